@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "bytes.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const unsigned char magic_xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
+static const unsigned char magic_zstd[] = { 0x28, 0xb5, 0x2f, 0xfd };
+static const unsigned char magic_gzip[] = { 0x1f, 0x8b };
+
+const char *kp_compression_name(enum kp_compression c)
+{
+	switch (c) {
+	case KP_COMP_XZ:
+		return "xz";
+	case KP_COMP_ZSTD:
+		return "zstd";
+	case KP_COMP_GZIP:
+		return "gzip";
+	case KP_COMP_NONE:
+		break;
+	}
+	return "none";
+}
+
+enum kp_compression kp_detect_compression(const unsigned char *p, size_t len)
+{
+	if (len >= sizeof(magic_xz) && !memcmp(p, magic_xz, sizeof(magic_xz)))
+		return KP_COMP_XZ;
+	if (len >= sizeof(magic_zstd) && !memcmp(p, magic_zstd, sizeof(magic_zstd)))
+		return KP_COMP_ZSTD;
+	if (len >= sizeof(magic_gzip) && !memcmp(p, magic_gzip, sizeof(magic_gzip)))
+		return KP_COMP_GZIP;
+	return KP_COMP_NONE;
+}
+
+int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
+{
+	size_t need, ncap;
+	unsigned char *p;
+
+	if (extra > o->max || o->len > o->max - extra)
+		need = o->max + 1;
+	else
+		need = o->len + extra;
+	if (need <= o->cap)
+		return 0;
+	if (o->cap >= o->max)
+		return kp_err_set(err, "decompressed size exceeds the limit of %zu MiB "
+				  "(decompression bomb? see --max-size)", o->max >> 20);
+	ncap = o->cap ? o->cap : 1 << 16;
+	while (ncap < need && ncap < o->max)
+		ncap = ncap > o->max / 2 ? o->max : ncap * 2;
+	p = realloc(o->data, ncap);
+	if (!p)
+		return kp_err_set(err, "out of memory decompressing (%zu bytes)", ncap);
+	o->data = p;
+	o->cap = ncap;
+	return 0;
+}
+
+static int decompress(const unsigned char *in, size_t len, enum kp_compression comp,
+		      size_t max_size, struct kp_bytes *out, struct kp_err *err)
+{
+	struct kp_outbuf o = { .max = max_size };
+	int r;
+
+	/* Start near the usual ratio of compressed modules to spare reallocations. */
+	if (kp_outbuf_reserve(&o, len < max_size / 4 ? len * 4 : max_size, err) < 0)
+		return -1;
+	switch (comp) {
+	case KP_COMP_XZ:
+		r = kp_decompress_xz(in, len, &o, err);
+		break;
+	case KP_COMP_ZSTD:
+		r = kp_decompress_zstd(in, len, &o, err);
+		break;
+	case KP_COMP_GZIP:
+		r = kp_decompress_gzip(in, len, &o, err);
+		break;
+	default:
+		r = kp_err_set(err, "internal error: unknown compression");
+	}
+	if (r < 0) {
+		free(o.data);
+		return -1;
+	}
+	out->data = o.data;
+	out->len = o.len;
+	out->comp = comp;
+	return 0;
+}
+
+int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size,
+			 struct kp_bytes *out, struct kp_err *err)
+{
+	enum kp_compression comp = kp_detect_compression(in, len);
+
+	memset(out, 0, sizeof(*out));
+	out->file_len = len;
+	if (comp != KP_COMP_NONE)
+		return decompress(in, len, comp, max_size, out, err);
+	if (len > max_size)
+		return kp_err_set(err, "file is larger than the limit of %zu MiB (see --max-size)",
+				  max_size >> 20);
+	out->data = malloc(len ? len : 1);
+	if (!out->data)
+		return kp_err_set(err, "out of memory (%zu bytes)", len);
+	memcpy(out->data, in, len);
+	out->len = len;
+	return 0;
+}
+
+static int read_all(int fd, unsigned char *buf, size_t len, struct kp_err *err)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, buf + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return kp_err_set(err, "read error: %s", strerror(errno));
+		}
+		if (n == 0)
+			return kp_err_set(err, "file shrank while being read");
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err)
+{
+	unsigned char *raw;
+	struct stat st;
+	size_t len;
+	int fd, r;
+
+	memset(out, 0, sizeof(*out));
+	/* O_NONBLOCK: opening a FIFO must not hang; non-regular files are refused below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return kp_err_set(err, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		r = kp_err_set(err, "cannot stat: %s", strerror(errno));
+		goto out_close;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = kp_err_set(err, "is a directory");
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = kp_err_set(err, "not a regular file");
+		goto out_close;
+	}
+	if (st.st_size == 0) {
+		r = kp_err_set(err, "empty file");
+		goto out_close;
+	}
+	if ((uint64_t)st.st_size > max_size) {
+		r = kp_err_set(err, "file is larger than the limit of %zu MiB (see --max-size)",
+			       max_size >> 20);
+		goto out_close;
+	}
+	len = (size_t)st.st_size;
+	raw = malloc(len);
+	if (!raw) {
+		r = kp_err_set(err, "out of memory (%zu bytes)", len);
+		goto out_close;
+	}
+	r = read_all(fd, raw, len, err);
+	if (r == 0) {
+		enum kp_compression comp = kp_detect_compression(raw, len);
+
+		if (comp == KP_COMP_NONE) {
+			out->data = raw;
+			out->len = len;
+			raw = NULL;
+		} else {
+			r = decompress(raw, len, comp, max_size, out, err);
+		}
+		out->file_len = len;
+	}
+	free(raw);
+out_close:
+	close(fd);
+	return r;
+}
+
+void kp_bytes_release(struct kp_bytes *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}

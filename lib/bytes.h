@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A module file's bytes: read once, compression detected by magic (never by
+ * suffix) and decompressed into memory with a size cap.
+ */
+#ifndef KP_BYTES_H
+#define KP_BYTES_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+enum kp_compression {
+	KP_COMP_NONE,
+	KP_COMP_XZ,
+	KP_COMP_ZSTD,
+	KP_COMP_GZIP,
+};
+
+/* Default cap on a module's (decompressed) size: far above any real module. */
+#define KP_DEFAULT_MAX_SIZE ((size_t)512 << 20)
+
+struct kp_bytes {
+	unsigned char *data; /* owned; malloc'ed */
+	size_t len;
+	size_t file_len; /* size on disk */
+	enum kp_compression comp;
+};
+
+const char *kp_compression_name(enum kp_compression c);
+enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
+
+/*
+ * Reads @path (a regular file) and decompresses it if needed. Output larger
+ * than @max_size is refused as a probable decompression bomb.
+ */
+int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
+/* Same, from a buffer already in memory (fuzzing, tests); @in is not kept. */
+int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size,
+			 struct kp_bytes *out, struct kp_err *err);
+void kp_bytes_release(struct kp_bytes *b);
+
+/* Decompressors (one file each); they append to a growing buffer up to @max. */
+struct kp_outbuf {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+	size_t max;
+};
+
+int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);
+int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err);
+int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
+		       struct kp_err *err);
+int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o,
+		       struct kp_err *err);
+
+#endif

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* .ko.xz: liblzma stream decoder (kbuild uses xz --check=crc32 --lzma2=dict=1MiB). */
+#include <lzma.h>
+
+#include "bytes.h"
+
+static const char *xz_strerror(lzma_ret r)
+{
+	switch (r) {
+	case LZMA_MEM_ERROR:
+		return "out of memory";
+	case LZMA_FORMAT_ERROR:
+		return "not an xz stream";
+	case LZMA_OPTIONS_ERROR:
+		return "unsupported xz options";
+	case LZMA_DATA_ERROR:
+		return "corrupt xz data";
+	case LZMA_BUF_ERROR:
+		return "truncated xz stream";
+	case LZMA_MEMLIMIT_ERROR:
+		return "xz dictionary exceeds memory limit";
+	default:
+		return "xz decoder error";
+	}
+}
+
+int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_ret r;
+	int ret = 0;
+
+	/* 256 MiB dictionary limit: kbuild uses 1 MiB, xz -9 uses 64 MiB. */
+	r = lzma_stream_decoder(&s, (uint64_t)256 << 20, LZMA_CONCATENATED);
+	if (r != LZMA_OK)
+		return kp_err_set(err, "xz: %s", xz_strerror(r));
+	s.next_in = in;
+	s.avail_in = len;
+	for (;;) {
+		if (o->cap == o->len && kp_outbuf_reserve(o, o->cap, err) < 0) {
+			ret = -1;
+			break;
+		}
+		s.next_out = o->data + o->len;
+		s.avail_out = o->cap - o->len;
+		r = lzma_code(&s, LZMA_FINISH);
+		o->len = o->cap - s.avail_out;
+		if (r == LZMA_STREAM_END)
+			break;
+		if (r != LZMA_OK) {
+			ret = kp_err_set(err, "xz: %s", xz_strerror(r));
+			break;
+		}
+		if (s.avail_out != 0 && s.avail_in == 0) {
+			ret = kp_err_set(err, "xz: truncated xz stream");
+			break;
+		}
+	}
+	lzma_end(&s);
+	return ret;
+}

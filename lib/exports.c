@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Exports: the __ksymtab* tables of a relocatable module.
+ *
+ * An entry is struct kernel_symbol (include/linux/export.h, export-internal.h):
+ *   <= 4.18, and arches without PREL32:   { ptr value; ptr name; [ptr namespace (5.4+)] }
+ *   4.19+ with HAVE_ARCH_PREL32_RELOCATIONS: { s32 value; s32 name; [s32 namespace (5.4+)] }
+ * In a .ko every field is 0 (RELA) or an implicit addend (REL) plus a relocation,
+ * so entries are decoded through relocations, and the layout (field width, 2 or 3
+ * fields) is found by checking which one makes every name field point into
+ * __ksymtab_strings. When relocations are missing, the local __ksymtab_<sym>
+ * labels (kept by --strip-debug) name the entries instead.
+ *
+ * CRCs: __kcrctab* entry i belongs to ksymtab entry i of the same table
+ * (symversion() in kernel/module/version.c): a literal u32 since 5.19, a
+ * relocation against the SHN_ABS symbol __crc_<sym> before, pointer-sized <= 4.9.
+ * Pending layout: one __ksymtab plus __kflagstab (u8 per entry, bit 0 GPL-only).
+ */
+#include <string.h>
+
+#include "module-internal.h"
+
+#define KSYM_FLAG_GPL_ONLY 0x1
+
+static const struct {
+	const char *ksymtab;
+	const char *kcrctab;
+	bool gpl_only; /* find_symbol() arrays in kernel/module/main.c (<= 5.11 incl. unused) */
+} tables[KP_KSYMTAB_NTABLES] = {
+	[KP_KSYMTAB] = { "__ksymtab", "__kcrctab", false },
+	[KP_KSYMTAB_GPL] = { "__ksymtab_gpl", "__kcrctab_gpl", true },
+	[KP_KSYMTAB_GPL_FUTURE] = { "__ksymtab_gpl_future", "__kcrctab_gpl_future", false },
+	[KP_KSYMTAB_UNUSED] = { "__ksymtab_unused", "__kcrctab_unused", false },
+	[KP_KSYMTAB_UNUSED_GPL] = { "__ksymtab_unused_gpl", "__kcrctab_unused_gpl", true },
+};
+
+const char *kp_export_table_section(enum kp_export_table t)
+{
+	return t < KP_KSYMTAB_NTABLES ? tables[t].ksymtab : "?";
+}
+
+struct decoded {
+	const char *name;
+	size_t name_len;
+	const char *ns; /* NULL or "" when none */
+	size_t ns_len;
+};
+
+/* Decodes @n entries of @k fields of @f bytes; false if this layout does not fit. */
+static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, unsigned k,
+		       struct decoded *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t base = (uint64_t)i * f * k;
+		struct kp_target v, nm, ns;
+		struct kp_err ignored;
+
+		if (kp_elf_field_target(e, tab, base, f, &v, &ignored) < 0 ||
+		    kp_elf_field_target(e, tab, base + f, f, &nm, &ignored) < 0)
+			return false;
+		if (v.in_section && v.shndx == strs)
+			return false;
+		if (!nm.in_section || nm.shndx != strs)
+			return false;
+		out[i].name = kp_elf_string_at(e, strs, nm.offset, &out[i].name_len);
+		if (!out[i].name || !out[i].name_len)
+			return false;
+		out[i].ns = NULL;
+		if (k < 3)
+			continue;
+		if (kp_elf_field_target(e, tab, base + 2 * f, f, &ns, &ignored) < 0)
+			return false;
+		if (ns.relocated) {
+			if (!ns.in_section || ns.shndx != strs)
+				return false;
+			out[i].ns = kp_elf_string_at(e, strs, ns.offset, &out[i].ns_len);
+			if (!out[i].ns)
+				return false;
+		} else if (ns.value != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Fallback without relocations: the __ksymtab_<sym> labels inside the table. */
+static size_t from_labels(const struct kp_elf *e, size_t tab, size_t strs, struct decoded *out,
+			  size_t max)
+{
+	static const char prefix[] = "__ksymtab_";
+	size_t n = 0;
+
+	for (size_t i = 1; i < e->nsyms && n < max; i++) {
+		const struct kp_sym *s = &e->syms[i];
+
+		if (s->shndx != tab || strncmp(s->name, prefix, sizeof(prefix) - 1))
+			continue;
+		out[n].name = s->name + sizeof(prefix) - 1;
+		out[n].name_len = strlen(out[n].name);
+		out[n].ns = NULL;
+		/* __kstrtabns_<sym> names the namespace string (5.4 … 6.4). */
+		for (size_t j = 1; j < e->nsyms && strs; j++) {
+			const struct kp_sym *l = &e->syms[j];
+
+			if (l->shndx == strs && !strncmp(l->name, "__kstrtabns_", 12) &&
+			    !strcmp(l->name + 12, out[n].name)) {
+				out[n].ns = kp_elf_string_at(e, strs, l->value, &out[n].ns_len);
+				break;
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
+static int read_crcs(struct kp_module *m, struct kp_elf *e, enum kp_export_table t,
+		     struct kp_export *exp, size_t n, struct kp_err *err)
+{
+	size_t idx = kp_elf_find_section(e, tables[t].kcrctab);
+	const struct kp_section *c;
+	unsigned w;
+
+	if (!idx || n == 0)
+		return 0;
+	c = &e->sections[idx];
+	m->has_kcrctab[t] = true;
+	if (c->size % n || (c->size / n != 4 && c->size / n != 8))
+		return kp_err_set(err, "%s has %llu bytes for %zu exports", tables[t].kcrctab,
+				  (unsigned long long)c->size, n);
+	w = (unsigned)(c->size / n);
+	for (size_t i = 0; i < n; i++) {
+		struct kp_target tg;
+
+		if (kp_elf_field_target(e, idx, (uint64_t)i * w, w, &tg, err) < 0)
+			return -1;
+		exp[i].has_crc = true;
+		exp[i].crc = (uint32_t)tg.value;
+	}
+	return 0;
+}
+
+static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_table t, size_t *cap,
+		      struct kp_err *err)
+{
+	static const unsigned layouts[][2] = { { 4, 3 }, { 4, 2 }, { 8, 3 }, { 8, 2 } };
+	size_t tab = kp_elf_find_section(e, tables[t].ksymtab);
+	size_t strs = kp_elf_find_section(e, "__ksymtab_strings");
+	struct decoded *dec = NULL;
+	const struct kp_section *s;
+	size_t n = 0, first;
+	bool ok = false;
+	int r = -1;
+
+	if (!tab)
+		return 0;
+	s = &e->sections[tab];
+	if (s->size == 0)
+		return 0;
+	if (s->type == SHT_NOBITS || !s->data)
+		return kp_err_set(err, "%s has no contents in the file", tables[t].ksymtab);
+	/* At most one entry per 8 bytes: the smallest layout. */
+	dec = kp_calloc(s->size / 8 + 1, sizeof(*dec));
+	if (!dec)
+		return kp_err_set(err, "out of memory");
+	for (size_t l = 0; l < KP_ARRAY_SIZE(layouts) && strs && !ok; l++) {
+		unsigned f = layouts[l][0], k = layouts[l][1];
+
+		if (f == 8 && !e->is64)
+			continue;
+		if (s->size % (f * k))
+			continue;
+		n = s->size / (f * k);
+		ok = try_layout(e, tab, strs, f, k, dec, n);
+	}
+	if (!ok) {
+		n = from_labels(e, tab, strs, dec, s->size / 8 + 1);
+		if (!n) {
+			kp_err_set(err, "cannot decode %s (%llu bytes): no relocations or labels name "
+				   "its entries", tables[t].ksymtab, (unsigned long long)s->size);
+			goto out;
+		}
+	}
+
+	first = m->nexports;
+	for (size_t i = 0; i < n; i++) {
+		struct kp_export *x = kp_module_push(m, &m->exports, &m->nexports, cap,
+						     sizeof(*m->exports));
+
+		if (!x) {
+			kp_err_set(err, "out of memory");
+			goto out;
+		}
+		x->name = kp_arena_strndup(&m->arena, dec[i].name, dec[i].name_len);
+		x->ns = dec[i].ns && dec[i].ns_len
+				? kp_arena_strndup(&m->arena, dec[i].ns, dec[i].ns_len) : NULL;
+		if (!x->name || (dec[i].ns && dec[i].ns_len && !x->ns)) {
+			kp_err_set(err, "out of memory");
+			goto out;
+		}
+		x->table = t;
+		x->gpl_only = tables[t].gpl_only;
+	}
+	r = read_crcs(m, e, t, m->exports + first, n, err);
+out:
+	free(dec);
+	return r;
+}
+
+static int read_flagstab(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
+{
+	size_t idx = kp_elf_find_section(e, "__kflagstab");
+	size_t nplain = 0;
+
+	if (!idx)
+		return 0;
+	m->has_kflagstab = true;
+	for (size_t i = 0; i < m->nexports; i++)
+		nplain += m->exports[i].table == KP_KSYMTAB;
+	if (e->sections[idx].size != nplain)
+		return kp_err_set(err, "__kflagstab has %llu entries for %zu exports",
+				  (unsigned long long)e->sections[idx].size, nplain);
+	for (size_t i = 0, j = 0; i < m->nexports; i++) {
+		uint64_t flags;
+
+		if (m->exports[i].table != KP_KSYMTAB)
+			continue;
+		if (!kp_elf_read_uint(e, idx, j++, 1, &flags))
+			return kp_err_set(err, "__kflagstab has no contents in the file");
+		m->exports[i].gpl_only = flags & KSYM_FLAG_GPL_ONLY;
+	}
+	return 0;
+}
+
+int kp_read_exports(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
+{
+	size_t cap = 0;
+
+	for (int t = 0; t < KP_KSYMTAB_NTABLES; t++)
+		if (read_table(m, e, (enum kp_export_table)t, &cap, err) < 0)
+			return -1;
+	return read_flagstab(m, e, err);
+}

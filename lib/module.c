@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Opening a module: bytes -> signature trailer -> ELF -> each reader in turn.
+ * The image is released before returning; the facts stay in the module's arena.
+ */
+#include <string.h>
+
+#include "module-internal.h"
+
+void *kp_module_push(struct kp_module *m, void *array, size_t *n, size_t *cap, size_t elem)
+{
+	void **arr = array;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		void *p;
+
+		if (ncap > SIZE_MAX / elem)
+			return NULL;
+		p = kp_arena_alloc(&m->arena, ncap * elem);
+		if (!p)
+			return NULL;
+		if (*n)
+			memcpy(p, *arr, *n * elem);
+		*arr = p;
+		*cap = ncap;
+	}
+	memset((char *)*arr + *n * elem, 0, elem);
+	return (char *)*arr + (*n)++ * elem;
+}
+
+const char *kp_module_modinfo(const struct kp_module *m, const char *key)
+{
+	for (size_t i = 0; i < m->nmodinfo; i++)
+		if (!strcmp(m->modinfo[i].key, key) && m->modinfo[i].value)
+			return m->modinfo[i].value;
+	return NULL;
+}
+
+/* struct module { enum module_state state; struct list_head list; char name[MODULE_NAME_LEN]; ... } */
+static int read_this_module(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
+{
+	size_t idx = kp_elf_find_section(e, ".gnu.linkonce.this_module");
+	uint64_t name_off = e->is64 ? 24 : 12;
+	uint64_t name_len = 64 - (e->is64 ? 8 : 4);
+	const struct kp_section *s;
+	const unsigned char *nul;
+
+	if (!idx)
+		return kp_err_set(err, "no .gnu.linkonce.this_module section: not a kernel module");
+	s = &e->sections[idx];
+	if (s->type == SHT_NOBITS)
+		return kp_err_set(err, "debuginfo-only file (allocated sections are NOBITS), "
+				  "not a loadable module");
+	m->this_module_size = s->size;
+	if (!s->data || s->size < name_off + name_len)
+		return kp_err_set(err, ".gnu.linkonce.this_module is too small (%llu bytes) for "
+				  "struct module", (unsigned long long)s->size);
+	nul = memchr(s->data + name_off, '\0', name_len);
+	if (!nul || nul == s->data + name_off)
+		return kp_err_set(err, "struct module in .gnu.linkonce.this_module has no valid name");
+	m->name = kp_arena_strndup(&m->arena, (const char *)s->data + name_off,
+				   (size_t)(nul - (s->data + name_off)));
+	if (!m->name)
+		return kp_err_set(err, "out of memory");
+	return 0;
+}
+
+static const char *elf_type_name(uint16_t t)
+{
+	switch (t) {
+	case ET_EXEC:
+		return "an executable (ET_EXEC)";
+	case ET_DYN:
+		return "a shared object or PIE (ET_DYN)";
+	case ET_CORE:
+		return "a core dump (ET_CORE)";
+	default:
+		return "not relocatable";
+	}
+}
+
+static int read_image(struct kp_module *m, unsigned char *image, size_t len, struct kp_err *err)
+{
+	struct kp_elf e;
+	size_t elf_len;
+	int r = -1;
+
+	m->image_size = len;
+	elf_len = kp_read_signature(m, image, len);
+	if (kp_elf_open(&e, image, elf_len, err) < 0)
+		return -1;
+	m->is64 = e.is64;
+	m->big_endian = e.big_endian;
+	m->machine = e.machine;
+	if (e.type != ET_REL) {
+		kp_err_set(err, "not a kernel module: ELF file is %s", elf_type_name(e.type));
+		goto out;
+	}
+	if (read_this_module(m, &e, err) < 0 || kp_read_modinfo(m, &e, err) < 0 ||
+	    kp_read_imports(m, &e, err) < 0 || kp_read_exports(m, &e, err) < 0 ||
+	    kp_read_versions(m, &e, err) < 0)
+		goto out;
+	if (m->imports_symbol_get && kp_read_symbol_get(m, &e, err) < 0)
+		goto out;
+	r = 0;
+out:
+	kp_elf_close(&e);
+	return r;
+}
+
+static struct kp_module *module_new(const char *path)
+{
+	struct kp_module *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->path = kp_arena_strdup(&m->arena, path);
+	if (!m->path) {
+		kp_module_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_module **out,
+		   struct kp_err *err)
+{
+	size_t max = opts && opts->max_size ? opts->max_size : KP_DEFAULT_MAX_SIZE;
+	struct kp_bytes b;
+	struct kp_module *m;
+
+	*out = NULL;
+	if (kp_bytes_read(path, max, &b, err) < 0)
+		return -1;
+	m = module_new(path);
+	if (!m) {
+		kp_bytes_release(&b);
+		return kp_err_set(err, "out of memory");
+	}
+	m->compression = b.comp;
+	m->file_size = b.file_len;
+	if (read_image(m, b.data, b.len, err) < 0) {
+		kp_bytes_release(&b);
+		kp_module_free(m);
+		return -1;
+	}
+	kp_bytes_release(&b);
+	*out = m;
+	return 0;
+}
+
+int kp_module_open_buffer(const char *path, const unsigned char *buf, size_t len,
+			  const struct kp_open_opts *opts, struct kp_module **out,
+			  struct kp_err *err)
+{
+	size_t max = opts && opts->max_size ? opts->max_size : KP_DEFAULT_MAX_SIZE;
+	struct kp_bytes b;
+	struct kp_module *m;
+	int r;
+
+	*out = NULL;
+	if (kp_bytes_from_buffer(buf, len, max, &b, err) < 0)
+		return -1;
+	m = module_new(path);
+	if (!m) {
+		kp_bytes_release(&b);
+		return kp_err_set(err, "out of memory");
+	}
+	m->compression = b.comp;
+	m->file_size = b.file_len;
+	r = read_image(m, b.data, b.len, err);
+	kp_bytes_release(&b);
+	if (r < 0) {
+		kp_module_free(m);
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
+void kp_module_free(struct kp_module *m)
+{
+	if (!m)
+		return;
+	kp_arena_release(&m->arena);
+	free(m);
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The facts of one .ko, as pure data: what the file says, no policy.
+ * Everything a struct kp_module points to lives in its arena and is released
+ * by kp_module_free().
+ */
+#ifndef KP_MODULE_H
+#define KP_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bytes.h"
+#include "util.h"
+
+struct kp_modinfo_entry {
+	const char *key;
+	const char *value; /* "" for a tag without '=' */
+};
+
+/* Export tables, named after the section each one comes from. */
+enum kp_export_table {
+	KP_KSYMTAB,		/* EXPORT_SYMBOL */
+	KP_KSYMTAB_GPL,		/* EXPORT_SYMBOL_GPL */
+	KP_KSYMTAB_GPL_FUTURE,	/* EXPORT_SYMBOL_GPL_FUTURE (removed in 5.12) */
+	KP_KSYMTAB_UNUSED,	/* EXPORT_UNUSED_SYMBOL (removed in 5.12) */
+	KP_KSYMTAB_UNUSED_GPL,	/* EXPORT_UNUSED_SYMBOL_GPL (removed in 5.12) */
+	KP_KSYMTAB_NTABLES,
+};
+
+struct kp_export {
+	const char *name;
+	const char *ns; /* NULL when the export has no namespace */
+	enum kp_export_table table;
+	bool gpl_only;  /* the loader's GPL_ONLY class: __ksymtab_gpl[_unused] or kflagstab bit */
+	bool has_crc;
+	uint32_t crc;
+};
+
+struct kp_import {
+	const char *name;
+	uint32_t symidx; /* .symtab index: the loader resolves in this order */
+	bool weak;
+};
+
+struct kp_version {
+	const char *name;
+	uint32_t crc;
+};
+
+enum kp_versions_format {
+	KP_VERSIONS_NONE,
+	KP_VERSIONS_FIXED,  /* struct modversion_info { unsigned long crc; char name[64 - sizeof(long)]; } */
+	KP_VERSIONS_UBUNTU, /* Ubuntu SAUCE { u32 next; u32 crc; char name[]; } records */
+};
+
+struct kp_signature {
+	bool present;
+	uint8_t algo;
+	uint8_t hash;
+	uint8_t id_type; /* 2 = PKEY_ID_PKCS7 */
+	uint8_t signer_len;
+	uint8_t key_id_len;
+	uint32_t sig_len;
+	bool malformed; /* marker present but the trailer does not fit the file */
+};
+
+enum kp_symget_method {
+	KP_SYMGET_EXACT,     /* argument register loaded from a string, traced through relocations */
+	KP_SYMGET_HEURISTIC, /* string referenced by the calling function, not traced to the call */
+	KP_SYMGET_DYNAMIC,   /* argument computed at run time */
+};
+
+struct kp_symget {
+	const char *symbol;   /* NULL for dynamic call sites */
+	const char *format;   /* dynamic: a printf format seen in the function, or NULL */
+	const char *section;  /* call site */
+	uint64_t offset;
+	const char *function; /* enclosing function symbol, or NULL */
+	enum kp_symget_method method;
+	bool request;         /* found through symbol_request() (request_module first) */
+};
+
+struct kp_module {
+	const char *path;
+	const char *name;         /* struct module.name in .gnu.linkonce.this_module */
+	const char *modinfo_name; /* modinfo name= (NULL if absent) */
+
+	enum kp_compression compression;
+	size_t file_size;
+	size_t image_size; /* after decompression, signature included */
+	bool is64;
+	bool big_endian;
+	uint16_t machine;
+
+	struct kp_modinfo_entry *modinfo;
+	size_t nmodinfo;
+	size_t nmodinfo_sections;
+
+	/* Shortcuts into modinfo, as the loader's get_modinfo() sees them (first tag wins). */
+	const char *license; /* NULL: no license= tag (the loader says "unspecified") */
+	bool license_gpl_compatible;
+	const char *vermagic;
+	const char *srcversion;
+	bool intree;
+	bool staging;
+	bool test;
+	bool livepatch;
+	bool retpoline;
+	const char **import_ns; /* all import_ns= tags, in file order */
+	size_t nimport_ns;
+	const char **depends;   /* depends= split on ',' */
+	size_t ndepends;
+
+	struct kp_export *exports; /* __ksymtab first, then __ksymtab_gpl, ... in table order */
+	size_t nexports;
+	bool has_kcrctab[KP_KSYMTAB_NTABLES];
+	bool has_kflagstab;
+
+	struct kp_import *imports; /* SHN_UNDEF symbols in .symtab order */
+	size_t nimports;
+	bool has_symtab;
+
+	enum kp_versions_format versions_format;
+	bool versions_alloc; /* __versions is SHF_ALLOC: the loader uses it */
+	struct kp_version *versions;
+	size_t nversions;
+	bool has_ext_versions;
+	struct kp_version *ext_versions;
+	size_t next_versions;
+
+	uint64_t this_module_size; /* sizeof(struct module) the module was built for */
+
+	struct kp_signature sig;
+
+	bool imports_symbol_get;
+	struct kp_symget *symget;
+	size_t nsymget;
+	size_t nsymput; /* __symbol_put call sites */
+
+	struct kp_arena arena;
+};
+
+struct kp_open_opts {
+	size_t max_size; /* 0: KP_DEFAULT_MAX_SIZE */
+};
+
+/* Reads @path; on failure *@out is NULL and @err says why. */
+int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_module **out,
+		   struct kp_err *err);
+/* Same over a buffer (the fuzzer, tests); @path is only a label. */
+int kp_module_open_buffer(const char *path, const unsigned char *buf, size_t len,
+			  const struct kp_open_opts *opts, struct kp_module **out,
+			  struct kp_err *err);
+void kp_module_free(struct kp_module *m);
+
+/* The first value of modinfo @key, as the loader's get_modinfo(); NULL if absent. */
+const char *kp_module_modinfo(const struct kp_module *m, const char *key);
+
+const char *kp_export_table_section(enum kp_export_table t);
+
+#endif

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kp_err_set(struct kp_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void *kp_calloc(size_t nmemb, size_t size)
+{
+	if (nmemb == 0 || size == 0)
+		return NULL;
+	return calloc(nmemb, size);
+}
+
+int kp_grow(void *array, size_t *cap, size_t need, size_t elem)
+{
+	void **arr = array;
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 8;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+#define KP_ARENA_CHUNK 16384
+
+struct kp_arena_chunk {
+	struct kp_arena_chunk *next;
+	size_t used;
+	size_t size;
+	_Alignas(max_align_t) unsigned char data[];
+};
+
+void *kp_arena_alloc(struct kp_arena *a, size_t size)
+{
+	struct kp_arena_chunk *c = a->head;
+	size_t align = _Alignof(max_align_t);
+	size_t need = (size + align - 1) & ~(align - 1);
+
+	if (need < size)
+		return NULL;
+	if (!c || c->size - c->used < need) {
+		size_t csize = need > KP_ARENA_CHUNK ? need : KP_ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + csize);
+		if (!c)
+			return NULL;
+		c->size = csize;
+		c->used = 0;
+		/* A large one-off allocation goes behind the head so the head keeps its room. */
+		if (a->head && need > KP_ARENA_CHUNK) {
+			c->next = a->head->next;
+			a->head->next = c;
+		} else {
+			c->next = a->head;
+			a->head = c;
+		}
+	}
+	c->used += need;
+	return c->data + c->used - need;
+}
+
+char *kp_arena_strndup(struct kp_arena *a, const char *s, size_t len)
+{
+	char *p;
+
+	if (len == SIZE_MAX)
+		return NULL;
+	p = kp_arena_alloc(a, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *kp_arena_strdup(struct kp_arena *a, const char *s)
+{
+	return kp_arena_strndup(a, s, strlen(s));
+}
+
+void kp_arena_release(struct kp_arena *a)
+{
+	struct kp_arena_chunk *c = a->head;
+
+	while (c) {
+		struct kp_arena_chunk *next = c->next;
+
+		free(c);
+		c = next;
+	}
+	a->head = NULL;
+}
+
+bool kp_is_identifier(const char *s, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_')
+			continue;
+		if (i > 0 && ch >= '0' && ch <= '9')
+			continue;
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Small helpers shared by every stage: error reporting, checked allocation,
+ * a per-object string arena and growable arrays.
+ */
+#ifndef KP_UTIL_H
+#define KP_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define KP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define kp_printf_fmt(a, b) __attribute__((format(printf, a, b)))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
+/*
+ * An error message for the caller to print as "kopolicy: PATH: MSG".
+ * Functions that fail fill it and return a negative value.
+ */
+struct kp_err {
+	char msg[512];
+};
+
+/* Formats @err and returns -1, so error paths are one line: return kp_err_set(...). */
+int kp_err_set(struct kp_err *err, const char *fmt, ...) kp_printf_fmt(2, 3);
+
+/* Checked allocation: NULL only when @n is 0 or memory is exhausted. */
+void *kp_calloc(size_t nmemb, size_t size);
+/* Grows *@array of *@cap elements of @elem bytes to hold at least @need elements. */
+int kp_grow(void *array, size_t *cap, size_t need, size_t elem);
+
+static inline void kp_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+/*
+ * A bump allocator for strings and small records: everything a module's facts
+ * point to lives in its arena and is released with it in one call.
+ */
+struct kp_arena_chunk;
+struct kp_arena {
+	struct kp_arena_chunk *head;
+};
+
+void *kp_arena_alloc(struct kp_arena *a, size_t size);
+/* Copies @len bytes of @s and NUL-terminates; NULL on allocation failure. */
+char *kp_arena_strndup(struct kp_arena *a, const char *s, size_t len);
+char *kp_arena_strdup(struct kp_arena *a, const char *s);
+void kp_arena_release(struct kp_arena *a);
+
+/* Byte-order aware loads from untrusted section data (callers check bounds). */
+static inline uint16_t kp_load16(const unsigned char *p, bool big)
+{
+	return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static inline uint32_t kp_load32(const unsigned char *p, bool big)
+{
+	if (big)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline uint64_t kp_load64(const unsigned char *p, bool big)
+{
+	uint64_t hi = kp_load32(big ? p : p + 4, big);
+	uint64_t lo = kp_load32(big ? p + 4 : p, big);
+
+	return hi << 32 | lo;
+}
+
+/* True if @s (length @len, no NUL inside) is a C identifier as symbol names are. */
+bool kp_is_identifier(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Symbol versions the module was built against (its imports' CRCs).
+ *   __versions: struct modversion_info { unsigned long crc; char name[64 - sizeof(long)]; }
+ *     (include/linux/module.h, all versions; read by check_version() in
+ *     kernel/module/version.c); Ubuntu kernels carry a SAUCE variant
+ *     { u32 next; u32 crc; char name[]; } walked by ->next, recognised here.
+ *   __version_ext_crcs (s32[]) + __version_ext_names (NUL-separated), v6.14+
+ *     CONFIG_EXTENDED_MODVERSIONS (elf_validity_cache_index_versions()).
+ */
+#include <string.h>
+
+#include "module-internal.h"
+
+#define MODVERSION_RECORD 64
+
+static bool fixed_layout_fits(const struct kp_elf *e, const struct kp_section *s)
+{
+	unsigned w = e->is64 ? 8 : 4;
+
+	if (s->size % MODVERSION_RECORD)
+		return false;
+	for (uint64_t off = 0; off < s->size; off += MODVERSION_RECORD) {
+		const unsigned char *rec = s->data + off;
+
+		if (!memchr(rec + w, '\0', MODVERSION_RECORD - w) || rec[w] == '\0')
+			return false;
+		/* The CRC is a u32 in an unsigned long: the other half is zero. */
+		if (w == 8 && kp_load64(rec, e->big_endian) >> 32)
+			return false;
+	}
+	return true;
+}
+
+static bool ubuntu_layout_fits(const struct kp_section *s, bool big, size_t *count)
+{
+	uint64_t off = 0;
+
+	*count = 0;
+	while (off + 8 <= s->size) {
+		uint32_t next = kp_load32(s->data + off, big);
+
+		if (next == 0)
+			break;
+		if (next < 9 || next % 4 || next > s->size - off)
+			return false;
+		if (!memchr(s->data + off + 8, '\0', next - 8) || s->data[off + 8] == '\0')
+			return false;
+		off += next;
+		(*count)++;
+	}
+	return *count > 0;
+}
+
+static int read_basic(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
+{
+	size_t idx = kp_elf_find_section(e, "__versions");
+	const struct kp_section *s;
+	size_t cap = 0, n;
+
+	if (!idx)
+		return 0;
+	s = &e->sections[idx];
+	m->versions_alloc = s->flags & SHF_ALLOC;
+	m->versions_format = KP_VERSIONS_FIXED;
+	if (s->size == 0)
+		return 0;
+	if (!s->data)
+		return kp_err_set(err, "__versions has no contents in the file");
+	if (fixed_layout_fits(e, s)) {
+		unsigned w = e->is64 ? 8 : 4;
+
+		for (uint64_t off = 0; off < s->size; off += MODVERSION_RECORD) {
+			struct kp_version *v = kp_module_push(m, &m->versions, &m->nversions, &cap,
+							      sizeof(*m->versions));
+
+			if (!v)
+				return kp_err_set(err, "out of memory");
+			v->crc = (uint32_t)(w == 8 ? kp_load64(s->data + off, e->big_endian)
+						   : kp_load32(s->data + off, e->big_endian));
+			v->name = kp_arena_strdup(&m->arena, (const char *)s->data + off + w);
+			if (!v->name)
+				return kp_err_set(err, "out of memory");
+		}
+		return 0;
+	}
+	if (ubuntu_layout_fits(s, e->big_endian, &n)) {
+		uint64_t off = 0;
+
+		m->versions_format = KP_VERSIONS_UBUNTU;
+		for (size_t i = 0; i < n; i++) {
+			struct kp_version *v = kp_module_push(m, &m->versions, &m->nversions, &cap,
+							      sizeof(*m->versions));
+
+			if (!v)
+				return kp_err_set(err, "out of memory");
+			v->crc = kp_load32(s->data + off + 4, e->big_endian);
+			v->name = kp_arena_strdup(&m->arena, (const char *)s->data + off + 8);
+			if (!v->name)
+				return kp_err_set(err, "out of memory");
+			off += kp_load32(s->data + off, e->big_endian);
+		}
+		return 0;
+	}
+	return kp_err_set(err, "__versions (%llu bytes) fits neither the 64-byte record layout "
+			  "nor Ubuntu's variable-length one", (unsigned long long)s->size);
+}
+
+static int read_extended(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
+{
+	size_t ci = kp_elf_find_section(e, "__version_ext_crcs");
+	size_t ni = kp_elf_find_section(e, "__version_ext_names");
+	const struct kp_section *cs, *ns;
+	uint64_t pos = 0;
+	size_t cap = 0;
+
+	if (!ci && !ni)
+		return 0;
+	if (!ci || !ni)
+		return kp_err_set(err, "extended version crc+name presence does not match");
+	cs = &e->sections[ci];
+	ns = &e->sections[ni];
+	if ((cs->size && !cs->data) || (ns->size && !ns->data))
+		return kp_err_set(err, "extended version sections have no contents in the file");
+	if (cs->size % 4)
+		return kp_err_set(err, "__version_ext_crcs size is not a multiple of 4");
+	m->has_ext_versions = true;
+	for (uint64_t off = 0; off < cs->size; off += 4) {
+		struct kp_version *v;
+		const unsigned char *nul;
+
+		if (pos >= ns->size)
+			return kp_err_set(err, "more extended version crcs than names");
+		nul = memchr(ns->data + pos, '\0', ns->size - pos);
+		if (!nul)
+			return kp_err_set(err, "__version_ext_names is not NUL-terminated");
+		v = kp_module_push(m, &m->ext_versions, &m->next_versions, &cap,
+				   sizeof(*m->ext_versions));
+		if (!v)
+			return kp_err_set(err, "out of memory");
+		v->crc = kp_load32(cs->data + off, e->big_endian);
+		v->name = kp_arena_strndup(&m->arena, (const char *)ns->data + pos,
+					   (size_t)(nul - (ns->data + pos)));
+		if (!v->name)
+			return kp_err_set(err, "out of memory");
+		pos = (uint64_t)(nul - ns->data) + 1;
+	}
+	return 0;
+}
+
+int kp_read_versions(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
+{
+	if (read_basic(m, e, err) < 0)
+		return -1;
+	return read_extended(m, e, err);
+}

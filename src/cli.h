@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared pieces of the kopolicy commands. */
+#ifndef KP_CLI_H
+#define KP_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "module-set.h"
+#include "util.h"
+
+/* Exit status, documented in kopolicy(1) EXIT STATUS. */
+enum {
+	KP_EXIT_OK = 0,
+	KP_EXIT_FINDINGS = 1,
+	KP_EXIT_ERROR = 2,
+};
+
+struct kp_cli {
+	const char *prog;
+	unsigned jobs;
+	size_t max_size;
+	bool progress; /* stderr is a terminal */
+};
+
+void kp_cli_error(const char *path, const char *fmt, ...) kp_printf_fmt(2, 3);
+
+/* Adds every operand to @set; reads them all; prints one error line per failure. */
+size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
+			   int npaths);
+
+/* Parses a size with an optional K/M/G suffix. */
+int kp_cli_parse_size(const char *s, size_t *out);
+
+/* Handles -j/--jobs and --max-size inside any command; 1 if @c was one of them. */
+int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg);
+#define KP_CLI_COMMON_LONGOPTS \
+	{ "jobs", required_argument, NULL, 'j' }, \
+	{ "max-size", required_argument, NULL, 'S' }
+
+int cmd_info(struct kp_cli *cli, int argc, char **argv);
+
+#endif

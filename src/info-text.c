@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* `kopolicy info` for people: modinfo-like, exports marked GPL-only / namespaced. */
+#include "config.h"
+
+#include <string.h>
+
+#include "elf-file.h"
+#include "info-output.h"
+
+/* Prints @s with control and non-ASCII bytes escaped, so garbage cannot mess up a terminal. */
+static void put_safe(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("(none)", f);
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x20 && *p < 0x7f)
+			fputc(*p, f);
+		else
+			fprintf(f, "\\x%02x", *p);
+	}
+}
+
+static void field(FILE *f, const char *key, const char *val)
+{
+	fprintf(f, "  %-16s ", key);
+	put_safe(f, val);
+	fputc('\n', f);
+}
+
+static void print_module(FILE *f, const struct kp_module *m)
+{
+	char buf[256];
+
+	put_safe(f, m->path);
+	fputs(":\n", f);
+	field(f, "name:", m->name);
+	if (!m->modinfo_name || strcmp(m->modinfo_name, m->name))
+		field(f, "modinfo name:", m->modinfo_name);
+	snprintf(buf, sizeof(buf), "ELF%d %s-endian %s, %s, %zu bytes%s", m->is64 ? 64 : 32,
+		 m->big_endian ? "big" : "little", kp_elf_machine_name(m->machine),
+		 m->compression == KP_COMP_NONE ? "uncompressed" : kp_compression_name(m->compression),
+		 m->file_size, m->compression == KP_COMP_NONE ? "" : " compressed");
+	field(f, "file:", buf);
+	fprintf(f, "  %-16s ", "license:");
+	if (m->license) {
+		put_safe(f, m->license);
+		fputs(m->license_gpl_compatible ? " (GPL-compatible)" : " (not GPL-compatible: P)",
+		      f);
+	} else {
+		fputs("(none: the kernel says 'unspecified', not GPL-compatible: P)", f);
+	}
+	fputc('\n', f);
+	for (size_t i = 0, n = 0; i < m->nmodinfo; i++) {
+		if (strcmp(m->modinfo[i].key, "license") || n++ == 0)
+			continue;
+		field(f, "  also license:", m->modinfo[i].value);
+	}
+	field(f, "vermagic:", m->vermagic);
+	field(f, "intree:", m->intree ? "yes" : "no (out-of-tree: O)");
+	if (m->staging)
+		field(f, "staging:", "yes (C)");
+	if (m->test)
+		field(f, "test:", "yes (N)");
+	if (m->livepatch)
+		field(f, "livepatch:", "yes (K)");
+	if (m->sig.present) {
+		snprintf(buf, sizeof(buf), "%s, %u bytes%s",
+			 m->sig.id_type == 2 ? "PKCS#7" : "unknown type", m->sig.sig_len,
+			 m->sig.malformed ? " (malformed trailer)" : "");
+		field(f, "signature:", buf);
+	} else {
+		field(f, "signature:", "none");
+	}
+	fprintf(f, "  %-16s ", "depends:");
+	for (size_t i = 0; i < m->ndepends; i++) {
+		fputs(i ? ", " : "", f);
+		put_safe(f, m->depends[i]);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < m->nimport_ns; i++)
+		field(f, "import_ns:", m->import_ns[i]);
+
+	fprintf(f, "  exports (%zu):\n", m->nexports);
+	for (size_t i = 0; i < m->nexports; i++) {
+		const struct kp_export *x = &m->exports[i];
+
+		fputs("    ", f);
+		put_safe(f, x->name);
+		fprintf(f, "  %s", x->gpl_only ? "GPL-only" : "plain");
+		if (x->table != KP_KSYMTAB && x->table != KP_KSYMTAB_GPL)
+			fprintf(f, " (%s)", kp_export_table_section(x->table));
+		if (x->ns) {
+			fputs("  namespace ", f);
+			put_safe(f, x->ns);
+		}
+		if (x->has_crc)
+			fprintf(f, "  crc 0x%08x", x->crc);
+		fputc('\n', f);
+	}
+	fprintf(f, "  imports (%zu, in .symtab order):\n", m->nimports);
+	for (size_t i = 0; i < m->nimports; i++) {
+		fputs("    ", f);
+		put_safe(f, m->imports[i].name);
+		fputs(m->imports[i].weak ? "  (weak)\n" : "\n", f);
+	}
+	if (m->versions_format != KP_VERSIONS_NONE)
+		fprintf(f, "  versions (%zu%s):\n", m->nversions,
+			m->versions_format == KP_VERSIONS_UBUNTU ? ", Ubuntu layout" : "");
+	for (size_t i = 0; i < m->nversions; i++) {
+		fprintf(f, "    0x%08x  ", m->versions[i].crc);
+		put_safe(f, m->versions[i].name);
+		fputc('\n', f);
+	}
+	if (m->has_ext_versions)
+		fprintf(f, "  extended versions (%zu)\n", m->next_versions);
+	if (m->imports_symbol_get) {
+		fprintf(f, "  symbol_get (%zu):\n", m->nsymget);
+		for (size_t i = 0; i < m->nsymget; i++) {
+			const struct kp_symget *g = &m->symget[i];
+
+			fputs("    ", f);
+			put_safe(f, g->symbol ? g->symbol : "(computed at run time)");
+			fprintf(f, "  at %s+0x%llx", g->section, (unsigned long long)g->offset);
+			if (g->function) {
+				fputs(" in ", f);
+				put_safe(f, g->function);
+			}
+			fprintf(f, " [%s]\n", g->method == KP_SYMGET_EXACT ? "exact"
+					      : g->method == KP_SYMGET_DYNAMIC ? "dynamic" : "heuristic");
+		}
+	}
+}
+
+void kp_info_print_text(FILE *f, const struct kp_module_set *set)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < set->n; i++) {
+		if (!set->entries[i].mod)
+			continue;
+		if (!first)
+			fputc('\n', f);
+		first = false;
+		print_module(f, set->entries[i].mod);
+	}
+}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* kopolicy: argument parsing shared by all commands, and dispatch. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*run)(struct kp_cli *cli, int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "info", cmd_info, "show what modules contain: modinfo, exports, imports, versions" },
+};
+
+void kp_cli_error(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kopolicy: ", stderr);
+	if (path)
+		fprintf(stderr, "%s: ", path);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int kp_cli_parse_size(const char *s, size_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'G': case 'g':
+		v <<= 10;
+		/* fall through */
+	case 'M': case 'm':
+		v <<= 10;
+		/* fall through */
+	case 'K': case 'k':
+		v <<= 10;
+		end++;
+		break;
+	case '\0':
+		break;
+	default:
+		return -1;
+	}
+	if (*end || v == 0 || v > SIZE_MAX)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static void progress(size_t done, size_t total, void *data)
+{
+	static const char *const clear = "\r\033[K";
+
+	(void)data;
+	if (done >= total)
+		fputs(clear, stderr);
+	else
+		fprintf(stderr, "%sreading modules: %zu/%zu", clear, done, total);
+	fflush(stderr);
+}
+
+size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
+			   int npaths)
+{
+	struct kp_read_opts ro = {
+		.open = { .max_size = cli->max_size },
+		.jobs = cli->jobs,
+	};
+	size_t failed;
+
+	for (int i = 0; i < npaths; i++)
+		if (kp_set_add_path(set, paths[i]) < 0) {
+			kp_cli_error(paths[i], "out of memory");
+			exit(KP_EXIT_ERROR);
+		}
+	if (cli->progress && set->n >= 64)
+		ro.progress = progress;
+	failed = kp_set_read(set, &ro);
+	for (size_t i = 0; i < set->n; i++)
+		if (set->entries[i].error)
+			kp_cli_error(set->entries[i].path, "%s", set->entries[i].error);
+	return failed;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: kopolicy [OPTIONS] COMMAND [ARGS...]\n"
+		"Predict what the Linux module loader will do with compiled kernel modules.\n"
+		"\n"
+		"Commands:\n");
+	for (size_t i = 0; i < KP_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"Options (before or after the command):\n"
+		"  -j, --jobs N        read modules with N threads (default: one per CPU)\n"
+		"      --max-size SIZE refuse modules larger than SIZE once decompressed\n"
+		"                      (default 512M; K, M, G suffixes)\n"
+		"  -h, --help          show this help (kopolicy COMMAND --help for a command)\n"
+		"  -V, --version       show the version\n"
+		"\n"
+		"Exit status: 0 success, 1 findings at or above --fail-on (check), 2 usage or\n"
+		"input errors (any file that could not be read). See kopolicy(1).\n");
+}
+
+int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg)
+{
+	switch (c) {
+	case 'j': {
+		char *end;
+		long v = strtol(arg, &end, 10);
+
+		if (*end || v < 1 || v > 1024) {
+			kp_cli_error(NULL, "--jobs takes a number from 1 to 1024");
+			exit(KP_EXIT_ERROR);
+		}
+		cli->jobs = (unsigned)v;
+		return 1;
+	}
+	case 'S':
+		if (kp_cli_parse_size(arg, &cli->max_size) < 0) {
+			kp_cli_error(NULL, "--max-size takes a size such as 512M");
+			exit(KP_EXIT_ERROR);
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "max-size", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
+	struct kp_cli cli = { .prog = "kopolicy", .progress = isatty(STDERR_FILENO) };
+	int c;
+
+	/* '+': stop at the command name; the command parses the rest. */
+	while ((c = getopt_long(argc, argv, "+j:hV", opts, NULL)) != -1) {
+		if (kp_cli_common_option(&cli, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return KP_EXIT_OK;
+		case 'V':
+			printf("kopolicy %s\n", PACKAGE_VERSION);
+			return KP_EXIT_OK;
+		default:
+			usage(stderr);
+			return KP_EXIT_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return KP_EXIT_ERROR;
+	}
+	for (size_t i = 0; i < KP_ARRAY_SIZE(commands); i++) {
+		if (strcmp(argv[optind], commands[i].name))
+			continue;
+		argc -= optind;
+		argv += optind;
+		optind = 0; /* reset getopt for the command */
+		return commands[i].run(&cli, argc, argv);
+	}
+	kp_cli_error(NULL, "unknown command '%s' (see kopolicy --help)", argv[optind]);
+	return KP_EXIT_ERROR;
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Turn one oracle boot's serial console log into observed/<series>/<scenario>.json.
+
+Usage: parse-serial.py --log SERIAL --scenario NAME --series S --abi A
+                       [--extra-cmdline STR] --out FILE MODULE_FILE...
+
+The guest's /init (written by run-oracle.sh) prints, between markers:
+
+  KPORACLE-BEGIN <scenario>
+  KPUNAME <uname -r>
+  KPCMDLINE <contents of /proc/cmdline>
+  KPGTAINT0 <tainted before the first load>
+  KPSTEP-BEGIN <n> <file>
+  KPLOAD <file> rc=<rc> <ERRNAME>          (tests/oracle/loader.c)
+  KPDMESG-BEGIN
+  <level>[ time] message                    (busybox dmesg -r -c)
+  KPDMESG-END
+  KPTAINT <module> <letters>                (one per /sys/module/kp_*)
+  KPGTAINT <tainted>
+  KPSTEP-END <n>
+  ...
+  KPORACLE-END
+
+Exits 1 with a message on stderr when the log is incomplete or inconsistent.
+"""
+import argparse
+import json
+import re
+import sys
+
+ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|c|\][^\x07]*\x07)")
+RAW_DMESG = re.compile(r"^<(\d+)>\[\s*\d+\.\d+\] ?(.*)$")
+PLAIN_DMESG = re.compile(r"^\[\s*\d+\.\d+\] ?(.*)$")
+SYMGET = re.compile(r"^(kp_[A-Za-z0-9_]+): ([A-Za-z0-9_.$]+)=(ok|null)$")
+
+
+def die(msg):
+    sys.stderr.write("parse-serial: %s\n" % msg)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--series", required=True)
+    ap.add_argument("--abi", required=True)
+    ap.add_argument("--extra-cmdline", default="")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args()
+
+    with open(a.log, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    lines = [ANSI.sub("", ln).rstrip("\r") for ln in text.split("\n")]
+
+    # Everything before our begin marker is firmware/kernel console noise.
+    begin = None
+    for i, ln in enumerate(lines):
+        if ln.endswith("KPORACLE-BEGIN " + a.scenario):
+            begin = i
+            break
+    if begin is None:
+        die("%s: guest never reached /init (no KPORACLE-BEGIN marker)" % a.log)
+    if not any(ln == "KPORACLE-END" for ln in lines[begin:]):
+        die("%s: guest did not reach the end marker (KPORACLE-END); "
+            "crash, hang or timeout - see the log" % a.log)
+
+    release = cmdline = None
+    tainted0 = None
+    loads = []
+    cur = None
+    in_dmesg = False
+    for ln in lines[begin + 1:]:
+        if ln == "KPORACLE-END":
+            break
+        if in_dmesg:
+            if ln == "KPDMESG-END":
+                in_dmesg = False
+                continue
+            m = RAW_DMESG.match(ln)
+            if m:
+                cur["dmesg"].append(m.group(2))
+                cur["dmesg_level"].append(int(m.group(1)) & 7)
+                continue
+            m = PLAIN_DMESG.match(ln)
+            if m:  # kernel console line interleaved (loglevel=1: emerg only)
+                continue
+            if ln.strip():  # continuation of a multi-line record
+                cur["dmesg"].append(ln)
+                cur["dmesg_level"].append(None)
+            continue
+        if ln.startswith("KPUNAME "):
+            release = ln.split(" ", 1)[1]
+        elif ln.startswith("KPCMDLINE "):
+            cmdline = ln.split(" ", 1)[1].strip()
+        elif ln.startswith("KPGTAINT0 "):
+            tainted0 = int(ln.split()[1])
+        elif ln.startswith("KPSTEP-BEGIN "):
+            _, n, fname = ln.split()
+            cur = {"step": int(n), "file": fname, "rc": None, "errno": None,
+                   "dmesg": [], "dmesg_level": [], "taint_after": {},
+                   "global_tainted": None}
+        elif ln.startswith("KPLOAD "):
+            parts = ln.split()
+            if cur is None or parts[1] != cur["file"] or not parts[2].startswith("rc="):
+                die("%s: unexpected loader line %r" % (a.log, ln))
+            cur["rc"] = int(parts[2][3:])
+            cur["errno"] = None if cur["rc"] == 0 else parts[3]
+        elif ln == "KPDMESG-BEGIN":
+            in_dmesg = True
+        elif ln.startswith("KPTAINT "):
+            parts = ln.split(" ", 2)
+            cur["taint_after"][parts[1]] = parts[2] if len(parts) > 2 else ""
+        elif ln.startswith("KPGTAINT "):
+            cur["global_tainted"] = int(ln.split()[1])
+        elif ln.startswith("KPSTEP-END "):
+            if cur["rc"] is None or cur["global_tainted"] is None:
+                die("%s: step %d (%s) incomplete" % (a.log, cur["step"], cur["file"]))
+            loads.append(cur)
+            cur = None
+
+    if len(loads) != len(a.files):
+        die("%s: expected %d load steps, found %d" % (a.log, len(a.files), len(loads)))
+    for ld, f in zip(loads, a.files):
+        if ld["file"] != f:
+            die("%s: step %d loaded %s, expected %s" % (a.log, ld["step"], ld["file"], f))
+
+    out_loads = []
+    symget = []
+    for ld in loads:
+        mod = ld["file"][:-3] if ld["file"].endswith(".ko") else ld["file"]
+        for msg in ld["dmesg"]:
+            m = SYMGET.match(msg)
+            if m:
+                symget.append({"module": m.group(1), "symbol": m.group(2),
+                               "result": m.group(3)})
+        out_loads.append({
+            "module": mod,
+            "file": ld["file"],
+            "rc": ld["rc"],
+            "errno": ld["errno"],
+            "dmesg": ld["dmesg"],
+            "dmesg_level": ld["dmesg_level"],
+            "taint_after": dict(sorted(ld["taint_after"].items())),
+            "global_tainted": ld["global_tainted"],
+        })
+
+    doc = {
+        "kernel": {"series": a.series, "abi": a.abi, "release": release},
+        "scenario": a.scenario,
+        "extra_cmdline": a.extra_cmdline,
+        "cmdline": cmdline,
+        "global_tainted_before": tainted0,
+        "loads": out_loads,
+        "symbol_get": symget,
+    }
+    with open(a.out, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

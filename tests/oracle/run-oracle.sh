@@ -1,0 +1,280 @@
+#!/bin/bash
+# run-oracle.sh - load kbuild-built fixture modules into a stock Debian kernel under QEMU (TCG)
+# and record exactly what the kernel did: tests/oracle/observed/<series>/<scenario>.json.
+#
+# usage: tests/oracle/run-oracle.sh [-j JOBS] [-o OUTDIR] [--env-out FILE] [--prepare-only]
+#                                   SERIES [SCENARIO...]
+#
+#   SERIES      6.12 | 6.1 (passed to tests/kernel/fetch-kernel.sh)
+#   SCENARIO    names from tests/oracle/scenarios.txt (default: all that apply to SERIES)
+#   -j JOBS     QEMU guests run in parallel (default: number of CPUs)
+#   -o OUTDIR   where the JSON goes (default: tests/oracle/observed/<series>)
+#   --env-out F write KP_* of the kernel and KP_ORACLE_FIXTURES=<dir of the built .ko> to F
+#   --prepare-only  fetch the kernel and build the fixtures (and --env-out), boot nothing
+#
+# Environment: KOPOLICY_CACHE (default ~/.cache/kopolicy), KP_ORACLE_TIMEOUT (seconds per boot,
+# default 180), KP_ORACLE_LOGLEVEL (guest console loglevel, default 1), KP_FETCH_KERNEL and
+# KP_BUILD_FIXTURES (override the two helper scripts), KP_ORACLE_SCENARIOS (another scenario
+# file); the overrides serve bring-up and tests.
+# See tests/oracle/README.md.
+set -euo pipefail
+
+ORACLE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$ORACLE_DIR/../.." && pwd)
+CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
+FETCH=${KP_FETCH_KERNEL:-$ROOT/tests/kernel/fetch-kernel.sh}
+BUILD=${KP_BUILD_FIXTURES:-$ROOT/fixtures/build.sh}
+TIMEOUT=${KP_ORACLE_TIMEOUT:-180}
+LOGLEVEL=${KP_ORACLE_LOGLEVEL:-1}
+SCENARIOS_FILE=${KP_ORACLE_SCENARIOS:-$ORACLE_DIR/scenarios.txt}
+# Bump when the layout of the base initramfs (busybox, loader, /dev) changes.
+BASE_LAYOUT=1
+
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+die() { echo "run-oracle: error: $*" >&2; exit 1; }
+log() { echo "run-oracle: $*" >&2; }
+usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+JOBS=$(nproc 2>/dev/null || echo 1)
+OUTDIR=
+ENV_OUT=
+PREPARE_ONLY=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
+	-o) [ $# -ge 2 ] || usage; OUTDIR=$2; shift 2 ;;
+	--env-out) [ $# -ge 2 ] || usage; ENV_OUT=$2; shift 2 ;;
+	--prepare-only) PREPARE_ONLY=1; shift ;;
+	-h|--help) usage ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+SERIES=$1
+shift
+OUTDIR=${OUTDIR:-$ORACLE_DIR/observed/$SERIES}
+
+for tool in qemu-system-x86_64 cpio gcc strip readelf python3 timeout sha256sum awk; do
+	command -v "$tool" >/dev/null || die "$tool not found (apt-get install qemu-system-x86 cpio gcc python3 coreutils)"
+done
+BUSYBOX=/bin/busybox
+if ! "$BUSYBOX" --list >/dev/null 2>&1 || readelf -l "$BUSYBOX" | grep -q 'program interpreter'; then
+	die "$BUSYBOX is not a static busybox (apt-get install busybox-static)"
+fi
+[ "$(id -u)" = 0 ] || die "must run as root (the initramfs needs a dev/console device node)"
+[ -x "$FETCH" ] || die "kernel fetch script $FETCH missing or not executable"
+[ -x "$BUILD" ] || die "fixture build script $BUILD missing or not executable"
+
+# ---- scenarios -------------------------------------------------------------------------------
+# Each non-comment line: name | kernels | extra cmdline | module module ...
+declare -A SC_CMDLINE=() SC_MODULES=()
+SC_ORDER=()
+trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; s=${s%"${s##*[![:space:]]}"}; printf '%s' "$s"; }
+while IFS= read -r line || [ -n "$line" ]; do
+	line=$(trim "${line%%#*}")
+	[ -n "$line" ] || continue
+	IFS='|' read -r f_name f_kernels f_cmdline f_modules f_extra <<<"$line"
+	[ -z "${f_extra:-}" ] || die "scenarios.txt: too many fields: $line"
+	f_name=$(trim "$f_name"); f_kernels=$(trim "${f_kernels:-}")
+	f_cmdline=$(trim "${f_cmdline:-}"); f_modules=$(trim "${f_modules:-}")
+	[[ $f_name =~ ^[A-Za-z0-9_.-]+$ ]] || die "scenarios.txt: bad scenario name '$f_name'"
+	[ -n "$f_modules" ] || die "scenarios.txt: scenario $f_name loads no module"
+	[ -z "${SC_MODULES[$f_name]+x}" ] || die "scenarios.txt: duplicate scenario $f_name"
+	applies=0
+	if [ "$f_kernels" = all ]; then
+		applies=1
+	else
+		IFS=',' read -r -a ks <<<"$f_kernels"
+		for k in "${ks[@]}"; do [ "$(trim "$k")" = "$SERIES" ] && applies=1; done
+	fi
+	SC_MODULES[$f_name]=$f_modules
+	SC_CMDLINE[$f_name]=$f_cmdline
+	[ $applies = 1 ] && SC_ORDER+=("$f_name")
+done <"$SCENARIOS_FILE"
+
+if [ $# -gt 0 ]; then
+	SELECTED=()
+	for s in "$@"; do
+		[ -n "${SC_MODULES[$s]+x}" ] || die "unknown scenario '$s' (see $SCENARIOS_FILE)"
+		SELECTED+=("$s")
+	done
+else
+	SELECTED=("${SC_ORDER[@]}")
+fi
+[ ${#SELECTED[@]} -gt 0 ] || die "no scenario applies to series $SERIES"
+
+# ---- kernel ----------------------------------------------------------------------------------
+T0=$(date +%s.%N)
+log "fetching kernel series $SERIES"
+KENV=$("$FETCH" "$SERIES") || die "$FETCH $SERIES failed"
+KP_ABI='' KP_RELEASE='' KP_KDIR='' KP_VMLINUZ='' KP_CONFIG='' KP_SYMVERS=''
+eval "$KENV"
+for v in KP_ABI KP_RELEASE KP_KDIR KP_VMLINUZ KP_CONFIG KP_SYMVERS; do
+	[ -n "${!v}" ] || die "$FETCH did not print $v"
+done
+[ -f "$KP_VMLINUZ" ] || die "vmlinuz $KP_VMLINUZ missing"
+WORK=$CACHE/oracle/$KP_ABI
+mkdir -p "$WORK/runs" "$CACHE/oracle/base"
+
+# ---- fixtures (cached on the content of fixtures/ and the kernel ABI) ------------------------
+fixtures_hash() {
+	(cd "$ROOT" && find fixtures -type f ! -name '*.o' ! -name '*.ko' ! -name '*.pyc' -print0 \
+		| LC_ALL=C sort -z | xargs -0 -r sha256sum; sha256sum "$BUILD"; echo "$KP_ABI") \
+		| sha256sum | cut -c1-16
+}
+FIXDIR=$WORK/fixtures-$(fixtures_hash)
+if [ ! -f "$FIXDIR/.complete" ]; then
+	log "building fixtures for $KP_ABI into $FIXDIR"
+	rm -rf "$FIXDIR"
+	mkdir -p "$FIXDIR"
+	if ! "$BUILD" "$KP_KDIR" "$FIXDIR" >"$WORK/fixtures-build.log" 2>&1; then
+		tail -n 40 "$WORK/fixtures-build.log" >&2
+		die "$BUILD failed (full log: $WORK/fixtures-build.log)"
+	fi
+	touch "$FIXDIR/.complete"
+fi
+
+if [ -n "$ENV_OUT" ]; then
+	{
+		printf 'KP_SERIES=%q\nKP_ABI=%q\nKP_RELEASE=%q\nKP_KDIR=%q\nKP_VMLINUZ=%q\nKP_CONFIG=%q\nKP_SYMVERS=%q\n' \
+			"$SERIES" "$KP_ABI" "$KP_RELEASE" "$KP_KDIR" "$KP_VMLINUZ" "$KP_CONFIG" "$KP_SYMVERS"
+		printf 'KP_ORACLE_FIXTURES=%q\nKP_ORACLE_OUTDIR=%q\n' "$FIXDIR" "$OUTDIR"
+	} >"$ENV_OUT"
+fi
+if [ $PREPARE_ONLY = 1 ]; then
+	log "prepared $KP_ABI: fixtures in $FIXDIR (no boot: --prepare-only)"
+	exit 0
+fi
+
+# every module the selected scenarios need must exist
+for s in "${SELECTED[@]}"; do
+	for m in ${SC_MODULES[$s]}; do
+		[ -f "$FIXDIR/$m.ko" ] || die "scenario $s needs $m.ko, which $BUILD did not produce in $FIXDIR"
+	done
+done
+
+# ---- base initramfs: busybox + applet links + loader + dev/console ---------------------------
+BASE_KEY=$( { echo "layout $BASE_LAYOUT"; sha256sum "$ORACLE_DIR/loader.c" "$BUSYBOX"; gcc --version | head -n1; } \
+	| sha256sum | cut -c1-16)
+BASE_CPIO=$CACHE/oracle/base/base-$BASE_KEY.cpio
+if [ ! -f "$BASE_CPIO" ]; then
+	log "building base initramfs $BASE_CPIO"
+	stage=$(mktemp -d)
+	mkdir -p "$stage/bin" "$stage/dev" "$stage/proc" "$stage/sys" "$stage/m"
+	cp "$BUSYBOX" "$stage/bin/busybox"
+	gcc -static -O2 -Wall -Wextra -Werror -o "$stage/bin/loader" "$ORACLE_DIR/loader.c"
+	strip "$stage/bin/loader"
+	for applet in $("$BUSYBOX" --list); do
+		case $applet in
+		busybox|modprobe|insmod|rmmod|depmod|modinfo|lsmod) ;; # keep request_module() quiet and deterministic
+		*) ln -s busybox "$stage/bin/$applet" ;;
+		esac
+	done
+	mknod "$stage/dev/console" c 5 1
+	mknod "$stage/dev/null" c 1 3
+	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible) >"$BASE_CPIO.tmp"
+	rm -rf "$stage"
+	mv "$BASE_CPIO.tmp" "$BASE_CPIO"
+fi
+
+# ---- modules initramfs: every fixture .ko under /m --------------------------------------------
+MOD_CPIO=$FIXDIR/modules.cpio
+if [ ! -f "$MOD_CPIO" ]; then
+	stage=$(mktemp -d)
+	mkdir -p "$stage/m"
+	cp "$FIXDIR"/*.ko "$stage/m/"
+	(cd "$stage" && find m -type f | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible) >"$MOD_CPIO.tmp"
+	rm -rf "$stage"
+	mv "$MOD_CPIO.tmp" "$MOD_CPIO"
+fi
+
+# ---- per scenario: /init, initrd = base + modules + init (concatenated newc archives) --------
+write_init() { # scenario -> /init on stdout
+	local s=$1 n=0 m
+	cat <<EOF
+#!/bin/busybox sh
+# generated by tests/oracle/run-oracle.sh for scenario $s
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+dmesg -c >/dev/null
+echo "KPORACLE-BEGIN $s"
+echo "KPUNAME \$(uname -r)"
+echo "KPCMDLINE \$(cat /proc/cmdline)"
+echo "KPGTAINT0 \$(cat /proc/sys/kernel/tainted)"
+step() {
+	echo "KPSTEP-BEGIN \$1 \$2"
+	/bin/loader "/m/\$2"
+	echo KPDMESG-BEGIN
+	dmesg -r -c
+	echo KPDMESG-END
+	for d in /sys/module/kp_*; do
+		[ -r "\$d/taint" ] && echo "KPTAINT \${d##*/} \$(cat "\$d/taint")"
+	done
+	echo "KPGTAINT \$(cat /proc/sys/kernel/tainted)"
+	echo "KPSTEP-END \$1"
+}
+EOF
+	for m in ${SC_MODULES[$s]}; do
+		n=$((n + 1))
+		echo "step $n $m.ko"
+	done
+	cat <<'EOF'
+echo KPORACLE-END
+poweroff -f
+EOF
+}
+
+run_one() { # scenario
+	local s=$1 stage initrd serial t0 t1 rc=0 extra files=() m
+	stage=$(mktemp -d)
+	initrd=$WORK/runs/$s.initrd
+	serial=$WORK/runs/$s.serial
+	write_init "$s" >"$stage/init"
+	chmod 755 "$stage/init"
+	(cd "$stage" && echo init | cpio --quiet -o -H newc -R 0:0 --reproducible) >"$stage/init.cpio"
+	cat "$BASE_CPIO" "$MOD_CPIO" "$stage/init.cpio" >"$initrd"
+	rm -rf "$stage"
+	extra=${SC_CMDLINE[$s]}
+	t0=$(date +%s.%N)
+	timeout --foreground -k 5 "$TIMEOUT" qemu-system-x86_64 -nographic -m 512M -smp 1 -nic none \
+		-no-reboot -accel tcg -cpu max -kernel "$KP_VMLINUZ" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 loglevel=$LOGLEVEL${extra:+ $extra}" \
+		</dev/null >"$serial" 2>&1 || rc=$?
+	t1=$(date +%s.%N)
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "run-oracle: error: scenario $s: guest timed out after ${TIMEOUT}s (serial log: $serial)" >&2
+		return 1
+	elif [ $rc != 0 ]; then
+		echo "run-oracle: error: scenario $s: qemu exited with $rc (serial log: $serial)" >&2
+		return 1
+	fi
+	for m in ${SC_MODULES[$s]}; do files+=("$m.ko"); done
+	python3 "$ORACLE_DIR/parse-serial.py" --log "$serial" --scenario "$s" --series "$SERIES" \
+		--abi "$KP_ABI" --extra-cmdline "$extra" --out "$OUTDIR/$s.json" "${files[@]}" || return 1
+	printf 'run-oracle: %-32s %5ss  %s\n' "$s" "$(elapsed "$t0" "$t1")" "$OUTDIR/$s.json" >&2
+}
+
+mkdir -p "$OUTDIR"
+T1=$(date +%s.%N)
+log "booting ${#SELECTED[@]} scenario(s) on $KP_RELEASE ($KP_ABI), $JOBS in parallel"
+FAILED=()
+declare -A PIDS=()
+for s in "${SELECTED[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n || true
+	done
+	run_one "$s" &
+	PIDS[$s]=$!
+done
+for s in "${SELECTED[@]}"; do
+	wait "${PIDS[$s]}" || FAILED+=("$s")
+done
+T2=$(date +%s.%N)
+
+
+log "prepare $(elapsed "$T0" "$T1")s, boots $(elapsed "$T1" "$T2")s (wall), ${#SELECTED[@]} scenario(s) -> $OUTDIR"
+if [ ${#FAILED[@]} -gt 0 ]; then
+	die "${#FAILED[@]} scenario(s) failed: ${FAILED[*]}"
+fi
