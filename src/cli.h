@@ -39,5 +39,6 @@ int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg);
 	{ "max-size", required_argument, NULL, 'S' }
 
 int cmd_info(struct kp_cli *cli, int argc, char **argv);
+int cmd_check(struct kp_cli *cli, int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ static const struct {
 	int (*run)(struct kp_cli *cli, int argc, char **argv);
 	const char *summary;
 } commands[] = {
+	{ "check", cmd_check, "predict loads, taints and symbol_get() results under the loader rules" },
 	{ "info", cmd_info, "show what modules contain: modinfo, exports, imports, versions" },
 };
 

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The kernel export base: symbols in an arena, a pointer array in load order
+ * and an open-addressing hash index on the name (one slot per distinct name;
+ * entries of the same name from other owners are chained). Format detection
+ * for kp_base_load() lives here too; each format has its own file.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bytes.h"
+#include "kernel-base-internal.h"
+
+struct entry {
+	struct kp_ksym k;      /* first: callers get &entry->k */
+	struct entry *next;    /* next entry of the same name */
+	uint32_t hash;
+	unsigned gen;          /* load that added or last merged it */
+};
+
+struct kp_kernel_base {
+	struct kp_arena arena;
+	struct entry **entries; /* load order */
+	size_t n;
+	size_t cap;
+	struct entry **slots;   /* hash index: heads of same-name chains, NULL = empty */
+	size_t nslots;          /* power of two */
+	size_t nnames;
+	unsigned gen;
+	unsigned source;        /* KP_SRC_* of the current load */
+	unsigned sources;
+	const char *vmlinux_owner;
+	const char *last_owner; /* interning cache: owners come in runs */
+	const char *release;
+	size_t nduplicates;
+	size_t nconflicts;
+	const char *first_conflict;
+};
+
+/* FNV-1a: short keys, no allocation, good spread for symbol names. */
+static uint32_t hash_name(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+int kp_base_new(struct kp_kernel_base **out)
+{
+	struct kp_kernel_base *b = calloc(1, sizeof(*b));
+
+	*out = NULL;
+	if (!b)
+		return -1;
+	b->vmlinux_owner = kp_arena_strdup(&b->arena, "vmlinux");
+	if (!b->vmlinux_owner) {
+		free(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+void kp_base_free(struct kp_kernel_base *b)
+{
+	if (!b)
+		return;
+	free(b->entries);
+	free(b->slots);
+	kp_arena_release(&b->arena);
+	free(b);
+}
+
+void kp_base_begin_load(struct kp_kernel_base *b, unsigned source)
+{
+	b->gen++;
+	b->source = source;
+	b->sources |= source;
+}
+
+static struct entry **find_slot(struct entry **slots, size_t nslots, const char *name,
+				uint32_t h)
+{
+	size_t mask = nslots - 1;
+
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct entry *e = slots[i];
+
+		if (!e || (e->hash == h && !strcmp(e->k.name, name)))
+			return &slots[i];
+	}
+}
+
+static int rehash(struct kp_kernel_base *b)
+{
+	size_t nslots = b->nslots ? b->nslots * 2 : 1024;
+	struct entry **slots;
+
+	if (nslots > SIZE_MAX / sizeof(*slots))
+		return -1;
+	slots = calloc(nslots, sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < b->nslots; i++)
+		if (b->slots[i])
+			*find_slot(slots, nslots, b->slots[i]->k.name, b->slots[i]->hash) =
+				b->slots[i];
+	free(b->slots);
+	b->slots = slots;
+	b->nslots = nslots;
+	return 0;
+}
+
+static struct entry *find_head(const struct kp_kernel_base *b, const char *name, uint32_t h)
+{
+	if (!b->nslots)
+		return NULL;
+	return *find_slot(b->slots, b->nslots, name, h);
+}
+
+static const char *source_name(unsigned src)
+{
+	switch (src) {
+	case KP_SRC_SYMVERS:
+		return "Module.symvers";
+	case KP_SRC_VMLINUX:
+		return "vmlinux";
+	case KP_SRC_SYSTEM_MAP:
+		return "System.map";
+	case KP_SRC_KALLSYMS:
+		return "kallsyms";
+	default:
+		return "an earlier source";
+	}
+}
+
+/* Names the first source in @mask, for conflict messages. */
+static const char *first_source(unsigned mask)
+{
+	for (unsigned s = 1; s <= KP_SRC_KALLSYMS; s <<= 1)
+		if (mask & s)
+			return source_name(s);
+	return source_name(0);
+}
+
+static void conflict(struct kp_kernel_base *b, const struct entry *e, const char *what,
+		     const char *had, const char *got)
+{
+	char buf[512];
+
+	if (b->nconflicts++)
+		return;
+	snprintf(buf, sizeof(buf), "%s (%s): %s says %s %s, %s says %s", e->k.name, e->k.owner,
+		 first_source(e->k.sources), what, had, source_name(b->source), got);
+	b->first_conflict = kp_arena_strdup(&b->arena, buf); /* NULL on OOM: count stays */
+}
+
+static int merge(struct kp_kernel_base *b, struct entry *e, const struct kp_ksym *in,
+		 struct kp_err *err)
+{
+	char had[32], got[32];
+
+	if (e->gen == b->gen) {
+		b->nduplicates++;
+		return 0;
+	}
+	e->gen = b->gen;
+	e->k.sources |= b->source;
+	if (e->k.table != in->table)
+		conflict(b, e, "table", kp_export_table_section(e->k.table),
+			 kp_export_table_section(in->table));
+	if (in->has_crc) {
+		if (!e->k.has_crc) {
+			e->k.has_crc = true;
+			e->k.crc = in->crc;
+		} else if (e->k.crc != in->crc) {
+			snprintf(had, sizeof(had), "0x%08x", e->k.crc);
+			snprintf(got, sizeof(got), "0x%08x", in->crc);
+			conflict(b, e, "CRC", had, got);
+		}
+	}
+	if (in->ns_known) {
+		const char *ns = in->ns && *in->ns ? in->ns : NULL;
+
+		if (!e->k.ns_known) {
+			e->k.ns_known = true;
+			if (ns) {
+				e->k.ns = kp_arena_strdup(&b->arena, ns);
+				if (!e->k.ns)
+					return kp_err_set(err, "out of memory");
+			}
+		} else if ((ns == NULL) != (e->k.ns == NULL) || (ns && strcmp(ns, e->k.ns))) {
+			conflict(b, e, "namespace", e->k.ns ? e->k.ns : "(none)",
+				 ns ? ns : "(none)");
+		}
+	}
+	return 0;
+}
+
+static const char *intern_owner(struct kp_kernel_base *b, const char *owner)
+{
+	if (!owner || !strcmp(owner, "vmlinux"))
+		return b->vmlinux_owner;
+	if (b->last_owner && !strcmp(b->last_owner, owner))
+		return b->last_owner;
+	b->last_owner = kp_arena_strdup(&b->arena, owner);
+	return b->last_owner;
+}
+
+int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_err *err)
+{
+	uint32_t h = hash_name(in->name);
+	const char *owner = intern_owner(b, in->owner);
+	struct entry **slot, *e, *head;
+
+	if (!owner)
+		return kp_err_set(err, "out of memory");
+	head = find_head(b, in->name, h);
+	for (e = head; e; e = e->next)
+		if (e->k.owner == owner || !strcmp(e->k.owner, owner))
+			return merge(b, e, in, err);
+
+	if ((b->nnames + 1) * 2 > b->nslots && rehash(b) < 0)
+		return kp_err_set(err, "out of memory");
+	if (kp_grow(&b->entries, &b->cap, b->n + 1, sizeof(*b->entries)) < 0)
+		return kp_err_set(err, "out of memory");
+	e = kp_arena_alloc(&b->arena, sizeof(*e));
+	if (!e)
+		return kp_err_set(err, "out of memory");
+	memset(e, 0, sizeof(*e));
+	e->k = *in;
+	e->k.owner = owner;
+	e->k.vmlinux = owner == b->vmlinux_owner;
+	e->k.sources = b->source;
+	e->k.name = kp_arena_strdup(&b->arena, in->name);
+	e->k.ns = NULL;
+	if (in->ns && *in->ns) {
+		e->k.ns = kp_arena_strdup(&b->arena, in->ns);
+		if (!e->k.ns)
+			return kp_err_set(err, "out of memory");
+	}
+	if (!e->k.name)
+		return kp_err_set(err, "out of memory");
+	if (!e->k.has_crc)
+		e->k.crc = 0;
+	e->hash = h;
+	e->gen = b->gen;
+
+	slot = find_slot(b->slots, b->nslots, in->name, h);
+	if (!*slot) {
+		*slot = e;
+		b->nnames++;
+	} else {
+		/* Append so that the first loaded owner stays the head. */
+		struct entry *t = *slot;
+
+		while (t->next)
+			t = t->next;
+		t->next = e;
+	}
+	b->entries[b->n++] = e;
+	return 0;
+}
+
+struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name)
+{
+	for (struct entry *e = find_head(b, name, hash_name(name)); e; e = e->next)
+		if (e->k.vmlinux)
+			return &e->k;
+	return NULL;
+}
+
+const struct kp_ksym *kp_base_lookup(const struct kp_kernel_base *b, const char *name)
+{
+	for (const struct entry *e = find_head(b, name, hash_name(name)); e; e = e->next)
+		if (e->k.vmlinux)
+			return &e->k;
+	return NULL;
+}
+
+const struct kp_ksym *kp_base_lookup_owner(const struct kp_kernel_base *b, const char *name,
+					   const char *owner)
+{
+	const struct entry *e = find_head(b, name, hash_name(name));
+
+	for (; e; e = e->next)
+		if (!owner || !strcmp(e->k.owner, owner))
+			return &e->k;
+	return NULL;
+}
+
+const struct kp_ksym *kp_base_next_same_name(const struct kp_kernel_base *b,
+					     const struct kp_ksym *k)
+{
+	const struct entry *e = (const struct entry *)k; /* k is the first member */
+
+	(void)b;
+	return e->next ? &e->next->k : NULL;
+}
+
+size_t kp_base_count(const struct kp_kernel_base *b)
+{
+	return b->n;
+}
+
+const struct kp_ksym *kp_base_at(const struct kp_kernel_base *b, size_t i)
+{
+	return i < b->n ? &b->entries[i]->k : NULL;
+}
+
+void kp_base_stats(const struct kp_kernel_base *b, struct kp_base_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->nsyms = b->n;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct kp_ksym *k = &b->entries[i]->k;
+
+		if (!k->vmlinux) {
+			st->nmodule++;
+			continue;
+		}
+		st->nvmlinux++;
+		st->ngpl_only += k->gpl_only;
+		st->nnamespaced += k->ns != NULL;
+		st->ncrc += k->has_crc;
+	}
+	st->nduplicates = b->nduplicates;
+	st->nconflicts = b->nconflicts;
+	st->first_conflict = b->first_conflict;
+	st->sources = b->sources;
+}
+
+const char *kp_base_release(const struct kp_kernel_base *b)
+{
+	return b->release;
+}
+
+int kp_base_set_release(struct kp_kernel_base *b, const char *release, struct kp_err *err)
+{
+	if (b->release) {
+		if (strcmp(b->release, release))
+			return kp_err_set(err, "kernel release %s does not match %s loaded before",
+					  release, b->release);
+		return 0;
+	}
+	b->release = kp_arena_strdup(&b->arena, release);
+	return b->release ? 0 : kp_err_set(err, "out of memory");
+}
+
+bool kp_base_owner_matches(const char *owner, const char *path)
+{
+	static const char *const exts[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	size_t olen = strlen(owner), plen = strlen(path), stem = 0;
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(exts); i++) {
+		size_t el = strlen(exts[i]);
+
+		if (plen > el && !strcmp(path + plen - el, exts[i]))
+			stem = plen - el;
+	}
+	if (!stem || olen > stem || strncmp(path + stem - olen, owner, olen))
+		return false;
+	return olen == stem || path[stem - olen - 1] == '/' || owner[0] == '/';
+}
+
+int kp_base_err_prefix(struct kp_err *err, const char *path)
+{
+	char msg[sizeof(err->msg)];
+
+	if (!err)
+		return -1;
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	return kp_err_set(err, "%s: %s", path, msg);
+}
+
+/* --- format detection ---------------------------------------------------------------- */
+
+enum text_format { TEXT_UNKNOWN, TEXT_SYMVERS, TEXT_SYSTEM_MAP };
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* The first line decides: "0x<hex>\t" is Module.symvers, "<hex> <type> " a symbol map. */
+static enum text_format sniff_text(const unsigned char *p, size_t len)
+{
+	size_t i = 0, start;
+
+	while (i < len && (p[i] == '\n' || p[i] == '\r'))
+		i++;
+	if (len - i >= 2 && p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X'))
+		i += 2;
+	start = i;
+	while (i < len && is_hex((char)p[i]))
+		i++;
+	if (i == start || i >= len)
+		return TEXT_UNKNOWN;
+	if (p[i] == '\t')
+		return TEXT_SYMVERS;
+	if (p[i] == ' ' && i + 2 < len && p[i + 2] == ' ')
+		return TEXT_SYSTEM_MAP;
+	return TEXT_UNKNOWN;
+}
+
+int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)
+{
+	unsigned char head[SELFMAG];
+	struct kp_bytes bytes;
+	ssize_t n;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return kp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+	do
+		n = read(fd, head, sizeof(head));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0)
+		return kp_err_set(err, "%s: read error: %s", path, strerror(errno));
+	if ((size_t)n == sizeof(head) && !memcmp(head, ELFMAG, SELFMAG))
+		return kp_base_load_vmlinux(b, path, err);
+
+	if (kp_bytes_read(path, KP_BASE_MAX_TEXT, &bytes, err) < 0)
+		return kp_base_err_prefix(err, path);
+	if (bytes.len >= SELFMAG && !memcmp(bytes.data, ELFMAG, SELFMAG)) {
+		kp_bytes_release(&bytes);
+		/* A compressed vmlinux: the vmlinux reader decompresses by itself. */
+		return kp_base_load_vmlinux(b, path, err);
+	}
+	switch (sniff_text(bytes.data, bytes.len)) {
+	case TEXT_SYMVERS:
+		r = kp_base_load_symvers_buffer(b, path, bytes.data, bytes.len, err);
+		break;
+	case TEXT_SYSTEM_MAP:
+		r = kp_base_load_system_map_buffer(b, path, bytes.data, bytes.len, err);
+		break;
+	default:
+		r = kp_err_set(err, "%s: not a vmlinux, Module.symvers, System.map or kallsyms file",
+			       path);
+	}
+	kp_bytes_release(&bytes);
+	return r;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Kernel .config files as scripts/kconfig/confdata.c writes them:
+ *   CONFIG_X=y | m | 123 | 0x1f | "string with \" and \\ escaped"
+ *   # CONFIG_X is not set
+ *   # any other comment (the header names the arch and version)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel-config.h"
+#include "rootfs.h"
+
+#define KCONFIG_MAX_SIZE ((size_t)64 << 20)
+
+struct parse {
+	struct kp_kconfig *c;
+	const char *label;
+	size_t lineno;
+	size_t cap;
+	struct kp_err *err;
+};
+
+static bool is_sym_char(char ch)
+{
+	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+	       ch == '_';
+}
+
+static int add(struct parse *p, const char *name, size_t nlen, const char *value, size_t vlen)
+{
+	struct kp_kconfig *c = p->c;
+	struct kp_kconfig_entry *e;
+
+	if (kp_grow(&c->entries, &p->cap, c->nentries + 1, sizeof(*c->entries)) < 0)
+		return kp_err_set(p->err, "out of memory");
+	e = &c->entries[c->nentries];
+	e->name = kp_arena_strndup(&c->arena, name, nlen);
+	e->value = kp_arena_strndup(&c->arena, value, vlen);
+	if (!e->name || !e->value)
+		return kp_err_set(p->err, "out of memory");
+	e->line = p->lineno;
+	c->nentries++;
+	return 0;
+}
+
+/* "# Linux/x86 6.12.118 Kernel Configuration" */
+static int header(struct parse *p, const char *s, size_t len)
+{
+	static const char pre[] = "# Linux/", post[] = " Kernel Configuration";
+	const char *arch, *sp;
+
+	if (p->c->version || len < sizeof(pre) + sizeof(post) || strncmp(s, pre, sizeof(pre) - 1) ||
+	    memcmp(s + len - (sizeof(post) - 1), post, sizeof(post) - 1))
+		return 0;
+	arch = s + sizeof(pre) - 1;
+	len -= sizeof(pre) - 1 + sizeof(post) - 1;
+	sp = memchr(arch, ' ', len);
+	if (!sp || sp == arch || (size_t)(sp - arch) + 1 >= len)
+		return 0;
+	p->c->arch = kp_arena_strndup(&p->c->arena, arch, (size_t)(sp - arch));
+	p->c->version = kp_arena_strndup(&p->c->arena, sp + 1, len - (size_t)(sp - arch) - 1);
+	if (!p->c->arch || !p->c->version)
+		return kp_err_set(p->err, "out of memory");
+	return 0;
+}
+
+static int comment(struct parse *p, const char *s, size_t len)
+{
+	static const char not_set[] = " is not set";
+	size_t n = 0;
+
+	/* "# CONFIG_X is not set" */
+	if (len > 9 && !strncmp(s, "# CONFIG_", 9)) {
+		while (2 + n < len && is_sym_char(s[2 + n]))
+			n++;
+		if (len - 2 - n == sizeof(not_set) - 1 && !memcmp(s + 2 + n, not_set, len - 2 - n))
+			return add(p, s + 2, n, "n", 1);
+	}
+	return header(p, s, len);
+}
+
+static int assignment(struct parse *p, const char *s, size_t len)
+{
+	const char *eq = memchr(s, '=', len), *v;
+	char *buf;
+	size_t n = 0, vlen;
+	int r;
+
+	for (size_t i = 0; s + i < (eq ? eq : s + len); i++)
+		if (!is_sym_char(s[i]))
+			eq = NULL;
+	if (!eq || eq - s <= 7)
+		return kp_err_set(p->err, "%s:%zu: expected CONFIG_NAME=value or a # comment",
+				  p->label, p->lineno);
+	v = eq + 1;
+	vlen = len - (size_t)(v - s);
+	if (!vlen || v[0] != '"') {
+		for (size_t i = 0; i < vlen; i++)
+			if ((unsigned char)v[i] <= ' ')
+				return kp_err_set(p->err, "%s:%zu: blank in the unquoted value of "
+						  "%.*s", p->label, p->lineno, (int)(eq - s), s);
+		return add(p, s, (size_t)(eq - s), v, vlen);
+	}
+	/* Quoted string: drop the quotes, undo \" and \\. */
+	if (vlen < 2 || v[vlen - 1] != '"')
+		return kp_err_set(p->err, "%s:%zu: unterminated string value of %.*s", p->label,
+				  p->lineno, (int)(eq - s), s);
+	buf = malloc(vlen);
+	if (!buf)
+		return kp_err_set(p->err, "out of memory");
+	for (size_t i = 1; i + 1 < vlen; i++) {
+		if (v[i] == '\\' && i + 2 < vlen)
+			i++;
+		else if (v[i] == '"') {
+			free(buf);
+			return kp_err_set(p->err, "%s:%zu: unescaped quote in the value of %.*s",
+					  p->label, p->lineno, (int)(eq - s), s);
+		}
+		buf[n++] = v[i];
+	}
+	r = add(p, s, (size_t)(eq - s), buf, n);
+	free(buf);
+	return r;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct kp_kconfig_entry *x = a, *y = b;
+	int d = strcmp(x->name, y->name);
+
+	return d ? d : x->line < y->line ? -1 : x->line > y->line;
+}
+
+static const struct kp_kconfig_entry *find(const struct kp_kconfig *c, const char *name)
+{
+	char full[256];
+	size_t lo = 0, hi = c->nentries;
+
+	if (strncmp(name, "CONFIG_", 7)) {
+		snprintf(full, sizeof(full), "CONFIG_%s", name);
+		name = full;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(c->entries[mid].name, name);
+
+		if (!d)
+			return &c->entries[mid];
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const char *kp_kconfig_get(const struct kp_kconfig *c, const char *name)
+{
+	const struct kp_kconfig_entry *e = find(c, name);
+
+	return e ? e->value : NULL;
+}
+
+bool kp_kconfig_is_y(const struct kp_kconfig *c, const char *name)
+{
+	const char *v = kp_kconfig_get(c, name);
+
+	return v && !strcmp(v, "y");
+}
+
+static const char *string_or_null(const struct kp_kconfig *c, const char *name)
+{
+	const char *v = kp_kconfig_get(c, name);
+
+	return v && strcmp(v, "n") ? v : NULL;
+}
+
+static void shortcuts(struct kp_kconfig *c)
+{
+	c->modules = kp_kconfig_is_y(c, "MODULES");
+	c->modversions = kp_kconfig_is_y(c, "MODVERSIONS");
+	c->basic_modversions = kp_kconfig_is_y(c, "BASIC_MODVERSIONS");
+	c->extended_modversions = kp_kconfig_is_y(c, "EXTENDED_MODVERSIONS");
+	c->module_rel_crcs = kp_kconfig_is_y(c, "MODULE_REL_CRCS");
+	c->module_sig = kp_kconfig_is_y(c, "MODULE_SIG");
+	c->module_sig_force = kp_kconfig_is_y(c, "MODULE_SIG_FORCE");
+	c->module_sig_all = kp_kconfig_is_y(c, "MODULE_SIG_ALL");
+	c->module_force_load = kp_kconfig_is_y(c, "MODULE_FORCE_LOAD");
+	c->module_unload = kp_kconfig_is_y(c, "MODULE_UNLOAD");
+	c->module_force_unload = kp_kconfig_is_y(c, "MODULE_FORCE_UNLOAD");
+	c->allow_missing_ns = kp_kconfig_is_y(c, "MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS");
+	c->livepatch = kp_kconfig_is_y(c, "LIVEPATCH");
+	c->strict_module_rwx = kp_kconfig_is_y(c, "STRICT_MODULE_RWX");
+	c->trim_unused_ksyms = kp_kconfig_is_y(c, "TRIM_UNUSED_KSYMS");
+	c->prel32 = kp_kconfig_is_y(c, "HAVE_ARCH_PREL32_RELOCATIONS");
+	c->lockdown_lsm = kp_kconfig_is_y(c, "SECURITY_LOCKDOWN_LSM");
+	c->lockdown_early = kp_kconfig_is_y(c, "SECURITY_LOCKDOWN_LSM_EARLY");
+	c->lockdown_force_integrity = kp_kconfig_is_y(c, "LOCK_DOWN_KERNEL_FORCE_INTEGRITY");
+	c->lockdown_force_confidentiality =
+		kp_kconfig_is_y(c, "LOCK_DOWN_KERNEL_FORCE_CONFIDENTIALITY");
+	c->module_sig_blacklist = kp_kconfig_is_y(c, "MODULE_SIG_BLACKLIST");
+	c->module_sig_hash = string_or_null(c, "MODULE_SIG_HASH");
+	c->localversion = string_or_null(c, "LOCALVERSION");
+}
+
+int kp_kconfig_load_buffer(struct kp_kconfig *c, const char *label, const unsigned char *buf,
+			   size_t len, struct kp_err *err)
+{
+	struct parse p = { .c = c, .label = label, .err = err };
+	const char *pos = (const char *)buf, *end = pos + len;
+
+	kp_kconfig_release(c);
+	c->path = kp_arena_strdup(&c->arena, label);
+	if (!c->path)
+		return kp_err_set(err, "out of memory");
+	while (pos < end) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t l = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+		int r = 0;
+
+		p.lineno++;
+		if (memchr(pos, '\0', l))
+			return kp_err_set(err, "%s:%zu: NUL byte: not a text file", label, p.lineno);
+		if (l && pos[l - 1] == '\r')
+			l--;
+		if (l && pos[0] == '#')
+			r = comment(&p, pos, l);
+		else if (l)
+			r = assignment(&p, pos, l);
+		if (r < 0)
+			return -1;
+		pos = nl ? nl + 1 : end;
+	}
+	if (!c->nentries)
+		return kp_err_set(err, "%s: no CONFIG_ lines: not a kernel configuration", label);
+	qsort(c->entries, c->nentries, sizeof(*c->entries), cmp_entry);
+	/* A symbol set twice (a fragment appended by hand): the last one wins, as in kconfig. */
+	{
+		size_t w = 0;
+
+		for (size_t i = 0; i < c->nentries; i++) {
+			if (w && !strcmp(c->entries[w - 1].name, c->entries[i].name))
+				w--;
+			c->entries[w++] = c->entries[i];
+		}
+		c->nentries = w;
+	}
+	shortcuts(c);
+	c->known = true;
+	return 0;
+}
+
+int kp_kconfig_load(struct kp_kconfig *c, const char *path, struct kp_err *err)
+{
+	struct kp_bytes b;
+	int r;
+
+	kp_kconfig_release(c);
+	if (kp_read_file(path, KCONFIG_MAX_SIZE, &b, err) < 0)
+		return -1;
+	r = kp_kconfig_load_buffer(c, path, b.data, b.len, err);
+	kp_bytes_release(&b);
+	return r;
+}
+
+void kp_kconfig_release(struct kp_kconfig *c)
+{
+	free(c->entries);
+	kp_arena_release(&c->arena);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "kernel-facts.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bytes.h"
+
+struct config {
+	const char *text; /* NUL-terminated copy of the file */
+	size_t len;
+	char arch[32];    /* from "# Linux/<arch> X.Y.Z Kernel Configuration" */
+	char version[32];
+};
+
+/* "y", "m", a string value, "n" for "# CONFIG_X is not set", NULL when absent. */
+static const char *config_value(const struct config *c, const char *sym, char *buf, size_t blen)
+{
+	size_t sl = strlen(sym);
+
+	for (const char *p = c->text; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+
+		if (ll > sl && !strncmp(p, sym, sl) && p[sl] == '=') {
+			size_t vl = ll - sl - 1;
+			const char *v = p + sl + 1;
+
+			if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
+				v++;
+				vl -= 2;
+			}
+			if (vl >= blen)
+				vl = blen - 1;
+			memcpy(buf, v, vl);
+			buf[vl] = '\0';
+			return buf;
+		}
+		if (ll == sl + 13 && !strncmp(p, "# ", 2) && !strncmp(p + 2, sym, sl) &&
+		    !strncmp(p + 2 + sl, " is not set", 11))
+			return "n";
+		p = eol ? eol + 1 : NULL;
+	}
+	return NULL;
+}
+
+static bool config_y(const struct config *c, const char *sym)
+{
+	char buf[8];
+	const char *v = config_value(c, sym, buf, sizeof(buf));
+
+	return v && !strcmp(v, "y");
+}
+
+static void config_header(struct config *c)
+{
+	const char *p = strstr(c->text, "# Linux/");
+
+	if (!p || (p != c->text && p[-1] != '\n'))
+		return;
+	sscanf(p, "# Linux/%31s %31s Kernel Configuration", c->arch, c->version);
+}
+
+static void assume(struct kp_kernel_facts *f, const char *what)
+{
+	const char **p = kp_arena_alloc(&f->arena, (f->nassumptions + 1) * sizeof(*p));
+
+	if (!p)
+		return;
+	if (f->nassumptions)
+		memcpy(p, f->assumptions, f->nassumptions * sizeof(*p));
+	p[f->nassumptions] = what;
+	f->assumptions = p;
+	f->nassumptions++;
+}
+
+bool kp_release_is_debian(const char *release)
+{
+	static const char *const flavours[] = {
+		"amd64", "cloud-amd64", "rt-amd64", "arm64", "cloud-arm64", "rt-arm64", "686",
+		"686-pae", "rt-686-pae", "s390x", "armmp", "armmp-lpae", "rt-armmp", "powerpc64le",
+		"mips64r2el", "loong64", "riscv64", "marvell", "rpi", "4kc-malta", "octeon",
+	};
+	regex_t re;
+	regmatch_t mm[2];
+	bool deb = false;
+
+	if (!release)
+		return false;
+	if (strstr(release, "+deb"))
+		return true;
+	/* Debian's ABI names: X.Y.0-N-<flavour> (Ubuntu uses X.Y.0-N-generic and friends). */
+	if (regcomp(&re, "^[0-9]+\\.[0-9]+\\.0-[0-9]+-(.*)$", REG_EXTENDED))
+		return false;
+	if (!regexec(&re, release, 2, mm, 0)) {
+		const char *fl = release + mm[1].rm_so;
+
+		for (size_t i = 0; i < KP_ARRAY_SIZE(flavours) && !deb; i++)
+			deb = !strcmp(fl, flavours[i]);
+	}
+	regfree(&re);
+	return deb;
+}
+
+/* VERMAGIC_STRING (include/linux/vermagic.h): release, SMP, preempt, mod_unload, modversions, arch. */
+static const char *build_vermagic(struct kp_kernel_facts *f, const struct config *c,
+				  const char *release)
+{
+	char arch_magic[32] = "", buf[512];
+
+	if (!release || config_y(c, "CONFIG_RANDSTRUCT_FULL") ||
+	    config_y(c, "CONFIG_RANDSTRUCT_PERFORMANCE") || config_y(c, "CONFIG_GCC_PLUGIN_RANDSTRUCT"))
+		return NULL; /* RANDSTRUCT_<hash> cannot be derived from the config */
+	if (!strcmp(c->arch, "x86")) {
+		if (!config_y(c, "CONFIG_X86_64")) {
+			static const struct { const char *sym, *fam; } fams[] = {
+				{ "CONFIG_M686", "686 " }, { "CONFIG_M586", "586 " },
+				{ "CONFIG_MPENTIUM4", "PENTIUM4 " }, { "CONFIG_MPENTIUMM", "PENTIUMM " },
+				{ "CONFIG_MCORE2", "CORE2 " }, { "CONFIG_MATOM", "ATOM " },
+			};
+			size_t i;
+
+			for (i = 0; i < KP_ARRAY_SIZE(fams); i++)
+				if (config_y(c, fams[i].sym)) {
+					snprintf(arch_magic, sizeof(arch_magic), "%s", fams[i].fam);
+					break;
+				}
+			if (i == KP_ARRAY_SIZE(fams))
+				return NULL;
+		}
+	} else if (!strcmp(c->arch, "arm64")) {
+		snprintf(arch_magic, sizeof(arch_magic), "aarch64");
+	} else if (strcmp(c->arch, "s390")) {
+		return NULL; /* other arches: MODULE_ARCH_VERMAGIC not modelled */
+	}
+	snprintf(buf, sizeof(buf), "%s %s%s%s%s%s", release, config_y(c, "CONFIG_SMP") ? "SMP " : "",
+		 config_y(c, "CONFIG_PREEMPT_RT") ? "preempt_rt "
+		 : (config_y(c, "CONFIG_PREEMPT_BUILD") || config_y(c, "CONFIG_PREEMPT")) ? "preempt "
+											  : "",
+		 config_y(c, "CONFIG_MODULE_UNLOAD") ? "mod_unload " : "",
+		 config_y(c, "CONFIG_MODVERSIONS") ? "modversions " : "", arch_magic);
+	return kp_arena_strdup(&f->arena, buf);
+}
+
+void kp_facts_opts_init(struct kp_facts_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->sig_enforce = -1;
+	o->lockdown = -1;
+	o->modversions = -1;
+	o->force_load = -1;
+	o->allow_missing_ns = -1;
+}
+
+static bool pick(int override, bool from_config)
+{
+	return override >= 0 ? override : from_config;
+}
+
+int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
+		   const struct kp_kernel_base *base, struct kp_err *err)
+{
+	struct config c = { .text = "" };
+	struct kp_bytes cfg = { 0 };
+	const char *release = o->release;
+	const char *version = o->version;
+	struct kp_kver v;
+
+	memset(f, 0, sizeof(*f));
+	if (o->config_path) {
+		struct kp_err e2;
+
+		if (kp_bytes_read(o->config_path, (size_t)64 << 20, &cfg, &e2) < 0)
+			return kp_err_set(err, "%s: %s", o->config_path, e2.msg);
+		/* NUL-terminate: the buffer has no spare byte, copy into the arena. */
+		c.text = kp_arena_strndup(&f->arena, (const char *)cfg.data, cfg.len);
+		c.len = cfg.len;
+		kp_bytes_release(&cfg);
+		if (!c.text)
+			return kp_err_set(err, "out of memory");
+		if (strlen(c.text) != c.len || !strstr(c.text, "CONFIG_"))
+			return kp_err_set(err, "%s: not a kernel configuration file", o->config_path);
+		config_header(&c);
+	}
+	if (!release && base)
+		release = kp_base_release(base);
+	f->release = release ? kp_arena_strdup(&f->arena, release) : NULL;
+
+	/* The upstream version: explicit, else the config header, else the release string. */
+	if (!version && c.version[0])
+		version = c.version;
+	if (!version)
+		version = release;
+	if (version && kp_kver_parse(version, &v) == 0) {
+		kp_profile_for_version(&f->profile, &v);
+		if (!o->version && !c.version[0] && release && kp_release_is_debian(release) &&
+		    v.patch == 0)
+			assume(f, "the kernel's stable patch level is unknown (Debian release "
+			       "names hide it): give --kernel-config or --kernel-version");
+	} else {
+		kp_profile_latest(&f->profile);
+		assume(f, "kernel version unknown: the newest loader behaviour is assumed");
+	}
+	if (kp_profile_apply_rules(&f->profile, o->rules) < 0)
+		return kp_err_set(err, "unknown rule set '%s' (auto, pre2020, 2020 or 2023)",
+				  o->rules);
+
+	if (o->config_path) {
+		f->modversions = pick(o->modversions, config_y(&c, "CONFIG_MODVERSIONS"));
+		f->module_sig = config_y(&c, "CONFIG_MODULE_SIG");
+		f->sig_enforce = pick(o->sig_enforce, config_y(&c, "CONFIG_MODULE_SIG_FORCE"));
+		f->force_load = pick(o->force_load, config_y(&c, "CONFIG_MODULE_FORCE_LOAD"));
+		f->allow_missing_ns = pick(o->allow_missing_ns,
+					   config_y(&c, "CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS"));
+		f->livepatch = config_y(&c, "CONFIG_LIVEPATCH");
+	} else {
+		f->modversions = pick(o->modversions, true);
+		f->module_sig = true;
+		f->sig_enforce = pick(o->sig_enforce, false);
+		f->force_load = pick(o->force_load, false);
+		f->allow_missing_ns = pick(o->allow_missing_ns, false);
+		f->livepatch = true;
+		assume(f, "no kernel config: MODVERSIONS=y, MODULE_SIG=y (not enforced), "
+		       "MODULE_FORCE_LOAD=n, LIVEPATCH=y assumed");
+	}
+	f->lockdown = o->lockdown > 0;
+	f->signatures_trusted = !o->untrusted_signatures;
+	if (f->module_sig && f->signatures_trusted)
+		assume(f, "signed modules are assumed to verify against the kernel's keys");
+	if (!o->distro || !strcmp(o->distro, "auto"))
+		f->missing_version_fatal = kp_release_is_debian(release);
+	else if (!strcmp(o->distro, "debian"))
+		f->missing_version_fatal = true;
+	else if (!strcmp(o->distro, "upstream"))
+		f->missing_version_fatal = false;
+	else
+		return kp_err_set(err, "unknown --distro '%s' (auto, debian or upstream)", o->distro);
+
+	if (o->vermagic)
+		f->vermagic = kp_arena_strdup(&f->arena, o->vermagic);
+	else if (o->config_path)
+		f->vermagic = build_vermagic(f, &c, release);
+	if (!f->vermagic)
+		assume(f, "the kernel's vermagic is unknown: vermagic not checked (give "
+		       "--kernel-release with --kernel-config, or --vermagic)");
+	return 0;
+}
+
+void kp_facts_release(struct kp_kernel_facts *f)
+{
+	kp_arena_release(&f->arena);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The behaviour table. Sources: ../shared/docs/loader-rules.md §7.4, §8.4, §13
+ * (mainline commits and the stable review/push mails cited there).
+ */
+#include "profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BACKPORTS 8
+
+static const struct feature_row {
+	enum kp_feature f;
+	const char *name;
+	struct kp_kver mainline;
+	struct kp_kver backports[MAX_BACKPORTS]; /* first stable release of a series that has it */
+} rows[] = {
+	{ KP_F_INHERIT_TAINT, "inherit_taint", { 5, 9, 0 },
+	  { { 4, 4, 269 }, { 4, 9, 269 }, { 4, 14, 233 }, { 4, 19, 191 }, { 5, 4, 118 } } },
+	{ KP_F_SYMBOL_GET_GPL, "symbol_get_gpl_only", { 6, 6, 0 },
+	  { { 4, 14, 326 }, { 4, 19, 295 }, { 5, 4, 257 }, { 5, 10, 195 }, { 5, 15, 131 },
+	    { 6, 1, 52 }, { 6, 4, 15 }, { 6, 5, 2 } } },
+	{ KP_F_INHERIT_MSG_SYMBOL, "inherit_taint_names_symbol", { 5, 19, 0 }, { { 0 } } },
+	{ KP_F_TAINT_AFTER_DUP, "taints_after_duplicate_check", { 6, 4, 0 }, { { 0 } } },
+	{ KP_F_NO_LEGACY_TABLES, "no_gpl_future_unused_tables", { 5, 12, 0 }, { { 0 } } },
+	{ KP_F_NAMESPACES, "symbol_namespaces", { 5, 4, 0 }, { { 0 } } },
+	{ KP_F_MODULE_NAMESPACES, "module_namespaces", { 6, 16, 0 }, { { 0 } } },
+	{ KP_F_THIS_MODULE_SIZE, "this_module_size_check", { 6, 4, 0 }, { { 0 } } },
+	{ KP_F_GOT_EXEMPT, "got_symbol_exempt", { 5, 12, 0 }, { { 0 } } },
+	{ KP_F_ERRNO_IN_UNKNOWN, "unknown_symbol_reports_enoent", { 5, 10, 0 }, { { 0 } } },
+	{ KP_F_LICENSE_SECOND_MSG, "license_taint_second_message", { 6, 4, 0 }, { { 0 } } },
+	{ KP_F_TEST_TAINT, "test_taint", { 6, 0, 0 }, { { 0 } } },
+};
+
+int kp_kver_cmp(const struct kp_kver *a, const struct kp_kver *b)
+{
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	if (a->patch != b->patch)
+		return a->patch < b->patch ? -1 : 1;
+	return 0;
+}
+
+int kp_kver_parse(const char *s, struct kp_kver *v)
+{
+	char *end;
+	long x;
+
+	memset(v, 0, sizeof(*v));
+	x = strtol(s, &end, 10);
+	if (end == s || *end != '.' || x < 2 || x > 99)
+		return -1;
+	v->major = (int)x;
+	s = end + 1;
+	x = strtol(s, &end, 10);
+	if (end == s || x < 0 || x > 999)
+		return -1;
+	v->minor = (int)x;
+	if (*end == '.') {
+		s = end + 1;
+		x = strtol(s, &end, 10);
+		if (end == s || x < 0 || x > 99999)
+			return -1;
+		v->patch = (int)x;
+	}
+	return 0;
+}
+
+static bool has_feature(const struct feature_row *r, const struct kp_kver *v)
+{
+	if (kp_kver_cmp(v, &r->mainline) >= 0)
+		return true;
+	for (size_t i = 0; i < MAX_BACKPORTS && r->backports[i].major; i++) {
+		const struct kp_kver *b = &r->backports[i];
+
+		if (v->major == b->major && v->minor == b->minor && v->patch >= b->patch)
+			return true;
+	}
+	return false;
+}
+
+void kp_profile_for_version(struct kp_profile *p, const struct kp_kver *v)
+{
+	memset(p, 0, sizeof(*p));
+	p->version = *v;
+	p->version_known = true;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(rows); i++)
+		p->has[rows[i].f] = has_feature(&rows[i], v);
+	p->name = kp_profile_rules_name(p);
+}
+
+void kp_profile_latest(struct kp_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < KP_ARRAY_SIZE(rows); i++)
+		p->has[rows[i].f] = true;
+	p->name = kp_profile_rules_name(p);
+}
+
+int kp_profile_apply_rules(struct kp_profile *p, const char *rules)
+{
+	if (!rules || !strcmp(rules, "auto"))
+		return 0;
+	if (!strcmp(rules, "pre2020")) {
+		p->has[KP_F_INHERIT_TAINT] = false;
+		p->has[KP_F_SYMBOL_GET_GPL] = false;
+	} else if (!strcmp(rules, "2020")) {
+		p->has[KP_F_INHERIT_TAINT] = true;
+		p->has[KP_F_SYMBOL_GET_GPL] = false;
+	} else if (!strcmp(rules, "2023")) {
+		p->has[KP_F_INHERIT_TAINT] = true;
+		p->has[KP_F_SYMBOL_GET_GPL] = true;
+	} else {
+		return -1;
+	}
+	p->name = kp_profile_rules_name(p);
+	return 0;
+}
+
+const char *kp_feature_name(enum kp_feature f)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(rows); i++)
+		if (rows[i].f == f)
+			return rows[i].name;
+	return "?";
+}
+
+const char *kp_profile_rules_name(const struct kp_profile *p)
+{
+	if (p->has[KP_F_SYMBOL_GET_GPL])
+		return p->has[KP_F_INHERIT_TAINT] ? "2023" : "2023-without-2020";
+	return p->has[KP_F_INHERIT_TAINT] ? "2020" : "pre2020";
+}

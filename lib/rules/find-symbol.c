@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * find_symbol() (kernel/module/main.c, v5.9 … v6.12; kernel/module.c before 5.19):
+ * vmlinux __ksymtab, vmlinux __ksymtab_gpl, then every formed module, newest
+ * loaded first, each its __ksymtab then __ksymtab_gpl. A GPL-only table is
+ * skipped when !gplok and the search goes on; the first match wins.
+ */
+#include <string.h>
+
+#include "rules.h"
+
+static void from_ksym(struct kp_found *out, const struct kp_ksym *k)
+{
+	out->gpl_only = k->gpl_only;
+	out->gpl_future = k->table == KP_KSYMTAB_GPL_FUTURE;
+	out->ns = k->ns;
+	out->has_crc = k->has_crc;
+	out->crc = k->crc;
+}
+
+static bool table_allowed(const struct kp_sim_ctx *c, enum kp_export_table t, bool gpl_only,
+			  bool gplok)
+{
+	/* gpl_future and unused tables exist only before v5.12. */
+	if (c->p->has[KP_F_NO_LEGACY_TABLES] && t != KP_KSYMTAB && t != KP_KSYMTAB_GPL)
+		return false;
+	return gplok || !gpl_only;
+}
+
+bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok,
+		    struct kp_found *out)
+{
+	const struct kp_graph *g = c->g;
+	const struct kp_ksym *k;
+
+	memset(out, 0, sizeof(*out));
+	out->name = name;
+	k = g->base ? kp_base_lookup(g->base, name) : NULL;
+	if (k && table_allowed(c, k->table, k->gpl_only, gplok)) {
+		from_ksym(out, k);
+		out->kind = KP_PROV_VMLINUX;
+		return true;
+	}
+	/* Live modules, newest first (list_add_rcu() at the head of the modules list). */
+	{
+		const struct kp_export_ref *best = NULL;
+		const struct kp_symbol_index_entry *e;
+
+		for (e = kp_symbol_index_find(&g->exports, name); e; e = kp_symbol_index_next(e)) {
+			const struct kp_export_ref *r = e->value;
+			const struct kp_verdict *v = &c->sim->v[r->node];
+
+			if (!v->loads || !table_allowed(c, r->exp->table, r->exp->gpl_only, gplok))
+				continue;
+			if (!best || v->load_seq > c->sim->v[best->node].load_seq)
+				best = r;
+		}
+		if (best) {
+			const struct kp_verdict *v = &c->sim->v[best->node];
+
+			out->gpl_only = best->exp->gpl_only;
+			out->gpl_future = best->exp->table == KP_KSYMTAB_GPL_FUTURE;
+			out->ns = best->exp->ns;
+			out->has_crc = best->exp->has_crc;
+			out->crc = best->exp->crc;
+			out->kind = KP_PROV_MODULE;
+			out->owner = best->node;
+			out->owner_name = g->nodes[best->node].mod->name;
+			out->owner_proprietary = v->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE);
+			return true;
+		}
+	}
+	/* Modules known only from the kernel base were loaded before the set. */
+	k = kp_graph_base_module_export(g, name);
+	if (k && table_allowed(c, k->table, k->gpl_only, gplok)) {
+		from_ksym(out, k);
+		out->kind = KP_PROV_BASE_MODULE;
+		kp_base_owner_modname(k->owner, out->owner_buf, sizeof(out->owner_buf));
+		out->owner_name = out->owner_buf;
+		for (size_t i = 0; i < c->f->nloaded_proprietary; i++)
+			if (!strcmp(c->f->loaded_proprietary[i], out->owner_name))
+				out->owner_proprietary = true;
+		return true;
+	}
+	return false;
+}

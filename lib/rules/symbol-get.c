@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <string.h>
+
+#include "rules.h"
+
+static struct kp_symget_result *push(struct kp_verdict *v, size_t *cap)
+{
+	struct kp_symget_result *r;
+
+	if (kp_grow(&v->symget, cap, v->nsymget + 1, sizeof(*v->symget)) < 0)
+		return NULL;
+	r = &v->symget[v->nsymget++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* __symbol_get(): v6.6+ and stable 4.14.326…6.5.2 (9011e49d54dc) require a GPL-only export. */
+int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
+{
+	const struct kp_module *m = c->g->nodes[v->node].mod;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < m->nsymget; i++) {
+		const struct kp_symget *s = &m->symget[i];
+		struct kp_symget_result *r;
+		struct kp_found fs;
+		bool dup = false;
+
+		if (!s->symbol)
+			continue;
+		for (size_t j = 0; j < v->nsymget && !dup; j++)
+			dup = !strcmp(v->symget[j].symbol, s->symbol);
+		if (dup)
+			continue;
+		/* A heuristic candidate counts only when it names an export. */
+		if (s->method == KP_SYMGET_HEURISTIC && !kp_find_symbol(c, s->symbol, true, &fs) &&
+		    !kp_symbol_index_find(&c->g->exports, s->symbol))
+			continue;
+		r = push(v, &cap);
+		if (!r)
+			return -1;
+		r->symbol = s->symbol;
+		r->method_heuristic = s->method == KP_SYMGET_HEURISTIC;
+		if (!kp_find_symbol(c, s->symbol, true, &fs)) {
+			const struct kp_symbol_index_entry *e =
+				kp_symbol_index_find(&c->g->exports, s->symbol);
+
+			r->ok = false;
+			r->reason = e ? "its module fails to load" : "not exported";
+			kp_finding(v, "symbol-get-not-found", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
+				   s->symbol, "symbol_get(%s) returns NULL: %s", s->symbol, r->reason);
+			continue;
+		}
+		r->owner = fs.owner_name ? fs.owner_name : "vmlinux";
+		r->gpl_only = fs.gpl_only;
+		if (c->p->has[KP_F_SYMBOL_GET_GPL] && (!fs.gpl_only || fs.gpl_future)) {
+			r->ok = false;
+			r->reason = "not an EXPORT_SYMBOL_GPL export";
+			kp_finding(v, "symbol-get-non-gpl", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
+				   s->symbol, "symbol_get(%s) returns NULL: %s exports it with "
+				   "EXPORT_SYMBOL, not EXPORT_SYMBOL_GPL (2023 rule); the kernel logs "
+				   "\"failing symbol_get of non-GPLONLY symbol %s.\"", s->symbol,
+				   r->owner, s->symbol);
+			continue;
+		}
+		r->ok = true;
+		r->reason = fs.gpl_only ? "EXPORT_SYMBOL_GPL export" : "exported (rule not in force)";
+		if (fs.owner_proprietary && fs.gpl_only)
+			kp_finding(v, "symbol-get-proprietary-gpl", KP_SEV_NOTE, KP_CONS_WARN, s->symbol,
+				   "symbol_get(%s) succeeds although its owner %s is proprietary: the "
+				   "2023 rule checks the export macro, not the owner's license",
+				   s->symbol, r->owner);
+	}
+	return 0;
+}

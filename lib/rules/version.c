@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* MODVERSIONS and vermagic: kernel/module/version.c and check_modinfo() in kernel/module/main.c. */
+#include <errno.h>
+#include <string.h>
+
+#include "rules.h"
+
+static const struct kp_version *find_version(const struct kp_module *m, const char *name,
+					     bool *any)
+{
+	const struct kp_version *list = m->versions;
+	size_t n = m->nversions;
+
+	/* v6.14+: with both extended sections present only they are used. */
+	if (m->has_ext_versions) {
+		list = m->ext_versions;
+		n = m->next_versions;
+	}
+	*any = true;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i].name, name))
+			return &list[i];
+	return NULL;
+}
+
+/* check_version(): kernel/module/version.c v5.19+ (kernel/module.c before), same logic since 4.x. */
+bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const char *symname,
+			   const struct kp_found *fs)
+{
+	const struct kp_version *ver;
+	bool any;
+
+	if (!c->f->modversions)
+		return true;
+	/* Exporting module didn't supply crcs?  OK, we're already tainted. */
+	if (!fs->has_crc)
+		return true;
+	/* No versions at all?  modprobe --force does this. */
+	if (!ld->has_versions)
+		return kp_try_to_force_load(c, ld, symname) == 0;
+	ver = find_version(ld->m, symname, &any);
+	if (ver) {
+		if (ver->crc == fs->crc)
+			return true;
+		kp_msg(c, ld, "%s: disagrees about version of symbol %s", ld->info_name, symname);
+		kp_finding(ld->v, "crc-mismatch", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, symname,
+			   "was built against %s with CRC 0x%08x, the kernel has 0x%08x", symname,
+			   ver->crc, fs->crc);
+		return false;
+	}
+	/* "Broken toolchain": upstream warns once and accepts; Debian warns and rejects. */
+	if (c->f->missing_version_fatal) {
+		kp_msg(c, ld, "%s: no symbol version for %s", ld->info_name, symname);
+		kp_finding(ld->v, "missing-symbol-version", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, symname,
+			   "__versions has no entry for %s (rejected by this distribution's kernel)",
+			   symname);
+		return false;
+	}
+	if (!c->no_version_warned) {
+		kp_msg(c, ld, "%s: no symbol version for %s", ld->info_name, symname);
+		c->no_version_warned = true;
+	}
+	return true;
+}
+
+/* check_modstruct_version(): the CRC of module_layout (v2.6.x … v6.12; -ENOEXEC on mismatch). */
+int kp_rule_check_modstruct_version(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	struct kp_found fs;
+
+	if (!c->f->modversions || !kp_find_symbol(c, "module_layout", true, &fs))
+		return 0;
+	return kp_rule_check_version(c, ld, "module_layout", &fs) ? 0 : -ENOEXEC;
+}
+
+/* same_magic(): with MODVERSIONS and __versions, the release (first word) is not compared. */
+static bool same_magic(const char *a, const char *b, bool has_crcs)
+{
+	if (has_crcs) {
+		a += strcspn(a, " ");
+		b += strcspn(b, " ");
+	}
+	return !strcmp(a, b);
+}
+
+/* check_modinfo(): vermagic and livepatch support (v4.x … v6.12). */
+int kp_rule_check_modinfo_vermagic(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	const char *modmagic = ld->m->vermagic;
+
+	if (!modmagic) {
+		int err = kp_try_to_force_load(c, ld, "bad vermagic");
+
+		if (err) {
+			kp_finding(ld->v, "no-vermagic", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+				   "the module has no vermagic and the kernel cannot force-load");
+			return err;
+		}
+	} else if (c->f->vermagic &&
+		   !same_magic(modmagic, c->f->vermagic, c->f->modversions && ld->has_versions)) {
+		kp_msg(c, ld, "%s: version magic '%s' should be '%s'", ld->info_name, modmagic,
+		       c->f->vermagic);
+		kp_finding(ld->v, "vermagic-mismatch", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+			   "built for '%s', the kernel is '%s'", modmagic, c->f->vermagic);
+		return -ENOEXEC;
+	}
+	if (ld->m->livepatch && !c->f->livepatch) {
+		kp_msg(c, ld, "%s: module is marked as livepatch module, but livepatch support is "
+		       "disabled", ld->name);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/* check_export_symbol_versions() v6.4+ / check_module_license_and_versions() before. */
+int kp_rule_check_export_symbol_versions(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	const struct kp_module *m = ld->m;
+	size_t nplain = 0, ngpl = 0;
+
+	if (!c->f->modversions)
+		return 0;
+	for (size_t i = 0; i < m->nexports; i++) {
+		nplain += m->exports[i].table == KP_KSYMTAB;
+		ngpl += m->exports[i].table == KP_KSYMTAB_GPL;
+	}
+	if ((nplain && !m->has_kcrctab[KP_KSYMTAB]) || (ngpl && !m->has_kcrctab[KP_KSYMTAB_GPL]))
+		return kp_try_to_force_load(c, ld, "no versions for exported symbols");
+	return 0;
+}

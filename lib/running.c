@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The running system under a root. /proc/modules lines are
+ *   name size refcount users state address [(taints)]
+ * (kernel/module/procfs.c m_show(), print_unload_info(); users end in ',' or
+ * are "-"; without MODULE_UNLOAD refcount and users are both "-"; the
+ * parenthesised flags also carry '+'/'-' for modules coming or going).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "kernel-base-internal.h"
+#include "rootfs.h"
+#include "running.h"
+
+#define PROC_MAX_SIZE ((size_t)16 << 20)
+#define KALLSYMS_MAX_SIZE ((size_t)256 << 20)
+
+static char *rpath(const struct kp_running *r, const char *rel)
+{
+	return kp_root_path(r->root, rel);
+}
+
+static const char *adup(struct kp_running *r, const char *s, size_t n)
+{
+	return kp_arena_strndup(&r->arena, s, n);
+}
+
+/* A small file's first line into the arena; NULL if absent. -1 only for errors other than absence. */
+static int first_line(struct kp_running *r, const char *rel, const char **out, struct kp_err *err)
+{
+	char buf[4096];
+	char *path = rpath(r, rel);
+	int ret;
+
+	*out = NULL;
+	if (!path)
+		return kp_err_set(err, "out of memory");
+	ret = kp_read_first_line(path, buf, sizeof(buf), err);
+	free(path);
+	if (ret < 0)
+		return ret == -ENOENT || ret == -EACCES || ret == -EPERM ? 0 : -1;
+	*out = adup(r, buf, strlen(buf));
+	return *out ? 0 : kp_err_set(err, "out of memory");
+}
+
+static int read_release(struct kp_running *r, struct kp_err *err)
+{
+	struct utsname u;
+
+	if (first_line(r, "proc/sys/kernel/osrelease", &r->release, err) < 0)
+		return -1;
+	if (r->release && *r->release)
+		return 0;
+	if (!kp_root_is_host(r->root))
+		return kp_err_set(err, "%s: cannot tell the kernel release: no "
+				  "proc/sys/kernel/osrelease", r->root);
+	if (uname(&u) < 0)
+		return kp_err_set(err, "uname: %s", strerror(errno));
+	r->release = adup(r, u.release, strlen(u.release));
+	r->release_from_uname = true;
+	return r->release ? 0 : kp_err_set(err, "out of memory");
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* Taint letters without the state marks '+' / '-'. */
+static const char *taint_letters(struct kp_running *r, const char *s, size_t n)
+{
+	char buf[64];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k + 1 < sizeof(buf); i++)
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			buf[k++] = s[i];
+	return adup(r, buf, k);
+}
+
+#define MAX_FIELDS 8
+
+static int parse_module_line(struct kp_running *r, char *line, const char *path, size_t lineno,
+			     struct kp_loaded_module *m, struct kp_err *err)
+{
+	char *f[MAX_FIELDS];
+	size_t nf = 0, cap = 0;
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (nf == MAX_FIELDS)
+			return kp_err_set(err, "%s:%zu: too many fields", path, lineno);
+		f[nf++] = tok;
+	}
+	if (nf != 6 && nf != 7)
+		return kp_err_set(err, "%s:%zu: %zu fields, expected 'name size refcount users "
+				  "state address [(taints)]'", path, lineno, nf);
+	if (!kp_is_identifier(f[0], strlen(f[0])))
+		return kp_err_set(err, "%s:%zu: invalid module name '%s'", path, lineno, f[0]);
+	if (!all_digits(f[1], strlen(f[1])))
+		return kp_err_set(err, "%s:%zu: invalid size '%s'", path, lineno, f[1]);
+	if (strcmp(f[2], "-") && !(all_digits(f[2], strlen(f[2])) ||
+				   (f[2][0] == '-' && all_digits(f[2] + 1, strlen(f[2] + 1)))))
+		return kp_err_set(err, "%s:%zu: invalid reference count '%s'", path, lineno, f[2]);
+	if (strncmp(f[5], "0x", 2))
+		return kp_err_set(err, "%s:%zu: invalid address '%s'", path, lineno, f[5]);
+	if (nf == 7 && (f[6][0] != '(' || f[6][strlen(f[6]) - 1] != ')'))
+		return kp_err_set(err, "%s:%zu: invalid taint flags '%s'", path, lineno, f[6]);
+
+	memset(m, 0, sizeof(*m));
+	m->name = adup(r, f[0], strlen(f[0]));
+	m->size = strtoull(f[1], NULL, 10);
+	m->refcount = strcmp(f[2], "-") ? atoi(f[2]) : -1;
+	m->state = adup(r, f[4], strlen(f[4]));
+	m->taint = nf == 7 ? taint_letters(r, f[6] + 1, strlen(f[6]) - 2) : adup(r, "", 0);
+	if (!m->name || !m->state || !m->taint)
+		return kp_err_set(err, "out of memory");
+	if (strcmp(f[3], "-")) {
+		char *users = f[3], *u;
+
+		save = NULL;
+		for (u = strtok_r(users, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
+			const char **grown = m->users;
+			size_t need = m->nusers + 1;
+
+			if (need > cap) {
+				size_t ncap = cap ? cap * 2 : 4;
+
+				grown = kp_arena_alloc(&r->arena, ncap * sizeof(*grown));
+				if (!grown)
+					return kp_err_set(err, "out of memory");
+				if (m->nusers)
+					memcpy(grown, m->users, m->nusers * sizeof(*grown));
+				cap = ncap;
+			}
+			grown[m->nusers] = adup(r, u, strlen(u));
+			if (!grown[m->nusers])
+				return kp_err_set(err, "out of memory");
+			m->users = grown;
+			m->nusers++;
+		}
+	}
+	return 0;
+}
+
+static int read_module_taint(struct kp_running *r, struct kp_loaded_module *m, struct kp_err *err)
+{
+	char rel[256], buf[64];
+	char *path;
+	int ret;
+
+	snprintf(rel, sizeof(rel), "sys/module/%s/taint", m->name);
+	path = rpath(r, rel);
+	if (!path)
+		return kp_err_set(err, "out of memory");
+	ret = kp_read_first_line(path, buf, sizeof(buf), err);
+	if (ret == 0) {
+		for (const char *p = buf; *p; p++)
+			if (*p < 'A' || *p > 'Z') {
+				ret = kp_err_set(err, "%s: unexpected character '%c' in the taint "
+						 "letters", path, *p);
+				break;
+			}
+		if (ret == 0) {
+			m->taint = adup(r, buf, strlen(buf));
+			m->taint_from_sysfs = true;
+			if (!m->taint)
+				ret = kp_err_set(err, "out of memory");
+		}
+	} else if (ret == -ENOENT || ret == -EACCES) {
+		ret = 0;
+	} else {
+		ret = -1;
+	}
+	free(path);
+	return ret;
+}
+
+static int read_modules(struct kp_running *r, struct kp_err *err)
+{
+	char *path = rpath(r, "proc/modules");
+	struct kp_bytes b;
+	size_t cap = 0, lineno = 0;
+	char *pos, *end;
+	int ret;
+
+	if (!path)
+		return kp_err_set(err, "out of memory");
+	ret = kp_read_file(path, PROC_MAX_SIZE, &b, err);
+	if (ret == -ENOENT) {
+		free(path);
+		return 0;
+	}
+	if (ret < 0) {
+		free(path);
+		return -1;
+	}
+	r->have_proc_modules = true;
+	pos = (char *)b.data;
+	end = pos + b.len;
+	ret = 0;
+	while (pos < end && ret == 0) {
+		char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t l = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+		char line[4096];
+
+		lineno++;
+		if (l) {
+			if (l >= sizeof(line) || memchr(pos, '\0', l)) {
+				ret = kp_err_set(err, "%s:%zu: line too long or not text", path,
+						 lineno);
+				break;
+			}
+			memcpy(line, pos, l);
+			line[l] = '\0';
+			if (kp_grow(&r->modules, &cap, r->nmodules + 1, sizeof(*r->modules)) < 0) {
+				ret = kp_err_set(err, "out of memory");
+				break;
+			}
+			ret = parse_module_line(r, line, path, lineno, &r->modules[r->nmodules],
+						err);
+			if (ret == 0)
+				ret = read_module_taint(r, &r->modules[r->nmodules], err);
+			if (ret == 0) {
+				struct kp_loaded_module *m = &r->modules[r->nmodules];
+
+				m->proprietary = strchr(m->taint, 'P') != NULL;
+				r->nmodules++;
+			}
+		}
+		pos = nl ? nl + 1 : end;
+	}
+	kp_bytes_release(&b);
+	free(path);
+	return ret;
+}
+
+static int read_security(struct kp_running *r, struct kp_err *err)
+{
+	const char *v;
+
+	r->sig_enforce = -1;
+	if (first_line(r, "sys/module/module/parameters/sig_enforce", &v, err) < 0)
+		return -1;
+	if (v) {
+		if (!strcmp(v, "Y") || !strcmp(v, "1"))
+			r->sig_enforce = 1;
+		else if (!strcmp(v, "N") || !strcmp(v, "0"))
+			r->sig_enforce = 0;
+	}
+	/* "[none] integrity confidentiality": the bracketed one is in force. */
+	if (first_line(r, "sys/kernel/security/lockdown", &v, err) < 0)
+		return -1;
+	if (v) {
+		const char *open = strchr(v, '['), *close = open ? strchr(open, ']') : NULL;
+
+		if (open && close) {
+			r->lockdown = adup(r, open + 1, (size_t)(close - open - 1));
+			if (!r->lockdown)
+				return kp_err_set(err, "out of memory");
+		}
+	}
+	if (first_line(r, "proc/sys/kernel/tainted", &v, err) < 0)
+		return -1;
+	if (v && all_digits(v, strlen(v))) {
+		r->have_tainted = true;
+		r->tainted = strtoul(v, NULL, 10);
+	}
+	return 0;
+}
+
+/* module_blacklist=a,b on the command line: a charp parameter, the last one wins. */
+static int read_cmdline(struct kp_running *r, struct kp_err *err)
+{
+	static const char key[] = "module_blacklist=";
+	const char *last = NULL;
+	size_t last_len = 0, cap = 0;
+
+	if (first_line(r, "proc/cmdline", &r->cmdline, err) < 0)
+		return -1;
+	if (!r->cmdline)
+		return 0;
+	for (const char *p = r->cmdline; *p;) {
+		size_t n = strcspn(p, " ");
+
+		if (n > sizeof(key) - 1 && !strncmp(p, key, sizeof(key) - 1)) {
+			last = p + sizeof(key) - 1;
+			last_len = n - (sizeof(key) - 1);
+		}
+		p += n;
+		p += strspn(p, " ");
+	}
+	while (last && last_len) {
+		size_t n = 0;
+
+		while (n < last_len && last[n] != ',')
+			n++;
+		if (n) {
+			if (kp_grow(&r->module_blacklist, &cap, r->nmodule_blacklist + 1,
+				    sizeof(*r->module_blacklist)) < 0)
+				return kp_err_set(err, "out of memory");
+			r->module_blacklist[r->nmodule_blacklist] = adup(r, last, n);
+			if (!r->module_blacklist[r->nmodule_blacklist])
+				return kp_err_set(err, "out of memory");
+			r->nmodule_blacklist++;
+		}
+		if (n == last_len)
+			break;
+		last += n + 1;
+		last_len -= n + 1;
+	}
+	return 0;
+}
+
+static int note(struct kp_running *r, const char **where, const char *msg)
+{
+	*where = adup(r, msg, strlen(msg));
+	return *where ? 0 : -1;
+}
+
+static int read_kallsyms(struct kp_running *r, struct kp_err *err)
+{
+	char *path = rpath(r, "proc/kallsyms");
+	struct kp_err e = { "" };
+	struct kp_kernel_base *b;
+	int ret = 0;
+
+	if (!path)
+		return kp_err_set(err, "out of memory");
+	if (kp_base_new(&b) < 0) {
+		free(path);
+		return kp_err_set(err, "out of memory");
+	}
+	if (kp_base_load_system_map(b, path, &e) < 0 ||
+	    kp_base_set_release(b, r->release, &e) < 0) {
+		kp_base_free(b);
+		ret = note(r, &r->kallsyms_note, e.msg);
+	} else {
+		r->kallsyms = b;
+	}
+	free(path);
+	return ret < 0 ? kp_err_set(err, "out of memory") : 0;
+}
+
+static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
+{
+	struct kp_err e = { "" };
+	char *procfg;
+
+	if (kp_tree_open(&r->tree, r->root, r->release, &e) == 0)
+		r->have_tree = true;
+	else if (note(r, &r->tree_note, e.msg) < 0)
+		return kp_err_set(err, "out of memory");
+	if (r->have_tree && r->tree.config_path) {
+		if (kp_kconfig_load(&r->config, r->tree.config_path, &e) < 0 &&
+		    note(r, &r->config_note, e.msg) < 0)
+			return kp_err_set(err, "out of memory");
+		return 0;
+	}
+	procfg = rpath(r, "proc/config.gz");
+	if (!procfg)
+		return kp_err_set(err, "out of memory");
+	if (kp_is_file(procfg)) {
+		if (kp_kconfig_load(&r->config, procfg, &e) < 0 &&
+		    note(r, &r->config_note, e.msg) < 0) {
+			free(procfg);
+			return kp_err_set(err, "out of memory");
+		}
+	} else if (note(r, &r->config_note, "no boot/config-<release> and no "
+			"proc/config.gz") < 0) {
+		free(procfg);
+		return kp_err_set(err, "out of memory");
+	}
+	free(procfg);
+	return 0;
+}
+
+int kp_running_open(struct kp_running *r, const char *root, struct kp_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->sig_enforce = -1;
+	r->root = strdup(root && *root ? root : "/");
+	if (!r->root)
+		return kp_err_set(err, "out of memory");
+	if (read_release(r, err) < 0 || read_modules(r, err) < 0 || read_security(r, err) < 0 ||
+	    read_cmdline(r, err) < 0 || read_kallsyms(r, err) < 0 ||
+	    read_tree_and_config(r, err) < 0) {
+		kp_running_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+void kp_running_release(struct kp_running *r)
+{
+	free(r->root);
+	free(r->modules);
+	free(r->module_blacklist);
+	kp_base_free(r->kallsyms);
+	if (r->have_tree)
+		kp_tree_release(&r->tree);
+	kp_kconfig_release(&r->config);
+	kp_arena_release(&r->arena);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct kp_loaded_module *kp_running_find(const struct kp_running *r, const char *name)
+{
+	for (size_t i = 0; i < r->nmodules; i++) {
+		const char *a = r->modules[i].name, *b = name;
+
+		for (; *a && *b; a++, b++)
+			if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+				break;
+		if (!*a && !*b)
+			return &r->modules[i];
+	}
+	return NULL;
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* JUnit XML for CI systems: a testsuite per kernel rule set, a testcase per module. */
+#include "config.h"
+
+#include "check-output.h"
+
+static void xml_escaped(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if (*p < 0x20 && *p != '\t' && *p != '\n')
+				fprintf(f, "&#%u;", *p);
+			else if (*p >= 0x80)
+				fputc('?', f); /* keep the XML valid whatever the module contains */
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+void kp_check_print_junit(const struct kp_check_out *o, const struct kp_analysis *a)
+{
+	size_t failures = 0;
+	FILE *f = o->f;
+
+	for (size_t k = 0; k < a->graph.n; k++) {
+		const struct kp_verdict *v = &a->sim.v[k];
+
+		for (size_t i = 0; i < v->nfindings; i++)
+			if (v->findings[i].severity >= o->fail_on && !v->findings[i].waived) {
+				failures++;
+				break;
+			}
+	}
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", f);
+	fprintf(f, "  <testsuite name=\"kopolicy rules %s", kp_profile_rules_name(&a->facts.profile));
+	if (a->facts.release) {
+		fputs(" on ", f);
+		xml_escaped(f, a->facts.release);
+	}
+	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\">\n", a->graph.n, failures);
+	for (size_t k = 0; k < a->graph.n; k++) {
+		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
+		const struct kp_node *nd = &a->graph.nodes[v->node];
+
+		fputs("    <testcase classname=\"kopolicy\" name=\"", f);
+		xml_escaped(f, nd->mod->name);
+		fputs("\" file=\"", f);
+		xml_escaped(f, nd->path);
+		fputs("\">\n", f);
+		for (size_t i = 0; i < v->nfindings; i++) {
+			const struct kp_finding *fi = &v->findings[i];
+
+			if (fi->severity < o->fail_on || fi->waived)
+				continue;
+			fprintf(f, "      <failure type=\"%s\" message=\"", fi->id);
+			xml_escaped(f, fi->message);
+			fputs("\"/>\n", f);
+		}
+		if (v->nmessages) {
+			fputs("      <system-out>", f);
+			for (size_t i = 0; i < v->nmessages; i++) {
+				xml_escaped(f, v->messages[i]);
+				fputc('\n', f);
+			}
+			fputs("</system-out>\n", f);
+		}
+		fputs("    </testcase>\n", f);
+	}
+	fputs("  </testsuite>\n</testsuites>\n", f);
+}

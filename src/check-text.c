@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* `kopolicy check` for people: grouped by consequence, one line per finding. */
+#include "config.h"
+
+#include <string.h>
+
+#include "check-output.h"
+
+static const char *color(const struct kp_check_out *o, const char *code)
+{
+	return o->color ? code : "";
+}
+
+static void print_group(const struct kp_check_out *o, const struct kp_analysis *a,
+			enum kp_consequence cons, const char *title, const char *col)
+{
+	bool header = false;
+
+	for (size_t k = 0; k < a->graph.n; k++) {
+		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
+		const struct kp_node *nd = &a->graph.nodes[v->node];
+
+		for (size_t i = 0; i < v->nfindings; i++) {
+			const struct kp_finding *f = &v->findings[i];
+
+			if (f->consequence != cons)
+				continue;
+			if (f->severity == KP_SEV_NOTE && !o->verbose)
+				continue;
+			if (!header) {
+				fprintf(o->f, "%s%s%s\n", color(o, col), title, color(o, "\033[0m"));
+				header = true;
+			}
+			fprintf(o->f, "  %s: %s%s: %s%s\n", nd->mod->name,
+				kp_severity_name(f->severity)[0] == 'e' ? "E: " :
+				kp_severity_name(f->severity)[0] == 'w' ? "W: " : "I: ",
+				f->id, f->message, f->waived ? " [waived]" : "");
+		}
+	}
+	if (header)
+		fputc('\n', o->f);
+}
+
+void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis *a)
+{
+	const struct kp_kernel_facts *f = &a->facts;
+	size_t nfail = 0, np = 0;
+
+	fprintf(o->f, "kernel %s, rules %s%s\n", f->release ? f->release : "(release unknown)",
+		kp_profile_rules_name(&f->profile),
+		f->missing_version_fatal ? ", Debian symbol-version policy" : "");
+	for (size_t i = 0; i < f->nassumptions; i++)
+		fprintf(o->f, "  assumed: %s\n", f->assumptions[i]);
+	fputc('\n', o->f);
+	print_group(o, a, KP_CONS_LOAD_FAIL, "Fails to load:", "\033[1;31m");
+	print_group(o, a, KP_CONS_TAINT, "Loads, tainted proprietary (P):", "\033[1;33m");
+	print_group(o, a, KP_CONS_FEATURE_MISSING, "Loads, but symbol_get() returns NULL:",
+		    "\033[1;33m");
+	print_group(o, a, KP_CONS_WARN, "Notes:", "\033[1m");
+
+	if (o->verbose) {
+		for (size_t k = 0; k < a->graph.n; k++) {
+			const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
+			char letters[32];
+
+			kp_taint_letters(v->taints, letters, sizeof(letters));
+			fprintf(o->f, "%s: %s", a->graph.nodes[v->node].mod->name,
+				v->loads ? "loads" : "fails");
+			if (!v->loads)
+				fprintf(o->f, " (%s)", kp_errno_name(v->err));
+			fprintf(o->f, ", taint %s\n", letters[0] ? letters : "-");
+			for (size_t i = 0; i < v->nmessages; i++)
+				fprintf(o->f, "    dmesg: %s\n", v->messages[i]);
+		}
+		fputc('\n', o->f);
+	}
+	for (size_t k = 0; k < a->graph.n; k++) {
+		const struct kp_verdict *v = &a->sim.v[k];
+
+		nfail += !v->loads;
+		np += (v->taints & 1) != 0;
+	}
+	fprintf(o->f, "%zu module%s: %zu fail%s to load, %zu proprietary (P)\n", a->graph.n,
+		a->graph.n == 1 ? "" : "s", nfail, nfail == 1 ? "s" : "", np);
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* kopolicy check: predict loads, taints and symbol_get() results for a module set. */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "check-output.h"
+#include "waivers.h"
+
+static void check_usage(FILE *f)
+{
+	fputs("Usage: kopolicy check [OPTIONS] FILE|DIR...\n"
+	      "Predict what the module loader does with each module: loads or fails (errno and\n"
+	      "the kernel's own messages), taints (P inherited under the 2020 rule), and what\n"
+	      "symbol_get() returns (2023 rule). Modules are loaded in dependency order.\n"
+	      "\n"
+	      "  -f, --format F     text (default), json, sarif or junit\n"
+	      "  -o, --output FILE  write the report to FILE\n"
+	      "      --fail-on S    exit 1 on findings of severity S or worse: error (default),\n"
+	      "                     warning, note, or never\n"
+	      "      --waivers FILE accepted findings (RULE MODULE [SYMBOL] globs per line)\n"
+	      "      --compare A,B  report what changes between rule sets A and B\n"
+	      "  -v, --verbose      also notes, and each module's outcome and messages\n"
+	      "      --pretty       indent JSON\n"
+	      "      --color WHEN   auto (default), always, never\n"
+	      "  -j, --jobs N       read modules with N threads\n"
+	      "\n" KP_ANALYSIS_HELP
+	      "\n"
+	      "Exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or input errors.\n",
+	      f);
+}
+
+static int parse_severity(const char *s, enum kp_severity *out)
+{
+	if (!strcmp(s, "error"))
+		*out = KP_SEV_ERROR;
+	else if (!strcmp(s, "warning"))
+		*out = KP_SEV_WARNING;
+	else if (!strcmp(s, "note"))
+		*out = KP_SEV_NOTE;
+	else if (!strcmp(s, "never"))
+		*out = (enum kp_severity)(KP_SEV_ERROR + 1);
+	else
+		return -1;
+	return 0;
+}
+
+/* Runs the strictest rules too, for latent-breakage findings, when the target lacks one. */
+static int strict_pass(struct kp_analysis *a)
+{
+	struct kp_kernel_facts strict = a->facts;
+	struct kp_simulation s;
+	struct kp_err err = { "" };
+	int r;
+
+	memset(&strict.arena, 0, sizeof(strict.arena));
+	if (a->facts.profile.has[KP_F_INHERIT_TAINT] && a->facts.profile.has[KP_F_SYMBOL_GET_GPL])
+		return kp_add_policy_findings(&a->sim, NULL, &err);
+	kp_profile_apply_rules(&strict.profile, "2023");
+	if (kp_simulate(&a->graph, &strict, &s, &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		return -1;
+	}
+	r = kp_add_policy_findings(&a->sim, &s, &err);
+	kp_simulation_free(&s);
+	return r;
+}
+
+static int compare(struct kp_analysis *a, const char *spec, FILE *out)
+{
+	char first[32], second[32];
+	const char *comma = strchr(spec, ',');
+	struct kp_kernel_facts fa = a->facts, fb = a->facts;
+	struct kp_simulation sa, sb;
+	struct kp_err err = { "" };
+	size_t changes = 0;
+
+	if (!comma || (size_t)(comma - spec) >= sizeof(first) || strlen(comma + 1) >= sizeof(second)) {
+		kp_cli_error(NULL, "--compare takes two rule sets, e.g. 2020,2023");
+		return KP_EXIT_ERROR;
+	}
+	snprintf(first, sizeof(first), "%.*s", (int)(comma - spec), spec);
+	snprintf(second, sizeof(second), "%s", comma + 1);
+	if (kp_profile_apply_rules(&fa.profile, first) < 0 ||
+	    kp_profile_apply_rules(&fb.profile, second) < 0) {
+		kp_cli_error(NULL, "--compare: unknown rule set in '%s'", spec);
+		return KP_EXIT_ERROR;
+	}
+	if (kp_simulate(&a->graph, &fa, &sa, &err) < 0 ||
+	    kp_simulate(&a->graph, &fb, &sb, &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		return KP_EXIT_ERROR;
+	}
+	fprintf(out, "Changes from rules %s to rules %s:\n", first, second);
+	for (size_t k = 0; k < a->graph.n; k++) {
+		size_t i = a->graph.order[k];
+		const struct kp_verdict *x = &sa.v[i], *y = &sb.v[i];
+		const char *name = a->graph.nodes[i].mod->name;
+
+		if (x->loads != y->loads) {
+			fprintf(out, "  %s: %s -> %s\n", name,
+				x->loads ? "loads" : kp_errno_name(x->err),
+				y->loads ? "loads" : kp_errno_name(y->err));
+			changes++;
+		} else if ((x->taints ^ y->taints) & 1) {
+			fprintf(out, "  %s: %s P\n", name, (y->taints & 1) ? "becomes" : "no longer");
+			changes++;
+		}
+		for (size_t j = 0; j < x->nsymget; j++)
+			for (size_t l = 0; l < y->nsymget; l++)
+				if (!strcmp(x->symget[j].symbol, y->symget[l].symbol) &&
+				    x->symget[j].ok != y->symget[l].ok) {
+					fprintf(out, "  %s: symbol_get(%s) %s -> %s\n", name,
+						x->symget[j].symbol, x->symget[j].ok ? "ok" : "NULL",
+						y->symget[l].ok ? "ok" : "NULL");
+					changes++;
+				}
+	}
+	if (!changes)
+		fputs("  (none)\n", out);
+	kp_simulation_free(&sa);
+	kp_simulation_free(&sb);
+	return changes ? KP_EXIT_FINDINGS : KP_EXIT_OK;
+}
+
+int cmd_check(struct kp_cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "fail-on", required_argument, NULL, 0x200 },
+		{ "waivers", required_argument, NULL, 0x201 },
+		{ "compare", required_argument, NULL, 0x202 },
+		{ "pretty", no_argument, NULL, 0x203 },
+		{ "color", required_argument, NULL, 0x204 },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		KP_CLI_COMMON_LONGOPTS,
+		KP_ANALYSIS_LONGOPTS,
+		{}
+	};
+	struct kp_check_out out = { .f = stdout, .fail_on = KP_SEV_ERROR };
+	const char *format = "text", *output = NULL, *waivers = NULL, *cmp = NULL;
+	const char *color = "auto";
+	struct kp_waivers ws = { 0 };
+	struct kp_analysis a;
+	int c, rc;
+
+	kp_analysis_init(&a);
+	while ((c = getopt_long(argc, argv, "f:o:vhj:k:", opts, NULL)) != -1) {
+		if (kp_cli_common_option(cli, c, optarg) || kp_analysis_option(&a, c, optarg))
+			continue;
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 0x200:
+			if (parse_severity(optarg, &out.fail_on) < 0) {
+				kp_cli_error(NULL, "--fail-on takes error, warning, note or never");
+				return KP_EXIT_ERROR;
+			}
+			break;
+		case 0x201:
+			waivers = optarg;
+			break;
+		case 0x202:
+			cmp = optarg;
+			break;
+		case 0x203:
+			out.pretty = true;
+			break;
+		case 0x204:
+			color = optarg;
+			break;
+		case 'v':
+			out.verbose = true;
+			break;
+		case 'h':
+			check_usage(stdout);
+			return KP_EXIT_OK;
+		default:
+			check_usage(stderr);
+			return KP_EXIT_ERROR;
+		}
+	}
+	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "sarif") &&
+	    strcmp(format, "junit")) {
+		kp_cli_error(NULL, "unknown format '%s' (text, json, sarif or junit)", format);
+		return KP_EXIT_ERROR;
+	}
+	if (optind >= argc) {
+		kp_cli_error(NULL, "check: no module files given");
+		check_usage(stderr);
+		return KP_EXIT_ERROR;
+	}
+	if (waivers) {
+		struct kp_err err = { "" };
+
+		if (kp_waivers_load(&ws, waivers, &err) < 0) {
+			kp_cli_error(NULL, "%s", err.msg);
+			return KP_EXIT_ERROR;
+		}
+	}
+	rc = kp_analysis_run(&a, cli, argv + optind, argc - optind, true);
+	if (rc)
+		goto done;
+	if (output) {
+		out.f = fopen(output, "we");
+		if (!out.f) {
+			kp_cli_error(output, "cannot write: %m");
+			rc = KP_EXIT_ERROR;
+			goto done;
+		}
+	}
+	out.color = !strcmp(color, "always") ||
+		    (!strcmp(color, "auto") && !output && isatty(STDOUT_FILENO));
+	if (cmp) {
+		rc = compare(&a, cmp, out.f);
+		goto done;
+	}
+	if (strict_pass(&a) < 0) {
+		rc = KP_EXIT_ERROR;
+		goto done;
+	}
+	kp_waivers_apply(&ws, &a.sim);
+	if (!strcmp(format, "json"))
+		kp_check_print_json(&out, &a);
+	else if (!strcmp(format, "sarif"))
+		kp_check_print_sarif(&out, &a);
+	else if (!strcmp(format, "junit"))
+		kp_check_print_junit(&out, &a);
+	else
+		kp_check_print_text(&out, &a);
+	rc = KP_EXIT_OK;
+	for (size_t i = 0; i < a.sim.n; i++)
+		for (size_t j = 0; j < a.sim.v[i].nfindings; j++)
+			if (!a.sim.v[i].findings[j].waived &&
+			    a.sim.v[i].findings[j].severity >= out.fail_on)
+				rc = KP_EXIT_FINDINGS;
+	if (a.read_failures)
+		rc = KP_EXIT_ERROR;
+done:
+	if (out.f && out.f != stdout && fclose(out.f) != 0 && rc != KP_EXIT_ERROR) {
+		kp_cli_error(output, "write error");
+		rc = KP_EXIT_ERROR;
+	}
+	if (out.f == stdout && fflush(stdout) != 0) {
+		kp_cli_error(NULL, "write error on standard output");
+		rc = KP_EXIT_ERROR;
+	}
+	kp_waivers_free(&ws);
+	kp_analysis_free(&a);
+	return rc;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "waivers.h"
+
+int kp_waivers_load(struct kp_waivers *ws, const char *path, struct kp_err *err)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0, wcap = 0;
+	unsigned lineno = 0;
+	int r = 0;
+
+	memset(ws, 0, sizeof(*ws));
+	if (!f)
+		return kp_err_set(err, "%s: cannot open waiver file: %m", path);
+	while (getline(&line, &cap, f) > 0) {
+		char *hash = strchr(line, '#'), *save = NULL, *tok[4] = { 0 };
+		size_t nt = 0;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		for (char *t = strtok_r(line, " \t\r\n", &save); t && nt < 4;
+		     t = strtok_r(NULL, " \t\r\n", &save))
+			tok[nt++] = t;
+		if (nt == 0)
+			continue;
+		if (nt < 2 || nt > 3) {
+			r = kp_err_set(err, "%s:%u: expected RULE MODULE [SYMBOL]", path, lineno);
+			break;
+		}
+		if (kp_grow(&ws->w, &wcap, ws->n + 1, sizeof(*ws->w)) < 0) {
+			r = kp_err_set(err, "out of memory");
+			break;
+		}
+		ws->w[ws->n].rule = strdup(tok[0]);
+		ws->w[ws->n].module = strdup(tok[1]);
+		ws->w[ws->n].symbol = strdup(tok[2] ? tok[2] : "*");
+		ws->w[ws->n].line = lineno;
+		ws->n++;
+		if (!ws->w[ws->n - 1].rule || !ws->w[ws->n - 1].module || !ws->w[ws->n - 1].symbol) {
+			r = kp_err_set(err, "out of memory");
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (r < 0)
+		kp_waivers_free(ws);
+	return r;
+}
+
+size_t kp_waivers_apply(const struct kp_waivers *ws, struct kp_simulation *sim)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sim->n; i++) {
+		struct kp_verdict *v = &sim->v[i];
+		const char *mod = sim->graph->nodes[v->node].mod->name;
+
+		for (size_t j = 0; j < v->nfindings; j++) {
+			struct kp_finding *f = &v->findings[j];
+
+			for (size_t k = 0; k < ws->n; k++) {
+				const struct kp_waiver *w = &ws->w[k];
+
+				if (fnmatch(w->rule, f->id, 0) || fnmatch(w->module, mod, 0) ||
+				    fnmatch(w->symbol, f->symbol ? f->symbol : "", 0))
+					continue;
+				f->waived = true;
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+void kp_waivers_free(struct kp_waivers *ws)
+{
+	for (size_t i = 0; i < ws->n; i++) {
+		free(ws->w[i].rule);
+		free(ws->w[i].module);
+		free(ws->w[i].symbol);
+	}
+	free(ws->w);
+	memset(ws, 0, sizeof(*ws));
+}
