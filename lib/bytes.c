@@ -49,6 +49,9 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 		need = o->len + extra;
 	if (need <= o->cap)
 		return 0;
+	/* Growing past the first chunk: stop early if what came out is not even ELF. */
+	if (o->elf_only && o->len >= 4 && memcmp(o->data, "\177ELF", 4))
+		return kp_err_set(err, "decompressed data is not an ELF file");
 	if (o->cap >= o->max)
 		return kp_err_set(err, "decompressed size exceeds the limit of %zu MiB "
 				  "(decompression bomb? see --max-size)", o->max >> 20);
@@ -64,9 +67,9 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 }
 
 static int decompress(const unsigned char *in, size_t len, enum kp_compression comp,
-		      size_t max_size, struct kp_bytes *out, struct kp_err *err)
+		      size_t max_size, bool elf_only, struct kp_bytes *out, struct kp_err *err)
 {
-	struct kp_outbuf o = { .max = max_size };
+	struct kp_outbuf o = { .max = max_size, .elf_only = elf_only };
 	int r;
 
 	/* Start near the usual ratio of compressed modules to spare reallocations. */
@@ -103,7 +106,7 @@ int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size,
 	memset(out, 0, sizeof(*out));
 	out->file_len = len;
 	if (comp != KP_COMP_NONE)
-		return decompress(in, len, comp, max_size, out, err);
+		return decompress(in, len, comp, max_size, true, out, err);
 	if (len > max_size)
 		return kp_err_set(err, "file is larger than the limit of %zu MiB (see --max-size)",
 				  max_size >> 20);
@@ -134,7 +137,8 @@ static int read_all(int fd, unsigned char *buf, size_t len, struct kp_err *err)
 	return 0;
 }
 
-int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err)
+static int bytes_read(const char *path, size_t max_size, bool elf_only, struct kp_bytes *out,
+		      struct kp_err *err)
 {
 	unsigned char *raw;
 	struct stat st;
@@ -182,7 +186,7 @@ int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struc
 			out->len = len;
 			raw = NULL;
 		} else {
-			r = decompress(raw, len, comp, max_size, out, err);
+			r = decompress(raw, len, comp, max_size, elf_only, out, err);
 		}
 		out->file_len = len;
 	}
@@ -190,6 +194,16 @@ int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struc
 out_close:
 	close(fd);
 	return r;
+}
+
+int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err)
+{
+	return bytes_read(path, max_size, false, out, err);
+}
+
+int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err)
+{
+	return bytes_read(path, max_size, true, out, err);
 }
 
 void kp_bytes_release(struct kp_bytes *b)

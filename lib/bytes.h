@@ -35,6 +35,8 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
  * than @max_size is refused as a probable decompression bomb.
  */
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
+/* Same for a kernel module: decompression stops as soon as the output is not ELF. */
+int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
 /* Same, from a buffer already in memory (fuzzing, tests); @in is not kept. */
 int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size,
 			 struct kp_bytes *out, struct kp_err *err);
@@ -46,6 +48,7 @@ struct kp_outbuf {
 	size_t len;
 	size_t cap;
 	size_t max;
+	bool elf_only; /* give up early when the output does not start with ELF magic */
 };
 
 int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);

@@ -51,10 +51,7 @@ int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, s
 			ret = kp_err_set(err, "xz: %s", xz_strerror(r));
 			break;
 		}
-		if (s.avail_out != 0 && s.avail_in == 0) {
-			ret = kp_err_set(err, "xz: truncated xz stream");
-			break;
-		}
+		/* LZMA_OK: more room needed, or progress made; a stuck truncated stream gives BUF_ERROR. */
 	}
 	lzma_end(&s);
 	return ret;

@@ -173,6 +173,22 @@ int kp_elf_open(struct kp_elf *e, const unsigned char *image, size_t len, struct
 		kp_err_set(err, "invalid ELF header: %s", elf_error());
 		goto fail;
 	}
+	{
+		uint64_t nsh = eh.e_shnum ? eh.e_shnum : 1; /* 0: extended count in section 0 */
+		uint64_t entsz = eh.e_ident[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Shdr)
+								    : sizeof(Elf32_Shdr);
+
+		if (eh.e_shoff == 0) {
+			kp_err_set(err, "ELF file has no section header table");
+			goto fail;
+		}
+		if (eh.e_shoff > len || nsh * entsz > len - eh.e_shoff) {
+			kp_err_set(err, "truncated or corrupt: the section header table (offset %llu, "
+				   "%llu entries) lies beyond the end of the file (%zu bytes)",
+				   (unsigned long long)eh.e_shoff, (unsigned long long)nsh, len);
+			goto fail;
+		}
+	}
 	e->is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
 	e->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	e->machine = eh.e_machine;

@@ -173,6 +173,17 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 		ok = try_layout(e, tab, strs, f, k, dec, n);
 	}
 	if (!ok) {
+		const struct kp_reloc *rel;
+		size_t nrel = 0;
+
+		/* Labels name entries only when nothing relocates the table (a resolved image). */
+		if (kp_elf_relocs(e, tab, &rel, &nrel, err) < 0)
+			goto out;
+		if (nrel) {
+			kp_err_set(err, "%s (%llu bytes) fits no struct kernel_symbol layout",
+				   tables[t].ksymtab, (unsigned long long)s->size);
+			goto out;
+		}
 		n = from_labels(e, tab, strs, dec, s->size / 8 + 1);
 		if (!n) {
 			kp_err_set(err, "cannot decode %s (%llu bytes): no relocations or labels name "

@@ -10,10 +10,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bytes.h"
 #include "kernel-base-internal.h"
+#include "rootfs.h"
 
 struct entry {
 	struct kp_ksym k;      /* first: callers get &entry->k */
@@ -415,12 +417,17 @@ int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)
 {
 	unsigned char head[SELFMAG];
 	struct kp_bytes bytes;
+	struct stat st;
 	ssize_t n;
 	int fd, r;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return kp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return kp_err_set(err, "%s: is a directory", path);
+	}
 	do
 		n = read(fd, head, sizeof(head));
 	while (n < 0 && errno == EINTR);
@@ -430,8 +437,9 @@ int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)
 	if ((size_t)n == sizeof(head) && !memcmp(head, ELFMAG, SELFMAG))
 		return kp_base_load_vmlinux(b, path, err);
 
-	if (kp_bytes_read(path, KP_BASE_MAX_TEXT, &bytes, err) < 0)
-		return kp_base_err_prefix(err, path);
+	/* kp_read_file(): /proc/kallsyms reports a size of 0. */
+	if (kp_read_file(path, KP_BASE_MAX_TEXT, &bytes, err) < 0)
+		return -1;
 	if (bytes.len >= SELFMAG && !memcmp(bytes.data, ELFMAG, SELFMAG)) {
 		kp_bytes_release(&bytes);
 		/* A compressed vmlinux: the vmlinux reader decompresses by itself. */
@@ -445,8 +453,8 @@ int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)
 		r = kp_base_load_system_map_buffer(b, path, bytes.data, bytes.len, err);
 		break;
 	default:
-		r = kp_err_set(err, "%s: not a vmlinux, Module.symvers, System.map or kallsyms file",
-			       path);
+		r = kp_err_set(err, "%s: not a vmlinux, Module.symvers, System.map or kallsyms "
+			       "file", path);
 	}
 	kp_bytes_release(&bytes);
 	return r;

@@ -13,7 +13,8 @@
  * between threads.
  *
  * Error messages of the loaders name the file they are about ("FILE:LINE: why"
- * for text formats), so callers print them as they are.
+ * for text formats), so callers print them as they are. A load that fails may
+ * have added part of its source: treat the base as unusable then.
  */
 #ifndef KP_KERNEL_BASE_H
 #define KP_KERNEL_BASE_H

@@ -90,7 +90,7 @@ static int assignment(struct parse *p, const char *s, size_t len)
 	for (size_t i = 0; s + i < (eq ? eq : s + len); i++)
 		if (!is_sym_char(s[i]))
 			eq = NULL;
-	if (!eq || eq - s <= 7)
+	if (!eq || eq - s <= 7 || strncmp(s, "CONFIG_", 7))
 		return kp_err_set(p->err, "%s:%zu: expected CONFIG_NAME=value or a # comment",
 				  p->label, p->lineno);
 	v = eq + 1;
@@ -221,7 +221,8 @@ int kp_kconfig_load_buffer(struct kp_kconfig *c, const char *label, const unsign
 
 		p.lineno++;
 		if (memchr(pos, '\0', l))
-			return kp_err_set(err, "%s:%zu: NUL byte: not a text file", label, p.lineno);
+			return kp_err_set(err, "%s:%zu: NUL byte: not a text file", label,
+					  p.lineno);
 		if (l && pos[l - 1] == '\r')
 			l--;
 		if (l && pos[0] == '#')

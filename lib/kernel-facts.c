@@ -3,6 +3,7 @@
 
 #include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bytes.h"
@@ -143,6 +144,42 @@ static const char *build_vermagic(struct kp_kernel_facts *f, const struct config
 	return kp_arena_strdup(&f->arena, buf);
 }
 
+/* The kernel command line parameters the loader reads (last one wins, as the kernel's parser). */
+static int apply_cmdline(struct kp_kernel_facts *f, const char *cmdline, struct kp_err *err)
+{
+	char *copy = kp_arena_strdup(&f->arena, cmdline), *save = NULL;
+
+	if (!copy)
+		return kp_err_set(err, "out of memory");
+	for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+		if (!strncmp(t, "module.sig_enforce", 18) && (t[18] == '\0' || t[18] == '=')) {
+			/* a bool parameter: bare, 1/y/Y/on set it; it can never be cleared once set */
+			const char *v = t[18] ? t + 19 : "1";
+
+			if (strchr("1yY", v[0]) || !strcmp(v, "on"))
+				f->sig_enforce = true;
+		} else if (!strncmp(t, "module_blacklist=", 17)) {
+			char *list = t + 17, *s2 = NULL;
+			size_t n = 0;
+			const char **bl;
+
+			for (const char *p = list; *p; p++)
+				n += *p == ',';
+			bl = kp_arena_alloc(&f->arena, (n + 1) * sizeof(*bl));
+			if (!bl)
+				return kp_err_set(err, "out of memory");
+			n = 0;
+			for (char *m = strtok_r(list, ",", &s2); m; m = strtok_r(NULL, ",", &s2))
+				bl[n++] = m;
+			f->blacklist = bl;
+			f->nblacklist = n;
+		} else if (!strncmp(t, "lockdown=", 9)) {
+			f->lockdown = !strcmp(t + 9, "integrity") || !strcmp(t + 9, "confidentiality");
+		}
+	}
+	return 0;
+}
+
 void kp_facts_opts_init(struct kp_facts_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -228,6 +265,8 @@ int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	f->signatures_trusted = !o->untrusted_signatures;
 	if (f->module_sig && f->signatures_trusted)
 		assume(f, "signed modules are assumed to verify against the kernel's keys");
+	if (o->cmdline && apply_cmdline(f, o->cmdline, err) < 0)
+		return -1;
 	if (!o->distro || !strcmp(o->distro, "auto"))
 		f->missing_version_fatal = kp_release_is_debian(release);
 	else if (!strcmp(o->distro, "debian"))

@@ -385,8 +385,8 @@ static int read_builtin_modinfo(struct kp_tree *t, struct kp_err *err)
 		dot = memchr(rec, '.', l);
 		eq = dot ? memchr(dot, '=', l - (size_t)(dot - rec)) : NULL;
 		if (!dot || dot == rec || !eq || eq == dot + 1) {
-			r = kp_err_set(err, "%s: record at offset %zu is not module.key=value", path,
-				       off - l - 1);
+			r = kp_err_set(err, "%s: record at offset %zu is not module.key=value",
+				       path, off - l - 1);
 			break;
 		}
 		if (kp_grow(&t->builtin_info, &cap, t->nbuiltin_info + 1,

@@ -30,7 +30,7 @@ struct kp_tree {
 	char *moddir;          /* ROOT/lib/modules/<release> */
 
 	/* Kernel-side files found for this release; NULL when none was found. */
-	char *symvers_path;    /* build/Module.symvers, usr/src/linux-headers-<r>/, boot/symvers-<r>.gz, ... */
+	char *symvers_path;    /* build/, usr/src/linux-headers-<r>/, boot/symvers-<r>.gz, ... */
 	char *config_path;     /* boot/config-<r>, <moddir>/config, build/.config */
 	char *system_map_path; /* a real System.map (usr/lib/debug/boot/ first) */
 	char *system_map_stub; /* Debian's one-line stub, when it was the only one */

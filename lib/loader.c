@@ -82,18 +82,11 @@ const char *kp_consequence_name(enum kp_consequence c)
 	return "warn";
 }
 
-void kp_msg(struct kp_sim_ctx *c, struct kp_loading *ld, const char *fmt, ...)
+static void add_message(struct kp_verdict *v, const char *fmt, va_list ap)
 {
-	struct kp_verdict *v = ld->v;
 	char *s = NULL, **p;
-	va_list ap;
-	int r;
 
-	(void)c;
-	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (r < 0)
+	if (vasprintf(&s, fmt, ap) < 0)
 		return;
 	p = realloc(v->messages, (v->nmessages + 1) * sizeof(*p));
 	if (!p) {
@@ -102,6 +95,25 @@ void kp_msg(struct kp_sim_ctx *c, struct kp_loading *ld, const char *fmt, ...)
 	}
 	v->messages = p;
 	v->messages[v->nmessages++] = s;
+}
+
+void kp_msg(struct kp_sim_ctx *c, struct kp_loading *ld, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)c;
+	va_start(ap, fmt);
+	add_message(ld->v, fmt, ap);
+	va_end(ap);
+}
+
+void kp_vmsg(struct kp_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_message(v, fmt, ap);
+	va_end(ap);
 }
 
 int kp_finding(struct kp_verdict *v, const char *id, enum kp_severity sev,

@@ -131,7 +131,7 @@ int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_
 	struct kp_module *m;
 
 	*out = NULL;
-	if (kp_bytes_read(path, max, &b, err) < 0)
+	if (kp_bytes_read_elf(path, max, &b, err) < 0)
 		return -1;
 	m = module_new(path);
 	if (!m) {

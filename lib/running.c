@@ -28,7 +28,7 @@ static const char *adup(struct kp_running *r, const char *s, size_t n)
 	return kp_arena_strndup(&r->arena, s, n);
 }
 
-/* A small file's first line into the arena; NULL if absent. -1 only for errors other than absence. */
+/* A small file's first line into the arena, NULL if absent or unreadable; -1 on other errors. */
 static int first_line(struct kp_running *r, const char *rel, const char **out, struct kp_err *err)
 {
 	char buf[4096];

@@ -26,7 +26,7 @@ struct kp_loaded_module {
 	const char **users;    /* modules using this one ("used by"; "[permanent]" kept) */
 	size_t nusers;
 	const char *state;     /* "Live", "Loading" or "Unloading" */
-	const char *taint;     /* taint letters ("POE"), "" if none: sysfs taint, else /proc/modules */
+	const char *taint;     /* letters ("POE"), "" if none: sysfs taint, else /proc/modules' */
 	bool taint_from_sysfs; /* ROOT/sys/module/<name>/taint was read */
 	bool proprietary;      /* 'P' in taint: exports seen through it are not GPL-usable */
 };

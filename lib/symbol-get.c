@@ -39,6 +39,8 @@
 #endif
 
 #define SG_MAX_STEPS 20000 /* states visited per call site */
+/* Executable bytes decoded per module (the largest in-tree .text is a few MiB). */
+#define SG_MAX_CODE ((uint64_t)64 << 20)
 
 struct fn_range {
 	uint64_t start;
@@ -102,6 +104,7 @@ struct sg_ctx {
 	struct sg_state *work;
 	size_t nwork, capwork;
 	uint64_t *seen; /* open-addressing set of packed states, 0 = empty */
+	size_t *used;   /* slots of seen in use, to clear them between walks */
 	size_t seencap;
 	size_t nseen;
 	bool budget;
@@ -440,6 +443,25 @@ static bool is_tracing_hook(const char *name)
 	return false;
 }
 
+/* Functions that never return (as objtool's list): no fall through after a call to them. */
+static bool is_noreturn(const char *name)
+{
+	static const char *const names[] = {
+		"__stack_chk_fail", "__fortify_panic", "fortify_panic", "panic", "do_exit",
+		"do_group_exit", "make_task_dead", "kthread_exit", "kthread_complete_and_exit",
+		"__module_put_and_kthread_exit", "usercopy_abort", "__ubsan_handle_builtin_unreachable",
+		"btrfs_assertfail", "__invalid_creds", "__reiserfs_panic", "lbug_with_loc",
+		"mpt_halt_firmware", "nmi_panic_self_stop", "panic_smp_self_stop",
+		"rewind_stack_and_make_dead", "machine_real_restart", "kunit_try_catch_throw",
+		"__tdx_hypercall_failed", "sev_es_terminate", "snp_abort", "hv_ghcb_terminate",
+	};
+
+	for (size_t i = 0; name && i < KP_ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 static int decode_section(struct sg_ctx *c, size_t sec)
 {
 	struct kp_elf *e = c->e;
@@ -499,6 +521,10 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 			if (call && sym && is_tracing_hook(sym->name)) {
 				/* ftrace/coverage hooks preserve the argument registers */
 				in->flow = SG_SEQ;
+				continue;
+			}
+			if (call && sym && sym->shndx == SHN_UNDEF && is_noreturn(sym->name)) {
+				in->flow = SG_STOP;
 				continue;
 			}
 			if (d == 1 && add_edge(c, call, tsec, toff, (uint32_t)sec, i) < 0)
@@ -577,6 +603,7 @@ static bool seen_insert(struct sg_ctx *c, const struct sg_state *st)
 		h = (h + 1) & (c->seencap - 1);
 	}
 	c->seen[h] = key;
+	c->used[c->nseen] = h;
 	return true;
 }
 
@@ -706,7 +733,8 @@ static int walk_state(struct sg_ctx *c, const struct sg_state *st, struct sg_res
 
 static int trace(struct sg_ctx *c, uint32_t sec, size_t idx, struct sg_result *res)
 {
-	memset(c->seen, 0, c->seencap * sizeof(*c->seen));
+	for (size_t i = 0; i < c->nseen; i++)
+		c->seen[c->used[i]] = 0;
 	c->nwork = 0;
 	c->steps = 0;
 	c->nseen = 0;
@@ -795,6 +823,7 @@ static void ctx_free(struct sg_ctx *c)
 	free(c->calls);
 	free(c->work);
 	free(c->seen);
+	free(c->used);
 }
 
 static int prepare(struct sg_ctx *c, struct kp_err *err)
@@ -804,8 +833,11 @@ static int prepare(struct sg_ctx *c, struct kp_err *err)
 	c->secs = calloc(e->nsections ? e->nsections : 1, sizeof(*c->secs));
 	c->seencap = 1u << 16;
 	c->seen = calloc(c->seencap, sizeof(*c->seen));
-	if (!c->secs || !c->seen)
+	c->used = calloc(c->seencap / 2, sizeof(*c->used));
+	if (!c->secs || !c->seen || !c->used)
 		return kp_err_set(err, "out of memory");
+	uint64_t budget = SG_MAX_CODE;
+
 	for (size_t sec = 1; sec < e->nsections; sec++) {
 		const struct kp_reloc *rel;
 		size_t nrel;
@@ -814,6 +846,9 @@ static int prepare(struct sg_ctx *c, struct kp_err *err)
 			continue;
 		if (kp_elf_relocs(e, sec, &rel, &nrel, err) < 0)
 			return -1;
+		if (e->sections[sec].size > budget)
+			continue; /* not decoded: its call sites fall back to the heuristic */
+		budget -= e->sections[sec].size;
 		if (decode_section(c, sec) < 0)
 			return kp_err_set(err, "out of memory");
 	}

@@ -15,6 +15,7 @@
 
 #include "bytes.h"
 #include "kernel-base-internal.h"
+#include "rootfs.h"
 
 enum layout {
 	LAYOUT_NONE,
@@ -258,8 +259,8 @@ int kp_base_load_symvers(struct kp_kernel_base *b, const char *path, struct kp_e
 	struct kp_bytes bytes;
 	int r;
 
-	if (kp_bytes_read(path, KP_BASE_MAX_TEXT, &bytes, err) < 0)
-		return kp_base_err_prefix(err, path);
+	if (kp_read_file(path, KP_BASE_MAX_TEXT, &bytes, err) < 0)
+		return -1;
 	r = kp_base_load_symvers_buffer(b, path, bytes.data, bytes.len, err);
 	kp_bytes_release(&bytes);
 	return r;

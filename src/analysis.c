@@ -55,6 +55,9 @@ int kp_analysis_option(struct kp_analysis *a, int c, const char *arg)
 	case 0x109:
 		a->fo.allow_missing_ns = 1;
 		return 1;
+	case 0x10a:
+		a->fo.cmdline = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -77,7 +80,7 @@ static int load_kernel_path(struct kp_analysis *a, const char *path)
 			if (stat(p, &st) == 0) {
 				r = kp_base_load(a->base, p, &err);
 				if (r < 0)
-					kp_cli_error(p, "%s", err.msg);
+					kp_cli_error(NULL, "%s", err.msg);
 				free(p);
 				return r;
 			}
@@ -87,7 +90,7 @@ static int load_kernel_path(struct kp_analysis *a, const char *path)
 		return -1;
 	}
 	if (kp_base_load(a->base, path, &err) < 0) {
-		kp_cli_error(path, "%s", err.msg);
+		kp_cli_error(NULL, "%s", err.msg);
 		return -1;
 	}
 	return 0;

@@ -43,7 +43,8 @@ struct kp_analysis {
 	{ "sig-enforce", no_argument, NULL, 0x106 },                           \
 	{ "lockdown", no_argument, NULL, 0x107 },                              \
 	{ "untrusted-signatures", no_argument, NULL, 0x108 },                  \
-	{ "allow-missing-namespace-imports", no_argument, NULL, 0x109 }
+	{ "allow-missing-namespace-imports", no_argument, NULL, 0x109 }, \
+	{ "kernel-cmdline", required_argument, NULL, 0x10a }
 
 #define KP_ANALYSIS_HELP                                                                      \
 	"Target kernel:\n"                                                                    \
@@ -57,6 +58,8 @@ struct kp_analysis {
 	"      --distro D         auto, debian (missing symbol versions are fatal) or upstream\n" \
 	"      --vermagic S       the kernel's vermagic string\n"                             \
 	"      --sig-enforce      signatures are enforced (module.sig_enforce=1)\n"           \
+	"      --kernel-cmdline S the boot command line (module.sig_enforce=, module_blacklist=,\n" \
+	"                         lockdown=)\n"                                               \
 	"      --lockdown         kernel lockdown (integrity) is active\n"                    \
 	"      --untrusted-signatures  signed modules' keys are not trusted by the kernel\n"  \
 	"      --allow-missing-namespace-imports  CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"

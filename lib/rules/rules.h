@@ -51,6 +51,8 @@ struct kp_found {
 /* Message and taint helpers (loader.c). */
 void kp_msg(struct kp_sim_ctx *c, struct kp_loading *ld, const char *fmt, ...)
 	kp_printf_fmt(3, 4);
+/* A message printed outside a load (symbol_get() at run time). */
+void kp_vmsg(struct kp_verdict *v, const char *fmt, ...) kp_printf_fmt(2, 3);
 void kp_add_taint(struct kp_sim_ctx *c, unsigned bit, bool lockdep_unreliable);
 void kp_add_taint_module(struct kp_sim_ctx *c, struct kp_loading *ld, unsigned bit,
 			 bool lockdep_unreliable);

@@ -56,6 +56,9 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 		if (c->p->has[KP_F_SYMBOL_GET_GPL] && (!fs.gpl_only || fs.gpl_future)) {
 			r->ok = false;
 			r->reason = "not an EXPORT_SYMBOL_GPL export";
+			/* symbol_request() asks modprobe for "symbol:x" and tries again: twice. */
+			for (int t = 0; t < (s->request ? 2 : 1); t++)
+				kp_vmsg(v, "failing symbol_get of non-GPLONLY symbol %s.", s->symbol);
 			kp_finding(v, "symbol-get-non-gpl", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
 				   s->symbol, "symbol_get(%s) returns NULL: %s exports it with "
 				   "EXPORT_SYMBOL, not EXPORT_SYMBOL_GPL (2023 rule); the kernel logs "

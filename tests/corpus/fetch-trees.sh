@@ -5,6 +5,10 @@
 #
 # usage: tests/corpus/fetch-trees.sh [--with-dbg] [--refresh] [--offline] [TREE...]
 #   TREE: amd64-6.12 amd64-6.1 arm64 i386 s390x (default: all)
+#         or a derived tree BASE-zst / BASE-gz (e.g. amd64-6.1-zst): BASE's
+#         modules decompressed and recompressed as `make modules_install` with
+#         CONFIG_MODULE_COMPRESS_ZSTD/GZIP would (zstd -T0 / gzip -n), since no
+#         Debian tree ships .ko.zst or .ko.gz (not part of the default list)
 #   --with-dbg  also fetch linux-image-<abi>-dbg (~1 GB) and extract only its
 #               System.map (the image's boot/System.map-* is a stub)
 #   --refresh   run `apt-get update` even if the private lists are fresh
@@ -45,9 +49,11 @@ for arg in "$@"; do
 	--with-dbg) with_dbg=1 ;;
 	--refresh) refresh=1 ;;
 	--offline) offline=1 ;;
-	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $arg" ;;
-	*) tree_spec "$arg" >/dev/null || die "unknown tree '$arg' (known: ${ALL_TREES[*]})"
+	*) case $arg in *-zst|*-gz) base=${arg%-*} ;; *) base=$arg ;; esac
+	   tree_spec "$base" >/dev/null ||
+		die "unknown tree '$arg' (known: ${ALL_TREES[*]}, or BASE-zst, BASE-gz)"
 	   trees+=("$arg") ;;
 	esac
 done
@@ -223,6 +229,46 @@ do_tree() {
 	report "$tree" "$root"
 }
 
+# BASE-zst / BASE-gz: recompress BASE's modules (signature stays inside, as
+# modules_install compresses the signed file)
+do_derived() {
+	local tree=$1 base=${1%-*} comp=${1##*-} root="$CACHE/trees/$1" broot tmp want
+	broot="$CACHE/trees/$base"
+	case $comp in
+	zst) command -v zstd >/dev/null || die "zstd not found" ;;
+	gz) command -v gzip >/dev/null || die "gzip not found" ;;
+	esac
+	if [ "$offline" = 1 ]; then
+		[ -f "$root/.kopolicy-stamp" ] || die "$tree: --offline but no tree in $root"
+		report "$tree" "$root"; return
+	fi
+	do_tree "$base" >/dev/null
+	want=$(printf 'derived %s\n' "$comp"; grep -v '^dbg ' "$broot/.kopolicy-stamp")
+	if [ -f "$root/.kopolicy-stamp" ] && [ "$(cat "$root/.kopolicy-stamp")" = "$want" ]; then
+		log "$tree: up to date (from $base)"
+	else
+		log "$tree: recompressing $base modules with $comp"
+		tmp="$root.tmp.$$"; rm -rf "$tmp"
+		cp -a --reflink=auto "$broot" "$tmp"
+		rm -rf "$tmp/usr/lib/debug"; rm -f "$tmp/.kopolicy-stamp"
+		find "$tmp/lib/modules/" -name '*.ko.xz' -print0 | xargs -0 -r -n 64 -P "$(nproc)" xz -d
+		find "$tmp/lib/modules/" -name '*.ko.zst' -print0 | xargs -0 -r -n 64 -P "$(nproc)" zstd -d -q --rm
+		find "$tmp/lib/modules/" -name '*.ko.gz' -print0 | xargs -0 -r -n 64 -P "$(nproc)" gzip -d
+		case $comp in
+		zst) find "$tmp/lib/modules/" -name '*.ko' -print0 |
+			xargs -0 -r -n 64 -P "$(nproc)" zstd -T0 -q --rm -f ;;
+		gz) find "$tmp/lib/modules/" -name '*.ko' -print0 |
+			xargs -0 -r -n 64 -P "$(nproc)" gzip -n -f ;;
+		esac
+		printf '%s\n' "$want" >"$tmp/.kopolicy-stamp"
+		rm -rf "$root"; mv "$tmp" "$root"
+	fi
+	report "$tree" "$root"
+}
+
 for t in "${trees[@]}"; do
-	do_tree "$t"
+	case $t in
+	*-zst|*-gz) do_derived "$t" ;;
+	*) do_tree "$t" ;;
+	esac
 done

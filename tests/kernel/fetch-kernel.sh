@@ -9,8 +9,10 @@
 #   (plus KP_ARCH KP_FLAVOUR KP_VERSION KP_IMAGE_DEB for convenience)
 #
 # Nothing is installed: the packages are `apt-get download`ed with a private apt state
-# (one per architecture, under $KOPOLICY_CACHE/apt/<arch>/, no `dpkg --add-architecture`)
-# and unpacked with dpkg -x into $KOPOLICY_CACHE/kernels/<abi>/.
+# (one per architecture, $KOPOLICY_CACHE/apt/<arch>/fetch-kernel/, no
+# `dpkg --add-architecture`) into $KOPOLICY_CACHE/debs/<arch>/ (SHA256-checked against the
+# archive index, shared with tests/corpus/fetch-trees.sh) and unpacked with dpkg -x into
+# $KOPOLICY_CACHE/kernels/<abi>/.
 #
 # Picks the newest ABI of the series for which a signed image and the headers exist.
 # s390x has no signed kernels in Debian: there the (only) unsigned image is accepted.
@@ -87,12 +89,12 @@ flock 9
 
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -r "$KEYRING" ] || die "$KEYRING missing (install debian-archive-keyring)"
-for tool in apt-get apt-cache dpkg-deb flock; do
+for tool in apt-get apt-cache dpkg-deb flock sha256sum tar; do
 	command -v "$tool" >/dev/null || die "$tool not found"
 done
 
 # ---- private apt state, one per architecture -------------------------------------------
-apt_dir() { echo "$CACHE/apt/$1"; }
+apt_dir() { echo "$CACHE/apt/$1/fetch-kernel"; }
 
 apt_opts() {
 	local a=$1 d
@@ -103,9 +105,9 @@ apt_opts() {
 		-o "Dir::Etc::sourceparts=$d/etc/sources.list.d" \
 		-o "Dir::Etc::preferences=$d/etc/preferences" \
 		-o "Dir::Etc::preferencesparts=$d/etc/preferences.d" \
-		-o "Dir::State=$d/state" \
-		-o "Dir::State::lists=$d/state/lists" \
-		-o "Dir::State::status=$d/state/status" \
+		-o "Dir::State=$d" \
+		-o "Dir::State::lists=$d/lists" \
+		-o "Dir::State::status=$d/status" \
 		-o "Dir::Cache=$d/cache" \
 		-o "Dir::Cache::archives=$d/cache/archives" \
 		-o "Dir::Cache::pkgcache=$d/cache/pkgcache.bin" \
@@ -136,9 +138,9 @@ kp_apt_cache() {
 apt_setup() {
 	local a=$1 d stamp age now
 	d=$(apt_dir "$a")
-	mkdir -p "$d/etc/sources.list.d" "$d/etc/preferences.d" "$d/state/lists/partial" \
+	mkdir -p "$d/etc/sources.list.d" "$d/etc/preferences.d" "$d/lists/partial" \
 		"$d/cache/archives/partial"
-	[ -e "$d/state/status" ] || : >"$d/state/status"
+	[ -e "$d/status" ] || : >"$d/status"
 	cat >"$d/etc/sources.list.new" <<EOF
 deb [signed-by=$KEYRING] http://deb.debian.org/debian bookworm main
 deb [signed-by=$KEYRING] http://deb.debian.org/debian bookworm-updates main
@@ -146,11 +148,11 @@ deb [signed-by=$KEYRING] http://deb.debian.org/debian-security bookworm-security
 EOF
 	if ! cmp -s "$d/etc/sources.list.new" "$d/etc/sources.list" 2>/dev/null; then
 		mv "$d/etc/sources.list.new" "$d/etc/sources.list"
-		rm -f "$d/state/.updated"
+		rm -f "$d/lists/.updated"
 	else
 		rm -f "$d/etc/sources.list.new"
 	fi
-	stamp=$d/state/.updated
+	stamp=$d/lists/.updated
 	if [ "$OFFLINE" = 1 ]; then
 		[ -e "$stamp" ] || die "KOPOLICY_OFFLINE=1 but no cached apt lists for $a in $d"
 		return 0
@@ -180,27 +182,32 @@ field() {
 		sed -n "s/^$2: //p" | head -n1
 }
 
-# deb_fetch ARCH PKG VER -> prints the cached .deb path (downloads if missing)
+# deb_fetch ARCH PKG VER -> prints the cached .deb path (downloads if missing or corrupt)
 deb_fetch() {
-	local a=$1 pkg=$2 ver=$3 fname path
+	local a=$1 pkg=$2 ver=$3 fname sha dir path dl
 	fname=$(field "$pkg=$ver" Filename "$a")
-	[ -n "$fname" ] || die "$pkg=$ver is not in the $a archive lists"
-	path=$CACHE/debs/${fname##*/}
-	if [ ! -s "$path" ]; then
-		local dl
-		dl=$(mktemp -d "$CACHE/debs/.dl.XXXXXX")
-		if ! (cd "$dl" && kp_apt_get "$a" download "$pkg=$ver") >>"$LOG" 2>&1; then
-			rm -rf "$dl"
-			cat "$LOG" >&2
-			die "apt-get download $pkg=$ver ($a) failed"
-		fi
-		[ -s "$dl/${fname##*/}" ] || {
-			rm -rf "$dl"
-			die "apt-get download $pkg=$ver did not produce ${fname##*/}"
-		}
-		mv "$dl/${fname##*/}" "$path"
-		rm -rf "$dl"
+	sha=$(field "$pkg=$ver" SHA256 "$a")
+	if [ -z "$fname" ] || [ -z "$sha" ]; then die "$pkg=$ver is not in the $a archive lists"; fi
+	fname=${fname##*/}
+	dir=$CACHE/debs/$a
+	path=$dir/$fname
+	mkdir -p "$dir"
+	if [ -f "$path" ] && printf '%s  %s\n' "$sha" "$path" | sha256sum -c --status; then
+		echo "$path"
+		return 0
 	fi
+	dl=$(mktemp -d "$dir/.dl.XXXXXX")
+	if ! (cd "$dl" && kp_apt_get "$a" download "$pkg=$ver") >>"$LOG" 2>&1; then
+		rm -rf "$dl"
+		cat "$LOG" >&2
+		die "apt-get download $pkg=$ver ($a) failed"
+	fi
+	if ! printf '%s  %s\n' "$sha" "$dl/$fname" | sha256sum -c --status; then
+		rm -rf "$dl"
+		die "apt-get download $pkg=$ver: $fname missing or SHA256 mismatch"
+	fi
+	mv -f "$dl/$fname" "$path"
+	rm -rf "$dl"
 	echo "$path"
 }
 

@@ -13,7 +13,8 @@
 #   --prepare-only  fetch the kernel and build the fixtures (and --env-out), boot nothing
 #
 # Environment: KOPOLICY_CACHE (default ~/.cache/kopolicy), KP_ORACLE_TIMEOUT (seconds per boot,
-# default 180), KP_ORACLE_LOGLEVEL (guest console loglevel, default 1), KP_FETCH_KERNEL and
+# default 180), KP_ORACLE_LOGLEVEL (guest console loglevel, default 1), KP_ORACLE_KEEP=1 (keep
+# the serial logs and initrds of a successful run; a failed run always keeps them), KP_FETCH_KERNEL and
 # KP_BUILD_FIXTURES (override the two helper scripts), KP_ORACLE_SCENARIOS (another scenario
 # file); the overrides serve bring-up and tests.
 # See tests/oracle/README.md.
@@ -33,7 +34,7 @@ BASE_LAYOUT=1
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 die() { echo "run-oracle: error: $*" >&2; exit 1; }
 log() { echo "run-oracle: $*" >&2; }
-usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 JOBS=$(nproc 2>/dev/null || echo 1)
 OUTDIR=
@@ -115,11 +116,15 @@ for v in KP_ABI KP_RELEASE KP_KDIR KP_VMLINUZ KP_CONFIG KP_SYMVERS; do
 done
 [ -f "$KP_VMLINUZ" ] || die "vmlinuz $KP_VMLINUZ missing"
 WORK=$CACHE/oracle/$KP_ABI
-mkdir -p "$WORK/runs" "$CACHE/oracle/base"
+mkdir -p "$WORK" "$CACHE/oracle/base"
+# One lock per kernel ABI serialises the cache updates below (fixture build, cpio archives)
+# between concurrent runs; the boots themselves run outside it, in a private runs directory.
+exec 8>"$WORK/.lock"
+flock 8
 
 # ---- fixtures (cached on the content of fixtures/ and the kernel ABI) ------------------------
-fixtures_hash() {
-	(cd "$ROOT" && find fixtures -type f ! -name '*.o' ! -name '*.ko' ! -name '*.pyc' -print0 \
+fixtures_hash() { # inputs of build.sh: fixtures/src/** and the top-level files of fixtures/
+	(cd "$ROOT" && { find fixtures/src -type f -print0; find fixtures -maxdepth 1 -type f -print0; } \
 		| LC_ALL=C sort -z | xargs -0 -r sha256sum; sha256sum "$BUILD"; echo "$KP_ABI") \
 		| sha256sum | cut -c1-16
 }
@@ -128,11 +133,14 @@ if [ ! -f "$FIXDIR/.complete" ]; then
 	log "building fixtures for $KP_ABI into $FIXDIR"
 	rm -rf "$FIXDIR"
 	mkdir -p "$FIXDIR"
-	if ! "$BUILD" "$KP_KDIR" "$FIXDIR" >"$WORK/fixtures-build.log" 2>&1; then
-		tail -n 40 "$WORK/fixtures-build.log" >&2
-		die "$BUILD failed (full log: $WORK/fixtures-build.log)"
+	if ! "$BUILD" "$KP_KDIR" "$FIXDIR" >"$FIXDIR.build.log" 2>&1; then
+		tail -n 40 "$FIXDIR.build.log" >&2
+		die "$BUILD failed (full log: $FIXDIR.build.log)"
 	fi
 	touch "$FIXDIR/.complete"
+	# keep the three newest fixture builds of this ABI
+	find "$WORK" -maxdepth 1 -name 'fixtures-*' -type d -printf '%T@ %p\n' | sort -rn | tail -n +4 \
+		| cut -d' ' -f2- | while IFS= read -r old; do rm -rf "$old" "$old.build.log"; done
 fi
 
 if [ -n "$ENV_OUT" ]; then
@@ -173,9 +181,9 @@ if [ ! -f "$BASE_CPIO" ]; then
 	done
 	mknod "$stage/dev/console" c 5 1
 	mknod "$stage/dev/null" c 1 3
-	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible) >"$BASE_CPIO.tmp"
+	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible) >"$BASE_CPIO.$$"
 	rm -rf "$stage"
-	mv "$BASE_CPIO.tmp" "$BASE_CPIO"
+	mv "$BASE_CPIO.$$" "$BASE_CPIO"
 fi
 
 # ---- modules initramfs: every fixture .ko under /m --------------------------------------------
@@ -226,11 +234,15 @@ poweroff -f
 EOF
 }
 
+show_tail() { # serial log: its last lines, without terminal escapes
+	tail -n 15 "$1" | sed -e 's/\x1b[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' -e 's/\r$//' -e 's/^/    | /' >&2
+}
+
 run_one() { # scenario
 	local s=$1 stage initrd serial t0 t1 rc=0 extra files=() m
 	stage=$(mktemp -d)
-	initrd=$WORK/runs/$s.initrd
-	serial=$WORK/runs/$s.serial
+	initrd=$RUNS/$s.initrd
+	serial=$RUNS/$s.serial
 	write_init "$s" >"$stage/init"
 	chmod 755 "$stage/init"
 	(cd "$stage" && echo init | cpio --quiet -o -H newc -R 0:0 --reproducible) >"$stage/init.cpio"
@@ -245,18 +257,38 @@ run_one() { # scenario
 	t1=$(date +%s.%N)
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		echo "run-oracle: error: scenario $s: guest timed out after ${TIMEOUT}s (serial log: $serial)" >&2
+		show_tail "$serial"
 		return 1
 	elif [ $rc != 0 ]; then
 		echo "run-oracle: error: scenario $s: qemu exited with $rc (serial log: $serial)" >&2
+		show_tail "$serial"
 		return 1
 	fi
 	for m in ${SC_MODULES[$s]}; do files+=("$m.ko"); done
-	python3 "$ORACLE_DIR/parse-serial.py" --log "$serial" --scenario "$s" --series "$SERIES" \
-		--abi "$KP_ABI" --extra-cmdline "$extra" --out "$OUTDIR/$s.json" "${files[@]}" || return 1
+	if ! python3 "$ORACLE_DIR/parse-serial.py" --log "$serial" --scenario "$s" --series "$SERIES" \
+		--abi "$KP_ABI" --extra-cmdline "$extra" --out "$OUTDIR/$s.json" "${files[@]}"; then
+		show_tail "$serial"
+		return 1
+	fi
 	printf 'run-oracle: %-32s %5ss  %s\n' "$s" "$(elapsed "$t0" "$t1")" "$OUTDIR/$s.json" >&2
 }
 
+flock -u 8
+exec 8>&-
+
 mkdir -p "$OUTDIR"
+find "$WORK" -maxdepth 1 -name 'runs.*' -type d -mmin +1440 -exec rm -rf {} +
+RUNS=$(mktemp -d "$WORK/runs.XXXXXX")
+if [ $# -eq 0 ]; then # a full run: drop results of scenarios that no longer exist or apply
+	for f in "$OUTDIR"/*.json; do
+		[ -f "$f" ] || continue
+		n=${f##*/}
+		n=${n%.json}
+		keep=0
+		for s in "${SELECTED[@]}"; do [ "$s" = "$n" ] && keep=1; done
+		[ $keep = 1 ] || rm -f "$f"
+	done
+fi
 T1=$(date +%s.%N)
 log "booting ${#SELECTED[@]} scenario(s) on $KP_RELEASE ($KP_ABI), $JOBS in parallel"
 FAILED=()
@@ -276,5 +308,10 @@ T2=$(date +%s.%N)
 
 log "prepare $(elapsed "$T0" "$T1")s, boots $(elapsed "$T1" "$T2")s (wall), ${#SELECTED[@]} scenario(s) -> $OUTDIR"
 if [ ${#FAILED[@]} -gt 0 ]; then
-	die "${#FAILED[@]} scenario(s) failed: ${FAILED[*]}"
+	die "${#FAILED[@]} scenario(s) failed: ${FAILED[*]} (serial logs kept in $RUNS)"
+fi
+if [ "${KP_ORACLE_KEEP:-0}" = 1 ]; then
+	log "serial logs and initrds kept in $RUNS"
+else
+	rm -rf "$RUNS"
 fi
