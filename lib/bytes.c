@@ -43,21 +43,25 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 	size_t need, ncap;
 	unsigned char *p;
 
-	if (extra > o->max || o->len > o->max - extra)
-		need = o->max + 1;
-	else
-		need = o->len + extra;
+	need = extra > SIZE_MAX - o->len ? SIZE_MAX : o->len + extra;
 	if (need <= o->cap)
 		return 0;
 	/* Growing past the first chunk: stop early if what came out is not even ELF. */
 	if (o->elf_only && o->len >= 4 && memcmp(o->data, "\177ELF", 4))
 		return kp_err_set(err, "decompressed data is not an ELF file");
-	if (o->cap >= o->max)
-		return kp_err_set(err, "decompressed size exceeds the limit of %zu MiB "
-				  "(decompression bomb? see --max-size)", o->max >> 20);
+	if (need > o->max) {
+		if (o->cap >= o->max)
+			return kp_err_set(err,
+					  "decompressed size exceeds the limit of %zu KiB "
+					  "(decompression bomb? see --max-size)",
+					  o->max >> 10);
+		need = o->max;
+	}
 	ncap = o->cap ? o->cap : 1 << 16;
-	while (ncap < need && ncap < o->max)
-		ncap = ncap > o->max / 2 ? o->max : ncap * 2;
+	while (ncap < need)
+		ncap = ncap > SIZE_MAX / 2 ? SIZE_MAX : ncap * 2;
+	if (ncap > o->max)
+		ncap = o->max;
 	p = realloc(o->data, ncap);
 	if (!p)
 		return kp_err_set(err, "out of memory decompressing (%zu bytes)", ncap);
@@ -98,8 +102,8 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 	return 0;
 }
 
-int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size,
-			 struct kp_bytes *out, struct kp_err *err)
+int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, struct kp_bytes *out,
+			 struct kp_err *err)
 {
 	enum kp_compression comp = kp_detect_compression(in, len);
 

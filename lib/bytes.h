@@ -38,8 +38,8 @@ int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struc
 /* Same for a kernel module: decompression stops as soon as the output is not ELF. */
 int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
 /* Same, from a buffer already in memory (fuzzing, tests); @in is not kept. */
-int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size,
-			 struct kp_bytes *out, struct kp_err *err);
+int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, struct kp_bytes *out,
+			 struct kp_err *err);
 void kp_bytes_release(struct kp_bytes *b);
 
 /* Decompressors (one file each); they append to a growing buffer up to @max. */

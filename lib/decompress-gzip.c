@@ -4,8 +4,7 @@
 
 #include "bytes.h"
 
-int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o,
-		       struct kp_err *err)
+int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err)
 {
 	z_stream s = { 0 };
 	int r, ret = 0;
@@ -25,8 +24,8 @@ int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o,
 			break;
 		}
 		s.next_out = o->data + o->len;
-		s.avail_out = (o->cap - o->len) > 0x40000000u ? 0x40000000u
-							      : (uInt)(o->cap - o->len);
+		s.avail_out =
+			(o->cap - o->len) > 0x40000000u ? 0x40000000u : (uInt)(o->cap - o->len);
 		{
 			uInt before = s.avail_out;
 
@@ -36,7 +35,8 @@ int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o,
 		if (r == Z_STREAM_END) {
 			consumed = (size_t)(s.next_in - in);
 			/* Another gzip member follows (as `cat a.gz b.gz`): keep going. */
-			if (consumed + 2 <= len && in[consumed] == 0x1f && in[consumed + 1] == 0x8b) {
+			if (consumed + 2 <= len && in[consumed] == 0x1f &&
+			    in[consumed + 1] == 0x8b) {
 				if (inflateReset(&s) != Z_OK) {
 					ret = kp_err_set(err, "gzip: zlib reset failed");
 					break;

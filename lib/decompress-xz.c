@@ -51,7 +51,10 @@ int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, s
 			ret = kp_err_set(err, "xz: %s", xz_strerror(r));
 			break;
 		}
-		/* LZMA_OK: more room needed, or progress made; a stuck truncated stream gives BUF_ERROR. */
+		/*
+		 * LZMA_OK: more room needed, or progress made; a stuck truncated stream gives
+		 * BUF_ERROR.
+		 */
 	}
 	lzma_end(&s);
 	return ret;

@@ -4,8 +4,7 @@
 
 #include "bytes.h"
 
-int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
-		       struct kp_err *err)
+int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err)
 {
 	ZSTD_DCtx *dctx = ZSTD_createDCtx();
 	ZSTD_inBuffer ib = { in, len, 0 };

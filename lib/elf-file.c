@@ -84,7 +84,8 @@ static int load_sections(struct kp_elf *e, size_t shstrndx, struct kp_err *err)
 		if (i == 0 || sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL)
 			continue;
 		if (sh.sh_offset > e->len || sh.sh_size > e->len - sh.sh_offset)
-			return kp_err_set(err, "section %s (index %zu) extends past the end of the file",
+			return kp_err_set(err,
+					  "section %s (index %zu) extends past the end of the file",
 					  s->name[0] ? s->name : "?", i);
 		s->data = e->image + sh.sh_offset;
 	}
@@ -183,7 +184,8 @@ int kp_elf_open(struct kp_elf *e, const unsigned char *image, size_t len, struct
 			goto fail;
 		}
 		if (eh.e_shoff > len || nsh * entsz > len - eh.e_shoff) {
-			kp_err_set(err, "truncated or corrupt: the section header table (offset %llu, "
+			kp_err_set(err,
+				   "truncated or corrupt: the section header table (offset %llu, "
 				   "%llu entries) lies beyond the end of the file (%zu bytes)",
 				   (unsigned long long)eh.e_shoff, (unsigned long long)nsh, len);
 			goto fail;
@@ -193,8 +195,7 @@ int kp_elf_open(struct kp_elf *e, const unsigned char *image, size_t len, struct
 	e->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	e->machine = eh.e_machine;
 	e->type = eh.e_type;
-	if (elf_getshdrnum(e->elf, &e->nsections) < 0 ||
-	    elf_getshdrstrndx(e->elf, &shstrndx) < 0) {
+	if (elf_getshdrnum(e->elf, &e->nsections) < 0 || elf_getshdrstrndx(e->elf, &shstrndx) < 0) {
 		kp_err_set(err, "invalid section header table: %s", elf_error());
 		goto fail;
 	}
@@ -251,8 +252,8 @@ static int reloc_cmp(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-static int append_relocs(struct kp_elf *e, struct kp_section *target, size_t ridx,
-			 size_t *cap, struct kp_err *err)
+static int append_relocs(struct kp_elf *e, struct kp_section *target, size_t ridx, size_t *cap,
+			 struct kp_err *err)
 {
 	const struct kp_section *rs = &e->sections[ridx];
 	bool rela = rs->type == SHT_RELA;
@@ -263,7 +264,8 @@ static int append_relocs(struct kp_elf *e, struct kp_section *target, size_t rid
 	if (!d)
 		return kp_err_set(err, "cannot read %s: %s", rs->name, elf_error());
 	if (!entsize || d->d_size % entsize)
-		return kp_err_set(err, "%s size is not a multiple of the relocation size", rs->name);
+		return kp_err_set(err, "%s size is not a multiple of the relocation size",
+				  rs->name);
 	n = d->d_size / entsize;
 	if (kp_grow(&target->relocs, cap, target->nrelocs + n, sizeof(*target->relocs)) < 0)
 		return kp_err_set(err, "out of memory");
@@ -290,8 +292,8 @@ static int append_relocs(struct kp_elf *e, struct kp_section *target, size_t rid
 			r->addend = 0;
 		}
 		if (r->sym >= e->nsyms && r->sym != 0)
-			return kp_err_set(err, "%s: relocation %zu names symbol %u of %zu", rs->name,
-					  i, r->sym, e->nsyms);
+			return kp_err_set(err, "%s: relocation %zu names symbol %u of %zu",
+					  rs->name, i, r->sym, e->nsyms);
 		target->nrelocs++;
 	}
 	target->rela = rela;
@@ -401,8 +403,8 @@ int kp_elf_field_target(struct kp_elf *e, size_t idx, uint64_t offset, unsigned 
 	if (kp_elf_relocs(e, idx, &relocs, &n, err) < 0)
 		return -1;
 	if (!kp_elf_read_uint(e, idx, offset, width, &raw))
-		return kp_err_set(err, "field at %s+0x%llx is out of bounds",
-				  e->sections[idx].name, (unsigned long long)offset);
+		return kp_err_set(err, "field at %s+0x%llx is out of bounds", e->sections[idx].name,
+				  (unsigned long long)offset);
 	r = find_reloc(relocs, n, offset);
 	if (!r) {
 		t->value = raw;
@@ -413,7 +415,8 @@ int kp_elf_field_target(struct kp_elf *e, size_t idx, uint64_t offset, unsigned 
 		const struct kp_sym *sym = r->sym ? &e->syms[r->sym] : NULL;
 		/* REL keeps the addend in the field; sign-extend 32-bit ones. */
 		int64_t addend = e->sections[idx].rela ? r->addend
-			       : width == 4 ? (int64_t)(int32_t)raw : (int64_t)raw;
+				 : width == 4	       ? (int64_t)(int32_t)raw
+						       : (int64_t)raw;
 		uint64_t base = sym ? sym->value : 0;
 
 		t->sym = sym;

@@ -79,11 +79,11 @@ int kp_elf_relocs(struct kp_elf *e, size_t idx, const struct kp_reloc **out, siz
 
 /* Where a pointer-like field of @width bytes at @offset in section @idx points. */
 struct kp_target {
-	bool relocated;    /* a relocation applies to the field */
-	bool in_section;   /* the target lies in a section: shndx/offset valid */
+	bool relocated;	 /* a relocation applies to the field */
+	bool in_section; /* the target lies in a section: shndx/offset valid */
 	uint32_t shndx;
-	uint64_t offset;   /* offset within section shndx */
-	uint64_t value;    /* absolute value (SHN_ABS symbol + addend, or the raw field) */
+	uint64_t offset;	  /* offset within section shndx */
+	uint64_t value;		  /* absolute value (SHN_ABS symbol + addend, or the raw field) */
 	const struct kp_sym *sym; /* symbol the relocation names, if any */
 };
 

@@ -186,16 +186,18 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 		}
 		n = from_labels(e, tab, strs, dec, s->size / 8 + 1);
 		if (!n) {
-			kp_err_set(err, "cannot decode %s (%llu bytes): no relocations or labels name "
-				   "its entries", tables[t].ksymtab, (unsigned long long)s->size);
+			kp_err_set(err,
+				   "cannot decode %s (%llu bytes): no relocations or labels name "
+				   "its entries",
+				   tables[t].ksymtab, (unsigned long long)s->size);
 			goto out;
 		}
 	}
 
 	first = m->nexports;
 	for (size_t i = 0; i < n; i++) {
-		struct kp_export *x = kp_module_push(m, &m->exports, &m->nexports, cap,
-						     sizeof(*m->exports));
+		struct kp_export *x =
+			kp_module_push(m, &m->exports, &m->nexports, cap, sizeof(*m->exports));
 
 		if (!x) {
 			kp_err_set(err, "out of memory");
@@ -203,7 +205,8 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 		}
 		x->name = kp_arena_strndup(&m->arena, dec[i].name, dec[i].name_len);
 		x->ns = dec[i].ns && dec[i].ns_len
-				? kp_arena_strndup(&m->arena, dec[i].ns, dec[i].ns_len) : NULL;
+				? kp_arena_strndup(&m->arena, dec[i].ns, dec[i].ns_len)
+				: NULL;
 		if (!x->name || (dec[i].ns && dec[i].ns_len && !x->ns)) {
 			kp_err_set(err, "out of memory");
 			goto out;

@@ -19,7 +19,8 @@ const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, cons
 
 	if (!g->base)
 		return NULL;
-	for (k = kp_base_lookup_owner(g->base, name, NULL); k; k = kp_base_next_same_name(g->base, k)) {
+	for (k = kp_base_lookup_owner(g->base, name, NULL); k;
+	     k = kp_base_next_same_name(g->base, k)) {
 		char modname[64];
 
 		if (k->vmlinux)
@@ -206,7 +207,11 @@ static int load_order(struct kp_graph *g, struct kp_err *err)
 				s = l + 1;
 			if (s == pos)
 				break;
-			{ size_t t = heap[s]; heap[s] = heap[pos]; heap[pos] = t; }
+			{
+				size_t t = heap[s];
+				heap[s] = heap[pos];
+				heap[pos] = t;
+			}
 			pos = s;
 		}
 		g->order[k++] = top;
@@ -304,8 +309,8 @@ static int find_cycles(struct kp_graph *g, struct kp_err *err)
 					size_t len = sp - start;
 					size_t *cyc = malloc(len * sizeof(*cyc));
 
-					if (!cyc ||
-					    kp_grow(&g->cycles, &ccap, g->ncycles + 1, sizeof(*g->cycles))) {
+					if (!cyc || kp_grow(&g->cycles, &ccap, g->ncycles + 1,
+							    sizeof(*g->cycles))) {
 						free(cyc);
 						kp_err_set(err, "out of memory");
 						goto out;
@@ -359,8 +364,8 @@ int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 		goto fail;
 	}
 	for (size_t i = 0; i < g->n; i++) {
-		const struct kp_symbol_index_entry *e = kp_symbol_index_find(&g->names,
-									     g->nodes[i].mod->name);
+		const struct kp_symbol_index_entry *e =
+			kp_symbol_index_find(&g->names, g->nodes[i].mod->name);
 
 		if (e)
 			g->nodes[i].duplicate_name =

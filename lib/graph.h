@@ -18,14 +18,14 @@
 enum kp_provider_kind {
 	KP_PROV_NONE,
 	KP_PROV_VMLINUX,
-	KP_PROV_MODULE,      /* a module of the set */
+	KP_PROV_MODULE,	     /* a module of the set */
 	KP_PROV_BASE_MODULE, /* a module known only from the base (Module.symvers, tree) */
 };
 
 struct kp_edge {
 	const struct kp_import *imp;
 	enum kp_provider_kind kind;
-	size_t node;                 /* KP_PROV_MODULE */
+	size_t node;		     /* KP_PROV_MODULE */
 	const struct kp_export *exp; /* KP_PROV_MODULE */
 	const struct kp_ksym *ksym;  /* KP_PROV_VMLINUX, KP_PROV_BASE_MODULE */
 	bool gpl_only;
@@ -39,23 +39,23 @@ struct kp_node {
 	const char *path;
 	struct kp_edge *edges; /* one per import, .symtab order */
 	size_t nedges;
-	size_t *deps;          /* distinct provider nodes, first use order */
+	size_t *deps; /* distinct provider nodes, first use order */
 	size_t ndeps;
 	const char **base_deps; /* distinct base-module providers (owner names) */
 	size_t nbase_deps;
 	bool in_cycle;
-	bool duplicate_name;   /* another node of the set has the same module name */
+	bool duplicate_name; /* another node of the set has the same module name */
 };
 
 struct kp_graph {
 	struct kp_node *nodes;
 	size_t n;
 	const struct kp_kernel_base *base; /* borrowed, may be NULL */
-	struct kp_symbol_index exports;    /* symbol name -> struct kp_export_ref (set modules) */
+	struct kp_symbol_index exports;	   /* symbol name -> struct kp_export_ref (set modules) */
 	struct kp_export_ref *export_refs; /* storage behind the index */
-	struct kp_symbol_index names;      /* module name -> node (set modules) */
-	size_t *order;                     /* load order (dependencies first) */
-	struct kp_cycle *cycles;           /* dependency cycles (strongly connected components) */
+	struct kp_symbol_index names;	   /* module name -> node (set modules) */
+	size_t *order;			   /* load order (dependencies first) */
+	struct kp_cycle *cycles;	   /* dependency cycles (strongly connected components) */
 	size_t ncycles;
 };
 

@@ -18,10 +18,10 @@
 #include "rootfs.h"
 
 struct entry {
-	struct kp_ksym k;      /* first: callers get &entry->k */
-	struct entry *next;    /* next entry of the same name */
+	struct kp_ksym k;   /* first: callers get &entry->k */
+	struct entry *next; /* next entry of the same name */
 	uint32_t hash;
-	unsigned gen;          /* load that added or last merged it */
+	unsigned gen; /* load that added or last merged it */
 };
 
 struct kp_kernel_base {
@@ -29,11 +29,11 @@ struct kp_kernel_base {
 	struct entry **entries; /* load order */
 	size_t n;
 	size_t cap;
-	struct entry **slots;   /* hash index: heads of same-name chains, NULL = empty */
-	size_t nslots;          /* power of two */
+	struct entry **slots; /* hash index: heads of same-name chains, NULL = empty */
+	size_t nslots;	      /* power of two */
 	size_t nnames;
 	unsigned gen;
-	unsigned source;        /* KP_SRC_* of the current load */
+	unsigned source; /* KP_SRC_* of the current load */
 	unsigned sources;
 	const char *vmlinux_owner;
 	const char *last_owner; /* interning cache: owners come in runs */
@@ -88,8 +88,7 @@ void kp_base_begin_load(struct kp_kernel_base *b, unsigned source)
 	b->sources |= source;
 }
 
-static struct entry **find_slot(struct entry **slots, size_t nslots, const char *name,
-				uint32_t h)
+static struct entry **find_slot(struct entry **slots, size_t nslots, const char *name, uint32_t h)
 {
 	size_t mask = nslots - 1;
 
@@ -453,8 +452,10 @@ int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)
 		r = kp_base_load_system_map_buffer(b, path, bytes.data, bytes.len, err);
 		break;
 	default:
-		r = kp_err_set(err, "%s: not a vmlinux, Module.symvers, System.map or kallsyms "
-			       "file", path);
+		r = kp_err_set(err,
+			       "%s: not a vmlinux, Module.symvers, System.map or kallsyms "
+			       "file",
+			       path);
 	}
 	kp_bytes_release(&bytes);
 	return r;

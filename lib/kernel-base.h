@@ -37,31 +37,31 @@ enum kp_base_source {
 /* One export known to the kernel side. */
 struct kp_ksym {
 	const char *name;
-	const char *owner;    /* "vmlinux", or the module path without .ko from Module.symvers */
-	const char *ns;       /* namespace, NULL if none (or unknown: see ns_known) */
+	const char *owner; /* "vmlinux", or the module path without .ko from Module.symvers */
+	const char *ns;	   /* namespace, NULL if none (or unknown: see ns_known) */
 	enum kp_export_table table;
-	bool gpl_only;        /* the loader's GPL_ONLY class (__ksymtab_gpl, _unused_gpl) */
-	bool vmlinux;         /* owner is vmlinux */
-	bool ns_known;        /* false: only System.map/kallsyms named it, they cannot tell */
-	bool has_crc;         /* a CRC is known (Module.symvers: non-zero, vmlinux: __kcrctab*) */
+	bool gpl_only; /* the loader's GPL_ONLY class (__ksymtab_gpl, _unused_gpl) */
+	bool vmlinux;  /* owner is vmlinux */
+	bool ns_known; /* false: only System.map/kallsyms named it, they cannot tell */
+	bool has_crc;  /* a CRC is known (Module.symvers: non-zero, vmlinux: __kcrctab*) */
 	uint32_t crc;
-	unsigned sources;     /* KP_SRC_* mask */
+	unsigned sources; /* KP_SRC_* mask */
 };
 
 struct kp_kernel_base;
 
 /* Counts over a base, for reports and sanity checks. */
 struct kp_base_stats {
-	size_t nsyms;         /* all entries, modules included */
-	size_t nvmlinux;      /* vmlinux exports */
-	size_t ngpl_only;     /* vmlinux exports that are GPL-only */
-	size_t nnamespaced;   /* vmlinux exports with a namespace */
-	size_t ncrc;          /* vmlinux exports with a CRC */
-	size_t nmodule;       /* exports of modules (Module.symvers lines not owned by vmlinux) */
-	size_t nduplicates;   /* same name and owner seen again in one source (first kept) */
-	size_t nconflicts;    /* sources disagreeing about class, CRC or namespace */
+	size_t nsyms;	    /* all entries, modules included */
+	size_t nvmlinux;    /* vmlinux exports */
+	size_t ngpl_only;   /* vmlinux exports that are GPL-only */
+	size_t nnamespaced; /* vmlinux exports with a namespace */
+	size_t ncrc;	    /* vmlinux exports with a CRC */
+	size_t nmodule;	    /* exports of modules (Module.symvers lines not owned by vmlinux) */
+	size_t nduplicates; /* same name and owner seen again in one source (first kept) */
+	size_t nconflicts;  /* sources disagreeing about class, CRC or namespace */
 	const char *first_conflict; /* description of the first disagreement, or NULL */
-	unsigned sources;     /* KP_SRC_* mask of everything loaded */
+	unsigned sources;	    /* KP_SRC_* mask of everything loaded */
 };
 
 /* A new, empty base. Returns 0, or -1 when out of memory (*@out is then NULL). */

@@ -98,8 +98,10 @@ static int assignment(struct parse *p, const char *s, size_t len)
 	if (!vlen || v[0] != '"') {
 		for (size_t i = 0; i < vlen; i++)
 			if ((unsigned char)v[i] <= ' ')
-				return kp_err_set(p->err, "%s:%zu: blank in the unquoted value of "
-						  "%.*s", p->label, p->lineno, (int)(eq - s), s);
+				return kp_err_set(p->err,
+						  "%s:%zu: blank in the unquoted value of "
+						  "%.*s",
+						  p->label, p->lineno, (int)(eq - s), s);
 		return add(p, s, (size_t)(eq - s), v, vlen);
 	}
 	/* Quoted string: drop the quotes, undo \" and \\. */

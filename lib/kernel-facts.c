@@ -6,62 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-
-struct config {
-	const char *text; /* NUL-terminated copy of the file */
-	size_t len;
-	char arch[32];    /* from "# Linux/<arch> X.Y.Z Kernel Configuration" */
-	char version[32];
-};
-
-/* "y", "m", a string value, "n" for "# CONFIG_X is not set", NULL when absent. */
-static const char *config_value(const struct config *c, const char *sym, char *buf, size_t blen)
-{
-	size_t sl = strlen(sym);
-
-	for (const char *p = c->text; p && *p;) {
-		const char *eol = strchr(p, '\n');
-		size_t ll = eol ? (size_t)(eol - p) : strlen(p);
-
-		if (ll > sl && !strncmp(p, sym, sl) && p[sl] == '=') {
-			size_t vl = ll - sl - 1;
-			const char *v = p + sl + 1;
-
-			if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
-				v++;
-				vl -= 2;
-			}
-			if (vl >= blen)
-				vl = blen - 1;
-			memcpy(buf, v, vl);
-			buf[vl] = '\0';
-			return buf;
-		}
-		if (ll == sl + 13 && !strncmp(p, "# ", 2) && !strncmp(p + 2, sym, sl) &&
-		    !strncmp(p + 2 + sl, " is not set", 11))
-			return "n";
-		p = eol ? eol + 1 : NULL;
-	}
-	return NULL;
-}
-
-static bool config_y(const struct config *c, const char *sym)
-{
-	char buf[8];
-	const char *v = config_value(c, sym, buf, sizeof(buf));
-
-	return v && !strcmp(v, "y");
-}
-
-static void config_header(struct config *c)
-{
-	const char *p = strstr(c->text, "# Linux/");
-
-	if (!p || (p != c->text && p[-1] != '\n'))
-		return;
-	sscanf(p, "# Linux/%31s %31s Kernel Configuration", c->arch, c->version);
-}
+#include "kernel-config.h"
 
 static void assume(struct kp_kernel_facts *f, const char *what)
 {
@@ -79,9 +24,10 @@ static void assume(struct kp_kernel_facts *f, const char *what)
 bool kp_release_is_debian(const char *release)
 {
 	static const char *const flavours[] = {
-		"amd64", "cloud-amd64", "rt-amd64", "arm64", "cloud-arm64", "rt-arm64", "686",
-		"686-pae", "rt-686-pae", "s390x", "armmp", "armmp-lpae", "rt-armmp", "powerpc64le",
-		"mips64r2el", "loong64", "riscv64", "marvell", "rpi", "4kc-malta", "octeon",
+		"amd64",    "cloud-amd64", "rt-amd64",	 "arm64",   "cloud-arm64", "rt-arm64",
+		"686",	    "686-pae",	   "rt-686-pae", "s390x",   "armmp",	   "armmp-lpae",
+		"rt-armmp", "powerpc64le", "mips64r2el", "loong64", "riscv64",	   "marvell",
+		"rpi",	    "4kc-malta",   "octeon",
 	};
 	regex_t re;
 	regmatch_t mm[2];
@@ -104,26 +50,36 @@ bool kp_release_is_debian(const char *release)
 	return deb;
 }
 
-/* VERMAGIC_STRING (include/linux/vermagic.h): release, SMP, preempt, mod_unload, modversions, arch. */
-static const char *build_vermagic(struct kp_kernel_facts *f, const struct config *c,
+/*
+ * VERMAGIC_STRING (include/linux/vermagic.h): release, SMP, preempt, mod_unload, modversions, arch.
+ */
+static const char *build_vermagic(struct kp_kernel_facts *f, const struct kp_kconfig *c,
 				  const char *release)
 {
 	char arch_magic[32] = "", buf[512];
 
-	if (!release || config_y(c, "CONFIG_RANDSTRUCT_FULL") ||
-	    config_y(c, "CONFIG_RANDSTRUCT_PERFORMANCE") || config_y(c, "CONFIG_GCC_PLUGIN_RANDSTRUCT"))
+	if (!release || kp_kconfig_is_y(c, "CONFIG_RANDSTRUCT_FULL") ||
+	    kp_kconfig_is_y(c, "CONFIG_RANDSTRUCT_PERFORMANCE") ||
+	    kp_kconfig_is_y(c, "CONFIG_GCC_PLUGIN_RANDSTRUCT"))
 		return NULL; /* RANDSTRUCT_<hash> cannot be derived from the config */
+	if (!c->arch)
+		return NULL;
 	if (!strcmp(c->arch, "x86")) {
-		if (!config_y(c, "CONFIG_X86_64")) {
-			static const struct { const char *sym, *fam; } fams[] = {
-				{ "CONFIG_M686", "686 " }, { "CONFIG_M586", "586 " },
-				{ "CONFIG_MPENTIUM4", "PENTIUM4 " }, { "CONFIG_MPENTIUMM", "PENTIUMM " },
-				{ "CONFIG_MCORE2", "CORE2 " }, { "CONFIG_MATOM", "ATOM " },
+		if (!kp_kconfig_is_y(c, "CONFIG_X86_64")) {
+			static const struct {
+				const char *sym, *fam;
+			} fams[] = {
+				{ "CONFIG_M686", "686 " },
+				{ "CONFIG_M586", "586 " },
+				{ "CONFIG_MPENTIUM4", "PENTIUM4 " },
+				{ "CONFIG_MPENTIUMM", "PENTIUMM " },
+				{ "CONFIG_MCORE2", "CORE2 " },
+				{ "CONFIG_MATOM", "ATOM " },
 			};
 			size_t i;
 
 			for (i = 0; i < KP_ARRAY_SIZE(fams); i++)
-				if (config_y(c, fams[i].sym)) {
+				if (kp_kconfig_is_y(c, fams[i].sym)) {
 					snprintf(arch_magic, sizeof(arch_magic), "%s", fams[i].fam);
 					break;
 				}
@@ -135,12 +91,15 @@ static const char *build_vermagic(struct kp_kernel_facts *f, const struct config
 	} else if (strcmp(c->arch, "s390")) {
 		return NULL; /* other arches: MODULE_ARCH_VERMAGIC not modelled */
 	}
-	snprintf(buf, sizeof(buf), "%s %s%s%s%s%s", release, config_y(c, "CONFIG_SMP") ? "SMP " : "",
-		 config_y(c, "CONFIG_PREEMPT_RT") ? "preempt_rt "
-		 : (config_y(c, "CONFIG_PREEMPT_BUILD") || config_y(c, "CONFIG_PREEMPT")) ? "preempt "
-											  : "",
-		 config_y(c, "CONFIG_MODULE_UNLOAD") ? "mod_unload " : "",
-		 config_y(c, "CONFIG_MODVERSIONS") ? "modversions " : "", arch_magic);
+	snprintf(buf, sizeof(buf), "%s %s%s%s%s%s", release,
+		 kp_kconfig_is_y(c, "CONFIG_SMP") ? "SMP " : "",
+		 kp_kconfig_is_y(c, "CONFIG_PREEMPT_RT") ? "preempt_rt "
+		 : (kp_kconfig_is_y(c, "CONFIG_PREEMPT_BUILD") ||
+		    kp_kconfig_is_y(c, "CONFIG_PREEMPT"))
+			 ? "preempt "
+			 : "",
+		 kp_kconfig_is_y(c, "CONFIG_MODULE_UNLOAD") ? "mod_unload " : "",
+		 kp_kconfig_is_y(c, "CONFIG_MODVERSIONS") ? "modversions " : "", arch_magic);
 	return kp_arena_strdup(&f->arena, buf);
 }
 
@@ -153,7 +112,9 @@ static int apply_cmdline(struct kp_kernel_facts *f, const char *cmdline, struct 
 		return kp_err_set(err, "out of memory");
 	for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
 		if (!strncmp(t, "module.sig_enforce", 18) && (t[18] == '\0' || t[18] == '=')) {
-			/* a bool parameter: bare, 1/y/Y/on set it; it can never be cleared once set */
+			/*
+			 * a bool parameter: bare, 1/y/Y/on set it; it can never be cleared once set
+			 */
 			const char *v = t[18] ? t + 19 : "1";
 
 			if (strchr("1yY", v[0]) || !strcmp(v, "on"))
@@ -174,7 +135,8 @@ static int apply_cmdline(struct kp_kernel_facts *f, const char *cmdline, struct 
 			f->blacklist = bl;
 			f->nblacklist = n;
 		} else if (!strncmp(t, "lockdown=", 9)) {
-			f->lockdown = !strcmp(t + 9, "integrity") || !strcmp(t + 9, "confidentiality");
+			f->lockdown =
+				!strcmp(t + 9, "integrity") || !strcmp(t + 9, "confidentiality");
 		}
 	}
 	return 0;
@@ -195,46 +157,27 @@ static bool pick(int override, bool from_config)
 	return override >= 0 ? override : from_config;
 }
 
-int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
-		   const struct kp_kernel_base *base, struct kp_err *err)
+static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
+		 const struct kp_kernel_base *base, const struct kp_kconfig *c, const char *release,
+		 const char *version, struct kp_err *err)
 {
-	struct config c = { .text = "" };
-	struct kp_bytes cfg = { 0 };
-	const char *release = o->release;
-	const char *version = o->version;
 	struct kp_kver v;
 
-	memset(f, 0, sizeof(*f));
-	if (o->config_path) {
-		struct kp_err e2;
-
-		if (kp_bytes_read(o->config_path, (size_t)64 << 20, &cfg, &e2) < 0)
-			return kp_err_set(err, "%s: %s", o->config_path, e2.msg);
-		/* NUL-terminate: the buffer has no spare byte, copy into the arena. */
-		c.text = kp_arena_strndup(&f->arena, (const char *)cfg.data, cfg.len);
-		c.len = cfg.len;
-		kp_bytes_release(&cfg);
-		if (!c.text)
-			return kp_err_set(err, "out of memory");
-		if (strlen(c.text) != c.len || !strstr(c.text, "CONFIG_"))
-			return kp_err_set(err, "%s: not a kernel configuration file", o->config_path);
-		config_header(&c);
-	}
 	if (!release && base)
 		release = kp_base_release(base);
 	f->release = release ? kp_arena_strdup(&f->arena, release) : NULL;
 
 	/* The upstream version: explicit, else the config header, else the release string. */
-	if (!version && c.version[0])
-		version = c.version;
+	if (!version && c->version)
+		version = c->version;
 	if (!version)
 		version = release;
 	if (version && kp_kver_parse(version, &v) == 0) {
 		kp_profile_for_version(&f->profile, &v);
-		if (!o->version && !c.version[0] && release && kp_release_is_debian(release) &&
+		if (!o->version && !c->version && release && kp_release_is_debian(release) &&
 		    v.patch == 0)
 			assume(f, "the kernel's stable patch level is unknown (Debian release "
-			       "names hide it): give --kernel-config or --kernel-version");
+				  "names hide it): give --kernel-config or --kernel-version");
 	} else {
 		kp_profile_latest(&f->profile);
 		assume(f, "kernel version unknown: the newest loader behaviour is assumed");
@@ -244,13 +187,15 @@ int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 				  o->rules);
 
 	if (o->config_path) {
-		f->modversions = pick(o->modversions, config_y(&c, "CONFIG_MODVERSIONS"));
-		f->module_sig = config_y(&c, "CONFIG_MODULE_SIG");
-		f->sig_enforce = pick(o->sig_enforce, config_y(&c, "CONFIG_MODULE_SIG_FORCE"));
-		f->force_load = pick(o->force_load, config_y(&c, "CONFIG_MODULE_FORCE_LOAD"));
-		f->allow_missing_ns = pick(o->allow_missing_ns,
-					   config_y(&c, "CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS"));
-		f->livepatch = config_y(&c, "CONFIG_LIVEPATCH");
+		f->modversions = pick(o->modversions, kp_kconfig_is_y(c, "CONFIG_MODVERSIONS"));
+		f->module_sig = kp_kconfig_is_y(c, "CONFIG_MODULE_SIG");
+		f->sig_enforce =
+			pick(o->sig_enforce, kp_kconfig_is_y(c, "CONFIG_MODULE_SIG_FORCE"));
+		f->force_load = pick(o->force_load, kp_kconfig_is_y(c, "CONFIG_MODULE_FORCE_LOAD"));
+		f->allow_missing_ns =
+			pick(o->allow_missing_ns,
+			     kp_kconfig_is_y(c, "CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS"));
+		f->livepatch = kp_kconfig_is_y(c, "CONFIG_LIVEPATCH");
 	} else {
 		f->modversions = pick(o->modversions, true);
 		f->module_sig = true;
@@ -259,7 +204,7 @@ int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		f->allow_missing_ns = pick(o->allow_missing_ns, false);
 		f->livepatch = true;
 		assume(f, "no kernel config: MODVERSIONS=y, MODULE_SIG=y (not enforced), "
-		       "MODULE_FORCE_LOAD=n, LIVEPATCH=y assumed");
+			  "MODULE_FORCE_LOAD=n, LIVEPATCH=y assumed");
 	}
 	f->lockdown = o->lockdown > 0;
 	f->signatures_trusted = !o->untrusted_signatures;
@@ -274,16 +219,36 @@ int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	else if (!strcmp(o->distro, "upstream"))
 		f->missing_version_fatal = false;
 	else
-		return kp_err_set(err, "unknown --distro '%s' (auto, debian or upstream)", o->distro);
+		return kp_err_set(err, "unknown --distro '%s' (auto, debian or upstream)",
+				  o->distro);
 
 	if (o->vermagic)
 		f->vermagic = kp_arena_strdup(&f->arena, o->vermagic);
 	else if (o->config_path)
-		f->vermagic = build_vermagic(f, &c, release);
+		f->vermagic = build_vermagic(f, c, release);
 	if (!f->vermagic)
 		assume(f, "the kernel's vermagic is unknown: vermagic not checked (give "
-		       "--kernel-release with --kernel-config, or --vermagic)");
+			  "--kernel-release with --kernel-config, or --vermagic)");
 	return 0;
+}
+
+int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
+		   const struct kp_kernel_base *base, struct kp_err *err)
+{
+	struct kp_kconfig c;
+	const char *release = o->release;
+	const char *version = o->version;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	memset(&c, 0, sizeof(c));
+	if (o->config_path && kp_kconfig_load(&c, o->config_path, err) < 0) {
+		kp_kconfig_release(&c);
+		return -1;
+	}
+	r = build(f, o, base, &c, release, version, err);
+	kp_kconfig_release(&c);
+	return r;
 }
 
 void kp_facts_release(struct kp_kernel_facts *f)

@@ -12,19 +12,20 @@
 #include "loader.h"
 
 struct kp_facts_opts {
-	const char *config_path; /* kernel .config / boot/config-*, plain or compressed */
-	const char *release;     /* uname -r of the target */
-	const char *version;     /* upstream X.Y.Z when the release hides it */
-	const char *rules;       /* auto | pre2020 | 2020 | 2023 */
-	const char *distro;      /* auto | debian | upstream */
-	const char *vermagic;    /* explicit VERMAGIC_STRING */
-	int sig_enforce;         /* -1: from the config; 0/1: override (module.sig_enforce=) */
-	int lockdown;            /* -1: no; 1: lockdown=integrity */
-	int modversions;         /* -1: from the config */
-	int force_load;          /* -1: from the config */
-	int allow_missing_ns;    /* -1: from the config */
+	const char *config_path;   /* kernel .config / boot/config-*, plain or compressed */
+	const char *release;	   /* uname -r of the target */
+	const char *version;	   /* upstream X.Y.Z when the release hides it */
+	const char *rules;	   /* auto | pre2020 | 2020 | 2023 */
+	const char *distro;	   /* auto | debian | upstream */
+	const char *vermagic;	   /* explicit VERMAGIC_STRING */
+	int sig_enforce;	   /* -1: from the config; 0/1: override (module.sig_enforce=) */
+	int lockdown;		   /* -1: no; 1: lockdown=integrity */
+	int modversions;	   /* -1: from the config */
+	int force_load;		   /* -1: from the config */
+	int allow_missing_ns;	   /* -1: from the config */
 	bool untrusted_signatures; /* signed modules' keys are not trusted by the target */
-	const char *cmdline;     /* kernel command line: module.sig_enforce=, module_blacklist=, lockdown= */
+	const char *cmdline;	   /* kernel command line: module.sig_enforce=, module_blacklist=,
+				      lockdown= */
 };
 
 void kp_facts_opts_init(struct kp_facts_opts *o);

@@ -233,22 +233,35 @@ static void find_files(struct kp_tree *t)
 {
 	static const char *const symvers[] = {
 		"usr/src/linux-headers-%s/Module.symvers",
-		"boot/symvers-%s.gz", "boot/symvers-%s.xz", "boot/symvers-%s.zst",
-		"boot/symvers-%s", "lib/modules/%s/symvers.gz", "lib/modules/%s/symvers.xz",
-		"lib/modules/%s/symvers.zst", "usr/lib/modules/%s/symvers.gz",
-		"usr/lib/modules/%s/symvers.xz", "usr/lib/modules/%s/symvers.zst",
+		"boot/symvers-%s.gz",
+		"boot/symvers-%s.xz",
+		"boot/symvers-%s.zst",
+		"boot/symvers-%s",
+		"lib/modules/%s/symvers.gz",
+		"lib/modules/%s/symvers.xz",
+		"lib/modules/%s/symvers.zst",
+		"usr/lib/modules/%s/symvers.gz",
+		"usr/lib/modules/%s/symvers.xz",
+		"usr/lib/modules/%s/symvers.zst",
 	};
 	static const char *const config[] = {
-		"boot/config-%s", "lib/modules/%s/config", "usr/lib/modules/%s/config",
+		"boot/config-%s",
+		"lib/modules/%s/config",
+		"usr/lib/modules/%s/config",
 		"usr/src/linux-headers-%s/.config",
 	};
 	static const char *const maps[] = {
-		"usr/lib/debug/boot/System.map-%s", "boot/System.map-%s",
-		"lib/modules/%s/System.map", "usr/lib/modules/%s/System.map",
+		"usr/lib/debug/boot/System.map-%s",
+		"boot/System.map-%s",
+		"lib/modules/%s/System.map",
+		"usr/lib/modules/%s/System.map",
 	};
 	static const char *const vmlinux[] = {
-		"usr/lib/debug/boot/vmlinux-%s", "usr/lib/debug/lib/modules/%s/vmlinux",
-		"boot/vmlinux-%s", "boot/vmlinux-%s.xz", "boot/vmlinux-%s.gz",
+		"usr/lib/debug/boot/vmlinux-%s",
+		"usr/lib/debug/lib/modules/%s/vmlinux",
+		"boot/vmlinux-%s",
+		"boot/vmlinux-%s.xz",
+		"boot/vmlinux-%s.gz",
 		"boot/vmlinux-%s.zst",
 	};
 
@@ -270,7 +283,7 @@ static void find_files(struct kp_tree *t)
 	}
 	for (size_t i = 0; i <= KP_ARRAY_SIZE(vmlinux) && !t->vmlinux_path; i++) {
 		char *p = i < KP_ARRAY_SIZE(vmlinux) ? candidate(t, vmlinux[i])
-						      : in_build(t, "vmlinux");
+						     : in_build(t, "vmlinux");
 
 		if (p && !usable_vmlinux(p)) {
 			free(p);
@@ -418,8 +431,8 @@ static void quiet_log(void *data, int priority, const char *file, int line, cons
 static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 {
 	static const char *const dirs[] = {
-		"etc/modprobe.d", "run/modprobe.d", "usr/local/lib/modprobe.d", "lib/modprobe.d",
-		"usr/lib/modprobe.d",
+		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
+		"lib/modprobe.d", "usr/lib/modprobe.d",
 	};
 	const char *paths[KP_ARRAY_SIZE(dirs) + 1] = { NULL };
 	char *owned[KP_ARRAY_SIZE(dirs)] = { NULL };
@@ -612,18 +625,21 @@ int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool al
 	}
 	if (loaded)
 		return 0;
-	return kp_err_set(err, "%s: no kernel exports for %s: no Module.symvers (build/, "
+	return kp_err_set(err,
+			  "%s: no kernel exports for %s: no Module.symvers (build/, "
 			  "usr/src/linux-headers-%s/, boot/symvers-%s.gz), vmlinux or System.map%s",
 			  t->root, t->release, t->release, t->release,
 			  t->system_map_stub ? " (only Debian's stub System.map; the real one is "
-					       "in the -dbg package)" : "");
+					       "in the -dbg package)"
+					     : "");
 }
 
 int kp_tree_load_config(const struct kp_tree *t, struct kp_kconfig *c, struct kp_err *err)
 {
 	if (!t->config_path)
-		return kp_err_set(err, "%s: no kernel config for %s (boot/config-%s, "
-				  "lib/modules/%s/config, build/.config)", t->root, t->release,
-				  t->release, t->release);
+		return kp_err_set(err,
+				  "%s: no kernel config for %s (boot/config-%s, "
+				  "lib/modules/%s/config, build/.config)",
+				  t->root, t->release, t->release, t->release);
 	return kp_kconfig_load(c, t->config_path, err);
 }

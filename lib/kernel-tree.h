@@ -25,9 +25,9 @@ struct kp_builtin_info {
 };
 
 struct kp_tree {
-	char *root;            /* as given; "/" when NULL was given */
+	char *root; /* as given; "/" when NULL was given */
 	char *release;
-	char *moddir;          /* ROOT/lib/modules/<release> */
+	char *moddir; /* ROOT/lib/modules/<release> */
 
 	/* Kernel-side files found for this release; NULL when none was found. */
 	char *symvers_path;    /* build/, usr/src/linux-headers-<r>/, boot/symvers-<r>.gz, ... */
@@ -38,7 +38,7 @@ struct kp_tree {
 
 	/* modules.builtin: module names ('-' turned to '_'), sorted, and their paths. */
 	char **builtin;
-	char **builtin_paths;  /* same index: "kernel/fs/ext4/ext4.ko" */
+	char **builtin_paths; /* same index: "kernel/fs/ext4/ext4.ko" */
 	size_t nbuiltin;
 	bool have_builtin_list; /* modules.builtin was present */
 

@@ -5,12 +5,8 @@
 #include <string.h>
 
 static const char *const gpl_compatible[] = {
-	"GPL",
-	"GPL v2",
-	"GPL and additional rights",
-	"Dual BSD/GPL",
-	"Dual MIT/GPL",
-	"Dual MPL/GPL",
+	"GPL",		"GPL v2",	"GPL and additional rights",
+	"Dual BSD/GPL", "Dual MIT/GPL", "Dual MPL/GPL",
 };
 
 bool kp_license_is_gpl_compatible(const char *license)

@@ -19,8 +19,8 @@ static const struct {
 	unsigned bit;
 	char letter;
 } taint_letters[] = {
-	{ 0, 'P' }, { 1, 'F' }, { 10, 'C' }, { 12, 'O' }, { 13, 'E' }, { 15, 'K' },
-	{ 16, 'X' }, { 17, 'T' }, { 18, 'N' },
+	{ 0, 'P' },  { 1, 'F' },  { 10, 'C' }, { 12, 'O' }, { 13, 'E' },
+	{ 15, 'K' }, { 16, 'X' }, { 17, 'T' }, { 18, 'N' },
 };
 
 void kp_taint_letters(unsigned long taints, char *buf, size_t len)
@@ -116,8 +116,8 @@ void kp_vmsg(struct kp_verdict *v, const char *fmt, ...)
 	va_end(ap);
 }
 
-int kp_finding(struct kp_verdict *v, const char *id, enum kp_severity sev,
-	       enum kp_consequence cons, const char *symbol, const char *fmt, ...)
+int kp_finding(struct kp_verdict *v, const char *id, enum kp_severity sev, enum kp_consequence cons,
+	       const char *symbol, const char *fmt, ...)
 {
 	struct kp_finding *f;
 	va_list ap;
@@ -185,8 +185,7 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 	bool taint_after_dup = c->p->has[KP_F_TAINT_AFTER_DUP];
 	int err;
 
-	if ((err = kp_rule_module_sig_check(c, ld)) ||
-	    (err = kp_rule_elf_validity(c, ld)))
+	if ((err = kp_rule_module_sig_check(c, ld)) || (err = kp_rule_elf_validity(c, ld)))
 		return err;
 	if (kp_rule_check_modstruct_version(c, ld)) {
 		kp_finding(ld->v, "module-layout", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,

@@ -18,12 +18,12 @@
 /* Taint bits, include/linux/panic.h (v4.14 … v6.12). */
 enum {
 	KP_TAINT_PROPRIETARY_MODULE = 0, /* P */
-	KP_TAINT_FORCED_MODULE = 1,      /* F */
-	KP_TAINT_CRAP = 10,              /* C */
-	KP_TAINT_OOT_MODULE = 12,        /* O */
-	KP_TAINT_UNSIGNED_MODULE = 13,   /* E */
-	KP_TAINT_LIVEPATCH = 15,         /* K */
-	KP_TAINT_TEST = 18,              /* N */
+	KP_TAINT_FORCED_MODULE = 1,	 /* F */
+	KP_TAINT_CRAP = 10,		 /* C */
+	KP_TAINT_OOT_MODULE = 12,	 /* O */
+	KP_TAINT_UNSIGNED_MODULE = 13,	 /* E */
+	KP_TAINT_LIVEPATCH = 15,	 /* K */
+	KP_TAINT_TEST = 18,		 /* N */
 };
 
 /* Writes the module-flag letters of @taints in bit order, as /sys/module/<m>/taint. */
@@ -33,27 +33,27 @@ void kp_taint_letters(unsigned long taints, char *buf, size_t len);
 struct kp_kernel_facts {
 	const char *release;
 	struct kp_profile profile;
-	bool modversions;       /* CONFIG_MODVERSIONS */
-	bool module_sig;        /* CONFIG_MODULE_SIG */
-	bool sig_enforce;       /* CONFIG_MODULE_SIG_FORCE or module.sig_enforce=1 */
-	bool lockdown;          /* lockdown=integrity|confidentiality: unsigned loads -EPERM */
-	bool force_load;        /* CONFIG_MODULE_FORCE_LOAD */
-	bool allow_missing_ns;  /* CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS */
-	bool livepatch;         /* CONFIG_LIVEPATCH */
+	bool modversions;	    /* CONFIG_MODVERSIONS */
+	bool module_sig;	    /* CONFIG_MODULE_SIG */
+	bool sig_enforce;	    /* CONFIG_MODULE_SIG_FORCE or module.sig_enforce=1 */
+	bool lockdown;		    /* lockdown=integrity|confidentiality: unsigned loads -EPERM */
+	bool force_load;	    /* CONFIG_MODULE_FORCE_LOAD */
+	bool allow_missing_ns;	    /* CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS */
+	bool livepatch;		    /* CONFIG_LIVEPATCH */
 	bool missing_version_fatal; /* Debian: check_version() rejects a missing entry */
 	bool signatures_trusted;    /* a present signature is assumed to verify */
-	const char *vermagic;   /* VERMAGIC_STRING of the kernel, NULL if unknown */
-	uint64_t this_module_size; /* sizeof(struct module), 0 if unknown */
+	const char *vermagic;	    /* VERMAGIC_STRING of the kernel, NULL if unknown */
+	uint64_t this_module_size;  /* sizeof(struct module), 0 if unknown */
 	const char *const *blacklist; /* module_blacklist= names */
 	size_t nblacklist;
-	unsigned long initial_taint;  /* /proc/sys/kernel/tainted before the first load */
-	const char *const *loaded;    /* names already loaded (running system): EEXIST */
+	unsigned long initial_taint; /* /proc/sys/kernel/tainted before the first load */
+	const char *const *loaded;   /* names already loaded (running system): EEXIST */
 	size_t nloaded;
 	const char *const *loaded_proprietary; /* loaded base modules that carry P */
 	size_t nloaded_proprietary;
 	const char **assumptions; /* what was assumed for lack of a fact, for reports */
 	size_t nassumptions;
-	struct kp_arena arena;    /* owns the strings above */
+	struct kp_arena arena; /* owns the strings above */
 };
 
 enum kp_severity { KP_SEV_NOTE, KP_SEV_WARNING, KP_SEV_ERROR };
@@ -65,32 +65,32 @@ enum kp_consequence {
 };
 
 struct kp_finding {
-	const char *id;      /* stable rule id, e.g. "inherit-taint" */
+	const char *id; /* stable rule id, e.g. "inherit-taint" */
 	enum kp_severity severity;
 	enum kp_consequence consequence;
 	char *message;
-	const char *symbol;  /* borrowed, may be NULL */
+	const char *symbol; /* borrowed, may be NULL */
 	bool waived;
 };
 
 struct kp_symget_result {
 	const char *symbol;
 	bool ok;
-	const char *reason;  /* static text */
-	const char *owner;   /* "vmlinux", a module name, or NULL */
+	const char *reason; /* static text */
+	const char *owner;  /* "vmlinux", a module name, or NULL */
 	bool gpl_only;
 	bool method_heuristic;
-	bool dynamic;        /* a computed name: ok/reason describe the candidates */
+	bool dynamic; /* a computed name: ok/reason describe the candidates */
 };
 
 enum kp_p_reason { KP_P_NONE, KP_P_LICENSE, KP_P_NAME, KP_P_INHERITED, KP_P_PRELOADED };
 
 struct kp_verdict {
-	size_t node;          /* graph node */
+	size_t node; /* graph node */
 	bool attempted;
 	bool loads;
-	int err;              /* negative errno, 0 on success */
-	unsigned long taints; /* mod->taints */
+	int err;		    /* negative errno, 0 on success */
+	unsigned long taints;	    /* mod->taints */
 	unsigned long global_added; /* bits this load added to the global mask */
 	unsigned long global_after; /* global mask after this step, less the initial taint */
 	char **messages;
@@ -101,10 +101,10 @@ struct kp_verdict {
 	size_t nfindings;
 	/* evidence for `kopolicy explain` */
 	enum kp_p_reason p_reason;
-	size_t p_from;         /* KP_P_INHERITED: verdict of the owner */
-	const char *p_symbol;  /* KP_P_INHERITED: the first symbol imported from it */
-	size_t failed_dep;     /* SIZE_MAX, or a dependency that failed to load */
-	size_t load_seq;       /* order in which successful loads happened */
+	size_t p_from;	      /* KP_P_INHERITED: verdict of the owner */
+	const char *p_symbol; /* KP_P_INHERITED: the first symbol imported from it */
+	size_t failed_dep;    /* SIZE_MAX, or a dependency that failed to load */
+	size_t load_seq;      /* order in which successful loads happened */
 };
 
 struct kp_simulation {

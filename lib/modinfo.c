@@ -60,8 +60,8 @@ int kp_read_modinfo(struct kp_module *m, const struct kp_elf *e, struct kp_err *
 			return kp_err_set(err, "out of memory");
 		eq = memchr(str, '=', len);
 		ent->key = kp_arena_strndup(&m->arena, str, eq ? (size_t)(eq - str) : len);
-		ent->value = eq ? kp_arena_strndup(&m->arena, eq + 1, len - (size_t)(eq - str) - 1)
-				: "";
+		ent->value =
+			eq ? kp_arena_strndup(&m->arena, eq + 1, len - (size_t)(eq - str) - 1) : "";
 		if (!ent->key || !ent->value)
 			return kp_err_set(err, "out of memory");
 		if (!eq)

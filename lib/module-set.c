@@ -101,7 +101,8 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 			continue;
 		if (S_ISDIR(st.st_mode))
 			r = add_dir(set, names[i], depth + 1);
-		else if (kp_is_module_filename(base) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+		else if (kp_is_module_filename(base) &&
+			 (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 			r = push_entry(set, names[i]) ? 0 : -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)

@@ -15,7 +15,7 @@
 struct kp_set_entry {
 	char *path;
 	struct kp_module *mod; /* NULL when reading failed */
-	char *error;           /* why reading failed, or NULL */
+	char *error;	       /* why reading failed, or NULL */
 };
 
 struct kp_module_set {
@@ -38,7 +38,7 @@ typedef void (*kp_progress_fn)(size_t done, size_t total, void *data);
 
 struct kp_read_opts {
 	struct kp_open_opts open;
-	unsigned jobs;        /* 0: one per online CPU */
+	unsigned jobs;		 /* 0: one per online CPU */
 	kp_progress_fn progress; /* called from one thread at a time; may be NULL */
 	void *progress_data;
 };

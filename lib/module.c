@@ -37,7 +37,9 @@ const char *kp_module_modinfo(const struct kp_module *m, const char *key)
 	return NULL;
 }
 
-/* struct module { enum module_state state; struct list_head list; char name[MODULE_NAME_LEN]; ... } */
+/*
+ * struct module { enum module_state state; struct list_head list; char name[MODULE_NAME_LEN]; ... }
+ */
 static int read_this_module(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
 {
 	size_t idx = kp_elf_find_section(e, ".gnu.linkonce.this_module");
@@ -51,14 +53,17 @@ static int read_this_module(struct kp_module *m, const struct kp_elf *e, struct 
 	s = &e->sections[idx];
 	if (s->type == SHT_NOBITS)
 		return kp_err_set(err, "debuginfo-only file (allocated sections are NOBITS), "
-				  "not a loadable module");
+				       "not a loadable module");
 	m->this_module_size = s->size;
 	if (!s->data || s->size < name_off + name_len)
-		return kp_err_set(err, ".gnu.linkonce.this_module is too small (%llu bytes) for "
-				  "struct module", (unsigned long long)s->size);
+		return kp_err_set(err,
+				  ".gnu.linkonce.this_module is too small (%llu bytes) for "
+				  "struct module",
+				  (unsigned long long)s->size);
 	nul = memchr(s->data + name_off, '\0', name_len);
 	if (!nul || nul == s->data + name_off)
-		return kp_err_set(err, "struct module in .gnu.linkonce.this_module has no valid name");
+		return kp_err_set(err,
+				  "struct module in .gnu.linkonce.this_module has no valid name");
 	m->name = kp_arena_strndup(&m->arena, (const char *)s->data + name_off,
 				   (size_t)(nul - (s->data + name_off)));
 	if (!m->name)

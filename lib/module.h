@@ -21,11 +21,11 @@ struct kp_modinfo_entry {
 
 /* Export tables, named after the section each one comes from. */
 enum kp_export_table {
-	KP_KSYMTAB,		/* EXPORT_SYMBOL */
-	KP_KSYMTAB_GPL,		/* EXPORT_SYMBOL_GPL */
-	KP_KSYMTAB_GPL_FUTURE,	/* EXPORT_SYMBOL_GPL_FUTURE (removed in 5.12) */
-	KP_KSYMTAB_UNUSED,	/* EXPORT_UNUSED_SYMBOL (removed in 5.12) */
-	KP_KSYMTAB_UNUSED_GPL,	/* EXPORT_UNUSED_SYMBOL_GPL (removed in 5.12) */
+	KP_KSYMTAB,	       /* EXPORT_SYMBOL */
+	KP_KSYMTAB_GPL,	       /* EXPORT_SYMBOL_GPL */
+	KP_KSYMTAB_GPL_FUTURE, /* EXPORT_SYMBOL_GPL_FUTURE (removed in 5.12) */
+	KP_KSYMTAB_UNUSED,     /* EXPORT_UNUSED_SYMBOL (removed in 5.12) */
+	KP_KSYMTAB_UNUSED_GPL, /* EXPORT_UNUSED_SYMBOL_GPL (removed in 5.12) */
 	KP_KSYMTAB_NTABLES,
 };
 
@@ -33,7 +33,7 @@ struct kp_export {
 	const char *name;
 	const char *ns; /* NULL when the export has no namespace */
 	enum kp_export_table table;
-	bool gpl_only;  /* the loader's GPL_ONLY class: __ksymtab_gpl[_unused] or kflagstab bit */
+	bool gpl_only; /* the loader's GPL_ONLY class: __ksymtab_gpl[_unused] or kflagstab bit */
 	bool has_crc;
 	uint32_t crc;
 };
@@ -51,7 +51,8 @@ struct kp_version {
 
 enum kp_versions_format {
 	KP_VERSIONS_NONE,
-	KP_VERSIONS_FIXED,  /* struct modversion_info { unsigned long crc; char name[64 - sizeof(long)]; } */
+	KP_VERSIONS_FIXED,  /* struct modversion_info { unsigned long crc; char name[64 -
+			       sizeof(long)]; } */
 	KP_VERSIONS_UBUNTU, /* Ubuntu SAUCE { u32 next; u32 crc; char name[]; } records */
 };
 
@@ -67,24 +68,24 @@ struct kp_signature {
 };
 
 enum kp_symget_method {
-	KP_SYMGET_EXACT,     /* argument register loaded from a string, traced through relocations */
+	KP_SYMGET_EXACT, /* argument register loaded from a string, traced through relocations */
 	KP_SYMGET_HEURISTIC, /* string referenced by the calling function, not traced to the call */
 	KP_SYMGET_DYNAMIC,   /* argument computed at run time */
 };
 
 struct kp_symget {
-	const char *symbol;   /* NULL for dynamic call sites */
-	const char *format;   /* dynamic: a printf format seen in the function, or NULL */
-	const char *section;  /* call site */
+	const char *symbol;  /* NULL for dynamic call sites */
+	const char *format;  /* dynamic: a printf format seen in the function, or NULL */
+	const char *section; /* call site */
 	uint64_t offset;
 	const char *function; /* enclosing function symbol, or NULL */
 	enum kp_symget_method method;
-	bool request;         /* found through symbol_request() (request_module first) */
+	bool request; /* found through symbol_request() (request_module first) */
 };
 
 struct kp_module {
 	const char *path;
-	const char *name;         /* struct module.name in .gnu.linkonce.this_module */
+	const char *name;	  /* struct module.name in .gnu.linkonce.this_module */
 	const char *modinfo_name; /* modinfo name= (NULL if absent) */
 
 	enum kp_compression compression;
@@ -110,7 +111,7 @@ struct kp_module {
 	bool retpoline;
 	const char **import_ns; /* all import_ns= tags, in file order */
 	size_t nimport_ns;
-	const char **depends;   /* depends= split on ',' */
+	const char **depends; /* depends= split on ',' */
 	size_t ndepends;
 
 	struct kp_export *exports; /* __ksymtab first, then __ksymtab_gpl, ... in table order */

@@ -11,6 +11,7 @@
 
 #define MAX_BACKPORTS 8
 
+/* clang-format off */
 static const struct feature_row {
 	enum kp_feature f;
 	const char *name;
@@ -33,6 +34,7 @@ static const struct feature_row {
 	{ KP_F_LICENSE_SECOND_MSG, "license_taint_second_message", { 6, 4, 0 }, { { 0 } } },
 	{ KP_F_TEST_TAINT, "test_taint", { 6, 0, 0 }, { { 0 } } },
 };
+/* clang-format on */
 
 int kp_kver_cmp(const struct kp_kver *a, const struct kp_kver *b)
 {

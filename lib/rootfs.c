@@ -103,8 +103,8 @@ int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_e
 	}
 	if (!S_ISREG(st.st_mode)) {
 		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		kp_err_set(err, "%s: %s", path, S_ISDIR(st.st_mode) ? "is a directory"
-								 : "not a regular file");
+		kp_err_set(err, "%s: %s", path,
+			   S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
 		goto out;
 	}
 	for (;;) {

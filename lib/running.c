@@ -15,7 +15,7 @@
 #include "rootfs.h"
 #include "running.h"
 
-#define PROC_MAX_SIZE ((size_t)16 << 20)
+#define PROC_MAX_SIZE	  ((size_t)16 << 20)
 #define KALLSYMS_MAX_SIZE ((size_t)256 << 20)
 
 static char *rpath(const struct kp_running *r, const char *rel)
@@ -55,8 +55,10 @@ static int read_release(struct kp_running *r, struct kp_err *err)
 	if (r->release && *r->release)
 		return 0;
 	if (!kp_root_is_host(r->root))
-		return kp_err_set(err, "%s: cannot tell the kernel release: no "
-				  "proc/sys/kernel/osrelease", r->root);
+		return kp_err_set(err,
+				  "%s: cannot tell the kernel release: no "
+				  "proc/sys/kernel/osrelease",
+				  r->root);
 	if (uname(&u) < 0)
 		return kp_err_set(err, "uname: %s", strerror(errno));
 	r->release = adup(r, u.release, strlen(u.release));
@@ -101,8 +103,10 @@ static int parse_module_line(struct kp_running *r, char *line, const char *path,
 		f[nf++] = tok;
 	}
 	if (nf != 6 && nf != 7)
-		return kp_err_set(err, "%s:%zu: %zu fields, expected 'name size refcount users "
-				  "state address [(taints)]'", path, lineno, nf);
+		return kp_err_set(err,
+				  "%s:%zu: %zu fields, expected 'name size refcount users "
+				  "state address [(taints)]'",
+				  path, lineno, nf);
 	if (!kp_is_identifier(f[0], strlen(f[0])))
 		return kp_err_set(err, "%s:%zu: invalid module name '%s'", path, lineno, f[0]);
 	if (!all_digits(f[1], strlen(f[1])))
@@ -165,8 +169,10 @@ static int read_module_taint(struct kp_running *r, struct kp_loaded_module *m, s
 	if (ret == 0) {
 		for (const char *p = buf; *p; p++)
 			if (*p < 'A' || *p > 'Z') {
-				ret = kp_err_set(err, "%s: unexpected character '%c' in the taint "
-						 "letters", path, *p);
+				ret = kp_err_set(err,
+						 "%s: unexpected character '%c' in the taint "
+						 "letters",
+						 path, *p);
 				break;
 			}
 		if (ret == 0) {
@@ -374,7 +380,8 @@ static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
 			free(procfg);
 			return kp_err_set(err, "out of memory");
 		}
-	} else if (note(r, &r->config_note, "no boot/config-<release> and no "
+	} else if (note(r, &r->config_note,
+			"no boot/config-<release> and no "
 			"proc/config.gz") < 0) {
 		free(procfg);
 		return kp_err_set(err, "out of memory");

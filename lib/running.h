@@ -22,8 +22,8 @@
 struct kp_loaded_module {
 	const char *name;
 	uint64_t size;
-	int refcount;          /* -1 without CONFIG_MODULE_UNLOAD ("-") */
-	const char **users;    /* modules using this one ("used by"; "[permanent]" kept) */
+	int refcount;	    /* -1 without CONFIG_MODULE_UNLOAD ("-") */
+	const char **users; /* modules using this one ("used by"; "[permanent]" kept) */
 	size_t nusers;
 	const char *state;     /* "Live", "Loading" or "Unloading" */
 	const char *taint;     /* letters ("POE"), "" if none: sysfs taint, else /proc/modules' */
@@ -33,27 +33,27 @@ struct kp_loaded_module {
 
 struct kp_running {
 	char *root;
-	const char *release;      /* proc/sys/kernel/osrelease, or uname(2) for the host root */
+	const char *release; /* proc/sys/kernel/osrelease, or uname(2) for the host root */
 	bool release_from_uname;
 
 	struct kp_loaded_module *modules; /* /proc/modules order */
 	size_t nmodules;
 	bool have_proc_modules;
 
-	int sig_enforce;          /* sys/module/module/parameters/sig_enforce: 1, 0, -1 unknown */
-	const char *lockdown;     /* "none", "integrity", "confidentiality", NULL unknown */
+	int sig_enforce;      /* sys/module/module/parameters/sig_enforce: 1, 0, -1 unknown */
+	const char *lockdown; /* "none", "integrity", "confidentiality", NULL unknown */
 	bool have_tainted;
-	unsigned long tainted;    /* proc/sys/kernel/tainted */
-	const char *cmdline;      /* proc/cmdline, NULL if unreadable */
+	unsigned long tainted;	       /* proc/sys/kernel/tainted */
+	const char *cmdline;	       /* proc/cmdline, NULL if unreadable */
 	const char **module_blacklist; /* module_blacklist= of the command line (last one wins) */
 	size_t nmodule_blacklist;
 
 	struct kp_kernel_base *kallsyms; /* vmlinux exports from proc/kallsyms, or NULL */
-	const char *kallsyms_note;       /* why kallsyms is NULL */
+	const char *kallsyms_note;	 /* why kallsyms is NULL */
 
 	bool have_tree;
-	struct kp_tree tree;      /* lib/modules/<release> under the root */
-	const char *tree_note;    /* why have_tree is false */
+	struct kp_tree tree;   /* lib/modules/<release> under the root */
+	const char *tree_note; /* why have_tree is false */
 
 	struct kp_kconfig config; /* the tree's config, else proc/config.gz; .known false if none */
 	const char *config_note;  /* why config.known is false (absent or malformed) */

@@ -10,8 +10,9 @@
 #include "module-internal.h"
 
 static const char marker[] = "~Module signature appended~\n";
-#define MARKER_LEN (sizeof(marker) - 1)
-#define SIG_INFO_LEN 12 /* u8 algo, hash, id_type, signer_len, key_id_len, pad[3]; __be32 sig_len */
+#define MARKER_LEN   (sizeof(marker) - 1)
+#define SIG_INFO_LEN 12 /* u8 algo, hash, id_type, signer_len, key_id_len, pad[3]; __be32 sig_len \
+			 */
 
 size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t len)
 {

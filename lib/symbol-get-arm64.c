@@ -106,7 +106,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	}
 	if ((i & 0xffc00000) == 0xd5000000 || (i & 0xfe000000) == 0xd4000000 ||
 	    (i & 0xffc00000) == 0xd5000000)
-		return true; /* hints, barriers, msr, svc/hvc/smc */
+		return true;		      /* hints, barriers, msr, svc/hvc/smc */
 	if ((i & 0xfff80000) == 0xd5080000) { /* sys/sysl */
 		if (i & 0x00200000)
 			in->clobbers |= gpr(rd);
@@ -176,8 +176,8 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 			}
 			if (load && !simd)
 				in->clobbers |= gpr(rd);
-			if ((i & 0x3b200000) == 0x38000000 && (((i >> 10) & 3) == 1 ||
-								((i >> 10) & 3) == 3))
+			if ((i & 0x3b200000) == 0x38000000 &&
+			    (((i >> 10) & 3) == 1 || ((i >> 10) & 3) == 3))
 				in->clobbers |= gpr(rn);
 			return true;
 		}

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 enum sg_flow {
-	SG_SEQ,   /* falls through to the next instruction */
+	SG_SEQ,	  /* falls through to the next instruction */
 	SG_CALL,  /* call: falls through, clobbers the caller-saved registers */
 	SG_JUMP,  /* unconditional branch (a tail call when the target is external) */
 	SG_CJUMP, /* conditional branch: target and fall through */
@@ -36,16 +36,16 @@ enum sg_def {
 struct sg_insn {
 	uint64_t off;
 	uint8_t len;
-	uint8_t flow;     /* enum sg_flow */
-	uint8_t def;      /* enum sg_def, for def_reg */
-	int8_t def_reg;   /* register precisely described by def, -1 none */
-	int8_t src_reg;   /* SG_DEF_COPY source */
-	bool has_target;  /* branch/call target inside the same section, in target */
-	bool reloc_target;/* branch/call target given by the relocation at reloc_off */
+	uint8_t flow;	   /* enum sg_flow */
+	uint8_t def;	   /* enum sg_def, for def_reg */
+	int8_t def_reg;	   /* register precisely described by def, -1 none */
+	int8_t src_reg;	   /* SG_DEF_COPY source */
+	bool has_target;   /* branch/call target inside the same section, in target */
+	bool reloc_target; /* branch/call target given by the relocation at reloc_off */
 	uint64_t target;
-	uint64_t reloc_off;  /* offset of the relocated field (ADDR value or branch target) */
-	int64_t reloc_adj;   /* address = S + A + reloc_adj */
-	uint64_t clobbers;   /* other registers possibly written, bit per register */
+	uint64_t reloc_off; /* offset of the relocated field (ADDR value or branch target) */
+	int64_t reloc_adj;  /* address = S + A + reloc_adj */
+	uint64_t clobbers;  /* other registers possibly written, bit per register */
 };
 
 /* What a decoder sees: one executable section's bytes. */
@@ -58,9 +58,9 @@ struct sg_code {
 
 struct sg_arch {
 	const char *name;
-	int arg_reg;           /* first-argument register */
-	int ret_reg;           /* return-value register */
-	uint64_t call_clobbers;/* caller-saved registers */
+	int arg_reg;		/* first-argument register */
+	int ret_reg;		/* return-value register */
+	uint64_t call_clobbers; /* caller-saved registers */
 	/* Decodes the instruction at @off; false if it is not a valid/known encoding. */
 	bool (*decode)(const struct sg_code *c, uint64_t off, struct sg_insn *in);
 	unsigned min_insn; /* instruction alignment: where to resume after an undecodable one */

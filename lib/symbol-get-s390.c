@@ -51,7 +51,8 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		in->def = SG_DEF_COPY;
 		in->src_reg = (int8_t)r2;
 		return true;
-	case 0x19: case 0x15: /* cr, clr */
+	case 0x19:
+	case 0x15: /* cr, clr */
 		return true;
 	/* RX */
 	case 0x41: /* la R1,D2(X2,B2) */
@@ -62,11 +63,24 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		if (r1 == 15)
 			in->flow = SG_STOP;
 		return true;
-	case 0x50: case 0x40: case 0x42: case 0x59: case 0x55: case 0x49: case 0x91:
-	case 0x92: case 0x94: case 0x95: case 0x96: case 0x97: case 0x90: case 0x44:
-	case 0x60: case 0x70:
+	case 0x50:
+	case 0x40:
+	case 0x42:
+	case 0x59:
+	case 0x55:
+	case 0x49:
+	case 0x91:
+	case 0x92:
+	case 0x94:
+	case 0x95:
+	case 0x96:
+	case 0x97:
+	case 0x90:
+	case 0x44:
+	case 0x60:
+	case 0x70:
 		return true; /* stores, compares, SI forms, stm, ex */
-	case 0x98: { /* lm R1,R3 */
+	case 0x98: {	     /* lm R1,R3 */
 		unsigned r3 = r2;
 
 		for (unsigned r = r1;; r = (r + 1) & 15) {
@@ -76,7 +90,8 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		}
 		return true;
 	}
-	case 0x84: case 0x85: /* brxh / brxle */
+	case 0x84:
+	case 0x85: /* brxh / brxle */
 		in->flow = SG_CJUMP;
 		in->has_target = true;
 		in->target = off + (uint64_t)((int64_t)(int16_t)(p[2] << 8 | p[3]) * 2);
@@ -87,7 +102,12 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		int64_t rel = (int16_t)(p[2] << 8 | p[3]);
 
 		switch (sub) {
-		case 0: case 1: case 2: case 3: case 0xe: case 0xf: /* tm*, chi, cghi */
+		case 0:
+		case 1:
+		case 2:
+		case 3:
+		case 0xe:
+		case 0xf: /* tm*, chi, cghi */
 			return true;
 		case 4: /* brc M1 */
 			if (r1 == 0)
@@ -102,13 +122,15 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 			in->target = off + (uint64_t)(rel * 2);
 			in->clobbers |= SG_REG(r1);
 			return true;
-		case 6: case 7: /* brct, brctg */
+		case 6:
+		case 7: /* brct, brctg */
 			in->flow = SG_CJUMP;
 			in->has_target = true;
 			in->target = off + (uint64_t)(rel * 2);
 			in->clobbers |= SG_REG(r1);
 			return true;
-		case 8: case 9: /* lhi, lghi */
+		case 8:
+		case 9: /* lhi, lghi */
 			in->def_reg = (int8_t)r1;
 			in->def = SG_DEF_CONST;
 			return true;
@@ -153,7 +175,9 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		in->reloc_adj = -2;
 		return true;
 	}
-	case 0xc2: case 0xc6: case 0xe5: /* compares immediate / relative long, SIL */
+	case 0xc2:
+	case 0xc6:
+	case 0xe5: /* compares immediate / relative long, SIL */
 		return true;
 	case 0xc4: { /* load/store relative long */
 		unsigned sub = p[1] & 15;
@@ -167,8 +191,11 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		if ((p[1] & 15) == 6) {
 			in->flow = SG_CJUMP;
 			in->has_target = true;
-			in->target = off + (uint64_t)((int64_t)(int32_t)((uint32_t)p[2] << 24 |
-							(uint32_t)p[3] << 16 | (uint32_t)p[4] << 8 | p[5]) * 2);
+			in->target =
+				off + (uint64_t)((int64_t)(int32_t)((uint32_t)p[2] << 24 |
+								    (uint32_t)p[3] << 16 |
+								    (uint32_t)p[4] << 8 | p[5]) *
+						 2);
 		}
 		in->clobbers |= SG_REG(r1);
 		return true;
@@ -196,11 +223,25 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	case 0xe3:
 		op2 = p[5];
 		switch (op2) {
-		case 0x24: case 0x50: case 0x72: case 0x70: case 0x3e: case 0x3f: case 0x2f:
-		case 0x20: case 0x21: case 0x30: case 0x31: case 0x59: case 0x55: case 0x79:
-		case 0x36: case 0x34: case 0x25:
+		case 0x24:
+		case 0x50:
+		case 0x72:
+		case 0x70:
+		case 0x3e:
+		case 0x3f:
+		case 0x2f:
+		case 0x20:
+		case 0x21:
+		case 0x30:
+		case 0x31:
+		case 0x59:
+		case 0x55:
+		case 0x79:
+		case 0x36:
+		case 0x34:
+		case 0x25:
 			return true; /* stores, compares, prefetch */
-		case 0x71: /* lay */
+		case 0x71:	     /* lay */
 			in->def_reg = (int8_t)r1;
 			in->def = (p[2] >> 4) == 15 || r2 == 15 ? SG_DEF_STACK : SG_DEF_OTHER;
 			return true;
@@ -230,20 +271,39 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	case 0xec:
 		op2 = p[5];
 		switch (op2) {
-		case 0x76: case 0x64: case 0x77: case 0x65: case 0x7e: case 0x7c: case 0x7f:
+		case 0x76:
+		case 0x64:
+		case 0x77:
+		case 0x65:
+		case 0x7e:
+		case 0x7c:
+		case 0x7f:
 		case 0x7d: /* compare and branch relative */
 			in->flow = SG_CJUMP;
 			in->has_target = true;
 			in->target = off + (uint64_t)((int64_t)(int16_t)(p[2] << 8 | p[3]) * 2);
 			return true;
-		case 0x44: case 0x45: /* brxhg, brxlg */
+		case 0x44:
+		case 0x45: /* brxhg, brxlg */
 			in->flow = SG_CJUMP;
 			in->has_target = true;
 			in->target = off + (uint64_t)((int64_t)(int16_t)(p[2] << 8 | p[3]) * 2);
 			in->clobbers |= SG_REG(r1);
 			return true;
-		case 0x72: case 0x73: case 0x70: case 0x71: case 0x7a: case 0x7b: case 0xe4:
-		case 0xe5: case 0xf6: case 0xf7: case 0xfc: case 0xfd: case 0xfe: case 0xff:
+		case 0x72:
+		case 0x73:
+		case 0x70:
+		case 0x71:
+		case 0x7a:
+		case 0x7b:
+		case 0xe4:
+		case 0xe5:
+		case 0xf6:
+		case 0xf7:
+		case 0xfc:
+		case 0xfd:
+		case 0xfe:
+		case 0xff:
 			return true; /* compare and trap / compare and branch (indirect) */
 		default:
 			in->clobbers |= SG_REG(r1);
@@ -256,8 +316,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		return true; /* SS: storage to storage */
 	if (op == 0xe7)
 		return true; /* vector */
-	if (op == 0xed || (op >= 0x60 && op <= 0x6f) || (op >= 0x20 && op <= 0x3f) ||
-	    op == 0xb3)
+	if (op == 0xed || (op >= 0x60 && op <= 0x6f) || (op >= 0x20 && op <= 0x3f) || op == 0xb3)
 		return true; /* floating point */
 	in->clobbers |= SG_REG(r1);
 	return true;

@@ -22,6 +22,7 @@ enum { I_NONE, I_B, I_W, I_Z, I_V, I_WB, I_MOFFS, I_FAR, I_GRP3 };
 
 #define F_MODRM 0x10
 /* Operand kinds of the one-byte map, indexed by opcode: low nibble = immediate kind. */
+/* clang-format off */
 static const uint8_t one_byte[256] = {
 	/* 00 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
 	/* 08 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
@@ -53,6 +54,7 @@ static const uint8_t one_byte[256] = {
 	/* F0 */ 0, 0, 0, 0, 0, 0, F_MODRM | I_GRP3, F_MODRM | I_GRP3,
 	/* F8 */ 0, 0, 0, 0, 0, 0, F_MODRM, F_MODRM,
 };
+/* clang-format on */
 
 struct x86_state {
 	const struct sg_code *c;
@@ -73,7 +75,7 @@ struct x86_state {
 	uint64_t imm_pos;
 	unsigned imm_len;
 	bool rip_rel;
-	int base;  /* base register of the memory operand, -1 none */
+	int base; /* base register of the memory operand, -1 none */
 };
 
 static bool x86_byte(struct x86_state *s, uint8_t *b)
@@ -167,10 +169,30 @@ static bool map0f_modrm(uint8_t op)
 	if (op >= 0xc8 && op <= 0xcf) /* bswap */
 		return false;
 	switch (op) {
-	case 0x04: case 0x05: case 0x06: case 0x07: case 0x08: case 0x09: case 0x0a:
-	case 0x0b: case 0x0e: case 0x30: case 0x31: case 0x32: case 0x33: case 0x34:
-	case 0x35: case 0x36: case 0x37: case 0x77: case 0xa0: case 0xa1: case 0xa2:
-	case 0xa8: case 0xa9: case 0xaa:
+	case 0x04:
+	case 0x05:
+	case 0x06:
+	case 0x07:
+	case 0x08:
+	case 0x09:
+	case 0x0a:
+	case 0x0b:
+	case 0x0e:
+	case 0x30:
+	case 0x31:
+	case 0x32:
+	case 0x33:
+	case 0x34:
+	case 0x35:
+	case 0x36:
+	case 0x37:
+	case 0x77:
+	case 0xa0:
+	case 0xa1:
+	case 0xa2:
+	case 0xa8:
+	case 0xa9:
+	case 0xaa:
 		return false;
 	default:
 		return true;
@@ -180,8 +202,18 @@ static bool map0f_modrm(uint8_t op)
 static bool map0f_imm8(uint8_t op)
 {
 	switch (op) {
-	case 0x0f: case 0x70: case 0x71: case 0x72: case 0x73: case 0xa4: case 0xac:
-	case 0xba: case 0xc2: case 0xc4: case 0xc5: case 0xc6:
+	case 0x0f:
+	case 0x70:
+	case 0x71:
+	case 0x72:
+	case 0x73:
+	case 0xa4:
+	case 0xac:
+	case 0xba:
+	case 0xc2:
+	case 0xc4:
+	case 0xc5:
+	case 0xc6:
 		return true;
 	default:
 		return false;
@@ -281,8 +313,9 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 		in->len = (uint8_t)(s.pos - off);
 		in->flow = SG_SEQ;
 		/* BMI/BMI2 write a general register in ModRM.reg */
-		if ((map == 2 && (op == 0xf2 || op == 0xf3 || op == 0xf5 || op == 0xf6 ||
-				  op == 0xf7)) || (map == 3 && op == 0xf0))
+		if ((map == 2 &&
+		     (op == 0xf2 || op == 0xf3 || op == 0xf5 || op == 0xf6 || op == 0xf7)) ||
+		    (map == 3 && op == 0xf0))
 			in->clobbers |= SG_REG(reg_field(&s));
 		/* vmovd/vmovq/vpextr* to a general register */
 		if (map == 1 && (op == 0x7e || op == 0xc5 || op == 0x50))
@@ -322,7 +355,7 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 		in->flow = SG_SEQ;
 		if (op >= 0x80 && op <= 0x8f) {
 			int64_t rel = s.imm_len == 2 ? (int16_t)x86_le(c, s.imm_pos, 2)
-						    : (int32_t)x86_le(c, s.imm_pos, 4);
+						     : (int32_t)x86_le(c, s.imm_pos, 4);
 
 			in->flow = SG_CJUMP;
 			in->has_target = true;
@@ -362,28 +395,41 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 		uint8_t k = one_byte[op];
 		unsigned imm = 0;
 
-		if (mode64 && (op == 0x06 || op == 0x07 || op == 0x0e || op == 0x16 ||
-			       op == 0x17 || op == 0x1e || op == 0x1f || op == 0x27 ||
-			       op == 0x2f || op == 0x37 || op == 0x3f || op == 0x60 ||
-			       op == 0x61 || op == 0x82 || op == 0x9a || op == 0xce ||
-			       op == 0xd4 || op == 0xd5 || op == 0xd6 || op == 0xea))
+		if (mode64 && (op == 0x06 || op == 0x07 || op == 0x0e || op == 0x16 || op == 0x17 ||
+			       op == 0x1e || op == 0x1f || op == 0x27 || op == 0x2f || op == 0x37 ||
+			       op == 0x3f || op == 0x60 || op == 0x61 || op == 0x82 || op == 0x9a ||
+			       op == 0xce || op == 0xd4 || op == 0xd5 || op == 0xd6 || op == 0xea))
 			return false;
 		if (k & F_MODRM)
 			if (!x86_modrm(&s))
 				return false;
 		switch (k & 0x0f) {
-		case I_B: imm = 1; break;
-		case I_W: imm = 2; break;
-		case I_Z: imm = s.opsize16 ? 2 : 4; break;
-		case I_V: imm = (s.rex & 8) ? 8 : s.opsize16 ? 2 : 4; break;
-		case I_WB: imm = 3; break;
+		case I_B:
+			imm = 1;
+			break;
+		case I_W:
+			imm = 2;
+			break;
+		case I_Z:
+			imm = s.opsize16 ? 2 : 4;
+			break;
+		case I_V:
+			imm = (s.rex & 8) ? 8 : s.opsize16 ? 2 : 4;
+			break;
+		case I_WB:
+			imm = 3;
+			break;
 		case I_MOFFS:
 			imm = mode64 ? (s.addr16or32 ? 4 : 8) : (s.addr16or32 ? 2 : 4);
 			break;
-		case I_FAR: imm = s.opsize16 ? 4 : 6; break;
-		case I_GRP3: imm = ((s.modrm >> 3) & 7) < 2 ? (op == 0xf6 ? 1 : s.opsize16 ? 2 : 4) : 0;
+		case I_FAR:
+			imm = s.opsize16 ? 4 : 6;
 			break;
-		default: break;
+		case I_GRP3:
+			imm = ((s.modrm >> 3) & 7) < 2 ? (op == 0xf6 ? 1 : s.opsize16 ? 2 : 4) : 0;
+			break;
+		default:
+			break;
 		}
 		if (mode64 && (op == 0xe8 || op == 0xe9))
 			imm = 4;
@@ -414,8 +460,8 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 			else
 				in->clobbers |= SG_REG(RAX);
 			/* xor %r,%r / sub %r,%r: zero */
-			if (((op & 0xf8) == 0x30 || (op & 0xf8) == 0x28) && (kind == 1 || kind == 3) &&
-			    mod3 && reg == rm && !s.opsize16) {
+			if (((op & 0xf8) == 0x30 || (op & 0xf8) == 0x28) &&
+			    (kind == 1 || kind == 3) && mod3 && reg == rm && !s.opsize16) {
 				in->clobbers &= ~SG_REG(reg);
 				in->def_reg = (int8_t)reg;
 				in->def = SG_DEF_CONST;
@@ -446,9 +492,9 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 			return true;
 		}
 		if (op == 0xeb || op == 0xe9 || op == 0xe8) {
-			int64_t rel = s.imm_len == 1 ? (int8_t)c->data[s.imm_pos]
-				    : s.imm_len == 2 ? (int16_t)x86_le(c, s.imm_pos, 2)
-						     : (int32_t)x86_le(c, s.imm_pos, 4);
+			int64_t rel = s.imm_len == 1   ? (int8_t)c->data[s.imm_pos]
+				      : s.imm_len == 2 ? (int16_t)x86_le(c, s.imm_pos, 2)
+						       : (int32_t)x86_le(c, s.imm_pos, 4);
 
 			in->flow = op == 0xe8 ? SG_CALL : SG_JUMP;
 			in->has_target = true;
@@ -466,25 +512,34 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 		case 0x63: /* movsxd / arpl */
 			in->clobbers |= mode64 ? SG_REG(reg) : rm_reg_mask(&s);
 			return true;
-		case 0x69: case 0x6b:
+		case 0x69:
+		case 0x6b:
 			in->clobbers |= SG_REG(reg);
 			return true;
-		case 0x6c: case 0x6d:
+		case 0x6c:
+		case 0x6d:
 			in->clobbers |= SG_REG(RDI) | (s.rep ? SG_REG(RCX) : 0);
 			return true;
-		case 0x6e: case 0x6f:
+		case 0x6e:
+		case 0x6f:
 			in->clobbers |= SG_REG(RSI) | (s.rep ? SG_REG(RCX) : 0);
 			return true;
-		case 0x80: case 0x81: case 0x82: case 0x83:
+		case 0x80:
+		case 0x81:
+		case 0x82:
+		case 0x83:
 			if (sub != 7)
 				in->clobbers |= rm_reg_mask(&s);
 			return true;
-		case 0x84: case 0x85:
+		case 0x84:
+		case 0x85:
 			return true;
-		case 0x86: case 0x87:
+		case 0x86:
+		case 0x87:
 			in->clobbers |= rm_reg_mask(&s) | SG_REG(reg);
 			return true;
-		case 0x88: case 0x8c:
+		case 0x88:
+		case 0x8c:
 			in->clobbers |= rm_reg_mask(&s);
 			return true;
 		case 0x89:
@@ -520,7 +575,8 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 					  (s.modrm & 0xc7) == 0x05)) {
 				in->def = SG_DEF_ADDR;
 				in->reloc_off = s.disp_pos;
-				in->reloc_adj = s.rip_rel ? (int64_t)(off + in->len - s.disp_pos) : 0;
+				in->reloc_adj =
+					s.rip_rel ? (int64_t)(off + in->len - s.disp_pos) : 0;
 			} else if (s.base == RSP || s.base == RBP) {
 				in->def = SG_DEF_STACK;
 			}
@@ -534,10 +590,18 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 			if (!(s.rex & 1))
 				return true;
 			/* fallthrough */
-		case 0x91: case 0x92: case 0x93: case 0x94: case 0x95: case 0x96: case 0x97:
+		case 0x91:
+		case 0x92:
+		case 0x93:
+		case 0x94:
+		case 0x95:
+		case 0x96:
+		case 0x97:
 			in->clobbers |= SG_REG(RAX) | SG_REG((op & 7) | ((s.rex & 1) << 3));
 			return true;
-		case 0x98: case 0x9e: case 0x9f:
+		case 0x98:
+		case 0x9e:
+		case 0x9f:
 			in->clobbers |= SG_REG(RAX);
 			return true;
 		case 0x99:
@@ -546,22 +610,41 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 		case 0x9a:
 			in->flow = SG_CALL;
 			return true;
-		case 0xa0: case 0xa1:
+		case 0xa0:
+		case 0xa1:
 			in->clobbers |= SG_REG(RAX);
 			return true;
-		case 0xa4: case 0xa5: case 0xa6: case 0xa7:
+		case 0xa4:
+		case 0xa5:
+		case 0xa6:
+		case 0xa7:
 			in->clobbers |= SG_REG(RSI) | SG_REG(RDI) | (s.rep ? SG_REG(RCX) : 0);
 			return true;
-		case 0xaa: case 0xab: case 0xae: case 0xaf:
+		case 0xaa:
+		case 0xab:
+		case 0xae:
+		case 0xaf:
 			in->clobbers |= SG_REG(RDI) | (s.rep ? SG_REG(RCX) : 0);
 			return true;
-		case 0xac: case 0xad:
+		case 0xac:
+		case 0xad:
 			in->clobbers |= SG_REG(RSI) | SG_REG(RAX) | (s.rep ? SG_REG(RCX) : 0);
 			return true;
-		case 0xc0: case 0xc1: case 0xd0: case 0xd1: case 0xd2: case 0xd3:
+		case 0xc0:
+		case 0xc1:
+		case 0xd0:
+		case 0xd1:
+		case 0xd2:
+		case 0xd3:
 			in->clobbers |= rm_reg_mask(&s);
 			return true;
-		case 0xc2: case 0xc3: case 0xca: case 0xcb: case 0xcf: case 0xcc: case 0xf4:
+		case 0xc2:
+		case 0xc3:
+		case 0xca:
+		case 0xcb:
+		case 0xcf:
+		case 0xcc:
+		case 0xf4:
 			in->flow = SG_STOP;
 			return true;
 		case 0xc6:
@@ -582,22 +665,28 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 				in->reloc_adj = 0;
 			}
 			return true;
-		case 0xc8: case 0xc9:
+		case 0xc8:
+		case 0xc9:
 			in->clobbers |= SG_REG(RBP) | SG_REG(RSP);
 			return true;
-		case 0xe4: case 0xe5: case 0xec: case 0xed:
+		case 0xe4:
+		case 0xe5:
+		case 0xec:
+		case 0xed:
 			in->clobbers |= SG_REG(RAX);
 			return true;
 		case 0xea:
 			in->flow = SG_STOP;
 			return true;
-		case 0xf6: case 0xf7:
+		case 0xf6:
+		case 0xf7:
 			if (sub == 2 || sub == 3)
 				in->clobbers |= rm_reg_mask(&s);
 			else if (sub >= 4)
 				in->clobbers |= SG_REG(RAX) | SG_REG(RDX);
 			return true;
-		case 0xfe: case 0xff:
+		case 0xfe:
+		case 0xff:
 			if (sub == 0 || sub == 1)
 				in->clobbers |= rm_reg_mask(&s);
 			else if (op == 0xff && (sub == 2 || sub == 3))
@@ -605,7 +694,13 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 			else if (op == 0xff && (sub == 4 || sub == 5))
 				in->flow = SG_STOP;
 			return true;
-		case 0xd8: case 0xd9: case 0xda: case 0xdb: case 0xdc: case 0xdd: case 0xde:
+		case 0xd8:
+		case 0xd9:
+		case 0xda:
+		case 0xdb:
+		case 0xdc:
+		case 0xdd:
+		case 0xde:
 		case 0xdf:
 			if (op == 0xdf && s.modrm == 0xe0)
 				in->clobbers |= SG_REG(RAX);

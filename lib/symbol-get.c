@@ -104,7 +104,7 @@ struct sg_ctx {
 	struct sg_state *work;
 	size_t nwork, capwork;
 	uint64_t *seen; /* open-addressing set of packed states, 0 = empty */
-	size_t *used;   /* slots of seen in use, to clear them between walks */
+	size_t *used;	/* slots of seen in use, to clear them between walks */
 	size_t seencap;
 	size_t nseen;
 	bool budget;
@@ -330,7 +330,8 @@ static const char *function_string(struct kp_elf *e, size_t sec, const struct fn
 
 			if (o >= e->sections[tsec].size)
 				continue;
-			if (o > 0 && e->sections[tsec].data && e->sections[tsec].data[o - 1] != '\0')
+			if (o > 0 && e->sections[tsec].data &&
+			    e->sections[tsec].data[o - 1] != '\0')
 				continue;
 			str = kp_elf_string_at(e, tsec, o, &len);
 			if (str && pred(str, len, arg))
@@ -447,13 +448,32 @@ static bool is_tracing_hook(const char *name)
 static bool is_noreturn(const char *name)
 {
 	static const char *const names[] = {
-		"__stack_chk_fail", "__fortify_panic", "fortify_panic", "panic", "do_exit",
-		"do_group_exit", "make_task_dead", "kthread_exit", "kthread_complete_and_exit",
-		"__module_put_and_kthread_exit", "usercopy_abort", "__ubsan_handle_builtin_unreachable",
-		"btrfs_assertfail", "__invalid_creds", "__reiserfs_panic", "lbug_with_loc",
-		"mpt_halt_firmware", "nmi_panic_self_stop", "panic_smp_self_stop",
-		"rewind_stack_and_make_dead", "machine_real_restart", "kunit_try_catch_throw",
-		"__tdx_hypercall_failed", "sev_es_terminate", "snp_abort", "hv_ghcb_terminate",
+		"__stack_chk_fail",
+		"__fortify_panic",
+		"fortify_panic",
+		"panic",
+		"do_exit",
+		"do_group_exit",
+		"make_task_dead",
+		"kthread_exit",
+		"kthread_complete_and_exit",
+		"__module_put_and_kthread_exit",
+		"usercopy_abort",
+		"__ubsan_handle_builtin_unreachable",
+		"btrfs_assertfail",
+		"__invalid_creds",
+		"__reiserfs_panic",
+		"lbug_with_loc",
+		"mpt_halt_firmware",
+		"nmi_panic_self_stop",
+		"panic_smp_self_stop",
+		"rewind_stack_and_make_dead",
+		"machine_real_restart",
+		"kunit_try_catch_throw",
+		"__tdx_hypercall_failed",
+		"sev_es_terminate",
+		"snp_abort",
+		"hv_ghcb_terminate",
 	};
 
 	for (size_t i = 0; name && i < KP_ARRAY_SIZE(names); i++)
@@ -716,7 +736,8 @@ static int walk_state(struct sg_ctx *c, const struct sg_state *st, struct sg_res
 		if (st->reg == c->arch->arg_reg) {
 			for (i = edge_lower(c->calls, c->ncalls, st->sec, x->off);
 			     i < c->ncalls && c->calls[i].tsec == st->sec &&
-			     c->calls[i].toff == x->off; i++) {
+			     c->calls[i].toff == x->off;
+			     i++) {
 				callers = true;
 				if (push_state(c, c->calls[i].ssec, c->calls[i].sidx, st->reg) < 0)
 					return -1;
@@ -911,7 +932,8 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 				continue;
 			idx = c.arch ? call_insn(&c, sec, &rel[i]) : SIZE_MAX;
 			if (idx == SIZE_MAX) {
-				if (scan_heuristic(m, e, sec, rel[i].offset, &c.symget_cap, err) < 0)
+				if (scan_heuristic(m, e, sec, rel[i].offset, &c.symget_cap, err) <
+				    0)
 					goto out;
 				continue;
 			}

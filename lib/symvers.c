@@ -19,9 +19,9 @@
 
 enum layout {
 	LAYOUT_NONE,
-	LAYOUT_4,        /* crc sym module export */
+	LAYOUT_4,	 /* crc sym module export */
 	LAYOUT_NS_THIRD, /* crc sym ns module export */
-	LAYOUT_NS_LAST,  /* crc sym module export ns */
+	LAYOUT_NS_LAST,	 /* crc sym module export ns */
 };
 
 static const char *layout_name(enum layout l)
@@ -155,9 +155,10 @@ static int parse_line(struct parser *p, char *line)
 	int t;
 
 	if (ncols < 4 || ncols > 5)
-		return kp_err_set(p->err, "%s:%zu: %s%zu TAB-separated columns, expected 4 or 5 "
-				  "(CRC, symbol, module, export type[, namespace])", p->label,
-				  p->lineno, ncols == MAX_COLS ? "more than " : "",
+		return kp_err_set(p->err,
+				  "%s:%zu: %s%zu TAB-separated columns, expected 4 or 5 "
+				  "(CRC, symbol, module, export type[, namespace])",
+				  p->label, p->lineno, ncols == MAX_COLS ? "more than " : "",
 				  ncols == MAX_COLS ? MAX_COLS - 1 : ncols);
 	l = detect(col, ncols);
 	if (l == LAYOUT_NONE)
@@ -166,9 +167,10 @@ static int parse_line(struct parser *p, char *line)
 	if (p->layout == LAYOUT_NONE)
 		p->layout = l;
 	else if (l != p->layout)
-		return kp_err_set(p->err, "%s:%zu: line has the %s layout, earlier lines the %s "
-				  "layout", p->label, p->lineno, layout_name(l),
-				  layout_name(p->layout));
+		return kp_err_set(p->err,
+				  "%s:%zu: line has the %s layout, earlier lines the %s "
+				  "layout",
+				  p->label, p->lineno, layout_name(l), layout_name(p->layout));
 
 	sym = col[1];
 	switch (p->layout) {
@@ -188,17 +190,19 @@ static int parse_line(struct parser *p, char *line)
 		ns = NULL;
 	}
 	if (!parse_crc(col[0], &k.crc))
-		return kp_err_set(p->err, "%s:%zu: invalid CRC '%s' (expected 0x and up to 8 hex "
-				  "digits)", p->label, p->lineno, col[0]);
+		return kp_err_set(p->err,
+				  "%s:%zu: invalid CRC '%s' (expected 0x and up to 8 hex "
+				  "digits)",
+				  p->label, p->lineno, col[0]);
 	if (!plain_field(sym))
-		return kp_err_set(p->err, "%s:%zu: invalid symbol name '%s'", p->label,
-				  p->lineno, sym);
+		return kp_err_set(p->err, "%s:%zu: invalid symbol name '%s'", p->label, p->lineno,
+				  sym);
 	if (!plain_field(mod))
 		return kp_err_set(p->err, "%s:%zu: invalid module '%s' for symbol %s", p->label,
 				  p->lineno, mod, sym);
 	if (ns && *ns && !plain_field(ns))
-		return kp_err_set(p->err, "%s:%zu: invalid namespace '%s' for symbol %s",
-				  p->label, p->lineno, ns, sym);
+		return kp_err_set(p->err, "%s:%zu: invalid namespace '%s' for symbol %s", p->label,
+				  p->lineno, ns, sym);
 	t = export_type(exp);
 	if (t < 0)
 		return kp_err_set(p->err, "%s:%zu: unknown export type '%s' for symbol %s",

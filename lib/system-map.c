@@ -36,7 +36,7 @@ struct line {
 	char type;
 	const char *name; /* into the buffer, not NUL-terminated */
 	size_t name_len;
-	bool module;      /* kallsyms "\t[module]" */
+	bool module; /* kallsyms "\t[module]" */
 };
 
 struct label {
@@ -129,11 +129,15 @@ static int parse_line(struct map *m, const char *s, size_t len, size_t lineno, s
 	}
 bad:
 	if (is_stub(s, len))
-		return kp_err_set(m->err, "%s: this is Debian's stub System.map; the real one is "
+		return kp_err_set(m->err,
+				  "%s: this is Debian's stub System.map; the real one is "
 				  "usr/lib/debug/boot/System.map-<release> in the "
-				  "linux-image-<release>-dbg package", m->label);
-	return kp_err_set(m->err, "%s:%zu: malformed line (expected 'ADDRESS TYPE NAME' as in "
-			  "System.map or /proc/kallsyms)", m->label, lineno);
+				  "linux-image-<release>-dbg package",
+				  m->label);
+	return kp_err_set(m->err,
+			  "%s:%zu: malformed line (expected 'ADDRESS TYPE NAME' as in "
+			  "System.map or /proc/kallsyms)",
+			  m->label, lineno);
 }
 
 static int note_bound(struct map *m, const struct line *l)
@@ -182,8 +186,8 @@ static int note_line(struct map *m, const struct line *l)
 	    l->addr <= UINT32_MAX) {
 		if (kp_grow(&m->crcs, &m->crcs_cap, m->ncrcs + 1, sizeof(*m->crcs)) < 0)
 			return kp_err_set(m->err, "out of memory");
-		m->crcs[m->ncrcs++] = (struct crc){ l->name + 6, l->name_len - 6,
-						    (uint32_t)l->addr };
+		m->crcs[m->ncrcs++] =
+			(struct crc){ l->name + 6, l->name_len - 6, (uint32_t)l->addr };
 	}
 	return 0;
 }
@@ -191,8 +195,7 @@ static int note_line(struct map *m, const struct line *l)
 static int table_of(const struct map *m, uint64_t addr)
 {
 	for (int t = 0; t < KP_KSYMTAB_NTABLES; t++)
-		if (m->have_start[t] && m->have_stop[t] && addr >= m->start[t] &&
-		    addr < m->stop[t])
+		if (m->have_start[t] && m->have_stop[t] && addr >= m->start[t] && addr < m->stop[t])
 			return t;
 	return -1;
 }
@@ -205,8 +208,10 @@ static int add_labels(struct kp_kernel_base *b, struct map *m, size_t *nexports)
 	for (int t = 0; t < KP_KSYMTAB_NTABLES; t++)
 		any_bounds |= m->have_start[t] && m->have_stop[t];
 	if (!any_bounds)
-		return kp_err_set(m->err, "%s: no __start___ksymtab/__stop___ksymtab bounds: "
-				  "cannot tell which table an export is in", m->label);
+		return kp_err_set(m->err,
+				  "%s: no __start___ksymtab/__stop___ksymtab bounds: "
+				  "cannot tell which table an export is in",
+				  m->label);
 	for (size_t i = 0; i < m->nlabels; i++) {
 		const struct label *lb = &m->labels[i];
 		int t = table_of(m, lb->addr);
@@ -288,16 +293,20 @@ static int load_map(struct kp_kernel_base *b, struct map *m, const unsigned char
 	if (!m->nlines)
 		return kp_err_set(m->err, "%s: no symbols", m->label);
 	if (!m->nnonzero)
-		return kp_err_set(m->err, "%s: every address is 0: kallsyms hides addresses from "
-				  "this user (kptr_restrict); read it as root", m->label);
+		return kp_err_set(m->err,
+				  "%s: every address is 0: kallsyms hides addresses from "
+				  "this user (kptr_restrict); read it as root",
+				  m->label);
 	/* A kallsyms dump is told by its module lines or by the name it was read from. */
 	kp_base_begin_load(b, m->nmodule || strstr(m->label, "kallsyms") ? KP_SRC_KALLSYMS
-								    : KP_SRC_SYSTEM_MAP);
+									 : KP_SRC_SYSTEM_MAP);
 	if (add_labels(b, m, &nexports) < 0)
 		return -1;
 	if (!nexports)
-		return kp_err_set(m->err, "%s: no __ksymtab_<symbol> labels inside the export "
-				  "tables (kallsyms without CONFIG_KALLSYMS_ALL?)", m->label);
+		return kp_err_set(m->err,
+				  "%s: no __ksymtab_<symbol> labels inside the export "
+				  "tables (kallsyms without CONFIG_KALLSYMS_ALL?)",
+				  m->label);
 	apply_crcs(b, m);
 	return 0;
 }

@@ -15,7 +15,7 @@
 #define KP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define kp_printf_fmt(a, b) __attribute__((format(printf, a, b)))
-#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_(f)	    __attribute__((cleanup(f)))
 
 /*
  * An error message for the caller to print as "kopolicy: PATH: MSG".

@@ -102,8 +102,10 @@ static int read_basic(struct kp_module *m, const struct kp_elf *e, struct kp_err
 		}
 		return 0;
 	}
-	return kp_err_set(err, "__versions (%llu bytes) fits neither the 64-byte record layout "
-			  "nor Ubuntu's variable-length one", (unsigned long long)s->size);
+	return kp_err_set(err,
+			  "__versions (%llu bytes) fits neither the 64-byte record layout "
+			  "nor Ubuntu's variable-length one",
+			  (unsigned long long)s->size);
 }
 
 static int read_extended(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)

@@ -43,7 +43,7 @@ static const struct {
 };
 
 struct layout {
-	unsigned width;  /* bytes per field */
+	unsigned width;	 /* bytes per field */
 	unsigned fields; /* value, name[, namespace] */
 	bool prel32;
 };
@@ -162,8 +162,8 @@ static int read_flagstab(struct image *im, struct kp_ksym *k, size_t n, struct k
 	if (!idx)
 		return 0;
 	if (im->e.sections[idx].size != n)
-		return kp_err_set(err, "%s: __kflagstab has %llu entries for %zu exports",
-				  im->path, (unsigned long long)im->e.sections[idx].size, n);
+		return kp_err_set(err, "%s: __kflagstab has %llu entries for %zu exports", im->path,
+				  (unsigned long long)im->e.sections[idx].size, n);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t flags;
 
@@ -180,8 +180,8 @@ static int read_table(struct kp_kernel_base *b, struct image *im, enum kp_export
 		      size_t *total, struct kp_err *err)
 {
 	static const struct layout layouts[] = {
-		{ 4, 3, true }, { 4, 3, false }, { 4, 2, true }, { 4, 2, false },
-		{ 8, 3, false }, { 8, 2, false },
+		{ 4, 3, true },	 { 4, 3, false }, { 4, 2, true },
+		{ 4, 2, false }, { 8, 3, false }, { 8, 2, false },
 	};
 	size_t tab = kp_elf_find_section(&im->e, tables[t].ksymtab);
 	const struct layout *found = NULL;
@@ -214,9 +214,10 @@ static int read_table(struct kp_kernel_base *b, struct image *im, enum kp_export
 			found = l;
 	}
 	if (!found) {
-		kp_err_set(err, "%s: cannot decode %s (%llu bytes): no entry layout (absolute or "
-			   "PREL32, 2 or 3 fields) names strings in __ksymtab_strings", im->path,
-			   tables[t].ksymtab, (unsigned long long)s->size);
+		kp_err_set(err,
+			   "%s: cannot decode %s (%llu bytes): no entry layout (absolute or "
+			   "PREL32, 2 or 3 fields) names strings in __ksymtab_strings",
+			   im->path, tables[t].ksymtab, (unsigned long long)s->size);
 		goto out;
 	}
 	k = kp_calloc(n, sizeof(*k));
@@ -273,8 +274,9 @@ static int read_release(struct kp_kernel_base *b, struct image *im, struct kp_er
 
 		if (sec && sec->data)
 			banner = memmem(sec->data, sec->size, prefix, sizeof(prefix) - 1);
-		if (banner && !memchr(banner, '\0', sec->size -
-				      (size_t)((const unsigned char *)banner - sec->data)))
+		if (banner &&
+		    !memchr(banner, '\0',
+			    sec->size - (size_t)((const unsigned char *)banner - sec->data)))
 			banner = NULL;
 	}
 	if (!banner || strncmp(banner, prefix, sizeof(prefix) - 1))
@@ -309,9 +311,11 @@ static int load_image(struct kp_kernel_base *b, const char *path, unsigned char 
 	}
 	if (!kp_elf_find_section(&im.e, "__ksymtab") &&
 	    !kp_elf_find_section(&im.e, "__ksymtab_gpl")) {
-		kp_err_set(err, "%s: no __ksymtab sections: not a vmlinux (Debian's "
+		kp_err_set(err,
+			   "%s: no __ksymtab sections: not a vmlinux (Debian's "
 			   "linux-headers vmlinux holds only BTF; the full one is in the -dbg "
-			   "package)", path);
+			   "package)",
+			   path);
 		goto out;
 	}
 	im.strs = kp_elf_find_section(&im.e, "__ksymtab_strings");

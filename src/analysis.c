@@ -113,15 +113,18 @@ static int default_kernel(struct kp_analysis *a)
 		return -1;
 	snprintf(release, sizeof(a->release_buf), "%s", u.release);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(symvers); i++) {
-		snprintf(path, sizeof(a->symvers_buf), "%s%s%s", symvers[i][0], release, symvers[i][1]);
+		snprintf(path, sizeof(a->symvers_buf), "%s%s%s", symvers[i][0], release,
+			 symvers[i][1]);
 		if (stat(path, &st) == 0) {
 			a->kernels[a->nkernels++] = path;
 			break;
 		}
 	}
 	if (!a->nkernels) {
-		kp_cli_error(NULL, "no kernel exports given and none found for the running kernel "
-			     "%s (install its headers, or use --kernel)", release);
+		kp_cli_error(NULL,
+			     "no kernel exports given and none found for the running kernel "
+			     "%s (install its headers, or use --kernel)",
+			     release);
 		return -1;
 	}
 	if (!a->fo.release)

@@ -32,42 +32,48 @@ struct kp_analysis {
 };
 
 /* Long options for the target kernel; values >= 0x100 are handled by kp_analysis_option(). */
-#define KP_ANALYSIS_LONGOPTS                                                   \
-	{ "kernel", required_argument, NULL, 'k' },                            \
-	{ "kernel-config", required_argument, NULL, 0x100 },                   \
-	{ "kernel-release", required_argument, NULL, 0x101 },                  \
-	{ "kernel-version", required_argument, NULL, 0x102 },                  \
-	{ "rules", required_argument, NULL, 0x103 },                           \
-	{ "distro", required_argument, NULL, 0x104 },                          \
-	{ "vermagic", required_argument, NULL, 0x105 },                        \
-	{ "sig-enforce", no_argument, NULL, 0x106 },                           \
-	{ "lockdown", no_argument, NULL, 0x107 },                              \
-	{ "untrusted-signatures", no_argument, NULL, 0x108 },                  \
-	{ "allow-missing-namespace-imports", no_argument, NULL, 0x109 }, \
-	{ "kernel-cmdline", required_argument, NULL, 0x10a }
+#define KP_ANALYSIS_LONGOPTS                                                     \
+	{ "kernel", required_argument, NULL, 'k' },                              \
+		{ "kernel-config", required_argument, NULL, 0x100 },             \
+		{ "kernel-release", required_argument, NULL, 0x101 },            \
+		{ "kernel-version", required_argument, NULL, 0x102 },            \
+		{ "rules", required_argument, NULL, 0x103 },                     \
+		{ "distro", required_argument, NULL, 0x104 },                    \
+		{ "vermagic", required_argument, NULL, 0x105 },                  \
+		{ "sig-enforce", no_argument, NULL, 0x106 },                     \
+		{ "lockdown", no_argument, NULL, 0x107 },                        \
+		{ "untrusted-signatures", no_argument, NULL, 0x108 },            \
+		{ "allow-missing-namespace-imports", no_argument, NULL, 0x109 }, \
+	{                                                                        \
+		"kernel-cmdline", required_argument, NULL, 0x10a                 \
+	}
 
-#define KP_ANALYSIS_HELP                                                                      \
-	"Target kernel:\n"                                                                    \
-	"  -k, --kernel PATH      kernel exports: Module.symvers[.gz|.xz], a vmlinux, a\n"      \
-	"                         System.map or kallsyms file, or a directory holding\n"        \
-	"                         Module.symvers (repeatable)\n"                                \
-	"      --kernel-config F  the kernel's config (boot/config-<release>)\n"              \
-	"      --kernel-release R the kernel's release (uname -r)\n"                          \
-	"      --kernel-version V upstream version X.Y.Z when the release hides it\n"         \
-	"      --rules R          auto (from the version), pre2020, 2020 or 2023\n"           \
+#define KP_ANALYSIS_HELP                                                                          \
+	"Target kernel:\n"                                                                        \
+	"  -k, --kernel PATH      kernel exports: Module.symvers[.gz|.xz], a vmlinux, a\n"        \
+	"                         System.map or kallsyms file, or a directory holding\n"          \
+	"                         Module.symvers (repeatable)\n"                                  \
+	"      --kernel-config F  the kernel's config (boot/config-<release>)\n"                  \
+	"      --kernel-release R the kernel's release (uname -r)\n"                              \
+	"      --kernel-version V upstream version X.Y.Z when the release hides it\n"             \
+	"      --rules R          auto (from the version), pre2020, 2020 or 2023\n"               \
 	"      --distro D         auto, debian (missing symbol versions are fatal) or upstream\n" \
-	"      --vermagic S       the kernel's vermagic string\n"                             \
-	"      --sig-enforce      signatures are enforced (module.sig_enforce=1)\n"           \
-	"      --kernel-cmdline S the boot command line (module.sig_enforce=, module_blacklist=,\n" \
-	"                         lockdown=)\n"                                               \
-	"      --lockdown         kernel lockdown (integrity) is active\n"                    \
-	"      --untrusted-signatures  signed modules' keys are not trusted by the kernel\n"  \
-	"      --allow-missing-namespace-imports  CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
+	"      --vermagic S       the kernel's vermagic string\n"                                 \
+	"      --sig-enforce      signatures are enforced (module.sig_enforce=1)\n"               \
+	"      --kernel-cmdline S the boot command line (module.sig_enforce=, "                   \
+	"module_blacklist=,\n"                                                                    \
+	"                         lockdown=)\n"                                                   \
+	"      --lockdown         kernel lockdown (integrity) is active\n"                        \
+	"      --untrusted-signatures  signed modules' keys are not trusted by the kernel\n"      \
+	"      --allow-missing-namespace-imports  "                                               \
+	"CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
 
 void kp_analysis_init(struct kp_analysis *a);
 /* 1 if @c was an analysis option; exits with status 2 on a bad value. */
 int kp_analysis_option(struct kp_analysis *a, int c, const char *arg);
-/* Reads modules, base, facts; builds the graph; simulates if @simulate. Returns 0 or exit code 2. */
+/*
+ * Reads modules, base, facts; builds the graph; simulates if @simulate. Returns 0 or exit code 2.
+ */
 int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,
 		    bool simulate);
 void kp_analysis_free(struct kp_analysis *a);

@@ -15,8 +15,8 @@ static struct json_object *verdict_json(const struct kp_analysis *a, const struc
 	kp_json_add(o, "path", kp_json_string(nd->path));
 	kp_json_add(o, "license", kp_json_string(nd->mod->license));
 	kp_json_add(o, "loads", json_object_new_boolean(v->loads));
-	kp_json_add(o, "errno", kp_errno_name(v->err) ? json_object_new_string(kp_errno_name(v->err))
-						      : NULL);
+	kp_json_add(o, "errno",
+		    kp_errno_name(v->err) ? json_object_new_string(kp_errno_name(v->err)) : NULL);
 	kp_json_add(o, "errno_value", json_object_new_int(v->err));
 	kp_taint_letters(v->taints, letters, sizeof(letters));
 	kp_json_add(o, "taint", json_object_new_string(letters));
@@ -35,8 +35,8 @@ static struct json_object *verdict_json(const struct kp_analysis *a, const struc
 		kp_json_add(e, "result", json_object_new_string(r->ok ? "ok" : "null"));
 		kp_json_add(e, "reason", kp_json_string(r->reason));
 		kp_json_add(e, "owner", kp_json_string(r->owner));
-		kp_json_add(e, "method", json_object_new_string(r->method_heuristic ? "heuristic"
-											: "exact"));
+		kp_json_add(e, "method",
+			    json_object_new_string(r->method_heuristic ? "heuristic" : "exact"));
 		json_object_array_add(arr, e);
 	}
 	kp_json_add(o, "symbol_get", arr);

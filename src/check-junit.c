@@ -8,11 +8,21 @@ static void xml_escaped(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
 		switch (*p) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
 		default:
 			if (*p < 0x20 && *p != '\t' && *p != '\n')
 				fprintf(f, "&#%u;", *p);
@@ -39,7 +49,8 @@ void kp_check_print_junit(const struct kp_check_out *o, const struct kp_analysis
 			}
 	}
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", f);
-	fprintf(f, "  <testsuite name=\"kopolicy rules %s", kp_profile_rules_name(&a->facts.profile));
+	fprintf(f, "  <testsuite name=\"kopolicy rules %s",
+		kp_profile_rules_name(&a->facts.profile));
 	if (a->facts.release) {
 		fputs(" on ", f);
 		xml_escaped(f, a->facts.release);

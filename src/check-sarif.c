@@ -17,8 +17,8 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis
 	struct json_object *driver = json_object_new_object(), *rules = json_object_new_array();
 	struct json_object *results = json_object_new_array();
 
-	kp_json_add(root, "$schema", json_object_new_string(
-		"https://json.schemastore.org/sarif-2.1.0.json"));
+	kp_json_add(root, "$schema",
+		    json_object_new_string("https://json.schemastore.org/sarif-2.1.0.json"));
 	kp_json_add(root, "version", json_object_new_string("2.1.0"));
 	kp_json_add(driver, "name", json_object_new_string("kopolicy"));
 	kp_json_add(driver, "version", json_object_new_string(PACKAGE_VERSION));
@@ -42,10 +42,14 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis
 
 		for (size_t i = 0; i < v->nfindings; i++) {
 			const struct kp_finding *f = &v->findings[i];
-			struct json_object *r = json_object_new_object(), *msg = json_object_new_object();
-			struct json_object *locs = json_object_new_array(), *loc = json_object_new_object();
-			struct json_object *phys = json_object_new_object(), *art = json_object_new_object();
-			struct json_object *logs = json_object_new_array(), *lg = json_object_new_object();
+			struct json_object *r = json_object_new_object(),
+					   *msg = json_object_new_object();
+			struct json_object *locs = json_object_new_array(),
+					   *loc = json_object_new_object();
+			struct json_object *phys = json_object_new_object(),
+					   *art = json_object_new_object();
+			struct json_object *logs = json_object_new_array(),
+					   *lg = json_object_new_object();
 			char *text = NULL;
 
 			if (asprintf(&text, "%s: %s", nd->mod->name, f->message) < 0)
@@ -58,9 +62,11 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis
 			kp_json_add(art, "uri", kp_json_string(nd->path));
 			kp_json_add(phys, "artifactLocation", art);
 			kp_json_add(loc, "physicalLocation", phys);
-			kp_json_add(lg, "name", kp_json_string(f->symbol ? f->symbol : nd->mod->name));
+			kp_json_add(lg, "name",
+				    kp_json_string(f->symbol ? f->symbol : nd->mod->name));
 			kp_json_add(lg, "fullyQualifiedName", kp_json_string(nd->mod->name));
-			kp_json_add(lg, "kind", json_object_new_string(f->symbol ? "member" : "module"));
+			kp_json_add(lg, "kind",
+				    json_object_new_string(f->symbol ? "member" : "module"));
 			json_object_array_add(logs, lg);
 			kp_json_add(loc, "logicalLocations", logs);
 			json_object_array_add(locs, loc);

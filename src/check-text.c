@@ -28,12 +28,14 @@ static void print_group(const struct kp_check_out *o, const struct kp_analysis *
 			if (f->severity == KP_SEV_NOTE && !o->verbose)
 				continue;
 			if (!header) {
-				fprintf(o->f, "%s%s%s\n", color(o, col), title, color(o, "\033[0m"));
+				fprintf(o->f, "%s%s%s\n", color(o, col), title,
+					color(o, "\033[0m"));
 				header = true;
 			}
 			fprintf(o->f, "  %s: %s%s: %s%s\n", nd->mod->name,
-				kp_severity_name(f->severity)[0] == 'e' ? "E: " :
-				kp_severity_name(f->severity)[0] == 'w' ? "W: " : "I: ",
+				kp_severity_name(f->severity)[0] == 'e'	  ? "E: "
+				: kp_severity_name(f->severity)[0] == 'w' ? "W: "
+									  : "I: ",
 				f->id, f->message, f->waived ? " [waived]" : "");
 		}
 	}
@@ -54,8 +56,8 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis 
 	fputc('\n', o->f);
 	print_group(o, a, KP_CONS_LOAD_FAIL, "Fails to load:", "\033[1;31m");
 	print_group(o, a, KP_CONS_TAINT, "Loads, tainted proprietary (P):", "\033[1;33m");
-	print_group(o, a, KP_CONS_FEATURE_MISSING, "Loads, but symbol_get() returns NULL:",
-		    "\033[1;33m");
+	print_group(o, a, KP_CONS_FEATURE_MISSING,
+		    "Loads, but symbol_get() returns NULL:", "\033[1;33m");
 	print_group(o, a, KP_CONS_WARN, "Notes:", "\033[1m");
 
 	if (o->verbose) {

@@ -34,11 +34,15 @@ int kp_cli_parse_size(const char *s, size_t *out);
 
 /* Handles -j/--jobs and --max-size inside any command; 1 if @c was one of them. */
 int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg);
-#define KP_CLI_COMMON_LONGOPTS \
-	{ "jobs", required_argument, NULL, 'j' }, \
-	{ "max-size", required_argument, NULL, 'S' }
+#define KP_CLI_COMMON_LONGOPTS                           \
+	{ "jobs", required_argument, NULL, 'j' },        \
+	{                                                \
+		"max-size", required_argument, NULL, 'S' \
+	}
 
 int cmd_info(struct kp_cli *cli, int argc, char **argv);
 int cmd_check(struct kp_cli *cli, int argc, char **argv);
+int cmd_graph(struct kp_cli *cli, int argc, char **argv);
+int cmd_explain(struct kp_cli *cli, int argc, char **argv);
 
 #endif

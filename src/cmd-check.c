@@ -26,9 +26,9 @@ static void check_usage(FILE *f)
 	      "      --pretty       indent JSON\n"
 	      "      --color WHEN   auto (default), always, never\n"
 	      "  -j, --jobs N       read modules with N threads\n"
-	      "\n" KP_ANALYSIS_HELP
-	      "\n"
-	      "Exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or input errors.\n",
+	      "\n" KP_ANALYSIS_HELP "\n"
+	      "Exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or input "
+	      "errors.\n",
 	      f);
 }
 
@@ -77,7 +77,8 @@ static int compare(struct kp_analysis *a, const char *spec, FILE *out)
 	struct kp_err err = { "" };
 	size_t changes = 0;
 
-	if (!comma || (size_t)(comma - spec) >= sizeof(first) || strlen(comma + 1) >= sizeof(second)) {
+	if (!comma || (size_t)(comma - spec) >= sizeof(first) ||
+	    strlen(comma + 1) >= sizeof(second)) {
 		kp_cli_error(NULL, "--compare takes two rule sets, e.g. 2020,2023");
 		return KP_EXIT_ERROR;
 	}
@@ -105,7 +106,8 @@ static int compare(struct kp_analysis *a, const char *spec, FILE *out)
 				y->loads ? "loads" : kp_errno_name(y->err));
 			changes++;
 		} else if ((x->taints ^ y->taints) & 1) {
-			fprintf(out, "  %s: %s P\n", name, (y->taints & 1) ? "becomes" : "no longer");
+			fprintf(out, "  %s: %s P\n", name,
+				(y->taints & 1) ? "becomes" : "no longer");
 			changes++;
 		}
 		for (size_t j = 0; j < x->nsymget; j++)
@@ -113,7 +115,8 @@ static int compare(struct kp_analysis *a, const char *spec, FILE *out)
 				if (!strcmp(x->symget[j].symbol, y->symget[l].symbol) &&
 				    x->symget[j].ok != y->symget[l].ok) {
 					fprintf(out, "  %s: symbol_get(%s) %s -> %s\n", name,
-						x->symget[j].symbol, x->symget[j].ok ? "ok" : "NULL",
+						x->symget[j].symbol,
+						x->symget[j].ok ? "ok" : "NULL",
 						y->symget[l].ok ? "ok" : "NULL");
 					changes++;
 				}
@@ -127,20 +130,18 @@ static int compare(struct kp_analysis *a, const char *spec, FILE *out)
 
 int cmd_check(struct kp_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "fail-on", required_argument, NULL, 0x200 },
-		{ "waivers", required_argument, NULL, 0x201 },
-		{ "compare", required_argument, NULL, 0x202 },
-		{ "pretty", no_argument, NULL, 0x203 },
-		{ "color", required_argument, NULL, 0x204 },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		KP_CLI_COMMON_LONGOPTS,
-		KP_ANALYSIS_LONGOPTS,
-		{}
-	};
+	static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
+					      { "output", required_argument, NULL, 'o' },
+					      { "fail-on", required_argument, NULL, 0x200 },
+					      { "waivers", required_argument, NULL, 0x201 },
+					      { "compare", required_argument, NULL, 0x202 },
+					      { "pretty", no_argument, NULL, 0x203 },
+					      { "color", required_argument, NULL, 0x204 },
+					      { "verbose", no_argument, NULL, 'v' },
+					      { "help", no_argument, NULL, 'h' },
+					      KP_CLI_COMMON_LONGOPTS,
+					      KP_ANALYSIS_LONGOPTS,
+					      {} };
 	struct kp_check_out out = { .f = stdout, .fail_on = KP_SEV_ERROR };
 	const char *format = "text", *output = NULL, *waivers = NULL, *cmp = NULL;
 	const char *color = "auto";

@@ -24,13 +24,11 @@ static void info_usage(FILE *f)
 
 int cmd_info(struct kp_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "pretty", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		KP_CLI_COMMON_LONGOPTS,
-		{}
-	};
+	static const struct option opts[] = { { "json", no_argument, NULL, 'J' },
+					      { "pretty", no_argument, NULL, 'P' },
+					      { "help", no_argument, NULL, 'h' },
+					      KP_CLI_COMMON_LONGOPTS,
+					      {} };
 	struct kp_module_set set = { 0 };
 	bool json = false, pretty = false;
 	size_t failed;

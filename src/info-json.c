@@ -98,7 +98,8 @@ struct json_object *kp_info_module_json(const struct kp_module *m)
 		if (!strcmp(m->modinfo[i].key, "license"))
 			json_object_array_add(a, kp_json_string(m->modinfo[i].value));
 	kp_json_add(o, "licenses", a);
-	kp_json_add(o, "license_gpl_compatible", json_object_new_boolean(m->license_gpl_compatible));
+	kp_json_add(o, "license_gpl_compatible",
+		    json_object_new_boolean(m->license_gpl_compatible));
 	kp_json_add(o, "vermagic", kp_json_string(m->vermagic));
 	kp_json_add(o, "srcversion", kp_json_string(m->srcversion));
 	kp_json_add(o, "intree", json_object_new_boolean(m->intree));
@@ -150,8 +151,8 @@ struct json_object *kp_info_module_json(const struct kp_module *m)
 			    ? json_object_new_string(versions_format_name(m->versions_format))
 			    : NULL);
 	kp_json_add(o, "versions", versions_array(m->versions, m->nversions));
-	kp_json_add(o, "ext_versions", m->has_ext_versions
-			? versions_array(m->ext_versions, m->next_versions) : NULL);
+	kp_json_add(o, "ext_versions",
+		    m->has_ext_versions ? versions_array(m->ext_versions, m->next_versions) : NULL);
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < m->nsymget; i++) {

@@ -40,7 +40,8 @@ static void print_module(FILE *f, const struct kp_module *m)
 		field(f, "modinfo name:", m->modinfo_name);
 	snprintf(buf, sizeof(buf), "ELF%d %s-endian %s, %s, %zu bytes%s", m->is64 ? 64 : 32,
 		 m->big_endian ? "big" : "little", kp_elf_machine_name(m->machine),
-		 m->compression == KP_COMP_NONE ? "uncompressed" : kp_compression_name(m->compression),
+		 m->compression == KP_COMP_NONE ? "uncompressed"
+						: kp_compression_name(m->compression),
 		 m->file_size, m->compression == KP_COMP_NONE ? "" : " compressed");
 	field(f, "file:", buf);
 	fprintf(f, "  %-16s ", "license:");
@@ -127,8 +128,10 @@ static void print_module(FILE *f, const struct kp_module *m)
 				fputs(" in ", f);
 				put_safe(f, g->function);
 			}
-			fprintf(f, " [%s]\n", g->method == KP_SYMGET_EXACT ? "exact"
-					      : g->method == KP_SYMGET_DYNAMIC ? "dynamic" : "heuristic");
+			fprintf(f, " [%s]\n",
+				g->method == KP_SYMGET_EXACT	 ? "exact"
+				: g->method == KP_SYMGET_DYNAMIC ? "dynamic"
+								 : "heuristic");
 		}
 	}
 }

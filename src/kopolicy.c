@@ -16,7 +16,11 @@ static const struct {
 	int (*run)(struct kp_cli *cli, int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "check", cmd_check, "predict loads, taints and symbol_get() results under the loader rules" },
+	{ "check", cmd_check,
+	  "predict loads, taints and symbol_get() results under the loader rules" },
+	{ "explain", cmd_explain, "show why one module loads, fails or is proprietary" },
+	{ "graph", cmd_graph,
+	  "dependency graph: providers, export classes, cycles (text, json, dot)" },
 	{ "info", cmd_info, "show what modules contain: modinfo, exports, imports, versions" },
 };
 
@@ -43,13 +47,16 @@ int kp_cli_parse_size(const char *s, size_t *out)
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
-	case 'G': case 'g':
+	case 'G':
+	case 'g':
 		v <<= 10;
 		/* fall through */
-	case 'M': case 'm':
+	case 'M':
+	case 'm':
 		v <<= 10;
 		/* fall through */
-	case 'K': case 'k':
+	case 'K':
+	case 'k':
 		v <<= 10;
 		end++;
 		break;
@@ -101,24 +108,22 @@ size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, 
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: kopolicy [OPTIONS] COMMAND [ARGS...]\n"
-		"Predict what the Linux module loader will do with compiled kernel modules.\n"
-		"\n"
-		"Commands:\n");
+	fprintf(f, "Usage: kopolicy [OPTIONS] COMMAND [ARGS...]\n"
+		   "Predict what the Linux module loader will do with compiled kernel modules.\n"
+		   "\n"
+		   "Commands:\n");
 	for (size_t i = 0; i < KP_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f,
-		"\n"
-		"Options (before or after the command):\n"
-		"  -j, --jobs N        read modules with N threads (default: one per CPU)\n"
-		"      --max-size SIZE refuse modules larger than SIZE once decompressed\n"
-		"                      (default 512M; K, M, G suffixes)\n"
-		"  -h, --help          show this help (kopolicy COMMAND --help for a command)\n"
-		"  -V, --version       show the version\n"
-		"\n"
-		"Exit status: 0 success, 1 findings at or above --fail-on (check), 2 usage or\n"
-		"input errors (any file that could not be read). See kopolicy(1).\n");
+	fprintf(f, "\n"
+		   "Options (before or after the command):\n"
+		   "  -j, --jobs N        read modules with N threads (default: one per CPU)\n"
+		   "      --max-size SIZE refuse modules larger than SIZE once decompressed\n"
+		   "                      (default 512M; K, M, G suffixes)\n"
+		   "  -h, --help          show this help (kopolicy COMMAND --help for a command)\n"
+		   "  -V, --version       show the version\n"
+		   "\n"
+		   "Exit status: 0 success, 1 findings at or above --fail-on (check), 2 usage or\n"
+		   "input errors (any file that could not be read). See kopolicy(1).\n");
 }
 
 int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg)
@@ -148,13 +153,11 @@ int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "max-size", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{}
-	};
+	static const struct option opts[] = { { "jobs", required_argument, NULL, 'j' },
+					      { "max-size", required_argument, NULL, 'S' },
+					      { "help", no_argument, NULL, 'h' },
+					      { "version", no_argument, NULL, 'V' },
+					      {} };
 	struct kp_cli cli = { .prog = "kopolicy", .progress = isatty(STDERR_FILENO) };
 	int c;
 

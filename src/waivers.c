@@ -44,7 +44,8 @@ int kp_waivers_load(struct kp_waivers *ws, const char *path, struct kp_err *err)
 		ws->w[ws->n].symbol = strdup(tok[2] ? tok[2] : "*");
 		ws->w[ws->n].line = lineno;
 		ws->n++;
-		if (!ws->w[ws->n - 1].rule || !ws->w[ws->n - 1].module || !ws->w[ws->n - 1].symbol) {
+		if (!ws->w[ws->n - 1].rule || !ws->w[ws->n - 1].module ||
+		    !ws->w[ws->n - 1].symbol) {
 			r = kp_err_set(err, "out of memory");
 			break;
 		}

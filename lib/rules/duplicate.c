@@ -4,7 +4,9 @@
 
 #include "rules.h"
 
-/* module_patient_check_exists() v6.4+ / add_unformed_module() before: a live module of that name. */
+/*
+ * module_patient_check_exists() v6.4+ / add_unformed_module() before: a live module of that name.
+ */
 int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	for (size_t i = 0; i < c->nloaded; i++)

@@ -15,11 +15,14 @@ int kp_rule_elf_validity(struct kp_sim_ctx *c, struct kp_loading *ld)
 	}
 	if (c->p->has[KP_F_THIS_MODULE_SIZE] && c->f->this_module_size &&
 	    m->this_module_size != c->f->this_module_size) {
-		kp_msg(c, ld, "module %s: .gnu.linkonce.this_module section size must match the "
-		       "kernel's built struct module size at run time", ld->info_name);
+		kp_msg(c, ld,
+		       "module %s: .gnu.linkonce.this_module section size must match the "
+		       "kernel's built struct module size at run time",
+		       ld->info_name);
 		kp_finding(ld->v, "struct-module-size", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "built for a struct module of %llu bytes, the kernel's has %llu: built "
-			   "against another kernel", (unsigned long long)m->this_module_size,
+			   "against another kernel",
+			   (unsigned long long)m->this_module_size,
 			   (unsigned long long)c->f->this_module_size);
 		return -ENOEXEC;
 	}

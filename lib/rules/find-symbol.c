@@ -27,8 +27,7 @@ static bool table_allowed(const struct kp_sim_ctx *c, enum kp_export_table t, bo
 	return gplok || !gpl_only;
 }
 
-bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok,
-		    struct kp_found *out)
+bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out)
 {
 	const struct kp_graph *g = c->g;
 	const struct kp_ksym *k;

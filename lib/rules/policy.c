@@ -39,7 +39,8 @@ static void bridges(struct kp_simulation *sim)
 				continue;
 			kp_finding(bv, "bridge", KP_SEV_NOTE, KP_CONS_WARN, ed->imp->name,
 				   "uses GPL-only symbols and exports %s (plain) to proprietary "
-				   "module %s", ed->imp->name, g->nodes[p].mod->name);
+				   "module %s",
+				   ed->imp->name, g->nodes[p].mod->name);
 		}
 	}
 }
@@ -66,8 +67,10 @@ static void latent(struct kp_simulation *sim, const struct kp_simulation *strict
 				if (!strcmp(v->symget[j].symbol, s->symget[k].symbol) &&
 				    v->symget[j].ok && !s->symget[k].ok)
 					kp_finding(v, "latent-breakage", KP_SEV_NOTE, KP_CONS_WARN,
-						   v->symget[j].symbol, "symbol_get(%s) returns "
-						   "NULL under the %s rules", v->symget[j].symbol, rules);
+						   v->symget[j].symbol,
+						   "symbol_get(%s) returns "
+						   "NULL under the %s rules",
+						   v->symget[j].symbol, rules);
 	}
 }
 

@@ -9,7 +9,10 @@
 
 #include "rules.h"
 
-/* verify_namespace_is_imported(): v5.4+ (fatal unless CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS). */
+/*
+ * verify_namespace_is_imported(): v5.4+ (fatal unless
+ * CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS).
+ */
 static int verify_namespace_is_imported(struct kp_sim_ctx *c, struct kp_loading *ld,
 					const char *name, const char *ns)
 {
@@ -29,7 +32,10 @@ static int verify_namespace_is_imported(struct kp_sim_ctx *c, struct kp_loading 
 
 enum resolved { RESOLVED, NOT_FOUND, REJECTED };
 
-/* resolve_symbol(): v5.9 … v6.12 order: find, using_gplonly, inherit_taint, CRC, namespace, ref. */
+/*
+ * resolve_symbol(), v5.9 … v6.12: find, using_gplonly, inherit_taint, CRC, namespace,
+ * ref_module.
+ */
 static enum resolved resolve_symbol(struct kp_sim_ctx *c, struct kp_loading *ld, const char *name,
 				    int *err)
 {
@@ -51,8 +57,10 @@ static enum resolved resolve_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 		return REJECTED;
 	/* ref_module(): owners in the simulation are live; nothing to wait for. */
 	if (fs.gpl_future && !gplok)
-		kp_msg(c, ld, "Symbol %s is being used by a non-GPL module, which will not be "
-		       "allowed in the future", name);
+		kp_msg(c, ld,
+		       "Symbol %s is being used by a non-GPL module, which will not be "
+		       "allowed in the future",
+		       name);
 	return RESOLVED;
 }
 
@@ -67,7 +75,9 @@ static bool ignore_undef_symbol(const struct kp_sim_ctx *c, uint16_t machine, co
 	return false;
 }
 
-/* simplify_symbols(): every SHN_UNDEF symbol in .symtab order; the last error wins (all versions). */
+/*
+ * simplify_symbols(): every SHN_UNDEF symbol in .symtab order; the last error wins (all versions).
+ */
 int kp_rule_simplify_symbols(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
@@ -96,13 +106,17 @@ int kp_rule_simplify_symbols(struct kp_sim_ctx *c, struct kp_loading *ld)
 			struct kp_found any;
 
 			if (!gplok && kp_find_symbol(c, imp->name, true, &any) && any.gpl_only)
-				kp_finding(ld->v, "gpl-only-symbol", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
-					   imp->name, "%s is EXPORT_SYMBOL_GPL and the module is "
-					   "proprietary (P): not visible to it", imp->name);
+				kp_finding(ld->v, "gpl-only-symbol", KP_SEV_ERROR,
+					   KP_CONS_LOAD_FAIL, imp->name,
+					   "%s is EXPORT_SYMBOL_GPL and the module is "
+					   "proprietary (P): not visible to it",
+					   imp->name);
 			else if (!kp_find_symbol(c, imp->name, true, &any))
 				kp_finding(ld->v, "unknown-symbol", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
-					   imp->name, "%s is not exported by the kernel or any loaded "
-					   "module", imp->name);
+					   imp->name,
+					   "%s is not exported by the kernel or any loaded "
+					   "module",
+					   imp->name);
 		}
 	}
 	return ret;

@@ -14,11 +14,11 @@ struct kp_sim_ctx {
 	const struct kp_graph *g;
 	const struct kp_kernel_facts *f;
 	const struct kp_profile *p;
-	size_t *loaded;  /* verdict indices of live modules, oldest first */
+	size_t *loaded; /* verdict indices of live modules, oldest first */
 	size_t nloaded;
-	bool sig_notice_done;    /* pr_notice_once() of the unsigned-module line */
-	bool no_version_warned;  /* pr_warn_once() of "no symbol version" (upstream) */
-	bool debug_locks_off;    /* "Disabling lock debugging" printed */
+	bool sig_notice_done;	/* pr_notice_once() of the unsigned-module line */
+	bool no_version_warned; /* pr_warn_once() of "no symbol version" (upstream) */
+	bool debug_locks_off;	/* "Disabling lock debugging" printed */
 	bool livepatch_notice_done;
 };
 
@@ -42,29 +42,26 @@ struct kp_found {
 	bool has_crc;
 	uint32_t crc;
 	enum kp_provider_kind kind;
-	size_t owner;          /* KP_PROV_MODULE: verdict index */
+	size_t owner;		/* KP_PROV_MODULE: verdict index */
 	const char *owner_name; /* NULL for vmlinux */
 	bool owner_proprietary; /* owner->taints has P */
-	char owner_buf[64];     /* storage for a base module's name */
+	char owner_buf[64];	/* storage for a base module's name */
 };
 
 /* Message and taint helpers (loader.c). */
-void kp_msg(struct kp_sim_ctx *c, struct kp_loading *ld, const char *fmt, ...)
-	kp_printf_fmt(3, 4);
+void kp_msg(struct kp_sim_ctx *c, struct kp_loading *ld, const char *fmt, ...) kp_printf_fmt(3, 4);
 /* A message printed outside a load (symbol_get() at run time). */
 void kp_vmsg(struct kp_verdict *v, const char *fmt, ...) kp_printf_fmt(2, 3);
 void kp_add_taint(struct kp_sim_ctx *c, unsigned bit, bool lockdep_unreliable);
 void kp_add_taint_module(struct kp_sim_ctx *c, struct kp_loading *ld, unsigned bit,
 			 bool lockdep_unreliable);
 bool kp_test_taint(const struct kp_sim_ctx *c, unsigned bit);
-int kp_finding(struct kp_verdict *v, const char *id, enum kp_severity sev,
-	       enum kp_consequence cons, const char *symbol, const char *fmt, ...)
-	kp_printf_fmt(6, 7);
+int kp_finding(struct kp_verdict *v, const char *id, enum kp_severity sev, enum kp_consequence cons,
+	       const char *symbol, const char *fmt, ...) kp_printf_fmt(6, 7);
 int kp_try_to_force_load(struct kp_sim_ctx *c, struct kp_loading *ld, const char *reason);
 
 /* find-symbol.c */
-bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok,
-		    struct kp_found *out);
+bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out);
 
 /* signing.c */
 int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld);

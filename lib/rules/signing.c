@@ -34,7 +34,8 @@ int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld)
 		return -EKEYREJECTED;
 	}
 	if (c->f->lockdown) {
-		kp_msg(c, ld, "Lockdown: insmod: unsigned module loading is restricted; see man "
+		kp_msg(c, ld,
+		       "Lockdown: insmod: unsigned module loading is restricted; see man "
 		       "kernel_lockdown.7");
 		kp_finding(ld->v, "lockdown", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "kernel lockdown refuses %s", reason);

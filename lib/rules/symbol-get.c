@@ -47,8 +47,9 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 
 			r->ok = false;
 			r->reason = e ? "its module fails to load" : "not exported";
-			kp_finding(v, "symbol-get-not-found", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
-				   s->symbol, "symbol_get(%s) returns NULL: %s", s->symbol, r->reason);
+			kp_finding(v, "symbol-get-not-found", KP_SEV_WARNING,
+				   KP_CONS_FEATURE_MISSING, s->symbol,
+				   "symbol_get(%s) returns NULL: %s", s->symbol, r->reason);
 			continue;
 		}
 		r->owner = fs.owner_name ? fs.owner_name : "vmlinux";
@@ -58,21 +59,27 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 			r->reason = "not an EXPORT_SYMBOL_GPL export";
 			/* symbol_request() asks modprobe for "symbol:x" and tries again: twice. */
 			for (int t = 0; t < (s->request ? 2 : 1); t++)
-				kp_vmsg(v, "failing symbol_get of non-GPLONLY symbol %s.", s->symbol);
-			kp_finding(v, "symbol-get-non-gpl", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
-				   s->symbol, "symbol_get(%s) returns NULL: %s exports it with "
-				   "EXPORT_SYMBOL, not EXPORT_SYMBOL_GPL (2023 rule); the kernel logs "
-				   "\"failing symbol_get of non-GPLONLY symbol %s.\"", s->symbol,
-				   r->owner, s->symbol);
+				kp_vmsg(v, "failing symbol_get of non-GPLONLY symbol %s.",
+					s->symbol);
+			kp_finding(
+				v, "symbol-get-non-gpl", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
+				s->symbol,
+				"symbol_get(%s) returns NULL: %s exports it with "
+				"EXPORT_SYMBOL, not EXPORT_SYMBOL_GPL (2023 rule); the kernel logs "
+				"\"failing symbol_get of non-GPLONLY symbol %s.\"",
+				s->symbol, r->owner, s->symbol);
 			continue;
 		}
 		r->ok = true;
-		r->reason = fs.gpl_only ? "EXPORT_SYMBOL_GPL export" : "exported (rule not in force)";
+		r->reason =
+			fs.gpl_only ? "EXPORT_SYMBOL_GPL export" : "exported (rule not in force)";
 		if (fs.owner_proprietary && fs.gpl_only)
-			kp_finding(v, "symbol-get-proprietary-gpl", KP_SEV_NOTE, KP_CONS_WARN, s->symbol,
-				   "symbol_get(%s) succeeds although its owner %s is proprietary: the "
-				   "2023 rule checks the export macro, not the owner's license",
-				   s->symbol, r->owner);
+			kp_finding(
+				v, "symbol-get-proprietary-gpl", KP_SEV_NOTE, KP_CONS_WARN,
+				s->symbol,
+				"symbol_get(%s) succeeds although its owner %s is proprietary: the "
+				"2023 rule checks the export macro, not the owner's license",
+				s->symbol, r->owner);
 	}
 	return 0;
 }

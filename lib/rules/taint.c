@@ -17,10 +17,13 @@ static void license_taint_check(struct kp_sim_ctx *c, struct kp_loading *ld)
 	ld->v->p_reason = KP_P_LICENSE;
 	kp_finding(ld->v, "license-taint", KP_SEV_NOTE, KP_CONS_TAINT, NULL,
 		   "license '%s' is not GPL-compatible: the module is proprietary (P) and cannot "
-		   "use GPL-only symbols", license);
+		   "use GPL-only symbols",
+		   license);
 }
 
-/* module_augment_kernel_taints() v6.4+; check_modinfo()+check_module_license_and_versions() before. */
+/*
+ * module_augment_kernel_taints() v6.4+; check_modinfo()+check_module_license_and_versions() before.
+ */
 int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
@@ -33,8 +36,10 @@ int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading
 	}
 	if (m->staging) {
 		kp_add_taint_module(c, ld, KP_TAINT_CRAP, false);
-		kp_msg(c, ld, "%s: module is from the staging directory, the quality is unknown, "
-		       "you have been warned.", ld->name);
+		kp_msg(c, ld,
+		       "%s: module is from the staging directory, the quality is unknown, "
+		       "you have been warned.",
+		       ld->name);
 	}
 	if (m->livepatch) {
 		kp_add_taint_module(c, ld, KP_TAINT_LIVEPATCH, false);
@@ -48,10 +53,13 @@ int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading
 			kp_msg(c, ld, "%s: loading test module taints kernel.", ld->name);
 		kp_add_taint_module(c, ld, KP_TAINT_TEST, false);
 	}
-	if (c->f->module_sig && !(m->sig.present && !m->sig.malformed && c->f->signatures_trusted)) {
+	if (c->f->module_sig &&
+	    !(m->sig.present && !m->sig.malformed && c->f->signatures_trusted)) {
 		if (!c->sig_notice_done)
-			kp_msg(c, ld, "%s: module verification failed: signature and/or required key "
-			       "missing - tainting kernel", ld->name);
+			kp_msg(c, ld,
+			       "%s: module verification failed: signature and/or required key "
+			       "missing - tainting kernel",
+			       ld->name);
 		c->sig_notice_done = true;
 		kp_add_taint_module(c, ld, KP_TAINT_UNSIGNED_MODULE, false);
 	}

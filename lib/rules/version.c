@@ -5,8 +5,7 @@
 
 #include "rules.h"
 
-static const struct kp_version *find_version(const struct kp_module *m, const char *name,
-					     bool *any)
+static const struct kp_version *find_version(const struct kp_module *m, const char *name, bool *any)
 {
 	const struct kp_version *list = m->versions;
 	size_t n = m->nversions;
@@ -23,7 +22,9 @@ static const struct kp_version *find_version(const struct kp_module *m, const ch
 	return NULL;
 }
 
-/* check_version(): kernel/module/version.c v5.19+ (kernel/module.c before), same logic since 4.x. */
+/*
+ * check_version(): kernel/module/version.c v5.19+ (kernel/module.c before), same logic since 4.x.
+ */
 bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const char *symname,
 			   const struct kp_found *fs)
 {
@@ -51,9 +52,10 @@ bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const ch
 	/* "Broken toolchain": upstream warns once and accepts; Debian warns and rejects. */
 	if (c->f->missing_version_fatal) {
 		kp_msg(c, ld, "%s: no symbol version for %s", ld->info_name, symname);
-		kp_finding(ld->v, "missing-symbol-version", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, symname,
-			   "__versions has no entry for %s (rejected by this distribution's kernel)",
-			   symname);
+		kp_finding(
+			ld->v, "missing-symbol-version", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, symname,
+			"__versions has no entry for %s (rejected by this distribution's kernel)",
+			symname);
 		return false;
 	}
 	if (!c->no_version_warned) {
@@ -105,8 +107,10 @@ int kp_rule_check_modinfo_vermagic(struct kp_sim_ctx *c, struct kp_loading *ld)
 		return -ENOEXEC;
 	}
 	if (ld->m->livepatch && !c->f->livepatch) {
-		kp_msg(c, ld, "%s: module is marked as livepatch module, but livepatch support is "
-		       "disabled", ld->name);
+		kp_msg(c, ld,
+		       "%s: module is marked as livepatch module, but livepatch support is "
+		       "disabled",
+		       ld->name);
 		return -ENOEXEC;
 	}
 	return 0;

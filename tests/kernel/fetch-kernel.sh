@@ -26,7 +26,7 @@
 #                         seconds (default 21600); 0 = always refresh
 #   KOPOLICY_OFFLINE=1    never run apt-get update; use the cached lists as they are
 #
-# Exit status: 0 on success, 1 on any failure (message on stderr), 2 on usage error.
+# Exit status: 0 on success, 1 on any failure or usage error (message on stderr).
 set -euo pipefail
 
 prog=${0##*/}
@@ -38,7 +38,7 @@ die() {
 
 usage() {
 	echo "usage: $prog SERIES [ARCH]   (SERIES: 6.12|6.1, ARCH: amd64|arm64|i386|s390x)" >&2
-	exit 2
+	exit 1
 }
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi

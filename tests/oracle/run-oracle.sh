@@ -123,8 +123,9 @@ exec 8>"$WORK/.lock"
 flock 8
 
 # ---- fixtures (cached on the content of fixtures/ and the kernel ABI) ------------------------
-fixtures_hash() { # inputs of build.sh: fixtures/src/** and the top-level files of fixtures/
-	(cd "$ROOT" && { find fixtures/src -type f -print0; find fixtures -maxdepth 1 -type f -print0; } \
+fixtures_hash() { # inputs of build.sh: fixtures/src/** and the top-level scripts of fixtures/
+	(cd "$ROOT" && { find fixtures/src -type f -print0
+		find fixtures -maxdepth 1 -type f \( -name '*.sh' -o -name '*.py' \) -print0; } \
 		| LC_ALL=C sort -z | xargs -0 -r sha256sum; sha256sum "$BUILD"; echo "$KP_ABI") \
 		| sha256sum | cut -c1-16
 }

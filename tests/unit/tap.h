@@ -30,21 +30,21 @@ static inline void tap_ok(struct tap *t, int cond, const char *fmt, ...)
 	fflush(stdout);
 }
 
-#define tap_is_str(t, got, want, what)                                                      \
-	do {                                                                                 \
-		const char *g_ = (got), *w_ = (want);                                        \
-		int ok_ = (g_ == NULL && w_ == NULL) || (g_ && w_ && !strcmp(g_, w_));      \
-		tap_ok(t, ok_, "%s: '%s'", what, g_ ? g_ : "(null)");                        \
-		if (!ok_)                                                                    \
-			printf("#   expected '%s'\n", w_ ? w_ : "(null)");                      \
+#define tap_is_str(t, got, want, what)                                                 \
+	do {                                                                           \
+		const char *g_ = (got), *w_ = (want);                                  \
+		int ok_ = (g_ == NULL && w_ == NULL) || (g_ && w_ && !strcmp(g_, w_)); \
+		tap_ok(t, ok_, "%s: '%s'", what, g_ ? g_ : "(null)");                  \
+		if (!ok_)                                                              \
+			printf("#   expected '%s'\n", w_ ? w_ : "(null)");             \
 	} while (0)
 
-#define tap_is_int(t, got, want, what)                                                      \
-	do {                                                                                 \
-		long long g_ = (long long)(got), w_ = (long long)(want);                     \
-		tap_ok(t, g_ == w_, "%s: %lld", what, g_);                                   \
-		if (g_ != w_)                                                                \
-			printf("#   expected %lld\n", w_);                                      \
+#define tap_is_int(t, got, want, what)                                   \
+	do {                                                             \
+		long long g_ = (long long)(got), w_ = (long long)(want); \
+		tap_ok(t, g_ == w_, "%s: %lld", what, g_);               \
+		if (g_ != w_)                                            \
+			printf("#   expected %lld\n", w_);               \
 	} while (0)
 
 static inline int tap_done(struct tap *t)

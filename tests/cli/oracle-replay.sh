@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Replays the QEMU oracle's recorded kernel behaviour (tests/oracle/observed/<series>/*.json)
+# against kopolicy's predictions for the committed fixture binaries (fixtures/ko/<series>/),
+# without booting anything: one TAP test per scenario and kernel.
+# The binaries are the ones the oracle loaded (reproducible builds, same kernel ABI).
+set -uo pipefail
+
+top=${srcdir:-.}
+kopolicy=${KOPOLICY:-./src/kopolicy}
+n=0
+fail=0
+
+while IFS='|' read -r name kernels cmdline modules; do
+	name=$(echo "$name" | xargs)
+	[ -z "$name" ] && continue
+	case $name in \#*) continue ;; esac
+	kernels=$(echo "$kernels" | xargs)
+	cmdline=$(echo "$cmdline" | xargs)
+	for series in 6.12 6.1; do
+		obs=$top/tests/oracle/observed/$series/$name.json
+		dir=$top/fixtures/ko/$series
+		[ -f "$obs" ] || continue
+		case " $kernels " in *" all "*|*" $series "*) ;; *) continue ;; esac
+		rel=$(sed -n 's/^release=//p' "$dir/kernel.txt")
+		files=()
+		for m in $modules; do files+=("$dir/$m.ko"); done
+		args=(check --format json -k "$dir/Module.symvers.gz" --kernel-config "$dir/config.gz"
+		      --kernel-release "$rel")
+		[ -n "$cmdline" ] && args+=(--kernel-cmdline "$cmdline")
+		n=$((n + 1))
+		pred=$("$kopolicy" "${args[@]}" "${files[@]}" 2>&1)
+		rc=$?
+		if [ $rc -gt 1 ]; then
+			echo "not ok $n - $series $name: kopolicy exited $rc"
+			echo "$pred" | sed 's/^/# /'
+			fail=$((fail + 1))
+			continue
+		fi
+		if out=$(python3 "$top/tests/oracle/compare.py" "$obs" <(echo "$pred") 2>&1); then
+			echo "ok $n - $series $name"
+		else
+			echo "not ok $n - $series $name"
+			echo "$out" | sed 's/^/# /'
+			fail=$((fail + 1))
+		fi
+	done
+done < "$top/tests/oracle/scenarios.txt"
+echo "1..$n"
+[ $fail -eq 0 ]

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The command line as users and build farms see it: exit statuses, error lines, formats.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/6.12
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { # description, command status (0 = pass)
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
+
+# info: exit 0, JSON schema, all files read
+"$kp" info --json "$fx/kp_gpl_prov.ko" "$fx/kp_use_prop.ko.zst" > "$tmp/info.json"
+ok "info exits 0 on good modules" $?
+json "$tmp/info.json" "d['schema_version']==1 and [m['name'] for m in d['modules']]==['kp_gpl_prov','kp_use_prop'] and d['errors']==[]"
+ok "info --json lists both modules in order" $?
+json "$tmp/info.json" "d['modules'][0]['exports'][2]=={'name':'kp_gpl_prov_gplonly','gpl_only':True,'table':'__ksymtab_gpl','namespace':None,'crc':'0xc1bb5f9e'}"
+ok "info --json export object" $?
+json "$tmp/info.json" "d['modules'][1]['compression']=='zstd' and d['modules'][1]['imports'][2]=={'name':'kp_prop_plain','weak':False}"
+ok "info --json compression and imports" $?
+
+# bad input: one line per bad file, the others still processed, exit 2
+"$kp" info --json "$top/fixtures/bad/empty.ko" "$fx/kp_plain.ko" "$top/fixtures/bad/trunc.ko.xz" \
+	> "$tmp/mixed.json" 2> "$tmp/mixed.err"
+ok "info exits 2 when a file is bad" $(( $? == 2 ? 0 : 1 ))
+[ "$(wc -l < "$tmp/mixed.err")" -eq 2 ] && grep -q "^kopolicy: $top/fixtures/bad/empty.ko: empty file$" "$tmp/mixed.err"
+ok "one error line per bad file, naming it" $?
+json "$tmp/mixed.json" "len(d['modules'])==1 and len(d['errors'])==2"
+ok "good files are still reported" $?
+"$kp" info "$tmp/does-not-exist.ko" 2> "$tmp/enoent.err" >/dev/null
+ok "missing file exits 2" $(( $? == 2 ? 0 : 1 ))
+grep -q "cannot open: No such file or directory" "$tmp/enoent.err"
+ok "missing file message" $?
+"$kp" info --bogus 2>/dev/null
+ok "unknown option exits 2" $(( $? == 2 ? 0 : 1 ))
+"$kp" info "$top/fixtures/bad" > /dev/null 2> "$tmp/dir.err"
+[ "$(wc -l < "$tmp/dir.err")" -ge 20 ]
+ok "a directory is searched for modules" $?
+
+# check: exit statuses follow --fail-on
+"$kp" check "${kern[@]}" "$fx/kp_gpl_prov.ko" "$fx/kp_ns_ok.ko" > "$tmp/clean.txt"
+ok "check of clean modules exits 0" $?
+"$kp" check "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" > "$tmp/fail.txt"
+ok "check exits 1 on a load failure" $(( $? == 1 ? 0 : 1 ))
+grep -q "kp_gplonly_then_prop: E: gpl-proprietary-mix" "$tmp/fail.txt"
+ok "text names module and rule id" $?
+"$kp" check "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_use_prop.ko" > /dev/null
+ok "inheriting P alone is below the default --fail-on" $?
+"$kp" check --fail-on warning "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_use_prop.ko" > /dev/null
+ok "--fail-on warning counts inherit-taint" $(( $? == 1 ? 0 : 1 ))
+"$kp" check --fail-on never "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" > /dev/null
+ok "--fail-on never exits 0" $?
+
+# dependency order: the user's order does not matter
+"$kp" check --format json "${kern[@]}" "$fx/kp_use_prop_chain.ko" "$fx/kp_use_prop.ko" \
+	"$fx/kp_prop_prov.ko" > "$tmp/order.json"
+json "$tmp/order.json" "[m['name'] for m in d['modules']]==['kp_prop_prov','kp_use_prop','kp_use_prop_chain'] and all(m['loads'] and m['taint']=='POE' for m in d['modules'])"
+ok "loads in dependency order; P inherited transitively" $?
+
+# rule profiles
+"$kp" check --format json --rules pre2020 "${kern[@]}" "$fx/kp_prop_prov.ko" \
+	"$fx/kp_gplonly_then_prop.ko" > "$tmp/pre.json"
+json "$tmp/pre.json" "d['kernel']['rules']=='pre2020' and d['modules'][1]['loads'] and any(f['id']=='latent-breakage' for f in d['modules'][1]['findings'])"
+ok "pre2020: loads, with a latent-breakage note" $?
+"$kp" check --compare 2020,2023 "${kern[@]}" "$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" \
+	"$fx/kp_symget.ko" > "$tmp/cmp.txt"
+ok "--compare exits 1 when something changes" $(( $? == 1 ? 0 : 1 ))
+grep -q "kp_symget: symbol_get(kp_gpl_prov_plain) ok -> NULL" "$tmp/cmp.txt"
+ok "--compare reports the symbol_get change" $?
+
+# waivers
+printf '# accepted\ngpl-proprietary-mix kp_gplonly_* kp_prop_*\nunknown-symbol kp_gplonly_then_prop\n' > "$tmp/waivers"
+"$kp" check --waivers "$tmp/waivers" "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" > "$tmp/w.txt"
+ok "waived findings do not fail the check" $?
+grep -q "\[waived\]" "$tmp/w.txt"
+ok "waived findings are still shown" $?
+printf 'only-one-field\n' > "$tmp/badw"
+"$kp" check --waivers "$tmp/badw" "${kern[@]}" "$fx/kp_plain.ko" 2> "$tmp/badw.err" >/dev/null
+ok "a malformed waiver file exits 2" $(( $? == 2 ? 0 : 1 ))
+grep -q "badw:1:" "$tmp/badw.err"
+ok "waiver error names file and line" $?
+
+# machine formats are well-formed
+"$kp" check --format sarif "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" > "$tmp/s.sarif"
+json "$tmp/s.sarif" "d['version']=='2.1.0' and any(r['ruleId']=='gpl-proprietary-mix' for r in d['runs'][0]['results'])"
+ok "SARIF 2.1.0 with results" $?
+"$kp" check --format junit "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" > "$tmp/j.xml"
+python3 -c "import xml.etree.ElementTree as E; r=E.parse('$tmp/j.xml').getroot(); s=r.find('testsuite'); assert s.get('tests')=='2' and s.get('failures')=='1'"
+ok "JUnit XML parses, one failing module" $?
+"$kp" check "${kern[@]}" "$fx/kp_plain.ko" "$top/fixtures/bad/text.ko" > /dev/null 2>&1
+ok "check exits 2 when an input is unreadable" $(( $? == 2 ? 0 : 1 ))
+"$kp" check --kernel-cmdline module.sig_enforce=1 --format json "${kern[@]}" "$fx/kp_plain.ko" > "$tmp/sig.json"
+json "$tmp/sig.json" "d['modules'][0]['errno']=='EKEYREJECTED' and d['modules'][0]['messages']==['Loading of unsigned module is rejected']"
+ok "module.sig_enforce=1 rejects unsigned modules" $?
+
+echo "1..$n"
+[ $fail -eq 0 ]

@@ -1,0 +1,63 @@
+#!/bin/bash
+# test-compare.sh - self-test of compare.py on hand-made predictions (tests/oracle/testdata/).
+# Needs only python3: no QEMU, no kernel, no kopolicy. Ends with `N passed, N failed`.
+#
+# testdata/observed-<case>.json      copies of observed results (so a re-run of the oracle on a
+#                                    newer Debian kernel does not change this test)
+# testdata/prediction-<case>.good.json  a correct prediction: compare.py must exit 0
+# testdata/prediction-<case>.bad.json   a wrong one: compare.py must exit 1 and print exactly
+# testdata/expected-<case>.bad.txt      this
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+T=$HERE/testdata
+CMP=$HERE/compare.py
+pass=0
+fail=0
+
+expect() { # name, expected rc, expected output file or "-", command...
+	local name=$1 want_rc=$2 want_out=$3 out rc=0
+	shift 3
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" != "$want_rc" ]; then
+		echo "not ok - $name: exit $rc, expected $want_rc"
+		printf '%s\n' "$out" | sed 's/^/    /'
+		fail=$((fail + 1))
+	elif [ "$want_out" != - ] && ! diff -u "$want_out" <(printf '%s\n' "$out") >/dev/null; then
+		echo "not ok - $name: output differs from $want_out"
+		diff -u "$want_out" <(printf '%s\n' "$out") | sed 's/^/    /' || true
+		fail=$((fail + 1))
+	else
+		echo "ok - $name"
+		pass=$((pass + 1))
+	fi
+}
+
+cases=()
+for f in "$T"/observed-*.json; do
+	c=${f##*/observed-}
+	cases+=("${c%.json}")
+done
+[ ${#cases[@]} -gt 0 ] || { echo "no test cases in $T"; echo "0 passed, 1 failed"; exit 1; }
+
+all_good=()
+for c in "${cases[@]}"; do
+	expect "$c good" 0 - python3 "$CMP" "$T/observed-$c.json" "$T/prediction-$c.good.json"
+	expect "$c bad" 1 "$T/expected-$c.bad.txt" \
+		python3 "$CMP" "$T/observed-$c.json" "$T/prediction-$c.bad.json"
+	all_good+=("$T/observed-$c.json" "$T/prediction-$c.good.json")
+done
+# several pairs in one call; totals add up
+expect "all good pairs at once" 0 - python3 "$CMP" "${all_good[@]}"
+# --ignore-once removes the once-per-boot notices (the 6.1 bad case differs only in one)
+expect "--ignore-once" 0 - python3 "$CMP" --ignore-once \
+	"$T/observed-6.1-prop_then_gplonly.json" "$T/prediction-6.1-prop_then_gplonly.bad.json"
+# a missing or malformed prediction is one failed check, not a crash
+expect "missing prediction" 1 - python3 "$CMP" "$T/observed-inherit_chain.json" "$T/does-not-exist.json"
+expect "malformed prediction" 1 - python3 "$CMP" "$T/observed-inherit_chain.json" "$T/expected-inherit_chain.bad.txt"
+# usage errors
+expect "odd argument count" 2 - python3 "$CMP" "$T/observed-inherit_chain.json"
+expect "missing observed" 2 - python3 "$CMP" "$T/nope.json" "$T/prediction-inherit_chain.good.json"
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

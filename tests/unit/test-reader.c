@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The module reader on the committed kbuild fixtures (fixtures/ko) and broken files (fixtures/bad).
+ */
+#include <string.h>
+
+#include "module.h"
+#include "tap.h"
+
+static struct kp_module *open_fixture(struct tap *t, const char *rel)
+{
+	struct kp_module *m = NULL;
+	struct kp_err err = { "" };
+	int r = kp_module_open(tap_srcpath(rel), NULL, &m, &err);
+
+	tap_ok(t, r == 0 && m, "open %s%s%s", rel, r ? ": " : "", r ? err.msg : "");
+	return r ? NULL : m;
+}
+
+static void test_gpl_provider(struct tap *t, const char *rel, enum kp_compression comp)
+{
+	struct kp_module *m = open_fixture(t, rel);
+	static const struct {
+		const char *name;
+		bool gpl;
+		const char *ns;
+		uint32_t crc;
+	} want[] = {
+		{ "kp_gpl_prov_plain", false, NULL, 0x4939de36 },
+		{ "kp_gpl_prov_var", false, NULL, 0xbf8b4656 },
+		{ "kp_gpl_prov_gplonly", true, NULL, 0xc1bb5f9e },
+		{ "kp_gpl_prov_ns", true, "KP_NS", 0x5a1c53f9 },
+	};
+
+	if (!m)
+		return;
+	tap_is_int(t, m->compression, comp, "compression");
+	tap_is_str(t, m->name, "kp_gpl_prov", "this_module name");
+	tap_is_str(t, m->modinfo_name, "kp_gpl_prov", "modinfo name");
+	tap_is_str(t, m->license, "GPL", "license");
+	tap_ok(t, m->license_gpl_compatible, "GPL is GPL-compatible");
+	tap_is_str(t, m->vermagic, "6.12.118+deb12-amd64 SMP preempt mod_unload modversions ",
+		   "vermagic");
+	tap_ok(t, !m->intree, "out of tree");
+	tap_ok(t, m->is64 && !m->big_endian && m->machine == 62, "ELF64 LE x86_64");
+	tap_is_int(t, m->nexports, 4, "exports");
+	for (size_t i = 0; i < 4 && i < m->nexports; i++) {
+		tap_is_str(t, m->exports[i].name, want[i].name, "export name");
+		tap_is_int(t, m->exports[i].gpl_only, want[i].gpl, "gpl_only");
+		tap_is_str(t, m->exports[i].ns, want[i].ns, "namespace");
+		tap_ok(t, m->exports[i].has_crc && m->exports[i].crc == want[i].crc, "crc 0x%08x",
+		       m->exports[i].crc);
+	}
+	tap_is_int(t, m->nimports, 2, "imports");
+	if (m->nimports == 2) {
+		tap_is_str(t, m->imports[0].name, "__fentry__", "import 0");
+		tap_is_str(t, m->imports[1].name, "__x86_return_thunk", "import 1");
+	}
+	tap_is_int(t, m->versions_format, KP_VERSIONS_FIXED, "__versions layout");
+	tap_is_int(t, m->nversions, 3, "__versions entries");
+	if (m->nversions == 3) {
+		tap_is_str(t, m->versions[2].name, "module_layout", "last version entry");
+		tap_is_int(t, m->versions[2].crc, 0x2f9b2b9a, "module_layout crc");
+	}
+	tap_ok(t, !m->sig.present, "unsigned");
+	kp_module_free(m);
+}
+
+static void test_symtab_order(struct tap *t)
+{
+	struct kp_module *m = open_fixture(t, "fixtures/ko/6.12/kp_weak_gplonly_then_prop.ko");
+	static const char *const order[] = { "kp_gpl_prov_gplonly", "__fentry__",
+					     "__x86_return_thunk", "kp_prop_plain" };
+
+	if (!m)
+		return;
+	tap_is_int(t, m->nimports, 4, "imports of kp_weak_gplonly_then_prop");
+	for (size_t i = 0; i < 4 && i < m->nimports; i++)
+		tap_is_str(t, m->imports[i].name, order[i], ".symtab order");
+	if (m->nimports == 4) {
+		tap_ok(t, m->imports[0].weak, "kp_gpl_prov_gplonly is weak");
+		tap_ok(t, !m->imports[3].weak, "kp_prop_plain is not weak");
+	}
+	tap_is_int(t, m->ndepends, 2, "depends");
+	if (m->ndepends == 2) {
+		tap_is_str(t, m->depends[0], "kp_gpl_prov", "depends[0]");
+		tap_is_str(t, m->depends[1], "kp_prop_prov", "depends[1]");
+	}
+	kp_module_free(m);
+}
+
+static void test_licenses(struct tap *t)
+{
+	struct kp_module *m = open_fixture(t, "fixtures/ko/6.12/kp_multi_license.ko");
+
+	if (m) {
+		tap_is_str(t, m->license, "GPL", "first license= wins");
+		tap_ok(t, m->license_gpl_compatible, "multi-license module is GPL-compatible");
+		kp_module_free(m);
+	}
+	m = open_fixture(t, "fixtures/ko/6.12/kp_nolicense.ko");
+	if (m) {
+		tap_ok(t, m->license == NULL, "no license= tag");
+		tap_ok(t, !m->license_gpl_compatible, "no license is not GPL-compatible");
+		kp_module_free(m);
+	}
+	m = open_fixture(t, "fixtures/ko/6.12/kp_prop_prov.ko");
+	if (m) {
+		tap_is_str(t, m->license, "Proprietary", "rewritten license");
+		tap_ok(t, !m->license_gpl_compatible, "Proprietary is not GPL-compatible");
+		kp_module_free(m);
+	}
+	m = open_fixture(t, "fixtures/ko/6.12/kp_ns_ok.ko");
+	if (m) {
+		tap_is_int(t, m->nimport_ns, 1, "import_ns count");
+		if (m->nimport_ns)
+			tap_is_str(t, m->import_ns[0], "KP_NS", "import_ns");
+		kp_module_free(m);
+	}
+}
+
+static void test_symbol_get(struct tap *t, const char *rel, bool is64, bool big)
+{
+	static const char *const targets[] = { "kp_gpl_prov_plain",
+					       "kp_gpl_prov_gplonly",
+					       "kp_prop_plain",
+					       "kp_prop_gplonly",
+					       "msleep",
+					       "ktime_get",
+					       "kp_gpl_prov_ns" };
+	struct kp_module *m = open_fixture(t, rel);
+
+	if (!m)
+		return;
+	tap_ok(t, m->is64 == is64 && m->big_endian == big, "%s class and byte order", rel);
+	tap_ok(t, m->imports_symbol_get, "imports __symbol_get");
+	/* Call sites differ per compiler and arch (arm64 duplicates some); the targets do not. */
+	tap_ok(t, m->nsymget >= 8, "symbol_get call sites: %zu", m->nsymget);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(targets); i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < m->nsymget && !found; j++)
+			found = m->symget[j].symbol && !strcmp(m->symget[j].symbol, targets[i]) &&
+				m->symget[j].method == KP_SYMGET_EXACT;
+		tap_ok(t, found, "symbol_get(%s) traced exactly", targets[i]);
+	}
+	for (size_t j = 0; j < m->nsymget; j++)
+		tap_ok(t, m->symget[j].method == KP_SYMGET_EXACT && m->symget[j].symbol,
+		       "site %zu traced exactly", j);
+	kp_module_free(m);
+}
+
+static void test_bad(struct tap *t)
+{
+	static const struct {
+		const char *file;
+		const char *error;
+	} bad[] = {
+		{ "empty.ko", "empty file" },
+		{ "text.ko", "not an ELF file" },
+		{ "trunc-header.ko", "beyond the end of the file" },
+		{ "trunc-half.ko", "beyond the end of the file" },
+		{ "shoff-oob.ko", "beyond the end of the file" },
+		{ "exec-type.ko", "not a kernel module" },
+		{ "shstrndx-oob.ko", "out of range" },
+		{ "modinfo-past-eof.ko", "extends past the end of the file" },
+		{ "symtab-bad-link.ko", "invalid string table link" },
+		{ "sym-name-oob.ko", "outside the string table" },
+		{ "versions-bad-size.ko", "__versions" },
+		{ "ksymtab-odd-size.ko", "__ksymtab" },
+		{ "all-nobits.ko", "debuginfo-only" },
+		{ "trunc.ko.xz", "truncated xz stream" },
+		{ "corrupt.ko.xz", "corrupt xz data" },
+		{ "trunc.ko.zst", "truncated zstd stream" },
+		{ "trunc.ko.gz", "truncated gzip stream" },
+		{ "not-elf.ko.gz", "not an ELF file" },
+		{ "bomb.ko.xz", "not an ELF file" },
+		{ "elf32be-garbage.ko", "beyond the end of the file" },
+	};
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
+		char rel[128];
+		struct kp_module *m = NULL;
+		struct kp_err err = { "" };
+		int r;
+
+		snprintf(rel, sizeof(rel), "fixtures/bad/%s", bad[i].file);
+		r = kp_module_open(tap_srcpath(rel), NULL, &m, &err);
+		tap_ok(t, r < 0 && !m && strstr(err.msg, bad[i].error), "%s: %s", bad[i].file,
+		       err.msg);
+		kp_module_free(m);
+	}
+	{
+		struct kp_module *m = NULL;
+		struct kp_err err = { "" };
+		struct kp_open_opts o = { .max_size = 1 << 20 };
+		int r = kp_module_open(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko"), &o, &m,
+				       &err);
+
+		/* 1 MiB is plenty for the fixture: the cap does not get in the way. */
+		tap_ok(t, r == 0, "size cap above the module's size");
+		kp_module_free(m);
+		o.max_size = 4096;
+		r = kp_module_open(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.xz"), &o, &m, &err);
+		tap_ok(t, r < 0 && strstr(err.msg, "exceeds the limit"), "cap refuses: %s",
+		       err.msg);
+	}
+}
+
+int main(void)
+{
+	struct tap t = { 0 };
+
+	test_gpl_provider(&t, "fixtures/ko/6.12/kp_gpl_prov.ko", KP_COMP_NONE);
+	test_gpl_provider(&t, "fixtures/ko/6.12/kp_gpl_prov.ko.xz", KP_COMP_XZ);
+	test_gpl_provider(&t, "fixtures/ko/6.12/kp_gpl_prov.ko.zst", KP_COMP_ZSTD);
+	test_gpl_provider(&t, "fixtures/ko/6.12/kp_gpl_prov.ko.gz", KP_COMP_GZIP);
+	test_symtab_order(&t);
+	test_licenses(&t);
+	test_symbol_get(&t, "fixtures/ko/6.12/kp_symget.ko", true, false);
+	test_symbol_get(&t, "fixtures/ko/6.1-i386/kp_symget.ko", false, false);
+	test_symbol_get(&t, "fixtures/ko/6.1-s390x/kp_symget.ko", true, true);
+	test_symbol_get(&t, "fixtures/ko/6.12-arm64/kp_symget.ko", true, false);
+	test_bad(&t);
+	return tap_done(&t);
+}
