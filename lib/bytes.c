@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,7 +58,7 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 					  o->max >> 10);
 		need = o->max;
 	}
-	ncap = o->cap ? o->cap : 1 << 16;
+	ncap = o->cap ? o->cap : need;
 	while (ncap < need)
 		ncap = ncap > SIZE_MAX / 2 ? SIZE_MAX : ncap * 2;
 	if (ncap > o->max)
@@ -76,8 +77,20 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 	struct kp_outbuf o = { .max = max_size, .elf_only = elf_only };
 	int r;
 
-	/* Start near the usual ratio of compressed modules to spare reallocations. */
-	if (kp_outbuf_reserve(&o, len < max_size / 4 ? len * 4 : max_size, err) < 0)
+	size_t hint = comp == KP_COMP_XZ     ? kp_xz_size_hint(in, len)
+		      : comp == KP_COMP_ZSTD ? kp_zstd_size_hint(in, len)
+					     : kp_gzip_size_hint(in, len);
+
+	/*
+	 * Allocate what the stream declares (one allocation, no copies), else the usual ratio
+	 * of compressed modules. Either way the cap holds and the buffer grows if the hint lied;
+	 * one spare byte lets the decoder see the end of the stream without another reserve.
+	 */
+	if (!hint || hint > max_size)
+		hint = len < max_size / 4 ? len * 4 : max_size;
+	else
+		hint = hint < max_size ? hint + 1 : hint;
+	if (kp_outbuf_reserve(&o, hint, err) < 0)
 		return -1;
 	switch (comp) {
 	case KP_COMP_XZ:
@@ -176,12 +189,23 @@ static int bytes_read(const char *path, size_t max_size, bool elf_only, struct k
 		goto out_close;
 	}
 	len = (size_t)st.st_size;
-	raw = malloc(len);
-	if (!raw) {
-		r = kp_err_set(err, "out of memory (%zu bytes)", len);
-		goto out_close;
+	/*
+	 * Map the file privately: no copy for uncompressed modules, and libelf may still
+	 * byte-swap in place (copy-on-write). Files that cannot be mapped are read.
+	 */
+	raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (raw == MAP_FAILED) {
+		raw = malloc(len);
+		if (!raw) {
+			r = kp_err_set(err, "out of memory (%zu bytes)", len);
+			goto out_close;
+		}
+		r = read_all(fd, raw, len, err);
+	} else {
+		out->mapped = true;
+		r = 0;
 	}
-	r = read_all(fd, raw, len, err);
+	out->file_len = len;
 	if (r == 0) {
 		enum kp_compression comp = kp_detect_compression(raw, len);
 
@@ -192,9 +216,15 @@ static int bytes_read(const char *path, size_t max_size, bool elf_only, struct k
 		} else {
 			r = decompress(raw, len, comp, max_size, elf_only, out, err);
 		}
-		out->file_len = len;
 	}
-	free(raw);
+	if (raw) {
+		if (out->mapped)
+			munmap(raw, len);
+		else
+			free(raw);
+	}
+	if (r < 0 || out->comp != KP_COMP_NONE)
+		out->mapped = false;
 out_close:
 	close(fd);
 	return r;
@@ -212,6 +242,9 @@ int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_bytes *out, s
 
 void kp_bytes_release(struct kp_bytes *b)
 {
-	free(b->data);
+	if (b->mapped)
+		munmap(b->data, b->len);
+	else
+		free(b->data);
 	memset(b, 0, sizeof(*b));
 }

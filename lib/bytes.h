@@ -6,6 +6,7 @@
 #ifndef KP_BYTES_H
 #define KP_BYTES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -25,6 +26,7 @@ struct kp_bytes {
 	size_t len;
 	size_t file_len; /* size on disk */
 	enum kp_compression comp;
+	bool mapped; /* data is a private mapping of the file */
 };
 
 const char *kp_compression_name(enum kp_compression c);
@@ -52,6 +54,10 @@ struct kp_outbuf {
 };
 
 int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);
+/* The decompressed size a stream declares, 0 if it does not say (a hint: never trusted). */
+size_t kp_xz_size_hint(const unsigned char *in, size_t len);
+size_t kp_zstd_size_hint(const unsigned char *in, size_t len);
+size_t kp_gzip_size_hint(const unsigned char *in, size_t len);
 int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err);
 int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
 		       struct kp_err *err);

@@ -4,6 +4,15 @@
 
 #include "bytes.h"
 
+size_t kp_gzip_size_hint(const unsigned char *in, size_t len)
+{
+	/* ISIZE: the last member's size modulo 2^32, little-endian. */
+	if (len < 18)
+		return 0;
+	return (size_t)in[len - 4] | (size_t)in[len - 3] << 8 | (size_t)in[len - 2] << 16 |
+	       (size_t)in[len - 1] << 24;
+}
+
 int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err)
 {
 	z_stream s = { 0 };

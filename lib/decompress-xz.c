@@ -24,6 +24,27 @@ static const char *xz_strerror(lzma_ret r)
 	}
 }
 
+size_t kp_xz_size_hint(const unsigned char *in, size_t len)
+{
+	lzma_stream_flags flags;
+	lzma_index *idx = NULL;
+	uint64_t memlimit = (uint64_t)16 << 20, size = 0;
+	size_t pos;
+
+	/* A single stream (what kbuild writes): the footer locates the index. */
+	if (len < 2 * LZMA_STREAM_HEADER_SIZE ||
+	    lzma_stream_footer_decode(&flags, in + len - LZMA_STREAM_HEADER_SIZE) != LZMA_OK ||
+	    flags.backward_size > len - 2 * LZMA_STREAM_HEADER_SIZE)
+		return 0;
+	pos = len - LZMA_STREAM_HEADER_SIZE - (size_t)flags.backward_size;
+	if (lzma_index_buffer_decode(&idx, &memlimit, NULL, in, &pos,
+				     len - LZMA_STREAM_HEADER_SIZE) == LZMA_OK) {
+		size = lzma_index_uncompressed_size(idx);
+		lzma_index_end(idx, NULL);
+	}
+	return size > SIZE_MAX ? 0 : (size_t)size;
+}
+
 int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err)
 {
 	lzma_stream s = LZMA_STREAM_INIT;

@@ -4,6 +4,15 @@
 
 #include "bytes.h"
 
+size_t kp_zstd_size_hint(const unsigned char *in, size_t len)
+{
+	unsigned long long n = ZSTD_getFrameContentSize(in, len);
+
+	if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR || n > SIZE_MAX)
+		return 0;
+	return (size_t)n;
+}
+
 int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err)
 {
 	ZSTD_DCtx *dctx = ZSTD_createDCtx();

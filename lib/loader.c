@@ -82,7 +82,8 @@ const char *kp_consequence_name(enum kp_consequence c)
 	return "warn";
 }
 
-static void add_message(struct kp_verdict *v, const char *fmt, va_list ap)
+static __attribute__((format(printf, 2, 0))) void add_message(struct kp_verdict *v, const char *fmt,
+							      va_list ap)
 {
 	char *s = NULL, **p;
 

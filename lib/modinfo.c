@@ -32,6 +32,24 @@ static int split_depends(struct kp_module *m, const char *v, struct kp_err *err)
 	return 0;
 }
 
+/* The tags the loader and modpost give meaning to: kept even without full_modinfo. */
+static bool loader_tag(const char *s, size_t len)
+{
+	static const char *const tags[] = {
+		"name",	      "license",   "vermagic",	"intree",    "staging",
+		"test",	      "livepatch", "retpoline", "import_ns", "depends",
+		"srcversion", "version",   "sig_id",
+	};
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(tags); i++) {
+		size_t tl = strlen(tags[i]);
+
+		if (len >= tl && !strncmp(s, tags[i], tl) && (len == tl || s[tl] == '='))
+			return true;
+	}
+	return false;
+}
+
 int kp_read_modinfo(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
 {
 	size_t idx = kp_elf_find_section(e, ".modinfo");
@@ -53,7 +71,7 @@ int kp_read_modinfo(struct kp_module *m, const struct kp_elf *e, struct kp_err *
 		const char *eq;
 
 		pos += len + 1;
-		if (!len)
+		if (!len || (!m->full_modinfo && !loader_tag(str, len)))
 			continue;
 		ent = kp_module_push(m, &m->modinfo, &m->nmodinfo, &cap, sizeof(*m->modinfo));
 		if (!ent)

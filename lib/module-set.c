@@ -127,6 +127,7 @@ struct worker_ctx {
 	atomic_size_t next;
 	atomic_size_t done;
 	atomic_size_t failed;
+	size_t end;
 	pthread_mutex_t progress_lock;
 };
 
@@ -151,7 +152,7 @@ static void *worker(void *data)
 		size_t i = atomic_fetch_add(&c->next, 1);
 		size_t done;
 
-		if (i >= c->set->n)
+		if (i >= c->end)
 			break;
 		read_one(&c->set->entries[i], &c->opts->open);
 		if (c->set->entries[i].error)
@@ -167,7 +168,13 @@ static void *worker(void *data)
 
 size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts)
 {
-	struct worker_ctx c = { .set = set, .opts = opts };
+	return kp_set_read_range(set, 0, set->n, opts);
+}
+
+size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
+			 const struct kp_read_opts *opts)
+{
+	struct worker_ctx c = { .set = set, .opts = opts, .end = to < set->n ? to : set->n };
 	unsigned jobs = opts->jobs;
 	pthread_t *threads;
 	size_t started = 0;
@@ -177,10 +184,12 @@ size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts)
 
 		jobs = ncpu > 0 ? (unsigned)ncpu : 1;
 	}
-	if (jobs > set->n)
-		jobs = set->n ? (unsigned)set->n : 1;
-	atomic_init(&c.next, 0);
-	atomic_init(&c.done, 0);
+	if (from > c.end)
+		from = c.end;
+	if (jobs > c.end - from)
+		jobs = c.end > from ? (unsigned)(c.end - from) : 1;
+	atomic_init(&c.next, from);
+	atomic_init(&c.done, from);
 	atomic_init(&c.failed, 0);
 	pthread_mutex_init(&c.progress_lock, NULL);
 	threads = kp_calloc(jobs, sizeof(*threads));
@@ -192,7 +201,7 @@ size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts)
 		pthread_join(threads[i], NULL);
 	free(threads);
 	pthread_mutex_destroy(&c.progress_lock);
-	if (opts->progress)
+	if (opts->progress && c.end == set->n)
 		opts->progress(set->n, set->n, opts->progress_data);
 	return atomic_load(&c.failed);
 }

@@ -45,6 +45,9 @@ struct kp_read_opts {
 
 /* Reads every entry not read yet. Returns the number of entries that failed. */
 size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts);
+/* Reads entries [@from, @to) only (streaming consumers read a window at a time). */
+size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
+			 const struct kp_read_opts *opts);
 void kp_set_free(struct kp_module_set *set);
 
 #endif

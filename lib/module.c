@@ -145,6 +145,7 @@ int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_
 	}
 	m->compression = b.comp;
 	m->file_size = b.file_len;
+	m->full_modinfo = opts && opts->full_modinfo;
 	if (read_image(m, b.data, b.len, err) < 0) {
 		kp_bytes_release(&b);
 		kp_module_free(m);
@@ -174,6 +175,7 @@ int kp_module_open_buffer(const char *path, const unsigned char *buf, size_t len
 	}
 	m->compression = b.comp;
 	m->file_size = b.file_len;
+	m->full_modinfo = opts && opts->full_modinfo;
 	r = read_image(m, b.data, b.len, err);
 	kp_bytes_release(&b);
 	if (r < 0) {

@@ -140,11 +140,17 @@ struct kp_module {
 	size_t nsymget;
 	size_t nsymput; /* __symbol_put call sites */
 
+	bool full_modinfo; /* modinfo holds every tag, not only the loader's */
 	struct kp_arena arena;
 };
 
 struct kp_open_opts {
 	size_t max_size; /* 0: KP_DEFAULT_MAX_SIZE */
+	/*
+	 * Keep every .modinfo tag (alias=, parm=, firmware= ...). Without it only the tags
+	 * the loader reads are kept, which saves most of the memory of a whole-tree scan.
+	 */
+	bool full_modinfo;
 };
 
 /* Reads @path; on failure *@out is NULL and @err says why. */

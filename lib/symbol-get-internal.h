@@ -33,19 +33,24 @@ enum sg_def {
 	SG_DEF_OTHER, /* anything else: a load, arithmetic, ... */
 };
 
+/*
+ * One decoded instruction. Kept compact (24 bytes): the tracer holds one per instruction
+ * of every executable section of a module that calls __symbol_get (i915: ~1M).
+ * Offsets are 32-bit: sections of 4 GiB or more are not decoded.
+ */
 struct sg_insn {
-	uint64_t off;
+	uint32_t off;
+	uint32_t target;    /* branch/call target inside the same section (has_target) */
+	uint32_t reloc_off; /* offset of the relocated field (ADDR value or branch target) */
+	uint32_t clobbers;  /* other registers possibly written, bit per register */
+	int16_t reloc_adj;  /* address = S + A + reloc_adj */
 	uint8_t len;
-	uint8_t flow;	   /* enum sg_flow */
-	uint8_t def;	   /* enum sg_def, for def_reg */
-	int8_t def_reg;	   /* register precisely described by def, -1 none */
-	int8_t src_reg;	   /* SG_DEF_COPY source */
-	bool has_target;   /* branch/call target inside the same section, in target */
-	bool reloc_target; /* branch/call target given by the relocation at reloc_off */
-	uint64_t target;
-	uint64_t reloc_off; /* offset of the relocated field (ADDR value or branch target) */
-	int64_t reloc_adj;  /* address = S + A + reloc_adj */
-	uint64_t clobbers;  /* other registers possibly written, bit per register */
+	uint8_t flow;	/* enum sg_flow */
+	uint8_t def;	/* enum sg_def, for def_reg */
+	int8_t def_reg; /* register precisely described by def, -1 none */
+	int8_t src_reg; /* SG_DEF_COPY source */
+	bool has_target : 1;
+	bool reloc_target : 1; /* branch/call target given by the relocation at reloc_off */
 };
 
 /* What a decoder sees: one executable section's bytes. */
@@ -66,7 +71,7 @@ struct sg_arch {
 	unsigned min_insn; /* instruction alignment: where to resume after an undecodable one */
 };
 
-#define SG_REG(n) ((uint64_t)1 << (n))
+#define SG_REG(n) ((uint32_t)1 << (n))
 
 const struct sg_arch *kp_sg_arch_x86_64(void);
 const struct sg_arch *kp_sg_arch_i386(void);

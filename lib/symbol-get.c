@@ -492,6 +492,8 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 	uint64_t off = 0;
 
 	s->decoded = true;
+	if (ks->size > UINT32_MAX)
+		return 0; /* struct sg_insn holds 32-bit offsets; such a section is not traced */
 	for (size_t i = 1; i < e->nsyms; i++) {
 		if (e->syms[i].shndx != sec || e->syms[i].type != STT_FUNC ||
 		    e->syms[i].value >= ks->size)

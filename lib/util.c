@@ -49,7 +49,8 @@ int kp_grow(void *array, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-#define KP_ARENA_CHUNK 16384
+#define KP_ARENA_FIRST_CHUNK 2048
+#define KP_ARENA_CHUNK	     65536
 
 struct kp_arena_chunk {
 	struct kp_arena_chunk *next;
@@ -67,7 +68,12 @@ void *kp_arena_alloc(struct kp_arena *a, size_t size)
 	if (need < size)
 		return NULL;
 	if (!c || c->size - c->used < need) {
-		size_t csize = need > KP_ARENA_CHUNK ? need : KP_ARENA_CHUNK;
+		size_t csize = a->next_chunk ? a->next_chunk : KP_ARENA_FIRST_CHUNK;
+
+		if (csize < KP_ARENA_CHUNK)
+			a->next_chunk = csize * 2;
+		if (csize < need)
+			csize = need;
 
 		c = malloc(sizeof(*c) + csize);
 		if (!c)
@@ -117,6 +123,7 @@ void kp_arena_release(struct kp_arena *a)
 		c = next;
 	}
 	a->head = NULL;
+	a->next_chunk = 0;
 }
 
 bool kp_is_identifier(const char *s, size_t len)

@@ -45,6 +45,7 @@ static inline void kp_freep(void *p)
 struct kp_arena_chunk;
 struct kp_arena {
 	struct kp_arena_chunk *head;
+	size_t next_chunk; /* size of the next chunk: starts small, doubles up to a limit */
 };
 
 void *kp_arena_alloc(struct kp_arena *a, size_t size);

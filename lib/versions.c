@@ -52,11 +52,28 @@ static bool ubuntu_layout_fits(const struct kp_section *s, bool big, size_t *cou
 	return *count > 0;
 }
 
+/*
+ * The name of a version entry: nearly always an import's name, which the module
+ * already holds; share it instead of copying (imports are read first).
+ */
+static const char *version_name(struct kp_module *m, const char *name, size_t len, size_t *hint)
+{
+	for (size_t k = 0; k < m->nimports; k++) {
+		size_t i = (*hint + k) % m->nimports;
+
+		if (!strncmp(m->imports[i].name, name, len) && m->imports[i].name[len] == '\0') {
+			*hint = i + 1;
+			return m->imports[i].name;
+		}
+	}
+	return kp_arena_strndup(&m->arena, name, len);
+}
+
 static int read_basic(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
 {
 	size_t idx = kp_elf_find_section(e, "__versions");
 	const struct kp_section *s;
-	size_t cap = 0, n;
+	size_t cap = 0, n, hint = 0;
 
 	if (!idx)
 		return 0;
@@ -78,7 +95,8 @@ static int read_basic(struct kp_module *m, const struct kp_elf *e, struct kp_err
 				return kp_err_set(err, "out of memory");
 			v->crc = (uint32_t)(w == 8 ? kp_load64(s->data + off, e->big_endian)
 						   : kp_load32(s->data + off, e->big_endian));
-			v->name = kp_arena_strdup(&m->arena, (const char *)s->data + off + w);
+			v->name = version_name(m, (const char *)s->data + off + w,
+					       strlen((const char *)s->data + off + w), &hint);
 			if (!v->name)
 				return kp_err_set(err, "out of memory");
 		}
@@ -95,7 +113,8 @@ static int read_basic(struct kp_module *m, const struct kp_elf *e, struct kp_err
 			if (!v)
 				return kp_err_set(err, "out of memory");
 			v->crc = kp_load32(s->data + off + 4, e->big_endian);
-			v->name = kp_arena_strdup(&m->arena, (const char *)s->data + off + 8);
+			v->name = version_name(m, (const char *)s->data + off + 8,
+					       strlen((const char *)s->data + off + 8), &hint);
 			if (!v->name)
 				return kp_err_set(err, "out of memory");
 			off += kp_load32(s->data + off, e->big_endian);

@@ -21,6 +21,7 @@ struct kp_cli {
 	unsigned jobs;
 	size_t max_size;
 	bool progress; /* stderr is a terminal */
+	bool full_modinfo; /* keep every .modinfo tag (info) */
 };
 
 void kp_cli_error(const char *path, const char *fmt, ...) kp_printf_fmt(2, 3);
@@ -28,6 +29,11 @@ void kp_cli_error(const char *path, const char *fmt, ...) kp_printf_fmt(2, 3);
 /* Adds every operand to @set; reads them all; prints one error line per failure. */
 size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
 			   int npaths);
+
+/* Read options from the command line; @progress: show progress for long reads. */
+struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n);
+/* Adds every operand to @set (directories expanded); exits on out of memory. */
+void kp_cli_add_paths(struct kp_module_set *set, char **paths, int npaths);
 
 /* Parses a size with an optional K/M/G suffix. */
 int kp_cli_parse_size(const char *s, size_t *out);

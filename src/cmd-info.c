@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "info-output.h"
 
+#define INFO_WINDOW 256
+
 static void info_usage(FILE *f)
 {
 	fputs("Usage: kopolicy info [--json] [--pretty] FILE|DIR...\n"
@@ -31,7 +33,9 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 					      {} };
 	struct kp_module_set set = { 0 };
 	bool json = false, pretty = false;
-	size_t failed;
+	struct kp_info_writer w = { .f = stdout };
+	struct kp_read_opts ro;
+	size_t failed = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
@@ -39,10 +43,10 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'J':
-			json = true;
+			w.json = json = true;
 			break;
 		case 'P':
-			pretty = true;
+			w.pretty = pretty = true;
 			break;
 		case 'h':
 			info_usage(stdout);
@@ -57,11 +61,24 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 		info_usage(stderr);
 		return KP_EXIT_ERROR;
 	}
-	failed = kp_cli_read_modules(cli, &set, argv + optind, argc - optind);
-	if (json)
-		kp_info_print_json(stdout, &set, pretty);
-	else
-		kp_info_print_text(stdout, &set);
+	cli->full_modinfo = true;
+	kp_cli_add_paths(&set, argv + optind, argc - optind);
+	ro = kp_cli_read_opts(cli, set.n);
+	kp_info_begin(&w);
+	/* A window at a time: the memory of a whole-tree scan stays that of one window. */
+	for (size_t from = 0; from < set.n; from += INFO_WINDOW) {
+		size_t to = from + INFO_WINDOW < set.n ? from + INFO_WINDOW : set.n;
+
+		failed += kp_set_read_range(&set, from, to, &ro);
+		for (size_t i = from; i < to; i++) {
+			if (set.entries[i].error)
+				kp_cli_error(set.entries[i].path, "%s", set.entries[i].error);
+			kp_info_entry(&w, &set.entries[i]);
+			kp_module_free(set.entries[i].mod);
+			set.entries[i].mod = NULL;
+		}
+	}
+	kp_info_end(&w);
 	kp_set_free(&set);
 	if (fflush(stdout) != 0) {
 		kp_cli_error(NULL, "write error on standard output");

@@ -168,39 +168,57 @@ struct json_object *kp_info_module_json(const struct kp_module *m)
 		free(site);
 		kp_json_add(e, "function", kp_json_string(g->function));
 		kp_json_add(e, "method", json_object_new_string(symget_method_name(g->method)));
+		kp_json_add(e, "request", json_object_new_boolean(g->request));
 		kp_json_add(e, "format", kp_json_string(g->format));
 		json_object_array_add(a, e);
 	}
 	kp_json_add(o, "symbol_get", a);
+	kp_json_add(o, "symbol_put_sites", json_object_new_int64((int64_t)m->nsymput));
 	return o;
 }
 
-void kp_info_print_json(FILE *f, const struct kp_module_set *set, int pretty)
+void kp_info_begin(struct kp_info_writer *w)
 {
-	struct json_object *errors = json_object_new_array();
-	bool first = true;
+	w->first = true;
+	if (!w->json)
+		return;
+	w->errors = json_object_new_array();
+	fprintf(w->f, "{\"schema_version\":%d,\"modules\":[", KP_INFO_SCHEMA_VERSION);
+}
 
-	/* Streamed one module at a time: a whole tree never sits in memory as JSON. */
-	fprintf(f, "{\"schema_version\":%d,\"modules\":[", KP_INFO_SCHEMA_VERSION);
-	for (size_t i = 0; i < set->n; i++) {
-		const struct kp_set_entry *ent = &set->entries[i];
-
-		if (!ent->mod) {
-			struct json_object *e = json_object_new_object();
-
-			kp_json_add(e, "path", kp_json_string(ent->path));
-			kp_json_add(e, "error", kp_json_string(ent->error));
-			json_object_array_add(errors, e);
-			continue;
-		}
-		if (!first)
-			fputc(',', f);
-		first = false;
-		if (pretty)
-			fputc('\n', f);
-		kp_json_emit(f, kp_info_module_json(ent->mod), pretty);
+void kp_info_entry(struct kp_info_writer *w, const struct kp_set_entry *ent)
+{
+	if (!w->json) {
+		if (!ent->mod)
+			return;
+		if (!w->first)
+			fputc('\n', w->f);
+		w->first = false;
+		kp_info_print_text_module(w->f, ent->mod);
+		return;
 	}
-	fputs("],\"errors\":", f);
-	kp_json_emit(f, errors, pretty);
-	fputs("}\n", f);
+	if (!ent->mod) {
+		struct json_object *e = json_object_new_object();
+
+		kp_json_add(e, "path", kp_json_string(ent->path));
+		kp_json_add(e, "error", kp_json_string(ent->error));
+		json_object_array_add(w->errors, e);
+		return;
+	}
+	if (!w->first)
+		fputc(',', w->f);
+	w->first = false;
+	if (w->pretty)
+		fputc('\n', w->f);
+	kp_json_emit(w->f, kp_info_module_json(ent->mod), w->pretty);
+}
+
+void kp_info_end(struct kp_info_writer *w)
+{
+	if (!w->json)
+		return;
+	fputs("],\"errors\":", w->f);
+	kp_json_emit(w->f, w->errors, w->pretty);
+	w->errors = NULL;
+	fputs("}\n", w->f);
 }

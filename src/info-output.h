@@ -3,6 +3,7 @@
 #ifndef KP_INFO_OUTPUT_H
 #define KP_INFO_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "module-set.h"
@@ -12,7 +13,18 @@
 struct json_object;
 /* The JSON object of one module (also embedded by other commands). */
 struct json_object *kp_info_module_json(const struct kp_module *m);
-void kp_info_print_json(FILE *f, const struct kp_module_set *set, int pretty);
-void kp_info_print_text(FILE *f, const struct kp_module_set *set);
+/* Streaming writers: modules are printed as they are read, then dropped. */
+struct kp_info_writer {
+	FILE *f;
+	bool json;
+	bool pretty;
+	bool first;
+	struct json_object *errors; /* JSON: collected, printed at the end */
+};
+
+void kp_info_begin(struct kp_info_writer *w);
+void kp_info_entry(struct kp_info_writer *w, const struct kp_set_entry *ent);
+void kp_info_end(struct kp_info_writer *w);
+void kp_info_print_text_module(FILE *f, const struct kp_module *m);
 
 #endif

@@ -29,7 +29,7 @@ static void field(FILE *f, const char *key, const char *val)
 	fputc('\n', f);
 }
 
-static void print_module(FILE *f, const struct kp_module *m)
+void kp_info_print_text_module(FILE *f, const struct kp_module *m)
 {
 	char buf[256];
 
@@ -133,19 +133,5 @@ static void print_module(FILE *f, const struct kp_module *m)
 				: g->method == KP_SYMGET_DYNAMIC ? "dynamic"
 								 : "heuristic");
 		}
-	}
-}
-
-void kp_info_print_text(FILE *f, const struct kp_module_set *set)
-{
-	bool first = true;
-
-	for (size_t i = 0; i < set->n; i++) {
-		if (!set->entries[i].mod)
-			continue;
-		if (!first)
-			fputc('\n', f);
-		first = false;
-		print_module(f, set->entries[i].mod);
 	}
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,22 +84,35 @@ static void progress(size_t done, size_t total, void *data)
 	fflush(stderr);
 }
 
-size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
-			   int npaths)
+struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n)
 {
 	struct kp_read_opts ro = {
-		.open = { .max_size = cli->max_size },
+		.open = { .max_size = cli->max_size, .full_modinfo = cli->full_modinfo },
 		.jobs = cli->jobs,
 	};
-	size_t failed;
 
+	if (cli->progress && n >= 64)
+		ro.progress = progress;
+	return ro;
+}
+
+void kp_cli_add_paths(struct kp_module_set *set, char **paths, int npaths)
+{
 	for (int i = 0; i < npaths; i++)
 		if (kp_set_add_path(set, paths[i]) < 0) {
 			kp_cli_error(paths[i], "out of memory");
 			exit(KP_EXIT_ERROR);
 		}
-	if (cli->progress && set->n >= 64)
-		ro.progress = progress;
+}
+
+size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
+			   int npaths)
+{
+	struct kp_read_opts ro;
+	size_t failed;
+
+	kp_cli_add_paths(set, paths, npaths);
+	ro = kp_cli_read_opts(cli, set->n);
 	failed = kp_set_read(set, &ro);
 	for (size_t i = 0; i < set->n; i++)
 		if (set->entries[i].error)
@@ -160,6 +174,14 @@ int main(int argc, char **argv)
 					      {} };
 	struct kp_cli cli = { .prog = "kopolicy", .progress = isatty(STDERR_FILENO) };
 	int c;
+
+	/*
+	 * Decompressed modules are large, short-lived buffers: keep them in their own
+	 * mappings so they go back to the system when freed (a fixed threshold also stops
+	 * glibc from raising it after the first large free), and keep arenas few.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	mallopt(M_ARENA_MAX, 4);
 
 	/* '+': stop at the command name; the command parses the rest. */
 	while ((c = getopt_long(argc, argv, "+j:hV", opts, NULL)) != -1) {
