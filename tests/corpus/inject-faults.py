@@ -4,9 +4,9 @@ one field per category in its JSON, so every category must report mismatches.
 
 usage: KOPOLICY_REAL_BIN=src/kopolicy tests/corpus/check-corpus.sh \\
            tests/corpus/inject-faults.py s390x
-expected: exit 1, every category >= 1 mismatch, 12 modules changed + 1
-dropped + 1 reported as a kopolicy error (each failing all 13 categories),
-i.e. 2 * 13 + 13 = 39 failed.
+expected: exit 1; 13 modules get one wrong field each (one per category),
+one module is dropped and one reported as a kopolicy error (those two fail
+all 13 categories): 13 + 2 * 13 = 39 failed, 3 per category.
 """
 import json
 import os

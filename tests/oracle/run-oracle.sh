@@ -56,7 +56,7 @@ SERIES=$1
 shift
 OUTDIR=${OUTDIR:-$ORACLE_DIR/observed/$SERIES}
 
-for tool in qemu-system-x86_64 cpio gcc strip readelf python3 timeout sha256sum awk; do
+for tool in qemu-system-x86_64 cpio gcc strip readelf python3 timeout sha256sum awk flock; do
 	command -v "$tool" >/dev/null || die "$tool not found (apt-get install qemu-system-x86 cpio gcc python3 coreutils)"
 done
 BUSYBOX=/bin/busybox
@@ -91,7 +91,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 	fi
 	SC_MODULES[$f_name]=$f_modules
 	SC_CMDLINE[$f_name]=$f_cmdline
-	[ $applies = 1 ] && SC_ORDER+=("$f_name")
+	if [ $applies = 1 ]; then SC_ORDER+=("$f_name"); fi
 done <"$SCENARIOS_FILE"
 
 if [ $# -gt 0 ]; then
