@@ -20,25 +20,6 @@
 
 #include "module-internal.h"
 
-#define KSYM_FLAG_GPL_ONLY 0x1
-
-static const struct {
-	const char *ksymtab;
-	const char *kcrctab;
-	bool gpl_only; /* find_symbol() arrays in kernel/module/main.c (<= 5.11 incl. unused) */
-} tables[KP_KSYMTAB_NTABLES] = {
-	[KP_KSYMTAB] = { "__ksymtab", "__kcrctab", false },
-	[KP_KSYMTAB_GPL] = { "__ksymtab_gpl", "__kcrctab_gpl", true },
-	[KP_KSYMTAB_GPL_FUTURE] = { "__ksymtab_gpl_future", "__kcrctab_gpl_future", false },
-	[KP_KSYMTAB_UNUSED] = { "__ksymtab_unused", "__kcrctab_unused", false },
-	[KP_KSYMTAB_UNUSED_GPL] = { "__ksymtab_unused_gpl", "__kcrctab_unused_gpl", true },
-};
-
-const char *kp_export_table_section(enum kp_export_table t)
-{
-	return t < KP_KSYMTAB_NTABLES ? tables[t].ksymtab : "?";
-}
-
 struct decoded {
 	const char *name;
 	size_t name_len;
@@ -116,7 +97,7 @@ static size_t from_labels(const struct kp_elf *e, size_t tab, size_t strs, struc
 static int read_crcs(struct kp_module *m, struct kp_elf *e, enum kp_export_table t,
 		     struct kp_export *exp, size_t n, struct kp_err *err)
 {
-	size_t idx = kp_elf_find_section(e, tables[t].kcrctab);
+	size_t idx = kp_elf_find_section(e, kp_export_tables[t].kcrctab);
 	const struct kp_section *c;
 	unsigned w;
 
@@ -125,8 +106,8 @@ static int read_crcs(struct kp_module *m, struct kp_elf *e, enum kp_export_table
 	c = &e->sections[idx];
 	m->has_kcrctab[t] = true;
 	if (c->size % n || (c->size / n != 4 && c->size / n != 8))
-		return kp_err_set(err, "%s has %llu bytes for %zu exports", tables[t].kcrctab,
-				  (unsigned long long)c->size, n);
+		return kp_err_set(err, "%s has %llu bytes for %zu exports",
+				  kp_export_tables[t].kcrctab, (unsigned long long)c->size, n);
 	w = (unsigned)(c->size / n);
 	for (size_t i = 0; i < n; i++) {
 		struct kp_target tg;
@@ -143,7 +124,7 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 		      struct kp_err *err)
 {
 	static const unsigned layouts[][2] = { { 4, 3 }, { 4, 2 }, { 8, 3 }, { 8, 2 } };
-	size_t tab = kp_elf_find_section(e, tables[t].ksymtab);
+	size_t tab = kp_elf_find_section(e, kp_export_tables[t].ksymtab);
 	size_t strs = kp_elf_find_section(e, "__ksymtab_strings");
 	struct decoded *dec = NULL;
 	const struct kp_section *s;
@@ -157,7 +138,8 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 	if (s->size == 0)
 		return 0;
 	if (s->type == SHT_NOBITS || !s->data)
-		return kp_err_set(err, "%s has no contents in the file", tables[t].ksymtab);
+		return kp_err_set(err, "%s has no contents in the file",
+				  kp_export_tables[t].ksymtab);
 	/* At most one entry per 8 bytes: the smallest layout. */
 	dec = kp_calloc(s->size / 8 + 1, sizeof(*dec));
 	if (!dec)
@@ -181,7 +163,7 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 			goto out;
 		if (nrel) {
 			kp_err_set(err, "%s (%llu bytes) fits no struct kernel_symbol layout",
-				   tables[t].ksymtab, (unsigned long long)s->size);
+				   kp_export_tables[t].ksymtab, (unsigned long long)s->size);
 			goto out;
 		}
 		n = from_labels(e, tab, strs, dec, s->size / 8 + 1);
@@ -189,7 +171,7 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 			kp_err_set(err,
 				   "cannot decode %s (%llu bytes): no relocations or labels name "
 				   "its entries",
-				   tables[t].ksymtab, (unsigned long long)s->size);
+				   kp_export_tables[t].ksymtab, (unsigned long long)s->size);
 			goto out;
 		}
 	}
@@ -212,7 +194,7 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 			goto out;
 		}
 		x->table = t;
-		x->gpl_only = tables[t].gpl_only;
+		x->gpl_only = kp_export_tables[t].gpl_only;
 	}
 	r = read_crcs(m, e, t, m->exports + first, n, err);
 out:
@@ -240,7 +222,7 @@ static int read_flagstab(struct kp_module *m, struct kp_elf *e, struct kp_err *e
 			continue;
 		if (!kp_elf_read_uint(e, idx, j++, 1, &flags))
 			return kp_err_set(err, "__kflagstab has no contents in the file");
-		m->exports[i].gpl_only = flags & KSYM_FLAG_GPL_ONLY;
+		m->exports[i].gpl_only = flags & KP_KSYM_FLAG_GPL_ONLY;
 	}
 	return 0;
 }

@@ -71,6 +71,16 @@ static int index_exports(struct kp_graph *g, struct kp_export_ref **refs_out, st
 	return 0;
 }
 
+static void edge_from_ksym(struct kp_edge *e, enum kp_provider_kind kind, const struct kp_ksym *k)
+{
+	e->kind = kind;
+	e->ksym = k;
+	e->gpl_only = k->gpl_only;
+	e->ns = k->ns;
+	e->has_crc = k->has_crc;
+	e->crc = k->crc;
+}
+
 static void resolve_edge(const struct kp_graph *g, size_t self, struct kp_edge *e)
 {
 	const char *name = e->imp->name;
@@ -80,12 +90,7 @@ static void resolve_edge(const struct kp_graph *g, size_t self, struct kp_edge *
 	/* find_symbol() searches vmlinux before any module. */
 	k = g->base ? kp_base_lookup(g->base, name) : NULL;
 	if (k) {
-		e->kind = KP_PROV_VMLINUX;
-		e->ksym = k;
-		e->gpl_only = k->gpl_only;
-		e->ns = k->ns;
-		e->has_crc = k->has_crc;
-		e->crc = k->crc;
+		edge_from_ksym(e, KP_PROV_VMLINUX, k);
 		return;
 	}
 	for (ent = kp_symbol_index_find(&g->exports, name); ent; ent = kp_symbol_index_next(ent)) {
@@ -104,12 +109,7 @@ static void resolve_edge(const struct kp_graph *g, size_t self, struct kp_edge *
 	}
 	k = kp_graph_base_module_export(g, name);
 	if (k) {
-		e->kind = KP_PROV_BASE_MODULE;
-		e->ksym = k;
-		e->gpl_only = k->gpl_only;
-		e->ns = k->ns;
-		e->has_crc = k->has_crc;
-		e->crc = k->crc;
+		edge_from_ksym(e, KP_PROV_BASE_MODULE, k);
 		return;
 	}
 	e->kind = KP_PROV_NONE;

@@ -128,62 +128,56 @@ static struct kp_module *module_new(const char *path)
 	return m;
 }
 
-int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_module **out,
-		   struct kp_err *err)
+/* Builds the module from bytes already read; takes ownership of @b. */
+static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open_opts *opts,
+		      struct kp_module **out, struct kp_err *err)
 {
-	size_t max = opts && opts->max_size ? opts->max_size : KP_DEFAULT_MAX_SIZE;
-	struct kp_bytes b;
-	struct kp_module *m;
-
-	*out = NULL;
-	if (kp_bytes_read_elf(path, max, &b, err) < 0)
-		return -1;
-	m = module_new(path);
-	if (!m) {
-		kp_bytes_release(&b);
-		return kp_err_set(err, "out of memory");
-	}
-	m->compression = b.comp;
-	m->file_size = b.file_len;
-	m->full_modinfo = opts && opts->full_modinfo;
-	if (read_image(m, b.data, b.len, err) < 0) {
-		kp_bytes_release(&b);
-		kp_module_free(m);
-		return -1;
-	}
-	kp_bytes_release(&b);
-	*out = m;
-	return 0;
-}
-
-int kp_module_open_buffer(const char *path, const unsigned char *buf, size_t len,
-			  const struct kp_open_opts *opts, struct kp_module **out,
-			  struct kp_err *err)
-{
-	size_t max = opts && opts->max_size ? opts->max_size : KP_DEFAULT_MAX_SIZE;
-	struct kp_bytes b;
-	struct kp_module *m;
+	struct kp_module *m = module_new(path);
 	int r;
 
-	*out = NULL;
-	if (kp_bytes_from_buffer(buf, len, max, &b, err) < 0)
-		return -1;
-	m = module_new(path);
 	if (!m) {
-		kp_bytes_release(&b);
+		kp_bytes_release(b);
 		return kp_err_set(err, "out of memory");
 	}
-	m->compression = b.comp;
-	m->file_size = b.file_len;
+	m->compression = b->comp;
+	m->file_size = b->file_len;
 	m->full_modinfo = opts && opts->full_modinfo;
-	r = read_image(m, b.data, b.len, err);
-	kp_bytes_release(&b);
+	r = read_image(m, b->data, b->len, err);
+	kp_bytes_release(b);
 	if (r < 0) {
 		kp_module_free(m);
 		return -1;
 	}
 	*out = m;
 	return 0;
+}
+
+static size_t max_size(const struct kp_open_opts *opts)
+{
+	return opts && opts->max_size ? opts->max_size : KP_DEFAULT_MAX_SIZE;
+}
+
+int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_module **out,
+		   struct kp_err *err)
+{
+	struct kp_bytes b;
+
+	*out = NULL;
+	if (kp_bytes_read_elf(path, max_size(opts), &b, err) < 0)
+		return -1;
+	return from_bytes(path, &b, opts, out, err);
+}
+
+int kp_module_open_buffer(const char *path, const unsigned char *buf, size_t len,
+			  const struct kp_open_opts *opts, struct kp_module **out,
+			  struct kp_err *err)
+{
+	struct kp_bytes b;
+
+	*out = NULL;
+	if (kp_bytes_from_buffer(buf, len, max_size(opts), &b, err) < 0)
+		return -1;
+	return from_bytes(path, &b, opts, out, err);
 }
 
 void kp_module_free(struct kp_module *m)

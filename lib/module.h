@@ -167,4 +167,14 @@ const char *kp_module_modinfo(const struct kp_module *m, const char *key);
 
 const char *kp_export_table_section(enum kp_export_table t);
 
+/* The sections of each export table, and whether the loader treats it as GPL-only. */
+struct kp_export_table_info {
+	const char *ksymtab;
+	const char *kcrctab;
+	bool gpl_only; /* find_symbol() arrays in kernel/module/main.c (<= 5.11 incl. unused) */
+};
+extern const struct kp_export_table_info kp_export_tables[KP_KSYMTAB_NTABLES];
+/* Pending __kflagstab layout: one byte per __ksymtab entry. */
+#define KP_KSYM_FLAG_GPL_ONLY 0x1
+
 #endif

@@ -28,20 +28,6 @@
 #include "elf-file.h"
 #include "kernel-base-internal.h"
 
-#define KSYM_FLAG_GPL_ONLY 0x1
-
-static const struct {
-	const char *ksymtab;
-	const char *kcrctab;
-	bool gpl_only;
-} tables[KP_KSYMTAB_NTABLES] = {
-	[KP_KSYMTAB] = { "__ksymtab", "__kcrctab", false },
-	[KP_KSYMTAB_GPL] = { "__ksymtab_gpl", "__kcrctab_gpl", true },
-	[KP_KSYMTAB_GPL_FUTURE] = { "__ksymtab_gpl_future", "__kcrctab_gpl_future", false },
-	[KP_KSYMTAB_UNUSED] = { "__ksymtab_unused", "__kcrctab_unused", false },
-	[KP_KSYMTAB_UNUSED_GPL] = { "__ksymtab_unused_gpl", "__kcrctab_unused_gpl", true },
-};
-
 struct layout {
 	unsigned width;	 /* bytes per field */
 	unsigned fields; /* value, name[, namespace] */
@@ -129,7 +115,7 @@ static bool try_layout(const struct image *im, size_t tab, const struct layout *
 static int read_crcs(struct image *im, enum kp_export_table t, struct kp_ksym *k, size_t n,
 		     struct kp_err *err)
 {
-	size_t idx = kp_elf_find_section(&im->e, tables[t].kcrctab);
+	size_t idx = kp_elf_find_section(&im->e, kp_export_tables[t].kcrctab);
 	const struct kp_section *c;
 	unsigned w;
 
@@ -138,16 +124,17 @@ static int read_crcs(struct image *im, enum kp_export_table t, struct kp_ksym *k
 	c = &im->e.sections[idx];
 	if (!c->data)
 		return kp_err_set(err, "%s: %s has no contents in the file", im->path,
-				  tables[t].kcrctab);
+				  kp_export_tables[t].kcrctab);
 	if (c->size % n || (c->size / n != 4 && c->size / n != 8))
 		return kp_err_set(err, "%s: %s has %llu bytes for %zu exports", im->path,
-				  tables[t].kcrctab, (unsigned long long)c->size, n);
+				  kp_export_tables[t].kcrctab, (unsigned long long)c->size, n);
 	w = (unsigned)(c->size / n);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v;
 
 		if (!kp_elf_read_uint(&im->e, idx, (uint64_t)i * w, w, &v))
-			return kp_err_set(err, "%s: %s is truncated", im->path, tables[t].kcrctab);
+			return kp_err_set(err, "%s: %s is truncated", im->path,
+					  kp_export_tables[t].kcrctab);
 		k[i].has_crc = true;
 		k[i].crc = (uint32_t)v;
 	}
@@ -170,7 +157,7 @@ static int read_flagstab(struct image *im, struct kp_ksym *k, size_t n, struct k
 		if (!kp_elf_read_uint(&im->e, idx, i, 1, &flags))
 			return kp_err_set(err, "%s: __kflagstab has no contents in the file",
 					  im->path);
-		k[i].gpl_only = flags & KSYM_FLAG_GPL_ONLY;
+		k[i].gpl_only = flags & KP_KSYM_FLAG_GPL_ONLY;
 		k[i].table = k[i].gpl_only ? KP_KSYMTAB_GPL : KP_KSYMTAB;
 	}
 	return 0;
@@ -183,7 +170,7 @@ static int read_table(struct kp_kernel_base *b, struct image *im, enum kp_export
 		{ 4, 3, true },	 { 4, 3, false }, { 4, 2, true },
 		{ 4, 2, false }, { 8, 3, false }, { 8, 2, false },
 	};
-	size_t tab = kp_elf_find_section(&im->e, tables[t].ksymtab);
+	size_t tab = kp_elf_find_section(&im->e, kp_export_tables[t].ksymtab);
 	const struct layout *found = NULL;
 	struct decoded *dec = NULL;
 	struct kp_ksym *k = NULL;
@@ -198,7 +185,7 @@ static int read_table(struct kp_kernel_base *b, struct image *im, enum kp_export
 		return 0;
 	if (!s->data)
 		return kp_err_set(err, "%s: %s has no contents (a debuginfo-only vmlinux?)",
-				  im->path, tables[t].ksymtab);
+				  im->path, kp_export_tables[t].ksymtab);
 	dec = kp_calloc(s->size / 8 + 1, sizeof(*dec));
 	if (!dec)
 		return kp_err_set(err, "out of memory");
@@ -217,7 +204,7 @@ static int read_table(struct kp_kernel_base *b, struct image *im, enum kp_export
 		kp_err_set(err,
 			   "%s: cannot decode %s (%llu bytes): no entry layout (absolute or "
 			   "PREL32, 2 or 3 fields) names strings in __ksymtab_strings",
-			   im->path, tables[t].ksymtab, (unsigned long long)s->size);
+			   im->path, kp_export_tables[t].ksymtab, (unsigned long long)s->size);
 		goto out;
 	}
 	k = kp_calloc(n, sizeof(*k));
@@ -230,7 +217,7 @@ static int read_table(struct kp_kernel_base *b, struct image *im, enum kp_export
 		k[i].ns = dec[i].ns;
 		k[i].ns_known = true;
 		k[i].table = t;
-		k[i].gpl_only = tables[t].gpl_only;
+		k[i].gpl_only = kp_export_tables[t].gpl_only;
 	}
 	if (read_crcs(im, t, k, n, err) < 0)
 		goto out;
