@@ -58,6 +58,15 @@ int kp_analysis_option(struct kp_analysis *a, int c, const char *arg)
 	case 0x10a:
 		a->fo.cmdline = arg;
 		return 1;
+	case 'b':
+		a->basedir = arg;
+		return 1;
+	case 0x10b:
+		a->running = true;
+		return 1;
+	case 0x10c:
+		a->root = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -135,10 +144,83 @@ static int default_kernel(struct kp_analysis *a)
 	return load_kernel_path(a, path);
 }
 
+/* -b ROOT: the kernel of a system image; its modules when no file is named. */
+static int use_tree(struct kp_analysis *a, const char *root, struct kp_tree *t, bool loaded)
+{
+	struct kp_err err = { "" };
+
+	if (!loaded) {
+		if (kp_tree_open(t, root, a->fo.release, &err) < 0) {
+			kp_cli_error(root, "%s", err.msg);
+			return -1;
+		}
+		a->have_tree = true;
+	}
+	if (!a->nkernels && kp_tree_load_base(t, a->base, false, &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		return -1;
+	}
+	a->nkernels += !a->nkernels; /* the tree stands for --kernel */
+	if (!a->fo.release)
+		a->fo.release = t->release;
+	if (!a->fo.config_path && t->config_path)
+		a->fo.config_path = t->config_path;
+	return 0;
+}
+
+/* --running: what the live kernel already has, as facts for the simulation. */
+static int use_running(struct kp_analysis *a)
+{
+	struct kp_err err = { "" };
+	const char **loaded, **prop;
+	size_t np = 0;
+
+	if (kp_running_open(&a->run, a->root, &err) < 0) {
+		kp_cli_error(a->root ? a->root : "/", "%s", err.msg);
+		return -1;
+	}
+	a->have_run = true;
+	if (!a->fo.release)
+		a->fo.release = a->run.release;
+	if (a->run.have_tree) {
+		if (use_tree(a, NULL, &a->run.tree, true) < 0)
+			return -1;
+	} else if (!a->nkernels && a->run.kallsyms) {
+		a->base_borrowed = a->run.kallsyms;
+	} else if (!a->nkernels) {
+		kp_cli_error(NULL, "the running kernel's exports are unknown: %s; %s",
+			     a->run.tree_note ? a->run.tree_note : "no modules tree",
+			     a->run.kallsyms_note ? a->run.kallsyms_note : "no kallsyms");
+		return -1;
+	}
+	if (a->fo.sig_enforce < 0 && a->run.sig_enforce >= 0)
+		a->fo.sig_enforce = a->run.sig_enforce;
+	if (a->fo.lockdown < 0 && a->run.lockdown)
+		a->fo.lockdown = strcmp(a->run.lockdown, "none") != 0;
+	if (!a->fo.cmdline)
+		a->fo.cmdline = a->run.cmdline;
+	loaded = kp_arena_alloc(&a->run.arena, (a->run.nmodules + 1) * sizeof(*loaded));
+	prop = kp_arena_alloc(&a->run.arena, (a->run.nmodules + 1) * sizeof(*prop));
+	if (!loaded || !prop) {
+		kp_cli_error(NULL, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < a->run.nmodules; i++) {
+		loaded[i] = a->run.modules[i].name;
+		if (a->run.modules[i].proprietary)
+			prop[np++] = a->run.modules[i].name;
+	}
+	a->run_loaded = loaded;
+	a->run_prop = prop;
+	a->run_nprop = np;
+	return 0;
+}
+
 int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,
 		    bool simulate)
 {
 	struct kp_err err = { "" };
+	char *tree_paths[1];
 
 	if (kp_base_new(&a->base) < 0) {
 		kp_cli_error(NULL, "out of memory");
@@ -147,18 +229,35 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 	for (size_t i = 0; i < a->nkernels; i++)
 		if (load_kernel_path(a, a->kernels[i]) < 0)
 			return KP_EXIT_ERROR;
-	if (!a->nkernels && default_kernel(a) < 0)
+	if (a->running && use_running(a) < 0)
 		return KP_EXIT_ERROR;
+	if (a->basedir && use_tree(a, a->basedir, &a->tree, false) < 0)
+		return KP_EXIT_ERROR;
+	if (!a->nkernels && !a->base_borrowed && default_kernel(a) < 0)
+		return KP_EXIT_ERROR;
+	if (a->basedir && npaths == 0) {
+		tree_paths[0] = a->tree.moddir;
+		paths = tree_paths;
+		npaths = 1;
+	}
 	if (a->fo.release && kp_base_set_release(a->base, a->fo.release, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
-	if (kp_facts_build(&a->facts, &a->fo, a->base, &err) < 0) {
+	if (kp_facts_build(&a->facts, &a->fo, kp_analysis_base(a), &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
+	if (a->have_run) {
+		a->facts.loaded = a->run_loaded;
+		a->facts.nloaded = a->run.nmodules;
+		a->facts.loaded_proprietary = a->run_prop;
+		a->facts.nloaded_proprietary = a->run_nprop;
+		if (a->run.have_tainted)
+			a->facts.initial_taint = a->run.tainted;
+	}
 	a->read_failures = kp_cli_read_modules(cli, &a->set, paths, npaths);
-	if (kp_graph_build(&a->graph, &a->set, a->nkernels ? a->base : NULL, &err) < 0) {
+	if (kp_graph_build(&a->graph, &a->set, kp_analysis_base(a), &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
@@ -172,6 +271,11 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 	return 0;
 }
 
+const struct kp_kernel_base *kp_analysis_base(const struct kp_analysis *a)
+{
+	return a->base_borrowed ? a->base_borrowed : a->base;
+}
+
 void kp_analysis_free(struct kp_analysis *a)
 {
 	if (a->have_sim)
@@ -180,5 +284,9 @@ void kp_analysis_free(struct kp_analysis *a)
 	kp_set_free(&a->set);
 	kp_facts_release(&a->facts);
 	kp_base_free(a->base);
+	if (a->have_tree)
+		kp_tree_release(&a->tree);
+	if (a->have_run)
+		kp_running_release(&a->run);
 	memset(a, 0, sizeof(*a));
 }

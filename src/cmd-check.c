@@ -150,7 +150,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	int c, rc;
 
 	kp_analysis_init(&a);
-	while ((c = getopt_long(argc, argv, "f:o:vhj:k:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:vhj:k:b:", opts, NULL)) != -1) {
 		if (kp_cli_common_option(cli, c, optarg) || kp_analysis_option(&a, c, optarg))
 			continue;
 		switch (c) {
@@ -194,7 +194,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		kp_cli_error(NULL, "unknown format '%s' (text, json, sarif or junit)", format);
 		return KP_EXIT_ERROR;
 	}
-	if (optind >= argc) {
+	if (optind >= argc && !a.basedir) {
 		kp_cli_error(NULL, "check: no module files given");
 		check_usage(stderr);
 		return KP_EXIT_ERROR;

@@ -99,7 +99,7 @@ int cmd_explain(struct kp_cli *cli, int argc, char **argv)
 	int c, rc;
 
 	kp_analysis_init(&a);
-	while ((c = getopt_long(argc, argv, "hj:k:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hj:k:b:", opts, NULL)) != -1) {
 		if (kp_cli_common_option(cli, c, optarg) || kp_analysis_option(&a, c, optarg))
 			continue;
 		if (c == 'h') {
@@ -109,7 +109,7 @@ int cmd_explain(struct kp_cli *cli, int argc, char **argv)
 		explain_usage(stderr);
 		return KP_EXIT_ERROR;
 	}
-	if (argc - optind < 2) {
+	if (argc - optind < (a.basedir ? 1 : 2)) {
 		kp_cli_error(NULL, "explain: give the module, then the module files");
 		explain_usage(stderr);
 		return KP_EXIT_ERROR;

@@ -316,7 +316,7 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 	int c, rc;
 
 	kp_analysis_init(&a);
-	while ((c = getopt_long(argc, argv, "f:hj:k:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:hj:k:b:", opts, NULL)) != -1) {
 		if (kp_cli_common_option(cli, c, optarg) || kp_analysis_option(&a, c, optarg))
 			continue;
 		switch (c) {
@@ -352,7 +352,7 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 		kp_cli_error(NULL, "unknown format '%s' (text, json or dot)", format);
 		return KP_EXIT_ERROR;
 	}
-	if (optind >= argc) {
+	if (optind >= argc && !a.basedir) {
 		kp_cli_error(NULL, "graph: no module files given");
 		graph_usage(stderr);
 		return KP_EXIT_ERROR;

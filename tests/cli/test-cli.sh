@@ -102,5 +102,30 @@ ok "check exits 2 when an input is unreadable" $(( $? == 2 ? 0 : 1 ))
 json "$tmp/sig.json" "d['modules'][0]['errno']=='EKEYREJECTED' and d['modules'][0]['messages']==['Loading of unsigned module is rejected']"
 ok "module.sig_enforce=1 rejects unsigned modules" $?
 
+# -b ROOT: a system image (as depmod -b): kernel exports, config and modules from the tree
+img=$tmp/img
+mkdir -p "$img/lib/modules/$rel/extra" "$img/boot" "$img/usr/src/linux-headers-$rel"
+cp "$fx"/kp_prop_prov.ko "$fx"/kp_use_prop.ko "$fx"/kp_gplonly_then_prop.ko "$img/lib/modules/$rel/extra/"
+gzip -dc "$fx/config.gz" > "$img/boot/config-$rel"
+gzip -dc "$fx/Module.symvers.gz" > "$img/usr/src/linux-headers-$rel/Module.symvers"
+"$kp" check --format json -b "$img" > "$tmp/img.json"
+ok "check -b ROOT exits 1 on the failing module in the tree" $(( $? == 1 ? 0 : 1 ))
+json "$tmp/img.json" "d['kernel']['release']=='$rel' and d['kernel']['version']=='6.12.118' and sorted(m['name'] for m in d['modules'])==['kp_gplonly_then_prop','kp_prop_prov','kp_use_prop'] and [m['loads'] for m in d['modules'] if m['name']=='kp_gplonly_then_prop']==[False]"
+ok "check -b ROOT finds release, version, config and modules" $?
+"$kp" explain -b "$img" kp_use_prop > "$tmp/explain.txt"
+grep -q "kp_use_prop inherits P: imports kp_prop_plain from kp_prop_prov" "$tmp/explain.txt" &&
+	grep -q "kp_prop_prov is proprietary: license 'Proprietary'" "$tmp/explain.txt"
+ok "explain gives the inheritance chain" $?
+"$kp" graph --format json -b "$img" > "$tmp/graph.json"
+json "$tmp/graph.json" "[m['depends'] for m in d['modules'] if m['name']=='kp_use_prop']==[['kp_prop_prov']] and d['cycles']==[]"
+ok "graph -b ROOT: dependencies" $?
+"$kp" graph --format dot -b "$img" | grep -q '"kp_use_prop" -> "kp_prop_prov"'
+ok "graph --format dot has the edge" $?
+
+# --running under a fake root: the live kernel enforces signatures
+"$kp" check --format json --running --root "$top/tests/unit/base/root" "$fx/kp_plain.ko" > "$tmp/run.json"
+json "$tmp/run.json" "d['kernel']['release']=='5.10.0-test' and d['modules'][0]['errno']=='EKEYREJECTED'"
+ok "--running reads the release and sig_enforce under --root" $?
+
 echo "1..$n"
 [ $fail -eq 0 ]
