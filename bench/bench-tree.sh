@@ -1,48 +1,99 @@
 #!/usr/bin/env bash
 # bench/bench-tree.sh KOPOLICY_BIN TREE_ROOT [RUNS]
 #
-# Side-by-side with depmod on the same module tree, in the same run, alternating:
-#   depmod -n -b TREE_ROOT RELEASE        (the reference: reads every module, builds the graph)
+# Side-by-side with depmod on the same module tree and the same kernel exports, in the
+# same run, alternating (one unmeasured warm-up round first, so every tool reads from
+# the page cache):
+#   depmod -n -E SYMVERS -b TREE_ROOT RELEASE   (the reference: reads every module,
+#                                               resolves every import, writes all indexes)
 #   kopolicy graph --format json -k SYMVERS TREE_ROOT/lib/modules/RELEASE
+#   kopolicy -j 1 graph ...                     (one reading thread, like depmod)
 #   kopolicy check --format json -k SYMVERS --kernel-config ... (the whole simulation)
-# Prints the median wall time and peak RSS of each and the ratios to depmod.
+# Prints the median wall time, CPU time (user+sys) and peak RSS of each and the ratios
+# to depmod, with the load average before and after.  See bench/README.md.
 # TREE_ROOT is an extracted linux-image package (tests/corpus/fetch-trees.sh makes them).
+# Exit: 0 measured, 2 setup error or a tool failed.
 set -euo pipefail
 
-kp=${1:?usage: bench-tree.sh KOPOLICY_BIN TREE_ROOT [RUNS]}
-root=${2:?usage: bench-tree.sh KOPOLICY_BIN TREE_ROOT [RUNS]}
+usage="usage: bench-tree.sh KOPOLICY_BIN TREE_ROOT [RUNS]"
+kp=${1:?$usage}
+root=${2:?$usage}
 runs=${3:-5}
-rel=$(ls "$root/lib/modules" | head -1)
-symvers=$(ls "$root"/usr/src/linux-headers-"$rel"/Module.symvers 2>/dev/null | head -1)
+die() { echo "bench: $*" >&2; exit 2; }
+
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number"
+[ -x "$kp" ] || die "$kp is not executable"
+command -v depmod >/dev/null || die "depmod (kmod) is not installed"
+[ -x /usr/bin/time ] || die "/usr/bin/time is needed (apt-get install time)"
+rels=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null || true)
+if [ -z "$rels" ] || [ "$(printf '%s\n' "$rels" | wc -l)" != 1 ]; then
+	die "expected exactly one release directory in $root/lib/modules"
+fi
+rel=$rels
+moddir=$root/lib/modules/$rel
+symvers=$root/usr/src/linux-headers-$rel/Module.symvers
 config=$root/boot/config-$rel
-[ -n "$symvers" ] || { echo "bench: no Module.symvers for $rel under $root" >&2; exit 2; }
-command -v depmod >/dev/null || { echo "bench: depmod (kmod) is not installed" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is needed (apt-get install time)" >&2; exit 2; }
+[ -f "$symvers" ] || die "no Module.symvers for $rel under $root/usr/src"
+[ -f "$config" ] || die "no $config"
 
-declare -A wall rss
-measure() { # name, command...
-	local name=$1 out
-	shift
-	out=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-	wall[$name]+="${out%% *} "
-	rss[$name]+="${out##* } "
-}
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-
-nmods=$(find "$root/lib/modules/$rel" -name '*.ko*' | wc -l)
-echo "tree: $root ($rel, $nmods modules), $runs runs each, alternating; $(nproc) CPUs"
-for ((i = 0; i < runs; i++)); do
-	measure depmod depmod -n -b "$root" "$rel"
-	measure graph "$kp" graph --format json -k "$symvers" "$root/lib/modules/$rel"
-	measure check "$kp" check --format json -k "$symvers" --kernel-config "$config" \
-		--kernel-release "$rel" "$root/lib/modules/$rel"
+# depmod silently skips module files of a compression kmod was built without (Debian
+# 12's kmod is -ZLIB: .ko.gz): it would be timed on an empty tree.
+features=$(depmod --version | tail -n 1)
+for c in xz:XZ zst:ZSTD gz:ZLIB; do
+	if [[ " $features " == *" -${c#*:} "* ]] &&
+	   [ -n "$(find "$moddir" -name "*.ko.${c%%:*}" -type f -print -quit)" ]; then
+		die "this depmod ($features) cannot read .ko.${c%%:*}: no fair reference for $root"
+	fi
 done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/depmod.d" # empty configuration: the host's depmod.d does not matter
+
+declare -A wall cpu rss
+# measure NAME OKSTATUS COMMAND...: one timed run; OKSTATUS: highest normal exit status
+measure() {
+	local name=$1 ok=$2 st=0 w u s m
+	shift 2
+	/usr/bin/time -o "$tmp/time" -f '%e %U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || st=$?
+	if [ "$st" -gt "$ok" ]; then
+		echo "bench: $name exited $st:" >&2
+		head -n 5 "$tmp/stderr" >&2
+		exit 2
+	fi
+	read -r w u s m <"$tmp/time" || die "no timing for $name"
+	[ -n "$name" ] || return 0 # warm-up
+	wall[$name]+="$w "
+	cpu[$name]+="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }') "
+	rss[$name]+="$m "
+}
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+round() { # prefix ("" for the warm-up)
+	local p=$1
+	measure "${p:+depmod}" 0 depmod -n -C "$tmp/depmod.d" -E "$symvers" -b "$root" "$rel"
+	measure "${p:+graph}" 1 "$kp" graph --format json -k "$symvers" "$moddir"
+	measure "${p:+graph-j1}" 1 "$kp" -j 1 graph --format json -k "$symvers" "$moddir"
+	measure "${p:+check}" 1 "$kp" check --format json -k "$symvers" --kernel-config "$config" \
+		--kernel-release "$rel" "$moddir"
+}
+
+nmods=$(find "$moddir" -name '*.ko*' -type f | wc -l)
+echo "tree: $root ($rel, $nmods modules), $runs runs each, alternating after a warm-up round"
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+echo "depmod: $(depmod --version | tr '\n' ' ')"
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); load before: $(cut -d ' ' -f 1-3 /proc/loadavg)"
+round ""
+for ((i = 0; i < runs; i++)); do round x; done
+echo "load after: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 d=$(echo "${wall[depmod]}" | median)
 dr=$(echo "${rss[depmod]}" | median)
-printf '%-8s %8s %10s %8s %8s\n' tool wall_s peak_kib wall/dep rss/dep
-for t in depmod graph check; do
+printf '%-9s %8s %8s %10s %9s %8s\n' tool wall_s cpu_s peak_kib wall/dep rss/dep
+for t in depmod graph graph-j1 check; do
 	w=$(echo "${wall[$t]}" | median)
+	c=$(echo "${cpu[$t]}" | median)
 	r=$(echo "${rss[$t]}" | median)
-	printf '%-8s %8s %10s %8.2f %8.2f\n' "$t" "$w" "$r" "$(echo "$w / $d" | bc -l)" \
-		"$(echo "$r / $dr" | bc -l)"
+	printf '%-9s %8s %8s %10s %9s %8s\n' "$t" "$w" "$c" "$r" "$(ratio "$w" "$d")" "$(ratio "$r" "$dr")"
 done
+echo "all wall times: depmod ${wall[depmod]}| graph ${wall[graph]}| graph-j1 ${wall[graph-j1]}| check ${wall[check]}"

@@ -152,22 +152,22 @@ bool kp_test_taint(const struct kp_sim_ctx *c, unsigned bit)
 }
 
 /* add_taint(): kernel/panic.c; LOCKDEP_NOW_UNRELIABLE turns lock debugging off once. */
-void kp_add_taint(struct kp_sim_ctx *c, unsigned bit, bool lockdep_unreliable)
+void kp_add_taint(struct kp_sim_ctx *c, struct kp_loading *ld, unsigned bit,
+		  bool lockdep_unreliable)
 {
 	c->sim->global_taint |= 1UL << bit;
-	if (lockdep_unreliable && !c->debug_locks_off)
+	if (lockdep_unreliable && !c->debug_locks_off) {
 		c->debug_locks_off = true;
+		kp_msg(c, ld, "Disabling lock debugging due to kernel taint");
+	}
 }
 
+/* add_taint_module(): the module's own taint, then the global one. */
 void kp_add_taint_module(struct kp_sim_ctx *c, struct kp_loading *ld, unsigned bit,
 			 bool lockdep_unreliable)
 {
-	bool first = lockdep_unreliable && !c->debug_locks_off;
-
 	ld->v->taints |= 1UL << bit;
-	kp_add_taint(c, bit, lockdep_unreliable);
-	if (first)
-		kp_msg(c, ld, "Disabling lock debugging due to kernel taint");
+	kp_add_taint(c, ld, bit, lockdep_unreliable);
 }
 
 /* try_to_force_load(): F with CONFIG_MODULE_FORCE_LOAD, else -ENOEXEC (all versions). */

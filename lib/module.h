@@ -64,7 +64,9 @@ struct kp_signature {
 	uint8_t signer_len;
 	uint8_t key_id_len;
 	uint32_t sig_len;
-	bool malformed; /* marker present but the trailer does not fit the file */
+	bool malformed;   /* marker present but sig_len does not fit the file (mod_check_sig) */
+	bool params_zero; /* algo, hash, signer_len, key_id_len and padding all 0, as PKCS#7 needs */
+	bool pkcs7_der;   /* the blob is one DER SEQUENCE exactly sig_len long */
 };
 
 enum kp_symget_method {

@@ -10,9 +10,32 @@
 #include "module-internal.h"
 
 static const char marker[] = "~Module signature appended~\n";
-#define MARKER_LEN   (sizeof(marker) - 1)
-#define SIG_INFO_LEN 12 /* u8 algo, hash, id_type, signer_len, key_id_len, pad[3]; __be32 sig_len \
-			 */
+#define MARKER_LEN (sizeof(marker) - 1)
+#define SIG_INFO_LEN                                                                 \
+	12 /* u8 algo, hash, id_type, signer_len, key_id_len, pad[3]; __be32 sig_len \
+	    */
+
+/* A DER SEQUENCE (PKCS#7 ContentInfo) whose length is exactly @len bytes. */
+static bool der_sequence(const unsigned char *p, size_t len)
+{
+	size_t n, hdr = 2;
+
+	if (len < 2 || p[0] != 0x30)
+		return false;
+	if (p[1] < 0x80) {
+		n = p[1];
+	} else {
+		unsigned k = p[1] & 0x7f;
+
+		if (k == 0 || k > 4 || len < 2 + k)
+			return false;
+		n = 0;
+		for (unsigned i = 0; i < k; i++)
+			n = n << 8 | p[2 + i];
+		hdr += k;
+	}
+	return hdr + n == len;
+}
 
 size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t len)
 {
@@ -23,7 +46,8 @@ size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t
 		return len;
 	m->sig.present = true;
 	body = len - MARKER_LEN;
-	if (body < SIG_INFO_LEN) {
+	/* mod_verify_sig(): modlen <= sizeof(ms) is -EBADMSG */
+	if (body <= SIG_INFO_LEN) {
 		m->sig.malformed = true;
 		return body;
 	}
@@ -34,10 +58,14 @@ size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t
 	m->sig.signer_len = info[3];
 	m->sig.key_id_len = info[4];
 	m->sig.sig_len = kp_load32(info + 8, true);
-	body -= SIG_INFO_LEN;
-	if ((uint64_t)m->sig.sig_len + m->sig.signer_len + m->sig.key_id_len > body) {
+	m->sig.params_zero =
+		!info[0] && !info[1] && !info[3] && !info[4] && !info[5] && !info[6] && !info[7];
+	/* mod_check_sig(): sig_len >= file_len - sizeof(*ms) is -EBADMSG */
+	if (m->sig.sig_len >= body - SIG_INFO_LEN) {
 		m->sig.malformed = true;
 		return body;
 	}
-	return body - m->sig.sig_len - m->sig.signer_len - m->sig.key_id_len;
+	body -= SIG_INFO_LEN;
+	m->sig.pkcs7_der = der_sequence(image + body - m->sig.sig_len, m->sig.sig_len);
+	return body - m->sig.sig_len;
 }

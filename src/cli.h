@@ -50,5 +50,6 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv);
 int cmd_check(struct kp_cli *cli, int argc, char **argv);
 int cmd_graph(struct kp_cli *cli, int argc, char **argv);
 int cmd_explain(struct kp_cli *cli, int argc, char **argv);
+int cmd_hook(struct kp_cli *cli, int argc, char **argv);
 
 #endif

@@ -73,6 +73,9 @@ static struct json_object *signature_json(const struct kp_signature *s)
 	kp_json_add(o, "key_id_len", json_object_new_int(s->key_id_len));
 	kp_json_add(o, "sig_len", json_object_new_int64(s->sig_len));
 	kp_json_add(o, "malformed", json_object_new_boolean(s->malformed));
+	kp_json_add(o, "pkcs7_wellformed",
+		    json_object_new_boolean(!s->malformed && s->id_type == 2 && s->params_zero &&
+					    s->pkcs7_der));
 	return o;
 }
 

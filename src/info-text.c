@@ -69,7 +69,10 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m)
 	if (m->sig.present) {
 		snprintf(buf, sizeof(buf), "%s, %u bytes%s",
 			 m->sig.id_type == 2 ? "PKCS#7" : "unknown type", m->sig.sig_len,
-			 m->sig.malformed ? " (malformed trailer)" : "");
+			 m->sig.malformed ? " (malformed trailer)"
+			 : m->sig.id_type == 2 && !(m->sig.params_zero && m->sig.pkcs7_der)
+				 ? " (not a well-formed PKCS#7 message)"
+				 : "");
 		field(f, "signature:", buf);
 	} else {
 		field(f, "signature:", "none");

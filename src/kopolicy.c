@@ -22,6 +22,7 @@ static const struct {
 	{ "explain", cmd_explain, "show why one module loads, fails or is proprietary" },
 	{ "graph", cmd_graph,
 	  "dependency graph: providers, export classes, cycles (text, json, dot)" },
+	{ "hook", cmd_hook, "judge a modprobe load against the running kernel (modprobe.d hook)" },
 	{ "info", cmd_info, "show what modules contain: modinfo, exports, imports, versions" },
 };
 

@@ -31,6 +31,7 @@ struct kp_loading {
 	const char *info_name; /* info->name: modinfo name=, else mod->name */
 	bool has_versions;     /* info->index.vers != 0 */
 	bool using_gplonly_symbols;
+	bool sig_ok;           /* info->sig_ok: module_sig_check() verified the signature */
 };
 
 /* What find_symbol() found. */
@@ -52,7 +53,8 @@ struct kp_found {
 void kp_msg(struct kp_sim_ctx *c, struct kp_loading *ld, const char *fmt, ...) kp_printf_fmt(3, 4);
 /* A message printed outside a load (symbol_get() at run time). */
 void kp_vmsg(struct kp_verdict *v, const char *fmt, ...) kp_printf_fmt(2, 3);
-void kp_add_taint(struct kp_sim_ctx *c, unsigned bit, bool lockdep_unreliable);
+void kp_add_taint(struct kp_sim_ctx *c, struct kp_loading *ld, unsigned bit,
+		  bool lockdep_unreliable);
 void kp_add_taint_module(struct kp_sim_ctx *c, struct kp_loading *ld, unsigned bit,
 			 bool lockdep_unreliable);
 bool kp_test_taint(const struct kp_sim_ctx *c, unsigned bit);

@@ -53,8 +53,7 @@ int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading
 			kp_msg(c, ld, "%s: loading test module taints kernel.", ld->name);
 		kp_add_taint_module(c, ld, KP_TAINT_TEST, false);
 	}
-	if (c->f->module_sig &&
-	    !(m->sig.present && !m->sig.malformed && c->f->signatures_trusted)) {
+	if (c->f->module_sig && !ld->sig_ok) {
 		if (!c->sig_notice_done)
 			kp_msg(c, ld,
 			       "%s: module verification failed: signature and/or required key "
@@ -65,7 +64,7 @@ int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading
 	}
 	/* Hard-coded names, matched on mod->name (module_license_offenders[] in v6.14+). */
 	if (!strcmp(ld->name, "ndiswrapper"))
-		kp_add_taint(c, KP_TAINT_PROPRIETARY_MODULE, true);
+		kp_add_taint(c, ld, KP_TAINT_PROPRIETARY_MODULE, true);
 	if (!strcmp(ld->name, "driverloader") || !strcmp(ld->name, "lve")) {
 		kp_add_taint_module(c, ld, KP_TAINT_PROPRIETARY_MODULE, true);
 		if (ld->v->p_reason == KP_P_NONE)

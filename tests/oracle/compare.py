@@ -102,7 +102,7 @@ LOADER_RE = [(re.compile(r"\A" + p + r"\Z"), once) for p, once in LOADER_FORMATS
 SYMGET_LINE = re.compile(r"\A(kp_[A-Za-z0-9_]+): [A-Za-z0-9_.$]+=(ok|null)\Z")
 
 # kernel/panic.c taint_flags[] (identical in 6.1 and 6.12)
-TAINT_LETTERS = "PFSRMBUDAWCIOEKXTN"
+TAINT_LETTERS = "PFSRMBUDAWCIOELKXTN"  # kernel/panic.c taint_flags[], bits 0..18
 
 
 def loader_class(line):

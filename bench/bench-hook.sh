@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# bench/bench-hook.sh KOPOLICY_BIN TREE_ROOT [RUNS] [MODULE...]
+#
+# Latency of `kopolicy hook MODULE` (what modprobe waits for on every hooked load) next to
+# `modprobe --dry-run MODULE` on the same tree, in the same run, alternating. TREE_ROOT is an
+# extracted Debian kernel (linux-image + linux-headers, e.g. the full 6.12 tree that
+# tests/corpus/fetch-trees.sh unpacks: lib/modules/<release>/kernel, boot/config-<release>,
+# usr/src/linux-headers-<release>/Module.symvers). A scratch root is made in $TMPDIR: the
+# tree's kernel/ linked, the fixtures of fixtures/ko/<series>/ copied to extra/ when they
+# were built for that release, depmod run, and a fake proc/ and sys/. Each MODULE is timed
+#   cold:   nothing loaded: the chain's out-of-tree modules and the target are read, in-tree
+#           dependencies come from Module.symvers
+#   loaded: every dependency already loaded (proc/modules, sys/module/<m>/taint)
+#   full:   cold with --read-in-tree (every module of the chain decompressed and read)
+# Each cell is RUNS alternating runs of both commands (python3 posix_spawn/wait4): the medians of
+# wall time and of CPU time (user + system of the child, less sensitive to other load) in ms.
+# Default modules: uas (5 dependencies), hid-logitech-dj (4), nfs (4), and kp_use_prop
+# (a fixture whose proprietary provider is loaded) when the fixtures match the release.
+set -euo pipefail
+
+usage() { echo "usage: bench-hook.sh KOPOLICY_BIN TREE_ROOT [RUNS] [MODULE...]" >&2; exit 2; }
+kp=${1:-}
+tree=${2:-}
+[ -n "$kp" ] && [ -n "$tree" ] || usage
+shift 2
+runs=${1:-21}
+[ $# -gt 0 ] && shift
+top=$(cd "$(dirname "$0")/.." && pwd)
+[ -x "$kp" ] || { echo "bench-hook: $kp is not executable" >&2; exit 2; }
+command -v depmod >/dev/null || { echo "bench-hook: depmod (kmod) is not installed" >&2; exit 2; }
+command -v modprobe >/dev/null || { echo "bench-hook: modprobe (kmod) is not installed" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "bench-hook: python3 is needed" >&2; exit 2; }
+rel=$(ls "$tree/lib/modules" | head -1)
+[ -d "$tree/lib/modules/$rel/kernel" ] || { echo "bench-hook: no $tree/lib/modules/<release>/kernel" >&2; exit 2; }
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/bench-hook.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+md=$root/lib/modules/$rel
+mkdir -p "$md/extra" "$root/boot" "$root/usr/src" "$root/proc/sys/kernel" \
+	"$root/sys/module/module/parameters"
+ln -s "$(cd "$tree/lib/modules/$rel/kernel" && pwd)" "$md/kernel"
+for f in modules.builtin modules.builtin.modinfo modules.order; do
+	[ -e "$tree/lib/modules/$rel/$f" ] && cp "$tree/lib/modules/$rel/$f" "$md/"
+done
+[ -e "$tree/boot/config-$rel" ] && cp "$tree/boot/config-$rel" "$root/boot/"
+hdr=$tree/usr/src/linux-headers-$rel
+[ -e "$hdr/Module.symvers" ] && ln -s "$(cd "$hdr" && pwd)" "$root/usr/src/linux-headers-$rel"
+fixtures=""
+for d in "$top"/fixtures/ko/*/; do
+	if [ -e "$d/kernel.txt" ] && grep -qx "release=$rel" "$d/kernel.txt"; then
+		cp "$d"/kp_*.ko "$md/extra/"
+		fixtures=$d
+	fi
+done
+echo "$rel" > "$root/proc/sys/kernel/osrelease"
+echo N > "$root/sys/module/module/parameters/sig_enforce"
+echo 0 > "$root/proc/sys/kernel/tainted"
+echo "BOOT_IMAGE=/boot/vmlinuz-$rel root=/dev/vda1 ro quiet" > "$root/proc/cmdline"
+depmod -b "$root" "$rel"
+
+mods=("$@")
+if [ ${#mods[@]} -eq 0 ]; then
+	mods=(uas hid-logitech-dj nfs)
+	[ -n "$fixtures" ] && mods+=(kp_use_prop)
+fi
+
+# proc/modules and sys/module/<m>/taint for a list of loaded modules.
+set_loaded() {
+	: > "$root/proc/modules"
+	rm -rf "$root/sys/module"/*/taint
+	local m t
+	for m in "$@"; do
+		t=""
+		case $m in kp_prop_prov) t=POE ;; kp_*) t=OE ;; esac
+		echo "$m 16384 0 - Live 0xffffffffc0000000${t:+ ($t)}" >> "$root/proc/modules"
+		mkdir -p "$root/sys/module/$m"
+		echo "$t" > "$root/sys/module/$m/taint"
+	done
+}
+deps_of() { # the kernel names of MODULE's dependencies (modprobe --show-depends)
+	modprobe -d "$root" -S "$rel" --show-depends "$1" 2>/dev/null | sed -n 's/^insmod //p' |
+		sed '$d' | sed 's@.*/@@; s@\.ko.*@@; s@-@_@g'
+}
+# timing HOOK_ARGS... -- MODPROBE_ARGS...: "hook_wall hook_cpu modprobe_wall modprobe_cpu" (ms)
+timing() {
+	python3 - "$runs" "$@" <<'PY'
+import os, statistics, sys, time
+runs = int(sys.argv[1]); args = sys.argv[2:]; cut = args.index("--")
+cmds = [args[:cut], args[cut + 1:]]
+res = [([], []), ([], [])]
+null = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+def run(argv):
+    t = time.perf_counter()
+    pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=null)
+    _, _, ru = os.wait4(pid, 0)
+    return (time.perf_counter() - t) * 1e3, (ru.ru_utime + ru.ru_stime) * 1e3
+for c in cmds: run(c)  # warm the page cache
+for _ in range(runs):
+    for i, c in enumerate(cmds):
+        w, u = run(c); res[i][0].append(w); res[i][1].append(u)
+print(" ".join("%.2f" % statistics.median(x) for r in res for x in r))
+PY
+}
+
+nmods=$(find -L "$md" -name '*.ko*' | wc -l)
+echo "tree: $tree ($rel, $nmods modules), scratch root $root; $runs runs per cell, alternating;"
+echo "$(nproc) CPUs, $(uname -r); exports from $(ls "$root"/usr/src/*/Module.symvers 2>/dev/null || echo 'proc/kallsyms')"
+printf '%-20s %-6s %4s | %8s %8s | %8s %8s | %6s\n' module state deps hook_ms hook_cpu \
+	mprb_ms mprb_cpu ratio
+for m in "${mods[@]}"; do
+	mapfile -t deps < <(deps_of "$m")
+	for state in cold loaded full; do
+		hook_args=()
+		case $state in
+		cold) set_loaded ;;
+		loaded) set_loaded "${deps[@]}" ;;
+		full) set_loaded; hook_args=(--read-in-tree) ;;
+		esac
+		read -r hw hc pw pc < <(timing "$kp" hook --root "$root" "${hook_args[@]}" "$m" -- \
+			modprobe -d "$root" -S "$rel" --dry-run "$m")
+		printf '%-20s %-6s %4s | %8s %8s | %8s %8s | %6.1f\n' "$m" "$state" "${#deps[@]}" \
+			"$hw" "$hc" "$pw" "$pc" "$(echo "$hw / $pw" | bc -l)"
+	done
+done
+echo "hook_ms/mprb_ms: median wall time; *_cpu: median user+system CPU time; ratio: wall hook/modprobe"

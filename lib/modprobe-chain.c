@@ -1,0 +1,1158 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The chain modprobe would load, and the live state it loads into, for
+ * `kopolicy hook`. libkmod does the resolving when depmod's .bin indexes
+ * exist (kmod_new() on the release directory inside the root, the root's
+ * modprobe.d directories as configuration); the text fallback reads
+ * modules.dep lines "path: dep dep ..." the way kmod_module_parse_depline()
+ * does (dependencies prepended: the last one listed is loaded first).
+ *
+ * The live state is read here rather than with kp_running_open(), which also
+ * parses /proc/kallsyms and the whole tree configuration: the kernel alone
+ * takes 60-80 ms to print kallsyms, three times the hook's budget.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <libkmod.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <syslog.h>
+
+#include "bytes.h"
+#include "kernel-tree.h"
+#include "modprobe-chain.h"
+#include "module-set.h"
+#include "rootfs.h"
+
+#define WALK_MAX_DEPTH 16
+#define WALK_MAX_FILES 100000
+
+/* ------------------------------------------------------------------ symbol sets */
+
+static size_t span_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static void symset_put(const char **keys, size_t *lens, size_t cap, const char *k, size_t len)
+{
+	size_t i = span_hash(k, len) & (cap - 1);
+
+	while (keys[i])
+		i = (i + 1) & (cap - 1);
+	keys[i] = k;
+	lens[i] = len;
+}
+
+int kp_symset_add(struct kp_symset *s, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (kp_symset_has(s, name, len))
+		return 0;
+	if (2 * (s->n + 1) > s->cap) {
+		size_t ncap = s->cap ? 2 * s->cap : 64;
+		const char **keys = kp_calloc(ncap, sizeof(*keys));
+		size_t *lens = kp_calloc(ncap, sizeof(*lens));
+
+		if (!keys || !lens || ncap > SIZE_MAX / 4) {
+			free(keys);
+			free(lens);
+			return -1;
+		}
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->keys[i])
+				symset_put(keys, lens, ncap, s->keys[i], s->lens[i]);
+		free(s->keys);
+		free(s->lens);
+		s->keys = keys;
+		s->lens = lens;
+		s->cap = ncap;
+	}
+	symset_put(s->keys, s->lens, s->cap, name, len);
+	s->n++;
+	return 0;
+}
+
+bool kp_symset_has(const struct kp_symset *s, const char *name, size_t len)
+{
+	if (!s->cap)
+		return false;
+	for (size_t i = span_hash(name, len) & (s->cap - 1); s->keys[i]; i = (i + 1) & (s->cap - 1))
+		if (s->lens[i] == len && !memcmp(s->keys[i], name, len))
+			return true;
+	return false;
+}
+
+void kp_symset_free(struct kp_symset *s)
+{
+	free(s->keys);
+	free(s->lens);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ------------------------------------------------------------------ live state */
+
+static const char *live_dup(struct kp_live *l, const char *s, size_t n)
+{
+	return kp_arena_strndup(&l->arena, s, n);
+}
+
+/* First line of ROOT/@rel into *@out (arena); NULL when absent or unreadable. */
+static int live_line(struct kp_live *l, const char *rel, const char **out, struct kp_err *err)
+{
+	char buf[4096];
+	char *path = kp_root_path(l->root, rel);
+	int r;
+
+	*out = NULL;
+	if (!path)
+		return kp_err_set(err, "out of memory");
+	r = kp_read_first_line(path, buf, sizeof(buf), err);
+	free(path);
+	if (r < 0)
+		return r == -ENOENT || r == -EACCES || r == -EPERM || r == -ENOTDIR ? 0 : -1;
+	*out = live_dup(l, buf, strlen(buf));
+	return *out ? 0 : kp_err_set(err, "out of memory");
+}
+
+static bool all_upper(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 'A' || *s > 'Z')
+			return false;
+	return true;
+}
+
+static int live_taint(struct kp_live *l, struct kp_live_module *m, struct kp_err *err)
+{
+	char rel[128], buf[64];
+	char *path;
+	int r;
+
+	snprintf(rel, sizeof(rel), "sys/module/%s/taint", m->name);
+	path = kp_root_path(l->root, rel);
+	if (!path)
+		return kp_err_set(err, "out of memory");
+	r = kp_read_first_line(path, buf, sizeof(buf), err);
+	if (r == 0 && !all_upper(buf)) {
+		kp_err_set(err, "%s: not taint letters: '%s'", path, buf);
+		r = -EINVAL;
+	} else if (r == 0) {
+		m->taint = live_dup(l, buf, strlen(buf));
+		m->taint_from_sysfs = true;
+		if (!m->taint)
+			r = kp_err_set(err, "out of memory");
+	} else if (r == -ENOENT || r == -EACCES || r == -ENOTDIR) {
+		r = 0;
+	}
+	free(path);
+	return r < 0 ? -1 : 0;
+}
+
+/*
+ * "name size refcount users state address [(taints)]" (kernel/module/procfs.c
+ * m_show()). Only the name and the taint letters matter here; the line must
+ * still have the kernel's shape.
+ */
+static int live_module_line(struct kp_live *l, char *line, const char *path, size_t lineno,
+			    struct kp_live_module *m, struct kp_err *err)
+{
+	char *f[8], *save = NULL;
+	size_t nf = 0;
+	char letters[32];
+	size_t k = 0;
+
+	for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		if (nf == KP_ARRAY_SIZE(f))
+			return kp_err_set(err, "%s:%zu: too many fields", path, lineno);
+		f[nf++] = t;
+	}
+	if (nf != 6 && nf != 7)
+		return kp_err_set(err, "%s:%zu: %zu fields, expected 6 or 7", path, lineno, nf);
+	if (strlen(f[0]) > 55 || !kp_is_identifier(f[0], strlen(f[0])))
+		return kp_err_set(err, "%s:%zu: invalid module name '%.64s'", path, lineno, f[0]);
+	if (nf == 7) {
+		size_t n = strlen(f[6]);
+
+		if (n < 2 || f[6][0] != '(' || f[6][n - 1] != ')')
+			return kp_err_set(err, "%s:%zu: invalid taint flags '%.64s'", path, lineno,
+					  f[6]);
+		for (size_t i = 1; i + 1 < n && k + 1 < sizeof(letters); i++)
+			if (f[6][i] >= 'A' && f[6][i] <= 'Z')
+				letters[k++] = f[6][i];
+	}
+	memset(m, 0, sizeof(*m));
+	m->name = live_dup(l, f[0], strlen(f[0]));
+	m->taint = live_dup(l, letters, k);
+	if (!m->name || !m->taint)
+		return kp_err_set(err, "out of memory");
+	return 0;
+}
+
+static int live_modules(struct kp_live *l, struct kp_err *err)
+{
+	char *path = kp_root_path(l->root, "proc/modules");
+	struct kp_bytes b;
+	size_t cap = 0, lineno = 0;
+	const char *pos, *end;
+	int r;
+
+	if (!path)
+		return kp_err_set(err, "out of memory");
+	r = kp_read_file(path, KP_CHAIN_MAX_PROC, &b, err);
+	if (r == -ENOENT) {
+		free(path);
+		return 0;
+	}
+	if (r < 0) {
+		free(path);
+		return -1;
+	}
+	l->have_proc_modules = true;
+	pos = (const char *)b.data;
+	end = pos + b.len;
+	r = 0;
+	while (pos < end && r == 0) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+		char line[1024];
+
+		lineno++;
+		if (n) {
+			if (n >= sizeof(line) || memchr(pos, '\0', n))
+				r = kp_err_set(err, "%s:%zu: line too long or not text", path,
+					       lineno);
+			else if (l->nmodules >= KP_CHAIN_MAX_LOADED)
+				r = kp_err_set(err, "%s: more than %d modules", path,
+					       KP_CHAIN_MAX_LOADED);
+			else if (kp_grow(&l->modules, &cap, l->nmodules + 1, sizeof(*l->modules)) <
+				 0)
+				r = kp_err_set(err, "out of memory");
+			if (r == 0) {
+				struct kp_live_module *m = &l->modules[l->nmodules];
+
+				memcpy(line, pos, n);
+				line[n] = '\0';
+				r = live_module_line(l, line, path, lineno, m, err);
+				if (r == 0)
+					r = live_taint(l, m, err);
+				if (r == 0) {
+					m->proprietary = strchr(m->taint, 'P') != NULL;
+					l->nmodules++;
+				}
+			}
+		}
+		pos = nl ? nl + 1 : end;
+	}
+	kp_bytes_release(&b);
+	free(path);
+	return r;
+}
+
+static int live_security(struct kp_live *l, struct kp_err *err)
+{
+	const char *v;
+
+	l->sig_enforce = -1;
+	if (live_line(l, "sys/module/module/parameters/sig_enforce", &v, err) < 0)
+		return -1;
+	if (v && (!strcmp(v, "Y") || !strcmp(v, "1")))
+		l->sig_enforce = 1;
+	else if (v && (!strcmp(v, "N") || !strcmp(v, "0")))
+		l->sig_enforce = 0;
+	/* "none [integrity] confidentiality": the bracketed mode is in force. */
+	if (live_line(l, "sys/kernel/security/lockdown", &v, err) < 0)
+		return -1;
+	if (v) {
+		const char *open = strchr(v, '['), *close = open ? strchr(open, ']') : NULL;
+
+		if (open && close) {
+			l->lockdown = live_dup(l, open + 1, (size_t)(close - open - 1));
+			if (!l->lockdown)
+				return kp_err_set(err, "out of memory");
+		}
+	}
+	if (live_line(l, "proc/sys/kernel/tainted", &v, err) < 0)
+		return -1;
+	if (v && *v && strspn(v, "0123456789") == strlen(v) && strlen(v) < 20) {
+		l->have_tainted = true;
+		l->tainted = strtoul(v, NULL, 10);
+	}
+	return live_line(l, "proc/cmdline", &l->cmdline, err);
+}
+
+int kp_live_open(struct kp_live *l, const char *root, const char *release, struct kp_err *err)
+{
+	memset(l, 0, sizeof(*l));
+	l->sig_enforce = -1;
+	l->root = kp_arena_strdup(&l->arena, root && *root ? root : "/");
+	if (!l->root)
+		return kp_err_set(err, "out of memory");
+	if (release) {
+		l->release = kp_arena_strdup(&l->arena, release);
+	} else if (live_line(l, "proc/sys/kernel/osrelease", &l->release, err) < 0) {
+		goto fail;
+	} else if ((!l->release || !*l->release) && kp_root_is_host(root)) {
+		struct utsname u;
+
+		if (uname(&u) < 0) {
+			kp_err_set(err, "uname: %s", strerror(errno));
+			goto fail;
+		}
+		l->release = kp_arena_strdup(&l->arena, u.release);
+	} else if (!l->release || !*l->release) {
+		kp_err_set(err, "%s: cannot tell the kernel release: no proc/sys/kernel/osrelease",
+			   l->root);
+		goto fail;
+	}
+	if (!l->release) {
+		kp_err_set(err, "out of memory");
+		goto fail;
+	}
+	if (strchr(l->release, '/') || !strcmp(l->release, "..") || !strcmp(l->release, ".")) {
+		kp_err_set(err, "invalid kernel release '%s'", l->release);
+		goto fail;
+	}
+	if (live_modules(l, err) < 0 || live_security(l, err) < 0)
+		goto fail;
+	return 0;
+fail:
+	kp_live_release(l);
+	return -1;
+}
+
+void kp_live_release(struct kp_live *l)
+{
+	free(l->modules);
+	kp_arena_release(&l->arena);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool same_modname(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return false;
+	return !*a && !*b;
+}
+
+const struct kp_live_module *kp_live_find(const struct kp_live *l, const char *name)
+{
+	for (size_t i = 0; i < l->nmodules; i++)
+		if (same_modname(l->modules[i].name, name))
+			return &l->modules[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ chain */
+
+/* The first libkmod error of a call, kept so that silent empty results can be told apart. */
+struct kmod_log {
+	char msg[256];
+	bool set;
+};
+
+static void kmod_log_fn(void *data, int priority, const char *file, int line, const char *fn,
+			const char *format, va_list args)
+{
+	struct kmod_log *log = data;
+
+	if (!log || priority > LOG_ERR || log->set)
+		return;
+	vsnprintf(log->msg, sizeof(log->msg), format, args);
+	log->msg[strcspn(log->msg, "\n")] = '\0';
+	log->set = true;
+}
+
+static int read_text_index(const char *moddir, const char *name, struct kp_bytes *b,
+			   struct kp_err *err)
+{
+	char *path;
+	int r;
+
+	if (asprintf(&path, "%s/%s", moddir, name) < 0)
+		return kp_err_set(err, "out of memory");
+	r = kp_read_file(path, KP_CHAIN_MAX_INDEX, b, err);
+	free(path);
+	return r;
+}
+
+int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
+		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
+		  size_t nblacklist, struct kp_err *err)
+{
+	static const char *const conf_dirs[] = {
+		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
+		"lib/modprobe.d", "usr/lib/modprobe.d",
+	};
+	const char *paths[KP_ARRAY_SIZE(conf_dirs) + 1] = { NULL };
+	char *bin = NULL;
+	size_t np = 0;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->root = kp_arena_strdup(&c->arena, root && *root ? root : "/");
+	c->moddir = kp_arena_strdup(&c->arena, moddir);
+	c->builtin = builtin;
+	c->nbuiltin = nbuiltin;
+	c->blacklist = blacklist;
+	c->nblacklist = nblacklist;
+	if (!c->root || !c->moddir || asprintf(&bin, "%s/modules.dep.bin", moddir) < 0) {
+		kp_chain_close(c);
+		return kp_err_set(err, "out of memory");
+	}
+	if (!kp_is_file(bin)) {
+		struct kp_bytes b;
+
+		free(bin);
+		r = read_text_index(moddir, "modules.dep", &b, err);
+		if (r == -ENOENT) {
+			kp_chain_close(c);
+			return kp_err_set(err,
+					  "%s: no depmod indexes (neither modules.dep.bin nor "
+					  "modules.dep): run depmod for this release",
+					  moddir);
+		}
+		if (r < 0) {
+			kp_chain_close(c);
+			return -1;
+		}
+		/* a private NUL-terminated copy: the lines are cut in place */
+		c->dep_text = malloc(b.len + 1);
+		if (!c->dep_text) {
+			kp_bytes_release(&b);
+			kp_chain_close(c);
+			return kp_err_set(err, "out of memory");
+		}
+		memcpy(c->dep_text, b.data, b.len);
+		c->dep_text[b.len] = '\0';
+		c->dep_len = b.len;
+		kp_bytes_release(&b);
+		c->source = KP_CHAIN_TEXT;
+		return 0;
+	}
+	free(bin);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(conf_dirs); i++) {
+		char *d = kp_root_path(c->root, conf_dirs[i]);
+		const char *kept = NULL;
+
+		if (d && !kp_is_dir(d))
+			kept = "";
+		else if (d)
+			kept = kp_arena_strdup(&c->arena, d);
+		free(d);
+		if (!kept) {
+			kp_chain_close(c);
+			return kp_err_set(err, "out of memory");
+		}
+		if (*kept)
+			paths[np++] = kept;
+	}
+	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
+	c->ctx = kmod_new(moddir, paths);
+	if (!c->ctx) {
+		kp_chain_close(c);
+		return kp_err_set(err, "%s: libkmod cannot open the indexes", moddir);
+	}
+	kmod_set_log_priority(c->ctx, LOG_ERR);
+	kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+	c->source = KP_CHAIN_LIBKMOD;
+	return 0;
+}
+
+void kp_chain_close(struct kp_chain *c)
+{
+	if (c->ctx)
+		kmod_unref(c->ctx);
+	free(c->dep_text);
+	free(c->mods);
+	kp_arena_release(&c->arena);
+	memset(c, 0, sizeof(*c));
+}
+
+static void normalize(const char *in, char *out, size_t size)
+{
+	size_t i = 0;
+
+	for (; in[i] && i + 1 < size; i++)
+		out[i] = in[i] == '-' ? '_' : in[i];
+	out[i] = '\0';
+}
+
+static bool is_builtin(const struct kp_chain *c, const char *name)
+{
+	size_t lo = 0, hi = c->nbuiltin;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(c->builtin[mid], name);
+
+		if (!d)
+			return true;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool is_blacklisted(const struct kp_chain *c, const char *name)
+{
+	for (size_t i = 0; i < c->nblacklist; i++)
+		if (same_modname(c->blacklist[i], name))
+			return true;
+	return false;
+}
+
+/* A module file as libkmod or modules.dep names it, kept inside the root. */
+static int set_paths(struct kp_chain *c, struct kp_chain_module *m, const char *file,
+		     struct kp_err *err)
+{
+	size_t ml = strlen(c->moddir);
+	char *p = NULL;
+
+	if (!strncmp(file, c->moddir, ml) && file[ml] == '/')
+		p = strdup(file);
+	else if (file[0] == '/') /* an absolute modules.dep entry (old depmod) */
+		p = kp_root_path(c->root, file);
+	else if (asprintf(&p, "%s/%s", c->moddir, file) < 0)
+		p = NULL;
+	m->path = p ? kp_arena_strdup(&c->arena, p) : NULL;
+	free(p);
+	if (!m->path)
+		return kp_err_set(err, "out of memory");
+	if (!strncmp(m->path, c->moddir, ml) && m->path[ml] == '/')
+		m->relpath = m->path + ml + 1;
+	else
+		m->relpath = m->path;
+	return 0;
+}
+
+static struct kp_chain_module *chain_find(struct kp_chain *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->mods[i].name, name))
+			return &c->mods[i];
+	return NULL;
+}
+
+/* Appends module @name (file @file, NULL for none) unless it is there already. */
+static int chain_add(struct kp_chain *c, size_t *cap, const char *name, const char *file,
+		     bool target, struct kp_err *err)
+{
+	char norm[256];
+	struct kp_chain_module *m;
+
+	normalize(name, norm, sizeof(norm));
+	m = chain_find(c, norm);
+	if (m) {
+		m->target |= target;
+		return 0;
+	}
+	if (c->n >= KP_CHAIN_MAX_MODULES)
+		return kp_err_set(err, "%s: more than %d modules on one chain", c->moddir,
+				  KP_CHAIN_MAX_MODULES);
+	if (kp_grow(&c->mods, cap, c->n + 1, sizeof(*c->mods)) < 0)
+		return kp_err_set(err, "out of memory");
+	m = &c->mods[c->n];
+	memset(m, 0, sizeof(*m));
+	m->name = kp_arena_strdup(&c->arena, norm);
+	if (!m->name)
+		return kp_err_set(err, "out of memory");
+	m->target = target;
+	m->blacklisted = is_blacklisted(c, norm);
+	if (file) {
+		if (set_paths(c, m, file, err) < 0)
+			return -1;
+	} else if (is_builtin(c, norm)) {
+		m->builtin = true;
+	} else {
+		return kp_err_set(err, "%s: module %s has no file and is not built in", c->moddir,
+				  norm);
+	}
+	c->n++;
+	return 0;
+}
+
+static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
+			struct kp_err *err)
+{
+	struct kmod_log log = { "", false };
+	struct kmod_list *list = NULL, *l;
+	int r;
+
+	kmod_set_log_fn(c->ctx, kmod_log_fn, &log);
+	r = kmod_module_new_from_lookup(c->ctx, name, &list);
+	if (r < 0) {
+		kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+		return kp_err_set(err, "%s: libkmod cannot look up '%s': %s", c->moddir, name,
+				  log.set ? log.msg : strerror(-r));
+	}
+	r = 0;
+	kmod_list_foreach(l, list)
+	{
+		struct kmod_module *mod = kmod_module_get_module(l);
+		const char *mname = kmod_module_get_name(mod);
+		struct kmod_list *deps, *d;
+		bool alias = strcmp(mname, norm) != 0;
+
+		if (r < 0) {
+			kmod_module_unref(mod);
+			continue;
+		}
+		c->via_alias |= alias;
+		if (alias && is_blacklisted(c, mname)) {
+			c->nblacklisted++;
+			kmod_module_unref(mod);
+			continue;
+		}
+		log.set = false;
+		deps = kmod_module_get_dependencies(mod);
+		if (!deps && log.set)
+			r = kp_err_set(err, "%s: dependencies of %s: %s", c->moddir, mname,
+				       log.msg);
+		kmod_list_foreach(d, deps)
+		{
+			struct kmod_module *dm = kmod_module_get_module(d);
+
+			if (r == 0)
+				r = chain_add(c, cap, kmod_module_get_name(dm),
+					      kmod_module_get_path(dm), false, err);
+			kmod_module_unref(dm);
+		}
+		kmod_module_unref_list(deps);
+		if (r == 0)
+			r = chain_add(c, cap, mname, kmod_module_get_path(mod), true, err);
+		kmod_module_unref(mod);
+	}
+	kmod_module_unref_list(list);
+	kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+	return r;
+}
+
+/* The modules.dep line of module @norm, cut out of the text (NUL at ':'); NULL if none. */
+static char *dep_line(struct kp_chain *c, const char *norm, char **deps_out, size_t *deps_len)
+{
+	char *pos = c->dep_text, *end = c->dep_text + c->dep_len;
+
+	while (pos < end) {
+		char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		char *lend = nl ? nl : end;
+		char *colon = memchr(pos, ':', (size_t)(lend - pos));
+
+		if (colon && colon > pos) {
+			char name[256], key[512];
+			size_t kl = (size_t)(colon - pos);
+
+			if (kl < sizeof(key)) {
+				memcpy(key, pos, kl);
+				key[kl] = '\0';
+				kp_module_name_from_path(key, name, sizeof(name));
+				if (!strcmp(name, norm)) {
+					*deps_out = colon + 1;
+					*deps_len = (size_t)(lend - colon - 1);
+					return pos;
+				}
+			}
+		}
+		pos = nl ? nl + 1 : end;
+	}
+	return NULL;
+}
+
+static int text_add_with_deps(struct kp_chain *c, const char *norm, size_t *cap, bool target,
+			      struct kp_err *err)
+{
+	char *deps, *line, key[512], list[65536];
+	char *toks[KP_CHAIN_MAX_MODULES];
+	size_t dl, nt = 0;
+	char *save = NULL;
+
+	line = dep_line(c, norm, &deps, &dl);
+	if (!line)
+		return kp_err_set(err, "%s/modules.dep: no line for %s", c->moddir, norm);
+	if ((size_t)(deps - 1 - line) >= sizeof(key) || dl >= sizeof(list))
+		return kp_err_set(err, "%s/modules.dep: the line of %s is too long", c->moddir,
+				  norm);
+	memcpy(key, line, (size_t)(deps - 1 - line));
+	key[deps - 1 - line] = '\0';
+	memcpy(list, deps, dl);
+	list[dl] = '\0';
+	for (char *t = strtok_r(list, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		if (nt == KP_ARRAY_SIZE(toks))
+			return kp_err_set(err, "%s/modules.dep: %s has too many dependencies",
+					  c->moddir, norm);
+		toks[nt++] = t;
+	}
+	/* kmod_module_parse_depline() prepends: the last dependency listed comes first. */
+	while (nt--) {
+		char name[256];
+
+		kp_module_name_from_path(toks[nt], name, sizeof(name));
+		if (chain_add(c, cap, name, toks[nt], false, err) < 0)
+			return -1;
+	}
+	return chain_add(c, cap, norm, key, target, err);
+}
+
+/* modules.alias lines "alias PATTERN MODULE": every module whose pattern matches @name. */
+static int text_aliases(struct kp_chain *c, const char *name, size_t *cap, bool *found,
+			struct kp_err *err)
+{
+	struct kp_bytes b;
+	const char *pos, *end;
+	int r = read_text_index(c->moddir, "modules.alias", &b, err);
+
+	*found = false;
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return -1;
+	pos = (const char *)b.data;
+	end = pos + b.len;
+	r = 0;
+	while (pos < end && r == 0) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+		char line[1024], *save = NULL, *kw, *pat, *mod;
+
+		if (n < sizeof(line)) {
+			memcpy(line, pos, n);
+			line[n] = '\0';
+			kw = strtok_r(line, " \t", &save);
+			pat = kw ? strtok_r(NULL, " \t", &save) : NULL;
+			mod = pat ? strtok_r(NULL, " \t\r", &save) : NULL;
+			if (mod && !strcmp(kw, "alias") && !fnmatch(pat, name, 0)) {
+				char norm[256];
+
+				normalize(mod, norm, sizeof(norm));
+				*found = true;
+				c->via_alias = true;
+				if (is_blacklisted(c, norm))
+					c->nblacklisted++;
+				else
+					r = text_add_with_deps(c, norm, cap, true, err);
+			}
+		}
+		pos = nl ? nl + 1 : end;
+	}
+	kp_bytes_release(&b);
+	return r;
+}
+
+static int resolve_text(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
+			struct kp_err *err)
+{
+	char *deps;
+	size_t dl;
+	bool found;
+
+	if (dep_line(c, norm, &deps, &dl))
+		return text_add_with_deps(c, norm, cap, true, err);
+	if (text_aliases(c, name, cap, &found, err) < 0)
+		return -1;
+	if (!found && is_builtin(c, norm))
+		return chain_add(c, cap, norm, NULL, true, err);
+	return 0;
+}
+
+int kp_chain_resolve(struct kp_chain *c, const char *name, struct kp_err *err)
+{
+	char norm[256];
+	size_t cap = 0;
+	int r;
+
+	free(c->mods);
+	c->mods = NULL;
+	c->n = 0;
+	c->via_alias = false;
+	c->nblacklisted = 0;
+	if (!*name || strlen(name) >= sizeof(norm))
+		return kp_err_set(err, "invalid module name");
+	normalize(name, norm, sizeof(norm));
+	if (c->source == KP_CHAIN_LIBKMOD)
+		r = resolve_kmod(c, name, norm, &cap, err);
+	else
+		r = resolve_text(c, name, norm, &cap, err);
+	if (r < 0)
+		return r == -1 ? -EINVAL : r;
+	if (!c->n && !c->nblacklisted) {
+		kp_err_set(err, "module %s not found in %s%s", name, c->moddir,
+			   c->source == KP_CHAIN_TEXT ? " (text modules.dep and modules.alias)"
+						      : "");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int kp_chain_module_path(struct kp_chain *c, const char *name, const char **path,
+			 const char **relpath, struct kp_err *err)
+{
+	struct kp_chain_module m = { 0 };
+	char norm[256];
+
+	*path = *relpath = NULL;
+	normalize(name, norm, sizeof(norm));
+	if (c->source == KP_CHAIN_LIBKMOD) {
+		struct kmod_module *mod = NULL;
+		const char *file;
+
+		if (kmod_module_new_from_name(c->ctx, norm, &mod) < 0 || !mod)
+			return kp_err_set(err, "out of memory");
+		file = kmod_module_get_path(mod);
+		if (file && set_paths(c, &m, file, err) < 0) {
+			kmod_module_unref(mod);
+			return -1;
+		}
+		kmod_module_unref(mod);
+	} else {
+		char *deps, *line = NULL;
+		size_t dl;
+
+		line = dep_line(c, norm, &deps, &dl);
+		if (line) {
+			char key[512];
+			size_t kl = (size_t)(deps - 1 - line);
+
+			if (kl >= sizeof(key))
+				return kp_err_set(err, "%s/modules.dep: line too long", c->moddir);
+			memcpy(key, line, kl);
+			key[kl] = '\0';
+			if (set_paths(c, &m, key, err) < 0)
+				return -1;
+		}
+	}
+	if (!m.path) {
+		kp_err_set(err, "%s: the indexes do not list module %s", c->moddir, norm);
+		return -ENOENT;
+	}
+	*path = m.path;
+	*relpath = m.relpath;
+	return 0;
+}
+
+int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **name,
+			  struct kp_err *err)
+{
+	char key[512];
+
+	*name = NULL;
+	if (snprintf(key, sizeof(key), "symbol:%s", symbol) >= (int)sizeof(key))
+		return -ENOENT;
+	if (c->source == KP_CHAIN_LIBKMOD) {
+		struct kmod_list *list = NULL;
+
+		if (kmod_module_new_from_lookup(c->ctx, key, &list) < 0)
+			return kp_err_set(err, "%s: libkmod cannot look up %s", c->moddir, key);
+		if (list) {
+			struct kmod_module *mod = kmod_module_get_module(list);
+
+			*name = kp_arena_strdup(&c->arena, kmod_module_get_name(mod));
+			kmod_module_unref(mod);
+			kmod_module_unref_list(list);
+			if (!*name)
+				return kp_err_set(err, "out of memory");
+		}
+	} else {
+		struct kp_bytes b;
+		const char *pos, *end;
+		int r = read_text_index(c->moddir, "modules.symbols", &b, err);
+		size_t kl = strlen(key);
+
+		if (r == -ENOENT)
+			return -ENOENT;
+		if (r < 0)
+			return -1;
+		pos = (const char *)b.data;
+		end = pos + b.len;
+		while (pos < end && !*name) {
+			const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+			size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+
+			/* "alias symbol:NAME MODULE" */
+			if (n > 6 + kl + 1 && !memcmp(pos, "alias ", 6) &&
+			    !memcmp(pos + 6, key, kl) && pos[6 + kl] == ' ') {
+				const char *m = pos + 6 + kl + 1;
+				size_t ml = n - 6 - kl - 1;
+				char norm[256];
+
+				while (ml && (m[ml - 1] == '\r' || m[ml - 1] == ' '))
+					ml--;
+				if (ml && ml < sizeof(norm)) {
+					memcpy(norm, m, ml);
+					norm[ml] = '\0';
+					normalize(norm, norm, sizeof(norm));
+					*name = kp_arena_strdup(&c->arena, norm);
+					if (!*name) {
+						kp_bytes_release(&b);
+						return kp_err_set(err, "out of memory");
+					}
+				}
+			}
+			pos = nl ? nl + 1 : end;
+		}
+		kp_bytes_release(&b);
+	}
+	return *name ? 0 : -ENOENT;
+}
+
+/* ------------------------------------------------------------------ out-of-tree listing */
+
+struct oot {
+	struct kp_arena *arena;
+	const char **names;
+	const char **rels;
+	size_t n, cap, files;
+};
+
+static int oot_add(struct oot *o, const char *rel, struct kp_err *err)
+{
+	char name[256];
+	const char *r, *lm;
+
+	/* an absolute entry of an old modules.dep: relative to its release directory */
+	if (rel[0] == '/' && (lm = strstr(rel, "/lib/modules/")) && (r = strchr(lm + 13, '/')))
+		rel = r + 1;
+	if (!strncmp(rel, "kernel/", 7))
+		return 0;
+	kp_module_name_from_path(rel, name, sizeof(name));
+	if (!*name)
+		return 0;
+	if (o->n == o->cap) {
+		size_t ncap = o->cap ? o->cap * 2 : 16;
+		const char **nn = kp_arena_alloc(o->arena, ncap * sizeof(*nn));
+		const char **nr = kp_arena_alloc(o->arena, ncap * sizeof(*nr));
+
+		if (!nn || !nr)
+			return kp_err_set(err, "out of memory");
+		if (o->n) {
+			memcpy(nn, o->names, o->n * sizeof(*nn));
+			memcpy(nr, o->rels, o->n * sizeof(*nr));
+		}
+		o->names = nn;
+		o->rels = nr;
+		o->cap = ncap;
+	}
+	o->names[o->n] = kp_arena_strdup(o->arena, name);
+	r = kp_arena_strdup(o->arena, rel);
+	o->rels[o->n] = r;
+	if (!o->names[o->n] || !r)
+		return kp_err_set(err, "out of memory");
+	o->n++;
+	return 0;
+}
+
+static int walk(struct oot *o, const char *dir, const char *rel, unsigned depth, struct kp_err *err)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (depth > WALK_MAX_DEPTH)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (r == 0 && (de = readdir(d))) {
+		char *full = NULL, *sub = NULL;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (!*rel && (!strcmp(de->d_name, "kernel") || !strcmp(de->d_name, "build") ||
+			      !strcmp(de->d_name, "source")))
+			continue;
+		if (asprintf(&full, "%s/%s", dir, de->d_name) < 0) {
+			r = kp_err_set(err, "out of memory");
+			break;
+		}
+		if (asprintf(&sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name) < 0) {
+			free(full);
+			r = kp_err_set(err, "out of memory");
+			break;
+		}
+		if (lstat(full, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				r = walk(o, full, sub, depth + 1, err);
+			else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+				 kp_is_module_filename(de->d_name)) {
+				if (++o->files > WALK_MAX_FILES)
+					r = kp_err_set(err, "%s: more than %d module files", dir,
+						       WALK_MAX_FILES);
+				else
+					r = oot_add(o, sub, err);
+			}
+		}
+		free(full);
+		free(sub);
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const char *const *x = a, *const *y = b;
+	int d = strcmp(x[0], y[0]);
+
+	return d ? d : strcmp(x[1], y[1]);
+}
+
+int kp_chain_out_of_tree(const char *moddir, struct kp_arena *arena, const char ***names,
+			 const char ***relpaths, size_t *n, struct kp_err *err)
+{
+	struct oot o = { .arena = arena };
+	struct kp_bytes b;
+	const char **pairs;
+	size_t k = 0;
+	int r = read_text_index(moddir, "modules.dep", &b, err);
+
+	*names = *relpaths = NULL;
+	*n = 0;
+	if (r == 0) {
+		const char *pos = (const char *)b.data, *end = pos + b.len;
+
+		while (pos < end && r == 0) {
+			const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+			const char *lend = nl ? nl : end;
+			const char *colon = memchr(pos, ':', (size_t)(lend - pos));
+			char rel[512];
+
+			if (colon && colon > pos && (size_t)(colon - pos) < sizeof(rel)) {
+				memcpy(rel, pos, (size_t)(colon - pos));
+				rel[colon - pos] = '\0';
+				r = oot_add(&o, rel, err);
+			}
+			pos = nl ? nl + 1 : end;
+		}
+		kp_bytes_release(&b);
+	} else if (r == -ENOENT) {
+		r = walk(&o, moddir, "", 0, err);
+	}
+	if (r < 0)
+		return -1;
+	if (!o.n)
+		return 0;
+	pairs = malloc(o.n * 2 * sizeof(*pairs));
+	if (!pairs)
+		return kp_err_set(err, "out of memory");
+	for (size_t i = 0; i < o.n; i++) {
+		pairs[2 * i] = o.names[i];
+		pairs[2 * i + 1] = o.rels[i];
+	}
+	qsort(pairs, o.n, 2 * sizeof(*pairs), cmp_pair);
+	for (size_t i = 0; i < o.n; i++) {
+		if (k && !strcmp(o.names[k - 1], pairs[2 * i]))
+			continue; /* modprobe loads the first one modules.dep lists */
+		o.names[k] = pairs[2 * i];
+		o.rels[k] = pairs[2 * i + 1];
+		k++;
+	}
+	free(pairs);
+	*names = o.names;
+	*relpaths = o.rels;
+	*n = k;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ filtered exports */
+
+/* Module.symvers: the symbol is the second TAB-separated field. */
+static bool keep_symvers(const struct kp_symset *wanted, const char *s, size_t n)
+{
+	const char *t1 = memchr(s, '\t', n), *t2;
+
+	if (!t1)
+		return true; /* malformed: let the parser say so */
+	t2 = memchr(t1 + 1, '\t', n - (size_t)(t1 + 1 - s));
+	if (!t2)
+		return true;
+	return kp_symset_has(wanted, t1 + 1, (size_t)(t2 - t1 - 1));
+}
+
+/* kallsyms / System.map: "ADDR TYPE NAME[\t[module]]". */
+static bool keep_kallsyms(const struct kp_symset *wanted, const char *s, size_t n)
+{
+	const char *name, *dot;
+	size_t nl;
+
+	if (memchr(s, '\t', n))
+		return false; /* a module's symbol: only vmlinux is read */
+	name = memchr(s, ' ', n);
+	name = name ? memchr(name + 1, ' ', n - (size_t)(name + 1 - s)) : NULL;
+	if (!name)
+		return true;
+	name++;
+	nl = n - (size_t)(name - s);
+	if ((nl >= 17 && !memcmp(name, "__start___ksymtab", 17)) ||
+	    (nl >= 16 && !memcmp(name, "__stop___ksymtab", 16)))
+		return true;
+	if (nl > 6 && !memcmp(name, "__crc_", 6))
+		return kp_symset_has(wanted, name + 6, nl - 6);
+	if (nl <= 10 || memcmp(name, "__ksymtab_", 10))
+		return false;
+	name += 10;
+	nl -= 10;
+	dot = memchr(name, '.', nl); /* v5.4: __ksymtab_<ns>.<sym> */
+	if (dot) {
+		nl -= (size_t)(dot + 1 - name);
+		name = dot + 1;
+	}
+	return kp_symset_has(wanted, name, nl);
+}
+
+int kp_chain_load_exports(struct kp_kernel_base *b, const char *path, bool kallsyms,
+			  const struct kp_symset *wanted, struct kp_err *err)
+{
+	struct kp_bytes in;
+	unsigned char *out;
+	size_t olen = 0;
+	const char *pos, *end;
+	int r;
+
+	/* procfs files say they are empty: read them; map the others (no copy). */
+	if (kallsyms)
+		r = kp_read_file(path, KP_CHAIN_MAX_KALLSYM, &in, err);
+	else if ((r = kp_bytes_read(path, KP_CHAIN_MAX_SYMVERS, &in, err)) < 0)
+		kp_err_set(err, "%s: %.400s", path, err->msg);
+	if (r < 0)
+		return -1;
+	out = malloc(in.len + 1);
+	if (!out) {
+		kp_bytes_release(&in);
+		return kp_err_set(err, "out of memory");
+	}
+	pos = (const char *)in.data;
+	end = pos + in.len;
+	while (pos < end) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+
+		if (n &&
+		    (kallsyms ? keep_kallsyms(wanted, pos, n) : keep_symvers(wanted, pos, n))) {
+			memcpy(out + olen, pos, n);
+			olen += n;
+			out[olen++] = '\n';
+		}
+		pos = nl ? nl + 1 : end;
+	}
+	kp_bytes_release(&in);
+	r = 0;
+	if (olen && kallsyms)
+		r = kp_base_load_system_map_buffer(b, path, out, olen, err);
+	else if (olen)
+		r = kp_base_load_symvers_buffer(b, path, out, olen, err);
+	free(out);
+	return r < 0 ? -1 : 0;
+}

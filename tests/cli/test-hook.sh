@@ -1,0 +1,340 @@
+#!/usr/bin/env bash
+# kopolicy hook against fake roots: a modules tree of fixture modules (fixtures/ko/6.12, copied
+# to lib/modules/<release>/extra and indexed with `depmod -b`), the kernel's Module.symvers and
+# config, and a fake proc/ and sys/ (tests/unit/hook/root) describing what is loaded. Every
+# blocking and non-blocking consequence, fail-open and fail-closed, the index and export
+# fallbacks, install rules, and the documented modprobe.d line run by kmod's own modprobe.
+# Nothing is written outside a temporary directory.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/6.12
+skel=$top/tests/unit/hook/root
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+n=0
+fail=0
+
+if ! command -v depmod >/dev/null; then
+	echo "1..0 # SKIP depmod (kmod) is not installed"
+	exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { # description, command status (0 = pass)
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+is() { # description, got, want
+	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1" 1; echo "#   got '$2', want '$3'"; fi
+}
+has() { # description, pattern (grep -E) that stderr of the last run must contain
+	if grep -qE -- "$2" "$tmp/err"; then ok "$1" 0; else ok "$1" 1; sed 's/^/#   /' "$tmp/err"; fi
+}
+hasnt() {
+	if grep -qE -- "$2" "$tmp/err"; then ok "$1" 1; sed 's/^/#   /' "$tmp/err"; else ok "$1" 0; fi
+}
+
+# mkroot DIR [MODULE...]: a fake root with the fixtures in extra/ (default: the usual set).
+mkroot() {
+	local r=$1 m mods
+	shift
+	mods=("$@")
+	[ ${#mods[@]} -gt 0 ] || mods=(kp_gpl_prov kp_prop_prov kp_use_prop kp_use_prop_chain
+		kp_gplonly_then_prop kp_symget kp_plain kp_nolicense kp_ns_ok)
+	mkdir -p "$r"
+	cp -R "$skel/." "$r/"
+	mkdir -p "$r/lib/modules/$rel/extra" "$r/boot"
+	for m in "${mods[@]}"; do cp "$fx/$m.ko" "$r/lib/modules/$rel/extra/"; done
+	: > "$r/lib/modules/$rel/modules.builtin"
+	: > "$r/lib/modules/$rel/modules.builtin.modinfo"
+	cp "$fx/Module.symvers.gz" "$r/boot/symvers-$rel.gz"
+	cp "$fx/config.gz" "$r/boot/config-$rel"
+	echo "$rel" > "$r/proc/sys/kernel/osrelease"
+	depmod -b "$r" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+}
+# loaded DIR NAME:TAINT...: proc/modules and sys/module/NAME/taint; TAINT '-' = no sysfs file,
+# NAME:SYSFS/PROC gives different letters to each.
+loaded() {
+	local r=$1 spec name t sys procl
+	shift
+	: > "$r/proc/modules"
+	for spec in "$@"; do
+		name=${spec%%:*}
+		t=${spec#*:}
+		sys=${t%%/*}
+		procl=${t#*/}
+		echo "$name 16384 0 - Live 0xffffffffc0a00000${procl:+ ($procl)}" | sed 's/ (-)$//' \
+			>> "$r/proc/modules"
+		mkdir -p "$r/sys/module/$name"
+		rm -f "$r/sys/module/$name/taint"
+		[ "$sys" != - ] && echo "$sys" > "$r/sys/module/$name/taint"
+	done
+}
+hook() { # ROOT ARGS... -> $rc, stderr in $tmp/err, stdout in $tmp/out
+	local r=$1
+	shift
+	"$kp" hook --root "$r" "$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+}
+policy() { printf '%b' "$1" > "$tmp/policy.conf"; }
+
+root=$tmp/root
+mkroot "$root"
+
+# --- clean loads: silent, exit 0
+hook "$root" kp_gpl_prov
+is "a clean module passes" "$rc" 0
+is "a clean module prints nothing" "$(wc -c < "$tmp/err")" 0
+hook "$root" kp_plain foo=1 bar
+is "module parameters after MODULE are passed over" "$rc" 0
+
+# --- P: own license, inheritance from the chain, from a loaded module
+hook "$root" kp_use_prop
+is "P inheritance warns under the default policy" "$rc" 0
+has "the chain's proprietary dependency is named" "^kopolicy: kp_use_prop: warning: dependency kp_prop_prov is proprietary: .*\[proprietary, default policy\]$"
+has "inheritance is explained" "^kopolicy: kp_use_prop: warning: would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov .*\[inherit-taint, default policy\]$"
+loaded "$root" kp_prop_prov:POE/POE
+hook "$root" kp_use_prop
+has "P inherited from a loaded module (sysfs taint POE)" "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov"
+hasnt "a loaded dependency is not judged again" "is proprietary"
+loaded "$root" kp_prop_prov:OE/POE
+hook "$root" kp_use_prop
+is "sysfs taint without P wins over /proc/modules: nothing to say" "$(wc -c < "$tmp/err")" 0
+loaded "$root" kp_prop_prov:-/POE
+hook "$root" kp_use_prop
+has "no sysfs taint file: /proc/modules' letters are used" "would inherit P"
+loaded "$root" kp_prop_prov:POE/POE
+policy 'block inherit-taint\n'
+hook "$root" --config "$tmp/policy.conf" kp_use_prop
+is "block inherit-taint exits 1" "$rc" 1
+has "blocked line names the policy line" "^kopolicy: kp_use_prop: load blocked: would inherit P: .*\[inherit-taint, $tmp/policy.conf:1\]$"
+hook "$root" kp_use_prop_chain
+has "transitive inheritance through a chain module" "warning: dependency kp_use_prop would inherit P"
+has "... and the target inherits from it" "kp_use_prop_chain: warning: would inherit P: imports kp_use_prop_fn from proprietary module kp_use_prop"
+
+# --- load failure: the 2020 rule (GPL-only user imports from a P module)
+hook "$root" kp_gplonly_then_prop
+is "a load failure warns by default" "$rc" 0
+has "the failure, errno and rule" "warning: would fail to load with ENOENT: uses GPL-only symbols and imports kp_prop_plain from proprietary module kp_prop_prov: the import is refused \(2020 rule\) \[load-failure, default policy\]"
+policy '# strict\nblock load-failure\n'
+hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
+is "block load-failure exits 1" "$rc" 1
+has "blocked" "load blocked: would fail to load with ENOENT"
+hook "$root" --config "$tmp/policy.conf" -v kp_gplonly_then_prop
+has "-v shows the kernel's predicted lines" "kernel: kp_gplonly_then_prop: module using GPL-only symbols uses symbols kp_prop_plain from proprietary module kp_prop_prov\.$"
+has "-v shows the chain" "kp_prop_prov extra/kp_prop_prov.ko, loaded, taint POE \(dependency\)"
+loaded "$root"
+hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
+is "the same failure when the provider is on the chain, not loaded" "$rc" 1
+
+# --- per-module exceptions, ignore, last line wins
+policy 'block all\nmodule kp_use_prop warn inherit-taint\nmodule kp-prop-prov ignore proprietary\n'
+hook "$root" --config "$tmp/policy.conf" kp_use_prop
+is "a module exception turns a block into a warning" "$rc" 0
+has "... and says which line" "warning: would inherit P: .*\[inherit-taint, $tmp/policy.conf:2\]"
+hasnt "an ignored consequence prints nothing ('-' matches '_')" "is proprietary"
+hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
+is "the exception is only for its module" "$rc" 1
+policy 'ignore all\n'
+hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
+is "ignore all: exit 0" "$rc" 0
+is "ignore all: silent" "$(wc -c < "$tmp/err")" 0
+
+# --- symbol_get() under the 2023 rule: providers loaded but not on the chain
+loaded "$root" kp_gpl_prov:OE/OE kp_prop_prov:POE/POE
+hook "$root" kp_symget
+has "symbol_get of a loaded module's EXPORT_SYMBOL" "warning: symbol_get\(kp_gpl_prov_plain\) returns NULL: kp_gpl_prov exports it with EXPORT_SYMBOL"
+has "symbol_get of a P module's EXPORT_SYMBOL" "symbol_get\(kp_prop_plain\) returns NULL"
+has "symbol_get of vmlinux's EXPORT_SYMBOL" "symbol_get\(msleep\) returns NULL: vmlinux"
+hasnt "a GPL-only target is fine" "symbol_get\(kp_gpl_prov_gplonly\)"
+policy 'block symbol-get\n'
+hook "$root" --config "$tmp/policy.conf" kp_symget
+is "block symbol-get exits 1" "$rc" 1
+loaded "$root"
+hook "$root" kp_symget
+hasnt "a target whose provider is not loaded is not a 2023 failure" "kp_gpl_prov_plain"
+
+# --- the running kernel's security state
+loaded "$root"
+echo Y > "$root/sys/module/module/parameters/sig_enforce"
+policy 'block load-failure\n'
+hook "$root" --config "$tmp/policy.conf" kp_plain
+is "sig_enforce=Y: an unsigned module is blocked" "$rc" 1
+has "... with EKEYREJECTED" "would fail to load with EKEYREJECTED"
+echo N > "$root/sys/module/module/parameters/sig_enforce"
+echo 'none [integrity] confidentiality' > "$root/sys/kernel/security/lockdown"
+hook "$root" --config "$tmp/policy.conf" kp_plain
+has "lockdown=integrity: EPERM" "would fail to load with EPERM"
+cp "$skel/sys/kernel/security/lockdown" "$root/sys/kernel/security/lockdown"
+echo "root=/dev/vda1 module_blacklist=kp_plain,other" > "$root/proc/cmdline"
+hook "$root" --config "$tmp/policy.conf" kp_plain
+has "module_blacklist= on the command line" "would fail to load with EPERM"
+cp "$skel/proc/cmdline" "$root/proc/cmdline"
+
+# --- what modprobe would do with names
+hook "$root" -v kp-test-alias
+is "a modprobe.d alias resolves" "$rc" 0
+has "... to its module" "kp_plain extra/kp_plain.ko$"
+hook "$root" -v kp-bl-alias
+has "a blacklisted module behind an alias is skipped like modprobe does" "nothing to load"
+hook "$root" kp_nolicense
+has "a blacklisted module named directly is judged (modprobe loads it)" "warning: is proprietary: license 'unspecified'"
+loaded "$root" kp_plain:OE/OE
+hook "$root" -v kp_plain
+is "an already loaded module: exit 0" "$rc" 0
+has "... nothing to load" "nothing to load: already loaded"
+loaded "$root"
+
+# --- fail-open and fail-closed
+hook "$root" kp_missing
+is "an unknown module: fail open by default" "$rc" 0
+has "... saying why" "kp_missing: cannot decide: module kp_missing not found in .*; letting the load go on \(on-error fail-open, default\)"
+policy 'on-error fail-closed\n'
+hook "$root" --config "$tmp/policy.conf" kp_missing
+is "on-error fail-closed exits 2" "$rc" 2
+has "... naming the line" "blocking the load \(on-error fail-closed, $tmp/policy.conf:1\)"
+policy 'on-error fail-closed\nmodule kp_missing on-error fail-open\n'
+hook "$root" --config "$tmp/policy.conf" kp_missing
+is "a per-module on-error line wins" "$rc" 0
+hook "$root" --on-error fail-closed kp_missing
+is "--on-error fail-closed without a policy file" "$rc" 2
+has "... is named as the source" "\(on-error fail-closed, --on-error\)"
+policy 'on-error fail-open\n'
+hook "$root" --on-error fail-closed --config "$tmp/policy.conf" kp_missing
+is "the policy file's on-error wins over --on-error" "$rc" 0
+policy 'block load-failure\nallow everything\n'
+hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
+is "a malformed policy is refused: fail open" "$rc" 0
+has "... naming file and line" "cannot decide: policy refused: $tmp/policy.conf:2: unknown directive 'allow'"
+hook "$root" --on-error fail-closed --config "$tmp/policy.conf" kp_plain
+is "... or closed with --on-error" "$rc" 2
+policy 'block load-failure\n'
+chmod o+w "$tmp/policy.conf"
+hook "$root" --config "$tmp/policy.conf" kp_plain
+has "a world-writable policy is refused" "writable by every user: refused"
+chmod o-w "$tmp/policy.conf"
+hook "$root" --config "$tmp/nonexistent.conf" kp_plain
+has "an explicit --config that does not exist is an error" "cannot decide: policy refused: .*nonexistent.conf: cannot open"
+mkdir -p "$root/etc/kopolicy"
+printf 'block load-failure\n' > "$root/etc/kopolicy/hook.conf"
+hook "$root" kp_gplonly_then_prop
+is "ROOT/etc/kopolicy/hook.conf is the default policy" "$rc" 1
+has "... and is named" "\[load-failure, $root/etc/kopolicy/hook.conf:1\]"
+rm -r "$root/etc/kopolicy"
+
+echo 9.9.9-other > "$root/proc/sys/kernel/osrelease"
+hook "$root" kp_plain
+has "an unknown kernel (no tree for the release) cannot be decided" "cannot decide: unknown kernel: .*9.9.9-other: no such directory"
+echo "$rel" > "$root/proc/sys/kernel/osrelease"
+cp "$root/proc/modules" "$tmp/modules.saved"
+echo "kp_plain 16384 0 - Live" > "$root/proc/modules"
+hook "$root" kp_use_prop
+has "a malformed /proc/modules cannot be decided" "cannot decide: .*proc/modules:1: 5 fields"
+cp "$tmp/modules.saved" "$root/proc/modules"
+
+# --- index fallbacks: text modules.dep, none at all
+text=$tmp/text
+mkroot "$text"
+rm "$text/lib/modules/$rel"/*.bin
+loaded "$text" kp_prop_prov:POE/POE
+hook "$text" -v --config "$tmp/policy.conf" kp_gplonly_then_prop
+is "text modules.dep: same verdict" "$rc" 1
+has "... read from the text index" "chain from modules.dep \(text\)"
+hook "$text" kp_symget
+has "text modules.symbols finds symbol_get providers" "symbol_get\(kp_prop_plain\) returns NULL: kp_prop_prov exports it"
+hook "$text" kp-test-alias
+is "no alias from modprobe.d without libkmod: not found, fail open" "$rc" 0
+sed -i "s@^extra/kp_gplonly_then_prop.ko:@/lib/modules/$rel/extra/kp_gplonly_then_prop.ko:@" \
+	"$text/lib/modules/$rel/modules.dep"
+hook "$text" --config "$tmp/policy.conf" kp_gplonly_then_prop
+is "an absolute modules.dep path is taken inside the root" "$rc" 1
+rm "$text/lib/modules/$rel"/modules.dep
+hook "$text" kp_plain
+has "no depmod index at all: said so" "cannot decide: .*: no depmod indexes \(neither modules.dep.bin nor modules.dep\): run depmod"
+
+# --- kernel exports: /proc/kallsyms when there is no Module.symvers
+ks=$tmp/ks
+mkroot "$ks"
+rm "$ks/boot/symvers-$rel.gz"
+python3 "$top/tests/unit/hook/gen-kallsyms.py" "$fx/Module.symvers.gz" > "$ks/proc/kallsyms"
+loaded "$ks" kp_prop_prov:POE/POE
+hook "$ks" -v --config "$tmp/policy.conf" kp_gplonly_then_prop
+is "kallsyms: the 2020 rule still predicted (GPL-only from the table bounds)" "$rc" 1
+has "... from /proc/kallsyms" "exports from /proc/kallsyms"
+hook "$ks" kp_use_prop
+has "kallsyms: a loaded provider's exports come from its .ko" "would inherit P: imports kp_prop_plain"
+python3 "$top/tests/unit/hook/gen-kallsyms.py" "$fx/Module.symvers.gz" zero > "$ks/proc/kallsyms"
+hook "$ks" kp_plain
+has "kallsyms without addresses (kptr_restrict) cannot be decided" "cannot decide: no kernel exports: no Module.symvers"
+rm "$ks/proc/kallsyms"
+hook "$ks" --on-error fail-closed kp_plain
+is "no exports at all: fail closed when asked" "$rc" 2
+
+# --- an in-tree dependency missing from Module.symvers is read after all
+it=$tmp/intree
+mkroot "$it" kp_ns_ok kp_plain
+mkdir -p "$it/lib/modules/$rel/kernel/drivers/misc"
+cp "$fx/kp_gpl_prov.ko" "$it/lib/modules/$rel/kernel/drivers/misc/"
+depmod -b "$it" "$rel" 2> /dev/null
+hook "$it" -v kp_ns_ok
+is "kernel/ dependency not in Module.symvers: loads" "$rc" 0
+has "... because it was read" "kp_gpl_prov: loads"
+
+# --- install rules
+hook "$root" --print-install-rules
+is "--print-install-rules exits 0" "$rc" 0
+is "one install line per out-of-tree module" "$(grep -c '^install ' "$tmp/out")" 9
+grep -q "^install kp_use_prop [^ ]*kopolicy hook \$MODPROBE_MODULE \$CMDLINE_OPTS && /sbin/modprobe --ignore-install \$MODPROBE_MODULE \$CMDLINE_OPTS$" "$tmp/out"
+ok "the documented line shape" $?
+hook "$it" --print-install-rules --on-error fail-closed --config /etc/kopolicy/strict.conf
+is "kernel/ modules get no rule" "$(grep -c '^install ' "$tmp/out")" 2
+grep -q " hook --config /etc/kopolicy/strict.conf --on-error fail-closed \$MODPROBE_MODULE" "$tmp/out"
+ok "options are carried into the lines" $?
+rm "$it/lib/modules/$rel/modules.dep"
+hook "$it" --print-install-rules
+is "without modules.dep the directory is walked" "$(grep -c '^install ' "$tmp/out")" 2
+
+# --- usage
+hook "$root"
+is "no module: exit 2" "$rc" 2
+hook "$root" ../../etc/passwd
+is "a path is not a module name: exit 2" "$rc" 2
+hook "$root" --on-error sometimes kp_plain
+is "bad --on-error: exit 2" "$rc" 2
+
+# --- nothing under the root is written
+( cd "$root" && find . -printf '%p %s %T@\n' | sort ) > "$tmp/before"
+hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
+hook "$root" kp_symget
+( cd "$root" && find . -printf '%p %s %T@\n' | sort ) > "$tmp/after"
+cmp -s "$tmp/before" "$tmp/after"
+ok "the root is left untouched" $?
+
+# --- the documented modprobe.d line, run by kmod's modprobe (-d: the fake root, -C: only this
+# file). `install *` makes every module of every probe list go through the command, so
+# nothing is ever inserted into the running kernel; "&& echo" stands for the real modprobe -i.
+if command -v modprobe >/dev/null; then
+	loaded "$root" kp_prop_prov:POE/POE
+	policy 'block load-failure\n'
+	printf 'install * %s hook --root %s --config %s $MODPROBE_MODULE $CMDLINE_OPTS && echo "LOAD $MODPROBE_MODULE [$CMDLINE_OPTS]"\n' \
+		"$kp" "$root" "$tmp/policy.conf" > "$tmp/modprobe.conf"
+	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_gplonly_then_prop > "$tmp/out" 2> "$tmp/err"
+	is "modprobe: a blocked hook fails the load" "$?" 1
+	has "modprobe: kopolicy's message comes through" "^kopolicy: kp_gplonly_then_prop: load blocked: would fail to load with ENOENT"
+	grep -q "LOAD kp_gplonly_then_prop" "$tmp/out"
+	ok "modprobe: the blocked module is not loaded" $(( $? == 0 ? 1 : 0 ))
+	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_use_prop opt=1 > "$tmp/out" 2> "$tmp/err"
+	is "modprobe: an inheriting module goes on" "$?" 0
+	has "modprobe: with the warning" "kp_use_prop: warning: would inherit P"
+	grep -q "^LOAD kp_use_prop \[opt=1\]$" "$tmp/out"
+	ok "modprobe: \$MODPROBE_MODULE and \$CMDLINE_OPTS reach the command" $?
+	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_gpl_prov > "$tmp/out" 2> "$tmp/err"
+	is "modprobe: a clean module goes on" "$?" 0
+	is "modprobe: silently" "$(wc -c < "$tmp/err")" 0
+	loaded "$root"
+fi
+
+echo "1..$n"
+[ $fail -eq 0 ]

@@ -1,0 +1,225 @@
+#!/bin/bash
+# tests/oracle/hook/run-hook-oracle.sh [SERIES] [KOPOLICY_BIN]
+#
+# `kopolicy hook` end to end on a real kernel: a stock Debian kernel (tests/kernel/fetch-kernel.sh)
+# boots under QEMU (TCG) with an initramfs holding busybox, kmod's own modprobe (from Debian's
+# kmod package), the kopolicy binary with its shared libraries and ld.so, the fixture modules
+# (built with fixtures/build.sh against that kernel's headers) in /lib/modules/<release>/extra
+# with depmod indexes, the kernel's Module.symvers and config, /etc/kopolicy/hook.conf
+# ("block load-failure") and the install lines kopolicy itself prints
+# (--print-install-rules > /etc/modprobe.d/zz-kopolicy.conf). In one boot, in order:
+#
+#   clean    modprobe kp_gpl_prov           loads through the hook, no word from kopolicy
+#   inherit  modprobe kp_use_prop           kp_prop_prov (own install line) then kp_use_prop:
+#                                           both load, with kopolicy's warnings; P inherited
+#   blocked  modprobe kp_gplonly_then_prop  the 2020 rule: kopolicy blocks it with its message,
+#                                           modprobe fails, the module is not loaded and the
+#                                           kernel never saw it
+#   bypass   modprobe --ignore-install kp_gplonly_then_prop
+#                                           what the kernel does without the hook: it refuses
+#                                           the module with the lines kopolicy predicted (-v)
+#   symget   modprobe kp_symget             loads with kopolicy's symbol_get() warnings, which
+#                                           must be exactly the kernel's "failing symbol_get"
+#
+# The serial log is checked on the host; output is TAP, exit 0 only if every check passes.
+# Needs root (dev/console node), qemu-system-x86, busybox-static, cpio, kmod (depmod), python3
+# and what fixtures/build.sh needs. Environment: KOPOLICY_CACHE (default ~/.cache/kopolicy),
+# KP_ORACLE_TIMEOUT (seconds, default 300), KP_ORACLE_KEEP=1 (keep the serial log and initrd).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+SERIES=${1:-6.12}
+KP=${2:-$ROOT/src/kopolicy}
+CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
+TIMEOUT=${KP_ORACLE_TIMEOUT:-300}
+FIXTURES=(kp_gpl_prov kp_prop_prov kp_use_prop kp_gplonly_then_prop kp_symget)
+
+die() { echo "run-hook-oracle: error: $*" >&2; exit 2; }
+log() { echo "run-hook-oracle: $*" >&2; }
+
+[ -x "$KP" ] || die "$KP is not an executable kopolicy"
+for tool in qemu-system-x86_64 cpio depmod ldd gzip python3 timeout sha256sum; do
+	command -v "$tool" >/dev/null || die "$tool not found"
+done
+BUSYBOX=/bin/busybox
+if ! "$BUSYBOX" --list >/dev/null 2>&1 || readelf -l "$BUSYBOX" | grep -q 'program interpreter'; then
+	die "$BUSYBOX is not a static busybox (apt-get install busybox-static)"
+fi
+[ "$(id -u)" = 0 ] || die "must run as root (the initramfs needs a dev/console device node)"
+
+# ---- kernel and fixtures -----------------------------------------------------------------------
+KENV=$("$ROOT/tests/kernel/fetch-kernel.sh" "$SERIES") || die "fetch-kernel.sh $SERIES failed"
+eval "$KENV"
+REL=$KP_RELEASE
+WORK=$CACHE/oracle/$KP_ABI
+mkdir -p "$WORK"
+hash=$( { for f in "${FIXTURES[@]}"; do find "$ROOT/fixtures/src/$f" -type f -print0; done \
+	| LC_ALL=C sort -z | xargs -0 sha256sum | sed "s@$ROOT/@@"
+	sha256sum "$ROOT/fixtures/build.sh" "$ROOT/fixtures/edit-ko.py" | sed "s@$ROOT/@@"
+	echo "$KP_ABI"; } | sha256sum | cut -c1-16)
+FIX=$WORK/hook-fixtures-$hash
+if [ ! -f "$FIX/.complete" ]; then
+	log "building ${FIXTURES[*]} for $KP_ABI into $FIX"
+	rm -rf "$FIX"
+	mkdir -p "$FIX"
+	"$ROOT/fixtures/build.sh" "$KP_KDIR" "$FIX" "${FIXTURES[@]}" >"$FIX.build.log" 2>&1 ||
+		{ tail -n 30 "$FIX.build.log" >&2; die "fixtures/build.sh failed (log: $FIX.build.log)"; }
+	touch "$FIX/.complete"
+fi
+
+# ---- kmod's modprobe: the binary of Debian's kmod package ----------------------------------------
+KMOD=""
+for c in /usr/bin/kmod /bin/kmod; do
+	if [ -x "$c" ] && dpkg -S "$c" 2>/dev/null | grep -q '^kmod:'; then KMOD=$c; break; fi
+done
+if [ -z "$KMOD" ]; then
+	mkdir -p "$CACHE/hook-kmod"
+	(cd "$CACHE/hook-kmod" && apt-get download kmod >/dev/null) || die "apt-get download kmod failed"
+	rm -rf "$CACHE/hook-kmod/x"
+	dpkg -x "$(ls -t "$CACHE"/hook-kmod/kmod_*.deb | head -1)" "$CACHE/hook-kmod/x"
+	KMOD=$(ls "$CACHE"/hook-kmod/x/{usr/,}bin/kmod 2>/dev/null | head -1)
+	[ -x "$KMOD" ] || die "no kmod binary in Debian's kmod package"
+fi
+KMOD_VERSION=$(dpkg-query -W -f '${Version}' kmod 2>/dev/null || echo "?")
+
+# ---- initramfs ---------------------------------------------------------------------------------
+run=$(mktemp -d "${TMPDIR:-/tmp}/hook-oracle.XXXXXX")
+stage=$run/stage
+keep() { [ "${KP_ORACLE_KEEP:-0}" = 1 ]; }
+trap 'if keep; then log "kept $run"; else rm -rf "$run"; fi' EXIT
+mkdir -p "$stage"/{bin,sbin,usr/bin,dev,proc,sys,tmp,etc/modprobe.d,etc/kopolicy,boot} \
+	"$stage/lib/modules/$REL/extra"
+cp "$BUSYBOX" "$stage/bin/busybox"
+for applet in $("$BUSYBOX" --list); do
+	case $applet in
+	busybox | modprobe | insmod | rmmod | depmod | modinfo | lsmod) ;; # kmod's, not busybox's
+	*) ln -s busybox "$stage/bin/$applet" ;;
+	esac
+done
+cp "$KMOD" "$stage/bin/kmod"
+for t in modprobe insmod lsmod depmod; do ln -s /bin/kmod "$stage/sbin/$t"; done
+cp "$KP" "$stage/usr/bin/kopolicy"
+# the shared libraries of both and the dynamic loader, at the paths ldd names
+for lib in $(ldd "$KMOD" "$KP" | awk '/=> \// { print $3 } /^\t\/[^ ]* \(/ { print $1 }' | sort -u); do
+	mkdir -p "$stage$(dirname "$lib")"
+	cp -L "$lib" "$stage$lib"
+done
+for f in "${FIXTURES[@]}"; do cp "$FIX/$f.ko" "$stage/lib/modules/$REL/extra/"; done
+: >"$stage/lib/modules/$REL/modules.builtin"
+: >"$stage/lib/modules/$REL/modules.order"
+depmod -b "$stage" "$REL" 2>/dev/null
+cp "$KP_CONFIG" "$stage/boot/config-$REL"
+gzip -9n <"$KP_SYMVERS" >"$stage/boot/symvers-$REL.gz"
+echo "block load-failure" >"$stage/etc/kopolicy/hook.conf"
+mknod "$stage/dev/console" c 5 1
+mknod "$stage/dev/null" c 1 3
+cat >"$stage/init" <<'EOF'
+#!/bin/sh
+export PATH=/sbin:/bin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+dmesg -c >/dev/null
+echo "KPHOOK-BEGIN $(uname -r)"
+kopolicy hook --print-install-rules >/etc/modprobe.d/zz-kopolicy.conf
+echo "KPRULES $(grep -c '^install ' /etc/modprobe.d/zz-kopolicy.conf)"
+sed 's/^/KPRULE /' /etc/modprobe.d/zz-kopolicy.conf
+step() { # name, modprobe arguments
+	n=$1
+	shift
+	echo "KPSTEP-BEGIN $n"
+	/sbin/modprobe "$@" >/tmp/out 2>/tmp/err # a bare "modprobe" would be busybox's applet
+	echo "KPRC $n $?"
+	sed "s/^/KPERR $n /" /tmp/err
+	sed "s/^/KPOUT $n /" /tmp/out
+	dmesg -c | sed "s/^/KPDMESG $n /"
+	for d in /sys/module/kp_*; do
+		[ -r "$d/taint" ] && echo "KPTAINT $n ${d##*/} $(cat "$d/taint")"
+	done
+	echo "KPSTEP-END $n"
+}
+step clean kp_gpl_prov
+step inherit kp_use_prop
+kopolicy hook -v kp_gplonly_then_prop 2>&1 | sed 's/^/KPPRED /'
+step blocked kp_gplonly_then_prop
+step bypass --ignore-install kp_gplonly_then_prop
+step symget kp_symget
+echo KPHOOK-END
+poweroff -f
+EOF
+chmod 755 "$stage/init"
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) >"$run/initrd"
+log "kernel $REL, kmod $KMOD_VERSION ($KMOD), initrd $(du -h "$run/initrd" | cut -f1); booting"
+
+serial=$run/serial.log
+rc=0
+timeout --foreground -k 5 "$TIMEOUT" qemu-system-x86_64 -nographic -m 512M -smp 1 -nic none \
+	-no-reboot -accel tcg -cpu max -kernel "$KP_VMLINUZ" -initrd "$run/initrd" \
+	-append "console=ttyS0 panic=-1 loglevel=1" </dev/null >"$serial" 2>&1 || rc=$?
+sed -i -e 's/\r$//' -e 's/\x1b[[0-9;?]*[A-Za-z]//g' "$serial"
+if [ $rc != 0 ] || ! grep -q '^KPHOOK-END' "$serial"; then
+	tail -n 30 "$serial" >&2
+	KP_ORACLE_KEEP=1
+	die "the guest did not finish (qemu exit $rc); serial log in $serial"
+fi
+keep && cp "$serial" "$run/serial.kept"
+
+# ---- checks ------------------------------------------------------------------------------------
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+lines() { sed -n "s/^$1 $2 //p" "$serial"; } # KIND STEP
+rc_of() { sed -n "s/^KPRC $1 //p" "$serial"; }
+taint_of() { sed -n "s/^KPTAINT $1 $2 //p" "$serial"; }
+has() { grep -qE -- "$2" <<<"$1"; }
+
+ok "guest runs $REL" "$(grep -q "KPHOOK-BEGIN $REL$" "$serial"; echo $?)"
+ok "--print-install-rules wrote one line per fixture" \
+	"$([ "$(sed -n 's/^KPRULES //p' "$serial")" = ${#FIXTURES[@]} ]; echo $?)"
+
+ok "clean: modprobe succeeds" "$([ "$(rc_of clean)" = 0 ]; echo $?)"
+ok "clean: kopolicy says nothing" "$([ -z "$(lines KPERR clean)" ]; echo $?)"
+ok "clean: loaded, taint OE as without the hook" "$([ "$(taint_of clean kp_gpl_prov)" = OE ]; echo $?)"
+
+ok "inherit: modprobe succeeds" "$([ "$(rc_of inherit)" = 0 ]; echo $?)"
+ok "inherit: kp_prop_prov judged on its own install line" \
+	"$(has "$(lines KPERR inherit)" "^kopolicy: kp_prop_prov: warning: is proprietary"; echo $?)"
+ok "inherit: kopolicy warns about the inheritance" \
+	"$(has "$(lines KPERR inherit)" "^kopolicy: kp_use_prop: warning: would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov"; echo $?)"
+ok "inherit: the kernel agrees" \
+	"$(has "$(lines KPDMESG inherit)" "kp_use_prop: module uses symbols kp_prop_plain from proprietary module kp_prop_prov, inheriting taint\."; echo $?)"
+ok "inherit: kp_use_prop loaded with P" "$(has "$(taint_of inherit kp_use_prop)" P; echo $?)"
+
+ok "blocked: modprobe fails" "$([ "$(rc_of blocked)" = 1 ]; echo $?)"
+ok "blocked: with kopolicy's message" \
+	"$(has "$(lines KPERR blocked)" "^kopolicy: kp_gplonly_then_prop: load blocked: would fail to load with ENOENT: uses GPL-only symbols and imports kp_prop_plain from proprietary module kp_prop_prov"; echo $?)"
+ok "blocked: modprobe names the install command" \
+	"$(has "$(lines KPERR blocked)" "Error running install command .* for module kp_gplonly_then_prop: retcode 1"; echo $?)"
+ok "blocked: the module is not loaded" "$([ -z "$(taint_of blocked kp_gplonly_then_prop)" ]; echo $?)"
+ok "blocked: the kernel never saw it" "$([ -z "$(lines KPDMESG blocked | grep kp_gplonly_then_prop)" ]; echo $?)"
+
+ok "bypass: without the hook the kernel refuses it" "$([ "$(rc_of bypass)" != 0 ]; echo $?)"
+pred=$(sed -n 's/^KPPRED kopolicy: kp_gplonly_then_prop:   kernel: //p' "$serial")
+seen=$(lines KPDMESG bypass | sed 's/^\[ *[0-9.]*\] //' | grep '^kp_gplonly_then_prop: ' || true)
+ok "bypass: the kernel printed exactly the lines kopolicy predicted" "$([ -n "$pred" ] && [ "$pred" = "$seen" ]; echo $?)"
+[ "$pred" = "$seen" ] || { echo "# predicted:"; sed 's/^/#   /' <<<"$pred"; echo "# kernel:"; sed 's/^/#   /' <<<"$seen"; }
+
+ok "symget: modprobe succeeds (a lost symbol_get() only warns)" "$([ "$(rc_of symget)" = 0 ]; echo $?)"
+warned=$(lines KPERR symget | sed -n 's/.*warning: symbol_get(\([a-z_]*\)) returns NULL.*/\1/p' | sort)
+failed=$(lines KPDMESG symget | sed -n 's/.*failing symbol_get of non-GPLONLY symbol \([a-z_]*\)\./\1/p' | sort -u)
+nulls=$(lines KPDMESG symget | sed -n 's/.*kp_symget: \([a-z_]*\)=null.*/\1/p' | sort)
+ok "symget: kopolicy's warnings are exactly the kernel's failing symbol_get lines" \
+	"$([ -n "$warned" ] && [ "$warned" = "$failed" ]; echo $?)"
+ok "symget: ... and the lookups the module saw return NULL" "$([ "$warned" = "$nulls" ]; echo $?)"
+[ "$warned" = "$failed" ] && [ "$warned" = "$nulls" ] ||
+	echo "# kopolicy: $(echo $warned); kernel: $(echo $failed); module null: $(echo $nulls)"
+
+echo "1..$n"
+if [ $fail -gt 0 ]; then
+	KP_ORACLE_KEEP=1
+	cp "$serial" "$run/serial.kept"
+	exit 1
+fi
