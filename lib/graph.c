@@ -166,6 +166,8 @@ static int load_order(struct kp_graph *g, struct kp_err *err)
 	size_t nheap = 0, k = 0;
 	int r = -1;
 
+	if (!g->n)
+		return 0; /* nothing was readable: an empty order */
 	g->order = kp_calloc(g->n, sizeof(*g->order));
 	if (!indeg || !heap || !users || !nusers || !placed || !g->order) {
 		kp_err_set(err, "out of memory");

@@ -102,6 +102,11 @@ ok "check exits 2 when an input is unreadable" $(( $? == 2 ? 0 : 1 ))
 json "$tmp/sig.json" "d['modules'][0]['errno']=='EKEYREJECTED' and d['modules'][0]['messages']==['Loading of unsigned module is rejected']"
 ok "module.sig_enforce=1 rejects unsigned modules" $?
 
+"$kp" check "${kern[@]}" "$tmp/missing.ko" > /dev/null 2> "$tmp/only-missing.err"
+ok "check with nothing readable exits 2" $(( $? == 2 ? 0 : 1 ))
+[ "$(wc -l < "$tmp/only-missing.err")" -eq 1 ]
+ok "... with one error line, naming the file" $?
+
 # -b ROOT: a system image (as depmod -b): kernel exports, config and modules from the tree
 img=$tmp/img
 mkdir -p "$img/lib/modules/$rel/extra" "$img/boot" "$img/usr/src/linux-headers-$rel"

@@ -2,7 +2,10 @@
 """Turn one oracle boot's serial console log into observed/<series>/<scenario>.json.
 
 Usage: parse-serial.py --log SERIAL --scenario NAME --series S --abi A
-                       [--extra-cmdline STR] --out FILE MODULE_FILE...
+                       [--extra-cmdline STR] --out FILE MODULE_FILE[=NAME]...
+
+NAME is the module's name in the kernel (.gnu.linkonce.this_module); without it the file
+name minus ".ko" is used.
 
 The guest's /init (written by run-oracle.sh) prints, between markers:
 
@@ -15,7 +18,7 @@ The guest's /init (written by run-oracle.sh) prints, between markers:
   KPDMESG-BEGIN
   <level>[ time] message                    (busybox dmesg -r -c)
   KPDMESG-END
-  KPTAINT <module> <letters>                (one per /sys/module/kp_*)
+  KPTAINT <module> <letters>                (one per loaded module: /sys/module/*/taint)
   KPGTAINT <tainted>
   KPSTEP-END <n>
   ...
@@ -120,6 +123,15 @@ def main():
             loads.append(cur)
             cur = None
 
+    names = {}
+    files = []
+    for f in a.files:
+        fname, sep, name = f.partition("=")
+        files.append(fname)
+        if sep and name:
+            names[fname] = name
+    a.files = files
+
     if len(loads) != len(a.files):
         die("%s: expected %d load steps, found %d" % (a.log, len(a.files), len(loads)))
     for ld, f in zip(loads, a.files):
@@ -129,7 +141,7 @@ def main():
     out_loads = []
     symget = []
     for ld in loads:
-        mod = ld["file"][:-3] if ld["file"].endswith(".ko") else ld["file"]
+        mod = names.get(ld["file"]) or (ld["file"][:-3] if ld["file"].endswith(".ko") else ld["file"])
         for msg in ld["dmesg"]:
             m = SYMGET.match(msg)
             if m:

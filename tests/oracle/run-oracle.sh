@@ -218,7 +218,7 @@ step() {
 	echo KPDMESG-BEGIN
 	dmesg -r -c
 	echo KPDMESG-END
-	for d in /sys/module/kp_*; do
+	for d in /sys/module/*; do
 		[ -r "\$d/taint" ] && echo "KPTAINT \${d##*/} \$(cat "\$d/taint")"
 	done
 	echo "KPGTAINT \$(cat /proc/sys/kernel/tainted)"
@@ -233,6 +233,10 @@ EOF
 echo KPORACLE-END
 poweroff -f
 EOF
+}
+
+modname() { # KO -> the module's name in the kernel (.gnu.linkonce.this_module)
+	python3 "$ROOT/fixtures/edit-ko.py" "$1" --show | sed -n 's/^this_module	//p'
 }
 
 show_tail() { # serial log: its last lines, without terminal escapes
@@ -265,7 +269,7 @@ run_one() { # scenario
 		show_tail "$serial"
 		return 1
 	fi
-	for m in ${SC_MODULES[$s]}; do files+=("$m.ko"); done
+	for m in ${SC_MODULES[$s]}; do files+=("$m.ko=$(modname "$FIXDIR/$m.ko")"); done
 	if ! python3 "$ORACLE_DIR/parse-serial.py" --log "$serial" --scenario "$s" --series "$SERIES" \
 		--abi "$KP_ABI" --extra-cmdline "$extra" --out "$OUTDIR/$s.json" "${files[@]}"; then
 		show_tail "$serial"
