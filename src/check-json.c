@@ -61,10 +61,9 @@ static struct json_object *verdict_json(const struct kp_analysis *a, const struc
 void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis *a)
 {
 	const struct kp_kernel_facts *f = &a->facts;
-	struct json_object *root = json_object_new_object(), *k = json_object_new_object(), *arr;
+	struct json_object *k = json_object_new_object(), *arr;
 	char letters[32];
 
-	kp_json_add(root, "schema_version", json_object_new_int(KP_CHECK_SCHEMA_VERSION));
 	kp_json_add(k, "release", kp_json_string(f->release));
 	if (f->profile.version_known) {
 		char ver[48];
@@ -84,9 +83,10 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis 
 	for (size_t i = 0; i < f->nassumptions; i++)
 		json_object_array_add(arr, kp_json_string(f->assumptions[i]));
 	kp_json_add(k, "assumptions", arr);
-	kp_json_add(root, "kernel", k);
-
-	arr = json_object_new_array();
+	/* Streamed a module at a time: a whole tree never sits in memory as a JSON tree. */
+	fprintf(o->f, "{\"schema_version\":%d,\"kernel\":", KP_CHECK_SCHEMA_VERSION);
+	kp_json_emit(o->f, k, o->pretty);
+	fputs(",\"modules\":[", o->f);
 	for (size_t i = 0; i < a->graph.n; i++) {
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[i]];
 		struct json_object *m = verdict_json(a, v);
@@ -94,9 +94,10 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis 
 		/* the global mask after this step, less what was set before the first load */
 		kp_taint_letters(v->global_after, letters, sizeof(letters));
 		kp_json_add(m, "global_taint", json_object_new_string(letters));
-		json_object_array_add(arr, m);
+		fputs(i ? ",\n" : "\n", o->f);
+		kp_json_emit(o->f, m, o->pretty);
 	}
-	kp_json_add(root, "modules", arr);
+	fputs("],\"errors\":", o->f);
 	arr = json_object_new_array();
 	for (size_t i = 0; i < a->set.n; i++) {
 		const struct kp_set_entry *e = &a->set.entries[i];
@@ -111,7 +112,6 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis 
 			json_object_array_add(arr, eo);
 		}
 	}
-	kp_json_add(root, "errors", arr);
-	kp_json_emit(o->f, root, o->pretty);
-	fputc('\n', o->f);
+	kp_json_emit(o->f, arr, o->pretty);
+	fputs("}\n", o->f);
 }

@@ -140,10 +140,11 @@ static void print_text(FILE *f, const struct kp_graph *g, const bool *in)
 
 static void print_json(FILE *f, const struct kp_graph *g, const bool *in, bool pretty)
 {
-	struct json_object *root = json_object_new_object(), *mods = json_object_new_array();
 	struct json_object *cycles = json_object_new_array(), *dups = json_object_new_array();
+	bool first = true;
 
-	kp_json_add(root, "schema_version", json_object_new_int(1));
+	/* Streamed a module at a time: a whole tree never sits in memory as a JSON tree. */
+	fputs("{\"schema_version\":1,\"modules\":[", f);
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->order[k];
 		const struct kp_node *nd = &g->nodes[i];
@@ -192,7 +193,9 @@ static void print_json(FILE *f, const struct kp_graph *g, const bool *in, bool p
 		kp_json_add(m, "base_depends", bdeps);
 		kp_json_add(m, "unresolved", unres);
 		kp_json_add(m, "imports", edges);
-		json_object_array_add(mods, m);
+		fputs(first ? "\n" : ",\n", f);
+		first = false;
+		kp_json_emit(f, m, pretty);
 	}
 	for (size_t c = 0; c < g->ncycles; c++) {
 		struct json_object *cy = json_object_new_array();
@@ -220,11 +223,11 @@ static void print_json(FILE *f, const struct kp_graph *g, const bool *in, bool p
 		}
 		json_object_array_add(dups, d);
 	}
-	kp_json_add(root, "modules", mods);
-	kp_json_add(root, "cycles", cycles);
-	kp_json_add(root, "duplicate_names", dups);
-	kp_json_emit(f, root, pretty);
-	fputc('\n', f);
+	fputs("],\"cycles\":", f);
+	kp_json_emit(f, cycles, pretty);
+	fputs(",\"duplicate_names\":", f);
+	kp_json_emit(f, dups, pretty);
+	fputs("}\n", f);
 }
 
 static void dot_id(FILE *f, const char *s)
