@@ -201,7 +201,7 @@ def load_modules_symbols(path):
 
 
 def cmp_edges(args, problems):
-    mods, by_path, _ = load_kp(args.kp_json, args.moddir)
+    _, by_path, _ = load_kp(args.kp_json, args.moddir)
     owner = load_modules_symbols(args.modules_symbols)
     unknown, _ = load_depmod_stderr(args.depmod_stderr, args.release)
     multi = {s: o for s, o in owner.items() if len(o) > 1}
@@ -238,7 +238,7 @@ def cmp_edges(args, problems):
 
 
 def cmp_unresolved(args, problems):
-    mods, by_path, _ = load_kp(args.kp_json, args.moddir)
+    _, by_path, _ = load_kp(args.kp_json, args.moddir)
     unknown, other = load_depmod_stderr(args.depmod_stderr, args.release)
     got = set()
     nweak = 0
