@@ -28,7 +28,6 @@
 /* Bounds on what is read from a root that may be hostile. */
 #define KP_CHAIN_MAX_MODULES 512		 /* modules on one chain */
 #define KP_CHAIN_MAX_INDEX   ((size_t)64 << 20)	 /* a text index (modules.dep, ...) */
-#define KP_CHAIN_MAX_PROC    ((size_t)16 << 20)	 /* /proc/modules */
 #define KP_CHAIN_MAX_SYMVERS ((size_t)128 << 20) /* Module.symvers after decompression */
 #define KP_CHAIN_MAX_KALLSYM ((size_t)256 << 20) /* /proc/kallsyms */
 #define KP_CHAIN_MAX_LOADED  65536		 /* lines of /proc/modules */
@@ -48,40 +47,6 @@ struct kp_symset {
 int kp_symset_add(struct kp_symset *s, const char *name);
 bool kp_symset_has(const struct kp_symset *s, const char *name, size_t len);
 void kp_symset_free(struct kp_symset *s);
-
-/* One loaded module (a line of /proc/modules). */
-struct kp_live_module {
-	const char *name;
-	const char *taint;     /* letters: /sys/module/<m>/taint, else /proc/modules' (...) */
-	bool taint_from_sysfs; /* the sysfs file was read */
-	bool proprietary;      /* 'P' among the letters */
-};
-
-/* The running system under a root, as far as the hook needs it. */
-struct kp_live {
-	const char *root;    /* as given ("/" for the host) */
-	const char *release; /* proc/sys/kernel/osrelease, else uname(2) for the host */
-	struct kp_live_module *modules;
-	size_t nmodules;
-	bool have_proc_modules;
-	int sig_enforce;      /* sys/module/module/parameters/sig_enforce: 1, 0, -1 unknown */
-	const char *lockdown; /* "none", "integrity", "confidentiality"; NULL unknown */
-	bool have_tainted;
-	unsigned long tainted; /* proc/sys/kernel/tainted */
-	const char *cmdline;   /* proc/cmdline, NULL if unreadable */
-	struct kp_arena arena;
-};
-
-/*
- * Reads the live state under @root (NULL or "/": this machine). @release, when
- * not NULL, is taken instead of proc/sys/kernel/osrelease. Fails when the
- * release cannot be found or /proc/modules or a taint file is malformed;
- * missing files are "unknown". Release with kp_live_release() after success.
- */
-int kp_live_open(struct kp_live *l, const char *root, const char *release, struct kp_err *err);
-void kp_live_release(struct kp_live *l);
-/* The loaded module @name ('-' and '_' alike), or NULL. */
-const struct kp_live_module *kp_live_find(const struct kp_live *l, const char *name);
 
 enum kp_chain_source {
 	KP_CHAIN_LIBKMOD, /* modules.dep.bin & co. through libkmod */

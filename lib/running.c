@@ -390,20 +390,42 @@ static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
 	return 0;
 }
 
-int kp_running_open(struct kp_running *r, const char *root, struct kp_err *err)
+int kp_running_open_opts(struct kp_running *r, const char *root, const char *release,
+			 unsigned flags, struct kp_err *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->sig_enforce = -1;
 	r->root = strdup(root && *root ? root : "/");
 	if (!r->root)
 		return kp_err_set(err, "out of memory");
-	if (read_release(r, err) < 0 || read_modules(r, err) < 0 || read_security(r, err) < 0 ||
-	    read_cmdline(r, err) < 0 || read_kallsyms(r, err) < 0 ||
-	    read_tree_and_config(r, err) < 0) {
+	if (release) {
+		r->release = adup(r, release, strlen(release));
+		if (!r->release) {
+			kp_running_release(r);
+			return kp_err_set(err, "out of memory");
+		}
+	} else if (read_release(r, err) < 0) {
+		kp_running_release(r);
+		return -1;
+	}
+	/* The release becomes a path component (lib/modules/<release>). */
+	if (strchr(r->release, '/') || !strcmp(r->release, "..") || !strcmp(r->release, ".")) {
+		kp_err_set(err, "invalid kernel release '%s'", r->release);
+		kp_running_release(r);
+		return -1;
+	}
+	if (read_modules(r, err) < 0 || read_security(r, err) < 0 || read_cmdline(r, err) < 0 ||
+	    ((flags & KP_RUNNING_KALLSYMS) && read_kallsyms(r, err) < 0) ||
+	    ((flags & KP_RUNNING_TREE) && read_tree_and_config(r, err) < 0)) {
 		kp_running_release(r);
 		return -1;
 	}
 	return 0;
+}
+
+int kp_running_open(struct kp_running *r, const char *root, struct kp_err *err)
+{
+	return kp_running_open_opts(r, root, NULL, KP_RUNNING_ALL, err);
 }
 
 void kp_running_release(struct kp_running *r)

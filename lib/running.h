@@ -69,6 +69,21 @@ struct kp_running {
  * kp_running_release() after success.
  */
 int kp_running_open(struct kp_running *r, const char *root, struct kp_err *err);
+
+/* What kp_running_open_opts() reads beyond the release, /proc/modules, sysfs taints,
+ * signature enforcement, lockdown, the taint mask and the command line. */
+enum {
+	KP_RUNNING_KALLSYMS = 1 << 0, /* proc/kallsyms (60-85 ms on a real kernel) */
+	KP_RUNNING_TREE = 1 << 1,     /* lib/modules/<release> and the kernel config */
+	KP_RUNNING_ALL = KP_RUNNING_KALLSYMS | KP_RUNNING_TREE,
+};
+
+/*
+ * Same, reading only what @flags asks for (the modprobe hook reads neither: it
+ * opens the tree itself). @release, when not NULL, is taken instead of the live one.
+ */
+int kp_running_open_opts(struct kp_running *r, const char *root, const char *release,
+			 unsigned flags, struct kp_err *err);
 void kp_running_release(struct kp_running *r);
 
 /* The loaded module @name ('-' and '_' alike), or NULL. */

@@ -18,6 +18,7 @@
 #include "hook-policy.h"
 #include "kernel-tree.h"
 #include "modprobe-chain.h"
+#include "running.h"
 #include "rootfs.h"
 
 enum {
@@ -40,7 +41,7 @@ struct hook {
 
 	struct kp_hook_policy policy;
 	bool policy_bad; /* the file was refused: only --on-error counts */
-	struct kp_live live;
+	struct kp_running live;
 	bool have_live;
 	struct kp_tree tree;
 	bool have_tree;
@@ -340,7 +341,7 @@ static int read_providers(struct hook *h, char *why, size_t len)
 	for (size_t i = 0; i < h->chain.n; i++) {
 		const struct kp_chain_module *cm = &h->chain.mods[i];
 
-		if (cm->builtin || !kp_live_find(&h->live, cm->name) || is_provider(h, cm->name))
+		if (cm->builtin || !kp_running_find(&h->live, cm->name) || is_provider(h, cm->name))
 			continue;
 		if (h->base_has_modules && !strncmp(cm->relpath, "kernel/", 7))
 			continue;
@@ -364,7 +365,7 @@ static int read_providers(struct hook *h, char *why, size_t len)
 				snprintf(why, len, "%s", err.msg);
 				return -1;
 			}
-			if (!kp_live_find(&h->live, owner) || is_provider(h, owner))
+			if (!kp_running_find(&h->live, owner) || is_provider(h, owner))
 				continue;
 			r = kp_chain_module_path(&h->chain, owner, &path, &rel, &err);
 			if (r == -ENOENT)
@@ -504,7 +505,7 @@ static void print_chain(const struct hook *h)
 						: "modules.dep (text)");
 	for (size_t i = 0; i < h->chain.n; i++) {
 		const struct kp_chain_module *cm = &h->chain.mods[i];
-		const struct kp_live_module *lm = kp_live_find(&h->live, cm->name);
+		const struct kp_loaded_module *lm = kp_running_find(&h->live, cm->name);
 
 		say(h, "  %s %s%s%s%s%s%s", cm->name, cm->builtin ? "(built in)" : cm->relpath,
 		    lm ? ", loaded, taint " : "", lm ? (*lm->taint ? lm->taint : "none") : "",
@@ -578,7 +579,7 @@ static int open_system(struct hook *h, char *why, size_t len)
 {
 	struct kp_err err = { "" };
 
-	if (kp_live_open(&h->live, h->root, h->a.fo.release, &err) < 0) {
+	if (kp_running_open_opts(&h->live, h->root, h->a.fo.release, 0, &err) < 0) {
 		snprintf(why, len, "%s", err.msg);
 		return -1;
 	}
@@ -658,7 +659,7 @@ static int needed_deps(struct hook *h, bool *added, char *why, size_t len)
 			for (size_t i = 0; i < h->chain.n; i++)
 				if (!strcmp(h->chain.mods[i].name, owner) &&
 				    described(h, &h->chain.mods[i]) &&
-				    !kp_live_find(&h->live, owner)) {
+				    !kp_running_find(&h->live, owner)) {
 					if (add_to_set(h, i, why, len) < 0)
 						return -1;
 					*added = true;
@@ -692,7 +693,7 @@ static int judge(struct hook *h)
 	for (size_t i = 0; i < h->chain.n; i++) {
 		const struct kp_chain_module *cm = &h->chain.mods[i];
 
-		if (cm->builtin || kp_live_find(&h->live, cm->name) || described(h, cm))
+		if (cm->builtin || kp_running_find(&h->live, cm->name) || described(h, cm))
 			continue;
 		if (add_to_set(h, i, why, sizeof(why)) < 0)
 			return undecided(h, "%s", why);
@@ -824,7 +825,7 @@ static void hook_free(struct hook *h)
 	if (h->have_tree)
 		kp_tree_release(&h->tree);
 	if (h->have_live)
-		kp_live_release(&h->live);
+		kp_running_release(&h->live);
 	kp_hook_policy_release(&h->policy);
 }
 
