@@ -121,7 +121,7 @@ static int read_crcs(struct kp_module *m, struct kp_elf *e, enum kp_export_table
 }
 
 static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_table t, size_t *cap,
-		      struct kp_err *err)
+		      const struct kp_name_pool *names, struct kp_err *err)
 {
 	static const unsigned layouts[][2] = { { 4, 3 }, { 4, 2 }, { 8, 3 }, { 8, 2 } };
 	size_t tab = kp_elf_find_section(e, kp_export_tables[t].ksymtab);
@@ -185,7 +185,7 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 			kp_err_set(err, "out of memory");
 			goto out;
 		}
-		x->name = kp_arena_strndup(&m->arena, dec[i].name, dec[i].name_len);
+		x->name = kp_module_symname(m, names, dec[i].name, dec[i].name_len);
 		x->ns = dec[i].ns && dec[i].ns_len
 				? kp_arena_strndup(&m->arena, dec[i].ns, dec[i].ns_len)
 				: NULL;
@@ -227,12 +227,13 @@ static int read_flagstab(struct kp_module *m, struct kp_elf *e, struct kp_err *e
 	return 0;
 }
 
-int kp_read_exports(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
+int kp_read_exports(struct kp_module *m, struct kp_elf *e, const struct kp_name_pool *names,
+		    struct kp_err *err)
 {
 	size_t cap = 0;
 
 	for (int t = 0; t < KP_KSYMTAB_NTABLES; t++)
-		if (read_table(m, e, (enum kp_export_table)t, &cap, err) < 0)
+		if (read_table(m, e, (enum kp_export_table)t, &cap, names, err) < 0)
 			return -1;
 	return read_flagstab(m, e, err);
 }

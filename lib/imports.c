@@ -7,21 +7,27 @@
 
 #include "module-internal.h"
 
-int kp_read_imports(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
+int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp_name_pool *names,
+		    struct kp_err *err)
 {
-	size_t cap = 0;
+	size_t n = 0;
 
 	m->has_symtab = e->symtab_index != 0;
+	for (size_t i = 1; i < e->nsyms; i++)
+		n += e->syms[i].shndx == SHN_UNDEF;
+	if (!n)
+		return 0;
+	m->imports = kp_module_array(m, n, sizeof(*m->imports));
+	if (!m->imports)
+		return kp_err_set(err, "out of memory");
 	for (size_t i = 1; i < e->nsyms; i++) {
 		const struct kp_sym *s = &e->syms[i];
 		struct kp_import *imp;
 
 		if (s->shndx != SHN_UNDEF)
 			continue;
-		imp = kp_module_push(m, &m->imports, &m->nimports, &cap, sizeof(*m->imports));
-		if (!imp)
-			return kp_err_set(err, "out of memory");
-		imp->name = kp_arena_strdup(&m->arena, s->name);
+		imp = &m->imports[m->nimports++];
+		imp->name = kp_module_symname(m, names, s->name, strlen(s->name));
 		if (!imp->name)
 			return kp_err_set(err, "out of memory");
 		imp->symidx = (uint32_t)i;

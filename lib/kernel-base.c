@@ -127,6 +127,38 @@ static struct entry *find_head(const struct kp_kernel_base *b, const char *name,
 	return *find_slot(b->slots, b->nslots, name, h);
 }
 
+const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t mask;
+
+	if (!b->nslots)
+		return NULL;
+	for (size_t i = 0; i < len; i++) { /* hash_name() over @len bytes */
+		h ^= (unsigned char)name[i];
+		h *= 16777619u;
+	}
+	mask = b->nslots - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		const struct entry *e = b->slots[i];
+
+		if (!e)
+			return NULL;
+		if (e->hash == h && !strncmp(e->k.name, name, len) && e->k.name[len] == '\0')
+			return e->k.name;
+	}
+}
+
+static const char *pool_find(const void *ctx, const char *name, size_t len)
+{
+	return kp_base_intern(ctx, name, len);
+}
+
+struct kp_name_pool kp_base_name_pool(const struct kp_kernel_base *b)
+{
+	return (struct kp_name_pool){ .find = pool_find, .ctx = b };
+}
+
 static const char *source_name(unsigned src)
 {
 	switch (src) {

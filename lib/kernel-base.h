@@ -123,6 +123,17 @@ const struct kp_ksym *kp_base_lookup_owner(const struct kp_kernel_base *b, const
 const struct kp_ksym *kp_base_next_same_name(const struct kp_kernel_base *b,
 					     const struct kp_ksym *k);
 
+/*
+ * The base's copy of the @len-byte name @name if any owner exports it, else NULL.
+ * Read-only: safe from several threads once loading is over.
+ */
+const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, size_t len);
+/*
+ * A name pool over the base's export names, for struct kp_open_opts: modules read
+ * with it point to these names, so the base must outlive them.
+ */
+struct kp_name_pool kp_base_name_pool(const struct kp_kernel_base *b);
+
 /* Number of entries and the entry at @i (0 <= i < count), in load order. */
 size_t kp_base_count(const struct kp_kernel_base *b);
 const struct kp_ksym *kp_base_at(const struct kp_kernel_base *b, size_t i);

@@ -9,11 +9,14 @@
 /* modinfo.c: .modinfo tags in file order and the loader's shortcuts. */
 int kp_read_modinfo(struct kp_module *m, const struct kp_elf *e, struct kp_err *err);
 /* exports.c: __ksymtab* tables with namespaces and __kcrctab* CRCs. */
-int kp_read_exports(struct kp_module *m, struct kp_elf *e, struct kp_err *err);
+int kp_read_exports(struct kp_module *m, struct kp_elf *e, const struct kp_name_pool *names,
+		    struct kp_err *err);
 /* imports.c: undefined symbols in .symtab order. */
-int kp_read_imports(struct kp_module *m, const struct kp_elf *e, struct kp_err *err);
+int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp_name_pool *names,
+		    struct kp_err *err);
 /* versions.c: __versions (both layouts) and extended modversions. */
-int kp_read_versions(struct kp_module *m, const struct kp_elf *e, struct kp_err *err);
+int kp_read_versions(struct kp_module *m, const struct kp_elf *e, const struct kp_name_pool *names,
+		     struct kp_err *err);
 /* signature.c: the appended module signature; returns the ELF length without it. */
 size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t len);
 /* symbol-get.c: targets of symbol_get()/symbol_request() call sites. */
@@ -21,5 +24,10 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 
 /* Appends to an arena-backed array; arrays grow by doubling inside the arena. */
 void *kp_module_push(struct kp_module *m, void *array, size_t *n, size_t *cap, size_t elem);
+/* A zeroed array of @n elements in @m's arena, for readers that count first; NULL: no memory. */
+void *kp_module_array(struct kp_module *m, size_t n, size_t elem);
+/* A symbol name: @names' copy when the pool has it (no copy), else one in @m's arena. */
+const char *kp_module_symname(struct kp_module *m, const struct kp_name_pool *names,
+			      const char *name, size_t len);
 
 #endif

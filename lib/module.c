@@ -29,6 +29,26 @@ void *kp_module_push(struct kp_module *m, void *array, size_t *n, size_t *cap, s
 	return (char *)*arr + (*n)++ * elem;
 }
 
+void *kp_module_array(struct kp_module *m, size_t n, size_t elem)
+{
+	void *p;
+
+	if (n > SIZE_MAX / elem)
+		return NULL;
+	p = kp_arena_alloc(&m->arena, n * elem);
+	if (p)
+		memset(p, 0, n * elem);
+	return p;
+}
+
+const char *kp_module_symname(struct kp_module *m, const struct kp_name_pool *names,
+			      const char *name, size_t len)
+{
+	const char *shared = names ? names->find(names->ctx, name, len) : NULL;
+
+	return shared ? shared : kp_arena_strndup(&m->arena, name, len);
+}
+
 const char *kp_module_modinfo(const struct kp_module *m, const char *key)
 {
 	for (size_t i = 0; i < m->nmodinfo; i++)
@@ -85,7 +105,32 @@ static const char *elf_type_name(uint16_t t)
 	}
 }
 
-static int read_image(struct kp_module *m, unsigned char *image, size_t len, struct kp_err *err)
+/*
+ * What the facts of @e will take in the arena, most of it known before reading: the
+ * import and version arrays, the exports, the kept modinfo tags and the names no pool
+ * holds. One chunk of that size instead of a doubling series saves a tree's worth of slack.
+ */
+static size_t arena_estimate(const struct kp_module *m, const struct kp_elf *e,
+			     const struct kp_name_pool *names)
+{
+	size_t nundef = 0, est = 1024 + strlen(m->path);
+
+	for (size_t i = 1; i < e->nsyms; i++)
+		nundef += e->syms[i].shndx == SHN_UNDEF;
+	est += nundef * (sizeof(struct kp_import) + sizeof(struct kp_version));
+	if (!names)
+		est += nundef * 24;
+	for (int t = 0; t < KP_KSYMTAB_NTABLES; t++) {
+		size_t idx = kp_elf_find_section(e, kp_export_tables[t].ksymtab);
+
+		if (idx)
+			est += (size_t)(e->sections[idx].size / 8) * sizeof(struct kp_export);
+	}
+	return est;
+}
+
+static int read_image(struct kp_module *m, unsigned char *image, size_t len,
+		      const struct kp_name_pool *names, struct kp_err *err)
 {
 	struct kp_elf e;
 	size_t elf_len;
@@ -102,9 +147,18 @@ static int read_image(struct kp_module *m, unsigned char *image, size_t len, str
 		kp_err_set(err, "not a kernel module: ELF file is %s", elf_type_name(e.type));
 		goto out;
 	}
+	if (kp_arena_reserve(&m->arena, arena_estimate(m, &e, names)) < 0) {
+		kp_err_set(err, "out of memory");
+		goto out;
+	}
+	m->path = kp_arena_strdup(&m->arena, m->path);
+	if (!m->path) {
+		kp_err_set(err, "out of memory");
+		goto out;
+	}
 	if (read_this_module(m, &e, err) < 0 || kp_read_modinfo(m, &e, err) < 0 ||
-	    kp_read_imports(m, &e, err) < 0 || kp_read_exports(m, &e, err) < 0 ||
-	    kp_read_versions(m, &e, err) < 0)
+	    kp_read_imports(m, &e, names, err) < 0 || kp_read_exports(m, &e, names, err) < 0 ||
+	    kp_read_versions(m, &e, names, err) < 0)
 		goto out;
 	if (m->imports_symbol_get && kp_read_symbol_get(m, &e, err) < 0)
 		goto out;
@@ -114,17 +168,14 @@ out:
 	return r;
 }
 
+/* @path is borrowed until read_image() copies it into the arena (sized by then). */
 static struct kp_module *module_new(const char *path)
 {
 	struct kp_module *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
-	m->path = kp_arena_strdup(&m->arena, path);
-	if (!m->path) {
-		kp_module_free(m);
-		return NULL;
-	}
+	m->path = path;
 	return m;
 }
 
@@ -142,7 +193,7 @@ static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open
 	m->compression = b->comp;
 	m->file_size = b->file_len;
 	m->full_modinfo = opts && opts->full_modinfo;
-	r = read_image(m, b->data, b->len, err);
+	r = read_image(m, b->data, b->len, opts ? opts->names : NULL, err);
 	kp_bytes_release(b);
 	if (r < 0) {
 		kp_module_free(m);

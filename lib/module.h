@@ -146,8 +146,21 @@ struct kp_module {
 	struct kp_arena arena;
 };
 
+/*
+ * Strings that outlive the modules read with them (a kernel base's export names):
+ * a symbol name found in the pool is pointed to instead of copied into the module's
+ * arena, which saves most of a whole tree's memory. The pool is read from several
+ * reading threads at once and must not change while they run.
+ */
+struct kp_name_pool {
+	/* A NUL-terminated string equal to the @len bytes at @name, or NULL. */
+	const char *(*find)(const void *ctx, const char *name, size_t len);
+	const void *ctx;
+};
+
 struct kp_open_opts {
 	size_t max_size; /* 0: KP_DEFAULT_MAX_SIZE */
+	const struct kp_name_pool *names; /* NULL: every name is copied */
 	/*
 	 * Keep every .modinfo tag (alias=, parm=, firmware= ...). Without it only the tags
 	 * the loader reads are kept, which saves most of the memory of a whole-tree scan.

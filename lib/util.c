@@ -51,6 +51,7 @@ int kp_grow(void *array, size_t *cap, size_t need, size_t elem)
 
 #define KP_ARENA_FIRST_CHUNK 2048
 #define KP_ARENA_CHUNK	     65536
+#define KP_ARENA_ALIGN	     _Alignof(uint64_t) /* records hold pointers and u64s, no more */
 
 struct kp_arena_chunk {
 	struct kp_arena_chunk *next;
@@ -59,29 +60,38 @@ struct kp_arena_chunk {
 	_Alignas(max_align_t) unsigned char data[];
 };
 
-void *kp_arena_alloc(struct kp_arena *a, size_t size)
+static struct kp_arena_chunk *chunk_new(size_t size)
+{
+	struct kp_arena_chunk *c;
+
+	if (size > SIZE_MAX - sizeof(*c))
+		return NULL;
+	c = malloc(sizeof(*c) + size);
+	if (!c)
+		return NULL;
+	c->size = size;
+	c->used = 0;
+	c->next = NULL;
+	return c;
+}
+
+/* @align is 1 (strings) or KP_ARENA_ALIGN (records): strings pack without padding. */
+static void *arena_alloc(struct kp_arena *a, size_t size, size_t align)
 {
 	struct kp_arena_chunk *c = a->head;
-	size_t align = _Alignof(max_align_t);
-	size_t need = (size + align - 1) & ~(align - 1);
+	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
 
-	if (need < size)
-		return NULL;
-	if (!c || c->size - c->used < need) {
+	if (!c || at > c->size || c->size - at < size) {
 		size_t csize = a->next_chunk ? a->next_chunk : KP_ARENA_FIRST_CHUNK;
 
 		if (csize < KP_ARENA_CHUNK)
-			a->next_chunk = csize * 2;
-		if (csize < need)
-			csize = need;
-
-		c = malloc(sizeof(*c) + csize);
+			a->next_chunk = csize * 2 < KP_ARENA_CHUNK ? csize * 2 : KP_ARENA_CHUNK;
+		c = chunk_new(csize < size ? size : csize);
 		if (!c)
 			return NULL;
-		c->size = csize;
-		c->used = 0;
+		at = 0;
 		/* A large one-off allocation goes behind the head so the head keeps its room. */
-		if (a->head && need > KP_ARENA_CHUNK) {
+		if (a->head && size > KP_ARENA_CHUNK) {
 			c->next = a->head->next;
 			a->head->next = c;
 		} else {
@@ -89,8 +99,24 @@ void *kp_arena_alloc(struct kp_arena *a, size_t size)
 			a->head = c;
 		}
 	}
-	c->used += need;
-	return c->data + c->used - need;
+	c->used = at + size;
+	return c->data + at;
+}
+
+void *kp_arena_alloc(struct kp_arena *a, size_t size)
+{
+	return arena_alloc(a, size ? size : 1, KP_ARENA_ALIGN);
+}
+
+int kp_arena_reserve(struct kp_arena *a, size_t size)
+{
+	if (a->head)
+		return 0;
+	a->head = chunk_new(size);
+	if (!a->head)
+		return -1;
+	a->next_chunk = 1024; /* what the estimate missed: small */
+	return 0;
 }
 
 char *kp_arena_strndup(struct kp_arena *a, const char *s, size_t len)
@@ -99,7 +125,7 @@ char *kp_arena_strndup(struct kp_arena *a, const char *s, size_t len)
 
 	if (len == SIZE_MAX)
 		return NULL;
-	p = kp_arena_alloc(a, len + 1);
+	p = arena_alloc(a, len + 1, 1);
 	if (!p)
 		return NULL;
 	memcpy(p, s, len);

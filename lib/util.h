@@ -48,7 +48,14 @@ struct kp_arena {
 	size_t next_chunk; /* size of the next chunk: starts small, doubles up to a limit */
 };
 
+/* @size bytes aligned for records (pointers, 64-bit integers); NULL on failure. */
 void *kp_arena_alloc(struct kp_arena *a, size_t size);
+/*
+ * Gives an empty arena one chunk of @size bytes (no-op if it has one): callers that can
+ * tell how much they will store get one allocation with little slack; what does not
+ * fit goes to small chunks after it. -1 on allocation failure.
+ */
+int kp_arena_reserve(struct kp_arena *a, size_t size);
 /* Copies @len bytes of @s and NUL-terminates; NULL on allocation failure. */
 char *kp_arena_strndup(struct kp_arena *a, const char *s, size_t len);
 char *kp_arena_strdup(struct kp_arena *a, const char *s);

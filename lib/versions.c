@@ -56,8 +56,13 @@ static bool ubuntu_layout_fits(const struct kp_section *s, bool big, size_t *cou
  * The name of a version entry: nearly always an import's name, which the module
  * already holds; share it instead of copying (imports are read first).
  */
-static const char *version_name(struct kp_module *m, const char *name, size_t len, size_t *hint)
+static const char *version_name(struct kp_module *m, const struct kp_name_pool *names,
+				const char *name, size_t len, size_t *hint)
 {
+	const char *shared = names ? names->find(names->ctx, name, len) : NULL;
+
+	if (shared)
+		return shared; /* the import's name came from the same pool */
 	for (size_t k = 0; k < m->nimports; k++) {
 		size_t i = (*hint + k) % m->nimports;
 
@@ -69,11 +74,12 @@ static const char *version_name(struct kp_module *m, const char *name, size_t le
 	return kp_arena_strndup(&m->arena, name, len);
 }
 
-static int read_basic(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
+static int read_basic(struct kp_module *m, const struct kp_elf *e, const struct kp_name_pool *names,
+		      struct kp_err *err)
 {
 	size_t idx = kp_elf_find_section(e, "__versions");
 	const struct kp_section *s;
-	size_t cap = 0, n, hint = 0;
+	size_t n, hint = 0;
 
 	if (!idx)
 		return 0;
@@ -87,15 +93,15 @@ static int read_basic(struct kp_module *m, const struct kp_elf *e, struct kp_err
 	if (fixed_layout_fits(e, s)) {
 		unsigned w = e->is64 ? 8 : 4;
 
+		m->versions = kp_module_array(m, s->size / MODVERSION_RECORD, sizeof(*m->versions));
+		if (!m->versions)
+			return kp_err_set(err, "out of memory");
 		for (uint64_t off = 0; off < s->size; off += MODVERSION_RECORD) {
-			struct kp_version *v = kp_module_push(m, &m->versions, &m->nversions, &cap,
-							      sizeof(*m->versions));
+			struct kp_version *v = &m->versions[m->nversions++];
 
-			if (!v)
-				return kp_err_set(err, "out of memory");
 			v->crc = (uint32_t)(w == 8 ? kp_load64(s->data + off, e->big_endian)
 						   : kp_load32(s->data + off, e->big_endian));
-			v->name = version_name(m, (const char *)s->data + off + w,
+			v->name = version_name(m, names, (const char *)s->data + off + w,
 					       strlen((const char *)s->data + off + w), &hint);
 			if (!v->name)
 				return kp_err_set(err, "out of memory");
@@ -106,14 +112,14 @@ static int read_basic(struct kp_module *m, const struct kp_elf *e, struct kp_err
 		uint64_t off = 0;
 
 		m->versions_format = KP_VERSIONS_UBUNTU;
+		m->versions = kp_module_array(m, n, sizeof(*m->versions));
+		if (!m->versions)
+			return kp_err_set(err, "out of memory");
 		for (size_t i = 0; i < n; i++) {
-			struct kp_version *v = kp_module_push(m, &m->versions, &m->nversions, &cap,
-							      sizeof(*m->versions));
+			struct kp_version *v = &m->versions[m->nversions++];
 
-			if (!v)
-				return kp_err_set(err, "out of memory");
 			v->crc = kp_load32(s->data + off + 4, e->big_endian);
-			v->name = version_name(m, (const char *)s->data + off + 8,
+			v->name = version_name(m, names, (const char *)s->data + off + 8,
 					       strlen((const char *)s->data + off + 8), &hint);
 			if (!v->name)
 				return kp_err_set(err, "out of memory");
@@ -127,7 +133,8 @@ static int read_basic(struct kp_module *m, const struct kp_elf *e, struct kp_err
 			  (unsigned long long)s->size);
 }
 
-static int read_extended(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
+static int read_extended(struct kp_module *m, const struct kp_elf *e,
+			 const struct kp_name_pool *names, struct kp_err *err)
 {
 	size_t ci = kp_elf_find_section(e, "__version_ext_crcs");
 	size_t ni = kp_elf_find_section(e, "__version_ext_names");
@@ -160,8 +167,8 @@ static int read_extended(struct kp_module *m, const struct kp_elf *e, struct kp_
 		if (!v)
 			return kp_err_set(err, "out of memory");
 		v->crc = kp_load32(cs->data + off, e->big_endian);
-		v->name = kp_arena_strndup(&m->arena, (const char *)ns->data + pos,
-					   (size_t)(nul - (ns->data + pos)));
+		v->name = kp_module_symname(m, names, (const char *)ns->data + pos,
+					    (size_t)(nul - (ns->data + pos)));
 		if (!v->name)
 			return kp_err_set(err, "out of memory");
 		pos = (uint64_t)(nul - ns->data) + 1;
@@ -169,9 +176,10 @@ static int read_extended(struct kp_module *m, const struct kp_elf *e, struct kp_
 	return 0;
 }
 
-int kp_read_versions(struct kp_module *m, const struct kp_elf *e, struct kp_err *err)
+int kp_read_versions(struct kp_module *m, const struct kp_elf *e, const struct kp_name_pool *names,
+		     struct kp_err *err)
 {
-	if (read_basic(m, e, err) < 0)
+	if (read_basic(m, e, names, err) < 0)
 		return -1;
-	return read_extended(m, e, err);
+	return read_extended(m, e, names, err);
 }

@@ -256,7 +256,12 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		if (a->run.have_tainted)
 			a->facts.initial_taint = a->run.tainted;
 	}
-	a->read_failures = kp_cli_read_modules(cli, &a->set, paths, npaths);
+	{
+		/* The modules share the base's symbol names: it is freed after them. */
+		struct kp_name_pool names = kp_base_name_pool(kp_analysis_base(a));
+
+		a->read_failures = kp_cli_read_modules(cli, &a->set, paths, npaths, &names);
+	}
 	if (kp_graph_build(&a->graph, &a->set, kp_analysis_base(a), &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;

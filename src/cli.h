@@ -26,9 +26,12 @@ struct kp_cli {
 
 void kp_cli_error(const char *path, const char *fmt, ...) kp_printf_fmt(2, 3);
 
-/* Adds every operand to @set; reads them all; prints one error line per failure. */
+/*
+ * Adds every operand to @set; reads them all; prints one error line per failure.
+ * @names (may be NULL): symbol names to share instead of copy; must outlive @set.
+ */
 size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
-			   int npaths);
+			   int npaths, const struct kp_name_pool *names);
 
 /* Read options from the command line; @progress: show progress for long reads. */
 struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n);

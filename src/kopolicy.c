@@ -107,13 +107,14 @@ void kp_cli_add_paths(struct kp_module_set *set, char **paths, int npaths)
 }
 
 size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
-			   int npaths)
+			   int npaths, const struct kp_name_pool *names)
 {
 	struct kp_read_opts ro;
 	size_t failed;
 
 	kp_cli_add_paths(set, paths, npaths);
 	ro = kp_cli_read_opts(cli, set->n);
+	ro.open.names = names;
 	failed = kp_set_read(set, &ro);
 	for (size_t i = 0; i < set->n; i++)
 		if (set->entries[i].error)
