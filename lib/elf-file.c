@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbol-index.h"
+
 static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
 static bool libelf_ok;
 
@@ -75,6 +77,7 @@ static int load_sections(struct kp_elf *e, size_t shstrndx, struct kp_err *err)
 			return kp_err_set(err, "bad section header %zu: %s", i, elf_error());
 		name = elf_strptr(e->elf, shstrndx, sh.sh_name);
 		s->name = name ? name : "";
+		s->name_hash = kp_hash_string(s->name);
 		s->type = sh.sh_type;
 		s->flags = sh.sh_flags;
 		s->addr = sh.sh_addr;
@@ -230,18 +233,21 @@ void kp_elf_close(struct kp_elf *e)
 
 size_t kp_elf_find_section(const struct kp_elf *e, const char *name)
 {
+	uint32_t h = kp_hash_string(name);
+
 	for (size_t i = 1; i < e->nsections; i++)
-		if (!strcmp(e->sections[i].name, name))
+		if (e->sections[i].name_hash == h && !strcmp(e->sections[i].name, name))
 			return i;
 	return 0;
 }
 
 size_t kp_elf_count_sections(const struct kp_elf *e, const char *name)
 {
+	uint32_t h = kp_hash_string(name);
 	size_t n = 0;
 
 	for (size_t i = 1; i < e->nsections; i++)
-		n += !strcmp(e->sections[i].name, name);
+		n += e->sections[i].name_hash == h && !strcmp(e->sections[i].name, name);
 	return n;
 }
 

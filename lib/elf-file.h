@@ -24,6 +24,7 @@ struct kp_reloc {
 
 struct kp_section {
 	const char *name; /* "" when the name is unreadable */
+	uint32_t name_hash; /* kp_hash_string(name): lookups by name compare this first */
 	uint32_t type;
 	uint64_t flags;
 	uint64_t addr;

@@ -242,11 +242,11 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 	sim->n = g->n;
 	sim->v = kp_calloc(g->n ? g->n : 1, sizeof(*sim->v));
 	c.loaded = kp_calloc(g->n ? g->n : 1, sizeof(*c.loaded));
-	if (!sim->v || !c.loaded) {
-		free(c.loaded);
-		kp_simulation_free(sim);
-		return kp_err_set(err, "out of memory");
-	}
+	if (!sim->v || !c.loaded || kp_symbol_index_init(&c.live_names, g->n + facts->nloaded) < 0)
+		goto oom;
+	for (size_t i = 0; i < facts->nloaded; i++)
+		if (kp_symbol_index_add(&c.live_names, facts->loaded[i], NULL) < 0)
+			goto oom;
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->order[k];
 		struct kp_verdict *v = &sim->v[i];
@@ -272,17 +272,22 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		if (v->loads) {
 			v->load_seq = ++seq;
 			c.loaded[c.nloaded++] = i;
+			if (kp_symbol_index_add(&c.live_names, m->name, NULL) < 0)
+				goto oom;
 		}
 	}
 	/* symbol_get() runs later, against everything that loaded. */
 	for (size_t i = 0; i < g->n; i++)
-		if (sim->v[i].loads && kp_rule_symbol_get(&c, &sim->v[i]) < 0) {
-			free(c.loaded);
-			kp_simulation_free(sim);
-			return kp_err_set(err, "out of memory");
-		}
+		if (sim->v[i].loads && kp_rule_symbol_get(&c, &sim->v[i]) < 0)
+			goto oom;
 	free(c.loaded);
+	kp_symbol_index_free(&c.live_names);
 	return 0;
+oom:
+	free(c.loaded);
+	kp_symbol_index_free(&c.live_names);
+	kp_simulation_free(sim);
+	return kp_err_set(err, "out of memory");
 }
 
 void kp_simulation_free(struct kp_simulation *sim)

@@ -56,15 +56,36 @@ static int push_error(struct kp_module_set *set, const char *path, const char *w
 	return ent->error ? 0 : -ENOMEM;
 }
 
-static int cmp_str(const void *a, const void *b)
+struct dir_entry {
+	char *path;
+	unsigned char type; /* DT_* from readdir(), DT_UNKNOWN if the filesystem does not say */
+};
+
+static int cmp_entry(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct dir_entry *)a)->path, ((const struct dir_entry *)b)->path);
+}
+
+/* DT_* of @ent, from readdir() when the filesystem gives it, else lstat(). */
+static unsigned char entry_type(const struct dir_entry *ent)
+{
+	struct stat st;
+
+	if (ent->type != DT_UNKNOWN)
+		return ent->type;
+	if (lstat(ent->path, &st) < 0)
+		return DT_UNKNOWN;
+	return S_ISDIR(st.st_mode)   ? DT_DIR
+	       : S_ISREG(st.st_mode) ? DT_REG
+	       : S_ISLNK(st.st_mode) ? DT_LNK
+				     : DT_UNKNOWN;
 }
 
 static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 {
-	char **names = NULL;
-	size_t n = 0, cap = 0;
+	struct dir_entry *ents = NULL;
+	size_t n = 0, cap = 0, dlen = strlen(dir);
+	bool slash = dlen && dir[dlen - 1] == '/';
 	struct dirent *de;
 	DIR *d;
 	int r = 0;
@@ -75,39 +96,46 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 	if (!d)
 		return push_error(set, dir, "cannot open directory", errno);
 	while ((de = readdir(d))) {
+		size_t nlen;
+
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (kp_grow(&names, &cap, n + 1, sizeof(*names)) < 0) {
+		/* Only directories and module files matter: skip the rest before allocating. */
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN &&
+		    !kp_is_module_filename(de->d_name))
+			continue;
+		if (kp_grow(&ents, &cap, n + 1, sizeof(*ents)) < 0) {
 			r = -ENOMEM;
 			break;
 		}
-		names[n] = malloc(strlen(dir) + strlen(de->d_name) + 2);
-		if (!names[n]) {
+		nlen = strlen(de->d_name);
+		ents[n].path = malloc(dlen + nlen + 2);
+		if (!ents[n].path) {
 			r = -ENOMEM;
 			break;
 		}
-		sprintf(names[n], "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
-			de->d_name);
+		memcpy(ents[n].path, dir, dlen);
+		if (!slash)
+			ents[n].path[dlen] = '/';
+		memcpy(ents[n].path + dlen + !slash, de->d_name, nlen + 1);
+		ents[n].type = de->d_type;
 		n++;
 	}
 	closedir(d);
 	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_str);
+		qsort(ents, n, sizeof(*ents), cmp_entry);
 	for (size_t i = 0; i < n && r == 0; i++) {
-		struct stat st;
-		const char *base = strrchr(names[i], '/') + 1;
+		const char *base = strrchr(ents[i].path, '/') + 1;
+		unsigned char type = entry_type(&ents[i]);
 
-		if (lstat(names[i], &st) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode))
-			r = add_dir(set, names[i], depth + 1);
-		else if (kp_is_module_filename(base) &&
-			 (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
-			r = push_entry(set, names[i]) ? 0 : -ENOMEM;
+		if (type == DT_DIR)
+			r = add_dir(set, ents[i].path, depth + 1);
+		else if ((type == DT_REG || type == DT_LNK) && kp_is_module_filename(base))
+			r = push_entry(set, ents[i].path) ? 0 : -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+		free(ents[i].path);
+	free(ents);
 	return r;
 }
 

@@ -59,8 +59,13 @@ static bool ubuntu_layout_fits(const struct kp_section *s, bool big, size_t *cou
 static const char *version_name(struct kp_module *m, const struct kp_name_pool *names,
 				const char *name, size_t len, size_t *hint)
 {
-	const char *shared = names ? names->find(names->ctx, name, len) : NULL;
+	const char *shared;
 
+	/* modpost writes __versions in .symtab order: the next import is nearly always it. */
+	if (*hint < m->nimports && !strncmp(m->imports[*hint].name, name, len) &&
+	    m->imports[*hint].name[len] == '\0')
+		return m->imports[(*hint)++].name;
+	shared = names ? names->find(names->ctx, name, len) : NULL;
 	if (shared)
 		return shared; /* the import's name came from the same pool */
 	for (size_t k = 0; k < m->nimports; k++) {

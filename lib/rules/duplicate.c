@@ -9,14 +9,8 @@
  */
 int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
-	for (size_t i = 0; i < c->nloaded; i++)
-		if (!strcmp(c->g->nodes[c->sim->v[c->loaded[i]].node].mod->name, ld->name))
-			goto exists;
-	for (size_t i = 0; i < c->f->nloaded; i++)
-		if (!strcmp(c->f->loaded[i], ld->name))
-			goto exists;
-	return 0;
-exists:
+	if (!kp_symbol_index_find(&c->live_names, ld->name))
+		return 0;
 	kp_finding(ld->v, "already-loaded", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 		   "a module named %s is already loaded", ld->name);
 	return -EEXIST;

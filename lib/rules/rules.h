@@ -16,6 +16,7 @@ struct kp_sim_ctx {
 	const struct kp_profile *p;
 	size_t *loaded; /* verdict indices of live modules, oldest first */
 	size_t nloaded;
+	struct kp_symbol_index live_names; /* names of live modules: the set's and facts->loaded */
 	bool sig_notice_done;	/* pr_notice_once() of the unsigned-module line */
 	bool no_version_warned; /* pr_warn_once() of "no symbol version" (upstream) */
 	bool debug_locks_off;	/* "Disabling lock debugging" printed */

@@ -16,8 +16,9 @@ static const struct kp_version *find_version(const struct kp_module *m, const ch
 		n = m->next_versions;
 	}
 	*any = true;
+	/* First match, as the kernel's strcmp() walk; shared names make most tests a pointer one. */
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(list[i].name, name))
+		if (list[i].name == name || (list[i].name[0] == name[0] && !strcmp(list[i].name, name)))
 			return &list[i];
 	return NULL;
 }
