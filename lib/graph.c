@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "graph.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "parallel.h"
 
 size_t kp_graph_find(const struct kp_graph *g, const char *name)
 {
@@ -115,7 +118,8 @@ static void resolve_edge(const struct kp_graph *g, size_t self, struct kp_edge *
 	e->kind = KP_PROV_NONE;
 }
 
-static int build_edges(struct kp_graph *g, size_t i, struct kp_err *err)
+/* Node @i's edges and dependency lists; writes node @i only. -1: out of memory. */
+static int build_edges(struct kp_graph *g, size_t i)
 {
 	struct kp_node *nd = &g->nodes[i];
 	const struct kp_module *m = nd->mod;
@@ -126,7 +130,7 @@ static int build_edges(struct kp_graph *g, size_t i, struct kp_err *err)
 		return 0;
 	nd->edges = kp_calloc(m->nimports, sizeof(*nd->edges));
 	if (!nd->edges)
-		return kp_err_set(err, "out of memory");
+		return -1;
 	for (size_t j = 0; j < m->nimports; j++) {
 		struct kp_edge *e = &nd->edges[j];
 		bool seen = false;
@@ -139,7 +143,7 @@ static int build_edges(struct kp_graph *g, size_t i, struct kp_err *err)
 			if (seen)
 				continue;
 			if (kp_grow(&nd->deps, &dcap, nd->ndeps + 1, sizeof(*nd->deps)) < 0)
-				return kp_err_set(err, "out of memory");
+				return -1;
 			nd->deps[nd->ndeps++] = e->node;
 		} else if (e->kind == KP_PROV_BASE_MODULE) {
 			for (size_t d = 0; d < nd->nbase_deps && !seen; d++)
@@ -148,11 +152,25 @@ static int build_edges(struct kp_graph *g, size_t i, struct kp_err *err)
 				continue;
 			if (kp_grow(&nd->base_deps, &bcap, nd->nbase_deps + 1,
 				    sizeof(*nd->base_deps)) < 0)
-				return kp_err_set(err, "out of memory");
+				return -1;
 			nd->base_deps[nd->nbase_deps++] = e->ksym->owner;
 		}
 	}
 	return 0;
+}
+
+struct edges_job {
+	struct kp_graph *g;
+	atomic_bool failed;
+};
+
+static void build_edges_slice(void *ctx, size_t begin, size_t end)
+{
+	struct edges_job *job = ctx;
+
+	for (size_t i = begin; i < end; i++)
+		if (build_edges(job->g, i) < 0)
+			atomic_store(&job->failed, true);
 }
 
 /* Kahn's algorithm; among ready modules the one named first on the command line goes first. */
@@ -342,8 +360,9 @@ out:
 }
 
 int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
-		   const struct kp_kernel_base *base, struct kp_err *err)
+		   const struct kp_kernel_base *base, unsigned jobs, struct kp_err *err)
 {
+	struct edges_job job = { .g = g };
 	struct kp_export_ref *refs = NULL;
 	size_t k = 0;
 
@@ -382,9 +401,13 @@ int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 		goto fail;
 	/* The refs live as long as the index: stash them in the pool's owner. */
 	g->export_refs = refs;
-	for (size_t i = 0; i < g->n; i++)
-		if (build_edges(g, i, err) < 0)
-			goto fail;
+	/* Nodes resolve independently against the read-only indexes: slices in parallel. */
+	atomic_init(&job.failed, false);
+	kp_parallel_for(g->n, jobs, 64, build_edges_slice, &job);
+	if (atomic_load(&job.failed)) {
+		kp_err_set(err, "out of memory");
+		goto fail;
+	}
 	if (load_order(g, err) < 0 || find_cycles(g, err) < 0)
 		goto fail;
 	return 0;

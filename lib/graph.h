@@ -78,9 +78,12 @@ const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, cons
 /* The module name of a Module.symvers owner path: basename with '-' as '_' (KBUILD_MODNAME). */
 void kp_base_owner_modname(const char *owner, char *buf, size_t len);
 
-/* Builds the graph of every successfully read module of @set; @base may be NULL. */
+/*
+ * Builds the graph of every successfully read module of @set; @base may be NULL.
+ * @jobs threads resolve the imports (0: one per CPU); the result does not depend on it.
+ */
 int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
-		   const struct kp_kernel_base *base, struct kp_err *err);
+		   const struct kp_kernel_base *base, unsigned jobs, struct kp_err *err);
 void kp_graph_free(struct kp_graph *g);
 
 /* The node of the module called @name (first one in set order), or SIZE_MAX. */

@@ -262,7 +262,7 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 
 		a->read_failures = kp_cli_read_modules(cli, &a->set, paths, npaths, &names);
 	}
-	if (kp_graph_build(&a->graph, &a->set, kp_analysis_base(a), &err) < 0) {
+	if (kp_graph_build(&a->graph, &a->set, kp_analysis_base(a), cli->jobs, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}

@@ -719,7 +719,7 @@ static int judge(struct hook *h)
 	}
 	if (read_providers(h, why, sizeof(why)) < 0 || build_facts(h, why, sizeof(why)) < 0)
 		return undecided(h, "%s", why);
-	if (kp_graph_build(&h->a.graph, &h->a.set, h->a.base, &err) < 0 ||
+	if (kp_graph_build(&h->a.graph, &h->a.set, h->a.base, 1, &err) < 0 ||
 	    kp_simulate(&h->a.graph, &h->a.facts, &h->a.sim, &err) < 0)
 		return undecided(h, "%s", err.msg);
 	h->a.have_sim = true;
