@@ -39,6 +39,28 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len)
 	return KP_COMP_NONE;
 }
 
+struct kp_decoders {
+	void *xz, *zstd, *gzip; /* decoder states, created on first use */
+	unsigned char *spare;	/* an output buffer handed back by kp_bytes_release() */
+	size_t spare_cap;
+};
+
+struct kp_decoders *kp_decoders_new(void)
+{
+	return calloc(1, sizeof(struct kp_decoders));
+}
+
+void kp_decoders_free(struct kp_decoders *d)
+{
+	if (!d)
+		return;
+	kp_xz_state_free(d->xz);
+	kp_zstd_state_free(d->zstd);
+	kp_gzip_state_free(d->gzip);
+	free(d->spare);
+	free(d);
+}
+
 int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 {
 	size_t need, ncap;
@@ -72,7 +94,8 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 }
 
 static int decompress(const unsigned char *in, size_t len, enum kp_compression comp,
-		      size_t max_size, bool elf_only, struct kp_bytes *out, struct kp_err *err)
+		      size_t max_size, bool elf_only, struct kp_decoders *dec, struct kp_bytes *out,
+		      struct kp_err *err)
 {
 	struct kp_outbuf o = { .max = max_size, .elf_only = elf_only };
 	int r;
@@ -90,17 +113,25 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 		hint = len < max_size / 4 ? len * 4 : max_size;
 	else
 		hint = hint < max_size ? hint + 1 : hint;
-	if (kp_outbuf_reserve(&o, hint, err) < 0)
+	/* The thread's spare buffer when it is big enough: no allocation, pages already there. */
+	if (dec && dec->spare && dec->spare_cap >= hint) {
+		o.data = dec->spare;
+		o.cap = dec->spare_cap > max_size ? max_size : dec->spare_cap;
+		dec->spare = NULL;
+	}
+	if (kp_outbuf_reserve(&o, hint, err) < 0) {
+		free(o.data);
 		return -1;
+	}
 	switch (comp) {
 	case KP_COMP_XZ:
-		r = kp_decompress_xz(in, len, &o, err);
+		r = kp_decompress_xz(in, len, &o, dec ? &dec->xz : NULL, err);
 		break;
 	case KP_COMP_ZSTD:
-		r = kp_decompress_zstd(in, len, &o, err);
+		r = kp_decompress_zstd(in, len, &o, dec ? &dec->zstd : NULL, err);
 		break;
 	case KP_COMP_GZIP:
-		r = kp_decompress_gzip(in, len, &o, err);
+		r = kp_decompress_gzip(in, len, &o, dec ? &dec->gzip : NULL, err);
 		break;
 	default:
 		r = kp_err_set(err, "internal error: unknown compression");
@@ -111,7 +142,9 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 	}
 	out->data = o.data;
 	out->len = o.len;
+	out->cap = o.cap;
 	out->comp = comp;
+	out->keeper = dec;
 	return 0;
 }
 
@@ -123,7 +156,7 @@ int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, s
 	memset(out, 0, sizeof(*out));
 	out->file_len = len;
 	if (comp != KP_COMP_NONE)
-		return decompress(in, len, comp, max_size, true, out, err);
+		return decompress(in, len, comp, max_size, true, NULL, out, err);
 	if (len > max_size)
 		return kp_err_set(err, "file is larger than the limit of %zu MiB (see --max-size)",
 				  max_size >> 20);
@@ -154,8 +187,8 @@ static int read_all(int fd, unsigned char *buf, size_t len, struct kp_err *err)
 	return 0;
 }
 
-static int bytes_read(const char *path, size_t max_size, bool elf_only, struct kp_bytes *out,
-		      struct kp_err *err)
+static int bytes_read(const char *path, size_t max_size, bool elf_only, struct kp_decoders *dec,
+		      struct kp_bytes *out, struct kp_err *err)
 {
 	unsigned char *raw;
 	struct stat st;
@@ -214,7 +247,7 @@ static int bytes_read(const char *path, size_t max_size, bool elf_only, struct k
 			out->len = len;
 			raw = NULL;
 		} else {
-			r = decompress(raw, len, comp, max_size, elf_only, out, err);
+			r = decompress(raw, len, comp, max_size, elf_only, dec, out, err);
 		}
 	}
 	if (raw) {
@@ -232,19 +265,29 @@ out_close:
 
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err)
 {
-	return bytes_read(path, max_size, false, out, err);
+	return bytes_read(path, max_size, false, NULL, out, err);
 }
 
-int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err)
+int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
+		      struct kp_bytes *out, struct kp_err *err)
 {
-	return bytes_read(path, max_size, true, out, err);
+	return bytes_read(path, max_size, true, dec, out, err);
 }
 
 void kp_bytes_release(struct kp_bytes *b)
 {
-	if (b->mapped)
+	struct kp_decoders *d = b->keeper;
+
+	if (b->mapped) {
 		munmap(b->data, b->len);
-	else
+	} else if (d && b->data && b->cap <= KP_DECODERS_SPARE_MAX &&
+		   (!d->spare || d->spare_cap < b->cap)) {
+		/* Keep the larger of the two as the thread's spare output buffer. */
+		free(d->spare);
+		d->spare = b->data;
+		d->spare_cap = b->cap;
+	} else {
 		free(b->data);
+	}
 	memset(b, 0, sizeof(*b));
 }

@@ -21,13 +21,27 @@ enum kp_compression {
 /* Default cap on a module's (decompressed) size: far above any real module. */
 #define KP_DEFAULT_MAX_SIZE ((size_t)512 << 20)
 
+struct kp_decoders;
+
 struct kp_bytes {
 	unsigned char *data; /* owned; malloc'ed */
 	size_t len;
 	size_t file_len; /* size on disk */
 	enum kp_compression comp;
-	bool mapped; /* data is a private mapping of the file */
+	size_t cap; /* allocated size of @data when decompressed */
+	bool mapped;		    /* data is a private mapping of the file */
+	struct kp_decoders *keeper; /* decompressed by these decoders: release offers it back */
 };
+
+/*
+ * What one reading thread keeps from module to module: the xz, zstd and gzip decoder
+ * states (liblzma's dictionary, zstd's context, zlib's window) and one spare output
+ * buffer of up to KP_DECODERS_SPARE_MAX bytes, so a whole tree does not allocate and
+ * fault in those for every file. One per thread; NULL where taken means one-shot.
+ */
+#define KP_DECODERS_SPARE_MAX ((size_t)2 << 20)
+struct kp_decoders *kp_decoders_new(void);
+void kp_decoders_free(struct kp_decoders *d);
 
 const char *kp_compression_name(enum kp_compression c);
 enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
@@ -37,8 +51,12 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
  * than @max_size is refused as a probable decompression bomb.
  */
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
-/* Same for a kernel module: decompression stops as soon as the output is not ELF. */
-int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
+/*
+ * Same for a kernel module: decompression stops as soon as the output is not ELF.
+ * @dec (may be NULL): the calling thread's decoders, reused.
+ */
+int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
+		      struct kp_bytes *out, struct kp_err *err);
 /* Same, from a buffer already in memory (fuzzing, tests); @in is not kept. */
 int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, struct kp_bytes *out,
 			 struct kp_err *err);
@@ -58,10 +76,15 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);
 size_t kp_xz_size_hint(const unsigned char *in, size_t len);
 size_t kp_zstd_size_hint(const unsigned char *in, size_t len);
 size_t kp_gzip_size_hint(const unsigned char *in, size_t len);
-int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err);
-int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
+/* @state: NULL (one-shot) or a slot holding the decoder kept between calls (NULL at first). */
+int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
+		     struct kp_err *err);
+int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
 		       struct kp_err *err);
-int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o,
+int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
 		       struct kp_err *err);
+void kp_xz_state_free(void *state);
+void kp_zstd_state_free(void *state);
+void kp_gzip_state_free(void *state);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* .ko.gz and symvers-<ver>.gz: zlib inflate in gzip mode, members concatenated. */
+#include <stdlib.h>
 #include <zlib.h>
 
 #include "bytes.h"
@@ -13,40 +14,67 @@ size_t kp_gzip_size_hint(const unsigned char *in, size_t len)
 	       (size_t)in[len - 1] << 24;
 }
 
-int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err)
+void kp_gzip_state_free(void *state)
 {
-	z_stream s = { 0 };
+	if (state) {
+		inflateEnd(state);
+		free(state);
+	}
+}
+
+int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
+		       struct kp_err *err)
+{
+	z_stream one = { 0 }, *sp = &one;
 	int r, ret = 0;
 
-	if (inflateInit2(&s, 16 + MAX_WBITS) != Z_OK)
-		return kp_err_set(err, "gzip: cannot initialise zlib");
-	s.next_in = (unsigned char *)in;
+	if (state && *state) {
+		/* Kept by the reading thread: reset keeps the window allocation. */
+		sp = *state;
+		if (inflateReset(sp) != Z_OK)
+			return kp_err_set(err, "gzip: zlib reset failed");
+	} else {
+		if (state) {
+			sp = calloc(1, sizeof(*sp));
+			if (!sp)
+				return kp_err_set(err, "gzip: out of memory");
+		}
+		if (inflateInit2(sp, 16 + MAX_WBITS) != Z_OK) {
+			if (sp != &one)
+				free(sp);
+			return kp_err_set(err, "gzip: cannot initialise zlib");
+		}
+		if (state)
+			*state = sp;
+	}
+	sp->next_in = (unsigned char *)in;
+	sp->avail_in = 0; /* a kept stream may hold the last file's leftover count */
 	/* zlib counts in uInt: feed huge inputs in slices. */
 	for (;;) {
-		size_t consumed = (size_t)(s.next_in - in);
+		size_t consumed = (size_t)(sp->next_in - in);
 		size_t left = len - consumed;
 
-		if (s.avail_in == 0)
-			s.avail_in = left > 0x40000000u ? 0x40000000u : (uInt)left;
+		if (sp->avail_in == 0)
+			sp->avail_in = left > 0x40000000u ? 0x40000000u : (uInt)left;
 		if (o->cap == o->len && kp_outbuf_reserve(o, o->cap, err) < 0) {
 			ret = -1;
 			break;
 		}
-		s.next_out = o->data + o->len;
-		s.avail_out =
+		sp->next_out = o->data + o->len;
+		sp->avail_out =
 			(o->cap - o->len) > 0x40000000u ? 0x40000000u : (uInt)(o->cap - o->len);
 		{
-			uInt before = s.avail_out;
+			uInt before = sp->avail_out;
 
-			r = inflate(&s, Z_NO_FLUSH);
-			o->len += before - s.avail_out;
+			r = inflate(sp, Z_NO_FLUSH);
+			o->len += before - sp->avail_out;
 		}
 		if (r == Z_STREAM_END) {
-			consumed = (size_t)(s.next_in - in);
+			consumed = (size_t)(sp->next_in - in);
 			/* Another gzip member follows (as `cat a.gz b.gz`): keep going. */
 			if (consumed + 2 <= len && in[consumed] == 0x1f &&
 			    in[consumed + 1] == 0x8b) {
-				if (inflateReset(&s) != Z_OK) {
+				if (inflateReset(sp) != Z_OK) {
 					ret = kp_err_set(err, "gzip: zlib reset failed");
 					break;
 				}
@@ -54,15 +82,16 @@ int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o,
 			}
 			break;
 		}
-		if (r == Z_BUF_ERROR && s.avail_in == 0 && (size_t)(s.next_in - in) == len) {
+		if (r == Z_BUF_ERROR && sp->avail_in == 0 && (size_t)(sp->next_in - in) == len) {
 			ret = kp_err_set(err, "gzip: truncated gzip stream");
 			break;
 		}
 		if (r != Z_OK && r != Z_BUF_ERROR) {
-			ret = kp_err_set(err, "gzip: %s", s.msg ? s.msg : "corrupt gzip data");
+			ret = kp_err_set(err, "gzip: %s", sp->msg ? sp->msg : "corrupt gzip data");
 			break;
 		}
 	}
-	inflateEnd(&s);
+	if (!state)
+		inflateEnd(&one);
 	return ret;
 }

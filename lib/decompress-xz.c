@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* .ko.xz: liblzma stream decoder (kbuild uses xz --check=crc32 --lzma2=dict=1MiB). */
 #include <lzma.h>
+#include <stdlib.h>
 
 #include "bytes.h"
 
@@ -45,27 +46,46 @@ size_t kp_xz_size_hint(const unsigned char *in, size_t len)
 	return size > SIZE_MAX ? 0 : (size_t)size;
 }
 
-int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err)
+void kp_xz_state_free(void *state)
 {
-	lzma_stream s = LZMA_STREAM_INIT;
+	if (state) {
+		lzma_end(state);
+		free(state);
+	}
+}
+
+int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
+		     struct kp_err *err)
+{
+	lzma_stream one = LZMA_STREAM_INIT, *sp = &one;
 	lzma_ret r;
 	int ret = 0;
 
+	if (state) {
+		/* Kept by the reading thread: the decoder reuses its dictionary when it fits. */
+		if (!*state) {
+			*state = malloc(sizeof(lzma_stream));
+			if (!*state)
+				return kp_err_set(err, "xz: out of memory");
+			*(lzma_stream *)*state = (lzma_stream)LZMA_STREAM_INIT;
+		}
+		sp = *state;
+	}
 	/* 256 MiB dictionary limit: kbuild uses 1 MiB, xz -9 uses 64 MiB. */
-	r = lzma_stream_decoder(&s, (uint64_t)256 << 20, LZMA_CONCATENATED);
+	r = lzma_stream_decoder(sp, (uint64_t)256 << 20, LZMA_CONCATENATED);
 	if (r != LZMA_OK)
 		return kp_err_set(err, "xz: %s", xz_strerror(r));
-	s.next_in = in;
-	s.avail_in = len;
+	sp->next_in = in;
+	sp->avail_in = len;
 	for (;;) {
 		if (o->cap == o->len && kp_outbuf_reserve(o, o->cap, err) < 0) {
 			ret = -1;
 			break;
 		}
-		s.next_out = o->data + o->len;
-		s.avail_out = o->cap - o->len;
-		r = lzma_code(&s, LZMA_FINISH);
-		o->len = o->cap - s.avail_out;
+		sp->next_out = o->data + o->len;
+		sp->avail_out = o->cap - o->len;
+		r = lzma_code(sp, LZMA_FINISH);
+		o->len = o->cap - sp->avail_out;
 		if (r == LZMA_STREAM_END)
 			break;
 		if (r != LZMA_OK) {
@@ -77,6 +97,7 @@ int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, s
 		 * BUF_ERROR.
 		 */
 	}
-	lzma_end(&s);
+	if (!state)
+		lzma_end(&one);
 	return ret;
 }

@@ -13,15 +13,26 @@ size_t kp_zstd_size_hint(const unsigned char *in, size_t len)
 	return (size_t)n;
 }
 
-int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o, struct kp_err *err)
+void kp_zstd_state_free(void *state)
 {
-	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	ZSTD_freeDCtx(state);
+}
+
+int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
+		       struct kp_err *err)
+{
+	/* A context kept by the reading thread keeps its buffers between modules. */
+	ZSTD_DCtx *dctx = state && *state ? *state : ZSTD_createDCtx();
 	ZSTD_inBuffer ib = { in, len, 0 };
 	size_t last = 1;
 	int ret = 0;
 
 	if (!dctx)
 		return kp_err_set(err, "zstd: out of memory");
+	if (state) {
+		*state = dctx;
+		ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+	}
 	/* Refuse windows over 256 MiB: kbuild's `zstd -T0 --ultra -22` stays far below. */
 	ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 28);
 	while (ib.pos < ib.size) {
@@ -56,6 +67,7 @@ int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
 	}
 	if (ret == 0 && last != 0)
 		ret = kp_err_set(err, "zstd: truncated zstd stream");
-	ZSTD_freeDCtx(dctx);
+	if (!state)
+		ZSTD_freeDCtx(dctx);
 	return ret;
 }

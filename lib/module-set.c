@@ -159,13 +159,14 @@ struct worker_ctx {
 	pthread_mutex_t progress_lock;
 };
 
-static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o)
+static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o,
+		     struct kp_decoders *dec)
 {
 	struct kp_err err = { "" };
 
 	if (ent->mod || ent->error)
 		return;
-	if (kp_module_open(ent->path, o, &ent->mod, &err) < 0) {
+	if (kp_module_open_with(ent->path, o, dec, &ent->mod, &err) < 0) {
 		ent->error = strdup(err.msg[0] ? err.msg : "unknown error");
 		if (!ent->error)
 			abort(); /* cannot even report: out of memory */
@@ -175,6 +176,7 @@ static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o)
 static void *worker(void *data)
 {
 	struct worker_ctx *c = data;
+	struct kp_decoders *dec = kp_decoders_new(); /* NULL (no memory): one-shot decoding */
 
 	for (;;) {
 		size_t i = atomic_fetch_add(&c->next, 1);
@@ -182,7 +184,7 @@ static void *worker(void *data)
 
 		if (i >= c->end)
 			break;
-		read_one(&c->set->entries[i], &c->opts->open);
+		read_one(&c->set->entries[i], &c->opts->open, dec);
 		if (c->set->entries[i].error)
 			atomic_fetch_add(&c->failed, 1);
 		done = atomic_fetch_add(&c->done, 1) + 1;
@@ -191,6 +193,7 @@ static void *worker(void *data)
 			pthread_mutex_unlock(&c->progress_lock);
 		}
 	}
+	kp_decoders_free(dec);
 	return NULL;
 }
 

@@ -211,10 +211,16 @@ static size_t max_size(const struct kp_open_opts *opts)
 int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_module **out,
 		   struct kp_err *err)
 {
+	return kp_module_open_with(path, opts, NULL, out, err);
+}
+
+int kp_module_open_with(const char *path, const struct kp_open_opts *opts,
+			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
+{
 	struct kp_bytes b;
 
 	*out = NULL;
-	if (kp_bytes_read_elf(path, max_size(opts), &b, err) < 0)
+	if (kp_bytes_read_elf(path, max_size(opts), dec, &b, err) < 0)
 		return -1;
 	return from_bytes(path, &b, opts, out, err);
 }

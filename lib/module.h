@@ -172,6 +172,9 @@ struct kp_open_opts {
 int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_module **out,
 		   struct kp_err *err);
 /* Same over a buffer (the fuzzer, tests); @path is only a label. */
+/* The same with the calling thread's decoders (kp_decoders_new()), reused across files. */
+int kp_module_open_with(const char *path, const struct kp_open_opts *opts,
+			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err);
 int kp_module_open_buffer(const char *path, const unsigned char *buf, size_t len,
 			  const struct kp_open_opts *opts, struct kp_module **out,
 			  struct kp_err *err);
