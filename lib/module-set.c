@@ -5,12 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "parallel.h"
 
 bool kp_is_module_filename(const char *name)
 {
@@ -149,15 +150,80 @@ int kp_set_add_path(struct kp_module_set *set, const char *path)
 	return push_entry(set, path) ? 0 : -ENOMEM;
 }
 
+/*
+ * The reading queue. Files are read largest first, while the set's facts are still small,
+ * and a large file only starts while the images in flight stay within a budget (the
+ * largest file's own estimate): two huge modules (amdgpu, i915) are never decompressed
+ * at once. A thread that may not start the next large file takes the smallest left
+ * instead, so no CPU idles. Largest-first also balances the threads at the end.
+ */
+struct queue_item {
+	size_t entry;
+	size_t cost; /* estimated bytes in memory while it is read */
+};
+
 struct worker_ctx {
 	struct kp_module_set *set;
 	const struct kp_read_opts *opts;
-	atomic_size_t next;
-	atomic_size_t done;
-	atomic_size_t failed;
-	size_t end;
-	pthread_mutex_t progress_lock;
+	struct queue_item *q; /* cost descending */
+	size_t lo, hi;	      /* q[lo, hi) is still to do */
+	size_t in_flight;     /* sum of the costs being read */
+	size_t budget;
+	size_t done;
+	size_t failed;
+	pthread_mutex_t lock;
 };
+
+/* A file's memory while read: the whole image once decompressed (~8x for xz, zstd, gzip). */
+static size_t read_cost(const char *path)
+{
+	static const char *const packed[] = { ".xz", ".zst", ".gz" };
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (stat(path, &st) < 0 || st.st_size <= 0)
+		return 0;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(packed); i++) {
+		size_t sl = strlen(packed[i]);
+
+		if (len > sl && !strcmp(path + len - sl, packed[i]))
+			return (uint64_t)st.st_size > SIZE_MAX / 8 ? SIZE_MAX : (size_t)st.st_size * 8;
+	}
+	return (uint64_t)st.st_size > SIZE_MAX ? SIZE_MAX : (size_t)st.st_size;
+}
+
+static void cost_slice(void *ctx, size_t begin, size_t end)
+{
+	struct worker_ctx *c = ctx;
+
+	for (size_t k = begin; k < end; k++)
+		c->q[k].cost = read_cost(c->set->entries[c->q[k].entry].path);
+}
+
+static int cmp_cost_desc(const void *a, const void *b)
+{
+	const struct queue_item *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? 1 : -1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry; /* stable: set order */
+}
+
+/* The next item for a thread, or NULL when the queue is empty (under c->lock). */
+static const struct queue_item *take(struct worker_ctx *c)
+{
+	const struct queue_item *it;
+
+	if (c->lo == c->hi)
+		return NULL;
+	if (c->in_flight == 0 ||
+	    (c->in_flight <= c->budget && c->q[c->lo].cost <= c->budget - c->in_flight))
+		it = &c->q[c->lo++];
+	else
+		it = &c->q[--c->hi];
+	c->in_flight += it->cost;
+	return it;
+}
 
 static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o,
 		     struct kp_decoders *dec)
@@ -178,21 +244,25 @@ static void *worker(void *data)
 	struct worker_ctx *c = data;
 	struct kp_decoders *dec = kp_decoders_new(); /* NULL (no memory): one-shot decoding */
 
+	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		size_t i = atomic_fetch_add(&c->next, 1);
+		const struct queue_item *it = take(c);
+		struct kp_set_entry *ent;
 		size_t done;
 
-		if (i >= c->end)
+		if (!it)
 			break;
-		read_one(&c->set->entries[i], &c->opts->open, dec);
-		if (c->set->entries[i].error)
-			atomic_fetch_add(&c->failed, 1);
-		done = atomic_fetch_add(&c->done, 1) + 1;
-		if (c->opts->progress && pthread_mutex_trylock(&c->progress_lock) == 0) {
+		pthread_mutex_unlock(&c->lock);
+		ent = &c->set->entries[it->entry];
+		read_one(ent, &c->opts->open, dec);
+		pthread_mutex_lock(&c->lock);
+		c->in_flight -= it->cost;
+		c->failed += ent->error != NULL;
+		done = ++c->done;
+		if (c->opts->progress && done % 16 == 0) /* a terminal line, not a flood */
 			c->opts->progress(done, c->set->n, c->opts->progress_data);
-			pthread_mutex_unlock(&c->progress_lock);
-		}
 	}
+	pthread_mutex_unlock(&c->lock);
 	kp_decoders_free(dec);
 	return NULL;
 }
@@ -205,24 +275,36 @@ size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts)
 size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 			 const struct kp_read_opts *opts)
 {
-	struct worker_ctx c = { .set = set, .opts = opts, .end = to < set->n ? to : set->n };
-	unsigned jobs = opts->jobs;
+	struct worker_ctx c = { .set = set, .opts = opts };
+	size_t end = to < set->n ? to : set->n, n;
+	unsigned jobs = kp_parallel_jobs(opts->jobs);
 	pthread_t *threads;
 	size_t started = 0;
 
-	if (!jobs) {
-		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
-		jobs = ncpu > 0 ? (unsigned)ncpu : 1;
+	if (from > end)
+		from = end;
+	n = end - from;
+	if (jobs > n)
+		jobs = n ? (unsigned)n : 1;
+	c.q = kp_calloc(n ? n : 1, sizeof(*c.q));
+	if (!c.q) {
+		/* No memory for the queue: read in set order, one thread, no budget. */
+		for (size_t i = from; i < end; i++) {
+			read_one(&set->entries[i], &opts->open, NULL);
+			c.failed += set->entries[i].error != NULL;
+		}
+		return c.failed;
 	}
-	if (from > c.end)
-		from = c.end;
-	if (jobs > c.end - from)
-		jobs = c.end > from ? (unsigned)(c.end - from) : 1;
-	atomic_init(&c.next, from);
-	atomic_init(&c.done, from);
-	atomic_init(&c.failed, 0);
-	pthread_mutex_init(&c.progress_lock, NULL);
+	for (size_t k = 0; k < n; k++)
+		c.q[k].entry = from + k;
+	if (n > 1) {
+		kp_parallel_for(n, jobs, 256, cost_slice, &c);
+		qsort(c.q, n, sizeof(*c.q), cmp_cost_desc);
+	}
+	c.hi = n;
+	c.done = from;
+	c.budget = n ? c.q[0].cost : 0;
+	pthread_mutex_init(&c.lock, NULL);
 	threads = kp_calloc(jobs, sizeof(*threads));
 	for (unsigned i = 1; threads && i < jobs; i++)
 		if (pthread_create(&threads[started], NULL, worker, &c) == 0)
@@ -231,10 +313,11 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 	for (size_t i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	free(threads);
-	pthread_mutex_destroy(&c.progress_lock);
-	if (opts->progress && c.end == set->n)
+	free(c.q);
+	pthread_mutex_destroy(&c.lock);
+	if (opts->progress && end == set->n)
 		opts->progress(set->n, set->n, opts->progress_data);
-	return atomic_load(&c.failed);
+	return c.failed;
 }
 
 void kp_set_free(struct kp_module_set *set)
