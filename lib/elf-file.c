@@ -251,6 +251,15 @@ size_t kp_elf_count_sections(const struct kp_elf *e, const char *name)
 	return n;
 }
 
+/* Assemblers emit relocations in offset order: nothing to sort then (glibc's sort is stable). */
+static bool relocs_sorted(const struct kp_reloc *r, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (r[i].offset < r[i - 1].offset)
+			return false;
+	return true;
+}
+
 static int reloc_cmp(const void *a, const void *b)
 {
 	const struct kp_reloc *x = a, *y = b;
@@ -329,7 +338,7 @@ int kp_elf_relocs(struct kp_elf *e, size_t idx, const struct kp_reloc **out, siz
 			if (append_relocs(e, s, i, &cap, err) < 0)
 				return -1;
 		}
-		if (s->nrelocs > 1)
+		if (s->nrelocs > 1 && !relocs_sorted(s->relocs, s->nrelocs))
 			qsort(s->relocs, s->nrelocs, sizeof(*s->relocs), reloc_cmp);
 	}
 	*out = s->relocs;

@@ -34,9 +34,10 @@ enum sg_def {
 };
 
 /*
- * One decoded instruction. Kept compact (24 bytes): the tracer holds one per instruction
- * of every executable section of a module that calls __symbol_get (i915: ~1M).
- * Offsets are 32-bit: sections of 4 GiB or more are not decoded.
+ * One decoded instruction, as a decoder returns it (the tracer keeps a 16-byte
+ * digest of each: no target, reloc_off relative to off). A relocated field
+ * (reloc_off) lies inside the instruction. Offsets are 32-bit: sections of
+ * 4 GiB or more are not decoded.
  */
 struct sg_insn {
 	uint32_t off;

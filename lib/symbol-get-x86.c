@@ -17,59 +17,83 @@
 
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI };
 
-/* one-byte map: M = ModRM, then immediate kind */
-enum { I_NONE, I_B, I_W, I_Z, I_V, I_WB, I_MOFFS, I_FAR, I_GRP3 };
+/* one-byte map: immediate kind (I_REL: call/jmp rel16/32, rel32 in 64-bit mode), then flags */
+enum { I_NONE, I_B, I_W, I_Z, I_V, I_WB, I_MOFFS, I_FAR, I_REL, I_GRP3 };
 
-#define F_MODRM 0x10
-/* Operand kinds of the one-byte map, indexed by opcode: low nibble = immediate kind. */
+#define F_MODRM	 0x10
+#define F_PREFIX 0x20 /* a legacy prefix */
+#define F_INV64	 0x40 /* invalid in 64-bit mode */
+#define PFX	 F_PREFIX
+#define INV	 F_INV64
+/* Operand kinds of the one-byte map, indexed by opcode: low nibble = immediate kind, flags. */
 /* clang-format off */
 static const uint8_t one_byte[256] = {
-	/* 00 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
-	/* 08 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
-	/* 10 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
-	/* 18 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
-	/* 20 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
-	/* 28 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
-	/* 30 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
-	/* 38 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, 0, 0,
+	/* 00 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, INV, INV,
+	/* 08 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, INV, 0,
+	/* 10 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, INV, INV,
+	/* 18 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, INV, INV,
+	/* 20 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, PFX, INV,
+	/* 28 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, PFX, INV,
+	/* 30 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, PFX, INV,
+	/* 38 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_Z, PFX, INV,
 	/* 40 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	/* 50 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 60 */ 0, 0, F_MODRM, F_MODRM, 0, 0, 0, 0,
+	/* 60 */ INV, INV, F_MODRM, F_MODRM, PFX, PFX, PFX, PFX,
 	/* 68 */ I_Z, F_MODRM | I_Z, I_B, F_MODRM | I_B, 0, 0, 0, 0,
 	/* 70 */ I_B, I_B, I_B, I_B, I_B, I_B, I_B, I_B,
 	/* 78 */ I_B, I_B, I_B, I_B, I_B, I_B, I_B, I_B,
-	/* 80 */ F_MODRM | I_B, F_MODRM | I_Z, F_MODRM | I_B, F_MODRM | I_B,
+	/* 80 */ F_MODRM | I_B, F_MODRM | I_Z, INV | F_MODRM | I_B, F_MODRM | I_B,
 	/* 84 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM,
 	/* 88 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, F_MODRM, F_MODRM, F_MODRM, F_MODRM,
-	/* 90 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, I_FAR, 0, 0, 0, 0, 0,
+	/* 90 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, INV | I_FAR, 0, 0, 0, 0, 0,
 	/* A0 */ I_MOFFS, I_MOFFS, I_MOFFS, I_MOFFS, 0, 0, 0, 0, I_B, I_Z, 0, 0, 0, 0, 0, 0,
 	/* B0 */ I_B, I_B, I_B, I_B, I_B, I_B, I_B, I_B,
 	/* B8 */ I_V, I_V, I_V, I_V, I_V, I_V, I_V, I_V,
 	/* C0 */ F_MODRM | I_B, F_MODRM | I_B, I_W, 0, F_MODRM, F_MODRM, F_MODRM | I_B, F_MODRM | I_Z,
-	/* C8 */ I_WB, 0, I_W, 0, 0, I_B, 0, 0,
-	/* D0 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, I_B, I_B, 0, 0,
+	/* C8 */ I_WB, 0, I_W, 0, 0, I_B, INV, 0,
+	/* D0 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, INV | I_B, INV | I_B, INV, 0,
 	/* D8 */ F_MODRM, F_MODRM, F_MODRM, F_MODRM, F_MODRM, F_MODRM, F_MODRM, F_MODRM,
 	/* E0 */ I_B, I_B, I_B, I_B, I_B, I_B, I_B, I_B,
-	/* E8 */ I_Z, I_Z, I_FAR, I_B, 0, 0, 0, 0,
-	/* F0 */ 0, 0, 0, 0, 0, 0, F_MODRM | I_GRP3, F_MODRM | I_GRP3,
+	/* E8 */ I_REL, I_REL, INV | I_FAR, I_B, 0, 0, 0, 0,
+	/* F0 */ PFX, 0, PFX, PFX, 0, 0, F_MODRM | I_GRP3, F_MODRM | I_GRP3,
 	/* F8 */ 0, 0, 0, 0, 0, 0, F_MODRM, F_MODRM,
 };
 /* clang-format on */
+#undef PFX
+#undef INV
+
+/*
+ * Immediate length of each kind, a nibble each, for one mode: 64-bit (@m64),
+ * address size (0x67, @a), REX.W (@w) and operand size (0x66, @o) prefixes.
+ */
+#define IMM_Z(o) ((o) ? 2 : 4)
+#define IMM_LENS(m64, a, w, o)                                                                   \
+	((uint64_t)1 << (4 * I_B) | (uint64_t)2 << (4 * I_W) | (uint64_t)IMM_Z(o) << (4 * I_Z) | \
+	 (uint64_t)((w) ? 8 : IMM_Z(o)) << (4 * I_V) | (uint64_t)3 << (4 * I_WB) |               \
+	 (uint64_t)((m64) ? ((a) ? 4 : 8) : ((a) ? 2 : 4)) << (4 * I_MOFFS) |                    \
+	 (uint64_t)(IMM_Z(o) + 2) << (4 * I_FAR) |                                               \
+	 (uint64_t)((m64) ? 4 : IMM_Z(o)) << (4 * I_REL))
+#define IMM_LENS2(m64, a)                                                       \
+	IMM_LENS(m64, a, 0, 0), IMM_LENS(m64, a, 0, 1), IMM_LENS(m64, a, 1, 0), \
+		IMM_LENS(m64, a, 1, 1)
+/* indexed by m64 << 3 | a << 2 | w << 1 | o */
+static const uint64_t imm_lens[16] = { IMM_LENS2(0, 0), IMM_LENS2(0, 1), IMM_LENS2(1, 0),
+				       IMM_LENS2(1, 1) };
+#undef IMM_LENS2
+#undef IMM_LENS
+#undef IMM_Z
 
 struct x86_state {
-	const struct sg_code *c;
-	uint64_t start;
+	const unsigned char *data;
 	uint64_t pos;
+	uint64_t end; /* the section end, or 15 bytes (the longest instruction) after the start */
 	bool mode64;
 	bool opsize16;
 	bool addr16or32; /* 0x67 */
 	bool rep;
 	uint8_t rex;
-	bool vex;
-	unsigned vex_map;
 	uint8_t modrm;
 	bool has_modrm;
-	uint64_t modrm_pos;
 	uint64_t disp_pos;
 	unsigned disp_len;
 	uint64_t imm_pos;
@@ -80,15 +104,15 @@ struct x86_state {
 
 static bool x86_byte(struct x86_state *s, uint8_t *b)
 {
-	if (s->pos >= s->c->size || s->pos - s->start >= 15)
+	if (s->pos >= s->end)
 		return false;
-	*b = s->c->data[s->pos++];
+	*b = s->data[s->pos++];
 	return true;
 }
 
 static bool x86_skip(struct x86_state *s, unsigned n)
 {
-	if (n > s->c->size - s->pos || s->pos + n - s->start > 15)
+	if (n > s->end - s->pos)
 		return false;
 	s->pos += n;
 	return true;
@@ -108,7 +132,6 @@ static bool x86_modrm(struct x86_state *s)
 	uint8_t mod, rm;
 
 	s->has_modrm = true;
-	s->modrm_pos = s->pos;
 	if (!x86_byte(s, &s->modrm))
 		return false;
 	mod = s->modrm >> 6;
@@ -247,28 +270,25 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 	in->def_reg = -1;
 	in->src_reg = -1;
 	in->off = off;
-	s.c = c;
-	s.start = off;
-	s.pos = off;
 	s.mode64 = mode64;
 	s.base = -1;
 	if (off >= c->size)
 		return false;
-	/* legacy prefixes */
+	s.data = c->data;
+	s.pos = off;
+	s.end = c->size - off > 15 ? off + 15 : c->size;
+	/* legacy prefixes: 66 67 f2 f3, and f0 2e 36 3e 26 64 65 (no effect here) */
 	for (;;) {
 		if (!x86_byte(&s, &op))
 			return false;
+		if (!(one_byte[op] & F_PREFIX))
+			break;
 		if (op == 0x66)
 			s.opsize16 = true;
 		else if (op == 0x67)
 			s.addr16or32 = true;
 		else if (op == 0xf2 || op == 0xf3)
 			s.rep = true;
-		else if (op == 0xf0 || op == 0x2e || op == 0x36 || op == 0x3e || op == 0x26 ||
-			 op == 0x64 || op == 0x65)
-			;
-		else
-			break;
 	}
 	if (mode64 && (op & 0xf0) == 0x40) {
 		s.rex = op;
@@ -302,7 +322,6 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 		}
 		if (map < 1 || map > 3)
 			return false;
-		s.vex = true;
 		if (!x86_byte(&s, &op))
 			return false;
 		if (!(map == 1 && op == 0x77) && !x86_modrm(&s))
@@ -393,46 +412,17 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 	/* one-byte map */
 	if (!mode64 || (op & 0xf0) != 0x40) {
 		uint8_t k = one_byte[op];
-		unsigned imm = 0;
+		uint64_t lens = imm_lens[(unsigned)mode64 << 3 | (unsigned)s.addr16or32 << 2 |
+					 (unsigned)((s.rex >> 3) & 1) << 1 | (unsigned)s.opsize16];
+		unsigned imm = (lens >> (4 * (k & 0x0f))) & 15; /* no branch on the kind */
 
-		if (mode64 && (op == 0x06 || op == 0x07 || op == 0x0e || op == 0x16 || op == 0x17 ||
-			       op == 0x1e || op == 0x1f || op == 0x27 || op == 0x2f || op == 0x37 ||
-			       op == 0x3f || op == 0x60 || op == 0x61 || op == 0x82 || op == 0x9a ||
-			       op == 0xce || op == 0xd4 || op == 0xd5 || op == 0xd6 || op == 0xea))
+		if (mode64 && (k & F_INV64))
 			return false;
 		if (k & F_MODRM)
 			if (!x86_modrm(&s))
 				return false;
-		switch (k & 0x0f) {
-		case I_B:
-			imm = 1;
-			break;
-		case I_W:
-			imm = 2;
-			break;
-		case I_Z:
-			imm = s.opsize16 ? 2 : 4;
-			break;
-		case I_V:
-			imm = (s.rex & 8) ? 8 : s.opsize16 ? 2 : 4;
-			break;
-		case I_WB:
-			imm = 3;
-			break;
-		case I_MOFFS:
-			imm = mode64 ? (s.addr16or32 ? 4 : 8) : (s.addr16or32 ? 2 : 4);
-			break;
-		case I_FAR:
-			imm = s.opsize16 ? 4 : 6;
-			break;
-		case I_GRP3:
+		if ((k & 0x0f) == I_GRP3) /* test r/m, imm: only /0 and /1 have an immediate */
 			imm = ((s.modrm >> 3) & 7) < 2 ? (op == 0xf6 ? 1 : s.opsize16 ? 2 : 4) : 0;
-			break;
-		default:
-			break;
-		}
-		if (mode64 && (op == 0xe8 || op == 0xe9))
-			imm = 4;
 		if (imm && !x86_imm(&s, imm))
 			return false;
 	} else {

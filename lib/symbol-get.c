@@ -38,7 +38,9 @@
 #define EM_AARCH64 183
 #endif
 
-#define SG_MAX_STEPS 20000 /* states visited per call site */
+#define SG_MAX_STEPS  20000 /* states visited per call site */
+#define SG_MAX_STATES 32768 /* distinct states per call site */
+#define SG_SEEN_MIN   1024  /* initial slots of the state set (doubles up to 2 * SG_MAX_STATES) */
 /* Executable bytes decoded per module (the largest in-tree .text is a few MiB). */
 #define SG_MAX_CODE ((uint64_t)64 << 20)
 
@@ -48,19 +50,38 @@ struct fn_range {
 	const char *name;
 };
 
-struct sg_sec {
-	bool decoded;
-	struct sg_insn *insns;
-	size_t n;
-	uint64_t *fstarts; /* sorted STT_FUNC starts in this section */
-	size_t nfstarts;
+/*
+ * A decoded instruction as kept for the walk: struct sg_insn without the branch
+ * target (made an edge) and with the relocated field as an offset inside the
+ * instruction. 16 bytes: one is kept per instruction of every decoded section
+ * (i915: ~1M).
+ */
+struct sg_rec {
+	uint32_t off;
+	uint32_t clobbers;
+	int16_t reloc_adj;
+	uint8_t reloc_rel; /* reloc_off - off */
+	uint8_t len;
+	int8_t def_reg;
+	int8_t src_reg;
+	unsigned flow : 3; /* enum sg_flow */
+	unsigned def : 3;  /* enum sg_def */
+	bool reloc_target : 1;
+	bool fstart : 1; /* a function entry (the value of an STT_FUNC symbol) */
 };
 
+struct sg_sec {
+	bool decoded;
+	struct sg_rec *insns;
+	size_t n;
+	uint32_t base; /* module-wide position of offset 0: edge keys (below SG_MAX_CODE) */
+};
+
+/* A branch or call: the module-wide position of its target, and the instruction. */
 struct sg_edge {
-	uint32_t tsec;
-	uint32_t ssec;
-	uint64_t toff;
-	size_t sidx;
+	uint32_t key; /* sg_sec.base + offset of the target */
+	uint32_t sec;
+	uint32_t idx;
 };
 
 struct sg_state {
@@ -90,16 +111,33 @@ struct sg_result {
 	size_t nt, capt;
 };
 
+struct sg_str {
+	const char *s;
+	size_t len;
+};
+
+/* Strings collected from one function. */
+struct sg_strings {
+	struct sg_str *v;
+	size_t n, cap;
+	bool oom;
+};
+
 struct sg_ctx {
 	struct kp_module *m;
 	struct kp_elf *e;
 	const struct sg_arch *arch;
 	struct sg_sec *secs;
-	struct sg_edge *edges; /* branches, sorted by target */
+	struct sg_edge *edges; /* branches into decoded code, sorted by target */
 	size_t nedges, capedges;
-	struct sg_edge *calls; /* calls, sorted by target */
+	struct sg_edge *calls; /* calls into decoded code, sorted by target */
 	size_t ncalls, capcalls;
-	bool oom;
+	uint8_t *symcls; /* per symbol: SC_* (tracing hook, noreturn), 0 not yet known (prepare) */
+	/* the symbol_request() names of the function of the last site reported */
+	struct sg_strings req;
+	bool req_valid;
+	uint32_t req_sec;
+	uint64_t req_start, req_end;
 	/* walk scratch */
 	struct sg_state *work;
 	size_t nwork, capwork;
@@ -303,10 +341,10 @@ static int scan_heuristic(struct kp_module *m, struct kp_elf *e, size_t sec, uin
 }
 
 /* A string referenced by a relocation of function @fn at one of the usual deltas. */
-typedef bool (*string_pred)(const char *s, size_t len, const void *arg);
+typedef bool (*string_pred)(const char *s, size_t len, void *arg);
 
 static const char *function_string(struct kp_elf *e, size_t sec, const struct fn_range *fn,
-				   string_pred pred, const void *arg)
+				   string_pred pred, void *arg)
 {
 	static const int64_t deltas[] = { 0, 4, -2 };
 	const struct kp_section *s = &e->sections[sec];
@@ -348,7 +386,7 @@ static bool is_ident_char(char c)
 }
 
 /* A printf format that can produce an identifier: identifier characters and conversions. */
-static bool is_name_format(const char *s, size_t len, const void *arg)
+static bool is_name_format(const char *s, size_t len, void *arg)
 {
 	bool conv = false;
 
@@ -370,66 +408,76 @@ static bool is_name_format(const char *s, size_t len, const void *arg)
 	return conv;
 }
 
-static bool is_symbol_request_string(const char *s, size_t len, const void *arg)
+/* Collects the NAMEs of "symbol:NAME" (symbol_request() loads the module providing NAME). */
+static bool collect_request(const char *s, size_t len, void *arg)
 {
-	const char *name = arg;
+	struct sg_strings *l = arg;
 
-	return len > 7 && !memcmp(s, "symbol:", 7) && strlen(name) == len - 7 &&
-	       !memcmp(s + 7, name, len - 7);
+	if (len <= 7 || memcmp(s, "symbol:", 7))
+		return false;
+	if (!grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v))) {
+		l->oom = true;
+		return true; /* stop */
+	}
+	l->v[l->n].s = s + 7;
+	l->v[l->n].len = len - 7;
+	l->n++;
+	return false;
 }
 
 /* ----------------------------------------------------------- the decoder */
 
-static int cmp_u64(const void *a, const void *b)
+/* First bit set at or after @lo in bitmap @b of @size bits, UINT64_MAX if none. */
+static uint64_t bits_next(const uint64_t *b, uint64_t lo, uint64_t size)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	while (lo < size) {
+		uint64_t w = b[lo / 64] >> (lo % 64);
 
-	return x < y ? -1 : x > y;
-}
-
-static bool is_fstart(const struct sg_sec *s, uint64_t off)
-{
-	size_t lo = 0, hi = s->nfstarts;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->fstarts[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (w) {
+			while (!(w & 1)) {
+				w >>= 1;
+				lo++;
+			}
+			return lo;
+		}
+		lo = (lo | 63) + 1;
 	}
-	return lo < s->nfstarts && s->fstarts[lo] == off;
+	return UINT64_MAX;
 }
 
-static uint64_t next_fstart(const struct sg_sec *s, uint64_t off)
+/* The relocation at @off (the first of several), searching forward from *@cur. */
+static const struct kp_reloc *reloc_next(const struct kp_elf *e, size_t sec, size_t *cur,
+					 uint64_t off)
 {
-	size_t lo = 0, hi = s->nfstarts;
+	const struct kp_section *s = &e->sections[sec];
+	size_t i = *cur;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->fstarts[mid] <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nfstarts ? s->fstarts[lo] : UINT64_MAX;
+	if (i > 0 && s->relocs[i - 1].offset >= off)
+		i = reloc_lower(e, sec, off); /* not in increasing order: search again */
+	while (i < s->nrelocs && s->relocs[i].offset < off)
+		i++;
+	*cur = i;
+	return i < s->nrelocs && s->relocs[i].offset == off ? &s->relocs[i] : NULL;
 }
 
+/*
+ * Records a branch or call from instruction @sidx of @ssec to @toff of @tsec, unless
+ * the target is outside the decoded code (then no instruction of the walk is there).
+ */
 static int add_edge(struct sg_ctx *c, bool call, uint32_t tsec, uint64_t toff, uint32_t ssec,
-		    size_t sidx)
+		    uint32_t sidx)
 {
 	struct sg_edge **v = call ? &c->calls : &c->edges;
 	size_t *n = call ? &c->ncalls : &c->nedges;
 	size_t *cap = call ? &c->capcalls : &c->capedges;
 
+	if (!c->secs[tsec].decoded || toff >= c->e->sections[tsec].size)
+		return 0;
 	if (!grow((void **)v, cap, *n + 1, sizeof(**v)))
 		return -1;
-	(*v)[*n].tsec = tsec;
-	(*v)[*n].toff = toff;
-	(*v)[*n].ssec = ssec;
-	(*v)[*n].sidx = sidx;
+	(*v)[*n].key = c->secs[tsec].base + (uint32_t)toff;
+	(*v)[*n].sec = ssec;
+	(*v)[*n].idx = sidx;
 	(*n)++;
 	return 0;
 }
@@ -439,7 +487,7 @@ static bool is_tracing_hook(const char *name)
 	static const char *const hooks[] = { "__fentry__", "mcount", "_mcount", "__gnu_mcount_nc" };
 
 	for (size_t i = 0; name && i < KP_ARRAY_SIZE(hooks); i++)
-		if (!strcmp(name, hooks[i]))
+		if (name[0] == hooks[i][0] && !strcmp(name, hooks[i]))
 			return true;
 	return false;
 }
@@ -477,116 +525,203 @@ static bool is_noreturn(const char *name)
 	};
 
 	for (size_t i = 0; name && i < KP_ARRAY_SIZE(names); i++)
-		if (!strcmp(name, names[i]))
+		if (name[0] == names[i][0] && !strcmp(name, names[i]))
 			return true;
 	return false;
 }
 
+enum { SC_KNOWN = 1, SC_HOOK = 2, SC_NORETURN = 4 };
+
+/* Whether symbol @idx names a tracing hook or a noreturn function, looked up once per symbol. */
+static unsigned sym_class(struct sg_ctx *c, size_t idx)
+{
+	const char *name = c->e->syms[idx].name;
+
+	if (!c->symcls[idx])
+		c->symcls[idx] = (uint8_t)(SC_KNOWN | (is_tracing_hook(name) ? SC_HOOK : 0) |
+					   (is_noreturn(name) ? SC_NORETURN : 0));
+	return c->symcls[idx];
+}
+
+/*
+ * The control flow of branch or call @in, instruction @idx of section @sec: an edge
+ * to its target (in a section: resolved relocation, or the encoded displacement).
+ * Calls of tracing hooks fall through; calls of undefined noreturn functions stop.
+ */
+static int link_insn(struct sg_ctx *c, size_t sec, struct sg_insn *in, size_t idx, size_t *rcur)
+{
+	struct kp_elf *e = c->e;
+	const struct kp_reloc *r;
+	bool call = in->flow == SG_CALL;
+
+	if (in->flow != SG_JUMP && in->flow != SG_CJUMP && !call)
+		return 0;
+	r = in->reloc_target ? reloc_next(e, sec, rcur, in->reloc_off) : NULL;
+	if (r) {
+		const struct kp_sym *sym;
+		uint32_t tsec;
+		uint64_t toff;
+
+		int d = reloc_dest(e, sec, r, in->reloc_adj, &tsec, &toff, &sym);
+
+		in->has_target = false;
+		if (call && sym) {
+			unsigned k = sym_class(c, r->sym);
+
+			if (k & SC_HOOK) {
+				/* ftrace/coverage hooks preserve the argument registers */
+				in->flow = SG_SEQ;
+				return 0;
+			}
+			if (sym->shndx == SHN_UNDEF && (k & SC_NORETURN)) {
+				in->flow = SG_STOP;
+				return 0;
+			}
+		}
+		if (d == 1)
+			return add_edge(c, call, tsec, toff, (uint32_t)sec, (uint32_t)idx);
+		return 0;
+	}
+	in->reloc_target = false;
+	if (in->has_target && in->target < e->sections[sec].size)
+		return add_edge(c, call, (uint32_t)sec, in->target, (uint32_t)sec, (uint32_t)idx);
+	return 0;
+}
+
+/* Whether the relocated field of @in, if any, lies inside it (struct sg_rec keeps its offset). */
+static bool field_inside(const struct sg_insn *in)
+{
+	if (in->def != SG_DEF_ADDR && !in->reloc_target)
+		return true;
+	return in->reloc_off >= in->off && in->reloc_off - in->off < in->len;
+}
+
+/*
+ * Decodes executable section @sec: its instructions, resynchronising after an
+ * undecodable one (or one running into the next function entry) at the next
+ * function entry, or the next aligned slot; and their branch and call edges.
+ */
 static int decode_section(struct sg_ctx *c, size_t sec)
 {
 	struct kp_elf *e = c->e;
 	const struct kp_section *ks = &e->sections[sec];
 	struct sg_sec *s = &c->secs[sec];
 	struct sg_code code = { ks->data, ks->size, e->big_endian, e->is64 };
-	size_t cap = 0, fcap = 0;
-	uint64_t off = 0;
+	unsigned step = c->arch->min_insn;
+	size_t cap, rcur = 0;
+	uint64_t *fbits;	  /* bit per byte: a function (STT_FUNC symbol) starts here */
+	uint64_t off = 0, nf = 0; /* nf: the first function start after off, UINT64_MAX none */
+	int ret = -1;
 
-	s->decoded = true;
 	if (ks->size > UINT32_MAX)
 		return 0; /* struct sg_insn holds 32-bit offsets; such a section is not traced */
+	fbits = calloc((size_t)(ks->size / 64) + 1, sizeof(*fbits));
+	/*
+	 * At most size / min_insn instructions; x86 code averages 3.3 (i386) to 4.2 bytes
+	 * an instruction: room for size / 2, grow() covers denser code.
+	 */
+	cap = (size_t)(ks->size / (step > 1 ? step : 2)) + 16;
+	s->insns = malloc(cap * sizeof(*s->insns));
+	if (!fbits || !s->insns)
+		goto out;
 	for (size_t i = 1; i < e->nsyms; i++) {
-		if (e->syms[i].shndx != sec || e->syms[i].type != STT_FUNC ||
-		    e->syms[i].value >= ks->size)
-			continue;
-		if (!grow((void **)&s->fstarts, &fcap, s->nfstarts + 1, sizeof(uint64_t)))
-			return -1;
-		s->fstarts[s->nfstarts++] = e->syms[i].value;
+		const struct kp_sym *sym = &e->syms[i];
+
+		if (sym->shndx == sec && sym->type == STT_FUNC && sym->value < ks->size)
+			fbits[sym->value / 64] |= (uint64_t)1 << (sym->value % 64);
 	}
-	if (s->nfstarts > 1)
-		qsort(s->fstarts, s->nfstarts, sizeof(uint64_t), cmp_u64);
 
 	while (off < ks->size) {
 		struct sg_insn in;
-		uint64_t nf = next_fstart(s, off);
+		struct sg_rec *r;
 
-		if (!c->arch->decode(&code, off, &in) || in.len == 0 ||
-		    (nf != UINT64_MAX && off + in.len > nf)) {
+		if (nf <= off)
+			nf = bits_next(fbits, off + 1, ks->size);
+		if (!c->arch->decode(&code, off, &in) || in.len == 0 || !field_inside(&in) ||
+		    off + in.len > nf) {
 			/* resynchronise at the next function, or the next aligned slot */
-			if (c->arch->min_insn > 1)
-				off += c->arch->min_insn;
+			if (step > 1)
+				off += step;
 			else
 				off = nf;
 			continue;
 		}
-		if (!grow((void **)&s->insns, &cap, s->n + 1, sizeof(in)))
-			return -1;
-		s->insns[s->n++] = in;
+		if (link_insn(c, sec, &in, s->n, &rcur) < 0)
+			goto out;
+		if (!grow((void **)&s->insns, &cap, s->n + 1, sizeof(*s->insns)))
+			goto out;
+		r = &s->insns[s->n++];
+		r->off = in.off;
+		r->clobbers = in.clobbers;
+		r->reloc_adj = in.reloc_adj;
+		r->reloc_rel = (uint8_t)(in.reloc_off - in.off); /* see field_inside() */
+		r->len = in.len;
+		r->def_reg = in.def_reg;
+		r->src_reg = in.src_reg;
+		r->flow = in.flow;
+		r->def = in.def;
+		r->reloc_target = in.reloc_target;
+		r->fstart = (fbits[off / 64] >> (off % 64)) & 1;
 		off += in.len;
 	}
-
-	for (size_t i = 0; i < s->n; i++) {
-		struct sg_insn *in = &s->insns[i];
-		const struct kp_reloc *r;
-		bool call = in->flow == SG_CALL;
-
-		if (in->flow != SG_JUMP && in->flow != SG_CJUMP && !call)
-			continue;
-		r = in->reloc_target ? reloc_at(e, sec, in->reloc_off) : NULL;
-		if (r) {
-			const struct kp_sym *sym;
-			uint32_t tsec;
-			uint64_t toff;
-
-			int d = reloc_dest(e, sec, r, in->reloc_adj, &tsec, &toff, &sym);
-
-			in->has_target = false;
-			if (call && sym && is_tracing_hook(sym->name)) {
-				/* ftrace/coverage hooks preserve the argument registers */
-				in->flow = SG_SEQ;
-				continue;
-			}
-			if (call && sym && sym->shndx == SHN_UNDEF && is_noreturn(sym->name)) {
-				in->flow = SG_STOP;
-				continue;
-			}
-			if (d == 1 && add_edge(c, call, tsec, toff, (uint32_t)sec, i) < 0)
-				return -1;
-			continue;
-		}
-		in->reloc_target = false;
-		if (in->has_target && in->target < ks->size &&
-		    add_edge(c, call, (uint32_t)sec, in->target, (uint32_t)sec, i) < 0)
-			return -1;
-	}
-	return 0;
+	ret = 0;
+out:
+	free(fbits);
+	return ret;
 }
 
-static int cmp_edge(const void *a, const void *b)
-{
-	const struct sg_edge *x = a, *y = b;
-
-	if (x->tsec != y->tsec)
-		return x->tsec < y->tsec ? -1 : 1;
-	if (x->toff != y->toff)
-		return x->toff < y->toff ? -1 : 1;
-	if (x->ssec != y->ssec)
-		return x->ssec < y->ssec ? -1 : 1;
-	return x->sidx < y->sidx ? -1 : x->sidx > y->sidx;
-}
-
-static size_t edge_lower(const struct sg_edge *v, size_t n, uint32_t sec, uint64_t off)
+/* Index of the first edge of @v (sorted) whose target is at or after position @key. */
+static size_t edge_lower(const struct sg_edge *v, size_t n, uint32_t key)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid].tsec < sec || (v[mid].tsec == sec && v[mid].toff < off))
+		if (v[mid].key < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+#define SG_RADIX_BITS 11
+
+/* Sorts the @n edges of *@v by target (keys up to @maxkey), stably: an LSD radix sort. */
+static int sort_edges(struct sg_edge **v, size_t *cap, size_t n, uint32_t maxkey)
+{
+	uint32_t cnt[1u << SG_RADIX_BITS];
+	struct sg_edge *a = *v, *b;
+
+	if (n < 2)
+		return 0;
+	b = malloc(n * sizeof(*b));
+	if (!b)
+		return -1;
+	for (unsigned sh = 0; sh < 32 && (sh == 0 || maxkey >> sh); sh += SG_RADIX_BITS) {
+		struct sg_edge *t;
+		uint32_t sum = 0;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(a[i].key >> sh) & ((1u << SG_RADIX_BITS) - 1)]++;
+		for (size_t d = 0; d < KP_ARRAY_SIZE(cnt); d++) {
+			uint32_t k = cnt[d];
+
+			cnt[d] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(a[i].key >> sh) & ((1u << SG_RADIX_BITS) - 1)]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	free(b);
+	*v = a;
+	*cap = n;
+	return 0;
 }
 
 /* Index of the instruction containing @off, or SIZE_MAX. */
@@ -610,6 +745,43 @@ static size_t insn_at(const struct sg_sec *s, uint64_t off)
 
 /* ------------------------------------------------------------- the walk */
 
+/* Slot of @key in a state set of @cap (a power of two) slots: linear probing from its hash. */
+static size_t seen_slot(const uint64_t *seen, size_t cap, uint64_t key)
+{
+	size_t h = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
+
+	while (seen[h] && seen[h] != key)
+		h = (h + 1) & (cap - 1);
+	return h;
+}
+
+/* Doubles the state set (kept at most half full), moving the states already seen. */
+static int seen_grow(struct sg_ctx *c)
+{
+	size_t cap = c->seencap * 2;
+	uint64_t *seen = calloc(cap, sizeof(*seen));
+	size_t *used = malloc(cap / 2 * sizeof(*used));
+
+	if (!seen || !used) {
+		free(seen);
+		free(used);
+		return -1;
+	}
+	for (size_t i = 0; i < c->nseen; i++) {
+		uint64_t key = c->seen[c->used[i]];
+		size_t h = seen_slot(seen, cap, key);
+
+		seen[h] = key;
+		used[i] = h;
+	}
+	free(c->seen);
+	free(c->used);
+	c->seen = seen;
+	c->used = used;
+	c->seencap = cap;
+	return 0;
+}
+
 static bool seen_insert(struct sg_ctx *c, const struct sg_state *st)
 {
 	uint64_t key = ((uint64_t)st->sec << 40) ^ ((uint64_t)(st->idx + 1) << 6) ^
@@ -618,12 +790,9 @@ static bool seen_insert(struct sg_ctx *c, const struct sg_state *st)
 
 	if (key == 0)
 		key = 1;
-	h = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (c->seencap - 1);
-	while (c->seen[h]) {
-		if (c->seen[h] == key)
-			return false;
-		h = (h + 1) & (c->seencap - 1);
-	}
+	h = seen_slot(c->seen, c->seencap, key);
+	if (c->seen[h])
+		return false;
 	c->seen[h] = key;
 	c->used[c->nseen] = h;
 	return true;
@@ -633,10 +802,12 @@ static int push_state(struct sg_ctx *c, uint32_t sec, size_t idx, int reg)
 {
 	struct sg_state st = { sec, reg, idx };
 
-	if (c->nseen >= c->seencap / 2) {
+	if (c->nseen >= SG_MAX_STATES) {
 		c->budget = true;
 		return 0;
 	}
+	if (c->nseen >= c->seencap / 2 && seen_grow(c) < 0)
+		return -1;
 	if (!seen_insert(c, &st))
 		return 0;
 	c->nseen++;
@@ -663,7 +834,7 @@ static int add_result_target(struct sg_result *res, uint32_t sec, uint64_t off)
 static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct sg_result *res)
 {
 	struct kp_elf *e = c->e;
-	const struct sg_insn *p = &c->secs[psec].insns[pidx];
+	const struct sg_rec *p = &c->secs[psec].insns[pidx];
 
 	if (p->flow == SG_CALL && (c->arch->call_clobbers & SG_REG(reg))) {
 		res->flags |= reg == c->arch->ret_reg ? R_CALLRET : R_OTHER;
@@ -672,7 +843,7 @@ static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct
 	if (p->def_reg == reg) {
 		switch (p->def) {
 		case SG_DEF_ADDR: {
-			const struct kp_reloc *r = reloc_at(e, psec, p->reloc_off);
+			const struct kp_reloc *r = reloc_at(e, psec, p->off + p->reloc_rel);
 			const struct kp_sym *sym;
 			uint32_t tsec;
 			uint64_t toff;
@@ -711,13 +882,14 @@ static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct
 static int walk_state(struct sg_ctx *c, const struct sg_state *st, struct sg_result *res)
 {
 	const struct sg_sec *s = &c->secs[st->sec];
-	const struct sg_insn *x = &s->insns[st->idx];
-	bool fstart = is_fstart(s, x->off);
+	const struct sg_rec *x = &s->insns[st->idx];
+	uint32_t key = s->base + x->off;
+	bool fstart = x->fstart;
 	bool any = false;
 	size_t i;
 
 	if (st->idx > 0 && !fstart) {
-		const struct sg_insn *p = &s->insns[st->idx - 1];
+		const struct sg_rec *p = &s->insns[st->idx - 1];
 
 		if (p->off + p->len == x->off && p->flow != SG_JUMP && p->flow != SG_STOP) {
 			any = true;
@@ -725,10 +897,10 @@ static int walk_state(struct sg_ctx *c, const struct sg_state *st, struct sg_res
 				return -1;
 		}
 	}
-	for (i = edge_lower(c->edges, c->nedges, st->sec, x->off);
-	     i < c->nedges && c->edges[i].tsec == st->sec && c->edges[i].toff == x->off; i++) {
+	for (i = edge_lower(c->edges, c->nedges, key); i < c->nedges && c->edges[i].key == key;
+	     i++) {
 		any = true;
-		if (examine(c, c->edges[i].ssec, c->edges[i].sidx, st->reg, res) < 0)
+		if (examine(c, c->edges[i].sec, c->edges[i].idx, st->reg, res) < 0)
 			return -1;
 	}
 	if (fstart) {
@@ -736,12 +908,10 @@ static int walk_state(struct sg_ctx *c, const struct sg_state *st, struct sg_res
 		bool callers = false;
 
 		if (st->reg == c->arch->arg_reg) {
-			for (i = edge_lower(c->calls, c->ncalls, st->sec, x->off);
-			     i < c->ncalls && c->calls[i].tsec == st->sec &&
-			     c->calls[i].toff == x->off;
-			     i++) {
+			for (i = edge_lower(c->calls, c->ncalls, key);
+			     i < c->ncalls && c->calls[i].key == key; i++) {
 				callers = true;
-				if (push_state(c, c->calls[i].ssec, c->calls[i].sidx, st->reg) < 0)
+				if (push_state(c, c->calls[i].sec, c->calls[i].idx, st->reg) < 0)
 					return -1;
 			}
 		}
@@ -797,6 +967,32 @@ static const struct sg_arch *arch_for(const struct kp_elf *e)
 	}
 }
 
+/*
+ * Whether function @fn of section @sec asks for module "symbol:@name" (a
+ * symbol_request()): 1 yes, 0 no, -1 out of memory. Its names are collected once
+ * for all the sites in the function.
+ */
+static int is_request(struct sg_ctx *c, uint32_t sec, const struct fn_range *fn, const char *name,
+		      size_t len)
+{
+	if (!c->req_valid || c->req_sec != sec || c->req_start != fn->start ||
+	    c->req_end != fn->end) {
+		c->req.n = 0;
+		c->req.oom = false;
+		function_string(c->e, sec, fn, collect_request, &c->req);
+		c->req_valid = !c->req.oom;
+		if (c->req.oom)
+			return -1;
+		c->req_sec = sec;
+		c->req_start = fn->start;
+		c->req_end = fn->end;
+	}
+	for (size_t i = 0; i < c->req.n; i++)
+		if (c->req.v[i].len == len && !memcmp(c->req.v[i].s, name, len))
+			return 1;
+	return 0;
+}
+
 static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const struct sg_result *res,
 		       struct kp_err *err)
 {
@@ -810,13 +1006,15 @@ static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const stru
 	for (size_t i = 0; i < res->nt; i++) {
 		size_t len;
 		const char *name = kp_elf_string_at(e, res->t[i].sec, res->t[i].off, &len);
-		bool request;
+		int request;
 
 		if (!name || !kp_is_identifier(name, len)) {
 			dyn |= R_OTHER;
 			continue;
 		}
-		request = function_string(e, sec, &fn, is_symbol_request_string, name) != NULL;
+		request = is_request(c, sec, &fn, name, len);
+		if (request < 0)
+			return kp_err_set(err, "out of memory");
 		if (add_entry(m, &c->symget_cap, name, len, NULL, secname, site, fn.name,
 			      KP_SYMGET_EXACT, request, err) < 0)
 			return -1;
@@ -836,31 +1034,36 @@ static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const stru
 static void ctx_free(struct sg_ctx *c)
 {
 	if (c->secs) {
-		for (size_t i = 0; i < c->e->nsections; i++) {
+		for (size_t i = 0; i < c->e->nsections; i++)
 			free(c->secs[i].insns);
-			free(c->secs[i].fstarts);
-		}
 	}
 	free(c->secs);
 	free(c->edges);
 	free(c->calls);
+	free(c->symcls);
+	free(c->req.v);
 	free(c->work);
 	free(c->seen);
 	free(c->used);
 }
 
+/*
+ * Decodes the executable sections (up to SG_MAX_CODE bytes, in section order) and
+ * sorts their branches and calls by target.
+ */
 static int prepare(struct sg_ctx *c, struct kp_err *err)
 {
 	struct kp_elf *e = c->e;
+	uint64_t pos = 0;
 
 	c->secs = calloc(e->nsections ? e->nsections : 1, sizeof(*c->secs));
-	c->seencap = 1u << 16;
+	c->symcls = calloc(e->nsyms ? e->nsyms : 1, sizeof(*c->symcls));
+	c->seencap = SG_SEEN_MIN;
 	c->seen = calloc(c->seencap, sizeof(*c->seen));
 	c->used = calloc(c->seencap / 2, sizeof(*c->used));
-	if (!c->secs || !c->seen || !c->used)
+	if (!c->secs || !c->symcls || !c->seen || !c->used)
 		return kp_err_set(err, "out of memory");
-	uint64_t budget = SG_MAX_CODE;
-
+	/* which sections are decoded (known before decoding: edges may go forward) */
 	for (size_t sec = 1; sec < e->nsections; sec++) {
 		const struct kp_reloc *rel;
 		size_t nrel;
@@ -869,16 +1072,20 @@ static int prepare(struct sg_ctx *c, struct kp_err *err)
 			continue;
 		if (kp_elf_relocs(e, sec, &rel, &nrel, err) < 0)
 			return -1;
-		if (e->sections[sec].size > budget)
+		if (e->sections[sec].size > SG_MAX_CODE - pos)
 			continue; /* not decoded: its call sites fall back to the heuristic */
-		budget -= e->sections[sec].size;
-		if (decode_section(c, sec) < 0)
-			return kp_err_set(err, "out of memory");
+		c->secs[sec].decoded = true;
+		c->secs[sec].base = (uint32_t)pos;
+		pos += e->sections[sec].size;
 	}
-	if (c->nedges > 1)
-		qsort(c->edges, c->nedges, sizeof(*c->edges), cmp_edge);
-	if (c->ncalls > 1)
-		qsort(c->calls, c->ncalls, sizeof(*c->calls), cmp_edge);
+	for (size_t sec = 1; sec < e->nsections; sec++)
+		if (c->secs[sec].decoded && decode_section(c, sec) < 0)
+			return kp_err_set(err, "out of memory");
+	if (sort_edges(&c->edges, &c->capedges, c->nedges, (uint32_t)pos) < 0 ||
+	    sort_edges(&c->calls, &c->capcalls, c->ncalls, (uint32_t)pos) < 0)
+		return kp_err_set(err, "out of memory");
+	free(c->symcls);
+	c->symcls = NULL;
 	return 0;
 }
 
@@ -892,7 +1099,7 @@ static size_t call_insn(const struct sg_ctx *c, size_t sec, const struct kp_relo
 		return SIZE_MAX;
 	if (s->insns[i].flow != SG_CALL && s->insns[i].flow != SG_JUMP)
 		return SIZE_MAX;
-	if (!s->insns[i].reloc_target || s->insns[i].reloc_off != r->offset)
+	if (!s->insns[i].reloc_target || s->insns[i].off + s->insns[i].reloc_rel != r->offset)
 		return SIZE_MAX;
 	return i;
 }
