@@ -24,12 +24,20 @@ struct entry {
 	unsigned gen; /* load that added or last merged it */
 };
 
+/* A hash slot keeps the hash and name beside the head: probing touches no entry. */
+struct slot {
+	const char *name;
+	struct entry *head;
+	uint32_t hash;
+	uint32_t len; /* strlen(name), saturated */
+};
+
 struct kp_kernel_base {
 	struct kp_arena arena;
 	struct entry **entries; /* load order */
 	size_t n;
 	size_t cap;
-	struct entry **slots; /* hash index: heads of same-name chains, NULL = empty */
+	struct slot *slots; /* hash index: heads of same-name chains, head NULL = empty */
 	size_t nslots;	      /* power of two */
 	size_t nnames;
 	unsigned gen;
@@ -88,22 +96,22 @@ void kp_base_begin_load(struct kp_kernel_base *b, unsigned source)
 	b->sources |= source;
 }
 
-static struct entry **find_slot(struct entry **slots, size_t nslots, const char *name, uint32_t h)
+static struct slot *find_slot(struct slot *slots, size_t nslots, const char *name, uint32_t h)
 {
 	size_t mask = nslots - 1;
 
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		struct entry *e = slots[i];
+		struct slot *s = &slots[i];
 
-		if (!e || (e->hash == h && !strcmp(e->k.name, name)))
-			return &slots[i];
+		if (!s->head || (s->hash == h && (s->name == name || !strcmp(s->name, name))))
+			return s;
 	}
 }
 
 static int rehash(struct kp_kernel_base *b)
 {
 	size_t nslots = b->nslots ? b->nslots * 2 : 1024;
-	struct entry **slots;
+	struct slot *slots;
 
 	if (nslots > SIZE_MAX / sizeof(*slots))
 		return -1;
@@ -111,9 +119,8 @@ static int rehash(struct kp_kernel_base *b)
 	if (!slots)
 		return -1;
 	for (size_t i = 0; i < b->nslots; i++)
-		if (b->slots[i])
-			*find_slot(slots, nslots, b->slots[i]->k.name, b->slots[i]->hash) =
-				b->slots[i];
+		if (b->slots[i].head)
+			*find_slot(slots, nslots, b->slots[i].name, b->slots[i].hash) = b->slots[i];
 	free(b->slots);
 	b->slots = slots;
 	b->nslots = nslots;
@@ -124,7 +131,7 @@ static struct entry *find_head(const struct kp_kernel_base *b, const char *name,
 {
 	if (!b->nslots)
 		return NULL;
-	return *find_slot(b->slots, b->nslots, name, h);
+	return find_slot(b->slots, b->nslots, name, h)->head;
 }
 
 const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, size_t len)
@@ -140,12 +147,12 @@ const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, siz
 	}
 	mask = b->nslots - 1;
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		const struct entry *e = b->slots[i];
+		const struct slot *s = &b->slots[i];
 
-		if (!e)
+		if (!s->head)
 			return NULL;
-		if (e->hash == h && !strncmp(e->k.name, name, len) && e->k.name[len] == '\0')
-			return e->k.name;
+		if (s->hash == h && s->len == len && !memcmp(s->name, name, len))
+			return s->name;
 	}
 }
 
@@ -252,7 +259,8 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 {
 	uint32_t h = hash_name(in->name);
 	const char *owner = intern_owner(b, in->owner);
-	struct entry **slot, *e, *head;
+	struct slot *slot;
+	struct entry *e, *head;
 
 	if (!owner)
 		return kp_err_set(err, "out of memory");
@@ -288,12 +296,15 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 	e->gen = b->gen;
 
 	slot = find_slot(b->slots, b->nslots, in->name, h);
-	if (!*slot) {
-		*slot = e;
+	if (!slot->head) {
+		slot->head = e;
+		slot->name = e->k.name;
+		slot->hash = h;
+		slot->len = (uint32_t)strnlen(e->k.name, UINT32_MAX);
 		b->nnames++;
 	} else {
 		/* Append so that the first loaded owner stays the head. */
-		struct entry *t = *slot;
+		struct entry *t = slot->head;
 
 		while (t->next)
 			t = t->next;
