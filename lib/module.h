@@ -130,6 +130,7 @@ struct kp_module {
 	struct kp_version *versions;
 	size_t nversions;
 	bool has_ext_versions;
+	bool versions_distinct; /* no name twice in the list check_version() walks (see below) */
 	struct kp_version *ext_versions;
 	size_t next_versions;
 

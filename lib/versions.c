@@ -8,9 +8,11 @@
  *   __version_ext_crcs (s32[]) + __version_ext_names (NUL-separated), v6.14+
  *     CONFIG_EXTENDED_MODVERSIONS (elf_validity_cache_index_versions()).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "module-internal.h"
+#include "symbol-index.h"
 
 #define MODVERSION_RECORD 64
 
@@ -181,10 +183,45 @@ static int read_extended(struct kp_module *m, const struct kp_elf *e,
 	return 0;
 }
 
+/*
+ * True if no name appears twice in @v: then any match is the first match, and the
+ * simulation's check_version() may start its walk where the last lookup ended.
+ */
+static int names_distinct(const struct kp_version *v, size_t n, bool *distinct)
+{
+	size_t nslots = 16;
+	const char **slots;
+
+	*distinct = true;
+	if (n < 2)
+		return 0;
+	while (nslots < 2 * n)
+		nslots *= 2;
+	slots = calloc(nslots, sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < n && *distinct; i++) {
+		size_t k = kp_hash_string(v[i].name) & (nslots - 1);
+
+		for (; slots[k]; k = (k + 1) & (nslots - 1))
+			if (slots[k] == v[i].name || !strcmp(slots[k], v[i].name)) {
+				*distinct = false;
+				break;
+			}
+		slots[k] = v[i].name;
+	}
+	free(slots);
+	return 0;
+}
+
 int kp_read_versions(struct kp_module *m, const struct kp_elf *e, const struct kp_name_pool *names,
 		     struct kp_err *err)
 {
-	if (read_basic(m, e, names, err) < 0)
+	if (read_basic(m, e, names, err) < 0 || read_extended(m, e, names, err) < 0)
 		return -1;
-	return read_extended(m, e, names, err);
+	if (names_distinct(m->has_ext_versions ? m->ext_versions : m->versions,
+			   m->has_ext_versions ? m->next_versions : m->nversions,
+			   &m->versions_distinct) < 0)
+		return kp_err_set(err, "out of memory");
+	return 0;
 }

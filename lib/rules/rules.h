@@ -33,6 +33,7 @@ struct kp_loading {
 	bool has_versions;     /* info->index.vers != 0 */
 	bool using_gplonly_symbols;
 	bool sig_ok;           /* info->sig_ok: module_sig_check() verified the signature */
+	size_t ver_hint;       /* where find_version() starts (a speed-up, not a kernel state) */
 };
 
 /* What find_symbol() found. */

@@ -5,10 +5,21 @@
 
 #include "rules.h"
 
-static const struct kp_version *find_version(const struct kp_module *m, const char *name, bool *any)
+static bool same_name(const char *a, const char *b)
 {
+	return a == b || (a[0] == b[0] && !strcmp(a, b));
+}
+
+/*
+ * The first entry named @name, as the kernel's strcmp() walk finds it. When the list has
+ * no name twice, any match is the first: the walk starts at @ld's hint (where the last
+ * lookup ended: __versions follows .symtab order, so it is nearly always right there).
+ */
+static const struct kp_version *find_version(struct kp_loading *ld, const char *name, bool *any)
+{
+	const struct kp_module *m = ld->m;
 	const struct kp_version *list = m->versions;
-	size_t n = m->nversions;
+	size_t n = m->nversions, start = 0;
 
 	/* v6.14+: with both extended sections present only they are used. */
 	if (m->has_ext_versions) {
@@ -16,10 +27,16 @@ static const struct kp_version *find_version(const struct kp_module *m, const ch
 		n = m->next_versions;
 	}
 	*any = true;
-	/* First match, as the kernel's strcmp() walk; shared names make most tests a pointer one. */
-	for (size_t i = 0; i < n; i++)
-		if (list[i].name == name || (list[i].name[0] == name[0] && !strcmp(list[i].name, name)))
+	if (m->versions_distinct && ld->ver_hint < n)
+		start = ld->ver_hint;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = start + k < n ? start + k : start + k - n;
+
+		if (same_name(list[i].name, name)) {
+			ld->ver_hint = i + 1;
 			return &list[i];
+		}
+	}
 	return NULL;
 }
 
@@ -40,7 +57,7 @@ bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const ch
 	/* No versions at all?  modprobe --force does this. */
 	if (!ld->has_versions)
 		return kp_try_to_force_load(c, ld, symname) == 0;
-	ver = find_version(ld->m, symname, &any);
+	ver = find_version(ld, symname, &any);
 	if (ver) {
 		if (ver->crc == fs->crc)
 			return true;
