@@ -25,7 +25,7 @@ static void check_usage(FILE *f)
 	      "  -v, --verbose      also notes, and each module's outcome and messages\n"
 	      "      --pretty       indent JSON\n"
 	      "      --color WHEN   auto (default), always, never\n"
-	      "  -j, --jobs N       read modules with N threads\n"
+	      "  -j, --jobs N       read and resolve with N threads (default: one per CPU)\n"
 	      "\n" KP_ANALYSIS_HELP "\n"
 	      "Exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or input "
 	      "errors.\n",

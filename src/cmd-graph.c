@@ -138,96 +138,117 @@ static void print_text(FILE *f, const struct kp_graph *g, const bool *in)
 	}
 }
 
-static void print_json(FILE *f, const struct kp_graph *g, const bool *in, bool pretty)
+struct json_items {
+	const struct kp_graph *g;
+	const bool *in;
+};
+
+/* The module at place @k of the load order, or NULL when --focus leaves it out. */
+static struct json_object *module_json(struct kp_jb *b, size_t k, void *data)
 {
-	struct json_object *cycles = json_object_new_array(), *dups = json_object_new_array();
-	bool first = true;
+	const struct json_items *it = data;
+	const struct kp_graph *g = it->g;
+	size_t i = g->order[k];
+	const struct kp_node *nd = &g->nodes[i];
+	struct json_object *m, *deps, *unres, *edges, *bdeps;
 
-	/* Streamed a module at a time: a whole tree never sits in memory as a JSON tree. */
-	fputs("{\"schema_version\":1,\"modules\":[", f);
-	for (size_t k = 0; k < g->n; k++) {
-		size_t i = g->order[k];
-		const struct kp_node *nd = &g->nodes[i];
-		struct json_object *m, *deps, *unres, *edges, *bdeps;
+	if (it->in && !it->in[i])
+		return NULL;
+	m = kp_jb_object(b);
+	kp_jb_add(b, m, "name", kp_jb_string(b, nd->mod->name));
+	kp_jb_add(b, m, "path", kp_jb_string(b, nd->path));
+	kp_jb_add(b, m, "license", kp_jb_string(b, nd->mod->license));
+	kp_jb_add(b, m, "license_gpl_compatible", kp_jb_bool(b, nd->mod->license_gpl_compatible));
+	deps = kp_jb_array(b);
+	for (size_t d = 0; d < nd->ndeps; d++)
+		kp_jb_push(b, deps, kp_jb_string(b, g->nodes[nd->deps[d]].mod->name));
+	bdeps = kp_jb_array(b);
+	for (size_t d = 0; d < nd->nbase_deps; d++)
+		kp_jb_push(b, bdeps, kp_jb_string(b, nd->base_deps[d]));
+	unres = kp_jb_array(b);
+	edges = kp_jb_array(b);
+	for (size_t e = 0; e < nd->nedges && !kp_jb_failed(b); e++) {
+		const struct kp_edge *ed = &nd->edges[e];
+		struct json_object *eo = kp_jb_object(b), *sym = kp_jb_string(b, ed->imp->name);
+		char buf[64];
 
-		if (in && !in[i])
-			continue;
-		m = json_object_new_object();
-		deps = json_object_new_array();
-		bdeps = json_object_new_array();
-		unres = json_object_new_array();
-		edges = json_object_new_array();
-		kp_json_add(m, "name", kp_json_string(nd->mod->name));
-		kp_json_add(m, "path", kp_json_string(nd->path));
-		kp_json_add(m, "license", kp_json_string(nd->mod->license));
-		kp_json_add(m, "license_gpl_compatible",
-			    json_object_new_boolean(nd->mod->license_gpl_compatible));
-		for (size_t d = 0; d < nd->ndeps; d++)
-			json_object_array_add(deps,
-					      kp_json_string(g->nodes[nd->deps[d]].mod->name));
-		for (size_t d = 0; d < nd->nbase_deps; d++)
-			json_object_array_add(bdeps, kp_json_string(nd->base_deps[d]));
-		for (size_t e = 0; e < nd->nedges; e++) {
-			const struct kp_edge *ed = &nd->edges[e];
-			struct json_object *eo = json_object_new_object();
-			char buf[64];
+		kp_jb_add(b, eo, "symbol", sym);
+		kp_jb_add(b, eo, "weak", kp_jb_bool(b, ed->imp->weak));
+		kp_jb_add(b, eo, "kind", kp_jb_static(b, kind_name(ed->kind)));
+		kp_jb_add(b, eo, "provider",
+			  ed->kind == KP_PROV_VMLINUX
+				  ? kp_jb_static(b, "vmlinux")
+				  : kp_jb_string(b, provider_name(g, ed, buf, sizeof(buf))));
+		kp_jb_add(b, eo, "gpl_only", kp_jb_bool(b, ed->gpl_only));
+		kp_jb_add(b, eo, "namespace", kp_jb_string(b, ed->ns));
+		kp_jb_add(b, eo, "crc", kp_jb_crc(b, ed->has_crc, ed->crc));
+		kp_jb_push(b, edges, eo);
+		if (ed->kind == KP_PROV_NONE) {
+			struct json_object *u = kp_jb_object(b);
 
-			kp_json_add(eo, "symbol", kp_json_string(ed->imp->name));
-			kp_json_add(eo, "weak", json_object_new_boolean(ed->imp->weak));
-			kp_json_add(eo, "kind", json_object_new_string(kind_name(ed->kind)));
-			kp_json_add(eo, "provider",
-				    kp_json_string(provider_name(g, ed, buf, sizeof(buf))));
-			kp_json_add(eo, "gpl_only", json_object_new_boolean(ed->gpl_only));
-			kp_json_add(eo, "namespace", kp_json_string(ed->ns));
-			kp_json_add(eo, "crc", kp_json_crc(ed->has_crc, ed->crc));
-			json_object_array_add(edges, eo);
-			if (ed->kind == KP_PROV_NONE) {
-				struct json_object *u = json_object_new_object();
-
-				kp_json_add(u, "name", kp_json_string(ed->imp->name));
-				kp_json_add(u, "weak", json_object_new_boolean(ed->imp->weak));
-				json_object_array_add(unres, u);
-			}
+			kp_jb_add(b, u, "name", json_object_get(sym));
+			kp_jb_add(b, u, "weak", kp_jb_bool(b, ed->imp->weak));
+			kp_jb_push(b, unres, u);
 		}
-		kp_json_add(m, "depends", deps);
-		kp_json_add(m, "base_depends", bdeps);
-		kp_json_add(m, "unresolved", unres);
-		kp_json_add(m, "imports", edges);
-		fputs(first ? "\n" : ",\n", f);
-		first = false;
-		kp_json_emit(f, m, pretty);
 	}
+	kp_jb_add(b, m, "depends", deps);
+	kp_jb_add(b, m, "base_depends", bdeps);
+	kp_jb_add(b, m, "unresolved", unres);
+	kp_jb_add(b, m, "imports", edges);
+	return m;
+}
+
+static int print_json(FILE *f, const struct kp_graph *g, const bool *in, bool pretty, unsigned jobs)
+{
+	struct json_items it = { .g = g, .in = in };
+	struct json_object *cycles, *dups;
+	struct kp_jb *b;
+	int rc;
+
+	/* Streamed a window of modules at a time: a whole tree never sits in memory as JSON. */
+	fputs("{\"schema_version\":1,\"modules\":[", f);
+	if (kp_json_stream(f, g->n, module_json, &it, pretty, jobs))
+		return -1;
+	b = kp_jb_new();
+	if (!b)
+		return -1;
+	cycles = kp_jb_array(b);
 	for (size_t c = 0; c < g->ncycles; c++) {
-		struct json_object *cy = json_object_new_array();
+		struct json_object *cy = kp_jb_array(b);
 
 		for (size_t j = 0; j < g->cycles[c].len; j++)
-			json_object_array_add(
-				cy, kp_json_string(g->nodes[g->cycles[c].nodes[j]].mod->name));
-		json_object_array_add(cycles, cy);
+			kp_jb_push(b, cy,
+				   kp_jb_string(b, g->nodes[g->cycles[c].nodes[j]].mod->name));
+		kp_jb_push(b, cycles, cy);
 	}
+	dups = kp_jb_array(b);
 	for (size_t i = 0; i < g->n; i++) {
-		struct json_object *d;
+		struct json_object *d, *paths;
 
 		if (!g->nodes[i].duplicate_name || kp_graph_find(g, g->nodes[i].mod->name) != i)
 			continue;
-		d = json_object_new_object();
-		kp_json_add(d, "name", kp_json_string(g->nodes[i].mod->name));
-		{
-			struct json_object *paths = json_object_new_array();
-
-			for (size_t j = i; j < g->n; j++)
-				if (!strcmp(g->nodes[j].mod->name, g->nodes[i].mod->name))
-					json_object_array_add(paths,
-							      kp_json_string(g->nodes[j].path));
-			kp_json_add(d, "paths", paths);
-		}
-		json_object_array_add(dups, d);
+		d = kp_jb_object(b);
+		kp_jb_add(b, d, "name", kp_jb_string(b, g->nodes[i].mod->name));
+		paths = kp_jb_array(b);
+		for (size_t j = i; j < g->n; j++)
+			if (!strcmp(g->nodes[j].mod->name, g->nodes[i].mod->name))
+				kp_jb_push(b, paths, kp_jb_string(b, g->nodes[j].path));
+		kp_jb_add(b, d, "paths", paths);
+		kp_jb_push(b, dups, d);
 	}
-	fputs("],\"cycles\":", f);
-	kp_json_emit(f, cycles, pretty);
-	fputs(",\"duplicate_names\":", f);
-	kp_json_emit(f, dups, pretty);
-	fputs("}\n", f);
+	if (kp_jb_failed(b)) {
+		json_object_put(cycles);
+		json_object_put(dups);
+		rc = -1;
+	} else {
+		fputs("],\"cycles\":", f);
+		rc = kp_json_emit(f, cycles, pretty);
+		fputs(",\"duplicate_names\":", f);
+		rc |= kp_json_emit(f, dups, pretty);
+		fputs("}\n", f);
+	}
+	kp_jb_free(b);
+	return rc;
 }
 
 static void dot_id(FILE *f, const char *s)
@@ -378,12 +399,17 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!strcmp(format, "json"))
-		print_json(stdout, &a.graph, in, pretty);
-	else if (!strcmp(format, "dot"))
+	if (!strcmp(format, "json")) {
+		if (print_json(stdout, &a.graph, in, pretty, cli->jobs)) {
+			kp_cli_error(NULL, "out of memory");
+			rc = KP_EXIT_ERROR;
+			goto out;
+		}
+	} else if (!strcmp(format, "dot")) {
 		print_dot(stdout, &a.graph, in);
-	else
+	} else {
 		print_text(stdout, &a.graph, in);
+	}
 	rc = a.graph.ncycles ? KP_EXIT_FINDINGS : KP_EXIT_OK;
 	for (size_t i = 0; i < a.graph.n; i++)
 		for (size_t e = 0; e < a.graph.nodes[i].nedges; e++)

@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -14,7 +15,49 @@ struct json_object *kp_json_string(const char *s);
 struct json_object *kp_json_crc(bool has, uint32_t crc);
 /* Adds @val under @key; @val may be NULL (JSON null). */
 void kp_json_add(struct json_object *obj, const char *key, struct json_object *val);
-/* Writes @obj compactly (or pretty) and drops it. */
-void kp_json_emit(FILE *f, struct json_object *obj, bool pretty);
+/* Writes @obj compactly (or pretty) and drops it; -1 when out of memory. */
+int kp_json_emit(FILE *f, struct json_object *obj, bool pretty);
+
+/*
+ * Builders for kp_json_stream(): one per thread, so their objects are never shared between
+ * threads. They record running out of memory instead of returning it, so that building code
+ * needs no check per call: each kp_jb_*() takes NULL (from an earlier failure) in stride.
+ */
+struct kp_jb;
+
+/* A builder for the calling thread (kp_json_stream() makes its own); NULL: out of memory. */
+struct kp_jb *kp_jb_new(void);
+/* Frees @b, not the objects built with it. */
+void kp_jb_free(struct kp_jb *b);
+/* Out of memory since kp_jb_new() (in kp_json_stream(): since the item began). */
+bool kp_jb_failed(const struct kp_jb *b);
+struct json_object *kp_jb_object(struct kp_jb *b);
+struct json_object *kp_jb_array(struct kp_jb *b);
+/* kp_json_string() */
+struct json_object *kp_jb_string(struct kp_jb *b, const char *s);
+/* A string with static storage duration (a literal): one object per thread, shared. */
+struct json_object *kp_jb_static(struct kp_jb *b, const char *s);
+/* true or false, shared. */
+struct json_object *kp_jb_bool(struct kp_jb *b, bool v);
+/* kp_json_crc() */
+struct json_object *kp_jb_crc(struct kp_jb *b, bool has, uint32_t crc);
+/*
+ * Adds @val (NULL: JSON null) under @key, which must outlive @obj (a literal) and be new to
+ * @obj: it is neither copied nor looked up.
+ */
+void kp_jb_add(struct kp_jb *b, struct json_object *obj, const char *key, struct json_object *val);
+/* Appends @val (NULL: JSON null) to the array @arr. */
+void kp_jb_push(struct kp_jb *b, struct json_object *arr, struct json_object *val);
+
+/* Builds item @i of a streamed array, or NULL to leave it out; may run in any thread. */
+typedef struct json_object *kp_json_item_fn(struct kp_jb *b, size_t i, void *data);
+
+/*
+ * Writes @fn(0) .. @fn(@n - 1) to @f, in order, each after "\n" (the first written) or ",\n".
+ * @jobs threads (0: one per CPU) build and serialise windows of items side by side; @fn must
+ * only read what it shares with the other threads. Returns -1 when out of memory (the output
+ * then stops short), else 0.
+ */
+int kp_json_stream(FILE *f, size_t n, kp_json_item_fn *fn, void *data, bool pretty, unsigned jobs);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* kopolicy: argument parsing shared by all commands, and dispatch. */
 #include "config.h"
+#include <time.h>
 
 #include <errno.h>
 #include <getopt.h>
@@ -113,6 +114,7 @@ size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, 
 	size_t failed;
 
 	kp_cli_add_paths(set, paths, npaths);
+	if (getenv("KPT")) { struct timespec t; clock_gettime(CLOCK_MONOTONIC,&t); fprintf(stderr, "walked       %.3f\n", t.tv_sec+t.tv_nsec/1e9);}
 	ro = kp_cli_read_opts(cli, set->n);
 	ro.open.names = names;
 	failed = kp_set_read(set, &ro);
@@ -132,7 +134,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n"
 		   "Options (before or after the command):\n"
-		   "  -j, --jobs N        read modules with N threads (default: one per CPU)\n"
+		   "  -j, --jobs N        read, resolve and format with N threads (default: one\n"
+		   "                      per CPU)\n"
 		   "      --max-size SIZE refuse modules larger than SIZE once decompressed\n"
 		   "                      (default 512M; K, M, G suffixes)\n"
 		   "  -h, --help          show this help (kopolicy COMMAND --help for a command)\n"
