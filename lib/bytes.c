@@ -43,6 +43,8 @@ struct kp_decoders {
 	void *xz, *zstd, *gzip; /* decoder states, created on first use */
 	unsigned char *spare;	/* an output buffer handed back by kp_bytes_release() */
 	size_t spare_cap;
+	unsigned char *file;	/* a compressed input or a sparse image, one file at a time */
+	size_t file_cap;
 };
 
 struct kp_decoders *kp_decoders_new(void)
@@ -58,7 +60,25 @@ void kp_decoders_free(struct kp_decoders *d)
 	kp_zstd_state_free(d->zstd);
 	kp_gzip_state_free(d->gzip);
 	free(d->spare);
+	free(d->file);
 	free(d);
+}
+
+/* The thread's file buffer sized for @len, or NULL (too big to keep, or no memory). */
+static unsigned char *file_buffer(struct kp_decoders *d, size_t len)
+{
+	if (len > KP_DECODERS_FILE_MAX)
+		return NULL;
+	if (d->file_cap < len) {
+		size_t cap = len < 65536 ? 65536 : len;
+		unsigned char *p = realloc(d->file, cap);
+
+		if (!p)
+			return NULL;
+		d->file = p;
+		d->file_cap = cap;
+	}
+	return d->file;
 }
 
 int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
@@ -187,6 +207,85 @@ static int read_all(int fd, unsigned char *buf, size_t len, struct kp_err *err)
 	return 0;
 }
 
+static int pread_all(int fd, unsigned char *buf, size_t len, uint64_t off, struct kp_err *err)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return kp_err_set(err, "read error: %s", strerror(errno));
+		}
+		if (n == 0)
+			return kp_err_set(err, "file shrank while being read");
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err *err)
+{
+	uint64_t end;
+
+	if (!b->sparse || len == 0)
+		return 0;
+	if (off > b->len || len > b->len - off)
+		return kp_err_set(err, "internal error: load past the end of the file");
+	end = off + len;
+	for (unsigned i = 0; i < b->nloaded; i++)
+		if (b->loaded[i].off <= off && end <= b->loaded[i].end)
+			return 0;
+	if (pread_all(b->fd, b->data + off, (size_t)len, off, err) < 0)
+		return -1;
+	if (b->nloaded < KP_ARRAY_SIZE(b->loaded))
+		b->nloaded++;
+	b->loaded[b->nloaded - 1].off = off;
+	b->loaded[b->nloaded - 1].end = end;
+	return 0;
+}
+
+/*
+ * The pread() path of a reading thread (@dec): a compressed file is read whole into the
+ * thread's buffer and decompressed; an uncompressed one is returned sparse, its fd open.
+ */
+static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only,
+		       struct kp_decoders *dec, struct kp_bytes *out, struct kp_err *err)
+{
+	unsigned char head[8], *buf;
+	size_t nhead = len < sizeof(head) ? len : sizeof(head);
+	enum kp_compression comp;
+	bool kept;
+	int r;
+
+	if (pread_all(fd, head, nhead, 0, err) < 0)
+		return -1;
+	comp = kp_detect_compression(head, nhead);
+	buf = file_buffer(dec, len);
+	kept = buf != NULL;
+	if (!buf)
+		buf = malloc(len);
+	if (!buf)
+		return kp_err_set(err, "out of memory (%zu bytes)", len);
+	if (comp == KP_COMP_NONE) {
+		out->data = buf;
+		out->len = len;
+		out->sparse = true;
+		out->borrowed = kept;
+		out->keeper = dec;
+		out->fd = fd;
+		return 0;
+	}
+	r = pread_all(fd, buf, len, 0, err);
+	if (r == 0)
+		r = decompress(buf, len, comp, max_size, elf_only, dec, out, err);
+	if (!kept)
+		free(buf);
+	return r;
+}
+
 static int bytes_read(const char *path, size_t max_size, bool elf_only, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err)
 {
@@ -222,6 +321,13 @@ static int bytes_read(const char *path, size_t max_size, bool elf_only, struct k
 		goto out_close;
 	}
 	len = (size_t)st.st_size;
+	out->file_len = len;
+	if (dec) {
+		r = bytes_pread(fd, len, max_size, elf_only, dec, out, err);
+		if (r == 0 && out->sparse)
+			return 0; /* the fd is the sparse bytes' now */
+		goto out_close;
+	}
 	/*
 	 * Map the file privately: no copy for uncompressed modules, and libelf may still
 	 * byte-swap in place (copy-on-write). Files that cannot be mapped are read.
@@ -278,9 +384,13 @@ void kp_bytes_release(struct kp_bytes *b)
 {
 	struct kp_decoders *d = b->keeper;
 
-	if (b->mapped) {
+	if (b->sparse)
+		close(b->fd);
+	if (b->borrowed) {
+		/* the thread's file buffer: it stays with the thread */
+	} else if (b->mapped) {
 		munmap(b->data, b->len);
-	} else if (d && b->data && b->cap <= KP_DECODERS_SPARE_MAX &&
+	} else if (d && !b->sparse && b->data && b->cap <= KP_DECODERS_SPARE_MAX &&
 		   (!d->spare || d->spare_cap < b->cap)) {
 		/* Keep the larger of the two as the thread's spare output buffer. */
 		free(d->spare);

@@ -31,6 +31,17 @@ struct kp_bytes {
 	size_t cap; /* allocated size of @data when decompressed */
 	bool mapped;		    /* data is a private mapping of the file */
 	struct kp_decoders *keeper; /* decompressed by these decoders: release offers it back */
+	/*
+	 * Sparse: an uncompressed file read on demand with kp_bytes_load(); @data has the
+	 * file's length but holds only what was loaded. @fd stays open until release.
+	 */
+	bool sparse;
+	bool borrowed; /* @data is @keeper's file buffer: release keeps it */
+	int fd;
+	unsigned nloaded;
+	struct {
+		uint64_t off, end;
+	} loaded[8]; /* ranges already in @data (the most recent ones) */
 };
 
 /*
@@ -40,6 +51,7 @@ struct kp_bytes {
  * fault in those for every file. One per thread; NULL where taken means one-shot.
  */
 #define KP_DECODERS_SPARE_MAX ((size_t)2 << 20)
+#define KP_DECODERS_FILE_MAX  ((size_t)2 << 20) /* largest file buffer kept (input, sparse) */
 struct kp_decoders *kp_decoders_new(void);
 void kp_decoders_free(struct kp_decoders *d);
 
@@ -53,10 +65,15 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
 /*
  * Same for a kernel module: decompression stops as soon as the output is not ELF.
- * @dec (may be NULL): the calling thread's decoders, reused.
+ * @dec (may be NULL): the calling thread's decoders, reused. With @dec, files are read
+ * with pread() into the thread's buffers instead of being mapped (no mmap()/munmap()
+ * per file: those serialise threads on the address space), and an uncompressed file
+ * comes back sparse: the caller loads the parts it reads with kp_bytes_load().
  */
 int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err);
+/* Sparse bytes: copies [@off, @off + @len) of the file into @b->data (0, or -1 + @err). */
+int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err *err);
 /* Same, from a buffer already in memory (fuzzing, tests); @in is not kept. */
 int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, struct kp_bytes *out,
 			 struct kp_err *err);

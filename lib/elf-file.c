@@ -62,11 +62,59 @@ const char *kp_elf_machine_name(uint16_t machine)
 	}
 }
 
-static int load_sections(struct kp_elf *e, size_t shstrndx, struct kp_err *err)
+/* Loads [@off, @off + @len) of a sparse image, clamped to the file. */
+static int load_range(const struct kp_elf *e, const struct kp_elf_source *src, uint64_t off,
+		      uint64_t len, struct kp_err *err)
+{
+	if (off >= e->len || len == 0)
+		return 0;
+	if (len > e->len - off)
+		len = e->len - off;
+	return src->load(src->ctx, off, len, err);
+}
+
+static bool is_reloc(uint32_t type)
+{
+	return type == SHT_REL || type == SHT_RELA;
+}
+
+/* Sparse images: which sections to bring in; the rest stay unloaded. */
+static int load_wanted(struct kp_elf *e, const struct kp_elf_source *src, struct kp_err *err)
+{
+	for (size_t i = 1; i < e->nsections; i++) {
+		struct kp_section *s = &e->sections[i];
+		const struct kp_section *t = s->info < e->nsections ? &e->sections[s->info] : NULL;
+		bool want = is_reloc(s->type) && t && !is_reloc(t->type)
+				    ? src->want(t->name, t->type, t->flags)
+				    : src->want(s->name, s->type, s->flags);
+
+		if (!s->data)
+			continue;
+		if (!want) {
+			s->data = NULL;
+			s->unloaded = true;
+			continue;
+		}
+		if (load_range(e, src, (uint64_t)(s->data - e->image), s->size, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_sections(struct kp_elf *e, size_t shstrndx, const struct kp_elf_source *src,
+			 struct kp_err *err)
 {
 	e->sections = kp_calloc(e->nsections, sizeof(*e->sections));
 	if (!e->sections)
 		return kp_err_set(err, "out of memory");
+	if (src) {
+		GElf_Shdr sh;
+
+		/* The names first: elf_strptr() reads the section name table. */
+		if (gelf_getshdr(elf_getscn(e->elf, shstrndx), &sh) && sh.sh_type != SHT_NOBITS &&
+		    load_range(e, src, sh.sh_offset, sh.sh_size, err) < 0)
+			return -1;
+	}
 	for (size_t i = 0; i < e->nsections; i++) {
 		struct kp_section *s = &e->sections[i];
 		Elf_Scn *scn = elf_getscn(e->elf, i);
@@ -92,7 +140,7 @@ static int load_sections(struct kp_elf *e, size_t shstrndx, struct kp_err *err)
 					  s->name[0] ? s->name : "?", i);
 		s->data = e->image + sh.sh_offset;
 	}
-	return 0;
+	return src ? load_wanted(e, src, err) : 0;
 }
 
 static int load_symbols(struct kp_elf *e, struct kp_err *err)
@@ -156,7 +204,58 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 	return 0;
 }
 
+/*
+ * Sparse images: the header and the section header table, before libelf sees them (it
+ * converts a foreign-endian table as soon as it opens the file). Raw Elf{32,64}_Ehdr
+ * fields; anything odd is left for the checks in open_image() to report.
+ */
+static int load_header(const unsigned char *image, size_t len, const struct kp_elf_source *src,
+		       struct kp_err *err)
+{
+	uint64_t shoff, entsz, nsh;
+	bool is64, big;
+
+	if (src->load(src->ctx, 0, len < 64 ? len : 64, err) < 0)
+		return -1;
+	if (len < 52 || memcmp(image, ELFMAG, SELFMAG))
+		return 0;
+	is64 = image[EI_CLASS] == ELFCLASS64;
+	big = image[EI_DATA] == ELFDATA2MSB;
+	if (is64 && len < 64)
+		return 0;
+	shoff = is64 ? kp_load64(image + 0x28, big) : kp_load32(image + 0x20, big);
+	nsh = kp_load16(image + (is64 ? 0x3c : 0x30), big);
+	entsz = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	if (shoff == 0 || shoff >= len)
+		return 0;
+	if (src->load(src->ctx, shoff, entsz > len - shoff ? len - shoff : entsz, err) < 0)
+		return -1;
+	if (nsh == 0 && entsz <= len - shoff) /* extended numbering: the count is section 0's size */
+		nsh = is64 ? kp_load64(image + shoff + 0x20, big) : kp_load32(image + shoff + 0x14, big);
+	if (nsh > (len - shoff) / entsz)
+		nsh = (len - shoff) / entsz;
+	return nsh > 1 ? src->load(src->ctx, shoff, nsh * entsz, err) : 0;
+}
+
+static int open_image(struct kp_elf *e, const unsigned char *image, size_t len,
+		      const struct kp_elf_source *src, struct kp_err *err);
+
 int kp_elf_open(struct kp_elf *e, const unsigned char *image, size_t len, struct kp_err *err)
+{
+	return open_image(e, image, len, NULL, err);
+}
+
+int kp_elf_open_sparse(struct kp_elf *e, const unsigned char *image, size_t len,
+		       const struct kp_elf_source *src, struct kp_err *err)
+{
+	memset(e, 0, sizeof(*e));
+	if (load_header(image, len, src, err) < 0)
+		return -1;
+	return open_image(e, image, len, src, err);
+}
+
+static int open_image(struct kp_elf *e, const unsigned char *image, size_t len,
+		      const struct kp_elf_source *src, struct kp_err *err)
 {
 	GElf_Ehdr eh;
 	size_t shstrndx;
@@ -210,7 +309,7 @@ int kp_elf_open(struct kp_elf *e, const unsigned char *image, size_t len, struct
 		kp_err_set(err, "section name table index %zu is out of range", shstrndx);
 		goto fail;
 	}
-	if (load_sections(e, shstrndx, err) < 0 || load_symbols(e, err) < 0)
+	if (load_sections(e, shstrndx, src, err) < 0 || load_symbols(e, err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -335,6 +434,8 @@ int kp_elf_relocs(struct kp_elf *e, size_t idx, const struct kp_reloc **out, siz
 				continue;
 			if (rs->link != e->symtab_index)
 				return kp_err_set(err, "%s does not refer to .symtab", rs->name);
+			if (rs->unloaded)
+				return kp_err_set(err, "internal error: %s was not loaded", rs->name);
 			if (append_relocs(e, s, i, &cap, err) < 0)
 				return -1;
 		}

@@ -31,7 +31,8 @@ struct kp_section {
 	uint64_t size;
 	uint32_t link;
 	uint32_t info;
-	const unsigned char *data; /* raw file bytes, NULL for NOBITS/out of bounds */
+	const unsigned char *data; /* raw file bytes, NULL for NOBITS/out of bounds/not loaded */
+	bool unloaded;		   /* a sparse image left it out (see struct kp_elf_source) */
 	struct kp_reloc *relocs;   /* loaded on demand, sorted by offset */
 	size_t nrelocs;
 	bool relocs_loaded;
@@ -64,6 +65,22 @@ struct kp_elf {
 
 /* Opens @image (kept borrowed, must outlive @e). */
 int kp_elf_open(struct kp_elf *e, const unsigned char *image, size_t len, struct kp_err *err);
+
+/*
+ * A file brought into memory piece by piece: @image has the file's full length but only
+ * what load() copied in is valid. kp_elf_open_sparse() loads the ELF header, the section
+ * header table, the section names, each section want() selects plus the relocation
+ * sections that apply to them; every other section has data == NULL and unloaded set.
+ * Whatever the caller reads outside those (a signature trailer) it loads itself.
+ */
+struct kp_elf_source {
+	/* Copies bytes [@off, @off + @len) of the file into the image; 0, or -1 with @err. */
+	int (*load)(void *ctx, uint64_t off, uint64_t len, struct kp_err *err);
+	void *ctx;
+	bool (*want)(const char *name, uint32_t type, uint64_t flags);
+};
+int kp_elf_open_sparse(struct kp_elf *e, const unsigned char *image, size_t len,
+		       const struct kp_elf_source *src, struct kp_err *err);
 void kp_elf_close(struct kp_elf *e);
 
 /* Index of the first section called @name, 0 if none. */

@@ -129,17 +129,73 @@ static size_t arena_estimate(const struct kp_module *m, const struct kp_elf *e,
 	return est;
 }
 
-static int read_image(struct kp_module *m, unsigned char *image, size_t len,
-		      const struct kp_name_pool *names, struct kp_err *err)
+/*
+ * The sections the readers below use; a sparse image loads only these (and the
+ * relocations that apply to them). The symbol_get() tracer needs the code too: the
+ * image is completed for the modules that import __symbol_get.
+ */
+static bool reader_wants(const char *name, uint32_t type, uint64_t flags)
 {
+	static const char *const names[] = {
+		".modinfo",	   ".gnu.linkonce.this_module", "__versions",
+		"__version_ext_crcs", "__version_ext_names",	     "__kflagstab",
+	};
+
+	(void)flags;
+	if (type == SHT_SYMTAB || type == SHT_STRTAB || type == SHT_SYMTAB_SHNDX)
+		return true;
+	if (!strncmp(name, "__ksymtab", 9) || !strncmp(name, "__kcrctab", 9))
+		return true; /* every export table, __ksymtab_strings */
+	for (size_t i = 0; i < KP_ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+static int load_bytes(void *ctx, uint64_t off, uint64_t len, struct kp_err *err)
+{
+	return kp_bytes_load(ctx, off, len, err);
+}
+
+/* The signature trailer of a sparse image: the file's last bytes, then the blob they size. */
+static size_t read_sparse_signature(struct kp_module *m, struct kp_bytes *b, struct kp_err *err)
+{
+	uint64_t tail = b->len < 4096 ? b->len : 4096;
+	size_t elf_len;
+
+	if (kp_bytes_load(b, b->len - tail, tail, err) < 0)
+		return SIZE_MAX;
+	elf_len = kp_read_signature(m, b->data, b->len);
+	if (elf_len < b->len - tail) {
+		/* A blob longer than the tail read: load it and read the trailer again. */
+		if (kp_bytes_load(b, elf_len, b->len - tail - elf_len, err) < 0)
+			return SIZE_MAX;
+		memset(&m->sig, 0, sizeof(m->sig));
+		elf_len = kp_read_signature(m, b->data, b->len);
+	}
+	return elf_len;
+}
+
+static int read_image(struct kp_module *m, struct kp_bytes *b, const struct kp_name_pool *names,
+		      struct kp_err *err)
+{
+	const struct kp_elf_source src = { .load = load_bytes, .ctx = b, .want = reader_wants };
+	unsigned char *image = b->data;
+	size_t len = b->len;
 	struct kp_elf e;
 	size_t elf_len;
 	int r = -1;
 
 	m->image_size = len;
-	elf_len = kp_read_signature(m, image, len);
-	if (kp_elf_open(&e, image, elf_len, err) < 0)
-		return -1;
+	if (b->sparse) {
+		elf_len = read_sparse_signature(m, b, err);
+		if (elf_len == SIZE_MAX || kp_elf_open_sparse(&e, image, elf_len, &src, err) < 0)
+			return -1;
+	} else {
+		elf_len = kp_read_signature(m, image, len);
+		if (kp_elf_open(&e, image, elf_len, err) < 0)
+			return -1;
+	}
 	m->is64 = e.is64;
 	m->big_endian = e.big_endian;
 	m->machine = e.machine;
@@ -160,6 +216,12 @@ static int read_image(struct kp_module *m, unsigned char *image, size_t len,
 	    kp_read_imports(m, &e, names, err) < 0 || kp_read_exports(m, &e, names, err) < 0 ||
 	    kp_read_versions(m, &e, names, err) < 0)
 		goto out;
+	if (m->imports_symbol_get && b->sparse) {
+		/* The tracer reads code, relocations and strings: the whole file, then. */
+		kp_elf_close(&e);
+		if (kp_bytes_load(b, 0, elf_len, err) < 0 || kp_elf_open(&e, image, elf_len, err) < 0)
+			return -1;
+	}
 	if (m->imports_symbol_get && kp_read_symbol_get(m, &e, err) < 0)
 		goto out;
 	r = 0;
@@ -193,7 +255,7 @@ static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open
 	m->compression = b->comp;
 	m->file_size = b->file_len;
 	m->full_modinfo = opts && opts->full_modinfo;
-	r = read_image(m, b->data, b->len, opts ? opts->names : NULL, err);
+	r = read_image(m, b, opts ? opts->names : NULL, err);
 	kp_bytes_release(b);
 	if (r < 0) {
 		kp_module_free(m);
