@@ -39,6 +39,8 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len)
 	return KP_COMP_NONE;
 }
 
+#define KP_PREAD_MAX ((size_t)1 << 20)
+
 struct kp_decoders {
 	void *xz, *zstd, *gzip; /* decoder states, created on first use */
 	unsigned char *spare;	/* an output buffer handed back by kp_bytes_release() */
@@ -322,7 +324,13 @@ static int bytes_read(const char *path, size_t max_size, bool elf_only, struct k
 	}
 	len = (size_t)st.st_size;
 	out->file_len = len;
-	if (dec) {
+	/*
+	 * A reading thread reads files up to KP_PREAD_MAX with pread() (copying a small
+	 * file's tables costs less than setting up and tearing down a mapping, and threads do
+	 * not contend on the address space); a larger file is mapped: faulting its big symbol
+	 * tables in costs less than copying them.
+	 */
+	if (dec && len <= KP_PREAD_MAX) {
 		r = bytes_pread(fd, len, max_size, elf_only, dec, out, err);
 		if (r == 0 && out->sparse)
 			return 0; /* the fd is the sparse bytes' now */

@@ -51,7 +51,7 @@ struct kp_bytes {
  * fault in those for every file. One per thread; NULL where taken means one-shot.
  */
 #define KP_DECODERS_SPARE_MAX ((size_t)2 << 20)
-#define KP_DECODERS_FILE_MAX  ((size_t)2 << 20) /* largest file buffer kept (input, sparse) */
+#define KP_DECODERS_FILE_MAX  ((size_t)1 << 20) /* largest file buffer kept (input, sparse) */
 struct kp_decoders *kp_decoders_new(void);
 void kp_decoders_free(struct kp_decoders *d);
 
@@ -65,10 +65,10 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
 /*
  * Same for a kernel module: decompression stops as soon as the output is not ELF.
- * @dec (may be NULL): the calling thread's decoders, reused. With @dec, files are read
- * with pread() into the thread's buffers instead of being mapped (no mmap()/munmap()
- * per file: those serialise threads on the address space), and an uncompressed file
- * comes back sparse: the caller loads the parts it reads with kp_bytes_load().
+ * @dec (may be NULL): the calling thread's decoders, reused. With @dec, files up to
+ * 1 MiB are read with pread() into the thread's buffers instead of being mapped (no
+ * mmap()/munmap() per file: those serialise threads on the address space), and an
+ * uncompressed one comes back sparse: the caller loads what it reads with kp_bytes_load().
  */
 int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err);
