@@ -6,8 +6,9 @@
 # the page cache):
 #   depmod -n -E SYMVERS -b TREE_ROOT RELEASE   (the reference: reads every module,
 #                                               resolves every import, writes all indexes)
-#   kopolicy graph --format json -k SYMVERS TREE_ROOT/lib/modules/RELEASE
-#   kopolicy -j 1 graph ...                     (one reading thread, like depmod)
+#   kopolicy graph -k SYMVERS TREE_ROOT/lib/modules/RELEASE       (default text output)
+#   kopolicy graph --format json ...            (every import's provider: 25 MB of JSON)
+#   kopolicy -j 1 graph --format json ...       (one thread, like depmod)
 #   kopolicy check --format json -k SYMVERS --kernel-config ... (the whole simulation)
 # Prints the median wall time, CPU time (user+sys) and peak RSS of each and the ratios
 # to depmod, with the load average before and after.  See bench/README.md.
@@ -73,7 +74,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 round() { # prefix ("" for the warm-up)
 	local p=$1
 	measure "${p:+depmod}" 0 depmod -n -C "$tmp/depmod.d" -E "$symvers" -b "$root" "$rel"
-	measure "${p:+graph}" 1 "$kp" graph --format json -k "$symvers" "$moddir"
+	measure "${p:+graph}" 1 "$kp" graph -k "$symvers" "$moddir"
+	measure "${p:+graph-json}" 1 "$kp" graph --format json -k "$symvers" "$moddir"
 	measure "${p:+graph-j1}" 1 "$kp" -j 1 graph --format json -k "$symvers" "$moddir"
 	measure "${p:+check}" 1 "$kp" check --format json -k "$symvers" --kernel-config "$config" \
 		--kernel-release "$rel" "$moddir"
@@ -89,11 +91,12 @@ for ((i = 0; i < runs; i++)); do round x; done
 echo "load after: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 d=$(echo "${wall[depmod]}" | median)
 dr=$(echo "${rss[depmod]}" | median)
-printf '%-9s %8s %8s %10s %9s %8s\n' tool wall_s cpu_s peak_kib wall/dep rss/dep
-for t in depmod graph graph-j1 check; do
+printf '%-10s %8s %8s %10s %9s %8s\n' tool wall_s cpu_s peak_kib wall/dep rss/dep
+for t in depmod graph graph-json graph-j1 check; do
 	w=$(echo "${wall[$t]}" | median)
 	c=$(echo "${cpu[$t]}" | median)
 	r=$(echo "${rss[$t]}" | median)
-	printf '%-9s %8s %8s %10s %9s %8s\n' "$t" "$w" "$c" "$r" "$(ratio "$w" "$d")" "$(ratio "$r" "$dr")"
+	printf '%-10s %8s %8s %10s %9s %8s\n' "$t" "$w" "$c" "$r" "$(ratio "$w" "$d")" "$(ratio "$r" "$dr")"
 done
-echo "all wall times: depmod ${wall[depmod]}| graph ${wall[graph]}| graph-j1 ${wall[graph-j1]}| check ${wall[check]}"
+echo "all wall times: depmod ${wall[depmod]}| graph ${wall[graph]}| graph-json ${wall[graph-json]}|" \
+	"graph-j1 ${wall[graph-j1]}| check ${wall[check]}"

@@ -141,7 +141,39 @@ static void print_text(FILE *f, const struct kp_graph *g, const bool *in)
 struct json_items {
 	const struct kp_graph *g;
 	const bool *in;
+	bool pretty;
 };
+
+/* The imports array as text (plain output): the same bytes as the objects below. */
+static struct json_object *imports_text(struct kp_jb *b, const struct kp_graph *g,
+					const struct kp_node *nd)
+{
+	struct kp_jtext t = { 0 };
+
+	kp_jtext_lit(&t, "[");
+	for (size_t e = 0; e < nd->nedges && !t.failed; e++) {
+		const struct kp_edge *ed = &nd->edges[e];
+		char buf[64];
+
+		kp_jtext_lit(&t, e ? ",{\"symbol\":" : "{\"symbol\":");
+		kp_jtext_str(&t, ed->imp->name);
+		kp_jtext_lit(&t, ",\"weak\":");
+		kp_jtext_bool(&t, ed->imp->weak);
+		kp_jtext_lit(&t, ",\"kind\":");
+		kp_jtext_str(&t, kind_name(ed->kind));
+		kp_jtext_lit(&t, ",\"provider\":");
+		kp_jtext_str(&t, provider_name(g, ed, buf, sizeof(buf)));
+		kp_jtext_lit(&t, ",\"gpl_only\":");
+		kp_jtext_bool(&t, ed->gpl_only);
+		kp_jtext_lit(&t, ",\"namespace\":");
+		kp_jtext_str(&t, ed->ns);
+		kp_jtext_lit(&t, ",\"crc\":");
+		kp_jtext_crc(&t, ed->has_crc, ed->crc);
+		kp_jtext_lit(&t, "}");
+	}
+	kp_jtext_lit(&t, "]");
+	return kp_jb_text(b, &t);
+}
 
 /* The module at place @k of the load order, or NULL when --focus leaves it out. */
 static struct json_object *module_json(struct kp_jb *b, size_t k, void *data)
@@ -166,11 +198,24 @@ static struct json_object *module_json(struct kp_jb *b, size_t k, void *data)
 	for (size_t d = 0; d < nd->nbase_deps; d++)
 		kp_jb_push(b, bdeps, kp_jb_string(b, nd->base_deps[d]));
 	unres = kp_jb_array(b);
-	edges = kp_jb_array(b);
+	edges = it->pretty ? kp_jb_array(b) : imports_text(b, g, nd);
 	for (size_t e = 0; e < nd->nedges && !kp_jb_failed(b); e++) {
 		const struct kp_edge *ed = &nd->edges[e];
-		struct json_object *eo = kp_jb_object(b), *sym = kp_jb_string(b, ed->imp->name);
+		struct json_object *eo, *sym;
 		char buf[64];
+
+		if (!it->pretty) {
+			if (ed->kind == KP_PROV_NONE) {
+				struct json_object *u = kp_jb_object(b);
+
+				kp_jb_add(b, u, "name", kp_jb_string(b, ed->imp->name));
+				kp_jb_add(b, u, "weak", kp_jb_bool(b, ed->imp->weak));
+				kp_jb_push(b, unres, u);
+			}
+			continue;
+		}
+		eo = kp_jb_object(b);
+		sym = kp_jb_string(b, ed->imp->name);
 
 		kp_jb_add(b, eo, "symbol", sym);
 		kp_jb_add(b, eo, "weak", kp_jb_bool(b, ed->imp->weak));
@@ -200,7 +245,7 @@ static struct json_object *module_json(struct kp_jb *b, size_t k, void *data)
 
 static int print_json(FILE *f, const struct kp_graph *g, const bool *in, bool pretty, unsigned jobs)
 {
-	struct json_items it = { .g = g, .in = in };
+	struct json_items it = { .g = g, .in = in, .pretty = pretty };
 	struct json_object *cycles, *dups;
 	struct kp_jb *b;
 	int rc;

@@ -204,6 +204,108 @@ struct json_object *kp_jb_crc(struct kp_jb *b, bool has, uint32_t crc)
 	return has ? jb_check(b, kp_json_crc(true, crc)) : NULL;
 }
 
+static void jtext_put(struct kp_jtext *t, const char *s, size_t len)
+{
+	if (t->failed)
+		return;
+	if (len + 1 > t->cap - t->len) {
+		size_t cap = t->cap ? t->cap : 1024;
+		char *p;
+
+		while (len + 1 > cap - t->len) {
+			if (cap > SIZE_MAX / 2) {
+				t->failed = true;
+				return;
+			}
+			cap *= 2;
+		}
+		p = realloc(t->buf, cap);
+		if (!p) {
+			t->failed = true;
+			return;
+		}
+		t->buf = p;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, s, len);
+	t->len += len;
+	t->buf[t->len] = '\0';
+}
+
+void kp_jtext_lit(struct kp_jtext *t, const char *s)
+{
+	jtext_put(t, s, strlen(s));
+}
+
+void kp_jtext_str(struct kp_jtext *t, const char *s)
+{
+	struct json_object *o;
+	const char *js;
+	size_t n;
+
+	if (!s) {
+		jtext_put(t, "null", 4);
+		return;
+	}
+	for (n = 0; s[n] >= 0x20 && s[n] < 0x7f && s[n] != '"' && s[n] != '\\'; n++)
+		;
+	if (!s[n]) { /* nothing to escape or repair: the usual symbol or module name */
+		jtext_put(t, "\"", 1);
+		jtext_put(t, s, n);
+		jtext_put(t, "\"", 1);
+		return;
+	}
+	o = kp_json_string(s);
+	js = o ? json_object_to_json_string_ext(o, emit_flags(false)) : NULL;
+	if (js)
+		jtext_put(t, js, strlen(js));
+	else
+		t->failed = true;
+	json_object_put(o);
+}
+
+void kp_jtext_bool(struct kp_jtext *t, bool v)
+{
+	if (v)
+		jtext_put(t, "true", 4);
+	else
+		jtext_put(t, "false", 5);
+}
+
+void kp_jtext_crc(struct kp_jtext *t, bool has, uint32_t crc)
+{
+	static const char hex[] = "0123456789abcdef";
+	char buf[12] = { '"', '0', 'x' };
+
+	if (!has) {
+		jtext_put(t, "null", 4);
+		return;
+	}
+	for (int i = 0; i < 8; i++)
+		buf[3 + i] = hex[(crc >> (28 - 4 * i)) & 0xf];
+	buf[11] = '"';
+	jtext_put(t, buf, sizeof(buf));
+}
+
+struct json_object *kp_jb_text(struct kp_jb *b, struct kp_jtext *t)
+{
+	struct json_object *o = NULL;
+
+	if (!t->failed && !t->buf)
+		jtext_put(t, "", 0);
+	if (!t->failed)
+		o = jb_check(b, json_object_new_array());
+	if (o)
+		json_object_set_serializer(o, json_object_userdata_to_json_string, t->buf,
+					   json_object_free_userdata);
+	else
+		free(t->buf);
+	if (t->failed)
+		b->failed = true;
+	memset(t, 0, sizeof(*t));
+	return o;
+}
+
 void kp_jb_add(struct kp_jb *b, struct json_object *obj, const char *key, struct json_object *val)
 {
 	const unsigned opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY;

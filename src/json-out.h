@@ -41,6 +41,27 @@ struct json_object *kp_jb_static(struct kp_jb *b, const char *s);
 struct json_object *kp_jb_bool(struct kp_jb *b, bool v);
 /* kp_json_crc() */
 struct json_object *kp_jb_crc(struct kp_jb *b, bool has, uint32_t crc);
+
+/*
+ * Records by the hundred thousand (graph imports) are written as text in json-c's plain
+ * layout, the same bytes json-c would write for them, and handed to json-c as one value
+ * that serialises to that text (json_object_userdata_to_json_string()). Only for plain
+ * output: --pretty keeps the objects. Strings other than printable ASCII without '"'
+ * and '\\' go through kp_json_string() and json-c's own escaping.
+ */
+struct kp_jtext {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+void kp_jtext_lit(struct kp_jtext *t, const char *s);
+/* kp_json_string(@s) as json-c writes it; null for NULL. */
+void kp_jtext_str(struct kp_jtext *t, const char *s);
+void kp_jtext_bool(struct kp_jtext *t, bool v);
+/* kp_json_crc() as json-c writes it. */
+void kp_jtext_crc(struct kp_jtext *t, bool has, uint32_t crc);
+/* A value that serialises to @t's text; takes @t's buffer (@t is empty after). */
+struct json_object *kp_jb_text(struct kp_jb *b, struct kp_jtext *t);
 /*
  * Adds @val (NULL: JSON null) under @key, which must outlive @obj (a literal) and be new to
  * @obj: it is neither copied nor looked up.
