@@ -84,9 +84,10 @@ static int load_wanted(struct kp_elf *e, const struct kp_elf_source *src, struct
 	for (size_t i = 1; i < e->nsections; i++) {
 		struct kp_section *s = &e->sections[i];
 		const struct kp_section *t = s->info < e->nsections ? &e->sections[s->info] : NULL;
-		bool want = is_reloc(s->type) && t && !is_reloc(t->type)
-				    ? src->want(t->name, t->type, t->flags)
-				    : src->want(s->name, s->type, s->flags);
+		/* Wanted by its own name, or a relocation section applying to a wanted one. */
+		bool want = src->want(s->name, s->type, s->flags) ||
+			    (is_reloc(s->type) && t && !is_reloc(t->type) &&
+			     src->want(t->name, t->type, t->flags));
 
 		if (!s->data)
 			continue;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The module reader on the committed kbuild fixtures (fixtures/ko) and broken files (fixtures/bad).
  */
+#include <dirent.h>
+#include <elf.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "module.h"
 #include "tap.h"
@@ -206,6 +209,152 @@ static void test_bad(struct tap *t)
 	}
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The facts the two reading paths must agree on (the fuzz target checks the same). */
+static bool same_module(const struct kp_module *a, const struct kp_module *b)
+{
+	if (!same_str(a->name, b->name) || !same_str(a->license, b->license) ||
+	    !same_str(a->vermagic, b->vermagic) || a->nmodinfo != b->nmodinfo ||
+	    a->nimports != b->nimports || a->nexports != b->nexports ||
+	    a->nversions != b->nversions || a->nsymget != b->nsymget ||
+	    memcmp(&a->sig, &b->sig, sizeof(a->sig)))
+		return false;
+	for (size_t i = 0; i < a->nimports; i++)
+		if (!same_str(a->imports[i].name, b->imports[i].name))
+			return false;
+	for (size_t i = 0; i < a->nexports; i++)
+		if (!same_str(a->exports[i].name, b->exports[i].name) ||
+		    a->exports[i].crc != b->exports[i].crc)
+			return false;
+	for (size_t i = 0; i < a->nversions; i++)
+		if (!same_str(a->versions[i].name, b->versions[i].name) ||
+		    a->versions[i].crc != b->versions[i].crc)
+			return false;
+	for (size_t i = 0; i < a->nsymget; i++)
+		if (!same_str(a->symget[i].symbol, b->symget[i].symbol))
+			return false;
+	return true;
+}
+
+/*
+ * A whole mapped image (kp_module_open) and a reading thread's sparse pread() image
+ * (kp_module_open_with) give the same facts or the same error.
+ */
+static void test_paths_agree(struct tap *t, const char *path, const char *label)
+{
+	struct kp_module *a = NULL, *b = NULL;
+	struct kp_decoders *dec = kp_decoders_new();
+	struct kp_err ea = { "" }, eb = { "" };
+	int ra = kp_module_open(path, NULL, &a, &ea);
+	int rb = kp_module_open_with(path, NULL, dec, &b, &eb);
+
+	tap_ok(t, dec && ra == rb && (ra < 0 ? !strcmp(ea.msg, eb.msg) : same_module(a, b)),
+	       "%s: mapped and sparse readings agree (%s)", label, ra < 0 ? ea.msg : "read");
+	if (ra != rb || (ra < 0 && strcmp(ea.msg, eb.msg)))
+		printf("#   mapped: %s, sparse: %s\n", ra < 0 ? ea.msg : "ok", rb < 0 ? eb.msg : "ok");
+	kp_module_free(a);
+	kp_module_free(b);
+	kp_decoders_free(dec);
+}
+
+static void test_all_paths_agree(struct tap *t)
+{
+	static const char *const dirs[] = { "fixtures/ko/6.12", "fixtures/ko/6.1",
+					    "fixtures/ko/6.1-i386", "fixtures/ko/6.1-s390x",
+					    "fixtures/ko/6.12-arm64", "fixtures/bad" };
+
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		char dir[4096];
+		struct dirent **names;
+		int n;
+
+		snprintf(dir, sizeof(dir), "%s", tap_srcpath(dirs[d]));
+		n = scandir(dir, &names, NULL, alphasort);
+		tap_ok(t, n > 2, "%s lists", dirs[d]);
+		for (int i = 0; i < n; i++) {
+			char path[8192], label[512];
+
+			if (strstr(names[i]->d_name, ".ko") && !strstr(names[i]->d_name, ".sh")) {
+				snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+				snprintf(label, sizeof(label), "%s/%s", dirs[d], names[i]->d_name);
+				test_paths_agree(t, path, label);
+			}
+			free(names[i]);
+		}
+		if (n > 0)
+			free(names);
+	}
+}
+
+/*
+ * Found by fuzzing: a section is read by its name whatever its type. A .modinfo typed
+ * SHT_RELA must still be loaded by the sparse path (it was left out as a relocation
+ * section applying to an unwanted one).
+ */
+static void test_typed_modinfo(struct tap *t)
+{
+	const char *src = tap_srcpath("fixtures/ko/6.12/kp_plain.ko");
+	char tmpl[] = "/tmp/kp-test-reader-XXXXXX";
+	unsigned char *d = NULL;
+	size_t len = 0;
+	bool done = false;
+	FILE *f = fopen(src, "rb");
+	int fd;
+
+	if (f) {
+		fseek(f, 0, SEEK_END);
+		len = (size_t)ftell(f);
+		rewind(f);
+		d = malloc(len);
+		if (d && fread(d, 1, len, f) != len)
+			len = 0;
+		fclose(f);
+	}
+	if (d && len > sizeof(Elf64_Ehdr)) {
+		Elf64_Ehdr eh;
+		Elf64_Shdr str;
+
+		memcpy(&eh, d, sizeof(eh));
+		memcpy(&str, d + eh.e_shoff + (size_t)eh.e_shstrndx * sizeof(Elf64_Shdr),
+		       sizeof(str));
+		for (size_t i = 1; i < eh.e_shnum && !done; i++) {
+			unsigned char *p = d + eh.e_shoff + i * sizeof(Elf64_Shdr);
+			Elf64_Shdr sh;
+
+			memcpy(&sh, p, sizeof(sh));
+			if (strcmp((const char *)d + str.sh_offset + sh.sh_name, ".modinfo"))
+				continue;
+			sh.sh_type = SHT_RELA;
+			sh.sh_info = 1; /* "applies to" the first section */
+			memcpy(p, &sh, sizeof(sh));
+			done = true;
+		}
+	}
+	fd = done ? mkstemp(tmpl) : -1;
+	tap_ok(t, fd >= 0 && write(fd, d, len) == (ssize_t)len, "wrote a .modinfo typed SHT_RELA");
+	if (fd >= 0) {
+		struct kp_module *m = NULL;
+		struct kp_decoders *dec = kp_decoders_new();
+		struct kp_err err = { "" };
+
+		int r;
+
+		close(fd);
+		test_paths_agree(t, tmpl, "typed .modinfo");
+		r = kp_module_open_with(tmpl, NULL, dec, &m, &err);
+		tap_ok(t, r == 0 && m->license && !strcmp(m->license, "GPL"),
+		       "sparse path reads its license: %s", r == 0 ? m->license : err.msg);
+		kp_module_free(m);
+		kp_decoders_free(dec);
+		unlink(tmpl);
+	}
+	free(d);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -221,5 +370,7 @@ int main(void)
 	test_symbol_get(&t, "fixtures/ko/6.1-s390x/kp_symget.ko", true, true);
 	test_symbol_get(&t, "fixtures/ko/6.12-arm64/kp_symget.ko", true, false);
 	test_bad(&t);
+	test_all_paths_agree(&t);
+	test_typed_modinfo(&t);
 	return tap_done(&t);
 }
