@@ -71,7 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		dec = kp_decoders_new();
 		fr = kp_module_open_with(path, &opts, dec, &f, &ferr);
-		if (fr != r || (r < 0 && strcmp(err.msg, ferr.msg)) || (r == 0 && !same_module(m, f))) {
+		if (fr != r || (r < 0 && strcmp(err.msg, ferr.msg)) ||
+		    (r == 0 && !same_module(m, f))) {
 			fprintf(stderr, "memory and file readings differ: %s / %s\n",
 				r < 0 ? err.msg : "ok", fr < 0 ? ferr.msg : "ok");
 			abort();

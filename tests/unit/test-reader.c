@@ -255,7 +255,8 @@ static void test_paths_agree(struct tap *t, const char *path, const char *label)
 	tap_ok(t, dec && ra == rb && (ra < 0 ? !strcmp(ea.msg, eb.msg) : same_module(a, b)),
 	       "%s: mapped and sparse readings agree (%s)", label, ra < 0 ? ea.msg : "read");
 	if (ra != rb || (ra < 0 && strcmp(ea.msg, eb.msg)))
-		printf("#   mapped: %s, sparse: %s\n", ra < 0 ? ea.msg : "ok", rb < 0 ? eb.msg : "ok");
+		printf("#   mapped: %s, sparse: %s\n", ra < 0 ? ea.msg : "ok",
+		       rb < 0 ? eb.msg : "ok");
 	kp_module_free(a);
 	kp_module_free(b);
 	kp_decoders_free(dec);
@@ -263,8 +264,8 @@ static void test_paths_agree(struct tap *t, const char *path, const char *label)
 
 static void test_all_paths_agree(struct tap *t)
 {
-	static const char *const dirs[] = { "fixtures/ko/6.12", "fixtures/ko/6.1",
-					    "fixtures/ko/6.1-i386", "fixtures/ko/6.1-s390x",
+	static const char *const dirs[] = { "fixtures/ko/6.12",	      "fixtures/ko/6.1",
+					    "fixtures/ko/6.1-i386",   "fixtures/ko/6.1-s390x",
 					    "fixtures/ko/6.12-arm64", "fixtures/bad" };
 
 	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
