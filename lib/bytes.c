@@ -45,7 +45,7 @@ struct kp_decoders {
 	void *xz, *zstd, *gzip; /* decoder states, created on first use */
 	unsigned char *spare;	/* an output buffer handed back by kp_bytes_release() */
 	size_t spare_cap;
-	unsigned char *file;	/* a compressed input or a sparse image, one file at a time */
+	unsigned char *file; /* a compressed input or a sparse image, one file at a time */
 	size_t file_cap;
 };
 
@@ -253,8 +253,8 @@ int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err 
  * The pread() path of a reading thread (@dec): a compressed file is read whole into the
  * thread's buffer and decompressed; an uncompressed one is returned sparse, its fd open.
  */
-static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only,
-		       struct kp_decoders *dec, struct kp_bytes *out, struct kp_err *err)
+static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, struct kp_decoders *dec,
+		       struct kp_bytes *out, struct kp_err *err)
 {
 	unsigned char head[8], *buf;
 	size_t nhead = len < sizeof(head) ? len : sizeof(head);

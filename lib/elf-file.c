@@ -231,8 +231,10 @@ static int load_header(const unsigned char *image, size_t len, const struct kp_e
 		return 0;
 	if (src->load(src->ctx, shoff, entsz > len - shoff ? len - shoff : entsz, err) < 0)
 		return -1;
-	if (nsh == 0 && entsz <= len - shoff) /* extended numbering: the count is section 0's size */
-		nsh = is64 ? kp_load64(image + shoff + 0x20, big) : kp_load32(image + shoff + 0x14, big);
+	/* Extended numbering: the count is section 0's sh_size. */
+	if (nsh == 0 && entsz <= len - shoff)
+		nsh = is64 ? kp_load64(image + shoff + 0x20, big)
+			   : kp_load32(image + shoff + 0x14, big);
 	if (nsh > (len - shoff) / entsz)
 		nsh = (len - shoff) / entsz;
 	return nsh > 1 ? src->load(src->ctx, shoff, nsh * entsz, err) : 0;
@@ -436,7 +438,8 @@ int kp_elf_relocs(struct kp_elf *e, size_t idx, const struct kp_reloc **out, siz
 			if (rs->link != e->symtab_index)
 				return kp_err_set(err, "%s does not refer to .symtab", rs->name);
 			if (rs->unloaded)
-				return kp_err_set(err, "internal error: %s was not loaded", rs->name);
+				return kp_err_set(err, "internal error: %s was not loaded",
+						  rs->name);
 			if (append_relocs(e, s, i, &cap, err) < 0)
 				return -1;
 		}

@@ -38,7 +38,7 @@ struct kp_kernel_base {
 	size_t n;
 	size_t cap;
 	struct slot *slots; /* hash index: heads of same-name chains, head NULL = empty */
-	size_t nslots;	      /* power of two */
+	size_t nslots;	    /* power of two */
 	size_t nnames;
 	unsigned gen;
 	unsigned source; /* KP_SRC_* of the current load */

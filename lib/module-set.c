@@ -187,7 +187,8 @@ static size_t read_cost(const char *path)
 		size_t sl = strlen(packed[i]);
 
 		if (len > sl && !strcmp(path + len - sl, packed[i]))
-			return (uint64_t)st.st_size > SIZE_MAX / 8 ? SIZE_MAX : (size_t)st.st_size * 8;
+			return (uint64_t)st.st_size > SIZE_MAX / 8 ? SIZE_MAX
+								   : (size_t)st.st_size * 8;
 	}
 	return (uint64_t)st.st_size > SIZE_MAX ? SIZE_MAX : (size_t)st.st_size;
 }

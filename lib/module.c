@@ -137,8 +137,8 @@ static size_t arena_estimate(const struct kp_module *m, const struct kp_elf *e,
 static bool reader_wants(const char *name, uint32_t type, uint64_t flags)
 {
 	static const char *const names[] = {
-		".modinfo",	   ".gnu.linkonce.this_module", "__versions",
-		"__version_ext_crcs", "__version_ext_names",	     "__kflagstab",
+		".modinfo",	      ".gnu.linkonce.this_module", "__versions",
+		"__version_ext_crcs", "__version_ext_names",	   "__kflagstab",
 	};
 
 	(void)flags;
@@ -219,7 +219,8 @@ static int read_image(struct kp_module *m, struct kp_bytes *b, const struct kp_n
 	if (m->imports_symbol_get && b->sparse) {
 		/* The tracer reads code, relocations and strings: the whole file, then. */
 		kp_elf_close(&e);
-		if (kp_bytes_load(b, 0, elf_len, err) < 0 || kp_elf_open(&e, image, elf_len, err) < 0)
+		if (kp_bytes_load(b, 0, elf_len, err) < 0 ||
+		    kp_elf_open(&e, image, elf_len, err) < 0)
 			return -1;
 	}
 	if (m->imports_symbol_get && kp_read_symbol_get(m, &e, err) < 0)
@@ -276,8 +277,8 @@ int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_
 	return kp_module_open_with(path, opts, NULL, out, err);
 }
 
-int kp_module_open_with(const char *path, const struct kp_open_opts *opts,
-			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
+int kp_module_open_with(const char *path, const struct kp_open_opts *opts, struct kp_decoders *dec,
+			struct kp_module **out, struct kp_err *err)
 {
 	struct kp_bytes b;
 

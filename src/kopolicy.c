@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* kopolicy: argument parsing shared by all commands, and dispatch. */
 #include "config.h"
-#include <time.h>
 
 #include <errno.h>
 #include <getopt.h>
@@ -114,7 +113,6 @@ size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, 
 	size_t failed;
 
 	kp_cli_add_paths(set, paths, npaths);
-	if (getenv("KPT")) { struct timespec t; clock_gettime(CLOCK_MONOTONIC,&t); fprintf(stderr, "walked       %.3f\n", t.tv_sec+t.tv_nsec/1e9);}
 	ro = kp_cli_read_opts(cli, set->n);
 	ro.open.names = names;
 	failed = kp_set_read(set, &ro);
