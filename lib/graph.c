@@ -102,7 +102,7 @@ static void resolve_edge(const struct kp_graph *g, size_t self, struct kp_edge *
 		if (r->node == self)
 			continue;
 		e->kind = KP_PROV_MODULE;
-		e->node = r->node;
+		e->node = (uint32_t)r->node; /* kp_graph_build() keeps sets below 2^32 nodes */
 		e->exp = r->exp;
 		e->gpl_only = r->exp->gpl_only;
 		e->ns = r->exp->ns;
@@ -370,6 +370,8 @@ int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 	g->base = base;
 	for (size_t i = 0; i < set->n; i++)
 		k += set->entries[i].mod != NULL;
+	if (k >= UINT32_MAX)
+		return kp_err_set(err, "too many modules (%zu) for one graph", k);
 	g->nodes = kp_calloc(k ? k : 1, sizeof(*g->nodes));
 	if (!g->nodes)
 		return kp_err_set(err, "out of memory");

@@ -22,16 +22,19 @@ enum kp_provider_kind {
 	KP_PROV_BASE_MODULE, /* a module known only from the base (Module.symvers, tree) */
 };
 
+/* One per import of a whole tree (~185k): kept to 40 bytes. */
 struct kp_edge {
 	const struct kp_import *imp;
-	enum kp_provider_kind kind;
-	size_t node;		     /* KP_PROV_MODULE */
-	const struct kp_export *exp; /* KP_PROV_MODULE */
-	const struct kp_ksym *ksym;  /* KP_PROV_VMLINUX, KP_PROV_BASE_MODULE */
-	bool gpl_only;
+	union {
+		const struct kp_export *exp; /* KP_PROV_MODULE */
+		const struct kp_ksym *ksym;  /* KP_PROV_VMLINUX, KP_PROV_BASE_MODULE */
+	};
 	const char *ns;
-	bool has_crc;
+	uint32_t node; /* KP_PROV_MODULE: the provider's node */
 	uint32_t crc;
+	enum kp_provider_kind kind : 8;
+	bool gpl_only;
+	bool has_crc;
 };
 
 struct kp_node {
