@@ -126,35 +126,20 @@ static int assignment(struct parse *p, const char *s, size_t len)
 	return r;
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct kp_kconfig_entry *x = a, *y = b;
-	int d = strcmp(x->name, y->name);
-
-	return d ? d : x->line < y->line ? -1 : x->line > y->line;
-}
-
+/* The last assignment of @name ("CONFIG_X" or "X"): a symbol set twice, the last one wins. */
 static const struct kp_kconfig_entry *find(const struct kp_kconfig *c, const char *name)
 {
+	const struct kp_symbol_index_entry *e;
+	const struct kp_kconfig_entry *last = NULL;
 	char full[256];
-	size_t lo = 0, hi = c->nentries;
 
 	if (strncmp(name, "CONFIG_", 7)) {
 		snprintf(full, sizeof(full), "CONFIG_%s", name);
 		name = full;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int d = strcmp(c->entries[mid].name, name);
-
-		if (!d)
-			return &c->entries[mid];
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	for (e = kp_symbol_index_find(&c->index, name); e; e = kp_symbol_index_next(e))
+		last = e->value;
+	return last;
 }
 
 const char *kp_kconfig_get(const struct kp_kconfig *c, const char *name)
@@ -237,18 +222,12 @@ int kp_kconfig_load_buffer(struct kp_kconfig *c, const char *label, const unsign
 	}
 	if (!c->nentries)
 		return kp_err_set(err, "%s: no CONFIG_ lines: not a kernel configuration", label);
-	qsort(c->entries, c->nentries, sizeof(*c->entries), cmp_entry);
-	/* A symbol set twice (a fragment appended by hand): the last one wins, as in kconfig. */
-	{
-		size_t w = 0;
-
-		for (size_t i = 0; i < c->nentries; i++) {
-			if (w && !strcmp(c->entries[w - 1].name, c->entries[i].name))
-				w--;
-			c->entries[w++] = c->entries[i];
-		}
-		c->nentries = w;
-	}
+	/* Indexed once parsing is over (the array no longer moves). */
+	if (kp_symbol_index_init(&c->index, c->nentries) < 0)
+		return kp_err_set(err, "out of memory");
+	for (size_t i = 0; i < c->nentries; i++)
+		if (kp_symbol_index_add(&c->index, c->entries[i].name, &c->entries[i]) < 0)
+			return kp_err_set(err, "out of memory");
 	shortcuts(c);
 	c->known = true;
 	return 0;
@@ -270,6 +249,7 @@ int kp_kconfig_load(struct kp_kconfig *c, const char *path, struct kp_err *err)
 void kp_kconfig_release(struct kp_kconfig *c)
 {
 	free(c->entries);
+	kp_symbol_index_free(&c->index);
 	kp_arena_release(&c->arena);
 	memset(c, 0, sizeof(*c));
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "symbol-index.h"
 #include "util.h"
 
 struct kp_kconfig_entry {
@@ -51,8 +52,9 @@ struct kp_kconfig {
 	const char *arch;    /* "x86" */
 	const char *version; /* "6.12.118" (the upstream version, not the release) */
 
-	struct kp_kconfig_entry *entries; /* sorted by name */
+	struct kp_kconfig_entry *entries; /* file order (a symbol set twice appears twice) */
 	size_t nentries;
+	struct kp_symbol_index index; /* name -> entries of that name, file order */
 	struct kp_arena arena;
 };
 
