@@ -190,25 +190,6 @@ int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, s
 	return 0;
 }
 
-static int read_all(int fd, unsigned char *buf, size_t len, struct kp_err *err)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, buf + done, len - done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return kp_err_set(err, "read error: %s", strerror(errno));
-		}
-		if (n == 0)
-			return kp_err_set(err, "file shrank while being read");
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 static int pread_all(int fd, unsigned char *buf, size_t len, uint64_t off, struct kp_err *err)
 {
 	size_t done = 0;
@@ -347,7 +328,7 @@ static int bytes_read(const char *path, size_t max_size, bool elf_only, struct k
 			r = kp_err_set(err, "out of memory (%zu bytes)", len);
 			goto out_close;
 		}
-		r = read_all(fd, raw, len, err);
+		r = pread_all(fd, raw, len, 0, err);
 	} else {
 		out->mapped = true;
 		r = 0;

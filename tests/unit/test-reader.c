@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "module.h"
+#include "same-module.h"
 #include "tap.h"
 
 static struct kp_module *open_fixture(struct tap *t, const char *rel)
@@ -209,37 +210,6 @@ static void test_bad(struct tap *t)
 	}
 }
 
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/* The facts the two reading paths must agree on (the fuzz target checks the same). */
-static bool same_module(const struct kp_module *a, const struct kp_module *b)
-{
-	if (!same_str(a->name, b->name) || !same_str(a->license, b->license) ||
-	    !same_str(a->vermagic, b->vermagic) || a->nmodinfo != b->nmodinfo ||
-	    a->nimports != b->nimports || a->nexports != b->nexports ||
-	    a->nversions != b->nversions || a->nsymget != b->nsymget ||
-	    memcmp(&a->sig, &b->sig, sizeof(a->sig)))
-		return false;
-	for (size_t i = 0; i < a->nimports; i++)
-		if (!same_str(a->imports[i].name, b->imports[i].name))
-			return false;
-	for (size_t i = 0; i < a->nexports; i++)
-		if (!same_str(a->exports[i].name, b->exports[i].name) ||
-		    a->exports[i].crc != b->exports[i].crc)
-			return false;
-	for (size_t i = 0; i < a->nversions; i++)
-		if (!same_str(a->versions[i].name, b->versions[i].name) ||
-		    a->versions[i].crc != b->versions[i].crc)
-			return false;
-	for (size_t i = 0; i < a->nsymget; i++)
-		if (!same_str(a->symget[i].symbol, b->symget[i].symbol))
-			return false;
-	return true;
-}
-
 /*
  * A whole mapped image (kp_module_open) and a reading thread's sparse pread() image
  * (kp_module_open_with) give the same facts or the same error.
@@ -252,7 +222,7 @@ static void test_paths_agree(struct tap *t, const char *path, const char *label)
 	int ra = kp_module_open(path, NULL, &a, &ea);
 	int rb = kp_module_open_with(path, NULL, dec, &b, &eb);
 
-	tap_ok(t, dec && ra == rb && (ra < 0 ? !strcmp(ea.msg, eb.msg) : same_module(a, b)),
+	tap_ok(t, dec && ra == rb && (ra < 0 ? !strcmp(ea.msg, eb.msg) : kp_same_module(a, b)),
 	       "%s: mapped and sparse readings agree (%s)", label, ra < 0 ? ea.msg : "read");
 	if (ra != rb || (ra < 0 && strcmp(ea.msg, eb.msg)))
 		printf("#   mapped: %s, sparse: %s\n", ra < 0 ? ea.msg : "ok",

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Whether two readings of one module agree on its facts: the reader test and the fuzz
+ * target compare a whole in-memory image with a reading thread's sparse pread() image.
+ */
+#ifndef KP_SAME_MODULE_H
+#define KP_SAME_MODULE_H
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "module.h"
+
+static inline bool kp_same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static inline bool kp_same_module(const struct kp_module *a, const struct kp_module *b)
+{
+	if (!kp_same_str(a->name, b->name) || !kp_same_str(a->license, b->license) ||
+	    !kp_same_str(a->vermagic, b->vermagic) || a->nmodinfo != b->nmodinfo ||
+	    a->nimports != b->nimports || a->nexports != b->nexports ||
+	    a->nversions != b->nversions || a->next_versions != b->next_versions ||
+	    a->nsymget != b->nsymget || a->nsymput != b->nsymput ||
+	    memcmp(&a->sig, &b->sig, sizeof(a->sig)) || a->this_module_size != b->this_module_size)
+		return false;
+	for (size_t i = 0; i < a->nmodinfo; i++)
+		if (!kp_same_str(a->modinfo[i].key, b->modinfo[i].key) ||
+		    !kp_same_str(a->modinfo[i].value, b->modinfo[i].value))
+			return false;
+	for (size_t i = 0; i < a->nimports; i++)
+		if (!kp_same_str(a->imports[i].name, b->imports[i].name) ||
+		    a->imports[i].weak != b->imports[i].weak)
+			return false;
+	for (size_t i = 0; i < a->nexports; i++)
+		if (!kp_same_str(a->exports[i].name, b->exports[i].name) ||
+		    !kp_same_str(a->exports[i].ns, b->exports[i].ns) ||
+		    a->exports[i].gpl_only != b->exports[i].gpl_only ||
+		    a->exports[i].crc != b->exports[i].crc)
+			return false;
+	for (size_t i = 0; i < a->nversions; i++)
+		if (!kp_same_str(a->versions[i].name, b->versions[i].name) ||
+		    a->versions[i].crc != b->versions[i].crc)
+			return false;
+	for (size_t i = 0; i < a->nsymget; i++)
+		if (!kp_same_str(a->symget[i].symbol, b->symget[i].symbol) ||
+		    a->symget[i].offset != b->symget[i].offset)
+			return false;
+	return true;
+}
+
+#endif
