@@ -201,6 +201,7 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 		s->shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
 		s->bind = GELF_ST_BIND(sym.st_info);
 		s->type = GELF_ST_TYPE(sym.st_info);
+		e->nundef += i > 0 && s->shndx == SHN_UNDEF;
 	}
 	return 0;
 }

@@ -23,7 +23,7 @@ struct kp_reloc {
 };
 
 struct kp_section {
-	const char *name; /* "" when the name is unreadable */
+	const char *name;   /* "" when the name is unreadable */
 	uint32_t name_hash; /* kp_hash_string(name): lookups by name compare this first */
 	uint32_t type;
 	uint64_t flags;
@@ -61,6 +61,7 @@ struct kp_elf {
 	size_t symtab_index; /* 0: none */
 	struct kp_sym *syms;
 	size_t nsyms;
+	size_t nundef; /* symbols with SHN_UNDEF, not counting the null symbol 0 */
 };
 
 /* Opens @image (kept borrowed, must outlive @e). */

@@ -10,14 +10,10 @@
 int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp_name_pool *names,
 		    struct kp_err *err)
 {
-	size_t n = 0;
-
 	m->has_symtab = e->symtab_index != 0;
-	for (size_t i = 1; i < e->nsyms; i++)
-		n += e->syms[i].shndx == SHN_UNDEF;
-	if (!n)
+	if (!e->nundef)
 		return 0;
-	m->imports = kp_module_array(m, n, sizeof(*m->imports));
+	m->imports = kp_module_array(m, e->nundef, sizeof(*m->imports));
 	if (!m->imports)
 		return kp_err_set(err, "out of memory");
 	for (size_t i = 1; i < e->nsyms; i++) {

@@ -16,6 +16,7 @@
 #include "bytes.h"
 #include "kernel-base-internal.h"
 #include "rootfs.h"
+#include "symbol-index.h"
 
 struct entry {
 	struct kp_ksym k;   /* first: callers get &entry->k */
@@ -50,18 +51,6 @@ struct kp_kernel_base {
 	size_t nconflicts;
 	const char *first_conflict;
 };
-
-/* FNV-1a: short keys, no allocation, good spread for symbol names. */
-static uint32_t hash_name(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
-	return h;
-}
 
 int kp_base_new(struct kp_kernel_base **out)
 {
@@ -136,15 +125,12 @@ static struct entry *find_head(const struct kp_kernel_base *b, const char *name,
 
 const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, size_t len)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h;
 	size_t mask;
 
 	if (!b->nslots)
 		return NULL;
-	for (size_t i = 0; i < len; i++) { /* hash_name() over @len bytes */
-		h ^= (unsigned char)name[i];
-		h *= 16777619u;
-	}
+	h = kp_hash_bytes(name, len);
 	mask = b->nslots - 1;
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
 		const struct slot *s = &b->slots[i];
@@ -257,7 +243,7 @@ static const char *intern_owner(struct kp_kernel_base *b, const char *owner)
 
 int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_err *err)
 {
-	uint32_t h = hash_name(in->name);
+	uint32_t h = kp_hash_string(in->name);
 	const char *owner = intern_owner(b, in->owner);
 	struct slot *slot;
 	struct entry *e, *head;
@@ -316,7 +302,7 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 
 struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name)
 {
-	for (struct entry *e = find_head(b, name, hash_name(name)); e; e = e->next)
+	for (struct entry *e = find_head(b, name, kp_hash_string(name)); e; e = e->next)
 		if (e->k.vmlinux)
 			return &e->k;
 	return NULL;
@@ -324,7 +310,7 @@ struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name)
 
 const struct kp_ksym *kp_base_lookup(const struct kp_kernel_base *b, const char *name)
 {
-	for (const struct entry *e = find_head(b, name, hash_name(name)); e; e = e->next)
+	for (const struct entry *e = find_head(b, name, kp_hash_string(name)); e; e = e->next)
 		if (e->k.vmlinux)
 			return &e->k;
 	return NULL;
@@ -333,7 +319,7 @@ const struct kp_ksym *kp_base_lookup(const struct kp_kernel_base *b, const char 
 const struct kp_ksym *kp_base_lookup_owner(const struct kp_kernel_base *b, const char *name,
 					   const char *owner)
 {
-	const struct entry *e = find_head(b, name, hash_name(name));
+	const struct entry *e = find_head(b, name, kp_hash_string(name));
 
 	for (; e; e = e->next)
 		if (!owner || !strcmp(e->k.owner, owner))

@@ -567,21 +567,9 @@ void kp_tree_release(struct kp_tree *t)
 bool kp_tree_is_builtin(const struct kp_tree *t, const char *name)
 {
 	char key[256];
-	size_t lo = 0, hi = t->nbuiltin;
 
 	kp_module_name_from_path(name, key, sizeof(key));
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int d = strcmp(t->builtin[mid], key);
-
-		if (!d)
-			return true;
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return kp_sorted_contains((const char *const *)t->builtin, t->nbuiltin, key);
 }
 
 const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, const char *key)

@@ -27,24 +27,16 @@
 #include "modprobe-chain.h"
 #include "module-set.h"
 #include "rootfs.h"
+#include "symbol-index.h"
 
 #define WALK_MAX_DEPTH 16
 #define WALK_MAX_FILES 100000
 
 /* ------------------------------------------------------------------ symbol sets */
 
-static size_t span_hash(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 static void symset_put(const char **keys, size_t *lens, size_t cap, const char *k, size_t len)
 {
-	size_t i = span_hash(k, len) & (cap - 1);
+	size_t i = kp_hash_bytes(k, len) & (cap - 1);
 
 	while (keys[i])
 		i = (i + 1) & (cap - 1);
@@ -86,7 +78,8 @@ bool kp_symset_has(const struct kp_symset *s, const char *name, size_t len)
 {
 	if (!s->cap)
 		return false;
-	for (size_t i = span_hash(name, len) & (s->cap - 1); s->keys[i]; i = (i + 1) & (s->cap - 1))
+	for (size_t i = kp_hash_bytes(name, len) & (s->cap - 1); s->keys[i];
+	     i = (i + 1) & (s->cap - 1))
 		if (s->lens[i] == len && !memcmp(s->keys[i], name, len))
 			return true;
 	return false;
@@ -246,20 +239,7 @@ static void normalize(const char *in, char *out, size_t size)
 
 static bool is_builtin(const struct kp_chain *c, const char *name)
 {
-	size_t lo = 0, hi = c->nbuiltin;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int d = strcmp(c->builtin[mid], name);
-
-		if (!d)
-			return true;
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return kp_sorted_contains(c->builtin, c->nbuiltin, name);
 }
 
 static bool is_blacklisted(const struct kp_chain *c, const char *name)

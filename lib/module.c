@@ -113,13 +113,11 @@ static const char *elf_type_name(uint16_t t)
 static size_t arena_estimate(const struct kp_module *m, const struct kp_elf *e,
 			     const struct kp_name_pool *names)
 {
-	size_t nundef = 0, est = 1024 + strlen(m->path);
+	size_t est = 1024 + strlen(m->path);
 
-	for (size_t i = 1; i < e->nsyms; i++)
-		nundef += e->syms[i].shndx == SHN_UNDEF;
-	est += nundef * (sizeof(struct kp_import) + sizeof(struct kp_version));
+	est += e->nundef * (sizeof(struct kp_import) + sizeof(struct kp_version));
 	if (!names)
-		est += nundef * 24;
+		est += e->nundef * 24;
 	for (int t = 0; t < KP_KSYMTAB_NTABLES; t++) {
 		size_t idx = kp_elf_find_section(e, kp_export_tables[t].ksymtab);
 

@@ -17,6 +17,17 @@ uint32_t kp_hash_string(const char *s)
 	return h;
 }
 
+uint32_t kp_hash_bytes(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
 int kp_symbol_index_init(struct kp_symbol_index *idx, size_t expected)
 {
 	size_t nb = 64;

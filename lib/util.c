@@ -152,6 +152,24 @@ void kp_arena_release(struct kp_arena *a)
 	a->next_chunk = 0;
 }
 
+bool kp_sorted_contains(const char *const *sorted, size_t n, const char *key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(sorted[mid], key);
+
+		if (!d)
+			return true;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 bool kp_is_identifier(const char *s, size_t len)
 {
 	if (len == 0)

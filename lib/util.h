@@ -61,6 +61,9 @@ char *kp_arena_strndup(struct kp_arena *a, const char *s, size_t len);
 char *kp_arena_strdup(struct kp_arena *a, const char *s);
 void kp_arena_release(struct kp_arena *a);
 
+/* Binary search of @key in @n strings sorted by strcmp(). */
+bool kp_sorted_contains(const char *const *sorted, size_t n, const char *key);
+
 /* Byte-order aware loads from untrusted section data (callers check bounds). */
 static inline uint16_t kp_load16(const unsigned char *p, bool big)
 {

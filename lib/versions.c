@@ -8,7 +8,6 @@
  *   __version_ext_crcs (s32[]) + __version_ext_names (NUL-separated), v6.14+
  *     CONFIG_EXTENDED_MODVERSIONS (elf_validity_cache_index_versions()).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "module-internal.h"
@@ -189,28 +188,22 @@ static int read_extended(struct kp_module *m, const struct kp_elf *e,
  */
 static int names_distinct(const struct kp_version *v, size_t n, bool *distinct)
 {
-	size_t nslots = 16;
-	const char **slots;
+	struct kp_symbol_index seen;
 
 	*distinct = true;
 	if (n < 2)
 		return 0;
-	while (nslots < 2 * n)
-		nslots *= 2;
-	slots = calloc(nslots, sizeof(*slots));
-	if (!slots)
+	if (kp_symbol_index_init(&seen, n) < 0)
 		return -1;
 	for (size_t i = 0; i < n && *distinct; i++) {
-		size_t k = kp_hash_string(v[i].name) & (nslots - 1);
-
-		for (; slots[k]; k = (k + 1) & (nslots - 1))
-			if (slots[k] == v[i].name || !strcmp(slots[k], v[i].name)) {
-				*distinct = false;
-				break;
-			}
-		slots[k] = v[i].name;
+		if (kp_symbol_index_find(&seen, v[i].name))
+			*distinct = false;
+		else if (kp_symbol_index_add(&seen, v[i].name, NULL) < 0) {
+			kp_symbol_index_free(&seen);
+			return -1;
+		}
 	}
-	free(slots);
+	kp_symbol_index_free(&seen);
 	return 0;
 }
 
