@@ -167,6 +167,12 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 	if (strsec->type != SHT_STRTAB || !strsec->data)
 		return kp_err_set(err, ".symtab string table (section %u) is not a string table",
 				  symsec->link);
+	if (strsec->size == 0)
+		e->symstr_state = KP_SYMSTR_EMPTY;
+	else if (strsec->data[0] != '\0')
+		e->symstr_state = KP_SYMSTR_NO_LEADING_NUL;
+	else if (strsec->data[strsec->size - 1] != '\0')
+		e->symstr_state = KP_SYMSTR_UNTERMINATED;
 	d = elf_getdata(elf_getscn(e->elf, idx), NULL);
 	if (!d)
 		return kp_err_set(err, "cannot read .symtab: %s", elf_error());

@@ -3,7 +3,9 @@
  * The load pipeline, in load_module()'s order (kernel/module/main.c):
  *   v6.4+: module_sig_check -> elf_validity_cache_copy -> early_mod_check (blacklist,
  *          module_layout CRC, vermagic, duplicate name) -> module_augment_kernel_taints ->
- *          check_export_symbol_versions -> simplify_symbols -> verify_exported_symbols
+ *          find_module_sections -> check_export_symbol_sections (versions before 7.1) ->
+ *          setup_modinfo (v6.16+: module: imports) -> simplify_symbols ->
+ *          verify_exported_symbols
  *   <=6.3: the taints come from check_modinfo() before add_unformed_module()'s duplicate check.
  * Global taints set before a failure stay set, as in the kernel.
  */
@@ -20,7 +22,7 @@ static const struct {
 	char letter;
 } taint_letters[] = {
 	{ 0, 'P' },  { 1, 'F' },  { 10, 'C' }, { 12, 'O' }, { 13, 'E' },
-	{ 15, 'K' }, { 16, 'X' }, { 17, 'T' }, { 18, 'N' },
+	{ 15, 'K' }, { 16, 'X' }, { 17, 'T' }, { 18, 'N' }, { 19, 'J' },
 };
 
 void kp_taint_letters(unsigned long taints, char *buf, size_t len)
@@ -201,7 +203,10 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 	kp_rule_module_augment_kernel_taints(c, ld);
 	if (!taint_after_dup && (err = kp_rule_module_patient_check_exists(c, ld)))
 		return err;
-	if ((err = kp_rule_check_export_symbol_versions(c, ld)))
+	kp_rule_find_module_sections(c, ld);
+	if ((err = kp_rule_check_export_symbol_sections(c, ld)))
+		return err;
+	if ((err = kp_rule_setup_modinfo(c, ld)))
 		return err;
 	if ((err = kp_rule_simplify_symbols(c, ld)))
 		return err;

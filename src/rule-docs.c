@@ -44,6 +44,22 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "a GPL module using GPL-only symbols exports plain symbols a proprietary module uses" },
 	{ "latent-breakage", KP_SEV_NOTE,
 	  "the module's outcome changes under the 2020/2023 rules this kernel lacks" },
+	{ "module-namespace-import", KP_SEV_ERROR,
+	  "v6.16+: MODULE_IMPORT_NS(\"module:...\") is refused (EPERM)" },
+	{ "common-symbol", KP_SEV_ERROR,
+	  "an SHN_COMMON symbol: please compile with -fno-common (ENOEXEC)" },
+	{ "invalid-section-index", KP_SEV_ERROR,
+	  "a symbol's section index is past the section table (ENOEXEC where checked)" },
+	{ "bad-symbol-strtab", KP_SEV_ERROR,
+	  "v6.13+: the symbol string table is empty or not NUL-delimited (ENOEXEC)" },
+	{ "bad-extended-versions", KP_SEV_ERROR,
+	  "v6.14+: __version_ext_crcs/__version_ext_names are malformed (ENOEXEC)" },
+	{ "no-export-flags", KP_SEV_ERROR,
+	  "v7.1+: exports without a __kflagstab (built for an older kernel, ENOEXEC)" },
+	{ "obsolete-export-table", KP_SEV_WARNING,
+	  "v7.1+: __ksymtab_gpl is ignored, its exports are not exported" },
+	{ "unverified-kernel", KP_SEV_WARNING,
+	  "the kernel is newer than the newest loader kopolicy models" },
 };
 
 const size_t kp_nrule_docs = sizeof(kp_rule_docs) / sizeof(kp_rule_docs[0]);
