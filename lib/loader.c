@@ -231,6 +231,52 @@ static void note_failed_deps(struct kp_sim_ctx *c, struct kp_verdict *v)
 	}
 }
 
+/*
+ * A module that loads although a dependency failed used it only through weak symbols:
+ * simplify_symbols() leaves them 0. The dependency-failed error becomes a warning naming them.
+ */
+static int weak_dependency(struct kp_sim_ctx *c, struct kp_verdict *v)
+{
+	const struct kp_node *nd = &c->g->nodes[v->node];
+	struct kp_finding *f = NULL;
+	char *list = NULL, *msg = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	for (size_t i = 0; i < v->nfindings; i++)
+		if (!strcmp(v->findings[i].id, "dependency-failed"))
+			f = &v->findings[i];
+	if (!f)
+		return 0;
+	mem = open_memstream(&list, &len);
+	if (!mem)
+		return -1;
+	for (size_t e = 0, k = 0; e < nd->nedges; e++) {
+		const struct kp_edge *ed = &nd->edges[e];
+
+		if (ed->kind == KP_PROV_MODULE && ed->node == v->failed_dep && ed->imp->weak)
+			fprintf(mem, "%s%s", k++ ? ", " : "", ed->imp->name);
+	}
+	if (fclose(mem) != 0) {
+		free(list);
+		return -1;
+	}
+	if (asprintf(&msg,
+		     "%s fails to load: the weak symbols this module imports from it (%s) "
+		     "stay NULL",
+		     c->g->nodes[v->failed_dep].mod->name, list) < 0) {
+		free(list);
+		return -1;
+	}
+	free(list);
+	free(f->message);
+	f->message = msg;
+	f->id = "weak-dependency-failed";
+	f->severity = KP_SEV_WARNING;
+	f->consequence = KP_CONS_WARN;
+	return 0;
+}
+
 int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		struct kp_simulation *sim, struct kp_err *err)
 {
@@ -272,6 +318,8 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		note_failed_deps(&c, v);
 		v->err = load_one(&c, &ld);
 		v->loads = v->err == 0;
+		if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(&c, v) < 0)
+			goto oom;
 		v->global_added = sim->global_taint & ~before;
 		v->global_after = sim->global_taint & ~facts->initial_taint;
 		if (v->loads) {

@@ -86,6 +86,9 @@ int kp_rule_elf_validity(struct kp_sim_ctx *c, struct kp_loading *ld)
 	for (size_t i = 0; i < c->f->nblacklist; i++)
 		if (!strcmp(c->f->blacklist[i], ld->info_name)) {
 			kp_msg(c, ld, "Module %s is blacklisted", ld->info_name);
+			kp_finding(ld->v, "blacklisted", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+				   "module_blacklist= on the kernel command line names %s",
+				   ld->info_name);
 			return -EPERM;
 		}
 	return 0;

@@ -3,6 +3,7 @@
 
   elf-poke.py FILE shndx SYMBOL VALUE   set SYMBOL's st_shndx (decimal or 0x...; 'common',
                                         'shnum+N' = e_shnum + N)
+  elf-poke.py FILE weak SYMBOL          make SYMBOL's binding STB_WEAK
   elf-poke.py FILE strtab-first BYTE    set the first byte of .symtab's string table
   elf-poke.py FILE strtab-last BYTE     set the last byte of .symtab's string table
   elf-poke.py FILE replace OLD NEW      replace the NUL-terminated string OLD (anywhere in the
@@ -37,9 +38,11 @@ def main():
     symtab = next(i for i in range(shnum) if shdr(i)[0] == 2)
     _t, sym_off, sym_size, strndx = shdr(symtab)
     _t, str_off, str_size, _l = shdr(strndx)
-    if op == "shndx":
-        name, value = sys.argv[3].encode(), sys.argv[4]
-        if value == "common":
+    if op in ("shndx", "weak"):
+        name, value = sys.argv[3].encode(), sys.argv[4] if op == "shndx" else ""
+        if op == "weak":
+            v = 0
+        elif value == "common":
             v = 0xFFF2
         elif value.startswith("shnum+"):
             v = shnum + int(value[6:])
@@ -50,6 +53,10 @@ def main():
             off = sym_off + k * entsize
             st_name, = struct.unpack_from(end + "I", data, off)
             nm = data[str_off + st_name:data.index(b"\0", str_off + st_name)]
+            if nm == name and op == "weak":
+                info = off + (4 if is64 else 12)
+                data[info] = (2 << 4) | (data[info] & 0xF)
+                break
             if nm == name:
                 struct.pack_into(end + "H", data, off + (6 if is64 else 14), v)
                 break

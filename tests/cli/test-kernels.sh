@@ -126,6 +126,21 @@ check 7.0.5 "$fx/Module.symvers.gz" "$tmp/inh.json" "$fx/kp_prop_prov.ko" "$fx/k
 verdict "$tmp/inh.json" kp_use_prop "'P' in m['taint'] and 'kp_use_prop: module uses symbols kp_prop_plain from proprietary module kp_prop_prov, inheriting taint.' in m['messages']"
 ok "7.0: inherit_taint() text names the symbol" $?
 
+# --- a dependency used only through weak symbols (simplify_symbols(): weak stays 0) ---------
+cp "$fx/kp_ns_ok.ko" "$tmp/kp_ns_ok.ko"
+python3 "$top/tests/cli/elf-poke.py" "$tmp/kp_ns_ok.ko" weak kp_gpl_prov_ns
+"$kp" check -f json -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
+	--kernel-cmdline module_blacklist=kp_gpl_prov "$fx/kp_gpl_prov.ko" "$tmp/kp_ns_ok.ko" > "$tmp/weak.json"
+ok "exit 1: the blacklisted provider is an error" $(( $? == 1 ? 0 : 1 ))
+verdict "$tmp/weak.json" kp_gpl_prov "m['errno'] == 'EPERM' and ids == ['blacklisted']"
+ok "blacklisted provider: EPERM, rule blacklisted" $?
+verdict "$tmp/weak.json" kp_ns_ok "m['loads'] and ids == ['weak-dependency-failed'] and m['findings'][0]['severity'] == 'warning' and 'kp_gpl_prov fails to load: the weak symbols this module imports from it (kp_gpl_prov_ns) stay NULL' == m['findings'][0]['message']"
+ok "it is a warning naming the weak symbols" $?
+"$kp" check -f junit -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
+	--kernel-cmdline module_blacklist=kp_gpl_prov "$fx/kp_gpl_prov.ko" "$tmp/kp_ns_ok.ko" > "$tmp/weak.xml"
+python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); s=r if r.tag=='testsuite' else r.find('testsuite'); sys.exit(0 if s.get('failures')=='1' else 1)" "$tmp/weak.xml"
+ok "JUnit counts only the blacklisted provider as a failure" $?
+
 # --- never guess silently: kernels newer than the newest modelled one -----------------------
 "$kp" check -f json -k "$fx/Module.symvers.gz" --kernel-version 7.3.1 "$fx/kp_plain.ko" > "$tmp/new.json" 2> "$tmp/new.err"
 ok "7.3: exit 0 at the default --fail-on" $?
