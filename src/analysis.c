@@ -105,43 +105,35 @@ static int load_kernel_path(struct kp_analysis *a, const char *path)
 	return 0;
 }
 
-/* No --kernel: the running kernel's Module.symvers and config, as installed by the distribution. */
+/*
+ * No --kernel, -b or --running: the running kernel's files as the distribution
+ * installed them, found like -b / (lib/modules or usr/lib/modules, build/,
+ * usr/src/linux-headers-<release>/, boot/).
+ */
 static int default_kernel(struct kp_analysis *a)
 {
-	static const char *const symvers[][2] = {
-		{ "/lib/modules/", "/build/Module.symvers" },
-		{ "/usr/src/linux-headers-", "/Module.symvers" },
-		{ "/boot/symvers-", ".gz" },
-		{ "/lib/modules/", "/symvers.gz" },
-	};
-	char *release = a->release_buf, *config = a->config_buf, *path = a->symvers_buf;
+	struct kp_err err = { "" };
 	struct utsname u;
-	struct stat st;
 
 	if (uname(&u) < 0)
 		return -1;
-	snprintf(release, sizeof(a->release_buf), "%s", u.release);
-	for (size_t i = 0; i < KP_ARRAY_SIZE(symvers); i++) {
-		snprintf(path, sizeof(a->symvers_buf), "%s%s%s", symvers[i][0], release,
-			 symvers[i][1]);
-		if (stat(path, &st) == 0) {
-			a->kernels[a->nkernels++] = path;
-			break;
+	snprintf(a->release_buf, sizeof(a->release_buf), "%s", u.release);
+	if (kp_tree_open(&a->tree, NULL, a->release_buf, &err) == 0) {
+		a->have_tree = true;
+		if (kp_tree_load_base(&a->tree, a->base, false, &err) == 0) {
+			a->nkernels = 1;
+			if (!a->fo.release)
+				a->fo.release = a->tree.release;
+			if (!a->fo.config_path)
+				a->fo.config_path = a->tree.config_path;
+			return 0;
 		}
 	}
-	if (!a->nkernels) {
-		kp_cli_error(NULL,
-			     "no kernel exports given and none found for the running kernel "
-			     "%s (install its headers, or use --kernel)",
-			     release);
-		return -1;
-	}
-	if (!a->fo.release)
-		a->fo.release = release;
-	snprintf(config, sizeof(a->config_buf), "/boot/config-%s", release);
-	if (!a->fo.config_path && stat(config, &st) == 0)
-		a->fo.config_path = config;
-	return load_kernel_path(a, path);
+	kp_cli_error(NULL,
+		     "no kernel exports given and none found for the running kernel %s "
+		     "(install its headers, or use --kernel): %s",
+		     a->release_buf, err.msg);
+	return -1;
 }
 
 /* -b ROOT: the kernel of a system image; its modules when no file is named. */
@@ -182,11 +174,14 @@ static int use_running(struct kp_analysis *a)
 	a->have_run = true;
 	if (!a->fo.release)
 		a->fo.release = a->run.release;
-	if (a->run.have_tree) {
+	if (a->run.have_tree &&
+	    (a->nkernels || kp_tree_has_exports(&a->run.tree) || !a->run.kallsyms)) {
 		if (use_tree(a, NULL, &a->run.tree, true) < 0)
 			return -1;
 	} else if (!a->nkernels && a->run.kallsyms) {
 		a->base_borrowed = a->run.kallsyms;
+		if (a->run.have_tree && !a->fo.config_path)
+			a->fo.config_path = a->run.tree.config_path;
 	} else if (!a->nkernels) {
 		kp_cli_error(NULL, "the running kernel's exports are unknown: %s; %s",
 			     a->run.tree_note ? a->run.tree_note : "no modules tree",
@@ -248,6 +243,41 @@ static int depmod_view(struct kp_analysis *a)
 	return 0;
 }
 
+/* Appends @what to the reports' assumptions (owned by the facts' arena). */
+static int add_assumption(struct kp_kernel_facts *f, const char *what)
+{
+	const char **p = kp_arena_alloc(&f->arena, (f->nassumptions + 1) * sizeof(*p));
+	const char *s = kp_arena_strdup(&f->arena, what);
+
+	if (!p || !s)
+		return -1;
+	if (f->nassumptions)
+		memcpy(p, f->assumptions, f->nassumptions * sizeof(*p));
+	p[f->nassumptions++] = s;
+	f->assumptions = p;
+	return 0;
+}
+
+/*
+ * Said once when a tree's System.map was skipped where it would have been read
+ * (no Module.symvers): Debian ships a one-line stub, the real map is in -dbg.
+ */
+static int note_stub_map(struct kp_analysis *a)
+{
+	const struct kp_tree *t = a->have_tree			    ? &a->tree
+				  : a->have_run && a->run.have_tree ? &a->run.tree
+								    : NULL;
+	char msg[600];
+
+	if (!t || !t->system_map_stub || t->system_map_path || t->symvers_path)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "%s has no symbol lines (Debian's stub; the real System.map is in the "
+		 "linux-image-%s-dbg package): not used as a symbol source",
+		 t->system_map_stub, t->release);
+	return add_assumption(&a->facts, msg);
+}
+
 int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,
 		    bool simulate)
 {
@@ -282,6 +312,10 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 	}
 	if (a->facts.beyond_modelled)
 		kp_cli_error(NULL, "warning: %s [unverified-kernel]", a->facts.beyond_modelled);
+	if (note_stub_map(a) < 0) {
+		kp_cli_error(NULL, "out of memory");
+		return KP_EXIT_ERROR;
+	}
 	if (a->have_run) {
 		a->facts.loaded = a->run_loaded;
 		a->facts.nloaded = a->run.nmodules;

@@ -44,9 +44,7 @@ struct kp_analysis {
 	bool have_depmod;
 	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
 	size_t nshadowed;
-	char release_buf[256]; /* defaults found for the running kernel */
-	char config_buf[300];
-	char symvers_buf[512];
+	char release_buf[256]; /* uname -r, when the running kernel is the default */
 };
 
 /* clang-format off */
@@ -73,8 +71,9 @@ struct kp_analysis {
 	"  -k, --kernel PATH      kernel exports: Module.symvers[.gz|.xz], a vmlinux, a\n" \
 	"                         System.map or kallsyms file, or a directory holding\n" \
 	"                         Module.symvers (repeatable)\n" \
-	"  -b, --basedir ROOT     a system image holding lib/modules/<release> (like depmod\n" \
-	"                         -b): its Module.symvers (or vmlinux, System.map) and config;\n" \
+	"  -b, --basedir ROOT     a system image holding lib/modules/<release> or\n" \
+	"                         usr/lib/modules/<release> (like depmod -b): its\n" \
+	"                         Module.symvers (or vmlinux, real System.map) and config;\n" \
 	"                         with no FILE, all of its modules\n" \
 	"      --running          the running system: its kernel, loaded modules and their\n" \
 	"                         taints, signature enforcement, lockdown, command line\n" \
