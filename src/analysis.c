@@ -297,7 +297,7 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		return KP_EXIT_ERROR;
 	if (!a->nkernels && !a->base_borrowed && default_kernel(a) < 0)
 		return KP_EXIT_ERROR;
-	if (a->basedir && npaths == 0) {
+	if (a->basedir && npaths == 0 && !a->set.n) {
 		tree_paths[0] = a->tree.moddir;
 		paths = tree_paths;
 		npaths = 1;
