@@ -1108,7 +1108,8 @@ static int trace(struct sg_ctx *c, uint32_t sec, size_t idx, struct sg_result *r
  * (one entry per call site) and says so (kp_module.symget_exact).
  */
 static const struct sg_arch *const backends[] = {
-	&kp_sg_x86_64, &kp_sg_i386, &kp_sg_arm64, &kp_sg_ppc64le, &kp_sg_riscv64, &kp_sg_s390x,
+	&kp_sg_x86_64,	&kp_sg_i386,	&kp_sg_arm64, &kp_sg_arm,
+	&kp_sg_ppc64le, &kp_sg_riscv64, &kp_sg_s390x,
 };
 
 static const struct sg_arch *arch_for(const struct kp_elf *e)
