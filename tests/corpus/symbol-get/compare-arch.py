@@ -3,7 +3,7 @@
 """Compares the symbol_get() targets of one architecture's tree with the amd64
 tree of the same kernel build, and with objdump call-site references.
 
-Usage: compare-arch.py NAME REF.json ARCH.json [OBJDUMP.tsv]
+Usage: compare-arch.py NAME REF.json ARCH.json [OBJDUMP.tsv [EXPLAINED.tsv]]
 
 REF.json and ARCH.json are `kopolicy info --json` of the amd64 tree and of
 the architecture's tree. Which symbols a driver looks up is decided by its
@@ -15,9 +15,13 @@ OBJDUMP.tsv (objdump-sites.py) holds one line per call site of __symbol_get
 have exactly one entry, exact with the same target, or dynamic where objdump
 finds no string.
 
+EXPLAINED.tsv (name-glob, module, target, miss|extra, explanation) explains
+differences with the amd64 tree that the kernel configuration decides.
 Prints one summary line and every difference; exit 0 when recall and
-precision are >= 99% on both comparisons and every found target is exact.
+precision are >= 99% on both comparisons, every found target is exact and
+every difference with the amd64 tree is explained.
 """
+import fnmatch
 import json
 import sys
 
@@ -47,6 +51,15 @@ def pairs(m, exact_only=True):
 def main():
     name, ref_path, arch_path = sys.argv[1:4]
     objdump_path = sys.argv[4] if len(sys.argv) > 4 else None
+    explained = {}
+    if len(sys.argv) > 5:
+        with open(sys.argv[5]) as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                glob, mod, target, kind, why = line.rstrip("\n").split("\t")
+                if fnmatch.fnmatch(name, glob):
+                    explained[(mod, target, kind)] = why
     ref, arch = load(ref_path), load(arch_path)
     common = set(ref) & set(arch)
     rp, ap = set(), set()
@@ -75,10 +88,13 @@ def main():
           + ", ".join(f"{k} {v}" for k, v in sorted(methods.items()))
           + f"; vs amd64 ({len(common)} common modules): {len(rp)} reference pairs,"
           f" {len(ap)} found, recall {recall:.4f}, precision {precision:.4f}")
-    for p in sorted(rp - ap):
-        print(f"  miss (in amd64 only): {p[0]} {p[1]}")
-    for p in sorted(ap - rp):
-        print(f"  extra (not in amd64): {p[0]} {p[1]}")
+    unexplained = 0
+    for kind, diff in (("miss", rp - ap), ("extra", ap - rp)):
+        for p in sorted(diff):
+            why = explained.get((p[0], p[1], kind))
+            unexplained += why is None
+            print(f"  {kind}: {p[0]} {p[1]}: {why or 'UNEXPLAINED'}")
+    ok = ok and not unexplained
     for x in nonexact:
         print(f"  heuristic entry: {x[0]} {x[1]} {x[2]}")
     if objdump_path:
