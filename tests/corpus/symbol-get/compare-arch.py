@@ -113,7 +113,7 @@ def main():
             got = found.get(key, [])
             syms = sorted({g["symbol"] for g in got if g["method"] == "exact"})
             dyn = any(g["method"] == "dynamic" for g in got)
-            if target is not None and syms == [target]:
+            if target is not None and syms == sorted(target.split(",")):
                 good += 1
             elif target is None and (dyn or syms):
                 good += 1  # objdump sees no string: the argument is computed

@@ -8,15 +8,15 @@ Usage: objdump-sites.py MODULES_DIR >SITES.tsv
 For every module importing __symbol_get (decompressed with xz/zstd/gzip),
 `objdump -dr` (binutils-multiarch) lists the call sites: the instructions
 carrying a call relocation against __symbol_get. From each, the disassembly is
-scanned backwards, in address order inside the function, for the last
-instruction whose first operand is the argument register (r0, a0, r3, x0,
-%rdi, %r2): a register copy continues with its source; an instruction with an
+walked backwards inside the function (fall through and the direct branches
+objdump prints) to the instructions whose first operand is the argument
+register (r0, a0, r3, x0, %rdi, %r2): a register copy continues with its source; an instruction with an
 address relocation (movw/movt, auipc+addi, addis/addi or ld of a .toc slot,
 adrp+add, lea, larl) or a literal pool load names the string; anything else
-gives "-" (computed at run time). Output: module, site ("section+0xOFF", as
-`kopolicy info --json`), target or "-". Branches are not followed: where
-kopolicy's control-flow walk and this scan differ, compare-arch.py lists the
-site.
+gives "-" (computed at run time), as does the function entry. Output:
+module, site ("section+0xOFF", as `kopolicy info --json`), the targets
+(comma-separated when paths differ) or "-". No jump tables, no callers of a
+local function: where kopolicy follows those, compare-arch.py lists the site.
 """
 import gzip
 import lzma
@@ -199,12 +199,83 @@ def operands(ops):
     return [o.strip() for o in re.split(r",(?![^\[(]*[\])])", ops) if o.strip()]
 
 
+UNCOND = {
+    62: ("jmp", "jmpq", "ret", "retq", "ud2"),
+    40: ("b", "bx", "udf", "b.w"),
+    243: ("j", "jr", "ret", "c.j", "c.jr", "tail", "ebreak", "c.ebreak"),
+    21: ("b", "blr", "bctr", "trap"),
+    183: ("b", "ret", "br", "brk"),
+    22: ("j", "jg", "br"),
+}
+NORETURN = ("__stack_chk_fail", "__fortify_panic", "fortify_panic", "panic", "do_exit",
+            "__ubsan_handle_builtin_unreachable", "make_task_dead", "kthread_exit")
+TARGET = re.compile(r"(?:^|[ ,])([0-9a-f]+) <[^>]*>$")
+
+
+def falls_through(elf, insn):
+    addr, mn, ops, rels, raw = insn
+    if mn in UNCOND[elf.machine]:
+        return False
+    if any(r[2] in NORETURN for r in rels):
+        return False
+    ol = operands(ops)
+    if elf.machine == 40 and (mn in ("pop", "ldm", "ldmia", "ldmfd") and "pc" in ops
+                              or mn == "ldr" and ol and ol[0] == "pc"
+                              or mn == "mov" and ol and ol[0] == "pc"):
+        return False
+    if elf.machine == 21 and mn == "twi" and ops.startswith("31,"):
+        return False
+    return True
+
+
+def branch_target(elf, insn):
+    addr, mn, ops, rels, raw = insn
+    if mn in CALLS[elf.machine] or rels:
+        return None
+    m = TARGET.search(ops)
+    return int(m.group(1), 16) if m else None
+
+
 def target_of(elf, insns, k, reg, secname):
-    """The string the argument register holds at instruction k (scanning back)."""
+    """The strings the argument register may hold at instruction k: a backward
+    walk over the function's control flow (fall through and direct branches)."""
+    index = {x[0]: i for i, x in enumerate(insns)}
+    into = {}
+    for i, x in enumerate(insns):
+        t = branch_target(elf, x)
+        if t is not None and t in index:
+            into.setdefault(index[t], []).append(i)
+    results, seen, stack = set(), set(), [(k, reg)]
+    while stack:
+        i, r = stack.pop()
+        preds = list(into.get(i, []))
+        if i > 0 and falls_through(elf, insns[i - 1]):
+            preds.append(i - 1)
+        if not preds:
+            results.add("-")  # the function entry: a parameter
+        for p in preds:
+            if (p, r) in seen:
+                continue
+            seen.add((p, r))
+            v = examine(elf, insns, p, r, secname)
+            if v is None:
+                stack.append((p, r))
+            elif v[0] == "copy":
+                stack.append((p, v[1]))
+            else:
+                results.add(v[1])
+        if len(seen) > 20000:
+            return "-"
+    if "-" in results or len(results) != 1:
+        return "-" if "-" in results or not results else ",".join(sorted(results))
+    return results.pop()
+
+
+def examine(elf, insns, j, reg, secname):
+    """What instruction j puts in reg: None (nothing), ("copy", reg), ("str", name or "-")."""
     x86 = elf.machine == 62
     copy = ARCH[elf.machine][1]
-    j = k - 1
-    while j >= 0:
+    if True:
         addr, mn, ops, rels, raw = insns[j]
         ol = operands(ops)
         dst = (ol[-1] if x86 else ol[0]) if ol else None
@@ -214,10 +285,9 @@ def target_of(elf, insns, k, reg, secname):
         hook = any(r[2] in HOOKS for r in rels)
         if mn in CALLS[elf.machine] and not hook and reg not in SAVED[elf.machine]:
             if not (mn in ("jalr", "jal", "c.jalr") and "ra" not in ops):
-                return "-"  # a call in between: the register is its result
+                return ("str", "-")  # a call in between: the register is its result
         if not writes:
-            j -= 1
-            continue
+            return None
         for (o, t, sym, add) in rels:
             if t in ("R_RISCV_PCREL_LO12_I",):
                 # the auipc of this register before it
@@ -225,44 +295,39 @@ def target_of(elf, insns, k, reg, secname):
                     a2, m2, o2, r2, _ = insns[jj]
                     if m2 == "auipc" and operands(o2)[0] == ol[1] and r2:
                         sec, off = elf.where(secname, r2[0][0])
-                        return (elf.string(sec, off) or "-") if sec else "-"
-                return "-"
+                        return ("str", (elf.string(sec, off) or "-") if sec else "-")
+                return ("str", "-")
             if t in ("R_PPC64_TOC16_LO_DS",):
                 sec, off = elf.where(secname, o)
                 if sec:
                     sec, off = elf.where(sec, off)  # the .toc slot's own relocation
-                return (elf.string(sec, off) or "-") if sec else "-"
+                return ("str", (elf.string(sec, off) or "-") if sec else "-")
             if t in ("R_ARM_MOVT_ABS", "R_ARM_MOVW_ABS_NC", "R_ARM_THM_MOVT_ABS",
                      "R_ARM_THM_MOVW_ABS_NC"):
                 imm = re.search(r"#(-?\d+)", ops)
                 add = int(imm.group(1)) if imm else 0
                 sec, off = elf.where(secname, o, add)
-                return (elf.string(sec, off) or "-") if sec else "-"
+                return ("str", (elf.string(sec, off) or "-") if sec else "-")
             if t in ("R_PPC64_TOC16_LO", "R_PPC64_ADDR16_LO", "R_AARCH64_ADD_ABS_LO12_NC",
                      "R_RISCV_LO12_I"):
                 sec, off = elf.where(secname, o)
-                return (elf.string(sec, off) or "-") if sec else "-"
+                return ("str", (elf.string(sec, off) or "-") if sec else "-")
             if t in ("R_X86_64_PC32", "R_X86_64_32S", "R_X86_64_32", "R_390_PC32DBL"):
                 adj = 4 if t == "R_X86_64_PC32" else 2 if t == "R_390_PC32DBL" else 0
                 sec, off = elf.where(secname, o)
                 off = off + adj if sec else off
-                return (elf.string(sec, off) or "-") if sec else "-"
+                return ("str", (elf.string(sec, off) or "-") if sec else "-")
         if copy and mn in copy and len(ol) == 2 and not ol[1].startswith("#"):
-            reg = ol[1]
-            j -= 1
-            continue
+            return ("copy", ol[1])
         if x86 and mn.startswith("mov") and len(ol) == 2 and ol[0].startswith("%"):
-            reg = ol[0]
-            j -= 1
-            continue
+            return ("copy", ol[0])
         if elf.machine == 40 and mn.startswith("ldr") and "[pc" in ops:
             m = re.search(r"@ ([0-9a-f]+)", ops) or re.search(r"\(([0-9a-f]+)", ops)
             if m:
                 lit = int(m.group(1), 16)
                 sec, off = elf.where(secname, lit, elf.word(secname, lit, 4))
-                return (elf.string(sec, off) or "-") if sec else "-"
-        return "-"
-    return "-"
+                return ("str", (elf.string(sec, off) or "-") if sec else "-")
+        return ("str", "-")
 
 
 def module_sites(path):
@@ -291,14 +356,17 @@ def module_sites(path):
             for (o, t, sym, add) in rs:
                 if sym != "__symbol_get" or t not in calls:
                     continue
-                start = 0
+                start, end = 0, 1 << 62
                 for (a, b, sh) in funcs:
                     if sh == shndx and a & ~1 <= addr < b:
-                        start = a & ~1
+                        start, end = a & ~1, b
                 lo = k
                 while lo > 0 and insns[lo - 1][0] >= start:
                     lo -= 1
-                tgt = target_of(elf, insns[lo:k + 1], k - lo, reg, sec)
+                hi = k
+                while hi + 1 < len(insns) and insns[hi + 1][0] < end:
+                    hi += 1
+                tgt = target_of(elf, insns[lo:hi + 1], k - lo, reg, sec)
                 res.append((sec, addr, tgt))
     return res
 
