@@ -8,9 +8,9 @@
  * [R_ARM_MOVT_ABS / R_ARM_MOVW_ABS_NC, R_ARM_THM_*: the relocation names the
  * full address], ldr rD, [pc, #imm] (a literal pool word with R_ARM_ABS32),
  * mov rD, rM, add rD, sp|fp, #imm (a stack buffer), mov constants. Every
- * other instruction is decoded as writing the register fields it may write
- * (and each instruction of an IT block as conditional); a conditional
- * instruction only clobbers. Calls: bl/blx [R_ARM_CALL, R_ARM_THM_CALL],
+ * other instruction is decoded as writing the register fields it may write;
+ * a conditional instruction (ARM condition field, Thumb-2 IT block) may also
+ * leave its destination alone (sg_insn.cond). Calls: bl/blx [R_ARM_CALL, R_ARM_THM_CALL],
  * blx rM; tail calls: b [R_ARM_JUMP24, R_ARM_THM_JUMP24]. First argument r0,
  * return r0, caller-saved r0-r3, r12 and lr.
  */
@@ -69,14 +69,11 @@ static void def(struct sg_insn *in, unsigned rd, enum sg_def d)
 	in->def = (uint8_t)d;
 }
 
-/* A conditional instruction may leave its destination alone: only a clobber. */
+/* A conditional instruction may leave its destination alone (sg_insn.cond). */
 static void make_conditional(struct sg_insn *in)
 {
-	if (in->def_reg >= 0) {
-		in->clobbers |= SG_REG(in->def_reg);
-		in->def_reg = -1;
-		in->def = SG_DEF_NONE;
-	}
+	if (in->def_reg >= 0)
+		in->cond = true;
 	if (in->flow == SG_STOP || (in->flow == SG_JUMP && !in->has_target))
 		in->flow = SG_SEQ; /* a conditional return falls through */
 	else if (in->flow == SG_JUMP)
@@ -447,35 +444,6 @@ static bool decode_t(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	return decode_t16(off, h1, in);
 }
 
-/*
- * IT and its block (up to four conditional instructions) as one instruction:
- * what each writes is only clobbered; a call inside is a call; a branch or
- * return inside may not be taken.
- */
-static bool decode_it(const struct sg_code *c, uint64_t off, uint32_t h, struct sg_insn *in)
-{
-	unsigned n = 4 - (unsigned)__builtin_ctz(h & 15);
-	uint64_t p = off + 2;
-
-	in->len = 2;
-	for (unsigned k = 0; k < n; k++) {
-		struct sg_insn x;
-
-		memset(&x, 0, sizeof(x));
-		x.def_reg = -1;
-		x.src_reg = -1;
-		if (p >= c->size || !decode_t(c, p, &x))
-			return false;
-		make_conditional(&x);
-		in->clobbers |= x.clobbers;
-		if (x.flow == SG_CALL)
-			in->flow = SG_CALL;
-		p += x.len;
-	}
-	in->len = (uint8_t)(p - off);
-	return true;
-}
-
 static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 {
 	memset(in, 0, sizeof(*in));
@@ -491,8 +459,22 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		if (c->size - off < 2)
 			return false;
 		h = load16(c, off);
-		if ((h & 0xff00) == 0xbf00 && (h & 15))
-			return decode_it(c, off, h, in);
+		if (c->state && *c->state) {
+			/* inside an IT block: conditional */
+			(*c->state)--;
+			if (!decode_t(c, off, in))
+				return false;
+			make_conditional(in);
+			return true;
+		}
+		if ((h & 0xff00) == 0xbf00 && (h & 15)) {
+			/* it: the next 1 to 4 instructions are conditional */
+			if (!c->state)
+				return false;
+			*c->state = 4 - (unsigned)__builtin_ctz(h & 15);
+			in->len = 2;
+			return true;
+		}
 		return decode_t(c, off, in);
 	}
 	return decode_a32(c, off, in);

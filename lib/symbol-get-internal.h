@@ -75,6 +75,7 @@ struct sg_insn {
 	int8_t src_reg; /* SG_DEF_COPY source */
 	bool has_target : 1;
 	bool reloc_target : 1; /* branch/call target given by the relocation at reloc_off */
+	bool cond : 1;	       /* def_reg may keep its older value (ARM conditional execution) */
 };
 
 /* What a decoder sees: one executable section's bytes. */
@@ -84,6 +85,12 @@ struct sg_code {
 	bool big_endian;
 	bool is64;
 	enum sg_mode mode; /* at the offset being decoded */
+	/*
+	 * Decoding state a backend carries from one instruction to the next (the
+	 * rest of an ARM IT block); the driver decodes in order and zeroes it when
+	 * it resynchronises or the instruction set changes. NULL: none kept.
+	 */
+	unsigned *state;
 };
 
 /*

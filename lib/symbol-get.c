@@ -61,7 +61,8 @@ struct sg_rec {
 	uint32_t clobbers;
 	int16_t reloc_adj;
 	int16_t reloc_rel; /* reloc_off - off */
-	uint8_t len;
+	uint8_t len : 7;
+	bool cond : 1; /* struct sg_insn.cond */
 	int8_t def_reg;
 	int8_t src_reg;
 	unsigned flow : 3; /* enum sg_flow */
@@ -214,8 +215,8 @@ static int reloc_dest(const struct kp_elf *e, const struct sg_arch *arch, size_t
 		addend = r->addend;
 	} else if (arch && arch->rel_addend) {
 		const struct kp_section *ks = &e->sections[sec];
-		struct sg_code code = { ks->data, ks->size, e->big_endian, e->is64,
-					SG_MODE_DEFAULT };
+		struct sg_code code = { ks->data, ks->size,	   e->big_endian,
+					e->is64,  SG_MODE_DEFAULT, NULL };
 
 		if (!ks->data || !arch->rel_addend(&code, r->offset, r->type, &addend))
 			return -1;
@@ -671,7 +672,10 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 	struct kp_elf *e = c->e;
 	const struct kp_section *ks = &e->sections[sec];
 	struct sg_sec *s = &c->secs[sec];
-	struct sg_code code = { ks->data, ks->size, e->big_endian, e->is64, SG_MODE_DEFAULT };
+	unsigned state = 0;
+	struct sg_code code = {
+		ks->data, ks->size, e->big_endian, e->is64, SG_MODE_DEFAULT, &state
+	};
 	unsigned step = c->arch->min_insn;
 	size_t cap, rcur = 0;
 	uint64_t *fbits;	  /* bit per byte: a function (STT_FUNC symbol) starts here */
@@ -711,6 +715,7 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 			while (mi + 1 < nmap && map[mi + 1].off <= off)
 				mi++;
 			code.mode = map[mi].off <= off ? map[mi].mode : SG_MODE_DEFAULT;
+			state = 0;
 			mend = map[mi].off > off ? map[mi].off
 			       : mi + 1 < nmap	 ? map[mi + 1].off
 						 : ks->size;
@@ -721,9 +726,10 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 		}
 		if (nf <= off)
 			nf = bits_next(fbits, off + 1, ks->size);
-		if (!c->arch->decode(&code, off, &in) || in.len == 0 || !field_near(&in) ||
-		    off + in.len > nf || (nmap && off + in.len > mend)) {
+		if (!c->arch->decode(&code, off, &in) || in.len == 0 || in.len > 127 ||
+		    !field_near(&in) || off + in.len > nf || (nmap && off + in.len > mend)) {
 			/* resynchronise at the next function, or the next aligned slot */
+			state = 0;
 			if (step > 1)
 				off += step;
 			else
@@ -740,7 +746,8 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 		r->reloc_adj = in.reloc_adj;
 		r->reloc_rel =
 			(int16_t)((int64_t)in.reloc_off - (int64_t)in.off); /* field_near() */
-		r->len = in.len;
+		r->len = in.len & 127;
+		r->cond = in.cond;
 		r->def_reg = in.def_reg;
 		r->src_reg = in.src_reg;
 		r->flow = in.flow;
@@ -984,6 +991,9 @@ static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct
 		return 0;
 	}
 	if (p->def_reg == reg) {
+		/* a conditional definition: the older value, if it is not executed */
+		if (p->cond && push_state(c, psec, pidx, reg) < 0)
+			return -1;
 		switch (p->def) {
 		case SG_DEF_ADDR_OR_COPY:
 		case SG_DEF_ADDR: {
