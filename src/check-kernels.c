@@ -150,6 +150,160 @@ static struct json_object *module_json(const struct kp_analysis *a, const struct
 	return m;
 }
 
+/*
+ * Runs the analysis of @release's out-of-tree modules into @a (initialised from @tmpl;
+ * the caller frees it). Returns 0, or an exit status after printing why.
+ */
+static int analyse_release(struct kp_cli *cli, const struct kp_analysis *tmpl, const char *release,
+			   struct kp_analysis *a)
+{
+	struct kp_err err = { "" };
+
+	*a = *tmpl;
+	a->fo.release = release;
+	if (out_of_tree(tmpl->basedir, release, &a->set, &err) < 0) {
+		kp_cli_error(tmpl->basedir, "%s: %s", release, err.msg);
+		return KP_EXIT_ERROR;
+	}
+	if (!a->set.n)
+		return 0;
+	return kp_analysis_run(a, cli, NULL, 0, true);
+}
+
+/* The verdict of the module called @name in @a, or NULL. */
+static const struct kp_verdict *find_verdict(const struct kp_analysis *a, const char *name)
+{
+	size_t i = a->set.n ? kp_graph_find(&a->graph, name) : SIZE_MAX;
+
+	return i == SIZE_MAX ? NULL : &a->sim.v[i];
+}
+
+/* @v's symbol_get() result for @sym, or NULL when it does not look @sym up. */
+static const struct kp_symget_result *symget_of(const struct kp_verdict *v, const char *sym)
+{
+	for (size_t i = 0; i < v->nsymget; i++)
+		if (v->symget[i].symbol && !strcmp(v->symget[i].symbol, sym))
+			return &v->symget[i];
+	return NULL;
+}
+
+static void change(const struct kp_check_out *o, struct json_object *arr, const char *name,
+		   const char *kind, const char *what)
+{
+	if (arr) {
+		struct json_object *c = json_object_new_object();
+
+		kp_json_add(c, "module", kp_json_string(name));
+		kp_json_add(c, "change", json_object_new_string(kind));
+		kp_json_add(c, "detail", kp_json_string(what));
+		json_object_array_add(arr, c);
+	} else {
+		fprintf(o->f, "  %s: %s: %s\n", name, kind, what);
+	}
+}
+
+/* The first error finding's message: the reason chain of a failure. */
+static const char *first_error(const struct kp_verdict *v)
+{
+	for (size_t i = 0; i < v->nfindings; i++)
+		if (v->findings[i].severity == KP_SEV_ERROR)
+			return v->findings[i].message;
+	return v->nmessages ? v->messages[v->nmessages - 1] : "";
+}
+
+/* What changes for each out-of-tree module of @from when the system boots @to. */
+static size_t compare_releases(const struct kp_check_out *o, struct json_object *arr,
+			       const struct kp_analysis *a, const struct kp_analysis *b)
+{
+	size_t n = 0;
+	char buf[1024];
+
+	for (size_t k = 0; k < a->graph.n; k++) {
+		const struct kp_verdict *x = &a->sim.v[a->graph.order[k]];
+		const char *name = a->graph.nodes[x->node].mod->name;
+		const struct kp_verdict *y = find_verdict(b, name);
+
+		if (!y) {
+			change(o, arr, name, "missing",
+			       "no out-of-tree build for the new kernel: not rebuilt (DKMS) or not "
+			       "installed");
+			n++;
+			continue;
+		}
+		if (x->loads && !y->loads) {
+			snprintf(buf, sizeof(buf), "loads now, fails with %s: %s",
+				 kp_errno_name(y->err), first_error(y));
+			change(o, arr, name, "fails", buf);
+			n++;
+		} else if (!x->loads && y->loads) {
+			change(o, arr, name, "loads", "fails now, loads on the new kernel");
+		}
+		if (!(x->taints & 1) && (y->taints & 1)) {
+			change(o, arr, name, "gains-p",
+			       "becomes proprietary (P) on the new kernel");
+			n++;
+		}
+		for (size_t i = 0; i < x->nsymget && y->loads; i++) {
+			const struct kp_symget_result *r;
+
+			if (!x->symget[i].symbol || !x->symget[i].ok)
+				continue;
+			r = symget_of(y, x->symget[i].symbol);
+			if (r && r->ok)
+				continue;
+			snprintf(buf, sizeof(buf),
+				 "symbol_get(%s) returns NULL on the new kernel%s%s",
+				 x->symget[i].symbol, r && r->reason ? ": " : "",
+				 r && r->reason ? r->reason : "");
+			change(o, arr, name, "loses-symbol-get", buf);
+			n++;
+		}
+	}
+	return n;
+}
+
+int kp_check_upgrade(struct kp_cli *cli, const struct kp_analysis *tmpl, const char *from,
+		     const char *to, const struct kp_check_out *o, bool json)
+{
+	struct kp_analysis a, b;
+	struct json_object *arr = json ? json_object_new_array() : NULL;
+	size_t n;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	rc = analyse_release(cli, tmpl, from, &a);
+	if (!rc)
+		rc = analyse_release(cli, tmpl, to, &b);
+	if (rc) {
+		kp_analysis_free(&a);
+		kp_analysis_free(&b);
+		json_object_put(arr);
+		return rc;
+	}
+	if (!json)
+		fprintf(o->f, "Out-of-tree modules of %s on %s:\n", from, to);
+	n = compare_releases(o, arr, &a, &b);
+	if (json) {
+		struct json_object *top = json_object_new_object();
+
+		kp_json_add(top, "schema_version", json_object_new_int(KP_CHECK_SCHEMA_VERSION));
+		kp_json_add(top, "from", json_object_new_string(from));
+		kp_json_add(top, "to", json_object_new_string(to));
+		kp_json_add(top, "changes", arr);
+		kp_json_emit(o->f, top, o->pretty); /* releases @top */
+		fputc('\n', o->f);
+	} else if (!n) {
+		fprintf(o->f, "  nothing breaks (%zu module%s)\n", a.graph.n,
+			a.graph.n == 1 ? "" : "s");
+	}
+	rc = (a.read_failures || b.read_failures) ? KP_EXIT_ERROR
+	     : n				  ? KP_EXIT_FINDINGS
+						  : KP_EXIT_OK;
+	kp_analysis_free(&a);
+	kp_analysis_free(&b);
+	return rc;
+}
+
 /* Checks one release; adds its rows to @text or @json. Returns the exit status. */
 static int check_release(struct kp_cli *cli, const struct kp_analysis *tmpl, const char *root,
 			 const char *release, const struct kp_check_out *o,

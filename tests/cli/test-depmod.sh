@@ -119,6 +119,17 @@ ok = sorted(k) == sorted([sys.argv[2], '7.2.13+deb14-amd64']) and k[sys.argv[2]]
 sys.exit(0 if ok else 1)" "$r.json" "$rel"
 ok "--all-kernels -f json: one entry per kernel with its modules" $?
 
+# 6. --upgrade-to: what changes for the current kernel's out-of-tree modules on another one.
+"$kp" check -b "$r" --kernel-release "$rel" --upgrade-to 7.2.13+deb14-amd64 > "$r.up" 2>&1
+ok "--upgrade-to exits 1 when something breaks" $(( $? == 1 ? 0 : 1 ))
+grep -q "^  kp_gpl_prov: fails: loads now, fails with ENOEXEC: exports 2 symbols without a __kflagstab" "$r.up" &&
+	[ "$(grep -c '^  ' "$r.up")" -eq 2 ]
+ok "--upgrade-to names each module that loads now and fails then, with the reason" $?
+"$kp" check -b "$r" --kernel-release "$rel" --upgrade-to "$rel" -f json > "$r.up.json"
+ok "--upgrade-to the same kernel exits 0" $?
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['changes']==[] and d['to']==sys.argv[2] else 1)" "$r.up.json" "$rel"
+ok "--upgrade-to -f json: no changes" $?
+
 echo "1..$n"
 echo "# $((n - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]
