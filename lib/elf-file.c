@@ -165,7 +165,7 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 	if (symsec->link == 0 || symsec->link >= e->nsections)
 		return kp_err_set(err, ".symtab has an invalid string table link %u", symsec->link);
 	strsec = &e->sections[symsec->link];
-	if (strsec->type != SHT_STRTAB || !strsec->data)
+	if (strsec->type != SHT_STRTAB || (!strsec->data && strsec->size))
 		return kp_err_set(err, ".symtab string table (section %u) is not a string table",
 				  symsec->link);
 	if (strsec->size == 0)
@@ -209,11 +209,18 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 
 		if (!gelf_getsymshndx(d, xd, (int)i, &sym, &xndx))
 			return kp_err_set(err, "cannot read symbol %zu: %s", i, elf_error());
-		if (sym.st_name >= strsec->size ||
-		    (!e->symstr_copy &&
-		     !memchr(strsec->data + sym.st_name, '\0', strsec->size - sym.st_name)))
+		if (sym.st_name >= strsec->size) {
+			/* The loader refuses it (6.13+) or reads past the table: no name to read.
+			 */
+			if (e->symstr_state == KP_SYMSTR_OK)
+				e->symstr_state = KP_SYMSTR_NAME_OOB;
+			s->name = "";
+		} else if (!e->symstr_copy &&
+			   !memchr(strsec->data + sym.st_name, '\0', strsec->size - sym.st_name)) {
 			return kp_err_set(err, "symbol %zu has a name outside the string table", i);
-		s->name = strtab + sym.st_name;
+		} else {
+			s->name = strtab + sym.st_name;
+		}
 		s->value = sym.st_value;
 		s->size = sym.st_size;
 		s->shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;

@@ -262,7 +262,6 @@ static void test_bad(struct tap *t)
 		{ "shstrndx-oob.ko", "out of range" },
 		{ "modinfo-past-eof.ko", "extends past the end of the file" },
 		{ "symtab-bad-link.ko", "invalid string table link" },
-		{ "sym-name-oob.ko", "outside the string table" },
 		{ "versions-bad-size.ko", "__versions" },
 		{ "ksymtab-odd-size.ko", "__ksymtab" },
 		{ "all-nobits.ko", "debuginfo-only" },
