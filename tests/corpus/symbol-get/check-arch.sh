@@ -55,8 +55,14 @@ for t in "$@"; do
 	fi
 	"$bin" info --json "${dir%/}" >"$work/$name.json" 2>"$work/$name.err"
 	python3 "$here/objdump-sites.py" "${dir%/}" >"$work/$name.sites"
+	sites=$work/$name.sites
+	if [ ! -s "$sites" ]; then
+		# objdump-sites.py does not follow calls through registers (mips64el)
+		echo "tree $name: no objdump call-site reference for this architecture"
+		sites=/dev/null
+	fi
 	if python3 "$here/compare-arch.py" "$name" "$work/ref.json" "$work/$name.json" \
-		"$work/$name.sites" "$here/arch-explained.tsv"; then
+		"$sites" "$here/arch-explained.tsv"; then
 		echo "  PASS"
 		passed=$((passed + 1))
 	else
