@@ -5,10 +5,12 @@
  * literal in a SHF_STRINGS section; no undefined reference to the target remains.
  *
  * Call sites: relocations against the undefined symbol __symbol_get in an
- * executable section, on a call (or a tail-call jump) instruction.
+ * executable section, on a call (or a tail-call jump) instruction; on MIPS
+ * (long calls) the calls through a register holding its address.
  *
- * Method "exact" (x86_64, i386, arm64, s390x): the instructions of every
- * executable section are decoded (symbol-get-<arch>.c) and, from the call,
+ * Method "exact" (the architectures of the backend table below: x86_64, i386,
+ * arm64, 32-bit ARM, ppc64el, riscv64, s390x, mips64el): the instructions of
+ * every executable section are decoded (symbol-get-<arch>.c) and, from the call,
  * the control flow is walked backwards (fall-through, branches inside and
  * across sections, through register copies, into the callers of a local
  * function whose parameter is passed on) to every instruction that sets the
@@ -20,10 +22,11 @@
  * time. The printf-like format referenced by the function, if any, is
  * recorded (kp_symget.format; e.g. "cfi_cmdset_%4.4X").
  *
- * Method "heuristic": other architectures, and sites the walk cannot follow
- * (undecodable code, a block reached only through a jump table, a parameter
- * of a function with no visible caller): the identifier-like strings
- * referenced by relocations inside the enclosing function are the candidates.
+ * Method "heuristic": other architectures (kp_module.symget_backend is NULL),
+ * and sites the walk cannot follow (undecodable code, a block reached only
+ * through a jump table, a parameter of a function with no visible caller): one
+ * entry per site, the identifier-like string referenced last before the call in
+ * the enclosing function, if any.
  *
  * Every byte read from the file is bounds-checked; the walk is bounded.
  */
@@ -33,10 +36,6 @@
 
 #include "module-internal.h"
 #include "symbol-get-internal.h"
-
-#ifndef EM_AARCH64
-#define EM_AARCH64 183
-#endif
 
 #define SG_MAX_STEPS  20000 /* states visited per call site */
 #define SG_MAX_STATES 32768 /* distinct states per call site */
