@@ -208,8 +208,10 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	}
 	f->lockdown = o->lockdown > 0;
 	f->signatures_trusted = !o->untrusted_signatures;
-	if (f->module_sig && f->signatures_trusted)
-		assume(f, "signed modules are assumed to verify against the kernel's keys");
+	f->keys = o->keys;
+	if (f->module_sig && f->signatures_trusted && !f->keys)
+		assume(f, "no key source (kernel image, /proc/keys, --trusted-cert): signed "
+			  "modules are assumed to verify against the kernel's keys");
 	if (o->cmdline && apply_cmdline(f, o->cmdline, err) < 0)
 		return -1;
 	if (!o->distro || !strcmp(o->distro, "auto"))

@@ -15,6 +15,8 @@
 #include "graph.h"
 #include "profile.h"
 
+struct kp_keyring;
+
 /* Taint bits, include/linux/panic.h (v4.14 … v6.12). */
 enum {
 	KP_TAINT_PROPRIETARY_MODULE = 0, /* P */
@@ -42,6 +44,7 @@ struct kp_kernel_facts {
 	bool livepatch;		    /* CONFIG_LIVEPATCH */
 	bool missing_version_fatal; /* Debian: check_version() rejects a missing entry */
 	bool signatures_trusted;    /* a present signature is assumed to verify */
+	const struct kp_keyring *keys; /* the kernel's trusted keys (sig-keys.h); NULL: none known */
 	const char *vermagic;	    /* VERMAGIC_STRING of the kernel, NULL if unknown */
 	uint64_t this_module_size;  /* sizeof(struct module), 0 if unknown */
 	const char *const *blacklist; /* module_blacklist= names */

@@ -67,6 +67,20 @@ int kp_analysis_option(struct kp_analysis *a, int c, const char *arg)
 	case 0x10c:
 		a->root = arg;
 		return 1;
+	case 0x10d:
+		if (a->ntrusted_certs == KP_ARRAY_SIZE(a->trusted_certs)) {
+			kp_cli_error(NULL, "too many --trusted-cert options");
+			exit(KP_EXIT_ERROR);
+		}
+		a->trusted_certs[a->ntrusted_certs++] = arg;
+		return 1;
+	case 0x10e:
+		if (a->nkernel_images == KP_ARRAY_SIZE(a->kernel_images)) {
+			kp_cli_error(NULL, "too many --kernel-image options");
+			exit(KP_EXIT_ERROR);
+		}
+		a->kernel_images[a->nkernel_images++] = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -216,9 +230,45 @@ static int use_running(struct kp_analysis *a)
 	return 0;
 }
 
+/*
+ * The trusted keys, in the order of preference: the running kernel's keyrings (/proc/keys)
+ * and its image, the tree's image (-b), --kernel-image, --trusted-cert.
+ */
+static int load_keys(struct kp_analysis *a, size_t max)
+{
+	struct kp_err err = { "" };
+
+	if (a->have_run) {
+		if (kp_keyring_add_proc_keys(&a->keys, a->root, &err) < 0 ||
+		    kp_keyring_add_installed_image(&a->keys, a->root, a->run.release, max, &err) < 0) {
+			kp_cli_error(NULL, "%s", err.msg);
+			return -1;
+		}
+	}
+	if (a->have_tree &&
+	    kp_keyring_add_installed_image(&a->keys, a->tree.root, a->tree.release, max, &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		return -1;
+	}
+	for (size_t i = 0; i < a->nkernel_images; i++)
+		if (kp_keyring_add_kernel_image(&a->keys, a->kernel_images[i], max, &err) < 0) {
+			kp_cli_error(a->kernel_images[i], "%s", err.msg);
+			return -1;
+		}
+	for (size_t i = 0; i < a->ntrusted_certs; i++)
+		if (kp_keyring_add_cert_file(&a->keys, a->trusted_certs[i], &err) < 0) {
+			kp_cli_error(NULL, "%s", err.msg);
+			return -1;
+		}
+	if (!kp_keyring_empty(&a->keys))
+		a->fo.keys = &a->keys;
+	return 0;
+}
+
 int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,
 		    bool simulate)
 {
+	struct kp_cli rcli = *cli;
 	struct kp_err err = { "" };
 	char *tree_paths[1];
 
@@ -244,6 +294,9 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
+	if (load_keys(a, cli->max_size ? cli->max_size : KP_DEFAULT_MAX_SIZE) < 0)
+		return KP_EXIT_ERROR;
+	rcli.sig_digest = a->fo.keys != NULL;
 	if (kp_facts_build(&a->facts, &a->fo, kp_analysis_base(a), &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
@@ -260,7 +313,7 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		/* The modules share the base's symbol names: it is freed after them. */
 		struct kp_name_pool names = kp_base_name_pool(kp_analysis_base(a));
 
-		a->read_failures = kp_cli_read_modules(cli, &a->set, paths, npaths, &names);
+		a->read_failures = kp_cli_read_modules(&rcli, &a->set, paths, npaths, &names);
 	}
 	if (kp_graph_build(&a->graph, &a->set, kp_analysis_base(a), cli->jobs, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
@@ -293,5 +346,6 @@ void kp_analysis_free(struct kp_analysis *a)
 		kp_tree_release(&a->tree);
 	if (a->have_run)
 		kp_running_release(&a->run);
+	kp_keyring_release(&a->keys);
 	memset(a, 0, sizeof(*a));
 }
