@@ -260,8 +260,8 @@ static int load_keys(struct kp_analysis *a, size_t max)
 			kp_cli_error(NULL, "%s", err.msg);
 			return -1;
 		}
-	if (!kp_keyring_empty(&a->keys))
-		a->fo.keys = &a->keys;
+	if (a->keys.nsources)
+		a->fo.keys = &a->keys; /* named in reports even when they held no key */
 	return 0;
 }
 
@@ -296,7 +296,7 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 	}
 	if (load_keys(a, cli->max_size ? cli->max_size : KP_DEFAULT_MAX_SIZE) < 0)
 		return KP_EXIT_ERROR;
-	rcli.sig_digest = a->fo.keys != NULL;
+	rcli.sig_digest = !kp_keyring_empty(&a->keys);
 	if (kp_facts_build(&a->facts, &a->fo, kp_analysis_base(a), &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;

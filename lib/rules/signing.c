@@ -89,7 +89,7 @@ static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 	}
 	if (!c->f->signatures_trusted)
 		return -ENOKEY;
-	if (!c->f->keys)
+	if (!c->f->keys || kp_keyring_empty(c->f->keys))
 		return 0; /* no key source: the documented assumption */
 	switch (kp_keyring_verify(c->f->keys, s, &key)) {
 	case KP_TRUST_VERIFIED:
@@ -138,11 +138,16 @@ static int mod_verify_sig(struct kp_sim_ctx *c, struct kp_loading *ld)
 }
 
 /* A fatal verification error (module_sig_check(): "default: return err"), in words. */
-static void fatal_finding(struct kp_loading *ld, int err)
+static void fatal_finding(struct kp_sim_ctx *c, struct kp_loading *ld, int err)
 {
 	const struct kp_signature *s = &ld->m->sig;
 
-	if (err == -EKEYREJECTED && !s->pkcs7_verify_err)
+	if (err == -EKEYREJECTED && c->f->keys && debian_hash_blacklist(c) &&
+	    kp_keyring_hash_blacklisted(c->f->keys, s))
+		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+			   "the module's SHA-256 is in the kernel's blacklist keyring: rejected "
+			   "with EKEYREJECTED even when signatures are not enforced");
+	else if (err == -EKEYREJECTED && !s->pkcs7_verify_err)
 		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "the signature does not verify against the trusted key that signed it "
 			   "(%s): rejected with EKEYREJECTED even when signatures are not enforced",
@@ -181,7 +186,7 @@ int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld)
 		break;
 	default:
 		/* every other error is fatal even when signatures are not enforced */
-		fatal_finding(ld, err);
+		fatal_finding(c, ld, err);
 		return err;
 	}
 	if (c->f->sig_enforce) {
