@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <lzma.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
@@ -220,6 +221,45 @@ static bool zboot_payload(const unsigned char *p, size_t len, size_t *off, size_
 	return *off < len && *plen <= len - *off && *plen > 0;
 }
 
+/*
+ * A self-decompressing image with an xz payload followed by more code (arm zImage:
+ * arch/arm/boot/compressed/piggy.S): one xz stream, decoded up to its end, trailing
+ * bytes ignored. NULL when it is not one (or out of memory).
+ */
+static unsigned char *embedded_xz(const unsigned char *in, size_t len, size_t max, size_t *outlen)
+{
+	lzma_stream st = LZMA_STREAM_INIT;
+	unsigned char *out = NULL, *p;
+	size_t cap = 0;
+	lzma_ret r = LZMA_OK;
+
+	if (lzma_stream_decoder(&st, (uint64_t)256 << 20, 0) != LZMA_OK)
+		return NULL;
+	st.next_in = in;
+	st.avail_in = len;
+	while (r == LZMA_OK) {
+		if (st.total_out == cap) {
+			if (cap >= max)
+				break;
+			cap = cap ? (cap * 2 < max ? cap * 2 : max) : (size_t)16 << 20;
+			p = realloc(out, cap);
+			if (!p)
+				break;
+			out = p;
+		}
+		st.next_out = out + st.total_out;
+		st.avail_out = cap - st.total_out;
+		r = lzma_code(&st, LZMA_FINISH);
+	}
+	*outlen = st.total_out;
+	lzma_end(&st);
+	if (r != LZMA_STREAM_END) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t max,
 		       const char *label, struct kp_err *err)
 {
@@ -242,6 +282,21 @@ static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t m
 		kp_bytes_release(&inner);
 	} else {
 		n = scan_certs(kr, b->data, b->len, label);
+	}
+	/* none in plain sight: an xz payload inside the image (arm zImage) */
+	for (const unsigned char *x = b->data; n == 0 && x;) {
+		size_t left = b->len - (size_t)(x - b->data), outlen;
+		unsigned char *out;
+
+		x = memmem(x, left, "\xfd" "7zXZ\0", 6);
+		if (!x)
+			break;
+		out = embedded_xz(x, b->len - (size_t)(x - b->data), max, &outlen);
+		if (out) {
+			n = scan_certs(kr, out, outlen, label);
+			free(out);
+		}
+		x++;
 	}
 	if (n < 0)
 		return kp_err_set(err, "out of memory");
