@@ -44,9 +44,10 @@ struct kp_kernel_facts {
 	bool livepatch;		    /* CONFIG_LIVEPATCH */
 	bool missing_version_fatal; /* Debian: check_version() rejects a missing entry */
 	bool signatures_trusted;    /* a present signature is assumed to verify */
-	const struct kp_keyring *keys; /* the kernel's trusted keys (sig-keys.h); NULL: none known */
-	const char *vermagic;	    /* VERMAGIC_STRING of the kernel, NULL if unknown */
-	uint64_t this_module_size;  /* sizeof(struct module), 0 if unknown */
+	const struct kp_keyring
+		*keys;		      /* the kernel's trusted keys (sig-keys.h); NULL: none known */
+	const char *vermagic;	      /* VERMAGIC_STRING of the kernel, NULL if unknown */
+	uint64_t this_module_size;    /* sizeof(struct module), 0 if unknown */
 	const char *const *blacklist; /* module_blacklist= names */
 	size_t nblacklist;
 	unsigned long initial_taint; /* /proc/sys/kernel/tainted before the first load */

@@ -69,12 +69,12 @@ struct kp_signature {
 	bool pkcs7_der;   /* the blob is one DER SEQUENCE exactly sig_len long */
 
 	/* The PKCS#7 message as libcrypto reads it (lib/sig-verify.c); NULL/0 when absent. */
-	int pkcs7_err;		/* pkcs7_parse_message(): 0, -EBADMSG, -EINVAL, -ENOPKG */
-	int pkcs7_verify_err;	/* after parsing, before trust (pkcs7_verify()): 0 or -errno */
-	const char *pkcs7_note; /* why pkcs7_err or pkcs7_verify_err, for reports */
-	const char *hash_algo;	/* kernel spelling: "sha256", "sha3-512", "md5", ... */
-	const char *pkey_algo;	/* "rsa", "ecdsa", "ml-dsa-65", ... or the OID */
-	const char *signer;	/* issuer (issuer+serial) as text, NULL for a key id signer */
+	int pkcs7_err;		     /* pkcs7_parse_message(): 0, -EBADMSG, -EINVAL, -ENOPKG */
+	int pkcs7_verify_err;	     /* after parsing, before trust (pkcs7_verify()): 0 or -errno */
+	const char *pkcs7_note;	     /* why pkcs7_err or pkcs7_verify_err, for reports */
+	const char *hash_algo;	     /* kernel spelling: "sha256", "sha3-512", "md5", ... */
+	const char *pkey_algo;	     /* "rsa", "ecdsa", "ml-dsa-65", ... or the OID */
+	const char *signer;	     /* issuer (issuer+serial) as text, NULL for a key id signer */
 	const unsigned char *issuer; /* DER Name of the signer's issuer */
 	size_t issuer_len;
 	const unsigned char *serial; /* INTEGER contents */
@@ -83,10 +83,10 @@ struct kp_signature {
 	size_t skid_len;
 	const unsigned char *sig_bytes; /* the signature value */
 	size_t sig_bytes_len;
-	unsigned nsigners;		/* SignerInfos in the message (the first is checked) */
-	unsigned char digest[64];	/* hash_algo over the module before the signature */
-	unsigned digest_len;		/* 0: not computed (not asked, or libcrypto lacks it) */
-	unsigned char file_sha256[32];	/* the whole file: Debian's module-hash blacklist */
+	unsigned nsigners;	       /* SignerInfos in the message (the first is checked) */
+	unsigned char digest[64];      /* hash_algo over the module before the signature */
+	unsigned digest_len;	       /* 0: not computed (not asked, or libcrypto lacks it) */
+	unsigned char file_sha256[32]; /* the whole file: Debian's module-hash blacklist */
 	bool have_file_sha256;
 };
 

@@ -208,7 +208,7 @@ static bool bzimage_payload(const unsigned char *p, size_t len, size_t *off, siz
 	setup = ((size_t)(p[0x1f1] ? p[0x1f1] : 4) + 1) * 512;
 	*off = setup + kp_load32(p + 0x248, false);
 	*plen = kp_load32(p + 0x24c, false);
-	return *off < len && *plen <= len - *off && *plen > 0;
+	return *off<len && * plen <= len - *off && * plen> 0;
 }
 
 /* An EFI zboot image (drivers/firmware/efi/libstub/zboot-header.S: "zimg", offset, size). */
@@ -218,7 +218,7 @@ static bool zboot_payload(const unsigned char *p, size_t len, size_t *off, size_
 		return false;
 	*off = kp_load32(p + 8, false);
 	*plen = kp_load32(p + 12, false);
-	return *off < len && *plen <= len - *off && *plen > 0;
+	return *off<len && * plen <= len - *off && * plen> 0;
 }
 
 /*
@@ -288,7 +288,10 @@ static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t m
 		size_t left = b->len - (size_t)(x - b->data), outlen;
 		unsigned char *out;
 
-		x = memmem(x, left, "\xfd" "7zXZ\0", 6);
+		x = memmem(x, left,
+			   "\xfd"
+			   "7zXZ\0",
+			   6);
 		if (!x)
 			break;
 		out = embedded_xz(x, b->len - (size_t)(x - b->data), max, &outlen);
@@ -447,11 +450,13 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
 			return kp_err_set(err, "out of memory");
 		}
 	fclose(f);
-	snprintf(summary, sizeof(summary), "%s: %d asymmetric key%s (descriptions only: key ids, no "
+	snprintf(summary, sizeof(summary),
+		 "%s: %d asymmetric key%s (descriptions only: key ids, no "
 		 "certificates), %zu blacklisted module hash%s",
-		 path, nkeys, nkeys == 1 ? "" : "s", kr->nblacklist, kr->nblacklist == 1 ? "" : "es");
-	if (add_line(&kr->arena, &kr->sources, &kr->nsources, kp_arena_strdup(&kr->arena, summary)) <
-	    0)
+		 path, nkeys, nkeys == 1 ? "" : "s", kr->nblacklist,
+		 kr->nblacklist == 1 ? "" : "es");
+	if (add_line(&kr->arena, &kr->sources, &kr->nsources,
+		     kp_arena_strdup(&kr->arena, summary)) < 0)
 		return kp_err_set(err, "out of memory");
 	return nkeys;
 }
@@ -490,7 +495,8 @@ static bool matches_cert(X509 *x, const struct kp_signature *s)
 		const ASN1_INTEGER *serial = X509_get0_serialNumber(x);
 		unsigned char *der = NULL;
 		int n = i2d_X509_NAME(X509_get_issuer_name(x), &der);
-		bool same = n > 0 && (size_t)n == s->issuer_len && !memcmp(der, s->issuer, (size_t)n) &&
+		bool same = n > 0 && (size_t)n == s->issuer_len &&
+			    !memcmp(der, s->issuer, (size_t)n) &&
 			    (size_t)ASN1_STRING_length(serial) == s->serial_len &&
 			    !memcmp(ASN1_STRING_get0_data(serial), s->serial, s->serial_len);
 
@@ -499,7 +505,8 @@ static bool matches_cert(X509 *x, const struct kp_signature *s)
 	}
 }
 
-/* A key known by description only: its id (SKID or serial), or its name for a self-signed signer. */
+/* A key known by description only: its id (SKID or serial), or its name for a self-signed signer.
+ */
 static bool matches_description(const struct kp_trusted_key *k, const struct kp_signature *s)
 {
 	const unsigned char *id = s->skid ? s->skid : s->serial;
@@ -555,10 +562,8 @@ bool kp_keyring_hash_blacklisted(const struct kp_keyring *kr, const struct kp_si
 const char *kp_sig_trust_name(enum kp_sig_trust t)
 {
 	static const char *const names[] = {
-		[KP_TRUST_VERIFIED] = "verified",
-		[KP_TRUST_NO_KEY] = "no-trusted-key",
-		[KP_TRUST_BAD_SIGNATURE] = "bad-signature",
-		[KP_TRUST_ID_ONLY] = "key-id-only",
+		[KP_TRUST_VERIFIED] = "verified",	    [KP_TRUST_NO_KEY] = "no-trusted-key",
+		[KP_TRUST_BAD_SIGNATURE] = "bad-signature", [KP_TRUST_ID_ONLY] = "key-id-only",
 		[KP_TRUST_UNCHECKED] = "unchecked",
 	};
 

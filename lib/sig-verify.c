@@ -23,7 +23,8 @@ static const unsigned char *dup_bytes(struct kp_module *m, const unsigned char *
 	return d;
 }
 
-/* The kernel's name of a digest (pkcs7_sig_note_digest_algo(), crypto/asymmetric_keys/pkcs7_parser.c). */
+/* The kernel's name of a digest (pkcs7_sig_note_digest_algo(),
+ * crypto/asymmetric_keys/pkcs7_parser.c). */
 static const char *hash_name(int nid)
 {
 	switch (nid) {
@@ -153,7 +154,7 @@ static int read_signer(struct kp_module *m, CMS_SignerInfo *si)
 static int read_message(struct kp_module *m, CMS_ContentInfo *cms)
 {
 	struct kp_signature *s = &m->sig;
-	STACK_OF(CMS_SignerInfo) *sis;
+	STACK_OF(CMS_SignerInfo) * sis;
 	CMS_SignerInfo *si;
 	X509_ALGOR *dig = NULL, *alg = NULL;
 	const ASN1_OBJECT *obj;
@@ -231,7 +232,8 @@ static void digest(struct kp_signature *s, const unsigned char *image, size_t si
 	    EVP_Digest(image, signed_len, s->digest, &n, md, NULL) == 1)
 		s->digest_len = n;
 	/* mod_is_hash_blacklisted() (Debian): SHA-256 of the whole file, marker included */
-	s->have_file_sha256 = EVP_Digest(image, file_len, s->file_sha256, &n, EVP_sha256(), NULL) == 1;
+	s->have_file_sha256 =
+		EVP_Digest(image, file_len, s->file_sha256, &n, EVP_sha256(), NULL) == 1;
 }
 
 int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed_len,

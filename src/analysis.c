@@ -240,13 +240,14 @@ static int load_keys(struct kp_analysis *a, size_t max)
 
 	if (a->have_run) {
 		if (kp_keyring_add_proc_keys(&a->keys, a->root, &err) < 0 ||
-		    kp_keyring_add_installed_image(&a->keys, a->root, a->run.release, max, &err) < 0) {
+		    kp_keyring_add_installed_image(&a->keys, a->root, a->run.release, max, &err) <
+			    0) {
 			kp_cli_error(NULL, "%s", err.msg);
 			return -1;
 		}
 	}
-	if (a->have_tree &&
-	    kp_keyring_add_installed_image(&a->keys, a->tree.root, a->tree.release, max, &err) < 0) {
+	if (a->have_tree && kp_keyring_add_installed_image(&a->keys, a->tree.root, a->tree.release,
+							   max, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return -1;
 	}

@@ -600,10 +600,9 @@ static int open_system(struct hook *h, char *why, size_t len)
 		return -1;
 	}
 	for (size_t i = 0; i < h->a.nkernel_images; i++)
-		if (kp_keyring_add_kernel_image(&h->a.keys, h->a.kernel_images[i],
-						h->cli->max_size ? h->cli->max_size
-								 : KP_DEFAULT_MAX_SIZE,
-						&err) < 0) {
+		if (kp_keyring_add_kernel_image(
+			    &h->a.keys, h->a.kernel_images[i],
+			    h->cli->max_size ? h->cli->max_size : KP_DEFAULT_MAX_SIZE, &err) < 0) {
 			snprintf(why, len, "%s: %s", h->a.kernel_images[i], err.msg);
 			return -1;
 		}

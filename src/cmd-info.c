@@ -65,9 +65,10 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 				goto bad_key;
 			break;
 		case 'I':
-			if (kp_keyring_add_kernel_image(
-				    &keys, optarg, cli->max_size ? cli->max_size : KP_DEFAULT_MAX_SIZE,
-				    &err) < 0) {
+			if (kp_keyring_add_kernel_image(&keys, optarg,
+							cli->max_size ? cli->max_size
+								      : KP_DEFAULT_MAX_SIZE,
+							&err) < 0) {
 				kp_cli_error(optarg, "%s", err.msg);
 				kp_keyring_release(&keys);
 				return KP_EXIT_ERROR;

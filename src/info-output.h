@@ -20,7 +20,7 @@ struct kp_info_writer {
 	bool json;
 	bool pretty;
 	bool first;
-	struct json_object *errors; /* JSON: collected, printed at the end */
+	struct json_object *errors;    /* JSON: collected, printed at the end */
 	const struct kp_keyring *keys; /* --trusted-cert, --kernel-image: NULL if none */
 };
 

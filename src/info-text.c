@@ -56,8 +56,9 @@ static void print_signature(FILE *f, const struct kp_module *m, const struct kp_
 	if (!strcmp(state, "malformed"))
 		return;
 	if (!strcmp(state, "no-key-source"))
-		snprintf(buf, sizeof(buf), "not checked: no key source (--trusted-cert, "
-					   "--kernel-image)");
+		snprintf(buf, sizeof(buf),
+			 "not checked: no key source (--trusted-cert, "
+			 "--kernel-image)");
 	else if (!strcmp(state, "verified"))
 		snprintf(buf, sizeof(buf), "yes, against '%s' %s (%s)", k->subject, k->id_hex,
 			 k->source);
@@ -67,8 +68,9 @@ static void print_signature(FILE *f, const struct kp_module *m, const struct kp_
 		snprintf(buf, sizeof(buf), "no: '%s' (%s) does not verify it (-EKEYREJECTED)",
 			 k->subject, k->source);
 	else if (!strcmp(state, "key-id-only"))
-		snprintf(buf, sizeof(buf), "assumed: '%s' %s is listed in %s without its certificate",
-			 k->subject, k->id_hex, k->source);
+		snprintf(buf, sizeof(buf),
+			 "assumed: '%s' %s is listed in %s without its certificate", k->subject,
+			 k->id_hex, k->source);
 	else
 		snprintf(buf, sizeof(buf), "assumed: libcrypto cannot check %s/%s (key '%s')",
 			 s->hash_algo, s->pkey_algo, k ? k->subject : "?");

@@ -21,8 +21,8 @@ static bool at_least(const struct kp_profile *p, int major, int minor)
  */
 static bool parser_knows_hash(const struct kp_profile *p, const char *h)
 {
-	static const char *const always[] = { "sha1",	"sha224",      "sha256",     "sha384",
-					      "sha512", "sm3",	       "streebog256", "streebog512" };
+	static const char *const always[] = { "sha1",	"sha224", "sha256",	 "sha384",
+					      "sha512", "sm3",	  "streebog256", "streebog512" };
 
 	for (size_t i = 0; i < KP_ARRAY_SIZE(always); i++)
 		if (!strcmp(h, always[i]))
@@ -117,7 +117,8 @@ static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 	return 0;
 }
 
-/* mod_verify_sig()/mod_check_sig(), kernel/module/signing.c and module_signature.c (v5.x … v6.12). */
+/* mod_verify_sig()/mod_check_sig(), kernel/module/signing.c and module_signature.c (v5.x … v6.12).
+ */
 static int mod_verify_sig(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_signature *sig = &ld->m->sig;
@@ -192,11 +193,12 @@ int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld)
 	if (c->f->sig_enforce) {
 		kp_msg(c, ld, "Loading of %s is rejected", reason);
 		if (err == -ENOKEY)
-			kp_finding(ld->v, "signature-untrusted-key", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
-				   NULL,
-				   "signed by a key the kernel does not trust (%s) and signatures are "
-				   "enforced: EKEYREJECTED",
-				   ld->m->sig.signer ? ld->m->sig.signer : "key id signer");
+			kp_finding(
+				ld->v, "signature-untrusted-key", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
+				NULL,
+				"signed by a key the kernel does not trust (%s) and signatures are "
+				"enforced: EKEYREJECTED",
+				ld->m->sig.signer ? ld->m->sig.signer : "key id signer");
 		else
 			kp_finding(ld->v, "signature-required", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
 				   NULL, "the kernel enforces module signatures: %s", reason);
