@@ -302,6 +302,8 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
+	if (a->facts.beyond_modelled)
+		kp_cli_error(NULL, "warning: %s [unverified-kernel]", a->facts.beyond_modelled);
 	if (a->have_run) {
 		a->facts.loaded = a->run_loaded;
 		a->facts.nloaded = a->run.nmodules;

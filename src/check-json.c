@@ -80,6 +80,11 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis 
 	kp_json_add(k, "sig_enforce", json_object_new_boolean(f->sig_enforce));
 	kp_json_add(k, "vermagic", kp_json_string(f->vermagic));
 	kp_json_add(k, "missing_version_fatal", json_object_new_boolean(f->missing_version_fatal));
+	kp_json_add(k, "distro",
+		    json_object_new_string(f->profile.distro == KP_DISTRO_DEBIAN ? "debian"
+										 : "upstream"));
+	kp_json_add(k, "newest_modelled", json_object_new_string(kp_profile_newest_modelled()));
+	kp_json_add(k, "beyond_modelled", json_object_new_boolean(f->beyond_modelled != NULL));
 	arr = json_object_new_array();
 	for (size_t i = 0; i < f->nassumptions; i++)
 		json_object_array_add(arr, kp_json_string(f->assumptions[i]));
