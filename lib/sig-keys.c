@@ -158,7 +158,7 @@ int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_
 	}
 	kp_bytes_release(&b);
 	if (!n)
-		return kp_err_set(err, "%s: no X.509 certificate (PEM or DER) in this file", path);
+		return kp_err_set(err, "no X.509 certificate (PEM or DER) in this file");
 	return add_source(kr, "--trusted-cert", path, n);
 }
 
@@ -198,27 +198,40 @@ static int scan_certs(struct kp_keyring *kr, const unsigned char *p, size_t len,
 	return n;
 }
 
-/* The payload of an x86 bzImage (arch/x86/boot/header.S: payload_offset, payload_length). */
-static bool bzimage_payload(const unsigned char *p, size_t len, size_t *off, size_t *plen)
+/*
+ * The payload of an x86 bzImage (arch/x86/boot/header.S: payload_offset, payload_length):
+ * 1, 0 when it is no bzImage, -1 when the payload lies outside the file.
+ */
+static int bzimage_payload(const unsigned char *p, size_t len, size_t *off, size_t *plen)
 {
-	size_t setup;
+	size_t setup, start, size;
 
 	if (len < 0x250 || memcmp(p + 0x202, "HdrS", 4))
-		return false;
+		return 0;
 	setup = ((size_t)(p[0x1f1] ? p[0x1f1] : 4) + 1) * 512;
-	*off = setup + kp_load32(p + 0x248, false);
-	*plen = kp_load32(p + 0x24c, false);
-	return *off<len && * plen <= len - *off && * plen> 0;
+	start = setup + kp_load32(p + 0x248, false);
+	size = kp_load32(p + 0x24c, false);
+	if (start >= len || size == 0 || size > len - start)
+		return -1;
+	*off = start;
+	*plen = size;
+	return 1;
 }
 
 /* An EFI zboot image (drivers/firmware/efi/libstub/zboot-header.S: "zimg", offset, size). */
 static bool zboot_payload(const unsigned char *p, size_t len, size_t *off, size_t *plen)
 {
+	size_t start, size;
+
 	if (len < 0x40 || memcmp(p, "MZ", 2) || memcmp(p + 4, "zimg", 4))
 		return false;
-	*off = kp_load32(p + 8, false);
-	*plen = kp_load32(p + 12, false);
-	return *off<len && * plen <= len - *off && * plen> 0;
+	start = kp_load32(p + 8, false);
+	size = kp_load32(p + 12, false);
+	if (start >= len || size == 0 || size > len - start)
+		return false;
+	*off = start;
+	*plen = size;
+	return true;
 }
 
 /*
@@ -268,9 +281,17 @@ static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t m
 	size_t off, plen;
 	int n;
 
-	if (bzimage_payload(b->data, b->len, &off, &plen) ||
-	    zboot_payload(b->data, b->len, &off, &plen))
+	switch (bzimage_payload(b->data, b->len, &off, &plen)) {
+	case -1:
+		return kp_err_set(err,
+				  "truncated bzImage: its payload lies past the end of the file");
+	case 1:
 		comp = kp_detect_compression(b->data + off, plen);
+		break;
+	default:
+		if (zboot_payload(b->data, b->len, &off, &plen))
+			comp = kp_detect_compression(b->data + off, plen);
+	}
 	if (comp != KP_COMP_NONE) {
 		/* kbuild's *_with_size: xz and zstd payloads end with the 4-byte size */
 		if ((comp == KP_COMP_XZ || comp == KP_COMP_ZSTD) && plen > 4 &&

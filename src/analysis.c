@@ -258,7 +258,7 @@ static int load_keys(struct kp_analysis *a, size_t max)
 		}
 	for (size_t i = 0; i < a->ntrusted_certs; i++)
 		if (kp_keyring_add_cert_file(&a->keys, a->trusted_certs[i], &err) < 0) {
-			kp_cli_error(NULL, "%s", err.msg);
+			kp_cli_error(a->trusted_certs[i], "%s", err.msg);
 			return -1;
 		}
 	if (a->keys.nsources)

@@ -608,7 +608,7 @@ static int open_system(struct hook *h, char *why, size_t len)
 		}
 	for (size_t i = 0; i < h->a.ntrusted_certs; i++)
 		if (kp_keyring_add_cert_file(&h->a.keys, h->a.trusted_certs[i], &err) < 0) {
-			snprintf(why, len, "%s", err.msg);
+			snprintf(why, len, "%s: %s", h->a.trusted_certs[i], err.msg);
 			return -1;
 		}
 	if (h->a.keys.nsources)

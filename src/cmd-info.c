@@ -46,7 +46,7 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 	struct kp_keyring keys;
 	struct kp_err err = { "" };
 	size_t failed = 0;
-	int c, rc = KP_EXIT_OK;
+	int c;
 
 	kp_keyring_init(&keys);
 
@@ -61,8 +61,11 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 			w.pretty = pretty = true;
 			break;
 		case 'T':
-			if (kp_keyring_add_cert_file(&keys, optarg, &err) < 0)
-				goto bad_key;
+			if (kp_keyring_add_cert_file(&keys, optarg, &err) < 0) {
+				kp_cli_error(optarg, "%s", err.msg);
+				kp_keyring_release(&keys);
+				return KP_EXIT_ERROR;
+			}
 			break;
 		case 'I':
 			if (kp_keyring_add_kernel_image(&keys, optarg,
@@ -92,7 +95,7 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 	}
 	cli->full_modinfo = true;
 	cli->sig_digest = !kp_keyring_empty(&keys);
-	w.keys = cli->sig_digest ? &keys : NULL;
+	w.keys = keys.nsources ? &keys : NULL; /* named even when they held no key */
 	kp_cli_add_paths(&set, argv + optind, argc - optind);
 	ro = kp_cli_read_opts(cli, set.n);
 	kp_info_begin(&w);
@@ -116,9 +119,5 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 		kp_cli_error(NULL, "write error on standard output");
 		return KP_EXIT_ERROR;
 	}
-	return failed ? KP_EXIT_ERROR : rc;
-bad_key:
-	kp_cli_error(NULL, "%s", err.msg);
-	kp_keyring_release(&keys);
-	return KP_EXIT_ERROR;
+	return failed ? KP_EXIT_ERROR : KP_EXIT_OK;
 }

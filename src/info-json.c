@@ -213,10 +213,25 @@ struct json_object *kp_info_module_json(const struct kp_module *m, const struct 
 void kp_info_begin(struct kp_info_writer *w)
 {
 	w->first = true;
-	if (!w->json)
+	if (!w->json) {
+		for (size_t i = 0; w->keys && i < w->keys->nsources; i++)
+			fprintf(w->f, "trusted keys: %s\n", w->keys->sources[i]);
+		if (w->keys)
+			fputc('\n', w->f);
 		return;
+	}
 	w->errors = json_object_new_array();
-	fprintf(w->f, "{\"schema_version\":%d,\"modules\":[", KP_INFO_SCHEMA_VERSION);
+	fprintf(w->f, "{\"schema_version\":%d,", KP_INFO_SCHEMA_VERSION);
+	if (w->keys) {
+		struct json_object *a = json_object_new_array();
+
+		for (size_t i = 0; i < w->keys->nsources; i++)
+			json_object_array_add(a, kp_json_string(w->keys->sources[i]));
+		fputs("\"key_sources\":", w->f);
+		kp_json_emit(w->f, a, false);
+		fputc(',', w->f);
+	}
+	fputs("\"modules\":[", w->f);
 }
 
 void kp_info_entry(struct kp_info_writer *w, const struct kp_set_entry *ent)

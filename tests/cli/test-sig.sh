@@ -45,7 +45,11 @@ json "$tmp/i.json" "(lambda s: (s['signer'],s['key_id'],s['hash_algo']))(d['modu
 ok "info: a SKID signer (sign-file -k), sha512" $?
 json "$tmp/i.json" "[(m['signature']['pkcs7_error'],m['signature']['pkcs7_note']) for m in d['modules'][4:6]]==[('EBADMSG','the PKCS#7 message cannot be parsed'),('EKEYREJECTED','Invalid module sig (has authattrs)')]"
 ok "info: malformed messages say why, with the kernel's errno" $?
+json "$tmp/i.json" "d['key_sources']==['--trusted-cert $sd/test-cert.pem: 1 certificate']"
+ok "info --json names the key source" $?
 "$kp" info --trusted-cert "$sd/test-cert.der" "$sd/6.12/kp_sig_sha512_skid.ko" > "$tmp/i.txt"
+[ "$(head -1 "$tmp/i.txt")" = "trusted keys: --trusted-cert $sd/test-cert.der: 1 certificate" ]
+ok "info text names the key source first" $?
 grep -q "^  verifies:        yes, against 'kopolicy throwaway test key' 6759b7f66244e26283c0ec1047f9ccd226be9ac8 ($sd/test-cert.der)$" "$tmp/i.txt"
 ok "info text, DER certificate" $?
 "$kp" info "$sd/6.12/kp_sig_sha256.ko" > "$tmp/i.txt"
@@ -55,6 +59,11 @@ ok "info without keys: hash shown, not checked" $?
 ok "a --trusted-cert that holds no certificate exits 2" $(( $? == 2 ? 0 : 1 ))
 grep -q "^kopolicy: $sd/6.12/kp_sig_sha256.ko: no X.509 certificate (PEM or DER) in this file$" "$tmp/e.txt"
 ok "... with one line naming the file" $?
+
+"$kp" check $(kern 6.12) --trusted-cert "$tmp/none.pem" "$sd/6.12/kp_sig_sha256.ko" > /dev/null 2> "$tmp/e.txt"
+ok "check: a missing --trusted-cert exits 2" $(( $? == 2 ? 0 : 1 ))
+grep -q "^kopolicy: $tmp/none.pem: cannot open: No such file or directory$" "$tmp/e.txt"
+ok "... naming the file" $?
 
 # check, 6.12, not enforced: E for an unknown key and unsupported crypto (md5 in 6.12)
 T=(--trusted-cert "$sd/test-cert.pem")
@@ -133,6 +142,11 @@ is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
 ok "--kernel-image bzImage (xz payload): an unknown key is refused" $?
 json "$tmp/c.json" "d['kernel']['key_sources']==['kernel image $tmp/vmlinuz: 1 certificate']"
 ok "... the certificate was found in the decompressed payload" $?
+head -c $(( $(stat -c %s "$tmp/vmlinuz") - 100 )) "$tmp/vmlinuz" > "$tmp/vmlinuz.trunc"
+"$kp" info --kernel-image "$tmp/vmlinuz.trunc" "$sd/6.12/kp_sig_sha256.ko" > /dev/null 2> "$tmp/e.txt"
+ok "a truncated bzImage exits 2" $(( $? == 2 ? 0 : 1 ))
+grep -q "^kopolicy: $tmp/vmlinuz.trunc: truncated bzImage: its payload lies past the end of the file$" "$tmp/e.txt"
+ok "... naming the file and the problem" $?
 chk 6.12 kp_sig_sha256 --kernel-image "$sd/6.12/kp_sig_unsigned.ko"; is "(True,None,'O',[])"
 ok "an image without certificates: no keys, today's assumption" $?
 json "$tmp/c.json" "d['kernel']['key_sources']==['kernel image $sd/6.12/kp_sig_unsigned.ko: 0 certificates'] and any('no key source' in a for a in d['kernel']['assumptions'])"
