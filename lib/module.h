@@ -224,10 +224,15 @@ struct kp_open_opts {
 	 */
 	bool full_modinfo;
 	/*
-	 * Hash the module for signature verification (the signed part with the signature's
-	 * hash, the whole file with SHA-256): the whole file is read even when it need not be.
+	 * KP_SIG_* flags: hash the module for signature verification; the whole file is read
+	 * even when it need not be.
 	 */
-	bool sig_digest;
+	unsigned sig_digest;
+};
+
+enum {
+	KP_SIG_DIGEST = 1 << 0,	     /* the signed part, with the signature's hash */
+	KP_SIG_FILE_SHA256 = 1 << 1, /* the whole file (Debian's module-hash blacklist) */
 };
 
 /* Reads @path; on failure *@out is NULL and @err says why. */

@@ -208,7 +208,7 @@ static int read_message(struct kp_module *m, CMS_ContentInfo *cms)
 }
 
 static void digest(struct kp_signature *s, const unsigned char *image, size_t signed_len,
-		   size_t file_len)
+		   size_t file_len, unsigned what)
 {
 	const EVP_MD *md = NULL;
 	unsigned int n = 0;
@@ -228,16 +228,17 @@ static void digest(struct kp_signature *s, const unsigned char *image, size_t si
 	if (nid != NID_undef)
 		md = EVP_get_digestbynid(nid);
 	/* pkcs7_digest(): the detached data, i.e. the module before the signature */
-	if (md && EVP_MD_get_size(md) <= (int)sizeof(s->digest) &&
+	if ((what & KP_SIG_DIGEST) && md && EVP_MD_get_size(md) <= (int)sizeof(s->digest) &&
 	    EVP_Digest(image, signed_len, s->digest, &n, md, NULL) == 1)
 		s->digest_len = n;
 	/* mod_is_hash_blacklisted() (Debian): SHA-256 of the whole file, marker included */
-	s->have_file_sha256 =
-		EVP_Digest(image, file_len, s->file_sha256, &n, EVP_sha256(), NULL) == 1;
+	if (what & KP_SIG_FILE_SHA256)
+		s->have_file_sha256 =
+			EVP_Digest(image, file_len, s->file_sha256, &n, EVP_sha256(), NULL) == 1;
 }
 
 int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed_len,
-		  size_t file_len, bool want_digest)
+		  size_t file_len, unsigned want_digest)
 {
 	struct kp_signature *s = &m->sig;
 	const unsigned char *p = image + signed_len;
@@ -257,6 +258,6 @@ int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed
 	r = read_message(m, cms);
 	CMS_ContentInfo_free(cms);
 	if (r == 0 && want_digest && !s->pkcs7_err && !s->pkcs7_verify_err)
-		digest(s, image, signed_len, file_len);
+		digest(s, image, signed_len, file_len, want_digest);
 	return r;
 }

@@ -74,6 +74,9 @@ int kp_analysis_option(struct kp_analysis *a, int c, const char *arg)
 		}
 		a->trusted_certs[a->ntrusted_certs++] = arg;
 		return 1;
+	case 0x10f:
+		a->no_kernel_keys = true;
+		return 1;
 	case 0x10e:
 		if (a->nkernel_images == KP_ARRAY_SIZE(a->kernel_images)) {
 			kp_cli_error(NULL, "too many --kernel-image options");
@@ -238,7 +241,7 @@ static int load_keys(struct kp_analysis *a, size_t max)
 {
 	struct kp_err err = { "" };
 
-	if (a->have_run) {
+	if (a->have_run && !a->no_kernel_keys) {
 		if (kp_keyring_add_proc_keys(&a->keys, a->root, &err) < 0 ||
 		    kp_keyring_add_installed_image(&a->keys, a->root, a->run.release, max, &err) <
 			    0) {
@@ -246,8 +249,9 @@ static int load_keys(struct kp_analysis *a, size_t max)
 			return -1;
 		}
 	}
-	if (a->have_tree && kp_keyring_add_installed_image(&a->keys, a->tree.root, a->tree.release,
-							   max, &err) < 0) {
+	if (a->have_tree && !a->no_kernel_keys &&
+	    kp_keyring_add_installed_image(&a->keys, a->tree.root, a->tree.release, max, &err) <
+		    0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return -1;
 	}
@@ -297,7 +301,8 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 	}
 	if (load_keys(a, cli->max_size ? cli->max_size : KP_DEFAULT_MAX_SIZE) < 0)
 		return KP_EXIT_ERROR;
-	rcli.sig_digest = !kp_keyring_empty(&a->keys);
+	rcli.sig_digest = (kp_keyring_empty(&a->keys) ? 0 : KP_SIG_DIGEST) |
+			  (a->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0);
 	if (kp_facts_build(&a->facts, &a->fo, kp_analysis_base(a), &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;

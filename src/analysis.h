@@ -44,6 +44,7 @@ struct kp_analysis {
 	size_t ntrusted_certs;
 	const char *kernel_images[8]; /* --kernel-image */
 	size_t nkernel_images;
+	bool no_kernel_keys; /* --no-kernel-keys: only --kernel-image and --trusted-cert */
 	struct kp_keyring keys; /* the key sources above, the tree's image, /proc/keys */
 	char release_buf[256]; /* defaults found for the running kernel */
 	char config_buf[300];
@@ -69,7 +70,8 @@ struct kp_analysis {
 	{ "running", no_argument, NULL, 0x10b }, \
 	{ "root", required_argument, NULL, 0x10c }, \
 	{ "trusted-cert", required_argument, NULL, 0x10d }, \
-	{ "kernel-image", required_argument, NULL, 0x10e }
+	{ "kernel-image", required_argument, NULL, 0x10e }, \
+	{ "no-kernel-keys", no_argument, NULL, 0x10f }
 
 #define KP_ANALYSIS_HELP \
 	"Target kernel:\n" \
@@ -96,6 +98,7 @@ struct kp_analysis {
 	"      --trusted-cert FILE  a certificate (PEM or DER) the kernel trusts (repeatable)\n" \
 	"      --kernel-image FILE  the certificates compiled into this vmlinuz/vmlinux\n" \
 	"                         (repeatable; -b and --running read the tree's own image)\n" \
+	"      --no-kernel-keys   not the keys -b and --running find (tree image, /proc/keys)\n" \
 	"      --allow-missing-namespace-imports\n" \
 	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
 /* clang-format on */

@@ -595,7 +595,7 @@ static int open_system(struct hook *h, char *why, size_t len)
 	 * The running kernel's keys as /proc/keys lists them, --kernel-image, --trusted-cert
 	 * (not the installed vmlinuz: decompressing it costs seconds on every modprobe).
 	 */
-	if (kp_keyring_add_proc_keys(&h->a.keys, h->root, &err) < 0) {
+	if (!h->a.no_kernel_keys && kp_keyring_add_proc_keys(&h->a.keys, h->root, &err) < 0) {
 		snprintf(why, len, "%s", err.msg);
 		return -1;
 	}
@@ -619,8 +619,11 @@ static int open_system(struct hook *h, char *why, size_t len)
 /* Reads the set's unread entries; fails on the first that cannot be read. */
 static int read_set(struct hook *h, char *why, size_t len)
 {
-	struct kp_read_opts ro = { .open = { .max_size = h->cli->max_size,
-					     .sig_digest = !kp_keyring_empty(&h->a.keys) } };
+	struct kp_read_opts ro = {
+		.open = { .max_size = h->cli->max_size,
+			  .sig_digest = (kp_keyring_empty(&h->a.keys) ? 0 : KP_SIG_DIGEST) |
+					(h->a.keys.nblacklist ? KP_SIG_FILE_SHA256 : 0) }
+	};
 	size_t n = 0;
 
 	for (size_t i = 0; i < h->a.set.n; i++)

@@ -94,7 +94,7 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 		return KP_EXIT_ERROR;
 	}
 	cli->full_modinfo = true;
-	cli->sig_digest = !kp_keyring_empty(&keys);
+	cli->sig_digest = kp_keyring_empty(&keys) ? 0 : KP_SIG_DIGEST;
 	w.keys = keys.nsources ? &keys : NULL; /* named even when they held no key */
 	kp_cli_add_paths(&set, argv + optind, argc - optind);
 	ro = kp_cli_read_opts(cli, set.n);

@@ -173,6 +173,8 @@ ok "/proc/keys: a signer no listed key matches is refused enforced" $?
 run --sig-enforce --trusted-cert "$sd/test-cert.pem" "$sd/6.12/kp_sig_corrupted.ko"
 is "(False,'EKEYREJECTED','',['bad-signature'])"
 ok "/proc/keys plus the certificate: the certificate verifies (and rejects)" $?
+run --sig-enforce --no-kernel-keys "$sd/6.12/kp_sig_unknown_key.ko"; is "(True,None,'O',[])"
+ok "--no-kernel-keys: /proc/keys is not read, today's assumption" $?
 # Debian's module-hash blacklist (mod_is_hash_blacklisted()): the whole file's SHA-256
 h=$(sha256sum "$sd/6.12/kp_sig_sha256.ko" | cut -d' ' -f1)
 echo "2b3c4d5e I------     1 perm 1f010000     0     0 blacklist bin:$h" >> "$tmp/root/proc/keys"
