@@ -110,6 +110,13 @@ int kp_base_load_vmlinux(struct kp_kernel_base *b, const char *path, struct kp_e
 int kp_base_load_system_map(struct kp_kernel_base *b, const char *path, struct kp_err *err);
 int kp_base_load_system_map_buffer(struct kp_kernel_base *b, const char *label,
 				   const unsigned char *buf, size_t len, struct kp_err *err);
+/*
+ * True when the file at @path (plain or compressed) has at least one
+ * "ADDRESS TYPE NAME" line. False for Debian's stub System.map ("The real
+ * System.map is in the linux-image-<release>-dbg package", one line that is no
+ * symbol), an empty file and anything unreadable: such a file is no symbol source.
+ */
+bool kp_system_map_has_symbols(const char *path);
 
 /* The vmlinux export @name, or NULL. Fast: a hash lookup. */
 const struct kp_ksym *kp_base_lookup(const struct kp_kernel_base *b, const char *name);

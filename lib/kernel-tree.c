@@ -16,6 +16,7 @@
 #include <libkmod.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel-base-internal.h"
@@ -88,11 +89,100 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
-static int pick_release(struct kp_tree *t, const char *base, struct kp_err *err)
+/*
+ * The modules directories of a root: lib/modules and usr/lib/modules (usrmerge,
+ * or sid's linux-base files on a root without it), resolved inside the root;
+ * one entry when both are the same directory.
+ */
+struct mod_bases {
+	char *path[2];
+	size_t n;
+};
+
+static void bases_release(struct mod_bases *mb)
+{
+	for (size_t i = 0; i < mb->n; i++)
+		free(mb->path[i]);
+	mb->n = 0;
+}
+
+static bool same_dir(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+static int find_bases(const char *root, struct mod_bases *mb, struct kp_err *err)
+{
+	static const char *const rel[] = { "lib/modules", "usr/lib/modules" };
+
+	mb->n = 0;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(rel); i++) {
+		char *plain = kp_root_path(root, rel[i]);
+		char *real = kp_root_resolve(root, rel[i]);
+
+		if (plain && !real && errno == ELOOP) {
+			free(plain);
+			continue;
+		}
+		if (!plain || !real) {
+			free(plain);
+			free(real);
+			bases_release(mb);
+			return kp_err_set(err, "out of memory");
+		}
+		/* keep the path as written when it is the same directory (ROOT/lib -> usr/lib) */
+		if (same_dir(plain, real)) {
+			free(real);
+			real = plain;
+		} else {
+			free(plain);
+		}
+		if (!kp_is_dir(real) || (mb->n && same_dir(mb->path[0], real))) {
+			free(real);
+			continue;
+		}
+		mb->path[mb->n++] = real;
+	}
+	if (!mb->n)
+		return kp_err_set(
+			err, "%s: no lib/modules or usr/lib/modules (is it the root of a system?)",
+			root);
+	return 0;
+}
+
+/* The release directories of every base, sorted, duplicates dropped. */
+static char **list_all_releases(const struct mod_bases *mb, size_t *n)
+{
+	char **all = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < mb->n; i++) {
+		size_t k;
+		char **names = list_releases(mb->path[i], &k);
+
+		for (size_t j = 0; j < k; j++) {
+			if (kp_sorted_contains((const char *const *)all, *n, names[j]) ||
+			    kp_grow(&all, &cap, *n + 1, sizeof(*all)) < 0) {
+				free(names[j]);
+				continue;
+			}
+			all[(*n)++] = names[j];
+			qsort(all, *n, sizeof(*all), cmp_str);
+		}
+		free(names);
+	}
+	return all;
+}
+
+static int pick_release(struct kp_tree *t, const struct mod_bases *mb, struct kp_err *err)
 {
 	char buf[sizeof(err->msg)];
 	size_t n, used = 0;
-	char **names = list_releases(base, &n);
+	char **names = list_all_releases(mb, &n);
 
 	if (n == 1) {
 		t->release = names[0];
@@ -104,8 +194,8 @@ static int pick_release(struct kp_tree *t, const char *base, struct kp_err *err)
 					 names[i]);
 	free_list(names, n);
 	if (n == 0)
-		return kp_err_set(err, "%s: no kernel release directory", base);
-	return kp_err_set(err, "%s: %zu kernel releases, choose one: %s", base, n, buf);
+		return kp_err_set(err, "%s: no kernel release directory", mb->path[0]);
+	return kp_err_set(err, "%s: %zu kernel releases, choose one: %s", mb->path[0], n, buf);
 }
 
 /* @tmpl with every "%s" replaced by @release (malloc'ed). */
@@ -132,7 +222,7 @@ static char *expand(const char *tmpl, const char *release)
 	return out;
 }
 
-/* ROOT/@tmpl (with %s = release) if it is a regular file, else NULL. */
+/* ROOT/@tmpl (with %s = release, symlinks resolved inside ROOT) if it is a regular file. */
 static char *candidate(const struct kp_tree *t, const char *tmpl)
 {
 	char *rel, *path;
@@ -140,7 +230,7 @@ static char *candidate(const struct kp_tree *t, const char *tmpl)
 	rel = expand(tmpl, t->release);
 	if (!rel)
 		return NULL;
-	path = kp_root_path(t->root, rel);
+	path = kp_root_resolve(t->root, rel);
 	free(rel);
 	if (path && !kp_is_file(path)) {
 		free(path);
@@ -149,21 +239,23 @@ static char *candidate(const struct kp_tree *t, const char *tmpl)
 	return path;
 }
 
-/* @name inside the tree's "build" directory (its symlink resolved inside the root). */
+/*
+ * @name inside the tree's "build" directory: <modules dir>/build (Debian's link
+ * to usr/src/linux-headers-<release>, absolute up to bullseye, relative since),
+ * under lib/modules and then usr/lib/modules, resolved inside the root.
+ */
 static char *in_build(const struct kp_tree *t, const char *name)
 {
-	char *link, *dir, *path = NULL;
+	static const char *const bases[] = { "lib/modules/%s/build/", "usr/lib/modules/%s/build/" };
+	char *path = NULL;
 
-	if (asprintf(&link, "%s/build", t->moddir) < 0)
-		return NULL;
-	dir = kp_root_resolve_link(t->root, link);
-	free(link);
-	if (dir && asprintf(&path, "%s/%s", dir, name) < 0)
-		path = NULL;
-	free(dir);
-	if (path && !kp_is_file(path)) {
-		free(path);
-		return NULL;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(bases) && !path; i++) {
+		char *tmpl;
+
+		if (asprintf(&tmpl, "%s%s", bases[i], name) < 0)
+			return NULL;
+		path = candidate(t, tmpl);
+		free(tmpl);
 	}
 	return path;
 }
@@ -176,15 +268,6 @@ static char *first_of(const struct kp_tree *t, const char *const *fmts, size_t n
 	for (size_t i = 0; i < n && !p; i++)
 		p = candidate(t, fmts[i]);
 	return p;
-}
-
-static bool is_stub_map(const char *path)
-{
-	char line[256];
-
-	if (kp_read_first_line(path, line, sizeof(line), NULL) < 0)
-		return false;
-	return strstr(line, "The real System.map is in") != NULL;
 }
 
 /* A vmlinux worth reading: ELF (or compressed) with a __ksymtab section. */
@@ -263,6 +346,8 @@ static void find_files(struct kp_tree *t)
 		"boot/vmlinux-%s.xz",
 		"boot/vmlinux-%s.gz",
 		"boot/vmlinux-%s.zst",
+		"lib/modules/%s/vmlinux",
+		"usr/lib/modules/%s/vmlinux",
 	};
 
 	t->symvers_path = first_of(t, symvers, KP_ARRAY_SIZE(symvers), "Module.symvers");
@@ -272,7 +357,8 @@ static void find_files(struct kp_tree *t)
 	for (size_t i = 0; i < KP_ARRAY_SIZE(maps) && !t->system_map_path; i++) {
 		char *p = candidate(t, maps[i]);
 
-		if (p && is_stub_map(p)) {
+		/* Debian's stub ("The real System.map is in the ...-dbg package") has no symbol */
+		if (p && !kp_system_map_has_symbols(p)) {
 			if (!t->system_map_stub)
 				t->system_map_stub = p;
 			else
@@ -480,30 +566,17 @@ out:
 
 int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_err *err)
 {
-	char *base;
+	struct mod_bases mb = { .n = 0 };
 
 	memset(t, 0, sizeof(*t));
 	t->root = strdup(root && *root ? root : "/");
 	if (!t->root)
 		return kp_err_set(err, "out of memory");
-	base = kp_root_path(t->root, "lib/modules");
-	if (base && !kp_is_dir(base)) {
-		char *usr = kp_root_path(t->root, "usr/lib/modules");
-
-		if (usr && kp_is_dir(usr)) {
-			free(base);
-			base = usr;
-		} else {
-			free(usr);
-		}
-	}
-	if (!base) {
-		kp_tree_release(t);
-		return kp_err_set(err, "out of memory");
-	}
-	if (!kp_is_dir(base)) {
-		kp_err_set(err, "%s: no such directory (is %s the root of a system?)", base,
-			   t->root);
+	if (find_bases(t->root, &mb, err) < 0)
+		goto fail;
+	if (release && (!*release || strchr(release, '/') || !strcmp(release, "..") ||
+			!strcmp(release, "."))) {
+		kp_err_set(err, "invalid kernel release '%s'", release);
 		goto fail;
 	}
 	if (release) {
@@ -512,36 +585,42 @@ int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struc
 			kp_err_set(err, "out of memory");
 			goto fail;
 		}
-	} else if (pick_release(t, base, err) < 0) {
+	} else if (pick_release(t, &mb, err) < 0) {
 		goto fail;
 	}
-	if (asprintf(&t->moddir, "%s/%s", base, t->release) < 0) {
-		t->moddir = NULL;
-		kp_err_set(err, "out of memory");
-		goto fail;
+	/* the first base that has this release: lib/modules, else usr/lib/modules */
+	for (size_t i = 0; i < mb.n && !t->moddir; i++) {
+		if (asprintf(&t->moddir, "%s/%s", mb.path[i], t->release) < 0) {
+			t->moddir = NULL;
+			kp_err_set(err, "out of memory");
+			goto fail;
+		}
+		if (!kp_is_dir(t->moddir)) {
+			free(t->moddir);
+			t->moddir = NULL;
+		}
 	}
-	if (!kp_is_dir(t->moddir)) {
+	if (!t->moddir) {
 		size_t n;
-		char **names = list_releases(base, &n);
+		char **names = list_all_releases(&mb, &n);
 		char list[256] = "";
 
 		for (size_t i = 0, used = 0; i < n && used < sizeof(list); i++)
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
 						 i ? ", " : "", names[i]);
 		free_list(names, n);
-		kp_err_set(err, "%s: no such directory (releases there: %s)", t->moddir,
-			   n ? list : "none");
+		kp_err_set(err, "%s/%s: no such directory (releases there: %s)", mb.path[0],
+			   t->release, n ? list : "none");
 		goto fail;
 	}
-	free(base);
-	base = NULL;
+	bases_release(&mb);
 	find_files(t);
 	if (read_builtin(t, err) < 0 || read_builtin_modinfo(t, err) < 0 ||
 	    read_modprobe_config(t, err) < 0)
 		goto fail;
 	return 0;
 fail:
-	free(base);
+	bases_release(&mb);
 	kp_tree_release(t);
 	return -1;
 }
@@ -620,6 +699,11 @@ int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool al
 			  t->system_map_stub ? " (only Debian's stub System.map; the real one is "
 					       "in the -dbg package)"
 					     : "");
+}
+
+bool kp_tree_has_exports(const struct kp_tree *t)
+{
+	return t->symvers_path || t->vmlinux_path || t->system_map_path;
 }
 
 int kp_tree_load_config(const struct kp_tree *t, struct kp_kconfig *c, struct kp_err *err)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An installed kernel under a root, found the way depmod -b ROOT does:
- * ROOT/lib/modules/<release> (or ROOT/usr/lib/modules/<release>), its
+ * ROOT/lib/modules/<release>, else ROOT/usr/lib/modules/<release>, its
  * modules.builtin lists, and the kernel-side files distributions put beside
  * it (Module.symvers, config, System.map, vmlinux). Every path is inside the
  * root, symlinks included (Debian's absolute "build" link is taken relative to
@@ -27,13 +27,13 @@ struct kp_builtin_info {
 struct kp_tree {
 	char *root; /* as given; "/" when NULL was given */
 	char *release;
-	char *moddir; /* ROOT/lib/modules/<release> */
+	char *moddir; /* ROOT/lib/modules/<release> or ROOT/usr/lib/modules/<release> */
 
 	/* Kernel-side files found for this release; NULL when none was found. */
 	char *symvers_path;    /* build/, usr/src/linux-headers-<r>/, boot/symvers-<r>.gz, ... */
-	char *config_path;     /* boot/config-<r>, <moddir>/config, build/.config */
+	char *config_path;     /* boot/config-<r>, <moddir>/config (sid), build/.config */
 	char *system_map_path; /* a real System.map (usr/lib/debug/boot/ first) */
-	char *system_map_stub; /* Debian's one-line stub, when it was the only one */
+	char *system_map_stub; /* the first one without symbol lines (Debian's stub), if any */
 	char *vmlinux_path;    /* a vmlinux with export tables (BTF-only ones are skipped) */
 
 	/* modules.builtin: module names ('-' turned to '_'), sorted, and their paths. */
@@ -74,6 +74,9 @@ const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, c
  */
 int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool all,
 		      struct kp_err *err);
+
+/* True when the tree has a source of kernel exports (Module.symvers, vmlinux, real System.map). */
+bool kp_tree_has_exports(const struct kp_tree *t);
 
 /* Loads the tree's config into @c (zeroed or released before); fails if none was found. */
 int kp_tree_load_config(const struct kp_tree *t, struct kp_kconfig *c, struct kp_err *err);

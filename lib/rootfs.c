@@ -59,6 +59,101 @@ char *kp_root_resolve_link(const char *root, const char *path)
 	return p;
 }
 
+#define KP_ROOT_MAX_LINKS 40
+
+/* Appends @n bytes of @s to the path @p (length *@len, capacity *@cap) after a '/'. */
+static int push_component(char **p, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (kp_grow(p, cap, *len + n + 2, 1) < 0)
+		return -1;
+	(*p)[(*len)++] = '/';
+	memcpy(*p + *len, s, n);
+	*len += n;
+	(*p)[*len] = '\0';
+	return 0;
+}
+
+char *kp_root_resolve(const char *root, const char *rel)
+{
+	char *todo = strdup(rel), *host = NULL, *out = NULL, *result = NULL;
+	size_t olen = 0, ocap = 0, pos = 0;
+	unsigned links = 0;
+	bool missing = false;
+
+	errno = ENOMEM;
+	if (!todo || kp_grow(&out, &ocap, 1, 1) < 0)
+		goto done;
+	out[0] = '\0';
+	while (todo[pos]) {
+		size_t n, tl;
+		char target[PATH_MAX], *next;
+		ssize_t r;
+
+		while (todo[pos] == '/')
+			pos++;
+		n = strcspn(todo + pos, "/");
+		if (!n)
+			break;
+		if (n == 1 && todo[pos] == '.') {
+			pos += n;
+			continue;
+		}
+		if (!missing && n == 2 && todo[pos] == '.' && todo[pos + 1] == '.') {
+			char *slash = strrchr(out, '/');
+
+			olen = slash ? (size_t)(slash - out) : 0;
+			out[olen] = '\0';
+			pos += n;
+			continue;
+		}
+		if (push_component(&out, &olen, &ocap, todo + pos, n) < 0) {
+			errno = ENOMEM;
+			goto done;
+		}
+		pos += n;
+		if (missing)
+			continue;
+		free(host);
+		host = kp_root_path(root, out);
+		if (!host) {
+			errno = ENOMEM;
+			goto done;
+		}
+		r = readlink(host, target, sizeof(target) - 1);
+		if (r < 0) {
+			/* not a symlink; a component that does not exist ends the resolution */
+			missing = errno != EINVAL;
+			continue;
+		}
+		if (++links > KP_ROOT_MAX_LINKS) {
+			errno = ELOOP;
+			goto done;
+		}
+		target[r] = '\0';
+		/* the link's directory, or the root for an absolute target */
+		olen = target[0] == '/' ? 0 : (size_t)(strrchr(out, '/') - out);
+		out[olen] = '\0';
+		tl = (size_t)r + 1 + strlen(todo + pos) + 1;
+		next = malloc(tl);
+		if (!next) {
+			errno = ENOMEM;
+			goto done;
+		}
+		snprintf(next, tl, "%s/%s", target, todo + pos);
+		free(todo);
+		todo = next;
+		pos = 0;
+	}
+	result = kp_root_path(root, out);
+	if (!result)
+		errno = ENOMEM;
+done:
+	free(todo);
+	free(host);
+	free(out);
+	return result;
+}
+
 bool kp_is_file(const char *path)
 {
 	struct stat st;

@@ -26,6 +26,16 @@ char *kp_root_path(const char *root, const char *rel);
  */
 char *kp_root_resolve_link(const char *root, const char *path);
 
+/*
+ * @rel under @root with every symlink on the way resolved as it would be on
+ * that system, chroot-like: absolute targets restart at @root and ".." never
+ * climbs above it, so a usrmerge root whose lib is "/usr/lib" or a "build"
+ * link to "/usr/src/..." is read inside @root, not on the host. Components
+ * that do not exist are kept as written. Returns a malloc'ed host path; NULL
+ * with errno ENOMEM when out of memory, ELOOP after more than 40 symlinks.
+ */
+char *kp_root_resolve(const char *root, const char *rel);
+
 /* True if @path is a regular file (symlinks followed), a directory for kp_is_dir. */
 bool kp_is_file(const char *path);
 bool kp_is_dir(const char *path);

@@ -323,6 +323,32 @@ int kp_base_load_system_map_buffer(struct kp_kernel_base *b, const char *label,
 	return r;
 }
 
+bool kp_system_map_has_symbols(const char *path)
+{
+	struct kp_err quiet = { "" };
+	struct map m = { .label = path, .err = &quiet };
+	struct kp_bytes bytes;
+	const char *pos, *end;
+	bool found = false;
+
+	if (kp_read_file(path, KP_BASE_MAX_TEXT, &bytes, NULL) < 0)
+		return false;
+	pos = (const char *)bytes.data;
+	end = pos + bytes.len;
+	for (size_t lineno = 1; pos < end && !found; lineno++) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t l = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+		struct line ln;
+
+		if (l && pos[l - 1] == '\r')
+			l--;
+		found = l && !memchr(pos, '\0', l) && parse_line(&m, pos, l, lineno, &ln) == 0;
+		pos = nl ? nl + 1 : end;
+	}
+	kp_bytes_release(&bytes);
+	return found;
+}
+
 int kp_base_load_system_map(struct kp_kernel_base *b, const char *path, struct kp_err *err)
 {
 	struct kp_bytes bytes;

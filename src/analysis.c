@@ -122,43 +122,35 @@ static int load_kernel_path(struct kp_analysis *a, const char *path)
 	return 0;
 }
 
-/* No --kernel: the running kernel's Module.symvers and config, as installed by the distribution. */
+/*
+ * No --kernel, -b or --running: the running kernel's files as the distribution
+ * installed them, found like -b / (lib/modules or usr/lib/modules, build/,
+ * usr/src/linux-headers-<release>/, boot/).
+ */
 static int default_kernel(struct kp_analysis *a)
 {
-	static const char *const symvers[][2] = {
-		{ "/lib/modules/", "/build/Module.symvers" },
-		{ "/usr/src/linux-headers-", "/Module.symvers" },
-		{ "/boot/symvers-", ".gz" },
-		{ "/lib/modules/", "/symvers.gz" },
-	};
-	char *release = a->release_buf, *config = a->config_buf, *path = a->symvers_buf;
+	struct kp_err err = { "" };
 	struct utsname u;
-	struct stat st;
 
 	if (uname(&u) < 0)
 		return -1;
-	snprintf(release, sizeof(a->release_buf), "%s", u.release);
-	for (size_t i = 0; i < KP_ARRAY_SIZE(symvers); i++) {
-		snprintf(path, sizeof(a->symvers_buf), "%s%s%s", symvers[i][0], release,
-			 symvers[i][1]);
-		if (stat(path, &st) == 0) {
-			a->kernels[a->nkernels++] = path;
-			break;
+	snprintf(a->release_buf, sizeof(a->release_buf), "%s", u.release);
+	if (kp_tree_open(&a->tree, NULL, a->release_buf, &err) == 0) {
+		a->have_tree = true;
+		if (kp_tree_load_base(&a->tree, a->base, false, &err) == 0) {
+			a->nkernels = 1;
+			if (!a->fo.release)
+				a->fo.release = a->tree.release;
+			if (!a->fo.config_path)
+				a->fo.config_path = a->tree.config_path;
+			return 0;
 		}
 	}
-	if (!a->nkernels) {
-		kp_cli_error(NULL,
-			     "no kernel exports given and none found for the running kernel "
-			     "%s (install its headers, or use --kernel)",
-			     release);
-		return -1;
-	}
-	if (!a->fo.release)
-		a->fo.release = release;
-	snprintf(config, sizeof(a->config_buf), "/boot/config-%s", release);
-	if (!a->fo.config_path && stat(config, &st) == 0)
-		a->fo.config_path = config;
-	return load_kernel_path(a, path);
+	kp_cli_error(NULL,
+		     "no kernel exports given and none found for the running kernel %s "
+		     "(install its headers, or use --kernel): %s",
+		     a->release_buf, err.msg);
+	return -1;
 }
 
 /* -b ROOT: the kernel of a system image; its modules when no file is named. */
@@ -199,11 +191,14 @@ static int use_running(struct kp_analysis *a)
 	a->have_run = true;
 	if (!a->fo.release)
 		a->fo.release = a->run.release;
-	if (a->run.have_tree) {
+	if (a->run.have_tree &&
+	    (a->nkernels || kp_tree_has_exports(&a->run.tree) || !a->run.kallsyms)) {
 		if (use_tree(a, NULL, &a->run.tree, true) < 0)
 			return -1;
 	} else if (!a->nkernels && a->run.kallsyms) {
 		a->base_borrowed = a->run.kallsyms;
+		if (a->run.have_tree && !a->fo.config_path)
+			a->fo.config_path = a->run.tree.config_path;
 	} else if (!a->nkernels) {
 		kp_cli_error(NULL, "the running kernel's exports are unknown: %s; %s",
 			     a->run.tree_note ? a->run.tree_note : "no modules tree",
@@ -270,6 +265,73 @@ static int load_keys(struct kp_analysis *a, size_t max)
 	return 0;
 }
 
+/* -b ROOT without files: keep the file depmod puts in modules.dep under each name. */
+static int depmod_view(struct kp_analysis *a)
+{
+	struct kp_err err = { "" };
+
+	if (kp_depmod_cfg_load(&a->depmod, a->tree.root, a->tree.release, &err) < 0) {
+		kp_cli_error(a->tree.root, "%s", err.msg);
+		return -1;
+	}
+	a->have_depmod = true;
+	for (size_t i = 0; i < a->depmod.nexternals; i++) {
+		char dir[4096];
+
+		struct stat st;
+
+		snprintf(dir, sizeof(dir), "%s%s", strcmp(a->tree.root, "/") ? a->tree.root : "",
+			 a->depmod.externals[i]);
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue; /* depmod ignores an absent external directory */
+		if (kp_set_add_path(&a->set, dir) < 0) {
+			kp_cli_error(dir, "out of memory");
+			return -1;
+		}
+	}
+	if (kp_depmod_select(&a->depmod, a->tree.moddir, &a->set, &a->shadowed, &a->nshadowed,
+			     &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Appends @what to the reports' assumptions (owned by the facts' arena). */
+static int add_assumption(struct kp_kernel_facts *f, const char *what)
+{
+	const char **p = kp_arena_alloc(&f->arena, (f->nassumptions + 1) * sizeof(*p));
+	const char *s = kp_arena_strdup(&f->arena, what);
+
+	if (!p || !s)
+		return -1;
+	if (f->nassumptions)
+		memcpy(p, f->assumptions, f->nassumptions * sizeof(*p));
+	p[f->nassumptions++] = s;
+	f->assumptions = p;
+	return 0;
+}
+
+/*
+ * Said once when a tree's System.map was skipped where it would have been read
+ * (no Module.symvers): Debian ships a one-line stub, the real map is in -dbg.
+ */
+static int note_stub_map(struct kp_analysis *a)
+{
+	const struct kp_tree *t = a->have_tree			    ? &a->tree
+				  : a->have_run && a->run.have_tree ? &a->run.tree
+								    : NULL;
+	char msg[600];
+
+	if (!t || !t->system_map_stub || t->system_map_path || t->symvers_path)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "%s has no symbol lines (Debian's stub; the real System.map is in the "
+		 "linux-image-%s-dbg package): not used as a symbol source",
+		 t->system_map_stub, t->release);
+	return add_assumption(&a->facts, msg);
+}
+
 int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,
 		    bool simulate)
 {
@@ -290,7 +352,7 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		return KP_EXIT_ERROR;
 	if (!a->nkernels && !a->base_borrowed && default_kernel(a) < 0)
 		return KP_EXIT_ERROR;
-	if (a->basedir && npaths == 0) {
+	if (a->basedir && npaths == 0 && !a->set.n) {
 		tree_paths[0] = a->tree.moddir;
 		paths = tree_paths;
 		npaths = 1;
@@ -309,6 +371,10 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 	}
 	if (a->facts.beyond_modelled)
 		kp_cli_error(NULL, "warning: %s [unverified-kernel]", a->facts.beyond_modelled);
+	if (note_stub_map(a) < 0) {
+		kp_cli_error(NULL, "out of memory");
+		return KP_EXIT_ERROR;
+	}
 	if (a->have_run) {
 		a->facts.loaded = a->run_loaded;
 		a->facts.nloaded = a->run.nmodules;
@@ -321,6 +387,13 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		/* The modules share the base's symbol names: it is freed after them. */
 		struct kp_name_pool names = kp_base_name_pool(kp_analysis_base(a));
 
+		if (paths == tree_paths) {
+			/* the whole tree: the files modprobe would load, as depmod chooses them */
+			kp_cli_add_paths(&a->set, paths, npaths);
+			if (depmod_view(a) < 0)
+				return KP_EXIT_ERROR;
+			npaths = 0;
+		}
 		a->read_failures = kp_cli_read_modules(&rcli, &a->set, paths, npaths, &names);
 	}
 	if (kp_graph_build(&a->graph, &a->set, kp_analysis_base(a), cli->jobs, &err) < 0) {
@@ -347,6 +420,9 @@ void kp_analysis_free(struct kp_analysis *a)
 	if (a->have_sim)
 		kp_simulation_free(&a->sim);
 	kp_graph_free(&a->graph);
+	kp_depmod_shadows_free(a->shadowed, a->nshadowed);
+	if (a->have_depmod)
+		kp_depmod_cfg_free(&a->depmod);
 	kp_set_free(&a->set);
 	kp_facts_release(&a->facts);
 	kp_base_free(a->base);

@@ -10,6 +10,7 @@
 #include <getopt.h>
 
 #include "cli.h"
+#include "depmod-config.h"
 #include "graph.h"
 #include "kernel-base.h"
 #include "kernel-facts.h"
@@ -29,16 +30,16 @@ struct kp_analysis {
 	struct kp_simulation sim;
 	bool have_sim;
 	size_t read_failures;
-	const char *basedir;     /* -b: a root holding lib/modules/<release> */
-	bool running;            /* --running: the live system under --root */
-	const char *root;        /* --root, default "/" */
+	const char *basedir; /* -b: a root holding lib/modules/<release> */
+	bool running;	     /* --running: the live system under --root */
+	const char *root;    /* --root, default "/" */
 	struct kp_tree tree;
 	bool have_tree;
 	struct kp_running run;
 	bool have_run;
 	const struct kp_kernel_base *base_borrowed; /* the running kernel's kallsyms */
-	const char **run_loaded;   /* names of the loaded modules (arena of run) */
-	const char **run_prop;     /* those carrying P */
+	const char **run_loaded;		    /* names of the loaded modules (arena of run) */
+	const char **run_prop;			    /* those carrying P */
 	size_t run_nprop;
 	const char *trusted_certs[16]; /* --trusted-cert */
 	size_t ntrusted_certs;
@@ -46,9 +47,11 @@ struct kp_analysis {
 	size_t nkernel_images;
 	bool no_kernel_keys; /* --no-kernel-keys: only --kernel-image and --trusted-cert */
 	struct kp_keyring keys; /* the key sources above, the tree's image, /proc/keys */
-	char release_buf[256]; /* defaults found for the running kernel */
-	char config_buf[300];
-	char symvers_buf[512];
+	struct kp_depmod_cfg depmod; /* -b without files: depmod.d of the image */
+	bool have_depmod;
+	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
+	size_t nshadowed;
+	char release_buf[256]; /* uname -r, when the running kernel is the default */
 };
 
 /* clang-format off */
@@ -78,8 +81,9 @@ struct kp_analysis {
 	"  -k, --kernel PATH      kernel exports: Module.symvers[.gz|.xz], a vmlinux, a\n" \
 	"                         System.map or kallsyms file, or a directory holding\n" \
 	"                         Module.symvers (repeatable)\n" \
-	"  -b, --basedir ROOT     a system image holding lib/modules/<release> (like depmod\n" \
-	"                         -b): its Module.symvers (or vmlinux, System.map) and config;\n" \
+	"  -b, --basedir ROOT     a system image holding lib/modules/<release> or\n" \
+	"                         usr/lib/modules/<release> (like depmod -b): its\n" \
+	"                         Module.symvers (or vmlinux, real System.map) and config;\n" \
 	"                         with no FILE, all of its modules\n" \
 	"      --running          the running system: its kernel, loaded modules and their\n" \
 	"                         taints, signature enforcement, lockdown, command line\n" \

@@ -123,5 +123,19 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis 
 		}
 	}
 	kp_json_emit(o->f, arr, o->pretty);
+	/* Files of the tree that depmod does not use under their module name. */
+	fputs(",\"shadowed\":", o->f);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < a->nshadowed; i++) {
+		const struct kp_depmod_shadow *sh = &a->shadowed[i];
+		struct json_object *so = json_object_new_object();
+
+		kp_json_add(so, "name", kp_json_string(sh->name));
+		kp_json_add(so, "path", kp_json_string(sh->path));
+		kp_json_add(so, "used", kp_json_string(sh->winner));
+		kp_json_add(so, "order_decides", json_object_new_boolean(sh->tie));
+		json_object_array_add(arr, so);
+	}
+	kp_json_emit(o->f, arr, o->pretty);
 	fputs("}\n", o->f);
 }

@@ -1,45 +1,100 @@
 #!/bin/bash
-# Fetch real Debian kernel module trees (image + headers, optionally -dbg)
-# without installing them: a private apt state per architecture,
+# Fetch real Debian kernel module trees (image/modules + headers, optionally -dbg)
+# without installing them: a private apt state per suite and architecture,
 # `apt-get download`, `dpkg -x`.  See shared docs/corpus.md.
 #
 # usage: tests/corpus/fetch-trees.sh [--with-dbg] [--refresh] [--offline] [TREE...]
-#   TREE: amd64-6.12 amd64-6.1 arm64 i386 s390x (default: all)
+#   TREE: amd64-6.12 amd64-6.1 arm64 i386 s390x (bookworm),
+#         amd64-5.10 (bullseye point release), amd64-5.10s (newest bullseye-security),
+#         amd64-6.12t armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t s390x-6.12t
+#         (trixie release build, the same 6.12.x on every architecture; the ppc64el
+#         and s390x images were missing from the mirror on 2026-12-03: HTTP 404),
+#         amd64-7.2 (sid, split linux-modules/linux-base/linux-binary packages)
+#         (default: all but amd64-5.10s and the non-amd64 -6.12t trees)
 #         or a derived tree BASE-zst / BASE-gz (e.g. amd64-6.1-zst): BASE's
 #         modules decompressed and recompressed as `make modules_install` with
 #         CONFIG_MODULE_COMPRESS_ZSTD/GZIP would (zstd -T0 / gzip -n), since no
 #         Debian tree ships .ko.zst or .ko.gz (not part of the default list)
 #   --with-dbg  also fetch linux-image-<abi>-dbg (~1 GB) and extract only its
-#               System.map (the image's boot/System.map-* is a stub)
+#               System.map (the packaged System.map is a stub)
 #   --refresh   run `apt-get update` even if the private lists are fresh
 #   --offline   no network: reuse the trees already extracted in the cache
 #
+# The archive mirror is the one this machine's /etc/apt/sources.list(.d) names
+# (tests/kernel/debian-mirror.sh); the machine's apt configuration is not changed.
+#
 # Output, one line per tree on stdout (TAB-separated key=value):
-#   tree=T  root=DIR  release=R  symvers=FILE  modules=DIR  [system_map=FILE]
-# Progress goes to stderr.  Idempotent: packages are cached in
-# $KOPOLICY_CACHE/debs/<arch>/, trees in $KOPOLICY_CACHE/trees/<TREE>/, and a
-# tree is re-extracted only when the newest packages changed.
+#   tree=T  root=DIR  release=R  symvers=FILE  modules=DIR  [config=FILE]  [system_map=FILE]
+# (system_map only for the real one from the -dbg package).  Progress goes to
+# stderr.  Idempotent: packages are cached in $KOPOLICY_CACHE/debs/<arch>/, trees
+# in $KOPOLICY_CACHE/trees/<TREE>/, and a tree is re-extracted only when the
+# newest packages changed.  Superseded packages are not deleted: the package
+# cache is shared with other scripts and users that may pin older versions.
 # Exit: 0 ok, 2 setup error.
 set -euo pipefail
 
 CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
-ALL_TREES=(amd64-6.12 amd64-6.1 arm64 i386 s390x)
+ALL_TREES=(amd64-6.12 amd64-6.1 arm64 i386 s390x amd64-5.10 amd64-6.12t amd64-7.2)
+KNOWN_TREES=("${ALL_TREES[@]}" amd64-5.10s armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t
+	s390x-6.12t)
 MAX_LIST_AGE_MIN=${KOPOLICY_APT_MAX_AGE_MIN:-360}
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 die() { printf 'fetch-trees: error: %s\n' "$*" >&2; exit 2; }
 log() { printf 'fetch-trees: %s\n' "$*" >&2; }
 
-# tree -> "arch abi-regex" (the regex matches the whole image package name and
-# captures the ABI name, e.g. 6.12.118+deb12-amd64)
+# tree -> "arch suites layout abi-regex"
+#   suites: the private apt sources (see apt_sources)
+#   layout: image = linux-image-<abi> holds the modules (+ boot/ or usr/lib/modules/<rel>/)
+#           split = sid's linux-modules-<abi> (modules), linux-base-<abi> (config,
+#                   stub System.map), linux-binary-<abi> (vmlinuz); linux-image-<abi>
+#                   is an empty metapackage there
+#   the regex matches the whole package name (image, or modules for split) and
+#   captures the ABI name, e.g. 6.12.118+deb12-amd64
 tree_spec() {
 	case $1 in
-	amd64-6.12) echo 'amd64 ^linux-image-(6\.12\.[0-9]+\+deb12-amd64)$' ;;
-	amd64-6.1)  echo 'amd64 ^linux-image-(6\.1\.0-[0-9]+-amd64)$' ;;
-	arm64)      echo 'arm64 ^linux-image-(6\.12\.[0-9]+\+deb12-arm64)$' ;;
-	i386)       echo 'i386 ^linux-image-(6\.1\.0-[0-9]+-686-pae)$' ;;
-	s390x)      echo 's390x ^linux-image-(6\.1\.0-[0-9]+-s390x)$' ;;
+	amd64-6.12)  echo 'amd64 bookworm image ^linux-image-(6\.12\.[0-9]+\+deb12-amd64)$' ;;
+	amd64-6.1)   echo 'amd64 bookworm image ^linux-image-(6\.1\.0-[0-9]+-amd64)$' ;;
+	arm64)       echo 'arm64 bookworm image ^linux-image-(6\.12\.[0-9]+\+deb12-arm64)$' ;;
+	i386)        echo 'i386 bookworm image ^linux-image-(6\.1\.0-[0-9]+-686-pae)$' ;;
+	s390x)       echo 's390x bookworm image ^linux-image-(6\.1\.0-[0-9]+-s390x)$' ;;
+	amd64-5.10)  echo 'amd64 bullseye image ^linux-image-(5\.10\.0-[0-9]+-amd64)$' ;;
+	amd64-5.10s) echo 'amd64 bullseye-security image ^linux-image-(5\.10\.0-[0-9]+-amd64)$' ;;
+	amd64-6.12t) echo 'amd64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-amd64)$' ;;
+	armhf-6.12t) echo 'armhf trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-armmp)$' ;;
+	arm64-6.12t) echo 'arm64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-arm64)$' ;;
+	riscv64-6.12t) echo 'riscv64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-riscv64)$' ;;
+	ppc64el-6.12t) echo 'ppc64el trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-powerpc64le)$' ;;
+	s390x-6.12t) echo 's390x trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-s390x)$' ;;
+	amd64-7.2)   echo 'amd64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-amd64)$' ;;
 	*) return 1 ;;
 	esac
+}
+
+# suites -> deb822 sources on the machine's own mirror.  bullseye is its point
+# release (5.10.223 when this was written, the kernel the loader docs cite);
+# bullseye-security adds the LTS security suite; trixie is the release build
+# without trixie-security, so that every architecture has the same 6.12.x.
+apt_sources() {
+	local suites=$1 main sec s=() ss=()
+	# shellcheck source=tests/kernel/debian-mirror.sh
+	. "$HERE/../kernel/debian-mirror.sh"
+	main=$(debian_mirror main) || die "no Debian archive in this machine's apt sources"
+	sec=$(debian_mirror security 2>/dev/null) || sec=${main%/debian}/debian-security
+	case $suites in
+	bookworm) s=(bookworm bookworm-updates) ss=(bookworm-security) ;;
+	bullseye) s=(bullseye bullseye-updates) ;;
+	bullseye-security) s=(bullseye bullseye-updates) ss=(bullseye-security) ;;
+	trixie) s=(trixie trixie-updates) ;;
+	sid) s=(sid) ;;
+	*) die "internal: unknown suite set $suites" ;;
+	esac
+	printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\n' "$main" "${s[*]}"
+	printf 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
+	if [ ${#ss[@]} -gt 0 ]; then
+		printf '\nTypes: deb\nURIs: %s\nSuites: %s\nComponents: main\n' "$sec" "${ss[*]}"
+		printf 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
+	fi
 }
 
 with_dbg=0 refresh=0 offline=0
@@ -49,11 +104,11 @@ for arg in "$@"; do
 	--with-dbg) with_dbg=1 ;;
 	--refresh) refresh=1 ;;
 	--offline) offline=1 ;;
-	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $arg" ;;
 	*) case $arg in *-zst|*-gz) base=${arg%-*} ;; *) base=$arg ;; esac
 	   tree_spec "$base" >/dev/null ||
-		die "unknown tree '$arg' (known: ${ALL_TREES[*]}, or BASE-zst, BASE-gz)"
+		die "unknown tree '$arg' (known: ${KNOWN_TREES[*]}, or BASE-zst, BASE-gz)"
 	   trees+=("$arg") ;;
 	esac
 done
@@ -67,25 +122,25 @@ mkdir -p "$CACHE/trees" "$CACHE/debs" "$CACHE/apt"
 exec 9>"$CACHE/.fetch-trees.lock"
 flock 9 || die "cannot lock $CACHE/.fetch-trees.lock"
 
+# a half-extracted tree is removed when the script fails
+TMP_TREE=""
+trap 'if [ -n "$TMP_TREE" ]; then rm -rf "$TMP_TREE"; fi' EXIT
+
 APT_OPTS=()
-# set up (once) and select the private apt state of one architecture
+# set up (once) and select the private apt state of one suite set and architecture
+# (bookworm keeps its old place $CACHE/apt/<arch>, which check-base.sh also reads)
 apt_setup() {
-	local arch=$1 d="$CACHE/apt/$1"
+	local arch=$1 suites=$2 d
+	if [ "$suites" = bookworm ]; then d="$CACHE/apt/$arch"; else d="$CACHE/apt/$suites-$arch"; fi
 	mkdir -p "$d/sources" "$d/lists/partial" "$d/cache/archives/partial" "$d/state" "$d/prefs"
 	[ -e "$d/state/status" ] || : >"$d/state/status"
-	cat >"$d/sources/debian.sources" <<-'EOF'
-	Types: deb
-	URIs: http://deb.debian.org/debian
-	Suites: bookworm bookworm-updates
-	Components: main
-	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-	Types: deb
-	URIs: http://deb.debian.org/debian-security
-	Suites: bookworm-security
-	Components: main
-	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-	EOF
+	apt_sources "$suites" >"$d/sources/debian.sources.new"
+	if cmp -s "$d/sources/debian.sources.new" "$d/sources/debian.sources"; then
+		rm -f "$d/sources/debian.sources.new"
+	else
+		mv "$d/sources/debian.sources.new" "$d/sources/debian.sources"
+		rm -f "$d/lists/.updated"
+	fi
 	APT_OPTS=(
 		-o "Dir::Etc::SourceList=/dev/null"
 		-o "Dir::Etc::SourceParts=$d/sources"
@@ -104,8 +159,8 @@ apt_setup() {
 	local stamp="$d/lists/.updated"
 	if [ "$refresh" = 1 ] || [ ! -e "$stamp" ] ||
 	   [ -n "$(find "$stamp" -mmin +"$MAX_LIST_AGE_MIN" -print)" ]; then
-		log "apt-get update ($arch)"
-		apt-get "${APT_OPTS[@]}" -qq update >&2 || die "apt-get update failed for $arch"
+		log "apt-get update ($suites, $arch)"
+		apt-get "${APT_OPTS[@]}" -qq update >&2 || die "apt-get update failed for $suites/$arch"
 		touch "$stamp"
 	fi
 }
@@ -140,7 +195,7 @@ modules_base() {
 }
 
 report() { # tree root
-	local tree=$1 root=$2 base release symvers sysmap line
+	local tree=$1 root=$2 base release symvers sysmap config line
 	base=$(modules_base "$root") || die "$tree: no lib/modules in $root"
 	release=$(find "$base" -mindepth 1 -maxdepth 1 -type d -printf '%f\n')
 	if [ -z "$release" ] || [ "$(printf '%s\n' "$release" | wc -l)" != 1 ]; then
@@ -149,29 +204,39 @@ report() { # tree root
 	symvers=$(find "$root/usr/src" -mindepth 2 -maxdepth 2 -name Module.symvers -print -quit 2>/dev/null || true)
 	[ -n "$symvers" ] || die "$tree: no Module.symvers under $root/usr/src"
 	line=$(printf 'tree=%s\troot=%s\trelease=%s\tsymvers=%s\tmodules=%s' \
-		"$tree" "$root" "$release" "$symvers" "$root/lib/modules/$release")
-	sysmap="$root/usr/lib/debug/boot/System.map-$release"
-	if [ -f "$sysmap" ]; then line+=$(printf '\tsystem_map=%s' "$sysmap"); fi
+		"$tree" "$root" "$release" "$symvers" "$base/$release")
+	for config in "$root/boot/config-$release" "$base/$release/config" ""; do
+		if [ -n "$config" ] && [ -f "$config" ]; then break; fi
+	done
+	if [ -n "$config" ]; then line+=$(printf '\tconfig=%s' "$config"); fi
+	sysmap=$(dbg_system_map "$root" "$release")
+	if [ -n "$sysmap" ]; then line+=$(printf '\tsystem_map=%s' "$sysmap"); fi
 	printf '%s\n' "$line"
 }
 
-# remove cached packages of this tree's family that are not the current ABI
-prune_debs() {
-	local arch=$1 regex=$2 img=$3 hdr=$4 f name
-	for f in "$CACHE/debs/$arch"/*.deb; do
-		[ -e "$f" ] || continue
-		name=${f##*/}; name=${name%%_*}
-		case $name in "$img"|"$hdr"|"$img-dbg") continue ;; esac
-		name=${name%-dbg}; name=linux-image-${name#linux-*-}
-		if printf '%s\n' "$name" | grep -Eq "$regex"; then
-			log "removing superseded ${f##*/}"; rm -f "$f"
-		fi
-	done
+# the real System.map extracted from the -dbg package, if any (bookworm..trixie:
+# usr/lib/debug/boot/System.map-<rel>; elsewhere wherever -dbg has it)
+dbg_system_map() { # root release
+	local f
+	f="$1/usr/lib/debug/boot/System.map-$2"
+	if [ -f "$f" ]; then printf '%s\n' "$f"; return; fi
+	find "$1/usr/lib/debug" \( -name "System.map-$2" -o -path "*/$2/System.map" \) \
+		-type f -print -quit 2>/dev/null || true
+}
+
+# the packages of one ABI in a layout (the first one is the one the regex names)
+tree_pkgs() { # layout abi
+	case $1 in
+	image) printf '%s\n' "linux-image-$2" "linux-headers-$2" ;;
+	split) printf '%s\n' "linux-modules-$2" "linux-base-$2" "linux-binary-$2" "linux-headers-$2" ;;
+	esac
 }
 
 do_tree() {
-	local tree=$1 spec arch regex root="$CACHE/trees/$1" stamp abi="" img hdr ver hver want got
-	spec=$(tree_spec "$tree"); arch=${spec%% *}; regex=${spec#* }
+	local tree=$1 spec arch suites layout regex root="$CACHE/trees/$1" stamp abi="" ver want got
+	local -a pkgs=()
+	spec=$(tree_spec "$tree")
+	read -r arch suites layout regex <<<"$spec"
 	stamp="$root/.kopolicy-stamp"
 
 	if [ "$offline" = 1 ]; then
@@ -182,36 +247,45 @@ do_tree() {
 		report "$tree" "$root"; return
 	fi
 
-	apt_setup "$arch"
-	# newest ABI whose image and headers exist with the same version
-	local cand
+	apt_setup "$arch" "$suites"
+	# newest ABI whose packages all exist with the same version
+	local cand p v ok prefix=linux-image-
+	[ "$layout" = split ] && prefix=linux-modules-
 	while read -r cand; do
 		[ -n "$cand" ] || continue
-		ver=$(pkg_field "linux-image-$cand" Version)
-		hver=$(pkg_field "linux-headers-$cand" Version)
-		if [ -n "$ver" ] && [ "$ver" = "$hver" ]; then abi=$cand; break; fi
-		log "$tree: skipping $cand (image '$ver', headers '$hver')"
-	done < <(apt-cache "${APT_OPTS[@]}" pkgnames linux-image- | sed -En "s/$regex/\\1/p" | sort -rV)
-	[ -n "$abi" ] || die "$tree: no linux-image/linux-headers pair matches $regex ($arch)"
-	img="linux-image-$abi" hdr="linux-headers-$abi"
-	want=$(printf 'image %s %s\nheaders %s %s\n' "$img" "$ver" "$hdr" "$ver")
+		ver="" ok=1
+		while read -r p; do
+			v=$(pkg_field "$p" Version)
+			[ -n "$ver" ] || ver=$v
+			if [ -z "$v" ] || [ "$v" != "$ver" ]; then
+				log "$tree: skipping $cand ($p '$v', want '$ver')"; ok=0; break
+			fi
+		done < <(tree_pkgs "$layout" "$cand")
+		if [ "$ok" = 1 ]; then abi=$cand; break; fi
+	done < <(apt-cache "${APT_OPTS[@]}" pkgnames "$prefix" | sed -En "s/$regex/\\1/p" | sort -rV)
+	[ -n "$abi" ] || die "$tree: no complete package set matches $regex ($suites, $arch)"
+	mapfile -t pkgs < <(tree_pkgs "$layout" "$abi")
+	want=$(for p in "${pkgs[@]}"; do printf '%s %s %s\n' "${p%%-[0-9]*}" "$p" "$ver"; done |
+		sed 's/^linux-//')
+	local img="linux-image-$abi"
 
 	got=""; [ -f "$stamp" ] && got=$(grep -v '^dbg ' "$stamp" || true)
 	if [ "$got" != "$want" ]; then
-		local img_deb hdr_deb tmp="$root.tmp.$$"
-		img_deb=$(fetch_deb "$arch" "$img")
-		hdr_deb=$(fetch_deb "$arch" "$hdr")
-		log "$tree: extracting $img $ver"
+		local deb tmp="$root.tmp.$$"
 		rm -rf "$tmp"; mkdir -p "$tmp"
-		dpkg -x "$img_deb" "$tmp"
-		dpkg -x "$hdr_deb" "$tmp"
+		TMP_TREE=$tmp
+		for p in "${pkgs[@]}"; do
+			deb=$(fetch_deb "$arch" "$p")
+			log "$tree: extracting $p $ver"
+			dpkg -x "$deb" "$tmp"
+		done
 		# merged-/usr trees: make ROOT/lib/modules valid (depmod -b, compare-info)
 		if [ ! -e "$tmp/lib" ] && [ -d "$tmp/usr/lib/modules" ]; then ln -s usr/lib "$tmp/lib"; fi
 		printf '%s\n' "$want" >"$tmp/.kopolicy-stamp"
 		rm -rf "$root"; mv "$tmp" "$root"
-		prune_debs "$arch" "$regex" "$img" "$hdr"
+		TMP_TREE=""
 	else
-		log "$tree: up to date ($img $ver)"
+		log "$tree: up to date (${pkgs[0]} $ver)"
 	fi
 
 	if [ "$with_dbg" = 1 ] && ! grep -q "^dbg $img-dbg $ver\$" "$stamp"; then
@@ -220,10 +294,10 @@ do_tree() {
 		release=$(find "$(modules_base "$root")" -mindepth 1 -maxdepth 1 -type d -printf '%f\n')
 		log "$tree: extracting System.map from $img-dbg (reads the whole package)"
 		dpkg-deb --fsys-tarfile "$dbg_deb" |
-			tar -x -C "$root" --wildcards "*/System.map-$release" ||
-			die "$tree: no System.map-$release in $img-dbg"
-		[ -f "$root/usr/lib/debug/boot/System.map-$release" ] ||
-			die "$tree: System.map not at usr/lib/debug/boot/ in $img-dbg"
+			tar -x -C "$root" --wildcards "*/System.map-$release" "*/$release/System.map" \
+				2>/dev/null || true
+		[ -n "$(dbg_system_map "$root" "$release")" ] ||
+			die "$tree: no System.map for $release in $img-dbg"
 		printf 'dbg %s %s\n' "$img-dbg" "$ver" >>"$stamp"
 	fi
 	report "$tree" "$root"
