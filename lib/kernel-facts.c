@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernel-config.h"
+#include "sig-keys.h"
 
 static void assume(struct kp_kernel_facts *f, const char *what)
 {
@@ -243,8 +244,10 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	}
 	f->lockdown = o->lockdown > 0;
 	f->signatures_trusted = !o->untrusted_signatures;
-	if (f->module_sig && f->signatures_trusted)
-		assume(f, "signed modules are assumed to verify against the kernel's keys");
+	f->keys = o->keys;
+	if (f->module_sig && f->signatures_trusted && (!f->keys || kp_keyring_empty(f->keys)))
+		assume(f, "no key source (kernel image, /proc/keys, --trusted-cert): signed "
+			  "modules are assumed to verify against the kernel's keys");
 	if (o->cmdline && apply_cmdline(f, o->cmdline, err) < 0)
 		return -1;
 	if (o->vermagic)

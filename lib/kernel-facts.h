@@ -24,8 +24,9 @@ struct kp_facts_opts {
 	int force_load;		   /* -1: from the config */
 	int allow_missing_ns;	   /* -1: from the config */
 	bool untrusted_signatures; /* signed modules' keys are not trusted by the target */
-	const char *cmdline;	   /* kernel command line: module.sig_enforce=, module_blacklist=,
-				      lockdown= */
+	const struct kp_keyring *keys; /* trusted keys found (borrowed), NULL: none */
+	const char *cmdline; /* kernel command line: module.sig_enforce=, module_blacklist=,
+				lockdown= */
 };
 
 void kp_facts_opts_init(struct kp_facts_opts *o);

@@ -15,6 +15,8 @@
 #include "graph.h"
 #include "profile.h"
 
+struct kp_keyring;
+
 /* Taint bits, include/linux/panic.h (v4.14 … v7.2). */
 enum {
 	KP_TAINT_PROPRIETARY_MODULE = 0, /* P */
@@ -45,9 +47,10 @@ struct kp_kernel_facts {
 	bool btf_mismatch_fatal;     /* DEBUG_INFO_BTF_MODULES and !MODULE_ALLOW_BTF_MISMATCH */
 	const char *beyond_modelled; /* the kernel is newer than kopolicy models: why, or NULL */
 	bool signatures_trusted;     /* a present signature is assumed to verify */
-	const char *vermagic;	     /* VERMAGIC_STRING of the kernel, NULL if unknown */
-	uint64_t this_module_size;   /* sizeof(struct module), 0 if unknown */
-	const char *const *blacklist; /* module_blacklist= names */
+	const struct kp_keyring *keys; /* the kernel's trusted keys (sig-keys.h); NULL: none */
+	const char *vermagic;	       /* VERMAGIC_STRING of the kernel, NULL if unknown */
+	uint64_t this_module_size;     /* sizeof(struct module), 0 if unknown */
+	const char *const *blacklist;  /* module_blacklist= names */
 	size_t nblacklist;
 	unsigned long initial_taint; /* /proc/sys/kernel/tainted before the first load */
 	const char *const *loaded;   /* names already loaded (running system): EEXIST */

@@ -19,6 +19,14 @@ int kp_read_versions(struct kp_module *m, const struct kp_elf *e, const struct k
 		     struct kp_err *err);
 /* signature.c: the appended module signature; returns the ELF length without it. */
 size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t len);
+/*
+ * sig-verify.c: the PKCS#7 message of a present, well-formed trailer (after the arena is
+ * reserved); @want_digest (KP_SIG_* flags) also hashes @image (@signed_len bytes signed,
+ * @file_len in all).
+ * 0, or -1 when out of memory.
+ */
+int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed_len,
+		  size_t file_len, unsigned want_digest);
 /* symbol-get.c: targets of symbol_get()/symbol_request() call sites. */
 int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err);
 

@@ -174,8 +174,23 @@ static size_t read_sparse_signature(struct kp_module *m, struct kp_bytes *b, str
 	return elf_len;
 }
 
-static int read_image(struct kp_module *m, struct kp_bytes *b, const struct kp_name_pool *names,
+/* The signature's PKCS#7 message; with @want_digest the whole file is hashed (and loaded). */
+static int read_pkcs7(struct kp_module *m, struct kp_bytes *b, size_t elf_len, unsigned want_digest,
 		      struct kp_err *err)
+{
+	if (!m->sig.present)
+		return 0;
+	if (m->sig.malformed)
+		want_digest = 0;
+	if (want_digest && b->sparse && kp_bytes_load(b, 0, b->len, err) < 0)
+		return -1;
+	if (kp_read_pkcs7(m, b->data, elf_len, b->len, want_digest) < 0)
+		return kp_err_set(err, "out of memory");
+	return 0;
+}
+
+static int read_image(struct kp_module *m, struct kp_bytes *b, const struct kp_name_pool *names,
+		      unsigned want_digest, struct kp_err *err)
 {
 	const struct kp_elf_source src = { .load = load_bytes, .ctx = b, .want = reader_wants };
 	unsigned char *image = b->data;
@@ -223,6 +238,8 @@ static int read_image(struct kp_module *m, struct kp_bytes *b, const struct kp_n
 	}
 	if (m->imports_symbol_get && kp_read_symbol_get(m, &e, err) < 0)
 		goto out;
+	if (read_pkcs7(m, b, elf_len, want_digest, err) < 0)
+		goto out;
 	r = 0;
 out:
 	kp_elf_close(&e);
@@ -254,7 +271,7 @@ static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open
 	m->compression = b->comp;
 	m->file_size = b->file_len;
 	m->full_modinfo = opts && opts->full_modinfo;
-	r = read_image(m, b, opts ? opts->names : NULL, err);
+	r = read_image(m, b, opts ? opts->names : NULL, opts ? opts->sig_digest : 0, err);
 	kp_bytes_release(b);
 	if (r < 0) {
 		kp_module_free(m);

@@ -95,6 +95,27 @@ struct kp_signature {
 	bool params_zero; /* algo, hash, signer_len, key_id_len and padding all 0, as PKCS#7 needs
 			   */
 	bool pkcs7_der;	  /* the blob is one DER SEQUENCE exactly sig_len long */
+
+	/* The PKCS#7 message as libcrypto reads it (lib/sig-verify.c); NULL/0 when absent. */
+	int pkcs7_err;		     /* pkcs7_parse_message(): 0, -EBADMSG, -EINVAL, -ENOPKG */
+	int pkcs7_verify_err;	     /* after parsing, before trust (pkcs7_verify()): 0 or -errno */
+	const char *pkcs7_note;	     /* why pkcs7_err or pkcs7_verify_err, for reports */
+	const char *hash_algo;	     /* kernel spelling: "sha256", "sha3-512", "md5", ... */
+	const char *pkey_algo;	     /* "rsa", "ecdsa", "ml-dsa-65", ... or the OID */
+	const char *signer;	     /* issuer (issuer+serial) as text, NULL for a key id signer */
+	const unsigned char *issuer; /* DER Name of the signer's issuer */
+	size_t issuer_len;
+	const unsigned char *serial; /* INTEGER contents */
+	size_t serial_len;
+	const unsigned char *skid; /* subjectKeyIdentifier signer (sign-file -k) */
+	size_t skid_len;
+	const unsigned char *sig_bytes; /* the signature value */
+	size_t sig_bytes_len;
+	unsigned nsigners;	       /* SignerInfos in the message (the first is checked) */
+	unsigned char digest[64];      /* hash_algo over the module before the signature */
+	unsigned digest_len;	       /* 0: not computed (not asked, or libcrypto lacks it) */
+	unsigned char file_sha256[32]; /* the whole file: Debian's module-hash blacklist */
+	bool have_file_sha256;
 };
 
 enum kp_symget_method {
@@ -204,6 +225,16 @@ struct kp_open_opts {
 	 * the loader reads are kept, which saves most of the memory of a whole-tree scan.
 	 */
 	bool full_modinfo;
+	/*
+	 * KP_SIG_* flags: hash the module for signature verification; the whole file is read
+	 * even when it need not be.
+	 */
+	unsigned sig_digest;
+};
+
+enum {
+	KP_SIG_DIGEST = 1 << 0,	     /* the signed part, with the signature's hash */
+	KP_SIG_FILE_SHA256 = 1 << 1, /* the whole file (Debian's module-hash blacklist) */
 };
 
 /* Reads @path; on failure *@out is NULL and @err says why. */

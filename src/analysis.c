@@ -67,6 +67,23 @@ int kp_analysis_option(struct kp_analysis *a, int c, const char *arg)
 	case 0x10c:
 		a->root = arg;
 		return 1;
+	case 0x10d:
+		if (a->ntrusted_certs == KP_ARRAY_SIZE(a->trusted_certs)) {
+			kp_cli_error(NULL, "too many --trusted-cert options");
+			exit(KP_EXIT_ERROR);
+		}
+		a->trusted_certs[a->ntrusted_certs++] = arg;
+		return 1;
+	case 0x10f:
+		a->no_kernel_keys = true;
+		return 1;
+	case 0x10e:
+		if (a->nkernel_images == KP_ARRAY_SIZE(a->kernel_images)) {
+			kp_cli_error(NULL, "too many --kernel-image options");
+			exit(KP_EXIT_ERROR);
+		}
+		a->kernel_images[a->nkernel_images++] = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -211,6 +228,43 @@ static int use_running(struct kp_analysis *a)
 	return 0;
 }
 
+/*
+ * The trusted keys, in the order of preference: the running kernel's keyrings (/proc/keys)
+ * and its image, the tree's image (-b), --kernel-image, --trusted-cert.
+ */
+static int load_keys(struct kp_analysis *a, size_t max)
+{
+	struct kp_err err = { "" };
+
+	if (a->have_run && !a->no_kernel_keys) {
+		if (kp_keyring_add_proc_keys(&a->keys, a->root, &err) < 0 ||
+		    kp_keyring_add_installed_image(&a->keys, a->root, a->run.release, max, &err) <
+			    0) {
+			kp_cli_error(NULL, "%s", err.msg);
+			return -1;
+		}
+	}
+	if (a->have_tree && !a->no_kernel_keys &&
+	    kp_keyring_add_installed_image(&a->keys, a->tree.root, a->tree.release, max, &err) <
+		    0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		return -1;
+	}
+	for (size_t i = 0; i < a->nkernel_images; i++)
+		if (kp_keyring_add_kernel_image(&a->keys, a->kernel_images[i], max, &err) < 0) {
+			kp_cli_error(a->kernel_images[i], "%s", err.msg);
+			return -1;
+		}
+	for (size_t i = 0; i < a->ntrusted_certs; i++)
+		if (kp_keyring_add_cert_file(&a->keys, a->trusted_certs[i], &err) < 0) {
+			kp_cli_error(a->trusted_certs[i], "%s", err.msg);
+			return -1;
+		}
+	if (a->keys.nsources)
+		a->fo.keys = &a->keys; /* named in reports even when they held no key */
+	return 0;
+}
+
 /* -b ROOT without files: keep the file depmod puts in modules.dep under each name. */
 static int depmod_view(struct kp_analysis *a)
 {
@@ -281,6 +335,7 @@ static int note_stub_map(struct kp_analysis *a)
 int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,
 		    bool simulate)
 {
+	struct kp_cli rcli = *cli;
 	struct kp_err err = { "" };
 	char *tree_paths[1];
 
@@ -306,6 +361,10 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
+	if (load_keys(a, cli->max_size ? cli->max_size : KP_DEFAULT_MAX_SIZE) < 0)
+		return KP_EXIT_ERROR;
+	rcli.sig_digest = (kp_keyring_empty(&a->keys) ? 0 : KP_SIG_DIGEST) |
+			  (a->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0);
 	if (kp_facts_build(&a->facts, &a->fo, kp_analysis_base(a), &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
@@ -335,7 +394,7 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 				return KP_EXIT_ERROR;
 			npaths = 0;
 		}
-		a->read_failures = kp_cli_read_modules(cli, &a->set, paths, npaths, &names);
+		a->read_failures = kp_cli_read_modules(&rcli, &a->set, paths, npaths, &names);
 	}
 	if (kp_graph_build(&a->graph, &a->set, kp_analysis_base(a), cli->jobs, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
@@ -371,5 +430,6 @@ void kp_analysis_free(struct kp_analysis *a)
 		kp_tree_release(&a->tree);
 	if (a->have_run)
 		kp_running_release(&a->run);
+	kp_keyring_release(&a->keys);
 	memset(a, 0, sizeof(*a));
 }

@@ -17,6 +17,7 @@
 #include "kernel-tree.h"
 #include "running.h"
 #include "loader.h"
+#include "sig-keys.h"
 
 struct kp_analysis {
 	struct kp_module_set set;
@@ -40,6 +41,12 @@ struct kp_analysis {
 	const char **run_loaded;		    /* names of the loaded modules (arena of run) */
 	const char **run_prop;			    /* those carrying P */
 	size_t run_nprop;
+	const char *trusted_certs[16]; /* --trusted-cert */
+	size_t ntrusted_certs;
+	const char *kernel_images[8]; /* --kernel-image */
+	size_t nkernel_images;
+	bool no_kernel_keys; /* --no-kernel-keys: only --kernel-image and --trusted-cert */
+	struct kp_keyring keys; /* the key sources above, the tree's image, /proc/keys */
 	struct kp_depmod_cfg depmod; /* -b without files: depmod.d of the image */
 	bool have_depmod;
 	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
@@ -64,7 +71,10 @@ struct kp_analysis {
 	{ "allow-missing-namespace-imports", no_argument, NULL, 0x109 }, \
 	{ "kernel-cmdline", required_argument, NULL, 0x10a }, \
 	{ "running", no_argument, NULL, 0x10b }, \
-	{ "root", required_argument, NULL, 0x10c }
+	{ "root", required_argument, NULL, 0x10c }, \
+	{ "trusted-cert", required_argument, NULL, 0x10d }, \
+	{ "kernel-image", required_argument, NULL, 0x10e }, \
+	{ "no-kernel-keys", no_argument, NULL, 0x10f }
 
 #define KP_ANALYSIS_HELP \
 	"Target kernel:\n" \
@@ -89,6 +99,10 @@ struct kp_analysis {
 	"      --sig-enforce      signatures are enforced (module.sig_enforce=1)\n" \
 	"      --lockdown         kernel lockdown (integrity) is active\n" \
 	"      --untrusted-signatures  signed modules' keys are not trusted by the kernel\n" \
+	"      --trusted-cert FILE  a certificate (PEM or DER) the kernel trusts (repeatable)\n" \
+	"      --kernel-image FILE  the certificates compiled into this vmlinuz/vmlinux\n" \
+	"                         (repeatable; -b and --running read the tree's own image)\n" \
+	"      --no-kernel-keys   not the keys -b and --running find (tree image, /proc/keys)\n" \
 	"      --allow-missing-namespace-imports\n" \
 	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
 /* clang-format on */

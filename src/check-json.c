@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "check-output.h"
+#include "sig-keys.h"
 #include "json-out.h"
 
 static struct json_object *verdict_json(const struct kp_analysis *a, const struct kp_verdict *v)
@@ -88,6 +89,10 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis 
 	for (size_t i = 0; i < f->nassumptions; i++)
 		json_object_array_add(arr, kp_json_string(f->assumptions[i]));
 	kp_json_add(k, "assumptions", arr);
+	arr = json_object_new_array();
+	for (size_t i = 0; f->keys && i < f->keys->nsources; i++)
+		json_object_array_add(arr, kp_json_string(f->keys->sources[i]));
+	kp_json_add(k, "key_sources", arr);
 	/* Streamed a module at a time: a whole tree never sits in memory as a JSON tree. */
 	fprintf(o->f, "{\"schema_version\":%d,\"kernel\":", KP_CHECK_SCHEMA_VERSION);
 	kp_json_emit(o->f, k, o->pretty);

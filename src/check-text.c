@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check-output.h"
+#include "sig-keys.h"
 
 static const char *color(const struct kp_check_out *o, const char *code)
 {
@@ -72,11 +73,13 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis 
 	fprintf(o->f, "kernel %s, rules %s%s\n", f->release ? f->release : "(release unknown)",
 		kp_profile_rules_name(&f->profile),
 		f->missing_version_fatal ? ", Debian symbol-version policy" : "");
+	for (size_t i = 0; f->keys && i < f->keys->nsources; i++)
+		fprintf(o->f, "  trusted keys: %s\n", f->keys->sources[i]);
 	for (size_t i = 0; i < f->nassumptions; i++)
 		fprintf(o->f, "  assumed: %s\n", f->assumptions[i]);
 	fputc('\n', o->f);
 	print_group(o, a, KP_CONS_LOAD_FAIL, "Fails to load:", "\033[1;31m");
-	print_group(o, a, KP_CONS_TAINT, "Loads, tainted proprietary (P):", "\033[1;33m");
+	print_group(o, a, KP_CONS_TAINT, "Loads, tainted (P, E):", "\033[1;33m");
 	print_group(o, a, KP_CONS_FEATURE_MISSING,
 		    "Loads, but symbol_get() returns NULL:", "\033[1;33m");
 	print_group(o, a, KP_CONS_WARN, "Notes:", "\033[1m");

@@ -22,6 +22,7 @@ struct kp_cli {
 	size_t max_size;
 	bool progress; /* stderr is a terminal */
 	bool full_modinfo; /* keep every .modinfo tag (info) */
+	unsigned sig_digest; /* KP_SIG_* (module.h): hash modules for signature verification */
 };
 
 void kp_cli_error(const char *path, const char *fmt, ...) kp_printf_fmt(2, 3);

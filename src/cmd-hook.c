@@ -513,6 +513,8 @@ static void print_chain(const struct hook *h)
 		    cm->blacklisted ? ", blacklisted in modprobe.d" : "",
 		    cm->target ? "" : " (dependency)");
 	}
+	for (size_t i = 0; i < h->a.keys.nsources; i++)
+		say(h, "trusted keys: %s", h->a.keys.sources[i]);
 	for (size_t i = 0; i < h->a.facts.nassumptions; i++)
 		say(h, "assumed: %s", h->a.facts.assumptions[i]);
 	for (size_t k = 0; k < h->a.graph.n; k++) {
@@ -589,13 +591,39 @@ static int open_system(struct hook *h, char *why, size_t len)
 		return -1;
 	}
 	h->have_tree = true;
+	/*
+	 * The running kernel's keys as /proc/keys lists them, --kernel-image, --trusted-cert
+	 * (not the installed vmlinuz: decompressing it costs seconds on every modprobe).
+	 */
+	if (!h->a.no_kernel_keys && kp_keyring_add_proc_keys(&h->a.keys, h->root, &err) < 0) {
+		snprintf(why, len, "%s", err.msg);
+		return -1;
+	}
+	for (size_t i = 0; i < h->a.nkernel_images; i++)
+		if (kp_keyring_add_kernel_image(
+			    &h->a.keys, h->a.kernel_images[i],
+			    h->cli->max_size ? h->cli->max_size : KP_DEFAULT_MAX_SIZE, &err) < 0) {
+			snprintf(why, len, "%s: %s", h->a.kernel_images[i], err.msg);
+			return -1;
+		}
+	for (size_t i = 0; i < h->a.ntrusted_certs; i++)
+		if (kp_keyring_add_cert_file(&h->a.keys, h->a.trusted_certs[i], &err) < 0) {
+			snprintf(why, len, "%s: %s", h->a.trusted_certs[i], err.msg);
+			return -1;
+		}
+	if (h->a.keys.nsources)
+		h->a.fo.keys = &h->a.keys;
 	return 0;
 }
 
 /* Reads the set's unread entries; fails on the first that cannot be read. */
 static int read_set(struct hook *h, char *why, size_t len)
 {
-	struct kp_read_opts ro = { .open = { .max_size = h->cli->max_size } };
+	struct kp_read_opts ro = {
+		.open = { .max_size = h->cli->max_size,
+			  .sig_digest = (kp_keyring_empty(&h->a.keys) ? 0 : KP_SIG_DIGEST) |
+					(h->a.keys.nblacklist ? KP_SIG_FILE_SHA256 : 0) }
+	};
 	size_t n = 0;
 
 	for (size_t i = 0; i < h->a.set.n; i++)

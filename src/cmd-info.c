@@ -7,18 +7,24 @@
 
 #include "cli.h"
 #include "info-output.h"
+#include "sig-keys.h"
 
 #define INFO_WINDOW 256
 
 static void info_usage(FILE *f)
 {
-	fputs("Usage: kopolicy info [--json] [--pretty] FILE|DIR...\n"
+	fputs("Usage: kopolicy info [--json] [--pretty] [--trusted-cert F] [--kernel-image F]\n"
+	      "                     FILE|DIR...\n"
 	      "Show the modinfo, exports (GPL-only, namespace, CRC), imports in .symtab order,\n"
 	      "__versions, signature and symbol_get() targets of each module.\n"
 	      "Directories are searched for *.ko, *.ko.xz, *.ko.zst and *.ko.gz.\n"
 	      "\n"
 	      "  --json           machine-readable output (schema_version 1, see kopolicy(1))\n"
 	      "  --pretty         indent the JSON\n"
+	      "  --trusted-cert F check signatures against this certificate (PEM or DER;\n"
+	      "                   repeatable)\n"
+	      "  --kernel-image F ... and against the certificates compiled into this\n"
+	      "                   vmlinuz/vmlinux (repeatable)\n"
 	      "  -j, --jobs N     read with N threads\n"
 	      "  --max-size SIZE  largest decompressed module accepted (default 512M)\n",
 	      f);
@@ -29,14 +35,20 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 	static const struct option opts[] = { { "json", no_argument, NULL, 'J' },
 					      { "pretty", no_argument, NULL, 'P' },
 					      { "help", no_argument, NULL, 'h' },
+					      { "trusted-cert", required_argument, NULL, 'T' },
+					      { "kernel-image", required_argument, NULL, 'I' },
 					      KP_CLI_COMMON_LONGOPTS,
 					      {} };
 	struct kp_module_set set = { 0 };
 	bool json = false, pretty = false;
 	struct kp_info_writer w = { .f = stdout };
 	struct kp_read_opts ro;
+	struct kp_keyring keys;
+	struct kp_err err = { "" };
 	size_t failed = 0;
 	int c;
+
+	kp_keyring_init(&keys);
 
 	while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
 		if (kp_cli_common_option(cli, c, optarg))
@@ -48,20 +60,42 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 		case 'P':
 			w.pretty = pretty = true;
 			break;
+		case 'T':
+			if (kp_keyring_add_cert_file(&keys, optarg, &err) < 0) {
+				kp_cli_error(optarg, "%s", err.msg);
+				kp_keyring_release(&keys);
+				return KP_EXIT_ERROR;
+			}
+			break;
+		case 'I':
+			if (kp_keyring_add_kernel_image(&keys, optarg,
+							cli->max_size ? cli->max_size
+								      : KP_DEFAULT_MAX_SIZE,
+							&err) < 0) {
+				kp_cli_error(optarg, "%s", err.msg);
+				kp_keyring_release(&keys);
+				return KP_EXIT_ERROR;
+			}
+			break;
 		case 'h':
+			kp_keyring_release(&keys);
 			info_usage(stdout);
 			return KP_EXIT_OK;
 		default:
+			kp_keyring_release(&keys);
 			info_usage(stderr);
 			return KP_EXIT_ERROR;
 		}
 	}
 	if (optind >= argc) {
+		kp_keyring_release(&keys);
 		kp_cli_error(NULL, "info: no module files given");
 		info_usage(stderr);
 		return KP_EXIT_ERROR;
 	}
 	cli->full_modinfo = true;
+	cli->sig_digest = kp_keyring_empty(&keys) ? 0 : KP_SIG_DIGEST;
+	w.keys = keys.nsources ? &keys : NULL; /* named even when they held no key */
 	kp_cli_add_paths(&set, argv + optind, argc - optind);
 	ro = kp_cli_read_opts(cli, set.n);
 	kp_info_begin(&w);
@@ -80,6 +114,7 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 	}
 	kp_info_end(&w);
 	kp_set_free(&set);
+	kp_keyring_release(&keys);
 	if (fflush(stdout) != 0) {
 		kp_cli_error(NULL, "write error on standard output");
 		return KP_EXIT_ERROR;

@@ -7,6 +7,8 @@
 
 #include "elf-file.h"
 #include "info-output.h"
+#include "loader.h"
+#include "sig-keys.h"
 #include "json-out.h"
 
 static const char *versions_format_name(enum kp_versions_format f)
@@ -58,9 +60,29 @@ static struct json_object *versions_array(const struct kp_version *v, size_t n)
 	return a;
 }
 
-static struct json_object *signature_json(const struct kp_signature *s)
+static struct json_object *verification_json(const struct kp_signature *s,
+					     const struct kp_keyring *keys)
+{
+	const struct kp_trusted_key *k;
+	const char *state = kp_sig_check(keys, s, &k);
+	struct json_object *o = json_object_new_object();
+
+	kp_json_add(o, "result", json_object_new_string(state));
+	if (k) {
+		kp_json_add(o, "key", kp_json_string(k->subject));
+		kp_json_add(o, "key_id", kp_json_string(k->id_hex));
+		kp_json_add(o, "key_source", kp_json_string(k->source));
+		kp_json_add(o, "keyring", kp_json_string(k->keyring));
+	}
+	return o;
+}
+
+static struct json_object *signature_json(const struct kp_signature *s,
+					  const struct kp_keyring *keys)
 {
 	struct json_object *o;
+	char id[300];
+	int perr = s->pkcs7_err ? s->pkcs7_err : s->pkcs7_verify_err;
 
 	if (!s->present)
 		return NULL;
@@ -76,10 +98,18 @@ static struct json_object *signature_json(const struct kp_signature *s)
 	kp_json_add(o, "pkcs7_wellformed",
 		    json_object_new_boolean(!s->malformed && s->id_type == 2 && s->params_zero &&
 					    s->pkcs7_der));
+	kp_json_add(o, "pkcs7_error", perr ? json_object_new_string(kp_errno_name(perr)) : NULL);
+	kp_json_add(o, "pkcs7_note", kp_json_string(s->pkcs7_note));
+	kp_json_add(o, "signer", kp_json_string(s->signer));
+	kp_sig_key_id(s, id, sizeof(id));
+	kp_json_add(o, "key_id", id[0] ? json_object_new_string(id) : NULL);
+	kp_json_add(o, "hash_algo", kp_json_string(s->hash_algo));
+	kp_json_add(o, "pkey_algo", kp_json_string(s->pkey_algo));
+	kp_json_add(o, "verification", verification_json(s, keys));
 	return o;
 }
 
-struct json_object *kp_info_module_json(const struct kp_module *m)
+struct json_object *kp_info_module_json(const struct kp_module *m, const struct kp_keyring *keys)
 {
 	struct json_object *o = json_object_new_object(), *a, *elf;
 
@@ -123,7 +153,7 @@ struct json_object *kp_info_module_json(const struct kp_module *m)
 	kp_json_add(o, "modinfo", a);
 
 	kp_json_add(o, "signed", json_object_new_boolean(m->sig.present));
-	kp_json_add(o, "signature", signature_json(&m->sig));
+	kp_json_add(o, "signature", signature_json(&m->sig, keys));
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < m->nimports; i++) {
@@ -188,10 +218,25 @@ struct json_object *kp_info_module_json(const struct kp_module *m)
 void kp_info_begin(struct kp_info_writer *w)
 {
 	w->first = true;
-	if (!w->json)
+	if (!w->json) {
+		for (size_t i = 0; w->keys && i < w->keys->nsources; i++)
+			fprintf(w->f, "trusted keys: %s\n", w->keys->sources[i]);
+		if (w->keys)
+			fputc('\n', w->f);
 		return;
+	}
 	w->errors = json_object_new_array();
-	fprintf(w->f, "{\"schema_version\":%d,\"modules\":[", KP_INFO_SCHEMA_VERSION);
+	fprintf(w->f, "{\"schema_version\":%d,", KP_INFO_SCHEMA_VERSION);
+	if (w->keys) {
+		struct json_object *a = json_object_new_array();
+
+		for (size_t i = 0; i < w->keys->nsources; i++)
+			json_object_array_add(a, kp_json_string(w->keys->sources[i]));
+		fputs("\"key_sources\":", w->f);
+		kp_json_emit(w->f, a, false);
+		fputc(',', w->f);
+	}
+	fputs("\"modules\":[", w->f);
 }
 
 void kp_info_entry(struct kp_info_writer *w, const struct kp_set_entry *ent)
@@ -202,7 +247,7 @@ void kp_info_entry(struct kp_info_writer *w, const struct kp_set_entry *ent)
 		if (!w->first)
 			fputc('\n', w->f);
 		w->first = false;
-		kp_info_print_text_module(w->f, ent->mod);
+		kp_info_print_text_module(w->f, ent->mod, w->keys);
 		return;
 	}
 	if (!ent->mod) {
@@ -218,7 +263,7 @@ void kp_info_entry(struct kp_info_writer *w, const struct kp_set_entry *ent)
 	w->first = false;
 	if (w->pretty)
 		fputc('\n', w->f);
-	kp_json_emit(w->f, kp_info_module_json(ent->mod), w->pretty);
+	kp_json_emit(w->f, kp_info_module_json(ent->mod, w->keys), w->pretty);
 }
 
 void kp_info_end(struct kp_info_writer *w)

@@ -6,6 +6,8 @@
 
 #include "elf-file.h"
 #include "info-output.h"
+#include "loader.h"
+#include "sig-keys.h"
 
 /* Prints @s with control and non-ASCII bytes escaped, so garbage cannot mess up a terminal. */
 static void put_safe(FILE *f, const char *s)
@@ -29,7 +31,53 @@ static void field(FILE *f, const char *key, const char *val)
 	fputc('\n', f);
 }
 
-void kp_info_print_text_module(FILE *f, const struct kp_module *m)
+/* Signer, key id, hash and whether (and by which key) the signature verifies. */
+static void print_signature(FILE *f, const struct kp_module *m, const struct kp_keyring *keys)
+{
+	const struct kp_signature *s = &m->sig;
+	const struct kp_trusted_key *k;
+	const char *state = kp_sig_check(keys, s, &k);
+	char buf[512], id[300];
+
+	if (s->pkcs7_err || s->pkcs7_verify_err) {
+		snprintf(buf, sizeof(buf), "%s: %s",
+			 kp_errno_name(s->pkcs7_err ? s->pkcs7_err : s->pkcs7_verify_err),
+			 s->pkcs7_note ? s->pkcs7_note : "");
+		field(f, "pkcs7 error:", buf);
+	}
+	if (!s->hash_algo)
+		return;
+	kp_sig_key_id(s, id, sizeof(id));
+	field(f, "signer:", s->signer ? s->signer : "(key identifier only)");
+	field(f, "key id:", id);
+	snprintf(buf, sizeof(buf), "%s, %s%s", s->hash_algo, s->pkey_algo,
+		 s->nsigners > 1 ? " (first of several signers)" : "");
+	field(f, "hash:", buf);
+	if (!strcmp(state, "malformed"))
+		return;
+	if (!strcmp(state, "no-key-source"))
+		snprintf(buf, sizeof(buf),
+			 "not checked: no key source (--trusted-cert, "
+			 "--kernel-image)");
+	else if (!strcmp(state, "verified"))
+		snprintf(buf, sizeof(buf), "yes, against '%s' %s (%s)", k->subject, k->id_hex,
+			 k->source);
+	else if (!strcmp(state, "no-trusted-key"))
+		snprintf(buf, sizeof(buf), "no: no trusted key matches the signer (-ENOKEY)");
+	else if (!strcmp(state, "bad-signature"))
+		snprintf(buf, sizeof(buf), "no: '%s' (%s) does not verify it (-EKEYREJECTED)",
+			 k->subject, k->source);
+	else if (!strcmp(state, "key-id-only"))
+		snprintf(buf, sizeof(buf),
+			 "assumed: '%s' %s is listed in %s without its certificate", k->subject,
+			 k->id_hex, k->source);
+	else
+		snprintf(buf, sizeof(buf), "assumed: libcrypto cannot check %s/%s (key '%s')",
+			 s->hash_algo, s->pkey_algo, k ? k->subject : "?");
+	field(f, "verifies:", buf);
+}
+
+void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct kp_keyring *keys)
 {
 	char buf[256];
 
@@ -74,6 +122,7 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m)
 				 ? " (not a well-formed PKCS#7 message)"
 				 : "");
 		field(f, "signature:", buf);
+		print_signature(f, m, keys);
 	} else {
 		field(f, "signature:", "none");
 	}

@@ -88,7 +88,9 @@ static void progress(size_t done, size_t total, void *data)
 struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n)
 {
 	struct kp_read_opts ro = {
-		.open = { .max_size = cli->max_size, .full_modinfo = cli->full_modinfo },
+		.open = { .max_size = cli->max_size,
+			  .full_modinfo = cli->full_modinfo,
+			  .sig_digest = cli->sig_digest },
 		.jobs = cli->jobs,
 	};
 
