@@ -29,7 +29,6 @@ struct kp_bytes {
 	size_t file_len; /* size on disk */
 	enum kp_compression comp;
 	size_t cap; /* allocated size of @data when decompressed */
-	bool mapped;		    /* data is a private mapping of the file */
 	struct kp_decoders *keeper; /* decompressed by these decoders: release offers it back */
 	/*
 	 * Sparse: an uncompressed file read on demand with kp_bytes_load(); @data has the
@@ -59,16 +58,34 @@ const char *kp_compression_name(enum kp_compression c);
 enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
 
 /*
- * Reads @path (a regular file) and decompresses it if needed. Output larger
- * than @max_size is refused as a probable decompression bomb.
+ * The one way an input file is opened: @path must be a regular file (symlinks
+ * followed). Directories, FIFOs, sockets and devices are refused before they are
+ * opened ("is a FIFO, not a regular file"), and the open never blocks. Returns the
+ * descriptor with @st filled, or a negative errno (-ENOENT when missing, -EISDIR,
+ * -EINVAL for other non-regular files) with the reason (no path) in @err.
+ */
+struct stat;
+int kp_open_regular(const char *path, struct stat *st, struct kp_err *err);
+
+/*
+ * Reads a text file to its end whatever size it reports (procfs, sysfs), up to @max
+ * bytes read and, when it is compressed (detected by magic), @max bytes decompressed.
+ * Same returns as kp_open_regular() (-EFBIG over the cap), the reason in @err.
+ */
+int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+
+/*
+ * Reads @path (a regular file) whole and decompresses it if needed, never mapped: a file
+ * that shrinks meanwhile is a read error. Output larger than @max_size is refused as a
+ * probable decompression bomb.
  */
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
 /*
  * Same for a kernel module: decompression stops as soon as the output is not ELF.
- * @dec (may be NULL): the calling thread's decoders, reused. With @dec, files up to
- * 1 MiB are read with pread() into the thread's buffers instead of being mapped (no
- * mmap()/munmap() per file: those serialise threads on the address space), and an
- * uncompressed one comes back sparse: the caller loads what it reads with kp_bytes_load().
+ * @dec (may be NULL): the calling thread's decoders and buffers, reused. Nothing is
+ * mapped (no SIGBUS when a file shrinks; no mmap()/munmap() serialising threads): an
+ * uncompressed module comes back sparse, the caller loads what it reads with
+ * kp_bytes_load(), which fails cleanly if the file shrank.
  */
 int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err);
@@ -77,6 +94,9 @@ int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err 
 /* Same, from a buffer already in memory (fuzzing, tests); @in is not kept. */
 int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, struct kp_bytes *out,
 			 struct kp_err *err);
+/* The same for text: any decompressed content, @max_size still the cap. */
+int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_size,
+			      struct kp_bytes *out, struct kp_err *err);
 void kp_bytes_release(struct kp_bytes *b);
 
 /* Decompressors (one file each); they append to a growing buffer up to @max. */

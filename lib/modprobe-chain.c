@@ -135,6 +135,216 @@ static int read_text_index(const char *moddir, const char *name, struct kp_bytes
 	return r;
 }
 
+/* ------------------------------------------------------------------ what libkmod reads */
+
+/*
+ * libkmod's index format (kmod's libkmod-index.c, as depmod writes it): a header (magic,
+ * version, root offset; big-endian 32-bit words), then nodes. A node word holds flags in
+ * its top 4 bits and the node's file offset in the low 28. A node: [prefix string if
+ * PREFIX] [first, last bytes and last - first + 1 child words if CHILDS] [a value count
+ * and that many (priority, string) pairs if VALUES]. depmod writes children before their
+ * parent, so in a file it wrote every child lies below its parent: a walk that requires
+ * it, and each node reached once, ends after at most one look at each byte.
+ */
+#define IDX_MAGIC	0xB007F457u
+#define IDX_VERSION_MAJ 0x0002u
+#define IDX_NODE_PREFIX 0x80000000u
+#define IDX_NODE_VALUES 0x40000000u
+#define IDX_NODE_CHILDS 0x20000000u
+#define IDX_NODE_FLAGS	0xF0000000u
+#define IDX_NODE_MASK	0x0FFFFFFFu
+#define IDX_HEADER_SIZE 12u
+#define IDX_MAX_SIZE	((size_t)256 << 20)
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A NUL-terminated string at @off: its end + 1, or 0 if it runs past the file. */
+static size_t idx_string(const unsigned char *d, size_t len, size_t off)
+{
+	const unsigned char *nul = off < len ? memchr(d + off, '\0', len - off) : NULL;
+
+	return nul ? (size_t)(nul - d) + 1 : 0;
+}
+
+int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
+{
+	unsigned char *seen = NULL;
+	uint32_t *stack = NULL;
+	size_t sp = 0, cap = 0;
+	int r = 0;
+
+	if (len < IDX_HEADER_SIZE || be32(d) != IDX_MAGIC)
+		return kp_err_set(err, "not a depmod index (bad magic)");
+	if (be32(d + 4) >> 16 != IDX_VERSION_MAJ)
+		return kp_err_set(err, "unsupported depmod index version 0x%08x", be32(d + 4));
+	if (len > IDX_MAX_SIZE)
+		return kp_err_set(err, "larger than the index limit");
+	seen = calloc(len / 8 + 1, 1);
+	if (!seen || kp_grow(&stack, &cap, 64, sizeof(*stack)) < 0) {
+		free(seen);
+		return kp_err_set(err, "out of memory");
+	}
+	stack[sp++] = be32(d + 8);
+	while (sp && r == 0) {
+		uint32_t w = stack[--sp];
+		size_t off = w & IDX_NODE_MASK, pos = off;
+
+		if (off < IDX_HEADER_SIZE || off > len) { /* an empty node may end the file */
+			r = kp_err_set(err,
+				       "corrupt depmod index: node offset 0x%x out of the file", w);
+			break;
+		}
+		if (seen[off / 8] & (1u << (off % 8))) {
+			r = kp_err_set(err, "corrupt depmod index: node 0x%zx reached twice", off);
+			break;
+		}
+		seen[off / 8] |= (unsigned char)(1u << (off % 8));
+		if ((w & IDX_NODE_PREFIX) && !(pos = idx_string(d, len, pos))) {
+			r = kp_err_set(err, "corrupt depmod index: prefix past the end");
+			break;
+		}
+		if (w & IDX_NODE_CHILDS) {
+			unsigned first, last;
+
+			if (len - pos < 2 || d[pos] > d[pos + 1] ||
+			    len - pos - 2 < 4 * ((size_t)d[pos + 1] - d[pos] + 1)) {
+				r = kp_err_set(err,
+					       "corrupt depmod index: child table past the end");
+				break;
+			}
+			first = d[pos];
+			last = d[pos + 1];
+			pos += 2;
+			if (kp_grow(&stack, &cap, sp + (last - first + 1), sizeof(*stack)) < 0) {
+				r = kp_err_set(err, "out of memory");
+				break;
+			}
+			for (unsigned i = first; i <= last; i++, pos += 4) {
+				uint32_t cw = be32(d + pos);
+
+				if (!(cw & IDX_NODE_MASK))
+					continue; /* no child for this byte */
+				/* written before its parent: below it in the file */
+				if ((cw & IDX_NODE_MASK) >= off) {
+					r = kp_err_set(err,
+						       "corrupt depmod index: node 0x%zx points "
+						       "forward",
+						       off);
+					break;
+				}
+				stack[sp++] = cw;
+			}
+		}
+		if (r == 0 && (w & IDX_NODE_VALUES)) {
+			uint32_t n;
+
+			if (len - pos < 4) {
+				r = kp_err_set(err, "corrupt depmod index: values past the end");
+				break;
+			}
+			n = be32(d + pos);
+			pos += 4;
+			if (n > (len - pos) / 5) {
+				r = kp_err_set(err, "corrupt depmod index: %u values in a node", n);
+				break;
+			}
+			for (uint32_t i = 0; i < n && r == 0; i++) {
+				if (len - pos < 4 || !(pos = idx_string(d, len, pos + 4)))
+					r = kp_err_set(err,
+						       "corrupt depmod index: value past the end");
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return r;
+}
+
+/* The .bin indexes libkmod may open for the hook: each checked before it sees one. */
+static const char *const libkmod_indexes[] = {
+	"modules.dep.bin",     "modules.alias.bin",	    "modules.symbols.bin",
+	"modules.builtin.bin", "modules.builtin.alias.bin",
+};
+
+static int check_indexes(const char *moddir, struct kp_err *err)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(libkmod_indexes); i++) {
+		struct kp_bytes b;
+		char *path;
+		int r;
+
+		if (asprintf(&path, "%s/%s", moddir, libkmod_indexes[i]) < 0)
+			return kp_err_set(err, "out of memory");
+		r = kp_bytes_read(path, IDX_MAX_SIZE, &b, err);
+		if (r < 0) {
+			struct stat st;
+
+			/* absent is fine (libkmod does without); anything else is refused */
+			if (lstat(path, &st) < 0 && errno == ENOENT) {
+				free(path);
+				continue;
+			}
+			kp_err_prefix(err, path);
+			free(path);
+			return -1;
+		}
+		if (b.comp != KP_COMP_NONE)
+			r = kp_err_set(err, "compressed: not a depmod index");
+		else
+			r = kp_chain_index_check(b.data, b.len, err);
+		kp_bytes_release(&b);
+		if (r < 0) {
+			kp_err_prefix(err, path);
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
+	return 0;
+}
+
+int kp_modprobe_config_check(const char *const *paths, struct kp_err *err)
+{
+	for (size_t i = 0; paths[i]; i++) {
+		struct dirent *de;
+		struct stat st;
+		DIR *d;
+
+		if (stat(paths[i], &st) < 0)
+			continue; /* libkmod skips what is not there */
+		if (!S_ISDIR(st.st_mode)) {
+			if (!S_ISREG(st.st_mode))
+				return kp_err_set(err, "%s: %s", paths[i],
+						  "not a regular file: refused as modprobe "
+						  "configuration");
+			continue;
+		}
+		d = opendir(paths[i]);
+		if (!d)
+			continue;
+		/* the names libkmod reads (kmod's conf_files_filter_out()): *.conf, no dot first */
+		while ((de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+
+			if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".conf"))
+				continue;
+			if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || S_ISDIR(st.st_mode) ||
+			    S_ISREG(st.st_mode))
+				continue; /* libkmod skips directories and what vanished */
+			kp_err_set(err,
+				   "%s/%s: not a regular file: refused as modprobe configuration",
+				   paths[i], de->d_name);
+			closedir(d);
+			return -1;
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
 		  size_t nblacklist, struct kp_err *err)
@@ -205,6 +415,14 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		}
 		if (*kept)
 			paths[np++] = kept;
+	}
+	/*
+	 * libkmod opens what it reads without O_NONBLOCK and trusts the indexes' offsets:
+	 * a FIFO blocks it forever, a corrupt index can loop it. Both refused here first.
+	 */
+	if (kp_modprobe_config_check(paths, err) < 0 || check_indexes(moddir, err) < 0) {
+		kp_chain_close(c);
+		return -1;
 	}
 	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
 	c->ctx = kmod_new(moddir, paths);

@@ -43,6 +43,19 @@ struct kp_symset {
 	size_t n;
 };
 
+/*
+ * Checks a libkmod .bin index (@len bytes) before libkmod reads it: header, every node
+ * offset inside the file, children below their parent (as depmod writes them), each node
+ * reached once, strings and value tables inside the file. 0, or -1 with the reason.
+ */
+int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err);
+/*
+ * The modprobe configuration @paths (NULL-terminated, as given to kmod_new()): any entry
+ * libkmod would open that is not a regular file or a directory (a FIFO, a device, a
+ * socket) is refused with "PATH: not a regular file: ...". 0 or -1.
+ */
+int kp_modprobe_config_check(const char *const *paths, struct kp_err *err);
+
 /* Adds @name (kept by pointer: it must outlive the set). 0, or -1 when out of memory. */
 int kp_symset_add(struct kp_symset *s, const char *name);
 bool kp_symset_has(const struct kp_symset *s, const char *name, size_t len);

@@ -36,7 +36,8 @@ int kp_symbol_index_init(struct kp_symbol_index *idx, size_t expected)
 	while (nb < expected * 2 && nb < ((size_t)1 << 30))
 		nb *= 2;
 	idx->buckets = kp_calloc(nb, sizeof(*idx->buckets));
-	if (!idx->buckets)
+	idx->tails = kp_calloc(nb, sizeof(*idx->tails));
+	if (!idx->buckets || !idx->tails)
 		return -1;
 	idx->nbuckets = nb;
 	/* Entries are chained through pointers into pool: grow it only before the first add. */
@@ -55,12 +56,15 @@ static int rehash_pool(struct kp_symbol_index *idx)
 		return -1;
 	memcpy(np, old, idx->n * sizeof(*np));
 	memset(idx->buckets, 0, idx->nbuckets * sizeof(*idx->buckets));
+	memset(idx->tails, 0, idx->nbuckets * sizeof(*idx->tails));
 	idx->pool = np;
 	idx->cap = ncap;
 	/* Rebuild chains; inserting in reverse keeps per-key insertion order. */
 	for (size_t i = idx->n; i-- > 0;) {
 		size_t b = kp_hash_string(np[i].key) & (idx->nbuckets - 1);
 
+		if (!idx->buckets[b])
+			idx->tails[b] = &np[i];
 		np[i].next = idx->buckets[b];
 		idx->buckets[b] = &np[i];
 	}
@@ -70,7 +74,7 @@ static int rehash_pool(struct kp_symbol_index *idx)
 
 int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *value)
 {
-	struct kp_symbol_index_entry *e, **pp;
+	struct kp_symbol_index_entry *e;
 	size_t b;
 
 	if (idx->n == idx->cap && rehash_pool(idx) < 0)
@@ -81,9 +85,11 @@ int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *valu
 	e->next = NULL;
 	b = kp_hash_string(key) & (idx->nbuckets - 1);
 	/* Append at the tail of the bucket so entries of one key stay in insertion order. */
-	for (pp = &idx->buckets[b]; *pp; pp = &(*pp)->next)
-		;
-	*pp = e;
+	if (idx->tails[b])
+		idx->tails[b]->next = e;
+	else
+		idx->buckets[b] = e;
+	idx->tails[b] = e;
 	return 0;
 }
 
@@ -111,6 +117,7 @@ const struct kp_symbol_index_entry *kp_symbol_index_next(const struct kp_symbol_
 void kp_symbol_index_free(struct kp_symbol_index *idx)
 {
 	free(idx->buckets);
+	free(idx->tails);
 	free(idx->pool);
 	memset(idx, 0, sizeof(*idx));
 }

@@ -30,11 +30,12 @@ void kp_cli_error(const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
+	/* One line whatever the path and message hold (kp_escape_write()). */
 	fputs("kopolicy: ", stderr);
 	if (path)
-		fprintf(stderr, "%s: ", path);
+		kp_escaped_fprintf(stderr, "%s: ", path);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	kp_escaped_vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
