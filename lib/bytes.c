@@ -95,10 +95,9 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 		char sz[32];
 
 		if (o->cap >= o->max)
-			return kp_err_set(err,
-					  "decompressed size exceeds the limit of %s "
-					  "(decompression bomb? see --max-size)",
-					  kp_format_size(o->max, sz, sizeof(sz)));
+			return kp_err_set(err, "decompressed size exceeds the limit of %s%s",
+					  kp_format_size(o->max, sz, sizeof(sz)),
+					  o->elf_only ? " (decompression bomb? see --max-size)" : "");
 		need = o->max;
 	}
 	ncap = o->cap ? o->cap : need;
