@@ -174,6 +174,25 @@ static size_t read_sparse_signature(struct kp_module *m, struct kp_bytes *b, str
 	return elf_len;
 }
 
+/*
+ * No ELF image left once a signature trailer is taken off. When the trailer itself is not a
+ * signature the kernel can parse, the kernel never reaches the ELF: module_sig_check()
+ * fails with EBADMSG first (mod_check_sig() / the PKCS#7 parser, 4.x-7.x). Say that
+ * rather than only "not an ELF file".
+ */
+static int bad_signed_image(const struct kp_module *m, struct kp_err *err)
+{
+	char why[sizeof(err->msg)];
+
+	if (!m->sig.present || (!m->sig.malformed && m->sig.pkcs7_der))
+		return -1;
+	snprintf(why, sizeof(why), "%s", err->msg);
+	return kp_err_set(err,
+			  "%s: its signature trailer (sig_len %u) is not a signature the kernel "
+			  "can parse: the kernel rejects it with EBADMSG before reading the ELF",
+			  why, m->sig.sig_len);
+}
+
 static int read_image(struct kp_module *m, struct kp_bytes *b, const struct kp_name_pool *names,
 		      struct kp_err *err)
 {
@@ -187,12 +206,14 @@ static int read_image(struct kp_module *m, struct kp_bytes *b, const struct kp_n
 	m->image_size = len;
 	if (b->sparse) {
 		elf_len = read_sparse_signature(m, b, err);
-		if (elf_len == SIZE_MAX || kp_elf_open_sparse(&e, image, elf_len, &src, err) < 0)
+		if (elf_len == SIZE_MAX)
 			return -1;
+		if (kp_elf_open_sparse(&e, image, elf_len, &src, err) < 0)
+			return bad_signed_image(m, err);
 	} else {
 		elf_len = kp_read_signature(m, image, len);
 		if (kp_elf_open(&e, image, elf_len, err) < 0)
-			return -1;
+			return bad_signed_image(m, err);
 	}
 	m->is64 = e.is64;
 	m->big_endian = e.big_endian;

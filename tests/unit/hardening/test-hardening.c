@@ -56,8 +56,8 @@ static void shrink(struct tap *t, bool with_decoders)
 	if (r == 0) {
 		/* before the fix: the file was mapped, and touching its end was SIGBUS */
 		r = kp_bytes_load(&b, len - 4096, 4096, &err);
-		tap_ok(t, r < 0 && strstr(err.msg, "shrank"), "reading the lost part is an error: %s",
-		       err.msg);
+		tap_ok(t, r < 0 && strstr(err.msg, "shrank"),
+		       "reading the lost part is an error: %s", err.msg);
 		kp_bytes_release(&b);
 	}
 	close(fd);
