@@ -143,6 +143,14 @@ xz -C crc32 --lzma2=dict=1MiB -c "$fx/kp_plain.ko" > "$tmp/trail.ko.xz"
 printf 'trailing garbage' >> "$tmp/trail.ko.xz"
 run 10 "$kp" info "$tmp/trail.ko.xz"
 is "xz with trailing bytes reads like the kernel reads it" "$rc" 0
+python3 - "$fx/kp_plain.ko" "$tmp/siglen.ko" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+open(sys.argv[2], 'wb').write(d + b'\0' * 8 + struct.pack('>I', len(d) - 1) + b'~Module signature appended~\n')
+PY
+run 10 "$kp" info "$tmp/siglen.ko"
+grep -q "not an ELF file: its signature trailer (sig_len [0-9]*) is not a signature the kernel can parse: the kernel rejects it with EBADMSG" "$tmp/err"
+ok "a signature trailer that eats the ELF: the kernel's EBADMSG named" $?
 run 10 "$kp" info --max-size 1K "$fx/kp_plain.ko"
 grep -q "limit of 1 KiB" "$tmp/err"
 ok "--max-size 1K says 1 KiB" $?
