@@ -912,12 +912,14 @@ static int print_rules(struct hook *h)
 	if (h->on_error_given)
 		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), " --on-error %s",
 			 kp_hook_on_error_name(h->on_error_cli));
-	printf("# modprobe.d install rules for the out-of-tree modules of %s,\n"
-	       "# written by `kopolicy hook --print-install-rules` (%zu module%s).\n"
-	       "# Install as /etc/modprobe.d/zz-kopolicy.conf (it must sort after the\n"
-	       "# distribution's files so their install/blacklist lines win) and rerun\n"
-	       "# after installing or removing out-of-tree modules. See kopolicy.conf(5).\n",
-	       h->live.release, n, n == 1 ? "" : "s");
+	kp_escaped_fprintf(
+		stdout,
+		"# modprobe.d install rules for the out-of-tree modules of %s,\n"
+		"# written by `kopolicy hook --print-install-rules` (%zu module%s).\n"
+		"# Install as /etc/modprobe.d/zz-kopolicy.conf (it must sort after the\n"
+		"# distribution's files so their install/blacklist lines win) and rerun\n"
+		"# after installing or removing out-of-tree modules. See kopolicy.conf(5).\n",
+		h->live.release, n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		if (!shell_safe(names[i])) {
 			kp_escaped_fprintf(stdout, "# skipped %s: unusual characters in its name\n",
