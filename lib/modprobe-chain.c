@@ -171,9 +171,9 @@ static size_t idx_string(const unsigned char *d, size_t len, size_t off)
 
 int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
 {
-	unsigned char *seen = NULL;
-	uint32_t *stack = NULL;
-	size_t sp = 0, cap = 0;
+	unsigned char *seen;
+	uint32_t *stack;
+	size_t sp = 0;
 	int r = 0;
 
 	if (len < IDX_HEADER_SIZE || be32(d) != IDX_MAGIC)
@@ -182,9 +182,15 @@ int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
 		return kp_err_set(err, "unsupported depmod index version 0x%08x", be32(d + 4));
 	if (len > IDX_MAX_SIZE)
 		return kp_err_set(err, "larger than the index limit");
+	/*
+	 * Every push is a child word of the file, so the stack never holds more than len / 4
+	 * (+ the root); the bitmap marks node offsets reached.
+	 */
 	seen = calloc(len / 8 + 1, 1);
-	if (!seen || kp_grow(&stack, &cap, 64, sizeof(*stack)) < 0) {
+	stack = malloc((len / 4 + 2) * sizeof(*stack));
+	if (!seen || !stack) {
 		free(seen);
+		free(stack);
 		return kp_err_set(err, "out of memory");
 	}
 	stack[sp++] = be32(d + 8);
@@ -207,7 +213,7 @@ int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
 			break;
 		}
 		if (w & IDX_NODE_CHILDS) {
-			unsigned first, last;
+			size_t n;
 
 			if (len - pos < 2 || d[pos] > d[pos + 1] ||
 			    len - pos - 2 < 4 * ((size_t)d[pos + 1] - d[pos] + 1)) {
@@ -215,15 +221,10 @@ int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
 					       "corrupt depmod index: child table past the end");
 				break;
 			}
-			first = d[pos];
-			last = d[pos + 1];
+			n = (size_t)d[pos + 1] - d[pos] + 1;
 			pos += 2;
-			if (kp_grow(&stack, &cap, sp + (last - first + 1), sizeof(*stack)) < 0) {
-				r = kp_err_set(err, "out of memory");
-				break;
-			}
-			for (unsigned i = first; i <= last; i++, pos += 4) {
-				uint32_t cw = be32(d + pos);
+			for (const unsigned char *c = d + pos, *e = c + 4 * n; c < e; c += 4) {
+				uint32_t cw = be32(c);
 
 				if (!(cw & IDX_NODE_MASK))
 					continue; /* no child for this byte */
@@ -237,6 +238,7 @@ int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
 				}
 				stack[sp++] = cw;
 			}
+			pos += 4 * n;
 		}
 		if (r == 0 && (w & IDX_NODE_VALUES)) {
 			uint32_t n;
@@ -263,45 +265,116 @@ int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
 	return r;
 }
 
-/* The .bin indexes libkmod may open for the hook: each checked before it sees one. */
-static const char *const libkmod_indexes[] = {
-	"modules.dep.bin",     "modules.alias.bin",	    "modules.symbols.bin",
-	"modules.builtin.bin", "modules.builtin.alias.bin",
-};
-
-static int check_indexes(const char *moddir, struct kp_err *err)
+/*
+ * Checks the .bin index @name of @c's release directory before libkmod may read it:
+ * absent is fine (libkmod does without it), anything else must be a regular file that
+ * passes kp_chain_index_check(). With @keep, the bytes stay in @c (modules.dep.bin, for
+ * depbin_has()). Each index is checked once per chain.
+ */
+static int check_index(struct kp_chain *c, const char *name, bool keep, struct kp_err *err)
 {
-	for (size_t i = 0; i < KP_ARRAY_SIZE(libkmod_indexes); i++) {
-		struct kp_bytes b;
-		char *path;
-		int r;
+	struct kp_bytes b;
+	struct stat st;
+	char *path;
+	int r;
 
-		if (asprintf(&path, "%s/%s", moddir, libkmod_indexes[i]) < 0)
-			return kp_err_set(err, "out of memory");
-		r = kp_bytes_read(path, IDX_MAX_SIZE, &b, err);
-		if (r < 0) {
-			struct stat st;
-
-			/* absent is fine (libkmod does without); anything else is refused */
-			if (lstat(path, &st) < 0 && errno == ENOENT) {
-				free(path);
-				continue;
-			}
-			kp_err_prefix(err, path);
-			free(path);
-			return -1;
-		}
-		if (b.comp != KP_COMP_NONE)
-			r = kp_err_set(err, "compressed: not a depmod index");
-		else
-			r = kp_chain_index_check(b.data, b.len, err);
-		kp_bytes_release(&b);
-		if (r < 0) {
-			kp_err_prefix(err, path);
-			free(path);
-			return -1;
-		}
+	if (asprintf(&path, "%s/%s", c->moddir, name) < 0)
+		return kp_err_set(err, "out of memory");
+	r = kp_bytes_read(path, IDX_MAX_SIZE, &b, err);
+	if (r < 0) {
+		r = lstat(path, &st) < 0 && errno == ENOENT ? 0 : kp_err_prefix(err, path);
 		free(path);
+		return r;
+	}
+	if (b.comp != KP_COMP_NONE)
+		r = kp_err_set(err, "compressed: not a depmod index");
+	else
+		r = kp_chain_index_check(b.data, b.len, err);
+	if (r == 0 && keep) {
+		c->depbin = b.data;
+		c->depbin_len = b.len;
+	} else {
+		kp_bytes_release(&b);
+	}
+	if (r < 0)
+		kp_err_prefix(err, path);
+	free(path);
+	return r;
+}
+
+/*
+ * Whether libkmod's exact search of modules.dep.bin (kmod's index_search__node(): the
+ * prefix, then the child of the next key byte, a value where the key ends) finds @key.
+ * The index passed kp_chain_index_check(): every offset is in the file and each step
+ * goes down.
+ */
+static bool depbin_has(const struct kp_chain *c, const char *key)
+{
+	const unsigned char *d = c->depbin;
+	uint32_t w;
+	size_t i = 0;
+
+	if (!d)
+		return false;
+	for (w = be32(d + 8);;) {
+		size_t pos = w & IDX_NODE_MASK;
+		unsigned first = 0, last = 0;
+
+		if (w & IDX_NODE_PREFIX) {
+			const char *p = (const char *)d + pos;
+			size_t n = strlen(p);
+
+			if (strncmp(p, key + i, n))
+				return false;
+			i += n;
+			pos += n + 1;
+		}
+		if (w & IDX_NODE_CHILDS) {
+			first = d[pos];
+			last = d[pos + 1];
+			pos += 2;
+		}
+		if (!key[i]) {
+			if (w & IDX_NODE_CHILDS)
+				pos += 4 * ((size_t)last - first + 1);
+			return (w & IDX_NODE_VALUES) && be32(d + pos) > 0;
+		}
+		if (!(w & IDX_NODE_CHILDS) || (unsigned char)key[i] < first ||
+		    (unsigned char)key[i] > last)
+			return false;
+		w = be32(d + pos + 4 * ((size_t)(unsigned char)key[i] - first));
+		if (!(w & IDX_NODE_MASK))
+			return false;
+		i++;
+	}
+}
+
+/*
+ * Before a libkmod lookup of @name: the indexes it can reach are checked. A name in
+ * modules.dep.bin (checked at open) ends libkmod's search there; any other name can reach
+ * modules.symbols.bin and modules.alias.bin, checked then (once). Checking the large
+ * alias index only when it can be read keeps the usual hook call cheap.
+ */
+static int check_lookup(struct kp_chain *c, const char *name, struct kp_err *err)
+{
+	char key[4096];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(key); i++)
+		key[i] = name[i] == '-' ? '_' : name[i];
+	key[i] = '\0';
+	/* brackets: libkmod normalises differently there; never assume what it finds */
+	if (!name[i] && !strpbrk(name, "[]*?") && depbin_has(c, key))
+		return 0;
+	if (!c->symbols_checked) {
+		if (check_index(c, "modules.symbols.bin", false, err) < 0)
+			return -1;
+		c->symbols_checked = true;
+	}
+	if (!c->alias_checked) {
+		if (check_index(c, "modules.alias.bin", false, err) < 0)
+			return -1;
+		c->alias_checked = true;
 	}
 	return 0;
 }
@@ -420,7 +493,10 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	 * libkmod opens what it reads without O_NONBLOCK and trusts the indexes' offsets:
 	 * a FIFO blocks it forever, a corrupt index can loop it. Both refused here first.
 	 */
-	if (kp_modprobe_config_check(paths, err) < 0 || check_indexes(moddir, err) < 0) {
+	if (kp_modprobe_config_check(paths, err) < 0 ||
+	    check_index(c, "modules.dep.bin", true, err) < 0 ||
+	    check_index(c, "modules.builtin.bin", false, err) < 0 ||
+	    check_index(c, "modules.builtin.alias.bin", false, err) < 0) {
 		kp_chain_close(c);
 		return -1;
 	}
@@ -440,6 +516,7 @@ void kp_chain_close(struct kp_chain *c)
 {
 	if (c->ctx)
 		kmod_unref(c->ctx);
+	free(c->depbin);
 	free(c->dep_text);
 	free(c->mods);
 	kp_arena_release(&c->arena);
@@ -545,6 +622,8 @@ static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, 
 	struct kmod_list *list = NULL, *l;
 	int r;
 
+	if (check_lookup(c, name, err) < 0)
+		return -1;
 	kmod_set_log_fn(c->ctx, kmod_log_fn, &log);
 	r = kmod_module_new_from_lookup(c->ctx, name, &list);
 	if (r < 0) {
@@ -806,6 +885,8 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 	if (c->source == KP_CHAIN_LIBKMOD) {
 		struct kmod_list *list = NULL;
 
+		if (check_lookup(c, key, err) < 0)
+			return -1;
 		if (kmod_module_new_from_lookup(c->ctx, key, &list) < 0)
 			return kp_err_set(err, "%s: libkmod cannot look up %s", c->moddir, key);
 		if (list) {

@@ -81,8 +81,11 @@ struct kp_chain {
 	const char *root;
 	const char *moddir; /* ROOT/lib/modules/<release> */
 	enum kp_chain_source source;
-	struct kmod_ctx *ctx; /* KP_CHAIN_LIBKMOD */
-	char *dep_text;	      /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
+	struct kmod_ctx *ctx;  /* KP_CHAIN_LIBKMOD */
+	unsigned char *depbin; /* modules.dep.bin, checked before libkmod reads it */
+	size_t depbin_len;
+	bool alias_checked, symbols_checked; /* checked when a lookup can reach them */
+	char *dep_text;			     /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
 	size_t dep_len;
 	const char *const *builtin; /* sorted names of modules.builtin (borrowed), may be NULL */
 	size_t nbuiltin;

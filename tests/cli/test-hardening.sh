@@ -200,6 +200,21 @@ PY
 		ok "hook: 16-byte flip (seed $seed): fail-open answer, exit $rc" $(( rc == 0 ? 0 : 1 ))
 	done
 	cp "$tmp/dep.good" "$dep"
+	# modules.alias.bin is checked when a lookup can reach it (a name not in modules.dep.bin)
+	alias=$root/lib/modules/$rel/modules.alias.bin
+	cp "$alias" "$tmp/alias.good"
+	python3 - "$alias" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read()); d[8:12] = struct.pack('>I', 0x7ffffff0)
+open(sys.argv[1], 'wb').write(d)
+PY
+	run 10 "$kp" hook --root "$root" kp_plain
+	is "hook: corrupt modules.alias.bin, a module name: decided (libkmod stops at modules.dep.bin)" "$rc" 0
+	run 10 "$kp" hook --root "$root" --on-error fail-closed some-alias
+	is "hook: corrupt modules.alias.bin, an alias: fail-closed blocks, no hang" "$rc" 2
+	grep -q "modules.alias.bin: corrupt depmod index" "$tmp/err"
+	ok "hook: ... says why" $?
+	cp "$tmp/alias.good" "$alias"
 
 	# item 3: a FIFO in modprobe.d, for hook, check -b and graph -b
 	mkfifo "$root/etc/modprobe.d/evil.conf"
