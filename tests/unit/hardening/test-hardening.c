@@ -111,6 +111,21 @@ static void index_check(struct tap *t)
 	       "no magic: %s", err.msg);
 }
 
+static char *formatted(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *formatted(const char *fmt, ...)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	va_list ap;
+
+	memset(buf, 0, sizeof(buf));
+	va_start(ap, fmt);
+	kp_escaped_vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+	return buf;
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -131,6 +146,11 @@ int main(void)
 	tap_is_str(&t, escaped("caf\xc3\xa9", 5), "caf\xc3\xa9", "valid UTF-8 kept");
 	tap_is_str(&t, escaped("\xe2\x80\xae", 3), "\\u{202e}", "bidi override");
 	tap_is_str(&t, escaped("\xc2\x9b", 2), "\\u{009b}", "C1 CSI");
+	tap_is_str(&t, formatted("%s: %zu %08x %lld %c%%", "a\nb", (size_t)7, 0xabcu, -5LL, 'q'),
+		   "a\\nb: 7 00000abc -5 q%",
+		   "escaped printf: strings escaped, numbers and format as is");
+	tap_is_str(&t, formatted("[%-6s|%4s|%.*s]", "a\tb", "x", 2, "\033zz"),
+		   "[a\\tb  |   x|\\x1bz]", "escaped printf: widths pad the escaped text");
 
 	{
 		struct kp_symbol_index idx;
