@@ -3,8 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +41,9 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len)
 		return KP_COMP_GZIP;
 	return KP_COMP_NONE;
 }
+
+/* Uncompressed modules larger than this are mapped (see kp_bytes_guard()), smaller read. */
+#define KP_MAP_MIN ((size_t)1 << 20)
 
 struct kp_decoders {
 	void *xz, *zstd, *gzip; /* decoder states, created on first use */
@@ -97,7 +104,8 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 		if (o->cap >= o->max)
 			return kp_err_set(err, "decompressed size exceeds the limit of %s%s",
 					  kp_format_size(o->max, sz, sizeof(sz)),
-					  o->elf_only ? " (decompression bomb? see --max-size)" : "");
+					  o->elf_only ? " (decompression bomb? see --max-size)"
+						      : "");
 		need = o->max;
 	}
 	ncap = o->cap ? o->cap : need;
@@ -348,14 +356,72 @@ out:
 }
 
 /*
- * A file read with pread(), never mapped: a file that shrinks while it is read (a package
- * upgrade rewriting it in place) gives a read error, not SIGBUS. A compressed file is read
- * whole (into the thread's buffer when it fits) and decompressed; an uncompressed one is
- * returned sparse, its fd open: the reader loads only the parts it looks at, so a large
- * module costs no more than it did mapped.
+ * SIGBUS on a mapped module (the file shrank under the mapping: a package upgrade
+ * rewriting it in place) becomes an error of that file. The handler is installed once
+ * per process; what it needs is the calling thread's own: the jump buffer and the mapped
+ * range of the read in progress. A SIGBUS anywhere else keeps its default action.
  */
-static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, struct kp_decoders *dec,
-		       struct kp_bytes *out, struct kp_err *err)
+static __thread sigjmp_buf *bus_env;
+static __thread const unsigned char *bus_lo, *bus_hi;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+static struct sigaction bus_prev; /* set once, before the handler can run */
+
+static void bus_handler(int sig, siginfo_t *si, void *uc)
+{
+	const unsigned char *a = si ? si->si_addr : NULL;
+
+	if (bus_env && a >= bus_lo && a < bus_hi)
+		siglongjmp(*bus_env, 1);
+	/* not a guarded read: whoever handled SIGBUS before (the hook), else the default */
+	if ((bus_prev.sa_flags & SA_SIGINFO) && bus_prev.sa_sigaction) {
+		bus_prev.sa_sigaction(sig, si, uc);
+	} else if (bus_prev.sa_handler != SIG_DFL && bus_prev.sa_handler != SIG_IGN &&
+		   bus_prev.sa_handler) {
+		bus_prev.sa_handler(sig);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void bus_install(void)
+{
+	struct sigaction sa = { .sa_sigaction = bus_handler, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &bus_prev);
+}
+
+int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struct kp_err *err)
+{
+	sigjmp_buf env;
+	int r;
+
+	if (!b->mapped)
+		return fn(arg);
+	pthread_once(&bus_once, bus_install);
+	/* 1: the signal mask too, SIGBUS unblocked again after the jump */
+	if (sigsetjmp(env, 1)) {
+		bus_env = NULL;
+		return kp_err_set(err, "file shrank while being read (SIGBUS on its mapping)");
+	}
+	bus_lo = b->data;
+	bus_hi = b->data + b->len;
+	bus_env = &env;
+	r = fn(arg);
+	bus_env = NULL;
+	return r;
+}
+
+/*
+ * A file read with pread(): a file that shrinks while it is read (a package upgrade
+ * rewriting it in place) gives a read error. A compressed file is read whole (into the
+ * thread's buffer when it fits) and decompressed; an uncompressed one is returned sparse,
+ * its fd open: the reader loads only the parts it looks at. With @map, an uncompressed
+ * file is mapped instead (larger modules: faulting in their big tables costs less than
+ * copying them), to be read only under kp_bytes_guard().
+ */
+static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, bool map,
+		       struct kp_decoders *dec, struct kp_bytes *out, struct kp_err *err)
 {
 	unsigned char head[8], *buf;
 	size_t nhead = len < sizeof(head) ? len : sizeof(head);
@@ -366,6 +432,17 @@ static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, struc
 	if (pread_all(fd, head, nhead, 0, err) < 0)
 		return -1;
 	comp = kp_detect_compression(head, nhead);
+	if (map && comp == KP_COMP_NONE) {
+		/* private and writable: libelf may convert in place, copy-on-write */
+		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+
+		if (p != MAP_FAILED) {
+			out->data = p;
+			out->len = len;
+			out->mapped = true;
+			return 0;
+		}
+	}
 	buf = file_buffer(dec, len);
 	kept = buf != NULL;
 	if (!buf)
@@ -410,7 +487,8 @@ static int bytes_read(const char *path, size_t max_size, bool elf_only, struct k
 		goto out_close;
 	}
 	out->file_len = (size_t)st.st_size;
-	r = bytes_pread(fd, (size_t)st.st_size, max_size, elf_only, dec, out, err);
+	r = bytes_pread(fd, (size_t)st.st_size, max_size, elf_only,
+			elf_only && (size_t)st.st_size > KP_MAP_MIN, dec, out, err);
 	if (r == 0 && out->sparse)
 		return 0; /* the fd is the sparse bytes' now */
 	out->file_len = (size_t)st.st_size;
@@ -456,6 +534,8 @@ void kp_bytes_release(struct kp_bytes *b)
 		close(b->fd);
 	if (b->borrowed) {
 		/* the thread's file buffer: it stays with the thread */
+	} else if (b->mapped) {
+		munmap(b->data, b->len);
 	} else if (d && !b->sparse && b->data && b->cap <= KP_DECODERS_SPARE_MAX &&
 		   (!d->spare || d->spare_cap < b->cap)) {
 		/* Keep the larger of the two as the thread's spare output buffer. */

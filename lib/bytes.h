@@ -28,7 +28,8 @@ struct kp_bytes {
 	size_t len;
 	size_t file_len; /* size on disk */
 	enum kp_compression comp;
-	size_t cap; /* allocated size of @data when decompressed */
+	size_t cap;		    /* allocated size of @data when decompressed */
+	bool mapped;		    /* @data maps the file: read it only under kp_bytes_guard() */
 	struct kp_decoders *keeper; /* decompressed by these decoders: release offers it back */
 	/*
 	 * Sparse: an uncompressed file read on demand with kp_bytes_load(); @data has the
@@ -82,13 +83,20 @@ int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struc
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
 /*
  * Same for a kernel module: decompression stops as soon as the output is not ELF.
- * @dec (may be NULL): the calling thread's decoders and buffers, reused. Nothing is
- * mapped (no SIGBUS when a file shrinks; no mmap()/munmap() serialising threads): an
- * uncompressed module comes back sparse, the caller loads what it reads with
- * kp_bytes_load(), which fails cleanly if the file shrank.
+ * @dec (may be NULL): the calling thread's decoders and buffers, reused. An uncompressed
+ * module up to 1 MiB comes back sparse: the caller loads what it reads with
+ * kp_bytes_load(), which fails cleanly if the file shrank. A larger one comes back
+ * mapped: it must be read under kp_bytes_guard().
  */
 int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err);
+/*
+ * Calls @fn(@arg) and returns what it returns; when @b is mapped, a SIGBUS on the mapping
+ * during the call (the file shrank) ends the call early with -1 and "file shrank while
+ * being read" in @err instead of killing the process. @fn must then own nothing that the
+ * jump would leak beyond what the caller can free (see module.c).
+ */
+int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struct kp_err *err);
 /* Sparse bytes: copies [@off, @off + @len) of the file into @b->data (0, or -1 + @err). */
 int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err *err);
 /* Same, from a buffer already in memory (fuzzing, tests); @in is not kept. */

@@ -350,6 +350,18 @@ void kp_elf_close(struct kp_elf *e)
 	memset(e, 0, sizeof(*e));
 }
 
+void kp_elf_abandon(struct kp_elf *e)
+{
+	/* libelf's handle may be mid-call: it is left (a few KiB), the rest is ours to free */
+	if (e->sections) {
+		for (size_t i = 0; i < e->nsections; i++)
+			free(e->sections[i].relocs);
+		free(e->sections);
+	}
+	free(e->syms);
+	memset(e, 0, sizeof(*e));
+}
+
 size_t kp_elf_find_section(const struct kp_elf *e, const char *name)
 {
 	uint32_t h = kp_hash_string(name);

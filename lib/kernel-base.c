@@ -42,9 +42,14 @@ struct kp_kernel_base {
 	struct slot *slots; /* hash index: heads of same-name chains, head NULL = empty */
 	size_t nslots;	    /* power of two */
 	size_t nnames;
-	/* (name, owner) -> entry: a name exported by thousands of owners stays O(1) per add */
+	/*
+	 * (name, owner) -> entry, built only once a name has more than PAIRS_AFTER owners (a
+	 * hostile Module.symvers): then a name exported by thousands of owners stays O(1) per
+	 * add. NULL before.
+	 */
 	struct entry **pairs; /* open addressing, power of two, NULL = empty */
 	size_t npairs;
+	size_t npaired;
 	unsigned gen;
 	unsigned source; /* KP_SRC_* of the current load */
 	unsigned sources;
@@ -266,44 +271,61 @@ static struct entry **find_pair(struct entry **pairs, size_t npairs, const char 
 	}
 }
 
+#define PAIRS_AFTER 16
+
 static int grow_pairs(struct kp_kernel_base *b)
 {
 	size_t n = b->npairs ? b->npairs * 2 : 1024;
 	struct entry **pairs;
 
+	while (n < 2 * (b->n + 1))
+		n *= 2;
 	if (n > SIZE_MAX / sizeof(*pairs))
 		return -1;
 	pairs = calloc(n, sizeof(*pairs));
 	if (!pairs)
 		return -1;
-	for (size_t i = 0; i < b->npairs; i++) {
-		struct entry *e = b->pairs[i];
+	/* from the entries (load order), so that the first build takes in everything */
+	for (size_t i = 0; i < b->n; i++) {
+		struct entry *e = b->entries[i];
 
-		if (e)
-			*find_pair(pairs, n, e->k.name, e->k.owner,
-				   pair_hash(e->hash, e->k.owner)) = e;
+		*find_pair(pairs, n, e->k.name, e->k.owner, pair_hash(e->hash, e->k.owner)) = e;
 	}
 	free(b->pairs);
 	b->pairs = pairs;
 	b->npairs = n;
+	b->npaired = b->n;
 	return 0;
 }
 
 int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_err *err)
 {
-	uint32_t h = kp_hash_string(in->name), ph;
+	uint32_t h = kp_hash_string(in->name);
 	const char *owner = intern_owner(b, in->owner);
+	struct entry **pair = NULL;
 	struct slot *slot;
-	struct entry *e, **pair;
+	struct entry *e;
 
 	if (!owner)
 		return kp_err_set(err, "out of memory");
-	if ((b->n + 1) * 2 > b->npairs && grow_pairs(b) < 0)
-		return kp_err_set(err, "out of memory");
-	ph = pair_hash(h, owner);
-	pair = find_pair(b->pairs, b->npairs, in->name, owner, ph);
-	if (*pair)
-		return merge(b, *pair, in, err);
+	if (!b->pairs) {
+		unsigned steps = 0;
+
+		for (e = find_head(b, in->name, h); e && steps < PAIRS_AFTER; e = e->next, steps++)
+			if (e->k.owner == owner || !strcmp(e->k.owner, owner))
+				return merge(b, e, in, err);
+		if (e && grow_pairs(b) < 0) /* a long chain: the pair table from now on */
+			return kp_err_set(err, "out of memory");
+	}
+	if (b->pairs) {
+		uint32_t ph = pair_hash(h, owner);
+
+		if ((b->npaired + 1) * 2 > b->npairs && grow_pairs(b) < 0)
+			return kp_err_set(err, "out of memory");
+		pair = find_pair(b->pairs, b->npairs, in->name, owner, ph);
+		if (*pair)
+			return merge(b, *pair, in, err);
+	}
 
 	if ((b->nnames + 1) * 2 > b->nslots && rehash(b) < 0)
 		return kp_err_set(err, "out of memory");
@@ -343,7 +365,10 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 		slot->tail->next = e;
 	}
 	slot->tail = e;
-	*pair = e;
+	if (pair) {
+		*pair = e;
+		b->npaired++;
+	}
 	b->entries[b->n++] = e;
 	return 0;
 }

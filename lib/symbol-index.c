@@ -36,8 +36,7 @@ int kp_symbol_index_init(struct kp_symbol_index *idx, size_t expected)
 	while (nb < expected * 2 && nb < ((size_t)1 << 30))
 		nb *= 2;
 	idx->buckets = kp_calloc(nb, sizeof(*idx->buckets));
-	idx->tails = kp_calloc(nb, sizeof(*idx->tails));
-	if (!idx->buckets || !idx->tails)
+	if (!idx->buckets)
 		return -1;
 	idx->nbuckets = nb;
 	/* Entries are chained through pointers into pool: grow it only before the first add. */
@@ -56,19 +55,38 @@ static int rehash_pool(struct kp_symbol_index *idx)
 		return -1;
 	memcpy(np, old, idx->n * sizeof(*np));
 	memset(idx->buckets, 0, idx->nbuckets * sizeof(*idx->buckets));
-	memset(idx->tails, 0, idx->nbuckets * sizeof(*idx->tails));
+	if (idx->tails)
+		memset(idx->tails, 0, idx->nbuckets * sizeof(*idx->tails));
 	idx->pool = np;
 	idx->cap = ncap;
 	/* Rebuild chains; inserting in reverse keeps per-key insertion order. */
 	for (size_t i = idx->n; i-- > 0;) {
 		size_t b = kp_hash_string(np[i].key) & (idx->nbuckets - 1);
 
-		if (!idx->buckets[b])
+		if (!idx->buckets[b] && idx->tails)
 			idx->tails[b] = &np[i];
 		np[i].next = idx->buckets[b];
 		idx->buckets[b] = &np[i];
 	}
 	free(old);
+	return 0;
+}
+
+/*
+ * Buckets are short in practice: appends walk them. A bucket longer than this (a key
+ * repeated thousands of times: duplicate lines in a hostile file) switches the index to
+ * a tail pointer per bucket, so that n additions never cost n^2.
+ */
+#define TAILS_AFTER 32
+
+static int build_tails(struct kp_symbol_index *idx)
+{
+	idx->tails = kp_calloc(idx->nbuckets, sizeof(*idx->tails));
+	if (!idx->tails)
+		return -1;
+	for (size_t b = 0; b < idx->nbuckets; b++)
+		for (struct kp_symbol_index_entry *x = idx->buckets[b]; x; x = x->next)
+			idx->tails[b] = x;
 	return 0;
 }
 
@@ -85,6 +103,20 @@ int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *valu
 	e->next = NULL;
 	b = kp_hash_string(key) & (idx->nbuckets - 1);
 	/* Append at the tail of the bucket so entries of one key stay in insertion order. */
+	if (!idx->tails) {
+		struct kp_symbol_index_entry **pp = &idx->buckets[b];
+		unsigned steps = 0;
+
+		for (; *pp && steps < TAILS_AFTER; pp = &(*pp)->next)
+			steps++;
+		if (!*pp) {
+			*pp = e;
+			return 0;
+		}
+		/* a long chain (one key added many times): tails from now on, O(1) per add */
+		if (build_tails(idx) < 0)
+			return -1;
+	}
 	if (idx->tails[b])
 		idx->tails[b]->next = e;
 	else

@@ -253,6 +253,22 @@ C
 			run 20 "$kp" hook --root "$root" --timeout 1 kp_plain
 		is "hook: stalled lookup, fail-open: exit 0" "$rc" 0
 	fi
+	# a fatal signal inside a library (a file truncated under libkmod's mapping): on-error
+	cat > "$tmp/bus.c" <<'C'
+#include <signal.h>
+int kmod_module_new_from_lookup(void *ctx, const char *given, void **list)
+{
+	(void)ctx; (void)given; (void)list;
+	raise(SIGBUS);
+	return -1;
+}
+C
+	if "$cc" -shared -fPIC -o "$tmp/bus.so" "$tmp/bus.c" 2>/dev/null; then
+		LD_PRELOAD=$tmp/bus.so ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 \
+			run 20 "$kp" hook --root "$root" kp_plain
+		is "hook: SIGBUS in libkmod, fail-open: exit 0, not a signal death" "$rc" 0
+		errline "hook: ... one line" "kopolicy: kp_plain: cannot decide: kopolicy crashed or a file changed under it (fatal signal); letting the load go on (on-error fail-open, default)"
+	fi
 	run 5 "$kp" hook --root "$root" --timeout -1 kp_plain
 	is "hook: --timeout -1 is a usage error" "$rc" 2
 

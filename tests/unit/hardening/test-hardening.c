@@ -37,6 +37,26 @@ static char *escaped(const char *s, size_t len)
 	return buf;
 }
 
+struct touch {
+	const unsigned char *p;
+	unsigned char first;
+};
+
+static int touch_end(void *arg)
+{
+	struct touch *tc = arg;
+
+	return *(volatile const unsigned char *)tc->p;
+}
+
+static int touch_start(void *arg)
+{
+	struct touch *tc = arg;
+
+	tc->first = *(volatile const unsigned char *)(tc->p - ((size_t)2400 << 10) + 1);
+	return 0;
+}
+
 /* A 2.4 MiB "module" (ELF magic, then filler) shrunk to 100 bytes after it was opened. */
 static void shrink(struct tap *t, bool with_decoders)
 {
@@ -53,11 +73,20 @@ static void shrink(struct tap *t, bool with_decoders)
 	r = kp_bytes_read_elf(path, KP_DEFAULT_MAX_SIZE, dec, &b, &err);
 	tap_ok(t, r == 0, "read it (%s)", with_decoders ? "thread decoders" : "one-shot");
 	tap_ok(t, ftruncate(fd, 100) == 0, "shrank it to 100 bytes");
-	if (r == 0) {
-		/* before the fix: the file was mapped, and touching its end was SIGBUS */
+	if (r == 0 && b.mapped) {
+		/* before the fix: touching the lost part of the mapping was a SIGBUS */
+		struct touch tc = { .p = b.data + len - 1 };
+
+		r = kp_bytes_guard(&b, touch_end, &tc, &err);
+		tap_ok(t, r < 0 && strstr(err.msg, "shrank"),
+		       "mapped: reading the lost part is an error: %s", err.msg);
+		r = kp_bytes_guard(&b, touch_start, &tc, &err);
+		tap_ok(t, r == 0 && tc.first == 0x7f, "mapped: what is left still reads");
+		kp_bytes_release(&b);
+	} else if (r == 0) {
 		r = kp_bytes_load(&b, len - 4096, 4096, &err);
 		tap_ok(t, r < 0 && strstr(err.msg, "shrank"),
-		       "reading the lost part is an error: %s", err.msg);
+		       "sparse: reading the lost part is an error: %s", err.msg);
 		kp_bytes_release(&b);
 	}
 	close(fd);
@@ -131,8 +160,25 @@ int main(void)
 	struct tap t = { 0 };
 	char sz[32];
 
-	shrink(&t, false);
+	shrink(&t, false); /* mapped: over 1 MiB */
 	shrink(&t, true);
+	{
+		/* a small one comes back sparse, with or without decoders */
+		struct kp_bytes b;
+		struct kp_err err = { "" };
+		char path[] = "/tmp/kp-small-XXXXXX";
+		int fd = mkstemp(path);
+
+		tap_ok(&t,
+		       fd >= 0 && write(fd, "\177ELF....", 8) == 8 &&
+			       kp_bytes_read_elf(path, KP_DEFAULT_MAX_SIZE, NULL, &b, &err) == 0 &&
+			       b.sparse && !b.mapped,
+		       "a small module is read, not mapped");
+		if (fd >= 0 && b.sparse)
+			kp_bytes_release(&b);
+		close(fd);
+		unlink(path);
+	}
 	index_check(&t);
 
 	tap_is_str(&t, kp_format_size(1024, sz, sizeof(sz)), "1 KiB", "1K");
