@@ -355,6 +355,120 @@ out:
 	return r;
 }
 
+int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
+{
+	struct stat st;
+	char sz[32];
+	void *p;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	fd = kp_open_regular(path, &st, err);
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		kp_err_set(err, "larger than the limit of %s", kp_format_size(max, sz, sizeof(sz)));
+		return -EFBIG;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		kp_err_set(err, "empty file");
+		return -EINVAL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		kp_err_set(err, "cannot map: %s", strerror(errno));
+		return -EIO;
+	}
+	out->data = p;
+	out->len = out->file_len = (size_t)st.st_size;
+	out->mapped = true;
+	return 0;
+}
+
+int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, size_t len, void *arg),
+		   void *arg, struct kp_err *err)
+{
+	const size_t chunk = (size_t)256 << 10;
+	unsigned char head[8];
+	char *buf = NULL;
+	size_t have = 0, total = 0;
+	struct stat st;
+	char sz[32];
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = kp_open_regular(path, &st, err);
+	if (fd < 0)
+		return fd;
+	do
+		n = pread(fd, head, sizeof(head), 0);
+	while (n < 0 && errno == EINTR);
+	if (n > 0 && kp_detect_compression(head, (size_t)n) != KP_COMP_NONE) {
+		/* compressed: decoded whole (same cap), then the same lines */
+		struct kp_bytes b;
+
+		close(fd);
+		r = kp_bytes_read_text(path, max, &b, err);
+		if (r < 0)
+			return r;
+		for (const char *p = (const char *)b.data, *end = p + b.len; p < end && r == 0;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+			r = fn(p, l, arg);
+			p = nl ? nl + 1 : end;
+		}
+		kp_bytes_release(&b);
+		return r;
+	}
+	buf = malloc(chunk);
+	if (!buf) {
+		close(fd);
+		return kp_err_set(err, "out of memory");
+	}
+	/* one buffer, reused: no mapping, no copy of the whole file, lines handed over in place */
+	for (;;) {
+		char *p = buf, *end;
+
+		n = read(fd, buf + have, chunk - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			kp_err_set(err, "read error: %s", strerror(errno));
+			break;
+		}
+		total += (size_t)n;
+		if (total > max) {
+			r = -EFBIG;
+			kp_err_set(err, "larger than the limit of %s",
+				   kp_format_size(max, sz, sizeof(sz)));
+			break;
+		}
+		have += (size_t)n;
+		end = buf + have;
+		for (char *nl; r == 0 && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+			r = fn(p, (size_t)(nl - p), arg);
+		if (r == 0 && n == 0 && p < end)
+			r = fn(p, (size_t)(end - p), arg); /* the last line, without a newline */
+		if (r != 0 || n == 0)
+			break;
+		have = (size_t)(end - p);
+		if (have == chunk) {
+			r = kp_err_set(err, "a line longer than %s",
+				       kp_format_size(chunk, sz, sizeof(sz)));
+			break;
+		}
+		memmove(buf, p, have);
+	}
+	free(buf);
+	close(fd);
+	return r;
+}
+
 /*
  * SIGBUS on a mapped module (the file shrank under the mapping: a package upgrade
  * rewriting it in place) becomes an error of that file. The handler is installed once

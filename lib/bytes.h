@@ -76,6 +76,21 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err);
 int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
 
 /*
+ * Maps the regular file @path (at most @max bytes, not empty) read-only, uncompressed as it
+ * is: read it only under kp_bytes_guard(). Returns as kp_open_regular() (-EFBIG past @max).
+ */
+int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+
+/*
+ * Hands each line of the text file @path (without its newline) to @fn, reading through one
+ * small buffer: nothing mapped, the file never copied whole. A compressed file is decoded
+ * first (kp_bytes_read_text()). Stops at the first non-zero return of @fn and returns it;
+ * errors as kp_bytes_read_text() (-EFBIG past @max bytes, lines up to 256 KiB).
+ */
+int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, size_t len, void *arg),
+		   void *arg, struct kp_err *err);
+
+/*
  * Reads @path (a regular file) whole and decompresses it if needed, never mapped: a file
  * that shrinks meanwhile is a read error. Output larger than @max_size is refused as a
  * probable decompression bomb.

@@ -271,6 +271,18 @@ int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
  * passes kp_chain_index_check(). With @keep, the bytes stay in @c (modules.dep.bin, for
  * depbin_has()). Each index is checked once per chain.
  */
+struct index_call {
+	const struct kp_bytes *b;
+	struct kp_err *err;
+};
+
+static int index_check_cb(void *arg)
+{
+	const struct index_call *ic = arg;
+
+	return kp_chain_index_check(ic->b->data, ic->b->len, ic->err);
+}
+
 static int check_index(struct kp_chain *c, const char *name, bool keep, struct kp_err *err)
 {
 	struct kp_bytes b;
@@ -280,22 +292,22 @@ static int check_index(struct kp_chain *c, const char *name, bool keep, struct k
 
 	if (asprintf(&path, "%s/%s", c->moddir, name) < 0)
 		return kp_err_set(err, "out of memory");
-	r = kp_bytes_read(path, IDX_MAX_SIZE, &b, err);
+	/* mapped (no copy: the hook's budget), checked under the SIGBUS guard */
+	r = kp_bytes_map(path, IDX_MAX_SIZE, &b, err);
 	if (r < 0) {
 		r = lstat(path, &st) < 0 && errno == ENOENT ? 0 : kp_err_prefix(err, path);
 		free(path);
 		return r;
 	}
-	if (b.comp != KP_COMP_NONE)
-		r = kp_err_set(err, "compressed: not a depmod index");
-	else
-		r = kp_chain_index_check(b.data, b.len, err);
-	if (r == 0 && keep) {
-		c->depbin = b.data;
-		c->depbin_len = b.len;
-	} else {
-		kp_bytes_release(&b);
+	{
+		struct index_call ic = { .b = &b, .err = err };
+
+		r = kp_bytes_guard(&b, index_check_cb, &ic, err);
 	}
+	if (r == 0 && keep)
+		c->depbin = b;
+	else
+		kp_bytes_release(&b);
 	if (r < 0)
 		kp_err_prefix(err, path);
 	free(path);
@@ -308,14 +320,11 @@ static int check_index(struct kp_chain *c, const char *name, bool keep, struct k
  * The index passed kp_chain_index_check(): every offset is in the file and each step
  * goes down.
  */
-static bool depbin_has(const struct kp_chain *c, const char *key)
+static bool depbin_search(const unsigned char *d, const char *key)
 {
-	const unsigned char *d = c->depbin;
 	uint32_t w;
 	size_t i = 0;
 
-	if (!d)
-		return false;
 	for (w = be32(d + 8);;) {
 		size_t pos = w & IDX_NODE_MASK;
 		unsigned first = 0, last = 0;
@@ -347,6 +356,30 @@ static bool depbin_has(const struct kp_chain *c, const char *key)
 			return false;
 		i++;
 	}
+}
+
+struct search_call {
+	const unsigned char *d;
+	const char *key;
+	bool found;
+};
+
+static int search_cb(void *arg)
+{
+	struct search_call *sc = arg;
+
+	sc->found = depbin_search(sc->d, sc->key);
+	return 0;
+}
+
+/* depbin_search() on the mapped modules.dep.bin, under the SIGBUS guard. */
+static bool depbin_has(const struct kp_chain *c, const char *key)
+{
+	struct search_call sc = { .d = c->depbin.data, .key = key };
+
+	if (!c->depbin.data)
+		return false;
+	return kp_bytes_guard(&c->depbin, search_cb, &sc, NULL) == 0 && sc.found;
 }
 
 /*
@@ -516,7 +549,8 @@ void kp_chain_close(struct kp_chain *c)
 {
 	if (c->ctx)
 		kmod_unref(c->ctx);
-	free(c->depbin);
+	if (c->depbin.data)
+		kp_bytes_release(&c->depbin);
 	free(c->dep_text);
 	free(c->mods);
 	kp_arena_release(&c->arena);
@@ -1146,47 +1180,46 @@ static bool keep_kallsyms(const struct kp_symset *wanted, const char *s, size_t 
 	return kp_symset_has(wanted, name, nl);
 }
 
+struct keep {
+	const struct kp_symset *wanted;
+	bool kallsyms;
+	char *out;
+	size_t len, cap;
+};
+
+static int keep_line(const char *s, size_t n, void *arg)
+{
+	struct keep *k = arg;
+
+	if (!n || !(k->kallsyms ? keep_kallsyms(k->wanted, s, n) : keep_symvers(k->wanted, s, n)))
+		return 0;
+	if (kp_grow(&k->out, &k->cap, k->len + n + 1, 1) < 0)
+		return -ENOMEM;
+	memcpy(k->out + k->len, s, n);
+	k->len += n;
+	k->out[k->len++] = '\n';
+	return 0;
+}
+
 int kp_chain_load_exports(struct kp_kernel_base *b, const char *path, bool kallsyms,
 			  const struct kp_symset *wanted, struct kp_err *err)
 {
-	struct kp_bytes in;
-	unsigned char *out;
-	size_t olen = 0;
-	const char *pos, *end;
+	struct keep k = { .wanted = wanted, .kallsyms = kallsyms };
 	int r;
 
-	/* procfs files say they are empty: read them; map the others (no copy). */
-	if (kallsyms)
-		r = kp_read_file(path, KP_CHAIN_MAX_KALLSYM, &in, err);
-	else if ((r = kp_bytes_read(path, KP_CHAIN_MAX_SYMVERS, &in, err)) < 0)
-		kp_err_set(err, "%s: %.400s", path, err->msg);
-	if (r < 0)
-		return -1;
-	out = malloc(in.len + 1);
-	if (!out) {
-		kp_bytes_release(&in);
-		return kp_err_set(err, "out of memory");
+	/* line by line through one buffer: only the lines of wanted symbols are kept */
+	r = kp_bytes_lines(path, kallsyms ? KP_CHAIN_MAX_KALLSYM : KP_CHAIN_MAX_SYMVERS, keep_line,
+			   &k, err);
+	if (r == -ENOMEM)
+		kp_err_set(err, "out of memory");
+	if (r < 0) {
+		free(k.out);
+		return kp_err_prefix(err, path);
 	}
-	pos = (const char *)in.data;
-	end = pos + in.len;
-	while (pos < end) {
-		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
-		size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
-
-		if (n &&
-		    (kallsyms ? keep_kallsyms(wanted, pos, n) : keep_symvers(wanted, pos, n))) {
-			memcpy(out + olen, pos, n);
-			olen += n;
-			out[olen++] = '\n';
-		}
-		pos = nl ? nl + 1 : end;
-	}
-	kp_bytes_release(&in);
-	r = 0;
-	if (olen && kallsyms)
-		r = kp_base_load_system_map_buffer(b, path, out, olen, err);
-	else if (olen)
-		r = kp_base_load_symvers_buffer(b, path, out, olen, err);
-	free(out);
+	if (k.len && kallsyms)
+		r = kp_base_load_system_map_buffer(b, path, (unsigned char *)k.out, k.len, err);
+	else if (k.len)
+		r = kp_base_load_symvers_buffer(b, path, (unsigned char *)k.out, k.len, err);
+	free(k.out);
 	return r < 0 ? -1 : 0;
 }

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bytes.h"
 #include "kernel-base.h"
 #include "util.h"
 
@@ -81,9 +82,8 @@ struct kp_chain {
 	const char *root;
 	const char *moddir; /* ROOT/lib/modules/<release> */
 	enum kp_chain_source source;
-	struct kmod_ctx *ctx;  /* KP_CHAIN_LIBKMOD */
-	unsigned char *depbin; /* modules.dep.bin, checked before libkmod reads it */
-	size_t depbin_len;
+	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
+	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
 	bool alias_checked, symbols_checked; /* checked when a lookup can reach them */
 	char *dep_text;			     /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
 	size_t dep_len;
