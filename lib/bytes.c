@@ -3,6 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,7 +42,8 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len)
 	return KP_COMP_NONE;
 }
 
-#define KP_PREAD_MAX ((size_t)1 << 20)
+/* Uncompressed modules larger than this are mapped (see kp_bytes_guard()), smaller read. */
+#define KP_MAP_MIN ((size_t)1 << 20)
 
 struct kp_decoders {
 	void *xz, *zstd, *gzip; /* decoder states, created on first use */
@@ -69,7 +73,7 @@ void kp_decoders_free(struct kp_decoders *d)
 /* The thread's file buffer sized for @len, or NULL (too big to keep, or no memory). */
 static unsigned char *file_buffer(struct kp_decoders *d, size_t len)
 {
-	if (len > KP_DECODERS_FILE_MAX)
+	if (!d || len > KP_DECODERS_FILE_MAX)
 		return NULL;
 	if (d->file_cap < len) {
 		size_t cap = len < 65536 ? 65536 : len;
@@ -95,11 +99,13 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 	if (o->elf_only && o->len >= 4 && memcmp(o->data, "\177ELF", 4))
 		return kp_err_set(err, "decompressed data is not an ELF file");
 	if (need > o->max) {
+		char sz[32];
+
 		if (o->cap >= o->max)
-			return kp_err_set(err,
-					  "decompressed size exceeds the limit of %zu KiB "
-					  "(decompression bomb? see --max-size)",
-					  o->max >> 10);
+			return kp_err_set(err, "decompressed size exceeds the limit of %s%s",
+					  kp_format_size(o->max, sz, sizeof(sz)),
+					  o->elf_only ? " (decompression bomb? see --max-size)"
+						      : "");
 		need = o->max;
 	}
 	ncap = o->cap ? o->cap : need;
@@ -170,24 +176,37 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 	return 0;
 }
 
-int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, struct kp_bytes *out,
-			 struct kp_err *err)
+static int copy_in(const unsigned char *in, size_t len, size_t max_size, bool elf_only,
+		   struct kp_bytes *out, struct kp_err *err)
 {
 	enum kp_compression comp = kp_detect_compression(in, len);
+	char sz[32];
 
 	memset(out, 0, sizeof(*out));
 	out->file_len = len;
 	if (comp != KP_COMP_NONE)
-		return decompress(in, len, comp, max_size, true, NULL, out, err);
+		return decompress(in, len, comp, max_size, elf_only, NULL, out, err);
 	if (len > max_size)
-		return kp_err_set(err, "file is larger than the limit of %zu MiB (see --max-size)",
-				  max_size >> 20);
+		return kp_err_set(err, "file is larger than the limit of %s (see --max-size)",
+				  kp_format_size(max_size, sz, sizeof(sz)));
 	out->data = malloc(len ? len : 1);
 	if (!out->data)
 		return kp_err_set(err, "out of memory (%zu bytes)", len);
 	memcpy(out->data, in, len);
 	out->len = len;
 	return 0;
+}
+
+int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, struct kp_bytes *out,
+			 struct kp_err *err)
+{
+	return copy_in(in, len, max_size, true, out, err);
+}
+
+int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_size,
+			      struct kp_bytes *out, struct kp_err *err)
+{
+	return copy_in(in, len, max_size, false, out, err);
 }
 
 static int pread_all(int fd, unsigned char *buf, size_t len, uint64_t off, struct kp_err *err)
@@ -230,12 +249,293 @@ int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err 
 	return 0;
 }
 
+static const char *not_regular(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "is a directory";
+	if (S_ISFIFO(mode))
+		return "is a FIFO, not a regular file";
+	if (S_ISSOCK(mode))
+		return "is a socket, not a regular file";
+	if (S_ISCHR(mode))
+		return "is a character device, not a regular file";
+	if (S_ISBLK(mode))
+		return "is a block device, not a regular file";
+	return "not a regular file";
+}
+
+int kp_open_regular(const char *path, struct stat *st, struct kp_err *err)
+{
+	struct stat pre;
+	int fd, e;
+
+	/*
+	 * stat() before open(): opening a device can act (a tape rewinds, a watchdog arms)
+	 * and opening a FIFO without a writer blocks. O_NONBLOCK covers a FIFO swapped in
+	 * between the two; fstat() then refuses it.
+	 */
+	if (stat(path, &pre) < 0) {
+		e = errno;
+		kp_err_set(err, "cannot open: %s", strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(pre.st_mode)) {
+		kp_err_set(err, "%s", not_regular(pre.st_mode));
+		return S_ISDIR(pre.st_mode) ? -EISDIR : -EINVAL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		e = errno;
+		kp_err_set(err, "cannot open: %s", strerror(e));
+		return -e;
+	}
+	if (fstat(fd, st) < 0) {
+		e = errno;
+		close(fd);
+		kp_err_set(err, "cannot stat: %s", strerror(e));
+		return -e;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		kp_err_set(err, "%s", not_regular(st->st_mode));
+		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+	}
+	return fd;
+}
+
+int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
+{
+	struct kp_outbuf o = { .max = max };
+	struct stat st;
+	char sz[32];
+	int fd, r = 0;
+
+	memset(out, 0, sizeof(*out));
+	fd = kp_open_regular(path, &st, err);
+	if (fd < 0)
+		return fd;
+	/* To the end whatever the reported size: procfs and sysfs say 0 or 4096. */
+	for (;;) {
+		ssize_t n;
+
+		if (o.len >= max) {
+			r = -EFBIG;
+			kp_err_set(err, "larger than the limit of %s",
+				   kp_format_size(max, sz, sizeof(sz)));
+			goto out;
+		}
+		if (kp_outbuf_reserve(&o, 65536, err) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		n = read(fd, o.data + o.len, o.cap - o.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			kp_err_set(err, "read error: %s", strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		o.len += (size_t)n;
+	}
+	if (kp_detect_compression(o.data, o.len) != KP_COMP_NONE) {
+		/* A compressed text (config.gz, symvers-*.zst): decoded as text, same cap. */
+		if (kp_bytes_from_text_buffer(o.data, o.len, max, out, err) < 0)
+			r = -EINVAL;
+		goto out;
+	}
+	out->data = o.data;
+	out->len = out->file_len = o.len;
+	o.data = NULL;
+out:
+	free(o.data);
+	close(fd);
+	return r;
+}
+
+int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
+{
+	struct stat st;
+	char sz[32];
+	void *p;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	fd = kp_open_regular(path, &st, err);
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		kp_err_set(err, "larger than the limit of %s", kp_format_size(max, sz, sizeof(sz)));
+		return -EFBIG;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		kp_err_set(err, "empty file");
+		return -EINVAL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		kp_err_set(err, "cannot map: %s", strerror(errno));
+		return -EIO;
+	}
+	out->data = p;
+	out->len = out->file_len = (size_t)st.st_size;
+	out->mapped = true;
+	return 0;
+}
+
+int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, size_t len, void *arg),
+		   void *arg, struct kp_err *err)
+{
+	const size_t chunk = (size_t)256 << 10;
+	unsigned char head[8];
+	char *buf = NULL;
+	size_t have = 0, total = 0;
+	struct stat st;
+	char sz[32];
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = kp_open_regular(path, &st, err);
+	if (fd < 0)
+		return fd;
+	do
+		n = pread(fd, head, sizeof(head), 0);
+	while (n < 0 && errno == EINTR);
+	if (n > 0 && kp_detect_compression(head, (size_t)n) != KP_COMP_NONE) {
+		/* compressed: decoded whole (same cap), then the same lines */
+		struct kp_bytes b;
+
+		close(fd);
+		r = kp_bytes_read_text(path, max, &b, err);
+		if (r < 0)
+			return r;
+		for (const char *p = (const char *)b.data, *end = p + b.len; p < end && r == 0;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+			r = fn(p, l, arg);
+			p = nl ? nl + 1 : end;
+		}
+		kp_bytes_release(&b);
+		return r;
+	}
+	buf = malloc(chunk);
+	if (!buf) {
+		close(fd);
+		return kp_err_set(err, "out of memory");
+	}
+	/* one buffer, reused: no mapping, no copy of the whole file, lines handed over in place */
+	for (;;) {
+		char *p = buf, *end;
+
+		n = read(fd, buf + have, chunk - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			kp_err_set(err, "read error: %s", strerror(errno));
+			break;
+		}
+		total += (size_t)n;
+		if (total > max) {
+			r = -EFBIG;
+			kp_err_set(err, "larger than the limit of %s",
+				   kp_format_size(max, sz, sizeof(sz)));
+			break;
+		}
+		have += (size_t)n;
+		end = buf + have;
+		for (char *nl; r == 0 && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+			r = fn(p, (size_t)(nl - p), arg);
+		if (r == 0 && n == 0 && p < end)
+			r = fn(p, (size_t)(end - p), arg); /* the last line, without a newline */
+		if (r != 0 || n == 0)
+			break;
+		have = (size_t)(end - p);
+		if (have == chunk) {
+			r = kp_err_set(err, "a line longer than %s",
+				       kp_format_size(chunk, sz, sizeof(sz)));
+			break;
+		}
+		memmove(buf, p, have);
+	}
+	free(buf);
+	close(fd);
+	return r;
+}
+
 /*
- * The pread() path of a reading thread (@dec): a compressed file is read whole into the
- * thread's buffer and decompressed; an uncompressed one is returned sparse, its fd open.
+ * SIGBUS on a mapped module (the file shrank under the mapping: a package upgrade
+ * rewriting it in place) becomes an error of that file. The handler is installed once
+ * per process; what it needs is the calling thread's own: the jump buffer and the mapped
+ * range of the read in progress. A SIGBUS anywhere else keeps its default action.
  */
-static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, struct kp_decoders *dec,
-		       struct kp_bytes *out, struct kp_err *err)
+static __thread sigjmp_buf *bus_env;
+static __thread const unsigned char *bus_lo, *bus_hi;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+static struct sigaction bus_prev; /* set once, before the handler can run */
+
+static void bus_handler(int sig, siginfo_t *si, void *uc)
+{
+	const unsigned char *a = si ? si->si_addr : NULL;
+
+	if (bus_env && a >= bus_lo && a < bus_hi)
+		siglongjmp(*bus_env, 1);
+	/* not a guarded read: whoever handled SIGBUS before (the hook), else the default */
+	if ((bus_prev.sa_flags & SA_SIGINFO) && bus_prev.sa_sigaction) {
+		bus_prev.sa_sigaction(sig, si, uc);
+	} else if (bus_prev.sa_handler != SIG_DFL && bus_prev.sa_handler != SIG_IGN &&
+		   bus_prev.sa_handler) {
+		bus_prev.sa_handler(sig);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void bus_install(void)
+{
+	struct sigaction sa = { .sa_sigaction = bus_handler, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &bus_prev);
+}
+
+int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struct kp_err *err)
+{
+	sigjmp_buf env;
+	int r;
+
+	if (!b->mapped)
+		return fn(arg);
+	pthread_once(&bus_once, bus_install);
+	/* 1: the signal mask too, SIGBUS unblocked again after the jump */
+	if (sigsetjmp(env, 1)) {
+		bus_env = NULL;
+		return kp_err_set(err, "file shrank while being read (SIGBUS on its mapping)");
+	}
+	bus_lo = b->data;
+	bus_hi = b->data + b->len;
+	bus_env = &env;
+	r = fn(arg);
+	bus_env = NULL;
+	return r;
+}
+
+/*
+ * A file read with pread(): a file that shrinks while it is read (a package upgrade
+ * rewriting it in place) gives a read error. A compressed file is read whole (into the
+ * thread's buffer when it fits) and decompressed; an uncompressed one is returned sparse,
+ * its fd open: the reader loads only the parts it looks at. With @map, an uncompressed
+ * file is mapped instead (larger modules: faulting in their big tables costs less than
+ * copying them), to be read only under kp_bytes_guard().
+ */
+static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, bool map,
+		       struct kp_decoders *dec, struct kp_bytes *out, struct kp_err *err)
 {
 	unsigned char head[8], *buf;
 	size_t nhead = len < sizeof(head) ? len : sizeof(head);
@@ -246,6 +546,17 @@ static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, struc
 	if (pread_all(fd, head, nhead, 0, err) < 0)
 		return -1;
 	comp = kp_detect_compression(head, nhead);
+	if (map && comp == KP_COMP_NONE) {
+		/* private and writable: libelf may convert in place, copy-on-write */
+		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+
+		if (p != MAP_FAILED) {
+			out->data = p;
+			out->len = len;
+			out->mapped = true;
+			return 0;
+		}
+	}
 	buf = file_buffer(dec, len);
 	kept = buf != NULL;
 	if (!buf)
@@ -272,87 +583,29 @@ static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, struc
 static int bytes_read(const char *path, size_t max_size, bool elf_only, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err)
 {
-	unsigned char *raw;
 	struct stat st;
-	size_t len;
+	char sz[32];
 	int fd, r;
 
 	memset(out, 0, sizeof(*out));
-	/* O_NONBLOCK: opening a FIFO must not hang; non-regular files are refused below. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = kp_open_regular(path, &st, err);
 	if (fd < 0)
-		return kp_err_set(err, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		r = kp_err_set(err, "cannot stat: %s", strerror(errno));
-		goto out_close;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		r = kp_err_set(err, "is a directory");
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = kp_err_set(err, "not a regular file");
-		goto out_close;
-	}
+		return -1;
 	if (st.st_size == 0) {
 		r = kp_err_set(err, "empty file");
 		goto out_close;
 	}
 	if ((uint64_t)st.st_size > max_size) {
-		r = kp_err_set(err, "file is larger than the limit of %zu MiB (see --max-size)",
-			       max_size >> 20);
+		r = kp_err_set(err, "file is larger than the limit of %s (see --max-size)",
+			       kp_format_size(max_size, sz, sizeof(sz)));
 		goto out_close;
 	}
-	len = (size_t)st.st_size;
-	out->file_len = len;
-	/*
-	 * A reading thread reads files up to KP_PREAD_MAX with pread() (copying a small
-	 * file's tables costs less than setting up and tearing down a mapping, and threads do
-	 * not contend on the address space); a larger file is mapped: faulting its big symbol
-	 * tables in costs less than copying them.
-	 */
-	if (dec && len <= KP_PREAD_MAX) {
-		r = bytes_pread(fd, len, max_size, elf_only, dec, out, err);
-		if (r == 0 && out->sparse)
-			return 0; /* the fd is the sparse bytes' now */
-		goto out_close;
-	}
-	/*
-	 * Map the file privately: no copy for uncompressed modules, and libelf may still
-	 * byte-swap in place (copy-on-write). Files that cannot be mapped are read.
-	 */
-	raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	if (raw == MAP_FAILED) {
-		raw = malloc(len);
-		if (!raw) {
-			r = kp_err_set(err, "out of memory (%zu bytes)", len);
-			goto out_close;
-		}
-		r = pread_all(fd, raw, len, 0, err);
-	} else {
-		out->mapped = true;
-		r = 0;
-	}
-	out->file_len = len;
-	if (r == 0) {
-		enum kp_compression comp = kp_detect_compression(raw, len);
-
-		if (comp == KP_COMP_NONE) {
-			out->data = raw;
-			out->len = len;
-			raw = NULL;
-		} else {
-			r = decompress(raw, len, comp, max_size, elf_only, dec, out, err);
-		}
-	}
-	if (raw) {
-		if (out->mapped)
-			munmap(raw, len);
-		else
-			free(raw);
-	}
-	if (r < 0 || out->comp != KP_COMP_NONE)
-		out->mapped = false;
+	out->file_len = (size_t)st.st_size;
+	r = bytes_pread(fd, (size_t)st.st_size, max_size, elf_only,
+			elf_only && (size_t)st.st_size > KP_MAP_MIN, dec, out, err);
+	if (r == 0 && out->sparse)
+		return 0; /* the fd is the sparse bytes' now */
+	out->file_len = (size_t)st.st_size;
 out_close:
 	close(fd);
 	return r;
@@ -360,7 +613,25 @@ out_close:
 
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err)
 {
-	return bytes_read(path, max_size, false, NULL, out, err);
+	struct kp_bytes sparse;
+
+	/* Whole: the callers of this one read it as a buffer. */
+	if (bytes_read(path, max_size, false, NULL, &sparse, err) < 0)
+		return -1;
+	if (!sparse.sparse) {
+		*out = sparse;
+		return 0;
+	}
+	if (kp_bytes_load(&sparse, 0, sparse.len, err) < 0) {
+		kp_bytes_release(&sparse);
+		return -1;
+	}
+	close(sparse.fd);
+	*out = sparse;
+	out->sparse = false;
+	out->fd = -1;
+	out->nloaded = 0;
+	return 0;
 }
 
 int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,

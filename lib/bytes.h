@@ -28,8 +28,8 @@ struct kp_bytes {
 	size_t len;
 	size_t file_len; /* size on disk */
 	enum kp_compression comp;
-	size_t cap; /* allocated size of @data when decompressed */
-	bool mapped;		    /* data is a private mapping of the file */
+	size_t cap;		    /* allocated size of @data when decompressed */
+	bool mapped;		    /* @data maps the file: read it only under kp_bytes_guard() */
 	struct kp_decoders *keeper; /* decompressed by these decoders: release offers it back */
 	/*
 	 * Sparse: an uncompressed file read on demand with kp_bytes_load(); @data has the
@@ -59,24 +59,67 @@ const char *kp_compression_name(enum kp_compression c);
 enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
 
 /*
- * Reads @path (a regular file) and decompresses it if needed. Output larger
- * than @max_size is refused as a probable decompression bomb.
+ * The one way an input file is opened: @path must be a regular file (symlinks
+ * followed). Directories, FIFOs, sockets and devices are refused before they are
+ * opened ("is a FIFO, not a regular file"), and the open never blocks. Returns the
+ * descriptor with @st filled, or a negative errno (-ENOENT when missing, -EISDIR,
+ * -EINVAL for other non-regular files) with the reason (no path) in @err.
+ */
+struct stat;
+int kp_open_regular(const char *path, struct stat *st, struct kp_err *err);
+
+/*
+ * Reads a text file to its end whatever size it reports (procfs, sysfs), up to @max
+ * bytes read and, when it is compressed (detected by magic), @max bytes decompressed.
+ * Same returns as kp_open_regular() (-EFBIG over the cap), the reason in @err.
+ */
+int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+
+/*
+ * Maps the regular file @path (at most @max bytes, not empty) read-only, uncompressed as it
+ * is: read it only under kp_bytes_guard(). Returns as kp_open_regular() (-EFBIG past @max).
+ */
+int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+
+/*
+ * Hands each line of the text file @path (without its newline) to @fn, reading through one
+ * small buffer: nothing mapped, the file never copied whole. A compressed file is decoded
+ * first (kp_bytes_read_text()). Stops at the first non-zero return of @fn and returns it;
+ * errors as kp_bytes_read_text() (-EFBIG past @max bytes, lines up to 256 KiB).
+ */
+int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, size_t len, void *arg),
+		   void *arg, struct kp_err *err);
+
+/*
+ * Reads @path (a regular file) whole and decompresses it if needed, never mapped: a file
+ * that shrinks meanwhile is a read error. Output larger than @max_size is refused as a
+ * probable decompression bomb.
  */
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
 /*
  * Same for a kernel module: decompression stops as soon as the output is not ELF.
- * @dec (may be NULL): the calling thread's decoders, reused. With @dec, files up to
- * 1 MiB are read with pread() into the thread's buffers instead of being mapped (no
- * mmap()/munmap() per file: those serialise threads on the address space), and an
- * uncompressed one comes back sparse: the caller loads what it reads with kp_bytes_load().
+ * @dec (may be NULL): the calling thread's decoders and buffers, reused. An uncompressed
+ * module up to 1 MiB comes back sparse: the caller loads what it reads with
+ * kp_bytes_load(), which fails cleanly if the file shrank. A larger one comes back
+ * mapped: it must be read under kp_bytes_guard().
  */
 int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err);
+/*
+ * Calls @fn(@arg) and returns what it returns; when @b is mapped, a SIGBUS on the mapping
+ * during the call (the file shrank) ends the call early with -1 and "file shrank while
+ * being read" in @err instead of killing the process. @fn must then own nothing that the
+ * jump would leak beyond what the caller can free (see module.c).
+ */
+int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struct kp_err *err);
 /* Sparse bytes: copies [@off, @off + @len) of the file into @b->data (0, or -1 + @err). */
 int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err *err);
 /* Same, from a buffer already in memory (fuzzing, tests); @in is not kept. */
 int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, struct kp_bytes *out,
 			 struct kp_err *err);
+/* The same for text: any decompressed content, @max_size still the cap. */
+int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_size,
+			      struct kp_bytes *out, struct kp_err *err);
 void kp_bytes_release(struct kp_bytes *b);
 
 /* Decompressors (one file each); they append to a growing buffer up to @max. */

@@ -71,8 +71,12 @@ int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, v
 		}
 		sp = *state;
 	}
-	/* 256 MiB dictionary limit: kbuild uses 1 MiB, xz -9 uses 64 MiB. */
-	r = lzma_stream_decoder(sp, (uint64_t)256 << 20, LZMA_CONCATENATED);
+	/*
+	 * 256 MiB dictionary limit: kbuild uses 1 MiB, xz -9 uses 64 MiB. One stream, what
+	 * follows it ignored: the kernel's module_xz_decompress() (6.x kernel/module/
+	 * decompress.c) stops at XZ_STREAM_END the same way.
+	 */
+	r = lzma_stream_decoder(sp, (uint64_t)256 << 20, 0);
 	if (r != LZMA_OK)
 		return kp_err_set(err, "xz: %s", xz_strerror(r));
 	sp->next_in = in;

@@ -15,9 +15,14 @@ static void libelf_init(void)
 	libelf_ok = elf_version(EV_CURRENT) != EV_NONE;
 }
 
+/*
+ * libelf's last error, taken (elf_errno() clears it): the text belongs to this call, never
+ * to a file read before. open_image() clears it first too.
+ */
 static const char *elf_error(void)
 {
-	const char *m = elf_errmsg(-1);
+	int n = elf_errno();
+	const char *m = n ? elf_errmsg(n) : NULL;
 
 	return m ? m : "unknown libelf error";
 }
@@ -295,6 +300,17 @@ static int open_image(struct kp_elf *e, const unsigned char *image, size_t len,
 		return kp_err_set(err, "libelf initialisation failed");
 	if (len < EI_NIDENT || memcmp(image, ELFMAG, SELFMAG))
 		return kp_err_set(err, "not an ELF file");
+	/* The identification bytes, checked here: libelf's words for them vary by version. */
+	if (image[EI_CLASS] != ELFCLASS32 && image[EI_CLASS] != ELFCLASS64)
+		return kp_err_set(err, "invalid ELF header: unknown class %u (EI_CLASS)",
+				  image[EI_CLASS]);
+	if (image[EI_DATA] != ELFDATA2LSB && image[EI_DATA] != ELFDATA2MSB)
+		return kp_err_set(err, "invalid ELF header: unknown byte order %u (EI_DATA)",
+				  image[EI_DATA]);
+	if (image[EI_VERSION] != EV_CURRENT)
+		return kp_err_set(err, "invalid ELF header: unknown version %u (EI_VERSION)",
+				  image[EI_VERSION]);
+	(void)elf_errno(); /* no error left over from an earlier file */
 	e->image = image;
 	e->len = len;
 	/* libelf may byte-swap converted sections in place: the image is ours to change. */
@@ -357,6 +373,18 @@ void kp_elf_close(struct kp_elf *e)
 	free(e->symstr_copy);
 	if (e->elf)
 		elf_end(e->elf);
+	memset(e, 0, sizeof(*e));
+}
+
+void kp_elf_abandon(struct kp_elf *e)
+{
+	/* libelf's handle may be mid-call: it is left (a few KiB), the rest is ours to free */
+	if (e->sections) {
+		for (size_t i = 0; i < e->nsections; i++)
+			free(e->sections[i].relocs);
+		free(e->sections);
+	}
+	free(e->syms);
 	memset(e, 0, sizeof(*e));
 }
 

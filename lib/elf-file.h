@@ -86,6 +86,8 @@ struct kp_elf_source {
 int kp_elf_open_sparse(struct kp_elf *e, const unsigned char *image, size_t len,
 		       const struct kp_elf_source *src, struct kp_err *err);
 void kp_elf_close(struct kp_elf *e);
+/* After a jump out of a call on @e (kp_bytes_guard()): frees our arrays, leaves libelf's. */
+void kp_elf_abandon(struct kp_elf *e);
 
 /* Index of the first section called @name, 0 if none. */
 size_t kp_elf_find_section(const struct kp_elf *e, const char *name);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bytes.h"
 #include "hook-policy.h"
@@ -282,11 +283,27 @@ int kp_hook_policy_load(struct kp_hook_policy *p, const char *path, struct kp_er
 	kp_hook_policy_init(p);
 	if (stat(path, &st) < 0) {
 		r = -errno;
-		kp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+		/* a dangling symlink is a broken policy, not an absent one */
+		if (r == -ENOENT && lstat(path, &st) == 0) {
+			kp_err_set(err, "%s: dangling symbolic link", path);
+			return -ENOLINK;
+		}
+		kp_err_set(err, "%s: cannot open: %s", path, strerror(-r));
 		return r;
 	}
+	/* Who can change the policy can load anything: only root (or the user running). */
 	if (S_ISREG(st.st_mode) && (st.st_mode & S_IWOTH)) {
 		kp_err_set(err, "%s: writable by every user: refused", path);
+		return -EPERM;
+	}
+	if (S_ISREG(st.st_mode) && st.st_uid != 0 && st.st_uid != geteuid()) {
+		kp_err_set(err, "%s: owned by uid %u, neither root nor the user running: refused",
+			   path, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	if (S_ISREG(st.st_mode) && (st.st_mode & S_IWGRP) && st.st_gid != 0 &&
+	    st.st_gid != getegid()) {
+		kp_err_set(err, "%s: writable by group %u: refused", path, (unsigned)st.st_gid);
 		return -EPERM;
 	}
 	r = kp_read_file(path, KP_HOOK_POLICY_MAX_SIZE, &b, err);

@@ -29,6 +29,7 @@ struct entry {
 struct slot {
 	const char *name;
 	struct entry *head;
+	struct entry *tail; /* last of the chain: appends in O(1) */
 	uint32_t hash;
 	uint32_t len; /* strlen(name), saturated */
 };
@@ -41,6 +42,14 @@ struct kp_kernel_base {
 	struct slot *slots; /* hash index: heads of same-name chains, head NULL = empty */
 	size_t nslots;	    /* power of two */
 	size_t nnames;
+	/*
+	 * (name, owner) -> entry, built only once a name has more than PAIRS_AFTER owners (a
+	 * hostile Module.symvers): then a name exported by thousands of owners stays O(1) per
+	 * add. NULL before.
+	 */
+	struct entry **pairs; /* open addressing, power of two, NULL = empty */
+	size_t npairs;
+	size_t npaired;
 	unsigned gen;
 	unsigned source; /* KP_SRC_* of the current load */
 	unsigned sources;
@@ -74,6 +83,7 @@ void kp_base_free(struct kp_kernel_base *b)
 		return;
 	free(b->entries);
 	free(b->slots);
+	free(b->pairs);
 	kp_arena_release(&b->arena);
 	free(b);
 }
@@ -241,19 +251,81 @@ static const char *intern_owner(struct kp_kernel_base *b, const char *owner)
 	return b->last_owner;
 }
 
+static uint32_t pair_hash(uint32_t name_hash, const char *owner)
+{
+	return name_hash * 0x9e3779b1u ^ kp_hash_string(owner);
+}
+
+/* The pair slot of (@name, @owner): its entry, or the empty slot where it goes. */
+static struct entry **find_pair(struct entry **pairs, size_t npairs, const char *name,
+				const char *owner, uint32_t ph)
+{
+	size_t mask = npairs - 1;
+
+	for (size_t i = ph & mask;; i = (i + 1) & mask) {
+		struct entry *e = pairs[i];
+
+		if (!e || ((e->k.owner == owner || !strcmp(e->k.owner, owner)) &&
+			   !strcmp(e->k.name, name)))
+			return &pairs[i];
+	}
+}
+
+#define PAIRS_AFTER 16
+
+static int grow_pairs(struct kp_kernel_base *b)
+{
+	size_t n = b->npairs ? b->npairs * 2 : 1024;
+	struct entry **pairs;
+
+	while (n < 2 * (b->n + 1))
+		n *= 2;
+	if (n > SIZE_MAX / sizeof(*pairs))
+		return -1;
+	pairs = calloc(n, sizeof(*pairs));
+	if (!pairs)
+		return -1;
+	/* from the entries (load order), so that the first build takes in everything */
+	for (size_t i = 0; i < b->n; i++) {
+		struct entry *e = b->entries[i];
+
+		*find_pair(pairs, n, e->k.name, e->k.owner, pair_hash(e->hash, e->k.owner)) = e;
+	}
+	free(b->pairs);
+	b->pairs = pairs;
+	b->npairs = n;
+	b->npaired = b->n;
+	return 0;
+}
+
 int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_err *err)
 {
 	uint32_t h = kp_hash_string(in->name);
 	const char *owner = intern_owner(b, in->owner);
+	struct entry **pair = NULL;
 	struct slot *slot;
-	struct entry *e, *head;
+	struct entry *e;
 
 	if (!owner)
 		return kp_err_set(err, "out of memory");
-	head = find_head(b, in->name, h);
-	for (e = head; e; e = e->next)
-		if (e->k.owner == owner || !strcmp(e->k.owner, owner))
-			return merge(b, e, in, err);
+	if (!b->pairs) {
+		unsigned steps = 0;
+
+		for (e = find_head(b, in->name, h); e && steps < PAIRS_AFTER; e = e->next, steps++)
+			if (e->k.owner == owner || !strcmp(e->k.owner, owner))
+				return merge(b, e, in, err);
+		if (e && grow_pairs(b) < 0) /* a long chain: the pair table from now on */
+			return kp_err_set(err, "out of memory");
+	}
+	if (b->pairs) {
+		uint32_t ph = pair_hash(h, owner);
+
+		if ((b->npaired + 1) * 2 > b->npairs && grow_pairs(b) < 0)
+			return kp_err_set(err, "out of memory");
+		pair = find_pair(b->pairs, b->npairs, in->name, owner, ph);
+		if (*pair)
+			return merge(b, *pair, in, err);
+	}
 
 	if ((b->nnames + 1) * 2 > b->nslots && rehash(b) < 0)
 		return kp_err_set(err, "out of memory");
@@ -290,11 +362,12 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 		b->nnames++;
 	} else {
 		/* Append so that the first loaded owner stays the head. */
-		struct entry *t = slot->head;
-
-		while (t->next)
-			t = t->next;
-		t->next = e;
+		slot->tail->next = e;
+	}
+	slot->tail = e;
+	if (pair) {
+		*pair = e;
+		b->npaired++;
 	}
 	b->entries[b->n++] = e;
 	return 0;
@@ -449,13 +522,9 @@ int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)
 	ssize_t n;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = kp_open_regular(path, &st, err);
 	if (fd < 0)
-		return kp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return kp_err_set(err, "%s: is a directory", path);
-	}
+		return kp_base_err_prefix(err, path);
 	do
 		n = read(fd, head, sizeof(head));
 	while (n < 0 && errno == EINTR);

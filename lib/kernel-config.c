@@ -130,16 +130,14 @@ static int assignment(struct parse *p, const char *s, size_t len)
 static const struct kp_kconfig_entry *find(const struct kp_kconfig *c, const char *name)
 {
 	const struct kp_symbol_index_entry *e;
-	const struct kp_kconfig_entry *last = NULL;
 	char full[256];
 
 	if (strncmp(name, "CONFIG_", 7)) {
 		snprintf(full, sizeof(full), "CONFIG_%s", name);
 		name = full;
 	}
-	for (e = kp_symbol_index_find(&c->index, name); e; e = kp_symbol_index_next(e))
-		last = e->value;
-	return last;
+	e = kp_symbol_index_find(&c->index, name); /* one entry per name: the last assignment */
+	return e ? e->value : NULL;
 }
 
 const char *kp_kconfig_get(const struct kp_kconfig *c, const char *name)
@@ -222,11 +220,16 @@ int kp_kconfig_load_buffer(struct kp_kconfig *c, const char *label, const unsign
 	}
 	if (!c->nentries)
 		return kp_err_set(err, "%s: no CONFIG_ lines: not a kernel configuration", label);
-	/* Indexed once parsing is over (the array no longer moves). */
+	/*
+	 * Indexed once parsing is over (the array no longer moves), the last assignment of
+	 * each name only (it wins, as in kconfig): lookups stay O(1) however often a name is
+	 * repeated (last to first, a name is added when not indexed yet).
+	 */
 	if (kp_symbol_index_init(&c->index, c->nentries) < 0)
 		return kp_err_set(err, "out of memory");
-	for (size_t i = 0; i < c->nentries; i++)
-		if (kp_symbol_index_add(&c->index, c->entries[i].name, &c->entries[i]) < 0)
+	for (size_t i = c->nentries; i-- > 0;)
+		if (!kp_symbol_index_find(&c->index, c->entries[i].name) &&
+		    kp_symbol_index_add(&c->index, c->entries[i].name, &c->entries[i]) < 0)
 			return kp_err_set(err, "out of memory");
 	shortcuts(c);
 	c->known = true;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kernel-base-internal.h"
+#include "modprobe-chain.h"
 #include "kernel-tree.h"
 #include "rootfs.h"
 
@@ -276,7 +277,8 @@ static bool usable_vmlinux(const char *path)
 	unsigned char head[SELFMAG];
 	bool ok = false;
 	Elf *elf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = kp_open_regular(path, &st, NULL); /* a FIFO named vmlinux must not block */
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 
@@ -294,7 +296,7 @@ static bool usable_vmlinux(const char *path)
 		close(fd);
 		return false;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL); /* not mapped: no SIGBUS if it shrinks */
 	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
 		while (!ok && (scn = elf_nextscn(elf, scn))) {
 			GElf_Shdr sh;
@@ -537,6 +539,10 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 			paths[n++] = owned[i];
 	}
 	if (!n)
+		goto out;
+	/* A FIFO among them would block libkmod's reader forever: refused first. */
+	r = kp_modprobe_config_check(paths, err);
+	if (r < 0)
 		goto out;
 	ctx = kmod_new(t->moddir, paths);
 	if (!ctx) {

@@ -135,6 +135,322 @@ static int read_text_index(const char *moddir, const char *name, struct kp_bytes
 	return r;
 }
 
+/* ------------------------------------------------------------------ what libkmod reads */
+
+/*
+ * libkmod's index format (kmod's libkmod-index.c, as depmod writes it): a header (magic,
+ * version, root offset; big-endian 32-bit words), then nodes. A node word holds flags in
+ * its top 4 bits and the node's file offset in the low 28. A node: [prefix string if
+ * PREFIX] [first, last bytes and last - first + 1 child words if CHILDS] [a value count
+ * and that many (priority, string) pairs if VALUES]. depmod writes children before their
+ * parent, so in a file it wrote every child lies below its parent: a walk that requires
+ * it, and each node reached once, ends after at most one look at each byte.
+ */
+#define IDX_MAGIC	0xB007F457u
+#define IDX_VERSION_MAJ 0x0002u
+#define IDX_NODE_PREFIX 0x80000000u
+#define IDX_NODE_VALUES 0x40000000u
+#define IDX_NODE_CHILDS 0x20000000u
+#define IDX_NODE_FLAGS	0xF0000000u
+#define IDX_NODE_MASK	0x0FFFFFFFu
+#define IDX_HEADER_SIZE 12u
+#define IDX_MAX_SIZE	((size_t)256 << 20)
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A NUL-terminated string at @off: its end + 1, or 0 if it runs past the file. */
+static size_t idx_string(const unsigned char *d, size_t len, size_t off)
+{
+	const unsigned char *nul = off < len ? memchr(d + off, '\0', len - off) : NULL;
+
+	return nul ? (size_t)(nul - d) + 1 : 0;
+}
+
+int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
+{
+	unsigned char *seen;
+	uint32_t *stack;
+	size_t sp = 0;
+	int r = 0;
+
+	if (len < IDX_HEADER_SIZE || be32(d) != IDX_MAGIC)
+		return kp_err_set(err, "not a depmod index (bad magic)");
+	if (be32(d + 4) >> 16 != IDX_VERSION_MAJ)
+		return kp_err_set(err, "unsupported depmod index version 0x%08x", be32(d + 4));
+	if (len > IDX_MAX_SIZE)
+		return kp_err_set(err, "larger than the index limit");
+	/*
+	 * Every push is a child word of the file, so the stack never holds more than len / 4
+	 * (+ the root); the bitmap marks node offsets reached.
+	 */
+	seen = calloc(len / 8 + 1, 1);
+	stack = malloc((len / 4 + 2) * sizeof(*stack));
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return kp_err_set(err, "out of memory");
+	}
+	stack[sp++] = be32(d + 8);
+	while (sp && r == 0) {
+		uint32_t w = stack[--sp];
+		size_t off = w & IDX_NODE_MASK, pos = off;
+
+		if (off < IDX_HEADER_SIZE || off > len) { /* an empty node may end the file */
+			r = kp_err_set(err,
+				       "corrupt depmod index: node offset 0x%x out of the file", w);
+			break;
+		}
+		if (seen[off / 8] & (1u << (off % 8))) {
+			r = kp_err_set(err, "corrupt depmod index: node 0x%zx reached twice", off);
+			break;
+		}
+		seen[off / 8] |= (unsigned char)(1u << (off % 8));
+		if ((w & IDX_NODE_PREFIX) && !(pos = idx_string(d, len, pos))) {
+			r = kp_err_set(err, "corrupt depmod index: prefix past the end");
+			break;
+		}
+		if (w & IDX_NODE_CHILDS) {
+			size_t n;
+
+			if (len - pos < 2 || d[pos] > d[pos + 1] ||
+			    len - pos - 2 < 4 * ((size_t)d[pos + 1] - d[pos] + 1)) {
+				r = kp_err_set(err,
+					       "corrupt depmod index: child table past the end");
+				break;
+			}
+			n = (size_t)d[pos + 1] - d[pos] + 1;
+			pos += 2;
+			for (const unsigned char *c = d + pos, *e = c + 4 * n; c < e; c += 4) {
+				uint32_t cw = be32(c);
+
+				if (!(cw & IDX_NODE_MASK))
+					continue; /* no child for this byte */
+				/* written before its parent: below it in the file */
+				if ((cw & IDX_NODE_MASK) >= off) {
+					r = kp_err_set(err,
+						       "corrupt depmod index: node 0x%zx points "
+						       "forward",
+						       off);
+					break;
+				}
+				stack[sp++] = cw;
+			}
+			pos += 4 * n;
+		}
+		if (r == 0 && (w & IDX_NODE_VALUES)) {
+			uint32_t n;
+
+			if (len - pos < 4) {
+				r = kp_err_set(err, "corrupt depmod index: values past the end");
+				break;
+			}
+			n = be32(d + pos);
+			pos += 4;
+			if (n > (len - pos) / 5) {
+				r = kp_err_set(err, "corrupt depmod index: %u values in a node", n);
+				break;
+			}
+			for (uint32_t i = 0; i < n && r == 0; i++) {
+				if (len - pos < 4 || !(pos = idx_string(d, len, pos + 4)))
+					r = kp_err_set(err,
+						       "corrupt depmod index: value past the end");
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return r;
+}
+
+/*
+ * Checks the .bin index @name of @c's release directory before libkmod may read it:
+ * absent is fine (libkmod does without it), anything else must be a regular file that
+ * passes kp_chain_index_check(). With @keep, the bytes stay in @c (modules.dep.bin, for
+ * depbin_has()). Each index is checked once per chain.
+ */
+struct index_call {
+	const struct kp_bytes *b;
+	struct kp_err *err;
+};
+
+static int index_check_cb(void *arg)
+{
+	const struct index_call *ic = arg;
+
+	return kp_chain_index_check(ic->b->data, ic->b->len, ic->err);
+}
+
+static int check_index(struct kp_chain *c, const char *name, bool keep, struct kp_err *err)
+{
+	struct kp_bytes b;
+	struct stat st;
+	char *path;
+	int r;
+
+	if (asprintf(&path, "%s/%s", c->moddir, name) < 0)
+		return kp_err_set(err, "out of memory");
+	/* mapped (no copy: the hook's budget), checked under the SIGBUS guard */
+	r = kp_bytes_map(path, IDX_MAX_SIZE, &b, err);
+	if (r < 0) {
+		r = lstat(path, &st) < 0 && errno == ENOENT ? 0 : kp_err_prefix(err, path);
+		free(path);
+		return r;
+	}
+	{
+		struct index_call ic = { .b = &b, .err = err };
+
+		r = kp_bytes_guard(&b, index_check_cb, &ic, err);
+	}
+	if (r == 0 && keep)
+		c->depbin = b;
+	else
+		kp_bytes_release(&b);
+	if (r < 0)
+		kp_err_prefix(err, path);
+	free(path);
+	return r;
+}
+
+/*
+ * Whether libkmod's exact search of modules.dep.bin (kmod's index_search__node(): the
+ * prefix, then the child of the next key byte, a value where the key ends) finds @key.
+ * The index passed kp_chain_index_check(): every offset is in the file and each step
+ * goes down.
+ */
+static bool depbin_search(const unsigned char *d, const char *key)
+{
+	uint32_t w;
+	size_t i = 0;
+
+	for (w = be32(d + 8);;) {
+		size_t pos = w & IDX_NODE_MASK;
+		unsigned first = 0, last = 0;
+
+		if (w & IDX_NODE_PREFIX) {
+			const char *p = (const char *)d + pos;
+			size_t n = strlen(p);
+
+			if (strncmp(p, key + i, n))
+				return false;
+			i += n;
+			pos += n + 1;
+		}
+		if (w & IDX_NODE_CHILDS) {
+			first = d[pos];
+			last = d[pos + 1];
+			pos += 2;
+		}
+		if (!key[i]) {
+			if (w & IDX_NODE_CHILDS)
+				pos += 4 * ((size_t)last - first + 1);
+			return (w & IDX_NODE_VALUES) && be32(d + pos) > 0;
+		}
+		if (!(w & IDX_NODE_CHILDS) || (unsigned char)key[i] < first ||
+		    (unsigned char)key[i] > last)
+			return false;
+		w = be32(d + pos + 4 * ((size_t)(unsigned char)key[i] - first));
+		if (!(w & IDX_NODE_MASK))
+			return false;
+		i++;
+	}
+}
+
+struct search_call {
+	const unsigned char *d;
+	const char *key;
+	bool found;
+};
+
+static int search_cb(void *arg)
+{
+	struct search_call *sc = arg;
+
+	sc->found = depbin_search(sc->d, sc->key);
+	return 0;
+}
+
+/* depbin_search() on the mapped modules.dep.bin, under the SIGBUS guard. */
+static bool depbin_has(const struct kp_chain *c, const char *key)
+{
+	struct search_call sc = { .d = c->depbin.data, .key = key };
+
+	if (!c->depbin.data)
+		return false;
+	return kp_bytes_guard(&c->depbin, search_cb, &sc, NULL) == 0 && sc.found;
+}
+
+/*
+ * Before a libkmod lookup of @name: the indexes it can reach are checked. A name in
+ * modules.dep.bin (checked at open) ends libkmod's search there; any other name can reach
+ * modules.symbols.bin and modules.alias.bin, checked then (once). Checking the large
+ * alias index only when it can be read keeps the usual hook call cheap.
+ */
+static int check_lookup(struct kp_chain *c, const char *name, struct kp_err *err)
+{
+	char key[4096];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(key); i++)
+		key[i] = name[i] == '-' ? '_' : name[i];
+	key[i] = '\0';
+	/* brackets: libkmod normalises differently there; never assume what it finds */
+	if (!name[i] && !strpbrk(name, "[]*?") && depbin_has(c, key))
+		return 0;
+	if (!c->symbols_checked) {
+		if (check_index(c, "modules.symbols.bin", false, err) < 0)
+			return -1;
+		c->symbols_checked = true;
+	}
+	if (!c->alias_checked) {
+		if (check_index(c, "modules.alias.bin", false, err) < 0)
+			return -1;
+		c->alias_checked = true;
+	}
+	return 0;
+}
+
+int kp_modprobe_config_check(const char *const *paths, struct kp_err *err)
+{
+	for (size_t i = 0; paths[i]; i++) {
+		struct dirent *de;
+		struct stat st;
+		DIR *d;
+
+		if (stat(paths[i], &st) < 0)
+			continue; /* libkmod skips what is not there */
+		if (!S_ISDIR(st.st_mode)) {
+			if (!S_ISREG(st.st_mode))
+				return kp_err_set(err, "%s: %s", paths[i],
+						  "not a regular file: refused as modprobe "
+						  "configuration");
+			continue;
+		}
+		d = opendir(paths[i]);
+		if (!d)
+			continue;
+		/* the names libkmod reads (kmod's conf_files_filter_out()): *.conf, no dot first */
+		while ((de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+
+			if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".conf"))
+				continue;
+			if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || S_ISDIR(st.st_mode) ||
+			    S_ISREG(st.st_mode))
+				continue; /* libkmod skips directories and what vanished */
+			kp_err_set(err,
+				   "%s/%s: not a regular file: refused as modprobe configuration",
+				   paths[i], de->d_name);
+			closedir(d);
+			return -1;
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
 		  size_t nblacklist, struct kp_err *err)
@@ -206,6 +522,17 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		if (*kept)
 			paths[np++] = kept;
 	}
+	/*
+	 * libkmod opens what it reads without O_NONBLOCK and trusts the indexes' offsets:
+	 * a FIFO blocks it forever, a corrupt index can loop it. Both refused here first.
+	 */
+	if (kp_modprobe_config_check(paths, err) < 0 ||
+	    check_index(c, "modules.dep.bin", true, err) < 0 ||
+	    check_index(c, "modules.builtin.bin", false, err) < 0 ||
+	    check_index(c, "modules.builtin.alias.bin", false, err) < 0) {
+		kp_chain_close(c);
+		return -1;
+	}
 	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
 	c->ctx = kmod_new(moddir, paths);
 	if (!c->ctx) {
@@ -222,6 +549,8 @@ void kp_chain_close(struct kp_chain *c)
 {
 	if (c->ctx)
 		kmod_unref(c->ctx);
+	if (c->depbin.data)
+		kp_bytes_release(&c->depbin);
 	free(c->dep_text);
 	free(c->mods);
 	kp_arena_release(&c->arena);
@@ -327,6 +656,8 @@ static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, 
 	struct kmod_list *list = NULL, *l;
 	int r;
 
+	if (check_lookup(c, name, err) < 0)
+		return -1;
 	kmod_set_log_fn(c->ctx, kmod_log_fn, &log);
 	r = kmod_module_new_from_lookup(c->ctx, name, &list);
 	if (r < 0) {
@@ -588,6 +919,8 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 	if (c->source == KP_CHAIN_LIBKMOD) {
 		struct kmod_list *list = NULL;
 
+		if (check_lookup(c, key, err) < 0)
+			return -1;
 		if (kmod_module_new_from_lookup(c->ctx, key, &list) < 0)
 			return kp_err_set(err, "%s: libkmod cannot look up %s", c->moddir, key);
 		if (list) {
@@ -847,47 +1180,46 @@ static bool keep_kallsyms(const struct kp_symset *wanted, const char *s, size_t 
 	return kp_symset_has(wanted, name, nl);
 }
 
+struct keep {
+	const struct kp_symset *wanted;
+	bool kallsyms;
+	char *out;
+	size_t len, cap;
+};
+
+static int keep_line(const char *s, size_t n, void *arg)
+{
+	struct keep *k = arg;
+
+	if (!n || !(k->kallsyms ? keep_kallsyms(k->wanted, s, n) : keep_symvers(k->wanted, s, n)))
+		return 0;
+	if (kp_grow(&k->out, &k->cap, k->len + n + 1, 1) < 0)
+		return -ENOMEM;
+	memcpy(k->out + k->len, s, n);
+	k->len += n;
+	k->out[k->len++] = '\n';
+	return 0;
+}
+
 int kp_chain_load_exports(struct kp_kernel_base *b, const char *path, bool kallsyms,
 			  const struct kp_symset *wanted, struct kp_err *err)
 {
-	struct kp_bytes in;
-	unsigned char *out;
-	size_t olen = 0;
-	const char *pos, *end;
+	struct keep k = { .wanted = wanted, .kallsyms = kallsyms };
 	int r;
 
-	/* procfs files say they are empty: read them; map the others (no copy). */
-	if (kallsyms)
-		r = kp_read_file(path, KP_CHAIN_MAX_KALLSYM, &in, err);
-	else if ((r = kp_bytes_read(path, KP_CHAIN_MAX_SYMVERS, &in, err)) < 0)
-		kp_err_set(err, "%s: %.400s", path, err->msg);
-	if (r < 0)
-		return -1;
-	out = malloc(in.len + 1);
-	if (!out) {
-		kp_bytes_release(&in);
-		return kp_err_set(err, "out of memory");
+	/* line by line through one buffer: only the lines of wanted symbols are kept */
+	r = kp_bytes_lines(path, kallsyms ? KP_CHAIN_MAX_KALLSYM : KP_CHAIN_MAX_SYMVERS, keep_line,
+			   &k, err);
+	if (r == -ENOMEM)
+		kp_err_set(err, "out of memory");
+	if (r < 0) {
+		free(k.out);
+		return kp_err_prefix(err, path);
 	}
-	pos = (const char *)in.data;
-	end = pos + in.len;
-	while (pos < end) {
-		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
-		size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
-
-		if (n &&
-		    (kallsyms ? keep_kallsyms(wanted, pos, n) : keep_symvers(wanted, pos, n))) {
-			memcpy(out + olen, pos, n);
-			olen += n;
-			out[olen++] = '\n';
-		}
-		pos = nl ? nl + 1 : end;
-	}
-	kp_bytes_release(&in);
-	r = 0;
-	if (olen && kallsyms)
-		r = kp_base_load_system_map_buffer(b, path, out, olen, err);
-	else if (olen)
-		r = kp_base_load_symvers_buffer(b, path, out, olen, err);
-	free(out);
+	if (k.len && kallsyms)
+		r = kp_base_load_system_map_buffer(b, path, (unsigned char *)k.out, k.len, err);
+	else if (k.len)
+		r = kp_base_load_symvers_buffer(b, path, (unsigned char *)k.out, k.len, err);
+	free(k.out);
 	return r < 0 ? -1 : 0;
 }

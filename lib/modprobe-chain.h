@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bytes.h"
 #include "kernel-base.h"
 #include "util.h"
 
@@ -42,6 +43,19 @@ struct kp_symset {
 	size_t cap; /* a power of two, 0 before the first add */
 	size_t n;
 };
+
+/*
+ * Checks a libkmod .bin index (@len bytes) before libkmod reads it: header, every node
+ * offset inside the file, children below their parent (as depmod writes them), each node
+ * reached once, strings and value tables inside the file. 0, or -1 with the reason.
+ */
+int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err);
+/*
+ * The modprobe configuration @paths (NULL-terminated, as given to kmod_new()): any entry
+ * libkmod would open that is not a regular file or a directory (a FIFO, a device, a
+ * socket) is refused with "PATH: not a regular file: ...". 0 or -1.
+ */
+int kp_modprobe_config_check(const char *const *paths, struct kp_err *err);
 
 /* Adds @name (kept by pointer: it must outlive the set). 0, or -1 when out of memory. */
 int kp_symset_add(struct kp_symset *s, const char *name);
@@ -68,8 +82,10 @@ struct kp_chain {
 	const char *root;
 	const char *moddir; /* ROOT/lib/modules/<release> */
 	enum kp_chain_source source;
-	struct kmod_ctx *ctx; /* KP_CHAIN_LIBKMOD */
-	char *dep_text;	      /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
+	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
+	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
+	bool alias_checked, symbols_checked; /* checked when a lookup can reach them */
+	char *dep_text;			     /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
 	size_t dep_len;
 	const char *const *builtin; /* sorted names of modules.builtin (borrowed), may be NULL */
 	size_t nbuiltin;

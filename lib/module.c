@@ -189,34 +189,69 @@ static int read_pkcs7(struct kp_module *m, struct kp_bytes *b, size_t elf_len, u
 	return 0;
 }
 
-static int read_image(struct kp_module *m, struct kp_bytes *b, const struct kp_name_pool *names,
-		      unsigned want_digest, struct kp_err *err)
+/*
+ * No ELF image left once a signature trailer is taken off. When the trailer itself is not a
+ * signature the kernel can parse, the kernel never reaches the ELF: module_sig_check()
+ * fails with EBADMSG first (mod_check_sig() / the PKCS#7 parser, 4.x-7.x). Say that
+ * rather than only "not an ELF file".
+ */
+static int bad_signed_image(const struct kp_module *m, struct kp_err *err)
 {
+	char why[sizeof(err->msg)];
+
+	if (!m->sig.present || (!m->sig.malformed && m->sig.pkcs7_der))
+		return -1;
+	snprintf(why, sizeof(why), "%s", err->msg);
+	return kp_err_set(err,
+			  "%s: its signature trailer (sig_len %u) is not a signature the kernel "
+			  "can parse: the kernel rejects it with EBADMSG before reading the ELF",
+			  why, m->sig.sig_len);
+}
+
+/* One read_image() call, kept by from_bytes() so that a SIGBUS jump leaves nothing unfreed. */
+struct read_call {
+	struct kp_module *m;
+	struct kp_bytes *b;
+	const struct kp_name_pool *names;
+	unsigned want_digest; /* hash the whole file for the signature check */
+	struct kp_err *err;
+	struct kp_elf e;
+};
+
+static int read_image(struct read_call *c)
+{
+	struct kp_module *m = c->m;
+	struct kp_bytes *b = c->b;
+	const struct kp_name_pool *names = c->names;
+	struct kp_err *err = c->err;
+	unsigned want_digest = c->want_digest;
 	const struct kp_elf_source src = { .load = load_bytes, .ctx = b, .want = reader_wants };
 	unsigned char *image = b->data;
 	size_t len = b->len;
-	struct kp_elf e;
+	struct kp_elf *const ep = &c->e;
 	size_t elf_len;
 	int r = -1;
 
 	m->image_size = len;
 	if (b->sparse) {
 		elf_len = read_sparse_signature(m, b, err);
-		if (elf_len == SIZE_MAX || kp_elf_open_sparse(&e, image, elf_len, &src, err) < 0)
+		if (elf_len == SIZE_MAX)
 			return -1;
+		if (kp_elf_open_sparse(ep, image, elf_len, &src, err) < 0)
+			return bad_signed_image(m, err);
 	} else {
 		elf_len = kp_read_signature(m, image, len);
-		if (kp_elf_open(&e, image, elf_len, err) < 0)
-			return -1;
+		if (kp_elf_open(ep, image, elf_len, err) < 0)
+			return bad_signed_image(m, err);
 	}
-	m->is64 = e.is64;
-	m->big_endian = e.big_endian;
-	m->machine = e.machine;
-	if (e.type != ET_REL) {
-		kp_err_set(err, "not a kernel module: ELF file is %s", elf_type_name(e.type));
+	m->is64 = ep->is64;
+	m->big_endian = ep->big_endian;
+	m->machine = ep->machine;
+	if (ep->type != ET_REL) {
+		kp_err_set(err, "not a kernel module: ELF file is %s", elf_type_name(ep->type));
 		goto out;
 	}
-	if (kp_arena_reserve(&m->arena, arena_estimate(m, &e, names)) < 0) {
+	if (kp_arena_reserve(&m->arena, arena_estimate(m, ep, names)) < 0) {
 		kp_err_set(err, "out of memory");
 		goto out;
 	}
@@ -225,25 +260,30 @@ static int read_image(struct kp_module *m, struct kp_bytes *b, const struct kp_n
 		kp_err_set(err, "out of memory");
 		goto out;
 	}
-	if (read_this_module(m, &e, err) < 0 || kp_read_modinfo(m, &e, err) < 0 ||
-	    kp_read_imports(m, &e, names, err) < 0 || kp_read_exports(m, &e, names, err) < 0 ||
-	    kp_read_versions(m, &e, names, err) < 0)
+	if (read_this_module(m, ep, err) < 0 || kp_read_modinfo(m, ep, err) < 0 ||
+	    kp_read_imports(m, ep, names, err) < 0 || kp_read_exports(m, ep, names, err) < 0 ||
+	    kp_read_versions(m, ep, names, err) < 0)
 		goto out;
 	if (m->imports_symbol_get && b->sparse) {
 		/* The tracer reads code, relocations and strings: the whole file, then. */
-		kp_elf_close(&e);
+		kp_elf_close(ep);
 		if (kp_bytes_load(b, 0, elf_len, err) < 0 ||
-		    kp_elf_open(&e, image, elf_len, err) < 0)
+		    kp_elf_open(ep, image, elf_len, err) < 0)
 			return -1;
 	}
-	if (m->imports_symbol_get && kp_read_symbol_get(m, &e, err) < 0)
+	if (m->imports_symbol_get && kp_read_symbol_get(m, ep, err) < 0)
 		goto out;
 	if (read_pkcs7(m, b, elf_len, want_digest, err) < 0)
 		goto out;
 	r = 0;
 out:
-	kp_elf_close(&e);
+	kp_elf_close(ep);
 	return r;
+}
+
+static int read_image_cb(void *arg)
+{
+	return read_image(arg);
 }
 
 /* @path is borrowed until read_image() copies it into the arena (sized by then). */
@@ -271,7 +311,16 @@ static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open
 	m->compression = b->comp;
 	m->file_size = b->file_len;
 	m->full_modinfo = opts && opts->full_modinfo;
-	r = read_image(m, b, opts ? opts->names : NULL, opts ? opts->sig_digest : 0, err);
+	struct read_call call = { .m = m,
+				  .b = b,
+				  .names = opts ? opts->names : NULL,
+				  .want_digest = opts ? opts->sig_digest : 0,
+				  .err = err };
+
+	/* a mapped (large) file: a SIGBUS while reading it is this file's error */
+	r = kp_bytes_guard(b, read_image_cb, &call, err);
+	if (r < 0)
+		kp_elf_abandon(&call.e); /* what a jump left open (no-op after a normal return) */
 	kp_bytes_release(b);
 	if (r < 0) {
 		kp_module_free(m);

@@ -180,66 +180,10 @@ static void prefix_err(struct kp_err *err, const char *path)
 
 int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
 {
-	struct kp_outbuf o = { .max = max };
-	struct stat st;
-	int fd, r = 0;
+	int r = kp_bytes_read_text(path, max, out, err);
 
-	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		r = -errno;
-		kp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		kp_err_set(err, "%s: cannot stat: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		kp_err_set(err, "%s: %s", path,
-			   S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
-		goto out;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (o.len >= max) {
-			r = -EFBIG;
-			kp_err_set(err, "%s: larger than the limit of %zu MiB", path, max >> 20);
-			goto out;
-		}
-		if (kp_outbuf_reserve(&o, 65536, err) < 0) {
-			prefix_err(err, path);
-			r = -ENOMEM;
-			goto out;
-		}
-		n = read(fd, o.data + o.len, o.cap - o.len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			kp_err_set(err, "%s: read error: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		o.len += (size_t)n;
-	}
-	if (kp_detect_compression(o.data, o.len) != KP_COMP_NONE) {
-		if (kp_bytes_from_buffer(o.data, o.len, max, out, err) < 0) {
-			prefix_err(err, path);
-			r = -EINVAL;
-		}
-		goto out;
-	}
-	out->data = o.data;
-	out->len = out->file_len = o.len;
-	o.data = NULL;
-out:
-	free(o.data);
-	close(fd);
+	if (r < 0)
+		prefix_err(err, path);
 	return r;
 }
 

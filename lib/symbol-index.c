@@ -55,12 +55,16 @@ static int rehash_pool(struct kp_symbol_index *idx)
 		return -1;
 	memcpy(np, old, idx->n * sizeof(*np));
 	memset(idx->buckets, 0, idx->nbuckets * sizeof(*idx->buckets));
+	if (idx->tails)
+		memset(idx->tails, 0, idx->nbuckets * sizeof(*idx->tails));
 	idx->pool = np;
 	idx->cap = ncap;
 	/* Rebuild chains; inserting in reverse keeps per-key insertion order. */
 	for (size_t i = idx->n; i-- > 0;) {
 		size_t b = kp_hash_string(np[i].key) & (idx->nbuckets - 1);
 
+		if (!idx->buckets[b] && idx->tails)
+			idx->tails[b] = &np[i];
 		np[i].next = idx->buckets[b];
 		idx->buckets[b] = &np[i];
 	}
@@ -68,9 +72,27 @@ static int rehash_pool(struct kp_symbol_index *idx)
 	return 0;
 }
 
+/*
+ * Buckets are short in practice: appends walk them. A bucket longer than this (a key
+ * repeated thousands of times: duplicate lines in a hostile file) switches the index to
+ * a tail pointer per bucket, so that n additions never cost n^2.
+ */
+#define TAILS_AFTER 32
+
+static int build_tails(struct kp_symbol_index *idx)
+{
+	idx->tails = kp_calloc(idx->nbuckets, sizeof(*idx->tails));
+	if (!idx->tails)
+		return -1;
+	for (size_t b = 0; b < idx->nbuckets; b++)
+		for (struct kp_symbol_index_entry *x = idx->buckets[b]; x; x = x->next)
+			idx->tails[b] = x;
+	return 0;
+}
+
 int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *value)
 {
-	struct kp_symbol_index_entry *e, **pp;
+	struct kp_symbol_index_entry *e;
 	size_t b;
 
 	if (idx->n == idx->cap && rehash_pool(idx) < 0)
@@ -81,9 +103,25 @@ int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *valu
 	e->next = NULL;
 	b = kp_hash_string(key) & (idx->nbuckets - 1);
 	/* Append at the tail of the bucket so entries of one key stay in insertion order. */
-	for (pp = &idx->buckets[b]; *pp; pp = &(*pp)->next)
-		;
-	*pp = e;
+	if (!idx->tails) {
+		struct kp_symbol_index_entry **pp = &idx->buckets[b];
+		unsigned steps = 0;
+
+		for (; *pp && steps < TAILS_AFTER; pp = &(*pp)->next)
+			steps++;
+		if (!*pp) {
+			*pp = e;
+			return 0;
+		}
+		/* a long chain (one key added many times): tails from now on, O(1) per add */
+		if (build_tails(idx) < 0)
+			return -1;
+	}
+	if (idx->tails[b])
+		idx->tails[b]->next = e;
+	else
+		idx->buckets[b] = e;
+	idx->tails[b] = e;
 	return 0;
 }
 
@@ -111,6 +149,7 @@ const struct kp_symbol_index_entry *kp_symbol_index_next(const struct kp_symbol_
 void kp_symbol_index_free(struct kp_symbol_index *idx)
 {
 	free(idx->buckets);
+	free(idx->tails);
 	free(idx->pool);
 	memset(idx, 0, sizeof(*idx));
 }

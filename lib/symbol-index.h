@@ -14,6 +14,7 @@ struct kp_symbol_index_entry {
 
 struct kp_symbol_index {
 	struct kp_symbol_index_entry **buckets;
+	struct kp_symbol_index_entry **tails; /* NULL, or each bucket's last entry (long chains) */
 	size_t nbuckets;
 	struct kp_symbol_index_entry *pool;
 	size_t n;

@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,16 @@ int kp_err_set(struct kp_err *err, const char *fmt, ...)
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+int kp_err_prefix(struct kp_err *err, const char *path)
+{
+	char msg[sizeof(err->msg)];
+
+	if (!err)
+		return -1;
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	return kp_err_set(err, "%s: %s", path, msg);
 }
 
 void *kp_calloc(size_t nmemb, size_t size)
@@ -184,4 +195,244 @@ bool kp_is_identifier(const char *s, size_t len)
 		return false;
 	}
 	return true;
+}
+
+const char *kp_format_size(size_t n, char *buf, size_t size)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+
+	/* Exact: the largest unit that divides @n, so 1K is "1 KiB", never "0 MiB". */
+	while (u + 1 < KP_ARRAY_SIZE(units) && n && !(n & 1023)) {
+		n >>= 10;
+		u++;
+	}
+	snprintf(buf, size, "%zu %s", n, units[u]);
+	return buf;
+}
+
+/* Length of the valid UTF-8 sequence at @s (at most @len bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	size_t n;
+	uint32_t c;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates, beyond U+10FFFF */
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+size_t kp_utf8_valid_len(const char *s, size_t len)
+{
+	uint32_t cp;
+
+	return len ? utf8_len((const unsigned char *)s, len, &cp) : 0;
+}
+
+/* Code points shown escaped though valid: C1 controls, line separators, bidi controls. */
+static bool invisible(uint32_t c)
+{
+	return (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
+	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) || c == 0x200e ||
+	       c == 0x200f || c == 0x061c || c == 0xfeff;
+}
+
+void kp_escape_write(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t run = i, n;
+		uint32_t cp;
+
+		while (run < len && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '\\')
+			run++;
+		if (run > i)
+			fwrite(p + i, 1, run - i, f);
+		i = run;
+		if (i >= len)
+			break;
+		n = utf8_len(p + i, len - i, &cp);
+		if (p[i] == '\\') {
+			fputs("\\\\", f);
+		} else if (p[i] == '\n') {
+			fputs("\\n", f);
+		} else if (p[i] == '\t') {
+			fputs("\\t", f);
+		} else if (p[i] == '\r') {
+			fputs("\\r", f);
+		} else if (p[i] < 0x80 || !n) {
+			fprintf(f, "\\x%02x", p[i]); /* C0 controls, DEL, bytes of invalid UTF-8 */
+		} else if (invisible(cp)) {
+			fprintf(f, "\\u{%04x}", (unsigned)cp);
+		} else {
+			fwrite(p + i, 1, n, f);
+			i += n;
+			continue;
+		}
+		i++;
+		if (n > 1 && invisible(cp))
+			i += n - 1;
+	}
+}
+
+/* The spec comes from the caller's checked format (kp_printf_fmt on the public entry). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+/* One conversion of kp_escaped_vfprintf(): @spec is "%...c" with its length modifiers. */
+static void one_conversion(FILE *f, const char *spec, size_t slen, va_list *ap)
+{
+	char fmt[32], buf[128];
+	int width = 0, prec = -1, lmod = 0;
+	bool star_w = false, star_p = false, left = false;
+	char conv = spec[slen - 1];
+	const char *q = spec + 1;
+
+	snprintf(fmt, sizeof(fmt), "%.*s", (int)slen, spec);
+	for (; *q && strchr("-+ #0", *q); q++)
+		left |= *q == '-';
+	if (*q == '*') {
+		star_w = true;
+		q++;
+	}
+	for (; *q >= '0' && *q <= '9'; q++)
+		width = width * 10 + (*q - '0');
+	if (*q == '.') {
+		q++;
+		if (*q == '*')
+			star_p = true;
+		else
+			for (prec = 0; *q >= '0' && *q <= '9'; q++)
+				prec = prec * 10 + (*q - '0');
+	}
+	for (const char *m = spec + 1; m < spec + slen - 1; m++)
+		if (*m == 'l')
+			lmod++;
+		else if (*m == 'z' || *m == 'j' || *m == 't')
+			lmod = 3;
+	if (star_w) {
+		width = va_arg(*ap, int);
+		left |= width < 0;
+		width = width < 0 ? -width : width;
+	}
+	if (star_p)
+		prec = va_arg(*ap, int);
+	if (conv == 's' || conv == 'c') {
+		char ch;
+		const char *s;
+		size_t n;
+
+		if (conv == 'c') {
+			ch = (char)va_arg(*ap, int);
+			s = &ch;
+			n = 1;
+		} else {
+			s = va_arg(*ap, const char *);
+			if (!s)
+				s = "(null)";
+			n = prec >= 0 ? strnlen(s, (size_t)prec) : strlen(s);
+		}
+		if (width > 0) {
+			/* padded (table columns): the escaped text, padded the way printf pads */
+			char *tmp = NULL;
+			size_t tlen = 0;
+			FILE *m = open_memstream(&tmp, &tlen);
+
+			if (m) {
+				kp_escape_write(m, s, n);
+				fclose(m);
+				fprintf(f, left ? "%-*s" : "%*s", width, tmp ? tmp : "");
+			}
+			free(tmp);
+			return;
+		}
+		kp_escape_write(f, s, n);
+		return;
+	}
+	if (conv == '%') {
+		fputc('%', f);
+		return;
+	}
+	/* Numbers: formatted by the C library, with the arguments this spec takes. */
+#define ONE(T)                                                                     \
+	do {                                                                       \
+		T v = va_arg(*ap, T);                                              \
+		if (star_w && star_p)                                              \
+			snprintf(buf, sizeof(buf), fmt, width, prec, v);           \
+		else if (star_w || star_p)                                         \
+			snprintf(buf, sizeof(buf), fmt, star_w ? width : prec, v); \
+		else                                                               \
+			snprintf(buf, sizeof(buf), fmt, v);                        \
+	} while (0)
+	if (strchr("eEfFgGaA", conv))
+		ONE(double);
+	else if (conv == 'p')
+		ONE(void *);
+	else if (lmod == 3)
+		ONE(size_t);
+	else if (lmod == 2)
+		ONE(long long);
+	else if (lmod == 1)
+		ONE(long);
+	else
+		ONE(int);
+#undef ONE
+	fputs(buf, f);
+}
+#pragma GCC diagnostic pop
+
+void kp_escaped_vfprintf(FILE *f, const char *fmt, va_list ap)
+{
+	va_list cp;
+
+	va_copy(cp, ap);
+	while (*fmt) {
+		const char *pct = strchr(fmt, '%'), *e;
+
+		if (!pct) {
+			fputs(fmt, f);
+			break;
+		}
+		fwrite(fmt, 1, (size_t)(pct - fmt), f);
+		e = pct + 1;
+		while (*e && !strchr("diouxXeEfFgGaAcspn%", *e))
+			e++;
+		if (!*e)
+			break;
+		one_conversion(f, pct, (size_t)(e - pct + 1), &cp);
+		fmt = e + 1;
+	}
+	va_end(cp);
+}
+
+void kp_escaped_fprintf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kp_escaped_vfprintf(f, fmt, ap);
+	va_end(ap);
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define KP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -27,6 +28,9 @@ struct kp_err {
 
 /* Formats @err and returns -1, so error paths are one line: return kp_err_set(...). */
 int kp_err_set(struct kp_err *err, const char *fmt, ...) kp_printf_fmt(2, 3);
+
+/* Puts "@path: " before @err's message; returns -1. */
+int kp_err_prefix(struct kp_err *err, const char *path);
 
 /* Checked allocation: NULL only when @n is 0 or memory is exhausted. */
 void *kp_calloc(size_t nmemb, size_t size);
@@ -87,5 +91,27 @@ static inline uint64_t kp_load64(const unsigned char *p, bool big)
 
 /* True if @s (length @len, no NUL inside) is a C identifier as symbol names are. */
 bool kp_is_identifier(const char *s, size_t len);
+
+/* @n as exact text: "512 MiB", "1 KiB", "1536 bytes" (the largest unit dividing @n). */
+const char *kp_format_size(size_t n, char *buf, size_t size);
+
+/* Length of the valid UTF-8 sequence starting @s (@len bytes left), 0 if invalid. */
+size_t kp_utf8_valid_len(const char *s, size_t len);
+
+/*
+ * The one escaping rule of every human-readable output (text reports, "kopolicy: PATH:
+ * problem" lines, the hook's lines): printable ASCII and valid UTF-8 as they are; '\'
+ * as "\\"; newline, tab and carriage return as "\n", "\t", "\r"; other control bytes,
+ * DEL and each byte of invalid UTF-8 as "\xHH"; valid but invisible code points (C1
+ * controls, U+2028/9, bidirectional controls, BOM) as "\u{HHHH}". Distinct strings stay
+ * distinct, and nothing read from a file can start a line or drive the terminal.
+ */
+void kp_escape_write(FILE *f, const char *s, size_t len);
+/*
+ * fprintf() whose %s and %c arguments are written with kp_escape_write(); the format's
+ * own text (newlines, colours) is written as is. Numbers as printf() formats them.
+ */
+void kp_escaped_vfprintf(FILE *f, const char *fmt, va_list ap);
+void kp_escaped_fprintf(FILE *f, const char *fmt, ...) kp_printf_fmt(2, 3);
 
 #endif

@@ -326,38 +326,16 @@ out:
 
 int kp_base_load_vmlinux(struct kp_kernel_base *b, const char *path, struct kp_err *err)
 {
-	unsigned char *map;
-	struct stat st;
-	int fd, r;
+	struct kp_bytes bytes;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return kp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < SELFMAG) {
-		close(fd);
-		return kp_err_set(err, "%s: not a regular, non-empty file", path);
-	}
 	/*
-	 * A debug vmlinux is hundreds of MiB: map it privately rather than read it
-	 * (libelf may convert data in place: copy-on-write keeps the file intact).
+	 * Read, not mapped: a vmlinux rewritten while it is read gives an error, not SIGBUS.
+	 * A debug vmlinux is hundreds of MiB: the cap is four times the module cap.
 	 */
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return kp_err_set(err, "%s: cannot map: %s", path, strerror(errno));
-	if (kp_detect_compression(map, (size_t)st.st_size) != KP_COMP_NONE) {
-		struct kp_bytes bytes;
-
-		r = kp_bytes_from_buffer(map, (size_t)st.st_size, KP_DEFAULT_MAX_SIZE * 4, &bytes,
-					 err);
-		munmap(map, (size_t)st.st_size);
-		if (r < 0)
-			return kp_base_err_prefix(err, path);
-		r = load_image(b, path, bytes.data, bytes.len, err);
-		kp_bytes_release(&bytes);
-		return r;
-	}
-	r = load_image(b, path, map, (size_t)st.st_size, err);
-	munmap(map, (size_t)st.st_size);
+	if (kp_bytes_read(path, KP_DEFAULT_MAX_SIZE * 4, &bytes, err) < 0)
+		return kp_base_err_prefix(err, path);
+	r = load_image(b, path, bytes.data, bytes.len, err);
+	kp_bytes_release(&bytes);
 	return r;
 }

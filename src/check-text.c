@@ -29,15 +29,18 @@ static void print_group(const struct kp_check_out *o, const struct kp_analysis *
 			if (f->severity == KP_SEV_NOTE && !o->verbose)
 				continue;
 			if (!header) {
-				fprintf(o->f, "%s%s%s\n", color(o, col), title,
-					color(o, "\033[0m"));
+				/* colours are ours: written as they are */
+				fputs(color(o, col), o->f);
+				fputs(title, o->f);
+				fputs(color(o, "\033[0m"), o->f);
+				fputc('\n', o->f);
 				header = true;
 			}
-			fprintf(o->f, "  %s: %s%s: %s%s\n", nd->mod->name,
-				kp_severity_name(f->severity)[0] == 'e'	  ? "E: "
-				: kp_severity_name(f->severity)[0] == 'w' ? "W: "
-									  : "I: ",
-				f->id, f->message, f->waived ? " [waived]" : "");
+			kp_escaped_fprintf(o->f, "  %s: %s%s: %s%s\n", nd->mod->name,
+					   kp_severity_name(f->severity)[0] == 'e'   ? "E: "
+					   : kp_severity_name(f->severity)[0] == 'w' ? "W: "
+										     : "I: ",
+					   f->id, f->message, f->waived ? " [waived]" : "");
 		}
 	}
 	if (header)
@@ -70,13 +73,14 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis 
 	const struct kp_kernel_facts *f = &a->facts;
 	size_t nfail = 0, np = 0;
 
-	fprintf(o->f, "kernel %s, rules %s%s\n", f->release ? f->release : "(release unknown)",
-		kp_profile_rules_name(&f->profile),
-		f->missing_version_fatal ? ", Debian symbol-version policy" : "");
+	kp_escaped_fprintf(o->f, "kernel %s, rules %s%s\n",
+			   f->release ? f->release : "(release unknown)",
+			   kp_profile_rules_name(&f->profile),
+			   f->missing_version_fatal ? ", Debian symbol-version policy" : "");
 	for (size_t i = 0; f->keys && i < f->keys->nsources; i++)
-		fprintf(o->f, "  trusted keys: %s\n", f->keys->sources[i]);
+		kp_escaped_fprintf(o->f, "  trusted keys: %s\n", f->keys->sources[i]);
 	for (size_t i = 0; i < f->nassumptions; i++)
-		fprintf(o->f, "  assumed: %s\n", f->assumptions[i]);
+		kp_escaped_fprintf(o->f, "  assumed: %s\n", f->assumptions[i]);
 	fputc('\n', o->f);
 	print_group(o, a, KP_CONS_LOAD_FAIL, "Fails to load:", "\033[1;31m");
 	print_group(o, a, KP_CONS_TAINT, "Loads, tainted (P, E):", "\033[1;33m");
@@ -91,13 +95,13 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis 
 			char letters[32];
 
 			kp_taint_letters(v->taints, letters, sizeof(letters));
-			fprintf(o->f, "%s: %s", a->graph.nodes[v->node].mod->name,
-				v->loads ? "loads" : "fails");
+			kp_escaped_fprintf(o->f, "%s: %s", a->graph.nodes[v->node].mod->name,
+					   v->loads ? "loads" : "fails");
 			if (!v->loads)
-				fprintf(o->f, " (%s)", kp_errno_name(v->err));
-			fprintf(o->f, ", taint %s\n", letters[0] ? letters : "-");
+				kp_escaped_fprintf(o->f, " (%s)", kp_errno_name(v->err));
+			kp_escaped_fprintf(o->f, ", taint %s\n", letters[0] ? letters : "-");
 			for (size_t i = 0; i < v->nmessages; i++)
-				fprintf(o->f, "    dmesg: %s\n", v->messages[i]);
+				kp_escaped_fprintf(o->f, "    dmesg: %s\n", v->messages[i]);
 		}
 		fputc('\n', o->f);
 	}
@@ -107,6 +111,7 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis 
 		nfail += !v->loads;
 		np += (v->taints & 1) != 0;
 	}
-	fprintf(o->f, "%zu module%s: %zu fail%s to load, %zu proprietary (P)\n", a->graph.n,
-		a->graph.n == 1 ? "" : "s", nfail, nfail == 1 ? "s" : "", np);
+	kp_escaped_fprintf(o->f, "%zu module%s: %zu fail%s to load, %zu proprietary (P)\n",
+			   a->graph.n, a->graph.n == 1 ? "" : "s", nfail, nfail == 1 ? "s" : "",
+			   np);
 }

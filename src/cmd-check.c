@@ -98,30 +98,30 @@ static int compare(struct kp_analysis *a, const char *spec, FILE *out)
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
-	fprintf(out, "Changes from rules %s to rules %s:\n", first, second);
+	kp_escaped_fprintf(out, "Changes from rules %s to rules %s:\n", first, second);
 	for (size_t k = 0; k < a->graph.n; k++) {
 		size_t i = a->graph.order[k];
 		const struct kp_verdict *x = &sa.v[i], *y = &sb.v[i];
 		const char *name = a->graph.nodes[i].mod->name;
 
 		if (x->loads != y->loads) {
-			fprintf(out, "  %s: %s -> %s\n", name,
-				x->loads ? "loads" : kp_errno_name(x->err),
-				y->loads ? "loads" : kp_errno_name(y->err));
+			kp_escaped_fprintf(out, "  %s: %s -> %s\n", name,
+					   x->loads ? "loads" : kp_errno_name(x->err),
+					   y->loads ? "loads" : kp_errno_name(y->err));
 			changes++;
 		} else if ((x->taints ^ y->taints) & 1) {
-			fprintf(out, "  %s: %s P\n", name,
-				(y->taints & 1) ? "becomes" : "no longer");
+			kp_escaped_fprintf(out, "  %s: %s P\n", name,
+					   (y->taints & 1) ? "becomes" : "no longer");
 			changes++;
 		}
 		for (size_t j = 0; j < x->nsymget; j++)
 			for (size_t l = 0; l < y->nsymget; l++)
 				if (!strcmp(x->symget[j].symbol, y->symget[l].symbol) &&
 				    x->symget[j].ok != y->symget[l].ok) {
-					fprintf(out, "  %s: symbol_get(%s) %s -> %s\n", name,
-						x->symget[j].symbol,
-						x->symget[j].ok ? "ok" : "NULL",
-						y->symget[l].ok ? "ok" : "NULL");
+					kp_escaped_fprintf(out, "  %s: symbol_get(%s) %s -> %s\n",
+							   name, x->symget[j].symbol,
+							   x->symget[j].ok ? "ok" : "NULL",
+							   y->symget[l].ok ? "ok" : "NULL");
 					changes++;
 				}
 	}

@@ -22,38 +22,40 @@ static void explain_p(FILE *f, const struct kp_analysis *a, size_t i, unsigned d
 	const struct kp_verdict *v = &a->sim.v[i];
 	const struct kp_module *m = a->graph.nodes[i].mod;
 
-	fprintf(f, "%*s", (int)(2 * depth + 2), "");
+	kp_escaped_fprintf(f, "%*s", (int)(2 * depth + 2), "");
 	switch (v->p_reason) {
 	case KP_P_LICENSE:
 		if (m->license)
-			fprintf(f,
-				"%s is proprietary: license '%s' is not GPL-compatible "
-				"(include/linux/license.h)\n",
-				m->name, m->license);
+			kp_escaped_fprintf(f,
+					   "%s is proprietary: license '%s' is not GPL-compatible "
+					   "(include/linux/license.h)\n",
+					   m->name, m->license);
 		else
-			fprintf(f,
-				"%s is proprietary: it has no license (the kernel says "
-				"'unspecified')\n",
-				m->name);
+			kp_escaped_fprintf(f,
+					   "%s is proprietary: it has no license (the kernel says "
+					   "'unspecified')\n",
+					   m->name);
 		break;
 	case KP_P_NAME:
-		fprintf(f, "%s is proprietary: the loader taints modules named %s\n", m->name,
-			m->name);
+		kp_escaped_fprintf(f, "%s is proprietary: the loader taints modules named %s\n",
+				   m->name, m->name);
 		break;
 	case KP_P_INHERITED:
 		if (v->p_from == SIZE_MAX) {
-			fprintf(f,
+			kp_escaped_fprintf(
+				f,
 				"%s inherits P: imports %s from a proprietary module already "
 				"loaded\n",
 				m->name, v->p_symbol);
 			break;
 		}
-		fprintf(f, "%s inherits P: imports %s from %s (2020 rule, inherit_taint())\n",
+		kp_escaped_fprintf(
+			f, "%s inherits P: imports %s from %s (2020 rule, inherit_taint())\n",
 			m->name, v->p_symbol, a->graph.nodes[v->p_from].mod->name);
 		explain_p(f, a, v->p_from, depth + 1);
 		break;
 	default:
-		fprintf(f, "%s is not proprietary\n", m->name);
+		kp_escaped_fprintf(f, "%s is not proprietary\n", m->name);
 	}
 }
 
@@ -64,26 +66,26 @@ static void explain_one(FILE *f, const struct kp_analysis *a, size_t i, unsigned
 	char letters[32];
 
 	kp_taint_letters(v->taints, letters, sizeof(letters));
-	fprintf(f, "%*s%s (%s): %s", (int)(2 * depth), "", m->name, a->graph.nodes[i].path,
-		v->loads ? "loads" : "fails to load");
+	kp_escaped_fprintf(f, "%*s%s (%s): %s", (int)(2 * depth), "", m->name,
+			   a->graph.nodes[i].path, v->loads ? "loads" : "fails to load");
 	if (!v->loads)
-		fprintf(f, " with %s (%d)", kp_errno_name(v->err), v->err);
-	fprintf(f, ", module taint %s\n", letters[0] ? letters : "none");
+		kp_escaped_fprintf(f, " with %s (%d)", kp_errno_name(v->err), v->err);
+	kp_escaped_fprintf(f, ", module taint %s\n", letters[0] ? letters : "none");
 	if (v->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE))
 		explain_p(f, a, i, depth);
 	for (size_t k = 0; k < v->nfindings; k++)
 		if (v->findings[k].consequence == KP_CONS_LOAD_FAIL)
-			fprintf(f, "%*s- %s: %s\n", (int)(2 * depth + 2), "", v->findings[k].id,
-				v->findings[k].message);
+			kp_escaped_fprintf(f, "%*s- %s: %s\n", (int)(2 * depth + 2), "",
+					   v->findings[k].id, v->findings[k].message);
 	for (size_t k = 0; k < v->nmessages; k++)
-		fprintf(f, "%*sdmesg: %s\n", (int)(2 * depth + 2), "", v->messages[k]);
+		kp_escaped_fprintf(f, "%*sdmesg: %s\n", (int)(2 * depth + 2), "", v->messages[k]);
 	for (size_t k = 0; k < v->nsymget; k++)
-		fprintf(f, "%*ssymbol_get(%s) = %s: %s%s%s\n", (int)(2 * depth + 2), "",
-			v->symget[k].symbol, v->symget[k].ok ? "ok" : "NULL", v->symget[k].reason,
-			v->symget[k].owner ? ", owner " : "",
-			v->symget[k].owner ? v->symget[k].owner : "");
+		kp_escaped_fprintf(f, "%*ssymbol_get(%s) = %s: %s%s%s\n", (int)(2 * depth + 2), "",
+				   v->symget[k].symbol, v->symget[k].ok ? "ok" : "NULL",
+				   v->symget[k].reason, v->symget[k].owner ? ", owner " : "",
+				   v->symget[k].owner ? v->symget[k].owner : "");
 	if (v->failed_dep != SIZE_MAX && depth < 32) {
-		fprintf(f, "%*sbecause a dependency fails:\n", (int)(2 * depth + 2), "");
+		kp_escaped_fprintf(f, "%*sbecause a dependency fails:\n", (int)(2 * depth + 2), "");
 		explain_one(f, a, v->failed_dep, depth + 2);
 	}
 }

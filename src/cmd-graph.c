@@ -95,13 +95,13 @@ static void print_text(FILE *f, const struct kp_graph *g, const bool *in)
 
 		if (in && !in[i])
 			continue;
-		fprintf(f, "%s%s\n", nd->mod->name,
-			nd->mod->license_gpl_compatible ? "" : " [proprietary]");
+		kp_escaped_fprintf(f, "%s%s\n", nd->mod->name,
+				   nd->mod->license_gpl_compatible ? "" : " [proprietary]");
 		fputs("  depends:", f);
 		for (size_t d = 0; d < nd->ndeps; d++)
-			fprintf(f, " %s", g->nodes[nd->deps[d]].mod->name);
+			kp_escaped_fprintf(f, " %s", g->nodes[nd->deps[d]].mod->name);
 		for (size_t d = 0; d < nd->nbase_deps; d++)
-			fprintf(f, " %s(base)", nd->base_deps[d]);
+			kp_escaped_fprintf(f, " %s(base)", nd->base_deps[d]);
 		fputc('\n', f);
 		for (size_t e = 0; e < nd->nedges; e++) {
 			const struct kp_edge *ed = &nd->edges[e];
@@ -114,26 +114,26 @@ static void print_text(FILE *f, const struct kp_graph *g, const bool *in)
 			} else {
 				char buf[64];
 
-				fprintf(f, "  %s <- %s%s%s%s\n", ed->imp->name,
-					provider_name(g, ed, buf, sizeof(buf)),
-					ed->gpl_only ? " GPL-only" : "", ed->ns ? " ns " : "",
-					ed->ns ? ed->ns : "");
+				kp_escaped_fprintf(f, "  %s <- %s%s%s%s\n", ed->imp->name,
+						   provider_name(g, ed, buf, sizeof(buf)),
+						   ed->gpl_only ? " GPL-only" : "",
+						   ed->ns ? " ns " : "", ed->ns ? ed->ns : "");
 			}
 		}
-		fprintf(f, "  vmlinux: %zu imports (%zu GPL-only)\n", nv, nvg);
+		kp_escaped_fprintf(f, "  vmlinux: %zu imports (%zu GPL-only)\n", nv, nvg);
 		if (nun) {
 			fputs("  unresolved:", f);
 			for (size_t e = 0; e < nd->nedges; e++)
 				if (nd->edges[e].kind == KP_PROV_NONE)
-					fprintf(f, " %s%s", nd->edges[e].imp->name,
-						nd->edges[e].imp->weak ? "(weak)" : "");
+					kp_escaped_fprintf(f, " %s%s", nd->edges[e].imp->name,
+							   nd->edges[e].imp->weak ? "(weak)" : "");
 			fputc('\n', f);
 		}
 	}
 	for (size_t c = 0; c < g->ncycles; c++) {
 		fputs("cycle:", f);
 		for (size_t j = 0; j < g->cycles[c].len; j++)
-			fprintf(f, " %s", g->nodes[g->cycles[c].nodes[j]].mod->name);
+			kp_escaped_fprintf(f, " %s", g->nodes[g->cycles[c].nodes[j]].mod->name);
 		fputc('\n', f);
 	}
 }
@@ -296,14 +296,20 @@ static int print_json(FILE *f, const struct kp_graph *g, const bool *in, bool pr
 	return rc;
 }
 
+/* A quoted DOT id: '"' as \", the rest escaped like every text output (kp_escape_write()). */
+static void dot_id_part(FILE *f, const char *s)
+{
+	for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+		kp_escape_write(f, s, (size_t)(q - s));
+		fputs("\\\"", f);
+	}
+	kp_escape_write(f, s, strlen(s));
+}
+
 static void dot_id(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
+	dot_id_part(f, s);
 	fputc('"', f);
 }
 
@@ -356,13 +362,16 @@ static void print_dot(FILE *f, const struct kp_graph *g, const bool *in)
 		for (size_t e = 0; e < nd->nedges; e++)
 			nun += nd->edges[e].kind == KP_PROV_NONE && !nd->edges[e].imp->weak;
 		if (nun) {
+			fputs("\t\"unresolved:", f);
+			dot_id_part(f, nd->mod->name);
 			fprintf(f,
-				"\t\"unresolved:%s\" [label=\"%zu unresolved\", shape=note, "
+				"\" [label=\"%zu unresolved\", shape=note, "
 				"style=dashed, fillcolor=white];\n\t",
-				nd->mod->name, nun);
+				nun);
 			dot_id(f, nd->mod->name);
-			fprintf(f, " -> \"unresolved:%s\" [style=dashed, color=gray40];\n",
-				nd->mod->name);
+			fputs(" -> \"unresolved:", f);
+			dot_id_part(f, nd->mod->name);
+			fputs("\" [style=dashed, color=gray40];\n", f);
 		}
 	}
 	fputs("}\n", f);

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,10 @@ enum {
 	OPT_ON_ERROR = 0x300,
 	OPT_PRINT_RULES,
 	OPT_READ_IN_TREE,
+	OPT_TIMEOUT,
 };
+
+#define DEFAULT_TIMEOUT 10 /* seconds: the hook answers within this whatever libraries do */
 
 #define DEFAULT_POLICY "etc/kopolicy/hook.conf"
 
@@ -38,6 +42,7 @@ struct hook {
 	bool read_in_tree; /* read in-tree dependencies too, not only Module.symvers' lines */
 	bool on_error_given;
 	enum kp_hook_on_error on_error_cli;
+	unsigned timeout; /* seconds, 0: none */
 
 	struct kp_hook_policy policy;
 	bool policy_bad; /* the file was refused: only --on-error counts */
@@ -75,6 +80,8 @@ static void hook_usage(FILE *f)
 	      "                       decide; the policy file's on-error lines take precedence\n"
 	      "      --root DIR       judge the system under DIR (modules tree, proc, sys, etc)\n"
 	      "                       (--running is implied; --basedir does not apply)\n"
+	      "      --timeout SECS   answer within SECS seconds whatever happens, applying\n"
+	      "                       the on-error mode (default 10; 0: no deadline)\n"
 	      "      --read-in-tree   also read in-tree dependencies that are not loaded yet\n"
 	      "                       (default: Module.symvers describes them; slower)\n"
 	      "  -v, --verbose        also show the chain, each module's outcome and the\n"
@@ -92,9 +99,10 @@ static void say(const struct hook *h, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "kopolicy: %s: ", h->asked ? h->asked : "hook");
+	/* Every line one line: paths, names and messages escaped (kp_escape_write()). */
+	kp_escaped_fprintf(stderr, "kopolicy: %s: ", h->asked ? h->asked : "hook");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	kp_escaped_vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -108,25 +116,34 @@ static void source_of(const struct hook *h, size_t line, char *buf, size_t len)
 		snprintf(buf, len, "default policy");
 }
 
-/* kopolicy cannot decide: say why and apply the on-error mode of the module asked for. */
-static int undecided(struct hook *h, const char *fmt, ...) kp_printf_fmt(2, 3);
-static int undecided(struct hook *h, const char *fmt, ...)
+/* The on-error mode of the module asked for, and where it comes from (into @from). */
+static enum kp_hook_on_error on_error_mode(const struct hook *h, char *from, size_t len)
 {
 	enum kp_hook_on_error mode = h->on_error_given ? h->on_error_cli : KP_HOOK_FAIL_OPEN;
-	char why[1024], from[PATH_MAX + 32] = "default";
 	size_t line = 0;
-	va_list ap;
 
+	snprintf(from, len, "default");
 	if (!h->policy_bad) {
 		enum kp_hook_on_error m = kp_hook_policy_on_error(&h->policy, h->asked, &line);
 
 		if (line) {
 			mode = m;
-			source_of(h, line, from, sizeof(from));
+			source_of(h, line, from, len);
 		}
 	}
 	if (!line && h->on_error_given)
-		snprintf(from, sizeof(from), "--on-error");
+		snprintf(from, len, "--on-error");
+	return mode;
+}
+
+/* kopolicy cannot decide: say why and apply the on-error mode of the module asked for. */
+static int undecided(struct hook *h, const char *fmt, ...) kp_printf_fmt(2, 3);
+static int undecided(struct hook *h, const char *fmt, ...)
+{
+	char why[1024], from[PATH_MAX + 32];
+	enum kp_hook_on_error mode = on_error_mode(h, from, sizeof(from));
+	va_list ap;
+
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
@@ -134,6 +151,80 @@ static int undecided(struct hook *h, const char *fmt, ...)
 	    mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
 	    kp_hook_on_error_name(mode), from);
 	return mode == KP_HOOK_FAIL_CLOSED ? KP_EXIT_ERROR : KP_EXIT_OK;
+}
+
+/*
+ * The deadline. Whatever a library does meanwhile (libkmod looping on an index it
+ * trusts, a file system that stalls), the hook answers within --timeout seconds: the
+ * SIGALRM handler writes the verdict prepared when the alarm was armed and exits with
+ * the on-error mode's status. Process-wide by nature (a signal handler): written once
+ * before the alarm is armed, only read afterwards.
+ */
+static struct {
+	char msg[PATH_MAX + 512];
+	size_t len;
+	char fault[PATH_MAX + 512]; /* the same for a fatal signal (SIGBUS, SIGSEGV) */
+	size_t fault_len;
+	int code;
+} deadline;
+
+static void deadline_hit(int sig)
+{
+	ssize_t n;
+
+	/* async-signal-safe: write() and _exit() only */
+	if (sig == SIGALRM)
+		n = write(STDERR_FILENO, deadline.msg, deadline.len);
+	else
+		n = write(STDERR_FILENO, deadline.fault, deadline.fault_len);
+	(void)n;
+	_exit(deadline.code);
+}
+
+/* @buf: the undecided line for @why, escaped; its length. */
+static size_t prepare(const struct hook *h, char *buf, size_t size, const char *why,
+		      enum kp_hook_on_error mode, const char *from)
+{
+	FILE *m = fmemopen(buf, size - 1, "w");
+	size_t len;
+
+	if (!m)
+		return 0;
+	setvbuf(m, NULL, _IONBF, 0);
+	kp_escaped_fprintf(
+		m, "kopolicy: %s: cannot decide: %s; %s (on-error %s, %s)\n", h->asked, why,
+		mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
+		kp_hook_on_error_name(mode), from);
+	len = (size_t)ftell(m);
+	fclose(m);
+	return len;
+}
+
+static void arm_deadline(struct hook *h)
+{
+	char from[PATH_MAX + 32], why[64];
+	enum kp_hook_on_error mode = on_error_mode(h, from, sizeof(from));
+	struct sigaction sa = { .sa_handler = deadline_hit };
+
+	deadline.code = mode == KP_HOOK_FAIL_CLOSED ? KP_EXIT_ERROR : KP_EXIT_OK;
+	sigemptyset(&sa.sa_mask);
+	/*
+	 * A fatal signal (a file truncated under a mapping libkmod holds, a bug) is one more
+	 * undecidable case, not a death that would block the load whatever the on-error mode.
+	 */
+	deadline.fault_len =
+		prepare(h, deadline.fault, sizeof(deadline.fault),
+			"kopolicy crashed or a file changed under it (fatal signal)", mode, from);
+	if (deadline.fault_len) {
+		sigaction(SIGBUS, &sa, NULL);
+		sigaction(SIGSEGV, &sa, NULL);
+	}
+	if (!h->timeout)
+		return;
+	snprintf(why, sizeof(why), "no answer within %u s (timeout)", h->timeout);
+	deadline.len = prepare(h, deadline.msg, sizeof(deadline.msg), why, mode, from);
+	if (deadline.len && sigaction(SIGALRM, &sa, NULL) == 0)
+		alarm(h->timeout);
 }
 
 /* ------------------------------------------------------------------ reading */
@@ -770,12 +861,62 @@ static bool shell_safe(const char *s)
 	return true;
 }
 
+/*
+ * @s as one word of the /bin/sh command modprobe runs for an install line: as it is when
+ * plain, else single-quoted. NULL for what no modprobe.d line can hold (control bytes, a
+ * newline would end the line) or when out of memory.
+ */
+static char *shell_word(const char *s)
+{
+	size_t n = 2;
+	char *out, *q;
+
+	if (shell_safe(s))
+		return strdup(s);
+	for (const char *p = s; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return NULL;
+		n += *p == '\'' ? 4 : 1;
+	}
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	q = out;
+	*q++ = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(q, "'\\''", 4);
+			q += 4;
+		} else {
+			*q++ = *p;
+		}
+	}
+	*q++ = '\'';
+	*q = '\0';
+	return out;
+}
+
+/* @path made absolute against the current directory (the hook runs from /). */
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX], *out;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (asprintf(&out, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) < 0)
+		return NULL;
+	return out;
+}
+
 static int print_rules(struct hook *h)
 {
 	struct kp_arena arena = { 0 };
 	const char **names, **rels;
-	char why[1024], self[PATH_MAX], opts[PATH_MAX + 64] = "";
+	char why[1024], self[PATH_MAX], opts[4 * PATH_MAX + 64] = "";
 	struct kp_err err = { "" };
+	char *self_word;
 	size_t n;
 	ssize_t sl;
 
@@ -789,37 +930,59 @@ static int print_rules(struct hook *h)
 		return KP_EXIT_ERROR;
 	}
 	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (sl > 0)
-		self[sl] = '\0';
-	if (sl <= 0 || !shell_safe(self))
-		snprintf(self, sizeof(self), "kopolicy");
+	if (sl <= 0) {
+		kp_cli_error(NULL, "cannot find kopolicy's own path (/proc/self/exe): %s",
+			     sl < 0 ? strerror(errno) : "empty");
+		kp_arena_release(&arena);
+		return KP_EXIT_ERROR;
+	}
+	self[sl] = '\0';
+	self_word = shell_word(self);
+	if (!self_word) {
+		kp_cli_error(self, "control characters in kopolicy's own path: no install line "
+				   "can name it");
+		kp_arena_release(&arena);
+		return KP_EXIT_ERROR;
+	}
 	if (h->config) {
-		if (!shell_safe(h->config)) {
-			kp_cli_error(h->config,
-				     "the policy path must be plain for an install line");
+		/* absolute: modprobe runs the line from / */
+		char *abs = absolute(h->config);
+		char *word = abs ? shell_word(abs) : NULL;
+
+		free(abs);
+		if (!word) {
+			kp_cli_error(h->config, "the policy path cannot be written in an install "
+						"line (control characters)");
+			free(self_word);
 			kp_arena_release(&arena);
 			return KP_EXIT_ERROR;
 		}
-		snprintf(opts, sizeof(opts), " --config %s", h->config);
+		snprintf(opts, sizeof(opts), " --config %s", word);
+		free(word);
 	}
 	if (h->on_error_given)
 		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), " --on-error %s",
 			 kp_hook_on_error_name(h->on_error_cli));
-	printf("# modprobe.d install rules for the out-of-tree modules of %s,\n"
-	       "# written by `kopolicy hook --print-install-rules` (%zu module%s).\n"
-	       "# Install as /etc/modprobe.d/zz-kopolicy.conf (it must sort after the\n"
-	       "# distribution's files so their install/blacklist lines win) and rerun\n"
-	       "# after installing or removing out-of-tree modules. See kopolicy.conf(5).\n",
-	       h->live.release, n, n == 1 ? "" : "s");
+	kp_escaped_fprintf(
+		stdout,
+		"# modprobe.d install rules for the out-of-tree modules of %s,\n"
+		"# written by `kopolicy hook --print-install-rules` (%zu module%s).\n"
+		"# Install as /etc/modprobe.d/zz-kopolicy.conf (it must sort after the\n"
+		"# distribution's files so their install/blacklist lines win) and rerun\n"
+		"# after installing or removing out-of-tree modules. See kopolicy.conf(5).\n",
+		h->live.release, n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		if (!shell_safe(names[i])) {
-			printf("# skipped %s: unusual characters in its name\n", rels[i]);
+			kp_escaped_fprintf(stdout, "# skipped %s: unusual characters in its name\n",
+					   rels[i]);
 			continue;
 		}
-		printf("# %s\ninstall %s %s hook%s $MODPROBE_MODULE $CMDLINE_OPTS && "
+		kp_escaped_fprintf(stdout, "# %s\n", rels[i]); /* a comment stays one line */
+		printf("install %s %s hook%s $MODPROBE_MODULE $CMDLINE_OPTS && "
 		       "/sbin/modprobe --ignore-install $MODPROBE_MODULE $CMDLINE_OPTS\n",
-		       rels[i], names[i], self, opts);
+		       names[i], self_word, opts);
 	}
+	free(self_word);
 	kp_arena_release(&arena);
 	if (fflush(stdout) != 0) {
 		kp_cli_error(NULL, "write error on standard output");
@@ -864,13 +1027,14 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		{ "on-error", required_argument, NULL, OPT_ON_ERROR },
 		{ "print-install-rules", no_argument, NULL, OPT_PRINT_RULES },
 		{ "read-in-tree", no_argument, NULL, OPT_READ_IN_TREE },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		KP_CLI_COMMON_LONGOPTS,
 		KP_ANALYSIS_LONGOPTS,
 		{}
 	};
-	struct hook h = { .cli = cli };
+	struct hook h = { .cli = cli, .timeout = DEFAULT_TIMEOUT };
 	bool rules = false;
 	struct kp_err err = { "" };
 	char *policy_path = NULL;
@@ -899,6 +1063,19 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		case OPT_READ_IN_TREE:
 			h.read_in_tree = true;
 			break;
+		case OPT_TIMEOUT: {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v > 3600) {
+				kp_cli_error(NULL, "--timeout takes seconds from 0 to 3600");
+				return KP_EXIT_ERROR;
+			}
+			h.timeout = (unsigned)v;
+			break;
+		}
 		case 'v':
 			h.verbose = true;
 			break;
@@ -942,7 +1119,9 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		h.policy_bad = true;
 		rc = undecided(&h, "policy refused: %s", err.msg);
 	} else {
+		arm_deadline(&h);
 		rc = judge(&h);
+		alarm(0);
 	}
 	free(policy_path);
 	hook_free(&h);

@@ -9,24 +9,19 @@
 #include "loader.h"
 #include "sig-keys.h"
 
-/* Prints @s with control and non-ASCII bytes escaped, so garbage cannot mess up a terminal. */
+/* Prints @s escaped (kp_escape_write()), so garbage cannot forge a line or drive a terminal. */
 static void put_safe(FILE *f, const char *s)
 {
 	if (!s) {
 		fputs("(none)", f);
 		return;
 	}
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p >= 0x20 && *p < 0x7f)
-			fputc(*p, f);
-		else
-			fprintf(f, "\\x%02x", *p);
-	}
+	kp_escape_write(f, s, strlen(s));
 }
 
 static void field(FILE *f, const char *key, const char *val)
 {
-	fprintf(f, "  %-16s ", key);
+	kp_escaped_fprintf(f, "  %-16s ", key);
 	put_safe(f, val);
 	fputc('\n', f);
 }
@@ -92,7 +87,7 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct 
 						: kp_compression_name(m->compression),
 		 m->file_size, m->compression == KP_COMP_NONE ? "" : " compressed");
 	field(f, "file:", buf);
-	fprintf(f, "  %-16s ", "license:");
+	kp_escaped_fprintf(f, "  %-16s ", "license:");
 	if (m->license) {
 		put_safe(f, m->license);
 		fputs(m->license_gpl_compatible ? " (GPL-compatible)" : " (not GPL-compatible: P)",
@@ -126,7 +121,7 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct 
 	} else {
 		field(f, "signature:", "none");
 	}
-	fprintf(f, "  %-16s ", "depends:");
+	kp_escaped_fprintf(f, "  %-16s ", "depends:");
 	for (size_t i = 0; i < m->ndepends; i++) {
 		fputs(i ? ", " : "", f);
 		put_safe(f, m->depends[i]);
@@ -135,46 +130,47 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct 
 	for (size_t i = 0; i < m->nimport_ns; i++)
 		field(f, "import_ns:", m->import_ns[i]);
 
-	fprintf(f, "  exports (%zu):\n", m->nexports);
+	kp_escaped_fprintf(f, "  exports (%zu):\n", m->nexports);
 	for (size_t i = 0; i < m->nexports; i++) {
 		const struct kp_export *x = &m->exports[i];
 
 		fputs("    ", f);
 		put_safe(f, x->name);
-		fprintf(f, "  %s", x->gpl_only ? "GPL-only" : "plain");
+		kp_escaped_fprintf(f, "  %s", x->gpl_only ? "GPL-only" : "plain");
 		if (x->table != KP_KSYMTAB && x->table != KP_KSYMTAB_GPL)
-			fprintf(f, " (%s)", kp_export_table_section(x->table));
+			kp_escaped_fprintf(f, " (%s)", kp_export_table_section(x->table));
 		if (x->ns) {
 			fputs("  namespace ", f);
 			put_safe(f, x->ns);
 		}
 		if (x->has_crc)
-			fprintf(f, "  crc 0x%08x", x->crc);
+			kp_escaped_fprintf(f, "  crc 0x%08x", x->crc);
 		fputc('\n', f);
 	}
-	fprintf(f, "  imports (%zu, in .symtab order):\n", m->nimports);
+	kp_escaped_fprintf(f, "  imports (%zu, in .symtab order):\n", m->nimports);
 	for (size_t i = 0; i < m->nimports; i++) {
 		fputs("    ", f);
 		put_safe(f, m->imports[i].name);
 		fputs(m->imports[i].weak ? "  (weak)\n" : "\n", f);
 	}
 	if (m->versions_format != KP_VERSIONS_NONE)
-		fprintf(f, "  versions (%zu%s):\n", m->nversions,
-			m->versions_format == KP_VERSIONS_UBUNTU ? ", Ubuntu layout" : "");
+		kp_escaped_fprintf(f, "  versions (%zu%s):\n", m->nversions,
+				   m->versions_format == KP_VERSIONS_UBUNTU ? ", Ubuntu layout"
+									    : "");
 	for (size_t i = 0; i < m->nversions; i++) {
-		fprintf(f, "    0x%08x  ", m->versions[i].crc);
+		kp_escaped_fprintf(f, "    0x%08x  ", m->versions[i].crc);
 		put_safe(f, m->versions[i].name);
 		fputc('\n', f);
 	}
 	if (m->has_ext_versions)
-		fprintf(f, "  extended versions (%zu)\n", m->next_versions);
+		kp_escaped_fprintf(f, "  extended versions (%zu)\n", m->next_versions);
 	if (m->imports_symbol_get) {
-		fprintf(f, "  symbol_get (%zu):\n", m->nsymget);
+		kp_escaped_fprintf(f, "  symbol_get (%zu):\n", m->nsymget);
 		if (!m->symget_backend)
-			fprintf(f,
-				"    no exact call-site analysis for %s: one heuristic guess per "
-				"call site\n",
-				kp_elf_machine_name(m->machine));
+			kp_escaped_fprintf(f,
+					   "    no exact call-site analysis for %s: one heuristic "
+					   "guess per call site\n",
+					   kp_elf_machine_name(m->machine));
 		for (size_t i = 0; i < m->nsymget; i++) {
 			const struct kp_symget *g = &m->symget[i];
 
@@ -182,15 +178,16 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct 
 			put_safe(f, g->symbol			       ? g->symbol
 				    : g->method == KP_SYMGET_HEURISTIC ? "(unknown)"
 								       : "(computed at run time)");
-			fprintf(f, "  at %s+0x%llx", g->section, (unsigned long long)g->offset);
+			kp_escaped_fprintf(f, "  at %s+0x%llx", g->section,
+					   (unsigned long long)g->offset);
 			if (g->function) {
 				fputs(" in ", f);
 				put_safe(f, g->function);
 			}
-			fprintf(f, " [%s]\n",
-				g->method == KP_SYMGET_EXACT	 ? "exact"
-				: g->method == KP_SYMGET_DYNAMIC ? "dynamic"
-								 : "heuristic");
+			kp_escaped_fprintf(f, " [%s]\n",
+					   g->method == KP_SYMGET_EXACT	    ? "exact"
+					   : g->method == KP_SYMGET_DYNAMIC ? "dynamic"
+									    : "heuristic");
 		}
 	}
 }

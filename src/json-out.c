@@ -35,12 +35,57 @@ static size_t utf8_seq(const unsigned char *s)
 	return 0;
 }
 
+static void free_text(struct json_object *o, void *text)
+{
+	(void)o;
+	free(text);
+}
+
+/*
+ * @s (@len bytes, with invalid UTF-8) as JSON text: invalid bytes as lone low surrogates
+ * "\udcHH" (the "surrogateescape" convention: Python's json.loads() then
+ * .encode("utf-8", "surrogateescape") gives the bytes back). No valid UTF-8 string encodes
+ * a surrogate, so two different byte strings never give the same JSON string.
+ */
+static char *surrogate_escaped(const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *out = malloc(len * 6 + 3), *q = out;
+
+	if (!out)
+		return NULL;
+	*q++ = '"';
+	for (size_t i = 0; i < len;) {
+		const unsigned char c = (unsigned char)s[i];
+		size_t n = utf8_seq((const unsigned char *)s + i);
+
+		if (c == '"' || c == '\\') {
+			*q++ = '\\';
+			*q++ = (char)c;
+		} else if (c < 0x20 || !n) {
+			memcpy(q, c < 0x20 ? "\\u00" : "\\udc", 4);
+			q[4] = hex[c >> 4];
+			q[5] = hex[c & 15];
+			q += 6;
+		} else {
+			memcpy(q, s + i, n);
+			q += n;
+			i += n;
+			continue;
+		}
+		i++;
+	}
+	*q++ = '"';
+	*q = '\0';
+	return out;
+}
+
 struct json_object *kp_json_string(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	struct json_object *o;
 	size_t ascii, len, bad = 0;
-	char *fixed, *q;
+	char *fixed, *q, *text;
 
 	if (!s)
 		return NULL;
@@ -58,9 +103,14 @@ struct json_object *kp_json_string(const char *s)
 	}
 	if (!bad)
 		return json_object_new_string_len(s, (int)len);
+	/* The object's value has U+FFFD; what is written is the surrogate-escaped text. */
 	fixed = malloc(len + bad * 2 + 1);
-	if (!fixed)
+	text = surrogate_escaped(s, len);
+	if (!fixed || !text) {
+		free(fixed);
+		free(text);
 		return NULL;
+	}
 	q = fixed;
 	for (size_t i = 0; i < len;) {
 		size_t n = utf8_seq(p + i);
@@ -77,6 +127,10 @@ struct json_object *kp_json_string(const char *s)
 	}
 	o = json_object_new_string_len(fixed, (int)(q - fixed));
 	free(fixed);
+	if (o)
+		json_object_set_serializer(o, json_object_userdata_to_json_string, text, free_text);
+	else
+		free(text);
 	return o;
 }
 

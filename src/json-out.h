@@ -9,7 +9,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* A JSON string of @s (null for NULL); invalid UTF-8 bytes become U+FFFD. */
+/*
+ * A JSON string of @s (null for NULL). Written as valid UTF-8 JSON; each byte of invalid
+ * UTF-8 is written as the lone low surrogate "\udcHH" (surrogateescape), so that different
+ * byte strings stay different (a plain U+FFFD would merge them).
+ */
 struct json_object *kp_json_string(const char *s);
 /* "0x%08x", or null when @has is false. */
 struct json_object *kp_json_crc(bool has, uint32_t crc);

@@ -30,20 +30,26 @@ void kp_cli_error(const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
+	/* One line whatever the path and message hold (kp_escape_write()). */
 	fputs("kopolicy: ", stderr);
 	if (path)
-		fprintf(stderr, "%s: ", path);
+		kp_escaped_fprintf(stderr, "%s: ", path);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	kp_escaped_vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
 
 int kp_cli_parse_size(const char *s, size_t *out)
 {
+	const unsigned long long max = (unsigned long long)64 << 30; /* 64G: far above any module */
 	unsigned long long v;
+	unsigned shift = 0;
 	char *end;
 
+	/* digits only: strtoull() would take "-1" as the largest value */
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || end == s)
@@ -51,15 +57,15 @@ int kp_cli_parse_size(const char *s, size_t *out)
 	switch (*end) {
 	case 'G':
 	case 'g':
-		v <<= 10;
+		shift += 10;
 		/* fall through */
 	case 'M':
 	case 'm':
-		v <<= 10;
+		shift += 10;
 		/* fall through */
 	case 'K':
 	case 'k':
-		v <<= 10;
+		shift += 10;
 		end++;
 		break;
 	case '\0':
@@ -67,9 +73,9 @@ int kp_cli_parse_size(const char *s, size_t *out)
 	default:
 		return -1;
 	}
-	if (*end || v == 0 || v > SIZE_MAX)
+	if (*end || v == 0 || v > max >> shift || (v << shift) > SIZE_MAX)
 		return -1;
-	*out = (size_t)v;
+	*out = (size_t)(v << shift);
 	return 0;
 }
 
@@ -161,7 +167,7 @@ int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg)
 	}
 	case 'S':
 		if (kp_cli_parse_size(arg, &cli->max_size) < 0) {
-			kp_cli_error(NULL, "--max-size takes a size such as 512M");
+			kp_cli_error(NULL, "--max-size takes a size from 1 to 64G, such as 512M");
 			exit(KP_EXIT_ERROR);
 		}
 		return 1;

@@ -6,24 +6,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rootfs.h"
 #include "waivers.h"
 
-int kp_waivers_load(struct kp_waivers *ws, const char *path, struct kp_err *err)
+int kp_waivers_load_buffer(struct kp_waivers *ws, const char *path, const char *buf, size_t len,
+			   struct kp_err *err)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0, wcap = 0;
+	const char *pos = buf, *end = buf + len;
+	size_t wcap = 0;
 	unsigned lineno = 0;
+	char *line = NULL;
 	int r = 0;
 
 	memset(ws, 0, sizeof(*ws));
-	if (!f)
-		return kp_err_set(err, "%s: cannot open waiver file: %m", path);
-	while (getline(&line, &cap, f) > 0) {
-		char *hash = strchr(line, '#'), *save = NULL, *tok[4] = { 0 };
+	line = malloc(len + 1);
+	if (!line)
+		return kp_err_set(err, "out of memory");
+	while (pos < end && r == 0) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t l = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+		char *hash, *save = NULL, *tok[4] = { 0 };
 		size_t nt = 0;
 
 		lineno++;
+		if (memchr(pos, '\0', l)) {
+			r = kp_err_set(err, "%s:%u: NUL byte: not a text file", path, lineno);
+			break;
+		}
+		memcpy(line, pos, l);
+		line[l] = '\0';
+		pos = nl ? nl + 1 : end;
+		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
 		for (char *t = strtok_r(line, " \t\r\n", &save); t && nt < 4;
@@ -51,9 +64,22 @@ int kp_waivers_load(struct kp_waivers *ws, const char *path, struct kp_err *err)
 		}
 	}
 	free(line);
-	fclose(f);
 	if (r < 0)
 		kp_waivers_free(ws);
+	return r;
+}
+
+int kp_waivers_load(struct kp_waivers *ws, const char *path, struct kp_err *err)
+{
+	struct kp_bytes b;
+	int r;
+
+	memset(ws, 0, sizeof(*ws));
+	/* The common reader: a regular file only (no FIFO, no /dev/zero), capped. */
+	if (kp_read_file(path, KP_WAIVERS_MAX_SIZE, &b, err) < 0)
+		return -1;
+	r = kp_waivers_load_buffer(ws, path, (const char *)b.data, b.len, err);
+	kp_bytes_release(&b);
 	return r;
 }
 
