@@ -130,9 +130,10 @@ static int parse_line(struct map *m, const char *s, size_t len, size_t lineno, s
 bad:
 	if (is_stub(s, len))
 		return kp_err_set(m->err,
-				  "%s: this is Debian's stub System.map; the real one is "
-				  "usr/lib/debug/boot/System.map-<release> in the "
-				  "linux-image-<release>-dbg package",
+				  "%s: this is Debian's stub System.map; the real one is in "
+				  "the linux-image-<release>-dbg package "
+				  "(usr/lib/debug/boot/System.map-<release>, since 7.x "
+				  "usr/lib/debug/lib/modules/<release>/System.map)",
 				  m->label);
 	return kp_err_set(m->err,
 			  "%s:%zu: malformed line (expected 'ADDRESS TYPE NAME' as in "
