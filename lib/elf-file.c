@@ -148,6 +148,7 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 {
 	size_t idx = 0, xndx_idx = 0;
 	const struct kp_section *symsec, *strsec;
+	const char *strtab;
 	Elf_Data *d, *xd = NULL;
 	size_t entsize;
 
@@ -167,6 +168,12 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 	if (strsec->type != SHT_STRTAB || !strsec->data)
 		return kp_err_set(err, ".symtab string table (section %u) is not a string table",
 				  symsec->link);
+	if (strsec->size == 0)
+		e->symstr_state = KP_SYMSTR_EMPTY;
+	else if (strsec->data[0] != '\0')
+		e->symstr_state = KP_SYMSTR_NO_LEADING_NUL;
+	else if (strsec->data[strsec->size - 1] != '\0')
+		e->symstr_state = KP_SYMSTR_UNTERMINATED;
 	d = elf_getdata(elf_getscn(e->elf, idx), NULL);
 	if (!d)
 		return kp_err_set(err, "cannot read .symtab: %s", elf_error());
@@ -185,6 +192,16 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 	e->syms = kp_calloc(e->nsyms, sizeof(*e->syms));
 	if (!e->syms)
 		return kp_err_set(err, "out of memory");
+	strtab = (const char *)strsec->data;
+	if (e->symstr_state == KP_SYMSTR_UNTERMINATED) {
+		/* The last name runs to the end: read it as if terminated, the loader decides. */
+		e->symstr_copy = malloc(strsec->size + 1);
+		if (!e->symstr_copy)
+			return kp_err_set(err, "out of memory");
+		memcpy(e->symstr_copy, strsec->data, strsec->size);
+		e->symstr_copy[strsec->size] = '\0';
+		strtab = e->symstr_copy;
+	}
 	for (size_t i = 0; i < e->nsyms; i++) {
 		struct kp_sym *s = &e->syms[i];
 		GElf_Sym sym;
@@ -193,9 +210,10 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 		if (!gelf_getsymshndx(d, xd, (int)i, &sym, &xndx))
 			return kp_err_set(err, "cannot read symbol %zu: %s", i, elf_error());
 		if (sym.st_name >= strsec->size ||
-		    !memchr(strsec->data + sym.st_name, '\0', strsec->size - sym.st_name))
+		    (!e->symstr_copy &&
+		     !memchr(strsec->data + sym.st_name, '\0', strsec->size - sym.st_name)))
 			return kp_err_set(err, "symbol %zu has a name outside the string table", i);
-		s->name = (const char *)strsec->data + sym.st_name;
+		s->name = strtab + sym.st_name;
 		s->value = sym.st_value;
 		s->size = sym.st_size;
 		s->shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
@@ -329,6 +347,7 @@ void kp_elf_close(struct kp_elf *e)
 		free(e->sections);
 	}
 	free(e->syms);
+	free(e->symstr_copy);
 	if (e->elf)
 		elf_end(e->elf);
 	memset(e, 0, sizeof(*e));

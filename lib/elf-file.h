@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "module.h"
 #include "util.h"
 
 struct kp_reloc {
@@ -60,6 +61,8 @@ struct kp_elf {
 	struct kp_section *sections;
 	size_t symtab_index; /* 0: none */
 	struct kp_sym *syms;
+	char *symstr_copy; /* a NUL-terminated copy of an unterminated .strtab, or NULL */
+	enum kp_symstr_state symstr_state; /* what elf_validity_cache_strtab() (v6.13+) says */
 	size_t nsyms;
 	size_t nundef; /* symbols with SHN_UNDEF, not counting the null symbol 0 */
 };

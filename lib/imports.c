@@ -7,10 +7,55 @@
 
 #include "module-internal.h"
 
+/* SHN_LIVEPATCH (include/uapi/linux/elf.h): resolved by livepatch, skipped by the loader. */
+#define KP_SHN_LIVEPATCH 0xff20
+
+/* True for the defined symbols simplify_symbols() does not simply relocate. */
+static bool is_special(const struct kp_elf *e, const struct kp_sym *s)
+{
+	if (s->shndx == SHN_UNDEF || s->shndx == SHN_ABS)
+		return false;
+	return s->shndx == SHN_COMMON || s->shndx == KP_SHN_LIVEPATCH || s->shndx >= e->nsections;
+}
+
+/* The symbols the st_shndx switch of simplify_symbols() rejects or skips (all versions). */
+static int read_special(struct kp_module *m, const struct kp_elf *e,
+			const struct kp_name_pool *names, struct kp_err *err)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 1; i < e->nsyms; i++)
+		n += is_special(e, &e->syms[i]);
+	if (!n)
+		return 0;
+	m->special_syms = kp_module_array(m, n, sizeof(*m->special_syms));
+	if (!m->special_syms)
+		return kp_err_set(err, "out of memory");
+	for (size_t i = 1; i < e->nsyms; i++) {
+		const struct kp_sym *s = &e->syms[i];
+		struct kp_special_sym *x;
+
+		if (!is_special(e, s))
+			continue;
+		x = &m->special_syms[k++];
+		x->name = kp_module_symname(m, names, s->name, strlen(s->name));
+		if (!x->name)
+			return kp_err_set(err, "out of memory");
+		x->symidx = (uint32_t)i;
+		x->shndx = s->shndx;
+	}
+	m->nspecial_syms = k;
+	return 0;
+}
+
 int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp_name_pool *names,
 		    struct kp_err *err)
 {
 	m->has_symtab = e->symtab_index != 0;
+	m->shnum = (uint32_t)e->nsections;
+	m->symstr_state = e->symstr_state;
+	if (read_special(m, e, names, err) < 0)
+		return -1;
 	if (!e->nundef)
 		return 0;
 	m->imports = kp_module_array(m, e->nundef, sizeof(*m->imports));

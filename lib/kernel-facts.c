@@ -157,15 +157,40 @@ static bool pick(int override, bool from_config)
 	return override >= 0 ? override : from_config;
 }
 
+/* A kernel newer than any kopolicy models: said once, in the report and on stderr. */
+static void note_beyond_modelled(struct kp_kernel_facts *f, const struct kp_kver *v)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf),
+		 "kernel %d.%d is newer than the newest loader kopolicy models (%s): the %s "
+		 "behaviour is assumed",
+		 v->major, v->minor, kp_profile_newest_modelled(), kp_profile_newest_modelled());
+	f->beyond_modelled = kp_arena_strdup(&f->arena, buf);
+	if (f->beyond_modelled)
+		assume(f, f->beyond_modelled);
+}
+
 static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		 const struct kp_kernel_base *base, const struct kp_kconfig *c, const char *release,
 		 const char *version, struct kp_err *err)
 {
+	enum kp_distro distro;
 	struct kp_kver v;
 
 	if (!release && base)
 		release = kp_base_release(base);
 	f->release = release ? kp_arena_strdup(&f->arena, release) : NULL;
+
+	if (!o->distro || !strcmp(o->distro, "auto"))
+		distro = kp_release_is_debian(release) ? KP_DISTRO_DEBIAN : KP_DISTRO_UPSTREAM;
+	else if (!strcmp(o->distro, "debian"))
+		distro = KP_DISTRO_DEBIAN;
+	else if (!strcmp(o->distro, "upstream"))
+		distro = KP_DISTRO_UPSTREAM;
+	else
+		return kp_err_set(err, "unknown --distro '%s' (auto, debian or upstream)",
+				  o->distro);
 
 	/* The upstream version: explicit, else the config header, else the release string. */
 	if (!version && c->version)
@@ -173,18 +198,21 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	if (!version)
 		version = release;
 	if (version && kp_kver_parse(version, &v) == 0) {
-		kp_profile_for_version(&f->profile, &v);
+		kp_profile_for_kernel(&f->profile, &v, distro);
 		if (!o->version && !c->version && release && kp_release_is_debian(release) &&
 		    v.patch == 0)
 			assume(f, "the kernel's stable patch level is unknown (Debian release "
 				  "names hide it): give --kernel-config or --kernel-version");
+		if (f->profile.beyond_modelled)
+			note_beyond_modelled(f, &v);
 	} else {
-		kp_profile_latest(&f->profile);
+		kp_profile_latest(&f->profile, distro);
 		assume(f, "kernel version unknown: the newest loader behaviour is assumed");
 	}
 	if (kp_profile_apply_rules(&f->profile, o->rules) < 0)
 		return kp_err_set(err, "unknown rule set '%s' (auto, pre2020, 2020 or 2023)",
 				  o->rules);
+	f->missing_version_fatal = f->profile.has[KP_F_MISSING_VERSION_FATAL];
 
 	if (o->config_path) {
 		f->modversions = pick(o->modversions, kp_kconfig_is_y(c, "CONFIG_MODVERSIONS"));
@@ -196,6 +224,13 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 			pick(o->allow_missing_ns,
 			     kp_kconfig_is_y(c, "CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS"));
 		f->livepatch = kp_kconfig_is_y(c, "CONFIG_LIVEPATCH");
+		/* btf_module_notify(), v5.18+: a .BTF that does not parse fails the load. */
+		f->btf_mismatch_fatal = kp_kconfig_is_y(c, "CONFIG_DEBUG_INFO_BTF_MODULES") &&
+					!kp_kconfig_is_y(c, "CONFIG_MODULE_ALLOW_BTF_MISMATCH");
+		if (f->btf_mismatch_fatal)
+			assume(f, "each module's .BTF is assumed to match the kernel's BTF: with "
+				  "MODULE_ALLOW_BTF_MISMATCH off a mismatch fails the load late "
+				  "(\"failed to validate module [name] BTF\")");
 	} else {
 		f->modversions = pick(o->modversions, true);
 		f->module_sig = true;
@@ -212,16 +247,6 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		assume(f, "signed modules are assumed to verify against the kernel's keys");
 	if (o->cmdline && apply_cmdline(f, o->cmdline, err) < 0)
 		return -1;
-	if (!o->distro || !strcmp(o->distro, "auto"))
-		f->missing_version_fatal = kp_release_is_debian(release);
-	else if (!strcmp(o->distro, "debian"))
-		f->missing_version_fatal = true;
-	else if (!strcmp(o->distro, "upstream"))
-		f->missing_version_fatal = false;
-	else
-		return kp_err_set(err, "unknown --distro '%s' (auto, debian or upstream)",
-				  o->distro);
-
 	if (o->vermagic)
 		f->vermagic = kp_arena_strdup(&f->arena, o->vermagic);
 	else if (o->config_path)

@@ -3,7 +3,9 @@
  * The load pipeline, in load_module()'s order (kernel/module/main.c):
  *   v6.4+: module_sig_check -> elf_validity_cache_copy -> early_mod_check (blacklist,
  *          module_layout CRC, vermagic, duplicate name) -> module_augment_kernel_taints ->
- *          check_export_symbol_versions -> simplify_symbols -> verify_exported_symbols
+ *          find_module_sections -> check_export_symbol_sections (versions before 7.1) ->
+ *          setup_modinfo (v6.16+: module: imports) -> simplify_symbols ->
+ *          verify_exported_symbols
  *   <=6.3: the taints come from check_modinfo() before add_unformed_module()'s duplicate check.
  * Global taints set before a failure stay set, as in the kernel.
  */
@@ -20,7 +22,7 @@ static const struct {
 	char letter;
 } taint_letters[] = {
 	{ 0, 'P' },  { 1, 'F' },  { 10, 'C' }, { 12, 'O' }, { 13, 'E' },
-	{ 15, 'K' }, { 16, 'X' }, { 17, 'T' }, { 18, 'N' },
+	{ 15, 'K' }, { 16, 'X' }, { 17, 'T' }, { 18, 'N' }, { 19, 'J' },
 };
 
 void kp_taint_letters(unsigned long taints, char *buf, size_t len)
@@ -201,7 +203,10 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 	kp_rule_module_augment_kernel_taints(c, ld);
 	if (!taint_after_dup && (err = kp_rule_module_patient_check_exists(c, ld)))
 		return err;
-	if ((err = kp_rule_check_export_symbol_versions(c, ld)))
+	kp_rule_find_module_sections(c, ld);
+	if ((err = kp_rule_check_export_symbol_sections(c, ld)))
+		return err;
+	if ((err = kp_rule_setup_modinfo(c, ld)))
 		return err;
 	if ((err = kp_rule_simplify_symbols(c, ld)))
 		return err;
@@ -224,6 +229,52 @@ static void note_failed_deps(struct kp_sim_ctx *c, struct kp_verdict *v)
 			return;
 		}
 	}
+}
+
+/*
+ * A module that loads although a dependency failed used it only through weak symbols:
+ * simplify_symbols() leaves them 0. The dependency-failed error becomes a warning naming them.
+ */
+static int weak_dependency(struct kp_sim_ctx *c, struct kp_verdict *v)
+{
+	const struct kp_node *nd = &c->g->nodes[v->node];
+	struct kp_finding *f = NULL;
+	char *list = NULL, *msg = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	for (size_t i = 0; i < v->nfindings; i++)
+		if (!strcmp(v->findings[i].id, "dependency-failed"))
+			f = &v->findings[i];
+	if (!f)
+		return 0;
+	mem = open_memstream(&list, &len);
+	if (!mem)
+		return -1;
+	for (size_t e = 0, k = 0; e < nd->nedges; e++) {
+		const struct kp_edge *ed = &nd->edges[e];
+
+		if (ed->kind == KP_PROV_MODULE && ed->node == v->failed_dep && ed->imp->weak)
+			fprintf(mem, "%s%s", k++ ? ", " : "", ed->imp->name);
+	}
+	if (fclose(mem) != 0) {
+		free(list);
+		return -1;
+	}
+	if (asprintf(&msg,
+		     "%s fails to load: the weak symbols this module imports from it (%s) "
+		     "stay NULL",
+		     c->g->nodes[v->failed_dep].mod->name, list) < 0) {
+		free(list);
+		return -1;
+	}
+	free(list);
+	free(f->message);
+	f->message = msg;
+	f->id = "weak-dependency-failed";
+	f->severity = KP_SEV_WARNING;
+	f->consequence = KP_CONS_WARN;
+	return 0;
 }
 
 int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
@@ -267,6 +318,8 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		note_failed_deps(&c, v);
 		v->err = load_one(&c, &ld);
 		v->loads = v->err == 0;
+		if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(&c, v) < 0)
+			goto oom;
 		v->global_added = sim->global_taint & ~before;
 		v->global_after = sim->global_taint & ~facts->initial_taint;
 		if (v->loads) {

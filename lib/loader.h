@@ -15,7 +15,7 @@
 #include "graph.h"
 #include "profile.h"
 
-/* Taint bits, include/linux/panic.h (v4.14 … v6.12). */
+/* Taint bits, include/linux/panic.h (v4.14 … v7.2). */
 enum {
 	KP_TAINT_PROPRIETARY_MODULE = 0, /* P */
 	KP_TAINT_FORCED_MODULE = 1,	 /* F */
@@ -24,6 +24,7 @@ enum {
 	KP_TAINT_UNSIGNED_MODULE = 13,	 /* E */
 	KP_TAINT_LIVEPATCH = 15,	 /* K */
 	KP_TAINT_TEST = 18,		 /* N */
+	KP_TAINT_FWCTL = 19,		 /* J, v6.15+ (never set by the loader) */
 };
 
 /* Writes the module-flag letters of @taints in bit order, as /sys/module/<m>/taint. */
@@ -33,17 +34,19 @@ void kp_taint_letters(unsigned long taints, char *buf, size_t len);
 struct kp_kernel_facts {
 	const char *release;
 	struct kp_profile profile;
-	bool modversions;	    /* CONFIG_MODVERSIONS */
-	bool module_sig;	    /* CONFIG_MODULE_SIG */
-	bool sig_enforce;	    /* CONFIG_MODULE_SIG_FORCE or module.sig_enforce=1 */
-	bool lockdown;		    /* lockdown=integrity|confidentiality: unsigned loads -EPERM */
-	bool force_load;	    /* CONFIG_MODULE_FORCE_LOAD */
-	bool allow_missing_ns;	    /* CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS */
-	bool livepatch;		    /* CONFIG_LIVEPATCH */
-	bool missing_version_fatal; /* Debian: check_version() rejects a missing entry */
-	bool signatures_trusted;    /* a present signature is assumed to verify */
-	const char *vermagic;	    /* VERMAGIC_STRING of the kernel, NULL if unknown */
-	uint64_t this_module_size;  /* sizeof(struct module), 0 if unknown */
+	bool modversions;	     /* CONFIG_MODVERSIONS */
+	bool module_sig;	     /* CONFIG_MODULE_SIG */
+	bool sig_enforce;	     /* CONFIG_MODULE_SIG_FORCE or module.sig_enforce=1 */
+	bool lockdown;		     /* lockdown=integrity|confidentiality: unsigned loads -EPERM */
+	bool force_load;	     /* CONFIG_MODULE_FORCE_LOAD */
+	bool allow_missing_ns;	     /* CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS */
+	bool livepatch;		     /* CONFIG_LIVEPATCH */
+	bool missing_version_fatal;  /* Debian: check_version() rejects a missing entry */
+	bool btf_mismatch_fatal;     /* DEBUG_INFO_BTF_MODULES and !MODULE_ALLOW_BTF_MISMATCH */
+	const char *beyond_modelled; /* the kernel is newer than kopolicy models: why, or NULL */
+	bool signatures_trusted;     /* a present signature is assumed to verify */
+	const char *vermagic;	     /* VERMAGIC_STRING of the kernel, NULL if unknown */
+	uint64_t this_module_size;   /* sizeof(struct module), 0 if unknown */
 	const char *const *blacklist; /* module_blacklist= names */
 	size_t nblacklist;
 	unsigned long initial_taint; /* /proc/sys/kernel/tainted before the first load */

@@ -49,6 +49,32 @@ struct kp_version {
 	uint32_t crc;
 };
 
+/*
+ * A defined .symtab symbol simplify_symbols() treats specially: SHN_COMMON, SHN_LIVEPATCH,
+ * or a section index past e_shnum (kernel/module/main.c, the st_shndx switch).
+ */
+struct kp_special_sym {
+	const char *name;
+	uint32_t symidx;
+	uint32_t shndx; /* the raw st_shndx */
+};
+
+/* elf_validity_cache_index_versions() (v6.14+) verdict on the extended version tables. */
+enum kp_ext_versions_state {
+	KP_EXT_VERSIONS_NONE,	     /* neither section */
+	KP_EXT_VERSIONS_OK,	     /* both, at least as many names as CRCs */
+	KP_EXT_VERSIONS_ONE_MISSING, /* "extended version crc+name presence does not match" */
+	KP_EXT_VERSIONS_FEW_NAMES,   /* "more extended version crcs than names" */
+};
+
+/* elf_validity_cache_strtab() (v6.13+) verdict on the symbol string table. */
+enum kp_symstr_state {
+	KP_SYMSTR_OK,
+	KP_SYMSTR_EMPTY,	  /* "empty symbol string table" */
+	KP_SYMSTR_NO_LEADING_NUL, /* "symbol string table missing leading NUL" */
+	KP_SYMSTR_UNTERMINATED,	  /* "symbol string table isn't NUL terminated" */
+};
+
 enum kp_versions_format {
 	KP_VERSIONS_NONE,
 	KP_VERSIONS_FIXED,  /* struct modversion_info { unsigned long crc; char name[64 -
@@ -64,9 +90,10 @@ struct kp_signature {
 	uint8_t signer_len;
 	uint8_t key_id_len;
 	uint32_t sig_len;
-	bool malformed;   /* marker present but sig_len does not fit the file (mod_check_sig) */
-	bool params_zero; /* algo, hash, signer_len, key_id_len and padding all 0, as PKCS#7 needs */
-	bool pkcs7_der;   /* the blob is one DER SEQUENCE exactly sig_len long */
+	bool malformed;	  /* marker present but sig_len does not fit the file (mod_check_sig) */
+	bool params_zero; /* algo, hash, signer_len, key_id_len and padding all 0, as PKCS#7 needs
+			   */
+	bool pkcs7_der;	  /* the blob is one DER SEQUENCE exactly sig_len long */
 };
 
 enum kp_symget_method {
@@ -124,13 +151,21 @@ struct kp_module {
 	struct kp_import *imports; /* SHN_UNDEF symbols in .symtab order */
 	size_t nimports;
 	bool has_symtab;
+	struct kp_special_sym *special_syms; /* in .symtab order */
+	size_t nspecial_syms;
+	uint32_t shnum; /* e_shnum: st_shndx at or above it is invalid */
+	enum kp_symstr_state symstr_state;
 
 	enum kp_versions_format versions_format;
 	bool versions_alloc; /* __versions is SHF_ALLOC: the loader uses it */
 	struct kp_version *versions;
 	size_t nversions;
-	bool has_ext_versions;
-	bool versions_distinct; /* no name twice in the list check_version() walks (see below) */
+	bool has_ext_versions; /* both tables present and consistent: ext_versions is valid */
+	enum kp_ext_versions_state ext_versions_state;
+	bool versions_distinct; /* no name twice in versions (see kp_read_versions()) */
+	bool ext_versions_distinct;
+		/* the same for ext_versions */ /* no name twice in the list check_version() walks
+						   (see below) */
 	struct kp_version *ext_versions;
 	size_t next_versions;
 
@@ -160,7 +195,7 @@ struct kp_name_pool {
 };
 
 struct kp_open_opts {
-	size_t max_size; /* 0: KP_DEFAULT_MAX_SIZE */
+	size_t max_size;		  /* 0: KP_DEFAULT_MAX_SIZE */
 	const struct kp_name_pool *names; /* NULL: every name is copied */
 	/*
 	 * Keep every .modinfo tag (alias=, parm=, firmware= ...). Without it only the tags
@@ -174,8 +209,8 @@ int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_
 		   struct kp_err *err);
 /* Same over a buffer (the fuzzer, tests); @path is only a label. */
 /* The same with the calling thread's decoders (kp_decoders_new()), reused across files. */
-int kp_module_open_with(const char *path, const struct kp_open_opts *opts,
-			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err);
+int kp_module_open_with(const char *path, const struct kp_open_opts *opts, struct kp_decoders *dec,
+			struct kp_module **out, struct kp_err *err);
 int kp_module_open_buffer(const char *path, const unsigned char *buf, size_t len,
 			  const struct kp_open_opts *opts, struct kp_module **out,
 			  struct kp_err *err);

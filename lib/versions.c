@@ -139,40 +139,57 @@ static int read_basic(struct kp_module *m, const struct kp_elf *e, const struct 
 			  (unsigned long long)s->size);
 }
 
+/*
+ * elf_validity_cache_index_versions() (v6.14+): both sections or neither; every CRC needs a
+ * name (strnlen() walk). What it finds is recorded, not refused: older kernels ignore the
+ * sections, and the simulation decides per target.
+ */
 static int read_extended(struct kp_module *m, const struct kp_elf *e,
 			 const struct kp_name_pool *names, struct kp_err *err)
 {
 	size_t ci = kp_elf_find_section(e, "__version_ext_crcs");
 	size_t ni = kp_elf_find_section(e, "__version_ext_names");
 	const struct kp_section *cs, *ns;
-	uint64_t pos = 0;
+	uint64_t pos = 0, ncrcs;
 	size_t cap = 0;
 
+	/* find_sec() sees only SHF_ALLOC sections. */
+	if (ci && !(e->sections[ci].flags & SHF_ALLOC))
+		ci = 0;
+	if (ni && !(e->sections[ni].flags & SHF_ALLOC))
+		ni = 0;
 	if (!ci && !ni)
 		return 0;
-	if (!ci || !ni)
-		return kp_err_set(err, "extended version crc+name presence does not match");
+	if (!ci || !ni) {
+		m->ext_versions_state = KP_EXT_VERSIONS_ONE_MISSING;
+		return 0;
+	}
 	cs = &e->sections[ci];
 	ns = &e->sections[ni];
 	if ((cs->size && !cs->data) || (ns->size && !ns->data))
 		return kp_err_set(err, "extended version sections have no contents in the file");
-	if (cs->size % 4)
-		return kp_err_set(err, "__version_ext_crcs size is not a multiple of 4");
-	m->has_ext_versions = true;
-	for (uint64_t off = 0; off < cs->size; off += 4) {
-		struct kp_version *v;
-		const unsigned char *nul;
+	ncrcs = cs->size / 4;
+	for (uint64_t k = 0, p = 0; k < ncrcs; k++) {
+		const unsigned char *nul =
+			p < ns->size ? memchr(ns->data + p, '\0', ns->size - p) : NULL;
 
-		if (pos >= ns->size)
-			return kp_err_set(err, "more extended version crcs than names");
-		nul = memchr(ns->data + pos, '\0', ns->size - pos);
-		if (!nul)
-			return kp_err_set(err, "__version_ext_names is not NUL-terminated");
+		if (!nul) {
+			m->ext_versions_state = KP_EXT_VERSIONS_FEW_NAMES;
+			return 0;
+		}
+		p = (uint64_t)(nul - ns->data) + 1;
+	}
+	m->ext_versions_state = KP_EXT_VERSIONS_OK;
+	m->has_ext_versions = true;
+	for (uint64_t k = 0; k < ncrcs; k++) {
+		const unsigned char *nul = memchr(ns->data + pos, '\0', ns->size - pos);
+		struct kp_version *v;
+
 		v = kp_module_push(m, &m->ext_versions, &m->next_versions, &cap,
 				   sizeof(*m->ext_versions));
 		if (!v)
 			return kp_err_set(err, "out of memory");
-		v->crc = kp_load32(cs->data + off, e->big_endian);
+		v->crc = kp_load32(cs->data + k * 4, e->big_endian);
 		v->name = kp_module_symname(m, names, (const char *)ns->data + pos,
 					    (size_t)(nul - (ns->data + pos)));
 		if (!v->name)
@@ -212,9 +229,8 @@ int kp_read_versions(struct kp_module *m, const struct kp_elf *e, const struct k
 {
 	if (read_basic(m, e, names, err) < 0 || read_extended(m, e, names, err) < 0)
 		return -1;
-	if (names_distinct(m->has_ext_versions ? m->ext_versions : m->versions,
-			   m->has_ext_versions ? m->next_versions : m->nversions,
-			   &m->versions_distinct) < 0)
+	if (names_distinct(m->versions, m->nversions, &m->versions_distinct) < 0 ||
+	    names_distinct(m->ext_versions, m->next_versions, &m->ext_versions_distinct) < 0)
 		return kp_err_set(err, "out of memory");
 	return 0;
 }

@@ -232,11 +232,13 @@ static int add_assumption(struct kp_kernel_facts *f, const char *what)
  */
 static int note_stub_map(struct kp_analysis *a)
 {
-	const struct kp_tree *t = a->have_tree			    ? &a->tree
-				  : a->have_run && a->run.have_tree ? &a->run.tree
-								    : NULL;
+	const struct kp_tree *t = NULL;
 	char msg[600];
 
+	if (a->have_tree)
+		t = &a->tree;
+	else if (a->have_run && a->run.have_tree)
+		t = &a->run.tree;
 	if (!t || !t->system_map_stub || t->system_map_path || t->symvers_path)
 		return 0;
 	snprintf(msg, sizeof(msg),
@@ -244,6 +246,38 @@ static int note_stub_map(struct kp_analysis *a)
 		 "linux-image-%s-dbg package): not used as a symbol source",
 		 t->system_map_stub, t->release);
 	return add_assumption(&a->facts, msg);
+}
+
+/* -b ROOT without files: keep the file depmod puts in modules.dep under each name. */
+static int depmod_view(struct kp_analysis *a)
+{
+	struct kp_err err = { "" };
+
+	if (kp_depmod_cfg_load(&a->depmod, a->tree.root, a->tree.release, &err) < 0) {
+		kp_cli_error(a->tree.root, "%s", err.msg);
+		return -1;
+	}
+	a->have_depmod = true;
+	for (size_t i = 0; i < a->depmod.nexternals; i++) {
+		char dir[4096];
+
+		struct stat st;
+
+		snprintf(dir, sizeof(dir), "%s%s", strcmp(a->tree.root, "/") ? a->tree.root : "",
+			 a->depmod.externals[i]);
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue; /* depmod ignores an absent external directory */
+		if (kp_set_add_path(&a->set, dir) < 0) {
+			kp_cli_error(dir, "out of memory");
+			return -1;
+		}
+	}
+	if (kp_depmod_select(&a->depmod, a->tree.moddir, &a->set, &a->shadowed, &a->nshadowed,
+			     &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		return -1;
+	}
+	return 0;
 }
 
 int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,
@@ -282,6 +316,8 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		kp_cli_error(NULL, "out of memory");
 		return KP_EXIT_ERROR;
 	}
+	if (a->facts.beyond_modelled)
+		kp_cli_error(NULL, "warning: %s [unverified-kernel]", a->facts.beyond_modelled);
 	if (a->have_run) {
 		a->facts.loaded = a->run_loaded;
 		a->facts.nloaded = a->run.nmodules;
@@ -294,6 +330,13 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		/* The modules share the base's symbol names: it is freed after them. */
 		struct kp_name_pool names = kp_base_name_pool(kp_analysis_base(a));
 
+		if (paths == tree_paths) {
+			/* the whole tree: the files modprobe would load, as depmod chooses them */
+			kp_cli_add_paths(&a->set, paths, npaths);
+			if (depmod_view(a) < 0)
+				return KP_EXIT_ERROR;
+			npaths = 0;
+		}
 		a->read_failures = kp_cli_read_modules(cli, &a->set, paths, npaths, &names);
 	}
 	if (kp_graph_build(&a->graph, &a->set, kp_analysis_base(a), cli->jobs, &err) < 0) {
@@ -320,6 +363,9 @@ void kp_analysis_free(struct kp_analysis *a)
 	if (a->have_sim)
 		kp_simulation_free(&a->sim);
 	kp_graph_free(&a->graph);
+	kp_depmod_shadows_free(a->shadowed, a->nshadowed);
+	if (a->have_depmod)
+		kp_depmod_cfg_free(&a->depmod);
 	kp_set_free(&a->set);
 	kp_facts_release(&a->facts);
 	kp_base_free(a->base);

@@ -10,6 +10,7 @@
 #include <getopt.h>
 
 #include "cli.h"
+#include "depmod-config.h"
 #include "graph.h"
 #include "kernel-base.h"
 #include "kernel-facts.h"
@@ -28,17 +29,21 @@ struct kp_analysis {
 	struct kp_simulation sim;
 	bool have_sim;
 	size_t read_failures;
-	const char *basedir;     /* -b: a root holding lib/modules/<release> */
-	bool running;            /* --running: the live system under --root */
-	const char *root;        /* --root, default "/" */
+	const char *basedir; /* -b: a root holding lib/modules/<release> */
+	bool running;	     /* --running: the live system under --root */
+	const char *root;    /* --root, default "/" */
 	struct kp_tree tree;
 	bool have_tree;
 	struct kp_running run;
 	bool have_run;
 	const struct kp_kernel_base *base_borrowed; /* the running kernel's kallsyms */
-	const char **run_loaded;   /* names of the loaded modules (arena of run) */
-	const char **run_prop;     /* those carrying P */
+	const char **run_loaded;		    /* names of the loaded modules (arena of run) */
+	const char **run_prop;			    /* those carrying P */
 	size_t run_nprop;
+	struct kp_depmod_cfg depmod; /* -b without files: depmod.d of the image */
+	bool have_depmod;
+	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
+	size_t nshadowed;
 	char release_buf[256]; /* uname -r, when the running kernel is the default */
 };
 

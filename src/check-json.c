@@ -79,6 +79,11 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis 
 	kp_json_add(k, "sig_enforce", json_object_new_boolean(f->sig_enforce));
 	kp_json_add(k, "vermagic", kp_json_string(f->vermagic));
 	kp_json_add(k, "missing_version_fatal", json_object_new_boolean(f->missing_version_fatal));
+	kp_json_add(k, "distro",
+		    json_object_new_string(f->profile.distro == KP_DISTRO_DEBIAN ? "debian"
+										 : "upstream"));
+	kp_json_add(k, "newest_modelled", json_object_new_string(kp_profile_newest_modelled()));
+	kp_json_add(k, "beyond_modelled", json_object_new_boolean(f->beyond_modelled != NULL));
 	arr = json_object_new_array();
 	for (size_t i = 0; i < f->nassumptions; i++)
 		json_object_array_add(arr, kp_json_string(f->assumptions[i]));
@@ -111,6 +116,20 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis 
 			kp_json_add(eo, "error", kp_json_string(e->error));
 			json_object_array_add(arr, eo);
 		}
+	}
+	kp_json_emit(o->f, arr, o->pretty);
+	/* Files of the tree that depmod does not use under their module name. */
+	fputs(",\"shadowed\":", o->f);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < a->nshadowed; i++) {
+		const struct kp_depmod_shadow *sh = &a->shadowed[i];
+		struct json_object *so = json_object_new_object();
+
+		kp_json_add(so, "name", kp_json_string(sh->name));
+		kp_json_add(so, "path", kp_json_string(sh->path));
+		kp_json_add(so, "used", kp_json_string(sh->winner));
+		kp_json_add(so, "order_decides", json_object_new_boolean(sh->tie));
+		json_object_array_add(arr, so);
 	}
 	kp_json_emit(o->f, arr, o->pretty);
 	fputs("}\n", o->f);

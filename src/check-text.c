@@ -43,6 +43,27 @@ static void print_group(const struct kp_check_out *o, const struct kp_analysis *
 		fputc('\n', o->f);
 }
 
+/* Files of the tree depmod does not use: modprobe never loads them under that name. */
+static void print_shadowed(const struct kp_check_out *o, const struct kp_analysis *a)
+{
+	if (!a->nshadowed)
+		return;
+	fprintf(o->f, "Not used by modprobe (depmod chooses another file):\n");
+	for (size_t i = 0; i < a->nshadowed; i++) {
+		const struct kp_depmod_shadow *sh = &a->shadowed[i];
+
+		if (sh->winner)
+			fprintf(o->f, "  %s: %s: depmod uses %s%s\n", sh->name, sh->path,
+				sh->winner,
+				sh->tie ? " (no search line prefers either: the first one found)"
+					: "");
+		else
+			fprintf(o->f, "  %s: %s: in a directory depmod skips\n", sh->name,
+				sh->path);
+	}
+	fputc('\n', o->f);
+}
+
 void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis *a)
 {
 	const struct kp_kernel_facts *f = &a->facts;
@@ -59,6 +80,7 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis 
 	print_group(o, a, KP_CONS_FEATURE_MISSING,
 		    "Loads, but symbol_get() returns NULL:", "\033[1;33m");
 	print_group(o, a, KP_CONS_WARN, "Notes:", "\033[1m");
+	print_shadowed(o, a);
 
 	if (o->verbose) {
 		for (size_t k = 0; k < a->graph.n; k++) {

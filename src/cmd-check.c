@@ -237,7 +237,9 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		kp_check_print_junit(&out, &a);
 	else
 		kp_check_print_text(&out, &a);
-	rc = KP_EXIT_OK;
+	/* A kernel newer than any modelled one counts as a warning (unverified-kernel). */
+	rc = a.facts.beyond_modelled && out.fail_on <= KP_SEV_WARNING ? KP_EXIT_FINDINGS
+								      : KP_EXIT_OK;
 	for (size_t i = 0; i < a.sim.n; i++)
 		for (size_t j = 0; j < a.sim.v[i].nfindings; j++)
 			if (!a.sim.v[i].findings[j].waived &&

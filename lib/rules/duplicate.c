@@ -16,7 +16,10 @@ int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading 
 	return -EEXIST;
 }
 
-/* verify_exported_symbols(): v2.6 … v6.12, searched with gplok=true, first duplicate ends it. */
+/*
+ * verify_exported_symbols(): v2.6 … v7.2, searched with gplok=true, first duplicate ends it
+ * (v7.1+: the single __ksymtab).
+ */
 int kp_rule_verify_exported_symbols(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
@@ -24,8 +27,11 @@ int kp_rule_verify_exported_symbols(struct kp_sim_ctx *c, struct kp_loading *ld)
 	for (size_t i = 0; i < m->nexports; i++) {
 		const struct kp_export *x = &m->exports[i];
 		struct kp_found fs;
+		bool gpl;
 
 		if (x->table != KP_KSYMTAB && x->table != KP_KSYMTAB_GPL)
+			continue;
+		if (!kp_export_class(c, x, &gpl))
 			continue;
 		if (!kp_find_symbol(c, x->name, true, &fs))
 			continue;

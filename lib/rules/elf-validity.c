@@ -4,6 +4,57 @@
 
 #include "rules.h"
 
+/*
+ * elf_validity_cache_index_versions() v6.14+: the extended version tables come in pairs and
+ * every CRC has a name. (The kernel's lines have no module name and no newline.)
+ */
+static int ext_versions_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	const char *why;
+
+	if (!c->p->has[KP_F_EXT_MODVERSIONS])
+		return 0;
+	switch (ld->m->ext_versions_state) {
+	case KP_EXT_VERSIONS_ONE_MISSING:
+		why = "extended version crc+name presence does not match";
+		break;
+	case KP_EXT_VERSIONS_FEW_NAMES:
+		why = "more extended version crcs than names";
+		break;
+	default:
+		return 0;
+	}
+	kp_msg(c, ld, "%s", why);
+	kp_finding(ld->v, "bad-extended-versions", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+		   "__version_ext_crcs/__version_ext_names are malformed: %s", why);
+	return -ENOEXEC;
+}
+
+/* elf_validity_cache_strtab() v6.13+: the symbol string table's shape. */
+static int symstr_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	const char *why;
+
+	if (!c->p->has[KP_F_SYMSTRTAB_CHECKS])
+		return 0;
+	switch (ld->m->symstr_state) {
+	case KP_SYMSTR_EMPTY:
+		why = "empty symbol string table";
+		break;
+	case KP_SYMSTR_NO_LEADING_NUL:
+		why = "symbol string table missing leading NUL";
+		break;
+	case KP_SYMSTR_UNTERMINATED:
+		why = "symbol string table isn't NUL terminated";
+		break;
+	default:
+		return 0;
+	}
+	kp_msg(c, ld, "%s", why);
+	kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL, "%s", why);
+	return -ENOEXEC;
+}
+
 /* elf_validity_cache_copy() v6.4+ / setup_load_info() before: structural checks, -ENOEXEC. */
 int kp_rule_elf_validity(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
@@ -30,9 +81,14 @@ int kp_rule_elf_validity(struct kp_sim_ctx *c, struct kp_loading *ld)
 		kp_msg(c, ld, "%s: module has no symbols (stripped?)", ld->info_name);
 		return -ENOEXEC;
 	}
+	if (ext_versions_valid(c, ld) || symstr_valid(c, ld))
+		return -ENOEXEC;
 	for (size_t i = 0; i < c->f->nblacklist; i++)
 		if (!strcmp(c->f->blacklist[i], ld->info_name)) {
 			kp_msg(c, ld, "Module %s is blacklisted", ld->info_name);
+			kp_finding(ld->v, "blacklisted", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+				   "module_blacklist= on the kernel command line names %s",
+				   ld->info_name);
 			return -EPERM;
 		}
 	return 0;

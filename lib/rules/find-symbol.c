@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * find_symbol() (kernel/module/main.c, v5.9 … v6.12; kernel/module.c before 5.19):
+ * find_symbol() (kernel/module/main.c, v5.9 … v7.2; kernel/module.c before 5.19):
  * vmlinux __ksymtab, vmlinux __ksymtab_gpl, then every formed module, newest
  * loaded first, each its __ksymtab then __ksymtab_gpl. A GPL-only table is
  * skipped when !gplok and the search goes on; the first match wins.
+ * v7.1+: one __ksymtab per image, GPL-only as bit 0 of its __kflagstab entry; a
+ * module's __ksymtab_gpl is ignored.
  */
 #include <string.h>
 
@@ -27,6 +29,20 @@ static bool table_allowed(const struct kp_sim_ctx *c, enum kp_export_table t, bo
 	return gplok || !gpl_only;
 }
 
+/*
+ * Whether the loader of the target sees a set module's export @x, and as GPL-only or not:
+ * find_module_sections() v7.1+ reads only __ksymtab (+ __kflagstab), before only the tables.
+ */
+bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool *gpl_only)
+{
+	if (c->p->has[KP_F_KFLAGSTAB]) {
+		*gpl_only = x->gpl_only;
+		return x->table == KP_KSYMTAB;
+	}
+	*gpl_only = kp_export_tables[x->table].gpl_only;
+	return true;
+}
+
 bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out)
 {
 	const struct kp_graph *g = c->g;
@@ -45,19 +61,25 @@ bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, st
 		const struct kp_export_ref *best = NULL;
 		const struct kp_symbol_index_entry *e;
 
+		bool best_gpl = false;
+
 		for (e = kp_symbol_index_find(&g->exports, name); e; e = kp_symbol_index_next(e)) {
 			const struct kp_export_ref *r = e->value;
 			const struct kp_verdict *v = &c->sim->v[r->node];
+			bool gpl;
 
-			if (!v->loads || !table_allowed(c, r->exp->table, r->exp->gpl_only, gplok))
+			if (!v->loads || !kp_export_class(c, r->exp, &gpl) ||
+			    !table_allowed(c, r->exp->table, gpl, gplok))
 				continue;
-			if (!best || v->load_seq > c->sim->v[best->node].load_seq)
+			if (!best || v->load_seq > c->sim->v[best->node].load_seq) {
 				best = r;
+				best_gpl = gpl;
+			}
 		}
 		if (best) {
 			const struct kp_verdict *v = &c->sim->v[best->node];
 
-			out->gpl_only = best->exp->gpl_only;
+			out->gpl_only = best_gpl;
 			out->gpl_future = best->exp->table == KP_KSYMTAB_GPL_FUTURE;
 			out->ns = best->exp->ns;
 			out->has_crc = best->exp->has_crc;

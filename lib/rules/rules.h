@@ -19,6 +19,7 @@ struct kp_sim_ctx {
 	struct kp_symbol_index live_names; /* names of live modules: the set's and facts->loaded */
 	bool sig_notice_done;	/* pr_notice_once() of the unsigned-module line */
 	bool no_version_warned; /* pr_warn_once() of "no symbol version" (upstream) */
+	bool no_ext_version_warned; /* pr_warn_once() of "no extended symbol version" (6.14+) */
 	bool debug_locks_off;	/* "Disabling lock debugging" printed */
 	bool livepatch_notice_done;
 };
@@ -65,6 +66,7 @@ int kp_finding(struct kp_verdict *v, const char *id, enum kp_severity sev, enum 
 int kp_try_to_force_load(struct kp_sim_ctx *c, struct kp_loading *ld, const char *reason);
 
 /* find-symbol.c */
+bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool *gpl_only);
 bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out);
 
 /* signing.c */
@@ -74,7 +76,11 @@ int kp_rule_check_modstruct_version(struct kp_sim_ctx *c, struct kp_loading *ld)
 int kp_rule_check_modinfo_vermagic(struct kp_sim_ctx *c, struct kp_loading *ld);
 bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const char *symname,
 			   const struct kp_found *fs);
-int kp_rule_check_export_symbol_versions(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* export-sections.c */
+void kp_rule_find_module_sections(struct kp_sim_ctx *c, struct kp_loading *ld);
+int kp_rule_check_export_symbol_sections(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* modinfo.c */
+int kp_rule_setup_modinfo(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* elf-validity.c */
 int kp_rule_elf_validity(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* taint.c */

@@ -11,23 +11,16 @@ static bool same_name(const char *a, const char *b)
 }
 
 /*
- * The first entry named @name, as the kernel's strcmp() walk finds it. When the list has
- * no name twice, any match is the first: the walk starts at @ld's hint (where the last
- * lookup ended: __versions follows .symtab order, so it is nearly always right there).
+ * The first entry named @name in @list, as the kernel's strcmp() walk finds it. When the
+ * list has no name twice, any match is the first: the walk starts at @ld's hint (where the
+ * last lookup ended: the lists follow .symtab order, so it is nearly always right there).
  */
-static const struct kp_version *find_version(struct kp_loading *ld, const char *name, bool *any)
+static const struct kp_version *find_version(struct kp_loading *ld, const struct kp_version *list,
+					     size_t n, bool distinct, const char *name)
 {
-	const struct kp_module *m = ld->m;
-	const struct kp_version *list = m->versions;
-	size_t n = m->nversions, start = 0;
+	size_t start = 0;
 
-	/* v6.14+: with both extended sections present only they are used. */
-	if (m->has_ext_versions) {
-		list = m->ext_versions;
-		n = m->next_versions;
-	}
-	*any = true;
-	if (m->versions_distinct && ld->ver_hint < n)
+	if (distinct && ld->ver_hint < n)
 		start = ld->ver_hint;
 	for (size_t k = 0; k < n; k++) {
 		size_t i = start + k < n ? start + k : start + k - n;
@@ -40,33 +33,50 @@ static const struct kp_version *find_version(struct kp_loading *ld, const char *
 	return NULL;
 }
 
+static bool bad_version(struct kp_sim_ctx *c, struct kp_loading *ld, const char *symname,
+			const struct kp_version *ver, const struct kp_found *fs)
+{
+	kp_msg(c, ld, "%s: disagrees about version of symbol %s", ld->info_name, symname);
+	kp_finding(ld->v, "crc-mismatch", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, symname,
+		   "was built against %s with CRC 0x%08x, the kernel has 0x%08x", symname, ver->crc,
+		   fs->crc);
+	return false;
+}
+
 /*
- * check_version(): kernel/module/version.c v5.19+ (kernel/module.c before), same logic since 4.x.
+ * check_version(): kernel/module/version.c v5.19+ (kernel/module.c before), same logic since
+ * 4.x; v6.14+ uses only the extended tables when the module has them (no force-load path,
+ * a missing entry is accepted with a one-time warning, also on Debian).
  */
 bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const char *symname,
 			   const struct kp_found *fs)
 {
+	const struct kp_module *m = ld->m;
 	const struct kp_version *ver;
-	bool any;
 
 	if (!c->f->modversions)
 		return true;
 	/* Exporting module didn't supply crcs?  OK, we're already tainted. */
 	if (!fs->has_crc)
 		return true;
+	if (c->p->has[KP_F_EXT_MODVERSIONS] && m->has_ext_versions) {
+		ver = find_version(ld, m->ext_versions, m->next_versions, m->ext_versions_distinct,
+				   symname);
+		if (ver)
+			return ver->crc == fs->crc || bad_version(c, ld, symname, ver, fs);
+		if (!c->no_ext_version_warned) {
+			kp_msg(c, ld, "%s: no extended symbol version for %s", ld->info_name,
+			       symname);
+			c->no_ext_version_warned = true;
+		}
+		return true;
+	}
 	/* No versions at all?  modprobe --force does this. */
 	if (!ld->has_versions)
 		return kp_try_to_force_load(c, ld, symname) == 0;
-	ver = find_version(ld, symname, &any);
-	if (ver) {
-		if (ver->crc == fs->crc)
-			return true;
-		kp_msg(c, ld, "%s: disagrees about version of symbol %s", ld->info_name, symname);
-		kp_finding(ld->v, "crc-mismatch", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, symname,
-			   "was built against %s with CRC 0x%08x, the kernel has 0x%08x", symname,
-			   ver->crc, fs->crc);
-		return false;
-	}
+	ver = find_version(ld, m->versions, m->nversions, m->versions_distinct, symname);
+	if (ver)
+		return ver->crc == fs->crc || bad_version(c, ld, symname, ver, fs);
 	/* "Broken toolchain": upstream warns once and accepts; Debian warns and rejects. */
 	if (c->f->missing_version_fatal) {
 		kp_msg(c, ld, "%s: no symbol version for %s", ld->info_name, symname);
@@ -131,22 +141,5 @@ int kp_rule_check_modinfo_vermagic(struct kp_sim_ctx *c, struct kp_loading *ld)
 		       ld->name);
 		return -ENOEXEC;
 	}
-	return 0;
-}
-
-/* check_export_symbol_versions() v6.4+ / check_module_license_and_versions() before. */
-int kp_rule_check_export_symbol_versions(struct kp_sim_ctx *c, struct kp_loading *ld)
-{
-	const struct kp_module *m = ld->m;
-	size_t nplain = 0, ngpl = 0;
-
-	if (!c->f->modversions)
-		return 0;
-	for (size_t i = 0; i < m->nexports; i++) {
-		nplain += m->exports[i].table == KP_KSYMTAB;
-		ngpl += m->exports[i].table == KP_KSYMTAB_GPL;
-	}
-	if ((nplain && !m->has_kcrctab[KP_KSYMTAB]) || (ngpl && !m->has_kcrctab[KP_KSYMTAB_GPL]))
-		return kp_try_to_force_load(c, ld, "no versions for exported symbols");
 	return 0;
 }

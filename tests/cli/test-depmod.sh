@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# depmod's view of an installed tree (-b ROOT): the file used under each module name is the
+# one kmod's depmod puts in modules.dep (updates/ before the rest, depmod.d search, override,
+# exclude), and the others are reported as unused, never as load failures.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/6.12
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() {
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+
+# tree NAME FILE:DIR...: a root with the fixture FILEs copied to lib/modules/<rel>/DIR/
+tree() {
+	local root=$tmp/$1 spec f d
+	shift
+	mkdir -p "$root/lib/modules/$rel"
+	for spec in "$@"; do
+		f=${spec%%:*} d=${spec#*:}
+		mkdir -p "$root/lib/modules/$rel/$d"
+		cp "$fx/$f.ko" "$root/lib/modules/$rel/$d/"
+	done
+	echo "$root"
+}
+# used ROOT: the module files kopolicy reads, relative to the module directory, sorted
+used() {
+	"$kp" check -f json --fail-on never -b "$1" -k "$fx/Module.symvers.gz" > "$1.json" 2>/dev/null
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+pre = sys.argv[2] + '/'
+print('\n'.join(sorted(m['path'].replace(pre, '') for m in d['modules'])))" "$1.json" "$1/lib/modules/$rel"
+}
+# depmod_used ROOT: the same according to kmod's depmod, with ROOT's depmod.d
+depmod_used() {
+	local cfg=()
+	[ -d "$1/etc/depmod.d" ] && cfg=(-C "$1/etc/depmod.d")
+	depmod -b "$1" "${cfg[@]}" "$rel" 2>/dev/null
+	sed 's/:.*//' "$1/lib/modules/$rel/modules.dep" | sort
+}
+same_as_depmod() { # description ROOT
+	local a b
+	a=$(used "$2")
+	b=$(depmod_used "$2")
+	[ "$a" = "$b" ]
+	ok "$1: kopolicy uses what depmod puts in modules.dep" $?
+	[ "$a" = "$b" ] || { echo "# kopolicy: $a"; echo "# depmod:   $b"; }
+}
+
+if ! command -v depmod > /dev/null; then
+	echo "1..0 # SKIP depmod (kmod) is not installed"
+	exit 0
+fi
+
+# 1. The DKMS layout: an in-tree driver rebuilt into updates/dkms/.
+r=$(tree dkms kp_gpl_prov:kernel/drivers/misc kp_gpl_prov:updates/dkms kp_ns_ok:kernel/drivers/misc)
+same_as_depmod "updates/dkms before kernel/" "$r"
+"$kp" check -b "$r" -k "$fx/Module.symvers.gz" > "$r.txt" 2>&1
+ok "no false already-loaded failure (exit 0)" $?
+grep -q "^  kp_gpl_prov: $r/lib/modules/$rel/kernel/drivers/misc/kp_gpl_prov.ko: depmod uses $r/lib/modules/$rel/updates/dkms/kp_gpl_prov.ko$" "$r.txt"
+ok "the shadowed in-tree file is reported with the file depmod uses" $?
+python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['shadowed']; sys.exit(0 if len(s)==1 and s[0]['name']=='kp_gpl_prov' and s[0]['used'].endswith('/updates/dkms/kp_gpl_prov.ko') and not s[0]['order_decides'] else 1)" "$r.json"
+ok "JSON shadowed[] names the file used" $?
+
+# 2. depmod.d: search order puts extra/ first, then updates, then the rest.
+r=$(tree search kp_plain:kernel/a kp_plain:extra kp_plain:updates kp_ns_ok:updates kp_ns_ok:kernel/b)
+mkdir -p "$r/etc/depmod.d"
+printf 'search extra updates built-in\n' > "$r/etc/depmod.d/10-order.conf"
+same_as_depmod "search extra updates built-in" "$r"
+
+# 3. override: a module pinned to a directory, whatever the search order says.
+r=$(tree override kp_plain:kernel/a kp_plain:updates kp_gpl_prov:updates kp_gpl_prov:kernel/b)
+mkdir -p "$r/etc/depmod.d"
+printf '# pin\noverride kp_plain * kernel/a\noverride kp_gpl_prov 9.9.* kernel/b\n' > "$r/etc/depmod.d/pin.conf"
+same_as_depmod "override (matching and non-matching kernel patterns)" "$r"
+
+# 4. exclude: a directory depmod never enters.
+r=$(tree exclude kp_plain:kernel/a kp_ns_ok:kernel/old kp_gpl_prov:updates)
+mkdir -p "$r/etc/depmod.d"
+printf 'exclude old\n' > "$r/etc/depmod.d/ex.conf"
+same_as_depmod "exclude" "$r"
+
+echo "1..$n"
+echo "# $((n - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]

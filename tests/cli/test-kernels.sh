@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The loader of each kernel generation (5.10 … 7.2) on the same modules: version-gated
+# branches of lib/rules/ (module: namespaces, __kflagstab, string-table and st_shndx checks,
+# message texts), driven by --kernel-version over the 6.12 fixtures and edited copies of them.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/6.12
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { # description, status (0 = pass)
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+# check VERSION SYMVERS OUT MODULE...: JSON prediction for kernel VERSION
+check() {
+	local ver=$1 symvers=$2 out=$3
+	shift 3
+	"$kp" check -f json --fail-on never -k "$symvers" --kernel-config "$fx/config.gz" \
+		--kernel-release "$rel" --kernel-version "$ver" "$@" > "$out" 2> "$out.err"
+}
+# verdict FILE MODULE PYTHON-EXPR over m (the module's JSON object)
+verdict() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = next(x for x in d["modules"] if x["name"] == sys.argv[2])
+ids = [f["id"] for f in m["findings"]]
+sys.exit(0 if eval(sys.argv[3]) else 1)
+PY
+}
+
+# --- module: namespaces (v6.16+: verify_module_namespace(), mod_strncmp()) -------------------
+# kp_ns_missing imports kp_gpl_prov_ns without MODULE_IMPORT_NS(); here vmlinux exports it
+# in a module namespace.
+symvers_ns() { # NAMESPACE -> a Module.symvers path
+	local f="$tmp/symvers-$(echo "$1" | tr -c 'a-zA-Z0-9_\n' '_')"
+	{ zcat "$fx/Module.symvers.gz"; printf '0x5a1c53f9\tkp_gpl_prov_ns\tvmlinux\tEXPORT_SYMBOL_GPL\t%s\n' "$1"; } > "$f"
+	echo "$f"
+}
+for ns in "module:kp_ns_missing" "module:other,kp-ns-missing" "module:kp_ns*" "module:kp-ns_m*,x" "module:*"; do
+	check 7.2.13 "$(symvers_ns "$ns")" "$tmp/ns.json" "$fx/kp_ns_missing.ko"
+	verdict "$tmp/ns.json" kp_ns_missing "m['loads'] and m['findings'] == []"
+	ok "7.2: $ns grants kp_gpl_prov_ns to kp_ns_missing" $?
+done
+for ns in "module:kp_ns_ok" "module:kp_ns_missin" "module:kp_ns_missing_x" "module:" "module:,"; do
+	check 7.2.13 "$(symvers_ns "$ns")" "$tmp/ns.json" "$fx/kp_ns_missing.ko"
+	verdict "$tmp/ns.json" kp_ns_missing "not m['loads'] and m['errno'] == 'EINVAL' and 'kp_ns_missing: module uses symbol (kp_gpl_prov_ns) from namespace $ns, but does not import it.' in m['messages'] and 'missing-namespace' in ids"
+	ok "7.2: $ns does not grant it (EINVAL)" $?
+done
+check 6.16.0 "$(symvers_ns module:kp_ns_missing)" "$tmp/ns.json" "$fx/kp_ns_missing.ko"
+verdict "$tmp/ns.json" kp_ns_missing "m['loads']"
+ok "6.16: first kernel with module namespaces" $?
+check 6.12.118 "$(symvers_ns module:kp_ns_missing)" "$tmp/ns.json" "$fx/kp_ns_missing.ko"
+verdict "$tmp/ns.json" kp_ns_missing "not m['loads'] and m['errno'] == 'EINVAL'"
+ok "6.12: module:kp_ns_missing is an ordinary namespace (macro-only backport)" $?
+
+# --- setup_modinfo(): MODULE_IMPORT_NS("module:...") is -EPERM on 6.16+ ---------------------
+cp "$fx/kp_ns_ok.ko" "$tmp/kp_ns_ok.ko"
+python3 "$top/tests/cli/elf-poke.py" "$tmp/kp_ns_ok.ko" replace \
+	"description=kopolicy test fixture kp_ns_ok" "import_ns=module:kvm"
+check 7.2.13 "$fx/Module.symvers.gz" "$tmp/imp.json" "$fx/kp_gpl_prov.ko" "$tmp/kp_ns_ok.ko"
+verdict "$tmp/imp.json" kp_ns_ok "m['errno'] == 'EPERM' and m['messages'][-1] == 'kp_ns_ok: module tries to import module namespace: module:kvm' and ids[-1] == 'module-namespace-import'"
+ok "7.2: import_ns=module:kvm is EPERM" $?
+verdict "$tmp/imp.json" kp_ns_ok "not any('Unknown symbol' in s for s in m['messages'])"
+ok "7.2: EPERM comes before symbol resolution" $?
+check 6.12.118 "$fx/Module.symvers.gz" "$tmp/imp.json" "$fx/kp_gpl_prov.ko" "$tmp/kp_ns_ok.ko"
+verdict "$tmp/imp.json" kp_ns_ok "m['loads'] and ids == []"
+ok "6.12: no such check (import_ns=module:kvm is just another namespace)" $?
+
+# --- __kflagstab (v7.1+) -------------------------------------------------------------------
+check 7.2.13 "$fx/Module.symvers.gz" "$tmp/fl.json" "$fx/kp_gpl_prov.ko"
+verdict "$tmp/fl.json" kp_gpl_prov "m['errno'] == 'ENOEXEC' and m['messages'] == ['kp_gpl_prov: loading out-of-tree module taints kernel.', 'kp_gpl_prov: module verification failed: signature and/or required key missing - tainting kernel', 'kp_gpl_prov: ignoring obsolete section __ksymtab_gpl', 'kp_gpl_prov: ignoring obsolete section __kcrctab_gpl', 'kp_gpl_prov: no flags for exported symbols'] and 'no-export-flags' in ids"
+ok "7.2: a module built before 7.1 with plain exports: no flags for exported symbols" $?
+check 7.0.5 "$fx/Module.symvers.gz" "$tmp/fl.json" "$fx/kp_gpl_prov.ko"
+verdict "$tmp/fl.json" kp_gpl_prov "m['loads']"
+ok "7.0: the same module loads" $?
+
+# --- simplify_symbols(): SHN_COMMON and st_shndx >= e_shnum ----------------------------------
+cp "$fx/kp_plain.ko" "$tmp/kp_plain.ko"
+python3 "$top/tests/cli/elf-poke.py" "$tmp/kp_plain.ko" shndx __pfx_kp_plain_exit common
+for v in 5.10.223 6.1.176 7.2.13; do
+	check $v "$fx/Module.symvers.gz" "$tmp/com.json" "$tmp/kp_plain.ko"
+	verdict "$tmp/com.json" kp_plain "m['errno'] == 'ENOEXEC' and 'kp_plain: please compile with -fno-common' in m['messages'] and 'common-symbol' in ids"
+	ok "$v: an SHN_COMMON symbol is ENOEXEC" $?
+done
+cp "$fx/kp_plain.ko" "$tmp/kp_plain.ko"
+python3 "$top/tests/cli/elf-poke.py" "$tmp/kp_plain.ko" shndx __pfx_kp_plain_exit shnum+3
+shnum=$(python3 -c "import struct,sys; d=open(sys.argv[1],'rb').read(); print(struct.unpack_from('<H', d, 0x3c)[0])" "$tmp/kp_plain.ko")
+for v in 6.1.168 6.12.80 7.0.0 7.2.13; do
+	check $v "$fx/Module.symvers.gz" "$tmp/idx.json" "$tmp/kp_plain.ko"
+	verdict "$tmp/idx.json" kp_plain "m['errno'] == 'ENOEXEC' and 'kp_plain: Symbol __pfx_kp_plain_exit has an invalid section index $((shnum + 3)) (max $((shnum - 1)))' in m['messages']"
+	ok "$v: an out-of-range section index is ENOEXEC" $?
+done
+for v in 5.10.223 6.1.167 6.12.79 6.19.0; do
+	check $v "$fx/Module.symvers.gz" "$tmp/idx.json" "$tmp/kp_plain.ko"
+	verdict "$tmp/idx.json" kp_plain "m['loads'] and ids == ['invalid-section-index'] and m['findings'][0]['severity'] == 'warning'"
+	ok "$v: not checked (a warning, no failure)" $?
+done
+
+# --- elf_validity_cache_strtab() (v6.13+) ----------------------------------------------------
+cp "$fx/kp_plain.ko" "$tmp/kp_plain.ko"
+python3 "$top/tests/cli/elf-poke.py" "$tmp/kp_plain.ko" strtab-first 0x78
+check 7.2.13 "$fx/Module.symvers.gz" "$tmp/st.json" "$tmp/kp_plain.ko"
+verdict "$tmp/st.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == ['symbol string table missing leading NUL'] and ids == ['bad-symbol-strtab']"
+ok "7.2: symbol string table missing leading NUL" $?
+check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$tmp/kp_plain.ko"
+verdict "$tmp/st.json" kp_plain "m['loads']"
+ok "6.12: not checked" $?
+cp "$fx/kp_plain.ko" "$tmp/kp_plain.ko"
+python3 "$top/tests/cli/elf-poke.py" "$tmp/kp_plain.ko" strtab-last 0x78
+check 6.13.0 "$fx/Module.symvers.gz" "$tmp/st.json" "$tmp/kp_plain.ko"
+verdict "$tmp/st.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == [\"symbol string table isn't NUL terminated\"]"
+ok "6.13: symbol string table isn't NUL terminated" $?
+
+# --- message texts and tables per generation -------------------------------------------------
+check 5.10.223 "$fx/Module.symvers.gz" "$tmp/inh.json" "$fx/kp_prop_prov.ko" "$fx/kp_use_prop.ko"
+verdict "$tmp/inh.json" kp_use_prop "'P' in m['taint'] and 'kp_use_prop: module uses symbols from proprietary module kp_prop_prov, inheriting taint.' in m['messages']"
+ok "5.10: inherit_taint() text without the symbol name" $?
+check 7.0.5 "$fx/Module.symvers.gz" "$tmp/inh.json" "$fx/kp_prop_prov.ko" "$fx/kp_use_prop.ko"
+verdict "$tmp/inh.json" kp_use_prop "'P' in m['taint'] and 'kp_use_prop: module uses symbols kp_prop_plain from proprietary module kp_prop_prov, inheriting taint.' in m['messages']"
+ok "7.0: inherit_taint() text names the symbol" $?
+
+# --- a dependency used only through weak symbols (simplify_symbols(): weak stays 0) ---------
+cp "$fx/kp_ns_ok.ko" "$tmp/kp_ns_ok.ko"
+python3 "$top/tests/cli/elf-poke.py" "$tmp/kp_ns_ok.ko" weak kp_gpl_prov_ns
+"$kp" check -f json -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
+	--kernel-cmdline module_blacklist=kp_gpl_prov "$fx/kp_gpl_prov.ko" "$tmp/kp_ns_ok.ko" > "$tmp/weak.json"
+ok "exit 1: the blacklisted provider is an error" $(( $? == 1 ? 0 : 1 ))
+verdict "$tmp/weak.json" kp_gpl_prov "m['errno'] == 'EPERM' and ids == ['blacklisted']"
+ok "blacklisted provider: EPERM, rule blacklisted" $?
+verdict "$tmp/weak.json" kp_ns_ok "m['loads'] and ids == ['weak-dependency-failed'] and m['findings'][0]['severity'] == 'warning' and 'kp_gpl_prov fails to load: the weak symbols this module imports from it (kp_gpl_prov_ns) stay NULL' == m['findings'][0]['message']"
+ok "it is a warning naming the weak symbols" $?
+"$kp" check -f junit -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
+	--kernel-cmdline module_blacklist=kp_gpl_prov "$fx/kp_gpl_prov.ko" "$tmp/kp_ns_ok.ko" > "$tmp/weak.xml"
+python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); s=r if r.tag=='testsuite' else r.find('testsuite'); sys.exit(0 if s.get('failures')=='1' else 1)" "$tmp/weak.xml"
+ok "JUnit counts only the blacklisted provider as a failure" $?
+
+# --- never guess silently: kernels newer than the newest modelled one -----------------------
+"$kp" check -f json -k "$fx/Module.symvers.gz" --kernel-version 7.3.1 "$fx/kp_plain.ko" > "$tmp/new.json" 2> "$tmp/new.err"
+ok "7.3: exit 0 at the default --fail-on" $?
+grep -qx "kopolicy: warning: kernel 7.3 is newer than the newest loader kopolicy models (7.2): the 7.2 behaviour is assumed \[unverified-kernel\]" "$tmp/new.err"
+ok "7.3: one warning line on stderr" $?
+python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['kernel']; sys.exit(0 if k['beyond_modelled'] and k['newest_modelled']=='7.2' and any('newer than the newest loader' in a for a in k['assumptions']) else 1)" "$tmp/new.json"
+ok "7.3: JSON says so in kernel.assumptions" $?
+"$kp" check --fail-on warning -k "$fx/Module.symvers.gz" --kernel-version 7.3.1 "$fx/kp_plain.ko" > /dev/null 2>&1
+ok "7.3: --fail-on warning fails on it" $(( $? == 1 ? 0 : 1 ))
+"$kp" check -k "$fx/Module.symvers.gz" --kernel-version 7.2.13 "$fx/kp_plain.ko" > /dev/null 2> "$tmp/72.err"
+! grep -q unverified-kernel "$tmp/72.err"
+ok "7.2: no such warning" $?
+
+echo "1..$n"
+echo "# $((n - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
