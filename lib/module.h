@@ -176,6 +176,7 @@ struct kp_module {
 	bool imports_symbol_get;
 	struct kp_symget *symget;
 	size_t nsymget;
+	const char *symget_backend; /* exact call-site analysis ("riscv64"), NULL: heuristic only */
 	size_t nsymput; /* __symbol_put call sites */
 
 	bool full_modinfo; /* modinfo holds every tag, not only the loader's */

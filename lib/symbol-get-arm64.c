@@ -9,6 +9,7 @@
  * Calls: bl (R_AARCH64_CALL26), blr; tail calls: b (R_AARCH64_JUMP26).
  * First argument x0, return x0, caller-saved x0-x18 and x30.
  */
+#include <elf.h>
 #include <string.h>
 
 #include "symbol-get-internal.h"
@@ -211,16 +212,13 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	return false;
 }
 
-static const struct sg_arch arm64_arch = {
+const struct sg_arch kp_sg_arm64 = {
 	.name = "arm64",
+	.machine = EM_AARCH64,
+	.is64 = true,
 	.arg_reg = 0,
 	.ret_reg = 0,
 	.call_clobbers = 0x7ffffULL | SG_REG(30),
 	.decode = decode,
 	.min_insn = 4,
 };
-
-const struct sg_arch *kp_sg_arch_arm64(void)
-{
-	return &arm64_arch;
-}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * symbol_get() call-site tracer: the per-architecture instruction decoders
- * (symbol-get-x86.c, symbol-get-arm64.c, symbol-get-s390.c) describe one
- * instruction each in the terms below, and symbol-get.c walks the control
+ * symbol_get() call-site tracer: the per-architecture backends
+ * (symbol-get-<arch>.c, listed in the backend table of symbol-get.c) describe
+ * one instruction each in the terms below, and symbol-get.c walks the control
  * flow backwards from a call of __symbol_get to the instruction that sets the
  * first-argument register. Only what that walk needs is decoded: length,
  * control flow, and which registers an instruction writes (precisely for the
@@ -31,6 +31,29 @@ enum sg_def {
 	SG_DEF_STACK, /* an address in the stack frame (a local buffer) */
 	SG_DEF_CONST, /* a constant without relocation */
 	SG_DEF_OTHER, /* anything else: a load, arithmetic, ... */
+	/*
+	 * An address when a relocation of kind SG_RK_ADDR or SG_RK_PCREL_LO is at
+	 * reloc_off, else a copy of src_reg (RISC-V addi rd, rs, 0 is both mv and
+	 * the low half of an address: only the relocation tells them apart).
+	 */
+	SG_DEF_ADDR_OR_COPY,
+};
+
+/* What a relocation at an address-defining field means (struct sg_arch.reloc_kind). */
+enum sg_rkind {
+	SG_RK_ADDR,	/* S + A (+ reloc_adj) is the address (the low half of a pair included) */
+	SG_RK_PCREL_LO, /* S + A is the instruction holding the high half: its relocation names it
+			 */
+	SG_RK_INDIRECT, /* S + A is a pointer slot (PowerPC .toc): its relocation names it */
+	SG_RK_IGNORE,	/* a marker at the same offset (R_RISCV_RELAX): look at the next one */
+	SG_RK_OTHER,	/* not an address (a GOT slot, a TLS offset, ...) */
+};
+
+/* Instruction set at an offset, from the ELF mapping symbols ($a, $t, $d, $x). */
+enum sg_mode {
+	SG_MODE_DEFAULT, /* the architecture's instruction set ($a on ARM, $x) */
+	SG_MODE_THUMB,	 /* ARM Thumb-2 ($t) */
+	SG_MODE_DATA,	 /* data inside code ($d): not decoded */
 };
 
 /*
@@ -52,6 +75,7 @@ struct sg_insn {
 	int8_t src_reg; /* SG_DEF_COPY source */
 	bool has_target : 1;
 	bool reloc_target : 1; /* branch/call target given by the relocation at reloc_off */
+	bool cond : 1;	       /* def_reg may keep its older value (ARM conditional execution) */
 };
 
 /* What a decoder sees: one executable section's bytes. */
@@ -60,23 +84,53 @@ struct sg_code {
 	uint64_t size;
 	bool big_endian;
 	bool is64;
+	enum sg_mode mode; /* at the offset being decoded */
+	/*
+	 * Decoding state a backend carries from one instruction to the next (the
+	 * rest of an ARM IT block); the driver decodes in order and zeroes it when
+	 * it resynchronises or the instruction set changes. NULL: none kept.
+	 */
+	unsigned *state;
 };
 
+/*
+ * One backend: the ELF files it decodes (e_machine, class, byte order) and its
+ * calling convention. Adding an architecture is one file defining one of these
+ * and one line in the backend table (symbol-get.c).
+ */
 struct sg_arch {
 	const char *name;
+	uint16_t machine; /* e_machine */
+	bool is64;
+	bool big_endian;
 	int arg_reg;		/* first-argument register */
 	int ret_reg;		/* return-value register */
 	uint64_t call_clobbers; /* caller-saved registers */
 	/* Decodes the instruction at @off; false if it is not a valid/known encoding. */
 	bool (*decode)(const struct sg_code *c, uint64_t off, struct sg_insn *in);
 	unsigned min_insn; /* instruction alignment: where to resume after an undecodable one */
+	/* Kind of relocation @type at an address-defining field; NULL: always SG_RK_ADDR. */
+	enum sg_rkind (*reloc_kind)(uint32_t type);
+	/*
+	 * SHT_REL only: the addend of relocation @type at @off, read from the field.
+	 * NULL: the 4-byte word at @off (i386).
+	 */
+	bool (*rel_addend)(const struct sg_code *c, uint64_t off, uint32_t type, int64_t *addend);
+	bool mapping_symbols; /* $a/$t/$d/$x symbols mark instruction sets and data */
+	bool thumb_bit;	      /* bit 0 of a function address selects Thumb (ARM) */
 };
 
 #define SG_REG(n) ((uint32_t)1 << (n))
 
-const struct sg_arch *kp_sg_arch_x86_64(void);
-const struct sg_arch *kp_sg_arch_i386(void);
-const struct sg_arch *kp_sg_arch_arm64(void);
-const struct sg_arch *kp_sg_arch_s390x(void);
+/* The backends (one file each). */
+extern const struct sg_arch kp_sg_x86_64;
+extern const struct sg_arch kp_sg_i386;
+extern const struct sg_arch kp_sg_arm64;
+extern const struct sg_arch kp_sg_s390x;
+extern const struct sg_arch kp_sg_riscv64;
+extern const struct sg_arch kp_sg_ppc64le;
+extern const struct sg_arch kp_sg_arm;
+extern const struct sg_arch kp_sg_loongarch64;
+extern const struct sg_arch kp_sg_mips64el;
 
 #endif

@@ -8,6 +8,7 @@
  * constants. Calls: brasl %r14 (R_390_PLT32DBL), bras, basr; tail calls:
  * jg (brcl 15). First argument %r2, return %r2, caller-saved r0-r5 and r14.
  */
+#include <elf.h>
 #include <string.h>
 
 #include "symbol-get-internal.h"
@@ -322,16 +323,14 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	return true;
 }
 
-static const struct sg_arch s390x_arch = {
+const struct sg_arch kp_sg_s390x = {
 	.name = "s390x",
+	.machine = EM_S390,
+	.is64 = true,
+	.big_endian = true,
 	.arg_reg = 2,
 	.ret_reg = 2,
 	.call_clobbers = 0x3f | SG_REG(14),
 	.decode = decode,
 	.min_insn = 2,
 };
-
-const struct sg_arch *kp_sg_arch_s390x(void)
-{
-	return &s390x_arch;
-}

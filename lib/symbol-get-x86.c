@@ -11,6 +11,7 @@
  * x86-64: first argument %rdi, return %rax, caller-saved rax rcx rdx rsi rdi
  * r8-r11. i386 kernel (-mregparm=3): first argument %eax, caller-saved eax ecx edx.
  */
+#include <elf.h>
 #include <string.h>
 
 #include "symbol-get-internal.h"
@@ -729,8 +730,10 @@ static bool decode32(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	return x86_decode(c, off, in, false);
 }
 
-static const struct sg_arch x86_64_arch = {
+const struct sg_arch kp_sg_x86_64 = {
 	.name = "x86_64",
+	.machine = EM_X86_64,
+	.is64 = true,
 	.arg_reg = RDI,
 	.ret_reg = RAX,
 	.call_clobbers = SG_REG(RAX) | SG_REG(RCX) | SG_REG(RDX) | SG_REG(RSI) | SG_REG(RDI) |
@@ -739,21 +742,12 @@ static const struct sg_arch x86_64_arch = {
 	.min_insn = 1,
 };
 
-static const struct sg_arch i386_arch = {
+const struct sg_arch kp_sg_i386 = {
 	.name = "i386",
+	.machine = EM_386,
 	.arg_reg = RAX,
 	.ret_reg = RAX,
 	.call_clobbers = SG_REG(RAX) | SG_REG(RCX) | SG_REG(RDX),
 	.decode = decode32,
 	.min_insn = 1,
 };
-
-const struct sg_arch *kp_sg_arch_x86_64(void)
-{
-	return &x86_64_arch;
-}
-
-const struct sg_arch *kp_sg_arch_i386(void)
-{
-	return &i386_arch;
-}

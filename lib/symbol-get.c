@@ -60,8 +60,9 @@ struct sg_rec {
 	uint32_t off;
 	uint32_t clobbers;
 	int16_t reloc_adj;
-	uint8_t reloc_rel; /* reloc_off - off */
-	uint8_t len;
+	int16_t reloc_rel; /* reloc_off - off */
+	uint8_t len : 7;
+	bool cond : 1; /* struct sg_insn.cond */
 	int8_t def_reg;
 	int8_t src_reg;
 	unsigned flow : 3; /* enum sg_flow */
@@ -69,6 +70,8 @@ struct sg_rec {
 	bool reloc_target : 1;
 	bool fstart : 1; /* a function entry (the value of an STT_FUNC symbol) */
 };
+
+_Static_assert(sizeof(struct sg_rec) == 16, "struct sg_rec stays 16 bytes");
 
 struct sg_sec {
 	bool decoded;
@@ -173,22 +176,6 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
-static const struct kp_reloc *reloc_at(const struct kp_elf *e, size_t sec, uint64_t off)
-{
-	const struct kp_section *s = &e->sections[sec];
-	size_t lo = 0, hi = s->nrelocs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->relocs[mid].offset < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nrelocs && s->relocs[lo].offset == off ? &s->relocs[lo] : NULL;
-}
-
 /* First relocation at or after @off, as an index. */
 static size_t reloc_lower(const struct kp_elf *e, size_t sec, uint64_t off)
 {
@@ -208,12 +195,13 @@ static size_t reloc_lower(const struct kp_elf *e, size_t sec, uint64_t off)
 
 /*
  * Where relocation @r of section @sec points: S + A + @adj. REL addends are
- * read from the 4-byte field (i386, the only REL architecture traced).
- * Returns 1 when the target lies in a section, 0 when the symbol is undefined
- * or absolute (*@sym set when known), -1 when unreadable.
+ * read from the field (@arch->rel_addend; without it or a backend, the 4-byte
+ * word). Returns 1 when the target lies in a section, 0 when the symbol is
+ * undefined or absolute (*@sym set when known), -1 when unreadable.
  */
-static int reloc_dest(const struct kp_elf *e, size_t sec, const struct kp_reloc *r, int64_t adj,
-		      uint32_t *tsec, uint64_t *toff, const struct kp_sym **sym)
+static int reloc_dest(const struct kp_elf *e, const struct sg_arch *arch, size_t sec,
+		      const struct kp_reloc *r, int64_t adj, uint32_t *tsec, uint64_t *toff,
+		      const struct kp_sym **sym)
 {
 	const struct kp_sym *s;
 	int64_t addend;
@@ -225,6 +213,13 @@ static int reloc_dest(const struct kp_elf *e, size_t sec, const struct kp_reloc 
 	*sym = s;
 	if (e->sections[sec].rela) {
 		addend = r->addend;
+	} else if (arch && arch->rel_addend) {
+		const struct kp_section *ks = &e->sections[sec];
+		struct sg_code code = { ks->data, ks->size,	   e->big_endian,
+					e->is64,  SG_MODE_DEFAULT, NULL };
+
+		if (!ks->data || !arch->rel_addend(&code, r->offset, r->type, &addend))
+			return -1;
 	} else {
 		uint64_t raw;
 
@@ -308,12 +303,20 @@ static int add_entry(struct kp_module *m, size_t *cap, const char *name, size_t 
 
 /* ------------------------------------------------------------- heuristic */
 
-static int scan_heuristic(struct kp_module *m, struct kp_elf *e, size_t sec, uint64_t site,
-			  size_t *cap, struct kp_err *err)
+/*
+ * A site the walk cannot follow, or a module without a backend: one entry, the
+ * identifier-like string referenced last before the call inside the enclosing
+ * function (where a compiler sets up the argument), or no name at all. Never
+ * more than one entry per call site.
+ */
+static int scan_heuristic(struct kp_module *m, struct kp_elf *e, const struct sg_arch *arch,
+			  size_t sec, uint64_t site, size_t *cap, struct kp_err *err)
 {
 	static const int64_t deltas[] = { 0, 4, -2 }; /* plain, x86 RIP-relative, s390 PC32DBL */
 	const struct kp_section *s = &e->sections[sec];
 	struct fn_range fn = enclosing_function(e, sec, site);
+	const char *best = NULL;
+	size_t best_len = 0;
 
 	for (size_t i = reloc_lower(e, sec, fn.start); i < s->nrelocs; i++) {
 		const struct kp_reloc *r = &s->relocs[i];
@@ -321,30 +324,30 @@ static int scan_heuristic(struct kp_module *m, struct kp_elf *e, size_t sec, uin
 		uint32_t tsec;
 		uint64_t toff;
 
-		if (r->offset >= fn.end)
+		if (r->offset >= fn.end || r->offset >= site)
 			break;
-		if (reloc_dest(e, sec, r, 0, &tsec, &toff, &sym) != 1)
+		if (reloc_dest(e, arch, sec, r, 0, &tsec, &toff, &sym) != 1)
 			continue;
 		for (size_t d = 0; d < KP_ARRAY_SIZE(deltas); d++) {
 			size_t len;
 			const char *str = identifier_at(e, tsec, toff + (uint64_t)deltas[d], &len);
 
-			if (!str)
-				continue;
-			if (add_entry(m, cap, str, len, NULL, s->name, site, fn.name,
-				      KP_SYMGET_HEURISTIC, false, err) < 0)
-				return -1;
-			break;
+			if (str) {
+				best = str;
+				best_len = len;
+				break;
+			}
 		}
 	}
-	return 0;
+	return add_entry(m, cap, best, best_len, NULL, s->name, site, fn.name, KP_SYMGET_HEURISTIC,
+			 false, err);
 }
 
 /* A string referenced by a relocation of function @fn at one of the usual deltas. */
 typedef bool (*string_pred)(const char *s, size_t len, void *arg);
 
-static const char *function_string(struct kp_elf *e, size_t sec, const struct fn_range *fn,
-				   string_pred pred, void *arg)
+static const char *function_string(struct kp_elf *e, const struct sg_arch *arch, size_t sec,
+				   const struct fn_range *fn, string_pred pred, void *arg)
 {
 	static const int64_t deltas[] = { 0, 4, -2 };
 	const struct kp_section *s = &e->sections[sec];
@@ -357,7 +360,7 @@ static const char *function_string(struct kp_elf *e, size_t sec, const struct fn
 
 		if (r->offset >= fn->end)
 			break;
-		if (reloc_dest(e, sec, r, 0, &tsec, &toff, &sym) != 1)
+		if (reloc_dest(e, arch, sec, r, 0, &tsec, &toff, &sym) != 1)
 			continue;
 		if (!(e->sections[tsec].flags & SHF_STRINGS))
 			continue;
@@ -562,7 +565,7 @@ static int link_insn(struct sg_ctx *c, size_t sec, struct sg_insn *in, size_t id
 		uint32_t tsec;
 		uint64_t toff;
 
-		int d = reloc_dest(e, sec, r, in->reloc_adj, &tsec, &toff, &sym);
+		int d = reloc_dest(e, c->arch, sec, r, in->reloc_adj, &tsec, &toff, &sym);
 
 		in->has_target = false;
 		if (call && sym) {
@@ -578,6 +581,8 @@ static int link_insn(struct sg_ctx *c, size_t sec, struct sg_insn *in, size_t id
 				return 0;
 			}
 		}
+		if (d == 1 && c->arch->thumb_bit)
+			toff &= ~(uint64_t)1; /* an ARM/Thumb interworking address */
 		if (d == 1)
 			return add_edge(c, call, tsec, toff, (uint32_t)sec, (uint32_t)idx);
 		return 0;
@@ -588,12 +593,73 @@ static int link_insn(struct sg_ctx *c, size_t sec, struct sg_insn *in, size_t id
 	return 0;
 }
 
-/* Whether the relocated field of @in, if any, lies inside it (struct sg_rec keeps its offset). */
-static bool field_inside(const struct sg_insn *in)
+/*
+ * Whether the relocated field of @in, if any, is close enough for struct sg_rec
+ * (a 16-bit distance: inside the instruction, or its ARM literal pool word).
+ */
+static bool field_near(const struct sg_insn *in)
 {
-	if (in->def != SG_DEF_ADDR && !in->reloc_target)
+	int64_t d = (int64_t)in->reloc_off - (int64_t)in->off;
+
+	if (in->def != SG_DEF_ADDR && in->def != SG_DEF_ADDR_OR_COPY && !in->reloc_target)
 		return true;
-	return in->reloc_off >= in->off && in->reloc_off - in->off < in->len;
+	return d >= INT16_MIN && d <= INT16_MAX;
+}
+
+/* Start of function symbol @s (without the Thumb bit). */
+static uint64_t func_start(const struct sg_arch *arch, const struct kp_sym *s)
+{
+	return arch && arch->thumb_bit ? s->value & ~(uint64_t)1 : s->value;
+}
+
+struct sg_map {
+	uint64_t off;
+	enum sg_mode mode;
+};
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct sg_map *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * The mapping symbols of section @sec ($a, $t, $d, $x, optionally followed by
+ * ".suffix"), sorted: *@map, *@n. Returns false when out of memory.
+ */
+static bool mapping_symbols(const struct kp_elf *e, size_t sec, struct sg_map **map, size_t *n)
+{
+	size_t cap = 0;
+
+	*map = NULL;
+	*n = 0;
+	for (size_t i = 1; i < e->nsyms; i++) {
+		const struct kp_sym *s = &e->syms[i];
+		const char *nm = s->name;
+		enum sg_mode mode;
+
+		/* "$x<isa>" (RISC-V) names the extensions of the code that follows */
+		if (s->shndx != sec || !nm || nm[0] != '$' || !nm[1] ||
+		    (nm[2] && nm[2] != '.' && nm[1] != 'x'))
+			continue;
+		if (nm[1] == 'a' || nm[1] == 'x')
+			mode = SG_MODE_DEFAULT;
+		else if (nm[1] == 't')
+			mode = SG_MODE_THUMB;
+		else if (nm[1] == 'd')
+			mode = SG_MODE_DATA;
+		else
+			continue;
+		if (!grow((void **)map, &cap, *n + 1, sizeof(**map)))
+			return false;
+		(*map)[*n].off = s->value;
+		(*map)[*n].mode = mode;
+		(*n)++;
+	}
+	if (*n > 1)
+		qsort(*map, *n, sizeof(**map), map_cmp);
+	return true;
 }
 
 /*
@@ -606,11 +672,17 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 	struct kp_elf *e = c->e;
 	const struct kp_section *ks = &e->sections[sec];
 	struct sg_sec *s = &c->secs[sec];
-	struct sg_code code = { ks->data, ks->size, e->big_endian, e->is64 };
+	unsigned state = 0;
+	struct sg_code code = {
+		ks->data, ks->size, e->big_endian, e->is64, SG_MODE_DEFAULT, &state
+	};
 	unsigned step = c->arch->min_insn;
 	size_t cap, rcur = 0;
 	uint64_t *fbits;	  /* bit per byte: a function (STT_FUNC symbol) starts here */
 	uint64_t off = 0, nf = 0; /* nf: the first function start after off, UINT64_MAX none */
+	struct sg_map *map = NULL;
+	size_t nmap = 0, mi = 0;
+	uint64_t mend = UINT64_MAX; /* end of the current mapping region */
 	int ret = -1;
 
 	if (ks->size > UINT32_MAX)
@@ -624,22 +696,40 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 	s->insns = malloc(cap * sizeof(*s->insns));
 	if (!fbits || !s->insns)
 		goto out;
+	if (c->arch->mapping_symbols && !mapping_symbols(e, sec, &map, &nmap))
+		goto out;
 	for (size_t i = 1; i < e->nsyms; i++) {
 		const struct kp_sym *sym = &e->syms[i];
+		uint64_t v = func_start(c->arch, sym);
 
-		if (sym->shndx == sec && sym->type == STT_FUNC && sym->value < ks->size)
-			fbits[sym->value / 64] |= (uint64_t)1 << (sym->value % 64);
+		if (sym->shndx == sec && sym->type == STT_FUNC && v < ks->size)
+			fbits[v / 64] |= (uint64_t)1 << (v % 64);
 	}
 
 	while (off < ks->size) {
 		struct sg_insn in;
 		struct sg_rec *r;
 
+		if (nmap && (mend == UINT64_MAX || off >= mend)) {
+			/* the mapping region holding off: its instruction set and end */
+			while (mi + 1 < nmap && map[mi + 1].off <= off)
+				mi++;
+			code.mode = map[mi].off <= off ? map[mi].mode : SG_MODE_DEFAULT;
+			state = 0;
+			mend = map[mi].off > off ? map[mi].off
+			       : mi + 1 < nmap	 ? map[mi + 1].off
+						 : ks->size;
+			if (code.mode == SG_MODE_DATA) {
+				off = mend;
+				continue;
+			}
+		}
 		if (nf <= off)
 			nf = bits_next(fbits, off + 1, ks->size);
-		if (!c->arch->decode(&code, off, &in) || in.len == 0 || !field_inside(&in) ||
-		    off + in.len > nf) {
+		if (!c->arch->decode(&code, off, &in) || in.len == 0 || in.len > 127 ||
+		    !field_near(&in) || off + in.len > nf || (nmap && off + in.len > mend)) {
 			/* resynchronise at the next function, or the next aligned slot */
+			state = 0;
 			if (step > 1)
 				off += step;
 			else
@@ -654,8 +744,10 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 		r->off = in.off;
 		r->clobbers = in.clobbers;
 		r->reloc_adj = in.reloc_adj;
-		r->reloc_rel = (uint8_t)(in.reloc_off - in.off); /* see field_inside() */
-		r->len = in.len;
+		r->reloc_rel =
+			(int16_t)((int64_t)in.reloc_off - (int64_t)in.off); /* field_near() */
+		r->len = in.len & 127;
+		r->cond = in.cond;
 		r->def_reg = in.def_reg;
 		r->src_reg = in.src_reg;
 		r->flow = in.flow;
@@ -667,6 +759,7 @@ static int decode_section(struct sg_ctx *c, size_t sec)
 	ret = 0;
 out:
 	free(fbits);
+	free(map);
 	return ret;
 }
 
@@ -830,6 +923,63 @@ static int add_result_target(struct sg_result *res, uint32_t sec, uint64_t off)
 	return 0;
 }
 
+static enum sg_rkind rkind(const struct sg_arch *arch, uint32_t type)
+{
+	return arch->reloc_kind ? arch->reloc_kind(type) : SG_RK_ADDR;
+}
+
+/* The first relocation at @off of @sec that is not a marker (SG_RK_IGNORE). */
+static const struct kp_reloc *addr_reloc_at(const struct sg_ctx *c, size_t sec, uint64_t off)
+{
+	const struct kp_section *s = &c->e->sections[sec];
+
+	for (size_t i = reloc_lower(c->e, sec, off); i < s->nrelocs && s->relocs[i].offset == off;
+	     i++)
+		if (rkind(c->arch, s->relocs[i].type) != SG_RK_IGNORE)
+			return &s->relocs[i];
+	return NULL;
+}
+
+/*
+ * The address named by the relocation @r of an address-defining field of @sec
+ * (+ @adj): 1 and *@tsec, *@toff; 0 when it is not an address in a section.
+ * SG_RK_PCREL_LO: S + A is the instruction with the high half (RISC-V auipc),
+ * whose own relocation names the address.
+ */
+static int field_address(const struct sg_ctx *c, size_t sec, const struct kp_reloc *r, int64_t adj,
+			 uint32_t *tsec, uint64_t *toff)
+{
+	const struct kp_sym *sym;
+	enum sg_rkind k = rkind(c->arch, r->type);
+
+	if (k == SG_RK_INDIRECT) {
+		const struct kp_reloc *rel;
+		struct kp_err err;
+		size_t n;
+
+		/* a constant slot (compiler-made, in .toc): where its own relocation points */
+		if (reloc_dest(c->e, c->arch, sec, r, 0, tsec, toff, &sym) != 1 ||
+		    kp_elf_relocs(c->e, *tsec, &rel, &n, &err) < 0)
+			return 0;
+		sec = *tsec;
+		r = addr_reloc_at(c, sec, *toff);
+		if (!r || rkind(c->arch, r->type) != SG_RK_ADDR)
+			return 0;
+		return reloc_dest(c->e, c->arch, sec, r, 0, tsec, toff, &sym) == 1;
+	}
+	if (k == SG_RK_PCREL_LO) {
+		if (reloc_dest(c->e, c->arch, sec, r, 0, tsec, toff, &sym) != 1 || *tsec != sec)
+			return 0;
+		r = addr_reloc_at(c, sec, *toff);
+		if (!r || rkind(c->arch, r->type) != SG_RK_ADDR)
+			return 0;
+		k = SG_RK_ADDR;
+	}
+	if (k != SG_RK_ADDR)
+		return 0;
+	return reloc_dest(c->e, c->arch, sec, r, adj, tsec, toff, &sym) == 1;
+}
+
 /* The value of @reg produced by instruction @p (at @psec): a result, or a state to follow. */
 static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct sg_result *res)
 {
@@ -841,14 +991,25 @@ static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct
 		return 0;
 	}
 	if (p->def_reg == reg) {
+		/* a conditional definition: the older value, if it is not executed */
+		if (p->cond && push_state(c, psec, pidx, reg) < 0)
+			return -1;
 		switch (p->def) {
+		case SG_DEF_ADDR_OR_COPY:
 		case SG_DEF_ADDR: {
-			const struct kp_reloc *r = reloc_at(e, psec, p->off + p->reloc_rel);
-			const struct kp_sym *sym;
+			const struct kp_reloc *r =
+				addr_reloc_at(c, psec, (uint64_t)((int64_t)p->off + p->reloc_rel));
 			uint32_t tsec;
 			uint64_t toff;
 
-			if (!r || reloc_dest(e, psec, r, p->reloc_adj, &tsec, &toff, &sym) != 1) {
+			if (!r && p->def == SG_DEF_ADDR_OR_COPY) {
+				if (p->src_reg < 0 || p->src_reg >= 64) {
+					res->flags |= R_OTHER;
+					return 0;
+				}
+				return push_state(c, psec, pidx, p->src_reg);
+			}
+			if (!r || field_address(c, psec, r, p->reloc_adj, &tsec, &toff) != 1) {
 				res->flags |= R_OTHER;
 				return 0;
 			}
@@ -951,20 +1112,26 @@ static int trace(struct sg_ctx *c, uint32_t sec, size_t idx, struct sg_result *r
 
 /* ---------------------------------------------------------------- driver */
 
+/*
+ * The backends: one file each (symbol-get-<arch>.c), matched on e_machine,
+ * class and byte order. A module of any other architecture gets the heuristic
+ * (one entry per call site) and says so (kp_module.symget_exact).
+ */
+static const struct sg_arch *const backends[] = {
+	&kp_sg_x86_64,	&kp_sg_i386,	&kp_sg_arm64, &kp_sg_arm,
+	&kp_sg_ppc64le, &kp_sg_riscv64, &kp_sg_s390x,
+};
+
 static const struct sg_arch *arch_for(const struct kp_elf *e)
 {
-	switch (e->machine) {
-	case EM_X86_64:
-		return e->is64 ? kp_sg_arch_x86_64() : NULL;
-	case EM_386:
-		return e->is64 ? NULL : kp_sg_arch_i386();
-	case EM_AARCH64:
-		return e->is64 && !e->big_endian ? kp_sg_arch_arm64() : NULL;
-	case EM_S390:
-		return e->is64 && e->big_endian ? kp_sg_arch_s390x() : NULL;
-	default:
-		return NULL;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(backends); i++) {
+		const struct sg_arch *a = backends[i];
+
+		if (a->machine == e->machine && a->is64 == e->is64 &&
+		    a->big_endian == e->big_endian)
+			return a;
 	}
+	return NULL;
 }
 
 /*
@@ -979,7 +1146,7 @@ static int is_request(struct sg_ctx *c, uint32_t sec, const struct fn_range *fn,
 	    c->req_end != fn->end) {
 		c->req.n = 0;
 		c->req.oom = false;
-		function_string(c->e, sec, fn, collect_request, &c->req);
+		function_string(c->e, c->arch, sec, fn, collect_request, &c->req);
 		c->req_valid = !c->req.oom;
 		if (c->req.oom)
 			return -1;
@@ -1021,13 +1188,13 @@ static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const stru
 		exact = true;
 	}
 	if (dyn) {
-		const char *fmt = function_string(e, sec, &fn, is_name_format, NULL);
+		const char *fmt = function_string(e, c->arch, sec, &fn, is_name_format, NULL);
 
 		return add_entry(m, &c->symget_cap, NULL, 0, fmt, secname, site, fn.name,
 				 KP_SYMGET_DYNAMIC, false, err);
 	}
 	if (!exact)
-		return scan_heuristic(m, e, sec, site, &c->symget_cap, err);
+		return scan_heuristic(m, e, c->arch, sec, site, &c->symget_cap, err);
 	return 0;
 }
 
@@ -1120,6 +1287,7 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 		else if (!strcmp(m->imports[i].name, "__symbol_put"))
 			put_idx = m->imports[i].symidx;
 	}
+	m->symget_backend = get_idx && c.arch ? c.arch->name : NULL;
 	if (c.arch && get_idx && prepare(&c, err) < 0)
 		goto out;
 	for (size_t sec = 1; sec < e->nsections; sec++) {
@@ -1141,8 +1309,8 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 				continue;
 			idx = c.arch ? call_insn(&c, sec, &rel[i]) : SIZE_MAX;
 			if (idx == SIZE_MAX) {
-				if (scan_heuristic(m, e, sec, rel[i].offset, &c.symget_cap, err) <
-				    0)
+				if (scan_heuristic(m, e, c.arch, sec, rel[i].offset, &c.symget_cap,
+						   err) < 0)
 					goto out;
 				continue;
 			}

@@ -211,6 +211,38 @@ static int use_running(struct kp_analysis *a)
 	return 0;
 }
 
+/* -b ROOT without files: keep the file depmod puts in modules.dep under each name. */
+static int depmod_view(struct kp_analysis *a)
+{
+	struct kp_err err = { "" };
+
+	if (kp_depmod_cfg_load(&a->depmod, a->tree.root, a->tree.release, &err) < 0) {
+		kp_cli_error(a->tree.root, "%s", err.msg);
+		return -1;
+	}
+	a->have_depmod = true;
+	for (size_t i = 0; i < a->depmod.nexternals; i++) {
+		char dir[4096];
+
+		struct stat st;
+
+		snprintf(dir, sizeof(dir), "%s%s", strcmp(a->tree.root, "/") ? a->tree.root : "",
+			 a->depmod.externals[i]);
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue; /* depmod ignores an absent external directory */
+		if (kp_set_add_path(&a->set, dir) < 0) {
+			kp_cli_error(dir, "out of memory");
+			return -1;
+		}
+	}
+	if (kp_depmod_select(&a->depmod, a->tree.moddir, &a->set, &a->shadowed, &a->nshadowed,
+			     &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Appends @what to the reports' assumptions (owned by the facts' arena). */
 static int add_assumption(struct kp_kernel_facts *f, const char *what)
 {
@@ -248,38 +280,6 @@ static int note_stub_map(struct kp_analysis *a)
 	return add_assumption(&a->facts, msg);
 }
 
-/* -b ROOT without files: keep the file depmod puts in modules.dep under each name. */
-static int depmod_view(struct kp_analysis *a)
-{
-	struct kp_err err = { "" };
-
-	if (kp_depmod_cfg_load(&a->depmod, a->tree.root, a->tree.release, &err) < 0) {
-		kp_cli_error(a->tree.root, "%s", err.msg);
-		return -1;
-	}
-	a->have_depmod = true;
-	for (size_t i = 0; i < a->depmod.nexternals; i++) {
-		char dir[4096];
-
-		struct stat st;
-
-		snprintf(dir, sizeof(dir), "%s%s", strcmp(a->tree.root, "/") ? a->tree.root : "",
-			 a->depmod.externals[i]);
-		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-			continue; /* depmod ignores an absent external directory */
-		if (kp_set_add_path(&a->set, dir) < 0) {
-			kp_cli_error(dir, "out of memory");
-			return -1;
-		}
-	}
-	if (kp_depmod_select(&a->depmod, a->tree.moddir, &a->set, &a->shadowed, &a->nshadowed,
-			     &err) < 0) {
-		kp_cli_error(NULL, "%s", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
 int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,
 		    bool simulate)
 {
@@ -299,7 +299,7 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		return KP_EXIT_ERROR;
 	if (!a->nkernels && !a->base_borrowed && default_kernel(a) < 0)
 		return KP_EXIT_ERROR;
-	if (a->basedir && npaths == 0) {
+	if (a->basedir && npaths == 0 && !a->set.n) {
 		tree_paths[0] = a->tree.moddir;
 		paths = tree_paths;
 		npaths = 1;
@@ -312,12 +312,12 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
+	if (a->facts.beyond_modelled)
+		kp_cli_error(NULL, "warning: %s [unverified-kernel]", a->facts.beyond_modelled);
 	if (note_stub_map(a) < 0) {
 		kp_cli_error(NULL, "out of memory");
 		return KP_EXIT_ERROR;
 	}
-	if (a->facts.beyond_modelled)
-		kp_cli_error(NULL, "warning: %s [unverified-kernel]", a->facts.beyond_modelled);
 	if (a->have_run) {
 		a->facts.loaded = a->run_loaded;
 		a->facts.nloaded = a->run.nmodules;

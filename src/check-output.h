@@ -22,6 +22,13 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis 
 void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis *a);
 void kp_check_print_junit(const struct kp_check_out *o, const struct kp_analysis *a);
 
+/* check -b ROOT --all-kernels: the out-of-tree modules of every installed kernel. */
+int kp_check_all_kernels(struct kp_cli *cli, const struct kp_analysis *tmpl,
+			 const struct kp_check_out *o, bool json);
+/* check -b ROOT --kernel-release FROM --upgrade-to TO: what breaks for the out-of-tree modules. */
+int kp_check_upgrade(struct kp_cli *cli, const struct kp_analysis *tmpl, const char *from,
+		     const char *to, const struct kp_check_out *o, bool json);
+
 /* The rule ids kopolicy can report, with a one-line description (SARIF rules[], --list-rules). */
 struct kp_rule_doc {
 	const char *id;

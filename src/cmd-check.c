@@ -22,6 +22,10 @@ static void check_usage(FILE *f)
 	      "                     warning, note, or never\n"
 	      "      --waivers FILE accepted findings (RULE MODULE [SYMBOL] globs per line)\n"
 	      "      --compare A,B  report what changes between rule sets A and B\n"
+	      "      --all-kernels  with -b ROOT: the out-of-tree modules of every kernel\n"
+	      "                     installed in ROOT, each against its kernel (text, json)\n"
+	      "      --upgrade-to R with -b ROOT and --kernel-release CUR: what changes for\n"
+	      "                     CUR's out-of-tree modules on kernel R (text, json)\n"
 	      "  -v, --verbose      also notes, and each module's outcome and messages\n"
 	      "      --pretty       indent JSON\n"
 	      "      --color WHEN   auto (default), always, never\n"
@@ -137,6 +141,8 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 					      { "compare", required_argument, NULL, 0x202 },
 					      { "pretty", no_argument, NULL, 0x203 },
 					      { "color", required_argument, NULL, 0x204 },
+					      { "all-kernels", no_argument, NULL, 0x205 },
+					      { "upgrade-to", required_argument, NULL, 0x206 },
 					      { "verbose", no_argument, NULL, 'v' },
 					      { "help", no_argument, NULL, 'h' },
 					      KP_CLI_COMMON_LONGOPTS,
@@ -145,6 +151,8 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	struct kp_check_out out = { .f = stdout, .fail_on = KP_SEV_ERROR };
 	const char *format = "text", *output = NULL, *waivers = NULL, *cmp = NULL;
 	const char *color = "auto";
+	bool all_kernels = false;
+	const char *upgrade_to = NULL;
 	struct kp_waivers ws = { 0 };
 	struct kp_analysis a;
 	int c, rc;
@@ -178,6 +186,12 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		case 0x204:
 			color = optarg;
 			break;
+		case 0x205:
+			all_kernels = true;
+			break;
+		case 0x206:
+			upgrade_to = optarg;
+			break;
 		case 'v':
 			out.verbose = true;
 			break;
@@ -193,6 +207,42 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	    strcmp(format, "junit")) {
 		kp_cli_error(NULL, "unknown format '%s' (text, json, sarif or junit)", format);
 		return KP_EXIT_ERROR;
+	}
+	if (upgrade_to) {
+		const char *from = a.fo.release;
+
+		if (!a.basedir || !from || all_kernels || optind < argc || a.nkernels ||
+		    (strcmp(format, "text") && strcmp(format, "json"))) {
+			kp_cli_error(NULL,
+				     "--upgrade-to takes -b ROOT and --kernel-release, no FILE, "
+				     "no --kernel, and --format text or json");
+			return KP_EXIT_ERROR;
+		}
+		a.fo.release = NULL;
+		if (output && !(out.f = fopen(output, "we"))) {
+			kp_cli_error(output, "cannot write: %m");
+			return KP_EXIT_ERROR;
+		}
+		rc = kp_check_upgrade(cli, &a, from, upgrade_to, &out, !strcmp(format, "json"));
+		if (out.f != stdout && fclose(out.f) != 0 && rc != KP_EXIT_ERROR)
+			rc = KP_EXIT_ERROR;
+		return rc;
+	}
+	if (all_kernels) {
+		if (!a.basedir || optind < argc || a.nkernels || a.fo.release ||
+		    (strcmp(format, "text") && strcmp(format, "json"))) {
+			kp_cli_error(NULL, "--all-kernels takes -b ROOT, no FILE, no --kernel or "
+					   "--kernel-release, and --format text or json");
+			return KP_EXIT_ERROR;
+		}
+		if (output && !(out.f = fopen(output, "we"))) {
+			kp_cli_error(output, "cannot write: %m");
+			return KP_EXIT_ERROR;
+		}
+		rc = kp_check_all_kernels(cli, &a, &out, !strcmp(format, "json"));
+		if (out.f != stdout && fclose(out.f) != 0 && rc != KP_EXIT_ERROR)
+			rc = KP_EXIT_ERROR;
+		return rc;
 	}
 	if (optind >= argc && !a.basedir) {
 		kp_cli_error(NULL, "check: no module files given");

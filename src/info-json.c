@@ -176,6 +176,11 @@ struct json_object *kp_info_module_json(const struct kp_module *m)
 		json_object_array_add(a, e);
 	}
 	kp_json_add(o, "symbol_get", a);
+	/* "exact": call sites traced by an architecture backend; "heuristic": none for it */
+	kp_json_add(o, "symbol_get_method",
+		    !m->imports_symbol_get ? NULL
+		    : m->symget_backend	   ? json_object_new_string("exact")
+					   : json_object_new_string("heuristic"));
 	kp_json_add(o, "symbol_put_sites", json_object_new_int64((int64_t)m->nsymput));
 	return o;
 }

@@ -121,11 +121,18 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m)
 		fprintf(f, "  extended versions (%zu)\n", m->next_versions);
 	if (m->imports_symbol_get) {
 		fprintf(f, "  symbol_get (%zu):\n", m->nsymget);
+		if (!m->symget_backend)
+			fprintf(f,
+				"    no exact call-site analysis for %s: one heuristic guess per "
+				"call site\n",
+				kp_elf_machine_name(m->machine));
 		for (size_t i = 0; i < m->nsymget; i++) {
 			const struct kp_symget *g = &m->symget[i];
 
 			fputs("    ", f);
-			put_safe(f, g->symbol ? g->symbol : "(computed at run time)");
+			put_safe(f, g->symbol			       ? g->symbol
+				    : g->method == KP_SYMGET_HEURISTIC ? "(unknown)"
+								       : "(computed at run time)");
 			fprintf(f, "  at %s+0x%llx", g->section, (unsigned long long)g->offset);
 			if (g->function) {
 				fputs(" in ", f);

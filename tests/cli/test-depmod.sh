@@ -88,6 +88,48 @@ mkdir -p "$r/etc/depmod.d"
 printf 'exclude old\n' > "$r/etc/depmod.d/ex.conf"
 same_as_depmod "exclude" "$r"
 
+# 5. --all-kernels: the out-of-tree modules of every installed kernel, each against its own.
+r=$tmp/all
+for k in "$rel" 7.2.13+deb14-amd64; do
+	m=$r/lib/modules/$k
+	mkdir -p "$m/updates/dkms" "$m/kernel/drivers" "$m/build"
+	cp "$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" "$m/updates/dkms/"
+	cp "$fx/kp_plain.ko" "$m/kernel/drivers/"
+	zcat "$fx/Module.symvers.gz" > "$m/build/Module.symvers"
+done
+zcat "$fx/config.gz" > "$r/lib/modules/$rel/build/.config"
+"$kp" check -b "$r" --all-kernels > "$r.txt" 2>&1
+ok "--all-kernels exits 1 when an out-of-tree module fails" $(( $? == 1 ? 0 : 1 ))
+[ "$(grep -c '^[0-9]' "$r.txt")" -eq 6 ] && ! grep -q kp_plain "$r.txt"
+ok "--all-kernels lists 3 out-of-tree modules per kernel, no in-tree one" $?
+python3 -c "
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l[0].isdigit()]
+want = [[sys.argv[2], 'kp_gplonly_then_prop', 'fails', '(ENOENT),', 'gpl-proprietary-mix'],
+        ['7.2.13+deb14-amd64', 'kp_gpl_prov', 'fails', '(ENOEXEC),', 'obsolete-export-table,',
+         'no-export-flags']]
+sys.exit(0 if all(any(r[:len(w)] == w for r in rows) for w in want) else 1)" "$r.txt" "$rel"
+ok "--all-kernels: each kernel's own loader (6.12: 2020 rule; 7.2: no __kflagstab)" $?
+"$kp" check -b "$r" --all-kernels -f json > "$r.json"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = {x['release']: {m['name']: m for m in x['modules']} for x in d['kernels']}
+ok = sorted(k) == sorted([sys.argv[2], '7.2.13+deb14-amd64']) and k[sys.argv[2]]['kp_prop_prov']['taint'] == 'POE' and not k[sys.argv[2]]['kp_gplonly_then_prop']['loads']
+sys.exit(0 if ok else 1)" "$r.json" "$rel"
+ok "--all-kernels -f json: one entry per kernel with its modules" $?
+
+# 6. --upgrade-to: what changes for the current kernel's out-of-tree modules on another one.
+"$kp" check -b "$r" --kernel-release "$rel" --upgrade-to 7.2.13+deb14-amd64 > "$r.up" 2>&1
+ok "--upgrade-to exits 1 when something breaks" $(( $? == 1 ? 0 : 1 ))
+grep -q "^  kp_gpl_prov: fails: loads now, fails with ENOEXEC: exports 2 symbols without a __kflagstab" "$r.up" &&
+	[ "$(grep -c '^  ' "$r.up")" -eq 2 ]
+ok "--upgrade-to names each module that loads now and fails then, with the reason" $?
+"$kp" check -b "$r" --kernel-release "$rel" --upgrade-to "$rel" -f json > "$r.up.json"
+ok "--upgrade-to the same kernel exits 0" $?
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['changes']==[] and d['to']==sys.argv[2] else 1)" "$r.up.json" "$rel"
+ok "--upgrade-to -f json: no changes" $?
+
 echo "1..$n"
 echo "# $((n - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

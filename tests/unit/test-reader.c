@@ -3,6 +3,8 @@
  */
 #include <dirent.h>
 #include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -151,6 +153,98 @@ static void test_symbol_get(struct tap *t, const char *rel, bool is64, bool big)
 		tap_ok(t, m->symget[j].method == KP_SYMGET_EXACT && m->symget[j].symbol,
 		       "site %zu traced exactly", j);
 	kp_module_free(m);
+}
+
+/*
+ * One real Debian trixie module (dvb-usb-umt-010: two symbol_get(dvb_pll_attach) and two
+ * symbol_get(mt352_attach) call sites, from dvb_attach()) per architecture: every site
+ * traced exactly by the architecture's backend, at the site objdump shows.
+ */
+static void test_symbol_get_real(struct tap *t, const char *arch, const char *backend,
+				 const uint64_t sites[4])
+{
+	static const char *const targets[] = { "dvb_pll_attach", "dvb_pll_attach", "mt352_attach",
+					       "mt352_attach" };
+	char rel[128];
+	struct kp_module *m;
+
+	snprintf(rel, sizeof(rel), "fixtures/ko/real/dvb-usb-umt-010-%s.ko.xz", arch);
+	m = open_fixture(t, rel);
+	if (!m)
+		return;
+	tap_ok(t, m->symget_backend && !strcmp(m->symget_backend, backend), "%s: backend %s", arch,
+	       m->symget_backend ? m->symget_backend : "(none)");
+	tap_ok(t, m->nsymget == 4, "%s: one entry per call site: %zu", arch, m->nsymget);
+	for (size_t i = 0; i < 4 && i < m->nsymget; i++) {
+		const struct kp_symget *g = &m->symget[i];
+
+		tap_ok(t,
+		       g->method == KP_SYMGET_EXACT && g->symbol && !strcmp(g->symbol, targets[i]),
+		       "%s: site %zu symbol_get(%s) exact: %s", arch, i, targets[i],
+		       g->symbol ? g->symbol : "(none)");
+		tap_ok(t, g->offset == sites[i] && !strcmp(g->section, ".text"),
+		       "%s: site %zu at .text+0x%llx (got %s+0x%llx)", arch, i,
+		       (unsigned long long)sites[i], g->section, (unsigned long long)g->offset);
+	}
+	kp_module_free(m);
+}
+
+/*
+ * A module of an architecture without a backend (kp_symget.ko with e_machine rewritten
+ * to SPARC V9): no backend named, one heuristic entry per call site, never more.
+ */
+static void test_symbol_get_no_backend(struct tap *t)
+{
+	static const char *const rel = "fixtures/ko/6.12/kp_symget.ko";
+	char tmpl[] = "/tmp/kp-test-sparc-XXXXXX";
+	struct kp_module *ref = open_fixture(t, rel), *m = NULL;
+	struct kp_err err = { "" };
+	unsigned char *d = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f = fopen(tap_srcpath(rel), "rb");
+	int fd;
+
+	if (!ref || !f)
+		goto out;
+	for (int c; (c = fgetc(f)) != EOF;) {
+		if (n == cap) {
+			unsigned char *nd = realloc(d, cap = cap ? cap * 2 : 65536);
+
+			if (!nd)
+				goto out;
+			d = nd;
+		}
+		d[n++] = (unsigned char)c;
+	}
+	if (n < 0x40)
+		goto out;
+	d[0x12] = EM_SPARCV9; /* e_machine, little-endian */
+	d[0x13] = 0;
+	fd = mkstemp(tmpl);
+	if (fd < 0)
+		goto out;
+	if (write(fd, d, n) == (ssize_t)n && kp_module_open(tmpl, NULL, &m, &err) == 0) {
+		size_t heur = 0;
+
+		tap_ok(t, m->imports_symbol_get && !m->symget_backend,
+		       "no backend for SPARC V9: symget_backend is NULL");
+		tap_ok(t, m->nsymget == ref->nsymget, "as many entries (%zu) as call sites (%zu)",
+		       m->nsymget, ref->nsymget);
+		for (size_t i = 0; i < m->nsymget; i++)
+			heur += m->symget[i].method == KP_SYMGET_HEURISTIC;
+		tap_ok(t, heur == m->nsymget, "every entry is heuristic: %zu of %zu", heur,
+		       m->nsymget);
+	} else {
+		tap_ok(t, false, "open the SPARC V9 copy: %s", err.msg);
+	}
+	close(fd);
+	unlink(tmpl);
+out:
+	if (f)
+		fclose(f);
+	free(d);
+	kp_module_free(m);
+	kp_module_free(ref);
 }
 
 static void test_bad(struct tap *t)
@@ -340,6 +434,14 @@ int main(void)
 	test_symbol_get(&t, "fixtures/ko/6.1-i386/kp_symget.ko", false, false);
 	test_symbol_get(&t, "fixtures/ko/6.1-s390x/kp_symget.ko", true, true);
 	test_symbol_get(&t, "fixtures/ko/6.12-arm64/kp_symget.ko", true, false);
+	test_symbol_get_real(&t, "amd64", "x86_64", (const uint64_t[]){ 0x74, 0xbb, 0x135, 0x195 });
+	test_symbol_get_real(&t, "arm64", "arm64", (const uint64_t[]){ 0x90, 0xdc, 0x180, 0x1f0 });
+	test_symbol_get_real(&t, "armhf", "arm", (const uint64_t[]){ 0x208, 0x250, 0x2d0, 0x338 });
+	test_symbol_get_real(&t, "ppc64el", "ppc64el",
+			     (const uint64_t[]){ 0xbc, 0x128, 0x1ec, 0x278 });
+	test_symbol_get_real(&t, "riscv64", "riscv64",
+			     (const uint64_t[]){ 0x5c, 0xa2, 0x122, 0x17e });
+	test_symbol_get_no_backend(&t);
 	test_bad(&t);
 	test_all_paths_agree(&t);
 	test_typed_modinfo(&t);
