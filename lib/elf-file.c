@@ -165,7 +165,7 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 	if (symsec->link == 0 || symsec->link >= e->nsections)
 		return kp_err_set(err, ".symtab has an invalid string table link %u", symsec->link);
 	strsec = &e->sections[symsec->link];
-	if (strsec->type != SHT_STRTAB || !strsec->data)
+	if (strsec->type != SHT_STRTAB || (!strsec->data && strsec->size))
 		return kp_err_set(err, ".symtab string table (section %u) is not a string table",
 				  symsec->link);
 	if (strsec->size == 0)
@@ -209,11 +209,18 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 
 		if (!gelf_getsymshndx(d, xd, (int)i, &sym, &xndx))
 			return kp_err_set(err, "cannot read symbol %zu: %s", i, elf_error());
-		if (sym.st_name >= strsec->size ||
-		    (!e->symstr_copy &&
-		     !memchr(strsec->data + sym.st_name, '\0', strsec->size - sym.st_name)))
+		if (sym.st_name >= strsec->size) {
+			/* The loader refuses it (6.13+) or reads past the table: no name to read.
+			 */
+			if (e->symstr_state == KP_SYMSTR_OK)
+				e->symstr_state = KP_SYMSTR_NAME_OOB;
+			s->name = "";
+		} else if (!e->symstr_copy &&
+			   !memchr(strsec->data + sym.st_name, '\0', strsec->size - sym.st_name)) {
 			return kp_err_set(err, "symbol %zu has a name outside the string table", i);
-		s->name = strtab + sym.st_name;
+		} else {
+			s->name = strtab + sym.st_name;
+		}
 		s->value = sym.st_value;
 		s->size = sym.st_size;
 		s->shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
@@ -389,6 +396,22 @@ static int reloc_cmp(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/*
+ * r_info's symbol and type. MIPS64 (n64) stores r_sym as a 32-bit word followed by
+ * the bytes r_ssym, r_type3, r_type2, r_type (MIPS64 ELF supplement), not
+ * ELF64_R_INFO(sym, type); libelf does not translate it. Only r_type is kept.
+ */
+static void split_info(const struct kp_elf *e, uint64_t info, uint32_t *sym, uint32_t *type)
+{
+	if (e->machine == EM_MIPS && e->is64) {
+		*sym = e->big_endian ? (uint32_t)(info >> 32) : (uint32_t)info;
+		*type = e->big_endian ? (uint32_t)(info & 0xff) : (uint32_t)(info >> 56);
+		return;
+	}
+	*sym = (uint32_t)GELF_R_SYM(info);
+	*type = (uint32_t)GELF_R_TYPE(info);
+}
+
 static int append_relocs(struct kp_elf *e, struct kp_section *target, size_t ridx, size_t *cap,
 			 struct kp_err *err)
 {
@@ -415,8 +438,7 @@ static int append_relocs(struct kp_elf *e, struct kp_section *target, size_t rid
 			if (!gelf_getrela(d, (int)i, &ra))
 				return kp_err_set(err, "cannot read %s: %s", rs->name, elf_error());
 			r->offset = ra.r_offset;
-			r->sym = (uint32_t)GELF_R_SYM(ra.r_info);
-			r->type = (uint32_t)GELF_R_TYPE(ra.r_info);
+			split_info(e, ra.r_info, &r->sym, &r->type);
 			r->addend = ra.r_addend;
 		} else {
 			GElf_Rel rl;
@@ -424,8 +446,7 @@ static int append_relocs(struct kp_elf *e, struct kp_section *target, size_t rid
 			if (!gelf_getrel(d, (int)i, &rl))
 				return kp_err_set(err, "cannot read %s: %s", rs->name, elf_error());
 			r->offset = rl.r_offset;
-			r->sym = (uint32_t)GELF_R_SYM(rl.r_info);
-			r->type = (uint32_t)GELF_R_TYPE(rl.r_info);
+			split_info(e, rl.r_info, &r->sym, &r->type);
 			r->addend = 0;
 		}
 		if (r->sym >= e->nsyms && r->sym != 0)

@@ -73,6 +73,7 @@ enum kp_symstr_state {
 	KP_SYMSTR_EMPTY,	  /* "empty symbol string table" */
 	KP_SYMSTR_NO_LEADING_NUL, /* "symbol string table missing leading NUL" */
 	KP_SYMSTR_UNTERMINATED,	  /* "symbol string table isn't NUL terminated" */
+	KP_SYMSTR_NAME_OOB,	  /* "symbol name out of bounds in string table" (no newline) */
 };
 
 enum kp_versions_format {

@@ -69,10 +69,11 @@ struct sg_insn {
 	uint32_t clobbers;  /* other registers possibly written, bit per register */
 	int16_t reloc_adj;  /* address = S + A + reloc_adj */
 	uint8_t len;
-	uint8_t flow;	/* enum sg_flow */
-	uint8_t def;	/* enum sg_def, for def_reg */
-	int8_t def_reg; /* register precisely described by def, -1 none */
-	int8_t src_reg; /* SG_DEF_COPY source */
+	uint8_t flow;	 /* enum sg_flow */
+	uint8_t def;	 /* enum sg_def, for def_reg */
+	int8_t def_reg;	 /* register precisely described by def, -1 none */
+	int8_t src_reg;	 /* SG_DEF_COPY source */
+	int8_t jump_reg; /* the register an indirect call jumps through (delay_slots arches) */
 	bool has_target : 1;
 	bool reloc_target : 1; /* branch/call target given by the relocation at reloc_off */
 	bool cond : 1;	       /* def_reg may keep its older value (ARM conditional execution) */
@@ -118,6 +119,12 @@ struct sg_arch {
 	bool (*rel_addend)(const struct sg_code *c, uint64_t off, uint32_t type, int64_t *addend);
 	bool mapping_symbols; /* $a/$t/$d/$x symbols mark instruction sets and data */
 	bool thumb_bit;	      /* bit 0 of a function address selects Thumb (ARM) */
+	/*
+	 * Branch delay slots (MIPS): a record is the branch and its delay slot, whose
+	 * definition precedes the transfer; calls of __symbol_get go through a
+	 * register (jump_reg) loaded with its address.
+	 */
+	bool delay_slots;
 };
 
 #define SG_REG(n) ((uint32_t)1 << (n))

@@ -5,10 +5,12 @@
  * literal in a SHF_STRINGS section; no undefined reference to the target remains.
  *
  * Call sites: relocations against the undefined symbol __symbol_get in an
- * executable section, on a call (or a tail-call jump) instruction.
+ * executable section, on a call (or a tail-call jump) instruction; on MIPS
+ * (long calls) the calls through a register holding its address.
  *
- * Method "exact" (x86_64, i386, arm64, s390x): the instructions of every
- * executable section are decoded (symbol-get-<arch>.c) and, from the call,
+ * Method "exact" (the architectures of the backend table below: x86_64, i386,
+ * arm64, 32-bit ARM, ppc64el, riscv64, s390x, mips64el): the instructions of
+ * every executable section are decoded (symbol-get-<arch>.c) and, from the call,
  * the control flow is walked backwards (fall-through, branches inside and
  * across sections, through register copies, into the callers of a local
  * function whose parameter is passed on) to every instruction that sets the
@@ -20,10 +22,11 @@
  * time. The printf-like format referenced by the function, if any, is
  * recorded (kp_symget.format; e.g. "cfi_cmdset_%4.4X").
  *
- * Method "heuristic": other architectures, and sites the walk cannot follow
- * (undecodable code, a block reached only through a jump table, a parameter
- * of a function with no visible caller): the identifier-like strings
- * referenced by relocations inside the enclosing function are the candidates.
+ * Method "heuristic": other architectures (kp_module.symget_backend is NULL),
+ * and sites the walk cannot follow (undecodable code, a block reached only
+ * through a jump table, a parameter of a function with no visible caller): one
+ * entry per site, the identifier-like string referenced last before the call in
+ * the enclosing function, if any.
  *
  * Every byte read from the file is bounds-checked; the walk is bounded.
  */
@@ -33,10 +36,6 @@
 
 #include "module-internal.h"
 #include "symbol-get-internal.h"
-
-#ifndef EM_AARCH64
-#define EM_AARCH64 183
-#endif
 
 #define SG_MAX_STEPS  20000 /* states visited per call site */
 #define SG_MAX_STATES 32768 /* distinct states per call site */
@@ -101,6 +100,7 @@ enum {
 	R_UNKNOWN = 1 << 4, /* a path the walk could not follow */
 	R_PARAM = 1 << 5,   /* reached the entry of a function with no known caller */
 	R_BUDGET = 1 << 6,
+	R_GETADDR = 1 << 7, /* the address of __symbol_get (a jump register) */
 };
 
 struct sg_target {
@@ -151,6 +151,7 @@ struct sg_ctx {
 	bool budget;
 	size_t steps;
 	size_t symget_cap;
+	uint32_t get_sym; /* symbol index of __symbol_get */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -981,12 +982,14 @@ static int field_address(const struct sg_ctx *c, size_t sec, const struct kp_rel
 }
 
 /* The value of @reg produced by instruction @p (at @psec): a result, or a state to follow. */
-static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct sg_result *res)
+static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct sg_result *res,
+		   bool self)
 {
 	struct kp_elf *e = c->e;
 	const struct sg_rec *p = &c->secs[psec].insns[pidx];
 
-	if (p->flow == SG_CALL && (c->arch->call_clobbers & SG_REG(reg))) {
+	/* self: the delay slot of the call being traced, before the call */
+	if (!self && p->flow == SG_CALL && (c->arch->call_clobbers & SG_REG(reg))) {
 		res->flags |= reg == c->arch->ret_reg ? R_CALLRET : R_OTHER;
 		return 0;
 	}
@@ -1002,6 +1005,11 @@ static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct
 			uint32_t tsec;
 			uint64_t toff;
 
+			if (r && c->get_sym && r->sym == c->get_sym &&
+			    rkind(c->arch, r->type) == SG_RK_ADDR) {
+				res->flags |= R_GETADDR;
+				return 0;
+			}
 			if (!r && p->def == SG_DEF_ADDR_OR_COPY) {
 				if (p->src_reg < 0 || p->src_reg >= 64) {
 					res->flags |= R_OTHER;
@@ -1054,14 +1062,14 @@ static int walk_state(struct sg_ctx *c, const struct sg_state *st, struct sg_res
 
 		if (p->off + p->len == x->off && p->flow != SG_JUMP && p->flow != SG_STOP) {
 			any = true;
-			if (examine(c, st->sec, st->idx - 1, st->reg, res) < 0)
+			if (examine(c, st->sec, st->idx - 1, st->reg, res, false) < 0)
 				return -1;
 		}
 	}
 	for (i = edge_lower(c->edges, c->nedges, key); i < c->nedges && c->edges[i].key == key;
 	     i++) {
 		any = true;
-		if (examine(c, c->edges[i].sec, c->edges[i].idx, st->reg, res) < 0)
+		if (examine(c, c->edges[i].sec, c->edges[i].idx, st->reg, res, false) < 0)
 			return -1;
 	}
 	if (fstart) {
@@ -1085,7 +1093,12 @@ static int walk_state(struct sg_ctx *c, const struct sg_state *st, struct sg_res
 	return 0;
 }
 
-static int trace(struct sg_ctx *c, uint32_t sec, size_t idx, struct sg_result *res)
+/*
+ * The values of @reg at call @idx of @sec: from its predecessors, or (@self,
+ * delay slots) from the call record itself first.
+ */
+static int trace(struct sg_ctx *c, uint32_t sec, size_t idx, int reg, bool self,
+		 struct sg_result *res)
 {
 	for (size_t i = 0; i < c->nseen; i++)
 		c->seen[c->used[i]] = 0;
@@ -1093,7 +1106,7 @@ static int trace(struct sg_ctx *c, uint32_t sec, size_t idx, struct sg_result *r
 	c->steps = 0;
 	c->nseen = 0;
 	c->budget = false;
-	if (push_state(c, sec, idx, c->arch->arg_reg) < 0)
+	if ((self ? examine(c, sec, idx, reg, res, true) : push_state(c, sec, idx, reg)) < 0)
 		return -1;
 	while (c->nwork) {
 		struct sg_state st = c->work[--c->nwork];
@@ -1119,7 +1132,7 @@ static int trace(struct sg_ctx *c, uint32_t sec, size_t idx, struct sg_result *r
  */
 static const struct sg_arch *const backends[] = {
 	&kp_sg_x86_64,	&kp_sg_i386,	&kp_sg_arm64, &kp_sg_arm,
-	&kp_sg_ppc64le, &kp_sg_riscv64, &kp_sg_s390x,
+	&kp_sg_ppc64le, &kp_sg_riscv64, &kp_sg_s390x, &kp_sg_mips64el,
 };
 
 static const struct sg_arch *arch_for(const struct kp_elf *e)
@@ -1271,10 +1284,64 @@ static size_t call_insn(const struct sg_ctx *c, size_t sec, const struct kp_relo
 	return i;
 }
 
+/* Traces call @idx of @sec (a call of __symbol_get) and reports its targets. */
+static int trace_site(struct sg_ctx *c, uint32_t sec, size_t idx, struct kp_err *err)
+{
+	struct sg_result res = { 0 };
+	int r = trace(c, sec, idx, c->arch->arg_reg, c->arch->delay_slots, &res);
+
+	if (r == 0)
+		r = report_site(c, sec, c->secs[sec].insns[idx].off, &res, err);
+	else
+		kp_err_set(err, "out of memory");
+	free(res.t);
+	return r;
+}
+
+/*
+ * Delay-slot architectures (MIPS long calls): the calls through a register that
+ * holds the address of __symbol_get. Returns the number of sites, -1 on error.
+ */
+static long register_call_sites(struct sg_ctx *c, struct kp_err *err)
+{
+	struct kp_elf *e = c->e;
+	long n = 0;
+
+	for (size_t sec = 1; sec < e->nsections; sec++) {
+		const struct kp_section *ks = &e->sections[sec];
+		struct sg_code code = { ks->data, ks->size,	   e->big_endian,
+					e->is64,  SG_MODE_DEFAULT, NULL };
+
+		if (!c->secs[sec].decoded)
+			continue;
+		for (size_t i = 0; i < c->secs[sec].n; i++) {
+			const struct sg_rec *x = &c->secs[sec].insns[i];
+			struct sg_result res = { 0 };
+			struct sg_insn in;
+			int r;
+
+			if (x->flow != SG_CALL || x->reloc_target ||
+			    !c->arch->decode(&code, x->off, &in) || in.jump_reg <= 0)
+				continue;
+			r = trace(c, (uint32_t)sec, i, in.jump_reg, false, &res);
+			free(res.t);
+			if (r < 0)
+				return kp_err_set(err, "out of memory");
+			if (!(res.flags & R_GETADDR))
+				continue;
+			if (trace_site(c, (uint32_t)sec, i, err) < 0)
+				return -1;
+			n++;
+		}
+	}
+	return n;
+}
+
 int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
 {
 	struct sg_ctx c;
 	uint32_t get_idx = 0, put_idx = 0;
+	bool reg_sites = false; /* calls through a register found: its relocations are not sites */
 	int ret = -1;
 
 	memset(&c, 0, sizeof(c));
@@ -1288,8 +1355,16 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 			put_idx = m->imports[i].symidx;
 	}
 	m->symget_backend = get_idx && c.arch ? c.arch->name : NULL;
+	c.get_sym = get_idx;
 	if (c.arch && get_idx && prepare(&c, err) < 0)
 		goto out;
+	if (c.arch && get_idx && c.arch->delay_slots) {
+		long n = register_call_sites(&c, err);
+
+		if (n < 0)
+			goto out;
+		reg_sites = n > 0;
+	}
 	for (size_t sec = 1; sec < e->nsections; sec++) {
 		const struct kp_reloc *rel;
 		size_t nrel;
@@ -1299,29 +1374,22 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 		if (kp_elf_relocs(e, sec, &rel, &nrel, err) < 0)
 			goto out;
 		for (size_t i = 0; i < nrel; i++) {
-			struct sg_result res = { 0 };
 			size_t idx;
-			int r;
 
 			if (put_idx && rel[i].sym == put_idx)
 				m->nsymput++;
 			if (!get_idx || rel[i].sym != get_idx)
 				continue;
 			idx = c.arch ? call_insn(&c, sec, &rel[i]) : SIZE_MAX;
+			if (idx == SIZE_MAX && reg_sites)
+				continue; /* the address loaded for a call through a register */
 			if (idx == SIZE_MAX) {
 				if (scan_heuristic(m, e, c.arch, sec, rel[i].offset, &c.symget_cap,
 						   err) < 0)
 					goto out;
 				continue;
 			}
-			r = trace(&c, (uint32_t)sec, idx, &res);
-			if (r == 0)
-				r = report_site(&c, (uint32_t)sec, c.secs[sec].insns[idx].off, &res,
-						err);
-			else
-				kp_err_set(err, "out of memory");
-			free(res.t);
-			if (r < 0)
+			if (trace_site(&c, (uint32_t)sec, idx, err) < 0)
 				goto out;
 		}
 	}

@@ -30,13 +30,22 @@ static int ext_versions_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 	return -ENOEXEC;
 }
 
-/* elf_validity_cache_strtab() v6.13+: the symbol string table's shape. */
+/*
+ * elf_validity_cache_strtab() v6.13+: the symbol string table's shape. Older kernels do not
+ * look and read past the table: what they do then is not predictable, so say so.
+ */
 static int symstr_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const char *why;
 
-	if (!c->p->has[KP_F_SYMSTRTAB_CHECKS])
+	if (!c->p->has[KP_F_SYMSTRTAB_CHECKS]) {
+		if (ld->m->symstr_state != KP_SYMSTR_OK)
+			kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+				   "the symbol string table is malformed and this kernel does not "
+				   "check it: it reads symbol names past the table (the outcome "
+				   "is not predictable)");
 		return 0;
+	}
 	switch (ld->m->symstr_state) {
 	case KP_SYMSTR_EMPTY:
 		why = "empty symbol string table";
@@ -47,6 +56,11 @@ static int symstr_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 	case KP_SYMSTR_UNTERMINATED:
 		why = "symbol string table isn't NUL terminated";
 		break;
+	case KP_SYMSTR_NAME_OOB:
+		/* pr_err() without a newline: the line waits for the next printk */
+		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+			   "symbol name out of bounds in string table");
+		return -ENOEXEC;
 	default:
 		return 0;
 	}

@@ -118,6 +118,13 @@ check 6.13.0 "$fx/Module.symvers.gz" "$tmp/st.json" "$tmp/kp_plain.ko"
 verdict "$tmp/st.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == [\"symbol string table isn't NUL terminated\"]"
 ok "6.13: symbol string table isn't NUL terminated" $?
 
+check 7.2.13 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-oob.ko"
+verdict "$tmp/st.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == [] and ids == ['bad-symbol-strtab']"
+ok "7.2: a symbol name past the string table is ENOEXEC (its pr_err has no newline: no line)" $?
+check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-oob.ko"
+verdict "$tmp/st.json" kp_plain "'bad-symbol-strtab' in ids and m['findings'][ids.index('bad-symbol-strtab')]['severity'] == 'warning'"
+ok "6.12: not checked, said to be unpredictable" $?
+
 # --- message texts and tables per generation -------------------------------------------------
 check 5.10.223 "$fx/Module.symvers.gz" "$tmp/inh.json" "$fx/kp_prop_prov.ko" "$fx/kp_use_prop.ko"
 verdict "$tmp/inh.json" kp_use_prop "'P' in m['taint'] and 'kp_use_prop: module uses symbols from proprietary module kp_prop_prov, inheriting taint.' in m['messages']"

@@ -262,7 +262,6 @@ static void test_bad(struct tap *t)
 		{ "shstrndx-oob.ko", "out of range" },
 		{ "modinfo-past-eof.ko", "extends past the end of the file" },
 		{ "symtab-bad-link.ko", "invalid string table link" },
-		{ "sym-name-oob.ko", "outside the string table" },
 		{ "versions-bad-size.ko", "__versions" },
 		{ "ksymtab-odd-size.ko", "__ksymtab" },
 		{ "all-nobits.ko", "debuginfo-only" },
@@ -442,6 +441,9 @@ int main(void)
 	test_symbol_get_real(&t, "riscv64", "riscv64",
 			     (const uint64_t[]){ 0x5c, 0xa2, 0x122, 0x17e });
 	test_symbol_get_no_backend(&t);
+	/* bookworm 6.1.0-50-5kc-malta: n64 relocations, long calls through a register */
+	test_symbol_get_real(&t, "mips64el", "mips64el",
+			     (const uint64_t[]){ 0x98, 0xf4, 0x1b4, 0x224 });
 	test_bad(&t);
 	test_all_paths_agree(&t);
 	test_typed_modinfo(&t);

@@ -8,8 +8,9 @@
 # default amd64-6.12t: which symbols a driver looks up is decided by its
 # source, not the architecture) and with the objdump call-site references of
 # the tree itself (objdump-sites.py, binutils-multiarch's objdump). Default
-# TREEs: arm64-6.12t armhf-6.12t ppc64el-6.12t riscv64-6.12t s390x-6.12t
-# (Debian trixie 6.12.117, tests/corpus/fetch-trees.sh). A TREE is a name under
+# TREEs: amd64-6.12t (in effect objdump only) arm64-6.12t armhf-6.12t
+# ppc64el-6.12t riscv64-6.12t s390x-6.12t (Debian trixie 6.12,
+# tests/corpus/fetch-trees.sh). A TREE is a name under
 # ${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}/trees/ or a directory holding
 # lib/modules/<release>/ (or usr/lib/modules/); a tree that is not present is
 # skipped. One test per tree: recall and precision >= 99% against both
@@ -23,7 +24,7 @@ shift
 cache=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
 ref=${1:-amd64-6.12t}
 [ $# -gt 0 ] && shift
-[ $# -gt 0 ] || set -- arm64-6.12t armhf-6.12t ppc64el-6.12t riscv64-6.12t s390x-6.12t
+[ $# -gt 0 ] || set -- amd64-6.12t arm64-6.12t armhf-6.12t ppc64el-6.12t riscv64-6.12t s390x-6.12t
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -54,8 +55,14 @@ for t in "$@"; do
 	fi
 	"$bin" info --json "${dir%/}" >"$work/$name.json" 2>"$work/$name.err"
 	python3 "$here/objdump-sites.py" "${dir%/}" >"$work/$name.sites"
+	sites=$work/$name.sites
+	if [ ! -s "$sites" ]; then
+		# objdump-sites.py does not follow calls through registers (mips64el)
+		echo "tree $name: no objdump call-site reference for this architecture"
+		sites=/dev/null
+	fi
 	if python3 "$here/compare-arch.py" "$name" "$work/ref.json" "$work/$name.json" \
-		"$work/$name.sites" "$here/arch-explained.tsv"; then
+		"$sites" "$here/arch-explained.tsv"; then
 		echo "  PASS"
 		passed=$((passed + 1))
 	else

@@ -97,7 +97,7 @@ def main():
     ok = ok and not unexplained
     for x in nonexact:
         print(f"  heuristic entry: {x[0]} {x[1]} {x[2]}")
-    if objdump_path:
+    if objdump_path and objdump_path != "/dev/null":
         sites = {}
         with open(objdump_path) as f:
             for line in f:

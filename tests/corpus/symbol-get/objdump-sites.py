@@ -10,7 +10,8 @@ For every module importing __symbol_get (decompressed with xz/zstd/gzip),
 carrying a call relocation against __symbol_get. From each, the disassembly is
 walked backwards inside the function (fall through and the direct branches
 objdump prints) to the instructions whose first operand is the argument
-register (r0, a0, r3, x0, %rdi, %r2): a register copy continues with its source; an instruction with an
+register (r0, a0, r3, x0, %rdi, %r2): a register copy continues with its
+source; an instruction with an
 address relocation (movw/movt, auipc+addi, addis/addi or ld of a .toc slot,
 adrp+add, lea, larl) or a literal pool load names the string; anything else
 gives "-" (computed at run time), as does the function entry. Output:

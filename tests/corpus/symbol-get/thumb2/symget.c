@@ -49,5 +49,7 @@ struct mod {
 	char name[56];
 	char rest[512];
 };
-__attribute__((section(".gnu.linkonce.this_module"), used)) struct mod this_module = { .name = "t" };
+__attribute__((section(".gnu.linkonce.this_module"), used)) struct mod this_module = {
+	.name = "t",
+};
 __attribute__((section(".modinfo"), used)) const char modinfo[] = "license=GPL";
