@@ -337,6 +337,7 @@ static void find_files(struct kp_tree *t)
 	};
 	static const char *const maps[] = {
 		"usr/lib/debug/boot/System.map-%s",
+		"usr/lib/debug/lib/modules/%s/System.map", /* sid's -dbg (7.x) */
 		"boot/System.map-%s",
 		"lib/modules/%s/System.map",
 		"usr/lib/modules/%s/System.map",

@@ -10,6 +10,8 @@
  * named namespaced labels __ksymtab_<ns>.<sym>; later kernels leave the
  * namespace out of the label, so it is unknown here. CRCs are known only where
  * an absolute __crc_<sym> symbol survives (<= 5.18 kallsyms; never System.map).
+ * Since v7.1 the GPL-only class is a __kflagstab byte per export: such a map
+ * cannot tell it and is refused rather than read as all EXPORT_SYMBOL.
  */
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +63,7 @@ struct map {
 	struct crc *crcs;
 	size_t ncrcs, crcs_cap;
 	size_t nlines, nnonzero, nmodule;
+	bool kflagstab; /* __start___kflagstab: v7.1+, GPL-only is a flag byte, not a table */
 };
 
 static bool name_is(const struct line *l, const char *s)
@@ -130,9 +133,10 @@ static int parse_line(struct map *m, const char *s, size_t len, size_t lineno, s
 bad:
 	if (is_stub(s, len))
 		return kp_err_set(m->err,
-				  "%s: this is Debian's stub System.map; the real one is "
-				  "usr/lib/debug/boot/System.map-<release> in the "
-				  "linux-image-<release>-dbg package",
+				  "%s: this is Debian's stub System.map; the real one is in "
+				  "the linux-image-<release>-dbg package "
+				  "(usr/lib/debug/boot/System.map-<release>, since 7.x "
+				  "usr/lib/debug/lib/modules/<release>/System.map)",
 				  m->label);
 	return kp_err_set(m->err,
 			  "%s:%zu: malformed line (expected 'ADDRESS TYPE NAME' as in "
@@ -145,6 +149,10 @@ static int note_bound(struct map *m, const struct line *l)
 	static const char start[] = "__start___ksymtab", stop[] = "__stop___ksymtab";
 	char buf[64];
 
+	if (name_is(l, "__start___kflagstab")) {
+		m->kflagstab = true;
+		return 1;
+	}
 	if (!name_starts(l, "__start___ksymtab") && !name_starts(l, "__stop___ksymtab") &&
 	    !name_is(l, start) && !name_is(l, stop))
 		return 0;
@@ -207,6 +215,16 @@ static int add_labels(struct kp_kernel_base *b, struct map *m, size_t *nexports)
 
 	for (int t = 0; t < KP_KSYMTAB_NTABLES; t++)
 		any_bounds |= m->have_start[t] && m->have_stop[t];
+	/*
+	 * v7.1+ (55fcb926b6d8 "module: use kflagstab instead of *_gpl sections"): one
+	 * __ksymtab, GPL-only is bit 0 of a __kflagstab byte, which no label shows.
+	 */
+	if (m->kflagstab && !(m->have_start[KP_KSYMTAB_GPL] && m->have_stop[KP_KSYMTAB_GPL]))
+		return kp_err_set(m->err,
+				  "%s: a v7.1+ kernel (__kflagstab): which exports are GPL-only "
+				  "is not in a System.map or kallsyms; use the kernel's "
+				  "Module.symvers (linux-headers) or its vmlinux",
+				  m->label);
 	if (!any_bounds)
 		return kp_err_set(m->err,
 				  "%s: no __start___ksymtab/__stop___ksymtab bounds: "

@@ -318,11 +318,13 @@ static int add_assumption(struct kp_kernel_facts *f, const char *what)
  */
 static int note_stub_map(struct kp_analysis *a)
 {
-	const struct kp_tree *t = a->have_tree			    ? &a->tree
-				  : a->have_run && a->run.have_tree ? &a->run.tree
-								    : NULL;
+	const struct kp_tree *t = NULL;
 	char msg[600];
 
+	if (a->have_tree)
+		t = &a->tree;
+	else if (a->have_run && a->run.have_tree)
+		t = &a->run.tree;
 	if (!t || !t->system_map_stub || t->system_map_path || t->symvers_path)
 		return 0;
 	snprintf(msg, sizeof(msg),

@@ -8,7 +8,8 @@
 # base reports no disagreement.
 #
 # usage: tests/corpus/check-base.sh [--offline] [TREE...]
-#   TREE: amd64-6.12 (default) amd64-6.1 arm64 i386 s390x (see fetch-trees.sh)
+#   TREE: amd64-6.12 (default) amd64-6.1 arm64 i386 s390x amd64-5.10 amd64-6.12t
+#         amd64-7.2 ... (any tree of fetch-trees.sh)
 #   --offline  use only what is in the cache
 #
 # Needs ~1 GB download and ~1 GB disk per tree for the -dbg package (cached in
@@ -38,13 +39,6 @@ for arg in "$@"; do
 done
 [ ${#trees[@]} -gt 0 ] || trees=(amd64-6.12)
 
-tree_arch() {
-	case $1 in
-	amd64-*) echo amd64 ;; arm64) echo arm64 ;; i386) echo i386 ;; s390x) echo s390x ;;
-	*) return 1 ;;
-	esac
-}
-
 # the dump tool, built against the library of this build tree
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -57,8 +51,8 @@ cc -O2 -include "$BUILDDIR/config.h" -I"$SRCDIR/lib" $(pkg-config --cflags libel
 DUMP=$tmp/dump-base
 
 APT_OPTS=()
-apt_opts() { # arch: the private apt state fetch-trees.sh set up
-	local d="$CACHE/apt/$1"
+apt_opts() { # arch apt-dir: the private apt state fetch-trees.sh set up for the tree
+	local d=$2
 	[ -d "$d/lists" ] || die "no apt state in $d (run tests/corpus/fetch-trees.sh first)"
 	APT_OPTS=(
 		-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$d/sources"
@@ -70,17 +64,31 @@ apt_opts() { # arch: the private apt state fetch-trees.sh set up
 	)
 }
 
-# vmlinux and System.map of linux-image-<release>-dbg into $CACHE/dbg/<tree>/
-fetch_dbg() { # tree arch release -> prints the directory holding both files
-	local tree=$1 arch=$2 release=$3 out="$CACHE/dbg/$1" pkg="linux-image-$3-dbg"
-	local boot="$out/usr/lib/debug/boot" deb file sha stamp
+# vmlinux and System.map of linux-image-<release>-dbg into $CACHE/dbg/<tree>/:
+# usr/lib/debug/boot/{vmlinux,System.map}-<release> up to trixie; sid (7.x) has
+# usr/lib/debug/lib/modules/<release>/{vmlinux,System.map} (boot/vmlinux-* a link)
+DBG_VMLINUX="" DBG_SYSMAP=""
+dbg_files() { # dir release: sets DBG_VMLINUX DBG_SYSMAP to the files present
+	local f
+	DBG_VMLINUX="" DBG_SYSMAP=""
+	for f in "$1/usr/lib/debug/boot/vmlinux-$2" "$1/usr/lib/debug/lib/modules/$2/vmlinux"; do
+		if [ -z "$DBG_VMLINUX" ] && [ -f "$f" ]; then DBG_VMLINUX=$f; fi
+	done
+	for f in "$1/usr/lib/debug/boot/System.map-$2" "$1/usr/lib/debug/lib/modules/$2/System.map"; do
+		if [ -z "$DBG_SYSMAP" ] && [ -f "$f" ]; then DBG_SYSMAP=$f; fi
+	done
+	[ -n "$DBG_VMLINUX" ] && [ -n "$DBG_SYSMAP" ]
+}
+
+fetch_dbg() { # tree arch apt-dir release
+	local tree=$1 arch=$2 aptdir=$3 release=$4 out="$CACHE/dbg/$1" pkg="linux-image-$4-dbg"
+	local deb file sha stamp
 	stamp="$out/.kopolicy-stamp"
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$pkg" ] &&
-	   [ -f "$boot/vmlinux-$release" ] && [ -f "$boot/System.map-$release" ]; then
-		printf '%s\n' "$boot"; return
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$pkg" ] && dbg_files "$out" "$release"; then
+		return
 	fi
 	[ "$offline" = 0 ] || die "$tree: --offline but $pkg is not extracted in $out"
-	apt_opts "$arch"
+	apt_opts "$arch" "$aptdir"
 	file=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$pkg" 2>/dev/null |
 		sed -n 's/^Filename: //p' | head -n 1)
 	sha=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$pkg" 2>/dev/null |
@@ -97,11 +105,12 @@ fetch_dbg() { # tree arch release -> prints the directory holding both files
 	log "$tree: extracting vmlinux and System.map from $pkg"
 	rm -rf "$out"; mkdir -p "$out"
 	dpkg-deb --fsys-tarfile "$deb" |
-		tar -x -C "$out" "./usr/lib/debug/boot/vmlinux-$release" \
-			"./usr/lib/debug/boot/System.map-$release" ||
-		die "$tree: vmlinux/System.map not in $pkg"
+		tar -x -C "$out" --wildcards "./usr/lib/debug/boot/vmlinux-$release" \
+			"./usr/lib/debug/boot/System.map-$release" \
+			"./usr/lib/debug/lib/modules/$release/vmlinux" \
+			"./usr/lib/debug/lib/modules/$release/System.map" 2>/dev/null || true
+	dbg_files "$out" "$release" || die "$tree: vmlinux/System.map not in $pkg"
 	printf '%s\n' "$pkg" >"$stamp"
-	printf '%s\n' "$boot"
 }
 
 passed=0 failed=0
@@ -114,30 +123,45 @@ check() { # description, then the command: 0 = pass
 	fi
 }
 
+refused() { # map log: dump-base fails on it, naming the reason
+	if "$DUMP" --system-map "$1" >/dev/null 2>"$2"; then return 1; fi
+	grep -q "which exports are GPL-only is not in" "$2" || { head -n 3 "$2"; return 1; }
+}
+
 same() { # file-a file-b label: identical, else show the start of the difference
 	if cmp -s "$1" "$2"; then return 0; fi
 	diff "$1" "$2" | head -n 10 | sed "s/^/  $3: /"
 	return 1
 }
 
+field() { printf '%s\n' "$1" | tr '\t' '\n' | sed -n "s/^$2=//p"; }
+
 for tree in "${trees[@]}"; do
-	arch=$(tree_arch "$tree") || die "unknown tree '$tree'"
 	fetch_args=("$tree"); [ "$offline" = 1 ] && fetch_args=(--offline "$tree")
 	info=$("$HERE/fetch-trees.sh" "${fetch_args[@]}") || die "$tree: fetch-trees.sh failed"
-	root=$(printf '%s\n' "$info" | tr '\t' '\n' | sed -n 's/^root=//p')
-	release=$(printf '%s\n' "$info" | tr '\t' '\n' | sed -n 's/^release=//p')
-	symvers=$(printf '%s\n' "$info" | tr '\t' '\n' | sed -n 's/^symvers=//p')
-	boot=$(fetch_dbg "$tree" "$arch" "$release")
+	root=$(field "$info" root)
+	release=$(field "$info" release)
+	symvers=$(field "$info" symvers)
+	fetch_dbg "$tree" "$(field "$info" arch)" "$(field "$info" apt)" "$release"
+	vmlinux=$DBG_VMLINUX sysmap=$DBG_SYSMAP
 	d="$tmp/$tree"; mkdir -p "$d"
 
 	"$DUMP" --symvers "$symvers" >"$d/symvers" 2>"$d/symvers.log" ||
 		die "$tree: $(cat "$d/symvers.log")"
-	"$DUMP" --vmlinux "$boot/vmlinux-$release" >"$d/vmlinux" 2>"$d/vmlinux.log" ||
+	"$DUMP" --vmlinux "$vmlinux" >"$d/vmlinux" 2>"$d/vmlinux.log" ||
 		die "$tree: $(cat "$d/vmlinux.log")"
-	"$DUMP" --system-map "$boot/System.map-$release" >"$d/sysmap" 2>"$d/sysmap.log" ||
-		die "$tree: $(cat "$d/sysmap.log")"
+	# v7.1+ (__kflagstab): the map cannot tell GPL-only exports and must be refused
+	kflags=0
+	if grep -q ' __start___kflagstab$' "$sysmap"; then kflags=1; fi
+	if [ "$kflags" = 1 ]; then
+		check "$tree: System.map of a __kflagstab kernel is refused (GPL class not in it)" \
+			refused "$sysmap" "$d/sysmap.log"
+	else
+		"$DUMP" --system-map "$sysmap" >"$d/sysmap" 2>"$d/sysmap.log" ||
+			die "$tree: $(cat "$d/sysmap.log")"
+		cut -f1-3 "$d/sysmap" >"$d/sysmap.cls"
+	fi
 	cut -f1-3 "$d/symvers" >"$d/symvers.cls"
-	cut -f1-3 "$d/sysmap" >"$d/sysmap.cls"
 	n=$(wc -l <"$d/symvers")
 	ngpl=$(grep -c $'\t__ksymtab_gpl\t' "$d/symvers" || true)
 	nns=$(awk -F'\t' '$4 != "-"' "$d/symvers" | wc -l)
@@ -145,16 +169,19 @@ for tree in "${trees[@]}"; do
 
 	check "$tree: vmlinux ELF == Module.symvers (name, table, namespace, CRC; $n exports)" \
 		same "$d/symvers" "$d/vmlinux" vmlinux
-	check "$tree: System.map == Module.symvers (name, table; $n exports)" \
-		same "$d/symvers.cls" "$d/sysmap.cls" System.map
+	if [ "$kflags" = 0 ]; then
+		check "$tree: System.map == Module.symvers (name, table; $n exports)" \
+			same "$d/symvers.cls" "$d/sysmap.cls" System.map
+	fi
 	check "$tree: vmlinux banner gives release $release" \
 		grep -q "release $release:" "$d/vmlinux.log"
 
 	# Everything into one base, found through the tree: no disagreement allowed.
-	"$DUMP" --tree "$root" --vmlinux "$boot/vmlinux-$release" \
-		--system-map "$boot/System.map-$release" >"$d/all" 2>"$d/all.log" ||
+	map_args=(--system-map "$sysmap") what="symvers + vmlinux + System.map"
+	if [ "$kflags" = 1 ]; then map_args=() what="symvers + vmlinux"; fi
+	"$DUMP" --tree "$root" --vmlinux "$vmlinux" "${map_args[@]}" >"$d/all" 2>"$d/all.log" ||
 		die "$tree: $(tail -n 1 "$d/all.log")"
-	check "$tree: symvers + vmlinux + System.map merged without conflicts" \
+	check "$tree: $what merged without conflicts" \
 		grep -q ' 0 conflicts$' "$d/all.log"
 	check "$tree: kp_tree_open finds release and Module.symvers under $root" \
 		grep -q "^  symvers $symvers\$" "$d/all.log"

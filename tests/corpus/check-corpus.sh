@@ -3,7 +3,8 @@
 # modinfo / readelf / Module.symvers on every module (tests/corpus/compare-info.py).
 #
 # usage: tests/corpus/check-corpus.sh KOPOLICY_BIN [TREE...]
-#   TREE: amd64-6.12 amd64-6.1 arm64 i386 s390x (default: all five)
+#   TREE: see fetch-trees.sh (default: its default list: amd64-6.12 amd64-6.1 arm64
+#         i386 s390x amd64-5.10 amd64-6.12t amd64-7.2)
 # Environment:
 #   KOPOLICY_CACHE            cache directory (default ~/.cache/kopolicy)
 #   KOPOLICY_CORPUS_OFFLINE=1 use the already extracted trees, no apt/network

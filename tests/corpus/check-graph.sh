@@ -3,7 +3,7 @@
 # unresolved-symbol report against depmod (kmod) run on the same tree.
 #
 # usage: tests/corpus/check-graph.sh KOPOLICY_BIN [TREE...]
-#   TREE: amd64-6.12 amd64-6.1 arm64 i386 s390x (default: all five), or a derived
+#   TREE: see fetch-trees.sh (default: its default list), or a derived
 #         BASE-zst / BASE-gz (a tree with module files depmod cannot read, such as
 #         .ko.gz with Debian 12's kmod built -ZLIB, is skipped: depmod ignores them)
 # Per tree (tests/corpus/compare-graph.py does the comparing):
@@ -21,7 +21,8 @@
 #   thinned-symvers    the same with every 97th vmlinux line of Module.symvers dropped
 # The System.map is the real one from linux-image-<abi>-dbg: the tree's
 # usr/lib/debug/boot/System.map-<release> (fetch-trees.sh --with-dbg) or
-# $KOPOLICY_CACHE/dbg/<TREE>/usr/lib/debug/boot/System.map-<release> (derived trees
+# $KOPOLICY_CACHE/dbg/<TREE>/usr/lib/debug/boot/System.map-<release> (sid:
+# usr/lib/debug/lib/modules/<release>/System.map; derived trees
 # BASE-zst/BASE-gz use BASE's); without one
 # the three System.map tests are skipped (listed, not counted).
 # depmod runs on a private hard-link copy of lib/modules/<release> with an empty
@@ -151,10 +152,18 @@ while IFS= read -r line; do
 	# derived trees (BASE-zst, BASE-gz) share BASE's kernel
 	for d in "$cache/dbg/$tree" "$cache/trees/${tree%-*}" "$cache/dbg/${tree%-*}"; do
 		[ -z "$sysmap" ] || break
-		if [ -f "$d/usr/lib/debug/boot/System.map-$release" ]; then
-			sysmap=$d/usr/lib/debug/boot/System.map-$release
-		fi
+		for m in "$d/usr/lib/debug/boot/System.map-$release" \
+			"$d/usr/lib/debug/lib/modules/$release/System.map"; do
+			if [ -z "$sysmap" ] && [ -f "$m" ]; then sysmap=$m; fi
+		done
 	done
+	# v7.1+ (__kflagstab): a System.map cannot tell GPL-only exports and kopolicy
+	# refuses it (check-base.sh checks that), so there is no System.map test
+	if [ -n "$sysmap" ] && grep -q ' __start___kflagstab$' "$sysmap"; then
+		echo "   note: $sysmap is a __kflagstab map (v7.1+), not usable: System.map tests skipped"
+		skipped+=("$tree: System.map tests (v7.1+ map has no GPL class)")
+		sysmap=""
+	fi
 	nmods=$(find "$moddir" -name '*.ko*' -type f | wc -l)
 	echo "== $tree: $moddir ($nmods module files)"
 	echo "   Module.symvers: $symvers"

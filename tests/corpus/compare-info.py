@@ -25,6 +25,10 @@ TREE_ROOT/lib/modules/RELEASE, one test per module and category:
                symbol (only names Module.symvers knows; an in-tree build
                records exactly those CRCs)
 
+A Module.symvers whose CRC column is 0 on every line comes from a kernel
+without CONFIG_MODVERSIONS (Debian's 7.x): modpost writes 0x00000000 for "no
+CRC".  There every export must have crc null and every module no __versions.
+
 CRCs must be printed exactly as "0x%08x" and a missing namespace as null
 (schema_version 1); other spellings count as mismatches.
 
@@ -268,6 +272,12 @@ def read_symvers(path):
                 {"name": sym, "gpl_only": kind == "EXPORT_SYMBOL_GPL",
                  "namespace": ns or None, "crc": "0x%08x" % crc})
             crc_of.setdefault(sym, set()).add(crc)
+    if crc_of and not any(any(c) for c in crc_of.values()):
+        # MODVERSIONS off: 0x00000000 everywhere means "no CRC"
+        for exports in by_module.values():
+            for e in exports:
+                e["crc"] = None
+        crc_of = None
     return by_module, crc_of
 
 
@@ -366,6 +376,12 @@ def compare_module(km, ref, symvers_mod, crc_of):
     yield "imports", cmp_list(got_imp, ref["imports"], "imports")
     yield "exports", cmp_exports(km.get("exports") or [], symvers_mod)
     vd = []
+    if crc_of is None:  # MODVERSIONS off: modpost writes no __versions
+        if km.get("versions"):
+            vd.append("kopolicy lists %d versions, the kernel has no MODVERSIONS"
+                      % len(km["versions"]))
+        yield "versions", vd
+        return
     for v in km.get("versions") or []:
         known = crc_of.get(v.get("name"))
         if known is None:
@@ -414,9 +430,10 @@ def main():
         if any(f.endswith(".ko.zst") for f in files) and not shutil.which("zstd"):
             raise SetupError("zstd not found (needed to decompress .ko.zst for readelf)")
         by_module, crc_of = read_symvers(a.symvers)
-        log("%d module files under %s; Module.symvers: %d exports in %d modules + vmlinux"
+        log("%d module files under %s; Module.symvers: %d exports in %d modules + vmlinux%s"
             % (len(files), moddir, sum(len(v) for v in by_module.values()),
-               len(by_module) - ("vmlinux" in by_module)))
+               len(by_module) - ("vmlinux" in by_module),
+               "" if crc_of is not None else " (every CRC 0: no MODVERSIONS)"))
 
         # references, in parallel batches
         modinfo_reads = kmod_compressions()

@@ -24,8 +24,10 @@
 # (tests/kernel/debian-mirror.sh); the machine's apt configuration is not changed.
 #
 # Output, one line per tree on stdout (TAB-separated key=value):
-#   tree=T  root=DIR  release=R  symvers=FILE  modules=DIR  [config=FILE]  [system_map=FILE]
-# (system_map only for the real one from the -dbg package).  Progress goes to
+#   tree=T  root=DIR  release=R  symvers=FILE  modules=DIR  arch=A  apt=DIR
+#   [config=FILE]  [system_map=FILE]
+# (apt: the tree's private apt state; system_map only for the real one from the
+# -dbg package).  Progress goes to
 # stderr.  Idempotent: packages are cached in $KOPOLICY_CACHE/debs/<arch>/, trees
 # in $KOPOLICY_CACHE/trees/<TREE>/, and a tree is re-extracted only when the
 # newest packages changed.  Superseded packages are not deleted: the package
@@ -104,7 +106,7 @@ for arg in "$@"; do
 	--with-dbg) with_dbg=1 ;;
 	--refresh) refresh=1 ;;
 	--offline) offline=1 ;;
-	-h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $arg" ;;
 	*) case $arg in *-zst|*-gz) base=${arg%-*} ;; *) base=$arg ;; esac
 	   tree_spec "$base" >/dev/null ||
@@ -126,12 +128,16 @@ flock 9 || die "cannot lock $CACHE/.fetch-trees.lock"
 TMP_TREE=""
 trap 'if [ -n "$TMP_TREE" ]; then rm -rf "$TMP_TREE"; fi' EXIT
 
+apt_dir() { # arch suites
+	if [ "$2" = bookworm ]; then echo "$CACHE/apt/$1"; else echo "$CACHE/apt/$2-$1"; fi
+}
+
 APT_OPTS=()
 # set up (once) and select the private apt state of one suite set and architecture
 # (bookworm keeps its old place $CACHE/apt/<arch>, which check-base.sh also reads)
 apt_setup() {
 	local arch=$1 suites=$2 d
-	if [ "$suites" = bookworm ]; then d="$CACHE/apt/$arch"; else d="$CACHE/apt/$suites-$arch"; fi
+	d=$(apt_dir "$arch" "$suites")
 	mkdir -p "$d/sources" "$d/lists/partial" "$d/cache/archives/partial" "$d/state" "$d/prefs"
 	[ -e "$d/state/status" ] || : >"$d/state/status"
 	apt_sources "$suites" >"$d/sources/debian.sources.new"
@@ -203,8 +209,12 @@ report() { # tree root
 	fi
 	symvers=$(find "$root/usr/src" -mindepth 2 -maxdepth 2 -name Module.symvers -print -quit 2>/dev/null || true)
 	[ -n "$symvers" ] || die "$tree: no Module.symvers under $root/usr/src"
-	line=$(printf 'tree=%s\troot=%s\trelease=%s\tsymvers=%s\tmodules=%s' \
-		"$tree" "$root" "$release" "$symvers" "$base/$release")
+	local arch suites layout regex spec_of=$tree
+	case $tree in *-zst|*-gz) spec_of=${tree%-*} ;; esac
+	read -r arch suites layout regex <<<"$(tree_spec "$spec_of")"
+	line=$(printf 'tree=%s\troot=%s\trelease=%s\tsymvers=%s\tmodules=%s\tarch=%s\tapt=%s' \
+		"$tree" "$root" "$release" "$symvers" "$base/$release" "$arch" \
+		"$(apt_dir "$arch" "$suites")")
 	for config in "$root/boot/config-$release" "$base/$release/config" ""; do
 		if [ -n "$config" ] && [ -f "$config" ]; then break; fi
 	done

@@ -105,6 +105,7 @@ def info(path):
     machine, = struct.unpack_from(E + 'H', d, 0x12)
     prel = machine in (62, 183)  # x86_64, aarch64: CONFIG_HAVE_ARCH_PREL32_RELOCATIONS
     exports = []
+    flags = byname.get('__kflagstab')
     for cls in ('__ksymtab', '__ksymtab_gpl'):
         s = byname.get(cls)
         if not s: continue
@@ -118,7 +119,11 @@ def info(path):
             crc = None
             if crcs:
                 crc = '0x%08x' % struct.unpack_from(E + 'I', d, crcs['off'] + 4 * i)[0]
-            exports.append(dict(name=nm, gpl_only=cls.endswith('_gpl'), namespace=ns or None, crc=crc))
+            gpl = cls.endswith('_gpl')
+            # v7.1+: one __ksymtab, GPL-only = bit 0 of the parallel __kflagstab byte
+            if flags and cls == '__ksymtab':
+                gpl = bool(d[flags['off'] + i] & 1)
+            exports.append(dict(name=nm, gpl_only=gpl, namespace=ns or None, crc=crc))
     lic = tags('license')
     dep = tag('depends')
     sig = d.endswith(b'~Module signature appended~\n')

@@ -234,6 +234,14 @@ static void test_system_map(struct tap *t)
 	kp_base_stats(b, &st);
 	tap_is_int(t, st.nvmlinux, 5, "System.map: exports");
 	kp_base_free(b);
+	/* v7.1+: GPL-only is a __kflagstab byte, not in the map: refused, not all plain */
+	expect_error(t, DATA "System.map-kflagstab", "which exports are GPL-only is not in");
+	tap_ok(t, kp_system_map_has_symbols(tap_srcpath(DATA "System.map-kflagstab")),
+	       "a 7.1+ System.map still has symbol lines");
+	tap_ok(t, !kp_system_map_has_symbols(tap_srcpath(DATA "System.map-stub")),
+	       "the stub has no symbol line");
+	tap_ok(t, !kp_system_map_has_symbols(tap_srcpath(DATA "config")),
+	       "a config has no symbol line");
 }
 
 static void test_kallsyms(struct tap *t)
