@@ -2,7 +2,8 @@
 # Replays the QEMU oracle's recorded kernel behaviour (tests/oracle/observed/<series>/*.json)
 # against kopolicy's predictions for the committed fixture binaries (fixtures/ko/<series>/),
 # without booting anything: one TAP test per scenario and kernel.
-# The binaries are the ones the oracle loaded (reproducible builds, same kernel ABI).
+# The binaries are the ones the oracle loaded (reproducible builds, same kernel ABI); a
+# scenario whose modules are not committed for that series yet is skipped.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -20,10 +21,20 @@ while IFS='|' read -r name kernels cmdline modules; do
 		obs=$top/tests/oracle/observed/$series/$name.json
 		dir=$top/fixtures/ko/$series
 		[ -f "$obs" ] || continue
-		case " $kernels " in *" all "*|*" $series "*) ;; *) continue ;; esac
+		case " $kernels " in *" all "*|*" built "*|*" $series "*) ;; *) continue ;; esac
 		rel=$(sed -n 's/^release=//p' "$dir/kernel.txt")
 		files=()
-		for m in $modules; do files+=("$dir/$m.ko"); done
+		missing=
+		for m in $modules; do
+			files+=("$dir/$m.ko")
+			[ -f "$dir/$m.ko" ] || missing="$missing $m.ko"
+		done
+		if [ -n "$missing" ]; then
+			# a scenario newer than the committed binaries (fixtures/ko/update.sh adds them)
+			n=$((n + 1))
+			echo "ok $n - $series $name # SKIP not in fixtures/ko/$series:$missing"
+			continue
+		fi
 		args=(check --format json -k "$dir/Module.symvers.gz" --kernel-config "$dir/config.gz"
 		      --kernel-release "$rel")
 		[ -n "$cmdline" ] && args+=(--kernel-cmdline "$cmdline")

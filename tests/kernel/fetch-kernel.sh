@@ -1,18 +1,26 @@
 #!/bin/bash
 # fetch-kernel.sh SERIES [ARCH]
 #
-# Fetch a stock Debian kernel (image + headers + kbuild) of SERIES (6.12 | 6.1) for
-# ARCH (amd64 (default) | arm64 | i386 | s390x) into the kopolicy cache and print
-# eval-able shell assignments on stdout:
+# Fetch a stock Debian kernel (image + headers + kbuild) of SERIES for ARCH (amd64
+# (default) | arm64 | i386 | s390x) into the kopolicy cache and print eval-able shell
+# assignments on stdout:
 #
 #   KP_ABI KP_RELEASE KP_KDIR KP_VMLINUZ KP_CONFIG KP_SYMVERS KP_SYSTEMMAP
-#   (plus KP_ARCH KP_FLAVOUR KP_VERSION KP_IMAGE_DEB for convenience)
+#   (plus KP_ARCH KP_FLAVOUR KP_VERSION KP_IMAGE_DEB KP_SUITE for convenience)
+#
+# SERIES and the suite it comes from:
+#   5.10  bullseye (+ -updates, -security)     5.10.0-NN
+#   6.1   bookworm (+ -updates, -security)     6.1.0-NN
+#   6.12  bookworm (+ -updates, -security)     6.12.NNN+deb12
+#   7.2   sid                                  7.2.NN+deb14 (split packages: the kernel image
+#         is under usr/lib/modules/<abi>/, not boot/)
 #
 # Nothing is installed: the packages are `apt-get download`ed with a private apt state
-# (one per architecture, $KOPOLICY_CACHE/apt/<arch>/fetch-kernel/, no
-# `dpkg --add-architecture`) into $KOPOLICY_CACHE/debs/<arch>/ (SHA256-checked against the
-# archive index, shared with tests/corpus/fetch-trees.sh) and unpacked with dpkg -x into
-# $KOPOLICY_CACHE/kernels/<abi>/.
+# (one per architecture and suite, $KOPOLICY_CACHE/apt/<arch>/fetch-kernel-<suite>/, no
+# `dpkg --add-architecture`; the mirror is the one this machine's /etc/apt/sources.list(.d)
+# names, see tests/kernel/debian-mirror.sh) into $KOPOLICY_CACHE/debs/<arch>/ (SHA256-checked
+# against the archive index, shared with tests/corpus/fetch-trees.sh) and unpacked with
+# dpkg -x into $KOPOLICY_CACHE/kernels/<abi>/.
 #
 # Picks the newest ABI of the series for which a signed image and the headers exist.
 # s390x has no signed kernels in Debian: there the (only) unsigned image is accepted.
@@ -37,7 +45,7 @@ die() {
 }
 
 usage() {
-	echo "usage: $prog SERIES [ARCH]   (SERIES: 6.12|6.1, ARCH: amd64|arm64|i386|s390x)" >&2
+	echo "usage: $prog SERIES [ARCH]   (SERIES: 5.10|6.1|6.12|7.2, ARCH: amd64|arm64|i386|s390x)" >&2
 	exit 1
 }
 
@@ -47,7 +55,9 @@ ARCH=${2:-amd64}
 HOST_ARCH=amd64
 
 case $SERIES in
-6.1 | 6.12) ;;
+5.10) SUITE=bullseye ;;
+6.1 | 6.12) SUITE=bookworm ;;
+7.2) SUITE=sid ;;
 *) usage ;;
 esac
 
@@ -93,8 +103,13 @@ for tool in apt-get apt-cache dpkg-deb flock sha256sum tar; do
 	command -v "$tool" >/dev/null || die "$tool not found"
 done
 
-# ---- private apt state, one per architecture -------------------------------------------
-apt_dir() { echo "$CACHE/apt/$1/fetch-kernel"; }
+# ---- private apt state, one per architecture and suite ---------------------------------
+# shellcheck source=debian-mirror.sh
+. "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
+MIRROR=$(debian_mirror main) || die "cannot find the Debian mirror in this machine's apt sources"
+SECURITY_MIRROR=$(debian_mirror security 2>/dev/null) || SECURITY_MIRROR=${MIRROR%/debian}/debian-security
+
+apt_dir() { echo "$CACHE/apt/$1/fetch-kernel-$SUITE"; }
 
 apt_opts() {
 	local a=$1 d
@@ -141,11 +156,16 @@ apt_setup() {
 	mkdir -p "$d/etc/sources.list.d" "$d/etc/preferences.d" "$d/lists/partial" \
 		"$d/cache/archives/partial"
 	[ -e "$d/status" ] || : >"$d/status"
-	cat >"$d/etc/sources.list.new" <<EOF
-deb [signed-by=$KEYRING] http://deb.debian.org/debian bookworm main
-deb [signed-by=$KEYRING] http://deb.debian.org/debian bookworm-updates main
-deb [signed-by=$KEYRING] http://deb.debian.org/debian-security bookworm-security main
+	# The mirror is the machine's own (read at run time, never hard-coded).
+	if [ "$SUITE" = sid ]; then
+		echo "deb [signed-by=$KEYRING] $MIRROR $SUITE main" >"$d/etc/sources.list.new"
+	else
+		cat >"$d/etc/sources.list.new" <<EOF
+deb [signed-by=$KEYRING] $MIRROR $SUITE main
+deb [signed-by=$KEYRING] $MIRROR $SUITE-updates main
+deb [signed-by=$KEYRING] $SECURITY_MIRROR $SUITE-security main
 EOF
+	fi
 	if ! cmp -s "$d/etc/sources.list.new" "$d/etc/sources.list" 2>/dev/null; then
 		mv "$d/etc/sources.list.new" "$d/etc/sources.list"
 		rm -f "$d/lists/.updated"
@@ -267,29 +287,48 @@ if [ -z "$(field "$KBUILD_PKG=$KBUILD_VER" Version "$HOST_ARCH")" ]; then
 fi
 
 IMG_DEB=$(deb_fetch "$ARCH" "$IMG_PKG" "$VERSION")
+# sid's linux-image-<abi> is a meta package: the kernel is in linux-binary-<abi>, config and
+# System.map in linux-base-<abi> (usr/lib/modules/<abi>/). Fetch those too when it has them.
+BOOT_DEBS=("$IMG_DEB")
+for p in $(field "$IMG_PKG=$VERSION" Depends "$ARCH" | tr ',|' '\n' | sed 's/^ *//; s/ .*//' |
+	grep -F -x -e "linux-binary-$ABI" -e "linux-base-$ABI" || true); do
+	BOOT_DEBS+=("$(deb_fetch "$ARCH" "$p" "$VERSION")")
+done
 HDR_DEB=$(deb_fetch "$ARCH" "$HDR_PKG" "$VERSION")
 COMMON_DEB=$(deb_fetch "$ARCH" "$COMMON_PKG" "$COMMON_VER")
 KBUILD_DEB=$(deb_fetch "$HOST_ARCH" "$KBUILD_PKG" "$KBUILD_VER")
+BOOT_NAMES=""
+for d in "${BOOT_DEBS[@]}"; do BOOT_NAMES+="${d##*/}"$'\n'; done
 
 # ---- unpack -------------------------------------------------------------------------------
 DEST=$CACHE/kernels/$ABI
-STAMP_WANT=$(printf '%s\n' "${IMG_DEB##*/}" "${HDR_DEB##*/}" "${COMMON_DEB##*/}" "${KBUILD_DEB##*/}")
+# (the first line is the layout of the unpacked tree: bump it when the unpacking changes)
+STAMP_WANT=$(printf '%s\n' "layout 2" "${HDR_DEB##*/}" "${COMMON_DEB##*/}" "${KBUILD_DEB##*/}" $BOOT_NAMES)
 if [ ! -f "$DEST/.kopolicy-unpacked" ] || [ "$(cat "$DEST/.kopolicy-unpacked")" != "$STAMP_WANT" ]; then
 	TMPD=$(mktemp -d "$CACHE/kernels/.unpack.XXXXXX")
 	logged dpkg -x "$HDR_DEB" "$TMPD"
 	logged dpkg -x "$COMMON_DEB" "$TMPD"
 	logged dpkg -x "$KBUILD_DEB" "$TMPD"
-	# From the image only boot/ is needed (vmlinuz, config, System.map); the module tree stays
-	# in the cached .deb (KP_IMAGE_DEB).
-	if ! dpkg-deb --fsys-tarfile "$IMG_DEB" | tar -x -C "$TMPD" ./boot 2>>"$LOG"; then
-		cat "$LOG" >&2
-		die "cannot unpack boot/ from $IMG_DEB"
-	fi
+	# From the image only vmlinuz, config and System.map are needed (boot/ up to 7.1,
+	# usr/lib/modules/<abi>/ in sid's split packages); the module tree stays in the cached .deb
+	# (KP_IMAGE_DEB).
+	for d in "${BOOT_DEBS[@]}"; do
+		mapfile -t members < <(dpkg-deb --fsys-tarfile "$d" | tar -t 2>>"$LOG" |
+			grep -E "^\./(boot/[^/]+|usr/lib/modules/[^/]+/(vmlinuz|config|System\.map))\$" || true)
+		[ ${#members[@]} -gt 0 ] || continue
+		if ! dpkg-deb --fsys-tarfile "$d" | tar -x -C "$TMPD" "${members[@]}" 2>>"$LOG"; then
+			cat "$LOG" >&2
+			die "cannot unpack the kernel image from $d"
+		fi
+	done
 	# The per-flavour Makefile includes the -common tree by absolute path: point it at DEST.
 	mk=$TMPD/usr/src/$HDR_PKG/Makefile
 	[ -f "$mk" ] || die "$HDR_DEB: no usr/src/$HDR_PKG/Makefile"
-	sed -i "s|^include /usr/src/|include $DEST/usr/src/|" "$mk"
+	# 7.x also names its own location as KBUILD_OUTPUT.
+	sed -i -e "s|^include /usr/src/|include $DEST/usr/src/|" \
+		-e "s|^KBUILD_OUTPUT=/usr/src/|KBUILD_OUTPUT=$DEST/usr/src/|" "$mk"
 	grep -q "^include $DEST/usr/src/" "$mk" || die "$mk: unexpected content, cannot fix the include path"
+	! grep -q "^KBUILD_OUTPUT=/usr/src/" "$mk" || die "$mk: cannot fix the KBUILD_OUTPUT path"
 	printf '%s\n' "$STAMP_WANT" >"$TMPD/.kopolicy-unpacked"
 	rm -rf "$DEST"
 	mv "$TMPD" "$DEST"
@@ -308,15 +347,21 @@ fi
 [ -n "$RELEASE" ] || die "cannot determine the kernel release from $KDIR"
 
 VMLINUZ=""
-for f in "$DEST/boot/vmlinuz-$RELEASE" "$DEST/boot/vmlinux-$RELEASE" "$DEST/boot/Image-$RELEASE"; do
+for f in "$DEST/boot/vmlinuz-$RELEASE" "$DEST/boot/vmlinux-$RELEASE" "$DEST/boot/Image-$RELEASE" \
+	"$DEST/usr/lib/modules/$RELEASE/vmlinuz"; do
 	if [ -f "$f" ]; then
 		VMLINUZ=$f
 		break
 	fi
 done
-[ -n "$VMLINUZ" ] || die "no kernel image for $RELEASE in $DEST/boot"
+[ -n "$VMLINUZ" ] || die "no kernel image for $RELEASE in $DEST/boot or $DEST/usr/lib/modules/$RELEASE"
 CONFIG=$DEST/boot/config-$RELEASE
 SYSTEMMAP=$DEST/boot/System.map-$RELEASE
+if [ ! -f "$CONFIG" ]; then
+	# split packages (sid): config and a stub System.map next to vmlinuz
+	CONFIG=$DEST/usr/lib/modules/$RELEASE/config
+	SYSTEMMAP=$DEST/usr/lib/modules/$RELEASE/System.map
+fi
 [ -f "$CONFIG" ] || die "$CONFIG missing"
 [ -f "$SYSTEMMAP" ] || die "$SYSTEMMAP missing"
 
@@ -333,4 +378,5 @@ KP_ARCH=$(q "$ARCH")
 KP_FLAVOUR=$(q "$FLAVOUR")
 KP_VERSION=$(q "$VERSION")
 KP_IMAGE_DEB=$(q "$IMG_DEB")
+KP_SUITE=$(q "$SUITE")
 EOF

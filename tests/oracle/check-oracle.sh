@@ -3,9 +3,10 @@
 # each scenario, and compare them (tests/oracle/compare.py).
 #
 # usage: tests/oracle/check-oracle.sh [--observed DIR] [--ignore-once] [-j JOBS] [-k]
+#                                     [--fixtures auto|build|prebuilt]
 #                                     SERIES KOPOLICY_BIN [SCENARIO...]
 #
-#   SERIES         6.12 | 6.1
+#   SERIES         5.10 | 6.1 | 6.12 | 7.2
 #   KOPOLICY_BIN   the kopolicy executable to judge (exit 2 if it does not exist)
 #   SCENARIO       restrict to these scenarios (default: all that apply to SERIES)
 #   --observed DIR compare against existing observed JSON (e.g. tests/oracle/observed/6.12)
@@ -13,6 +14,8 @@
 #   --ignore-once  passed to compare.py (ignore once-per-boot global-taint notices)
 #   -j JOBS        parallel QEMU guests (run-oracle.sh -j)
 #   -k             keep the work directory (predictions, kopolicy stderr) and print its path
+#   --fixtures M   where the fixture binaries come from (run-oracle.sh --fixtures; default auto:
+#                  built, or the committed fixtures/ko/<series> for 5.10/7.2 without a chroot)
 #
 # For each scenario it runs
 #   KOPOLICY_BIN check --kernel KP_SYMVERS --kernel-config KP_CONFIG --kernel-release KP_RELEASE
@@ -26,18 +29,20 @@ set -euo pipefail
 ORACLE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 die() { echo "check-oracle: error: $*" >&2; exit 1; }
-usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 OBSERVED=
 KEEP=0
 CMP_OPTS=()
 RUN_OPTS=()
+FIX_OPTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--observed) [ $# -ge 2 ] || usage; OBSERVED=$2; shift 2 ;;
 	--ignore-once) CMP_OPTS+=(--ignore-once); shift ;;
 	-j) [ $# -ge 2 ] || usage; RUN_OPTS+=(-j "$2"); shift 2 ;;
 	-k) KEEP=1; shift ;;
+	--fixtures) [ $# -ge 2 ] || usage; FIX_OPTS=(--fixtures "$2"); shift 2 ;;
 	-h|--help) usage ;;
 	-*) usage ;;
 	*) break ;;
@@ -66,11 +71,11 @@ mkdir -p "$WORK/pred"
 if [ -n "$OBSERVED" ]; then
 	[ -d "$OBSERVED" ] || die "--observed $OBSERVED is not a directory"
 	OBSDIR=$(cd "$OBSERVED" && pwd)
-	"$ORACLE_DIR/run-oracle.sh" --prepare-only --env-out "$WORK/env" "$SERIES" \
+	"$ORACLE_DIR/run-oracle.sh" "${FIX_OPTS[@]+"${FIX_OPTS[@]}"}" --prepare-only --env-out "$WORK/env" "$SERIES" \
 		|| die "run-oracle.sh --prepare-only failed"
 else
 	OBSDIR=$WORK/observed
-	"$ORACLE_DIR/run-oracle.sh" "${RUN_OPTS[@]}" -o "$OBSDIR" --env-out "$WORK/env" "$SERIES" "$@" \
+	"$ORACLE_DIR/run-oracle.sh" "${FIX_OPTS[@]+"${FIX_OPTS[@]}"}" "${RUN_OPTS[@]+"${RUN_OPTS[@]}"}" -o "$OBSDIR" --env-out "$WORK/env" "$SERIES" "$@" \
 		|| die "run-oracle.sh failed (the kernel side did not complete; nothing was compared)"
 fi
 KP_RELEASE='' KP_CONFIG='' KP_SYMVERS='' KP_ORACLE_FIXTURES=''

@@ -97,12 +97,28 @@ LOADER_FORMATS = [
     (r"failing symbol_get of non-GPLONLY symbol \S+\.", False),
     (r"Invalid ELF header magic: != .*", False),
     (r"Only one \.modinfo section must exist\.", False),
+    # >= 6.16: module-restricted namespaces
+    (r"(?P<m>\S+): module tries to import module namespace: \S+", False),
+    # >= 6.13: elf_validity_cache_strtab() (no module name: the module is not parsed yet)
+    (r"empty symbol string table", False),
+    (r"symbol string table missing leading NUL", False),
+    (r"symbol string table isn't NUL terminated", False),
+    (r"symbol name out of bounds in string table", False),
+    # >= 7.1: __kflagstab
+    (r"(?P<m>\S+): no flags for exported symbols", False),
+    (r"(?P<m>\S+): ignoring obsolete section __k(sym|crc)tab_gpl", False),
+    # do_init_module(): positive init return (<= 7.0: two lines + stack dump; >= 7.1: one line)
+    (r"do_init_module: '(?P<m>\S+)'->init suspiciously returned -?\d+, it should follow 0/-E"
+     r" convention", False),
+    (r"do_init_module: loading module anyway\.\.\.", False),
+    (r"(?P<m>\S+): init suspiciously returned -?\d+, it should follow 0/-E convention", False),
 ]
 LOADER_RE = [(re.compile(r"\A" + p + r"\Z"), once) for p, once in LOADER_FORMATS]
 SYMGET_LINE = re.compile(r"\A(kp_[A-Za-z0-9_]+): [A-Za-z0-9_.$]+=(ok|null)\Z")
 
-# kernel/panic.c taint_flags[] (identical in 6.1 and 6.12)
-TAINT_LETTERS = "PFSRMBUDAWCIOELKXTN"  # kernel/panic.c taint_flags[], bits 0..18
+# kernel/panic.c taint_flags[] (identical in 6.1 and 6.12; 5.10 stops at T (bit 17), >= 6.15
+# adds J (TAINT_FWCTL, bit 19), which the loader never sets)
+TAINT_LETTERS = "PFSRMBUDAWCIOELKXTNJ"  # kernel/panic.c taint_flags[], bits 0..19
 
 
 def loader_class(line):
@@ -201,7 +217,7 @@ def compare_pair(obs_path, pred_path, res, ignore_once):
         where = "%s/%s" % (scen, mod) + ("#%d" % (k + 1) if k else "")
         cands = by_name.get(mod, [])
         if k >= len(cands):
-            res.check(False, where, "no prediction for this load (rc=%d %s)"
+            res.check(False, where, "no prediction for this load (rc=%s %s)"
                       % (ld["rc"], ld["errno"] or "OK"))
             continue
         p = cands[k]
@@ -211,7 +227,7 @@ def compare_pair(obs_path, pred_path, res, ignore_once):
         res.check(bool(p.get("loads")) == loaded, where,
                   "loads: kernel %s, predicted %s" % (loaded, bool(p.get("loads"))))
         res.check(p.get("errno") == ld["errno"], where,
-                  "errno: kernel %s (rc=%d), predicted %s"
+                  "errno: kernel %s (rc=%s), predicted %s"
                   % (ld["errno"] or "null", ld["rc"], p.get("errno") or "null"))
 
         # module taint

@@ -110,6 +110,13 @@ def main():
                 die("%s: unexpected loader line %r" % (a.log, ln))
             cur["rc"] = int(parts[2][3:])
             cur["errno"] = None if cur["rc"] == 0 else parts[3]
+        elif ln.startswith("KPLOADKILLED "):
+            # the loader died (e.g. an oops inside finit_module): no syscall result
+            parts = ln.split()
+            if cur is None or parts[1] != cur["file"]:
+                die("%s: unexpected line %r" % (a.log, ln))
+            cur["killed"] = int(parts[2])
+            cur["errno"] = "KILLED"
         elif ln == "KPDMESG-BEGIN":
             in_dmesg = True
         elif ln.startswith("KPTAINT "):
@@ -118,7 +125,7 @@ def main():
         elif ln.startswith("KPGTAINT "):
             cur["global_tainted"] = int(ln.split()[1])
         elif ln.startswith("KPSTEP-END "):
-            if cur["rc"] is None or cur["global_tainted"] is None:
+            if (cur["rc"] is None and "killed" not in cur) or cur["global_tainted"] is None:
                 die("%s: step %d (%s) incomplete" % (a.log, cur["step"], cur["file"]))
             loads.append(cur)
             cur = None
@@ -147,7 +154,7 @@ def main():
             if m:
                 symget.append({"module": m.group(1), "symbol": m.group(2),
                                "result": m.group(3)})
-        out_loads.append({
+        out = {
             "module": mod,
             "file": ld["file"],
             "rc": ld["rc"],
@@ -156,7 +163,10 @@ def main():
             "dmesg_level": ld["dmesg_level"],
             "taint_after": dict(sorted(ld["taint_after"].items())),
             "global_tainted": ld["global_tainted"],
-        })
+        }
+        if "killed" in ld:  # rc is null: the loader was killed by this signal
+            out["killed_by_signal"] = ld["killed"]
+        out_loads.append(out)
 
     doc = {
         "kernel": {"series": a.series, "abi": a.abi, "release": release},
