@@ -17,7 +17,7 @@ while IFS='|' read -r name kernels cmdline modules; do
 	case $name in \#*) continue ;; esac
 	kernels=$(echo "$kernels" | xargs)
 	cmdline=$(echo "$cmdline" | xargs)
-	for series in 6.12 6.1; do
+	for series in 7.2 6.12 6.1 5.10; do
 		obs=$top/tests/oracle/observed/$series/$name.json
 		dir=$top/fixtures/ko/$series
 		[ -f "$obs" ] || continue
