@@ -7,9 +7,6 @@
 
 #include "module-internal.h"
 
-/* SHN_LIVEPATCH (include/uapi/linux/elf.h): resolved by livepatch, skipped by the loader. */
-#define KP_SHN_LIVEPATCH 0xff20
-
 /* True for the defined symbols simplify_symbols() does not simply relocate. */
 static bool is_special(const struct kp_elf *e, const struct kp_sym *s)
 {

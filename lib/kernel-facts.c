@@ -9,17 +9,18 @@
 #include "kernel-config.h"
 #include "sig-keys.h"
 
-static void assume(struct kp_kernel_facts *f, const char *what)
+int kp_facts_assume(struct kp_kernel_facts *f, const char *what)
 {
 	const char **p = kp_arena_alloc(&f->arena, (f->nassumptions + 1) * sizeof(*p));
+	const char *s = kp_arena_strdup(&f->arena, what);
 
-	if (!p)
-		return;
+	if (!p || !s)
+		return -1;
 	if (f->nassumptions)
 		memcpy(p, f->assumptions, f->nassumptions * sizeof(*p));
-	p[f->nassumptions] = what;
+	p[f->nassumptions++] = s;
 	f->assumptions = p;
-	f->nassumptions++;
+	return 0;
 }
 
 bool kp_release_is_debian(const char *release)
@@ -167,9 +168,8 @@ static void note_beyond_modelled(struct kp_kernel_facts *f, const struct kp_kver
 		 "kernel %d.%d is newer than the newest loader kopolicy models (%s): the %s "
 		 "behaviour is assumed",
 		 v->major, v->minor, kp_profile_newest_modelled(), kp_profile_newest_modelled());
-	f->beyond_modelled = kp_arena_strdup(&f->arena, buf);
-	if (f->beyond_modelled)
-		assume(f, f->beyond_modelled);
+	if (kp_facts_assume(f, buf) == 0)
+		f->beyond_modelled = f->assumptions[f->nassumptions - 1];
 }
 
 static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
@@ -202,13 +202,15 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		kp_profile_for_kernel(&f->profile, &v, distro);
 		if (!o->version && !c->version && release && kp_release_is_debian(release) &&
 		    v.patch == 0)
-			assume(f, "the kernel's stable patch level is unknown (Debian release "
-				  "names hide it): give --kernel-config or --kernel-version");
+			kp_facts_assume(
+				f, "the kernel's stable patch level is unknown (Debian release "
+				   "names hide it): give --kernel-config or --kernel-version");
 		if (f->profile.beyond_modelled)
 			note_beyond_modelled(f, &v);
 	} else {
 		kp_profile_latest(&f->profile, distro);
-		assume(f, "kernel version unknown: the newest loader behaviour is assumed");
+		kp_facts_assume(f,
+				"kernel version unknown: the newest loader behaviour is assumed");
 	}
 	if (kp_profile_apply_rules(&f->profile, o->rules) < 0)
 		return kp_err_set(err, "unknown rule set '%s' (auto, pre2020, 2020 or 2023)",
@@ -229,9 +231,10 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		f->btf_mismatch_fatal = kp_kconfig_is_y(c, "CONFIG_DEBUG_INFO_BTF_MODULES") &&
 					!kp_kconfig_is_y(c, "CONFIG_MODULE_ALLOW_BTF_MISMATCH");
 		if (f->btf_mismatch_fatal)
-			assume(f, "each module's .BTF is assumed to match the kernel's BTF: with "
-				  "MODULE_ALLOW_BTF_MISMATCH off a mismatch fails the load late "
-				  "(\"failed to validate module [name] BTF\")");
+			kp_facts_assume(
+				f, "each module's .BTF is assumed to match the kernel's BTF: with "
+				   "MODULE_ALLOW_BTF_MISMATCH off a mismatch fails the load late "
+				   "(\"failed to validate module [name] BTF\")");
 	} else {
 		f->modversions = pick(o->modversions, true);
 		f->module_sig = true;
@@ -239,15 +242,16 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		f->force_load = pick(o->force_load, false);
 		f->allow_missing_ns = pick(o->allow_missing_ns, false);
 		f->livepatch = true;
-		assume(f, "no kernel config: MODVERSIONS=y, MODULE_SIG=y (not enforced), "
-			  "MODULE_FORCE_LOAD=n, LIVEPATCH=y assumed");
+		kp_facts_assume(f, "no kernel config: MODVERSIONS=y, MODULE_SIG=y (not enforced), "
+				   "MODULE_FORCE_LOAD=n, LIVEPATCH=y assumed");
 	}
 	f->lockdown = o->lockdown > 0;
 	f->signatures_trusted = !o->untrusted_signatures;
 	f->keys = o->keys;
 	if (f->module_sig && f->signatures_trusted && (!f->keys || kp_keyring_empty(f->keys)))
-		assume(f, "no key source (kernel image, /proc/keys, --trusted-cert): signed "
-			  "modules are assumed to verify against the kernel's keys");
+		kp_facts_assume(f,
+				"no key source (kernel image, /proc/keys, --trusted-cert): signed "
+				"modules are assumed to verify against the kernel's keys");
 	if (o->cmdline && apply_cmdline(f, o->cmdline, err) < 0)
 		return -1;
 	if (o->vermagic)
@@ -255,8 +259,8 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	else if (o->config_path)
 		f->vermagic = build_vermagic(f, c, release);
 	if (!f->vermagic)
-		assume(f, "the kernel's vermagic is unknown: vermagic not checked (give "
-			  "--kernel-release with --kernel-config, or --vermagic)");
+		kp_facts_assume(f, "the kernel's vermagic is unknown: vermagic not checked (give "
+				   "--kernel-release with --kernel-config, or --vermagic)");
 	return 0;
 }
 

@@ -33,6 +33,8 @@ void kp_facts_opts_init(struct kp_facts_opts *o);
 int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		   const struct kp_kernel_base *base, struct kp_err *err);
 void kp_facts_release(struct kp_kernel_facts *f);
+/* Appends a copy of @what to the reports' assumptions; -1 when out of memory. */
+int kp_facts_assume(struct kp_kernel_facts *f, const char *what);
 
 /* True for Debian kernel releases ("6.12.118+deb12-amd64", "6.1.0-57-amd64"). */
 bool kp_release_is_debian(const char *release);

@@ -53,6 +53,9 @@ struct kp_version {
  * A defined .symtab symbol simplify_symbols() treats specially: SHN_COMMON, SHN_LIVEPATCH,
  * or a section index past e_shnum (kernel/module/main.c, the st_shndx switch).
  */
+/* SHN_LIVEPATCH (include/uapi/linux/elf.h): resolved by livepatch, skipped by the loader. */
+#define KP_SHN_LIVEPATCH 0xff20
+
 struct kp_special_sym {
 	const char *name;
 	uint32_t symidx;
@@ -186,8 +189,8 @@ struct kp_module {
 	enum kp_ext_versions_state ext_versions_state;
 	bool versions_distinct; /* no name twice in versions (see kp_read_versions()) */
 	bool ext_versions_distinct;
-		/* the same for ext_versions */ /* no name twice in the list check_version() walks
-						   (see below) */
+	/* the same for ext_versions */ /* no name twice in the list check_version() walks
+					   (see below) */
 	struct kp_version *ext_versions;
 	size_t next_versions;
 
@@ -199,7 +202,7 @@ struct kp_module {
 	struct kp_symget *symget;
 	size_t nsymget;
 	const char *symget_backend; /* exact call-site analysis ("riscv64"), NULL: heuristic only */
-	size_t nsymput; /* __symbol_put call sites */
+	size_t nsymput;		    /* __symbol_put call sites */
 
 	bool full_modinfo; /* modinfo holds every tag, not only the loader's */
 	struct kp_arena arena;

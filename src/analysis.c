@@ -297,21 +297,6 @@ static int depmod_view(struct kp_analysis *a)
 	return 0;
 }
 
-/* Appends @what to the reports' assumptions (owned by the facts' arena). */
-static int add_assumption(struct kp_kernel_facts *f, const char *what)
-{
-	const char **p = kp_arena_alloc(&f->arena, (f->nassumptions + 1) * sizeof(*p));
-	const char *s = kp_arena_strdup(&f->arena, what);
-
-	if (!p || !s)
-		return -1;
-	if (f->nassumptions)
-		memcpy(p, f->assumptions, f->nassumptions * sizeof(*p));
-	p[f->nassumptions++] = s;
-	f->assumptions = p;
-	return 0;
-}
-
 /*
  * Said once when a tree's System.map was skipped where it would have been read
  * (no Module.symvers): Debian ships a one-line stub, the real map is in -dbg.
@@ -331,7 +316,7 @@ static int note_stub_map(struct kp_analysis *a)
 		 "%s has no symbol lines (Debian's stub; the real System.map is in the "
 		 "linux-image-%s-dbg package): not used as a symbol source",
 		 t->system_map_stub, t->release);
-	return add_assumption(&a->facts, msg);
+	return kp_facts_assume(&a->facts, msg);
 }
 
 int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,

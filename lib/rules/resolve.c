@@ -127,9 +127,6 @@ static bool ignore_undef_symbol(const struct kp_sim_ctx *c, uint16_t machine, co
 	return false;
 }
 
-/* SHN_LIVEPATCH (include/uapi/linux/elf.h) */
-#define KP_SHN_LIVEPATCH 0xff20
-
 /*
  * The st_shndx switch of simplify_symbols() for a defined symbol (all versions; the
  * st_shndx >= e_shnum check is KP_F_SHNDX_CHECK). Returns the error it assigns, or 0.
