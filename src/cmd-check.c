@@ -208,29 +208,20 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		kp_cli_error(NULL, "unknown format '%s' (text, json, sarif or junit)", format);
 		return KP_EXIT_ERROR;
 	}
-	if (upgrade_to) {
+	if (upgrade_to || all_kernels) {
+		/* the installed-system reports: -b ROOT's own kernels, text or JSON */
 		const char *from = a.fo.release;
+		bool json = !strcmp(format, "json");
 
-		if (!a.basedir || !from || all_kernels || optind < argc || a.nkernels ||
-		    (strcmp(format, "text") && strcmp(format, "json"))) {
+		if (upgrade_to && (!a.basedir || !from || all_kernels || optind < argc ||
+				   a.nkernels || (!json && strcmp(format, "text")))) {
 			kp_cli_error(NULL,
 				     "--upgrade-to takes -b ROOT and --kernel-release, no FILE, "
 				     "no --kernel, and --format text or json");
 			return KP_EXIT_ERROR;
 		}
-		a.fo.release = NULL;
-		if (output && !(out.f = fopen(output, "we"))) {
-			kp_cli_error(output, "cannot write: %m");
-			return KP_EXIT_ERROR;
-		}
-		rc = kp_check_upgrade(cli, &a, from, upgrade_to, &out, !strcmp(format, "json"));
-		if (out.f != stdout && fclose(out.f) != 0 && rc != KP_EXIT_ERROR)
-			rc = KP_EXIT_ERROR;
-		return rc;
-	}
-	if (all_kernels) {
-		if (!a.basedir || optind < argc || a.nkernels || a.fo.release ||
-		    (strcmp(format, "text") && strcmp(format, "json"))) {
+		if (all_kernels && (!a.basedir || optind < argc || a.nkernels || a.fo.release ||
+				    (!json && strcmp(format, "text")))) {
 			kp_cli_error(NULL, "--all-kernels takes -b ROOT, no FILE, no --kernel or "
 					   "--kernel-release, and --format text or json");
 			return KP_EXIT_ERROR;
@@ -239,7 +230,9 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 			kp_cli_error(output, "cannot write: %m");
 			return KP_EXIT_ERROR;
 		}
-		rc = kp_check_all_kernels(cli, &a, &out, !strcmp(format, "json"));
+		a.fo.release = NULL;
+		rc = upgrade_to ? kp_check_upgrade(cli, &a, from, upgrade_to, &out, json)
+				: kp_check_all_kernels(cli, &a, &out, json);
 		if (out.f != stdout && fclose(out.f) != 0 && rc != KP_EXIT_ERROR)
 			rc = KP_EXIT_ERROR;
 		return rc;
