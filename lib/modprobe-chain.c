@@ -292,6 +292,16 @@ static int check_index(struct kp_chain *c, const char *name, bool keep, struct k
 
 	if (asprintf(&path, "%s/%s", c->moddir, name) < 0)
 		return kp_err_set(err, "out of memory");
+	/*
+	 * depmod creates every optional index and leaves it empty when it has nothing to write
+	 * (kmod's output_builtin_bin()/output_builtin_alias_bin() without modules.builtin or
+	 * modules.builtin.modinfo); libkmod's index_file_open() then fails exactly as for a
+	 * missing file, so an empty optional index is no index, not an error.
+	 */
+	if (!keep && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+		free(path);
+		return 0;
+	}
 	/* mapped (no copy: the hook's budget), checked under the SIGBUS guard */
 	r = kp_bytes_map(path, IDX_MAX_SIZE, &b, err);
 	if (r < 0) {

@@ -122,6 +122,18 @@ policy '# strict\nblock load-failure\n'
 hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "block load-failure exits 1" "$rc" 1
 has "blocked" "load blocked: would fail to load with ENOENT"
+# depmod leaves modules.builtin{,.alias}.bin empty when the tree has no modules.builtin{,.modinfo}
+# (a guest, a minimal image): no index, as for libkmod, never "cannot decide"
+mv "$root/lib/modules/$rel/modules.builtin.alias.bin" "$tmp/alias.keep"
+mv "$root/lib/modules/$rel/modules.builtin.bin" "$tmp/builtin.keep"
+: > "$root/lib/modules/$rel/modules.builtin.alias.bin"
+: > "$root/lib/modules/$rel/modules.builtin.bin"
+hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
+is "empty builtin indexes: still blocked" "$rc" 1
+has "... with the prediction" "load blocked: would fail to load with ENOENT"
+hasnt "... and no indecision" "cannot decide"
+mv "$tmp/alias.keep" "$root/lib/modules/$rel/modules.builtin.alias.bin"
+mv "$tmp/builtin.keep" "$root/lib/modules/$rel/modules.builtin.bin"
 hook "$root" --config "$tmp/policy.conf" -v kp_gplonly_then_prop
 has "-v shows the kernel's predicted lines" "kernel: kp_gplonly_then_prop: module using GPL-only symbols uses symbols kp_prop_plain from proprietary module kp_prop_prov\.$"
 has "-v shows the chain" "kp_prop_prov extra/kp_prop_prov.ko, loaded, taint POE \(dependency\)"
