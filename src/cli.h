@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "module-set.h"
-#include "util.h"
+#include "graph/module-set.h"
+#include "util/util.h"
 
 /* Exit status, documented in kopolicy(1) EXIT STATUS. */
 enum {

@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "hook-policy.h"
-#include "kernel-tree.h"
-#include "modprobe-chain.h"
-#include "running.h"
-#include "rootfs.h"
+#include "policy/hook-policy.h"
+#include "kernel/kernel-tree.h"
+#include "kernel/modprobe-chain.h"
+#include "kernel/running.h"
+#include "kernel/rootfs.h"
 
 enum {
 	OPT_ON_ERROR = 0x300,
