@@ -66,6 +66,24 @@ void tb_symvers(struct tb_world *w, const char *text)
 	}
 }
 
+void tb_base_file(struct tb_world *w, const char *path)
+{
+	struct kp_err err;
+
+	if (!w->base && kp_base_new(&w->base) < 0)
+		need(NULL);
+	if (kp_base_load(w->base, path, &err) < 0) {
+		fprintf(stderr, "builder: %s\n", err.msg);
+		abort();
+	}
+}
+
+void tb_module_file(struct tb_world *w, const char *path)
+{
+	if (kp_set_add_path(&w->set, path) < 0)
+		need(NULL);
+}
+
 void tb_std_kernel(struct tb_world *w)
 {
 	tb_symvers(w, "0x11111111\tprintk\tvmlinux\tEXPORT_SYMBOL\t\n"
@@ -271,8 +289,18 @@ void tb_signed(struct kp_module *m, const char *hash, const char *pkey)
 
 void tb_graph(struct tb_world *w)
 {
+	struct kp_read_opts opts = { .jobs = 1 };
 	struct kp_err err;
+	bool files = false;
 
+	for (size_t i = 0; i < w->set.n; i++)
+		files = files || !w->set.entries[i].mod;
+	if (files && kp_set_read(&w->set, &opts)) {
+		for (size_t i = 0; i < w->set.n; i++)
+			if (w->set.entries[i].error)
+				fprintf(stderr, "builder: %s\n", w->set.entries[i].error);
+		abort();
+	}
 	if (kp_graph_build(&w->g, &w->set, w->base, 1, &err) < 0) {
 		fprintf(stderr, "builder: graph: %s\n", err.msg);
 		abort();

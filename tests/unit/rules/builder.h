@@ -40,7 +40,12 @@ void tb_init(struct tb_world *w, const char *release);
 /* The same with an explicit distribution (profile tests: Debian rules on an upstream string). */
 void tb_init_distro(struct tb_world *w, const char *release, enum kp_distro d);
 /* Adds Module.symvers text (lines "0xCRC\tsym\towner\tEXPORT_SYMBOL[_GPL]\tns") to the base. */
-void tb_symvers(struct tb_world *w, const char *text);
+void tb_symvers(struct tb_world *w, const char *text); /* Loads a base file (Module.symvers[.gz],
+							  System.map, vmlinux) into the base. */
+void tb_base_file(struct tb_world *w, const char *path);
+/* Adds the module file @path (read by the reader at tb_run()/tb_graph()) to the set. */
+void tb_module_file(struct tb_world *w, const char *path);
+
 /*
  * The standard kernel of the tests (Module.symvers 5.6+ layout; CRCs 0x11111111 ...):
  *   printk (plain), gpl_fn (GPL), module_layout (plain), ns_fn (GPL, namespace MY_NS),
