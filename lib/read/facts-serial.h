@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A struct kp_module as bytes and back, for the facts cache (facts-cache.c): every field
+ * the later stages read, little-endian whatever the host, no pointer or struct layout in
+ * the bytes. The path, the arena and the name pool are the reader's, not the facts'.
+ */
+#ifndef KP_FACTS_SERIAL_H
+#define KP_FACTS_SERIAL_H
+
+#include <stddef.h>
+
+#include "module.h"
+
+/* A growing output buffer; @oom once an allocation failed (the bytes are then useless). */
+struct kp_facts_buf {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+	int oom;
+};
+
+/* Appends @m's facts to @out; 0, or -1 when out of memory. */
+int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *out);
+/*
+ * Fills the empty module @m (path set, arena empty) from @len bytes at @p written by
+ * kp_facts_encode() of the same format version. Symbol names found in @names are pointed
+ * to. 0, or -1 when the bytes do not decode exactly (truncated, trailing bytes, a count
+ * past the end, a string without its NUL) or memory runs out: @m must then be freed.
+ */
+int kp_facts_decode(struct kp_module *m, const unsigned char *p, size_t len,
+		    const struct kp_name_pool *names);
+
+void kp_facts_buf_free(struct kp_facts_buf *b);
+
+#endif
