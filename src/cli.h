@@ -29,8 +29,8 @@ struct kp_cli {
 	const char *prog;
 	unsigned jobs;
 	size_t max_size;
-	bool progress; /* stderr is a terminal */
-	bool full_modinfo; /* keep every .modinfo tag (info) */
+	bool progress;	     /* stderr is a terminal */
+	bool full_modinfo;   /* keep every .modinfo tag (info) */
 	unsigned sig_digest; /* KP_SIG_* (module.h): hash modules for signature verification */
 	bool no_cache;	     /* --no-cache */
 	struct kp_cli_cache *cache;
@@ -59,11 +59,10 @@ int kp_cli_parse_size(const char *s, size_t *out);
 /* Handles -j/--jobs, --max-size and --no-cache inside any command; 1 if @c was one of them. */
 int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg);
 #define KP_OPT_NO_CACHE 0x180
-#define KP_CLI_COMMON_LONGOPTS                                   \
-	{ "jobs", required_argument, NULL, 'j' },                \
-		{ "max-size", required_argument, NULL, 'S' },    \
-	{                                                        \
-		"no-cache", no_argument, NULL, KP_OPT_NO_CACHE \
+#define KP_CLI_COMMON_LONGOPTS                                                                  \
+	{ "jobs", required_argument, NULL, 'j' }, { "max-size", required_argument, NULL, 'S' }, \
+	{                                                                                       \
+		"no-cache", no_argument, NULL, KP_OPT_NO_CACHE                                  \
 	}
 
 int cmd_info(struct kp_cli *cli, int argc, char **argv);
