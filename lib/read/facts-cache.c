@@ -38,13 +38,16 @@
 #define PRUNE_EVERY 3600	/* automatic pruning at most once an hour */
 #define TMP_MAX_AGE 3600	/* a temporary file older than this was left by a crash */
 #define ENTRY_MAX   ((size_t)64 << 20)
+#define NAME_LEN    160 /* "s/HH/" + 64 hex digits + "-ff", or a temporary name */
 
 struct kp_facts_cache {
 	char *dir;
+	int dirfd; /* O_PATH of @dir; -1: no cache directory (every lookup misses) */
 	EVP_MD *sha256;
 	uint32_t build; /* CRC-32 of PACKAGE_VERSION: entries of another release are misses */
 	unsigned seq;	/* temporary file names; atomic */
-	struct kp_cache_counts n; /* atomic */
+	unsigned char made[2][256]; /* fan-out directories known to exist (c/, s/); atomic */
+	struct kp_cache_counts n;   /* atomic */
 };
 
 static void count(uint64_t *v)
@@ -90,6 +93,26 @@ int kp_facts_cache_dir(enum kp_cache_scope scope, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* mkdir -p @path (0755); 0 or -1. */
+static int mkdir_p(const char *path)
+{
+	char p[4096];
+
+	if ((size_t)snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
+		return -1;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			*s = '/';
+			return -1;
+		}
+		*s = '/';
+	}
+	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
 struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 {
 	struct kp_facts_cache *c = calloc(1, sizeof(*c));
@@ -105,6 +128,9 @@ struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 		return NULL;
 	}
 	c->build = (uint32_t)crc32(0, (const Bytef *)PACKAGE_VERSION, strlen(PACKAGE_VERSION));
+	/* created now (a read-only place stays read-only: lookups only, or none) */
+	mkdir_p(dir);
+	c->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return c;
 }
 
@@ -215,55 +241,13 @@ static uint32_t entry_flags(const struct kp_open_opts *o)
 	return (o->full_modinfo ? 1u : 0u) | (o->sig_digest & 3u) << 1;
 }
 
-static int entry_path(const struct kp_facts_cache *c, const unsigned char *key, uint32_t flags,
-		      char *buf, size_t len)
+/* "c/HH/<content>-<flags>" or "s/HH/<stat key>-<flags>", relative to the cache directory. */
+static void entry_name(char sub, const unsigned char *key, uint32_t flags, char *buf)
 {
 	char hex[HEX_LEN + 1];
-	int n;
 
 	to_hex(key, hex);
-	n = snprintf(buf, len, "%s/c/%.2s/%s-%x", c->dir, hex, hex, flags);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-static int link_path(const struct kp_facts_cache *c, const unsigned char *skey, char *buf,
-		     size_t len)
-{
-	char hex[HEX_LEN + 1];
-	int n;
-
-	to_hex(skey, hex);
-	n = snprintf(buf, len, "%s/s/%.2s/%s", c->dir, hex, hex);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-/* The content hash the stat index links @skey to; -1 if none (or not 64 hex digits). */
-static int read_link(const struct kp_facts_cache *c, const unsigned char *skey, unsigned char *key)
-{
-	char lp[4096], target[HEX_LEN + 2];
-	ssize_t n;
-
-	if (link_path(c, skey, lp, sizeof(lp)) < 0)
-		return -1;
-	n = readlink(lp, target, sizeof(target));
-	if (n != HEX_LEN)
-		return -1;
-	for (int i = 0; i < KEY_LEN; i++) {
-		unsigned v = 0;
-
-		for (int j = 0; j < 2; j++) {
-			char ch = target[2 * i + j];
-
-			if (ch >= '0' && ch <= '9')
-				v = v << 4 | (unsigned)(ch - '0');
-			else if (ch >= 'a' && ch <= 'f')
-				v = v << 4 | (unsigned)(ch - 'a' + 10);
-			else
-				return -1;
-		}
-		key[i] = (unsigned char)v;
-	}
-	return 0;
+	snprintf(buf, NAME_LEN, "%c/%.2s/%s-%x", sub, hex, hex, flags & 0xff);
 }
 
 static void put32(unsigned char *p, uint32_t v)
@@ -304,27 +288,37 @@ static uint32_t entry_crc(const unsigned char *h, const unsigned char *payload, 
 	return (uint32_t)crc32_z(crc, payload, len);
 }
 
+/* Header fields a lookup checks; @key NULL: any content (a stat index entry). */
+static bool header_ok(const struct kp_facts_cache *c, const unsigned char *h, size_t len,
+		      uint32_t flags, const unsigned char *key, uint64_t file_size)
+{
+	unsigned char want[HEADER_LEN];
+
+	make_header(c, want, flags, key ? key : h + 16, file_size, len - HEADER_LEN);
+	memcpy(want + 64, h + 64, 4);
+	return !memcmp(h, want, HEADER_LEN) &&
+	       kp_load32(h + 64, false) == entry_crc(h, h + HEADER_LEN, len - HEADER_LEN);
+}
+
 /*
- * The module from the entry for @key, or NULL (a miss: absent, or refused: @*refused set).
- * The file must be @file_size bytes and its decompressed image fit @opts->max_size.
+ * The module from the entry @name, or NULL (a miss: absent; or refused: @*refused set).
+ * @key: the content it must be for (NULL: a stat index entry, any content, copied to
+ * @key_out). The file must be @file_size bytes and its image fit @opts->max_size.
  */
-static struct kp_module *load_entry(const struct kp_facts_cache *c, const char *path,
-				    const unsigned char *key, const struct kp_open_opts *opts,
+static struct kp_module *load_entry(const struct kp_facts_cache *c, const char *name,
+				    const char *path, const unsigned char *key,
+				    unsigned char *key_out, const struct kp_open_opts *opts,
 				    uint64_t file_size, bool *refused)
 {
-	uint32_t flags = entry_flags(opts);
 	size_t max = opts->max_size ? opts->max_size : KP_DEFAULT_MAX_SIZE;
-	unsigned char want[HEADER_LEN], *buf = NULL;
+	unsigned char small[16384], *buf = small;
 	struct kp_module *m = NULL;
-	char ep[4096];
 	struct stat st;
 	size_t len, got = 0;
 	int fd;
 
 	*refused = false;
-	if (entry_path(c, key, flags, ep, sizeof(ep)) < 0)
-		return NULL;
-	fd = open(ep, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	fd = openat(c->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
 	*refused = true;
@@ -332,9 +326,11 @@ static struct kp_module *load_entry(const struct kp_facts_cache *c, const char *
 	    (uint64_t)st.st_size > ENTRY_MAX)
 		goto out;
 	len = (size_t)st.st_size;
-	buf = malloc(len);
-	if (!buf)
-		goto out;
+	if (len > sizeof(small)) {
+		buf = malloc(len);
+		if (!buf)
+			goto out;
+	}
 	while (got < len) {
 		ssize_t n = read(fd, buf + got, len - got);
 
@@ -344,10 +340,7 @@ static struct kp_module *load_entry(const struct kp_facts_cache *c, const char *
 			goto out;
 		got += (size_t)n;
 	}
-	make_header(c, want, flags, key, file_size, len - HEADER_LEN);
-	memcpy(want + 64, buf + 64, 4);
-	if (memcmp(buf, want, HEADER_LEN) ||
-	    kp_load32(buf + 64, false) != entry_crc(buf, buf + HEADER_LEN, len - HEADER_LEN))
+	if (!header_ok(c, buf, len, entry_flags(opts), key, file_size))
 		goto out;
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -360,48 +353,43 @@ static struct kp_module *load_entry(const struct kp_facts_cache *c, const char *
 		goto out;
 	}
 	*refused = false;
+	if (key_out)
+		memcpy(key_out, buf + 16, KEY_LEN);
 	/* least recently used = oldest mtime: refresh it, but not on every hit */
 	if (st.st_mtim.tv_sec + TOUCH_EVERY < time(NULL))
 		futimens(fd, NULL);
 out:
-	free(buf);
+	if (buf != small)
+		free(buf);
 	close(fd);
 	return m;
 }
 
-static int mkdirs(const char *c_dir, const char *sub, const char *hex2)
+/* The fan-out directory of @name ("c/HH/..."), made once per run. */
+static int make_fanout(struct kp_facts_cache *c, const char *name)
 {
-	char p[4096];
+	unsigned idx = (unsigned)strtoul((char[3]){ name[2], name[3], '\0' }, NULL, 16) & 0xff;
+	unsigned char *made = &c->made[name[0] == 's'][idx];
+	char dir[8];
 
-	if ((size_t)snprintf(p, sizeof(p), "%s/%s/%.2s", c_dir, sub, hex2) >= sizeof(p))
-		return -1;
-	if (mkdir(p, 0755) == 0 || errno == EEXIST)
+	if (__atomic_load_n(made, __ATOMIC_RELAXED))
 		return 0;
-	if (errno != ENOENT)
+	snprintf(dir, sizeof(dir), "%c", name[0]);
+	if (mkdirat(c->dirfd, dir, 0755) < 0 && errno != EEXIST)
 		return -1;
-	/* the parents: DIR's own parent (…/kopolicy), DIR, DIR/sub */
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			*s = '/';
-			return -1;
-		}
-		*s = '/';
-	}
-	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
+	snprintf(dir, sizeof(dir), "%.4s", name);
+	if (mkdirat(c->dirfd, dir, 0755) < 0 && errno != EEXIST)
+		return -1;
+	__atomic_store_n(made, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
-/* A name for a temporary file next to @final, unique across processes and threads. */
-static int tmp_name(struct kp_facts_cache *c, const char *final, char *buf, size_t len)
+/* A name for a temporary file in @name's directory, unique across processes and threads. */
+static void tmp_name(struct kp_facts_cache *c, const char *name, char *buf)
 {
-	const char *slash = strrchr(final, '/');
 	unsigned seq = __atomic_fetch_add(&c->seq, 1, __ATOMIC_RELAXED);
-	int n = snprintf(buf, len, "%.*s/.tmp-%ld-%ld-%u", (int)(slash - final), final,
-			 (long)getpid(), (long)gettid(), seq);
 
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	snprintf(buf, NAME_LEN, "%.4s/.tmp-%ld-%ld-%u", name, (long)getpid(), (long)gettid(), seq);
 }
 
 static int write_all(int fd, const unsigned char *p, size_t len)
@@ -419,52 +407,61 @@ static int write_all(int fd, const unsigned char *p, size_t len)
 	return 0;
 }
 
+/* @to becomes another name of the entry @from (a hard link), replacing what @to was. */
+static int link_entry(struct kp_facts_cache *c, const char *from, const char *to)
+{
+	char tmp[NAME_LEN];
+
+	if (make_fanout(c, to) < 0)
+		return -1;
+	tmp_name(c, to, tmp);
+	if (linkat(c->dirfd, from, c->dirfd, tmp, 0) < 0)
+		return -1;
+	if (renameat(c->dirfd, tmp, c->dirfd, to) < 0) {
+		unlinkat(c->dirfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes @m's entry as @cname (and @sname, the stat index's name for it, when not NULL). */
 static void store_entry(struct kp_facts_cache *c, const struct kp_module *m,
-			const unsigned char *key, const struct kp_open_opts *opts)
+			const unsigned char *key, const struct kp_open_opts *opts,
+			const char *cname, const char *sname)
 {
 	struct kp_facts_buf b = { 0 };
-	unsigned char h[HEADER_LEN];
-	char ep[4096], tmp[4200], hex[HEX_LEN + 1];
-	uint32_t flags = entry_flags(opts);
+	static const unsigned char zero[HEADER_LEN];
+	char tmp[NAME_LEN];
 	int fd;
 
-	to_hex(key, hex);
-	if (kp_facts_encode(m, &b) < 0 || entry_path(c, key, flags, ep, sizeof(ep)) < 0 ||
-	    tmp_name(c, ep, tmp, sizeof(tmp)) < 0 || mkdirs(c->dir, "c", hex) < 0)
+	b.data = malloc(16384);
+	if (!b.data)
+		return;
+	b.cap = 16384;
+	memcpy(b.data, zero, HEADER_LEN);
+	b.len = HEADER_LEN;
+	if (kp_facts_encode(m, &b) < 0 || make_fanout(c, cname) < 0)
 		goto out;
-	make_header(c, h, flags, key, m->file_size, b.len);
-	put32(h + 64, entry_crc(h, b.data, b.len));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	make_header(c, b.data, entry_flags(opts), key, m->file_size, b.len - HEADER_LEN);
+	put32(b.data + 64, entry_crc(b.data, b.data + HEADER_LEN, b.len - HEADER_LEN));
+	tmp_name(c, cname, tmp);
+	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		goto out;
-	if (write_all(fd, h, HEADER_LEN) < 0 || write_all(fd, b.data, b.len) < 0) {
+	if (write_all(fd, b.data, b.len) < 0) {
 		close(fd);
-		unlink(tmp);
+		unlinkat(c->dirfd, tmp, 0);
 		goto out;
 	}
-	if (close(fd) < 0 || rename(tmp, ep) < 0) {
-		unlink(tmp);
+	if (close(fd) < 0 || renameat(c->dirfd, tmp, c->dirfd, cname) < 0) {
+		unlinkat(c->dirfd, tmp, 0);
 		goto out;
 	}
 	count(&c->n.stored);
+	if (sname)
+		link_entry(c, cname, sname);
 out:
 	kp_facts_buf_free(&b);
-}
-
-static void store_link(struct kp_facts_cache *c, const unsigned char *skey,
-		       const unsigned char *key)
-{
-	char lp[4096], tmp[4200], hex[HEX_LEN + 1], shex[HEX_LEN + 1];
-
-	to_hex(key, hex);
-	to_hex(skey, shex);
-	if (link_path(c, skey, lp, sizeof(lp)) < 0 || tmp_name(c, lp, tmp, sizeof(tmp)) < 0 ||
-	    mkdirs(c->dir, "s", shex) < 0)
-		return;
-	if (symlink(hex, tmp) < 0)
-		return;
-	if (rename(tmp, lp) < 0)
-		unlink(tmp);
 }
 
 int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct kp_open_opts *opts,
@@ -472,21 +469,21 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 {
 	struct kp_open_opts direct = *opts;
 	unsigned char skey[KEY_LEN], key[KEY_LEN];
+	char sname[NAME_LEN], cname[NAME_LEN];
+	uint32_t flags = entry_flags(opts);
 	bool have_key = false, have_skey = false, refused;
 	struct stat pre, post;
 	struct kp_module *m;
 
 	direct.cache = NULL;
 	*out = NULL;
-	/* Not a regular file, or gone: the reader says what it is. */
-	if (stat(path, &pre) < 0 || !S_ISREG(pre.st_mode))
+	/* No cache directory; not a regular file, or gone (the reader says what it is). */
+	if (c->dirfd < 0 || stat(path, &pre) < 0 || !S_ISREG(pre.st_mode))
 		return kp_module_open_with(path, &direct, dec, out, err);
 	if (stat_key(c, &pre, skey) == 0) {
 		have_skey = true;
-		have_key = read_link(c, skey, key) == 0;
-	}
-	if (have_key) {
-		m = load_entry(c, path, key, opts, (uint64_t)pre.st_size, &refused);
+		entry_name('s', skey, flags, sname);
+		m = load_entry(c, sname, path, NULL, NULL, opts, (uint64_t)pre.st_size, &refused);
 		if (m) {
 			count(&c->n.hits);
 			count(&c->n.stat_hits);
@@ -495,13 +492,15 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 		}
 		if (refused)
 			count(&c->n.rejected);
-	} else if (content_key(c, path, &pre, key) == 0) {
+	}
+	if (content_key(c, path, &pre, key) == 0) {
 		have_key = true;
-		m = load_entry(c, path, key, opts, (uint64_t)pre.st_size, &refused);
+		entry_name('c', key, flags, cname);
+		m = load_entry(c, cname, path, key, NULL, opts, (uint64_t)pre.st_size, &refused);
 		if (m) {
 			count(&c->n.hits);
 			if (have_skey)
-				store_link(c, skey, key);
+				link_entry(c, cname, sname);
 			*out = m;
 			return 0;
 		}
@@ -512,22 +511,22 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	if (kp_module_open_with(path, &direct, dec, out, err) < 0)
 		return -1;
 	/* Store only what was read from the bytes the key names: the file did not change. */
-	if (have_key && stat(path, &post) == 0 && same_file_state(&pre, &post)) {
-		store_entry(c, *out, key, opts);
-		if (have_skey)
-			store_link(c, skey, key);
-	}
+	if (have_key && stat(path, &post) == 0 && same_file_state(&pre, &post))
+		store_entry(c, *out, key, opts, cname, have_skey ? sname : NULL);
 	return 0;
 }
 
-/* Walking the cache: every file under DIR/c and DIR/s, two levels down. */
+/*
+ * Walking the cache: every file under DIR/c and DIR/s, two levels down. An entry and its
+ * stat index name are one file (hard links): disk use counts inodes once, and pruning
+ * removes every name of an inode together.
+ */
 struct walk_item {
 	char *path;
-	char hex[HEX_LEN + 1]; /* an entry's content hash, or a link's target */
+	ino_t ino;
 	time_t mtime;
 	uint64_t bytes;
-	bool link;
-	bool gone;
+	bool link; /* a name in s/ */
 };
 
 struct walk {
@@ -536,19 +535,17 @@ struct walk {
 	uint64_t removed;
 };
 
-static int walk_add(struct walk *w, const char *path, const struct stat *st, const char *hex,
-		    bool link)
+static int walk_add(struct walk *w, const char *path, const struct stat *st, bool link)
 {
 	struct walk_item *it;
 
 	if (kp_grow(&w->items, &w->cap, w->n + 1, sizeof(*w->items)) < 0)
 		return -1;
 	it = &w->items[w->n];
-	memset(it, 0, sizeof(*it));
 	it->path = strdup(path);
 	if (!it->path)
 		return -1;
-	snprintf(it->hex, sizeof(it->hex), "%s", hex);
+	it->ino = st->st_ino;
 	it->mtime = st->st_mtim.tv_sec;
 	it->bytes = (uint64_t)st->st_blocks * 512;
 	it->link = link;
@@ -570,8 +567,7 @@ static void walk_remove(struct walk *w, const char *path)
 		w->removed++;
 }
 
-/* Collects the files of DIR/@sub/HH; temporary files older than TMP_MAX_AGE (or all: @all) go at
- * once. */
+/* Collects the files of DIR/@sub/HH; temporary files older than TMP_MAX_AGE (or all: @all) go. */
 static int walk_sub(const char *dir, const char *sub, bool all, struct walk *w, struct kp_err *err)
 {
 	time_t now = time(NULL);
@@ -597,8 +593,7 @@ static int walk_sub(const char *dir, const char *sub, bool all, struct walk *w, 
 		if (!d)
 			continue;
 		while ((fe = readdir(d))) {
-			char f[4500], hex[HEX_LEN + 1] = "";
-			bool link;
+			char f[4500];
 			struct stat st;
 
 			if (!strcmp(fe->d_name, ".") || !strcmp(fe->d_name, ".."))
@@ -606,20 +601,12 @@ static int walk_sub(const char *dir, const char *sub, bool all, struct walk *w, 
 			snprintf(f, sizeof(f), "%s/%s", q, fe->d_name);
 			if (lstat(f, &st) < 0)
 				continue;
-			if (!strncmp(fe->d_name, ".tmp-", 5)) {
+			if (!strncmp(fe->d_name, ".tmp-", 5) || !S_ISREG(st.st_mode)) {
 				if (all || st.st_mtim.tv_sec + TMP_MAX_AGE < now)
 					walk_remove(w, f);
 				continue;
 			}
-			link = S_ISLNK(st.st_mode);
-			if (link) {
-				ssize_t n = readlink(f, hex, HEX_LEN);
-
-				hex[n == HEX_LEN ? HEX_LEN : 0] = '\0';
-			} else {
-				snprintf(hex, sizeof(hex), "%.*s", HEX_LEN, fe->d_name);
-			}
-			if (walk_add(w, f, &st, hex, link) < 0) {
+			if (walk_add(w, f, &st, sub[0] == 's') < 0) {
 				closedir(d);
 				closedir(top);
 				return kp_err_set(err, "out of memory");
@@ -642,16 +629,29 @@ static int walk_all(const char *dir, bool all, struct walk *w, struct kp_err *er
 	return 0;
 }
 
-static void usage_of(const struct walk *w, struct kp_cache_usage *u)
+static int cmp_age(const void *a, const void *b)
+{
+	const struct walk_item *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* Sorted oldest first, the names of one inode together: counts each inode once. */
+static void usage_of(struct walk *w, struct kp_cache_usage *u)
 {
 	uint64_t removed = u->removed;
 
 	memset(u, 0, sizeof(*u));
 	u->removed = removed + w->removed;
+	if (w->n > 1)
+		qsort(w->items, w->n, sizeof(*w->items), cmp_age);
 	for (size_t i = 0; i < w->n; i++) {
-		if (w->items[i].gone)
-			continue;
-		u->bytes += w->items[i].bytes;
+		if (!i || w->items[i].ino != w->items[i - 1].ino)
+			u->bytes += w->items[i].bytes;
 		u->entries += !w->items[i].link;
 		u->links += w->items[i].link;
 	}
@@ -669,78 +669,33 @@ int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_er
 	return 0;
 }
 
-static int cmp_hex(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int cmp_age(const void *a, const void *b)
-{
-	const struct walk_item *x = *(const struct walk_item *const *)a;
-	const struct walk_item *y = *(const struct walk_item *const *)b;
-
-	if (x->mtime != y->mtime)
-		return x->mtime < y->mtime ? -1 : 1;
-	return strcmp(x->path, y->path);
-}
-
 int kp_facts_cache_prune(const char *dir, uint64_t max_bytes, struct kp_cache_usage *u,
 			 struct kp_err *err)
 {
 	struct walk w = { 0 };
-	const char **hexes = NULL;
-	struct walk_item **order = NULL;
-	size_t nhex = 0;
-	uint64_t total = 0;
-	int r = -1;
+	size_t i = 0;
 
 	memset(u, 0, sizeof(*u));
 	if (walk_all(dir, false, &w, err) < 0)
 		return -1;
-	hexes = kp_calloc(w.n ? w.n : 1, sizeof(*hexes));
-	order = kp_calloc(w.n ? w.n : 1, sizeof(*order));
-	if (!hexes || !order) {
-		kp_err_set(err, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < w.n; i++)
-		if (!w.items[i].link)
-			hexes[nhex++] = w.items[i].hex;
-	qsort(hexes, nhex, sizeof(*hexes), cmp_hex);
-	/* a link to content no entry holds any more only costs a lookup: remove it */
-	for (size_t i = 0; i < w.n; i++) {
-		struct walk_item *it = &w.items[i];
-		const char *key = it->hex;
-
-		if (it->link &&
-		    (!it->hex[0] || !bsearch(&key, hexes, nhex, sizeof(*hexes), cmp_hex))) {
-			walk_remove(&w, it->path);
-			it->gone = true;
-			continue;
-		}
-		total += it->bytes;
-		order[i] = it;
-	}
-	if (total > max_bytes) {
-		size_t n = 0;
-
-		for (size_t i = 0; i < w.n; i++)
-			if (order[i])
-				order[n++] = order[i];
-		qsort(order, n, sizeof(*order), cmp_age);
-		for (size_t i = 0; i < n && total > max_bytes; i++) {
-			walk_remove(&w, order[i]->path);
-			order[i]->gone = true;
-			total -= order[i]->bytes;
-		}
-	}
 	usage_of(&w, u);
-	r = 0;
-out:
-	free(hexes);
-	free(order);
+	/* oldest inodes first, every name of each, until the rest fits */
+	while (i < w.n && u->bytes > max_bytes) {
+		size_t j = i;
+
+		while (j < w.n && w.items[j].ino == w.items[i].ino)
+			walk_remove(&w, w.items[j++].path);
+		u->bytes -= u->bytes < w.items[i].bytes ? u->bytes : w.items[i].bytes;
+		i = j;
+	}
+	/* recount what is left */
+	for (size_t k = 0; k < i; k++)
+		free(w.items[k].path);
+	memmove(w.items, w.items + i, (w.n - i) * sizeof(*w.items));
+	w.n -= i;
+	usage_of(&w, u);
 	walk_free(&w);
-	return r;
+	return 0;
 }
 
 int kp_facts_cache_clear(const char *dir, struct kp_cache_usage *u, struct kp_err *err)
@@ -751,10 +706,8 @@ int kp_facts_cache_clear(const char *dir, struct kp_cache_usage *u, struct kp_er
 	memset(u, 0, sizeof(*u));
 	if (walk_all(dir, true, &w, err) < 0)
 		return -1;
-	for (size_t i = 0; i < w.n; i++) {
+	for (size_t i = 0; i < w.n; i++)
 		walk_remove(&w, w.items[i].path);
-		w.items[i].gone = true;
-	}
 	/* the fan-out directories emptied above go on a second walk */
 	u->removed = w.removed;
 	walk_free(&w);
@@ -798,6 +751,8 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 		return;
 	if (c->n.stored)
 		auto_prune(c);
+	if (c->dirfd >= 0)
+		close(c->dirfd);
 	free(c->dir);
 	EVP_MD_free(c->sha256);
 	free(c);

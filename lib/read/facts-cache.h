@@ -7,8 +7,9 @@
  *
  *   c/HH/<sha256>-<flags>  one module's facts (header, payload, CRC-32); <flags> are the
  *                          read options that change the facts (full modinfo, digests)
- *   s/HH/<stat key hash>   a symlink to the content hash: the file's (device, inode, size,
- *                          mtime, ctime) seen before, so a warm run does not even read it
+ *   s/HH/<stat key>-<flags>  the same entry (a hard link) under the hash of the file's
+ *                          (device, inode, size, mtime, ctime) when it was read: a warm
+ *                          run opens it without reading or hashing the module file
  *
  * An entry is used only when its magic, format, build, key, flags, file size, length and
  * CRC all match and its payload decodes exactly; anything else is a miss and the file is
@@ -71,7 +72,7 @@ void kp_facts_cache_counts(const struct kp_facts_cache *c, struct kp_cache_count
 
 struct kp_cache_usage {
 	uint64_t entries; /* facts entries */
-	uint64_t links;	  /* stat index links */
+	uint64_t links;	  /* stat index names (hard links to entries) */
 	uint64_t bytes;	  /* disk use of both (allocated blocks) */
 	uint64_t removed; /* prune/clear: files removed */
 };
@@ -79,7 +80,7 @@ struct kp_cache_usage {
 int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_err *err);
 /*
  * Removes the least recently used entries (by mtime; a hit refreshes it at most once a
- * day) until @dir uses at most @max_bytes, dangling stat links and stale temporary files.
+ * day) until @dir uses at most @max_bytes, and stale temporary files.
  */
 int kp_facts_cache_prune(const char *dir, uint64_t max_bytes, struct kp_cache_usage *u,
 			 struct kp_err *err);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The facts cache's payload: struct kp_module field by field, in struct order (module.h).
- * Integers little-endian (u8, u32, u64); a string is u32 length + 1 then its bytes (0: NULL);
- * a blob is u32 length then its bytes. Array counts come first so that decoding sizes the
+ * Integers little-endian (u8, u32, u64); a string is u32 length + 1 then its bytes (0: NULL;
+ * 0xffffffff then a u32 index: the same string as the index-th one written, which the
+ * module shared: a version's name is its import's, the license is a modinfo value); a blob
+ * is u32 length then its bytes. Array counts come first so that decoding sizes the
  * arena once. Any change here, or in what a reader in lib/read/ puts into a struct
  * kp_module, bumps KP_FACTS_FORMAT (facts-cache.h).
  */
@@ -13,7 +15,8 @@
 
 #include "module-internal.h"
 
-#define NO_STRING 0u
+#define NO_STRING  0u
+#define STRING_REF 0xffffffffu
 
 static void put(struct kp_facts_buf *b, const void *p, size_t n)
 {
@@ -59,14 +62,35 @@ static void put_u64(struct kp_facts_buf *b, uint64_t v)
 	put_u32(b, (uint32_t)(v >> 32));
 }
 
-static void put_str(struct kp_facts_buf *b, const char *s)
+static size_t slot_of(const struct kp_facts_buf *b, const char *s)
 {
-	size_t n;
+	size_t h = ((uintptr_t)s >> 3) * 0x9e3779b97f4a7c15ull;
+
+	for (size_t i = h & (b->tab_cap - 1);; i = (i + 1) & (b->tab_cap - 1))
+		if (!b->tab[i] || b->tab[i] == s)
+			return i;
+}
+
+static void put_string(struct kp_facts_buf *b, const char *s, uint64_t *account)
+{
+	size_t n, slot;
 
 	if (!s) {
 		put_u32(b, NO_STRING);
 		return;
 	}
+	slot = slot_of(b, s);
+	if (b->tab[slot]) {
+		put_u32(b, STRING_REF);
+		put_u32(b, b->tab_idx[slot]);
+		return;
+	}
+	if (b->nstrings * 2 + 2 > b->tab_cap) {
+		b->oom = 1; /* more strings than counted: cannot happen */
+		return;
+	}
+	b->tab[slot] = s;
+	b->tab_idx[slot] = b->nstrings++;
 	n = strlen(s);
 	if (n >= UINT32_MAX - 1) {
 		b->oom = 1;
@@ -74,6 +98,17 @@ static void put_str(struct kp_facts_buf *b, const char *s)
 	}
 	put_u32(b, (uint32_t)n + 1);
 	put(b, s, n);
+	*account += n + 1;
+}
+
+static void put_str(struct kp_facts_buf *b, const char *s)
+{
+	put_string(b, s, &b->arena);
+}
+
+static void put_sym(struct kp_facts_buf *b, const char *s)
+{
+	put_string(b, s, &b->sym_bytes);
 }
 
 static void put_blob(struct kp_facts_buf *b, const unsigned char *p, size_t n)
@@ -84,6 +119,7 @@ static void put_blob(struct kp_facts_buf *b, const unsigned char *p, size_t n)
 	}
 	put_u32(b, (uint32_t)n);
 	put(b, p, n);
+	b->arena += (n + 7) & ~(size_t)7;
 }
 
 static void put_count(struct kp_facts_buf *b, size_t n)
@@ -116,14 +152,35 @@ static void put_sig(struct kp_facts_buf *b, const struct kp_signature *s)
 	put_blob(b, s->skid, s->skid_len);
 	put_blob(b, s->sig_bytes, s->sig_bytes_len);
 	put_u32(b, s->nsigners);
-	put_blob(b, s->digest, s->digest_len > sizeof(s->digest) ? 0 : s->digest_len);
+	put_u32(b, s->digest_len > sizeof(s->digest) ? 0 : s->digest_len);
+	put(b, s->digest, s->digest_len > sizeof(s->digest) ? 0 : s->digest_len);
 	put_u8(b, s->have_file_sha256);
 	put(b, s->file_sha256, sizeof(s->file_sha256));
 }
 
 int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 {
-	/* The counts first: decoding sizes the arena from them. */
+	size_t start = b->len;
+	/* every string the module can hold, twice over: the table stays half empty */
+	size_t nstr = 2 * m->nmodinfo + m->nimport_ns + m->ndepends + 2 * m->nexports +
+		      m->nimports + m->nspecial_syms + m->nversions + m->next_versions +
+		      4 * m->nsymget + 16;
+
+	b->start = start;
+	b->arena = b->sym_bytes = 0;
+	b->nstrings = 0;
+	for (b->tab_cap = 64; b->tab_cap < 2 * nstr + 2; b->tab_cap *= 2)
+		;
+	free(b->tab);
+	free(b->tab_idx);
+	b->tab = calloc(b->tab_cap, sizeof(*b->tab));
+	b->tab_idx = calloc(b->tab_cap, sizeof(*b->tab_idx));
+	if (!b->tab || !b->tab_idx)
+		return -1;
+	/* The arena sizes and counts first: decoding reserves the arena from them. */
+	put_u64(b, 0);
+	put_u64(b, 0);
+	put_u32(b, 0);
 	put_count(b, m->nmodinfo);
 	put_count(b, m->nimport_ns);
 	put_count(b, m->ndepends);
@@ -165,7 +222,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	for (size_t i = 0; i < m->nexports; i++) {
 		const struct kp_export *e = &m->exports[i];
 
-		put_str(b, e->name);
+		put_sym(b, e->name);
 		put_str(b, e->ns);
 		put_u8(b, e->table);
 		put_u8(b, e->gpl_only);
@@ -177,7 +234,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_u8(b, m->has_kflagstab);
 
 	for (size_t i = 0; i < m->nimports; i++) {
-		put_str(b, m->imports[i].name);
+		put_sym(b, m->imports[i].name);
 		put_u32(b, m->imports[i].symidx);
 		put_u8(b, m->imports[i].weak);
 	}
@@ -193,7 +250,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_u8(b, m->versions_format);
 	put_u8(b, m->versions_alloc);
 	for (size_t i = 0; i < m->nversions; i++) {
-		put_str(b, m->versions[i].name);
+		put_sym(b, m->versions[i].name);
 		put_u32(b, m->versions[i].crc);
 	}
 	put_u8(b, m->has_ext_versions);
@@ -201,7 +258,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_u8(b, m->versions_distinct);
 	put_u8(b, m->ext_versions_distinct);
 	for (size_t i = 0; i < m->next_versions; i++) {
-		put_str(b, m->ext_versions[i].name);
+		put_sym(b, m->ext_versions[i].name);
 		put_u32(b, m->ext_versions[i].crc);
 	}
 	put_u64(b, m->this_module_size);
@@ -223,12 +280,22 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_str(b, m->symget_backend);
 	put_u64(b, m->nsymput);
 	put_u8(b, m->full_modinfo);
-	return b->oom ? -1 : 0;
+	if (b->oom)
+		return -1;
+	for (int i = 0; i < 8; i++) {
+		b->data[start + i] = (unsigned char)(b->arena >> (8 * i));
+		b->data[start + 8 + i] = (unsigned char)(b->sym_bytes >> (8 * i));
+	}
+	for (int i = 0; i < 4; i++)
+		b->data[start + 16 + i] = (unsigned char)(b->nstrings >> (8 * i));
+	return 0;
 }
 
 void kp_facts_buf_free(struct kp_facts_buf *b)
 {
 	free(b->data);
+	free(b->tab);
+	free(b->tab_idx);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -239,6 +306,8 @@ struct rd {
 	const unsigned char *p;
 	size_t len, off;
 	int bad;
+	const char **strs; /* the literal strings decoded so far, for references */
+	uint32_t nstrs, maxstrs;
 };
 
 static const unsigned char *take(struct rd *r, size_t n)
@@ -303,6 +372,19 @@ static const char *get_string(struct rd *r, bool sym)
 
 	if (n == NO_STRING)
 		return NULL;
+	if (n == STRING_REF) {
+		uint32_t i = get_u32(r);
+
+		if (i >= r->nstrs) {
+			r->bad = 1;
+			return NULL;
+		}
+		return r->strs[i];
+	}
+	if (r->nstrs >= r->maxstrs) {
+		r->bad = 1;
+		return NULL;
+	}
 	p = take(r, n - 1);
 	if (!p)
 		return NULL;
@@ -314,6 +396,8 @@ static const char *get_string(struct rd *r, bool sym)
 		: kp_arena_strndup(&r->m->arena, (const char *)p, n - 1);
 	if (!s)
 		r->bad = 1;
+	else
+		r->strs[r->nstrs++] = s;
 	return s;
 }
 
@@ -400,13 +484,42 @@ static void *get_array(struct rd *r, size_t n, size_t elem)
 	return a;
 }
 
+static int decode(struct rd *r);
+
 int kp_facts_decode(struct kp_module *m, const unsigned char *p, size_t len,
 		    const struct kp_name_pool *names)
 {
 	struct rd r = { .m = m, .names = names, .p = p, .len = len };
+	const char *small[1024];
+	int ret;
+
+	if (len < 20)
+		return -1;
+	r.maxstrs = kp_load32(p + 16, false);
+	if (r.maxstrs > len / 4)
+		return -1;
+	r.strs = r.maxstrs <= KP_ARRAY_SIZE(small) ? small : malloc(r.maxstrs * sizeof(*r.strs));
+	if (!r.strs)
+		return -1;
+	ret = decode(&r);
+	if (r.strs != small)
+		free(r.strs);
+	return ret;
+}
+
+static int decode(struct rd *rp)
+{
+	struct rd r = *rp;
+	struct kp_module *m = r.m;
+	const struct kp_name_pool *names = r.names;
+	size_t len = r.len;
+	uint64_t arena = get_u64(&r), sym_bytes = get_u64(&r);
 	uint32_t cnt[9];
 	size_t arrays = 0;
 
+	(void)get_u32(&r); /* the number of strings, read above */
+	if (arena > len || sym_bytes > len)
+		return -1;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(cnt); i++) {
 		cnt[i] = get_u32(&r);
 		/* every element takes at least 4 bytes: a count beyond that is not ours */
@@ -429,8 +542,10 @@ int kp_facts_decode(struct kp_module *m, const unsigned char *p, size_t len,
 		 m->nexports * sizeof(*m->exports) + m->nimports * sizeof(*m->imports) +
 		 m->nspecial_syms * sizeof(*m->special_syms) +
 		 (m->nversions + m->next_versions) * sizeof(struct kp_version) +
-		 m->nsymget * sizeof(*m->symget);
-	if (kp_arena_reserve(&m->arena, arrays + len + 64 + strlen(m->path) + 1) < 0)
+		 m->nsymget * sizeof(*m->symget) + 9 * 8; /* each array aligned */
+	/* symbol names: a pool holds most of them; what it lacks goes to small chunks */
+	if (kp_arena_reserve(&m->arena, arrays + (size_t)arena + (names ? 0 : (size_t)sym_bytes) +
+						strlen(m->path) + 1) < 0)
 		return -1;
 	m->path = kp_arena_strdup(&m->arena, m->path);
 	if (!m->path)

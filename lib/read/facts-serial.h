@@ -17,9 +17,17 @@ struct kp_facts_buf {
 	size_t len;
 	size_t cap;
 	int oom;
+	size_t start;	    /* where this module's payload begins in @data */
+	uint64_t arena;	    /* arena bytes the strings and blobs take (symbol names aside) */
+	uint64_t sym_bytes; /* the same for symbol names, which a name pool may hold */
+	/* strings already written, by address: a string shared in the module is shared again */
+	const char **tab;
+	uint32_t *tab_idx;
+	size_t tab_cap;
+	uint32_t nstrings;
 };
 
-/* Appends @m's facts to @out; 0, or -1 when out of memory. */
+/* Appends @m's facts to @out (after what it holds); 0, or -1 when out of memory. */
 int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *out);
 /*
  * Fills the empty module @m (path set, arena empty) from @len bytes at @p written by
