@@ -197,22 +197,22 @@ static bool same_file_state(const struct stat *a, const struct stat *b)
 static int content_key(const struct kp_facts_cache *c, const char *path, const struct stat *pre,
 		       unsigned char *key)
 {
-	enum { CHUNK = 256 << 10 };
+	/* on the stack: a heap buffer this size is trimmed on every free (brk, TLB flushes) */
+	unsigned char buf[65536];
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char *buf = malloc(CHUNK);
 	struct kp_err err;
 	struct stat st;
 	uint64_t total = 0;
 	unsigned int len = KEY_LEN;
 	int fd = -1, r = -1;
 
-	if (!ctx || !buf || EVP_DigestInit_ex(ctx, c->sha256, NULL) != 1)
+	if (!ctx || EVP_DigestInit_ex(ctx, c->sha256, NULL) != 1)
 		goto out;
 	fd = kp_open_regular(path, &st, &err);
 	if (fd < 0 || !same_file_state(pre, &st))
 		goto out;
 	for (;;) {
-		ssize_t n = read(fd, buf, CHUNK);
+		ssize_t n = read(fd, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -230,7 +230,6 @@ static int content_key(const struct kp_facts_cache *c, const char *path, const s
 out:
 	if (fd >= 0)
 		close(fd);
-	free(buf);
 	EVP_MD_CTX_free(ctx);
 	return r;
 }
