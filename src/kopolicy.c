@@ -254,6 +254,17 @@ int main(int argc, char **argv)
 		optind = 0; /* reset getopt for the command */
 		cache.system = !strcmp(commands[i].name, "hook");
 		rc = commands[i].run(&cli, argc, argv);
+		if (cache.cache && getenv("KOPOLICY_CACHE_STATS")) {
+			struct kp_cache_counts n;
+
+			kp_facts_cache_counts(cache.cache, &n);
+			fprintf(stderr,
+				"kopolicy: cache: %llu hits (%llu by stat), %llu misses, %llu stored, "
+				"%llu refused\n",
+				(unsigned long long)n.hits, (unsigned long long)n.stat_hits,
+				(unsigned long long)n.misses, (unsigned long long)n.stored,
+				(unsigned long long)n.rejected);
+		}
 		kp_facts_cache_free(cache.cache);
 		return rc;
 	}

@@ -341,6 +341,16 @@ static struct kp_module *load_entry(const struct kp_facts_cache *c, const char *
 	}
 	if (!header_ok(c, buf, len, entry_flags(opts), key, file_size))
 		goto out;
+	if (!key) {
+		/* a stat index name must be a name of the entry its header's content names */
+		char cname[NAME_LEN];
+		struct stat cst;
+
+		entry_name('c', buf + 16, entry_flags(opts), cname);
+		if (fstatat(c->dirfd, cname, &cst, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    cst.st_ino != st.st_ino || cst.st_dev != st.st_dev)
+			goto out;
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		goto out;
