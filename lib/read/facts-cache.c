@@ -568,6 +568,12 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
  * stat index name are one file (hard links): disk use counts inodes once, and pruning
  * removes every name of an inode together.
  */
+enum walk_mode {
+	WALK_LOOK,  /* count only */
+	WALK_TIDY,  /* also remove temporary files older than TMP_MAX_AGE (prune) */
+	WALK_CLEAR, /* also remove every temporary file and emptied fan-out directory */
+};
+
 struct walk_item {
 	char *path;
 	ino_t ino;
@@ -614,8 +620,9 @@ static void walk_remove(struct walk *w, const char *path)
 		w->removed++;
 }
 
-/* Collects the files of DIR/@sub/HH; temporary files older than TMP_MAX_AGE (or all: @all) go. */
-static int walk_sub(const char *dir, const char *sub, bool all, struct walk *w, struct kp_err *err)
+/* Collects the files of DIR/@sub/HH, removing temporary ones as @mode says. */
+static int walk_sub(const char *dir, const char *sub, enum walk_mode mode, struct walk *w,
+		    struct kp_err *err)
 {
 	time_t now = time(NULL);
 	struct dirent *de;
@@ -649,7 +656,8 @@ static int walk_sub(const char *dir, const char *sub, bool all, struct walk *w, 
 			if (lstat(f, &st) < 0)
 				continue;
 			if (!strncmp(fe->d_name, ".tmp-", 5) || !S_ISREG(st.st_mode)) {
-				if (all || st.st_mtim.tv_sec + TMP_MAX_AGE < now)
+				if (mode == WALK_CLEAR ||
+				    (mode == WALK_TIDY && st.st_mtim.tv_sec + TMP_MAX_AGE < now))
 					walk_remove(w, f);
 				continue;
 			}
@@ -660,16 +668,16 @@ static int walk_sub(const char *dir, const char *sub, bool all, struct walk *w, 
 			}
 		}
 		closedir(d);
-		if (all) /* clear: the fan-out directory too, once empty */
+		if (mode == WALK_CLEAR) /* the fan-out directory too, once empty */
 			rmdir(q);
 	}
 	closedir(top);
 	return 0;
 }
 
-static int walk_all(const char *dir, bool all, struct walk *w, struct kp_err *err)
+static int walk_all(const char *dir, enum walk_mode mode, struct walk *w, struct kp_err *err)
 {
-	if (walk_sub(dir, "c", all, w, err) < 0 || walk_sub(dir, "s", all, w, err) < 0) {
+	if (walk_sub(dir, "c", mode, w, err) < 0 || walk_sub(dir, "s", mode, w, err) < 0) {
 		walk_free(w);
 		return -1;
 	}
@@ -709,7 +717,7 @@ int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_er
 	struct walk w = { 0 };
 
 	memset(u, 0, sizeof(*u));
-	if (walk_all(dir, false, &w, err) < 0)
+	if (walk_all(dir, WALK_LOOK, &w, err) < 0)
 		return -1;
 	usage_of(&w, u);
 	walk_free(&w);
@@ -723,7 +731,7 @@ int kp_facts_cache_prune(const char *dir, uint64_t max_bytes, struct kp_cache_us
 	size_t i = 0;
 
 	memset(u, 0, sizeof(*u));
-	if (walk_all(dir, false, &w, err) < 0)
+	if (walk_all(dir, WALK_TIDY, &w, err) < 0)
 		return -1;
 	usage_of(&w, u);
 	/* oldest inodes first, every name of each, until the rest fits */
@@ -751,14 +759,14 @@ int kp_facts_cache_clear(const char *dir, struct kp_cache_usage *u, struct kp_er
 	char p[4200];
 
 	memset(u, 0, sizeof(*u));
-	if (walk_all(dir, true, &w, err) < 0)
+	if (walk_all(dir, WALK_CLEAR, &w, err) < 0)
 		return -1;
 	for (size_t i = 0; i < w.n; i++)
 		walk_remove(&w, w.items[i].path);
 	/* the fan-out directories emptied above go on a second walk */
 	u->removed = w.removed;
 	walk_free(&w);
-	if (walk_all(dir, true, &w, err) < 0)
+	if (walk_all(dir, WALK_CLEAR, &w, err) < 0)
 		return -1;
 	u->removed += w.removed;
 	walk_free(&w);
