@@ -190,8 +190,69 @@ static int read_module_taint(struct kp_running *r, struct kp_loaded_module *m, s
 	return ret;
 }
 
+/*
+ * The modules read so far by name, so that a name /proc/modules repeats (a hostile or
+ * broken root: 80k copies of one line) costs a lookup, not another sysfs read.
+ */
+struct seen_names {
+	size_t *slot; /* index into r->modules + 1; 0: empty */
+	size_t cap;   /* a power of two */
+	size_t n;
+};
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 14695981039346656037ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The earlier module named @name, or NULL; @at: where it would go. */
+static struct kp_loaded_module *seen_find(const struct kp_running *r, const struct seen_names *t,
+					  const char *name, size_t *at)
+{
+	size_t i;
+
+	if (!t->cap)
+		return NULL;
+	for (i = name_hash(name) & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		if (!strcmp(r->modules[t->slot[i] - 1].name, name))
+			return &r->modules[t->slot[i] - 1];
+	*at = i;
+	return NULL;
+}
+
+/* Remembers r->modules[@idx] (not seen before); -1 when out of memory. */
+static int seen_add(const struct kp_running *r, struct seen_names *t, size_t idx)
+{
+	size_t at = 0;
+
+	if (2 * (t->n + 1) > t->cap) {
+		struct seen_names g = { .cap = t->cap ? 2 * t->cap : 64 };
+
+		g.slot = kp_calloc(g.cap, sizeof(*g.slot));
+		if (!g.slot)
+			return -1;
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slot[i]) {
+				seen_find(r, &g, r->modules[t->slot[i] - 1].name, &at);
+				g.slot[at] = t->slot[i];
+				g.n++;
+			}
+		free(t->slot);
+		*t = g;
+	}
+	seen_find(r, t, r->modules[idx].name, &at);
+	t->slot[at] = idx + 1;
+	t->n++;
+	return 0;
+}
+
 static int read_modules(struct kp_running *r, struct kp_err *err)
 {
+	struct seen_names seen = { 0 };
 	char *path = rpath(r, "proc/modules");
 	struct kp_bytes b;
 	size_t cap = 0, lineno = 0;
@@ -233,8 +294,22 @@ static int read_modules(struct kp_running *r, struct kp_err *err)
 			}
 			ret = parse_module_line(r, line, path, lineno, &r->modules[r->nmodules],
 						err);
-			if (ret == 0)
-				ret = read_module_taint(r, &r->modules[r->nmodules], err);
+			if (ret == 0) {
+				struct kp_loaded_module *m = &r->modules[r->nmodules];
+				size_t at = 0;
+				const struct kp_loaded_module *prev =
+					seen_find(r, &seen, m->name, &at);
+
+				/* the same name: the same sysfs file, read once */
+				if (!prev)
+					ret = read_module_taint(r, m, err);
+				else if (prev->taint_from_sysfs) {
+					m->taint = prev->taint;
+					m->taint_from_sysfs = true;
+				}
+				if (ret == 0 && !prev && seen_add(r, &seen, r->nmodules) < 0)
+					ret = kp_err_set(err, "out of memory");
+			}
 			if (ret == 0) {
 				struct kp_loaded_module *m = &r->modules[r->nmodules];
 
@@ -245,6 +320,7 @@ static int read_modules(struct kp_running *r, struct kp_err *err)
 		pos = nl ? nl + 1 : end;
 	}
 	kp_bytes_release(&b);
+	free(seen.slot);
 	free(path);
 	return ret;
 }

@@ -11,8 +11,6 @@
  * write, rename onto the path or chmod and cannot be set from user space, so a file with the
  * same stat key holds the same bytes (the same trust make and ccache's direct mode give it).
  */
-#include "config.h"
-
 #include "facts-cache.h"
 
 #include <dirent.h>
@@ -423,10 +421,65 @@ static int link_entry(struct kp_facts_cache *c, const char *from, const char *to
 
 	if (make_fanout(c, to) < 0)
 		return -1;
+	/* a new name at once; an existing one (refused, or a racing writer's) by rename */
+	if (linkat(c->dirfd, from, c->dirfd, to, 0) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
 	tmp_name(c, to, tmp);
 	if (linkat(c->dirfd, from, c->dirfd, tmp, 0) < 0)
 		return -1;
 	if (renameat(c->dirfd, tmp, c->dirfd, to) < 0) {
+		unlinkat(c->dirfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/* Names the unnamed (O_TMPFILE) file @fd @name, replacing what @name was; 0 or -1. */
+static int publish_tmpfile(struct kp_facts_cache *c, int fd, const char *name)
+{
+	char proc[64], tmp[NAME_LEN];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, c->dirfd, name, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+	tmp_name(c, name, tmp);
+	if (linkat(AT_FDCWD, proc, c->dirfd, tmp, AT_SYMLINK_FOLLOW) < 0)
+		return -1;
+	if (renameat(c->dirfd, tmp, c->dirfd, name) < 0) {
+		unlinkat(c->dirfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes @len bytes as the entry @name: whole or not at all, whoever reads meanwhile. */
+static int write_entry(struct kp_facts_cache *c, const char *name, const unsigned char *p,
+		       size_t len)
+{
+	char dir[8], tmp[NAME_LEN];
+	int fd;
+
+	/* an unnamed file linked in once written: no temporary name to create and rename */
+	snprintf(dir, sizeof(dir), "%.4s", name);
+	fd = openat(c->dirfd, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		int r = write_all(fd, p, len) == 0 ? publish_tmpfile(c, fd, name) : -1;
+
+		close(fd);
+		if (r == 0)
+			return 0;
+	}
+	/* no O_TMPFILE here (or no /proc): a temporary name and rename() */
+	tmp_name(c, name, tmp);
+	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, p, len) < 0 || close(fd) < 0 ||
+	    renameat(c->dirfd, tmp, c->dirfd, name) < 0) {
 		unlinkat(c->dirfd, tmp, 0);
 		return -1;
 	}
@@ -439,33 +492,18 @@ static void store_entry(struct kp_facts_cache *c, const struct kp_module *m,
 			const char *cname, const char *sname)
 {
 	struct kp_facts_buf b = { 0 };
-	static const unsigned char zero[HEADER_LEN];
-	char tmp[NAME_LEN];
-	int fd;
 
-	b.data = malloc(16384);
+	b.data = calloc(1, 16384);
 	if (!b.data)
 		return;
 	b.cap = 16384;
-	memcpy(b.data, zero, HEADER_LEN);
 	b.len = HEADER_LEN;
 	if (kp_facts_encode(m, &b) < 0 || make_fanout(c, cname) < 0)
 		goto out;
 	make_header(c, b.data, entry_flags(opts), key, m->file_size, b.len - HEADER_LEN);
 	put32(b.data + 64, entry_crc(b.data, b.data + HEADER_LEN, b.len - HEADER_LEN));
-	tmp_name(c, cname, tmp);
-	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	if (write_entry(c, cname, b.data, b.len) < 0)
 		goto out;
-	if (write_all(fd, b.data, b.len) < 0) {
-		close(fd);
-		unlinkat(c->dirfd, tmp, 0);
-		goto out;
-	}
-	if (close(fd) < 0 || renameat(c->dirfd, tmp, c->dirfd, cname) < 0) {
-		unlinkat(c->dirfd, tmp, 0);
-		goto out;
-	}
 	count(&c->n.stored);
 	if (sname)
 		link_entry(c, cname, sname);
@@ -530,6 +568,12 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
  * stat index name are one file (hard links): disk use counts inodes once, and pruning
  * removes every name of an inode together.
  */
+enum walk_mode {
+	WALK_LOOK,  /* count only */
+	WALK_TIDY,  /* also remove temporary files older than TMP_MAX_AGE (prune) */
+	WALK_CLEAR, /* also remove every temporary file and emptied fan-out directory */
+};
+
 struct walk_item {
 	char *path;
 	ino_t ino;
@@ -576,8 +620,9 @@ static void walk_remove(struct walk *w, const char *path)
 		w->removed++;
 }
 
-/* Collects the files of DIR/@sub/HH; temporary files older than TMP_MAX_AGE (or all: @all) go. */
-static int walk_sub(const char *dir, const char *sub, bool all, struct walk *w, struct kp_err *err)
+/* Collects the files of DIR/@sub/HH, removing temporary ones as @mode says. */
+static int walk_sub(const char *dir, const char *sub, enum walk_mode mode, struct walk *w,
+		    struct kp_err *err)
 {
 	time_t now = time(NULL);
 	struct dirent *de;
@@ -611,7 +656,8 @@ static int walk_sub(const char *dir, const char *sub, bool all, struct walk *w, 
 			if (lstat(f, &st) < 0)
 				continue;
 			if (!strncmp(fe->d_name, ".tmp-", 5) || !S_ISREG(st.st_mode)) {
-				if (all || st.st_mtim.tv_sec + TMP_MAX_AGE < now)
+				if (mode == WALK_CLEAR ||
+				    (mode == WALK_TIDY && st.st_mtim.tv_sec + TMP_MAX_AGE < now))
 					walk_remove(w, f);
 				continue;
 			}
@@ -622,16 +668,16 @@ static int walk_sub(const char *dir, const char *sub, bool all, struct walk *w, 
 			}
 		}
 		closedir(d);
-		if (all) /* clear: the fan-out directory too, once empty */
+		if (mode == WALK_CLEAR) /* the fan-out directory too, once empty */
 			rmdir(q);
 	}
 	closedir(top);
 	return 0;
 }
 
-static int walk_all(const char *dir, bool all, struct walk *w, struct kp_err *err)
+static int walk_all(const char *dir, enum walk_mode mode, struct walk *w, struct kp_err *err)
 {
-	if (walk_sub(dir, "c", all, w, err) < 0 || walk_sub(dir, "s", all, w, err) < 0) {
+	if (walk_sub(dir, "c", mode, w, err) < 0 || walk_sub(dir, "s", mode, w, err) < 0) {
 		walk_free(w);
 		return -1;
 	}
@@ -671,7 +717,7 @@ int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_er
 	struct walk w = { 0 };
 
 	memset(u, 0, sizeof(*u));
-	if (walk_all(dir, false, &w, err) < 0)
+	if (walk_all(dir, WALK_LOOK, &w, err) < 0)
 		return -1;
 	usage_of(&w, u);
 	walk_free(&w);
@@ -685,7 +731,7 @@ int kp_facts_cache_prune(const char *dir, uint64_t max_bytes, struct kp_cache_us
 	size_t i = 0;
 
 	memset(u, 0, sizeof(*u));
-	if (walk_all(dir, false, &w, err) < 0)
+	if (walk_all(dir, WALK_TIDY, &w, err) < 0)
 		return -1;
 	usage_of(&w, u);
 	/* oldest inodes first, every name of each, until the rest fits */
@@ -713,14 +759,14 @@ int kp_facts_cache_clear(const char *dir, struct kp_cache_usage *u, struct kp_er
 	char p[4200];
 
 	memset(u, 0, sizeof(*u));
-	if (walk_all(dir, true, &w, err) < 0)
+	if (walk_all(dir, WALK_CLEAR, &w, err) < 0)
 		return -1;
 	for (size_t i = 0; i < w.n; i++)
 		walk_remove(&w, w.items[i].path);
 	/* the fan-out directories emptied above go on a second walk */
 	u->removed = w.removed;
 	walk_free(&w);
-	if (walk_all(dir, true, &w, err) < 0)
+	if (walk_all(dir, WALK_CLEAR, &w, err) < 0)
 		return -1;
 	u->removed += w.removed;
 	walk_free(&w);

@@ -99,6 +99,8 @@ flip_payload() { # one bit in the middle of the payload
 other_format() { printf '\x63' | dd of="$1" bs=1 seek=8 conv=notrunc status=none; }
 other_build() { printf '\x01\x02\x03\x04' | dd of="$1" bs=1 seek=68 conv=notrunc status=none; }
 empty() { : >"$1"; }
+rm -rf "$tmp/cache" # only this tree's entries from here on
+chk warm
 for how in truncate_half flip_payload other_format other_build empty; do
 	chk warm
 	damage "$how"

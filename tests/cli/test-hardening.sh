@@ -128,6 +128,12 @@ sys.stdout.write(''.join('0x1234\tfoo\tdrivers/m%d\tEXPORT_SYMBOL\t\n' % i for i
 python3 -c "import sys; sys.stdout.write('CONFIG_MODULES=y\n' * 320000)" > "$tmp/dup.config"
 run 15 "$kp" check -k "$tmp/dup.symvers" --kernel-config "$tmp/dup.config" --kernel-release "$rel" "$fx/kp_plain.ko"
 ok "80k duplicate Module.symvers names, 320k duplicate .config lines: well under 15 s" $(( rc == 124 ? 1 : 0 ))
+# 80k /proc/modules lines of one name: its sysfs taint is read once, not 80k times
+cp -r "$top/tests/unit/base/root" "$tmp/dupproc"
+python3 -c "import sys; sys.stdout.write('vboxdrv 634880 0 - Live 0x0000000000000000 (OE)\n' * 80000)" \
+	> "$tmp/dupproc/proc/modules"
+run 15 "$kp" check --format json --running --root "$tmp/dupproc" "$fx/kp_plain.ko"
+ok "80k duplicate /proc/modules lines: well under 15 s" $(( rc == 124 || rc == 2 ? 1 : 0 ))
 
 # --- item 8: libelf's error text belongs to the file
 python3 - "$fx/kp_plain.ko" "$tmp/data3.ko" <<'PY'
