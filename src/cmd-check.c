@@ -20,7 +20,8 @@ static void check_usage(FILE *f)
 	      "  -o, --output FILE  write the report to FILE\n"
 	      "      --fail-on S    exit 1 on findings of severity S or worse: error (default),\n"
 	      "                     warning, note, or never\n"
-	      "      --waivers FILE accepted findings (RULE MODULE [SYMBOL] globs per line)\n"
+	      "      --waivers FILE accepted findings (RULE [MODULE [SYMBOL]] globs per line;\n"
+	      "                     unused lines are reported)\n"
 	      "      --compare A,B  report what changes between rule sets A and B\n"
 	      "      --all-kernels  with -b ROOT: the out-of-tree modules of every kernel\n"
 	      "                     installed in ROOT, each against its kernel (text, json)\n"
@@ -272,6 +273,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		goto done;
 	}
 	kp_waivers_apply(&ws, &a.sim);
+	kp_waivers_report_unused(&ws, stderr);
 	if (!strcmp(format, "json"))
 		kp_check_print_json(&out, &a);
 	else if (!strcmp(format, "sarif"))
