@@ -3,8 +3,9 @@
 # installation under test ($PKGROOT, from `make install DESTDIR=$PKGROOT`), the target
 # kernel (installed linux-headers-* with Module.symvers) and the module sources.
 #
-# Environment: PKGROOT (DESTDIR of a `make install`), PKGPREFIX (its --prefix, default
-# /usr/local), srcdir (the source tree), KREL (kernel release; default: the first
+# Environment: PKGROOT (DESTDIR of a `make install`), PKG_BINDIR, PKG_LIBEXECDIR,
+# PKG_DEBHELPERDIR, PKG_RPMMACRODIR, PKG_POSTINSTDIR, PKG_KERNELINSTALLDIR (the configured
+# directories; defaults: those of --prefix=/usr/local), srcdir (the source tree), KREL (kernel release; default: the first
 # /lib/modules/*/build with Module.symvers, else /usr/src/linux-headers-*).
 n=0
 failed=0
@@ -29,10 +30,15 @@ finish() {
 	[ "$failed" -eq 0 ]
 }
 : "${srcdir:?srcdir not set}" "${PKGROOT:?PKGROOT not set}"
-PKGPREFIX=${PKGPREFIX:-/usr/local}
-export KOPOLICY=$PKGROOT$PKGPREFIX/bin/kopolicy
-export KOPOLICY_CHECK_BUILT=$PKGROOT$PKGPREFIX/libexec/kopolicy/check-built
-[ -x "$KOPOLICY" ] || skip_all "no installed kopolicy in $PKGROOT$PKGPREFIX (make install)"
+PKG_BINDIR=${PKG_BINDIR:-/usr/local/bin}
+PKG_LIBEXECDIR=${PKG_LIBEXECDIR:-/usr/local/libexec/kopolicy}
+PKG_DEBHELPERDIR=${PKG_DEBHELPERDIR:-/usr/local/share/perl5}
+PKG_RPMMACRODIR=${PKG_RPMMACRODIR:-/usr/local/lib/rpm/macros.d}
+PKG_POSTINSTDIR=${PKG_POSTINSTDIR:-/usr/local/etc/kernel/postinst.d}
+PKG_KERNELINSTALLDIR=${PKG_KERNELINSTALLDIR:-/usr/local/lib/kernel/install.d}
+export KOPOLICY=$PKGROOT$PKG_BINDIR/kopolicy
+export KOPOLICY_CHECK_BUILT=$PKGROOT$PKG_LIBEXECDIR/check-built
+[ -x "$KOPOLICY" ] || skip_all "no installed kopolicy in $PKGROOT$PKG_BINDIR (make install)"
 if [ -z "${KREL:-}" ]; then
 	for d in /lib/modules/*/build /usr/src/linux-headers-*; do
 		[ -f "$d/Module.symvers" ] && [ -f "$d/include/generated/utsrelease.h" ] || continue

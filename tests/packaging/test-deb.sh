@@ -12,8 +12,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 command -v dpkg-buildpackage >/dev/null || skip_all "no dpkg-buildpackage (dpkg-dev)"
 command -v dh >/dev/null || skip_all "no debhelper"
-export PATH=$PKGROOT$PKGPREFIX/bin:$PATH
-export PERL5LIB=$PKGROOT$PKGPREFIX/share/perl5${PERL5LIB:+:$PERL5LIB}
+export PATH=$PKGROOT$PKG_BINDIR:$PATH
+export PERL5LIB=$PKGROOT$PKG_DEBHELPERDIR${PERL5LIB:+:$PERL5LIB}
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
@@ -69,10 +69,13 @@ build_pkg "$tmp/good" kp-good
 is "clean module package builds" $? 0
 grep -q '^ *dh_kopolicy' "$tmp/good.log"
 ok "dh_kopolicy ran (sequence from Build-Depends: dh-sequence-kopolicy)" $?
-i=$(grep -n -E '^ +dh_install( |$)' "$tmp/good.log" | head -n1 | cut -d: -f1)
+# (dh skips dh_install when a package has no debian/*.install: then dh_auto_install's step)
+i=$(grep -n -E '^ +(dh_install|debian/rules override_dh_auto_install)( |$)' "$tmp/good.log" |
+	tail -n1 | cut -d: -f1)
 k=$(grep -n -E '^ +dh_kopolicy( |$)' "$tmp/good.log" | head -n1 | cut -d: -f1)
-[ -n "$i" ] && [ -n "$k" ] && [ "$k" -gt "$i" ]
-ok "dh_kopolicy runs after dh_install" $?
+d=$(grep -n -E '^ +dh_installdocs( |$)' "$tmp/good.log" | head -n1 | cut -d: -f1)
+[ -n "$i" ] && [ -n "$k" ] && [ -n "$d" ] && [ "$k" -gt "$i" ] && [ "$k" -lt "$d" ]
+ok "dh_kopolicy runs after dh_install, before dh_installdocs" $?
 grep -q "dh_kopolicy: kp-good: checking 1 module(s) against kernel $KREL" "$tmp/good.log"
 ok "checked against the installed headers' kernel $KREL" $?
 grep -q "kp-good.kopolicy-overrides:1: warning: unused waiver: symbol-get-non-gpl kp_plain" \

@@ -13,7 +13,7 @@ command -v dkms >/dev/null || skip_all "no dkms"
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 export KOPOLICY_DKMS_CONF=$tmp/kopolicy.conf
-hook=$PKGROOT$PKGPREFIX/libexec/kopolicy/dkms-post-build
+hook=$PKGROOT$PKG_LIBEXECDIR/dkms-post-build
 trees=(--dkmstree "$tmp/dkms" --sourcetree "$tmp/src" --installtree "$tmp/lib-modules")
 mkdir -p "$tmp/dkms" "$tmp/src" "$tmp/lib-modules"
 

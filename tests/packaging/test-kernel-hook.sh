@@ -14,7 +14,7 @@ old=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 new=7.2.13+deb14-amd64
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-libexec=$PKGROOT$PKGPREFIX/libexec/kopolicy
+libexec=$PKGROOT$PKG_LIBEXECDIR
 r=$tmp/root
 for k in "$old" "$new"; do
 	m=$r/lib/modules/$k
@@ -28,10 +28,10 @@ zcat "$fx/config.gz" > "$r/lib/modules/$old/build/.config"
 cp "$fx/kp_plain_prop.ko" "$r/lib/modules/$old/updates/dkms/"
 # the installed hooks, pointed at the DESTDIR installation
 mkdir -p "$tmp/postinst.d" "$tmp/install.d"
-sed "s|$PKGPREFIX/libexec/kopolicy|$libexec|g" "$PKGROOT$PKGPREFIX/etc/kernel/postinst.d/zz-kopolicy" \
+sed "s|$PKG_LIBEXECDIR|$libexec|g" "$PKGROOT$PKG_POSTINSTDIR/zz-kopolicy" \
 	> "$tmp/postinst.d/zz-kopolicy"
-sed "s|$PKGPREFIX/libexec/kopolicy|$libexec|g" \
-	"$PKGROOT$PKGPREFIX/lib/kernel/install.d/90-kopolicy.install" > "$tmp/install.d/90-kopolicy.install"
+sed "s|$PKG_LIBEXECDIR|$libexec|g" \
+	"$PKGROOT$PKG_KERNELINSTALLDIR/90-kopolicy.install" > "$tmp/install.d/90-kopolicy.install"
 chmod +x "$tmp/postinst.d/zz-kopolicy" "$tmp/install.d/90-kopolicy.install"
 export KOPOLICY_ROOT=$r KOPOLICY_RUNNING_RELEASE=$old KOPOLICY_KERNEL_HOOK_CONF=$tmp/hook.conf
 

@@ -16,8 +16,8 @@ done
 [ -n "$fxko" ] || skip_all "no prebuilt fixtures for $KREL (fixtures/ko/*/kernel.txt)"
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-macros=$PKGROOT$PKGPREFIX/lib/rpm/macros.d/macros.kopolicy
-brp=$PKGROOT$PKGPREFIX/libexec/kopolicy/brp-kopolicy
+macros=$PKGROOT$PKG_RPMMACRODIR/macros.kopolicy
+brp=$PKGROOT$PKG_LIBEXECDIR/brp-kopolicy
 
 # make_spec NAME CHECKARGS MODULE...
 make_spec() {
