@@ -125,8 +125,8 @@ void kp_check_print_junit(const struct kp_check_out *o, const struct kp_analysis
 				if (v->findings[i].severity >= o->fail_on &&
 				    v->findings[i].waived == !failing)
 					first = &v->findings[i];
-			fprintf(f, "      <%s type=\"%s\" message=\"", failing ? "failure" : "skipped",
-				first->id);
+			fprintf(f, "      <%s type=\"%s\" message=\"",
+				failing ? "failure" : "skipped", first->id);
 			xml_escaped(f, nd->mod->name);
 			fputs(": ", f);
 			xml_escaped(f, first->message);

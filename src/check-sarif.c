@@ -34,8 +34,8 @@ static char *uri_encode(const char *prefix, const char *s)
 	memcpy(out, prefix, plen);
 	q = out + plen;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("-._~/", *p)) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p)) {
 			*q++ = (char)*p;
 		} else {
 			*q++ = '%';
