@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the tests/packaging/test-*.sh scripts (sourced): TAP helpers, the kopolicy
 # installation under test ($PKGROOT, from `make install DESTDIR=$PKGROOT`), the target
