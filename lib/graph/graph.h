@@ -13,7 +13,7 @@
 
 #include "kernel/kernel-base.h"
 #include "module-set.h"
-#include "symbol-index.h"
+#include "util/symbol-index.h"
 
 enum kp_provider_kind {
 	KP_PROV_NONE,

@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,27 +151,15 @@ int kp_set_add_path(struct kp_module_set *set, const char *path)
 }
 
 /*
- * The reading queue. Files are read largest first, while the set's facts are still small,
- * and a large file only starts while the images in flight stay within a budget (the
- * largest file's own estimate): two huge modules (amdgpu, i915) are never decompressed
- * at once. A thread that may not start the next large file takes the smallest left
- * instead, so no CPU idles. Largest-first also balances the threads at the end.
+ * Reading runs on the worker pool (kp_pool_run()): files largest first, while the set's facts
+ * are still small, and never two huge modules (amdgpu, i915) decompressed at once. A job's
+ * cost is the file's memory while read, estimated below.
  */
-struct queue_item {
-	size_t entry;
-	size_t cost; /* estimated bytes in memory while it is read */
-};
-
-struct worker_ctx {
+struct read_ctx {
 	struct kp_module_set *set;
 	const struct kp_read_opts *opts;
-	struct queue_item *q; /* cost descending */
-	size_t lo, hi;	      /* q[lo, hi) is still to do */
-	size_t in_flight;     /* sum of the costs being read */
-	size_t budget;
-	size_t done;
-	size_t failed;
-	pthread_mutex_t lock;
+	struct kp_job *q;
+	size_t from; /* progress counts the entries before the range as done */
 };
 
 /* A file's memory while read: the whole image once decompressed (~8x for xz, zstd, gzip). */
@@ -196,35 +183,10 @@ static size_t read_cost(const char *path)
 
 static void cost_slice(void *ctx, size_t begin, size_t end)
 {
-	struct worker_ctx *c = ctx;
+	struct read_ctx *c = ctx;
 
 	for (size_t k = begin; k < end; k++)
-		c->q[k].cost = read_cost(c->set->entries[c->q[k].entry].path);
-}
-
-static int cmp_cost_desc(const void *a, const void *b)
-{
-	const struct queue_item *x = a, *y = b;
-
-	if (x->cost != y->cost)
-		return x->cost < y->cost ? 1 : -1;
-	return x->entry < y->entry ? -1 : x->entry > y->entry; /* stable: set order */
-}
-
-/* The next item for a thread, or NULL when the queue is empty (under c->lock). */
-static const struct queue_item *take(struct worker_ctx *c)
-{
-	const struct queue_item *it;
-
-	if (c->lo == c->hi)
-		return NULL;
-	if (c->in_flight == 0 ||
-	    (c->in_flight <= c->budget && c->q[c->lo].cost <= c->budget - c->in_flight))
-		it = &c->q[c->lo++];
-	else
-		it = &c->q[--c->hi];
-	c->in_flight += it->cost;
-	return it;
+		c->q[k].cost = read_cost(c->set->entries[c->q[k].index].path);
 }
 
 static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o,
@@ -241,32 +203,35 @@ static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o,
 	}
 }
 
-static void *worker(void *data)
+/* Each thread's decoders; NULL (no memory): one-shot decoding. */
+static void *read_thread_start(void *ctx)
 {
-	struct worker_ctx *c = data;
-	struct kp_decoders *dec = kp_decoders_new(); /* NULL (no memory): one-shot decoding */
+	(void)ctx;
+	return kp_decoders_new();
+}
 
-	pthread_mutex_lock(&c->lock);
-	for (;;) {
-		const struct queue_item *it = take(c);
-		struct kp_set_entry *ent;
-		size_t done;
+static void read_thread_stop(void *ctx, void *state)
+{
+	(void)ctx;
+	kp_decoders_free(state);
+}
 
-		if (!it)
-			break;
-		pthread_mutex_unlock(&c->lock);
-		ent = &c->set->entries[it->entry];
-		read_one(ent, &c->opts->open, dec);
-		pthread_mutex_lock(&c->lock);
-		c->in_flight -= it->cost;
-		c->failed += ent->error != NULL;
-		done = ++c->done;
-		if (c->opts->progress && done % 16 == 0) /* a terminal line, not a flood */
-			c->opts->progress(done, c->set->n, c->opts->progress_data);
-	}
-	pthread_mutex_unlock(&c->lock);
-	kp_decoders_free(dec);
-	return NULL;
+static bool read_job(void *ctx, void *state, size_t index)
+{
+	struct read_ctx *c = ctx;
+	struct kp_set_entry *ent = &c->set->entries[index];
+
+	read_one(ent, &c->opts->open, state);
+	return ent->error != NULL;
+}
+
+static void read_progress(void *ctx, size_t done)
+{
+	struct read_ctx *c = ctx;
+
+	done += c->from;
+	if (c->opts->progress && done % 16 == 0) /* a terminal line, not a flood */
+		c->opts->progress(done, c->set->n, c->opts->progress_data);
 }
 
 size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts)
@@ -277,49 +242,37 @@ size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts)
 size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 			 const struct kp_read_opts *opts)
 {
-	struct worker_ctx c = { .set = set, .opts = opts };
-	size_t end = to < set->n ? to : set->n, n;
-	unsigned jobs = kp_parallel_jobs(opts->jobs);
-	pthread_t *threads;
-	size_t started = 0;
+	static const struct kp_pool_ops ops = {
+		.thread_start = read_thread_start,
+		.thread_stop = read_thread_stop,
+		.run = read_job,
+		.progress = read_progress,
+	};
+	struct read_ctx c = { .set = set, .opts = opts };
+	size_t end = to < set->n ? to : set->n, n, failed = 0;
 
 	if (from > end)
 		from = end;
 	n = end - from;
-	if (jobs > n)
-		jobs = n ? (unsigned)n : 1;
+	c.from = from;
 	c.q = kp_calloc(n ? n : 1, sizeof(*c.q));
 	if (!c.q) {
 		/* No memory for the queue: read in set order, one thread, no budget. */
 		for (size_t i = from; i < end; i++) {
 			read_one(&set->entries[i], &opts->open, NULL);
-			c.failed += set->entries[i].error != NULL;
+			failed += set->entries[i].error != NULL;
 		}
-		return c.failed;
+		return failed;
 	}
 	for (size_t k = 0; k < n; k++)
-		c.q[k].entry = from + k;
-	if (n > 1) {
-		kp_parallel_for(n, jobs, 256, cost_slice, &c);
-		qsort(c.q, n, sizeof(*c.q), cmp_cost_desc);
-	}
-	c.hi = n;
-	c.done = from;
-	c.budget = n ? c.q[0].cost : 0;
-	pthread_mutex_init(&c.lock, NULL);
-	threads = kp_calloc(jobs, sizeof(*threads));
-	for (unsigned i = 1; threads && i < jobs; i++)
-		if (pthread_create(&threads[started], NULL, worker, &c) == 0)
-			started++;
-	worker(&c); /* the calling thread works too */
-	for (size_t i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
-	free(threads);
+		c.q[k].index = from + k;
+	if (n > 1)
+		kp_parallel_for(n, opts->jobs, 256, cost_slice, &c);
+	failed = kp_pool_run(c.q, n, opts->jobs, &ops, &c);
 	free(c.q);
-	pthread_mutex_destroy(&c.lock);
 	if (opts->progress && end == set->n)
 		opts->progress(set->n, set->n, opts->progress_data);
-	return c.failed;
+	return failed;
 }
 
 void kp_set_free(struct kp_module_set *set)

@@ -6,7 +6,7 @@
  */
 #include "depmod-config.h"
 
-#include "graph/symbol-index.h"
+#include "util/symbol-index.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -16,7 +16,6 @@
 #include "read/bytes.h"
 #include "kernel-base-internal.h"
 #include "rootfs.h"
-#include "graph/symbol-index.h"
 
 struct entry {
 	struct kp_ksym k;   /* first: callers get &entry->k */

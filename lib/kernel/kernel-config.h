@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "graph/symbol-index.h"
+#include "util/symbol-index.h"
 #include "util/util.h"
 
 struct kp_kconfig_entry {

@@ -27,7 +27,6 @@
 #include "modprobe-chain.h"
 #include "graph/module-set.h"
 #include "rootfs.h"
-#include "graph/symbol-index.h"
 
 #define WALK_MAX_DEPTH 16
 #define WALK_MAX_FILES 100000

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/symbol-index.h"
 
 static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
 static bool libelf_ok;

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "facts-cache.h"
 #include "module-internal.h"
 
 void *kp_module_push(struct kp_module *m, void *array, size_t *n, size_t *cap, size_t elem)
@@ -346,6 +347,8 @@ int kp_module_open_with(const char *path, const struct kp_open_opts *opts, struc
 {
 	struct kp_bytes b;
 
+	if (opts && opts->cache)
+		return kp_facts_cache_open(opts->cache, path, opts, dec, out, err);
 	*out = NULL;
 	if (kp_bytes_read_elf(path, max_size(opts), dec, &b, err) < 0)
 		return -1;

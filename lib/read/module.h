@@ -220,6 +220,8 @@ struct kp_name_pool {
 	const void *ctx;
 };
 
+struct kp_facts_cache;
+
 struct kp_open_opts {
 	size_t max_size;		  /* 0: KP_DEFAULT_MAX_SIZE */
 	const struct kp_name_pool *names; /* NULL: every name is copied */
@@ -233,6 +235,8 @@ struct kp_open_opts {
 	 * even when it need not be.
 	 */
 	unsigned sig_digest;
+	/* The facts cache (facts-cache.h) to read through; NULL: read the file. */
+	struct kp_facts_cache *cache;
 };
 
 enum {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "module-internal.h"
-#include "graph/symbol-index.h"
+#include "util/symbol-index.h"
 
 #define MODVERSION_RECORD 64
 

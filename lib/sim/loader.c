@@ -6,7 +6,9 @@
  *          find_module_sections -> check_export_symbol_sections (versions before 7.1) ->
  *          setup_modinfo (v6.16+: module: imports) -> simplify_symbols ->
  *          verify_exported_symbols
- *   <=6.3: the taints come from check_modinfo() before add_unformed_module()'s duplicate check.
+ *   <=6.3: O, C, K, the license's P and N come from check_modinfo() (which also refuses a
+ *          livepatch module then) before add_unformed_module()'s duplicate check; E and the
+ *          hard-coded names after it (check_module_license_and_versions()).
  * Global taints set before a failure stay set, as in the kernel.
  */
 #include <errno.h>
@@ -198,12 +200,19 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 	}
 	if ((err = kp_rule_check_modinfo_vermagic(c, ld)))
 		return err;
-	if (taint_after_dup && (err = kp_rule_module_patient_check_exists(c, ld)))
-		return err;
-	kp_rule_module_augment_kernel_taints(c, ld);
-	if (!taint_after_dup && (err = kp_rule_module_patient_check_exists(c, ld)))
-		return err;
+	if (taint_after_dup) {
+		if ((err = kp_rule_module_patient_check_exists(c, ld)))
+			return err;
+		kp_rule_module_augment_kernel_taints(c, ld);
+	} else {
+		/* layout_and_allocate()'s check_modinfo(), then add_unformed_module() */
+		if ((err = kp_rule_check_modinfo_taints(c, ld)) ||
+		    (err = kp_rule_module_patient_check_exists(c, ld)))
+			return err;
+	}
 	kp_rule_find_module_sections(c, ld);
+	if (!taint_after_dup)
+		kp_rule_check_module_license_taints(c, ld);
 	if ((err = kp_rule_check_export_symbol_sections(c, ld)))
 		return err;
 	if ((err = kp_rule_setup_modinfo(c, ld)))

@@ -25,7 +25,7 @@ enum kp_feature {
 	KP_F_NAMESPACES,	/* v5.4: symbol namespaces */
 	KP_F_MODULE_NAMESPACES, /* v6.16: "module:" namespaces (EXPORT_SYMBOL_FOR_MODULES) */
 	KP_F_THIS_MODULE_SIZE,	/* v6.4: .gnu.linkonce.this_module size must match */
-	KP_F_GOT_EXEMPT,	/* v5.12: _GLOBAL_OFFSET_TABLE_ ignored on x86 */
+	KP_F_GOT_EXEMPT,	/* v5.12, stable 5.10.20: _GLOBAL_OFFSET_TABLE_ ignored on x86 */
 	KP_F_ERRNO_IN_UNKNOWN,	/* v5.10-era: "Unknown symbol %s (err -2)", "(err 0)" before */
 	KP_F_LICENSE_SECOND_MSG, /* v6.4: "%s: module license taints kernel." after the license line
 				  */

@@ -163,6 +163,28 @@ void kp_arena_release(struct kp_arena *a)
 	a->next_chunk = 0;
 }
 
+uint32_t kp_hash_string(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+uint32_t kp_hash_bytes(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
 bool kp_sorted_contains(const char *const *sorted, size_t n, const char *key)
 {
 	size_t lo = 0, hi = n;

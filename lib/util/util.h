@@ -16,7 +16,6 @@
 #define KP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define kp_printf_fmt(a, b) __attribute__((format(printf, a, b)))
-#define _cleanup_(f)	    __attribute__((cleanup(f)))
 
 /*
  * An error message for the caller to print as "kopolicy: PATH: MSG".
@@ -36,11 +35,6 @@ int kp_err_prefix(struct kp_err *err, const char *path);
 void *kp_calloc(size_t nmemb, size_t size);
 /* Grows *@array of *@cap elements of @elem bytes to hold at least @need elements. */
 int kp_grow(void *array, size_t *cap, size_t need, size_t elem);
-
-static inline void kp_freep(void *p)
-{
-	free(*(void **)p);
-}
 
 /*
  * A bump allocator for strings and small records: everything a module's facts
@@ -64,6 +58,11 @@ int kp_arena_reserve(struct kp_arena *a, size_t size);
 char *kp_arena_strndup(struct kp_arena *a, const char *s, size_t len);
 char *kp_arena_strdup(struct kp_arena *a, const char *s);
 void kp_arena_release(struct kp_arena *a);
+
+/* FNV-1a: short keys, no allocation, good spread for symbol names. */
+uint32_t kp_hash_string(const char *s);
+/* The same over @len bytes: kp_hash_bytes(s, strlen(s)) == kp_hash_string(s). */
+uint32_t kp_hash_bytes(const char *s, size_t len);
 
 /* Binary search of @key in @n strings sorted by strcmp(). */
 bool kp_sorted_contains(const char *const *sorted, size_t n, const char *key);

@@ -96,6 +96,12 @@ static enum resolved resolve_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 
 	if (!kp_find_symbol(c, name, gplok, &fs))
 		return NOT_FOUND;
+	/* check_exported_symbol() (<= v5.11): find_symbol() itself warns, before anything else. */
+	if (fs.gpl_future && !gplok)
+		kp_msg(c, ld,
+		       "Symbol %s is being used by a non-GPL module, which will not be "
+		       "allowed in the future",
+		       name);
 	if (fs.gpl_only)
 		ld->using_gplonly_symbols = true;
 	if (!kp_rule_inherit_taint(c, ld, &fs, name))
@@ -108,11 +114,6 @@ static enum resolved resolve_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 	if (*err)
 		return REJECTED;
 	/* ref_module(): owners in the simulation are live; nothing to wait for. */
-	if (fs.gpl_future && !gplok)
-		kp_msg(c, ld,
-		       "Symbol %s is being used by a non-GPL module, which will not be "
-		       "allowed in the future",
-		       name);
 	return RESOLVED;
 }
 

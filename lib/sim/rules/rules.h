@@ -17,10 +17,10 @@ struct kp_sim_ctx {
 	size_t *loaded; /* verdict indices of live modules, oldest first */
 	size_t nloaded;
 	struct kp_symbol_index live_names; /* names of live modules: the set's and facts->loaded */
-	bool sig_notice_done;	/* pr_notice_once() of the unsigned-module line */
-	bool no_version_warned; /* pr_warn_once() of "no symbol version" (upstream) */
+	bool sig_notice_done;		   /* pr_notice_once() of the unsigned-module line */
+	bool no_version_warned;		   /* pr_warn_once() of "no symbol version" (upstream) */
 	bool no_ext_version_warned; /* pr_warn_once() of "no extended symbol version" (6.14+) */
-	bool debug_locks_off;	/* "Disabling lock debugging" printed */
+	bool debug_locks_off;	    /* "Disabling lock debugging" printed */
 	bool livepatch_notice_done;
 };
 
@@ -33,8 +33,8 @@ struct kp_loading {
 	const char *info_name; /* info->name: modinfo name=, else mod->name */
 	bool has_versions;     /* info->index.vers != 0 */
 	bool using_gplonly_symbols;
-	bool sig_ok;           /* info->sig_ok: module_sig_check() verified the signature */
-	size_t ver_hint;       /* where find_version() starts (a speed-up, not a kernel state) */
+	bool sig_ok;	 /* info->sig_ok: module_sig_check() verified the signature */
+	size_t ver_hint; /* where find_version() starts (a speed-up, not a kernel state) */
 };
 
 /* What find_symbol() found. */
@@ -83,8 +83,10 @@ int kp_rule_check_export_symbol_sections(struct kp_sim_ctx *c, struct kp_loading
 int kp_rule_setup_modinfo(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* elf-validity.c */
 int kp_rule_elf_validity(struct kp_sim_ctx *c, struct kp_loading *ld);
-/* taint.c */
+/* taint.c: v6.4+ one call; before, two around the duplicate check */
 int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading *ld);
+int kp_rule_check_modinfo_taints(struct kp_sim_ctx *c, struct kp_loading *ld);
+void kp_rule_check_module_license_taints(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* duplicate.c */
 int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading *ld);
 int kp_rule_verify_exported_symbols(struct kp_sim_ctx *c, struct kp_loading *ld);

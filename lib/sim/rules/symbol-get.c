@@ -14,6 +14,27 @@ static struct kp_symget_result *push(struct kp_verdict *v, size_t *cap)
 	return r;
 }
 
+/*
+ * Why find_symbol() found no set module's export @name: its module failed to load, or (v7.1+)
+ * the module loaded but its __ksymtab_gpl is one find_module_sections() ignores.
+ */
+static const char *not_found_reason(const struct kp_sim_ctx *c, const char *name)
+{
+	const struct kp_symbol_index_entry *e = kp_symbol_index_find(&c->g->exports, name);
+	bool ignored = false;
+
+	for (; e; e = kp_symbol_index_next(e)) {
+		const struct kp_export_ref *r = e->value;
+		bool gpl;
+
+		if (!c->sim->v[r->node].loads)
+			return "its module fails to load";
+		ignored = ignored || !kp_export_class(c, r->exp, &gpl);
+	}
+	return ignored ? "not exported: its module's __ksymtab_gpl is ignored by this kernel"
+		       : "not exported";
+}
+
 /* __symbol_get(): v6.6+ and stable 4.14.326…6.5.2 (9011e49d54dc) require a GPL-only export. */
 int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 {
@@ -42,11 +63,8 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 		r->symbol = s->symbol;
 		r->method_heuristic = s->method == KP_SYMGET_HEURISTIC;
 		if (!kp_find_symbol(c, s->symbol, true, &fs)) {
-			const struct kp_symbol_index_entry *e =
-				kp_symbol_index_find(&c->g->exports, s->symbol);
-
 			r->ok = false;
-			r->reason = e ? "its module fails to load" : "not exported";
+			r->reason = not_found_reason(c, s->symbol);
 			kp_finding(v, "symbol-get-not-found", KP_SEV_WARNING,
 				   KP_CONS_FEATURE_MISSING, s->symbol,
 				   "symbol_get(%s) returns NULL: %s", s->symbol, r->reason);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
 #include <string.h>
 
 #include "read/license.h"
@@ -22,12 +23,13 @@ static void license_taint_check(struct kp_sim_ctx *c, struct kp_loading *ld)
 }
 
 /*
- * module_augment_kernel_taints() v6.4+; check_modinfo()+check_module_license_and_versions() before.
+ * The taints of check_modinfo() (<= v6.3; the first half of module_augment_kernel_taints()
+ * v6.4+): O, C, K, the license's P, N. Before v6.4 check_modinfo_livepatch() refuses a
+ * livepatch module here, after O and C are set (v6.4+: in check_modinfo(), before any taint).
  */
-int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading *ld)
+static int modinfo_taints(struct kp_sim_ctx *c, struct kp_loading *ld, bool livepatch_check)
 {
 	const struct kp_module *m = ld->m;
-	bool prev_p = kp_test_taint(c, KP_TAINT_PROPRIETARY_MODULE);
 
 	if (!m->intree) {
 		if (!kp_test_taint(c, KP_TAINT_OOT_MODULE))
@@ -41,6 +43,13 @@ int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading
 		       "you have been warned.",
 		       ld->name);
 	}
+	if (m->livepatch && livepatch_check && !c->f->livepatch) {
+		kp_msg(c, ld,
+		       "%s: module is marked as livepatch module, but livepatch support is "
+		       "disabled",
+		       ld->name);
+		return -ENOEXEC;
+	}
 	if (m->livepatch) {
 		kp_add_taint_module(c, ld, KP_TAINT_LIVEPATCH, false);
 		if (!c->livepatch_notice_done)
@@ -53,6 +62,17 @@ int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading
 			kp_msg(c, ld, "%s: loading test module taints kernel.", ld->name);
 		kp_add_taint_module(c, ld, KP_TAINT_TEST, false);
 	}
+	return 0;
+}
+
+/*
+ * E for a signature that did not verify (<= v6.3: in load_module() after
+ * add_unformed_module()), then the hard-coded names (check_module_license_and_versions()
+ * <= v6.3, module_license_offenders[] v6.14+) and "module license taints kernel." when P
+ * is new since @prev_p.
+ */
+static void sig_and_name_taints(struct kp_sim_ctx *c, struct kp_loading *ld, bool prev_p)
+{
 	if (c->f->module_sig && !ld->sig_ok) {
 		if (!c->sig_notice_done)
 			kp_msg(c, ld,
@@ -62,7 +82,7 @@ int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading
 		c->sig_notice_done = true;
 		kp_add_taint_module(c, ld, KP_TAINT_UNSIGNED_MODULE, false);
 	}
-	/* Hard-coded names, matched on mod->name (module_license_offenders[] in v6.14+). */
+	/* ndiswrapper: the global P only, so that it keeps its GPL-only symbols. */
 	if (!strcmp(ld->name, "ndiswrapper"))
 		kp_add_taint(c, ld, KP_TAINT_PROPRIETARY_MODULE, true);
 	if (!strcmp(ld->name, "driverloader") || !strcmp(ld->name, "lve")) {
@@ -70,9 +90,31 @@ int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading
 		if (ld->v->p_reason == KP_P_NONE)
 			ld->v->p_reason = KP_P_NAME;
 	}
-	if (!prev_p && kp_test_taint(c, KP_TAINT_PROPRIETARY_MODULE) &&
-	    (c->p->has[KP_F_LICENSE_SECOND_MSG] || ld->v->p_reason == KP_P_NAME ||
-	     !strcmp(ld->name, "ndiswrapper")))
+	if (!prev_p && kp_test_taint(c, KP_TAINT_PROPRIETARY_MODULE))
 		kp_msg(c, ld, "%s: module license taints kernel.", ld->name);
+}
+
+/* module_augment_kernel_taints() v6.4+: P sampled before every taint of the module. */
+int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	bool prev_p = kp_test_taint(c, KP_TAINT_PROPRIETARY_MODULE);
+
+	modinfo_taints(c, ld, false);
+	sig_and_name_taints(c, ld, prev_p);
 	return 0;
+}
+
+/* check_modinfo()'s taints and livepatch check, v4.x … v6.3 (before add_unformed_module()). */
+int kp_rule_check_modinfo_taints(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	return modinfo_taints(c, ld, true);
+}
+
+/*
+ * v4.x … v6.3: E after add_unformed_module(), then check_module_license_and_versions()'s
+ * names, P sampled there (after the license's P: that one is not announced twice).
+ */
+void kp_rule_check_module_license_taints(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	sig_and_name_taints(c, ld, kp_test_taint(c, KP_TAINT_PROPRIETARY_MODULE));
 }

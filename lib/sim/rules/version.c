@@ -113,7 +113,7 @@ static bool same_magic(const char *a, const char *b, bool has_crcs)
 	return !strcmp(a, b);
 }
 
-/* check_modinfo(): vermagic and livepatch support (v4.x … v6.12). */
+/* check_modinfo(): vermagic and (v6.4+) livepatch support (v4.x … v7.2). */
 int kp_rule_check_modinfo_vermagic(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const char *modmagic = ld->m->vermagic;
@@ -134,7 +134,8 @@ int kp_rule_check_modinfo_vermagic(struct kp_sim_ctx *c, struct kp_loading *ld)
 			   "built for '%s', the kernel is '%s'", modmagic, c->f->vermagic);
 		return -ENOEXEC;
 	}
-	if (ld->m->livepatch && !c->f->livepatch) {
+	/* check_modinfo_livepatch(): here v6.4+, among check_modinfo()'s taints before (taint.c) */
+	if (ld->m->livepatch && !c->f->livepatch && c->p->has[KP_F_TAINT_AFTER_DUP]) {
 		kp_msg(c, ld,
 		       "%s: module is marked as livepatch module, but livepatch support is "
 		       "disabled",

@@ -14,7 +14,7 @@
 
 #include "read/bytes.h"
 #include "kernel/modprobe-chain.h"
-#include "graph/symbol-index.h"
+#include "util/symbol-index.h"
 #include "tap.h"
 #include "util/util.h"
 

@@ -6,28 +6,6 @@
 
 #include "util/util.h"
 
-uint32_t kp_hash_string(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
-	return h;
-}
-
-uint32_t kp_hash_bytes(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
-}
-
 int kp_symbol_index_init(struct kp_symbol_index *idx, size_t expected)
 {
 	size_t nb = 64;

@@ -21,10 +21,6 @@ struct kp_symbol_index {
 	size_t cap;
 };
 
-/* FNV-1a: short keys, no allocation, good spread for symbol names. */
-uint32_t kp_hash_string(const char *s);
-/* The same over @len bytes: kp_hash_bytes(s, strlen(s)) == kp_hash_string(s). */
-uint32_t kp_hash_bytes(const char *s, size_t len);
 /* @expected: number of entries to size the table for. */
 int kp_symbol_index_init(struct kp_symbol_index *idx, size_t expected);
 /* Adds (@key, @value); @key must outlive the index. Entries keep insertion order per key. */
