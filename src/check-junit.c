@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* JUnit XML for CI systems: a testsuite per kernel rule set, a testcase per module. */
+/*
+ * JUnit XML for CI systems (GitLab, Jenkins): one testsuite for the kernel, one testcase per
+ * module file: classname its directory, name its file name, so that same-named modules stay
+ * distinct; a <failure> when a finding at or above --fail-on is not waived (all of them in its
+ * text), <skipped> when every such finding is waived. kopolicy does not time modules: time 0.
+ */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,19 +54,47 @@ static void xml_escaped(FILE *f, const char *s)
 	free(text);
 }
 
+/* Does @v have a finding at or above @fail_on, waived (@waived) or not? */
+static bool has_failing(const struct kp_verdict *v, enum kp_severity fail_on, bool waived)
+{
+	for (size_t i = 0; i < v->nfindings; i++)
+		if (v->findings[i].severity >= fail_on && v->findings[i].waived == waived)
+			return true;
+	return false;
+}
+
+static const char *sev_letter(enum kp_severity s)
+{
+	return s == KP_SEV_ERROR ? "E" : s == KP_SEV_WARNING ? "W" : "N";
+}
+
+/* The directory part of @path ("." when none), escaped. */
+static void xml_dirname(FILE *f, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (!slash) {
+		fputc('.', f);
+		return;
+	}
+	dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	xml_escaped(f, dir ? dir : path);
+	free(dir);
+}
+
 void kp_check_print_junit(const struct kp_check_out *o, const struct kp_analysis *a)
 {
-	size_t failures = 0;
+	size_t failures = 0, skipped = 0;
 	FILE *f = o->f;
 
 	for (size_t k = 0; k < a->graph.n; k++) {
 		const struct kp_verdict *v = &a->sim.v[k];
 
-		for (size_t i = 0; i < v->nfindings; i++)
-			if (v->findings[i].severity >= o->fail_on && !v->findings[i].waived) {
-				failures++;
-				break;
-			}
+		if (has_failing(v, o->fail_on, false))
+			failures++;
+		else if (has_failing(v, o->fail_on, true))
+			skipped++;
 	}
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", f);
 	fprintf(f, "  <testsuite name=\"kopolicy rules %s",
@@ -69,24 +103,44 @@ void kp_check_print_junit(const struct kp_check_out *o, const struct kp_analysis
 		fputs(" on ", f);
 		xml_escaped(f, a->facts.release);
 	}
-	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\">\n", a->graph.n, failures);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
+		a->graph.n, failures, skipped);
 	for (size_t k = 0; k < a->graph.n; k++) {
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
 		const struct kp_node *nd = &a->graph.nodes[v->node];
+		const char *base = strrchr(nd->path, '/');
+		bool failing = has_failing(v, o->fail_on, false);
 
-		fputs("    <testcase classname=\"kopolicy\" name=\"", f);
-		xml_escaped(f, nd->mod->name);
+		fputs("    <testcase classname=\"", f);
+		xml_dirname(f, nd->path);
+		fputs("\" name=\"", f);
+		xml_escaped(f, base ? base + 1 : nd->path);
 		fputs("\" file=\"", f);
 		xml_escaped(f, nd->path);
-		fputs("\">\n", f);
-		for (size_t i = 0; i < v->nfindings; i++) {
-			const struct kp_finding *fi = &v->findings[i];
+		fputs("\" time=\"0\">\n", f);
+		if (failing || has_failing(v, o->fail_on, true)) {
+			const struct kp_finding *first = NULL;
 
-			if (fi->severity < o->fail_on || fi->waived)
-				continue;
-			fprintf(f, "      <failure type=\"%s\" message=\"", fi->id);
-			xml_escaped(f, fi->message);
-			fputs("\"/>\n", f);
+			for (size_t i = 0; i < v->nfindings && !first; i++)
+				if (v->findings[i].severity >= o->fail_on &&
+				    v->findings[i].waived == !failing)
+					first = &v->findings[i];
+			fprintf(f, "      <%s type=\"%s\" message=\"",
+				failing ? "failure" : "skipped", first->id);
+			xml_escaped(f, nd->mod->name);
+			fputs(": ", f);
+			xml_escaped(f, first->message);
+			fputs(failing ? "\">" : " [waived]\">", f);
+			for (size_t i = 0; i < v->nfindings; i++) {
+				const struct kp_finding *fi = &v->findings[i];
+
+				if (fi->severity < o->fail_on)
+					continue;
+				fprintf(f, "%s: %s: ", sev_letter(fi->severity), fi->id);
+				xml_escaped(f, fi->message);
+				fputs(fi->waived ? " [waived]\n" : "\n", f);
+			}
+			fprintf(f, "</%s>\n", failing ? "failure" : "skipped");
 		}
 		if (v->nmessages) {
 			fputs("      <system-out>", f);

@@ -1,13 +1,141 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* SARIF 2.1.0 for code-scanning systems: one result per finding, located at the .ko. */
+/*
+ * SARIF 2.1.0 for code-scanning systems: one result per finding, located at the .ko. Paths
+ * under the working directory are relative URIs against %SRCROOT% (the working directory,
+ * given in originalUriBaseIds), others absolute file: URIs; both percent-encoded (RFC 3986).
+ */
 #include "config.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "check-output.h"
 #include "json-out.h"
 
+#define SRCROOT "%SRCROOT%"
+
 static const char *level(enum kp_severity s)
 {
 	return s == KP_SEV_ERROR ? "error" : s == KP_SEV_WARNING ? "warning" : "note";
+}
+
+/* @s percent-encoded: RFC 3986 unreserved characters and '/' stay, every other byte is %XX. */
+static char *uri_encode(const char *prefix, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t plen = strlen(prefix), n = strlen(s);
+	char *out = malloc(plen + 3 * n + 1), *q;
+
+	if (!out)
+		return NULL;
+	memcpy(out, prefix, plen);
+	q = out + plen;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p)) {
+			*q++ = (char)*p;
+		} else {
+			*q++ = '%';
+			*q++ = hex[*p >> 4];
+			*q++ = hex[*p & 15];
+		}
+	}
+	*q = '\0';
+	return out;
+}
+
+/* @path made absolute against @cwd and lexically normalised (".", "..", "//" removed). */
+static char *abs_normal(const char *cwd, const char *path)
+{
+	size_t cl = cwd ? strlen(cwd) : 0, pl = strlen(path);
+	char *buf = malloc(cl + pl + 3), *out, *save = NULL;
+	size_t o = 0;
+
+	if (!buf)
+		return NULL;
+	snprintf(buf, cl + pl + 3, "%s/%s", path[0] == '/' || !cwd ? "" : cwd, path);
+	out = malloc(strlen(buf) + 2);
+	if (!out) {
+		free(buf);
+		return NULL;
+	}
+	for (char *t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(t, "."))
+			continue;
+		if (!strcmp(t, "..")) {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+			continue;
+		}
+		out[o++] = '/';
+		memcpy(out + o, t, strlen(t));
+		o += strlen(t);
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	free(buf);
+	return out;
+}
+
+/* artifactLocation of @path: relative to %SRCROOT% (@cwd) when under it, else a file: URI. */
+static struct json_object *artifact_location(const char *cwd, const char *path)
+{
+	struct json_object *art = json_object_new_object();
+	char *abs = abs_normal(cwd, path), *uri = NULL;
+	size_t cl = cwd ? strlen(cwd) : 0;
+
+	if (!abs)
+		return art;
+	if (cwd && cl > 1 && !strncmp(abs, cwd, cl) && abs[cl] == '/') {
+		uri = uri_encode("", abs + cl + 1);
+		kp_json_add(art, "uri", kp_json_string(uri));
+		kp_json_add(art, "uriBaseId", json_object_new_string(SRCROOT));
+	} else {
+		uri = uri_encode("file://", abs);
+		kp_json_add(art, "uri", kp_json_string(uri));
+	}
+	free(uri);
+	free(abs);
+	return art;
+}
+
+/* Index of rule @id in kp_rule_docs (the driver's rules array), or -1. */
+static long rule_index(const char *id)
+{
+	for (size_t i = 0; i < kp_nrule_docs; i++)
+		if (!strcmp(kp_rule_docs[i].id, id))
+			return (long)i;
+	return -1;
+}
+
+/* Where a rule is explained: the kernel commit of the 2020 and 2023 rules, else the manual. */
+static const char *help_uri(const char *id)
+{
+	if (!strcmp(id, "inherit-taint") || !strcmp(id, "gpl-proprietary-mix"))
+		return "https://git.kernel.org/linus/262e6ae7081d";
+	if (!strncmp(id, "symbol-get-", 11))
+		return "https://git.kernel.org/linus/9011e49d54dc";
+	return "man:kopolicy(1)";
+}
+
+/* Stable identity of a finding across runs: FNV-1a 64 of rule, module and symbol. */
+static void fingerprint(char out[17], const char *rule, const char *module, const char *symbol)
+{
+	const char *parts[3] = { rule, module, symbol ? symbol : "" };
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < 3; i++) {
+		for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++)
+			h = (h ^ *p) * 0x100000001b3ULL;
+		h = (h ^ 0xff) * 0x100000001b3ULL; /* separator: no byte of a string */
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
 void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis *a)
@@ -16,6 +144,8 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis
 	struct json_object *run = json_object_new_object(), *tool = json_object_new_object();
 	struct json_object *driver = json_object_new_object(), *rules = json_object_new_array();
 	struct json_object *results = json_object_new_array();
+	char cwdbuf[PATH_MAX];
+	const char *cwd = getcwd(cwdbuf, sizeof(cwdbuf)) ? cwdbuf : NULL;
 
 	kp_json_add(root, "$schema",
 		    json_object_new_string("https://json.schemastore.org/sarif-2.1.0.json"));
@@ -31,11 +161,25 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis
 		kp_json_add(r, "shortDescription", d);
 		kp_json_add(cfg, "level", json_object_new_string(level(kp_rule_docs[i].severity)));
 		kp_json_add(r, "defaultConfiguration", cfg);
+		kp_json_add(r, "helpUri", json_object_new_string(help_uri(kp_rule_docs[i].id)));
 		json_object_array_add(rules, r);
 	}
 	kp_json_add(driver, "rules", rules);
 	kp_json_add(tool, "driver", driver);
 	kp_json_add(run, "tool", tool);
+	if (cwd) {
+		struct json_object *bases = json_object_new_object(),
+				   *src = json_object_new_object();
+		char *dir = uri_encode("file://", cwd), *slash = NULL;
+
+		if (dir && asprintf(&slash, "%s%s", dir, strcmp(cwd, "/") ? "/" : "") < 0)
+			slash = NULL;
+		kp_json_add(src, "uri", kp_json_string(slash ? slash : "file:///"));
+		kp_json_add(bases, SRCROOT, src);
+		kp_json_add(run, "originalUriBaseIds", bases);
+		free(slash);
+		free(dir);
+	}
 	for (size_t k = 0; k < a->graph.n; k++) {
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
 		const struct kp_node *nd = &a->graph.nodes[v->node];
@@ -47,20 +191,22 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis
 			struct json_object *locs = json_object_new_array(),
 					   *loc = json_object_new_object();
 			struct json_object *phys = json_object_new_object(),
-					   *art = json_object_new_object();
+					   *fps = json_object_new_object();
 			struct json_object *logs = json_object_new_array(),
 					   *lg = json_object_new_object();
-			char *text = NULL;
+			char *text = NULL, fp[17];
+			long idx = rule_index(f->id);
 
 			if (asprintf(&text, "%s: %s", nd->mod->name, f->message) < 0)
 				text = NULL;
 			kp_json_add(r, "ruleId", json_object_new_string(f->id));
+			if (idx >= 0)
+				kp_json_add(r, "ruleIndex", json_object_new_int64(idx));
 			kp_json_add(r, "level", json_object_new_string(level(f->severity)));
 			kp_json_add(msg, "text", kp_json_string(text ? text : f->message));
 			free(text);
 			kp_json_add(r, "message", msg);
-			kp_json_add(art, "uri", kp_json_string(nd->path));
-			kp_json_add(phys, "artifactLocation", art);
+			kp_json_add(phys, "artifactLocation", artifact_location(cwd, nd->path));
 			kp_json_add(loc, "physicalLocation", phys);
 			kp_json_add(lg, "name",
 				    kp_json_string(f->symbol ? f->symbol : nd->mod->name));
@@ -71,6 +217,9 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis
 			kp_json_add(loc, "logicalLocations", logs);
 			json_object_array_add(locs, loc);
 			kp_json_add(r, "locations", locs);
+			fingerprint(fp, f->id, nd->mod->name, f->symbol);
+			kp_json_add(fps, "kopolicyFinding/v1", json_object_new_string(fp));
+			kp_json_add(r, "partialFingerprints", fps);
 			if (f->waived) {
 				struct json_object *sup = json_object_new_array(),
 						   *s = json_object_new_object();

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* `kopolicy check` for people: grouped by consequence, one line per finding. */
+/*
+ * `kopolicy check` for people: grouped by outcome (fails to load, loads tainted, loads
+ * without a symbol_get() target, notes), one line per finding.
+ */
 #include "config.h"
 
 #include <string.h>
@@ -12,6 +15,20 @@ static const char *color(const struct kp_check_out *o, const char *code)
 	return o->color ? code : "";
 }
 
+/* The module's name, and its file when another module of the set has the same name. */
+static void print_module(const struct kp_check_out *o, const struct kp_node *nd)
+{
+	if (nd->duplicate_name)
+		kp_escaped_fprintf(o->f, "  %s (%s): ", nd->mod->name, nd->path);
+	else
+		kp_escaped_fprintf(o->f, "  %s: ", nd->mod->name);
+}
+
+/*
+ * One group of the report. Grouped by outcome: a module that fails to load is listed under
+ * "Fails to load" with all its findings (the reason chain, a P taint included) and never
+ * under a "Loads ..." group; the modules that load are grouped by consequence.
+ */
 static void print_group(const struct kp_check_out *o, const struct kp_analysis *a,
 			enum kp_consequence cons, const char *title, const char *col)
 {
@@ -21,10 +38,12 @@ static void print_group(const struct kp_check_out *o, const struct kp_analysis *
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
 		const struct kp_node *nd = &a->graph.nodes[v->node];
 
+		if (cons == KP_CONS_LOAD_FAIL ? v->loads : !v->loads)
+			continue;
 		for (size_t i = 0; i < v->nfindings; i++) {
 			const struct kp_finding *f = &v->findings[i];
 
-			if (f->consequence != cons)
+			if (cons != KP_CONS_LOAD_FAIL && f->consequence != cons)
 				continue;
 			if (f->severity == KP_SEV_NOTE && !o->verbose)
 				continue;
@@ -36,10 +55,11 @@ static void print_group(const struct kp_check_out *o, const struct kp_analysis *
 				fputc('\n', o->f);
 				header = true;
 			}
-			kp_escaped_fprintf(o->f, "  %s: %s%s: %s%s\n", nd->mod->name,
-					   kp_severity_name(f->severity)[0] == 'e'   ? "E: "
-					   : kp_severity_name(f->severity)[0] == 'w' ? "W: "
-										     : "I: ",
+			print_module(o, nd);
+			kp_escaped_fprintf(o->f, "%s%s: %s%s\n",
+					   f->severity == KP_SEV_ERROR	   ? "E: "
+					   : f->severity == KP_SEV_WARNING ? "W: "
+									   : "I: ",
 					   f->id, f->message, f->waived ? " [waived]" : "");
 		}
 	}
@@ -93,10 +113,13 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis 
 		for (size_t k = 0; k < a->graph.n; k++) {
 			const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
 			char letters[32];
+			const struct kp_node *nd = &a->graph.nodes[v->node];
 
 			kp_taint_letters(v->taints, letters, sizeof(letters));
-			kp_escaped_fprintf(o->f, "%s: %s", a->graph.nodes[v->node].mod->name,
-					   v->loads ? "loads" : "fails");
+			kp_escaped_fprintf(o->f, "%s", nd->mod->name);
+			if (nd->duplicate_name)
+				kp_escaped_fprintf(o->f, " (%s)", nd->path);
+			kp_escaped_fprintf(o->f, ": %s", v->loads ? "loads" : "fails");
 			if (!v->loads)
 				kp_escaped_fprintf(o->f, " (%s)", kp_errno_name(v->err));
 			kp_escaped_fprintf(o->f, ", taint %s\n", letters[0] ? letters : "-");

@@ -40,6 +40,12 @@ struct kp_cli {
 struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli);
 
 void kp_cli_error(const char *path, const char *fmt, ...) kp_printf_fmt(2, 3);
+/*
+ * After getopt_long() returned '?' (opterr is 0): "kopolicy: [CMD: ]unrecognized option ..."
+ * or "... requires an argument", then "Try 'kopolicy [CMD ]--help' for more information."
+ * on stderr. @optstring is the one given to getopt_long(). Returns KP_EXIT_ERROR.
+ */
+int kp_cli_bad_option(const char *cmd, const char *optstring, char **argv);
 
 /*
  * Adds every operand to @set; reads them all; prints one error line per failure.
@@ -52,6 +58,11 @@ size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, 
 struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n);
 /* Adds every operand to @set (directories expanded); exits on out of memory. */
 void kp_cli_add_paths(struct kp_module_set *set, char **paths, int npaths);
+/*
+ * The same for the command's operands: a directory holding no module is an input error,
+ * reported on its own line. Returns how many such directories there were.
+ */
+size_t kp_cli_add_operands(struct kp_module_set *set, char **paths, int npaths);
 
 /* Parses a size with an optional K/M/G suffix. */
 int kp_cli_parse_size(const char *s, size_t *out);

@@ -2,6 +2,7 @@
 /* kopolicy check: predict loads, taints and symbol_get() results for a module set. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,7 +21,8 @@ static void check_usage(FILE *f)
 	      "  -o, --output FILE  write the report to FILE\n"
 	      "      --fail-on S    exit 1 on findings of severity S or worse: error (default),\n"
 	      "                     warning, note, or never\n"
-	      "      --waivers FILE accepted findings (RULE MODULE [SYMBOL] globs per line)\n"
+	      "      --waivers FILE accepted findings (RULE [MODULE [SYMBOL]] globs per line;\n"
+	      "                     unused lines are reported)\n"
 	      "      --compare A,B  report what changes between rule sets A and B\n"
 	      "      --all-kernels  with -b ROOT: the out-of-tree modules of every kernel\n"
 	      "                     installed in ROOT, each against its kernel (text, json)\n"
@@ -28,7 +30,8 @@ static void check_usage(FILE *f)
 	      "                     CUR's out-of-tree modules on kernel R (text, json)\n"
 	      "  -v, --verbose      also notes, and each module's outcome and messages\n"
 	      "      --pretty       indent JSON\n"
-	      "      --color WHEN   auto (default), always, never\n"
+	      "      --color WHEN   auto (default: on a terminal, unless NO_COLOR is set or\n"
+	      "                     TERM=dumb), always, never\n"
 	      "  -j, --jobs N       read and resolve with N threads (default: one per CPU)\n"
 	      "\n" KP_ANALYSIS_HELP "\n"
 	      "Exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or input "
@@ -132,6 +135,14 @@ static int compare(struct kp_analysis *a, const char *spec, FILE *out)
 	return changes ? KP_EXIT_FINDINGS : KP_EXIT_OK;
 }
 
+/* --color auto: not when NO_COLOR is set and not empty (no-color.org) or TERM is dumb. */
+static bool want_color(void)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	return !(no && *no) && !(term && !strcmp(term, "dumb"));
+}
+
 int cmd_check(struct kp_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
@@ -199,8 +210,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 			check_usage(stdout);
 			return KP_EXIT_OK;
 		default:
-			check_usage(stderr);
-			return KP_EXIT_ERROR;
+			return kp_cli_bad_option("check", "f:o:vhj:k:b:", argv);
 		}
 	}
 	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "sarif") &&
@@ -262,7 +272,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		}
 	}
 	out.color = !strcmp(color, "always") ||
-		    (!strcmp(color, "auto") && !output && isatty(STDOUT_FILENO));
+		    (!strcmp(color, "auto") && !output && isatty(STDOUT_FILENO) && want_color());
 	if (cmp) {
 		rc = compare(&a, cmp, out.f);
 		goto done;
@@ -272,6 +282,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		goto done;
 	}
 	kp_waivers_apply(&ws, &a.sim);
+	kp_waivers_report_unused(&ws, stderr);
 	if (!strcmp(format, "json"))
 		kp_check_print_json(&out, &a);
 	else if (!strcmp(format, "sarif"))

@@ -108,8 +108,7 @@ int cmd_explain(struct kp_cli *cli, int argc, char **argv)
 			explain_usage(stdout);
 			return KP_EXIT_OK;
 		}
-		explain_usage(stderr);
-		return KP_EXIT_ERROR;
+		return kp_cli_bad_option("explain", "hj:k:b:", argv);
 	}
 	if (argc - optind < (a.basedir ? 1 : 2)) {
 		kp_cli_error(NULL, "explain: give the module, then the module files");

@@ -99,8 +99,7 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 			graph_usage(stdout);
 			return KP_EXIT_OK;
 		default:
-			graph_usage(stderr);
-			return KP_EXIT_ERROR;
+			return kp_cli_bad_option("graph", "f:hj:k:b:", argv);
 		}
 	}
 	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "dot")) {
@@ -112,7 +111,8 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 		graph_usage(stderr);
 		return KP_EXIT_ERROR;
 	}
-	rc = kp_analysis_run(&a, cli, argv + optind, argc - optind, false);
+	/* DOT colours what the loader does (P inherited, failures): simulate for it */
+	rc = kp_analysis_run(&a, cli, argv + optind, argc - optind, !strcmp(format, "dot"));
 	if (rc)
 		goto out;
 	if (focus) {
@@ -137,7 +137,18 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 			goto out;
 		}
 	} else if (!strcmp(format, "dot")) {
-		kp_graph_print_dot(stdout, &a.graph, in);
+		const struct kp_verdict **vof = calloc(a.graph.n ? a.graph.n : 1, sizeof(*vof));
+
+		if (!vof) {
+			kp_cli_error(NULL, "out of memory");
+			rc = KP_EXIT_ERROR;
+			goto out;
+		}
+		for (size_t i = 0; i < a.sim.n; i++)
+			if (a.sim.v[i].node < a.graph.n)
+				vof[a.sim.v[i].node] = &a.sim.v[i];
+		kp_graph_print_dot(stdout, &a.graph, in, vof);
+		free(vof);
 	} else {
 		kp_graph_print_text(stdout, &a.graph, in);
 	}

@@ -1085,8 +1085,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 			hook_usage(stdout);
 			return KP_EXIT_OK;
 		default:
-			hook_usage(stderr);
-			return KP_EXIT_ERROR;
+			return kp_cli_bad_option("hook", "+c:vhj:k:", argv);
 		}
 	}
 	/* --root and the overrides are the analysis options; the system is always the running one.

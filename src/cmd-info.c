@@ -83,8 +83,7 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 			return KP_EXIT_OK;
 		default:
 			kp_keyring_release(&keys);
-			info_usage(stderr);
-			return KP_EXIT_ERROR;
+			return kp_cli_bad_option("info", "hj:", argv);
 		}
 	}
 	if (optind >= argc) {
@@ -96,7 +95,7 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 	cli->full_modinfo = true;
 	cli->sig_digest = kp_keyring_empty(&keys) ? 0 : KP_SIG_DIGEST;
 	w.keys = keys.nsources ? &keys : NULL; /* named even when they held no key */
-	kp_cli_add_paths(&set, argv + optind, argc - optind);
+	failed = kp_cli_add_operands(&set, argv + optind, argc - optind);
 	ro = kp_cli_read_opts(cli, set.n);
 	kp_info_begin(&w);
 	/* A window at a time: the memory of a whole-tree scan stays that of one window. */

@@ -7,13 +7,16 @@
 #include <stdio.h>
 
 #include "graph/graph.h"
+#include "sim/loader.h"
 
 /* @in: the nodes to show (--focus), NULL for all. */
 void kp_graph_print_text(FILE *f, const struct kp_graph *g, const bool *in);
 /* -1 when out of memory. */
 int kp_graph_print_json(FILE *f, const struct kp_graph *g, const bool *in, bool pretty,
 			unsigned jobs);
-void kp_graph_print_dot(FILE *f, const struct kp_graph *g, const bool *in);
+/* @vof: each node's verdict (P inherited, failures), NULL when not simulated. */
+void kp_graph_print_dot(FILE *f, const struct kp_graph *g, const bool *in,
+			const struct kp_verdict *const *vof);
 
 /* "vmlinux", "module", "base-module" or "unresolved". */
 const char *kp_graph_kind_name(enum kp_provider_kind k);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -40,6 +41,30 @@ void kp_cli_error(const char *path, const char *fmt, ...)
 	kp_escaped_vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int kp_cli_bad_option(const char *cmd, const char *optstring, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	bool is_long = arg && !strncmp(arg, "--", 2);
+	char prefix[64] = "";
+
+	if (cmd)
+		snprintf(prefix, sizeof(prefix), "%s: ", cmd);
+	if (is_long && optopt == 0)
+		kp_cli_error(NULL, "%sunrecognized option '%s'", prefix, arg);
+	else if (is_long)
+		kp_cli_error(NULL, "%soption '%.*s' requires an argument", prefix,
+			     (int)strcspn(arg, "="), arg);
+	else if (optopt > 0 && optopt < 128 && strchr(optstring, optopt))
+		kp_cli_error(NULL, "%soption requires an argument -- '%c'", prefix, optopt);
+	else if (optopt > 32 && optopt < 127)
+		kp_cli_error(NULL, "%sinvalid option -- '%c'", prefix, optopt);
+	else
+		kp_cli_error(NULL, "%sinvalid option '%s'", prefix, arg);
+	fprintf(stderr, "Try 'kopolicy %s%s--help' for more information.\n", cmd ? cmd : "",
+		cmd ? " " : "");
+	return KP_EXIT_ERROR;
 }
 
 int kp_cli_parse_size(const char *s, size_t *out)
@@ -117,16 +142,35 @@ void kp_cli_add_paths(struct kp_module_set *set, char **paths, int npaths)
 		}
 }
 
+size_t kp_cli_add_operands(struct kp_module_set *set, char **paths, int npaths)
+{
+	size_t empty = 0;
+
+	for (int i = 0; i < npaths; i++) {
+		size_t before = set->n;
+		struct stat st;
+
+		kp_cli_add_paths(set, paths + i, 1);
+		if (set->n == before && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			kp_cli_error(paths[i],
+				     "no kernel modules (*.ko, *.ko.xz, *.ko.zst, *.ko.gz) "
+				     "in this directory");
+			empty++;
+		}
+	}
+	return empty;
+}
+
 size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
 			   int npaths, const struct kp_name_pool *names)
 {
 	struct kp_read_opts ro;
-	size_t failed;
+	size_t failed, empty;
 
-	kp_cli_add_paths(set, paths, npaths);
+	empty = kp_cli_add_operands(set, paths, npaths);
 	ro = kp_cli_read_opts(cli, set->n);
 	ro.open.names = names;
-	failed = kp_set_read(set, &ro);
+	failed = kp_set_read(set, &ro) + empty;
 	for (size_t i = 0; i < set->n; i++)
 		if (set->entries[i].error)
 			kp_cli_error(set->entries[i].path, "%s", set->entries[i].error);
@@ -226,6 +270,8 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	mallopt(M_ARENA_MAX, 4);
 
+	/* Our own messages for bad options (kp_cli_bad_option()), not getopt's. */
+	opterr = 0;
 	/* '+': stop at the command name; the command parses the rest. */
 	while ((c = getopt_long(argc, argv, "+j:hV", opts, NULL)) != -1) {
 		if (kp_cli_common_option(&cli, c, optarg))
@@ -238,8 +284,7 @@ int main(int argc, char **argv)
 			printf("kopolicy %s\n", PACKAGE_VERSION);
 			return KP_EXIT_OK;
 		default:
-			usage(stderr);
-			return KP_EXIT_ERROR;
+			return kp_cli_bad_option(NULL, "+j:hV", argv);
 		}
 	}
 	if (optind >= argc) {
@@ -268,6 +313,7 @@ int main(int argc, char **argv)
 		kp_facts_cache_free(cache.cache);
 		return rc;
 	}
-	kp_cli_error(NULL, "unknown command '%s' (see kopolicy --help)", argv[optind]);
+	kp_cli_error(NULL, "unknown command '%s'", argv[optind]);
+	fputs("Try 'kopolicy --help' for more information.\n", stderr);
 	return KP_EXIT_ERROR;
 }

@@ -20,8 +20,13 @@ int kp_waivers_load_buffer(struct kp_waivers *ws, const char *path, const char *
 
 	memset(ws, 0, sizeof(*ws));
 	line = malloc(len + 1);
-	if (!line)
+	ws->path = strdup(path);
+	if (!line || !ws->path) {
+		free(line);
+		free(ws->path);
+		ws->path = NULL;
 		return kp_err_set(err, "out of memory");
+	}
 	while (pos < end && r == 0) {
 		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
 		size_t l = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
@@ -44,8 +49,8 @@ int kp_waivers_load_buffer(struct kp_waivers *ws, const char *path, const char *
 			tok[nt++] = t;
 		if (nt == 0)
 			continue;
-		if (nt < 2 || nt > 3) {
-			r = kp_err_set(err, "%s:%u: expected RULE MODULE [SYMBOL]", path, lineno);
+		if (nt > 3) {
+			r = kp_err_set(err, "%s:%u: expected RULE [MODULE [SYMBOL]]", path, lineno);
 			break;
 		}
 		if (kp_grow(&ws->w, &wcap, ws->n + 1, sizeof(*ws->w)) < 0) {
@@ -53,7 +58,7 @@ int kp_waivers_load_buffer(struct kp_waivers *ws, const char *path, const char *
 			break;
 		}
 		ws->w[ws->n].rule = strdup(tok[0]);
-		ws->w[ws->n].module = strdup(tok[1]);
+		ws->w[ws->n].module = strdup(tok[1] ? tok[1] : "*");
 		ws->w[ws->n].symbol = strdup(tok[2] ? tok[2] : "*");
 		ws->w[ws->n].line = lineno;
 		ws->n++;
@@ -83,7 +88,7 @@ int kp_waivers_load(struct kp_waivers *ws, const char *path, struct kp_err *err)
 	return r;
 }
 
-size_t kp_waivers_apply(const struct kp_waivers *ws, struct kp_simulation *sim)
+size_t kp_waivers_apply(struct kp_waivers *ws, struct kp_simulation *sim)
 {
 	size_t n = 0;
 
@@ -95,16 +100,33 @@ size_t kp_waivers_apply(const struct kp_waivers *ws, struct kp_simulation *sim)
 			struct kp_finding *f = &v->findings[j];
 
 			for (size_t k = 0; k < ws->n; k++) {
-				const struct kp_waiver *w = &ws->w[k];
+				struct kp_waiver *w = &ws->w[k];
 
 				if (fnmatch(w->rule, f->id, 0) || fnmatch(w->module, mod, 0) ||
 				    fnmatch(w->symbol, f->symbol ? f->symbol : "", 0))
 					continue;
 				f->waived = true;
+				w->used++;
 				n++;
 				break;
 			}
 		}
+	}
+	return n;
+}
+
+size_t kp_waivers_report_unused(const struct kp_waivers *ws, FILE *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ws->n; i++) {
+		const struct kp_waiver *w = &ws->w[i];
+
+		if (w->used)
+			continue;
+		fprintf(f, "kopolicy: %s:%u: warning: unused waiver: %s %s %s\n",
+			ws->path ? ws->path : "waivers", w->line, w->rule, w->module, w->symbol);
+		n++;
 	}
 	return n;
 }
@@ -117,5 +139,6 @@ void kp_waivers_free(struct kp_waivers *ws)
 		free(ws->w[i].symbol);
 	}
 	free(ws->w);
+	free(ws->path);
 	memset(ws, 0, sizeof(*ws));
 }

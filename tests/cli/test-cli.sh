@@ -79,11 +79,24 @@ ok "--compare reports the symbol_get change" $?
 
 # waivers
 printf '# accepted\ngpl-proprietary-mix kp_gplonly_* kp_prop_*\nunknown-symbol kp_gplonly_then_prop\n' > "$tmp/waivers"
-"$kp" check --waivers "$tmp/waivers" "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" > "$tmp/w.txt"
+"$kp" check --waivers "$tmp/waivers" "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" > "$tmp/w.txt" \
+	2> "$tmp/w.err"
 ok "waived findings do not fail the check" $?
 grep -q "\[waived\]" "$tmp/w.txt"
 ok "waived findings are still shown" $?
-printf 'only-one-field\n' > "$tmp/badw"
+[ "$(cat "$tmp/w.err")" = "kopolicy: $tmp/waivers:3: warning: unused waiver: unknown-symbol kp_gplonly_then_prop *" ]
+ok "only the waiver that waived nothing is reported unused" $?
+printf 'gpl-proprietary-mix\nsymbol-get-* kp_nothing\n' > "$tmp/w1"
+"$kp" check --waivers "$tmp/w1" "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" \
+	> "$tmp/w1.txt" 2> "$tmp/w1.err"
+
+grep -q "gpl-proprietary-mix.*\[waived\]" "$tmp/w1.txt"
+ok "a rule alone waives it for every module" $?
+[ "$(cat "$tmp/w1.err")" = "kopolicy: $tmp/w1:2: warning: unused waiver: symbol-get-* kp_nothing *" ]
+ok "an unused waiver is reported with file and line" $?
+grep -c . "$tmp/w1.err" | grep -qx 1
+ok "only the unused waiver is reported" $?
+printf 'a b c d\n' > "$tmp/badw"
 "$kp" check --waivers "$tmp/badw" "${kern[@]}" "$fx/kp_plain.ko" 2> "$tmp/badw.err" >/dev/null
 ok "a malformed waiver file exits 2" $(( $? == 2 ? 0 : 1 ))
 grep -q "badw:1:" "$tmp/badw.err"
@@ -124,8 +137,8 @@ ok "explain gives the inheritance chain" $?
 "$kp" graph --format json -b "$img" > "$tmp/graph.json"
 json "$tmp/graph.json" "[m['depends'] for m in d['modules'] if m['name']=='kp_use_prop']==[['kp_prop_prov']] and d['cycles']==[]"
 ok "graph -b ROOT: dependencies" $?
-"$kp" graph --format dot -b "$img" | grep -q '"kp_use_prop" -> "kp_prop_prov"'
-ok "graph --format dot has the edge" $?
+"$kp" graph --format dot -b "$img" | grep -q "^	\"file:$img/lib/modules/$rel/extra/kp_use_prop.ko\" -> \"file:$img/lib/modules/$rel/extra/kp_prop_prov.ko\""
+ok "graph --format dot has the edge (nodes keyed by file)" $?
 
 # --running under a fake root: the live kernel enforces signatures
 "$kp" check --format json --running --root "$top/tests/unit/base/root" "$fx/kp_plain.ko" > "$tmp/run.json"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The bash completion (contrib/completion/kopolicy) with the real bash-completion library.
+set -uo pipefail
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+bc=/usr/share/bash-completion/bash_completion
+[ -f "$bc" ] || { echo "1..0 # SKIP bash-completion is not installed"; exit 0; }
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+# complete LINE: the candidates for the last word of LINE (kopolicy = the binary under test)
+complete_line() {
+	bash -c '
+		source "$1"; source "$2"
+		kopolicy() { "$3" "$@"; }
+		COMP_LINE=$4; COMP_POINT=${#COMP_LINE}
+		read -ra COMP_WORDS <<< "$COMP_LINE"
+		[[ $COMP_LINE == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		COMP_WORDS[0]=$3
+		_kopolicy; printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' \
+		_ "$bc" "$top/contrib/completion/kopolicy" "$kp" "$1"
+}
+[ "$(complete_line "kopolicy ch")" = "check " ]
+ok "completes the command" $?
+[ "$(complete_line "kopolicy check --fai")" = "--fail-on " ]
+ok "completes an option of check from its --help" $?
+[ "$(complete_line "kopolicy check -f ")" = "json junit sarif text " ]
+ok "check -f: the report formats" $?
+[ "$(complete_line "kopolicy graph --format ")" = "dot json text " ]
+ok "graph --format: its formats" $?
+[ "$(complete_line "kopolicy hook --print-i")" = "--print-install-rules " ]
+ok "completes a hook option" $?
+echo "1..$n"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Human output (issue 16): the text report grouped by outcome, paths when module names
+# collide, DOT keyed by file with P-inherited nodes coloured and a legend, colour rules
+# (NO_COLOR, TERM=dumb), option errors, and a directory without modules.
+set -uo pipefail
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/6.1
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ok() {
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+
+# --- text report grouped by outcome ---------------------------------------------------------
+# kp_prop_then_gplonly inherits P and then fails: all its findings go under "Fails to load"
+"$kp" check "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_prop_then_gplonly.ko" "$fx/kp_use_prop.ko" \
+	> "$tmp/t.txt"
+awk '/^[A-Z]/{g=$0} /^  kp_prop_then_gplonly:/{print g}' "$tmp/t.txt" | sort -u > "$tmp/groups"
+[ "$(cat "$tmp/groups")" = "Fails to load:" ]
+ok "a module that fails is listed only under 'Fails to load'" $?
+grep -A3 "^Fails to load:" "$tmp/t.txt" | grep -q "kp_prop_then_gplonly: W: inherit-taint"
+ok "... with the P inheritance that causes the failure" $?
+awk '/^[A-Z]/{g=$0} /^  kp_use_prop:/{print g}' "$tmp/t.txt" | grep -qx "Loads, tainted (P, E):"
+ok "a module that loads with inherited P is under 'Loads, tainted'" $?
+
+# --- names that collide: the paths are shown ---------------------------------------------------
+"$kp" check -v "${kern[@]}" "$fx/kp_plain.ko" "$fx/kp_plain_prop.ko" > "$tmp/dup.txt"
+grep -q "^  kp_plain ($fx/kp_plain_prop.ko): " "$tmp/dup.txt" &&
+	grep -q "^kp_plain ($fx/kp_plain.ko): loads" "$tmp/dup.txt" &&
+	grep -q "^kp_plain ($fx/kp_plain_prop.ko): fails" "$tmp/dup.txt"
+ok "same-named modules are shown with their paths" $?
+"$kp" check -v "${kern[@]}" "$fx/kp_plain.ko" > "$tmp/one.txt"
+grep -q "^kp_plain: loads" "$tmp/one.txt"
+ok "a unique name is shown without its path" $?
+
+# --- DOT ------------------------------------------------------------------------------------
+"$kp" graph -f dot "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_use_prop.ko" "$fx/kp_plain.ko" \
+	"$fx/kp_plain_prop.ko" > "$tmp/g.dot"
+grep -q "^	\"file:$fx/kp_plain.ko\" \[label=\"kp_plain\\\\n$fx/kp_plain.ko\"" "$tmp/g.dot" &&
+	grep -q "^	\"file:$fx/kp_plain_prop.ko\" \[label=\"kp_plain\\\\n$fx/kp_plain_prop.ko" "$tmp/g.dot"
+ok "DOT: nodes keyed by file, same-named modules distinct and labelled with their paths" $?
+grep -q "^	\"file:$fx/kp_use_prop.ko\" \[label=\"kp_use_prop\\\\nP inherited\", fillcolor=\"#fde2b8\", color=darkorange\]" "$tmp/g.dot"
+ok "DOT: the P-inherited module is coloured" $?
+grep -q "^	\"file:$fx/kp_prop_prov.ko\" \[label=\"kp_prop_prov\", fillcolor=\"#f4c7c3\", color=red\]" "$tmp/g.dot"
+ok "DOT: the proprietary module is red" $?
+grep -q "subgraph cluster_legend" "$tmp/g.dot" && grep -q '"legend:inh" \[label="P inherited (2020 rule)"' "$tmp/g.dot"
+ok "DOT: a legend in the picture" $?
+if command -v dot >/dev/null; then
+	dot -Tsvg "$tmp/g.dot" > /dev/null 2>&1
+	ok "DOT: Graphviz renders it" $?
+fi
+
+# --- colour -------------------------------------------------------------------------------
+# script(1) gives kopolicy a terminal; --color auto colours there unless NO_COLOR / TERM=dumb
+if command -v script >/dev/null; then
+	tty_run() { # ENV... -> output of check on a terminal (exit status 1: findings)
+		env "$@" script -qec "$kp check ${kern[*]} $fx/kp_prop_prov.ko $fx/kp_prop_then_gplonly.ko" \
+			/dev/null > "$tmp/tty.out" 2>&1
+	}
+	tty_run TERM=xterm
+	grep -q $'\033\\[1;31m' "$tmp/tty.out"
+	ok "--color auto on a terminal: coloured" $?
+	tty_run TERM=xterm NO_COLOR=1
+	! grep -q $'\033\\[' "$tmp/tty.out"
+	ok "NO_COLOR=1: no colour" $?
+	tty_run TERM=dumb
+	! grep -q $'\033\\[' "$tmp/tty.out"
+	ok "TERM=dumb: no colour" $?
+fi
+NO_COLOR=1 "$kp" check --color always "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_prop_then_gplonly.ko" \
+	> "$tmp/always.out"
+grep -q $'\033\\[1;31m' "$tmp/always.out"
+ok "--color always wins over NO_COLOR" $?
+
+# --- option errors ------------------------------------------------------------------------
+"$kp" check --bogus > "$tmp/o.out" 2> "$tmp/o.err"
+[ $? -eq 2 ] && [ ! -s "$tmp/o.out" ] &&
+	[ "$(cat "$tmp/o.err")" = "kopolicy: check: unrecognized option '--bogus'
+Try 'kopolicy check --help' for more information." ]
+ok "unknown option: 'kopolicy: check: ...' and 'Try ...', exit 2" $?
+"$kp" --bogus 2> "$tmp/o2.err"
+[ $? -eq 2 ] && [ "$(cat "$tmp/o2.err")" = "kopolicy: unrecognized option '--bogus'
+Try 'kopolicy --help' for more information." ]
+ok "unknown global option" $?
+"$kp" graph --format 2> "$tmp/o3.err"
+[ $? -eq 2 ] && head -n1 "$tmp/o3.err" | grep -qx "kopolicy: graph: option '--format' requires an argument"
+ok "missing argument of a long option" $?
+"$kp" info -Z 2> "$tmp/o4.err"
+[ $? -eq 2 ] && head -n1 "$tmp/o4.err" | grep -qx "kopolicy: info: invalid option -- 'Z'"
+ok "unknown short option" $?
+"$kp" frob 2> "$tmp/o5.err"
+[ $? -eq 2 ] && tail -n1 "$tmp/o5.err" | grep -qx "Try 'kopolicy --help' for more information."
+ok "unknown command" $?
+
+# --- a directory with no modules is an error ----------------------------------------------
+mkdir "$tmp/empty"
+"$kp" check "${kern[@]}" "$tmp/empty" "$fx/kp_plain.ko" > "$tmp/e.txt" 2> "$tmp/e.err"
+[ $? -eq 2 ]
+ok "check: a directory without modules exits 2" $?
+grep -qx "kopolicy: $tmp/empty: no kernel modules (\*.ko, \*.ko.xz, \*.ko.zst, \*.ko.gz) in this directory" "$tmp/e.err"
+ok "... with one line naming it" $?
+grep -q "^1 module: 0 fail to load" "$tmp/e.txt"
+ok "... and the other operands are still checked" $?
+"$kp" info "$tmp/empty" > /dev/null 2>&1
+ok "info: the same, exit 2" $(( $? == 2 ? 0 : 1 ))
+"$kp" graph "${kern[@]}" "$tmp/empty" > /dev/null 2>&1
+ok "graph: the same, exit 2" $(( $? == 2 ? 0 : 1 ))
+
+echo "1..$n"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by the tests/packaging/test-*.sh scripts (sourced): TAP helpers, the kopolicy
+# installation under test ($PKGROOT, from `make install DESTDIR=$PKGROOT`), the target
+# kernel (installed linux-headers-* with Module.symvers) and the module sources.
+#
+# Environment: PKGROOT (DESTDIR of a `make install`), PKG_BINDIR, PKG_LIBEXECDIR,
+# PKG_DEBHELPERDIR, PKG_RPMMACRODIR, PKG_POSTINSTDIR, PKG_KERNELINSTALLDIR (the configured
+# directories; defaults: those of --prefix=/usr/local), srcdir (the source tree), KREL (kernel release; default: the first
+# /lib/modules/*/build with Module.symvers, else /usr/src/linux-headers-*).
+n=0
+failed=0
+ok() { # description, status
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then
+		echo "ok $n - $1"
+	else
+		echo "not ok $n - $1"
+		failed=$((failed + 1))
+	fi
+}
+is() { # description, got, want
+	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1 (got '$2', want '$3')" 1; fi
+}
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+finish() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+}
+: "${srcdir:?srcdir not set}" "${PKGROOT:?PKGROOT not set}"
+PKG_BINDIR=${PKG_BINDIR:-/usr/local/bin}
+PKG_LIBEXECDIR=${PKG_LIBEXECDIR:-/usr/local/libexec/kopolicy}
+PKG_DEBHELPERDIR=${PKG_DEBHELPERDIR:-/usr/local/share/perl5}
+PKG_RPMMACRODIR=${PKG_RPMMACRODIR:-/usr/local/lib/rpm/macros.d}
+PKG_POSTINSTDIR=${PKG_POSTINSTDIR:-/usr/local/etc/kernel/postinst.d}
+PKG_KERNELINSTALLDIR=${PKG_KERNELINSTALLDIR:-/usr/local/lib/kernel/install.d}
+export KOPOLICY=$PKGROOT$PKG_BINDIR/kopolicy
+export KOPOLICY_CHECK_BUILT=$PKGROOT$PKG_LIBEXECDIR/check-built
+[ -x "$KOPOLICY" ] || skip_all "no installed kopolicy in $PKGROOT$PKG_BINDIR (make install)"
+if [ -z "${KREL:-}" ]; then
+	for d in /lib/modules/*/build /usr/src/linux-headers-*; do
+		[ -f "$d/Module.symvers" ] && [ -f "$d/include/generated/utsrelease.h" ] || continue
+		KREL=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+			"$d/include/generated/utsrelease.h")
+		break
+	done
+fi
+[ -n "${KREL:-}" ] || skip_all "no installed linux-headers-* with Module.symvers"
+KDIR=/lib/modules/$KREL/build
+[ -f "$KDIR/Module.symvers" ] || KDIR=/usr/src/linux-headers-$KREL
+FXSRC=$srcdir/fixtures/src
+# make_module_src DIR NAME...: a kbuild directory with the fixture sources NAME (obj-m of all).
+make_module_src() {
+	local dir=$1 name
+	shift
+	mkdir -p "$dir"
+	: > "$dir/Kbuild"
+	for name in "$@"; do
+		cp "$FXSRC/$name/$name.c" "$dir/"
+		echo "obj-m += $name.o" >> "$dir/Kbuild"
+	done
+}

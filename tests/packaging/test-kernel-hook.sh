@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The kernel install hooks on a fake root: /etc/kernel/postinst.d/zz-kopolicy run by
+# run-parts exactly as a Debian kernel package's postinst calls it (--report --exit-on-error
+# --arg=RELEASE --arg=IMAGE), and the kernel-install(8) plugin run by the real kernel-install.
+# The root holds the running kernel (6.12 fixtures) and a new 7.2 kernel: kp_gpl_prov (no
+# __kflagstab) fails on 7.2, kp_plain (kp_plain_prop.ko) has no 7.2 build (DKMS did not
+# rebuild it).
+set -u
+. "$(dirname "$0")/lib.sh"
+command -v run-parts >/dev/null || skip_all "no run-parts (debianutils)"
+fx=$srcdir/fixtures/ko/6.12
+old=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+new=7.2.13+deb14-amd64
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+libexec=$PKGROOT$PKG_LIBEXECDIR
+r=$tmp/root
+for k in "$old" "$new"; do
+	m=$r/lib/modules/$k
+	mkdir -p "$m/updates/dkms" "$m/kernel/drivers" "$m/build"
+	cp "$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" "$m/updates/dkms/"
+	cp "$fx/kp_plain.ko" "$m/kernel/drivers/"
+	zcat "$fx/Module.symvers.gz" > "$m/build/Module.symvers"
+done
+# the 6.12 config only for 6.12 (its version line would make 7.2 a 6.12 kernel)
+zcat "$fx/config.gz" > "$r/lib/modules/$old/build/.config"
+cp "$fx/kp_plain_prop.ko" "$r/lib/modules/$old/updates/dkms/"
+# the installed hooks, pointed at the DESTDIR installation
+mkdir -p "$tmp/postinst.d" "$tmp/install.d"
+sed "s|$PKG_LIBEXECDIR|$libexec|g" "$PKGROOT$PKG_POSTINSTDIR/zz-kopolicy" \
+	> "$tmp/postinst.d/zz-kopolicy"
+sed "s|$PKG_LIBEXECDIR|$libexec|g" \
+	"$PKGROOT$PKG_KERNELINSTALLDIR/90-kopolicy.install" > "$tmp/install.d/90-kopolicy.install"
+chmod +x "$tmp/postinst.d/zz-kopolicy" "$tmp/install.d/90-kopolicy.install"
+export KOPOLICY_ROOT=$r KOPOLICY_RUNNING_RELEASE=$old KOPOLICY_KERNEL_HOOK_CONF=$tmp/hook.conf
+
+run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
+	> "$tmp/warn.log" 2>&1
+is "postinst.d (mode=warn): the kernel installation goes on" $? 0
+grep -q "^kopolicy: out-of-tree modules of $old on the new kernel $new:" "$tmp/warn.log"
+ok "compares the running kernel's out-of-tree modules with $new" $?
+grep -q "^  kp_gpl_prov: fails: loads now, fails with ENOEXEC" "$tmp/warn.log"
+ok "reports the module that fails on the new kernel, with its errno" $?
+grep -q "^  kp_plain: missing: no out-of-tree build for the new kernel" "$tmp/warn.log"
+ok "reports the module with no build for the new kernel" $?
+[ "$(grep '^  ' "$tmp/warn.log" | cut -d: -f1 | tr -d ' ' | tr '\n' ' ')" = \
+	"kp_gpl_prov kp_plain kp_prop_prov " ]
+ok "exactly the 3 out-of-tree modules that break (kp_prop_prov: no __kflagstab either)" $?
+grep -q "kopolicy: some out-of-tree modules break on $new" "$tmp/warn.log"
+ok "a summary line on stderr" $?
+
+echo mode=fail > "$tmp/hook.conf"
+run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
+	> "$tmp/fail.log" 2>&1
+st=$?
+[ $st -ne 0 ]
+ok "postinst.d (mode=fail): run-parts fails (status $st), so the kernel postinst does" $?
+rm "$tmp/hook.conf"
+
+KOPOLICY_RUNNING_RELEASE=5.10.0-99-amd64 "$tmp/postinst.d/zz-kopolicy" "$new" > "$tmp/chroot.log" 2>&1
+is "running kernel not installed (chroot): exits 0" $? 0
+grep -q "^kopolicy: out-of-tree modules of the installed kernels (new: $new):" "$tmp/chroot.log" &&
+	grep -q "^$new  *kp_gpl_prov  *fails" "$tmp/chroot.log"
+ok "then every installed kernel's out-of-tree modules (--all-kernels)" $?
+
+KOPOLICY_RUNNING_RELEASE=$new "$tmp/postinst.d/zz-kopolicy" "$old" > "$tmp/down.log" 2>&1
+grep -q "^  kp_gpl_prov: loads: fails now, loads on the new kernel" "$tmp/down.log"
+ok "the other way round (7.2 running, 6.12 installed): kp_gpl_prov loads again" $?
+
+if command -v kernel-install >/dev/null; then
+	mkdir -p "$tmp/boot"
+	: > "$tmp/vmlinuz"
+	KERNEL_INSTALL_PLUGINS="$tmp/install.d/90-kopolicy.install" \
+		KERNEL_INSTALL_BOOT_ROOT=$tmp/boot KERNEL_INSTALL_MACHINE_ID=0123456789abcdef0123456789abcdef \
+		KERNEL_INSTALL_LAYOUT=other \
+		kernel-install add "$new" "$tmp/vmlinuz" > "$tmp/ki.log" 2>&1
+	is "kernel-install add with the plugin exits 0" $? 0
+	grep -q "^  kp_gpl_prov: fails: loads now, fails with ENOEXEC" "$tmp/ki.log"
+	ok "kernel-install's plugin reports the same breakage" $?
+fi
+
+if [ "$failed" -ne 0 ]; then
+	for l in "$tmp"/*.log; do echo "# --- $l"; tail -30 "$l" | sed 's/^/# /'; done
+fi
+finish
