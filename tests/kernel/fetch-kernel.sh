@@ -35,6 +35,7 @@
 #   KOPOLICY_APT_MAX_AGE  refresh the private apt lists when older than this many
 #                         seconds (default 21600); 0 = always refresh
 #   KOPOLICY_OFFLINE=1    never run apt-get update; use the cached lists as they are
+#   KP_FETCH_MODULES=1    also fetch sid's linux-modules-<abi> (KP_MODULES_DEB; ~110 MB)
 #
 # Exit status: 0 on success, 1 on any failure or usage error (message on stderr).
 set -euo pipefail
