@@ -19,6 +19,8 @@ int kp_read_versions(struct kp_module *m, const struct kp_elf *e, const struct k
 		     struct kp_err *err);
 /* signature.c: the appended module signature; returns the ELF length without it. */
 size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t len);
+/* strlen("~Module signature appended~\n") */
+#define KP_SIG_MARKER_LEN 28
 /*
  * sig-verify.c: the PKCS#7 message of a present, well-formed trailer (after the arena is
  * reserved); @want_digest (KP_SIG_* flags) also hashes @image (@signed_len bytes signed,

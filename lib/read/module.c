@@ -209,6 +209,19 @@ static int bad_signed_image(const struct kp_module *m, struct kp_err *err)
 			  why, m->sig.sig_len);
 }
 
+/*
+ * The kernel reads the ELF only after module_sig_check(). A trailer it rejects with EBADMSG
+ * (sig_len past the file, or a "PKCS#7 message" that does not parse) or one it only notes
+ * (another id_type: -ENOPKG, info->len = the file minus the marker, mod_verify_sig(), 5.x-7.x)
+ * can size a blob that starts inside the ELF: the image it leaves is no ELF. The module is
+ * then read from the file minus the marker (ELF readers ignore trailing bytes), so that the
+ * kernel's verdict is reported under the module's name.
+ */
+static bool trailer_before_elf(const struct kp_module *m)
+{
+	return m->sig.present && (m->sig.malformed || !m->sig.pkcs7_der);
+}
+
 /* One read_image() call, kept by from_bytes() so that a SIGBUS jump leaves nothing unfreed. */
 struct read_call {
 	struct kp_module *m;
@@ -230,20 +243,33 @@ static int read_image(struct read_call *c)
 	unsigned char *image = b->data;
 	size_t len = b->len;
 	struct kp_elf *const ep = &c->e;
-	size_t elf_len;
+	size_t sig_off; /* where the signature blob starts (the kernel's modlen) */
+	size_t elf_len; /* the image read as ELF */
 	int r = -1;
 
 	m->image_size = len;
 	if (b->sparse) {
-		elf_len = read_sparse_signature(m, b, err);
-		if (elf_len == SIZE_MAX)
+		sig_off = read_sparse_signature(m, b, err);
+		if (sig_off == SIZE_MAX)
 			return -1;
-		if (kp_elf_open_sparse(ep, image, elf_len, &src, err) < 0)
-			return bad_signed_image(m, err);
+		elf_len = sig_off;
+		if (kp_elf_open_sparse(ep, image, elf_len, &src, err) < 0) {
+			if (!trailer_before_elf(m))
+				return bad_signed_image(m, err);
+			elf_len = len - KP_SIG_MARKER_LEN;
+			if (kp_elf_open_sparse(ep, image, elf_len, &src, err) < 0)
+				return bad_signed_image(m, err);
+		}
 	} else {
-		elf_len = kp_read_signature(m, image, len);
-		if (kp_elf_open(ep, image, elf_len, err) < 0)
-			return bad_signed_image(m, err);
+		sig_off = kp_read_signature(m, image, len);
+		elf_len = sig_off;
+		if (kp_elf_open(ep, image, elf_len, err) < 0) {
+			if (!trailer_before_elf(m))
+				return bad_signed_image(m, err);
+			elf_len = len - KP_SIG_MARKER_LEN;
+			if (kp_elf_open(ep, image, elf_len, err) < 0)
+				return bad_signed_image(m, err);
+		}
 	}
 	m->is64 = ep->is64;
 	m->big_endian = ep->big_endian;
@@ -274,7 +300,7 @@ static int read_image(struct read_call *c)
 	}
 	if (m->imports_symbol_get && kp_read_symbol_get(m, ep, err) < 0)
 		goto out;
-	if (read_pkcs7(m, b, elf_len, want_digest, err) < 0)
+	if (read_pkcs7(m, b, sig_off, want_digest, err) < 0)
 		goto out;
 	r = 0;
 out:

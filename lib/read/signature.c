@@ -11,6 +11,7 @@
 
 static const char marker[] = "~Module signature appended~\n";
 #define MARKER_LEN (sizeof(marker) - 1)
+_Static_assert(MARKER_LEN == KP_SIG_MARKER_LEN, "marker length");
 #define SIG_INFO_LEN                                                                 \
 	12 /* u8 algo, hash, id_type, signer_len, key_id_len, pad[3]; __be32 sig_len \
 	    */

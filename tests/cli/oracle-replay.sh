@@ -26,8 +26,12 @@ while IFS='|' read -r name kernels cmdline modules; do
 		files=()
 		missing=
 		for m in $modules; do
-			files+=("$dir/$m.ko")
-			[ -f "$dir/$m.ko" ] || missing="$missing $m.ko"
+			# sig/: the signature scenarios' modules, derived from the kernel package's own
+			# dummy.ko by tests/oracle/sig-modules.sh
+			f=$dir/$m.ko
+			[ -f "$f" ] || [ ! -f "$dir/sig/$m.ko" ] || f=$dir/sig/$m.ko
+			files+=("$f")
+			[ -f "$f" ] || missing="$missing $m.ko"
 		done
 		if [ -n "$missing" ]; then
 			# a scenario newer than the committed binaries (fixtures/ko/update.sh adds them)
@@ -38,6 +42,8 @@ while IFS='|' read -r name kernels cmdline modules; do
 		args=(check --format json -k "$dir/Module.symvers.gz" --kernel-config "$dir/config.gz"
 		      --kernel-release "$rel")
 		[ -n "$cmdline" ] && args+=(--kernel-cmdline "$cmdline")
+		# the certificates of the oracle kernel's image (tests/oracle/kernel-certs.py)
+		[ -f "$dir/sig/kernel-certs.pem" ] && args+=(--trusted-cert "$dir/sig/kernel-certs.pem")
 		n=$((n + 1))
 		pred=$("$kopolicy" "${args[@]}" "${files[@]}" 2>&1)
 		rc=$?

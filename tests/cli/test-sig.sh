@@ -87,6 +87,17 @@ chk 6.12 kp_sig_wrong_hash "${T[@]}"; is "(False,'EKEYREJECTED','',['bad-signatu
 ok "6.12: module changed after signing (digest mismatch): EKEYREJECTED" $?
 chk 6.12 kp_sig_garbled "${T[@]}"; is "(False,'EBADMSG','',['bad-signature'])"
 ok "6.12: unparsable PKCS#7: EBADMSG" $?
+# sig_len 64 bytes too large: the blob starts inside the ELF (oracle sig_dummy_long_siglen)
+chk 6.12 kp_sig_long_siglen "${T[@]}"; is "(False,'EBADMSG','',['bad-signature'])"
+ok "6.12: a sig_len reaching into the ELF: EBADMSG, under the module's name (not an input error)" $?
+chk 6.12 kp_sig_long_siglen "${T[@]}" --sig-enforce; is "(False,'EBADMSG','',['bad-signature'])"
+ok "6.12: ... the same enforced" $?
+chk 6.12 kp_sig_pgp_long_siglen "${T[@]}"; is "(True,None,'OE',[])"
+ok "6.12: the same with id_type PGP: -ENOPKG, loads unsigned with E" $?
+json "$tmp/c.json" "d['modules'][0]['messages'][0]=='module: not signed with expected PKCS#7 message'"
+ok "6.12: ... after the kernel's PKCS#7 line" $?
+chk 6.1 kp_sig_long_siglen "${T[@]}"; is "(False,'EBADMSG','',['bad-signature'])"
+ok "6.1: a sig_len reaching into the ELF: EBADMSG" $?
 chk 6.12 kp_sig_authattrs "${T[@]}"; is "(False,'EKEYREJECTED','',['bad-signature'])"
 ok "6.12: authenticated attributes: EKEYREJECTED" $?
 json "$tmp/c.json" "'Invalid module sig (has authattrs)' in d['modules'][0]['messages']"

@@ -6,7 +6,9 @@
 # assignments on stdout:
 #
 #   KP_ABI KP_RELEASE KP_KDIR KP_VMLINUZ KP_CONFIG KP_SYMVERS KP_SYSTEMMAP
-#   (plus KP_ARCH KP_FLAVOUR KP_VERSION KP_IMAGE_DEB KP_SUITE for convenience)
+#   (plus KP_ARCH KP_FLAVOUR KP_VERSION KP_IMAGE_DEB KP_SUITE for convenience, and
+#   KP_MODULES_DEB: the package holding the module tree, empty for sid's linux-modules-<abi>
+#   unless KP_FETCH_MODULES=1)
 #
 # SERIES and the suite it comes from:
 #   5.10  bullseye (+ -updates, -security)     5.10.0-NN
@@ -33,6 +35,7 @@
 #   KOPOLICY_APT_MAX_AGE  refresh the private apt lists when older than this many
 #                         seconds (default 21600); 0 = always refresh
 #   KOPOLICY_OFFLINE=1    never run apt-get update; use the cached lists as they are
+#   KP_FETCH_MODULES=1    also fetch sid's linux-modules-<abi> (KP_MODULES_DEB; ~110 MB)
 #
 # Exit status: 0 on success, 1 on any failure or usage error (message on stderr).
 set -euo pipefail
@@ -294,6 +297,16 @@ for p in $(field "$IMG_PKG=$VERSION" Depends "$ARCH" | tr ',|' '\n' | sed 's/^ *
 	grep -F -x -e "linux-binary-$ABI" -e "linux-base-$ABI" || true); do
 	BOOT_DEBS+=("$(deb_fetch "$ARCH" "$p" "$VERSION")")
 done
+# The module tree (kernel/): in the image package, or in sid's linux-modules-<abi>, fetched only
+# when asked for (KP_FETCH_MODULES=1; the oracle's signature scenarios take dummy.ko from it).
+MODULES_DEB=$IMG_DEB
+if [ -n "$(field "$IMG_PKG=$VERSION" Depends "$ARCH" | tr ',|' '\n' | sed 's/^ *//; s/ .*//' |
+	grep -F -x -e "linux-modules-$ABI" || true)" ]; then
+	MODULES_DEB=""
+	if [ "${KP_FETCH_MODULES:-0}" = 1 ]; then
+		MODULES_DEB=$(deb_fetch "$ARCH" "linux-modules-$ABI" "$VERSION")
+	fi
+fi
 HDR_DEB=$(deb_fetch "$ARCH" "$HDR_PKG" "$VERSION")
 COMMON_DEB=$(deb_fetch "$ARCH" "$COMMON_PKG" "$COMMON_VER")
 KBUILD_DEB=$(deb_fetch "$HOST_ARCH" "$KBUILD_PKG" "$KBUILD_VER")
@@ -378,5 +391,6 @@ KP_ARCH=$(q "$ARCH")
 KP_FLAVOUR=$(q "$FLAVOUR")
 KP_VERSION=$(q "$VERSION")
 KP_IMAGE_DEB=$(q "$IMG_DEB")
+KP_MODULES_DEB=$(q "$MODULES_DEB")
 KP_SUITE=$(q "$SUITE")
 EOF

@@ -21,7 +21,8 @@
 #   KOPOLICY_BIN check --kernel KP_SYMVERS --kernel-config KP_CONFIG --kernel-release KP_RELEASE
 #                --format json <fixture .ko files in load order>
 # (plus --kernel-cmdline '<extra>' for scenarios with an extra kernel command line, when
-# `KOPOLICY_BIN check --help` mentions that option; otherwise such scenarios are skipped) and
+# `KOPOLICY_BIN check --help` mentions that option; otherwise such scenarios are skipped; plus
+# --kernel-image KP_VMLINUZ when a module carries a signature: the kernel's own keys) and
 # prints compare.py's mismatch lines and a total `N passed, N failed, N skipped`.
 # Exit status: 0 all passed, 1 any mismatch or harness failure, 2 usage / no kopolicy binary.
 set -euo pipefail
@@ -29,7 +30,7 @@ set -euo pipefail
 ORACLE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 die() { echo "check-oracle: error: $*" >&2; exit 1; }
-usage() { sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 OBSERVED=
 KEEP=0
@@ -78,7 +79,7 @@ else
 	"$ORACLE_DIR/run-oracle.sh" "${FIX_OPTS[@]+"${FIX_OPTS[@]}"}" "${RUN_OPTS[@]+"${RUN_OPTS[@]}"}" -o "$OBSDIR" --env-out "$WORK/env" "$SERIES" "$@" \
 		|| die "run-oracle.sh failed (the kernel side did not complete; nothing was compared)"
 fi
-KP_RELEASE='' KP_CONFIG='' KP_SYMVERS='' KP_ORACLE_FIXTURES=''
+KP_RELEASE='' KP_CONFIG='' KP_SYMVERS='' KP_VMLINUZ='' KP_ORACLE_FIXTURES=''
 # shellcheck source=/dev/null
 . "$WORK/env"
 
@@ -130,6 +131,14 @@ for l in d["loads"]:
 		fi
 		args+=(--kernel-cmdline "$extra")
 	fi
+	# a signed module is judged against the certificates in the oracle kernel's own image
+	for f in "${info[@]:2}"; do
+		if tail -c 28 "$KP_ORACLE_FIXTURES/$f" 2>/dev/null |
+			cmp -s - <(printf '~Module signature appended~\n'); then
+			args+=(--kernel-image "$KP_VMLINUZ")
+			break
+		fi
+	done
 	for f in "${info[@]:2}"; do
 		args+=("$KP_ORACLE_FIXTURES/$f")
 	done

@@ -120,8 +120,8 @@ fi
 # ---- kernel ----------------------------------------------------------------------------------
 T0=$(date +%s.%N)
 log "fetching kernel series $SERIES"
-KENV=$("$FETCH" "$SERIES") || die "$FETCH $SERIES failed"
-KP_ABI='' KP_RELEASE='' KP_KDIR='' KP_VMLINUZ='' KP_CONFIG='' KP_SYMVERS=''
+KENV=$(KP_FETCH_MODULES=1 "$FETCH" "$SERIES") || die "$FETCH $SERIES failed"
+KP_ABI='' KP_RELEASE='' KP_KDIR='' KP_VMLINUZ='' KP_CONFIG='' KP_SYMVERS='' KP_MODULES_DEB=''
 eval "$KENV"
 for v in KP_ABI KP_RELEASE KP_KDIR KP_VMLINUZ KP_CONFIG KP_SYMVERS; do
 	[ -n "${!v}" ] || die "$FETCH did not print $v"
@@ -181,6 +181,32 @@ if [ ! -f "$FIXDIR/.complete" ]; then
 	# keep the three newest fixture builds of this ABI
 	find "$WORK" -maxdepth 1 -name 'fixtures-*' -type d -printf '%T@ %p\n' | sort -rn | tail -n +4 \
 		| cut -d' ' -f2- | while IFS= read -r old; do rm -rf "$old" "$old.build.log"; done
+fi
+
+# ---- signature modules: sig_dummy_*.ko derived from the kernel package's own dummy.ko -------
+# (sig-modules.sh) next to the fixtures, and the image's certificates (kernel-certs.py);
+# regenerated when the script, the throwaway keys or the package change. The committed copies
+# in fixtures/ko/<series>/sig/ (what make check replays) must be identical.
+SIG_KEY=$( { sha256sum "$ORACLE_DIR/sig-modules.sh" "$ORACLE_DIR/kernel-certs.py" \
+	"$ROOT"/tests/data/sig/other-*.pem; echo "${KP_MODULES_DEB##*/}"; } | sha256sum | cut -c1-16)
+if [ ! -f "$FIXDIR/.sig-$SIG_KEY" ]; then
+	if [ -n "$KP_MODULES_DEB" ]; then
+		log "deriving the signature modules from ${KP_MODULES_DEB##*/}"
+		"$ORACLE_DIR/sig-modules.sh" "$KP_MODULES_DEB" "$KP_ABI" "$FIXDIR" ||
+			die "sig-modules.sh failed"
+		python3 "$ORACLE_DIR/kernel-certs.py" "$KP_VMLINUZ" "$FIXDIR/kernel-certs.pem" ||
+			die "kernel-certs.py $KP_VMLINUZ failed"
+		rm -f "$FIXDIR"/.sig-* "$FIXDIR/modules.cpio"
+		touch "$FIXDIR/.sig-$SIG_KEY"
+	else
+		log "warning: $FETCH named no module package: no sig_dummy_* modules"
+	fi
+fi
+if [ -d "$PREBUILT/sig" ] && [ -f "$FIXDIR/.sig-$SIG_KEY" ]; then
+	for f in "$PREBUILT"/sig/*.ko "$PREBUILT/sig/kernel-certs.pem"; do
+		cmp -s "$f" "$FIXDIR/${f##*/}" ||
+			log "warning: $f differs from what sig-modules.sh derives now ($FIXDIR/${f##*/}): update the committed copy"
+	done
 fi
 
 if [ -n "$ENV_OUT" ]; then

@@ -82,6 +82,18 @@ i = d.index(b'GCC:')
 d[i + 2] = ord('D')
 open(sys.argv[2], 'wb').write(d)
 PY
+# trailers whose sig_len is 64 bytes too large: the "signature" starts inside the ELF
+# (PKCS#7: EBADMSG before the kernel reads the ELF; id_type 1 (PGP): -ENOPKG, loads unsigned)
+python3 - kp_sig_sha256.ko kp_sig_long_siglen.ko kp_sig_pgp_long_siglen.ko <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+i = len(d) - 28 - 12
+n = struct.unpack('>I', d[i + 8:i + 12])[0]
+d[i + 8:i + 12] = struct.pack('>I', n + 64)
+open(sys.argv[2], 'wb').write(d)
+d[i + 2] = 1
+open(sys.argv[3], 'wb').write(d)
+PY
 # a well-formed trailer around a blob that is one DER SEQUENCE but no PKCS#7 message
 python3 - "$tmp/garbled" <<'PY'
 import sys
