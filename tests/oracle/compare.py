@@ -114,7 +114,7 @@ LOADER_FORMATS = [
     (r"(?P<m>\S+): init suspiciously returned -?\d+, it should follow 0/-E convention", False),
 ]
 LOADER_RE = [(re.compile(r"\A" + p + r"\Z"), once) for p, once in LOADER_FORMATS]
-SYMGET_LINE = re.compile(r"\A(kp_[A-Za-z0-9_]+): [A-Za-z0-9_.$]+=(ok|null)\Z")
+SYMGET_LINE = re.compile(r"\A([A-Za-z0-9_]+): [A-Za-z0-9_.$]+=(ok|null)\Z")
 
 # kernel/panic.c taint_flags[] (identical in 6.1 and 6.12; 5.10 stops at T (bit 17), >= 6.15
 # adds J (TAINT_FWCTL, bit 19), which the loader never sets)
