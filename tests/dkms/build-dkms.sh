@@ -42,6 +42,9 @@ DK=$CACHE/dkms
 DEBS=$DK/debs
 mkdir -p "$DEBS" "$DK/$KP_ABI"
 WORK=$DK/$KP_ABI
+# one build at a time per ABI: the dkms and source trees are shared
+exec 7>"$WORK/.build-lock"
+flock 7
 fetch() { # package -> path of its .deb (cached)
 	local p=$1 f
 	f=$(ls "$DEBS/${p}_"*.deb 2>/dev/null | tail -n1 || true)

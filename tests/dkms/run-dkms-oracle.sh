@@ -12,8 +12,11 @@
 #   --observed    with --check: compare against OUTDIR's JSON, boot nothing
 #   --update-ko   copy every module the scenarios load into tests/dkms/ko/<series>/ (xz), for
 #                 the offline replay of `make check` (tests/cli/dkms-replay.sh)
+#   --prepare-only  build, make the root and the module set, print WORK=<dir>; boot nothing
 #
 # Series: $KP_DKMS_SERIES (default 6.1; bookworm's dkms packages target bookworm's kernel).
+# KP_DKMS_PACKAGES: another package list than tests/dkms/packages.txt. A scenario whose
+# modules did not build is skipped (said on stderr).
 # Scenario format: as tests/oracle/scenarios.txt, but the modules are built dkms modules
 # (file names without .ko, a license-patched variant as <module>+<patch>); before each one
 # the in-tree modules `modprobe --show-depends` names for it are inserted (once per
@@ -31,13 +34,15 @@ OUTDIR=
 CHECK=
 OBSERVED=0
 UPDATE_KO=0
+PREPARE_ONLY=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) OUTDIR=$2; shift 2 ;;
 	--check) CHECK=$2; shift 2 ;;
 	--observed) OBSERVED=1; shift ;;
 	--update-ko) UPDATE_KO=1; shift ;;
-	-h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	--prepare-only) PREPARE_ONLY=1; shift ;;
+	-h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -52,7 +57,7 @@ exec 9>"$WORK/.oracle-lock"
 flock 9
 
 # 1. the dkms modules (cached per package)
-mapfile -t PKGS < <(sed 's/#.*//' "$HERE/packages.txt" | awk 'NF {print $1}')
+mapfile -t PKGS < <(sed "s/#.*//" "${KP_DKMS_PACKAGES:-$HERE/packages.txt}" | awk "NF {print \$1}")
 "$HERE/build-dkms.sh" "$WORK/out" "${PKGS[@]}"
 
 # 2. the kernel's own modules, and a root as `dkms install` + depmod leave it
@@ -74,6 +79,10 @@ for k in "$WORK/out"/*.ko; do
 	case $k in *+*) continue ;; esac # license-patched variants are not installed
 	cp "$k" "$SYSROOT/lib/modules/$KP_ABI/updates/dkms/"
 done
+# what kopolicy check -b reads besides the modules (depmod does not need them)
+mkdir -p "$SYSROOT/lib/modules/$KP_ABI/build" "$SYSROOT/boot"
+cp "$KP_SYMVERS" "$SYSROOT/lib/modules/$KP_ABI/build/Module.symvers"
+cp "$KP_CONFIG" "$SYSROOT/boot/config-$KP_ABI"
 depmod -b "$SYSROOT" "$KP_ABI" || die "depmod -b $SYSROOT failed"
 
 # 3. the module set the guest gets and the expanded scenarios
@@ -86,10 +95,15 @@ while IFS= read -r line || [ -n "$line" ]; do
 	line=${line%%#*}
 	[ -n "${line//[[:space:]]/}" ] || continue
 	IFS='|' read -r name kernels cmdline mods <<<"$line"
+	notbuilt=
+	for t in $mods; do [ -f "$WORK/out/$t.ko" ] || notbuilt="$notbuilt $t.ko"; done
+	if [ -n "$notbuilt" ]; then
+		log "scenario $(echo $name): skipped, not built:$notbuilt (see $WORK/out/build.txt)"
+		continue
+	fi
 	list=()
 	have() { local x; for x in "${list[@]+"${list[@]}"}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
 	for t in $mods; do
-		[ -f "$WORK/out/$t.ko" ] || die "scenario $(echo $name): $t.ko was not built (see $WORK/out/build.txt)"
 		modname=${t%%+*}
 		deps=$(modprobe -d "$SYSROOT" -S "$KP_ABI" --show-depends "$modname") ||
 			die "modprobe --show-depends $modname failed"
@@ -132,6 +146,10 @@ if [ $UPDATE_KO = 1 ]; then
 	log "wrote $(ls "$dst" | wc -l) files, $(du -sk "$dst" | cut -f1) KiB to $dst"
 fi
 
+if [ $PREPARE_ONLY = 1 ]; then
+	echo "WORK=$WORK"
+	exit 0
+fi
 export KP_ORACLE_SCENARIOS=$GEN
 if [ -z "$CHECK" ]; then
 	exec "$ROOT/tests/oracle/run-oracle.sh" -j "${KP_DKMS_JOBS:-2}" --fixtures "dir:$KODIR" -o "$OUTDIR" "$SERIES" "$@"
