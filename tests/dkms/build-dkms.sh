@@ -42,9 +42,8 @@ DK=$CACHE/dkms
 DEBS=$DK/debs
 mkdir -p "$DEBS" "$DK/$KP_ABI"
 WORK=$DK/$KP_ABI
-# one build at a time per ABI: the dkms and source trees are shared
+# one package build at a time per ABI: the dkms and source trees are shared
 exec 7>"$WORK/.build-lock"
-flock 7
 fetch() { # package -> path of its .deb (cached)
 	local p=$1 f
 	f=$(ls "$DEBS/${p}_"*.deb 2>/dev/null | tail -n1 || true)
@@ -83,6 +82,7 @@ for pkg in "${PKGS[@]}"; do
 	name=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$srcdir/dkms.conf" | head -n1)
 	mver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$srcdir/dkms.conf" | head -n1)
 	stamp=$WORK/built/$pkg
+	[ $FORCE = 0 ] && [ -f "$stamp/.complete" ] || flock 7
 	if [ $FORCE = 0 ] && [ -f "$stamp/.complete" ]; then
 		log "$pkg: cached ($stamp)"
 	else
@@ -92,7 +92,7 @@ for pkg in "${PKGS[@]}"; do
 		if [ -n "$variant" ]; then
 			p=$HERE/patches/$base/$variant.patch
 			[ -f "$p" ] || die "$pkg: no patch $p"
-			patch -s -d "$WORK/src/$name-$mver" -p1 <"$p" || { record "$pkg" "$ver" failed "patch $variant does not apply"; continue; }
+			patch -s -d "$WORK/src/$name-$mver" -p1 <"$p" || { record "$pkg" "$ver" failed "patch $variant does not apply"; flock -u 7; continue; }
 		fi
 		log "$pkg: dkms build $name/$mver for $KP_ABI"
 		t0=$(date +%s)
@@ -117,6 +117,7 @@ for pkg in "${PKGS[@]}"; do
 			[ $rc = 124 ] && why="timed out after ${TIMEOUT}s"
 			record "$pkg" "$ver" failed "dkms rc=$rc ($((t1 - t0))s): ${why:-see $stamp/dkms.log}"
 			log "$pkg: FAILED rc=$rc: $why"
+			flock -u 7
 			continue
 		fi
 		for k in $kos; do
@@ -130,6 +131,7 @@ for pkg in "${PKGS[@]}"; do
 		echo "$((t1 - t0))" >"$stamp/seconds"
 		touch "$stamp/.complete"
 	fi
+	flock -u 7
 	n=0
 	for k in "$stamp"/*.ko; do
 		b=$(basename "$k" .ko)
