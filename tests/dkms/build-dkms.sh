@@ -42,8 +42,6 @@ DK=$CACHE/dkms
 DEBS=$DK/debs
 mkdir -p "$DEBS" "$DK/$KP_ABI"
 WORK=$DK/$KP_ABI
-# one package build at a time per ABI: the dkms and source trees are shared
-exec 7>"$WORK/.build-lock"
 fetch() { # package -> path of its .deb (cached)
 	local p=$1 f
 	f=$(ls "$DEBS/${p}_"*.deb 2>/dev/null | tail -n1 || true)
@@ -82,6 +80,8 @@ for pkg in "${PKGS[@]}"; do
 	name=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$srcdir/dkms.conf" | head -n1)
 	mver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$srcdir/dkms.conf" | head -n1)
 	stamp=$WORK/built/$pkg
+	# one build of a package (all its variants) at a time: they share its dkms and source trees
+	exec 7>"$WORK/.build-lock-$base"
 	[ $FORCE = 0 ] && [ -f "$stamp/.complete" ] || flock 7
 	if [ $FORCE = 0 ] && [ -f "$stamp/.complete" ]; then
 		log "$pkg: cached ($stamp)"

@@ -140,15 +140,15 @@ def init_dependent(scen):
 # a failed load whose init() returned that errno was accepted by the loader and failed in the
 # module's own code (hardware, request_module() without modprobe in the guest, self tests), and
 # lines between the two that match no loader format are the module's own output.
-INITCALL_CALLING = re.compile(r"\Acalling  \S+ @ \d+\Z")
-INITCALL_RETURNED = re.compile(r"\Ainitcall \S+ returned (-?\d+) after \d+ usecs\Z")
+INITCALL_CALLING = re.compile(r"\Acalling  \S+( \[\S+\])? @ \d+\Z")
+INITCALL_RETURNED = re.compile(r"\Ainitcall \S+( \[\S+\])? returned (-?\d+) after \d+ usecs\Z")
 
 
 def init_returned(ld):
     """True if the step's own init() returned the load's (failing) rc."""
     for line in ld["dmesg"]:
         m = INITCALL_RETURNED.match(line)
-        if m and ld["rc"] is not None and int(m.group(1)) == ld["rc"] != 0:
+        if m and ld["rc"] is not None and int(m.group(2)) == ld["rc"] != 0:
             return True
     return False
 
