@@ -17,8 +17,10 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 "$KP" check -b "$ROOT" -f json --fail-on never >"$T/check.json" 2>"$T/check.err" || {
 	cat "$T/check.err" >&2; exit 1; }
-"$KP" graph -b "$ROOT" -f json >"$T/graph.json" 2>"$T/graph.err" || {
-	cat "$T/graph.err" >&2; exit 1; }
+# exit 1: unresolved imports (dahdi_echocan_oslec's oslec_* have no provider), not an error
+rc=0
+"$KP" graph -b "$ROOT" -f json >"$T/graph.json" 2>"$T/graph.err" || rc=$?
+[ $rc -le 1 ] || { cat "$T/graph.err" >&2; exit 1; }
 python3 - "$ROOT/lib/modules/$ABI" "$T/check.json" "$T/graph.json" <<'PY'
 import json, sys
 moddir, check, graph = sys.argv[1:]
