@@ -377,7 +377,8 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		paths = tree_paths;
 		npaths = 1;
 	} else if (a->running && npaths == 0 && !a->set.n) {
-		kp_cli_error(NULL, "--running without FILE: the running kernel has no modules tree (%s)",
+		kp_cli_error(NULL,
+			     "--running without FILE: the running kernel has no modules tree (%s)",
 			     a->run.tree_note ? a->run.tree_note : "not found");
 		return KP_EXIT_ERROR;
 	}
