@@ -16,6 +16,12 @@
 # wall time and of CPU time (user + system of the child, less sensitive to other load) in ms.
 # Default modules: uas (5 dependencies), hid-logitech-dj (4), nfs (4), and kp_use_prop
 # (a fixture whose proprietary provider is loaded) when the fixtures match the release.
+# A MODULE may also name a set, timed in the cold state only, one line each and a summary
+# (how many over the 20 ms budget, the slowest): @largest:N (the N largest module files),
+# @sample:N (N modules spread over the sorted tree), @all (every module of the tree).
+# The hook reads through the facts cache (lib/read/facts-cache.c) in a scratch directory,
+# filled by each cell's warm-up run: the numbers are warm-cache ones. KOPOLICY_CACHE=off in
+# the environment times the hook without it.
 set -euo pipefail
 
 usage() { echo "usage: bench-hook.sh KOPOLICY_BIN TREE_ROOT [RUNS] [MODULE...]" >&2; exit 2; }
@@ -44,7 +50,12 @@ for f in modules.builtin modules.builtin.modinfo modules.order; do
 done
 [ -e "$tree/boot/config-$rel" ] && cp "$tree/boot/config-$rel" "$root/boot/"
 hdr=$tree/usr/src/linux-headers-$rel
-[ -e "$hdr/Module.symvers" ] && ln -s "$(cd "$hdr" && pwd)" "$root/usr/src/linux-headers-$rel"
+# copied: the hook resolves paths inside --root, where a link out of it leads nowhere
+if [ -e "$hdr/Module.symvers" ]; then
+	mkdir -p "$root/usr/src/linux-headers-$rel"
+	cp "$hdr/Module.symvers" "$root/usr/src/linux-headers-$rel/"
+fi
+export KOPOLICY_CACHE_DIR=$root/cache
 fixtures=""
 for d in "$top"/fixtures/ko/*/; do
 	if [ -e "$d/kernel.txt" ] && grep -qx "release=$rel" "$d/kernel.txt"; then
@@ -63,6 +74,24 @@ if [ ${#mods[@]} -eq 0 ]; then
 	mods=(uas hid-logitech-dj nfs)
 	[ -n "$fixtures" ] && mods+=(kp_use_prop)
 fi
+# modname FILE...: module names of module files
+modname() { for f in "$@"; do f=${f##*/}; echo "${f%%.ko*}"; done; }
+# expand_set @largest:N | @sample:N | @all: the module names of the set
+expand_set() {
+	local all
+	case $1 in
+	@largest:*) find -L "$md/kernel" -name '*.ko*' -type f -printf '%s %p\n' | sort -rn |
+		head -n "${1#@largest:}" | while read -r _ f; do modname "$f"; done ;;
+	@sample:*)
+		mapfile -t all < <(find -L "$md/kernel" -name '*.ko*' -type f | sort)
+		local step=$(( ${#all[@]} / ${1#@sample:} ))
+		[ "$step" -ge 1 ] || step=1
+		for ((i = 0; i < ${#all[@]}; i += step)); do modname "${all[$i]}"; done |
+			head -n "${1#@sample:}" ;;
+	@all) find -L "$md/kernel" -name '*.ko*' -type f | sort | while read -r f; do modname "$f"; done ;;
+	*) echo "bench-hook: unknown set $1 (@largest:N, @sample:N, @all)" >&2; exit 2 ;;
+	esac
+}
 
 # proc/modules and sys/module/<m>/taint for a list of loaded modules.
 set_loaded() {
@@ -109,6 +138,23 @@ echo "$(nproc) CPUs, $(uname -r); exports from $(ls "$root"/usr/src/*/Module.sym
 printf '%-20s %-6s %4s | %8s %8s | %8s %8s | %6s\n' module state deps hook_ms hook_cpu \
 	mprb_ms mprb_cpu ratio
 for m in "${mods[@]}"; do
+	if [[ $m == @* ]]; then
+		mapfile -t set < <(expand_set "$m")
+		over=0 worst=0 worst_m=""
+		set_loaded
+		for s in "${set[@]}"; do
+			read -r hw hc pw pc < <(timing "$kp" hook --root "$root" "$s" -- \
+				modprobe -d "$root" -S "$rel" --dry-run "$s")
+			printf '%-20s %-6s %4s | %8s %8s | %8s %8s | %6.1f\n' "$s" cold "-" \
+				"$hw" "$hc" "$pw" "$pc" "$(echo "$hw / $pw" | bc -l)"
+			if awk -v a="$hw" 'BEGIN { exit !(a > 20) }'; then over=$((over + 1)); fi
+			if awk -v a="$hw" -v b="$worst" 'BEGIN { exit !(a > b) }'; then
+				worst=$hw worst_m=$s
+			fi
+		done
+		echo "$m: ${#set[@]} modules, $over over 20 ms (median wall), slowest $worst_m $worst ms"
+		continue
+	fi
 	mapfile -t deps < <(deps_of "$m")
 	for state in cold loaded full; do
 		hook_args=()

@@ -10,6 +10,11 @@
 #   kopolicy graph --format json ...            (every import's provider: 25 MB of JSON)
 #   kopolicy -j 1 graph --format json ...       (one thread, like depmod)
 #   kopolicy check --format json -k SYMVERS --kernel-config ... (the whole simulation)
+# The rows above read every module (--no-cache). With the facts cache (lib/read/facts-cache.c),
+# in a scratch cache directory:
+#   check-cold  the check with an empty cache (every module read, hashed and stored)
+#   check-warm  the check with the cache filled (no module file read)
+#   graph-warm  graph --format json, the same
 # Prints the median wall time, CPU time (user+sys) and peak RSS of each and the ratios
 # to depmod, with the load average before and after.  See bench/README.md.
 # TREE_ROOT is an extracted linux-image package (tests/corpus/fetch-trees.sh makes them).
@@ -50,6 +55,8 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/depmod.d" # empty configuration: the host's depmod.d does not matter
+unset KOPOLICY_CACHE
+export KOPOLICY_CACHE_DIR=$tmp/cache # the warm rows' cache; the user's is left alone
 
 declare -A wall cpu rss
 # measure NAME OKSTATUS COMMAND...: one timed run; OKSTATUS: highest normal exit status
@@ -73,13 +80,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 
 round() { # prefix ("" for the warm-up)
 	local p=$1
+	local chk=(check --format json -k "$symvers" --kernel-config "$config" --kernel-release "$rel")
 	measure "${p:+depmod}" 0 depmod -n -C "$tmp/depmod.d" -E "$symvers" -b "$root" "$rel"
-	measure "${p:+graph}" 1 "$kp" graph -k "$symvers" "$moddir"
-	measure "${p:+graph-json}" 1 "$kp" graph --format json -k "$symvers" "$moddir"
-	measure "${p:+graph-j1}" 1 "$kp" -j 1 graph --format json -k "$symvers" "$moddir"
-	measure "${p:+check}" 1 "$kp" check --format json -k "$symvers" --kernel-config "$config" \
-		--kernel-release "$rel" "$moddir"
+	measure "${p:+graph}" 1 "$kp" --no-cache graph -k "$symvers" "$moddir"
+	measure "${p:+graph-json}" 1 "$kp" --no-cache graph --format json -k "$symvers" "$moddir"
+	measure "${p:+graph-j1}" 1 "$kp" --no-cache -j 1 graph --format json -k "$symvers" "$moddir"
+	measure "${p:+check}" 1 "$kp" --no-cache "${chk[@]}" "$moddir"
+	rm -rf "$KOPOLICY_CACHE_DIR"
+	measure "${p:+check-cold}" 1 "$kp" "${chk[@]}" "$moddir"
+	measure "${p:+check-warm}" 1 "$kp" "${chk[@]}" "$moddir"
+	measure "${p:+graph-warm}" 1 "$kp" graph --format json -k "$symvers" "$moddir"
 }
+tools=(depmod graph graph-json graph-j1 check check-cold check-warm graph-warm)
 
 nmods=$(find "$moddir" -name '*.ko*' -type f | wc -l)
 echo "tree: $root ($rel, $nmods modules), $runs runs each, alternating after a warm-up round"
@@ -92,11 +104,11 @@ echo "load after: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 d=$(echo "${wall[depmod]}" | median)
 dr=$(echo "${rss[depmod]}" | median)
 printf '%-10s %8s %8s %10s %9s %8s\n' tool wall_s cpu_s peak_kib wall/dep rss/dep
-for t in depmod graph graph-json graph-j1 check; do
+for t in "${tools[@]}"; do
 	w=$(echo "${wall[$t]}" | median)
 	c=$(echo "${cpu[$t]}" | median)
 	r=$(echo "${rss[$t]}" | median)
 	printf '%-10s %8s %8s %10s %9s %8s\n' "$t" "$w" "$c" "$r" "$(ratio "$w" "$d")" "$(ratio "$r" "$dr")"
 done
-echo "all wall times: depmod ${wall[depmod]}| graph ${wall[graph]}| graph-json ${wall[graph-json]}|" \
-	"graph-j1 ${wall[graph-j1]}| check ${wall[check]}"
+echo "all wall times:"
+for t in "${tools[@]}"; do echo "  $t: ${wall[$t]}"; done

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel-base.h"
+#include "kernel/kernel-base.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

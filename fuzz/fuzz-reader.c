@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "module.h"
+#include "read/module.h"
 #include "same-module.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

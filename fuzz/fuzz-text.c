@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bytes.h"
-#include "hook-policy.h"
-#include "kernel-config.h"
-#include "modprobe-chain.h"
+#include "read/bytes.h"
+#include "policy/hook-policy.h"
+#include "kernel/kernel-config.h"
+#include "kernel/modprobe-chain.h"
 #include "waivers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,14 +10,14 @@
 #include <getopt.h>
 
 #include "cli.h"
-#include "depmod-config.h"
-#include "graph.h"
-#include "kernel-base.h"
-#include "kernel-facts.h"
-#include "kernel-tree.h"
-#include "running.h"
-#include "loader.h"
-#include "sig-keys.h"
+#include "kernel/depmod-config.h"
+#include "graph/graph.h"
+#include "kernel/kernel-base.h"
+#include "kernel/kernel-facts.h"
+#include "kernel/kernel-tree.h"
+#include "kernel/running.h"
+#include "sim/loader.h"
+#include "kernel/sig-keys.h"
 
 struct kp_analysis {
 	struct kp_module_set set;

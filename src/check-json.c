@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "check-output.h"
-#include "sig-keys.h"
+#include "kernel/sig-keys.h"
 #include "json-out.h"
 
 static struct json_object *verdict_json(const struct kp_analysis *a, const struct kp_verdict *v)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check-output.h"
-#include "sig-keys.h"
+#include "kernel/sig-keys.h"
 
 static const char *color(const struct kp_check_out *o, const char *code)
 {

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "module-set.h"
-#include "util.h"
+#include "graph/module-set.h"
+#include "util/util.h"
 
 /* Exit status, documented in kopolicy(1) EXIT STATUS. */
 enum {
@@ -16,14 +16,28 @@ enum {
 	KP_EXIT_ERROR = 2,
 };
 
+struct kp_facts_cache;
+
+/* The facts cache of a run, opened on first use (kp_cli_facts_cache()). */
+struct kp_cli_cache {
+	bool tried;
+	bool system; /* the hook: /var/cache/kopolicy when it can be used */
+	struct kp_facts_cache *cache;
+};
+
 struct kp_cli {
 	const char *prog;
 	unsigned jobs;
 	size_t max_size;
-	bool progress; /* stderr is a terminal */
-	bool full_modinfo; /* keep every .modinfo tag (info) */
+	bool progress;	     /* stderr is a terminal */
+	bool full_modinfo;   /* keep every .modinfo tag (info) */
 	unsigned sig_digest; /* KP_SIG_* (module.h): hash modules for signature verification */
+	bool no_cache;	     /* --no-cache */
+	struct kp_cli_cache *cache;
 };
+
+/* The run's facts cache, or NULL (--no-cache, KOPOLICY_CACHE=off, no directory, no memory). */
+struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli);
 
 void kp_cli_error(const char *path, const char *fmt, ...) kp_printf_fmt(2, 3);
 
@@ -42,12 +56,13 @@ void kp_cli_add_paths(struct kp_module_set *set, char **paths, int npaths);
 /* Parses a size with an optional K/M/G suffix. */
 int kp_cli_parse_size(const char *s, size_t *out);
 
-/* Handles -j/--jobs and --max-size inside any command; 1 if @c was one of them. */
+/* Handles -j/--jobs, --max-size and --no-cache inside any command; 1 if @c was one of them. */
 int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg);
-#define KP_CLI_COMMON_LONGOPTS                           \
-	{ "jobs", required_argument, NULL, 'j' },        \
-	{                                                \
-		"max-size", required_argument, NULL, 'S' \
+#define KP_OPT_NO_CACHE 0x180
+#define KP_CLI_COMMON_LONGOPTS                                                                  \
+	{ "jobs", required_argument, NULL, 'j' }, { "max-size", required_argument, NULL, 'S' }, \
+	{                                                                                       \
+		"no-cache", no_argument, NULL, KP_OPT_NO_CACHE                                  \
 	}
 
 int cmd_info(struct kp_cli *cli, int argc, char **argv);
@@ -55,5 +70,6 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv);
 int cmd_graph(struct kp_cli *cli, int argc, char **argv);
 int cmd_explain(struct kp_cli *cli, int argc, char **argv);
 int cmd_hook(struct kp_cli *cli, int argc, char **argv);
+int cmd_cache(struct kp_cli *cli, int argc, char **argv);
 
 #endif

@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "hook-policy.h"
-#include "kernel-tree.h"
-#include "modprobe-chain.h"
-#include "running.h"
-#include "rootfs.h"
+#include "policy/hook-policy.h"
+#include "kernel/kernel-tree.h"
+#include "kernel/modprobe-chain.h"
+#include "kernel/running.h"
+#include "kernel/rootfs.h"
 
 enum {
 	OPT_ON_ERROR = 0x300,
@@ -315,7 +315,8 @@ static bool is_provider(const struct hook *h, const char *name)
 
 static int add_provider(struct hook *h, const char *name, const char *path, char *why, size_t len)
 {
-	struct kp_open_opts oo = { .max_size = h->cli->max_size };
+	struct kp_open_opts oo = { .max_size = h->cli->max_size,
+				   .cache = kp_cli_facts_cache(h->cli) };
 	struct kp_err err = { "" };
 	size_t need = h->nproviders + 1;
 	struct kp_module *m;
@@ -713,7 +714,8 @@ static int read_set(struct hook *h, char *why, size_t len)
 	struct kp_read_opts ro = {
 		.open = { .max_size = h->cli->max_size,
 			  .sig_digest = (kp_keyring_empty(&h->a.keys) ? 0 : KP_SIG_DIGEST) |
-					(h->a.keys.nblacklist ? KP_SIG_FILE_SHA256 : 0) }
+					(h->a.keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
+			  .cache = kp_cli_facts_cache(h->cli) }
 	};
 	size_t n = 0;
 

@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "info-output.h"
-#include "sig-keys.h"
+#include "kernel/sig-keys.h"
 
 #define INFO_WINDOW 256
 

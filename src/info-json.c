@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf-file.h"
+#include "read/elf-file.h"
 #include "info-output.h"
-#include "loader.h"
-#include "sig-keys.h"
+#include "sim/loader.h"
+#include "kernel/sig-keys.h"
 #include "json-out.h"
 
 static const char *versions_format_name(enum kp_versions_format f)

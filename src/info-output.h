@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "module-set.h"
+#include "graph/module-set.h"
 
 #define KP_INFO_SCHEMA_VERSION 1
 

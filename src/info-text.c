@@ -4,10 +4,10 @@
 
 #include <string.h>
 
-#include "elf-file.h"
+#include "read/elf-file.h"
 #include "info-output.h"
-#include "loader.h"
-#include "sig-keys.h"
+#include "sim/loader.h"
+#include "kernel/sig-keys.h"
 
 /* Prints @s escaped (kp_escape_write()), so garbage cannot forge a line or drive a terminal. */
 static void put_safe(FILE *f, const char *s)

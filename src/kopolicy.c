@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "read/facts-cache.h"
 
 static const struct {
 	const char *name;
@@ -24,6 +25,7 @@ static const struct {
 	  "dependency graph: providers, export classes, cycles (text, json, dot)" },
 	{ "hook", cmd_hook, "judge a modprobe load against the running kernel (modprobe.d hook)" },
 	{ "info", cmd_info, "show what modules contain: modinfo, exports, imports, versions" },
+	{ "cache", cmd_cache, "show, prune or clear the cache of module facts" },
 };
 
 void kp_cli_error(const char *path, const char *fmt, ...)
@@ -96,7 +98,8 @@ struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n)
 	struct kp_read_opts ro = {
 		.open = { .max_size = cli->max_size,
 			  .full_modinfo = cli->full_modinfo,
-			  .sig_digest = cli->sig_digest },
+			  .sig_digest = cli->sig_digest,
+			  .cache = kp_cli_facts_cache(cli) },
 		.jobs = cli->jobs,
 	};
 
@@ -144,6 +147,8 @@ static void usage(FILE *f)
 		   "                      per CPU)\n"
 		   "      --max-size SIZE refuse modules larger than SIZE once decompressed\n"
 		   "                      (default 512M; K, M, G suffixes)\n"
+		   "      --no-cache      read every module file, without the facts cache\n"
+		   "                      (see kopolicy cache --help)\n"
 		   "  -h, --help          show this help (kopolicy COMMAND --help for a command)\n"
 		   "  -V, --version       show the version\n"
 		   "\n"
@@ -151,9 +156,32 @@ static void usage(FILE *f)
 		   "input errors (any file that could not be read). See kopolicy(1).\n");
 }
 
+struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli)
+{
+	struct kp_cli_cache *cc = cli->cache;
+	char dir[4096];
+	int r;
+
+	if (!cc || cli->no_cache)
+		return NULL;
+	if (cc->tried)
+		return cc->cache;
+	cc->tried = true;
+	r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, sizeof(dir));
+	/* the system cache when root may create it or it can be read, else the user's */
+	if (r == 0 && cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0))
+		cc->cache = kp_facts_cache_new(dir);
+	else if (r == 0 && kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir)) == 0)
+		cc->cache = kp_facts_cache_new(dir);
+	return cc->cache;
+}
+
 int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg)
 {
 	switch (c) {
+	case KP_OPT_NO_CACHE:
+		cli->no_cache = true;
+		return 1;
 	case 'j': {
 		char *end;
 		long v = strtol(arg, &end, 10);
@@ -180,11 +208,15 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "jobs", required_argument, NULL, 'j' },
 					      { "max-size", required_argument, NULL, 'S' },
+					      { "no-cache", no_argument, NULL, KP_OPT_NO_CACHE },
 					      { "help", no_argument, NULL, 'h' },
 					      { "version", no_argument, NULL, 'V' },
 					      {} };
-	struct kp_cli cli = { .prog = "kopolicy", .progress = isatty(STDERR_FILENO) };
-	int c;
+	struct kp_cli_cache cache = { 0 };
+	struct kp_cli cli = { .prog = "kopolicy",
+			      .progress = isatty(STDERR_FILENO),
+			      .cache = &cache };
+	int c, rc;
 
 	/*
 	 * Decompressed modules are large, short-lived buffers: keep them in their own
@@ -220,7 +252,21 @@ int main(int argc, char **argv)
 		argc -= optind;
 		argv += optind;
 		optind = 0; /* reset getopt for the command */
-		return commands[i].run(&cli, argc, argv);
+		cache.system = !strcmp(commands[i].name, "hook");
+		rc = commands[i].run(&cli, argc, argv);
+		if (cache.cache && getenv("KOPOLICY_CACHE_STATS")) {
+			struct kp_cache_counts n;
+
+			kp_facts_cache_counts(cache.cache, &n);
+			fprintf(stderr,
+				"kopolicy: cache: %llu hits (%llu by stat), %llu misses, %llu stored, "
+				"%llu refused\n",
+				(unsigned long long)n.hits, (unsigned long long)n.stat_hits,
+				(unsigned long long)n.misses, (unsigned long long)n.stored,
+				(unsigned long long)n.rejected);
+		}
+		kp_facts_cache_free(cache.cache);
+		return rc;
 	}
 	kp_cli_error(NULL, "unknown command '%s' (see kopolicy --help)", argv[optind]);
 	return KP_EXIT_ERROR;

@@ -8,7 +8,7 @@
 #ifndef KP_WAIVERS_H
 #define KP_WAIVERS_H
 
-#include "loader.h"
+#include "sim/loader.h"
 
 struct kp_waiver {
 	char *rule, *module, *symbol;

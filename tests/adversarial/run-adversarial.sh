@@ -104,7 +104,7 @@ cp "$tmp/big.ko" "$tmp/big.orig"
 writer=$!
 deaths=0
 # detect_leaks=0 here: recovering from SIGBUS leaves libelf's handle of that file (a few KiB,
-# documented in lib/elf-file.h), which LeakSanitizer would count as a failure
+# documented in lib/read/elf-file.h), which LeakSanitizer would count as a failure
 for i in $(seq 150); do
 	ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0} run "$kp" info "$tmp/big.ko"
 	[ "$rc" -gt 2 ] && deaths=$((deaths + 1))

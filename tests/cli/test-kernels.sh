@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The loader of each kernel generation (5.10 … 7.2) on the same modules: version-gated
-# branches of lib/rules/ (module: namespaces, __kflagstab, string-table and st_shndx checks,
+# branches of lib/sim/rules/ (module: namespaces, __kflagstab, string-table and st_shndx checks,
 # message texts), driven by --kernel-version over the 6.12 fixtures and edited copies of them.
 set -uo pipefail
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "module.h"
+#include "read/module.h"
 
 static inline bool kp_same_str(const char *a, const char *b)
 {

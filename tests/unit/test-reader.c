@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "module.h"
+#include "read/module.h"
 #include "same-module.h"
 #include "tap.h"
 

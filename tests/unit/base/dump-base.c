@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel-base.h"
-#include "kernel-tree.h"
+#include "kernel/kernel-base.h"
+#include "kernel/kernel-tree.h"
 
 static int cmp_line(const void *a, const void *b)
 {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel-base.h"
+#include "kernel/kernel-base.h"
 #include "../tap.h"
 
 #define DATA "tests/unit/base/data/"

@@ -2,7 +2,7 @@
 /* Kernel build configuration: values, "is not set", strings, header, errors, .gz. */
 #include <string.h>
 
-#include "kernel-config.h"
+#include "kernel/kernel-config.h"
 #include "../tap.h"
 
 #define DATA "tests/unit/base/data/"

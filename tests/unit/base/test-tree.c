@@ -2,8 +2,8 @@
 /* Kernel trees and the running system under a fake root (tests/unit/base/root*). */
 #include <string.h>
 
-#include "kernel-tree.h"
-#include "running.h"
+#include "kernel/kernel-tree.h"
+#include "kernel/running.h"
 #include "../tap.h"
 
 #define BASE "tests/unit/base/"

@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bytes.h"
-#include "modprobe-chain.h"
-#include "symbol-index.h"
+#include "read/bytes.h"
+#include "kernel/modprobe-chain.h"
+#include "util/symbol-index.h"
 #include "tap.h"
-#include "util.h"
+#include "util/util.h"
 
 static double now(void)
 {

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The dependency graph of a module set over a kernel export base: for every
+ * import, who provides it (vmlinux, a module of the set, an in-tree module
+ * known only from the base, or nobody) and under which export class; module
+ * dependencies, a load order and dependency cycles.
+ */
+#ifndef KP_GRAPH_H
+#define KP_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernel/kernel-base.h"
+#include "module-set.h"
+#include "util/symbol-index.h"
+
+enum kp_provider_kind {
+	KP_PROV_NONE,
+	KP_PROV_VMLINUX,
+	KP_PROV_MODULE,	     /* a module of the set */
+	KP_PROV_BASE_MODULE, /* a module known only from the base (Module.symvers, tree) */
+};
+
+/* One per import of a whole tree (~185k): kept to 40 bytes. */
+struct kp_edge {
+	const struct kp_import *imp;
+	union {
+		const struct kp_export *exp; /* KP_PROV_MODULE */
+		const struct kp_ksym *ksym;  /* KP_PROV_VMLINUX, KP_PROV_BASE_MODULE */
+	};
+	const char *ns;
+	uint32_t node; /* KP_PROV_MODULE: the provider's node */
+	uint32_t crc;
+	enum kp_provider_kind kind : 8;
+	bool gpl_only;
+	bool has_crc;
+};
+
+struct kp_node {
+	const struct kp_module *mod;
+	const char *path;
+	struct kp_edge *edges; /* one per import, .symtab order */
+	size_t nedges;
+	size_t *deps; /* distinct provider nodes, first use order */
+	size_t ndeps;
+	const char **base_deps; /* distinct base-module providers (owner names) */
+	size_t nbase_deps;
+	bool in_cycle;
+	bool duplicate_name; /* another node of the set has the same module name */
+};
+
+struct kp_graph {
+	struct kp_node *nodes;
+	size_t n;
+	const struct kp_kernel_base *base; /* borrowed, may be NULL */
+	struct kp_symbol_index exports;	   /* symbol name -> struct kp_export_ref (set modules) */
+	struct kp_export_ref *export_refs; /* storage behind the index */
+	struct kp_symbol_index names;	   /* module name -> node (set modules) */
+	size_t *order;			   /* load order (dependencies first) */
+	struct kp_cycle *cycles;	   /* dependency cycles (strongly connected components) */
+	size_t ncycles;
+};
+
+struct kp_cycle {
+	size_t *nodes;
+	size_t len;
+};
+
+/* An export of a set module, as stored in kp_graph.exports. */
+struct kp_export_ref {
+	size_t node;
+	const struct kp_export *exp;
+};
+
+/*
+ * An export of a module known only from the base (a Module.symvers line not owned
+ * by vmlinux) whose module is not part of the set (the set's own reading wins), or NULL.
+ */
+const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, const char *name);
+/* The module name of a Module.symvers owner path: basename with '-' as '_' (KBUILD_MODNAME). */
+void kp_base_owner_modname(const char *owner, char *buf, size_t len);
+
+/*
+ * Builds the graph of every successfully read module of @set; @base may be NULL.
+ * @jobs threads resolve the imports (0: one per CPU); the result does not depend on it.
+ */
+int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
+		   const struct kp_kernel_base *base, unsigned jobs, struct kp_err *err);
+void kp_graph_free(struct kp_graph *g);
+
+/* The node of the module called @name (first one in set order), or SIZE_MAX. */
+size_t kp_graph_find(const struct kp_graph *g, const char *name);
+
+#endif

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "module-set.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/parallel.h"
+
+bool kp_is_module_filename(const char *name)
+{
+	static const char *const suffixes[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(suffixes); i++) {
+		size_t sl = strlen(suffixes[i]);
+
+		if (len > sl && !strcmp(name + len - sl, suffixes[i]))
+			return true;
+	}
+	return false;
+}
+
+static struct kp_set_entry *push_entry(struct kp_module_set *set, const char *path)
+{
+	struct kp_set_entry *ent;
+
+	if (kp_grow(&set->entries, &set->cap, set->n + 1, sizeof(*set->entries)) < 0)
+		return NULL;
+	ent = &set->entries[set->n];
+	memset(ent, 0, sizeof(*ent));
+	ent->path = strdup(path);
+	if (!ent->path)
+		return NULL;
+	set->n++;
+	return ent;
+}
+
+static int push_error(struct kp_module_set *set, const char *path, const char *what, int errnum)
+{
+	struct kp_set_entry *ent = push_entry(set, path);
+	char buf[256];
+
+	if (!ent)
+		return -ENOMEM;
+	if (errnum)
+		snprintf(buf, sizeof(buf), "%s: %s", what, strerror(errnum));
+	else
+		snprintf(buf, sizeof(buf), "%s", what);
+	ent->error = strdup(buf);
+	return ent->error ? 0 : -ENOMEM;
+}
+
+struct dir_entry {
+	char *path;
+	unsigned char type; /* DT_* from readdir(), DT_UNKNOWN if the filesystem does not say */
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct dir_entry *)a)->path, ((const struct dir_entry *)b)->path);
+}
+
+/* DT_* of @ent, from readdir() when the filesystem gives it, else lstat(). */
+static unsigned char entry_type(const struct dir_entry *ent)
+{
+	struct stat st;
+
+	if (ent->type != DT_UNKNOWN)
+		return ent->type;
+	if (lstat(ent->path, &st) < 0)
+		return DT_UNKNOWN;
+	return S_ISDIR(st.st_mode)   ? DT_DIR
+	       : S_ISREG(st.st_mode) ? DT_REG
+	       : S_ISLNK(st.st_mode) ? DT_LNK
+				     : DT_UNKNOWN;
+}
+
+static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
+{
+	struct dir_entry *ents = NULL;
+	size_t n = 0, cap = 0, dlen = strlen(dir);
+	bool slash = dlen && dir[dlen - 1] == '/';
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (depth > 64)
+		return push_error(set, dir, "directory nesting too deep", 0);
+	d = opendir(dir);
+	if (!d)
+		return push_error(set, dir, "cannot open directory", errno);
+	while ((de = readdir(d))) {
+		size_t nlen;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		/* Only directories and module files matter: skip the rest before allocating. */
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN &&
+		    !kp_is_module_filename(de->d_name))
+			continue;
+		if (kp_grow(&ents, &cap, n + 1, sizeof(*ents)) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		nlen = strlen(de->d_name);
+		ents[n].path = malloc(dlen + nlen + 2);
+		if (!ents[n].path) {
+			r = -ENOMEM;
+			break;
+		}
+		memcpy(ents[n].path, dir, dlen);
+		if (!slash)
+			ents[n].path[dlen] = '/';
+		memcpy(ents[n].path + dlen + !slash, de->d_name, nlen + 1);
+		ents[n].type = de->d_type;
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(ents, n, sizeof(*ents), cmp_entry);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const char *base = strrchr(ents[i].path, '/') + 1;
+		unsigned char type = entry_type(&ents[i]);
+
+		if (type == DT_DIR)
+			r = add_dir(set, ents[i].path, depth + 1);
+		else if (kp_is_module_filename(base))
+			/* a FIFO, socket or device named *.ko too: reading says what it is */
+			r = push_entry(set, ents[i].path) ? 0 : -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ents[i].path);
+	free(ents);
+	return r;
+}
+
+int kp_set_add_path(struct kp_module_set *set, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return add_dir(set, path, 0);
+	/* Files (and anything unreadable) are entries: reading reports the problem. */
+	return push_entry(set, path) ? 0 : -ENOMEM;
+}
+
+/*
+ * Reading runs on the worker pool (kp_pool_run()): files largest first, while the set's facts
+ * are still small, and never two huge modules (amdgpu, i915) decompressed at once. A job's
+ * cost is the file's memory while read, estimated below.
+ */
+struct read_ctx {
+	struct kp_module_set *set;
+	const struct kp_read_opts *opts;
+	struct kp_job *q;
+	size_t from; /* progress counts the entries before the range as done */
+};
+
+/* A file's memory while read: the whole image once decompressed (~8x for xz, zstd, gzip). */
+static size_t read_cost(const char *path)
+{
+	static const char *const packed[] = { ".xz", ".zst", ".gz" };
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (stat(path, &st) < 0 || st.st_size <= 0)
+		return 0;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(packed); i++) {
+		size_t sl = strlen(packed[i]);
+
+		if (len > sl && !strcmp(path + len - sl, packed[i]))
+			return (uint64_t)st.st_size > SIZE_MAX / 8 ? SIZE_MAX
+								   : (size_t)st.st_size * 8;
+	}
+	return (uint64_t)st.st_size > SIZE_MAX ? SIZE_MAX : (size_t)st.st_size;
+}
+
+static void cost_slice(void *ctx, size_t begin, size_t end)
+{
+	struct read_ctx *c = ctx;
+
+	for (size_t k = begin; k < end; k++)
+		c->q[k].cost = read_cost(c->set->entries[c->q[k].index].path);
+}
+
+static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o,
+		     struct kp_decoders *dec)
+{
+	struct kp_err err = { "" };
+
+	if (ent->mod || ent->error)
+		return;
+	if (kp_module_open_with(ent->path, o, dec, &ent->mod, &err) < 0) {
+		ent->error = strdup(err.msg[0] ? err.msg : "unknown error");
+		if (!ent->error)
+			abort(); /* cannot even report: out of memory */
+	}
+}
+
+/* Each thread's decoders; NULL (no memory): one-shot decoding. */
+static void *read_thread_start(void *ctx)
+{
+	(void)ctx;
+	return kp_decoders_new();
+}
+
+static void read_thread_stop(void *ctx, void *state)
+{
+	(void)ctx;
+	kp_decoders_free(state);
+}
+
+static bool read_job(void *ctx, void *state, size_t index)
+{
+	struct read_ctx *c = ctx;
+	struct kp_set_entry *ent = &c->set->entries[index];
+
+	read_one(ent, &c->opts->open, state);
+	return ent->error != NULL;
+}
+
+static void read_progress(void *ctx, size_t done)
+{
+	struct read_ctx *c = ctx;
+
+	done += c->from;
+	if (c->opts->progress && done % 16 == 0) /* a terminal line, not a flood */
+		c->opts->progress(done, c->set->n, c->opts->progress_data);
+}
+
+size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts)
+{
+	return kp_set_read_range(set, 0, set->n, opts);
+}
+
+size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
+			 const struct kp_read_opts *opts)
+{
+	static const struct kp_pool_ops ops = {
+		.thread_start = read_thread_start,
+		.thread_stop = read_thread_stop,
+		.run = read_job,
+		.progress = read_progress,
+	};
+	struct read_ctx c = { .set = set, .opts = opts };
+	size_t end = to < set->n ? to : set->n, n, failed = 0;
+
+	if (from > end)
+		from = end;
+	n = end - from;
+	c.from = from;
+	c.q = kp_calloc(n ? n : 1, sizeof(*c.q));
+	if (!c.q) {
+		/* No memory for the queue: read in set order, one thread, no budget. */
+		for (size_t i = from; i < end; i++) {
+			read_one(&set->entries[i], &opts->open, NULL);
+			failed += set->entries[i].error != NULL;
+		}
+		return failed;
+	}
+	for (size_t k = 0; k < n; k++)
+		c.q[k].index = from + k;
+	if (n > 1)
+		kp_parallel_for(n, opts->jobs, 256, cost_slice, &c);
+	failed = kp_pool_run(c.q, n, opts->jobs, &ops, &c);
+	free(c.q);
+	if (opts->progress && end == set->n)
+		opts->progress(set->n, set->n, opts->progress_data);
+	return failed;
+}
+
+void kp_set_free(struct kp_module_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		free(set->entries[i].path);
+		free(set->entries[i].error);
+		kp_module_free(set->entries[i].mod);
+	}
+	free(set->entries);
+	memset(set, 0, sizeof(*set));
+}

@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The kernel export base: symbols in an arena, a pointer array in load order
+ * and an open-addressing hash index on the name (one slot per distinct name;
+ * entries of the same name from other owners are chained). Format detection
+ * for kp_base_load() lives here too; each format has its own file.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "read/bytes.h"
+#include "kernel-base-internal.h"
+#include "rootfs.h"
+
+struct entry {
+	struct kp_ksym k;   /* first: callers get &entry->k */
+	struct entry *next; /* next entry of the same name */
+	uint32_t hash;
+	unsigned gen; /* load that added or last merged it */
+};
+
+/* A hash slot keeps the hash and name beside the head: probing touches no entry. */
+struct slot {
+	const char *name;
+	struct entry *head;
+	struct entry *tail; /* last of the chain: appends in O(1) */
+	uint32_t hash;
+	uint32_t len; /* strlen(name), saturated */
+};
+
+struct kp_kernel_base {
+	struct kp_arena arena;
+	struct entry **entries; /* load order */
+	size_t n;
+	size_t cap;
+	struct slot *slots; /* hash index: heads of same-name chains, head NULL = empty */
+	size_t nslots;	    /* power of two */
+	size_t nnames;
+	/*
+	 * (name, owner) -> entry, built only once a name has more than PAIRS_AFTER owners (a
+	 * hostile Module.symvers): then a name exported by thousands of owners stays O(1) per
+	 * add. NULL before.
+	 */
+	struct entry **pairs; /* open addressing, power of two, NULL = empty */
+	size_t npairs;
+	size_t npaired;
+	unsigned gen;
+	unsigned source; /* KP_SRC_* of the current load */
+	unsigned sources;
+	const char *vmlinux_owner;
+	const char *last_owner; /* interning cache: owners come in runs */
+	const char *release;
+	size_t nduplicates;
+	size_t nconflicts;
+	const char *first_conflict;
+};
+
+int kp_base_new(struct kp_kernel_base **out)
+{
+	struct kp_kernel_base *b = calloc(1, sizeof(*b));
+
+	*out = NULL;
+	if (!b)
+		return -1;
+	b->vmlinux_owner = kp_arena_strdup(&b->arena, "vmlinux");
+	if (!b->vmlinux_owner) {
+		free(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+void kp_base_free(struct kp_kernel_base *b)
+{
+	if (!b)
+		return;
+	free(b->entries);
+	free(b->slots);
+	free(b->pairs);
+	kp_arena_release(&b->arena);
+	free(b);
+}
+
+void kp_base_begin_load(struct kp_kernel_base *b, unsigned source)
+{
+	b->gen++;
+	b->source = source;
+	b->sources |= source;
+}
+
+static struct slot *find_slot(struct slot *slots, size_t nslots, const char *name, uint32_t h)
+{
+	size_t mask = nslots - 1;
+
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct slot *s = &slots[i];
+
+		if (!s->head || (s->hash == h && (s->name == name || !strcmp(s->name, name))))
+			return s;
+	}
+}
+
+static int rehash(struct kp_kernel_base *b)
+{
+	size_t nslots = b->nslots ? b->nslots * 2 : 1024;
+	struct slot *slots;
+
+	if (nslots > SIZE_MAX / sizeof(*slots))
+		return -1;
+	slots = calloc(nslots, sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < b->nslots; i++)
+		if (b->slots[i].head)
+			*find_slot(slots, nslots, b->slots[i].name, b->slots[i].hash) = b->slots[i];
+	free(b->slots);
+	b->slots = slots;
+	b->nslots = nslots;
+	return 0;
+}
+
+static struct entry *find_head(const struct kp_kernel_base *b, const char *name, uint32_t h)
+{
+	if (!b->nslots)
+		return NULL;
+	return find_slot(b->slots, b->nslots, name, h)->head;
+}
+
+const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, size_t len)
+{
+	uint32_t h;
+	size_t mask;
+
+	if (!b->nslots)
+		return NULL;
+	h = kp_hash_bytes(name, len);
+	mask = b->nslots - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		const struct slot *s = &b->slots[i];
+
+		if (!s->head)
+			return NULL;
+		if (s->hash == h && s->len == len && !memcmp(s->name, name, len))
+			return s->name;
+	}
+}
+
+static const char *pool_find(const void *ctx, const char *name, size_t len)
+{
+	return kp_base_intern(ctx, name, len);
+}
+
+struct kp_name_pool kp_base_name_pool(const struct kp_kernel_base *b)
+{
+	return (struct kp_name_pool){ .find = pool_find, .ctx = b };
+}
+
+static const char *source_name(unsigned src)
+{
+	switch (src) {
+	case KP_SRC_SYMVERS:
+		return "Module.symvers";
+	case KP_SRC_VMLINUX:
+		return "vmlinux";
+	case KP_SRC_SYSTEM_MAP:
+		return "System.map";
+	case KP_SRC_KALLSYMS:
+		return "kallsyms";
+	default:
+		return "an earlier source";
+	}
+}
+
+/* Names the first source in @mask, for conflict messages. */
+static const char *first_source(unsigned mask)
+{
+	for (unsigned s = 1; s <= KP_SRC_KALLSYMS; s <<= 1)
+		if (mask & s)
+			return source_name(s);
+	return source_name(0);
+}
+
+static void conflict(struct kp_kernel_base *b, const struct entry *e, const char *what,
+		     const char *had, const char *got)
+{
+	char buf[512];
+
+	if (b->nconflicts++)
+		return;
+	snprintf(buf, sizeof(buf), "%s (%s): %s says %s %s, %s says %s", e->k.name, e->k.owner,
+		 first_source(e->k.sources), what, had, source_name(b->source), got);
+	b->first_conflict = kp_arena_strdup(&b->arena, buf); /* NULL on OOM: count stays */
+}
+
+static int merge(struct kp_kernel_base *b, struct entry *e, const struct kp_ksym *in,
+		 struct kp_err *err)
+{
+	char had[32], got[32];
+
+	if (e->gen == b->gen) {
+		b->nduplicates++;
+		return 0;
+	}
+	e->gen = b->gen;
+	e->k.sources |= b->source;
+	if (e->k.table != in->table)
+		conflict(b, e, "table", kp_export_table_section(e->k.table),
+			 kp_export_table_section(in->table));
+	if (in->has_crc) {
+		if (!e->k.has_crc) {
+			e->k.has_crc = true;
+			e->k.crc = in->crc;
+		} else if (e->k.crc != in->crc) {
+			snprintf(had, sizeof(had), "0x%08x", e->k.crc);
+			snprintf(got, sizeof(got), "0x%08x", in->crc);
+			conflict(b, e, "CRC", had, got);
+		}
+	}
+	if (in->ns_known) {
+		const char *ns = in->ns && *in->ns ? in->ns : NULL;
+
+		if (!e->k.ns_known) {
+			e->k.ns_known = true;
+			if (ns) {
+				e->k.ns = kp_arena_strdup(&b->arena, ns);
+				if (!e->k.ns)
+					return kp_err_set(err, "out of memory");
+			}
+		} else if ((ns == NULL) != (e->k.ns == NULL) || (ns && strcmp(ns, e->k.ns))) {
+			conflict(b, e, "namespace", e->k.ns ? e->k.ns : "(none)",
+				 ns ? ns : "(none)");
+		}
+	}
+	return 0;
+}
+
+static const char *intern_owner(struct kp_kernel_base *b, const char *owner)
+{
+	if (!owner || !strcmp(owner, "vmlinux"))
+		return b->vmlinux_owner;
+	if (b->last_owner && !strcmp(b->last_owner, owner))
+		return b->last_owner;
+	b->last_owner = kp_arena_strdup(&b->arena, owner);
+	return b->last_owner;
+}
+
+static uint32_t pair_hash(uint32_t name_hash, const char *owner)
+{
+	return name_hash * 0x9e3779b1u ^ kp_hash_string(owner);
+}
+
+/* The pair slot of (@name, @owner): its entry, or the empty slot where it goes. */
+static struct entry **find_pair(struct entry **pairs, size_t npairs, const char *name,
+				const char *owner, uint32_t ph)
+{
+	size_t mask = npairs - 1;
+
+	for (size_t i = ph & mask;; i = (i + 1) & mask) {
+		struct entry *e = pairs[i];
+
+		if (!e || ((e->k.owner == owner || !strcmp(e->k.owner, owner)) &&
+			   !strcmp(e->k.name, name)))
+			return &pairs[i];
+	}
+}
+
+#define PAIRS_AFTER 16
+
+static int grow_pairs(struct kp_kernel_base *b)
+{
+	size_t n = b->npairs ? b->npairs * 2 : 1024;
+	struct entry **pairs;
+
+	while (n < 2 * (b->n + 1))
+		n *= 2;
+	if (n > SIZE_MAX / sizeof(*pairs))
+		return -1;
+	pairs = calloc(n, sizeof(*pairs));
+	if (!pairs)
+		return -1;
+	/* from the entries (load order), so that the first build takes in everything */
+	for (size_t i = 0; i < b->n; i++) {
+		struct entry *e = b->entries[i];
+
+		*find_pair(pairs, n, e->k.name, e->k.owner, pair_hash(e->hash, e->k.owner)) = e;
+	}
+	free(b->pairs);
+	b->pairs = pairs;
+	b->npairs = n;
+	b->npaired = b->n;
+	return 0;
+}
+
+int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_err *err)
+{
+	uint32_t h = kp_hash_string(in->name);
+	const char *owner = intern_owner(b, in->owner);
+	struct entry **pair = NULL;
+	struct slot *slot;
+	struct entry *e;
+
+	if (!owner)
+		return kp_err_set(err, "out of memory");
+	if (!b->pairs) {
+		unsigned steps = 0;
+
+		for (e = find_head(b, in->name, h); e && steps < PAIRS_AFTER; e = e->next, steps++)
+			if (e->k.owner == owner || !strcmp(e->k.owner, owner))
+				return merge(b, e, in, err);
+		if (e && grow_pairs(b) < 0) /* a long chain: the pair table from now on */
+			return kp_err_set(err, "out of memory");
+	}
+	if (b->pairs) {
+		uint32_t ph = pair_hash(h, owner);
+
+		if ((b->npaired + 1) * 2 > b->npairs && grow_pairs(b) < 0)
+			return kp_err_set(err, "out of memory");
+		pair = find_pair(b->pairs, b->npairs, in->name, owner, ph);
+		if (*pair)
+			return merge(b, *pair, in, err);
+	}
+
+	if ((b->nnames + 1) * 2 > b->nslots && rehash(b) < 0)
+		return kp_err_set(err, "out of memory");
+	if (kp_grow(&b->entries, &b->cap, b->n + 1, sizeof(*b->entries)) < 0)
+		return kp_err_set(err, "out of memory");
+	e = kp_arena_alloc(&b->arena, sizeof(*e));
+	if (!e)
+		return kp_err_set(err, "out of memory");
+	memset(e, 0, sizeof(*e));
+	e->k = *in;
+	e->k.owner = owner;
+	e->k.vmlinux = owner == b->vmlinux_owner;
+	e->k.sources = b->source;
+	e->k.name = kp_arena_strdup(&b->arena, in->name);
+	e->k.ns = NULL;
+	if (in->ns && *in->ns) {
+		e->k.ns = kp_arena_strdup(&b->arena, in->ns);
+		if (!e->k.ns)
+			return kp_err_set(err, "out of memory");
+	}
+	if (!e->k.name)
+		return kp_err_set(err, "out of memory");
+	if (!e->k.has_crc)
+		e->k.crc = 0;
+	e->hash = h;
+	e->gen = b->gen;
+
+	slot = find_slot(b->slots, b->nslots, in->name, h);
+	if (!slot->head) {
+		slot->head = e;
+		slot->name = e->k.name;
+		slot->hash = h;
+		slot->len = (uint32_t)strnlen(e->k.name, UINT32_MAX);
+		b->nnames++;
+	} else {
+		/* Append so that the first loaded owner stays the head. */
+		slot->tail->next = e;
+	}
+	slot->tail = e;
+	if (pair) {
+		*pair = e;
+		b->npaired++;
+	}
+	b->entries[b->n++] = e;
+	return 0;
+}
+
+struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name)
+{
+	for (struct entry *e = find_head(b, name, kp_hash_string(name)); e; e = e->next)
+		if (e->k.vmlinux)
+			return &e->k;
+	return NULL;
+}
+
+const struct kp_ksym *kp_base_lookup(const struct kp_kernel_base *b, const char *name)
+{
+	for (const struct entry *e = find_head(b, name, kp_hash_string(name)); e; e = e->next)
+		if (e->k.vmlinux)
+			return &e->k;
+	return NULL;
+}
+
+const struct kp_ksym *kp_base_lookup_owner(const struct kp_kernel_base *b, const char *name,
+					   const char *owner)
+{
+	const struct entry *e = find_head(b, name, kp_hash_string(name));
+
+	for (; e; e = e->next)
+		if (!owner || !strcmp(e->k.owner, owner))
+			return &e->k;
+	return NULL;
+}
+
+const struct kp_ksym *kp_base_next_same_name(const struct kp_kernel_base *b,
+					     const struct kp_ksym *k)
+{
+	const struct entry *e = (const struct entry *)k; /* k is the first member */
+
+	(void)b;
+	return e->next ? &e->next->k : NULL;
+}
+
+size_t kp_base_count(const struct kp_kernel_base *b)
+{
+	return b->n;
+}
+
+const struct kp_ksym *kp_base_at(const struct kp_kernel_base *b, size_t i)
+{
+	return i < b->n ? &b->entries[i]->k : NULL;
+}
+
+void kp_base_stats(const struct kp_kernel_base *b, struct kp_base_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->nsyms = b->n;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct kp_ksym *k = &b->entries[i]->k;
+
+		if (!k->vmlinux) {
+			st->nmodule++;
+			continue;
+		}
+		st->nvmlinux++;
+		st->ngpl_only += k->gpl_only;
+		st->nnamespaced += k->ns != NULL;
+		st->ncrc += k->has_crc;
+	}
+	st->nduplicates = b->nduplicates;
+	st->nconflicts = b->nconflicts;
+	st->first_conflict = b->first_conflict;
+	st->sources = b->sources;
+}
+
+const char *kp_base_release(const struct kp_kernel_base *b)
+{
+	return b->release;
+}
+
+int kp_base_set_release(struct kp_kernel_base *b, const char *release, struct kp_err *err)
+{
+	if (b->release) {
+		if (strcmp(b->release, release))
+			return kp_err_set(err, "kernel release %s does not match %s loaded before",
+					  release, b->release);
+		return 0;
+	}
+	b->release = kp_arena_strdup(&b->arena, release);
+	return b->release ? 0 : kp_err_set(err, "out of memory");
+}
+
+bool kp_base_owner_matches(const char *owner, const char *path)
+{
+	static const char *const exts[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	size_t olen = strlen(owner), plen = strlen(path), stem = 0;
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(exts); i++) {
+		size_t el = strlen(exts[i]);
+
+		if (plen > el && !strcmp(path + plen - el, exts[i]))
+			stem = plen - el;
+	}
+	if (!stem || olen > stem || strncmp(path + stem - olen, owner, olen))
+		return false;
+	return olen == stem || path[stem - olen - 1] == '/' || owner[0] == '/';
+}
+
+int kp_base_err_prefix(struct kp_err *err, const char *path)
+{
+	char msg[sizeof(err->msg)];
+
+	if (!err)
+		return -1;
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	return kp_err_set(err, "%s: %s", path, msg);
+}
+
+/* --- format detection ---------------------------------------------------------------- */
+
+enum text_format { TEXT_UNKNOWN, TEXT_SYMVERS, TEXT_SYSTEM_MAP };
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* The first line decides: "0x<hex>\t" is Module.symvers, "<hex> <type> " a symbol map. */
+static enum text_format sniff_text(const unsigned char *p, size_t len)
+{
+	size_t i = 0, start;
+
+	while (i < len && (p[i] == '\n' || p[i] == '\r'))
+		i++;
+	if (len - i >= 2 && p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X'))
+		i += 2;
+	start = i;
+	while (i < len && is_hex((char)p[i]))
+		i++;
+	if (i == start || i >= len)
+		return TEXT_UNKNOWN;
+	if (p[i] == '\t')
+		return TEXT_SYMVERS;
+	if (p[i] == ' ' && i + 2 < len && p[i + 2] == ' ')
+		return TEXT_SYSTEM_MAP;
+	return TEXT_UNKNOWN;
+}
+
+int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)
+{
+	unsigned char head[SELFMAG];
+	struct kp_bytes bytes;
+	struct stat st;
+	ssize_t n;
+	int fd, r;
+
+	fd = kp_open_regular(path, &st, err);
+	if (fd < 0)
+		return kp_base_err_prefix(err, path);
+	do
+		n = read(fd, head, sizeof(head));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0)
+		return kp_err_set(err, "%s: read error: %s", path, strerror(errno));
+	if ((size_t)n == sizeof(head) && !memcmp(head, ELFMAG, SELFMAG))
+		return kp_base_load_vmlinux(b, path, err);
+
+	/* kp_read_file(): /proc/kallsyms reports a size of 0. */
+	if (kp_read_file(path, KP_BASE_MAX_TEXT, &bytes, err) < 0)
+		return -1;
+	if (bytes.len >= SELFMAG && !memcmp(bytes.data, ELFMAG, SELFMAG)) {
+		kp_bytes_release(&bytes);
+		/* A compressed vmlinux: the vmlinux reader decompresses by itself. */
+		return kp_base_load_vmlinux(b, path, err);
+	}
+	switch (sniff_text(bytes.data, bytes.len)) {
+	case TEXT_SYMVERS:
+		r = kp_base_load_symvers_buffer(b, path, bytes.data, bytes.len, err);
+		break;
+	case TEXT_SYSTEM_MAP:
+		r = kp_base_load_system_map_buffer(b, path, bytes.data, bytes.len, err);
+		break;
+	default:
+		r = kp_err_set(err,
+			       "%s: not a vmlinux, Module.symvers, System.map or kallsyms "
+			       "file",
+			       path);
+	}
+	kp_bytes_release(&bytes);
+	return r;
+}

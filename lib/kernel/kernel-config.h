@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A kernel's build configuration (.config, /boot/config-<release>,
+ * /proc/config.gz): every CONFIG_ symbol it sets, plus shortcuts for the ones
+ * the module loader's behaviour depends on.
+ */
+#ifndef KP_KERNEL_CONFIG_H
+#define KP_KERNEL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/symbol-index.h"
+#include "util/util.h"
+
+struct kp_kconfig_entry {
+	const char *name;  /* "CONFIG_MODVERSIONS" */
+	const char *value; /* "y", "m", a number, or a string without its quotes; "n" if not set */
+	size_t line;	   /* where it was set (the last time, if set twice) */
+};
+
+struct kp_kconfig {
+	bool known; /* a configuration was loaded */
+	const char *path;
+
+	/* Shortcuts: true when the symbol is =y (these are all bool options). */
+	bool modules;		   /* CONFIG_MODULES */
+	bool modversions;	   /* CONFIG_MODVERSIONS */
+	bool basic_modversions;	   /* CONFIG_BASIC_MODVERSIONS (6.14+; __versions still emitted) */
+	bool extended_modversions; /* CONFIG_EXTENDED_MODVERSIONS (6.14+) */
+	bool module_rel_crcs;	   /* CONFIG_MODULE_REL_CRCS (4.10 .. 5.18, ppc64) */
+	bool module_sig;	   /* CONFIG_MODULE_SIG */
+	bool module_sig_force;	   /* CONFIG_MODULE_SIG_FORCE */
+	bool module_sig_all;	   /* CONFIG_MODULE_SIG_ALL */
+	bool module_force_load;	   /* CONFIG_MODULE_FORCE_LOAD */
+	bool module_unload;	   /* CONFIG_MODULE_UNLOAD */
+	bool module_force_unload;  /* CONFIG_MODULE_FORCE_UNLOAD */
+	bool allow_missing_ns;	   /* CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS */
+	bool livepatch;		   /* CONFIG_LIVEPATCH */
+	bool strict_module_rwx;	   /* CONFIG_STRICT_MODULE_RWX */
+	bool trim_unused_ksyms;	   /* CONFIG_TRIM_UNUSED_KSYMS */
+	bool prel32;		   /* CONFIG_HAVE_ARCH_PREL32_RELOCATIONS */
+	bool lockdown_lsm;	   /* CONFIG_SECURITY_LOCKDOWN_LSM */
+	bool lockdown_early;	   /* CONFIG_SECURITY_LOCKDOWN_LSM_EARLY */
+	bool lockdown_force_integrity;	     /* CONFIG_LOCK_DOWN_KERNEL_FORCE_INTEGRITY */
+	bool lockdown_force_confidentiality; /* CONFIG_LOCK_DOWN_KERNEL_FORCE_CONFIDENTIALITY */
+	bool module_sig_blacklist;	     /* CONFIG_MODULE_SIG_BLACKLIST (Debian hash list) */
+	const char *module_sig_hash;	     /* CONFIG_MODULE_SIG_HASH ("sha256"), or NULL */
+	const char *localversion;	     /* CONFIG_LOCALVERSION, or NULL */
+
+	/* From the "# Linux/x86 6.12.118 Kernel Configuration" header, or NULL. */
+	const char *arch;    /* "x86" */
+	const char *version; /* "6.12.118" (the upstream version, not the release) */
+
+	struct kp_kconfig_entry *entries; /* file order (a symbol set twice appears twice) */
+	size_t nentries;
+	struct kp_symbol_index index; /* name -> entries of that name, file order */
+	struct kp_arena arena;
+};
+
+/*
+ * Reads @path (plain, gzip, xz or zstd by magic; procfs' config.gz works).
+ * Lines are "CONFIG_X=value", "# CONFIG_X is not set", other comments or
+ * blank; anything else fails with "PATH:LINE: why". @c must be zeroed before its
+ * first use; it is reset here and must be released with kp_kconfig_release(),
+ * even after a failure.
+ */
+int kp_kconfig_load(struct kp_kconfig *c, const char *path, struct kp_err *err);
+/* Same over a buffer; @label names it in messages. */
+int kp_kconfig_load_buffer(struct kp_kconfig *c, const char *label, const unsigned char *buf,
+			   size_t len, struct kp_err *err);
+void kp_kconfig_release(struct kp_kconfig *c);
+
+/* Value of @name ("CONFIG_X" or "X"): "y", "m", "n" (not set), a string; NULL if absent. */
+const char *kp_kconfig_get(const struct kp_kconfig *c, const char *name);
+/* True if @name is =y. */
+bool kp_kconfig_is_y(const struct kp_kconfig *c, const char *name);
+
+#endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Building struct kp_kernel_facts from what the user has: the kernel config
+ * (boot/config-<release>), the release string, explicit overrides. Whatever is
+ * not known is assumed (like a typical distribution kernel) and recorded in
+ * facts->assumptions so reports can say so.
+ */
+#ifndef KP_KERNEL_FACTS_H
+#define KP_KERNEL_FACTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel-base.h"
+#include "sim/profile.h"
+#include "util/util.h"
+
+struct kp_keyring;
+
+/* What is known about the target kernel beyond its exports. */
+struct kp_kernel_facts {
+	const char *release;
+	struct kp_profile profile;
+	bool modversions;	     /* CONFIG_MODVERSIONS */
+	bool module_sig;	     /* CONFIG_MODULE_SIG */
+	bool sig_enforce;	     /* CONFIG_MODULE_SIG_FORCE or module.sig_enforce=1 */
+	bool lockdown;		     /* lockdown=integrity|confidentiality: unsigned loads -EPERM */
+	bool force_load;	     /* CONFIG_MODULE_FORCE_LOAD */
+	bool allow_missing_ns;	     /* CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS */
+	bool livepatch;		     /* CONFIG_LIVEPATCH */
+	bool missing_version_fatal;  /* Debian: check_version() rejects a missing entry */
+	bool btf_mismatch_fatal;     /* DEBUG_INFO_BTF_MODULES and !MODULE_ALLOW_BTF_MISMATCH */
+	const char *beyond_modelled; /* the kernel is newer than kopolicy models: why, or NULL */
+	bool signatures_trusted;     /* a present signature is assumed to verify */
+	const struct kp_keyring *keys; /* the kernel's trusted keys (sig-keys.h); NULL: none */
+	const char *vermagic;	       /* VERMAGIC_STRING of the kernel, NULL if unknown */
+	uint64_t this_module_size;     /* sizeof(struct module), 0 if unknown */
+	const char *const *blacklist;  /* module_blacklist= names */
+	size_t nblacklist;
+	unsigned long initial_taint; /* /proc/sys/kernel/tainted before the first load */
+	const char *const *loaded;   /* names already loaded (running system): EEXIST */
+	size_t nloaded;
+	const char *const *loaded_proprietary; /* loaded base modules that carry P */
+	size_t nloaded_proprietary;
+	const char **assumptions; /* what was assumed for lack of a fact, for reports */
+	size_t nassumptions;
+	struct kp_arena arena; /* owns the strings above */
+};
+
+
+struct kp_facts_opts {
+	const char *config_path;   /* kernel .config / boot/config-*, plain or compressed */
+	const char *release;	   /* uname -r of the target */
+	const char *version;	   /* upstream X.Y.Z when the release hides it */
+	const char *rules;	   /* auto | pre2020 | 2020 | 2023 */
+	const char *distro;	   /* auto | debian | upstream */
+	const char *vermagic;	   /* explicit VERMAGIC_STRING */
+	int sig_enforce;	   /* -1: from the config; 0/1: override (module.sig_enforce=) */
+	int lockdown;		   /* -1: no; 1: lockdown=integrity */
+	int modversions;	   /* -1: from the config */
+	int force_load;		   /* -1: from the config */
+	int allow_missing_ns;	   /* -1: from the config */
+	bool untrusted_signatures; /* signed modules' keys are not trusted by the target */
+	const struct kp_keyring *keys; /* trusted keys found (borrowed), NULL: none */
+	const char *cmdline; /* kernel command line: module.sig_enforce=, module_blacklist=,
+				lockdown= */
+};
+
+void kp_facts_opts_init(struct kp_facts_opts *o);
+int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
+		   const struct kp_kernel_base *base, struct kp_err *err);
+void kp_facts_release(struct kp_kernel_facts *f);
+/* Appends a copy of @what to the reports' assumptions; -1 when out of memory. */
+int kp_facts_assume(struct kp_kernel_facts *f, const char *what);
+
+/* True for Debian kernel releases ("6.12.118+deb12-amd64", "6.1.0-57-amd64"). */
+bool kp_release_is_debian(const char *release);
+
+#endif

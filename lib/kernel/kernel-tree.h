@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * An installed kernel under a root, found the way depmod -b ROOT does:
+ * ROOT/lib/modules/<release>, else ROOT/usr/lib/modules/<release>, its
+ * modules.builtin lists, and the kernel-side files distributions put beside
+ * it (Module.symvers, config, System.map, vmlinux). Every path is inside the
+ * root, symlinks included (Debian's absolute "build" link is taken relative to
+ * the root). The .ko files themselves are read with kp_set_add_path(moddir).
+ */
+#ifndef KP_KERNEL_TREE_H
+#define KP_KERNEL_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernel-base.h"
+#include "kernel-config.h"
+#include "util/util.h"
+
+/* One "module.key=value" record of modules.builtin.modinfo. */
+struct kp_builtin_info {
+	const char *module; /* as written (KBUILD_MODNAME: '_' not '-') */
+	const char *key;
+	const char *value;
+};
+
+struct kp_tree {
+	char *root; /* as given; "/" when NULL was given */
+	char *release;
+	char *moddir; /* ROOT/lib/modules/<release> or ROOT/usr/lib/modules/<release> */
+
+	/* Kernel-side files found for this release; NULL when none was found. */
+	char *symvers_path;    /* build/, usr/src/linux-headers-<r>/, boot/symvers-<r>.gz, ... */
+	char *config_path;     /* boot/config-<r>, <moddir>/config (sid), build/.config */
+	char *system_map_path; /* a real System.map (usr/lib/debug/boot/ first) */
+	char *system_map_stub; /* the first one without symbol lines (Debian's stub), if any */
+	char *vmlinux_path;    /* a vmlinux with export tables (BTF-only ones are skipped) */
+
+	/* modules.builtin: module names ('-' turned to '_'), sorted, and their paths. */
+	char **builtin;
+	char **builtin_paths; /* same index: "kernel/fs/ext4/ext4.ko" */
+	size_t nbuiltin;
+	bool have_builtin_list; /* modules.builtin was present */
+
+	struct kp_builtin_info *builtin_info; /* modules.builtin.modinfo, file order */
+	size_t nbuiltin_info;
+
+	/* "blacklist" commands of modprobe.d under the root (read with libkmod). */
+	char **modprobe_blacklist;
+	size_t nmodprobe_blacklist;
+
+	struct kp_arena arena;
+};
+
+/*
+ * Opens the tree of @release under @root (NULL: "/"). @release NULL picks the
+ * only release there is, or fails listing the candidates. Missing optional
+ * files are NULL fields, not errors; a malformed modules.builtin is an error.
+ * @t is overwritten; release it with kp_tree_release() after success.
+ */
+int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_err *err);
+void kp_tree_release(struct kp_tree *t);
+
+/* True if module @name ("-" and "_" alike) is built into the kernel. */
+bool kp_tree_is_builtin(const struct kp_tree *t, const char *name);
+/* The first value of @key for built-in module @name, or NULL. */
+const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, const char *key);
+
+/*
+ * Loads the tree's kernel exports into @b: Module.symvers when found (it has
+ * CRCs and namespaces), else the vmlinux, else the System.map; with @all,
+ * every one found (merged, disagreements counted in kp_base_stats()). Sets
+ * the base's release. Fails when none is found, naming where it looked.
+ */
+int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool all,
+		      struct kp_err *err);
+
+/* True when the tree has a source of kernel exports (Module.symvers, vmlinux, real System.map). */
+bool kp_tree_has_exports(const struct kp_tree *t);
+
+/* Loads the tree's config into @c (zeroed or released before); fails if none was found. */
+int kp_tree_load_config(const struct kp_tree *t, struct kp_kconfig *c, struct kp_err *err);
+
+/* Module name as the loader spells it: basename without .ko*, '-' turned to '_'. */
+void kp_module_name_from_path(const char *path, char *buf, size_t size);
+
+#endif

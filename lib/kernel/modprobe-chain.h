@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What modprobe would load for one name, and the state it would load it into,
+ * read the cheap way for `kopolicy hook` (which runs inside modprobe, once per
+ * module, under a time budget of a few milliseconds):
+ *
+ *  - the chain: the name resolved like modprobe (libkmod over the depmod .bin
+ *    indexes: modprobe.d aliases, modules.dep, modules.alias, built-ins; or the
+ *    text modules.dep/modules.alias when only those exist), its dependencies
+ *    first, each with its file, whether it is built in, loaded or blacklisted;
+ *  - the live state: /proc/modules and /sys/module/<m>/taint, signature
+ *    enforcement, lockdown, the taint mask, the command line (never
+ *    /proc/kallsyms unless asked: the kernel takes ~60 ms to print it);
+ *  - the kernel exports the chain can look up: Module.symvers or kallsyms lines
+ *    filtered down to the symbols named, before they are parsed.
+ *
+ * Every path is inside the root given. Nothing is written.
+ */
+#ifndef KP_MODPROBE_CHAIN_H
+#define KP_MODPROBE_CHAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "read/bytes.h"
+#include "kernel-base.h"
+#include "util/util.h"
+
+/* Bounds on what is read from a root that may be hostile. */
+#define KP_CHAIN_MAX_MODULES 512		 /* modules on one chain */
+#define KP_CHAIN_MAX_INDEX   ((size_t)64 << 20)	 /* a text index (modules.dep, ...) */
+#define KP_CHAIN_MAX_SYMVERS ((size_t)128 << 20) /* Module.symvers after decompression */
+#define KP_CHAIN_MAX_KALLSYM ((size_t)256 << 20) /* /proc/kallsyms */
+#define KP_CHAIN_MAX_LOADED  65536		 /* lines of /proc/modules */
+
+/*
+ * A set of symbol names (borrowed strings), looked up by (pointer, length) so
+ * that lines of a mapped file are matched where they lie, without copies.
+ */
+struct kp_symset {
+	const char **keys; /* open addressing; NULL slots are free */
+	size_t *lens;
+	size_t cap; /* a power of two, 0 before the first add */
+	size_t n;
+};
+
+/*
+ * Checks a libkmod .bin index (@len bytes) before libkmod reads it: header, every node
+ * offset inside the file, children below their parent (as depmod writes them), each node
+ * reached once, strings and value tables inside the file. 0, or -1 with the reason.
+ */
+int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err);
+/*
+ * The modprobe configuration @paths (NULL-terminated, as given to kmod_new()): any entry
+ * libkmod would open that is not a regular file or a directory (a FIFO, a device, a
+ * socket) is refused with "PATH: not a regular file: ...". 0 or -1.
+ */
+int kp_modprobe_config_check(const char *const *paths, struct kp_err *err);
+
+/* Adds @name (kept by pointer: it must outlive the set). 0, or -1 when out of memory. */
+int kp_symset_add(struct kp_symset *s, const char *name);
+bool kp_symset_has(const struct kp_symset *s, const char *name, size_t len);
+void kp_symset_free(struct kp_symset *s);
+
+enum kp_chain_source {
+	KP_CHAIN_LIBKMOD, /* modules.dep.bin & co. through libkmod */
+	KP_CHAIN_TEXT,	  /* modules.dep (and modules.alias, modules.symbols) as text */
+};
+
+struct kp_chain_module {
+	const char *name;    /* the kernel's name ('_' for '-') */
+	const char *path;    /* the file, inside the root; NULL for a built-in */
+	const char *relpath; /* path relative to the release directory, NULL for a built-in */
+	bool builtin;
+	bool target;	  /* resolved from the name asked for (not only a dependency) */
+	bool blacklisted; /* a modprobe.d "blacklist" line names it */
+};
+
+struct kmod_ctx;
+
+struct kp_chain {
+	const char *root;
+	const char *moddir; /* ROOT/lib/modules/<release> */
+	enum kp_chain_source source;
+	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
+	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
+	bool alias_checked, symbols_checked; /* checked when a lookup can reach them */
+	char *dep_text;			     /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
+	size_t dep_len;
+	const char *const *builtin; /* sorted names of modules.builtin (borrowed), may be NULL */
+	size_t nbuiltin;
+	const char *const *blacklist; /* modprobe.d blacklist names (borrowed) */
+	size_t nblacklist;
+
+	struct kp_chain_module *mods; /* after kp_chain_resolve(): dependencies first */
+	size_t n;
+	bool via_alias;	     /* the name was an alias: modprobe applies the blacklist */
+	size_t nblacklisted; /* targets dropped because of the blacklist (alias only) */
+	struct kp_arena arena;
+};
+
+/*
+ * Opens the indexes of @moddir (inside @root): libkmod when modules.dep.bin
+ * exists, else the text modules.dep; fails saying so when neither exists.
+ * @builtin (sorted, '_' names) and @blacklist are borrowed for the chain's life.
+ */
+int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
+		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
+		  size_t nblacklist, struct kp_err *err);
+void kp_chain_close(struct kp_chain *c);
+
+/*
+ * Resolves @name as modprobe would: the modules it names (an alias may name
+ * several; modprobe drops blacklisted ones then), each after its dependencies
+ * (modules.dep order), no module twice. Returns 0, -ENOENT when nothing matches
+ * (message in @err), or another negative errno.
+ */
+int kp_chain_resolve(struct kp_chain *c, const char *name, struct kp_err *err);
+
+/*
+ * The module file of module @name (modules.dep), into *@path (owned by the
+ * chain's arena) and *@relpath; -ENOENT when the indexes do not list it.
+ */
+int kp_chain_module_path(struct kp_chain *c, const char *name, const char **path,
+			 const char **relpath, struct kp_err *err);
+
+/*
+ * The module that exports @symbol per modules.symbols (depmod's "symbol:"
+ * aliases): its name into *@name (arena); -ENOENT when none does.
+ */
+int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **name,
+			  struct kp_err *err);
+
+/*
+ * Module files of the release directory that are not under kernel/ (updates/,
+ * extra/, DKMS's directories), as names and paths relative to @moddir, sorted by
+ * name, without duplicates: from modules.dep when it exists, else by walking
+ * the directory. The arrays and strings live in @arena.
+ */
+int kp_chain_out_of_tree(const char *moddir, struct kp_arena *arena, const char ***names,
+			 const char ***relpaths, size_t *n, struct kp_err *err);
+
+/*
+ * Loads into @b only the exports named in @wanted (a set of symbol names) from
+ * @path: Module.symvers (any layout, compressed or not) or, with @kallsyms,
+ * System.map/kallsyms text (the table bounds __start___ksymtab* are kept).
+ * The lines are filtered before they are parsed: the hook never parses the
+ * thousands of exports it does not need. A file with no wanted symbol loads
+ * nothing and succeeds.
+ */
+int kp_chain_load_exports(struct kp_kernel_base *b, const char *path, bool kallsyms,
+			  const struct kp_symset *wanted, struct kp_err *err);
+
+#endif

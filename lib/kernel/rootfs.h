@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Files of a system under a --root: path joining that never escapes to the
+ * host by accident, symlinks resolved inside the root, and reading files that
+ * procfs/sysfs report with a size of 0 or 4096.
+ */
+#ifndef KP_ROOTFS_H
+#define KP_ROOTFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "read/bytes.h"
+#include "util/util.h"
+
+/* True when @root is the host's own root (NULL, "" or "/"). */
+bool kp_root_is_host(const char *root);
+
+/* "@root/@rel" (malloc'ed; @rel may start with '/'); NULL when out of memory. */
+char *kp_root_path(const char *root, const char *rel);
+
+/*
+ * @path (inside @root) with a final symlink resolved the way it would be on
+ * that system: an absolute target is taken relative to @root. Returns a
+ * malloc'ed copy of @path when it is no symlink; NULL when out of memory.
+ */
+char *kp_root_resolve_link(const char *root, const char *path);
+
+/*
+ * @rel under @root with every symlink on the way resolved as it would be on
+ * that system, chroot-like: absolute targets restart at @root and ".." never
+ * climbs above it, so a usrmerge root whose lib is "/usr/lib" or a "build"
+ * link to "/usr/src/..." is read inside @root, not on the host. Components
+ * that do not exist are kept as written. Returns a malloc'ed host path; NULL
+ * with errno ENOMEM when out of memory, ELOOP after more than 40 symlinks.
+ */
+char *kp_root_resolve(const char *root, const char *rel);
+
+/* True if @path is a regular file (symlinks followed), a directory for kp_is_dir. */
+bool kp_is_file(const char *path);
+bool kp_is_dir(const char *path);
+
+/*
+ * Reads @path to its end whatever its reported size (procfs, sysfs), up to
+ * @max bytes after decompression by magic. Returns 0, or a negative errno
+ * (-ENOENT for a missing file, so callers can treat absence as "unknown")
+ * with "PATH: why" in @err.
+ */
+int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+
+/*
+ * The first line of a small text file without its newline and surrounding
+ * blanks, into @buf. Same returns as kp_read_file().
+ */
+int kp_read_first_line(const char *path, char *buf, size_t size, struct kp_err *err);
+
+#endif

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A module file's bytes: read once, compression detected by magic (never by
+ * suffix) and decompressed into memory with a size cap.
+ */
+#ifndef KP_BYTES_H
+#define KP_BYTES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/util.h"
+
+enum kp_compression {
+	KP_COMP_NONE,
+	KP_COMP_XZ,
+	KP_COMP_ZSTD,
+	KP_COMP_GZIP,
+};
+
+/* Default cap on a module's (decompressed) size: far above any real module. */
+#define KP_DEFAULT_MAX_SIZE ((size_t)512 << 20)
+
+struct kp_decoders;
+
+struct kp_bytes {
+	unsigned char *data; /* owned; malloc'ed */
+	size_t len;
+	size_t file_len; /* size on disk */
+	enum kp_compression comp;
+	size_t cap;		    /* allocated size of @data when decompressed */
+	bool mapped;		    /* @data maps the file: read it only under kp_bytes_guard() */
+	struct kp_decoders *keeper; /* decompressed by these decoders: release offers it back */
+	/*
+	 * Sparse: an uncompressed file read on demand with kp_bytes_load(); @data has the
+	 * file's length but holds only what was loaded. @fd stays open until release.
+	 */
+	bool sparse;
+	bool borrowed; /* @data is @keeper's file buffer: release keeps it */
+	int fd;
+	unsigned nloaded;
+	struct {
+		uint64_t off, end;
+	} loaded[8]; /* ranges already in @data (the most recent ones) */
+};
+
+/*
+ * What one reading thread keeps from module to module: the xz, zstd and gzip decoder
+ * states (liblzma's dictionary, zstd's context, zlib's window) and one spare output
+ * buffer of up to KP_DECODERS_SPARE_MAX bytes, so a whole tree does not allocate and
+ * fault in those for every file. One per thread; NULL where taken means one-shot.
+ */
+#define KP_DECODERS_SPARE_MAX ((size_t)2 << 20)
+#define KP_DECODERS_FILE_MAX  ((size_t)1 << 20) /* largest file buffer kept (input, sparse) */
+struct kp_decoders *kp_decoders_new(void);
+void kp_decoders_free(struct kp_decoders *d);
+
+const char *kp_compression_name(enum kp_compression c);
+enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
+
+/*
+ * The one way an input file is opened: @path must be a regular file (symlinks
+ * followed). Directories, FIFOs, sockets and devices are refused before they are
+ * opened ("is a FIFO, not a regular file"), and the open never blocks. Returns the
+ * descriptor with @st filled, or a negative errno (-ENOENT when missing, -EISDIR,
+ * -EINVAL for other non-regular files) with the reason (no path) in @err.
+ */
+struct stat;
+int kp_open_regular(const char *path, struct stat *st, struct kp_err *err);
+
+/*
+ * Reads a text file to its end whatever size it reports (procfs, sysfs), up to @max
+ * bytes read and, when it is compressed (detected by magic), @max bytes decompressed.
+ * Same returns as kp_open_regular() (-EFBIG over the cap), the reason in @err.
+ */
+int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+
+/*
+ * Maps the regular file @path (at most @max bytes, not empty) read-only, uncompressed as it
+ * is: read it only under kp_bytes_guard(). Returns as kp_open_regular() (-EFBIG past @max).
+ */
+int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+
+/*
+ * Hands each line of the text file @path (without its newline) to @fn, reading through one
+ * small buffer: nothing mapped, the file never copied whole. A compressed file is decoded
+ * first (kp_bytes_read_text()). Stops at the first non-zero return of @fn and returns it;
+ * errors as kp_bytes_read_text() (-EFBIG past @max bytes, lines up to 256 KiB).
+ */
+int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, size_t len, void *arg),
+		   void *arg, struct kp_err *err);
+
+/*
+ * Reads @path (a regular file) whole and decompresses it if needed, never mapped: a file
+ * that shrinks meanwhile is a read error. Output larger than @max_size is refused as a
+ * probable decompression bomb.
+ */
+int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
+/*
+ * Same for a kernel module: decompression stops as soon as the output is not ELF.
+ * @dec (may be NULL): the calling thread's decoders and buffers, reused. An uncompressed
+ * module up to 1 MiB comes back sparse: the caller loads what it reads with
+ * kp_bytes_load(), which fails cleanly if the file shrank. A larger one comes back
+ * mapped: it must be read under kp_bytes_guard().
+ */
+int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
+		      struct kp_bytes *out, struct kp_err *err);
+/*
+ * Calls @fn(@arg) and returns what it returns; when @b is mapped, a SIGBUS on the mapping
+ * during the call (the file shrank) ends the call early with -1 and "file shrank while
+ * being read" in @err instead of killing the process. @fn must then own nothing that the
+ * jump would leak beyond what the caller can free (see module.c).
+ */
+int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struct kp_err *err);
+/* Sparse bytes: copies [@off, @off + @len) of the file into @b->data (0, or -1 + @err). */
+int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err *err);
+/* Same, from a buffer already in memory (fuzzing, tests); @in is not kept. */
+int kp_bytes_from_buffer(const unsigned char *in, size_t len, size_t max_size, struct kp_bytes *out,
+			 struct kp_err *err);
+/* The same for text: any decompressed content, @max_size still the cap. */
+int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_size,
+			      struct kp_bytes *out, struct kp_err *err);
+void kp_bytes_release(struct kp_bytes *b);
+
+/* Decompressors (one file each); they append to a growing buffer up to @max. */
+struct kp_outbuf {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+	size_t max;
+	bool elf_only; /* give up early when the output does not start with ELF magic */
+};
+
+int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);
+/* The decompressed size a stream declares, 0 if it does not say (a hint: never trusted). */
+size_t kp_xz_size_hint(const unsigned char *in, size_t len);
+size_t kp_zstd_size_hint(const unsigned char *in, size_t len);
+size_t kp_gzip_size_hint(const unsigned char *in, size_t len);
+/* @state: NULL (one-shot) or a slot holding the decoder kept between calls (NULL at first). */
+int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
+		     struct kp_err *err);
+int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
+		       struct kp_err *err);
+int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
+		       struct kp_err *err);
+void kp_xz_state_free(void *state);
+void kp_zstd_state_free(void *state);
+void kp_gzip_state_free(void *state);
+
+#endif

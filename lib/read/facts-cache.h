@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The facts cache: what reading a module file produced (struct kp_module, serialised by
+ * facts-serial.c), stored under the SHA-256 of the file's bytes as they are on disk
+ * (compressed bytes for .ko.xz/.zst/.gz), so a module seen before is neither decompressed
+ * nor parsed again. Entries are files under DIR/facts-v<KP_FACTS_FORMAT>/:
+ *
+ *   c/HH/<sha256>-<flags>  one module's facts (header, payload, CRC-32); <flags> are the
+ *                          read options that change the facts (full modinfo, digests)
+ *   s/HH/<stat key>-<flags>  the same entry (a hard link) under the hash of the file's
+ *                          (device, inode, size, mtime, ctime) when it was read: a warm
+ *                          run opens it without reading or hashing the module file
+ *
+ * An entry is used only when its magic, format, build, key, flags, file size, length and
+ * CRC all match and its payload decodes exactly; anything else is a miss and the file is
+ * read as without the cache. Writers write a temporary file and rename() it: concurrent
+ * runs see a whole entry or none. Only successful reads are stored; errors are re-read.
+ */
+#ifndef KP_FACTS_CACHE_H
+#define KP_FACTS_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "module.h"
+
+/*
+ * Bump when the payload layout (facts-serial.c) changes or when any reader in lib/read/
+ * puts different facts into a struct kp_module for the same bytes (a bug fix, a new
+ * field): old entries then live in another directory and are never read. A new release
+ * (PACKAGE_VERSION) also never trusts an older one's entries (the header's build tag).
+ */
+#define KP_FACTS_FORMAT 1
+
+#define KP_FACTS_DEFAULT_MAX ((uint64_t)256 << 20)
+
+enum kp_cache_scope {
+	KP_CACHE_USER,	 /* $XDG_CACHE_HOME/kopolicy, else ~/.cache/kopolicy */
+	KP_CACHE_SYSTEM, /* /var/cache/kopolicy (the hook), when root or readable */
+};
+
+/*
+ * The cache directory for @scope into @buf (..../facts-vN): KOPOLICY_CACHE_DIR wins over
+ * both. Returns 0, 1 when the cache is off (KOPOLICY_CACHE=off|0|no), -1 when no
+ * directory can be named (no $HOME) or it does not fit @len.
+ */
+int kp_facts_cache_dir(enum kp_cache_scope scope, char *buf, size_t len);
+
+struct kp_facts_cache;
+/* A cache over @dir (created on the first store); NULL when out of memory. */
+struct kp_facts_cache *kp_facts_cache_new(const char *dir);
+/* Frees @c; after a run that stored entries, prunes now and then (see kp_facts_cache_prune). */
+void kp_facts_cache_free(struct kp_facts_cache *c);
+
+/*
+ * kp_module_open_with() through the cache (module.c calls it when opts->cache is set):
+ * a hit builds the module from its entry; a miss reads the file and stores the result.
+ * Safe from several threads at once. Same returns as kp_module_open_with().
+ */
+int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct kp_open_opts *opts,
+			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err);
+
+struct kp_cache_counts {
+	uint64_t hits;	    /* facts from an entry */
+	uint64_t stat_hits; /* of which the stat index named the content (file not read) */
+	uint64_t misses;    /* read from the file */
+	uint64_t stored;    /* entries written */
+	uint64_t rejected;  /* entries found but refused (corrupt, foreign, truncated) */
+};
+void kp_facts_cache_counts(const struct kp_facts_cache *c, struct kp_cache_counts *out);
+
+struct kp_cache_usage {
+	uint64_t entries; /* facts entries */
+	uint64_t links;	  /* stat index names (hard links to entries) */
+	uint64_t bytes;	  /* disk use of both (allocated blocks) */
+	uint64_t removed; /* prune/clear: files removed */
+};
+/* Counts what @dir holds. 0, or -1 with @err (a missing directory is an empty cache). */
+int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_err *err);
+/*
+ * Removes the least recently used entries (by mtime; a hit refreshes it at most once a
+ * day) until @dir uses at most @max_bytes, and stale temporary files.
+ */
+int kp_facts_cache_prune(const char *dir, uint64_t max_bytes, struct kp_cache_usage *u,
+			 struct kp_err *err);
+/* Removes every entry and link (and the directory's own subdirectories). */
+int kp_facts_cache_clear(const char *dir, struct kp_cache_usage *u, struct kp_err *err);
+
+/* KOPOLICY_CACHE_MAX_SIZE (K/M/G suffixes) or KP_FACTS_DEFAULT_MAX. */
+uint64_t kp_facts_cache_max_size(void);
+
+#endif

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The facts of one .ko, as pure data: what the file says, no policy.
+ * Everything a struct kp_module points to lives in its arena and is released
+ * by kp_module_free().
+ */
+#ifndef KP_MODULE_H
+#define KP_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bytes.h"
+#include "util/util.h"
+
+struct kp_modinfo_entry {
+	const char *key;
+	const char *value; /* "" for a tag without '=' */
+};
+
+/* Export tables, named after the section each one comes from. */
+enum kp_export_table {
+	KP_KSYMTAB,	       /* EXPORT_SYMBOL */
+	KP_KSYMTAB_GPL,	       /* EXPORT_SYMBOL_GPL */
+	KP_KSYMTAB_GPL_FUTURE, /* EXPORT_SYMBOL_GPL_FUTURE (removed in 5.12) */
+	KP_KSYMTAB_UNUSED,     /* EXPORT_UNUSED_SYMBOL (removed in 5.12) */
+	KP_KSYMTAB_UNUSED_GPL, /* EXPORT_UNUSED_SYMBOL_GPL (removed in 5.12) */
+	KP_KSYMTAB_NTABLES,
+};
+
+struct kp_export {
+	const char *name;
+	const char *ns; /* NULL when the export has no namespace */
+	enum kp_export_table table;
+	bool gpl_only; /* the loader's GPL_ONLY class: __ksymtab_gpl[_unused] or kflagstab bit */
+	bool has_crc;
+	uint32_t crc;
+};
+
+struct kp_import {
+	const char *name;
+	uint32_t symidx; /* .symtab index: the loader resolves in this order */
+	bool weak;
+};
+
+struct kp_version {
+	const char *name;
+	uint32_t crc;
+};
+
+/*
+ * A defined .symtab symbol simplify_symbols() treats specially: SHN_COMMON, SHN_LIVEPATCH,
+ * or a section index past e_shnum (kernel/module/main.c, the st_shndx switch).
+ */
+/* SHN_LIVEPATCH (include/uapi/linux/elf.h): resolved by livepatch, skipped by the loader. */
+#define KP_SHN_LIVEPATCH 0xff20
+
+struct kp_special_sym {
+	const char *name;
+	uint32_t symidx;
+	uint32_t shndx; /* the raw st_shndx */
+};
+
+/* elf_validity_cache_index_versions() (v6.14+) verdict on the extended version tables. */
+enum kp_ext_versions_state {
+	KP_EXT_VERSIONS_NONE,	     /* neither section */
+	KP_EXT_VERSIONS_OK,	     /* both, at least as many names as CRCs */
+	KP_EXT_VERSIONS_ONE_MISSING, /* "extended version crc+name presence does not match" */
+	KP_EXT_VERSIONS_FEW_NAMES,   /* "more extended version crcs than names" */
+};
+
+/* elf_validity_cache_strtab() (v6.13+) verdict on the symbol string table. */
+enum kp_symstr_state {
+	KP_SYMSTR_OK,
+	KP_SYMSTR_EMPTY,	  /* "empty symbol string table" */
+	KP_SYMSTR_NO_LEADING_NUL, /* "symbol string table missing leading NUL" */
+	KP_SYMSTR_UNTERMINATED,	  /* "symbol string table isn't NUL terminated" */
+	KP_SYMSTR_NAME_OOB,	  /* "symbol name out of bounds in string table" (no newline) */
+};
+
+enum kp_versions_format {
+	KP_VERSIONS_NONE,
+	KP_VERSIONS_FIXED,  /* struct modversion_info { unsigned long crc; char name[64 -
+			       sizeof(long)]; } */
+	KP_VERSIONS_UBUNTU, /* Ubuntu SAUCE { u32 next; u32 crc; char name[]; } records */
+};
+
+struct kp_signature {
+	bool present;
+	uint8_t algo;
+	uint8_t hash;
+	uint8_t id_type; /* 2 = PKEY_ID_PKCS7 */
+	uint8_t signer_len;
+	uint8_t key_id_len;
+	uint32_t sig_len;
+	bool malformed;	  /* marker present but sig_len does not fit the file (mod_check_sig) */
+	bool params_zero; /* algo, hash, signer_len, key_id_len and padding all 0, as PKCS#7 needs
+			   */
+	bool pkcs7_der;	  /* the blob is one DER SEQUENCE exactly sig_len long */
+
+	/* The PKCS#7 message as libcrypto reads it (lib/read/sig-verify.c); NULL/0 when absent. */
+	int pkcs7_err;		     /* pkcs7_parse_message(): 0, -EBADMSG, -EINVAL, -ENOPKG */
+	int pkcs7_verify_err;	     /* after parsing, before trust (pkcs7_verify()): 0 or -errno */
+	const char *pkcs7_note;	     /* why pkcs7_err or pkcs7_verify_err, for reports */
+	const char *hash_algo;	     /* kernel spelling: "sha256", "sha3-512", "md5", ... */
+	const char *pkey_algo;	     /* "rsa", "ecdsa", "ml-dsa-65", ... or the OID */
+	const char *signer;	     /* issuer (issuer+serial) as text, NULL for a key id signer */
+	const unsigned char *issuer; /* DER Name of the signer's issuer */
+	size_t issuer_len;
+	const unsigned char *serial; /* INTEGER contents */
+	size_t serial_len;
+	const unsigned char *skid; /* subjectKeyIdentifier signer (sign-file -k) */
+	size_t skid_len;
+	const unsigned char *sig_bytes; /* the signature value */
+	size_t sig_bytes_len;
+	unsigned nsigners;	       /* SignerInfos in the message (the first is checked) */
+	unsigned char digest[64];      /* hash_algo over the module before the signature */
+	unsigned digest_len;	       /* 0: not computed (not asked, or libcrypto lacks it) */
+	unsigned char file_sha256[32]; /* the whole file: Debian's module-hash blacklist */
+	bool have_file_sha256;
+};
+
+enum kp_symget_method {
+	KP_SYMGET_EXACT, /* argument register loaded from a string, traced through relocations */
+	KP_SYMGET_HEURISTIC, /* string referenced by the calling function, not traced to the call */
+	KP_SYMGET_DYNAMIC,   /* argument computed at run time */
+};
+
+struct kp_symget {
+	const char *symbol;  /* NULL for dynamic call sites */
+	const char *format;  /* dynamic: a printf format seen in the function, or NULL */
+	const char *section; /* call site */
+	uint64_t offset;
+	const char *function; /* enclosing function symbol, or NULL */
+	enum kp_symget_method method;
+	bool request; /* found through symbol_request() (request_module first) */
+};
+
+struct kp_module {
+	const char *path;
+	const char *name;	  /* struct module.name in .gnu.linkonce.this_module */
+	const char *modinfo_name; /* modinfo name= (NULL if absent) */
+
+	enum kp_compression compression;
+	size_t file_size;
+	size_t image_size; /* after decompression, signature included */
+	bool is64;
+	bool big_endian;
+	uint16_t machine;
+
+	struct kp_modinfo_entry *modinfo;
+	size_t nmodinfo;
+	size_t nmodinfo_sections;
+
+	/* Shortcuts into modinfo, as the loader's get_modinfo() sees them (first tag wins). */
+	const char *license; /* NULL: no license= tag (the loader says "unspecified") */
+	bool license_gpl_compatible;
+	const char *vermagic;
+	const char *srcversion;
+	bool intree;
+	bool staging;
+	bool test;
+	bool livepatch;
+	bool retpoline;
+	const char **import_ns; /* all import_ns= tags, in file order */
+	size_t nimport_ns;
+	const char **depends; /* depends= split on ',' */
+	size_t ndepends;
+
+	struct kp_export *exports; /* __ksymtab first, then __ksymtab_gpl, ... in table order */
+	size_t nexports;
+	bool has_kcrctab[KP_KSYMTAB_NTABLES];
+	bool has_kflagstab;
+
+	struct kp_import *imports; /* SHN_UNDEF symbols in .symtab order */
+	size_t nimports;
+	bool has_symtab;
+	struct kp_special_sym *special_syms; /* in .symtab order */
+	size_t nspecial_syms;
+	uint32_t shnum; /* e_shnum: st_shndx at or above it is invalid */
+	enum kp_symstr_state symstr_state;
+
+	enum kp_versions_format versions_format;
+	bool versions_alloc; /* __versions is SHF_ALLOC: the loader uses it */
+	struct kp_version *versions;
+	size_t nversions;
+	bool has_ext_versions; /* both tables present and consistent: ext_versions is valid */
+	enum kp_ext_versions_state ext_versions_state;
+	bool versions_distinct; /* no name twice in versions (see kp_read_versions()) */
+	bool ext_versions_distinct;
+	/* the same for ext_versions */ /* no name twice in the list check_version() walks
+					   (see below) */
+	struct kp_version *ext_versions;
+	size_t next_versions;
+
+	uint64_t this_module_size; /* sizeof(struct module) the module was built for */
+
+	struct kp_signature sig;
+
+	bool imports_symbol_get;
+	struct kp_symget *symget;
+	size_t nsymget;
+	const char *symget_backend; /* exact call-site analysis ("riscv64"), NULL: heuristic only */
+	size_t nsymput;		    /* __symbol_put call sites */
+
+	bool full_modinfo; /* modinfo holds every tag, not only the loader's */
+	struct kp_arena arena;
+};
+
+/*
+ * Strings that outlive the modules read with them (a kernel base's export names):
+ * a symbol name found in the pool is pointed to instead of copied into the module's
+ * arena, which saves most of a whole tree's memory. The pool is read from several
+ * reading threads at once and must not change while they run.
+ */
+struct kp_name_pool {
+	/* A NUL-terminated string equal to the @len bytes at @name, or NULL. */
+	const char *(*find)(const void *ctx, const char *name, size_t len);
+	const void *ctx;
+};
+
+struct kp_facts_cache;
+
+struct kp_open_opts {
+	size_t max_size;		  /* 0: KP_DEFAULT_MAX_SIZE */
+	const struct kp_name_pool *names; /* NULL: every name is copied */
+	/*
+	 * Keep every .modinfo tag (alias=, parm=, firmware= ...). Without it only the tags
+	 * the loader reads are kept, which saves most of the memory of a whole-tree scan.
+	 */
+	bool full_modinfo;
+	/*
+	 * KP_SIG_* flags: hash the module for signature verification; the whole file is read
+	 * even when it need not be.
+	 */
+	unsigned sig_digest;
+	/* The facts cache (facts-cache.h) to read through; NULL: read the file. */
+	struct kp_facts_cache *cache;
+};
+
+enum {
+	KP_SIG_DIGEST = 1 << 0,	     /* the signed part, with the signature's hash */
+	KP_SIG_FILE_SHA256 = 1 << 1, /* the whole file (Debian's module-hash blacklist) */
+};
+
+/* Reads @path; on failure *@out is NULL and @err says why. */
+int kp_module_open(const char *path, const struct kp_open_opts *opts, struct kp_module **out,
+		   struct kp_err *err);
+/* Same over a buffer (the fuzzer, tests); @path is only a label. */
+/* The same with the calling thread's decoders (kp_decoders_new()), reused across files. */
+int kp_module_open_with(const char *path, const struct kp_open_opts *opts, struct kp_decoders *dec,
+			struct kp_module **out, struct kp_err *err);
+int kp_module_open_buffer(const char *path, const unsigned char *buf, size_t len,
+			  const struct kp_open_opts *opts, struct kp_module **out,
+			  struct kp_err *err);
+void kp_module_free(struct kp_module *m);
+
+/* The first value of modinfo @key, as the loader's get_modinfo(); NULL if absent. */
+const char *kp_module_modinfo(const struct kp_module *m, const char *key);
+
+const char *kp_export_table_section(enum kp_export_table t);
+
+/* The sections of each export table, and whether the loader treats it as GPL-only. */
+struct kp_export_table_info {
+	const char *ksymtab;
+	const char *kcrctab;
+	bool gpl_only; /* find_symbol() arrays in kernel/module/main.c (<= 5.11 incl. unused) */
+};
+extern const struct kp_export_table_info kp_export_tables[KP_KSYMTAB_NTABLES];
+/* Pending __kflagstab layout: one byte per __ksymtab entry. */
+#define KP_KSYM_FLAG_GPL_ONLY 0x1
+
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The loader simulation: loads a module graph into a model of the target
+ * kernel, in the kernel's order of checks, and records per module what
+ * finit_module() and symbol_get() would do. The rules themselves live in
+ * lib/sim/rules/, one file per kernel concern; lib/sim/rules/README.md maps them.
+ */
+#ifndef KP_LOADER_H
+#define KP_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "kernel/kernel-facts.h"
+#include "profile.h"
+
+/* Taint bits, include/linux/panic.h (v4.14 … v7.2). */
+enum {
+	KP_TAINT_PROPRIETARY_MODULE = 0, /* P */
+	KP_TAINT_FORCED_MODULE = 1,	 /* F */
+	KP_TAINT_CRAP = 10,		 /* C */
+	KP_TAINT_OOT_MODULE = 12,	 /* O */
+	KP_TAINT_UNSIGNED_MODULE = 13,	 /* E */
+	KP_TAINT_LIVEPATCH = 15,	 /* K */
+	KP_TAINT_TEST = 18,		 /* N */
+	KP_TAINT_FWCTL = 19,		 /* J, v6.15+ (never set by the loader) */
+};
+
+/* Writes the module-flag letters of @taints in bit order, as /sys/module/<m>/taint. */
+void kp_taint_letters(unsigned long taints, char *buf, size_t len);
+
+enum kp_severity { KP_SEV_NOTE, KP_SEV_WARNING, KP_SEV_ERROR };
+enum kp_consequence {
+	KP_CONS_LOAD_FAIL,
+	KP_CONS_TAINT,
+	KP_CONS_FEATURE_MISSING,
+	KP_CONS_WARN,
+};
+
+struct kp_finding {
+	const char *id; /* stable rule id, e.g. "inherit-taint" */
+	enum kp_severity severity;
+	enum kp_consequence consequence;
+	char *message;
+	const char *symbol; /* borrowed, may be NULL */
+	bool waived;
+};
+
+struct kp_symget_result {
+	const char *symbol;
+	bool ok;
+	const char *reason; /* static text */
+	const char *owner;  /* "vmlinux", a module name, or NULL */
+	bool gpl_only;
+	bool method_heuristic;
+	bool dynamic; /* a computed name: ok/reason describe the candidates */
+};
+
+enum kp_p_reason { KP_P_NONE, KP_P_LICENSE, KP_P_NAME, KP_P_INHERITED, KP_P_PRELOADED };
+
+struct kp_verdict {
+	size_t node; /* graph node */
+	bool attempted;
+	bool loads;
+	int err;		    /* negative errno, 0 on success */
+	unsigned long taints;	    /* mod->taints */
+	unsigned long global_added; /* bits this load added to the global mask */
+	unsigned long global_after; /* global mask after this step, less the initial taint */
+	char **messages;
+	size_t nmessages;
+	struct kp_symget_result *symget;
+	size_t nsymget;
+	struct kp_finding *findings;
+	size_t nfindings;
+	/* evidence for `kopolicy explain` */
+	enum kp_p_reason p_reason;
+	size_t p_from;	      /* KP_P_INHERITED: verdict of the owner */
+	const char *p_symbol; /* KP_P_INHERITED: the first symbol imported from it */
+	size_t failed_dep;    /* SIZE_MAX, or a dependency that failed to load */
+	size_t load_seq;      /* order in which successful loads happened */
+};
+
+struct kp_simulation {
+	const struct kp_graph *graph;
+	const struct kp_kernel_facts *facts;
+	struct kp_verdict *v; /* indexed like graph nodes */
+	size_t n;
+	unsigned long global_taint;
+};
+
+int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+		struct kp_simulation *sim, struct kp_err *err);
+void kp_simulation_free(struct kp_simulation *sim);
+
+/* Findings beyond the kernel's own checks (bridges, the symbol_get hole, latent breakage). */
+int kp_add_policy_findings(struct kp_simulation *sim, const struct kp_simulation *strict,
+			   struct kp_err *err);
+
+const char *kp_errno_name(int err);
+const char *kp_severity_name(enum kp_severity s);
+const char *kp_consequence_name(enum kp_consequence c);
+
+#endif

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The behaviour table. Sources: ../shared/docs/loader-rules.md §7.4, §8.4, §13
+ * (mainline commits and the stable review/push mails cited there).
+ */
+#include "profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BACKPORTS 8
+
+/* clang-format off */
+static const struct feature_row {
+	enum kp_feature f;
+	const char *name;
+	struct kp_kver mainline;
+	struct kp_kver backports[MAX_BACKPORTS]; /* first stable release of a series that has it */
+} rows[] = {
+	{ KP_F_INHERIT_TAINT, "inherit_taint", { 5, 9, 0 },
+	  { { 4, 4, 269 }, { 4, 9, 269 }, { 4, 14, 233 }, { 4, 19, 191 }, { 5, 4, 118 } } },
+	{ KP_F_SYMBOL_GET_GPL, "symbol_get_gpl_only", { 6, 6, 0 },
+	  { { 4, 14, 326 }, { 4, 19, 295 }, { 5, 4, 257 }, { 5, 10, 195 }, { 5, 15, 131 },
+	    { 6, 1, 52 }, { 6, 4, 15 }, { 6, 5, 2 } } },
+	{ KP_F_INHERIT_MSG_SYMBOL, "inherit_taint_names_symbol", { 5, 19, 0 }, { { 0 } } },
+	{ KP_F_TAINT_AFTER_DUP, "taints_after_duplicate_check", { 6, 4, 0 }, { { 0 } } },
+	{ KP_F_NO_LEGACY_TABLES, "no_gpl_future_unused_tables", { 5, 12, 0 }, { { 0 } } },
+	{ KP_F_NAMESPACES, "symbol_namespaces", { 5, 4, 0 }, { { 0 } } },
+	/* 520b1a147d91, 754f8733fc09, 0267cbf297bf; 6.12.37 took only the export macro */
+	{ KP_F_MODULE_NAMESPACES, "module_namespaces", { 6, 16, 0 }, { { 0 } } },
+	{ KP_F_THIS_MODULE_SIZE, "this_module_size_check", { 6, 4, 0 }, { { 0 } } },
+	/*
+	 * ebfac7b778fa "module: Ignore _GLOBAL_OFFSET_TABLE_ when warning for undefined symbols":
+	 * in stable 5.10.20 (Debian's changelog, linux 5.10.24-1; the 5.10.223 tree has it);
+	 * other stable series unverified.
+	 */
+	{ KP_F_GOT_EXEMPT, "got_symbol_exempt", { 5, 12, 0 }, { { 5, 10, 20 } } },
+	{ KP_F_ERRNO_IN_UNKNOWN, "unknown_symbol_reports_enoent", { 5, 10, 0 }, { { 0 } } },
+	{ KP_F_LICENSE_SECOND_MSG, "license_taint_second_message", { 6, 4, 0 }, { { 0 } } },
+	{ KP_F_TEST_TAINT, "test_taint", { 6, 0, 0 }, { { 0 } } },
+	/*
+	 * "module: Fix kernel panic when a symbol st_shndx is out of bounds": in the 7.2 tree;
+	 * Debian's changelogs date the backports (6.1.168, 6.12.80); other series unverified.
+	 */
+	{ KP_F_SHNDX_CHECK, "invalid_section_index_check", { 7, 0, 0 },
+	  { { 6, 1, 168 }, { 6, 12, 80 } } },
+	{ KP_F_SYMSTRTAB_CHECKS, "symbol_strtab_checks", { 6, 13, 0 }, { { 0 } } },
+	{ KP_F_EXT_MODVERSIONS, "extended_modversions", { 6, 14, 0 }, { { 0 } } },
+	{ KP_F_KFLAGSTAB, "kflagstab", { 7, 1, 0 }, { { 0 } } },
+	{ KP_F_INIT_EEXIST_EBUSY, "init_eexist_becomes_ebusy", { 7, 1, 0 }, { { 0 } } },
+	{ KP_F_TAINT_FWCTL, "taint_fwctl", { 6, 15, 0 }, { { 0 } } },
+	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
+	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
+	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },
+};
+
+/*
+ * What a distribution's patches add to or remove from the upstream behaviour, for the
+ * kernels of that distribution in [from, until) (until 0.0.0: still carried).
+ */
+static const struct distro_row {
+	enum kp_feature f;
+	enum kp_distro distro;
+	bool value;
+	struct kp_kver from, until;
+} distro_rows[] = {
+	/* check_version(): pr_warn + return 0 (5.10, 6.1, 6.12 and 7.2 trees) */
+	{ KP_F_MISSING_VERSION_FATAL, KP_DISTRO_DEBIAN, true, { 0 }, { 0 } },
+	/* mod_verify_sig() SHA-256 blacklist; dropped in 6.17.2-1~exp1 */
+	{ KP_F_MODULE_HASH_BLACKLIST, KP_DISTRO_DEBIAN, true, { 0 }, { 6, 17, 0 } },
+};
+/* clang-format on */
+
+int kp_kver_cmp(const struct kp_kver *a, const struct kp_kver *b)
+{
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	if (a->patch != b->patch)
+		return a->patch < b->patch ? -1 : 1;
+	return 0;
+}
+
+int kp_kver_parse(const char *s, struct kp_kver *v)
+{
+	char *end;
+	long x;
+
+	memset(v, 0, sizeof(*v));
+	x = strtol(s, &end, 10);
+	if (end == s || *end != '.' || x < 2 || x > 99)
+		return -1;
+	v->major = (int)x;
+	s = end + 1;
+	x = strtol(s, &end, 10);
+	if (end == s || x < 0 || x > 999)
+		return -1;
+	v->minor = (int)x;
+	if (*end == '.') {
+		s = end + 1;
+		x = strtol(s, &end, 10);
+		if (end == s || x < 0 || x > 99999)
+			return -1;
+		v->patch = (int)x;
+	}
+	return 0;
+}
+
+static bool has_feature(const struct feature_row *r, const struct kp_kver *v)
+{
+	if (r->mainline.major && kp_kver_cmp(v, &r->mainline) >= 0)
+		return true;
+	for (size_t i = 0; i < MAX_BACKPORTS && r->backports[i].major; i++) {
+		const struct kp_kver *b = &r->backports[i];
+
+		if (v->major == b->major && v->minor == b->minor && v->patch >= b->patch)
+			return true;
+	}
+	return false;
+}
+
+static void apply_distro(struct kp_profile *p, const struct kp_kver *v, enum kp_distro d)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(distro_rows); i++) {
+		const struct distro_row *r = &distro_rows[i];
+
+		if (r->distro != d || (v && kp_kver_cmp(v, &r->from) < 0))
+			continue;
+		if (r->until.major && (!v || kp_kver_cmp(v, &r->until) >= 0))
+			continue;
+		p->has[r->f] = r->value;
+	}
+}
+
+static bool beyond_modelled(const struct kp_kver *v)
+{
+	return v->major > KP_NEWEST_MODELLED_MAJOR ||
+	       (v->major == KP_NEWEST_MODELLED_MAJOR && v->minor > KP_NEWEST_MODELLED_MINOR);
+}
+
+void kp_profile_for_kernel(struct kp_profile *p, const struct kp_kver *v, enum kp_distro distro)
+{
+	memset(p, 0, sizeof(*p));
+	p->version = *v;
+	p->version_known = true;
+	p->distro = distro;
+	p->beyond_modelled = beyond_modelled(v);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(rows); i++)
+		p->has[rows[i].f] = has_feature(&rows[i], v);
+	apply_distro(p, v, distro);
+	p->name = kp_profile_rules_name(p);
+}
+
+void kp_profile_for_version(struct kp_profile *p, const struct kp_kver *v)
+{
+	kp_profile_for_kernel(p, v, KP_DISTRO_UPSTREAM);
+}
+
+void kp_profile_latest(struct kp_profile *p, enum kp_distro distro)
+{
+	memset(p, 0, sizeof(*p));
+	p->distro = distro;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(rows); i++)
+		p->has[rows[i].f] = rows[i].mainline.major != 0;
+	apply_distro(p, NULL, distro);
+	p->name = kp_profile_rules_name(p);
+}
+
+const char *kp_profile_newest_modelled(void)
+{
+#define KP_STR2(x) #x
+#define KP_STR(x)  KP_STR2(x)
+	return KP_STR(KP_NEWEST_MODELLED_MAJOR) "." KP_STR(KP_NEWEST_MODELLED_MINOR);
+#undef KP_STR
+#undef KP_STR2
+}
+
+int kp_profile_apply_rules(struct kp_profile *p, const char *rules)
+{
+	if (!rules || !strcmp(rules, "auto"))
+		return 0;
+	if (!strcmp(rules, "pre2020")) {
+		p->has[KP_F_INHERIT_TAINT] = false;
+		p->has[KP_F_SYMBOL_GET_GPL] = false;
+	} else if (!strcmp(rules, "2020")) {
+		p->has[KP_F_INHERIT_TAINT] = true;
+		p->has[KP_F_SYMBOL_GET_GPL] = false;
+	} else if (!strcmp(rules, "2023")) {
+		p->has[KP_F_INHERIT_TAINT] = true;
+		p->has[KP_F_SYMBOL_GET_GPL] = true;
+	} else {
+		return -1;
+	}
+	p->name = kp_profile_rules_name(p);
+	return 0;
+}
+
+const char *kp_feature_name(enum kp_feature f)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(rows); i++)
+		if (rows[i].f == f)
+			return rows[i].name;
+	return "?";
+}
+
+const char *kp_profile_rules_name(const struct kp_profile *p)
+{
+	if (p->has[KP_F_SYMBOL_GET_GPL])
+		return p->has[KP_F_INHERIT_TAINT] ? "2023" : "2023-without-2020";
+	return p->has[KP_F_INHERIT_TAINT] ? "2020" : "pre2020";
+}

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Symbol resolution: simplify_symbols(), resolve_symbol(),
+ * verify_namespace_is_imported() and ref_module() of kernel/module/main.c.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <string.h>
+
+#include "rules.h"
+
+/* mod_strncmp(): v6.16+, '-' and '_' compare equal (build-time module name mangling). */
+static bool modname_prefix_equal(const char *pat, const char *modname, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char a = pat[i] == '-' ? '_' : pat[i];
+		char b = modname[i] == '-' ? '_' : modname[i];
+
+		if (a != b)
+			return false;
+		if (!a)
+			break;
+	}
+	return true;
+}
+
+/*
+ * verify_module_namespace(): v6.16+, "module:<pat>[,<pat>...]" grants the export to modules
+ * whose mod->name matches a pattern (a trailing '*' is a prefix match).
+ */
+static bool verify_module_namespace(const char *ns, const char *modname)
+{
+	static const char prefix[] = "module:";
+	size_t modlen = strlen(modname);
+	const char *sep;
+
+	if (strncmp(ns, prefix, sizeof(prefix) - 1))
+		return false;
+	for (ns += sizeof(prefix) - 1; *ns; ns = sep) {
+		size_t len;
+		bool glob = false;
+
+		sep = ns + strcspn(ns, ",");
+		len = (size_t)(sep - ns);
+		if (sep[-1] == '*') { /* as the kernel: the byte before the separator */
+			len--;
+			glob = true;
+		}
+		if (*sep)
+			sep++;
+		if (modname_prefix_equal(ns, modname, len) && (glob || len == modlen))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * verify_namespace_is_imported(): v5.4+ (fatal unless
+ * CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS); v6.16+ first tries module: namespaces.
+ */
+static int verify_namespace_is_imported(struct kp_sim_ctx *c, struct kp_loading *ld,
+					const char *name, const char *ns)
+{
+	if (!c->p->has[KP_F_NAMESPACES] || !ns || !ns[0])
+		return 0;
+	if (c->p->has[KP_F_MODULE_NAMESPACES] && verify_module_namespace(ns, ld->name))
+		return 0;
+	for (size_t i = 0; i < ld->m->nimport_ns; i++)
+		if (!strcmp(ld->m->import_ns[i], ns))
+			return 0;
+	kp_msg(c, ld, "%s: module uses symbol (%s) from namespace %s, but does not import it.",
+	       ld->name, name, ns);
+	if (c->f->allow_missing_ns)
+		return 0;
+	if (c->p->has[KP_F_MODULE_NAMESPACES] && !strncmp(ns, "module:", 7))
+		kp_finding(ld->v, "missing-namespace", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, name,
+			   "%s is exported only to the modules %s, and %s is not one of them", name,
+			   ns + 7, ld->name);
+	else
+		kp_finding(ld->v, "missing-namespace", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, name,
+			   "uses %s from namespace %s without MODULE_IMPORT_NS(%s)", name, ns, ns);
+	return -EINVAL;
+}
+
+enum resolved { RESOLVED, NOT_FOUND, REJECTED };
+
+/*
+ * resolve_symbol(), v5.9 … v6.12: find, using_gplonly, inherit_taint, CRC, namespace,
+ * ref_module.
+ */
+static enum resolved resolve_symbol(struct kp_sim_ctx *c, struct kp_loading *ld, const char *name,
+				    int *err)
+{
+	bool gplok = !(ld->v->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE));
+	struct kp_found fs;
+
+	if (!kp_find_symbol(c, name, gplok, &fs))
+		return NOT_FOUND;
+	/* check_exported_symbol() (<= v5.11): find_symbol() itself warns, before anything else. */
+	if (fs.gpl_future && !gplok)
+		kp_msg(c, ld,
+		       "Symbol %s is being used by a non-GPL module, which will not be "
+		       "allowed in the future",
+		       name);
+	if (fs.gpl_only)
+		ld->using_gplonly_symbols = true;
+	if (!kp_rule_inherit_taint(c, ld, &fs, name))
+		return NOT_FOUND;
+	if (!kp_rule_check_version(c, ld, name, &fs)) {
+		*err = -EINVAL;
+		return REJECTED;
+	}
+	*err = verify_namespace_is_imported(c, ld, name, fs.ns);
+	if (*err)
+		return REJECTED;
+	/* ref_module(): owners in the simulation are live; nothing to wait for. */
+	return RESOLVED;
+}
+
+static bool ignore_undef_symbol(const struct kp_sim_ctx *c, uint16_t machine, const char *name)
+{
+	/* arch hooks: x86 _GLOBAL_OFFSET_TABLE_ (v5.12+), ppc64 .TOC. */
+	if ((machine == EM_386 || machine == EM_X86_64) && c->p->has[KP_F_GOT_EXEMPT] &&
+	    !strcmp(name, "_GLOBAL_OFFSET_TABLE_"))
+		return true;
+	if (machine == EM_PPC64 && !strcmp(name, ".TOC."))
+		return true;
+	return false;
+}
+
+/*
+ * The st_shndx switch of simplify_symbols() for a defined symbol (all versions; the
+ * st_shndx >= e_shnum check is KP_F_SHNDX_CHECK). Returns the error it assigns, or 0.
+ */
+static int defined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
+			  const struct kp_special_sym *s)
+{
+	if (s->shndx == SHN_COMMON) {
+		if (!strncmp(s->name, "__gnu_lto", 9))
+			return 0;
+		kp_msg(c, ld, "%s: please compile with -fno-common", ld->name);
+		kp_finding(ld->v, "common-symbol", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, s->name,
+			   "%s is a common (SHN_COMMON) symbol: modules must be built with "
+			   "-fno-common",
+			   s->name);
+		return -ENOEXEC;
+	}
+	if (s->shndx == KP_SHN_LIVEPATCH || s->shndx < ld->m->shnum)
+		return 0;
+	if (!c->p->has[KP_F_SHNDX_CHECK]) {
+		kp_finding(ld->v, "invalid-section-index", KP_SEV_WARNING, KP_CONS_WARN, s->name,
+			   "%s has section index %u, past the %u sections: this kernel reads "
+			   "past its section table instead of refusing the module",
+			   s->name, s->shndx, ld->m->shnum);
+		return 0;
+	}
+	kp_msg(c, ld, "%s: Symbol %s has an invalid section index %u (max %u)", ld->name, s->name,
+	       s->shndx, ld->m->shnum - 1);
+	kp_finding(ld->v, "invalid-section-index", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, s->name,
+		   "%s has section index %u, past the module's %u sections", s->name, s->shndx,
+		   ld->m->shnum);
+	return -ENOEXEC;
+}
+
+/* An SHN_UNDEF symbol: resolve_symbol_wait() and the Unknown symbol line. */
+static int undefined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
+			    const struct kp_import *imp)
+{
+	const struct kp_module *m = ld->m;
+	enum resolved r;
+	int err = 0;
+
+	r = resolve_symbol(c, ld, imp->name, &err);
+	if (r == RESOLVED)
+		return 0;
+	if (r == NOT_FOUND && (imp->weak || ignore_undef_symbol(c, m->machine, imp->name)))
+		return 0;
+	if (r == NOT_FOUND)
+		err = -ENOENT;
+	if (c->p->has[KP_F_ERRNO_IN_UNKNOWN])
+		kp_msg(c, ld, "%s: Unknown symbol %s (err %d)", ld->name, imp->name, err);
+	else
+		kp_msg(c, ld, "%s: Unknown symbol %s (err %d)", ld->name, imp->name,
+		       r == NOT_FOUND ? 0 : err);
+	if (r == NOT_FOUND) {
+		bool gplok = !(ld->v->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE));
+		struct kp_found any;
+
+		if (!gplok && kp_find_symbol(c, imp->name, true, &any) && any.gpl_only)
+			kp_finding(ld->v, "gpl-only-symbol", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
+				   imp->name,
+				   "%s is EXPORT_SYMBOL_GPL and the module is "
+				   "proprietary (P): not visible to it",
+				   imp->name);
+		else if (!kp_find_symbol(c, imp->name, true, &any))
+			kp_finding(ld->v, "unknown-symbol", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
+				   imp->name,
+				   "%s is not exported by the kernel or any loaded "
+				   "module",
+				   imp->name);
+	}
+	return err;
+}
+
+/*
+ * simplify_symbols(): every .symtab symbol in index order; the last error wins (all versions).
+ * Undefined symbols and the special defined ones are two lists, merged by index.
+ */
+int kp_rule_simplify_symbols(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	const struct kp_module *m = ld->m;
+	size_t i = 0, k = 0;
+	int ret = 0;
+
+	while (i < m->nimports || k < m->nspecial_syms) {
+		int err;
+
+		if (k == m->nspecial_syms ||
+		    (i < m->nimports && m->imports[i].symidx < m->special_syms[k].symidx))
+			err = undefined_symbol(c, ld, &m->imports[i++]);
+		else
+			err = defined_symbol(c, ld, &m->special_syms[k++]);
+		if (err)
+			ret = err;
+	}
+	return ret;
+}

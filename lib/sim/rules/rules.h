@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Internal interface of the rule files. Each rule is a function named after
+ * the kernel function it models, with the kernel versions in a one-line
+ * comment at its definition; lib/sim/loader.c calls them in the kernel's order.
+ */
+#ifndef KP_RULES_H
+#define KP_RULES_H
+
+#include "sim/loader.h"
+
+struct kp_sim_ctx {
+	struct kp_simulation *sim;
+	const struct kp_graph *g;
+	const struct kp_kernel_facts *f;
+	const struct kp_profile *p;
+	size_t *loaded; /* verdict indices of live modules, oldest first */
+	size_t nloaded;
+	struct kp_symbol_index live_names; /* names of live modules: the set's and facts->loaded */
+	bool sig_notice_done;		   /* pr_notice_once() of the unsigned-module line */
+	bool no_version_warned;		   /* pr_warn_once() of "no symbol version" (upstream) */
+	bool no_ext_version_warned; /* pr_warn_once() of "no extended symbol version" (6.14+) */
+	bool debug_locks_off;	    /* "Disabling lock debugging" printed */
+	bool livepatch_notice_done;
+};
+
+/* One module being loaded: struct load_info + struct module as far as the rules need. */
+struct kp_loading {
+	struct kp_verdict *v;
+	const struct kp_node *node;
+	const struct kp_module *m;
+	const char *name;      /* mod->name (.gnu.linkonce.this_module) */
+	const char *info_name; /* info->name: modinfo name=, else mod->name */
+	bool has_versions;     /* info->index.vers != 0 */
+	bool using_gplonly_symbols;
+	bool sig_ok;	 /* info->sig_ok: module_sig_check() verified the signature */
+	size_t ver_hint; /* where find_version() starts (a speed-up, not a kernel state) */
+};
+
+/* What find_symbol() found. */
+struct kp_found {
+	const char *name;
+	bool gpl_only;
+	bool gpl_future;
+	const char *ns;
+	bool has_crc;
+	uint32_t crc;
+	enum kp_provider_kind kind;
+	size_t owner;		/* KP_PROV_MODULE: verdict index */
+	const char *owner_name; /* NULL for vmlinux */
+	bool owner_proprietary; /* owner->taints has P */
+	char owner_buf[64];	/* storage for a base module's name */
+};
+
+/* Message and taint helpers (loader.c). */
+void kp_msg(struct kp_sim_ctx *c, struct kp_loading *ld, const char *fmt, ...) kp_printf_fmt(3, 4);
+/* A message printed outside a load (symbol_get() at run time). */
+void kp_vmsg(struct kp_verdict *v, const char *fmt, ...) kp_printf_fmt(2, 3);
+void kp_add_taint(struct kp_sim_ctx *c, struct kp_loading *ld, unsigned bit,
+		  bool lockdep_unreliable);
+void kp_add_taint_module(struct kp_sim_ctx *c, struct kp_loading *ld, unsigned bit,
+			 bool lockdep_unreliable);
+bool kp_test_taint(const struct kp_sim_ctx *c, unsigned bit);
+int kp_finding(struct kp_verdict *v, const char *id, enum kp_severity sev, enum kp_consequence cons,
+	       const char *symbol, const char *fmt, ...) kp_printf_fmt(6, 7);
+int kp_try_to_force_load(struct kp_sim_ctx *c, struct kp_loading *ld, const char *reason);
+
+/* find-symbol.c */
+bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool *gpl_only);
+bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out);
+
+/* signing.c */
+int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* version.c */
+int kp_rule_check_modstruct_version(struct kp_sim_ctx *c, struct kp_loading *ld);
+int kp_rule_check_modinfo_vermagic(struct kp_sim_ctx *c, struct kp_loading *ld);
+bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const char *symname,
+			   const struct kp_found *fs);
+/* export-sections.c */
+void kp_rule_find_module_sections(struct kp_sim_ctx *c, struct kp_loading *ld);
+int kp_rule_check_export_symbol_sections(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* modinfo.c */
+int kp_rule_setup_modinfo(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* elf-validity.c */
+int kp_rule_elf_validity(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* taint.c: v6.4+ one call; before, two around the duplicate check */
+int kp_rule_module_augment_kernel_taints(struct kp_sim_ctx *c, struct kp_loading *ld);
+int kp_rule_check_modinfo_taints(struct kp_sim_ctx *c, struct kp_loading *ld);
+void kp_rule_check_module_license_taints(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* duplicate.c */
+int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading *ld);
+int kp_rule_verify_exported_symbols(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* inherit-taint.c */
+bool kp_rule_inherit_taint(struct kp_sim_ctx *c, struct kp_loading *ld, const struct kp_found *fs,
+			   const char *name);
+/* resolve.c */
+int kp_rule_simplify_symbols(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* symbol-get.c */
+int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v);
+
+#endif

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <string.h>
+
+#include "rules.h"
+
+static struct kp_symget_result *push(struct kp_verdict *v, size_t *cap)
+{
+	struct kp_symget_result *r;
+
+	if (kp_grow(&v->symget, cap, v->nsymget + 1, sizeof(*v->symget)) < 0)
+		return NULL;
+	r = &v->symget[v->nsymget++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/*
+ * Why find_symbol() found no set module's export @name: its module failed to load, or (v7.1+)
+ * the module loaded but its __ksymtab_gpl is one find_module_sections() ignores.
+ */
+static const char *not_found_reason(const struct kp_sim_ctx *c, const char *name)
+{
+	const struct kp_symbol_index_entry *e = kp_symbol_index_find(&c->g->exports, name);
+	bool ignored = false;
+
+	for (; e; e = kp_symbol_index_next(e)) {
+		const struct kp_export_ref *r = e->value;
+		bool gpl;
+
+		if (!c->sim->v[r->node].loads)
+			return "its module fails to load";
+		ignored = ignored || !kp_export_class(c, r->exp, &gpl);
+	}
+	return ignored ? "not exported: its module's __ksymtab_gpl is ignored by this kernel"
+		       : "not exported";
+}
+
+/* __symbol_get(): v6.6+ and stable 4.14.326…6.5.2 (9011e49d54dc) require a GPL-only export. */
+int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
+{
+	const struct kp_module *m = c->g->nodes[v->node].mod;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < m->nsymget; i++) {
+		const struct kp_symget *s = &m->symget[i];
+		struct kp_symget_result *r;
+		struct kp_found fs;
+		bool dup = false;
+
+		if (!s->symbol)
+			continue;
+		for (size_t j = 0; j < v->nsymget && !dup; j++)
+			dup = !strcmp(v->symget[j].symbol, s->symbol);
+		if (dup)
+			continue;
+		/* A heuristic candidate counts only when it names an export. */
+		if (s->method == KP_SYMGET_HEURISTIC && !kp_find_symbol(c, s->symbol, true, &fs) &&
+		    !kp_symbol_index_find(&c->g->exports, s->symbol))
+			continue;
+		r = push(v, &cap);
+		if (!r)
+			return -1;
+		r->symbol = s->symbol;
+		r->method_heuristic = s->method == KP_SYMGET_HEURISTIC;
+		if (!kp_find_symbol(c, s->symbol, true, &fs)) {
+			r->ok = false;
+			r->reason = not_found_reason(c, s->symbol);
+			kp_finding(v, "symbol-get-not-found", KP_SEV_WARNING,
+				   KP_CONS_FEATURE_MISSING, s->symbol,
+				   "symbol_get(%s) returns NULL: %s", s->symbol, r->reason);
+			continue;
+		}
+		r->owner = fs.owner_name ? fs.owner_name : "vmlinux";
+		r->gpl_only = fs.gpl_only;
+		if (c->p->has[KP_F_SYMBOL_GET_GPL] && (!fs.gpl_only || fs.gpl_future)) {
+			r->ok = false;
+			r->reason = "not an EXPORT_SYMBOL_GPL export";
+			/* symbol_request() asks modprobe for "symbol:x" and tries again: twice. */
+			for (int t = 0; t < (s->request ? 2 : 1); t++)
+				kp_vmsg(v, "failing symbol_get of non-GPLONLY symbol %s.",
+					s->symbol);
+			kp_finding(
+				v, "symbol-get-non-gpl", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
+				s->symbol,
+				"symbol_get(%s) returns NULL: %s exports it with "
+				"EXPORT_SYMBOL, not EXPORT_SYMBOL_GPL (2023 rule); the kernel logs "
+				"\"failing symbol_get of non-GPLONLY symbol %s.\"",
+				s->symbol, r->owner, s->symbol);
+			continue;
+		}
+		r->ok = true;
+		r->reason =
+			fs.gpl_only ? "EXPORT_SYMBOL_GPL export" : "exported (rule not in force)";
+		if (fs.owner_proprietary && fs.gpl_only)
+			kp_finding(
+				v, "symbol-get-proprietary-gpl", KP_SEV_NOTE, KP_CONS_WARN,
+				s->symbol,
+				"symbol_get(%s) succeeds although its owner %s is proprietary: the "
+				"2023 rule checks the export macro, not the owner's license",
+				s->symbol, r->owner);
+	}
+	return 0;
+}

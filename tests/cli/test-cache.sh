@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The facts cache (lib/read/facts-cache.c): invisible in results. On every fixture tree,
+# info and check print the same bytes (stdout, stderr, exit status) without the cache,
+# cold and warm; corrupt, truncated, foreign and other-version entries are misses; two runs
+# writing at once; a module rewritten in place; --no-cache, KOPOLICY_CACHE=off;
+# kopolicy cache show, prune, clear.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KOPOLICY_CACHE_DIR=$tmp/cache
+unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE
+cdir=$tmp/cache/facts-v1
+
+ok() { # description, command status (0 = pass)
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+kern() { # version: the fixture kernel's options
+	local fx=$top/fixtures/ko/$1
+	echo "-k $fx/Module.symvers.gz --kernel-config $fx/config.gz --kernel-release" \
+		"$(sed -n 's/^release=//p' "$fx/kernel.txt")"
+}
+# run NAME ARGS...: stdout, stderr and status of one kopolicy run in $tmp/NAME.{out,err,rc}
+run() {
+	local name=$1
+	shift
+	"$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+}
+same() { # a b: identical runs
+	cmp -s "$tmp/$1.out" "$tmp/$2.out" && cmp -s "$tmp/$1.err" "$tmp/$2.err" &&
+		cmp -s "$tmp/$1.rc" "$tmp/$2.rc"
+}
+# stats ARGS...: the run's cache counters line ("H hits (S by stat), M misses, W stored, R refused")
+stats() {
+	KOPOLICY_CACHE_STATS=1 "$kp" "$@" 2>&1 >/dev/null | sed -n 's/^kopolicy: cache: //p'
+}
+entries() { find "$cdir/c" -type f ! -name '.tmp-*' 2>/dev/null | wc -l; }
+
+vers=()
+for d in "$top"/fixtures/ko/*/; do
+	[ -f "$d/kernel.txt" ] && vers+=("$(basename "$d")")
+done
+
+# 1. byte-identical: no cache, cold, warm; info (every tag) and check (loader's tags only)
+for v in "${vers[@]}"; do
+	d=$top/fixtures/ko/$v
+	# shellcheck disable=SC2046
+	for cmd in "info --json" "check -f json --fail-on never $(kern "$v")"; do
+		# shellcheck disable=SC2086
+		run ref $cmd --no-cache "$d"
+		# shellcheck disable=SC2086
+		run cold $cmd "$d"
+		# shellcheck disable=SC2086
+		run warm $cmd "$d"
+		same ref cold && same ref warm
+		ok "$v: ${cmd%% *} identical without the cache, cold and warm" $?
+	done
+done
+ok "entries were written" $(($(entries) > 0 ? 0 : 1))
+
+v=6.12
+d=$top/fixtures/ko/$v
+nko=$(find "$d" -name '*.ko*' -type f | wc -l)
+k612=$(kern $v)
+# shellcheck disable=SC2086
+chk() { run "$1" check -f json --fail-on never $k612 "$d"; }
+KOPOLICY_CACHE_DIR=$tmp/nocache chk ref
+# shellcheck disable=SC2086
+s=$(stats check -f json --fail-on never $k612 "$d")
+ok "warm: every module from the stat index ($s)" \
+	$([ "$s" = "$nko hits ($nko by stat), 0 misses, 0 stored, 0 refused" ] && echo 0 || echo 1)
+
+# 2. --no-cache and KOPOLICY_CACHE=off neither read nor write the cache
+rm -rf "$tmp/cache2"
+KOPOLICY_CACHE_DIR=$tmp/cache2 "$kp" info --json --no-cache "$d" >/dev/null
+KOPOLICY_CACHE_DIR=$tmp/cache2 KOPOLICY_CACHE=off "$kp" info --json "$d" >/dev/null
+ok "--no-cache and KOPOLICY_CACHE=off write nothing" $([ ! -e "$tmp/cache2" ] && echo 0 || echo 1)
+
+# 3. damaged entries are misses, with the right answer, and are rewritten
+# damage HOW: applies HOW to every entry (c/ and s/ names are one file)
+damage() {
+	find "$cdir/c" -type f ! -name '.tmp-*' -print0 |
+		while IFS= read -r -d '' f; do "$@" "$f"; done
+}
+truncate_half() { truncate -s $(($(stat -c %s "$1") / 2)) "$1"; }
+flip_payload() { # one bit in the middle of the payload
+	local size off byte
+	size=$(stat -c %s "$1")
+	off=$((72 + (size - 72) / 2))
+	byte=$(od -An -tu1 -j "$off" -N1 "$1" | tr -d ' ')
+	printf "$(printf '\\%03o' $((byte ^ 4)))" | dd of="$1" bs=1 seek="$off" conv=notrunc status=none
+}
+other_format() { printf '\x63' | dd of="$1" bs=1 seek=8 conv=notrunc status=none; }
+other_build() { printf '\x01\x02\x03\x04' | dd of="$1" bs=1 seek=68 conv=notrunc status=none; }
+empty() { : >"$1"; }
+for how in truncate_half flip_payload other_format other_build empty; do
+	chk warm
+	damage "$how"
+	# shellcheck disable=SC2086
+	s=$(stats check -f json --fail-on never $k612 "$d")
+	chk after
+	same ref after
+	ok "$how: refused by both names ($s), then the same answer" \
+		$([ "$s" = "0 hits (0 by stat), $nko misses, $nko stored, $((2 * nko)) refused" ] && same ref after && echo 0 || echo 1)
+done
+
+# a foreign entry: another module's facts under this module's names
+mods=()
+while IFS= read -r f; do mods+=("$f"); done < <(find "$d" -name '*.ko' -type f | sort | head -n 2)
+"$kp" info --json "$d" >/dev/null
+e0=$(find "$cdir/c" -type f ! -name '.tmp-*' | sort | head -n 1)
+cp "$e0" "$tmp/e0"
+for f in $(find "$cdir/c" -type f ! -name '.tmp-*'); do
+	cp "$tmp/e0" "$f" # cp writes through the hard link: the s/ name too
+done
+run fref info --json --no-cache "$d"
+run fwarm info --json "$d"
+same fref fwarm
+ok "another module's entry under a module's key is refused" $?
+
+# 4. a module rewritten in place (same path) gets its new facts
+cp "${mods[0]}" "$tmp/m.ko"
+run m1 info --json "$tmp/m.ko"
+cat "${mods[1]}" >"$tmp/m.ko"
+run m2 info --json "$tmp/m.ko"
+run m2ref info --json --no-cache "$tmp/m.ko"
+same m2 m2ref && ! same m1 m2
+ok "a file rewritten in place is read again" $?
+
+# 5. two writers at once on an empty cache
+rm -rf "$tmp/cache"
+chk p1 &
+chk p2 &
+wait
+chk p3
+same ref p1 && same ref p2 && same ref p3
+ok "two runs writing at once, then a warm run: identical" $?
+ok "no temporary file left" $(find "$cdir" -name '.tmp-*' | grep -q . && echo 1 || echo 0)
+
+# 6. kopolicy cache show / prune / clear
+"$kp" cache show >"$tmp/show.txt"
+grep -q "^directory: $cdir$" "$tmp/show.txt" && grep -q "^entries: $nko$" "$tmp/show.txt" &&
+	grep -q "^stat links: $nko$" "$tmp/show.txt" && grep -q "^disk use: [1-9][0-9]* bytes" "$tmp/show.txt"
+ok "cache show: directory, entries, stat links, disk use" $?
+"$kp" cache prune --max-size 1G >"$tmp/prune.txt"
+grep -q "^removed: 0 files$" "$tmp/prune.txt" && [ "$(entries)" -eq "$nko" ]
+ok "cache prune under the limit removes nothing" $?
+touch -d '2 days ago' "$(find "$cdir/c" -type f | sort | head -n 1)"
+used=$(sed -n 's/^disk use: \([0-9]*\) bytes.*/\1/p' "$tmp/show.txt")
+"$kp" cache prune --max-size $((used - 1)) >"$tmp/prune.txt"
+grep -q "^removed: 2 files$" "$tmp/prune.txt" && [ "$(entries)" -eq $((nko - 1)) ]
+ok "cache prune removes the least recently used entry, both names" $?
+chk p4
+same ref p4
+ok "after pruning: the same answer" $?
+"$kp" cache clear >"$tmp/clear.txt"
+grep -q "^entries: 0$" "$tmp/clear.txt" && [ ! -e "$cdir" ]
+ok "cache clear removes every entry and the directory" $?
+"$kp" cache frobnicate 2>/dev/null
+ok "cache with an unknown action exits 2" $(($? == 2 ? 0 : 1))
+XDG_CACHE_HOME=$tmp/xdg KOPOLICY_CACHE_DIR= "$kp" cache show | grep -q "^directory: $tmp/xdg/kopolicy/facts-v1$"
+ok "the user cache is under \$XDG_CACHE_HOME/kopolicy" $?
+
+echo "1..$n"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tests/corpus/check-cache.sh KOPOLICY [TREE_ROOT...]
+#
+# The facts cache is invisible in results on whole Debian trees: for each extracted tree
+# (tests/corpus/fetch-trees.sh; default: every tree under ~/.cache/kopolicy/trees), `check
+# --format json`, `graph --format json` and `info --json` print the same bytes and exit
+# status without the cache (--no-cache), with an empty one (cold: every module read and
+# stored) and with the filled one (warm: every module from the cache), in a scratch cache
+# directory. Then every entry is damaged (one byte flipped) and the warm run must still
+# agree. Exit 0 when all agree, 1 on a difference, 2 on a setup error.
+set -uo pipefail
+
+kp=${1:?usage: check-cache.sh KOPOLICY [TREE_ROOT...]}
+shift
+[ -x "$kp" ] || { echo "check-cache: $kp is not executable" >&2; exit 2; }
+trees=("$@")
+if [ ${#trees[@]} -eq 0 ]; then
+	for t in "${XDG_CACHE_HOME:-$HOME/.cache}"/kopolicy/trees/*/; do
+		[ -d "$t/lib/modules" ] && trees+=("${t%/}")
+	done
+fi
+[ ${#trees[@]} -gt 0 ] || { echo "check-cache: no trees (tests/corpus/fetch-trees.sh)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS
+export KOPOLICY_CACHE_DIR=$tmp/cache
+fail=0 n=0
+
+# run NAME ARGS...: stdout and status in $tmp/NAME.{out,rc} (stderr too: errors are output)
+run() {
+	local name=$1
+	shift
+	"$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+}
+same() { cmp -s "$tmp/$1.out" "$tmp/$2.out" && cmp -s "$tmp/$1.err" "$tmp/$2.err" &&
+	cmp -s "$tmp/$1.rc" "$tmp/$2.rc"; }
+flip_all() { # one byte of every entry's payload
+	find "$KOPOLICY_CACHE_DIR" -path '*/c/*' -type f ! -name '.tmp-*' -print0 |
+		while IFS= read -r -d '' f; do
+			printf '\377' | dd of="$f" bs=1 seek=100 conv=notrunc status=none
+		done
+}
+
+for root in "${trees[@]}"; do
+	rel=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | head -n 1)
+	md=$root/lib/modules/$rel
+	symvers=$root/usr/src/linux-headers-$rel/Module.symvers
+	config=$(ls "$root/boot/config-$rel" "$md/config" 2>/dev/null | head -n 1)
+	[ -f "$symvers" ] || { echo "check-cache: $root: no Module.symvers, skipped" >&2; continue; }
+	nko=$(find "$md" -name '*.ko*' -type f | wc -l)
+	for cmd in check graph info; do
+		case $cmd in
+		check) args=(check --format json --fail-on never -k "$symvers" --kernel-release "$rel"
+			${config:+--kernel-config "$config"} "$md") ;;
+		graph) args=(graph --format json -k "$symvers" "$md") ;;
+		info) args=(info --json "$md") ;;
+		esac
+		rm -rf "$KOPOLICY_CACHE_DIR"
+		run ref --no-cache "${args[@]}"
+		run cold "${args[@]}"
+		run warm "${args[@]}"
+		flip_all
+		run damaged "${args[@]}"
+		n=$((n + 1))
+		if same ref cold && same ref warm && same ref damaged; then
+			echo "ok $n - ${root##*/} ($nko modules): $cmd identical without the cache, cold, warm, damaged ($(wc -c <"$tmp/ref.out") bytes)"
+		else
+			echo "not ok $n - ${root##*/}: $cmd differs with the cache"
+			for r in cold warm damaged; do
+				same ref $r || echo "#   $r differs: $(cmp "$tmp/ref.out" "$tmp/$r.out" 2>&1 | head -n 1)"
+			done
+			fail=$((fail + 1))
+		fi
+	done
+done
+echo "1..$n"
+[ "$fail" -eq 0 ]

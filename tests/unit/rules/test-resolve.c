@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * resolve.c: simplify_symbols() (every st_shndx branch, the last error wins), resolve_symbol(),
+ * ignore_undef_symbol() (_GLOBAL_OFFSET_TABLE_ v5.12 / stable 5.10.20), the Unknown symbol
+ * line, verify_namespace_is_imported() (v5.4+) and verify_module_namespace() (v6.16+).
+ */
+#include <elf.h>
+#include <errno.h>
+
+#include "builder.h"
+
+static struct kp_module *one(struct tb_world *w, const char *release)
+{
+	tb_init(w, release);
+	tb_std_kernel(w);
+	return tb_module(w, "m");
+}
+
+static void expect(struct tap *t, struct tb_world *w, int err, const char *dmesg,
+		   const char *findings, const char *what)
+{
+	char buf[160];
+
+	tb_run(w);
+	snprintf(buf, sizeof(buf), "%s: errno", what);
+	tap_is_int(t, tb_v(w, "m")->err, err, buf);
+	snprintf(buf, sizeof(buf), "%s: dmesg", what);
+	tb_is_text(t, tb_dmesg(w, "m"), dmesg, buf);
+	snprintf(buf, sizeof(buf), "%s: findings", what);
+	tap_is_str(t, tb_findings(w, "m"), findings, buf);
+	tb_free(w);
+}
+
+static void unknown(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	m = one(&w, "6.12.37");
+	tb_import(m, "nowhere");
+	expect(t, &w, -ENOENT, "m: Unknown symbol nowhere (err -2)", "unknown-symbol",
+	       "6.12 unknown");
+	m = one(&w, "5.10.223");
+	tb_import(m, "nowhere");
+	expect(t, &w, -ENOENT, "m: Unknown symbol nowhere (err -2)", "unknown-symbol",
+	       "5.10 unknown");
+	/* Older copies printed PTR_ERR(NULL) (loader-rules.md 6.1). */
+	m = one(&w, "5.4.0");
+	tb_import(m, "nowhere");
+	expect(t, &w, -ENOENT, "m: Unknown symbol nowhere (err 0)", "unknown-symbol",
+	       "5.4 unknown");
+	m = one(&w, "6.12.37");
+	tb_import_weak(m, "nowhere");
+	tb_import(m, "printk");
+	expect(t, &w, 0, "", "", "weak unknown: left 0");
+}
+
+static void got(struct tap *t, const char *release, uint16_t machine, bool exempt)
+{
+	struct tb_world w;
+	struct kp_module *m = one(&w, release);
+	char what[64];
+
+	m->machine = machine;
+	tb_import(m, "_GLOBAL_OFFSET_TABLE_");
+	snprintf(what, sizeof(what), "%s machine %u _GLOBAL_OFFSET_TABLE_", release, machine);
+	if (exempt)
+		expect(t, &w, 0, "", "", what);
+	else
+		expect(t, &w, -ENOENT, "m: Unknown symbol _GLOBAL_OFFSET_TABLE_ (err -2)",
+		       "unknown-symbol", what);
+}
+
+static void gpl_only(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	m = one(&w, "6.1.129");
+	tb_modinfo(m, "license", "Proprietary");
+	tb_import(m, "gpl_fn");
+	expect(t, &w, -ENOENT,
+	       "m: module license 'Proprietary' taints kernel.\n"
+	       "Disabling lock debugging due to kernel taint\n"
+	       "m: Unknown symbol gpl_fn (err -2)",
+	       "license-taint,gpl-only-symbol", "P module, GPL-only import (6.1)");
+
+	/* EXPORT_SYMBOL_GPL_FUTURE before 5.12: visible to P modules, with a warning. */
+	m = one(&w, "5.10.223");
+	tb_modinfo(m, "license", "Proprietary");
+	tb_import(m, "fut_fn");
+	expect(t, &w, 0,
+	       "m: module license 'Proprietary' taints kernel.\n"
+	       "Disabling lock debugging due to kernel taint\n"
+	       "Symbol fut_fn is being used by a non-GPL module, which will not be allowed in "
+	       "the future",
+	       "license-taint", "P module, GPL_FUTURE import (5.10)");
+	/* 5.12+: the table is gone, the export with it. */
+	m = one(&w, "5.12.0");
+	tb_import(m, "fut_fn");
+	expect(t, &w, -ENOENT, "m: Unknown symbol fut_fn (err -2)", "unknown-symbol",
+	       "GPL_FUTURE import (5.12)");
+}
+
+static void namespaces(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	m = one(&w, "6.12.37");
+	tb_import(m, "ns_fn");
+	expect(t, &w, -EINVAL,
+	       "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.\n"
+	       "m: Unknown symbol ns_fn (err -22)",
+	       "missing-namespace", "namespace not imported (6.12)");
+	m = one(&w, "6.12.37");
+	tb_import_weak(m, "ns_fn"); /* the weak exemption does not cover ERR_PTR results */
+	expect(t, &w, -EINVAL,
+	       "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.\n"
+	       "m: Unknown symbol ns_fn (err -22)",
+	       "missing-namespace", "weak import, namespace not imported");
+	m = one(&w, "6.12.37");
+	tb_modinfo(m, "import_ns", "OTHER");
+	tb_modinfo(m, "import_ns", "MY_NS");
+	tb_import(m, "ns_fn");
+	expect(t, &w, 0, "", "", "second import_ns= tag imports it");
+	m = one(&w, "6.12.37");
+	w.facts.allow_missing_ns = true;
+	tb_import(m, "ns_fn");
+	expect(t, &w, 0,
+	       "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.", "",
+	       "MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS: warning only");
+	m = one(&w, "5.3.18");
+	tb_import(m, "ns_fn");
+	expect(t, &w, 0, "", "", "5.3: no namespaces");
+	m = one(&w, "5.4.0");
+	tb_import(m, "ns_fn");
+	expect(t, &w, -EINVAL,
+	       "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.\n"
+	       "m: Unknown symbol ns_fn (err -22)",
+	       "missing-namespace", "5.4: namespaces");
+}
+
+/* prov exports mod_fn to "module:@pattern"; user-mod (mod->name @user) imports it. */
+static void module_ns(struct tap *t, const char *release, const char *pattern, const char *user,
+		      bool granted)
+{
+	struct tb_world w;
+	struct kp_module *p, *u;
+	char what[160], line[256];
+
+	tb_init(&w, release);
+	p = tb_module(&w, "prov");
+	if (w.facts.profile.has[KP_F_KFLAGSTAB])
+		tb_export_flag(p, "mod_fn", true);
+	else
+		tb_export(p, "mod_fn", KP_KSYMTAB_GPL);
+	tb_export_ns(p, pattern);
+	u = tb_module(&w, user);
+	tb_import(u, "mod_fn");
+	tb_run(&w);
+	snprintf(what, sizeof(what), "%s: %s granted to %s: %s", release, pattern, user,
+		 granted ? "yes" : "no");
+	tap_is_int(t, tb_v(&w, user)->err, granted ? 0 : -EINVAL, what);
+	snprintf(line, sizeof(line),
+		 "%s: module uses symbol (mod_fn) from namespace %s, but does not import it.\n"
+		 "%s: Unknown symbol mod_fn (err -22)",
+		 user, pattern, user);
+	tb_is_text(t, tb_dmesg(&w, user), granted ? "" : line, "dmesg");
+	tb_free(&w);
+}
+
+static void specials(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	m = one(&w, "6.12.37");
+	tb_special(m, "shared_buf", SHN_COMMON);
+	expect(t, &w, -ENOEXEC, "m: please compile with -fno-common", "common-symbol",
+	       "SHN_COMMON");
+	m = one(&w, "6.12.37");
+	tb_special(m, "__gnu_lto_slim", SHN_COMMON);
+	tb_special(m, "klp_sym", 0xff20); /* SHN_LIVEPATCH */
+	tb_special(m, "in_range", 39);
+	expect(t, &w, 0, "", "", "__gnu_lto common, SHN_LIVEPATCH, last section: ignored");
+	/* The last error wins, every symbol is still visited. */
+	m = one(&w, "6.12.37");
+	tb_special(m, "shared_buf", SHN_COMMON);
+	tb_import(m, "nowhere");
+	expect(t, &w, -ENOENT,
+	       "m: please compile with -fno-common\nm: Unknown symbol nowhere (err -2)",
+	       "common-symbol,unknown-symbol", "common then unknown: ENOENT");
+	m = one(&w, "6.12.37");
+	tb_import(m, "nowhere");
+	tb_special(m, "shared_buf", SHN_COMMON);
+	expect(t, &w, -ENOEXEC,
+	       "m: Unknown symbol nowhere (err -2)\nm: please compile with -fno-common",
+	       "unknown-symbol,common-symbol", "unknown then common: ENOEXEC");
+}
+
+static void shndx(struct tap *t, const char *release, bool check)
+{
+	struct tb_world w;
+	struct kp_module *m = one(&w, release);
+	char what[64];
+	const struct kp_finding *f;
+
+	tb_special(m, "bad_sym", 99);
+	tb_run(&w);
+	snprintf(what, sizeof(what), "%s: st_shndx 99 of 40 sections", release);
+	tap_is_int(t, tb_v(&w, "m")->err, check ? -ENOEXEC : 0, what);
+	tb_is_text(t, tb_dmesg(&w, "m"),
+		   check ? "m: Symbol bad_sym has an invalid section index 99 (max 39)" : "",
+		   "dmesg");
+	f = tb_finding(&w, "m", "invalid-section-index");
+	tap_ok(t, f && f->severity == (check ? KP_SEV_ERROR : KP_SEV_WARNING),
+	       "invalid-section-index is %s", check ? "an error" : "a warning");
+	tb_free(&w);
+}
+
+int main(void)
+{
+	struct tap t = { 0 };
+
+	unknown(&t);
+	got(&t, "5.10.19", EM_X86_64, false);
+	got(&t, "5.10.20", EM_X86_64, true);
+	got(&t, "5.10.223+deb11-amd64", EM_X86_64, true);
+	got(&t, "5.11.0", EM_X86_64, false);
+	got(&t, "5.12.0", EM_386, true);
+	got(&t, "6.12.37", EM_X86_64, true);
+	got(&t, "6.12.37", EM_AARCH64, false);
+	{
+		struct tb_world w;
+		struct kp_module *m = one(&w, "6.1.129");
+
+		m->machine = EM_PPC64;
+		tb_import(m, ".TOC.");
+		expect(&t, &w, 0, "", "", "ppc64 .TOC.");
+	}
+	gpl_only(&t);
+	namespaces(&t);
+	module_ns(&t, "6.16.0", "module:user", "user", true);
+	module_ns(&t, "6.16.0", "module:other,user", "user", true);
+	module_ns(&t, "6.16.0", "module:us*", "user", true);
+	module_ns(&t, "6.16.0", "module:my-drv", "my_drv", true); /* mod_strncmp(): - == _ */
+	module_ns(&t, "6.16.0", "module:use", "user", false);	  /* no glob: exact length */
+	module_ns(&t, "6.16.0", "module:other", "user", false);
+	module_ns(&t, "6.15.0", "module:user", "user", false); /* an ordinary namespace */
+	module_ns(&t, "7.2.13", "module:user", "user", true);
+	specials(&t);
+	shndx(&t, "6.1.167", false);
+	shndx(&t, "6.1.168", true);
+	shndx(&t, "6.12.79", false);
+	shndx(&t, "6.12.80", true);
+	shndx(&t, "6.16.0", false);
+	shndx(&t, "7.0.0", true);
+	return tap_done(&t);
+}

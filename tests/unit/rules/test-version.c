@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * version.c: check_modstruct_version() (module_layout), check_version() (match, mismatch,
+ * exporter without CRC, no __versions -> try_to_force_load(), missing entry: upstream warns
+ * once and accepts, Debian rejects; v6.14+ extended versions), check_modinfo()'s vermagic
+ * (same_magic() skips the release with MODVERSIONS and __versions; none -> force load).
+ */
+#include <errno.h>
+
+#include "builder.h"
+
+static struct kp_module *one(struct tb_world *w, const char *release)
+{
+	struct kp_module *m;
+
+	tb_init(w, release);
+	tb_std_kernel(w);
+	w->facts.modversions = true;
+	m = tb_module(w, "m");
+	tb_version(m, "module_layout", 0x33333333);
+	return m;
+}
+
+static void expect(struct tap *t, struct tb_world *w, int err, const char *dmesg,
+		   const char *findings, const char *what)
+{
+	char buf[160];
+
+	tb_run(w);
+	snprintf(buf, sizeof(buf), "%s: errno", what);
+	tap_is_int(t, tb_v(w, "m")->err, err, buf);
+	snprintf(buf, sizeof(buf), "%s: dmesg", what);
+	tb_is_text(t, tb_dmesg(w, "m"), dmesg, buf);
+	snprintf(buf, sizeof(buf), "%s: findings", what);
+	tap_is_str(t, tb_findings(w, "m"), findings, buf);
+	tb_free(w);
+}
+
+static void crcs(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	m = one(&w, "6.12.37");
+	m->versions[0].crc = 0x33333334;
+	expect(t, &w, -ENOEXEC, "m: disagrees about version of symbol module_layout",
+	       "crc-mismatch,module-layout", "module_layout CRC differs");
+	m = one(&w, "6.12.37");
+	tb_version(m, "printk", 0x11111111);
+	tb_import(m, "printk");
+	expect(t, &w, 0, "", "", "CRCs match");
+	m = one(&w, "6.12.37");
+	tb_version(m, "printk", 0xdeadbeef);
+	tb_import(m, "printk");
+	expect(t, &w, -EINVAL,
+	       "m: disagrees about version of symbol printk\nm: Unknown symbol printk (err -22)",
+	       "crc-mismatch", "printk CRC differs");
+	m = one(&w, "6.12.37");
+	w.facts.modversions = false;
+	tb_version(m, "printk", 0xdeadbeef);
+	tb_import(m, "printk");
+	expect(t, &w, 0, "", "", "no CONFIG_MODVERSIONS: CRCs not compared");
+	/* An export without a CRC (Module.symvers 0x0): "OK, we're already tainted". */
+	tb_init(&w, "6.12.37");
+	w.facts.modversions = true;
+	tb_symvers(&w, "0x00000000\tnocrc_fn\tvmlinux\tEXPORT_SYMBOL\t\n");
+	m = tb_module(&w, "m");
+	tb_version(m, "nocrc_fn", 0x1);
+	tb_import(m, "nocrc_fn");
+	tb_run(&w);
+	tap_ok(t, tb_v(&w, "m")->loads, "exporter without CRC: accepted");
+	tb_free(&w);
+}
+
+static void no_versions(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	/* No __versions at all: check_modstruct_version() already force-loads. */
+	m = one(&w, "6.12.37");
+	m->nversions = 0;
+	m->versions_format = KP_VERSIONS_NONE;
+	tb_import(m, "printk");
+	expect(t, &w, -ENOEXEC, "", "module-layout", "no __versions, no force load");
+	m = one(&w, "6.12.37");
+	m->nversions = 0;
+	m->versions_format = KP_VERSIONS_NONE;
+	w.facts.force_load = true;
+	tb_import(m, "printk");
+	tb_run(&w);
+	tap_ok(t, tb_v(&w, "m")->loads, "no __versions, CONFIG_MODULE_FORCE_LOAD: loads");
+	tb_is_text(t, tb_dmesg(&w, "m"),
+		   "m: module_layout: kernel tainted.\n"
+		   "Disabling lock debugging due to kernel taint",
+		   "force load: the first symbol names the line, once");
+	tap_is_str(t, tb_taints(&w, "m"), "F", "F");
+	tb_free(&w);
+	/* __versions not SHF_ALLOC: the loader has no index.vers. */
+	m = one(&w, "6.12.37");
+	m->versions_alloc = false;
+	expect(t, &w, -ENOEXEC, "", "module-layout", "non-ALLOC __versions count as none");
+}
+
+static void missing_entry(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	m = one(&w, "6.12.37");
+	tb_import(m, "printk");
+	tb_import(m, "gpl_fn");
+	expect(t, &w, 0, "m: no symbol version for printk", "", "upstream: warned once, accepted");
+	m = one(&w, "6.12.37+deb13-amd64");
+	tb_import(m, "printk");
+	tb_import(m, "gpl_fn");
+	expect(t, &w, -EINVAL,
+	       "m: no symbol version for printk\nm: Unknown symbol printk (err -22)\n"
+	       "m: no symbol version for gpl_fn\nm: Unknown symbol gpl_fn (err -22)",
+	       "missing-symbol-version,missing-symbol-version", "Debian: every one rejected");
+	m = one(&w, "5.10.223+deb11-amd64");
+	tb_modinfo(m, "name", "m_info");
+	tb_import(m, "printk");
+	expect(t, &w, -EINVAL,
+	       "m_info: no symbol version for printk\nm: Unknown symbol printk (err -22)",
+	       "missing-symbol-version", "Debian 5.10: info->name in the version line");
+	m = one(&w, "6.12.37+deb13-amd64");
+	m->nversions = 0;
+	tb_version(m, "printk", 0x11111111);
+	expect(t, &w, -ENOEXEC, "m: no symbol version for module_layout",
+	       "missing-symbol-version,module-layout", "Debian: module_layout missing");
+}
+
+static void extended(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	/* v6.14+: with extended versions only those are read. */
+	m = one(&w, "6.14.0+deb14-amd64");
+	tb_version(m, "printk", 0xdeadbeef); /* ignored */
+	tb_ext_version(m, "module_layout", 0x33333333);
+	tb_ext_version(m, "printk", 0x11111111);
+	tb_import(m, "printk");
+	tb_import(m, "gpl_fn");
+	expect(t, &w, 0, "m: no extended symbol version for gpl_fn", "",
+	       "6.14 extended: match, a missing one accepted even on Debian");
+	m = one(&w, "6.14.0");
+	tb_ext_version(m, "module_layout", 0x33333333);
+	tb_ext_version(m, "printk", 0x1);
+	tb_import(m, "printk");
+	expect(t, &w, -EINVAL,
+	       "m: disagrees about version of symbol printk\nm: Unknown symbol printk (err -22)",
+	       "crc-mismatch", "6.14 extended CRC differs");
+	/* 6.13 does not read them: __versions decides. */
+	m = one(&w, "6.13.0");
+	tb_version(m, "printk", 0xdeadbeef);
+	tb_ext_version(m, "printk", 0x11111111);
+	tb_import(m, "printk");
+	expect(t, &w, -EINVAL,
+	       "m: disagrees about version of symbol printk\nm: Unknown symbol printk (err -22)",
+	       "crc-mismatch", "6.13: __versions only");
+}
+
+static void vermagic(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	m = one(&w, "6.12.37");
+	w.facts.vermagic = "6.12.38 SMP mod_unload ";
+	expect(t, &w, 0, "", "", "MODVERSIONS + __versions: the release is not compared");
+	m = one(&w, "6.12.37");
+	w.facts.vermagic = "6.12.0 SMP preempt mod_unload ";
+	expect(t, &w, -ENOEXEC,
+	       "m: version magic '6.12.0 SMP mod_unload ' should be '6.12.0 SMP preempt "
+	       "mod_unload '",
+	       "vermagic-mismatch", "the rest of vermagic differs");
+	m = one(&w, "6.12.37");
+	w.facts.modversions = false;
+	w.facts.vermagic = "6.12.38 SMP mod_unload ";
+	expect(t, &w, -ENOEXEC,
+	       "m: version magic '6.12.0 SMP mod_unload ' should be '6.12.38 SMP mod_unload '",
+	       "vermagic-mismatch", "no MODVERSIONS: the whole string");
+	m = one(&w, "6.12.37");
+	m->vermagic = NULL;
+	expect(t, &w, -ENOEXEC, "", "no-vermagic", "no vermagic, no force load");
+	m = one(&w, "6.12.37");
+	m->vermagic = NULL;
+	w.facts.force_load = true;
+	expect(t, &w, 0,
+	       "m: bad vermagic: kernel tainted.\nDisabling lock debugging due to kernel taint", "",
+	       "no vermagic, force load: F");
+}
+
+int main(void)
+{
+	struct tap t = { 0 };
+
+	crcs(&t);
+	no_versions(&t);
+	missing_entry(&t);
+	extended(&t);
+	vermagic(&t);
+	return tap_done(&t);
+}
