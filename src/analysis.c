@@ -265,13 +265,16 @@ static int load_keys(struct kp_analysis *a, size_t max)
 	return 0;
 }
 
-/* -b ROOT without files: keep the file depmod puts in modules.dep under each name. */
-static int depmod_view(struct kp_analysis *a)
+/*
+ * A whole modules tree (-b ROOT or --running without files, or that tree's directory named):
+ * keep the file depmod puts in modules.dep under each name.
+ */
+static int depmod_view(struct kp_analysis *a, const struct kp_tree *t)
 {
 	struct kp_err err = { "" };
 
-	if (kp_depmod_cfg_load(&a->depmod, a->tree.root, a->tree.release, &err) < 0) {
-		kp_cli_error(a->tree.root, "%s", err.msg);
+	if (kp_depmod_cfg_load(&a->depmod, t->root, t->release, &err) < 0) {
+		kp_cli_error(t->root, "%s", err.msg);
 		return -1;
 	}
 	a->have_depmod = true;
@@ -280,7 +283,7 @@ static int depmod_view(struct kp_analysis *a)
 
 		struct stat st;
 
-		snprintf(dir, sizeof(dir), "%s%s", strcmp(a->tree.root, "/") ? a->tree.root : "",
+		snprintf(dir, sizeof(dir), "%s%s", strcmp(t->root, "/") ? t->root : "",
 			 a->depmod.externals[i]);
 		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue; /* depmod ignores an absent external directory */
@@ -289,12 +292,40 @@ static int depmod_view(struct kp_analysis *a)
 			return -1;
 		}
 	}
-	if (kp_depmod_select(&a->depmod, a->tree.moddir, &a->set, &a->shadowed, &a->nshadowed,
-			     &err) < 0) {
+	if (kp_depmod_select(&a->depmod, t->moddir, &a->set, &a->shadowed, &a->nshadowed, &err) <
+	    0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		return -1;
 	}
 	return 0;
+}
+
+/* True if @path names the directory @dir itself (symlinks resolved). */
+static bool same_dir(const char *path, const char *dir)
+{
+	struct stat x, y;
+
+	return stat(path, &x) == 0 && stat(dir, &y) == 0 && S_ISDIR(x.st_mode) &&
+	       x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/*
+ * The tree checked as a whole, as depmod sees it: -b ROOT or --running with no FILE, or
+ * naming just that tree's lib/modules/<release>; NULL when the files are checked as given.
+ */
+static const struct kp_tree *whole_tree(const struct kp_analysis *a, char **paths, int npaths)
+{
+	const struct kp_tree *t = NULL;
+
+	if (a->basedir)
+		t = &a->tree;
+	else if (a->running && a->run.have_tree)
+		t = &a->run.tree;
+	if (!t || a->set.n || npaths > 1)
+		return NULL;
+	if (npaths == 1 && !same_dir(paths[0], t->moddir))
+		return NULL;
+	return t;
 }
 
 /*
@@ -324,6 +355,7 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 {
 	struct kp_cli rcli = *cli;
 	struct kp_err err = { "" };
+	const struct kp_tree *whole;
 	char *tree_paths[1];
 
 	if (kp_base_new(&a->base) < 0) {
@@ -339,10 +371,16 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		return KP_EXIT_ERROR;
 	if (!a->nkernels && !a->base_borrowed && default_kernel(a) < 0)
 		return KP_EXIT_ERROR;
-	if (a->basedir && npaths == 0 && !a->set.n) {
-		tree_paths[0] = a->tree.moddir;
+	whole = whole_tree(a, paths, npaths);
+	if (whole) {
+		tree_paths[0] = whole->moddir;
 		paths = tree_paths;
 		npaths = 1;
+	} else if (a->running && npaths == 0 && !a->set.n) {
+		kp_cli_error(NULL,
+			     "--running without FILE: the running kernel has no modules tree (%s)",
+			     a->run.tree_note ? a->run.tree_note : "not found");
+		return KP_EXIT_ERROR;
 	}
 	if (a->fo.release && kp_base_set_release(a->base, a->fo.release, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
@@ -377,7 +415,7 @@ int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **path
 		if (paths == tree_paths) {
 			/* the whole tree: the files modprobe would load, as depmod chooses them */
 			kp_cli_add_paths(&a->set, paths, npaths);
-			if (depmod_view(a) < 0)
+			if (depmod_view(a, whole) < 0)
 				return KP_EXIT_ERROR;
 			npaths = 0;
 		}

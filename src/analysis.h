@@ -86,7 +86,8 @@ struct kp_analysis {
 	"                         Module.symvers (or vmlinux, real System.map) and config;\n" \
 	"                         with no FILE, all of its modules\n" \
 	"      --running          the running system: its kernel, loaded modules and their\n" \
-	"                         taints, signature enforcement, lockdown, command line\n" \
+	"                         taints, signature enforcement, lockdown, command line;\n" \
+	"                         with no FILE, its modules tree as depmod sees it\n" \
 	"      --root DIR         with --running: read /proc, /sys and /lib/modules under DIR\n" \
 	"      --kernel-config F  the kernel's config (boot/config-<release>)\n" \
 	"      --kernel-release R the kernel's release (uname -r)\n" \

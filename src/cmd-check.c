@@ -247,7 +247,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 			rc = KP_EXIT_ERROR;
 		return rc;
 	}
-	if (optind >= argc && !a.basedir) {
+	if (optind >= argc && !a.basedir && !a.running) {
 		kp_cli_error(NULL, "check: no module files given");
 		check_usage(stderr);
 		return KP_EXIT_ERROR;

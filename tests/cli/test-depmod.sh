@@ -130,6 +130,45 @@ ok "--upgrade-to the same kernel exits 0" $?
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['changes']==[] and d['to']==sys.argv[2] else 1)" "$r.up.json" "$rel"
 ok "--upgrade-to -f json: no changes" $?
 
+# 7. --running uses depmod's view too: the running kernel's tree (a fake root) with an in-tree
+# driver and its DKMS rebuild, checked without FILE or by naming lib/modules/<release>.
+r=$(tree running kp_gpl_prov:kernel/drivers/misc kp_gpl_prov:updates/dkms kp_ns_ok:updates/dkms)
+mkdir -p "$r/proc/sys/kernel" "$r/sys/module/module/parameters" "$r/lib/modules/$rel/build"
+echo "$rel" > "$r/proc/sys/kernel/osrelease"
+echo 0 > "$r/proc/sys/kernel/tainted"
+echo "kp_prop_prov 16384 0 - Live 0x0000000000000000 (POE)" > "$r/proc/modules"
+mkdir -p "$r/sys/module/kp_prop_prov" && echo POE > "$r/sys/module/kp_prop_prov/taint"
+echo "console=ttyS0" > "$r/proc/cmdline"
+zcat "$fx/Module.symvers.gz" > "$r/lib/modules/$rel/build/Module.symvers"
+zcat "$fx/config.gz" > "$r/lib/modules/$rel/build/.config"
+"$kp" check --running --root "$r" -f json --fail-on never > "$r.json" 2> "$r.err"
+ok "--running without FILE checks the running kernel's tree" $?
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+paths = sorted(m['path'].replace(sys.argv[2] + '/', '') for m in d['modules'])
+s = d['shadowed']
+m = {x['name']: x for x in d['modules']}
+ok = (paths == ['updates/dkms/kp_gpl_prov.ko', 'updates/dkms/kp_ns_ok.ko'] and len(s) == 1
+      and s[0]['path'].endswith('/kernel/drivers/misc/kp_gpl_prov.ko')
+      and s[0]['used'].endswith('/updates/dkms/kp_gpl_prov.ko')
+      and m['kp_ns_ok']['loads'] and m['kp_ns_ok']['taint'] == 'OE')
+sys.exit(0 if ok else 1)" "$r.json" "$r/lib/modules/$rel"
+ok "--running: depmod's file under each name, the shadowed one reported, the loader's verdicts" $?
+[ "$(depmod_used "$r" | tr '\n' ' ')" = "updates/dkms/kp_gpl_prov.ko updates/dkms/kp_ns_ok.ko " ]
+ok "--running: depmod -b agrees" $?
+"$kp" check --running --root "$r" -f json --fail-on never "$r/lib/modules/$rel" > "$r.dir.json" 2>/dev/null
+cmp -s "$r.json" "$r.dir.json"
+ok "--running naming lib/modules/<release> is the same as no FILE" $?
+"$kp" check --running --root "$r" -f json --fail-on never "$r/lib/modules/$rel/kernel" > "$r.sub.json" 2>/dev/null
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d['modules'])==1 and not d.get('shadowed') else 1)" "$r.sub.json"
+ok "--running naming a subdirectory checks the files there as given" $?
+rm -rf "$r/lib/modules/$rel"
+cp "$top/tests/unit/base/root/proc/kallsyms" "$r/proc/kallsyms"
+"$kp" check --running --root "$r" > "$r.txt" 2>&1
+[ $? -eq 2 ] && grep -q -- "--running without FILE" "$r.txt"
+ok "--running without FILE and without a modules tree: exit 2 with a message" $?
+
 echo "1..$n"
 echo "# $((n - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

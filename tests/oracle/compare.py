@@ -34,7 +34,11 @@ Checks per paired load (each one counts as one check):
 Messages. A dmesg line printed during M's load step is *kernel-relevant* when
   (a) it matches one of the loader's printk formats in LOADER_FORMATS below, or
   (b) its level is KERN_NOTICE or more severe (<= 5), it names M as a whole word, and it is not
-      a symbol_get result line of a fixture.
+      a symbol_get result line of a fixture, nor printed by M's own init() (between the
+      "calling  FN" and "initcall FN returned" lines of a boot with initcall_debug).
+A failed load counts as loaded, errno and module taint not compared, when the failure is the
+module's init()'s own: scenarios named init_*, or initcall_debug's "initcall FN returned RC"
+line in the step with RC == the load's rc.
 Every kernel-relevant line must appear verbatim (exact string; prediction entries may also be
 objects {"text": ...}) in the prediction's "messages" of that module (the process name in the
 "Lockdown: <comm>: ..." line is masked on both sides). Conversely every
@@ -114,7 +118,7 @@ LOADER_FORMATS = [
     (r"(?P<m>\S+): init suspiciously returned -?\d+, it should follow 0/-E convention", False),
 ]
 LOADER_RE = [(re.compile(r"\A" + p + r"\Z"), once) for p, once in LOADER_FORMATS]
-SYMGET_LINE = re.compile(r"\A(kp_[A-Za-z0-9_]+): [A-Za-z0-9_.$]+=(ok|null)\Z")
+SYMGET_LINE = re.compile(r"\A([A-Za-z0-9_]+): [A-Za-z0-9_.$]+=(ok|null)\Z")
 
 # kernel/panic.c taint_flags[] (identical in 6.1 and 6.12; 5.10 stops at T (bit 17), >= 6.15
 # adds J (TAINT_FWCTL, bit 19), which the loader never sets)
@@ -129,6 +133,24 @@ INIT_LINE = re.compile(r"\A(do_init_module: |\S+: init suspiciously returned )")
 
 def init_dependent(scen):
     return scen.startswith("init_")
+
+
+# Booted with initcall_debug (the dkms_ scenarios), the kernel brackets every module init() with
+# "calling  FN @ PID" and "initcall FN returned RC after N usecs" (KERN_DEBUG, init/main.c):
+# a failed load whose init() returned that errno was accepted by the loader and failed in the
+# module's own code (hardware, request_module() without modprobe in the guest, self tests), and
+# lines between the two that match no loader format are the module's own output.
+INITCALL_CALLING = re.compile(r"\Acalling  \S+( \[\S+\])? @ \d+\Z")
+INITCALL_RETURNED = re.compile(r"\Ainitcall \S+( \[\S+\])? returned (-?\d+) after \d+ usecs\Z")
+
+
+def init_returned(ld):
+    """True if the step's own init() returned the load's (failing) rc."""
+    for line in ld["dmesg"]:
+        m = INITCALL_RETURNED.match(line)
+        if m and ld["rc"] is not None and int(m.group(2)) == ld["rc"] != 0:
+            return True
+    return False
 
 
 # Kernels before 6.13 do not check the symbol string table: with an empty one they read the
@@ -247,7 +269,7 @@ def compare_pair(obs_path, pred_path, res, ignore_once):
             continue
         p = cands[k]
         loaded = ld["rc"] == 0
-        by_init = init_dependent(scen) and not loaded
+        by_init = (init_dependent(scen) or init_returned(ld)) and not loaded
 
         # loads / errno (an init() failure: the loader itself accepted the module)
         if by_init:
@@ -276,13 +298,18 @@ def compare_pair(obs_path, pred_path, res, ignore_once):
         # messages
         levels = ld.get("dmesg_level") or [None] * len(ld["dmesg"])
         relevant = []
+        in_init = False
         for line, lvl in zip(ld["dmesg"], levels):
             line = norm(line)
+            if INITCALL_CALLING.match(line):
+                in_init = True
+            elif INITCALL_RETURNED.match(line):
+                in_init = False
             if init_dependent(scen) and INIT_LINE.match(line):
                 continue
             cls = loader_class(line)
             if cls is None:
-                if (lvl is not None and lvl <= 5 and mentions(line, mod)
+                if (not in_init and lvl is not None and lvl <= 5 and mentions(line, mod)
                         and not SYMGET_LINE.match(line)):
                     relevant.append(line)
             elif not (cls and ignore_once):

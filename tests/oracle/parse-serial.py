@@ -34,7 +34,7 @@ import sys
 ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|c|\][^\x07]*\x07)")
 RAW_DMESG = re.compile(r"^<(\d+)>\[\s*\d+\.\d+\] ?(.*)$")
 PLAIN_DMESG = re.compile(r"^\[\s*\d+\.\d+\] ?(.*)$")
-SYMGET = re.compile(r"^(kp_[A-Za-z0-9_]+): ([A-Za-z0-9_.$]+)=(ok|null)$")
+SYMGET = re.compile(r"^([A-Za-z0-9_]+): ([A-Za-z0-9_.$]+)=(ok|null)$")
 
 
 def die(msg):

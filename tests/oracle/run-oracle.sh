@@ -3,7 +3,7 @@
 # and record exactly what the kernel did: tests/oracle/observed/<series>/<scenario>.json.
 #
 # usage: tests/oracle/run-oracle.sh [-j JOBS] [-o OUTDIR] [--env-out FILE] [--prepare-only]
-#                                   [--fixtures auto|build|prebuilt] SERIES [SCENARIO...]
+#                                   [--fixtures auto|build|prebuilt|dir:PATH] SERIES [SCENARIO...]
 #
 #   SERIES      5.10 | 6.1 | 6.12 | 7.2 (passed to tests/kernel/fetch-kernel.sh)
 #   SCENARIO    names from tests/oracle/scenarios.txt (default: all that apply to SERIES)
@@ -14,7 +14,8 @@
 #   --fixtures  build: fixtures/build.sh (in a chroot of the kernel's suite when the host cannot
 #               build for it); prebuilt: the committed fixtures/ko/<series>/ (5.10, 7.2);
 #               auto (default, or $KP_ORACLE_FIXTURES_FROM): build when the host can or the
-#               chroot already exists, else prebuilt when committed, else build
+#               chroot already exists, else prebuilt when committed, else build;
+#               dir:PATH: the .ko files of PATH as they are (it must hold a .complete marker)
 #
 # Environment: KOPOLICY_CACHE (default ~/.cache/kopolicy), KP_ORACLE_TIMEOUT (seconds per boot,
 # default 180), KP_ORACLE_LOGLEVEL (guest console loglevel, default 1), KP_ORACLE_KEEP=1 (keep
@@ -38,7 +39,7 @@ BASE_LAYOUT=1
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 die() { echo "run-oracle: error: $*" >&2; exit 1; }
 log() { echo "run-oracle: $*" >&2; }
-usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 JOBS=$(nproc 2>/dev/null || echo 1)
 OUTDIR=
@@ -58,7 +59,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -ge 1 ] || usage
-case $FIXTURES_FROM in auto | build | prebuilt) ;; *) usage ;; esac
+case $FIXTURES_FROM in auto | build | prebuilt | dir:?*) ;; *) usage ;; esac
 SERIES=$1
 shift
 OUTDIR=${OUTDIR:-$ORACLE_DIR/observed/$SERIES}
@@ -149,7 +150,11 @@ if [ "$FIXTURES_FROM" = auto ]; then
 		case $probe in host | chroot-ready*) ;; *) FIXTURES_FROM=prebuilt ;; esac
 	fi
 fi
-if [ "$FIXTURES_FROM" = prebuilt ]; then
+if [[ $FIXTURES_FROM == dir:* ]]; then
+	# modules built elsewhere (tests/dkms/run-dkms-oracle.sh): boot them as they are
+	FIXDIR=$(cd "${FIXTURES_FROM#dir:}" && pwd) || die "no directory ${FIXTURES_FROM#dir:}"
+	[ -f "$FIXDIR/.complete" ] || die "$FIXDIR: no .complete marker (not a finished module set)"
+elif [ "$FIXTURES_FROM" = prebuilt ]; then
 	[ -f "$PREBUILT/kernel.txt" ] || die "no prebuilt fixtures in $PREBUILT"
 	grep -qx "abi=$KP_ABI" "$PREBUILT/kernel.txt" ||
 		die "$PREBUILT was built for $(sed -n 's/^abi=//p' "$PREBUILT/kernel.txt"), the archive's kernel is $KP_ABI: run fixtures/ko/update.sh $SERIES"
