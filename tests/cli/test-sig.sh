@@ -98,6 +98,11 @@ json "$tmp/c.json" "d['modules'][0]['messages'][0]=='module: not signed with exp
 ok "6.12: ... after the kernel's PKCS#7 line" $?
 chk 6.1 kp_sig_long_siglen "${T[@]}"; is "(False,'EBADMSG','',['bad-signature'])"
 ok "6.1: a sig_len reaching into the ELF: EBADMSG" $?
+xz -c "$sd/6.12/kp_sig_long_siglen.ko" > "$tmp/long.ko.xz"
+# shellcheck disable=SC2046
+"$kp" check -f json --fail-on never $(kern 6.12) "${T[@]}" "$tmp/long.ko.xz" > "$tmp/c.json"
+is "(False,'EBADMSG','',['bad-signature'])"
+ok "6.12: ... the same read from a .ko.xz (whole image in memory)" $?
 chk 6.12 kp_sig_authattrs "${T[@]}"; is "(False,'EKEYREJECTED','',['bad-signature'])"
 ok "6.12: authenticated attributes: EKEYREJECTED" $?
 json "$tmp/c.json" "'Invalid module sig (has authattrs)' in d['modules'][0]['messages']"
