@@ -190,6 +190,22 @@ static int read_message(struct kp_module *m, CMS_ContentInfo *cms)
 	sigval = CMS_SignerInfo_get0_signature(si);
 	if (!sigval || ASN1_STRING_length(sigval) <= 0)
 		return fail(s, -EBADMSG, "the SignerInfo has no signature");
+	/*
+	 * pkcs7_sig_note_authenticated_attr() / pkcs7_sig_note_set_of_authattrs(), parser
+	 * (5.10-7.2): S/MIME capabilities outside Authenticode are -EKEYREJECTED, and
+	 * contentType and messageDigest are required.
+	 */
+	if (CMS_signed_get_attr_count(si) > 0) {
+		/* OID_msIndirectData, 1.3.6.1.4.1.311.2.1.4 (no OpenSSL NID) */
+		if (CMS_signed_get_attr_by_NID(si, NID_SMIMECapabilities, -1) >= 0 &&
+		    (OBJ_obj2txt(oid, sizeof(oid), CMS_get0_eContentType(cms), 1) <= 0 ||
+		     strcmp(oid, "1.3.6.1.4.1.311.2.1.4")))
+			return fail(s, -EKEYREJECTED,
+				    "PKCS7: S/MIME Caps only allowed with Authenticode");
+		if (CMS_signed_get_attr_by_NID(si, NID_pkcs9_contentType, -1) < 0 ||
+		    CMS_signed_get_attr_by_NID(si, NID_pkcs9_messageDigest, -1) < 0)
+			return fail(s, -EBADMSG, "PKCS7: Missing required AuthAttr");
+	}
 	s->sig_bytes_len = (size_t)ASN1_STRING_length(sigval);
 	s->sig_bytes = dup_bytes(m, ASN1_STRING_get0_data(sigval), s->sig_bytes_len);
 	if (!s->sig_bytes)

@@ -155,8 +155,10 @@ d = open(sys.argv[1], 'rb').read()
 open(sys.argv[2], 'wb').write(d + b'\0' * 8 + struct.pack('>I', len(d) - 1) + b'~Module signature appended~\n')
 PY
 run 10 "$kp" info "$tmp/siglen.ko"
-grep -q "not an ELF file: its signature trailer (sig_len [0-9]*) is not a signature the kernel can parse: the kernel rejects it with EBADMSG" "$tmp/err"
-ok "a signature trailer that eats the ELF: the kernel's EBADMSG named" $?
+# id_type 0: mod_check_sig() says -ENOPKG before info->len shrinks; the kernel reads the ELF
+# from the file minus the marker (the oracle's sig_dummy_long_siglen shows the PKCS#7 case)
+[ "$rc" = 0 ] && grep -q "^  signature:       unknown type, [0-9]* bytes$" "$tmp/out"
+ok "a signature trailer that eats the ELF: read as the kernel reads it (not an input error)" $?
 run 10 "$kp" info --max-size 1K "$fx/kp_plain.ko"
 grep -q "limit of 1 KiB" "$tmp/err"
 ok "--max-size 1K says 1 KiB" $?

@@ -23,6 +23,10 @@
 #                             (the first "GCC:" in .comment becomes "GCD:")
 #   sig_dummy_long_siglen.ko  Debian's signature with the trailer's sig_len 64 bytes too large:
 #                             the "PKCS#7 message" starts inside the ELF
+#   sig_dummy_authattrs.ko    unsigned body + tests/data/sig/other-authattrs.p7, a committed
+#                             PKCS#7 message with authenticated attributes (openssl cms without
+#                             -noattr: its signingTime makes it unreproducible, hence committed;
+#                             the kernel refuses authattrs before it computes any digest)
 #
 # Signing is what kbuild's scripts/sign-file does (openssl cms -sign -binary -noattr -nocerts,
 # DER, detached, struct module_signature + "~Module signature appended~\n"); RSA PKCS#1 v1.5
@@ -98,6 +102,14 @@ open(sys.argv[3], 'wb').write(body + sig + info + b'~Module signature appended~\
 PY
 }
 sign sha256 "$OUT/sig_dummy_unknown_key.ko"
+cp "$keys/other-authattrs.p7" "$tmp/p7"
+python3 - "$tmp/body" "$tmp/p7" "$OUT/sig_dummy_authattrs.ko" <<'PY'
+import struct, sys
+body = open(sys.argv[1], 'rb').read()
+sig = open(sys.argv[2], 'rb').read()
+info = struct.pack('>BBBBB3xI', 0, 0, 2, 0, 0, len(sig))
+open(sys.argv[3], 'wb').write(body + sig + info + b'~Module signature appended~\n')
+PY
 sign md5 "$OUT/sig_dummy_md5.ko"
 chmod 0644 "$OUT"/sig_dummy_*.ko
 # provenance of the files above (committed with them in fixtures/ko/<series>/sig/)
@@ -106,5 +118,5 @@ chmod 0644 "$OUT"/sig_dummy_*.ko
 	echo "package=${DEB##*/}"
 	echo "member=${member#./}"
 	echo "member_sha256=$(sha256sum <"$tmp/$member" | cut -d' ' -f1)"
-	echo "throwaway_key=tests/data/sig/other-key.pem (sig_dummy_unknown_key, sig_dummy_md5)"
+	echo "throwaway_key=tests/data/sig/other-key.pem (sig_dummy_unknown_key, sig_dummy_md5, sig_dummy_authattrs: other-authattrs.p7)"
 } >"$OUT/sig-source.txt"

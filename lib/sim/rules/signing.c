@@ -77,8 +77,11 @@ static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 	const struct kp_signature *s = &ld->m->sig;
 	const struct kp_trusted_key *key;
 
-	if (s->pkcs7_err)
+	if (s->pkcs7_err) {
+		if (s->pkcs7_note && !strncmp(s->pkcs7_note, "PKCS7: ", 7))
+			kp_msg(c, ld, "%s", s->pkcs7_note); /* the parser's own pr_warn() */
 		return s->pkcs7_err;
+	}
 	if (s->hash_algo && s->pkey_algo &&
 	    (!parser_knows_hash(c->p, s->hash_algo) || !parser_knows_pkey(c->p, s->pkey_algo)))
 		return -ENOPKG;
