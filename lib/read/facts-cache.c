@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "facts-serial.h"
+#include "read/reader-id.h"
 
 #define MAGIC	    "KPFACTS"
 #define HEADER_LEN  72
@@ -42,7 +43,7 @@ struct kp_facts_cache {
 	char *dir;
 	int dirfd; /* O_PATH of @dir; -1: no cache directory (every lookup misses) */
 	EVP_MD *sha256;
-	uint32_t build; /* CRC-32 of PACKAGE_VERSION: entries of another release are misses */
+	uint32_t build; /* CRC-32 of PACKAGE_VERSION and KP_READER_ID: another build's entries miss */
 	unsigned seq;	/* temporary file names; atomic */
 	unsigned char made[2][256]; /* fan-out directories known to exist (c/, s/); atomic */
 	struct kp_cache_counts n;   /* atomic */
@@ -125,7 +126,9 @@ struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 		free(c);
 		return NULL;
 	}
+	/* another release or another reader (KP_READER_ID: a digest of its sources): a miss */
 	c->build = (uint32_t)crc32(0, (const Bytef *)PACKAGE_VERSION, strlen(PACKAGE_VERSION));
+	c->build = (uint32_t)crc32(c->build, (const Bytef *)KP_READER_ID, strlen(KP_READER_ID));
 	/* created now (a read-only place stays read-only: lookups only, or none) */
 	mkdir_p(dir);
 	c->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -433,6 +436,11 @@ static int link_entry(struct kp_facts_cache *c, const char *from, const char *to
 		unlinkat(c->dirfd, tmp, 0);
 		return -1;
 	}
+	/*
+	 * rename() of two links of one file does nothing and succeeds (a racing writer linked
+	 * @to to the same entry): the temporary name would stay. Gone already otherwise.
+	 */
+	unlinkat(c->dirfd, tmp, 0);
 	return 0;
 }
 
@@ -453,6 +461,7 @@ static int publish_tmpfile(struct kp_facts_cache *c, int fd, const char *name)
 		unlinkat(c->dirfd, tmp, 0);
 		return -1;
 	}
+	unlinkat(c->dirfd, tmp, 0); /* as in link_entry(): left when both were one file */
 	return 0;
 }
 
