@@ -61,6 +61,7 @@ int kp_waivers_load_buffer(struct kp_waivers *ws, const char *path, const char *
 		ws->w[ws->n].module = strdup(tok[1] ? tok[1] : "*");
 		ws->w[ws->n].symbol = strdup(tok[2] ? tok[2] : "*");
 		ws->w[ws->n].line = lineno;
+		ws->w[ws->n].used = 0;
 		ws->n++;
 		if (!ws->w[ws->n - 1].rule || !ws->w[ws->n - 1].module ||
 		    !ws->w[ws->n - 1].symbol) {
