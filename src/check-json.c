@@ -6,7 +6,7 @@
 #include "kernel/sig-keys.h"
 #include "json-out.h"
 
-static struct json_object *verdict_json(const struct kp_analysis *a, const struct kp_verdict *v)
+static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_verdict *v)
 {
 	const struct kp_node *nd = &a->graph.nodes[v->node];
 	struct json_object *o = json_object_new_object(), *arr;
@@ -59,7 +59,7 @@ static struct json_object *verdict_json(const struct kp_analysis *a, const struc
 	return o;
 }
 
-void kp_check_print_json(const struct kp_check_out *o, const struct kp_analysis *a)
+void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a)
 {
 	const struct kp_kernel_facts *f = &a->facts;
 	struct json_object *k = json_object_new_object(), *arr;

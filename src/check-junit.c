@@ -83,7 +83,7 @@ static void xml_dirname(FILE *f, const char *path)
 	free(dir);
 }
 
-void kp_check_print_junit(const struct kp_check_out *o, const struct kp_analysis *a)
+void kp_check_print_junit(const struct kp_check_out *o, const struct kp_ctx *a)
 {
 	size_t failures = 0, skipped = 0;
 	FILE *f = o->f;

@@ -125,7 +125,7 @@ static void verdict_text(const struct kp_verdict *v, char *buf, size_t len)
 	}
 }
 
-static struct json_object *module_json(const struct kp_analysis *a, const struct kp_verdict *v)
+static struct json_object *module_json(const struct kp_ctx *a, const struct kp_verdict *v)
 {
 	struct json_object *m = json_object_new_object(), *fs = json_object_new_array();
 	const struct kp_node *nd = &a->graph.nodes[v->node];
@@ -154,24 +154,24 @@ static struct json_object *module_json(const struct kp_analysis *a, const struct
  * Runs the analysis of @release's out-of-tree modules into @a (initialised from @tmpl;
  * the caller frees it). Returns 0, or an exit status after printing why.
  */
-static int analyse_release(struct kp_cli *cli, const struct kp_analysis *tmpl, const char *release,
-			   struct kp_analysis *a)
+static int analyse_release(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, const char *release,
+			   struct kp_ctx *a)
 {
 	struct kp_err err = { "" };
 
-	*a = *tmpl;
-	a->fo.release = release;
+	kp_cli_ctx_init(a, cli, tmpl);
+	a->o.fo.release = release;
 	if (out_of_tree(tmpl->basedir, release, &a->set, &err) < 0) {
 		kp_cli_error(tmpl->basedir, "%s: %s", release, err.msg);
 		return KP_EXIT_ERROR;
 	}
 	if (!a->set.n)
 		return 0;
-	return kp_analysis_run(a, cli, NULL, 0, true);
+	return kp_cli_ctx_load(a, NULL, 0, KP_CTX_SIMULATE);
 }
 
 /* The verdict of the module called @name in @a, or NULL. */
-static const struct kp_verdict *find_verdict(const struct kp_analysis *a, const char *name)
+static const struct kp_verdict *find_verdict(const struct kp_ctx *a, const char *name)
 {
 	size_t i = a->set.n ? kp_graph_find(&a->graph, name) : SIZE_MAX;
 
@@ -213,7 +213,7 @@ static const char *first_error(const struct kp_verdict *v)
 
 /* What changes for each out-of-tree module of @from when the system boots @to. */
 static size_t compare_releases(const struct kp_check_out *o, struct json_object *arr,
-			       const struct kp_analysis *a, const struct kp_analysis *b)
+			       const struct kp_ctx *a, const struct kp_ctx *b)
 {
 	size_t n = 0;
 	char buf[1024];
@@ -262,10 +262,10 @@ static size_t compare_releases(const struct kp_check_out *o, struct json_object 
 	return n;
 }
 
-int kp_check_upgrade(struct kp_cli *cli, const struct kp_analysis *tmpl, const char *from,
+int kp_check_upgrade(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, const char *from,
 		     const char *to, const struct kp_check_out *o, bool json)
 {
-	struct kp_analysis a, b;
+	struct kp_ctx a, b;
 	struct json_object *arr = json ? json_object_new_array() : NULL;
 	size_t n;
 	int rc;
@@ -275,8 +275,8 @@ int kp_check_upgrade(struct kp_cli *cli, const struct kp_analysis *tmpl, const c
 	if (!rc)
 		rc = analyse_release(cli, tmpl, to, &b);
 	if (rc) {
-		kp_analysis_free(&a);
-		kp_analysis_free(&b);
+		kp_ctx_release(&a);
+		kp_ctx_release(&b);
 		json_object_put(arr);
 		return rc;
 	}
@@ -299,23 +299,24 @@ int kp_check_upgrade(struct kp_cli *cli, const struct kp_analysis *tmpl, const c
 	rc = (a.read_failures || b.read_failures) ? KP_EXIT_ERROR
 	     : n				  ? KP_EXIT_FINDINGS
 						  : KP_EXIT_OK;
-	kp_analysis_free(&a);
-	kp_analysis_free(&b);
+	kp_ctx_release(&a);
+	kp_ctx_release(&b);
 	return rc;
 }
 
 /* Checks one release; adds its rows to @text or @json. Returns the exit status. */
-static int check_release(struct kp_cli *cli, const struct kp_analysis *tmpl, const char *root,
+static int check_release(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, const char *root,
 			 const char *release, const struct kp_check_out *o,
 			 struct json_object *kernels)
 {
 	struct json_object *k = json_object_new_object(), *mods = json_object_new_array();
 	struct kp_err err = { "" };
-	struct kp_analysis a = *tmpl;
+	struct kp_ctx a;
 	int rc = KP_EXIT_OK;
 
 	kp_json_add(k, "release", json_object_new_string(release));
-	a.fo.release = release;
+	kp_cli_ctx_init(&a, cli, tmpl);
+	a.o.fo.release = release;
 	if (out_of_tree(root, release, &a.set, &err) < 0) {
 		kp_cli_error(root, "%s: %s", release, err.msg);
 		kp_json_add(k, "error", kp_json_string(err.msg));
@@ -327,7 +328,7 @@ static int check_release(struct kp_cli *cli, const struct kp_analysis *tmpl, con
 			fprintf(o->f, "%-28s (no out-of-tree modules)\n", release);
 		goto out;
 	}
-	rc = kp_analysis_run(&a, cli, NULL, 0, true);
+	rc = kp_cli_ctx_load(&a, NULL, 0, KP_CTX_SIMULATE);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < a.graph.n; i++) {
@@ -353,11 +354,11 @@ out:
 		json_object_array_add(kernels, k);
 	else
 		json_object_put(k);
-	kp_analysis_free(&a);
+	kp_ctx_release(&a);
 	return rc;
 }
 
-int kp_check_all_kernels(struct kp_cli *cli, const struct kp_analysis *tmpl,
+int kp_check_all_kernels(struct kp_cli *cli, const struct kp_ctx_opts *tmpl,
 			 const struct kp_check_out *o, bool json)
 {
 	struct json_object *kernels = json ? json_object_new_array() : NULL;

@@ -138,7 +138,7 @@ static void fingerprint(char out[17], const char *rule, const char *module, cons
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_analysis *a)
+void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a)
 {
 	struct json_object *root = json_object_new_object(), *runs = json_object_new_array();
 	struct json_object *run = json_object_new_object(), *tool = json_object_new_object();

@@ -29,7 +29,7 @@ static void print_module(const struct kp_check_out *o, const struct kp_node *nd)
  * "Fails to load" with all its findings (the reason chain, a P taint included) and never
  * under a "Loads ..." group; the modules that load are grouped by consequence.
  */
-static void print_group(const struct kp_check_out *o, const struct kp_analysis *a,
+static void print_group(const struct kp_check_out *o, const struct kp_ctx *a,
 			enum kp_consequence cons, const char *title, const char *col)
 {
 	bool header = false;
@@ -68,7 +68,7 @@ static void print_group(const struct kp_check_out *o, const struct kp_analysis *
 }
 
 /* Files of the tree depmod does not use: modprobe never loads them under that name. */
-static void print_shadowed(const struct kp_check_out *o, const struct kp_analysis *a)
+static void print_shadowed(const struct kp_check_out *o, const struct kp_ctx *a)
 {
 	if (!a->nshadowed)
 		return;
@@ -88,7 +88,7 @@ static void print_shadowed(const struct kp_check_out *o, const struct kp_analysi
 	fputc('\n', o->f);
 }
 
-void kp_check_print_text(const struct kp_check_out *o, const struct kp_analysis *a)
+void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a)
 {
 	const struct kp_kernel_facts *f = &a->facts;
 	size_t nfail = 0, np = 0;

@@ -54,6 +54,8 @@ int kp_cli_bad_option(const char *cmd, const char *optstring, char **argv);
 size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
 			   int npaths, const struct kp_name_pool *names);
 
+/* "reading modules: DONE/TOTAL" on stderr (a terminal), cleared at the end. */
+void kp_cli_progress(size_t done, size_t total, void *data);
 /* Read options from the command line; @progress: show progress for long reads. */
 struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n);
 /* Adds every operand to @set (directories expanded); exits on out of memory. */

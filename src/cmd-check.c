@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "ctx-options.h"
 #include "check-output.h"
 #include "waivers.h"
 
@@ -55,7 +55,7 @@ static int parse_severity(const char *s, enum kp_severity *out)
 }
 
 /* Runs the strictest rules too, for latent-breakage findings, when the target lacks one. */
-static int strict_pass(struct kp_analysis *a)
+static int strict_pass(struct kp_ctx *a)
 {
 	struct kp_kernel_facts strict = a->facts;
 	struct kp_simulation s;
@@ -75,7 +75,7 @@ static int strict_pass(struct kp_analysis *a)
 	return r;
 }
 
-static int compare(struct kp_analysis *a, const char *spec, FILE *out)
+static int compare(struct kp_ctx *a, const char *spec, FILE *out)
 {
 	char first[32], second[32];
 	const char *comma = strchr(spec, ',');
@@ -165,12 +165,13 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	bool all_kernels = false;
 	const char *upgrade_to = NULL;
 	struct kp_waivers ws = { 0 };
-	struct kp_analysis a;
+	struct kp_ctx_opts o;
+	struct kp_ctx a;
 	int c, rc;
 
-	kp_analysis_init(&a);
+	kp_ctx_opts_init(&o);
 	while ((c = getopt_long(argc, argv, "f:o:vhj:k:b:", opts, NULL)) != -1) {
-		if (kp_cli_common_option(cli, c, optarg) || kp_analysis_option(&a, c, optarg))
+		if (kp_cli_common_option(cli, c, optarg) || kp_ctx_option(&o, c, optarg))
 			continue;
 		switch (c) {
 		case 'f':
@@ -220,17 +221,17 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	}
 	if (upgrade_to || all_kernels) {
 		/* the installed-system reports: -b ROOT's own kernels, text or JSON */
-		const char *from = a.fo.release;
+		const char *from = o.fo.release;
 		bool json = !strcmp(format, "json");
 
-		if (upgrade_to && (!a.basedir || !from || all_kernels || optind < argc ||
-				   a.nkernels || (!json && strcmp(format, "text")))) {
+		if (upgrade_to && (!o.basedir || !from || all_kernels || optind < argc ||
+				   o.nkernels || (!json && strcmp(format, "text")))) {
 			kp_cli_error(NULL,
 				     "--upgrade-to takes -b ROOT and --kernel-release, no FILE, "
 				     "no --kernel, and --format text or json");
 			return KP_EXIT_ERROR;
 		}
-		if (all_kernels && (!a.basedir || optind < argc || a.nkernels || a.fo.release ||
+		if (all_kernels && (!o.basedir || optind < argc || o.nkernels || o.fo.release ||
 				    (!json && strcmp(format, "text")))) {
 			kp_cli_error(NULL, "--all-kernels takes -b ROOT, no FILE, no --kernel or "
 					   "--kernel-release, and --format text or json");
@@ -240,14 +241,14 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 			kp_cli_error(output, "cannot write: %m");
 			return KP_EXIT_ERROR;
 		}
-		a.fo.release = NULL;
-		rc = upgrade_to ? kp_check_upgrade(cli, &a, from, upgrade_to, &out, json)
-				: kp_check_all_kernels(cli, &a, &out, json);
+		o.fo.release = NULL;
+		rc = upgrade_to ? kp_check_upgrade(cli, &o, from, upgrade_to, &out, json)
+				: kp_check_all_kernels(cli, &o, &out, json);
 		if (out.f != stdout && fclose(out.f) != 0 && rc != KP_EXIT_ERROR)
 			rc = KP_EXIT_ERROR;
 		return rc;
 	}
-	if (optind >= argc && !a.basedir && !a.running) {
+	if (optind >= argc && !o.basedir && !o.running) {
 		kp_cli_error(NULL, "check: no module files given");
 		check_usage(stderr);
 		return KP_EXIT_ERROR;
@@ -260,7 +261,8 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 			return KP_EXIT_ERROR;
 		}
 	}
-	rc = kp_analysis_run(&a, cli, argv + optind, argc - optind, true);
+	kp_cli_ctx_init(&a, cli, &o);
+	rc = kp_cli_ctx_load(&a, argv + optind, argc - optind, KP_CTX_SIMULATE);
 	if (rc)
 		goto done;
 	if (output) {
@@ -311,6 +313,6 @@ done:
 		rc = KP_EXIT_ERROR;
 	}
 	kp_waivers_free(&ws);
-	kp_analysis_free(&a);
+	kp_ctx_release(&a);
 	return rc;
 }

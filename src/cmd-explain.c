@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "ctx-options.h"
 
 static void explain_usage(FILE *f)
 {
@@ -17,7 +17,7 @@ static void explain_usage(FILE *f)
 	      f);
 }
 
-static void explain_p(FILE *f, const struct kp_analysis *a, size_t i, unsigned depth)
+static void explain_p(FILE *f, const struct kp_ctx *a, size_t i, unsigned depth)
 {
 	const struct kp_verdict *v = &a->sim.v[i];
 	const struct kp_module *m = a->graph.nodes[i].mod;
@@ -59,7 +59,7 @@ static void explain_p(FILE *f, const struct kp_analysis *a, size_t i, unsigned d
 	}
 }
 
-static void explain_one(FILE *f, const struct kp_analysis *a, size_t i, unsigned depth)
+static void explain_one(FILE *f, const struct kp_ctx *a, size_t i, unsigned depth)
 {
 	const struct kp_verdict *v = &a->sim.v[i];
 	const struct kp_module *m = a->graph.nodes[i].mod;
@@ -96,13 +96,14 @@ int cmd_explain(struct kp_cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' }, KP_CLI_COMMON_LONGOPTS, KP_ANALYSIS_LONGOPTS, {}
 	};
 	const char *target;
-	struct kp_analysis a;
+	struct kp_ctx_opts o;
+	struct kp_ctx a;
 	size_t idx = SIZE_MAX;
 	int c, rc;
 
-	kp_analysis_init(&a);
+	kp_ctx_opts_init(&o);
 	while ((c = getopt_long(argc, argv, "hj:k:b:", opts, NULL)) != -1) {
-		if (kp_cli_common_option(cli, c, optarg) || kp_analysis_option(&a, c, optarg))
+		if (kp_cli_common_option(cli, c, optarg) || kp_ctx_option(&o, c, optarg))
 			continue;
 		if (c == 'h') {
 			explain_usage(stdout);
@@ -110,13 +111,14 @@ int cmd_explain(struct kp_cli *cli, int argc, char **argv)
 		}
 		return kp_cli_bad_option("explain", "hj:k:b:", argv);
 	}
-	if (argc - optind < (a.basedir ? 1 : 2)) {
+	if (argc - optind < (o.basedir ? 1 : 2)) {
 		kp_cli_error(NULL, "explain: give the module, then the module files");
 		explain_usage(stderr);
 		return KP_EXIT_ERROR;
 	}
 	target = argv[optind];
-	rc = kp_analysis_run(&a, cli, argv + optind + 1, argc - optind - 1, true);
+	kp_cli_ctx_init(&a, cli, &o);
+	rc = kp_cli_ctx_load(&a, argv + optind + 1, argc - optind - 1, KP_CTX_SIMULATE);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < a.graph.n && idx == SIZE_MAX; i++)
@@ -131,6 +133,6 @@ int cmd_explain(struct kp_cli *cli, int argc, char **argv)
 	explain_one(stdout, &a, idx, 0);
 	rc = a.read_failures ? KP_EXIT_ERROR : KP_EXIT_OK;
 out:
-	kp_analysis_free(&a);
+	kp_ctx_release(&a);
 	return rc;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "ctx-options.h"
 #include "graph-output.h"
 
 static void graph_usage(FILE *f)
@@ -67,12 +67,13 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 	const char *format = "text", *focus = NULL;
 	unsigned depth = 1;
 	bool pretty = false, *in = NULL;
-	struct kp_analysis a;
+	struct kp_ctx_opts o;
+	struct kp_ctx a;
 	int c, rc;
 
-	kp_analysis_init(&a);
+	kp_ctx_opts_init(&o);
 	while ((c = getopt_long(argc, argv, "f:hj:k:b:", opts, NULL)) != -1) {
-		if (kp_cli_common_option(cli, c, optarg) || kp_analysis_option(&a, c, optarg))
+		if (kp_cli_common_option(cli, c, optarg) || kp_ctx_option(&o, c, optarg))
 			continue;
 		switch (c) {
 		case 'f':
@@ -106,13 +107,15 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 		kp_cli_error(NULL, "unknown format '%s' (text, json or dot)", format);
 		return KP_EXIT_ERROR;
 	}
-	if (optind >= argc && !a.basedir) {
+	if (optind >= argc && !o.basedir) {
 		kp_cli_error(NULL, "graph: no module files given");
 		graph_usage(stderr);
 		return KP_EXIT_ERROR;
 	}
 	/* DOT colours what the loader does (P inherited, failures): simulate for it */
-	rc = kp_analysis_run(&a, cli, argv + optind, argc - optind, !strcmp(format, "dot"));
+	kp_cli_ctx_init(&a, cli, &o);
+	rc = kp_cli_ctx_load(&a, argv + optind, argc - optind,
+			     !strcmp(format, "dot") ? KP_CTX_SIMULATE : 0);
 	if (rc)
 		goto out;
 	if (focus) {
@@ -162,6 +165,6 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 		rc = KP_EXIT_ERROR;
 out:
 	free(in);
-	kp_analysis_free(&a);
+	kp_ctx_release(&a);
 	return rc;
 }

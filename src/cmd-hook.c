@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "ctx-options.h"
 #include "policy/hook-policy.h"
 #include "kernel/kernel-tree.h"
 #include "kernel/modprobe-chain.h"
@@ -39,27 +39,14 @@ struct hook {
 	const char *config;
 	const char *asked; /* MODULE as given */
 	bool verbose;
-	bool read_in_tree; /* read in-tree dependencies too, not only Module.symvers' lines */
 	bool on_error_given;
 	enum kp_hook_on_error on_error_cli;
 	unsigned timeout; /* seconds, 0: none */
 
 	struct kp_hook_policy policy;
 	bool policy_bad; /* the file was refused: only --on-error counts */
-	struct kp_running live;
-	bool have_live;
-	struct kp_tree tree;
-	bool have_tree;
-	struct kp_chain chain;
-	bool have_chain;
-	struct kp_analysis a;
-	struct kp_symset wanted;      /* every symbol the chain can look up */
-	struct kp_module **providers; /* loaded modules read for their exports */
-	size_t nproviders, providers_cap;
-	const char *exports_from; /* where vmlinux's exports came from */
-	bool base_has_modules;	  /* Module.symvers: in-tree modules' exports too */
-	bool skip_in_tree;	  /* in-tree dependencies not loaded are not read */
-	bool *in_set;		  /* per chain module: read into the set */
+	struct kp_ctx_opts o;
+	struct kp_ctx a; /* the running system, the chain, what it loads (lazy mode) */
 };
 
 static void hook_usage(FILE *f)
@@ -227,304 +214,6 @@ static void arm_deadline(struct hook *h)
 		alarm(h->timeout);
 }
 
-/* ------------------------------------------------------------------ reading */
-
-static int want(struct hook *h, const char *sym)
-{
-	return sym ? kp_symset_add(&h->wanted, sym) : 0;
-}
-
-static int collect_wanted(struct hook *h)
-{
-	if (want(h, "module_layout") < 0)
-		return -1;
-	for (size_t i = 0; i < h->a.set.n; i++) {
-		const struct kp_module *m = h->a.set.entries[i].mod;
-
-		for (size_t j = 0; j < m->nimports; j++)
-			if (want(h, m->imports[j].name) < 0)
-				return -1;
-		for (size_t j = 0; j < m->nexports; j++)
-			if (want(h, m->exports[j].name) < 0)
-				return -1;
-		for (size_t j = 0; j < m->nsymget; j++)
-			if (want(h, m->symget[j].symbol) < 0)
-				return -1;
-	}
-	return 0;
-}
-
-/* The kernel's exports: explicit --kernel files, else Module.symvers, else /proc/kallsyms. */
-static int load_exports(struct hook *h, char *why, size_t len)
-{
-	struct kp_err err = { "" };
-
-	kp_base_free(h->a.base);
-	h->a.base = NULL;
-	if (kp_base_new(&h->a.base) < 0) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	if (h->a.nkernels) {
-		for (size_t i = 0; i < h->a.nkernels; i++)
-			if (kp_base_load(h->a.base, h->a.kernels[i], &err) < 0) {
-				snprintf(why, len, "%s", err.msg);
-				return -1;
-			}
-		struct kp_base_stats st;
-
-		kp_base_stats(h->a.base, &st);
-		h->exports_from = h->a.kernels[0];
-		h->base_has_modules = st.nmodule > 0;
-	} else if (h->tree.symvers_path) {
-		if (kp_chain_load_exports(h->a.base, h->tree.symvers_path, false, &h->wanted,
-					  &err) < 0) {
-			snprintf(why, len, "%s", err.msg);
-			return -1;
-		}
-		h->exports_from = h->tree.symvers_path;
-		h->base_has_modules = true;
-	} else {
-		char *ks = kp_root_path(h->root, "proc/kallsyms");
-
-		if (!ks || kp_chain_load_exports(h->a.base, ks, true, &h->wanted, &err) < 0) {
-			snprintf(why, len,
-				 "no kernel exports: no Module.symvers for %s (install "
-				 "linux-headers-%s or give --kernel) and %s",
-				 h->live.release, h->live.release, ks ? err.msg : "out of memory");
-			free(ks);
-			return -1;
-		}
-		free(ks);
-		h->exports_from = "/proc/kallsyms";
-	}
-	if (kp_base_set_release(h->a.base, h->live.release, &err) < 0) {
-		snprintf(why, len, "%s", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static bool is_provider(const struct hook *h, const char *name)
-{
-	for (size_t i = 0; i < h->nproviders; i++)
-		if (!strcmp(h->providers[i]->name, name))
-			return true;
-	return false;
-}
-
-static int add_provider(struct hook *h, const char *name, const char *path, char *why, size_t len)
-{
-	struct kp_open_opts oo = { .max_size = h->cli->max_size,
-				   .cache = kp_cli_facts_cache(h->cli) };
-	struct kp_err err = { "" };
-	size_t need = h->nproviders + 1;
-	struct kp_module *m;
-
-	if (kp_grow(&h->providers, &h->providers_cap, need, sizeof(*h->providers)) < 0) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	if (kp_module_open(path, &oo, &m, &err) < 0) {
-		snprintf(why, len, "cannot read loaded module %s: %s", name, err.msg);
-		return -1;
-	}
-	h->providers[h->nproviders++] = m;
-	return 0;
-}
-
-static bool base_has(const struct kp_kernel_base *b, const char *sym, const char *modname)
-{
-	for (const struct kp_ksym *k = kp_base_lookup_owner(b, sym, NULL); k;
-	     k = kp_base_next_same_name(b, k)) {
-		char own[64];
-
-		if (k->vmlinux)
-			continue;
-		kp_base_owner_modname(k->owner, own, sizeof(own));
-		if (!strcmp(own, modname))
-			return true;
-	}
-	return false;
-}
-
-static const char *export_word(const struct kp_export *e)
-{
-	if (e->table == KP_KSYMTAB_UNUSED_GPL)
-		return "EXPORT_UNUSED_SYMBOL_GPL";
-	if (e->gpl_only)
-		return "EXPORT_SYMBOL_GPL";
-	switch (e->table) {
-	case KP_KSYMTAB_GPL_FUTURE:
-		return "EXPORT_SYMBOL_GPL_FUTURE";
-	case KP_KSYMTAB_UNUSED:
-		return "EXPORT_UNUSED_SYMBOL";
-	default:
-		return "EXPORT_SYMBOL";
-	}
-}
-
-/* The exports of loaded modules the base does not know, as Module.symvers lines. */
-static int load_provider_exports(struct hook *h, char *why, size_t len)
-{
-	struct kp_err err = { "" };
-	char *buf = NULL;
-	size_t blen = 0, bcap = 0;
-	int r = 0;
-
-	for (size_t i = 0; i < h->nproviders && r == 0; i++) {
-		const struct kp_module *m = h->providers[i];
-
-		for (size_t j = 0; j < m->nexports && r == 0; j++) {
-			const struct kp_export *e = &m->exports[j];
-			size_t need = strlen(e->name) + 2 * strlen(m->name) +
-				      (e->ns ? strlen(e->ns) : 0) + 64;
-			int n;
-
-			if (base_has(h->a.base, e->name, m->name))
-				continue;
-			if (kp_grow(&buf, &bcap, blen + need, 1) < 0) {
-				r = -1;
-				break;
-			}
-			n = snprintf(buf + blen, bcap - blen, "0x%08x\t%s\tloaded/%s\t%s\t%s\n",
-				     e->has_crc ? e->crc : 0, e->name, m->name, export_word(e),
-				     e->ns ? e->ns : "");
-			if (n < 0 || (size_t)n >= bcap - blen)
-				r = -1;
-			else
-				blen += (size_t)n;
-		}
-	}
-	if (r < 0) {
-		free(buf);
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	if (blen && kp_base_load_symvers_buffer(h->a.base, "loaded modules",
-						(const unsigned char *)buf, blen, &err) < 0) {
-		snprintf(why, len, "%s", err.msg);
-		r = -1;
-	}
-	free(buf);
-	return r;
-}
-
-static bool set_exports(const struct hook *h, const char *sym)
-{
-	for (size_t i = 0; i < h->a.set.n; i++) {
-		const struct kp_module *m = h->a.set.entries[i].mod;
-
-		for (size_t j = 0; m && j < m->nexports; j++)
-			if (!strcmp(m->exports[j].name, sym))
-				return true;
-	}
-	return false;
-}
-
-/*
- * Loaded modules whose exports matter: the chain's loaded dependencies the base does
- * not describe, and the loaded owners of symbol_get() targets (modules.symbols).
- */
-static int read_providers(struct hook *h, char *why, size_t len)
-{
-	struct kp_err err = { "" };
-
-	for (size_t i = 0; i < h->chain.n; i++) {
-		const struct kp_chain_module *cm = &h->chain.mods[i];
-
-		if (cm->builtin || !kp_running_find(&h->live, cm->name) || is_provider(h, cm->name))
-			continue;
-		if (h->base_has_modules && !strncmp(cm->relpath, "kernel/", 7))
-			continue;
-		if (add_provider(h, cm->name, cm->path, why, len) < 0)
-			return -1;
-	}
-	for (size_t i = 0; i < h->a.set.n; i++) {
-		const struct kp_module *m = h->a.set.entries[i].mod;
-
-		for (size_t j = 0; j < m->nsymget; j++) {
-			const char *sym = m->symget[j].symbol, *owner, *path, *rel;
-			int r;
-
-			if (!sym || kp_base_lookup_owner(h->a.base, sym, NULL) ||
-			    set_exports(h, sym))
-				continue;
-			r = kp_chain_symbol_owner(&h->chain, sym, &owner, &err);
-			if (r == -ENOENT)
-				continue;
-			if (r < 0) {
-				snprintf(why, len, "%s", err.msg);
-				return -1;
-			}
-			if (!kp_running_find(&h->live, owner) || is_provider(h, owner))
-				continue;
-			r = kp_chain_module_path(&h->chain, owner, &path, &rel, &err);
-			if (r == -ENOENT)
-				continue;
-			if (r < 0 || add_provider(h, owner, path, why, len) < 0) {
-				if (r < 0)
-					snprintf(why, len, "%s", err.msg);
-				return -1;
-			}
-		}
-	}
-	return load_provider_exports(h, why, len);
-}
-
-/* The target kernel: the running one, with any explicit overrides given. */
-static int build_facts(struct hook *h, char *why, size_t len)
-{
-	struct kp_kernel_facts *f = &h->a.facts;
-	struct kp_facts_opts *o = &h->a.fo;
-	struct kp_err err = { "" };
-	const char **loaded, **prop;
-	char *procfg = NULL;
-	size_t np = 0;
-
-	o->release = h->live.release;
-	if (!o->config_path && h->tree.config_path) {
-		o->config_path = h->tree.config_path;
-	} else if (!o->config_path) {
-		procfg = kp_root_path(h->root, "proc/config.gz");
-		if (procfg && kp_is_file(procfg))
-			o->config_path = procfg;
-	}
-	if (o->sig_enforce < 0 && h->live.sig_enforce >= 0)
-		o->sig_enforce = h->live.sig_enforce;
-	if (o->lockdown < 0 && h->live.lockdown)
-		o->lockdown = strcmp(h->live.lockdown, "none") ? 1 : 0;
-	if (!o->cmdline)
-		o->cmdline = h->live.cmdline;
-	if (kp_facts_build(f, o, h->a.base, &err) < 0) {
-		if (o->config_path == procfg)
-			o->config_path = NULL;
-		free(procfg);
-		snprintf(why, len, "%s", err.msg);
-		return -1;
-	}
-	if (o->config_path == procfg)
-		o->config_path = NULL;
-	free(procfg);
-	loaded = kp_arena_alloc(&f->arena, (h->live.nmodules + 1) * sizeof(*loaded));
-	prop = kp_arena_alloc(&f->arena, (h->live.nmodules + 1) * sizeof(*prop));
-	if (!loaded || !prop) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < h->live.nmodules; i++) {
-		loaded[i] = h->live.modules[i].name;
-		if (h->live.modules[i].proprietary)
-			prop[np++] = h->live.modules[i].name;
-	}
-	f->loaded = loaded;
-	f->nloaded = h->live.nmodules;
-	f->loaded_proprietary = prop;
-	f->nloaded_proprietary = np;
-	f->initial_taint = h->live.have_tainted ? h->live.tainted : 0;
-	return 0;
-}
-
 /* ------------------------------------------------------------------ verdict */
 
 static const struct kp_finding *finding(const struct kp_verdict *v, const char *id)
@@ -553,20 +242,10 @@ static const char *failure_reason(const struct kp_verdict *v)
 
 static bool is_target(const struct hook *h, const char *name)
 {
-	for (size_t i = 0; i < h->chain.n; i++)
-		if (h->chain.mods[i].target && !strcmp(h->chain.mods[i].name, name))
+	for (size_t i = 0; i < h->a.chain.n; i++)
+		if (h->a.chain.mods[i].target && !strcmp(h->a.chain.mods[i].name, name))
 			return true;
 	return false;
-}
-
-/*
- * An in-tree dependency not loaded yet, left to Module.symvers: its exports and
- * their classes are there, and in-tree modules are never proprietary by license.
- */
-static bool described(const struct hook *h, const struct kp_chain_module *cm)
-{
-	return h->skip_in_tree && !cm->target && !cm->builtin && !h->in_set[cm - h->chain.mods] &&
-	       !strncmp(cm->relpath, "kernel/", 7);
 }
 
 static enum kp_hook_action consider(struct hook *h, const char *module, enum kp_hook_consequence c,
@@ -591,17 +270,19 @@ static void print_chain(const struct hook *h)
 {
 	char letters[32];
 
-	say(h, "kernel %s; exports from %s; %zu loaded modules; chain from %s:", h->live.release,
-	    h->exports_from, h->live.nmodules,
-	    h->chain.source == KP_CHAIN_LIBKMOD ? "libkmod (depmod indexes)"
-						: "modules.dep (text)");
-	for (size_t i = 0; i < h->chain.n; i++) {
-		const struct kp_chain_module *cm = &h->chain.mods[i];
-		const struct kp_loaded_module *lm = kp_running_find(&h->live, cm->name);
+	say(h, "kernel %s; exports from %s; %zu loaded modules; chain from %s:", h->a.run.release,
+	    h->a.exports_from, h->a.run.nmodules,
+	    h->a.chain.source == KP_CHAIN_LIBKMOD ? "libkmod (depmod indexes)"
+						  : "modules.dep (text)");
+	for (size_t i = 0; i < h->a.chain.n; i++) {
+		const struct kp_chain_module *cm = &h->a.chain.mods[i];
+		const struct kp_loaded_module *lm = kp_running_find(&h->a.run, cm->name);
 
 		say(h, "  %s %s%s%s%s%s%s", cm->name, cm->builtin ? "(built in)" : cm->relpath,
 		    lm ? ", loaded, taint " : "", lm ? (*lm->taint ? lm->taint : "none") : "",
-		    !lm && described(h, cm) ? ", not read (in-tree: Module.symvers)" : "",
+		    !lm && kp_ctx_chain_described(&h->a, cm)
+			    ? ", not read (in-tree: Module.symvers)"
+			    : "",
 		    cm->blacklisted ? ", blacklisted in modprobe.d" : "",
 		    cm->target ? "" : " (dependency)");
 	}
@@ -669,184 +350,22 @@ static int decide(struct hook *h)
 
 /* ------------------------------------------------------------------ the hook */
 
-static int open_system(struct hook *h, char *why, size_t len)
-{
-	struct kp_err err = { "" };
-
-	if (kp_running_open_opts(&h->live, h->root, h->a.fo.release, 0, &err) < 0) {
-		snprintf(why, len, "%s", err.msg);
-		return -1;
-	}
-	h->have_live = true;
-	if (kp_tree_open(&h->tree, h->root, h->live.release, &err) < 0) {
-		snprintf(why, len, "unknown kernel: %s", err.msg);
-		return -1;
-	}
-	h->have_tree = true;
-	/*
-	 * The running kernel's keys as /proc/keys lists them, --kernel-image, --trusted-cert
-	 * (not the installed vmlinuz: decompressing it costs seconds on every modprobe).
-	 */
-	if (!h->a.no_kernel_keys && kp_keyring_add_proc_keys(&h->a.keys, h->root, &err) < 0) {
-		snprintf(why, len, "%s", err.msg);
-		return -1;
-	}
-	for (size_t i = 0; i < h->a.nkernel_images; i++)
-		if (kp_keyring_add_kernel_image(
-			    &h->a.keys, h->a.kernel_images[i],
-			    h->cli->max_size ? h->cli->max_size : KP_DEFAULT_MAX_SIZE, &err) < 0) {
-			snprintf(why, len, "%s: %s", h->a.kernel_images[i], err.msg);
-			return -1;
-		}
-	for (size_t i = 0; i < h->a.ntrusted_certs; i++)
-		if (kp_keyring_add_cert_file(&h->a.keys, h->a.trusted_certs[i], &err) < 0) {
-			snprintf(why, len, "%s: %s", h->a.trusted_certs[i], err.msg);
-			return -1;
-		}
-	if (h->a.keys.nsources)
-		h->a.fo.keys = &h->a.keys;
-	return 0;
-}
-
-/* Reads the set's unread entries; fails on the first that cannot be read. */
-static int read_set(struct hook *h, char *why, size_t len)
-{
-	struct kp_read_opts ro = {
-		.open = { .max_size = h->cli->max_size,
-			  .sig_digest = (kp_keyring_empty(&h->a.keys) ? 0 : KP_SIG_DIGEST) |
-					(h->a.keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
-			  .cache = kp_cli_facts_cache(h->cli) }
-	};
-	size_t n = 0;
-
-	for (size_t i = 0; i < h->a.set.n; i++)
-		n += !h->a.set.entries[i].mod && !h->a.set.entries[i].error;
-	ro.jobs = h->cli->jobs ? h->cli->jobs : (n < 4 ? (unsigned)(n ? n : 1) : 4);
-	kp_set_read(&h->a.set, &ro);
-	for (size_t i = 0; i < h->a.set.n; i++)
-		if (h->a.set.entries[i].error) {
-			snprintf(why, len, "%s: %s", h->a.set.entries[i].path,
-				 h->a.set.entries[i].error);
-			return -1;
-		}
-	return 0;
-}
-
-static int add_to_set(struct hook *h, size_t i, char *why, size_t len)
-{
-	const struct kp_chain_module *cm = &h->chain.mods[i];
-
-	if (!kp_is_file(cm->path)) {
-		snprintf(why, len, "%s: no such module file", cm->path);
-		return -1;
-	}
-	if (kp_set_add_path(&h->a.set, cm->path) < 0) {
-		snprintf(why, len, "out of memory");
-		return -1;
-	}
-	h->in_set[i] = true;
-	return 0;
-}
-
-/*
- * In-tree dependencies left to Module.symvers that a module of the set still needs (an
- * import nobody provides whose owner, per modules.symbols, is one of them: Module.symvers
- * is not that tree's): added to the set. *@added tells whether any was.
- */
-static int needed_deps(struct hook *h, bool *added, char *why, size_t len)
-{
-	struct kp_err err = { "" };
-
-	size_t nread = h->a.set.n; /* entries added below are read in the next round */
-
-	*added = false;
-	for (size_t s = 0; s < nread; s++) {
-		const struct kp_module *m = h->a.set.entries[s].mod;
-
-		for (size_t j = 0; m && j < m->nimports; j++) {
-			const char *sym = m->imports[j].name, *owner;
-			int r;
-
-			if (m->imports[j].weak || kp_base_lookup_owner(h->a.base, sym, NULL) ||
-			    set_exports(h, sym))
-				continue;
-			r = kp_chain_symbol_owner(&h->chain, sym, &owner, &err);
-			if (r == -ENOENT)
-				continue;
-			if (r < 0) {
-				snprintf(why, len, "%s", err.msg);
-				return -1;
-			}
-			for (size_t i = 0; i < h->chain.n; i++)
-				if (!strcmp(h->chain.mods[i].name, owner) &&
-				    described(h, &h->chain.mods[i]) &&
-				    !kp_running_find(&h->live, owner)) {
-					if (add_to_set(h, i, why, len) < 0)
-						return -1;
-					*added = true;
-				}
-		}
-	}
-	return 0;
-}
-
 static int judge(struct hook *h)
 {
 	struct kp_err err = { "" };
-	char why[1024];
-	bool added = true;
-	int r;
 
-	if (open_system(h, why, sizeof(why)) < 0)
-		return undecided(h, "%s", why);
-	if (kp_chain_open(&h->chain, h->root, h->tree.moddir, (const char *const *)h->tree.builtin,
-			  h->tree.nbuiltin, (const char *const *)h->tree.modprobe_blacklist,
-			  h->tree.nmodprobe_blacklist, &err) < 0)
+	if (kp_ctx_load_chain(&h->a, h->asked, &err) < 0)
 		return undecided(h, "%s", err.msg);
-	h->have_chain = true;
-	r = kp_chain_resolve(&h->chain, h->asked, &err);
-	if (r < 0)
-		return undecided(h, "%s", err.msg);
-	h->in_set = kp_calloc(h->chain.n ? h->chain.n : 1, sizeof(*h->in_set));
-	if (!h->in_set)
-		return undecided(h, "out of memory");
-	h->skip_in_tree = !h->read_in_tree && !h->a.nkernels && h->tree.symvers_path;
-	for (size_t i = 0; i < h->chain.n; i++) {
-		const struct kp_chain_module *cm = &h->chain.mods[i];
-
-		if (cm->builtin || kp_running_find(&h->live, cm->name) || described(h, cm))
-			continue;
-		if (add_to_set(h, i, why, sizeof(why)) < 0)
-			return undecided(h, "%s", why);
-	}
 	if (!h->a.set.n) {
 		if (h->verbose)
 			say(h, "nothing to load: %s",
-			    h->chain.n ? "already loaded or built in"
-				       : "every module it names is blacklisted");
+			    h->a.chain.n ? "already loaded or built in"
+					 : "every module it names is blacklisted");
 		return KP_EXIT_OK;
 	}
-	/* Bounded: each round adds at least one module of the chain to the set. */
-	for (size_t round = 0; added && round <= h->chain.n; round++) {
-		if (read_set(h, why, sizeof(why)) < 0)
-			return undecided(h, "%s", why);
-		if (collect_wanted(h) < 0)
-			return undecided(h, "out of memory");
-		if (load_exports(h, why, sizeof(why)) < 0)
-			return undecided(h, "%s", why);
-		added = false;
-		if (h->skip_in_tree && needed_deps(h, &added, why, sizeof(why)) < 0)
-			return undecided(h, "%s", why);
-	}
-	if (read_providers(h, why, sizeof(why)) < 0 || build_facts(h, why, sizeof(why)) < 0)
-		return undecided(h, "%s", why);
-	if (kp_graph_build(&h->a.graph, &h->a.set, h->a.base, 1, &err) < 0 ||
-	    kp_simulate(&h->a.graph, &h->a.facts, &h->a.sim, &err) < 0)
-		return undecided(h, "%s", err.msg);
-	h->a.have_sim = true;
-	if (h->verbose && h->chain.via_alias && h->chain.nblacklisted)
+	if (h->verbose && h->a.chain.via_alias && h->a.chain.nblacklisted)
 		say(h, "%zu module(s) of this alias are blacklisted: modprobe skips them",
-		    h->chain.nblacklisted);
+		    h->a.chain.nblacklisted);
 	return decide(h);
 }
 
@@ -916,17 +435,17 @@ static int print_rules(struct hook *h)
 {
 	struct kp_arena arena = { 0 };
 	const char **names, **rels;
-	char why[1024], self[PATH_MAX], opts[4 * PATH_MAX + 64] = "";
+	char self[PATH_MAX], opts[4 * PATH_MAX + 64] = "";
 	struct kp_err err = { "" };
 	char *self_word;
 	size_t n;
 	ssize_t sl;
 
-	if (open_system(h, why, sizeof(why)) < 0) {
-		kp_cli_error(NULL, "%s", why);
+	if (kp_ctx_open_live(&h->a, &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
-	if (kp_chain_out_of_tree(h->tree.moddir, &arena, &names, &rels, &n, &err) < 0) {
+	if (kp_chain_out_of_tree(h->a.tree.moddir, &arena, &names, &rels, &n, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		kp_arena_release(&arena);
 		return KP_EXIT_ERROR;
@@ -972,7 +491,7 @@ static int print_rules(struct hook *h)
 		"# Install as /etc/modprobe.d/zz-kopolicy.conf (it must sort after the\n"
 		"# distribution's files so their install/blacklist lines win) and rerun\n"
 		"# after installing or removing out-of-tree modules. See kopolicy.conf(5).\n",
-		h->live.release, n, n == 1 ? "" : "s");
+		h->a.run.release, n, n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		if (!shell_safe(names[i])) {
 			kp_escaped_fprintf(stdout, "# skipped %s: unusual characters in its name\n",
@@ -1007,18 +526,7 @@ static bool valid_module_arg(const char *s)
 
 static void hook_free(struct hook *h)
 {
-	for (size_t i = 0; i < h->nproviders; i++)
-		kp_module_free(h->providers[i]);
-	free(h->providers);
-	kp_symset_free(&h->wanted);
-	free(h->in_set);
-	kp_analysis_free(&h->a);
-	if (h->have_chain)
-		kp_chain_close(&h->chain);
-	if (h->have_tree)
-		kp_tree_release(&h->tree);
-	if (h->have_live)
-		kp_running_release(&h->live);
+	kp_ctx_release(&h->a);
 	kp_hook_policy_release(&h->policy);
 }
 
@@ -1042,11 +550,11 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 	char *policy_path = NULL;
 	int c, rc;
 
-	kp_analysis_init(&h.a);
+	kp_ctx_opts_init(&h.o);
 	kp_hook_policy_init(&h.policy);
 	/* '+': stop at MODULE; what follows are module parameters from $CMDLINE_OPTS. */
 	while ((c = getopt_long(argc, argv, "+c:vhj:k:", opts, NULL)) != -1) {
-		if (kp_cli_common_option(cli, c, optarg) || kp_analysis_option(&h.a, c, optarg))
+		if (kp_cli_common_option(cli, c, optarg) || kp_ctx_option(&h.o, c, optarg))
 			continue;
 		switch (c) {
 		case 'c':
@@ -1063,7 +571,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 			rules = true;
 			break;
 		case OPT_READ_IN_TREE:
-			h.read_in_tree = true;
+			h.o.read_in_tree = true;
 			break;
 		case OPT_TIMEOUT: {
 			char *end;
@@ -1088,14 +596,15 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 			return kp_cli_bad_option("hook", "+c:vhj:k:", argv);
 		}
 	}
-	/* --root and the overrides are the analysis options; the system is always the running one.
+	/* --root and the overrides are the target options; the system is always the running one.
 	 */
-	h.root = h.a.root;
-	if (h.a.basedir) {
+	h.root = h.o.root;
+	if (h.o.basedir) {
 		kp_cli_error(NULL, "hook: --basedir does not apply: the hook judges the running "
 				   "system (--root DIR for another root)");
 		return KP_EXIT_ERROR;
 	}
+	kp_cli_ctx_init(&h.a, cli, &h.o);
 	if (rules) {
 		rc = print_rules(&h);
 		hook_free(&h);

@@ -106,7 +106,7 @@ int kp_cli_parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-static void progress(size_t done, size_t total, void *data)
+void kp_cli_progress(size_t done, size_t total, void *data)
 {
 	static const char *const clear = "\r\033[K";
 
@@ -129,7 +129,7 @@ struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n)
 	};
 
 	if (cli->progress && n >= 64)
-		ro.progress = progress;
+		ro.progress = kp_cli_progress;
 	return ro;
 }
 

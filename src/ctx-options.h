@@ -1,61 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What check, graph and explain share: the options that name the target
- * kernel, reading the module set, the base, the facts, the graph and the
- * simulation.
+ * What check, graph, explain and hook share on the command line: the options that name
+ * the target kernel (into struct kp_ctx_opts), and the context (lib/ctx/context.h) set up
+ * with the command's environment.
  */
-#ifndef KP_ANALYSIS_H
-#define KP_ANALYSIS_H
+#ifndef KP_CTX_OPTIONS_H
+#define KP_CTX_OPTIONS_H
 
 #include <getopt.h>
 
 #include "cli.h"
-#include "kernel/depmod-config.h"
-#include "graph/graph.h"
-#include "kernel/kernel-base.h"
-#include "kernel/kernel-facts.h"
-#include "kernel/kernel-tree.h"
-#include "kernel/running.h"
-#include "sim/loader.h"
-#include "kernel/sig-keys.h"
-
-struct kp_analysis {
-	struct kp_module_set set;
-	struct kp_kernel_base *base;
-	struct kp_kernel_facts facts;
-	struct kp_facts_opts fo;
-	const char *kernels[16]; /* --kernel operands */
-	size_t nkernels;
-	struct kp_graph graph;
-	struct kp_simulation sim;
-	bool have_sim;
-	size_t read_failures;
-	const char *basedir; /* -b: a root holding lib/modules/<release> */
-	bool running;	     /* --running: the live system under --root */
-	const char *root;    /* --root, default "/" */
-	struct kp_tree tree;
-	bool have_tree;
-	struct kp_running run;
-	bool have_run;
-	const struct kp_kernel_base *base_borrowed; /* the running kernel's kallsyms */
-	const char **run_loaded;		    /* names of the loaded modules (arena of run) */
-	const char **run_prop;			    /* those carrying P */
-	size_t run_nprop;
-	const char *trusted_certs[16]; /* --trusted-cert */
-	size_t ntrusted_certs;
-	const char *kernel_images[8]; /* --kernel-image */
-	size_t nkernel_images;
-	bool no_kernel_keys; /* --no-kernel-keys: only --kernel-image and --trusted-cert */
-	struct kp_keyring keys; /* the key sources above, the tree's image, /proc/keys */
-	struct kp_depmod_cfg depmod; /* -b without files: depmod.d of the image */
-	bool have_depmod;
-	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
-	size_t nshadowed;
-	char release_buf[256]; /* uname -r, when the running kernel is the default */
-};
+#include "ctx/context.h"
 
 /* clang-format off */
-/* Long options for the target kernel; values >= 0x100 are handled by kp_analysis_option(). */
+/* Long options for the target kernel; values >= 0x100 are handled by kp_ctx_option(). */
 #define KP_ANALYSIS_LONGOPTS \
 	{ "kernel", required_argument, NULL, 'k' }, \
 	{ "basedir", required_argument, NULL, 'b' }, \
@@ -108,16 +66,15 @@ struct kp_analysis {
 	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
 /* clang-format on */
 
-void kp_analysis_init(struct kp_analysis *a);
-/* 1 if @c was an analysis option; exits with status 2 on a bad value. */
-int kp_analysis_option(struct kp_analysis *a, int c, const char *arg);
+/* 1 if @c was a target option, stored into @o; exits with status 2 on a bad value. */
+int kp_ctx_option(struct kp_ctx_opts *o, int c, const char *arg);
+
 /*
- * Reads modules, base, facts; builds the graph; simulates if @simulate. Returns 0 or exit code 2.
+ * @ctx for this command: @opts, the read options of @cli (-j, --max-size, the facts cache,
+ * progress on a terminal) and its diagnostics on stderr ("kopolicy: PATH: message").
  */
-int kp_analysis_run(struct kp_analysis *a, const struct kp_cli *cli, char **paths, int npaths,
-		    bool simulate);
-void kp_analysis_free(struct kp_analysis *a);
-/* The kernel exports in use (from --kernel, -b, --running or the defaults). */
-const struct kp_kernel_base *kp_analysis_base(const struct kp_analysis *a);
+void kp_cli_ctx_init(struct kp_ctx *ctx, const struct kp_cli *cli, const struct kp_ctx_opts *opts);
+/* kp_ctx_load(), its error on stderr: 0 or KP_EXIT_ERROR. */
+int kp_cli_ctx_load(struct kp_ctx *ctx, char **paths, int npaths, unsigned flags);
 
 #endif

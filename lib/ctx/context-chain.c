@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The context's lazy mode (kp_ctx_load_chain()): what modprobe would load for one name on
+ * the running system, read the cheap way for `kopolicy hook`, which runs inside modprobe on
+ * every hooked load: the chain from the depmod indexes (modprobe-chain.c), only its modules
+ * that are neither built in, loaded nor described by Module.symvers, only the kernel exports
+ * they can look up, the loaded providers they need, never kallsyms unless nothing else
+ * describes the kernel.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "kernel/rootfs.h"
+
+static int want(struct kp_ctx *c, const char *sym)
+{
+	return sym ? kp_symset_add(&c->wanted, sym) : 0;
+}
+
+static int collect_wanted(struct kp_ctx *c)
+{
+	if (want(c, "module_layout") < 0)
+		return -1;
+	for (size_t i = 0; i < c->set.n; i++) {
+		const struct kp_module *m = c->set.entries[i].mod;
+
+		for (size_t j = 0; j < m->nimports; j++)
+			if (want(c, m->imports[j].name) < 0)
+				return -1;
+		for (size_t j = 0; j < m->nexports; j++)
+			if (want(c, m->exports[j].name) < 0)
+				return -1;
+		for (size_t j = 0; j < m->nsymget; j++)
+			if (want(c, m->symget[j].symbol) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* The kernel's exports: explicit --kernel files, else Module.symvers, else /proc/kallsyms. */
+static int load_exports(struct kp_ctx *c, struct kp_err *err)
+{
+	kp_base_free(c->base);
+	c->base = NULL;
+	if (kp_base_new(&c->base) < 0)
+		return kp_err_set(err, "out of memory");
+	if (c->o.nkernels) {
+		struct kp_base_stats st;
+
+		for (size_t i = 0; i < c->o.nkernels; i++)
+			if (kp_base_load(c->base, c->o.kernels[i], err) < 0)
+				return -1;
+		kp_base_stats(c->base, &st);
+		c->exports_from = c->o.kernels[0];
+		c->base_has_modules = st.nmodule > 0;
+	} else if (c->tree.symvers_path) {
+		if (kp_chain_load_exports(c->base, c->tree.symvers_path, false, &c->wanted, err) <
+		    0)
+			return -1;
+		c->exports_from = c->tree.symvers_path;
+		c->base_has_modules = true;
+	} else {
+		char *ks = kp_root_path(c->o.root, "proc/kallsyms");
+		struct kp_err why = { "" };
+
+		if (!ks || kp_chain_load_exports(c->base, ks, true, &c->wanted, &why) < 0) {
+			kp_err_set(err,
+				   "no kernel exports: no Module.symvers for %s (install "
+				   "linux-headers-%s or give --kernel) and %s",
+				   c->run.release, c->run.release, ks ? why.msg : "out of memory");
+			free(ks);
+			return -1;
+		}
+		free(ks);
+		c->exports_from = "/proc/kallsyms";
+	}
+	return kp_base_set_release(c->base, c->run.release, err);
+}
+
+static bool is_provider(const struct kp_ctx *c, const char *name)
+{
+	for (size_t i = 0; i < c->nproviders; i++)
+		if (!strcmp(c->providers[i]->name, name))
+			return true;
+	return false;
+}
+
+static int add_provider(struct kp_ctx *c, const char *name, const char *path, struct kp_err *err)
+{
+	struct kp_open_opts oo = { .max_size = c->env.max_size,
+				   .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL };
+	struct kp_err why = { "" };
+	size_t need = c->nproviders + 1;
+	struct kp_module *m;
+
+	if (kp_grow(&c->providers, &c->providers_cap, need, sizeof(*c->providers)) < 0)
+		return kp_err_set(err, "out of memory");
+	if (kp_module_open(path, &oo, &m, &why) < 0)
+		return kp_err_set(err, "cannot read loaded module %s: %s", name, why.msg);
+	c->providers[c->nproviders++] = m;
+	return 0;
+}
+
+static bool base_has(const struct kp_kernel_base *b, const char *sym, const char *modname)
+{
+	for (const struct kp_ksym *k = kp_base_lookup_owner(b, sym, NULL); k;
+	     k = kp_base_next_same_name(b, k)) {
+		char own[64];
+
+		if (k->vmlinux)
+			continue;
+		kp_base_owner_modname(k->owner, own, sizeof(own));
+		if (!strcmp(own, modname))
+			return true;
+	}
+	return false;
+}
+
+static const char *export_word(const struct kp_export *e)
+{
+	if (e->table == KP_KSYMTAB_UNUSED_GPL)
+		return "EXPORT_UNUSED_SYMBOL_GPL";
+	if (e->gpl_only)
+		return "EXPORT_SYMBOL_GPL";
+	switch (e->table) {
+	case KP_KSYMTAB_GPL_FUTURE:
+		return "EXPORT_SYMBOL_GPL_FUTURE";
+	case KP_KSYMTAB_UNUSED:
+		return "EXPORT_UNUSED_SYMBOL";
+	default:
+		return "EXPORT_SYMBOL";
+	}
+}
+
+/* The exports of loaded modules the base does not know, as Module.symvers lines. */
+static int load_provider_exports(struct kp_ctx *c, struct kp_err *err)
+{
+	char *buf = NULL;
+	size_t blen = 0, bcap = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < c->nproviders && r == 0; i++) {
+		const struct kp_module *m = c->providers[i];
+
+		for (size_t j = 0; j < m->nexports && r == 0; j++) {
+			const struct kp_export *e = &m->exports[j];
+			size_t need = strlen(e->name) + 2 * strlen(m->name) +
+				      (e->ns ? strlen(e->ns) : 0) + 64;
+			int n;
+
+			if (base_has(c->base, e->name, m->name))
+				continue;
+			if (kp_grow(&buf, &bcap, blen + need, 1) < 0) {
+				r = -1;
+				break;
+			}
+			n = snprintf(buf + blen, bcap - blen, "0x%08x\t%s\tloaded/%s\t%s\t%s\n",
+				     e->has_crc ? e->crc : 0, e->name, m->name, export_word(e),
+				     e->ns ? e->ns : "");
+			if (n < 0 || (size_t)n >= bcap - blen)
+				r = -1;
+			else
+				blen += (size_t)n;
+		}
+	}
+	if (r < 0) {
+		free(buf);
+		return kp_err_set(err, "out of memory");
+	}
+	if (blen && kp_base_load_symvers_buffer(c->base, "loaded modules",
+						(const unsigned char *)buf, blen, err) < 0)
+		r = -1;
+	free(buf);
+	return r;
+}
+
+static bool set_exports(const struct kp_ctx *c, const char *sym)
+{
+	for (size_t i = 0; i < c->set.n; i++) {
+		const struct kp_module *m = c->set.entries[i].mod;
+
+		for (size_t j = 0; m && j < m->nexports; j++)
+			if (!strcmp(m->exports[j].name, sym))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Loaded modules whose exports matter: the chain's loaded dependencies the base does
+ * not describe, and the loaded owners of symbol_get() targets (modules.symbols).
+ */
+static int read_providers(struct kp_ctx *c, struct kp_err *err)
+{
+	for (size_t i = 0; i < c->chain.n; i++) {
+		const struct kp_chain_module *cm = &c->chain.mods[i];
+
+		if (cm->builtin || !kp_running_find(&c->run, cm->name) || is_provider(c, cm->name))
+			continue;
+		if (c->base_has_modules && !strncmp(cm->relpath, "kernel/", 7))
+			continue;
+		if (add_provider(c, cm->name, cm->path, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < c->set.n; i++) {
+		const struct kp_module *m = c->set.entries[i].mod;
+
+		for (size_t j = 0; j < m->nsymget; j++) {
+			const char *sym = m->symget[j].symbol, *owner, *path, *rel;
+			int r;
+
+			if (!sym || kp_base_lookup_owner(c->base, sym, NULL) || set_exports(c, sym))
+				continue;
+			r = kp_chain_symbol_owner(&c->chain, sym, &owner, err);
+			if (r == -ENOENT)
+				continue;
+			if (r < 0)
+				return -1;
+			if (!kp_running_find(&c->run, owner) || is_provider(c, owner))
+				continue;
+			r = kp_chain_module_path(&c->chain, owner, &path, &rel, err);
+			if (r == -ENOENT)
+				continue;
+			if (r < 0 || add_provider(c, owner, path, err) < 0)
+				return -1;
+		}
+	}
+	return load_provider_exports(c, err);
+}
+
+/* The target kernel: the running one, with any explicit overrides given. */
+static int build_facts(struct kp_ctx *c, struct kp_err *err)
+{
+	struct kp_kernel_facts *f = &c->facts;
+	struct kp_facts_opts *o = &c->o.fo;
+	const char **loaded, **prop;
+	char *procfg = NULL;
+	size_t np = 0;
+	int r;
+
+	o->release = c->run.release;
+	if (!o->config_path && c->tree.config_path) {
+		o->config_path = c->tree.config_path;
+	} else if (!o->config_path) {
+		procfg = kp_root_path(c->o.root, "proc/config.gz");
+		if (procfg && kp_is_file(procfg))
+			o->config_path = procfg;
+	}
+	if (o->sig_enforce < 0 && c->run.sig_enforce >= 0)
+		o->sig_enforce = c->run.sig_enforce;
+	if (o->lockdown < 0 && c->run.lockdown)
+		o->lockdown = strcmp(c->run.lockdown, "none") ? 1 : 0;
+	if (!o->cmdline)
+		o->cmdline = c->run.cmdline;
+	r = kp_facts_build(f, o, c->base, err);
+	if (o->config_path == procfg)
+		o->config_path = NULL;
+	free(procfg);
+	if (r < 0)
+		return -1;
+	loaded = kp_arena_alloc(&f->arena, (c->run.nmodules + 1) * sizeof(*loaded));
+	prop = kp_arena_alloc(&f->arena, (c->run.nmodules + 1) * sizeof(*prop));
+	if (!loaded || !prop)
+		return kp_err_set(err, "out of memory");
+	for (size_t i = 0; i < c->run.nmodules; i++) {
+		loaded[i] = c->run.modules[i].name;
+		if (c->run.modules[i].proprietary)
+			prop[np++] = c->run.modules[i].name;
+	}
+	f->loaded = loaded;
+	f->nloaded = c->run.nmodules;
+	f->loaded_proprietary = prop;
+	f->nloaded_proprietary = np;
+	f->initial_taint = c->run.have_tainted ? c->run.tainted : 0;
+	return 0;
+}
+
+bool kp_ctx_chain_described(const struct kp_ctx *c, const struct kp_chain_module *cm)
+{
+	return c->skip_in_tree && !cm->target && !cm->builtin && !c->in_set[cm - c->chain.mods] &&
+	       !strncmp(cm->relpath, "kernel/", 7);
+}
+
+int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
+{
+	struct kp_err why = { "" };
+
+	if (kp_running_open_opts(&c->run, c->o.root, c->o.fo.release, 0, err) < 0)
+		return -1;
+	c->have_run = true;
+	if (kp_tree_open(&c->tree, c->o.root, c->run.release, &why) < 0)
+		return kp_err_set(err, "unknown kernel: %s", why.msg);
+	c->have_tree = true;
+	/*
+	 * The running kernel's keys as /proc/keys lists them, --kernel-image, --trusted-cert
+	 * (not the installed vmlinuz: decompressing it costs seconds on every modprobe).
+	 */
+	if (!c->o.no_kernel_keys && kp_keyring_add_proc_keys(&c->keys, c->o.root, err) < 0)
+		return -1;
+	for (size_t i = 0; i < c->o.nkernel_images; i++)
+		if (kp_keyring_add_kernel_image(
+			    &c->keys, c->o.kernel_images[i],
+			    c->env.max_size ? c->env.max_size : KP_DEFAULT_MAX_SIZE, err) < 0)
+			return kp_err_prefix(err, c->o.kernel_images[i]);
+	for (size_t i = 0; i < c->o.ntrusted_certs; i++)
+		if (kp_keyring_add_cert_file(&c->keys, c->o.trusted_certs[i], err) < 0)
+			return kp_err_prefix(err, c->o.trusted_certs[i]);
+	if (c->keys.nsources)
+		c->o.fo.keys = &c->keys;
+	return 0;
+}
+
+/* Reads the set's unread entries; fails on the first that cannot be read. */
+static int read_set(struct kp_ctx *c, struct kp_err *err)
+{
+	struct kp_read_opts ro = {
+		.open = { .max_size = c->env.max_size,
+			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
+					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
+			  .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL }
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->set.n; i++)
+		n += !c->set.entries[i].mod && !c->set.entries[i].error;
+	ro.jobs = c->env.jobs ? c->env.jobs : (n < 4 ? (unsigned)(n ? n : 1) : 4);
+	kp_set_read(&c->set, &ro);
+	for (size_t i = 0; i < c->set.n; i++)
+		if (c->set.entries[i].error)
+			return kp_err_set(err, "%s: %s", c->set.entries[i].path,
+					  c->set.entries[i].error);
+	return 0;
+}
+
+static int add_to_set(struct kp_ctx *c, size_t i, struct kp_err *err)
+{
+	const struct kp_chain_module *cm = &c->chain.mods[i];
+
+	if (!kp_is_file(cm->path))
+		return kp_err_set(err, "%s: no such module file", cm->path);
+	if (kp_set_add_path(&c->set, cm->path) < 0)
+		return kp_err_set(err, "out of memory");
+	c->in_set[i] = true;
+	return 0;
+}
+
+/*
+ * In-tree dependencies left to Module.symvers that a module of the set still needs (an
+ * import nobody provides whose owner, per modules.symbols, is one of them: Module.symvers
+ * is not that tree's): added to the set. *@added tells whether any was.
+ */
+static int needed_deps(struct kp_ctx *c, bool *added, struct kp_err *err)
+{
+	size_t nread = c->set.n; /* entries added below are read in the next round */
+
+	*added = false;
+	for (size_t s = 0; s < nread; s++) {
+		const struct kp_module *m = c->set.entries[s].mod;
+
+		for (size_t j = 0; m && j < m->nimports; j++) {
+			const char *sym = m->imports[j].name, *owner;
+			int r;
+
+			if (m->imports[j].weak || kp_base_lookup_owner(c->base, sym, NULL) ||
+			    set_exports(c, sym))
+				continue;
+			r = kp_chain_symbol_owner(&c->chain, sym, &owner, err);
+			if (r == -ENOENT)
+				continue;
+			if (r < 0)
+				return -1;
+			for (size_t i = 0; i < c->chain.n; i++)
+				if (!strcmp(c->chain.mods[i].name, owner) &&
+				    kp_ctx_chain_described(c, &c->chain.mods[i]) &&
+				    !kp_running_find(&c->run, owner)) {
+					if (add_to_set(c, i, err) < 0)
+						return -1;
+					*added = true;
+				}
+		}
+	}
+	return 0;
+}
+
+int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
+{
+	bool added = true;
+
+	if (!c->have_run && kp_ctx_open_live(c, err) < 0)
+		return -1;
+	if (kp_chain_open(&c->chain, c->o.root, c->tree.moddir,
+			  (const char *const *)c->tree.builtin, c->tree.nbuiltin,
+			  (const char *const *)c->tree.modprobe_blacklist,
+			  c->tree.nmodprobe_blacklist, err) < 0)
+		return -1;
+	c->have_chain = true;
+	if (kp_chain_resolve(&c->chain, name, err) < 0)
+		return -1;
+	c->in_set = kp_calloc(c->chain.n ? c->chain.n : 1, sizeof(*c->in_set));
+	if (!c->in_set)
+		return kp_err_set(err, "out of memory");
+	c->skip_in_tree = !c->o.read_in_tree && !c->o.nkernels && c->tree.symvers_path;
+	for (size_t i = 0; i < c->chain.n; i++) {
+		const struct kp_chain_module *cm = &c->chain.mods[i];
+
+		if (cm->builtin || kp_running_find(&c->run, cm->name) ||
+		    kp_ctx_chain_described(c, cm))
+			continue;
+		if (add_to_set(c, i, err) < 0)
+			return -1;
+	}
+	if (!c->set.n)
+		return 0; /* nothing to load */
+	/* Bounded: each round adds at least one module of the chain to the set. */
+	for (size_t round = 0; added && round <= c->chain.n; round++) {
+		if (read_set(c, err) < 0)
+			return -1;
+		if (collect_wanted(c) < 0)
+			return kp_err_set(err, "out of memory");
+		if (load_exports(c, err) < 0)
+			return -1;
+		added = false;
+		if (c->skip_in_tree && needed_deps(c, &added, err) < 0)
+			return -1;
+	}
+	if (read_providers(c, err) < 0 || build_facts(c, err) < 0)
+		return -1;
+	if (kp_graph_build(&c->graph, &c->set, c->base, 1, err) < 0 ||
+	    kp_simulate(&c->graph, &c->facts, &c->sim, err) < 0)
+		return -1;
+	c->have_sim = true;
+	return 0;
+}

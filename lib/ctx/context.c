@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The context (context.h): the target kernel from --kernel files, a basedir, the running
+ * system or the running kernel's installed files; the modules from files or a whole tree
+ * as depmod sees it; the graph and the simulation over them.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "context.h"
+
+void kp_ctx_opts_init(struct kp_ctx_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	kp_facts_opts_init(&o->fo);
+}
+
+void kp_ctx_init(struct kp_ctx *c, const struct kp_ctx_opts *opts, const struct kp_ctx_env *env)
+{
+	memset(c, 0, sizeof(*c));
+	c->o = *opts;
+	if (env)
+		c->env = *env;
+}
+
+static void say(const struct kp_ctx *c, const char *path, const char *msg)
+{
+	if (c->env.log)
+		c->env.log(c->env.log_data, path, msg);
+}
+
+static size_t max_size(const struct kp_ctx *c)
+{
+	return c->env.max_size ? c->env.max_size : KP_DEFAULT_MAX_SIZE;
+}
+
+/* A directory given as --kernel: its Module.symvers (headers dir, build dir or tree). */
+static int load_kernel_path(struct kp_ctx *c, const char *path, struct kp_err *err)
+{
+	static const char *const inside[] = { "Module.symvers", "build/Module.symvers" };
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		for (size_t i = 0; i < KP_ARRAY_SIZE(inside); i++) {
+			char *p = NULL;
+			int r;
+
+			if (asprintf(&p, "%s/%s", path, inside[i]) < 0)
+				return kp_err_set(err, "out of memory");
+			if (stat(p, &st) == 0) {
+				r = kp_base_load(c->base, p, err);
+				free(p);
+				return r;
+			}
+			free(p);
+		}
+		kp_err_set(err, "no Module.symvers in this directory");
+		return kp_err_prefix(err, path);
+	}
+	return kp_base_load(c->base, path, err);
+}
+
+/*
+ * No --kernel, -b or --running: the running kernel's files as the distribution
+ * installed them, found like -b / (lib/modules or usr/lib/modules, build/,
+ * usr/src/linux-headers-<release>/, boot/).
+ */
+static int kernel_default(struct kp_ctx *c, struct kp_err *err)
+{
+	struct kp_err why = { "" };
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		return kp_err_set(err, "uname: %m");
+	snprintf(c->release_buf, sizeof(c->release_buf), "%s", u.release);
+	if (kp_tree_open(&c->tree, NULL, c->release_buf, &why) == 0) {
+		c->have_tree = true;
+		if (kp_tree_load_base(&c->tree, c->base, false, &why) == 0) {
+			c->o.nkernels = 1;
+			if (!c->o.fo.release)
+				c->o.fo.release = c->tree.release;
+			if (!c->o.fo.config_path)
+				c->o.fo.config_path = c->tree.config_path;
+			return 0;
+		}
+	}
+	return kp_err_set(err,
+			  "no kernel exports given and none found for the running kernel %s "
+			  "(install its headers, or use --kernel): %s",
+			  c->release_buf, why.msg);
+}
+
+/* -b ROOT: the kernel of a system image; its modules when no file is named. */
+static int kernel_from_tree(struct kp_ctx *c, const char *root, struct kp_tree *t, bool loaded,
+			    struct kp_err *err)
+{
+	if (!loaded) {
+		if (kp_tree_open(t, root, c->o.fo.release, err) < 0)
+			return kp_err_prefix(err, root);
+		c->have_tree = true;
+	}
+	if (!c->o.nkernels && kp_tree_load_base(t, c->base, false, err) < 0)
+		return -1;
+	c->o.nkernels += !c->o.nkernels; /* the tree stands for --kernel */
+	if (!c->o.fo.release)
+		c->o.fo.release = t->release;
+	if (!c->o.fo.config_path && t->config_path)
+		c->o.fo.config_path = t->config_path;
+	return 0;
+}
+
+/* The names of the loaded modules, and of those carrying P, for the facts. */
+static int loaded_names(struct kp_arena *arena, const struct kp_running *r, const char ***loaded,
+			const char ***prop, size_t *nprop, struct kp_err *err)
+{
+	const char **l, **p;
+	size_t np = 0;
+
+	l = kp_arena_alloc(arena, (r->nmodules + 1) * sizeof(*l));
+	p = kp_arena_alloc(arena, (r->nmodules + 1) * sizeof(*p));
+	if (!l || !p)
+		return kp_err_set(err, "out of memory");
+	for (size_t i = 0; i < r->nmodules; i++) {
+		l[i] = r->modules[i].name;
+		if (r->modules[i].proprietary)
+			p[np++] = r->modules[i].name;
+	}
+	*loaded = l;
+	*prop = p;
+	*nprop = np;
+	return 0;
+}
+
+/* --running: what the live kernel already has, as facts for the simulation. */
+static int kernel_from_running(struct kp_ctx *c, struct kp_err *err)
+{
+	struct kp_running *r = &c->run;
+
+	if (kp_running_open(r, c->o.root, err) < 0)
+		return kp_err_prefix(err, c->o.root ? c->o.root : "/");
+	c->have_run = true;
+	if (!c->o.fo.release)
+		c->o.fo.release = r->release;
+	if (r->have_tree && (c->o.nkernels || kp_tree_has_exports(&r->tree) || !r->kallsyms)) {
+		if (kernel_from_tree(c, NULL, &r->tree, true, err) < 0)
+			return -1;
+	} else if (!c->o.nkernels && r->kallsyms) {
+		c->base_borrowed = r->kallsyms;
+		if (r->have_tree && !c->o.fo.config_path)
+			c->o.fo.config_path = r->tree.config_path;
+	} else if (!c->o.nkernels) {
+		return kp_err_set(err, "the running kernel's exports are unknown: %s; %s",
+				  r->tree_note ? r->tree_note : "no modules tree",
+				  r->kallsyms_note ? r->kallsyms_note : "no kallsyms");
+	}
+	if (c->o.fo.sig_enforce < 0 && r->sig_enforce >= 0)
+		c->o.fo.sig_enforce = r->sig_enforce;
+	if (c->o.fo.lockdown < 0 && r->lockdown)
+		c->o.fo.lockdown = strcmp(r->lockdown, "none") != 0;
+	if (!c->o.fo.cmdline)
+		c->o.fo.cmdline = r->cmdline;
+	return loaded_names(&r->arena, r, &c->run_loaded, &c->run_prop, &c->run_nprop, err);
+}
+
+/*
+ * The trusted keys, in the order of preference: the running kernel's keyrings (/proc/keys)
+ * and its image, the tree's image (-b), --kernel-image, --trusted-cert.
+ */
+static int load_keys(struct kp_ctx *c, struct kp_err *err)
+{
+	size_t max = max_size(c);
+
+	if (c->have_run && !c->o.no_kernel_keys) {
+		if (kp_keyring_add_proc_keys(&c->keys, c->o.root, err) < 0 ||
+		    kp_keyring_add_installed_image(&c->keys, c->o.root, c->run.release, max, err) <
+			    0)
+			return -1;
+	}
+	if (c->have_tree && !c->o.no_kernel_keys &&
+	    kp_keyring_add_installed_image(&c->keys, c->tree.root, c->tree.release, max, err) < 0)
+		return -1;
+	for (size_t i = 0; i < c->o.nkernel_images; i++)
+		if (kp_keyring_add_kernel_image(&c->keys, c->o.kernel_images[i], max, err) < 0)
+			return kp_err_prefix(err, c->o.kernel_images[i]);
+	for (size_t i = 0; i < c->o.ntrusted_certs; i++)
+		if (kp_keyring_add_cert_file(&c->keys, c->o.trusted_certs[i], err) < 0)
+			return kp_err_prefix(err, c->o.trusted_certs[i]);
+	if (c->keys.nsources)
+		c->o.fo.keys = &c->keys; /* named in reports even when they held no key */
+	return 0;
+}
+
+/*
+ * A whole modules tree (-b ROOT or --running without files, or that tree's directory named):
+ * keep the file depmod puts in modules.dep under each name.
+ */
+static int depmod_view(struct kp_ctx *c, const struct kp_tree *t, struct kp_err *err)
+{
+	if (kp_depmod_cfg_load(&c->depmod, t->root, t->release, err) < 0)
+		return kp_err_prefix(err, t->root);
+	c->have_depmod = true;
+	for (size_t i = 0; i < c->depmod.nexternals; i++) {
+		char dir[4096];
+
+		struct stat st;
+
+		snprintf(dir, sizeof(dir), "%s%s", strcmp(t->root, "/") ? t->root : "",
+			 c->depmod.externals[i]);
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue; /* depmod ignores an absent external directory */
+		if (kp_set_add_path(&c->set, dir) < 0) {
+			kp_err_set(err, "out of memory");
+			return kp_err_prefix(err, dir);
+		}
+	}
+	return kp_depmod_select(&c->depmod, t->moddir, &c->set, &c->shadowed, &c->nshadowed, err);
+}
+
+/* True if @path names the directory @dir itself (symlinks resolved). */
+static bool same_dir(const char *path, const char *dir)
+{
+	struct stat x, y;
+
+	return stat(path, &x) == 0 && stat(dir, &y) == 0 && S_ISDIR(x.st_mode) &&
+	       x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/*
+ * The tree checked as a whole, as depmod sees it: -b ROOT or --running with no FILE, or
+ * naming just that tree's lib/modules/<release>; NULL when the files are checked as given.
+ */
+static const struct kp_tree *whole_tree(const struct kp_ctx *c, char **paths, int npaths)
+{
+	const struct kp_tree *t = NULL;
+
+	if (c->o.basedir)
+		t = &c->tree;
+	else if (c->o.running && c->run.have_tree)
+		t = &c->run.tree;
+	if (!t || c->set.n || npaths > 1)
+		return NULL;
+	if (npaths == 1 && !same_dir(paths[0], t->moddir))
+		return NULL;
+	return t;
+}
+
+/*
+ * Said once when a tree's System.map was skipped where it would have been read
+ * (no Module.symvers): Debian ships a one-line stub, the real map is in -dbg.
+ */
+static int note_stub_map(struct kp_ctx *c)
+{
+	const struct kp_tree *t = NULL;
+	char msg[600];
+
+	if (c->have_tree)
+		t = &c->tree;
+	else if (c->have_run && c->run.have_tree)
+		t = &c->run.tree;
+	if (!t || !t->system_map_stub || t->system_map_path || t->symvers_path)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "%s has no symbol lines (Debian's stub; the real System.map is in the "
+		 "linux-image-%s-dbg package): not used as a symbol source",
+		 t->system_map_stub, t->release);
+	return kp_facts_assume(&c->facts, msg);
+}
+
+/* The kernel: its exports, its release, its keys, its facts. */
+static int load_kernel(struct kp_ctx *c, struct kp_err *err)
+{
+	if (kp_base_new(&c->base) < 0)
+		return kp_err_set(err, "out of memory");
+	for (size_t i = 0; i < c->o.nkernels; i++)
+		if (load_kernel_path(c, c->o.kernels[i], err) < 0)
+			return -1;
+	if (c->o.running && kernel_from_running(c, err) < 0)
+		return -1;
+	if (c->o.basedir && kernel_from_tree(c, c->o.basedir, &c->tree, false, err) < 0)
+		return -1;
+	if (!c->o.nkernels && !c->base_borrowed && kernel_default(c, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int load_facts(struct kp_ctx *c, struct kp_err *err)
+{
+	if (c->o.fo.release && kp_base_set_release(c->base, c->o.fo.release, err) < 0)
+		return -1;
+	if (load_keys(c, err) < 0)
+		return -1;
+	if (kp_facts_build(&c->facts, &c->o.fo, kp_ctx_base(c), err) < 0)
+		return -1;
+	if (c->facts.beyond_modelled) {
+		char msg[sizeof(err->msg) + 32];
+
+		snprintf(msg, sizeof(msg), "warning: %s [unverified-kernel]",
+			 c->facts.beyond_modelled);
+		say(c, NULL, msg);
+	}
+	if (note_stub_map(c) < 0)
+		return kp_err_set(err, "out of memory");
+	if (c->have_run) {
+		c->facts.loaded = c->run_loaded;
+		c->facts.nloaded = c->run.nmodules;
+		c->facts.loaded_proprietary = c->run_prop;
+		c->facts.nloaded_proprietary = c->run_nprop;
+		if (c->run.have_tainted)
+			c->facts.initial_taint = c->run.tainted;
+	}
+	return 0;
+}
+
+/*
+ * Adds @paths to the set (a directory holding no module is an input error, said on its own
+ * line), reads every entry, says each failure. Returns how many failed, or -1 with @err.
+ */
+static ssize_t read_modules(struct kp_ctx *c, char **paths, int npaths, struct kp_err *err)
+{
+	/* The modules share the base's symbol names: it is freed after them. */
+	struct kp_name_pool names = kp_base_name_pool(kp_ctx_base(c));
+	struct kp_read_opts ro = {
+		.open = { .max_size = c->env.max_size,
+			  .full_modinfo = c->env.full_modinfo,
+			  .names = &names,
+			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
+					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0) },
+		.jobs = c->env.jobs,
+		.progress = c->env.progress,
+		.progress_data = c->env.progress_data,
+	};
+	size_t failed = 0;
+
+	for (int i = 0; i < npaths; i++) {
+		size_t before = c->set.n;
+		struct stat st;
+
+		if (kp_set_add_path(&c->set, paths[i]) < 0) {
+			kp_err_set(err, "out of memory");
+			return kp_err_prefix(err, paths[i]);
+		}
+		if (c->set.n == before && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			say(c, paths[i],
+			    "no kernel modules (*.ko, *.ko.xz, *.ko.zst, *.ko.gz) in this "
+			    "directory");
+			failed++;
+		}
+	}
+	if (c->env.cache)
+		ro.open.cache = c->env.cache(c->env.cache_data);
+	failed += kp_set_read(&c->set, &ro);
+	for (size_t i = 0; i < c->set.n; i++)
+		if (c->set.entries[i].error)
+			say(c, c->set.entries[i].path, c->set.entries[i].error);
+	return (ssize_t)failed;
+}
+
+int kp_ctx_load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, struct kp_err *err)
+{
+	const struct kp_tree *whole;
+	ssize_t failed;
+
+	if (load_kernel(c, err) < 0)
+		return -1;
+	whole = whole_tree(c, paths, npaths);
+	if (!whole && c->o.running && npaths == 0 && !c->set.n)
+		return kp_err_set(err,
+				  "--running without FILE: the running kernel has no modules tree "
+				  "(%s)",
+				  c->run.tree_note ? c->run.tree_note : "not found");
+	if (load_facts(c, err) < 0)
+		return -1;
+	if (whole) {
+		/* the whole tree: the files modprobe would load, as depmod chooses them */
+		if (kp_set_add_path(&c->set, whole->moddir) < 0) {
+			kp_err_set(err, "out of memory");
+			return kp_err_prefix(err, whole->moddir);
+		}
+		if (depmod_view(c, whole, err) < 0)
+			return -1;
+		npaths = 0;
+	}
+	failed = read_modules(c, paths, npaths, err);
+	if (failed < 0)
+		return -1;
+	c->read_failures = (size_t)failed;
+	if (kp_graph_build(&c->graph, &c->set, kp_ctx_base(c), c->env.jobs, err) < 0)
+		return -1;
+	if (!(flags & KP_CTX_SIMULATE))
+		return 0;
+	if (kp_simulate(&c->graph, &c->facts, &c->sim, err) < 0)
+		return -1;
+	c->have_sim = true;
+	return 0;
+}
+
+const struct kp_kernel_base *kp_ctx_base(const struct kp_ctx *c)
+{
+	return c->base_borrowed ? c->base_borrowed : c->base;
+}
+
+void kp_ctx_release(struct kp_ctx *c)
+{
+	for (size_t i = 0; i < c->nproviders; i++)
+		kp_module_free(c->providers[i]);
+	free(c->providers);
+	kp_symset_free(&c->wanted);
+	free(c->in_set);
+	if (c->have_sim)
+		kp_simulation_free(&c->sim);
+	kp_graph_free(&c->graph);
+	kp_depmod_shadows_free(c->shadowed, c->nshadowed);
+	if (c->have_depmod)
+		kp_depmod_cfg_free(&c->depmod);
+	kp_set_free(&c->set);
+	kp_facts_release(&c->facts);
+	kp_base_free(c->base);
+	if (c->have_chain)
+		kp_chain_close(&c->chain);
+	if (c->have_tree)
+		kp_tree_release(&c->tree);
+	if (c->have_run)
+		kp_running_release(&c->run);
+	kp_keyring_release(&c->keys);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pipeline as one object, in the spirit of libkmod's kmod_ctx: a context owns the
+ * target kernel (its base of exports and its facts), the module set, the dependency graph
+ * and the simulation, and everything they were read from (a modules tree, the running
+ * system, the trusted keys, depmod's view, modprobe's chain). The front ends (check, graph,
+ * explain, hook) fill a struct kp_ctx_opts from their command line, load the context one
+ * way, and format what it holds.
+ *
+ * Loaders:
+ *  - kp_ctx_load(): the kernel from --kernel files, a basedir (-b ROOT), the running
+ *    system (--running, --root) or the running kernel's installed files; the modules from
+ *    explicit files, or a whole tree as depmod sees it (-b or --running without files);
+ *  - kp_ctx_load_chain(): modprobe's chain for one name on the running system, read
+ *    lazily (context-chain.c): only the modules the chain needs, only the exports they
+ *    can look up, no kallsyms unless nothing else describes the kernel.
+ *
+ * Errors: -1 with the message in struct kp_err. What is said without stopping (a module
+ * that cannot be read, a directory without modules, a kernel newer than modelled) goes to
+ * the log function of struct kp_ctx_env, in the order it happens.
+ */
+#ifndef KP_CONTEXT_H
+#define KP_CONTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "graph/graph.h"
+#include "graph/module-set.h"
+#include "kernel/depmod-config.h"
+#include "kernel/kernel-base.h"
+#include "kernel/kernel-facts.h"
+#include "kernel/kernel-tree.h"
+#include "kernel/modprobe-chain.h"
+#include "kernel/running.h"
+#include "kernel/sig-keys.h"
+#include "sim/loader.h"
+#include "util/util.h"
+
+struct kp_facts_cache;
+
+/* What names the target kernel: the command line's target options, as given. */
+struct kp_ctx_opts {
+	struct kp_facts_opts fo;
+	const char *kernels[16]; /* --kernel: exports files or directories */
+	size_t nkernels;
+	const char *basedir;	       /* -b: a root holding lib/modules/<release> */
+	bool running;		       /* --running: the live system under root */
+	const char *root;	       /* --root, NULL: "/" */
+	const char *trusted_certs[16]; /* --trusted-cert */
+	size_t ntrusted_certs;
+	const char *kernel_images[8]; /* --kernel-image */
+	size_t nkernel_images;
+	bool no_kernel_keys; /* only kernel_images and trusted_certs, not the keys found */
+	bool read_in_tree;   /* chain: read in-tree dependencies, not only Module.symvers */
+};
+
+/* Initialises @o: nothing given (kp_facts_opts_init()). */
+void kp_ctx_opts_init(struct kp_ctx_opts *o);
+
+/* How the context reads and where it reports: the front end's environment. */
+struct kp_ctx_env {
+	size_t max_size;	 /* largest decompressed module; 0: KP_DEFAULT_MAX_SIZE */
+	unsigned jobs;		 /* 0: one per CPU (the chain: up to 4) */
+	bool full_modinfo;	 /* keep every .modinfo tag */
+	kp_progress_fn progress; /* reading a module set; may be NULL */
+	void *progress_data;
+	/* the facts cache, asked for when a module is about to be read; may be NULL */
+	struct kp_facts_cache *(*cache)(void *data);
+	void *cache_data;
+	/* a diagnostic that does not stop the load; @path may be NULL */
+	void (*log)(void *data, const char *path, const char *msg);
+	void *log_data;
+};
+
+struct kp_ctx {
+	struct kp_ctx_opts o; /* a copy; o.fo completed from what the kernel's files say */
+	struct kp_ctx_env env;
+
+	struct kp_kernel_base *base;
+	const struct kp_kernel_base *base_borrowed; /* the running kernel's kallsyms */
+	struct kp_kernel_facts facts;
+	struct kp_module_set set;
+	size_t read_failures; /* modules (or directories of them) that could not be read */
+	struct kp_graph graph;
+	struct kp_simulation sim;
+	bool have_sim;
+
+	struct kp_tree tree; /* -b, the default kernel's, or the chain's */
+	bool have_tree;
+	struct kp_running run; /* --running, or the chain's live state */
+	bool have_run;
+	const char **run_loaded; /* names of the loaded modules (arena of run) */
+	const char **run_prop;	 /* those carrying P */
+	size_t run_nprop;
+	struct kp_keyring keys;	     /* the key sources of o, the tree's image, /proc/keys */
+	struct kp_depmod_cfg depmod; /* a whole tree: depmod.d of the image */
+	bool have_depmod;
+	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
+	size_t nshadowed;
+	char release_buf[256]; /* uname -r, when the running kernel is the default */
+
+	/* kp_ctx_load_chain() (context-chain.c) */
+	struct kp_chain chain;
+	bool have_chain;
+	struct kp_symset wanted;      /* every symbol the chain can look up */
+	struct kp_module **providers; /* loaded modules read for their exports */
+	size_t nproviders, providers_cap;
+	const char *exports_from; /* where vmlinux's exports came from */
+	bool base_has_modules;	  /* Module.symvers: in-tree modules' exports too */
+	bool skip_in_tree;	  /* in-tree dependencies not loaded are not read */
+	bool *in_set;		  /* per chain module: read into the set */
+};
+
+/* @opts and @env are copied; the strings they point to must outlive the context. */
+void kp_ctx_init(struct kp_ctx *c, const struct kp_ctx_opts *opts, const struct kp_ctx_env *env);
+void kp_ctx_release(struct kp_ctx *c);
+
+enum {
+	KP_CTX_SIMULATE = 1 << 0, /* run the loader simulation after the graph */
+};
+
+/*
+ * Finds the kernel (o.kernels, o.running, o.basedir, else the running kernel's installed
+ * files), builds its facts, reads the modules (@paths, anything already added to c->set,
+ * or the whole tree as depmod sees it when -b or --running name no file), builds the graph
+ * and, with KP_CTX_SIMULATE, simulates the loads. 0, or -1 with @err.
+ */
+int kp_ctx_load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, struct kp_err *err);
+
+/* The kernel exports in use (from --kernel, -b, --running or the defaults). */
+const struct kp_kernel_base *kp_ctx_base(const struct kp_ctx *c);
+
+/*
+ * The running system under o.root read the cheap way, as modprobe's hook needs it: the live
+ * state (no kallsyms), the tree of its release, the keys /proc/keys lists plus
+ * o.kernel_images and o.trusted_certs (never the installed image: seconds to decompress).
+ */
+int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err);
+
+/*
+ * What modprobe would load for @name on the running system (kp_ctx_open_live() first), as a
+ * set, graph and simulation: the chain resolved like modprobe; its modules that are neither
+ * built in, loaded nor described by Module.symvers read; the kernel's exports filtered to
+ * what they can look up; loaded providers read for their exports. A chain with nothing to
+ * load leaves the set empty and simulates nothing. 0, or -1 with @err.
+ */
+int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err);
+
+/*
+ * An in-tree dependency of the chain not loaded yet, left to Module.symvers: its exports and
+ * their classes are there, and in-tree modules are never proprietary by license.
+ */
+bool kp_ctx_chain_described(const struct kp_ctx *c, const struct kp_chain_module *cm);
+
+#endif
