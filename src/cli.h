@@ -29,10 +29,9 @@ struct kp_cli {
 	const char *prog;
 	unsigned jobs;
 	size_t max_size;
-	bool progress;	     /* stderr is a terminal */
-	bool full_modinfo;   /* keep every .modinfo tag (info) */
-	unsigned sig_digest; /* KP_SIG_* (module.h): hash modules for signature verification */
-	bool no_cache;	     /* --no-cache */
+	bool progress;	   /* stderr is a terminal */
+	bool full_modinfo; /* keep every .modinfo tag (info) */
+	bool no_cache;	   /* --no-cache */
 	struct kp_cli_cache *cache;
 };
 
@@ -47,24 +46,8 @@ void kp_cli_error(const char *path, const char *fmt, ...) kp_printf_fmt(2, 3);
  */
 int kp_cli_bad_option(const char *cmd, const char *optstring, char **argv);
 
-/*
- * Adds every operand to @set; reads them all; prints one error line per failure.
- * @names (may be NULL): symbol names to share instead of copy; must outlive @set.
- */
-size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
-			   int npaths, const struct kp_name_pool *names);
-
 /* "reading modules: DONE/TOTAL" on stderr (a terminal), cleared at the end. */
 void kp_cli_progress(size_t done, size_t total, void *data);
-/* Read options from the command line; @progress: show progress for long reads. */
-struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n);
-/* Adds every operand to @set (directories expanded); exits on out of memory. */
-void kp_cli_add_paths(struct kp_module_set *set, char **paths, int npaths);
-/*
- * The same for the command's operands: a directory holding no module is an input error,
- * reported on its own line. Returns how many such directories there were.
- */
-size_t kp_cli_add_operands(struct kp_module_set *set, char **paths, int npaths);
 
 /* Parses a size with an optional K/M/G suffix. */
 int kp_cli_parse_size(const char *s, size_t *out);

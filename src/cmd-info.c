@@ -5,9 +5,8 @@
 #include <getopt.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "ctx-options.h"
 #include "info-output.h"
-#include "kernel/sig-keys.h"
 
 #define INFO_WINDOW 256
 
@@ -39,12 +38,13 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 					      { "kernel-image", required_argument, NULL, 'I' },
 					      KP_CLI_COMMON_LONGOPTS,
 					      {} };
-	struct kp_module_set set = { 0 };
 	bool json = false, pretty = false;
 	struct kp_info_writer w = { .f = stdout };
-	struct kp_read_opts ro;
+	struct kp_ctx_opts o;
+	struct kp_ctx ctx;
 	struct kp_keyring keys;
 	struct kp_err err = { "" };
+	ssize_t empty;
 	size_t failed = 0;
 	int c;
 
@@ -92,28 +92,37 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 		info_usage(stderr);
 		return KP_EXIT_ERROR;
 	}
+	/* The modules only, with every .modinfo tag, checked against the keys given. */
 	cli->full_modinfo = true;
-	cli->sig_digest = kp_keyring_empty(&keys) ? 0 : KP_SIG_DIGEST;
-	w.keys = keys.nsources ? &keys : NULL; /* named even when they held no key */
-	failed = kp_cli_add_operands(&set, argv + optind, argc - optind);
-	ro = kp_cli_read_opts(cli, set.n);
+	kp_ctx_opts_init(&o);
+	kp_cli_ctx_init(&ctx, cli, &o);
+	kp_ctx_take_keys(&ctx, &keys);
+	w.keys = ctx.keys.nsources ? &ctx.keys : NULL; /* named even when they held no key */
+	empty = kp_ctx_add_files(&ctx, argv + optind, argc - optind, &err);
+	if (empty < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		kp_ctx_release(&ctx);
+		return KP_EXIT_ERROR;
+	}
+	failed = (size_t)empty;
 	kp_info_begin(&w);
 	/* A window at a time: the memory of a whole-tree scan stays that of one window. */
-	for (size_t from = 0; from < set.n; from += INFO_WINDOW) {
-		size_t to = from + INFO_WINDOW < set.n ? from + INFO_WINDOW : set.n;
+	for (size_t from = 0; from < ctx.set.n; from += INFO_WINDOW) {
+		size_t to = from + INFO_WINDOW < ctx.set.n ? from + INFO_WINDOW : ctx.set.n;
 
-		failed += kp_set_read_range(&set, from, to, &ro);
+		failed += kp_ctx_read_range(&ctx, from, to);
 		for (size_t i = from; i < to; i++) {
-			if (set.entries[i].error)
-				kp_cli_error(set.entries[i].path, "%s", set.entries[i].error);
-			kp_info_entry(&w, &set.entries[i]);
-			kp_module_free(set.entries[i].mod);
-			set.entries[i].mod = NULL;
+			struct kp_set_entry *e = &ctx.set.entries[i];
+
+			if (e->error)
+				kp_cli_error(e->path, "%s", e->error);
+			kp_info_entry(&w, e);
+			kp_module_free(e->mod);
+			e->mod = NULL;
 		}
 	}
 	kp_info_end(&w);
-	kp_set_free(&set);
-	kp_keyring_release(&keys);
+	kp_ctx_release(&ctx);
 	if (fflush(stdout) != 0) {
 		kp_cli_error(NULL, "write error on standard output");
 		return KP_EXIT_ERROR;

@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -116,65 +115,6 @@ void kp_cli_progress(size_t done, size_t total, void *data)
 	else
 		fprintf(stderr, "%sreading modules: %zu/%zu", clear, done, total);
 	fflush(stderr);
-}
-
-struct kp_read_opts kp_cli_read_opts(const struct kp_cli *cli, size_t n)
-{
-	struct kp_read_opts ro = {
-		.open = { .max_size = cli->max_size,
-			  .full_modinfo = cli->full_modinfo,
-			  .sig_digest = cli->sig_digest,
-			  .cache = kp_cli_facts_cache(cli) },
-		.jobs = cli->jobs,
-	};
-
-	if (cli->progress && n >= 64)
-		ro.progress = kp_cli_progress;
-	return ro;
-}
-
-void kp_cli_add_paths(struct kp_module_set *set, char **paths, int npaths)
-{
-	for (int i = 0; i < npaths; i++)
-		if (kp_set_add_path(set, paths[i]) < 0) {
-			kp_cli_error(paths[i], "out of memory");
-			exit(KP_EXIT_ERROR);
-		}
-}
-
-size_t kp_cli_add_operands(struct kp_module_set *set, char **paths, int npaths)
-{
-	size_t empty = 0;
-
-	for (int i = 0; i < npaths; i++) {
-		size_t before = set->n;
-		struct stat st;
-
-		kp_cli_add_paths(set, paths + i, 1);
-		if (set->n == before && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			kp_cli_error(paths[i],
-				     "no kernel modules (*.ko, *.ko.xz, *.ko.zst, *.ko.gz) "
-				     "in this directory");
-			empty++;
-		}
-	}
-	return empty;
-}
-
-size_t kp_cli_read_modules(const struct kp_cli *cli, struct kp_module_set *set, char **paths,
-			   int npaths, const struct kp_name_pool *names)
-{
-	struct kp_read_opts ro;
-	size_t failed, empty;
-
-	empty = kp_cli_add_operands(set, paths, npaths);
-	ro = kp_cli_read_opts(cli, set->n);
-	ro.open.names = names;
-	failed = kp_set_read(set, &ro) + empty;
-	for (size_t i = 0; i < set->n; i++)
-		if (set->entries[i].error)
-			kp_cli_error(set->entries[i].path, "%s", set->entries[i].error);
-	return failed;
 }
 
 static void usage(FILE *f)

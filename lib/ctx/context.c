@@ -10,6 +10,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/utsname.h>
 
 #include "context.h"
@@ -316,25 +317,9 @@ static int load_facts(struct kp_ctx *c, struct kp_err *err)
 	return 0;
 }
 
-/*
- * Adds @paths to the set (a directory holding no module is an input error, said on its own
- * line), reads every entry, says each failure. Returns how many failed, or -1 with @err.
- */
-static ssize_t read_modules(struct kp_ctx *c, char **paths, int npaths, struct kp_err *err)
+ssize_t kp_ctx_add_files(struct kp_ctx *c, char **paths, int npaths, struct kp_err *err)
 {
-	/* The modules share the base's symbol names: it is freed after them. */
-	struct kp_name_pool names = kp_base_name_pool(kp_ctx_base(c));
-	struct kp_read_opts ro = {
-		.open = { .max_size = c->env.max_size,
-			  .full_modinfo = c->env.full_modinfo,
-			  .names = &names,
-			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
-					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0) },
-		.jobs = c->env.jobs,
-		.progress = c->env.progress,
-		.progress_data = c->env.progress_data,
-	};
-	size_t failed = 0;
+	size_t empty = 0;
 
 	for (int i = 0; i < npaths; i++) {
 		size_t before = c->set.n;
@@ -348,16 +333,57 @@ static ssize_t read_modules(struct kp_ctx *c, char **paths, int npaths, struct k
 			say(c, paths[i],
 			    "no kernel modules (*.ko, *.ko.xz, *.ko.zst, *.ko.gz) in this "
 			    "directory");
-			failed++;
+			empty++;
 		}
+	}
+	return (ssize_t)empty;
+}
+
+size_t kp_ctx_read_range(struct kp_ctx *c, size_t from, size_t to)
+{
+	/* The modules share the base's symbol names: it is freed after them. */
+	struct kp_name_pool names = { 0 };
+	struct kp_read_opts ro = {
+		.open = { .max_size = c->env.max_size,
+			  .full_modinfo = c->env.full_modinfo,
+			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
+					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0) },
+		.jobs = c->env.jobs,
+		.progress = c->env.progress,
+		.progress_data = c->env.progress_data,
+	};
+
+	if (kp_ctx_base(c)) {
+		names = kp_base_name_pool(kp_ctx_base(c));
+		ro.open.names = &names;
 	}
 	if (c->env.cache)
 		ro.open.cache = c->env.cache(c->env.cache_data);
-	failed += kp_set_read(&c->set, &ro);
+	return kp_set_read_range(&c->set, from, to, &ro);
+}
+
+/*
+ * Adds @paths to the set, reads every entry, says each failure. Returns how many failed
+ * (directories without modules included), or -1 with @err.
+ */
+static ssize_t read_modules(struct kp_ctx *c, char **paths, int npaths, struct kp_err *err)
+{
+	ssize_t failed = kp_ctx_add_files(c, paths, npaths, err);
+
+	if (failed < 0)
+		return -1;
+	failed += (ssize_t)kp_ctx_read_range(c, 0, c->set.n);
 	for (size_t i = 0; i < c->set.n; i++)
 		if (c->set.entries[i].error)
 			say(c, c->set.entries[i].path, c->set.entries[i].error);
-	return (ssize_t)failed;
+	return failed;
+}
+
+void kp_ctx_take_keys(struct kp_ctx *c, struct kp_keyring *keys)
+{
+	kp_keyring_release(&c->keys);
+	c->keys = *keys;
+	memset(keys, 0, sizeof(*keys));
 }
 
 int kp_ctx_load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, struct kp_err *err)

@@ -8,6 +8,7 @@
  * way, and format what it holds.
  *
  * Loaders:
+ *  - kp_ctx_add_files() and kp_ctx_read_range(): modules only, a window at a time (info);
  *  - kp_ctx_load(): the kernel from --kernel files, a basedir (-b ROOT), the running
  *    system (--running, --root) or the running kernel's installed files; the modules from
  *    explicit files, or a whole tree as depmod sees it (-b or --running without files);
@@ -24,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "graph/graph.h"
 #include "graph/module-set.h"
@@ -127,6 +129,19 @@ enum {
  * and, with KP_CTX_SIMULATE, simulates the loads. 0, or -1 with @err.
  */
 int kp_ctx_load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, struct kp_err *err);
+
+/*
+ * Adds @paths to the set (directories walked for modules); a directory holding none is said
+ * (the log function) and counted. Returns that count, or -1 with @err.
+ */
+ssize_t kp_ctx_add_files(struct kp_ctx *c, char **paths, int npaths, struct kp_err *err);
+/*
+ * Reads entries [@from, @to) of the set not read yet (the symbol names shared with the base
+ * when there is one). Returns how many failed (their error in the entry, not said).
+ */
+size_t kp_ctx_read_range(struct kp_ctx *c, size_t from, size_t to);
+/* The context takes @keys (the front end's trusted keys); @keys is left empty. */
+void kp_ctx_take_keys(struct kp_ctx *c, struct kp_keyring *keys);
 
 /* The kernel exports in use (from --kernel, -b, --running or the defaults). */
 const struct kp_kernel_base *kp_ctx_base(const struct kp_ctx *c);
