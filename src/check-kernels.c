@@ -157,7 +157,7 @@ static struct json_object *module_json(const struct kp_ctx *a, const struct kp_v
 static int analyse_release(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, const char *release,
 			   struct kp_ctx *a)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 
 	kp_cli_ctx_init(a, cli, tmpl);
 	a->o.fo.release = release;
@@ -310,7 +310,7 @@ static int check_release(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, con
 			 struct json_object *kernels)
 {
 	struct json_object *k = json_object_new_object(), *mods = json_object_new_array();
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	struct kp_ctx a;
 	int rc = KP_EXIT_OK;
 

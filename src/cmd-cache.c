@@ -49,7 +49,7 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	uint64_t max = kp_facts_cache_max_size();
 	enum kp_cache_scope scope = KP_CACHE_USER;
 	struct kp_cache_usage u;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	const char *action = "show";
 	char dir[4096];
 	int c, r;

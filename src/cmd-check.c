@@ -59,7 +59,7 @@ static int strict_pass(struct kp_ctx *a)
 {
 	struct kp_kernel_facts strict = a->facts;
 	struct kp_simulation s;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	int r;
 
 	memset(&strict.arena, 0, sizeof(strict.arena));
@@ -81,7 +81,7 @@ static int compare(struct kp_ctx *a, const char *spec, FILE *out)
 	const char *comma = strchr(spec, ',');
 	struct kp_kernel_facts fa = a->facts, fb = a->facts;
 	struct kp_simulation sa, sb;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	size_t changes = 0;
 
 	if (!comma || (size_t)(comma - spec) >= sizeof(first) ||
@@ -254,7 +254,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		return KP_EXIT_ERROR;
 	}
 	if (waivers) {
-		struct kp_err err = { "" };
+		struct kp_err err = { 0 };
 
 		if (kp_waivers_load(&ws, waivers, &err) < 0) {
 			kp_cli_error(NULL, "%s", err.msg);

@@ -352,7 +352,7 @@ static int decide(struct hook *h)
 
 static int judge(struct hook *h)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 
 	if (kp_ctx_load_chain(&h->a, h->asked, &err) < 0)
 		return undecided(h, "%s", err.msg);
@@ -436,7 +436,7 @@ static int print_rules(struct hook *h)
 	struct kp_arena arena = { 0 };
 	const char **names, **rels;
 	char self[PATH_MAX], opts[4 * PATH_MAX + 64] = "";
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	char *self_word;
 	size_t n;
 	ssize_t sl;
@@ -546,7 +546,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 	};
 	struct hook h = { .cli = cli, .timeout = DEFAULT_TIMEOUT };
 	bool rules = false;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	char *policy_path = NULL;
 	int c, rc;
 
@@ -625,7 +625,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		return rc;
 	}
 	rc = kp_hook_policy_load(&h.policy, policy_path, &err);
-	if (rc < 0 && (rc != -ENOENT || h.config)) {
+	if (rc < 0 && (err.errnum != ENOENT || h.config)) {
 		h.policy_bad = true;
 		rc = undecided(&h, "policy refused: %s", err.msg);
 	} else {

@@ -43,7 +43,7 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 	struct kp_ctx_opts o;
 	struct kp_ctx ctx;
 	struct kp_keyring keys;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	ssize_t empty;
 	size_t failed = 0;
 	int c;

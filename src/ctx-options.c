@@ -120,7 +120,7 @@ void kp_cli_ctx_init(struct kp_ctx *ctx, const struct kp_cli *cli, const struct 
 
 int kp_cli_ctx_load(struct kp_ctx *ctx, char **paths, int npaths, unsigned flags)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 
 	if (kp_ctx_load(ctx, paths, npaths, flags, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);

@@ -65,7 +65,7 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 		c->base_has_modules = true;
 	} else {
 		char *ks = kp_root_path(c->o.root, "proc/kallsyms");
-		struct kp_err why = { "" };
+		struct kp_err why = { 0 };
 
 		if (!ks || kp_chain_load_exports(c->base, ks, true, &c->wanted, &why) < 0) {
 			kp_err_set(err,
@@ -93,7 +93,7 @@ static int add_provider(struct kp_ctx *c, const char *name, const char *path, st
 {
 	struct kp_open_opts oo = { .max_size = c->env.max_size,
 				   .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL };
-	struct kp_err why = { "" };
+	struct kp_err why = { 0 };
 	size_t need = c->nproviders + 1;
 	struct kp_module *m;
 
@@ -211,21 +211,16 @@ static int read_providers(struct kp_ctx *c, struct kp_err *err)
 
 		for (size_t j = 0; j < m->nsymget; j++) {
 			const char *sym = m->symget[j].symbol, *owner, *path, *rel;
-			int r;
 
 			if (!sym || kp_base_lookup_owner(c->base, sym, NULL) || set_exports(c, sym))
 				continue;
-			r = kp_chain_symbol_owner(&c->chain, sym, &owner, err);
-			if (r == -ENOENT)
-				continue;
-			if (r < 0)
+			if (kp_chain_symbol_owner(&c->chain, sym, &owner, err) < 0)
 				return -1;
-			if (!kp_running_find(&c->run, owner) || is_provider(c, owner))
+			if (!owner || !kp_running_find(&c->run, owner) || is_provider(c, owner))
 				continue;
-			r = kp_chain_module_path(&c->chain, owner, &path, &rel, err);
-			if (r == -ENOENT)
-				continue;
-			if (r < 0 || add_provider(c, owner, path, err) < 0)
+			if (kp_chain_module_path(&c->chain, owner, &path, &rel, err) < 0)
+				return -1;
+			if (path && add_provider(c, owner, path, err) < 0)
 				return -1;
 		}
 	}
@@ -287,7 +282,7 @@ bool kp_ctx_chain_described(const struct kp_ctx *c, const struct kp_chain_module
 
 int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 {
-	struct kp_err why = { "" };
+	struct kp_err why = { 0 };
 
 	if (kp_running_open_opts(&c->run, c->o.root, c->o.fo.release, 0, err) < 0)
 		return -1;
@@ -363,16 +358,14 @@ static int needed_deps(struct kp_ctx *c, bool *added, struct kp_err *err)
 
 		for (size_t j = 0; m && j < m->nimports; j++) {
 			const char *sym = m->imports[j].name, *owner;
-			int r;
 
 			if (m->imports[j].weak || kp_base_lookup_owner(c->base, sym, NULL) ||
 			    set_exports(c, sym))
 				continue;
-			r = kp_chain_symbol_owner(&c->chain, sym, &owner, err);
-			if (r == -ENOENT)
-				continue;
-			if (r < 0)
+			if (kp_chain_symbol_owner(&c->chain, sym, &owner, err) < 0)
 				return -1;
+			if (!owner)
+				continue;
 			for (size_t i = 0; i < c->chain.n; i++)
 				if (!strcmp(c->chain.mods[i].name, owner) &&
 				    kp_ctx_chain_described(c, &c->chain.mods[i]) &&

@@ -73,7 +73,7 @@ static int load_kernel_path(struct kp_ctx *c, const char *path, struct kp_err *e
  */
 static int kernel_default(struct kp_ctx *c, struct kp_err *err)
 {
-	struct kp_err why = { "" };
+	struct kp_err why = { 0 };
 	struct utsname u;
 
 	if (uname(&u) < 0)

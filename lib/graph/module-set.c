@@ -47,13 +47,13 @@ static int push_error(struct kp_module_set *set, const char *path, const char *w
 	char buf[256];
 
 	if (!ent)
-		return -ENOMEM;
+		return -1;
 	if (errnum)
 		snprintf(buf, sizeof(buf), "%s: %s", what, strerror(errnum));
 	else
 		snprintf(buf, sizeof(buf), "%s", what);
 	ent->error = strdup(buf);
-	return ent->error ? 0 : -ENOMEM;
+	return ent->error ? 0 : -1;
 }
 
 struct dir_entry {
@@ -105,13 +105,13 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 		    !kp_is_module_filename(de->d_name))
 			continue;
 		if (kp_grow(&ents, &cap, n + 1, sizeof(*ents)) < 0) {
-			r = -ENOMEM;
+			r = -1;
 			break;
 		}
 		nlen = strlen(de->d_name);
 		ents[n].path = malloc(dlen + nlen + 2);
 		if (!ents[n].path) {
-			r = -ENOMEM;
+			r = -1;
 			break;
 		}
 		memcpy(ents[n].path, dir, dlen);
@@ -132,7 +132,7 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 			r = add_dir(set, ents[i].path, depth + 1);
 		else if (kp_is_module_filename(base))
 			/* a FIFO, socket or device named *.ko too: reading says what it is */
-			r = push_entry(set, ents[i].path) ? 0 : -ENOMEM;
+			r = push_entry(set, ents[i].path) ? 0 : -1;
 	}
 	for (size_t i = 0; i < n; i++)
 		free(ents[i].path);
@@ -147,7 +147,7 @@ int kp_set_add_path(struct kp_module_set *set, const char *path)
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return add_dir(set, path, 0);
 	/* Files (and anything unreadable) are entries: reading reports the problem. */
-	return push_entry(set, path) ? 0 : -ENOMEM;
+	return push_entry(set, path) ? 0 : -1;
 }
 
 /*
@@ -192,7 +192,7 @@ static void cost_slice(void *ctx, size_t begin, size_t end)
 static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o,
 		     struct kp_decoders *dec)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 
 	if (ent->mod || ent->error)
 		return;

@@ -30,7 +30,7 @@ bool kp_is_module_filename(const char *name);
 /*
  * Adds @path: a file is taken whatever its name; a directory contributes every
  * module file below it, sorted by path. Errors (unreadable directory) become
- * entries with an error.
+ * entries with an error. Returns 0, or -1 when out of memory.
  */
 int kp_set_add_path(struct kp_module_set *set, const char *path);
 

@@ -393,7 +393,7 @@ static int read_builtin(struct kp_tree *t, struct kp_err *err)
 	if (asprintf(&path, "%s/modules.builtin", t->moddir) < 0)
 		return kp_err_set(err, "out of memory");
 	r = kp_read_file(path, BUILTIN_MAX_SIZE, &b, err);
-	if (r == -ENOENT) {
+	if (r < 0 && kp_err_errnum(err) == ENOENT) {
 		free(path);
 		return 0;
 	}
@@ -465,7 +465,7 @@ static int read_builtin_modinfo(struct kp_tree *t, struct kp_err *err)
 	if (asprintf(&path, "%s/modules.builtin.modinfo", t->moddir) < 0)
 		return kp_err_set(err, "out of memory");
 	r = kp_read_file(path, BUILTIN_MAX_SIZE, &b, err);
-	if (r == -ENOENT) {
+	if (r < 0 && kp_err_errnum(err) == ENOENT) {
 		free(path);
 		return 0;
 	}

@@ -489,7 +489,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 
 		free(bin);
 		r = read_text_index(moddir, "modules.dep", &b, err);
-		if (r == -ENOENT) {
+		if (r < 0 && kp_err_errnum(err) == ENOENT) {
 			kp_chain_close(c);
 			return kp_err_set(err,
 					  "%s: no depmod indexes (neither modules.dep.bin nor "
@@ -790,7 +790,7 @@ static int text_aliases(struct kp_chain *c, const char *name, size_t *cap, bool 
 	int r = read_text_index(c->moddir, "modules.alias", &b, err);
 
 	*found = false;
-	if (r == -ENOENT)
+	if (r < 0 && kp_err_errnum(err) == ENOENT)
 		return 0;
 	if (r < 0)
 		return -1;
@@ -861,13 +861,11 @@ int kp_chain_resolve(struct kp_chain *c, const char *name, struct kp_err *err)
 	else
 		r = resolve_text(c, name, norm, &cap, err);
 	if (r < 0)
-		return r == -1 ? -EINVAL : r;
-	if (!c->n && !c->nblacklisted) {
-		kp_err_set(err, "module %s not found in %s%s", name, c->moddir,
-			   c->source == KP_CHAIN_TEXT ? " (text modules.dep and modules.alias)"
-						      : "");
-		return -ENOENT;
-	}
+		return -1;
+	if (!c->n && !c->nblacklisted)
+		return kp_err_errno(
+			err, ENOENT, "module %s not found in %s%s", name, c->moddir,
+			c->source == KP_CHAIN_TEXT ? " (text modules.dep and modules.alias)" : "");
 	return 0;
 }
 
@@ -908,10 +906,8 @@ int kp_chain_module_path(struct kp_chain *c, const char *name, const char **path
 				return -1;
 		}
 	}
-	if (!m.path) {
-		kp_err_set(err, "%s: the indexes do not list module %s", c->moddir, norm);
-		return -ENOENT;
-	}
+	if (!m.path)
+		return 0;
 	*path = m.path;
 	*relpath = m.relpath;
 	return 0;
@@ -924,7 +920,7 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 
 	*name = NULL;
 	if (snprintf(key, sizeof(key), "symbol:%s", symbol) >= (int)sizeof(key))
-		return -ENOENT;
+		return 0;
 	if (c->source == KP_CHAIN_LIBKMOD) {
 		struct kmod_list *list = NULL;
 
@@ -947,10 +943,8 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 		int r = read_text_index(c->moddir, "modules.symbols", &b, err);
 		size_t kl = strlen(key);
 
-		if (r == -ENOENT)
-			return -ENOENT;
 		if (r < 0)
-			return -1;
+			return kp_err_errnum(err) == ENOENT ? 0 : -1;
 		pos = (const char *)b.data;
 		end = pos + b.len;
 		while (pos < end && !*name) {
@@ -981,7 +975,7 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 		}
 		kp_bytes_release(&b);
 	}
-	return *name ? 0 : -ENOENT;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ out-of-tree listing */
@@ -1114,7 +1108,7 @@ int kp_chain_out_of_tree(const char *moddir, struct kp_arena *arena, const char 
 			pos = nl ? nl + 1 : end;
 		}
 		kp_bytes_release(&b);
-	} else if (r == -ENOENT) {
+	} else if (kp_err_errnum(err) == ENOENT) {
 		r = walk(&o, moddir, "", 0, err);
 	}
 	if (r < 0)
@@ -1194,6 +1188,7 @@ struct keep {
 	bool kallsyms;
 	char *out;
 	size_t len, cap;
+	bool oom;
 };
 
 static int keep_line(const char *s, size_t n, void *arg)
@@ -1202,8 +1197,10 @@ static int keep_line(const char *s, size_t n, void *arg)
 
 	if (!n || !(k->kallsyms ? keep_kallsyms(k->wanted, s, n) : keep_symvers(k->wanted, s, n)))
 		return 0;
-	if (kp_grow(&k->out, &k->cap, k->len + n + 1, 1) < 0)
-		return -ENOMEM;
+	if (kp_grow(&k->out, &k->cap, k->len + n + 1, 1) < 0) {
+		k->oom = true;
+		return -1;
+	}
 	memcpy(k->out + k->len, s, n);
 	k->len += n;
 	k->out[k->len++] = '\n';
@@ -1219,7 +1216,7 @@ int kp_chain_load_exports(struct kp_kernel_base *b, const char *path, bool kalls
 	/* line by line through one buffer: only the lines of wanted symbols are kept */
 	r = kp_bytes_lines(path, kallsyms ? KP_CHAIN_MAX_KALLSYM : KP_CHAIN_MAX_SYMVERS, keep_line,
 			   &k, err);
-	if (r == -ENOMEM)
+	if (k.oom)
 		kp_err_set(err, "out of memory");
 	if (r < 0) {
 		free(k.out);

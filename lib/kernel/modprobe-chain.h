@@ -112,21 +112,22 @@ void kp_chain_close(struct kp_chain *c);
 /*
  * Resolves @name as modprobe would: the modules it names (an alias may name
  * several; modprobe drops blacklisted ones then), each after its dependencies
- * (modules.dep order), no module twice. Returns 0, -ENOENT when nothing matches
- * (message in @err), or another negative errno.
+ * (modules.dep order), no module twice. Returns 0, or -1 with @err (errnum ENOENT
+ * when nothing matches).
  */
 int kp_chain_resolve(struct kp_chain *c, const char *name, struct kp_err *err);
 
 /*
  * The module file of module @name (modules.dep), into *@path (owned by the
- * chain's arena) and *@relpath; -ENOENT when the indexes do not list it.
+ * chain's arena) and *@relpath, both NULL when the indexes do not list it. 0, or -1 with
+ * @err.
  */
 int kp_chain_module_path(struct kp_chain *c, const char *name, const char **path,
 			 const char **relpath, struct kp_err *err);
 
 /*
  * The module that exports @symbol per modules.symbols (depmod's "symbol:"
- * aliases): its name into *@name (arena); -ENOENT when none does.
+ * aliases): its name into *@name (arena), NULL when none does. 0, or -1 with @err.
  */
 int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **name,
 			  struct kp_err *err);

@@ -168,23 +168,11 @@ bool kp_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static void prefix_err(struct kp_err *err, const char *path)
-{
-	char msg[sizeof(err->msg)];
-
-	if (!err)
-		return;
-	snprintf(msg, sizeof(msg), "%s", err->msg);
-	kp_err_set(err, "%s: %s", path, msg);
-}
-
 int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
 {
 	int r = kp_bytes_read_text(path, max, out, err);
 
-	if (r < 0)
-		prefix_err(err, path);
-	return r;
+	return r < 0 ? kp_err_prefix(err, path) : 0;
 }
 
 int kp_read_first_line(const char *path, char *buf, size_t size, struct kp_err *err)
@@ -195,7 +183,7 @@ int kp_read_first_line(const char *path, char *buf, size_t size, struct kp_err *
 
 	r = kp_read_file(path, (size_t)1 << 20, &b, err);
 	if (r < 0)
-		return r;
+		return -1;
 	e = b.len;
 	for (size_t i = 0; i < b.len; i++) {
 		if (b.data[i] == '\n' || b.data[i] == '\0') {
@@ -209,8 +197,8 @@ int kp_read_first_line(const char *path, char *buf, size_t size, struct kp_err *
 		e--;
 	if (e - s >= size) {
 		kp_bytes_release(&b);
-		kp_err_set(err, "%s: first line is longer than %zu bytes", path, size - 1);
-		return -EOVERFLOW;
+		return kp_err_errno(err, EOVERFLOW, "%s: first line is longer than %zu bytes", path,
+				    size - 1);
 	}
 	memcpy(buf, b.data + s, e - s);
 	buf[e - s] = '\0';

@@ -42,9 +42,9 @@ bool kp_is_dir(const char *path);
 
 /*
  * Reads @path to its end whatever its reported size (procfs, sysfs), up to
- * @max bytes after decompression by magic. Returns 0, or a negative errno
- * (-ENOENT for a missing file, so callers can treat absence as "unknown")
- * with "PATH: why" in @err.
+ * @max bytes after decompression by magic. Returns 0, or -1 with "PATH: why"
+ * in @err and its errno in @err->errnum (ENOENT for a missing file, so callers
+ * can treat absence as "unknown").
  */
 int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
 

@@ -40,8 +40,11 @@ static int first_line(struct kp_running *r, const char *rel, const char **out, s
 		return kp_err_set(err, "out of memory");
 	ret = kp_read_first_line(path, buf, sizeof(buf), err);
 	free(path);
-	if (ret < 0)
-		return ret == -ENOENT || ret == -EACCES || ret == -EPERM ? 0 : -1;
+	if (ret < 0) {
+		int e = kp_err_errnum(err);
+
+		return e == ENOENT || e == EACCES || e == EPERM ? 0 : -1;
+	}
 	*out = adup(r, buf, strlen(buf));
 	return *out ? 0 : kp_err_set(err, "out of memory");
 }
@@ -181,7 +184,7 @@ static int read_module_taint(struct kp_running *r, struct kp_loaded_module *m, s
 			if (!m->taint)
 				ret = kp_err_set(err, "out of memory");
 		}
-	} else if (ret == -ENOENT || ret == -EACCES) {
+	} else if (kp_err_errnum(err) == ENOENT || kp_err_errnum(err) == EACCES) {
 		ret = 0;
 	} else {
 		ret = -1;
@@ -262,7 +265,7 @@ static int read_modules(struct kp_running *r, struct kp_err *err)
 	if (!path)
 		return kp_err_set(err, "out of memory");
 	ret = kp_read_file(path, PROC_MAX_SIZE, &b, err);
-	if (ret == -ENOENT) {
+	if (ret < 0 && kp_err_errnum(err) == ENOENT) {
 		free(path);
 		return 0;
 	}
@@ -411,7 +414,7 @@ static int note(struct kp_running *r, const char **where, const char *msg)
 static int read_kallsyms(struct kp_running *r, struct kp_err *err)
 {
 	char *path = rpath(r, "proc/kallsyms");
-	struct kp_err e = { "" };
+	struct kp_err e = { 0 };
 	struct kp_kernel_base *b;
 	int ret = 0;
 
@@ -434,7 +437,7 @@ static int read_kallsyms(struct kp_running *r, struct kp_err *err)
 
 static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
 {
-	struct kp_err e = { "" };
+	struct kp_err e = { 0 };
 	char *procfg;
 
 	if (kp_tree_open(&r->tree, r->root, r->release, &e) == 0)

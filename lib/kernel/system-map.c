@@ -343,7 +343,7 @@ int kp_base_load_system_map_buffer(struct kp_kernel_base *b, const char *label,
 
 bool kp_system_map_has_symbols(const char *path)
 {
-	struct kp_err quiet = { "" };
+	struct kp_err quiet = { 0 };
 	struct map m = { .label = path, .err = &quiet };
 	struct kp_bytes bytes;
 	const char *pos, *end;

@@ -141,14 +141,12 @@ static int bad(struct parser *ps, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	kp_err_set(ps->err, "%s:%zu: %s", ps->label, ps->line, msg);
-	return -EINVAL;
+	return kp_err_set(ps->err, "%s:%zu: %s", ps->label, ps->line, msg);
 }
 
 static int oom(struct parser *ps)
 {
-	kp_err_set(ps->err, "out of memory");
-	return -ENOMEM;
+	return kp_err_set(ps->err, "out of memory");
 }
 
 static int add_rule(struct parser *ps, const struct kp_hook_rule *r)
@@ -250,10 +248,8 @@ int kp_hook_policy_parse(struct kp_hook_policy *p, const char *label, const char
 	const char *pos = buf, *end = buf + len;
 
 	kp_hook_policy_init(p);
-	if (len > KP_HOOK_POLICY_MAX_SIZE) {
-		kp_err_set(err, "%s: larger than 1 MiB", label);
-		return -EFBIG;
-	}
+	if (len > KP_HOOK_POLICY_MAX_SIZE)
+		return kp_err_errno(err, EFBIG, "%s: larger than 1 MiB", label);
 	int r = 0;
 
 	while (pos < end && r == 0) {
@@ -282,37 +278,31 @@ int kp_hook_policy_load(struct kp_hook_policy *p, const char *path, struct kp_er
 
 	kp_hook_policy_init(p);
 	if (stat(path, &st) < 0) {
-		r = -errno;
+		int e = errno;
+
 		/* a dangling symlink is a broken policy, not an absent one */
-		if (r == -ENOENT && lstat(path, &st) == 0) {
-			kp_err_set(err, "%s: dangling symbolic link", path);
-			return -ENOLINK;
-		}
-		kp_err_set(err, "%s: cannot open: %s", path, strerror(-r));
-		return r;
+		if (e == ENOENT && lstat(path, &st) == 0)
+			return kp_err_errno(err, ENOLINK, "%s: dangling symbolic link", path);
+		return kp_err_errno(err, e, "%s: cannot open: %s", path, strerror(e));
 	}
 	/* Who can change the policy can load anything: only root (or the user running). */
-	if (S_ISREG(st.st_mode) && (st.st_mode & S_IWOTH)) {
-		kp_err_set(err, "%s: writable by every user: refused", path);
-		return -EPERM;
-	}
-	if (S_ISREG(st.st_mode) && st.st_uid != 0 && st.st_uid != geteuid()) {
-		kp_err_set(err, "%s: owned by uid %u, neither root nor the user running: refused",
-			   path, (unsigned)st.st_uid);
-		return -EPERM;
-	}
+	if (S_ISREG(st.st_mode) && (st.st_mode & S_IWOTH))
+		return kp_err_errno(err, EPERM, "%s: writable by every user: refused", path);
+	if (S_ISREG(st.st_mode) && st.st_uid != 0 && st.st_uid != geteuid())
+		return kp_err_errno(
+			err, EPERM,
+			"%s: owned by uid %u, neither root nor the user running: refused", path,
+			(unsigned)st.st_uid);
 	if (S_ISREG(st.st_mode) && (st.st_mode & S_IWGRP) && st.st_gid != 0 &&
-	    st.st_gid != getegid()) {
-		kp_err_set(err, "%s: writable by group %u: refused", path, (unsigned)st.st_gid);
-		return -EPERM;
-	}
+	    st.st_gid != getegid())
+		return kp_err_errno(err, EPERM, "%s: writable by group %u: refused", path,
+				    (unsigned)st.st_gid);
 	r = kp_read_file(path, KP_HOOK_POLICY_MAX_SIZE, &b, err);
 	if (r < 0)
-		return r;
+		return -1;
 	if (b.comp != KP_COMP_NONE) {
 		kp_bytes_release(&b);
-		kp_err_set(err, "%s: compressed: the policy must be plain text", path);
-		return -EINVAL;
+		return kp_err_set(err, "%s: compressed: the policy must be plain text", path);
 	}
 	r = kp_hook_policy_parse(p, path, (const char *)b.data, b.len, err);
 	kp_bytes_release(&b);

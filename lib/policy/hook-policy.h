@@ -59,10 +59,10 @@ struct kp_hook_policy {
 void kp_hook_policy_init(struct kp_hook_policy *p);
 
 /*
- * Reads @path into @p (initialised here). Returns 0, -ENOENT when the file does
- * not exist (@p then holds the defaults), or another negative errno with "PATH:
- * why" or "PATH:LINE: why" in @err; the file is refused as a whole then, and @p
- * holds the defaults. A file writable by others is refused.
+ * Reads @path into @p (initialised here). Returns 0, or -1 with "PATH: why" or
+ * "PATH:LINE: why" in @err: the file is refused as a whole, and @p holds the
+ * defaults. errnum ENOENT: the file does not exist (the defaults apply). A file
+ * writable by others is refused.
  */
 int kp_hook_policy_load(struct kp_hook_policy *p, const char *path, struct kp_err *err);
 /* Same over a buffer; @label names it in messages. */

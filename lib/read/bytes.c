@@ -276,29 +276,25 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err)
 	 */
 	if (stat(path, &pre) < 0) {
 		e = errno;
-		kp_err_set(err, "cannot open: %s", strerror(e));
-		return -e;
+		return kp_err_errno(err, e, "cannot open: %s", strerror(e));
 	}
-	if (!S_ISREG(pre.st_mode)) {
-		kp_err_set(err, "%s", not_regular(pre.st_mode));
-		return S_ISDIR(pre.st_mode) ? -EISDIR : -EINVAL;
-	}
+	if (!S_ISREG(pre.st_mode))
+		return kp_err_errno(err, S_ISDIR(pre.st_mode) ? EISDIR : EINVAL, "%s",
+				    not_regular(pre.st_mode));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		e = errno;
-		kp_err_set(err, "cannot open: %s", strerror(e));
-		return -e;
+		return kp_err_errno(err, e, "cannot open: %s", strerror(e));
 	}
 	if (fstat(fd, st) < 0) {
 		e = errno;
 		close(fd);
-		kp_err_set(err, "cannot stat: %s", strerror(e));
-		return -e;
+		return kp_err_errno(err, e, "cannot stat: %s", strerror(e));
 	}
 	if (!S_ISREG(st->st_mode)) {
 		close(fd);
-		kp_err_set(err, "%s", not_regular(st->st_mode));
-		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+		return kp_err_errno(err, S_ISDIR(st->st_mode) ? EISDIR : EINVAL, "%s",
+				    not_regular(st->st_mode));
 	}
 	return fd;
 }
@@ -313,27 +309,27 @@ int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struc
 	memset(out, 0, sizeof(*out));
 	fd = kp_open_regular(path, &st, err);
 	if (fd < 0)
-		return fd;
+		return -1;
 	/* To the end whatever the reported size: procfs and sysfs say 0 or 4096. */
 	for (;;) {
 		ssize_t n;
 
 		if (o.len >= max) {
-			r = -EFBIG;
-			kp_err_set(err, "larger than the limit of %s",
-				   kp_format_size(max, sz, sizeof(sz)));
+			r = kp_err_errno(err, EFBIG, "larger than the limit of %s",
+					 kp_format_size(max, sz, sizeof(sz)));
 			goto out;
 		}
 		if (kp_outbuf_reserve(&o, 65536, err) < 0) {
-			r = -ENOMEM;
+			r = -1;
 			goto out;
 		}
 		n = read(fd, o.data + o.len, o.cap - o.len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			r = -errno;
-			kp_err_set(err, "read error: %s", strerror(errno));
+			int e = errno;
+
+			r = kp_err_errno(err, e, "read error: %s", strerror(e));
 			goto out;
 		}
 		if (n == 0)
@@ -342,8 +338,7 @@ int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struc
 	}
 	if (kp_detect_compression(o.data, o.len) != KP_COMP_NONE) {
 		/* A compressed text (config.gz, symvers-*.zst): decoded as text, same cap. */
-		if (kp_bytes_from_text_buffer(o.data, o.len, max, out, err) < 0)
-			r = -EINVAL;
+		r = kp_bytes_from_text_buffer(o.data, o.len, max, out, err) < 0 ? -1 : 0;
 		goto out;
 	}
 	out->data = o.data;
@@ -365,23 +360,24 @@ int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_e
 	memset(out, 0, sizeof(*out));
 	fd = kp_open_regular(path, &st, err);
 	if (fd < 0)
-		return fd;
+		return -1;
 	if ((uint64_t)st.st_size > max) {
 		close(fd);
-		kp_err_set(err, "larger than the limit of %s", kp_format_size(max, sz, sizeof(sz)));
-		return -EFBIG;
+		return kp_err_errno(err, EFBIG, "larger than the limit of %s",
+				    kp_format_size(max, sz, sizeof(sz)));
 	}
 	if (st.st_size == 0) {
 		close(fd);
-		kp_err_set(err, "empty file");
-		return -EINVAL;
+		return kp_err_set(err, "empty file");
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
 	if (p == MAP_FAILED) {
-		kp_err_set(err, "cannot map: %s", strerror(errno));
-		return -EIO;
+		int e = errno;
+
+		close(fd);
+		return kp_err_errno(err, e, "cannot map: %s", strerror(e));
 	}
+	close(fd);
 	out->data = p;
 	out->len = out->file_len = (size_t)st.st_size;
 	out->mapped = true;
@@ -402,7 +398,7 @@ int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, siz
 
 	fd = kp_open_regular(path, &st, err);
 	if (fd < 0)
-		return fd;
+		return -1;
 	do
 		n = pread(fd, head, sizeof(head), 0);
 	while (n < 0 && errno == EINTR);
@@ -437,15 +433,15 @@ int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, siz
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			r = -errno;
-			kp_err_set(err, "read error: %s", strerror(errno));
+			int e = errno;
+
+			r = kp_err_errno(err, e, "read error: %s", strerror(e));
 			break;
 		}
 		total += (size_t)n;
 		if (total > max) {
-			r = -EFBIG;
-			kp_err_set(err, "larger than the limit of %s",
-				   kp_format_size(max, sz, sizeof(sz)));
+			r = kp_err_errno(err, EFBIG, "larger than the limit of %s",
+					 kp_format_size(max, sz, sizeof(sz)));
 			break;
 		}
 		have += (size_t)n;

@@ -62,8 +62,8 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
  * The one way an input file is opened: @path must be a regular file (symlinks
  * followed). Directories, FIFOs, sockets and devices are refused before they are
  * opened ("is a FIFO, not a regular file"), and the open never blocks. Returns the
- * descriptor with @st filled, or a negative errno (-ENOENT when missing, -EISDIR,
- * -EINVAL for other non-regular files) with the reason (no path) in @err.
+ * descriptor with @st filled, or -1 with the reason (no path) in @err and its errno in
+ * @err->errnum (ENOENT when missing, EISDIR, EINVAL for other non-regular files).
  */
 struct stat;
 int kp_open_regular(const char *path, struct stat *st, struct kp_err *err);
@@ -71,13 +71,13 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err);
 /*
  * Reads a text file to its end whatever size it reports (procfs, sysfs), up to @max
  * bytes read and, when it is compressed (detected by magic), @max bytes decompressed.
- * Same returns as kp_open_regular() (-EFBIG over the cap), the reason in @err.
+ * 0, or -1 as kp_open_regular() (errnum EFBIG over the cap).
  */
 int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
 
 /*
  * Maps the regular file @path (at most @max bytes, not empty) read-only, uncompressed as it
- * is: read it only under kp_bytes_guard(). Returns as kp_open_regular() (-EFBIG past @max).
+ * is: read it only under kp_bytes_guard(). 0, or -1 as kp_open_regular() (EFBIG past @max).
  */
 int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
 
@@ -85,7 +85,7 @@ int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_e
  * Hands each line of the text file @path (without its newline) to @fn, reading through one
  * small buffer: nothing mapped, the file never copied whole. A compressed file is decoded
  * first (kp_bytes_read_text()). Stops at the first non-zero return of @fn and returns it;
- * errors as kp_bytes_read_text() (-EFBIG past @max bytes, lines up to 256 KiB).
+ * errors as kp_bytes_read_text() (EFBIG past @max bytes, lines up to 256 KiB).
  */
 int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, size_t len, void *arg),
 		   void *arg, struct kp_err *err);

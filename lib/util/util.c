@@ -16,17 +16,35 @@ int kp_err_set(struct kp_err *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	err->errnum = 0;
+	return -1;
+}
+
+int kp_err_errno(struct kp_err *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	err->errnum = errnum;
 	return -1;
 }
 
 int kp_err_prefix(struct kp_err *err, const char *path)
 {
 	char msg[sizeof(err->msg)];
+	int errnum;
 
 	if (!err)
 		return -1;
+	errnum = err->errnum;
 	snprintf(msg, sizeof(msg), "%s", err->msg);
-	return kp_err_set(err, "%s: %s", path, msg);
+	kp_err_set(err, "%s: %s", path, msg);
+	err->errnum = errnum;
+	return -1;
 }
 
 void *kp_calloc(size_t nmemb, size_t size)
@@ -47,14 +65,14 @@ int kp_grow(void *array, size_t *cap, size_t need, size_t elem)
 	ncap = *cap ? *cap : 8;
 	while (ncap < need) {
 		if (ncap > SIZE_MAX / 2)
-			return -ENOMEM;
+			return -1;
 		ncap *= 2;
 	}
 	if (ncap > SIZE_MAX / elem)
-		return -ENOMEM;
+		return -1;
 	p = realloc(*arr, ncap * elem);
 	if (!p)
-		return -ENOMEM;
+		return -1;
 	*arr = p;
 	*cap = ncap;
 	return 0;

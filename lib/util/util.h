@@ -18,22 +18,33 @@
 #define kp_printf_fmt(a, b) __attribute__((format(printf, a, b)))
 
 /*
- * An error message for the caller to print as "kopolicy: PATH: MSG".
- * Functions that fail fill it and return a negative value.
+ * The one error convention of lib/: a function that fails fills @err (when not NULL) and
+ * returns -1. The message is for the caller to print as "kopolicy: PATH: MSG"; errnum is
+ * the errno a system call gave for it (ENOENT: the file is absent, which callers may take
+ * as "unknown"), 0 when the failure has none. Negative errno values are only the kernel's,
+ * as the simulation models them.
  */
 struct kp_err {
 	char msg[512];
+	int errnum;
 };
 
-/* Formats @err and returns -1, so error paths are one line: return kp_err_set(...). */
+/* Formats @err (errnum 0) and returns -1, so error paths are one line: return kp_err_set(...). */
 int kp_err_set(struct kp_err *err, const char *fmt, ...) kp_printf_fmt(2, 3);
+/* The same with the errno behind the failure. */
+int kp_err_errno(struct kp_err *err, int errnum, const char *fmt, ...) kp_printf_fmt(3, 4);
+/* The errno behind @err's failure, 0 when none (or no @err). */
+static inline int kp_err_errnum(const struct kp_err *err)
+{
+	return err ? err->errnum : 0;
+}
 
-/* Puts "@path: " before @err's message; returns -1. */
+/* Puts "@path: " before @err's message (errnum kept); returns -1. */
 int kp_err_prefix(struct kp_err *err, const char *path);
 
 /* Checked allocation: NULL only when @n is 0 or memory is exhausted. */
 void *kp_calloc(size_t nmemb, size_t size);
-/* Grows *@array of *@cap elements of @elem bytes to hold at least @need elements. */
+/* Grows *@array of *@cap elements of @elem bytes to hold at least @need elements; 0 or -1. */
 int kp_grow(void *array, size_t *cap, size_t need, size_t elem);
 
 /*

@@ -15,7 +15,7 @@
 static struct kp_module *open_fixture(struct tap *t, const char *rel)
 {
 	struct kp_module *m = NULL;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	int r = kp_module_open(tap_srcpath(rel), NULL, &m, &err);
 
 	tap_ok(t, r == 0 && m, "open %s%s%s", rel, r ? ": " : "", r ? err.msg : "");
@@ -198,7 +198,7 @@ static void test_symbol_get_no_backend(struct tap *t)
 	static const char *const rel = "fixtures/ko/6.12/kp_symget.ko";
 	char tmpl[] = "/tmp/kp-test-sparc-XXXXXX";
 	struct kp_module *ref = open_fixture(t, rel), *m = NULL;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	unsigned char *d = NULL;
 	size_t n = 0, cap = 0;
 	FILE *f = fopen(tap_srcpath(rel), "rb");
@@ -277,7 +277,7 @@ static void test_bad(struct tap *t)
 	for (size_t i = 0; i < KP_ARRAY_SIZE(bad); i++) {
 		char rel[128];
 		struct kp_module *m = NULL;
-		struct kp_err err = { "" };
+		struct kp_err err = { 0 };
 		int r;
 
 		snprintf(rel, sizeof(rel), "fixtures/bad/%s", bad[i].file);
@@ -288,7 +288,7 @@ static void test_bad(struct tap *t)
 	}
 	{
 		struct kp_module *m = NULL;
-		struct kp_err err = { "" };
+		struct kp_err err = { 0 };
 		struct kp_open_opts o = { .max_size = 1 << 20 };
 		int r = kp_module_open(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko"), &o, &m,
 				       &err);
@@ -311,7 +311,7 @@ static void test_paths_agree(struct tap *t, const char *path, const char *label)
 {
 	struct kp_module *a = NULL, *b = NULL;
 	struct kp_decoders *dec = kp_decoders_new();
-	struct kp_err ea = { "" }, eb = { "" };
+	struct kp_err ea = { 0 }, eb = { 0 };
 	int ra = kp_module_open(path, NULL, &a, &ea);
 	int rb = kp_module_open_with(path, NULL, dec, &b, &eb);
 
@@ -403,7 +403,7 @@ static void test_typed_modinfo(struct tap *t)
 	if (fd >= 0) {
 		struct kp_module *m = NULL;
 		struct kp_decoders *dec = kp_decoders_new();
-		struct kp_err err = { "" };
+		struct kp_err err = { 0 };
 
 		int r;
 

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 {
 	const char *root = NULL, *release = NULL;
 	struct kp_kernel_base *b;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	bool all = false;
 	int ret = 0;
 

@@ -54,7 +54,7 @@ static void check_sym(struct tap *t, const struct kp_ksym *k, const char *name, 
 
 static void test_symvers_4col(struct tap *t)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	struct kp_kernel_base *b = load(t, DATA "symvers-4col", &err);
 	struct kp_base_stats st;
 
@@ -90,7 +90,7 @@ static void test_symvers_4col(struct tap *t)
 
 static void test_symvers_ns(struct tap *t, const char *file)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	struct kp_kernel_base *b = load(t, file, &err);
 	const struct kp_ksym *k;
 
@@ -107,7 +107,7 @@ static void test_symvers_ns(struct tap *t, const char *file)
 
 static void test_symvers_gz(struct tap *t)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	struct kp_kernel_base *b = load(t, DATA "symvers-rhel.gz", &err);
 	char *path = data_path(DATA "symvers-rhel.gz");
 
@@ -127,7 +127,7 @@ static void test_symvers_gz(struct tap *t)
 static void expect_error(struct tap *t, const char *file, const char *want)
 {
 	struct kp_kernel_base *b;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	char *path = data_path(file);
 	int r;
 
@@ -145,7 +145,7 @@ static void expect_buffer_error(struct tap *t, const char *what, const char *tex
 				const char *want)
 {
 	struct kp_kernel_base *b;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	int r;
 
 	if (kp_base_new(&b) < 0)
@@ -188,7 +188,7 @@ static void test_duplicates(struct tap *t)
 				   "0x1\tfoo\tvmlinux\tEXPORT_SYMBOL\n"
 				   "0x2\tfoo\tdrivers/a/a\tEXPORT_SYMBOL_GPL\n";
 	struct kp_kernel_base *b;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	struct kp_base_stats st;
 	const struct kp_ksym *k;
 
@@ -209,7 +209,7 @@ static void test_duplicates(struct tap *t)
 
 static void test_system_map(struct tap *t)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	struct kp_kernel_base *b = load(t, DATA "System.map", &err);
 	struct kp_base_stats st;
 	const struct kp_ksym *k;
@@ -246,7 +246,7 @@ static void test_system_map(struct tap *t)
 
 static void test_kallsyms(struct tap *t)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	struct kp_kernel_base *b = load(t, DATA "kallsyms", &err);
 	const struct kp_ksym *k = kp_base_lookup(b, "gpl_func");
 
@@ -262,7 +262,7 @@ static void test_kallsyms(struct tap *t)
 
 static void test_vmlinux(struct tap *t, const char *file)
 {
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	struct kp_kernel_base *b = load(t, file, &err);
 	struct kp_base_stats st;
 
@@ -287,7 +287,7 @@ static void test_merge(struct tap *t)
 	static const char symvers[] = "0x33333333\tprintk\tvmlinux\tEXPORT_SYMBOL\t\n"
 				      "0x99999999\tgpl_func\tvmlinux\tEXPORT_SYMBOL\t\n";
 	struct kp_kernel_base *b;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	struct kp_base_stats st;
 	const struct kp_ksym *k;
 	char *path = data_path(DATA "fake-vmlinux-prel32");

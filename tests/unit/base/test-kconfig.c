@@ -10,7 +10,7 @@
 static void check_config(struct tap *t, const char *file)
 {
 	struct kp_kconfig c = { 0 };
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	char *path = strdup(tap_srcpath(file));
 	int r = kp_kconfig_load(&c, path, &err);
 
@@ -44,7 +44,7 @@ int main(void)
 {
 	struct tap t = { 0 };
 	struct kp_kconfig c = { 0 };
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	static const char bad_string[] = "CONFIG_A=\"unterminated\n";
 	char *path;
 

@@ -22,7 +22,7 @@ static void test_tree(struct tap *t)
 	struct kp_tree tr;
 	struct kp_kernel_base *b;
 	struct kp_kconfig c = { 0 };
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	int r = kp_tree_open(&tr, root, NULL, &err);
 
 	tap_ok(t, r == 0, "tree opens, release picked%s%s", r ? ": " : "", r ? err.msg : "");
@@ -82,7 +82,7 @@ static void test_tree_multi(struct tap *t)
 	char *root = strdup(tap_srcpath(BASE "root-multi"));
 	struct kp_tree tr;
 	struct kp_kernel_base *b;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	int r = kp_tree_open(&tr, root, NULL, &err);
 
 	tap_ok(t, r < 0 && strstr(err.msg, "2 kernel releases, choose one: 5.4.0-a, 5.4.0-b"),
@@ -123,7 +123,7 @@ static void test_running(struct tap *t)
 	char *root = strdup(tap_srcpath(BASE "root"));
 	const struct kp_loaded_module *m;
 	struct kp_running run;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	int r = kp_running_open(&run, root, &err);
 
 	tap_ok(t, r == 0, "running system opens%s%s", r ? ": " : "", r ? err.msg : "");

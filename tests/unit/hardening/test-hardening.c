@@ -65,7 +65,7 @@ static void shrink(struct tap *t, bool with_decoders)
 	unsigned char *buf = calloc(1, len);
 	struct kp_decoders *dec = with_decoders ? kp_decoders_new() : NULL;
 	struct kp_bytes b;
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 	int fd = mkstemp(path), r;
 
 	memcpy(buf, "\177ELF", 4);
@@ -106,7 +106,7 @@ static void put32(unsigned char *p, uint32_t v)
 static void index_check(struct tap *t)
 {
 	unsigned char d[64] = { 0 };
-	struct kp_err err = { "" };
+	struct kp_err err = { 0 };
 
 	/* header, a leaf at 12 ("a\0", one value (prio 0, "x\0")), root at 21 -> child 'a' */
 	put32(d, 0xB007F457u);
@@ -165,7 +165,7 @@ int main(void)
 	{
 		/* a small one comes back sparse, with or without decoders */
 		struct kp_bytes b;
-		struct kp_err err = { "" };
+		struct kp_err err = { 0 };
 		char path[] = "/tmp/kp-small-XXXXXX";
 		int fd = mkstemp(path);
 
