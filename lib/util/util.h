@@ -33,7 +33,10 @@ int kp_err_prefix(struct kp_err *err, const char *path);
 
 /* Checked allocation: NULL only when @n is 0 or memory is exhausted. */
 void *kp_calloc(size_t nmemb, size_t size);
-/* Grows *@array of *@cap elements of @elem bytes to hold at least @need elements. */
+/*
+ * Grows *@array of *@cap elements of @elem bytes to hold at least @need elements; the new
+ * elements are zeroed. Returns 0 or -ENOMEM (the array is unchanged then).
+ */
 int kp_grow(void *array, size_t *cap, size_t need, size_t elem);
 
 /*
