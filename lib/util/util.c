@@ -73,6 +73,8 @@ int kp_grow(void *array, size_t *cap, size_t need, size_t elem)
 	p = realloc(*arr, ncap * elem);
 	if (!p)
 		return -1;
+	/* New slots start zeroed: a field the caller forgets is 0, never heap garbage. */
+	memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
 	*arr = p;
 	*cap = ncap;
 	return 0;

@@ -44,7 +44,10 @@ int kp_err_prefix(struct kp_err *err, const char *path);
 
 /* Checked allocation: NULL only when @n is 0 or memory is exhausted. */
 void *kp_calloc(size_t nmemb, size_t size);
-/* Grows *@array of *@cap elements of @elem bytes to hold at least @need elements; 0 or -1. */
+/*
+ * Grows *@array of *@cap elements of @elem bytes to hold at least @need elements; the new
+ * elements are zeroed. Returns 0 or -1 when out of memory (the array is unchanged then).
+ */
 int kp_grow(void *array, size_t *cap, size_t need, size_t elem);
 
 /*
