@@ -21,11 +21,6 @@ struct release_list {
 	size_t n, cap;
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The releases under ROOT/lib/modules and ROOT/usr/lib/modules (one entry each). */
 static int list_releases(const char *root, struct release_list *l)
 {
@@ -62,8 +57,7 @@ static int list_releases(const char *root, struct release_list *l)
 		}
 		closedir(dh);
 	}
-	if (l->n)
-		qsort(l->names, l->n, sizeof(*l->names), cmp_str);
+	kp_sort_names(l->names, l->n);
 	return 0;
 }
 

@@ -42,11 +42,6 @@ void kp_module_name_from_path(const char *path, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Release directories under @base, sorted; *@n of them. */
 static char **list_releases(const char *base, size_t *n)
 {
@@ -79,7 +74,7 @@ static char **list_releases(const char *base, size_t *n)
 	}
 	closedir(d);
 	if (*n > 1)
-		qsort(names, *n, sizeof(*names), cmp_str);
+		kp_sort_names(names, *n);
 	return names;
 }
 
@@ -172,7 +167,7 @@ static char **list_all_releases(const struct mod_bases *mb, size_t *n)
 				continue;
 			}
 			all[(*n)++] = names[j];
-			qsort(all, *n, sizeof(*all), cmp_str);
+			kp_sort_names(all, *n);
 		}
 		free(names);
 	}
@@ -449,7 +444,7 @@ static int read_builtin(struct kp_tree *t, struct kp_err *err)
 		memcpy(t->builtin[i], name, nl + 1);
 		strcpy(t->builtin[i] + nl + 1, t->builtin_paths[i]);
 	}
-	qsort(t->builtin, t->nbuiltin, sizeof(*t->builtin), cmp_str);
+	kp_sort_names(t->builtin, t->nbuiltin);
 	for (size_t i = 0; i < t->nbuiltin; i++)
 		t->builtin_paths[i] = t->builtin[i] + strlen(t->builtin[i]) + 1;
 	return 0;

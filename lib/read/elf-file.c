@@ -565,7 +565,7 @@ const char *kp_elf_string_at(const struct kp_elf *e, size_t idx, uint64_t offset
 	return (const char *)s->data + offset;
 }
 
-static const struct kp_reloc *find_reloc(const struct kp_reloc *r, size_t n, uint64_t offset)
+size_t kp_reloc_lower(const struct kp_reloc *r, size_t n, uint64_t offset)
 {
 	size_t lo = 0, hi = n;
 
@@ -577,7 +577,14 @@ static const struct kp_reloc *find_reloc(const struct kp_reloc *r, size_t n, uin
 		else
 			hi = mid;
 	}
-	return lo < n && r[lo].offset == offset ? &r[lo] : NULL;
+	return lo;
+}
+
+static const struct kp_reloc *find_reloc(const struct kp_reloc *r, size_t n, uint64_t offset)
+{
+	size_t i = kp_reloc_lower(r, n, offset);
+
+	return i < n && r[i].offset == offset ? &r[i] : NULL;
 }
 
 int kp_elf_field_target(struct kp_elf *e, size_t idx, uint64_t offset, unsigned width,

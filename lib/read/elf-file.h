@@ -23,6 +23,9 @@ struct kp_reloc {
 	int64_t addend; /* RELA addend; REL addends are read from the field */
 };
 
+/* The first of @n relocations sorted by offset at or after @offset (@n when none). */
+size_t kp_reloc_lower(const struct kp_reloc *r, size_t n, uint64_t offset);
+
 struct kp_section {
 	const char *name;   /* "" when the name is unreadable */
 	uint32_t name_hash; /* kp_hash_string(name): lookups by name compare this first */

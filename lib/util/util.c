@@ -7,16 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int err_vset(struct kp_err *err, int errnum, const char *fmt, va_list ap)
+{
+	if (!err)
+		return -1;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err->errnum = errnum;
+	return -1;
+}
+
 int kp_err_set(struct kp_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err_vset(err, 0, fmt, ap);
 	va_end(ap);
-	err->errnum = 0;
 	return -1;
 }
 
@@ -24,12 +30,9 @@ int kp_err_errno(struct kp_err *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	err_vset(err, errnum, fmt, ap);
 	va_end(ap);
-	err->errnum = errnum;
 	return -1;
 }
 
@@ -203,6 +206,17 @@ uint32_t kp_hash_bytes(const char *s, size_t len)
 		h *= 16777619u;
 	}
 	return h;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void kp_sort_names(char **names, size_t n)
+{
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_name);
 }
 
 bool kp_sorted_contains(const char *const *sorted, size_t n, const char *key)

@@ -78,7 +78,8 @@ uint32_t kp_hash_string(const char *s);
 /* The same over @len bytes: kp_hash_bytes(s, strlen(s)) == kp_hash_string(s). */
 uint32_t kp_hash_bytes(const char *s, size_t len);
 
-/* Binary search of @key in @n strings sorted by strcmp(). */
+/* Sorted names: @n strings sorted by strcmp() (kp_sort_names()), found by binary search. */
+void kp_sort_names(char **names, size_t n);
 bool kp_sorted_contains(const char *const *sorted, size_t n, const char *key);
 
 /* Byte-order aware loads from untrusted section data (callers check bounds). */

@@ -13,17 +13,8 @@
 size_t sg_reloc_lower(const struct kp_elf *e, size_t sec, uint64_t off)
 {
 	const struct kp_section *s = &e->sections[sec];
-	size_t lo = 0, hi = s->nrelocs;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->relocs[mid].offset < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return kp_reloc_lower(s->relocs, s->nrelocs, off);
 }
 
 /*
