@@ -35,7 +35,7 @@ static void print_usage(const char *dir, const struct kp_cache_usage *u)
 
 	printf("directory: %s\n", dir);
 	printf("entries: %" PRIu64 "\n", u->entries);
-	printf("stat links: %" PRIu64 "\n", u->links);
+	printf("packs: %" PRIu64 "\n", u->packs);
 	printf("disk use: %" PRIu64 " bytes (%s)\n", u->bytes,
 	       kp_format_size((size_t)u->bytes, sz, sizeof(sz)));
 }
