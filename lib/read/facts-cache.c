@@ -103,7 +103,7 @@ struct writer {
 	char tmp[NAME_LEN];
 	uint64_t off;	    /* the next entry's offset (written and buffered bytes) */
 	unsigned char *buf; /* entries not written yet: one write() per WRITE_BUF bytes */
-	size_t blen;
+	size_t blen, bcap;
 	struct rec *recs;
 	size_t n, cap;
 };
@@ -854,20 +854,28 @@ static int writer_flush(struct writer *w)
 	return w->failed ? -1 : 0;
 }
 
+/* A buffer with @room bytes free after what it holds (flushed when needed); 0 or -1. */
+static int writer_room(struct writer *w, size_t room)
+{
+	if (!w->buf) {
+		w->buf = malloc(WRITE_BUF);
+		if (!w->buf)
+			return -1;
+		w->bcap = WRITE_BUF;
+	}
+	return w->bcap - w->blen < room ? writer_flush(w) : 0;
+}
+
 /* Appends the entry @p (@len bytes) for @r's state and key; under @c->lock. */
 static int writer_add(struct kp_facts_cache *c, struct writer *w, struct rec *r,
 		      const unsigned char *p, size_t len)
 {
 	if (writer_open(c, w) < 0 || kp_grow(&w->recs, &w->cap, w->n + 1, sizeof(*w->recs)) < 0)
 		return -1;
-	if (!w->buf)
-		w->buf = malloc(WRITE_BUF);
-	if (w->buf && w->blen + len > WRITE_BUF && writer_flush(w) < 0)
-		return -1;
-	if (w->buf && len <= WRITE_BUF) {
+	if (len <= WRITE_BUF / 2 && writer_room(w, len) == 0) {
 		memcpy(w->buf + w->blen, p, len);
 		w->blen += len;
-	} else if (write_all(w->fd, p, len) < 0) {
+	} else if (writer_flush(w) < 0 || write_all(w->fd, p, len) < 0) {
 		w->failed = true;
 		return -1;
 	}
@@ -887,26 +895,44 @@ static void add_entry(struct kp_facts_cache *c, struct rec *r, const unsigned ch
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Encodes @m as an entry for @r (its key and flags set) and adds it; 0 or -1. */
+/*
+ * Encodes @m as an entry for @r (its state, key and flags set) straight into the writer's
+ * buffer: no buffer per module. Under @c->lock (encoding is ~3 % of reading a plain
+ * module). 0 or -1.
+ */
 static int store(struct kp_facts_cache *c, const struct kp_module *m, struct rec *r)
 {
+	struct writer *w = &c->w;
 	struct kp_facts_buf b = { 0 };
-	unsigned char key[KEY_LEN];
+	unsigned char key[KEY_LEN], *h;
 	int ret = -1;
 
-	b.data = malloc(16384);
-	if (!b.data)
-		return -1;
-	b.cap = 16384;
-	b.len = HEADER_LEN;
-	if (kp_facts_encode(m, &b) < 0)
-		goto out;
 	entry_key(r, key);
-	make_header(c, b.data, r->flags & 0xff, key, m->file_size, b.len - HEADER_LEN);
-	put32(b.data + 64, entry_crc(b.data, b.data + HEADER_LEN, b.len - HEADER_LEN));
-	add_entry(c, r, b.data, b.len);
-	ret = 0;
+	pthread_mutex_lock(&c->lock);
+	if (writer_open(c, w) < 0 || writer_room(w, WRITE_BUF / 2) < 0 ||
+	    kp_grow(&w->recs, &w->cap, w->n + 1, sizeof(*w->recs)) < 0)
+		goto out;
+	b.data = w->buf;
+	b.cap = w->bcap;
+	b.len = w->blen + HEADER_LEN;
+	ret = kp_facts_encode(m, &b);
+	w->buf = b.data; /* grown, maybe */
+	w->bcap = b.cap;
+	if (ret < 0 || b.len - w->blen > ENTRY_MAX) {
+		ret = -1;
+		goto out;
+	}
+	h = w->buf + w->blen;
+	make_header(c, h, r->flags & 0xff, key, m->file_size, b.len - w->blen - HEADER_LEN);
+	put32(h + 64, entry_crc(h, h + HEADER_LEN, b.len - w->blen - HEADER_LEN));
+	r->off = w->off;
+	r->len = (uint32_t)(b.len - w->blen);
+	w->off += r->len;
+	w->blen = b.len;
+	w->recs[w->n++] = *r;
 out:
+	pthread_mutex_unlock(&c->lock);
+	b.data = NULL; /* the writer's */
 	kp_facts_buf_free(&b);
 	return ret;
 }
