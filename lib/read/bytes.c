@@ -314,7 +314,16 @@ int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struc
 	fd = kp_open_regular(path, &st, err);
 	if (fd < 0)
 		return fd;
-	/* To the end whatever the reported size: procfs and sysfs say 0 or 4096. */
+	/*
+	 * To the end whatever the reported size: procfs and sysfs say 0 or 4096. A regular
+	 * file's size sizes the buffer at once (no copy per doubling; the 64 KiB over it are
+	 * what the last, empty read() asks for and are never touched).
+	 */
+	if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < max &&
+	    kp_outbuf_reserve(&o, (size_t)st.st_size + 65536, err) < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (;;) {
 		ssize_t n;
 
