@@ -522,9 +522,18 @@ int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struc
 	if (!b->mapped)
 		return fn(arg);
 	pthread_once(&bus_once, bus_install);
-	/* 1: the signal mask too, SIGBUS unblocked again after the jump */
-	if (sigsetjmp(env, 1)) {
+	/*
+	 * 0: the signal mask is not saved (that is a system call on every guarded read, and
+	 * the facts cache guards one per module lookup); after the jump out of the handler
+	 * SIGBUS is still blocked, so it is unblocked here, on the rare path.
+	 */
+	if (sigsetjmp(env, 0)) {
+		sigset_t bus;
+
 		bus_env = NULL;
+		sigemptyset(&bus);
+		sigaddset(&bus, SIGBUS);
+		pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
 		return kp_err_set(err, "file shrank while being read (SIGBUS on its mapping)");
 	}
 	bus_lo = b->data;
