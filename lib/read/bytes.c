@@ -598,6 +598,16 @@ static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, bool 
 	return r;
 }
 
+static void set_state(struct kp_bytes *out, const struct stat *st)
+{
+	out->dev = st->st_dev;
+	out->ino = st->st_ino;
+	out->mode = st->st_mode;
+	out->size = st->st_size;
+	out->mtim = st->st_mtim;
+	out->ctim = st->st_ctim;
+}
+
 static int bytes_read(const char *path, size_t max_size, bool elf_only, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err)
 {
@@ -621,10 +631,12 @@ static int bytes_read(const char *path, size_t max_size, bool elf_only, struct k
 	out->file_len = (size_t)st.st_size;
 	r = bytes_pread(fd, (size_t)st.st_size, max_size, elf_only,
 			elf_only && (size_t)st.st_size > KP_MAP_MIN, dec, out, err);
+	set_state(out, &st);
 	if (r == 0 && out->sparse)
 		return 0; /* the fd is the sparse bytes' now */
 	out->file_len = (size_t)st.st_size;
 out_close:
+	set_state(out, &st);
 	close(fd);
 	return r;
 }
