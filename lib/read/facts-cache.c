@@ -73,7 +73,7 @@
 #define LOAD_PACKS  64 /* a lookup reads at most this many (the newest) */
 #define PACK_DIR    "packs"
 #define NAME_LEN    96
-#define WRITE_BUF   ((size_t)256 << 10)
+#define WRITE_BUF   ((size_t)64 << 10)
 
 /* One named pack, its index mapped. */
 struct pack {
