@@ -74,6 +74,7 @@
 #define PACK_DIR    "packs"
 #define NAME_LEN    96
 #define WRITE_BUF   ((size_t)64 << 10)
+#define ENC_POOL    8
 
 /* One named pack, its index mapped. */
 struct pack {
@@ -119,7 +120,10 @@ struct kp_facts_cache {
 	struct pack *packs;
 	size_t npacks;
 	struct writer w;
-	unsigned seq;		  /* temporary file names; atomic */
+	/* encoding buffers (and string tables) kept from entry to entry, one per thread at work */
+	struct kp_facts_buf *enc[ENC_POOL];
+	size_t nenc; /* how many of @enc are free (under @lock) */
+	unsigned seq; /* temporary file names; atomic */
 	struct kp_cache_counts n; /* atomic */
 };
 
@@ -895,45 +899,55 @@ static void add_entry(struct kp_facts_cache *c, struct rec *r, const unsigned ch
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* An encoding buffer: a free one of the pool, a new one, or NULL (out of memory). */
+static struct kp_facts_buf *enc_get(struct kp_facts_cache *c)
+{
+	struct kp_facts_buf *b = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->nenc)
+		b = c->enc[--c->nenc];
+	pthread_mutex_unlock(&c->lock);
+	return b ? b : calloc(1, sizeof(*b));
+}
+
+/* Back to the pool (under @c->lock), or freed when the pool is full. */
+static void enc_put(struct kp_facts_cache *c, struct kp_facts_buf *b)
+{
+	if (c->nenc < ENC_POOL) {
+		c->enc[c->nenc++] = b;
+		return;
+	}
+	kp_facts_buf_free(b);
+	free(b);
+}
+
 /*
- * Encodes @m as an entry for @r (its state, key and flags set) straight into the writer's
- * buffer: no buffer per module. Under @c->lock (encoding is ~3 % of reading a plain
- * module). 0 or -1.
+ * Encodes @m as an entry for @r (its state, key and flags set) into a buffer of the pool
+ * (no allocation per module once the pool's buffers have grown: fresh pages cost a page
+ * fault each), outside the lock, and appends it to the run's pack. 0 or -1.
  */
 static int store(struct kp_facts_cache *c, const struct kp_module *m, struct rec *r)
 {
-	struct writer *w = &c->w;
-	struct kp_facts_buf b = { 0 };
-	unsigned char key[KEY_LEN], *h;
+	struct kp_facts_buf *b = enc_get(c);
+	unsigned char key[KEY_LEN];
 	int ret = -1;
 
+	if (!b)
+		return -1;
 	entry_key(r, key);
-	pthread_mutex_lock(&c->lock);
-	if (writer_open(c, w) < 0 || writer_room(w, WRITE_BUF / 2) < 0 ||
-	    kp_grow(&w->recs, &w->cap, w->n + 1, sizeof(*w->recs)) < 0)
-		goto out;
-	b.data = w->buf;
-	b.cap = w->bcap;
-	b.len = w->blen + HEADER_LEN;
-	ret = kp_facts_encode(m, &b);
-	w->buf = b.data; /* grown, maybe */
-	w->bcap = b.cap;
-	if (ret < 0 || b.len - w->blen > ENTRY_MAX) {
-		ret = -1;
-		goto out;
+	b->len = HEADER_LEN;
+	b->oom = 0;
+	if (kp_facts_encode(m, b) == 0 && b->len - HEADER_LEN <= ENTRY_MAX) {
+		make_header(c, b->data, r->flags & 0xff, key, m->file_size, b->len - HEADER_LEN);
+		put32(b->data + 64, entry_crc(b->data, b->data + HEADER_LEN, b->len - HEADER_LEN));
+		ret = 0;
 	}
-	h = w->buf + w->blen;
-	make_header(c, h, r->flags & 0xff, key, m->file_size, b.len - w->blen - HEADER_LEN);
-	put32(h + 64, entry_crc(h, h + HEADER_LEN, b.len - w->blen - HEADER_LEN));
-	r->off = w->off;
-	r->len = (uint32_t)(b.len - w->blen);
-	w->off += r->len;
-	w->blen = b.len;
-	w->recs[w->n++] = *r;
-out:
+	pthread_mutex_lock(&c->lock);
+	if (ret == 0)
+		ret = writer_add(c, &c->w, r, b->data, b->len);
+	enc_put(c, b);
 	pthread_mutex_unlock(&c->lock);
-	b.data = NULL; /* the writer's */
-	kp_facts_buf_free(&b);
 	return ret;
 }
 
@@ -1397,6 +1411,10 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 	if (c->n.stored || c->w.n)
 		wrote = writer_finish(c, &c->w) == 0 && writer_publish(c, &c->w) == 0;
 	writer_close(c, &c->w);
+	for (size_t i = 0; i < c->nenc; i++) {
+		kp_facts_buf_free(c->enc[i]);
+		free(c->enc[i]);
+	}
 	if (wrote) {
 		merge_packs(c);
 		auto_prune(c);
