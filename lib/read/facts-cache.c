@@ -122,8 +122,8 @@ struct kp_facts_cache {
 	struct writer w;
 	/* encoding buffers (and string tables) kept from entry to entry, one per thread at work */
 	struct kp_facts_buf *enc[ENC_POOL];
-	size_t nenc; /* how many of @enc are free (under @lock) */
-	unsigned seq; /* temporary file names; atomic */
+	size_t nenc;		  /* how many of @enc are free (under @lock) */
+	unsigned seq;		  /* temporary file names; atomic */
 	struct kp_cache_counts n; /* atomic */
 };
 
