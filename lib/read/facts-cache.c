@@ -75,6 +75,7 @@
 #define NAME_LEN    96
 #define WRITE_BUF   ((size_t)64 << 10)
 #define ENC_POOL    8
+#define SPILL_RECS  256 /* records kept in memory while reading: the rest wait in a file */
 
 /* One named pack, its index mapped. */
 struct pack {
@@ -105,8 +106,10 @@ struct writer {
 	uint64_t off;	    /* the next entry's offset (written and buffered bytes) */
 	unsigned char *buf; /* entries not written yet: one write() per WRITE_BUF bytes */
 	size_t blen, bcap;
-	struct rec *recs;
+	struct rec *recs; /* the last @n records (@n < SPILL_RECS when @rfd is open) */
 	size_t n, cap;
+	int rfd;	   /* an unnamed file the earlier records went to, or -1 (all in @recs) */
+	uint64_t nspilled; /* records in @rfd */
 };
 
 struct kp_facts_cache {
@@ -192,6 +195,7 @@ struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 		return NULL;
 	}
 	c->w.fd = -1;
+	c->w.rfd = -1;
 	/* another release or another reader (KP_READER_ID: a digest of its sources): a miss */
 	c->build = (uint32_t)crc32(0, (const Bytef *)PACKAGE_VERSION, strlen(PACKAGE_VERSION));
 	c->build = (uint32_t)crc32(c->build, (const Bytef *)KP_READER_ID, strlen(KP_READER_ID));
@@ -843,6 +847,9 @@ static int writer_open(struct kp_facts_cache *c, struct writer *w)
 			       0644);
 		w->named = w->fd >= 0;
 	}
+	/* the records wait there: they are needed only once the run ends (peak memory) */
+	if (w->fd >= 0)
+		w->rfd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	close(dfd);
 	if (w->fd < 0)
 		return -1;
@@ -887,6 +894,15 @@ static int writer_add(struct kp_facts_cache *c, struct writer *w, struct rec *r,
 	r->len = (uint32_t)len;
 	w->off += len;
 	w->recs[w->n++] = *r;
+	if (w->rfd >= 0 && w->n >= SPILL_RECS) {
+		if (write_all(w->rfd, (const unsigned char *)w->recs, w->n * sizeof(*w->recs)) <
+		    0) {
+			w->failed = true;
+			return -1;
+		}
+		w->nspilled += w->n;
+		w->n = 0;
+	}
 	return 0;
 }
 
@@ -1077,8 +1093,23 @@ static int writer_finish(struct kp_facts_cache *c, struct writer *w)
 	size_t n = 0, nkeys = 0, len;
 	int r = -1;
 
-	if (w->fd < 0 || w->failed || !w->n || writer_flush(w) < 0)
+	if (w->fd < 0 || w->failed || !(w->n + w->nspilled) || writer_flush(w) < 0)
 		return -1;
+	if (w->nspilled) { /* the records back in memory, the spilled ones first */
+		size_t total = (size_t)w->nspilled + w->n;
+		struct rec *all = malloc(total * sizeof(*all));
+
+		if (!all || pread_all(w->rfd, all, (size_t)w->nspilled * sizeof(*all), 0) < 0) {
+			free(all);
+			return -1;
+		}
+		if (w->n)
+			memcpy(all + w->nspilled, w->recs, w->n * sizeof(*all));
+		free(w->recs);
+		w->recs = all;
+		w->n = w->cap = total;
+		w->nspilled = 0;
+	}
 	qsort(w->recs, w->n, sizeof(*w->recs), cmp_rec_state);
 	for (size_t i = 0; i < w->n; i++) {
 		const struct rec *prev = n ? &w->recs[n - 1] : NULL;
@@ -1153,10 +1184,13 @@ static void writer_close(struct kp_facts_cache *c, struct writer *w)
 			}
 		}
 	}
+	if (w->rfd >= 0)
+		close(w->rfd);
 	free(w->recs);
 	free(w->buf);
 	memset(w, 0, sizeof(*w));
 	w->fd = -1;
+	w->rfd = -1;
 }
 
 /* Copies every valid entry of the pack @p into @w; 0, or -1 when @w failed. */
@@ -1199,7 +1233,7 @@ static int cmp_smallest(const void *a, const void *b)
  */
 static void merge_packs(struct kp_facts_cache *c)
 {
-	struct writer w = { .fd = -1 };
+	struct writer w = { .fd = -1, .rfd = -1 };
 	struct pack_name *names = NULL;
 	size_t n, merge;
 	int lock, dfd = -1;
@@ -1408,7 +1442,7 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 		pack_close(&c->packs[i]);
 	}
 	free(c->packs);
-	if (c->n.stored || c->w.n)
+	if (c->n.stored || c->w.n || c->w.nspilled)
 		wrote = writer_finish(c, &c->w) == 0 && writer_publish(c, &c->w) == 0;
 	writer_close(c, &c->w);
 	for (size_t i = 0; i < c->nenc; i++) {
