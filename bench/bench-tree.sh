@@ -12,8 +12,9 @@
 #   kopolicy check --format json -k SYMVERS --kernel-config ... (the whole simulation)
 # The rows above read every module (--no-cache). With the facts cache (lib/read/facts-cache.c),
 # in a scratch cache directory:
-#   check-cold  the check with an empty cache (every module read, hashed and stored)
-#   check-warm  the check with the cache filled (no module file read)
+#   check-cold  the check with an empty cache (every module read and stored in one pack;
+#               compressed ones hashed too)
+#   check-warm  the check with the cache filled (each module file only stat()ed)
 #   graph-warm  graph --format json, the same
 # Prints the median wall time, CPU time (user+sys) and peak RSS of each and the ratios
 # to depmod, with the load average before and after.  See bench/README.md.

@@ -12,12 +12,13 @@ static void cache_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: kopolicy cache [show|prune|clear] [--system] [--max-size SIZE]\n"
-		"The cache of module facts: what reading each module file produced, keyed by the\n"
-		"SHA-256 of its bytes, so unchanged modules are not decompressed or parsed again.\n"
+		"The cache of module facts: what reading each module file produced, found by the\n"
+		"file's state (and a compressed file's SHA-256), so unchanged modules are not\n"
+		"decompressed or parsed again. One pack file per run that read modules.\n"
 		"\n"
-		"  show             the directory, its entries and disk use (the default)\n"
-		"  prune            remove the least recently used entries down to SIZE\n"
-		"  clear            remove every entry\n"
+		"  show             the directory, its entries, packs and disk use (the default)\n"
+		"  prune            remove the least recently used packs down to SIZE\n"
+		"  clear            remove every pack\n"
 		"      --system     the hook's cache, /var/cache/kopolicy, not the user's\n"
 		"      --max-size SIZE  prune down to SIZE (K, M, G suffixes; default\n"
 		"                   $KOPOLICY_CACHE_MAX_SIZE, else 256M)\n"
@@ -35,7 +36,7 @@ static void print_usage(const char *dir, const struct kp_cache_usage *u)
 
 	printf("directory: %s\n", dir);
 	printf("entries: %" PRIu64 "\n", u->entries);
-	printf("stat links: %" PRIu64 "\n", u->links);
+	printf("packs: %" PRIu64 "\n", u->packs);
 	printf("disk use: %" PRIu64 " bytes (%s)\n", u->bytes,
 	       kp_format_size((size_t)u->bytes, sz, sizeof(sz)));
 }

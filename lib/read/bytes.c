@@ -310,7 +310,16 @@ int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struc
 	fd = kp_open_regular(path, &st, err);
 	if (fd < 0)
 		return -1;
-	/* To the end whatever the reported size: procfs and sysfs say 0 or 4096. */
+	/*
+	 * To the end whatever the reported size: procfs and sysfs say 0 or 4096. A regular
+	 * file's size sizes the buffer at once (no copy per doubling; the 64 KiB over it are
+	 * what the last, empty read() asks for and are never touched).
+	 */
+	if (S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < max &&
+	    kp_outbuf_reserve(&o, (size_t)st.st_size + 65536, err) < 0) {
+		r = -1;
+		goto out;
+	}
 	for (;;) {
 		ssize_t n;
 
@@ -509,9 +518,18 @@ int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struc
 	if (!b->mapped)
 		return fn(arg);
 	pthread_once(&bus_once, bus_install);
-	/* 1: the signal mask too, SIGBUS unblocked again after the jump */
-	if (sigsetjmp(env, 1)) {
+	/*
+	 * 0: the signal mask is not saved (that is a system call on every guarded read, and
+	 * the facts cache guards one per module lookup); after the jump out of the handler
+	 * SIGBUS is still blocked, so it is unblocked here, on the rare path.
+	 */
+	if (sigsetjmp(env, 0)) {
+		sigset_t bus;
+
 		bus_env = NULL;
+		sigemptyset(&bus);
+		sigaddset(&bus, SIGBUS);
+		pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
 		return kp_err_set(err, "file shrank while being read (SIGBUS on its mapping)");
 	}
 	bus_lo = b->data;
@@ -576,6 +594,16 @@ static int bytes_pread(int fd, size_t len, size_t max_size, bool elf_only, bool 
 	return r;
 }
 
+static void set_state(struct kp_bytes *out, const struct stat *st)
+{
+	out->dev = st->st_dev;
+	out->ino = st->st_ino;
+	out->mode = st->st_mode;
+	out->size = st->st_size;
+	out->mtim = st->st_mtim;
+	out->ctim = st->st_ctim;
+}
+
 static int bytes_read(const char *path, size_t max_size, bool elf_only, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err)
 {
@@ -599,10 +627,12 @@ static int bytes_read(const char *path, size_t max_size, bool elf_only, struct k
 	out->file_len = (size_t)st.st_size;
 	r = bytes_pread(fd, (size_t)st.st_size, max_size, elf_only,
 			elf_only && (size_t)st.st_size > KP_MAP_MIN, dec, out, err);
+	set_state(out, &st);
 	if (r == 0 && out->sparse)
 		return 0; /* the fd is the sparse bytes' now */
 	out->file_len = (size_t)st.st_size;
 out_close:
+	set_state(out, &st);
 	close(fd);
 	return r;
 }

@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "util/util.h"
 
@@ -37,6 +39,12 @@ struct kp_bytes {
 	 */
 	bool sparse;
 	bool borrowed; /* @data is @keeper's file buffer: release keeps it */
+	/* the file as it was opened (kp_bytes_read_elf(); st_mode 0: not opened) */
+	dev_t dev;
+	ino_t ino;
+	mode_t mode;
+	off_t size;
+	struct timespec mtim, ctim;
 	int fd;
 	unsigned nloaded;
 	struct {

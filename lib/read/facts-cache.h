@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The facts cache: what reading a module file produced (struct kp_module, serialised by
- * facts-serial.c), stored under the SHA-256 of the file's bytes as they are on disk
- * (compressed bytes for .ko.xz/.zst/.gz), so a module seen before is neither decompressed
- * nor parsed again. Entries are files under DIR/facts-v<KP_FACTS_FORMAT>/:
+ * facts-serial.c), so a module seen before is neither decompressed nor parsed again. An
+ * entry is found by the file's state (device, inode, size, mtime, ctime, mode: a warm run
+ * only stat()s each module) and, for compressed modules, by the SHA-256 of the file's bytes
+ * as they are on disk (a copy of the module elsewhere). Each run that read modules writes
+ * the entries it made as one pack, DIR/facts-v<KP_FACTS_FORMAT>/packs/<time>-<pid>-N.pack
+ * (entries, then an index by state and by content key; layout in facts-cache.c): one file
+ * per run, named once complete, so concurrent runs see a whole pack or none.
  *
- *   c/HH/<sha256>-<flags>  one module's facts (header, payload, CRC-32); <flags> are the
- *                          read options that change the facts (full modinfo, digests)
- *   s/HH/<stat key>-<flags>  the same entry (a hard link) under the hash of the file's
- *                          (device, inode, size, mtime, ctime) when it was read: a warm
- *                          run opens it without reading or hashing the module file
- *
- * An entry is used only when its magic, format, build, key, flags, file size, length and
- * CRC all match and its payload decodes exactly; anything else is a miss and the file is
- * read as without the cache. Writers write a temporary file and rename() it: concurrent
- * runs see a whole entry or none. Only successful reads are stored; errors are re-read.
+ * An entry is used only when its index record's CRC, its header (magic, format, build,
+ * read options, key, file size, length) and CRC all match and its payload decodes exactly;
+ * anything else is a miss and the file is read as without the cache. Only successful reads
+ * are stored; errors are re-read.
  */
 #ifndef KP_FACTS_CACHE_H
 #define KP_FACTS_CACHE_H
@@ -31,7 +29,7 @@
  * field): old entries then live in another directory and are never read. A new release
  * (PACKAGE_VERSION) also never trusts an older one's entries (the header's build tag).
  */
-#define KP_FACTS_FORMAT 1
+#define KP_FACTS_FORMAT 2
 
 #define KP_FACTS_DEFAULT_MAX ((uint64_t)256 << 20)
 
@@ -50,7 +48,10 @@ int kp_facts_cache_dir(enum kp_cache_scope scope, char *buf, size_t len);
 struct kp_facts_cache;
 /* A cache over @dir (created on the first store); NULL when out of memory. */
 struct kp_facts_cache *kp_facts_cache_new(const char *dir);
-/* Frees @c; after a run that stored entries, prunes now and then (see kp_facts_cache_prune). */
+/*
+ * Frees @c. After a run that stored entries: names its pack, merges the smallest packs
+ * when there are more than 16, and prunes now and then (see kp_facts_cache_prune).
+ */
 void kp_facts_cache_free(struct kp_facts_cache *c);
 
 /*
@@ -71,20 +72,20 @@ struct kp_cache_counts {
 void kp_facts_cache_counts(const struct kp_facts_cache *c, struct kp_cache_counts *out);
 
 struct kp_cache_usage {
-	uint64_t entries; /* facts entries */
-	uint64_t links;	  /* stat index names (hard links to entries) */
-	uint64_t bytes;	  /* disk use of both (allocated blocks) */
+	uint64_t entries; /* facts entries (index records) */
+	uint64_t packs;	  /* pack files */
+	uint64_t bytes;	  /* disk use of the packs (allocated blocks) */
 	uint64_t removed; /* prune/clear: files removed */
 };
 /* Counts what @dir holds. 0, or -1 with @err (a missing directory is an empty cache). */
 int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_err *err);
 /*
- * Removes the least recently used entries (by mtime; a hit refreshes it at most once a
- * day) until @dir uses at most @max_bytes, and stale temporary files.
+ * Removes the least recently used packs (by mtime; a hit refreshes its pack's at most once
+ * a day) until @dir uses at most @max_bytes, and stale temporary files.
  */
 int kp_facts_cache_prune(const char *dir, uint64_t max_bytes, struct kp_cache_usage *u,
 			 struct kp_err *err);
-/* Removes every entry and link (and the directory's own subdirectories). */
+/* Removes every pack (and the directory itself). */
 int kp_facts_cache_clear(const char *dir, struct kp_cache_usage *u, struct kp_err *err);
 
 /* KOPOLICY_CACHE_MAX_SIZE (K/M/G suffixes) or KP_FACTS_DEFAULT_MAX. */

@@ -171,12 +171,18 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	b->nstrings = 0;
 	for (b->tab_cap = 64; b->tab_cap < 2 * nstr + 2; b->tab_cap *= 2)
 		;
-	free(b->tab);
-	free(b->tab_idx);
-	b->tab = calloc(b->tab_cap, sizeof(*b->tab));
-	b->tab_idx = calloc(b->tab_cap, sizeof(*b->tab_idx));
-	if (!b->tab || !b->tab_idx)
-		return -1;
+	if (b->tab && b->tab_idx && b->tab_alloc >= b->tab_cap) {
+		/* the table of the previous module (one writer encodes many): emptied */
+		memset(b->tab, 0, b->tab_cap * sizeof(*b->tab));
+	} else {
+		free(b->tab);
+		free(b->tab_idx);
+		b->tab = calloc(b->tab_cap, sizeof(*b->tab));
+		b->tab_idx = calloc(b->tab_cap, sizeof(*b->tab_idx));
+		b->tab_alloc = b->tab_cap;
+		if (!b->tab || !b->tab_idx)
+			return -1;
+	}
 	/* The arena sizes and counts first: decoding reserves the arena from them. */
 	put_u64(b, 0);
 	put_u64(b, 0);

@@ -23,7 +23,8 @@ struct kp_facts_buf {
 	/* strings already written, by address: a string shared in the module is shared again */
 	const char **tab;
 	uint32_t *tab_idx;
-	size_t tab_cap;
+	size_t tab_cap;	  /* slots in use for this module (a power of two) */
+	size_t tab_alloc; /* slots allocated: kept from module to module */
 	uint32_t nstrings;
 };
 

@@ -4,6 +4,7 @@
  * The image is released before returning; the facts stay in the module's arena.
  */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "facts-cache.h"
 #include "module-internal.h"
@@ -372,11 +373,24 @@ int kp_module_open_with(const char *path, const struct kp_open_opts *opts, struc
 			struct kp_module **out, struct kp_err *err)
 {
 	struct kp_bytes b;
+	int r;
 
 	if (opts && opts->cache)
 		return kp_facts_cache_open(opts->cache, path, opts, dec, out, err);
 	*out = NULL;
-	if (kp_bytes_read_elf(path, max_size(opts), dec, &b, err) < 0)
+	r = kp_bytes_read_elf(path, max_size(opts), dec, &b, err);
+	if (opts && opts->state) {
+		struct stat *st = opts->state;
+
+		memset(st, 0, sizeof(*st));
+		st->st_dev = b.dev;
+		st->st_ino = b.ino;
+		st->st_mode = b.mode;
+		st->st_size = b.size;
+		st->st_mtim = b.mtim;
+		st->st_ctim = b.ctim;
+	}
+	if (r < 0)
 		return -1;
 	return from_bytes(path, &b, opts, out, err);
 }

@@ -237,6 +237,11 @@ struct kp_open_opts {
 	unsigned sig_digest;
 	/* The facts cache (facts-cache.h) to read through; NULL: read the file. */
 	struct kp_facts_cache *cache;
+	/*
+	 * Not NULL: set to the file's stat as the reader opened it (st_mode 0 when it was
+	 * not opened), so the facts cache stores a module read without a stat() of its own.
+	 */
+	struct stat *state;
 };
 
 enum {

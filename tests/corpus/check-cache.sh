@@ -36,11 +36,9 @@ run() {
 }
 same() { cmp -s "$tmp/$1.out" "$tmp/$2.out" && cmp -s "$tmp/$1.err" "$tmp/$2.err" &&
 	cmp -s "$tmp/$1.rc" "$tmp/$2.rc"; }
-flip_all() { # one byte of every entry's payload
-	find "$KOPOLICY_CACHE_DIR" -path '*/c/*' -type f ! -name '.tmp-*' -print0 |
-		while IFS= read -r -d '' f; do
-			printf '\377' | dd of="$f" bs=1 seek=100 conv=notrunc status=none
-		done
+flip_all() { # one bit of every entry's payload, in every pack
+	python3 "$(dirname "$0")/../cli/damage-pack.py" flip_payload \
+		"$KOPOLICY_CACHE_DIR"/facts-v*/packs/*.pack
 }
 
 for root in "${trees[@]}"; do
