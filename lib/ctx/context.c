@@ -102,7 +102,7 @@ static int kernel_from_tree(struct kp_ctx *c, const char *root, struct kp_tree *
 {
 	if (!loaded) {
 		if (kp_tree_open(t, root, c->o.fo.release, err) < 0)
-			return kp_err_prefix(err, root);
+			return -1; /* its messages name the path */
 		c->have_tree = true;
 	}
 	if (!c->o.nkernels && kp_tree_load_base(t, c->base, false, err) < 0)
