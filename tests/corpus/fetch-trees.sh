@@ -7,8 +7,9 @@
 #   TREE: amd64-6.12 amd64-6.1 arm64 i386 s390x (bookworm),
 #         amd64-5.10 (bullseye point release), amd64-5.10s (newest bullseye-security),
 #         amd64-6.12t armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t s390x-6.12t
-#         (trixie release build, the same 6.12.x on every architecture; the ppc64el
-#         and s390x images were missing from the mirror on 2026-12-03: HTTP 404),
+#         (trixie, the same 6.12.x on every architecture; the newest ABI the mirror
+#         serves: the index can list packages whose files are gone, as ppc64el's
+#         6.12.117 image was on 2026-12-03/04, HTTP 404, when 6.12.107 was there),
 #         amd64-7.2 (sid, split linux-modules/linux-base/linux-binary packages)
 #         (default: all but amd64-5.10s and the non-amd64 -6.12t trees)
 #         or a derived tree BASE-zst / BASE-gz (e.g. amd64-6.1-zst): BASE's
@@ -176,7 +177,7 @@ pkg_field() { # pkg field -> value of the candidate version
 		sed -n "s/^$2: //p" | head -n 1
 }
 
-# fetch one package into $CACHE/debs/<arch>/, verified; prints the .deb path
+# fetch one package into $CACHE/debs/<arch>/, verified; prints the .deb path (1: not on the mirror)
 fetch_deb() {
 	local arch=$1 pkg=$2 dir="$CACHE/debs/$1" file sha
 	mkdir -p "$dir"
@@ -187,7 +188,9 @@ fetch_deb() {
 		printf '%s\n' "$dir/$file"; return
 	fi
 	log "downloading $pkg ($arch)"
-	(cd "$dir" && apt-get "${APT_OPTS[@]}" -qq download "$pkg" >&2) || die "download of $pkg failed"
+	if ! (cd "$dir" && apt-get "${APT_OPTS[@]}" -qq download "$pkg" >&2); then
+		log "download of $pkg failed"; return 1
+	fi
 	printf '%s  %s\n' "$sha" "$dir/$file" | sha256sum -c --status || die "checksum mismatch for $dir/$file"
 	printf '%s\n' "$dir/$file"
 }
@@ -258,8 +261,11 @@ do_tree() {
 	fi
 
 	apt_setup "$arch" "$suites"
-	# newest ABI whose packages all exist with the same version
-	local cand p v ok prefix=linux-image-
+	# the ABIs whose packages all exist with the same version, newest first; the newest one
+	# the mirror serves (the index can list a version whose files are gone: ppc64el's
+	# 6.12.117 image answered 404 on 2026-12-03/04 while 6.12.107 was there)
+	local cand p v ok i prefix=linux-image- img="" deb tmp
+	local -a cands=() vers=() debs=()
 	[ "$layout" = split ] && prefix=linux-modules-
 	while read -r cand; do
 		[ -n "$cand" ] || continue
@@ -271,36 +277,48 @@ do_tree() {
 				log "$tree: skipping $cand ($p '$v', want '$ver')"; ok=0; break
 			fi
 		done < <(tree_pkgs "$layout" "$cand")
-		if [ "$ok" = 1 ]; then abi=$cand; break; fi
+		if [ "$ok" = 1 ]; then cands+=("$cand"); vers+=("$ver"); fi
 	done < <(apt-cache "${APT_OPTS[@]}" pkgnames "$prefix" | sed -En "s/$regex/\\1/p" | sort -rV)
-	[ -n "$abi" ] || die "$tree: no complete package set matches $regex ($suites, $arch)"
-	mapfile -t pkgs < <(tree_pkgs "$layout" "$abi")
-	want=$(for p in "${pkgs[@]}"; do printf '%s %s %s\n' "${p%%-[0-9]*}" "$p" "$ver"; done |
-		sed 's/^linux-//')
-	local img="linux-image-$abi"
-
+	[ ${#cands[@]} -gt 0 ] || die "$tree: no complete package set matches $regex ($suites, $arch)"
 	got=""; [ -f "$stamp" ] && got=$(grep -v '^dbg ' "$stamp" || true)
-	if [ "$got" != "$want" ]; then
-		local deb tmp="$root.tmp.$$"
+	for i in "${!cands[@]}"; do
+		abi=${cands[$i]} ver=${vers[$i]}
+		mapfile -t pkgs < <(tree_pkgs "$layout" "$abi")
+		want=$(for p in "${pkgs[@]}"; do printf '%s %s %s\n' "${p%%-[0-9]*}" "$p" "$ver"; done |
+			sed 's/^linux-//')
+		img="linux-image-$abi"
+		if [ "$got" = "$want" ]; then
+			log "$tree: up to date (${pkgs[0]} $ver)"; debs=(); break
+		fi
+		debs=() ok=1
+		for p in "${pkgs[@]}"; do
+			deb=$(fetch_deb "$arch" "$p") || { ok=0; break; }
+			debs+=("$deb")
+		done
+		if [ "$ok" = 1 ]; then break; fi
+		log "$tree: $abi is not on the mirror, trying the next older one"
+		abi="" debs=()
+	done
+	[ -n "$abi" ] || die "$tree: none of ${cands[*]} could be downloaded"
+
+	if [ ${#debs[@]} -gt 0 ]; then
+		tmp="$root.tmp.$$"
 		rm -rf "$tmp"; mkdir -p "$tmp"
 		TMP_TREE=$tmp
-		for p in "${pkgs[@]}"; do
-			deb=$(fetch_deb "$arch" "$p")
-			log "$tree: extracting $p $ver"
-			dpkg -x "$deb" "$tmp"
+		for i in "${!debs[@]}"; do
+			log "$tree: extracting ${pkgs[$i]} $ver"
+			dpkg -x "${debs[$i]}" "$tmp"
 		done
 		# merged-/usr trees: make ROOT/lib/modules valid (depmod -b, compare-info)
 		if [ ! -e "$tmp/lib" ] && [ -d "$tmp/usr/lib/modules" ]; then ln -s usr/lib "$tmp/lib"; fi
 		printf '%s\n' "$want" >"$tmp/.kopolicy-stamp"
 		rm -rf "$root"; mv "$tmp" "$root"
 		TMP_TREE=""
-	else
-		log "$tree: up to date (${pkgs[0]} $ver)"
 	fi
 
 	if [ "$with_dbg" = 1 ] && ! grep -q "^dbg $img-dbg $ver\$" "$stamp"; then
 		local dbg_deb release
-		dbg_deb=$(fetch_deb "$arch" "$img-dbg")
+		dbg_deb=$(fetch_deb "$arch" "$img-dbg") || die "$tree: $img-dbg is not on the mirror"
 		release=$(find "$(modules_base "$root")" -mindepth 1 -maxdepth 1 -type d -printf '%f\n')
 		log "$tree: extracting System.map from $img-dbg (reads the whole package)"
 		dpkg-deb --fsys-tarfile "$dbg_deb" |
