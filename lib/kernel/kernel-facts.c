@@ -8,6 +8,7 @@
 
 #include "kernel-config.h"
 #include "sig-keys.h"
+#include "vermagic.h"
 
 int kp_facts_assume(struct kp_kernel_facts *f, const char *what)
 {
@@ -52,56 +53,14 @@ bool kp_release_is_debian(const char *release)
 	return deb;
 }
 
-/*
- * VERMAGIC_STRING (include/linux/vermagic.h): release, SMP, preempt, mod_unload, modversions, arch.
- */
+/* The kernel's vermagic from its release and config (vermagic.c); NULL when not derivable. */
 static const char *build_vermagic(struct kp_kernel_facts *f, const struct kp_kconfig *c,
 				  const char *release)
 {
-	char arch_magic[32] = "", buf[512];
+	char buf[512];
 
-	if (!release || kp_kconfig_is_y(c, "CONFIG_RANDSTRUCT_FULL") ||
-	    kp_kconfig_is_y(c, "CONFIG_RANDSTRUCT_PERFORMANCE") ||
-	    kp_kconfig_is_y(c, "CONFIG_GCC_PLUGIN_RANDSTRUCT"))
-		return NULL; /* RANDSTRUCT_<hash> cannot be derived from the config */
-	if (!c->arch)
+	if (kp_vermagic_build(c, release, buf, sizeof(buf)) < 0)
 		return NULL;
-	if (!strcmp(c->arch, "x86")) {
-		if (!kp_kconfig_is_y(c, "CONFIG_X86_64")) {
-			static const struct {
-				const char *sym, *fam;
-			} fams[] = {
-				{ "CONFIG_M686", "686 " },
-				{ "CONFIG_M586", "586 " },
-				{ "CONFIG_MPENTIUM4", "PENTIUM4 " },
-				{ "CONFIG_MPENTIUMM", "PENTIUMM " },
-				{ "CONFIG_MCORE2", "CORE2 " },
-				{ "CONFIG_MATOM", "ATOM " },
-			};
-			size_t i;
-
-			for (i = 0; i < KP_ARRAY_SIZE(fams); i++)
-				if (kp_kconfig_is_y(c, fams[i].sym)) {
-					snprintf(arch_magic, sizeof(arch_magic), "%s", fams[i].fam);
-					break;
-				}
-			if (i == KP_ARRAY_SIZE(fams))
-				return NULL;
-		}
-	} else if (!strcmp(c->arch, "arm64")) {
-		snprintf(arch_magic, sizeof(arch_magic), "aarch64");
-	} else if (strcmp(c->arch, "s390")) {
-		return NULL; /* other arches: MODULE_ARCH_VERMAGIC not modelled */
-	}
-	snprintf(buf, sizeof(buf), "%s %s%s%s%s%s", release,
-		 kp_kconfig_is_y(c, "CONFIG_SMP") ? "SMP " : "",
-		 kp_kconfig_is_y(c, "CONFIG_PREEMPT_RT") ? "preempt_rt "
-		 : (kp_kconfig_is_y(c, "CONFIG_PREEMPT_BUILD") ||
-		    kp_kconfig_is_y(c, "CONFIG_PREEMPT"))
-			 ? "preempt "
-			 : "",
-		 kp_kconfig_is_y(c, "CONFIG_MODULE_UNLOAD") ? "mod_unload " : "",
-		 kp_kconfig_is_y(c, "CONFIG_MODVERSIONS") ? "modversions " : "", arch_magic);
 	return kp_arena_strdup(&f->arena, buf);
 }
 

@@ -6,9 +6,11 @@ P taint, and its symbol_get() failures are exactly the real ones.
 usage: check-loads.py [--offline] [--jobs N] KOPOLICY_BIN [TREE...]
   TREE: as tests/corpus/fetch-trees.sh (default: its default list)
 
-Per tree, four tests:
+Per tree, five tests:
   errors      kopolicy reads every module (no input error, exit status 0 with
               --fail-on never)
+  vermagic    the kernel's vermagic is derived from the tree's config (so the
+              loads test below also proves it equals every module's)
   loads       no module is predicted to fail to load (a Debian tree loads whole)
   taint       no module is predicted to carry P (every module is GPL-compatible)
   symbol_get  the symbol-get-non-gpl findings == the lines of
@@ -101,6 +103,10 @@ def check_tree(binary, spec, rows, jobs):
     if stderr:
         bad.append("stderr: " + stderr.splitlines()[0])
     results.append(("errors", bad, "%d modules read" % len(mods)))
+
+    vm = k.get("vermagic")
+    bad = [] if vm and vm.startswith("%s " % k.get("release")) else ["not derived: %r" % vm]
+    results.append(("vermagic", bad, "'%s'" % vm))
 
     fails = []
     for m in mods:
