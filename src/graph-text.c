@@ -14,6 +14,8 @@ const char *kp_graph_kind_name(enum kp_provider_kind k)
 		return "module";
 	case KP_PROV_BASE_MODULE:
 		return "base-module";
+	case KP_PROV_LOADER:
+		return "loader";
 	case KP_PROV_NONE:
 		break;
 	}
@@ -31,6 +33,8 @@ const char *kp_graph_provider_name(const struct kp_graph *g, const struct kp_edg
 	case KP_PROV_BASE_MODULE:
 		kp_base_owner_modname(e->ksym->owner, buf, len);
 		return buf;
+	case KP_PROV_LOADER:
+		return "loader";
 	case KP_PROV_NONE:
 		break;
 	}
@@ -60,6 +64,8 @@ void kp_graph_print_text(FILE *f, const struct kp_graph *g, const bool *in)
 			if (ed->kind == KP_PROV_VMLINUX) {
 				nv++;
 				nvg += ed->gpl_only;
+			} else if (ed->kind == KP_PROV_LOADER) {
+				continue; /* not an import once the loader has seen it */
 			} else if (ed->kind == KP_PROV_NONE) {
 				nun++;
 			} else {

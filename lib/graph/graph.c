@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "graph.h"
 
+#include <elf.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -84,12 +85,21 @@ static void edge_from_ksym(struct kp_edge *e, enum kp_provider_kind kind, const 
 	e->crc = k->crc;
 }
 
+bool kp_loader_defines(uint16_t machine, const char *name)
+{
+	return machine == EM_PPC64 && !strcmp(name, ".TOC.");
+}
+
 static void resolve_edge(const struct kp_graph *g, size_t self, struct kp_edge *e)
 {
 	const char *name = e->imp->name;
 	const struct kp_symbol_index_entry *ent;
 	const struct kp_ksym *k;
 
+	if (kp_loader_defines(g->nodes[self].mod->machine, name)) {
+		e->kind = KP_PROV_LOADER;
+		return;
+	}
 	/* find_symbol() searches vmlinux before any module. */
 	k = g->base ? kp_base_lookup(g->base, name) : NULL;
 	if (k) {

@@ -20,7 +20,15 @@ enum kp_provider_kind {
 	KP_PROV_VMLINUX,
 	KP_PROV_MODULE,	     /* a module of the set */
 	KP_PROV_BASE_MODULE, /* a module known only from the base (Module.symvers, tree) */
+	KP_PROV_LOADER,	     /* defined by the loader itself (kp_loader_defines()) */
 };
+
+/*
+ * An undefined symbol the loader defines before any lookup: ppc64's ".TOC." (dedotify() in
+ * module_frob_arch_sections(), arch/powerpc/kernel/module_64.c, all versions: SHN_ABS).
+ * depmod fakes it the same way (depmod_add_fake_syms()).
+ */
+bool kp_loader_defines(uint16_t machine, const char *name);
 
 /* One per import of a whole tree (~185k): kept to 40 bytes. */
 struct kp_edge {

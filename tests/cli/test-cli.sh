@@ -140,6 +140,22 @@ ok "graph -b ROOT: dependencies" $?
 "$kp" graph --format dot -b "$img" | grep -q "^	\"file:$img/lib/modules/$rel/extra/kp_use_prop.ko\" -> \"file:$img/lib/modules/$rel/extra/kp_prop_prov.ko\""
 ok "graph --format dot has the edge (nodes keyed by file)" $?
 
+# ppc64: .TOC. is defined by the loader (module_frob_arch_sections), never unresolved
+umt=$top/fixtures/ko/real/dvb-usb-umt-010-ppc64el.ko.xz
+"$kp" graph --format json --pretty -k "$fx/Module.symvers.gz" "$umt" > "$tmp/toc.json"
+json "$tmp/toc.json" "[(i['kind'],i['provider']) for i in d['modules'][0]['imports'] if i['symbol']=='.TOC.']==[('loader','loader')] and [u['name'] for u in d['modules'][0]['unresolved']]==['udelay']"
+ok "graph: ppc64 .TOC. is the loader's (on an amd64 kernel only udelay is unresolved)" $?
+"$kp" graph -k "$fx/Module.symvers.gz" "$umt" > "$tmp/toc.txt"
+grep -qx "  unresolved: udelay" "$tmp/toc.txt"
+ok "graph text does not list .TOC. as unresolved" $?
+
+# -b ROOT that is not a system: one error line naming the root once
+mkdir -p "$tmp/notroot"
+"$kp" check -b "$tmp/notroot" > /dev/null 2> "$tmp/notroot.err"
+ok "check -b on a directory without lib/modules exits 2" $(( $? == 2 ? 0 : 1 ))
+[ "$(cat "$tmp/notroot.err")" = "kopolicy: $tmp/notroot: no lib/modules or usr/lib/modules (is it the root of a system?)" ]
+ok "the error names the root once" $?
+
 # --running under a fake root: the live kernel enforces signatures
 "$kp" check --format json --running --root "$top/tests/unit/base/root" "$fx/kp_plain.ko" > "$tmp/run.json"
 json "$tmp/run.json" "d['kernel']['release']=='5.10.0-test' and d['modules'][0]['errno']=='EKEYREJECTED'"

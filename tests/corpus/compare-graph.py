@@ -225,6 +225,10 @@ def cmp_edges(args, problems):
                 # depmod does not warn about weak unknowns: vmlinux and unresolved look alike
                 want = ("unresolved", None)
                 nun += 1
+            elif imp["kind"] == "loader" and sym == ".TOC.":
+                # ppc64: the kernel's loader and depmod both define .TOC. themselves
+                want = ("loader", "loader")
+                nvm += 1
             else:
                 want = ("vmlinux", "vmlinux")
                 nvm += 1

@@ -119,13 +119,11 @@ static enum resolved resolve_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 
 static bool ignore_undef_symbol(const struct kp_sim_ctx *c, uint16_t machine, const char *name)
 {
-	/* arch hooks: x86 _GLOBAL_OFFSET_TABLE_ (v5.12+), ppc64 .TOC. */
+	/* arch hooks: x86 _GLOBAL_OFFSET_TABLE_ (v5.12+), ppc64 .TOC. (kp_loader_defines) */
 	if ((machine == EM_386 || machine == EM_X86_64) && c->p->has[KP_F_GOT_EXEMPT] &&
 	    !strcmp(name, "_GLOBAL_OFFSET_TABLE_"))
 		return true;
-	if (machine == EM_PPC64 && !strcmp(name, ".TOC."))
-		return true;
-	return false;
+	return kp_loader_defines(machine, name);
 }
 
 /*
