@@ -11,7 +11,8 @@
 #         serves: the index can list packages whose files are gone, as ppc64el's
 #         6.12.117 image was on 2026-12-03/04, HTTP 404, when 6.12.107 was there),
 #         amd64-7.2 (sid, split linux-modules/linux-base/linux-binary packages),
-#         mips64el-6.1 armel-6.1 (bookworm mips64r2el and marvell/ARMv5; not default)
+#         mips64el-6.1 armel-6.1 (bookworm mips64r2el and marvell/ARMv5; not default),
+#         arm64-7.2 ppc64el-7.2 (sid, as amd64-7.2; not default)
 #         (default: all but amd64-5.10s and the non-amd64 -6.12t trees)
 #         or a derived tree BASE-zst / BASE-gz (e.g. amd64-6.1-zst): BASE's
 #         modules decompressed and recompressed as `make modules_install` with
@@ -40,7 +41,7 @@ set -euo pipefail
 CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
 ALL_TREES=(amd64-6.12 amd64-6.1 arm64 i386 s390x amd64-5.10 amd64-6.12t amd64-7.2)
 KNOWN_TREES=("${ALL_TREES[@]}" amd64-5.10s armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t
-	s390x-6.12t mips64el-6.1 armel-6.1)
+	s390x-6.12t mips64el-6.1 armel-6.1 arm64-7.2 ppc64el-7.2)
 MAX_LIST_AGE_MIN=${KOPOLICY_APT_MAX_AGE_MIN:-360}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -73,6 +74,8 @@ tree_spec() {
 	ppc64el-6.12t) echo 'ppc64el trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-powerpc64le)$' ;;
 	s390x-6.12t) echo 's390x trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-s390x)$' ;;
 	amd64-7.2)   echo 'amd64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-amd64)$' ;;
+	arm64-7.2)   echo 'arm64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-arm64)$' ;;
+	ppc64el-7.2) echo 'ppc64el sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-powerpc64le)$' ;;
 	*) return 1 ;;
 	esac
 }
