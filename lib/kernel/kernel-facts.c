@@ -59,7 +59,8 @@ static const char *build_vermagic(struct kp_kernel_facts *f, const struct kp_kco
 {
 	char buf[512];
 
-	if (kp_vermagic_build(c, release, buf, sizeof(buf)) < 0)
+	if (kp_vermagic_build(c, release, f->profile.has[KP_F_VERMAGIC_RT_FIRST], buf,
+			      sizeof(buf)) < 0)
 		return NULL;
 	return kp_arena_strdup(&f->arena, buf);
 }

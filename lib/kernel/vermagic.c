@@ -192,18 +192,24 @@ static bool arch_magic(const struct kp_kconfig *c, char *out, size_t len)
 	return true;
 }
 
-/* MODULE_VERMAGIC_PREEMPT: v7.2 tests PREEMPT_RT first (it can be set with PREEMPT_DYNAMIC,
- * which selects PREEMPT_BUILD); up to v6.12 RT excluded PREEMPT_BUILD; v5.10 tests PREEMPT. */
-static const char *preempt_magic(const struct kp_kconfig *c)
+/*
+ * MODULE_VERMAGIC_PREEMPT: "preempt " for PREEMPT_BUILD (v5.10: PREEMPT), "preempt_rt " for
+ * PREEMPT_RT; when both are set (RT with PREEMPT_DYNAMIC, upstream from v6.13 and in Debian's
+ * 6.12 RT backport) the one the kernel's vermagic.h tests first wins.
+ */
+static const char *preempt_magic(const struct kp_kconfig *c, bool rt_first)
 {
-	if (kp_kconfig_is_y(c, "CONFIG_PREEMPT_RT"))
+	bool rt = kp_kconfig_is_y(c, "CONFIG_PREEMPT_RT");
+	bool build =
+		kp_kconfig_is_y(c, "CONFIG_PREEMPT_BUILD") || kp_kconfig_is_y(c, "CONFIG_PREEMPT");
+
+	if (rt && (rt_first || !build))
 		return "preempt_rt ";
-	if (kp_kconfig_is_y(c, "CONFIG_PREEMPT_BUILD") || kp_kconfig_is_y(c, "CONFIG_PREEMPT"))
-		return "preempt ";
-	return "";
+	return build ? "preempt " : "";
 }
 
-int kp_vermagic_build(const struct kp_kconfig *c, const char *release, char *buf, size_t len)
+int kp_vermagic_build(const struct kp_kconfig *c, const char *release, bool rt_first, char *buf,
+		      size_t len)
 {
 	char arch[64];
 	int n;
@@ -218,7 +224,7 @@ int kp_vermagic_build(const struct kp_kconfig *c, const char *release, char *buf
 	if (!arch_magic(c, arch, sizeof(arch)))
 		return -1;
 	n = snprintf(buf, len, "%s %s%s%s%s%s", release,
-		     kp_kconfig_is_y(c, "CONFIG_SMP") ? "SMP " : "", preempt_magic(c),
+		     kp_kconfig_is_y(c, "CONFIG_SMP") ? "SMP " : "", preempt_magic(c, rt_first),
 		     kp_kconfig_is_y(c, "CONFIG_MODULE_UNLOAD") ? "mod_unload " : "",
 		     kp_kconfig_is_y(c, "CONFIG_MODVERSIONS") ? "modversions " : "", arch);
 	return n < 0 || (size_t)n >= len ? -1 : 0;

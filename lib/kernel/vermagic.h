@@ -6,6 +6,7 @@
 #ifndef KP_VERMAGIC_H
 #define KP_VERMAGIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "kernel-config.h"
@@ -14,8 +15,10 @@
  * Writes the kernel's vermagic ("6.12.38+deb13-amd64 SMP preempt mod_unload modversions ")
  * into @buf. 0 on success; -1 when it cannot be derived: no release or architecture, an
  * architecture or processor family whose MODULE_ARCH_VERMAGIC is not modelled, RANDSTRUCT
- * (its hashed seed is not in the config), or @len too small.
+ * (its hashed seed is not in the config), or @len too small. @rt_first: the kernel tests
+ * PREEMPT_RT before PREEMPT_BUILD (KP_F_VERMAGIC_RT_FIRST, v6.13+).
  */
-int kp_vermagic_build(const struct kp_kconfig *c, const char *release, char *buf, size_t len);
+int kp_vermagic_build(const struct kp_kconfig *c, const char *release, bool rt_first, char *buf,
+		      size_t len);
 
 #endif

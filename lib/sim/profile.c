@@ -50,6 +50,12 @@ static const struct feature_row {
 	{ KP_F_KFLAGSTAB, "kflagstab", { 7, 1, 0 }, { { 0 } } },
 	{ KP_F_INIT_EEXIST_EBUSY, "init_eexist_becomes_ebusy", { 7, 1, 0 }, { { 0 } } },
 	{ KP_F_TAINT_FWCTL, "taint_fwctl", { 6, 15, 0 }, { { 0 } } },
+	/*
+	 * "preempt: Move PREEMPT_RT before PREEMPT in vermagic." (6.13-rc5), after 35772d627b55 let
+	 * PREEMPT_RT and PREEMPT_DYNAMIC (so PREEMPT_BUILD) be set together. Not in 6.12.y: Debian's
+	 * 6.12 rt-amd64 carries the RT/DYNAMIC backport and its modules say "preempt ".
+	 */
+	{ KP_F_VERMAGIC_RT_FIRST, "vermagic_preempt_rt_first", { 6, 13, 0 }, { { 0 } } },
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },

@@ -3,6 +3,7 @@
  * The kernel's vermagic from its config: the strings Debian's real modules carry (modinfo -F
  * vermagic of the bookworm, trixie and sid trees), and the architectures' other branches.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "kernel/kernel-config.h"
@@ -12,8 +13,8 @@
 #define COMMON	  "CONFIG_SMP=y\nCONFIG_MODULE_UNLOAD=y\nCONFIG_MODVERSIONS=y\n"
 #define VOLUNTARY "CONFIG_PREEMPT_VOLUNTARY_BUILD=y\nCONFIG_PREEMPT_VOLUNTARY=y\n"
 
-static void check(struct tap *t, const char *what, const char *config, const char *release,
-		  const char *want)
+static void check_vm(struct tap *t, const char *what, const char *config, const char *release,
+		     bool rt_first, const char *want)
 {
 	struct kp_kconfig c = { 0 };
 	struct kp_err err = { 0 };
@@ -22,13 +23,16 @@ static void check(struct tap *t, const char *what, const char *config, const cha
 				       &err);
 
 	tap_ok(t, r == 0, "%s: config parsed%s%s", what, r ? ": " : "", r ? err.msg : "");
-	r = kp_vermagic_build(&c, release, buf, sizeof(buf));
+	r = kp_vermagic_build(&c, release, rt_first, buf, sizeof(buf));
 	if (want)
 		tap_is_str(t, r == 0 ? buf : "(not derived)", want, what);
 	else
 		tap_ok(t, r < 0, "%s: not derivable (got '%s')", what, r == 0 ? buf : "");
 	kp_kconfig_release(&c);
 }
+
+/* up to v6.12: PREEMPT_BUILD is tested before PREEMPT_RT (KP_F_VERMAGIC_RT_FIRST off) */
+#define check(t, what, config, release, want) check_vm(t, what, config, release, false, want)
 
 int main(void)
 {
@@ -104,11 +108,20 @@ int main(void)
 	check(&t, "loong64",
 	      "# Linux/loongarch 6.12.1 Kernel Configuration\nCONFIG_64BIT=y\n" COMMON,
 	      "6.12.1-loong64", "6.12.1-loong64 SMP mod_unload modversions LOONGARCH 64BIT ");
-	check(&t, "7.2 PREEMPT_RT with PREEMPT_DYNAMIC (RT is tested first)",
-	      "# Linux/x86 7.2.13 Kernel Configuration\nCONFIG_X86_64=y\nCONFIG_PREEMPT_RT=y\n"
-	      "CONFIG_PREEMPT_BUILD=y\nCONFIG_PREEMPT_DYNAMIC=y\n" COMMON,
-	      "7.2.13+deb14-rt-amd64",
-	      "7.2.13+deb14-rt-amd64 SMP preempt_rt mod_unload modversions ");
+	check_vm(&t, "7.2 PREEMPT_RT with PREEMPT_DYNAMIC (v6.13+: RT is tested first)",
+		 "# Linux/x86 7.2.13 Kernel Configuration\nCONFIG_X86_64=y\nCONFIG_PREEMPT_RT=y\n"
+		 "CONFIG_PREEMPT_BUILD=y\nCONFIG_PREEMPT_DYNAMIC=y\n" COMMON,
+		 "7.2.13+deb14-rt-amd64", true,
+		 "7.2.13+deb14-rt-amd64 SMP preempt_rt mod_unload modversions ");
+	check(&t, "Debian 6.12 rt-amd64: RT and PREEMPT_BUILD, 6.12 tests PREEMPT_BUILD first",
+	      "# Linux/x86 6.12.117 Kernel Configuration\nCONFIG_X86_64=y\nCONFIG_PREEMPT_BUILD=y\n"
+	      "CONFIG_PREEMPT_LAZY=y\nCONFIG_PREEMPT_RT=y\nCONFIG_PREEMPT_DYNAMIC=y\n" COMMON,
+	      "6.12.117+deb13-rt-amd64",
+	      "6.12.117+deb13-rt-amd64 SMP preempt mod_unload modversions ");
+	check(&t, "RT alone (5.10..6.12: RT excluded PREEMPT_BUILD)",
+	      "# Linux/x86 6.1.192 Kernel "
+	      "Configuration\nCONFIG_X86_64=y\nCONFIG_PREEMPT_RT=y\n" COMMON,
+	      "6.1.0-57-rt-amd64", "6.1.0-57-rt-amd64 SMP preempt_rt mod_unload modversions ");
 	check(&t, "RANDSTRUCT: the hashed seed is not in the config",
 	      "# Linux/x86 6.12.1 Kernel Configuration\nCONFIG_X86_64=y\n"
 	      "CONFIG_RANDSTRUCT_FULL=y\n" COMMON,
@@ -126,7 +139,7 @@ int main(void)
 
 		kp_kconfig_load_buffer(&c, "small", (const unsigned char *)cfg, sizeof(cfg) - 1,
 				       &err);
-		tap_ok(&t, kp_vermagic_build(&c, "6.12.1-amd64", small, sizeof(small)) < 0,
+		tap_ok(&t, kp_vermagic_build(&c, "6.12.1-amd64", false, small, sizeof(small)) < 0,
 		       "a buffer too small is refused, not truncated");
 		kp_kconfig_release(&c);
 	}
