@@ -14,7 +14,7 @@
 #         mips64el-6.1 armel-6.1 (bookworm mips64r2el and marvell/ARMv5; not default),
 #         arm64-7.2 ppc64el-7.2 (sid, as amd64-7.2; not default),
 #         arm64-5.10 armhf-5.10 (bullseye point release; not default),
-#         amd64-rt-6.12t (trixie's PREEMPT_RT flavour; not default)
+#         amd64-rt-6.12t arm64-rt-6.12t amd64-rt-6.1 (PREEMPT_RT flavours; not default)
 #         (default: all but amd64-5.10s and the non-amd64 -6.12t trees)
 #         or a derived tree BASE-zst / BASE-gz (e.g. amd64-6.1-zst): BASE's
 #         modules decompressed and recompressed as `make modules_install` with
@@ -43,7 +43,8 @@ set -euo pipefail
 CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
 ALL_TREES=(amd64-6.12 amd64-6.1 arm64 i386 s390x amd64-5.10 amd64-6.12t amd64-7.2)
 KNOWN_TREES=("${ALL_TREES[@]}" amd64-5.10s armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t
-	s390x-6.12t mips64el-6.1 armel-6.1 arm64-7.2 ppc64el-7.2 arm64-5.10 armhf-5.10 amd64-rt-6.12t)
+	s390x-6.12t mips64el-6.1 armel-6.1 arm64-7.2 ppc64el-7.2 arm64-5.10 armhf-5.10 amd64-rt-6.12t
+	amd64-rt-6.1 arm64-rt-6.12t)
 MAX_LIST_AGE_MIN=${KOPOLICY_APT_MAX_AGE_MIN:-360}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -72,6 +73,8 @@ tree_spec() {
 	arm64-5.10)  echo 'arm64 bullseye image ^linux-image-(5\.10\.0-[0-9]+-arm64)$' ;;
 	amd64-5.10s) echo 'amd64 bullseye-security image ^linux-image-(5\.10\.0-[0-9]+-amd64)$' ;;
 	amd64-6.12t) echo 'amd64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-amd64)$' ;;
+	amd64-rt-6.1) echo 'amd64 bookworm image ^linux-image-(6\.1\.0-[0-9]+-rt-amd64)$' ;;
+	arm64-rt-6.12t) echo 'arm64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-rt-arm64)$' ;;
 	amd64-rt-6.12t) echo 'amd64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-rt-amd64)$' ;;
 	armhf-6.12t) echo 'armhf trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-armmp)$' ;;
 	arm64-6.12t) echo 'arm64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-arm64)$' ;;
@@ -183,8 +186,8 @@ apt_setup() {
 	fi
 }
 
-pkg_field() { # pkg field -> value of the candidate version
-	apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null |
+pkg_field() { # pkg field -> value of the candidate version ("" when there is none)
+	{ apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null || true; } |
 		sed -n "s/^$2: //p" | head -n 1
 }
 
