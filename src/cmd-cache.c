@@ -18,7 +18,8 @@ static void cache_usage(FILE *f)
 		"\n"
 		"  show             the directory, its entries, packs and disk use (the default)\n"
 		"  prune            remove the least recently used packs down to SIZE\n"
-		"  clear            remove every pack\n"
+		"  clear            remove every pack, and the facts-v1 ... directories older\n"
+		"                   releases left (a format never read again)\n"
 		"      --system     the hook's cache, /var/cache/kopolicy, not the user's\n"
 		"      --max-size SIZE  prune down to SIZE (K, M, G suffixes; default\n"
 		"                   $KOPOLICY_CACHE_MAX_SIZE, else 256M)\n"
@@ -101,6 +102,14 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	if (r < 0) {
 		kp_cli_error(NULL, "cache: %s", err.msg);
 		return KP_EXIT_ERROR;
+	}
+	if (!strcmp(action, "clear")) {
+		char names[256];
+		uint64_t old;
+
+		kp_facts_cache_clear_obsolete(dir, names, sizeof(names), &old);
+		if (*names)
+			printf("removed obsolete: %s (%" PRIu64 " files)\n", names, old);
 	}
 	if (strcmp(action, "show"))
 		printf("removed: %" PRIu64 " files\n", u.removed);

@@ -181,6 +181,19 @@ ok "after pruning: the same answer" $?
 "$kp" cache clear >"$tmp/clear.txt"
 grep -q "^entries: 0$" "$tmp/clear.txt" && [ ! -e "$cdir" ]
 ok "cache clear removes every pack and the directory" $?
+mkdir -p "$tmp/cache/facts-v1/ab/cd"
+touch "$tmp/cache/facts-v1/ab/cd/e1" "$tmp/cache/facts-v1/ab/e2" "$tmp/cache/facts-v1/e3"
+ln -s /etc/passwd "$tmp/cache/facts-v1/link"
+"$kp" cache show >/dev/null && [ -d "$tmp/cache/facts-v1" ]
+ok "cache show leaves an older release's facts-v1 alone" $?
+"$kp" cache clear >"$tmp/clear.txt"
+grep -qx "removed obsolete: facts-v1 (4 files)" "$tmp/clear.txt" &&
+	grep -qx "removed: 0 files" "$tmp/clear.txt" && [ ! -e "$tmp/cache/facts-v1" ] &&
+	[ -f /etc/passwd ]
+ok "cache clear removes an older release's facts-v1 (4 files, a symlink not followed)" $?
+"$kp" cache clear >"$tmp/clear.txt"
+! grep -q "obsolete" "$tmp/clear.txt"
+ok "cache clear with nothing obsolete says nothing of it" $?
 "$kp" cache frobnicate 2>/dev/null
 ok "cache with an unknown action exits 2" $(($? == 2 ? 0 : 1))
 XDG_CACHE_HOME=$tmp/xdg KOPOLICY_CACHE_DIR= "$kp" cache show | grep -q "^directory: $tmp/xdg/kopolicy/facts-v2$"
