@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/inputs.h"
 #include "util/io.h"
 
 static const unsigned char magic_xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
@@ -268,14 +269,14 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err)
 	 * and opening a FIFO without a writer blocks. O_NONBLOCK covers a FIFO swapped in
 	 * between the two; fstat() then refuses it.
 	 */
-	if (stat(path, &pre) < 0) {
+	if (kp_in_stat(path, &pre) < 0) {
 		e = errno;
 		return kp_err_errno(err, e, "cannot open: %s", strerror(e));
 	}
 	if (!S_ISREG(pre.st_mode))
 		return kp_err_errno(err, S_ISDIR(pre.st_mode) ? EISDIR : EINVAL, "%s",
 				    not_regular(pre.st_mode));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = kp_in_open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		e = errno;
 		return kp_err_errno(err, e, "cannot open: %s", strerror(e));

@@ -31,6 +31,7 @@
 
 #include <openssl/evp.h>
 
+#include "cache/inputs.h"
 #include "bytes.h"
 #include "facts-pack.h"
 #include "facts-serial.h"
@@ -318,7 +319,7 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	if (!c->npacks)
 		return read_and_store(c, path, &direct, dec, out, err);
 	/* Not a regular file, or gone: the reader says what it is. */
-	if (stat(path, &pre) < 0 || !S_ISREG(pre.st_mode))
+	if (kp_in_stat(path, &pre) < 0 || !S_ISREG(pre.st_mode))
 		return kp_module_open_with(path, &direct, dec, out, err);
 	kp_fc_file_state(&pre, r.st);
 	r.hash = kp_fc_state_hash(r.st);
@@ -353,7 +354,8 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	 * later run looks the entry up (a change within one timestamp tick goes unseen by a
 	 * stat() either way).
 	 */
-	if ((!(r.flags & F_CONTENT) || (stat(path, &post) == 0 && same_file_state(&pre, &post))) &&
+	if ((!(r.flags & F_CONTENT) ||
+	     (kp_in_stat(path, &post) == 0 && same_file_state(&pre, &post))) &&
 	    store(c, *out, &r) == 0)
 		count(&c->n.stored);
 	return 0;
