@@ -22,22 +22,32 @@ enum kind {
 	K_CONTENT = 3 /* the bytes of a pseudo-file */
 };
 
+/* One input as recorded (its encoding: see put_entry()). */
 struct entry {
-	char *path;
+	const char *path;
 	unsigned char kind, follow;
 	int err;
 	uint64_t st[8];
-	unsigned char *content;
+	const unsigned char *content;
 	size_t clen;
 };
 
+#define REC_HEAD 90 /* kind, follow, path length, err, 8 state fields, content length */
+
+/*
+ * The manifest is encoded as it is recorded, into one buffer (no structure or string per
+ * entry: a whole tree's run records ~5,000); a table of (hash, offset) drops exact
+ * duplicates (a file stat()ed, then opened in the same state).
+ */
 struct kp_inputs {
 	pthread_mutex_t lock;
-	struct entry *v;
-	size_t n, cap;
+	unsigned char *buf; /* "KPMANIF1", count, then the entries */
+	size_t len, cap;
+	uint64_t n;
+	uint64_t *tab; /* pairs: hash, offset + 1 (0: free slot) */
+	size_t tcap;   /* slots, a power of two */
 	struct timespec start;
 	const char *uncacheable; /* why, or NULL */
-	bool oom;
 };
 
 /*
@@ -69,11 +79,8 @@ void kp_inputs_free(struct kp_inputs *in)
 {
 	if (!in)
 		return;
-	for (size_t i = 0; i < in->n; i++) {
-		free(in->v[i].path);
-		free(in->v[i].content);
-	}
-	free(in->v);
+	free(in->buf);
+	free(in->tab);
 	pthread_mutex_destroy(&in->lock);
 	free(in);
 }
@@ -117,27 +124,150 @@ static bool is_kernel_fs(const char *path)
 	return !strncmp(path, "/proc", 5) || !strncmp(path, "/sys", 4) || !strncmp(path, "/dev", 4);
 }
 
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static size_t entry_len(const struct entry *e)
+{
+	return REC_HEAD + strlen(e->path) + e->clen;
+}
+
+static void put_entry(unsigned char *p, const struct entry *e)
+{
+	size_t pl = strlen(e->path);
+
+	p[0] = e->kind;
+	p[1] = e->follow;
+	put64(p + 2, pl);
+	put64(p + 10, (uint64_t)(int64_t)e->err);
+	for (int k = 0; k < 8; k++)
+		put64(p + 18 + 8 * k, e->st[k]);
+	put64(p + 82, e->clen);
+	memcpy(p + REC_HEAD, e->path, pl);
+	if (e->clen)
+		memcpy(p + REC_HEAD + pl, e->content, e->clen);
+}
+
+static uint64_t hash_bytes(const unsigned char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3u;
+	}
+	return h ^ h >> 29;
+}
+
+/* The table slot of @h for the record @p (@len bytes): its index, taken or free. */
+static size_t slot_of(const struct kp_inputs *in, uint64_t h, const unsigned char *p, size_t len)
+{
+	size_t i = (size_t)h & (in->tcap - 1);
+
+	for (;; i = (i + 1) & (in->tcap - 1)) {
+		uint64_t off = in->tab[2 * i + 1];
+
+		if (!off)
+			return i;
+		if (in->tab[2 * i] == h && in->len - (off - 1) >= len &&
+		    !memcmp(in->buf + off - 1, p, len) &&
+		    REC_HEAD + kp_load64(in->buf + off - 1 + 2, false) +
+				    kp_load64(in->buf + off - 1 + 82, false) ==
+			    len)
+			return i;
+	}
+}
+
+/* Twice the slots; 0 or -1. */
+static int grow_table(struct kp_inputs *in)
+{
+	size_t cap = in->tcap ? in->tcap * 2 : 1024;
+	uint64_t *tab = calloc(cap, 2 * sizeof(*tab));
+	uint64_t *old = in->tab;
+	size_t ocap = in->tcap;
+
+	if (!tab)
+		return -1;
+	in->tab = tab;
+	in->tcap = cap;
+	for (size_t i = 0; i < ocap; i++) {
+		size_t j;
+
+		if (!old[2 * i + 1])
+			continue;
+		for (j = (size_t)old[2 * i] & (cap - 1); tab[2 * j + 1]; j = (j + 1) & (cap - 1))
+			;
+		tab[2 * j] = old[2 * i];
+		tab[2 * j + 1] = old[2 * i + 1];
+	}
+	free(old);
+	return 0;
+}
+
+static bool too_new(const struct kp_inputs *in, const struct entry *e)
+{
+	/* nanoseconds since the epoch: a second before the run's start */
+	int64_t edge = ((int64_t)in->start.tv_sec - NEW_MARGIN) * 1000000000 + in->start.tv_nsec;
+
+	if (e->kind != K_STATE)
+		return false;
+	/* mtime can be set back by hand, ctime cannot: ctime says when the file last changed */
+	return (int64_t)e->st[5] * 1000000000 + (int64_t)e->st[6] >= edge ||
+	       (int64_t)e->st[3] * 1000000000 + (int64_t)e->st[4] >= edge;
+}
+
+/* Appends @e's encoding unless the very same entry is there already. */
 static void add(struct kp_inputs *in, const struct entry *e)
 {
-	struct entry copy = *e;
+	size_t len = entry_len(e), i;
+	unsigned char small[REC_HEAD + 512], *p = len <= sizeof(small) ? small : malloc(len);
+	uint64_t h;
 
-	copy.path = strdup(e->path);
-	pthread_mutex_lock(&in->lock);
-	if (!copy.path || kp_grow(&in->v, &in->cap, in->n + 1, sizeof(*in->v)) < 0) {
-		in->oom = true;
-		free(copy.path);
-		free(copy.content);
-	} else {
-		in->v[in->n++] = copy;
+	if (!p) {
+		mark(in, "out of memory");
+		return;
 	}
+	put_entry(p, e);
+	h = hash_bytes(p, len);
+	pthread_mutex_lock(&in->lock);
+	if (too_new(in, e) && !in->uncacheable)
+		in->uncacheable = "an input changed less than a second before the run";
+	if ((in->n + 1) * 2 > in->tcap && grow_table(in) < 0)
+		goto oom;
+	i = slot_of(in, h, p, len);
+	if (in->tab[2 * i + 1])
+		goto out; /* recorded already */
+	if (!in->len) {
+		if (kp_grow(&in->buf, &in->cap, 16, 1) < 0)
+			goto oom;
+		memcpy(in->buf, "KPMANIF1", 8);
+		in->len = 16;
+	}
+	if (kp_grow(&in->buf, &in->cap, in->len + len, 1) < 0)
+		goto oom;
+	memcpy(in->buf + in->len, p, len);
+	in->tab[2 * i] = h;
+	in->tab[2 * i + 1] = in->len + 1;
+	in->len += len;
+	in->n++;
+	goto out;
+oom:
+	if (!in->uncacheable)
+		in->uncacheable = "out of memory";
+out:
 	pthread_mutex_unlock(&in->lock);
+	if (p != small)
+		free(p);
 }
 
 /* Records the result of a stat() of @path: @r (0 or -1 with @errnum) and @st. */
 static void note_stat(struct kp_inputs *in, const char *path, bool follow, int r, int errnum,
 		      const struct stat *st)
 {
-	struct entry e = { .path = (char *)path, .follow = follow };
+	struct entry e = { .path = path, .follow = follow };
 
 	if (is_kernel_fs(path)) {
 		mark(in, "it reads the running kernel's /proc, /sys or /dev");
@@ -325,121 +455,29 @@ void kp_in_note_kmod(const char *moddir, const char *const *config)
 		e.kind = K_ABSENT;
 		e.err = n < 0 ? ENOENT : E2BIG;
 	} else {
-		e.content = malloc((size_t)n + 1);
-		if (!e.content) {
-			mark(in, "out of memory");
-			return;
-		}
-		memcpy(e.content, buf, (size_t)n);
+		e.content = buf;
 		e.clen = (size_t)n;
 	}
 	add(in, &e);
 }
 
-/* Manifest bytes: "KPMANIF1", count, then each entry (little-endian). */
-#define M_MAGIC "KPMANIF1"
-
-static void put64(unsigned char *p, uint64_t v)
+const unsigned char *kp_inputs_manifest(struct kp_inputs *in, size_t *len, const char **why)
 {
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-	int d = strcmp(x->path, y->path);
-
-	if (d)
-		return d;
-	if (x->follow != y->follow)
-		return x->follow < y->follow ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	if (x->err != y->err)
-		return x->err < y->err ? -1 : 1;
-	d = memcmp(x->st, y->st, sizeof(x->st));
-	if (d || x->kind != K_CONTENT)
-		return d;
-	if (x->clen != y->clen)
-		return x->clen < y->clen ? -1 : 1;
-	return memcmp(x->content, y->content, x->clen);
-}
-
-/* The size of one entry's encoding: kind, follow, path length, err, state, content. */
-static size_t entry_len(const struct entry *e)
-{
-	return 1 + 1 + 8 + 8 + 64 + 8 + strlen(e->path) + e->clen;
-}
-
-static bool too_new(const struct kp_inputs *in, const struct entry *e)
-{
-	/* nanoseconds since the epoch: a second before the run's start */
-	int64_t edge = ((int64_t)in->start.tv_sec - NEW_MARGIN) * 1000000000 + in->start.tv_nsec;
-
-	if (e->kind != K_STATE)
-		return false;
-	/* mtime can be set back by hand, ctime cannot: ctime says when the file last changed */
-	return (int64_t)e->st[5] * 1000000000 + (int64_t)e->st[6] >= edge ||
-	       (int64_t)e->st[3] * 1000000000 + (int64_t)e->st[4] >= edge;
-}
-
-unsigned char *kp_inputs_manifest(struct kp_inputs *in, size_t *len, const char **why)
-{
-	unsigned char *buf, *p;
-	size_t n = 0, total = 16;
-
 	*len = 0;
 	*why = in->uncacheable;
-	if (in->oom)
-		*why = "out of memory";
 	if (*why)
 		return NULL;
-	if (in->n > 1)
-		qsort(in->v, in->n, sizeof(*in->v), cmp_entry);
-	for (size_t i = 0; i < in->n; i++) {
-		if (n && !cmp_entry(&in->v[n - 1], &in->v[i])) {
-			free(in->v[i].path);
-			free(in->v[i].content);
-			continue;
-		}
-		if (too_new(in, &in->v[i])) {
-			*why = "an input changed less than a second before the run";
-			in->n = n + (in->n - i); /* the rest is freed by kp_inputs_free() */
-			memmove(&in->v[n], &in->v[i], (in->n - n) * sizeof(*in->v));
+	if (!in->len) {
+		if (kp_grow(&in->buf, &in->cap, 16, 1) < 0) {
+			*why = "out of memory";
 			return NULL;
 		}
-		in->v[n++] = in->v[i];
+		memcpy(in->buf, "KPMANIF1", 8);
+		in->len = 16;
 	}
-	in->n = n;
-	for (size_t i = 0; i < n; i++)
-		total += entry_len(&in->v[i]);
-	buf = malloc(total);
-	if (!buf) {
-		*why = "out of memory";
-		return NULL;
-	}
-	memcpy(buf, M_MAGIC, 8);
-	put64(buf + 8, n);
-	p = buf + 16;
-	for (size_t i = 0; i < n; i++) {
-		const struct entry *e = &in->v[i];
-		size_t pl = strlen(e->path);
-
-		p[0] = e->kind;
-		p[1] = e->follow;
-		put64(p + 2, pl);
-		put64(p + 10, (uint64_t)(int64_t)e->err);
-		for (int k = 0; k < 8; k++)
-			put64(p + 18 + 8 * k, e->st[k]);
-		put64(p + 82, e->clen);
-		memcpy(p + 90, e->path, pl);
-		if (e->clen)
-			memcpy(p + 90 + pl, e->content, e->clen);
-		p += entry_len(e);
-	}
-	*len = total;
-	return buf;
+	put64(in->buf + 8, in->n);
+	*len = in->len;
+	return in->buf;
 }
 
 /* Walks @m: calls @fn on each decoded entry; the number of entries, or -1 when malformed. */
@@ -449,7 +487,7 @@ static long walk(const unsigned char *m, size_t len, bool (*fn)(const struct ent
 	uint64_t n;
 	size_t off = 16;
 
-	if (len < 16 || memcmp(m, M_MAGIC, 8))
+	if (len < 16 || memcmp(m, "KPMANIF1", 8))
 		return -1;
 	n = kp_load64(m + 8, false);
 	if (n > len / 90)

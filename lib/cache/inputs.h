@@ -53,11 +53,12 @@ void kp_in_note_kmod(const char *moddir, const char *const *config);
 void kp_in_uncacheable(const char *why);
 
 /*
- * The recorded manifest as bytes (sorted, duplicates dropped), for run-cache.c. NULL with
- * @why set when the run must not be stored: uncacheable, an input changed during the run
- * (its change time is after the run's start less a second), or out of memory.
+ * The recorded manifest as bytes (in the order recorded, exact duplicates dropped; owned by
+ * @in), for run-cache.c. NULL with @why set when the run must not be stored: uncacheable,
+ * an input changed during the run (its change time is after the run's start less a second),
+ * or out of memory.
  */
-unsigned char *kp_inputs_manifest(struct kp_inputs *in, size_t *len, const char **why);
+const unsigned char *kp_inputs_manifest(struct kp_inputs *in, size_t *len, const char **why);
 /*
  * 1 when every entry of the manifest @m (@len bytes, from kp_inputs_manifest()) still holds
  * (same states, still absent, same bytes); 0 when anything differs or @m is malformed.

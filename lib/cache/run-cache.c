@@ -414,7 +414,8 @@ int kp_run_cache_record(struct kp_run_cache *rc)
 /* Writes key, manifest and header and names the entry; 0, or -1 with @why. */
 static int store(struct kp_run_cache *rc, int status, const char **why)
 {
-	unsigned char h[HDR_LEN], *man;
+	unsigned char h[HDR_LEN];
+	const unsigned char *man;
 	size_t mlen;
 	uint64_t size;
 	int r;
@@ -426,7 +427,6 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 	tappend(rc, rc->key.p, rc->key.len);
 	tappend(rc, man, mlen);
 	rc->ninputs = kp_inputs_count(man, mlen);
-	free(man);
 	if (rc->broken || kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
 		return -1;
 	rc->blen = 0;
