@@ -29,6 +29,7 @@
 #include <zlib.h>
 
 #include "inputs.h"
+#include "read/bytes.h"
 #include "read/facts-cache.h"
 #include "run-cache-internal.h"
 #include "util/io.h"
@@ -44,6 +45,7 @@ struct cap {
 	struct kp_run_cache *rc;
 	int fd; /* the real descriptor */
 	unsigned char stream;
+	char *vbuf; /* stdout's buffer: glibc ignores a size given without one */
 };
 
 struct kp_run_cache {
@@ -133,16 +135,27 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The buffer glibc gives stdout (_IO_file_doallocate()): st_blksize when below BUFSIZ. */
+static size_t out_buffer_size(void)
+{
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) == 0 && st.st_blksize > 0 && st.st_blksize < BUFSIZ)
+		return (size_t)st.st_blksize;
+	return BUFSIZ;
+}
+
 /* Everything besides the inputs that decides the output; 0 or -1 (not cacheable). */
 static int build_key(struct kp_run_cache *rc, int argc, char **argv)
 {
 	struct kbuf *k = &rc->key;
 	char exe[PATH_MAX], cwd[PATH_MAX];
 	const char *env[256];
+	struct stat so, se;
 	struct utsname u;
 	size_t nenv = 0;
 	ssize_t n;
-	long v[6];
+	long v[8];
 
 	if (add_str(k, "kopolicy run v" PACKAGE_VERSION) < 0)
 		return -1;
@@ -179,6 +192,10 @@ static int build_key(struct kp_run_cache *rc, int argc, char **argv)
 	v[3] = sysconf(_SC_NPROCESSORS_ONLN);
 	v[4] = (long)geteuid();
 	v[5] = (long)getegid();
+	/* how stdout's writes are cut, and whether stderr's land between them in one file */
+	v[6] = (long)out_buffer_size();
+	v[7] = fstat(STDOUT_FILENO, &so) == 0 && fstat(STDERR_FILENO, &se) == 0 &&
+	       so.st_dev == se.st_dev && so.st_ino == se.st_ino;
 	return kp_kbuf_add(k, v, sizeof(v));
 }
 
@@ -272,10 +289,43 @@ static bool chunks(const unsigned char *p, uint64_t len, bool write)
 	return true;
 }
 
+/* An entry mapped for a replay. */
+struct replay {
+	const struct kp_run_cache *rc;
+	const unsigned char *m;
+	uint64_t size, olen, klen, mlen;
+};
+
+/* Under kp_bytes_guard() (a file truncated under the mapping): 1 when the entry is whole,
+ * ours and its inputs all unchanged, else 0. */
+static int entry_holds(void *arg)
+{
+	const struct replay *r = arg;
+	const unsigned char *m = r->m;
+
+	return !memcmp(m, MAGIC, 8) && kp_load32(m + 8, false) == KP_RUNS_FORMAT &&
+	       r->olen <= r->size && r->klen <= r->size && r->mlen <= r->size &&
+	       HDR_LEN + r->olen + r->klen + r->mlen == r->size && r->klen == r->rc->key.len &&
+	       !memcmp(m + HDR_LEN + r->olen, r->rc->key.p, r->klen) &&
+	       kp_load32(m + 48, false) == entry_crc(m, (size_t)r->size) &&
+	       chunks(m + HDR_LEN, r->olen, false) &&
+	       kp_inputs_unchanged(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen) == 1;
+}
+
+static int emit(void *arg)
+{
+	const struct replay *r = arg;
+
+	chunks(r->m + HDR_LEN, r->olen, true);
+	return 0;
+}
+
 int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 {
-	uint64_t olen, klen, mlen;
+	struct replay r = { .rc = rc };
+	struct kp_bytes b = { 0 };
 	unsigned char *m = NULL;
+	struct kp_err err;
 	struct stat st;
 	int dfd, fd, hit = 0;
 
@@ -294,21 +344,23 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 		m = NULL;
 		goto out;
 	}
-	olen = kp_load64(m + 16, false);
-	klen = kp_load64(m + 24, false);
-	mlen = kp_load64(m + 32, false);
-	/* a truncated file under the mapping is a SIGBUS: the size is checked first */
-	if (memcmp(m, MAGIC, 8) || kp_load32(m + 8, false) != KP_RUNS_FORMAT ||
-	    olen > (uint64_t)st.st_size || klen > (uint64_t)st.st_size ||
-	    mlen > (uint64_t)st.st_size || HDR_LEN + olen + klen + mlen != (uint64_t)st.st_size ||
-	    klen != rc->key.len || memcmp(m + HDR_LEN + olen, rc->key.p, klen) ||
-	    kp_load32(m + 48, false) != entry_crc(m, (size_t)st.st_size) ||
-	    !chunks(m + HDR_LEN, olen, false) ||
-	    kp_inputs_unchanged(m + HDR_LEN + olen + klen, (size_t)mlen) != 1)
+	r.m = m;
+	r.size = (uint64_t)st.st_size;
+	r.olen = kp_load64(m + 16, false);
+	r.klen = kp_load64(m + 24, false);
+	r.mlen = kp_load64(m + 32, false);
+	b.data = m;
+	b.len = (size_t)st.st_size;
+	b.mapped = true;
+	if (kp_bytes_guard(&b, entry_holds, &r, &err) != 1)
 		goto out;
-	chunks(m + HDR_LEN, olen, true);
 	*status = (int)kp_load32(m + 12, false);
 	hit = 1;
+	/* truncated by hand between the check and here: what was written stays, exit 2 */
+	if (kp_bytes_guard(&b, emit, &r, &err) < 0) {
+		fprintf(stderr, "kopolicy: result cache: %s\n", err.msg);
+		*status = 2;
+	}
 	if (st.st_mtim.tv_sec + TOUCH_EVERY < time(NULL))
 		futimens(fd, NULL);
 out:
@@ -362,8 +414,8 @@ static FILE *cap_stream(struct cap *c, bool unbuffered)
 {
 	static const cookie_io_functions_t io = { .write = cap_write };
 	FILE *f = fopencookie(c, "w", io);
-	struct stat st;
-	size_t size = BUFSIZ;
+
+	size_t size = out_buffer_size();
 
 	if (!f)
 		return NULL;
@@ -371,9 +423,12 @@ static FILE *cap_stream(struct cap *c, bool unbuffered)
 		setvbuf(f, NULL, _IONBF, 0);
 		return f;
 	}
-	if (fstat(c->fd, &st) == 0 && st.st_blksize > 0 && st.st_blksize < BUFSIZ)
-		size = (size_t)st.st_blksize;
-	setvbuf(f, NULL, isatty(c->fd) ? _IOLBF : _IOFBF, size);
+	c->vbuf = malloc(size);
+	if (!c->vbuf) {
+		fclose(f);
+		return NULL;
+	}
+	setvbuf(f, c->vbuf, isatty(c->fd) ? _IOLBF : _IOFBF, size);
 	return f;
 }
 
@@ -474,6 +529,7 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 		fclose(rc->out);
 	if (rc->err)
 		fclose(rc->err);
+	free(rc->cap_out.vbuf);
 	kp_inputs_attach(NULL);
 	kp_inputs_free(rc->in);
 	kp_rc_tmp_drop(rc->dir, rc->tfd, rc->tmp);

@@ -309,10 +309,33 @@ wait
 expect c3 "hit, replayed" "two runs stored at once, then replayed" "${B[@]}"
 ok "result cache: no temporary file left" \
 	$(find "$tmp/cache/runs-v1" -name '.tmp-*' | grep -q . && echo 1 || echo 0)
+# stdout and stderr into one file: the same bytes in the same order, recorded and replayed
+mix=$tmp/mix
+mkdir -p "$mix"
+cp "${mods[0]}" "${mods[1]}" "$mix/"
+head -c 4096 /dev/urandom >"$mix/zz_garbage.ko"
+sleep 1.1
+# mixrun NAME [OPTION]: stdout and stderr both in $tmp/NAME.both, the status in $tmp/NAME.rc
+mixrun() {
+	local name=$1
+	shift
+	# shellcheck disable=SC2086
+	"$kp" "$@" check -f json --fail-on never $k612 "$mix" >"$tmp/$name.both" 2>&1
+	echo $? >"$tmp/$name.rc"
+}
+mixrun m0 --no-cache
+mixrun m1
+mixrun m2
+KOPOLICY_CACHE_STATS=1 mixrun m3
+s=$(sed -n 's/^kopolicy: result cache: //p' "$tmp/m3.both")
+grep -q '^kopolicy: ' "$tmp/m0.both" && [ "$s" = "hit, replayed" ] &&
+	cmp -s "$tmp/m0.both" "$tmp/m1.both" && cmp -s "$tmp/m0.both" "$tmp/m2.both" &&
+	cmp -s "$tmp/m0.rc" "$tmp/m1.rc" && cmp -s "$tmp/m0.rc" "$tmp/m2.rc"
+ok "result cache: stdout and stderr in one file: same bytes and order, recorded and replayed ('$s')" $?
 # kopolicy cache show / prune / clear
 "$kp" cache show >"$tmp/show.txt"
-grep -qx "results: 1" "$tmp/show.txt"
-ok "cache show counts the results (1)" $?
+grep -qx "results: 2" "$tmp/show.txt"
+ok "cache show counts the results (2: the root's check, the mixed directory's)" $?
 "$kp" cache prune --max-size 4K >"$tmp/prune.txt"
 grep -qx "results: 0" "$tmp/prune.txt" && grep -qx "results disk use: 0 bytes (0 bytes)" "$tmp/prune.txt"
 ok "cache prune --max-size 4K removes the results" $?
