@@ -10,12 +10,19 @@
 #   kopolicy graph --format json ...            (every import's provider: 25 MB of JSON)
 #   kopolicy -j 1 graph --format json ...       (one thread, like depmod)
 #   kopolicy check --format json -k SYMVERS --kernel-config ... (the whole simulation)
-# The rows above read every module (--no-cache). With the facts cache (lib/read/facts-cache.c),
-# in a scratch cache directory:
-#   check-cold  the check with an empty cache (every module read and stored in one pack;
-#               compressed ones hashed too)
-#   check-warm  the check with the cache filled (each module file only stat()ed)
-#   graph-warm  graph --format json, the same
+# The rows above read every module (--no-cache). With the caches, in a scratch cache
+# directory:
+#   check-cold    the check with both caches empty (every module read and stored in one
+#                 pack, compressed ones hashed too; the result stored, lib/cache/run-cache.c)
+#   check-warm    the check with the facts cache filled, the result cache off
+#                 (KOPOLICY_RUN_CACHE=off: each module file only stat()ed, all else computed)
+#   graph-warm    graph --format json, the same
+#   check-replay  the check again with both caches: the stored result replayed (the inputs'
+#                 manifest stat()ed, the output written)
+#   graph-replay  graph --format json replayed (25 MB of JSON written)
+#   check-1mod    one module's change time moved (touch -d @MTIME: same bytes), then the
+#                 check: a result-cache miss, facts from the cache for the other modules,
+#                 the new result stored
 # Prints the median wall time, CPU time (user+sys) and peak RSS of each and the ratios
 # to depmod, with the load average before and after.  See bench/README.md.
 # TREE_ROOT is an extracted linux-image package (tests/corpus/fetch-trees.sh makes them).
@@ -89,12 +96,23 @@ round() { # prefix ("" for the warm-up)
 	measure "${p:+check}" 1 "$kp" --no-cache "${chk[@]}" "$moddir"
 	rm -rf "$KOPOLICY_CACHE_DIR"
 	measure "${p:+check-cold}" 1 "$kp" "${chk[@]}" "$moddir"
-	measure "${p:+check-warm}" 1 "$kp" "${chk[@]}" "$moddir"
-	measure "${p:+graph-warm}" 1 "$kp" graph --format json -k "$symvers" "$moddir"
+	measure "${p:+check-replay}" 1 "$kp" "${chk[@]}" "$moddir"
+	KOPOLICY_RUN_CACHE=off measure "${p:+check-warm}" 1 "$kp" "${chk[@]}" "$moddir"
+	KOPOLICY_RUN_CACHE=off measure "${p:+graph-warm}" 1 "$kp" graph --format json \
+		-k "$symvers" "$moddir"
+	measure "" 1 "$kp" graph --format json -k "$symvers" "$moddir" # stores the result
+	measure "${p:+graph-replay}" 1 "$kp" graph --format json -k "$symvers" "$moddir"
+	# one module changed: its ctime moves (bytes and mtime kept); a second later (an input
+	# changed less than a second before a run is not stored) the check
+	touch -d "@$(stat -c %Y "$one")" "$one"
+	sleep 1.1
+	measure "${p:+check-1mod}" 1 "$kp" "${chk[@]}" "$moddir"
 }
-tools=(depmod graph graph-json graph-j1 check check-cold check-warm graph-warm)
+tools=(depmod graph graph-json graph-j1 check check-cold check-warm graph-warm check-replay
+	graph-replay check-1mod)
 
 nmods=$(find "$moddir" -name '*.ko*' -type f | wc -l)
+one=$(find "$moddir" -name '*.ko*' -type f | sort | sed -n "$((nmods / 2))p") # check-1mod's
 echo "tree: $root ($rel, $nmods modules), $runs runs each, alternating after a warm-up round"
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 echo "depmod: $(depmod --version | tr '\n' ' ')"
@@ -104,12 +122,12 @@ for ((i = 0; i < runs; i++)); do round x; done
 echo "load after: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 d=$(echo "${wall[depmod]}" | median)
 dr=$(echo "${rss[depmod]}" | median)
-printf '%-10s %8s %8s %10s %9s %8s\n' tool wall_s cpu_s peak_kib wall/dep rss/dep
+printf '%-12s %8s %8s %10s %9s %8s\n' tool wall_s cpu_s peak_kib wall/dep rss/dep
 for t in "${tools[@]}"; do
 	w=$(echo "${wall[$t]}" | median)
 	c=$(echo "${cpu[$t]}" | median)
 	r=$(echo "${rss[$t]}" | median)
-	printf '%-10s %8s %8s %10s %9s %8s\n' "$t" "$w" "$c" "$r" "$(ratio "$w" "$d")" "$(ratio "$r" "$dr")"
+	printf '%-12s %8s %8s %10s %9s %8s\n' "$t" "$w" "$c" "$r" "$(ratio "$w" "$d")" "$(ratio "$r" "$dr")"
 done
 echo "all wall times:"
 for t in "${tools[@]}"; do echo "  $t: ${wall[$t]}"; done

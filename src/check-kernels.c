@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cache/inputs.h"
 #include "check-output.h"
 #include "json-out.h"
 
@@ -32,7 +33,7 @@ static int list_releases(const char *root, struct release_list *l)
 		DIR *dh;
 
 		snprintf(dir, sizeof(dir), "%s/%s", strcmp(root, "/") ? root : "", dirs[d]);
-		if (!(dh = opendir(dir)))
+		if (!(dh = kp_in_opendir(dir)))
 			continue;
 		while ((de = readdir(dh))) {
 			char path[2 * PATH_MAX];
@@ -42,7 +43,7 @@ static int list_releases(const char *root, struct release_list *l)
 			if (de->d_name[0] == '.')
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			if (kp_in_stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 				continue;
 			for (k = 0; k < l->n && strcmp(l->names[k], de->d_name); k++)
 				;

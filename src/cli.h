@@ -30,6 +30,7 @@ struct kp_cli {
 	unsigned jobs;
 	size_t max_size;
 	bool progress;	   /* stderr is a terminal */
+	FILE *progress_f;  /* where progress goes: stderr as it was before the result cache */
 	bool full_modinfo; /* keep every .modinfo tag (info) */
 	bool no_cache;	   /* --no-cache */
 	struct kp_cli_cache *cache;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cache/run-cache.h"
 #include "cli.h"
 #include "read/facts-cache.h"
 
@@ -15,22 +16,30 @@ static void cache_usage(FILE *f)
 		"The cache of module facts: what reading each module file produced, found by the\n"
 		"file's state (and a compressed file's SHA-256), so unchanged modules are not\n"
 		"decompressed or parsed again. One pack file per run that read modules.\n"
+		"The result cache (runs-v%d): the output and exit status of check, graph, info\n"
+		"and explain runs with the inputs each read (every file's and directory's state,\n"
+		"every path found absent); a run with the same arguments, environment and\n"
+		"unchanged inputs replays it.\n"
 		"\n"
 		"  show             the directory, its entries, packs and disk use (the default)\n"
-		"  prune            remove the least recently used packs down to SIZE\n"
-		"  clear            remove every pack\n"
+		"  prune            remove the least recently used packs down to SIZE, and\n"
+		"                   results down to a quarter of SIZE\n"
+		"  clear            remove every pack and result, and the facts-v1 ...\n"
+		"                   directories older releases left (never read again)\n"
 		"      --system     the hook's cache, /var/cache/kopolicy, not the user's\n"
 		"      --max-size SIZE  prune down to SIZE (K, M, G suffixes; default\n"
 		"                   $KOPOLICY_CACHE_MAX_SIZE, else 256M)\n"
 		"  -h, --help       show this help\n"
 		"\n"
 		"Directory: $KOPOLICY_CACHE_DIR, else $XDG_CACHE_HOME/kopolicy, else\n"
-		"~/.cache/kopolicy (facts-v%d below it). --no-cache or KOPOLICY_CACHE=off: every\n"
-		"command reads modules without it.\n",
-		KP_FACTS_FORMAT);
+		"~/.cache/kopolicy (facts-v%d and runs-v%d below it). --no-cache or\n"
+		"KOPOLICY_CACHE=off: every command runs without either; KOPOLICY_RUN_CACHE=off:\n"
+		"without the result cache only.\n",
+		KP_RUNS_FORMAT, KP_FACTS_FORMAT, KP_RUNS_FORMAT);
 }
 
-static void print_usage(const char *dir, const struct kp_cache_usage *u)
+static void print_usage(const char *dir, const struct kp_cache_usage *u,
+			const struct kp_run_usage *ru)
 {
 	char sz[32];
 
@@ -39,6 +48,9 @@ static void print_usage(const char *dir, const struct kp_cache_usage *u)
 	printf("packs: %" PRIu64 "\n", u->packs);
 	printf("disk use: %" PRIu64 " bytes (%s)\n", u->bytes,
 	       kp_format_size((size_t)u->bytes, sz, sizeof(sz)));
+	printf("results: %" PRIu64 "\n", ru->entries);
+	printf("results disk use: %" PRIu64 " bytes (%s)\n", ru->bytes,
+	       kp_format_size((size_t)ru->bytes, sz, sizeof(sz)));
 }
 
 int cmd_cache(struct kp_cli *cli, int argc, char **argv)
@@ -50,9 +62,10 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	uint64_t max = kp_facts_cache_max_size();
 	enum kp_cache_scope scope = KP_CACHE_USER;
 	struct kp_cache_usage u;
+	struct kp_run_usage ru;
 	struct kp_err err = { 0 };
 	const char *action = "show";
-	char dir[4096];
+	char dir[4096], root[4096], *slash;
 	int c, r;
 
 	(void)cli;
@@ -92,18 +105,35 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 		kp_cli_error(NULL, "cache: no cache directory (set HOME or KOPOLICY_CACHE_DIR)");
 		return KP_EXIT_ERROR;
 	}
+	/* the results beside the facts: ROOT/facts-vN and ROOT/runs-vN */
+	snprintf(root, sizeof(root), "%s", dir);
+	slash = strrchr(root, '/');
+	if (slash && slash != root)
+		*slash = '\0';
 	if (!strcmp(action, "show"))
-		r = kp_facts_cache_usage(dir, &u, &err);
+		r = kp_facts_cache_usage(dir, &u, &err) < 0 ? -1
+							    : kp_run_cache_usage(root, &ru, &err);
 	else if (!strcmp(action, "prune"))
-		r = kp_facts_cache_prune(dir, max, &u, &err);
+		r = kp_facts_cache_prune(dir, max, &u, &err) < 0
+			    ? -1
+			    : kp_run_cache_prune(root, max / 4, &ru, &err);
 	else
-		r = kp_facts_cache_clear(dir, &u, &err);
+		r = kp_facts_cache_clear(dir, &u, &err) < 0 ? -1
+							    : kp_run_cache_clear(root, &ru, &err);
 	if (r < 0) {
 		kp_cli_error(NULL, "cache: %s", err.msg);
 		return KP_EXIT_ERROR;
 	}
+	if (!strcmp(action, "clear")) {
+		char names[256];
+		uint64_t old;
+
+		kp_facts_cache_clear_obsolete(dir, names, sizeof(names), &old);
+		if (*names)
+			printf("removed obsolete: %s (%" PRIu64 " files)\n", names, old);
+	}
 	if (strcmp(action, "show"))
-		printf("removed: %" PRIu64 " files\n", u.removed);
-	print_usage(dir, &u);
+		printf("removed: %" PRIu64 " files\n", u.removed + ru.removed);
+	print_usage(dir, &u, &ru);
 	return KP_EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/inputs.h"
 #include "ctx-options.h"
 #include "check-output.h"
 #include "waivers.h"
@@ -237,6 +238,8 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 					   "--kernel-release, and --format text or json");
 			return KP_EXIT_ERROR;
 		}
+		if (output)
+			kp_in_uncacheable("output to a file");
 		if (output && !(out.f = fopen(output, "we"))) {
 			kp_cli_error(output, "cannot write: %m");
 			return KP_EXIT_ERROR;
@@ -266,6 +269,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	if (rc)
 		goto done;
 	if (output) {
+		kp_in_uncacheable("output to a file");
 		out.f = fopen(output, "we");
 		if (!out.f) {
 			kp_cli_error(output, "cannot write: %m");

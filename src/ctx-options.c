@@ -113,8 +113,10 @@ void kp_cli_ctx_init(struct kp_ctx *ctx, const struct kp_cli *cli, const struct 
 		.log = ctx_log,
 	};
 
-	if (cli->progress)
+	if (cli->progress) {
 		env.progress = ctx_progress;
+		env.progress_data = cli->progress_f;
+	}
 	kp_ctx_init(ctx, opts, &env);
 }
 

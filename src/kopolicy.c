@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/run-cache.h"
 #include "cli.h"
 #include "read/facts-cache.h"
 
@@ -108,13 +109,31 @@ int kp_cli_parse_size(const char *s, size_t *out)
 void kp_cli_progress(size_t done, size_t total, void *data)
 {
 	static const char *const clear = "\r\033[K";
+	FILE *f = data ? data : stderr; /* the terminal, not the result cache's copy */
 
-	(void)data;
 	if (done >= total)
-		fputs(clear, stderr);
+		fputs(clear, f);
 	else
-		fprintf(stderr, "%sreading modules: %zu/%zu", clear, done, total);
-	fflush(stderr);
+		fprintf(f, "%sreading modules: %zu/%zu", clear, done, total);
+	fflush(f);
+}
+
+/*
+ * The result cache for this command, or NULL: under the user's cache directory (the one
+ * holding facts-vN/), not for --no-cache or KOPOLICY_CACHE=off.
+ */
+static struct kp_run_cache *run_cache(const struct kp_cli *cli, const char *cmd, int argc,
+				      char **argv)
+{
+	char dir[4096], *slash;
+
+	if (cli->no_cache || kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir)) != 0)
+		return NULL;
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return NULL;
+	*slash = '\0';
+	return kp_run_cache_new(dir, cmd, argc, argv);
 }
 
 static void usage(FILE *f)
@@ -197,6 +216,11 @@ int main(int argc, char **argv)
 					      { "version", no_argument, NULL, 'V' },
 					      {} };
 	struct kp_cli_cache cache = { 0 };
+	struct kp_run_cache *runs;
+	bool stats = getenv("KOPOLICY_CACHE_STATS") != NULL;
+	char note[160];
+	int all_argc = argc - 1;
+	char **all_argv = argv + 1;
 	struct kp_cli cli = { .prog = "kopolicy",
 			      .progress = isatty(STDERR_FILENO),
 			      .cache = &cache };
@@ -238,13 +262,31 @@ int main(int argc, char **argv)
 		argv += optind;
 		optind = 0; /* reset getopt for the command */
 		cache.system = !strcmp(commands[i].name, "hook");
+		/* every input unchanged since a run with the same key: its result, replayed */
+		runs = run_cache(&cli, commands[i].name, all_argc, all_argv);
+		if (runs && kp_run_cache_replay(runs, &rc)) {
+			kp_run_cache_finish(runs, -1, note, sizeof(note));
+			if (stats)
+				fputs("kopolicy: result cache: hit, replayed\n", stderr);
+			return rc;
+		}
+		cli.progress_f = stderr;
+		if (runs && kp_run_cache_record(runs) < 0) {
+			kp_run_cache_finish(runs, -1, note, sizeof(note));
+			runs = NULL;
+		}
 		rc = commands[i].run(&cli, argc, argv);
-		if (cache.cache && getenv("KOPOLICY_CACHE_STATS")) {
+		/* stdout and stderr as they were: the lines below are not part of the result */
+		kp_run_cache_finish(runs, rc, note, sizeof(note));
+		if (stats && *note)
+			fprintf(stderr, "kopolicy: result cache: %s\n", note);
+		if (cache.cache && stats) {
 			struct kp_cache_counts n;
 
 			kp_facts_cache_counts(cache.cache, &n);
 			fprintf(stderr,
-				"kopolicy: cache: %llu hits (%llu by stat), %llu misses, %llu stored, "
+				"kopolicy: cache: %llu hits (%llu by stat), %llu misses, %llu "
+				"stored, "
 				"%llu refused\n",
 				(unsigned long long)n.hits, (unsigned long long)n.stat_hits,
 				(unsigned long long)n.misses, (unsigned long long)n.stored,

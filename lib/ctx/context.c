@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <sys/utsname.h>
 
+#include "cache/inputs.h"
 #include "context.h"
 
 void kp_ctx_opts_init(struct kp_ctx_opts *o)
@@ -46,14 +47,14 @@ static int load_kernel_path(struct kp_ctx *c, const char *path, struct kp_err *e
 	static const char *const inside[] = { "Module.symvers", "build/Module.symvers" };
 	struct stat st;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (kp_in_stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		for (size_t i = 0; i < KP_ARRAY_SIZE(inside); i++) {
 			char *p = NULL;
 			int r;
 
 			if (asprintf(&p, "%s/%s", path, inside[i]) < 0)
 				return kp_err_set(err, "out of memory");
-			if (stat(p, &st) == 0) {
+			if (kp_in_stat(p, &st) == 0) {
 				r = kp_base_load(c->base, p, err);
 				free(p);
 				return r;
@@ -212,7 +213,7 @@ static int depmod_view(struct kp_ctx *c, const struct kp_tree *t, struct kp_err 
 
 		snprintf(dir, sizeof(dir), "%s%s", strcmp(t->root, "/") ? t->root : "",
 			 c->depmod.externals[i]);
-		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		if (kp_in_stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue; /* depmod ignores an absent external directory */
 		if (kp_set_add_path(&c->set, dir) < 0) {
 			kp_err_set(err, "out of memory");
@@ -227,7 +228,7 @@ static bool same_dir(const char *path, const char *dir)
 {
 	struct stat x, y;
 
-	return stat(path, &x) == 0 && stat(dir, &y) == 0 && S_ISDIR(x.st_mode) &&
+	return kp_in_stat(path, &x) == 0 && kp_in_stat(dir, &y) == 0 && S_ISDIR(x.st_mode) &&
 	       x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
@@ -329,7 +330,7 @@ ssize_t kp_ctx_add_files(struct kp_ctx *c, char **paths, int npaths, struct kp_e
 			kp_err_set(err, "out of memory");
 			return kp_err_prefix(err, paths[i]);
 		}
-		if (c->set.n == before && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (c->set.n == before && kp_in_stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 			say(c, paths[i],
 			    "no kernel modules (*.ko, *.ko.xz, *.ko.zst, *.ko.gz) in this "
 			    "directory");

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/inputs.h"
 #include "util/parallel.h"
 
 bool kp_is_module_filename(const char *name)
@@ -73,7 +74,7 @@ static unsigned char entry_type(const struct dir_entry *ent)
 
 	if (ent->type != DT_UNKNOWN)
 		return ent->type;
-	if (lstat(ent->path, &st) < 0)
+	if (kp_in_lstat(ent->path, &st) < 0)
 		return DT_UNKNOWN;
 	return S_ISDIR(st.st_mode)   ? DT_DIR
 	       : S_ISREG(st.st_mode) ? DT_REG
@@ -92,7 +93,7 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 
 	if (depth > 64)
 		return push_error(set, dir, "directory nesting too deep", 0);
-	d = opendir(dir);
+	d = kp_in_opendir(dir);
 	if (!d)
 		return push_error(set, dir, "cannot open directory", errno);
 	while ((de = readdir(d))) {
@@ -144,7 +145,7 @@ int kp_set_add_path(struct kp_module_set *set, const char *path)
 {
 	struct stat st;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (kp_in_stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return add_dir(set, path, 0);
 	/* Files (and anything unreadable) are entries: reading reports the problem. */
 	return push_entry(set, path) ? 0 : -1;
@@ -169,7 +170,7 @@ static size_t read_cost(const char *path)
 	size_t len = strlen(path);
 	struct stat st;
 
-	if (stat(path, &st) < 0 || st.st_size <= 0)
+	if (kp_in_stat(path, &st) < 0 || st.st_size <= 0)
 		return 0;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(packed); i++) {
 		size_t sl = strlen(packed[i]);

@@ -6,6 +6,7 @@
  */
 #include "depmod-config.h"
 
+#include "cache/inputs.h"
 #include "util/symbol-index.h"
 
 #include <dirent.h>
@@ -132,7 +133,7 @@ static int parse_line(struct kp_depmod_cfg *cfg, char *line, const char *kver)
 static int parse_file(struct kp_depmod_cfg *cfg, const char *path, const char *kver,
 		      struct kp_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = kp_in_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	char *buf, *line, *p;
 	struct stat st;
 	ssize_t got;
@@ -195,7 +196,7 @@ static int list_files(const char *root, struct cfg_file **out, size_t *n, struct
 		DIR *dh;
 
 		snprintf(dir, sizeof(dir), "%s/%s", root, cfg_dirs[d]);
-		if (!(dh = opendir(dir)))
+		if (!(dh = kp_in_opendir(dir)))
 			continue;
 		while ((de = readdir(dh))) {
 			size_t len = strlen(de->d_name), k;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kernel-base-internal.h"
+#include "cache/inputs.h"
 #include "modprobe-chain.h"
 #include "kernel-tree.h"
 #include "rootfs.h"
@@ -48,7 +49,7 @@ static char **list_releases(const char *base, size_t *n)
 	char **names = NULL;
 	size_t cap = 0;
 	struct dirent *de;
-	DIR *d = opendir(base);
+	DIR *d = kp_in_opendir(base);
 
 	*n = 0;
 	if (!d)
@@ -106,7 +107,7 @@ static bool same_dir(const char *a, const char *b)
 {
 	struct stat sa, sb;
 
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	return kp_in_stat(a, &sa) == 0 && kp_in_stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
 	       sa.st_ino == sb.st_ino;
 }
 
@@ -540,6 +541,7 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 	r = kp_modprobe_config_check(paths, err);
 	if (r < 0)
 		goto out;
+	kp_in_note_kmod(t->moddir, paths);
 	ctx = kmod_new(t->moddir, paths);
 	if (!ctx) {
 		r = kp_err_set(err, "%s: libkmod cannot read the modprobe configuration",

@@ -23,6 +23,7 @@
 #include <syslog.h>
 
 #include "read/bytes.h"
+#include "cache/inputs.h"
 #include "kernel-tree.h"
 #include "modprobe-chain.h"
 #include "graph/module-set.h"
@@ -297,14 +298,14 @@ static int check_index(struct kp_chain *c, const char *name, bool keep, struct k
 	 * modules.builtin.modinfo); libkmod's index_file_open() then fails exactly as for a
 	 * missing file, so an empty optional index is no index, not an error.
 	 */
-	if (!keep && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+	if (!keep && kp_in_stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
 		free(path);
 		return 0;
 	}
 	/* mapped (no copy: the hook's budget), checked under the SIGBUS guard */
 	r = kp_bytes_map(path, IDX_MAX_SIZE, &b, err);
 	if (r < 0) {
-		r = lstat(path, &st) < 0 && errno == ENOENT ? 0 : kp_err_prefix(err, path);
+		r = kp_in_lstat(path, &st) < 0 && errno == ENOENT ? 0 : kp_err_prefix(err, path);
 		free(path);
 		return r;
 	}
@@ -428,7 +429,7 @@ int kp_modprobe_config_check(const char *const *paths, struct kp_err *err)
 		struct stat st;
 		DIR *d;
 
-		if (stat(paths[i], &st) < 0)
+		if (kp_in_stat(paths[i], &st) < 0)
 			continue; /* libkmod skips what is not there */
 		if (!S_ISDIR(st.st_mode)) {
 			if (!S_ISREG(st.st_mode))
@@ -437,7 +438,7 @@ int kp_modprobe_config_check(const char *const *paths, struct kp_err *err)
 						  "configuration");
 			continue;
 		}
-		d = opendir(paths[i]);
+		d = kp_in_opendir(paths[i]);
 		if (!d)
 			continue;
 		/* the names libkmod reads (kmod's conf_files_filter_out()): *.conf, no dot first */
@@ -543,6 +544,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		return -1;
 	}
 	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
+	kp_in_note_kmod(moddir, paths);
 	c->ctx = kmod_new(moddir, paths);
 	if (!c->ctx) {
 		kp_chain_close(c);
@@ -1032,7 +1034,7 @@ static int walk(struct oot *o, const char *dir, const char *rel, unsigned depth,
 
 	if (depth > WALK_MAX_DEPTH)
 		return 0;
-	d = opendir(dir);
+	d = kp_in_opendir(dir);
 	if (!d)
 		return 0;
 	while (r == 0 && (de = readdir(d))) {
@@ -1053,7 +1055,7 @@ static int walk(struct oot *o, const char *dir, const char *rel, unsigned depth,
 			r = kp_err_set(err, "out of memory");
 			break;
 		}
-		if (lstat(full, &st) == 0) {
+		if (kp_in_lstat(full, &st) == 0) {
 			if (S_ISDIR(st.st_mode))
 				r = walk(o, full, sub, depth + 1, err);
 			else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&

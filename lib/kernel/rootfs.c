@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "rootfs.h"
+#include "cache/inputs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +41,7 @@ char *kp_root_path(const char *root, const char *rel)
 char *kp_root_resolve_link(const char *root, const char *path)
 {
 	char target[PATH_MAX];
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	ssize_t n = kp_in_readlink(path, target, sizeof(target) - 1);
 	const char *slash;
 	char *p;
 
@@ -119,7 +120,7 @@ char *kp_root_resolve(const char *root, const char *rel)
 			errno = ENOMEM;
 			goto done;
 		}
-		r = readlink(host, target, sizeof(target) - 1);
+		r = kp_in_readlink(host, target, sizeof(target) - 1);
 		if (r < 0) {
 			/* not a symlink; a component that does not exist ends the resolution */
 			missing = errno != EINVAL;
@@ -158,14 +159,14 @@ bool kp_is_file(const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	return kp_in_stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 bool kp_is_dir(const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return kp_in_stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)

@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 
 #include "kernel-base-internal.h"
+#include "cache/inputs.h"
 #include "rootfs.h"
 #include "running.h"
 
@@ -473,6 +474,7 @@ int kp_running_open_opts(struct kp_running *r, const char *root, const char *rel
 			 unsigned flags, struct kp_err *err)
 {
 	memset(r, 0, sizeof(*r));
+	kp_in_uncacheable("the running kernel");
 	r->sig_enforce = -1;
 	r->root = strdup(root && *root ? root : "/");
 	if (!r->root)

@@ -12,6 +12,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "cache/inputs.h"
 #include "read/bytes.h"
 
 void kp_keyring_init(struct kp_keyring *kr)
@@ -364,7 +365,7 @@ int kp_keyring_add_installed_image(struct kp_keyring *kr, const char *root, cons
 		FILE *f;
 
 		snprintf(path, sizeof(path), "%s%s%s%s", root, where[i][0], release, where[i][1]);
-		f = fopen(path, "rb");
+		f = kp_in_fopen(path, "rb");
 		if (!f)
 			continue;
 		fclose(f);
@@ -457,7 +458,7 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/proc/keys", root && strcmp(root, "/") ? root : "");
-	f = fopen(path, "r");
+	f = kp_in_fopen(path, "r");
 	if (!f)
 		return 0;
 	label = kp_arena_strdup(&kr->arena, path);

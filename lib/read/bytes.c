@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/inputs.h"
+#include "util/io.h"
+
 static const unsigned char magic_xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
 static const unsigned char magic_zstd[] = { 0x28, 0xb5, 0x2f, 0xfd };
 static const unsigned char magic_gzip[] = { 0x1f, 0x8b };
@@ -211,20 +214,12 @@ int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_si
 
 static int pread_all(int fd, unsigned char *buf, size_t len, uint64_t off, struct kp_err *err)
 {
-	size_t done = 0;
+	ssize_t n = kp_pread_all(fd, buf, len, off);
 
-	while (done < len) {
-		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return kp_err_set(err, "read error: %s", strerror(errno));
-		}
-		if (n == 0)
-			return kp_err_set(err, "file shrank while being read");
-		done += (size_t)n;
-	}
+	if (n < 0)
+		return kp_err_set(err, "read error: %s", strerror(errno));
+	if ((size_t)n < len)
+		return kp_err_set(err, "file shrank while being read");
 	return 0;
 }
 
@@ -274,14 +269,14 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err)
 	 * and opening a FIFO without a writer blocks. O_NONBLOCK covers a FIFO swapped in
 	 * between the two; fstat() then refuses it.
 	 */
-	if (stat(path, &pre) < 0) {
+	if (kp_in_stat(path, &pre) < 0) {
 		e = errno;
 		return kp_err_errno(err, e, "cannot open: %s", strerror(e));
 	}
 	if (!S_ISREG(pre.st_mode))
 		return kp_err_errno(err, S_ISDIR(pre.st_mode) ? EISDIR : EINVAL, "%s",
 				    not_regular(pre.st_mode));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = kp_in_open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		e = errno;
 		return kp_err_errno(err, e, "cannot open: %s", strerror(e));

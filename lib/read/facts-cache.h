@@ -88,6 +88,13 @@ int kp_facts_cache_prune(const char *dir, uint64_t max_bytes, struct kp_cache_us
 /* Removes every pack (and the directory itself). */
 int kp_facts_cache_clear(const char *dir, struct kp_cache_usage *u, struct kp_err *err);
 
+/*
+ * Removes the directories older releases left beside @dir (facts-v1 ... facts-v<N-1>: a
+ * format that is never read again) with everything in them. @names gets their names
+ * ("facts-v1"), space-separated, "" when there was none; @removed the files removed. 0.
+ */
+int kp_facts_cache_clear_obsolete(const char *dir, char *names, size_t len, uint64_t *removed);
+
 /* KOPOLICY_CACHE_MAX_SIZE (K/M/G suffixes) or KP_FACTS_DEFAULT_MAX. */
 uint64_t kp_facts_cache_max_size(void);
 

@@ -3,7 +3,9 @@
 # info and check print the same bytes (stdout, stderr, exit status) without the cache,
 # cold and warm; corrupt, truncated, foreign and other-version entries and packs are misses;
 # two runs writing at once; a module rewritten in place; a copy found by content; many packs
-# merged; --no-cache, KOPOLICY_CACHE=off; kopolicy cache show, prune, clear.
+# merged; --no-cache, KOPOLICY_CACHE=off; kopolicy cache show, prune, clear. Sections 1-6
+# test the facts cache alone (KOPOLICY_RUN_CACHE=off); section 7 the result cache
+# (lib/cache/run-cache.c): replayed only while every input is unchanged.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -14,6 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export KOPOLICY_CACHE_DIR=$tmp/cache
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE
+export KOPOLICY_RUN_CACHE=off
 cdir=$tmp/cache/facts-v2
 
 ok() { # description, command status (0 = pass)
@@ -181,10 +184,165 @@ ok "after pruning: the same answer" $?
 "$kp" cache clear >"$tmp/clear.txt"
 grep -q "^entries: 0$" "$tmp/clear.txt" && [ ! -e "$cdir" ]
 ok "cache clear removes every pack and the directory" $?
+mkdir -p "$tmp/cache/facts-v1/ab/cd"
+touch "$tmp/cache/facts-v1/ab/cd/e1" "$tmp/cache/facts-v1/ab/e2" "$tmp/cache/facts-v1/e3"
+ln -s /etc/passwd "$tmp/cache/facts-v1/link"
+"$kp" cache show >/dev/null && [ -d "$tmp/cache/facts-v1" ]
+ok "cache show leaves an older release's facts-v1 alone" $?
+"$kp" cache clear >"$tmp/clear.txt"
+grep -qx "removed obsolete: facts-v1 (4 files)" "$tmp/clear.txt" &&
+	grep -qx "removed: 0 files" "$tmp/clear.txt" && [ ! -e "$tmp/cache/facts-v1" ] &&
+	[ -f /etc/passwd ]
+ok "cache clear removes an older release's facts-v1 (4 files, a symlink not followed)" $?
+"$kp" cache clear >"$tmp/clear.txt"
+! grep -q "obsolete" "$tmp/clear.txt"
+ok "cache clear with nothing obsolete says nothing of it" $?
 "$kp" cache frobnicate 2>/dev/null
 ok "cache with an unknown action exits 2" $(($? == 2 ? 0 : 1))
 XDG_CACHE_HOME=$tmp/xdg KOPOLICY_CACHE_DIR= "$kp" cache show | grep -q "^directory: $tmp/xdg/kopolicy/facts-v2$"
 ok "the user cache is under \$XDG_CACHE_HOME/kopolicy" $?
+
+# 7. the result cache: a run replays only while every input is unchanged
+unset KOPOLICY_RUN_CACHE
+rm -rf "$tmp/cache"
+rel=$(sed -n 's/^release=//p' "$d/kernel.txt")
+root=$tmp/root
+mdir=$root/lib/modules/$rel/kernel/a
+mkdir -p "$mdir" "$root/usr/src/linux-headers-$rel" "$root/boot"
+for f in "${mods[@]}"; do cp "$f" "$mdir/"; done
+find "$d" -name 'kp_*.ko' -type f | sort | head -n 12 | while read -r f; do cp "$f" "$mdir/"; done
+gzip -dc "$d/Module.symvers.gz" >"$root/usr/src/linux-headers-$rel/Module.symvers"
+gzip -dc "$d/config.gz" >"$root/boot/config-$rel"
+sleep 1.1 # an input changed less than a second before a run is not trusted (not stored)
+# rc NAME ARGS...: the result cache's line of a run (stdout, stderr, status in $tmp/NAME.*)
+rc() {
+	local name=$1
+	shift
+	KOPOLICY_CACHE_STATS=1 "$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.all"
+	echo $? >"$tmp/$name.rc"
+	grep -v '^kopolicy: \(result \)\{0,1\}cache: ' "$tmp/$name.all" >"$tmp/$name.err"
+	sed -n 's/^kopolicy: result cache: //p' "$tmp/$name.all"
+}
+# expect NAME RESULT-LINE-PATTERN DESCRIPTION ARGS...: the run's line matches, its output is the
+# --no-cache run's
+expect() {
+	local name=$1 want=$2 what=$3 got
+	shift 3
+	got=$(rc "$name" "$@")
+	run "$name-ref" --no-cache "$@"
+	# shellcheck disable=SC2254
+	case $got in
+	$want) same "$name" "$name-ref" ;;
+	*) false ;;
+	esac
+	ok "result cache: $what ($got)" $?
+}
+B=(check -b "$root" --fail-on never)
+expect r1 "miss, stored (*inputs)" "first run stored" "${B[@]}"
+expect r2 "hit, replayed" "same run replayed, same bytes" "${B[@]}"
+grep -q . "$tmp/r2.out" && ! same r1 r1-ref-none 2>/dev/null
+ok "result cache: the replayed output is not empty" $?
+# a module rewritten with the same bytes, size and mtime: only its ctime differs
+f=$mdir/$(basename "${mods[0]}")
+mt=$(stat -c %Y "$f")
+cat "$f" >"$tmp/same.ko" && cat "$tmp/same.ko" >"$f" && touch -d "@$mt" "$f"
+expect r3 "miss, not stored: an input changed less than a second before the run" \
+	"module rewritten, same size and mtime, new ctime: a miss" "${B[@]}"
+sleep 1.1
+expect r4 "miss, stored*" "then stored again" "${B[@]}"
+expect r5 "hit, replayed" "then replayed" "${B[@]}"
+# a module replaced by other bytes: the output changes
+cp "${mods[1]}" "$f"
+sleep 1.1
+expect r6 "miss, stored*" "module replaced: a miss, the new answer" "${B[@]}"
+! same r5 r6
+ok "result cache: the replaced module's answer differs from the replayed one" $?
+# a module added to a walked directory
+cp "$(find "$d" -name 'kp_*.ko' -type f | sort | tail -n 1)" "$mdir/zz_added.ko"
+sleep 1.1
+expect r7 "miss, stored*" "module added to a walked directory: a miss" "${B[@]}"
+! same r6 r7
+ok "result cache: the added module is in the new answer" $?
+# a depmod.d file created where the run found none
+mkdir -p "$root/etc/depmod.d"
+echo "search updates built-in" >"$root/etc/depmod.d/kp.conf"
+sleep 1.1
+expect r8 "miss, stored*" "depmod.d file created: a miss" "${B[@]}"
+# Module.symvers changed: one export removed
+sym=$root/usr/src/linux-headers-$rel/Module.symvers
+sed -i '1d' "$sym"
+sleep 1.1
+expect r9 "miss, stored*" "Module.symvers changed: a miss" "${B[@]}"
+expect r10 "hit, replayed" "then replayed" "${B[@]}"
+# another option, another environment: other keys
+expect r11 "miss, stored*" "an option changed: a miss" "${B[@]}" --format json
+expect r12 "hit, replayed" "that option's run replayed" "${B[@]}" --format json
+NO_COLOR=1 expect r13 "miss, stored*" "an environment variable changed: a miss" "${B[@]}"
+expect r14 "hit, replayed" "the first environment's entry still replayed" "${B[@]}"
+# damaged, truncated and foreign entries are misses with the right answer
+ent=$(grep -l "" "$tmp"/cache/runs-v1/*.run | head -n 1)
+for how in flip truncate foreign; do
+	for e in "$tmp"/cache/runs-v1/*.run; do
+		case $how in
+		flip) printf '\377' | dd of="$e" bs=1 seek=200 conv=notrunc status=none ;;
+		truncate) truncate -s $(($(stat -c %s "$e") - 7)) "$e" ;;
+		foreign) printf 'KPRUNS0' | dd of="$e" bs=1 seek=0 conv=notrunc status=none ;;
+		esac
+	done
+	expect "d-$how" "miss, stored*" "$how entry: a miss" "${B[@]}"
+done
+[ -n "$ent" ]
+ok "result cache: entries were there to damage" $?
+# not replayed: --no-cache, KOPOLICY_RUN_CACHE=off, output to a file
+s=$(rc n1 --no-cache "${B[@]}")
+ok "result cache: --no-cache bypasses it ('$s')" $([ -z "$s" ] && echo 0 || echo 1)
+s=$(KOPOLICY_RUN_CACHE=off rc n2 "${B[@]}")
+ok "result cache: KOPOLICY_RUN_CACHE=off bypasses it ('$s')" $([ -z "$s" ] && echo 0 || echo 1)
+s=$(rc n3 "${B[@]}" -o "$tmp/o.txt")
+ok "result cache: output to a file is not stored ('$s')" \
+	$([ "$s" = "miss, not stored: output to a file" ] && echo 0 || echo 1)
+# two runs storing at once
+rm -rf "$tmp/cache/runs-v1"
+rc c1 "${B[@]}" >/dev/null &
+rc c2 "${B[@]}" >/dev/null &
+wait
+expect c3 "hit, replayed" "two runs stored at once, then replayed" "${B[@]}"
+ok "result cache: no temporary file left" \
+	$(find "$tmp/cache/runs-v1" -name '.tmp-*' | grep -q . && echo 1 || echo 0)
+# stdout and stderr into one file: the same bytes in the same order, recorded and replayed
+mix=$tmp/mix
+mkdir -p "$mix"
+cp "${mods[0]}" "${mods[1]}" "$mix/"
+head -c 4096 /dev/urandom >"$mix/zz_garbage.ko"
+sleep 1.1
+# mixrun NAME [OPTION]: stdout and stderr both in $tmp/NAME.both, the status in $tmp/NAME.rc
+mixrun() {
+	local name=$1
+	shift
+	# shellcheck disable=SC2086
+	"$kp" "$@" check -f json --fail-on never $k612 "$mix" >"$tmp/$name.both" 2>&1
+	echo $? >"$tmp/$name.rc"
+}
+mixrun m0 --no-cache
+mixrun m1
+mixrun m2
+KOPOLICY_CACHE_STATS=1 mixrun m3
+s=$(sed -n 's/^kopolicy: result cache: //p' "$tmp/m3.both")
+grep -q '^kopolicy: ' "$tmp/m0.both" && [ "$s" = "hit, replayed" ] &&
+	cmp -s "$tmp/m0.both" "$tmp/m1.both" && cmp -s "$tmp/m0.both" "$tmp/m2.both" &&
+	cmp -s "$tmp/m0.rc" "$tmp/m1.rc" && cmp -s "$tmp/m0.rc" "$tmp/m2.rc"
+ok "result cache: stdout and stderr in one file: same bytes and order, recorded and replayed ('$s')" $?
+# kopolicy cache show / prune / clear
+"$kp" cache show >"$tmp/show.txt"
+grep -qx "results: 2" "$tmp/show.txt"
+ok "cache show counts the results (2: the root's check, the mixed directory's)" $?
+"$kp" cache prune --max-size 4K >"$tmp/prune.txt"
+grep -qx "results: 0" "$tmp/prune.txt" && grep -qx "results disk use: 0 bytes (0 bytes)" "$tmp/prune.txt"
+ok "cache prune --max-size 4K removes the results" $?
+rc p1 "${B[@]}" >/dev/null
+"$kp" cache clear >"$tmp/clear.txt"
+grep -qx "results: 0" "$tmp/clear.txt" && [ ! -e "$tmp/cache/runs-v1" ]
+ok "cache clear removes the results and their directory" $?
 
 echo "1..$n"
 [ "$fail" -eq 0 ]

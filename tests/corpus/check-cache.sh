@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # tests/corpus/check-cache.sh KOPOLICY [TREE_ROOT...]
 #
-# The facts cache is invisible in results on whole Debian trees: for each extracted tree
+# The caches are invisible in results on whole Debian trees: for each extracted tree
 # (tests/corpus/fetch-trees.sh; default: every tree under ~/.cache/kopolicy/trees), `check
 # --format json`, `graph --format json` and `info --json` print the same bytes and exit
-# status without the cache (--no-cache), with an empty one (cold: every module read and
-# stored) and with the filled one (warm: every module from the cache), in a scratch cache
-# directory. Then every entry is damaged (one byte flipped) and the warm run must still
-# agree. Exit 0 when all agree, 1 on a difference, 2 on a setup error.
+# status without the caches (--no-cache), with empty ones (cold: every module read and
+# stored, the result stored), replayed from the result cache (warm: must be a hit), from the
+# filled facts cache alone (KOPOLICY_RUN_CACHE=off), with every facts entry damaged (one
+# byte flipped), and after one module's change time moved (same bytes, size and mtime: a
+# result-cache miss, then stored and replayed again), in a scratch cache directory.
+# Exit 0 when all agree, 1 on a difference, 2 on a setup error.
 set -uo pipefail
 
 kp=${1:?usage: check-cache.sh KOPOLICY [TREE_ROOT...]}
@@ -36,6 +38,8 @@ run() {
 }
 same() { cmp -s "$tmp/$1.out" "$tmp/$2.out" && cmp -s "$tmp/$1.err" "$tmp/$2.err" &&
 	cmp -s "$tmp/$1.rc" "$tmp/$2.rc"; }
+# hit ARGS...: the result cache's line for a run of ARGS (its output discarded)
+hit() { KOPOLICY_CACHE_STATS=1 "$kp" "$@" 2>&1 >/dev/null | sed -n 's/^kopolicy: result cache: //p'; }
 flip_all() { # one bit of every entry's payload, in every pack
 	python3 "$(dirname "$0")/../cli/damage-pack.py" flip_payload \
 		"$KOPOLICY_CACHE_DIR"/facts-v*/packs/*.pack
@@ -48,6 +52,7 @@ for root in "${trees[@]}"; do
 	config=$(ls "$root/boot/config-$rel" "$md/config" 2>/dev/null | head -n 1)
 	[ -f "$symvers" ] || { echo "check-cache: $root: no Module.symvers, skipped" >&2; continue; }
 	nko=$(find "$md" -name '*.ko*' -type f | wc -l)
+	one=$(find "$md" -name '*.ko*' -type f | sort | head -n 1)
 	for cmd in check graph info; do
 		case $cmd in
 		check) args=(check --format json --fail-on never -k "$symvers" --kernel-release "$rel"
@@ -59,14 +64,24 @@ for root in "${trees[@]}"; do
 		run ref --no-cache "${args[@]}"
 		run cold "${args[@]}"
 		run warm "${args[@]}"
+		h1=$(hit "${args[@]}")
+		KOPOLICY_RUN_CACHE=off run facts "${args[@]}"
 		flip_all
-		run damaged "${args[@]}"
+		KOPOLICY_RUN_CACHE=off run damaged "${args[@]}"
+		# one module's ctime moves (its bytes, size and mtime stay): a miss, same answer
+		touch -d "@$(stat -c %Y "$one")" "$one"
+		sleep 1.1
+		h2=$(hit "${args[@]}")
+		run touched "${args[@]}"
+		h3=$(hit "${args[@]}")
 		n=$((n + 1))
-		if same ref cold && same ref warm && same ref damaged; then
-			echo "ok $n - ${root##*/} ($nko modules): $cmd identical without the cache, cold, warm, damaged ($(wc -c <"$tmp/ref.out") bytes)"
+		if same ref cold && same ref warm && same ref facts && same ref damaged &&
+			same ref touched && [ "$h1" = "hit, replayed" ] && [ "${h2%% (*}" = "miss, stored" ] &&
+			[ "$h3" = "hit, replayed" ]; then
+			echo "ok $n - ${root##*/} ($nko modules): $cmd identical without the caches, cold, replayed, facts only, damaged, one module touched ($(wc -c <"$tmp/ref.out") bytes; $h2)"
 		else
-			echo "not ok $n - ${root##*/}: $cmd differs with the cache"
-			for r in cold warm damaged; do
+			echo "not ok $n - ${root##*/}: $cmd differs with the cache (replay: '$h1'; touched: '$h2', then '$h3')"
+			for r in cold warm facts damaged touched; do
 				same ref $r || echo "#   $r differs: $(cmp "$tmp/ref.out" "$tmp/$r.out" 2>&1 | head -n 1)"
 			done
 			fail=$((fail + 1))

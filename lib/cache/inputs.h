@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The inputs a run read: every file, directory and absent path that lib/ and src/ look at
+ * goes through these wrappers (stat, open, opendir, readlink), which record its state into
+ * the run's manifest for the result cache (run-cache.h), like make's dependency files or
+ * ccache's direct-mode manifest. tests/cli/test-inputs-lint.sh fails when a file of lib/ or
+ * src/ calls the system calls directly outside the list it allows.
+ *
+ * The recorder is process-wide: main() attaches one before any thread starts and detaches it
+ * at the end (kp_inputs_attach()); with none attached the wrappers are the bare calls. Reading
+ * /proc or /sys, a device or FIFO, or anything kp_in_uncacheable() is told about makes the run
+ * uncacheable (a normal run every time).
+ */
+#ifndef KP_INPUTS_H
+#define KP_INPUTS_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+struct kp_inputs;
+
+/* A recorder; NULL when out of memory. @start: the run's start (files changed after it are
+ * "too new" to trust: the run is then not stored). */
+struct kp_inputs *kp_inputs_new(void);
+void kp_inputs_free(struct kp_inputs *in);
+/* Makes @in the process's recorder (NULL: none). Before any thread starts, and at the end. */
+void kp_inputs_attach(struct kp_inputs *in);
+
+/* stat()/lstat() that record the path's state, or that it is absent (the errno). */
+int kp_in_stat(const char *path, struct stat *st);
+int kp_in_lstat(const char *path, struct stat *st);
+/* opendir() that records the directory's state (an entry added or removed changes it). */
+DIR *kp_in_opendir(const char *path);
+/* open()/fopen() for reading that record the opened file's state (fstat of what was opened). */
+int kp_in_open(const char *path, int flags);
+FILE *kp_in_fopen(const char *path, const char *mode);
+/* readlink() that records the link's own state (lstat). */
+ssize_t kp_in_readlink(const char *path, char *buf, size_t len);
+/* A file opened elsewhere: records the state fstat(@fd) gives, under @path. */
+void kp_in_note_fd(const char *path, int fd);
+/*
+ * What libkmod reads behind our back for kmod_new(@moddir, @config): the moddir and its
+ * modules.* files, each configuration directory and its files, and the bytes of
+ * /proc/cmdline (libkmod reads the kernel command line's modprobe options).
+ */
+void kp_in_note_kmod(const char *moddir, const char *const *config);
+/* The run's output depends on something not recorded (the running kernel, a file written). */
+void kp_in_uncacheable(const char *why);
+
+/*
+ * The recorded manifest as bytes (in the order recorded, exact duplicates dropped; owned by
+ * @in), for run-cache.c. NULL with @why set when the run must not be stored: uncacheable,
+ * an input changed during the run (its change time is after the run's start less a second),
+ * or out of memory.
+ */
+const unsigned char *kp_inputs_manifest(struct kp_inputs *in, size_t *len, const char **why);
+/*
+ * 1 when every entry of the manifest @m (@len bytes, from kp_inputs_manifest()) still holds
+ * (same states, still absent, same bytes); 0 when anything differs or @m is malformed.
+ */
+int kp_inputs_unchanged(const unsigned char *m, size_t len);
+/* The number of entries of a manifest (0 when malformed). */
+size_t kp_inputs_count(const unsigned char *m, size_t len);
+
+#endif

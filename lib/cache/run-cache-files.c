@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The result cache's files (run-cache.h): writing an entry into place, show, prune, clear. */
+#include "run-cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "read/facts-cache.h"
+#include "run-cache-internal.h"
+#include "util/io.h"
+
+#define TMP_MAX_AGE 3600 /* a temporary file older than this was left by a crash */
+
+int kp_rc_mkdir_p(const char *path)
+{
+	char p[4096];
+
+	if ((size_t)snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
+		return -1;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			*s = '/';
+			return -1;
+		}
+		*s = '/';
+	}
+	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+static void tmp_name(char *buf, size_t len)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(buf, len, ".tmp-%ld-%ld", (long)getpid(), now.tv_nsec);
+}
+
+int kp_rc_tmpfile(int dfd, char *tmp, size_t len)
+{
+	int fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+
+	tmp[0] = '\0';
+	if (fd >= 0)
+		return fd;
+	tmp_name(tmp, len);
+	fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		tmp[0] = '\0';
+	return fd;
+}
+
+int kp_rc_finish_entry(int fd, const unsigned char *h, uint64_t size)
+{
+	struct stat st;
+
+	if (pwrite(fd, h, 64, 0) != 64 || fstat(fd, &st) < 0 || (uint64_t)st.st_size != size)
+		return -1;
+	return 0;
+}
+
+struct run_file {
+	char name[64];
+	time_t mtime;
+	uint64_t bytes;
+};
+
+static int cmp_newest(const void *a, const void *b)
+{
+	const struct run_file *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime > y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool is_entry(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 4 && n < 64 && !strcmp(name + n - 4, ".run");
+}
+
+/* The entries of @dir newest first (@tidy: stale temporary files removed); -1 on error. */
+static int list(const char *dir, bool tidy, bool all_tmp, struct run_file **out, size_t *n,
+		uint64_t *removed, struct kp_err *err)
+{
+	struct run_file *v = NULL;
+	time_t now = time(NULL);
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : kp_err_set(err, "%s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (!strncmp(de->d_name, ".tmp-", 5)) {
+			if ((all_tmp || (tidy && st.st_mtim.tv_sec + TMP_MAX_AGE < now)) &&
+			    unlinkat(dirfd(d), de->d_name, 0) == 0)
+				(*removed)++;
+			continue;
+		}
+		if (!is_entry(de->d_name))
+			continue;
+		if (kp_grow(&v, &cap, *n + 1, sizeof(*v)) < 0) {
+			closedir(d);
+			free(v);
+			*n = 0;
+			return kp_err_set(err, "out of memory");
+		}
+		snprintf(v[*n].name, sizeof(v[*n].name), "%s", de->d_name);
+		v[*n].mtime = st.st_mtim.tv_sec;
+		v[*n].bytes = (uint64_t)st.st_blocks * 512;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_newest);
+	*out = v;
+	return 0;
+}
+
+int kp_run_cache_prune(const char *root, uint64_t max_bytes, struct kp_run_usage *u,
+		       struct kp_err *err)
+{
+	struct run_file *v;
+	char dir[4096], p[4200];
+	size_t n, keep = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (kp_run_cache_dir(root, dir, sizeof(dir)) < 0)
+		return kp_err_set(err, "%s: path too long", root);
+	if (list(dir, true, false, &v, &n, &u->removed, err) < 0)
+		return -1;
+	while (keep < n && u->bytes + v[keep].bytes <= max_bytes)
+		u->bytes += v[keep++].bytes;
+	for (size_t i = keep; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, v[i].name);
+		if (unlink(p) == 0)
+			u->removed++;
+	}
+	u->entries = keep;
+	free(v);
+	return 0;
+}
+
+int kp_run_cache_usage(const char *root, struct kp_run_usage *u, struct kp_err *err)
+{
+	return kp_run_cache_prune(root, UINT64_MAX, u, err);
+}
+
+int kp_run_cache_clear(const char *root, struct kp_run_usage *u, struct kp_err *err)
+{
+	struct run_file *v;
+	char dir[4096], p[4200];
+	size_t n;
+
+	memset(u, 0, sizeof(*u));
+	if (kp_run_cache_dir(root, dir, sizeof(dir)) < 0)
+		return kp_err_set(err, "%s: path too long", root);
+	if (list(dir, true, true, &v, &n, &u->removed, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, v[i].name);
+		if (unlink(p) == 0)
+			u->removed++;
+	}
+	free(v);
+	rmdir(dir);
+	return 0;
+}
+
+uint64_t kp_rc_budget(void)
+{
+	return kp_facts_cache_max_size() / 4;
+}
+
+int kp_rc_publish(const char *dir, int fd, const char *tmp, const char *name, uint64_t size)
+{
+	char link[64], proc[64];
+	struct kp_run_usage u;
+	struct kp_err err;
+	char root[4096];
+	int dfd, r = -1;
+
+	if (size > kp_rc_budget())
+		return -1;
+	dfd = open(dir, O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	if (tmp[0]) {
+		r = renameat(dfd, tmp, dfd, name);
+	} else {
+		/* the unnamed file gets a temporary name, then replaces the entry atomically */
+		tmp_name(link, sizeof(link));
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (linkat(AT_FDCWD, proc, dfd, link, AT_SYMLINK_FOLLOW) == 0) {
+			r = renameat(dfd, link, dfd, name);
+			if (r < 0)
+				unlinkat(dfd, link, 0);
+		}
+	}
+	close(dfd);
+	if (r < 0)
+		return -1;
+	/* @dir is ROOT/runs-vN */
+	snprintf(root, sizeof(root), "%s", dir);
+	if (strrchr(root, '/'))
+		*strrchr(root, '/') = '\0';
+	kp_run_cache_prune(root, kp_rc_budget(), &u, &err);
+	return 0;
+}
+
+void kp_rc_tmp_drop(const char *dir, int fd, const char *tmp)
+{
+	char p[4200];
+
+	if (fd < 0)
+		return;
+	close(fd);
+	if (tmp[0]) {
+		snprintf(p, sizeof(p), "%s/%s", dir, tmp);
+		unlink(p);
+	}
+}

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The result cache (run-cache.h): the key, replaying an entry, recording a run's output and
+ * storing it. Entry layout, little-endian:
+ *
+ *   header     64 bytes: magic, format, exit status, output length, key length, manifest
+ *              length, CRC-32 of the whole file (its own field 0)
+ *   output     chunks in the order they were written: stream (1 stdout, 2 stderr), length
+ *              (32 bits), bytes
+ *   key        the bytes build_key() made (compared whole: the file name is only its hash)
+ *   manifest   inputs.h's
+ */
+#include "run-cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "inputs.h"
+#include "read/bytes.h"
+#include "read/facts-cache.h"
+#include "run-cache-internal.h"
+#include "util/io.h"
+
+#define MAGIC	    "KPRUNS1"
+#define HDR_LEN	    64
+#define CAP_BUF	    ((size_t)64 << 10)
+#define TOUCH_EVERY 3600 /* a hit refreshes its entry's mtime (least recently used) */
+
+extern char **environ;
+
+struct cap {
+	struct kp_run_cache *rc;
+	int fd; /* the real descriptor */
+	unsigned char stream;
+	char *vbuf; /* stdout's buffer: glibc ignores a size given without one */
+};
+
+struct kp_run_cache {
+	char dir[4096];
+	char name[32]; /* <hash>.run */
+	struct kbuf key;
+	/* recording */
+	struct kp_inputs *in;
+	struct cap cap_out, cap_err;
+	FILE *orig_out, *orig_err, *out, *err;
+	int tfd;       /* the entry being written (unnamed), or -1 */
+	char tmp[64];  /* its temporary name when O_TMPFILE is refused */
+	uint64_t olen; /* output bytes (chunks) so far */
+	uint32_t crc;
+	unsigned char *buf;
+	size_t blen;
+	pthread_mutex_t lock; /* stdout and stderr may be written from two threads at once */
+	bool broken;	      /* a write failed: nothing is stored */
+	size_t ninputs;
+};
+
+int kp_kbuf_add(struct kbuf *k, const void *p, size_t len)
+{
+	unsigned char l[4];
+
+	if (kp_grow(&k->p, &k->cap, k->len + len + 4, 1) < 0)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		l[i] = (unsigned char)(len >> (8 * i));
+	memcpy(k->p + k->len, l, 4);
+	memcpy(k->p + k->len + 4, p, len);
+	k->len += len + 4;
+	return 0;
+}
+
+static int add_str(struct kbuf *k, const char *s)
+{
+	return kp_kbuf_add(k, s, strlen(s));
+}
+
+static int add_state(struct kbuf *k, const char *path)
+{
+	struct stat st;
+	uint64_t v[6];
+
+	if (stat(path, &st) < 0)
+		return -1;
+	v[0] = (uint64_t)st.st_dev;
+	v[1] = (uint64_t)st.st_ino;
+	v[2] = (uint64_t)st.st_size;
+	v[3] = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	v[4] = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
+	v[5] = (uint64_t)st.st_mode;
+	return add_str(k, path) < 0 ? -1 : kp_kbuf_add(k, v, sizeof(v));
+}
+
+static int add_lib(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	/* the executable (""), the vDSO: not files */
+	if (info->dlpi_name && info->dlpi_name[0] == '/')
+		return add_state(arg, info->dlpi_name) < 0 ? 1 : 0;
+	return 0;
+}
+
+/* The environment variables that can change what a command prints. */
+static bool env_counts(const char *e)
+{
+	/* the caches' own settings: where and how big, and the statistics line (not captured) */
+	static const char *const not [] = { "KOPOLICY_CACHE_DIR=", "KOPOLICY_CACHE_MAX_SIZE=",
+					    "KOPOLICY_CACHE_STATS=", "KOPOLICY_RUN_CACHE=" };
+	static const char *const pre[] = { "KOPOLICY_", "NO_COLOR=", "TERM=",	"MODPROBE_",
+					   "OPENSSL_",	"LD_",	     "LANG=",	"LC_",
+					   "KMOD_",	"TZ=",	     "MALLOC_", "GLIBC_" };
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(not ); i++)
+		if (!strncmp(e, not [i], strlen(not [i])))
+			return false;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(pre); i++)
+		if (!strncmp(e, pre[i], strlen(pre[i])))
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The buffer glibc gives stdout (_IO_file_doallocate()): st_blksize when below BUFSIZ. */
+static size_t out_buffer_size(void)
+{
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) == 0 && st.st_blksize > 0 && st.st_blksize < BUFSIZ)
+		return (size_t)st.st_blksize;
+	return BUFSIZ;
+}
+
+/* Everything besides the inputs that decides the output; 0 or -1 (not cacheable). */
+static int build_key(struct kp_run_cache *rc, int argc, char **argv)
+{
+	struct kbuf *k = &rc->key;
+	char exe[PATH_MAX], cwd[PATH_MAX];
+	const char *env[256];
+	struct stat so, se;
+	struct utsname u;
+	size_t nenv = 0;
+	ssize_t n;
+	long v[8];
+
+	if (add_str(k, "kopolicy run v" PACKAGE_VERSION) < 0)
+		return -1;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(exe) - 1)
+		return -1;
+	exe[n] = '\0';
+	/* a rebuilt or upgraded binary or library is another key */
+	if (add_state(k, exe) < 0 || dl_iterate_phdr(add_lib, k) != 0)
+		return -1;
+	for (int i = 0; i < argc; i++)
+		if (add_str(k, argv[i]) < 0)
+			return -1;
+	if (!getcwd(cwd, sizeof(cwd)) || !strncmp(cwd, "/proc", 5) || !strncmp(cwd, "/sys", 4) ||
+	    add_str(k, cwd) < 0)
+		return -1;
+	for (char **e = environ; e && *e; e++) {
+		if (!env_counts(*e))
+			continue;
+		if (nenv == KP_ARRAY_SIZE(env))
+			return -1;
+		env[nenv++] = *e;
+	}
+	qsort(env, nenv, sizeof(*env), cmp_str);
+	for (size_t i = 0; i < nenv; i++)
+		if (add_str(k, env[i]) < 0)
+			return -1;
+	if (uname(&u) < 0 || add_str(k, u.sysname) < 0 || add_str(k, u.release) < 0 ||
+	    add_str(k, u.version) < 0 || add_str(k, u.machine) < 0)
+		return -1;
+	v[0] = isatty(STDIN_FILENO);
+	v[1] = isatty(STDOUT_FILENO);
+	v[2] = isatty(STDERR_FILENO);
+	v[3] = sysconf(_SC_NPROCESSORS_ONLN);
+	v[4] = (long)geteuid();
+	v[5] = (long)getegid();
+	/* how stdout's writes are cut, and whether stderr's land between them in one file */
+	v[6] = (long)out_buffer_size();
+	v[7] = fstat(STDOUT_FILENO, &so) == 0 && fstat(STDERR_FILENO, &se) == 0 &&
+	       so.st_dev == se.st_dev && so.st_ino == se.st_ino;
+	return kp_kbuf_add(k, v, sizeof(v));
+}
+
+int kp_run_cache_dir(const char *root, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/runs-v%d", root, KP_RUNS_FORMAT);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static bool is_off(const char *v)
+{
+	return v && (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "no"));
+}
+
+struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int argc, char **argv)
+{
+	static const char *const cacheable[] = { "check", "graph", "info", "explain" };
+	struct kp_run_cache *rc;
+	bool known = false;
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(cacheable); i++)
+		known |= !strcmp(cmd, cacheable[i]);
+	if (!known || is_off(getenv("KOPOLICY_RUN_CACHE")))
+		return NULL;
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "--no-cache") || !strcmp(argv[i], "--running") ||
+		    !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return NULL;
+	rc = calloc(1, sizeof(*rc));
+	if (!rc)
+		return NULL;
+	if (pthread_mutex_init(&rc->lock, NULL) != 0) {
+		free(rc);
+		return NULL;
+	}
+	rc->tfd = -1;
+	if (kp_run_cache_dir(root, rc->dir, sizeof(rc->dir)) < 0 || build_key(rc, argc, argv) < 0) {
+		pthread_mutex_destroy(&rc->lock);
+		free(rc->key.p);
+		free(rc);
+		return NULL;
+	}
+	for (size_t i = 0; i < rc->key.len; i++) {
+		h ^= rc->key.p[i];
+		h *= 0x100000001b3u;
+	}
+	snprintf(rc->name, sizeof(rc->name), "%016llx.run", (unsigned long long)h);
+	return rc;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint32_t entry_crc(const unsigned char *p, size_t len)
+{
+	unsigned char h[HDR_LEN];
+
+	memcpy(h, p, HDR_LEN);
+	memset(h + 48, 0, 4);
+	return (uint32_t)crc32_z(crc32(0, h, HDR_LEN), p + HDR_LEN, len - HDR_LEN);
+}
+
+/* The output chunks of @p (@len bytes) are well formed; written to stdout/stderr if @write. */
+static bool chunks(const unsigned char *p, uint64_t len, bool write)
+{
+	uint64_t off = 0;
+
+	while (off < len) {
+		uint32_t n;
+
+		if (len - off < 5 || (p[off] != 1 && p[off] != 2))
+			return false;
+		n = kp_load32(p + off + 1, false);
+		if (len - off - 5 < n)
+			return false;
+		if (write)
+			kp_write_all(p[off] == 1 ? STDOUT_FILENO : STDERR_FILENO, p + off + 5, n);
+		off += 5 + (uint64_t)n;
+	}
+	return true;
+}
+
+/* An entry mapped for a replay. */
+struct replay {
+	const struct kp_run_cache *rc;
+	const unsigned char *m;
+	uint64_t size, olen, klen, mlen;
+};
+
+/* Under kp_bytes_guard() (a file truncated under the mapping): 1 when the entry is whole,
+ * ours and its inputs all unchanged, else 0. */
+static int entry_holds(void *arg)
+{
+	const struct replay *r = arg;
+	const unsigned char *m = r->m;
+
+	return !memcmp(m, MAGIC, 8) && kp_load32(m + 8, false) == KP_RUNS_FORMAT &&
+	       r->olen <= r->size && r->klen <= r->size && r->mlen <= r->size &&
+	       HDR_LEN + r->olen + r->klen + r->mlen == r->size && r->klen == r->rc->key.len &&
+	       !memcmp(m + HDR_LEN + r->olen, r->rc->key.p, r->klen) &&
+	       kp_load32(m + 48, false) == entry_crc(m, (size_t)r->size) &&
+	       chunks(m + HDR_LEN, r->olen, false) &&
+	       kp_inputs_unchanged(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen) == 1;
+}
+
+static int emit(void *arg)
+{
+	const struct replay *r = arg;
+
+	chunks(r->m + HDR_LEN, r->olen, true);
+	return 0;
+}
+
+int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
+{
+	struct replay r = { .rc = rc };
+	struct kp_bytes b = { 0 };
+	unsigned char *m = NULL;
+	struct kp_err err;
+	struct stat st;
+	int dfd, fd, hit = 0;
+
+	dfd = open(rc->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	fd = openat(dfd, rc->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	close(dfd);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < HDR_LEN ||
+	    (uint64_t)st.st_size > ((uint64_t)1 << 36))
+		goto out;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		m = NULL;
+		goto out;
+	}
+	r.m = m;
+	r.size = (uint64_t)st.st_size;
+	r.olen = kp_load64(m + 16, false);
+	r.klen = kp_load64(m + 24, false);
+	r.mlen = kp_load64(m + 32, false);
+	b.data = m;
+	b.len = (size_t)st.st_size;
+	b.mapped = true;
+	if (kp_bytes_guard(&b, entry_holds, &r, &err) != 1)
+		goto out;
+	*status = (int)kp_load32(m + 12, false);
+	hit = 1;
+	/* truncated by hand between the check and here: what was written stays, exit 2 */
+	if (kp_bytes_guard(&b, emit, &r, &err) < 0) {
+		fprintf(stderr, "kopolicy: result cache: %s\n", err.msg);
+		*status = 2;
+	}
+	if (st.st_mtim.tv_sec + TOUCH_EVERY < time(NULL))
+		futimens(fd, NULL);
+out:
+	if (m)
+		munmap(m, (size_t)st.st_size);
+	close(fd);
+	return hit;
+}
+
+/* Appends @len bytes to the entry being written (buffered); the CRC follows. */
+static void tappend(struct kp_run_cache *rc, const void *p, size_t len)
+{
+	if (rc->broken)
+		return;
+	rc->crc = (uint32_t)crc32_z(rc->crc, p, len);
+	if (rc->blen + len > CAP_BUF) {
+		if (kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
+			rc->broken = true;
+		rc->blen = 0;
+	}
+	if (len > CAP_BUF) {
+		if (kp_write_all(rc->tfd, p, len) < 0)
+			rc->broken = true;
+		return;
+	}
+	memcpy(rc->buf + rc->blen, p, len);
+	rc->blen += len;
+}
+
+static ssize_t cap_write(void *cookie, const char *buf, size_t size)
+{
+	struct cap *c = cookie;
+	unsigned char h[5];
+
+	if (kp_write_all(c->fd, buf, size) < 0 || size > UINT32_MAX) {
+		__atomic_store_n(&c->rc->broken, true, __ATOMIC_RELAXED);
+		return size > UINT32_MAX ? (ssize_t)size : -1;
+	}
+	h[0] = c->stream;
+	put32(h + 1, (uint32_t)size);
+	pthread_mutex_lock(&c->rc->lock);
+	tappend(c->rc, h, 5);
+	tappend(c->rc, buf, size);
+	c->rc->olen += 5 + size;
+	pthread_mutex_unlock(&c->rc->lock);
+	return (ssize_t)size;
+}
+
+/* A stream over @c buffered as glibc would buffer the original (line for a terminal). */
+static FILE *cap_stream(struct cap *c, bool unbuffered)
+{
+	static const cookie_io_functions_t io = { .write = cap_write };
+	FILE *f = fopencookie(c, "w", io);
+
+	size_t size = out_buffer_size();
+
+	if (!f)
+		return NULL;
+	if (unbuffered) {
+		setvbuf(f, NULL, _IONBF, 0);
+		return f;
+	}
+	c->vbuf = malloc(size);
+	if (!c->vbuf) {
+		fclose(f);
+		return NULL;
+	}
+	setvbuf(f, c->vbuf, isatty(c->fd) ? _IOLBF : _IOFBF, size);
+	return f;
+}
+
+int kp_run_cache_record(struct kp_run_cache *rc)
+{
+	int dfd;
+
+	if (kp_rc_mkdir_p(rc->dir) < 0)
+		return -1;
+	dfd = open(rc->dir, O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	rc->tfd = kp_rc_tmpfile(dfd, rc->tmp, sizeof(rc->tmp));
+	close(dfd);
+	rc->buf = malloc(CAP_BUF);
+	rc->in = kp_inputs_new();
+	if (rc->tfd < 0 || !rc->buf || !rc->in)
+		return -1;
+	/* room for the header, written last */
+	rc->blen = HDR_LEN; /* not in @rc->crc */
+	memset(rc->buf, 0, HDR_LEN);
+	fflush(stdout);
+	fflush(stderr);
+	rc->cap_out = (struct cap){ .rc = rc, .fd = STDOUT_FILENO, .stream = 1 };
+	rc->cap_err = (struct cap){ .rc = rc, .fd = STDERR_FILENO, .stream = 2 };
+	rc->out = cap_stream(&rc->cap_out, false);
+	rc->err = cap_stream(&rc->cap_err, true);
+	if (!rc->out || !rc->err)
+		return -1;
+	rc->orig_out = stdout;
+	rc->orig_err = stderr;
+	stdout = rc->out;
+	stderr = rc->err;
+	kp_inputs_attach(rc->in);
+	return 0;
+}
+
+/* Writes key, manifest and header and names the entry; 0, or -1 with @why. */
+static int store(struct kp_run_cache *rc, int status, const char **why)
+{
+	unsigned char h[HDR_LEN];
+	const unsigned char *man;
+	size_t mlen;
+	uint64_t size;
+	int r;
+
+	man = kp_inputs_manifest(rc->in, &mlen, why);
+	if (!man)
+		return -1;
+	*why = "cannot write the entry";
+	tappend(rc, rc->key.p, rc->key.len);
+	tappend(rc, man, mlen);
+	rc->ninputs = kp_inputs_count(man, mlen);
+	if (rc->broken || kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
+		return -1;
+	rc->blen = 0;
+	memset(h, 0, HDR_LEN);
+	memcpy(h, MAGIC, 8);
+	put32(h + 8, KP_RUNS_FORMAT);
+	put32(h + 12, (uint32_t)status);
+	put64(h + 16, rc->olen);
+	put64(h + 24, rc->key.len);
+	put64(h + 32, mlen);
+	/* @rc->crc covers what follows the header: CRC(header || rest) from both */
+	size = HDR_LEN + rc->olen + rc->key.len + mlen;
+	put32(h + 48,
+	      (uint32_t)crc32_combine(crc32(0, h, HDR_LEN), rc->crc, (z_off_t)(size - HDR_LEN)));
+	r = kp_rc_finish_entry(rc->tfd, h, size);
+	if (r == 0 && size > kp_rc_budget()) {
+		*why = "larger than a quarter of KOPOLICY_CACHE_MAX_SIZE";
+		return -1;
+	}
+	return r < 0 ? -1 : kp_rc_publish(rc->dir, rc->tfd, rc->tmp, rc->name, size);
+}
+
+void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t len)
+{
+	const char *why = "the output could not be written";
+
+	if (len)
+		note[0] = '\0';
+	if (!rc)
+		return;
+	if (rc->orig_out) {
+		fflush(stdout);
+		fflush(stderr);
+		stdout = rc->orig_out;
+		stderr = rc->orig_err;
+		kp_inputs_attach(NULL);
+		if (status < 0 || status > 255)
+			why = "no exit status";
+		if (!rc->broken && status >= 0 && status < 256 && store(rc, status, &why) == 0)
+			snprintf(note, len, "miss, stored (%zu inputs)", rc->ninputs);
+		else
+			snprintf(note, len, "miss, not stored: %s", why);
+	}
+	if (rc->out)
+		fclose(rc->out);
+	if (rc->err)
+		fclose(rc->err);
+	free(rc->cap_out.vbuf);
+	kp_inputs_attach(NULL);
+	kp_inputs_free(rc->in);
+	kp_rc_tmp_drop(rc->dir, rc->tfd, rc->tmp);
+	free(rc->buf);
+	free(rc->key.p);
+	pthread_mutex_destroy(&rc->lock);
+	free(rc);
+}

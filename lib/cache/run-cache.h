@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The result cache: a run whose every input is unchanged replays its stored stdout, stderr
+ * and exit status instead of running (ccache's direct mode, make's dependency manifest).
+ *
+ * An entry, DIR/runs-v<KP_RUNS_FORMAT>/<hash of the key>.run, holds the key (kopolicy's
+ * version, the executable's and each loaded library's file state, argv, cwd, the
+ * environment variables that can change an output, whether stdin/stdout/stderr are
+ * terminals, uname, CPUs, uid/gid), the manifest of every input the run read (inputs.h:
+ * files, directories walked, paths that were absent), the output as it was written (stdout
+ * and stderr in their order) and the exit status, with a CRC-32 over all of it. A later run
+ * with the same key re-stat()s the manifest; if every entry holds, it writes the stored bytes
+ * and exits with the stored status. Anything else (another key, a changed or new input, a
+ * damaged, truncated or foreign entry) is a normal run, which stores a new entry when it is
+ * cacheable: not for the running kernel (/proc, /sys), the hook, output to a file (-o), or
+ * when an input changed less than a second before the run.
+ * Entries are written to an unnamed file and renamed into place whole; the directory is
+ * kept under a quarter of KOPOLICY_CACHE_MAX_SIZE, least recently used first.
+ */
+#ifndef KP_RUN_CACHE_H
+#define KP_RUN_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+#define KP_RUNS_FORMAT 1
+
+struct kp_run_cache;
+
+/*
+ * A result cache for this run of command @cmd with @argv (all of it, argv[0] excluded), over
+ * the cache root @root (the directory holding facts-vN/ and runs-vN/); NULL when the run is
+ * not cacheable (another command, --no-cache, KOPOLICY_RUN_CACHE=off, ...) or out of memory.
+ */
+struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int argc, char **argv);
+/* A stored result replayed: 1 with *@status (its output written), else 0 (run normally). */
+int kp_run_cache_replay(struct kp_run_cache *rc, int *status);
+/*
+ * Records this run: stdout and stderr are swapped for streams that write through and keep a
+ * copy (same buffering as the originals); the inputs recorder is attached. 0 or -1 (then
+ * nothing is recorded and the run goes on as without the cache).
+ */
+int kp_run_cache_record(struct kp_run_cache *rc);
+/*
+ * After the command returned @status (-1: none, nothing stored): stores the result when it
+ * may be, restores stdout and stderr, frees @rc. @note gets what happened for
+ * KOPOLICY_CACHE_STATS ("miss, stored (N inputs)", "miss, not stored: WHY"), "" when
+ * nothing was recorded.
+ */
+void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t len);
+
+/* The directory of the result cache under @root into @buf; 0 or -1 (too long). */
+int kp_run_cache_dir(const char *root, char *buf, size_t len);
+
+struct kp_run_usage {
+	uint64_t entries, bytes, removed;
+};
+/* Counts, prunes (to @max_bytes, least recently used first) or removes every entry of the
+ * result cache under @root. 0, or -1 with @err. */
+int kp_run_cache_usage(const char *root, struct kp_run_usage *u, struct kp_err *err);
+int kp_run_cache_prune(const char *root, uint64_t max_bytes, struct kp_run_usage *u,
+		       struct kp_err *err);
+int kp_run_cache_clear(const char *root, struct kp_run_usage *u, struct kp_err *err);
+
+#endif

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The facts cache's pack format (facts-pack.h): encoding, opening packs, lookups.
+ *
+ * Packs. Each run that read modules writes the entries it made into one unnamed file
+ * (O_TMPFILE) and names it packs/<pid>-<time>.pack when it ends: one file per run instead
+ * of one per module, whole or absent for every reader. Layout:
+ *
+ *   entry...      each: a 72-byte header (magic, format, flags, key, file size, payload
+ *                 length, CRC-32, build) and the payload (facts-serial.c); the key is the
+ *                 content key, or the state's hash, inode and ctime (kp_fc_entry_key())
+ *   record...     128 bytes each, sorted by the state's 64-bit hash: hash, the 8 state
+ *                 fields, content key, entry offset, entry length, flags, CRC-32 of the record
+ *   uint32...     the numbers of the records with a content key, sorted by that key
+ *   footer        64 bytes: magic, format, build, record count, index offset, key count, CRC
+ *
+ * A lookup maps each pack's index (only the pages a binary search touches are read) and
+ * pread()s the one entry it needs. An entry is used only when its record's CRC, and its
+ * header (magic, format, build, flags, key, file size, length) and CRC all match and its
+ * payload decodes exactly; anything else is a miss and the file is read as without the
+ * cache. Packs are never changed once named: pruning and merging unlink them (a run that
+ * has one open keeps reading it). More than MAX_PACKS packs are merged (the smallest ones,
+ * under a lock file) so lookups open few files.
+ */
+#include "facts-pack.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "bytes.h"
+#include "read/reader-id.h"
+#include "util/io.h"
+
+uint32_t kp_fc_build_tag(void)
+{
+	uint32_t b = (uint32_t)crc32(0, (const Bytef *)PACKAGE_VERSION, strlen(PACKAGE_VERSION));
+
+	return (uint32_t)crc32(b, (const Bytef *)KP_READER_ID, strlen(KP_READER_ID));
+}
+
+/* The file state a record is for: which file (device, inode) in which state. */
+void kp_fc_file_state(const struct stat *st, uint64_t *v)
+{
+	v[0] = (uint64_t)st->st_dev;
+	v[1] = (uint64_t)st->st_ino;
+	v[2] = (uint64_t)st->st_size;
+	v[3] = (uint64_t)st->st_mtim.tv_sec;
+	v[4] = (uint64_t)st->st_mtim.tv_nsec;
+	v[5] = (uint64_t)st->st_ctim.tv_sec;
+	v[6] = (uint64_t)st->st_ctim.tv_nsec;
+	v[7] = (uint64_t)st->st_mode;
+}
+
+/* A 64-bit hash of the state, to sort and search records by (the fields are compared too). */
+uint64_t kp_fc_state_hash(const uint64_t *v)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+
+	for (int i = 0; i < 8; i++) {
+		h ^= v[i];
+		h *= 0xff51afd7ed558ccdu;
+		h ^= h >> 33;
+	}
+	return h;
+}
+
+/* The read options that change the facts: part of an entry's header and its record. */
+uint32_t kp_fc_entry_flags(const struct kp_open_opts *o)
+{
+	return (o->full_modinfo ? 1u : 0u) | (o->sig_digest & 3u) << 1;
+}
+
+/* The header before the payload; its CRC covers header (CRC field 0) and payload. */
+void kp_fc_make_header(const struct kp_facts_cache *c, unsigned char *h, uint32_t flags,
+		       const unsigned char *key, uint64_t file_size, uint64_t payload_len)
+{
+	memset(h, 0, HEADER_LEN);
+	memcpy(h, MAGIC, 8);
+	put32(h + 8, KP_FACTS_FORMAT);
+	put32(h + 12, flags);
+	memcpy(h + 16, key, KEY_LEN);
+	put64(h + 48, file_size);
+	put64(h + 56, payload_len);
+	/* h + 64: CRC-32, filled by the caller */
+	put32(h + 68, c->build);
+}
+
+uint32_t kp_fc_entry_crc(const unsigned char *h, const unsigned char *payload, size_t len)
+{
+	unsigned char copy[HEADER_LEN];
+	uLong crc;
+
+	memcpy(copy, h, HEADER_LEN);
+	memset(copy + 64, 0, 4);
+	crc = crc32(0, copy, HEADER_LEN);
+	return (uint32_t)crc32_z(crc, payload, len);
+}
+
+/* The header fields a lookup checks: for @key (kp_fc_entry_key()) and @file_size. */
+bool kp_fc_header_ok(const struct kp_facts_cache *c, const unsigned char *h, size_t len,
+		     uint32_t flags, const unsigned char *key, uint64_t file_size)
+{
+	unsigned char want[HEADER_LEN];
+
+	if (len < HEADER_LEN)
+		return false;
+	kp_fc_make_header(c, want, flags, key, file_size, len - HEADER_LEN);
+	memcpy(want + 64, h + 64, 4);
+	return !memcmp(h, want, HEADER_LEN) &&
+	       kp_load32(h + 64, false) == kp_fc_entry_crc(h, h + HEADER_LEN, len - HEADER_LEN);
+}
+
+/*
+ * The key in the header of @r's entry: the content key, or for an entry found by state
+ * only, the state's hash, inode and ctime: an entry is bound to what its record names.
+ */
+void kp_fc_entry_key(const struct rec *r, unsigned char *k)
+{
+	if (r->flags & F_CONTENT) {
+		memcpy(k, r->key, KEY_LEN);
+		return;
+	}
+	put64(k, r->hash);
+	put64(k + 8, r->st[1]);
+	put64(k + 16, r->st[5]);
+	put64(k + 24, r->st[6]);
+}
+
+/* Records: 128 bytes, little-endian. */
+void kp_fc_rec_put(unsigned char *p, const struct rec *r)
+{
+	memset(p, 0, REC_LEN);
+	put64(p, r->hash);
+	for (int i = 0; i < 8; i++)
+		put64(p + 8 + 8 * i, r->st[i]);
+	memcpy(p + 72, r->key, KEY_LEN);
+	put64(p + 104, r->off);
+	put32(p + 112, r->len);
+	put32(p + 116, r->flags);
+	put32(p + 124, (uint32_t)crc32(0, p, REC_LEN - 4));
+}
+
+bool kp_fc_rec_get(const unsigned char *p, struct rec *r)
+{
+	if (kp_load32(p + 124, false) != (uint32_t)crc32(0, p, REC_LEN - 4))
+		return false;
+	r->hash = get64(p);
+	for (int i = 0; i < 8; i++)
+		r->st[i] = get64(p + 8 + 8 * i);
+	memcpy(r->key, p + 72, KEY_LEN);
+	r->off = get64(p + 104);
+	r->len = kp_load32(p + 112, false);
+	r->flags = kp_load32(p + 116, false);
+	return true;
+}
+
+void kp_fc_footer_put(const struct kp_facts_cache *c, unsigned char *f, uint64_t nrec,
+		      uint64_t index_off, uint64_t nkeys)
+{
+	memset(f, 0, FOOTER_LEN);
+	memcpy(f, PACK_MAGIC, 8);
+	put32(f + 8, KP_FACTS_FORMAT);
+	put32(f + 12, c->build);
+	put64(f + 16, nrec);
+	put64(f + 24, index_off);
+	put64(f + 32, nkeys);
+	put32(f + 60, (uint32_t)crc32(0, f, FOOTER_LEN - 4));
+}
+
+/* The footer of a pack of @size bytes: 0 and the counts, or -1 (not a pack of this build). */
+static int footer_get(const struct kp_facts_cache *c, const unsigned char *f, uint64_t size,
+		      uint64_t *nrec, uint64_t *index_off, uint64_t *nkeys)
+{
+	if (memcmp(f, PACK_MAGIC, 8) || kp_load32(f + 8, false) != KP_FACTS_FORMAT ||
+	    kp_load32(f + 12, false) != c->build ||
+	    kp_load32(f + 60, false) != (uint32_t)crc32(0, f, FOOTER_LEN - 4))
+		return -1;
+	*nrec = get64(f + 16);
+	*index_off = get64(f + 24);
+	*nkeys = get64(f + 32);
+	if (size < FOOTER_LEN || *nrec > size / REC_LEN || *nkeys > *nrec || *index_off > size ||
+	    size - *index_off != *nrec * REC_LEN + *nkeys * 4 + FOOTER_LEN)
+		return -1;
+	return 0;
+}
+
+static bool is_pack_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 5 && n < NAME_LEN && !strcmp(name + n - 5, ".pack");
+}
+
+/* Opens the pack @name of the directory @dfd and maps its index; 0 or -1 (not a pack). */
+int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name, struct pack *p)
+{
+	unsigned char f[FOOTER_LEN];
+	uint64_t nrec, off, nkeys, start;
+	long page = sysconf(_SC_PAGESIZE);
+	struct stat st;
+
+	memset(p, 0, sizeof(*p));
+	p->fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (p->fd < 0)
+		return -1;
+	if (fstat(p->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < FOOTER_LEN ||
+	    (uint64_t)st.st_size > PACK_MAX ||
+	    kp_pread_all(p->fd, f, FOOTER_LEN, (uint64_t)st.st_size - FOOTER_LEN) != FOOTER_LEN ||
+	    footer_get(c, f, (uint64_t)st.st_size, &nrec, &off, &nkeys) < 0)
+		goto fail;
+	p->mtime = st.st_mtim.tv_sec;
+	p->nrec = nrec;
+	p->nkeys = nkeys;
+	if (!nrec)
+		return 0;
+	start = off & ~(uint64_t)(page > 0 ? page - 1 : 4095);
+	p->map_len = (size_t)((uint64_t)st.st_size - FOOTER_LEN - start);
+	p->map = mmap(NULL, p->map_len, PROT_READ, MAP_SHARED, p->fd, (off_t)start);
+	if (p->map == MAP_FAILED) {
+		p->map = NULL;
+		goto fail;
+	}
+	p->recs = p->map + (off - start);
+	p->keys = p->recs + nrec * REC_LEN;
+	return 0;
+fail:
+	close(p->fd);
+	p->fd = -1;
+	return -1;
+}
+
+void kp_fc_pack_close(struct pack *p)
+{
+	if (p->map)
+		munmap(p->map, p->map_len);
+	if (p->fd >= 0)
+		close(p->fd);
+	p->map = NULL;
+	p->fd = -1;
+}
+
+static int cmp_newest(const void *a, const void *b)
+{
+	const struct pack_name *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime > y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The names of the packs in @dfd (and their stat), newest first; -1 when out of memory. */
+int kp_fc_list_packs(int dfd, struct pack_name **out, size_t *n)
+{
+	struct pack_name *v = NULL;
+	size_t cap = 0;
+	struct dirent *de;
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (!is_pack_name(de->d_name) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (kp_grow(&v, &cap, *n + 1, sizeof(*v)) < 0) {
+			closedir(d);
+			free(v);
+			*n = 0;
+			return -1;
+		}
+		snprintf(v[*n].name, NAME_LEN, "%s", de->d_name);
+		v[*n].mtime = st.st_mtim.tv_sec;
+		v[*n].bytes = (uint64_t)st.st_blocks * 512;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_newest);
+	*out = v;
+	return 0;
+}
+
+/* The packs directory of @c (O_PATH), or -1. */
+static int packs_dirfd(const struct kp_facts_cache *c)
+{
+	return openat(c->dirfd, PACK_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Opens the newest LOAD_PACKS packs once per run (the first lookup). */
+void kp_fc_load_packs(struct kp_facts_cache *c)
+{
+	struct pack_name *names;
+	size_t n;
+	int dfd;
+
+	if (__atomic_load_n(&c->loaded, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&c->lock);
+	if (c->loaded)
+		goto out;
+	dfd = packs_dirfd(c);
+	if (dfd < 0)
+		goto done;
+	if (kp_fc_list_packs(dfd, &names, &n) == 0 && n) {
+		if (n > LOAD_PACKS)
+			n = LOAD_PACKS;
+		c->packs = calloc(n, sizeof(*c->packs));
+		for (size_t i = 0; c->packs && i < n; i++)
+			if (kp_fc_pack_open(c, dfd, names[i].name, &c->packs[c->npacks]) == 0)
+				c->npacks++;
+	}
+	free(names);
+	close(dfd);
+done:
+	__atomic_store_n(&c->loaded, true, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* A lookup in one pack's index: by file state (@st) or by content key (@key). */
+struct find {
+	const struct pack *p;
+	const uint64_t *st;
+	uint64_t hash;
+	const unsigned char *key;
+	uint32_t flags;
+	size_t from; /* the search resumes here (the next candidate) */
+	struct rec found;
+};
+
+static bool rec_matches(const struct find *f, const unsigned char *p)
+{
+	struct rec r;
+
+	if (!kp_fc_rec_get(p, &r) || (r.flags & 0xff) != f->flags)
+		return false;
+	if (f->st) {
+		if (r.hash != f->hash || memcmp(r.st, f->st, sizeof(r.st)))
+			return false;
+	} else if (!(r.flags & F_CONTENT) || memcmp(r.key, f->key, KEY_LEN)) {
+		return false;
+	}
+	((struct find *)f)->found = r;
+	return true;
+}
+
+/* The index of a record (by state) or a key slot (by content) at position @i. */
+static const unsigned char *slot(const struct find *f, size_t i)
+{
+	uint32_t k;
+
+	if (f->st)
+		return f->p->recs + i * REC_LEN;
+	k = kp_load32(f->p->keys + 4 * i, false);
+	return k < f->p->nrec ? f->p->recs + (size_t)k * REC_LEN : NULL;
+}
+
+/* <0, 0, >0: the record at @i sorts before, with, after what @f looks for. */
+static int slot_cmp(const struct find *f, size_t i)
+{
+	const unsigned char *p = slot(f, i);
+	uint64_t h;
+
+	if (!p)
+		return 1;
+	if (!f->st)
+		return memcmp(p + 72, f->key, KEY_LEN);
+	h = get64(p);
+	return h < f->hash ? -1 : h > f->hash;
+}
+
+/* Under kp_bytes_guard(): the next matching record from @f->from; 1 found, 0 none. */
+static int find_next(void *arg)
+{
+	struct find *f = arg;
+	size_t n = f->st ? f->p->nrec : f->p->nkeys;
+
+	if (f->from == SIZE_MAX) { /* first call: binary search for the first candidate */
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (slot_cmp(f, mid) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		f->from = lo;
+	}
+	for (; f->from < n && slot_cmp(f, f->from) == 0; f->from++) {
+		const unsigned char *p = slot(f, f->from);
+
+		if (rec_matches(f, p)) {
+			f->from++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The module from the entry @r of @p, or NULL (refused: corrupt or foreign). The file must
+ * be @file_size bytes and its image fit @opts->max_size. @raw/@raw_len: the entry's bytes
+ * (the caller frees them) when not NULL.
+ */
+static struct kp_module *load_entry(const struct kp_facts_cache *c, const struct pack *p,
+				    const struct rec *r, const char *path,
+				    const struct kp_open_opts *opts, uint64_t file_size,
+				    unsigned char **raw)
+{
+	size_t max = opts->max_size ? opts->max_size : KP_DEFAULT_MAX_SIZE;
+	unsigned char small[16384], *buf = small, key[KEY_LEN];
+	struct kp_module *m = NULL;
+	size_t len = r->len;
+
+	if (len < HEADER_LEN || len > ENTRY_MAX)
+		return NULL;
+	if (len > sizeof(small) || raw) {
+		buf = malloc(len);
+		if (!buf)
+			return NULL;
+	}
+	kp_fc_entry_key(r, key);
+	if (kp_pread_all(p->fd, buf, len, r->off) != (ssize_t)len ||
+	    !kp_fc_header_ok(c, buf, len, r->flags & 0xff, key, file_size))
+		goto out;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		goto out;
+	m->path = path;
+	if (kp_facts_decode(m, buf + HEADER_LEN, len - HEADER_LEN, opts->names) < 0 ||
+	    m->image_size > max || m->file_size != file_size) {
+		kp_module_free(m);
+		m = NULL;
+		goto out;
+	}
+	__atomic_store_n(&((struct pack *)p)->used, 1, __ATOMIC_RELAXED);
+	if (raw) {
+		*raw = buf;
+		return m;
+	}
+out:
+	if (buf != small)
+		free(buf);
+	return m;
+}
+
+/*
+ * Looks the module up in every pack: by @st (the file's state) or, with @st NULL, by @key.
+ * A hit returns the module (and the entry's bytes in @raw when asked); refused entries are
+ * counted and the search goes on.
+ */
+struct kp_module *kp_fc_lookup(struct kp_facts_cache *c, const uint64_t *st,
+			       const unsigned char *key, const char *path,
+			       const struct kp_open_opts *opts, uint64_t file_size,
+			       unsigned char **raw)
+{
+	struct kp_err err;
+
+	kp_fc_load_packs(c);
+	for (size_t i = 0; i < c->npacks; i++) {
+		const struct pack *p = &c->packs[i];
+		struct kp_bytes guard = { .data = p->map, .len = p->map_len, .mapped = true };
+		struct find f = { .p = p,
+				  .st = st,
+				  .key = key,
+				  .flags = kp_fc_entry_flags(opts),
+				  .from = SIZE_MAX };
+
+		if (!p->nrec)
+			continue;
+		if (st)
+			f.hash = kp_fc_state_hash(st);
+		/* a pack truncated under us (by hand) is a SIGBUS on its index: a miss */
+		while (kp_bytes_guard(&guard, find_next, &f, &err) == 1) {
+			struct kp_module *m =
+				load_entry(c, p, &f.found, path, opts, file_size, raw);
+
+			if (m)
+				return m;
+			count(&c->n.rejected);
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Inside the facts cache (facts-cache.h): the pack format and the state shared by
+ * facts-cache.c (policy: keys, store, open), facts-pack.c (format, reading, lookup),
+ * facts-pack-write.c (writer, merge) and facts-cache-admin.c (show, prune, clear).
+ * The layout of a pack is described in facts-pack.c.
+ */
+#ifndef KP_FACTS_PACK_H
+#define KP_FACTS_PACK_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
+#include "facts-cache.h"
+#include "facts-serial.h"
+#include "util/util.h"
+
+#define MAGIC	    "KPFACTS"
+#define PACK_MAGIC  "KPPACK\0"
+#define HEADER_LEN  72
+#define REC_LEN	    128
+#define FOOTER_LEN  64
+#define KEY_LEN	    32
+#define F_CONTENT   0x100u	       /* record flag: the content key is set */
+#define TOUCH_EVERY (24 * 3600)	       /* a hit refreshes a pack's mtime at most this often */
+#define PRUNE_EVERY 3600	       /* automatic pruning at most once an hour */
+#define TMP_MAX_AGE 3600	       /* a temporary file older than this was left by a crash */
+#define ENTRY_MAX   ((size_t)64 << 20) /* one entry */
+#define PACK_MAX    ((uint64_t)1 << 40)
+#define MAX_PACKS   16 /* more are merged at the end of a run that wrote one */
+#define LOAD_PACKS  64 /* a lookup reads at most this many (the newest) */
+#define PACK_DIR    "packs"
+#define NAME_LEN    96
+#define WRITE_BUF   ((size_t)64 << 10)
+#define ENC_POOL    8
+#define SPILL_RECS  256 /* records kept in memory while reading: the rest wait in a file */
+
+/* One named pack, its index mapped. */
+struct pack {
+	int fd;
+	unsigned char *map; /* the mapping that holds the index */
+	size_t map_len;
+	const unsigned char *recs; /* @nrec records */
+	const unsigned char *keys; /* @nkeys record numbers, by content key */
+	uint64_t nrec, nkeys;
+	time_t mtime;
+	int used; /* a hit came from it; atomic */
+};
+
+/* What this run adds: entries written to an unnamed file as they are made. */
+struct rec {
+	uint64_t hash;
+	uint64_t st[8];
+	unsigned char key[KEY_LEN];
+	uint64_t off;
+	uint32_t len, flags;
+};
+
+struct writer {
+	int fd;	     /* -1 until the first entry */
+	bool failed; /* no more entries this run */
+	bool named;  /* @tmp names it (no O_TMPFILE) */
+	char tmp[NAME_LEN];
+	uint64_t off;	    /* the next entry's offset (written and buffered bytes) */
+	unsigned char *buf; /* entries not written yet: one write() per WRITE_BUF bytes */
+	size_t blen, bcap;
+	struct rec *recs; /* the last @n records (@n < SPILL_RECS when @rfd is open) */
+	size_t n, cap;
+	int rfd;	   /* an unnamed file the earlier records went to, or -1 (all in @recs) */
+	uint64_t nspilled; /* records in @rfd */
+};
+
+struct kp_facts_cache {
+	char *dir;
+	int dirfd;	/* O_PATH of @dir; -1: no cache directory (every lookup misses) */
+	EVP_MD *sha256; /* fetched on first use: OpenSSL's start-up costs the hook ~1 ms */
+	uint32_t build; /* CRC-32 of PACKAGE_VERSION and KP_READER_ID: another build's entries miss
+			 */
+	pthread_mutex_t lock; /* the pack list's loading and @w */
+	bool loaded;	      /* @packs read (atomic acquire) */
+	struct pack *packs;
+	size_t npacks;
+	struct writer w;
+	/* encoding buffers (and string tables) kept from entry to entry, one per thread at work */
+	struct kp_facts_buf *enc[ENC_POOL];
+	size_t nenc;		  /* how many of @enc are free (under @lock) */
+	unsigned seq;		  /* temporary file names; atomic */
+	struct kp_cache_counts n; /* atomic */
+};
+
+struct pack_name {
+	char name[NAME_LEN];
+	time_t mtime;
+	uint64_t bytes;
+};
+
+static inline void count(uint64_t *v)
+{
+	__atomic_fetch_add(v, 1, __ATOMIC_RELAXED);
+}
+
+static inline void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint64_t get64(const unsigned char *p)
+{
+	return kp_load64(p, false);
+}
+
+/* CRC-32 of PACKAGE_VERSION and KP_READER_ID: entries of another build miss. */
+uint32_t kp_fc_build_tag(void);
+/* The file state a record is for: which file (device, inode) in which state. */
+void kp_fc_file_state(const struct stat *st, uint64_t *v);
+/* A 64-bit hash of the state, to sort and search records by (the fields are compared too). */
+uint64_t kp_fc_state_hash(const uint64_t *v);
+/* The read options that change the facts: part of an entry's header and its record. */
+uint32_t kp_fc_entry_flags(const struct kp_open_opts *o);
+/* An entry's header (CRC field left 0), the CRC over header and payload, the check. */
+void kp_fc_make_header(const struct kp_facts_cache *c, unsigned char *h, uint32_t flags,
+		       const unsigned char *key, uint64_t file_size, uint64_t payload_len);
+uint32_t kp_fc_entry_crc(const unsigned char *h, const unsigned char *payload, size_t len);
+bool kp_fc_header_ok(const struct kp_facts_cache *c, const unsigned char *h, size_t len,
+		     uint32_t flags, const unsigned char *key, uint64_t file_size);
+/* The key in the header of @r's entry. */
+void kp_fc_entry_key(const struct rec *r, unsigned char *k);
+/* Index records (REC_LEN bytes) and the footer. */
+void kp_fc_rec_put(unsigned char *p, const struct rec *r);
+bool kp_fc_rec_get(const unsigned char *p, struct rec *r);
+void kp_fc_footer_put(const struct kp_facts_cache *c, unsigned char *f, uint64_t nrec,
+		      uint64_t index_off, uint64_t nkeys);
+
+/* Opens the pack @name of the directory @dfd and maps its index; 0 or -1 (not a pack). */
+int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name, struct pack *p);
+void kp_fc_pack_close(struct pack *p);
+/* The names of the packs in @dfd (and their stat), newest first; -1 when out of memory. */
+int kp_fc_list_packs(int dfd, struct pack_name **out, size_t *n);
+/* Opens the newest LOAD_PACKS packs once per run (the first lookup). */
+void kp_fc_load_packs(struct kp_facts_cache *c);
+/*
+ * Looks the module up in every pack: by @st (the file's state) or, with @st NULL, by @key.
+ * A hit returns the module (and the entry's bytes in @raw when asked); refused entries are
+ * counted and the search goes on.
+ */
+struct kp_module *kp_fc_lookup(struct kp_facts_cache *c, const uint64_t *st,
+			       const unsigned char *key, const char *path,
+			       const struct kp_open_opts *opts, uint64_t file_size,
+			       unsigned char **raw);
+
+/* Appends the entry @p (@len bytes) for @r's state and key; under @c->lock. 0 or -1. */
+int kp_fc_writer_add(struct kp_facts_cache *c, struct writer *w, struct rec *r,
+		     const unsigned char *p, size_t len);
+/* Writes the index and footer after the entries; 0 or -1. */
+int kp_fc_writer_finish(struct kp_facts_cache *c, struct writer *w);
+/* Names the finished writer's file packs/<time>-<pid>-N.pack; 0 or -1. */
+int kp_fc_writer_publish(struct kp_facts_cache *c, struct writer *w);
+void kp_fc_writer_close(struct kp_facts_cache *c, struct writer *w);
+/* More than MAX_PACKS packs: the smallest are merged into one (under a lock file). */
+void kp_fc_merge_packs(struct kp_facts_cache *c);
+
+#endif

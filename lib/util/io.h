@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Whole reads and writes: the one pread()/write() loop of lib/ (EINTR, short transfers). */
+#ifndef KP_IO_H
+#define KP_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Reads @len bytes at @off of @fd into @buf, retrying interrupted and short reads. Returns
+ * the bytes read: @len, or fewer when the file ends first; -1 with errno on a read error.
+ * errno is left as it was when the call succeeds.
+ */
+ssize_t kp_pread_all(int fd, void *buf, size_t len, uint64_t off);
+/*
+ * Writes all @len bytes of @buf to @fd at its offset, retrying interrupted and short
+ * writes. 0, or -1 with errno (EIO when write() makes no progress); errno is left as it
+ * was when the call succeeds.
+ */
+int kp_write_all(int fd, const void *buf, size_t len);
+
+#endif

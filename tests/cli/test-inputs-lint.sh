@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Nothing escapes the result cache's manifest (lib/cache/inputs.h): lib/ and src/ look at files
+# only through kp_in_stat/lstat/open/fopen/opendir/readlink, except at the places listed here,
+# each with why it needs no record. A new direct call fails this test until it is recorded or
+# listed.
+set -uo pipefail
+
+top=${srcdir:-.}
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+
+# FILE COUNT: direct calls allowed in FILE (why)
+allowed='
+lib/read/facts-cache.c 3
+lib/policy/hook-policy.c 2
+lib/kernel/modprobe-chain.c 1
+lib/kernel/depmod-config.c 1
+src/cmd-check.c 2
+src/cmd-hook.c 1
+src/kopolicy.c 1
+'
+# why: lib/cache/ is the recorder and the cache's own files; the facts cache's files
+# (its directory, not inputs: cache-dir files are opened through its dirfd or by name);
+# hook-policy.c and cmd-hook.c serve only the hook (never cached); modprobe-chain.c and
+# depmod-config.c fstatat() the entries of a directory already recorded whole (kp_in_opendir,
+# kp_in_note_kmod); cmd-check.c opens -o FILE for writing (kp_in_uncacheable() first);
+# kopolicy.c access()es the hook's system cache.
+pat='(^|[^_[:alnum:]])(open|openat|fopen|opendir|stat|lstat|fstatat|access|readlink)\('
+
+code() { # FILE: its lines, comments left out
+	sed -e 's://.*$::' -e 's:/\*.*\*/::g' "$1" | grep -v '^[[:space:]]*\*'
+}
+count() { # FILE: direct calls
+	code "$1" | grep -v 'kp_in_' | grep -Ec "$pat"
+}
+
+bad=0
+while IFS= read -r f; do
+	rel=${f#"$top"/}
+	case $rel in lib/cache/* | lib/read/facts-pack* | lib/read/facts-cache-admin.c) continue ;; esac
+	want=$(echo "$allowed" | awk -v f="$rel" '$1 == f { print $2 }')
+	got=$(count "$f")
+	kmod=$(code "$f" | grep -c 'kmod_new(')
+	notes=$(code "$f" | grep -c 'kp_in_note_kmod(')
+	if [ "$got" -ne "${want:-0}" ]; then
+		echo "# $rel: $got direct file calls, ${want:-0} allowed" >&2
+		grep -nE "$pat" "$f" | grep -v 'kp_in_' >&2
+		bad=1
+	fi
+	if [ "$kmod" -gt 0 ] && [ "$notes" -lt "$kmod" ]; then
+		echo "# $rel: kmod_new() without kp_in_note_kmod() before it" >&2
+		bad=1
+	fi
+done < <(find "$top/lib" "$top/src" -name '*.c' | sort)
+ok "every file look-up of lib/ and src/ is recorded or listed" $bad
+
+echo "1..$n"
+[ "$fail" -eq 0 ]
