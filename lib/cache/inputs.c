@@ -90,18 +90,6 @@ void kp_inputs_attach(struct kp_inputs *in)
 	__atomic_store_n(&recorder, in, __ATOMIC_RELEASE);
 }
 
-static void state_of(const struct stat *st, uint64_t *v)
-{
-	v[0] = (uint64_t)st->st_dev;
-	v[1] = (uint64_t)st->st_ino;
-	v[2] = (uint64_t)st->st_size;
-	v[3] = (uint64_t)st->st_mtim.tv_sec;
-	v[4] = (uint64_t)st->st_mtim.tv_nsec;
-	v[5] = (uint64_t)st->st_ctim.tv_sec;
-	v[6] = (uint64_t)st->st_ctim.tv_nsec;
-	v[7] = (uint64_t)st->st_mode;
-}
-
 static void mark(struct kp_inputs *in, const char *why)
 {
 	pthread_mutex_lock(&in->lock);
@@ -279,7 +267,7 @@ static void note_stat(struct kp_inputs *in, const char *path, bool follow, int r
 			return;
 		}
 		e.kind = K_STATE;
-		state_of(st, e.st);
+		kp_file_state(st, e.st);
 	} else {
 		e.kind = K_ABSENT;
 		e.err = errnum;
@@ -542,7 +530,7 @@ static bool holds(const struct entry *e)
 		return r < 0 && errno == e->err;
 	if (r < 0)
 		return false;
-	state_of(&st, v);
+	kp_file_state(&st, v);
 	return !memcmp(v, e->st, sizeof(v));
 }
 

@@ -18,25 +18,6 @@
 
 #define TMP_MAX_AGE 3600 /* a temporary file older than this was left by a crash */
 
-int kp_rc_mkdir_p(const char *path)
-{
-	char p[4096];
-
-	if ((size_t)snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
-		return -1;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			*s = '/';
-			return -1;
-		}
-		*s = '/';
-	}
-	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
-}
-
 static void tmp_name(char *buf, size_t len)
 {
 	struct timespec now;

@@ -14,8 +14,6 @@ struct kbuf {
 /* Appends @len bytes as one field (32-bit length, bytes); 0 or -1. */
 int kp_kbuf_add(struct kbuf *k, const void *p, size_t len);
 
-/* mkdir -p @path; 0 or -1. */
-int kp_rc_mkdir_p(const char *path);
 /* An unnamed file in @dfd, else a named temporary one (@tmp gets its name); fd or -1. */
 int kp_rc_tmpfile(int dfd, char *tmp, size_t len);
 /* Writes the header @h (64 bytes) at offset 0 of @fd, whose size must be @size; 0 or -1. */

@@ -436,7 +436,7 @@ int kp_run_cache_record(struct kp_run_cache *rc)
 {
 	int dfd;
 
-	if (kp_rc_mkdir_p(rc->dir) < 0)
+	if (kp_mkdir_p(rc->dir) < 0)
 		return -1;
 	dfd = open(rc->dir, O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)

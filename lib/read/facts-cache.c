@@ -34,6 +34,7 @@
 #include "cache/inputs.h"
 #include "bytes.h"
 #include "facts-pack.h"
+#include "util/io.h"
 #include "facts-serial.h"
 
 static bool is_off(const char *v)
@@ -63,26 +64,6 @@ int kp_facts_cache_dir(enum kp_cache_scope scope, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* mkdir -p @path (0755); 0 or -1. */
-static int mkdir_p(const char *path)
-{
-	char p[4096];
-
-	if ((size_t)snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
-		return -1;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			*s = '/';
-			return -1;
-		}
-		*s = '/';
-	}
-	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
-}
-
 struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 {
 	struct kp_facts_cache *c = calloc(1, sizeof(*c));
@@ -100,7 +81,7 @@ struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 	/* another release or another reader (KP_READER_ID: a digest of its sources): a miss */
 	c->build = kp_fc_build_tag();
 	/* created now (a read-only place stays read-only: lookups only, or none) */
-	mkdir_p(dir);
+	kp_mkdir_p(dir);
 	c->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return c;
 }
@@ -293,7 +274,7 @@ static int read_and_store(struct kp_facts_cache *c, const char *path, struct kp_
 	count(&c->n.misses);
 	if (ret < 0)
 		return ret;
-	kp_fc_file_state(&st, r.st);
+	kp_file_state(&st, r.st);
 	r.hash = kp_fc_state_hash(r.st);
 	/* a content key only for the bytes read: content_key() checks the state it hashes */
 	if (hashed_by_name(path) && content_key(c, path, &st, r.key) == 0)
@@ -321,7 +302,7 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	/* Not a regular file, or gone: the reader says what it is. */
 	if (kp_in_stat(path, &pre) < 0 || !S_ISREG(pre.st_mode))
 		return kp_module_open_with(path, &direct, dec, out, err);
-	kp_fc_file_state(&pre, r.st);
+	kp_file_state(&pre, r.st);
 	r.hash = kp_fc_state_hash(r.st);
 	m = kp_fc_lookup(c, r.st, NULL, path, opts, (uint64_t)pre.st_size, NULL);
 	if (m) {

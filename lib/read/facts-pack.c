@@ -47,19 +47,6 @@ uint32_t kp_fc_build_tag(void)
 	return (uint32_t)crc32(b, (const Bytef *)KP_READER_ID, strlen(KP_READER_ID));
 }
 
-/* The file state a record is for: which file (device, inode) in which state. */
-void kp_fc_file_state(const struct stat *st, uint64_t *v)
-{
-	v[0] = (uint64_t)st->st_dev;
-	v[1] = (uint64_t)st->st_ino;
-	v[2] = (uint64_t)st->st_size;
-	v[3] = (uint64_t)st->st_mtim.tv_sec;
-	v[4] = (uint64_t)st->st_mtim.tv_nsec;
-	v[5] = (uint64_t)st->st_ctim.tv_sec;
-	v[6] = (uint64_t)st->st_ctim.tv_nsec;
-	v[7] = (uint64_t)st->st_mode;
-}
-
 /* A 64-bit hash of the state, to sort and search records by (the fields are compared too). */
 uint64_t kp_fc_state_hash(const uint64_t *v)
 {

@@ -123,8 +123,6 @@ static inline uint64_t get64(const unsigned char *p)
 
 /* CRC-32 of PACKAGE_VERSION and KP_READER_ID: entries of another build miss. */
 uint32_t kp_fc_build_tag(void);
-/* The file state a record is for: which file (device, inode) in which state. */
-void kp_fc_file_state(const struct stat *st, uint64_t *v);
 /* A 64-bit hash of the state, to sort and search records by (the fields are compared too). */
 uint64_t kp_fc_state_hash(const uint64_t *v);
 /* The read options that change the facts: part of an entry's header and its record. */

@@ -3,6 +3,8 @@
 #include "io.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 ssize_t kp_pread_all(int fd, void *buf, size_t len, uint64_t off)
@@ -47,4 +49,35 @@ int kp_write_all(int fd, const void *buf, size_t len)
 	}
 	errno = saved;
 	return 0;
+}
+
+int kp_mkdir_p(const char *path)
+{
+	char p[4096];
+
+	if ((size_t)snprintf(p, sizeof(p), "%s", path) >= sizeof(p))
+		return -1;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			*s = '/';
+			return -1;
+		}
+		*s = '/';
+	}
+	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+void kp_file_state(const struct stat *st, uint64_t *v)
+{
+	v[0] = (uint64_t)st->st_dev;
+	v[1] = (uint64_t)st->st_ino;
+	v[2] = (uint64_t)st->st_size;
+	v[3] = (uint64_t)st->st_mtim.tv_sec;
+	v[4] = (uint64_t)st->st_mtim.tv_nsec;
+	v[5] = (uint64_t)st->st_ctim.tv_sec;
+	v[6] = (uint64_t)st->st_ctim.tv_nsec;
+	v[7] = (uint64_t)st->st_mode;
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /*
@@ -19,5 +20,13 @@ ssize_t kp_pread_all(int fd, void *buf, size_t len, uint64_t off);
  * was when the call succeeds.
  */
 int kp_write_all(int fd, const void *buf, size_t len);
+
+/* mkdir -p @path (0755): 0, or -1 with errno. */
+int kp_mkdir_p(const char *path);
+/*
+ * A file's state as the caches key it: device, inode, size, mtime (s, ns), ctime (s, ns),
+ * mode, into @v[8].
+ */
+void kp_file_state(const struct stat *st, uint64_t *v);
 
 #endif
