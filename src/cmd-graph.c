@@ -156,11 +156,14 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 		kp_graph_print_text(stdout, &a.graph, in);
 	}
 	rc = a.graph.ncycles ? KP_EXIT_FINDINGS : KP_EXIT_OK;
-	for (size_t i = 0; i < a.graph.n; i++)
-		for (size_t e = 0; e < a.graph.nodes[i].nedges; e++)
-			if (a.graph.nodes[i].edges[e].kind == KP_PROV_NONE &&
-			    !a.graph.nodes[i].edges[e].imp->weak)
+	for (size_t i = 0; i < a.graph.n; i++) {
+		const struct kp_node *nd = &a.graph.nodes[i];
+
+		for (size_t e = 0; e < nd->nedges; e++)
+			if (nd->edges[e].kind == KP_PROV_NONE &&
+			    !kp_edge_import(nd, &nd->edges[e])->weak)
 				rc = KP_EXIT_FINDINGS;
+	}
 	if (a.read_failures)
 		rc = KP_EXIT_ERROR;
 out:

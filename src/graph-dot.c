@@ -128,7 +128,8 @@ void kp_graph_print_dot(FILE *f, const struct kp_graph *g, const bool *in,
 			fputs("\" [style=dotted];\n", f);
 		}
 		for (size_t e = 0; e < nd->nedges; e++)
-			nun += nd->edges[e].kind == KP_PROV_NONE && !nd->edges[e].imp->weak;
+			nun += nd->edges[e].kind == KP_PROV_NONE &&
+			       !kp_edge_import(nd, &nd->edges[e])->weak;
 		if (nun) {
 			fputs("\t\"unresolved:", f);
 			dot_id_part(f, nd->path);

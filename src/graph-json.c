@@ -22,12 +22,15 @@ static struct json_object *imports_text(struct kp_jb *b, const struct kp_graph *
 	kp_jtext_lit(&t, "[");
 	for (size_t e = 0; e < nd->nedges && !t.failed; e++) {
 		const struct kp_edge *ed = &nd->edges[e];
+		const struct kp_import *imp = kp_edge_import(nd, ed);
 		char buf[64];
+		uint32_t crc;
+		bool has_crc = kp_edge_crc(ed, &crc);
 
 		kp_jtext_lit(&t, e ? ",{\"symbol\":" : "{\"symbol\":");
-		kp_jtext_str(&t, ed->imp->name);
+		kp_jtext_str(&t, imp->name);
 		kp_jtext_lit(&t, ",\"weak\":");
-		kp_jtext_bool(&t, ed->imp->weak);
+		kp_jtext_bool(&t, imp->weak);
 		kp_jtext_lit(&t, ",\"kind\":");
 		kp_jtext_str(&t, kp_graph_kind_name(ed->kind));
 		kp_jtext_lit(&t, ",\"provider\":");
@@ -35,9 +38,9 @@ static struct json_object *imports_text(struct kp_jb *b, const struct kp_graph *
 		kp_jtext_lit(&t, ",\"gpl_only\":");
 		kp_jtext_bool(&t, ed->gpl_only);
 		kp_jtext_lit(&t, ",\"namespace\":");
-		kp_jtext_str(&t, ed->ns);
+		kp_jtext_str(&t, kp_edge_ns(ed));
 		kp_jtext_lit(&t, ",\"crc\":");
-		kp_jtext_crc(&t, ed->has_crc, ed->crc);
+		kp_jtext_crc(&t, has_crc, crc);
 		kp_jtext_lit(&t, "}");
 	}
 	kp_jtext_lit(&t, "]");
@@ -70,24 +73,27 @@ static struct json_object *module_json(struct kp_jb *b, size_t k, void *data)
 	edges = it->pretty ? kp_jb_array(b) : imports_text(b, g, nd);
 	for (size_t e = 0; e < nd->nedges && !kp_jb_failed(b); e++) {
 		const struct kp_edge *ed = &nd->edges[e];
+		const struct kp_import *imp = kp_edge_import(nd, ed);
 		struct json_object *eo, *sym;
 		char buf[64];
+		uint32_t crc;
+		bool has_crc;
 
 		if (!it->pretty) {
 			if (ed->kind == KP_PROV_NONE) {
 				struct json_object *u = kp_jb_object(b);
 
-				kp_jb_add(b, u, "name", kp_jb_string(b, ed->imp->name));
-				kp_jb_add(b, u, "weak", kp_jb_bool(b, ed->imp->weak));
+				kp_jb_add(b, u, "name", kp_jb_string(b, imp->name));
+				kp_jb_add(b, u, "weak", kp_jb_bool(b, imp->weak));
 				kp_jb_push(b, unres, u);
 			}
 			continue;
 		}
 		eo = kp_jb_object(b);
-		sym = kp_jb_string(b, ed->imp->name);
+		sym = kp_jb_string(b, imp->name);
 
 		kp_jb_add(b, eo, "symbol", sym);
-		kp_jb_add(b, eo, "weak", kp_jb_bool(b, ed->imp->weak));
+		kp_jb_add(b, eo, "weak", kp_jb_bool(b, imp->weak));
 		kp_jb_add(b, eo, "kind", kp_jb_static(b, kp_graph_kind_name(ed->kind)));
 		kp_jb_add(
 			b, eo, "provider",
@@ -95,14 +101,15 @@ static struct json_object *module_json(struct kp_jb *b, size_t k, void *data)
 				? kp_jb_static(b, "vmlinux")
 				: kp_jb_string(b, kp_graph_provider_name(g, ed, buf, sizeof(buf))));
 		kp_jb_add(b, eo, "gpl_only", kp_jb_bool(b, ed->gpl_only));
-		kp_jb_add(b, eo, "namespace", kp_jb_string(b, ed->ns));
-		kp_jb_add(b, eo, "crc", kp_jb_crc(b, ed->has_crc, ed->crc));
+		kp_jb_add(b, eo, "namespace", kp_jb_string(b, kp_edge_ns(ed)));
+		has_crc = kp_edge_crc(ed, &crc);
+		kp_jb_add(b, eo, "crc", kp_jb_crc(b, has_crc, crc));
 		kp_jb_push(b, edges, eo);
 		if (ed->kind == KP_PROV_NONE) {
 			struct json_object *u = kp_jb_object(b);
 
 			kp_jb_add(b, u, "name", json_object_get(sym));
-			kp_jb_add(b, u, "weak", kp_jb_bool(b, ed->imp->weak));
+			kp_jb_add(b, u, "weak", kp_jb_bool(b, imp->weak));
 			kp_jb_push(b, unres, u);
 		}
 	}

@@ -69,21 +69,26 @@ void kp_graph_print_text(FILE *f, const struct kp_graph *g, const bool *in)
 			} else if (ed->kind == KP_PROV_NONE) {
 				nun++;
 			} else {
+				const char *ns = kp_edge_ns(ed);
 				char buf[64];
 
-				kp_escaped_fprintf(f, "  %s <- %s%s%s%s\n", ed->imp->name,
+				kp_escaped_fprintf(f, "  %s <- %s%s%s%s\n",
+						   kp_edge_import(nd, ed)->name,
 						   kp_graph_provider_name(g, ed, buf, sizeof(buf)),
 						   ed->gpl_only ? " GPL-only" : "",
-						   ed->ns ? " ns " : "", ed->ns ? ed->ns : "");
+						   ns ? " ns " : "", ns ? ns : "");
 			}
 		}
 		kp_escaped_fprintf(f, "  vmlinux: %zu imports (%zu GPL-only)\n", nv, nvg);
 		if (nun) {
 			fputs("  unresolved:", f);
-			for (size_t e = 0; e < nd->nedges; e++)
+			for (size_t e = 0; e < nd->nedges; e++) {
+				const struct kp_import *imp = kp_edge_import(nd, &nd->edges[e]);
+
 				if (nd->edges[e].kind == KP_PROV_NONE)
-					kp_escaped_fprintf(f, " %s%s", nd->edges[e].imp->name,
-							   nd->edges[e].imp->weak ? "(weak)" : "");
+					kp_escaped_fprintf(f, " %s%s", imp->name,
+							   imp->weak ? "(weak)" : "");
+			}
 			fputc('\n', f);
 		}
 	}

@@ -80,9 +80,6 @@ static void edge_from_ksym(struct kp_edge *e, enum kp_provider_kind kind, const 
 	e->kind = kind;
 	e->ksym = k;
 	e->gpl_only = k->gpl_only;
-	e->ns = k->ns;
-	e->has_crc = k->has_crc;
-	e->crc = k->crc;
 }
 
 bool kp_loader_defines(uint16_t machine, const char *name)
@@ -90,9 +87,11 @@ bool kp_loader_defines(uint16_t machine, const char *name)
 	return machine == EM_PPC64 && !strcmp(name, ".TOC.");
 }
 
-static void resolve_edge(const struct kp_graph *g, size_t self, struct kp_edge *e)
+/* Resolves import @imp of node @self into @e. */
+static void resolve_edge(const struct kp_graph *g, size_t self, const struct kp_import *imp,
+			 struct kp_edge *e)
 {
-	const char *name = e->imp->name;
+	const char *name = imp->name;
 	const struct kp_symbol_index_entry *ent;
 	const struct kp_ksym *k;
 
@@ -115,9 +114,6 @@ static void resolve_edge(const struct kp_graph *g, size_t self, struct kp_edge *
 		e->node = (uint32_t)r->node; /* kp_graph_build() keeps sets below 2^32 nodes */
 		e->exp = r->exp;
 		e->gpl_only = r->exp->gpl_only;
-		e->ns = r->exp->ns;
-		e->has_crc = r->exp->has_crc;
-		e->crc = r->exp->crc;
 		return;
 	}
 	k = kp_graph_base_module_export(g, name);
@@ -145,8 +141,7 @@ static int build_edges(struct kp_graph *g, size_t i)
 		struct kp_edge *e = &nd->edges[j];
 		bool seen = false;
 
-		e->imp = &m->imports[j];
-		resolve_edge(g, i, e);
+		resolve_edge(g, i, &m->imports[j], e);
 		if (e->kind == KP_PROV_MODULE) {
 			for (size_t d = 0; d < nd->ndeps && !seen; d++)
 				seen = nd->deps[d] == e->node;

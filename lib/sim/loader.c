@@ -262,9 +262,10 @@ static int weak_dependency(struct kp_sim_ctx *c, struct kp_verdict *v)
 		return -1;
 	for (size_t e = 0, k = 0; e < nd->nedges; e++) {
 		const struct kp_edge *ed = &nd->edges[e];
+		const struct kp_import *imp = kp_edge_import(nd, ed);
 
-		if (ed->kind == KP_PROV_MODULE && ed->node == v->failed_dep && ed->imp->weak)
-			fprintf(mem, "%s%s", k++ ? ", " : "", ed->imp->name);
+		if (ed->kind == KP_PROV_MODULE && ed->node == v->failed_dep && imp->weak)
+			fprintf(mem, "%s%s", k++ ? ", " : "", imp->name);
 	}
 	if (fclose(mem) != 0) {
 		free(list);

@@ -29,6 +29,7 @@ static void bridges(struct kp_simulation *sim)
 			continue;
 		for (size_t e = 0; e < g->nodes[p].nedges; e++) {
 			const struct kp_edge *ed = &g->nodes[p].edges[e];
+			const char *sym = kp_edge_import(&g->nodes[p], ed)->name;
 			struct kp_verdict *bv;
 
 			if (ed->kind != KP_PROV_MODULE || ed->gpl_only)
@@ -37,10 +38,10 @@ static void bridges(struct kp_simulation *sim)
 			if (!bv->loads || (bv->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE)) ||
 			    !uses_gpl_only(&g->nodes[ed->node]))
 				continue;
-			kp_finding(bv, "bridge", KP_SEV_NOTE, KP_CONS_WARN, ed->imp->name,
+			kp_finding(bv, "bridge", KP_SEV_NOTE, KP_CONS_WARN, sym,
 				   "uses GPL-only symbols and exports %s (plain) to proprietary "
 				   "module %s",
-				   ed->imp->name, g->nodes[p].mod->name);
+				   sym, g->nodes[p].mod->name);
 		}
 	}
 }

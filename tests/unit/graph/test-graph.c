@@ -6,6 +6,8 @@
  * (Kahn, ties in command-line order; cycles and what is behind them last, in command-line
  * order), cycles (Tarjan) and the result's independence from the number of threads.
  */
+#include <elf.h>
+
 #include "rules/builder.h"
 
 static const struct kp_edge *edge(const struct tb_world *w, const char *mod, const char *sym)
@@ -13,7 +15,7 @@ static const struct kp_edge *edge(const struct tb_world *w, const char *mod, con
 	const struct kp_node *nd = &w->g.nodes[tb_node(w, mod)];
 
 	for (size_t i = 0; i < nd->nedges; i++)
-		if (!strcmp(nd->edges[i].imp->name, sym))
+		if (!strcmp(kp_edge_import(nd, &nd->edges[i])->name, sym))
 			return &nd->edges[i];
 	abort();
 }
@@ -21,8 +23,9 @@ static const struct kp_edge *edge(const struct tb_world *w, const char *mod, con
 static void providers(struct tap *t)
 {
 	struct tb_world w;
-	struct kp_module *a, *b, *c, *u;
+	struct kp_module *a, *b, *c, *u, *p;
 	const struct kp_edge *e;
+	uint32_t crc;
 
 	tb_init(&w, "6.12.37");
 	tb_std_kernel(&w);
@@ -46,30 +49,48 @@ static void providers(struct tap *t)
 	tb_import(u, "nowhere");
 	tb_import(u, "base_fn");
 	tb_import(u, "gpl_fn");
+	p = tb_module(&w, "p");
+	p->machine = EM_PPC64;
+	tb_import(p, ".TOC.");
 	tb_graph(&w);
 
 	e = edge(&w, "u", "printk");
-	tap_ok(t, e->kind == KP_PROV_VMLINUX && e->has_crc && e->crc == 0x11111111,
+	tap_ok(t, e->kind == KP_PROV_VMLINUX && kp_edge_crc(e, &crc) && crc == 0x11111111,
 	       "printk: vmlinux before module a");
+	tap_ok(t, !kp_edge_ns(e), "printk: no namespace");
 	e = edge(&w, "u", "x_fn");
 	tap_ok(t, e->kind == KP_PROV_MODULE && e->node == tb_node(&w, "a") && !e->gpl_only,
 	       "x_fn: the first set module in set order (a, not b or c)");
 	e = edge(&w, "a", "x_fn");
 	tap_ok(t,
 	       e->kind == KP_PROV_MODULE && e->node == tb_node(&w, "b") && e->gpl_only &&
-		       e->has_crc && e->crc == 0xabcd,
+		       kp_edge_crc(e, &crc) && crc == 0xabcd,
 	       "a's own x_fn import: never itself, b (GPL, CRC)");
 	e = edge(&w, "u", "y_fn");
-	tap_ok(t, e->ns && !strcmp(e->ns, "B_NS"), "y_fn: namespace B_NS");
+	tap_ok(t, kp_edge_ns(e) && !strcmp(kp_edge_ns(e), "B_NS"), "y_fn: namespace B_NS");
+	crc = 1;
+	tap_ok(t, !kp_edge_crc(e, &crc) && crc == 0, "y_fn: no CRC");
 	e = edge(&w, "u", "base_gpl");
 	tap_ok(t,
 	       e->kind == KP_PROV_BASE_MODULE && e->gpl_only &&
 		       !strcmp(e->ksym->owner, "drivers/misc/base-mod"),
 	       "base_gpl: Module.symvers module");
+	tap_ok(t, kp_edge_crc(e, &crc) && crc == 0x77777777 && !kp_edge_ns(e),
+	       "base_gpl: its Module.symvers CRC, no namespace");
 	e = edge(&w, "u", "base_fn");
 	tap_ok(t, e->kind == KP_PROV_MODULE && e->node == tb_node(&w, "a"),
 	       "base_fn: a set module before a Module.symvers module");
-	tap_is_int(t, edge(&w, "u", "nowhere")->kind, KP_PROV_NONE, "nowhere: no provider");
+	e = edge(&w, "u", "nowhere");
+	tap_is_int(t, e->kind, KP_PROV_NONE, "nowhere: no provider");
+	crc = 1;
+	tap_ok(t, !e->gpl_only && !kp_edge_ns(e) && !kp_edge_crc(e, &crc) && crc == 0,
+	       "nowhere: no class, namespace or CRC");
+	e = edge(&w, "p", ".TOC.");
+	crc = 1;
+	tap_ok(t,
+	       e->kind == KP_PROV_LOADER && !e->gpl_only && !kp_edge_ns(e) &&
+		       !kp_edge_crc(e, &crc) && crc == 0,
+	       "ppc64 .TOC.: the loader's, no class, namespace or CRC");
 	tap_ok(t, edge(&w, "u", "gpl_fn")->gpl_only, "gpl_fn: GPL-only");
 
 	{
@@ -81,8 +102,15 @@ static void providers(struct tap *t)
 		       "u's deps: a, b (distinct, first use)");
 		tap_ok(t, nd->nbase_deps == 1 && !strcmp(nd->base_deps[0], "drivers/misc/base-mod"),
 		       "u's base deps: base-mod once");
-		tap_ok(t, nd->nedges == 7 && nd->edges[0].imp->symidx < nd->edges[6].imp->symidx,
+		tap_ok(t,
+		       nd->nedges == 7 && nd->nedges == nd->mod->nimports &&
+			       kp_edge_import(nd, &nd->edges[0])->symidx <
+				       kp_edge_import(nd, &nd->edges[6])->symidx,
 		       "edges in .symtab order");
+		tap_ok(t,
+		       kp_edge_import(nd, &nd->edges[4]) == &nd->mod->imports[4] &&
+			       !strcmp(kp_edge_import(nd, &nd->edges[4])->name, "nowhere"),
+		       "kp_edge_import: the import of the same index");
 	}
 	tap_is_int(t, kp_graph_find(&w.g, "c"), 2, "kp_graph_find");
 	tap_is_int(t, kp_graph_find(&w.g, "zz"), SIZE_MAX, "kp_graph_find: absent");
