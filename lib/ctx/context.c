@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 
 #include "cache/inputs.h"
+#include "read/facts-cache.h"
 #include "context.h"
 
 void kp_ctx_opts_init(struct kp_ctx_opts *o)
@@ -353,6 +354,7 @@ size_t kp_ctx_read_range(struct kp_ctx *c, size_t from, size_t to)
 		.progress = c->env.progress,
 		.progress_data = c->env.progress_data,
 	};
+	size_t failed;
 
 	if (kp_ctx_base(c)) {
 		names = kp_base_name_pool(kp_ctx_base(c));
@@ -360,7 +362,11 @@ size_t kp_ctx_read_range(struct kp_ctx *c, size_t from, size_t to)
 	}
 	if (c->env.cache)
 		ro.open.cache = c->env.cache(c->env.cache_data);
-	return kp_set_read_range(&c->set, from, to, &ro);
+	/* the misses are stored after the read phase, beside what follows it (facts-defer.c) */
+	ro.open.defer_store = true;
+	failed = kp_set_read_range(&c->set, from, to, &ro);
+	kp_facts_cache_store_pending(ro.open.cache);
+	return failed;
 }
 
 /*

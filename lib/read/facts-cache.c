@@ -76,6 +76,12 @@ struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 		free(c);
 		return NULL;
 	}
+	if (kp_fc_defer_init(&c->defer) < 0) {
+		pthread_mutex_destroy(&c->lock);
+		free(c->dir);
+		free(c);
+		return NULL;
+	}
 	c->w.fd = -1;
 	c->w.rfd = -1;
 	/* another release or another reader (KP_READER_ID: a digest of its sources): a miss */
@@ -141,24 +147,18 @@ static EVP_MD *sha256(struct kp_facts_cache *c)
 	return md;
 }
 
-/* SHA-256 of the file's bytes as they are on disk; -1 if it cannot be read or changed. */
-static int content_key(struct kp_facts_cache *c, const char *path, const struct stat *pre,
-		       unsigned char *key)
+/* SHA-256 of the @size bytes of @fd; 0, or -1 if they cannot be read (or there are more). */
+static int hash_fd(struct kp_facts_cache *c, int fd, uint64_t size, unsigned char *key)
 {
 	/* on the stack: a heap buffer this size is trimmed on every free (brk, TLB flushes) */
 	unsigned char buf[65536];
 	EVP_MD *md = sha256(c);
 	EVP_MD_CTX *ctx = md ? EVP_MD_CTX_new() : NULL;
-	struct kp_err err;
-	struct stat st;
 	uint64_t total = 0;
 	unsigned int len = KEY_LEN;
-	int fd = -1, r = -1;
+	int r = -1;
 
 	if (!ctx || EVP_DigestInit_ex(ctx, md, NULL) != 1)
-		goto out;
-	fd = kp_open_regular(path, &st, &err);
-	if (fd < 0 || !same_file_state(pre, &st))
 		goto out;
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof(buf));
@@ -173,13 +173,57 @@ static int content_key(struct kp_facts_cache *c, const char *path, const struct 
 		if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
 			goto out;
 	}
-	if (total != (uint64_t)st.st_size || EVP_DigestFinal_ex(ctx, key, &len) != 1)
-		goto out;
-	r = 0;
+	if (total == size && EVP_DigestFinal_ex(ctx, key, &len) == 1)
+		r = 0;
 out:
-	if (fd >= 0)
-		close(fd);
 	EVP_MD_CTX_free(ctx);
+	return r;
+}
+
+/* SHA-256 of the file's bytes as they are on disk; -1 if it cannot be read or changed. */
+static int content_key(struct kp_facts_cache *c, const char *path, const struct stat *pre,
+		       unsigned char *key)
+{
+	struct kp_err err;
+	struct stat st;
+	int fd, r = -1;
+
+	fd = kp_open_regular(path, &st, &err);
+	if (fd < 0)
+		return -1;
+	if (same_file_state(pre, &st))
+		r = hash_fd(c, fd, (uint64_t)st.st_size, key);
+	close(fd);
+	return r;
+}
+
+/*
+ * The same for a deferred store, when the file may have changed since it was read: only
+ * while it is still in the state @v the reader saw. Not through the recording wrappers
+ * (cache/inputs.h): the reader recorded this file in this state already.
+ */
+static int content_key_at(struct kp_facts_cache *c, const char *path, const uint64_t *v,
+			  unsigned char *key)
+{
+	struct stat st;
+	uint64_t now[8];
+	int fd, r = -1;
+
+	/* stat() first, as kp_open_regular(): opening what is no longer a file can act */
+	if (stat(path, &st) < 0)
+		return -1;
+	kp_file_state(&st, now);
+	if (memcmp(now, v, sizeof(now)))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0) {
+		kp_file_state(&st, now);
+		if (!memcmp(now, v, sizeof(now)))
+			r = hash_fd(c, fd, (uint64_t)st.st_size, key);
+	}
+	close(fd);
 	return r;
 }
 
@@ -254,12 +298,41 @@ static int store(struct kp_facts_cache *c, const struct kp_module *m, struct rec
 	return ret;
 }
 
+void kp_fc_store_job(struct kp_facts_cache *c, const struct fc_job *j)
+{
+	struct rec r = { .flags = j->flags };
+
+	memcpy(r.st, j->st, sizeof(r.st));
+	r.hash = kp_fc_state_hash(r.st);
+	if (j->hash_later && content_key_at(c, j->m->path, r.st, r.key) == 0)
+		r.flags |= F_CONTENT;
+	if (store(c, j->m, &r) == 0)
+		count(&c->n.stored);
+}
+
+/*
+ * Stores @m for @r now, or queues it (@hash_later: a content key still to make). An entry
+ * with its content key made already (a miss in a cache that has packs: rarer) is stored now.
+ */
+static void store_or_defer(struct kp_facts_cache *c, const struct kp_open_opts *opts,
+			   struct kp_module *m, struct rec *r, bool hash_later)
+{
+	if (opts->defer_store && !(r->flags & F_CONTENT) &&
+	    kp_fc_defer(c, m, r->st, r->flags, hash_later) == 0)
+		return;
+	if (hash_later && content_key_at(c, m->path, r->st, r->key) == 0)
+		r->flags |= F_CONTENT;
+	if (store(c, m, r) == 0)
+		count(&c->n.stored);
+}
+
 /*
  * An empty cache (no pack to look in): the module is read first and stored under the state
  * the reader's own open() saw, then hashed when compressed: no stat() of its own, which is
  * a tenth of what reading a small uncompressed module costs.
  */
-static int read_and_store(struct kp_facts_cache *c, const char *path, struct kp_open_opts *direct,
+static int read_and_store(struct kp_facts_cache *c, const char *path,
+			  const struct kp_open_opts *opts, struct kp_open_opts *direct,
 			  struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
 {
 	struct rec r = { .flags = kp_fc_entry_flags(direct) };
@@ -276,11 +349,8 @@ static int read_and_store(struct kp_facts_cache *c, const char *path, struct kp_
 		return ret;
 	kp_file_state(&st, r.st);
 	r.hash = kp_fc_state_hash(r.st);
-	/* a content key only for the bytes read: content_key() checks the state it hashes */
-	if (hashed_by_name(path) && content_key(c, path, &st, r.key) == 0)
-		r.flags |= F_CONTENT;
-	if (store(c, *out, &r) == 0)
-		count(&c->n.stored);
+	/* a content key only for the bytes read: content_key_at() checks the state it hashes */
+	store_or_defer(c, opts, *out, &r, hashed_by_name(path));
 	return 0;
 }
 
@@ -298,7 +368,7 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 		return kp_module_open_with(path, &direct, dec, out, err);
 	kp_fc_load_packs(c);
 	if (!c->npacks)
-		return read_and_store(c, path, &direct, dec, out, err);
+		return read_and_store(c, path, opts, &direct, dec, out, err);
 	/* Not a regular file, or gone: the reader says what it is. */
 	if (kp_in_stat(path, &pre) < 0 || !S_ISREG(pre.st_mode))
 		return kp_module_open_with(path, &direct, dec, out, err);
@@ -335,10 +405,9 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	 * later run looks the entry up (a change within one timestamp tick goes unseen by a
 	 * stat() either way).
 	 */
-	if ((!(r.flags & F_CONTENT) ||
-	     (kp_in_stat(path, &post) == 0 && same_file_state(&pre, &post))) &&
-	    store(c, *out, &r) == 0)
-		count(&c->n.stored);
+	if (!(r.flags & F_CONTENT) ||
+	    (kp_in_stat(path, &post) == 0 && same_file_state(&pre, &post)))
+		store_or_defer(c, opts, *out, &r, false);
 	return 0;
 }
 
@@ -369,6 +438,8 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 
 	if (!c)
 		return;
+	/* every module still waiting is stored: the pack is finished below */
+	kp_fc_defer_finish(c);
 	/* least recently used = oldest mtime: refresh the packs hits came from, now and then */
 	for (size_t i = 0; i < c->npacks; i++) {
 		if (c->packs[i].used && c->packs[i].mtime + TOUCH_EVERY < now)

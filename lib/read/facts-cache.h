@@ -62,6 +62,18 @@ void kp_facts_cache_free(struct kp_facts_cache *c);
 int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct kp_open_opts *opts,
 			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err);
 
+/*
+ * The read phase is over: the modules read with opts->defer_store waiting to be stored are
+ * stored by a thread of the cache while the caller goes on (graph, simulation, output use
+ * one CPU; encoding and writing the entries costs a cold run ~12 % of its CPU). A module
+ * freed before its turn is stored by kp_module_free(); kp_facts_cache_free() stores the
+ * rest. Without a thread (pthread_create() failed) the same happens without one.
+ */
+void kp_facts_cache_store_pending(struct kp_facts_cache *c);
+/* kp_module_free() of a module still waiting (@m->store_pending): stores it now, or waits
+ * for the cache's thread that is storing it. */
+void kp_fc_settle(struct kp_module *m);
+
 struct kp_cache_counts {
 	uint64_t hits;	    /* facts from an entry */
 	uint64_t stat_hits; /* of which the stat index named the content (file not read) */

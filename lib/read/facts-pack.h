@@ -75,6 +75,28 @@ struct writer {
 	uint64_t nspilled; /* records in @rfd */
 };
 
+/* A module waiting to be stored (facts-defer.c). */
+struct fc_job {
+	struct kp_module *m;
+	uint64_t st[8];	     /* the file's state as the reader opened it */
+	uint32_t flags;	     /* the entry's (kp_fc_entry_flags()) */
+	bool hash_later;     /* compressed: hash the file for a content key when stored */
+	unsigned char state; /* JOB_QUEUED, JOB_RUNNING, JOB_DONE */
+};
+
+enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+/* The deferred stores: jobs[head..n) in the order the modules were read. Under the lock. */
+struct fc_defer {
+	pthread_cond_t work; /* a job was queued, or @stop */
+	pthread_cond_t done; /* a job finished */
+	pthread_t thread;
+	bool started, stop;
+	struct fc_job *jobs;
+	size_t n, cap, head;
+	size_t pending; /* jobs not JOB_DONE */
+};
+
 struct kp_facts_cache {
 	char *dir;
 	int dirfd;	/* O_PATH of @dir; -1: no cache directory (every lookup misses) */
@@ -91,6 +113,7 @@ struct kp_facts_cache {
 	size_t nenc;		  /* how many of @enc are free (under @lock) */
 	unsigned seq;		  /* temporary file names; atomic */
 	struct kp_cache_counts n; /* atomic */
+	struct fc_defer defer;
 };
 
 struct pack_name {
@@ -166,6 +189,16 @@ int kp_fc_writer_finish(struct kp_facts_cache *c, struct writer *w);
 /* Names the finished writer's file packs/<time>-<pid>-N.pack; 0 or -1. */
 int kp_fc_writer_publish(struct kp_facts_cache *c, struct writer *w);
 void kp_fc_writer_close(struct kp_facts_cache *c, struct writer *w);
+/* Queues @m, read from a file in the state @st, to be stored later; under no lock. 0, or -1
+ * (out of memory, or the cache is ending: the caller stores it now). */
+int kp_fc_defer(struct kp_facts_cache *c, struct kp_module *m, const uint64_t *st, uint32_t flags,
+		bool hash_later);
+/* Stores the job @j (a copy, taken under the lock) now: facts-cache.c. */
+void kp_fc_store_job(struct kp_facts_cache *c, const struct fc_job *j);
+/* kp_facts_cache_new()/_free(): the queue's set-up, and the end (every job stored). 0/-1. */
+int kp_fc_defer_init(struct fc_defer *d);
+void kp_fc_defer_finish(struct kp_facts_cache *c);
+
 /* More than MAX_PACKS packs: the smallest are merged into one (under a lock file). */
 void kp_fc_merge_packs(struct kp_facts_cache *c);
 

@@ -411,6 +411,9 @@ void kp_module_free(struct kp_module *m)
 {
 	if (!m)
 		return;
+	/* still waiting to be stored into the facts cache: stored now, it reads @m */
+	if (__atomic_load_n(&m->store_pending, __ATOMIC_ACQUIRE))
+		kp_fc_settle(m);
 	kp_arena_release(&m->arena);
 	free(m);
 }

@@ -137,6 +137,8 @@ struct kp_symget {
 	bool request; /* found through symbol_request() (request_module first) */
 };
 
+struct kp_facts_cache;
+
 struct kp_module {
 	const char *path;
 	const char *name;	  /* struct module.name in .gnu.linkonce.this_module */
@@ -206,6 +208,14 @@ struct kp_module {
 
 	bool full_modinfo; /* modinfo holds every tag, not only the loader's */
 	struct kp_arena arena;
+
+	/*
+	 * Set while the facts cache holds the module to store it after the read phase
+	 * (facts-defer.c): kp_module_free() stores it first. @store_job is its job, under the
+	 * cache's lock.
+	 */
+	struct kp_facts_cache *store_pending;
+	size_t store_job;
 };
 
 /*
@@ -219,8 +229,6 @@ struct kp_name_pool {
 	const char *(*find)(const void *ctx, const char *name, size_t len);
 	const void *ctx;
 };
-
-struct kp_facts_cache;
 
 struct kp_open_opts {
 	size_t max_size;		  /* 0: KP_DEFAULT_MAX_SIZE */
@@ -242,6 +250,11 @@ struct kp_open_opts {
 	 * not opened), so the facts cache stores a module read without a stat() of its own.
 	 */
 	struct stat *state;
+	/*
+	 * With @cache: a module read (a miss) is stored later, by kp_facts_cache_store_pending()'s
+	 * thread or when it is freed, not by the reading thread (kp_ctx_read_range()).
+	 */
+	bool defer_store;
 };
 
 enum {

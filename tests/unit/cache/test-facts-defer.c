@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The facts cache's deferred stores (lib/read/facts-defer.c): modules read with
+ * defer_store wait until the read phase is over; one freed before its turn is stored by
+ * kp_module_free(); the cache's end stores the rest; a compressed module is hashed for its
+ * content key only while its file is still in the state that was read.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "read/facts-cache.h"
+#include "read/module.h"
+#include "same-module.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/kp-test-defer-XXXXXX";
+
+static const char *at(const char *name)
+{
+	static __thread char buf[4][4096];
+	static __thread int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static int copy(const char *from, const char *to)
+{
+	char buf[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+	int r = in && out ? 0 : -1;
+
+	while (r == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			r = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		r = -1;
+	return r;
+}
+
+static struct kp_module *open_with(struct tap *t, struct kp_facts_cache *c, const char *name,
+				   bool defer)
+{
+	struct kp_open_opts o = { .cache = c, .defer_store = defer };
+	struct kp_module *m = NULL;
+	struct kp_err err = { 0 };
+	int r = kp_module_open(at(name), c ? &o : NULL, &m, &err);
+
+	tap_ok(t, r == 0 && m, "open %s%s%s", name, r ? ": " : "", r ? err.msg : "");
+	return m;
+}
+
+static void counts(struct tap *t, struct kp_facts_cache *c, unsigned long long hits,
+		   unsigned long long stat_hits, unsigned long long misses,
+		   unsigned long long stored, const char *what)
+{
+	struct kp_cache_counts n;
+	char got[128], want[128];
+
+	kp_facts_cache_counts(c, &n);
+	snprintf(got, sizeof(got), "%llu hits (%llu by stat), %llu misses, %llu stored",
+		 (unsigned long long)n.hits, (unsigned long long)n.stat_hits,
+		 (unsigned long long)n.misses, (unsigned long long)n.stored);
+	snprintf(want, sizeof(want), "%llu hits (%llu by stat), %llu misses, %llu stored", hits,
+		 stat_hits, misses, stored);
+	tap_is_str(t, got, want, what);
+}
+
+/* The cached facts are the file's: compared with a read without the cache. */
+static void same_as_file(struct tap *t, const struct kp_module *m, const char *name)
+{
+	struct kp_module *direct = NULL;
+	struct kp_err err = { 0 };
+
+	kp_module_open(at(name), NULL, &direct, &err);
+	tap_ok(t, m && direct && kp_same_module(m, direct), "%s: the cache's facts are the file's",
+	       name);
+	kp_module_free(direct);
+}
+
+int main(void)
+{
+	struct tap t = { 0 };
+	struct kp_facts_cache *c;
+	struct kp_module *a, *b, *x, *z, *m;
+	char cdir[4200];
+	struct timespec older[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(cdir, sizeof(cdir), "%s/cache", dir);
+	tap_ok(&t,
+	       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko"), at("a.ko")) &&
+		       !copy(tap_srcpath("fixtures/ko/6.12/kp_symget.ko"), at("b.ko")) &&
+		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.xz"), at("x.ko.xz")) &&
+		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.zst"), at("z.ko.zst")),
+	       "fixtures copied");
+
+	/* a cold run: four misses, nothing stored while reading */
+	c = kp_facts_cache_new(cdir);
+	a = open_with(&t, c, "a.ko", true);
+	b = open_with(&t, c, "b.ko", true);
+	x = open_with(&t, c, "x.ko.xz", true);
+	z = open_with(&t, c, "z.ko.zst", true);
+	counts(&t, c, 0, 0, 4, 0, "read with defer_store: misses, none stored yet");
+	tap_ok(&t, a && b && x && z && a->store_pending == c && z->store_pending == c,
+	       "the modules wait in the cache");
+	/* freed before the read phase ends: stored by kp_module_free() */
+	kp_module_free(b);
+	counts(&t, c, 0, 0, 4, 1, "a module freed while waiting is stored first");
+	/* changed after it was read: stored under the state read, without a content key */
+	tap_ok(&t, utimensat(AT_FDCWD, at("x.ko.xz"), older, 0) == 0, "x.ko.xz touched");
+	kp_facts_cache_store_pending(c);
+	kp_module_free(a);
+	kp_module_free(x);
+	/* still alive when the cache ends: stored by kp_facts_cache_free() */
+	kp_facts_cache_free(c);
+	tap_ok(&t, z->store_pending == NULL, "the cache's end stores the modules still waiting");
+	kp_module_free(z);
+
+	/* a warm run */
+	c = kp_facts_cache_new(cdir);
+	m = open_with(&t, c, "a.ko", true);
+	same_as_file(&t, m, "a.ko");
+	kp_module_free(m);
+	m = open_with(&t, c, "b.ko", true);
+	same_as_file(&t, m, "b.ko");
+	kp_module_free(m);
+	m = open_with(&t, c, "z.ko.zst", true);
+	same_as_file(&t, m, "z.ko.zst");
+	kp_module_free(m);
+	counts(&t, c, 3, 3, 0, 0, "unchanged modules: hits by state");
+	/* the copy of a module hashed after the read phase: found by its content */
+	tap_ok(&t, !copy(at("z.ko.zst"), at("z2.ko.zst")), "z.ko.zst copied");
+	m = open_with(&t, c, "z2.ko.zst", true);
+	same_as_file(&t, m, "z2.ko.zst");
+	kp_module_free(m);
+	counts(&t, c, 4, 3, 0, 0, "a copy of a module hashed when stored: a hit by content");
+	/* the module changed before its hash: no content key, a copy is read again */
+	tap_ok(&t, !copy(at("x.ko.xz"), at("x2.ko.xz")), "x.ko.xz copied");
+	m = open_with(&t, c, "x2.ko.xz", true);
+	kp_module_free(m);
+	counts(&t, c, 4, 3, 1, 1, "a module changed before it was hashed: no content key");
+	kp_facts_cache_free(c);
+
+	/* without defer_store every miss is stored by the reading thread, as before */
+	snprintf(cdir, sizeof(cdir), "%s/cache2", dir);
+	c = kp_facts_cache_new(cdir);
+	m = open_with(&t, c, "b.ko", false);
+	tap_ok(&t, m && m->store_pending == NULL, "without defer_store: not queued");
+	counts(&t, c, 0, 0, 1, 1, "without defer_store: stored at once");
+	kp_module_free(m);
+	kp_facts_cache_free(c);
+
+	if (!getenv("KP_KEEP_TMP")) {
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", dir);
+	}
+	return tap_done(&t);
+}
