@@ -18,24 +18,31 @@
 #define NO_STRING  0u
 #define STRING_REF 0xffffffffu
 
-static void put(struct kp_facts_buf *b, const void *p, size_t n)
+/* Room for @n more bytes (the slow path of put()); false when out of memory. */
+static __attribute__((noinline)) bool grow(struct kp_facts_buf *b, size_t n)
 {
-	if (b->oom)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *np;
+	size_t cap = b->cap ? b->cap : 4096;
+	unsigned char *np;
 
-		while (cap < b->len + n)
-			cap *= 2;
-		np = realloc(b->data, cap);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->data = np;
-		b->cap = cap;
+	if (b->oom)
+		return false;
+	while (cap < b->len + n)
+		cap *= 2;
+	np = realloc(b->data, cap);
+	if (!np) {
+		b->oom = 1;
+		return false;
 	}
+	b->data = np;
+	b->cap = cap;
+	return true;
+}
+
+/* Inline: most calls put 1, 4 or 8 bytes, which the compiler then stores directly. */
+static inline void put(struct kp_facts_buf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap && !grow(b, n))
+		return;
 	if (n)
 		memcpy(b->data + b->len, p, n);
 	b->len += n;
