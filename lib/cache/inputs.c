@@ -13,8 +13,10 @@
 #include "util/io.h"
 #include "util/util.h"
 
-#define CONTENT_MAX 65536 /* a pseudo-file recorded by its bytes (/proc/cmdline) */
-#define NEW_MARGIN  1	  /* seconds: a file changed this close to the run's start is too new */
+#define CONTENT_MAX  65536 /* a pseudo-file recorded by its bytes (/proc/cmdline) */
+#define NEW_MARGIN   1	   /* seconds: a file changed this close to the run's start is too new */
+#define CMP_CHUNK    4096  /* bytes of a spilled record read back at a time to compare it */
+#define STREAM_CHUNK 16384 /* bytes of the spill file read back at a time to store it */
 
 enum kind {
 	K_STATE = 1,  /* stat() gave a state: dev, ino, size, mtime, ctime, mode */
@@ -35,17 +37,23 @@ struct entry {
 #define REC_HEAD 90 /* kind, follow, path length, err, 8 state fields, content length */
 
 /*
- * The manifest is encoded as it is recorded, into one buffer (no structure or string per
- * entry: a whole tree's run records ~5,000); a table of (hash, offset) drops exact
- * duplicates (a file stat()ed, then opened in the same state).
+ * The manifest is encoded as it is recorded (no structure or string per entry: a whole
+ * tree's run records ~5,000): into a buffer of a fixed size that is written out to the
+ * spill file whenever the next record does not fit, so the records' memory does not grow
+ * with the number of inputs. A table of (hash, offset) drops exact duplicates (a file
+ * stat()ed, then opened in the same state); a hash that matches is only a candidate, the
+ * record's bytes are compared, in the buffer or read back from the spill file.
  */
 struct kp_inputs {
 	pthread_mutex_t lock;
-	unsigned char *buf; /* "KPMANIF1", count, then the entries */
+	int spill;	    /* the file full buffers are written to, or -1 (the buffer grows) */
+	uint64_t spilled;   /* bytes of records in it: the first ones, whole */
+	unsigned char *buf; /* the records after those, whole */
 	size_t len, cap;
-	uint64_t n;
-	uint64_t *tab; /* pairs: hash, offset + 1 (0: free slot) */
-	size_t tcap;   /* slots, a power of two */
+	size_t bufmax; /* the buffer's size when there is a spill file */
+	uint64_t n;    /* records */
+	uint32_t *tab; /* pairs: 32 bits of the hash, offset + 1 in the records (0: free slot) */
+	size_t tcap;   /* slots, a power of two, at most 3/4 taken */
 	struct timespec start;
 	const char *uncacheable; /* why, or NULL */
 };
@@ -61,7 +69,7 @@ static struct kp_inputs *rec(void)
 	return __atomic_load_n(&recorder, __ATOMIC_ACQUIRE);
 }
 
-struct kp_inputs *kp_inputs_new(void)
+struct kp_inputs *kp_inputs_new(int spill_fd, size_t buf_size)
 {
 	struct kp_inputs *in = calloc(1, sizeof(*in));
 
@@ -71,6 +79,8 @@ struct kp_inputs *kp_inputs_new(void)
 		free(in);
 		return NULL;
 	}
+	in->spill = spill_fd;
+	in->bufmax = buf_size ? buf_size : KP_INPUTS_BUF;
 	clock_gettime(CLOCK_REALTIME, &in->start);
 	return in;
 }
@@ -150,22 +160,57 @@ static uint64_t hash_bytes(const unsigned char *p, size_t len)
 	return h ^ h >> 29;
 }
 
-/* The table slot of @h for the record @p (@len bytes): its index, taken or free. */
-static size_t slot_of(const struct kp_inputs *in, uint64_t h, const unsigned char *p, size_t len)
+/*
+ * 1 when the record at @pos of the records is the @len bytes at @p, 0 when not, -1 when
+ * the spill file cannot be read. The first REC_HEAD bytes hold the lengths: equal bytes are
+ * an equal length, so a record found whole where it is kept is the whole record.
+ */
+static int same_record(const struct kp_inputs *in, uint64_t pos, const unsigned char *p, size_t len)
 {
-	size_t i = (size_t)h & (in->tcap - 1);
+	unsigned char chunk[CMP_CHUNK];
+
+	if (pos >= in->spilled) {
+		size_t o = (size_t)(pos - in->spilled);
+
+		return o <= in->len && in->len - o >= len && !memcmp(in->buf + o, p, len);
+	}
+	if (in->spilled - pos < len)
+		return 0;
+	for (size_t done = 0; done < len;) {
+		size_t n = len - done < sizeof(chunk) ? len - done : sizeof(chunk);
+
+		if (kp_pread_all(in->spill, chunk, n, pos + done) != (ssize_t)n)
+			return -1;
+		if (memcmp(chunk, p + done, n))
+			return 0;
+		done += n;
+	}
+	return 1;
+}
+
+/*
+ * The table slot for the record @p (@len bytes, hash fragment @frag): the one holding the
+ * same record, else the free one where it goes; -1 when the spill file cannot be read. The
+ * fragment picks the slot and tells most other records apart without reading them.
+ */
+static ssize_t slot_of(const struct kp_inputs *in, uint32_t frag, const unsigned char *p,
+		       size_t len)
+{
+	size_t i = frag & (in->tcap - 1);
 
 	for (;; i = (i + 1) & (in->tcap - 1)) {
-		uint64_t off = in->tab[2 * i + 1];
+		uint32_t off = in->tab[2 * i + 1];
+		int r;
 
 		if (!off)
-			return i;
-		if (in->tab[2 * i] == h && in->len - (off - 1) >= len &&
-		    !memcmp(in->buf + off - 1, p, len) &&
-		    REC_HEAD + kp_load64(in->buf + off - 1 + 2, false) +
-				    kp_load64(in->buf + off - 1 + 82, false) ==
-			    len)
-			return i;
+			return (ssize_t)i;
+		if (in->tab[2 * i] != frag)
+			continue;
+		r = same_record(in, off - 1, p, len);
+		if (r < 0)
+			return -1;
+		if (r)
+			return (ssize_t)i;
 	}
 }
 
@@ -173,25 +218,25 @@ static size_t slot_of(const struct kp_inputs *in, uint64_t h, const unsigned cha
 static int grow_table(struct kp_inputs *in)
 {
 	size_t cap = in->tcap ? in->tcap * 2 : 1024;
-	uint64_t *tab = calloc(cap, 2 * sizeof(*tab));
-	uint64_t *old = in->tab;
+	uint32_t *tab = calloc(cap, 2 * sizeof(*tab));
+	uint32_t *old = in->tab;
 	size_t ocap = in->tcap;
 
 	if (!tab)
 		return -1;
-	in->tab = tab;
-	in->tcap = cap;
 	for (size_t i = 0; i < ocap; i++) {
 		size_t j;
 
 		if (!old[2 * i + 1])
 			continue;
-		for (j = (size_t)old[2 * i] & (cap - 1); tab[2 * j + 1]; j = (j + 1) & (cap - 1))
+		for (j = old[2 * i] & (cap - 1); tab[2 * j + 1]; j = (j + 1) & (cap - 1))
 			;
 		tab[2 * j] = old[2 * i];
 		tab[2 * j + 1] = old[2 * i + 1];
 	}
 	free(old);
+	in->tab = tab;
+	in->tcap = cap;
 	return 0;
 }
 
@@ -207,44 +252,95 @@ static bool too_new(const struct kp_inputs *in, const struct entry *e)
 	       (int64_t)e->st[3] * 1000000000 + (int64_t)e->st[4] >= edge;
 }
 
+/* Writes the buffer's records to the spill file; 0 or -1. */
+static int flush(struct kp_inputs *in)
+{
+	if (!in->len)
+		return 0;
+	if (kp_write_all(in->spill, in->buf, in->len) < 0)
+		return -1;
+	in->spilled += in->len;
+	in->len = 0;
+	return 0;
+}
+
+/*
+ * Appends the record @p (@len bytes) after the others: into the buffer, written out first
+ * when it is full (a record larger than the buffer goes to the spill file directly); without
+ * a spill file the buffer grows. 0, or -1 with the reason.
+ */
+static int append(struct kp_inputs *in, const unsigned char *p, size_t len, const char **why)
+{
+	*why = "out of memory";
+	if (in->spill < 0) {
+		if (kp_grow(&in->buf, &in->cap, in->len + len, 1) < 0)
+			return -1;
+	} else {
+		if (!in->buf) {
+			in->buf = malloc(in->bufmax);
+			if (!in->buf)
+				return -1;
+			in->cap = in->bufmax;
+		}
+		*why = "the inputs' temporary file could not be written";
+		if (in->cap - in->len < len && flush(in) < 0)
+			return -1;
+		if (len > in->cap) {
+			if (kp_write_all(in->spill, p, len) < 0)
+				return -1;
+			in->spilled += len;
+			return 0;
+		}
+	}
+	memcpy(in->buf + in->len, p, len);
+	in->len += len;
+	return 0;
+}
+
 /* Appends @e's encoding unless the very same entry is there already. */
 static void add(struct kp_inputs *in, const struct entry *e)
 {
-	size_t len = entry_len(e), i;
+	size_t len = entry_len(e);
 	unsigned char small[REC_HEAD + 512], *p = len <= sizeof(small) ? small : malloc(len);
-	uint64_t h;
+	const char *why = "out of memory";
+	uint64_t h, pos;
+	uint32_t frag;
+	ssize_t i;
 
 	if (!p) {
-		mark(in, "out of memory");
+		mark(in, why);
 		return;
 	}
 	put_entry(p, e);
 	h = hash_bytes(p, len);
+	frag = (uint32_t)h ^ (uint32_t)(h >> 32);
 	pthread_mutex_lock(&in->lock);
 	if (too_new(in, e) && !in->uncacheable)
 		in->uncacheable = "an input changed less than a second before the run";
-	if ((in->n + 1) * 2 > in->tcap && grow_table(in) < 0)
-		goto oom;
-	i = slot_of(in, h, p, len);
+	if (in->uncacheable)
+		goto out; /* not stored: what is recorded no longer matters */
+	if ((in->n + 1) * 4 > in->tcap * 3 && grow_table(in) < 0)
+		goto fail;
+	i = slot_of(in, frag, p, len);
+	if (i < 0) {
+		why = "the inputs' temporary file could not be read";
+		goto fail;
+	}
 	if (in->tab[2 * i + 1])
 		goto out; /* recorded already */
-	if (!in->len) {
-		if (kp_grow(&in->buf, &in->cap, 16, 1) < 0)
-			goto oom;
-		memcpy(in->buf, "KPMANIF1", 8);
-		in->len = 16;
+	pos = in->spilled + in->len;
+	if (pos + len >= UINT32_MAX) {
+		why = "too many inputs";
+		goto fail;
 	}
-	if (kp_grow(&in->buf, &in->cap, in->len + len, 1) < 0)
-		goto oom;
-	memcpy(in->buf + in->len, p, len);
-	in->tab[2 * i] = h;
-	in->tab[2 * i + 1] = in->len + 1;
-	in->len += len;
+	if (append(in, p, len, &why) < 0)
+		goto fail;
+	in->tab[2 * i] = frag;
+	in->tab[2 * i + 1] = (uint32_t)pos + 1;
 	in->n++;
 	goto out;
-oom:
-	if (!in->uncacheable)
-		in->uncacheable = "out of memory";
+fail:
+	in->uncacheable = why;
 out:
 	pthread_mutex_unlock(&in->lock);
 	if (p != small)
@@ -449,23 +545,45 @@ void kp_in_note_kmod(const char *moddir, const char *const *config)
 	add(in, &e);
 }
 
-const unsigned char *kp_inputs_manifest(struct kp_inputs *in, size_t *len, const char **why)
+int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *len,
+		     uint64_t *count, const char **why)
 {
+	unsigned char chunk[STREAM_CHUNK];
+	int r = -1;
+
 	*len = 0;
+	*count = 0;
+	pthread_mutex_lock(&in->lock);
 	*why = in->uncacheable;
 	if (*why)
-		return NULL;
-	if (!in->len) {
-		if (kp_grow(&in->buf, &in->cap, 16, 1) < 0) {
-			*why = "out of memory";
-			return NULL;
+		goto out;
+	memcpy(chunk, "KPMANIF1", 8);
+	put64(chunk + 8, in->n);
+	*why = "cannot write the entry";
+	if (put(arg, chunk, 16) < 0)
+		goto out;
+	/* the spilled records, read back a chunk at a time, then the buffer's */
+	for (uint64_t off = 0; off < in->spilled;) {
+		size_t n = in->spilled - off < sizeof(chunk) ? (size_t)(in->spilled - off)
+							     : sizeof(chunk);
+
+		if (kp_pread_all(in->spill, chunk, n, off) != (ssize_t)n) {
+			*why = "the inputs' temporary file could not be read";
+			goto out;
 		}
-		memcpy(in->buf, "KPMANIF1", 8);
-		in->len = 16;
+		if (put(arg, chunk, n) < 0)
+			goto out;
+		off += n;
 	}
-	put64(in->buf + 8, in->n);
-	*len = in->len;
-	return in->buf;
+	if (in->len && put(arg, in->buf, in->len) < 0)
+		goto out;
+	*why = NULL;
+	*len = 16 + in->spilled + in->len;
+	*count = in->n;
+	r = 0;
+out:
+	pthread_mutex_unlock(&in->lock);
+	return r;
 }
 
 /* Walks @m: calls @fn on each decoded entry; the number of entries, or -1 when malformed. */

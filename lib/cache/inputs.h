@@ -24,9 +24,20 @@
 
 struct kp_inputs;
 
-/* A recorder; NULL when out of memory. @start: the run's start (files changed after it are
- * "too new" to trust: the run is then not stored). */
-struct kp_inputs *kp_inputs_new(void);
+/* The recorder's buffer (bytes) unless kp_inputs_new() is given another size. */
+#define KP_INPUTS_BUF ((size_t)64 << 10)
+
+/*
+ * A recorder for a run starting now (files changed since a second before are "too new" to
+ * trust: the run is then not stored); NULL when out of memory. The records are encoded into
+ * a buffer of @buf_size bytes (0: KP_INPUTS_BUF; tests give less to make it spill) that is
+ * written to @spill_fd whenever the next record does not fit, so the memory does not grow
+ * with the number of inputs besides the duplicates' table (8 bytes a slot, 3/4 full at most).
+ * @spill_fd: an empty file open for reading and writing at offset 0 that nothing else uses
+ * (an unnamed one in the cache's directory); it stays the caller's to close, after
+ * kp_inputs_free(). -1: no file, the buffer grows in memory instead.
+ */
+struct kp_inputs *kp_inputs_new(int spill_fd, size_t buf_size);
 void kp_inputs_free(struct kp_inputs *in);
 /* Makes @in the process's recorder (NULL: none). Before any thread starts, and at the end. */
 void kp_inputs_attach(struct kp_inputs *in);
@@ -52,15 +63,21 @@ void kp_in_note_kmod(const char *moddir, const char *const *config);
 /* The run's output depends on something not recorded (the running kernel, a file written). */
 void kp_in_uncacheable(const char *why);
 
+/* Takes the next @len bytes of a manifest being streamed; 0 or -1 (stop). */
+typedef int (*kp_inputs_put)(void *arg, const void *p, size_t len);
 /*
- * The recorded manifest as bytes (in the order recorded, exact duplicates dropped; owned by
- * @in), for run-cache.c. NULL with @why set when the run must not be stored: uncacheable,
- * an input changed during the run (its change time is after the run's start less a second),
- * or out of memory.
+ * Streams the recorded manifest ("KPMANIF1", the count, the entries in the order recorded,
+ * exact duplicates dropped) to @put in pieces (16 KiB, or the buffer's records at once), for
+ * run-cache.c: the spilled records are read back, the whole manifest is never in memory.
+ * 0 with its length in *@len and its entries in *@count; -1 with @why when the run must not
+ * be stored: uncacheable, an input changed during the run (its change time is after the
+ * run's start less a second), out of memory, the spill file could not be written or read,
+ * or @put failed (then part of the manifest may have gone to @put). Not while recording.
  */
-const unsigned char *kp_inputs_manifest(struct kp_inputs *in, size_t *len, const char **why);
+int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *len,
+		     uint64_t *count, const char **why);
 /*
- * 1 when every entry of the manifest @m (@len bytes, from kp_inputs_manifest()) still holds
+ * 1 when every entry of the manifest @m (@len bytes, from kp_inputs_stream()) still holds
  * (same states, still absent, same bytes); 0 when anything differs or @m is malformed.
  */
 int kp_inputs_unchanged(const unsigned char *m, size_t len);

@@ -33,8 +33,18 @@ int kp_rc_tmpfile(int dfd, char *tmp, size_t len)
 	tmp[0] = '\0';
 	if (fd >= 0)
 		return fd;
-	tmp_name(tmp, len);
-	fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/* a run takes two (its entry, its inputs' spill file): a name taken gets a suffix */
+	for (int i = 0; fd < 0 && i < 8; i++) {
+		size_t n;
+
+		tmp_name(tmp, len);
+		n = strlen(tmp);
+		if (i)
+			snprintf(tmp + n, len - n, "-%d", i);
+		fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
 	if (fd < 0)
 		tmp[0] = '\0';
 	return fd;

@@ -58,6 +58,8 @@ struct kp_run_cache {
 	FILE *orig_out, *orig_err, *out, *err;
 	int tfd;       /* the entry being written (unnamed), or -1 */
 	char tmp[64];  /* its temporary name when O_TMPFILE is refused */
+	int ifd;       /* the inputs recorder's spill file (unnamed), or -1 */
+	char itmp[64]; /* its temporary name when O_TMPFILE is refused */
 	uint64_t olen; /* output bytes (chunks) so far */
 	uint32_t crc;
 	unsigned char *buf;
@@ -234,6 +236,7 @@ struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int arg
 		return NULL;
 	}
 	rc->tfd = -1;
+	rc->ifd = -1;
 	if (kp_run_cache_dir(root, rc->dir, sizeof(rc->dir)) < 0 || build_key(rc, argc, argv) < 0) {
 		pthread_mutex_destroy(&rc->lock);
 		free(rc->key.p);
@@ -442,10 +445,14 @@ int kp_run_cache_record(struct kp_run_cache *rc)
 	if (dfd < 0)
 		return -1;
 	rc->tfd = kp_rc_tmpfile(dfd, rc->tmp, sizeof(rc->tmp));
+	/* the manifest goes there as it grows: the recorder keeps a buffer and a table */
+	rc->ifd = kp_rc_tmpfile(dfd, rc->itmp, sizeof(rc->itmp));
 	close(dfd);
+	if (rc->tfd < 0 || rc->ifd < 0)
+		return -1;
 	rc->buf = malloc(CAP_BUF);
-	rc->in = kp_inputs_new();
-	if (rc->tfd < 0 || !rc->buf || !rc->in)
+	rc->in = kp_inputs_new(rc->ifd, 0);
+	if (!rc->buf || !rc->in)
 		return -1;
 	/* room for the header, written last */
 	rc->blen = HDR_LEN; /* not in @rc->crc */
@@ -466,22 +473,27 @@ int kp_run_cache_record(struct kp_run_cache *rc)
 	return 0;
 }
 
+/* kp_inputs_stream()'s writer: the manifest's bytes into the entry. */
+static int put_manifest(void *arg, const void *p, size_t len)
+{
+	struct kp_run_cache *rc = arg;
+
+	tappend(rc, p, len);
+	return rc->broken ? -1 : 0;
+}
+
 /* Writes key, manifest and header and names the entry; 0, or -1 with @why. */
 static int store(struct kp_run_cache *rc, int status, const char **why)
 {
 	unsigned char h[HDR_LEN];
-	const unsigned char *man;
-	size_t mlen;
-	uint64_t size;
+	uint64_t mlen, count, size;
 	int r;
 
-	man = kp_inputs_manifest(rc->in, &mlen, why);
-	if (!man)
+	tappend(rc, rc->key.p, rc->key.len);
+	if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
 		return -1;
 	*why = "cannot write the entry";
-	tappend(rc, rc->key.p, rc->key.len);
-	tappend(rc, man, mlen);
-	rc->ninputs = kp_inputs_count(man, mlen);
+	rc->ninputs = (size_t)count;
 	if (rc->broken || kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
 		return -1;
 	rc->blen = 0;
@@ -532,6 +544,7 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 	free(rc->cap_out.vbuf);
 	kp_inputs_attach(NULL);
 	kp_inputs_free(rc->in);
+	kp_rc_tmp_drop(rc->dir, rc->ifd, rc->itmp);
 	kp_rc_tmp_drop(rc->dir, rc->tfd, rc->tmp);
 	free(rc->buf);
 	free(rc->key.p);

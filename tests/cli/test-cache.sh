@@ -5,7 +5,8 @@
 # two runs writing at once; a module rewritten in place; a copy found by content; many packs
 # merged; --no-cache, KOPOLICY_CACHE=off; kopolicy cache show, prune, clear. Sections 1-6
 # test the facts cache alone (KOPOLICY_RUN_CACHE=off); section 7 the result cache
-# (lib/cache/run-cache.c): replayed only while every input is unchanged.
+# (lib/cache/run-cache.c): replayed only while every input is unchanged, also when its
+# manifest spilled to a file.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -343,6 +344,30 @@ rc p1 "${B[@]}" >/dev/null
 "$kp" cache clear >"$tmp/clear.txt"
 grep -qx "results: 0" "$tmp/clear.txt" && [ ! -e "$tmp/cache/runs-v1" ]
 ok "cache clear removes the results and their directory" $?
+
+# a manifest larger than the recorder's buffer (64 KiB, lib/cache/inputs.h) spills to a file:
+# the root with 600 depmod.d files, each stat()ed and read in the same state (one input)
+rm -rf "$root/etc/depmod.d"
+mkdir -p "$root/etc/depmod.d"
+for i in $(seq -w 0 599); do
+	echo "# $i" >"$root/etc/depmod.d/$i-a-long-name-so-that-the-manifest-spills-sooner.conf"
+done
+sleep 1.1
+# 71 inputs without them (14 modules with zz_added.ko, their directories, every path looked
+# up in the root, etc/depmod.d); each file once though it is stat()ed, then opened
+expect s1 "miss, stored (671 inputs)" "600 depmod.d files: spilled, each one input once" "${B[@]}"
+expect s2 "hit, replayed" "the spilled manifest replayed" "${B[@]}"
+# the first file read is in the first 64 KiB of the manifest (spilled): its change is seen
+early=$root/etc/depmod.d/000-a-long-name-so-that-the-manifest-spills-sooner.conf
+ent=$(echo "$tmp"/cache/runs-v1/*.run)
+mlen=$(od -An -t u8 -j 32 -N 8 "$ent" | tr -d ' ')
+at=$(grep -boa -- "$early" "$ent" | head -n 1 | cut -d: -f1)
+[ -n "$at" ] && [ $((at - ($(stat -c %s "$ent") - mlen))) -lt 60000 ] && [ "$mlen" -gt 65536 ]
+ok "result cache: $early is in the spilled part of a $mlen-byte manifest" $?
+echo "# changed" >>"$early"
+sleep 1.1
+expect s3 "miss, stored (671 inputs)" "a spilled input changed: a miss" "${B[@]}"
+expect s4 "hit, replayed" "then replayed" "${B[@]}"
 
 echo "1..$n"
 [ "$fail" -eq 0 ]

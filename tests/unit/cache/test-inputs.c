@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The inputs recorder (lib/cache/inputs.c) with a buffer small enough to spill: the manifest
+ * streamed from buffer and spill file is the one recorded all in memory, exact duplicates
+ * are dropped whether the first record is still in the buffer or only in the spill file,
+ * from one thread or four at once, and records whose hashes collide are all kept (the bytes
+ * are compared, never the hash alone); a replay sees a change to an input recorded first (so
+ * spilled); a spill file that cannot be written makes the run uncacheable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache/inputs.h"
+#include "tap.h"
+
+#define NFILES 200
+#define SMALL  512 /* the buffer: two or three records, so nearly all of them spill */
+
+static char dir[64], spilldir[64]; /* the inputs; the spill files (not to change @dir) */
+
+/* A manifest streamed into memory. */
+struct man {
+	unsigned char *p;
+	size_t len, cap;
+	size_t pieces, largest;
+};
+
+static int put(void *arg, const void *p, size_t len)
+{
+	struct man *m = arg;
+
+	if (m->len + len > m->cap) {
+		size_t cap = (m->len + len) * 2;
+		unsigned char *q = realloc(m->p, cap);
+
+		if (!q)
+			return -1;
+		m->p = q;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->len, p, len);
+	m->len += len;
+	m->pieces++;
+	if (len > m->largest)
+		m->largest = len;
+	return 0;
+}
+
+static void path_of(char *buf, size_t len, int i)
+{
+	/* long names: ~150-byte records, a few per buffer */
+	snprintf(buf, len, "%s/input-%03d-padding-padding-padding-padding-padding-padding", dir, i);
+}
+
+/* An empty unnamed file for the recorder to spill to; -1 when none can be made. */
+static int spill_file(void)
+{
+	char tmpl[96];
+	int fd;
+
+	snprintf(tmpl, sizeof(tmpl), "%s/spill-XXXXXX", spilldir);
+	fd = mkstemp(tmpl);
+	if (fd >= 0)
+		unlink(tmpl);
+	return fd;
+}
+
+/* What a run over the fixture reads: each file stat()ed then opened (the same state twice),
+ * the directory, an absent path twice and one absent path longer than the buffer twice. */
+static void *read_all(void *arg)
+{
+	char p[256], longp[1200];
+	struct stat st;
+	DIR *d;
+
+	(void)arg;
+	for (int i = 0; i < NFILES; i++) {
+		int fd;
+
+		path_of(p, sizeof(p), i);
+		kp_in_stat(p, &st);
+		fd = kp_in_open(p, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+	}
+	d = kp_in_opendir(dir);
+	if (d)
+		closedir(d);
+	snprintf(p, sizeof(p), "%s/absent", dir);
+	kp_in_stat(p, &st);
+	kp_in_lstat(p, &st); /* another entry: not followed */
+	kp_in_stat(p, &st);
+	/* a record larger than the buffer goes to the spill file directly */
+	snprintf(longp, sizeof(longp), "%s/%0200d/%0200d/%0200d/%0200d/%0200d", dir, 1, 2, 3, 4, 5);
+	kp_in_stat(longp, &st);
+	kp_in_stat(p, &st);
+	kp_in_stat(longp, &st);
+	/* each file again, its first record long spilled: compared from the spill file */
+	for (int i = 0; i < NFILES; i++) {
+		path_of(p, sizeof(p), i);
+		kp_in_stat(p, &st);
+	}
+	return NULL;
+}
+
+/* inputs.c's hash of a record and the 32 bits its table keeps (FNV-1a 64, folded) */
+static uint32_t fragment(const unsigned char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3u;
+	}
+	h ^= h >> 29;
+	return (uint32_t)h ^ (uint32_t)(h >> 32);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * NCOLL absent paths, all different: some pairs share the table's 32 bits of hash (about
+ * NCOLL^2 / 2^33 of them); every one must be kept. Their pairs are counted from the
+ * manifest's records (so the test shows it met a collision).
+ */
+#define NCOLL 200000
+static void *read_absent(void *arg)
+{
+	char p[64];
+	struct stat st;
+
+	(void)arg;
+	for (int i = 0; i < NCOLL; i++) {
+		snprintf(p, sizeof(p), "/nonexistent-kopolicy-test/%d", i);
+		kp_in_stat(p, &st);
+	}
+	return NULL;
+}
+
+/* Records read_all() from @threads threads with @spill (-1: none) and a @size buffer. */
+static int record(struct man *m, void *(*fn)(void *), int spill, size_t size, int threads,
+		  uint64_t *count, const char **why)
+{
+	struct kp_inputs *in = kp_inputs_new(spill, size);
+	pthread_t t[4];
+	uint64_t len = 0;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if (!in)
+		return -1;
+	kp_inputs_attach(in);
+	for (int i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, fn, NULL);
+	for (int i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	kp_inputs_attach(NULL);
+	r = kp_inputs_stream(in, put, m, &len, count, why);
+	kp_inputs_free(in);
+	if (r == 0 && len != m->len)
+		return -1;
+	return r;
+}
+
+int main(void)
+{
+	/* NFILES files, the directory, "absent" stat()ed and lstat()ed, the long absent path */
+	const uint64_t want = NFILES + 4;
+	struct man mem, sp, mt;
+	struct tap t = { 0 };
+	uint64_t n = 0, nsp = 0, nmt = 0;
+	const char *why = NULL;
+	char p[256];
+	int fd, r;
+
+	snprintf(dir, sizeof(dir), "/tmp/kp-inputs-XXXXXX");
+	snprintf(spilldir, sizeof(spilldir), "/tmp/kp-spill-XXXXXX");
+	if (!mkdtemp(dir) || !mkdtemp(spilldir))
+		return 1;
+	for (int i = 0; i < NFILES; i++) {
+		FILE *f;
+
+		path_of(p, sizeof(p), i);
+		f = fopen(p, "w");
+		if (!f)
+			return 1;
+		fprintf(f, "%d\n", i);
+		fclose(f);
+	}
+	/* an input changed less than a second before the run is not trusted */
+	usleep(1100000);
+
+	r = record(&mem, read_all, -1, 0, 1, &n, &why);
+	tap_ok(&t, r == 0, "in memory: streamed (%s)", why ? why : "ok");
+	tap_is_int(&t, n, want, "in memory: duplicates dropped");
+
+	fd = spill_file();
+	r = record(&sp, read_all, fd, SMALL, 1, &nsp, &why);
+	tap_ok(&t, r == 0, "spilled: streamed (%s)", why ? why : "ok");
+	tap_is_int(&t, nsp, want, "spilled: the same duplicates dropped");
+	tap_ok(&t, sp.len == mem.len && !memcmp(sp.p, mem.p, mem.len),
+	       "spilled: the same manifest bytes (%zu)", sp.len);
+	tap_ok(&t, fd >= 0 && lseek(fd, 0, SEEK_END) > (off_t)(sp.len - 16 - SMALL),
+	       "spilled: all but the last buffer's records went to the spill file");
+	tap_ok(&t, sp.pieces > 2 && sp.largest <= 16384, "spilled: streamed in %zu pieces",
+	       sp.pieces);
+	tap_is_int(&t, kp_inputs_count(sp.p, sp.len), want, "spilled: a well-formed manifest");
+	tap_is_int(&t, kp_inputs_unchanged(sp.p, sp.len), 1, "spilled: unchanged inputs hold");
+	if (fd >= 0)
+		close(fd);
+
+	fd = spill_file();
+	r = record(&mt, read_all, fd, SMALL, 4, &nmt, &why);
+	tap_ok(&t, r == 0, "four threads: streamed (%s)", why ? why : "ok");
+	tap_is_int(&t, nmt, want, "four threads: each input once");
+	tap_is_int(&t, mt.len, mem.len, "four threads: the same length");
+	tap_is_int(&t, kp_inputs_unchanged(mt.p, mt.len), 1, "four threads: unchanged inputs hold");
+	if (fd >= 0)
+		close(fd);
+
+	/* fragments that collide: each record kept (compared by its bytes) */
+	fd = spill_file();
+	free(mt.p);
+	r = record(&mt, read_absent, fd, 0, 1, &nmt, &why);
+	tap_ok(&t, r == 0, "absent paths: streamed (%s)", why ? why : "ok");
+	tap_is_int(&t, nmt, NCOLL, "absent paths: each one kept");
+	if (r == 0) {
+		uint32_t *f = calloc(NCOLL, sizeof(*f));
+		size_t off = 16, pairs = 0;
+
+		for (int i = 0; f && i < NCOLL && off + 90 <= mt.len; i++) {
+			size_t len = 90 + (size_t)mt.p[off + 2] + ((size_t)mt.p[off + 3] << 8);
+
+			f[i] = fragment(mt.p + off, len);
+			off += len;
+		}
+		if (f)
+			qsort(f, NCOLL, sizeof(*f), cmp_u32);
+		for (int i = 1; f && i < NCOLL; i++)
+			pairs += f[i] == f[i - 1];
+		tap_ok(&t, f && off == mt.len && pairs > 0,
+		       "absent paths: %zu pairs share the table's hash bits", pairs);
+		free(f);
+	}
+	if (fd >= 0)
+		close(fd);
+
+	/* a spill file that cannot be written: not stored, never a wrong manifest */
+	snprintf(p, sizeof(p), "%s/input-000-padding-padding-padding-padding-padding-padding", dir);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	free(mt.p);
+	r = record(&mt, read_all, fd, SMALL, 1, &nmt, &why);
+	tap_ok(&t, r < 0 && why && !strcmp(why, "the inputs' temporary file could not be written"),
+	       "unwritable spill file: not stored (%s)", why ? why : "(none)");
+	if (fd >= 0)
+		close(fd);
+
+	/* the first input recorded (long spilled) changes: the replay sees it */
+	fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+	r = fd >= 0 && write(fd, "x", 1) == 1;
+	if (fd >= 0)
+		close(fd);
+	tap_ok(&t, r && !memcmp(sp.p + 16 + 90, p, strlen(p)), "the first entry is %s", p);
+	tap_is_int(&t, kp_inputs_unchanged(sp.p, sp.len), 0, "spilled: a changed first input seen");
+	tap_is_int(&t, kp_inputs_unchanged(mem.p, mem.len), 0, "in memory: the same");
+
+	free(mem.p);
+	free(sp.p);
+	free(mt.p);
+	for (int i = 0; i < NFILES; i++) {
+		path_of(p, sizeof(p), i);
+		unlink(p);
+	}
+	rmdir(dir);
+	rmdir(spilldir);
+	return tap_done(&t);
+}
