@@ -2,6 +2,7 @@
 /* The inputs a run read (inputs.h): the recording wrappers and the manifest they make. */
 #include "inputs.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -124,8 +125,8 @@ static bool is_kernel_fs(const char *path)
 
 static void put64(unsigned char *p, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
+	v = htole64(v);
+	memcpy(p, &v, 8);
 }
 
 static size_t entry_len(const struct entry *e)
@@ -149,14 +150,20 @@ static void put_entry(unsigned char *p, const struct entry *e)
 		memcpy(p + REC_HEAD + pl, e->content, e->clen);
 }
 
+/* A hash of a record, eight bytes at a time (only to find candidates: bytes are compared). */
 static uint64_t hash_bytes(const unsigned char *p, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325u;
+	uint64_t h = 0xcbf29ce484222325u ^ len, w;
+	size_t i = 0;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3u;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15u;
+		h ^= h >> 32;
 	}
+	w = 0;
+	memcpy(&w, p + i, len - i);
+	h = (h ^ w) * 0x9e3779b97f4a7c15u;
 	return h ^ h >> 29;
 }
 
@@ -447,6 +454,34 @@ int kp_in_open(const char *path, int flags)
 		int r = stat(path, &st);
 
 		note_stat(rec(), path, true, r, r < 0 ? errno : 0, &st);
+	}
+	errno = e;
+	return fd;
+}
+
+int kp_in_open_stat(const char *path, int flags, struct stat *st)
+{
+	struct kp_inputs *in = rec();
+	int fd = open(path, flags);
+	int e = errno;
+
+	if (fd >= 0 && fstat(fd, st) < 0) {
+		e = errno;
+		close(fd);
+		if (in)
+			mark(in, "fstat failed");
+		errno = e;
+		return -1;
+	}
+	if (!in)
+		return fd;
+	if (fd >= 0) {
+		note_stat(in, path, true, 0, 0, st);
+	} else {
+		struct stat abs;
+		int r = stat(path, &abs);
+
+		note_stat(in, path, true, r, r < 0 ? errno : 0, &abs);
 	}
 	errno = e;
 	return fd;

@@ -49,6 +49,8 @@ int kp_in_lstat(const char *path, struct stat *st);
 DIR *kp_in_opendir(const char *path);
 /* open()/fopen() for reading that record the opened file's state (fstat of what was opened). */
 int kp_in_open(const char *path, int flags);
+/* kp_in_open() that also gives the fstat() it records in @st: -1 with errno when either fails. */
+int kp_in_open_stat(const char *path, int flags, struct stat *st);
 FILE *kp_in_fopen(const char *path, const char *mode);
 /* readlink() that records the link's own state (lstat). */
 ssize_t kp_in_readlink(const char *path, char *buf, size_t len);

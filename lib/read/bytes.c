@@ -276,15 +276,11 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err)
 	if (!S_ISREG(pre.st_mode))
 		return kp_err_errno(err, S_ISDIR(pre.st_mode) ? EISDIR : EINVAL, "%s",
 				    not_regular(pre.st_mode));
-	fd = kp_in_open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* the state recorded is the fstat() of what was opened, the one returned in @st */
+	fd = kp_in_open_stat(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, st);
 	if (fd < 0) {
 		e = errno;
 		return kp_err_errno(err, e, "cannot open: %s", strerror(e));
-	}
-	if (fstat(fd, st) < 0) {
-		e = errno;
-		close(fd);
-		return kp_err_errno(err, e, "cannot stat: %s", strerror(e));
 	}
 	if (!S_ISREG(st->st_mode)) {
 		close(fd);
