@@ -327,6 +327,7 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		v->p_from = SIZE_MAX;
 		note_failed_deps(&c, v);
 		v->err = load_one(&c, &ld);
+		kp_loading_release(&ld);
 		v->loads = v->err == 0;
 		if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(&c, v) < 0)
 			goto oom;

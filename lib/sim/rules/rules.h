@@ -7,6 +7,7 @@
 #ifndef KP_RULES_H
 #define KP_RULES_H
 
+#include "util/symbol-index.h"
 #include "sim/loader.h"
 
 struct kp_sim_ctx {
@@ -35,7 +36,13 @@ struct kp_loading {
 	bool using_gplonly_symbols;
 	bool sig_ok;	 /* info->sig_ok: module_sig_check() verified the signature */
 	size_t ver_hint; /* where find_version() starts (a speed-up, not a kernel state) */
+	/* find_version()'s index of a long list, built on the hint's first miss (a speed-up) */
+	struct kp_symbol_index ver_index;
+	const struct kp_version *ver_index_of; /* the list it indexes; NULL: none */
 };
+
+/* What load_one() leaves in @ld besides the verdict (find_version()'s index). */
+void kp_loading_release(struct kp_loading *ld);
 
 /* What find_symbol() found. */
 struct kp_found {

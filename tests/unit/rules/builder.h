@@ -17,7 +17,7 @@
 #include "tap.h"
 
 /* Each list of a built module holds at most this many entries. */
-#define TB_MAX 32
+#define TB_MAX 160
 
 struct tb_world {
 	struct kp_module_set set;

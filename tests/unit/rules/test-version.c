@@ -193,11 +193,66 @@ static void vermagic(struct tap *t)
 	       "no vermagic, force load: F");
 }
 
+/*
+ * A long __versions in another order than .symtab (modpost follows the objects' tables, the
+ * link reorders them): find_version()'s index takes over at the hint's first miss and must
+ * find what the kernel's walk finds, the first entry of a name.
+ */
+static void long_list(struct tap *t)
+{
+	static char names[100][16], text[100 * 64 + 128];
+	struct tb_world w;
+	struct kp_module *m;
+	size_t off;
+
+	off = (size_t)snprintf(text, sizeof(text),
+			       "0x33333333\tmodule_layout\tvmlinux\tEXPORT_SYMBOL\t\n");
+	for (int i = 0; i < 100; i++) {
+		snprintf(names[i], sizeof(names[i]), "sym%d", i);
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"0x%08x\t%s\tvmlinux\tEXPORT_SYMBOL\t\n", 0x1000 + i,
+					names[i]);
+	}
+	for (int bad = -1; bad < 100; bad += 58) {
+		tb_init(&w, "6.12.37");
+		tb_symvers(&w, text);
+		w.facts.modversions = true;
+		m = tb_module(&w, "m");
+		tb_version(m, "module_layout", 0x33333333);
+		for (int i = 99; i >= 0; i--)
+			tb_version(m, names[i], (uint32_t)(0x1000 + i + (i == bad)));
+		for (int i = 0; i < 100; i++)
+			tb_import(m, names[i]);
+		if (bad < 0)
+			expect(t, &w, 0, "", "", "100 versions in reverse order: all found");
+		else
+			expect(t, &w, -EINVAL,
+			       "m: disagrees about version of symbol sym57\n"
+			       "m: Unknown symbol sym57 (err -22)",
+			       "crc-mismatch",
+			       "100 versions in reverse order: sym57's CRC differs");
+	}
+	/* a name twice (not distinct): the walk's first entry decides, the hint is not used */
+	tb_init(&w, "6.12.37");
+	tb_symvers(&w, text);
+	w.facts.modversions = true;
+	m = tb_module(&w, "m");
+	tb_version(m, "module_layout", 0x33333333);
+	for (int i = 99; i >= 0; i--)
+		tb_version(m, names[i], (uint32_t)(0x1000 + i));
+	tb_version(m, names[3], 0xbad);
+	m->versions_distinct = false;
+	for (int i = 0; i < 100; i++)
+		tb_import(m, names[i]);
+	expect(t, &w, 0, "", "", "a name twice: its first entry is the one compared");
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
 
 	crcs(&t);
+	long_list(&t);
 	no_versions(&t);
 	missing_entry(&t);
 	extended(&t);
