@@ -433,3 +433,18 @@ void tb_is_text(struct tap *t, const char *got, const char *want, const char *wh
 		printf("#   expected '%s'\n", want ? x : "(null)");
 	}
 }
+
+void tb_expect(struct tap *t, struct tb_world *w, int err, const char *dmesg, const char *findings,
+	       const char *what)
+{
+	char buf[160];
+
+	tb_run(w);
+	snprintf(buf, sizeof(buf), "%s: errno", what);
+	tap_is_int(t, tb_v(w, "m")->err, err, buf);
+	snprintf(buf, sizeof(buf), "%s: dmesg", what);
+	tb_is_text(t, tb_dmesg(w, "m"), dmesg, buf);
+	snprintf(buf, sizeof(buf), "%s: findings", what);
+	tap_is_str(t, tb_findings(w, "m"), findings, buf);
+	tb_free(w);
+}

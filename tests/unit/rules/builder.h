@@ -105,6 +105,13 @@ const struct kp_symget_result *tb_symget_result(const struct tb_world *w, const 
 						const char *sym);
 void tb_free(struct tb_world *w);
 
+/*
+ * Runs @w, checks module "m"'s errno, dmesg and findings (ids, comma-separated) as three
+ * TAP lines named after @what, and frees @w.
+ */
+void tb_expect(struct tap *t, struct tb_world *w, int err, const char *dmesg, const char *findings,
+	       const char *what);
+
 /* Like tap_is_str() for multi-line text: the TAP line shows '\n' as "\\n". */
 void tb_is_text(struct tap *t, const char *got, const char *want, const char *what);
 

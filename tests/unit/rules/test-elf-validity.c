@@ -8,21 +8,6 @@
 
 #include "builder.h"
 
-static void expect(struct tap *t, struct tb_world *w, int err, const char *dmesg,
-		   const char *findings, const char *what)
-{
-	char buf[160];
-
-	tb_run(w);
-	snprintf(buf, sizeof(buf), "%s: errno", what);
-	tap_is_int(t, tb_v(w, "m")->err, err, buf);
-	snprintf(buf, sizeof(buf), "%s: dmesg", what);
-	tb_is_text(t, tb_dmesg(w, "m"), dmesg, buf);
-	snprintf(buf, sizeof(buf), "%s: findings", what);
-	tap_is_str(t, tb_findings(w, "m"), findings, buf);
-	tb_free(w);
-}
-
 static struct kp_module *one(struct tb_world *w, const char *release)
 {
 	tb_init(w, release);
@@ -36,28 +21,29 @@ static void modinfo_and_size(struct tap *t)
 
 	m = one(&w, "6.12.37");
 	m->nmodinfo_sections = 2;
-	expect(t, &w, -ENOEXEC, "Only one .modinfo section must exist.", "", "6.12: two .modinfo");
+	tb_expect(t, &w, -ENOEXEC, "Only one .modinfo section must exist.", "",
+		  "6.12: two .modinfo");
 	m = one(&w, "6.1.129");
 	m->nmodinfo_sections = 2;
-	expect(t, &w, 0, "", "", "6.1: two .modinfo not checked");
+	tb_expect(t, &w, 0, "", "", "6.1: two .modinfo not checked");
 	m = one(&w, "6.12.37");
 	w.facts.this_module_size = 1344;
 	m->this_module_size = 1280;
 	tb_modinfo(m, "name", "m_info");
-	expect(t, &w, -ENOEXEC,
-	       "module m_info: .gnu.linkonce.this_module section size must match the kernel's "
-	       "built struct module size at run time",
-	       "struct-module-size", "6.12: struct module size differs (info->name)");
+	tb_expect(t, &w, -ENOEXEC,
+		  "module m_info: .gnu.linkonce.this_module section size must match the kernel's "
+		  "built struct module size at run time",
+		  "struct-module-size", "6.12: struct module size differs (info->name)");
 	m = one(&w, "6.12.37");
 	m->this_module_size = 1280; /* the kernel's size unknown: no check */
-	expect(t, &w, 0, "", "", "6.12: kernel size unknown");
+	tb_expect(t, &w, 0, "", "", "6.12: kernel size unknown");
 	m = one(&w, "6.3.13");
 	w.facts.this_module_size = 1344;
 	m->this_module_size = 1280;
-	expect(t, &w, 0, "", "", "6.3: size not checked");
+	tb_expect(t, &w, 0, "", "", "6.3: size not checked");
 	m = one(&w, "6.12.37");
 	m->has_symtab = false;
-	expect(t, &w, -ENOEXEC, "m: module has no symbols (stripped?)", "", "no .symtab");
+	tb_expect(t, &w, -ENOEXEC, "m: module has no symbols (stripped?)", "", "no .symtab");
 }
 
 static void strtab(struct tap *t, enum kp_symstr_state st, const char *line)
@@ -68,7 +54,7 @@ static void strtab(struct tap *t, enum kp_symstr_state st, const char *line)
 
 	m = one(&w, "6.13.0");
 	m->symstr_state = st;
-	expect(t, &w, -ENOEXEC, line, "bad-symbol-strtab", "6.13 strtab check");
+	tb_expect(t, &w, -ENOEXEC, line, "bad-symbol-strtab", "6.13 strtab check");
 	m = one(&w, "6.12.37");
 	m->symstr_state = st;
 	tb_run(&w);
@@ -85,10 +71,10 @@ static void ext_versions(struct tap *t, enum kp_ext_versions_state st, const cha
 
 	m = one(&w, "6.14.0");
 	m->ext_versions_state = st;
-	expect(t, &w, -ENOEXEC, line, "bad-extended-versions", "6.14 extended versions");
+	tb_expect(t, &w, -ENOEXEC, line, "bad-extended-versions", "6.14 extended versions");
 	m = one(&w, "6.13.0");
 	m->ext_versions_state = st;
-	expect(t, &w, 0, "", "", "6.13: extended versions not read");
+	tb_expect(t, &w, 0, "", "", "6.13: extended versions not read");
 }
 
 static void blacklist(struct tap *t)
@@ -101,12 +87,12 @@ static void blacklist(struct tap *t)
 	tb_modinfo(m, "name", "m_info");
 	w.facts.blacklist = names;
 	w.facts.nblacklist = 2;
-	expect(t, &w, -EPERM, "Module m_info is blacklisted", "blacklisted",
-	       "module_blacklist= names info->name");
+	tb_expect(t, &w, -EPERM, "Module m_info is blacklisted", "blacklisted",
+		  "module_blacklist= names info->name");
 	m = one(&w, "5.10.223");
 	w.facts.blacklist = names;
 	w.facts.nblacklist = 1;
-	expect(t, &w, 0, "", "", "not on the list");
+	tb_expect(t, &w, 0, "", "", "not on the list");
 }
 
 int main(void)

@@ -9,21 +9,6 @@
 
 #include "builder.h"
 
-static void expect(struct tap *t, struct tb_world *w, int err, const char *dmesg,
-		   const char *findings, const char *what)
-{
-	char buf[160];
-
-	tb_run(w);
-	snprintf(buf, sizeof(buf), "%s: errno", what);
-	tap_is_int(t, tb_v(w, "m")->err, err, buf);
-	snprintf(buf, sizeof(buf), "%s: dmesg", what);
-	tb_is_text(t, tb_dmesg(w, "m"), dmesg, buf);
-	snprintf(buf, sizeof(buf), "%s: findings", what);
-	tap_is_str(t, tb_findings(w, "m"), findings, buf);
-	tb_free(w);
-}
-
 static struct kp_module *one(struct tb_world *w, const char *release, bool modversions)
 {
 	tb_init(w, release);
@@ -38,26 +23,26 @@ static void kflagstab(struct tap *t)
 
 	m = one(&w, "7.2.13", false);
 	tb_export(m, "a_fn", KP_KSYMTAB);
-	expect(t, &w, -ENOEXEC, "m: no flags for exported symbols", "no-export-flags",
-	       "7.2: __ksymtab without __kflagstab");
+	tb_expect(t, &w, -ENOEXEC, "m: no flags for exported symbols", "no-export-flags",
+		  "7.2: __ksymtab without __kflagstab");
 	m = one(&w, "7.0.0", false);
 	tb_export(m, "a_fn", KP_KSYMTAB);
-	expect(t, &w, 0, "", "", "7.0: no __kflagstab needed");
+	tb_expect(t, &w, 0, "", "", "7.0: no __kflagstab needed");
 	m = one(&w, "7.1.0", false);
 	tb_export_flag(m, "a_fn", false);
 	tb_export_flag(m, "b_fn", true);
-	expect(t, &w, 0, "", "", "7.1: __ksymtab + __kflagstab");
+	tb_expect(t, &w, 0, "", "", "7.1: __ksymtab + __kflagstab");
 	m = one(&w, "7.2.13", true);
 	tb_export(m, "g_fn", KP_KSYMTAB_GPL);
 	tb_export_crc(m, 0x1234);
-	expect(t, &w, 0,
-	       "m: ignoring obsolete section __ksymtab_gpl\n"
-	       "m: ignoring obsolete section __kcrctab_gpl",
-	       "obsolete-export-table", "7.2: a module built for 7.0 with GPL exports only");
+	tb_expect(t, &w, 0,
+		  "m: ignoring obsolete section __ksymtab_gpl\n"
+		  "m: ignoring obsolete section __kcrctab_gpl",
+		  "obsolete-export-table", "7.2: a module built for 7.0 with GPL exports only");
 	m = one(&w, "7.0.0", true);
 	tb_export(m, "g_fn", KP_KSYMTAB_GPL);
 	tb_export_crc(m, 0x1234);
-	expect(t, &w, 0, "", "", "7.0: __ksymtab_gpl is the GPL table");
+	tb_expect(t, &w, 0, "", "", "7.0: __ksymtab_gpl is the GPL table");
 }
 
 static void crcs(struct tap *t)
@@ -67,31 +52,31 @@ static void crcs(struct tap *t)
 
 	m = one(&w, "6.12.37", true);
 	tb_export(m, "a_fn", KP_KSYMTAB);
-	expect(t, &w, -ENOEXEC, "", "", "6.12 MODVERSIONS: __ksymtab without __kcrctab");
+	tb_expect(t, &w, -ENOEXEC, "", "", "6.12 MODVERSIONS: __ksymtab without __kcrctab");
 	m = one(&w, "6.12.37", true);
 	w.facts.force_load = true;
 	tb_export(m, "a_fn", KP_KSYMTAB);
-	expect(t, &w, 0,
-	       "m: no versions for exported symbols: kernel tainted.\n"
-	       "Disabling lock debugging due to kernel taint",
-	       "", "6.12 force load: F");
+	tb_expect(t, &w, 0,
+		  "m: no versions for exported symbols: kernel tainted.\n"
+		  "Disabling lock debugging due to kernel taint",
+		  "", "6.12 force load: F");
 	m = one(&w, "6.12.37", false);
 	tb_export(m, "a_fn", KP_KSYMTAB);
-	expect(t, &w, 0, "", "", "no MODVERSIONS: CRCs not needed");
+	tb_expect(t, &w, 0, "", "", "no MODVERSIONS: CRCs not needed");
 	m = one(&w, "6.1.129", true);
 	tb_export(m, "a_fn", KP_KSYMTAB);
 	tb_export_crc(m, 1);
 	tb_export(m, "g_fn", KP_KSYMTAB_GPL);
-	expect(t, &w, -ENOEXEC, "", "", "6.1: __ksymtab_gpl without __kcrctab_gpl");
+	tb_expect(t, &w, -ENOEXEC, "", "", "6.1: __ksymtab_gpl without __kcrctab_gpl");
 	m = one(&w, "7.2.13", true);
 	tb_export_flag(m, "a_fn", true);
-	expect(t, &w, -ENOEXEC, "", "", "7.2: __ksymtab without __kcrctab");
+	tb_expect(t, &w, -ENOEXEC, "", "", "7.2: __ksymtab without __kcrctab");
 	m = one(&w, "5.10.223", true);
 	tb_export(m, "f_fn", KP_KSYMTAB_GPL_FUTURE);
-	expect(t, &w, -ENOEXEC, "", "", "5.10: __ksymtab_gpl_future without its __kcrctab");
+	tb_expect(t, &w, -ENOEXEC, "", "", "5.10: __ksymtab_gpl_future without its __kcrctab");
 	m = one(&w, "5.12.0", true);
 	tb_export(m, "f_fn", KP_KSYMTAB_GPL_FUTURE);
-	expect(t, &w, 0, "", "", "5.12: the GPL_FUTURE table is not read");
+	tb_expect(t, &w, 0, "", "", "5.12: the GPL_FUTURE table is not read");
 }
 
 int main(void)

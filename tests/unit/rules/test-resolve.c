@@ -16,21 +16,6 @@ static struct kp_module *one(struct tb_world *w, const char *release)
 	return tb_module(w, "m");
 }
 
-static void expect(struct tap *t, struct tb_world *w, int err, const char *dmesg,
-		   const char *findings, const char *what)
-{
-	char buf[160];
-
-	tb_run(w);
-	snprintf(buf, sizeof(buf), "%s: errno", what);
-	tap_is_int(t, tb_v(w, "m")->err, err, buf);
-	snprintf(buf, sizeof(buf), "%s: dmesg", what);
-	tb_is_text(t, tb_dmesg(w, "m"), dmesg, buf);
-	snprintf(buf, sizeof(buf), "%s: findings", what);
-	tap_is_str(t, tb_findings(w, "m"), findings, buf);
-	tb_free(w);
-}
-
 static void unknown(struct tap *t)
 {
 	struct tb_world w;
@@ -38,21 +23,21 @@ static void unknown(struct tap *t)
 
 	m = one(&w, "6.12.37");
 	tb_import(m, "nowhere");
-	expect(t, &w, -ENOENT, "m: Unknown symbol nowhere (err -2)", "unknown-symbol",
-	       "6.12 unknown");
+	tb_expect(t, &w, -ENOENT, "m: Unknown symbol nowhere (err -2)", "unknown-symbol",
+		  "6.12 unknown");
 	m = one(&w, "5.10.223");
 	tb_import(m, "nowhere");
-	expect(t, &w, -ENOENT, "m: Unknown symbol nowhere (err -2)", "unknown-symbol",
-	       "5.10 unknown");
+	tb_expect(t, &w, -ENOENT, "m: Unknown symbol nowhere (err -2)", "unknown-symbol",
+		  "5.10 unknown");
 	/* Older copies printed PTR_ERR(NULL) (loader-rules.md 6.1). */
 	m = one(&w, "5.4.0");
 	tb_import(m, "nowhere");
-	expect(t, &w, -ENOENT, "m: Unknown symbol nowhere (err 0)", "unknown-symbol",
-	       "5.4 unknown");
+	tb_expect(t, &w, -ENOENT, "m: Unknown symbol nowhere (err 0)", "unknown-symbol",
+		  "5.4 unknown");
 	m = one(&w, "6.12.37");
 	tb_import_weak(m, "nowhere");
 	tb_import(m, "printk");
-	expect(t, &w, 0, "", "", "weak unknown: left 0");
+	tb_expect(t, &w, 0, "", "", "weak unknown: left 0");
 }
 
 static void got(struct tap *t, const char *release, uint16_t machine, bool exempt)
@@ -65,10 +50,10 @@ static void got(struct tap *t, const char *release, uint16_t machine, bool exemp
 	tb_import(m, "_GLOBAL_OFFSET_TABLE_");
 	snprintf(what, sizeof(what), "%s machine %u _GLOBAL_OFFSET_TABLE_", release, machine);
 	if (exempt)
-		expect(t, &w, 0, "", "", what);
+		tb_expect(t, &w, 0, "", "", what);
 	else
-		expect(t, &w, -ENOENT, "m: Unknown symbol _GLOBAL_OFFSET_TABLE_ (err -2)",
-		       "unknown-symbol", what);
+		tb_expect(t, &w, -ENOENT, "m: Unknown symbol _GLOBAL_OFFSET_TABLE_ (err -2)",
+			  "unknown-symbol", what);
 }
 
 static void gpl_only(struct tap *t)
@@ -79,27 +64,27 @@ static void gpl_only(struct tap *t)
 	m = one(&w, "6.1.129");
 	tb_modinfo(m, "license", "Proprietary");
 	tb_import(m, "gpl_fn");
-	expect(t, &w, -ENOENT,
-	       "m: module license 'Proprietary' taints kernel.\n"
-	       "Disabling lock debugging due to kernel taint\n"
-	       "m: Unknown symbol gpl_fn (err -2)",
-	       "license-taint,gpl-only-symbol", "P module, GPL-only import (6.1)");
+	tb_expect(t, &w, -ENOENT,
+		  "m: module license 'Proprietary' taints kernel.\n"
+		  "Disabling lock debugging due to kernel taint\n"
+		  "m: Unknown symbol gpl_fn (err -2)",
+		  "license-taint,gpl-only-symbol", "P module, GPL-only import (6.1)");
 
 	/* EXPORT_SYMBOL_GPL_FUTURE before 5.12: visible to P modules, with a warning. */
 	m = one(&w, "5.10.223");
 	tb_modinfo(m, "license", "Proprietary");
 	tb_import(m, "fut_fn");
-	expect(t, &w, 0,
-	       "m: module license 'Proprietary' taints kernel.\n"
-	       "Disabling lock debugging due to kernel taint\n"
-	       "Symbol fut_fn is being used by a non-GPL module, which will not be allowed in "
-	       "the future",
-	       "license-taint", "P module, GPL_FUTURE import (5.10)");
+	tb_expect(t, &w, 0,
+		  "m: module license 'Proprietary' taints kernel.\n"
+		  "Disabling lock debugging due to kernel taint\n"
+		  "Symbol fut_fn is being used by a non-GPL module, which will not be allowed in "
+		  "the future",
+		  "license-taint", "P module, GPL_FUTURE import (5.10)");
 	/* 5.12+: the table is gone, the export with it. */
 	m = one(&w, "5.12.0");
 	tb_import(m, "fut_fn");
-	expect(t, &w, -ENOENT, "m: Unknown symbol fut_fn (err -2)", "unknown-symbol",
-	       "GPL_FUTURE import (5.12)");
+	tb_expect(t, &w, -ENOENT, "m: Unknown symbol fut_fn (err -2)", "unknown-symbol",
+		  "GPL_FUTURE import (5.12)");
 }
 
 static void namespaces(struct tap *t)
@@ -109,36 +94,36 @@ static void namespaces(struct tap *t)
 
 	m = one(&w, "6.12.37");
 	tb_import(m, "ns_fn");
-	expect(t, &w, -EINVAL,
-	       "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.\n"
-	       "m: Unknown symbol ns_fn (err -22)",
-	       "missing-namespace", "namespace not imported (6.12)");
+	tb_expect(t, &w, -EINVAL,
+		  "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.\n"
+		  "m: Unknown symbol ns_fn (err -22)",
+		  "missing-namespace", "namespace not imported (6.12)");
 	m = one(&w, "6.12.37");
 	tb_import_weak(m, "ns_fn"); /* the weak exemption does not cover ERR_PTR results */
-	expect(t, &w, -EINVAL,
-	       "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.\n"
-	       "m: Unknown symbol ns_fn (err -22)",
-	       "missing-namespace", "weak import, namespace not imported");
+	tb_expect(t, &w, -EINVAL,
+		  "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.\n"
+		  "m: Unknown symbol ns_fn (err -22)",
+		  "missing-namespace", "weak import, namespace not imported");
 	m = one(&w, "6.12.37");
 	tb_modinfo(m, "import_ns", "OTHER");
 	tb_modinfo(m, "import_ns", "MY_NS");
 	tb_import(m, "ns_fn");
-	expect(t, &w, 0, "", "", "second import_ns= tag imports it");
+	tb_expect(t, &w, 0, "", "", "second import_ns= tag imports it");
 	m = one(&w, "6.12.37");
 	w.facts.allow_missing_ns = true;
 	tb_import(m, "ns_fn");
-	expect(t, &w, 0,
-	       "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.", "",
-	       "MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS: warning only");
+	tb_expect(t, &w, 0,
+		  "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.", "",
+		  "MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS: warning only");
 	m = one(&w, "5.3.18");
 	tb_import(m, "ns_fn");
-	expect(t, &w, 0, "", "", "5.3: no namespaces");
+	tb_expect(t, &w, 0, "", "", "5.3: no namespaces");
 	m = one(&w, "5.4.0");
 	tb_import(m, "ns_fn");
-	expect(t, &w, -EINVAL,
-	       "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.\n"
-	       "m: Unknown symbol ns_fn (err -22)",
-	       "missing-namespace", "5.4: namespaces");
+	tb_expect(t, &w, -EINVAL,
+		  "m: module uses symbol (ns_fn) from namespace MY_NS, but does not import it.\n"
+		  "m: Unknown symbol ns_fn (err -22)",
+		  "missing-namespace", "5.4: namespaces");
 }
 
 /* prov exports mod_fn to "module:@pattern"; user-mod (mod->name @user) imports it. */
@@ -177,26 +162,26 @@ static void specials(struct tap *t)
 
 	m = one(&w, "6.12.37");
 	tb_special(m, "shared_buf", SHN_COMMON);
-	expect(t, &w, -ENOEXEC, "m: please compile with -fno-common", "common-symbol",
-	       "SHN_COMMON");
+	tb_expect(t, &w, -ENOEXEC, "m: please compile with -fno-common", "common-symbol",
+		  "SHN_COMMON");
 	m = one(&w, "6.12.37");
 	tb_special(m, "__gnu_lto_slim", SHN_COMMON);
 	tb_special(m, "klp_sym", 0xff20); /* SHN_LIVEPATCH */
 	tb_special(m, "in_range", 39);
-	expect(t, &w, 0, "", "", "__gnu_lto common, SHN_LIVEPATCH, last section: ignored");
+	tb_expect(t, &w, 0, "", "", "__gnu_lto common, SHN_LIVEPATCH, last section: ignored");
 	/* The last error wins, every symbol is still visited. */
 	m = one(&w, "6.12.37");
 	tb_special(m, "shared_buf", SHN_COMMON);
 	tb_import(m, "nowhere");
-	expect(t, &w, -ENOENT,
-	       "m: please compile with -fno-common\nm: Unknown symbol nowhere (err -2)",
-	       "common-symbol,unknown-symbol", "common then unknown: ENOENT");
+	tb_expect(t, &w, -ENOENT,
+		  "m: please compile with -fno-common\nm: Unknown symbol nowhere (err -2)",
+		  "common-symbol,unknown-symbol", "common then unknown: ENOENT");
 	m = one(&w, "6.12.37");
 	tb_import(m, "nowhere");
 	tb_special(m, "shared_buf", SHN_COMMON);
-	expect(t, &w, -ENOEXEC,
-	       "m: Unknown symbol nowhere (err -2)\nm: please compile with -fno-common",
-	       "unknown-symbol,common-symbol", "unknown then common: ENOEXEC");
+	tb_expect(t, &w, -ENOEXEC,
+		  "m: Unknown symbol nowhere (err -2)\nm: please compile with -fno-common",
+		  "unknown-symbol,common-symbol", "unknown then common: ENOEXEC");
 }
 
 static void shndx(struct tap *t, const char *release, bool check)
@@ -237,7 +222,7 @@ int main(void)
 
 		m->machine = EM_PPC64;
 		tb_import(m, ".TOC.");
-		expect(&t, &w, 0, "", "", "ppc64 .TOC.");
+		tb_expect(&t, &w, 0, "", "", "ppc64 .TOC.");
 	}
 	gpl_only(&t);
 	namespaces(&t);

@@ -21,21 +21,6 @@ static struct kp_module *one(struct tb_world *w, const char *release)
 	return m;
 }
 
-static void expect(struct tap *t, struct tb_world *w, int err, const char *dmesg,
-		   const char *findings, const char *what)
-{
-	char buf[160];
-
-	tb_run(w);
-	snprintf(buf, sizeof(buf), "%s: errno", what);
-	tap_is_int(t, tb_v(w, "m")->err, err, buf);
-	snprintf(buf, sizeof(buf), "%s: dmesg", what);
-	tb_is_text(t, tb_dmesg(w, "m"), dmesg, buf);
-	snprintf(buf, sizeof(buf), "%s: findings", what);
-	tap_is_str(t, tb_findings(w, "m"), findings, buf);
-	tb_free(w);
-}
-
 static void crcs(struct tap *t)
 {
 	struct tb_world w;
@@ -43,23 +28,23 @@ static void crcs(struct tap *t)
 
 	m = one(&w, "6.12.37");
 	m->versions[0].crc = 0x33333334;
-	expect(t, &w, -ENOEXEC, "m: disagrees about version of symbol module_layout",
-	       "crc-mismatch,module-layout", "module_layout CRC differs");
+	tb_expect(t, &w, -ENOEXEC, "m: disagrees about version of symbol module_layout",
+		  "crc-mismatch,module-layout", "module_layout CRC differs");
 	m = one(&w, "6.12.37");
 	tb_version(m, "printk", 0x11111111);
 	tb_import(m, "printk");
-	expect(t, &w, 0, "", "", "CRCs match");
+	tb_expect(t, &w, 0, "", "", "CRCs match");
 	m = one(&w, "6.12.37");
 	tb_version(m, "printk", 0xdeadbeef);
 	tb_import(m, "printk");
-	expect(t, &w, -EINVAL,
-	       "m: disagrees about version of symbol printk\nm: Unknown symbol printk (err -22)",
-	       "crc-mismatch", "printk CRC differs");
+	tb_expect(t, &w, -EINVAL,
+		  "m: disagrees about version of symbol printk\nm: Unknown symbol printk (err -22)",
+		  "crc-mismatch", "printk CRC differs");
 	m = one(&w, "6.12.37");
 	w.facts.modversions = false;
 	tb_version(m, "printk", 0xdeadbeef);
 	tb_import(m, "printk");
-	expect(t, &w, 0, "", "", "no CONFIG_MODVERSIONS: CRCs not compared");
+	tb_expect(t, &w, 0, "", "", "no CONFIG_MODVERSIONS: CRCs not compared");
 	/* An export without a CRC (Module.symvers 0x0): "OK, we're already tainted". */
 	tb_init(&w, "6.12.37");
 	w.facts.modversions = true;
@@ -82,7 +67,7 @@ static void no_versions(struct tap *t)
 	m->nversions = 0;
 	m->versions_format = KP_VERSIONS_NONE;
 	tb_import(m, "printk");
-	expect(t, &w, -ENOEXEC, "", "module-layout", "no __versions, no force load");
+	tb_expect(t, &w, -ENOEXEC, "", "module-layout", "no __versions, no force load");
 	m = one(&w, "6.12.37");
 	m->nversions = 0;
 	m->versions_format = KP_VERSIONS_NONE;
@@ -99,7 +84,7 @@ static void no_versions(struct tap *t)
 	/* __versions not SHF_ALLOC: the loader has no index.vers. */
 	m = one(&w, "6.12.37");
 	m->versions_alloc = false;
-	expect(t, &w, -ENOEXEC, "", "module-layout", "non-ALLOC __versions count as none");
+	tb_expect(t, &w, -ENOEXEC, "", "module-layout", "non-ALLOC __versions count as none");
 }
 
 static void missing_entry(struct tap *t)
@@ -110,25 +95,26 @@ static void missing_entry(struct tap *t)
 	m = one(&w, "6.12.37");
 	tb_import(m, "printk");
 	tb_import(m, "gpl_fn");
-	expect(t, &w, 0, "m: no symbol version for printk", "", "upstream: warned once, accepted");
+	tb_expect(t, &w, 0, "m: no symbol version for printk", "",
+		  "upstream: warned once, accepted");
 	m = one(&w, "6.12.37+deb13-amd64");
 	tb_import(m, "printk");
 	tb_import(m, "gpl_fn");
-	expect(t, &w, -EINVAL,
-	       "m: no symbol version for printk\nm: Unknown symbol printk (err -22)\n"
-	       "m: no symbol version for gpl_fn\nm: Unknown symbol gpl_fn (err -22)",
-	       "missing-symbol-version,missing-symbol-version", "Debian: every one rejected");
+	tb_expect(t, &w, -EINVAL,
+		  "m: no symbol version for printk\nm: Unknown symbol printk (err -22)\n"
+		  "m: no symbol version for gpl_fn\nm: Unknown symbol gpl_fn (err -22)",
+		  "missing-symbol-version,missing-symbol-version", "Debian: every one rejected");
 	m = one(&w, "5.10.223+deb11-amd64");
 	tb_modinfo(m, "name", "m_info");
 	tb_import(m, "printk");
-	expect(t, &w, -EINVAL,
-	       "m_info: no symbol version for printk\nm: Unknown symbol printk (err -22)",
-	       "missing-symbol-version", "Debian 5.10: info->name in the version line");
+	tb_expect(t, &w, -EINVAL,
+		  "m_info: no symbol version for printk\nm: Unknown symbol printk (err -22)",
+		  "missing-symbol-version", "Debian 5.10: info->name in the version line");
 	m = one(&w, "6.12.37+deb13-amd64");
 	m->nversions = 0;
 	tb_version(m, "printk", 0x11111111);
-	expect(t, &w, -ENOEXEC, "m: no symbol version for module_layout",
-	       "missing-symbol-version,module-layout", "Debian: module_layout missing");
+	tb_expect(t, &w, -ENOEXEC, "m: no symbol version for module_layout",
+		  "missing-symbol-version,module-layout", "Debian: module_layout missing");
 }
 
 static void extended(struct tap *t)
@@ -143,23 +129,23 @@ static void extended(struct tap *t)
 	tb_ext_version(m, "printk", 0x11111111);
 	tb_import(m, "printk");
 	tb_import(m, "gpl_fn");
-	expect(t, &w, 0, "m: no extended symbol version for gpl_fn", "",
-	       "6.14 extended: match, a missing one accepted even on Debian");
+	tb_expect(t, &w, 0, "m: no extended symbol version for gpl_fn", "",
+		  "6.14 extended: match, a missing one accepted even on Debian");
 	m = one(&w, "6.14.0");
 	tb_ext_version(m, "module_layout", 0x33333333);
 	tb_ext_version(m, "printk", 0x1);
 	tb_import(m, "printk");
-	expect(t, &w, -EINVAL,
-	       "m: disagrees about version of symbol printk\nm: Unknown symbol printk (err -22)",
-	       "crc-mismatch", "6.14 extended CRC differs");
+	tb_expect(t, &w, -EINVAL,
+		  "m: disagrees about version of symbol printk\nm: Unknown symbol printk (err -22)",
+		  "crc-mismatch", "6.14 extended CRC differs");
 	/* 6.13 does not read them: __versions decides. */
 	m = one(&w, "6.13.0");
 	tb_version(m, "printk", 0xdeadbeef);
 	tb_ext_version(m, "printk", 0x11111111);
 	tb_import(m, "printk");
-	expect(t, &w, -EINVAL,
-	       "m: disagrees about version of symbol printk\nm: Unknown symbol printk (err -22)",
-	       "crc-mismatch", "6.13: __versions only");
+	tb_expect(t, &w, -EINVAL,
+		  "m: disagrees about version of symbol printk\nm: Unknown symbol printk (err -22)",
+		  "crc-mismatch", "6.13: __versions only");
 }
 
 static void vermagic(struct tap *t)
@@ -169,28 +155,28 @@ static void vermagic(struct tap *t)
 
 	m = one(&w, "6.12.37");
 	w.facts.vermagic = "6.12.38 SMP mod_unload ";
-	expect(t, &w, 0, "", "", "MODVERSIONS + __versions: the release is not compared");
+	tb_expect(t, &w, 0, "", "", "MODVERSIONS + __versions: the release is not compared");
 	m = one(&w, "6.12.37");
 	w.facts.vermagic = "6.12.0 SMP preempt mod_unload ";
-	expect(t, &w, -ENOEXEC,
-	       "m: version magic '6.12.0 SMP mod_unload ' should be '6.12.0 SMP preempt "
-	       "mod_unload '",
-	       "vermagic-mismatch", "the rest of vermagic differs");
+	tb_expect(t, &w, -ENOEXEC,
+		  "m: version magic '6.12.0 SMP mod_unload ' should be '6.12.0 SMP preempt "
+		  "mod_unload '",
+		  "vermagic-mismatch", "the rest of vermagic differs");
 	m = one(&w, "6.12.37");
 	w.facts.modversions = false;
 	w.facts.vermagic = "6.12.38 SMP mod_unload ";
-	expect(t, &w, -ENOEXEC,
-	       "m: version magic '6.12.0 SMP mod_unload ' should be '6.12.38 SMP mod_unload '",
-	       "vermagic-mismatch", "no MODVERSIONS: the whole string");
+	tb_expect(t, &w, -ENOEXEC,
+		  "m: version magic '6.12.0 SMP mod_unload ' should be '6.12.38 SMP mod_unload '",
+		  "vermagic-mismatch", "no MODVERSIONS: the whole string");
 	m = one(&w, "6.12.37");
 	m->vermagic = NULL;
-	expect(t, &w, -ENOEXEC, "", "no-vermagic", "no vermagic, no force load");
+	tb_expect(t, &w, -ENOEXEC, "", "no-vermagic", "no vermagic, no force load");
 	m = one(&w, "6.12.37");
 	m->vermagic = NULL;
 	w.facts.force_load = true;
-	expect(t, &w, 0,
-	       "m: bad vermagic: kernel tainted.\nDisabling lock debugging due to kernel taint", "",
-	       "no vermagic, force load: F");
+	tb_expect(t, &w, 0,
+		  "m: bad vermagic: kernel tainted.\nDisabling lock debugging due to kernel taint",
+		  "", "no vermagic, force load: F");
 }
 
 /*
@@ -224,13 +210,13 @@ static void long_list(struct tap *t)
 		for (int i = 0; i < 100; i++)
 			tb_import(m, names[i]);
 		if (bad < 0)
-			expect(t, &w, 0, "", "", "100 versions in reverse order: all found");
+			tb_expect(t, &w, 0, "", "", "100 versions in reverse order: all found");
 		else
-			expect(t, &w, -EINVAL,
-			       "m: disagrees about version of symbol sym57\n"
-			       "m: Unknown symbol sym57 (err -22)",
-			       "crc-mismatch",
-			       "100 versions in reverse order: sym57's CRC differs");
+			tb_expect(t, &w, -EINVAL,
+				  "m: disagrees about version of symbol sym57\n"
+				  "m: Unknown symbol sym57 (err -22)",
+				  "crc-mismatch",
+				  "100 versions in reverse order: sym57's CRC differs");
 	}
 	/* a name twice (not distinct): the walk's first entry decides, the hint is not used */
 	tb_init(&w, "6.12.37");
@@ -244,7 +230,7 @@ static void long_list(struct tap *t)
 	m->versions_distinct = false;
 	for (int i = 0; i < 100; i++)
 		tb_import(m, names[i]);
-	expect(t, &w, 0, "", "", "a name twice: its first entry is the one compared");
+	tb_expect(t, &w, 0, "", "", "a name twice: its first entry is the one compared");
 }
 
 int main(void)
