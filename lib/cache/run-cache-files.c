@@ -59,21 +59,6 @@ int kp_rc_finish_entry(int fd, const unsigned char *h, uint64_t size)
 	return 0;
 }
 
-struct run_file {
-	char name[64];
-	time_t mtime;
-	uint64_t bytes;
-};
-
-static int cmp_newest(const void *a, const void *b)
-{
-	const struct run_file *x = a, *y = b;
-
-	if (x->mtime != y->mtime)
-		return x->mtime > y->mtime ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 static bool is_entry(const char *name)
 {
 	size_t n = strlen(name);
@@ -81,57 +66,46 @@ static bool is_entry(const char *name)
 	return name[0] != '.' && n > 4 && n < 64 && !strcmp(name + n - 4, ".run");
 }
 
+struct tidy {
+	bool tidy, all_tmp;
+	time_t now;
+	uint64_t *removed;
+};
+
+/* An entry; a temporary file is removed on the way when stale (@tidy) or always (@all_tmp). */
+static bool keep_entry(int dfd, const char *name, const struct stat *st, void *arg)
+{
+	const struct tidy *t = arg;
+
+	if (!strncmp(name, ".tmp-", 5)) {
+		if ((t->all_tmp || (t->tidy && st->st_mtim.tv_sec + TMP_MAX_AGE < t->now)) &&
+		    unlinkat(dfd, name, 0) == 0)
+			(*t->removed)++;
+		return false;
+	}
+	return is_entry(name);
+}
+
 /* The entries of @dir newest first (@tidy: stale temporary files removed); -1 on error. */
-static int list(const char *dir, bool tidy, bool all_tmp, struct run_file **out, size_t *n,
+static int list(const char *dir, bool tidy, bool all_tmp, struct kp_dir_file **out, size_t *n,
 		uint64_t *removed, struct kp_err *err)
 {
-	struct run_file *v = NULL;
-	time_t now = time(NULL);
-	struct dirent *de;
-	size_t cap = 0;
-	DIR *d;
+	struct tidy t = { .tidy = tidy, .all_tmp = all_tmp, .now = time(NULL), .removed = removed };
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
 	*out = NULL;
 	*n = 0;
-	d = opendir(dir);
-	if (!d)
+	if (dfd < 0)
 		return errno == ENOENT ? 0 : kp_err_set(err, "%s: %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
-		struct stat st;
-
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		if (!strncmp(de->d_name, ".tmp-", 5)) {
-			if ((all_tmp || (tidy && st.st_mtim.tv_sec + TMP_MAX_AGE < now)) &&
-			    unlinkat(dirfd(d), de->d_name, 0) == 0)
-				(*removed)++;
-			continue;
-		}
-		if (!is_entry(de->d_name))
-			continue;
-		if (kp_grow(&v, &cap, *n + 1, sizeof(*v)) < 0) {
-			closedir(d);
-			free(v);
-			*n = 0;
-			return kp_err_set(err, "out of memory");
-		}
-		snprintf(v[*n].name, sizeof(v[*n].name), "%s", de->d_name);
-		v[*n].mtime = st.st_mtim.tv_sec;
-		v[*n].bytes = (uint64_t)st.st_blocks * 512;
-		(*n)++;
-	}
-	closedir(d);
-	if (*n > 1)
-		qsort(v, *n, sizeof(*v), cmp_newest);
-	*out = v;
-	return 0;
+	r = kp_dir_newest(dfd, keep_entry, &t, out, n);
+	close(dfd);
+	return r < 0 ? kp_err_set(err, "out of memory") : 0;
 }
 
 int kp_run_cache_prune(const char *root, uint64_t max_bytes, struct kp_run_usage *u,
 		       struct kp_err *err)
 {
-	struct run_file *v;
+	struct kp_dir_file *v;
 	char dir[4096], p[4200];
 	size_t n, keep = 0;
 
@@ -159,7 +133,7 @@ int kp_run_cache_usage(const char *root, struct kp_run_usage *u, struct kp_err *
 
 int kp_run_cache_clear(const char *root, struct kp_run_usage *u, struct kp_err *err)
 {
-	struct run_file *v;
+	struct kp_dir_file *v;
 	char dir[4096], p[4200];
 	size_t n;
 

@@ -20,7 +20,7 @@ enum walk_mode {
 };
 
 struct walk {
-	struct pack_name *packs; /* newest first */
+	struct kp_dir_file *packs; /* newest first */
 	size_t n;
 	uint64_t removed;
 };

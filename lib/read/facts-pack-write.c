@@ -271,7 +271,7 @@ static int merge_pack(struct kp_facts_cache *c, struct writer *w, const struct p
 
 static int cmp_smallest(const void *a, const void *b)
 {
-	const struct pack_name *x = a, *y = b;
+	const struct kp_dir_file *x = a, *y = b;
 
 	if (x->bytes != y->bytes)
 		return x->bytes < y->bytes ? -1 : 1;
@@ -286,7 +286,7 @@ static int cmp_smallest(const void *a, const void *b)
 void kp_fc_merge_packs(struct kp_facts_cache *c)
 {
 	struct writer w = { .fd = -1, .rfd = -1 };
-	struct pack_name *names = NULL;
+	struct kp_dir_file *names = NULL;
 	size_t n, merge;
 	int lock, dfd = -1;
 

@@ -235,55 +235,18 @@ void kp_fc_pack_close(struct pack *p)
 	p->fd = -1;
 }
 
-static int cmp_newest(const void *a, const void *b)
+static bool keep_pack(int dfd, const char *name, const struct stat *st, void *arg)
 {
-	const struct pack_name *x = a, *y = b;
-
-	if (x->mtime != y->mtime)
-		return x->mtime > y->mtime ? -1 : 1;
-	return strcmp(x->name, y->name);
+	(void)dfd;
+	(void)st;
+	(void)arg;
+	return is_pack_name(name);
 }
 
 /* The names of the packs in @dfd (and their stat), newest first; -1 when out of memory. */
-int kp_fc_list_packs(int dfd, struct pack_name **out, size_t *n)
+int kp_fc_list_packs(int dfd, struct kp_dir_file **out, size_t *n)
 {
-	struct pack_name *v = NULL;
-	size_t cap = 0;
-	struct dirent *de;
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
-
-	*out = NULL;
-	*n = 0;
-	if (fd < 0)
-		return 0;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		struct stat st;
-
-		if (!is_pack_name(de->d_name) ||
-		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (kp_grow(&v, &cap, *n + 1, sizeof(*v)) < 0) {
-			closedir(d);
-			free(v);
-			*n = 0;
-			return -1;
-		}
-		snprintf(v[*n].name, NAME_LEN, "%s", de->d_name);
-		v[*n].mtime = st.st_mtim.tv_sec;
-		v[*n].bytes = (uint64_t)st.st_blocks * 512;
-		(*n)++;
-	}
-	closedir(d);
-	if (*n > 1)
-		qsort(v, *n, sizeof(*v), cmp_newest);
-	*out = v;
-	return 0;
+	return kp_dir_newest(dfd, keep_pack, NULL, out, n);
 }
 
 /* The packs directory of @c (O_PATH), or -1. */
@@ -295,7 +258,7 @@ static int packs_dirfd(const struct kp_facts_cache *c)
 /* Opens the newest LOAD_PACKS packs once per run (the first lookup). */
 void kp_fc_load_packs(struct kp_facts_cache *c)
 {
-	struct pack_name *names;
+	struct kp_dir_file *names;
 	size_t n;
 	int dfd;
 

@@ -18,6 +18,7 @@
 
 #include "facts-cache.h"
 #include "facts-serial.h"
+#include "util/io.h"
 #include "util/util.h"
 
 #define MAGIC	    "KPFACTS"
@@ -116,12 +117,6 @@ struct kp_facts_cache {
 	struct fc_defer defer;
 };
 
-struct pack_name {
-	char name[NAME_LEN];
-	time_t mtime;
-	uint64_t bytes;
-};
-
 static inline void count(uint64_t *v)
 {
 	__atomic_fetch_add(v, 1, __ATOMIC_RELAXED);
@@ -168,7 +163,7 @@ void kp_fc_footer_put(const struct kp_facts_cache *c, unsigned char *f, uint64_t
 int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name, struct pack *p);
 void kp_fc_pack_close(struct pack *p);
 /* The names of the packs in @dfd (and their stat), newest first; -1 when out of memory. */
-int kp_fc_list_packs(int dfd, struct pack_name **out, size_t *n);
+int kp_fc_list_packs(int dfd, struct kp_dir_file **out, size_t *n);
 /* Opens the newest LOAD_PACKS packs once per run (the first lookup). */
 void kp_fc_load_packs(struct kp_facts_cache *c);
 /*

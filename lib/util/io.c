@@ -2,10 +2,16 @@
 /* Whole reads and writes (io.h). */
 #include "io.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "util.h"
 
 ssize_t kp_pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
@@ -80,4 +86,57 @@ void kp_file_state(const struct stat *st, uint64_t *v)
 	v[5] = (uint64_t)st->st_ctim.tv_sec;
 	v[6] = (uint64_t)st->st_ctim.tv_nsec;
 	v[7] = (uint64_t)st->st_mode;
+}
+
+static int cmp_newest(const void *a, const void *b)
+{
+	const struct kp_dir_file *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime > y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int kp_dir_newest(int dfd,
+		  bool (*keep)(int dfd, const char *name, const struct stat *st, void *arg),
+		  void *arg, struct kp_dir_file **out, size_t *n)
+{
+	struct kp_dir_file *v = NULL;
+	size_t cap = 0;
+	struct dirent *de;
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (strlen(de->d_name) >= sizeof(v->name) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || !keep(dirfd(d), de->d_name, &st, arg))
+			continue;
+		if (kp_grow(&v, &cap, *n + 1, sizeof(*v)) < 0) {
+			closedir(d);
+			free(v);
+			*n = 0;
+			return -1;
+		}
+		memcpy(v[*n].name, de->d_name, strlen(de->d_name) + 1);
+		v[*n].mtime = st.st_mtim.tv_sec;
+		v[*n].bytes = (uint64_t)st.st_blocks * 512;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_newest);
+	*out = v;
+	return 0;
 }

@@ -3,10 +3,12 @@
 #ifndef KP_IO_H
 #define KP_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 /*
  * Reads @len bytes at @off of @fd into @buf, retrying interrupted and short reads. Returns
@@ -28,5 +30,21 @@ int kp_mkdir_p(const char *path);
  * mode, into @v[8].
  */
 void kp_file_state(const struct stat *st, uint64_t *v);
+
+/* A regular file of a cache directory, as kp_dir_newest() lists it. */
+struct kp_dir_file {
+	char name[96];
+	time_t mtime;
+	uint64_t bytes; /* allocated blocks */
+};
+/*
+ * The regular files of the directory @dfd (links not followed) whose names fit and that
+ * @keep accepts (@keep may act on a file, say remove it, and refuse it), newest mtime first,
+ * then by name: the order both caches prune in. 0 (a directory that cannot be opened has
+ * none), or -1 when out of memory.
+ */
+int kp_dir_newest(int dfd,
+		  bool (*keep)(int dfd, const char *name, const struct stat *st, void *arg),
+		  void *arg, struct kp_dir_file **out, size_t *n);
 
 #endif
