@@ -434,8 +434,8 @@ void tb_is_text(struct tap *t, const char *got, const char *want, const char *wh
 	}
 }
 
-void tb_expect(struct tap *t, struct tb_world *w, int err, const char *dmesg, const char *findings,
-	       const char *what)
+void tb_expect_taints(struct tap *t, struct tb_world *w, int err, const char *dmesg,
+		      const char *findings, const char *taints, const char *what)
 {
 	char buf[160];
 
@@ -446,5 +446,15 @@ void tb_expect(struct tap *t, struct tb_world *w, int err, const char *dmesg, co
 	tb_is_text(t, tb_dmesg(w, "m"), dmesg, buf);
 	snprintf(buf, sizeof(buf), "%s: findings", what);
 	tap_is_str(t, tb_findings(w, "m"), findings, buf);
+	if (taints) {
+		snprintf(buf, sizeof(buf), "%s: taints", what);
+		tap_is_str(t, tb_taints(w, "m"), taints, buf);
+	}
 	tb_free(w);
+}
+
+void tb_expect(struct tap *t, struct tb_world *w, int err, const char *dmesg, const char *findings,
+	       const char *what)
+{
+	tb_expect_taints(t, w, err, dmesg, findings, NULL, what);
 }

@@ -111,6 +111,9 @@ void tb_free(struct tb_world *w);
  */
 void tb_expect(struct tap *t, struct tb_world *w, int err, const char *dmesg, const char *findings,
 	       const char *what);
+/* The same, and module "m"'s taint letters as a fourth TAP line unless @taints is NULL. */
+void tb_expect_taints(struct tap *t, struct tb_world *w, int err, const char *dmesg,
+		      const char *findings, const char *taints, const char *what);
 
 /* Like tap_is_str() for multi-line text: the TAP line shows '\n' as "\\n". */
 void tb_is_text(struct tap *t, const char *got, const char *want, const char *what);

@@ -22,23 +22,6 @@ static struct kp_module *one(struct tb_world *w, const char *release, enum mode 
 	return tb_module(w, "m");
 }
 
-static void expect(struct tap *t, struct tb_world *w, int err, const char *dmesg,
-		   const char *findings, const char *taints, const char *what)
-{
-	char buf[160];
-
-	tb_run(w);
-	snprintf(buf, sizeof(buf), "%s: errno", what);
-	tap_is_int(t, tb_v(w, "m")->err, err, buf);
-	snprintf(buf, sizeof(buf), "%s: dmesg", what);
-	tb_is_text(t, tb_dmesg(w, "m"), dmesg, buf);
-	snprintf(buf, sizeof(buf), "%s: findings", what);
-	tap_is_str(t, tb_findings(w, "m"), findings, buf);
-	snprintf(buf, sizeof(buf), "%s: taints", what);
-	tap_is_str(t, tb_taints(w, "m"), taints, buf);
-	tb_free(w);
-}
-
 #define NOTICE                                                                    \
 	"m: module verification failed: signature and/or required key missing - " \
 	"tainting kernel"
@@ -49,17 +32,17 @@ static void unsigned_module(struct tap *t)
 
 	one(&w, "6.12.37", PLAIN);
 	w.facts.module_sig = false;
-	expect(t, &w, 0, "", "", "", "no CONFIG_MODULE_SIG: nothing");
+	tb_expect_taints(t, &w, 0, "", "", "", "no CONFIG_MODULE_SIG: nothing");
 	one(&w, "6.12.37", PLAIN);
-	expect(t, &w, 0, NOTICE, "", "E", "unsigned, not enforced");
+	tb_expect_taints(t, &w, 0, NOTICE, "", "E", "unsigned, not enforced");
 	one(&w, "6.12.37", ENFORCE);
-	expect(t, &w, -EKEYREJECTED, "Loading of unsigned module is rejected", "signature-required",
-	       "", "unsigned, enforced");
+	tb_expect_taints(t, &w, -EKEYREJECTED, "Loading of unsigned module is rejected",
+			 "signature-required", "", "unsigned, enforced");
 	one(&w, "6.12.37", LOCKDOWN);
-	expect(t, &w, -EPERM,
-	       "Lockdown: insmod: unsigned module loading is restricted; see man "
-	       "kernel_lockdown.7",
-	       "lockdown", "", "unsigned, lockdown");
+	tb_expect_taints(t, &w, -EPERM,
+			 "Lockdown: insmod: unsigned module loading is restricted; see man "
+			 "kernel_lockdown.7",
+			 "lockdown", "", "unsigned, lockdown");
 }
 
 static void broken_signatures(struct tap *t)
@@ -70,39 +53,42 @@ static void broken_signatures(struct tap *t)
 	m = one(&w, "6.12.37", PLAIN);
 	tb_signed(m, "sha256", "rsa");
 	m->sig.malformed = true;
-	expect(t, &w, -EBADMSG, "", "bad-signature", "", "sig_len past the file: EBADMSG");
+	tb_expect_taints(t, &w, -EBADMSG, "", "bad-signature", "",
+			 "sig_len past the file: EBADMSG");
 	m = one(&w, "6.12.37", PLAIN);
 	tb_signed(m, "sha256", "rsa");
 	m->sig.params_zero = false;
-	expect(t, &w, -EBADMSG, "module: PKCS#7 signature info has unexpected non-zero params",
-	       "bad-signature", "", "non-zero params: EBADMSG");
+	tb_expect_taints(t, &w, -EBADMSG,
+			 "module: PKCS#7 signature info has unexpected non-zero params",
+			 "bad-signature", "", "non-zero params: EBADMSG");
 	m = one(&w, "6.12.37", PLAIN);
 	tb_signed(m, "sha256", "rsa");
 	m->sig.pkcs7_der = false;
-	expect(t, &w, -EBADMSG, "", "bad-signature", "", "no DER message: EBADMSG");
+	tb_expect_taints(t, &w, -EBADMSG, "", "bad-signature", "", "no DER message: EBADMSG");
 	m = one(&w, "6.12.37", PLAIN);
 	tb_signed(m, "sha256", "rsa");
 	m->sig.pkcs7_err = -EBADMSG;
-	expect(t, &w, -EBADMSG, "", "bad-signature", "", "pkcs7_parse_message() fails: EBADMSG");
+	tb_expect_taints(t, &w, -EBADMSG, "", "bad-signature", "",
+			 "pkcs7_parse_message() fails: EBADMSG");
 	m = one(&w, "6.12.37", PLAIN);
 	tb_signed(m, "sha256", "rsa");
 	m->sig.pkcs7_verify_err = -EKEYREJECTED;
 	m->sig.pkcs7_note = "PKCS7: Message digest mismatch";
-	expect(t, &w, -EKEYREJECTED, "PKCS7: Message digest mismatch", "bad-signature", "",
-	       "digest mismatch: EKEYREJECTED even when not enforced");
+	tb_expect_taints(t, &w, -EKEYREJECTED, "PKCS7: Message digest mismatch", "bad-signature",
+			 "", "digest mismatch: EKEYREJECTED even when not enforced");
 	/* PGP (id_type 1): -ENOPKG, non-fatal unless enforced. */
 	m = one(&w, "6.12.37", PLAIN);
 	tb_signed(m, "sha256", "rsa");
 	m->sig.id_type = 1;
-	expect(t, &w, 0, "module: not signed with expected PKCS#7 message\n" NOTICE, "", "E",
-	       "PGP signature, not enforced: loads unsigned");
+	tb_expect_taints(t, &w, 0, "module: not signed with expected PKCS#7 message\n" NOTICE, "",
+			 "E", "PGP signature, not enforced: loads unsigned");
 	m = one(&w, "6.12.37", ENFORCE);
 	tb_signed(m, "sha256", "rsa");
 	m->sig.id_type = 1;
-	expect(t, &w, -EKEYREJECTED,
-	       "module: not signed with expected PKCS#7 message\n"
-	       "Loading of module with unsupported crypto is rejected",
-	       "signature-required", "", "PGP signature, enforced");
+	tb_expect_taints(t, &w, -EKEYREJECTED,
+			 "module: not signed with expected PKCS#7 message\n"
+			 "Loading of module with unsupported crypto is rejected",
+			 "signature-required", "", "PGP signature, enforced");
 }
 
 static void keys(struct tap *t)
@@ -112,17 +98,17 @@ static void keys(struct tap *t)
 
 	m = one(&w, "6.12.37", ENFORCE);
 	tb_signed(m, "sha256", "rsa");
-	expect(t, &w, 0, "", "", "", "signed, key trusted (no key source): verifies");
+	tb_expect_taints(t, &w, 0, "", "", "", "signed, key trusted (no key source): verifies");
 	m = one(&w, "6.12.37", PLAIN);
 	tb_signed(m, "sha256", "rsa");
 	w.facts.signatures_trusted = false;
-	expect(t, &w, 0, NOTICE, "signature-untrusted-key", "E",
-	       "unknown key, not enforced: ENOKEY, loads unsigned");
+	tb_expect_taints(t, &w, 0, NOTICE, "signature-untrusted-key", "E",
+			 "unknown key, not enforced: ENOKEY, loads unsigned");
 	m = one(&w, "6.12.37", ENFORCE);
 	tb_signed(m, "sha256", "rsa");
 	w.facts.signatures_trusted = false;
-	expect(t, &w, -EKEYREJECTED, "Loading of module with unavailable key is rejected",
-	       "signature-untrusted-key", "", "unknown key, enforced");
+	tb_expect_taints(t, &w, -EKEYREJECTED, "Loading of module with unavailable key is rejected",
+			 "signature-untrusted-key", "", "unknown key, enforced");
 }
 
 /* A signature with @hash/@pkey on @release: verified (no E) or -ENOPKG (loads with E). */
@@ -135,13 +121,13 @@ static void algo(struct tap *t, const char *release, const char *hash, const cha
 	tb_signed(m, hash, pkey);
 	snprintf(what, sizeof(what), "%s %s+%s: %s", release, hash, pkey,
 		 known ? "verifies" : "ENOPKG, loads unsigned");
-	expect(t, &w, 0, known ? "" : NOTICE, "", known ? "" : "E", what);
+	tb_expect_taints(t, &w, 0, known ? "" : NOTICE, "", known ? "" : "E", what);
 	m = one(&w, release, ENFORCE);
 	tb_signed(m, hash, pkey);
 	snprintf(what, sizeof(what), "%s %s+%s enforced", release, hash, pkey);
-	expect(t, &w, known ? 0 : -EKEYREJECTED,
-	       known ? "" : "Loading of module with unsupported crypto is rejected",
-	       known ? "" : "signature-required", "", what);
+	tb_expect_taints(t, &w, known ? 0 : -EKEYREJECTED,
+			 known ? "" : "Loading of module with unsupported crypto is rejected",
+			 known ? "" : "signature-required", "", what);
 }
 
 int main(void)
