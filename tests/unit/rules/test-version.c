@@ -179,6 +179,24 @@ static void vermagic(struct tap *t)
 		  "", "no vermagic, force load: F");
 }
 
+/* Module "m" importing sym0..sym99 with __versions in reverse order, sym@bad's CRC off by one. */
+static struct kp_module *reversed(struct tb_world *w, const char *symvers, char (*names)[16],
+				  int bad)
+{
+	struct kp_module *m;
+
+	tb_init(w, "6.12.37");
+	tb_symvers(w, symvers);
+	w->facts.modversions = true;
+	m = tb_module(w, "m");
+	tb_version(m, "module_layout", 0x33333333);
+	for (int i = 99; i >= 0; i--)
+		tb_version(m, names[i], (uint32_t)(0x1000 + i + (i == bad)));
+	for (int i = 0; i < 100; i++)
+		tb_import(m, names[i]);
+	return m;
+}
+
 /*
  * A long __versions in another order than .symtab (modpost follows the objects' tables, the
  * link reorders them): find_version()'s index takes over at the hint's first miss and must
@@ -199,37 +217,17 @@ static void long_list(struct tap *t)
 					"0x%08x\t%s\tvmlinux\tEXPORT_SYMBOL\t\n", 0x1000 + i,
 					names[i]);
 	}
-	for (int bad = -1; bad < 100; bad += 58) {
-		tb_init(&w, "6.12.37");
-		tb_symvers(&w, text);
-		w.facts.modversions = true;
-		m = tb_module(&w, "m");
-		tb_version(m, "module_layout", 0x33333333);
-		for (int i = 99; i >= 0; i--)
-			tb_version(m, names[i], (uint32_t)(0x1000 + i + (i == bad)));
-		for (int i = 0; i < 100; i++)
-			tb_import(m, names[i]);
-		if (bad < 0)
-			tb_expect(t, &w, 0, "", "", "100 versions in reverse order: all found");
-		else
-			tb_expect(t, &w, -EINVAL,
-				  "m: disagrees about version of symbol sym57\n"
-				  "m: Unknown symbol sym57 (err -22)",
-				  "crc-mismatch",
-				  "100 versions in reverse order: sym57's CRC differs");
-	}
+	reversed(&w, text, names, -1);
+	tb_expect(t, &w, 0, "", "", "100 versions in reverse order: all found");
+	reversed(&w, text, names, 57);
+	tb_expect(t, &w, -EINVAL,
+		  "m: disagrees about version of symbol sym57\n"
+		  "m: Unknown symbol sym57 (err -22)",
+		  "crc-mismatch", "100 versions in reverse order: sym57's CRC differs");
 	/* a name twice (not distinct): the walk's first entry decides, the hint is not used */
-	tb_init(&w, "6.12.37");
-	tb_symvers(&w, text);
-	w.facts.modversions = true;
-	m = tb_module(&w, "m");
-	tb_version(m, "module_layout", 0x33333333);
-	for (int i = 99; i >= 0; i--)
-		tb_version(m, names[i], (uint32_t)(0x1000 + i));
+	m = reversed(&w, text, names, -1);
 	tb_version(m, names[3], 0xbad);
 	m->versions_distinct = false;
-	for (int i = 0; i < 100; i++)
-		tb_import(m, names[i]);
 	tb_expect(t, &w, 0, "", "", "a name twice: its first entry is the one compared");
 }
 
