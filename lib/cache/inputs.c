@@ -419,6 +419,16 @@ void kp_in_note_fd(const char *path, int fd)
 		note_stat(in, path, true, 0, 0, &st);
 }
 
+/* @path could not be opened: absent, or there but unreadable: its state (a mode change is a
+ * change). */
+static void note_unopened(struct kp_inputs *in, const char *path)
+{
+	struct stat st;
+	int r = stat(path, &st);
+
+	note_stat(in, path, true, r, r < 0 ? errno : 0, &st);
+}
+
 DIR *kp_in_opendir(const char *path)
 {
 	struct kp_inputs *in = rec();
@@ -430,11 +440,7 @@ DIR *kp_in_opendir(const char *path)
 	if (d) {
 		kp_in_note_fd(path, dirfd(d));
 	} else {
-		struct stat st;
-		int r = stat(path, &st);
-
-		/* absent, or there but unreadable: its state (a change of mode is a change) */
-		note_stat(in, path, true, r, r < 0 ? errno : 0, &st);
+		note_unopened(in, path);
 	}
 	errno = e;
 	return d;
@@ -450,10 +456,7 @@ int kp_in_open(const char *path, int flags)
 	if (fd >= 0) {
 		kp_in_note_fd(path, fd);
 	} else {
-		struct stat st;
-		int r = stat(path, &st);
-
-		note_stat(rec(), path, true, r, r < 0 ? errno : 0, &st);
+		note_unopened(rec(), path);
 	}
 	errno = e;
 	return fd;
@@ -478,10 +481,7 @@ int kp_in_open_stat(const char *path, int flags, struct stat *st)
 	if (fd >= 0) {
 		note_stat(in, path, true, 0, 0, st);
 	} else {
-		struct stat abs;
-		int r = stat(path, &abs);
-
-		note_stat(in, path, true, r, r < 0 ? errno : 0, &abs);
+		note_unopened(in, path);
 	}
 	errno = e;
 	return fd;
@@ -497,10 +497,7 @@ FILE *kp_in_fopen(const char *path, const char *mode)
 	if (f) {
 		kp_in_note_fd(path, fileno(f));
 	} else {
-		struct stat st;
-		int r = stat(path, &st);
-
-		note_stat(rec(), path, true, r, r < 0 ? errno : 0, &st);
+		note_unopened(rec(), path);
 	}
 	errno = e;
 	return f;
