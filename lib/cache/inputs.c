@@ -273,31 +273,27 @@ static int flush(struct kp_inputs *in)
 
 /*
  * Appends the record @p (@len bytes) after the others: into the buffer, written out first
- * when it is full (a record larger than the buffer goes to the spill file directly); without
- * a spill file the buffer grows. 0, or -1 with the reason.
+ * when it is full (a record larger than the buffer goes to the spill file directly). 0, or -1
+ * with the reason.
  */
 static int append(struct kp_inputs *in, const unsigned char *p, size_t len, const char **why)
 {
-	*why = "out of memory";
-	if (in->spill < 0) {
-		if (kp_grow(&in->buf, &in->cap, in->len + len, 1) < 0)
-			return -1;
-	} else {
+	if (!in->buf) {
+		in->buf = malloc(in->bufmax);
 		if (!in->buf) {
-			in->buf = malloc(in->bufmax);
-			if (!in->buf)
-				return -1;
-			in->cap = in->bufmax;
-		}
-		*why = "the inputs' temporary file could not be written";
-		if (in->cap - in->len < len && flush(in) < 0)
+			*why = "out of memory";
 			return -1;
-		if (len > in->cap) {
-			if (kp_write_all(in->spill, p, len) < 0)
-				return -1;
-			in->spilled += len;
-			return 0;
 		}
+		in->cap = in->bufmax;
+	}
+	*why = "the inputs' temporary file could not be written";
+	if (in->cap - in->len < len && flush(in) < 0)
+		return -1;
+	if (len > in->cap) {
+		if (kp_write_all(in->spill, p, len) < 0)
+			return -1;
+		in->spilled += len;
+		return 0;
 	}
 	memcpy(in->buf + in->len, p, len);
 	in->len += len;

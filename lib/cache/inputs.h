@@ -35,7 +35,7 @@ struct kp_inputs;
  * with the number of inputs besides the duplicates' table (8 bytes a slot, 3/4 full at most).
  * @spill_fd: an empty file open for reading and writing at offset 0 that nothing else uses
  * (an unnamed one in the cache's directory); it stays the caller's to close, after
- * kp_inputs_free(). -1: no file, the buffer grows in memory instead.
+ * kp_inputs_free().
  */
 struct kp_inputs *kp_inputs_new(int spill_fd, size_t buf_size);
 void kp_inputs_free(struct kp_inputs *in);

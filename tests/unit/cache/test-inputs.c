@@ -148,7 +148,7 @@ static void *read_absent(void *arg)
 	return NULL;
 }
 
-/* Records read_all() from @threads threads with @spill (-1: none) and a @size buffer. */
+/* Records @fn from @threads threads with the spill file @spill and a @size buffer. */
 static int record(struct man *m, void *(*fn)(void *), int spill, size_t size, int threads,
 		  uint64_t *count, const char **why)
 {
@@ -201,7 +201,12 @@ int main(void)
 	/* an input changed less than a second before the run is not trusted */
 	usleep(1100000);
 
-	r = record(&mem, read_all, -1, 0, 1, &n, &why);
+	/* a buffer larger than every record together: nothing spills */
+	fd = spill_file();
+	r = record(&mem, read_all, fd, (size_t)1 << 20, 1, &n, &why);
+	tap_ok(&t, fd >= 0 && lseek(fd, 0, SEEK_END) == 0, "in memory: nothing spilled");
+	if (fd >= 0)
+		close(fd);
 	tap_ok(&t, r == 0, "in memory: streamed (%s)", why ? why : "ok");
 	tap_is_int(&t, n, want, "in memory: duplicates dropped");
 
