@@ -23,6 +23,7 @@ struct kp_cli_cache {
 	bool tried;
 	bool system; /* the hook: /var/cache/kopolicy when it can be used */
 	struct kp_facts_cache *cache;
+	char refused[4096]; /* a cache directory the trust test refused (said once), or "" */
 };
 
 struct kp_cli {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* kopolicy cache: show, prune or clear the facts cache (lib/read/facts-cache.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cache/run-cache.h"
+#include "cache/trusted-dir.h"
 #include "cli.h"
 #include "read/facts-cache.h"
 
@@ -66,7 +69,7 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	struct kp_err err = { 0 };
 	const char *action = "show";
 	char dir[4096], root[4096], *slash;
-	int c, r;
+	int c, r, fd;
 
 	(void)cli;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -110,6 +113,14 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	slash = strrchr(root, '/');
 	if (slash && slash != root)
 		*slash = '\0';
+	/* a directory the trust test refuses is neither shown nor pruned nor cleared */
+	fd = kp_trusted_dir_open(root, false, &err);
+	if (fd < 0 && kp_err_errnum(&err) == EPERM) {
+		kp_cli_error(NULL, "cache: cache directory %s not used: %s", root, err.msg);
+		return KP_EXIT_ERROR;
+	}
+	if (fd >= 0)
+		close(fd);
 	if (!strcmp(action, "show"))
 		r = kp_facts_cache_usage(dir, &u, &err) < 0 ? -1
 							    : kp_run_cache_usage(root, &ru, &err);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cache/run-cache.h"
+#include "cache/trusted-dir.h"
 #include "cli.h"
 #include "read/facts-cache.h"
 
@@ -119,21 +120,58 @@ void kp_cli_progress(size_t done, size_t total, void *data)
 }
 
 /*
+ * The cache root @root (the directory holding facts-vN/ and runs-vN/) passes the trust test
+ * (lib/cache/trusted-dir.h), or does not exist yet (the caches make it under the same test,
+ * or go without). Else one line says why it is not used, once, and the run goes on without
+ * the cache: as root with a user's HOME, XDG_CACHE_HOME or KOPOLICY_CACHE_DIR (sudo -E), a
+ * directory that user can write is neither read nor written, and root's own cache is not
+ * substituted for it (the environment named this one).
+ */
+static bool cache_usable(struct kp_cli_cache *cc, const char *root)
+{
+	struct kp_err err = { 0 };
+	int fd;
+
+	if (*cc->refused && !strcmp(cc->refused, root))
+		return false;
+	fd = kp_trusted_dir_open(root, false, &err);
+	if (fd >= 0)
+		close(fd);
+	if (fd >= 0 || kp_err_errnum(&err) != EPERM)
+		return true;
+	kp_cli_error(NULL, "cache directory %s not used: %s; running without the cache", root,
+		     err.msg);
+	snprintf(cc->refused, sizeof(cc->refused), "%s", root);
+	return false;
+}
+
+/* The cache root of the facts directory @dir (ROOT/facts-vN) into @root; 0 or -1. */
+static int cache_root(const char *dir, char *root, size_t len)
+{
+	const char *slash = strrchr(dir, '/');
+	int n;
+
+	if (!slash || slash == dir)
+		return -1;
+	n = snprintf(root, len, "%.*s", (int)(slash - dir), dir);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/*
  * The result cache for this command, or NULL: under the user's cache directory (the one
- * holding facts-vN/), not for --no-cache or KOPOLICY_CACHE=off.
+ * holding facts-vN/), not for --no-cache or KOPOLICY_CACHE=off, nor when the trust test
+ * refuses that directory.
  */
 static struct kp_run_cache *run_cache(const struct kp_cli *cli, const char *cmd, int argc,
 				      char **argv)
 {
-	char dir[4096], *slash;
+	char dir[4096], root[4096];
 
-	if (cli->no_cache || kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir)) != 0)
+	if (cli->no_cache || kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir)) != 0 ||
+	    cache_root(dir, root, sizeof(root)) < 0 || !kp_run_cache_wanted(cmd, argc, argv) ||
+	    !cache_usable(cli->cache, root))
 		return NULL;
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return NULL;
-	*slash = '\0';
-	return kp_run_cache_new(dir, cmd, argc, argv);
+	return kp_run_cache_new(root, cmd, argc, argv);
 }
 
 static void usage(FILE *f)
@@ -162,7 +200,7 @@ static void usage(FILE *f)
 struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli)
 {
 	struct kp_cli_cache *cc = cli->cache;
-	char dir[4096];
+	char dir[4096], root[4096];
 	int r;
 
 	if (!cc || cli->no_cache)
@@ -172,9 +210,9 @@ struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli)
 	cc->tried = true;
 	r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, sizeof(dir));
 	/* the system cache when root may create it or it can be read, else the user's */
-	if (r == 0 && cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0))
-		cc->cache = kp_facts_cache_new(dir);
-	else if (r == 0 && kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir)) == 0)
+	if (r == 0 && !(cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0)))
+		r = kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir));
+	if (r == 0 && cache_root(dir, root, sizeof(root)) == 0 && cache_usable(cc, root))
 		cc->cache = kp_facts_cache_new(dir);
 	return cc->cache;
 }

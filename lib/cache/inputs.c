@@ -420,7 +420,11 @@ void kp_in_note_fd(const char *path, int fd)
 static void note_unopened(struct kp_inputs *in, const char *path)
 {
 	struct stat st;
-	int r = stat(path, &st);
+	int r;
+
+	/* too many open files, no memory: another run can open it (never stored) */
+	kp_env_failure_note(errno);
+	r = stat(path, &st);
 
 	note_stat(in, path, true, r, r < 0 ? errno : 0, &st);
 }

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The result cache's files (run-cache.h): writing an entry into place, show, prune, clear. */
+/*
+ * The result cache's files (run-cache.h): writing an entry into place, show, prune, clear.
+ * Everything is done through descriptors of directories that passed the trust test
+ * (trusted-dir.h): a name is never resolved through a link.
+ */
 #include "run-cache.h"
 
 #include <dirent.h>
@@ -14,6 +18,7 @@
 
 #include "read/facts-cache.h"
 #include "run-cache-internal.h"
+#include "trusted-dir.h"
 #include "util/io.h"
 
 #define TMP_MAX_AGE 3600 /* a temporary file older than this was left by a crash */
@@ -31,8 +36,9 @@ int kp_rc_tmpfile(int dfd, char *tmp, size_t len)
 	int fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
 
 	tmp[0] = '\0';
+	/* 0644 whatever the umask: a group-writable entry is never believed (trusted-dir.h) */
 	if (fd >= 0)
-		return fd;
+		return fchmod(fd, 0644) == 0 ? fd : (close(fd), -1);
 	/* a run takes two (its entry, its inputs' spill file): a name taken gets a suffix */
 	for (int i = 0; fd < 0 && i < 8; i++) {
 		size_t n;
@@ -44,6 +50,11 @@ int kp_rc_tmpfile(int dfd, char *tmp, size_t len)
 		fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0 && errno != EEXIST)
 			break;
+	}
+	if (fd >= 0 && fchmod(fd, 0644) < 0) {
+		unlinkat(dfd, tmp, 0);
+		close(fd);
+		fd = -1;
 	}
 	if (fd < 0)
 		tmp[0] = '\0';
@@ -86,70 +97,108 @@ static bool keep_entry(int dfd, const char *name, const struct stat *st, void *a
 	return is_entry(name);
 }
 
-/* The entries of @dir newest first (@tidy: stale temporary files removed); -1 on error. */
-static int list(const char *dir, bool tidy, bool all_tmp, struct kp_dir_file **out, size_t *n,
+/*
+ * The result cache's directory under the cache root @root, for show, prune and clear: its
+ * O_PATH descriptor in *@dfd, -1 when there is none (an empty cache); the root's in *@rootfd
+ * (or -1). A link in the directory's place is removed as a link (@tidy), never followed.
+ * 0, or -1 with @err.
+ */
+static int open_runs(const char *root, bool tidy, uint64_t *removed, int *rootfd, int *dfd,
+		     struct kp_err *err)
+{
+	*dfd = -1;
+	*rootfd = kp_trusted_dir_open(root, false, err);
+	if (*rootfd < 0)
+		return kp_err_errnum(err) == ENOENT ? 0 : -1;
+	*dfd = kp_trusted_subdir_tidy(*rootfd, KP_RC_DIR_NAME, tidy, removed, err);
+	if (*dfd < 0 && kp_err_errnum(err) == ENOENT)
+		return 0;
+	return *dfd < 0 ? kp_err_prefix(err, root) : 0;
+}
+
+/*
+ * The entries of @dfd newest first (@tidy: stale temporary files and any link removed, as
+ * links); -1 when out of memory.
+ */
+static int list(int dfd, bool tidy, bool all_tmp, struct kp_dir_file **out, size_t *n,
 		uint64_t *removed, struct kp_err *err)
 {
 	struct tidy t = { .tidy = tidy, .all_tmp = all_tmp, .now = time(NULL), .removed = removed };
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
-	*out = NULL;
-	*n = 0;
-	if (dfd < 0)
-		return errno == ENOENT ? 0 : kp_err_set(err, "%s: %s", dir, strerror(errno));
-	r = kp_dir_newest(dfd, keep_entry, &t, out, n);
-	close(dfd);
-	return r < 0 ? kp_err_set(err, "out of memory") : 0;
+	if (tidy)
+		kp_trusted_remove_links(dfd, removed);
+	if (kp_dir_newest(dfd, keep_entry, &t, out, n) < 0)
+		return kp_err_set(err, "out of memory");
+	return 0;
 }
 
-int kp_run_cache_prune(const char *root, uint64_t max_bytes, struct kp_run_usage *u,
-		       struct kp_err *err)
+/* Removes the entries of @dfd but the newest ones that fit @max_bytes; counts into @u. */
+static int prune_fd(int dfd, uint64_t max_bytes, bool tidy, struct kp_run_usage *u,
+		    struct kp_err *err)
 {
 	struct kp_dir_file *v;
-	char dir[4096], p[4200];
 	size_t n, keep = 0;
 
-	memset(u, 0, sizeof(*u));
-	if (kp_run_cache_dir(root, dir, sizeof(dir)) < 0)
-		return kp_err_set(err, "%s: path too long", root);
-	if (list(dir, true, false, &v, &n, &u->removed, err) < 0)
+	if (list(dfd, tidy, false, &v, &n, &u->removed, err) < 0)
 		return -1;
 	while (keep < n && u->bytes + v[keep].bytes <= max_bytes)
 		u->bytes += v[keep++].bytes;
-	for (size_t i = keep; i < n; i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, v[i].name);
-		if (unlink(p) == 0)
+	for (size_t i = keep; i < n; i++)
+		if (unlinkat(dfd, v[i].name, 0) == 0)
 			u->removed++;
-	}
 	u->entries = keep;
 	free(v);
 	return 0;
 }
 
+static int prune_root(const char *root, uint64_t max_bytes, bool tidy, struct kp_run_usage *u,
+		      struct kp_err *err)
+{
+	int rootfd, dfd, r;
+
+	memset(u, 0, sizeof(*u));
+	r = open_runs(root, tidy, &u->removed, &rootfd, &dfd, err);
+	if (r == 0 && dfd >= 0)
+		r = prune_fd(dfd, max_bytes, tidy, u, err);
+	if (dfd >= 0)
+		close(dfd);
+	if (rootfd >= 0)
+		close(rootfd);
+	return r;
+}
+
+int kp_run_cache_prune(const char *root, uint64_t max_bytes, struct kp_run_usage *u,
+		       struct kp_err *err)
+{
+	return prune_root(root, max_bytes, true, u, err);
+}
+
 int kp_run_cache_usage(const char *root, struct kp_run_usage *u, struct kp_err *err)
 {
-	return kp_run_cache_prune(root, UINT64_MAX, u, err);
+	return prune_root(root, UINT64_MAX, false, u, err);
 }
 
 int kp_run_cache_clear(const char *root, struct kp_run_usage *u, struct kp_err *err)
 {
 	struct kp_dir_file *v;
-	char dir[4096], p[4200];
+	int rootfd, dfd, r;
 	size_t n;
 
 	memset(u, 0, sizeof(*u));
-	if (kp_run_cache_dir(root, dir, sizeof(dir)) < 0)
-		return kp_err_set(err, "%s: path too long", root);
-	if (list(dir, true, true, &v, &n, &u->removed, err) < 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(p, sizeof(p), "%s/%s", dir, v[i].name);
-		if (unlink(p) == 0)
-			u->removed++;
+	r = open_runs(root, true, &u->removed, &rootfd, &dfd, err);
+	if (r == 0 && dfd >= 0) {
+		r = list(dfd, true, true, &v, &n, &u->removed, err);
+		for (size_t i = 0; r == 0 && i < n; i++)
+			if (unlinkat(dfd, v[i].name, 0) == 0)
+				u->removed++;
+		if (r == 0)
+			free(v);
+		close(dfd);
+		unlinkat(rootfd, KP_RC_DIR_NAME, AT_REMOVEDIR);
 	}
-	free(v);
-	rmdir(dir);
-	return 0;
+	if (rootfd >= 0)
+		close(rootfd);
+	return r;
 }
 
 uint64_t kp_rc_budget(void)
@@ -157,18 +206,14 @@ uint64_t kp_rc_budget(void)
 	return kp_facts_cache_max_size() / 4;
 }
 
-int kp_rc_publish(const char *dir, int fd, const char *tmp, const char *name, uint64_t size)
+int kp_rc_publish(int dfd, int fd, const char *tmp, const char *name, uint64_t size)
 {
 	char link[64], proc[64];
-	struct kp_run_usage u;
+	struct kp_run_usage u = { 0 };
 	struct kp_err err;
-	char root[4096];
-	int dfd, r = -1;
+	int r = -1;
 
 	if (size > kp_rc_budget())
-		return -1;
-	dfd = open(dir, O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
 		return -1;
 	if (tmp[0]) {
 		r = renameat(dfd, tmp, dfd, name);
@@ -182,26 +227,17 @@ int kp_rc_publish(const char *dir, int fd, const char *tmp, const char *name, ui
 				unlinkat(dfd, link, 0);
 		}
 	}
-	close(dfd);
 	if (r < 0)
 		return -1;
-	/* @dir is ROOT/runs-vN */
-	snprintf(root, sizeof(root), "%s", dir);
-	if (strrchr(root, '/'))
-		*strrchr(root, '/') = '\0';
-	kp_run_cache_prune(root, kp_rc_budget(), &u, &err);
+	prune_fd(dfd, kp_rc_budget(), true, &u, &err);
 	return 0;
 }
 
-void kp_rc_tmp_drop(const char *dir, int fd, const char *tmp)
+void kp_rc_tmp_drop(int dfd, int fd, const char *tmp)
 {
-	char p[4200];
-
 	if (fd < 0)
 		return;
 	close(fd);
-	if (tmp[0]) {
-		snprintf(p, sizeof(p), "%s/%s", dir, tmp);
-		unlink(p);
-	}
+	if (tmp[0] && dfd >= 0)
+		unlinkat(dfd, tmp, 0);
 }

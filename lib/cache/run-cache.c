@@ -32,6 +32,7 @@
 #include "read/bytes.h"
 #include "read/facts-cache.h"
 #include "run-cache-internal.h"
+#include "trusted-dir.h"
 #include "util/io.h"
 
 #define MAGIC	    "KPRUNS1"
@@ -49,7 +50,7 @@ struct cap {
 };
 
 struct kp_run_cache {
-	char dir[4096];
+	int dfd;	/* runs-vN, a trusted directory (trusted-dir.h), O_PATH */
 	char name[32]; /* <hash>.run */
 	struct kbuf key;
 	/* recording */
@@ -208,26 +209,46 @@ int kp_run_cache_dir(const char *root, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* ROOT/runs-vN, made when missing, when it and ROOT pass the trust test; -1 otherwise. */
+static int open_dir(const char *root)
+{
+	int rootfd = kp_trusted_dir_open(root, true, NULL), dfd;
+
+	if (rootfd < 0)
+		return -1;
+	dfd = kp_trusted_subdir(rootfd, KP_RC_DIR_NAME, true, NULL);
+	close(rootfd);
+	return dfd;
+}
+
 static bool is_off(const char *v)
 {
 	return v && (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "no"));
 }
 
-struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int argc, char **argv)
+bool kp_run_cache_wanted(const char *cmd, int argc, char **argv)
 {
 	static const char *const cacheable[] = { "check", "graph", "info", "explain" };
-	struct kp_run_cache *rc;
 	bool known = false;
-	uint64_t h = 0xcbf29ce484222325u;
 
 	for (size_t i = 0; i < KP_ARRAY_SIZE(cacheable); i++)
 		known |= !strcmp(cmd, cacheable[i]);
 	if (!known || is_off(getenv("KOPOLICY_RUN_CACHE")))
-		return NULL;
+		return false;
 	for (int i = 0; i < argc; i++)
 		if (!strcmp(argv[i], "--no-cache") || !strcmp(argv[i], "--running") ||
 		    !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return NULL;
+			return false;
+	return true;
+}
+
+struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int argc, char **argv)
+{
+	struct kp_run_cache *rc;
+	uint64_t h = 0xcbf29ce484222325u;
+
+	if (!kp_run_cache_wanted(cmd, argc, argv))
+		return NULL;
 	rc = calloc(1, sizeof(*rc));
 	if (!rc)
 		return NULL;
@@ -237,7 +258,10 @@ struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int arg
 	}
 	rc->tfd = -1;
 	rc->ifd = -1;
-	if (kp_run_cache_dir(root, rc->dir, sizeof(rc->dir)) < 0 || build_key(rc, argc, argv) < 0) {
+	rc->dfd = open_dir(root);
+	if (rc->dfd < 0 || build_key(rc, argc, argv) < 0) {
+		if (rc->dfd >= 0)
+			close(rc->dfd);
 		pthread_mutex_destroy(&rc->lock);
 		free(rc->key.p);
 		free(rc);
@@ -330,16 +354,13 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 	unsigned char *m = NULL;
 	struct kp_err err;
 	struct stat st;
-	int dfd, fd, hit = 0;
+	int fd, hit = 0;
 
-	dfd = open(rc->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return 0;
-	fd = openat(dfd, rc->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	close(dfd);
+	fd = openat(rc->dfd, rc->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < HDR_LEN ||
+	/* only what the user or root wrote: the CRC is no authentication (run-cache.h) */
+	if (fstat(fd, &st) < 0 || !kp_trusted_file(&st) || st.st_size < HDR_LEN ||
 	    (uint64_t)st.st_size > ((uint64_t)1 << 36))
 		goto out;
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -437,17 +458,9 @@ static FILE *cap_stream(struct cap *c, bool unbuffered)
 
 int kp_run_cache_record(struct kp_run_cache *rc)
 {
-	int dfd;
-
-	if (kp_mkdir_p(rc->dir) < 0)
-		return -1;
-	dfd = open(rc->dir, O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -1;
-	rc->tfd = kp_rc_tmpfile(dfd, rc->tmp, sizeof(rc->tmp));
+	rc->tfd = kp_rc_tmpfile(rc->dfd, rc->tmp, sizeof(rc->tmp));
 	/* the manifest goes there as it grows: the recorder keeps a buffer and a table */
-	rc->ifd = kp_rc_tmpfile(dfd, rc->itmp, sizeof(rc->itmp));
-	close(dfd);
+	rc->ifd = kp_rc_tmpfile(rc->dfd, rc->itmp, sizeof(rc->itmp));
 	if (rc->tfd < 0 || rc->ifd < 0)
 		return -1;
 	rc->buf = malloc(CAP_BUF);
@@ -489,6 +502,11 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 	uint64_t mlen, count, size;
 	int r;
 
+	/* no memory, too many open files: a later run can answer otherwise */
+	if (kp_env_failure()) {
+		*why = "an environmental failure during the run";
+		return -1;
+	}
 	tappend(rc, rc->key.p, rc->key.len);
 	if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
 		return -1;
@@ -513,7 +531,7 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 		*why = "larger than a quarter of KOPOLICY_CACHE_MAX_SIZE";
 		return -1;
 	}
-	return r < 0 ? -1 : kp_rc_publish(rc->dir, rc->tfd, rc->tmp, rc->name, size);
+	return r < 0 ? -1 : kp_rc_publish(rc->dfd, rc->tfd, rc->tmp, rc->name, size);
 }
 
 void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t len)
@@ -544,8 +562,9 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 	free(rc->cap_out.vbuf);
 	kp_inputs_attach(NULL);
 	kp_inputs_free(rc->in);
-	kp_rc_tmp_drop(rc->dir, rc->ifd, rc->itmp);
-	kp_rc_tmp_drop(rc->dir, rc->tfd, rc->tmp);
+	kp_rc_tmp_drop(rc->dfd, rc->ifd, rc->itmp);
+	kp_rc_tmp_drop(rc->dfd, rc->tfd, rc->tmp);
+	close(rc->dfd);
 	free(rc->buf);
 	free(rc->key.p);
 	pthread_mutex_destroy(&rc->lock);

@@ -35,6 +35,8 @@ struct kp_run_cache;
  * not cacheable (another command, --no-cache, KOPOLICY_RUN_CACHE=off, ...) or out of memory.
  */
 struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int argc, char **argv);
+/* The command @cmd with @argv could be replayed (kp_run_cache_new()'s own test of them). */
+bool kp_run_cache_wanted(const char *cmd, int argc, char **argv);
 /* A stored result replayed: 1 with *@status (its output written), else 0 (run normally). */
 int kp_run_cache_replay(struct kp_run_cache *rc, int *status);
 /*

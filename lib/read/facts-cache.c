@@ -32,6 +32,7 @@
 #include <openssl/evp.h>
 
 #include "cache/inputs.h"
+#include "cache/trusted-dir.h"
 #include "bytes.h"
 #include "facts-pack.h"
 #include "util/io.h"
@@ -64,6 +65,23 @@ int kp_facts_cache_dir(enum kp_cache_scope scope, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* @dir (ROOT/facts-vN), made when missing, when it and ROOT pass the trust test; else -1. */
+static int open_dir(const char *dir)
+{
+	const char *base;
+	char root[4096];
+	int rootfd, fd;
+
+	if (kp_trusted_split(dir, root, sizeof(root), &base) < 0)
+		return -1;
+	rootfd = kp_trusted_dir_open(root, true, NULL);
+	if (rootfd < 0)
+		return -1;
+	fd = kp_trusted_subdir(rootfd, base, true, NULL);
+	close(rootfd);
+	return fd;
+}
+
 struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 {
 	struct kp_facts_cache *c = calloc(1, sizeof(*c));
@@ -87,8 +105,7 @@ struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 	/* another release or another reader (KP_READER_ID: a digest of its sources): a miss */
 	c->build = kp_fc_build_tag();
 	/* created now (a read-only place stays read-only: lookups only, or none) */
-	kp_mkdir_p(dir);
-	c->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	c->dirfd = open_dir(dir);
 	return c;
 }
 
@@ -414,21 +431,20 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 /* After a run that stored entries: prune when the last pruning is PRUNE_EVERY old. */
 static void auto_prune(const struct kp_facts_cache *c)
 {
-	char stamp[4200];
 	struct kp_cache_usage u;
 	struct kp_err err;
 	struct stat st;
 	int fd;
 
-	snprintf(stamp, sizeof(stamp), "%s/last-prune", c->dir);
-	if (stat(stamp, &st) == 0 && st.st_mtim.tv_sec + PRUNE_EVERY > time(NULL))
+	if (fstatat(c->dirfd, "last-prune", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_mtim.tv_sec + PRUNE_EVERY > time(NULL))
 		return;
-	fd = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = openat(c->dirfd, "last-prune", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return;
 	futimens(fd, NULL);
 	close(fd);
-	kp_facts_cache_prune(c->dir, kp_facts_cache_max_size(), &u, &err);
+	kp_fc_prune_at(c->dirfd, kp_facts_cache_max_size(), &u, &err);
 }
 
 void kp_facts_cache_free(struct kp_facts_cache *c)

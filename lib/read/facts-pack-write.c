@@ -33,9 +33,7 @@ static int writer_open(struct kp_facts_cache *c, struct writer *w)
 	if (w->fd >= 0 || w->failed)
 		return w->failed ? -1 : 0;
 	w->failed = true;
-	if (mkdirat(c->dirfd, PACK_DIR, 0755) < 0 && errno != EEXIST)
-		return -1;
-	dfd = openat(c->dirfd, PACK_DIR, O_DIRECTORY | O_CLOEXEC);
+	dfd = kp_fc_packs_dir(c->dirfd, true);
 	if (dfd < 0)
 		return -1;
 	w->fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
@@ -44,6 +42,13 @@ static int writer_open(struct kp_facts_cache *c, struct writer *w)
 		w->fd = openat(dfd, w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 			       0644);
 		w->named = w->fd >= 0;
+	}
+	/* 0644 whatever the umask: a group-writable pack is never believed */
+	if (w->fd >= 0 && fchmod(w->fd, 0644) < 0) {
+		close(w->fd);
+		w->fd = -1;
+		if (w->named)
+			unlinkat(dfd, w->tmp, 0);
 	}
 	/* the records wait there: they are needed only once the run ends (peak memory) */
 	if (w->fd >= 0)
@@ -199,7 +204,7 @@ int kp_fc_writer_publish(struct kp_facts_cache *c, struct writer *w)
 	struct timespec now;
 	int dfd, r = -1;
 
-	dfd = openat(c->dirfd, PACK_DIR, O_DIRECTORY | O_CLOEXEC);
+	dfd = kp_fc_packs_dir(c->dirfd, false);
 	if (dfd < 0)
 		return -1;
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -227,7 +232,7 @@ void kp_fc_writer_close(struct kp_facts_cache *c, struct writer *w)
 	if (w->fd >= 0) {
 		close(w->fd);
 		if (w->named) { /* published or not: the temporary name goes */
-			int dfd = openat(c->dirfd, PACK_DIR, O_DIRECTORY | O_CLOEXEC);
+			int dfd = kp_fc_packs_dir(c->dirfd, false);
 
 			if (dfd >= 0) {
 				unlinkat(dfd, w->tmp, 0);
@@ -295,7 +300,7 @@ void kp_fc_merge_packs(struct kp_facts_cache *c)
 		return;
 	if (flock(lock, LOCK_EX | LOCK_NB) < 0)
 		goto out;
-	dfd = openat(c->dirfd, PACK_DIR, O_DIRECTORY | O_CLOEXEC);
+	dfd = kp_fc_packs_dir(c->dirfd, false);
 	if (dfd < 0 || kp_fc_list_packs(dfd, &names, &n) < 0 || n <= MAX_PACKS)
 		goto out;
 	qsort(names, n, sizeof(*names), cmp_smallest);

@@ -37,6 +37,7 @@
 #include <zlib.h>
 
 #include "bytes.h"
+#include "cache/trusted-dir.h"
 #include "read/reader-id.h"
 #include "util/io.h"
 
@@ -199,7 +200,8 @@ int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name, s
 	p->fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (p->fd < 0)
 		return -1;
-	if (fstat(p->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < FOOTER_LEN ||
+	/* only what the user or root wrote: a CRC is no authentication (trusted-dir.h) */
+	if (fstat(p->fd, &st) < 0 || !kp_trusted_file(&st) || st.st_size < FOOTER_LEN ||
 	    (uint64_t)st.st_size > PACK_MAX ||
 	    kp_pread_all(p->fd, f, FOOTER_LEN, (uint64_t)st.st_size - FOOTER_LEN) != FOOTER_LEN ||
 	    footer_get(c, f, (uint64_t)st.st_size, &nrec, &off, &nkeys) < 0)
@@ -249,10 +251,15 @@ int kp_fc_list_packs(int dfd, struct kp_dir_file **out, size_t *n)
 	return kp_dir_newest(dfd, keep_pack, NULL, out, n);
 }
 
+int kp_fc_packs_dir(int dfd, bool create)
+{
+	return kp_trusted_subdir(dfd, PACK_DIR, create, NULL);
+}
+
 /* The packs directory of @c (O_PATH), or -1. */
 static int packs_dirfd(const struct kp_facts_cache *c)
 {
-	return openat(c->dirfd, PACK_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return kp_fc_packs_dir(c->dirfd, false);
 }
 
 /* Opens the newest LOAD_PACKS packs once per run (the first lookup). */

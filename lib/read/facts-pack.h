@@ -194,6 +194,11 @@ void kp_fc_store_job(struct kp_facts_cache *c, const struct fc_job *j);
 int kp_fc_defer_init(struct fc_defer *d);
 void kp_fc_defer_finish(struct kp_facts_cache *c);
 
+/* kp_facts_cache_prune() of the trusted facts directory @dfd (facts-cache-admin.c). */
+int kp_fc_prune_at(int dfd, uint64_t max_bytes, struct kp_cache_usage *u, struct kp_err *err);
+/* The packs directory of the trusted @dfd (O_PATH), made when @create; or -1. */
+int kp_fc_packs_dir(int dfd, bool create);
+
 /* More than MAX_PACKS packs: the smallest are merged into one (under a lock file). */
 void kp_fc_merge_packs(struct kp_facts_cache *c);
 

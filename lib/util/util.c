@@ -7,12 +7,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* kp_env_failure(): written once (compare-and-swap from 0), read at the end of a run. */
+static int env_failure;
+
+bool kp_errno_environmental(int errnum)
+{
+	switch (errnum) {
+	case ENOMEM:
+	case EMFILE:
+	case ENFILE:
+	case EAGAIN:
+	case ENOBUFS:
+	case EIO:
+	case ENOSPC:
+	case EDQUOT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void kp_env_failure_note(int errnum)
+{
+	int none = 0;
+
+	if (kp_errno_environmental(errnum))
+		__atomic_compare_exchange_n(&env_failure, &none, errnum, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+}
+
+int kp_env_failure(void)
+{
+	return __atomic_load_n(&env_failure, __ATOMIC_RELAXED);
+}
+
 static int err_vset(struct kp_err *err, int errnum, const char *fmt, va_list ap)
 {
+	kp_env_failure_note(errnum);
 	if (!err)
 		return -1;
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	err->errnum = errnum;
+	if (!errnum && strstr(err->msg, "out of memory"))
+		kp_env_failure_note(ENOMEM);
 	return -1;
 }
 

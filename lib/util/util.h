@@ -42,6 +42,22 @@ static inline int kp_err_errnum(const struct kp_err *err)
 /* Puts "@path: " before @err's message (errnum kept); returns -1. */
 int kp_err_prefix(struct kp_err *err, const char *path);
 
+/*
+ * @errnum says the run's environment failed, not its input: out of memory, too many open
+ * files (process or system), a resource temporarily unavailable, no buffer space, an I/O
+ * error, a full disk or quota. Another run with the same inputs can answer differently.
+ */
+bool kp_errno_environmental(int errnum);
+/*
+ * The first environmental failure a kp_err was set with in this process (its errno; a
+ * message saying "out of memory" counts as ENOMEM), 0 when none. The result cache does not
+ * store such a run. The one process-wide note of lib/util: set once, never cleared, like
+ * errno it reaches the caller from any depth without a flag in every interface.
+ */
+int kp_env_failure(void);
+/* Notes @errnum as kp_env_failure() when it is environmental (the first one is kept). */
+void kp_env_failure_note(int errnum);
+
 /* Checked allocation: NULL only when @n is 0 or memory is exhausted. */
 void *kp_calloc(size_t nmemb, size_t size);
 /*
