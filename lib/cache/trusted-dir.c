@@ -20,8 +20,7 @@ bool kp_trusted_owner(const struct stat *st)
 
 bool kp_trusted_file(const struct stat *st)
 {
-	return S_ISREG(st->st_mode) && kp_trusted_owner(st) &&
-	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+	return S_ISREG(st->st_mode) && kp_trusted_owner(st) && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /*

@@ -22,7 +22,7 @@ enum walk_mode {
 };
 
 struct walk {
-	int packs_fd; /* packs/ (O_PATH), -1 when there is none */
+	int packs_fd;		   /* packs/ (O_PATH), -1 when there is none */
 	struct kp_dir_file *packs; /* newest first */
 	size_t n;
 	uint64_t removed;
