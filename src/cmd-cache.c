@@ -37,7 +37,11 @@ static void cache_usage(FILE *f)
 		"Directory: $KOPOLICY_CACHE_DIR, else $XDG_CACHE_HOME/kopolicy, else\n"
 		"~/.cache/kopolicy (facts-v%d and runs-v%d below it). --no-cache or\n"
 		"KOPOLICY_CACHE=off: every command runs without either; KOPOLICY_RUN_CACHE=off:\n"
-		"without the result cache only.\n",
+		"without the result cache only.\n"
+		"A directory that anyone but you or root could write (it, or one above it) is\n"
+		"not used: one line says why and the run goes on without the cache; this command\n"
+		"refuses it (exit 2). prune and clear remove links as links, never following\n"
+		"them. See kopolicy(1), CACHE TRUST.\n",
 		KP_RUNS_FORMAT, KP_FACTS_FORMAT, KP_RUNS_FORMAT);
 }
 
