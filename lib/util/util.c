@@ -41,7 +41,12 @@ int kp_env_failure(void)
 	return __atomic_load_n(&env_failure, __ATOMIC_RELAXED);
 }
 
-static int err_vset(struct kp_err *err, int errnum, const char *fmt, va_list ap)
+/*
+ * @errno_now: errno when the caller made the message. A message without an errnum is still
+ * an environmental failure when it says "out of memory", or quotes strerror() of an
+ * environmental errno that is still errno ("read error: Input/output error").
+ */
+static int err_vset(struct kp_err *err, int errnum, int errno_now, const char *fmt, va_list ap)
 {
 	kp_env_failure_note(errnum);
 	if (!err)
@@ -50,15 +55,19 @@ static int err_vset(struct kp_err *err, int errnum, const char *fmt, va_list ap)
 	err->errnum = errnum;
 	if (!errnum && strstr(err->msg, "out of memory"))
 		kp_env_failure_note(ENOMEM);
+	else if (!errnum && kp_errno_environmental(errno_now) &&
+		 strstr(err->msg, strerror(errno_now)))
+		kp_env_failure_note(errno_now);
 	return -1;
 }
 
 int kp_err_set(struct kp_err *err, const char *fmt, ...)
 {
+	int errno_now = errno;
 	va_list ap;
 
 	va_start(ap, fmt);
-	err_vset(err, 0, fmt, ap);
+	err_vset(err, 0, errno_now, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -68,7 +77,7 @@ int kp_err_errno(struct kp_err *err, int errnum, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	err_vset(err, errnum, fmt, ap);
+	err_vset(err, errnum, 0, fmt, ap);
 	va_end(ap);
 	return -1;
 }

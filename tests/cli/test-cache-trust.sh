@@ -3,9 +3,9 @@
 # another user can write is neither read nor written (one line says so), as root with a user's
 # KOPOLICY_CACHE_DIR, XDG_CACHE_HOME or HOME too; a forged result entry or pack is never
 # believed; links planted in the cache are not followed when storing, and cache clear/prune
-# remove them as links; a run that failed for an environmental reason (too many open files) is
-# not stored. The cases that need a second user (nobody) run as root only, else they are
-# skipped with a TAP SKIP line.
+# remove them as links; a run that failed for an environmental reason (too many open files,
+# out of memory) is not stored. The cases that need a second user (nobody) run as root only,
+# else they are skipped with a TAP SKIP line.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -215,7 +215,7 @@ c=$tmp/emfile
 found=
 for lim in $(seq 4 40); do
 	rm -rf "$c"
-	(ulimit -n "$lim" && KOPOLICY_CACHE_DIR=$c KOPOLICY_CACHE_STATS=1 "$kp" "${C[@]}") \
+	(cd "$tmp" && ulimit -n "$lim" && KOPOLICY_CACHE_DIR=$c KOPOLICY_CACHE_STATS=1 "$kp" "${C[@]}") \
 		>"$tmp/emfile.out" 2>"$tmp/emfile.err"
 	if grep -q "Too many open files" "$tmp/emfile.err" &&
 		grep -q "result cache: miss" "$tmp/emfile.err"; then
@@ -229,6 +229,32 @@ KOPOLICY_CACHE_DIR=$c KOPOLICY_CACHE_STATS=1 run after "${C[@]}"
 grep -q "result cache: miss, stored" "$tmp/after.err" && cmp -s "$tmp/after.out" "$tmp/ref.out" &&
 	cmp -s "$tmp/after.rc" "$tmp/ref.rc"
 ok "the next run with enough descriptors answers anew (not the failure)" $?
+
+# 5. nor one that ran out of memory (ulimit -v): the largest limit the run fails "out of memory"
+# under, from above (one where its own recorder still had the memory to store it; none under a
+# sanitizer: its shadow memory needs more than any)
+c=$tmp/oom
+found=
+for lim in $(seq 40000 -500 6000); do
+	rm -rf "$c"
+	(cd "$tmp" && ulimit -v "$lim" && KOPOLICY_CACHE_DIR=$c KOPOLICY_CACHE_STATS=1 "$kp" "${C[@]}") \
+		>"$tmp/oom.out" 2>"$tmp/oom.err"
+	if grep -q "out of memory" "$tmp/oom.err" && grep -q "result cache: miss" "$tmp/oom.err"; then
+		found=$lim
+		break
+	fi
+done
+if [ -n "$found" ]; then
+	grep -q "result cache: miss, not stored: an environmental failure" "$tmp/oom.err"
+	ok "a run out of memory (ulimit -v $found) is not stored" $?
+	KOPOLICY_CACHE_DIR=$c KOPOLICY_CACHE_STATS=1 run after-oom "${C[@]}"
+	grep -q "result cache: miss, stored" "$tmp/after-oom.err" &&
+		cmp -s "$tmp/after-oom.out" "$tmp/ref.out" && cmp -s "$tmp/after-oom.rc" "$tmp/ref.rc"
+	ok "the next run with the memory answers anew (not the failure)" $?
+else
+	skip "a run out of memory (ulimit -v) is not stored" "no limit starts the binary and then fails it"
+	skip "the next run with the memory answers anew (not the failure)" "as above"
+fi
 
 echo "1..$n"
 [ "$fail" -eq 0 ]

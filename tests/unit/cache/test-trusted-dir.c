@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cache/trusted-dir.h"
@@ -159,6 +160,22 @@ int main(void)
 	kp_err_errno(&err, ENOENT, "x: absent");
 	kp_err_set(&err, "a malformed module");
 	tap_ok(&t, kp_env_failure() == 0, "an input's errors are not environmental");
+	errno = EIO;
+	kp_err_set(&err, "read error: %s (errno since changed)", strerror(ENOENT));
+	tap_ok(&t, kp_env_failure() == 0, "another error's text while errno is EIO: not");
+	{
+		/* in a child: the first failure noted is kept for good */
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {
+			errno = EIO;
+			kp_err_set(&err, "read error: %s", strerror(EIO));
+			_exit(kp_env_failure() == EIO ? 0 : 1);
+		}
+		tap_ok(&t, pid > 0 && waitpid(pid, &status, 0) == pid && status == 0,
+		       "a message quoting strerror(EIO) while errno is EIO: EIO");
+	}
 	kp_err_set(&err, "xz: out of memory");
 	tap_ok(&t, kp_env_failure() == ENOMEM, "an 'out of memory' message: ENOMEM");
 	kp_err_errno(&err, EMFILE, "y: too many open files");
