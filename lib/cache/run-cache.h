@@ -15,7 +15,11 @@
  * cacheable: not for the running kernel (/proc, /sys), the hook, output to a file (-o), or
  * when an input changed less than a second before the run.
  * Entries are written to an unnamed file and renamed into place whole; the directory is
- * kept under a quarter of KOPOLICY_CACHE_MAX_SIZE, least recently used first.
+ * kept under a quarter of KOPOLICY_CACHE_MAX_SIZE, least recently used first. The CRC only
+ * detects damage: an entry is replayed only from a directory that passes the trust test and
+ * when the file is the user's or root's, not writable by others (trusted-dir.h). Runs that
+ * met an environmental failure (kp_env_failure(): no memory, too many open files) are not
+ * stored.
  */
 #ifndef KP_RUN_CACHE_H
 #define KP_RUN_CACHE_H

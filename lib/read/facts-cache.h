@@ -12,7 +12,9 @@
  * An entry is used only when its index record's CRC, its header (magic, format, build,
  * read options, key, file size, length) and CRC all match and its payload decodes exactly;
  * anything else is a miss and the file is read as without the cache. Only successful reads
- * are stored; errors are re-read.
+ * are stored; errors are re-read. The cache directory must pass the trust test and a pack
+ * must be the user's or root's, not writable by others (cache/trusted-dir.h): a CRC is no
+ * authentication.
  */
 #ifndef KP_FACTS_CACHE_H
 #define KP_FACTS_CACHE_H

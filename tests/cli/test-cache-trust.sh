@@ -139,6 +139,32 @@ if $root; then
 	grep -q "result cache: miss, stored" "$tmp/sticky.err" &&
 		[ "$(stat -c %u "$st/nobody/runs-v1")" = "$other" ]
 	ok "a user's own cache under a sticky world-writable directory is used" $?
+	# the hook (modprobe as root, sudo -E): the user's directory ignored with one line, the
+	# answer the one without any cache gives
+	if command -v depmod >/dev/null; then
+		fx12=$(cd "$top/fixtures/ko/6.12" && pwd)
+		rel12=$(sed -n 's/^release=//p' "$fx12/kernel.txt")
+		r=$tmp/hookroot
+		mkdir -p "$r" && cp -R "$top/tests/unit/hook/root/." "$r/"
+		mkdir -p "$r/lib/modules/$rel12/extra" "$r/boot"
+		cp "$fx12/kp_gpl_prov.ko" "$fx12/kp_prop_prov.ko" "$fx12/kp_use_prop.ko" \
+			"$r/lib/modules/$rel12/extra/"
+		: >"$r/lib/modules/$rel12/modules.builtin"
+		: >"$r/lib/modules/$rel12/modules.builtin.modinfo"
+		cp "$fx12/Module.symvers.gz" "$r/boot/symvers-$rel12.gz"
+		cp "$fx12/config.gz" "$r/boot/config-$rel12"
+		echo "$rel12" >"$r/proc/sys/kernel/osrelease"
+		depmod -b "$r" "$rel12" 2>/dev/null
+		KOPOLICY_CACHE=off run hook-ref hook --root "$r" kp_use_prop
+		KOPOLICY_CACHE_DIR=$c run hook hook --root "$r" kp_use_prop
+		{ echo "kopolicy: cache directory $c not used: $c is owned by uid $other, not by root; running without the cache"; cat "$tmp/hook-ref.err"; } >"$tmp/hook-want.err"
+		cmp -s "$tmp/hook.err" "$tmp/hook-want.err" && cmp -s "$tmp/hook.rc" "$tmp/hook-ref.rc" &&
+			grep -q "kp_use_prop" "$tmp/hook.err" && files "$c" | cmp -s - "$tmp/before.list"
+		ok "root: the hook ignores a user's KOPOLICY_CACHE_DIR with one line, same verdict" $?
+	else
+		skip "root: the hook ignores a user's KOPOLICY_CACHE_DIR with one line, same verdict" \
+			"depmod (kmod) is not installed"
+	fi
 else
 	for t in "a result entry was stored and forged" \
 		"the forged entry is what replays from a directory root owns (the forge works)" \
@@ -151,7 +177,8 @@ else
 		"root: cache show refuses another user's directory (exit 2)" \
 		"root: cache clear refuses another user's directory, removes nothing" \
 		"a user: a directory another user owns is not used either" \
-		"a user's own cache under a sticky world-writable directory is used"; do
+		"a user's own cache under a sticky world-writable directory is used" \
+		"root: the hook ignores a user's KOPOLICY_CACHE_DIR with one line, same verdict"; do
 		skip "$t" "needs root to set up a second user's files"
 	done
 fi
