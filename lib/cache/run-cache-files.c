@@ -116,16 +116,24 @@ static int open_runs(const char *root, bool tidy, uint64_t *removed, int *rootfd
 	return *dfd < 0 ? kp_err_prefix(err, root) : 0;
 }
 
-/*
- * The entries of @dfd newest first (@tidy: stale temporary files and any link removed, as
- * links); -1 when out of memory.
- */
-static int list(int dfd, bool tidy, bool all_tmp, struct kp_dir_file **out, size_t *n,
-		uint64_t *removed, struct kp_err *err)
-{
-	struct tidy t = { .tidy = tidy, .all_tmp = all_tmp, .now = time(NULL), .removed = removed };
+/* What listing a directory of entries removes on the way. */
+enum sweep {
+	SWEEP_NONE,	 /* nothing (show) */
+	SWEEP_STALE,	 /* stale temporary files (after storing an entry) */
+	SWEEP_LINKS,	 /* and every link, as a link (prune) */
+	SWEEP_ALL_LINKS, /* every temporary file and every link (clear) */
+};
 
-	if (tidy)
+/* The entries of @dfd newest first, after removing what @sweep says; -1 when out of memory. */
+static int list(int dfd, enum sweep sweep, struct kp_dir_file **out, size_t *n, uint64_t *removed,
+		struct kp_err *err)
+{
+	struct tidy t = { .tidy = sweep != SWEEP_NONE,
+			  .all_tmp = sweep == SWEEP_ALL_LINKS,
+			  .now = time(NULL),
+			  .removed = removed };
+
+	if (sweep >= SWEEP_LINKS)
 		kp_trusted_remove_links(dfd, removed);
 	if (kp_dir_newest(dfd, keep_entry, &t, out, n) < 0)
 		return kp_err_set(err, "out of memory");
@@ -133,13 +141,13 @@ static int list(int dfd, bool tidy, bool all_tmp, struct kp_dir_file **out, size
 }
 
 /* Removes the entries of @dfd but the newest ones that fit @max_bytes; counts into @u. */
-static int prune_fd(int dfd, uint64_t max_bytes, bool tidy, struct kp_run_usage *u,
+static int prune_fd(int dfd, uint64_t max_bytes, enum sweep sweep, struct kp_run_usage *u,
 		    struct kp_err *err)
 {
 	struct kp_dir_file *v;
 	size_t n, keep = 0;
 
-	if (list(dfd, tidy, false, &v, &n, &u->removed, err) < 0)
+	if (list(dfd, sweep, &v, &n, &u->removed, err) < 0)
 		return -1;
 	while (keep < n && u->bytes + v[keep].bytes <= max_bytes)
 		u->bytes += v[keep++].bytes;
@@ -159,7 +167,7 @@ static int prune_root(const char *root, uint64_t max_bytes, bool tidy, struct kp
 	memset(u, 0, sizeof(*u));
 	r = open_runs(root, tidy, &u->removed, &rootfd, &dfd, err);
 	if (r == 0 && dfd >= 0)
-		r = prune_fd(dfd, max_bytes, tidy, u, err);
+		r = prune_fd(dfd, max_bytes, tidy ? SWEEP_LINKS : SWEEP_NONE, u, err);
 	if (dfd >= 0)
 		close(dfd);
 	if (rootfd >= 0)
@@ -187,7 +195,7 @@ int kp_run_cache_clear(const char *root, struct kp_run_usage *u, struct kp_err *
 	memset(u, 0, sizeof(*u));
 	r = open_runs(root, true, &u->removed, &rootfd, &dfd, err);
 	if (r == 0 && dfd >= 0) {
-		r = list(dfd, true, true, &v, &n, &u->removed, err);
+		r = list(dfd, SWEEP_ALL_LINKS, &v, &n, &u->removed, err);
 		for (size_t i = 0; r == 0 && i < n; i++)
 			if (unlinkat(dfd, v[i].name, 0) == 0)
 				u->removed++;
@@ -229,7 +237,8 @@ int kp_rc_publish(int dfd, int fd, const char *tmp, const char *name, uint64_t s
 	}
 	if (r < 0)
 		return -1;
-	prune_fd(dfd, kp_rc_budget(), true, &u, &err);
+	/* links are for prune and clear: a store pays for no second pass over the directory */
+	prune_fd(dfd, kp_rc_budget(), SWEEP_STALE, &u, &err);
 	return 0;
 }
 

@@ -50,7 +50,7 @@ struct cap {
 };
 
 struct kp_run_cache {
-	int dfd;	/* runs-vN, a trusted directory (trusted-dir.h), O_PATH */
+	int dfd;       /* runs-vN, a trusted directory (trusted-dir.h), O_PATH */
 	char name[32]; /* <hash>.run */
 	struct kbuf key;
 	/* recording */

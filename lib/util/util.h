@@ -51,9 +51,10 @@ bool kp_errno_environmental(int errnum);
 /*
  * The first environmental failure a kp_err was set with in this process (its errno; a
  * message saying "out of memory" counts as ENOMEM, one quoting strerror() of an
- * environmental errno that errno still holds counts as that errno), 0 when none. The result cache does not
- * store such a run. The one process-wide note of lib/util: set once, never cleared, like
- * errno it reaches the caller from any depth without a flag in every interface.
+ * environmental errno that errno still holds counts as that errno), 0 when none. The
+ * result cache does not store such a run. The one process-wide note of lib/util: set once,
+ * never cleared, like errno it reaches the caller from any depth without a flag in every
+ * interface.
  */
 int kp_env_failure(void);
 /* Notes @errnum as kp_env_failure() when it is environmental (the first one is kept). */
