@@ -196,9 +196,16 @@ int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err)
 	const char *p;
 	int r;
 
-	if (path[0] != '/')
-		return kp_err_errno(err, EPERM, "%s: not an absolute path", path);
-	if ((size_t)snprintf(w.rest, sizeof(w.rest), "%s", path) >= sizeof(w.rest))
+	char cwd[PATH_MAX];
+	int n;
+
+	/* relative: from the working directory, walked from / like the rest */
+	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return kp_err_errno(err, errno, "%s: the working directory: %s", path,
+				    strerror(errno));
+	n = path[0] == '/' ? snprintf(w.rest, sizeof(w.rest), "%s", path)
+			   : snprintf(w.rest, sizeof(w.rest), "%s/%s", cwd, path);
+	if (n < 0 || (size_t)n >= sizeof(w.rest))
 		return kp_err_errno(err, ENAMETOOLONG, "%s: path too long", path);
 	if (walk_root(&w, err) < 0)
 		goto fail;
