@@ -192,12 +192,9 @@ static int follow(struct walk *w, const char *name, const char *left, struct kp_
 int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err)
 {
 	struct walk w = { .fd = -1 };
-	char name[NAME_MAX + 1];
+	char name[NAME_MAX + 1], cwd[PATH_MAX];
 	const char *p;
-	int r;
-
-	char cwd[PATH_MAX];
-	int n;
+	int r, n;
 
 	/* relative: from the working directory, walked from / like the rest */
 	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
