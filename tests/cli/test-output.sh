@@ -112,5 +112,34 @@ ok "info: the same, exit 2" $(( $? == 2 ? 0 : 1 ))
 "$kp" graph "${kern[@]}" "$tmp/empty" > /dev/null 2>&1
 ok "graph: the same, exit 2" $(( $? == 2 ? 0 : 1 ))
 
+# --- small defects of issue 26 -------------------------------------------------------------
+"$kp" chek 2> "$tmp/o6.err"
+[ $? -eq 2 ] && sed -n 2p "$tmp/o6.err" | grep -qx "Did you mean 'kopolicy check'?"
+ok "a mistyped command: did you mean" $?
+"$kp" xyzzy 2> "$tmp/o7.err"
+! grep -q "Did you mean" "$tmp/o7.err"
+ok "... and no guess for a word far from every command" $?
+"$kp" check "${kern[@]}" -o "$tmp/no/such/dir/r.txt" "$fx/kp_plain.ko" 2> "$tmp/o8.err"
+[ $? -eq 2 ] && grep -qx "kopolicy: $tmp/no/such/dir/r.txt: cannot write: No such file or directory" \
+	"$tmp/o8.err"
+ok "-o into a missing directory names the reason" $?
+sd=$top/tests/data/sig
+fx12=$top/fixtures/ko/6.12
+kern12=(-k "$fx12/Module.symvers.gz" --kernel-config "$fx12/config.gz" --kernel-release
+	"$(sed -n 's/^release=//p' "$fx12/kernel.txt")")
+"$kp" check "${kern12[@]}" --trusted-cert "$sd/test-cert.pem" "$sd/6.12/kp_sig_unknown_key.ko" \
+	> "$tmp/e1.txt"
+grep -qx "Loads, tainted (E):" "$tmp/e1.txt"
+ok "a module tainted only E is under 'Loads, tainted (E)', not '(P, E)'" $?
+"$kp" graph -f dot "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" > "$tmp/f.dot"
+grep -q "^	\"file:$fx/kp_gplonly_then_prop.ko\" \[label=\"kp_gplonly_then_prop\\\\nfails: ENOENT\", color=red, peripheries=2\]" "$tmp/f.dot"
+ok "DOT: a failing module is drawn with a double red border, as the legend says" $?
+# progress on a terminal only when it understands \r\033[K (script(1) gives a terminal)
+if command -v script >/dev/null; then
+	TERM=dumb script -qec "$kp --no-cache check ${kern[*]} $fx" /dev/null > "$tmp/p.txt" 2>&1
+	! grep -q "reading modules" "$tmp/p.txt"
+	ok "TERM=dumb: no progress line" $?
+fi
+
 echo "1..$n"
 [ "$fail" -eq 0 ]
