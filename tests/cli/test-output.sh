@@ -134,6 +134,16 @@ ok "a module tainted only E is under 'Loads, tainted (E)', not '(P, E)'" $?
 "$kp" graph -f dot "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" > "$tmp/f.dot"
 grep -q "^	\"file:$fx/kp_gplonly_then_prop.ko\" \[label=\"kp_gplonly_then_prop\\\\nfails: ENOENT\", color=red, peripheries=2\]" "$tmp/f.dot"
 ok "DOT: a failing module is drawn with a double red border, as the legend says" $?
+# notes: one line per rule and module with a count; -v lists each
+"$kp" check "${kern[@]}" --rules 2020 "$fx/kp_symget.ko" "$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" \
+	> "$tmp/n.txt"
+[ "$(grep -c 'latent-breakage' "$tmp/n.txt")" = 1 ] &&
+	grep -q "^  kp_symget: I: latent-breakage: symbol_get(kp_gpl_prov_plain) returns NULL under the 2023 rules (and 2 more latent-breakage notes: -v lists them)$" "$tmp/n.txt"
+ok "notes of one rule are one line with a count" $?
+"$kp" check -v "${kern[@]}" --rules 2020 "$fx/kp_symget.ko" "$fx/kp_gpl_prov.ko" \
+	"$fx/kp_prop_prov.ko" > "$tmp/n2.txt"
+[ "$(grep -c 'I: latent-breakage' "$tmp/n2.txt")" = 3 ]
+ok "... and -v lists each" $?
 # progress on a terminal only when it understands \r\033[K (script(1) gives a terminal)
 if command -v script >/dev/null; then
 	TERM=dumb script -qec "$kp --no-cache check ${kern[*]} $fx" /dev/null > "$tmp/p.txt" 2>&1
