@@ -47,6 +47,7 @@ static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_
 	for (size_t i = 0; i < v->nfindings; i++) {
 		const struct kp_finding *f = &v->findings[i];
 		struct json_object *e = json_object_new_object();
+		char *fix = kp_finding_fix(a, v, f);
 
 		kp_json_add(e, "id", json_object_new_string(f->id));
 		kp_json_add(e, "severity", json_object_new_string(kp_severity_name(f->severity)));
@@ -54,7 +55,9 @@ static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_
 			    json_object_new_string(kp_consequence_name(f->consequence)));
 		kp_json_add(e, "symbol", kp_json_string(f->symbol));
 		kp_json_add(e, "message", kp_json_string(f->message));
+		kp_json_add(e, "fix", kp_json_string(fix));
 		kp_json_add(e, "waived", json_object_new_boolean(f->waived));
+		free(fix);
 		json_object_array_add(arr, e);
 	}
 	kp_json_add(o, "findings", arr);

@@ -42,6 +42,12 @@ void kp_comparison_release(struct kp_comparison *cmp);
 /* "NAME: loads -> ENOENT", "NAME: becomes P", "NAME: symbol_get(S) ok -> NULL"; malloc'd. */
 char *kp_change_text(const struct kp_ctx *a, const struct kp_change *ch);
 
+/* Who provides the import @e: a module's name, "vmlinux", or NULL when nothing does. */
+const char *kp_edge_provider_name(const struct kp_ctx *a, const struct kp_edge *e);
+/* What to do about @f of @v, with its facts filled in (malloc'd), or NULL (none known). */
+char *kp_finding_fix(const struct kp_ctx *a, const struct kp_verdict *v,
+		     const struct kp_finding *f);
+
 /* An input that could not be read: a module file, or a directory operand holding none. */
 struct kp_input_error {
 	const char *path, *error;

@@ -140,8 +140,8 @@ static void fingerprint(char out[17], const char *rule, const char *module, cons
 
 /* One result: @text at the module @nd (logical location @symbol or the module). */
 static struct json_object *result(const char *cwd, const char *id, enum kp_severity sev,
-				  const char *text, const struct kp_node *nd, const char *symbol,
-				  bool waived)
+				  const char *text, const char *fix, const struct kp_node *nd,
+				  const char *symbol, bool waived)
 {
 	struct json_object *r = json_object_new_object(), *msg = json_object_new_object();
 	struct json_object *locs = json_object_new_array(), *loc = json_object_new_object();
@@ -168,6 +168,12 @@ static struct json_object *result(const char *cwd, const char *id, enum kp_sever
 	fingerprint(fp, id, nd->mod->name, symbol);
 	kp_json_add(fps, "kopolicyFinding/v1", json_object_new_string(fp));
 	kp_json_add(r, "partialFingerprints", fps);
+	if (fix) {
+		struct json_object *props = json_object_new_object();
+
+		kp_json_add(props, "fix", kp_json_string(fix));
+		kp_json_add(r, "properties", props);
+	}
 	if (waived) {
 		struct json_object *sup = json_object_new_array(), *sp = json_object_new_object();
 
@@ -187,14 +193,17 @@ static void add_findings(struct json_object *results, const char *cwd, const str
 
 		for (size_t i = 0; i < v->nfindings; i++) {
 			const struct kp_finding *f = &v->findings[i];
-			char *text = NULL;
+			char *fix = kp_finding_fix(a, v, f), *text = NULL;
 
-			if (asprintf(&text, "%s: %s", nd->mod->name, f->message) < 0)
+			/* the fix in the message too: what a code-scanning alert shows */
+			if (asprintf(&text, "%s: %s%s%s", nd->mod->name, f->message,
+				     fix ? ". Fix: " : "", fix ? fix : "") < 0)
 				text = NULL;
 			json_object_array_add(results, result(cwd, f->id, f->severity,
-							      text ? text : f->message, nd,
+							      text ? text : f->message, fix, nd,
 							      f->symbol, f->waived));
 			free(text);
+			free(fix);
 		}
 	}
 }
@@ -221,7 +230,7 @@ static void add_changes(struct json_object *results, const char *cwd, const stru
 			text = NULL;
 		json_object_array_add(results,
 				      result(cwd, "rule-set-change", sev, text ? text : "changed",
-					     &a->graph.nodes[ch->node], ch->symbol, false));
+					     NULL, &a->graph.nodes[ch->node], ch->symbol, false));
 		free(text);
 		free(change);
 	}
