@@ -189,6 +189,22 @@ ok "explain -b ROOT: '-' and '_' alike" $?
 "$kp" explain -b "$root" --kernel-release "$rel" nosuch 2> "$tmp/x6.err"
 [ $? -eq 2 ] && grep -q "explain: no module nosuch in $md (by module name, file name or what modprobe resolves it to)" "$tmp/x6.err"
 ok "explain -b ROOT: an unknown name names the tree, not 'the files given'" $?
+# --- load order: modprobe's (issue 26) ------------------------------------------------------
+# named files: `modprobe -a` in the order named; a directory: what a boot asks for (the modules
+# nothing else uses), each after its providers, so the per-boot lines go to the first module a
+# boot loads (kp_prop_prov), not to the first file in sort order (kp_gpl_prov, used by z)
+mkdir -p "$tmp/ord"
+cp "$fx/kp_gpl_prov.ko" "$tmp/ord/a.ko"
+cp "$fx/kp_use_prop.ko" "$tmp/ord/m.ko"
+cp "$fx/kp_prop_prov.ko" "$tmp/ord/n.ko"
+cp "$fx/kp_ns_ok.ko" "$tmp/ord/z.ko"
+"$kp" check -f json "${kern[@]}" "$tmp/ord" > "$tmp/o1.json"
+json "$tmp/o1.json" "[m['name'] for m in d['modules']]==['kp_prop_prov','kp_use_prop','kp_gpl_prov','kp_ns_ok'] and d['modules'][0]['messages'][0]=='kp_prop_prov: loading out-of-tree module taints kernel.'"
+ok "a directory loads as a boot would: the modules nothing uses, each after its providers" $?
+"$kp" check -f json "${kern[@]}" "$tmp/ord/a.ko" "$tmp/ord/m.ko" "$tmp/ord/n.ko" "$tmp/ord/z.ko" \
+	> "$tmp/o2.json"
+json "$tmp/o2.json" "[m['name'] for m in d['modules']]==['kp_gpl_prov','kp_prop_prov','kp_use_prop','kp_ns_ok']"
+ok "named files load as modprobe -a in the order named" $?
 # progress on a terminal only when it understands \r\033[K (script(1) gives a terminal)
 if command -v script >/dev/null; then
 	TERM=dumb script -qec "$kp --no-cache check ${kern[*]} $fx" /dev/null > "$tmp/p.txt" 2>&1
