@@ -188,8 +188,7 @@ static void build_edges_slice(void *ctx, size_t begin, size_t end)
  * sorts first). Then whatever is left. Only @placed nodes (not in or behind a cycle) are
  * ordered; into g->order from *@k. Iterative: module chains can be deep.
  */
-static int modprobe_order(struct kp_graph *g, const bool *placed, const size_t *nusers,
-			  size_t *k)
+static int modprobe_order(struct kp_graph *g, const bool *placed, const size_t *nusers, size_t *k)
 {
 	size_t *stack = kp_calloc(g->n, sizeof(*stack)), *next = kp_calloc(g->n, sizeof(*next));
 	bool *seen = kp_calloc(g->n, sizeof(*seen));
