@@ -2,6 +2,8 @@
 /* `kopolicy check --format json`: schema_version 1, documented in kopolicy(1). */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "check-output.h"
 #include "kernel/sig-keys.h"
 #include "json-out.h"
@@ -45,6 +47,7 @@ static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_
 	for (size_t i = 0; i < v->nfindings; i++) {
 		const struct kp_finding *f = &v->findings[i];
 		struct json_object *e = json_object_new_object();
+		char *fix = kp_finding_fix(a, v, f);
 
 		kp_json_add(e, "id", json_object_new_string(f->id));
 		kp_json_add(e, "severity", json_object_new_string(kp_severity_name(f->severity)));
@@ -52,18 +55,82 @@ static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_
 			    json_object_new_string(kp_consequence_name(f->consequence)));
 		kp_json_add(e, "symbol", kp_json_string(f->symbol));
 		kp_json_add(e, "message", kp_json_string(f->message));
+		kp_json_add(e, "fix", kp_json_string(fix));
 		kp_json_add(e, "waived", json_object_new_boolean(f->waived));
+		free(fix);
 		json_object_array_add(arr, e);
 	}
 	kp_json_add(o, "findings", arr);
 	return o;
 }
 
-void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a)
+/* The inputs that could not be read: [{"path", "error"}]. */
+static struct json_object *errors_json(const struct kp_ctx *a)
+{
+	struct json_object *arr = json_object_new_array();
+	struct kp_input_error *e;
+	size_t n = kp_check_input_errors(a, &e);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *eo = json_object_new_object();
+
+		kp_json_add(eo, "path", kp_json_string(e[i].path));
+		kp_json_add(eo, "error", kp_json_string(e[i].error));
+		json_object_array_add(arr, eo);
+	}
+	free(e);
+	return arr;
+}
+
+static const char *const change_kinds[] = {
+	[KP_CHANGE_LOAD] = "load",
+	[KP_CHANGE_TAINT] = "taint",
+	[KP_CHANGE_SYMBOL_GET] = "symbol_get",
+};
+
+/* check --compare --format json: {"compare": {from, to}, "changes": [...], "errors": [...]} */
+static void print_changes_json(const struct kp_check_out *o, const struct kp_ctx *a,
+			       const struct kp_comparison *cmp)
+{
+	struct json_object *root = json_object_new_object(), *c = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+
+	kp_json_add(root, "schema_version", json_object_new_int(KP_CHECK_SCHEMA_VERSION));
+	kp_json_add(c, "from", kp_json_string(cmp->first));
+	kp_json_add(c, "to", kp_json_string(cmp->second));
+	kp_json_add(c, "release", kp_json_string(a->facts.release));
+	kp_json_add(root, "compare", c);
+	for (size_t i = 0; i < cmp->n; i++) {
+		const struct kp_change *ch = &cmp->changes[i];
+		const struct kp_node *nd = &a->graph.nodes[ch->node];
+		struct json_object *e = json_object_new_object();
+
+		kp_json_add(e, "name", kp_json_string(nd->mod->name));
+		kp_json_add(e, "path", kp_json_string(nd->path));
+		kp_json_add(e, "kind", json_object_new_string(change_kinds[ch->kind]));
+		kp_json_add(e, "symbol", kp_json_string(ch->symbol));
+		kp_json_add(e, "from", json_object_new_string(ch->from));
+		kp_json_add(e, "to", json_object_new_string(ch->to));
+		json_object_array_add(arr, e);
+	}
+	kp_json_add(root, "changes", arr);
+	kp_json_add(root, "errors", errors_json(a));
+	kp_json_emit(o->f, root, o->pretty);
+	fputc('\n', o->f);
+}
+
+void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
+			 const struct kp_comparison *cmp)
 {
 	const struct kp_kernel_facts *f = &a->facts;
-	struct json_object *k = json_object_new_object(), *arr;
+	struct json_object *k, *arr;
 	char letters[32];
+
+	if (cmp) {
+		print_changes_json(o, a, cmp);
+		return;
+	}
+	k = json_object_new_object();
 
 	kp_json_add(k, "release", kp_json_string(f->release));
 	if (f->profile.version_known) {
@@ -108,21 +175,7 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a)
 		kp_json_emit(o->f, m, o->pretty);
 	}
 	fputs("],\"errors\":", o->f);
-	arr = json_object_new_array();
-	for (size_t i = 0; i < a->set.n; i++) {
-		const struct kp_set_entry *e = &a->set.entries[i];
-
-		if (e->mod)
-			continue;
-		{
-			struct json_object *eo = json_object_new_object();
-
-			kp_json_add(eo, "path", kp_json_string(e->path));
-			kp_json_add(eo, "error", kp_json_string(e->error));
-			json_object_array_add(arr, eo);
-		}
-	}
-	kp_json_emit(o->f, arr, o->pretty);
+	kp_json_emit(o->f, errors_json(a), o->pretty);
 	/* Files of the tree that depmod does not use under their module name. */
 	fputs(",\"shadowed\":", o->f);
 	arr = json_object_new_array();

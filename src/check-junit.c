@@ -83,74 +83,149 @@ static void xml_dirname(FILE *f, const char *path)
 	free(dir);
 }
 
-void kp_check_print_junit(const struct kp_check_out *o, const struct kp_ctx *a)
+/* <testcase classname="DIR" name="FILE" file="PATH" time="0"> */
+static void testcase_open(FILE *f, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	fputs("    <testcase classname=\"", f);
+	xml_dirname(f, path);
+	fputs("\" name=\"", f);
+	xml_escaped(f, base ? base + 1 : path);
+	fputs("\" file=\"", f);
+	xml_escaped(f, path);
+	fputs("\" time=\"0\">\n", f);
+}
+
+/* A module's findings: a <failure> (or <skipped> when all are waived) and its messages. */
+static void module_findings(const struct kp_check_out *o, const struct kp_verdict *v,
+			    const struct kp_node *nd)
+{
+	bool failing = has_failing(v, o->fail_on, false);
+	FILE *f = o->f;
+
+	if (failing || has_failing(v, o->fail_on, true)) {
+		const struct kp_finding *first = NULL;
+
+		for (size_t i = 0; i < v->nfindings && !first; i++)
+			if (v->findings[i].severity >= o->fail_on &&
+			    v->findings[i].waived == !failing)
+				first = &v->findings[i];
+		fprintf(f, "      <%s type=\"%s\" message=\"", failing ? "failure" : "skipped",
+			first->id);
+		xml_escaped(f, nd->mod->name);
+		fputs(": ", f);
+		xml_escaped(f, first->message);
+		fputs(failing ? "\">" : " [waived]\">", f);
+		for (size_t i = 0; i < v->nfindings; i++) {
+			const struct kp_finding *fi = &v->findings[i];
+
+			if (fi->severity < o->fail_on)
+				continue;
+			fprintf(f, "%s: %s: ", sev_letter(fi->severity), fi->id);
+			xml_escaped(f, fi->message);
+			fputs(fi->waived ? " [waived]\n" : "\n", f);
+		}
+		fprintf(f, "</%s>\n", failing ? "failure" : "skipped");
+	}
+	if (v->nmessages) {
+		fputs("      <system-out>", f);
+		for (size_t i = 0; i < v->nmessages; i++) {
+			xml_escaped(f, v->messages[i]);
+			fputc('\n', f);
+		}
+		fputs("</system-out>\n", f);
+	}
+}
+
+/* check --compare: a <failure type="rule-set-change"> listing the module's differences. */
+static void module_changes(FILE *f, const struct kp_ctx *a, const struct kp_comparison *cmp,
+			   size_t node)
+{
+	bool open = false;
+
+	for (size_t i = 0; i < cmp->n; i++) {
+		char *text;
+
+		if (cmp->changes[i].node != node)
+			continue;
+		text = kp_change_text(a, &cmp->changes[i]);
+		if (!open) {
+			fputs("      <failure type=\"rule-set-change\" message=\"", f);
+			xml_escaped(f, text ? text : "changed");
+			fputs("\">", f);
+			open = true;
+		}
+		xml_escaped(f, text ? text : "changed");
+		fputc('\n', f);
+		free(text);
+	}
+	if (open)
+		fputs("</failure>\n", f);
+}
+
+static bool changed(const struct kp_comparison *cmp, size_t node)
+{
+	for (size_t i = 0; i < cmp->n; i++)
+		if (cmp->changes[i].node == node)
+			return true;
+	return false;
+}
+
+void kp_check_print_junit(const struct kp_check_out *o, const struct kp_ctx *a,
+			  const struct kp_comparison *cmp)
 {
 	size_t failures = 0, skipped = 0;
+	struct kp_input_error *errs;
+	size_t nerrs = kp_check_input_errors(a, &errs);
 	FILE *f = o->f;
 
 	for (size_t k = 0; k < a->graph.n; k++) {
 		const struct kp_verdict *v = &a->sim.v[k];
 
-		if (has_failing(v, o->fail_on, false))
+		if (cmp)
+			failures += changed(cmp, v->node);
+		else if (has_failing(v, o->fail_on, false))
 			failures++;
 		else if (has_failing(v, o->fail_on, true))
 			skipped++;
 	}
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", f);
-	fprintf(f, "  <testsuite name=\"kopolicy rules %s",
-		kp_profile_rules_name(&a->facts.profile));
+	if (cmp) {
+		fputs("  <testsuite name=\"kopolicy rules ", f);
+		xml_escaped(f, cmp->first);
+		fputs(" to ", f);
+		xml_escaped(f, cmp->second);
+	} else {
+		fprintf(f, "  <testsuite name=\"kopolicy rules %s",
+			kp_profile_rules_name(&a->facts.profile));
+	}
 	if (a->facts.release) {
 		fputs(" on ", f);
 		xml_escaped(f, a->facts.release);
 	}
-	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
-		a->graph.n, failures, skipped);
+	fprintf(f,
+		"\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
+		"time=\"0\">\n",
+		a->graph.n + nerrs, failures, nerrs, skipped);
 	for (size_t k = 0; k < a->graph.n; k++) {
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
 		const struct kp_node *nd = &a->graph.nodes[v->node];
-		const char *base = strrchr(nd->path, '/');
-		bool failing = has_failing(v, o->fail_on, false);
 
-		fputs("    <testcase classname=\"", f);
-		xml_dirname(f, nd->path);
-		fputs("\" name=\"", f);
-		xml_escaped(f, base ? base + 1 : nd->path);
-		fputs("\" file=\"", f);
-		xml_escaped(f, nd->path);
-		fputs("\" time=\"0\">\n", f);
-		if (failing || has_failing(v, o->fail_on, true)) {
-			const struct kp_finding *first = NULL;
-
-			for (size_t i = 0; i < v->nfindings && !first; i++)
-				if (v->findings[i].severity >= o->fail_on &&
-				    v->findings[i].waived == !failing)
-					first = &v->findings[i];
-			fprintf(f, "      <%s type=\"%s\" message=\"",
-				failing ? "failure" : "skipped", first->id);
-			xml_escaped(f, nd->mod->name);
-			fputs(": ", f);
-			xml_escaped(f, first->message);
-			fputs(failing ? "\">" : " [waived]\">", f);
-			for (size_t i = 0; i < v->nfindings; i++) {
-				const struct kp_finding *fi = &v->findings[i];
-
-				if (fi->severity < o->fail_on)
-					continue;
-				fprintf(f, "%s: %s: ", sev_letter(fi->severity), fi->id);
-				xml_escaped(f, fi->message);
-				fputs(fi->waived ? " [waived]\n" : "\n", f);
-			}
-			fprintf(f, "</%s>\n", failing ? "failure" : "skipped");
-		}
-		if (v->nmessages) {
-			fputs("      <system-out>", f);
-			for (size_t i = 0; i < v->nmessages; i++) {
-				xml_escaped(f, v->messages[i]);
-				fputc('\n', f);
-			}
-			fputs("</system-out>\n", f);
-		}
+		testcase_open(f, nd->path);
+		if (cmp)
+			module_changes(f, a, cmp, v->node);
+		else
+			module_findings(o, v, nd);
 		fputs("    </testcase>\n", f);
 	}
+	/* an input that could not be read is an <error>: kopolicy exits 2 for it */
+	for (size_t i = 0; i < nerrs; i++) {
+		testcase_open(f, errs[i].path);
+		fputs("      <error type=\"unreadable-input\" message=\"", f);
+		xml_escaped(f, errs[i].error);
+		fputs("\"/>\n    </testcase>\n", f);
+	}
+	free(errs);
 	fputs("  </testsuite>\n</testsuites>\n", f);
 }

@@ -17,10 +17,56 @@ struct kp_check_out {
 	enum kp_severity fail_on;
 };
 
-void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a);
-void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a);
-void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a);
-void kp_check_print_junit(const struct kp_check_out *o, const struct kp_ctx *a);
+/* What changes between two rule sets (check --compare): one entry per difference. */
+enum kp_change_kind { KP_CHANGE_LOAD, KP_CHANGE_TAINT, KP_CHANGE_SYMBOL_GET };
+
+struct kp_change {
+	size_t node; /* graph node */
+	enum kp_change_kind kind;
+	const char *from, *to; /* static: "loads"/"ENOENT", "P"/"-", "ok"/"NULL" */
+	char *symbol;	       /* KP_CHANGE_SYMBOL_GET: the target */
+};
+
+struct kp_comparison {
+	char first[32], second[32]; /* the rule sets, as given */
+	struct kp_change *changes;  /* in load order */
+	size_t n;
+};
+
+/*
+ * Simulates @a's graph under the rule sets of @spec ("A,B") and lists the differences.
+ * 0, or KP_EXIT_ERROR after saying why (a bad @spec, out of memory).
+ */
+int kp_compare_rules(const struct kp_ctx *a, const char *spec, struct kp_comparison *cmp);
+void kp_comparison_release(struct kp_comparison *cmp);
+/* "NAME: loads -> ENOENT", "NAME: becomes P", "NAME: symbol_get(S) ok -> NULL"; malloc'd. */
+char *kp_change_text(const struct kp_ctx *a, const struct kp_change *ch);
+
+/* Who provides the import @e: a module's name, "vmlinux", or NULL when nothing does. */
+const char *kp_edge_provider_name(const struct kp_ctx *a, const struct kp_edge *e);
+/* What to do about @f of @v, with its facts filled in (malloc'd), or NULL (none known). */
+char *kp_finding_fix(const struct kp_ctx *a, const struct kp_verdict *v,
+		     const struct kp_finding *f);
+
+/* An input that could not be read: a module file, or a directory operand holding none. */
+struct kp_input_error {
+	const char *path, *error;
+};
+/* The input errors of @a in order (malloc'd array, *@out NULL when none): their count. */
+size_t kp_check_input_errors(const struct kp_ctx *a, struct kp_input_error **out);
+
+/*
+ * The report in each format: @cmp NULL for the verdicts, else the differences of
+ * check --compare. Every format also carries the inputs that could not be read.
+ */
+void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
+			 const struct kp_comparison *cmp);
+void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
+			 const struct kp_comparison *cmp);
+void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a,
+			  const struct kp_comparison *cmp);
+void kp_check_print_junit(const struct kp_check_out *o, const struct kp_ctx *a,
+			  const struct kp_comparison *cmp);
 
 /* check -b ROOT --all-kernels: the out-of-tree modules of every installed kernel. */
 int kp_check_all_kernels(struct kp_cli *cli, const struct kp_ctx_opts *tmpl,

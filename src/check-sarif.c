@@ -138,12 +138,141 @@ static void fingerprint(char out[17], const char *rule, const char *module, cons
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a)
+/* One result: @text at the module @nd (logical location @symbol or the module). */
+static struct json_object *result(const char *cwd, const char *id, enum kp_severity sev,
+				  const char *text, const char *fix, const struct kp_node *nd,
+				  const char *symbol, bool waived)
+{
+	struct json_object *r = json_object_new_object(), *msg = json_object_new_object();
+	struct json_object *locs = json_object_new_array(), *loc = json_object_new_object();
+	struct json_object *phys = json_object_new_object(), *fps = json_object_new_object();
+	struct json_object *logs = json_object_new_array(), *lg = json_object_new_object();
+	long idx = rule_index(id);
+	char fp[17];
+
+	kp_json_add(r, "ruleId", json_object_new_string(id));
+	if (idx >= 0)
+		kp_json_add(r, "ruleIndex", json_object_new_int64(idx));
+	kp_json_add(r, "level", json_object_new_string(level(sev)));
+	kp_json_add(msg, "text", kp_json_string(text));
+	kp_json_add(r, "message", msg);
+	kp_json_add(phys, "artifactLocation", artifact_location(cwd, nd->path));
+	kp_json_add(loc, "physicalLocation", phys);
+	kp_json_add(lg, "name", kp_json_string(symbol ? symbol : nd->mod->name));
+	kp_json_add(lg, "fullyQualifiedName", kp_json_string(nd->mod->name));
+	kp_json_add(lg, "kind", json_object_new_string(symbol ? "member" : "module"));
+	json_object_array_add(logs, lg);
+	kp_json_add(loc, "logicalLocations", logs);
+	json_object_array_add(locs, loc);
+	kp_json_add(r, "locations", locs);
+	fingerprint(fp, id, nd->mod->name, symbol);
+	kp_json_add(fps, "kopolicyFinding/v1", json_object_new_string(fp));
+	kp_json_add(r, "partialFingerprints", fps);
+	if (fix) {
+		struct json_object *props = json_object_new_object();
+
+		kp_json_add(props, "fix", kp_json_string(fix));
+		kp_json_add(r, "properties", props);
+	}
+	if (waived) {
+		struct json_object *sup = json_object_new_array(), *sp = json_object_new_object();
+
+		kp_json_add(sp, "kind", json_object_new_string("external"));
+		json_object_array_add(sup, sp);
+		kp_json_add(r, "suppressions", sup);
+	}
+	return r;
+}
+
+/* One result per finding, in load order. */
+static void add_findings(struct json_object *results, const char *cwd, const struct kp_ctx *a)
+{
+	for (size_t k = 0; k < a->graph.n; k++) {
+		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
+		const struct kp_node *nd = &a->graph.nodes[v->node];
+
+		for (size_t i = 0; i < v->nfindings; i++) {
+			const struct kp_finding *f = &v->findings[i];
+			char *fix = kp_finding_fix(a, v, f), *text = NULL;
+
+			/* the fix in the message too: what a code-scanning alert shows */
+			if (asprintf(&text, "%s: %s%s%s", nd->mod->name, f->message,
+				     fix ? ". Fix: " : "", fix ? fix : "") < 0)
+				text = NULL;
+			json_object_array_add(results, result(cwd, f->id, f->severity,
+							      text ? text : f->message, fix, nd,
+							      f->symbol, f->waived));
+			free(text);
+			free(fix);
+		}
+	}
+}
+
+/*
+ * check --compare: one rule-set-change result per difference; an error when a module that
+ * loads under the first rule set fails under the second, a warning when it gains P or loses
+ * a symbol_get() target, a note for the changes the other way.
+ */
+static void add_changes(struct json_object *results, const char *cwd, const struct kp_ctx *a,
+			const struct kp_comparison *cmp)
+{
+	for (size_t i = 0; i < cmp->n; i++) {
+		const struct kp_change *ch = &cmp->changes[i];
+		enum kp_severity sev = KP_SEV_NOTE;
+		char *change = kp_change_text(a, ch), *text = NULL;
+
+		if (ch->kind == KP_CHANGE_LOAD && strcmp(ch->to, "loads"))
+			sev = KP_SEV_ERROR;
+		else if (!strcmp(ch->to, "P") || !strcmp(ch->to, "NULL"))
+			sev = KP_SEV_WARNING;
+		if (asprintf(&text, "%s (rules %s -> %s)", change ? change : "changed", cmp->first,
+			     cmp->second) < 0)
+			text = NULL;
+		json_object_array_add(results,
+				      result(cwd, "rule-set-change", sev, text ? text : "changed",
+					     NULL, &a->graph.nodes[ch->node], ch->symbol, false));
+		free(text);
+		free(change);
+	}
+}
+
+/*
+ * The run's invocation: executionSuccessful false and one error notification per input
+ * that could not be read (kopolicy exits 2 then), so that no dashboard shows it as clean.
+ */
+static struct json_object *invocation(const char *cwd, const struct kp_ctx *a)
+{
+	struct json_object *inv = json_object_new_object(), *notes = json_object_new_array();
+	struct kp_input_error *e;
+	size_t n = kp_check_input_errors(a, &e);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *nt = json_object_new_object(), *msg = json_object_new_object();
+		struct json_object *locs = json_object_new_array(), *loc = json_object_new_object();
+		struct json_object *phys = json_object_new_object();
+
+		kp_json_add(nt, "level", json_object_new_string("error"));
+		kp_json_add(msg, "text", kp_json_string(e[i].error));
+		kp_json_add(nt, "message", msg);
+		kp_json_add(phys, "artifactLocation", artifact_location(cwd, e[i].path));
+		kp_json_add(loc, "physicalLocation", phys);
+		json_object_array_add(locs, loc);
+		kp_json_add(nt, "locations", locs);
+		json_object_array_add(notes, nt);
+	}
+	free(e);
+	kp_json_add(inv, "executionSuccessful", json_object_new_boolean(a->read_failures == 0));
+	kp_json_add(inv, "toolExecutionNotifications", notes);
+	return inv;
+}
+
+void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a,
+			  const struct kp_comparison *cmp)
 {
 	struct json_object *root = json_object_new_object(), *runs = json_object_new_array();
 	struct json_object *run = json_object_new_object(), *tool = json_object_new_object();
 	struct json_object *driver = json_object_new_object(), *rules = json_object_new_array();
-	struct json_object *results = json_object_new_array();
+	struct json_object *results = json_object_new_array(), *invs = json_object_new_array();
 	char cwdbuf[PATH_MAX];
 	const char *cwd = getcwd(cwdbuf, sizeof(cwdbuf)) ? cwdbuf : NULL;
 
@@ -167,6 +296,8 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a)
 	kp_json_add(driver, "rules", rules);
 	kp_json_add(tool, "driver", driver);
 	kp_json_add(run, "tool", tool);
+	json_object_array_add(invs, invocation(cwd, a));
+	kp_json_add(run, "invocations", invs);
 	if (cwd) {
 		struct json_object *bases = json_object_new_object(),
 				   *src = json_object_new_object();
@@ -180,57 +311,10 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a)
 		free(slash);
 		free(dir);
 	}
-	for (size_t k = 0; k < a->graph.n; k++) {
-		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
-		const struct kp_node *nd = &a->graph.nodes[v->node];
-
-		for (size_t i = 0; i < v->nfindings; i++) {
-			const struct kp_finding *f = &v->findings[i];
-			struct json_object *r = json_object_new_object(),
-					   *msg = json_object_new_object();
-			struct json_object *locs = json_object_new_array(),
-					   *loc = json_object_new_object();
-			struct json_object *phys = json_object_new_object(),
-					   *fps = json_object_new_object();
-			struct json_object *logs = json_object_new_array(),
-					   *lg = json_object_new_object();
-			char *text = NULL, fp[17];
-			long idx = rule_index(f->id);
-
-			if (asprintf(&text, "%s: %s", nd->mod->name, f->message) < 0)
-				text = NULL;
-			kp_json_add(r, "ruleId", json_object_new_string(f->id));
-			if (idx >= 0)
-				kp_json_add(r, "ruleIndex", json_object_new_int64(idx));
-			kp_json_add(r, "level", json_object_new_string(level(f->severity)));
-			kp_json_add(msg, "text", kp_json_string(text ? text : f->message));
-			free(text);
-			kp_json_add(r, "message", msg);
-			kp_json_add(phys, "artifactLocation", artifact_location(cwd, nd->path));
-			kp_json_add(loc, "physicalLocation", phys);
-			kp_json_add(lg, "name",
-				    kp_json_string(f->symbol ? f->symbol : nd->mod->name));
-			kp_json_add(lg, "fullyQualifiedName", kp_json_string(nd->mod->name));
-			kp_json_add(lg, "kind",
-				    json_object_new_string(f->symbol ? "member" : "module"));
-			json_object_array_add(logs, lg);
-			kp_json_add(loc, "logicalLocations", logs);
-			json_object_array_add(locs, loc);
-			kp_json_add(r, "locations", locs);
-			fingerprint(fp, f->id, nd->mod->name, f->symbol);
-			kp_json_add(fps, "kopolicyFinding/v1", json_object_new_string(fp));
-			kp_json_add(r, "partialFingerprints", fps);
-			if (f->waived) {
-				struct json_object *sup = json_object_new_array(),
-						   *s = json_object_new_object();
-
-				kp_json_add(s, "kind", json_object_new_string("external"));
-				json_object_array_add(sup, s);
-				kp_json_add(r, "suppressions", sup);
-			}
-			json_object_array_add(results, r);
-		}
-	}
+	if (cmp)
+		add_changes(results, cwd, a, cmp);
+	else
+		add_findings(results, cwd, a);
 	kp_json_add(run, "results", results);
 	json_object_array_add(runs, run);
 	kp_json_add(root, "runs", runs);

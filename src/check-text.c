@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "check-output.h"
@@ -22,6 +23,66 @@ static void print_module(const struct kp_check_out *o, const struct kp_node *nd)
 		kp_escaped_fprintf(o->f, "  %s (%s): ", nd->mod->name, nd->path);
 	else
 		kp_escaped_fprintf(o->f, "  %s: ", nd->mod->name);
+}
+
+/* 1 if @v has a finding that print_group() lists under @cons. */
+static bool listed_under(const struct kp_verdict *v, enum kp_consequence cons)
+{
+	if (cons == KP_CONS_LOAD_FAIL ? v->loads : !v->loads)
+		return false;
+	for (size_t i = 0; i < v->nfindings; i++) {
+		const struct kp_finding *f = &v->findings[i];
+
+		if (cons == KP_CONS_LOAD_FAIL || f->consequence == cons)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * "Loads, tainted (P, E):" names the taints of the modules it lists, not every taint a
+ * module of the group could have: an only unsigned module is under "Loads, tainted (E):".
+ */
+static void tainted_title(const struct kp_ctx *a, char *buf, size_t len)
+{
+	const unsigned long shown =
+		1UL << KP_TAINT_PROPRIETARY_MODULE | 1UL << KP_TAINT_UNSIGNED_MODULE;
+	unsigned long mask = 0;
+	char letters[32];
+	size_t k = 0;
+
+	for (size_t i = 0; i < a->sim.n; i++)
+		if (listed_under(&a->sim.v[i], KP_CONS_TAINT))
+			mask |= a->sim.v[i].taints & shown;
+	kp_taint_letters(mask, letters, sizeof(letters));
+	k = (size_t)snprintf(buf, len, "Loads, tainted");
+	for (size_t i = 0; letters[i] && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%c", i ? ", " : " (", letters[i]);
+	if (k < len)
+		snprintf(buf + k, len - k, "%s:", letters[0] ? ")" : "");
+}
+
+/* 1 if a note of @v before @i has the same rule and would be listed under @cons too. */
+static bool seen_before(const struct kp_verdict *v, size_t i, enum kp_consequence cons)
+{
+	for (size_t j = 0; j < i; j++)
+		if (v->findings[j].severity == KP_SEV_NOTE &&
+		    (cons == KP_CONS_LOAD_FAIL || v->findings[j].consequence == cons) &&
+		    !strcmp(v->findings[j].id, v->findings[i].id))
+			return true;
+	return false;
+}
+
+/* How many notes of @v after @i have the same rule and are listed under @cons too. */
+static size_t count_after(const struct kp_verdict *v, size_t i, enum kp_consequence cons)
+{
+	size_t n = 0;
+
+	for (size_t j = i + 1; j < v->nfindings; j++)
+		n += v->findings[j].severity == KP_SEV_NOTE &&
+		     (cons == KP_CONS_LOAD_FAIL || v->findings[j].consequence == cons) &&
+		     !strcmp(v->findings[j].id, v->findings[i].id);
+	return n;
 }
 
 /*
@@ -42,11 +103,16 @@ static void print_group(const struct kp_check_out *o, const struct kp_ctx *a,
 			continue;
 		for (size_t i = 0; i < v->nfindings; i++) {
 			const struct kp_finding *f = &v->findings[i];
+			size_t more = 0;
 
 			if (cons != KP_CONS_LOAD_FAIL && f->consequence != cons)
 				continue;
-			if (f->severity == KP_SEV_NOTE && !o->verbose)
-				continue;
+			/* notes: one line per rule and module, with a count; -v lists them all */
+			if (f->severity == KP_SEV_NOTE && !o->verbose) {
+				if (seen_before(v, i, cons))
+					continue;
+				more = count_after(v, i, cons);
+			}
 			if (!header) {
 				/* colours are ours: written as they are */
 				fputs(color(o, col), o->f);
@@ -56,11 +122,15 @@ static void print_group(const struct kp_check_out *o, const struct kp_ctx *a,
 				header = true;
 			}
 			print_module(o, nd);
-			kp_escaped_fprintf(o->f, "%s%s: %s%s\n",
+			kp_escaped_fprintf(o->f, "%s%s: %s%s",
 					   f->severity == KP_SEV_ERROR	   ? "E: "
 					   : f->severity == KP_SEV_WARNING ? "W: "
 									   : "I: ",
 					   f->id, f->message, f->waived ? " [waived]" : "");
+			if (more)
+				fprintf(o->f, " (and %zu more %s note%s: -v lists them)", more, f->id,
+					more == 1 ? "" : "s");
+			fputc('\n', o->f);
 		}
 	}
 	if (header)
@@ -88,10 +158,33 @@ static void print_shadowed(const struct kp_check_out *o, const struct kp_ctx *a)
 	fputc('\n', o->f);
 }
 
-void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a)
+/* check --compare: one line per difference. */
+static void print_changes(const struct kp_check_out *o, const struct kp_ctx *a,
+			  const struct kp_comparison *cmp)
+{
+	kp_escaped_fprintf(o->f, "Changes from rules %s to rules %s:\n", cmp->first, cmp->second);
+	for (size_t i = 0; i < cmp->n; i++) {
+		char *text = kp_change_text(a, &cmp->changes[i]);
+
+		kp_escaped_fprintf(o->f, "  %s\n", text ? text : "(out of memory)");
+		free(text);
+	}
+	if (!cmp->n)
+		fputs("  (none)\n", o->f);
+}
+
+/* The unreadable inputs are on stderr already (one line each, as they were met). */
+void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
+			 const struct kp_comparison *cmp)
 {
 	const struct kp_kernel_facts *f = &a->facts;
 	size_t nfail = 0, np = 0;
+	char title[64];
+
+	if (cmp) {
+		print_changes(o, a, cmp);
+		return;
+	}
 
 	kp_escaped_fprintf(o->f, "kernel %s, rules %s%s\n",
 			   f->release ? f->release : "(release unknown)",
@@ -103,7 +196,8 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a)
 		kp_escaped_fprintf(o->f, "  assumed: %s\n", f->assumptions[i]);
 	fputc('\n', o->f);
 	print_group(o, a, KP_CONS_LOAD_FAIL, "Fails to load:", "\033[1;31m");
-	print_group(o, a, KP_CONS_TAINT, "Loads, tainted (P, E):", "\033[1;33m");
+	tainted_title(a, title, sizeof(title));
+	print_group(o, a, KP_CONS_TAINT, title, "\033[1;33m");
 	print_group(o, a, KP_CONS_FEATURE_MISSING,
 		    "Loads, but symbol_get() returns NULL:", "\033[1;33m");
 	print_group(o, a, KP_CONS_WARN, "Notes:", "\033[1m");

@@ -16,7 +16,9 @@ static void check_usage(FILE *f)
 	fputs("Usage: kopolicy check [OPTIONS] FILE|DIR...\n"
 	      "Predict what the module loader does with each module: loads or fails (errno and\n"
 	      "the kernel's own messages), taints (P inherited under the 2020 rule), and what\n"
-	      "symbol_get() returns (2023 rule). Modules are loaded in dependency order.\n"
+	      "symbol_get() returns (2023 rule). Modules are loaded as modprobe would: the\n"
+	      "files named as `modprobe -a` in the order named, a directory's modules as a boot\n"
+	      "asks for them (those no other module uses), each after its providers.\n"
 	      "\n"
 	      "  -f, --format F     text (default), json, sarif or junit\n"
 	      "  -o, --output FILE  write the report to FILE\n"
@@ -29,7 +31,8 @@ static void check_usage(FILE *f)
 	      "                     installed in ROOT, each against its kernel (text, json)\n"
 	      "      --upgrade-to R with -b ROOT and --kernel-release CUR: what changes for\n"
 	      "                     CUR's out-of-tree modules on kernel R (text, json)\n"
-	      "  -v, --verbose      also notes, and each module's outcome and messages\n"
+	      "  -v, --verbose      every note (not one line per rule and module), and each\n"
+	      "                     module's outcome and messages\n"
 	      "      --pretty       indent JSON\n"
 	      "      --color WHEN   auto (default: on a terminal, unless NO_COLOR is set or\n"
 	      "                     TERM=dumb), always, never\n"
@@ -76,64 +79,18 @@ static int strict_pass(struct kp_ctx *a)
 	return r;
 }
 
-static int compare(struct kp_ctx *a, const char *spec, FILE *out)
+/* The report (@cmp NULL) or the --compare differences in @format. */
+static void print(const struct kp_check_out *o, const struct kp_ctx *a, const char *format,
+		  const struct kp_comparison *cmp)
 {
-	char first[32], second[32];
-	const char *comma = strchr(spec, ',');
-	struct kp_kernel_facts fa = a->facts, fb = a->facts;
-	struct kp_simulation sa, sb;
-	struct kp_err err = { 0 };
-	size_t changes = 0;
-
-	if (!comma || (size_t)(comma - spec) >= sizeof(first) ||
-	    strlen(comma + 1) >= sizeof(second)) {
-		kp_cli_error(NULL, "--compare takes two rule sets, e.g. 2020,2023");
-		return KP_EXIT_ERROR;
-	}
-	snprintf(first, sizeof(first), "%.*s", (int)(comma - spec), spec);
-	snprintf(second, sizeof(second), "%s", comma + 1);
-	if (kp_profile_apply_rules(&fa.profile, first) < 0 ||
-	    kp_profile_apply_rules(&fb.profile, second) < 0) {
-		kp_cli_error(NULL, "--compare: unknown rule set in '%s'", spec);
-		return KP_EXIT_ERROR;
-	}
-	if (kp_simulate(&a->graph, &fa, &sa, &err) < 0 ||
-	    kp_simulate(&a->graph, &fb, &sb, &err) < 0) {
-		kp_cli_error(NULL, "%s", err.msg);
-		return KP_EXIT_ERROR;
-	}
-	kp_escaped_fprintf(out, "Changes from rules %s to rules %s:\n", first, second);
-	for (size_t k = 0; k < a->graph.n; k++) {
-		size_t i = a->graph.order[k];
-		const struct kp_verdict *x = &sa.v[i], *y = &sb.v[i];
-		const char *name = a->graph.nodes[i].mod->name;
-
-		if (x->loads != y->loads) {
-			kp_escaped_fprintf(out, "  %s: %s -> %s\n", name,
-					   x->loads ? "loads" : kp_errno_name(x->err),
-					   y->loads ? "loads" : kp_errno_name(y->err));
-			changes++;
-		} else if ((x->taints ^ y->taints) & 1) {
-			kp_escaped_fprintf(out, "  %s: %s P\n", name,
-					   (y->taints & 1) ? "becomes" : "no longer");
-			changes++;
-		}
-		for (size_t j = 0; j < x->nsymget; j++)
-			for (size_t l = 0; l < y->nsymget; l++)
-				if (!strcmp(x->symget[j].symbol, y->symget[l].symbol) &&
-				    x->symget[j].ok != y->symget[l].ok) {
-					kp_escaped_fprintf(out, "  %s: symbol_get(%s) %s -> %s\n",
-							   name, x->symget[j].symbol,
-							   x->symget[j].ok ? "ok" : "NULL",
-							   y->symget[l].ok ? "ok" : "NULL");
-					changes++;
-				}
-	}
-	if (!changes)
-		fputs("  (none)\n", out);
-	kp_simulation_free(&sa);
-	kp_simulation_free(&sb);
-	return changes ? KP_EXIT_FINDINGS : KP_EXIT_OK;
+	if (!strcmp(format, "json"))
+		kp_check_print_json(o, a, cmp);
+	else if (!strcmp(format, "sarif"))
+		kp_check_print_sarif(o, a, cmp);
+	else if (!strcmp(format, "junit"))
+		kp_check_print_junit(o, a, cmp);
+	else
+		kp_check_print_text(o, a, cmp);
 }
 
 /* --color auto: not when NO_COLOR is set and not empty (no-color.org) or TERM is dumb. */
@@ -166,6 +123,8 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	bool all_kernels = false;
 	const char *upgrade_to = NULL;
 	struct kp_waivers ws = { 0 };
+	struct kp_comparison comparison;
+	bool have_comparison = false;
 	struct kp_ctx_opts o;
 	struct kp_ctx a;
 	int c, rc;
@@ -280,7 +239,14 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	out.color = !strcmp(color, "always") ||
 		    (!strcmp(color, "auto") && !output && isatty(STDOUT_FILENO) && want_color());
 	if (cmp) {
-		rc = compare(&a, cmp, out.f);
+		rc = kp_compare_rules(&a, cmp, &comparison);
+		if (rc)
+			goto done;
+		have_comparison = true;
+		print(&out, &a, format, &comparison);
+		rc = comparison.n ? KP_EXIT_FINDINGS : KP_EXIT_OK;
+		if (a.read_failures)
+			rc = KP_EXIT_ERROR;
 		goto done;
 	}
 	if (strict_pass(&a) < 0) {
@@ -289,14 +255,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	}
 	kp_waivers_apply(&ws, &a.sim);
 	kp_waivers_report_unused(&ws, stderr);
-	if (!strcmp(format, "json"))
-		kp_check_print_json(&out, &a);
-	else if (!strcmp(format, "sarif"))
-		kp_check_print_sarif(&out, &a);
-	else if (!strcmp(format, "junit"))
-		kp_check_print_junit(&out, &a);
-	else
-		kp_check_print_text(&out, &a);
+	print(&out, &a, format, NULL);
 	/* A kernel newer than any modelled one counts as a warning (unverified-kernel). */
 	rc = a.facts.beyond_modelled && out.fail_on <= KP_SEV_WARNING ? KP_EXIT_FINDINGS
 								      : KP_EXIT_OK;
@@ -316,6 +275,8 @@ done:
 		kp_cli_error(NULL, "write error on standard output");
 		rc = KP_EXIT_ERROR;
 	}
+	if (have_comparison)
+		kp_comparison_release(&comparison);
 	kp_waivers_free(&ws);
 	kp_ctx_release(&a);
 	return rc;

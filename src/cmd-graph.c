@@ -7,6 +7,7 @@
 
 #include "ctx-options.h"
 #include "graph-output.h"
+#include "module-lookup.h"
 
 static void graph_usage(FILE *f)
 {
@@ -16,7 +17,8 @@ static void graph_usage(FILE *f)
 	      "imports.\n"
 	      "\n"
 	      "  -f, --format F     text (default), json or dot (Graphviz)\n"
-	      "      --focus MODULE only MODULE and the modules within --depth of it\n"
+	      "      --focus MODULE only MODULE (a file, module name, file name or modprobe\n"
+	      "                     alias) and the modules within --depth of it\n"
 	      "      --depth N      with --focus: how many dependency steps (default 1)\n"
 	      "      --pretty       indent JSON\n"
 	      "\n" KP_ANALYSIS_HELP
@@ -119,10 +121,14 @@ int cmd_graph(struct kp_cli *cli, int argc, char **argv)
 	if (rc)
 		goto out;
 	if (focus) {
-		size_t i = kp_graph_find(&a.graph, focus);
+		const char *how;
+		size_t i = kp_cli_find_module(&a, focus, &how);
 
 		if (i == SIZE_MAX) {
-			kp_cli_error(NULL, "--focus: no module named %s in the set", focus);
+			kp_cli_error(NULL,
+				     "--focus: no module %s in the set (by file, module name, file "
+				     "name or modprobe alias)",
+				     focus);
 			rc = KP_EXIT_ERROR;
 			goto out;
 		}

@@ -66,7 +66,7 @@ static void hook_usage(FILE *f)
 	      "      --on-error MODE  fail-open (default) or fail-closed when kopolicy cannot\n"
 	      "                       decide; the policy file's on-error lines take precedence\n"
 	      "      --root DIR       judge the system under DIR (modules tree, proc, sys, etc)\n"
-	      "                       (--running is implied; --basedir does not apply)\n"
+	      "                       (--running is implied; -b does not apply)\n"
 	      "      --timeout SECS   answer within SECS seconds whatever happens, applying\n"
 	      "                       the on-error mode (default 10; 0: no deadline)\n"
 	      "      --read-in-tree   also read in-tree dependencies that are not loaded yet\n"
@@ -75,7 +75,7 @@ static void hook_usage(FILE *f)
 	      "                       kernel's predicted messages\n"
 	      "      --print-install-rules  print modprobe.d install lines for the out-of-tree\n"
 	      "                       modules of the release (updates/, extra/, DKMS)\n"
-	      "\n" KP_ANALYSIS_HELP "\n"
+	      "\n" KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_REST "\n"
 	      "Exit status: 0 let the load go on, 1 blocked by the policy, 2 kopolicy could not\n"
 	      "decide and the policy fails closed, or a usage error.\n",
 	      f);
@@ -270,8 +270,8 @@ static void print_chain(const struct hook *h)
 {
 	char letters[32];
 
-	say(h, "kernel %s; exports from %s; %zu loaded modules; chain from %s:", h->a.run.release,
-	    h->a.exports_from, h->a.run.nmodules,
+	say(h, "kernel %s; exports from %s; %zu loaded module%s; chain from %s:", h->a.run.release,
+	    h->a.exports_from, h->a.run.nmodules, h->a.run.nmodules == 1 ? "" : "s",
 	    h->a.chain.source == KP_CHAIN_LIBKMOD ? "libkmod (depmod indexes)"
 						  : "modules.dep (text)");
 	for (size_t i = 0; i < h->a.chain.n; i++) {

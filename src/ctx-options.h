@@ -34,15 +34,22 @@
 	{ "kernel-image", required_argument, NULL, 0x10e }, \
 	{ "no-kernel-keys", no_argument, NULL, 0x10f }
 
-#define KP_ANALYSIS_HELP \
+/* The hook's help is KP_ANALYSIS_HELP less -b (it judges the running system only). */
+#define KP_ANALYSIS_HELP KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_BASEDIR KP_ANALYSIS_HELP_REST
+
+#define KP_ANALYSIS_HELP_KERNEL \
 	"Target kernel:\n" \
 	"  -k, --kernel PATH      kernel exports: Module.symvers[.gz|.xz], a vmlinux, a\n" \
 	"                         System.map or kallsyms file, or a directory holding\n" \
-	"                         Module.symvers (repeatable)\n" \
+	"                         Module.symvers (repeatable)\n"
+
+#define KP_ANALYSIS_HELP_BASEDIR \
 	"  -b, --basedir ROOT     a system image holding lib/modules/<release> or\n" \
 	"                         usr/lib/modules/<release> (like depmod -b): its\n" \
 	"                         Module.symvers (or vmlinux, real System.map) and config;\n" \
-	"                         with no FILE, all of its modules\n" \
+	"                         with no FILE, all of its modules\n"
+
+#define KP_ANALYSIS_HELP_REST \
 	"      --running          the running system: its kernel, loaded modules and their\n" \
 	"                         taints, signature enforcement, lockdown, command line;\n" \
 	"                         with no FILE, its modules tree as depmod sees it\n" \

@@ -66,7 +66,7 @@ void kp_graph_print_dot(FILE *f, const struct kp_graph *g, const bool *in,
 	      "\tedge [fontname=\"sans\", fontsize=9];\n"
 	      "\t// nodes are files (\"file:PATH\"), labelled with the module name (and the path\n"
 	      "\t// when names collide); red: proprietary by license; orange: P inherited (2020\n"
-	      "\t// rule); double border: fails to load; red edge: uses GPL-only exports;\n"
+	      "\t// rule); double red border: fails to load; red edge: uses GPL-only exports;\n"
 	      "\t// dashed: unresolved imports; dotted: a module known only from the kernel base\n",
 	      f);
 	print_dot_legend(f);
@@ -92,12 +92,17 @@ void kp_graph_print_dot(FILE *f, const struct kp_graph *g, const bool *in,
 		if (v && !v->loads)
 			fprintf(f, "\\nfails: %s", kp_errno_name(v->err));
 		fputc('"', f);
+		/* the fill says P; the border says P too, or a failed load (red, doubled) */
 		if (own_p)
-			fputs(", fillcolor=\"#f4c7c3\", color=red", f);
+			fputs(", fillcolor=\"#f4c7c3\"", f);
 		else if (inh_p)
-			fputs(", fillcolor=\"#fde2b8\", color=darkorange", f);
+			fputs(", fillcolor=\"#fde2b8\"", f);
 		if (v && !v->loads)
-			fputs(", peripheries=2", f);
+			fputs(", color=red, peripheries=2", f);
+		else if (own_p)
+			fputs(", color=red", f);
+		else if (inh_p)
+			fputs(", color=darkorange", f);
 		fputs("];\n", f);
 		for (size_t d = 0; d < nd->ndeps; d++) {
 			size_t p = nd->deps[d], nsym = 0, ngpl = 0;

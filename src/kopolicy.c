@@ -32,12 +32,14 @@ static const struct {
 
 void kp_cli_error(const char *path, const char *fmt, ...)
 {
+	int saved = errno; /* for a %m in @fmt: writing the prefix may change errno */
 	va_list ap;
 
 	/* One line whatever the path and message hold (kp_escape_write()). */
 	fputs("kopolicy: ", stderr);
 	if (path)
 		kp_escaped_fprintf(stderr, "%s: ", path);
+	errno = saved;
 	va_start(ap, fmt);
 	kp_escaped_vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -105,6 +107,14 @@ int kp_cli_parse_size(const char *s, size_t *out)
 		return -1;
 	*out = (size_t)(v << shift);
 	return 0;
+}
+
+/* A progress line on stderr: only on a terminal that can take "\r\033[K" (not TERM=dumb). */
+static bool progress_wanted(void)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(STDERR_FILENO) && term && *term && strcmp(term, "dumb");
 }
 
 void kp_cli_progress(size_t done, size_t total, void *data)
@@ -217,6 +227,51 @@ struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli)
 	return cc->cache;
 }
 
+/* The edit distance of @a and @b (insertions, deletions, substitutions), at most 32. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strnlen(a, 32), lb = strnlen(b, 32), row[33];
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* "did you mean" for a mistyped command: the nearest within two edits, or a unique prefix. */
+static void suggest_command(const char *typed)
+{
+	const char *best = NULL;
+	size_t best_d = 3, nprefix = 0;
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(commands); i++) {
+		size_t d = edit_distance(typed, commands[i].name);
+
+		if (*typed && !strncmp(commands[i].name, typed, strlen(typed)))
+			nprefix++, d = d < 2 ? d : 1;
+		if (d < best_d) {
+			best_d = d;
+			best = commands[i].name;
+		}
+	}
+	if (best && nprefix <= 1)
+		fprintf(stderr, "Did you mean 'kopolicy %s'?\n", best);
+}
+
 int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg)
 {
 	switch (c) {
@@ -260,7 +315,7 @@ int main(int argc, char **argv)
 	int all_argc = argc - 1;
 	char **all_argv = argv + 1;
 	struct kp_cli cli = { .prog = "kopolicy",
-			      .progress = isatty(STDERR_FILENO),
+			      .progress = progress_wanted(),
 			      .cache = &cache };
 	int c, rc;
 
@@ -334,6 +389,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	kp_cli_error(NULL, "unknown command '%s'", argv[optind]);
+	suggest_command(argv[optind]);
 	fputs("Try 'kopolicy --help' for more information.\n", stderr);
 	return KP_EXIT_ERROR;
 }

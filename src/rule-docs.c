@@ -68,6 +68,8 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "v7.1+: __ksymtab_gpl is ignored, its exports are not exported" },
 	{ "unverified-kernel", KP_SEV_WARNING,
 	  "the kernel is newer than the newest loader kopolicy models" },
+	{ "rule-set-change", KP_SEV_WARNING,
+	  "check --compare: the outcome differs between the two rule sets" },
 };
 
 const size_t kp_nrule_docs = sizeof(kp_rule_docs) / sizeof(kp_rule_docs[0]);

@@ -332,9 +332,17 @@ ssize_t kp_ctx_add_files(struct kp_ctx *c, char **paths, int npaths, struct kp_e
 			return kp_err_prefix(err, paths[i]);
 		}
 		if (c->set.n == before && kp_in_stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			say(c, paths[i],
-			    "no kernel modules (*.ko, *.ko.xz, *.ko.zst, *.ko.gz) in this "
-			    "directory");
+			char **grown = realloc(c->empty_dirs,
+					       (c->nempty_dirs + 1) * sizeof(*c->empty_dirs));
+
+			if (grown)
+				c->empty_dirs = grown;
+			if (!grown || !(grown[c->nempty_dirs] = strdup(paths[i]))) {
+				kp_err_set(err, "out of memory");
+				return kp_err_prefix(err, paths[i]);
+			}
+			c->nempty_dirs++;
+			say(c, paths[i], KP_CTX_EMPTY_DIR);
 			empty++;
 		}
 	}
@@ -469,6 +477,9 @@ void kp_ctx_release(struct kp_ctx *c)
 	if (c->have_depmod)
 		kp_depmod_cfg_free(&c->depmod);
 	kp_set_free(&c->set);
+	for (size_t i = 0; i < c->nempty_dirs; i++)
+		free(c->empty_dirs[i]);
+	free(c->empty_dirs);
 	kp_facts_release(&c->facts);
 	kp_base_free(c->base);
 	if (c->have_chain)

@@ -84,6 +84,8 @@ struct kp_ctx {
 	struct kp_kernel_facts facts;
 	struct kp_module_set set;
 	size_t read_failures; /* modules (or directories of them) that could not be read */
+	char **empty_dirs;    /* directory operands holding no module (KP_CTX_EMPTY_DIR) */
+	size_t nempty_dirs;
 	struct kp_graph graph;
 	struct kp_simulation sim;
 	bool have_sim;
@@ -113,6 +115,9 @@ struct kp_ctx {
 	bool skip_in_tree;	  /* in-tree dependencies not loaded are not read */
 	bool *in_set;		  /* per chain module: read into the set */
 };
+
+/* Why a directory operand is an input error. */
+#define KP_CTX_EMPTY_DIR "no kernel modules (*.ko, *.ko.xz, *.ko.zst, *.ko.gz) in this directory"
 
 /* @opts and @env are copied; the strings they point to must outlive the context. */
 void kp_ctx_init(struct kp_ctx *c, const struct kp_ctx_opts *opts, const struct kp_ctx_env *env);

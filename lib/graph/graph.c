@@ -178,7 +178,64 @@ static void build_edges_slice(void *ctx, size_t begin, size_t end)
 			atomic_store(&job->failed, true);
 }
 
-/* Kahn's algorithm; among ready modules the one named first on the command line goes first. */
+/*
+ * The order modprobe loads the set in: `modprobe -a` of the modules asked for, in set
+ * order, each with its dependencies first (kmod's __kmod_module_get_probe_list()), depth
+ * first in the order the module first uses them. Asked for: every module named on the
+ * command line, in the order named; of the modules found in a directory or a whole tree,
+ * which nobody names one by one, those no other module of the set uses (what udev and
+ * modules-load.d ask for at boot: zfs, which loads spl first; not zunicode because it
+ * sorts first). Then whatever is left. Only @placed nodes (not in or behind a cycle) are
+ * ordered; into g->order from *@k. Iterative: module chains can be deep.
+ */
+static int modprobe_order(struct kp_graph *g, const bool *placed, const size_t *nusers, size_t *k)
+{
+	size_t *stack = kp_calloc(g->n, sizeof(*stack)), *next = kp_calloc(g->n, sizeof(*next));
+	bool *seen = kp_calloc(g->n, sizeof(*seen));
+	int r = -1;
+
+	if (!stack || !next || !seen)
+		goto out;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t root = 0; root < g->n; root++) {
+			size_t sp = 0;
+
+			/* first the modules nothing uses (what modprobe is asked for) */
+			if (!placed[root] || seen[root] ||
+			    (pass == 0 && g->nodes[root].walked && nusers[root]))
+				continue;
+			seen[root] = true;
+			stack[sp++] = root;
+			while (sp) {
+				size_t top = stack[sp - 1];
+				const struct kp_node *nd = &g->nodes[top];
+
+				if (next[top] < nd->ndeps) {
+					size_t d = nd->deps[next[top]++];
+
+					if (placed[d] && !seen[d]) {
+						seen[d] = true;
+						stack[sp++] = d;
+					}
+					continue;
+				}
+				g->order[(*k)++] = top;
+				sp--;
+			}
+		}
+	}
+	r = 0;
+out:
+	free(stack);
+	free(next);
+	free(seen);
+	return r;
+}
+
+/*
+ * Kahn's algorithm finds the modules that can be ordered at all (not in or behind a
+ * cycle); modprobe_order() orders them as modprobe would; the rest keep set order.
+ */
 static int load_order(struct kp_graph *g, struct kp_err *err)
 {
 	size_t *indeg = kp_calloc(g->n, sizeof(*indeg));
@@ -257,6 +314,12 @@ static int load_order(struct kp_graph *g, struct kp_err *err)
 				pos = p;
 			}
 		}
+	}
+	/* nusers[] counts every user; the order itself is modprobe's */
+	k = 0;
+	if (modprobe_order(g, placed, nusers, &k) < 0) {
+		kp_err_set(err, "out of memory");
+		goto out;
 	}
 	/* Modules in or behind a cycle: keep command-line order. */
 	for (size_t i = 0; i < g->n; i++)
@@ -385,6 +448,7 @@ int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 			continue;
 		g->nodes[g->n].mod = set->entries[i].mod;
 		g->nodes[g->n].path = set->entries[i].path;
+		g->nodes[g->n].walked = set->entries[i].walked;
 		g->n++;
 	}
 	if (kp_symbol_index_init(&g->names, g->n) < 0) {

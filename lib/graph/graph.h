@@ -60,6 +60,7 @@ struct kp_node {
 	size_t nbase_deps;
 	bool in_cycle;
 	bool duplicate_name; /* another node of the set has the same module name */
+	bool walked;	     /* found in a directory operand (or the whole tree), not named */
 };
 
 /* The import edge @e of node @nd resolves: edges and imports share their index. */
@@ -114,7 +115,7 @@ struct kp_graph {
 	struct kp_symbol_index exports;	   /* symbol name -> struct kp_export_ref (set modules) */
 	struct kp_export_ref *export_refs; /* storage behind the index */
 	struct kp_symbol_index names;	   /* module name -> node (set modules) */
-	size_t *order;			   /* load order (dependencies first) */
+	size_t *order;			   /* load order: modprobe's (graph.c, load_order()) */
 	struct kp_cycle *cycles;	   /* dependency cycles (strongly connected components) */
 	size_t ncycles;
 };

@@ -131,9 +131,14 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 
 		if (type == DT_DIR)
 			r = add_dir(set, ents[i].path, depth + 1);
-		else if (kp_is_module_filename(base))
+		else if (kp_is_module_filename(base)) {
 			/* a FIFO, socket or device named *.ko too: reading says what it is */
-			r = push_entry(set, ents[i].path) ? 0 : -1;
+			struct kp_set_entry *e = push_entry(set, ents[i].path);
+
+			if (e)
+				e->walked = true;
+			r = e ? 0 : -1;
+		}
 	}
 	for (size_t i = 0; i < n; i++)
 		free(ents[i].path);

@@ -508,6 +508,7 @@ static void one_conversion(FILE *f, const char *spec, size_t slen, va_list *ap)
 
 void kp_escaped_vfprintf(FILE *f, const char *fmt, va_list ap)
 {
+	const int saved = errno; /* for %m: writing may change errno */
 	va_list cp;
 
 	va_copy(cp, ap);
@@ -520,11 +521,17 @@ void kp_escaped_vfprintf(FILE *f, const char *fmt, va_list ap)
 		}
 		fwrite(fmt, 1, (size_t)(pct - fmt), f);
 		e = pct + 1;
-		while (*e && !strchr("diouxXeEfFgGaAcspn%", *e))
+		while (*e && !strchr("diouxXeEfFgGaAcspnm%", *e))
 			e++;
 		if (!*e)
 			break;
-		one_conversion(f, pct, (size_t)(e - pct + 1), &cp);
+		if (*e == 'm') {
+			const char *why = strerror(saved);
+
+			kp_escape_write(f, why, strlen(why));
+		} else {
+			one_conversion(f, pct, (size_t)(e - pct + 1), &cp);
+		}
 		fmt = e + 1;
 	}
 	va_end(cp);

@@ -141,7 +141,8 @@ size_t kp_utf8_valid_len(const char *s, size_t len);
 void kp_escape_write(FILE *f, const char *s, size_t len);
 /*
  * fprintf() whose %s and %c arguments are written with kp_escape_write(); the format's
- * own text (newlines, colours) is written as is. Numbers as printf() formats them.
+ * own text (newlines, colours) is written as is. Numbers as printf() formats them; %m is
+ * strerror() of errno as it was on entry, escaped.
  */
 void kp_escaped_vfprintf(FILE *f, const char *fmt, va_list ap);
 void kp_escaped_fprintf(FILE *f, const char *fmt, ...) kp_printf_fmt(2, 3);

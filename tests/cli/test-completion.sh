@@ -34,5 +34,34 @@ ok "check -f: the report formats" $?
 ok "graph --format: its formats" $?
 [ "$(complete_line "kopolicy hook --print-i")" = "--print-install-rules " ]
 ok "completes a hook option" $?
+[ "$(complete_line "kopolicy ca")" = "cache " ]
+ok "completes the cache command" $?
+[ "$(complete_line "kopolicy cache p")" = "prune " ]
+ok "cache: its actions" $?
+[ "$(complete_line "kopolicy cache --sy")" = "--system " ]
+ok "cache: its options" $?
+# every option offered for a command is one the command accepts
+for c in check explain graph hook info cache; do
+	bad=
+	for o in $(complete_line "kopolicy $c --"); do
+		[ "$o" = --help ] && continue
+		# getopt's verdict on the option alone (a missing argument is not a rejection)
+		KOPOLICY_CACHE=off "$kp" "$c" "$o" </dev/null 2>&1 | grep -q -e 'unrecognized option' \
+			-e 'does not apply' && bad="$bad $o"
+	done
+	[ -z "$bad" ] || echo "# $c rejects:$bad"
+	[ -z "$bad" ]
+	ok "$c: every option offered is accepted" $?
+done
+[ "$(complete_line "kopolicy hook --basedi")" = " " ]
+ok "hook: -b/--basedir is not offered" $?
+tmp=$(mktemp -d)
+mkdir -p "$tmp/lib/modules/6.1.0-9-amd64" "$tmp/usr/lib/modules/7.2.0-1-amd64"
+[ "$(complete_line "kopolicy check -b $tmp --kernel-release ")" = "6.1.0-9-amd64 7.2.0-1-amd64 " ]
+ok "--kernel-release: the releases under -b ROOT" $?
+[ "$(complete_line "kopolicy check -b $tmp --kernel-release 6.1.0-9-amd64 --upgrade-to 7")" = \
+	"7.2.0-1-amd64 " ]
+ok "--upgrade-to: the releases under -b ROOT" $?
+rm -rf "$tmp"
 echo "1..$n"
 [ "$fail" -eq 0 ]

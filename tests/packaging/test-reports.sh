@@ -79,6 +79,28 @@ then
 	"$KOPOLICY" check -f sarif --waivers w "${kern[@]}" mods > waived.sarif 2>/dev/null
 	ajv waived.sarif && grep -q '"suppressions"' waived.sarif
 	ok "ajv: a report with suppressions (waivers) validates" $?
+	# --compare and unreadable inputs in SARIF (issue 26): still a valid SARIF file
+	printf 'not a module' > bad.ko
+	mkdir -p emptydir
+	"$KOPOLICY" check -f sarif --compare 2020,2023 "${kern[@]}" "$fx/kp_symget.ko" \
+		"$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" bad.ko emptydir > cmp.sarif 2>/dev/null
+	[ $? -eq 2 ] && ajv cmp.sarif
+	ok "ajv: check --compare -f sarif with unreadable inputs validates (exit 2)" $?
+	python3 - cmp.sarif <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+res = run["results"]
+inv = run["invocations"][0]
+notes = inv["toolExecutionNotifications"]
+paths = sorted(n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in notes)
+assert [r["ruleId"] for r in res] == ["rule-set-change"] * 3, res
+assert {r["level"] for r in res} == {"warning"}
+assert "symbol_get(kp_prop_plain) ok -> NULL (rules 2020 -> 2023)" in res[1]["message"]["text"]
+assert inv["executionSuccessful"] is False
+assert paths == ["bad.ko", "emptydir"], paths
+assert all(n["level"] == "error" for n in notes)
+PY
+	ok "SARIF --compare: one rule-set-change per difference, unreadable inputs as notifications" $?
 	# the validator is real: a broken report is refused
 	sed 's/"level":"error"/"level":"fatal"/' r.sarif > broken.sarif
 	! ajv broken.sarif
@@ -124,6 +146,48 @@ import sys, xml.etree.ElementTree as E
 s = E.parse(sys.argv[1]).getroot().find('testsuite')
 sys.exit(0 if s.get('skipped') == '2' and s.get('failures') == '0' and len(s.findall('testcase/skipped')) == 2 else 1)" waived.xml
 ok "JUnit: modules whose findings are all waived are skipped, not failed" $?
+
+# --compare and unreadable inputs in JUnit and JSON (issue 26)
+printf 'not a module' > bad2.ko
+mkdir -p emptydir2
+"$KOPOLICY" check -f junit --compare 2020,2023 "${kern[@]}" "$fx/kp_symget.ko" \
+	"$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" bad2.ko emptydir2 > cmp.xml 2>/dev/null
+st=$?
+python3 - cmp.xml <<'PY'
+import sys, xml.etree.ElementTree as E
+s = E.parse(sys.argv[1]).getroot().find("testsuite")
+cases = s.findall("testcase")
+assert s.get("name").startswith("kopolicy rules 2020 to 2023"), s.get("name")
+assert (s.get("tests"), s.get("failures"), s.get("errors")) == ("5", "1", "2"), s.attrib
+f = [c for c in cases if c.find("failure") is not None]
+assert [c.get("name") for c in f] == ["kp_symget.ko"]
+assert f[0].find("failure").get("type") == "rule-set-change"
+assert f[0].find("failure").text.count("\n") == 3
+e = {c.get("name"): c.find("error").get("message") for c in cases if c.find("error") is not None}
+assert e == {"bad2.ko": "not an ELF file",
+             "emptydir2": "no kernel modules (*.ko, *.ko.xz, *.ko.zst, *.ko.gz) in this directory"}, e
+PY
+[ $? -eq 0 ] && [ $st -eq 2 ]
+ok "JUnit --compare: a failure per changed module, an error per unreadable input (exit 2)" $?
+"$KOPOLICY" check -f json "${kern[@]}" "$fx/kp_plain.ko" bad2.ko emptydir2 > errs.json 2>/dev/null
+st=$?
+"$KOPOLICY" check -f json --compare 2020,2023 "${kern[@]}" "$fx/kp_symget.ko" \
+	"$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" > cmp.json 2>/dev/null
+st2=$?
+python3 - errs.json cmp.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [e["path"] for e in d["errors"]] == ["emptydir2", "bad2.ko"], d["errors"]
+c = json.load(open(sys.argv[2]))
+assert c["compare"]["from"] == "2020" and c["compare"]["to"] == "2023"
+assert [(x["name"], x["kind"], x["symbol"], x["from"], x["to"]) for x in c["changes"]] == [
+    ("kp_symget", "symbol_get", "kp_gpl_prov_plain", "ok", "NULL"),
+    ("kp_symget", "symbol_get", "kp_prop_plain", "ok", "NULL"),
+    ("kp_symget", "symbol_get", "msleep", "ok", "NULL")], c["changes"]
+assert c["errors"] == []
+PY
+[ $? -eq 0 ] && [ $st -eq 2 ] && [ $st2 -eq 1 ]
+ok "JSON: an empty directory operand is an error; --compare -f json is JSON" $?
 
 # the plain shell CI step, as the GitHub/GitLab examples run it
 mkdir -p hdr

@@ -3,8 +3,8 @@
  * graph.c: who provides each import (vmlinux before any module, like find_symbol(); among the
  * set's modules the first in set order, never the importer itself; a Module.symvers module
  * only when no set module has its name), dependency lists in first-use order, the load order
- * (Kahn, ties in command-line order; cycles and what is behind them last, in command-line
- * order), cycles (Tarjan) and the result's independence from the number of threads.
+ * (modprobe's: the modules named in order, each after its providers; cycles and what is
+ * behind them last, in command-line order), cycles (Tarjan) and the result's independence from the number of threads.
  */
 #include <elf.h>
 
@@ -139,8 +139,8 @@ static void order(struct tap *t)
 	tb_free(&w);
 
 	/*
-	 * u (0) uses p2 and p1, free (3) uses nothing: among the ready ones the one named first
-	 * goes first, so u, ready once p1 and p2 are placed, goes before free.
+	 * u (0) uses p2 and p1, free (3) uses nothing: modprobe -a in the order named, each
+	 * module after its providers in the order it first uses them: p2, p1, u, then free.
 	 */
 	tb_init(&w, "6.12.37");
 	m = tb_module(&w, "u");
@@ -154,7 +154,7 @@ static void order(struct tap *t)
 	tb_graph(&w);
 	snprintf(buf, sizeof(buf), "%zu %zu %zu %zu", w.g.order[0], w.g.order[1], w.g.order[2],
 		 w.g.order[3]);
-	tap_is_str(t, buf, "1 2 0 3", "ties in command-line order");
+	tap_is_str(t, buf, "2 1 0 3", "modprobe -a order: providers first, in first-use order");
 	tb_free(&w);
 }
 

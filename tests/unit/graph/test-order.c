@@ -123,7 +123,9 @@ static void fixtures(struct tap *t, const char *dir, const char *version, const 
 		tb_module_file(&w, tap_srcpath(path));
 	}
 	tb_run(&w);
-	tap_ok(t, w.g.order[0] == 6 && w.g.order[1] == 7, "%s: providers first", dir);
+	/* modprobe -a in the order named: kp_use_prop_chain's providers first, depth first */
+	tap_ok(t, w.g.order[0] == 7 && w.g.order[1] == 1 && w.g.order[2] == 0,
+	       "%s: modprobe's order: kp_prop_prov, kp_use_prop, kp_use_prop_chain", dir);
 	for (size_t i = 0; i < n; i++) {
 		char what[128];
 
@@ -145,6 +147,7 @@ static void fixtures(struct tap *t, const char *dir, const char *version, const 
 
 static const struct expect e612[] = {
 	{ "kp_prop_prov", 0, "PO",
+	  "kp_prop_prov: loading out-of-tree module taints kernel.\n"
 	  "kp_prop_prov: module license 'Proprietary' taints kernel.\n"
 	  "Disabling lock debugging due to kernel taint\n"
 	  "kp_prop_prov: module license taints kernel." },
@@ -171,6 +174,7 @@ static const struct expect e612[] = {
 /* 5.10: the lines without the symbol (v5.19 added it), no second license line (v6.4). */
 static const struct expect e510[] = {
 	{ "kp_prop_prov", 0, "PO",
+	  "kp_prop_prov: loading out-of-tree module taints kernel.\n"
 	  "kp_prop_prov: module license 'Proprietary' taints kernel.\n"
 	  "Disabling lock debugging due to kernel taint" },
 	{ "kp_use_prop_chain", 0, "PO", INHERIT("kp_use_prop_chain", "", "kp_use_prop") },
