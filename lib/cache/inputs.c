@@ -612,8 +612,33 @@ ssize_t kp_in_readlink(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* Every entry of the directory @dir (its state too), each stat()ed as @prefix selects. */
-static void note_dir(const char *dir, const char *prefix)
+/*
+ * A file another library reads (libkmod), stat()ed as @st: when its state does not name its
+ * bytes, it is opened to record their SHA-256 too.
+ */
+static void note_read_elsewhere(struct kp_inputs *in, const char *path, const struct stat *st)
+{
+	int cls, fd;
+
+	if (!S_ISREG(st->st_mode))
+		return;
+	cls = fs_class(in, path, true, -1, st);
+	if (cls < 0 || kp_state_trusted(st, (enum kp_fs_class)cls, in->euid))
+		return; /* unknown: the stat() recorded it already, and marked the run */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		mark(in, "an input whose state is not trusted could not be hashed");
+		return;
+	}
+	kp_in_note_fd(path, fd);
+	close(fd);
+}
+
+/*
+ * Every entry of the directory @dir (its state too), each stat()ed as @prefix selects (and
+ * hashed when its state is not trusted: libkmod reads them).
+ */
+static void note_dir(struct kp_inputs *in, const char *dir, const char *prefix)
 {
 	size_t plen = prefix ? strlen(prefix) : 0;
 	struct dirent *de;
@@ -632,7 +657,8 @@ static void note_dir(const char *dir, const char *prefix)
 			kp_in_uncacheable("out of memory");
 			continue;
 		}
-		kp_in_stat(p, &st);
+		if (kp_in_stat(p, &st) == 0)
+			note_read_elsewhere(in, p, &st);
 		free(p);
 	}
 	closedir(d);
@@ -649,12 +675,16 @@ void kp_in_note_kmod(const char *moddir, const char *const *config)
 	if (!in)
 		return;
 	if (moddir)
-		note_dir(moddir, "modules.");
+		note_dir(in, moddir, "modules.");
 	for (size_t i = 0; config && config[i]; i++) {
 		struct stat st;
 
-		if (kp_in_stat(config[i], &st) == 0 && S_ISDIR(st.st_mode))
-			note_dir(config[i], NULL);
+		if (kp_in_stat(config[i], &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			note_dir(in, config[i], NULL);
+		else
+			note_read_elsewhere(in, config[i], &st);
 	}
 	/* libkmod parses the kernel command line's modprobe options (constant per boot) */
 	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
