@@ -4,6 +4,7 @@
 #   mapping into a page already dirty: tests/cli/mmap-rewrite.py) is answered from its new
 #   bytes by the result cache and by the facts cache when its state is not trusted
 #   (other-writable; as root also: owned by another user), like --no-cache;
+# - a group-writable modprobe.d file libkmod reads for -b ROOT: the same for the result cache;
 # - a trusted state (the user's own file, not writable by others) is still answered by
 #   stat() alone (what keeps a warm run cheap; lib/util/fs-trust.h);
 # - a run that reads the running kernel's file systems is never stored, however the path is
@@ -115,7 +116,40 @@ else
 	skip "another user's file: needs root, setpriv and the user nobody"
 	skip "another user's file (facts cache): needs root, setpriv and the user nobody"
 fi
-# 5. the user's own file, not writable by others: its state is trusted (stat() only)
+# 5. a file libkmod reads for -b ROOT (modprobe.d), group-writable, rewritten the same way:
+# the result cache hashed it, so the replay is refused
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+r=$tmp/root
+mkdir -p "$r/lib/modules/$rel/kernel/a" "$r/usr/src/linux-headers-$rel" "$r/boot" \
+	"$r/etc/modprobe.d" "$r/mm"
+cp "$fx/kp_plain.ko" "$r/lib/modules/$rel/kernel/a/"
+gzip -dc "$fx/Module.symvers.gz" >"$r/usr/src/linux-headers-$rel/Module.symvers"
+gzip -dc "$fx/config.gz" >"$r/boot/config-$rel"
+echo "options kp_plain x=1" >"$r/etc/modprobe.d/a.conf"
+chmod 0664 "$r/etc/modprobe.d/a.conf"
+rm -rf "$tmp/cache"
+python3 "$top/tests/cli/mmap-rewrite.py" "$r/etc/modprobe.d/a.conf" x=1 x=2 "$r/mm" &
+for _ in $(seq 500); do [ -e "$r/mm/ready" ] && break; sleep 0.01; done
+pre=$(stat -c '%s %y %z %i' "$r/etc/modprobe.d/a.conf")
+run b1 check --fail-on never -b "$r"
+run b2 check --fail-on never -b "$r"
+touch "$r/mm/go"
+for _ in $(seq 500); do [ -e "$r/mm/done" ] && break; sleep 0.01; done
+post=$(stat -c '%s %y %z %i' "$r/etc/modprobe.d/a.conf")
+run b3 check --fail-on never -b "$r"
+touch "$r/mm/quit"
+wait
+if [ "$pre" = "$post" ] && grep -q x=2 "$r/etc/modprobe.d/a.conf"; then
+	[[ "$(cat "$tmp/b1.rcache")" = "miss, stored "* ]] &&
+		[ "$(cat "$tmp/b2.rcache")" = "hit, replayed" ] &&
+		[[ "$(cat "$tmp/b3.rcache")" = "miss, stored "* ]]
+	st=$?
+	ok "result cache: a group-writable modprobe.d file rewritten without a stat() change: a miss ($(cat "$tmp/b2.rcache"), then $(cat "$tmp/b3.rcache"))" $st
+else
+	skip "modprobe.d: the kernel changed the state or the bytes did not change"
+fi
+
+# 6. the user's own file, not writable by others: its state is trusted (stat() only)
 d=$tmp/own
 mkdir -p "$d"
 cp "$fx/kp_gpl_prov.ko" "$d/m.ko"
@@ -141,7 +175,7 @@ KOPOLICY_RUN_CACHE=off run new-1 check -f json --fail-on never "${K[@]}" "$d/new
 st=$?
 ok "facts cache: a module changed less than a second ago is not stored ($(cat "$tmp/new-1.facts"))" $st
 
-# 6. the running kernel's file systems, however spelled: never stored
+# 7. the running kernel's file systems, however spelled: never stored
 mod=$fx/kp_plain.ko
 mkdir -p "$tmp/x"
 ln -s /proc/kallsyms "$tmp/ks"
