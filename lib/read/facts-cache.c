@@ -11,9 +11,9 @@
  * write in the same timestamp tick. So a state is looked up or stored only when
  * util/fs-trust.h trusts it (a local file system, owned by root or the effective user, not
  * group/other-writable) and it is not "racy" (changed less than a second before it was
- * read, as git's racy-clean rule); any other file is looked up by the SHA-256 of its bytes
- * (when one of a trusted state's entries has them) and what was read from it is never
- * stored: the hash was made before the read, so the bytes read may not be the ones it names.
+ * read, as git's racy-clean rule); any other compressed module is looked up only by the
+ * SHA-256 of its bytes (entries with one come from trusted states) and what was read from any
+ * other module is never stored: a hash made before the read may not name the bytes read.
  * A warm run only stat()s each trusted module. Compressed modules are also
  * keyed by the SHA-256 of their bytes as they are on disk, so a copy of a module (another
  * tree, a point release that did not change it) is not decompressed again either; the key
@@ -429,8 +429,12 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 		*out = m;
 		return 0;
 	}
-	/* a state that does not name the bytes: they are hashed, whatever the compression */
-	if ((hashed_by_name(path) || !trust) && content_key(c, path, &pre, r.key) == 0) {
+	/*
+	 * Compressed: looked up by content too (also when the state is not trusted: entries
+	 * with content keys are made only from trusted states). An uncompressed module has no
+	 * content key, so hashing one whose state is not trusted could find nothing.
+	 */
+	if (hashed_by_name(path) && content_key(c, path, &pre, r.key) == 0) {
 		unsigned char *raw = NULL;
 
 		r.flags |= F_CONTENT;
