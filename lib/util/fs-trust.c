@@ -39,11 +39,10 @@
 
 /* The running kernel's state as files: what reads here says nothing a later run can trust. */
 static const uint32_t kernel_fs[] = {
-	PROC_SUPER_MAGIC,    SYSFS_MAGIC,	  DEBUGFS_MAGIC,      SECURITYFS_MAGIC,
-	EFIVARFS_MAGIC,	     CGROUP_SUPER_MAGIC,  CGROUP2_SUPER_MAGIC, TRACEFS_MAGIC,
-	BPF_FS_MAGIC,	     PSTOREFS_MAGIC,	  DEVPTS_SUPER_MAGIC, SELINUX_MAGIC,
-	SMACK_MAGIC,	     NSFS_MAGIC,	  BINFMTFS_MAGIC,     CONFIGFS_MAGIC_,
-	MQUEUE_MAGIC_,	     FUSECTL_MAGIC_,	  PIPEFS_MAGIC,	      SOCKFS_MAGIC,
+	PROC_SUPER_MAGIC,    SYSFS_MAGIC,	  DEBUGFS_MAGIC,  SECURITYFS_MAGIC, EFIVARFS_MAGIC,
+	CGROUP_SUPER_MAGIC,  CGROUP2_SUPER_MAGIC, TRACEFS_MAGIC,  BPF_FS_MAGIC,	    PSTOREFS_MAGIC,
+	DEVPTS_SUPER_MAGIC,  SELINUX_MAGIC,	  SMACK_MAGIC,	  NSFS_MAGIC,	    BINFMTFS_MAGIC,
+	CONFIGFS_MAGIC_,     MQUEUE_MAGIC_,	  FUSECTL_MAGIC_, PIPEFS_MAGIC,	    SOCKFS_MAGIC,
 	ANON_INODE_FS_MAGIC, BDEVFS_MAGIC,
 };
 
@@ -53,9 +52,9 @@ static const uint32_t kernel_fs[] = {
  */
 static const uint32_t local_fs[] = {
 	EXT4_SUPER_MAGIC, /* ext2, ext3, ext4 */
-	XFS_SUPER_MAGIC,      BTRFS_SUPER_MAGIC, TMPFS_MAGIC,	  RAMFS_MAGIC,
+	XFS_SUPER_MAGIC,      BTRFS_SUPER_MAGIC,    TMPFS_MAGIC,      RAMFS_MAGIC,
 	SQUASHFS_MAGIC,	      EROFS_SUPER_MAGIC_V1, F2FS_SUPER_MAGIC, OVERLAYFS_SUPER_MAGIC,
-	ISOFS_SUPER_MAGIC,    ZFS_MAGIC_,	BCACHEFS_MAGIC_,  JFS_MAGIC_,
+	ISOFS_SUPER_MAGIC,    ZFS_MAGIC_,	    BCACHEFS_MAGIC_,  JFS_MAGIC_,
 	REISERFS_SUPER_MAGIC, NILFS_MAGIC_,
 };
 
@@ -84,8 +83,8 @@ void kp_fs_devs_init(struct kp_fs_devs *d)
 	 * mounted at /dev. /dev/shm and the like are mounts of their own (other devices).
 	 */
 	if (stat("/", &root) == 0 && stat("/dev", &dev) == 0 && dev.st_dev != root.st_dev &&
-	    statfs("/dev", &fs) == 0 && ((uint32_t)fs.f_type == TMPFS_MAGIC ||
-					 (uint32_t)fs.f_type == RAMFS_MAGIC))
+	    statfs("/dev", &fs) == 0 &&
+	    ((uint32_t)fs.f_type == TMPFS_MAGIC || (uint32_t)fs.f_type == RAMFS_MAGIC))
 		kp_fs_devs_add(d, (uint64_t)dev.st_dev, KP_FS_KERNEL);
 }
 

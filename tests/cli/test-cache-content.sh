@@ -24,9 +24,11 @@ unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_C
 
 # ok DESCRIPTION STATUS (0 = pass); call as "check; ok ... $?" only when DESCRIPTION has no
 # command substitution (it would reset $?), else "check; st=$?; ok ... $st"
+# (the words of DESCRIPTION are joined with spaces)
 ok() {
+	local st=${!#} d="${*:1:$#-1}"
 	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+	if [ "$st" -eq 0 ]; then echo "ok $n - $d"; else echo "not ok $n - $d"; fail=$((fail + 1)); fi
 }
 skip() {
 	n=$((n + 1))
@@ -64,20 +66,30 @@ rewritten() {
 	chmod "$mode" "$d/m.ko"
 	chmod 0777 "$d"
 	rm -rf "$tmp/cache"
+	local rw=("$top/tests/cli/mmap-rewrite.py" "$d/m.ko" license=GPL license=XYZ "$d")
 	if [ "$as" = - ]; then
-		python3 "$top/tests/cli/mmap-rewrite.py" "$d/m.ko" license=GPL license=XYZ "$d" &
+		python3 "${rw[@]}" &
 	else
-		setpriv --reuid="$as" --regid="$(id -g "$as")" --clear-groups \
-			/usr/bin/python3 "$top/tests/cli/mmap-rewrite.py" "$d/m.ko" license=GPL license=XYZ "$d" &
+		setpriv --reuid="$as" --regid="$(id -g "$as")" --clear-groups /usr/bin/python3 "${rw[@]}" &
 	fi
 	for _ in $(seq 500); do [ -e "$d/ready" ] && break; sleep 0.01; done
-	env "$@" true # the environment is checked before the runs
 	pre=$(stat -c '%s %Y.%y %Z.%z %i' "$d/m.ko")
-	env "$@" bash -c "$(declare -f run); kp='$kp' tmp='$tmp'; run $c-1 check -f json --fail-on never ${K[*]@Q} '$d/m.ko'; run $c-2 check -f json --fail-on never ${K[*]@Q} '$d/m.ko'"
+	# the ENV assignments for these runs only: a subshell
+	(
+		# shellcheck disable=SC2163 # the arguments are NAME=VALUE words
+		[ $# -eq 0 ] || export "$@"
+		run "$c-1" check -f json --fail-on never "${K[@]}" "$d/m.ko"
+		run "$c-2" check -f json --fail-on never "${K[@]}" "$d/m.ko"
+	)
 	touch "$d/go"
 	for _ in $(seq 500); do [ -e "$d/done" ] && break; sleep 0.01; done
 	post=$(stat -c '%s %Y.%y %Z.%z %i' "$d/m.ko")
-	env "$@" bash -c "$(declare -f run); kp='$kp' tmp='$tmp'; run $c-3 check -f json --fail-on never ${K[*]@Q} '$d/m.ko'; run $c-4 --no-cache check -f json --fail-on never ${K[*]@Q} '$d/m.ko'"
+	(
+		# shellcheck disable=SC2163 # the arguments are NAME=VALUE words
+		[ $# -eq 0 ] || export "$@"
+		run "$c-3" check -f json --fail-on never "${K[@]}" "$d/m.ko"
+		run "$c-4" --no-cache check -f json --fail-on never "${K[@]}" "$d/m.ko"
+	)
 	touch "$d/quit"
 	wait
 	if [ "$pre" != "$post" ] || ! grep -q 'license=XYZ' "$d/m.ko"; then
@@ -88,7 +100,8 @@ rewritten() {
 	ok "$c: the rewrite changes the answer (setup)" $?
 	same "$c-3" "$c-4"
 	st=$?
-	ok "$c: bytes changed without a stat() change: the cached run answers like --no-cache ($(cat "$tmp/$c-3.rcache") / $(cat "$tmp/$c-3.facts"))" $st
+	ok "$c: bytes changed without a stat() change: the cached run answers like --no-cache" \
+		"($(cat "$tmp/$c-3.rcache") / $(cat "$tmp/$c-3.facts"))" $st
 	return 0
 }
 
@@ -144,7 +157,8 @@ if [ "$pre" = "$post" ] && grep -q x=2 "$r/etc/modprobe.d/a.conf"; then
 		[ "$(cat "$tmp/b2.rcache")" = "hit, replayed" ] &&
 		[[ "$(cat "$tmp/b3.rcache")" = "miss, stored "* ]]
 	st=$?
-	ok "result cache: a group-writable modprobe.d file rewritten without a stat() change: a miss ($(cat "$tmp/b2.rcache"), then $(cat "$tmp/b3.rcache"))" $st
+	ok "result cache: a group-writable modprobe.d file rewritten without a stat() change:" \
+		"a miss ($(cat "$tmp/b2.rcache"), then $(cat "$tmp/b3.rcache"))" $st
 else
 	skip "modprobe.d: the kernel changed the state or the bytes did not change"
 fi
@@ -173,7 +187,8 @@ cp "$fx/kp_plain.ko" "$d/new.ko"
 KOPOLICY_RUN_CACHE=off run new-1 check -f json --fail-on never "${K[@]}" "$d/new.ko"
 [ "$(cat "$tmp/new-1.facts")" = "0 hits (0 by stat), 1 misses, 0 stored, 0 refused" ]
 st=$?
-ok "facts cache: a module changed less than a second ago is not stored ($(cat "$tmp/new-1.facts"))" $st
+ok "facts cache: a module changed less than a second ago is not stored" \
+	"($(cat "$tmp/new-1.facts"))" $st
 
 # 7. the running kernel's file systems, however spelled: never stored
 mod=$fx/kp_plain.ko
@@ -193,7 +208,8 @@ for spec in "/://proc/kallsyms" "/:/./proc/kallsyms" "$tmp:x/../../../proc/kalls
 	[ "$(cat "$tmp/k$i.rcache")" = "miss, $kernel" ] &&
 		[ "$(cat "$tmp/k${i}b.rcache")" = "miss, $kernel" ]
 	st=$?
-	ok "result cache: -k $k (in $dir) is the running kernel's: not stored ($(cat "$tmp/k${i}b.rcache"))" $st
+	ok "result cache: -k $k (in $dir) is the running kernel's: not stored" \
+		"($(cat "$tmp/k${i}b.rcache"))" $st
 done
 # an absent path under /proc (what is absent there is the kernel's state too), and sysfs
 run a1 check --fail-on never -k //proc/kopolicy-absent/kallsyms "$mod"

@@ -86,8 +86,8 @@ static void trust(struct tap *t)
 static void parents(struct tap *t)
 {
 	static const char *const cases[][2] = {
-		{ "a", "." },	      { "/a", "/" },	 { "a/b", "a" },
-		{ "//proc", "/" },    { "/a/b/c", "/a/b" }, { "x/../proc/k", "x/../proc" },
+		{ "a", "." },	   { "/a", "/" },	 { "a/b", "a" },
+		{ "//proc", "/" }, { "/a/b/c", "/a/b" }, { "x/../proc/k", "x/../proc" },
 	};
 	char buf[64];
 
@@ -112,7 +112,8 @@ static void devs(struct tap *t)
 	for (uint64_t i = 100; i < 100 + 2 * KP_FS_DEVS; i++)
 		kp_fs_devs_add(&d, i, KP_FS_OTHER);
 	tap_is_int(t, (long long)d.n, KP_FS_DEVS, "a full table takes no more");
-	tap_is_int(t, kp_fs_devs_find(&d, 100 + KP_FS_DEVS), -1, "a device past the table: unknown");
+	tap_is_int(t, kp_fs_devs_find(&d, 100 + KP_FS_DEVS), -1,
+		   "a device past the table: unknown");
 }
 
 static void paths(struct tap *t)
