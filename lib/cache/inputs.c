@@ -419,8 +419,15 @@ static void note(struct kp_inputs *in, const char *path, bool follow, int r, int
 {
 	unsigned char h[KP_CONTENT_HASH_LEN];
 	struct entry e = { .path = path, .flags = follow ? F_FOLLOW : 0 };
-	int cls = r == 0 ? fs_class(in, path, follow, fd, st) : absent_class(in, path);
+	bool given_up;
+	int cls;
 
+	pthread_mutex_lock(&in->lock);
+	given_up = in->uncacheable != NULL;
+	pthread_mutex_unlock(&in->lock);
+	if (given_up)
+		return; /* not stored: no statfs() or hashing for it */
+	cls = r == 0 ? fs_class(in, path, follow, fd, st) : absent_class(in, path);
 	if (cls < 0) {
 		mark(in, "an input's file system could not be told (statfs failed or it moved)");
 		return;
