@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/content-hash.h"
+#include "util/fs-trust.h"
 #include "util/io.h"
 #include "util/util.h"
 
@@ -18,24 +20,30 @@
 #define NEW_MARGIN   1	   /* seconds: a file changed this close to the run's start is too new */
 #define CMP_CHUNK    4096  /* bytes of a spilled record read back at a time to compare it */
 #define STREAM_CHUNK 16384 /* bytes of the spill file read back at a time to store it */
+#define MAGIC	     "KPMANIF2"
 
 enum kind {
-	K_STATE = 1,  /* stat() gave a state: dev, ino, size, mtime, ctime, mode */
-	K_ABSENT = 2, /* stat() failed with errno @err */
-	K_CONTENT = 3 /* the bytes of a pseudo-file */
+	K_STATE = 1,   /* stat() gave a state: dev, ino, size, mtime, ctime, mode */
+	K_ABSENT = 2,  /* stat() failed with errno @err */
+	K_CONTENT = 3, /* the bytes of a pseudo-file */
+	K_HASHED = 4   /* a state and the SHA-256 of the file's bytes (a state not trusted) */
 };
+
+/* An entry's flags (the byte after its kind). */
+#define F_FOLLOW 1 /* stat(), not lstat() */
+#define F_LOCAL	 2 /* on a file system whose stat() the kernel keeps (fs-trust.h) */
 
 /* One input as recorded (its encoding: see put_entry()). */
 struct entry {
 	const char *path;
-	unsigned char kind, follow;
+	unsigned char kind, flags;
 	int err;
 	uint64_t st[8];
 	const unsigned char *content;
 	size_t clen;
 };
 
-#define REC_HEAD 90 /* kind, follow, path length, err, 8 state fields, content length */
+#define REC_HEAD 90 /* kind, flags, path length, err, 8 state fields, content length */
 
 /*
  * The manifest is encoded as it is recorded (no structure or string per entry: a whole
@@ -57,6 +65,8 @@ struct kp_inputs {
 	size_t tcap;   /* slots, a power of two, at most 3/4 taken */
 	struct timespec start;
 	const char *uncacheable; /* why, or NULL */
+	uid_t euid;		 /* whose files' states are trusted (besides root's) */
+	struct kp_fs_devs devs;	 /* the file systems seen (under @lock) */
 };
 
 /*
@@ -82,6 +92,8 @@ struct kp_inputs *kp_inputs_new(int spill_fd, size_t buf_size)
 	}
 	in->spill = spill_fd;
 	in->bufmax = buf_size ? buf_size : KP_INPUTS_BUF;
+	in->euid = geteuid();
+	kp_fs_devs_init(&in->devs);
 	clock_gettime(CLOCK_REALTIME, &in->start);
 	return in;
 }
@@ -117,12 +129,6 @@ void kp_in_uncacheable(const char *why)
 		mark(in, why);
 }
 
-/* The kernel's own state, not files: never replayed. */
-static bool is_kernel_fs(const char *path)
-{
-	return !strncmp(path, "/proc", 5) || !strncmp(path, "/sys", 4) || !strncmp(path, "/dev", 4);
-}
-
 static void put64(unsigned char *p, uint64_t v)
 {
 	v = htole64(v);
@@ -139,7 +145,7 @@ static void put_entry(unsigned char *p, const struct entry *e)
 	size_t pl = strlen(e->path);
 
 	p[0] = e->kind;
-	p[1] = e->follow;
+	p[1] = e->flags;
 	put64(p + 2, pl);
 	put64(p + 10, (uint64_t)(int64_t)e->err);
 	for (int k = 0; k < 8; k++)
@@ -252,7 +258,7 @@ static bool too_new(const struct kp_inputs *in, const struct entry *e)
 	/* nanoseconds since the epoch: a second before the run's start */
 	int64_t edge = ((int64_t)in->start.tv_sec - NEW_MARGIN) * 1000000000 + in->start.tv_nsec;
 
-	if (e->kind != K_STATE)
+	if (e->kind != K_STATE && e->kind != K_HASHED)
 		return false;
 	/* mtime can be set back by hand, ctime cannot: ctime says when the file last changed */
 	return (int64_t)e->st[5] * 1000000000 + (int64_t)e->st[6] >= edge ||
@@ -350,28 +356,128 @@ out:
 		free(p);
 }
 
+/*
+ * The class of the file system holding what @st describes (fs-trust.h): from the table of
+ * file systems seen, else fstatfs(@fd) when it is open (>= 0), else statfs(@path); -1 when
+ * that fails or @path changed meanwhile.
+ */
+static int fs_class(struct kp_inputs *in, const char *path, bool follow, int fd,
+		    const struct stat *st)
+{
+	int c;
+
+	pthread_mutex_lock(&in->lock);
+	c = kp_fs_devs_find(&in->devs, (uint64_t)st->st_dev);
+	pthread_mutex_unlock(&in->lock);
+	if (c >= 0)
+		return c;
+	c = fd >= 0 ? kp_fs_class_of_fd(fd) : kp_fs_class_of_path(path, st, follow);
+	if (c < 0)
+		return -1;
+	pthread_mutex_lock(&in->lock);
+	kp_fs_devs_add(&in->devs, (uint64_t)st->st_dev, (enum kp_fs_class)c);
+	pthread_mutex_unlock(&in->lock);
+	return c;
+}
+
+/*
+ * The class of the file system an absent @path would be on: its nearest ancestor that
+ * exists, by the path's spelling ("x/../proc/y" asks "x/../proc", which exists only when x
+ * does). -1 when none can be told.
+ */
+static int absent_class(struct kp_inputs *in, const char *path)
+{
+	char dir[4096];
+	struct stat st;
+
+	if (strlen(path) >= sizeof(dir))
+		return -1;
+	strcpy(dir, path);
+	for (;;) {
+		char up[4096];
+
+		if (kp_fs_parent(dir, up, sizeof(up)) < 0)
+			return -1;
+		if (stat(up, &st) == 0)
+			return fs_class(in, up, true, -1, &st);
+		if (!strcmp(up, ".") || !strcmp(up, "/") || !strcmp(up, dir))
+			return -1;
+		strcpy(dir, up);
+	}
+}
+
+/*
+ * Records the result of a stat() of @path: @r (0 or -1 with @errnum) and @st; @fd is the
+ * file when it was opened (else -1). Anything on a file system of the running kernel
+ * (procfs, sysfs, /dev, ...) makes the run uncacheable whatever the path's spelling; on a
+ * file system whose stat() is not the kernel's, only regular files are recorded. A regular
+ * file opened in a state that does not name its bytes (fs-trust.h) is recorded with the
+ * SHA-256 of its bytes, hashed here from @fd.
+ */
+static void note(struct kp_inputs *in, const char *path, bool follow, int r, int errnum,
+		 const struct stat *st, int fd)
+{
+	unsigned char h[KP_CONTENT_HASH_LEN];
+	struct entry e = { .path = path, .flags = follow ? F_FOLLOW : 0 };
+	bool given_up;
+	int cls;
+
+	pthread_mutex_lock(&in->lock);
+	given_up = in->uncacheable != NULL;
+	pthread_mutex_unlock(&in->lock);
+	if (given_up)
+		return; /* not stored: no statfs() or hashing for it */
+	cls = r == 0 ? fs_class(in, path, follow, fd, st) : absent_class(in, path);
+	if (cls < 0) {
+		mark(in, "an input's file system could not be told (statfs failed or it moved)");
+		return;
+	}
+	if (cls == KP_FS_KERNEL) {
+		mark(in, "it reads the running kernel's state (procfs, sysfs, /dev, ...)");
+		return;
+	}
+	if (cls == KP_FS_LOCAL)
+		e.flags |= F_LOCAL;
+	if (r != 0) {
+		if (cls != KP_FS_LOCAL) {
+			mark(in, "a path is looked up on a file system whose stat() is not the "
+				 "kernel's (FUSE, NFS, ...)");
+			return;
+		}
+		e.kind = K_ABSENT;
+		e.err = errnum;
+		add(in, &e);
+		return;
+	}
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode)) {
+		mark(in, "an input is not a regular file");
+		return;
+	}
+	if (!S_ISREG(st->st_mode) && cls != KP_FS_LOCAL) {
+		mark(in, "a directory or link is on a file system whose stat() is not the "
+			 "kernel's (FUSE, NFS, ...)");
+		return;
+	}
+	e.kind = K_STATE;
+	kp_file_state(st, e.st);
+	if (S_ISREG(st->st_mode) && fd >= 0 &&
+	    !kp_state_trusted(st, (enum kp_fs_class)cls, in->euid)) {
+		if (kp_content_hash_fd(fd, (uint64_t)st->st_size, h) < 0) {
+			mark(in, "an input whose state is not trusted could not be hashed");
+			return;
+		}
+		e.kind = K_HASHED;
+		e.content = h;
+		e.clen = KP_CONTENT_HASH_LEN;
+	}
+	add(in, &e);
+}
+
 /* Records the result of a stat() of @path: @r (0 or -1 with @errnum) and @st. */
 static void note_stat(struct kp_inputs *in, const char *path, bool follow, int r, int errnum,
 		      const struct stat *st)
 {
-	struct entry e = { .path = path, .follow = follow };
-
-	if (is_kernel_fs(path)) {
-		mark(in, "it reads the running kernel's /proc, /sys or /dev");
-		return;
-	}
-	if (r == 0) {
-		if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode)) {
-			mark(in, "an input is not a regular file");
-			return;
-		}
-		e.kind = K_STATE;
-		kp_file_state(st, e.st);
-	} else {
-		e.kind = K_ABSENT;
-		e.err = errnum;
-	}
-	add(in, &e);
+	note(in, path, follow, r, errnum, st, -1);
 }
 
 int kp_in_stat(const char *path, struct stat *st)
@@ -412,7 +518,7 @@ void kp_in_note_fd(const char *path, int fd)
 	if (fstat(fd, &st) < 0)
 		mark(in, "fstat failed");
 	else
-		note_stat(in, path, true, 0, 0, &st);
+		note(in, path, true, 0, 0, &st, fd);
 }
 
 /* @path could not be opened: absent, or there but unreadable: its state (a mode change is a
@@ -479,7 +585,7 @@ int kp_in_open_stat(const char *path, int flags, struct stat *st)
 	if (!in)
 		return fd;
 	if (fd >= 0) {
-		note_stat(in, path, true, 0, 0, st);
+		note(in, path, true, 0, 0, st, fd);
 	} else {
 		note_unopened(in, path);
 	}
@@ -517,8 +623,33 @@ ssize_t kp_in_readlink(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* Every entry of the directory @dir (its state too), each stat()ed as @prefix selects. */
-static void note_dir(const char *dir, const char *prefix)
+/*
+ * A file another library reads (libkmod), stat()ed as @st: when its state does not name its
+ * bytes, it is opened to record their SHA-256 too.
+ */
+static void note_read_elsewhere(struct kp_inputs *in, const char *path, const struct stat *st)
+{
+	int cls, fd;
+
+	if (!S_ISREG(st->st_mode))
+		return;
+	cls = fs_class(in, path, true, -1, st);
+	if (cls < 0 || kp_state_trusted(st, (enum kp_fs_class)cls, in->euid))
+		return; /* unknown: the stat() recorded it already, and marked the run */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		mark(in, "an input whose state is not trusted could not be hashed");
+		return;
+	}
+	kp_in_note_fd(path, fd);
+	close(fd);
+}
+
+/*
+ * Every entry of the directory @dir (its state too), each stat()ed as @prefix selects (and
+ * hashed when its state is not trusted: libkmod reads them).
+ */
+static void note_dir(struct kp_inputs *in, const char *dir, const char *prefix)
 {
 	size_t plen = prefix ? strlen(prefix) : 0;
 	struct dirent *de;
@@ -537,7 +668,8 @@ static void note_dir(const char *dir, const char *prefix)
 			kp_in_uncacheable("out of memory");
 			continue;
 		}
-		kp_in_stat(p, &st);
+		if (kp_in_stat(p, &st) == 0)
+			note_read_elsewhere(in, p, &st);
 		free(p);
 	}
 	closedir(d);
@@ -546,7 +678,7 @@ static void note_dir(const char *dir, const char *prefix)
 void kp_in_note_kmod(const char *moddir, const char *const *config)
 {
 	struct kp_inputs *in = rec();
-	struct entry e = { .path = "/proc/cmdline", .kind = K_CONTENT, .follow = true };
+	struct entry e = { .path = "/proc/cmdline", .kind = K_CONTENT, .flags = F_FOLLOW };
 	unsigned char buf[CONTENT_MAX];
 	ssize_t n = -1;
 	int fd;
@@ -554,12 +686,16 @@ void kp_in_note_kmod(const char *moddir, const char *const *config)
 	if (!in)
 		return;
 	if (moddir)
-		note_dir(moddir, "modules.");
+		note_dir(in, moddir, "modules.");
 	for (size_t i = 0; config && config[i]; i++) {
 		struct stat st;
 
-		if (kp_in_stat(config[i], &st) == 0 && S_ISDIR(st.st_mode))
-			note_dir(config[i], NULL);
+		if (kp_in_stat(config[i], &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			note_dir(in, config[i], NULL);
+		else
+			note_read_elsewhere(in, config[i], &st);
 	}
 	/* libkmod parses the kernel command line's modprobe options (constant per boot) */
 	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
@@ -589,7 +725,7 @@ int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_
 	*why = in->uncacheable;
 	if (*why)
 		goto out;
-	memcpy(chunk, "KPMANIF1", 8);
+	memcpy(chunk, MAGIC, 8);
 	put64(chunk + 8, in->n);
 	*why = "cannot write the entry";
 	if (put(arg, chunk, 16) < 0)
@@ -618,50 +754,83 @@ out:
 	return r;
 }
 
-/* Walks @m: calls @fn on each decoded entry; the number of entries, or -1 when malformed. */
-static long walk(const unsigned char *m, size_t len, bool (*fn)(const struct entry *e))
+/*
+ * Walks @m: calls @fn(@arg, entry) on each decoded entry; the number of entries, or -1 when
+ * malformed or @fn said no.
+ */
+static long walk(const unsigned char *m, size_t len, bool (*fn)(void *arg, const struct entry *e),
+		 void *arg)
 {
 	char path[4096];
 	uint64_t n;
 	size_t off = 16;
 
-	if (len < 16 || memcmp(m, "KPMANIF1", 8))
+	if (len < 16 || memcmp(m, MAGIC, 8))
 		return -1;
 	n = kp_load64(m + 8, false);
-	if (n > len / 90)
+	if (n > len / REC_HEAD)
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
 		struct entry e = { .path = path };
 		uint64_t pl, cl;
 
-		if (len - off < 90)
+		if (len - off < REC_HEAD)
 			return -1;
 		e.kind = m[off];
-		e.follow = m[off + 1];
+		e.flags = m[off + 1];
 		pl = kp_load64(m + off + 2, false);
 		e.err = (int)(int64_t)kp_load64(m + off + 10, false);
 		for (int k = 0; k < 8; k++)
 			e.st[k] = kp_load64(m + off + 18 + 8 * k, false);
 		cl = kp_load64(m + off + 82, false);
-		if (pl == 0 || pl >= sizeof(path) || cl > CONTENT_MAX || len - off - 90 < pl + cl ||
-		    e.kind < K_STATE || e.kind > K_CONTENT || e.follow > 1)
+		if (pl == 0 || pl >= sizeof(path) || cl > CONTENT_MAX ||
+		    len - off - REC_HEAD < pl + cl || e.kind < K_STATE || e.kind > K_HASHED ||
+		    (e.flags & ~(F_FOLLOW | F_LOCAL)) ||
+		    (e.kind == K_HASHED && cl != KP_CONTENT_HASH_LEN))
 			return -1;
-		memcpy(path, m + off + 90, pl);
+		memcpy(path, m + off + REC_HEAD, pl);
 		path[pl] = '\0';
 		if (memchr(path, '\0', pl))
 			return -1;
-		e.content = (unsigned char *)m + off + 90 + pl;
+		e.content = (unsigned char *)m + off + REC_HEAD + pl;
 		e.clen = cl;
-		if (fn && !fn(&e))
+		if (fn && !fn(arg, &e))
 			return -1;
-		off += 90 + pl + cl;
+		off += REC_HEAD + pl + cl;
 	}
 	return off == len ? (long)n : -1;
 }
 
-/* The entry still holds. */
-static bool holds(const struct entry *e)
+/* The bytes of the regular file @path, still in the state @v, still hash to @hash. */
+static bool same_bytes(const char *path, const uint64_t *v, const unsigned char *hash)
 {
+	unsigned char h[KP_CONTENT_HASH_LEN];
+	struct stat st;
+	uint64_t now[8];
+	bool same = false;
+	/* O_NONBLOCK: what replaced the file since the stat() may be a FIFO */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0) {
+		kp_file_state(&st, now);
+		same = !memcmp(now, v, sizeof(now)) &&
+		       kp_content_hash_fd(fd, (uint64_t)st.st_size, h) == 0 &&
+		       !memcmp(h, hash, sizeof(h));
+	}
+	close(fd);
+	return same;
+}
+
+/*
+ * The entry still holds (@arg: the file systems seen in this check). A state recorded on a
+ * file system whose stat() the kernel keeps must still be on one: a device number reused by
+ * a FUSE mount would report any state.
+ */
+static bool holds(void *arg, const struct entry *e)
+{
+	struct kp_fs_devs *devs = arg;
 	struct stat st;
 	uint64_t v[8];
 	int r;
@@ -675,23 +844,41 @@ static bool holds(const struct entry *e)
 			close(fd);
 		return n >= 0 && (size_t)n == e->clen && !memcmp(buf, e->content, e->clen);
 	}
-	r = e->follow ? stat(e->path, &st) : lstat(e->path, &st);
+	r = (e->flags & F_FOLLOW) ? stat(e->path, &st) : lstat(e->path, &st);
 	if (e->kind == K_ABSENT)
 		return r < 0 && errno == e->err;
 	if (r < 0)
 		return false;
 	kp_file_state(&st, v);
-	return !memcmp(v, e->st, sizeof(v));
+	if (memcmp(v, e->st, sizeof(v)))
+		return false;
+	if (e->flags & F_LOCAL) {
+		int c = kp_fs_devs_find(devs, (uint64_t)st.st_dev);
+
+		if (c < 0) {
+			c = kp_fs_class_of_path(e->path, &st, e->flags & F_FOLLOW);
+			if (c < 0)
+				return false;
+			kp_fs_devs_add(devs, (uint64_t)st.st_dev, (enum kp_fs_class)c);
+		}
+		if (c != KP_FS_LOCAL)
+			return false;
+	}
+	return e->kind != K_HASHED || same_bytes(e->path, e->st, e->content);
 }
 
 int kp_inputs_unchanged(const unsigned char *m, size_t len)
 {
-	return walk(m, len, holds) >= 0;
+	struct kp_fs_devs devs;
+
+	/* no /dev entry: a state recorded as on a local file system is checked as one */
+	memset(&devs, 0, sizeof(devs));
+	return walk(m, len, holds, &devs) >= 0;
 }
 
 size_t kp_inputs_count(const unsigned char *m, size_t len)
 {
-	long n = walk(m, len, NULL);
+	long n = walk(m, len, NULL, NULL);
 
 	return n < 0 ? 0 : (size_t)n;
 }

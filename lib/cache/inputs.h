@@ -7,9 +7,16 @@
  * src/ calls the system calls directly outside the list it allows.
  *
  * The recorder is process-wide: main() attaches one before any thread starts and detaches it
- * at the end (kp_inputs_attach()); with none attached the wrappers are the bare calls. Reading
- * /proc or /sys, a device or FIFO, or anything kp_in_uncacheable() is told about makes the run
- * uncacheable (a normal run every time).
+ * at the end (kp_inputs_attach()); with none attached the wrappers are the bare calls.
+ *
+ * What a state is worth is fs-trust.h's: a regular file opened in a state that does not name
+ * its bytes (writable by another user, or on FUSE, NFS, ...) is recorded with the SHA-256 of
+ * its bytes, which a replay hashes again. Anything on one of the running kernel's file
+ * systems (procfs, sysfs, debugfs, the devtmpfs at /dev, ...: told by statfs() of what was
+ * opened or stat()ed, or of an absent path's nearest existing directory, never by the
+ * path's spelling), a directory, link or absent path on a file system whose stat() is not
+ * the kernel's, a device or FIFO, or anything kp_in_uncacheable() is told about makes the
+ * run uncacheable (a normal run every time).
  */
 #ifndef KP_INPUTS_H
 #define KP_INPUTS_H
@@ -68,7 +75,7 @@ void kp_in_uncacheable(const char *why);
 /* Takes the next @len bytes of a manifest being streamed; 0 or -1 (stop). */
 typedef int (*kp_inputs_put)(void *arg, const void *p, size_t len);
 /*
- * Streams the recorded manifest ("KPMANIF1", the count, the entries in the order recorded,
+ * Streams the recorded manifest ("KPMANIF2", the count, the entries in the order recorded,
  * exact duplicates dropped) to @put in pieces (16 KiB, or the buffer's records at once), for
  * run-cache.c: the spilled records are read back, the whole manifest is never in memory.
  * 0 with its length in *@len and its entries in *@count; -1 with @why when the run must not
@@ -80,7 +87,8 @@ int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_
 		     uint64_t *count, const char **why);
 /*
  * 1 when every entry of the manifest @m (@len bytes, from kp_inputs_stream()) still holds
- * (same states, still absent, same bytes); 0 when anything differs or @m is malformed.
+ * (same states, still on a file system whose stat() the kernel keeps when they were, still
+ * absent, the same bytes for the hashed ones); 0 when anything differs or @m is malformed.
  */
 int kp_inputs_unchanged(const unsigned char *m, size_t len);
 /* The number of entries of a manifest (0 when malformed). */

@@ -12,8 +12,8 @@
  * with the same key re-stat()s the manifest; if every entry holds, it writes the stored bytes
  * and exits with the stored status. Anything else (another key, a changed or new input, a
  * damaged, truncated or foreign entry) is a normal run, which stores a new entry when it is
- * cacheable: not for the running kernel (/proc, /sys), the hook, output to a file (-o), or
- * when an input changed less than a second before the run.
+ * cacheable: not for the running kernel (procfs, sysfs, ...: inputs.h), the hook, output
+ * to a file (-o), or when an input changed less than a second before the run.
  * Entries are written to an unnamed file and renamed into place whole; the directory is
  * kept under a quarter of KOPOLICY_CACHE_MAX_SIZE, least recently used first. The CRC only
  * detects damage: an entry is replayed only from a directory that passes the trust test and

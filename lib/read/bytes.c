@@ -590,6 +590,7 @@ static void set_state(struct kp_bytes *out, const struct stat *st)
 	out->dev = st->st_dev;
 	out->ino = st->st_ino;
 	out->mode = st->st_mode;
+	out->uid = st->st_uid;
 	out->size = st->st_size;
 	out->mtim = st->st_mtim;
 	out->ctim = st->st_ctim;

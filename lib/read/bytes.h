@@ -43,6 +43,7 @@ struct kp_bytes {
 	dev_t dev;
 	ino_t ino;
 	mode_t mode;
+	uid_t uid;
 	off_t size;
 	struct timespec mtim, ctim;
 	int fd;

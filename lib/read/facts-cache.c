@@ -7,7 +7,14 @@
  * Keys. A file's state (device, inode, size, mtime, ctime, mode) names its bytes: ctime
  * changes with every write, rename onto the path or chmod and cannot be set from user
  * space, so a file in the same state holds the same bytes (the trust make and ccache's
- * direct mode give it). A warm run only stat()s each module. Compressed modules are also
+ * direct mode give it) -- except after a store through a shared writable mapping, or a
+ * write in the same timestamp tick. So a state is looked up or stored only when
+ * util/fs-trust.h trusts it (a local file system, owned by root or the effective user, not
+ * group/other-writable) and it is not "racy" (changed less than a second before it was
+ * read, as git's racy-clean rule); any other compressed module is looked up only by the
+ * SHA-256 of its bytes (entries with one come from trusted states) and what was read from any
+ * other module is never stored: a hash made before the read may not name the bytes read.
+ * A warm run only stat()s each trusted module. Compressed modules are also
  * keyed by the SHA-256 of their bytes as they are on disk, so a copy of a module (another
  * tree, a point release that did not change it) is not decompressed again either; the key
  * decides which facts a run trusts, so it must not collide even for files made to collide
@@ -104,6 +111,8 @@ struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 	c->w.rfd = -1;
 	/* another release or another reader (KP_READER_ID: a digest of its sources): a miss */
 	c->build = kp_fc_build_tag();
+	c->euid = geteuid();
+	kp_fs_devs_init(&c->devs);
 	/* created now (a read-only place stays read-only: lookups only, or none) */
 	c->dirfd = open_dir(dir);
 	return c;
@@ -244,6 +253,41 @@ static int content_key_at(struct kp_facts_cache *c, const char *path, const uint
 	return r;
 }
 
+/* The state @st of @path names its bytes (fs-trust.h): a stat() lookup or store is sound. */
+static bool trusted(struct kp_facts_cache *c, const char *path, const struct stat *st)
+{
+	int cls;
+
+	pthread_mutex_lock(&c->lock);
+	cls = kp_fs_devs_find(&c->devs, (uint64_t)st->st_dev);
+	pthread_mutex_unlock(&c->lock);
+	if (cls < 0) {
+		cls = kp_fs_class_of_path(path, st, true);
+		if (cls < 0)
+			return false;
+		pthread_mutex_lock(&c->lock);
+		kp_fs_devs_add(&c->devs, (uint64_t)st->st_dev, (enum kp_fs_class)cls);
+		pthread_mutex_unlock(&c->lock);
+	}
+	return kp_state_trusted(st, (enum kp_fs_class)cls, c->euid);
+}
+
+/*
+ * The state @v (kp_file_state()) changed less than a second before now: a write later in the
+ * same timestamp tick would leave it as it is (ext4 before 6.13 ticks every few ms, ext3's
+ * small inodes every second), so it does not name the bytes just read.
+ */
+static bool racy(const uint64_t *v)
+{
+	struct timespec now;
+	int64_t edge;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	edge = ((int64_t)now.tv_sec - 1) * 1000000000 + now.tv_nsec;
+	return (int64_t)v[5] * 1000000000 + (int64_t)v[6] >= edge ||
+	       (int64_t)v[3] * 1000000000 + (int64_t)v[4] >= edge;
+}
+
 /* Compressed by its name (.ko.xz, .ko.zst, .ko.gz): worth a content key. */
 static bool hashed_by_name(const char *path)
 {
@@ -365,6 +409,8 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 	if (ret < 0)
 		return ret;
 	kp_file_state(&st, r.st);
+	if (!trusted(c, path, &st) || racy(r.st))
+		return 0; /* the state does not name the bytes read: not stored */
 	r.hash = kp_fc_state_hash(r.st);
 	/* a content key only for the bytes read: content_key_at() checks the state it hashes */
 	store_or_defer(c, opts, *out, &r, hashed_by_name(path));
@@ -378,6 +424,7 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	struct rec r = { .flags = kp_fc_entry_flags(opts) };
 	struct stat pre, post;
 	struct kp_module *m;
+	bool trust;
 
 	direct.cache = NULL;
 	*out = NULL;
@@ -391,13 +438,19 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 		return kp_module_open_with(path, &direct, dec, out, err);
 	kp_file_state(&pre, r.st);
 	r.hash = kp_fc_state_hash(r.st);
-	m = kp_fc_lookup(c, r.st, NULL, path, opts, (uint64_t)pre.st_size, NULL);
+	trust = trusted(c, path, &pre);
+	m = trust ? kp_fc_lookup(c, r.st, NULL, path, opts, (uint64_t)pre.st_size, NULL) : NULL;
 	if (m) {
 		count(&c->n.hits);
 		count(&c->n.stat_hits);
 		*out = m;
 		return 0;
 	}
+	/*
+	 * Compressed: looked up by content too (also when the state is not trusted: entries
+	 * with content keys are made only from trusted states). An uncompressed module has no
+	 * content key, so hashing one whose state is not trusted could find nothing.
+	 */
 	if (hashed_by_name(path) && content_key(c, path, &pre, r.key) == 0) {
 		unsigned char *raw = NULL;
 
@@ -406,7 +459,8 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 		if (m) {
 			/* the same entry under this file's state: a stat hit next time */
 			count(&c->n.hits);
-			add_entry(c, &r, raw, get64(raw + 56) + HEADER_LEN);
+			if (trust && !racy(r.st))
+				add_entry(c, &r, raw, get64(raw + 56) + HEADER_LEN);
 			free(raw);
 			*out = m;
 			return 0;
@@ -415,6 +469,8 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	count(&c->n.misses);
 	if (kp_module_open_with(path, &direct, dec, out, err) < 0)
 		return -1;
+	if (!trust || racy(r.st))
+		return 0; /* the state does not name the bytes read (see the top): not stored */
 	/*
 	 * A content key must name the bytes that were read: the file must not have changed
 	 * since it was hashed. An entry found by state alone needs no second stat(): a file

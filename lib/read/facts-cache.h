@@ -4,7 +4,10 @@
  * facts-serial.c), so a module seen before is neither decompressed nor parsed again. An
  * entry is found by the file's state (device, inode, size, mtime, ctime, mode: a warm run
  * only stat()s each module) and, for compressed modules, by the SHA-256 of the file's bytes
- * as they are on disk (a copy of the module elsewhere). Each run that read modules writes
+ * as they are on disk (a copy of the module elsewhere). A state is used, and stored, only
+ * when util/fs-trust.h trusts it and it did not change less than a second before it was
+ * read; any other module is looked up by the SHA-256 of its bytes and never stored (see
+ * facts-cache.c). Each run that read modules writes
  * the entries it made as one pack, DIR/facts-v<KP_FACTS_FORMAT>/packs/<time>-<pid>-N.pack
  * (entries, then an index by state and by content key; layout in facts-cache.c): one file
  * per run, named once complete, so concurrent runs see a whole pack or none.

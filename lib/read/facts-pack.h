@@ -18,6 +18,7 @@
 
 #include "facts-cache.h"
 #include "facts-serial.h"
+#include "util/fs-trust.h"
 #include "util/io.h"
 #include "util/util.h"
 
@@ -115,6 +116,8 @@ struct kp_facts_cache {
 	unsigned seq;		  /* temporary file names; atomic */
 	struct kp_cache_counts n; /* atomic */
 	struct fc_defer defer;
+	uid_t euid;		/* whose files' states are trusted besides root's (fs-trust.h) */
+	struct kp_fs_devs devs; /* the file systems seen (under @lock) */
 };
 
 static inline void count(uint64_t *v)

@@ -386,6 +386,7 @@ int kp_module_open_with(const char *path, const struct kp_open_opts *opts, struc
 		st->st_dev = b.dev;
 		st->st_ino = b.ino;
 		st->st_mode = b.mode;
+		st->st_uid = b.uid;
 		st->st_size = b.size;
 		st->st_mtim = b.mtim;
 		st->st_ctim = b.ctim;

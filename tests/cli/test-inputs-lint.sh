@@ -20,6 +20,7 @@ lib/policy/hook-policy.c 2
 lib/kernel/modprobe-chain.c 1
 lib/graph/module-set.c 1
 lib/util/io.c 2
+lib/util/fs-trust.c 3
 lib/kernel/depmod-config.c 1
 src/cmd-check.c 2
 src/cmd-hook.c 1
@@ -33,7 +34,8 @@ src/kopolicy.c 1
 # kopolicy.c access()es the hook's system cache; facts-cache.c's content_key_at() stat()s and
 # opens a module the reader recorded already in that very state (a deferred store's hash);
 # module-set.c stat()s each module for its size, which only orders the reading; io.c's
-# kp_dir_newest() lists the caches' own directories for pruning.
+# kp_dir_newest() lists the caches' own directories for pruning; fs-trust.c stat()s / and /dev
+# (which device is the devtmpfs) and again a path the caller recorded, after its statfs().
 pat='(^|[^_[:alnum:]])(open|openat|fopen|opendir|stat|lstat|fstatat|access|readlink)\('
 
 code() { # FILE: its lines, comments left out

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "read/facts-cache.h"
@@ -103,8 +104,12 @@ int main(void)
 	       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko"), at("a.ko")) &&
 		       !copy(tap_srcpath("fixtures/ko/6.12/kp_symget.ko"), at("b.ko")) &&
 		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.xz"), at("x.ko.xz")) &&
-		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.zst"), at("z.ko.zst")),
-	       "fixtures copied");
+		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.zst"), at("z.ko.zst")) &&
+		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.zst"), at("z2.ko.zst")) &&
+		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.xz"), at("x2.ko.xz")),
+	       "fixtures copied (z2, x2: the copies read later)");
+	/* states changed less than a second before they are read are not stored ("racy") */
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
 
 	/* a cold run: four misses, nothing stored while reading */
 	c = kp_facts_cache_new(cdir);
@@ -141,13 +146,11 @@ int main(void)
 	kp_module_free(m);
 	counts(&t, c, 3, 3, 0, 0, "unchanged modules: hits by state");
 	/* the copy of a module hashed after the read phase: found by its content */
-	tap_ok(&t, !copy(at("z.ko.zst"), at("z2.ko.zst")), "z.ko.zst copied");
 	m = open_with(&t, c, "z2.ko.zst", true);
 	same_as_file(&t, m, "z2.ko.zst");
 	kp_module_free(m);
 	counts(&t, c, 4, 3, 0, 0, "a copy of a module hashed when stored: a hit by content");
 	/* the module changed before its hash: no content key, a copy is read again */
-	tap_ok(&t, !copy(at("x.ko.xz"), at("x2.ko.xz")), "x.ko.xz copied");
 	m = open_with(&t, c, "x2.ko.xz", true);
 	kp_module_free(m);
 	counts(&t, c, 4, 3, 1, 1, "a module changed before it was hashed: no content key");

@@ -5,7 +5,9 @@
  * are dropped whether the first record is still in the buffer or only in the spill file,
  * from one thread or four at once, and records whose hashes collide are all kept (the bytes
  * are compared, never the hash alone); a replay sees a change to an input recorded first (so
- * spilled); a spill file that cannot be written makes the run uncacheable.
+ * spilled); a spill file that cannot be written makes the run uncacheable; a file rewritten
+ * through a shared mapping without a stat() change is seen when its state is not trusted
+ * (lib/util/fs-trust.h); the running kernel's files are never stored however spelled.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache/inputs.h"
@@ -173,6 +177,89 @@ static int record(struct man *m, void *(*fn)(void *), int spill, size_t size, in
 	return r;
 }
 
+static const char *one_path; /* what read_one() opens */
+
+static void *read_one(void *arg)
+{
+	int fd = kp_in_open(one_path, O_RDONLY | O_CLOEXEC);
+
+	(void)arg;
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/*
+ * A file rewritten through a shared mapping after it was recorded (a page already dirty: no
+ * timestamp moves): seen when its state is not trusted (other-writable: its SHA-256 is in
+ * the manifest), not when it is (the user's own 0644 file: stat() only, by design).
+ */
+static void rewritten(struct tap *t, const char *name, mode_t mode, int want)
+{
+	static const char text[] = "license=GPL\n";
+	char path[128];
+	struct stat pre, post;
+	const char *why = NULL;
+	struct man m = { 0 };
+	unsigned char *map;
+	uint64_t n = 0;
+	int fd, spill, r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, text, sizeof(text) - 1) != sizeof(text) - 1 ||
+	    fchmod(fd, mode) < 0) {
+		tap_ok(t, 0, "%s: made", name);
+		return;
+	}
+	map = mmap(NULL, sizeof(text) - 1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		tap_ok(t, 0, "%s: mapped", name);
+		close(fd);
+		return;
+	}
+	map[0] = 'l'; /* the page dirty now: its timestamps move now, not at the rewrite */
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
+	one_path = path;
+	spill = spill_file();
+	r = record(&m, read_one, spill, 0, 1, &n, &why);
+	tap_ok(t, r == 0 && n == 1, "%s: recorded (%s)", name, why ? why : "ok");
+	tap_is_int(t, kp_inputs_unchanged(m.p, m.len), 1, "unchanged bytes hold");
+	fstat(fd, &pre);
+	memcpy(map + 8, "XYZ", 3);
+	fstat(fd, &post);
+	if (memcmp(&pre.st_mtim, &post.st_mtim, sizeof(pre.st_mtim)) ||
+	    memcmp(&pre.st_ctim, &post.st_ctim, sizeof(pre.st_ctim)))
+		tap_ok(t, 1, "# SKIP %s: the kernel moved the timestamps", name);
+	else
+		tap_is_int(t, kp_inputs_unchanged(m.p, m.len), want,
+			   want ? "rewritten, a trusted state: still holds (stat() only)"
+				: "rewritten, an untrusted state: its bytes are checked");
+	munmap(map, sizeof(text) - 1);
+	close(fd);
+	if (spill >= 0)
+		close(spill);
+	free(m.p);
+	unlink(path);
+}
+
+/* Anything on the running kernel's file systems, however spelled: not stored. */
+static void kernel_fs(struct tap *t, const char *path)
+{
+	const char *why = NULL;
+	struct man m = { 0 };
+	uint64_t n = 0;
+	int spill = spill_file(), r;
+
+	one_path = path;
+	r = record(&m, read_one, spill, 0, 1, &n, &why);
+	tap_ok(t, r < 0 && why && strstr(why, "running kernel"), "%s: not stored (%s)", path,
+	       why ? why : "stored");
+	if (spill >= 0)
+		close(spill);
+	free(m.p);
+}
+
 int main(void)
 {
 	/* NFILES files, the directory, "absent" stat()ed and lstat()ed, the long absent path */
@@ -279,6 +366,12 @@ int main(void)
 	tap_ok(&t, r && !memcmp(sp.p + 16 + 90, p, strlen(p)), "the first entry is %s", p);
 	tap_is_int(&t, kp_inputs_unchanged(sp.p, sp.len), 0, "spilled: a changed first input seen");
 	tap_is_int(&t, kp_inputs_unchanged(mem.p, mem.len), 0, "in memory: the same");
+
+	rewritten(&t, "other-writable", 0646, 0);
+	rewritten(&t, "group-writable", 0664, 0);
+	rewritten(&t, "own", 0644, 1);
+	kernel_fs(&t, "//proc/self/status");
+	kernel_fs(&t, "/./proc/../proc/self/status");
 
 	free(mem.p);
 	free(sp.p);
