@@ -58,6 +58,8 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "an SHN_COMMON symbol: please compile with -fno-common (ENOEXEC)" },
 	{ "invalid-section-index", KP_SEV_ERROR,
 	  "a symbol's section index is past the section table (ENOEXEC where checked)" },
+	{ "bad-section-headers", KP_SEV_ERROR,
+	  "raw e_shstrndx not below e_shnum (extended numbering) or section 0 not null (ENOEXEC)" },
 	{ "bad-symbol-strtab", KP_SEV_ERROR,
 	  "v6.13+: the symbol string table is empty or not NUL-delimited (ENOEXEC)" },
 	{ "bad-extended-versions", KP_SEV_ERROR,

@@ -181,6 +181,10 @@ struct kp_module {
 	struct kp_special_sym *special_syms; /* in .symtab order */
 	size_t nspecial_syms;
 	uint32_t shnum; /* e_shnum: st_shndx at or above it is invalid */
+	/* The raw e_shnum/e_shstrndx (extended numbering: 0/SHN_XINDEX) the loader compares. */
+	uint16_t raw_shnum, raw_shstrndx;
+	bool sec0_set;	   /* section 0 has a type, size or address (sh_size: extended count) */
+	uint32_t sec0_type; /* its sh_type, for the loader's line */
 	enum kp_symstr_state symstr_state;
 
 	enum kp_versions_format versions_format;
