@@ -306,12 +306,40 @@ static void print_chain(const struct hook *h)
 		for (size_t j = 0; j < v->nsymget; j++)
 			say(h, "  symbol_get(%s) = %s (%s)", v->symget[j].symbol,
 			    v->symget[j].ok ? "ok" : "NULL", v->symget[j].reason);
+		if (h->a.graph.nodes[i].mod->symget_skipped)
+			say(h, "  symbol_get() call sites not traced: the policy ignores symbol-get");
 	}
+}
+
+/*
+ * A module whose symbol_get() call sites were not all analysed (the reader's budget ran
+ * out): what symbol-get asks for it cannot be decided. Ignored: nothing; warn: a warning;
+ * block: undecided, the on-error mode decides (fail-closed blocks). Returns the action
+ * taken; *@closed set when the on-error mode blocks.
+ */
+static enum kp_hook_action unanalysed(struct hook *h, const char *name, const struct kp_finding *f,
+				      bool *closed)
+{
+	char from[PATH_MAX + 32];
+	size_t line;
+	enum kp_hook_action act = kp_hook_policy_action(&h->policy, name, KP_HOOK_SYMBOL_GET, &line);
+	enum kp_hook_on_error mode;
+
+	if (act != KP_HOOK_BLOCK)
+		return act == KP_HOOK_WARN ? consider(h, name, KP_HOOK_SYMBOL_GET, NULL, f->message)
+					   : act;
+	mode = on_error_mode(h, from, sizeof(from));
+	say(h, "cannot decide symbol-get for %s: %s; %s (on-error %s, %s)", name, f->message,
+	    mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
+	    kp_hook_on_error_name(mode), from);
+	*closed = *closed || mode == KP_HOOK_FAIL_CLOSED;
+	return KP_HOOK_WARN;
 }
 
 static int decide(struct hook *h)
 {
 	enum kp_hook_action worst = KP_HOOK_IGNORE;
+	bool closed = false; /* something undecided and the on-error mode blocks */
 
 	if (h->verbose)
 		print_chain(h);
@@ -344,8 +372,14 @@ static int decide(struct hook *h)
 			act = consider(h, name, KP_HOOK_SYMBOL_GET, NULL, v->findings[j].message);
 			worst = act > worst ? act : worst;
 		}
+		if ((f = finding(v, "symbol-get-not-analysed"))) {
+			act = unanalysed(h, name, f, &closed);
+			worst = act > worst ? act : worst;
+		}
 	}
-	return worst == KP_HOOK_BLOCK ? KP_EXIT_FINDINGS : KP_EXIT_OK;
+	if (worst == KP_HOOK_BLOCK)
+		return KP_EXIT_FINDINGS;
+	return closed ? KP_EXIT_ERROR : KP_EXIT_OK;
 }
 
 /* ------------------------------------------------------------------ the hook */
@@ -629,6 +663,9 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		h.policy_bad = true;
 		rc = undecided(&h, "policy refused: %s", err.msg);
 	} else {
+		/* what the policy ignores everywhere is not computed (symbol_get() tracing) */
+		h.a.o.no_symbol_get =
+			!h.policy_bad && kp_hook_policy_ignores(&h.policy, KP_HOOK_SYMBOL_GET);
 		arm_deadline(&h);
 		rc = judge(&h);
 		alarm(0);

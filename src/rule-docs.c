@@ -46,6 +46,8 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "2023 rule: symbol_get() of a non-GPL export returns NULL" },
 	{ "symbol-get-not-found", KP_SEV_WARNING,
 	  "symbol_get() of a symbol nothing exports returns NULL" },
+	{ "symbol-get-not-analysed", KP_SEV_WARNING,
+	  "symbol_get() call sites past the module's analysis budget: targets not predicted" },
 	{ "symbol-get-proprietary-gpl", KP_SEV_NOTE,
 	  "symbol_get() reaches a proprietary module's EXPORT_SYMBOL_GPL export" },
 	{ "bridge", KP_SEV_NOTE,

@@ -295,6 +295,8 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	}
 	put_str(b, m->symget_backend);
 	put_u64(b, m->nsymput);
+	put_u64(b, m->nsymget_unanalysed);
+	put_u8(b, m->symget_skipped);
 	put_u8(b, m->full_modinfo);
 	if (b->oom)
 		return -1;
@@ -672,6 +674,8 @@ static int decode(struct rd *rp)
 	}
 	m->symget_backend = get_str(&r);
 	m->nsymput = get_u64(&r);
+	m->nsymget_unanalysed = get_u64(&r);
+	m->symget_skipped = get_bool(&r);
 	m->full_modinfo = get_bool(&r);
 	/* Everything read, nothing left over, and the one field no module lacks. */
 	if (r.bad || r.off != r.len || !m->name)

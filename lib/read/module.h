@@ -209,6 +209,9 @@ struct kp_module {
 	size_t nsymget;
 	const char *symget_backend; /* exact call-site analysis ("riscv64"), NULL: heuristic only */
 	size_t nsymput;		    /* __symbol_put call sites */
+	/* call sites left when the module's analysis budget ran out (symbol-get.c) */
+	size_t nsymget_unanalysed;
+	bool symget_skipped; /* not traced at all: kp_open_opts.no_symbol_get */
 
 	bool full_modinfo; /* modinfo holds every tag, not only the loader's */
 	struct kp_arena arena;
@@ -259,6 +262,11 @@ struct kp_open_opts {
 	 * thread or when it is freed, not by the reading thread (kp_ctx_read_range()).
 	 */
 	bool defer_store;
+	/*
+	 * symbol_get() call sites are not traced (kp_module.symget_skipped): a reader that
+	 * does not use them (the hook under a policy that ignores symbol-get). Cached apart.
+	 */
+	bool no_symbol_get;
 };
 
 enum {

@@ -151,6 +151,26 @@ ok "7.2: the unedited module loads" $?
 grep -q "bad-section-headers" "$tmp/xn.txt"
 ok "text report names bad-section-headers" $?
 
+# --- symbol_get() tracing past the module's analysis budget (fixtures/bad/symget-bomb.ko.xz) ---
+fx61=$top/fixtures/ko/6.1
+"$kp" info --json "$bad/symget-bomb.ko.xz" > "$tmp/sg.json" 2> "$tmp/sg.err"
+python3 - "$tmp/sg.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["modules"][0]
+n = m["symbol_get_unanalysed"]
+sys.exit(0 if n > 0 and len(m["symbol_get"]) + n == 4096 else 1)
+PY
+ok "info --json: symbol_get_unanalysed counts the call sites past the budget (4096 in all)" $?
+"$kp" info "$bad/symget-bomb.ko.xz" 2>&1 | grep -E "^    [0-9]+ more call site\(s\) not analysed: the module's analysis budget ran out$" > /dev/null
+ok "info: says how many call sites were not analysed" $?
+xz -dc "$bad/symget-bomb.ko.xz" > "$tmp/kp_symget_bomb.ko"
+python3 "$top/tests/cli/elf-poke.py" "$tmp/kp_symget_bomb.ko" replace "license=Proprietary" "license=GPL"
+"$kp" check -f json --fail-on never -k "$fx61/Module.symvers.gz" --kernel-config "$fx61/config.gz" \
+	--kernel-release "$(sed -n 's/^release=//p' "$fx61/kernel.txt")" "$tmp/kp_symget_bomb.ko" \
+	> "$tmp/sg.json" 2> "$tmp/sg.err"
+verdict "$tmp/sg.json" kp_symget_bomb "m['loads'] and 'symbol-get-not-analysed' in ids and m['findings'][ids.index('symbol-get-not-analysed')]['severity'] == 'warning'"
+ok "check: a symbol-get-not-analysed warning (the GPL copy loads)" $?
+
 # --- message texts and tables per generation -------------------------------------------------
 check 5.10.223 "$fx/Module.symvers.gz" "$tmp/inh.json" "$fx/kp_prop_prov.ko" "$fx/kp_use_prop.ko"
 verdict "$tmp/inh.json" kp_use_prop "'P' in m['taint'] and 'kp_use_prop: module uses symbols from proprietary module kp_prop_prov, inheriting taint.' in m['messages']"
