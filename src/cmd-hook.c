@@ -39,6 +39,8 @@ struct hook {
 	const char *config;
 	const char *asked; /* MODULE as given */
 	bool verbose;
+	bool quiet; /* say() prints nothing: the first pass, without symbol_get() tracing */
+	const char *untraced; /* why symbol_get() call sites were not traced, for -v */
 	bool on_error_given;
 	enum kp_hook_on_error on_error_cli;
 	unsigned timeout; /* seconds, 0: none */
@@ -86,6 +88,8 @@ static void say(const struct hook *h, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (h->quiet)
+		return;
 	/* Every line one line: paths, names and messages escaped (kp_escape_write()). */
 	kp_escaped_fprintf(stderr, "kopolicy: %s: ", h->asked ? h->asked : "hook");
 	va_start(ap, fmt);
@@ -307,7 +311,7 @@ static void print_chain(const struct hook *h)
 			say(h, "  symbol_get(%s) = %s (%s)", v->symget[j].symbol,
 			    v->symget[j].ok ? "ok" : "NULL", v->symget[j].reason);
 		if (h->a.graph.nodes[i].mod->symget_skipped)
-			say(h, "  symbol_get() call sites not traced: the policy ignores symbol-get");
+			say(h, "  symbol_get() call sites not traced: %s", h->untraced);
 	}
 }
 
@@ -384,9 +388,43 @@ static int decide(struct hook *h)
 
 /* ------------------------------------------------------------------ the hook */
 
+/*
+ * The consequences that need no symbol_get() tracing (license, P, load failures), decided
+ * first and silently when the policy blocks one of them: a load they block is blocked
+ * without tracing call sites, so no deadline during the tracing can let it through. True
+ * when the load is blocked (the verdict printed, from this pass); else @h is ready for the
+ * full pass.
+ */
+static bool blocked_untraced(struct hook *h)
+{
+	struct kp_err err = { 0 };
+	bool blocked = false;
+
+	h->a.o.no_symbol_get = true;
+	h->a.env.log = NULL; /* said again by the full pass */
+	h->quiet = true;
+	if (kp_ctx_load_chain(&h->a, h->asked, &err) == 0 && h->a.set.n &&
+	    decide(h) == KP_EXIT_FINDINGS)
+		blocked = true;
+	h->quiet = false;
+	if (blocked) {
+		h->untraced = "the load is blocked on what needs no tracing";
+		decide(h);
+		return true;
+	}
+	kp_ctx_release(&h->a);
+	kp_cli_ctx_init(&h->a, h->cli, &h->o);
+	return false;
+}
+
 static int judge(struct hook *h)
 {
 	struct kp_err err = { 0 };
+
+	if (!h->a.o.no_symbol_get &&
+	    kp_hook_policy_blocks(&h->policy, ~(1U << KP_HOOK_SYMBOL_GET)) &&
+	    blocked_untraced(h))
+		return KP_EXIT_FINDINGS;
 
 	if (kp_ctx_load_chain(&h->a, h->asked, &err) < 0)
 		return undecided(h, "%s", err.msg);
@@ -664,8 +702,10 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		rc = undecided(&h, "policy refused: %s", err.msg);
 	} else {
 		/* what the policy ignores everywhere is not computed (symbol_get() tracing) */
-		h.a.o.no_symbol_get =
+		h.o.no_symbol_get =
 			!h.policy_bad && kp_hook_policy_ignores(&h.policy, KP_HOOK_SYMBOL_GET);
+		h.a.o.no_symbol_get = h.o.no_symbol_get;
+		h.untraced = "the policy ignores symbol-get";
 		arm_deadline(&h);
 		rc = judge(&h);
 		alarm(0);

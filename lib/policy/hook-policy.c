@@ -354,6 +354,15 @@ bool kp_hook_policy_ignores(const struct kp_hook_policy *p, enum kp_hook_consequ
 	return all == KP_HOOK_IGNORE && !exception;
 }
 
+bool kp_hook_policy_blocks(const struct kp_hook_policy *p, unsigned mask)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (!p->rules[i].is_on_error && p->rules[i].action == KP_HOOK_BLOCK &&
+		    (p->rules[i].mask & mask))
+			return true;
+	return false;
+}
+
 enum kp_hook_on_error kp_hook_policy_on_error(const struct kp_hook_policy *p, const char *module,
 					      size_t *line)
 {

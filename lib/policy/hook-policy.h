@@ -78,6 +78,8 @@ enum kp_hook_action kp_hook_policy_action(const struct kp_hook_policy *p, const 
  * need not compute it (no symbol_get() tracing for an ignored symbol-get).
  */
 bool kp_hook_policy_ignores(const struct kp_hook_policy *p, enum kp_hook_consequence c);
+/* True when some line blocks one of the consequences of @mask (1 << c), for some module. */
+bool kp_hook_policy_blocks(const struct kp_hook_policy *p, unsigned mask);
 /* What to do when kopolicy cannot decide for @module (NULL: no module known yet). */
 enum kp_hook_on_error kp_hook_policy_on_error(const struct kp_hook_policy *p, const char *module,
 					      size_t *line);

@@ -185,6 +185,8 @@ hook "$bomb" --config "$tmp/policy.conf" --timeout 10 kp_symget_bomb
 is "block proprietary blocks the budget-exhausting module" "$rc" 1
 has "... as proprietary" "^kopolicy: kp_symget_bomb: load blocked: is proprietary"
 hasnt "... not by a deadline" "cannot decide|timeout"
+hook "$bomb" --config "$tmp/policy.conf" -v kp_symget_bomb
+has "... decided before any call site is traced (no deadline can intervene)" "^kopolicy: kp_symget_bomb:   symbol_get\(\) call sites not traced: the load is blocked on what needs no tracing$"
 # the same module GPL-licensed (the proprietary one fails to load: __symbol_get is GPL-only,
 # and a module that does not load calls nothing), so that its symbol_get() calls would run
 xz -dc "$top/fixtures/bad/symget-bomb.ko.xz" > "$bx/kp_symget_bomb.ko"
