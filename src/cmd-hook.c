@@ -390,31 +390,37 @@ static int decide(struct hook *h)
 
 /*
  * The consequences that need no symbol_get() tracing (license, P, load failures), decided
- * first and silently when the policy blocks one of them: a load they block is blocked
- * without tracing call sites, so no deadline during the tracing can let it through. True
- * when the load is blocked (the verdict printed, from this pass); else @h is ready for the
- * full pass.
+ * first when the policy blocks one of them: a load they block is blocked without tracing any
+ * call site, so no deadline during the tracing can let it through. Returns the exit status
+ * when this pass is the answer (blocked; or no module of the chain imports __symbol_get, so
+ * nothing was left out), its verdict printed; -1 when the full pass must follow (@h ready for
+ * it, the diagnostics already said).
  */
-static bool blocked_untraced(struct hook *h)
+static int untraced_pass(struct hook *h)
 {
 	struct kp_err err = { 0 };
-	bool blocked = false;
+	bool skipped = false;
+	int rc;
 
 	h->a.o.no_symbol_get = true;
-	h->a.env.log = NULL; /* said again by the full pass */
+	if (kp_ctx_load_chain(&h->a, h->asked, &err) < 0 || !h->a.set.n) {
+		kp_ctx_release(&h->a);
+		kp_cli_ctx_init(&h->a, h->cli, &h->o);
+		return -1; /* the full pass says why, or that there is nothing to load */
+	}
+	for (size_t i = 0; i < h->a.set.n; i++)
+		skipped = skipped || (h->a.set.entries[i].mod && h->a.set.entries[i].mod->symget_skipped);
 	h->quiet = true;
-	if (kp_ctx_load_chain(&h->a, h->asked, &err) == 0 && h->a.set.n &&
-	    decide(h) == KP_EXIT_FINDINGS)
-		blocked = true;
+	rc = decide(h);
 	h->quiet = false;
-	if (blocked) {
+	if (rc == KP_EXIT_FINDINGS || !skipped) {
 		h->untraced = "the load is blocked on what needs no tracing";
-		decide(h);
-		return true;
+		return decide(h);
 	}
 	kp_ctx_release(&h->a);
 	kp_cli_ctx_init(&h->a, h->cli, &h->o);
-	return false;
+	h->a.env.log = NULL; /* said by the first pass */
+	return -1;
 }
 
 static int judge(struct hook *h)
@@ -422,9 +428,12 @@ static int judge(struct hook *h)
 	struct kp_err err = { 0 };
 
 	if (!h->a.o.no_symbol_get &&
-	    kp_hook_policy_blocks(&h->policy, ~(1U << KP_HOOK_SYMBOL_GET)) &&
-	    blocked_untraced(h))
-		return KP_EXIT_FINDINGS;
+	    kp_hook_policy_blocks(&h->policy, ~(1U << KP_HOOK_SYMBOL_GET))) {
+		int rc = untraced_pass(h);
+
+		if (rc >= 0)
+			return rc;
+	}
 
 	if (kp_ctx_load_chain(&h->a, h->asked, &err) < 0)
 		return undecided(h, "%s", err.msg);

@@ -195,6 +195,35 @@ static void ignores(struct tap *t)
 	}
 }
 
+/* kp_hook_policy_blocks(): any block line for a consequence of the mask, any module. */
+static void blocks(struct tap *t)
+{
+	const unsigned not_symget = ~(1U << KP_HOOK_SYMBOL_GET);
+	static const struct {
+		const char *text;
+		bool blocks;
+	} cases[] = {
+		{ "", false },
+		{ "block symbol-get\n", false },
+		{ "block proprietary\n", true },
+		{ "module kp_* block load-failure\n", true },
+		{ "warn all\n", false },
+		{ "block all\n", true },
+		{ "on-error fail-closed\n", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kp_hook_policy p;
+		struct kp_err err = { 0 };
+		int r = parse(&p, cases[i].text, &err);
+
+		tap_ok(t, r == 0 && kp_hook_policy_blocks(&p, not_symget) == cases[i].blocks,
+		       "blocks something but symbol-get = %d: \"%.*s\"", cases[i].blocks,
+		       (int)strcspn(cases[i].text, "\n"), cases[i].text);
+		kp_hook_policy_release(&p);
+	}
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -207,5 +236,6 @@ int main(void)
 	on_error_names(&t);
 	symsets(&t);
 	ignores(&t);
+	blocks(&t);
 	return tap_done(&t);
 }
