@@ -326,7 +326,8 @@ static enum kp_hook_action unanalysed(struct hook *h, const char *name, const st
 {
 	char from[PATH_MAX + 32];
 	size_t line;
-	enum kp_hook_action act = kp_hook_policy_action(&h->policy, name, KP_HOOK_SYMBOL_GET, &line);
+	enum kp_hook_action act =
+		kp_hook_policy_action(&h->policy, name, KP_HOOK_SYMBOL_GET, &line);
 	enum kp_hook_on_error mode;
 
 	if (act != KP_HOOK_BLOCK)
@@ -409,7 +410,8 @@ static int untraced_pass(struct hook *h)
 		return -1; /* the full pass says why, or that there is nothing to load */
 	}
 	for (size_t i = 0; i < h->a.set.n; i++)
-		skipped = skipped || (h->a.set.entries[i].mod && h->a.set.entries[i].mod->symget_skipped);
+		skipped = skipped ||
+			  (h->a.set.entries[i].mod && h->a.set.entries[i].mod->symget_skipped);
 	h->quiet = true;
 	rc = decide(h);
 	h->quiet = false;

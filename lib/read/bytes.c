@@ -202,9 +202,10 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 			take = max_size;
 		/* holding nothing: wait for what the other threads give back */
 		if (budget && !kp_mem_budget_take(budget, take, true))
-			return kp_err_set(err, "needs %s decompressed, more than the memory budget of %s",
-					  kp_format_size(take, sz, sizeof(sz)),
-					  kp_format_size(max_size, lim, sizeof(lim)));
+			return kp_err_set(
+				err, "needs %s decompressed, more than the memory budget of %s",
+				kp_format_size(take, sz, sizeof(sz)),
+				kp_format_size(max_size, lim, sizeof(lim)));
 		o.held = budget ? take : 0;
 		/* The thread's spare buffer when it is big enough: no allocation, pages there. */
 		if (spare) {

@@ -183,7 +183,7 @@ struct kp_module {
 	uint32_t shnum; /* e_shnum: st_shndx at or above it is invalid */
 	/* The raw e_shnum/e_shstrndx (extended numbering: 0/SHN_XINDEX) the loader compares. */
 	uint16_t raw_shnum, raw_shstrndx;
-	bool sec0_set;	   /* section 0 has a type, size or address (sh_size: extended count) */
+	bool sec0_set;	    /* section 0 has a type, size or address (sh_size: extended count) */
 	uint32_t sec0_type; /* its sh_type, for the loader's line */
 	enum kp_symstr_state symstr_state;
 

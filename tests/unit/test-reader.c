@@ -207,11 +207,12 @@ static void test_symbol_get_budget(struct tap *t)
 	       "budget: %zu sites analysed, %zu not", m->nsymget, m->nsymget_unanalysed);
 	tap_is_int(t, (long long)(m->nsymget + m->nsymget_unanalysed), 4096,
 		   "every call site is an entry or counted as not analysed");
-	tap_ok(t, again->nsymget == m->nsymget &&
-			  again->nsymget_unanalysed == m->nsymget_unanalysed,
+	tap_ok(t,
+	       again->nsymget == m->nsymget && again->nsymget_unanalysed == m->nsymget_unanalysed,
 	       "the budget is work, not time: the same split on a second read");
-	tap_ok(t, kp_module_open(tap_srcpath(rel), &skip, &s, &err) == 0 && s->symget_skipped &&
-			  s->imports_symbol_get && s->nsymget == 0 && s->nsymget_unanalysed == 0,
+	tap_ok(t,
+	       kp_module_open(tap_srcpath(rel), &skip, &s, &err) == 0 && s->symget_skipped &&
+		       s->imports_symbol_get && s->nsymget == 0 && s->nsymget_unanalysed == 0,
 	       "no_symbol_get: not traced, said so (%s)", err.msg);
 out:
 	kp_module_free(m);
@@ -226,11 +227,13 @@ static void test_raw_section_header(struct tap *t)
 	struct kp_module *p = open_fixture(t, "fixtures/ko/6.12/kp_plain.ko");
 
 	if (m && p) {
-		tap_ok(t, m->raw_shnum == 0 && m->raw_shstrndx == 0xffff && m->sec0_set &&
-				  m->shnum == p->shnum,
+		tap_ok(t,
+		       m->raw_shnum == 0 && m->raw_shstrndx == 0xffff && m->sec0_set &&
+			       m->shnum == p->shnum,
 		       "extended numbering read (%u sections), raw e_shnum %u, e_shstrndx %u",
 		       m->shnum, m->raw_shnum, m->raw_shstrndx);
-		tap_ok(t, p->raw_shnum == p->shnum && p->raw_shstrndx < p->raw_shnum && !p->sec0_set,
+		tap_ok(t,
+		       p->raw_shnum == p->shnum && p->raw_shstrndx < p->raw_shnum && !p->sec0_set,
 		       "an ordinary module: raw e_shnum %u = %u sections, section 0 null",
 		       p->raw_shnum, p->shnum);
 	}

@@ -134,9 +134,9 @@ struct sg_ctx {
 	size_t seencap;
 	size_t nseen;
 	bool budget;
-	size_t steps;	/* states taken from the work list, this walk */
+	size_t steps;	 /* states taken from the work list, this walk */
 	size_t examined; /* predecessors examined, this walk */
-	uint64_t spent; /* of SG_MODULE_BUDGET, by the walks and scans before this one */
+	uint64_t spent;	 /* of SG_MODULE_BUDGET, by the walks and scans before this one */
 	size_t symget_cap;
 	uint32_t get_sym; /* symbol index of __symbol_get */
 };

@@ -228,7 +228,6 @@ static size_t call_insn(const struct sg_ctx *c, size_t sec, const struct kp_relo
 	return i;
 }
 
-
 /* Traces call @idx of @sec (a call of __symbol_get) and reports its targets. */
 static int trace_site(struct sg_ctx *c, uint32_t sec, size_t idx, struct kp_err *err)
 {

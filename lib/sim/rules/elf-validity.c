@@ -83,15 +83,15 @@ static int shstrndx_fail(struct kp_sim_ctx *c, struct kp_loading *ld)
 	const struct kp_module *m = ld->m;
 
 	if (c->p->has[KP_F_ELF_CHECK_MSGS])
-		kp_msg(c, ld, "Invalid ELF section name index: %d || e_shstrndx (%d) >= e_shnum (%d)",
+		kp_msg(c, ld,
+		       "Invalid ELF section name index: %d || e_shstrndx (%d) >= e_shnum (%d)",
 		       m->raw_shstrndx, m->raw_shstrndx, m->raw_shnum);
 	kp_finding(ld->v, "bad-section-headers", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 		   "the ELF header's e_shstrndx (%u) is not below its e_shnum (%u)%s: the loader "
 		   "does not follow extended section numbering",
 		   m->raw_shstrndx, m->raw_shnum,
-		   m->raw_shnum == 0 || m->raw_shstrndx == KP_SHN_XINDEX
-			   ? " (extended numbering)"
-			   : "");
+		   m->raw_shnum == 0 || m->raw_shstrndx == KP_SHN_XINDEX ? " (extended numbering)"
+									 : "");
 	return -ENOEXEC;
 }
 

@@ -188,7 +188,8 @@ static void ignores(struct tap *t)
 		struct kp_err err = { 0 };
 		int r = parse(&p, cases[i].text, &err);
 
-		tap_ok(t, r == 0 && kp_hook_policy_ignores(&p, KP_HOOK_SYMBOL_GET) == cases[i].ignored,
+		tap_ok(t,
+		       r == 0 && kp_hook_policy_ignores(&p, KP_HOOK_SYMBOL_GET) == cases[i].ignored,
 		       "ignores symbol-get = %d: \"%.*s\"", cases[i].ignored,
 		       (int)strcspn(cases[i].text, "\n"), cases[i].text);
 		kp_hook_policy_release(&p);

@@ -91,13 +91,15 @@ static void sechdrs(struct tap *t)
 	for (size_t i = 0; i < KP_ARRAY_SIZE(releases); i++) {
 		char what[64];
 
-		snprintf(what, sizeof(what), "%s: extended numbering, name index line", releases[i]);
+		snprintf(what, sizeof(what), "%s: extended numbering, name index line",
+			 releases[i]);
 		m = one(&w, releases[i]);
 		m->raw_shnum = 0;
 		m->raw_shstrndx = 0xffff;
 		m->sec0_set = true;
 		tb_expect(t, &w, -ENOEXEC,
-			  "Invalid ELF section name index: 65535 || e_shstrndx (65535) >= e_shnum (0)",
+			  "Invalid ELF section name index: 65535 || e_shstrndx (65535) >= e_shnum "
+			  "(0)",
 			  "bad-section-headers", what);
 	}
 	m = one(&w, "6.13.0");
@@ -106,7 +108,8 @@ static void sechdrs(struct tap *t)
 	m->sec0_set = true;
 	tb_expect(t, &w, -ENOEXEC,
 		  "ELF Spec violation: section 0 type(0)!=SH_NULL or non-zero len or addr",
-		  "bad-section-headers", "6.13: section 0 checked first (its sh_size is the count)");
+		  "bad-section-headers",
+		  "6.13: section 0 checked first (its sh_size is the count)");
 	m = one(&w, "7.2.13");
 	m->raw_shstrndx = 0xffff; /* e_shnum 40, the index in section 0's sh_link */
 	tb_expect(t, &w, -ENOEXEC,
