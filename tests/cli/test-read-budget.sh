@@ -3,7 +3,7 @@
 # hold together stay within --max-size whatever --jobs says, measured on the real sizes (the
 # size a zstd frame declares, and growth while decoding when it declares none). 16 small
 # .ko.zst bombs (tests/cli/zstd-bomb.py: an ELF header and 40 MiB of zeros, ~1.4 KB each) at
-# -j16 must peak near one of them, not near 16 of them; a module larger than the cap is one
+# -j16 (and 16 .ko.xz of the same content) must peak near one of them, not near 16 of them; a module larger than the cap is one
 # error line and the others are still read.
 set -uo pipefail
 
@@ -34,23 +34,27 @@ print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 PY
 }
 
-mkdir -p "$tmp/declared" "$tmp/undeclared" "$tmp/one"
+mkdir -p "$tmp/declared" "$tmp/undeclared" "$tmp/xz" "$tmp/one"
 for i in $(seq 1 16); do
 	python3 "$top/tests/cli/zstd-bomb.py" "$fx/kp_plain.ko" "$tmp/declared/b$i.ko.zst" 40
 	python3 "$top/tests/cli/zstd-bomb.py" "$fx/kp_plain.ko" "$tmp/undeclared/b$i.ko.zst" 40 nosize
 done
-cp "$tmp/declared/b1.ko.zst" "$tmp/one/"
-
-read -r rc1 one < <(peak "$tmp/one" -j1 --max-size 64M)
-echo "# one bomb: exit $rc1, peak RSS $one KiB"
-for kind in declared undeclared; do
+# xz (a 64 MiB dictionary, the size in the index): ~6 KB each
+{ head -c 64 "$fx/kp_plain.ko"; head -c $((40 << 20)) /dev/zero; } |
+	xz -T1 --check=crc32 --lzma2=dict=64MiB -c > "$tmp/xz/b1.ko.xz"
+for i in $(seq 2 16); do cp "$tmp/xz/b1.ko.xz" "$tmp/xz/b$i.ko.xz"; done
+for kind in declared undeclared xz; do
+	mkdir "$tmp/one-$kind"
+	cp "$tmp/$kind/b1.ko."* "$tmp/one-$kind/"
+	read -r rc1 one < <(peak "$tmp/one-$kind" -j1 --max-size 64M)
+	echo "# one bomb ($kind size): exit $rc1, peak RSS $one KiB"
 	read -r rc rss < <(peak "$tmp/$kind" -j16 --max-size 64M)
 	echo "# 16 bombs ($kind size) at -j16: exit $rc, peak RSS $rss KiB"
 	# 16 x 40 MiB would be 640 MiB over one; the budget (64 MiB) allows one at a time
 	ok "$kind size: 16 bombs at -j16 peak within 48 MiB of one bomb ($rss vs $one KiB)" \
 		$(( rss < one + 48 * 1024 ? 0 : 1 ))
 	ok "$kind size: each bomb is one error line" \
-		$(( $(grep -c "^kopolicy: $tmp/$kind/b[0-9]*\.ko\.zst: " "$tmp/err") == 16 ? 0 : 1 ))
+		$(( $(grep -c "^kopolicy: $tmp/$kind/b[0-9]*\.ko\.\(zst\|xz\): " "$tmp/err") == 16 ? 0 : 1 ))
 	grep -q "out of memory" "$tmp/err"
 	ok "$kind size: no file fails for memory" $(( $? == 0 ? 1 : 0 ))
 done
