@@ -44,7 +44,7 @@ enum kp_feature {
 	/* Upstream behaviours again (appended: the order of the tests' feature strings). */
 	KP_F_ELF_SECHDR_CHECKS, /* ec2a29593c83 v5.12: raw e_shstrndx < e_shnum, section 0 null */
 	KP_F_ELF_CHECK_MSGS,	/* 7fd982f394c4 v5.17: elf_validity_check() says why (pr_err) */
-	KP_F_SEC0_BEFORE_SHSTRNDX, /* v6.13: _cache_sechdrs() (section 0) before _secstrings() */
+	KP_F_SEC0_BEFORE_SHSTRNDX, /* v6.13, 6.12.117: _cache_sechdrs() before _secstrings() */
 	KP_F_NFEATURES,
 };
 

@@ -125,15 +125,15 @@ check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-nam
 verdict "$tmp/st.json" kp_plain "'bad-symbol-strtab' in ids and m['findings'][ids.index('bad-symbol-strtab')]['severity'] == 'warning'"
 ok "6.12: not checked, said to be unpredictable" $?
 
-# --- elf_validity_check() (v5.12, 5.10.28; v6.13+ _cache_sechdrs/_secstrings): raw e_shnum ------
+# --- elf_validity_check() (v5.12, 5.10.28; v6.13 and 6.12.117+: _cache_sechdrs, _secstrings) -----
 # ext-shnum0.ko: e_shnum 0 / e_shstrndx SHN_XINDEX (extended numbering, which libelf follows)
 bad=$top/fixtures/bad
-for v in 6.1.129 6.12.118; do
+for v in 6.1.129 6.12.116; do
 	check $v "$fx/Module.symvers.gz" "$tmp/xn.json" "$bad/ext-shnum0.ko"
 	verdict "$tmp/xn.json" kp_plain "not m['loads'] and m['errno'] == 'ENOEXEC' and m['messages'] == ['Invalid ELF section name index: 65535 || e_shstrndx (65535) >= e_shnum (0)'] and ids == ['bad-section-headers']"
 	ok "$v: e_shnum 0 (extended numbering) is ENOEXEC, \"Invalid ELF section name index\"" $?
 done
-for v in 6.13.0 7.2.13; do
+for v in 6.12.118 6.13.0 7.2.13; do
 	check $v "$fx/Module.symvers.gz" "$tmp/xn.json" "$bad/ext-shnum0.ko"
 	verdict "$tmp/xn.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == ['ELF Spec violation: section 0 type(0)!=SH_NULL or non-zero len or addr'] and ids == ['bad-section-headers']"
 	ok "$v: e_shnum 0 is ENOEXEC at the section 0 check (it holds the count)" $?

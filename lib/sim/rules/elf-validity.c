@@ -109,7 +109,7 @@ static int sec0_fail(struct kp_sim_ctx *c, struct kp_loading *ld)
 }
 
 /*
- * elf_validity_check() v5.12, stable 5.4.110/5.10.28 (v6.13+: elf_validity_cache_sechdrs()
+ * elf_validity_check() v5.12, stable 5.4.110/5.10.28 (v6.13, 6.12.117+: _cache_sechdrs()
  * then _secstrings()): the raw e_shstrndx against the raw e_shnum and section 0 all-null,
  * silent before v5.17. Older kernels index the section headers with e_shstrndx unchecked.
  */

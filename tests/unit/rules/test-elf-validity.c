@@ -110,6 +110,13 @@ static void sechdrs(struct tap *t)
 		  "ELF Spec violation: section 0 type(0)!=SH_NULL or non-zero len or addr",
 		  "bad-section-headers",
 		  "6.13: section 0 checked first (its sh_size is the count)");
+	m = one(&w, "6.12.118");
+	m->raw_shnum = 0;
+	m->raw_shstrndx = 0xffff;
+	m->sec0_set = true;
+	tb_expect(t, &w, -ENOEXEC,
+		  "ELF Spec violation: section 0 type(0)!=SH_NULL or non-zero len or addr",
+		  "bad-section-headers", "6.12.118: the split is in 6.12.117 and later");
 	m = one(&w, "7.2.13");
 	m->raw_shstrndx = 0xffff; /* e_shnum 40, the index in section 0's sh_link */
 	tb_expect(t, &w, -ENOEXEC,
