@@ -39,6 +39,8 @@ struct hook {
 	const char *config;
 	const char *asked; /* MODULE as given */
 	bool verbose;
+	bool quiet; /* say() prints nothing: the first pass, without symbol_get() tracing */
+	const char *untraced; /* why symbol_get() call sites were not traced, for -v */
 	bool on_error_given;
 	enum kp_hook_on_error on_error_cli;
 	unsigned timeout; /* seconds, 0: none */
@@ -86,6 +88,8 @@ static void say(const struct hook *h, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (h->quiet)
+		return;
 	/* Every line one line: paths, names and messages escaped (kp_escape_write()). */
 	kp_escaped_fprintf(stderr, "kopolicy: %s: ", h->asked ? h->asked : "hook");
 	va_start(ap, fmt);
@@ -306,12 +310,41 @@ static void print_chain(const struct hook *h)
 		for (size_t j = 0; j < v->nsymget; j++)
 			say(h, "  symbol_get(%s) = %s (%s)", v->symget[j].symbol,
 			    v->symget[j].ok ? "ok" : "NULL", v->symget[j].reason);
+		if (h->a.graph.nodes[i].mod->symget_skipped)
+			say(h, "  symbol_get() call sites not traced: %s", h->untraced);
 	}
+}
+
+/*
+ * A module whose symbol_get() call sites were not all analysed (the reader's budget ran
+ * out): what symbol-get asks for it cannot be decided. Ignored: nothing; warn: a warning;
+ * block: undecided, the on-error mode decides (fail-closed blocks). Returns the action
+ * taken; *@closed set when the on-error mode blocks.
+ */
+static enum kp_hook_action unanalysed(struct hook *h, const char *name, const struct kp_finding *f,
+				      bool *closed)
+{
+	char from[PATH_MAX + 32];
+	size_t line;
+	enum kp_hook_action act =
+		kp_hook_policy_action(&h->policy, name, KP_HOOK_SYMBOL_GET, &line);
+	enum kp_hook_on_error mode;
+
+	if (act != KP_HOOK_BLOCK)
+		return act == KP_HOOK_WARN ? consider(h, name, KP_HOOK_SYMBOL_GET, NULL, f->message)
+					   : act;
+	mode = on_error_mode(h, from, sizeof(from));
+	say(h, "cannot decide symbol-get for %s: %s; %s (on-error %s, %s)", name, f->message,
+	    mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
+	    kp_hook_on_error_name(mode), from);
+	*closed = *closed || mode == KP_HOOK_FAIL_CLOSED;
+	return KP_HOOK_WARN;
 }
 
 static int decide(struct hook *h)
 {
 	enum kp_hook_action worst = KP_HOOK_IGNORE;
+	bool closed = false; /* something undecided and the on-error mode blocks */
 
 	if (h->verbose)
 		print_chain(h);
@@ -344,15 +377,65 @@ static int decide(struct hook *h)
 			act = consider(h, name, KP_HOOK_SYMBOL_GET, NULL, v->findings[j].message);
 			worst = act > worst ? act : worst;
 		}
+		if ((f = finding(v, "symbol-get-not-analysed"))) {
+			act = unanalysed(h, name, f, &closed);
+			worst = act > worst ? act : worst;
+		}
 	}
-	return worst == KP_HOOK_BLOCK ? KP_EXIT_FINDINGS : KP_EXIT_OK;
+	if (worst == KP_HOOK_BLOCK)
+		return KP_EXIT_FINDINGS;
+	return closed ? KP_EXIT_ERROR : KP_EXIT_OK;
 }
 
 /* ------------------------------------------------------------------ the hook */
 
+/*
+ * The consequences that need no symbol_get() tracing (license, P, load failures), decided
+ * first when the policy blocks one of them: a load they block is blocked without tracing any
+ * call site, so no deadline during the tracing can let it through. Returns the exit status
+ * when this pass is the answer (blocked; or no module of the chain imports __symbol_get, so
+ * nothing was left out), its verdict printed; -1 when the full pass must follow (@h ready for
+ * it, the diagnostics already said).
+ */
+static int untraced_pass(struct hook *h)
+{
+	struct kp_err err = { 0 };
+	bool skipped = false;
+	int rc;
+
+	h->a.o.no_symbol_get = true;
+	if (kp_ctx_load_chain(&h->a, h->asked, &err) < 0 || !h->a.set.n) {
+		kp_ctx_release(&h->a);
+		kp_cli_ctx_init(&h->a, h->cli, &h->o);
+		return -1; /* the full pass says why, or that there is nothing to load */
+	}
+	for (size_t i = 0; i < h->a.set.n; i++)
+		skipped = skipped ||
+			  (h->a.set.entries[i].mod && h->a.set.entries[i].mod->symget_skipped);
+	h->quiet = true;
+	rc = decide(h);
+	h->quiet = false;
+	if (rc == KP_EXIT_FINDINGS || !skipped) {
+		h->untraced = "the load is blocked on what needs no tracing";
+		return decide(h);
+	}
+	kp_ctx_release(&h->a);
+	kp_cli_ctx_init(&h->a, h->cli, &h->o);
+	h->a.env.log = NULL; /* said by the first pass */
+	return -1;
+}
+
 static int judge(struct hook *h)
 {
 	struct kp_err err = { 0 };
+
+	if (!h->a.o.no_symbol_get &&
+	    kp_hook_policy_blocks(&h->policy, ~(1U << KP_HOOK_SYMBOL_GET))) {
+		int rc = untraced_pass(h);
+
+		if (rc >= 0)
+			return rc;
+	}
 
 	if (kp_ctx_load_chain(&h->a, h->asked, &err) < 0)
 		return undecided(h, "%s", err.msg);
@@ -629,6 +712,11 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		h.policy_bad = true;
 		rc = undecided(&h, "policy refused: %s", err.msg);
 	} else {
+		/* what the policy ignores everywhere is not computed (symbol_get() tracing) */
+		h.o.no_symbol_get =
+			!h.policy_bad && kp_hook_policy_ignores(&h.policy, KP_HOOK_SYMBOL_GET);
+		h.a.o.no_symbol_get = h.o.no_symbol_get;
+		h.untraced = "the policy ignores symbol-get";
 		arm_deadline(&h);
 		rc = judge(&h);
 		alarm(0);

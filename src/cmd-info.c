@@ -25,7 +25,8 @@ static void info_usage(FILE *f)
 	      "  --kernel-image F ... and against the certificates compiled into this\n"
 	      "                   vmlinuz/vmlinux (repeatable)\n"
 	      "  -j, --jobs N     read with N threads\n"
-	      "  --max-size SIZE  largest decompressed module accepted (default 512M)\n",
+	      "  --max-size SIZE  largest decompressed module accepted (default 512M), and\n"
+	      "                   the decompressed bytes all threads hold at once\n",
 	      f);
 }
 

@@ -212,6 +212,9 @@ struct json_object *kp_info_module_json(const struct kp_module *m, const struct 
 		    : m->symget_backend	   ? json_object_new_string("exact")
 					   : json_object_new_string("heuristic"));
 	kp_json_add(o, "symbol_put_sites", json_object_new_int64((int64_t)m->nsymput));
+	/* call sites left when the analysis budget ran out: their targets are unknown */
+	kp_json_add(o, "symbol_get_unanalysed",
+		    json_object_new_int64((int64_t)m->nsymget_unanalysed));
 	return o;
 }
 

@@ -171,6 +171,13 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct 
 					   "    no exact call-site analysis for %s: one heuristic "
 					   "guess per call site\n",
 					   kp_elf_machine_name(m->machine));
+		if (m->symget_skipped)
+			kp_escaped_fprintf(f, "    call sites not traced\n");
+		if (m->nsymget_unanalysed)
+			kp_escaped_fprintf(f,
+					   "    %zu more call site(s) not analysed: the module's "
+					   "analysis budget ran out\n",
+					   m->nsymget_unanalysed);
 		for (size_t i = 0; i < m->nsymget; i++) {
 			const struct kp_symget *g = &m->symget[i];
 

@@ -91,8 +91,10 @@ static bool is_provider(const struct kp_ctx *c, const char *name)
 
 static int add_provider(struct kp_ctx *c, const char *name, const char *path, struct kp_err *err)
 {
+	/* a loaded module is read for its exports: its symbol_get() sites are not judged */
 	struct kp_open_opts oo = { .max_size = c->env.max_size,
-				   .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL };
+				   .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
+				   .no_symbol_get = true };
 	struct kp_err why = { 0 };
 	size_t need = c->nproviders + 1;
 	struct kp_module *m;
@@ -316,7 +318,8 @@ static int read_set(struct kp_ctx *c, struct kp_err *err)
 		.open = { .max_size = c->env.max_size,
 			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
 					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
-			  .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL }
+			  .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
+			  .no_symbol_get = c->o.no_symbol_get }
 	};
 	size_t n = 0;
 

@@ -55,6 +55,7 @@ struct kp_ctx_opts {
 	size_t nkernel_images;
 	bool no_kernel_keys; /* only kernel_images and trusted_certs, not the keys found */
 	bool read_in_tree;   /* chain: read in-tree dependencies, not only Module.symvers */
+	bool no_symbol_get;  /* chain: symbol_get() call sites not traced (kp_open_opts) */
 };
 
 /* Initialises @o: nothing given (kp_facts_opts_init()). */

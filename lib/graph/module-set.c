@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cache/inputs.h"
+#include "read/mem-budget.h"
 #include "util/parallel.h"
 
 bool kp_is_module_filename(const char *name)
@@ -166,6 +167,8 @@ struct read_ctx {
 	const struct kp_read_opts *opts;
 	struct kp_job *q;
 	size_t from; /* progress counts the entries before the range as done */
+	/* the decompressed bytes all threads together hold: --max-size, whatever --jobs */
+	struct kp_mem_budget budget;
 };
 
 /* A file's memory while read: the whole image once decompressed (~8x for xz, zstd, gzip). */
@@ -213,11 +216,14 @@ static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o,
 	}
 }
 
-/* Each thread's decoders; NULL (no memory): one-shot decoding. */
+/* Each thread's decoders, on the read's budget; NULL (no memory): one-shot decoding. */
 static void *read_thread_start(void *ctx)
 {
-	(void)ctx;
-	return kp_decoders_new();
+	struct read_ctx *c = ctx;
+	struct kp_decoders *d = kp_decoders_new();
+
+	kp_decoders_set_budget(d, &c->budget);
+	return d;
 }
 
 static void read_thread_stop(void *ctx, void *state)
@@ -278,7 +284,10 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 		c.q[k].index = from + k;
 	if (n > 1)
 		kp_parallel_for(n, opts->jobs, 256, cost_slice, &c);
+	kp_mem_budget_init(&c.budget,
+			   opts->open.max_size ? opts->open.max_size : KP_DEFAULT_MAX_SIZE);
 	failed = kp_pool_run(c.q, n, opts->jobs, &ops, &c);
+	kp_mem_budget_destroy(&c.budget);
 	free(c.q);
 	if (opts->progress && end == set->n)
 		opts->progress(set->n, set->n, opts->progress_data);

@@ -333,6 +333,36 @@ enum kp_hook_action kp_hook_policy_action(const struct kp_hook_policy *p, const 
 	return a;
 }
 
+bool kp_hook_policy_ignores(const struct kp_hook_policy *p, enum kp_hook_consequence c)
+{
+	enum kp_hook_action all = KP_HOOK_WARN; /* the default */
+	bool exception = false;
+
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct kp_hook_rule *r = &p->rules[i];
+
+		if (r->is_on_error || !(r->mask & (1U << c)))
+			continue;
+		if (!r->module || !strcmp(r->module, "*")) {
+			/* a line for every module overrides the lines before it */
+			all = r->action;
+			exception = false;
+		} else if (r->action != KP_HOOK_IGNORE) {
+			exception = true; /* some module may need it */
+		}
+	}
+	return all == KP_HOOK_IGNORE && !exception;
+}
+
+bool kp_hook_policy_blocks(const struct kp_hook_policy *p, unsigned mask)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (!p->rules[i].is_on_error && p->rules[i].action == KP_HOOK_BLOCK &&
+		    (p->rules[i].mask & mask))
+			return true;
+	return false;
+}
+
 enum kp_hook_on_error kp_hook_policy_on_error(const struct kp_hook_policy *p, const char *module,
 					      size_t *line)
 {

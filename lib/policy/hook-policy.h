@@ -73,6 +73,13 @@ void kp_hook_policy_release(struct kp_hook_policy *p);
 /* What to do with consequence @c of module @module; *@line: the deciding line, 0 if default. */
 enum kp_hook_action kp_hook_policy_action(const struct kp_hook_policy *p, const char *module,
 					  enum kp_hook_consequence c, size_t *line);
+/*
+ * True when consequence @c is ignored for every module whatever its name: then the hook
+ * need not compute it (no symbol_get() tracing for an ignored symbol-get).
+ */
+bool kp_hook_policy_ignores(const struct kp_hook_policy *p, enum kp_hook_consequence c);
+/* True when some line blocks one of the consequences of @mask (1 << c), for some module. */
+bool kp_hook_policy_blocks(const struct kp_hook_policy *p, unsigned mask);
 /* What to do when kopolicy cannot decide for @module (NULL: no module known yet). */
 enum kp_hook_on_error kp_hook_policy_on_error(const struct kp_hook_policy *p, const char *module,
 					      size_t *line);

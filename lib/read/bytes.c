@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cache/inputs.h"
+#include "mem-budget.h"
 #include "util/io.h"
 
 static const unsigned char magic_xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
@@ -54,7 +55,14 @@ struct kp_decoders {
 	size_t spare_cap;
 	unsigned char *file; /* a compressed input or a sparse image, one file at a time */
 	size_t file_cap;
+	struct kp_mem_budget *budget; /* shared with the other threads of the read, or NULL */
 };
+
+void kp_decoders_set_budget(struct kp_decoders *d, struct kp_mem_budget *b)
+{
+	if (d)
+		d->budget = b;
+}
 
 struct kp_decoders *kp_decoders_new(void)
 {
@@ -116,6 +124,26 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 		ncap = ncap > SIZE_MAX / 2 ? SIZE_MAX : ncap * 2;
 	if (ncap > o->max)
 		ncap = o->max;
+	/*
+	 * Growth past the reservation, checked while decoding: the new buffer is taken whole
+	 * (realloc() may hold the old and the new one at once), the old one given back after.
+	 */
+	if (o->budget && ncap > o->held) {
+		if (!kp_mem_budget_take(o->budget, ncap, false)) {
+			o->short_of_budget = true;
+			o->wanted = ncap;
+			return kp_err_set(err, "decompressed size: the read's memory budget is "
+					       "held by other files");
+		}
+		p = realloc(o->data, ncap);
+		kp_mem_budget_give(o->budget, p ? o->held : ncap);
+		if (!p)
+			return kp_err_set(err, "out of memory decompressing (%zu bytes)", ncap);
+		o->held = ncap;
+		o->data = p;
+		o->cap = ncap;
+		return 0;
+	}
 	p = realloc(o->data, ncap);
 	if (!p)
 		return kp_err_set(err, "out of memory decompressing (%zu bytes)", ncap);
@@ -124,14 +152,35 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 	return 0;
 }
 
+/* One decoding of @in into @o (reserved already). */
+static int decode(const unsigned char *in, size_t len, enum kp_compression comp,
+		  struct kp_outbuf *o, struct kp_decoders *dec, struct kp_err *err)
+{
+	int r;
+
+	switch (comp) {
+	case KP_COMP_XZ:
+		r = kp_decompress_xz(in, len, o, dec ? &dec->xz : NULL, err);
+		break;
+	case KP_COMP_ZSTD:
+		r = kp_decompress_zstd(in, len, o, dec ? &dec->zstd : NULL, err);
+		break;
+	case KP_COMP_GZIP:
+		r = kp_decompress_gzip(in, len, o, dec ? &dec->gzip : NULL, err);
+		break;
+	default:
+		r = kp_err_set(err, "internal error: unknown compression");
+	}
+	return r;
+}
+
 static int decompress(const unsigned char *in, size_t len, enum kp_compression comp,
 		      size_t max_size, bool elf_only, struct kp_decoders *dec, struct kp_bytes *out,
 		      struct kp_err *err)
 {
-	struct kp_outbuf o = { .max = max_size, .elf_only = elf_only };
-	int r;
-
-	size_t hint = comp == KP_COMP_XZ     ? kp_xz_size_hint(in, len)
+	struct kp_mem_budget *budget = dec ? dec->budget : NULL;
+	char sz[32], lim[32];
+	size_t want = comp == KP_COMP_XZ     ? kp_xz_size_hint(in, len)
 		      : comp == KP_COMP_ZSTD ? kp_zstd_size_hint(in, len)
 					     : kp_gzip_size_hint(in, len);
 
@@ -140,43 +189,49 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 	 * of compressed modules. Either way the cap holds and the buffer grows if the hint lied;
 	 * one spare byte lets the decoder see the end of the stream without another reserve.
 	 */
-	if (!hint || hint > max_size)
-		hint = len < max_size / 4 ? len * 4 : max_size;
+	if (!want || want > max_size)
+		want = len < max_size / 4 ? len * 4 : max_size;
 	else
-		hint = hint < max_size ? hint + 1 : hint;
-	/* The thread's spare buffer when it is big enough: no allocation, pages already there. */
-	if (dec && dec->spare && dec->spare_cap >= hint) {
-		o.data = dec->spare;
-		o.cap = dec->spare_cap > max_size ? max_size : dec->spare_cap;
-		dec->spare = NULL;
-	}
-	if (kp_outbuf_reserve(&o, hint, err) < 0) {
+		want = want < max_size ? want + 1 : want;
+	for (;;) {
+		struct kp_outbuf o = { .max = max_size, .elf_only = elf_only, .budget = budget };
+		bool spare = dec && dec->spare && dec->spare_cap >= want;
+		size_t take = spare && dec->spare_cap > want ? dec->spare_cap : want;
+
+		if (take > max_size)
+			take = max_size;
+		/* holding nothing: wait for what the other threads give back */
+		if (budget && !kp_mem_budget_take(budget, take, true))
+			return kp_err_set(
+				err, "needs %s decompressed, more than the memory budget of %s",
+				kp_format_size(take, sz, sizeof(sz)),
+				kp_format_size(max_size, lim, sizeof(lim)));
+		o.held = budget ? take : 0;
+		/* The thread's spare buffer when it is big enough: no allocation, pages there. */
+		if (spare) {
+			o.data = dec->spare;
+			o.cap = dec->spare_cap > max_size ? max_size : dec->spare_cap;
+			dec->spare = NULL;
+		}
+		if (kp_outbuf_reserve(&o, want, err) == 0 &&
+		    decode(in, len, comp, &o, dec, err) == 0) {
+			out->data = o.data;
+			out->len = o.len;
+			out->cap = o.cap;
+			out->comp = comp;
+			out->keeper = dec;
+			out->budget = budget;
+			out->held = o.held;
+			return 0;
+		}
 		free(o.data);
-		return -1;
+		if (budget)
+			kp_mem_budget_give(budget, o.held);
+		if (!o.short_of_budget)
+			return -1;
+		/* larger than declared and the rest is taken: again, reserving that much first */
+		want = o.wanted;
 	}
-	switch (comp) {
-	case KP_COMP_XZ:
-		r = kp_decompress_xz(in, len, &o, dec ? &dec->xz : NULL, err);
-		break;
-	case KP_COMP_ZSTD:
-		r = kp_decompress_zstd(in, len, &o, dec ? &dec->zstd : NULL, err);
-		break;
-	case KP_COMP_GZIP:
-		r = kp_decompress_gzip(in, len, &o, dec ? &dec->gzip : NULL, err);
-		break;
-	default:
-		r = kp_err_set(err, "internal error: unknown compression");
-	}
-	if (r < 0) {
-		free(o.data);
-		return -1;
-	}
-	out->data = o.data;
-	out->len = o.len;
-	out->cap = o.cap;
-	out->comp = comp;
-	out->keeper = dec;
-	return 0;
 }
 
 static int copy_in(const unsigned char *in, size_t len, size_t max_size, bool elf_only,
@@ -662,6 +717,8 @@ void kp_bytes_release(struct kp_bytes *b)
 {
 	struct kp_decoders *d = b->keeper;
 
+	if (b->budget)
+		kp_mem_budget_give(b->budget, b->held);
 	if (b->sparse)
 		close(b->fd);
 	if (b->borrowed) {

@@ -24,6 +24,7 @@ enum kp_compression {
 #define KP_DEFAULT_MAX_SIZE ((size_t)512 << 20)
 
 struct kp_decoders;
+struct kp_mem_budget;
 
 struct kp_bytes {
 	unsigned char *data; /* owned; malloc'ed */
@@ -33,6 +34,8 @@ struct kp_bytes {
 	size_t cap;		    /* allocated size of @data when decompressed */
 	bool mapped;		    /* @data maps the file: read it only under kp_bytes_guard() */
 	struct kp_decoders *keeper; /* decompressed by these decoders: release offers it back */
+	struct kp_mem_budget *budget; /* @held bytes of it are this buffer's until release */
+	size_t held;
 	/*
 	 * Sparse: an uncompressed file read on demand with kp_bytes_load(); @data has the
 	 * file's length but holds only what was loaded. @fd stays open until release.
@@ -63,6 +66,12 @@ struct kp_bytes {
 #define KP_DECODERS_FILE_MAX  ((size_t)1 << 20) /* largest file buffer kept (input, sparse) */
 struct kp_decoders *kp_decoders_new(void);
 void kp_decoders_free(struct kp_decoders *d);
+/*
+ * What these decoders decompress is reserved from @b (mem-budget.h), shared with the other
+ * threads of the read: the pool's decompressed bytes stay within it whatever the number of
+ * threads (the spare buffer above is not counted). NULL: no budget.
+ */
+void kp_decoders_set_budget(struct kp_decoders *d, struct kp_mem_budget *b);
 
 const char *kp_compression_name(enum kp_compression c);
 enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
@@ -138,6 +147,11 @@ struct kp_outbuf {
 	size_t cap;
 	size_t max;
 	bool elf_only; /* give up early when the output does not start with ELF magic */
+	/* the capacity is reserved from @budget (@held bytes); NULL: no budget */
+	struct kp_mem_budget *budget;
+	size_t held;
+	bool short_of_budget; /* a growth failed for the budget: @wanted bytes were asked */
+	size_t wanted;
 };
 
 int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);

@@ -349,6 +349,18 @@ static int open_image(struct kp_elf *e, const unsigned char *image, size_t len,
 		kp_err_set(err, "ELF file has no sections");
 		goto fail;
 	}
+	e->raw_shnum = eh.e_shnum;
+	e->raw_shstrndx = eh.e_shstrndx;
+	{
+		GElf_Shdr sh0;
+
+		if (!gelf_getshdr(elf_getscn(e->elf, 0), &sh0)) {
+			kp_err_set(err, "invalid section header 0: %s", elf_error());
+			goto fail;
+		}
+		e->sec0_set = sh0.sh_type != SHT_NULL || sh0.sh_size || sh0.sh_addr;
+		e->sec0_type = sh0.sh_type;
+	}
 	if (shstrndx >= e->nsections) {
 		kp_err_set(err, "section name table index %zu is out of range", shstrndx);
 		goto fail;

@@ -60,7 +60,12 @@ struct kp_elf {
 	bool big_endian;
 	uint16_t machine;
 	uint16_t type; /* e_type */
-	size_t nsections;
+	/* The raw header fields the kernel compares (0 and SHN_XINDEX: extended numbering). */
+	uint16_t raw_shnum, raw_shstrndx;
+	/* Section 0 is not all-null (type, size or address set): its sh_type. */
+	bool sec0_set;
+	uint32_t sec0_type;
+	size_t nsections; /* the real count (extended numbering resolved) */
 	struct kp_section *sections;
 	size_t symtab_index; /* 0: none */
 	struct kp_sym *syms;

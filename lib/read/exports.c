@@ -16,9 +16,11 @@
  * relocation against the SHN_ABS symbol __crc_<sym> before, pointer-sized <= 4.9.
  * Pending layout: one __ksymtab plus __kflagstab (u8 per entry, bit 0 GPL-only).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "module-internal.h"
+#include "util/symbol-index.h"
 
 struct decoded {
 	const char *name;
@@ -64,15 +66,32 @@ static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, un
 	return true;
 }
 
-/* Fallback without relocations: the __ksymtab_<sym> labels inside the table. */
+/*
+ * Fallback without relocations: the __ksymtab_<sym> labels inside the table. Returns the
+ * number found, or SIZE_MAX when out of memory.
+ */
 static size_t from_labels(const struct kp_elf *e, size_t tab, size_t strs, struct decoded *out,
 			  size_t max)
 {
 	static const char prefix[] = "__ksymtab_";
+	struct kp_symbol_index ns; /* <sym> -> its __kstrtabns_<sym> label, the first one */
 	size_t n = 0;
 
+	/* one pass over the labels, not one per export: linear in the symbol table */
+	if (kp_symbol_index_init(&ns, strs ? 64 : 1) < 0)
+		return SIZE_MAX;
+	for (size_t j = 1; j < e->nsyms && strs; j++) {
+		const struct kp_sym *l = &e->syms[j];
+
+		if (l->shndx == strs && !strncmp(l->name, "__kstrtabns_", 12) &&
+		    kp_symbol_index_add(&ns, l->name + 12, (void *)l) < 0) {
+			kp_symbol_index_free(&ns);
+			return SIZE_MAX;
+		}
+	}
 	for (size_t i = 1; i < e->nsyms && n < max; i++) {
 		const struct kp_sym *s = &e->syms[i];
+		const struct kp_symbol_index_entry *x;
 
 		if (s->shndx != tab || strncmp(s->name, prefix, sizeof(prefix) - 1))
 			continue;
@@ -80,17 +99,15 @@ static size_t from_labels(const struct kp_elf *e, size_t tab, size_t strs, struc
 		out[n].name_len = strlen(out[n].name);
 		out[n].ns = NULL;
 		/* __kstrtabns_<sym> names the namespace string (5.4 … 6.4). */
-		for (size_t j = 1; j < e->nsyms && strs; j++) {
-			const struct kp_sym *l = &e->syms[j];
+		x = kp_symbol_index_find(&ns, out[n].name);
+		if (x) {
+			const struct kp_sym *l = x->value;
 
-			if (l->shndx == strs && !strncmp(l->name, "__kstrtabns_", 12) &&
-			    !strcmp(l->name + 12, out[n].name)) {
-				out[n].ns = kp_elf_string_at(e, strs, l->value, &out[n].ns_len);
-				break;
-			}
+			out[n].ns = kp_elf_string_at(e, strs, l->value, &out[n].ns_len);
 		}
 		n++;
 	}
+	kp_symbol_index_free(&ns);
 	return n;
 }
 
@@ -167,6 +184,10 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 			goto out;
 		}
 		n = from_labels(e, tab, strs, dec, s->size / 8 + 1);
+		if (n == SIZE_MAX) {
+			kp_err_set(err, "out of memory");
+			goto out;
+		}
 		if (!n) {
 			kp_err_set(err,
 				   "cannot decode %s (%llu bytes): no relocations or labels name "

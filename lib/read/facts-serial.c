@@ -258,6 +258,9 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 		put_u32(b, m->special_syms[i].shndx);
 	}
 	put_u32(b, m->shnum);
+	put_u32(b, (uint32_t)m->raw_shnum << 16 | m->raw_shstrndx);
+	put_u8(b, m->sec0_set);
+	put_u32(b, m->sec0_type);
 	put_u8(b, m->symstr_state);
 
 	put_u8(b, m->versions_format);
@@ -292,6 +295,8 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	}
 	put_str(b, m->symget_backend);
 	put_u64(b, m->nsymput);
+	put_u64(b, m->nsymget_unanalysed);
+	put_u8(b, m->symget_skipped);
 	put_u8(b, m->full_modinfo);
 	if (b->oom)
 		return -1;
@@ -624,6 +629,14 @@ static int decode(struct rd *rp)
 		m->special_syms[i].shndx = get_u32(&r);
 	}
 	m->shnum = get_u32(&r);
+	{
+		uint32_t raw = get_u32(&r);
+
+		m->raw_shnum = (uint16_t)(raw >> 16);
+		m->raw_shstrndx = (uint16_t)raw;
+	}
+	m->sec0_set = get_bool(&r);
+	m->sec0_type = get_u32(&r);
 	m->symstr_state = get_enum(&r, KP_SYMSTR_NAME_OOB);
 
 	m->versions_format = get_enum(&r, KP_VERSIONS_UBUNTU);
@@ -661,6 +674,8 @@ static int decode(struct rd *rp)
 	}
 	m->symget_backend = get_str(&r);
 	m->nsymput = get_u64(&r);
+	m->nsymget_unanalysed = get_u64(&r);
+	m->symget_skipped = get_bool(&r);
 	m->full_modinfo = get_bool(&r);
 	/* Everything read, nothing left over, and the one field no module lacks. */
 	if (r.bad || r.off != r.len || !m->name)

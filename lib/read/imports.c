@@ -50,6 +50,10 @@ int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp
 {
 	m->has_symtab = e->symtab_index != 0;
 	m->shnum = (uint32_t)e->nsections;
+	m->raw_shnum = e->raw_shnum;
+	m->raw_shstrndx = e->raw_shstrndx;
+	m->sec0_set = e->sec0_set;
+	m->sec0_type = e->sec0_type;
 	m->symstr_state = e->symstr_state;
 	if (read_special(m, e, names, err) < 0)
 		return -1;

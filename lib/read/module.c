@@ -229,6 +229,7 @@ struct read_call {
 	struct kp_bytes *b;
 	const struct kp_name_pool *names;
 	unsigned want_digest; /* hash the whole file for the signature check */
+	bool no_symbol_get;   /* kp_open_opts.no_symbol_get */
 	struct kp_err *err;
 	struct kp_elf e;
 };
@@ -292,14 +293,16 @@ static int read_image(struct read_call *c)
 	    kp_read_imports(m, ep, names, err) < 0 || kp_read_exports(m, ep, names, err) < 0 ||
 	    kp_read_versions(m, ep, names, err) < 0)
 		goto out;
-	if (m->imports_symbol_get && b->sparse) {
+	if (m->imports_symbol_get && c->no_symbol_get)
+		m->symget_skipped = true;
+	else if (m->imports_symbol_get && b->sparse) {
 		/* The tracer reads code, relocations and strings: the whole file, then. */
 		kp_elf_close(ep);
 		if (kp_bytes_load(b, 0, elf_len, err) < 0 ||
 		    kp_elf_open(ep, image, elf_len, err) < 0)
 			return -1;
 	}
-	if (m->imports_symbol_get && kp_read_symbol_get(m, ep, err) < 0)
+	if (m->imports_symbol_get && !m->symget_skipped && kp_read_symbol_get(m, ep, err) < 0)
 		goto out;
 	if (read_pkcs7(m, b, sig_off, want_digest, err) < 0)
 		goto out;
@@ -343,6 +346,7 @@ static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open
 				  .b = b,
 				  .names = opts ? opts->names : NULL,
 				  .want_digest = opts ? opts->sig_digest : 0,
+				  .no_symbol_get = opts && opts->no_symbol_get,
 				  .err = err };
 
 	/* a mapped (large) file: a SIGBUS while reading it is this file's error */

@@ -181,6 +181,10 @@ struct kp_module {
 	struct kp_special_sym *special_syms; /* in .symtab order */
 	size_t nspecial_syms;
 	uint32_t shnum; /* e_shnum: st_shndx at or above it is invalid */
+	/* The raw e_shnum/e_shstrndx (extended numbering: 0/SHN_XINDEX) the loader compares. */
+	uint16_t raw_shnum, raw_shstrndx;
+	bool sec0_set;	    /* section 0 has a type, size or address (sh_size: extended count) */
+	uint32_t sec0_type; /* its sh_type, for the loader's line */
 	enum kp_symstr_state symstr_state;
 
 	enum kp_versions_format versions_format;
@@ -205,6 +209,9 @@ struct kp_module {
 	size_t nsymget;
 	const char *symget_backend; /* exact call-site analysis ("riscv64"), NULL: heuristic only */
 	size_t nsymput;		    /* __symbol_put call sites */
+	/* call sites left when the module's analysis budget ran out (symbol-get.c) */
+	size_t nsymget_unanalysed;
+	bool symget_skipped; /* not traced at all: kp_open_opts.no_symbol_get */
 
 	bool full_modinfo; /* modinfo holds every tag, not only the loader's */
 	struct kp_arena arena;
@@ -255,6 +262,11 @@ struct kp_open_opts {
 	 * thread or when it is freed, not by the reading thread (kp_ctx_read_range()).
 	 */
 	bool defer_store;
+	/*
+	 * symbol_get() call sites are not traced (kp_module.symget_skipped): a reader that
+	 * does not use them (the hook under a policy that ignores symbol-get). Cached apart.
+	 */
+	bool no_symbol_get;
 };
 
 enum {

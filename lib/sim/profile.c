@@ -56,6 +56,22 @@ static const struct feature_row {
 	 * 6.12 rt-amd64 carries the RT/DYNAMIC backport and its modules say "preempt ".
 	 */
 	{ KP_F_VERMAGIC_RT_FIRST, "vermagic_preempt_rt_first", { 6, 13, 0 }, { { 0 } } },
+	/*
+	 * ec2a29593c83 "module: harden ELF info handling" (modules-next for 5.12): the raw
+	 * e_shstrndx against the raw e_shnum, section 0 all-null. Queued for 5.4/5.10/5.11 on
+	 * 2021-03-25 (stable queue push); in 5.4.110's shortlog; the 5.10.262 tree has it. The
+	 * 5.10.28/5.11.12 releases of the same day are assumed; other series unverified.
+	 */
+	{ KP_F_ELF_SECHDR_CHECKS, "elf_section_header_checks", { 5, 12, 0 },
+	  { { 5, 4, 110 }, { 5, 10, 28 }, { 5, 11, 12 } } },
+	/* 7fd982f394c4: pr_err() per check (silent -ENOEXEC in the 5.10.262 tree, lines in 6.1) */
+	{ KP_F_ELF_CHECK_MSGS, "elf_validity_messages", { 5, 17, 0 }, { { 0 } } },
+	/*
+	 * The v6.13 split of elf_validity_check() (the series of d979e3dffa93): section 0 is
+	 * checked before the name index. Backported with "module: validate string table section
+	 * types" (Debian's 6.12.117 changelog; the 6.12.118 tree has the split, the 6.1.192 tree not).
+	 */
+	{ KP_F_SEC0_BEFORE_SHSTRNDX, "section0_checked_first", { 6, 13, 0 }, { { 6, 12, 117 } } },
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },

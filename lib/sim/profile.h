@@ -41,6 +41,10 @@ enum kp_feature {
 	KP_F_MISSING_VERSION_FATAL, /* Debian: check_version() rejects a missing entry */
 	KP_F_MODULE_HASH_BLACKLIST, /* Debian < 6.17: mod_is_hash_blacklisted() in mod_verify_sig()
 				     */
+	/* Upstream behaviours again (appended: the order of the tests' feature strings). */
+	KP_F_ELF_SECHDR_CHECKS, /* ec2a29593c83 v5.12: raw e_shstrndx < e_shnum, section 0 null */
+	KP_F_ELF_CHECK_MSGS,	/* 7fd982f394c4 v5.17: elf_validity_check() says why (pr_err) */
+	KP_F_SEC0_BEFORE_SHSTRNDX, /* v6.13, 6.12.117: _cache_sechdrs() before _secstrings() */
 	KP_F_NFEATURES,
 };
 

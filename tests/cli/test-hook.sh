@@ -168,6 +168,54 @@ loaded "$root"
 hook "$root" kp_symget
 hasnt "a target whose provider is not loaded is not a 2023 failure" "kp_gpl_prov_plain"
 
+# --- a module past the symbol_get() analysis budget (fixtures/bad/symget-bomb.ko.xz: 4096 call
+# sites, proprietary; built for Debian's 6.1.0-57-amd64, so a root of that kernel from
+# fixtures/ko/6.1): the policy's answer, never a fail-open on the deadline
+bomb=$tmp/bomb
+rel61=$(sed -n 's/^release=//p' "$top/fixtures/ko/6.1/kernel.txt")
+fx612=$fx rel612=$rel
+fx=$top/fixtures/ko/6.1 rel=$rel61
+mkroot "$bomb" kp_plain
+fx=$fx612 rel=$rel612
+bx=$bomb/lib/modules/$rel61/extra
+cp "$top/fixtures/bad/symget-bomb.ko.xz" "$bx/kp_symget_bomb.ko.xz"
+depmod -b "$bomb" "$rel61" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+policy 'block proprietary\n'
+hook "$bomb" --config "$tmp/policy.conf" --timeout 10 kp_symget_bomb
+is "block proprietary blocks the budget-exhausting module" "$rc" 1
+has "... as proprietary" "^kopolicy: kp_symget_bomb: load blocked: is proprietary"
+hasnt "... not by a deadline" "cannot decide|timeout"
+hook "$bomb" --config "$tmp/policy.conf" -v kp_symget_bomb
+has "... decided before any call site is traced (no deadline can intervene)" "^kopolicy: kp_symget_bomb:   symbol_get\(\) call sites not traced: the load is blocked on what needs no tracing$"
+# the same module GPL-licensed (the proprietary one fails to load: __symbol_get is GPL-only,
+# and a module that does not load calls nothing), so that its symbol_get() calls would run
+xz -dc "$top/fixtures/bad/symget-bomb.ko.xz" > "$bx/kp_symget_bomb.ko"
+rm "$bx/kp_symget_bomb.ko.xz"
+python3 "$top/tests/cli/elf-poke.py" "$bx/kp_symget_bomb.ko" replace "license=Proprietary" \
+	"license=GPL"
+depmod -b "$bomb" "$rel61" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+hook "$bomb" --timeout 10 kp_symget_bomb
+is "default policy: the GPL copy loads" "$rc" 0
+has "... with a warning counting the call sites not analysed" "^kopolicy: kp_symget_bomb: warning: [0-9]+ symbol_get\(\) call site\(s\) not analysed: the module's analysis budget ran out.*\[symbol-get, default policy\]$"
+hasnt "... not by a deadline" "cannot decide|timeout"
+policy 'block symbol-get\non-error fail-closed\n'
+hook "$bomb" --config "$tmp/policy.conf" kp_symget_bomb
+is "block symbol-get, fail-closed: not analysed is undecided, blocked (2)" "$rc" 2
+has "... saying so" "^kopolicy: kp_symget_bomb: cannot decide symbol-get for kp_symget_bomb: [0-9]+ symbol_get\(\) call site\(s\) not analysed.*blocking the load \(on-error fail-closed, $tmp/policy.conf:2\)$"
+policy 'block symbol-get\n'
+hook "$bomb" --config "$tmp/policy.conf" kp_symget_bomb
+is "block symbol-get, fail-open: the load goes on" "$rc" 0
+has "... saying so" "cannot decide symbol-get for kp_symget_bomb: .*letting the load go on \(on-error fail-open, default\)$"
+policy 'ignore symbol-get\n'
+hook "$bomb" --config "$tmp/policy.conf" -v kp_symget_bomb
+is "ignore symbol-get: the load goes on" "$rc" 0
+has "... its call sites not traced at all" "^kopolicy: kp_symget_bomb:   symbol_get\(\) call sites not traced: the policy ignores symbol-get$"
+hasnt "... nothing said of them" "not analysed"
+policy 'ignore symbol-get\nmodule kp_symget warn symbol-get\n'
+hook "$root" --config "$tmp/policy.conf" -v kp_symget
+hasnt "a module-specific symbol-get line keeps the tracing" "not traced"
+has "... and its findings" "symbol_get\(msleep\)"
+
 # --- the running kernel's security state
 loaded "$root"
 echo Y > "$root/sys/module/module/parameters/sig_enforce"

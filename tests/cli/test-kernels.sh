@@ -125,6 +125,52 @@ check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-nam
 verdict "$tmp/st.json" kp_plain "'bad-symbol-strtab' in ids and m['findings'][ids.index('bad-symbol-strtab')]['severity'] == 'warning'"
 ok "6.12: not checked, said to be unpredictable" $?
 
+# --- elf_validity_check() (v5.12, 5.10.28; v6.13 and 6.12.117+: _cache_sechdrs, _secstrings) -----
+# ext-shnum0.ko: e_shnum 0 / e_shstrndx SHN_XINDEX (extended numbering, which libelf follows)
+bad=$top/fixtures/bad
+for v in 6.1.129 6.12.116; do
+	check $v "$fx/Module.symvers.gz" "$tmp/xn.json" "$bad/ext-shnum0.ko"
+	verdict "$tmp/xn.json" kp_plain "not m['loads'] and m['errno'] == 'ENOEXEC' and m['messages'] == ['Invalid ELF section name index: 65535 || e_shstrndx (65535) >= e_shnum (0)'] and ids == ['bad-section-headers']"
+	ok "$v: e_shnum 0 (extended numbering) is ENOEXEC, \"Invalid ELF section name index\"" $?
+done
+for v in 6.12.118 6.13.0 7.2.13; do
+	check $v "$fx/Module.symvers.gz" "$tmp/xn.json" "$bad/ext-shnum0.ko"
+	verdict "$tmp/xn.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == ['ELF Spec violation: section 0 type(0)!=SH_NULL or non-zero len or addr'] and ids == ['bad-section-headers']"
+	ok "$v: e_shnum 0 is ENOEXEC at the section 0 check (it holds the count)" $?
+done
+check 5.10.223 "$fx/Module.symvers.gz" "$tmp/xn.json" "$bad/ext-shnum0.ko"
+verdict "$tmp/xn.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == [] and ids == ['bad-section-headers']"
+ok "5.10.223: ENOEXEC without a line" $?
+check 7.2.13 "$fx/Module.symvers.gz" "$tmp/xn.json" "$bad/shstrndx-xindex.ko"
+verdict "$tmp/xn.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == ['Invalid ELF section name index: 65535 || e_shstrndx (65535) >= e_shnum (36)']"
+ok "7.2: e_shstrndx SHN_XINDEX alone is ENOEXEC" $?
+check 7.2.13 "$fx/Module.symvers.gz" "$tmp/xn.json" "$fx/kp_plain.ko"
+verdict "$tmp/xn.json" kp_plain "m['loads'] and 'bad-section-headers' not in ids"
+ok "7.2: the unedited module loads" $?
+"$kp" check --fail-on never -k "$fx/Module.symvers.gz" --kernel-version 6.12.118 "$bad/ext-shnum0.ko" > "$tmp/xn.txt" 2>&1
+grep -q "bad-section-headers" "$tmp/xn.txt"
+ok "text report names bad-section-headers" $?
+
+# --- symbol_get() tracing past the module's analysis budget (fixtures/bad/symget-bomb.ko.xz) ---
+fx61=$top/fixtures/ko/6.1
+"$kp" info --json "$bad/symget-bomb.ko.xz" > "$tmp/sg.json" 2> "$tmp/sg.err"
+python3 - "$tmp/sg.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["modules"][0]
+n = m["symbol_get_unanalysed"]
+sys.exit(0 if n > 0 and len(m["symbol_get"]) + n == 4096 else 1)
+PY
+ok "info --json: symbol_get_unanalysed counts the call sites past the budget (4096 in all)" $?
+"$kp" info "$bad/symget-bomb.ko.xz" 2>&1 | grep -E "^    [0-9]+ more call site\(s\) not analysed: the module's analysis budget ran out$" > /dev/null
+ok "info: says how many call sites were not analysed" $?
+xz -dc "$bad/symget-bomb.ko.xz" > "$tmp/kp_symget_bomb.ko"
+python3 "$top/tests/cli/elf-poke.py" "$tmp/kp_symget_bomb.ko" replace "license=Proprietary" "license=GPL"
+"$kp" check -f json --fail-on never -k "$fx61/Module.symvers.gz" --kernel-config "$fx61/config.gz" \
+	--kernel-release "$(sed -n 's/^release=//p' "$fx61/kernel.txt")" "$tmp/kp_symget_bomb.ko" \
+	> "$tmp/sg.json" 2> "$tmp/sg.err"
+verdict "$tmp/sg.json" kp_symget_bomb "m['loads'] and 'symbol-get-not-analysed' in ids and m['findings'][ids.index('symbol-get-not-analysed')]['severity'] == 'warning'"
+ok "check: a symbol-get-not-analysed warning (the GPL copy loads)" $?
+
 # --- message texts and tables per generation -------------------------------------------------
 check 5.10.223 "$fx/Module.symvers.gz" "$tmp/inh.json" "$fx/kp_prop_prov.ko" "$fx/kp_use_prop.ko"
 verdict "$tmp/inh.json" kp_use_prop "'P' in m['taint'] and 'kp_use_prop: module uses symbols from proprietary module kp_prop_prov, inheriting taint.' in m['messages']"

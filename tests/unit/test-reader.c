@@ -190,6 +190,58 @@ static void test_symbol_get_real(struct tap *t, const char *arch, const char *ba
 }
 
 /*
+ * fixtures/bad/symget-bomb.ko.xz: 4096 call sites whose walks each cover the sites before
+ * them. The module's analysis budget stops the tracing part way: every site is either an
+ * entry or counted as not analysed, the same on every read; without tracing, nothing.
+ */
+static void test_symbol_get_budget(struct tap *t)
+{
+	static const char *const rel = "fixtures/bad/symget-bomb.ko.xz";
+	struct kp_open_opts skip = { .no_symbol_get = true };
+	struct kp_module *m = open_fixture(t, rel), *again = open_fixture(t, rel), *s = NULL;
+	struct kp_err err = { 0 };
+
+	if (!m || !again)
+		goto out;
+	tap_ok(t, m->nsymget_unanalysed > 0 && m->nsymget > 100,
+	       "budget: %zu sites analysed, %zu not", m->nsymget, m->nsymget_unanalysed);
+	tap_is_int(t, (long long)(m->nsymget + m->nsymget_unanalysed), 4096,
+		   "every call site is an entry or counted as not analysed");
+	tap_ok(t,
+	       again->nsymget == m->nsymget && again->nsymget_unanalysed == m->nsymget_unanalysed,
+	       "the budget is work, not time: the same split on a second read");
+	tap_ok(t,
+	       kp_module_open(tap_srcpath(rel), &skip, &s, &err) == 0 && s->symget_skipped &&
+		       s->imports_symbol_get && s->nsymget == 0 && s->nsymget_unanalysed == 0,
+	       "no_symbol_get: not traced, said so (%s)", err.msg);
+out:
+	kp_module_free(m);
+	kp_module_free(again);
+	kp_module_free(s);
+}
+
+/* The raw header fields the loader compares (fixtures/bad/ext-shnum0.ko, extended numbering). */
+static void test_raw_section_header(struct tap *t)
+{
+	struct kp_module *m = open_fixture(t, "fixtures/bad/ext-shnum0.ko");
+	struct kp_module *p = open_fixture(t, "fixtures/ko/6.12/kp_plain.ko");
+
+	if (m && p) {
+		tap_ok(t,
+		       m->raw_shnum == 0 && m->raw_shstrndx == 0xffff && m->sec0_set &&
+			       m->shnum == p->shnum,
+		       "extended numbering read (%u sections), raw e_shnum %u, e_shstrndx %u",
+		       m->shnum, m->raw_shnum, m->raw_shstrndx);
+		tap_ok(t,
+		       p->raw_shnum == p->shnum && p->raw_shstrndx < p->raw_shnum && !p->sec0_set,
+		       "an ordinary module: raw e_shnum %u = %u sections, section 0 null",
+		       p->raw_shnum, p->shnum);
+	}
+	kp_module_free(m);
+	kp_module_free(p);
+}
+
+/*
  * A module of an architecture without a backend (kp_symget.ko with e_machine rewritten
  * to SPARC V9): no backend named, one heuristic entry per call site, never more.
  */
@@ -441,6 +493,8 @@ int main(void)
 	test_symbol_get_real(&t, "riscv64", "riscv64",
 			     (const uint64_t[]){ 0x5c, 0xa2, 0x122, 0x17e });
 	test_symbol_get_no_backend(&t);
+	test_symbol_get_budget(&t);
+	test_raw_section_header(&t);
 	/* bookworm 6.1.0-50-5kc-malta: n64 relocations, long calls through a register */
 	test_symbol_get_real(&t, "mips64el", "mips64el",
 			     (const uint64_t[]){ 0x98, 0xf4, 0x1b4, 0x224 });

@@ -15,6 +15,16 @@
 #define SG_MAX_STEPS  20000 /* states visited per call site */
 #define SG_MAX_STATES 32768 /* distinct states per call site */
 #define SG_SEEN_MIN   1024  /* initial slots of the state set (doubles up to 2 * SG_MAX_STATES) */
+/*
+ * The analysis budget of one module: walk steps, plus per call site the symbols and the
+ * relocations of its function the scans look at. Deterministic (work, not time), so a
+ * module's facts are the same on every run and can be cached. The sites after it runs out
+ * are counted as not analysed (kp_module.nsymget_unanalysed). See SG_MODULE_BUDGET's
+ * calibration in symbol-get.c.
+ */
+#define SG_MODULE_BUDGET ((uint64_t)4 << 20)
+/* Entries recorded per module (in-tree at most 164, cx23885): what later passes compare. */
+#define SG_MAX_ENTRIES 4096
 /* Executable bytes decoded per module (the largest in-tree .text is a few MiB). */
 #define SG_MAX_CODE ((uint64_t)64 << 20)
 
@@ -124,7 +134,9 @@ struct sg_ctx {
 	size_t seencap;
 	size_t nseen;
 	bool budget;
-	size_t steps;
+	size_t steps;	 /* states taken from the work list, this walk */
+	size_t examined; /* predecessors examined, this walk */
+	uint64_t spent;	 /* of SG_MODULE_BUDGET, by the walks and scans before this one */
 	size_t symget_cap;
 	uint32_t get_sym; /* symbol index of __symbol_get */
 };

@@ -159,6 +159,7 @@ static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct
 	struct kp_elf *e = c->e;
 	const struct sg_rec *p = &c->secs[psec].insns[pidx];
 
+	c->examined++; /* a state's predecessors can be many (a branch target): each one counts */
 	/* self: the delay slot of the call being traced, before the call */
 	if (!self && p->flow == SG_CALL && (c->arch->call_clobbers & SG_REG(reg))) {
 		res->flags |= reg == c->arch->ret_reg ? R_CALLRET : R_OTHER;
@@ -196,6 +197,7 @@ static int examine(struct sg_ctx *c, uint32_t psec, size_t pidx, int reg, struct
 				res->flags |= R_WRITABLE;
 				return 0;
 			}
+			c->examined += res->nt; /* the targets compared with */
 			return add_result_target(res, tsec, toff);
 		}
 		case SG_DEF_COPY:
@@ -274,6 +276,7 @@ int sg_trace(struct sg_ctx *c, uint32_t sec, size_t idx, int reg, bool self, str
 		c->seen[c->used[i]] = 0;
 	c->nwork = 0;
 	c->steps = 0;
+	c->examined = 0;
 	c->nseen = 0;
 	c->budget = false;
 	if ((self ? examine(c, sec, idx, reg, res, true) : push_state(c, sec, idx, reg)) < 0)
@@ -281,7 +284,9 @@ int sg_trace(struct sg_ctx *c, uint32_t sec, size_t idx, int reg, bool self, str
 	while (c->nwork) {
 		struct sg_state st = c->work[--c->nwork];
 
-		if (++c->steps > SG_MAX_STEPS) {
+		/* the site's own bound, or what is left of the module's */
+		if (++c->steps > SG_MAX_STEPS ||
+		    c->spent + c->steps + c->examined >= SG_MODULE_BUDGET) {
 			c->budget = true;
 			break;
 		}

@@ -28,7 +28,15 @@
  * entry per site, the identifier-like string referenced last before the call in
  * the enclosing function, if any.
  *
- * Every byte read from the file is bounds-checked; the walk is bounded.
+ * Every byte read from the file is bounds-checked; the walk is bounded per call site
+ * (SG_MAX_STEPS) and the whole analysis per module (SG_MODULE_BUDGET: walk steps and the
+ * scans' symbols and relocations). The sites left when the module's budget is spent are
+ * counted, not analysed (kp_module.nsymget_unanalysed): a crafted module with tens of
+ * thousands of sites costs a bounded time, not minutes. Calibration: over Debian's
+ * 6.1.0-57-amd64 tree (54 modules import __symbol_get) the most any module spends is 144k
+ * (cx23885, 164 entries); 4M is ~29 times that. fixtures/bad/symget-bomb.ko.xz (4096 sites,
+ * each walk covering the sites before it) spends it in ~0.2 s instead of 1.6 s; a 20,000-site
+ * variant (78 KB .ko.xz) in ~0.3 s instead of 42 s.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -84,6 +92,17 @@ static int is_request(struct sg_ctx *c, uint32_t sec, const struct fn_range *fn,
 	return 0;
 }
 
+/* The relocations of @sec in [@from, @to): what a scan over them looks at, for the budget. */
+static uint64_t relocs_between(const struct kp_elf *e, size_t sec, uint64_t from, uint64_t to)
+{
+	return 1 + (sg_reloc_lower(e, sec, to) - sg_reloc_lower(e, sec, from));
+}
+
+static bool exhausted(const struct sg_ctx *c)
+{
+	return c->spent >= SG_MODULE_BUDGET || c->m->nsymget >= SG_MAX_ENTRIES;
+}
+
 static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const struct sg_result *res,
 		       struct kp_err *err)
 {
@@ -94,6 +113,7 @@ static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const stru
 	unsigned dyn = res->flags & (R_STACK | R_CALLRET | R_OTHER | R_WRITABLE);
 	bool exact = false;
 
+	c->spent += e->nsyms + res->nt; /* the function looked up, the targets */
 	for (size_t i = 0; i < res->nt; i++) {
 		size_t len;
 		const char *name = kp_elf_string_at(e, res->t[i].sec, res->t[i].off, &len);
@@ -103,6 +123,14 @@ static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const stru
 			dyn |= R_OTHER;
 			continue;
 		}
+		if (m->nsymget >= SG_MAX_ENTRIES) {
+			/* the site's other targets are not recorded: the site is not analysed */
+			m->nsymget_unanalysed++;
+			return 0;
+		}
+		if (!c->req_valid || c->req_sec != sec || c->req_start != fn.start ||
+		    c->req_end != fn.end)
+			c->spent += relocs_between(e, sec, fn.start, fn.end);
 		request = is_request(c, sec, &fn, name, len);
 		if (request < 0)
 			return kp_err_set(err, "out of memory");
@@ -112,13 +140,18 @@ static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const stru
 		exact = true;
 	}
 	if (dyn) {
-		const char *fmt = sg_function_string(e, c->arch, sec, &fn, sg_is_name_format, NULL);
+		const char *fmt;
+
+		c->spent += relocs_between(e, sec, fn.start, fn.end);
+		fmt = sg_function_string(e, c->arch, sec, &fn, sg_is_name_format, NULL);
 
 		return sg_add_entry(m, &c->symget_cap, NULL, 0, fmt, secname, site, fn.name,
 				    KP_SYMGET_DYNAMIC, false, err);
 	}
-	if (!exact)
+	if (!exact) {
+		c->spent += e->nsyms + relocs_between(e, sec, fn.start, site);
 		return sg_scan_heuristic(m, e, c->arch, sec, site, &c->symget_cap, err);
+	}
 	return 0;
 }
 
@@ -201,6 +234,7 @@ static int trace_site(struct sg_ctx *c, uint32_t sec, size_t idx, struct kp_err 
 	struct sg_result res = { 0 };
 	int r = sg_trace(c, sec, idx, c->arch->arg_reg, c->arch->delay_slots, &res);
 
+	c->spent += c->steps + c->examined;
 	if (r == 0)
 		r = report_site(c, sec, c->secs[sec].insns[idx].off, &res, err);
 	else
@@ -234,7 +268,13 @@ static long register_call_sites(struct sg_ctx *c, struct kp_err *err)
 			if (x->flow != SG_CALL || x->reloc_target ||
 			    !c->arch->decode(&code, x->off, &in) || in.jump_reg <= 0)
 				continue;
+			if (exhausted(c)) {
+				/* not known to call __symbol_get, nor known not to */
+				c->m->nsymget_unanalysed++;
+				continue;
+			}
 			r = sg_trace(c, (uint32_t)sec, i, in.jump_reg, false, &res);
+			c->spent += c->steps + c->examined;
 			free(res.t);
 			if (r < 0)
 				return kp_err_set(err, "out of memory");
@@ -294,7 +334,16 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 			idx = c.arch ? call_insn(&c, sec, &rel[i]) : SIZE_MAX;
 			if (idx == SIZE_MAX && reg_sites)
 				continue; /* the address loaded for a call through a register */
+			if (exhausted(&c)) {
+				m->nsymget_unanalysed++;
+				continue;
+			}
 			if (idx == SIZE_MAX) {
+				/* its function looked up, its relocations before the site read */
+				struct fn_range fn = sg_enclosing_function(e, sec, rel[i].offset);
+
+				c.spent += 2 * (uint64_t)e->nsyms +
+					   relocs_between(e, sec, fn.start, rel[i].offset);
 				if (sg_scan_heuristic(m, e, c.arch, sec, rel[i].offset,
 						      &c.symget_cap, err) < 0)
 					goto out;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "rules.h"
@@ -69,11 +70,78 @@ static int symstr_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 	return -ENOEXEC;
 }
 
+#define KP_SHN_XINDEX 0xffff
+
+/* The raw e_shstrndx the kernel indexes with: SHN_UNDEF or past the raw e_shnum is refused. */
+static bool shstrndx_bad(const struct kp_module *m)
+{
+	return m->raw_shstrndx == 0 || m->raw_shstrndx >= m->raw_shnum;
+}
+
+static int shstrndx_fail(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	const struct kp_module *m = ld->m;
+
+	if (c->p->has[KP_F_ELF_CHECK_MSGS])
+		kp_msg(c, ld,
+		       "Invalid ELF section name index: %d || e_shstrndx (%d) >= e_shnum (%d)",
+		       m->raw_shstrndx, m->raw_shstrndx, m->raw_shnum);
+	kp_finding(ld->v, "bad-section-headers", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+		   "the ELF header's e_shstrndx (%u) is not below its e_shnum (%u)%s: the loader "
+		   "does not follow extended section numbering",
+		   m->raw_shstrndx, m->raw_shnum,
+		   m->raw_shnum == 0 || m->raw_shstrndx == KP_SHN_XINDEX ? " (extended numbering)"
+									 : "");
+	return -ENOEXEC;
+}
+
+static int sec0_fail(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	if (c->p->has[KP_F_ELF_CHECK_MSGS])
+		kp_msg(c, ld,
+		       "ELF Spec violation: section 0 type(%d)!=SH_NULL or non-zero len or addr",
+		       (int)ld->m->sec0_type);
+	kp_finding(ld->v, "bad-section-headers", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+		   "section 0 is not null (type %u, or a size or address: extended numbering "
+		   "keeps the section count in its sh_size)",
+		   ld->m->sec0_type);
+	return -ENOEXEC;
+}
+
+/*
+ * elf_validity_check() v5.12, stable 5.4.110/5.10.28 (v6.13, 6.12.117+: _cache_sechdrs()
+ * then _secstrings()): the raw e_shstrndx against the raw e_shnum and section 0 all-null,
+ * silent before v5.17. Older kernels index the section headers with e_shstrndx unchecked.
+ */
+static int sechdrs_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	const struct kp_module *m = ld->m;
+
+	if (!c->p->has[KP_F_ELF_SECHDR_CHECKS]) {
+		if (shstrndx_bad(m))
+			kp_finding(ld->v, "bad-section-headers", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+				   "the ELF header's e_shstrndx (%u) is not below its e_shnum (%u) "
+				   "and this kernel does not check it: it reads section headers "
+				   "past the table (the outcome is not predictable)",
+				   m->raw_shstrndx, m->raw_shnum);
+		return 0;
+	}
+	if (c->p->has[KP_F_SEC0_BEFORE_SHSTRNDX] && m->sec0_set)
+		return sec0_fail(c, ld);
+	if (shstrndx_bad(m))
+		return shstrndx_fail(c, ld);
+	if (m->sec0_set)
+		return sec0_fail(c, ld);
+	return 0;
+}
+
 /* elf_validity_cache_copy() v6.4+ / setup_load_info() before: structural checks, -ENOEXEC. */
 int kp_rule_elf_validity(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
 
+	if (sechdrs_valid(c, ld))
+		return -ENOEXEC;
 	if (c->p->has[KP_F_THIS_MODULE_SIZE] && m->nmodinfo_sections > 1) {
 		kp_msg(c, ld, "Only one .modinfo section must exist.");
 		return -ENOEXEC;

@@ -41,6 +41,14 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 	const struct kp_module *m = c->g->nodes[v->node].mod;
 	size_t cap = 0;
 
+	/* what the reader left (lib/read/symbol-get/: the module's analysis budget) */
+	if (m->nsymget_unanalysed)
+		kp_finding(v, "symbol-get-not-analysed", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			   "%zu symbol_get() call site(s) not analysed: the module's analysis "
+			   "budget ran out; their targets, and whether they return NULL, are "
+			   "not predicted",
+			   m->nsymget_unanalysed);
+
 	for (size_t i = 0; i < m->nsymget; i++) {
 		const struct kp_symget *s = &m->symget[i];
 		struct kp_symget_result *r;

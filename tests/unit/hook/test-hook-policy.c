@@ -162,6 +162,69 @@ static void symsets(struct tap *t)
 	tap_ok(t, !kp_symset_has(&s, "msleep", 6), "an empty set has nothing");
 }
 
+/* kp_hook_policy_ignores(): only when no module can get anything but ignore. */
+static void ignores(struct tap *t)
+{
+	static const struct {
+		const char *text;
+		bool ignored;
+	} cases[] = {
+		{ "", false },
+		{ "ignore symbol-get\n", true },
+		{ "ignore all\n", true },
+		{ "module * ignore symbol-get\n", true },
+		{ "block symbol-get\nignore symbol-get\n", true },
+		{ "ignore symbol-get\nwarn symbol-get\n", false },
+		{ "ignore symbol-get\nmodule kp_* warn symbol-get\n", false },
+		{ "module kp_* warn symbol-get\nignore symbol-get\n", true },
+		{ "ignore symbol-get\nmodule kp_x ignore symbol-get\n", true },
+		{ "ignore proprietary\n", false },
+		{ "module kp_x ignore symbol-get\n", false },
+		{ "ignore symbol-get\non-error fail-closed\n", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kp_hook_policy p;
+		struct kp_err err = { 0 };
+		int r = parse(&p, cases[i].text, &err);
+
+		tap_ok(t,
+		       r == 0 && kp_hook_policy_ignores(&p, KP_HOOK_SYMBOL_GET) == cases[i].ignored,
+		       "ignores symbol-get = %d: \"%.*s\"", cases[i].ignored,
+		       (int)strcspn(cases[i].text, "\n"), cases[i].text);
+		kp_hook_policy_release(&p);
+	}
+}
+
+/* kp_hook_policy_blocks(): any block line for a consequence of the mask, any module. */
+static void blocks(struct tap *t)
+{
+	const unsigned not_symget = ~(1U << KP_HOOK_SYMBOL_GET);
+	static const struct {
+		const char *text;
+		bool blocks;
+	} cases[] = {
+		{ "", false },
+		{ "block symbol-get\n", false },
+		{ "block proprietary\n", true },
+		{ "module kp_* block load-failure\n", true },
+		{ "warn all\n", false },
+		{ "block all\n", true },
+		{ "on-error fail-closed\n", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kp_hook_policy p;
+		struct kp_err err = { 0 };
+		int r = parse(&p, cases[i].text, &err);
+
+		tap_ok(t, r == 0 && kp_hook_policy_blocks(&p, not_symget) == cases[i].blocks,
+		       "blocks something but symbol-get = %d: \"%.*s\"", cases[i].blocks,
+		       (int)strcspn(cases[i].text, "\n"), cases[i].text);
+		kp_hook_policy_release(&p);
+	}
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -173,5 +236,7 @@ int main(void)
 	files(&t);
 	on_error_names(&t);
 	symsets(&t);
+	ignores(&t);
+	blocks(&t);
 	return tap_done(&t);
 }

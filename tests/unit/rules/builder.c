@@ -114,6 +114,8 @@ struct kp_module *tb_module(struct tb_world *w, const char *name)
 	m->machine = EM_X86_64;
 	m->has_symtab = true;
 	m->shnum = 40;
+	m->raw_shnum = 40;
+	m->raw_shstrndx = 39;
 	m->nmodinfo_sections = 1;
 	m->modinfo = arena_array(m, sizeof(*m->modinfo));
 	m->exports = arena_array(m, sizeof(*m->exports));

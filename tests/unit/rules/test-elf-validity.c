@@ -2,9 +2,11 @@
 /*
  * elf-validity.c: elf_validity_cache_copy() v6.4+ (one .modinfo, struct module size),
  * elf_validity_cache_strtab() v6.13+, elf_validity_cache_index_versions() v6.14+, the
- * stripped-module check and blacklisted() (module_blacklist=, on info->name).
+ * stripped-module check and blacklisted() (module_blacklist=, on info->name); the raw header's
+ * e_shstrndx/e_shnum and section 0 (elf_validity_check() v5.12+, _cache_sechdrs() v6.13+).
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "builder.h"
 
@@ -77,6 +79,81 @@ static void ext_versions(struct tap *t, enum kp_ext_versions_state st, const cha
 	tb_expect(t, &w, 0, "", "", "6.13: extended versions not read");
 }
 
+/* The raw header fields: 0/SHN_XINDEX (extended numbering) are refused, not followed. */
+static void sechdrs(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	const struct kp_finding *f;
+	/* e_shnum = 0 (the count in section 0's sh_size), e_shstrndx = SHN_XINDEX */
+	static const char *const releases[] = { "6.1.129", "6.12.37", "5.17.0" };
+
+	for (size_t i = 0; i < KP_ARRAY_SIZE(releases); i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s: extended numbering, name index line",
+			 releases[i]);
+		m = one(&w, releases[i]);
+		m->raw_shnum = 0;
+		m->raw_shstrndx = 0xffff;
+		m->sec0_set = true;
+		tb_expect(t, &w, -ENOEXEC,
+			  "Invalid ELF section name index: 65535 || e_shstrndx (65535) >= e_shnum "
+			  "(0)",
+			  "bad-section-headers", what);
+	}
+	m = one(&w, "6.13.0");
+	m->raw_shnum = 0;
+	m->raw_shstrndx = 0xffff;
+	m->sec0_set = true;
+	tb_expect(t, &w, -ENOEXEC,
+		  "ELF Spec violation: section 0 type(0)!=SH_NULL or non-zero len or addr",
+		  "bad-section-headers",
+		  "6.13: section 0 checked first (its sh_size is the count)");
+	m = one(&w, "6.12.118");
+	m->raw_shnum = 0;
+	m->raw_shstrndx = 0xffff;
+	m->sec0_set = true;
+	tb_expect(t, &w, -ENOEXEC,
+		  "ELF Spec violation: section 0 type(0)!=SH_NULL or non-zero len or addr",
+		  "bad-section-headers", "6.12.118: the split is in 6.12.117 and later");
+	m = one(&w, "7.2.13");
+	m->raw_shstrndx = 0xffff; /* e_shnum 40, the index in section 0's sh_link */
+	tb_expect(t, &w, -ENOEXEC,
+		  "Invalid ELF section name index: 65535 || e_shstrndx (65535) >= e_shnum (40)",
+		  "bad-section-headers", "7.2: SHN_XINDEX with a section 0 left null");
+	m = one(&w, "6.12.37");
+	m->raw_shstrndx = 0;
+	tb_expect(t, &w, -ENOEXEC,
+		  "Invalid ELF section name index: 0 || e_shstrndx (0) >= e_shnum (40)",
+		  "bad-section-headers", "6.12: SHN_UNDEF");
+	m = one(&w, "6.12.37");
+	m->sec0_set = true;
+	m->sec0_type = 1;
+	tb_expect(t, &w, -ENOEXEC,
+		  "ELF Spec violation: section 0 type(1)!=SH_NULL or non-zero len or addr",
+		  "bad-section-headers", "6.12: section 0 not null");
+	m = one(&w, "5.16.20");
+	m->raw_shnum = 0;
+	m->raw_shstrndx = 0xffff;
+	m->sec0_set = true;
+	tb_expect(t, &w, -ENOEXEC, "", "bad-section-headers", "5.16: refused without a line");
+	m = one(&w, "5.10.223");
+	m->raw_shnum = 0;
+	m->raw_shstrndx = 0xffff;
+	tb_expect(t, &w, -ENOEXEC, "", "bad-section-headers", "5.10.223: refused without a line");
+	m = one(&w, "5.10.27");
+	m->raw_shnum = 0;
+	m->raw_shstrndx = 0xffff;
+	tb_run(&w);
+	f = tb_finding(&w, "m", "bad-section-headers");
+	tap_ok(t, tb_v(&w, "m")->loads && f && f->severity == KP_SEV_WARNING,
+	       "5.10.27: not checked, said to be unpredictable");
+	tb_free(&w);
+	m = one(&w, "7.2.13");
+	tb_expect(t, &w, 0, "", "", "7.2: raw e_shstrndx 39 < e_shnum 40 loads");
+}
+
 static void blacklist(struct tap *t)
 {
 	static const char *const names[] = { "other", "m_info" };
@@ -108,6 +185,7 @@ int main(void)
 	ext_versions(&t, KP_EXT_VERSIONS_ONE_MISSING,
 		     "extended version crc+name presence does not match");
 	ext_versions(&t, KP_EXT_VERSIONS_FEW_NAMES, "more extended version crcs than names");
+	sechdrs(&t);
 	blacklist(&t);
 	return tap_done(&t);
 }
