@@ -184,7 +184,7 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a)
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
 		const struct kp_node *nd = &a->graph.nodes[v->node];
 
-		for (size_t i = 0; i < v->nfindings; i++) {
+		for (size_t i = 0; i < v->nfindings && !nd->provider; i++) {
 			const struct kp_finding *f = &v->findings[i];
 			struct json_object *r = json_object_new_object(),
 					   *msg = json_object_new_object();

@@ -38,7 +38,7 @@ static void print_group(const struct kp_check_out *o, const struct kp_ctx *a,
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
 		const struct kp_node *nd = &a->graph.nodes[v->node];
 
-		if (cons == KP_CONS_LOAD_FAIL ? v->loads : !v->loads)
+		if (nd->provider || (cons == KP_CONS_LOAD_FAIL ? v->loads : !v->loads))
 			continue;
 		for (size_t i = 0; i < v->nfindings; i++) {
 			const struct kp_finding *f = &v->findings[i];
@@ -91,7 +91,7 @@ static void print_shadowed(const struct kp_check_out *o, const struct kp_ctx *a)
 void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a)
 {
 	const struct kp_kernel_facts *f = &a->facts;
-	size_t nfail = 0, np = 0;
+	size_t nfail = 0, np = 0, nmod = 0;
 
 	kp_escaped_fprintf(o->f, "kernel %s, rules %s%s\n",
 			   f->release ? f->release : "(release unknown)",
@@ -115,6 +115,8 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a)
 			char letters[32];
 			const struct kp_node *nd = &a->graph.nodes[v->node];
 
+			if (nd->provider)
+				continue;
 			kp_taint_letters(v->taints, letters, sizeof(letters));
 			kp_escaped_fprintf(o->f, "%s", nd->mod->name);
 			if (nd->duplicate_name)
@@ -131,10 +133,13 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a)
 	for (size_t k = 0; k < a->graph.n; k++) {
 		const struct kp_verdict *v = &a->sim.v[k];
 
+		if (a->graph.nodes[v->node].provider)
+			continue;
+		nmod++;
 		nfail += !v->loads;
 		np += (v->taints & 1) != 0;
 	}
 	kp_escaped_fprintf(o->f, "%zu module%s: %zu fail%s to load, %zu proprietary (P)\n",
-			   a->graph.n, a->graph.n == 1 ? "" : "s", nfail, nfail == 1 ? "s" : "",
+			   nmod, nmod == 1 ? "" : "s", nfail, nfail == 1 ? "s" : "",
 			   np);
 }

@@ -60,6 +60,7 @@ struct kp_node {
 	size_t nbase_deps;
 	bool in_cycle;
 	bool duplicate_name; /* another node of the set has the same module name */
+	bool provider;	     /* resolved against, not reported (check --provider) */
 };
 
 /* The import edge @e of node @nd resolves: edges and imports share their index. */

@@ -16,6 +16,7 @@ struct kp_set_entry {
 	char *path;
 	struct kp_module *mod; /* NULL when reading failed */
 	char *error;	       /* why reading failed, or NULL */
+	bool provider;	       /* resolved against, not reported (check --provider) */
 };
 
 struct kp_module_set {
