@@ -139,7 +139,6 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a)
 		nfail += !v->loads;
 		np += (v->taints & 1) != 0;
 	}
-	kp_escaped_fprintf(o->f, "%zu module%s: %zu fail%s to load, %zu proprietary (P)\n",
-			   nmod, nmod == 1 ? "" : "s", nfail, nfail == 1 ? "s" : "",
-			   np);
+	kp_escaped_fprintf(o->f, "%zu module%s: %zu fail%s to load, %zu proprietary (P)\n", nmod,
+			   nmod == 1 ? "" : "s", nfail, nfail == 1 ? "s" : "", np);
 }

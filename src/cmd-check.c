@@ -319,11 +319,14 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	/* A kernel newer than any modelled one counts as a warning (unverified-kernel). */
 	rc = a.facts.beyond_modelled && out.fail_on <= KP_SEV_WARNING ? KP_EXIT_FINDINGS
 								      : KP_EXIT_OK;
-	for (size_t i = 0; i < a.sim.n; i++)
-		for (size_t j = 0; j < a.sim.v[i].nfindings && !a.graph.nodes[a.sim.v[i].node].provider; j++)
+	for (size_t i = 0; i < a.sim.n; i++) {
+		if (a.graph.nodes[a.sim.v[i].node].provider)
+			continue; /* resolved against, not reported */
+		for (size_t j = 0; j < a.sim.v[i].nfindings; j++)
 			if (!a.sim.v[i].findings[j].waived &&
 			    a.sim.v[i].findings[j].severity >= out.fail_on)
 				rc = KP_EXIT_FINDINGS;
+	}
 	if (a.read_failures)
 		rc = KP_EXIT_ERROR;
 done:

@@ -297,8 +297,9 @@ static int load_provider_symbols(struct kp_ctx *c, struct kp_err *err)
 		if (provider_has_modules(p))
 			continue;
 		if (c->base_borrowed) {
-			kp_err_set(err, "a provider symbol file needs the kernel's exports as a file "
-					"(--kernel, -b), not the running kernel's kallsyms");
+			kp_err_set(err,
+				   "a provider symbol file needs the kernel's exports as a file "
+				   "(--kernel, -b), not the running kernel's kallsyms");
 			return kp_err_prefix(err, p);
 		}
 		if (kp_base_load(c->base, p, err) < 0)
