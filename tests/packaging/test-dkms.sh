@@ -268,6 +268,18 @@ ok "disabled: no kopolicy check" $?
 "$kpdkms" enable "${id}new" > /dev/null 2>&1 && "$kpdkms" disable "${id}new" > /dev/null 2>&1
 [ ! -e "/etc/dkms/${id}new.conf" ]
 ok "enable then disable of a file kopolicy created: the file is removed" $?
+forget "${id}en"
+printf 'mode=warn\nmode.%s=fail\n' "${id}per" > "$KOPOLICY_DKMS_CONF"
+make_dkms "${id}per" --no-hook kp_prop_prov kp_prop_then_gplonly
+"$kpdkms" enable "${id}per" > /dev/null 2>&1
+"$kpdkms" status "${id}per" > "$tmp/per-status.log" 2>&1
+grep -q "^${id}per: enabled, mode fail" "$tmp/per-status.log"
+ok "mode.NAME=fail in kopolicy.conf: status says fail" $?
+install_log "${id}per" per
+is "mode.NAME=fail (mode=warn for the others): dkms install exits 101" $? 101
+forget "${id}per"
+"$kpdkms" frobnicate > /dev/null 2>&1
+is "an unknown command: exit 2" $? 2
 "$kpdkms" enable ../evil > "$tmp/bad.log" 2>&1
 is "a NAME with a slash: exit 2" $? 2
 ln -s /dev/null "/etc/dkms/${id}link.conf"
