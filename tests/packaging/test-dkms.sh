@@ -13,9 +13,13 @@
 #   5. BUILD_DEPENDS: a module importing from another DKMS module resolves against it;
 #   6. autoinstall (what the kernel's postinst runs for a new kernel): exits non-zero for a
 #      refused module, installs the others; after `dkms remove` of the refused one, 0;
-#   7. the POST_BUILD hook only reports: it never removes built modules.
+#   7. a kernel upgrade: a second kernel (a copy of $KREL's headers with another release,
+#      built against with --kernelsourcedir) gets its modules from autoinstall as the kernel's
+#      postinst does; checked against that kernel's headers; a refused module fails the
+#      autoinstall, the old kernel's modules stay; overrides then autoinstall: 0;
+#   8. the POST_BUILD hook only reports: it never removes built modules.
 #  B. `kopolicy-dkms enable` (a block in /etc/dkms/NAME.conf; the package's files untouched):
-#   8. enable --mode fail refuses; status; disable; other lines of the file kept; bad names.
+#   9. enable --mode fail refuses; status; disable; other lines of the file kept; bad names.
 # /etc/dkms is dkms's fixed path: part B writes /etc/dkms/kpt<PID>*.conf, removed on exit.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -228,7 +232,44 @@ dkms autoinstall "${trees[@]}" -k "$KREL" > "$tmp/auto2.log" 2>&1
 is "autoinstall again: exits 0" $? 0
 forget kpauto1 kpautoprov kpautouser
 
-# 7. the POST_BUILD hook reports only
+# 7. a kernel upgrade: modules installed for $KREL (the refused one with mode=warn), then a new
+# kernel NEW; autoinstall for NEW with mode=fail
+new=$KREL-kpnext
+hnew=$tmp/headers-$new
+mkdir -p "$tmp/root/lib/modules/$new"
+cp -a "$KDIR/." "$hnew"
+for l in scripts tools; do
+	[ -L "$hnew/$l" ] && ln -sfn "$(readlink -f "$KDIR/$l")" "$hnew/$l"
+done
+echo "#define UTS_RELEASE \"$new\"" > "$hnew/include/generated/utsrelease.h"
+mode warn
+make_dkms kpupgood kp_plain
+make_dkms kpupbad kp_prop_prov kp_prop_then_gplonly
+install_log kpupgood upold1 && install_log kpupbad upold2
+ok "on $KREL both modules are installed (mode=warn)" $?
+mode fail
+dkms autoinstall "${trees[@]}" -k "$new" --kernelsourcedir "$hnew" > "$tmp/upgrade.log" 2>&1
+st=$?
+[ $st -ne 0 ]
+ok "kernel upgrade: autoinstall for $new with a refused module exits non-zero ($st)" $?
+grep -q "kopolicy-dkms: dkms kpupgood/1.0 $new: checking 1 module(s) against kernel $new ($hnew)" \
+	"$tmp/upgrade.log"
+ok "kernel upgrade: checked against the new kernel's headers" $?
+ls "$tmp/root/lib/modules/$new/updates/dkms/kp_plain.ko"* > /dev/null 2>&1
+ok "kernel upgrade: the clean module is installed for $new" $?
+! ls "$tmp/root/lib/modules/$new/updates/dkms/kp_prop_then_gplonly.ko"* > /dev/null 2>&1
+ok "kernel upgrade: the refused module is not installed for $new" $?
+installed kpupbad kp_prop_then_gplonly
+ok "kernel upgrade: the old kernel's installation is untouched" $?
+printf 'gpl-proprietary-mix kp_prop_then_gplonly\ngpl-only-symbol kp_prop_then_gplonly\n' \
+	> "$tmp/etc/kopolicy-overrides/kpupbad"
+dkms autoinstall "${trees[@]}" -k "$new" --kernelsourcedir "$hnew" > "$tmp/upgrade2.log" 2>&1
+is "kernel upgrade: with the admin's overrides autoinstall exits 0" $? 0
+ls "$tmp/root/lib/modules/$new/updates/dkms/kp_prop_then_gplonly.ko"* > /dev/null 2>&1
+ok "kernel upgrade: now installed for $new" $?
+forget kpupgood kpupbad
+
+# 8. the POST_BUILD hook reports only
 make_dkms kppost --no-hook --post-build kp_prop_prov kp_prop_then_gplonly
 dkms build "${trees[@]}" -m kppost -v 1.0 -k "$KREL" > "$tmp/post.log" 2>&1
 is "POST_BUILD, mode=fail: dkms build exits 0" $? 0
@@ -238,7 +279,7 @@ is "POST_BUILD: the built modules are left alone" "$(built kppost)" 2
 grep -q "the PRE_INSTALL hook refuses the installation" "$tmp/post.log"
 ok "POST_BUILD: says where a refusal happens" $?
 
-# 8. kopolicy-dkms enable/disable: /etc/dkms/NAME.conf, the package's files untouched
+# 9. kopolicy-dkms enable/disable: /etc/dkms/NAME.conf, the package's files untouched
 mode warn
 make_dkms "${id}en" --no-hook kp_prop_prov kp_prop_then_gplonly
 cp "$tmp/src/${id}en-1.0/dkms.conf" "$tmp/dkms.conf.orig"
