@@ -89,6 +89,8 @@ int kp_compare_rules(const struct kp_ctx *a, const char *spec, struct kp_compari
 	for (size_t k = 0; k < a->graph.n && !rc; k++) {
 		size_t i = a->graph.order[k];
 
+		if (a->graph.nodes[i].provider)
+			continue; /* resolved against, not reported (--provider) */
 		if (diff_module(cmp, i, &sa.v[i], &sb.v[i]) < 0) {
 			kp_cli_error(NULL, "out of memory");
 			rc = KP_EXIT_ERROR;
@@ -135,14 +137,15 @@ size_t kp_check_input_errors(const struct kp_ctx *a, struct kp_input_error **out
 	struct kp_input_error *e;
 
 	*out = NULL;
+	/* a provider that could not be read was said on stderr: not an input of the report */
 	for (size_t i = 0; i < a->set.n; i++)
-		n += !a->set.entries[i].mod;
+		n += !a->set.entries[i].mod && !a->set.entries[i].provider;
 	if (!n || !(e = calloc(n, sizeof(*e))))
 		return 0;
 	for (size_t i = 0; i < a->nempty_dirs; i++)
 		e[k++] = (struct kp_input_error){ a->empty_dirs[i], KP_CTX_EMPTY_DIR };
 	for (size_t i = 0; i < a->set.n; i++)
-		if (!a->set.entries[i].mod)
+		if (!a->set.entries[i].mod && !a->set.entries[i].provider)
 			e[k++] = (struct kp_input_error){ a->set.entries[i].path,
 							  a->set.entries[i].error
 								  ? a->set.entries[i].error

@@ -164,14 +164,17 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
 	fprintf(o->f, "{\"schema_version\":%d,\"kernel\":", KP_CHECK_SCHEMA_VERSION);
 	kp_json_emit(o->f, k, o->pretty);
 	fputs(",\"modules\":[", o->f);
-	for (size_t i = 0; i < a->graph.n; i++) {
+	for (size_t i = 0, nout = 0; i < a->graph.n; i++) {
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[i]];
-		struct json_object *m = verdict_json(a, v);
+		struct json_object *m;
 
+		if (a->graph.nodes[v->node].provider)
+			continue; /* resolved against, not reported */
+		m = verdict_json(a, v);
 		/* the global mask after this step, less what was set before the first load */
 		kp_taint_letters(v->global_after, letters, sizeof(letters));
 		kp_json_add(m, "global_taint", json_object_new_string(letters));
-		fputs(i ? ",\n" : "\n", o->f);
+		fputs(nout++ ? ",\n" : "\n", o->f);
 		kp_json_emit(o->f, m, o->pretty);
 	}
 	fputs("],\"errors\":", o->f);

@@ -191,7 +191,7 @@ static void add_findings(struct json_object *results, const char *cwd, const str
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
 		const struct kp_node *nd = &a->graph.nodes[v->node];
 
-		for (size_t i = 0; i < v->nfindings; i++) {
+		for (size_t i = 0; i < v->nfindings && !nd->provider; i++) {
 			const struct kp_finding *f = &v->findings[i];
 			char *fix = kp_finding_fix(a, v, f), *text = NULL;
 

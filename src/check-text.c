@@ -52,7 +52,8 @@ static void tainted_title(const struct kp_ctx *a, char *buf, size_t len)
 	size_t k = 0;
 
 	for (size_t i = 0; i < a->sim.n; i++)
-		if (listed_under(&a->sim.v[i], KP_CONS_TAINT))
+		if (!a->graph.nodes[a->sim.v[i].node].provider &&
+		    listed_under(&a->sim.v[i], KP_CONS_TAINT))
 			mask |= a->sim.v[i].taints & shown;
 	kp_taint_letters(mask, letters, sizeof(letters));
 	k = (size_t)snprintf(buf, len, "Loads, tainted");
@@ -99,7 +100,7 @@ static void print_group(const struct kp_check_out *o, const struct kp_ctx *a,
 		const struct kp_verdict *v = &a->sim.v[a->graph.order[k]];
 		const struct kp_node *nd = &a->graph.nodes[v->node];
 
-		if (cons == KP_CONS_LOAD_FAIL ? v->loads : !v->loads)
+		if (nd->provider || (cons == KP_CONS_LOAD_FAIL ? v->loads : !v->loads))
 			continue;
 		for (size_t i = 0; i < v->nfindings; i++) {
 			const struct kp_finding *f = &v->findings[i];
@@ -128,8 +129,8 @@ static void print_group(const struct kp_check_out *o, const struct kp_ctx *a,
 									   : "I: ",
 					   f->id, f->message, f->waived ? " [waived]" : "");
 			if (more)
-				fprintf(o->f, " (and %zu more %s note%s: -v lists them)", more, f->id,
-					more == 1 ? "" : "s");
+				fprintf(o->f, " (and %zu more %s note%s: -v lists them)", more,
+					f->id, more == 1 ? "" : "s");
 			fputc('\n', o->f);
 		}
 	}
@@ -178,7 +179,7 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			 const struct kp_comparison *cmp)
 {
 	const struct kp_kernel_facts *f = &a->facts;
-	size_t nfail = 0, np = 0;
+	size_t nfail = 0, np = 0, nmod = 0;
 	char title[64];
 
 	if (cmp) {
@@ -209,6 +210,8 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			char letters[32];
 			const struct kp_node *nd = &a->graph.nodes[v->node];
 
+			if (nd->provider)
+				continue;
 			kp_taint_letters(v->taints, letters, sizeof(letters));
 			kp_escaped_fprintf(o->f, "%s", nd->mod->name);
 			if (nd->duplicate_name)
@@ -225,10 +228,12 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 	for (size_t k = 0; k < a->graph.n; k++) {
 		const struct kp_verdict *v = &a->sim.v[k];
 
+		if (a->graph.nodes[v->node].provider)
+			continue;
+		nmod++;
 		nfail += !v->loads;
 		np += (v->taints & 1) != 0;
 	}
-	kp_escaped_fprintf(o->f, "%zu module%s: %zu fail%s to load, %zu proprietary (P)\n",
-			   a->graph.n, a->graph.n == 1 ? "" : "s", nfail, nfail == 1 ? "s" : "",
-			   np);
+	kp_escaped_fprintf(o->f, "%zu module%s: %zu fail%s to load, %zu proprietary (P)\n", nmod,
+			   nmod == 1 ? "" : "s", nfail, nfail == 1 ? "s" : "", np);
 }

@@ -31,6 +31,10 @@ static void check_usage(FILE *f)
 	      "                     installed in ROOT, each against its kernel (text, json)\n"
 	      "      --upgrade-to R with -b ROOT and --kernel-release CUR: what changes for\n"
 	      "                     CUR's out-of-tree modules on kernel R (text, json)\n"
+	      "      --provider P   modules the FILEs may import from, resolved against but not\n"
+	      "                     reported: a module, a directory of them (an older one of\n"
+	      "                     the same name as a FILE is left out), or a symbol file\n"
+	      "                     such as another package's Module.symvers (repeatable)\n"
 	      "  -v, --verbose      every note (not one line per rule and module), and each\n"
 	      "                     module's outcome and messages\n"
 	      "      --pretty       indent JSON\n"
@@ -112,6 +116,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 					      { "color", required_argument, NULL, 0x204 },
 					      { "all-kernels", no_argument, NULL, 0x205 },
 					      { "upgrade-to", required_argument, NULL, 0x206 },
+					      { "provider", required_argument, NULL, 0x207 },
 					      { "verbose", no_argument, NULL, 'v' },
 					      { "help", no_argument, NULL, 'h' },
 					      KP_CLI_COMMON_LONGOPTS,
@@ -164,6 +169,13 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		case 0x206:
 			upgrade_to = optarg;
 			break;
+		case 0x207:
+			if (o.nprovider_paths == KP_ARRAY_SIZE(o.provider_paths)) {
+				kp_cli_error(NULL, "too many --provider options");
+				return KP_EXIT_ERROR;
+			}
+			o.provider_paths[o.nprovider_paths++] = optarg;
+			break;
 		case 'v':
 			out.verbose = true;
 			break;
@@ -177,6 +189,11 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "sarif") &&
 	    strcmp(format, "junit")) {
 		kp_cli_error(NULL, "unknown format '%s' (text, json, sarif or junit)", format);
+		return KP_EXIT_ERROR;
+	}
+	if (o.nprovider_paths && (upgrade_to || all_kernels || optind >= argc)) {
+		kp_cli_error(NULL, "--provider takes module FILEs to check (not --all-kernels, "
+				   "--upgrade-to or a whole tree)");
 		return KP_EXIT_ERROR;
 	}
 	if (upgrade_to || all_kernels) {
@@ -259,11 +276,14 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	/* A kernel newer than any modelled one counts as a warning (unverified-kernel). */
 	rc = a.facts.beyond_modelled && out.fail_on <= KP_SEV_WARNING ? KP_EXIT_FINDINGS
 								      : KP_EXIT_OK;
-	for (size_t i = 0; i < a.sim.n; i++)
+	for (size_t i = 0; i < a.sim.n; i++) {
+		if (a.graph.nodes[a.sim.v[i].node].provider)
+			continue; /* resolved against, not reported */
 		for (size_t j = 0; j < a.sim.v[i].nfindings; j++)
 			if (!a.sim.v[i].findings[j].waived &&
 			    a.sim.v[i].findings[j].severity >= out.fail_on)
 				rc = KP_EXIT_FINDINGS;
+	}
 	if (a.read_failures)
 		rc = KP_EXIT_ERROR;
 done:

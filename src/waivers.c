@@ -97,6 +97,9 @@ size_t kp_waivers_apply(struct kp_waivers *ws, struct kp_simulation *sim)
 		struct kp_verdict *v = &sim->v[i];
 		const char *mod = sim->graph->nodes[v->node].mod->name;
 
+		if (sim->graph->nodes[v->node].provider)
+			continue; /* not reported (check --provider) */
+
 		for (size_t j = 0; j < v->nfindings; j++) {
 			struct kp_finding *f = &v->findings[j];
 

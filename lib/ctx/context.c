@@ -274,6 +274,102 @@ static int note_stub_map(struct kp_ctx *c)
 	return kp_facts_assume(&c->facts, msg);
 }
 
+/* A --provider path naming modules (a directory, a *.ko* file), not a symbol file. */
+static bool provider_has_modules(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct stat st;
+
+	if (kp_in_stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return true;
+	return kp_is_module_filename(base ? base + 1 : path);
+}
+
+/*
+ * --provider symbol files (Module.symvers of other packages, KBUILD_EXTRA_SYMBOLS): their
+ * exports join the kernel's, as modpost reads them.
+ */
+static int load_provider_symbols(struct kp_ctx *c, struct kp_err *err)
+{
+	for (size_t i = 0; i < c->o.nprovider_paths; i++) {
+		const char *p = c->o.provider_paths[i];
+
+		if (provider_has_modules(p))
+			continue;
+		if (c->base_borrowed) {
+			kp_err_set(err,
+				   "a provider symbol file needs the kernel's exports as a file "
+				   "(--kernel, -b), not the running kernel's kallsyms");
+			return kp_err_prefix(err, p);
+		}
+		if (kp_base_load(c->base, p, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * --provider modules: read with the set, marked, and dropped when a module checked has the
+ * same name (an installed older build of the module being checked: the new one replaces it).
+ * A provider that cannot be read is said and left out; it is not a failure of the check.
+ */
+static int add_providers(struct kp_ctx *c, struct kp_err *err)
+{
+	for (size_t i = 0; i < c->o.nprovider_paths; i++) {
+		const char *p = c->o.provider_paths[i];
+		size_t before = c->set.n;
+		struct stat st;
+
+		if (!provider_has_modules(p))
+			continue;
+		if (kp_in_stat(p, &st) < 0) {
+			kp_err_set(err, "provider: %m");
+			return kp_err_prefix(err, p);
+		}
+		if (kp_set_add_path(&c->set, p) < 0) {
+			kp_err_set(err, "out of memory");
+			return kp_err_prefix(err, p);
+		}
+		for (size_t j = before; j < c->set.n; j++)
+			c->set.entries[j].provider = true;
+	}
+	return 0;
+}
+
+static bool checked_name(const struct kp_module_set *set, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (!set->entries[i].provider && set->entries[i].mod &&
+		    !strcmp(set->entries[i].mod->name, name))
+			return true;
+	return false;
+}
+
+/* Drops the providers not read and those a checked module replaces. */
+static void prune_providers(struct kp_ctx *c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->set.n; i++) {
+		struct kp_set_entry *e = &c->set.entries[i];
+
+		if (e->provider && (!e->mod || checked_name(&c->set, e->mod->name))) {
+			if (!e->mod) {
+				char msg[600];
+
+				snprintf(msg, sizeof(msg), "provider not used: %s", e->error);
+				say(c, e->path, msg);
+			}
+			free(e->path);
+			free(e->error);
+			kp_module_free(e->mod);
+			continue;
+		}
+		c->set.entries[k++] = *e;
+	}
+	c->set.n = k;
+}
+
 /* The kernel: its exports, its release, its keys, its facts. */
 static int load_kernel(struct kp_ctx *c, struct kp_err *err)
 {
@@ -288,7 +384,7 @@ static int load_kernel(struct kp_ctx *c, struct kp_err *err)
 		return -1;
 	if (!c->o.nkernels && !c->base_borrowed && kernel_default(c, err) < 0)
 		return -1;
-	return 0;
+	return load_provider_symbols(c, err);
 }
 
 static int load_facts(struct kp_ctx *c, struct kp_err *err)
@@ -439,7 +535,21 @@ int kp_ctx_load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, stru
 			return -1;
 		npaths = 0;
 	}
-	failed = read_modules(c, paths, npaths, err);
+	if (c->o.nprovider_paths) {
+		failed = kp_ctx_add_files(c, paths, npaths, err);
+		if (failed < 0 || add_providers(c, err) < 0)
+			return -1;
+		failed += (ssize_t)read_range(c, 0, c->set.n);
+		for (size_t i = 0; i < c->set.n; i++)
+			if (c->set.entries[i].error && !c->set.entries[i].provider) {
+				say(c, c->set.entries[i].path, c->set.entries[i].error);
+			} else if (c->set.entries[i].error) {
+				failed--; /* said by prune_providers() */
+			}
+		prune_providers(c);
+	} else {
+		failed = read_modules(c, paths, npaths, err);
+	}
 	if (failed < 0)
 		return -1;
 	c->read_failures = (size_t)failed;

@@ -56,6 +56,12 @@ struct kp_ctx_opts {
 	bool no_kernel_keys; /* only kernel_images and trusted_certs, not the keys found */
 	bool read_in_tree;   /* chain: read in-tree dependencies, not only Module.symvers */
 	bool no_symbol_get;  /* chain: symbol_get() call sites not traced (kp_open_opts) */
+	/*
+	 * check --provider: modules (files, directories) read, resolved against and simulated
+	 * but not reported; other files are symbol files (Module.symvers) added to the base
+	 */
+	const char *provider_paths[32];
+	size_t nprovider_paths;
 };
 
 /* Initialises @o: nothing given (kp_facts_opts_init()). */

@@ -449,6 +449,7 @@ int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 		g->nodes[g->n].mod = set->entries[i].mod;
 		g->nodes[g->n].path = set->entries[i].path;
 		g->nodes[g->n].walked = set->entries[i].walked;
+		g->nodes[g->n].provider = set->entries[i].provider;
 		g->n++;
 	}
 	if (kp_symbol_index_init(&g->names, g->n) < 0) {

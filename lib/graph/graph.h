@@ -61,6 +61,7 @@ struct kp_node {
 	bool in_cycle;
 	bool duplicate_name; /* another node of the set has the same module name */
 	bool walked;	     /* found in a directory operand (or the whole tree), not named */
+	bool provider;	     /* resolved against, not reported (check --provider) */
 };
 
 /* The import edge @e of node @nd resolves: edges and imports share their index. */

@@ -17,6 +17,7 @@ struct kp_set_entry {
 	struct kp_module *mod; /* NULL when reading failed */
 	char *error;	       /* why reading failed, or NULL */
 	bool walked;	       /* found in a directory, not named itself */
+	bool provider;	       /* resolved against, not reported (check --provider) */
 };
 
 struct kp_module_set {

@@ -28,6 +28,8 @@ complete_line() {
 ok "completes the command" $?
 [ "$(complete_line "kopolicy check --fai")" = "--fail-on " ]
 ok "completes an option of check from its --help" $?
+[ "$(complete_line "kopolicy check --provi")" = "--provider " ]
+ok "check --provider is completed (from --help)" $?
 [ "$(complete_line "kopolicy check -f ")" = "json junit sarif text " ]
 ok "check -f: the report formats" $?
 [ "$(complete_line "kopolicy graph --format ")" = "dot json text " ]

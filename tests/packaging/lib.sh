@@ -5,7 +5,8 @@
 # kernel (installed linux-headers-* with Module.symvers) and the module sources.
 #
 # Environment: PKGROOT (DESTDIR of a `make install`), PKG_BINDIR, PKG_LIBEXECDIR,
-# PKG_DEBHELPERDIR, PKG_RPMMACRODIR, PKG_POSTINSTDIR, PKG_KERNELINSTALLDIR (the configured
+# PKG_DEBHELPERDIR, PKG_RPMMACRODIR, PKG_POSTINSTDIR, PKG_KERNELINSTALLDIR, PKG_PKGDATADIR,
+# PKG_SBINDIR (the configured
 # directories; defaults: those of --prefix=/usr/local), srcdir (the source tree), KREL (kernel release; default: the first
 # /lib/modules/*/build with Module.symvers, else /usr/src/linux-headers-*).
 n=0
@@ -37,6 +38,8 @@ PKG_DEBHELPERDIR=${PKG_DEBHELPERDIR:-/usr/local/share/perl5}
 PKG_RPMMACRODIR=${PKG_RPMMACRODIR:-/usr/local/lib/rpm/macros.d}
 PKG_POSTINSTDIR=${PKG_POSTINSTDIR:-/usr/local/etc/kernel/postinst.d}
 PKG_KERNELINSTALLDIR=${PKG_KERNELINSTALLDIR:-/usr/local/lib/kernel/install.d}
+PKG_PKGDATADIR=${PKG_PKGDATADIR:-/usr/local/share/kopolicy}
+PKG_SBINDIR=${PKG_SBINDIR:-/usr/local/sbin}
 export KOPOLICY=$PKGROOT$PKG_BINDIR/kopolicy
 export KOPOLICY_CHECK_BUILT=$PKGROOT$PKG_LIBEXECDIR/check-built
 [ -x "$KOPOLICY" ] || skip_all "no installed kopolicy in $PKGROOT$PKG_BINDIR (make install)"
@@ -62,4 +65,33 @@ make_module_src() {
 		cp "$FXSRC/$name/$name.c" "$dir/"
 		echo "obj-m += $name.o" >> "$dir/Kbuild"
 	done
+}
+# second_kernel DIR: a second kernel for multi-kernel build roots, from prebuilt fixtures of
+# another release than $KREL (fixtures/ko/<series>/: its Module.symvers, config, release)
+# made into a headers tree DIR (Module.symvers, .config, include/generated/utsrelease.h).
+# Sets K2REL (its release), K2HDR (DIR) and K2KO (its prebuilt modules); 1 if none.
+second_kernel() {
+	local d
+	K2REL='' K2HDR=$1 K2KO=''
+	for d in "$srcdir"/fixtures/ko/6.12 "$srcdir"/fixtures/ko/*/; do
+		d=${d%/}
+		[ -f "$d/Module.symvers.gz" ] && [ -f "$d/config.gz" ] || continue
+		grep -qx "arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)" \
+			"$d/kernel.txt" 2>/dev/null || continue
+		K2REL=$(sed -n 's/^release=//p' "$d/kernel.txt")
+		[ -n "$K2REL" ] && [ "$K2REL" != "$KREL" ] && K2KO=$d && break
+	done
+	[ -n "$K2KO" ] || return 1
+	mkdir -p "$K2HDR/include/generated"
+	gzip -dc "$K2KO/Module.symvers.gz" > "$K2HDR/Module.symvers"
+	gzip -dc "$K2KO/config.gz" > "$K2HDR/.config"
+	echo "#define UTS_RELEASE \"$K2REL\"" > "$K2HDR/include/generated/utsrelease.h"
+}
+# fixture_ko RELEASE: the prebuilt fixtures directory whose kernel is RELEASE, or nothing
+fixture_ko() {
+	local d
+	for d in "$srcdir"/fixtures/ko/*/; do
+		grep -qx "release=$1" "$d/kernel.txt" 2>/dev/null && echo "${d%/}" && return 0
+	done
+	return 1
 }

@@ -7,7 +7,11 @@
 #     unused override is reported;
 #  2. a GPL module importing from a proprietary module in the same package (kp_prop_prov +
 #     kp_prop_then_gplonly, the 2020 rule): the build fails with kopolicy's message;
-#  3. the same with debian/<pkg>.kopolicy-overrides accepting those findings: passes.
+#  3. the same with debian/<pkg>.kopolicy-overrides accepting those findings: passes;
+#  4. a package holding modules for two kernels (built for $KREL, and prebuilt fixtures of a
+#     second kernel; dh_kopolicy --headers for its headers tree): each group is checked
+#     against its own kernel and the package builds;
+#  5. a module importing from a module of another package: dh_kopolicy --provider.
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v dpkg-buildpackage >/dev/null || skip_all "no dpkg-buildpackage (dpkg-dev)"
@@ -52,14 +56,18 @@ override_dh_auto_build:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/src modules
 override_dh_auto_install:
 	install -D -m644 -t debian/$(PKG)/lib/modules/$(KREL)/updates src/*.ko
+	$(EXTRA_INSTALL)
+override_dh_kopolicy:
+	dh_kopolicy $(KOPOLICY_DH_ARGS)
 override_dh_auto_clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/src clean || true
 RULES
 	chmod +x "$d/debian/rules"
 }
 
-build_pkg() { # DIR PKG -> status, log in DIR.log
-	(cd "$1" && KDIR=$KDIR KREL=$KREL PKG=$2 dpkg-buildpackage -us -uc -b -d) > "$1.log" 2>&1
+build_pkg() { # DIR PKG [EXTRA_INSTALL [DH_KOPOLICY ARGS]] -> status, log in DIR.log
+	(cd "$1" && KDIR=$KDIR KREL=$KREL PKG=$2 EXTRA_INSTALL=${3:-} KOPOLICY_DH_ARGS=${4:-} \
+		dpkg-buildpackage -us -uc -b -d) > "$1.log" 2>&1
 }
 
 # 1. clean
@@ -72,7 +80,8 @@ ok "dh_kopolicy ran (sequence from Build-Depends: dh-sequence-kopolicy)" $?
 # (dh skips dh_install when a package has no debian/*.install: then dh_auto_install's step)
 i=$(grep -n -E '^ +(dh_install|debian/rules override_dh_auto_install)( |$)' "$tmp/good.log" |
 	tail -n1 | cut -d: -f1)
-k=$(grep -n -E '^ +dh_kopolicy( |$)' "$tmp/good.log" | head -n1 | cut -d: -f1)
+k=$(grep -n -E '^ +(dh_kopolicy|debian/rules override_dh_kopolicy)( |$)' "$tmp/good.log" |
+	head -n1 | cut -d: -f1)
 d=$(grep -n -E '^ +dh_installdocs( |$)' "$tmp/good.log" | head -n1 | cut -d: -f1)
 [ -n "$i" ] && [ -n "$k" ] && [ -n "$d" ] && [ "$k" -gt "$i" ] && [ "$k" -lt "$d" ]
 ok "dh_kopolicy runs after dh_install, before dh_installdocs" $?
@@ -108,6 +117,42 @@ build_pkg "$tmp/waived" kp-waived
 is "with kopolicy-overrides the same package builds" $? 0
 grep -q "\[waived\]" "$tmp/waived.log"
 ok "overridden findings are still printed, marked [waived]" $?
+
+# 4. two kernels in one package
+if second_kernel "$tmp/headers2"; then
+	make_pkg "$tmp/multi" kp-multi kp_gpl_prov kp_ns_ok
+	mkdir -p "$tmp/k2"
+	cp "$K2KO/kp_gpl_prov.ko" "$K2KO/kp_ns_ok.ko" "$tmp/k2/"
+	build_pkg "$tmp/multi" kp-multi \
+		"install -D -m644 -t debian/kp-multi/lib/modules/$K2REL/updates $tmp/k2/*.ko" \
+		"--headers $K2HDR"
+	is "a package with modules for $KREL and $K2REL builds" $? 0
+	grep -q "dh_kopolicy: kp-multi: checking 2 module(s) against kernel $KREL (/" \
+		"$tmp/multi.log"
+	ok "the $KREL modules checked against $KREL" $?
+	grep -q "dh_kopolicy: kp-multi: checking 2 module(s) against kernel $K2REL ($K2HDR)" \
+		"$tmp/multi.log"
+	ok "the $K2REL modules checked against $K2REL" $?
+	! grep -E -q "crc-mismatch|module-layout" "$tmp/multi.log"
+	ok "two kernels: no false crc-mismatch or module-layout" $?
+else
+	echo "# no prebuilt fixtures of a second kernel: two-kernel case skipped"
+fi
+
+# 5. a provider from another package (its Module.symvers, as a -dev package ships it)
+make_module_src "$tmp/provbuild" kp_gpl_prov
+make -C "$KDIR" M="$tmp/provbuild" modules > "$tmp/provbuild.log" 2>&1
+make_pkg "$tmp/user" kp-user kp_ns_ok
+sed -i 's|M=$(CURDIR)/src modules|M=$(CURDIR)/src KBUILD_EXTRA_SYMBOLS='"$tmp"'/provbuild/Module.symvers modules|' \
+	"$tmp/user/debian/rules"
+build_pkg "$tmp/user" kp-user
+st=$?
+[ $st -ne 0 ]
+ok "a module importing from another package's module, no provider: build fails ($st)" $?
+grep -q "kp_ns_ok: E: unknown-symbol: kp_gpl_prov_ns" "$tmp/user.log"
+ok "no provider: unknown-symbol in the log" $?
+build_pkg "$tmp/user" kp-user "" "--provider $tmp/provbuild/Module.symvers"
+is "dh_kopolicy --provider Module.symvers: the package builds" $? 0
 
 if [ "$failed" -ne 0 ]; then
 	for l in "$tmp"/*.log; do echo "# --- $l"; tail -30 "$l" | sed 's/^/# /'; done
