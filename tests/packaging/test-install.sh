@@ -79,8 +79,8 @@ check_layout() {
 	[ -x "$root/etc/kernel/postinst.d/zz-kopolicy" ]
 	ok "the postinst hook is executable" $?
 	has_file "kernel-install plugin" /usr/lib/kernel/install.d/90-kopolicy.install
-	if command -v kernel-install >/dev/null && file -b "$(command -v kernel-install)" |
-		grep -q 'shell script'; then
+	if command -v kernel-install >/dev/null &&
+		head -c2 "$(command -v kernel-install)" | grep -q '^#!'; then
 		grep -q '/usr/lib/kernel/install.d' "$(command -v kernel-install)"
 		ok "kernel-install reads /usr/lib/kernel/install.d" $?
 	fi
