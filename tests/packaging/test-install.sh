@@ -45,8 +45,8 @@ paths_resolve() {
 		for p in $(grep -o -E "($prefix|/etc)/[A-Za-z0-9_./-]*kopolicy[A-Za-z0-9_./-]*" \
 			"$root$f" | sed 's/[.]*$//' | sort -u); do
 			case $p in
-			*/hook.conf | */kernel-hook.conf | */kopolicy.conf | */modprobe.d/* | */dkms | \
-				/etc/kopolicy/* | */framework.conf)
+			*/hook.conf | */kernel-hook.conf | */kopolicy.conf | */modprobe.d/* | \
+				*/dkms | /etc/kopolicy/* | */framework.conf)
 				continue ;; # configuration the admin writes
 			esac
 			[ -e "$root$p" ] || bad="$bad $f:$p"
@@ -98,11 +98,13 @@ check_layout() {
 	baked "zz-kopolicy runs libexec's kernel-postinst" /etc/kernel/postinst.d/zz-kopolicy \
 		'^exec \([^ ]*\) .*' "$pl/kernel-postinst"
 	baked "90-kopolicy.install runs libexec's kernel-postinst" \
-		/usr/lib/kernel/install.d/90-kopolicy.install '^exec \([^ ]*\) .*' "$pl/kernel-postinst"
+		/usr/lib/kernel/install.d/90-kopolicy.install '^exec \([^ ]*\) .*' \
+		"$pl/kernel-postinst"
 	baked "kernel-postinst: the binary" "$pl/kernel-postinst" \
 		'^KOPOLICY=${KOPOLICY:-\(.*\)}$' "$prefix/bin/kopolicy"
 	baked "kernel-postinst: SYSCONFDIR/kopolicy/kernel-hook.conf" "$pl/kernel-postinst" \
-		'^conf=${KOPOLICY_KERNEL_HOOK_CONF:-\(.*\)}$' "$sysconfdir/kopolicy/kernel-hook.conf"
+		'^conf=${KOPOLICY_KERNEL_HOOK_CONF:-\(.*\)}$' \
+		"$sysconfdir/kopolicy/kernel-hook.conf"
 	baked "check-built: the binary" "$pl/check-built" '^KOPOLICY=${KOPOLICY:-\(.*\)}$' \
 		"$prefix/bin/kopolicy"
 	baked "dh_kopolicy: check-built" "$prefix/bin/dh_kopolicy" \
@@ -116,25 +118,24 @@ check_layout() {
 	baked "dkms-post-build: check-built" "$pl/dkms-post-build" \
 		'^check=${KOPOLICY_CHECK_BUILT:-\(.*\)}$' "$pl/check-built"
 	baked "examples/kopolicy-post-build runs libexec's dkms-post-build" \
-		"$prefix/share/doc/kopolicy/examples/kopolicy-post-build" '^for hook in \([^ ]*\) .*' \
-		"$pl/dkms-post-build"
+		"$prefix/share/doc/kopolicy/examples/kopolicy-post-build" \
+		'^for hook in \([^ ]*\) .*' "$pl/dkms-post-build"
 	grep -q "^# $pl/dkms-post-build, and says so" \
 		"$root$prefix/share/doc/kopolicy/examples/dkms.conf.example"
 	ok "examples/dkms.conf.example names $pl/dkms-post-build" $?
 	! grep -q '/usr/libexec' "$root$prefix/share/doc/kopolicy/examples/dkms.conf.example" ||
 		[ "$prefix" = /usr ]
 	ok "examples/dkms.conf.example hard-codes no other libexec" $?
-	is "kopolicy hook --help: the configured policy path" \
-		"$("$root$prefix/bin/kopolicy" hook --help |
-			sed -n 's|^.*(default ROOT\(/[^;]*\);$|\1|p')" "$sysconfdir/kopolicy/hook.conf"
+	m=$("$root$prefix/bin/kopolicy" hook --help | sed -n 's|^.*(default ROOT\(/[^;]*\);$|\1|p')
+	is "kopolicy hook --help: the configured policy path" "$m" "$sysconfdir/kopolicy/hook.conf"
 	grep -q "^\\.B $sysconfdir/kopolicy/hook.conf\$" "$root$prefix/share/man/man1/kopolicy.1"
 	ok "the installed kopolicy(1) names $sysconfdir/kopolicy/hook.conf" $?
 	grep -q "kopolicy/kernel\\\\-hook.conf" "$root$prefix/share/man/man1/kopolicy.1" &&
 		! grep -q -E "(^|[^a-z])/etc/kopolicy/" "$root$prefix/share/man/man1/kopolicy.1" ||
 		[ "$sysconfdir" = /etc ]
 	ok "... and no other sysconfdir" $?
-	paths_resolve /etc/kernel/postinst.d/zz-kopolicy /usr/lib/kernel/install.d/90-kopolicy.install \
-		"$pl/kernel-postinst" "$pl/check-built" "$pl/dkms-post-build" "$pl/brp-kopolicy" \
+	paths_resolve /etc/kernel/postinst.d/zz-kopolicy \
+		/usr/lib/kernel/install.d/90-kopolicy.install "$pl/kernel-postinst" "$pl/check-built" "$pl/dkms-post-build" "$pl/brp-kopolicy" \
 		"$prefix/bin/dh_kopolicy" "$m"
 }
 
@@ -157,10 +158,12 @@ check_layout
 # the DKMS wrapper says so when kopolicy is not where it was configured
 if [ ! -e /usr/libexec/kopolicy/dkms-post-build ] &&
 	[ ! -e /usr/local/libexec/kopolicy/dkms-post-build ]; then
-	out=$("$root$prefix/share/doc/kopolicy/examples/kopolicy-post-build" 6.1.0-0-amd64 x86_64 2>&1)
+	out=$(sh "$root$prefix/share/doc/kopolicy/examples/kopolicy-post-build" 6.1.0-0-amd64 \
+		x86_64 2>&1)
 	st=$?
 	is "kopolicy-post-build without kopolicy: exit status" "$st" 0
-	is "... and a line on stderr" "$out" "kopolicy-post-build: kopolicy is not installed (no $prefix/libexec/kopolicy/dkms-post-build): modules built for 6.1.0-0-amd64 not checked"
+	is "... and a line on stderr" "$out" "kopolicy-post-build: kopolicy is not installed \
+(no $prefix/libexec/kopolicy/dkms-post-build): modules built for 6.1.0-0-amd64 not checked"
 fi
 
 # 2. a system install
@@ -178,8 +181,9 @@ elif [ -d /usr/share/zsh/vendor-completions ]; then
 fi
 check_layout
 # nothing lands outside the standard places
+std='^/usr/(bin|libexec/kopolicy|share/(man|doc/kopolicy|bash-completion|zsh|perl5)|lib/(rpm|kernel))/'
 stray=$(cd "$root" && find . -type f | sed 's|^\.||' |
-	grep -v -E '^/usr/(bin|libexec/kopolicy|share/(man|doc/kopolicy|bash-completion|zsh|perl5)|lib/(rpm|kernel))/|^/etc/(dkms|kernel/postinst\.d)/')
+	grep -v -E "$std|^/etc/(dkms|kernel/postinst\\.d)/")
 is "a system install puts nothing elsewhere" "$stray" ""
 
 # 3. --without-NAMEdir leaves an integration out, the scripts keep their paths
@@ -188,7 +192,8 @@ mkdir -p "$tmp/without"
 	--without-debhelperdir --without-rpmmacrodir --without-kernelpostinstdir \
 	--without-dkmsdir && make install DESTDIR="$tmp/without") > "$tmp/without.log" 2>&1
 is "--without-*dir: configure and install" $? 0
-left=$(cd "$tmp/without" && find . -type f | grep -E 'perl5|dh_kopolicy|rpm/macros|postinst\.d|etc/dkms')
+left=$(cd "$tmp/without" && find . -type f |
+	grep -E 'perl5|dh_kopolicy|rpm/macros|postinst\.d|etc/dkms')
 is "--without-*dir: those integrations are not installed" "$left" ""
 grep -q '^conf=${KOPOLICY_DKMS_CONF:-/etc/dkms/kopolicy.conf}$' \
 	"$tmp/without/usr/libexec/kopolicy/dkms-post-build"
