@@ -135,7 +135,8 @@ check_layout() {
 		[ "$sysconfdir" = /etc ]
 	ok "... and no other sysconfdir" $?
 	paths_resolve /etc/kernel/postinst.d/zz-kopolicy \
-		/usr/lib/kernel/install.d/90-kopolicy.install "$pl/kernel-postinst" "$pl/check-built" "$pl/dkms-post-build" "$pl/brp-kopolicy" \
+		/usr/lib/kernel/install.d/90-kopolicy.install "$pl/kernel-postinst" "$pl/check-built" \
+		"$pl/dkms-post-build" "$pl/brp-kopolicy" \
 		"$prefix/bin/dh_kopolicy" "$m"
 }
 
@@ -181,7 +182,8 @@ elif [ -d /usr/share/zsh/vendor-completions ]; then
 fi
 check_layout
 # nothing lands outside the standard places
-std='^/usr/(bin|libexec/kopolicy|share/(man|doc/kopolicy|bash-completion|zsh|perl5)|lib/(rpm|kernel))/'
+std='^/usr/(bin|libexec/kopolicy|lib/(rpm|kernel)|'
+std+='share/(man|doc/kopolicy|bash-completion|zsh|perl5))/'
 stray=$(cd "$root" && find . -type f | sed 's|^\.||' |
 	grep -v -E "$std|^/etc/(dkms|kernel/postinst\\.d)/")
 is "a system install puts nothing elsewhere" "$stray" ""

@@ -45,7 +45,8 @@ for f in /usr/bin/kopolicy /usr/libexec/kopolicy/check-built /usr/libexec/kopoli
 	/usr/libexec/kopolicy/brp-kopolicy /usr/libexec/kopolicy/kernel-postinst \
 	/etc/kernel/postinst.d/zz-kopolicy /usr/lib/kernel/install.d/90-kopolicy.install \
 	/etc/dkms/kopolicy.conf /usr/lib/rpm/macros.d/macros.kopolicy \
-	/usr/share/bash-completion/completions/kopolicy /usr/share/zsh/vendor-completions/_kopolicy \
+	/usr/share/bash-completion/completions/kopolicy \
+	/usr/share/zsh/vendor-completions/_kopolicy \
 	/usr/share/man/man1/kopolicy.1.gz /usr/share/man/man5/kopolicy.conf.5.gz \
 	/usr/share/doc/kopolicy/examples/kopolicy-post-build /usr/share/doc/kopolicy/copyright; do
 	echo "$k" | grep -qxF "$f"
@@ -71,7 +72,8 @@ mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/d
 : > "$root/var/lib/dpkg/status"
 : > "$root/var/lib/dpkg/available"
 if [ "$(id -u)" = 0 ]; then
-	dpkg --root="$root" --force-depends --log=/dev/null -i "$deb" "$dhdeb" > "$tmp/dpkg.log" 2>&1
+	dpkg --root="$root" --force-depends --log=/dev/null -i "$deb" "$dhdeb" \
+		> "$tmp/dpkg.log" 2>&1
 	is "dpkg --root -i kopolicy dh-kopolicy" $? 0
 	is "dpkg-query in the test root: both installed" \
 		"$(dpkg-query --root="$root" -W -f='${Package} ${Status}\n' | sort | tr '\n' ';')" \
@@ -87,13 +89,15 @@ is "... and reads /etc/kopolicy/hook.conf" \
 	/etc/kopolicy/hook.conf
 
 # the packaged debhelper addon builds a module package (test-deb.sh against the test root)
+log=$tmp/test-deb.log
 PKGROOT=$root PKG_BINDIR=/usr/bin PKG_LIBEXECDIR=/usr/libexec/kopolicy \
-	PKG_DEBHELPERDIR=/usr/share/perl5 bash "$(dirname "$0")/test-deb.sh" > "$tmp/test-deb.log" 2>&1
+	PKG_DEBHELPERDIR=/usr/share/perl5 bash "$(dirname "$0")/test-deb.sh" > "$log" 2>&1
 st=$?
-if grep -q '^1\.\.0 # SKIP' "$tmp/test-deb.log"; then
-	ok "# SKIP test-deb.sh with the packages: $(sed -n 's/^1\.\.0 # SKIP //p' "$tmp/test-deb.log")" 0
+if grep -q '^1\.\.0 # SKIP' "$log"; then
+	ok "# SKIP test-deb.sh with the packages: $(sed -n 's/^1\.\.0 # SKIP //p' "$log")" 0
 else
-	is "test-deb.sh with the packaged kopolicy and dh-kopolicy ($(grep -c '^ok' "$tmp/test-deb.log") ok, $(grep -c '^not ok' "$tmp/test-deb.log") not ok)" "$st" 0
+	is "test-deb.sh with the packaged kopolicy and dh-kopolicy \
+($(grep -c '^ok' "$log") ok, $(grep -c '^not ok' "$log") not ok)" "$st" 0
 fi
 
 if [ "$failed" -ne 0 ]; then

@@ -65,13 +65,15 @@ else
 fi
 "$root/usr/bin/kopolicy" --version > /dev/null 2>&1
 is "the installed kopolicy runs" $? 0
+log=$tmp/test-rpm.log
 PKGROOT=$root PKG_BINDIR=/usr/bin PKG_LIBEXECDIR=$libexec PKG_RPMMACRODIR=$macrodir \
-	bash "$(dirname "$0")/test-rpm.sh" > "$tmp/test-rpm.log" 2>&1
+	bash "$(dirname "$0")/test-rpm.sh" > "$log" 2>&1
 st=$?
-if grep -q '^1\.\.0 # SKIP' "$tmp/test-rpm.log"; then
-	ok "# SKIP test-rpm.sh with the RPM: $(sed -n 's/^1\.\.0 # SKIP //p' "$tmp/test-rpm.log")" 0
+if grep -q '^1\.\.0 # SKIP' "$log"; then
+	ok "# SKIP test-rpm.sh with the RPM: $(sed -n 's/^1\.\.0 # SKIP //p' "$log")" 0
 else
-	is "test-rpm.sh with the packaged kopolicy ($(grep -c '^ok' "$tmp/test-rpm.log") ok, $(grep -c '^not ok' "$tmp/test-rpm.log") not ok)" "$st" 0
+	is "test-rpm.sh with the packaged kopolicy \
+($(grep -c '^ok' "$log") ok, $(grep -c '^not ok' "$log") not ok)" "$st" 0
 fi
 
 if [ "$failed" -ne 0 ]; then
