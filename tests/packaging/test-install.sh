@@ -134,6 +134,10 @@ check_layout() {
 		! grep -q -E "(^|[^a-z])/etc/kopolicy/" "$root$prefix/share/man/man1/kopolicy.1" ||
 		[ "$sysconfdir" = /etc ]
 	ok "... and no other sysconfdir" $?
+	for m in hook.conf kernel-hook.conf; do
+		grep -q "^# $sysconfdir/kopolicy/$m: " "$root$prefix/share/doc/kopolicy/examples/$m"
+		ok "examples/$m names $sysconfdir/kopolicy/$m" $?
+	done
 	paths_resolve /etc/kernel/postinst.d/zz-kopolicy \
 		/usr/lib/kernel/install.d/90-kopolicy.install "$pl/kernel-postinst" "$pl/check-built" \
 		"$pl/dkms-post-build" "$pl/brp-kopolicy" \
