@@ -31,7 +31,11 @@ enum {
 
 #define DEFAULT_TIMEOUT 10 /* seconds: the hook answers within this whatever libraries do */
 
-#define DEFAULT_POLICY "etc/kopolicy/hook.conf"
+/* configure's --sysconfdir (Makefile.am), as for the kernel hook's kernel-hook.conf */
+#ifndef KP_SYSCONFDIR
+#error "KP_SYSCONFDIR (configure's sysconfdir) is not defined"
+#endif
+#define DEFAULT_POLICY KP_SYSCONFDIR "/kopolicy/hook.conf"
 
 struct hook {
 	struct kp_cli *cli;
@@ -63,8 +67,8 @@ static void hook_usage(FILE *f)
 	      "  install MOD kopolicy hook $MODPROBE_MODULE $CMDLINE_OPTS && "
 	      "modprobe --ignore-install $MODPROBE_MODULE $CMDLINE_OPTS\n"
 	      "\n"
-	      "  -c, --config FILE    policy file (default ROOT/etc/kopolicy/hook.conf; none:\n"
-	      "                       warn about everything, block nothing)\n"
+	      "  -c, --config FILE    policy file (default ROOT" DEFAULT_POLICY ";\n"
+	      "                       none: warn about everything, block nothing)\n"
 	      "      --on-error MODE  fail-open (default) or fail-closed when kopolicy cannot\n"
 	      "                       decide; the policy file's on-error lines take precedence\n"
 	      "      --root DIR       judge the system under DIR (modules tree, proc, sys, etc)\n"

@@ -8,6 +8,8 @@ set -uo pipefail
 
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
+# the default policy: ROOT$KP_SYSCONFDIR/kopolicy/hook.conf (configure's sysconfdir)
+: "${KP_SYSCONFDIR:?not set (the configured sysconfdir, from make check)}"
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
@@ -281,21 +283,21 @@ C
 	is "hook: --timeout -1 is a usage error" "$rc" 2
 
 	# item 10: hook.conf: dangling link, owner
-	mkdir -p "$root/etc/kopolicy"
-	ln -s /nonexistent "$root/etc/kopolicy/hook.conf"
+	mkdir -p "$root$KP_SYSCONFDIR/kopolicy"
+	ln -s /nonexistent "$root$KP_SYSCONFDIR/kopolicy/hook.conf"
 	run 10 "$kp" hook --root "$root" --on-error fail-closed kp_plain
 	is "hook: dangling hook.conf: refused, fail-closed blocks" "$rc" 2
 	grep -q "hook.conf: dangling symbolic link" "$tmp/err"
 	ok "hook: ... says so" $?
-	rm -f "$root/etc/kopolicy/hook.conf"
+	rm -f "$root$KP_SYSCONFDIR/kopolicy/hook.conf"
 	if [ "$(id -u)" = 0 ]; then
-		echo "on-error fail-open" > "$root/etc/kopolicy/hook.conf"
-		chown 65534 "$root/etc/kopolicy/hook.conf"
+		echo "on-error fail-open" > "$root$KP_SYSCONFDIR/kopolicy/hook.conf"
+		chown 65534 "$root$KP_SYSCONFDIR/kopolicy/hook.conf"
 		run 10 "$kp" hook --root "$root" --on-error fail-closed kp_plain
 		is "hook: hook.conf owned by another user: refused" "$rc" 2
 		grep -q "owned by uid 65534, neither root nor the user running: refused" "$tmp/err"
 		ok "hook: ... says so" $?
-		rm -f "$root/etc/kopolicy/hook.conf"
+		rm -f "$root$KP_SYSCONFDIR/kopolicy/hook.conf"
 	fi
 
 	# item 9: --print-install-rules: absolute --config, a binary path with a space quoted

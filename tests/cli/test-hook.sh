@@ -9,6 +9,8 @@ set -uo pipefail
 
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
+# the default policy: ROOT$KP_SYSCONFDIR/kopolicy/hook.conf (configure's sysconfdir)
+: "${KP_SYSCONFDIR:?not set (the configured sysconfdir, from make check)}"
 fx=$top/fixtures/ko/6.12
 skel=$top/tests/unit/hook/root
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
@@ -277,12 +279,12 @@ has "a world-writable policy is refused" "writable by every user: refused"
 chmod o-w "$tmp/policy.conf"
 hook "$root" --config "$tmp/nonexistent.conf" kp_plain
 has "an explicit --config that does not exist is an error" "cannot decide: policy refused: .*nonexistent.conf: cannot open"
-mkdir -p "$root/etc/kopolicy"
-printf 'block load-failure\n' > "$root/etc/kopolicy/hook.conf"
+mkdir -p "$root$KP_SYSCONFDIR/kopolicy"
+printf 'block load-failure\n' > "$root$KP_SYSCONFDIR/kopolicy/hook.conf"
 hook "$root" kp_gplonly_then_prop
-is "ROOT/etc/kopolicy/hook.conf is the default policy" "$rc" 1
-has "... and is named" "\[load-failure, $root/etc/kopolicy/hook.conf:1\]"
-rm -r "$root/etc/kopolicy"
+is "ROOT/SYSCONFDIR/kopolicy/hook.conf is the default policy" "$rc" 1
+has "... and is named" "\[load-failure, $root$KP_SYSCONFDIR/kopolicy/hook.conf:1\]"
+rm -r "$root$KP_SYSCONFDIR/kopolicy"
 
 echo 9.9.9-other > "$root/proc/sys/kernel/osrelease"
 hook "$root" kp_plain

@@ -6,9 +6,10 @@
 #
 # Environment: PKGROOT (DESTDIR of a `make install`), PKG_BINDIR, PKG_LIBEXECDIR,
 # PKG_DEBHELPERDIR, PKG_RPMMACRODIR, PKG_POSTINSTDIR, PKG_KERNELINSTALLDIR, PKG_PKGDATADIR,
-# PKG_SBINDIR (the configured
-# directories; defaults: those of --prefix=/usr/local), srcdir (the source tree), KREL (kernel release; default: the first
-# /lib/modules/*/build with Module.symvers, else /usr/src/linux-headers-*).
+# PKG_SBINDIR (the configured directories; defaults: those a plain ./configure picks on
+# Debian 12), PKG_DIST (the release tarball, for test-own-*.sh), srcdir (the source tree),
+# KREL (kernel release; default: the first /lib/modules/*/build with Module.symvers, else
+# /usr/src/linux-headers-*).
 n=0
 failed=0
 ok() { # description, status
@@ -34,10 +35,10 @@ finish() {
 : "${srcdir:?srcdir not set}" "${PKGROOT:?PKGROOT not set}"
 PKG_BINDIR=${PKG_BINDIR:-/usr/local/bin}
 PKG_LIBEXECDIR=${PKG_LIBEXECDIR:-/usr/local/libexec/kopolicy}
-PKG_DEBHELPERDIR=${PKG_DEBHELPERDIR:-/usr/local/share/perl5}
-PKG_RPMMACRODIR=${PKG_RPMMACRODIR:-/usr/local/lib/rpm/macros.d}
-PKG_POSTINSTDIR=${PKG_POSTINSTDIR:-/usr/local/etc/kernel/postinst.d}
-PKG_KERNELINSTALLDIR=${PKG_KERNELINSTALLDIR:-/usr/local/lib/kernel/install.d}
+PKG_DEBHELPERDIR=${PKG_DEBHELPERDIR:-$(perl -MConfig -e 'print $Config{sitelib}' 2>/dev/null)}
+PKG_RPMMACRODIR=${PKG_RPMMACRODIR:-/usr/lib/rpm/macros.d}
+PKG_POSTINSTDIR=${PKG_POSTINSTDIR:-/etc/kernel/postinst.d}
+PKG_KERNELINSTALLDIR=${PKG_KERNELINSTALLDIR:-/usr/lib/kernel/install.d}
 PKG_PKGDATADIR=${PKG_PKGDATADIR:-/usr/local/share/kopolicy}
 PKG_SBINDIR=${PKG_SBINDIR:-/usr/local/sbin}
 export KOPOLICY=$PKGROOT$PKG_BINDIR/kopolicy

@@ -5,7 +5,7 @@
 # boots under QEMU (TCG) with an initramfs holding busybox, kmod's own modprobe (from Debian's
 # kmod package), the kopolicy binary with its shared libraries and ld.so, the fixture modules
 # (built with fixtures/build.sh against that kernel's headers) in /lib/modules/<release>/extra
-# with depmod indexes, the kernel's Module.symvers and config, /etc/kopolicy/hook.conf
+# with depmod indexes, the kernel's Module.symvers and config, SYSCONFDIR/kopolicy/hook.conf
 # ("block load-failure") and the install lines kopolicy itself prints
 # (--print-install-rules > /etc/modprobe.d/zz-kopolicy.conf). In one boot, in order:
 #
@@ -111,7 +111,11 @@ for f in "${FIXTURES[@]}"; do cp "$FIX/$f.ko" "$stage/lib/modules/$REL/extra/"; 
 depmod -b "$stage" "$REL" 2>/dev/null
 cp "$KP_CONFIG" "$stage/boot/config-$REL"
 gzip -9n <"$KP_SYMVERS" >"$stage/boot/symvers-$REL.gz"
-echo "block load-failure" >"$stage/etc/kopolicy/hook.conf"
+# the binary's default policy file (configure's sysconfdir, as `kopolicy hook --help` says)
+policy=$("$KP" hook --help | sed -n 's|^.*(default ROOT\(/[^;]*/kopolicy/hook\.conf\);$|\1|p')
+[ -n "$policy" ] || die "no default policy path in '$KP hook --help'"
+mkdir -p "$stage${policy%/*}"
+echo "block load-failure" >"$stage$policy"
 mknod "$stage/dev/console" c 5 1
 mknod "$stage/dev/null" c 1 3
 cat >"$stage/init" <<'EOF'

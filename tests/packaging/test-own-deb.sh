@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# kopolicy's own Debian packages: contrib/packaging/debian/ copied to debian/ in the unpacked
+# release tarball ($PKG_DIST, from make dist), then dpkg-buildpackage -us -uc -b builds
+# kopolicy and dh-kopolicy (nocheck: make check runs on its own in CI), lintian finds nothing,
+# the contents are where Debian's tools read them, and the packages installed with dpkg into a
+# test root (dpkg --root) build a module package with the packaged dh-kopolicy
+# (tests/packaging/test-deb.sh against that root).
+set -u
+. "$(dirname "$0")/lib.sh"
+command -v dpkg-buildpackage >/dev/null || skip_all "no dpkg-buildpackage (dpkg-dev)"
+command -v dh >/dev/null || skip_all "no debhelper"
+[ -f "${PKG_DIST:-}" ] || skip_all "no release tarball (PKG_DIST, make dist)"
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+ver=$(basename "$PKG_DIST")
+ver=${ver#kopolicy-}
+ver=${ver%.tar.*}
+tar -C "$tmp" -xf "$PKG_DIST"
+src=$tmp/kopolicy-$ver
+cp -a "$src/contrib/packaging/debian" "$src/debian"
+is "debian/changelog's version is the release's" \
+	"$(cd "$src" && dpkg-parsechangelog -S Version)" "$ver"
+
+(cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=${MAKEJOBS:-2}" \
+	dpkg-buildpackage -us -uc -b) > "$tmp/build.log" 2>&1
+is "dpkg-buildpackage -us -uc -b" $? 0
+arch=$(dpkg --print-architecture)
+deb=$tmp/kopolicy_${ver}_$arch.deb
+dhdeb=$tmp/dh-kopolicy_${ver}_all.deb
+[ -f "$deb" ] && [ -f "$dhdeb" ]
+ok "built kopolicy_${ver}_$arch.deb and dh-kopolicy_${ver}_all.deb" $?
+
+if command -v lintian >/dev/null; then
+	lint=$(lintian --fail-on error,warning "$tmp/kopolicy_${ver}_$arch.changes" 2>/dev/null)
+	st=$?
+	is "lintian: no errors or warnings (status $st)" "$lint" ""
+else
+	ok "# SKIP no lintian" 0
+fi
+
+contents() { dpkg-deb -c "$1" | awk '{print $6}' | sed 's|^\./|/|'; }
+k=$(contents "$deb")
+for f in /usr/bin/kopolicy /usr/libexec/kopolicy/check-built /usr/libexec/kopolicy/dkms-post-build \
+	/usr/libexec/kopolicy/brp-kopolicy /usr/libexec/kopolicy/kernel-postinst \
+	/etc/kernel/postinst.d/zz-kopolicy /usr/lib/kernel/install.d/90-kopolicy.install \
+	/etc/dkms/kopolicy.conf /usr/lib/rpm/macros.d/macros.kopolicy \
+	/usr/share/bash-completion/completions/kopolicy \
+	/usr/share/zsh/vendor-completions/_kopolicy \
+	/usr/share/man/man1/kopolicy.1.gz /usr/share/man/man5/kopolicy.conf.5.gz \
+	/usr/share/doc/kopolicy/examples/kopolicy-post-build /usr/share/doc/kopolicy/copyright; do
+	echo "$k" | grep -qxF "$f"
+	ok "kopolicy.deb has $f" $?
+done
+d=$(contents "$dhdeb")
+for f in /usr/bin/dh_kopolicy /usr/share/perl5/Debian/Debhelper/Sequence/kopolicy.pm \
+	/usr/share/man/man1/dh_kopolicy.1.gz; do
+	echo "$d" | grep -qxF "$f"
+	ok "dh-kopolicy.deb has $f" $?
+done
+! echo "$k" | grep -q -E 'dh_kopolicy|perl5'
+ok "kopolicy.deb does not carry the debhelper addon" $?
+is "conffiles of kopolicy" "$(dpkg-deb -I "$deb" conffiles | sort | tr '\n' ' ')" \
+	"/etc/dkms/kopolicy.conf /etc/kernel/postinst.d/zz-kopolicy "
+is "dh-kopolicy Provides" "$(dpkg-deb -f "$dhdeb" Provides)" "dh-sequence-kopolicy"
+is "dh-kopolicy Depends on kopolicy" \
+	"$(dpkg-deb -f "$dhdeb" Depends | grep -o 'kopolicy (>= [^)]*)')" "kopolicy (>= $ver)"
+
+# dpkg -i into a test root (the host's libraries run the binary; dependencies not installed)
+root=$tmp/root
+mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"
+: > "$root/var/lib/dpkg/status"
+: > "$root/var/lib/dpkg/available"
+if [ "$(id -u)" = 0 ]; then
+	dpkg --root="$root" --force-depends --log=/dev/null -i "$deb" "$dhdeb" \
+		> "$tmp/dpkg.log" 2>&1
+	is "dpkg --root -i kopolicy dh-kopolicy" $? 0
+	is "dpkg-query in the test root: both installed" \
+		"$(dpkg-query --root="$root" -W -f='${Package} ${Status}\n' | sort | tr '\n' ';')" \
+		"dh-kopolicy install ok installed;kopolicy install ok installed;"
+else
+	dpkg-deb -x "$deb" "$root" && dpkg-deb -x "$dhdeb" "$root"
+	is "dpkg-deb -x kopolicy dh-kopolicy (not root: no dpkg --root)" $? 0
+fi
+"$root/usr/bin/kopolicy" --version > "$tmp/version" 2>&1
+is "the installed kopolicy runs" $? 0
+is "... and reads /etc/kopolicy/hook.conf" \
+	"$("$root/usr/bin/kopolicy" hook --help | sed -n 's|^.*(default ROOT\(/[^;]*\);$|\1|p')" \
+	/etc/kopolicy/hook.conf
+
+# the packaged debhelper addon builds a module package (test-deb.sh against the test root)
+log=$tmp/test-deb.log
+PKGROOT=$root PKG_BINDIR=/usr/bin PKG_LIBEXECDIR=/usr/libexec/kopolicy \
+	PKG_DEBHELPERDIR=/usr/share/perl5 bash "$(dirname "$0")/test-deb.sh" > "$log" 2>&1
+st=$?
+if grep -q '^1\.\.0 # SKIP' "$log"; then
+	ok "# SKIP test-deb.sh with the packages: $(sed -n 's/^1\.\.0 # SKIP //p' "$log")" 0
+else
+	is "test-deb.sh with the packaged kopolicy and dh-kopolicy \
+($(grep -c '^ok' "$log") ok, $(grep -c '^not ok' "$log") not ok)" "$st" 0
+fi
+
+if [ "$failed" -ne 0 ]; then
+	for l in "$tmp"/*.log; do echo "# --- $l"; tail -30 "$l" | sed 's/^/# /'; done
+fi
+finish
