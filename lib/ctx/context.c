@@ -16,6 +16,8 @@
 #include "cache/inputs.h"
 #include "read/facts-cache.h"
 #include "context.h"
+#include "context-machine.h"
+#include "kernel/rootfs.h"
 
 void kp_ctx_opts_init(struct kp_ctx_opts *o)
 {
@@ -170,6 +172,16 @@ static int kernel_from_running(struct kp_ctx *c, struct kp_err *err)
 	return loaded_names(&r->arena, r, &c->run_loaded, &c->run_prop, &c->run_nprop, err);
 }
 
+/* The live system's root when the target kernel is this machine's: --running, -b /. */
+static const char *machine_root(const struct kp_ctx *c)
+{
+	if (c->have_run)
+		return c->o.root ? c->o.root : "/";
+	if (c->o.basedir && kp_root_is_host(c->o.basedir))
+		return "/";
+	return NULL;
+}
+
 /*
  * The trusted keys, in the order of preference: the running kernel's keyrings (/proc/keys)
  * and its image, the tree's image (-b), --kernel-image, --trusted-cert.
@@ -193,6 +205,8 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 	for (size_t i = 0; i < c->o.ntrusted_certs; i++)
 		if (kp_keyring_add_cert_file(&c->keys, c->o.trusted_certs[i], err) < 0)
 			return kp_err_prefix(err, c->o.trusted_certs[i]);
+	if (kp_ctx_machine_keys(c, machine_root(c), err) < 0)
+		return -1;
 	if (c->keys.nsources)
 		c->o.fo.keys = &c->keys; /* named in reports even when they held no key */
 	return 0;
@@ -298,6 +312,8 @@ static int load_facts(struct kp_ctx *c, struct kp_err *err)
 	if (load_keys(c, err) < 0)
 		return -1;
 	if (kp_facts_build(&c->facts, &c->o.fo, kp_ctx_base(c), err) < 0)
+		return -1;
+	if (kp_ctx_machine_facts(c, err) < 0)
 		return -1;
 	if (c->facts.beyond_modelled) {
 		char msg[sizeof(err->msg) + 32];
@@ -478,5 +494,7 @@ void kp_ctx_release(struct kp_ctx *c)
 	if (c->have_run)
 		kp_running_release(&c->run);
 	kp_keyring_release(&c->keys);
+	if (c->have_efi)
+		kp_efi_release(&c->efi);
 	memset(c, 0, sizeof(*c));
 }

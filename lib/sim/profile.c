@@ -59,6 +59,10 @@ static const struct feature_row {
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },
+	/* "integrity: Introduce a Linux keyring called machine" (v5.18) */
+	{ KP_F_MACHINE_KEYRING, "machine_keyring", { 5, 18, 0 }, { { 0 } } },
+	{ KP_F_MODULE_PLATFORM_KEYRING, "module_platform_keyring", { 0 }, { { 0 } } },
+	{ KP_F_MOK_TRUSTED_DEFAULT, "mok_trusted_by_default", { 0 }, { { 0 } } },
 };
 
 /*
@@ -75,6 +79,15 @@ static const struct distro_row {
 	{ KP_F_MISSING_VERSION_FATAL, KP_DISTRO_DEBIAN, true, { 0 }, { 0 } },
 	/* mod_verify_sig() SHA-256 blacklist; dropped in 6.17.2-1~exp1 */
 	{ KP_F_MODULE_HASH_BLACKLIST, KP_DISTRO_DEBIAN, true, { 0 }, { 6, 17, 0 } },
+	/*
+	 * "KEYS: Make use of platform keyring for module signature verify" (D6.1.192
+	 * kernel/module/signing.c: the -ENOKEY retry with VERIFY_USE_PLATFORM_KEYRING; D6.12's
+	 * signing.c is the same file); the 6.17.2-1~exp1 changelog ("Drop some Secure Boot
+	 * backward compatibility: Only trust Machine Owner Key (MOK) if enabled") ends it and
+	 * the patched trust_moklist() (D6.1.192 machine_keyring.c: trust_mok = true) with it.
+	 */
+	{ KP_F_MODULE_PLATFORM_KEYRING, KP_DISTRO_DEBIAN, true, { 0 }, { 6, 17, 0 } },
+	{ KP_F_MOK_TRUSTED_DEFAULT, KP_DISTRO_DEBIAN, true, { 0 }, { 6, 17, 0 } },
 };
 /* clang-format on */
 
