@@ -67,6 +67,10 @@ int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, struct kp_err *err)
 	char path[4200];
 
 	if (c->o.efi_vars && strcmp(c->o.efi_vars, "none")) {
+		if (!kp_is_dir(c->o.efi_vars)) {
+			kp_err_set(err, "no such directory of EFI variables");
+			return kp_err_prefix(err, c->o.efi_vars);
+		}
 		if (read_efi(c, c->o.efi_vars, err) < 0)
 			return -1;
 	} else if (root && !c->o.efi_vars && !c->o.no_kernel_keys) {
