@@ -118,6 +118,9 @@ int kp_ctx_option(struct kp_ctx_opts *o, int c, const char *arg)
 	case 0x135:
 		o->dkms_key = arg;
 		return 1;
+	case 0x136:
+		o->this_machine = true;
+		return 1;
 	case 0x10e:
 		if (o->nkernel_images == KP_ARRAY_SIZE(o->kernel_images)) {
 			kp_cli_error(NULL, "too many --kernel-image options");

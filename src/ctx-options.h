@@ -38,7 +38,8 @@
 	{ "mok-pending", required_argument, NULL, 0x132 }, \
 	{ "secure-boot", required_argument, NULL, 0x133 }, \
 	{ "trust-mok", required_argument, NULL, 0x134 }, \
-	{ "dkms-key", required_argument, NULL, 0x135 }
+	{ "dkms-key", required_argument, NULL, 0x135 }, \
+	{ "this-machine", no_argument, NULL, 0x136 }
 
 #define KP_ANALYSIS_HELP \
 	"Target kernel:\n" \
@@ -80,6 +81,8 @@
 	"      --trust-mok yes|no MokListTrustedRT: MOK keys go to the .machine keyring\n" \
 	"      --dkms-key FILE    the DKMS signing certificate, named in findings (default:\n" \
 	"                         dkms' mok_certificate, /var/lib/dkms/mok.pub)\n" \
+	"      --this-machine     the modules are for this machine: read its EFI variables\n" \
+	"                         and DKMS key (under --root) as --running and -b / do\n" \
 	"      --allow-missing-namespace-imports\n" \
 	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
 /* clang-format on */

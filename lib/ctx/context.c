@@ -172,10 +172,13 @@ static int kernel_from_running(struct kp_ctx *c, struct kp_err *err)
 	return loaded_names(&r->arena, r, &c->run_loaded, &c->run_prop, &c->run_nprop, err);
 }
 
-/* The live system's root when the target kernel is this machine's: --running, -b /. */
+/*
+ * The live system's root when the modules are for this machine: --running, -b /,
+ * --this-machine (the DKMS hook).
+ */
 static const char *machine_root(const struct kp_ctx *c)
 {
-	if (c->have_run)
+	if (c->have_run || c->o.this_machine)
 		return c->o.root ? c->o.root : "/";
 	if (c->o.basedir && kp_root_is_host(c->o.basedir))
 		return "/";

@@ -62,6 +62,7 @@ struct kp_ctx_opts {
 	} moks[16];	      /* --mok, --mok-pending */
 	size_t nmoks;
 	const char *dkms_key; /* --dkms-key; NULL: the machine's (dkms framework.conf) */
+	bool this_machine;    /* --this-machine: the modules are for this machine (under root) */
 	bool read_in_tree;   /* chain: read in-tree dependencies, not only Module.symvers */
 };
 

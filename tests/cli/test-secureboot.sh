@@ -269,5 +269,24 @@ echo 6.12.118+deb12-amd64 > "$tmp/root2/proc/sys/kernel/osrelease"
 is "(True,None,'OE',[])"
 ok "--running without /sys/firmware/efi: no Secure Boot, unsigned loads with E" $?
 
+json "$tmp/c.json" "d['kernel']['secure_boot'] is False and d['kernel']['module_keyrings']==['.builtin_trusted_keys','.secondary_trusted_keys','.platform']"
+ok "JSON: secure_boot false, the keyrings modules are checked against (6.12: platform retry)" $?
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/moktrust" --kernel-version 7.2.13
+json "$tmp/c.json" "d['kernel']['secure_boot'] is True and d['kernel']['lockdown'] and d['kernel']['module_keyrings']==['.builtin_trusted_keys','.secondary_trusted_keys','.machine']"
+ok "JSON: 7.2 with MokListTrustedRT under Secure Boot: .machine, no .platform" $?
+# --this-machine (the DKMS hook): file mode reading the machine's variables and DKMS key
+# shellcheck disable=SC2046
+"$kp" check -f json --fail-on never $(kern 6.12) --kernel-image "$tmp/vmlinux" --this-machine \
+	--root "$r" "$sd/6.12/kp_sig_sha256.ko" > "$tmp/c.json"
+is "(True,None,'O',[])"
+ok "--this-machine --root: the enrolled MOK (config table) verifies the DKMS-signed module" $?
+rm "$r/sys/firmware/efi/mok-variables/MokListRT"
+# shellcheck disable=SC2046
+"$kp" check -f json --fail-on never $(kern 6.12) --kernel-image "$tmp/vmlinux" --this-machine \
+	--root "$r" "$sd/6.12/kp_sig_sha256.ko" > "$tmp/c.json"
+is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
+msg "'after reboot with the pending MOK enrolment: yes'" && msg "'the DKMS key $r/var/lib/dkms/mok.pub'"
+ok "--this-machine: pending in MokNew, the DKMS key named: the same facts as --running" $?
+
 echo "1..$n"
 [ "$fail" -eq 0 ]
