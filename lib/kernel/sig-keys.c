@@ -313,7 +313,13 @@ int kp_keyring_add_named_cert(struct kp_keyring *kr, const char *path, const cha
 		return -1;
 	for (size_t i = first; i < kr->nkeys; i++)
 		kr->keys[i].name = nm;
-	return add_source(kr, name, path, n) < 0 ? kp_err_set(err, "out of memory") : 1;
+	{
+		char what[4300];
+
+		/* named in findings; trusted only as a MOK or db key elsewhere */
+		snprintf(what, sizeof(what), "%s (by name, not a trust anchor)", path);
+		return add_source(kr, name, what, n) < 0 ? kp_err_set(err, "out of memory") : 1;
+	}
 }
 
 /* A hash into @list (arena-grown), with its from-MOK flag. */
