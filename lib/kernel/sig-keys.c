@@ -227,7 +227,7 @@ static int add_x509(struct kp_keyring *kr, X509 *x, const char *source, enum kp_
 
 static int add_source(struct kp_keyring *kr, const char *what, const char *path, int n)
 {
-	char line[1024];
+	char line[8800];
 
 	snprintf(line, sizeof(line), "%s %s: %d certificate%s", what, path, n, n == 1 ? "" : "s");
 	return add_line(&kr->arena, &kr->sources, &kr->nsources, kp_arena_strdup(&kr->arena, line));
@@ -317,7 +317,7 @@ int kp_keyring_add_named_cert(struct kp_keyring *kr, const char *path, const cha
 		char what[4300];
 
 		/* named in findings; trusted only as a MOK or db key elsewhere */
-		snprintf(what, sizeof(what), "%s (by name, not a trust anchor)", path);
+		snprintf(what, sizeof(what), "%.4096s (by name, not a trust anchor)", path);
 		return add_source(kr, name, what, n) < 0 ? kp_err_set(err, "out of memory") : 1;
 	}
 }
