@@ -40,7 +40,7 @@ static int read_var(struct kp_efi_state *st, const char *dir, const char *name, 
 		    bool raw, struct kp_bytes *b, const unsigned char **data, size_t *len,
 		    bool *oom)
 {
-	char path[4200];
+	char path[4200], why[700];
 	struct kp_err e = { 0 };
 	uint32_t attrs;
 
@@ -48,11 +48,13 @@ static int read_var(struct kp_efi_state *st, const char *dir, const char *name, 
 		snprintf(path, sizeof(path), "%s/%s-%s", dir, name, guid);
 	else
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
+	/*
+	 * kp_bytes_read() decompresses by magic: no variable starts with one (an attribute word,
+	 * a signature list's type GUID, a flag byte)
+	 */
 	if (kp_bytes_read(path, EFI_VAR_MAX, b, &e) < 0) {
 		if (kp_err_errnum(&e) == ENOENT)
 			return 0;
-		char why[700];
-
 		snprintf(why, sizeof(why), "cannot read: %s", e.msg);
 		*oom = note(st, path, why) < 0;
 		return -1;

@@ -12,7 +12,7 @@ sd=$top/tests/data/sig
 n=0
 fail=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 ok() { # description, command status (0 = pass)
 	n=$((n + 1))
@@ -287,6 +287,37 @@ rm "$r/sys/firmware/efi/mok-variables/MokListRT"
 is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
 msg "'after reboot with the pending MOK enrolment: yes'" && msg "'the DKMS key $r/var/lib/dkms/mok.pub'"
 ok "--this-machine: pending in MokNew, the DKMS key named: the same facts as --running" $?
+
+# the modprobe hook: the same facts (live efivarfs, MokNew, the DKMS key) on the chain
+rel=6.12.118+deb12-amd64
+h=$tmp/hookroot
+mkdir -p "$h/lib/modules/$rel/extra" "$h/boot" "$h/var/lib/dkms"
+cp -R "$top/tests/unit/hook/root/." "$h/"
+chmod -R u+w "$h"
+cp "$sd/6.12/kp_sig_sha256.ko" "$h/lib/modules/$rel/extra/kp_plain.ko"
+: > "$h/lib/modules/$rel/modules.builtin"
+: > "$h/lib/modules/$rel/modules.builtin.modinfo"
+cp "$top/fixtures/ko/6.12/Module.symvers.gz" "$h/boot/symvers-$rel.gz"
+cp "$top/fixtures/ko/6.12/config.gz" "$h/boot/config-$rel"
+echo "$rel" > "$h/proc/sys/kernel/osrelease"
+: > "$h/proc/modules"
+mkdir -p "$h/sys/module/module/parameters"
+echo Y > "$h/sys/module/module/parameters/sig_enforce"
+cp "$sd/test-cert.der" "$h/var/lib/dkms/mok.pub"
+depmod -b "$h" "$rel" 2> /dev/null
+efivars "$h/sys/firmware/efi/efivars" SecureBoot=on SetupMode=off "MokNew=x509:$T"
+printf 'block load-failure\n' > "$tmp/policy.conf"
+"$kp" hook --root "$h" --config "$tmp/policy.conf" --kernel-image "$tmp/vmlinux" kp_plain \
+	> "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "after reboot with the pending MOK enrolment: yes" "$tmp/err" &&
+	grep -q "the DKMS key $h/var/lib/dkms/mok.pub" "$tmp/err"
+ok "hook: a DKMS module whose key is pending in MokNew is blocked, with the reboot's answer" $?
+efivars "$h/sys/firmware/efi/efivars" "MokListRT=x509:$T"
+rm "$h/sys/firmware/efi/efivars/MokNew-605dab50-e046-4300-abb6-3dd810dd8b23"
+"$kp" hook --root "$h" --config "$tmp/policy.conf" --kernel-image "$tmp/vmlinux" kp_plain \
+	> "$tmp/out" 2> "$tmp/err"
+ok "hook: enrolled in MokListRT (not untrusted any more), the same module goes on" $?
 
 echo "1..$n"
 [ "$fail" -eq 0 ]
