@@ -43,7 +43,7 @@ struct kp_keyring_model {
 	bool machine_keyring;	   /* CONFIG_INTEGRITY_MACHINE_KEYRING (v5.18+) */
 	bool mok_trusted;	   /* trust_moklist(): MokListTrustedRT, or Debian's patch */
 	bool platform_keyring;	   /* CONFIG_INTEGRITY_PLATFORM_KEYRING */
-	bool platform_for_modules; /* Debian < 6.17: mod_verify_sig() retries .platform */
+	bool platform_for_modules; /* Debian: mod_verify_sig() retries .platform */
 	bool revocation_list;	   /* CONFIG_SYSTEM_REVOCATION_LIST: dbx certificates refuse */
 };
 

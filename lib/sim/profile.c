@@ -80,13 +80,14 @@ static const struct distro_row {
 	/* mod_verify_sig() SHA-256 blacklist; dropped in 6.17.2-1~exp1 */
 	{ KP_F_MODULE_HASH_BLACKLIST, KP_DISTRO_DEBIAN, true, { 0 }, { 6, 17, 0 } },
 	/*
-	 * "KEYS: Make use of platform keyring for module signature verify" (D6.1.192
-	 * kernel/module/signing.c: the -ENOKEY retry with VERIFY_USE_PLATFORM_KEYRING; D6.12's
-	 * signing.c is the same file); the 6.17.2-1~exp1 changelog ("Drop some Secure Boot
-	 * backward compatibility: Only trust Machine Owner Key (MOK) if enabled") ends it and
-	 * the patched trust_moklist() (D6.1.192 machine_keyring.c: trust_mok = true) with it.
+	 * "KEYS: Make use of platform keyring for module signature verify": the -ENOKEY retry
+	 * with VERIFY_USE_PLATFORM_KEYRING in kernel/module/signing.c of D6.1.192, D6.12.118
+	 * and D7.2.13 (still carried). The patched trust_moklist() (D6.1.192 machine_keyring.c:
+	 * trust_mok = true; D6.12.118: return true) is gone in D7.2.13 (MokListTrustedRT decides,
+	 * as upstream: the 6.17.2-1~exp1 changelog's "Only trust Machine Owner Key (MOK) if
+	 * enabled"); untrusted MOK keys land in .platform, which the retry still searches.
 	 */
-	{ KP_F_MODULE_PLATFORM_KEYRING, KP_DISTRO_DEBIAN, true, { 0 }, { 6, 17, 0 } },
+	{ KP_F_MODULE_PLATFORM_KEYRING, KP_DISTRO_DEBIAN, true, { 0 }, { 0 } },
 	{ KP_F_MOK_TRUSTED_DEFAULT, KP_DISTRO_DEBIAN, true, { 0 }, { 6, 17, 0 } },
 };
 /* clang-format on */

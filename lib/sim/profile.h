@@ -42,7 +42,7 @@ enum kp_feature {
 	KP_F_MODULE_HASH_BLACKLIST, /* Debian < 6.17: mod_is_hash_blacklisted() in mod_verify_sig()
 				     */
 	KP_F_MACHINE_KEYRING,	    /* v5.18: the .machine keyring (MOK), linked to secondary */
-	KP_F_MODULE_PLATFORM_KEYRING, /* Debian < 6.17: mod_verify_sig() retries .platform */
+	KP_F_MODULE_PLATFORM_KEYRING, /* Debian: mod_verify_sig() retries .platform */
 	KP_F_MOK_TRUSTED_DEFAULT,     /* Debian < 6.17: trust_moklist() always true */
 	KP_F_NFEATURES,
 };

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Secure Boot as a machine has it (issue 24): EFI variables in efivarfs format (EFI signature
 # lists built here the way efitools' cert-to-efi-sig-list and mokutil write them), the
-# keyrings of Debian's 6.1/6.12 (MOK in .machine, db in .platform retried for modules) and
-# 7.2 (MOK only with MokListTrustedRT), dbx/MokListXRT revocations, the pending MokNew
+# keyrings of Debian's 6.1/6.12 (MOK in .machine, db in .platform retried for modules), 7.2
+# (MOK in .machine only with MokListTrustedRT, else .platform, still retried) and upstream
+# (no .platform retry), dbx/MokListXRT revocations, the pending MokNew
 # enrolment and the DKMS key named in findings; Secure Boot enforcing signatures.
 set -uo pipefail
 
@@ -141,24 +142,30 @@ ok "... and the finding says why" $?
 efivars "$tmp/db" SecureBoot=on SetupMode=off "db=x509:$O+x509:$T"
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/db"; is "(True,None,'O',[])"
 ok "6.12: a key in UEFI db verifies modules (.platform retry)" $?
-chk 6.12 kp_sig_sha256 --efi-vars "$tmp/db" --kernel-version 7.2.13
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/db" --kernel-version 7.2.13; is "(True,None,'O',[])"
+ok "7.2: Debian still retries .platform (D7.2.13 signing.c): db verifies" $?
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/db" --kernel-version 7.2.13 --distro upstream
 is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
-ok "7.2 (Debian >= 6.17): db no longer verifies modules" $?
+ok "upstream 7.2: no platform retry, db does not verify modules" $?
 msg "'a UEFI db key this kernel does not use for modules'"
 ok "... said as such" $?
 
-# Debian 7.2: MOK only with MokListTrustedRT (mokutil --trust-mok)
-chk 6.12 kp_sig_sha256 --efi-vars "$tmp/mok" --kernel-version 7.2.13
+# MokListTrustedRT (mokutil --trust-mok): .machine; else .platform (Debian 7.2, upstream)
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/mok" --kernel-version 7.2.13; is "(True,None,'O',[])"
+ok "Debian 7.2, MOK without MokListTrustedRT: in .platform, verified by the retry" $?
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/mok" --kernel-version 7.2.13 --distro upstream
 is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
-ok "7.2: MOK without MokListTrustedRT does not verify modules" $?
+ok "upstream 7.2, MOK without MokListTrustedRT: not trusted for modules" $?
 msg "'mokutil --trust-mok'"
 ok "... the finding names mokutil --trust-mok" $?
 efivars "$tmp/moktrust" SecureBoot=on SetupMode=off "MokListRT=x509:$T" MokListTrustedRT=on
-chk 6.12 kp_sig_sha256 --efi-vars "$tmp/moktrust" --kernel-version 7.2.13; is "(True,None,'O',[])"
-ok "7.2: with MokListTrustedRT the MOK key is in .machine: loads" $?
-chk 6.12 kp_sig_sha256 --efi-vars "$tmp/mok" --kernel-version 7.2.13 --trust-mok yes
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/moktrust" --kernel-version 7.2.13 --distro upstream
 is "(True,None,'O',[])"
-ok "7.2: --trust-mok yes does the same" $?
+ok "upstream 7.2 with MokListTrustedRT: the MOK key is in .machine: loads" $?
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/mok" --kernel-version 7.2.13 --distro upstream \
+	--trust-mok yes
+is "(True,None,'O',[])"
+ok "upstream 7.2: --trust-mok yes does the same" $?
 
 # revocations: the certificate's tbs hash in dbx or MokListXRT, the module's hash in dbx
 efivars "$tmp/dbxtbs" SecureBoot=on SetupMode=off "MokListRT=x509:$T" "dbx=tbs:$T"
@@ -175,8 +182,7 @@ h=$(sha256sum "$sd/6.12/kp_sig_sha256.ko" | cut -d' ' -f1)
 efivars "$tmp/dbxbin" SecureBoot=on SetupMode=off "MokListRT=x509:$T" "dbx=sha256:$h"
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/dbxbin"; is "(False,'EKEYREJECTED','',['bad-signature'])"
 ok "6.12: the module's SHA-256 in dbx: Debian's hash blacklist refuses it" $?
-chk 6.12 kp_sig_sha256 --efi-vars "$tmp/dbxbin" --kernel-version 7.2.13 --trust-mok yes
-is "(True,None,'O',[])"
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/dbxbin" --kernel-version 7.2.13; is "(True,None,'O',[])"
 ok "7.2: no module hash blacklist any more (loads)" $?
 
 # pending enrolment: MokNew (mokutil --import), the DKMS key by name
@@ -188,9 +194,10 @@ msg "'loads now: no (EKEYREJECTED); after reboot with the pending MOK enrolment:
 ok "... 'loads now: no (EKEYREJECTED); after reboot with the pending MOK enrolment: yes'" $?
 msg "'the DKMS key $T' and 'MokManager'"
 ok "... the DKMS key named, with what completes the enrolment" $?
-chk 6.12 kp_sig_sha256 --secure-boot on --mok-pending "$T" --kernel-version 7.2.13
+chk 6.12 kp_sig_sha256 --secure-boot on --mok-pending "$T" --kernel-version 7.2.13 \
+	--distro upstream
 is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
-ok "7.2, --mok-pending: refused now" $?
+ok "upstream 7.2, --mok-pending: refused now" $?
 msg "'does not use MOK keys for modules'"
 ok "... and after the reboot too (no MokListTrustedRT): said" $?
 chk 6.12 kp_sig_sha256 --secure-boot on --dkms-key "$sd/test-cert.der"
@@ -271,9 +278,9 @@ ok "--running without /sys/firmware/efi: no Secure Boot, unsigned loads with E" 
 
 json "$tmp/c.json" "d['kernel']['secure_boot'] is False and d['kernel']['module_keyrings']==['.builtin_trusted_keys','.secondary_trusted_keys','.platform']"
 ok "JSON: secure_boot false, the keyrings modules are checked against (6.12: platform retry)" $?
-chk 6.12 kp_sig_sha256 --efi-vars "$tmp/moktrust" --kernel-version 7.2.13
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/moktrust" --kernel-version 7.2.13 --distro upstream
 json "$tmp/c.json" "d['kernel']['secure_boot'] is True and d['kernel']['lockdown'] and d['kernel']['module_keyrings']==['.builtin_trusted_keys','.secondary_trusted_keys','.machine']"
-ok "JSON: 7.2 with MokListTrustedRT under Secure Boot: .machine, no .platform" $?
+ok "JSON: upstream 7.2 with MokListTrustedRT under Secure Boot: .machine, no .platform" $?
 # --this-machine (the DKMS hook): file mode reading the machine's variables and DKMS key
 # shellcheck disable=SC2046
 "$kp" check -f json --fail-on never $(kern 6.12) --kernel-image "$tmp/vmlinux" --this-machine \
