@@ -730,8 +730,20 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
 
 	snprintf(path, sizeof(path), "%s/proc/keys", root && strcmp(root, "/") ? root : "");
 	f = kp_in_fopen(path, "r");
-	if (!f)
-		return 0;
+	if (!f) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return 0;
+		/* say it: the running kernel's keys are then unknown */
+		snprintf(summary, sizeof(summary), "%s: cannot read (%s): the running kernel's "
+						   "keys are unknown",
+			 path, strerror(e));
+		return add_line(&kr->arena, &kr->sources, &kr->nsources,
+				kp_arena_strdup(&kr->arena, summary)) < 0
+			       ? kp_err_set(err, "out of memory")
+			       : 0;
+	}
 	label = kp_arena_strdup(&kr->arena, path);
 	if (!label) {
 		fclose(f);

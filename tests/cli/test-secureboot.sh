@@ -295,6 +295,21 @@ is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
 msg "'after reboot with the pending MOK enrolment: yes'" && msg "'the DKMS key $r/var/lib/dkms/mok.pub'"
 ok "--this-machine: pending in MokNew, the DKMS key named: the same facts as --running" $?
 
+# what --running cannot read is said: /proc/keys of mode 0 (root reads it anyway)
+printf '1 I------ 1 perm 1f0b0000 0 0 keyring   .builtin_trusted_keys: 1\n' > "$r/proc/keys"
+chmod 000 "$r/proc/keys"
+run "$sd/6.12/kp_sig_sha256.ko"
+n=$((n + 1))
+if [ "$(id -u)" = 0 ]; then
+	echo "ok $n - an unreadable /proc/keys is said # SKIP root reads it"
+elif json "$tmp/c.json" "any(s=='$r/proc/keys: cannot read (Permission denied): the running kernel\\'s keys are unknown' for s in d['kernel']['key_sources'])"; then
+	echo "ok $n - an unreadable /proc/keys is said"
+else
+	echo "not ok $n - an unreadable /proc/keys is said"
+	fail=$((fail + 1))
+fi
+chmod 644 "$r/proc/keys"
+
 # the modprobe hook: the same facts (live efivarfs, MokNew, the DKMS key) on the chain
 rel=6.12.118+deb12-amd64
 h=$tmp/hookroot
