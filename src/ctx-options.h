@@ -75,7 +75,7 @@
 	"                         as the kernel's config says; --running reads it)\n" \
 	"      --efi-vars DIR     EFI variables (efivarfs, or a /sys/firmware/efi copy):\n" \
 	"                         Secure Boot, db, dbx, MOK, pending MOK (MokNew); \"none\"\n" \
-	"                         not to read the live ones (--running, -b /)\n" \
+	"                         not to read the live ones (--running, -b ROOT)\n" \
 	"      --mok FILE         a certificate enrolled as MOK (repeatable)\n" \
 	"      --mok-pending FILE a certificate whose MOK enrolment waits for the next boot\n" \
 	"      --trust-mok yes|no MokListTrustedRT: MOK keys go to the .machine keyring\n" \

@@ -61,7 +61,7 @@ static int read_efi(struct kp_ctx *c, const char *dir, struct kp_err *err)
 	return 0;
 }
 
-int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, struct kp_err *err)
+int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp_err *err)
 {
 	struct kp_facts_opts *fo = &c->o.fo;
 	char path[4200];
@@ -79,7 +79,7 @@ int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, struct kp_err *err)
 		if (kp_is_dir(path)) {
 			if (read_efi(c, path, err) < 0)
 				return -1;
-		} else if (fo->secure_boot < 0) {
+		} else if (live && fo->secure_boot < 0) {
 			fo->secure_boot = 0; /* no /sys/firmware/efi: not an EFI boot */
 		}
 	}

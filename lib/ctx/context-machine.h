@@ -11,10 +11,11 @@
 #include "context.h"
 
 /*
- * Reads them. @root: the live system's root when the target is this machine (--running,
- * -b /, the modprobe hook), NULL otherwise (then only --efi-vars, --mok, --dkms-key).
+ * Reads them. @root: the system's root (--running, -b ROOT, the modprobe hook,
+ * --this-machine), NULL for files alone (then only --efi-vars, --mok, --dkms-key); @live: it
+ * is the running system, so a missing sys/firmware/efi means no EFI boot (Secure Boot off).
  */
-int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, struct kp_err *err);
+int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp_err *err);
 /* After kp_facts_build(): the keyring model applied, the notes added to the facts. */
 int kp_ctx_machine_facts(struct kp_ctx *c, struct kp_err *err);
 

@@ -173,15 +173,17 @@ static int kernel_from_running(struct kp_ctx *c, struct kp_err *err)
 }
 
 /*
- * The live system's root when the modules are for this machine: --running, -b /,
- * --this-machine (the DKMS hook).
+ * Where the machine's EFI variables and DKMS key are: the live root for --running and
+ * --this-machine (*@live: a missing /sys/firmware/efi means no EFI boot), else -b ROOT's
+ * (its sys/firmware/efi when one is mounted there, its DKMS key); NULL for files alone.
  */
-static const char *machine_root(const struct kp_ctx *c)
+static const char *machine_root(const struct kp_ctx *c, bool *live)
 {
+	*live = c->have_run || c->o.this_machine || (c->o.basedir && kp_root_is_host(c->o.basedir));
 	if (c->have_run || c->o.this_machine)
 		return c->o.root ? c->o.root : "/";
-	if (c->o.basedir && kp_root_is_host(c->o.basedir))
-		return "/";
+	if (c->o.basedir)
+		return kp_root_is_host(c->o.basedir) ? "/" : c->o.basedir;
 	return NULL;
 }
 
@@ -208,8 +210,13 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 	for (size_t i = 0; i < c->o.ntrusted_certs; i++)
 		if (kp_keyring_add_cert_file(&c->keys, c->o.trusted_certs[i], err) < 0)
 			return kp_err_prefix(err, c->o.trusted_certs[i]);
-	if (kp_ctx_machine_keys(c, machine_root(c), err) < 0)
-		return -1;
+	{
+		bool live;
+		const char *root = machine_root(c, &live);
+
+		if (kp_ctx_machine_keys(c, root, live, err) < 0)
+			return -1;
+	}
 	if (c->keys.nsources)
 		c->o.fo.keys = &c->keys; /* named in reports even when they held no key */
 	return 0;

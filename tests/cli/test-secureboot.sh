@@ -341,5 +341,21 @@ rm "$h/sys/firmware/efi/efivars/MokNew-605dab50-e046-4300-abb6-3dd810dd8b23"
 	> "$tmp/out" 2> "$tmp/err"
 ok "hook: enrolled in MokListRT (not untrusted any more), the same module goes on" $?
 
+# -b ROOT (the kernel postinst hook): the root's sys/firmware/efi and DKMS key, the same facts
+"$kp" check -f json --fail-on never -b "$h" --kernel-image "$tmp/vmlinux" > "$tmp/c.json"
+json "$tmp/c.json" "[(m['name'],m['loads'],m['taint']) for m in d['modules']]==[('kp_plain',True,'O')] and d['kernel']['secure_boot'] is True"
+ok "-b ROOT: the MOK enrolled in ROOT's efivarfs verifies the DKMS module (kernel hook = hook)" $?
+mv "$h/sys/firmware/efi/efivars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23" \
+	"$h/sys/firmware/efi/efivars/MokNew-605dab50-e046-4300-abb6-3dd810dd8b23"
+"$kp" check -f json --fail-on never -b "$h" --kernel-image "$tmp/vmlinux" > "$tmp/c.json"
+is "(False,'EKEYREJECTED','',['signature-untrusted-key'])" &&
+	msg "'after reboot with the pending MOK enrolment: yes'" &&
+	msg "'the DKMS key $h/var/lib/dkms/mok.pub'"
+ok "-b ROOT: pending in MokNew: refused now, yes after the reboot, the DKMS key named" $?
+rm -rf "$h/sys/firmware"
+"$kp" check -f json --fail-on never -b "$h" --kernel-image "$tmp/vmlinux" > "$tmp/c.json"
+json "$tmp/c.json" "d['kernel']['secure_boot'] is None"
+ok "-b ROOT without sys/firmware/efi: Secure Boot unknown (an image, not the running system)" $?
+
 echo "1..$n"
 [ "$fail" -eq 0 ]
