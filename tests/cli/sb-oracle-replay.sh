@@ -1,26 +1,26 @@
 #!/usr/bin/env bash
-# Replays the Secure Boot oracle's observations (tests/oracle/secureboot/observed/*.json, made by
-# run-sb-oracle.sh booting Debian's signed 6.12 under OVMF + shim + grub with Secure Boot):
+# Replays the Secure Boot oracle's observations (tests/oracle/secureboot/observed/SERIES/*.json,
+# made by run-sb-oracle.sh booting Debian's signed 6.12 or 7.2 under OVMF + shim + grub):
 # each scenario's varstore becomes an efivarfs directory (--efi-vars) and each loaded module
-# is predicted with kopolicy check against fixtures/ko/6.12 and the kernel image's
+# is predicted with kopolicy check against fixtures/ko/SERIES and the kernel image's
 # certificates; the kernel's errno, its signature lines and the module's taint must match.
 set -uo pipefail
 
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
-obs=$top/tests/oracle/secureboot/observed
-fx=$top/fixtures/ko/6.12
 sd=$top/tests/data/sig
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fail=0
-ls "$obs"/*.json > /dev/null 2>&1 || { echo "1..0 # SKIP no observations"; exit 0; }
 python3 -c "import cryptography" 2> /dev/null || { echo "1..0 # SKIP python3 cryptography missing"; exit 0; }
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 
-for o in "$obs"/*.json; do
-	s=$(basename "$o" .json)
+for o in "$top"/tests/oracle/secureboot/observed/*/*.json; do
+	[ -f "$o" ] || continue
+	series=$(basename "$(dirname "$o")")
+	fx=$top/fixtures/ko/$series
+	rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+	s=$series-$(basename "$o" .json)
 	# the varstore as efivarfs: SecureBoot, SetupMode, db/dbx/MokListRT with the test
 	# certificates the scenario enrolled; shim's vendor certificate (Debian Secure Boot CA)
 	# is mirrored into MokListRT by shim but signs no module here, so it is left out
@@ -104,5 +104,6 @@ PY
 		fi
 	done < "$tmp/$s/steps"
 done
+[ "$n" -gt 0 ] || { echo "1..0 # SKIP no observations"; exit 0; }
 echo "1..$n"
 [ "$fail" -eq 0 ]

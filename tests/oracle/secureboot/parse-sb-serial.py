@@ -45,6 +45,10 @@ def main():
             out['efivars'] = int(val.strip() or 0)
         elif key == 'KPGTAINT0':
             out['global_taint0'] = int(val)
+        elif key == 'KPMOKVAR':
+            out.setdefault('mok_variables', []).append(val.strip())
+        elif key == 'KPKEY':
+            out.setdefault('keys', []).append(val.strip())
         elif key == 'KPBOOTLOG':
             out['boot_log'].append(re.sub(r'^\[[ 0-9.]+\] ', '', val).strip())
         elif key == 'KPSTEP-BEGIN':

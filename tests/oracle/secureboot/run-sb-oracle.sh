@@ -6,13 +6,15 @@
 # finit_module(2): what the kernel did goes to observed/<scenario>.json, replayed by
 # tests/cli/sb-oracle-replay.sh in `make check`.
 #
-# usage: tests/oracle/secureboot/run-sb-oracle.sh [-o OUTDIR] [SCENARIO...]
+# usage: tests/oracle/secureboot/run-sb-oracle.sh [-o OUTDIR] SERIES [SCENARIO...]
+#   SERIES: 6.12 (bookworm's 6.12.118+deb12-amd64) or 7.2 (sid's 7.2.13+deb14-amd64)
 #
 # Scenarios (scenarios.txt: name | varstore edits | extra command line | modules):
 #   the varstore is a copy of OVMF_VARS_4M.ms.fd (Secure Boot on) or OVMF_VARS_4M.fd (off)
 #   edited with virt-fw-vars: db=CERT (--add-db), mok=CERT (--add-mok), dbx-cert=CERT
 #   (--add-dbx-cert), dbx-hash=MODULE (--add-dbx-hash of the module file's SHA-256).
-# CERT is a file of tests/data/sig/; MODULE one of fixtures/ko/6.12/sig/.
+# CERT is a file of tests/data/sig/; MODULE one of fixtures/ko/SERIES/sig/. A scenario may name
+# the series it applies to after its name ("name@7.2"); without, it runs on every series.
 #
 # Needs root, qemu-system-x86, ovmf, shim-signed, grub-efi-amd64-signed, mtools, dosfstools,
 # busybox-static, gcc, python3 and virt-fw-vars (python3-virt-firmware from trixie/sid:
@@ -22,9 +24,12 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
-OUTDIR=$HERE/observed
+OUTDIR=
 [ "${1:-}" = -o ] && { OUTDIR=$2; shift 2; }
-FIX=$ROOT/fixtures/ko/6.12/sig
+SERIES=${1:?usage: run-sb-oracle.sh [-o OUTDIR] SERIES [SCENARIO...]}
+shift
+OUTDIR=${OUTDIR:-$HERE/observed/$SERIES}
+FIX=$ROOT/fixtures/ko/$SERIES/sig
 SIGDATA=$ROOT/tests/data/sig
 TIMEOUT=${KP_ORACLE_TIMEOUT:-400}
 VFW=${VIRT_FW_VARS:-virt-fw-vars}
@@ -40,9 +45,9 @@ done
 for t in qemu-system-x86_64 mkfs.vfat mcopy mmd cpio gcc python3; do
 	command -v "$t" >/dev/null || die "$t not found"
 done
-eval "$("$ROOT/tests/kernel/fetch-kernel.sh" 6.12)"
-grep -q "^release=$KP_ABI$" "$ROOT/fixtures/ko/6.12/kernel.txt" ||
-	die "fixtures/ko/6.12 was built for another ABI than $KP_ABI"
+eval "$("$ROOT/tests/kernel/fetch-kernel.sh" "$SERIES")"
+grep -q "^release=$KP_ABI$" "$ROOT/fixtures/ko/$SERIES/kernel.txt" ||
+	die "fixtures/ko/$SERIES was built for another ABI than $KP_ABI"
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -92,6 +97,8 @@ run_one() { # name edits cmdline modules
 		echo 'echo "KPEFIVARS $(ls /sys/firmware/efi/efivars 2>/dev/null | grep -c .)"'
 		echo 'echo "KPGTAINT0 $(cat /proc/sys/kernel/tainted)"'
 		echo 'dmesg | grep -iE "secure ?boot|Lockdown|MODSIGN|UEFI:|Loaded X.509|machine|platform|blacklist" | sed "s/^/KPBOOTLOG /"'
+		echo 'ls /sys/firmware/efi/mok-variables 2>/dev/null | sed "s/^/KPMOKVAR /"'
+		echo 'grep -E " keyring +\.| asymmetri " /proc/keys | sed "s/^[^ ]* [^ ]* *[^ ]* [^ ]* [^ ]* *[^ ]* *[^ ]* //; s/^/KPKEY /"'
 		echo 'dmesg -c >/dev/null'
 		for m in $mods; do
 			n=$((n + 1))
@@ -137,6 +144,9 @@ run_one() { # name edits cmdline modules
 while IFS='|' read -r name edits cmdline mods; do
 	name=$(echo $name)
 	case $name in '' | '#'*) continue ;; esac
+	case $name in
+	*@*) [ "${name#*@}" = "$SERIES" ] || continue; name=${name%@*} ;;
+	esac
 	if [ $# -gt 0 ]; then
 		want=0
 		for a in "$@"; do [ "$a" = "$name" ] && want=1; done
