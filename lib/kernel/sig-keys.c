@@ -860,7 +860,7 @@ static enum kp_sig_trust search(const struct kp_keyring *kr, const struct kp_sig
 }
 
 /* is_key_on_revocation_list(): a dbx/MokListXRT certificate that is the signer. */
-static bool revoked(const struct kp_keyring *kr, const struct kp_signature *s)
+bool kp_keyring_revoked(const struct kp_keyring *kr, const struct kp_signature *s)
 {
 	if (!kr->have_model || !kr->model.revocation_list)
 		return false;
@@ -885,7 +885,7 @@ static enum kp_sig_trust verify(const struct kp_keyring *kr, const struct kp_sig
 	if (t != KP_TRUST_NO_KEY || !kr->have_model || !kr->model.platform_for_modules ||
 	    !kr->model.platform_keyring)
 		return t;
-	if (revoked(kr, s))
+	if (kp_keyring_revoked(kr, s))
 		return KP_TRUST_REVOKED;
 	return search(kr, s, after, 2, key);
 }

@@ -165,6 +165,11 @@ enum kp_sig_trust kp_keyring_verify(const struct kp_keyring *kr, const struct kp
 enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
 						 const struct kp_signature *s,
 						 const struct kp_trusted_key **key);
+/*
+ * True if the signer is a certificate of the revocation list (dbx, MokListXRT under Secure
+ * Boot) and the model has SYSTEM_REVOCATION_LIST: the platform retry refuses it.
+ */
+bool kp_keyring_revoked(const struct kp_keyring *kr, const struct kp_signature *s);
 /* Any key whose certificate matches the signer, searched or not (to name it), or NULL. */
 const struct kp_trusted_key *kp_keyring_find_signer(const struct kp_keyring *kr,
 						    const struct kp_signature *s);

@@ -56,6 +56,10 @@ for e in d['varstore']:
     elif k == 'dbx-hash':
         h = hashlib.sha256(open(os.path.join(mods, v), 'rb').read()).digest()
         var['dbx'] = var.get('dbx', b'') + esl(SHA256, h)
+# shim's MOK config table as the guest listed it: MokListTrustedRT (shim sets it by default)
+if 'MokListTrustedRT' in d.get('mok_variables', []):
+    var['MokListTrustedRT'] = bytes([1])
+    G['MokListTrustedRT'] = '605dab50-e046-4300-abb6-3dd810dd8b23'
 for k, v in var.items():
     open(os.path.join(out, '%s-%s' % (k, G[k])), 'wb').write(struct.pack('<I', 7) + v)
 with open(os.path.join(out, 'steps'), 'w') as f:

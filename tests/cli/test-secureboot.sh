@@ -185,6 +185,19 @@ ok "6.12: the module's SHA-256 in dbx: Debian's hash blacklist refuses it" $?
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/dbxbin" --kernel-version 7.2.13; is "(True,None,'O',[])"
 ok "7.2: no module hash blacklist any more (loads)" $?
 
+# dbx certificates: the revocation list, only with SYSTEM_REVOCATION_LIST (Debian: off), and
+# checked before the platform retry (is_key_on_revocation_list())
+efivars "$tmp/dbxcert" SecureBoot=on SetupMode=off "db=x509:$T" "dbx=x509:$T"
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/dbxcert"; is "(True,None,'O',[])"
+ok "Debian (no SYSTEM_REVOCATION_LIST): a db key also in dbx still verifies (as observed)" $?
+zcat "$top/fixtures/ko/6.12/config.gz" |
+	sed 's/^# CONFIG_SYSTEM_REVOCATION_LIST is not set$/CONFIG_SYSTEM_REVOCATION_LIST=y/' > "$tmp/config-revoke"
+chk 6.12 kp_sig_sha256 --efi-vars "$tmp/dbxcert" --kernel-config "$tmp/config-revoke"
+is "(False,'EKEYREJECTED','',['bad-signature'])"
+ok "SYSTEM_REVOCATION_LIST=y: the db key revoked by dbx: EKEYREJECTED, fatal" $?
+msg "'revocation list'"
+ok "... said as the revocation list" $?
+
 # pending enrolment: MokNew (mokutil --import), the DKMS key by name
 efivars "$tmp/new" SecureBoot=on SetupMode=off "MokNew=x509:$T"
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/new" --dkms-key "$T"

@@ -165,7 +165,7 @@ static void fatal_finding(struct kp_sim_ctx *c, struct kp_loading *ld, int err)
 			   "the module's SHA-256 is in the kernel's blacklist keyring: rejected "
 			   "with EKEYREJECTED even when signatures are not enforced");
 	else if (err == -EKEYREJECTED && !s->pkcs7_verify_err && c->f->keys &&
-		 !kp_keyring_find_signer(c->f->keys, s))
+		 kp_keyring_revoked(c->f->keys, s))
 		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "the signer (%s) is on the kernel's revocation list (dbx/MokListXRT "
 			   "certificate): rejected with EKEYREJECTED even when signatures are not "
