@@ -166,6 +166,18 @@ static int secure_boot(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	m->machine_keyring = f->profile.has[KP_F_MACHINE_KEYRING] &&
 			     (!cfg || kp_kconfig_is_y(c, "CONFIG_INTEGRITY_MACHINE_KEYRING"));
 	m->mok_trusted = f->profile.has[KP_F_MOK_TRUSTED_DEFAULT] || o->mok_trusted == 1;
+	/*
+	 * Unknown: shim sets MokListTrustedRT unless mokutil --untrust-mok (the Secure Boot
+	 * oracle's boots: bookworm's shim 16.1 lists it in the MOK config table untouched).
+	 */
+	if (!m->mok_trusted && o->mok_trusted < 0 && m->machine_keyring && f->keys &&
+	    kp_keyring_has_mok(f->keys)) {
+		m->mok_trusted = true;
+		if (kp_facts_assume(f, "MokListTrustedRT unknown: taken as set, as shim sets it "
+				       "(MOK keys in .machine; --trust-mok no if mokutil "
+				       "--untrust-mok was used)") < 0)
+			return -1;
+	}
 	m->platform_keyring = !cfg || kp_kconfig_is_y(c, "CONFIG_INTEGRITY_PLATFORM_KEYRING");
 	m->platform_for_modules = f->profile.has[KP_F_MODULE_PLATFORM_KEYRING];
 	m->revocation_list = cfg && kp_kconfig_is_y(c, "CONFIG_SYSTEM_REVOCATION_LIST");

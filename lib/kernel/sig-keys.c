@@ -37,6 +37,14 @@ bool kp_keyring_empty(const struct kp_keyring *kr)
 	return kr->nkeys == 0;
 }
 
+bool kp_keyring_has_mok(const struct kp_keyring *kr)
+{
+	for (size_t i = 0; i < kr->nkeys; i++)
+		if (kr->keys[i].origin == KP_KEY_MOK || kr->keys[i].origin == KP_KEY_MOK_PENDING)
+			return true;
+	return false;
+}
+
 bool kp_keyring_has_kernel_keys(const struct kp_keyring *kr)
 {
 	for (size_t i = 0; i < kr->nkeys; i++)

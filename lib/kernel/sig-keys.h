@@ -88,6 +88,8 @@ struct kp_keyring {
 void kp_keyring_init(struct kp_keyring *kr);
 void kp_keyring_release(struct kp_keyring *kr);
 bool kp_keyring_empty(const struct kp_keyring *kr);
+/* True when a MOK certificate, enrolled or pending, was read. */
+bool kp_keyring_has_mok(const struct kp_keyring *kr);
 /* True when the kernel's own keys are known (its image, /proc/keys, --trusted-cert). */
 bool kp_keyring_has_kernel_keys(const struct kp_keyring *kr);
 

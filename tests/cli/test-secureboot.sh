@@ -208,11 +208,16 @@ ok "... 'loads now: no (EKEYREJECTED); after reboot with the pending MOK enrolme
 msg "'the DKMS key $T' and 'MokManager'"
 ok "... the DKMS key named, with what completes the enrolment" $?
 chk 6.12 kp_sig_sha256 --secure-boot on --mok-pending "$T" --kernel-version 7.2.13 \
-	--distro upstream
+	--distro upstream --trust-mok no
 is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
-ok "upstream 7.2, --mok-pending: refused now" $?
+ok "upstream 7.2, --mok-pending, --trust-mok no: refused now" $?
 msg "'does not use MOK keys for modules'"
 ok "... and after the reboot too (no MokListTrustedRT): said" $?
+chk 6.12 kp_sig_sha256 --secure-boot on --mok "$T" --kernel-version 7.2.13 --distro upstream
+is "(True,None,'O',[])"
+ok "upstream 7.2, --mok without EFI variables: MokListTrustedRT taken as set (shim's default)" $?
+json "$tmp/c.json" "any('MokListTrustedRT unknown: taken as set' in a for a in d['kernel']['assumptions'])"
+ok "... and said" $?
 chk 6.12 kp_sig_sha256 --secure-boot on --dkms-key "$sd/test-cert.der"
 is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
 ok "the DKMS key nowhere enrolled: refused" $?
