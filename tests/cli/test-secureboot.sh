@@ -112,6 +112,10 @@ efivars "$tmp/setup" SecureBoot=on SetupMode=on
 chk 6.12 kp_sig_unsigned --efi-vars "$tmp/setup"
 is "(True,None,'OE',[])"
 ok "SetupMode=1: Secure Boot is not in force (efi_get_secureboot_mode())" $?
+efivars "$tmp/moksb" SecureBoot=on SetupMode=off MokSBStateRT=on
+chk 6.12 kp_sig_unsigned --efi-vars "$tmp/moksb"
+is "(True,None,'OE',[])"
+ok "MokSBStateRT=1 (mokutil --disable-validation): the kernel sees Secure Boot off" $?
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/sb"
 is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
 ok "Secure Boot: a module signed by a key nowhere enrolled is refused" $?
