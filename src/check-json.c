@@ -145,6 +145,18 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
 	kp_json_add(k, "rules", json_object_new_string(kp_profile_rules_name(&f->profile)));
 	kp_json_add(k, "modversions", json_object_new_boolean(f->modversions));
 	kp_json_add(k, "sig_enforce", json_object_new_boolean(f->sig_enforce));
+	kp_json_add(k, "lockdown", json_object_new_boolean(f->lockdown));
+	kp_json_add(k, "secure_boot",
+		    f->secure_boot < 0 ? NULL : json_object_new_boolean(f->secure_boot));
+	/* the keyrings mod_verify_sig() searches, in its order (kp_keyring_model) */
+	arr = json_object_new_array();
+	json_object_array_add(arr, json_object_new_string(".builtin_trusted_keys"));
+	json_object_array_add(arr, json_object_new_string(".secondary_trusted_keys"));
+	if (f->keymodel.machine_keyring && f->keymodel.mok_trusted && f->keymodel.secure_boot)
+		json_object_array_add(arr, json_object_new_string(".machine"));
+	if (f->keymodel.platform_keyring && f->keymodel.platform_for_modules)
+		json_object_array_add(arr, json_object_new_string(".platform"));
+	kp_json_add(k, "module_keyrings", arr);
 	kp_json_add(k, "vermagic", kp_json_string(f->vermagic));
 	kp_json_add(k, "missing_version_fatal", json_object_new_boolean(f->missing_version_fatal));
 	kp_json_add(k, "distro",

@@ -191,6 +191,10 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			   f->release ? f->release : "(release unknown)",
 			   kp_profile_rules_name(&f->profile),
 			   f->missing_version_fatal ? ", Debian symbol-version policy" : "");
+	if (f->secure_boot == 1)
+		fprintf(o->f, "  secure boot: on%s%s\n",
+			f->sb_sig_enforce ? ", signatures enforced (IMA_ARCH_POLICY)" : "",
+			f->sb_lockdown ? ", lockdown (LOCK_DOWN_IN_EFI_SECURE_BOOT)" : "");
 	for (size_t i = 0; f->keys && i < f->keys->nsources; i++)
 		kp_escaped_fprintf(o->f, "  trusted keys: %s\n", f->keys->sources[i]);
 	for (size_t i = 0; i < f->nassumptions; i++)

@@ -7,8 +7,26 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctx-options.h"
+
+static void bad_value(const char *opt, const char *arg, const char *want)
+{
+	kp_cli_error(NULL, "%s: unknown value '%s' (%s)", opt, arg, want);
+	exit(KP_EXIT_ERROR);
+}
+
+/* on/off, yes/no, 1/0 */
+static int on_off(const char *opt, const char *arg)
+{
+	if (!strcmp(arg, "on") || !strcmp(arg, "yes") || !strcmp(arg, "1"))
+		return 1;
+	if (!strcmp(arg, "off") || !strcmp(arg, "no") || !strcmp(arg, "0"))
+		return 0;
+	bad_value(opt, arg, "on or off");
+	return -1;
+}
 
 int kp_ctx_option(struct kp_ctx_opts *o, int c, const char *arg)
 {
@@ -42,7 +60,14 @@ int kp_ctx_option(struct kp_ctx_opts *o, int c, const char *arg)
 		o->fo.sig_enforce = 1;
 		return 1;
 	case 0x107:
-		o->fo.lockdown = 1;
+		if (!arg || !strcmp(arg, "integrity"))
+			o->fo.lockdown = 1;
+		else if (!strcmp(arg, "none"))
+			o->fo.lockdown = 0;
+		else if (!strcmp(arg, "confidentiality"))
+			o->fo.lockdown = 2;
+		else
+			bad_value("--lockdown", arg, "none, integrity or confidentiality");
 		return 1;
 	case 0x108:
 		o->fo.untrusted_signatures = true;
@@ -71,6 +96,30 @@ int kp_ctx_option(struct kp_ctx_opts *o, int c, const char *arg)
 		return 1;
 	case 0x10f:
 		o->no_kernel_keys = true;
+		return 1;
+	case 0x130:
+		o->efi_vars = arg;
+		return 1;
+	case 0x131:
+	case 0x132:
+		if (o->nmoks == KP_ARRAY_SIZE(o->moks)) {
+			kp_cli_error(NULL, "too many --mok/--mok-pending options");
+			exit(KP_EXIT_ERROR);
+		}
+		o->moks[o->nmoks].path = arg;
+		o->moks[o->nmoks++].pending = c == 0x132;
+		return 1;
+	case 0x133:
+		o->fo.secure_boot = on_off("--secure-boot", arg);
+		return 1;
+	case 0x134:
+		o->fo.mok_trusted = on_off("--trust-mok", arg);
+		return 1;
+	case 0x135:
+		o->dkms_key = arg;
+		return 1;
+	case 0x136:
+		o->this_machine = true;
 		return 1;
 	case 0x10e:
 		if (o->nkernel_images == KP_ARRAY_SIZE(o->kernel_images)) {

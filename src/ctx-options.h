@@ -24,7 +24,7 @@
 	{ "distro", required_argument, NULL, 0x104 }, \
 	{ "vermagic", required_argument, NULL, 0x105 }, \
 	{ "sig-enforce", no_argument, NULL, 0x106 }, \
-	{ "lockdown", no_argument, NULL, 0x107 }, \
+	{ "lockdown", optional_argument, NULL, 0x107 }, \
 	{ "untrusted-signatures", no_argument, NULL, 0x108 }, \
 	{ "allow-missing-namespace-imports", no_argument, NULL, 0x109 }, \
 	{ "kernel-cmdline", required_argument, NULL, 0x10a }, \
@@ -32,7 +32,14 @@
 	{ "root", required_argument, NULL, 0x10c }, \
 	{ "trusted-cert", required_argument, NULL, 0x10d }, \
 	{ "kernel-image", required_argument, NULL, 0x10e }, \
-	{ "no-kernel-keys", no_argument, NULL, 0x10f }
+	{ "no-kernel-keys", no_argument, NULL, 0x10f }, \
+	{ "efi-vars", required_argument, NULL, 0x130 }, \
+	{ "mok", required_argument, NULL, 0x131 }, \
+	{ "mok-pending", required_argument, NULL, 0x132 }, \
+	{ "secure-boot", required_argument, NULL, 0x133 }, \
+	{ "trust-mok", required_argument, NULL, 0x134 }, \
+	{ "dkms-key", required_argument, NULL, 0x135 }, \
+	{ "this-machine", no_argument, NULL, 0x136 }
 
 /* The hook's help is KP_ANALYSIS_HELP less -b (it judges the running system only). */
 #define KP_ANALYSIS_HELP KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_BASEDIR KP_ANALYSIS_HELP_REST
@@ -63,12 +70,26 @@
 	"      --kernel-cmdline S the boot command line (module.sig_enforce=,\n" \
 	"                         module_blacklist=, lockdown=)\n" \
 	"      --sig-enforce      signatures are enforced (module.sig_enforce=1)\n" \
-	"      --lockdown         kernel lockdown (integrity) is active\n" \
+	"      --lockdown[=MODE]  kernel lockdown: none, integrity (the default) or\n" \
+	"                         confidentiality\n" \
 	"      --untrusted-signatures  signed modules' keys are not trusted by the kernel\n" \
 	"      --trusted-cert FILE  a certificate (PEM or DER) the kernel trusts (repeatable)\n" \
 	"      --kernel-image FILE  the certificates compiled into this vmlinuz/vmlinux\n" \
 	"                         (repeatable; -b and --running read the tree's own image)\n" \
-	"      --no-kernel-keys   not the keys -b and --running find (tree image, /proc/keys)\n" \
+	"      --no-kernel-keys   not the keys -b and --running find (tree image, /proc/keys,\n" \
+	"                         EFI variables)\n" \
+	"      --secure-boot on|off  UEFI Secure Boot (on: signatures enforced and lockdown,\n" \
+	"                         as the kernel's config says; --running reads it)\n" \
+	"      --efi-vars DIR     EFI variables (efivarfs, or a /sys/firmware/efi copy):\n" \
+	"                         Secure Boot, db, dbx, MOK, pending MOK (MokNew); \"none\"\n" \
+	"                         not to read the live ones (--running, -b ROOT)\n" \
+	"      --mok FILE         a certificate enrolled as MOK (repeatable)\n" \
+	"      --mok-pending FILE a certificate whose MOK enrolment waits for the next boot\n" \
+	"      --trust-mok yes|no MokListTrustedRT: MOK keys go to the .machine keyring\n" \
+	"      --dkms-key FILE    the DKMS signing certificate, named in findings (default:\n" \
+	"                         dkms' mok_certificate, /var/lib/dkms/mok.pub)\n" \
+	"      --this-machine     the modules are for this machine: read its EFI variables\n" \
+	"                         and DKMS key (under --root) as --running and -b / do\n" \
 	"      --allow-missing-namespace-imports\n" \
 	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
 /* clang-format on */

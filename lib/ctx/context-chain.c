@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "context-machine.h"
 #include "kernel/rootfs.h"
 
 static int want(struct kp_ctx *c, const char *sym)
@@ -257,7 +258,7 @@ static int build_facts(struct kp_ctx *c, struct kp_err *err)
 	if (o->config_path == procfg)
 		o->config_path = NULL;
 	free(procfg);
-	if (r < 0)
+	if (r < 0 || kp_ctx_machine_facts(c, err) < 0)
 		return -1;
 	loaded = kp_arena_alloc(&f->arena, (c->run.nmodules + 1) * sizeof(*loaded));
 	prop = kp_arena_alloc(&f->arena, (c->run.nmodules + 1) * sizeof(*prop));
@@ -306,6 +307,9 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 	for (size_t i = 0; i < c->o.ntrusted_certs; i++)
 		if (kp_keyring_add_cert_file(&c->keys, c->o.trusted_certs[i], err) < 0)
 			return kp_err_prefix(err, c->o.trusted_certs[i]);
+	/* Secure Boot, db/dbx and MOK from the EFI variables, the DKMS key by name */
+	if (kp_ctx_machine_keys(c, c->o.root ? c->o.root : "/", true, err) < 0)
+		return -1;
 	if (c->keys.nsources)
 		c->o.fo.keys = &c->keys;
 	return 0;

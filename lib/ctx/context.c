@@ -16,6 +16,8 @@
 #include "cache/inputs.h"
 #include "read/facts-cache.h"
 #include "context.h"
+#include "context-machine.h"
+#include "kernel/rootfs.h"
 
 void kp_ctx_opts_init(struct kp_ctx_opts *o)
 {
@@ -171,6 +173,21 @@ static int kernel_from_running(struct kp_ctx *c, struct kp_err *err)
 }
 
 /*
+ * Where the machine's EFI variables and DKMS key are: the live root for --running and
+ * --this-machine (*@live: a missing /sys/firmware/efi means no EFI boot), else -b ROOT's
+ * (its sys/firmware/efi when one is mounted there, its DKMS key); NULL for files alone.
+ */
+static const char *machine_root(const struct kp_ctx *c, bool *live)
+{
+	*live = c->have_run || c->o.this_machine || (c->o.basedir && kp_root_is_host(c->o.basedir));
+	if (c->have_run || c->o.this_machine)
+		return c->o.root ? c->o.root : "/";
+	if (c->o.basedir)
+		return kp_root_is_host(c->o.basedir) ? "/" : c->o.basedir;
+	return NULL;
+}
+
+/*
  * The trusted keys, in the order of preference: the running kernel's keyrings (/proc/keys)
  * and its image, the tree's image (-b), --kernel-image, --trusted-cert.
  */
@@ -193,6 +210,13 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 	for (size_t i = 0; i < c->o.ntrusted_certs; i++)
 		if (kp_keyring_add_cert_file(&c->keys, c->o.trusted_certs[i], err) < 0)
 			return kp_err_prefix(err, c->o.trusted_certs[i]);
+	{
+		bool live;
+		const char *root = machine_root(c, &live);
+
+		if (kp_ctx_machine_keys(c, root, live, err) < 0)
+			return -1;
+	}
 	if (c->keys.nsources)
 		c->o.fo.keys = &c->keys; /* named in reports even when they held no key */
 	return 0;
@@ -394,6 +418,8 @@ static int load_facts(struct kp_ctx *c, struct kp_err *err)
 	if (load_keys(c, err) < 0)
 		return -1;
 	if (kp_facts_build(&c->facts, &c->o.fo, kp_ctx_base(c), err) < 0)
+		return -1;
+	if (kp_ctx_machine_facts(c, err) < 0)
 		return -1;
 	if (c->facts.beyond_modelled) {
 		char msg[sizeof(err->msg) + 32];
@@ -599,5 +625,7 @@ void kp_ctx_release(struct kp_ctx *c)
 	if (c->have_run)
 		kp_running_release(&c->run);
 	kp_keyring_release(&c->keys);
+	if (c->have_efi)
+		kp_efi_release(&c->efi);
 	memset(c, 0, sizeof(*c));
 }

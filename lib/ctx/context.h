@@ -30,6 +30,7 @@
 #include "graph/graph.h"
 #include "graph/module-set.h"
 #include "kernel/depmod-config.h"
+#include "kernel/efi-vars.h"
 #include "kernel/kernel-base.h"
 #include "kernel/kernel-facts.h"
 #include "kernel/kernel-tree.h"
@@ -54,6 +55,14 @@ struct kp_ctx_opts {
 	const char *kernel_images[8]; /* --kernel-image */
 	size_t nkernel_images;
 	bool no_kernel_keys; /* only kernel_images and trusted_certs, not the keys found */
+	const char *efi_vars; /* --efi-vars DIR ("none": not read); NULL: the live system's */
+	struct {
+		const char *path;
+		bool pending; /* --mok-pending: in MokNew, enrolled at the next boot */
+	} moks[16];	      /* --mok, --mok-pending */
+	size_t nmoks;
+	const char *dkms_key; /* --dkms-key; NULL: the machine's (dkms framework.conf) */
+	bool this_machine;    /* --this-machine: the modules are for this machine (under root) */
 	bool read_in_tree;   /* chain: read in-tree dependencies, not only Module.symvers */
 	bool no_symbol_get;  /* chain: symbol_get() call sites not traced (kp_open_opts) */
 	/*
@@ -105,6 +114,8 @@ struct kp_ctx {
 	const char **run_prop;	 /* those carrying P */
 	size_t run_nprop;
 	struct kp_keyring keys;	     /* the key sources of o, the tree's image, /proc/keys */
+	struct kp_efi_state efi;     /* the machine's EFI variables (context-machine.c) */
+	bool have_efi;
 	struct kp_depmod_cfg depmod; /* a whole tree: depmod.d of the image */
 	bool have_depmod;
 	struct kp_depmod_shadow *shadowed; /* files depmod does not use */

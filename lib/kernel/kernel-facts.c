@@ -109,6 +109,8 @@ void kp_facts_opts_init(struct kp_facts_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->sig_enforce = -1;
 	o->lockdown = -1;
+	o->secure_boot = -1;
+	o->mok_trusted = -1;
 	o->modversions = -1;
 	o->force_load = -1;
 	o->allow_missing_ns = -1;
@@ -130,6 +132,56 @@ static void note_beyond_modelled(struct kp_kernel_facts *f, const struct kp_kver
 		 v->major, v->minor, kp_profile_newest_modelled(), kp_profile_newest_modelled());
 	if (kp_facts_assume(f, buf) == 0)
 		f->beyond_modelled = f->assumptions[f->nassumptions - 1];
+}
+
+/*
+ * What UEFI Secure Boot switches on (D6.1.192, D6.12): efi_set_secure_boot() locks the
+ * kernel down (LOCK_DOWN_IN_EFI_SECURE_BOOT, Debian's patch) and ima_efi.c's
+ * arch_get_ima_policy() calls set_module_sig_enforced() (IMA_ARCH_POLICY): unsigned modules
+ * are refused with EKEYREJECTED before lockdown's EPERM could apply, and module.sig_enforce=0
+ * cannot undo it. And which keyrings check module signatures (struct kp_keyring_model).
+ */
+static int secure_boot(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
+		       const struct kp_kconfig *c)
+{
+	struct kp_keyring_model *m = &f->keymodel;
+	bool cfg = o->config_path != NULL;
+
+	f->secure_boot = o->secure_boot;
+	if (f->secure_boot == 1) {
+		bool ima = cfg ? kp_kconfig_is_y(c, "CONFIG_IMA_ARCH_POLICY") : true;
+		bool ld = cfg ? kp_kconfig_is_y(c, "CONFIG_LOCK_DOWN_IN_EFI_SECURE_BOOT") : true;
+
+		if (ima && f->module_sig && o->sig_enforce < 0 && !f->sig_enforce)
+			f->sig_enforce = f->sb_sig_enforce = true;
+		if (ld && o->lockdown < 0 && !f->lockdown)
+			f->lockdown = f->sb_lockdown = true;
+		if (!cfg && kp_facts_assume(f, "no kernel config: under Secure Boot, "
+					       "IMA_ARCH_POLICY=y (module signatures enforced) and "
+					       "LOCK_DOWN_IN_EFI_SECURE_BOOT=y assumed") < 0)
+			return -1;
+	}
+	/* MOK and MokListXRT are loaded only under Secure Boot (load_uefi_certs()) */
+	m->secure_boot = f->secure_boot != 0;
+	m->machine_keyring = f->profile.has[KP_F_MACHINE_KEYRING] &&
+			     (!cfg || kp_kconfig_is_y(c, "CONFIG_INTEGRITY_MACHINE_KEYRING"));
+	m->mok_trusted = f->profile.has[KP_F_MOK_TRUSTED_DEFAULT] || o->mok_trusted == 1;
+	/*
+	 * Unknown: shim sets MokListTrustedRT unless mokutil --untrust-mok (the Secure Boot
+	 * oracle's boots: bookworm's shim 16.1 lists it in the MOK config table untouched).
+	 */
+	if (!m->mok_trusted && o->mok_trusted < 0 && m->machine_keyring && f->keys &&
+	    kp_keyring_has_mok(f->keys)) {
+		m->mok_trusted = true;
+		if (kp_facts_assume(f, "MokListTrustedRT unknown: taken as set, as shim sets it "
+				       "(MOK keys in .machine; --trust-mok no if mokutil "
+				       "--untrust-mok was used)") < 0)
+			return -1;
+	}
+	m->platform_keyring = !cfg || kp_kconfig_is_y(c, "CONFIG_INTEGRITY_PLATFORM_KEYRING");
+	m->platform_for_modules = f->profile.has[KP_F_MODULE_PLATFORM_KEYRING];
+	m->revocation_list = cfg && kp_kconfig_is_y(c, "CONFIG_SYSTEM_REVOCATION_LIST");
+	return 0;
 }
 
 static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
@@ -208,7 +260,10 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	f->lockdown = o->lockdown > 0;
 	f->signatures_trusted = !o->untrusted_signatures;
 	f->keys = o->keys;
-	if (f->module_sig && f->signatures_trusted && (!f->keys || kp_keyring_empty(f->keys)))
+	if (secure_boot(f, o, c) < 0)
+		return kp_err_set(err, "out of memory");
+	if (f->module_sig && f->signatures_trusted &&
+	    (!f->keys || !kp_keyring_has_kernel_keys(f->keys)))
 		kp_facts_assume(f,
 				"no key source (kernel image, /proc/keys, --trusted-cert): signed "
 				"modules are assumed to verify against the kernel's keys");

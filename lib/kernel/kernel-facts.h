@@ -12,10 +12,9 @@
 #include <stdint.h>
 
 #include "kernel-base.h"
+#include "sig-keys.h"
 #include "sim/profile.h"
 #include "util/util.h"
-
-struct kp_keyring;
 
 /* What is known about the target kernel beyond its exports. */
 struct kp_kernel_facts {
@@ -33,6 +32,10 @@ struct kp_kernel_facts {
 	const char *beyond_modelled; /* the kernel is newer than kopolicy models: why, or NULL */
 	bool signatures_trusted;     /* a present signature is assumed to verify */
 	const struct kp_keyring *keys; /* the kernel's trusted keys (sig-keys.h); NULL: none */
+	int secure_boot;		 /* booted with UEFI Secure Boot: 1, 0, -1 unknown */
+	bool sb_sig_enforce;	 /* sig_enforce set by Secure Boot (IMA_ARCH_POLICY) */
+	bool sb_lockdown;	 /* lockdown set by Secure Boot (LOCK_DOWN_IN_EFI_SECURE_BOOT) */
+	struct kp_keyring_model keymodel; /* which keyrings verify modules (sig-keys.h) */
 	const char *vermagic;	       /* VERMAGIC_STRING of the kernel, NULL if unknown */
 	uint64_t this_module_size;     /* sizeof(struct module), 0 if unknown */
 	const char *const *blacklist;  /* module_blacklist= names */
@@ -56,7 +59,9 @@ struct kp_facts_opts {
 	const char *distro;	   /* auto | debian | upstream */
 	const char *vermagic;	   /* explicit VERMAGIC_STRING */
 	int sig_enforce;	   /* -1: from the config; 0/1: override (module.sig_enforce=) */
-	int lockdown;		   /* -1: no; 1: lockdown=integrity */
+	int lockdown;		   /* -1: unknown; 0 none; 1 integrity; 2 confidentiality */
+	int secure_boot;	   /* -1: unknown; 0/1: UEFI Secure Boot off/on */
+	int mok_trusted;	   /* -1: unknown; 0/1: MokListTrustedRT absent/present */
 	int modversions;	   /* -1: from the config */
 	int force_load;		   /* -1: from the config */
 	int allow_missing_ns;	   /* -1: from the config */

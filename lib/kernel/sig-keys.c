@@ -13,6 +13,7 @@
 #include <openssl/x509v3.h>
 
 #include "cache/inputs.h"
+#include "efi-siglist.h"
 #include "read/bytes.h"
 
 void kp_keyring_init(struct kp_keyring *kr)
@@ -24,6 +25,8 @@ void kp_keyring_release(struct kp_keyring *kr)
 {
 	for (size_t i = 0; i < kr->nkeys; i++)
 		X509_free(kr->keys[i].x509);
+	for (size_t i = 0; i < kr->nrevoked; i++)
+		X509_free(kr->revoked[i]);
 	free(kr->keys);
 	kp_arena_release(&kr->arena);
 	memset(kr, 0, sizeof(*kr));
@@ -32,6 +35,22 @@ void kp_keyring_release(struct kp_keyring *kr)
 bool kp_keyring_empty(const struct kp_keyring *kr)
 {
 	return kr->nkeys == 0;
+}
+
+bool kp_keyring_has_mok(const struct kp_keyring *kr)
+{
+	for (size_t i = 0; i < kr->nkeys; i++)
+		if (kr->keys[i].origin == KP_KEY_MOK || kr->keys[i].origin == KP_KEY_MOK_PENDING)
+			return true;
+	return false;
+}
+
+bool kp_keyring_has_kernel_keys(const struct kp_keyring *kr)
+{
+	for (size_t i = 0; i < kr->nkeys; i++)
+		if (kr->keys[i].origin <= KP_KEY_LISTED)
+			return true;
+	return false;
 }
 
 static const char *hex(struct kp_arena *a, const unsigned char *p, size_t len)
@@ -59,7 +78,72 @@ static int add_line(struct kp_arena *a, const char ***list, size_t *n, const cha
 	return 0;
 }
 
-static struct kp_trusted_key *new_key(struct kp_keyring *kr)
+/* The keyring and search pass of a key under @m (NULL: no model, only the kernel's own). */
+static void place(struct kp_trusted_key *k, const struct kp_keyring_model *m, bool after,
+		  const char **keyring, int *pass)
+{
+	enum kp_key_origin o = k->origin;
+
+	*pass = 0;
+	if (o == KP_KEY_MOK_PENDING) {
+		if (!after) {
+			*keyring = "pending (MokNew)";
+			return;
+		}
+		o = KP_KEY_MOK;
+	}
+	if (k->tbs_blacklisted) {
+		*keyring = "none: its certificate hash is blacklisted (dbx/MokListXRT)";
+		return;
+	}
+	switch (o) {
+	case KP_KEY_KERNEL:
+		*keyring = ".builtin_trusted_keys";
+		*pass = 1;
+		return;
+	case KP_KEY_CERT:
+		*keyring = "--trusted-cert";
+		*pass = 1;
+		return;
+	case KP_KEY_LISTED:
+		*keyring = k->keyring ? k->keyring : "/proc/keys";
+		*pass = 1;
+		return;
+	case KP_KEY_NAMED:
+		*keyring = "none";
+		return;
+	case KP_KEY_MOK:
+		if (!m) {
+			*keyring = "MOK (no keyring model)";
+			return;
+		}
+		if (!m->secure_boot) {
+			*keyring = "none: MOK is not loaded without Secure Boot";
+			return;
+		}
+		if (m->machine_keyring && m->mok_trusted) {
+			*keyring = ".machine";
+			*pass = 1;
+			return;
+		}
+		break;
+	case KP_KEY_DB:
+	case KP_KEY_MOK_PENDING:
+		if (!m) {
+			*keyring = "UEFI db (no keyring model)";
+			return;
+		}
+		break;
+	}
+	if (!m->platform_keyring) {
+		*keyring = "none: no platform keyring (INTEGRITY_PLATFORM_KEYRING off)";
+		return;
+	}
+	*keyring = m->platform_for_modules ? ".platform" : ".platform (not used for modules)";
+	*pass = m->platform_for_modules ? 2 : 0;
+}
+
+static struct kp_trusted_key *new_key(struct kp_keyring *kr, enum kp_key_origin origin)
 {
 	struct kp_trusted_key *k;
 
@@ -67,11 +151,51 @@ static struct kp_trusted_key *new_key(struct kp_keyring *kr)
 		return NULL;
 	k = &kr->keys[kr->nkeys++];
 	memset(k, 0, sizeof(*k));
+	k->origin = origin;
+	place(k, kr->have_model ? &kr->model : NULL, false, &k->keyring, &k->pass);
+	place(k, kr->have_model ? &kr->model : NULL, true, &k->keyring_after, &k->pass_after);
 	return k;
 }
 
+static bool in_hashes(unsigned char (*list)[32], const bool *from_mok, size_t n,
+		      const unsigned char *h, bool mok_loaded)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((mok_loaded || !from_mok || !from_mok[i]) && !memcmp(list[i], h, 32))
+			return true;
+	return false;
+}
+
+/* The SHA-256 of a certificate's tbsCertificate (the dbx X509_SHA256 form). */
+static bool tbs_hash(X509 *x, unsigned char h[32])
+{
+	unsigned char *der = NULL;
+	int n = i2d_re_X509_tbs(x, &der);
+	bool ok = n > 0 && EVP_Digest(der, (size_t)n, h, NULL, EVP_sha256(), NULL) == 1;
+
+	OPENSSL_free(der);
+	return ok;
+}
+
+void kp_keyring_apply_model(struct kp_keyring *kr, const struct kp_keyring_model *m)
+{
+	kr->model = *m;
+	kr->have_model = true;
+	for (size_t i = 0; i < kr->nkeys; i++) {
+		struct kp_trusted_key *k = &kr->keys[i];
+		unsigned char h[32];
+
+		if (k->origin == KP_KEY_LISTED)
+			k->keyring = NULL; /* placed again below */
+		k->tbs_blacklisted = k->have_cert && k->origin != KP_KEY_NAMED && tbs_hash(k->x509, h) &&
+				     in_hashes(kr->tbs, kr->tbs_mok, kr->ntbs, h, m->secure_boot);
+		place(k, m, false, &k->keyring, &k->pass);
+		place(k, m, true, &k->keyring_after, &k->pass_after);
+	}
+}
+
 /* x509_key_preparse(): the description is "<CN or O>: <SKID, else serial, in hex>". */
-static int add_x509(struct kp_keyring *kr, X509 *x, const char *source, const char *keyring)
+static int add_x509(struct kp_keyring *kr, X509 *x, const char *source, enum kp_key_origin origin)
 {
 	const ASN1_OCTET_STRING *skid = X509_get0_subject_key_id(x);
 	const ASN1_INTEGER *serial = X509_get0_serialNumber(x);
@@ -81,14 +205,15 @@ static int add_x509(struct kp_keyring *kr, X509 *x, const char *source, const ch
 
 	/* the same certificate from two sources is one key */
 	for (size_t i = 0; i < kr->nkeys; i++)
-		if (kr->keys[i].x509 && !X509_cmp(kr->keys[i].x509, x)) {
+		if (kr->keys[i].x509 && kr->keys[i].origin == origin &&
+		    !X509_cmp(kr->keys[i].x509, x)) {
 			X509_free(x);
 			return 0;
 		}
 	if (X509_NAME_get_text_by_NID(subj, NID_commonName, cn, sizeof(cn)) <= 0 &&
 	    X509_NAME_get_text_by_NID(subj, NID_organizationName, cn, sizeof(cn)) <= 0)
 		X509_NAME_oneline(subj, cn, sizeof(cn));
-	k = new_key(kr);
+	k = new_key(kr, origin);
 	if (!k) {
 		X509_free(x);
 		return -1;
@@ -96,7 +221,6 @@ static int add_x509(struct kp_keyring *kr, X509 *x, const char *source, const ch
 	k->x509 = x;
 	k->have_cert = true;
 	k->source = source;
-	k->keyring = keyring;
 	k->subject = kp_arena_strdup(&kr->arena, cn);
 	if (skid) {
 		k->skid_len = (size_t)ASN1_STRING_length(skid);
@@ -111,13 +235,15 @@ static int add_x509(struct kp_keyring *kr, X509 *x, const char *source, const ch
 
 static int add_source(struct kp_keyring *kr, const char *what, const char *path, int n)
 {
-	char line[1024];
+	char line[8800];
 
 	snprintf(line, sizeof(line), "%s %s: %d certificate%s", what, path, n, n == 1 ? "" : "s");
 	return add_line(&kr->arena, &kr->sources, &kr->nsources, kp_arena_strdup(&kr->arena, line));
 }
 
-int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_err *err)
+/* The certificates of a PEM or DER file as keys of @origin: their number, or -1 with @err. */
+static int cert_file(struct kp_keyring *kr, const char *path, enum kp_key_origin origin,
+		     const char *name, struct kp_err *err)
 {
 	struct kp_bytes b;
 	const char *label;
@@ -125,7 +251,7 @@ int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_
 
 	if (kp_bytes_read(path, (size_t)64 << 20, &b, err) < 0)
 		return -1;
-	label = kp_arena_strdup(&kr->arena, path);
+	label = kp_arena_strdup(&kr->arena, name ? name : path);
 	if (!label) {
 		kp_bytes_release(&b);
 		return kp_err_set(err, "out of memory");
@@ -135,13 +261,13 @@ int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_
 		X509 *x;
 
 		while (bio && (x = PEM_read_bio_X509(bio, NULL, NULL, NULL))) {
-			r = add_x509(kr, x, label, "--trusted-cert");
+			r = add_x509(kr, x, label, origin);
 			if (r < 0) {
 				BIO_free(bio);
 				kp_bytes_release(&b);
 				return kp_err_set(err, "out of memory");
 			}
-			n += r;
+			n++; /* a duplicate is still a certificate of the file */
 		}
 		BIO_free(bio);
 	} else {
@@ -149,18 +275,175 @@ int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_
 		X509 *x = d2i_X509(NULL, &p, (long)b.len);
 
 		if (x) {
-			r = add_x509(kr, x, label, "--trusted-cert");
+			r = add_x509(kr, x, label, origin);
 			if (r < 0) {
 				kp_bytes_release(&b);
 				return kp_err_set(err, "out of memory");
 			}
-			n += r;
+			n++; /* a duplicate is still a certificate of the file */
 		}
 	}
 	kp_bytes_release(&b);
 	if (!n)
 		return kp_err_set(err, "no X.509 certificate (PEM or DER) in this file");
-	return add_source(kr, "--trusted-cert", path, n);
+	return n;
+}
+
+int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_err *err)
+{
+	int n = cert_file(kr, path, KP_KEY_CERT, NULL, err);
+
+	return n < 0 ? -1 : add_source(kr, "--trusted-cert", path, n);
+}
+
+int kp_keyring_add_mok_file(struct kp_keyring *kr, const char *path, bool pending,
+			    struct kp_err *err)
+{
+	int n = cert_file(kr, path, pending ? KP_KEY_MOK_PENDING : KP_KEY_MOK, NULL, err);
+
+	return n < 0 ? -1 : add_source(kr, pending ? "--mok-pending" : "--mok", path, n);
+}
+
+int kp_keyring_add_named_cert(struct kp_keyring *kr, const char *path, const char *name,
+			      struct kp_err *err)
+{
+	const char *nm = kp_arena_strdup(&kr->arena, name);
+	size_t first = kr->nkeys;
+	struct stat st;
+	int n;
+
+	if (!nm)
+		return kp_err_set(err, "out of memory");
+	if (kp_in_stat(path, &st) < 0)
+		return 0;
+	n = cert_file(kr, path, KP_KEY_NAMED, NULL, err);
+	if (n < 0)
+		return -1;
+	for (size_t i = first; i < kr->nkeys; i++)
+		kr->keys[i].name = nm;
+	{
+		char what[4300];
+
+		/* named in findings; trusted only as a MOK or db key elsewhere */
+		snprintf(what, sizeof(what), "%.4096s (by name, not a trust anchor)", path);
+		return add_source(kr, name, what, n) < 0 ? kp_err_set(err, "out of memory") : 1;
+	}
+}
+
+/* A hash into @list (arena-grown), with its from-MOK flag. */
+static int add_hash(struct kp_arena *a, unsigned char (**list)[32], bool **from_mok, size_t *n,
+		    const unsigned char *h, bool mok)
+{
+	unsigned char(*p)[32] = kp_arena_alloc(a, (*n + 1) * sizeof(*p));
+	bool *f = kp_arena_alloc(a, (*n + 1) * sizeof(*f));
+
+	if (!p || !f)
+		return -1;
+	if (*n) {
+		memcpy(p, *list, *n * sizeof(*p));
+		if (*from_mok)
+			memcpy(f, *from_mok, *n * sizeof(*f));
+		else
+			memset(f, 0, *n * sizeof(*f));
+	}
+	memcpy(p[*n], h, 32);
+	f[*n] = mok;
+	(*n)++;
+	*list = p;
+	*from_mok = f;
+	return 0;
+}
+
+struct esl_ctx {
+	struct kp_keyring *kr;
+	enum kp_esl_role role;
+	const char *label;
+	int n;
+};
+
+/* get_handler_for_db(), _mok() and _dbx() (platform_certs/keyring_handler.c). */
+static int esl_element(enum kp_esl_type t, const unsigned char *owner, const unsigned char *d,
+		       size_t len, void *arg)
+{
+	struct esl_ctx *e = arg;
+	struct kp_keyring *kr = e->kr;
+	bool revoke = e->role == KP_ESL_DBX || e->role == KP_ESL_MOKX;
+	bool mok = e->role == KP_ESL_MOKX;
+
+	(void)owner;
+	if (t == KP_ESL_X509) {
+		const unsigned char *q = d;
+		X509 *x = d2i_X509(NULL, &q, (long)len);
+		int r;
+
+		if (!x)
+			return 0; /* x509_cert_parse() fails: the kernel logs it and goes on */
+		if (revoke) {
+			void **p = kp_arena_alloc(&kr->arena, (kr->nrevoked + 1) * sizeof(*p));
+			bool *f = kp_arena_alloc(&kr->arena, (kr->nrevoked + 1) * sizeof(*f));
+
+			if (!p || !f) {
+				X509_free(x);
+				return 1;
+			}
+			if (kr->nrevoked) {
+				memcpy(p, kr->revoked, kr->nrevoked * sizeof(*p));
+				memcpy(f, kr->revoked_mok, kr->nrevoked * sizeof(*f));
+			}
+			p[kr->nrevoked] = x;
+			f[kr->nrevoked++] = mok;
+			kr->revoked = p;
+			kr->revoked_mok = f;
+			e->n++;
+			return 0;
+		}
+		r = add_x509(kr, x, e->label,
+			     e->role == KP_ESL_DB	     ? KP_KEY_DB
+			     : e->role == KP_ESL_MOK_PENDING ? KP_KEY_MOK_PENDING
+							     : KP_KEY_MOK);
+		if (r < 0)
+			return 1;
+		e->n += r;
+		return 0;
+	}
+	if (!revoke || len < 32)
+		return 0; /* db and MOK: only certificates; a short hash is no SHA-256 */
+	if (t == KP_ESL_SHA256) {
+		/* uefi_blacklist_binary(): "bin:" into .blacklist */
+		if (add_hash(&kr->arena, &kr->blacklist, &kr->blacklist_mok, &kr->nblacklist, d,
+			     mok) < 0)
+			return 1;
+		e->n++;
+		return 0;
+	}
+	if (t == KP_ESL_X509_SHA256) {
+		/* uefi_blacklist_x509_tbs(): "tbs:"; the certificate is never loaded */
+		if (add_hash(&kr->arena, &kr->tbs, &kr->tbs_mok, &kr->ntbs, d, mok) < 0)
+			return 1;
+		e->n++;
+	}
+	return 0;
+}
+
+int kp_keyring_add_esl(struct kp_keyring *kr, const unsigned char *p, size_t len,
+		       enum kp_esl_role role, const char *label, struct kp_err *err)
+{
+	struct esl_ctx e = { kr, role, kp_arena_strdup(&kr->arena, label), 0 };
+	char line[600];
+	size_t skipped = 0;
+	int r;
+
+	if (!e.label)
+		return kp_err_set(err, "out of memory");
+	r = kp_esl_walk(p, len, esl_element, &e, &skipped, err);
+	if (r > 0)
+		return kp_err_set(err, "out of memory");
+	snprintf(line, sizeof(line), "%s: %d certificate%s or hash%s%s", label, e.n,
+		 e.n == 1 ? "" : "s", e.n == 1 ? "" : "es", r < 0 ? " (malformed list)" : "");
+	if (add_line(&kr->arena, &kr->sources, &kr->nsources, kp_arena_strdup(&kr->arena, line)) <
+	    0)
+		return kp_err_set(err, "out of memory");
+	return r < 0 ? -1 : e.n;
 }
 
 /*
@@ -190,7 +473,7 @@ static int scan_certs(struct kp_keyring *kr, const unsigned char *p, size_t len,
 			X509_free(x);
 			continue;
 		}
-		r = add_x509(kr, x, label, ".builtin_trusted_keys");
+		r = add_x509(kr, x, label, KP_KEY_KERNEL);
 		if (r < 0)
 			return -1;
 		n += r;
@@ -379,24 +662,20 @@ static int hexval(int c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* A "bin:<64 hex>" description of the .blacklist keyring (certs/blacklist.c). */
+/* A "bin:<64 hex>" or "tbs:<64 hex>" description of the .blacklist keyring (certs/blacklist.c). */
 static int add_blacklist(struct kp_keyring *kr, const char *desc)
 {
+	bool bin = !strncmp(desc, "bin:", 4);
 	unsigned char h[32];
-	unsigned char(*p)[32];
 
-	if (strncmp(desc, "bin:", 4) || strspn(desc + 4, "0123456789abcdef") != 64)
+	if ((!bin && strncmp(desc, "tbs:", 4)) || strspn(desc + 4, "0123456789abcdef") != 64)
 		return 0;
 	for (size_t i = 0; i < 32; i++)
 		h[i] = (unsigned char)(hexval(desc[4 + 2 * i]) << 4 | hexval(desc[5 + 2 * i]));
-	p = kp_arena_alloc(&kr->arena, (kr->nblacklist + 1) * sizeof(*p));
-	if (!p)
-		return -1;
-	if (kr->nblacklist)
-		memcpy(p, kr->blacklist, kr->nblacklist * sizeof(*p));
-	memcpy(p[kr->nblacklist++], h, 32);
-	kr->blacklist = p;
-	return 0;
+	if (bin)
+		return add_hash(&kr->arena, &kr->blacklist, &kr->blacklist_mok, &kr->nblacklist, h,
+				false);
+	return add_hash(&kr->arena, &kr->tbs, &kr->tbs_mok, &kr->ntbs, h, false);
 }
 
 /*
@@ -434,7 +713,7 @@ static int proc_key(struct kp_keyring *kr, char *line, const char *label, int *n
 		return 0;
 	*colon = '\0';
 	{
-		struct kp_trusted_key *k = new_key(kr);
+		struct kp_trusted_key *k = new_key(kr, KP_KEY_LISTED);
 		const char *id = colon + 2;
 		size_t idlen = strspn(id, "0123456789abcdef");
 
@@ -459,8 +738,20 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
 
 	snprintf(path, sizeof(path), "%s/proc/keys", root && strcmp(root, "/") ? root : "");
 	f = kp_in_fopen(path, "r");
-	if (!f)
-		return 0;
+	if (!f) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return 0;
+		/* say it: the running kernel's keys are then unknown */
+		snprintf(summary, sizeof(summary), "%s: cannot read (%s): the running kernel's "
+						   "keys are unknown",
+			 path, strerror(e));
+		return add_line(&kr->arena, &kr->sources, &kr->nsources,
+				kp_arena_strdup(&kr->arena, summary)) < 0
+			       ? kp_err_set(err, "out of memory")
+			       : 0;
+	}
 	label = kp_arena_strdup(&kr->arena, path);
 	if (!label) {
 		fclose(f);
@@ -546,16 +837,20 @@ static bool matches_description(const struct kp_trusted_key *k, const struct kp_
 	return !s->skid && s->signer && !strcmp(k->subject, s->signer);
 }
 
-enum kp_sig_trust kp_keyring_verify(const struct kp_keyring *kr, const struct kp_signature *s,
-				    const struct kp_trusted_key **key)
+/*
+ * pkcs7_validate_trust_one() for a module signature (no certificates in the message: the
+ * direct signer lookup, then verify_signature()) against the keys of one pass.
+ */
+static enum kp_sig_trust search(const struct kp_keyring *kr, const struct kp_signature *s,
+				bool after, int pass, const struct kp_trusted_key **key)
 {
-	*key = NULL;
-	/* pkcs7_validate_trust_one(): "see if we have a trusted public key that matches the
-	 * signed info directly"; the first match decides (find_asymmetric_key()) */
+	/* "see if we have a trusted public key that matches the signed info directly"; the
+	 * first match decides (find_asymmetric_key()) */
 	for (size_t i = 0; i < kr->nkeys; i++) {
 		const struct kp_trusted_key *k = &kr->keys[i];
 
-		if (!k->have_cert || !matches_cert(k->x509, s))
+		if ((after ? k->pass_after : k->pass) != pass || !k->have_cert ||
+		    !matches_cert(k->x509, s))
 			continue;
 		*key = k;
 		if (!s->digest_len || !EVP_get_digestbyname(s->hash_algo))
@@ -564,21 +859,110 @@ enum kp_sig_trust kp_keyring_verify(const struct kp_keyring *kr, const struct kp
 		return verify_with(k->x509, s) ? KP_TRUST_VERIFIED : KP_TRUST_BAD_SIGNATURE;
 	}
 	for (size_t i = 0; i < kr->nkeys; i++)
-		if (!kr->keys[i].have_cert && matches_description(&kr->keys[i], s)) {
+		if ((after ? kr->keys[i].pass_after : kr->keys[i].pass) == pass &&
+		    !kr->keys[i].have_cert && matches_description(&kr->keys[i], s)) {
 			*key = &kr->keys[i];
 			return KP_TRUST_ID_ONLY;
 		}
 	return KP_TRUST_NO_KEY;
 }
 
+/* is_key_on_revocation_list(): a dbx/MokListXRT certificate that is the signer. */
+bool kp_keyring_revoked(const struct kp_keyring *kr, const struct kp_signature *s)
+{
+	if (!kr->have_model || !kr->model.revocation_list)
+		return false;
+	for (size_t i = 0; i < kr->nrevoked; i++)
+		if ((kr->model.secure_boot || !kr->revoked_mok[i]) &&
+		    matches_cert(kr->revoked[i], s))
+			return true;
+	return false;
+}
+
+/*
+ * mod_verify_sig(): verify_pkcs7_signature() with the secondary keyring (builtin, secondary,
+ * .machine) and, on -ENOKEY, the platform keyring after the revocation list (Debian).
+ */
+static enum kp_sig_trust verify(const struct kp_keyring *kr, const struct kp_signature *s,
+				bool after, const struct kp_trusted_key **key)
+{
+	enum kp_sig_trust t;
+
+	*key = NULL;
+	t = search(kr, s, after, 1, key);
+	if (t != KP_TRUST_NO_KEY || !kr->have_model || !kr->model.platform_for_modules ||
+	    !kr->model.platform_keyring)
+		return t;
+	if (kp_keyring_revoked(kr, s))
+		return KP_TRUST_REVOKED;
+	return search(kr, s, after, 2, key);
+}
+
+enum kp_sig_trust kp_keyring_verify(const struct kp_keyring *kr, const struct kp_signature *s,
+				    const struct kp_trusted_key **key)
+{
+	return verify(kr, s, false, key);
+}
+
+enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
+						 const struct kp_signature *s,
+						 const struct kp_trusted_key **key)
+{
+	return verify(kr, s, true, key);
+}
+
+const struct kp_trusted_key *kp_keyring_find_signer(const struct kp_keyring *kr,
+						    const struct kp_signature *s)
+{
+	const struct kp_trusted_key *named = NULL;
+
+	for (size_t i = 0; i < kr->nkeys; i++) {
+		const struct kp_trusted_key *k = &kr->keys[i];
+
+		if (!k->have_cert || !matches_cert(k->x509, s))
+			continue;
+		if (k->origin != KP_KEY_NAMED)
+			return k;
+		if (!named)
+			named = k;
+	}
+	return named;
+}
+
+const struct kp_trusted_key *kp_keyring_name_of(const struct kp_keyring *kr,
+						const struct kp_trusted_key *k)
+{
+	if (!k || !k->have_cert)
+		return NULL;
+	if (k->origin == KP_KEY_NAMED)
+		return k;
+	for (size_t i = 0; i < kr->nkeys; i++)
+		if (kr->keys[i].origin == KP_KEY_NAMED && !X509_cmp(kr->keys[i].x509, k->x509))
+			return &kr->keys[i];
+	return NULL;
+}
+
+const char *kp_key_origin_name(enum kp_key_origin o)
+{
+	static const char *const names[] = {
+		[KP_KEY_KERNEL] = "built into the kernel",
+		[KP_KEY_CERT] = "--trusted-cert",
+		[KP_KEY_LISTED] = "listed in /proc/keys",
+		[KP_KEY_DB] = "UEFI db",
+		[KP_KEY_MOK] = "MOK (enrolled)",
+		[KP_KEY_MOK_PENDING] = "MOK (enrolment pending: MokNew)",
+		[KP_KEY_NAMED] = "not enrolled anywhere kopolicy read",
+	};
+
+	return (size_t)o < KP_ARRAY_SIZE(names) ? names[o] : "unknown";
+}
+
 bool kp_keyring_hash_blacklisted(const struct kp_keyring *kr, const struct kp_signature *s)
 {
 	if (!s->have_file_sha256)
 		return false;
-	for (size_t i = 0; i < kr->nblacklist; i++)
-		if (!memcmp(kr->blacklist[i], s->file_sha256, 32))
-			return true;
-	return false;
+	return in_hashes(kr->blacklist, kr->blacklist_mok, kr->nblacklist, s->file_sha256,
+			 kr->have_model && kr->model.secure_boot);
 }
 
 const char *kp_sig_trust_name(enum kp_sig_trust t)
@@ -586,7 +970,7 @@ const char *kp_sig_trust_name(enum kp_sig_trust t)
 	static const char *const names[] = {
 		[KP_TRUST_VERIFIED] = "verified",	    [KP_TRUST_NO_KEY] = "no-trusted-key",
 		[KP_TRUST_BAD_SIGNATURE] = "bad-signature", [KP_TRUST_ID_ONLY] = "key-id-only",
-		[KP_TRUST_UNCHECKED] = "unchecked",
+		[KP_TRUST_UNCHECKED] = "unchecked",	    [KP_TRUST_REVOKED] = "revoked",
 	};
 
 	return t < KP_ARRAY_SIZE(names) ? names[t] : "unknown";

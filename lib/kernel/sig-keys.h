@@ -5,7 +5,12 @@
  * kernel's keys as /proc/keys lists them (descriptions only: matched by key id
  * or name, not verified), the X.509 certificates compiled into a kernel image
  * (vmlinuz/vmlinux: the system_certificate_list of certs/system_certificates.S),
- * and certificate files (PEM or DER) the user names.
+ * and certificate files (PEM or DER) the user names; from the firmware, UEFI db, dbx and
+ * the MOK lists (MokListRT, MokListXRT, the pending MokNew) as EFI signature lists.
+ *
+ * Which keyring a key lands in, and whether module signatures are checked against it, is
+ * the kernel's and the distribution's choice: struct kp_keyring_model (filled from the
+ * profile and the config by the kernel facts) applied with kp_keyring_apply_model().
  */
 #ifndef KP_SIG_KEYS_H
 #define KP_SIG_KEYS_H
@@ -16,11 +21,43 @@
 #include "read/module.h"
 #include "util/util.h"
 
+/* Where a key comes from: decides its keyring under a model. */
+enum kp_key_origin {
+	KP_KEY_KERNEL,	    /* compiled into the kernel image: .builtin_trusted_keys */
+	KP_KEY_CERT,	    /* --trusted-cert: taken as built in */
+	KP_KEY_LISTED,	    /* /proc/keys: a key the running kernel holds (description only) */
+	KP_KEY_DB,	    /* UEFI db: .platform (load_uefi_certs()) */
+	KP_KEY_MOK,	    /* MokListRT or --mok: .machine, else .platform (get_handler_for_mok()) */
+	KP_KEY_MOK_PENDING, /* MokNew: enrolled by MokManager at the next boot, once confirmed */
+	KP_KEY_NAMED,	    /* a known signing key (the DKMS key): named in reports, never trusted */
+};
+
+/*
+ * The kernel's keyrings for module signatures, per version/config/distribution:
+ * mod_verify_sig() checks the secondary keyring (builtin + secondary + .machine) and, with
+ * Debian's "KEYS: Make use of platform keyring for module signature verify", retries the
+ * platform keyring on -ENOKEY.
+ */
+struct kp_keyring_model {
+	bool secure_boot;	   /* load_uefi_certs(): MOK and MokListXRT only under Secure Boot */
+	bool machine_keyring;	   /* CONFIG_INTEGRITY_MACHINE_KEYRING (v5.18+) */
+	bool mok_trusted;	   /* trust_moklist(): MokListTrustedRT, or Debian's patch */
+	bool platform_keyring;	   /* CONFIG_INTEGRITY_PLATFORM_KEYRING */
+	bool platform_for_modules; /* Debian: mod_verify_sig() retries .platform */
+	bool revocation_list;	   /* CONFIG_SYSTEM_REVOCATION_LIST: dbx certificates refuse */
+};
+
 struct kp_trusted_key {
 	const char *subject; /* CN (else O) of the certificate: the kernel's key description */
 	const char *id_hex;  /* SKID (else serial) in hex, as the description's second part */
 	const char *source;  /* where it was found: "vmlinuz-6.1.0-57-amd64", "/proc/keys", ... */
-	const char *keyring; /* ".builtin_trusted_keys", ".secondary_trusted_keys", ... */
+	const char *keyring; /* ".builtin_trusted_keys", ".machine", ".platform", ... (model) */
+	const char *keyring_after; /* the same after the next boot (a pending MOK enrolment) */
+	enum kp_key_origin origin;
+	const char *name; /* KP_KEY_NAMED: what the key is ("the DKMS key"), else NULL */
+	/* searched by mod_verify_sig(): 0 no, 1 the secondary keyring, 2 the platform retry */
+	int pass, pass_after;
+	bool tbs_blacklisted; /* its tbsCertificate hash is in dbx/MokListXRT: never loaded */
 	bool have_cert;	     /* the certificate's bytes: signatures are verified with it */
 	void *x509;	     /* X509 *, NULL for a key known by description only */
 	const unsigned char *skid;
@@ -36,12 +73,25 @@ struct kp_keyring {
 	size_t nkeyrings;
 	unsigned char (*blacklist)[32]; /* "bin:" SHA-256 entries of the .blacklist keyring */
 	size_t nblacklist;
+	bool *blacklist_mok; /* per entry: from MokListXRT, loaded only under Secure Boot */
+	void **revoked;	       /* X509 * of dbx/MokListXRT: the revocation list */
+	size_t nrevoked;
+	bool *revoked_mok;
+	unsigned char (*tbs)[32]; /* "tbs:" certificate hashes (dbx, MokListXRT, /proc/keys) */
+	size_t ntbs;
+	bool *tbs_mok;
+	bool have_model;
+	struct kp_keyring_model model;
 	struct kp_arena arena;
 };
 
 void kp_keyring_init(struct kp_keyring *kr);
 void kp_keyring_release(struct kp_keyring *kr);
 bool kp_keyring_empty(const struct kp_keyring *kr);
+/* True when a MOK certificate, enrolled or pending, was read. */
+bool kp_keyring_has_mok(const struct kp_keyring *kr);
+/* True when the kernel's own keys are known (its image, /proc/keys, --trusted-cert). */
+bool kp_keyring_has_kernel_keys(const struct kp_keyring *kr);
 
 /* A certificate file: DER, or PEM holding one or more certificates. */
 int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_err *err);
@@ -66,6 +116,36 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
 int kp_keyring_add_installed_image(struct kp_keyring *kr, const char *root, const char *release,
 				   size_t max, struct kp_err *err);
 
+/* What an EFI signature list holds for the kernel (load_uefi_certs()'s handlers). */
+enum kp_esl_role {
+	KP_ESL_DB,	    /* db: X.509 certificates into .platform */
+	KP_ESL_MOK,	    /* MokListRT: X.509 certificates into .machine or .platform */
+	KP_ESL_MOK_PENDING, /* MokNew: the same after the next boot */
+	KP_ESL_DBX,	    /* dbx: SHA-256 and X509-SHA256 hashes, revoked certificates */
+	KP_ESL_MOKX,	    /* MokListXRT: the same, only under Secure Boot */
+};
+
+/*
+ * The certificates and hashes of an EFI signature list (@p, @len: the variable's data,
+ * without efivarfs' attribute word) named @label in reports ("efivarfs db", ...). A malformed
+ * list keeps what came before the error (as the kernel does) and fails with "offset N: why".
+ * Returns the number of certificates and hashes taken.
+ */
+int kp_keyring_add_esl(struct kp_keyring *kr, const unsigned char *p, size_t len,
+		       enum kp_esl_role role, const char *label, struct kp_err *err);
+/* A MOK certificate file (PEM or DER) as if enrolled (--mok) or pending (--mok-pending). */
+int kp_keyring_add_mok_file(struct kp_keyring *kr, const char *path, bool pending,
+			    struct kp_err *err);
+/*
+ * A signing key known by name, e.g. ("the DKMS key", "/var/lib/dkms/mok.pub"): a module
+ * signed by it is reported with that name. An absent file is not an error (0); 1 when read.
+ */
+int kp_keyring_add_named_cert(struct kp_keyring *kr, const char *path, const char *name,
+			      struct kp_err *err);
+
+/* Sets each key's keyring and whether mod_verify_sig() searches it, now and after a reboot. */
+void kp_keyring_apply_model(struct kp_keyring *kr, const struct kp_keyring_model *m);
+
 /* What the trusted keys say about one module signature. */
 enum kp_sig_trust {
 	KP_TRUST_VERIFIED,	/* a trusted certificate verifies the signature */
@@ -73,6 +153,7 @@ enum kp_sig_trust {
 	KP_TRUST_BAD_SIGNATURE, /* the matching key does not verify it: -EKEYREJECTED */
 	KP_TRUST_ID_ONLY,	/* a key listed only by description matches: assumed to verify */
 	KP_TRUST_UNCHECKED,	/* libcrypto cannot check this algorithm: assumed to verify */
+	KP_TRUST_REVOKED,	/* the signer is on the revocation list (dbx): -EKEYREJECTED */
 };
 
 /*
@@ -82,6 +163,23 @@ enum kp_sig_trust {
  */
 enum kp_sig_trust kp_keyring_verify(const struct kp_keyring *kr, const struct kp_signature *s,
 				    const struct kp_trusted_key **key);
+/* The same with the keyrings of the next boot (pending MOK enrolments done). */
+enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
+						 const struct kp_signature *s,
+						 const struct kp_trusted_key **key);
+/*
+ * True if the signer is a certificate of the revocation list (dbx, MokListXRT under Secure
+ * Boot) and the model has SYSTEM_REVOCATION_LIST: the platform retry refuses it.
+ */
+bool kp_keyring_revoked(const struct kp_keyring *kr, const struct kp_signature *s);
+/* Any key whose certificate matches the signer, searched or not (to name it), or NULL. */
+const struct kp_trusted_key *kp_keyring_find_signer(const struct kp_keyring *kr,
+						    const struct kp_signature *s);
+/* The named key (kp_keyring_add_named_cert()) with the same certificate as @k, or NULL. */
+const struct kp_trusted_key *kp_keyring_name_of(const struct kp_keyring *kr,
+						const struct kp_trusted_key *k);
+/* "built into the kernel", "UEFI db", "MOK (MokListRT)", ... */
+const char *kp_key_origin_name(enum kp_key_origin o);
 /* True if @s's whole-file SHA-256 is in the .blacklist keyring (mod_is_hash_blacklisted()). */
 bool kp_keyring_hash_blacklisted(const struct kp_keyring *kr, const struct kp_signature *s);
 

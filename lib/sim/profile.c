@@ -75,6 +75,10 @@ static const struct feature_row {
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },
+	/* "integrity: Introduce a Linux keyring called machine" (v5.18) */
+	{ KP_F_MACHINE_KEYRING, "machine_keyring", { 5, 18, 0 }, { { 0 } } },
+	{ KP_F_MODULE_PLATFORM_KEYRING, "module_platform_keyring", { 0 }, { { 0 } } },
+	{ KP_F_MOK_TRUSTED_DEFAULT, "mok_trusted_by_default", { 0 }, { { 0 } } },
 };
 
 /*
@@ -91,6 +95,16 @@ static const struct distro_row {
 	{ KP_F_MISSING_VERSION_FATAL, KP_DISTRO_DEBIAN, true, { 0 }, { 0 } },
 	/* mod_verify_sig() SHA-256 blacklist; dropped in 6.17.2-1~exp1 */
 	{ KP_F_MODULE_HASH_BLACKLIST, KP_DISTRO_DEBIAN, true, { 0 }, { 6, 17, 0 } },
+	/*
+	 * "KEYS: Make use of platform keyring for module signature verify": the -ENOKEY retry
+	 * with VERIFY_USE_PLATFORM_KEYRING in kernel/module/signing.c of D6.1.192, D6.12.118
+	 * and D7.2.13 (still carried). The patched trust_moklist() (D6.1.192 machine_keyring.c:
+	 * trust_mok = true; D6.12.118: return true) is gone in D7.2.13 (MokListTrustedRT decides,
+	 * as upstream: the 6.17.2-1~exp1 changelog's "Only trust Machine Owner Key (MOK) if
+	 * enabled"); untrusted MOK keys land in .platform, which the retry still searches.
+	 */
+	{ KP_F_MODULE_PLATFORM_KEYRING, KP_DISTRO_DEBIAN, true, { 0 }, { 0 } },
+	{ KP_F_MOK_TRUSTED_DEFAULT, KP_DISTRO_DEBIAN, true, { 0 }, { 6, 17, 0 } },
 };
 /* clang-format on */
 

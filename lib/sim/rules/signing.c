@@ -67,10 +67,19 @@ static void note_signer(struct kp_sim_ctx *c, struct kp_loading *ld, const char 
 		   s->pkey_algo, what, k ? " '" : "", k ? k->subject : "", k ? "'" : "");
 }
 
+/* True when the key that signs @s can never be one the kernel image holds (MOK, DKMS). */
+static bool never_built_in(const struct kp_keyring *kr, const struct kp_signature *s)
+{
+	const struct kp_trusted_key *k = kp_keyring_find_signer(kr, s);
+
+	return k && k->origin >= KP_KEY_DB;
+}
+
 /*
  * verify_pkcs7_signature() (certs/system_keyring.c, D6.1/D6.12) for a module: parse,
- * pkcs7_verify(), then pkcs7_validate_trust() against the secondary keyring and, on -ENOKEY,
- * the platform keyring (mod_verify_sig(), kernel/module/signing.c).
+ * pkcs7_verify(), then pkcs7_validate_trust() against the secondary keyring (builtin,
+ * secondary, .machine) and, on -ENOKEY, the platform keyring where Debian's patch retries it
+ * (mod_verify_sig(), kernel/module/signing.c; the keyrings: kp_keyring_apply_model()).
  */
 static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
@@ -98,8 +107,12 @@ static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 	case KP_TRUST_VERIFIED:
 		break;
 	case KP_TRUST_NO_KEY:
+		/* the kernel's own keys unknown: only a MOK/DKMS signer is known untrusted */
+		if (!kp_keyring_has_kernel_keys(c->f->keys) && !never_built_in(c->f->keys, s))
+			return 0;
 		return -ENOKEY;
 	case KP_TRUST_BAD_SIGNATURE:
+	case KP_TRUST_REVOKED:
 		return -EKEYREJECTED;
 	case KP_TRUST_ID_ONLY:
 		note_signer(c, ld, "a key listed without its certificate matches", key);
@@ -151,6 +164,13 @@ static void fatal_finding(struct kp_sim_ctx *c, struct kp_loading *ld, int err)
 		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "the module's SHA-256 is in the kernel's blacklist keyring: rejected "
 			   "with EKEYREJECTED even when signatures are not enforced");
+	else if (err == -EKEYREJECTED && !s->pkcs7_verify_err && c->f->keys &&
+		 kp_keyring_revoked(c->f->keys, s))
+		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+			   "the signer (%s) is on the kernel's revocation list (dbx/MokListXRT "
+			   "certificate): rejected with EKEYREJECTED even when signatures are not "
+			   "enforced",
+			   s->signer ? s->signer : "key id signer");
 	else if (err == -EKEYREJECTED && !s->pkcs7_verify_err)
 		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "the signature does not verify against the trusted key that signed it "
@@ -164,10 +184,85 @@ static void fatal_finding(struct kp_sim_ctx *c, struct kp_loading *ld, int err)
 			   s->pkcs7_note ? s->pkcs7_note : "");
 }
 
+/* Why signatures are enforced, when Secure Boot is the reason. */
+static const char *enforced_why(const struct kp_sim_ctx *c)
+{
+	return c->f->sb_sig_enforce ? " (Secure Boot: IMA_ARCH_POLICY)" : "";
+}
+
+/*
+ * The signer of a module the kernel has no key for, in words: the key that signed it and
+ * where kopolicy saw it ("the DKMS key /var/lib/dkms/mok.pub ('...'), enrolled in MOK"),
+ * what would make it trusted (@fix) and, for a pending MOK enrolment, the next boot's answer.
+ */
+static void describe_signer(const struct kp_sim_ctx *c, const struct kp_loading *ld, char *who,
+			    size_t wlen, char *fix, size_t flen, const char **after)
+{
+	const struct kp_signature *s = &ld->m->sig;
+	const struct kp_keyring *kr = c->f->keys;
+	const struct kp_trusted_key *k = kr ? kp_keyring_find_signer(kr, s) : NULL;
+	const struct kp_trusted_key *named = k ? kp_keyring_name_of(kr, k) : NULL;
+	const struct kp_trusted_key *ak;
+	char name[600];
+
+	fix[0] = '\0';
+	*after = "";
+	if (named)
+		snprintf(name, sizeof(name), "%s %s ('%s')", named->name, named->source,
+			 named->subject);
+	else
+		snprintf(name, sizeof(name), "'%s'",
+			 k ? k->subject : s->signer ? s->signer : "key id signer");
+	if (!k) {
+		snprintf(who, wlen, "a key the kernel does not trust (%s)",
+			 s->signer ? s->signer : "key id signer");
+		return;
+	}
+	switch (k->origin) {
+	case KP_KEY_MOK_PENDING:
+		snprintf(who, wlen, "%s, whose MOK enrolment is pending (MokNew)", name);
+		if (kp_keyring_verify_after_reboot(kr, s, &ak) == KP_TRUST_VERIFIED) {
+			*after = "; after reboot with the pending MOK enrolment: yes";
+			snprintf(fix, flen,
+				 " (reboot and confirm the enrolment in MokManager with the "
+				 "password given to mokutil --import)");
+		} else {
+			snprintf(fix, flen, " (once enrolled, %s: this kernel does not use MOK "
+					    "keys for modules)",
+				 k->keyring_after);
+		}
+		return;
+	case KP_KEY_MOK:
+		snprintf(who, wlen, "%s, enrolled in MOK but not trusted for modules (%s)", name,
+			 k->keyring);
+		if (kr->have_model && !kr->model.secure_boot)
+			snprintf(fix, flen, " (MOK keys are loaded only under Secure Boot)");
+		else if (kr->have_model && kr->model.machine_keyring && !kr->model.mok_trusted)
+			snprintf(fix, flen, " (MokListTrustedRT is not set: mokutil --trust-mok, "
+					    "then reboot and confirm in MokManager)");
+		return;
+	case KP_KEY_DB:
+		snprintf(who, wlen, "%s, a UEFI db key this kernel does not use for modules (%s)",
+			 name, k->keyring);
+		return;
+	case KP_KEY_NAMED:
+		snprintf(who, wlen, "%s, which is not enrolled", name);
+		snprintf(fix, flen, " (enroll it: mokutil --import %s, then reboot and confirm in "
+				    "MokManager)",
+			 named->source);
+		return;
+	default:
+		snprintf(who, wlen, "%s (%s, %s)", name, kp_key_origin_name(k->origin),
+			 k->keyring);
+		return;
+	}
+}
+
 /* module_sig_check(), kernel/module/signing.c (v5.19+; kernel/module_signing.c v4.x-5.18). */
 int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
-	const char *reason;
+	const char *reason, *after = "";
+	char who[1024], fix[1024];
 	int err = -ENODATA;
 
 	ld->sig_ok = false;
@@ -193,32 +288,40 @@ int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld)
 		fatal_finding(c, ld, err);
 		return err;
 	}
+	if (err == -ENOKEY)
+		describe_signer(c, ld, who, sizeof(who), fix, sizeof(fix), &after);
 	if (c->f->sig_enforce) {
 		kp_msg(c, ld, "Loading of %s is rejected", reason);
 		if (err == -ENOKEY)
-			kp_finding(
-				ld->v, "signature-untrusted-key", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
-				NULL,
-				"signed by a key the kernel does not trust (%s) and signatures are "
-				"enforced: EKEYREJECTED",
-				ld->m->sig.signer ? ld->m->sig.signer : "key id signer");
+			kp_finding(ld->v, "signature-untrusted-key", KP_SEV_ERROR,
+				   KP_CONS_LOAD_FAIL, NULL,
+				   "signed by %s and signatures are enforced%s: loads now: no "
+				   "(EKEYREJECTED)%s%s",
+				   who, enforced_why(c), after, fix);
 		else
 			kp_finding(ld->v, "signature-required", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
-				   NULL, "the kernel enforces module signatures: %s", reason);
+				   NULL, "the kernel enforces module signatures%s: %s",
+				   enforced_why(c), reason);
 		return -EKEYREJECTED;
 	}
 	if (c->f->lockdown) {
 		kp_msg(c, ld,
 		       "Lockdown: insmod: unsigned module loading is restricted; see man "
 		       "kernel_lockdown.7");
-		kp_finding(ld->v, "lockdown", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
-			   "kernel lockdown refuses %s", reason);
+		if (err == -ENOKEY)
+			kp_finding(ld->v, "lockdown", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+				   "kernel lockdown%s refuses %s (signed by %s): loads now: no "
+				   "(EPERM)%s%s",
+				   c->f->sb_lockdown ? " (Secure Boot)" : "", reason, who, after, fix);
+		else
+			kp_finding(ld->v, "lockdown", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+				   "kernel lockdown%s refuses %s",
+				   c->f->sb_lockdown ? " (Secure Boot)" : "", reason);
 		return -EPERM;
 	}
 	if (err == -ENOKEY)
 		kp_finding(ld->v, "signature-untrusted-key", KP_SEV_WARNING, KP_CONS_TAINT, NULL,
-			   "signed by a key the kernel does not trust (%s): loads as unsigned, "
-			   "tainting the kernel (E)",
-			   ld->m->sig.signer ? ld->m->sig.signer : "key id signer");
+			   "signed by %s: loads as unsigned, tainting the kernel (E)%s%s", who,
+			   after, fix);
 	return 0;
 }

@@ -5,7 +5,8 @@
 # and appends struct module_signature + "~Module signature appended~\n"
 # (include/linux/module_signature.h). The keys are throwaway test keys, committed on
 # purpose: test-key.pem signs, test-cert.pem is the certificate a test trusts;
-# other-key.pem/other-cert.pem stand for a key the kernel does not know.
+# other-key.pem/other-cert.pem stand for a key the kernel does not know; distro-cert.pem
+# (no key kept) for the kernel image's own key in tests/cli/test-secureboot.sh.
 #
 # One set per fixture kernel: 6.1/ and 6.12/ from fixtures/ko/<v>/kp_plain.ko.
 #
@@ -26,6 +27,9 @@ newkey() { # name, subject
 if [ "${1:-}" = --new-keys ] || [ ! -e test-key.pem ]; then
 	newkey test "kopolicy throwaway test key"
 	newkey other "kopolicy unknown test key"
+	# the "distribution's" key of the Secure Boot tests: only its certificate is kept
+	newkey distro "kopolicy distro test key"
+	rm distro-key.pem
 fi
 openssl x509 -in test-cert.pem -outform DER -out test-cert.der
 

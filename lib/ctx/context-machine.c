@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "context-machine.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cache/inputs.h"
+#include "kernel/rootfs.h"
+
+/* dkms(8): mok_certificate= of framework.conf (default /var/lib/dkms/mok.pub). */
+static int dkms_cert_path(const char *root, char *out, size_t len)
+{
+	char path[4200], line[4200];
+	const char *r = root && strcmp(root, "/") ? root : "";
+	FILE *f;
+
+	snprintf(out, len, "%s/var/lib/dkms/mok.pub", r);
+	snprintf(path, sizeof(path), "%s/etc/dkms/framework.conf", r);
+	f = kp_in_fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = line + strspn(line, " \t");
+		size_t n;
+
+		if (strncmp(v, "mok_certificate=", 16))
+			continue;
+		v += 16;
+		v[strcspn(v, "\n#")] = '\0';
+		n = strlen(v);
+		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+			v[--n] = '\0';
+		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+			v[n - 1] = '\0';
+			v++;
+		}
+		/* only a plain absolute path under the root: no shell expansion is done */
+		if (v[0] == '/' && !strchr(v, '$') && !strchr(v, '`'))
+			snprintf(out, len, "%s%s", r, v);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* --efi-vars DIR: an efivarfs directory, or /sys/firmware/efi holding efivars/. */
+static int read_efi(struct kp_ctx *c, const char *dir, struct kp_err *err)
+{
+	char efivars[4200], mokvars[4200];
+	struct stat st;
+
+	snprintf(efivars, sizeof(efivars), "%s/efivars", dir);
+	if (kp_in_stat(efivars, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(mokvars, sizeof(mokvars), "%s/mok-variables", dir);
+		if (kp_efi_read(&c->efi, &c->keys, efivars, mokvars, err) < 0)
+			return -1;
+	} else if (kp_efi_read(&c->efi, &c->keys, dir, NULL, err) < 0) {
+		return -1;
+	}
+	c->have_efi = true;
+	return 0;
+}
+
+int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp_err *err)
+{
+	struct kp_facts_opts *fo = &c->o.fo;
+	char path[4200];
+
+	if (c->o.efi_vars && strcmp(c->o.efi_vars, "none")) {
+		if (!kp_is_dir(c->o.efi_vars)) {
+			kp_err_set(err, "no such directory of EFI variables");
+			return kp_err_prefix(err, c->o.efi_vars);
+		}
+		if (read_efi(c, c->o.efi_vars, err) < 0)
+			return -1;
+	} else if (root && !c->o.efi_vars && !c->o.no_kernel_keys) {
+		snprintf(path, sizeof(path), "%s/sys/firmware/efi",
+			 strcmp(root, "/") ? root : "");
+		if (kp_is_dir(path)) {
+			if (read_efi(c, path, err) < 0)
+				return -1;
+		} else if (live && fo->secure_boot < 0) {
+			fo->secure_boot = 0; /* no /sys/firmware/efi: not an EFI boot */
+		}
+	}
+	if (c->have_efi) {
+		if (fo->secure_boot < 0 && c->efi.secure_boot >= 0)
+			fo->secure_boot = c->efi.secure_boot;
+		if (fo->mok_trusted < 0 && c->efi.mok_trusted >= 0)
+			fo->mok_trusted = c->efi.mok_trusted;
+	}
+	for (size_t i = 0; i < c->o.nmoks; i++)
+		if (kp_keyring_add_mok_file(&c->keys, c->o.moks[i].path, c->o.moks[i].pending, err) <
+		    0)
+			return kp_err_prefix(err, c->o.moks[i].path);
+	if (c->o.dkms_key) {
+		if (kp_keyring_add_named_cert(&c->keys, c->o.dkms_key, "the DKMS key", err) < 0)
+			return kp_err_prefix(err, c->o.dkms_key);
+	} else if (root) {
+		/* recognised by name only: a key that cannot be read is no error */
+		struct kp_err ignored = { 0 };
+
+		dkms_cert_path(root, path, sizeof(path));
+		if (kp_keyring_add_named_cert(&c->keys, path, "the DKMS key", &ignored) < 0 &&
+		    !strcmp(ignored.msg, "out of memory"))
+			return kp_err_set(err, "out of memory");
+	}
+	if (c->keys.nsources)
+		fo->keys = &c->keys;
+	return 0;
+}
+
+int kp_ctx_machine_facts(struct kp_ctx *c, struct kp_err *err)
+{
+	char line[1400];
+
+	kp_keyring_apply_model(&c->keys, &c->facts.keymodel);
+	if (!c->have_efi)
+		return 0;
+	for (size_t i = 0; i < c->efi.nnotes; i++) {
+		snprintf(line, sizeof(line), "EFI variables: %s", c->efi.notes[i]);
+		if (kp_facts_assume(&c->facts, line) < 0)
+			return kp_err_set(err, "out of memory");
+	}
+	if (c->efi.secure_boot < 0 && c->o.fo.secure_boot < 0 &&
+	    kp_facts_assume(&c->facts, "EFI variables: the Secure Boot state is unknown (give "
+				       "--secure-boot on|off)") < 0)
+		return kp_err_set(err, "out of memory");
+	return 0;
+}
