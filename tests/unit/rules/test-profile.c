@@ -91,7 +91,7 @@ static void matrix(struct tap *t)
 		const struct row *r = &rows[i];
 		struct kp_profile p;
 		struct kp_kver v;
-		char got[32], what[96];
+		char got[2 * KP_F_NFEATURES + 1], what[96];
 		size_t k = 0;
 
 		if (kp_kver_parse(r->version, &v) < 0)
