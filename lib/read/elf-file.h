@@ -85,6 +85,8 @@ struct kp_elf_source {
 	int (*load)(void *ctx, uint64_t off, uint64_t len, struct kp_err *err);
 	void *ctx;
 	bool (*want)(const char *name, uint32_t type, uint64_t flags);
+	/* Also every relocation section that applies to an SHF_ALLOC section. */
+	bool alloc_relocs;
 };
 int kp_elf_open_sparse(struct kp_elf *e, const unsigned char *image, size_t len,
 		       const struct kp_elf_source *src, struct kp_err *err);
@@ -103,6 +105,14 @@ size_t kp_elf_count_sections(const struct kp_elf *e, const char *name);
  */
 int kp_elf_relocs(struct kp_elf *e, size_t idx, const struct kp_reloc **out, size_t *n,
 		  struct kp_err *err);
+
+/*
+ * The entries of relocation section @ridx (SHT_REL or SHT_RELA) in file order, in a new
+ * array the caller frees (NULL with *@n = 0 for an empty section); -1 with @err when the
+ * section is malformed or not loaded.
+ */
+int kp_elf_reloc_section(struct kp_elf *e, size_t ridx, struct kp_reloc **out, size_t *n,
+			 struct kp_err *err);
 
 /* Where a pointer-like field of @width bytes at @offset in section @idx points. */
 struct kp_target {

@@ -5,7 +5,7 @@
  *          module_layout CRC, vermagic, duplicate name) -> module_augment_kernel_taints ->
  *          find_module_sections -> check_export_symbol_sections (versions before 7.1) ->
  *          setup_modinfo (v6.16+: module: imports) -> simplify_symbols ->
- *          verify_exported_symbols
+ *          apply_relocations -> verify_exported_symbols
  *   <=6.3: O, C, K, the license's P and N come from check_modinfo() (which also refuses a
  *          livepatch module then) before add_unformed_module()'s duplicate check; E and the
  *          hard-coded names after it (check_module_license_and_versions()).
@@ -217,7 +217,7 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 		return err;
 	if ((err = kp_rule_setup_modinfo(c, ld)))
 		return err;
-	if ((err = kp_rule_simplify_symbols(c, ld)))
+	if ((err = kp_rule_simplify_symbols(c, ld)) || (err = kp_rule_apply_relocations(c, ld)))
 		return err;
 	return kp_rule_verify_exported_symbols(c, ld);
 }

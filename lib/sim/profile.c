@@ -56,6 +56,12 @@ static const struct feature_row {
 	 * 6.12 rt-amd64 carries the RT/DYNAMIC backport and its modules say "preempt ".
 	 */
 	{ KP_F_VERMAGIC_RT_FIRST, "vermagic_preempt_rt_first", { 6, 13, 0 }, { { 0 } } },
+	/*
+	 * apply_relocations() relocates .data..percpu although layout_and_allocate() cleared its
+	 * SHF_ALLOC: in the 7.2.13 tree, not in 6.12.117; the mainline release in between is not
+	 * pinned (taken as 7.0).
+	 */
+	{ KP_F_PERCPU_RELOCS, "percpu_relocations_applied", { 7, 0, 0 }, { { 0 } } },
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },

@@ -37,6 +37,7 @@ enum kp_feature {
 	KP_F_INIT_EEXIST_EBUSY,	 /* 743f8cae549a v7.1: init() -EEXIST becomes -EBUSY */
 	KP_F_TAINT_FWCTL,	 /* 8eea4e744758 v6.15: taint bit 19 'J' */
 	KP_F_VERMAGIC_RT_FIRST,	 /* 0b7a66a2c864 v6.13: vermagic tests PREEMPT_RT before PREEMPT */
+	KP_F_PERCPU_RELOCS,	 /* apply_relocations() relocates .data..percpu (7.2 tree, not 6.12) */
 	/* Distribution deltas (Debian's patches), selected by kp_profile_for_kernel(). */
 	KP_F_MISSING_VERSION_FATAL, /* Debian: check_version() rejects a missing entry */
 	KP_F_MODULE_HASH_BLACKLIST, /* Debian < 6.17: mod_is_hash_blacklisted() in mod_verify_sig()

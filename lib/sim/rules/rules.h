@@ -102,6 +102,8 @@ bool kp_rule_inherit_taint(struct kp_sim_ctx *c, struct kp_loading *ld, const st
 			   const char *name);
 /* resolve.c */
 int kp_rule_simplify_symbols(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* relocations.c */
+int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* symbol-get.c */
 int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v);
 
