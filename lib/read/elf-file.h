@@ -60,6 +60,7 @@ struct kp_elf {
 	bool big_endian;
 	uint16_t machine;
 	uint16_t type; /* e_type */
+	uint64_t shoff; /* e_shoff: where the section header table starts */
 	size_t nsections;
 	struct kp_section *sections;
 	size_t symtab_index; /* 0: none */

@@ -258,6 +258,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 		put_u32(b, m->special_syms[i].shndx);
 	}
 	put_u32(b, m->shnum);
+	put_u64(b, m->shoff);
 	put_u8(b, m->symstr_state);
 
 	put_u8(b, m->versions_format);
@@ -636,6 +637,7 @@ static int decode(struct rd *rp)
 		m->special_syms[i].shndx = get_u32(&r);
 	}
 	m->shnum = get_u32(&r);
+	m->shoff = get_u64(&r);
 	m->symstr_state = get_enum(&r, KP_SYMSTR_NAME_OOB);
 
 	m->versions_format = get_enum(&r, KP_VERSIONS_UBUNTU);

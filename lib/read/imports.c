@@ -50,6 +50,7 @@ int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp
 {
 	m->has_symtab = e->symtab_index != 0;
 	m->shnum = (uint32_t)e->nsections;
+	m->shoff = e->shoff;
 	m->symstr_state = e->symstr_state;
 	if (read_special(m, e, names, err) < 0)
 		return -1;

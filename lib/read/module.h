@@ -196,6 +196,7 @@ struct kp_module {
 	struct kp_special_sym *special_syms; /* in .symtab order */
 	size_t nspecial_syms;
 	uint32_t shnum; /* e_shnum: st_shndx at or above it is invalid */
+	uint64_t shoff; /* e_shoff: a kernel without the st_shndx check reads sechdrs[st_shndx] */
 	enum kp_symstr_state symstr_state;
 
 	enum kp_versions_format versions_format;

@@ -282,6 +282,12 @@ struct arch_relocs {
 	int elfclass; /* 0: either; ELFCLASS32 / ELFCLASS64 */
 	/* CONFIG_MODULES_USE_ELF_REL / _RELA: apply_relocate() / apply_relocate_add() exist */
 	bool rel, rela;
+	/*
+	 * pr_fmt() of the architecture's file, in front of its pr_err() lines (not of printk()
+	 * ones): from @prefix_from on (0: all versions); NULL: none.
+	 */
+	const char *prefix;
+	struct kp_kver prefix_from;
 	const char *unknown_fmt; /* the default: branch of the switch */
 	int unknown_err;
 	const struct reloc_row *rows;
@@ -293,32 +299,38 @@ struct arch_relocs {
 #define TABLE(x) x, KP_ARRAY_SIZE(x)
 
 static const struct arch_relocs arches[] = {
-	/* arch/x86/kernel/module.c __write_relocate_add() (apply_relocate_add() before 6.0) */
-	{ "x86_64", EM_X86_64, ELFCLASS64, false, true, "%s: Unknown rela relocation: %u",
-	  -ENOEXEC, TABLE(x86_64_rows), NULL, 0 },
+	/*
+	 * arch/x86/kernel/module.c __write_relocate_add() (apply_relocate_add() before 6.0);
+	 * pr_fmt KBUILD_MODNAME ": " (observed on 6.1: "module: m: Unknown rela relocation: 9")
+	 */
+	{ "x86_64", EM_X86_64, ELFCLASS64, false, true, "module: ", { 0 },
+	  "%s: Unknown rela relocation: %u", -ENOEXEC, TABLE(x86_64_rows), NULL, 0 },
 	/* arch/x86/kernel/module.c apply_relocate() (CONFIG_X86_32) */
-	{ "i386", EM_386, ELFCLASS32, true, false, "%s: Unknown relocation: %u", -ENOEXEC,
-	  TABLE(i386_rows), NULL, 0 },
-	/* arch/arm64/kernel/module.c apply_relocate_add() */
-	{ "arm64", EM_AARCH64, ELFCLASS64, false, true,
+	{ "i386", EM_386, ELFCLASS32, true, false, "module: ", { 0 },
+	  "%s: Unknown relocation: %u", -ENOEXEC, TABLE(i386_rows), NULL, 0 },
+	/*
+	 * arch/arm64/kernel/module.c apply_relocate_add(); pr_fmt "Modules: " is in the 6.12
+	 * tree, not in 6.1: taken from 6.5 (the arm64 module placement rework), not pinned
+	 */
+	{ "arm64", EM_AARCH64, ELFCLASS64, false, true, "Modules: ", { 6, 5, 0 },
 	  "module %s: unsupported RELA relocation: %u", -ENOEXEC, TABLE(arm64_rows), NULL, 0 },
 	/* arch/arm/kernel/module.c apply_relocate() */
-	{ "arm", EM_ARM, ELFCLASS32, true, false, "%s: unknown relocation: %u", -ENOEXEC,
-	  TABLE(arm_rows), NULL, 0 },
-	/* arch/s390/kernel/module.c apply_rela() */
-	{ "s390x", EM_S390, ELFCLASS64, false, true, "module %s: unknown relocation: %u",
-	  -ENOEXEC, TABLE(s390x_rows), TABLE(s390x_refused) },
-	/* arch/powerpc/kernel/module_64.c apply_relocate_add() */
-	{ "ppc64", EM_PPC64, ELFCLASS64, false, true, "%s: Unknown ADD relocation: %u",
-	  -ENOEXEC, TABLE(ppc64_rows), NULL, 0 },
+	{ "arm", EM_ARM, ELFCLASS32, true, false, NULL, { 0 }, "%s: unknown relocation: %u",
+	  -ENOEXEC, TABLE(arm_rows), NULL, 0 },
+	/* arch/s390/kernel/module.c apply_rela() (printk: no prefix) */
+	{ "s390x", EM_S390, ELFCLASS64, false, true, NULL, { 0 },
+	  "module %s: unknown relocation: %u", -ENOEXEC, TABLE(s390x_rows), TABLE(s390x_refused) },
+	/* arch/powerpc/kernel/module_64.c apply_relocate_add(); pr_fmt KBUILD_MODNAME ": " */
+	{ "ppc64", EM_PPC64, ELFCLASS64, false, true, "module_64: ", { 0 },
+	  "%s: Unknown ADD relocation: %u", -ENOEXEC, TABLE(ppc64_rows), NULL, 0 },
 	/* arch/mips/kernel/module.c reloc_handler() (the reloc_handlers[] table before 6.1) */
-	{ "mips", EM_MIPS, ELFCLASS32, true, false, "%s: Unknown relocation type %u", -EINVAL,
-	  TABLE(mips_rows), NULL, 0 },
-	{ "mips64", EM_MIPS, ELFCLASS64, true, true, "%s: Unknown relocation type %u", -EINVAL,
-	  TABLE(mips_rows), NULL, 0 },
+	{ "mips", EM_MIPS, ELFCLASS32, true, false, NULL, { 0 }, "%s: Unknown relocation type %u",
+	  -EINVAL, TABLE(mips_rows), NULL, 0 },
+	{ "mips64", EM_MIPS, ELFCLASS64, true, true, NULL, { 0 },
+	  "%s: Unknown relocation type %u", -EINVAL, TABLE(mips_rows), NULL, 0 },
 	/* arch/riscv/kernel/module.c apply_relocate_add(): the reloc_handlers[] table */
-	{ "riscv", EM_RISCV, 0, false, true, "%s: Unknown relocation type %u", -EINVAL,
-	  TABLE(riscv64_rows), TABLE(riscv64_refused) },
+	{ "riscv", EM_RISCV, 0, false, true, NULL, { 0 }, "%s: Unknown relocation type %u",
+	  -EINVAL, TABLE(riscv64_rows), TABLE(riscv64_refused) },
 };
 
 /* include/linux/moduleloader.h: the stubs of an architecture without REL or RELA support. */
@@ -373,13 +385,17 @@ void kp_arch_reloc_check(uint16_t machine, bool is64, bool rela, uint32_t type,
 {
 	const struct arch_relocs *a = find_arch(machine, is64);
 
-	*out = (struct kp_reloc_verdict){ .outcome = KP_RELOC_NOT_MODELLED, .arch = "unknown" };
+	*out = (struct kp_reloc_verdict){ .outcome = KP_RELOC_NOT_MODELLED, .arch = "unknown",
+					  .prefix = "" };
 	if (!a)
 		return;
 	out->arch = a->arch;
+	if (a->prefix && (!v || !a->prefix_from.major || kp_kver_cmp(v, &a->prefix_from) >= 0))
+		out->prefix = a->prefix;
 	out->name = kp_arch_reloc_name(machine, type);
 	out->function = rela ? "apply_relocate_add()" : "apply_relocate()";
 	if (!(rela ? a->rela : a->rel)) {
+		out->prefix = ""; /* printk() */
 		out->outcome = KP_RELOC_REFUSED;
 		out->line_fmt = NO_HANDLER_FMT;
 		out->err = -ENOEXEC;

@@ -25,6 +25,7 @@ struct kp_reloc_verdict {
 	const char *arch;     /* "x86_64", "arm64", ... ("unknown" when not modelled) */
 	const char *function; /* the kernel function that decides, e.g. "apply_relocate_add()" */
 	const char *name;     /* the type's name ("R_X86_64_GOTPCREL"), NULL when unknown */
+	const char *prefix;   /* the file's pr_fmt() prefix of the line ("module: "), "" for none */
 	const char *line_fmt; /* the kernel's line: printf format with %s (mod->name) and %u (type) */
 	int err;	      /* negative errno of a refusal */
 	const char *config;   /* KP_RELOC_CONFIG: the option, without CONFIG_ */

@@ -23,7 +23,7 @@ static const struct {
 	unsigned bit;
 	char letter;
 } taint_letters[] = {
-	{ 0, 'P' },  { 1, 'F' },  { 10, 'C' }, { 12, 'O' }, { 13, 'E' },
+	{ 0, 'P' },  { 1, 'F' },  { 7, 'D' },  { 10, 'C' }, { 12, 'O' }, { 13, 'E' },
 	{ 15, 'K' }, { 16, 'X' }, { 17, 'T' }, { 18, 'N' }, { 19, 'J' },
 };
 
@@ -57,6 +57,8 @@ const char *kp_errno_name(int err)
 		return "EINVAL";
 	case EKEYREJECTED:
 		return "EKEYREJECTED";
+	case -KP_ERR_OOPS:
+		return "OOPS";
 	case EBADMSG:
 		return "EBADMSG";
 	case ENOKEY:
@@ -328,6 +330,8 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		note_failed_deps(&c, v);
 		v->err = load_one(&c, &ld);
 		kp_loading_release(&ld);
+		if (v->err == KP_ERR_OOPS)
+			sim->global_taint |= 1UL << KP_TAINT_DIE;
 		v->loads = v->err == 0;
 		if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(&c, v) < 0)
 			goto oom;

@@ -58,12 +58,16 @@ int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld)
 		case KP_RELOC_REFUSED:
 			break;
 		}
-		/* the architecture's printk format, from the table of arch-relocs.c */
+		if (rv.line_fmt) {
+			char line[256];
+
+			/* the architecture's printk format, from the table of arch-relocs.c */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-		if (rv.line_fmt)
-			kp_msg(c, ld, rv.line_fmt, ld->name, u->type);
+			snprintf(line, sizeof(line), rv.line_fmt, ld->name, u->type);
 #pragma GCC diagnostic pop
+			kp_msg(c, ld, "%s%s", rv.prefix, line);
+		}
 		kp_finding(ld->v, "unsupported-relocation", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "%s (entry %u of %s, %u use%s in the module) is not applied by %s's "
 			   "%s: built with the wrong code model or as position-independent code?",
