@@ -32,7 +32,10 @@
 	{ "root", required_argument, NULL, 0x10c }, \
 	{ "trusted-cert", required_argument, NULL, 0x10d }, \
 	{ "kernel-image", required_argument, NULL, 0x10e }, \
-	{ "no-kernel-keys", no_argument, NULL, 0x10f }
+	{ "no-kernel-keys", no_argument, NULL, 0x10f }, \
+	{ "force", no_argument, NULL, 0x1f0 }, \
+	{ "force-modversion", no_argument, NULL, 0x1f1 }, \
+	{ "force-vermagic", no_argument, NULL, 0x1f2 }
 
 #define KP_ANALYSIS_HELP \
 	"Target kernel:\n" \
@@ -63,7 +66,10 @@
 	"                         (repeatable; -b and --running read the tree's own image)\n" \
 	"      --no-kernel-keys   not the keys -b and --running find (tree image, /proc/keys)\n" \
 	"      --allow-missing-namespace-imports\n" \
-	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
+	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n" \
+	"      --force            loaded as modprobe --force does: modversions and vermagic\n" \
+	"                         ignored, the signature not checked (--force-modversion,\n" \
+	"                         --force-vermagic: one of the two)\n"
 /* clang-format on */
 
 /* 1 if @c was a target option, stored into @o; exits with status 2 on a bad value. */

@@ -63,6 +63,8 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "(ENOEXEC, EINVAL on riscv/mips)" },
 	{ "relocation-needs-config", KP_SEV_WARNING,
 	  "arm: a relocation type applied only with CONFIG_THUMB2_KERNEL or group relocations" },
+	{ "forced-unverified", KP_SEV_WARNING,
+	  "--force: a forced (mangled) module's signature is not verified (E or EKEYREJECTED)" },
 	{ "relocations-unchecked", KP_SEV_WARNING,
 	  "a relocation section could not be read: its types were not checked" },
 	{ "relocations-not-modelled", KP_SEV_NOTE,

@@ -206,6 +206,7 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 				   "MODULE_FORCE_LOAD=n, LIVEPATCH=y assumed");
 	}
 	f->lockdown = o->lockdown > 0;
+	f->init_flags = o->init_flags;
 	f->signatures_trusted = !o->untrusted_signatures;
 	f->keys = o->keys;
 	if (f->module_sig && f->signatures_trusted && (!f->keys || kp_keyring_empty(f->keys)))

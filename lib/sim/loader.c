@@ -320,7 +320,9 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 			.m = m,
 			.name = m->name,
 			.info_name = m->modinfo_name ? m->modinfo_name : m->name,
-			.has_versions = m->versions_format != KP_VERSIONS_NONE && m->versions_alloc,
+			/* setup_load_info(): MODULE_INIT_IGNORE_MODVERSIONS zeroes index.vers */
+			.has_versions = m->versions_format != KP_VERSIONS_NONE && m->versions_alloc &&
+					!(facts->init_flags & KP_INIT_IGNORE_MODVERSIONS),
 		};
 		unsigned long before = sim->global_taint;
 
