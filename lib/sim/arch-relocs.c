@@ -298,6 +298,7 @@ struct arch_relocs {
 
 #define TABLE(x) x, KP_ARRAY_SIZE(x)
 
+/* clang-format off */
 static const struct arch_relocs arches[] = {
 	/*
 	 * arch/x86/kernel/module.c __write_relocate_add() (apply_relocate_add() before 6.0);
@@ -332,6 +333,7 @@ static const struct arch_relocs arches[] = {
 	{ "riscv", EM_RISCV, 0, false, true, NULL, { 0 }, "%s: Unknown relocation type %u",
 	  -EINVAL, TABLE(riscv64_rows), TABLE(riscv64_refused) },
 };
+/* clang-format on */
 
 /* include/linux/moduleloader.h: the stubs of an architecture without REL or RELA support. */
 #define NO_HANDLER_FMT "module %s: REL relocation unsupported"
@@ -374,8 +376,7 @@ const char *kp_arch_reloc_name(uint16_t machine, uint32_t type)
 	}
 	if (machine == EM_X86_64 || machine == EM_AARCH64)
 		for (size_t k = 0; k < KP_ARRAY_SIZE(known_names); k++)
-			if (known_names[k].type == type &&
-			    (machine == EM_AARCH64) == (type >= 256))
+			if (known_names[k].type == type && (machine == EM_AARCH64) == (type >= 256))
 				return known_names[k].name;
 	return NULL;
 }
@@ -385,7 +386,8 @@ void kp_arch_reloc_check(uint16_t machine, bool is64, bool rela, uint32_t type,
 {
 	const struct arch_relocs *a = find_arch(machine, is64);
 
-	*out = (struct kp_reloc_verdict){ .outcome = KP_RELOC_NOT_MODELLED, .arch = "unknown",
+	*out = (struct kp_reloc_verdict){ .outcome = KP_RELOC_NOT_MODELLED,
+					  .arch = "unknown",
 					  .prefix = "" };
 	if (!a)
 		return;

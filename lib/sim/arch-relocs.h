@@ -14,9 +14,9 @@
 #include "profile.h"
 
 enum kp_reloc_outcome {
-	KP_RELOC_APPLIED,    /* the architecture applies the type */
-	KP_RELOC_REFUSED,    /* refused: @line (may be NULL: no line) and @err */
-	KP_RELOC_CONFIG,     /* applied only when the kernel has CONFIG_<@config>=y */
+	KP_RELOC_APPLIED,      /* the architecture applies the type */
+	KP_RELOC_REFUSED,      /* refused: @line (may be NULL: no line) and @err */
+	KP_RELOC_CONFIG,       /* applied only when the kernel has CONFIG_<@config>=y */
 	KP_RELOC_NOT_MODELLED, /* an architecture kopolicy has no table for */
 };
 
@@ -26,7 +26,7 @@ struct kp_reloc_verdict {
 	const char *function; /* the kernel function that decides, e.g. "apply_relocate_add()" */
 	const char *name;     /* the type's name ("R_X86_64_GOTPCREL"), NULL when unknown */
 	const char *prefix;   /* the file's pr_fmt() prefix of the line ("module: "), "" for none */
-	const char *line_fmt; /* the kernel's line: printf format with %s (mod->name) and %u (type) */
+	const char *line_fmt; /* printf format of the kernel line: %s mod->name, %u the type */
 	int err;	      /* negative errno of a refusal */
 	const char *config;   /* KP_RELOC_CONFIG: the option, without CONFIG_ */
 };

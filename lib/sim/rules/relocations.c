@@ -39,7 +39,8 @@ int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld)
 		case KP_RELOC_APPLIED:
 			continue;
 		case KP_RELOC_NOT_MODELLED:
-			kp_finding(ld->v, "relocations-not-modelled", KP_SEV_NOTE, KP_CONS_WARN, NULL,
+			kp_finding(ld->v, "relocations-not-modelled", KP_SEV_NOTE, KP_CONS_WARN,
+				   NULL,
 				   "the relocation types a %s loader applies are not modelled: "
 				   "assumed to be supported",
 				   m->machine ? "this architecture's" : "machine 0");
@@ -49,7 +50,8 @@ int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld)
 				kp_finding(ld->v, "relocation-needs-config", KP_SEV_WARNING,
 					   KP_CONS_WARN, NULL,
 					   "%s in %s is applied by %s's %s only when the kernel is "
-					   "built with CONFIG_%s=y (assumed); otherwise the load fails "
+					   "built with CONFIG_%s=y (assumed); otherwise the load "
+					   "fails "
 					   "with %s",
 					   tname, u->section, rv.arch, rv.function, rv.config,
 					   kp_errno_name(rv.err));
@@ -71,8 +73,8 @@ int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld)
 		kp_finding(ld->v, "unsupported-relocation", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "%s (entry %u of %s, %u use%s in the module) is not applied by %s's "
 			   "%s: built with the wrong code model or as position-independent code?",
-			   tname, u->index, u->section, u->count, u->count == 1 ? "" : "s",
-			   rv.arch, rv.function);
+			   tname, u->index, u->section, u->count, u->count == 1 ? "" : "s", rv.arch,
+			   rv.function);
 		return rv.err;
 	}
 	return 0;

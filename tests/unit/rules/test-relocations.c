@@ -15,8 +15,7 @@
 #define EM_LOONGARCH 258
 #endif
 
-static struct kp_module *one(struct tb_world *w, const char *release, uint16_t machine,
-			     bool is64)
+static struct kp_module *one(struct tb_world *w, const char *release, uint16_t machine, bool is64)
 {
 	struct kp_module *m;
 
@@ -51,10 +50,11 @@ static void x86_64(struct tap *t)
 		   "x86_64 GOTPCREL: taints first, then the first unknown type's line");
 	tap_is_str(t, tb_taints(&w, "m"), "O", "x86_64 GOTPCREL: the O taint stays");
 	f = tb_finding(&w, "m", "unsupported-relocation");
-	tap_ok(t, f && f->severity == KP_SEV_ERROR && f->consequence == KP_CONS_LOAD_FAIL &&
-			  strstr(f->message, "R_X86_64_GOTPCREL (9)") &&
-			  strstr(f->message, ".rela.init.text") &&
-			  strstr(f->message, "x86_64's apply_relocate_add()"),
+	tap_ok(t,
+	       f && f->severity == KP_SEV_ERROR && f->consequence == KP_CONS_LOAD_FAIL &&
+		       strstr(f->message, "R_X86_64_GOTPCREL (9)") &&
+		       strstr(f->message, ".rela.init.text") &&
+		       strstr(f->message, "x86_64's apply_relocate_add()"),
 	       "x86_64 GOTPCREL: the finding names the type, section and function");
 	tb_free(&w);
 
@@ -71,12 +71,12 @@ static void x86_64(struct tap *t)
 	tb_expect(t, &w, 0, "", "", "6.12: .data..percpu relocations are skipped");
 	m = one(&w, "7.2.13+deb14-amd64", EM_X86_64, true);
 	tb_reloc(m, 9, true, ".rela.data..percpu", true);
-	tb_expect(t, &w, -ENOEXEC, "module: m: Unknown rela relocation: 9", "unsupported-relocation",
-		  "7.2: .data..percpu relocations are applied");
+	tb_expect(t, &w, -ENOEXEC, "module: m: Unknown rela relocation: 9",
+		  "unsupported-relocation", "7.2: .data..percpu relocations are applied");
 	m = one(&w, "5.10.223", EM_X86_64, true);
 	tb_reloc(m, 9, true, ".rela.text", false);
-	tb_expect(t, &w, -ENOEXEC, "module: m: Unknown rela relocation: 9", "unsupported-relocation",
-		  "5.10: GOTPCREL refused");
+	tb_expect(t, &w, -ENOEXEC, "module: m: Unknown rela relocation: 9",
+		  "unsupported-relocation", "5.10: GOTPCREL refused");
 	/* an SHT_REL section on x86_64: the generic stub (its text says REL for both) */
 	m = one(&w, "6.1.129", EM_X86_64, true);
 	tb_reloc(m, 2, false, ".rel.text", false);
@@ -131,8 +131,7 @@ static void arm64_riscv_ppc(struct tap *t)
 	tb_is_text(t, tb_dmesg(&w, "m"), "Modules: module m: unsupported RELA relocation: 311",
 		   "arm64 ADR_GOT_PAGE: the kernel's line (pr_fmt \"Modules: \")");
 	f = tb_finding(&w, "m", "unsupported-relocation");
-	tap_ok(t, f && strstr(f->message, "R_AARCH64_ADR_GOT_PAGE (311)"),
-	       "arm64: the type named");
+	tap_ok(t, f && strstr(f->message, "R_AARCH64_ADR_GOT_PAGE (311)"), "arm64: the type named");
 	tb_free(&w);
 	m = one(&w, "6.1.129", EM_AARCH64, true);
 	tb_reloc(m, 311, true, ".rela.text", false);
@@ -158,8 +157,8 @@ static void arm64_riscv_ppc(struct tap *t)
 
 	m = one(&w, "6.1.129", EM_PPC64, true);
 	tb_reloc(m, 132, true, ".rela.text", false); /* R_PPC64_PCREL34 */
-	tb_expect(t, &w, -ENOEXEC, "module_64: m: Unknown ADD relocation: 132", "unsupported-relocation",
-		  "ppc64 6.1: PCREL34 refused");
+	tb_expect(t, &w, -ENOEXEC, "module_64: m: Unknown ADD relocation: 132",
+		  "unsupported-relocation", "ppc64 6.1: PCREL34 refused");
 	m = one(&w, "6.12.37", EM_PPC64, true);
 	tb_reloc(m, 132, true, ".rela.text", false);
 	tb_reloc(m, 1, true, ".rela.data", false); /* R_PPC64_ADDR32 */
@@ -195,11 +194,13 @@ static void s390_mips_other(struct tap *t)
 
 	m = one(&w, "6.12.37", EM_LOONGARCH, true);
 	tb_reloc(m, 9999, true, ".rela.text", false);
-	tb_expect(t, &w, 0, "", "relocations-not-modelled", "loongarch: not modelled, loads (a note)");
+	tb_expect(t, &w, 0, "", "relocations-not-modelled",
+		  "loongarch: not modelled, loads (a note)");
 
 	m = one(&w, "6.12.37", EM_X86_64, true);
 	m->relocs_problem = ".rela.text: relocation 3 names symbol 900 of 40";
-	tb_expect(t, &w, 0, "", "relocations-unchecked", "an unreadable relocation section: warning");
+	tb_expect(t, &w, 0, "", "relocations-unchecked",
+		  "an unreadable relocation section: warning");
 }
 
 int main(void)
