@@ -18,9 +18,12 @@ static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_
 	kp_json_add(o, "path", kp_json_string(nd->path));
 	kp_json_add(o, "license", kp_json_string(nd->mod->license));
 	kp_json_add(o, "loads", json_object_new_boolean(v->loads));
-	kp_json_add(o, "errno",
-		    kp_errno_name(v->err) ? json_object_new_string(kp_errno_name(v->err)) : NULL);
-	kp_json_add(o, "errno_value", json_object_new_int(v->err));
+	/* an oops is no errno: the loading process is killed */
+	kp_json_add(o, "oops", json_object_new_boolean(v->err == KP_ERR_OOPS));
+	kp_json_add(o, "errno", kp_errno_name(v->err) && v->err != KP_ERR_OOPS
+					? json_object_new_string(kp_errno_name(v->err))
+					: NULL);
+	kp_json_add(o, "errno_value", json_object_new_int(v->err == KP_ERR_OOPS ? 0 : v->err));
 	kp_taint_letters(v->taints, letters, sizeof(letters));
 	kp_json_add(o, "taint", json_object_new_string(letters));
 	kp_taint_letters(v->global_added, letters, sizeof(letters));

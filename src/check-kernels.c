@@ -109,6 +109,8 @@ static void verdict_text(const struct kp_verdict *v, char *buf, size_t len)
 
 	if (v->loads)
 		k = (size_t)snprintf(buf, len, "loads%s", (v->taints & 1) ? ", P" : "");
+	else if (v->err == KP_ERR_OOPS)
+		k = (size_t)snprintf(buf, len, "the kernel oopses");
 	else
 		k = (size_t)snprintf(buf, len, "fails (%s)", kp_errno_name(v->err));
 	for (size_t i = 0; i < v->nfindings && k < len; i++) {

@@ -220,8 +220,12 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			kp_escaped_fprintf(o->f, "%s", nd->mod->name);
 			if (nd->duplicate_name)
 				kp_escaped_fprintf(o->f, " (%s)", nd->path);
-			kp_escaped_fprintf(o->f, ": %s", v->loads ? "loads" : "fails");
-			if (!v->loads)
+			if (v->err == KP_ERR_OOPS)
+				kp_escaped_fprintf(o->f, ": the kernel oopses (taint D, the loading "
+							 "process is killed)");
+			else
+				kp_escaped_fprintf(o->f, ": %s", v->loads ? "loads" : "fails");
+			if (!v->loads && v->err != KP_ERR_OOPS)
 				kp_escaped_fprintf(o->f, " (%s)", kp_errno_name(v->err));
 			kp_escaped_fprintf(o->f, ", taint %s\n", letters[0] ? letters : "-");
 			for (size_t i = 0; i < v->nmessages; i++)

@@ -78,6 +78,15 @@ int kp_ctx_option(struct kp_ctx_opts *o, int c, const char *arg)
 	case 0x10a:
 		o->fo.cmdline = arg;
 		return 1;
+	case 0x1f0: /* modprobe --force: MODULE_INIT_IGNORE_MODVERSIONS|_VERMAGIC */
+		o->fo.init_flags |= KP_INIT_IGNORE_MODVERSIONS | KP_INIT_IGNORE_VERMAGIC;
+		return 1;
+	case 0x1f1:
+		o->fo.init_flags |= KP_INIT_IGNORE_MODVERSIONS;
+		return 1;
+	case 0x1f2:
+		o->fo.init_flags |= KP_INIT_IGNORE_VERMAGIC;
+		return 1;
 	case 'b':
 		o->basedir = arg;
 		return 1;

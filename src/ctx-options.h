@@ -39,7 +39,10 @@
 	{ "secure-boot", required_argument, NULL, 0x133 }, \
 	{ "trust-mok", required_argument, NULL, 0x134 }, \
 	{ "dkms-key", required_argument, NULL, 0x135 }, \
-	{ "this-machine", no_argument, NULL, 0x136 }
+	{ "this-machine", no_argument, NULL, 0x136 }, \
+	{ "force", no_argument, NULL, 0x1f0 }, \
+	{ "force-modversion", no_argument, NULL, 0x1f1 }, \
+	{ "force-vermagic", no_argument, NULL, 0x1f2 }
 
 /* The hook's help is KP_ANALYSIS_HELP less -b (it judges the running system only). */
 #define KP_ANALYSIS_HELP KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_BASEDIR KP_ANALYSIS_HELP_REST
@@ -91,7 +94,10 @@
 	"      --this-machine     the modules are for this machine: read its EFI variables\n" \
 	"                         and DKMS key (under --root) as --running and -b / do\n" \
 	"      --allow-missing-namespace-imports\n" \
-	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
+	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n" \
+	"      --force            loaded as modprobe --force does: modversions and vermagic\n" \
+	"                         ignored, the signature not checked (--force-modversion,\n" \
+	"                         --force-vermagic: one of the two)\n"
 /* clang-format on */
 
 /* 1 if @c was a target option, stored into @o; exits with status 2 on a bad value. */

@@ -258,6 +258,7 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 				   "MODULE_FORCE_LOAD=n, LIVEPATCH=y assumed");
 	}
 	f->lockdown = o->lockdown > 0;
+	f->init_flags = o->init_flags;
 	f->signatures_trusted = !o->untrusted_signatures;
 	f->keys = o->keys;
 	if (secure_boot(f, o, c) < 0)

@@ -41,6 +41,7 @@ struct kp_kernel_facts {
 	const char *const *blacklist;  /* module_blacklist= names */
 	size_t nblacklist;
 	unsigned long initial_taint; /* /proc/sys/kernel/tainted before the first load */
+	unsigned init_flags;	     /* finit_module() flags: KP_INIT_IGNORE_* (modprobe --force) */
 	const char *const *loaded;   /* names already loaded (running system): EEXIST */
 	size_t nloaded;
 	const char *const *loaded_proprietary; /* loaded base modules that carry P */
@@ -50,6 +51,12 @@ struct kp_kernel_facts {
 	struct kp_arena arena; /* owns the strings above */
 };
 
+
+/* include/uapi/linux/module.h: what modprobe --force{,-modversion,-vermagic} passes. */
+enum {
+	KP_INIT_IGNORE_MODVERSIONS = 1,
+	KP_INIT_IGNORE_VERMAGIC = 2,
+};
 
 struct kp_facts_opts {
 	const char *config_path;   /* kernel .config / boot/config-*, plain or compressed */
@@ -69,6 +76,7 @@ struct kp_facts_opts {
 	const struct kp_keyring *keys; /* trusted keys found (borrowed), NULL: none */
 	const char *cmdline; /* kernel command line: module.sig_enforce=, module_blacklist=,
 				lockdown= */
+	unsigned init_flags; /* KP_INIT_IGNORE_*: the loads are forced (modprobe --force) */
 };
 
 void kp_facts_opts_init(struct kp_facts_opts *o);

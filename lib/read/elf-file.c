@@ -91,7 +91,8 @@ static int load_wanted(struct kp_elf *e, const struct kp_elf_source *src, struct
 		/* Wanted by its own name, or a relocation section applying to a wanted one. */
 		bool want = src->want(s->name, s->type, s->flags) ||
 			    (is_reloc(s->type) && t && !is_reloc(t->type) &&
-			     src->want(t->name, t->type, t->flags));
+			     (src->want(t->name, t->type, t->flags) ||
+			      (src->alloc_relocs && (t->flags & SHF_ALLOC))));
 
 		if (!s->data)
 			continue;
@@ -341,6 +342,7 @@ static int open_image(struct kp_elf *e, const unsigned char *image, size_t len,
 	e->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	e->machine = eh.e_machine;
 	e->type = eh.e_type;
+	e->shoff = eh.e_shoff;
 	if (elf_getshdrnum(e->elf, &e->nsections) < 0 || elf_getshdrstrndx(e->elf, &shstrndx) < 0) {
 		kp_err_set(err, "invalid section header table: %s", elf_error());
 		goto fail;
@@ -494,6 +496,30 @@ static int append_relocs(struct kp_elf *e, struct kp_section *target, size_t rid
 		target->nrelocs++;
 	}
 	target->rela = rela;
+	return 0;
+}
+
+int kp_elf_reloc_section(struct kp_elf *e, size_t ridx, struct kp_reloc **out, size_t *n,
+			 struct kp_err *err)
+{
+	struct kp_section tmp = { 0 };
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (ridx == 0 || ridx >= e->nsections || !is_reloc(e->sections[ridx].type))
+		return kp_err_set(err, "internal error: section %zu is not a relocation section",
+				  ridx);
+	if (e->sections[ridx].unloaded)
+		return kp_err_set(err, "internal error: %s was not loaded", e->sections[ridx].name);
+	if (e->sections[ridx].size == 0)
+		return 0;
+	if (append_relocs(e, &tmp, ridx, &cap, err) < 0) {
+		free(tmp.relocs);
+		return -1;
+	}
+	*out = tmp.relocs;
+	*n = tmp.nrelocs;
 	return 0;
 }
 

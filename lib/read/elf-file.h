@@ -65,6 +65,7 @@ struct kp_elf {
 	/* Section 0 is not all-null (type, size or address set): its sh_type. */
 	bool sec0_set;
 	uint32_t sec0_type;
+	uint64_t shoff; /* e_shoff: where the section header table starts */
 	size_t nsections; /* the real count (extended numbering resolved) */
 	struct kp_section *sections;
 	size_t symtab_index; /* 0: none */
@@ -90,6 +91,8 @@ struct kp_elf_source {
 	int (*load)(void *ctx, uint64_t off, uint64_t len, struct kp_err *err);
 	void *ctx;
 	bool (*want)(const char *name, uint32_t type, uint64_t flags);
+	/* Also every relocation section that applies to an SHF_ALLOC section. */
+	bool alloc_relocs;
 };
 int kp_elf_open_sparse(struct kp_elf *e, const unsigned char *image, size_t len,
 		       const struct kp_elf_source *src, struct kp_err *err);
@@ -108,6 +111,14 @@ size_t kp_elf_count_sections(const struct kp_elf *e, const char *name);
  */
 int kp_elf_relocs(struct kp_elf *e, size_t idx, const struct kp_reloc **out, size_t *n,
 		  struct kp_err *err);
+
+/*
+ * The entries of relocation section @ridx (SHT_REL or SHT_RELA) in file order, in a new
+ * array the caller frees (NULL with *@n = 0 for an empty section); -1 with @err when the
+ * section is malformed or not loaded.
+ */
+int kp_elf_reloc_section(struct kp_elf *e, size_t ridx, struct kp_reloc **out, size_t *n,
+			 struct kp_err *err);
 
 /* Where a pointer-like field of @width bytes at @offset in section @idx points. */
 struct kp_target {

@@ -171,7 +171,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	/* every string the module can hold, twice over: the table stays half empty */
 	size_t nstr = 2 * m->nmodinfo + m->nimport_ns + m->ndepends + 2 * m->nexports +
 		      m->nimports + m->nspecial_syms + m->nversions + m->next_versions +
-		      4 * m->nsymget + 16;
+		      4 * m->nsymget + m->nrelocs + 16;
 
 	b->start = start;
 	b->arena = b->sym_bytes = 0;
@@ -261,6 +261,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_u32(b, (uint32_t)m->raw_shnum << 16 | m->raw_shstrndx);
 	put_u8(b, m->sec0_set);
 	put_u32(b, m->sec0_type);
+	put_u64(b, m->shoff);
 	put_u8(b, m->symstr_state);
 
 	put_u8(b, m->versions_format);
@@ -298,6 +299,18 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_u64(b, m->nsymget_unanalysed);
 	put_u8(b, m->symget_skipped);
 	put_u8(b, m->full_modinfo);
+	put_count(b, m->nrelocs);
+	for (size_t i = 0; i < m->nrelocs; i++) {
+		const struct kp_reloc_use *u = &m->relocs[i];
+
+		put_u32(b, u->type);
+		put_u8(b, u->rela);
+		put_u8(b, u->percpu);
+		put_str(b, u->section);
+		put_u32(b, u->index);
+		put_u32(b, u->count);
+	}
+	put_str(b, m->relocs_problem);
 	if (b->oom)
 		return -1;
 	for (int i = 0; i < 8; i++) {
@@ -637,6 +650,7 @@ static int decode(struct rd *rp)
 	}
 	m->sec0_set = get_bool(&r);
 	m->sec0_type = get_u32(&r);
+	m->shoff = get_u64(&r);
 	m->symstr_state = get_enum(&r, KP_SYMSTR_NAME_OOB);
 
 	m->versions_format = get_enum(&r, KP_VERSIONS_UBUNTU);
@@ -677,6 +691,21 @@ static int decode(struct rd *rp)
 	m->nsymget_unanalysed = get_u64(&r);
 	m->symget_skipped = get_bool(&r);
 	m->full_modinfo = get_bool(&r);
+	m->nrelocs = get_u32(&r);
+	if (m->nrelocs > len / 4)
+		return -1;
+	m->relocs = get_array(&r, m->nrelocs, sizeof(*m->relocs));
+	for (size_t i = 0; i < m->nrelocs && !r.bad; i++) {
+		struct kp_reloc_use *u = &m->relocs[i];
+
+		u->type = get_u32(&r);
+		u->rela = get_bool(&r);
+		u->percpu = get_bool(&r);
+		u->section = get_str(&r);
+		u->index = get_u32(&r);
+		u->count = get_u32(&r);
+	}
+	m->relocs_problem = get_str(&r);
 	/* Everything read, nothing left over, and the one field no module lacks. */
 	if (r.bad || r.off != r.len || !m->name)
 		return -1;

@@ -54,6 +54,7 @@ int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp
 	m->raw_shstrndx = e->raw_shstrndx;
 	m->sec0_set = e->sec0_set;
 	m->sec0_type = e->sec0_type;
+	m->shoff = e->shoff;
 	m->symstr_state = e->symstr_state;
 	if (read_special(m, e, names, err) < 0)
 		return -1;

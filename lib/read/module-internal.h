@@ -29,6 +29,8 @@ size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t
  */
 int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed_len,
 		  size_t file_len, unsigned want_digest);
+/* relocs.c: the relocation types of the sections apply_relocations() relocates. */
+int kp_read_relocs(struct kp_module *m, struct kp_elf *e, struct kp_err *err);
 /* symbol-get.c: targets of symbol_get()/symbol_request() call sites. */
 int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err);
 

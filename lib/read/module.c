@@ -241,7 +241,8 @@ static int read_image(struct read_call *c)
 	const struct kp_name_pool *names = c->names;
 	struct kp_err *err = c->err;
 	unsigned want_digest = c->want_digest;
-	const struct kp_elf_source src = { .load = load_bytes, .ctx = b, .want = reader_wants };
+	const struct kp_elf_source src = { .load = load_bytes, .ctx = b, .want = reader_wants,
+					   .alloc_relocs = true };
 	unsigned char *image = b->data;
 	size_t len = b->len;
 	struct kp_elf *const ep = &c->e;
@@ -291,7 +292,7 @@ static int read_image(struct read_call *c)
 	}
 	if (read_this_module(m, ep, err) < 0 || kp_read_modinfo(m, ep, err) < 0 ||
 	    kp_read_imports(m, ep, names, err) < 0 || kp_read_exports(m, ep, names, err) < 0 ||
-	    kp_read_versions(m, ep, names, err) < 0)
+	    kp_read_versions(m, ep, names, err) < 0 || kp_read_relocs(m, ep, err) < 0)
 		goto out;
 	if (m->imports_symbol_get && c->no_symbol_get)
 		m->symget_skipped = true;

@@ -121,6 +121,21 @@ struct kp_signature {
 	bool have_file_sha256;
 };
 
+/*
+ * One relocation type a module uses in a section the loader relocates: apply_relocations()
+ * (kernel/module/main.c) hands every SHT_REL/SHT_RELA section whose target is SHF_ALLOC to
+ * the architecture's apply_relocate() / apply_relocate_add(). Listed once per (type, REL or
+ * RELA), in the order the loader meets them (section order, then entry order).
+ */
+struct kp_reloc_use {
+	uint32_t type;
+	bool rela;	     /* from an SHT_RELA section (apply_relocate_add()) */
+	bool percpu;	     /* applies to .data..percpu (relocated only by KP_F_PERCPU_RELOCS) */
+	const char *section; /* the first relocation section that holds it, e.g. ".rela.text" */
+	uint32_t index;	     /* the entry's index in that section */
+	uint32_t count;	     /* how many entries of the module's relocated sections use it */
+};
+
 enum kp_symget_method {
 	KP_SYMGET_EXACT, /* argument register loaded from a string, traced through relocations */
 	KP_SYMGET_HEURISTIC, /* string referenced by the calling function, not traced to the call */
@@ -185,6 +200,7 @@ struct kp_module {
 	uint16_t raw_shnum, raw_shstrndx;
 	bool sec0_set;	    /* section 0 has a type, size or address (sh_size: extended count) */
 	uint32_t sec0_type; /* its sh_type, for the loader's line */
+	uint64_t shoff; /* e_shoff: a kernel without the st_shndx check reads sechdrs[st_shndx] */
 	enum kp_symstr_state symstr_state;
 
 	enum kp_versions_format versions_format;
@@ -201,6 +217,10 @@ struct kp_module {
 	size_t next_versions;
 
 	uint64_t this_module_size; /* sizeof(struct module) the module was built for */
+
+	struct kp_reloc_use *relocs; /* relocation types the loader applies (relocs.c) */
+	size_t nrelocs;
+	const char *relocs_problem; /* a relocation section could not be read: why, or NULL */
 
 	struct kp_signature sig;
 

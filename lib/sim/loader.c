@@ -5,7 +5,7 @@
  *          module_layout CRC, vermagic, duplicate name) -> module_augment_kernel_taints ->
  *          find_module_sections -> check_export_symbol_sections (versions before 7.1) ->
  *          setup_modinfo (v6.16+: module: imports) -> simplify_symbols ->
- *          verify_exported_symbols
+ *          apply_relocations -> verify_exported_symbols
  *   <=6.3: O, C, K, the license's P and N come from check_modinfo() (which also refuses a
  *          livepatch module then) before add_unformed_module()'s duplicate check; E and the
  *          hard-coded names after it (check_module_license_and_versions()).
@@ -23,7 +23,7 @@ static const struct {
 	unsigned bit;
 	char letter;
 } taint_letters[] = {
-	{ 0, 'P' },  { 1, 'F' },  { 10, 'C' }, { 12, 'O' }, { 13, 'E' },
+	{ 0, 'P' },  { 1, 'F' },  { 7, 'D' },  { 10, 'C' }, { 12, 'O' }, { 13, 'E' },
 	{ 15, 'K' }, { 16, 'X' }, { 17, 'T' }, { 18, 'N' }, { 19, 'J' },
 };
 
@@ -57,6 +57,8 @@ const char *kp_errno_name(int err)
 		return "EINVAL";
 	case EKEYREJECTED:
 		return "EKEYREJECTED";
+	case -KP_ERR_OOPS:
+		return "OOPS";
 	case EBADMSG:
 		return "EBADMSG";
 	case ENOKEY:
@@ -217,7 +219,7 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 		return err;
 	if ((err = kp_rule_setup_modinfo(c, ld)))
 		return err;
-	if ((err = kp_rule_simplify_symbols(c, ld)))
+	if ((err = kp_rule_simplify_symbols(c, ld)) || (err = kp_rule_apply_relocations(c, ld)))
 		return err;
 	return kp_rule_verify_exported_symbols(c, ld);
 }
@@ -318,7 +320,9 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 			.m = m,
 			.name = m->name,
 			.info_name = m->modinfo_name ? m->modinfo_name : m->name,
-			.has_versions = m->versions_format != KP_VERSIONS_NONE && m->versions_alloc,
+			/* setup_load_info(): MODULE_INIT_IGNORE_MODVERSIONS zeroes index.vers */
+			.has_versions = m->versions_format != KP_VERSIONS_NONE && m->versions_alloc &&
+					!(facts->init_flags & KP_INIT_IGNORE_MODVERSIONS),
 		};
 		unsigned long before = sim->global_taint;
 
@@ -328,6 +332,8 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		note_failed_deps(&c, v);
 		v->err = load_one(&c, &ld);
 		kp_loading_release(&ld);
+		if (v->err == KP_ERR_OOPS)
+			sim->global_taint |= 1UL << KP_TAINT_DIE;
 		v->loads = v->err == 0;
 		if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(&c, v) < 0)
 			goto oom;

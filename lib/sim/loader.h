@@ -20,6 +20,7 @@
 enum {
 	KP_TAINT_PROPRIETARY_MODULE = 0, /* P */
 	KP_TAINT_FORCED_MODULE = 1,	 /* F */
+	KP_TAINT_DIE = 7,		 /* D: an oops (global only) */
 	KP_TAINT_CRAP = 10,		 /* C */
 	KP_TAINT_OOT_MODULE = 12,	 /* O */
 	KP_TAINT_UNSIGNED_MODULE = 13,	 /* E */
@@ -98,6 +99,12 @@ void kp_simulation_free(struct kp_simulation *sim);
 int kp_add_policy_findings(struct kp_simulation *sim, const struct kp_simulation *strict,
 			   struct kp_err *err);
 
+/*
+ * A verdict's err when the kernel oopses during the load (a read past the module image on a
+ * kernel without the check): not an errno, the loading process is killed and the syscall
+ * does not return; the global taint gets D. kp_errno_name() says "OOPS".
+ */
+#define KP_ERR_OOPS (-4096)
 const char *kp_errno_name(int err);
 const char *kp_severity_name(enum kp_severity s);
 const char *kp_consequence_name(enum kp_consequence c);

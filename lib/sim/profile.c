@@ -79,6 +79,12 @@ static const struct feature_row {
 	{ KP_F_MACHINE_KEYRING, "machine_keyring", { 5, 18, 0 }, { { 0 } } },
 	{ KP_F_MODULE_PLATFORM_KEYRING, "module_platform_keyring", { 0 }, { { 0 } } },
 	{ KP_F_MOK_TRUSTED_DEFAULT, "mok_trusted_by_default", { 0 }, { { 0 } } },
+	/*
+	 * apply_relocations() relocates .data..percpu although layout_and_allocate() cleared its
+	 * SHF_ALLOC: in the 7.2.13 tree, not in 6.12.117; the mainline release in between is not
+	 * pinned (taken as 7.0).
+	 */
+	{ KP_F_PERCPU_RELOCS, "percpu_relocations_applied", { 7, 0, 0 }, { { 0 } } },
 };
 
 /*

@@ -48,6 +48,7 @@ enum kp_feature {
 	KP_F_MACHINE_KEYRING,	    /* v5.18: the .machine keyring (MOK), linked to secondary */
 	KP_F_MODULE_PLATFORM_KEYRING, /* Debian: mod_verify_sig() retries .platform */
 	KP_F_MOK_TRUSTED_DEFAULT,     /* Debian < 6.17: trust_moklist() always true */
+	KP_F_PERCPU_RELOCS, /* apply_relocations() relocates .data..percpu (7.2 tree, not 6.12) */
 	KP_F_NFEATURES,
 };
 

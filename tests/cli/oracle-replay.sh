@@ -16,6 +16,7 @@ while IFS='|' read -r name kernels cmdline modules; do
 	[ -z "$name" ] && continue
 	case $name in \#*) continue ;; esac
 	kernels=$(echo "$kernels" | xargs)
+	kernels=${kernels//,/ } # "6.1,6.12": a comma list of series
 	cmdline=$(echo "$cmdline" | xargs)
 	for series in 7.2 6.12 6.1 5.10; do
 		obs=$top/tests/oracle/observed/$series/$name.json

@@ -161,5 +161,26 @@ ok "the error names the root once" $?
 json "$tmp/run.json" "d['kernel']['release']=='5.10.0-test' and d['modules'][0]['errno']=='EKEYREJECTED'"
 ok "--running reads the release and sig_enforce under --root" $?
 
+# --force (modprobe --force): F from the ignored versions, the vermagic not compared, the
+# signature of a signed module not verified (E); x86_64 relocations (6.1 oracle fixture)
+f61=$top/fixtures/ko/6.1
+k61=(-k "$f61/Module.symvers.gz" --kernel-config "$f61/config.gz" --kernel-release 6.1.0-57-amd64)
+"$kp" check --format json --force "${k61[@]}" "$f61/kp_vermagic_bad.ko" > "$tmp/force.json"
+json "$tmp/force.json" "d['modules'][0]['loads'] and d['modules'][0]['taint']=='FOE' and d['modules'][0]['oops'] is False"
+ok "check --force: a bad vermagic is forced (F), taint FOE" $?
+"$kp" check --format json "${k61[@]}" "$f61/kp_bad_reloc.ko" > "$tmp/reloc.json"
+json "$tmp/reloc.json" "d['modules'][0]['errno']=='ENOEXEC' and 'module: kp_bad_reloc: Unknown rela relocation: 9' in d['modules'][0]['messages'] and [f['id'] for f in d['modules'][0]['findings']]==['unsupported-relocation']"
+ok "check: R_X86_64_GOTPCREL is ENOEXEC with the kernel's line" $?
+
+# the 5.10 oops the QEMU oracle observed (tests/oracle/testdata/oops-5.10/README.md)
+f510=$top/fixtures/ko/5.10
+oops=$top/tests/oracle/testdata/oops-5.10
+"$kp" check --format json -k "$f510/Module.symvers.gz" --kernel-config "$f510/config.gz" \
+	--kernel-release 5.10.0-46-amd64 "$oops/kp_bad_shndx.ko" > "$tmp/oops.json"
+json "$tmp/oops.json" "d['modules'][0]['oops'] is True and d['modules'][0]['errno'] is None and 'D' in d['modules'][0]['global_taint']"
+ok "5.10: a section index that reads into the guard page: the kernel oopses" $?
+python3 "$top/tests/oracle/compare.py" "$oops/bad_shndx_guard.json" "$tmp/oops.json" > /dev/null
+ok "5.10 oops: the prediction matches the observed boot (compare.py)" $?
+
 echo "1..$n"
 [ $fail -eq 0 ]

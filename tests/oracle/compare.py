@@ -36,6 +36,9 @@ Messages. A dmesg line printed during M's load step is *kernel-relevant* when
   (b) its level is KERN_NOTICE or more severe (<= 5), it names M as a whole word, and it is not
       a symbol_get result line of a fixture, nor printed by M's own init() (between the
       "calling  FN" and "initcall FN returned" lines of a boot with initcall_debug).
+A load during which the kernel oopsed (the loader killed: "killed_by_signal", errno KILLED)
+must be predicted with "oops": true (its errno is not compared); a predicted oops must have
+happened.
 A failed load counts as loaded, errno and module taint not compared, when the failure is the
 module's init()'s own: scenarios named init_*, or initcall_debug's "initcall FN returned RC"
 line in the step with RC == the load's rc.
@@ -276,10 +279,15 @@ def compare_pair(obs_path, pred_path, res, ignore_once):
             loaded = True
         res.check(bool(p.get("loads")) == loaded, where,
                   "loads: kernel %s, predicted %s" % (loaded, bool(p.get("loads"))))
-        if not by_init:
+        # the kernel oopsed: the loader was killed (no rc, errno "KILLED"), kopolicy says "oops"
+        killed = "killed" in ld or ld.get("killed_by_signal") is not None
+        if not by_init and not killed:
             res.check(p.get("errno") == ld["errno"], where,
                       "errno: kernel %s (rc=%s), predicted %s"
                       % (ld["errno"] or "null", ld["rc"], p.get("errno") or "null"))
+        if killed or p.get("oops"):
+            res.check(bool(p.get("oops")) == killed, where,
+                      "oops: kernel %s, predicted %s" % (killed, bool(p.get("oops"))))
 
         # module taint (gone with the module when init() failed)
         if loaded and not by_init:

@@ -23,8 +23,17 @@ static inline bool kp_same_module(const struct kp_module *a, const struct kp_mod
 	    a->nimports != b->nimports || a->nexports != b->nexports ||
 	    a->nversions != b->nversions || a->next_versions != b->next_versions ||
 	    a->nsymget != b->nsymget || a->nsymput != b->nsymput ||
-	    memcmp(&a->sig, &b->sig, sizeof(a->sig)) || a->this_module_size != b->this_module_size)
+	    memcmp(&a->sig, &b->sig, sizeof(a->sig)) || a->this_module_size != b->this_module_size ||
+	    a->shoff != b->shoff || a->nrelocs != b->nrelocs ||
+	    !kp_same_str(a->relocs_problem, b->relocs_problem))
 		return false;
+	for (size_t i = 0; i < a->nrelocs; i++)
+		if (a->relocs[i].type != b->relocs[i].type || a->relocs[i].rela != b->relocs[i].rela ||
+		    a->relocs[i].percpu != b->relocs[i].percpu ||
+		    a->relocs[i].index != b->relocs[i].index ||
+		    a->relocs[i].count != b->relocs[i].count ||
+		    !kp_same_str(a->relocs[i].section, b->relocs[i].section))
+			return false;
 	for (size_t i = 0; i < a->nmodinfo; i++)
 		if (!kp_same_str(a->modinfo[i].key, b->modinfo[i].key) ||
 		    !kp_same_str(a->modinfo[i].value, b->modinfo[i].value))

@@ -471,9 +471,35 @@ static void test_typed_modinfo(struct tap *t)
 	free(d);
 }
 
+/* relocs.c: the relocation types apply_relocations() hands to the architecture. */
+static void test_relocs(struct tap *t)
+{
+	struct kp_module *m = open_fixture(t, "fixtures/ko/6.1/kp_bad_reloc.ko");
+	const struct kp_reloc_use *got = NULL;
+	bool debug_seen = false;
+
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nrelocs; i++) {
+		if (m->relocs[i].type == 9)
+			got = &m->relocs[i];
+		debug_seen |= !strncmp(m->relocs[i].section, ".rela.debug", 11);
+	}
+	tap_ok(t, got && got->rela && !got->percpu && got->count == 1 &&
+			  !strcmp(got->section, ".rela.init.text") && got->index == 1,
+	       "kp_bad_reloc: R_X86_64_GOTPCREL once, entry 1 of .rela.init.text");
+	tap_ok(t, !debug_seen && !m->relocs_problem,
+	       "kp_bad_reloc: no relocation of a non-SHF_ALLOC section listed");
+	tap_ok(t, m->shoff > 0 && m->shoff < m->file_size, "e_shoff read: %llu",
+	       (unsigned long long)m->shoff);
+	kp_module_free(m);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
+
+	test_relocs(&t);
 
 	test_gpl_provider(&t, "fixtures/ko/6.12/kp_gpl_prov.ko", KP_COMP_NONE);
 	test_gpl_provider(&t, "fixtures/ko/6.12/kp_gpl_prov.ko.xz", KP_COMP_XZ);

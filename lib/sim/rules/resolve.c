@@ -5,6 +5,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rules.h"
@@ -127,6 +128,53 @@ static bool ignore_undef_symbol(const struct kp_sim_ctx *c, uint16_t machine, co
 }
 
 /*
+ * simplify_symbols() before f9d69d5e7bde ("module: Fix kernel panic when a symbol st_shndx is
+ * out of bounds", 7.0; 6.1.168, 6.12.80): the default branch adds
+ * info->sechdrs[st_shndx].sh_addr, a read past the section header table. Where it lands in
+ * the buffer holding the module (oob-read.c) decides: leftover bytes (the symbol gets a
+ * garbage address and the load goes on, as a 5.10 boot shows for e_shnum + 2), the guard
+ * page (the kernel oopses), or beyond (unpredictable).
+ */
+static int unchecked_section_index(struct kp_sim_ctx *c, struct kp_loading *ld,
+				   const struct kp_special_sym *s)
+{
+	const struct kp_module *m = ld->m;
+	uint64_t entsize = m->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	uint64_t field = m->is64 ? offsetof(Elf64_Shdr, sh_addr) : offsetof(Elf32_Shdr, sh_addr);
+	uint64_t off = m->shoff + (uint64_t)s->shndx * entsize + field;
+	const char *line;
+
+	switch (kp_oob_read(m, off, m->is64 ? 8 : 4)) {
+	case KP_OOB_INSIDE:
+		kp_finding(ld->v, "invalid-section-index", KP_SEV_WARNING, KP_CONS_WARN, s->name,
+			   "%s has section index %u, past the %u sections: this kernel reads "
+			   "past its section table instead of refusing the module (inside the "
+			   "module's buffer: the symbol gets a garbage address, the load goes on)",
+			   s->name, s->shndx, m->shnum);
+		return 0;
+	case KP_OOB_BEYOND:
+		kp_finding(ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, s->name,
+			   "%s has section index %u, past the %u sections: this kernel reads "
+			   "%llu bytes into the image, past its buffer and the guard page after it: "
+			   "it oopses unless other memory happens to be mapped there",
+			   s->name, s->shndx, m->shnum, (unsigned long long)off);
+		return 0;
+	case KP_OOB_GUARD:
+		break;
+	}
+	if ((line = kp_oob_fault_line(m->machine)))
+		kp_msg(c, ld, "%s", line);
+	kp_finding(ld->v, "kernel-oops", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, s->name,
+		   "%s has section index %u, past the %u sections: this kernel reads "
+		   "sechdrs[%u].sh_addr at byte %llu of a %llu-byte image, in the guard page "
+		   "after the buffer: the kernel oopses (global taint D, the loading process is "
+		   "killed)",
+		   s->name, s->shndx, m->shnum, s->shndx, (unsigned long long)off,
+		   (unsigned long long)m->image_size);
+	return KP_ERR_OOPS;
+}
+
+/*
  * The st_shndx switch of simplify_symbols() for a defined symbol (all versions; the
  * st_shndx >= e_shnum check is KP_F_SHNDX_CHECK). Returns the error it assigns, or 0.
  */
@@ -145,13 +193,8 @@ static int defined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 	}
 	if (s->shndx == KP_SHN_LIVEPATCH || s->shndx < ld->m->shnum)
 		return 0;
-	if (!c->p->has[KP_F_SHNDX_CHECK]) {
-		kp_finding(ld->v, "invalid-section-index", KP_SEV_WARNING, KP_CONS_WARN, s->name,
-			   "%s has section index %u, past the %u sections: this kernel reads "
-			   "past its section table instead of refusing the module",
-			   s->name, s->shndx, ld->m->shnum);
-		return 0;
-	}
+	if (!c->p->has[KP_F_SHNDX_CHECK])
+		return unchecked_section_index(c, ld, s);
 	kp_msg(c, ld, "%s: Symbol %s has an invalid section index %u (max %u)", ld->name, s->name,
 	       s->shndx, ld->m->shnum - 1);
 	kp_finding(ld->v, "invalid-section-index", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, s->name,
@@ -218,6 +261,8 @@ int kp_rule_simplify_symbols(struct kp_sim_ctx *c, struct kp_loading *ld)
 			err = undefined_symbol(c, ld, &m->imports[i++]);
 		else
 			err = defined_symbol(c, ld, &m->special_syms[k++]);
+		if (err == KP_ERR_OOPS)
+			return err; /* the process is killed there */
 		if (err)
 			ret = err;
 	}

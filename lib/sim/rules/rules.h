@@ -102,6 +102,16 @@ bool kp_rule_inherit_taint(struct kp_sim_ctx *c, struct kp_loading *ld, const st
 			   const char *name);
 /* resolve.c */
 int kp_rule_simplify_symbols(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* oob-read.c: a read of @width bytes at offset @off of the module image the kernel holds */
+enum kp_oob {
+	KP_OOB_INSIDE, /* inside the page-rounded buffer: leftover bytes, no fault */
+	KP_OOB_GUARD,  /* in the guard page after it: the kernel oopses */
+	KP_OOB_BEYOND, /* further: whatever is mapped there decides */
+};
+enum kp_oob kp_oob_read(const struct kp_module *m, uint64_t off, unsigned width);
+const char *kp_oob_fault_line(uint16_t machine);
+/* relocations.c */
+int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* symbol-get.c */
 int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v);
 

@@ -268,7 +268,16 @@ int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld)
 	ld->sig_ok = false;
 	if (!c->f->module_sig)
 		return 0;
-	if (ld->m->sig.present)
+	/*
+	 * mangled_module (all versions): a load that ignores modversions or vermagic
+	 * (modprobe --force) is not verified at all: the signature counts as absent.
+	 */
+	if (ld->m->sig.present && c->f->init_flags)
+		kp_finding(ld->v, "forced-unverified", KP_SEV_WARNING, KP_CONS_TAINT, NULL,
+			   "loaded with --force: module_sig_check() treats the forced module as "
+			   "mangled and does not verify its signature (unsigned: E%s)",
+			   c->f->sig_enforce ? ", EKEYREJECTED as signatures are enforced" : "");
+	else if (ld->m->sig.present)
 		err = mod_verify_sig(c, ld);
 	switch (err) {
 	case 0:

@@ -97,7 +97,9 @@ bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const ch
 	/* Exporting module didn't supply crcs?  OK, we're already tainted. */
 	if (!fs->has_crc)
 		return true;
-	if (c->p->has[KP_F_EXT_MODVERSIONS] && m->has_ext_versions) {
+	/* elf_validity_cache_index_versions(): IGNORE_MODVERSIONS zeroes the ext indices too */
+	if (c->p->has[KP_F_EXT_MODVERSIONS] && m->has_ext_versions &&
+	    !(c->f->init_flags & KP_INIT_IGNORE_MODVERSIONS)) {
 		ver = find_version(ld, m->ext_versions, m->next_versions, m->ext_versions_distinct,
 				   symname);
 		if (ver)
@@ -154,7 +156,9 @@ static bool same_magic(const char *a, const char *b, bool has_crcs)
 /* check_modinfo(): vermagic and (v6.4+) livepatch support (v4.x … v7.2). */
 int kp_rule_check_modinfo_vermagic(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
-	const char *modmagic = ld->m->vermagic;
+	/* MODULE_INIT_IGNORE_VERMAGIC: modmagic = NULL, as if the module had none */
+	const char *modmagic =
+		(c->f->init_flags & KP_INIT_IGNORE_VERMAGIC) ? NULL : ld->m->vermagic;
 
 	if (!modmagic) {
 		int err = kp_try_to_force_load(c, ld, "bad vermagic");

@@ -124,6 +124,7 @@ struct kp_module *tb_module(struct tb_world *w, const char *name)
 	m->versions = arena_array(m, sizeof(*m->versions));
 	m->ext_versions = arena_array(m, sizeof(*m->ext_versions));
 	m->symget = arena_array(m, sizeof(*m->symget));
+	m->relocs = arena_array(m, sizeof(*m->relocs));
 	m->import_ns = arena_array(m, sizeof(*m->import_ns));
 	m->versions_distinct = m->ext_versions_distinct = true;
 	/* Defaults without a modinfo tag: a tb_modinfo() of the same key replaces them. */
@@ -241,6 +242,20 @@ void tb_special(struct kp_module *m, const char *name, uint32_t shndx)
 	s->symidx = next_symidx(m);
 	s->shndx = shndx;
 	m->nspecial_syms++;
+}
+
+void tb_reloc(struct kp_module *m, uint32_t type, bool rela, const char *section, bool percpu)
+{
+	struct kp_reloc_use *u;
+
+	room(m->nrelocs, "relocation types");
+	u = &m->relocs[m->nrelocs++];
+	u->type = type;
+	u->rela = rela;
+	u->percpu = percpu;
+	u->section = section;
+	u->index = 0;
+	u->count = 1;
 }
 
 void tb_version(struct kp_module *m, const char *name, uint32_t crc)

@@ -79,6 +79,11 @@ void tb_special(struct kp_module *m, const char *name, uint32_t shndx);
 /* A __versions entry (the module gets an SHF_ALLOC __versions); ext: __version_ext_*. */
 void tb_version(struct kp_module *m, const char *name, uint32_t crc);
 void tb_ext_version(struct kp_module *m, const char *name, uint32_t crc);
+/*
+ * A relocation type the loader meets in relocation section @section (SHT_RELA when @rela),
+ * after those added before; @percpu: the section applies to .data..percpu.
+ */
+void tb_reloc(struct kp_module *m, uint32_t type, bool rela, const char *section, bool percpu);
 /* A symbol_get(@sym) call site. */
 void tb_symget(struct kp_module *m, const char *sym, enum kp_symget_method how, bool request);
 /* An appended signature that parses as PKCS#7 (id_type 2, zero params, one DER message). */

@@ -192,6 +192,9 @@ static void shndx(struct tap *t, const char *release, bool check)
 	const struct kp_finding *f;
 
 	tb_special(m, "bad_sym", 99);
+	/* sechdrs[99].sh_addr is byte 12000 + 99 * 64 + 16 = 18352 of a buffer of 20480 */
+	m->image_size = 20000;
+	m->shoff = 12000;
 	tb_run(&w);
 	snprintf(what, sizeof(what), "%s: st_shndx 99 of 40 sections", release);
 	tap_is_int(t, tb_v(&w, "m")->err, check ? -ENOEXEC : 0, what);
@@ -202,6 +205,84 @@ static void shndx(struct tap *t, const char *release, bool check)
 	tap_ok(t, f && f->severity == (check ? KP_SEV_ERROR : KP_SEV_WARNING),
 	       "invalid-section-index is %s", check ? "an error" : "a warning");
 	tb_free(&w);
+}
+
+/*
+ * Without the check the read of sechdrs[st_shndx].sh_addr lands in the buffer (garbage, the
+ * load goes on), in the guard page after it (the kernel oopses) or further (unpredictable).
+ */
+static void shndx_oops(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	const struct kp_finding *f;
+
+	m = one(&w, "5.10.223");
+	m->image_size = 5176; /* the 5.10 kp_bad_shndx fixture: shoff 3448, 27 sections */
+	m->shoff = 3448;
+	m->shnum = 27;
+	tb_special(m, "marker", 74); /* 3448 + 74 * 64 + 16 = 8200: in the guard page */
+	tb_import(m, "later_missing");
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, KP_ERR_OOPS, "5.10: the read hits the guard page: oops");
+	tap_is_str(t, kp_errno_name(tb_v(&w, "m")->err), "OOPS", "errno name OOPS");
+	tb_is_text(t, tb_dmesg(&w, "m"),
+		   "BUG: unable to handle page fault for address: (past the module image)",
+		   "the fault line; nothing after it (the process is killed)");
+	tap_is_str(t, tb_findings(&w, "m"), "kernel-oops", "kernel-oops only");
+	f = tb_finding(&w, "m", "kernel-oops");
+	tap_ok(t, f && f->severity == KP_SEV_ERROR && strstr(f->message, "sechdrs[74]"),
+	       "kernel-oops is an error naming the read");
+	tap_ok(t, strchr(tb_global(&w), 'D') != NULL, "global taint D: '%s'", tb_global(&w));
+	tb_free(&w);
+
+	m = one(&w, "5.10.223");
+	m->image_size = 5176;
+	m->shoff = 3448;
+	m->shnum = 27;
+	tb_special(m, "marker", 29); /* 3448 + 29 * 64 + 16 = 5320 < 8192: inside */
+	tb_expect(t, &w, 0, "", "invalid-section-index", "5.10: inside the buffer, loads");
+
+	m = one(&w, "5.10.223");
+	m->image_size = 5176;
+	m->shoff = 3448;
+	m->shnum = 27;
+	tb_special(m, "marker", 200); /* 16264: past the guard page */
+	tb_run(&w);
+	f = tb_finding(&w, "m", "kernel-oops");
+	tap_ok(t, tb_v(&w, "m")->err == 0 && f && f->severity == KP_SEV_WARNING,
+	       "5.10: past the guard page: a kernel-oops warning, the outcome open");
+	tb_free(&w);
+
+	/* ELFCLASS32: 40-byte headers, sh_addr at 12 */
+	m = one(&w, "5.10.223");
+	m->machine = EM_386;
+	m->is64 = false;
+	m->image_size = 4000;
+	m->shoff = 3000;
+	m->shnum = 20;
+	tb_special(m, "marker", 28); /* 3000 + 28 * 40 + 12 = 4132: guard page */
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, KP_ERR_OOPS, "i386: 40-byte headers, oops");
+	tb_free(&w);
+
+	/* ppc64el: 64 KiB pages, the same read stays inside */
+	m = one(&w, "5.10.223");
+	m->machine = EM_PPC64;
+	m->image_size = 5176;
+	m->shoff = 3448;
+	m->shnum = 27;
+	tb_special(m, "marker", 74);
+	tb_expect(t, &w, 0, "", "invalid-section-index", "ppc64: 64 KiB pages, inside");
+
+	/* a kernel with the check refuses before reading */
+	m = one(&w, "6.12.80");
+	m->image_size = 5176;
+	m->shoff = 3448;
+	m->shnum = 27;
+	tb_special(m, "marker", 74);
+	tb_expect(t, &w, -ENOEXEC, "m: Symbol marker has an invalid section index 74 (max 26)",
+		  "invalid-section-index", "6.12.80: refused, no oops");
 }
 
 int main(void)
@@ -235,6 +316,7 @@ int main(void)
 	module_ns(&t, "6.15.0", "module:user", "user", false); /* an ordinary namespace */
 	module_ns(&t, "7.2.13", "module:user", "user", true);
 	specials(&t);
+	shndx_oops(&t);
 	shndx(&t, "6.1.167", false);
 	shndx(&t, "6.1.168", true);
 	shndx(&t, "6.12.79", false);

@@ -231,10 +231,73 @@ static void long_list(struct tap *t)
 	tb_expect(t, &w, 0, "", "", "a name twice: its first entry is the one compared");
 }
 
+/*
+ * modprobe --force (finit_module() MODULE_INIT_IGNORE_MODVERSIONS | _VERMAGIC, all versions):
+ * no __versions (every CRC check force-loads), no vermagic ("bad vermagic"), and
+ * module_sig_check() treats the module as mangled: its signature is not verified.
+ */
+static void forced(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	/* a correctly built, signed module: forced, it loads F and E instead of clean */
+	m = one(&w, "6.12.37");
+	w.facts.force_load = true;
+	w.facts.module_sig = true;
+	w.facts.signatures_trusted = true;
+	w.facts.vermagic = "6.12.0 SMP mod_unload modversions ";
+	w.facts.init_flags = KP_INIT_IGNORE_MODVERSIONS | KP_INIT_IGNORE_VERMAGIC;
+	tb_modinfo(m, "vermagic", "6.12.0 SMP mod_unload modversions ");
+	tb_version(m, "printk", 0x11111111);
+	tb_import(m, "printk");
+	tb_signed(m, "sha256", "rsa");
+	tb_run(&w);
+	tap_ok(t, tb_v(&w, "m")->loads, "--force: loads (CONFIG_MODULE_FORCE_LOAD)");
+	tb_is_text(t, tb_dmesg(&w, "m"),
+		   "m: module_layout: kernel tainted.\n"
+		   "Disabling lock debugging due to kernel taint\n"
+		   "m: module verification failed: signature and/or required key missing - "
+		   "tainting kernel",
+		   "--force: F from module_layout (before the vermagic), the signature not "
+		   "checked (E)");
+	tap_is_str(t, tb_taints(&w, "m"), "FE", "--force: F and E");
+	tap_is_str(t, tb_findings(&w, "m"), "forced-unverified", "--force: forced-unverified");
+	tb_free(&w);
+
+	/* the same, signatures enforced: the valid signature does not help */
+	m = one(&w, "6.12.37");
+	w.facts.force_load = true;
+	w.facts.module_sig = true;
+	w.facts.sig_enforce = true;
+	w.facts.signatures_trusted = true;
+	w.facts.init_flags = KP_INIT_IGNORE_MODVERSIONS | KP_INIT_IGNORE_VERMAGIC;
+	tb_signed(m, "sha256", "rsa");
+	tb_expect(t, &w, -EKEYREJECTED, "Loading of unsigned module is rejected",
+		  "forced-unverified,signature-required", "--force, sig_enforce: EKEYREJECTED");
+
+	/* without CONFIG_MODULE_FORCE_LOAD a forced load fails at the vermagic */
+	m = one(&w, "6.12.37");
+	w.facts.init_flags = KP_INIT_IGNORE_VERMAGIC;
+	tb_expect(t, &w, -ENOEXEC, "", "no-vermagic", "--force-vermagic, no FORCE_LOAD: ENOEXEC");
+
+	/* --force-modversion only: a CRC mismatch no longer matters, but F */
+	m = one(&w, "6.12.37");
+	w.facts.force_load = true;
+	w.facts.init_flags = KP_INIT_IGNORE_MODVERSIONS;
+	tb_version(m, "printk", 0xdeadbeef);
+	tb_import(m, "printk");
+	tb_run(&w);
+	tap_ok(t, tb_v(&w, "m")->loads && !strcmp(tb_taints(&w, "m"), "F"),
+	       "--force-modversion: the CRC mismatch is forced (F)");
+	tb_free(&w);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
 
+	forced(&t);
 	crcs(&t);
 	long_list(&t);
 	no_versions(&t);

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The relocation types each architecture's apply_relocate() / apply_relocate_add() applies.
+ * Sources: arch/{x86,arm64,arm,s390,powerpc,mips,riscv}/kernel/module*.c of Debian's
+ * linux-source 5.10.223, 6.1.192, 6.12.117 and 7.2.13 (the case labels of the relocation
+ * switch, the handler tables of mips and riscv), the type values from the same trees'
+ * asm/elf.h. A row holds from the release in @from (0: every modelled release, 5.10 on)
+ * until the release in @until (0: still in 7.2). Types first seen in a later tree carry the
+ * mainline release of their commit where known: riscv's "riscv: Add remaining module
+ * relocations" and the ULEB128 pair (v6.7), powerpc's pcrel support for modules (v6.4);
+ * arm's place-relative and group relocations are in the 6.1 tree and not in 5.10, their
+ * release in between is not pinned (taken as 6.1). Not modelled: loongarch (handler tables
+ * whose refusals depend on the handler), ppc32, and the overflow / range checks every
+ * architecture makes on the values (they depend on where the module is placed).
+ */
+#include "arch-relocs.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stddef.h>
+
+#include "util/util.h"
+
+struct reloc_row {
+	uint32_t type;
+	const char *name;
+	struct kp_kver from, until;
+	const char *config; /* applied only with CONFIG_<config>=y (arm), else NULL */
+};
+
+/* A type the architecture names and refuses with its own line (or none). */
+struct refused_row {
+	uint32_t type;
+	const char *name;
+	struct kp_kver from, until;
+	const char *line_fmt; /* NULL: refused without a line */
+	int err;
+};
+
+/* clang-format off */
+/* x86_64 */
+static const struct reloc_row x86_64_rows[] = {
+	{ 0, "R_X86_64_NONE", { 0 }, { 0 }, NULL },
+	{ 1, "R_X86_64_64", { 0 }, { 0 }, NULL },
+	{ 2, "R_X86_64_PC32", { 0 }, { 0 }, NULL },
+	{ 4, "R_X86_64_PLT32", { 0 }, { 0 }, NULL },
+	{ 10, "R_X86_64_32", { 0 }, { 0 }, NULL },
+	{ 11, "R_X86_64_32S", { 0 }, { 0 }, NULL },
+	{ 24, "R_X86_64_PC64", { 0 }, { 0 }, NULL },
+};
+/* i386 */
+static const struct reloc_row i386_rows[] = {
+	{ 1, "R_386_32", { 0 }, { 0 }, NULL },
+	{ 2, "R_386_PC32", { 0 }, { 0 }, NULL },
+	{ 4, "R_386_PLT32", { 0 }, { 0 }, NULL },
+};
+/* arm64 */
+static const struct reloc_row arm64_rows[] = {
+	{ 0, "R_ARM_NONE", { 0 }, { 0 }, NULL },
+	{ 256, "R_AARCH64_NONE", { 0 }, { 0 }, NULL },
+	{ 257, "R_AARCH64_ABS64", { 0 }, { 0 }, NULL },
+	{ 258, "R_AARCH64_ABS32", { 0 }, { 0 }, NULL },
+	{ 259, "R_AARCH64_ABS16", { 0 }, { 0 }, NULL },
+	{ 260, "R_AARCH64_PREL64", { 0 }, { 0 }, NULL },
+	{ 261, "R_AARCH64_PREL32", { 0 }, { 0 }, NULL },
+	{ 262, "R_AARCH64_PREL16", { 0 }, { 0 }, NULL },
+	{ 263, "R_AARCH64_MOVW_UABS_G0", { 0 }, { 0 }, NULL },
+	{ 264, "R_AARCH64_MOVW_UABS_G0_NC", { 0 }, { 0 }, NULL },
+	{ 265, "R_AARCH64_MOVW_UABS_G1", { 0 }, { 0 }, NULL },
+	{ 266, "R_AARCH64_MOVW_UABS_G1_NC", { 0 }, { 0 }, NULL },
+	{ 267, "R_AARCH64_MOVW_UABS_G2", { 0 }, { 0 }, NULL },
+	{ 268, "R_AARCH64_MOVW_UABS_G2_NC", { 0 }, { 0 }, NULL },
+	{ 269, "R_AARCH64_MOVW_UABS_G3", { 0 }, { 0 }, NULL },
+	{ 270, "R_AARCH64_MOVW_SABS_G0", { 0 }, { 0 }, NULL },
+	{ 271, "R_AARCH64_MOVW_SABS_G1", { 0 }, { 0 }, NULL },
+	{ 272, "R_AARCH64_MOVW_SABS_G2", { 0 }, { 0 }, NULL },
+	{ 273, "R_AARCH64_LD_PREL_LO19", { 0 }, { 0 }, NULL },
+	{ 274, "R_AARCH64_ADR_PREL_LO21", { 0 }, { 0 }, NULL },
+	{ 275, "R_AARCH64_ADR_PREL_PG_HI21", { 0 }, { 0 }, NULL },
+	{ 276, "R_AARCH64_ADR_PREL_PG_HI21_NC", { 0 }, { 0 }, NULL },
+	{ 277, "R_AARCH64_ADD_ABS_LO12_NC", { 0 }, { 0 }, NULL },
+	{ 278, "R_AARCH64_LDST8_ABS_LO12_NC", { 0 }, { 0 }, NULL },
+	{ 279, "R_AARCH64_TSTBR14", { 0 }, { 0 }, NULL },
+	{ 280, "R_AARCH64_CONDBR19", { 0 }, { 0 }, NULL },
+	{ 282, "R_AARCH64_JUMP26", { 0 }, { 0 }, NULL },
+	{ 283, "R_AARCH64_CALL26", { 0 }, { 0 }, NULL },
+	{ 284, "R_AARCH64_LDST16_ABS_LO12_NC", { 0 }, { 0 }, NULL },
+	{ 285, "R_AARCH64_LDST32_ABS_LO12_NC", { 0 }, { 0 }, NULL },
+	{ 286, "R_AARCH64_LDST64_ABS_LO12_NC", { 0 }, { 0 }, NULL },
+	{ 287, "R_AARCH64_MOVW_PREL_G0", { 0 }, { 0 }, NULL },
+	{ 288, "R_AARCH64_MOVW_PREL_G0_NC", { 0 }, { 0 }, NULL },
+	{ 289, "R_AARCH64_MOVW_PREL_G1", { 0 }, { 0 }, NULL },
+	{ 290, "R_AARCH64_MOVW_PREL_G1_NC", { 0 }, { 0 }, NULL },
+	{ 291, "R_AARCH64_MOVW_PREL_G2", { 0 }, { 0 }, NULL },
+	{ 292, "R_AARCH64_MOVW_PREL_G2_NC", { 0 }, { 0 }, NULL },
+	{ 293, "R_AARCH64_MOVW_PREL_G3", { 0 }, { 0 }, NULL },
+	{ 299, "R_AARCH64_LDST128_ABS_LO12_NC", { 0 }, { 0 }, NULL },
+};
+/* arm */
+static const struct reloc_row arm_rows[] = {
+	{ 0, "R_ARM_NONE", { 0 }, { 0 }, NULL },
+	{ 1, "R_ARM_PC24", { 0 }, { 0 }, NULL },
+	{ 2, "R_ARM_ABS32", { 0 }, { 0 }, NULL },
+	{ 3, "R_ARM_REL32", { 6, 1, 0 }, { 0 }, NULL },
+	{ 10, "R_ARM_THM_CALL", { 0 }, { 0 }, "THUMB2_KERNEL" },
+	{ 28, "R_ARM_CALL", { 0 }, { 0 }, NULL },
+	{ 29, "R_ARM_JUMP24", { 0 }, { 0 }, NULL },
+	{ 30, "R_ARM_THM_JUMP24", { 0 }, { 0 }, "THUMB2_KERNEL" },
+	{ 38, "R_ARM_TARGET1", { 0 }, { 0 }, NULL },
+	{ 40, "R_ARM_V4BX", { 0 }, { 0 }, NULL },
+	{ 42, "R_ARM_PREL31", { 0 }, { 0 }, NULL },
+	{ 43, "R_ARM_MOVW_ABS_NC", { 0 }, { 0 }, NULL },
+	{ 44, "R_ARM_MOVT_ABS", { 0 }, { 0 }, NULL },
+	{ 45, "R_ARM_MOVW_PREL_NC", { 6, 1, 0 }, { 0 }, NULL },
+	{ 46, "R_ARM_MOVT_PREL", { 6, 1, 0 }, { 0 }, NULL },
+	{ 47, "R_ARM_THM_MOVW_ABS_NC", { 0 }, { 0 }, "THUMB2_KERNEL" },
+	{ 48, "R_ARM_THM_MOVT_ABS", { 0 }, { 0 }, "THUMB2_KERNEL" },
+	{ 49, "R_ARM_THM_MOVW_PREL_NC", { 6, 1, 0 }, { 0 }, "THUMB2_KERNEL" },
+	{ 50, "R_ARM_THM_MOVT_PREL", { 6, 1, 0 }, { 0 }, "THUMB2_KERNEL" },
+	{ 57, "R_ARM_ALU_PC_G0_NC", { 6, 1, 0 }, { 0 }, "ARM_HAS_GROUP_RELOCS" },
+	{ 59, "R_ARM_ALU_PC_G1_NC", { 6, 1, 0 }, { 0 }, "ARM_HAS_GROUP_RELOCS" },
+	{ 63, "R_ARM_LDR_PC_G2", { 6, 1, 0 }, { 0 }, "ARM_HAS_GROUP_RELOCS" },
+};
+/* s390x */
+static const struct reloc_row s390x_rows[] = {
+	{ 0, "R_390_NONE", { 0 }, { 0 }, NULL },
+	{ 1, "R_390_8", { 0 }, { 0 }, NULL },
+	{ 2, "R_390_12", { 0 }, { 0 }, NULL },
+	{ 3, "R_390_16", { 0 }, { 0 }, NULL },
+	{ 4, "R_390_32", { 0 }, { 0 }, NULL },
+	{ 5, "R_390_PC32", { 0 }, { 0 }, NULL },
+	{ 6, "R_390_GOT12", { 0 }, { 0 }, NULL },
+	{ 7, "R_390_GOT32", { 0 }, { 0 }, NULL },
+	{ 8, "R_390_PLT32", { 0 }, { 0 }, NULL },
+	{ 13, "R_390_GOTOFF32", { 0 }, { 0 }, NULL },
+	{ 14, "R_390_GOTPC", { 0 }, { 0 }, NULL },
+	{ 15, "R_390_GOT16", { 0 }, { 0 }, NULL },
+	{ 16, "R_390_PC16", { 0 }, { 0 }, NULL },
+	{ 17, "R_390_PC16DBL", { 0 }, { 0 }, NULL },
+	{ 18, "R_390_PLT16DBL", { 0 }, { 0 }, NULL },
+	{ 19, "R_390_PC32DBL", { 0 }, { 0 }, NULL },
+	{ 20, "R_390_PLT32DBL", { 0 }, { 0 }, NULL },
+	{ 21, "R_390_GOTPCDBL", { 0 }, { 0 }, NULL },
+	{ 22, "R_390_64", { 0 }, { 0 }, NULL },
+	{ 23, "R_390_PC64", { 0 }, { 0 }, NULL },
+	{ 24, "R_390_GOT64", { 0 }, { 0 }, NULL },
+	{ 25, "R_390_PLT64", { 0 }, { 0 }, NULL },
+	{ 26, "R_390_GOTENT", { 0 }, { 0 }, NULL },
+	{ 27, "R_390_GOTOFF16", { 0 }, { 0 }, NULL },
+	{ 28, "R_390_GOTOFF64", { 0 }, { 0 }, NULL },
+	{ 29, "R_390_GOTPLT12", { 0 }, { 0 }, NULL },
+	{ 30, "R_390_GOTPLT16", { 0 }, { 0 }, NULL },
+	{ 31, "R_390_GOTPLT32", { 0 }, { 0 }, NULL },
+	{ 32, "R_390_GOTPLT64", { 0 }, { 0 }, NULL },
+	{ 33, "R_390_GOTPLTENT", { 0 }, { 0 }, NULL },
+	{ 34, "R_390_PLTOFF16", { 0 }, { 0 }, NULL },
+	{ 35, "R_390_PLTOFF32", { 0 }, { 0 }, NULL },
+	{ 36, "R_390_PLTOFF64", { 0 }, { 0 }, NULL },
+	{ 57, "R_390_20", { 0 }, { 0 }, NULL },
+	{ 58, "R_390_GOT20", { 0 }, { 0 }, NULL },
+	{ 59, "R_390_GOTPLT20", { 0 }, { 0 }, NULL },
+};
+/* ppc64 */
+static const struct reloc_row ppc64_rows[] = {
+	{ 1, "R_PPC64_ADDR32", { 0 }, { 0 }, NULL },
+	{ 10, "R_PPC_REL24", { 0 }, { 0 }, NULL },
+	{ 26, "R_PPC64_REL32", { 0 }, { 0 }, NULL },
+	{ 38, "R_PPC64_ADDR64", { 0 }, { 0 }, NULL },
+	{ 44, "R_PPC64_REL64", { 0 }, { 0 }, NULL },
+	{ 47, "R_PPC64_TOC16", { 0 }, { 0 }, NULL },
+	{ 48, "R_PPC64_TOC16_LO", { 0 }, { 0 }, NULL },
+	{ 50, "R_PPC64_TOC16_HA", { 0 }, { 0 }, NULL },
+	{ 51, "R_PPC64_TOC", { 0 }, { 0 }, NULL },
+	{ 63, "R_PPC64_TOC16_DS", { 0 }, { 0 }, NULL },
+	{ 64, "R_PPC64_TOC16_LO_DS", { 0 }, { 0 }, NULL },
+	{ 109, "R_PPC64_TOCSAVE", { 0 }, { 0 }, NULL },
+	{ 116, "R_PPC64_REL24_NOTOC", { 6, 4, 0 }, { 0 }, NULL },
+	{ 118, "R_PPC64_ENTRY", { 0 }, { 0 }, NULL },
+	{ 132, "R_PPC64_PCREL34", { 6, 4, 0 }, { 0 }, NULL },
+	{ 133, "R_PPC64_GOT_PCREL34", { 6, 4, 0 }, { 0 }, NULL },
+	{ 250, "R_PPC64_REL16_LO", { 0 }, { 0 }, NULL },
+	{ 252, "R_PPC64_REL16_HA", { 0 }, { 0 }, NULL },
+};
+/* mips */
+static const struct reloc_row mips_rows[] = {
+	{ 0, "R_MIPS_NONE", { 0 }, { 0 }, NULL },
+	{ 2, "R_MIPS_32", { 0 }, { 0 }, NULL },
+	{ 4, "R_MIPS_26", { 0 }, { 0 }, NULL },
+	{ 5, "R_MIPS_HI16", { 0 }, { 0 }, NULL },
+	{ 6, "R_MIPS_LO16", { 0 }, { 0 }, NULL },
+	{ 10, "R_MIPS_PC16", { 0 }, { 0 }, NULL },
+	{ 18, "R_MIPS_64", { 0 }, { 0 }, NULL },
+	{ 28, "R_MIPS_HIGHER", { 0 }, { 0 }, NULL },
+	{ 29, "R_MIPS_HIGHEST", { 0 }, { 0 }, NULL },
+	{ 60, "R_MIPS_PC21_S2", { 0 }, { 0 }, NULL },
+	{ 61, "R_MIPS_PC26_S2", { 0 }, { 0 }, NULL },
+};
+/* riscv64 */
+static const struct reloc_row riscv64_rows[] = {
+	{ 1, "R_RISCV_32", { 0 }, { 0 }, NULL },
+	{ 2, "R_RISCV_64", { 0 }, { 0 }, NULL },
+	{ 16, "R_RISCV_BRANCH", { 0 }, { 0 }, NULL },
+	{ 17, "R_RISCV_JAL", { 0 }, { 0 }, NULL },
+	{ 18, "R_RISCV_CALL", { 0 }, { 0 }, NULL },
+	{ 19, "R_RISCV_CALL_PLT", { 0 }, { 0 }, NULL },
+	{ 20, "R_RISCV_GOT_HI20", { 0 }, { 0 }, NULL },
+	{ 23, "R_RISCV_PCREL_HI20", { 0 }, { 0 }, NULL },
+	{ 24, "R_RISCV_PCREL_LO12_I", { 0 }, { 0 }, NULL },
+	{ 25, "R_RISCV_PCREL_LO12_S", { 0 }, { 0 }, NULL },
+	{ 26, "R_RISCV_HI20", { 0 }, { 0 }, NULL },
+	{ 27, "R_RISCV_LO12_I", { 0 }, { 0 }, NULL },
+	{ 28, "R_RISCV_LO12_S", { 0 }, { 0 }, NULL },
+	{ 33, "R_RISCV_ADD8", { 6, 7, 0 }, { 0 }, NULL },
+	{ 34, "R_RISCV_ADD16", { 6, 7, 0 }, { 0 }, NULL },
+	{ 35, "R_RISCV_ADD32", { 0 }, { 0 }, NULL },
+	{ 36, "R_RISCV_ADD64", { 0 }, { 0 }, NULL },
+	{ 37, "R_RISCV_SUB8", { 6, 7, 0 }, { 0 }, NULL },
+	{ 38, "R_RISCV_SUB16", { 6, 7, 0 }, { 0 }, NULL },
+	{ 39, "R_RISCV_SUB32", { 0 }, { 0 }, NULL },
+	{ 40, "R_RISCV_SUB64", { 0 }, { 0 }, NULL },
+	{ 43, "R_RISCV_ALIGN", { 0 }, { 0 }, NULL },
+	{ 44, "R_RISCV_RVC_BRANCH", { 0 }, { 0 }, NULL },
+	{ 45, "R_RISCV_RVC_JUMP", { 0 }, { 0 }, NULL },
+	{ 51, "R_RISCV_RELAX", { 0 }, { 0 }, NULL },
+	{ 52, "R_RISCV_SUB6", { 6, 7, 0 }, { 0 }, NULL },
+	{ 53, "R_RISCV_SET6", { 6, 7, 0 }, { 0 }, NULL },
+	{ 54, "R_RISCV_SET8", { 6, 7, 0 }, { 0 }, NULL },
+	{ 55, "R_RISCV_SET16", { 6, 7, 0 }, { 0 }, NULL },
+	{ 56, "R_RISCV_SET32", { 6, 7, 0 }, { 0 }, NULL },
+	{ 57, "R_RISCV_32_PCREL", { 6, 7, 0 }, { 0 }, NULL },
+	{ 59, "R_RISCV_PLT32", { 6, 7, 0 }, { 0 }, NULL },
+	{ 60, "R_RISCV_SET_ULEB128", { 6, 7, 0 }, { 0 }, NULL },
+	{ 61, "R_RISCV_SUB_ULEB128", { 6, 7, 0 }, { 0 }, NULL },
+};
+
+/* s390 apply_rela(): "Only needed if we want to support loading of modules linked with -shared." */
+static const struct refused_row s390x_refused[] = {
+	{ 9, "R_390_COPY", { 0 }, { 0 }, NULL, -ENOEXEC },
+	{ 10, "R_390_GLOB_DAT", { 0 }, { 0 }, NULL, -ENOEXEC },
+	{ 11, "R_390_JMP_SLOT", { 0 }, { 0 }, NULL, -ENOEXEC },
+	{ 12, "R_390_RELATIVE", { 0 }, { 0 }, NULL, -ENOEXEC },
+};
+
+/* riscv apply_relocate_add() 6.7+: dynamic_linking_not_supported(), tls_not_supported() */
+/* the kernel prints the relocated address where "(address)" stands */
+#define RV_DYN "%s: Dynamic linking not supported in kernel modules PC = (address)"
+#define RV_TLS "%s: Thread local storage not supported in kernel modules PC = (address)"
+static const struct refused_row riscv64_refused[] = {
+	{ 3, "R_RISCV_RELATIVE", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+	{ 4, "R_RISCV_COPY", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+	{ 5, "R_RISCV_JUMP_SLOT", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+	{ 6, "R_RISCV_TLS_DTPMOD32", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+	{ 7, "R_RISCV_TLS_DTPMOD64", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+	{ 8, "R_RISCV_TLS_DTPREL32", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+	{ 9, "R_RISCV_TLS_DTPREL64", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+	{ 10, "R_RISCV_TLS_TPREL32", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+	{ 11, "R_RISCV_TLS_TPREL64", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+	{ 21, "R_RISCV_TLS_GOT_HI20", { 6, 7, 0 }, { 0 }, RV_TLS, -EINVAL },
+	{ 22, "R_RISCV_TLS_GD_HI20", { 6, 7, 0 }, { 0 }, RV_TLS, -EINVAL },
+	{ 29, "R_RISCV_TPREL_HI20", { 6, 7, 0 }, { 0 }, RV_TLS, -EINVAL },
+	{ 30, "R_RISCV_TPREL_LO12_I", { 6, 7, 0 }, { 0 }, RV_TLS, -EINVAL },
+	{ 31, "R_RISCV_TPREL_LO12_S", { 6, 7, 0 }, { 0 }, RV_TLS, -EINVAL },
+	{ 32, "R_RISCV_TPREL_ADD", { 6, 7, 0 }, { 0 }, RV_TLS, -EINVAL },
+	{ 58, "R_RISCV_IRELATIVE", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+};
+
+/* Names of types no table applies that modules built the wrong way carry (messages only). */
+static const struct refused_row known_names[] = {
+	{ 3, "R_X86_64_GOT32", { 0 }, { 0 }, NULL, 0 },
+	{ 9, "R_X86_64_GOTPCREL", { 0 }, { 0 }, NULL, 0 },
+	{ 41, "R_X86_64_GOTPCRELX", { 0 }, { 0 }, NULL, 0 },
+	{ 42, "R_X86_64_REX_GOTPCRELX", { 0 }, { 0 }, NULL, 0 },
+	{ 311, "R_AARCH64_ADR_GOT_PAGE", { 0 }, { 0 }, NULL, 0 },
+	{ 312, "R_AARCH64_LD64_GOT_LO12_NC", { 0 }, { 0 }, NULL, 0 },
+};
+/* clang-format on */
+
+/* One architecture: its tables and what its loader prints for a type it does not know. */
+struct arch_relocs {
+	const char *arch;
+	uint16_t machine;
+	int elfclass; /* 0: either; ELFCLASS32 / ELFCLASS64 */
+	/* CONFIG_MODULES_USE_ELF_REL / _RELA: apply_relocate() / apply_relocate_add() exist */
+	bool rel, rela;
+	/*
+	 * pr_fmt() of the architecture's file, in front of its pr_err() lines (not of printk()
+	 * ones): from @prefix_from on (0: all versions); NULL: none.
+	 */
+	const char *prefix;
+	struct kp_kver prefix_from;
+	const char *unknown_fmt; /* the default: branch of the switch */
+	int unknown_err;
+	const struct reloc_row *rows;
+	size_t nrows;
+	const struct refused_row *refused;
+	size_t nrefused;
+};
+
+#define TABLE(x) x, KP_ARRAY_SIZE(x)
+
+/* clang-format off */
+static const struct arch_relocs arches[] = {
+	/*
+	 * arch/x86/kernel/module.c __write_relocate_add() (apply_relocate_add() before 6.0);
+	 * pr_fmt KBUILD_MODNAME ": " (observed on 6.1: "module: m: Unknown rela relocation: 9")
+	 */
+	{ "x86_64", EM_X86_64, ELFCLASS64, false, true, "module: ", { 0 },
+	  "%s: Unknown rela relocation: %u", -ENOEXEC, TABLE(x86_64_rows), NULL, 0 },
+	/* arch/x86/kernel/module.c apply_relocate() (CONFIG_X86_32) */
+	{ "i386", EM_386, ELFCLASS32, true, false, "module: ", { 0 },
+	  "%s: Unknown relocation: %u", -ENOEXEC, TABLE(i386_rows), NULL, 0 },
+	/*
+	 * arch/arm64/kernel/module.c apply_relocate_add(); pr_fmt "Modules: " is in the 6.12
+	 * tree, not in 6.1: taken from 6.5 (the arm64 module placement rework), not pinned
+	 */
+	{ "arm64", EM_AARCH64, ELFCLASS64, false, true, "Modules: ", { 6, 5, 0 },
+	  "module %s: unsupported RELA relocation: %u", -ENOEXEC, TABLE(arm64_rows), NULL, 0 },
+	/* arch/arm/kernel/module.c apply_relocate() */
+	{ "arm", EM_ARM, ELFCLASS32, true, false, NULL, { 0 }, "%s: unknown relocation: %u",
+	  -ENOEXEC, TABLE(arm_rows), NULL, 0 },
+	/* arch/s390/kernel/module.c apply_rela() (printk: no prefix) */
+	{ "s390x", EM_S390, ELFCLASS64, false, true, NULL, { 0 },
+	  "module %s: unknown relocation: %u", -ENOEXEC, TABLE(s390x_rows), TABLE(s390x_refused) },
+	/* arch/powerpc/kernel/module_64.c apply_relocate_add(); pr_fmt KBUILD_MODNAME ": " */
+	{ "ppc64", EM_PPC64, ELFCLASS64, false, true, "module_64: ", { 0 },
+	  "%s: Unknown ADD relocation: %u", -ENOEXEC, TABLE(ppc64_rows), NULL, 0 },
+	/* arch/mips/kernel/module.c reloc_handler() (the reloc_handlers[] table before 6.1) */
+	{ "mips", EM_MIPS, ELFCLASS32, true, false, NULL, { 0 }, "%s: Unknown relocation type %u",
+	  -EINVAL, TABLE(mips_rows), NULL, 0 },
+	{ "mips64", EM_MIPS, ELFCLASS64, true, true, NULL, { 0 },
+	  "%s: Unknown relocation type %u", -EINVAL, TABLE(mips_rows), NULL, 0 },
+	/* arch/riscv/kernel/module.c apply_relocate_add(): the reloc_handlers[] table */
+	{ "riscv", EM_RISCV, 0, false, true, NULL, { 0 }, "%s: Unknown relocation type %u",
+	  -EINVAL, TABLE(riscv64_rows), TABLE(riscv64_refused) },
+};
+/* clang-format on */
+
+/* include/linux/moduleloader.h: the stubs of an architecture without REL or RELA support. */
+#define NO_HANDLER_FMT "module %s: REL relocation unsupported"
+
+static bool in_range(const struct kp_kver *from, const struct kp_kver *until,
+		     const struct kp_kver *v)
+{
+	if (!v) /* the newest modelled kernel */
+		return until->major == 0;
+	if (from->major && kp_kver_cmp(v, from) < 0)
+		return false;
+	return until->major == 0 || kp_kver_cmp(v, until) < 0;
+}
+
+static const struct arch_relocs *find_arch(uint16_t machine, bool is64)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(arches); i++) {
+		const struct arch_relocs *a = &arches[i];
+
+		if (a->machine == machine &&
+		    (!a->elfclass || a->elfclass == (is64 ? ELFCLASS64 : ELFCLASS32)))
+			return a;
+	}
+	return NULL;
+}
+
+const char *kp_arch_reloc_name(uint16_t machine, uint32_t type)
+{
+	for (size_t i = 0; i < KP_ARRAY_SIZE(arches); i++) {
+		const struct arch_relocs *a = &arches[i];
+
+		if (a->machine != machine)
+			continue;
+		for (size_t k = 0; k < a->nrows; k++)
+			if (a->rows[k].type == type)
+				return a->rows[k].name;
+		for (size_t k = 0; k < a->nrefused; k++)
+			if (a->refused[k].type == type)
+				return a->refused[k].name;
+	}
+	if (machine == EM_X86_64 || machine == EM_AARCH64)
+		for (size_t k = 0; k < KP_ARRAY_SIZE(known_names); k++)
+			if (known_names[k].type == type && (machine == EM_AARCH64) == (type >= 256))
+				return known_names[k].name;
+	return NULL;
+}
+
+void kp_arch_reloc_check(uint16_t machine, bool is64, bool rela, uint32_t type,
+			 const struct kp_kver *v, struct kp_reloc_verdict *out)
+{
+	const struct arch_relocs *a = find_arch(machine, is64);
+
+	*out = (struct kp_reloc_verdict){ .outcome = KP_RELOC_NOT_MODELLED,
+					  .arch = "unknown",
+					  .prefix = "" };
+	if (!a)
+		return;
+	out->arch = a->arch;
+	if (a->prefix && (!v || !a->prefix_from.major || kp_kver_cmp(v, &a->prefix_from) >= 0))
+		out->prefix = a->prefix;
+	out->name = kp_arch_reloc_name(machine, type);
+	out->function = rela ? "apply_relocate_add()" : "apply_relocate()";
+	if (!(rela ? a->rela : a->rel)) {
+		out->prefix = ""; /* printk() */
+		out->outcome = KP_RELOC_REFUSED;
+		out->line_fmt = NO_HANDLER_FMT;
+		out->err = -ENOEXEC;
+		return;
+	}
+	for (size_t k = 0; k < a->nrows; k++) {
+		const struct reloc_row *r = &a->rows[k];
+
+		if (r->type != type || !in_range(&r->from, &r->until, v))
+			continue;
+		out->outcome = r->config ? KP_RELOC_CONFIG : KP_RELOC_APPLIED;
+		out->config = r->config;
+		if (r->config) {
+			out->line_fmt = a->unknown_fmt;
+			out->err = a->unknown_err;
+		}
+		return;
+	}
+	out->outcome = KP_RELOC_REFUSED;
+	out->line_fmt = a->unknown_fmt;
+	out->err = a->unknown_err;
+	for (size_t k = 0; k < a->nrefused; k++) {
+		const struct refused_row *r = &a->refused[k];
+
+		if (r->type == type && in_range(&r->from, &r->until, v)) {
+			out->line_fmt = r->line_fmt;
+			out->err = r->err;
+			return;
+		}
+	}
+}
