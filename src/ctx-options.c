@@ -72,6 +72,9 @@ int kp_ctx_option(struct kp_ctx_opts *o, int c, const char *arg)
 	case 0x10f:
 		o->no_kernel_keys = true;
 		return 1;
+	case 0x130:
+		o->vmlinux_btf = arg;
+		return 1;
 	case 0x10e:
 		if (o->nkernel_images == KP_ARRAY_SIZE(o->kernel_images)) {
 			kp_cli_error(NULL, "too many --kernel-image options");

@@ -32,7 +32,8 @@
 	{ "root", required_argument, NULL, 0x10c }, \
 	{ "trusted-cert", required_argument, NULL, 0x10d }, \
 	{ "kernel-image", required_argument, NULL, 0x10e }, \
-	{ "no-kernel-keys", no_argument, NULL, 0x10f }
+	{ "no-kernel-keys", no_argument, NULL, 0x10f }, \
+	{ "vmlinux-btf", required_argument, NULL, 0x130 }
 
 #define KP_ANALYSIS_HELP \
 	"Target kernel:\n" \
@@ -62,6 +63,9 @@
 	"      --kernel-image FILE  the certificates compiled into this vmlinuz/vmlinux\n" \
 	"                         (repeatable; -b and --running read the tree's own image)\n" \
 	"      --no-kernel-keys   not the keys -b and --running find (tree image, /proc/keys)\n" \
+	"      --vmlinux-btf FILE the kernel's BTF: a vmlinux (the headers' one will do) or\n" \
+	"                         raw BTF; -b reads build/vmlinux, --running\n" \
+	"                         /sys/kernel/btf/vmlinux\n" \
 	"      --allow-missing-namespace-imports\n" \
 	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n"
 /* clang-format on */

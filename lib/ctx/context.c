@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 
 #include "cache/inputs.h"
+#include "kernel/rootfs.h"
 #include "read/facts-cache.h"
 #include "context.h"
 
@@ -291,13 +292,53 @@ static int load_kernel(struct kp_ctx *c, struct kp_err *err)
 	return 0;
 }
 
+int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_err *err)
+{
+	const char *path = c->o.vmlinux_btf;
+	char *sys = NULL, missing[sizeof(err->msg) + 64];
+	struct kp_err why = { 0 };
+	int r;
+
+	if (!f->btf_modules)
+		return 0;
+	if (!path && c->have_run && c->run.root) {
+		sys = kp_root_path(c->run.root, "sys/kernel/btf/vmlinux");
+		if (!sys)
+			return kp_err_set(err, "out of memory");
+		path = sys;
+	}
+	if (!path && c->have_tree)
+		path = c->tree.btf_vmlinux_path;
+	if (!path)
+		return kp_facts_vmlinux_btf(f, NULL, 0, NULL,
+					    "no vmlinux BTF: no build/vmlinux in the tree") < 0
+			       ? kp_err_set(err, "out of memory")
+			       : 0;
+	kp_vmlinux_btf_release(&c->vmlinux_btf);
+	if (kp_vmlinux_btf_read(path, &c->vmlinux_btf, &why) < 0) {
+		free(sys);
+		if (c->o.vmlinux_btf) {
+			*err = why;
+			return -1;
+		}
+		snprintf(missing, sizeof(missing), "no vmlinux BTF: %s", why.msg);
+		return kp_facts_vmlinux_btf(f, NULL, 0, NULL, missing) < 0
+			       ? kp_err_set(err, "out of memory")
+			       : 0;
+	}
+	r = kp_facts_vmlinux_btf(f, c->vmlinux_btf.data, c->vmlinux_btf.len, path, NULL);
+	free(sys);
+	return r < 0 ? kp_err_set(err, "out of memory") : 0;
+}
+
 static int load_facts(struct kp_ctx *c, struct kp_err *err)
 {
 	if (c->o.fo.release && kp_base_set_release(c->base, c->o.fo.release, err) < 0)
 		return -1;
 	if (load_keys(c, err) < 0)
 		return -1;
-	if (kp_facts_build(&c->facts, &c->o.fo, kp_ctx_base(c), err) < 0)
+	if (kp_facts_build(&c->facts, &c->o.fo, kp_ctx_base(c), err) < 0 ||
+	    kp_ctx_vmlinux_btf(c, &c->facts, err) < 0)
 		return -1;
 	if (c->facts.beyond_modelled) {
 		char msg[sizeof(err->msg) + 32];
@@ -350,7 +391,8 @@ static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
 		.open = { .max_size = c->env.max_size,
 			  .full_modinfo = c->env.full_modinfo,
 			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
-					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0) },
+					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
+			  .keep_btf = c->facts.vmlinux_btf != NULL },
 		.jobs = c->env.jobs,
 		.progress = c->env.progress,
 		.progress_data = c->env.progress_data,
@@ -470,6 +512,7 @@ void kp_ctx_release(struct kp_ctx *c)
 		kp_depmod_cfg_free(&c->depmod);
 	kp_set_free(&c->set);
 	kp_facts_release(&c->facts);
+	kp_vmlinux_btf_release(&c->vmlinux_btf); /* after the facts that borrowed it */
 	kp_base_free(c->base);
 	if (c->have_chain)
 		kp_chain_close(&c->chain);

@@ -35,6 +35,7 @@ struct kp_tree {
 	char *system_map_path; /* a real System.map (usr/lib/debug/boot/ first) */
 	char *system_map_stub; /* the first one without symbol lines (Debian's stub), if any */
 	char *vmlinux_path;    /* a vmlinux with export tables (BTF-only ones are skipped) */
+	char *btf_vmlinux_path; /* build/vmlinux (Debian's headers: BTF only), else vmlinux_path */
 
 	/* modules.builtin: module names ('-' turned to '_'), sorted, and their paths. */
 	char **builtin;

@@ -139,6 +139,7 @@ static bool reader_wants(const char *name, uint32_t type, uint64_t flags)
 	static const char *const names[] = {
 		".modinfo",	      ".gnu.linkonce.this_module", "__versions",
 		"__version_ext_crcs", "__version_ext_names",	   "__kflagstab",
+		".BTF",		      ".BTF.base",
 	};
 
 	(void)flags;
@@ -229,9 +230,47 @@ struct read_call {
 	struct kp_bytes *b;
 	const struct kp_name_pool *names;
 	unsigned want_digest; /* hash the whole file for the signature check */
+	bool keep_btf;
 	struct kp_err *err;
 	struct kp_elf e;
 };
+
+/* One BTF section: recorded, and its bytes copied into the arena with @keep. */
+static int read_btf_section(struct kp_module *m, const struct kp_elf *e, const char *name,
+			    bool keep, const unsigned char **data, size_t *len)
+{
+	size_t idx = kp_elf_find_section(e, name);
+	const struct kp_section *s;
+	unsigned char *copy;
+
+	if (!idx)
+		return 0;
+	s = &e->sections[idx];
+	if (!keep || !s->data || !s->size || s->type == SHT_NOBITS)
+		return 1;
+	copy = kp_arena_alloc(&m->arena, (size_t)s->size);
+	if (!copy)
+		return -1;
+	memcpy(copy, s->data, (size_t)s->size);
+	*data = copy;
+	*len = (size_t)s->size;
+	return 1;
+}
+
+/* .BTF and .BTF.base as find_module_sections() takes them (any_section_objs(), v5.11+). */
+static int read_btf(struct kp_module *m, const struct kp_elf *e, bool keep, struct kp_err *err)
+{
+	int a = read_btf_section(m, e, ".BTF", keep, &m->btf, &m->btf_len);
+	int b = a < 0 ? -1 : read_btf_section(m, e, ".BTF.base", keep, &m->btf_base,
+					      &m->btf_base_len);
+
+	if (a < 0 || b < 0)
+		return kp_err_set(err, "out of memory");
+	m->has_btf = a > 0;
+	m->has_btf_base = b > 0;
+	m->kept_btf = keep;
+	return 0;
+}
 
 static int read_image(struct read_call *c)
 {
@@ -290,7 +329,7 @@ static int read_image(struct read_call *c)
 	}
 	if (read_this_module(m, ep, err) < 0 || kp_read_modinfo(m, ep, err) < 0 ||
 	    kp_read_imports(m, ep, names, err) < 0 || kp_read_exports(m, ep, names, err) < 0 ||
-	    kp_read_versions(m, ep, names, err) < 0)
+	    kp_read_versions(m, ep, names, err) < 0 || read_btf(m, ep, c->keep_btf, err) < 0)
 		goto out;
 	if (m->imports_symbol_get && b->sparse) {
 		/* The tracer reads code, relocations and strings: the whole file, then. */
@@ -343,6 +382,7 @@ static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open
 				  .b = b,
 				  .names = opts ? opts->names : NULL,
 				  .want_digest = opts ? opts->sig_digest : 0,
+				  .keep_btf = opts && opts->keep_btf,
 				  .err = err };
 
 	/* a mapped (large) file: a SIGBUS while reading it is this file's error */
