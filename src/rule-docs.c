@@ -58,6 +58,9 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "an SHN_COMMON symbol: please compile with -fno-common (ENOEXEC)" },
 	{ "invalid-section-index", KP_SEV_ERROR,
 	  "a symbol's section index is past the section table (ENOEXEC where checked)" },
+	{ "btf-mismatch", KP_SEV_ERROR,
+	  "the module's .BTF does not validate against the kernel's BTF (a warning with "
+	  "MODULE_ALLOW_BTF_MISMATCH)" },
 	{ "bad-symbol-strtab", KP_SEV_ERROR,
 	  "v6.13+: the symbol string table is empty or not NUL-delimited (ENOEXEC)" },
 	{ "bad-extended-versions", KP_SEV_ERROR,

@@ -37,14 +37,15 @@ enum kp_feature {
 	KP_F_INIT_EEXIST_EBUSY,	 /* 743f8cae549a v7.1: init() -EEXIST becomes -EBUSY */
 	KP_F_TAINT_FWCTL,	 /* 8eea4e744758 v6.15: taint bit 19 'J' */
 	KP_F_VERMAGIC_RT_FIRST,	 /* 0b7a66a2c864 v6.13: vermagic tests PREEMPT_RT before PREEMPT */
-	KP_F_BTF_BASE_RELOCATE,	    /* v6.11: .BTF.base + btf_relocate() in btf_parse_module() */
-	KP_F_BTF_DATASEC_PRINTABLE, /* 6.12 tree: any printable DATASEC name (6.1: identifier) */
-	KP_F_BTF_LAYOUT,	    /* 7.2 tree: 32-byte btf_header, 7-bit kind, 24-bit vlen */
-	KP_F_BTF_MISMATCH_QUIET,    /* 6.12 tree: an allowed mismatch is one pr_warn_once() */
 	/* Distribution deltas (Debian's patches), selected by kp_profile_for_kernel(). */
 	KP_F_MISSING_VERSION_FATAL, /* Debian: check_version() rejects a missing entry */
 	KP_F_MODULE_HASH_BLACKLIST, /* Debian < 6.17: mod_is_hash_blacklisted() in mod_verify_sig()
 				     */
+	/* Module BTF (btf_module_notify()); after the distribution deltas for the tests' sake. */
+	KP_F_BTF_BASE_RELOCATE,	    /* v6.11: .BTF.base + btf_relocate() in btf_parse_module() */
+	KP_F_BTF_DATASEC_PRINTABLE, /* 6.12 tree: any printable DATASEC name (6.1: identifier) */
+	KP_F_BTF_LAYOUT,	    /* 7.2 tree: 32-byte btf_header, 7-bit kind, 24-bit vlen */
+	KP_F_BTF_MISMATCH_QUIET,    /* 6.12 tree: an allowed mismatch is one pr_warn_once() */
 	KP_F_NFEATURES,
 };
 
