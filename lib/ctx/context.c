@@ -311,7 +311,8 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 		path = c->tree.btf_vmlinux_path;
 	if (!path)
 		return kp_facts_vmlinux_btf(f, NULL, 0, NULL,
-					    "no vmlinux BTF: no build/vmlinux in the tree") < 0
+					    c->have_tree ? "no build/vmlinux in the tree"
+							 : "no vmlinux BTF given") < 0
 			       ? kp_err_set(err, "out of memory")
 			       : 0;
 	kp_vmlinux_btf_release(&c->vmlinux_btf);
