@@ -119,5 +119,31 @@ check "$tmp/nobtf.json" "$tmp/config-nobtf" --vmlinux-btf "$tmp/missing" "$bx/bt
 verdict "$tmp/nobtf.json" "m['loads'] and ids == []"
 ok "no DEBUG_INFO_BTF_MODULES: no check, the BTF file not even read" $?
 
+# --running and the hook: the running kernel's /sys/kernel/btf/vmlinux under --root
+r=$tmp/live
+mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/btf" "$r/sys/module/module/parameters" \
+	"$r/lib/modules/$rel/build" "$r/lib/modules/$rel/kernel/drivers/net"
+echo "$rel" > "$r/proc/sys/kernel/osrelease"
+: > "$r/proc/modules"
+echo 0 > "$r/proc/sys/kernel/tainted"
+echo "root=/dev/sda1" > "$r/proc/cmdline"
+echo N > "$r/sys/module/module/parameters/sig_enforce"
+cp "$tmp/vmlinux.btf" "$r/sys/kernel/btf/vmlinux"
+zcat "$fx/config.gz" > "$r/lib/modules/$rel/config"
+zcat "$fx/Module.symvers.gz" > "$r/lib/modules/$rel/build/Module.symvers"
+"$kp" check -f json --fail-on never --running --root "$r" "$bx/btf_veth_shift.ko" \
+	> "$tmp/live.json" 2> "$tmp/live.err"
+verdict "$tmp/live.json" "not m['loads'] and ids == ['btf-mismatch'] and '/sys/kernel/btf/vmlinux' in m['findings'][0]['message']"
+ok "--running: the running kernel's /sys/kernel/btf/vmlinux" $?
+if command -v depmod >/dev/null || [ -x /sbin/depmod ]; then
+	cp "$bx/btf_veth_shift.ko" "$r/lib/modules/$rel/kernel/drivers/net/veth.ko"
+	PATH=$PATH:/sbin:/usr/sbin depmod -b "$r" "$rel" 2>/dev/null
+	"$kp" hook --root "$r" veth > "$tmp/hook.out" 2> "$tmp/hook.err"
+	grep -q "veth: warning: would fail to load with EINVAL: the module's .BTF does not validate" "$tmp/hook.err"
+	ok "hook: the chain's modules keep .BTF, judged against /sys/kernel/btf/vmlinux" $?
+else
+	ok "hook: the chain's modules keep .BTF # SKIP no depmod" 0
+fi
+
 echo "1..$n"
 [ $fail -eq 0 ]
