@@ -288,7 +288,7 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 		return -1;
 	c->have_run = true;
 	{
-		/* the chain's modules are read before its facts: keep .BTF when it can be checked */
+		/* the chain reads its modules before its facts: keep .BTF if it can be checked */
 		char *sys = kp_root_path(c->o.root, "sys/kernel/btf/vmlinux");
 
 		c->chain_keep_btf = c->o.vmlinux_btf || (sys && kp_is_file(sys));

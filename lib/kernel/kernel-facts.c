@@ -88,8 +88,7 @@ int kp_facts_vmlinux_btf(struct kp_kernel_facts *f, const unsigned char *data, s
 		snprintf(msg, sizeof(msg),
 			 "each module's .BTF is assumed to match the kernel's BTF: %s does not "
 			 "parse as the kernel's BTF (%s, %d); %s",
-			 source ? source : "the vmlinux BTF", v.why,
-			 v.err, what);
+			 source ? source : "the vmlinux BTF", v.why, v.err, what);
 		return kp_facts_assume(f, msg);
 	}
 	f->vmlinux_btf = b;

@@ -29,7 +29,8 @@ static int from_elf(const char *path, struct kp_bytes *bytes, struct kp_vmlinux_
 		return kp_err_set(err, "%s: neither raw BTF nor an ELF file: %s", path, err->msg);
 	idx = kp_elf_find_section(&e, ".BTF");
 	if (!idx) {
-		kp_err_set(err, "%s: no .BTF section (a kernel built without DEBUG_INFO_BTF?)", path);
+		kp_err_set(err, "%s: no .BTF section (a kernel built without DEBUG_INFO_BTF?)",
+			   path);
 		goto out;
 	}
 	s = &e.sections[idx];

@@ -35,18 +35,18 @@ enum {
 	K_MAX = K_ENUM64,
 };
 
-#define BTF_MAGIC	    0xeb9f
-#define MAX_TYPE	    0x000fffffu
-#define MAX_NAME_OFFSET	    0x00ffffffu
-#define KSYM_NAME_LEN	    512
-#define INFO_MASK_OLD	    0x9f00ffffu /* BTF_INFO_MASK before the 7.2 layout */
-#define TYPE_SIZE	    12u
-#define EMBEDDED	    0xffffffffu /* BTF_IS_EMBEDDED */
+#define BTF_MAGIC	0xeb9f
+#define MAX_TYPE	0x000fffffu
+#define MAX_NAME_OFFSET 0x00ffffffu
+#define KSYM_NAME_LEN	512
+#define INFO_MASK_OLD	0x9f00ffffu /* BTF_INFO_MASK before the 7.2 layout */
+#define TYPE_SIZE	12u
+#define EMBEDDED	0xffffffffu /* BTF_IS_EMBEDDED */
 
 static const char *const kind_str[] = {
-	"UNKNOWN", "INT",     "PTR",	    "ARRAY", "STRUCT",	"UNION",    "ENUM",
-	"FWD",	   "TYPEDEF", "VOLATILE",   "CONST", "RESTRICT", "FUNC",    "FUNC_PROTO",
-	"VAR",	   "DATASEC", "FLOAT",	    "DECL_TAG", "TYPE_TAG", "ENUM64",
+	"UNKNOWN", "INT",     "PTR",	  "ARRAY",    "STRUCT",	  "UNION",  "ENUM",
+	"FWD",	   "TYPEDEF", "VOLATILE", "CONST",    "RESTRICT", "FUNC",   "FUNC_PROTO",
+	"VAR",	   "DATASEC", "FLOAT",	  "DECL_TAG", "TYPE_TAG", "ENUM64",
 };
 
 struct env {
@@ -73,8 +73,7 @@ static uint16_t rd16(const struct kp_btf *b, const unsigned char *p)
 	return b->swap ? __builtin_bswap16(x) : x;
 }
 
-static __attribute__((format(printf, 3, 4))) int fail(struct env *e, int err, const char *fmt,
-						      ...)
+static __attribute__((format(printf, 3, 4))) int fail(struct env *e, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -346,8 +345,8 @@ static long check_kind(struct env *e, const struct ty *t, uint32_t left)
 			if (kflag)
 				off &= 0xffffff;
 			if (!name_offset_valid(b, mname)) {
-				snprintf(msg, sizeof(msg), "member %u Invalid member name_offset:%u",
-					 i, mname);
+				snprintf(msg, sizeof(msg),
+					 "member %u Invalid member name_offset:%u", i, mname);
 				return fail_type(e, t, -EINVAL, msg);
 			}
 			if (mname && !valid_identifier(b, mname)) {
@@ -573,8 +572,8 @@ static int check_all_metas(struct env *e)
 
 static bool is_modifier(unsigned kind)
 {
-	return kind == K_TYPEDEF || kind == K_VOLATILE || kind == K_CONST ||
-	       kind == K_RESTRICT || kind == K_TYPE_TAG;
+	return kind == K_TYPEDEF || kind == K_VOLATILE || kind == K_CONST || kind == K_RESTRICT ||
+	       kind == K_TYPE_TAG;
 }
 
 /*
@@ -615,8 +614,8 @@ static int check_modifier_chains(struct env *e, uint32_t start_id)
 			cur = t.size_type;
 			if (!type_by_id(b, cur, &t))
 				return fail(e, -EINVAL,
-					    "[%u] refers to type id %u, past the last type (%u)",
-					    i, cur, n - 1);
+					    "[%u] refers to type id %u, past the last type (%u)", i,
+					    cur, n - 1);
 		}
 		good = i;
 	}
@@ -941,8 +940,8 @@ static int validate_distilled(struct reloc *r, struct kp_btf_verdict *v)
 			      i, kind);
 			return -EINVAL;
 		default:
-			rfail(v, -EINVAL, "type [%u] in distilled based BTF has unexpected kind [%u]",
-			      i, kind);
+			rfail(v, -EINVAL,
+			      "type [%u] in distilled based BTF has unexpected kind [%u]", i, kind);
 			return -EINVAL;
 		}
 	}
@@ -1041,8 +1040,8 @@ static int map_distilled(struct reloc *r, struct kp_btf_verdict *v)
 
 			if (!di->id || di->id >= r->nr_dist) {
 				rfail(v, -EINVAL,
-				      "base BTF id [%u] maps to invalid distilled base BTF id [%u]", id,
-				      di->id);
+				      "base BTF id [%u] maps to invalid distilled base BTF id [%u]",
+				      id, di->id);
 				err = -EINVAL;
 				goto done;
 			}
@@ -1064,7 +1063,8 @@ static int map_distilled(struct reloc *r, struct kp_btf_verdict *v)
 				}
 				break;
 			case K_INT:
-				if (dk != bk || int_encoding(r->base, &bt) != int_encoding(r->dist, &dt))
+				if (dk != bk ||
+				    int_encoding(r->base, &bt) != int_encoding(r->dist, &dt))
 					continue;
 				break;
 			case K_FLOAT:

@@ -46,8 +46,8 @@ struct kp_btf {
 
 /* The kernel's verdict, for reports: the errno and the verifier's log line. */
 struct kp_btf_verdict {
-	int err;	/* 0 or a negative errno (-EINVAL, -ENOTSUPP = -524, -E2BIG, -ELOOP, ...) */
-	char why[200];	/* the verifier's reason, as its log says it where it says one */
+	int err;       /* 0 or a negative errno (-EINVAL, -ENOTSUPP = -524, -E2BIG, -ELOOP, ...) */
+	char why[200]; /* the verifier's reason, as its log says it where it says one */
 };
 
 #define KP_ENOTSUPP 524 /* the kernel's internal ENOTSUPP (include/linux/errno.h) */

@@ -139,7 +139,6 @@ static bool reader_wants(const char *name, uint32_t type, uint64_t flags)
 	static const char *const names[] = {
 		".modinfo",	      ".gnu.linkonce.this_module", "__versions",
 		"__version_ext_crcs", "__version_ext_names",	   "__kflagstab",
-		".BTF",		      ".BTF.base",
 	};
 
 	(void)flags;
@@ -151,6 +150,13 @@ static bool reader_wants(const char *name, uint32_t type, uint64_t flags)
 		if (!strcmp(name, names[i]))
 			return true;
 	return false;
+}
+
+/* The same and the module's BTF, when it is kept (read_btf()). */
+static bool reader_wants_btf(const char *name, uint32_t type, uint64_t flags)
+{
+	return reader_wants(name, type, flags) || !strcmp(name, ".BTF") ||
+	       !strcmp(name, ".BTF.base");
 }
 
 static int load_bytes(void *ctx, uint64_t off, uint64_t len, struct kp_err *err)
@@ -261,8 +267,8 @@ static int read_btf_section(struct kp_module *m, const struct kp_elf *e, const c
 static int read_btf(struct kp_module *m, const struct kp_elf *e, bool keep, struct kp_err *err)
 {
 	int a = read_btf_section(m, e, ".BTF", keep, &m->btf, &m->btf_len);
-	int b = a < 0 ? -1 : read_btf_section(m, e, ".BTF.base", keep, &m->btf_base,
-					      &m->btf_base_len);
+	int b = a < 0 ? -1
+		      : read_btf_section(m, e, ".BTF.base", keep, &m->btf_base, &m->btf_base_len);
 
 	if (a < 0 || b < 0)
 		return kp_err_set(err, "out of memory");
@@ -279,7 +285,9 @@ static int read_image(struct read_call *c)
 	const struct kp_name_pool *names = c->names;
 	struct kp_err *err = c->err;
 	unsigned want_digest = c->want_digest;
-	const struct kp_elf_source src = { .load = load_bytes, .ctx = b, .want = reader_wants };
+	const struct kp_elf_source src = { .load = load_bytes,
+					   .ctx = b,
+					   .want = c->keep_btf ? reader_wants_btf : reader_wants };
 	unsigned char *image = b->data;
 	size_t len = b->len;
 	struct kp_elf *const ep = &c->e;

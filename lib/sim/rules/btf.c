@@ -18,8 +18,7 @@ int kp_rule_btf_module_notify(struct kp_sim_ctx *c, struct kp_loading *ld)
 	struct kp_btf_verdict v;
 
 	/* mod->btf_data_size == 0: nothing to parse */
-	if (!c->f->btf_modules || !m->has_btf || !c->f->vmlinux_btf || !m->kept_btf ||
-	    !m->btf_len)
+	if (!c->f->btf_modules || !m->has_btf || !c->f->vmlinux_btf || !m->kept_btf || !m->btf_len)
 		return 0;
 	kp_profile_btf_rules(c->p, &rules);
 	if (kp_btf_check_module(c->f->vmlinux_btf, m->btf, m->btf_len,
@@ -40,8 +39,9 @@ int kp_rule_btf_module_notify(struct kp_sim_ctx *c, struct kp_loading *ld)
 	if (!c->p->has[KP_F_BTF_MISMATCH_QUIET])
 		kp_msg(c, ld, "failed to validate module [%s] BTF: %d", ld->name, v.err);
 	else if (!c->btf_mismatch_warned)
-		kp_msg(c, ld, "Kernel module BTF mismatch detected, BTF debug info may be "
-			      "unavailable for some modules");
+		kp_msg(c, ld,
+		       "Kernel module BTF mismatch detected, BTF debug info may be "
+		       "unavailable for some modules");
 	c->btf_mismatch_warned = true;
 	kp_finding(ld->v, "btf-mismatch", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING, NULL,
 		   "the module's .BTF does not validate against the kernel's BTF (%s): %s (%d); "

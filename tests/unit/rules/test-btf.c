@@ -131,7 +131,8 @@ static void module(struct blob *b, bool tag_after_const)
 
 static const struct kp_btf_rules r61 = { 0 };
 static const struct kp_btf_rules r612 = { .relocate = true, .datasec_printable = true };
-static const struct kp_btf_rules r72 = { .layout_header = true, .relocate = true,
+static const struct kp_btf_rules r72 = { .layout_header = true,
+					 .relocate = true,
 					 .datasec_printable = true };
 
 static void expect(struct tap *t, const struct blob *k, const struct blob *m,
@@ -265,8 +266,8 @@ static void relocation(struct tap *t)
 	/* a split string inside the distilled base's strings that no mapped type owns */
 	distilled(&base, &m, true);
 	vmlinux(&k, NULL, false, false, 8);
-	expect(t, &k, &m, &base, &r72, -ENOENT,
-	       "string 'oo' [offset 2] is not mapped to base BTF", "7.2: unmapped base string");
+	expect(t, &k, &m, &base, &r72, -ENOENT, "string 'oo' [offset 2] is not mapped to base BTF",
+	       "7.2: unmapped base string");
 }
 
 /* The rule: what the loader does with the verdict, per kernel and config. */
