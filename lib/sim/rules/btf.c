@@ -43,7 +43,7 @@ int kp_rule_btf_module_notify(struct kp_sim_ctx *c, struct kp_loading *ld)
 		       "Kernel module BTF mismatch detected, BTF debug info may be "
 		       "unavailable for some modules");
 	c->btf_mismatch_warned = true;
-	kp_finding(ld->v, "btf-mismatch", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING, NULL,
+	kp_finding(ld->v, "btf-mismatch", KP_SEV_WARNING, KP_CONS_WARN, NULL,
 		   "the module's .BTF does not validate against the kernel's BTF (%s): %s (%d); "
 		   "MODULE_ALLOW_BTF_MISMATCH: the module loads without its BTF",
 		   c->f->vmlinux_btf_source, v.why, v.err);
