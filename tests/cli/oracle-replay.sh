@@ -15,7 +15,7 @@ while IFS='|' read -r name kernels cmdline modules; do
 	name=$(echo "$name" | xargs)
 	[ -z "$name" ] && continue
 	case $name in \#*) continue ;; esac
-	kernels=$(echo "$kernels" | xargs)
+	kernels=$(echo "$kernels" | tr "," " " | xargs) # "all", "built" or a comma list
 	cmdline=$(echo "$cmdline" | xargs)
 	for series in 7.2 6.12 6.1 5.10; do
 		obs=$top/tests/oracle/observed/$series/$name.json
