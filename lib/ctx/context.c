@@ -295,7 +295,7 @@ static int load_kernel(struct kp_ctx *c, struct kp_err *err)
 int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_err *err)
 {
 	const char *path = c->o.vmlinux_btf;
-	char *sys = NULL, missing[sizeof(err->msg) + 64];
+	char *sys = NULL, missing[sizeof(err->msg) + 64]; /* sys: a path this function owns */
 	struct kp_err why = { 0 };
 	int r;
 
@@ -307,8 +307,10 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 			return kp_err_set(err, "out of memory");
 		path = sys;
 	}
-	if (!path && c->have_tree)
-		path = c->tree.btf_vmlinux_path;
+	if (!path && c->have_tree) {
+		sys = kp_tree_btf_vmlinux(&c->tree);
+		path = sys;
+	}
 	if (!path)
 		return kp_facts_vmlinux_btf(f, NULL, 0, NULL,
 					    c->have_tree ? "no build/vmlinux in the tree"

@@ -376,10 +376,13 @@ static void find_files(struct kp_tree *t)
 		}
 		t->vmlinux_path = p;
 	}
-	/* the kernel's BTF (vmlinux-btf.h): the headers' BTF-only vmlinux is enough */
-	t->btf_vmlinux_path = in_build(t, "vmlinux");
-	if (!t->btf_vmlinux_path && t->vmlinux_path)
-		t->btf_vmlinux_path = strdup(t->vmlinux_path);
+}
+
+char *kp_tree_btf_vmlinux(const struct kp_tree *t)
+{
+	char *p = in_build(t, "vmlinux");
+
+	return p ? p : t->vmlinux_path ? strdup(t->vmlinux_path) : NULL;
 }
 
 static int read_builtin(struct kp_tree *t, struct kp_err *err)
@@ -643,7 +646,6 @@ void kp_tree_release(struct kp_tree *t)
 	free(t->system_map_path);
 	free(t->system_map_stub);
 	free(t->vmlinux_path);
-	free(t->btf_vmlinux_path);
 	free(t->builtin);
 	free(t->builtin_paths);
 	free(t->builtin_info);

@@ -35,7 +35,6 @@ struct kp_tree {
 	char *system_map_path; /* a real System.map (usr/lib/debug/boot/ first) */
 	char *system_map_stub; /* the first one without symbol lines (Debian's stub), if any */
 	char *vmlinux_path;    /* a vmlinux with export tables (BTF-only ones are skipped) */
-	char *btf_vmlinux_path; /* build/vmlinux (Debian's headers: BTF only), else vmlinux_path */
 
 	/* modules.builtin: module names ('-' turned to '_'), sorted, and their paths. */
 	char **builtin;
@@ -61,6 +60,13 @@ struct kp_tree {
  */
 int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_err *err);
 void kp_tree_release(struct kp_tree *t);
+
+/*
+ * A vmlinux holding the kernel's BTF: build/vmlinux (Debian's headers: BTF only), else
+ * vmlinux_path. Looked up on demand (only kernels that check module BTF need it); the
+ * caller frees the path. NULL: none.
+ */
+char *kp_tree_btf_vmlinux(const struct kp_tree *t);
 
 /* True if module @name ("-" and "_" alike) is built into the kernel. */
 bool kp_tree_is_builtin(const struct kp_tree *t, const char *name);
