@@ -42,7 +42,8 @@
 	{ "this-machine", no_argument, NULL, 0x136 }, \
 	{ "force", no_argument, NULL, 0x1f0 }, \
 	{ "force-modversion", no_argument, NULL, 0x1f1 }, \
-	{ "force-vermagic", no_argument, NULL, 0x1f2 }
+	{ "force-vermagic", no_argument, NULL, 0x1f2 }, \
+	{ "vmlinux-btf", required_argument, NULL, 0x137 }
 
 /* The hook's help is KP_ANALYSIS_HELP less -b (it judges the running system only). */
 #define KP_ANALYSIS_HELP KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_BASEDIR KP_ANALYSIS_HELP_REST
@@ -93,6 +94,9 @@
 	"                         dkms' mok_certificate, /var/lib/dkms/mok.pub)\n" \
 	"      --this-machine     the modules are for this machine: read its EFI variables\n" \
 	"                         and DKMS key (under --root) as --running and -b / do\n" \
+	"      --vmlinux-btf FILE the kernel's BTF: a vmlinux (the headers' one will do) or\n" \
+	"                         raw BTF; -b reads build/vmlinux, --running\n" \
+	"                         /sys/kernel/btf/vmlinux\n" \
 	"      --allow-missing-namespace-imports\n" \
 	"                         CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS=y\n" \
 	"      --force            loaded as modprobe --force does: modversions and vermagic\n" \

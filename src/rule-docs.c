@@ -75,6 +75,9 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "the architecture's relocation support is not modelled (loongarch, ppc32, ...)" },
 	{ "kernel-oops", KP_SEV_ERROR,
 	  "a kernel without the check reads past the module's buffer and oopses (taint D)" },
+	{ "btf-mismatch", KP_SEV_ERROR,
+	  "the module's .BTF does not validate against the kernel's BTF (a warning with "
+	  "MODULE_ALLOW_BTF_MISMATCH)" },
 	{ "bad-symbol-strtab", KP_SEV_ERROR,
 	  "v6.13+: the symbol string table is empty or not NUL-delimited (ENOEXEC)" },
 	{ "bad-extended-versions", KP_SEV_ERROR,

@@ -258,7 +258,7 @@ static int build_facts(struct kp_ctx *c, struct kp_err *err)
 	if (o->config_path == procfg)
 		o->config_path = NULL;
 	free(procfg);
-	if (r < 0 || kp_ctx_machine_facts(c, err) < 0)
+	if (r < 0 || kp_ctx_machine_facts(c, err) < 0 || kp_ctx_vmlinux_btf(c, f, err) < 0)
 		return -1;
 	loaded = kp_arena_alloc(&f->arena, (c->run.nmodules + 1) * sizeof(*loaded));
 	prop = kp_arena_alloc(&f->arena, (c->run.nmodules + 1) * sizeof(*prop));
@@ -290,6 +290,13 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 	if (kp_running_open_opts(&c->run, c->o.root, c->o.fo.release, 0, err) < 0)
 		return -1;
 	c->have_run = true;
+	{
+		/* the chain reads its modules before its facts: keep .BTF if it can be checked */
+		char *sys = kp_root_path(c->o.root, "sys/kernel/btf/vmlinux");
+
+		c->chain_keep_btf = c->o.vmlinux_btf || (sys && kp_is_file(sys));
+		free(sys);
+	}
 	if (kp_tree_open(&c->tree, c->o.root, c->run.release, &why) < 0)
 		return kp_err_set(err, "unknown kernel: %s", why.msg);
 	c->have_tree = true;
@@ -322,6 +329,7 @@ static int read_set(struct kp_ctx *c, struct kp_err *err)
 		.open = { .max_size = c->env.max_size,
 			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
 					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
+			  .keep_btf = c->chain_keep_btf,
 			  .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
 			  .no_symbol_get = c->o.no_symbol_get }
 	};

@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 
 #include "cache/inputs.h"
+#include "kernel/rootfs.h"
 #include "read/facts-cache.h"
 #include "context.h"
 #include "context-machine.h"
@@ -411,13 +412,56 @@ static int load_kernel(struct kp_ctx *c, struct kp_err *err)
 	return load_provider_symbols(c, err);
 }
 
+int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_err *err)
+{
+	const char *path = c->o.vmlinux_btf;
+	char *sys = NULL, missing[sizeof(err->msg) + 64]; /* sys: a path this function owns */
+	struct kp_err why = { 0 };
+	int r;
+
+	if (!f->btf_modules)
+		return 0;
+	if (!path && c->have_run && c->run.root) {
+		sys = kp_root_path(c->run.root, "sys/kernel/btf/vmlinux");
+		if (!sys)
+			return kp_err_set(err, "out of memory");
+		path = sys;
+	}
+	if (!path && c->have_tree) {
+		sys = kp_tree_btf_vmlinux(&c->tree);
+		path = sys;
+	}
+	if (!path)
+		return kp_facts_vmlinux_btf(f, NULL, 0, NULL,
+					    c->have_tree ? "no build/vmlinux in the tree"
+							 : "no vmlinux BTF given") < 0
+			       ? kp_err_set(err, "out of memory")
+			       : 0;
+	kp_vmlinux_btf_release(&c->vmlinux_btf);
+	if (kp_vmlinux_btf_read(path, &c->vmlinux_btf, &why) < 0) {
+		free(sys);
+		if (c->o.vmlinux_btf) {
+			*err = why;
+			return -1;
+		}
+		snprintf(missing, sizeof(missing), "no vmlinux BTF: %s", why.msg);
+		return kp_facts_vmlinux_btf(f, NULL, 0, NULL, missing) < 0
+			       ? kp_err_set(err, "out of memory")
+			       : 0;
+	}
+	r = kp_facts_vmlinux_btf(f, c->vmlinux_btf.data, c->vmlinux_btf.len, path, NULL);
+	free(sys);
+	return r < 0 ? kp_err_set(err, "out of memory") : 0;
+}
+
 static int load_facts(struct kp_ctx *c, struct kp_err *err)
 {
 	if (c->o.fo.release && kp_base_set_release(c->base, c->o.fo.release, err) < 0)
 		return -1;
 	if (load_keys(c, err) < 0)
 		return -1;
-	if (kp_facts_build(&c->facts, &c->o.fo, kp_ctx_base(c), err) < 0)
+	if (kp_facts_build(&c->facts, &c->o.fo, kp_ctx_base(c), err) < 0 ||
+	    kp_ctx_vmlinux_btf(c, &c->facts, err) < 0)
 		return -1;
 	if (kp_ctx_machine_facts(c, err) < 0)
 		return -1;
@@ -480,7 +524,8 @@ static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
 		.open = { .max_size = c->env.max_size,
 			  .full_modinfo = c->env.full_modinfo,
 			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
-					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0) },
+					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
+			  .keep_btf = c->facts.vmlinux_btf != NULL },
 		.jobs = c->env.jobs,
 		.progress = c->env.progress,
 		.progress_data = c->env.progress_data,
@@ -617,6 +662,7 @@ void kp_ctx_release(struct kp_ctx *c)
 		free(c->empty_dirs[i]);
 	free(c->empty_dirs);
 	kp_facts_release(&c->facts);
+	kp_vmlinux_btf_release(&c->vmlinux_btf); /* after the facts that borrowed it */
 	kp_base_free(c->base);
 	if (c->have_chain)
 		kp_chain_close(&c->chain);

@@ -37,6 +37,7 @@
 #include "kernel/modprobe-chain.h"
 #include "kernel/running.h"
 #include "kernel/sig-keys.h"
+#include "kernel/vmlinux-btf.h"
 #include "sim/loader.h"
 #include "util/util.h"
 
@@ -71,6 +72,7 @@ struct kp_ctx_opts {
 	 */
 	const char *provider_paths[32];
 	size_t nprovider_paths;
+	const char *vmlinux_btf; /* --vmlinux-btf: the kernel's BTF (vmlinux or raw) */
 };
 
 /* Initialises @o: nothing given (kp_facts_opts_init()). */
@@ -116,6 +118,8 @@ struct kp_ctx {
 	struct kp_keyring keys;	     /* the key sources of o, the tree's image, /proc/keys */
 	struct kp_efi_state efi;     /* the machine's EFI variables (context-machine.c) */
 	bool have_efi;
+	struct kp_vmlinux_btf vmlinux_btf; /* the kernel's raw BTF, which facts parses */
+	bool chain_keep_btf; /* the chain reads before its facts: keep .BTF if it may be checked */
 	struct kp_depmod_cfg depmod; /* a whole tree: depmod.d of the image */
 	bool have_depmod;
 	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
@@ -175,6 +179,12 @@ const struct kp_kernel_base *kp_ctx_base(const struct kp_ctx *c);
  * o.kernel_images and o.trusted_certs (never the installed image: seconds to decompress).
  */
 int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err);
+/*
+ * The kernel's BTF for @f when its config checks module BTF: --vmlinux-btf, else the
+ * running kernel's /sys/kernel/btf/vmlinux, else the tree's build/vmlinux. 0, or -1 when
+ * --vmlinux-btf cannot be read or memory runs out.
+ */
+int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_err *err);
 
 /*
  * What modprobe would load for @name on the running system (kp_ctx_open_live() first), as a

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "kernel-facts.h"
 
+#include <errno.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel-config.h"
+#include "read/btf.h"
 #include "sig-keys.h"
 #include "vermagic.h"
 
@@ -54,6 +56,46 @@ bool kp_release_is_debian(const char *release)
 }
 
 /* The kernel's vermagic from its release and config (vermagic.c); NULL when not derivable. */
+/* btf_parse_vmlinux() of the kernel's BTF (kernel-facts.h). */
+int kp_facts_vmlinux_btf(struct kp_kernel_facts *f, const unsigned char *data, size_t len,
+			 const char *source, const char *missing)
+{
+	struct kp_btf_rules rules;
+	struct kp_btf_verdict v;
+	struct kp_btf *b;
+	char msg[600];
+	const char *what = f->btf_mismatch_fatal ? "a mismatch fails the load late (\"failed to "
+						   "validate module [name] BTF\")"
+						 : "a mismatch only drops the module's BTF "
+						   "(MODULE_ALLOW_BTF_MISMATCH)";
+
+	if (!f->btf_modules)
+		return 0;
+	if (!data) {
+		snprintf(msg, sizeof(msg),
+			 "each module's .BTF is assumed to match the kernel's BTF (%s): %s; give "
+			 "--vmlinux-btf",
+			 missing ? missing : "no vmlinux BTF", what);
+		return kp_facts_assume(f, msg);
+	}
+	kp_profile_btf_rules(&f->profile, &rules);
+	b = kp_arena_alloc(&f->arena, sizeof(*b));
+	if (!b)
+		return -1;
+	if (kp_btf_parse_base(b, data, len, &rules, &v) < 0) {
+		if (v.err == -ENOMEM)
+			return -1;
+		snprintf(msg, sizeof(msg),
+			 "each module's .BTF is assumed to match the kernel's BTF: %s does not "
+			 "parse as the kernel's BTF (%s, %d); %s",
+			 source ? source : "the vmlinux BTF", v.why, v.err, what);
+		return kp_facts_assume(f, msg);
+	}
+	f->vmlinux_btf = b;
+	f->vmlinux_btf_source = kp_arena_strdup(&f->arena, source ? source : "the vmlinux BTF");
+	return f->vmlinux_btf_source ? 0 : -1;
+}
+
 static const char *build_vermagic(struct kp_kernel_facts *f, const struct kp_kconfig *c,
 				  const char *release)
 {
@@ -239,14 +281,14 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 			pick(o->allow_missing_ns,
 			     kp_kconfig_is_y(c, "CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS"));
 		f->livepatch = kp_kconfig_is_y(c, "CONFIG_LIVEPATCH");
-		/* btf_module_notify(), v5.18+: a .BTF that does not parse fails the load. */
-		f->btf_mismatch_fatal = kp_kconfig_is_y(c, "CONFIG_DEBUG_INFO_BTF_MODULES") &&
-					!kp_kconfig_is_y(c, "CONFIG_MODULE_ALLOW_BTF_MISMATCH");
-		if (f->btf_mismatch_fatal)
-			kp_facts_assume(
-				f, "each module's .BTF is assumed to match the kernel's BTF: with "
-				   "MODULE_ALLOW_BTF_MISMATCH off a mismatch fails the load late "
-				   "(\"failed to validate module [name] BTF\")");
+		/*
+		 * btf_module_notify(), v5.11+: a .BTF that does not parse fails the load, unless
+		 * MODULE_ALLOW_BTF_MISMATCH (v5.18+) makes it a warning.
+		 */
+		f->btf_modules = kp_kconfig_is_y(c, "CONFIG_DEBUG_INFO_BTF_MODULES");
+		f->btf_mismatch_fatal =
+			f->btf_modules && !kp_kconfig_is_y(c, "CONFIG_MODULE_ALLOW_BTF_MISMATCH");
+
 	} else {
 		f->modversions = pick(o->modversions, true);
 		f->module_sig = true;
@@ -301,6 +343,8 @@ int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 
 void kp_facts_release(struct kp_kernel_facts *f)
 {
+	if (f->vmlinux_btf)
+		kp_btf_release(f->vmlinux_btf);
 	kp_arena_release(&f->arena);
 	memset(f, 0, sizeof(*f));
 }

@@ -16,6 +16,9 @@
 #include "sim/profile.h"
 #include "util/util.h"
 
+struct kp_keyring;
+struct kp_btf;
+
 /* What is known about the target kernel beyond its exports. */
 struct kp_kernel_facts {
 	const char *release;
@@ -28,7 +31,11 @@ struct kp_kernel_facts {
 	bool allow_missing_ns;	     /* CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS */
 	bool livepatch;		     /* CONFIG_LIVEPATCH */
 	bool missing_version_fatal;  /* Debian: check_version() rejects a missing entry */
+	bool btf_modules;	     /* DEBUG_INFO_BTF_MODULES: btf_module_notify() checks .BTF */
 	bool btf_mismatch_fatal;     /* DEBUG_INFO_BTF_MODULES and !MODULE_ALLOW_BTF_MISMATCH */
+	/* The kernel's BTF, parsed (kp_btf_parse_base()) when btf_modules; NULL: not known. */
+	struct kp_btf *vmlinux_btf;
+	const char *vmlinux_btf_source; /* where it came from, for reports */
 	const char *beyond_modelled; /* the kernel is newer than kopolicy models: why, or NULL */
 	bool signatures_trusted;     /* a present signature is assumed to verify */
 	const struct kp_keyring *keys; /* the kernel's trusted keys (sig-keys.h); NULL: none */
@@ -83,6 +90,14 @@ void kp_facts_opts_init(struct kp_facts_opts *o);
 int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		   const struct kp_kernel_base *base, struct kp_err *err);
 void kp_facts_release(struct kp_kernel_facts *f);
+/*
+ * The kernel's raw BTF for btf_module_notify()'s checks (@data borrowed until
+ * kp_facts_release(); NULL: none, @missing says why), parsed as btf_parse_vmlinux() does.
+ * Call it after kp_facts_build() when f->btf_modules: without a BTF that parses, the match
+ * is recorded as an assumption. -1 when out of memory.
+ */
+int kp_facts_vmlinux_btf(struct kp_kernel_facts *f, const unsigned char *data, size_t len,
+			 const char *source, const char *missing);
 /* Appends a copy of @what to the reports' assumptions; -1 when out of memory. */
 int kp_facts_assume(struct kp_kernel_facts *f, const char *what);
 

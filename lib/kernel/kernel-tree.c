@@ -378,6 +378,13 @@ static void find_files(struct kp_tree *t)
 	}
 }
 
+char *kp_tree_btf_vmlinux(const struct kp_tree *t)
+{
+	char *p = in_build(t, "vmlinux");
+
+	return p ? p : t->vmlinux_path ? strdup(t->vmlinux_path) : NULL;
+}
+
 static int read_builtin(struct kp_tree *t, struct kp_err *err)
 {
 	struct kp_bytes b;

@@ -61,6 +61,13 @@ struct kp_tree {
 int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_err *err);
 void kp_tree_release(struct kp_tree *t);
 
+/*
+ * A vmlinux holding the kernel's BTF: build/vmlinux (Debian's headers: BTF only), else
+ * vmlinux_path. Looked up on demand (only kernels that check module BTF need it); the
+ * caller frees the path. NULL: none.
+ */
+char *kp_tree_btf_vmlinux(const struct kp_tree *t);
+
 /* True if module @name ("-" and "_" alike) is built into the kernel. */
 bool kp_tree_is_builtin(const struct kp_tree *t, const char *name);
 /* The first value of @key for built-in module @name, or NULL. */

@@ -311,6 +311,11 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 		put_u32(b, u->count);
 	}
 	put_str(b, m->relocs_problem);
+	put_u8(b, m->has_btf);
+	put_u8(b, m->has_btf_base);
+	put_u8(b, m->kept_btf);
+	put_blob(b, m->btf, m->btf_len);
+	put_blob(b, m->btf_base, m->btf_base_len);
 	if (b->oom)
 		return -1;
 	for (int i = 0; i < 8; i++) {
@@ -706,6 +711,11 @@ static int decode(struct rd *rp)
 		u->count = get_u32(&r);
 	}
 	m->relocs_problem = get_str(&r);
+	m->has_btf = get_bool(&r);
+	m->has_btf_base = get_bool(&r);
+	m->kept_btf = get_bool(&r);
+	m->btf = get_blob(&r, &m->btf_len);
+	m->btf_base = get_blob(&r, &m->btf_base_len);
 	/* Everything read, nothing left over, and the one field no module lacks. */
 	if (r.bad || r.off != r.len || !m->name)
 		return -1;

@@ -152,6 +152,13 @@ static bool reader_wants(const char *name, uint32_t type, uint64_t flags)
 	return false;
 }
 
+/* The same and the module's BTF, when it is kept (read_btf()). */
+static bool reader_wants_btf(const char *name, uint32_t type, uint64_t flags)
+{
+	return reader_wants(name, type, flags) || !strcmp(name, ".BTF") ||
+	       !strcmp(name, ".BTF.base");
+}
+
 static int load_bytes(void *ctx, uint64_t off, uint64_t len, struct kp_err *err)
 {
 	return kp_bytes_load(ctx, off, len, err);
@@ -230,9 +237,47 @@ struct read_call {
 	const struct kp_name_pool *names;
 	unsigned want_digest; /* hash the whole file for the signature check */
 	bool no_symbol_get;   /* kp_open_opts.no_symbol_get */
+	bool keep_btf;
 	struct kp_err *err;
 	struct kp_elf e;
 };
+
+/* One BTF section: recorded, and its bytes copied into the arena with @keep. */
+static int read_btf_section(struct kp_module *m, const struct kp_elf *e, const char *name,
+			    bool keep, const unsigned char **data, size_t *len)
+{
+	size_t idx = kp_elf_find_section(e, name);
+	const struct kp_section *s;
+	unsigned char *copy;
+
+	if (!idx)
+		return 0;
+	s = &e->sections[idx];
+	if (!keep || !s->data || !s->size || s->type == SHT_NOBITS)
+		return 1;
+	copy = kp_arena_alloc(&m->arena, (size_t)s->size);
+	if (!copy)
+		return -1;
+	memcpy(copy, s->data, (size_t)s->size);
+	*data = copy;
+	*len = (size_t)s->size;
+	return 1;
+}
+
+/* .BTF and .BTF.base as find_module_sections() takes them (any_section_objs(), v5.11+). */
+static int read_btf(struct kp_module *m, const struct kp_elf *e, bool keep, struct kp_err *err)
+{
+	int a = read_btf_section(m, e, ".BTF", keep, &m->btf, &m->btf_len);
+	int b = a < 0 ? -1
+		      : read_btf_section(m, e, ".BTF.base", keep, &m->btf_base, &m->btf_base_len);
+
+	if (a < 0 || b < 0)
+		return kp_err_set(err, "out of memory");
+	m->has_btf = a > 0;
+	m->has_btf_base = b > 0;
+	m->kept_btf = keep;
+	return 0;
+}
 
 static int read_image(struct read_call *c)
 {
@@ -241,7 +286,9 @@ static int read_image(struct read_call *c)
 	const struct kp_name_pool *names = c->names;
 	struct kp_err *err = c->err;
 	unsigned want_digest = c->want_digest;
-	const struct kp_elf_source src = { .load = load_bytes, .ctx = b, .want = reader_wants,
+	const struct kp_elf_source src = { .load = load_bytes,
+					   .ctx = b,
+					   .want = c->keep_btf ? reader_wants_btf : reader_wants,
 					   .alloc_relocs = true };
 	unsigned char *image = b->data;
 	size_t len = b->len;
@@ -292,7 +339,8 @@ static int read_image(struct read_call *c)
 	}
 	if (read_this_module(m, ep, err) < 0 || kp_read_modinfo(m, ep, err) < 0 ||
 	    kp_read_imports(m, ep, names, err) < 0 || kp_read_exports(m, ep, names, err) < 0 ||
-	    kp_read_versions(m, ep, names, err) < 0 || kp_read_relocs(m, ep, err) < 0)
+	    kp_read_versions(m, ep, names, err) < 0 || kp_read_relocs(m, ep, err) < 0 ||
+	    read_btf(m, ep, c->keep_btf, err) < 0)
 		goto out;
 	if (m->imports_symbol_get && c->no_symbol_get)
 		m->symget_skipped = true;
@@ -348,6 +396,7 @@ static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open
 				  .names = opts ? opts->names : NULL,
 				  .want_digest = opts ? opts->sig_digest : 0,
 				  .no_symbol_get = opts && opts->no_symbol_get,
+				  .keep_btf = opts && opts->keep_btf,
 				  .err = err };
 
 	/* a mapped (large) file: a SIGBUS while reading it is this file's error */

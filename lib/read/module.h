@@ -234,6 +234,20 @@ struct kp_module {
 	bool symget_skipped; /* not traced at all: kp_open_opts.no_symbol_get */
 
 	bool full_modinfo; /* modinfo holds every tag, not only the loader's */
+
+	/*
+	 * .BTF and .BTF.base (6.11+), the first section of each name, as find_module_sections()
+	 * hands them to btf_module_notify(). The bytes are kept only when read with
+	 * kp_open_opts.keep_btf (kept_btf set); has_btf/has_btf_base always.
+	 */
+	bool has_btf;
+	bool has_btf_base;
+	bool kept_btf;
+	const unsigned char *btf;
+	size_t btf_len;
+	const unsigned char *btf_base;
+	size_t btf_base_len;
+
 	struct kp_arena arena;
 
 	/*
@@ -270,6 +284,8 @@ struct kp_open_opts {
 	 * even when it need not be.
 	 */
 	unsigned sig_digest;
+	/* Keep the .BTF and .BTF.base bytes (the target checks module BTF against its own). */
+	bool keep_btf;
 	/* The facts cache (facts-cache.h) to read through; NULL: read the file. */
 	struct kp_facts_cache *cache;
 	/*

@@ -63,6 +63,12 @@ const char *kp_errno_name(int err)
 		return "EBADMSG";
 	case ENOKEY:
 		return "ENOKEY";
+	case E2BIG:
+		return "E2BIG";
+	case ELOOP:
+		return "ELOOP";
+	case 524: /* the kernel's ENOTSUPP (include/linux/errno.h) */
+		return "ENOTSUPP";
 	default:
 		return "EUNKNOWN";
 	}
@@ -221,7 +227,10 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 		return err;
 	if ((err = kp_rule_simplify_symbols(c, ld)) || (err = kp_rule_apply_relocations(c, ld)))
 		return err;
-	return kp_rule_verify_exported_symbols(c, ld);
+	if ((err = kp_rule_verify_exported_symbols(c, ld)))
+		return err;
+	/* ... apply_relocations(), complete_formation(), then prepare_coming_module() */
+	return kp_rule_btf_module_notify(c, ld);
 }
 
 static void note_failed_deps(struct kp_sim_ctx *c, struct kp_verdict *v)

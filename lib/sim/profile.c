@@ -6,6 +6,8 @@
 #include "profile.h"
 
 #include <stdio.h>
+
+#include "read/btf.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +74,24 @@ static const struct feature_row {
 	 * types" (Debian's 6.12.117 changelog; the 6.12.118 tree has the split, the 6.1.192 tree not).
 	 */
 	{ KP_F_SEC0_BEFORE_SHSTRNDX, "section0_checked_first", { 6, 13, 0 }, { { 6, 12, 117 } } },
+	/*
+	 * Module BTF (kernel/bpf/btf.c, btf_parse_module()). The distilled base: "libbpf,bpf:
+	 * share BTF relocate-related code with kernel" and "module, bpf: store BTF base pointer
+	 * in struct module" (v6.11; the 6.12 tree has them, 6.1's not). The next two are dated
+	 * only by the trees read: printable DATASEC names are in 6.12's btf_name_valid_section()
+	 * and not 6.1's; the layout header (layout_off/layout_len, BTF_INFO_KIND 7 bits, vlen 24
+	 * bits, btf_check_modifier_chain_length() instead of btf_check_type_tags()) is in 7.2's
+	 * and not 6.12's, so the versions between are given the older behaviour.
+	 */
+	{ KP_F_BTF_BASE_RELOCATE, "btf_base_relocate", { 6, 11, 0 }, { { 0 } } },
+	{ KP_F_BTF_DATASEC_PRINTABLE, "btf_datasec_printable_names", { 6, 12, 0 }, { { 0 } } },
+	{ KP_F_BTF_LAYOUT, "btf_layout_header", { 7, 2, 0 }, { { 0 } } },
+	/*
+	 * btf_module_notify() with MODULE_ALLOW_BTF_MISMATCH: 6.1 prints "failed to validate
+	 * module [%s] BTF: %ld" for every such module, 6.12 and 7.2 one pr_warn_once() (dated by
+	 * the trees read, as above).
+	 */
+	{ KP_F_BTF_MISMATCH_QUIET, "btf_mismatch_warn_once", { 6, 12, 0 }, { { 0 } } },
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },
@@ -252,4 +272,11 @@ const char *kp_profile_rules_name(const struct kp_profile *p)
 	if (p->has[KP_F_SYMBOL_GET_GPL])
 		return p->has[KP_F_INHERIT_TAINT] ? "2023" : "2023-without-2020";
 	return p->has[KP_F_INHERIT_TAINT] ? "2020" : "pre2020";
+}
+
+void kp_profile_btf_rules(const struct kp_profile *p, struct kp_btf_rules *r)
+{
+	r->layout_header = p->has[KP_F_BTF_LAYOUT];
+	r->relocate = p->has[KP_F_BTF_BASE_RELOCATE];
+	r->datasec_printable = p->has[KP_F_BTF_DATASEC_PRINTABLE];
 }

@@ -49,6 +49,11 @@ enum kp_feature {
 	KP_F_MODULE_PLATFORM_KEYRING, /* Debian: mod_verify_sig() retries .platform */
 	KP_F_MOK_TRUSTED_DEFAULT,     /* Debian < 6.17: trust_moklist() always true */
 	KP_F_PERCPU_RELOCS, /* apply_relocations() relocates .data..percpu (7.2 tree, not 6.12) */
+	/* Module BTF (btf_module_notify()); after the distribution deltas for the tests' sake. */
+	KP_F_BTF_BASE_RELOCATE,	    /* v6.11: .BTF.base + btf_relocate() in btf_parse_module() */
+	KP_F_BTF_DATASEC_PRINTABLE, /* 6.12 tree: any printable DATASEC name (6.1: identifier) */
+	KP_F_BTF_LAYOUT,	    /* 7.2 tree: 32-byte btf_header, 7-bit kind, 24-bit vlen */
+	KP_F_BTF_MISMATCH_QUIET,    /* 6.12 tree: an allowed mismatch is one pr_warn_once() */
 	KP_F_NFEATURES,
 };
 
@@ -90,6 +95,10 @@ const char *kp_profile_newest_modelled(void);
 int kp_profile_apply_rules(struct kp_profile *p, const char *rules);
 
 const char *kp_feature_name(enum kp_feature f);
+
+struct kp_btf_rules;
+/* The module BTF verifier of @p's kernel (lib/read/btf.h). */
+void kp_profile_btf_rules(const struct kp_profile *p, struct kp_btf_rules *r);
 /* The profile name that describes @p's headline rules: pre2020, 2020 or 2023. */
 const char *kp_profile_rules_name(const struct kp_profile *p);
 

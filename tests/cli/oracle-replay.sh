@@ -15,8 +15,7 @@ while IFS='|' read -r name kernels cmdline modules; do
 	name=$(echo "$name" | xargs)
 	[ -z "$name" ] && continue
 	case $name in \#*) continue ;; esac
-	kernels=$(echo "$kernels" | xargs)
-	kernels=${kernels//,/ } # "6.1,6.12": a comma list of series
+	kernels=$(echo "$kernels" | tr "," " " | xargs) # "all", "built" or a comma list
 	cmdline=$(echo "$cmdline" | xargs)
 	for series in 7.2 6.12 6.1 5.10; do
 		obs=$top/tests/oracle/observed/$series/$name.json
@@ -31,6 +30,8 @@ while IFS='|' read -r name kernels cmdline modules; do
 			# dummy.ko by tests/oracle/sig-modules.sh
 			f=$dir/$m.ko
 			[ -f "$f" ] || [ ! -f "$dir/sig/$m.ko" ] || f=$dir/sig/$m.ko
+			# btf/: the module BTF scenarios' modules (tests/oracle/btf-modules.sh)
+			[ -f "$f" ] || [ ! -f "$dir/btf/$m.ko" ] || f=$dir/btf/$m.ko
 			files+=("$f")
 			[ -f "$f" ] || missing="$missing $m.ko"
 		done
@@ -45,6 +46,11 @@ while IFS='|' read -r name kernels cmdline modules; do
 		[ -n "$cmdline" ] && args+=(--kernel-cmdline "$cmdline")
 		# the certificates of the oracle kernel's image (tests/oracle/kernel-certs.py)
 		[ -f "$dir/sig/kernel-certs.pem" ] && args+=(--trusted-cert "$dir/sig/kernel-certs.pem")
+		# the kernel's BTF (btf-modules.sh) for the module BTF scenarios (only there: its
+		# decompression and parsing would slow every other replay)
+		case $name in btf_*)
+			[ -f "$dir/btf/vmlinux.btf.xz" ] && args+=(--vmlinux-btf "$dir/btf/vmlinux.btf.xz")
+		esac
 		n=$((n + 1))
 		pred=$("$kopolicy" "${args[@]}" "${files[@]}" 2>&1)
 		rc=$?

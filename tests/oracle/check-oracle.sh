@@ -139,6 +139,11 @@ for l in d["loads"]:
 			break
 		fi
 	done
+	# the module BTF scenarios: the kernel's BTF as btf-modules.sh left it beside the modules
+	case $s in btf_*)
+		[ -f "$KP_ORACLE_FIXTURES/vmlinux.btf.xz" ] &&
+			args+=(--vmlinux-btf "$KP_ORACLE_FIXTURES/vmlinux.btf.xz")
+	esac
 	for f in "${info[@]:2}"; do
 		args+=("$KP_ORACLE_FIXTURES/$f")
 	done

@@ -75,6 +75,10 @@ LOADER_FORMATS = [
      r" you have been warned\.", False),
     (r"(?P<m>\S+): loading module not compiled with retpoline compiler\.", False),
     (r"(?P<m>\S+): Unknown symbol \S+ \(err -?\d+\)", False),
+    # btf_module_notify(): the module's .BTF does not validate (fatal, or 6.1 with the option)
+    (r"failed to validate module \[(?P<m>[^]]+)\] BTF: -?\d+", False),
+    (r"Kernel module BTF mismatch detected, BTF debug info may be unavailable for some modules",
+     True),
     (r"(?P<m>\S+): module uses symbols \S+ from proprietary module \S+, inheriting taint\.", False),
     (r"(?P<m>\S+): module using GPL-only symbols uses symbols \S+ from proprietary module \S+\.",
      False),

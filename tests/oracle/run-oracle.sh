@@ -214,6 +214,25 @@ if [ -d "$PREBUILT/sig" ] && [ -f "$FIXDIR/.sig-$SIG_KEY" ]; then
 	done
 fi
 
+# ---- module BTF modules: btf_*.ko derived from the package's veth.ko/dummy.ko and the kernel's
+# BTF (btf-modules.sh), for kernels whose headers ship a vmlinux with .BTF (sid 7.2). The
+# committed copies in fixtures/ko/<series>/btf/ (what make check replays) must be identical.
+BTF_KEY=$( { sha256sum "$ORACLE_DIR/btf-modules.sh" "$ORACLE_DIR/btf-shift.py"; \
+	echo "${KP_MODULES_DEB##*/}"; } | sha256sum | cut -c1-16)
+if [ ! -f "$FIXDIR/.btf-$BTF_KEY" ] && [ -n "$KP_MODULES_DEB" ] && [ -f "$KP_KDIR/vmlinux" ]; then
+	log "deriving the module BTF modules from ${KP_MODULES_DEB##*/}"
+	"$ORACLE_DIR/btf-modules.sh" "$KP_MODULES_DEB" "$KP_ABI" "$KP_KDIR/vmlinux" "$FIXDIR" ||
+		die "btf-modules.sh failed"
+	rm -f "$FIXDIR"/.btf-* "$FIXDIR/modules.cpio"
+	touch "$FIXDIR/.btf-$BTF_KEY"
+fi
+if [ -d "$PREBUILT/btf" ] && [ -f "$FIXDIR/.btf-$BTF_KEY" ]; then
+	for f in "$PREBUILT"/btf/*.ko; do
+		cmp -s "$f" "$FIXDIR/${f##*/}" ||
+			log "warning: $f differs from what btf-modules.sh derives now ($FIXDIR/${f##*/}): update the committed copy"
+	done
+fi
+
 if [ -n "$ENV_OUT" ]; then
 	{
 		printf 'KP_SERIES=%q\nKP_ABI=%q\nKP_RELEASE=%q\nKP_KDIR=%q\nKP_VMLINUZ=%q\nKP_CONFIG=%q\nKP_SYMVERS=%q\n' \

@@ -23,6 +23,7 @@ struct kp_sim_ctx {
 	bool no_ext_version_warned; /* pr_warn_once() of "no extended symbol version" (6.14+) */
 	bool debug_locks_off;	    /* "Disabling lock debugging" printed */
 	bool livepatch_notice_done;
+	bool btf_mismatch_warned; /* pr_warn_once() of an allowed BTF mismatch (6.12+) */
 };
 
 /* One module being loaded: struct load_info + struct module as far as the rules need. */
@@ -112,6 +113,8 @@ enum kp_oob kp_oob_read(const struct kp_module *m, uint64_t off, unsigned width)
 const char *kp_oob_fault_line(uint16_t machine);
 /* relocations.c */
 int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* btf.c */
+int kp_rule_btf_module_notify(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* symbol-get.c */
 int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v);
 

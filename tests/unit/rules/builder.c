@@ -420,6 +420,7 @@ void tb_free(struct tb_world *w)
 	kp_graph_free(&w->g);
 	kp_set_free(&w->set);
 	kp_base_free(w->base);
+	kp_facts_release(&w->facts); /* what a test put there (kp_facts_vmlinux_btf()) */
 	memset(w, 0, sizeof(*w));
 }
 

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel's own BTF, which btf_parse_module() checks a module's .BTF against: the .BTF
+ * section of a vmlinux (Debian's linux-headers vmlinux holds only that), or raw BTF as the
+ * running kernel shows it in /sys/kernel/btf/vmlinux. A bzImage is not searched.
+ */
+#ifndef KP_VMLINUX_BTF_H
+#define KP_VMLINUX_BTF_H
+
+#include <stddef.h>
+
+#include "util/util.h"
+
+struct kp_vmlinux_btf {
+	unsigned char *data; /* owned: the raw BTF */
+	size_t len;
+};
+
+/*
+ * Reads @path: an ELF file (plain or compressed) with a .BTF section, or raw BTF. 0, or -1
+ * with @err (errnum ENOENT when @path does not exist).
+ */
+int kp_vmlinux_btf_read(const char *path, struct kp_vmlinux_btf *out, struct kp_err *err);
+void kp_vmlinux_btf_release(struct kp_vmlinux_btf *b);
+
+#endif
