@@ -50,9 +50,11 @@ for kind in declared undeclared xz; do
 	echo "# one bomb ($kind size): exit $rc1, peak RSS $one KiB"
 	read -r rc rss < <(peak "$tmp/$kind" -j16 --max-size 64M)
 	echo "# 16 bombs ($kind size) at -j16: exit $rc, peak RSS $rss KiB"
-	# 16 x 40 MiB would be 640 MiB over one; the budget (64 MiB) allows one at a time
-	ok "$kind size: 16 bombs at -j16 peak within 48 MiB of one bomb ($rss vs $one KiB)" \
-		$(( rss < one + 48 * 1024 ? 0 : 1 ))
+	# 16 x 40 MiB would be 640 MiB over one; the budget (64 MiB) allows one at a time. The
+	# decoders' own windows and each thread's spare buffer are outside the budget and depend
+	# on how the threads were scheduled: 128 MiB of slack (seen: 30-60 MiB, 2 CPUs, loaded)
+	ok "$kind size: 16 bombs at -j16 peak within 128 MiB of one bomb ($rss vs $one KiB)" \
+		$(( rss < one + 128 * 1024 ? 0 : 1 ))
 	ok "$kind size: each bomb is one error line" \
 		$(( $(grep -c "^kopolicy: $tmp/$kind/b[0-9]*\.ko\.\(zst\|xz\): " "$tmp/err") == 16 ? 0 : 1 ))
 	grep -q "out of memory" "$tmp/err"
