@@ -90,6 +90,8 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "the kernel is newer than the newest loader kopolicy models" },
 	{ "rule-set-change", KP_SEV_WARNING,
 	  "check --compare: the outcome differs between the two rule sets" },
+	{ "symbol-get-dynamic", KP_SEV_NOTE,
+	  "symbol_get() calls whose name is computed at run time: counted, not analysed" },
 };
 
 const size_t kp_nrule_docs = sizeof(kp_rule_docs) / sizeof(kp_rule_docs[0]);

@@ -35,11 +35,39 @@ static const char *not_found_reason(const struct kp_sim_ctx *c, const char *name
 		       : "not exported";
 }
 
+/*
+ * The call sites whose name is computed at run time (sprintf() into a buffer, a name from a
+ * table): what they return cannot be predicted, so they are counted and said, never guessed.
+ */
+static void dynamic_sites(struct kp_verdict *v, const struct kp_module *m)
+{
+	const char *format = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nsymget; i++)
+		if (!m->symget[i].symbol && m->symget[i].method == KP_SYMGET_DYNAMIC) {
+			n++;
+			format = format ? format : m->symget[i].format;
+		}
+	if (n && format)
+		kp_finding(v, "symbol-get-dynamic", KP_SEV_NOTE, KP_CONS_WARN, NULL,
+			   "%zu symbol_get() call(s) with a name computed at run time (format "
+			   "'%s'): not analysed, what they return is not predicted",
+			   n, format);
+	else if (n)
+		kp_finding(v, "symbol-get-dynamic", KP_SEV_NOTE, KP_CONS_WARN, NULL,
+			   "%zu symbol_get() call(s) with a name computed at run time: not "
+			   "analysed, what they return is not predicted",
+			   n);
+}
+
 /* __symbol_get(): v6.6+ and stable 4.14.326…6.5.2 (9011e49d54dc) require a GPL-only export. */
 int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 {
 	const struct kp_module *m = c->g->nodes[v->node].mod;
 	size_t cap = 0;
+
+	dynamic_sites(v, m);
 
 	/* what the reader left (lib/read/symbol-get/: the module's analysis budget) */
 	if (m->nsymget_unanalysed)

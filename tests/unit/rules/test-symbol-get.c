@@ -165,6 +165,8 @@ static void heuristic(struct tap *t)
 	tap_is_int(t, tb_v(&w, "getter")->nsymget, 1, "heuristic: only candidates naming exports");
 	r = tb_symget_result(&w, "getter", "printk");
 	tap_ok(t, r && r->method_heuristic && !r->ok, "heuristic printk: judged, flagged");
+	tap_is_str(t, tb_findings(&w, "getter"), "symbol-get-dynamic,symbol-get-non-gpl",
+		   "the dynamic call site is counted (a note), not guessed at");
 	tb_free(&w);
 }
 
