@@ -48,7 +48,9 @@ for f in /usr/bin/kopolicy /usr/libexec/kopolicy/check-built /usr/libexec/kopoli
 	/usr/share/bash-completion/completions/kopolicy \
 	/usr/share/zsh/vendor-completions/_kopolicy \
 	/usr/share/man/man1/kopolicy.1.gz /usr/share/man/man5/kopolicy.conf.5.gz \
-	/usr/share/doc/kopolicy/examples/kopolicy-post-build /usr/share/doc/kopolicy/copyright; do
+	/usr/share/doc/kopolicy/examples/kopolicy-post-build /usr/share/doc/kopolicy/copyright \
+	/usr/libexec/kopolicy/dkms-pre-install /usr/sbin/kopolicy-dkms \
+	/usr/share/kopolicy/dkms-hook.conf /usr/share/man/man8/kopolicy-dkms.8.gz; do
 	echo "$k" | grep -qxF "$f"
 	ok "kopolicy.deb has $f" $?
 done

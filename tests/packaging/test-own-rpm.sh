@@ -37,7 +37,8 @@ for f in /usr/bin/kopolicy "$libexec/check-built" "$libexec/brp-kopolicy" \
 	"$libexec/dkms-post-build" "$libexec/kernel-postinst" "$macrodir/macros.kopolicy" \
 	/usr/lib/kernel/install.d/90-kopolicy.install /etc/dkms/kopolicy.conf \
 	/usr/share/bash-completion/completions/kopolicy /usr/share/zsh/site-functions/_kopolicy \
-	/usr/share/doc/kopolicy/README.md /usr/share/doc/kopolicy/examples/dkms.conf.example; do
+	/usr/share/doc/kopolicy/README.md /usr/share/doc/kopolicy/examples/dkms.conf.example \
+	"$libexec/dkms-pre-install" /usr/sbin/kopolicy-dkms /usr/share/kopolicy/dkms-hook.conf; do
 	echo "$list" | grep -qxF "$f"
 	ok "the RPM has $f" $?
 done
