@@ -288,6 +288,8 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		f->btf_modules = kp_kconfig_is_y(c, "CONFIG_DEBUG_INFO_BTF_MODULES");
 		f->btf_mismatch_fatal =
 			f->btf_modules && !kp_kconfig_is_y(c, "CONFIG_MODULE_ALLOW_BTF_MISMATCH");
+		f->mldsa_waive_authattrs =
+			kp_kconfig_is_y(c, "CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA");
 
 	} else {
 		f->modversions = pick(o->modversions, true);

@@ -92,6 +92,14 @@ static const struct feature_row {
 	 * the trees read, as above).
 	 */
 	{ KP_F_BTF_MISMATCH_QUIET, "btf_mismatch_warn_once", { 6, 12, 0 }, { { 0 } } },
+	/*
+	 * ML-DSA module signatures (v7.0; read in the 7.2.13 tree, 7.0 and 7.1 taken as 7.2):
+	 * pkcs7_sig_note_pkey_algo() maps the FIPS 204 OIDs to mldsa44/65/87,
+	 * pkcs7_check_authattrs() makes signed attributes waivable for an ML-DSA signer under
+	 * CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA, software_key_determine_akcipher()
+	 * accepts only "none" (no signed attributes) or "sha512" as an ML-DSA digest.
+	 */
+	{ KP_F_MLDSA_SIGNATURES, "mldsa_signatures", { 7, 0, 0 }, { { 0 } } },
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },
