@@ -29,7 +29,8 @@ mk aa512 sha512 mldsa65 yes
 mk aa256 sha256 mldsa65 yes
 mk noaa sha256 mldsa65 no
 mk aa512_87 sha512 mldsa87 yes
-# Debian's 7.2 config has neither ML-DSA nor the waiver; the second config adds both
+# Debian's 7.2 config has neither ML-DSA (CONFIG_CRYPTO_MLDSA) nor the waiver; waive.config
+# adds both, mldsa.config (below) only ML-DSA
 zcat "$fx/config.gz" > "$tmp/plain.config"
 { cat "$tmp/plain.config"; echo CONFIG_CRYPTO_MLDSA=y
   echo CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA=y; } > "$tmp/waive.config"
@@ -66,8 +67,17 @@ ok "7.2 with the waiver: sha256 with signed attributes is refused (only sha512)"
 has "software_key_determine_akcipher()"
 ok "7.2 sha256 with signed attributes: the finding names the kernel function" $?
 chk noaa plain
+json "$tmp/c.json" "(lambda m: (m['loads'],m['errno'],m['taint'],[f['id'] for f in m['findings']]))(d['modules'][0])==(True,None,'OE',['signature-untrusted-key'])"
+ok "7.2 without CONFIG_CRYPTO_MLDSA: the ML-DSA key cannot load, ENOKEY, loads with E" $?
+has "lacks CONFIG_CRYPTO_MLDSA"
+ok "... and the finding says so" $?
+{ cat "$tmp/plain.config"; echo CONFIG_CRYPTO_MLDSA=m; } > "$tmp/mldsa.config"
+chk noaa mldsa
 is "(True,None,[],[])"
-ok "7.2 without signed attributes: the digest algorithm does not matter, loads" $?
+ok "7.2 with CRYPTO_MLDSA=m, without signed attributes: the digest algorithm does not matter, loads" $?
+chk aa512 mldsa
+is "(False,'EKEYREJECTED',['bad-signature'],['PKCS7: Invalid module sig (has authattrs)'])"
+ok "7.2 with CRYPTO_MLDSA=m, without the waiver: signed attributes refused" $?
 chk aa512 waive --sig-enforce
 is "(True,None,[],['PKCS7: Waived invalid module sig (has authattrs)'])"
 ok "7.2 with the waiver, enforced: loads (the key assumed trusted)" $?

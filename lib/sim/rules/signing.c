@@ -141,6 +141,14 @@ static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 			       s->pkcs7_note);
 		return s->pkcs7_verify_err;
 	}
+	/*
+	 * x509_check_for_self_signed() (7.0-7.2): without CONFIG_CRYPTO_MLDSA, crypto_alloc_sig()
+	 * fails with -ENOENT, so a self-signed ML-DSA certificate (a MOK or DKMS key) is never
+	 * loaded and the signer is unknown. (A CA-issued one would load and then fail
+	 * verify_signature(): EKEYREJECTED; not modelled.)
+	 */
+	if (s->pkey_algo && is_mldsa(s->pkey_algo) && c->f->no_crypto_mldsa)
+		return -ENOKEY;
 	if (!c->f->signatures_trusted)
 		return -ENOKEY;
 	if (!c->f->keys || kp_keyring_empty(c->f->keys))
@@ -276,6 +284,14 @@ static void describe_signer(const struct kp_sim_ctx *c, const struct kp_loading 
 
 	fix[0] = '\0';
 	*after = "";
+	if (s->pkey_algo && is_mldsa(s->pkey_algo) && c->f->no_crypto_mldsa) {
+		snprintf(who, wlen,
+			 "an ML-DSA key (%s, %s), which this kernel cannot load: it lacks "
+			 "CONFIG_CRYPTO_MLDSA",
+			 s->pkey_algo, s->signer ? s->signer : "key id signer");
+		snprintf(fix, flen, " (sign with an RSA or ECDSA key)");
+		return;
+	}
 	if (named)
 		snprintf(name, sizeof(name), "%s %s ('%s')", named->name, named->source,
 			 named->subject);

@@ -152,6 +152,7 @@ static void authattrs(struct tap *t)
 {
 	struct tb_world w;
 	const struct kp_finding *f;
+	struct kp_module *m;
 
 	aa(&w, "6.12.37", PLAIN, false, "sha256", "rsa");
 	tb_expect_taints(t, &w, -EKEYREJECTED, HAS_AUTHATTRS, "bad-signature", "",
@@ -194,6 +195,26 @@ static void authattrs(struct tap *t)
 	aa(&w, "6.12.37", PLAIN, true, "sha512", "mldsa65");
 	tb_expect_taints(t, &w, 0, NOTICE, "", "E",
 			 "6.12 mldsa65 authattrs: ENOPKG, loads unsigned");
+	/* no CONFIG_CRYPTO_MLDSA: the ML-DSA key never loads, ENOKEY (after pkcs7_verify()) */
+	m = one(&w, "7.2.13", PLAIN);
+	tb_signed(m, "sha512", "mldsa65");
+	w.facts.no_crypto_mldsa = true;
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, 0, "7.2 mldsa65, no CRYPTO_MLDSA: errno");
+	tap_is_str(t, tb_taints(&w, "m"), "E", "7.2 mldsa65, no CRYPTO_MLDSA: loads unsigned (E)");
+	f = tb_finding(&w, "m", "signature-untrusted-key");
+	tap_ok(t, f && strstr(f->message, "lacks CONFIG_CRYPTO_MLDSA"),
+	       "7.2 mldsa65, no CRYPTO_MLDSA: the finding says why the key is unknown");
+	tb_free(&w);
+	m = one(&w, "7.2.13", ENFORCE);
+	tb_signed(m, "sha512", "mldsa65");
+	w.facts.no_crypto_mldsa = true;
+	tb_expect_taints(t, &w, -EKEYREJECTED, "Loading of module with unavailable key is rejected",
+			 "signature-untrusted-key", "", "7.2 mldsa65, no CRYPTO_MLDSA, enforced");
+	aa(&w, "7.2.13", PLAIN, false, "sha512", "mldsa65");
+	w.facts.no_crypto_mldsa = true;
+	tb_expect_taints(t, &w, -EKEYREJECTED, HAS_AUTHATTRS, "bad-signature", "",
+			 "7.2 mldsa65 authattrs, no CRYPTO_MLDSA: pkcs7_verify() refuses first");
 	/* pr_warn_once(): the second waived module prints nothing */
 	aa(&w, "7.2.13", PLAIN, true, "sha512", "mldsa65");
 	tb_signed_authattrs(tb_module(&w, "n"), "sha512", "mldsa65");
