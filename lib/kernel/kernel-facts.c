@@ -232,6 +232,7 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 {
 	enum kp_distro distro;
 	struct kp_kver v;
+	const char *mldsa;
 
 	if (!release && base)
 		release = kp_base_release(base);
@@ -288,6 +289,10 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		f->btf_modules = kp_kconfig_is_y(c, "CONFIG_DEBUG_INFO_BTF_MODULES");
 		f->btf_mismatch_fatal =
 			f->btf_modules && !kp_kconfig_is_y(c, "CONFIG_MODULE_ALLOW_BTF_MISMATCH");
+		f->mldsa_waive_authattrs =
+			kp_kconfig_is_y(c, "CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA");
+		mldsa = kp_kconfig_get(c, "CONFIG_CRYPTO_MLDSA");
+		f->no_crypto_mldsa = !mldsa || (strcmp(mldsa, "y") && strcmp(mldsa, "m"));
 
 	} else {
 		f->modversions = pick(o->modversions, true);

@@ -33,6 +33,8 @@ struct kp_kernel_facts {
 	bool missing_version_fatal;  /* Debian: check_version() rejects a missing entry */
 	bool btf_modules;	     /* DEBUG_INFO_BTF_MODULES: btf_module_notify() checks .BTF */
 	bool btf_mismatch_fatal;     /* DEBUG_INFO_BTF_MODULES and !MODULE_ALLOW_BTF_MISMATCH */
+	bool mldsa_waive_authattrs;  /* CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA (7.0+) */
+	bool no_crypto_mldsa;	     /* a config without CONFIG_CRYPTO_MLDSA (y or m): no ML-DSA */
 	/* The kernel's BTF, parsed (kp_btf_parse_base()) when btf_modules; NULL: not known. */
 	struct kp_btf *vmlinux_btf;
 	const char *vmlinux_btf_source; /* where it came from, for reports */

@@ -86,6 +86,12 @@ enum kp_versions_format {
 	KP_VERSIONS_UBUNTU, /* Ubuntu SAUCE { u32 next; u32 crc; char name[]; } records */
 };
 
+/*
+ * pkcs7_note when the only objection to the message is its signed attributes (pkcs7_verify(),
+ * VERIFYING_MODULE_SIGNATURE): the kernel's line; 7.0+ waives it for an ML-DSA signer.
+ */
+#define KP_SIG_NOTE_AUTHATTRS "Invalid module sig (has authattrs)"
+
 struct kp_signature {
 	bool present;
 	uint8_t algo;
@@ -104,7 +110,7 @@ struct kp_signature {
 	int pkcs7_verify_err;	     /* after parsing, before trust (pkcs7_verify()): 0 or -errno */
 	const char *pkcs7_note;	     /* why pkcs7_err or pkcs7_verify_err, for reports */
 	const char *hash_algo;	     /* kernel spelling: "sha256", "sha3-512", "md5", ... */
-	const char *pkey_algo;	     /* "rsa", "ecdsa", "ml-dsa-65", ... or the OID */
+	const char *pkey_algo;	     /* "rsa", "ecdsa", "mldsa65", ... or the OID */
 	const char *signer;	     /* issuer (issuer+serial) as text, NULL for a key id signer */
 	const unsigned char *issuer; /* DER Name of the signer's issuer */
 	size_t issuer_len;

@@ -65,10 +65,10 @@ static const char *pkey_name(const ASN1_OBJECT *obj, char *oid, size_t len)
 	static const struct {
 		const char *oid, *name;
 	} mldsa[] = {
-		/* FIPS 204 OIDs (v7.0 "modsign: Enable ML-DSA module signing") */
-		{ "2.16.840.1.101.3.4.3.17", "ml-dsa-44" },
-		{ "2.16.840.1.101.3.4.3.18", "ml-dsa-65" },
-		{ "2.16.840.1.101.3.4.3.19", "ml-dsa-87" },
+		/* FIPS 204 OIDs, kernel names (v7.0 "modsign: Enable ML-DSA module signing") */
+		{ "2.16.840.1.101.3.4.3.17", "mldsa44" },
+		{ "2.16.840.1.101.3.4.3.18", "mldsa65" },
+		{ "2.16.840.1.101.3.4.3.19", "mldsa87" },
 	};
 
 	switch (OBJ_obj2nid(obj)) {
@@ -217,9 +217,12 @@ static int read_message(struct kp_module *m, CMS_ContentInfo *cms)
 	/* pkcs7_verify(), VERIFYING_MODULE_SIGNATURE: "Invalid module sig (not pkcs7-data)" */
 	if (OBJ_obj2nid(CMS_get0_eContentType(cms)) != NID_pkcs7_data)
 		return fail_late(s, -EKEYREJECTED, "Invalid module sig (not pkcs7-data)");
-	/* pkcs7_verify(), VERIFYING_MODULE_SIGNATURE: "Invalid module sig (has authattrs)" */
+	/*
+	 * pkcs7_verify(), VERIFYING_MODULE_SIGNATURE: "Invalid module sig (has authattrs)", which
+	 * 7.0+ can waive for an ML-DSA signer (the rule decides: lib/sim/rules/signing.c).
+	 */
 	if (CMS_signed_get_attr_count(si) > 0)
-		return fail_late(s, -EKEYREJECTED, "Invalid module sig (has authattrs)");
+		return fail_late(s, -EKEYREJECTED, KP_SIG_NOTE_AUTHATTRS);
 	return 0;
 }
 
@@ -243,8 +246,13 @@ static void digest(struct kp_signature *s, const unsigned char *image, size_t si
 		nid = NID_id_GostR3411_2012_512;
 	if (nid != NID_undef)
 		md = EVP_get_digestbynid(nid);
-	/* pkcs7_digest(): the detached data, i.e. the module before the signature */
-	if ((what & KP_SIG_DIGEST) && md && EVP_MD_get_size(md) <= (int)sizeof(s->digest) &&
+	/*
+	 * pkcs7_digest(): the detached data, i.e. the module before the signature. Not for ML-DSA,
+	 * which signs the data itself (hash "none") or the signed attributes, not a digest: the
+	 * key check then reports the signature unchecked (sig-keys.c, a zero digest_len).
+	 */
+	if ((what & KP_SIG_DIGEST) && md && strncmp(s->pkey_algo, "mldsa", 5) &&
+	    EVP_MD_get_size(md) <= (int)sizeof(s->digest) &&
 	    EVP_Digest(image, signed_len, s->digest, &n, md, NULL) == 1)
 		s->digest_len = n;
 	/* mod_is_hash_blacklisted() (Debian): SHA-256 of the whole file, marker included */

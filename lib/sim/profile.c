@@ -50,6 +50,13 @@ static const struct feature_row {
 	{ KP_F_SYMSTRTAB_CHECKS, "symbol_strtab_checks", { 6, 13, 0 }, { { 0 } } },
 	{ KP_F_EXT_MODVERSIONS, "extended_modversions", { 6, 14, 0 }, { { 0 } } },
 	{ KP_F_KFLAGSTAB, "kflagstab", { 7, 1, 0 }, { { 0 } } },
+	/*
+	 * 743f8cae549a "module: Override -EEXIST module return" (modules-next for 7.1; the 7.2.13
+	 * tree has it). AUTOSEL offered it to 5.15-7.0 on 2026-04-20, but no stable release is
+	 * known to carry it: Debian's changelogs, which list every stable commit, do not name it up
+	 * to 6.1.192 and 6.12.118, and neither tree has it; 5.15.y, 6.6.y, 6.18.y and 7.0.y are
+	 * unverified (no backport rows until one is found).
+	 */
 	{ KP_F_INIT_EEXIST_EBUSY, "init_eexist_becomes_ebusy", { 7, 1, 0 }, { { 0 } } },
 	{ KP_F_TAINT_FWCTL, "taint_fwctl", { 6, 15, 0 }, { { 0 } } },
 	/*
@@ -92,6 +99,14 @@ static const struct feature_row {
 	 * the trees read, as above).
 	 */
 	{ KP_F_BTF_MISMATCH_QUIET, "btf_mismatch_warn_once", { 6, 12, 0 }, { { 0 } } },
+	/*
+	 * ML-DSA module signatures (v7.0; read in the 7.2.13 tree, 7.0 and 7.1 taken as 7.2):
+	 * pkcs7_sig_note_pkey_algo() maps the FIPS 204 OIDs to mldsa44/65/87,
+	 * pkcs7_check_authattrs() makes signed attributes waivable for an ML-DSA signer under
+	 * CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA, software_key_determine_akcipher()
+	 * accepts only "none" (no signed attributes) or "sha512" as an ML-DSA digest.
+	 */
+	{ KP_F_MLDSA_SIGNATURES, "mldsa_signatures", { 7, 0, 0 }, { { 0 } } },
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },

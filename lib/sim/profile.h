@@ -54,6 +54,8 @@ enum kp_feature {
 	KP_F_BTF_DATASEC_PRINTABLE, /* 6.12 tree: any printable DATASEC name (6.1: identifier) */
 	KP_F_BTF_LAYOUT,	    /* 7.2 tree: 32-byte btf_header, 7-bit kind, 24-bit vlen */
 	KP_F_BTF_MISMATCH_QUIET,    /* 6.12 tree: an allowed mismatch is one pr_warn_once() */
+	/* v7.0 "modsign: Enable ML-DSA module signing": ML-DSA signers, the authattrs waiver */
+	KP_F_MLDSA_SIGNATURES,
 	KP_F_NFEATURES,
 };
 

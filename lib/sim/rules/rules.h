@@ -24,6 +24,7 @@ struct kp_sim_ctx {
 	bool debug_locks_off;	    /* "Disabling lock debugging" printed */
 	bool livepatch_notice_done;
 	bool btf_mismatch_warned; /* pr_warn_once() of an allowed BTF mismatch (6.12+) */
+	bool authattrs_waived;	  /* pr_warn_once() "Waived invalid module sig (has authattrs)" */
 };
 
 /* One module being loaded: struct load_info + struct module as far as the rules need. */

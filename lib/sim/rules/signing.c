@@ -36,8 +36,20 @@ static bool parser_knows_hash(const struct kp_profile *p, const char *h)
 
 /*
  * pkcs7_sig_note_pkey_algo(): rsaEncryption always; ecdsa-with-* since v5.13; sm2 up to
- * D6.1 (gone in D6.12); ecrdsa; ML-DSA since v7.0 ("modsign: Enable ML-DSA module signing").
+ * D6.1 (gone in D6.12); ecrdsa; mldsa44/65/87 since v7.0 (profile row mldsa_signatures).
  */
+static bool is_mldsa(const char *k)
+{
+	return !strncmp(k, "mldsa", 5);
+}
+
+/* The message's only objection is its signed attributes (lib/read/sig-verify.c). */
+static bool has_authattrs(const struct kp_signature *s)
+{
+	return s->pkcs7_verify_err == -EKEYREJECTED && s->pkcs7_note &&
+	       !strcmp(s->pkcs7_note, KP_SIG_NOTE_AUTHATTRS);
+}
+
 static bool parser_knows_pkey(const struct kp_profile *p, const char *k)
 {
 	if (!strcmp(k, "rsa") || !strncmp(k, "ecrdsa", 6))
@@ -46,9 +58,33 @@ static bool parser_knows_pkey(const struct kp_profile *p, const char *k)
 		return at_least(p, 5, 13);
 	if (!strcmp(k, "sm2"))
 		return !at_least(p, 6, 7);
-	if (!strncmp(k, "ml-dsa-", 7))
-		return at_least(p, 7, 0);
+	if (is_mldsa(k))
+		return p->has[KP_F_MLDSA_SIGNATURES];
 	return false;
+}
+
+/*
+ * pkcs7_check_authattrs() + pkcs7_verify(), VERIFYING_MODULE_SIGNATURE (7.0-7.2): signed
+ * attributes are waived ("Waived invalid module sig (has authattrs)", pr_warn_once()) only for
+ * an ML-DSA signer with CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA=y.
+ */
+static bool authattrs_waived(const struct kp_sim_ctx *c, const struct kp_signature *s)
+{
+	return c->p->has[KP_F_MLDSA_SIGNATURES] && c->f->mldsa_waive_authattrs &&
+	       has_authattrs(s) && s->pkey_algo && is_mldsa(s->pkey_algo);
+}
+
+/*
+ * software_key_determine_akcipher(), crypto/asymmetric_keys/public_key.c (7.0-7.2), reached
+ * through verify_signature() once a trusted key is found: an ML-DSA signature's hash is "none"
+ * without signed attributes (pkcs7_check_authattrs()), else the digest algorithm, and only
+ * "none" and "sha512" are accepted (-EINVAL, which pkcs7_validate_trust_one() turns into
+ * -EKEYREJECTED "[verify %d]"). True when @s is refused that way.
+ */
+static bool mldsa_digest_refused(const struct kp_sim_ctx *c, const struct kp_signature *s)
+{
+	return c->p->has[KP_F_MLDSA_SIGNATURES] && s->pkey_algo && is_mldsa(s->pkey_algo) &&
+	       has_authattrs(s) && s->hash_algo && strcmp(s->hash_algo, "sha512");
 }
 
 /* Debian's mod_is_hash_blacklisted() patch: D5.10, D6.1, D6.12; dropped in Debian 6.17. */
@@ -94,31 +130,55 @@ static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 	if (s->hash_algo && s->pkey_algo &&
 	    (!parser_knows_hash(c->p, s->hash_algo) || !parser_knows_pkey(c->p, s->pkey_algo)))
 		return -ENOPKG;
-	if (s->pkcs7_verify_err) {
+	if (authattrs_waived(c, s)) {
+		if (!c->authattrs_waived)
+			kp_msg(c, ld, "PKCS7: Waived invalid module sig (has authattrs)");
+		c->authattrs_waived = true;
+	} else if (s->pkcs7_verify_err) {
+		/* pkcs7_verify()'s pr_warn(), pr_fmt "PKCS7: " */
 		if (s->pkcs7_verify_err == -EKEYREJECTED)
-			kp_msg(c, ld, "%s", s->pkcs7_note);
+			kp_msg(c, ld, "%s%s", strncmp(s->pkcs7_note, "PKCS7: ", 7) ? "PKCS7: " : "",
+			       s->pkcs7_note);
 		return s->pkcs7_verify_err;
 	}
+	/*
+	 * x509_check_for_self_signed() (7.0-7.2): without CONFIG_CRYPTO_MLDSA, crypto_alloc_sig()
+	 * fails with -ENOENT, so a self-signed ML-DSA certificate (a MOK or DKMS key) is never
+	 * loaded and the signer is unknown. (A CA-issued one would load and then fail
+	 * verify_signature(): EKEYREJECTED; not modelled.)
+	 */
+	if (s->pkey_algo && is_mldsa(s->pkey_algo) && c->f->no_crypto_mldsa)
+		return -ENOKEY;
 	if (!c->f->signatures_trusted)
 		return -ENOKEY;
 	if (!c->f->keys || kp_keyring_empty(c->f->keys))
-		return 0; /* no key source: the documented assumption */
+		/* no key source: the documented assumption (a trusted key, so it is verified) */
+		return mldsa_digest_refused(c, s) ? -EKEYREJECTED : 0;
 	switch (kp_keyring_verify(c->f->keys, s, &key)) {
 	case KP_TRUST_VERIFIED:
 		break;
 	case KP_TRUST_NO_KEY:
 		/* the kernel's own keys unknown: only a MOK/DKMS signer is known untrusted */
 		if (!kp_keyring_has_kernel_keys(c->f->keys) && !never_built_in(c->f->keys, s))
-			return 0;
+			return mldsa_digest_refused(c, s) ? -EKEYREJECTED : 0;
 		return -ENOKEY;
 	case KP_TRUST_BAD_SIGNATURE:
 	case KP_TRUST_REVOKED:
 		return -EKEYREJECTED;
 	case KP_TRUST_ID_ONLY:
+		if (mldsa_digest_refused(c, s))
+			return -EKEYREJECTED;
 		note_signer(c, ld, "a key listed without its certificate matches", key);
 		break;
 	case KP_TRUST_UNCHECKED:
-		note_signer(c, ld, "this libcrypto cannot check the algorithm; key", key);
+		if (mldsa_digest_refused(c, s))
+			return -EKEYREJECTED;
+		note_signer(c, ld,
+			    is_mldsa(s->pkey_algo)
+				    ? "kopolicy does not verify ML-DSA signatures "
+				      "(structural rules applied); key"
+				    : "this libcrypto cannot check the algorithm; key",
+			    key);
 		break;
 	}
 	/* mod_is_hash_blacklisted(): "Module hash %*phN is blacklisted" */
@@ -158,20 +218,37 @@ static int mod_verify_sig(struct kp_sim_ctx *c, struct kp_loading *ld)
 static void fatal_finding(struct kp_sim_ctx *c, struct kp_loading *ld, int err)
 {
 	const struct kp_signature *s = &ld->m->sig;
+	/* pkcs7_verify() let the message through: the trust check decided */
+	const bool verified = !s->pkcs7_verify_err || authattrs_waived(c, s);
 
-	if (err == -EKEYREJECTED && c->f->keys && debian_hash_blacklist(c) &&
-	    kp_keyring_hash_blacklisted(c->f->keys, s))
+	if (err == -EKEYREJECTED && mldsa_digest_refused(c, s) && authattrs_waived(c, s))
+		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+			   "the ML-DSA signature (%s) has signed attributes with a %s digest: "
+			   "software_key_determine_akcipher() accepts only sha512 there (sign with "
+			   "-a sha512, or without signed attributes: OpenSSL 4's sign-file): "
+			   "rejected with EKEYREJECTED even when signatures are not enforced",
+			   s->pkey_algo, s->hash_algo);
+	else if (err == -EKEYREJECTED && has_authattrs(s) && !authattrs_waived(c, s) &&
+		 s->pkey_algo && is_mldsa(s->pkey_algo) && c->p->has[KP_F_MLDSA_SIGNATURES])
+		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+			   "the ML-DSA signature (%s) has signed attributes (sign-file built with "
+			   "OpenSSL < 4 always adds them) and the kernel lacks "
+			   "CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA: rejected with "
+			   "EKEYREJECTED even when signatures are not enforced",
+			   s->pkey_algo);
+	else if (err == -EKEYREJECTED && c->f->keys && debian_hash_blacklist(c) &&
+		 kp_keyring_hash_blacklisted(c->f->keys, s))
 		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "the module's SHA-256 is in the kernel's blacklist keyring: rejected "
 			   "with EKEYREJECTED even when signatures are not enforced");
-	else if (err == -EKEYREJECTED && !s->pkcs7_verify_err && c->f->keys &&
+	else if (err == -EKEYREJECTED && verified && c->f->keys &&
 		 kp_keyring_revoked(c->f->keys, s))
 		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "the signer (%s) is on the kernel's revocation list (dbx/MokListXRT "
 			   "certificate): rejected with EKEYREJECTED even when signatures are not "
 			   "enforced",
 			   s->signer ? s->signer : "key id signer");
-	else if (err == -EKEYREJECTED && !s->pkcs7_verify_err)
+	else if (err == -EKEYREJECTED && verified)
 		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "the signature does not verify against the trusted key that signed it "
 			   "(%s): rejected with EKEYREJECTED even when signatures are not enforced",
@@ -207,12 +284,22 @@ static void describe_signer(const struct kp_sim_ctx *c, const struct kp_loading 
 
 	fix[0] = '\0';
 	*after = "";
+	if (s->pkey_algo && is_mldsa(s->pkey_algo) && c->f->no_crypto_mldsa) {
+		snprintf(who, wlen,
+			 "an ML-DSA key (%s, %s), which this kernel cannot load: it lacks "
+			 "CONFIG_CRYPTO_MLDSA",
+			 s->pkey_algo, s->signer ? s->signer : "key id signer");
+		snprintf(fix, flen, " (sign with an RSA or ECDSA key)");
+		return;
+	}
 	if (named)
 		snprintf(name, sizeof(name), "%s %s ('%s')", named->name, named->source,
 			 named->subject);
 	else
 		snprintf(name, sizeof(name), "'%s'",
-			 k ? k->subject : s->signer ? s->signer : "key id signer");
+			 k	     ? k->subject
+			 : s->signer ? s->signer
+				     : "key id signer");
 	if (!k) {
 		snprintf(who, wlen, "a key the kernel does not trust (%s)",
 			 s->signer ? s->signer : "key id signer");
@@ -227,8 +314,9 @@ static void describe_signer(const struct kp_sim_ctx *c, const struct kp_loading 
 				 " (reboot and confirm the enrolment in MokManager with the "
 				 "password given to mokutil --import)");
 		} else {
-			snprintf(fix, flen, " (once enrolled, %s: this kernel does not use MOK "
-					    "keys for modules)",
+			snprintf(fix, flen,
+				 " (once enrolled, %s: this kernel does not use MOK "
+				 "keys for modules)",
 				 k->keyring_after);
 		}
 		return;
@@ -238,8 +326,9 @@ static void describe_signer(const struct kp_sim_ctx *c, const struct kp_loading 
 		if (kr->have_model && !kr->model.secure_boot)
 			snprintf(fix, flen, " (MOK keys are loaded only under Secure Boot)");
 		else if (kr->have_model && kr->model.machine_keyring && !kr->model.mok_trusted)
-			snprintf(fix, flen, " (MokListTrustedRT is not set: mokutil --trust-mok, "
-					    "then reboot and confirm in MokManager)");
+			snprintf(fix, flen,
+				 " (MokListTrustedRT is not set: mokutil --trust-mok, "
+				 "then reboot and confirm in MokManager)");
 		return;
 	case KP_KEY_DB:
 		snprintf(who, wlen, "%s, a UEFI db key this kernel does not use for modules (%s)",
@@ -247,13 +336,13 @@ static void describe_signer(const struct kp_sim_ctx *c, const struct kp_loading 
 		return;
 	case KP_KEY_NAMED:
 		snprintf(who, wlen, "%s, which is not enrolled", name);
-		snprintf(fix, flen, " (enroll it: mokutil --import %s, then reboot and confirm in "
-				    "MokManager)",
+		snprintf(fix, flen,
+			 " (enroll it: mokutil --import %s, then reboot and confirm in "
+			 "MokManager)",
 			 named->source);
 		return;
 	default:
-		snprintf(who, wlen, "%s (%s, %s)", name, kp_key_origin_name(k->origin),
-			 k->keyring);
+		snprintf(who, wlen, "%s (%s, %s)", name, kp_key_origin_name(k->origin), k->keyring);
 		return;
 	}
 }
@@ -321,7 +410,8 @@ int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld)
 			kp_finding(ld->v, "lockdown", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 				   "kernel lockdown%s refuses %s (signed by %s): loads now: no "
 				   "(EPERM)%s%s",
-				   c->f->sb_lockdown ? " (Secure Boot)" : "", reason, who, after, fix);
+				   c->f->sb_lockdown ? " (Secure Boot)" : "", reason, who, after,
+				   fix);
 		else
 			kp_finding(ld->v, "lockdown", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 				   "kernel lockdown%s refuses %s",

@@ -2,6 +2,7 @@
 #include "builder.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +303,13 @@ void tb_signed(struct kp_module *m, const char *hash, const char *pkey)
 	s->pkey_algo = pkey;
 	s->signer = "Test CA: 01";
 	s->nsigners = 1;
+}
+
+void tb_signed_authattrs(struct kp_module *m, const char *hash, const char *pkey)
+{
+	tb_signed(m, hash, pkey);
+	m->sig.pkcs7_verify_err = -EKEYREJECTED;
+	m->sig.pkcs7_note = KP_SIG_NOTE_AUTHATTRS;
 }
 
 void tb_graph(struct tb_world *w)

@@ -88,6 +88,8 @@ void tb_reloc(struct kp_module *m, uint32_t type, bool rela, const char *section
 void tb_symget(struct kp_module *m, const char *sym, enum kp_symget_method how, bool request);
 /* An appended signature that parses as PKCS#7 (id_type 2, zero params, one DER message). */
 void tb_signed(struct kp_module *m, const char *hash, const char *pkey);
+/* The same with signed attributes, as lib/read/sig-verify.c records them (pkcs7_verify()). */
+void tb_signed_authattrs(struct kp_module *m, const char *hash, const char *pkey);
 
 /* Builds the graph (one thread) and runs the simulation; aborts on failure. */
 void tb_run(struct tb_world *w);

@@ -4,9 +4,13 @@
  * before): -ENODATA/-ENOPKG/-ENOKEY are fatal only when enforced (or under lockdown), every
  * other error always; mod_verify_sig()/mod_check_sig(); the PKCS#7 parser's hash and key
  * algorithms per version (md4/md5 dropped and sha3-* added in v6.7, ecdsa v5.13, sm2 gone in
- * v6.7, ML-DSA v7.0).
+ * v6.7, ML-DSA v7.0); signed attributes: refused by pkcs7_verify() except for an ML-DSA signer
+ * with CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA (7.0+), then only a sha512 digest
+ * (software_key_determine_akcipher()). Checked against the 7.2.13 tree
+ * (crypto/asymmetric_keys/pkcs7_parser.c, pkcs7_verify.c, pkcs7_trust.c, public_key.c).
  */
 #include <errno.h>
+#include <string.h>
 
 #include "builder.h"
 
@@ -130,6 +134,98 @@ static void algo(struct tap *t, const char *release, const char *hash, const cha
 			 known ? "" : "signature-required", "", what);
 }
 
+/* pkcs7_verify()'s pr_warn() and pr_warn_once(), pr_fmt "PKCS7: " */
+#define HAS_AUTHATTRS "PKCS7: Invalid module sig (has authattrs)"
+#define WAIVED	      "PKCS7: Waived invalid module sig (has authattrs)"
+
+static struct kp_module *aa(struct tb_world *w, const char *release, enum mode mode, bool waive,
+			    const char *hash, const char *pkey)
+{
+	struct kp_module *m = one(w, release, mode);
+
+	w->facts.mldsa_waive_authattrs = waive;
+	tb_signed_authattrs(m, hash, pkey);
+	return m;
+}
+
+static void authattrs(struct tap *t)
+{
+	struct tb_world w;
+	const struct kp_finding *f;
+	struct kp_module *m;
+
+	aa(&w, "6.12.37", PLAIN, false, "sha256", "rsa");
+	tb_expect_taints(t, &w, -EKEYREJECTED, HAS_AUTHATTRS, "bad-signature", "",
+			 "6.12 rsa with authattrs: EKEYREJECTED even when not enforced");
+	aa(&w, "7.2.13", PLAIN, true, "sha256", "rsa");
+	tb_expect_taints(t, &w, -EKEYREJECTED, HAS_AUTHATTRS, "bad-signature", "",
+			 "7.2 rsa with authattrs, waiver on: not an ML-DSA signer, EKEYREJECTED");
+	aa(&w, "7.2.13", PLAIN, false, "sha512", "mldsa65");
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, -EKEYREJECTED, "7.2 mldsa65 authattrs, no waiver: errno");
+	tb_is_text(t, tb_dmesg(&w, "m"), HAS_AUTHATTRS, "7.2 mldsa65 authattrs, no waiver: dmesg");
+	f = tb_finding(&w, "m", "bad-signature");
+	tap_ok(t,
+	       f && strstr(f->message, "CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA") &&
+		       strstr(f->message, "mldsa65"),
+	       "7.2 mldsa65 authattrs, no waiver: the finding names the config option");
+	tb_free(&w);
+	aa(&w, "7.2.13", PLAIN, true, "sha512", "mldsa65");
+	tb_expect_taints(t, &w, 0, WAIVED, "", "", "7.2 mldsa65 sha512 authattrs, waived: loads");
+	aa(&w, "7.0.0", ENFORCE, true, "sha512", "mldsa87");
+	tb_expect_taints(t, &w, 0, WAIVED, "", "",
+			 "7.0 mldsa87 sha512 authattrs, waived, enforced");
+	aa(&w, "7.2.13", PLAIN, true, "sha256", "mldsa65");
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, -EKEYREJECTED,
+		   "7.2 mldsa65 sha256 authattrs, waived: akcipher refuses sha256: errno");
+	tb_is_text(t, tb_dmesg(&w, "m"), WAIVED, "7.2 mldsa65 sha256 authattrs: dmesg");
+	f = tb_finding(&w, "m", "bad-signature");
+	tap_ok(t,
+	       f && strstr(f->message, "software_key_determine_akcipher()") &&
+		       strstr(f->message, "sha256"),
+	       "7.2 mldsa65 sha256 authattrs: the finding names the digest rule");
+	tb_free(&w);
+	/* the digest rule is met only once a trusted key verifies: an unknown key is ENOKEY */
+	aa(&w, "7.2.13", PLAIN, true, "sha256", "mldsa65");
+	w.facts.signatures_trusted = false;
+	tb_expect_taints(t, &w, 0, WAIVED "\n" NOTICE, "signature-untrusted-key", "E",
+			 "7.2 mldsa65 sha256 authattrs, unknown key: ENOKEY, loads unsigned");
+	/* before 7.0 the parser does not know ML-DSA: -ENOPKG before pkcs7_verify() */
+	aa(&w, "6.12.37", PLAIN, true, "sha512", "mldsa65");
+	tb_expect_taints(t, &w, 0, NOTICE, "", "E",
+			 "6.12 mldsa65 authattrs: ENOPKG, loads unsigned");
+	/* no CONFIG_CRYPTO_MLDSA: the ML-DSA key never loads, ENOKEY (after pkcs7_verify()) */
+	m = one(&w, "7.2.13", PLAIN);
+	tb_signed(m, "sha512", "mldsa65");
+	w.facts.no_crypto_mldsa = true;
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, 0, "7.2 mldsa65, no CRYPTO_MLDSA: errno");
+	tap_is_str(t, tb_taints(&w, "m"), "E", "7.2 mldsa65, no CRYPTO_MLDSA: loads unsigned (E)");
+	f = tb_finding(&w, "m", "signature-untrusted-key");
+	tap_ok(t, f && strstr(f->message, "lacks CONFIG_CRYPTO_MLDSA"),
+	       "7.2 mldsa65, no CRYPTO_MLDSA: the finding says why the key is unknown");
+	tb_free(&w);
+	m = one(&w, "7.2.13", ENFORCE);
+	tb_signed(m, "sha512", "mldsa65");
+	w.facts.no_crypto_mldsa = true;
+	tb_expect_taints(t, &w, -EKEYREJECTED, "Loading of module with unavailable key is rejected",
+			 "signature-untrusted-key", "", "7.2 mldsa65, no CRYPTO_MLDSA, enforced");
+	aa(&w, "7.2.13", PLAIN, false, "sha512", "mldsa65");
+	w.facts.no_crypto_mldsa = true;
+	tb_expect_taints(t, &w, -EKEYREJECTED, HAS_AUTHATTRS, "bad-signature", "",
+			 "7.2 mldsa65 authattrs, no CRYPTO_MLDSA: pkcs7_verify() refuses first");
+	/* pr_warn_once(): the second waived module prints nothing */
+	aa(&w, "7.2.13", PLAIN, true, "sha512", "mldsa65");
+	tb_signed_authattrs(tb_module(&w, "n"), "sha512", "mldsa65");
+	tb_run(&w);
+	tb_is_text(t, tb_dmesg(&w, "m"), WAIVED, "waived twice: the first module's line");
+	tb_is_text(t, tb_dmesg(&w, "n"), "",
+		   "waived twice: pr_warn_once(), nothing for the second");
+	tap_is_int(t, tb_v(&w, "n")->err, 0, "waived twice: the second loads too");
+	tb_free(&w);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -145,8 +241,15 @@ int main(void)
 	algo(&t, "6.1.129", "sha512", "ecdsa", true);
 	algo(&t, "6.1.129", "sm3", "sm2", true);
 	algo(&t, "6.12.37", "sm3", "sm2", false);
-	algo(&t, "6.12.37", "sha512", "ml-dsa-65", false);
-	algo(&t, "7.0.0", "sha512", "ml-dsa-65", true);
+	algo(&t, "6.12.37", "sha512", "mldsa65", false);
+	algo(&t, "7.0.0", "sha512", "mldsa65", true);
+	algo(&t, "7.2.13", "sha512", "mldsa44", true);
+	algo(&t, "7.2.13", "sha512", "mldsa87", true);
+	/* no signed attributes: the hash becomes "none", any digest OID the parser maps will do */
+	algo(&t, "7.2.13", "sha256", "mldsa65", true);
+	/* SHA-1 signing left Kconfig in 7.0; the parser and pkcs1(rsa,sha1) still take it */
+	algo(&t, "7.2.13", "sha1", "rsa", true);
+	authattrs(&t);
 	algo(&t, "7.2.13", "sha256", "ecrdsa", true);
 	algo(&t, "7.2.13", "whirlpool", "rsa", false);
 	return tap_done(&t);
