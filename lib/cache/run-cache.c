@@ -30,7 +30,7 @@
 
 #include "inputs.h"
 #include "read/bytes.h"
-#include "read/facts-cache.h"
+#include "cache/facts-cache.h"
 #include "run-cache-internal.h"
 #include "trusted-dir.h"
 #include "util/io.h"

@@ -15,7 +15,7 @@
 
 #include "cache/inputs.h"
 #include "kernel/rootfs.h"
-#include "read/facts-cache.h"
+#include "cache/facts-cache.h"
 #include "context.h"
 #include "context-machine.h"
 #include "kernel/rootfs.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The facts cache (lib/read/facts-cache.c): invisible in results. On every fixture tree,
+# The facts cache (lib/cache/facts-cache.c): invisible in results. On every fixture tree,
 # info and check print the same bytes (stdout, stderr, exit status) without the cache,
 # cold and warm; corrupt, truncated, foreign and other-version entries and packs are misses;
 # two runs writing at once; a module rewritten in place; a copy found by content; many packs

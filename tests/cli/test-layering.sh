@@ -30,17 +30,15 @@ src: util read cache kernel graph sim policy ctx
 # FILE INCLUDE: includes against the layering that today's code still needs (issue 27)
 exceptions='
 lib/read/bytes.c cache/inputs.h
-lib/read/facts-cache.c cache/inputs.h
-lib/read/facts-cache.c cache/trusted-dir.h
-lib/read/facts-cache-admin.c cache/trusted-dir.h
-lib/read/facts-pack.c cache/trusted-dir.h
+lib/read/module.c cache/facts-cache.h
 lib/kernel/kernel-facts.h sim/profile.h
 lib/kernel/depmod-config.h graph/module-set.h
 lib/kernel/modprobe-chain.c graph/module-set.h
 '
 # why: bytes.c records every file it opens in the inputs manifest (lib/cache/inputs.c), which
-# depends only on util/ and belongs to the file-access layer, not above it; the facts cache
-# still lives in read/ and keeps its directory through cache/trusted-dir.h;
+# depends only on util/ and belongs to the file-access layer, not above it; module.c reads
+# through the facts cache when the caller's options name one (kp_module_open_with()) and
+# settles a store still pending on the module when it is freed (kp_module_free());
 # kernel-facts.h embeds the rule profile (struct kp_profile) of the kernel it describes;
 # depmod-config.c and modprobe-chain.c (the installed system, not the kernel model) select and
 # read modules into a module set.

@@ -40,7 +40,7 @@
 
 #include "cache/inputs.h"
 #include "cache/trusted-dir.h"
-#include "bytes.h"
+#include "read/bytes.h"
 #include "facts-pack.h"
 #include "util/io.h"
 #include "facts-serial.h"
