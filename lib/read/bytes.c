@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cache/inputs.h"
+#include "decompress.h"
 #include "mem-budget.h"
 #include "util/io.h"
 
