@@ -38,9 +38,9 @@
 
 #include <openssl/evp.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "cache/trusted-dir.h"
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "facts-pack.h"
 #include "util/io.h"
 #include "facts-serial.h"
@@ -226,7 +226,7 @@ static int content_key(struct kp_facts_cache *c, const char *path, const struct 
 /*
  * The same for a deferred store, when the file may have changed since it was read: only
  * while it is still in the state @v the reader saw. Not through the recording wrappers
- * (cache/inputs.h): the reader recorded this file in this state already.
+ * (file/inputs.h): the reader recorded this file in this state already.
  */
 static int content_key_at(struct kp_facts_cache *c, const char *path, const uint64_t *v,
 			  unsigned char *key)

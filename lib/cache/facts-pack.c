@@ -36,7 +36,7 @@
 
 #include <zlib.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "cache/trusted-dir.h"
 #include "read/reader-id.h"
 #include "util/io.h"

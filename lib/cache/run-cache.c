@@ -28,8 +28,8 @@
 
 #include <zlib.h>
 
-#include "inputs.h"
-#include "read/bytes.h"
+#include "file/inputs.h"
+#include "file/bytes.h"
 #include "cache/facts-cache.h"
 #include "run-cache-internal.h"
 #include "trusted-dir.h"

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 #include <sys/utsname.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "kernel/rootfs.h"
 #include "cache/facts-cache.h"
 #include "context.h"

@@ -6,7 +6,7 @@
  */
 #include "depmod-config.h"
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "util/module-name.h"
 #include "util/symbol-index.h"
 

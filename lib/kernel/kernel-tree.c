@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "kernel-base-internal.h"
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "modprobe-chain.h"
 #include "kernel-tree.h"
 #include "rootfs.h"

@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <syslog.h>
 
-#include "read/bytes.h"
-#include "cache/inputs.h"
+#include "file/bytes.h"
+#include "file/inputs.h"
 #include "kernel-tree.h"
 #include "modprobe-chain.h"
 #include "graph/module-set.h"

@@ -12,7 +12,7 @@
 #include <sys/utsname.h>
 
 #include "kernel-base-internal.h"
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "rootfs.h"
 #include "running.h"
 #include "util/module-name.h"

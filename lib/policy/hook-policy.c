@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "hook-policy.h"
 #include "kernel/rootfs.h"
 #include "util/module-name.h"

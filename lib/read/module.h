@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bytes.h"
+#include "file/bytes.h"
 #include "util/util.h"
 
 struct kp_modinfo_entry {

@@ -347,7 +347,7 @@ rc p1 "${B[@]}" >/dev/null
 grep -qx "results: 0" "$tmp/clear.txt" && [ ! -e "$tmp/cache/runs-v1" ]
 ok "cache clear removes the results and their directory" $?
 
-# a manifest larger than the recorder's buffer (64 KiB, lib/cache/inputs.h) spills to a file:
+# a manifest larger than the recorder's buffer (64 KiB, lib/file/inputs.h) spills to a file:
 # the root with 600 depmod.d files, each stat()ed and read in the same state (one input)
 rm -rf "$root/etc/depmod.d"
 mkdir -p "$root/etc/depmod.d"
