@@ -19,7 +19,7 @@
 # A MODULE may also name a set, timed in the cold state only, one line each and a summary
 # (how many over the 20 ms budget, the slowest): @largest:N (the N largest module files),
 # @sample:N (N modules spread over the sorted tree), @all (every module of the tree).
-# The hook reads through the facts cache (lib/read/facts-cache.c) in a scratch directory,
+# The hook reads through the facts cache (lib/cache/facts-cache.c) in a scratch directory,
 # filled by each cell's warm-up run: the numbers are warm-cache ones. KOPOLICY_CACHE=off in
 # the environment times the hook without it.
 set -euo pipefail

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "policy/hook-policy.h"
 #include "kernel/kernel-config.h"
 #include "kernel/modprobe-chain.h"

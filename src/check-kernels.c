@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "check-output.h"
 #include "json-out.h"
 

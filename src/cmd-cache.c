@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* kopolicy cache: show, prune or clear the facts cache (lib/read/facts-cache.h). */
+/* kopolicy cache: show, prune or clear the facts cache (lib/cache/facts-cache.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include "cache/run-cache.h"
 #include "cache/trusted-dir.h"
 #include "cli.h"
-#include "read/facts-cache.h"
+#include "cache/facts-cache.h"
 
 static void cache_usage(FILE *f)
 {

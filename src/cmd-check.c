@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "ctx-options.h"
 #include "check-output.h"
 #include "waivers.h"

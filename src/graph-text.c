@@ -4,6 +4,7 @@
 
 #include "graph-output.h"
 #include "json-out.h"
+#include "util/module-name.h"
 
 const char *kp_graph_kind_name(enum kp_provider_kind k)
 {
@@ -31,7 +32,7 @@ const char *kp_graph_provider_name(const struct kp_graph *g, const struct kp_edg
 	case KP_PROV_MODULE:
 		return g->nodes[e->node].mod->name;
 	case KP_PROV_BASE_MODULE:
-		kp_base_owner_modname(e->ksym->owner, buf, len);
+		kp_modname_from_path(buf, len, e->ksym->owner, KP_MODNAME_WHOLE);
 		return buf;
 	case KP_PROV_LOADER:
 		return "loader";

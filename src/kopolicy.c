@@ -13,7 +13,7 @@
 #include "cache/run-cache.h"
 #include "cache/trusted-dir.h"
 #include "cli.h"
-#include "read/facts-cache.h"
+#include "cache/facts-cache.h"
 
 static const struct {
 	const char *name;

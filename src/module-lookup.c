@@ -13,25 +13,16 @@
 #include "kernel/kernel-tree.h"
 #include "kernel/modprobe-chain.h"
 #include "module-lookup.h"
-
-/* @s with '-' as '_', into @buf. */
-static void underscores(const char *s, char *buf, size_t size)
-{
-	size_t i = 0;
-
-	for (; s[i] && i + 1 < size; i++)
-		buf[i] = s[i] == '-' ? '_' : s[i];
-	buf[i] = '\0';
-}
+#include "util/module-name.h"
 
 /* The node named @name ('-' and '_' alike), or SIZE_MAX. */
 static size_t by_name(const struct kp_graph *g, const char *name)
 {
 	char want[256], have[256];
 
-	underscores(name, want, sizeof(want));
+	kp_modname_copy(want, sizeof(want), name, SIZE_MAX);
 	for (size_t i = 0; i < g->n; i++) {
-		underscores(g->nodes[i].mod->name, have, sizeof(have));
+		kp_modname_copy(have, sizeof(have), g->nodes[i].mod->name, SIZE_MAX);
 		if (!strcmp(want, have))
 			return i;
 	}
@@ -72,7 +63,7 @@ size_t kp_cli_find_module(const struct kp_ctx *a, const char *asked, const char 
 	if ((i = by_name(&a->graph, asked)) != SIZE_MAX)
 		return i;
 	/* a file name: its basename without .ko* ("nvidia-current-uvm.ko.xz") */
-	kp_module_name_from_path(asked, name, sizeof(name));
+	kp_modname_from_path(name, sizeof(name), asked, KP_MODNAME_KO);
 	if (*name && (i = by_name(&a->graph, name)) != SIZE_MAX) {
 		*how = "file name";
 		return i;

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "read/facts-cache.h"
+#include "cache/facts-cache.h"
 #include "run-cache-internal.h"
 #include "trusted-dir.h"
 #include "util/io.h"

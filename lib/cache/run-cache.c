@@ -28,9 +28,9 @@
 
 #include <zlib.h>
 
-#include "inputs.h"
-#include "read/bytes.h"
-#include "read/facts-cache.h"
+#include "file/inputs.h"
+#include "file/bytes.h"
+#include "cache/facts-cache.h"
 #include "run-cache-internal.h"
 #include "trusted-dir.h"
 #include "util/io.h"

@@ -16,6 +16,7 @@
 #include "context.h"
 #include "context-machine.h"
 #include "kernel/rootfs.h"
+#include "util/module-name.h"
 
 static int want(struct kp_ctx *c, const char *sym)
 {
@@ -116,7 +117,7 @@ static bool base_has(const struct kp_kernel_base *b, const char *sym, const char
 
 		if (k->vmlinux)
 			continue;
-		kp_base_owner_modname(k->owner, own, sizeof(own));
+		kp_modname_from_path(own, sizeof(own), k->owner, KP_MODNAME_WHOLE);
 		if (!strcmp(own, modname))
 			return true;
 	}

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "kernel/rootfs.h"
 
 /* dkms(8): mok_certificate= of framework.conf (default /var/lib/dkms/mok.pub). */

@@ -13,9 +13,9 @@
 #include <sys/types.h>
 #include <sys/utsname.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "kernel/rootfs.h"
-#include "read/facts-cache.h"
+#include "cache/facts-cache.h"
 #include "context.h"
 #include "context-machine.h"
 #include "kernel/rootfs.h"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/module-name.h"
 #include "util/parallel.h"
 
 size_t kp_graph_find(const struct kp_graph *g, const char *name)
@@ -29,22 +30,11 @@ const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, cons
 
 		if (k->vmlinux)
 			continue;
-		kp_base_owner_modname(k->owner, modname, sizeof(modname));
+		kp_modname_from_path(modname, sizeof(modname), k->owner, KP_MODNAME_WHOLE);
 		if (!kp_symbol_index_find(&g->names, modname))
 			return k;
 	}
 	return NULL;
-}
-
-void kp_base_owner_modname(const char *owner, char *buf, size_t len)
-{
-	const char *slash = strrchr(owner, '/');
-	size_t k = 0;
-
-	for (const char *p = slash ? slash + 1 : owner; *p && k + 1 < len; p++)
-		buf[k++] = *p == '-' ? '_' : *p;
-	if (len)
-		buf[k] = '\0';
 }
 
 static int index_exports(struct kp_graph *g, struct kp_export_ref **refs_out, struct kp_err *err)

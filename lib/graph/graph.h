@@ -137,8 +137,6 @@ struct kp_export_ref {
  * by vmlinux) whose module is not part of the set (the set's own reading wins), or NULL.
  */
 const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, const char *name);
-/* The module name of a Module.symvers owner path: basename with '-' as '_' (KBUILD_MODNAME). */
-void kp_base_owner_modname(const char *owner, char *buf, size_t len);
 
 /*
  * Builds the graph of every successfully read module of @set; @base may be NULL.

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache/inputs.h"
-#include "read/mem-budget.h"
+#include "file/inputs.h"
+#include "file/mem-budget.h"
 #include "util/parallel.h"
 
 bool kp_is_module_filename(const char *name)
@@ -179,7 +179,7 @@ static size_t read_cost(const char *path)
 	struct stat st;
 
 	/*
-	 * Not recorded (cache/inputs.h): the size only orders the reading, no result depends
+	 * Not recorded (file/inputs.h): the size only orders the reading, no result depends
 	 * on it, and the reader records the file's state itself, next to this one.
 	 */
 	if (stat(path, &st) < 0 || st.st_size <= 0)

@@ -6,7 +6,8 @@
  */
 #include "depmod-config.h"
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
+#include "util/module-name.h"
 #include "util/symbol-index.h"
 
 #include <dirent.h>
@@ -266,18 +267,6 @@ void kp_depmod_cfg_free(struct kp_depmod_cfg *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-void kp_depmod_modname(const char *path, char *buf, size_t len)
-{
-	const char *base = strrchr(path, '/');
-	size_t k = 0;
-
-	base = base ? base + 1 : path;
-	for (; base[k] && base[k] != '.' && k + 1 < len; k++)
-		buf[k] = base[k] == '-' ? '_' : base[k];
-	if (len)
-		buf[k] = '\0';
-}
-
 bool kp_depmod_excluded(const struct kp_depmod_cfg *cfg, const char *dirname)
 {
 	if (!strcmp(dirname, "build") || !strcmp(dirname, "source"))
@@ -442,7 +431,7 @@ int kp_depmod_select(const struct kp_depmod_cfg *cfg, const char *moddir, struct
 			drop[i] = true;
 			continue;
 		}
-		kp_depmod_modname(path, names[i], sizeof(names[i]));
+		kp_modname_from_path(names[i], sizeof(names[i]), path, KP_MODNAME_DOT);
 		e = kp_symbol_index_find(&chosen, names[i]);
 		if (!e) {
 			if (kp_symbol_index_add(&chosen, names[i], (void *)(uintptr_t)(i + 1)) < 0)

@@ -51,9 +51,6 @@ int kp_depmod_cfg_load(struct kp_depmod_cfg *cfg, const char *root, const char *
 		       struct kp_err *err);
 void kp_depmod_cfg_free(struct kp_depmod_cfg *cfg);
 
-/* The name depmod files @path under: its basename up to the first '.', '-' read as '_'. */
-void kp_depmod_modname(const char *path, char *buf, size_t len);
-
 /* True if depmod never enters a directory of this name (build, source, exclude lines). */
 bool kp_depmod_excluded(const struct kp_depmod_cfg *cfg, const char *dirname);
 

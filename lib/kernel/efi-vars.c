@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "efi-siglist.h"
-#include "read/bytes.h"
+#include "file/bytes.h"
 
 #define EFI_VAR_MAX ((size_t)4 << 20)
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "kernel-base-internal.h"
 #include "rootfs.h"
 

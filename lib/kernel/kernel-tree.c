@@ -20,28 +20,13 @@
 #include <unistd.h>
 
 #include "kernel-base-internal.h"
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "modprobe-chain.h"
 #include "kernel-tree.h"
 #include "rootfs.h"
+#include "util/module-name.h"
 
 #define BUILTIN_MAX_SIZE ((size_t)64 << 20)
-
-void kp_module_name_from_path(const char *path, char *buf, size_t size)
-{
-	const char *base = strrchr(path, '/');
-	const char *ko;
-	size_t n;
-
-	base = base ? base + 1 : path;
-	ko = strstr(base, ".ko");
-	n = ko ? (size_t)(ko - base) : strlen(base);
-	if (n >= size)
-		n = size - 1;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = base[i] == '-' ? '_' : base[i];
-	buf[n] = '\0';
-}
 
 /* Release directories under @base, sorted; *@n of them. */
 static char **list_releases(const char *base, size_t *n)
@@ -443,7 +428,7 @@ static int read_builtin(struct kp_tree *t, struct kp_err *err)
 	for (size_t i = 0; i < t->nbuiltin; i++) {
 		size_t nl;
 
-		kp_module_name_from_path(t->builtin_paths[i], name, sizeof(name));
+		kp_modname_from_path(name, sizeof(name), t->builtin_paths[i], KP_MODNAME_KO);
 		nl = strlen(name);
 		/* name, NUL, path: the path rides along through the sort */
 		t->builtin[i] = kp_arena_alloc(&t->arena, nl + 1 + strlen(t->builtin_paths[i]) + 1);
@@ -658,7 +643,7 @@ bool kp_tree_is_builtin(const struct kp_tree *t, const char *name)
 {
 	char key[256];
 
-	kp_module_name_from_path(name, key, sizeof(key));
+	kp_modname_from_path(key, sizeof(key), name, KP_MODNAME_KO);
 	return kp_sorted_contains((const char *const *)t->builtin, t->nbuiltin, key);
 }
 
@@ -666,13 +651,13 @@ const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, c
 {
 	char mod[256];
 
-	kp_module_name_from_path(name, mod, sizeof(mod));
+	kp_modname_from_path(mod, sizeof(mod), name, KP_MODNAME_KO);
 	for (size_t i = 0; i < t->nbuiltin_info; i++) {
 		char have[256];
 
 		if (strcmp(t->builtin_info[i].key, key))
 			continue;
-		kp_module_name_from_path(t->builtin_info[i].module, have, sizeof(have));
+		kp_modname_from_path(have, sizeof(have), t->builtin_info[i].module, KP_MODNAME_KO);
 		if (!strcmp(have, mod))
 			return t->builtin_info[i].value;
 	}

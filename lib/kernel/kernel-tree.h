@@ -88,7 +88,4 @@ bool kp_tree_has_exports(const struct kp_tree *t);
 /* Loads the tree's config into @c (zeroed or released before); fails if none was found. */
 int kp_tree_load_config(const struct kp_tree *t, struct kp_kconfig *c, struct kp_err *err);
 
-/* Module name as the loader spells it: basename without .ko*, '-' turned to '_'. */
-void kp_module_name_from_path(const char *path, char *buf, size_t size);
-
 #endif

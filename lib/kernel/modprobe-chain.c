@@ -22,12 +22,13 @@
 #include <sys/stat.h>
 #include <syslog.h>
 
-#include "read/bytes.h"
-#include "cache/inputs.h"
+#include "file/bytes.h"
+#include "file/inputs.h"
 #include "kernel-tree.h"
 #include "modprobe-chain.h"
 #include "graph/module-set.h"
 #include "rootfs.h"
+#include "util/module-name.h"
 
 #define WALK_MAX_DEPTH 16
 #define WALK_MAX_FILES 100000
@@ -93,14 +94,6 @@ void kp_symset_free(struct kp_symset *s)
 }
 
 /* ------------------------------------------------------------------ live state */
-
-static bool same_modname(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
-			return false;
-	return !*a && !*b;
-}
 
 /* ------------------------------------------------------------------ chain */
 
@@ -401,11 +394,8 @@ static bool depbin_has(const struct kp_chain *c, const char *key)
 static int check_lookup(struct kp_chain *c, const char *name, struct kp_err *err)
 {
 	char key[4096];
-	size_t i;
+	size_t i = kp_modname_copy(key, sizeof(key), name, SIZE_MAX);
 
-	for (i = 0; name[i] && i + 1 < sizeof(key); i++)
-		key[i] = name[i] == '-' ? '_' : name[i];
-	key[i] = '\0';
 	/* brackets: libkmod normalises differently there; never assume what it finds */
 	if (!name[i] && !strpbrk(name, "[]*?") && depbin_has(c, key))
 		return 0;
@@ -568,15 +558,6 @@ void kp_chain_close(struct kp_chain *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static void normalize(const char *in, char *out, size_t size)
-{
-	size_t i = 0;
-
-	for (; in[i] && i + 1 < size; i++)
-		out[i] = in[i] == '-' ? '_' : in[i];
-	out[i] = '\0';
-}
-
 static bool is_builtin(const struct kp_chain *c, const char *name)
 {
 	return kp_sorted_contains(c->builtin, c->nbuiltin, name);
@@ -585,7 +566,7 @@ static bool is_builtin(const struct kp_chain *c, const char *name)
 static bool is_blacklisted(const struct kp_chain *c, const char *name)
 {
 	for (size_t i = 0; i < c->nblacklist; i++)
-		if (same_modname(c->blacklist[i], name))
+		if (kp_modname_eq(c->blacklist[i], name))
 			return true;
 	return false;
 }
@@ -629,7 +610,7 @@ static int chain_add(struct kp_chain *c, size_t *cap, const char *name, const ch
 	char norm[256];
 	struct kp_chain_module *m;
 
-	normalize(name, norm, sizeof(norm));
+	kp_modname_copy(norm, sizeof(norm), name, SIZE_MAX);
 	m = chain_find(c, norm);
 	if (m) {
 		m->target |= target;
@@ -735,7 +716,7 @@ static char *dep_line(struct kp_chain *c, const char *norm, char **deps_out, siz
 			if (kl < sizeof(key)) {
 				memcpy(key, pos, kl);
 				key[kl] = '\0';
-				kp_module_name_from_path(key, name, sizeof(name));
+				kp_modname_from_path(name, sizeof(name), key, KP_MODNAME_KO);
 				if (!strcmp(name, norm)) {
 					*deps_out = colon + 1;
 					*deps_len = (size_t)(lend - colon - 1);
@@ -776,7 +757,7 @@ static int text_add_with_deps(struct kp_chain *c, const char *norm, size_t *cap,
 	while (nt--) {
 		char name[256];
 
-		kp_module_name_from_path(toks[nt], name, sizeof(name));
+		kp_modname_from_path(name, sizeof(name), toks[nt], KP_MODNAME_KO);
 		if (chain_add(c, cap, name, toks[nt], false, err) < 0)
 			return -1;
 	}
@@ -813,7 +794,7 @@ static int text_aliases(struct kp_chain *c, const char *name, size_t *cap, bool 
 			if (mod && !strcmp(kw, "alias") && !fnmatch(pat, name, 0)) {
 				char norm[256];
 
-				normalize(mod, norm, sizeof(norm));
+				kp_modname_copy(norm, sizeof(norm), mod, SIZE_MAX);
 				*found = true;
 				c->via_alias = true;
 				if (is_blacklisted(c, norm))
@@ -857,7 +838,7 @@ int kp_chain_resolve(struct kp_chain *c, const char *name, struct kp_err *err)
 	c->nblacklisted = 0;
 	if (!*name || strlen(name) >= sizeof(norm))
 		return kp_err_set(err, "invalid module name");
-	normalize(name, norm, sizeof(norm));
+	kp_modname_copy(norm, sizeof(norm), name, SIZE_MAX);
 	if (c->source == KP_CHAIN_LIBKMOD)
 		r = resolve_kmod(c, name, norm, &cap, err);
 	else
@@ -878,7 +859,7 @@ int kp_chain_module_path(struct kp_chain *c, const char *name, const char **path
 	char norm[256];
 
 	*path = *relpath = NULL;
-	normalize(name, norm, sizeof(norm));
+	kp_modname_copy(norm, sizeof(norm), name, SIZE_MAX);
 	if (c->source == KP_CHAIN_LIBKMOD) {
 		struct kmod_module *mod = NULL;
 		const char *file;
@@ -965,7 +946,7 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 				if (ml && ml < sizeof(norm)) {
 					memcpy(norm, m, ml);
 					norm[ml] = '\0';
-					normalize(norm, norm, sizeof(norm));
+					kp_modname_copy(norm, sizeof(norm), norm, SIZE_MAX);
 					*name = kp_arena_strdup(&c->arena, norm);
 					if (!*name) {
 						kp_bytes_release(&b);
@@ -999,7 +980,7 @@ static int oot_add(struct oot *o, const char *rel, struct kp_err *err)
 		rel = r + 1;
 	if (!strncmp(rel, "kernel/", 7))
 		return 0;
-	kp_module_name_from_path(rel, name, sizeof(name));
+	kp_modname_from_path(name, sizeof(name), rel, KP_MODNAME_KO);
 	if (!*name)
 		return 0;
 	if (o->n == o->cap) {

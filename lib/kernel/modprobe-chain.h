@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "kernel-base.h"
 #include "util/util.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "rootfs.h"
-#include "cache/inputs.h"
+#include "file/inputs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "util/util.h"
 
 /* True when @root is the host's own root (NULL, "" or "/"). */

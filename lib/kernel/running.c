@@ -12,9 +12,10 @@
 #include <sys/utsname.h>
 
 #include "kernel-base-internal.h"
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "rootfs.h"
 #include "running.h"
+#include "util/module-name.h"
 
 #define PROC_MAX_SIZE	  ((size_t)16 << 20)
 #define KALLSYMS_MAX_SIZE ((size_t)256 << 20)
@@ -524,14 +525,8 @@ void kp_running_release(struct kp_running *r)
 
 const struct kp_loaded_module *kp_running_find(const struct kp_running *r, const char *name)
 {
-	for (size_t i = 0; i < r->nmodules; i++) {
-		const char *a = r->modules[i].name, *b = name;
-
-		for (; *a && *b; a++, b++)
-			if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
-				break;
-		if (!*a && !*b)
+	for (size_t i = 0; i < r->nmodules; i++)
+		if (kp_modname_eq(r->modules[i].name, name))
 			return &r->modules[i];
-	}
 	return NULL;
 }

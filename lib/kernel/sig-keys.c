@@ -12,9 +12,9 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "efi-siglist.h"
-#include "read/bytes.h"
+#include "file/bytes.h"
 
 void kp_keyring_init(struct kp_keyring *kr)
 {

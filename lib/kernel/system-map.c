@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "kernel-base-internal.h"
 #include "rootfs.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "read/elf-file.h"
 
 /* A debug vmlinux is hundreds of MiB: the cap vmlinux-exports.c uses. */

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "read/elf-file.h"
 #include "kernel-base-internal.h"
 

@@ -19,9 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "hook-policy.h"
 #include "kernel/rootfs.h"
+#include "util/module-name.h"
 
 #define MAX_TOKENS 16
 
@@ -107,8 +108,7 @@ bool kp_hook_module_match(const char *glob, const char *name)
 
 	if (n >= sizeof(buf))
 		return false;
-	for (size_t i = 0; i <= n; i++)
-		buf[i] = name[i] == '-' ? '_' : name[i];
+	kp_modname_copy(buf, sizeof(buf), name, n);
 	return fnmatch(glob, buf, 0) == 0;
 }
 

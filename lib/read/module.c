@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "facts-cache.h"
+#include "cache/facts-cache.h"
 #include "module-internal.h"
 
 void *kp_module_push(struct kp_module *m, void *array, size_t *n, size_t *cap, size_t elem)

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bytes.h"
+#include "file/bytes.h"
 #include "util/util.h"
 
 struct kp_modinfo_entry {
@@ -258,7 +258,7 @@ struct kp_module {
 
 	/*
 	 * Set while the facts cache holds the module to store it after the read phase
-	 * (facts-defer.c): kp_module_free() stores it first. @store_job is its job, under the
+	 * (cache/facts-defer.c): kp_module_free() stores it first. @store_job is its job, under the
 	 * cache's lock.
 	 */
 	struct kp_facts_cache *store_pending;
@@ -292,7 +292,7 @@ struct kp_open_opts {
 	unsigned sig_digest;
 	/* Keep the .BTF and .BTF.base bytes (the target checks module BTF against its own). */
 	bool keep_btf;
-	/* The facts cache (facts-cache.h) to read through; NULL: read the file. */
+	/* The facts cache (cache/facts-cache.h) to read through; NULL: read the file. */
 	struct kp_facts_cache *cache;
 	/*
 	 * Not NULL: set to the file's stat as the reader opened it (st_mode 0 when it was

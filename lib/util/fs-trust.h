@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Which file states name their bytes. Both caches (the facts cache, lib/read/facts-cache.c,
- * and the result cache's manifest, lib/cache/inputs.c) take a file in the same stat() state
+ * Which file states name their bytes. Both caches (the facts cache, lib/cache/facts-cache.c,
+ * and the result cache's manifest, lib/file/inputs.c) take a file in the same stat() state
  * (device, inode, size, mtime, ctime, mode) to hold the same bytes. The kernel keeps that
  * true for every write but one: a store through a shared writable mapping into a page that
  * is already dirty changes the bytes and no timestamp. (A write in the same timestamp tick

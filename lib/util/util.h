@@ -121,6 +121,15 @@ static inline uint64_t kp_load64(const unsigned char *p, bool big)
 	return hi << 32 | lo;
 }
 
+/* The low @bits (1 to 63) bits of @v as a two's complement number (instruction immediates). */
+static inline int64_t kp_sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = (uint64_t)1 << (bits - 1);
+
+	v &= ((uint64_t)1 << bits) - 1;
+	return (int64_t)((v ^ m) - m);
+}
+
 /* True if @s (length @len, no NUL inside) is a C identifier as symbol names are. */
 bool kp_is_identifier(const char *s, size_t len);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# tests/cli/damage-pack.py HOW PACK...: damages facts cache packs (lib/read/facts-cache.c
+# tests/cli/damage-pack.py HOW PACK...: damages facts cache packs (lib/cache/facts-cache.c
 # describes the layout) for tests/cli/test-cache.sh and tests/corpus/check-cache.sh.
 #   flip_payload  one bit in the middle of every entry's payload (its CRC no longer matches)
 #   other_format  every entry's header says another format version

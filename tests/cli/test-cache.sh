@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The facts cache (lib/read/facts-cache.c): invisible in results. On every fixture tree,
+# The facts cache (lib/cache/facts-cache.c): invisible in results. On every fixture tree,
 # info and check print the same bytes (stdout, stderr, exit status) without the cache,
 # cold and warm; corrupt, truncated, foreign and other-version entries and packs are misses;
 # two runs writing at once; a module rewritten in place; a copy found by content; many packs
@@ -347,7 +347,7 @@ rc p1 "${B[@]}" >/dev/null
 grep -qx "results: 0" "$tmp/clear.txt" && [ ! -e "$tmp/cache/runs-v1" ]
 ok "cache clear removes the results and their directory" $?
 
-# a manifest larger than the recorder's buffer (64 KiB, lib/cache/inputs.h) spills to a file:
+# a manifest larger than the recorder's buffer (64 KiB, lib/file/inputs.h) spills to a file:
 # the root with 600 depmod.d files, each stat()ed and read in the same state (one input)
 rm -rf "$root/etc/depmod.d"
 mkdir -p "$root/etc/depmod.d"

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "symbol-get-internal.h"
+#include "util/util.h"
 
 enum { R0 = 0, FP = 11, IP = 12, SP = 13, LR = 14, PC = 15 };
 
@@ -35,24 +36,6 @@ enum {
 	R_THM_MOVT_ABS = 48,
 	R_THM_JUMP19 = 51,
 };
-
-static uint32_t load16(const struct sg_code *c, uint64_t off)
-{
-	return (uint32_t)c->data[off] | (uint32_t)c->data[off + 1] << 8;
-}
-
-static uint32_t load32(const struct sg_code *c, uint64_t off)
-{
-	return load16(c, off) | load16(c, off + 2) << 16;
-}
-
-static int64_t sext(uint64_t v, unsigned bits)
-{
-	uint64_t m = (uint64_t)1 << (bits - 1);
-
-	v &= ((uint64_t)1 << bits) - 1;
-	return (int64_t)((v ^ m) - m);
-}
 
 static void set_target(struct sg_insn *in, uint64_t off, int64_t rel, int adj)
 {
@@ -97,7 +80,7 @@ static bool decode_a32(const struct sg_code *c, uint64_t off, struct sg_insn *in
 
 	if (c->size - off < 4 || (off & 3))
 		return false;
-	i = load32(c, off);
+	i = kp_load32(c->data + off, false);
 	in->len = 4;
 	cond = i >> 28;
 	rd = (i >> 12) & 15;
@@ -106,7 +89,7 @@ static bool decode_a32(const struct sg_code *c, uint64_t off, struct sg_insn *in
 	if (cond == 15) {
 		if ((i & 0x0e000000) == 0x0a000000) { /* blx imm */
 			in->flow = SG_CALL;
-			set_target(in, off, sext(i, 24) * 4 + ((i >> 23) & 2), 8);
+			set_target(in, off, kp_sext(i, 24) * 4 + ((i >> 23) & 2), 8);
 			return true;
 		}
 		return (i & 0x0e500000) != 0x08100000; /* rfe: not followed */
@@ -119,7 +102,7 @@ static bool decode_a32(const struct sg_code *c, uint64_t off, struct sg_insn *in
 		return true;		      /* msr #imm, hints (nop, yield, ...) */
 	if ((i & 0x0e000000) == 0x0a000000) { /* b, bl */
 		in->flow = (i & 0x01000000) ? SG_CALL : SG_JUMP;
-		set_target(in, off, sext(i, 24) * 4 + 8, 8);
+		set_target(in, off, kp_sext(i, 24) * 4 + 8, 8);
 	} else if ((i & 0x0ffffff0) == 0x012fff10) { /* bx rM */
 		in->flow = SG_STOP;
 	} else if ((i & 0x0ffffff0) == 0x012fff30) { /* blx rM */
@@ -314,13 +297,13 @@ static bool decode_t16(uint64_t off, uint32_t h, struct sg_insn *in)
 		} else {
 			in->flow = SG_CJUMP;
 			in->has_target = true;
-			in->target = (uint32_t)(off + 4 + (uint64_t)(sext(h & 0xff, 8) * 2));
+			in->target = (uint32_t)(off + 4 + (uint64_t)(kp_sext(h & 0xff, 8) * 2));
 		}
 		return true;
 	case 28: /* b */
 		in->flow = SG_JUMP;
 		in->has_target = true;
-		in->target = (uint32_t)(off + 4 + (uint64_t)(sext(h & 0x7ff, 11) * 2));
+		in->target = (uint32_t)(off + 4 + (uint64_t)(kp_sext(h & 0x7ff, 11) * 2));
 		return true;
 	default:
 		return false;
@@ -332,11 +315,11 @@ static int64_t t32_branch_imm(uint32_t h1, uint32_t h2, bool cond)
 	uint32_t s = (h1 >> 10) & 1, j1 = (h2 >> 13) & 1, j2 = (h2 >> 11) & 1;
 
 	if (cond)
-		return sext(s << 20 | j2 << 19 | j1 << 18 | (h1 & 0x3f) << 12 | (h2 & 0x7ff) << 1,
-			    21);
-	return sext(s << 24 | (uint32_t) !(j1 ^ s) << 23 | (uint32_t) !(j2 ^ s) << 22 |
-			    (h1 & 0x3ff) << 12 | (h2 & 0x7ff) << 1,
-		    25);
+		return kp_sext(
+			s << 20 | j2 << 19 | j1 << 18 | (h1 & 0x3f) << 12 | (h2 & 0x7ff) << 1, 21);
+	return kp_sext(s << 24 | (uint32_t) !(j1 ^ s) << 23 | (uint32_t) !(j2 ^ s) << 22 |
+			       (h1 & 0x3ff) << 12 | (h2 & 0x7ff) << 1,
+		       25);
 }
 
 static bool decode_t32(uint64_t off, uint32_t h1, uint32_t h2, struct sg_insn *in)
@@ -435,11 +418,11 @@ static bool decode_t(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 
 	if (c->size - off < 2 || (off & 1))
 		return false;
-	h1 = load16(c, off);
+	h1 = kp_load16(c->data + off, false);
 	if ((h1 >> 11) >= 0x1d) {
 		if (c->size - off < 4)
 			return false;
-		return decode_t32(off, h1, load16(c, off + 2), in);
+		return decode_t32(off, h1, kp_load16(c->data + off + 2, false), in);
 	}
 	return decode_t16(off, h1, in);
 }
@@ -458,7 +441,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 
 		if (c->size - off < 2)
 			return false;
-		h = load16(c, off);
+		h = kp_load16(c->data + off, false);
 		if (c->state && *c->state) {
 			/* inside an IT block: conditional */
 			(*c->state)--;
@@ -487,7 +470,7 @@ static bool rel_addend(const struct sg_code *c, uint64_t off, uint32_t type, int
 
 	if (off >= c->size || c->size - off < 4)
 		return false;
-	i = load32(c, off);
+	i = kp_load32(c->data + off, false);
 	h1 = i & 0xffff;
 	h2 = i >> 16;
 	switch (type) {
@@ -498,17 +481,17 @@ static bool rel_addend(const struct sg_code *c, uint64_t off, uint32_t type, int
 	case R_PC24:
 	case R_CALL:
 	case R_JUMP24:
-		*addend = sext(i, 24) * 4;
+		*addend = kp_sext(i, 24) * 4;
 		return true;
 	case R_MOVW_ABS_NC:
 	case R_MOVT_ABS:
-		*addend = sext(((i >> 4) & 0xf000) | (i & 0xfff), 16);
+		*addend = kp_sext(((i >> 4) & 0xf000) | (i & 0xfff), 16);
 		return true;
 	case R_THM_MOVW_ABS_NC:
 	case R_THM_MOVT_ABS:
-		*addend = sext((h1 & 15) << 12 | ((h1 >> 10) & 1) << 11 | ((h2 >> 12) & 7) << 8 |
-				       (h2 & 0xff),
-			       16);
+		*addend = kp_sext((h1 & 15) << 12 | ((h1 >> 10) & 1) << 11 | ((h2 >> 12) & 7) << 8 |
+					  (h2 & 0xff),
+				  16);
 		return true;
 	case R_THM_CALL:
 	case R_THM_JUMP24:

@@ -13,23 +13,7 @@
 #include <string.h>
 
 #include "symbol-get-internal.h"
-
-static uint32_t load32(const struct sg_code *c, uint64_t off)
-{
-	const unsigned char *p = c->data + off;
-
-	if (c->big_endian)
-		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static int64_t sext(uint64_t v, unsigned bits)
-{
-	uint64_t m = (uint64_t)1 << (bits - 1);
-
-	v &= ((uint64_t)1 << bits) - 1;
-	return (int64_t)((v ^ m) - m);
-}
+#include "util/util.h"
 
 static void set_target(struct sg_insn *in, uint64_t off, int64_t rel)
 {
@@ -56,7 +40,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	in->off = off;
 	if (off >= c->size || c->size - off < 4)
 		return false;
-	i = load32(c, off);
+	i = kp_load32(c->data + off, c->big_endian);
 	in->len = 4;
 	in->flow = SG_SEQ;
 	rd = i & 31;
@@ -66,24 +50,24 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	/* branches, exceptions, system */
 	if ((i & 0x7c000000) == 0x14000000) { /* b / bl */
 		in->flow = (i & 0x80000000) ? SG_CALL : SG_JUMP;
-		set_target(in, off, sext(i, 26) * 4);
+		set_target(in, off, kp_sext(i, 26) * 4);
 		if (in->flow == SG_CALL)
 			in->clobbers |= SG_REG(30);
 		return true;
 	}
 	if ((i & 0xff000010) == 0x54000000) { /* b.cond */
 		in->flow = (i & 15) == 14 ? SG_JUMP : SG_CJUMP;
-		set_target(in, off, sext(i >> 5, 19) * 4);
+		set_target(in, off, kp_sext(i >> 5, 19) * 4);
 		return true;
 	}
 	if ((i & 0x7e000000) == 0x34000000) { /* cbz / cbnz */
 		in->flow = SG_CJUMP;
-		set_target(in, off, sext(i >> 5, 19) * 4);
+		set_target(in, off, kp_sext(i >> 5, 19) * 4);
 		return true;
 	}
 	if ((i & 0x7e000000) == 0x36000000) { /* tbz / tbnz */
 		in->flow = SG_CJUMP;
-		set_target(in, off, sext(i >> 5, 14) * 4);
+		set_target(in, off, kp_sext(i >> 5, 14) * 4);
 		return true;
 	}
 	if ((i & 0xfe000000) == 0xd6000000) { /* br, blr, ret, eret (and PAC forms) */

@@ -19,20 +19,9 @@
 #include <string.h>
 
 #include "symbol-get-internal.h"
+#include "util/util.h"
 
 enum { AT = 1, V0 = 2, A0 = 4, SP = 29, RA = 31 };
-
-static uint32_t load32(const struct sg_code *c, uint64_t off)
-{
-	const unsigned char *p = c->data + off;
-
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static int64_t sext16(uint32_t v)
-{
-	return (int64_t)(int16_t)(v & 0xffff);
-}
 
 static uint32_t gpr(unsigned r)
 {
@@ -109,7 +98,7 @@ static enum kind decode1(uint64_t off, uint32_t i, struct sg_insn *in)
 		} else {
 			in->flow = SG_CJUMP;
 			in->has_target = true;
-			in->target = (uint32_t)(off + 4 + (uint64_t)(sext16(i) * 4));
+			in->target = (uint32_t)(off + 4 + (uint64_t)(kp_sext(i, 16) * 4));
 		}
 		if (rt & 2)
 			in->cond = true; /* likely: the delay slot only when taken */
@@ -132,7 +121,7 @@ static enum kind decode1(uint64_t off, uint32_t i, struct sg_insn *in)
 	case 0x17:
 		in->flow = op == 4 && rs == 0 && rt == 0 ? SG_JUMP : SG_CJUMP;
 		in->has_target = true;
-		in->target = (uint32_t)(off + 4 + (uint64_t)(sext16(i) * 4));
+		in->target = (uint32_t)(off + 4 + (uint64_t)(kp_sext(i, 16) * 4));
 		if (op >= 0x14)
 			in->cond = true;
 		return K_BRANCH;
@@ -198,7 +187,7 @@ static enum kind decode1(uint64_t off, uint32_t i, struct sg_insn *in)
 		if (op == 0x11 && rs == 8) { /* bc1f, bc1t */
 			in->flow = SG_CJUMP;
 			in->has_target = true;
-			in->target = (uint32_t)(off + 4 + (uint64_t)(sext16(i) * 4));
+			in->target = (uint32_t)(off + 4 + (uint64_t)(kp_sext(i, 16) * 4));
 			return K_BRANCH;
 		}
 		if (op == 0x10 && i == 0x42000018) { /* eret */
@@ -238,7 +227,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	init(in, off);
 	if (off >= c->size || c->size - off < 4 || (off & 3))
 		return false;
-	k = decode1(off, load32(c, off), in);
+	k = decode1(off, kp_load32(c->data + off, false), in);
 	if (k == K_BAD)
 		return false;
 	if (k == K_PLAIN) {
@@ -249,7 +238,8 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	if (c->size - off < 8)
 		return false;
 	init(&ds, off + 4);
-	if (decode1(off + 4, load32(c, off + 4), &ds) != K_PLAIN || ds.flow != SG_SEQ)
+	if (decode1(off + 4, kp_load32(c->data + off + 4, false), &ds) != K_PLAIN ||
+	    ds.flow != SG_SEQ)
 		return false;
 	in->len = 8;
 	in->clobbers |= ds.clobbers;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "symbol-get-internal.h"
+#include "util/util.h"
 
 #ifndef EM_PPC64
 #define EM_PPC64 21
@@ -33,21 +34,6 @@ enum {
 	R_TOC16_HA = 50,
 	R_TOC16_LO_DS = 64,
 };
-
-static uint32_t load32(const struct sg_code *c, uint64_t off)
-{
-	const unsigned char *p = c->data + off;
-
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static int64_t sext(uint64_t v, unsigned bits)
-{
-	uint64_t m = (uint64_t)1 << (bits - 1);
-
-	v &= ((uint64_t)1 << bits) - 1;
-	return (int64_t)((v ^ m) - m);
-}
 
 static void set_target(struct sg_insn *in, uint64_t off, int64_t rel)
 {
@@ -76,7 +62,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	in->flow = SG_SEQ;
 	if (off >= c->size || c->size - off < 4)
 		return false;
-	i = load32(c, off);
+	i = kp_load32(c->data + off, false);
 	in->len = 4;
 	op = i >> 26;
 	rt = (i >> 21) & 31;
@@ -89,13 +75,13 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		in->flow = (i & 1) ? SG_CALL : SG_JUMP;
 		if (i & 2)
 			return false; /* absolute */
-		set_target(in, off, sext(i & 0x03fffffc, 26));
+		set_target(in, off, kp_sext(i & 0x03fffffc, 26));
 		return true;
 	case 16: /* bc */
 		if (i & 3)
 			return false; /* absolute or linking */
 		in->flow = bo_always(i) ? SG_JUMP : SG_CJUMP;
-		set_target(in, off, sext(i & 0xfffc, 16));
+		set_target(in, off, kp_sext(i & 0xfffc, 16));
 		return true;
 	case 19:
 		if (xo == 16 || xo == 528 || xo == 560) { /* bclr, bcctr, bctar */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "symbol-get-internal.h"
+#include "util/util.h"
 
 #ifndef EM_RISCV
 #define EM_RISCV 243
@@ -34,19 +35,6 @@ enum {
 	R_RELAX = 51,
 	R_ALIGN = 43,
 };
-
-static uint32_t load16(const struct sg_code *c, uint64_t off)
-{
-	return (uint32_t)c->data[off] | (uint32_t)c->data[off + 1] << 8;
-}
-
-static int64_t sext(uint64_t v, unsigned bits)
-{
-	uint64_t m = (uint64_t)1 << (bits - 1);
-
-	v &= ((uint64_t)1 << bits) - 1;
-	return (int64_t)((v ^ m) - m);
-}
 
 static uint32_t xreg(unsigned r)
 {
@@ -72,16 +60,16 @@ static void def(struct sg_insn *in, unsigned rd, enum sg_def d)
 
 static int64_t imm_j(uint32_t i)
 {
-	return sext(((i >> 31) & 1) << 20 | ((i >> 12) & 0xff) << 12 | ((i >> 20) & 1) << 11 |
-			    ((i >> 21) & 0x3ff) << 1,
-		    21);
+	return kp_sext(((i >> 31) & 1) << 20 | ((i >> 12) & 0xff) << 12 | ((i >> 20) & 1) << 11 |
+			       ((i >> 21) & 0x3ff) << 1,
+		       21);
 }
 
 static int64_t imm_b(uint32_t i)
 {
-	return sext(((i >> 31) & 1) << 12 | ((i >> 7) & 1) << 11 | ((i >> 25) & 0x3f) << 5 |
-			    ((i >> 8) & 15) << 1,
-		    13);
+	return kp_sext(((i >> 31) & 1) << 12 | ((i >> 7) & 1) << 11 | ((i >> 25) & 0x3f) << 5 |
+			       ((i >> 8) & 15) << 1,
+		       13);
 }
 
 /* auipc rX + jalr rd, imm(rX): a call (rd = ra) or a tail call (rd = zero), 8 bytes. */
@@ -90,16 +78,16 @@ static bool call_pair(const struct sg_code *c, uint64_t off, uint32_t i, struct 
 	unsigned rx = (i >> 7) & 31;
 	uint32_t j, rd;
 
-	if (rx == 0 || c->size - off < 8 || (load16(c, off + 4) & 3) != 3)
+	if (rx == 0 || c->size - off < 8 || (kp_load16(c->data + off + 4, false) & 3) != 3)
 		return false;
-	j = load16(c, off + 4) | load16(c, off + 6) << 16;
+	j = kp_load32(c->data + off + 4, false);
 	if ((j & 0x707f) != 0x0067 || ((j >> 15) & 31) != rx)
 		return false;
 	rd = (j >> 7) & 31;
 	in->len = 8;
 	in->flow = rd == 0 ? SG_JUMP : SG_CALL;
 	in->clobbers = xreg(rx) | xreg(rd);
-	set_target(in, off, (int64_t)(int32_t)(i & 0xfffff000) + sext(j >> 20, 12));
+	set_target(in, off, (int64_t)(int32_t)(i & 0xfffff000) + kp_sext(j >> 20, 12));
 	return true;
 }
 
@@ -140,7 +128,7 @@ static bool decode32(const struct sg_code *c, uint64_t off, uint32_t i, struct s
 		return true;
 	case 0x13:	       /* op-imm */
 		if (f3 == 0) { /* addi */
-			int64_t imm = sext(i >> 20, 12);
+			int64_t imm = kp_sext(i >> 20, 12);
 
 			if (rs1 == SP || rs1 == FP) {
 				def(in, rd, SG_DEF_STACK);
@@ -228,19 +216,19 @@ static bool decode16(const struct sg_code *c, uint64_t off, uint32_t i, struct s
 		case 5: /* c.j */
 			in->flow = SG_JUMP;
 			set_target(in, off,
-				   sext(((i >> 12) & 1) << 11 | ((i >> 11) & 1) << 4 |
-						((i >> 9) & 3) << 8 | ((i >> 8) & 1) << 10 |
-						((i >> 7) & 1) << 6 | ((i >> 6) & 1) << 7 |
-						((i >> 3) & 7) << 1 | ((i >> 2) & 1) << 5,
-					12));
+				   kp_sext(((i >> 12) & 1) << 11 | ((i >> 11) & 1) << 4 |
+						   ((i >> 9) & 3) << 8 | ((i >> 8) & 1) << 10 |
+						   ((i >> 7) & 1) << 6 | ((i >> 6) & 1) << 7 |
+						   ((i >> 3) & 7) << 1 | ((i >> 2) & 1) << 5,
+					   12));
 			return true;
 		default: /* c.beqz, c.bnez */
 			in->flow = SG_CJUMP;
 			set_target(in, off,
-				   sext(((i >> 12) & 1) << 8 | ((i >> 10) & 3) << 3 |
-						((i >> 5) & 3) << 6 | ((i >> 3) & 3) << 1 |
-						((i >> 2) & 1) << 5,
-					9));
+				   kp_sext(((i >> 12) & 1) << 8 | ((i >> 10) & 3) << 3 |
+						   ((i >> 5) & 3) << 6 | ((i >> 3) & 3) << 1 |
+						   ((i >> 2) & 1) << 5,
+					   9));
 			return true;
 		}
 	case 2:
@@ -286,12 +274,12 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	in->flow = SG_SEQ;
 	if (off >= c->size || c->size - off < 2)
 		return false;
-	i = load16(c, off);
+	i = kp_load16(c->data + off, false);
 	if ((i & 3) != 3)
 		return decode16(c, off, i, in);
 	if ((i & 0x1f) == 0x1f || c->size - off < 4)
 		return false; /* 48-bit and longer encodings */
-	i |= load16(c, off + 2) << 16;
+	i |= (uint32_t)kp_load16(c->data + off + 2, false) << 16;
 	return decode32(c, off, i, in);
 }
 

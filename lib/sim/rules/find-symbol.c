@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "util/module-name.h"
 
 static void from_ksym(struct kp_found *out, const struct kp_ksym *k)
 {
@@ -96,7 +97,8 @@ bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, st
 	if (k && table_allowed(c, k->table, k->gpl_only, gplok)) {
 		from_ksym(out, k);
 		out->kind = KP_PROV_BASE_MODULE;
-		kp_base_owner_modname(k->owner, out->owner_buf, sizeof(out->owner_buf));
+		kp_modname_from_path(out->owner_buf, sizeof(out->owner_buf), k->owner,
+				     KP_MODNAME_WHOLE);
 		out->owner_name = out->owner_buf;
 		for (size_t i = 0; i < c->f->nloaded_proprietary; i++)
 			if (!strcmp(c->f->loaded_proprietary[i], out->owner_name))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The facts cache's deferred stores (lib/read/facts-defer.c): modules read with
+ * The facts cache's deferred stores (lib/cache/facts-defer.c): modules read with
  * defer_store wait until the read phase is over; one freed before its turn is stored by
  * kp_module_free(); the cache's end stores the rest; a compressed module is hashed for its
  * content key only while its file is still in the state that was read.
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "read/facts-cache.h"
+#include "cache/facts-cache.h"
 #include "read/module.h"
 #include "same-module.h"
 #include "tap.h"

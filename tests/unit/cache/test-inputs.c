@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The inputs recorder (lib/cache/inputs.c) with a buffer small enough to spill: the manifest
+ * The inputs recorder (lib/file/inputs.c) with a buffer small enough to spill: the manifest
  * streamed from buffer and spill file is the one recorded all in memory, exact duplicates
  * are dropped whether the first record is still in the buffer or only in the spill file,
  * from one thread or four at once, and records whose hashes collide are all kept (the bytes
@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "tap.h"
 
 #define NFILES 200

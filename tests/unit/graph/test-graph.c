@@ -233,16 +233,6 @@ static void threads(struct tap *t)
 	tb_free(&w);
 }
 
-static void owner_names(struct tap *t)
-{
-	char buf[64];
-
-	kp_base_owner_modname("drivers/usb/storage/usb-storage", buf, sizeof(buf));
-	tap_is_str(t, buf, "usb_storage", "owner path -> KBUILD_MODNAME");
-	kp_base_owner_modname("snd-hda", buf, 4);
-	tap_is_str(t, buf, "snd", "truncated to the buffer");
-}
-
 int main(void)
 {
 	struct tap t = { 0 };
@@ -251,6 +241,5 @@ int main(void)
 	order(&t);
 	cycles(&t);
 	threads(&t);
-	owner_names(&t);
 	return tap_done(&t);
 }

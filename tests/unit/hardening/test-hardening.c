@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "read/bytes.h"
+#include "file/bytes.h"
 #include "kernel/modprobe-chain.h"
 #include "util/symbol-index.h"
 #include "tap.h"

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "module.h"
+#include "read/module.h"
 
 /*
  * Bump when the payload layout (facts-serial.c) changes or when any reader in lib/read/

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "module-internal.h"
+#include "read/module-internal.h"
 
 #define NO_STRING  0u
 #define STRING_REF 0xffffffffu

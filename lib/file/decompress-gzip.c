@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "bytes.h"
+#include "decompress.h"
 
 size_t kp_gzip_size_hint(const unsigned char *in, size_t len)
 {

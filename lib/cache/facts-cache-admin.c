@@ -16,8 +16,8 @@
 
 /* Every file of DIR/packs, temporary ones removed as @mode says. */
 enum walk_mode {
-	WALK_LOOK,  /* count only */
-	WALK_TIDY,  /* also remove temporary files older than TMP_MAX_AGE, and links (prune) */
+	WALK_LOOK, /* count only */
+	WALK_TIDY, /* also remove temporary files older than KP_FC_TMP_MAX_AGE, and links (prune) */
 	WALK_CLEAR, /* also remove every temporary file and link */
 };
 
@@ -40,7 +40,8 @@ static int walk_at(int dfd, enum walk_mode mode, struct walk *w, struct kp_err *
 	int fd;
 
 	memset(w, 0, sizeof(*w));
-	w->packs_fd = kp_trusted_subdir_tidy(dfd, PACK_DIR, mode != WALK_LOOK, &w->removed, err);
+	w->packs_fd =
+		kp_trusted_subdir_tidy(dfd, KP_FC_PACK_DIR, mode != WALK_LOOK, &w->removed, err);
 	if (w->packs_fd < 0)
 		return kp_err_errnum(err) == ENOENT ? 0 : -1;
 	if (mode != WALK_LOOK)
@@ -50,7 +51,7 @@ static int walk_at(int dfd, enum walk_mode mode, struct walk *w, struct kp_err *
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		return kp_err_set(err, "%s: %s", PACK_DIR, strerror(errno));
+		return kp_err_set(err, "%s: %s", KP_FC_PACK_DIR, strerror(errno));
 	}
 	while ((de = readdir(d))) {
 		struct stat st;
@@ -59,7 +60,7 @@ static int walk_at(int dfd, enum walk_mode mode, struct walk *w, struct kp_err *
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (mode == WALK_CLEAR ||
-		    (mode == WALK_TIDY && st.st_mtim.tv_sec + TMP_MAX_AGE < now))
+		    (mode == WALK_TIDY && st.st_mtim.tv_sec + KP_FC_TMP_MAX_AGE < now))
 			if (unlinkat(dirfd(d), de->d_name, 0) == 0)
 				w->removed++;
 	}
@@ -86,7 +87,7 @@ static void usage_of(const struct walk *w, size_t to, struct kp_cache_usage *u)
 	u->bytes = 0;
 	c.build = kp_fc_build_tag();
 	for (size_t i = 0; i < to; i++) {
-		struct pack pk;
+		struct kp_fc_pack pk;
 
 		u->packs++;
 		u->bytes += w->packs[i].bytes;
@@ -199,7 +200,7 @@ int kp_facts_cache_clear(const char *dir, struct kp_cache_usage *u, struct kp_er
 		if (unlinkat(w.packs_fd, w.packs[i].name, 0) == 0)
 			u->removed++;
 	if (w.packs_fd >= 0)
-		unlinkat(dfd, PACK_DIR, AT_REMOVEDIR);
+		unlinkat(dfd, KP_FC_PACK_DIR, AT_REMOVEDIR);
 	/* the files of the directory itself: as links when they are links */
 	unlinkat(dfd, "last-prune", 0);
 	unlinkat(dfd, "lock", 0);

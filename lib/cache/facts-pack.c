@@ -19,7 +19,7 @@
  * header (magic, format, build, flags, key, file size, length) and CRC all match and its
  * payload decodes exactly; anything else is a miss and the file is read as without the
  * cache. Packs are never changed once named: pruning and merging unlink them (a run that
- * has one open keeps reading it). More than MAX_PACKS packs are merged (the smallest ones,
+ * has one open keeps reading it). More than KP_FC_MAX_PACKS packs are merged (the smallest ones,
  * under a lock file) so lookups open few files.
  */
 #include "facts-pack.h"
@@ -36,7 +36,7 @@
 
 #include <zlib.h>
 
-#include "bytes.h"
+#include "file/bytes.h"
 #include "cache/trusted-dir.h"
 #include "read/reader-id.h"
 #include "util/io.h"
@@ -72,11 +72,11 @@ uint32_t kp_fc_entry_flags(const struct kp_open_opts *o)
 void kp_fc_make_header(const struct kp_facts_cache *c, unsigned char *h, uint32_t flags,
 		       const unsigned char *key, uint64_t file_size, uint64_t payload_len)
 {
-	memset(h, 0, HEADER_LEN);
-	memcpy(h, MAGIC, 8);
+	memset(h, 0, KP_FC_HEADER_LEN);
+	memcpy(h, KP_FC_MAGIC, 8);
 	put32(h + 8, KP_FACTS_FORMAT);
 	put32(h + 12, flags);
-	memcpy(h + 16, key, KEY_LEN);
+	memcpy(h + 16, key, KP_FC_KEY_LEN);
 	put64(h + 48, file_size);
 	put64(h + 56, payload_len);
 	/* h + 64: CRC-32, filled by the caller */
@@ -85,12 +85,12 @@ void kp_fc_make_header(const struct kp_facts_cache *c, unsigned char *h, uint32_
 
 uint32_t kp_fc_entry_crc(const unsigned char *h, const unsigned char *payload, size_t len)
 {
-	unsigned char copy[HEADER_LEN];
+	unsigned char copy[KP_FC_HEADER_LEN];
 	uLong crc;
 
-	memcpy(copy, h, HEADER_LEN);
+	memcpy(copy, h, KP_FC_HEADER_LEN);
 	memset(copy + 64, 0, 4);
-	crc = crc32(0, copy, HEADER_LEN);
+	crc = crc32(0, copy, KP_FC_HEADER_LEN);
 	return (uint32_t)crc32_z(crc, payload, len);
 }
 
@@ -98,24 +98,25 @@ uint32_t kp_fc_entry_crc(const unsigned char *h, const unsigned char *payload, s
 bool kp_fc_header_ok(const struct kp_facts_cache *c, const unsigned char *h, size_t len,
 		     uint32_t flags, const unsigned char *key, uint64_t file_size)
 {
-	unsigned char want[HEADER_LEN];
+	unsigned char want[KP_FC_HEADER_LEN];
 
-	if (len < HEADER_LEN)
+	if (len < KP_FC_HEADER_LEN)
 		return false;
-	kp_fc_make_header(c, want, flags, key, file_size, len - HEADER_LEN);
+	kp_fc_make_header(c, want, flags, key, file_size, len - KP_FC_HEADER_LEN);
 	memcpy(want + 64, h + 64, 4);
-	return !memcmp(h, want, HEADER_LEN) &&
-	       kp_load32(h + 64, false) == kp_fc_entry_crc(h, h + HEADER_LEN, len - HEADER_LEN);
+	return !memcmp(h, want, KP_FC_HEADER_LEN) &&
+	       kp_load32(h + 64, false) ==
+		       kp_fc_entry_crc(h, h + KP_FC_HEADER_LEN, len - KP_FC_HEADER_LEN);
 }
 
 /*
  * The key in the header of @r's entry: the content key, or for an entry found by state
  * only, the state's hash, inode and ctime: an entry is bound to what its record names.
  */
-void kp_fc_entry_key(const struct rec *r, unsigned char *k)
+void kp_fc_entry_key(const struct kp_fc_rec *r, unsigned char *k)
 {
-	if (r->flags & F_CONTENT) {
-		memcpy(k, r->key, KEY_LEN);
+	if (r->flags & KP_FC_F_CONTENT) {
+		memcpy(k, r->key, KP_FC_KEY_LEN);
 		return;
 	}
 	put64(k, r->hash);
@@ -125,27 +126,27 @@ void kp_fc_entry_key(const struct rec *r, unsigned char *k)
 }
 
 /* Records: 128 bytes, little-endian. */
-void kp_fc_rec_put(unsigned char *p, const struct rec *r)
+void kp_fc_rec_put(unsigned char *p, const struct kp_fc_rec *r)
 {
-	memset(p, 0, REC_LEN);
+	memset(p, 0, KP_FC_REC_LEN);
 	put64(p, r->hash);
 	for (int i = 0; i < 8; i++)
 		put64(p + 8 + 8 * i, r->st[i]);
-	memcpy(p + 72, r->key, KEY_LEN);
+	memcpy(p + 72, r->key, KP_FC_KEY_LEN);
 	put64(p + 104, r->off);
 	put32(p + 112, r->len);
 	put32(p + 116, r->flags);
-	put32(p + 124, (uint32_t)crc32(0, p, REC_LEN - 4));
+	put32(p + 124, (uint32_t)crc32(0, p, KP_FC_REC_LEN - 4));
 }
 
-bool kp_fc_rec_get(const unsigned char *p, struct rec *r)
+bool kp_fc_rec_get(const unsigned char *p, struct kp_fc_rec *r)
 {
-	if (kp_load32(p + 124, false) != (uint32_t)crc32(0, p, REC_LEN - 4))
+	if (kp_load32(p + 124, false) != (uint32_t)crc32(0, p, KP_FC_REC_LEN - 4))
 		return false;
 	r->hash = get64(p);
 	for (int i = 0; i < 8; i++)
 		r->st[i] = get64(p + 8 + 8 * i);
-	memcpy(r->key, p + 72, KEY_LEN);
+	memcpy(r->key, p + 72, KP_FC_KEY_LEN);
 	r->off = get64(p + 104);
 	r->len = kp_load32(p + 112, false);
 	r->flags = kp_load32(p + 116, false);
@@ -155,29 +156,30 @@ bool kp_fc_rec_get(const unsigned char *p, struct rec *r)
 void kp_fc_footer_put(const struct kp_facts_cache *c, unsigned char *f, uint64_t nrec,
 		      uint64_t index_off, uint64_t nkeys)
 {
-	memset(f, 0, FOOTER_LEN);
-	memcpy(f, PACK_MAGIC, 8);
+	memset(f, 0, KP_FC_FOOTER_LEN);
+	memcpy(f, KP_FC_PACK_MAGIC, 8);
 	put32(f + 8, KP_FACTS_FORMAT);
 	put32(f + 12, c->build);
 	put64(f + 16, nrec);
 	put64(f + 24, index_off);
 	put64(f + 32, nkeys);
-	put32(f + 60, (uint32_t)crc32(0, f, FOOTER_LEN - 4));
+	put32(f + 60, (uint32_t)crc32(0, f, KP_FC_FOOTER_LEN - 4));
 }
 
 /* The footer of a pack of @size bytes: 0 and the counts, or -1 (not a pack of this build). */
 static int footer_get(const struct kp_facts_cache *c, const unsigned char *f, uint64_t size,
 		      uint64_t *nrec, uint64_t *index_off, uint64_t *nkeys)
 {
-	if (memcmp(f, PACK_MAGIC, 8) || kp_load32(f + 8, false) != KP_FACTS_FORMAT ||
+	if (memcmp(f, KP_FC_PACK_MAGIC, 8) || kp_load32(f + 8, false) != KP_FACTS_FORMAT ||
 	    kp_load32(f + 12, false) != c->build ||
-	    kp_load32(f + 60, false) != (uint32_t)crc32(0, f, FOOTER_LEN - 4))
+	    kp_load32(f + 60, false) != (uint32_t)crc32(0, f, KP_FC_FOOTER_LEN - 4))
 		return -1;
 	*nrec = get64(f + 16);
 	*index_off = get64(f + 24);
 	*nkeys = get64(f + 32);
-	if (size < FOOTER_LEN || *nrec > size / REC_LEN || *nkeys > *nrec || *index_off > size ||
-	    size - *index_off != *nrec * REC_LEN + *nkeys * 4 + FOOTER_LEN)
+	if (size < KP_FC_FOOTER_LEN || *nrec > size / KP_FC_REC_LEN || *nkeys > *nrec ||
+	    *index_off > size ||
+	    size - *index_off != *nrec * KP_FC_REC_LEN + *nkeys * 4 + KP_FC_FOOTER_LEN)
 		return -1;
 	return 0;
 }
@@ -186,13 +188,13 @@ static bool is_pack_name(const char *name)
 {
 	size_t n = strlen(name);
 
-	return name[0] != '.' && n > 5 && n < NAME_LEN && !strcmp(name + n - 5, ".pack");
+	return name[0] != '.' && n > 5 && n < KP_FC_NAME_LEN && !strcmp(name + n - 5, ".pack");
 }
 
 /* Opens the pack @name of the directory @dfd and maps its index; 0 or -1 (not a pack). */
-int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name, struct pack *p)
+int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name, struct kp_fc_pack *p)
 {
-	unsigned char f[FOOTER_LEN];
+	unsigned char f[KP_FC_FOOTER_LEN];
 	uint64_t nrec, off, nkeys, start;
 	long page = sysconf(_SC_PAGESIZE);
 	struct stat st;
@@ -202,9 +204,10 @@ int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name, s
 	if (p->fd < 0)
 		return -1;
 	/* only what the user or root wrote: a CRC is no authentication (trusted-dir.h) */
-	if (fstat(p->fd, &st) < 0 || !kp_trusted_file(&st) || st.st_size < FOOTER_LEN ||
-	    (uint64_t)st.st_size > PACK_MAX ||
-	    kp_pread_all(p->fd, f, FOOTER_LEN, (uint64_t)st.st_size - FOOTER_LEN) != FOOTER_LEN ||
+	if (fstat(p->fd, &st) < 0 || !kp_trusted_file(&st) || st.st_size < KP_FC_FOOTER_LEN ||
+	    (uint64_t)st.st_size > KP_FC_PACK_MAX ||
+	    kp_pread_all(p->fd, f, KP_FC_FOOTER_LEN, (uint64_t)st.st_size - KP_FC_FOOTER_LEN) !=
+		    KP_FC_FOOTER_LEN ||
 	    footer_get(c, f, (uint64_t)st.st_size, &nrec, &off, &nkeys) < 0)
 		goto fail;
 	p->mtime = st.st_mtim.tv_sec;
@@ -213,14 +216,14 @@ int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name, s
 	if (!nrec)
 		return 0;
 	start = off & ~(uint64_t)(page > 0 ? page - 1 : 4095);
-	p->map_len = (size_t)((uint64_t)st.st_size - FOOTER_LEN - start);
+	p->map_len = (size_t)((uint64_t)st.st_size - KP_FC_FOOTER_LEN - start);
 	p->map = mmap(NULL, p->map_len, PROT_READ, MAP_SHARED, p->fd, (off_t)start);
 	if (p->map == MAP_FAILED) {
 		p->map = NULL;
 		goto fail;
 	}
 	p->recs = p->map + (off - start);
-	p->keys = p->recs + nrec * REC_LEN;
+	p->keys = p->recs + nrec * KP_FC_REC_LEN;
 	return 0;
 fail:
 	close(p->fd);
@@ -228,7 +231,7 @@ fail:
 	return -1;
 }
 
-void kp_fc_pack_close(struct pack *p)
+void kp_fc_pack_close(struct kp_fc_pack *p)
 {
 	if (p->map)
 		munmap(p->map, p->map_len);
@@ -254,7 +257,7 @@ int kp_fc_list_packs(int dfd, struct kp_dir_file **out, size_t *n)
 
 int kp_fc_packs_dir(int dfd, bool create)
 {
-	return kp_trusted_subdir(dfd, PACK_DIR, create, NULL);
+	return kp_trusted_subdir(dfd, KP_FC_PACK_DIR, create, NULL);
 }
 
 /* The packs directory of @c (O_PATH), or -1. */
@@ -263,7 +266,7 @@ static int packs_dirfd(const struct kp_facts_cache *c)
 	return kp_fc_packs_dir(c->dirfd, false);
 }
 
-/* Opens the newest LOAD_PACKS packs once per run (the first lookup). */
+/* Opens the newest KP_FC_LOAD_PACKS packs once per run (the first lookup). */
 void kp_fc_load_packs(struct kp_facts_cache *c)
 {
 	struct kp_dir_file *names;
@@ -279,8 +282,8 @@ void kp_fc_load_packs(struct kp_facts_cache *c)
 	if (dfd < 0)
 		goto done;
 	if (kp_fc_list_packs(dfd, &names, &n) == 0 && n) {
-		if (n > LOAD_PACKS)
-			n = LOAD_PACKS;
+		if (n > KP_FC_LOAD_PACKS)
+			n = KP_FC_LOAD_PACKS;
 		c->packs = calloc(n, sizeof(*c->packs));
 		for (size_t i = 0; c->packs && i < n; i++)
 			if (kp_fc_pack_open(c, dfd, names[i].name, &c->packs[c->npacks]) == 0)
@@ -296,25 +299,25 @@ out:
 
 /* A lookup in one pack's index: by file state (@st) or by content key (@key). */
 struct find {
-	const struct pack *p;
+	const struct kp_fc_pack *p;
 	const uint64_t *st;
 	uint64_t hash;
 	const unsigned char *key;
 	uint32_t flags;
 	size_t from; /* the search resumes here (the next candidate) */
-	struct rec found;
+	struct kp_fc_rec found;
 };
 
 static bool rec_matches(const struct find *f, const unsigned char *p)
 {
-	struct rec r;
+	struct kp_fc_rec r;
 
 	if (!kp_fc_rec_get(p, &r) || (r.flags & 0xff) != f->flags)
 		return false;
 	if (f->st) {
 		if (r.hash != f->hash || memcmp(r.st, f->st, sizeof(r.st)))
 			return false;
-	} else if (!(r.flags & F_CONTENT) || memcmp(r.key, f->key, KEY_LEN)) {
+	} else if (!(r.flags & KP_FC_F_CONTENT) || memcmp(r.key, f->key, KP_FC_KEY_LEN)) {
 		return false;
 	}
 	((struct find *)f)->found = r;
@@ -327,9 +330,9 @@ static const unsigned char *slot(const struct find *f, size_t i)
 	uint32_t k;
 
 	if (f->st)
-		return f->p->recs + i * REC_LEN;
+		return f->p->recs + i * KP_FC_REC_LEN;
 	k = kp_load32(f->p->keys + 4 * i, false);
-	return k < f->p->nrec ? f->p->recs + (size_t)k * REC_LEN : NULL;
+	return k < f->p->nrec ? f->p->recs + (size_t)k * KP_FC_REC_LEN : NULL;
 }
 
 /* <0, 0, >0: the record at @i sorts before, with, after what @f looks for. */
@@ -341,7 +344,7 @@ static int slot_cmp(const struct find *f, size_t i)
 	if (!p)
 		return 1;
 	if (!f->st)
-		return memcmp(p + 72, f->key, KEY_LEN);
+		return memcmp(p + 72, f->key, KP_FC_KEY_LEN);
 	h = get64(p);
 	return h < f->hash ? -1 : h > f->hash;
 }
@@ -381,17 +384,17 @@ static int find_next(void *arg)
  * be @file_size bytes and its image fit @opts->max_size. @raw/@raw_len: the entry's bytes
  * (the caller frees them) when not NULL.
  */
-static struct kp_module *load_entry(const struct kp_facts_cache *c, const struct pack *p,
-				    const struct rec *r, const char *path,
+static struct kp_module *load_entry(const struct kp_facts_cache *c, const struct kp_fc_pack *p,
+				    const struct kp_fc_rec *r, const char *path,
 				    const struct kp_open_opts *opts, uint64_t file_size,
 				    unsigned char **raw)
 {
 	size_t max = opts->max_size ? opts->max_size : KP_DEFAULT_MAX_SIZE;
-	unsigned char small[16384], *buf = small, key[KEY_LEN];
+	unsigned char small[16384], *buf = small, key[KP_FC_KEY_LEN];
 	struct kp_module *m = NULL;
 	size_t len = r->len;
 
-	if (len < HEADER_LEN || len > ENTRY_MAX)
+	if (len < KP_FC_HEADER_LEN || len > KP_FC_ENTRY_MAX)
 		return NULL;
 	if (len > sizeof(small) || raw) {
 		buf = malloc(len);
@@ -406,13 +409,13 @@ static struct kp_module *load_entry(const struct kp_facts_cache *c, const struct
 	if (!m)
 		goto out;
 	m->path = path;
-	if (kp_facts_decode(m, buf + HEADER_LEN, len - HEADER_LEN, opts->names) < 0 ||
+	if (kp_facts_decode(m, buf + KP_FC_HEADER_LEN, len - KP_FC_HEADER_LEN, opts->names) < 0 ||
 	    m->image_size > max || m->file_size != file_size) {
 		kp_module_free(m);
 		m = NULL;
 		goto out;
 	}
-	__atomic_store_n(&((struct pack *)p)->used, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&((struct kp_fc_pack *)p)->used, 1, __ATOMIC_RELAXED);
 	if (raw) {
 		*raw = buf;
 		return m;
@@ -437,7 +440,7 @@ struct kp_module *kp_fc_lookup(struct kp_facts_cache *c, const uint64_t *st,
 
 	kp_fc_load_packs(c);
 	for (size_t i = 0; i < c->npacks; i++) {
-		const struct pack *p = &c->packs[i];
+		const struct kp_fc_pack *p = &c->packs[i];
 		struct kp_bytes guard = { .data = p->map, .len = p->map_len, .mapped = true };
 		struct find f = { .p = p,
 				  .st = st,

@@ -140,34 +140,4 @@ int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_si
 			      struct kp_bytes *out, struct kp_err *err);
 void kp_bytes_release(struct kp_bytes *b);
 
-/* Decompressors (one file each); they append to a growing buffer up to @max. */
-struct kp_outbuf {
-	unsigned char *data;
-	size_t len;
-	size_t cap;
-	size_t max;
-	bool elf_only; /* give up early when the output does not start with ELF magic */
-	/* the capacity is reserved from @budget (@held bytes); NULL: no budget */
-	struct kp_mem_budget *budget;
-	size_t held;
-	bool short_of_budget; /* a growth failed for the budget: @wanted bytes were asked */
-	size_t wanted;
-};
-
-int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);
-/* The decompressed size a stream declares, 0 if it does not say (a hint: never trusted). */
-size_t kp_xz_size_hint(const unsigned char *in, size_t len);
-size_t kp_zstd_size_hint(const unsigned char *in, size_t len);
-size_t kp_gzip_size_hint(const unsigned char *in, size_t len);
-/* @state: NULL (one-shot) or a slot holding the decoder kept between calls (NULL at first). */
-int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
-		     struct kp_err *err);
-int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
-		       struct kp_err *err);
-int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
-		       struct kp_err *err);
-void kp_xz_state_free(void *state);
-void kp_zstd_state_free(void *state);
-void kp_gzip_state_free(void *state);
-
 #endif

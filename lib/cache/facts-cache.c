@@ -38,9 +38,9 @@
 
 #include <openssl/evp.h>
 
-#include "cache/inputs.h"
+#include "file/inputs.h"
 #include "cache/trusted-dir.h"
-#include "bytes.h"
+#include "file/bytes.h"
 #include "facts-pack.h"
 #include "util/io.h"
 #include "facts-serial.h"
@@ -181,7 +181,7 @@ static int hash_fd(struct kp_facts_cache *c, int fd, uint64_t size, unsigned cha
 	EVP_MD *md = sha256(c);
 	EVP_MD_CTX *ctx = md ? EVP_MD_CTX_new() : NULL;
 	uint64_t total = 0;
-	unsigned int len = KEY_LEN;
+	unsigned int len = KP_FC_KEY_LEN;
 	int r = -1;
 
 	if (!ctx || EVP_DigestInit_ex(ctx, md, NULL) != 1)
@@ -226,7 +226,7 @@ static int content_key(struct kp_facts_cache *c, const char *path, const struct 
 /*
  * The same for a deferred store, when the file may have changed since it was read: only
  * while it is still in the state @v the reader saw. Not through the recording wrappers
- * (cache/inputs.h): the reader recorded this file in this state already.
+ * (file/inputs.h): the reader recorded this file in this state already.
  */
 static int content_key_at(struct kp_facts_cache *c, const char *path, const uint64_t *v,
 			  unsigned char *key)
@@ -296,9 +296,10 @@ static bool hashed_by_name(const char *path)
 	return !(n >= 3 && !strcmp(path + n - 3, ".ko"));
 }
 
-static void add_entry(struct kp_facts_cache *c, struct rec *r, const unsigned char *p, size_t len)
+static void add_entry(struct kp_facts_cache *c, struct kp_fc_rec *r, const unsigned char *p,
+		      size_t len)
 {
-	if (len > ENTRY_MAX)
+	if (len > KP_FC_ENTRY_MAX)
 		return;
 	pthread_mutex_lock(&c->lock);
 	kp_fc_writer_add(c, &c->w, r, p, len);
@@ -320,7 +321,7 @@ static struct kp_facts_buf *enc_get(struct kp_facts_cache *c)
 /* Back to the pool (under @c->lock), or freed when the pool is full. */
 static void enc_put(struct kp_facts_cache *c, struct kp_facts_buf *b)
 {
-	if (c->nenc < ENC_POOL) {
+	if (c->nenc < KP_FC_ENC_POOL) {
 		c->enc[c->nenc++] = b;
 		return;
 	}
@@ -333,22 +334,22 @@ static void enc_put(struct kp_facts_cache *c, struct kp_facts_buf *b)
  * (no allocation per module once the pool's buffers have grown: fresh pages cost a page
  * fault each), outside the lock, and appends it to the run's pack. 0 or -1.
  */
-static int store(struct kp_facts_cache *c, const struct kp_module *m, struct rec *r)
+static int store(struct kp_facts_cache *c, const struct kp_module *m, struct kp_fc_rec *r)
 {
 	struct kp_facts_buf *b = enc_get(c);
-	unsigned char key[KEY_LEN];
+	unsigned char key[KP_FC_KEY_LEN];
 	int ret = -1;
 
 	if (!b)
 		return -1;
 	kp_fc_entry_key(r, key);
-	b->len = HEADER_LEN;
+	b->len = KP_FC_HEADER_LEN;
 	b->oom = 0;
-	if (kp_facts_encode(m, b) == 0 && b->len - HEADER_LEN <= ENTRY_MAX) {
+	if (kp_facts_encode(m, b) == 0 && b->len - KP_FC_HEADER_LEN <= KP_FC_ENTRY_MAX) {
 		kp_fc_make_header(c, b->data, r->flags & 0xff, key, m->file_size,
-				  b->len - HEADER_LEN);
-		put32(b->data + 64,
-		      kp_fc_entry_crc(b->data, b->data + HEADER_LEN, b->len - HEADER_LEN));
+				  b->len - KP_FC_HEADER_LEN);
+		put32(b->data + 64, kp_fc_entry_crc(b->data, b->data + KP_FC_HEADER_LEN,
+						    b->len - KP_FC_HEADER_LEN));
 		ret = 0;
 	}
 	pthread_mutex_lock(&c->lock);
@@ -361,12 +362,12 @@ static int store(struct kp_facts_cache *c, const struct kp_module *m, struct rec
 
 void kp_fc_store_job(struct kp_facts_cache *c, const struct fc_job *j)
 {
-	struct rec r = { .flags = j->flags };
+	struct kp_fc_rec r = { .flags = j->flags };
 
 	memcpy(r.st, j->st, sizeof(r.st));
 	r.hash = kp_fc_state_hash(r.st);
 	if (j->hash_later && content_key_at(c, j->m->path, r.st, r.key) == 0)
-		r.flags |= F_CONTENT;
+		r.flags |= KP_FC_F_CONTENT;
 	if (store(c, j->m, &r) == 0)
 		count(&c->n.stored);
 }
@@ -376,13 +377,13 @@ void kp_fc_store_job(struct kp_facts_cache *c, const struct fc_job *j)
  * with its content key made already (a miss in a cache that has packs: rarer) is stored now.
  */
 static void store_or_defer(struct kp_facts_cache *c, const struct kp_open_opts *opts,
-			   struct kp_module *m, struct rec *r, bool hash_later)
+			   struct kp_module *m, struct kp_fc_rec *r, bool hash_later)
 {
-	if (opts->defer_store && !(r->flags & F_CONTENT) &&
+	if (opts->defer_store && !(r->flags & KP_FC_F_CONTENT) &&
 	    kp_fc_defer(c, m, r->st, r->flags, hash_later) == 0)
 		return;
 	if (hash_later && content_key_at(c, m->path, r->st, r->key) == 0)
-		r->flags |= F_CONTENT;
+		r->flags |= KP_FC_F_CONTENT;
 	if (store(c, m, r) == 0)
 		count(&c->n.stored);
 }
@@ -396,7 +397,7 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 			  const struct kp_open_opts *opts, struct kp_open_opts *direct,
 			  struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
 {
-	struct rec r = { .flags = kp_fc_entry_flags(direct) };
+	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(direct) };
 	struct stat st;
 	int ret;
 
@@ -421,7 +422,7 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
 {
 	struct kp_open_opts direct = *opts;
-	struct rec r = { .flags = kp_fc_entry_flags(opts) };
+	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(opts) };
 	struct stat pre, post;
 	struct kp_module *m;
 	bool trust;
@@ -454,13 +455,13 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	if (hashed_by_name(path) && content_key(c, path, &pre, r.key) == 0) {
 		unsigned char *raw = NULL;
 
-		r.flags |= F_CONTENT;
+		r.flags |= KP_FC_F_CONTENT;
 		m = kp_fc_lookup(c, NULL, r.key, path, opts, (uint64_t)pre.st_size, &raw);
 		if (m) {
 			/* the same entry under this file's state: a stat hit next time */
 			count(&c->n.hits);
 			if (trust && !racy(r.st))
-				add_entry(c, &r, raw, get64(raw + 56) + HEADER_LEN);
+				add_entry(c, &r, raw, get64(raw + 56) + KP_FC_HEADER_LEN);
 			free(raw);
 			*out = m;
 			return 0;
@@ -478,13 +479,13 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	 * later run looks the entry up (a change within one timestamp tick goes unseen by a
 	 * stat() either way).
 	 */
-	if (!(r.flags & F_CONTENT) ||
+	if (!(r.flags & KP_FC_F_CONTENT) ||
 	    (kp_in_stat(path, &post) == 0 && same_file_state(&pre, &post)))
 		store_or_defer(c, opts, *out, &r, false);
 	return 0;
 }
 
-/* After a run that stored entries: prune when the last pruning is PRUNE_EVERY old. */
+/* After a run that stored entries: prune when the last pruning is KP_FC_PRUNE_EVERY old. */
 static void auto_prune(const struct kp_facts_cache *c)
 {
 	struct kp_cache_usage u;
@@ -493,7 +494,7 @@ static void auto_prune(const struct kp_facts_cache *c)
 	int fd;
 
 	if (fstatat(c->dirfd, "last-prune", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st.st_mtim.tv_sec + PRUNE_EVERY > time(NULL))
+	    st.st_mtim.tv_sec + KP_FC_PRUNE_EVERY > time(NULL))
 		return;
 	fd = openat(c->dirfd, "last-prune", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
@@ -514,7 +515,7 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 	kp_fc_defer_finish(c);
 	/* least recently used = oldest mtime: refresh the packs hits came from, now and then */
 	for (size_t i = 0; i < c->npacks; i++) {
-		if (c->packs[i].used && c->packs[i].mtime + TOUCH_EVERY < now)
+		if (c->packs[i].used && c->packs[i].mtime + KP_FC_TOUCH_EVERY < now)
 			futimens(c->packs[i].fd, NULL);
 		kp_fc_pack_close(&c->packs[i]);
 	}

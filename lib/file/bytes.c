@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache/inputs.h"
+#include "inputs.h"
+#include "decompress.h"
 #include "mem-budget.h"
 #include "util/io.h"
 

@@ -22,11 +22,11 @@
 /* A name for a temporary file in the packs directory, unique across processes and threads. */
 static void tmp_name(char *buf, unsigned seq)
 {
-	snprintf(buf, NAME_LEN, ".tmp-%ld-%ld-%u", (long)getpid(), (long)gettid(), seq);
+	snprintf(buf, KP_FC_NAME_LEN, ".tmp-%ld-%ld-%u", (long)getpid(), (long)gettid(), seq);
 }
 
 /* The writer's file, made on the first entry: an unnamed file, else a temporary name. */
-static int writer_open(struct kp_facts_cache *c, struct writer *w)
+static int writer_open(struct kp_facts_cache *c, struct kp_fc_writer *w)
 {
 	int dfd;
 
@@ -60,7 +60,7 @@ static int writer_open(struct kp_facts_cache *c, struct writer *w)
 	return 0;
 }
 
-static int writer_flush(struct writer *w)
+static int writer_flush(struct kp_fc_writer *w)
 {
 	if (w->blen && kp_write_all(w->fd, w->buf, w->blen) < 0)
 		w->failed = true;
@@ -69,24 +69,24 @@ static int writer_flush(struct writer *w)
 }
 
 /* A buffer with @room bytes free after what it holds (flushed when needed); 0 or -1. */
-static int writer_room(struct writer *w, size_t room)
+static int writer_room(struct kp_fc_writer *w, size_t room)
 {
 	if (!w->buf) {
-		w->buf = malloc(WRITE_BUF);
+		w->buf = malloc(KP_FC_WRITE_BUF);
 		if (!w->buf)
 			return -1;
-		w->bcap = WRITE_BUF;
+		w->bcap = KP_FC_WRITE_BUF;
 	}
 	return w->bcap - w->blen < room ? writer_flush(w) : 0;
 }
 
 /* Appends the entry @p (@len bytes) for @r's state and key; under @c->lock. */
-int kp_fc_writer_add(struct kp_facts_cache *c, struct writer *w, struct rec *r,
+int kp_fc_writer_add(struct kp_facts_cache *c, struct kp_fc_writer *w, struct kp_fc_rec *r,
 		     const unsigned char *p, size_t len)
 {
 	if (writer_open(c, w) < 0 || kp_grow(&w->recs, &w->cap, w->n + 1, sizeof(*w->recs)) < 0)
 		return -1;
-	if (len <= WRITE_BUF / 2 && writer_room(w, len) == 0) {
+	if (len <= KP_FC_WRITE_BUF / 2 && writer_room(w, len) == 0) {
 		memcpy(w->buf + w->blen, p, len);
 		w->blen += len;
 	} else if (writer_flush(w) < 0 || kp_write_all(w->fd, p, len) < 0) {
@@ -97,7 +97,7 @@ int kp_fc_writer_add(struct kp_facts_cache *c, struct writer *w, struct rec *r,
 	r->len = (uint32_t)len;
 	w->off += len;
 	w->recs[w->n++] = *r;
-	if (w->rfd >= 0 && w->n >= SPILL_RECS) {
+	if (w->rfd >= 0 && w->n >= KP_FC_SPILL_RECS) {
 		if (kp_write_all(w->rfd, (const unsigned char *)w->recs, w->n * sizeof(*w->recs)) <
 		    0) {
 			w->failed = true;
@@ -112,7 +112,7 @@ int kp_fc_writer_add(struct kp_facts_cache *c, struct writer *w, struct rec *r,
 /* Records by state hash, state, flags, then where the entry is (the first written first). */
 static int cmp_rec_state(const void *a, const void *b)
 {
-	const struct rec *x = a, *y = b;
+	const struct kp_fc_rec *x = a, *y = b;
 	int d;
 
 	if (x->hash != y->hash)
@@ -128,9 +128,9 @@ static int cmp_rec_state(const void *a, const void *b)
 /* Key slots (record numbers into @arg) by content key, then flags. */
 static int cmp_key_slot(const void *a, const void *b, void *arg)
 {
-	const struct rec *recs = arg;
-	const struct rec *x = &recs[*(const uint32_t *)a], *y = &recs[*(const uint32_t *)b];
-	int d = memcmp(x->key, y->key, KEY_LEN);
+	const struct kp_fc_rec *recs = arg;
+	const struct kp_fc_rec *x = &recs[*(const uint32_t *)a], *y = &recs[*(const uint32_t *)b];
+	int d = memcmp(x->key, y->key, KP_FC_KEY_LEN);
 
 	if (d)
 		return d;
@@ -141,7 +141,7 @@ static int cmp_key_slot(const void *a, const void *b, void *arg)
  * Writes the index and footer after the entries; 0, or -1 (the writer's file is then
  * useless). A state read twice (the same file named twice) keeps its first entry.
  */
-int kp_fc_writer_finish(struct kp_facts_cache *c, struct writer *w)
+int kp_fc_writer_finish(struct kp_facts_cache *c, struct kp_fc_writer *w)
 {
 	unsigned char *idx = NULL;
 	uint32_t *keys = NULL;
@@ -152,8 +152,8 @@ int kp_fc_writer_finish(struct kp_facts_cache *c, struct writer *w)
 		return -1;
 	if (w->nspilled) { /* the records back in memory, the spilled ones first */
 		size_t total = (size_t)w->nspilled + w->n;
-		size_t bytes = (size_t)w->nspilled * sizeof(struct rec);
-		struct rec *all = malloc(total * sizeof(*all));
+		size_t bytes = (size_t)w->nspilled * sizeof(struct kp_fc_rec);
+		struct kp_fc_rec *all = malloc(total * sizeof(*all));
 
 		if (!all || kp_pread_all(w->rfd, all, bytes, 0) != (ssize_t)bytes) {
 			free(all);
@@ -168,7 +168,7 @@ int kp_fc_writer_finish(struct kp_facts_cache *c, struct writer *w)
 	}
 	qsort(w->recs, w->n, sizeof(*w->recs), cmp_rec_state);
 	for (size_t i = 0; i < w->n; i++) {
-		const struct rec *prev = n ? &w->recs[n - 1] : NULL;
+		const struct kp_fc_rec *prev = n ? &w->recs[n - 1] : NULL;
 
 		if (prev && prev->hash == w->recs[i].hash &&
 		    !memcmp(prev->st, w->recs[i].st, sizeof(prev->st)) &&
@@ -176,21 +176,21 @@ int kp_fc_writer_finish(struct kp_facts_cache *c, struct writer *w)
 			continue;
 		w->recs[n++] = w->recs[i];
 	}
-	len = n * REC_LEN + n * 4 + FOOTER_LEN;
+	len = n * KP_FC_REC_LEN + n * 4 + KP_FC_FOOTER_LEN;
 	idx = malloc(len);
 	keys = malloc(n * sizeof(*keys));
 	if (!idx || !keys)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		kp_fc_rec_put(idx + i * REC_LEN, &w->recs[i]);
-		if (w->recs[i].flags & F_CONTENT)
+		kp_fc_rec_put(idx + i * KP_FC_REC_LEN, &w->recs[i]);
+		if (w->recs[i].flags & KP_FC_F_CONTENT)
 			keys[nkeys++] = (uint32_t)i;
 	}
 	qsort_r(keys, nkeys, sizeof(*keys), cmp_key_slot, w->recs);
 	for (size_t i = 0; i < nkeys; i++)
-		put32(idx + n * REC_LEN + 4 * i, keys[i]);
-	kp_fc_footer_put(c, idx + n * REC_LEN + nkeys * 4, n, w->off, nkeys);
-	r = kp_write_all(w->fd, idx, n * REC_LEN + nkeys * 4 + FOOTER_LEN);
+		put32(idx + n * KP_FC_REC_LEN + 4 * i, keys[i]);
+	kp_fc_footer_put(c, idx + n * KP_FC_REC_LEN + nkeys * 4, n, w->off, nkeys);
+	r = kp_write_all(w->fd, idx, n * KP_FC_REC_LEN + nkeys * 4 + KP_FC_FOOTER_LEN);
 out:
 	free(idx);
 	free(keys);
@@ -198,9 +198,9 @@ out:
 }
 
 /* Names the finished writer's file packs/<pid>-<time>.pack; 0 or -1. */
-int kp_fc_writer_publish(struct kp_facts_cache *c, struct writer *w)
+int kp_fc_writer_publish(struct kp_facts_cache *c, struct kp_fc_writer *w)
 {
-	char proc[64], name[NAME_LEN];
+	char proc[64], name[KP_FC_NAME_LEN];
 	struct timespec now;
 	int dfd, r = -1;
 
@@ -227,7 +227,7 @@ int kp_fc_writer_publish(struct kp_facts_cache *c, struct writer *w)
 	return r;
 }
 
-void kp_fc_writer_close(struct kp_facts_cache *c, struct writer *w)
+void kp_fc_writer_close(struct kp_facts_cache *c, struct kp_fc_writer *w)
 {
 	if (w->fd >= 0) {
 		close(w->fd);
@@ -250,14 +250,14 @@ void kp_fc_writer_close(struct kp_facts_cache *c, struct writer *w)
 }
 
 /* Copies every valid entry of the pack @p into @w; 0, or -1 when @w failed. */
-static int merge_pack(struct kp_facts_cache *c, struct writer *w, const struct pack *p)
+static int merge_pack(struct kp_facts_cache *c, struct kp_fc_writer *w, const struct kp_fc_pack *p)
 {
 	for (uint64_t i = 0; i < p->nrec; i++) {
-		unsigned char *buf, key[KEY_LEN];
-		struct rec r;
+		unsigned char *buf, key[KP_FC_KEY_LEN];
+		struct kp_fc_rec r;
 
-		if (!kp_fc_rec_get(p->recs + i * REC_LEN, &r) || r.len < HEADER_LEN ||
-		    r.len > ENTRY_MAX)
+		if (!kp_fc_rec_get(p->recs + i * KP_FC_REC_LEN, &r) || r.len < KP_FC_HEADER_LEN ||
+		    r.len > KP_FC_ENTRY_MAX)
 			continue;
 		buf = malloc(r.len);
 		if (!buf)
@@ -284,13 +284,13 @@ static int cmp_smallest(const void *a, const void *b)
 }
 
 /*
- * More than MAX_PACKS packs: the smallest ones (all but MAX_PACKS / 2 - 1) become one, so
- * lookups open few files. One process at a time (a lock file); a run that finds it taken
- * leaves the merging to the holder.
+ * More than KP_FC_MAX_PACKS packs: the smallest ones (all but KP_FC_MAX_PACKS / 2 - 1) become one,
+ * so lookups open few files. One process at a time (a lock file); a run that finds it taken leaves
+ * the merging to the holder.
  */
 void kp_fc_merge_packs(struct kp_facts_cache *c)
 {
-	struct writer w = { .fd = -1, .rfd = -1 };
+	struct kp_fc_writer w = { .fd = -1, .rfd = -1 };
 	struct kp_dir_file *names = NULL;
 	size_t n, merge;
 	int lock, dfd = -1;
@@ -301,12 +301,12 @@ void kp_fc_merge_packs(struct kp_facts_cache *c)
 	if (flock(lock, LOCK_EX | LOCK_NB) < 0)
 		goto out;
 	dfd = kp_fc_packs_dir(c->dirfd, false);
-	if (dfd < 0 || kp_fc_list_packs(dfd, &names, &n) < 0 || n <= MAX_PACKS)
+	if (dfd < 0 || kp_fc_list_packs(dfd, &names, &n) < 0 || n <= KP_FC_MAX_PACKS)
 		goto out;
 	qsort(names, n, sizeof(*names), cmp_smallest);
-	merge = n - (MAX_PACKS / 2 - 1);
+	merge = n - (KP_FC_MAX_PACKS / 2 - 1);
 	for (size_t i = 0; i < merge; i++) {
-		struct pack p;
+		struct kp_fc_pack p;
 
 		if (kp_fc_pack_open(c, dfd, names[i].name, &p) < 0)
 			continue; /* not a pack of this build: pruning removes it */

@@ -22,28 +22,28 @@
 #include "util/io.h"
 #include "util/util.h"
 
-#define MAGIC	    "KPFACTS"
-#define PACK_MAGIC  "KPPACK\0"
-#define HEADER_LEN  72
-#define REC_LEN	    128
-#define FOOTER_LEN  64
-#define KEY_LEN	    32
-#define F_CONTENT   0x100u	       /* record flag: the content key is set */
-#define TOUCH_EVERY (24 * 3600)	       /* a hit refreshes a pack's mtime at most this often */
-#define PRUNE_EVERY 3600	       /* automatic pruning at most once an hour */
-#define TMP_MAX_AGE 3600	       /* a temporary file older than this was left by a crash */
-#define ENTRY_MAX   ((size_t)64 << 20) /* one entry */
-#define PACK_MAX    ((uint64_t)1 << 40)
-#define MAX_PACKS   16 /* more are merged at the end of a run that wrote one */
-#define LOAD_PACKS  64 /* a lookup reads at most this many (the newest) */
-#define PACK_DIR    "packs"
-#define NAME_LEN    96
-#define WRITE_BUF   ((size_t)64 << 10)
-#define ENC_POOL    8
-#define SPILL_RECS  256 /* records kept in memory while reading: the rest wait in a file */
+#define KP_FC_MAGIC	  "KPFACTS"
+#define KP_FC_PACK_MAGIC  "KPPACK\0"
+#define KP_FC_HEADER_LEN  72
+#define KP_FC_REC_LEN	  128
+#define KP_FC_FOOTER_LEN  64
+#define KP_FC_KEY_LEN	  32
+#define KP_FC_F_CONTENT	  0x100u      /* record flag: the content key is set */
+#define KP_FC_TOUCH_EVERY (24 * 3600) /* a hit refreshes a pack's mtime at most this often */
+#define KP_FC_PRUNE_EVERY 3600	      /* automatic pruning at most once an hour */
+#define KP_FC_TMP_MAX_AGE 3600	      /* a temporary file older than this was left by a crash */
+#define KP_FC_ENTRY_MAX	  ((size_t)64 << 20) /* one entry */
+#define KP_FC_PACK_MAX	  ((uint64_t)1 << 40)
+#define KP_FC_MAX_PACKS	  16 /* more are merged at the end of a run that wrote one */
+#define KP_FC_LOAD_PACKS  64 /* a lookup reads at most this many (the newest) */
+#define KP_FC_PACK_DIR	  "packs"
+#define KP_FC_NAME_LEN	  96
+#define KP_FC_WRITE_BUF	  ((size_t)64 << 10)
+#define KP_FC_ENC_POOL	  8
+#define KP_FC_SPILL_RECS  256 /* records kept in memory while reading: the rest wait in a file */
 
 /* One named pack, its index mapped. */
-struct pack {
+struct kp_fc_pack {
 	int fd;
 	unsigned char *map; /* the mapping that holds the index */
 	size_t map_len;
@@ -55,23 +55,23 @@ struct pack {
 };
 
 /* What this run adds: entries written to an unnamed file as they are made. */
-struct rec {
+struct kp_fc_rec {
 	uint64_t hash;
 	uint64_t st[8];
-	unsigned char key[KEY_LEN];
+	unsigned char key[KP_FC_KEY_LEN];
 	uint64_t off;
 	uint32_t len, flags;
 };
 
-struct writer {
+struct kp_fc_writer {
 	int fd;	     /* -1 until the first entry */
 	bool failed; /* no more entries this run */
 	bool named;  /* @tmp names it (no O_TMPFILE) */
-	char tmp[NAME_LEN];
+	char tmp[KP_FC_NAME_LEN];
 	uint64_t off;	    /* the next entry's offset (written and buffered bytes) */
-	unsigned char *buf; /* entries not written yet: one write() per WRITE_BUF bytes */
+	unsigned char *buf; /* entries not written yet: one write() per KP_FC_WRITE_BUF bytes */
 	size_t blen, bcap;
-	struct rec *recs; /* the last @n records (@n < SPILL_RECS when @rfd is open) */
+	struct kp_fc_rec *recs; /* the last @n records (@n < KP_FC_SPILL_RECS when @rfd is open) */
 	size_t n, cap;
 	int rfd;	   /* an unnamed file the earlier records went to, or -1 (all in @recs) */
 	uint64_t nspilled; /* records in @rfd */
@@ -107,11 +107,11 @@ struct kp_facts_cache {
 			 */
 	pthread_mutex_t lock; /* the pack list's loading and @w */
 	bool loaded;	      /* @packs read (atomic acquire) */
-	struct pack *packs;
+	struct kp_fc_pack *packs;
 	size_t npacks;
-	struct writer w;
+	struct kp_fc_writer w;
 	/* encoding buffers (and string tables) kept from entry to entry, one per thread at work */
-	struct kp_facts_buf *enc[ENC_POOL];
+	struct kp_facts_buf *enc[KP_FC_ENC_POOL];
 	size_t nenc;		  /* how many of @enc are free (under @lock) */
 	unsigned seq;		  /* temporary file names; atomic */
 	struct kp_cache_counts n; /* atomic */
@@ -155,19 +155,20 @@ uint32_t kp_fc_entry_crc(const unsigned char *h, const unsigned char *payload, s
 bool kp_fc_header_ok(const struct kp_facts_cache *c, const unsigned char *h, size_t len,
 		     uint32_t flags, const unsigned char *key, uint64_t file_size);
 /* The key in the header of @r's entry. */
-void kp_fc_entry_key(const struct rec *r, unsigned char *k);
-/* Index records (REC_LEN bytes) and the footer. */
-void kp_fc_rec_put(unsigned char *p, const struct rec *r);
-bool kp_fc_rec_get(const unsigned char *p, struct rec *r);
+void kp_fc_entry_key(const struct kp_fc_rec *r, unsigned char *k);
+/* Index records (KP_FC_REC_LEN bytes) and the footer. */
+void kp_fc_rec_put(unsigned char *p, const struct kp_fc_rec *r);
+bool kp_fc_rec_get(const unsigned char *p, struct kp_fc_rec *r);
 void kp_fc_footer_put(const struct kp_facts_cache *c, unsigned char *f, uint64_t nrec,
 		      uint64_t index_off, uint64_t nkeys);
 
 /* Opens the pack @name of the directory @dfd and maps its index; 0 or -1 (not a pack). */
-int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name, struct pack *p);
-void kp_fc_pack_close(struct pack *p);
+int kp_fc_pack_open(const struct kp_facts_cache *c, int dfd, const char *name,
+		    struct kp_fc_pack *p);
+void kp_fc_pack_close(struct kp_fc_pack *p);
 /* The names of the packs in @dfd (and their stat), newest first; -1 when out of memory. */
 int kp_fc_list_packs(int dfd, struct kp_dir_file **out, size_t *n);
-/* Opens the newest LOAD_PACKS packs once per run (the first lookup). */
+/* Opens the newest KP_FC_LOAD_PACKS packs once per run (the first lookup). */
 void kp_fc_load_packs(struct kp_facts_cache *c);
 /*
  * Looks the module up in every pack: by @st (the file's state) or, with @st NULL, by @key.
@@ -180,13 +181,13 @@ struct kp_module *kp_fc_lookup(struct kp_facts_cache *c, const uint64_t *st,
 			       unsigned char **raw);
 
 /* Appends the entry @p (@len bytes) for @r's state and key; under @c->lock. 0 or -1. */
-int kp_fc_writer_add(struct kp_facts_cache *c, struct writer *w, struct rec *r,
+int kp_fc_writer_add(struct kp_facts_cache *c, struct kp_fc_writer *w, struct kp_fc_rec *r,
 		     const unsigned char *p, size_t len);
 /* Writes the index and footer after the entries; 0 or -1. */
-int kp_fc_writer_finish(struct kp_facts_cache *c, struct writer *w);
+int kp_fc_writer_finish(struct kp_facts_cache *c, struct kp_fc_writer *w);
 /* Names the finished writer's file packs/<time>-<pid>-N.pack; 0 or -1. */
-int kp_fc_writer_publish(struct kp_facts_cache *c, struct writer *w);
-void kp_fc_writer_close(struct kp_facts_cache *c, struct writer *w);
+int kp_fc_writer_publish(struct kp_facts_cache *c, struct kp_fc_writer *w);
+void kp_fc_writer_close(struct kp_facts_cache *c, struct kp_fc_writer *w);
 /* Queues @m, read from a file in the state @st, to be stored later; under no lock. 0, or -1
  * (out of memory, or the cache is ending: the caller stores it now). */
 int kp_fc_defer(struct kp_facts_cache *c, struct kp_module *m, const uint64_t *st, uint32_t flags,
@@ -202,7 +203,7 @@ int kp_fc_prune_at(int dfd, uint64_t max_bytes, struct kp_cache_usage *u, struct
 /* The packs directory of the trusted @dfd (O_PATH), made when @create; or -1. */
 int kp_fc_packs_dir(int dfd, bool create);
 
-/* More than MAX_PACKS packs: the smallest are merged into one (under a lock file). */
+/* More than KP_FC_MAX_PACKS packs: the smallest are merged into one (under a lock file). */
 void kp_fc_merge_packs(struct kp_facts_cache *c);
 
 #endif

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "facts-pack.h"
-#include "module.h"
+#include "read/module.h"
 #include "util/util.h"
 
 int kp_fc_defer_init(struct fc_defer *d)

@@ -3,7 +3,7 @@
 #include <lzma.h>
 #include <stdlib.h>
 
-#include "bytes.h"
+#include "decompress.h"
 
 static const char *xz_strerror(lzma_ret r)
 {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "module.h"
+#include "read/module.h"
 
 /* A growing output buffer; @oom once an allocation failed (the bytes are then useless). */
 struct kp_facts_buf {

@@ -2,7 +2,7 @@
 /* .ko.zst: libzstd streaming decoder (handles concatenated frames). */
 #include <zstd.h>
 
-#include "bytes.h"
+#include "decompress.h"
 
 size_t kp_zstd_size_hint(const unsigned char *in, size_t len)
 {
