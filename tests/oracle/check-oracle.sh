@@ -84,7 +84,8 @@ KP_RELEASE='' KP_CONFIG='' KP_SYMVERS='' KP_VMLINUZ='' KP_ORACLE_FIXTURES=''
 . "$WORK/env"
 
 HAS_CMDLINE=0
-if "$KOPOLICY_BIN" check --help 2>&1 | grep -q -- '--kernel-cmdline'; then
+# the whole help read (grep -q would stop early: SIGPIPE for kopolicy, a failed pipeline)
+if "$KOPOLICY_BIN" check --help 2>&1 | grep -- '--kernel-cmdline' >/dev/null; then
 	HAS_CMDLINE=1
 fi
 
