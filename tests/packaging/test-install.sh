@@ -188,8 +188,8 @@ elif [ -d /usr/share/zsh/vendor-completions ]; then
 fi
 check_layout
 # nothing lands outside the standard places
-std='^/usr/(bin|libexec/kopolicy|lib/(rpm|kernel)|'
-std+='share/(man|doc/kopolicy|bash-completion|zsh|perl5))/'
+std='^/usr/(bin|sbin|libexec/kopolicy|lib/(rpm|kernel)|'
+std+='share/(man|doc/kopolicy|kopolicy|bash-completion|zsh|perl5))/'
 stray=$(cd "$root" && find . -type f | sed 's|^\.||' |
 	grep -v -E "$std|^/etc/(dkms|kernel/postinst\\.d)/")
 is "a system install puts nothing elsewhere" "$stray" ""
