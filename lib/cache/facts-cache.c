@@ -42,6 +42,7 @@
 #include "cache/trusted-dir.h"
 #include "file/bytes.h"
 #include "facts-pack.h"
+#include "util/content-hash.h"
 #include "util/io.h"
 #include "facts-serial.h"
 
@@ -176,34 +177,8 @@ static EVP_MD *sha256(struct kp_facts_cache *c)
 /* SHA-256 of the @size bytes of @fd; 0, or -1 if they cannot be read (or there are more). */
 static int hash_fd(struct kp_facts_cache *c, int fd, uint64_t size, unsigned char *key)
 {
-	/* on the stack: a heap buffer this size is trimmed on every free (brk, TLB flushes) */
-	unsigned char buf[65536];
-	EVP_MD *md = sha256(c);
-	EVP_MD_CTX *ctx = md ? EVP_MD_CTX_new() : NULL;
-	uint64_t total = 0;
-	unsigned int len = KP_FC_KEY_LEN;
-	int r = -1;
-
-	if (!ctx || EVP_DigestInit_ex(ctx, md, NULL) != 1)
-		goto out;
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto out;
-		if (n == 0)
-			break;
-		total += (uint64_t)n;
-		if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
-			goto out;
-	}
-	if (total == size && EVP_DigestFinal_ex(ctx, key, &len) == 1)
-		r = 0;
-out:
-	EVP_MD_CTX_free(ctx);
-	return r;
+	_Static_assert(KP_FC_KEY_LEN == KP_CONTENT_HASH_LEN, "a content key is a content hash");
+	return kp_content_hash_fd_md(fd, size, sha256(c), key);
 }
 
 /* SHA-256 of the file's bytes as they are on disk; -1 if it cannot be read or changed. */

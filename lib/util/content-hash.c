@@ -9,6 +9,12 @@
 
 int kp_content_hash_fd(int fd, uint64_t size, unsigned char out[KP_CONTENT_HASH_LEN])
 {
+	return kp_content_hash_fd_md(fd, size, NULL, out);
+}
+
+int kp_content_hash_fd_md(int fd, uint64_t size, const struct evp_md_st *md,
+			  unsigned char out[KP_CONTENT_HASH_LEN])
+{
 	/* on the stack: a heap buffer this size is trimmed on every free */
 	unsigned char buf[65536];
 	EVP_MD_CTX *ctx;
@@ -19,7 +25,7 @@ int kp_content_hash_fd(int fd, uint64_t size, unsigned char out[KP_CONTENT_HASH_
 	if (size > KP_CONTENT_HASH_MAX)
 		return -1;
 	ctx = EVP_MD_CTX_new();
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+	if (!ctx || EVP_DigestInit_ex(ctx, md ? md : EVP_sha256(), NULL) != 1)
 		goto out;
 	for (;;) {
 		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)off);

@@ -21,4 +21,12 @@
  */
 int kp_content_hash_fd(int fd, uint64_t size, unsigned char out[KP_CONTENT_HASH_LEN]);
 
+struct evp_md_st; /* OpenSSL's EVP_MD */
+/*
+ * The same with a SHA-256 the caller fetched once (EVP_MD_fetch()): EVP_sha256() makes
+ * OpenSSL 3 look the algorithm up again on every EVP_DigestInit_ex(). @md NULL: EVP_sha256().
+ */
+int kp_content_hash_fd_md(int fd, uint64_t size, const struct evp_md_st *md,
+			  unsigned char out[KP_CONTENT_HASH_LEN]);
+
 #endif
