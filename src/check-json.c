@@ -8,31 +8,10 @@
 #include "kernel/sig-keys.h"
 #include "json-out.h"
 
-static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_verdict *v)
+struct json_object *kp_check_symget_json(const struct kp_verdict *v)
 {
-	const struct kp_node *nd = &a->graph.nodes[v->node];
-	struct json_object *o = json_object_new_object(), *arr;
-	char letters[32];
+	struct json_object *arr = json_object_new_array();
 
-	kp_json_add(o, "name", kp_json_string(nd->mod->name));
-	kp_json_add(o, "path", kp_json_string(nd->path));
-	kp_json_add(o, "license", kp_json_string(nd->mod->license));
-	kp_json_add(o, "loads", json_object_new_boolean(v->loads));
-	/* an oops is no errno: the loading process is killed */
-	kp_json_add(o, "oops", json_object_new_boolean(v->err == KP_ERR_OOPS));
-	kp_json_add(o, "errno", kp_errno_name(v->err) && v->err != KP_ERR_OOPS
-					? json_object_new_string(kp_errno_name(v->err))
-					: NULL);
-	kp_json_add(o, "errno_value", json_object_new_int(v->err == KP_ERR_OOPS ? 0 : v->err));
-	kp_taint_letters(v->taints, letters, sizeof(letters));
-	kp_json_add(o, "taint", json_object_new_string(letters));
-	kp_taint_letters(v->global_added, letters, sizeof(letters));
-	kp_json_add(o, "global_taint_added", json_object_new_string(letters));
-	arr = json_object_new_array();
-	for (size_t i = 0; i < v->nmessages; i++)
-		json_object_array_add(arr, kp_json_string(v->messages[i]));
-	kp_json_add(o, "messages", arr);
-	arr = json_object_new_array();
 	for (size_t i = 0; i < v->nsymget; i++) {
 		const struct kp_symget_result *r = &v->symget[i];
 		struct json_object *e = json_object_new_object();
@@ -45,8 +24,13 @@ static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_
 			    json_object_new_string(r->method_heuristic ? "heuristic" : "exact"));
 		json_object_array_add(arr, e);
 	}
-	kp_json_add(o, "symbol_get", arr);
-	arr = json_object_new_array();
+	return arr;
+}
+
+struct json_object *kp_check_findings_json(const struct kp_ctx *a, const struct kp_verdict *v)
+{
+	struct json_object *arr = json_object_new_array();
+
 	for (size_t i = 0; i < v->nfindings; i++) {
 		const struct kp_finding *f = &v->findings[i];
 		struct json_object *e = json_object_new_object();
@@ -63,7 +47,36 @@ static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_
 		free(fix);
 		json_object_array_add(arr, e);
 	}
-	kp_json_add(o, "findings", arr);
+	return arr;
+}
+
+static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_verdict *v)
+{
+	const struct kp_node *nd = &a->graph.nodes[v->node];
+	struct json_object *o = json_object_new_object(), *arr;
+	char letters[32];
+
+	kp_json_add(o, "name", kp_json_string(nd->mod->name));
+	kp_json_add(o, "path", kp_json_string(nd->path));
+	kp_json_add(o, "license", kp_json_string(nd->mod->license));
+	kp_json_add(o, "loads", json_object_new_boolean(v->loads));
+	/* an oops is no errno: the loading process is killed */
+	kp_json_add(o, "oops", json_object_new_boolean(v->err == KP_ERR_OOPS));
+	kp_json_add(o, "errno",
+		    kp_errno_name(v->err) && v->err != KP_ERR_OOPS
+			    ? json_object_new_string(kp_errno_name(v->err))
+			    : NULL);
+	kp_json_add(o, "errno_value", json_object_new_int(v->err == KP_ERR_OOPS ? 0 : v->err));
+	kp_taint_letters(v->taints, letters, sizeof(letters));
+	kp_json_add(o, "taint", json_object_new_string(letters));
+	kp_taint_letters(v->global_added, letters, sizeof(letters));
+	kp_json_add(o, "global_taint_added", json_object_new_string(letters));
+	arr = json_object_new_array();
+	for (size_t i = 0; i < v->nmessages; i++)
+		json_object_array_add(arr, kp_json_string(v->messages[i]));
+	kp_json_add(o, "messages", arr);
+	kp_json_add(o, "symbol_get", kp_check_symget_json(v));
+	kp_json_add(o, "findings", kp_check_findings_json(a, v));
 	return o;
 }
 

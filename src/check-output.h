@@ -48,6 +48,11 @@ const char *kp_edge_provider_name(const struct kp_ctx *a, const struct kp_edge *
 char *kp_finding_fix(const struct kp_ctx *a, const struct kp_verdict *v,
 		     const struct kp_finding *f);
 
+struct json_object;
+/* @v's symbol_get() results and findings (with fixes) as JSON: for check and explain. */
+struct json_object *kp_check_symget_json(const struct kp_verdict *v);
+struct json_object *kp_check_findings_json(const struct kp_ctx *a, const struct kp_verdict *v);
+
 /* An input that could not be read: a module file, or a directory operand holding none. */
 struct kp_input_error {
 	const char *path, *error;

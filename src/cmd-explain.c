@@ -283,33 +283,9 @@ static struct json_object *explain_json(const struct kp_ctx *a, size_t i, unsign
 		kp_json_add(o, "imports_from_proprietary", arr);
 	}
 	deciding_release(&d);
-	arr = json_object_new_array();
-	for (size_t k = 0; k < v->nfindings; k++) {
-		const struct kp_finding *fi = &v->findings[k];
-		struct json_object *e = json_object_new_object();
-		char *fix = kp_finding_fix(a, v, fi);
-
-		kp_json_add(e, "id", json_object_new_string(fi->id));
-		kp_json_add(e, "severity", json_object_new_string(kp_severity_name(fi->severity)));
-		kp_json_add(e, "symbol", kp_json_string(fi->symbol));
-		kp_json_add(e, "message", kp_json_string(fi->message));
-		kp_json_add(e, "fix", kp_json_string(fix));
-		free(fix);
-		json_object_array_add(arr, e);
-	}
-	kp_json_add(o, "findings", arr);
+	kp_json_add(o, "findings", kp_check_findings_json(a, v));
 	kp_json_add(o, "messages", string_array((const char *const *)v->messages, v->nmessages));
-	arr = json_object_new_array();
-	for (size_t k = 0; k < v->nsymget; k++) {
-		struct json_object *e = json_object_new_object();
-
-		kp_json_add(e, "symbol", kp_json_string(v->symget[k].symbol));
-		kp_json_add(e, "result", json_object_new_string(v->symget[k].ok ? "ok" : "null"));
-		kp_json_add(e, "reason", kp_json_string(v->symget[k].reason));
-		kp_json_add(e, "owner", kp_json_string(v->symget[k].owner));
-		json_object_array_add(arr, e);
-	}
-	kp_json_add(o, "symbol_get", arr);
+	kp_json_add(o, "symbol_get", kp_check_symget_json(v));
 	kp_json_add(o, "failed_dependency",
 		    v->failed_dep != SIZE_MAX && depth < EXPLAIN_MAX_DEPTH
 			    ? explain_json(a, v->failed_dep, depth + 1)
