@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# One module of a tree changed, then `check` through the caches (the facts of the unchanged
+# modules from the facts cache, the result cache missing): the output must be the bytes a
+# run without any cache prints, in every format, with the exit status. Changes, each to one
+# module of a small tree of 6.1 fixtures (tests the incremental path of issue 28 item 4
+# against lib/cache/ and everything after it):
+#   touched      same bytes, new change time
+#   new export   kp_gpl_prov exports kp_absent_early (its kp_gpl_prov_plain renamed), which
+#                kp_missing_then_ns imports and nobody exported before
+#   removed      kp_use_prop no longer exports kp_use_prop_fn (renamed): kp_use_prop_chain
+#                loses its provider
+#   proprietary  kp_gpl_prov's license becomes "MIT" (not GPL-compatible: P, inherited by
+#                its importers under the 2023 rule)
+#   signature    dummy.ko: unsigned -> signed by the trusted key -> a bad signature (the E
+#                taint of the first unsigned module moves: the global taint of later modules)
+#   restored     every module back to its first bytes
+# After each change the cached run must have read only the changed modules (facts cache
+# counters: one miss a module changed since the last run, a restore included), and a second cached run must replay the stored result.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KOPOLICY_CACHE_DIR=$tmp/cache
+unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_CACHE
+fx=$top/fixtures/ko/6.1
+poke=$top/tests/cli/elf-poke.py
+edit=$top/fixtures/edit-ko.py
+
+ok() { # description, command status (0 = pass)
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
+
+t=$tmp/tree
+mkdir -p "$t/extra" "$tmp/orig"
+for m in kp_prop_prov kp_use_prop kp_use_prop_chain kp_gpl_prov kp_missing_then_ns \
+	kp_prop_uses_gpl kp_plain kp_use_prop_gplonly; do
+	cp "$fx/$m.ko" "$t/extra/"
+done
+cp "$fx/sig/sig_dummy_unsigned.ko" "$t/extra/dummy.ko"
+cp "$t"/extra/*.ko "$tmp/orig/"
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+kargs=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel"
+	--trusted-cert "$fx/sig/kernel-certs.pem")
+formats=(json text sarif junit)
+
+# run NAME ARGS...: stdout, stderr and status of one run in $tmp/NAME.{out,err,rc}
+run() {
+	local name=$1
+	shift
+	"$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+}
+same() { # a b: identical runs
+	cmp -s "$tmp/$1.out" "$tmp/$2.out" && cmp -s "$tmp/$1.err" "$tmp/$2.err" &&
+		cmp -s "$tmp/$1.rc" "$tmp/$2.rc"
+}
+# cached NAME ARGS...: a run through both caches; $tmp/NAME.stats gets its two cache lines
+cached() {
+	local name=$1
+	shift
+	KOPOLICY_CACHE_STATS=1 "$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.all"
+	echo $? >"$tmp/$name.rc"
+	grep -v '^kopolicy: \(result \)\?cache: ' "$tmp/$name.all" >"$tmp/$name.err"
+	grep '^kopolicy: \(result \)\?cache: ' "$tmp/$name.all" >"$tmp/$name.stats"
+}
+
+# step LABEL MISSES: after a change, every format's cached run against the uncached one;
+# MISSES: the modules changed since the last run (each restore counts), the only ones read
+step() {
+	local label=$1 misses=$2 f s
+	# a state changed less than a second before a run is neither trusted nor stored
+	sleep 1.1
+	for f in "${formats[@]}"; do
+		run "ref-$f" check -f "$f" --fail-on never --no-cache "${kargs[@]}" "$t"
+		cached "inc-$f" check -f "$f" --fail-on never "${kargs[@]}" "$t"
+		same "ref-$f" "inc-$f"
+		ok "$label: check -f $f through the caches = --no-cache" $?
+		s=$(sed -n 's/^kopolicy: cache: //p' "$tmp/inc-$f.stats")
+		if [ "$f" = json ]; then
+			[[ $s == *", $misses misses,"* ]]
+			ok "$label: the unchanged modules' facts came from the cache ($s)" $?
+		fi
+		cached "rep-$f" check -f "$f" --fail-on never "${kargs[@]}" "$t"
+		same "ref-$f" "rep-$f" &&
+			grep -q '^kopolicy: result cache: hit' "$tmp/rep-$f.stats"
+		ok "$label: check -f $f replayed after the change = --no-cache" $?
+	done
+	run ref-graph graph --format json --no-cache "${kargs[@]}" "$t"
+	cached inc-graph graph --format json "${kargs[@]}" "$t"
+	same ref-graph inc-graph
+	ok "$label: graph --format json through the caches = --no-cache" $?
+}
+# differs LABEL A B: the change is visible (the test is not comparing constant output)
+differs() {
+	! cmp -s "$tmp/$2" "$tmp/$3"
+	ok "$1" $?
+}
+
+# the caches filled from empty
+step "cold" 9
+cp "$tmp/ref-json.out" "$tmp/v0.json"
+
+touch "$t/extra/kp_gpl_prov.ko"
+step "touched" 1
+cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
+ok "touched: same answer as before" $?
+
+python3 "$poke" "$t/extra/kp_gpl_prov.ko" replace kp_gpl_prov_plain kp_absent_early
+step "new export" 1
+cp "$tmp/ref-json.out" "$tmp/v1.json"
+differs "new export: the answer changed" v0.json v1.json
+# kp_missing_then_ns found kp_absent_early: no longer "Unknown symbol kp_absent_early"
+! grep -q 'Unknown symbol kp_absent_early' "$tmp/ref-text.out" &&
+	grep -q 'kp_absent_early' "$tmp/ref-graph.out"
+ok "new export: kp_absent_early resolves now" $?
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+
+python3 "$poke" "$t/extra/kp_use_prop.ko" replace kp_use_prop_fn kp_use_prop_fX
+step "removed export" 2
+cp "$tmp/ref-json.out" "$tmp/v2.json"
+differs "removed export: the answer changed" v0.json v2.json
+grep -q 'kp_use_prop_chain: Unknown symbol kp_use_prop_fn' "$tmp/ref-json.out"
+ok "removed export: kp_use_prop_chain misses kp_use_prop_fn" $?
+cp "$tmp/orig/kp_use_prop.ko" "$t/extra/"
+
+python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
+step "proprietary" 2
+cp "$tmp/ref-json.out" "$tmp/v3.json"
+differs "proprietary: the answer changed" v0.json v3.json
+python3 - "$tmp/v3.json" <<'EOF'
+import json, sys
+mods = {m["name"]: m for m in json.load(open(sys.argv[1]))["modules"]}
+sys.exit(0 if "P" in mods["kp_gpl_prov"]["taint"] else 1)
+EOF
+ok "proprietary: kp_gpl_prov taints P" $?
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+
+cp "$fx/sig/sig_dummy_debian.ko" "$t/extra/dummy.ko"
+step "signed" 2
+cp "$tmp/ref-json.out" "$tmp/v4.json"
+differs "signed: the answer changed" v0.json v4.json
+cp "$fx/sig/sig_dummy_bad_sig.ko" "$t/extra/dummy.ko"
+step "bad signature" 1
+cp "$tmp/ref-json.out" "$tmp/v5.json"
+differs "bad signature: the answer changed" v4.json v5.json
+cp "$tmp/orig/dummy.ko" "$t/extra/dummy.ko"
+
+step "restored" 1
+cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
+ok "restored: the first answer again" $?
+
+echo "1..$n"
+[ "$fail" -eq 0 ]
