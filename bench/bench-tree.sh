@@ -23,6 +23,11 @@
 #   check-1mod    one module's change time moved (touch -d @MTIME: same bytes), then the
 #                 check: a result-cache miss, facts from the cache for the other modules,
 #                 the new result stored
+#   check-1mod-bytes  the same module's bytes really changed: its appended signature
+#                 stripped, or put back in the next round (size, bytes, facts and the answer
+#                 change: signed or unsigned, the E taint), a second later the check: the
+#                 module read again, the others' facts from the cache, the new result stored.
+#                 The module's signed bytes and mtime are put back at the end.
 # Prints the median wall time, CPU time (user+sys) and peak RSS of each and the ratios
 # to depmod, with the load average before and after.  See bench/README.md.
 # TREE_ROOT is an extracted linux-image package (tests/corpus/fetch-trees.sh makes them).
@@ -107,12 +112,35 @@ round() { # prefix ("" for the warm-up)
 	touch -d "@$(stat -c %Y "$one")" "$one"
 	sleep 1.1
 	measure "${p:+check-1mod}" 1 "$kp" "${chk[@]}" "$moddir"
+	# one module's bytes changed: signed <-> unsigned, every round
+	if cmp -s "$one" "$tmp/one.signed"; then
+		cp "$tmp/one.unsigned" "$one"
+	else
+		cp "$tmp/one.signed" "$one"
+	fi
+	sleep 1.1
+	measure "${p:+check-1mod-bytes}" 1 "$kp" "${chk[@]}" "$moddir"
 }
 tools=(depmod graph graph-json graph-j1 check check-cold check-warm graph-warm check-replay
-	graph-replay check-1mod)
+	graph-replay check-1mod check-1mod-bytes)
 
 nmods=$(find "$moddir" -name '*.ko*' -type f | wc -l)
 one=$(find "$moddir" -name '*.ko*' -type f | sort | sed -n "$((nmods / 2))p") # check-1mod's
+# check-1mod-bytes: $one as shipped (signed) and without its appended signature (the
+# trailer: struct module_signature, 12 bytes, sig_len big-endian in its last 4, then the
+# 28-byte magic); a compressed $one is changed the same way inside its compression
+unpack() { case $1 in *.xz) xz -dc "$1" ;; *.zst) zstd -qdc "$1" ;; *.gz) gzip -dc "$1" ;; *) cat "$1" ;; esac; }
+pack() { case $1 in *.xz) xz -c --check=crc32 ;; *.zst) zstd -qc ;; *.gz) gzip -nc ;; *) cat ;; esac; }
+cp -p "$one" "$tmp/one.signed"
+unpack "$one" >"$tmp/one.raw" || die "cannot decompress $one"
+rawsize=$(stat -c %s "$tmp/one.raw")
+magic=$(tail -c 28 "$tmp/one.raw")
+[ "$magic" = "~Module signature appended~" ] || die "$one is not signed: no byte change to make"
+siglen=$(od -An -tu1 -j $((rawsize - 32)) -N 4 "$tmp/one.raw" |
+	awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }')
+head -c $((rawsize - 40 - siglen)) "$tmp/one.raw" | pack "$one" >"$tmp/one.unsigned"
+# from here on the tree's module is put back however the script ends
+trap 'cp -p "$tmp/one.signed" "$one"; rm -rf "$tmp"' EXIT
 echo "tree: $root ($rel, $nmods modules), $runs runs each, alternating after a warm-up round"
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 echo "depmod: $(depmod --version | tr '\n' ' ')"
@@ -122,12 +150,12 @@ for ((i = 0; i < runs; i++)); do round x; done
 echo "load after: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 d=$(echo "${wall[depmod]}" | median)
 dr=$(echo "${rss[depmod]}" | median)
-printf '%-12s %8s %8s %10s %9s %8s\n' tool wall_s cpu_s peak_kib wall/dep rss/dep
+printf '%-16s %8s %8s %10s %9s %8s\n' tool wall_s cpu_s peak_kib wall/dep rss/dep
 for t in "${tools[@]}"; do
 	w=$(echo "${wall[$t]}" | median)
 	c=$(echo "${cpu[$t]}" | median)
 	r=$(echo "${rss[$t]}" | median)
-	printf '%-12s %8s %8s %10s %9s %8s\n' "$t" "$w" "$c" "$r" "$(ratio "$w" "$d")" "$(ratio "$r" "$dr")"
+	printf '%-16s %8s %8s %10s %9s %8s\n' "$t" "$w" "$c" "$r" "$(ratio "$w" "$d")" "$(ratio "$r" "$dr")"
 done
 echo "all wall times:"
 for t in "${tools[@]}"; do echo "  $t: ${wall[$t]}"; done
