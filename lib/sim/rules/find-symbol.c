@@ -47,11 +47,39 @@ bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool
 bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out)
 {
 	const struct kp_graph *g = c->g;
-	const struct kp_ksym *k;
+
+	return kp_find_symbol_k(c, name, g->base ? kp_base_lookup(g->base, name) : NULL, gplok,
+				out);
+}
+
+/*
+ * The kernel's own exports never change while modules load: the graph's vmlinux edge of an
+ * import is kp_base_lookup() of its name, and any other edge but the loader's says that
+ * lookup found nothing (graph.c, resolve_edge()).
+ */
+const struct kp_ksym *kp_import_base_hit(const struct kp_sim_ctx *c, const struct kp_loading *ld,
+					 const struct kp_import *imp)
+{
+	const struct kp_node *nd = ld->node;
+	size_t j = (size_t)(imp - ld->m->imports);
+
+	if (nd && nd->mod == ld->m && imp >= ld->m->imports && j < ld->m->nimports &&
+	    j < nd->nedges) {
+		if (nd->edges[j].kind == KP_PROV_VMLINUX)
+			return nd->edges[j].ksym;
+		if (nd->edges[j].kind != KP_PROV_LOADER)
+			return NULL;
+	}
+	return c->g->base ? kp_base_lookup(c->g->base, imp->name) : NULL;
+}
+
+bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, const struct kp_ksym *k,
+		      bool gplok, struct kp_found *out)
+{
+	const struct kp_graph *g = c->g;
 
 	memset(out, 0, sizeof(*out));
 	out->name = name;
-	k = g->base ? kp_base_lookup(g->base, name) : NULL;
 	if (k && table_allowed(c, k->table, k->gpl_only, gplok)) {
 		from_ksym(out, k);
 		out->kind = KP_PROV_VMLINUX;

@@ -77,6 +77,15 @@ int kp_try_to_force_load(struct kp_sim_ctx *c, struct kp_loading *ld, const char
 /* find-symbol.c */
 bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool *gpl_only);
 bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out);
+/*
+ * kp_find_symbol() given what the kernel's exports hold for @name (@k: kp_base_lookup() of
+ * the graph's base, NULL when nothing), e.g. from kp_import_base_hit().
+ */
+bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, const struct kp_ksym *k,
+		      bool gplok, struct kp_found *out);
+/* kp_base_lookup() of import @imp of the module @ld loads, from its graph edge when it has one. */
+const struct kp_ksym *kp_import_base_hit(const struct kp_sim_ctx *c, const struct kp_loading *ld,
+					 const struct kp_import *imp);
 
 /* signing.c */
 int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld);
