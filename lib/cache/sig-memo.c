@@ -28,14 +28,20 @@
 
 typedef unsigned char id_t32[KP_SIG_MEMO_ID_LEN];
 
+/* An open-addressing set of ids: @cap slots (a power of two), @n used; all-zero is free. */
+struct idset {
+	id_t32 *slots;
+	size_t n, cap;
+};
+
 struct kp_sig_memo {
 	int dirfd; /* the facts directory (borrowed); -1: nothing read or written */
 	pthread_mutex_t lock;
 	id_t32 *ids; /* read from the files: sorted, unique */
 	size_t nids;
 	unsigned char *used; /* per id of @ids: looked up this run (atomic bytes) */
-	id_t32 *added;	     /* this run's: an open-addressing set of @cap slots, @nadded used */
-	size_t nadded, cap;
+	struct idset added; /* verified this run (stored at the end) */
+	struct idset bad;   /* did not verify this run (never stored) */
 	char **files; /* the verdict files read, removed once their ids are rewritten */
 	size_t nfiles;
 	struct kp_sig_memo_counts n; /* atomic */
@@ -210,53 +216,78 @@ static bool is_zero(const unsigned char *id)
 	return true;
 }
 
-/* Under @m->lock: the slot of @id in @m->added, or of the free slot it would take. */
-static size_t find_added(const struct kp_sig_memo *m, const unsigned char *id)
+/* Under @m->lock: the slot of @id in @set, or of the free slot it would take. */
+static size_t find_slot(const struct idset *set, const unsigned char *id)
 {
-	size_t i = slot_of(id, m->cap);
+	size_t i = slot_of(id, set->cap);
 
-	while (!is_zero(m->added[i]) && memcmp(m->added[i], id, KP_SIG_MEMO_ID_LEN))
-		i = (i + 1) & (m->cap - 1);
+	while (!is_zero(set->slots[i]) && memcmp(set->slots[i], id, KP_SIG_MEMO_ID_LEN))
+		i = (i + 1) & (set->cap - 1);
 	return i;
+}
+
+static bool set_has(const struct idset *set, const unsigned char *id)
+{
+	return set->cap && !is_zero(set->slots[find_slot(set, id)]);
+}
+
+/* Under @m->lock: @set twice as large (rehashed); 0 or -1. */
+static int set_grow(struct idset *set)
+{
+	struct idset old = *set;
+
+	set->cap = old.cap ? old.cap * 2 : 1024;
+	set->slots = calloc(set->cap, sizeof(*set->slots));
+	if (!set->slots) {
+		*set = old;
+		return -1;
+	}
+	for (size_t i = 0; i < old.cap; i++)
+		if (!is_zero(old.slots[i]))
+			memcpy(set->slots[find_slot(set, old.slots[i])], old.slots[i],
+			       KP_SIG_MEMO_ID_LEN);
+	free(old.slots);
+	return 0;
+}
+
+/* Under @m->lock: @id into @set (out of memory: left out, it is only verified again). */
+static void set_add(struct idset *set, const unsigned char *id)
+{
+	size_t i;
+
+	if ((set->n + 1) * 2 > set->cap && set_grow(set) < 0)
+		return;
+	i = find_slot(set, id);
+	if (is_zero(set->slots[i])) {
+		memcpy(set->slots[i], id, KP_SIG_MEMO_ID_LEN);
+		set->n++;
+	}
+}
+
+int kp_sig_memo_lookup(struct kp_sig_memo *m, const unsigned char *id)
+{
+	const id_t32 *hit;
+	int r = -1;
+
+	if (!m || is_zero(id))
+		return -1;
+	hit = m->nids ? bsearch(id, m->ids, m->nids, sizeof(*m->ids), cmp_id) : NULL;
+	if (hit) {
+		__atomic_store_n(&m->used[hit - m->ids], 1, __ATOMIC_RELAXED);
+		r = 1;
+	} else {
+		pthread_mutex_lock(&m->lock);
+		r = set_has(&m->added, id) ? 1 : set_has(&m->bad, id) ? 0 : -1;
+		pthread_mutex_unlock(&m->lock);
+	}
+	if (r >= 0)
+		count(&m->n.hits);
+	return r;
 }
 
 bool kp_sig_memo_verified(struct kp_sig_memo *m, const unsigned char *id)
 {
-	const id_t32 *hit;
-	bool found = false;
-
-	if (!m || is_zero(id))
-		return false;
-	hit = m->nids ? bsearch(id, m->ids, m->nids, sizeof(*m->ids), cmp_id) : NULL;
-	if (hit) {
-		__atomic_store_n(&m->used[hit - m->ids], 1, __ATOMIC_RELAXED);
-		found = true;
-	} else {
-		pthread_mutex_lock(&m->lock);
-		found = m->cap && !is_zero(m->added[find_added(m, id)]);
-		pthread_mutex_unlock(&m->lock);
-	}
-	if (found)
-		count(&m->n.hits);
-	return found;
-}
-
-/* Under @m->lock: @m->added twice as large (rehashed); 0 or -1. */
-static int grow_added(struct kp_sig_memo *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 1024;
-	id_t32 *old = m->added, *t = calloc(ncap, sizeof(*t));
-	size_t ocap = m->cap;
-
-	if (!t)
-		return -1;
-	m->added = t;
-	m->cap = ncap;
-	for (size_t i = 0; i < ocap; i++)
-		if (!is_zero(old[i]))
-			memcpy(m->added[find_added(m, old[i])], old[i], KP_SIG_MEMO_ID_LEN);
-	free(old);
-	return 0;
+	return kp_sig_memo_lookup(m, id) == 1;
 }
 
 void kp_sig_memo_add(struct kp_sig_memo *m, const unsigned char *id)
@@ -267,21 +298,20 @@ void kp_sig_memo_add(struct kp_sig_memo *m, const unsigned char *id)
 	if (is_zero(id))
 		return;
 	pthread_mutex_lock(&m->lock);
-	if ((m->nadded + 1) * 2 <= m->cap || grow_added(m) == 0) {
-		size_t i = find_added(m, id);
-
-		if (is_zero(m->added[i])) {
-			memcpy(m->added[i], id, KP_SIG_MEMO_ID_LEN);
-			m->nadded++;
-		}
-	}
+	set_add(&m->added, id);
 	pthread_mutex_unlock(&m->lock);
 }
 
-void kp_sig_memo_failed(struct kp_sig_memo *m)
+void kp_sig_memo_failed(struct kp_sig_memo *m, const unsigned char *id)
 {
-	if (m)
-		count(&m->n.verified);
+	if (!m)
+		return;
+	count(&m->n.verified);
+	if (!id || is_zero(id))
+		return;
+	pthread_mutex_lock(&m->lock);
+	set_add(&m->bad, id);
+	pthread_mutex_unlock(&m->lock);
 }
 
 void kp_sig_memo_counts(const struct kp_sig_memo *m, struct kp_sig_memo_counts *out)
@@ -293,7 +323,7 @@ void kp_sig_memo_counts(const struct kp_sig_memo *m, struct kp_sig_memo_counts *
 	out->verified = __atomic_load_n(&m->n.verified, __ATOMIC_RELAXED);
 	out->images = __atomic_load_n(&m->n.images, __ATOMIC_RELAXED);
 	pthread_mutex_lock((pthread_mutex_t *)&m->lock);
-	out->stored = m->dirfd >= 0 ? m->nadded : 0;
+	out->stored = m->dirfd >= 0 ? m->added.n : 0;
 	pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
 }
 
@@ -333,22 +363,22 @@ static int write_file(int dfd, const char *name, const unsigned char *p, size_t 
 static void store(struct kp_sig_memo *m)
 {
 	size_t n = 0;
-	bool keep_all = m->nids + m->nadded <= KP_SIG_MEMO_MAX_IDS;
+	bool keep_all = m->nids + m->added.n <= KP_SIG_MEMO_MAX_IDS;
 	unsigned char *buf;
 	struct timespec now;
 	char name[96];
 	int dfd;
 
-	buf = malloc(HEADER_LEN + (m->nids + m->nadded) * KP_SIG_MEMO_ID_LEN);
+	buf = malloc(HEADER_LEN + (m->nids + m->added.n) * KP_SIG_MEMO_ID_LEN);
 	if (!buf)
 		return;
 	for (size_t i = 0; i < m->nids; i++)
 		if (keep_all || m->used[i])
 			memcpy(buf + HEADER_LEN + KP_SIG_MEMO_ID_LEN * n++, m->ids[i],
 			       KP_SIG_MEMO_ID_LEN);
-	for (size_t i = 0; i < m->cap; i++)
-		if (!is_zero(m->added[i]))
-			memcpy(buf + HEADER_LEN + KP_SIG_MEMO_ID_LEN * n++, m->added[i],
+	for (size_t i = 0; i < m->added.cap; i++)
+		if (!is_zero(m->added.slots[i]))
+			memcpy(buf + HEADER_LEN + KP_SIG_MEMO_ID_LEN * n++, m->added.slots[i],
 			       KP_SIG_MEMO_ID_LEN);
 	qsort(buf + HEADER_LEN, n, KP_SIG_MEMO_ID_LEN, cmp_id);
 	memcpy(buf, VERDICT_MAGIC, 8);
@@ -372,14 +402,15 @@ void kp_sig_memo_free(struct kp_sig_memo *m)
 {
 	if (!m)
 		return;
-	if (m->nadded && m->dirfd >= 0)
+	if (m->added.n && m->dirfd >= 0)
 		store(m);
 	for (size_t i = 0; i < m->nfiles; i++)
 		free(m->files[i]);
 	free(m->files);
 	free(m->ids);
 	free(m->used);
-	free(m->added);
+	free(m->added.slots);
+	free(m->bad.slots);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }

@@ -48,12 +48,14 @@ struct kp_sig_memo *kp_sig_memo_new(int dirfd);
 /* Writes what the run added (see above) and frees @m; NULL is fine. */
 void kp_sig_memo_free(struct kp_sig_memo *m);
 
-/* True when @id was stored as verified (by an earlier run or this one). */
+/* 1: @id verifies (stored by an earlier run, or this one's); 0: it failed this run; -1: unknown. */
+int kp_sig_memo_lookup(struct kp_sig_memo *m, const unsigned char *id);
+/* True when kp_sig_memo_lookup() says 1. */
 bool kp_sig_memo_verified(struct kp_sig_memo *m, const unsigned char *id);
 /* @id verified now: kept for the next runs (and counted). */
 void kp_sig_memo_add(struct kp_sig_memo *m, const unsigned char *id);
-/* An operation that did not verify: counted only. */
-void kp_sig_memo_failed(struct kp_sig_memo *m);
+/* @id (NULL: none) did not verify now: counted, remembered for this run only. */
+void kp_sig_memo_failed(struct kp_sig_memo *m, const unsigned char *id);
 
 struct kp_sig_memo_counts {
 	uint64_t hits;	   /* verdicts found (no public-key operation) */

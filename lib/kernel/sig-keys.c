@@ -932,21 +932,22 @@ bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature
 
 /*
  * verify_now() through the memo: a verdict found is not computed again; one computed is kept
- * when it verifies (sig-memo.h: "does not verify" is never stored).
+ * for later runs when it verifies, for this run only when it does not (sig-memo.h).
  */
 static bool verify_with(const struct kp_keyring *kr, const struct kp_trusted_key *k,
 			const struct kp_signature *s)
 {
 	unsigned char id[32];
 	bool have_id = kr->memo && kp_sig_verdict_id(k, s, id), ok;
+	int known = have_id ? kp_sig_memo_lookup(kr->memo, id) : -1;
 
-	if (have_id && kp_sig_memo_verified(kr->memo, id))
-		return true;
+	if (known >= 0)
+		return known == 1;
 	ok = verify_now(k->x509, s);
 	if (ok && have_id)
 		kp_sig_memo_add(kr->memo, id);
 	else
-		kp_sig_memo_failed(kr->memo);
+		kp_sig_memo_failed(kr->memo, have_id ? id : NULL);
 	return ok;
 }
 
