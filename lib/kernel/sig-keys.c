@@ -490,12 +490,13 @@ static void keep_cert(struct found_certs *f, const unsigned char *p, size_t len)
  * certs/system_certificates.S includes them (and pem2der'ed by scripts/extract-cert.c).
  * Each one taken is also kept in @f (NULL: not kept).
  */
-static int scan_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, const char *label,
-		      struct found_certs *f)
+static int scan_certs_from(struct kp_keyring *kr, const unsigned char *p, size_t len,
+			   const char *label, struct found_certs *f, size_t limit, size_t *next)
 {
+	size_t i;
 	int n = 0;
 
-	for (size_t i = 0; i + 13 < len; i++) {
+	for (i = 0; i < limit && i + 13 < len; i++) {
 		const unsigned char *q;
 		size_t clen;
 		X509 *x;
@@ -520,7 +521,77 @@ static int scan_certs(struct kp_keyring *kr, const unsigned char *p, size_t len,
 		n += r;
 		i += clen - 1;
 	}
+	*next = i;
 	return n;
+}
+
+/* Every certificate of @p. */
+static int scan_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, const char *label,
+		      struct found_certs *f)
+{
+	size_t next;
+
+	return scan_certs_from(kr, p, len, label, f, len, &next);
+}
+
+/*
+ * The same over a decompressed stream (kp_bytes_stream()): a window of the last bytes, so a
+ * certificate (at most 4 + 65535 bytes: 30 82 len) across two pieces is still seen whole.
+ */
+#define CERT_MAX (4 + 65535 + 13)
+struct cert_stream {
+	struct kp_keyring *kr;
+	const char *label;
+	struct found_certs *f;
+	unsigned char *win;
+	size_t len, cap;
+	int n; /* certificates taken, or -1 when out of memory */
+};
+
+static int cert_stream_scan(struct cert_stream *cs, size_t limit)
+{
+	size_t next;
+	int r = scan_certs_from(cs->kr, cs->win, cs->len, cs->label, cs->f, limit, &next);
+
+	if (r < 0) {
+		cs->n = -1;
+		return -1;
+	}
+	cs->n += r;
+	if (next > cs->len)
+		next = cs->len;
+	memmove(cs->win, cs->win + next, cs->len - next);
+	cs->len -= next;
+	return 0;
+}
+
+static int cert_stream_piece(const unsigned char *p, size_t n, void *arg)
+{
+	struct cert_stream *cs = arg;
+
+	if (kp_grow(&cs->win, &cs->cap, cs->len + n, 1) < 0) {
+		cs->n = -1;
+		return -1;
+	}
+	memcpy(cs->win + cs->len, p, n);
+	cs->len += n;
+	/* start positions whose certificate may not have arrived whole wait for the next piece */
+	return cs->len > CERT_MAX ? cert_stream_scan(cs, cs->len - CERT_MAX) : 0;
+}
+
+/* The certificates of the compressed payload @p: its output is never held whole. */
+static int stream_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, size_t max,
+			const char *label, struct found_certs *f, struct kp_err *err)
+{
+	struct cert_stream cs = { .kr = kr, .label = label, .f = f };
+	int r = kp_bytes_stream(p, len, max, cert_stream_piece, &cs, err);
+
+	if (r == 0 && cs.n >= 0)
+		cert_stream_scan(&cs, cs.len);
+	free(cs.win);
+	if (cs.n < 0)
+		return kp_err_set(err, "out of memory");
+	return r < 0 ? -1 : cs.n;
 }
 
 /*
@@ -601,7 +672,6 @@ static unsigned char *embedded_xz(const unsigned char *in, size_t len, size_t ma
 static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t max,
 		       const char *label, struct found_certs *f, struct kp_err *err)
 {
-	struct kp_bytes inner;
 	enum kp_compression comp = KP_COMP_NONE;
 	size_t off, plen;
 	int n;
@@ -622,10 +692,9 @@ static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t m
 		if ((comp == KP_COMP_XZ || comp == KP_COMP_ZSTD) && plen > 4 &&
 		    !memcmp(b->data + 0x202, "HdrS", 4))
 			plen -= 4;
-		if (kp_bytes_from_buffer(b->data + off, plen, max, &inner, err) < 0)
+		n = stream_certs(kr, b->data + off, plen, max, label, f, err);
+		if (n < 0)
 			return -1;
-		n = scan_certs(kr, inner.data, inner.len, label, f);
-		kp_bytes_release(&inner);
 	} else {
 		n = scan_certs(kr, b->data, b->len, label, f);
 	}
