@@ -273,15 +273,14 @@ int kp_sig_memo_lookup(struct kp_sig_memo *m, const unsigned char *id)
 		return -1;
 	hit = m->nids ? bsearch(id, m->ids, m->nids, sizeof(*m->ids), cmp_id) : NULL;
 	if (hit) {
-		__atomic_store_n(&m->used[hit - m->ids], 1, __ATOMIC_RELAXED);
-		r = 1;
-	} else {
-		pthread_mutex_lock(&m->lock);
-		r = set_has(&m->added, id) ? 1 : set_has(&m->bad, id) ? 0 : -1;
-		pthread_mutex_unlock(&m->lock);
+		/* counted once per stored verdict used, however often it is looked up */
+		if (!__atomic_exchange_n(&m->used[hit - m->ids], 1, __ATOMIC_RELAXED))
+			count(&m->n.hits);
+		return 1;
 	}
-	if (r >= 0)
-		count(&m->n.hits);
+	pthread_mutex_lock(&m->lock);
+	r = set_has(&m->added, id) ? 1 : set_has(&m->bad, id) ? 0 : -1;
+	pthread_mutex_unlock(&m->lock);
 	return r;
 }
 

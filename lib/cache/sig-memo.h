@@ -58,7 +58,7 @@ void kp_sig_memo_add(struct kp_sig_memo *m, const unsigned char *id);
 void kp_sig_memo_failed(struct kp_sig_memo *m, const unsigned char *id);
 
 struct kp_sig_memo_counts {
-	uint64_t hits;	   /* verdicts found (no public-key operation) */
+	uint64_t hits;	   /* stored verdicts used (each saved a public-key operation) */
 	uint64_t verified; /* public-key operations done this run */
 	uint64_t stored;   /* new verdicts, written when the memo is freed */
 	uint64_t images;   /* kernel images whose certificates came from the memo */
