@@ -40,9 +40,9 @@ struct kp_sig_memo {
 	id_t32 *ids; /* read from the files: sorted, unique */
 	size_t nids;
 	unsigned char *used; /* per id of @ids: looked up this run (atomic bytes) */
-	struct idset added; /* verified this run (stored at the end) */
-	struct idset bad;   /* did not verify this run (never stored) */
-	char **files; /* the verdict files read, removed once their ids are rewritten */
+	struct idset added;  /* verified this run (stored at the end) */
+	struct idset bad;    /* did not verify this run (never stored) */
+	char **files;	     /* the verdict files read, removed once their ids are rewritten */
 	size_t nfiles;
 	struct kp_sig_memo_counts n; /* atomic */
 };
@@ -155,7 +155,8 @@ static void load(struct kp_sig_memo *m, int dfd)
 			m->files = files;
 		if (n != (len - HEADER_LEN) / KP_SIG_MEMO_ID_LEN ||
 		    (len - HEADER_LEN) % KP_SIG_MEMO_ID_LEN || !files ||
-		    (m->nids + n > cap && kp_grow(&m->ids, &cap, m->nids + n, sizeof(*m->ids)) < 0) ||
+		    (m->nids + n > cap &&
+		     kp_grow(&m->ids, &cap, m->nids + n, sizeof(*m->ids)) < 0) ||
 		    !(m->files[m->nfiles] = strdup(de->d_name))) {
 			free(buf);
 			continue;
@@ -486,7 +487,8 @@ static void prune_images(int dfd)
 	while ((de = readdir(d)) && n < KP_ARRAY_SIZE(imgs)) {
 		struct stat st;
 
-		if (strncmp(de->d_name, "image-", 6) || strlen(de->d_name) >= sizeof(imgs[0].name) ||
+		if (strncmp(de->d_name, "image-", 6) ||
+		    strlen(de->d_name) >= sizeof(imgs[0].name) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		snprintf(imgs[n].name, sizeof(imgs[n].name), "%s", de->d_name);

@@ -728,8 +728,8 @@ static int stored_certs(struct kp_keyring *kr, const unsigned char *p, size_t le
 	int taken = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		size_t clen = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 |
-			      (size_t)p[3] << 24;
+		size_t clen =
+			(size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
 		const unsigned char *q = p + 4;
 		X509 *x = d2i_X509(NULL, &q, (long)clen);
 		int r;
@@ -782,8 +782,9 @@ int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t 
 		free(der);
 		if (n < 0)
 			return kp_err_set(err, "out of memory");
-		return add_source(kr, "kernel image", path, n) < 0 ? kp_err_set(err, "out of memory")
-								   : 0;
+		return add_source(kr, "kernel image", path, n) < 0
+			       ? kp_err_set(err, "out of memory")
+			       : 0;
 	}
 	if (kp_bytes_read(path, max, &b, err) < 0)
 		return -1;

@@ -113,7 +113,8 @@ static void keep_only(const char *keep)
 {
 	char cmd[4400];
 
-	snprintf(cmd, sizeof(cmd), "for f in %s/sigs/verdicts-*.memo; do [ \"$f\" = '%s' ] || rm -f \"$f\"; done",
+	snprintf(cmd, sizeof(cmd),
+		 "for f in %s/sigs/verdicts-*.memo; do [ \"$f\" = '%s' ] || rm -f \"$f\"; done",
 		 dir, keep);
 	if (system(cmd) != 0)
 		fprintf(stderr, "# %s failed\n", cmd);
@@ -157,8 +158,9 @@ int main(void)
 
 	/* the id: every input in it */
 	keys(&kr, cert, NULL);
-	tap_ok(&t, kr.nkeys == 1 && kp_sig_verdict_id(&kr.keys[0], &good->sig, id) &&
-			   kp_sig_verdict_id(&kr.keys[0], &skid->sig, id2) && memcmp(id, id2, 32),
+	tap_ok(&t,
+	       kr.nkeys == 1 && kp_sig_verdict_id(&kr.keys[0], &good->sig, id) &&
+		       kp_sig_verdict_id(&kr.keys[0], &skid->sig, id2) && memcmp(id, id2, 32),
 	       "two modules signed by one key: two verdict ids");
 	kp_keyring_release(&kr);
 
@@ -211,8 +213,9 @@ int main(void)
 		OPENSSL_free(der);
 		kp_keyring_add_esl(&kr, esl, sizeof(esl), KP_ESL_DBX, "dbx", &err);
 		kp_keyring_apply_model(&kr, &model);
-		tap_ok(&t, kr.keys[0].tbs_blacklisted &&
-				   kp_keyring_verify(&kr, &good->sig, &k) == KP_TRUST_NO_KEY,
+		tap_ok(&t,
+		       kr.keys[0].tbs_blacklisted &&
+			       kp_keyring_verify(&kr, &good->sig, &k) == KP_TRUST_NO_KEY,
 		       "dbx revokes the key: no key, whatever the memo holds");
 		kp_keyring_release(&kr);
 	}
@@ -296,8 +299,9 @@ int main(void)
 		tap_ok(&t, kp_sig_memo_image_get(memo, key, &der, &len, &cnt) < 0,
 		       "an image never seen: not found");
 		kp_sig_memo_image_put(memo, key, data, sizeof(data), 1);
-		tap_ok(&t, kp_sig_memo_image_get(memo, key, &der, &len, &cnt) == 0 &&
-				   len == sizeof(data) && cnt == 1 && !memcmp(der, data, len),
+		tap_ok(&t,
+		       kp_sig_memo_image_get(memo, key, &der, &len, &cnt) == 0 &&
+			       len == sizeof(data) && cnt == 1 && !memcmp(der, data, len),
 		       "an image's certificates: as stored");
 		free(der);
 		kp_sig_memo_image_put(memo, key, data, sizeof(data), 2);
