@@ -28,6 +28,14 @@
 #                 change: signed or unsigned, the E taint), a second later the check: the
 #                 module read again, the others' facts from the cache, the new result stored.
 #                 The module's signed bytes and mtime are put back at the end.
+#   check-b-cold  check --format json -b TREE_ROOT (what a user runs on an installed system:
+#                 the kernel's keys from boot/vmlinuz-RELEASE, every signature verified), both
+#                 caches empty (signature verdicts and the image's certificates too)
+#   check-b-warm  the same again with the result cache off (KOPOLICY_RUN_CACHE=off: as after a
+#                 depmod, which changes the result's inputs): facts and verdicts from the cache
+#   check-b-nokeys-cold, check-b-nokeys-warm  the same with --no-kernel-keys
+# BENCH_ONLY="row ..." measures only those rows (and depmod), e.g. BENCH_ONLY="check-b-cold
+# check-b-warm check-b-nokeys-cold check-b-nokeys-warm".
 # Prints the median wall time, CPU time (user+sys) and peak RSS of each and the ratios
 # to depmod, with the load average before and after.  See bench/README.md.
 # TREE_ROOT is an extracted linux-image package (tests/corpus/fetch-trees.sh makes them).
@@ -91,10 +99,29 @@ measure() {
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
+want() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]; }
+round_b() { # prefix: check -b ROOT, with the kernel's keys and without, cold then warm
+	local p=$1
+	if want check-b-cold || want check-b-warm; then
+		rm -rf "$KOPOLICY_CACHE_DIR"
+		measure "${p:+check-b-cold}" 1 "$kp" check --format json -b "$root"
+		KOPOLICY_RUN_CACHE=off measure "${p:+check-b-warm}" 1 "$kp" check --format json \
+			-b "$root"
+	fi
+	if want check-b-nokeys-cold || want check-b-nokeys-warm; then
+		rm -rf "$KOPOLICY_CACHE_DIR"
+		measure "${p:+check-b-nokeys-cold}" 1 "$kp" check --format json --no-kernel-keys \
+			-b "$root"
+		KOPOLICY_RUN_CACHE=off measure "${p:+check-b-nokeys-warm}" 1 "$kp" check \
+			--format json --no-kernel-keys -b "$root"
+	fi
+}
 round() { # prefix ("" for the warm-up)
 	local p=$1
 	local chk=(check --format json -k "$symvers" --kernel-config "$config" --kernel-release "$rel")
 	measure "${p:+depmod}" 0 depmod -n -C "$tmp/depmod.d" -E "$symvers" -b "$root" "$rel"
+	round_b "$p"
+	[ -z "${BENCH_ONLY:-}" ] || return 0
 	measure "${p:+graph}" 1 "$kp" --no-cache graph -k "$symvers" "$moddir"
 	measure "${p:+graph-json}" 1 "$kp" --no-cache graph --format json -k "$symvers" "$moddir"
 	measure "${p:+graph-j1}" 1 "$kp" --no-cache -j 1 graph --format json -k "$symvers" "$moddir"
@@ -123,6 +150,12 @@ round() { # prefix ("" for the warm-up)
 }
 tools=(depmod graph graph-json graph-j1 check check-cold check-warm graph-warm check-replay
 	graph-replay check-1mod check-1mod-bytes)
+tools+=(check-b-cold check-b-warm check-b-nokeys-cold check-b-nokeys-warm)
+if [ -n "${BENCH_ONLY:-}" ]; then
+	only=(depmod)
+	for t in "${tools[@]}"; do [ "$t" = depmod ] || ! want "$t" || only+=("$t"); done
+	tools=("${only[@]}")
+fi
 
 nmods=$(find "$moddir" -name '*.ko*' -type f | wc -l)
 one=$(find "$moddir" -name '*.ko*' -type f | sort | sed -n "$((nmods / 2))p") # check-1mod's

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cache/run-cache.h"
+#include "cache/sig-memo.h"
 #include "cache/trusted-dir.h"
 #include "cli.h"
 #include "cache/facts-cache.h"
@@ -301,6 +302,20 @@ int kp_cli_common_option(struct kp_cli *cli, int c, const char *arg)
 	}
 }
 
+/* KOPOLICY_CACHE_STATS: how the signatures were checked (cache/sig-memo.h). */
+static void sig_stats(struct kp_facts_cache *c)
+{
+	struct kp_sig_memo_counts n;
+
+	kp_sig_memo_counts(kp_facts_cache_sig_memo(c), &n);
+	if (n.hits || n.verified || n.images)
+		fprintf(stderr,
+			"kopolicy: signatures: %llu verified, %llu from the cache, %llu to store; "
+			"%llu kernel image(s) from the cache\n",
+			(unsigned long long)n.verified, (unsigned long long)n.hits,
+			(unsigned long long)n.stored, (unsigned long long)n.images);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "jobs", required_argument, NULL, 'j' },
@@ -385,6 +400,7 @@ int main(int argc, char **argv)
 				(unsigned long long)n.hits, (unsigned long long)n.stat_hits,
 				(unsigned long long)n.misses, (unsigned long long)n.stored,
 				(unsigned long long)n.rejected);
+			sig_stats(cache.cache);
 		}
 		kp_facts_cache_free(cache.cache);
 		return rc;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cache/trusted-dir.h"
+#include "sig-memo.h"
 
 /* Every file of DIR/packs, temporary ones removed as @mode says. */
 enum walk_mode {
@@ -204,6 +205,7 @@ int kp_facts_cache_clear(const char *dir, struct kp_cache_usage *u, struct kp_er
 	/* the files of the directory itself: as links when they are links */
 	unlinkat(dfd, "last-prune", 0);
 	unlinkat(dfd, "lock", 0);
+	kp_sig_memo_clear_at(dfd, &u->removed);
 	kp_trusted_remove_links(dfd, &u->removed);
 	unlinkat(rootfd, base, AT_REMOVEDIR);
 out:

@@ -45,6 +45,7 @@
 #include "util/content-hash.h"
 #include "util/io.h"
 #include "facts-serial.h"
+#include "sig-memo.h"
 
 static bool is_off(const char *v)
 {
@@ -117,6 +118,15 @@ struct kp_facts_cache *kp_facts_cache_new(const char *dir)
 	/* created now (a read-only place stays read-only: lookups only, or none) */
 	c->dirfd = open_dir(dir);
 	return c;
+}
+
+struct kp_sig_memo *kp_facts_cache_sig_memo(struct kp_facts_cache *c)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!c->memo)
+		c->memo = kp_sig_memo_new(c->dirfd);
+	pthread_mutex_unlock(&c->lock);
+	return c->memo;
 }
 
 void kp_facts_cache_counts(const struct kp_facts_cache *c, struct kp_cache_counts *out)
@@ -506,6 +516,7 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 		kp_fc_merge_packs(c);
 		auto_prune(c);
 	}
+	kp_sig_memo_free(c->memo); /* what this run verified, for the next ones */
 	if (c->dirfd >= 0)
 		close(c->dirfd);
 	pthread_mutex_destroy(&c->lock);

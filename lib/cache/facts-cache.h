@@ -79,6 +79,14 @@ void kp_facts_cache_store_pending(struct kp_facts_cache *c);
  * for the cache's thread that is storing it. */
 void kp_fc_settle(struct kp_module *m);
 
+struct kp_sig_memo;
+/*
+ * The signature verdicts and kernel-image certificates kept in @c's directory
+ * (cache/sig-memo.h), made on the first call and written by kp_facts_cache_free(); NULL when
+ * out of memory. Without a trusted directory it remembers for this run only.
+ */
+struct kp_sig_memo *kp_facts_cache_sig_memo(struct kp_facts_cache *c);
+
 struct kp_cache_counts {
 	uint64_t hits;	    /* facts from an entry */
 	uint64_t stat_hits; /* of which the stat index named the content (file not read) */

@@ -116,6 +116,7 @@ struct kp_ctx {
 	const char **run_prop;	 /* those carrying P */
 	size_t run_nprop;
 	struct kp_keyring keys;	     /* the key sources of o, the tree's image, /proc/keys */
+	struct kp_sig_memo *own_memo; /* the keys' verdicts when no facts cache keeps them */
 	struct kp_efi_state efi;     /* the machine's EFI variables (context-machine.c) */
 	bool have_efi;
 	struct kp_vmlinux_btf vmlinux_btf; /* the kernel's raw BTF, which facts parses */

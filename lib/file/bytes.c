@@ -99,11 +99,35 @@ static unsigned char *file_buffer(struct kp_decoders *d, size_t len)
 	return d->file;
 }
 
+/* A streaming buffer: what it holds goes to the sink, and it starts again empty. */
+static int outbuf_flush(struct kp_outbuf *o, struct kp_err *err)
+{
+	char sz[32];
+
+	if (!o->len)
+		return 0;
+	if (o->len > o->max - o->streamed)
+		return kp_err_set(err, "decompressed size exceeds the limit of %s",
+				  kp_format_size(o->max, sz, sizeof(sz)));
+	if (o->sink(o->data, o->len, o->sink_arg))
+		return kp_err_set(err, "stopped while decompressing");
+	o->streamed += o->len;
+	o->len = 0;
+	return 0;
+}
+
 int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 {
 	size_t need, ncap;
 	unsigned char *p;
 
+	if (o->sink) {
+		if (extra <= o->cap - o->len)
+			return 0;
+		if (outbuf_flush(o, err) < 0)
+			return -1;
+		return extra <= o->cap ? 0 : kp_err_set(err, "internal error: stream buffer");
+	}
 	need = extra > SIZE_MAX - o->len ? SIZE_MAX : o->len + extra;
 	if (need <= o->cap)
 		return 0;
@@ -233,6 +257,26 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 		/* larger than declared and the rest is taken: again, reserving that much first */
 		want = o.wanted;
 	}
+}
+
+int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
+		    int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
+		    struct kp_err *err)
+{
+	enum kp_compression comp = kp_detect_compression(in, len);
+	struct kp_outbuf o = { .max = max, .sink = fn, .sink_arg = arg, .cap = KP_STREAM_CHUNK };
+	int r;
+
+	if (comp == KP_COMP_NONE)
+		return kp_err_set(err, "not compressed (xz, zstd or gzip)");
+	o.data = malloc(o.cap);
+	if (!o.data)
+		return kp_err_set(err, "out of memory");
+	r = decode(in, len, comp, &o, NULL, err);
+	if (r == 0)
+		r = outbuf_flush(&o, err);
+	free(o.data);
+	return r;
 }
 
 static int copy_in(const unsigned char *in, size_t len, size_t max_size, bool elf_only,

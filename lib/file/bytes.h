@@ -140,4 +140,16 @@ int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_si
 			      struct kp_bytes *out, struct kp_err *err);
 void kp_bytes_release(struct kp_bytes *b);
 
+/*
+ * Decompresses @in (xz, zstd or gzip, by magic) without ever holding the output whole: @fn
+ * gets it in consecutive pieces of at most KP_STREAM_CHUNK bytes (a kernel image scanned for
+ * its certificates costs that much, not its decompressed size). A non-zero return of @fn
+ * stops it. At most @max bytes in all. 0, or -1 with @err (not compressed, corrupt, too large,
+ * stopped).
+ */
+#define KP_STREAM_CHUNK ((size_t)256 << 10)
+int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
+		    int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
+		    struct kp_err *err);
+
 #endif

@@ -59,6 +59,7 @@ int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
 			}
 			ob.dst = o->data;
 			ob.size = o->cap;
+			ob.pos = o->len; /* a streaming buffer starts again empty */
 			last = ZSTD_decompressStream(dctx, &ob, &ib);
 			o->len = ob.pos;
 			if (ZSTD_isError(last))

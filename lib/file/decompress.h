@@ -25,6 +25,13 @@ struct kp_outbuf {
 	size_t held;
 	bool short_of_budget; /* a growth failed for the budget: @wanted bytes were asked */
 	size_t wanted;
+	/*
+	 * Streaming (kp_bytes_stream()): @cap is fixed; a full buffer is handed to @sink and
+	 * emptied instead of grown. @streamed: the bytes handed so far (@max caps them too).
+	 */
+	int (*sink)(const unsigned char *p, size_t n, void *arg);
+	void *sink_arg;
+	size_t streamed;
 };
 
 int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);

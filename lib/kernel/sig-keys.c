@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <lzma.h>
 #include <openssl/evp.h>
@@ -15,6 +17,7 @@
 #include "file/inputs.h"
 #include "efi-siglist.h"
 #include "file/bytes.h"
+#include "util/content-hash.h"
 
 void kp_keyring_init(struct kp_keyring *kr)
 {
@@ -194,6 +197,17 @@ void kp_keyring_apply_model(struct kp_keyring *kr, const struct kp_keyring_model
 	}
 }
 
+/* SHA-256 of the certificate's SubjectPublicKeyInfo (DER): what a verdict is about. */
+static bool key_id(X509 *x, unsigned char id[32])
+{
+	unsigned char *der = NULL;
+	int n = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x), &der);
+	bool ok = n > 0 && EVP_Digest(der, (size_t)n, id, NULL, EVP_sha256(), NULL) == 1;
+
+	OPENSSL_free(der);
+	return ok;
+}
+
 /* x509_key_preparse(): the description is "<CN or O>: <SKID, else serial, in hex>". */
 static int add_x509(struct kp_keyring *kr, X509 *x, const char *source, enum kp_key_origin origin)
 {
@@ -220,6 +234,7 @@ static int add_x509(struct kp_keyring *kr, X509 *x, const char *source, enum kp_
 	}
 	k->x509 = x;
 	k->have_cert = true;
+	k->have_key_id = key_id(x, k->key_id);
 	k->source = source;
 	k->subject = kp_arena_strdup(&kr->arena, cn);
 	if (skid) {
@@ -446,16 +461,42 @@ int kp_keyring_add_esl(struct kp_keyring *kr, const unsigned char *p, size_t len
 	return r < 0 ? -1 : e.n;
 }
 
+/* The certificates taken from a kernel image, as sig-memo.h stores them (length + DER each). */
+struct found_certs {
+	unsigned char *der;
+	size_t len, cap;
+	uint32_t n;
+	bool oom;
+};
+
+static void keep_cert(struct found_certs *f, const unsigned char *p, size_t len)
+{
+	if (!f || f->oom)
+		return;
+	if (kp_grow(&f->der, &f->cap, f->len + 4 + len, 1) < 0) {
+		f->oom = true;
+		return;
+	}
+	for (int i = 0; i < 4; i++)
+		f->der[f->len + i] = (unsigned char)((uint32_t)len >> (8 * i));
+	memcpy(f->der + f->len + 4, p, len);
+	f->len += 4 + len;
+	f->n++;
+}
+
 /*
  * The DER certificates in a kernel image: a SEQUENCE (30 82 len) holding a tbsCertificate
  * SEQUENCE that starts with the [0] version 3 field (30 82 len a0 03 02 01 02), as
  * certs/system_certificates.S includes them (and pem2der'ed by scripts/extract-cert.c).
+ * Each one taken is also kept in @f (NULL: not kept).
  */
-static int scan_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, const char *label)
+static int scan_certs_from(struct kp_keyring *kr, const unsigned char *p, size_t len,
+			   const char *label, struct found_certs *f, size_t limit, size_t *next)
 {
+	size_t i;
 	int n = 0;
 
-	for (size_t i = 0; i + 13 < len; i++) {
+	for (i = 0; i < limit && i + 13 < len; i++) {
 		const unsigned char *q;
 		size_t clen;
 		X509 *x;
@@ -473,13 +514,84 @@ static int scan_certs(struct kp_keyring *kr, const unsigned char *p, size_t len,
 			X509_free(x);
 			continue;
 		}
+		keep_cert(f, p + i, clen);
 		r = add_x509(kr, x, label, KP_KEY_KERNEL);
 		if (r < 0)
 			return -1;
 		n += r;
 		i += clen - 1;
 	}
+	*next = i;
 	return n;
+}
+
+/* Every certificate of @p. */
+static int scan_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, const char *label,
+		      struct found_certs *f)
+{
+	size_t next;
+
+	return scan_certs_from(kr, p, len, label, f, len, &next);
+}
+
+/*
+ * The same over a decompressed stream (kp_bytes_stream()): a window of the last bytes, so a
+ * certificate (at most 4 + 65535 bytes: 30 82 len) across two pieces is still seen whole.
+ */
+#define CERT_MAX (4 + 65535 + 13)
+struct cert_stream {
+	struct kp_keyring *kr;
+	const char *label;
+	struct found_certs *f;
+	unsigned char *win;
+	size_t len, cap;
+	int n; /* certificates taken, or -1 when out of memory */
+};
+
+static int cert_stream_scan(struct cert_stream *cs, size_t limit)
+{
+	size_t next;
+	int r = scan_certs_from(cs->kr, cs->win, cs->len, cs->label, cs->f, limit, &next);
+
+	if (r < 0) {
+		cs->n = -1;
+		return -1;
+	}
+	cs->n += r;
+	if (next > cs->len)
+		next = cs->len;
+	memmove(cs->win, cs->win + next, cs->len - next);
+	cs->len -= next;
+	return 0;
+}
+
+static int cert_stream_piece(const unsigned char *p, size_t n, void *arg)
+{
+	struct cert_stream *cs = arg;
+
+	if (kp_grow(&cs->win, &cs->cap, cs->len + n, 1) < 0) {
+		cs->n = -1;
+		return -1;
+	}
+	memcpy(cs->win + cs->len, p, n);
+	cs->len += n;
+	/* start positions whose certificate may not have arrived whole wait for the next piece */
+	return cs->len > CERT_MAX ? cert_stream_scan(cs, cs->len - CERT_MAX) : 0;
+}
+
+/* The certificates of the compressed payload @p: its output is never held whole. */
+static int stream_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, size_t max,
+			const char *label, struct found_certs *f, struct kp_err *err)
+{
+	struct cert_stream cs = { .kr = kr, .label = label, .f = f };
+	int r = kp_bytes_stream(p, len, max, cert_stream_piece, &cs, err);
+
+	if (r == 0 && cs.n >= 0)
+		cert_stream_scan(&cs, cs.len);
+	free(cs.win);
+	if (cs.n < 0)
+		return kp_err_set(err, "out of memory");
+	return r < 0 ? -1 : cs.n;
 }
 
 /*
@@ -558,9 +670,8 @@ static unsigned char *embedded_xz(const unsigned char *in, size_t len, size_t ma
 }
 
 static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t max,
-		       const char *label, struct kp_err *err)
+		       const char *label, struct found_certs *f, struct kp_err *err)
 {
-	struct kp_bytes inner;
 	enum kp_compression comp = KP_COMP_NONE;
 	size_t off, plen;
 	int n;
@@ -581,12 +692,11 @@ static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t m
 		if ((comp == KP_COMP_XZ || comp == KP_COMP_ZSTD) && plen > 4 &&
 		    !memcmp(b->data + 0x202, "HdrS", 4))
 			plen -= 4;
-		if (kp_bytes_from_buffer(b->data + off, plen, max, &inner, err) < 0)
+		n = stream_certs(kr, b->data + off, plen, max, label, f, err);
+		if (n < 0)
 			return -1;
-		n = scan_certs(kr, inner.data, inner.len, label);
-		kp_bytes_release(&inner);
 	} else {
-		n = scan_certs(kr, b->data, b->len, label);
+		n = scan_certs(kr, b->data, b->len, label, f);
 	}
 	/* none in plain sight: an xz payload inside the image (arm zImage) */
 	for (const unsigned char *x = b->data; n == 0 && x;) {
@@ -601,7 +711,7 @@ static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t m
 			break;
 		out = embedded_xz(x, b->len - (size_t)(x - b->data), max, &outlen);
 		if (out) {
-			n = scan_certs(kr, out, outlen, label);
+			n = scan_certs(kr, out, outlen, label, f);
 			free(out);
 		}
 		x++;
@@ -611,19 +721,78 @@ static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t m
 	return n;
 }
 
+/* The certificates sig-memo.h stored for an image (@n, @len bytes of length + DER each). */
+static int stored_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, uint32_t n,
+			const char *label)
+{
+	int taken = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		size_t clen =
+			(size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+		const unsigned char *q = p + 4;
+		X509 *x = d2i_X509(NULL, &q, (long)clen);
+		int r;
+
+		p += 4 + clen;
+		if (!x)
+			continue; /* it parsed when stored: the entry is used for what it holds */
+		r = add_x509(kr, x, label, KP_KEY_KERNEL);
+		if (r < 0)
+			return -1;
+		taken += r;
+	}
+	(void)len;
+	return taken;
+}
+
+/* SHA-256 of the image file's bytes (its memo key); -1 when it cannot be read. */
+static int image_key(const char *path, size_t max, unsigned char key[32])
+{
+	struct kp_err err;
+	struct stat st;
+	int fd = kp_open_regular(path, &st, &err), r = -1;
+
+	if (fd < 0)
+		return -1;
+	if ((uint64_t)st.st_size <= (uint64_t)max)
+		r = kp_content_hash_fd(fd, (uint64_t)st.st_size, key);
+	close(fd);
+	return r;
+}
+
 int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t max,
 				struct kp_err *err)
 {
+	struct found_certs f = { 0 };
 	struct kp_bytes b;
 	const char *label = kp_arena_strdup(&kr->arena, path);
+	unsigned char key[32], *der;
+	bool keyed;
+	size_t len;
+	uint32_t stored;
 	int n;
 
 	if (!label)
 		return kp_err_set(err, "out of memory");
+	/* seen before (the same bytes): its certificates without decompressing it again */
+	keyed = kr->memo && image_key(path, max, key) == 0;
+	if (keyed && kp_sig_memo_image_get(kr->memo, key, &der, &len, &stored) == 0) {
+		n = stored_certs(kr, der, len, stored, label);
+		free(der);
+		if (n < 0)
+			return kp_err_set(err, "out of memory");
+		return add_source(kr, "kernel image", path, n) < 0
+			       ? kp_err_set(err, "out of memory")
+			       : 0;
+	}
 	if (kp_bytes_read(path, max, &b, err) < 0)
 		return -1;
-	n = image_certs(kr, &b, max, label, err);
+	n = image_certs(kr, &b, max, label, keyed ? &f : NULL, err);
 	kp_bytes_release(&b);
+	if (n >= 0 && keyed && !f.oom)
+		kp_sig_memo_image_put(kr->memo, key, f.der, f.len, f.n);
+	free(f.der);
 	if (n < 0)
 		return -1;
 	return add_source(kr, "kernel image", path, n) < 0 ? kp_err_set(err, "out of memory") : 0;
@@ -775,7 +944,7 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
 }
 
 /* public_key_verify_signature(): the signature over the digest, with the key's algorithm. */
-static bool verify_with(X509 *x, const struct kp_signature *s)
+static bool verify_now(X509 *x, const struct kp_signature *s)
 {
 	EVP_PKEY *pk = X509_get0_pubkey(x);
 	const EVP_MD *md = EVP_get_digestbyname(s->hash_algo);
@@ -793,6 +962,62 @@ static bool verify_with(X509 *x, const struct kp_signature *s)
 		ok = EVP_PKEY_verify(ctx, s->sig_bytes, s->sig_bytes_len, s->digest,
 				     s->digest_len) == 1;
 	EVP_PKEY_CTX_free(ctx);
+	return ok;
+}
+
+/* A version of the verdicts: a change to verify_now() must change it (old verdicts unused). */
+#define VERDICT_TAG "kopolicy signature verdict 1 " PACKAGE_VERSION
+
+bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature *s,
+		       unsigned char id[32])
+{
+	static const unsigned char zero[32];
+	const char *h = s->hash_algo ? s->hash_algo : "";
+	EVP_MD_CTX *ctx;
+	unsigned char len[8];
+	bool ok;
+
+	if (!k->have_key_id || !s->digest_len || s->digest_len > sizeof(s->digest) ||
+	    !s->sig_bytes || !s->sig_bytes_len)
+		return false;
+	ctx = EVP_MD_CTX_new();
+	if (!ctx)
+		return false;
+	/* each variable-length field with its length: no two inputs share an encoding */
+	for (int i = 0; i < 8; i++)
+		len[i] = (unsigned char)((uint64_t)s->sig_bytes_len >> (8 * i));
+	ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+	     EVP_DigestUpdate(ctx, VERDICT_TAG, sizeof(VERDICT_TAG)) == 1 &&
+	     EVP_DigestUpdate(ctx, k->key_id, sizeof(k->key_id)) == 1 &&
+	     EVP_DigestUpdate(ctx, h, strlen(h) + 1) == 1 &&
+	     EVP_DigestUpdate(ctx, &(unsigned char){ (unsigned char)s->digest_len }, 1) == 1 &&
+	     EVP_DigestUpdate(ctx, s->digest, s->digest_len) == 1 &&
+	     EVP_DigestUpdate(ctx, len, sizeof(len)) == 1 &&
+	     EVP_DigestUpdate(ctx, s->sig_bytes, s->sig_bytes_len) == 1 &&
+	     EVP_DigestFinal_ex(ctx, id, NULL) == 1;
+	EVP_MD_CTX_free(ctx);
+	/* an all-zero id means "none" to the memo */
+	return ok && memcmp(id, zero, sizeof(zero));
+}
+
+/*
+ * verify_now() through the memo: a verdict found is not computed again; one computed is kept
+ * for later runs when it verifies, for this run only when it does not (sig-memo.h).
+ */
+static bool verify_with(const struct kp_keyring *kr, const struct kp_trusted_key *k,
+			const struct kp_signature *s)
+{
+	unsigned char id[32];
+	bool have_id = kr->memo && kp_sig_verdict_id(k, s, id), ok;
+	int known = have_id ? kp_sig_memo_lookup(kr->memo, id) : -1;
+
+	if (known >= 0)
+		return known == 1;
+	ok = verify_now(k->x509, s);
+	if (ok && have_id)
+		kp_sig_memo_add(kr->memo, id);
+	else
+		kp_sig_memo_failed(kr->memo, have_id ? id : NULL);
 	return ok;
 }
 
@@ -856,7 +1081,7 @@ static enum kp_sig_trust search(const struct kp_keyring *kr, const struct kp_sig
 		if (!s->digest_len || !EVP_get_digestbyname(s->hash_algo))
 			return KP_TRUST_UNCHECKED;
 		/* verify_signature() failing: "-EKEYREJECTED [verify %d]" */
-		return verify_with(k->x509, s) ? KP_TRUST_VERIFIED : KP_TRUST_BAD_SIGNATURE;
+		return verify_with(kr, k, s) ? KP_TRUST_VERIFIED : KP_TRUST_BAD_SIGNATURE;
 	}
 	for (size_t i = 0; i < kr->nkeys; i++)
 		if ((after ? kr->keys[i].pass_after : kr->keys[i].pass) == pass &&
@@ -909,6 +1134,21 @@ enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
 						 const struct kp_trusted_key **key)
 {
 	return verify(kr, s, true, key);
+}
+
+void kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature *s)
+{
+	const struct kp_trusted_key *key;
+
+	if (!s->present || s->malformed || s->pkcs7_err || !s->digest_len || !kr->nkeys)
+		return;
+	verify(kr, s, false, &key);
+	/* the next boot's keyrings differ only with a pending MOK enrolment */
+	for (size_t i = 0; i < kr->nkeys; i++)
+		if (kr->keys[i].origin == KP_KEY_MOK_PENDING) {
+			verify(kr, s, true, &key);
+			break;
+		}
 }
 
 const struct kp_trusted_key *kp_keyring_find_signer(const struct kp_keyring *kr,

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache/sig-memo.h"
 #include "read/module.h"
 #include "util/util.h"
 
@@ -62,6 +63,9 @@ struct kp_trusted_key {
 	void *x509;	     /* X509 *, NULL for a key known by description only */
 	const unsigned char *skid;
 	size_t skid_len;
+	/* SHA-256 of the public key (SubjectPublicKeyInfo DER): part of each verdict's id */
+	unsigned char key_id[32];
+	bool have_key_id;
 };
 
 struct kp_keyring {
@@ -82,6 +86,12 @@ struct kp_keyring {
 	bool *tbs_mok;
 	bool have_model;
 	struct kp_keyring_model model;
+	/*
+	 * Verdicts remembered across runs, and the certificates of kernel images seen before
+	 * (cache/sig-memo.h): borrowed, NULL for none. Set before the keys are read and the
+	 * modules verified (kp_ctx); every verification goes through it.
+	 */
+	struct kp_sig_memo *memo;
 	struct kp_arena arena;
 };
 
@@ -163,6 +173,19 @@ enum kp_sig_trust {
  */
 enum kp_sig_trust kp_keyring_verify(const struct kp_keyring *kr, const struct kp_signature *s,
 				    const struct kp_trusted_key **key);
+/*
+ * The id of the verdict of @k over @s (sig-memo.h): SHA-256 of a version tag, the key's
+ * public key (its key_id), the digest algorithm, the module's digest and the signature
+ * bytes. False when there is nothing to verify (no digest, no public key).
+ */
+bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature *s,
+		       unsigned char id[32]);
+/*
+ * Every public-key operation kp_keyring_verify() and kp_keyring_verify_after_reboot() would
+ * do for @s, done now and remembered in kr->memo (the reading threads do this in parallel,
+ * so the single-threaded simulation finds each verdict made). Safe from several threads.
+ */
+void kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature *s);
 /* The same with the keyrings of the next boot (pending MOK enrolments done). */
 enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
 						 const struct kp_signature *s,

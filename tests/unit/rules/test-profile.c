@@ -182,5 +182,12 @@ int main(void)
 	       kp_release_is_debian("6.12.37+deb13-amd64") &&
 		       kp_release_is_debian("6.1.0-57-amd64") && !kp_release_is_debian("6.12.37"),
 	       "kp_release_is_debian()");
+	tap_ok(&t,
+	       kp_release_is_debian("6.1.0-57-rt-amd64") && kp_release_is_debian("10.20.0-1-arm64") &&
+		       !kp_release_is_debian("6.1.0-57-generic") &&
+		       !kp_release_is_debian("6.1.1-57-amd64") &&
+		       !kp_release_is_debian("6.1.0-amd64") && !kp_release_is_debian("6.1.0-57-") &&
+		       !kp_release_is_debian("6.1.0-57-amd64x") && !kp_release_is_debian(".1.0-5-amd64"),
+	       "kp_release_is_debian(): X.Y.0-N-<Debian flavour> only");
 	return tap_done(&t);
 }

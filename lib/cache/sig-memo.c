@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Signature verdicts and kernel-image certificates beside the facts cache (sig-memo.h). */
+#include "sig-memo.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "cache/trusted-dir.h"
+#include "util/io.h"
+#include "util/util.h"
+
+#define VERDICT_MAGIC "KPSIGV1\n"
+#define IMAGE_MAGIC   "KPIMGC1\n"
+#define HEADER_LEN    16 /* magic, u32 count, u32 CRC-32 of what follows */
+#define MAX_FILES     8	 /* verdict files read (more are left to a later run's rewrite) */
+#define MAX_FILE      ((uint64_t)64 << 20)
+#define MAX_IMAGES    16 /* image files kept: the oldest beyond go when one is stored */
+
+typedef unsigned char id_t32[KP_SIG_MEMO_ID_LEN];
+
+/* An open-addressing set of ids: @cap slots (a power of two), @n used; all-zero is free. */
+struct idset {
+	id_t32 *slots;
+	size_t n, cap;
+};
+
+struct kp_sig_memo {
+	int dirfd; /* the facts directory (borrowed); -1: nothing read or written */
+	pthread_mutex_t lock;
+	id_t32 *ids; /* read from the files: sorted, unique */
+	size_t nids;
+	unsigned char *used; /* per id of @ids: looked up this run (atomic bytes) */
+	struct idset added;  /* verified this run (stored at the end) */
+	struct idset bad;    /* did not verify this run (never stored) */
+	char **files;	     /* the verdict files read, removed once their ids are rewritten */
+	size_t nfiles;
+	struct kp_sig_memo_counts n; /* atomic */
+};
+
+static void count(uint64_t *v)
+{
+	__atomic_fetch_add(v, 1, __ATOMIC_RELAXED);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t crc(const unsigned char *p, size_t len)
+{
+	uLong c = crc32(0, Z_NULL, 0);
+
+	while (len) {
+		uInt n = len > (1u << 30) ? 1u << 30 : (uInt)len;
+
+		c = crc32(c, p, n);
+		p += n;
+		len -= n;
+	}
+	return (uint32_t)c;
+}
+
+/* The sigs directory of the facts directory (O_PATH), made when @create; or -1. */
+static int sigs_dir(int dirfd, bool create)
+{
+	return dirfd < 0 ? -1 : kp_trusted_subdir(dirfd, KP_SIG_MEMO_DIR, create, NULL);
+}
+
+/*
+ * The file @name of @dfd when it can be believed (kp_trusted_file(), at most MAX_FILE bytes,
+ * at least a header with @magic whose CRC matches): its bytes (malloc'ed) and length, or NULL.
+ */
+static unsigned char *read_trusted(int dfd, const char *name, const char *magic, size_t *len)
+{
+	unsigned char *buf = NULL;
+	struct stat st;
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !kp_trusted_file(&st) || st.st_size < HEADER_LEN ||
+	    (uint64_t)st.st_size > MAX_FILE)
+		goto out;
+	buf = malloc((size_t)st.st_size);
+	if (!buf)
+		goto out;
+	if (kp_pread_all(fd, buf, (size_t)st.st_size, 0) != (ssize_t)st.st_size ||
+	    memcmp(buf, magic, 8) ||
+	    get32(buf + 12) != crc(buf + HEADER_LEN, (size_t)st.st_size - HEADER_LEN)) {
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	*len = (size_t)st.st_size;
+out:
+	close(fd);
+	return buf;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	return memcmp(a, b, KP_SIG_MEMO_ID_LEN);
+}
+
+static bool is_verdict_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(name, "verdicts-", 9) && n > 14 && !strcmp(name + n - 5, ".memo");
+}
+
+/* Reads the verdict files of @dfd into @m (sorted, duplicates dropped). */
+static void load(struct kp_sig_memo *m, int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	size_t cap = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) && m->nfiles < MAX_FILES) {
+		unsigned char *buf;
+		char **files;
+		size_t len, n;
+
+		if (!is_verdict_file(de->d_name))
+			continue;
+		buf = read_trusted(dfd, de->d_name, VERDICT_MAGIC, &len);
+		if (!buf)
+			continue;
+		n = get32(buf + 8);
+		files = realloc(m->files, (m->nfiles + 1) * sizeof(*files));
+		if (files)
+			m->files = files;
+		if (n != (len - HEADER_LEN) / KP_SIG_MEMO_ID_LEN ||
+		    (len - HEADER_LEN) % KP_SIG_MEMO_ID_LEN || !files ||
+		    (m->nids + n > cap &&
+		     kp_grow(&m->ids, &cap, m->nids + n, sizeof(*m->ids)) < 0) ||
+		    !(m->files[m->nfiles] = strdup(de->d_name))) {
+			free(buf);
+			continue;
+		}
+		m->nfiles++;
+		memcpy(m->ids + m->nids, buf + HEADER_LEN, n * KP_SIG_MEMO_ID_LEN);
+		m->nids += n;
+		free(buf);
+	}
+	closedir(d);
+	if (m->nids > 1) {
+		size_t w = 1;
+
+		qsort(m->ids, m->nids, sizeof(*m->ids), cmp_id);
+		for (size_t i = 1; i < m->nids; i++)
+			if (memcmp(m->ids[i], m->ids[w - 1], KP_SIG_MEMO_ID_LEN))
+				memcpy(m->ids[w++], m->ids[i], KP_SIG_MEMO_ID_LEN);
+		m->nids = w;
+	}
+	m->used = m->nids ? calloc(m->nids, 1) : NULL;
+	if (m->nids && !m->used)
+		m->nids = 0; /* out of memory: verified again */
+}
+
+struct kp_sig_memo *kp_sig_memo_new(int dirfd)
+{
+	struct kp_sig_memo *m = calloc(1, sizeof(*m));
+	int dfd;
+
+	if (!m)
+		return NULL;
+	if (pthread_mutex_init(&m->lock, NULL) != 0) {
+		free(m);
+		return NULL;
+	}
+	m->dirfd = dirfd;
+	dfd = sigs_dir(dirfd, false);
+	if (dfd >= 0) {
+		load(m, dfd);
+		close(dfd);
+	}
+	return m;
+}
+
+static size_t slot_of(const unsigned char *id, size_t cap)
+{
+	uint64_t h = 0;
+
+	memcpy(&h, id, sizeof(h)); /* a SHA-256: any 8 bytes are uniform */
+	return (size_t)(h & (cap - 1));
+}
+
+static bool is_zero(const unsigned char *id)
+{
+	for (size_t i = 0; i < KP_SIG_MEMO_ID_LEN; i++)
+		if (id[i])
+			return false;
+	return true;
+}
+
+/* Under @m->lock: the slot of @id in @set, or of the free slot it would take. */
+static size_t find_slot(const struct idset *set, const unsigned char *id)
+{
+	size_t i = slot_of(id, set->cap);
+
+	while (!is_zero(set->slots[i]) && memcmp(set->slots[i], id, KP_SIG_MEMO_ID_LEN))
+		i = (i + 1) & (set->cap - 1);
+	return i;
+}
+
+static bool set_has(const struct idset *set, const unsigned char *id)
+{
+	return set->cap && !is_zero(set->slots[find_slot(set, id)]);
+}
+
+/* Under @m->lock: @set twice as large (rehashed); 0 or -1. */
+static int set_grow(struct idset *set)
+{
+	struct idset old = *set;
+
+	set->cap = old.cap ? old.cap * 2 : 1024;
+	set->slots = calloc(set->cap, sizeof(*set->slots));
+	if (!set->slots) {
+		*set = old;
+		return -1;
+	}
+	for (size_t i = 0; i < old.cap; i++)
+		if (!is_zero(old.slots[i]))
+			memcpy(set->slots[find_slot(set, old.slots[i])], old.slots[i],
+			       KP_SIG_MEMO_ID_LEN);
+	free(old.slots);
+	return 0;
+}
+
+/* Under @m->lock: @id into @set (out of memory: left out, it is only verified again). */
+static void set_add(struct idset *set, const unsigned char *id)
+{
+	size_t i;
+
+	if ((set->n + 1) * 2 > set->cap && set_grow(set) < 0)
+		return;
+	i = find_slot(set, id);
+	if (is_zero(set->slots[i])) {
+		memcpy(set->slots[i], id, KP_SIG_MEMO_ID_LEN);
+		set->n++;
+	}
+}
+
+int kp_sig_memo_lookup(struct kp_sig_memo *m, const unsigned char *id)
+{
+	const id_t32 *hit;
+	int r = -1;
+
+	if (!m || is_zero(id))
+		return -1;
+	hit = m->nids ? bsearch(id, m->ids, m->nids, sizeof(*m->ids), cmp_id) : NULL;
+	if (hit) {
+		/* counted once per stored verdict used, however often it is looked up */
+		if (!__atomic_exchange_n(&m->used[hit - m->ids], 1, __ATOMIC_RELAXED))
+			count(&m->n.hits);
+		return 1;
+	}
+	pthread_mutex_lock(&m->lock);
+	r = set_has(&m->added, id) ? 1 : set_has(&m->bad, id) ? 0 : -1;
+	pthread_mutex_unlock(&m->lock);
+	return r;
+}
+
+bool kp_sig_memo_verified(struct kp_sig_memo *m, const unsigned char *id)
+{
+	return kp_sig_memo_lookup(m, id) == 1;
+}
+
+void kp_sig_memo_add(struct kp_sig_memo *m, const unsigned char *id)
+{
+	if (!m)
+		return;
+	count(&m->n.verified);
+	if (is_zero(id))
+		return;
+	pthread_mutex_lock(&m->lock);
+	set_add(&m->added, id);
+	pthread_mutex_unlock(&m->lock);
+}
+
+void kp_sig_memo_failed(struct kp_sig_memo *m, const unsigned char *id)
+{
+	if (!m)
+		return;
+	count(&m->n.verified);
+	if (!id || is_zero(id))
+		return;
+	pthread_mutex_lock(&m->lock);
+	set_add(&m->bad, id);
+	pthread_mutex_unlock(&m->lock);
+}
+
+void kp_sig_memo_counts(const struct kp_sig_memo *m, struct kp_sig_memo_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return;
+	out->hits = __atomic_load_n(&m->n.hits, __ATOMIC_RELAXED);
+	out->verified = __atomic_load_n(&m->n.verified, __ATOMIC_RELAXED);
+	out->images = __atomic_load_n(&m->n.images, __ATOMIC_RELAXED);
+	pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+	out->stored = m->dirfd >= 0 ? m->added.n : 0;
+	pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+}
+
+/*
+ * Writes @len bytes as a new file of @dfd named @name (an unnamed file linked in, else a
+ * temporary name renamed), mode 0644 whatever the umask. 0 or -1.
+ */
+static int write_file(int dfd, const char *name, const unsigned char *p, size_t len)
+{
+	char tmp[96], proc[64];
+	int fd, r = -1;
+	bool named = false;
+
+	fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(tmp, sizeof(tmp), ".tmp-sig-%ld-%ld", (long)getpid(), (long)gettid());
+		fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		named = fd >= 0;
+	}
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0644) == 0 && kp_write_all(fd, p, len) == 0) {
+		if (named) {
+			r = renameat(dfd, tmp, dfd, name);
+		} else {
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+			r = linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW);
+		}
+	}
+	if (r < 0 && named)
+		unlinkat(dfd, tmp, 0);
+	close(fd);
+	return r;
+}
+
+/* Every id known (or, past KP_SIG_MEMO_MAX_IDS, this run's) into one new file. */
+static void store(struct kp_sig_memo *m)
+{
+	size_t n = 0;
+	bool keep_all = m->nids + m->added.n <= KP_SIG_MEMO_MAX_IDS;
+	unsigned char *buf;
+	struct timespec now;
+	char name[96];
+	int dfd;
+
+	buf = malloc(HEADER_LEN + (m->nids + m->added.n) * KP_SIG_MEMO_ID_LEN);
+	if (!buf)
+		return;
+	for (size_t i = 0; i < m->nids; i++)
+		if (keep_all || m->used[i])
+			memcpy(buf + HEADER_LEN + KP_SIG_MEMO_ID_LEN * n++, m->ids[i],
+			       KP_SIG_MEMO_ID_LEN);
+	for (size_t i = 0; i < m->added.cap; i++)
+		if (!is_zero(m->added.slots[i]))
+			memcpy(buf + HEADER_LEN + KP_SIG_MEMO_ID_LEN * n++, m->added.slots[i],
+			       KP_SIG_MEMO_ID_LEN);
+	qsort(buf + HEADER_LEN, n, KP_SIG_MEMO_ID_LEN, cmp_id);
+	memcpy(buf, VERDICT_MAGIC, 8);
+	put32(buf + 8, (uint32_t)n);
+	put32(buf + 12, crc(buf + HEADER_LEN, n * KP_SIG_MEMO_ID_LEN));
+	dfd = sigs_dir(m->dirfd, true);
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(name, sizeof(name), "verdicts-%lld%09ld-%ld.memo", (long long)now.tv_sec,
+		 now.tv_nsec, (long)getpid());
+	if (dfd >= 0 && write_file(dfd, name, buf, HEADER_LEN + n * KP_SIG_MEMO_ID_LEN) == 0) {
+		/* their ids are in the new file: a concurrent run's new file is left alone */
+		for (size_t i = 0; i < m->nfiles; i++)
+			unlinkat(dfd, m->files[i], 0);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(buf);
+}
+
+void kp_sig_memo_free(struct kp_sig_memo *m)
+{
+	if (!m)
+		return;
+	if (m->added.n && m->dirfd >= 0)
+		store(m);
+	for (size_t i = 0; i < m->nfiles; i++)
+		free(m->files[i]);
+	free(m->files);
+	free(m->ids);
+	free(m->used);
+	free(m->added.slots);
+	free(m->bad.slots);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+static void image_name(const unsigned char *key, char *name, size_t len)
+{
+	int at = snprintf(name, len, "image-");
+
+	for (size_t i = 0; i < KP_SIG_MEMO_ID_LEN; i++)
+		at += snprintf(name + at, len - (size_t)at, "%02x", key[i]);
+	snprintf(name + at, len - (size_t)at, ".certs");
+}
+
+int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsigned char **der,
+			  size_t *len, uint32_t *n)
+{
+	unsigned char *buf;
+	char name[96];
+	size_t blen, off = HEADER_LEN;
+	uint32_t i, cnt;
+	int dfd;
+
+	if (!m || (dfd = sigs_dir(m->dirfd, false)) < 0)
+		return -1;
+	image_name(key, name, sizeof(name));
+	buf = read_trusted(dfd, name, IMAGE_MAGIC, &blen);
+	close(dfd);
+	if (!buf)
+		return -1;
+	/* every certificate's length within the file, nothing left over */
+	cnt = get32(buf + 8);
+	for (i = 0; i < cnt && blen - off >= 4 && get32(buf + off) <= blen - off - 4; i++)
+		off += 4 + get32(buf + off);
+	if (i != cnt || off != blen) {
+		free(buf);
+		return -1;
+	}
+	memmove(buf, buf + HEADER_LEN, blen - HEADER_LEN);
+	*der = buf;
+	*len = blen - HEADER_LEN;
+	*n = cnt;
+	count(&m->n.images);
+	return 0;
+}
+
+struct old_image {
+	char name[96];
+	struct timespec mtime;
+};
+
+static int cmp_age(const void *a, const void *b)
+{
+	const struct old_image *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
+}
+
+/* More than MAX_IMAGES image files: the oldest go. */
+static void prune_images(int dfd)
+{
+	struct old_image imgs[4 * MAX_IMAGES];
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	size_t n = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) && n < KP_ARRAY_SIZE(imgs)) {
+		struct stat st;
+
+		if (strncmp(de->d_name, "image-", 6) ||
+		    strlen(de->d_name) >= sizeof(imgs[0].name) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		snprintf(imgs[n].name, sizeof(imgs[n].name), "%s", de->d_name);
+		imgs[n++].mtime = st.st_mtim;
+	}
+	closedir(d);
+	if (n <= MAX_IMAGES)
+		return;
+	qsort(imgs, n, sizeof(*imgs), cmp_age);
+	for (size_t i = 0; i < n - MAX_IMAGES; i++)
+		unlinkat(dfd, imgs[i].name, 0);
+}
+
+void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
+			   const unsigned char *der, size_t len, uint32_t n)
+{
+	unsigned char *buf;
+	char name[96];
+	int dfd;
+
+	if (!m || len > MAX_FILE - HEADER_LEN || (dfd = sigs_dir(m->dirfd, true)) < 0)
+		return;
+	buf = malloc(HEADER_LEN + len);
+	if (buf) {
+		memcpy(buf, IMAGE_MAGIC, 8);
+		put32(buf + 8, n);
+		if (len)
+			memcpy(buf + HEADER_LEN, der, len);
+		put32(buf + 12, crc(buf + HEADER_LEN, len));
+		image_name(key, name, sizeof(name));
+		if (write_file(dfd, name, buf, HEADER_LEN + len) < 0 && errno == EEXIST) {
+			/* stored meanwhile, or refused: a fresh copy replaces it */
+			unlinkat(dfd, name, 0);
+			write_file(dfd, name, buf, HEADER_LEN + len);
+		}
+		free(buf);
+		prune_images(dfd);
+	}
+	close(dfd);
+}
+
+void kp_sig_memo_clear_at(int dirfd, uint64_t *removed)
+{
+	int dfd = kp_trusted_subdir_tidy(dirfd, KP_SIG_MEMO_DIR, true, removed, NULL);
+	int fd;
+	DIR *d;
+	struct dirent *de;
+
+	if (dfd < 0)
+		return;
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (d) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+			    unlinkat(dfd, de->d_name, 0) == 0)
+				(*removed)++;
+		closedir(d);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	close(dfd);
+	unlinkat(dirfd, KP_SIG_MEMO_DIR, AT_REMOVEDIR);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The signature verdicts and kernel-image certificates kept beside the facts cache, in its
+ * directory: DIR/facts-vN/sigs/ (the same trust model: cache/trusted-dir.h, man CACHE TRUST).
+ *
+ * Verdicts. What a signature check costs is the public-key operation: ~1 ms for an ECDSA P-384
+ * signature (Debian 6.12's modules), 75 us for RSA-4096, every module of a tree, every run. The
+ * operation is a pure function of the public key, the digest algorithm, the module's digest
+ * (of its content before the signature) and the signature bytes, so its result is remembered
+ * under a SHA-256 of exactly those (kernel/sig-keys.c, kp_sig_verdict_id()): a key that is not
+ * the one verified, another module (another digest) or other signature bytes give another id.
+ * Only "verifies" is stored: a module whose signature does not verify is checked again on
+ * every run (a forged or stale entry could otherwise only turn a good signature into a bad
+ * one, and such modules are rare). Which keys are trusted, in which keyring, the revocation
+ * list (dbx, MokListXRT), the .blacklist module hashes and the profile rows are not part of a
+ * verdict: they are applied on every run, after it, so a change to any of them takes effect
+ * at once and a key set that gains a key verifies with that key (a new id).
+ *
+ * Kernel images. The certificates a kernel image holds (kp_keyring_add_kernel_image()) are
+ * kept under the SHA-256 of the image file's bytes: a warm run hashes the image (8 MB: ~5 ms)
+ * instead of decompressing it (0.2-0.7 s, the decompressed image in memory).
+ *
+ * Safe from several threads at once. Files: "verdicts-<time>-<pid>.memo" (magic, count, CRC-32,
+ * sorted 32-byte ids; a run that found new ones writes every id it knows into one new file and
+ * removes the files it read), "image-<sha256>.certs" (magic, count, CRC-32, then each
+ * certificate's length and DER bytes). A file is believed only when kp_trusted_file() passes
+ * and its magic, sizes and CRC match; anything else is ignored (the work is done again).
+ */
+#ifndef KP_SIG_MEMO_H
+#define KP_SIG_MEMO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KP_SIG_MEMO_ID_LEN  32
+#define KP_SIG_MEMO_DIR	    "sigs"
+#define KP_SIG_MEMO_MAX_IDS ((size_t)1 << 20) /* 32 MiB of ids: beyond, only this run's kept */
+
+struct kp_sig_memo;
+
+/*
+ * The memo of the trusted facts directory @dirfd (borrowed: it must outlive the memo), its
+ * verdict files read now. NULL when out of memory; an unreadable or refused directory gives
+ * an empty memo that stores nothing.
+ */
+struct kp_sig_memo *kp_sig_memo_new(int dirfd);
+/* Writes what the run added (see above) and frees @m; NULL is fine. */
+void kp_sig_memo_free(struct kp_sig_memo *m);
+
+/* 1: @id verifies (stored by an earlier run, or this one's); 0: it failed this run; -1: unknown. */
+int kp_sig_memo_lookup(struct kp_sig_memo *m, const unsigned char *id);
+/* True when kp_sig_memo_lookup() says 1. */
+bool kp_sig_memo_verified(struct kp_sig_memo *m, const unsigned char *id);
+/* @id verified now: kept for the next runs (and counted). */
+void kp_sig_memo_add(struct kp_sig_memo *m, const unsigned char *id);
+/* @id (NULL: none) did not verify now: counted, remembered for this run only. */
+void kp_sig_memo_failed(struct kp_sig_memo *m, const unsigned char *id);
+
+struct kp_sig_memo_counts {
+	uint64_t hits;	   /* stored verdicts used (each saved a public-key operation) */
+	uint64_t verified; /* public-key operations done this run */
+	uint64_t stored;   /* new verdicts, written when the memo is freed */
+	uint64_t images;   /* kernel images whose certificates came from the memo */
+};
+void kp_sig_memo_counts(const struct kp_sig_memo *m, struct kp_sig_memo_counts *out);
+
+/*
+ * The certificates stored for the kernel image whose bytes hash to @key: *@der (malloc'ed,
+ * the caller frees it) holds *@n of them, each a 4-byte little-endian length and the DER.
+ * 0 when found, -1 when not.
+ */
+int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsigned char **der,
+			  size_t *len, uint32_t *n);
+/* Stores @n certificates (@der, @len bytes, the layout above) for the image @key. */
+void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
+			   const unsigned char *der, size_t len, uint32_t n);
+
+/* For `cache clear`: removes every file of DIR/facts-vN/sigs and the directory (counted). */
+void kp_sig_memo_clear_at(int dirfd, uint64_t *removed);
+
+#endif
