@@ -323,6 +323,18 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 	return 0;
 }
 
+/*
+ * The chain reads before its facts are built: the files' security.ima is read when an IMA
+ * policy may appraise them (one was read, or the command line selects a built-in one).
+ */
+static bool chain_ima_xattr(const struct kp_ctx *c)
+{
+	const char *cmdline = c->o.fo.cmdline ? c->o.fo.cmdline : c->run.cmdline;
+
+	return c->o.fo.ima_policy ||
+	       (cmdline && (strstr(cmdline, "ima_policy=") || strstr(cmdline, "ima_appraise_tcb")));
+}
+
 /* Reads the set's unread entries; fails on the first that cannot be read. */
 static int read_set(struct kp_ctx *c, struct kp_err *err)
 {
@@ -332,7 +344,8 @@ static int read_set(struct kp_ctx *c, struct kp_err *err)
 					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
 			  .keep_btf = c->chain_keep_btf,
 			  .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
-			  .no_symbol_get = c->o.no_symbol_get }
+			  .no_symbol_get = c->o.no_symbol_get,
+			  .ima_xattr = chain_ima_xattr(c) }
 	};
 	size_t n = 0;
 

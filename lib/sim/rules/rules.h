@@ -78,6 +78,8 @@ int kp_try_to_force_load(struct kp_sim_ctx *c, struct kp_loading *ld, const char
 bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool *gpl_only);
 bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out);
 
+/* ima.c: before load_module(), when finit_module() reads the file (or init_module() copies it) */
+int kp_rule_ima_appraise_module(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* signing.c */
 int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* version.c */
