@@ -91,6 +91,55 @@ static bool is_provider(const struct kp_ctx *c, const char *name)
 	return false;
 }
 
+static bool ns_listed(const char *const *list, size_t n, const char *ns)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], ns))
+			return true;
+	return false;
+}
+
+/*
+ * A loaded module is judged by the file modprobe would load under its name; 7.1+ lists what
+ * the live module imports in /sys/module/<name>/import_ns. Namespaces that differ mean the
+ * file is another build than the loaded one (an update not yet loaded, another variant of
+ * the driver): its exports stand in for the live ones, and the log says so.
+ */
+static int check_live_import_ns(struct kp_ctx *c, const char *name, const char *path,
+				const struct kp_module *m, struct kp_err *err)
+{
+	const struct kp_loaded_module *lm = kp_running_find(&c->run, name);
+	bool same = true;
+	char msg[1024];
+	size_t k;
+
+	if (!lm || !lm->import_ns_from_sysfs || !c->env.log)
+		return 0;
+	for (size_t i = 0; i < lm->nimport_ns && same; i++)
+		same = ns_listed(m->import_ns, m->nimport_ns, lm->import_ns[i]);
+	for (size_t i = 0; i < m->nimport_ns && same; i++)
+		same = ns_listed(lm->import_ns, lm->nimport_ns, m->import_ns[i]);
+	if (same)
+		return 0;
+	k = (size_t)snprintf(msg, sizeof(msg), "warning: the loaded %s imports namespaces {", name);
+	for (size_t i = 0; i < lm->nimport_ns && k < sizeof(msg); i++)
+		k += (size_t)snprintf(msg + k, sizeof(msg) - k, "%s%s", i ? " " : "",
+				      lm->import_ns[i]);
+	if (k < sizeof(msg))
+		k += (size_t)snprintf(msg + k, sizeof(msg) - k,
+				      "} (sys/module/%s/import_ns), this file {", name);
+	for (size_t i = 0; i < m->nimport_ns && k < sizeof(msg); i++)
+		k += (size_t)snprintf(msg + k, sizeof(msg) - k, "%s%s", i ? " " : "",
+				      m->import_ns[i]);
+	if (k < sizeof(msg))
+		snprintf(msg + k, sizeof(msg) - k,
+			 "}: it is not the build that is loaded; its exports stand in for the "
+			 "live module's");
+	c->env.log(c->env.log_data, path, msg);
+	(void)err;
+	return 0;
+}
+
 static int add_provider(struct kp_ctx *c, const char *name, const char *path, struct kp_err *err)
 {
 	/* a loaded module is read for its exports: its symbol_get() sites are not judged */
@@ -106,7 +155,7 @@ static int add_provider(struct kp_ctx *c, const char *name, const char *path, st
 	if (kp_module_open(path, &oo, &m, &why) < 0)
 		return kp_err_set(err, "cannot read loaded module %s: %s", name, why.msg);
 	c->providers[c->nproviders++] = m;
-	return 0;
+	return check_live_import_ns(c, name, path, m, err);
 }
 
 static bool base_has(const struct kp_kernel_base *b, const char *sym, const char *modname)
