@@ -68,6 +68,8 @@ const char *kp_errno_name(int err)
 		return "E2BIG";
 	case ELOOP:
 		return "ELOOP";
+	case EACCES: /* IMA's appraisal (rules/ima.c) */
+		return "EACCES";
 	case 524: /* the kernel's ENOTSUPP (include/linux/errno.h) */
 		return "ENOTSUPP";
 	default:

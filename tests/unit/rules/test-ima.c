@@ -296,5 +296,6 @@ int main(void)
 	appraise_mode(&t);
 	compressed(&t);
 	active_policy(&t);
+	tap_is_str(&t, kp_errno_name(-EACCES), "EACCES", "the JSON's errno name of a refusal");
 	return tap_done(&t);
 }
