@@ -24,6 +24,7 @@ static int read_ima_policy(struct kp_ctx *c, const char *root, bool live, struct
 	char live_path[4200];
 	struct kp_bytes b;
 	struct kp_err why = { 0 };
+	size_t len;
 
 	if (!path && live && root) {
 		snprintf(live_path, sizeof(live_path), "%s/sys/kernel/security/ima/policy",
@@ -46,10 +47,11 @@ static int read_ima_policy(struct kp_ctx *c, const char *root, bool live, struct
 		kp_bytes_release(&b);
 		return kp_err_set(err, "out of memory");
 	}
-	memcpy(c->ima_policy_text, b.data, b.len);
-	c->ima_policy_text[b.len] = '\0';
+	len = b.len;
+	memcpy(c->ima_policy_text, b.data, len);
+	c->ima_policy_text[len] = '\0';
 	kp_bytes_release(&b);
-	if (strlen(c->ima_policy_text) != b.len) {
+	if (strlen(c->ima_policy_text) != len) {
 		kp_err_set(err, "an IMA policy is text: this file holds a NUL byte");
 		return kp_err_prefix(err, path);
 	}

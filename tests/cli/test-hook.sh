@@ -241,7 +241,16 @@ cp "$skel/sys/kernel/security/lockdown" "$root/sys/kernel/security/lockdown"
 echo "root=/dev/vda1 module_blacklist=kp_plain,other" > "$root/proc/cmdline"
 hook "$root" --config "$tmp/policy.conf" kp_plain
 has "module_blacklist= on the command line" "would fail to load with EPERM"
+echo "root=/dev/vda1 ima_policy=secure_boot" > "$root/proc/cmdline"
+hook "$root" --config "$tmp/policy.conf" kp_plain
+has "ima_policy=secure_boot on the command line: IMA refuses (no security.ima)" "would fail to load with EACCES"
 cp "$skel/proc/cmdline" "$root/proc/cmdline"
+mkdir -p "$root/sys/kernel/security/ima"
+printf 'measure func=MODULE_CHECK\nappraise func=MODULE_CHECK appraise_type=imasig\n' \
+	> "$root/sys/kernel/security/ima/policy"
+hook "$root" --config "$tmp/policy.conf" kp_plain
+has "the active IMA policy read from sys/kernel/security/ima/policy" "would fail to load with EACCES: .*sys/kernel/security/ima/policy"
+rm -r "$root/sys/kernel/security/ima"
 
 # --- what modprobe would do with names
 hook "$root" -v kp-test-alias
