@@ -30,6 +30,8 @@ struct cfg {
 	int secure_boot;
 	bool no_decompress; /* MODULE_DECOMPRESS off: kmod uses init_module() */
 	bool sig_enforce;
+	bool require_module_sigs; /* CONFIG_IMA_APPRAISE_REQUIRE_MODULE_SIGS */
+	bool signed_init;	  /* CONFIG_IMA_APPRAISE_SIGNED_INIT */
 };
 
 static void policy(struct tb_world *w, const struct cfg *c)
@@ -41,6 +43,8 @@ static void policy(struct tb_world *w, const struct cfg *c)
 		.bootparam = true,
 		.arch_policy = true,
 		.module_sig = c->module_sig,
+		.require_module_sigs = c->require_module_sigs,
+		.signed_init = c->signed_init,
 		.modsig = c->modsig,
 		.decompressed = w->facts.profile.has[KP_F_IMA_DECOMPRESSED_MODULES],
 		.secure_boot = c->secure_boot,
@@ -131,6 +135,19 @@ static void builtin_policies(struct tap *t)
 	policy(&w, &tcb);
 	file(&w, KP_IMA_X_NONE, EXT4, 1000, -1);
 	tb_expect(t, &w, 0, "", "", "appraise_tcb, not owned by root");
+
+	/* build-time rules: IMA_APPRAISE_REQUIRE_MODULE_SIGS without any ima_policy= */
+	tb_init(&w, "6.12.118+deb12-amd64");
+	policy(&w, &(struct cfg){ .cmdline = "", .require_module_sigs = true });
+	file(&w, KP_IMA_X_DIGEST, EXT4, 0, 1);
+	tb_expect(t, &w, -EACCES, AUDIT("IMA-signature-required"), "ima-appraisal",
+		  "IMA_APPRAISE_REQUIRE_MODULE_SIGS");
+	/* appraise_tcb with IMA_APPRAISE_SIGNED_INIT: root's files need a signature */
+	tb_init(&w, "6.1.192");
+	policy(&w, &(struct cfg){ .cmdline = "ima_appraise_tcb", .signed_init = true });
+	file(&w, KP_IMA_X_DIGEST, EXT4, 0, 1);
+	tb_expect(t, &w, -EACCES, AUDIT("IMA-signature-required"), "ima-appraisal",
+		  "ima_appraise_tcb, IMA_APPRAISE_SIGNED_INIT");
 
 	/* no ima_policy=: nothing appraises modules */
 	tb_init(&w, "6.12.118+deb12-amd64");
