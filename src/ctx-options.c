@@ -133,6 +133,9 @@ int kp_ctx_option(struct kp_ctx_opts *o, int c, const char *arg)
 	case 0x137:
 		o->vmlinux_btf = arg;
 		return 1;
+	case 0x13c:
+		o->ima_policy = arg;
+		return 1;
 	case 0x10e:
 		if (o->nkernel_images == KP_ARRAY_SIZE(o->kernel_images)) {
 			kp_cli_error(NULL, "too many --kernel-image options");

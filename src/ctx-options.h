@@ -43,7 +43,8 @@
 	{ "force", no_argument, NULL, 0x1f0 }, \
 	{ "force-modversion", no_argument, NULL, 0x1f1 }, \
 	{ "force-vermagic", no_argument, NULL, 0x1f2 }, \
-	{ "vmlinux-btf", required_argument, NULL, 0x137 }
+	{ "vmlinux-btf", required_argument, NULL, 0x137 }, \
+	{ "ima-policy", required_argument, NULL, 0x13c }
 
 /* The hook's help is KP_ANALYSIS_HELP less -b (it judges the running system only). */
 #define KP_ANALYSIS_HELP KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_BASEDIR KP_ANALYSIS_HELP_REST
@@ -72,7 +73,10 @@
 	"      --distro D         auto, debian (missing symbol versions are fatal) or upstream\n" \
 	"      --vermagic S       the kernel's vermagic string\n" \
 	"      --kernel-cmdline S the boot command line (module.sig_enforce=,\n" \
-	"                         module_blacklist=, lockdown=)\n" \
+	"                         module_blacklist=, lockdown=, ima_policy=, ima_appraise=)\n" \
+	"      --ima-policy FILE  the IMA policy the kernel enforces (as written to\n" \
+	"                         securityfs); --running and --this-machine read the active\n" \
+	"                         one when readable\n" \
 	"      --sig-enforce      signatures are enforced (module.sig_enforce=1)\n" \
 	"      --lockdown[=MODE]  kernel lockdown: none, integrity (the default) or\n" \
 	"                         confidentiality\n" \

@@ -92,6 +92,12 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "check --compare: the outcome differs between the two rule sets" },
 	{ "symbol-get-dynamic", KP_SEV_NOTE,
 	  "symbol_get() calls whose name is computed at run time: counted, not analysed" },
+	{ "ima-appraisal", KP_SEV_ERROR,
+	  "IMA's policy appraises the module and its security.ima (or appended signature) "
+	  "does not pass (EACCES; a warning when not enforced)" },
+	{ "ima-signature-assumed", KP_SEV_NOTE,
+	  "IMA appraises the module: its IMA signature or appended signature is assumed to "
+	  "verify against the .ima keyring" },
 };
 
 const size_t kp_nrule_docs = sizeof(kp_rule_docs) / sizeof(kp_rule_docs[0]);

@@ -91,6 +91,55 @@ static bool is_provider(const struct kp_ctx *c, const char *name)
 	return false;
 }
 
+static bool ns_listed(const char *const *list, size_t n, const char *ns)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], ns))
+			return true;
+	return false;
+}
+
+/*
+ * A loaded module is judged by the file modprobe would load under its name; 7.1+ lists what
+ * the live module imports in /sys/module/<name>/import_ns. Namespaces that differ mean the
+ * file is another build than the loaded one (an update not yet loaded, another variant of
+ * the driver): its exports stand in for the live ones, and the log says so.
+ */
+static int check_live_import_ns(struct kp_ctx *c, const char *name, const char *path,
+				const struct kp_module *m, struct kp_err *err)
+{
+	const struct kp_loaded_module *lm = kp_running_find(&c->run, name);
+	bool same = true;
+	char msg[1024];
+	size_t k;
+
+	if (!lm || !lm->import_ns_from_sysfs || !c->env.log)
+		return 0;
+	for (size_t i = 0; i < lm->nimport_ns && same; i++)
+		same = ns_listed(m->import_ns, m->nimport_ns, lm->import_ns[i]);
+	for (size_t i = 0; i < m->nimport_ns && same; i++)
+		same = ns_listed(lm->import_ns, lm->nimport_ns, m->import_ns[i]);
+	if (same)
+		return 0;
+	k = (size_t)snprintf(msg, sizeof(msg), "warning: the loaded %s imports namespaces {", name);
+	for (size_t i = 0; i < lm->nimport_ns && k < sizeof(msg); i++)
+		k += (size_t)snprintf(msg + k, sizeof(msg) - k, "%s%s", i ? " " : "",
+				      lm->import_ns[i]);
+	if (k < sizeof(msg))
+		k += (size_t)snprintf(msg + k, sizeof(msg) - k,
+				      "} (sys/module/%s/import_ns), this file {", name);
+	for (size_t i = 0; i < m->nimport_ns && k < sizeof(msg); i++)
+		k += (size_t)snprintf(msg + k, sizeof(msg) - k, "%s%s", i ? " " : "",
+				      m->import_ns[i]);
+	if (k < sizeof(msg))
+		snprintf(msg + k, sizeof(msg) - k,
+			 "}: it is not the build that is loaded; its exports stand in for the "
+			 "live module's");
+	c->env.log(c->env.log_data, path, msg);
+	(void)err;
+	return 0;
+}
+
 static int add_provider(struct kp_ctx *c, const char *name, const char *path, struct kp_err *err)
 {
 	/* a loaded module is read for its exports: its symbol_get() sites are not judged */
@@ -106,7 +155,7 @@ static int add_provider(struct kp_ctx *c, const char *name, const char *path, st
 	if (kp_module_open(path, &oo, &m, &why) < 0)
 		return kp_err_set(err, "cannot read loaded module %s: %s", name, why.msg);
 	c->providers[c->nproviders++] = m;
-	return 0;
+	return check_live_import_ns(c, name, path, m, err);
 }
 
 static bool base_has(const struct kp_kernel_base *b, const char *sym, const char *modname)
@@ -323,6 +372,18 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 	return 0;
 }
 
+/*
+ * The chain reads before its facts are built: the files' security.ima is read when an IMA
+ * policy may appraise them (one was read, or the command line selects a built-in one).
+ */
+static bool chain_ima_xattr(const struct kp_ctx *c)
+{
+	const char *cmdline = c->o.fo.cmdline ? c->o.fo.cmdline : c->run.cmdline;
+
+	return c->o.fo.ima_policy ||
+	       (cmdline && (strstr(cmdline, "ima_policy=") || strstr(cmdline, "ima_appraise_tcb")));
+}
+
 /* Reads the set's unread entries; fails on the first that cannot be read. */
 static int read_set(struct kp_ctx *c, struct kp_err *err)
 {
@@ -332,7 +393,8 @@ static int read_set(struct kp_ctx *c, struct kp_err *err)
 					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
 			  .keep_btf = c->chain_keep_btf,
 			  .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
-			  .no_symbol_get = c->o.no_symbol_get }
+			  .no_symbol_get = c->o.no_symbol_get,
+			  .ima_xattr = chain_ima_xattr(c) }
 	};
 	size_t n = 0;
 

@@ -2,11 +2,63 @@
 #include "context-machine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "file/bytes.h"
 #include "file/inputs.h"
 #include "kernel/rootfs.h"
+
+/* An IMA policy is a few hundred lines at most; securityfs lists the active one. */
+#define IMA_POLICY_MAX ((size_t)1 << 20)
+
+/*
+ * The IMA policy: --ima-policy FILE (an error when it cannot be read), else the live
+ * system's active one, <root>/sys/kernel/security/ima/policy, when readable
+ * (CONFIG_IMA_READ_POLICY; root only). Kept in the context, lent to the facts options.
+ */
+static int read_ima_policy(struct kp_ctx *c, const char *root, bool live, struct kp_err *err)
+{
+	const char *path = c->o.ima_policy;
+	char live_path[4200];
+	struct kp_bytes b;
+	struct kp_err why = { 0 };
+	size_t len;
+
+	if (!path && live && root) {
+		snprintf(live_path, sizeof(live_path), "%s/sys/kernel/security/ima/policy",
+			 strcmp(root, "/") ? root : "");
+		path = live_path;
+	}
+	if (!path)
+		return 0;
+	if (kp_bytes_read_text(path, IMA_POLICY_MAX, &b, &why) < 0) {
+		if (!c->o.ima_policy)
+			return 0; /* not readable: the command line's policy is assumed */
+		*err = why;
+		return kp_err_prefix(err, path);
+	}
+	free(c->ima_policy_text);
+	free(c->ima_policy_source);
+	c->ima_policy_text = malloc(b.len + 1);
+	c->ima_policy_source = strdup(path);
+	if (!c->ima_policy_text || !c->ima_policy_source) {
+		kp_bytes_release(&b);
+		return kp_err_set(err, "out of memory");
+	}
+	len = b.len;
+	memcpy(c->ima_policy_text, b.data, len);
+	c->ima_policy_text[len] = '\0';
+	kp_bytes_release(&b);
+	if (strlen(c->ima_policy_text) != len) {
+		kp_err_set(err, "an IMA policy is text: this file holds a NUL byte");
+		return kp_err_prefix(err, path);
+	}
+	c->o.fo.ima_policy = c->ima_policy_text;
+	c->o.fo.ima_policy_source = c->ima_policy_source;
+	return 0;
+}
 
 /* dkms(8): mok_certificate= of framework.conf (default /var/lib/dkms/mok.pub). */
 static int dkms_cert_path(const char *root, char *out, size_t len)
@@ -66,6 +118,8 @@ int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp
 	struct kp_facts_opts *fo = &c->o.fo;
 	char path[4200];
 
+	if (read_ima_policy(c, root, live, err) < 0)
+		return -1;
 	if (c->o.efi_vars && strcmp(c->o.efi_vars, "none")) {
 		if (!kp_is_dir(c->o.efi_vars)) {
 			kp_err_set(err, "no such directory of EFI variables");

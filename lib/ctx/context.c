@@ -572,7 +572,8 @@ static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
 			  .full_modinfo = c->env.full_modinfo,
 			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
 					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
-			  .keep_btf = c->facts.vmlinux_btf != NULL },
+			  .keep_btf = c->facts.vmlinux_btf != NULL,
+			  .ima_xattr = kp_ima_policy_appraises_modules(&c->facts.ima) },
 		.jobs = c->env.jobs,
 		.progress = c->env.progress,
 		.progress_data = c->env.progress_data,
@@ -723,5 +724,7 @@ void kp_ctx_release(struct kp_ctx *c)
 	kp_sig_memo_free(c->own_memo);
 	if (c->have_efi)
 		kp_efi_release(&c->efi);
+	free(c->ima_policy_text);
+	free(c->ima_policy_source);
 	memset(c, 0, sizeof(*c));
 }

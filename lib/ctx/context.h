@@ -73,6 +73,7 @@ struct kp_ctx_opts {
 	const char *provider_paths[32];
 	size_t nprovider_paths;
 	const char *vmlinux_btf; /* --vmlinux-btf: the kernel's BTF (vmlinux or raw) */
+	const char *ima_policy;	 /* --ima-policy: the IMA policy; NULL: the live one or none */
 };
 
 /* Initialises @o: nothing given (kp_facts_opts_init()). */
@@ -119,6 +120,8 @@ struct kp_ctx {
 	struct kp_sig_memo *own_memo; /* the keys' verdicts when no facts cache keeps them */
 	struct kp_efi_state efi;     /* the machine's EFI variables (context-machine.c) */
 	bool have_efi;
+	char *ima_policy_text;	 /* the IMA policy read (context-machine.c), lent to o.fo */
+	char *ima_policy_source; /* its path */
 	struct kp_vmlinux_btf vmlinux_btf; /* the kernel's raw BTF, which facts parses */
 	bool chain_keep_btf; /* the chain reads before its facts: keep .BTF if it may be checked */
 	struct kp_depmod_cfg depmod; /* a whole tree: depmod.d of the image */

@@ -213,6 +213,8 @@ static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o,
 		ent->error = strdup(err.msg[0] ? err.msg : "unknown error");
 		if (!ent->error)
 			abort(); /* cannot even report: out of memory */
+	} else if (o->ima_xattr) {
+		kp_ima_file_read(ent->path, &ent->mod->ima);
 	}
 }
 

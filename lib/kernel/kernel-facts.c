@@ -236,6 +236,51 @@ static int secure_boot(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	return 0;
 }
 
+/*
+ * IMA appraisal of module reads (ima-policy.h): the configuration's IMA_APPRAISE* options
+ * (Debian's when it is unknown: appraisal, the boot parameter and the arch policy, no modsig),
+ * the boot command line and Secure Boot; or the active policy the context read.
+ */
+static int ima_facts(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
+		     const struct kp_kconfig *c, struct kp_err *err)
+{
+	bool cfg = o->config_path != NULL;
+	struct kp_ima_inputs in = {
+		.cmdline = o->cmdline,
+		.config_known = cfg,
+		.ima_appraise = !cfg || kp_kconfig_is_y(c, "CONFIG_IMA_APPRAISE"),
+		.bootparam = !cfg || kp_kconfig_is_y(c, "CONFIG_IMA_APPRAISE_BOOTPARAM"),
+		.arch_policy = !cfg || kp_kconfig_is_y(c, "CONFIG_IMA_ARCH_POLICY"),
+		.module_sig = f->module_sig,
+		.require_module_sigs =
+			cfg && kp_kconfig_is_y(c, "CONFIG_IMA_APPRAISE_REQUIRE_MODULE_SIGS"),
+		.signed_init = cfg && kp_kconfig_is_y(c, "CONFIG_IMA_APPRAISE_SIGNED_INIT"),
+		.modsig = cfg && kp_kconfig_is_y(c, "CONFIG_IMA_APPRAISE_MODSIG"),
+		.decompressed = f->profile.has[KP_F_IMA_DECOMPRESSED_MODULES],
+		.secure_boot = f->secure_boot,
+		.active = o->ima_policy,
+		.active_source = o->ima_policy_source,
+	};
+
+	/* kmod 31+ passes a compressed module the kernel can decompress to finit_module() */
+	f->module_decompress = !cfg || kp_kconfig_is_y(c, "CONFIG_MODULE_DECOMPRESS");
+	if (kp_ima_policy_build(&f->ima, &in, &f->arena, err) < 0)
+		return -1;
+	if (!kp_ima_policy_appraises_modules(&f->ima))
+		return 0;
+	if (!o->ima_policy &&
+	    kp_facts_assume(f, "IMA: the boot command line's built-in policy is taken as the "
+			       "active one (no policy loaded after boot, e.g. from "
+			       "/etc/ima/ima-policy; give --ima-policy)") < 0)
+		return kp_err_set(err, "out of memory");
+	if (!cfg &&
+	    kp_facts_assume(f, "IMA: no kernel config: IMA_APPRAISE=y, IMA_APPRAISE_BOOTPARAM=y, "
+			       "IMA_ARCH_POLICY=y, no IMA_APPRAISE_MODSIG, MODULE_DECOMPRESS=y "
+			       "(Debian's) assumed") < 0)
+		return kp_err_set(err, "out of memory");
+	return 0;
+}
+
 static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		 const struct kp_kernel_base *base, const struct kp_kconfig *c, const char *release,
 		 const char *version, struct kp_err *err)
@@ -326,6 +371,8 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 				"no key source (kernel image, /proc/keys, --trusted-cert): signed "
 				"modules are assumed to verify against the kernel's keys");
 	if (o->cmdline && apply_cmdline(f, o->cmdline, err) < 0)
+		return -1;
+	if (ima_facts(f, o, c, err) < 0)
 		return -1;
 	if (o->vermagic)
 		f->vermagic = kp_arena_strdup(&f->arena, o->vermagic);

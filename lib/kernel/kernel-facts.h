@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ima-policy.h"
 #include "kernel-base.h"
 #include "sig-keys.h"
 #include "sim/profile.h"
@@ -45,6 +46,9 @@ struct kp_kernel_facts {
 	bool sb_sig_enforce;	 /* sig_enforce set by Secure Boot (IMA_ARCH_POLICY) */
 	bool sb_lockdown;	 /* lockdown set by Secure Boot (LOCK_DOWN_IN_EFI_SECURE_BOOT) */
 	struct kp_keyring_model keymodel; /* which keyrings verify modules (sig-keys.h) */
+	struct kp_ima_policy ima;	  /* IMA appraisal of module reads (ima-policy.h) */
+	/* CONFIG_MODULE_DECOMPRESS: kmod (31+) hands a compressed module to finit_module() */
+	bool module_decompress;
 	const char *vermagic;	       /* VERMAGIC_STRING of the kernel, NULL if unknown */
 	uint64_t this_module_size;     /* sizeof(struct module), 0 if unknown */
 	const char *const *blacklist;  /* module_blacklist= names */
@@ -86,6 +90,10 @@ struct kp_facts_opts {
 	const char *cmdline; /* kernel command line: module.sig_enforce=, module_blacklist=,
 				lockdown= */
 	unsigned init_flags; /* KP_INIT_IGNORE_*: the loads are forced (modprobe --force) */
+	/* The active IMA policy (<securityfs>/ima/policy) and where it was read; NULL: not
+	 * read, the boot command line's built-in policy is assumed. */
+	const char *ima_policy;
+	const char *ima_policy_source;
 };
 
 void kp_facts_opts_init(struct kp_facts_opts *o);

@@ -809,6 +809,53 @@ static int text_aliases(struct kp_chain *c, const char *name, size_t *cap, bool 
 	return r;
 }
 
+/*
+ * The aliases of built-in drivers: "MODULE.alias=PATTERN" records of modules.builtin.modinfo
+ * (NUL-separated; from 6.18 modpost writes the device-table aliases of built-in code there and
+ * depmod indexes them in modules.builtin.alias.bin, which libkmod's lookup reads last). The
+ * first built-in whose pattern matches @name is the target: modprobe has nothing to load.
+ */
+static int text_builtin_aliases(struct kp_chain *c, const char *name, size_t *cap, bool *found,
+				struct kp_err *err)
+{
+	struct kp_bytes b;
+	const char *pos, *end;
+	int r = read_text_index(c->moddir, "modules.builtin.modinfo", &b, err);
+
+	*found = false;
+	if (r < 0 && kp_err_errnum(err) == ENOENT)
+		return 0;
+	if (r < 0)
+		return -1;
+	pos = (const char *)b.data;
+	end = pos + b.len;
+	r = 0;
+	while (pos < end && !*found) {
+		const char *nul = memchr(pos, '\0', (size_t)(end - pos));
+		size_t n = nul ? (size_t)(nul - pos) : (size_t)(end - pos);
+		const char *dot = memchr(pos, '.', n);
+		char rec[1024];
+
+		if (dot && n < sizeof(rec) && (size_t)(pos + n - dot) > 7 &&
+		    !memcmp(dot, ".alias=", 7)) {
+			char mod[256];
+
+			memcpy(rec, pos, n);
+			rec[n] = '\0';
+			rec[dot - pos] = '\0';
+			kp_modname_copy(mod, sizeof(mod), rec, SIZE_MAX);
+			if (is_builtin(c, mod) && !fnmatch(rec + (dot - pos) + 7, name, 0)) {
+				*found = true;
+				c->via_alias = true;
+				r = chain_add(c, cap, mod, NULL, true, err);
+			}
+		}
+		pos += n + 1;
+	}
+	kp_bytes_release(&b);
+	return r;
+}
+
 static int resolve_text(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
 			struct kp_err *err)
 {
@@ -822,6 +869,8 @@ static int resolve_text(struct kp_chain *c, const char *name, const char *norm, 
 		return -1;
 	if (!found && is_builtin(c, norm))
 		return chain_add(c, cap, norm, NULL, true, err);
+	if (!found && text_builtin_aliases(c, name, cap, &found, err) < 0)
+		return -1;
 	return 0;
 }
 

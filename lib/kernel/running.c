@@ -196,6 +196,59 @@ static int read_module_taint(struct kp_running *r, struct kp_loaded_module *m, s
 }
 
 /*
+ * sys/module/<name>/import_ns (7.1+, "module: expose imported namespaces via sysfs"): the
+ * namespaces the live module imports, one a line; the file exists only when there is one.
+ * Absent or unreadable: not known (older kernels have no such file).
+ */
+static int read_module_import_ns(struct kp_running *r, struct kp_loaded_module *m,
+				 struct kp_err *err)
+{
+	char rel[256];
+	struct kp_bytes b;
+	char *path;
+	size_t n = 0;
+	int ret;
+
+	snprintf(rel, sizeof(rel), "sys/module/%s/import_ns", m->name);
+	path = rpath(r, rel);
+	if (!path)
+		return kp_err_set(err, "out of memory");
+	ret = kp_read_file(path, (size_t)1 << 20, &b, err);
+	if (ret < 0) {
+		free(path);
+		if (kp_err_errnum(err) == ENOENT || kp_err_errnum(err) == EACCES) {
+			memset(err, 0, sizeof(*err));
+			return 0;
+		}
+		return -1;
+	}
+	for (size_t i = 0; i < b.len; i++)
+		n += b.data[i] == '\n';
+	m->import_ns = kp_arena_alloc(&r->arena, (n + 1) * sizeof(*m->import_ns));
+	if (!m->import_ns)
+		ret = kp_err_set(err, "out of memory");
+	for (size_t i = 0, start = 0; ret == 0 && i <= b.len; i++) {
+		if (i < b.len && b.data[i] != '\n')
+			continue;
+		if (i > start) {
+			const char *ns = adup(r, (const char *)b.data + start, i - start);
+
+			if (!ns || memchr(b.data + start, '\0', i - start)) {
+				ret = ns ? kp_err_set(err, "%s: not text", path)
+					 : kp_err_set(err, "out of memory");
+				break;
+			}
+			m->import_ns[m->nimport_ns++] = ns;
+		}
+		start = i + 1;
+	}
+	m->import_ns_from_sysfs = ret == 0;
+	kp_bytes_release(&b);
+	free(path);
+	return ret;
+}
+
+/*
  * The modules read so far by name, so that a name /proc/modules repeats (a hostile or
  * broken root: 80k copies of one line) costs a lookup, not another sysfs read.
  */
@@ -306,11 +359,18 @@ static int read_modules(struct kp_running *r, struct kp_err *err)
 					seen_find(r, &seen, m->name, &at);
 
 				/* the same name: the same sysfs file, read once */
-				if (!prev)
+				if (!prev) {
 					ret = read_module_taint(r, m, err);
-				else if (prev->taint_from_sysfs) {
+					if (ret == 0)
+						ret = read_module_import_ns(r, m, err);
+				} else if (prev->taint_from_sysfs) {
 					m->taint = prev->taint;
 					m->taint_from_sysfs = true;
+				}
+				if (prev) {
+					m->import_ns = prev->import_ns;
+					m->nimport_ns = prev->nimport_ns;
+					m->import_ns_from_sysfs = prev->import_ns_from_sysfs;
 				}
 				if (ret == 0 && !prev && seen_add(r, &seen, r->nmodules) < 0)
 					ret = kp_err_set(err, "out of memory");

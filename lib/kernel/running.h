@@ -29,6 +29,10 @@ struct kp_loaded_module {
 	const char *taint;     /* letters ("POE"), "" if none: sysfs taint, else /proc/modules' */
 	bool taint_from_sysfs; /* ROOT/sys/module/<name>/taint was read */
 	bool proprietary;      /* 'P' in taint: exports seen through it are not GPL-usable */
+	/* sys/module/<name>/import_ns (7.1+: one namespace a line, only when it imports one) */
+	const char **import_ns;
+	size_t nimport_ns;
+	bool import_ns_from_sysfs; /* the file was read */
 };
 
 struct kp_running {

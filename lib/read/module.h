@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "file/bytes.h"
+#include "file/ima-xattr.h"
 #include "util/util.h"
 
 struct kp_modinfo_entry {
@@ -238,6 +239,8 @@ struct kp_module {
 	/* call sites left when the module's analysis budget ran out (symbol-get.c) */
 	size_t nsymget_unanalysed;
 	bool symget_skipped; /* not traced at all: kp_open_opts.no_symbol_get */
+	/* the file's security.ima, file system and owner (kp_open_opts.ima_xattr; never cached) */
+	struct kp_ima_file ima;
 
 	bool full_modinfo; /* modinfo holds every tag, not only the loader's */
 
@@ -292,6 +295,8 @@ struct kp_open_opts {
 	unsigned sig_digest;
 	/* Keep the .BTF and .BTF.base bytes (the target checks module BTF against its own). */
 	bool keep_btf;
+	/* Read the file's security.ima into kp_module.ima (the target's IMA appraises modules). */
+	bool ima_xattr;
 	/* The facts cache (cache/facts-cache.h) to read through; NULL: read the file. */
 	struct kp_facts_cache *cache;
 	/*

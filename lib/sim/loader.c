@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The load pipeline, in load_module()'s order (kernel/module/main.c):
+ * The load pipeline, in load_module()'s order (kernel/module/main.c), after IMA's appraisal of
+ * the file finit_module() read (or the buffer init_module() copied, rules/ima.c):
  *   v6.4+: module_sig_check -> elf_validity_cache_copy -> early_mod_check (blacklist,
  *          module_layout CRC, vermagic, duplicate name) -> module_augment_kernel_taints ->
  *          find_module_sections -> check_export_symbol_sections (versions before 7.1) ->
@@ -67,6 +68,8 @@ const char *kp_errno_name(int err)
 		return "E2BIG";
 	case ELOOP:
 		return "ELOOP";
+	case EACCES: /* IMA's appraisal (rules/ima.c) */
+		return "EACCES";
 	case 524: /* the kernel's ENOTSUPP (include/linux/errno.h) */
 		return "ENOTSUPP";
 	default:
@@ -198,7 +201,8 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 	bool taint_after_dup = c->p->has[KP_F_TAINT_AFTER_DUP];
 	int err;
 
-	if ((err = kp_rule_module_sig_check(c, ld)) || (err = kp_rule_elf_validity(c, ld)))
+	if ((err = kp_rule_ima_appraise_module(c, ld)) || (err = kp_rule_module_sig_check(c, ld)) ||
+	    (err = kp_rule_elf_validity(c, ld)))
 		return err;
 	if (kp_rule_check_modstruct_version(c, ld)) {
 		kp_finding(ld->v, "module-layout", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,

@@ -107,6 +107,14 @@ static const struct feature_row {
 	 * accepts only "none" (no signed attributes) or "sha512" as an ML-DSA digest.
 	 */
 	{ KP_F_MLDSA_SIGNATURES, "mldsa_signatures", { 7, 0, 0 }, { { 0 } } },
+	/*
+	 * c200892b46ba (Coiby Xu, committed 2025-11-19 for the 6.19 merge window: the release is
+	 * dated from the commit, not from a tag): READING_MODULE_COMPRESSED defers IMA's
+	 * appraisal of a compressed finit_module() to a second security_kernel_post_read_file()
+	 * on the decompressed image, and secure_boot_rules[] allows modsig. The 7.2.13 headers
+	 * have READING_MODULE_COMPRESSED, the 6.12.118 ones not. No stable backport known.
+	 */
+	{ KP_F_IMA_DECOMPRESSED_MODULES, "ima_decompressed_modules", { 6, 19, 0 }, { { 0 } } },
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },

@@ -56,6 +56,12 @@ enum kp_feature {
 	KP_F_BTF_MISMATCH_QUIET,    /* 6.12 tree: an allowed mismatch is one pr_warn_once() */
 	/* v7.0 "modsign: Enable ML-DSA module signing": ML-DSA signers, the authattrs waiver */
 	KP_F_MLDSA_SIGNATURES,
+	/*
+	 * c200892b46ba "ima: Access decompressed kernel module to verify appended signature":
+	 * a compressed finit_module() is appraised after module_decompress(), and the built-in
+	 * secure_boot rule allows an appended signature (imasig|modsig)
+	 */
+	KP_F_IMA_DECOMPRESSED_MODULES,
 	KP_F_NFEATURES,
 };
 

@@ -101,6 +101,14 @@ loaded "$root" kp_prop_prov:POE/POE
 hook "$root" kp_use_prop
 has "P inherited from a loaded module (sysfs taint POE)" "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov"
 hasnt "a loaded dependency is not judged again" "is proprietary"
+# 7.1+: sys/module/NAME/import_ns says what the live module imports; the file read for its
+# exports importing something else is another build
+echo USB_STORAGE > "$root/sys/module/kp_prop_prov/import_ns"
+hook "$root" kp_use_prop
+has "a loaded module whose file imports other namespaces is named" "warning: the loaded kp_prop_prov imports namespaces \{USB_STORAGE\} \(sys/module/kp_prop_prov/import_ns\), this file \{\}: it is not the build that is loaded"
+rm "$root/sys/module/kp_prop_prov/import_ns"
+hook "$root" kp_use_prop
+hasnt "... not when the live module imports what the file does" "imports namespaces"
 loaded "$root" kp_prop_prov:OE/POE
 hook "$root" kp_use_prop
 is "sysfs taint without P wins over /proc/modules: nothing to say" "$(wc -c < "$tmp/err")" 0
@@ -233,7 +241,16 @@ cp "$skel/sys/kernel/security/lockdown" "$root/sys/kernel/security/lockdown"
 echo "root=/dev/vda1 module_blacklist=kp_plain,other" > "$root/proc/cmdline"
 hook "$root" --config "$tmp/policy.conf" kp_plain
 has "module_blacklist= on the command line" "would fail to load with EPERM"
+echo "root=/dev/vda1 ima_policy=secure_boot" > "$root/proc/cmdline"
+hook "$root" --config "$tmp/policy.conf" kp_plain
+has "ima_policy=secure_boot on the command line: IMA refuses (no security.ima)" "would fail to load with EACCES"
 cp "$skel/proc/cmdline" "$root/proc/cmdline"
+mkdir -p "$root/sys/kernel/security/ima"
+printf 'measure func=MODULE_CHECK\nappraise func=MODULE_CHECK appraise_type=imasig\n' \
+	> "$root/sys/kernel/security/ima/policy"
+hook "$root" --config "$tmp/policy.conf" kp_plain
+has "the active IMA policy read from sys/kernel/security/ima/policy" "would fail to load with EACCES: .*sys/kernel/security/ima/policy"
+rm -r "$root/sys/kernel/security/ima"
 
 # --- what modprobe would do with names
 hook "$root" -v kp-test-alias
@@ -308,6 +325,21 @@ hook "$text" kp_symget
 has "text modules.symbols finds symbol_get providers" "symbol_get\(kp_prop_plain\) returns NULL: kp_prop_prov exports it"
 hook "$text" kp-test-alias
 is "no alias from modprobe.d without libkmod: not found, fail open" "$rc" 0
+# 6.18+: modules.builtin.modinfo carries the device-table aliases of built-in drivers
+echo "kernel/drivers/kp/kp_builtin_drv.ko" > "$text/lib/modules/$rel/modules.builtin"
+printf 'kp_builtin_drv.license=GPL\0kp_builtin_drv.alias=pci:v00001234d*\0' \
+	> "$text/lib/modules/$rel/modules.builtin.modinfo"
+hook "$text" -v pci:v00001234d00005678sv00000000
+is "text index: a built-in driver's alias (modules.builtin.modinfo) exits 0" "$rc" 0
+has "... nothing to load: the built-in driver" "nothing to load: already loaded or built in"
+hook "$text" -v pci:v00004321d00005678sv00000000
+hasnt "... an alias no built-in matches is not taken for one" "built in"
+depmod -b "$text" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+hook "$text" -v pci:v00001234d00005678sv00000000
+has "libkmod: the same alias through modules.builtin.alias.bin" "nothing to load: already loaded or built in"
+rm -f "$text/lib/modules/$rel"/*.bin
+: > "$text/lib/modules/$rel/modules.builtin"
+: > "$text/lib/modules/$rel/modules.builtin.modinfo"
 sed -i "s@^extra/kp_gplonly_then_prop.ko:@/lib/modules/$rel/extra/kp_gplonly_then_prop.ko:@" \
 	"$text/lib/modules/$rel/modules.dep"
 hook "$text" --config "$tmp/policy.conf" kp_gplonly_then_prop

@@ -123,6 +123,10 @@ LOADER_FORMATS = [
      r" convention", False),
     (r"do_init_module: loading module anyway\.\.\.", False),
     (r"(?P<m>\S+): init suspiciously returned -?\d+, it should follow 0/-E convention", False),
+    # IMA: the appraisal record of a module read (normalised by norm()), and init_module()
+    (r"audit: type=1800 op=appraise_data cause=\S+ res=\d+ errno=-?\d+", False),
+    (r"ima: impossible to appraise a module without a file descriptor\. sig_enforce kernel"
+     r" parameter might help", False),
 ]
 LOADER_RE = [(re.compile(r"\A" + p + r"\Z"), once) for p, once in LOADER_FORMATS]
 SYMGET_LINE = re.compile(r"\A([A-Za-z0-9_]+): [A-Za-z0-9_.$]+=(ok|null)\Z")
@@ -205,8 +209,20 @@ def fmt_letters(s):
 LOCKDOWN_COMM = re.compile(r"\A(Lockdown: )\S+(: unsigned module loading is restricted;)")
 
 
+# IMA's appraisal record (integrity_audit_msg(), AUDIT_INTEGRITY_DATA) carries the guest's
+# time stamp, pid, audit ids, LSM context, comm, path, device and inode; kopolicy predicts the
+# operation, the cause and the result. Both sides are compared as
+# "audit: type=1800 op=OP cause=CAUSE res=R errno=E".
+IMA_AUDIT = re.compile(r"\Aaudit: type=1800 audit\([^)]*\): .*? op=(\S+) cause=(\S+) comm=.*"
+                       r" res=(\d+) errno=(-?\d+)\Z")
+
+
 def norm(line):
-    return LOCKDOWN_COMM.sub(r"\1*\2", str(line).rstrip())
+    line = str(line).rstrip()
+    m = IMA_AUDIT.match(line)
+    if m:
+        return "audit: type=1800 op=%s cause=%s res=%s errno=%s" % m.groups()
+    return LOCKDOWN_COMM.sub(r"\1*\2", line)
 
 
 def msg_text(m):

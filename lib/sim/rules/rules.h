@@ -87,6 +87,8 @@ bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, const struct
 const struct kp_ksym *kp_import_base_hit(const struct kp_sim_ctx *c, const struct kp_loading *ld,
 					 const struct kp_import *imp);
 
+/* ima.c: before load_module(), when finit_module() reads the file (or init_module() copies it) */
+int kp_rule_ima_appraise_module(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* signing.c */
 int kp_rule_module_sig_check(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* version.c */
