@@ -115,6 +115,17 @@ assert g["msleep"]["when"] == "called" and g["ktime_get"]["when"] == "load", g
 PY
 ok "explain --json: when" $?
 
+# the facts cache keeps when and path: a check reading the facts a first check stored (other
+# arguments: no result-cache hit) says what a check without the cache says
+cache=(env -u KOPOLICY_CACHE KOPOLICY_CACHE_DIR="$tmp/cache")
+"${cache[@]}" "$kp" check --fail-on never "${kern[@]}" "${set[@]}" > /dev/null &&
+	"${cache[@]}" KOPOLICY_CACHE_STATS=1 "$kp" check -f json "${kern[@]}" "${set[@]}" \
+		> "$tmp/cc.json" 2> "$tmp/cc.err" &&
+	grep -q "^kopolicy: cache: 2 hits" "$tmp/cc.err" &&
+	"$kp" check --no-cache -f json "${kern[@]}" "${set[@]}" > "$tmp/cn.json" &&
+	cmp -s "$tmp/cc.json" "$tmp/cn.json"
+ok "facts cache: when, path and function read back as analysed" $?
+
 # --- check MODULE: names resolved as modprobe resolves them -----------------------------------
 root=$tmp/root
 md=$root/lib/modules/$rel
@@ -162,7 +173,8 @@ ok "check -b ROOT: a built-in module is said" $?
 ok "check -b ROOT: an alias whose targets are all blacklisted resolves to nothing" $?
 # a file that exists stays a path, even with a module's name
 mkdir -p "$tmp/cwd" && echo "not a module" > "$tmp/cwd/kp_gpl_prov"
-(cd "$tmp/cwd" && "$kp" check "${b[@]}" kp_gpl_prov > /dev/null 2> "$tmp/n7.err")
+kpabs=$(cd "$(dirname "$kp")" && pwd)/$(basename "$kp")
+(cd "$tmp/cwd" && "$kpabs" check "${b[@]}" kp_gpl_prov > /dev/null 2> "$tmp/n7.err")
 [ $? -eq 2 ] && grep -q "^kopolicy: kp_gpl_prov: " "$tmp/n7.err" && ! grep -q "no such file" "$tmp/n7.err"
 ok "check -b ROOT: an existing file named like a module stays a path" $?
 # without a modules tree a name is a path: the usual error
