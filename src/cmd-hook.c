@@ -315,8 +315,8 @@ static void print_chain(const struct hook *h)
 			const struct kp_symget_result *r = &v->symget[j];
 			char *when = kp_symget_when_text(r->when, r->path, r->function);
 
-			say(h, "  symbol_get(%s) = %s (%s), runs %s", r->symbol, r->ok ? "ok" : "NULL",
-			    r->reason, when ? when : "(out of memory)");
+			say(h, "  symbol_get(%s) = %s (%s), runs %s", r->symbol,
+			    r->ok ? "ok" : "NULL", r->reason, when ? when : "(out of memory)");
 			free(when);
 		}
 		if (h->a.graph.nodes[i].mod->symget_skipped)

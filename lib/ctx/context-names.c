@@ -62,6 +62,14 @@ static int push(struct kp_ctx_operands *o, int *cap, char *path, bool owned)
 	return 0;
 }
 
+static bool listed(const struct kp_ctx_operands *o, const char *path)
+{
+	for (int k = 0; k < o->n; k++)
+		if (!strcmp(o->paths[k], path))
+			return true;
+	return false;
+}
+
 /* The files of what modprobe resolves @name to, pushed to @o; how many, or -1 (OOM). */
 static int resolve_one(const struct kp_ctx *c, struct kp_chain *chain, const char *moddir,
 		       const char *name, struct kp_ctx_operands *o, int *cap)
@@ -96,21 +104,24 @@ static int resolve_one(const struct kp_ctx *c, struct kp_chain *chain, const cha
 			continue;
 		}
 		/* the same file asked twice (two names of one module) is read once */
-		for (int k = 0; k < o->n; k++)
-			if (!strcmp(o->paths[k], m->path))
-				goto next;
+		if (listed(o, m->path)) {
+			n++;
+			continue;
+		}
 		p = strdup(m->path);
 		if (!p || push(o, cap, p, true) < 0) {
 			free(p);
 			return -1;
 		}
 		n++;
-next:;
 	}
 	if (!n) {
-		snprintf(msg, sizeof(msg),
-			 nbuiltin ? "built into the kernel (modules.builtin): no module file to check"
-				  : "modprobe resolves it to no module file (every target blacklisted)");
+		snprintf(
+			msg, sizeof(msg),
+			nbuiltin
+				? "built into the kernel (modules.builtin): no module file to check"
+				: "modprobe resolves it to no module file (every target "
+				  "blacklisted)");
 		say(c, name, msg);
 	}
 	return n;

@@ -90,8 +90,9 @@ char *kp_symget_when_text(enum kp_symget_when w, const char *path, const char *f
 		strcpy(p, ")");
 		return s;
 	case KP_SYMGET_WHEN_CALLED:
-		n = function ? asprintf(&s, "when called (from %s, not reached from init by "
-					    "direct calls)",
+		n = function ? asprintf(&s,
+					"when called (from %s, not reached from init by "
+					"direct calls)",
 					function)
 			     : asprintf(&s, "when called (not reached from init by direct calls)");
 		return n < 0 ? NULL : s;

@@ -76,7 +76,8 @@ static const struct kp_symget *first_site(const struct kp_module *m, size_t i, c
 	for (size_t j = i + 1; j < m->nsymget; j++) {
 		const struct kp_symget *s = &m->symget[j];
 
-		if (s->symbol && !strcmp(s->symbol, sym) && when_rank(s->when) < when_rank(best->when))
+		if (s->symbol && !strcmp(s->symbol, sym) &&
+		    when_rank(s->when) < when_rank(best->when))
 			best = s;
 	}
 	return best;
@@ -147,8 +148,8 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 			 * Logged when the call runs: at load only for a site reached from init.
 			 * symbol_request() asks modprobe for "symbol:x" and tries again: twice.
 			 */
-			for (int t = 0; r->when != KP_SYMGET_WHEN_CALLED && t < (s->request ? 2 : 1);
-			     t++)
+			for (int t = 0;
+			     r->when != KP_SYMGET_WHEN_CALLED && t < (s->request ? 2 : 1); t++)
 				kp_vmsg(v, KP_SYMGET_FAIL_FMT, s->symbol);
 			kp_finding(
 				v, "symbol-get-non-gpl", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
