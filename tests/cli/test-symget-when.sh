@@ -53,6 +53,26 @@ assert multi["msleep"] == ["kp_symget_multi_init", "kp_inlined_b"], multi
 PY
 ok "info --json: at load on x86_64, arm64, i386 and s390x (through called helpers)" $?
 
+# without init_module (the symbol renamed; .strtab holds it as the tail of __pfx_init_module):
+# nothing is reached from init; a site in .init.text still runs at load (the loader frees
+# .init.text after init), with no path
+for m in kp_symget kp_symget_lazy; do
+	python3 - "$fx/$m.ko" "$tmp/$m-noinit.ko" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+assert b.count(b"init_module\0") == 1
+open(sys.argv[2], "wb").write(b.replace(b"init_module\0", b"init_modulx\0"))
+PY
+done
+"$kp" info --json "$tmp/kp_symget-noinit.ko" "$tmp/kp_symget_lazy-noinit.ko" > "$tmp/i3.json"
+py "$tmp/i3.json" <<'PY'
+import json, sys
+a, b = json.load(open(sys.argv[1]))["modules"]
+assert a["symbol_get"] and all((e["when"], e["path"]) == ("load", None) for e in a["symbol_get"]), a
+assert all(e["when"] == "called" for e in b["symbol_get"]), b["symbol_get"]
+PY
+ok "info --json: no init_module: .init.text sites at load without a path, the others when called" $?
+
 # --- check: the line at load only for calls that run at load ----------------------------------
 set=("$fx/kp_gpl_prov.ko" "$fx/kp_symget_lazy.ko")
 "$kp" check -v "${kern[@]}" "${set[@]}" > "$tmp/c.txt"
