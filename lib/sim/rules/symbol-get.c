@@ -149,7 +149,7 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 			 * symbol_request() asks modprobe for "symbol:x" and tries again: twice.
 			 */
 			for (int t = 0;
-			     r->when != KP_SYMGET_WHEN_CALLED && t < (s->request ? 2 : 1); t++)
+			     r->when != KP_SYMGET_WHEN_CALLED && t < (site->request ? 2 : 1); t++)
 				kp_vmsg(v, KP_SYMGET_FAIL_FMT, s->symbol);
 			kp_finding(
 				v, "symbol-get-non-gpl", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
