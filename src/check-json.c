@@ -15,13 +15,22 @@ struct json_object *kp_check_symget_json(const struct kp_verdict *v)
 	for (size_t i = 0; i < v->nsymget; i++) {
 		const struct kp_symget_result *r = &v->symget[i];
 		struct json_object *e = json_object_new_object();
+		char *line = NULL;
 
+		if (r->kernel_logs && asprintf(&line, KP_SYMGET_FAIL_FMT, r->symbol) < 0)
+			line = NULL;
 		kp_json_add(e, "symbol", kp_json_string(r->symbol));
 		kp_json_add(e, "result", json_object_new_string(r->ok ? "ok" : "null"));
 		kp_json_add(e, "reason", kp_json_string(r->reason));
 		kp_json_add(e, "owner", kp_json_string(r->owner));
 		kp_json_add(e, "method",
 			    json_object_new_string(r->method_heuristic ? "heuristic" : "exact"));
+		kp_json_add(e, "when", json_object_new_string(kp_symget_when_name(r->when)));
+		kp_json_add(e, "path", kp_json_words(r->path));
+		kp_json_add(e, "function", kp_json_string(r->function));
+		/* the kernel's line when the call runs (JSON's "messages" are the load's) */
+		kp_json_add(e, "dmesg", kp_json_string(line));
+		free(line);
 		json_object_array_add(arr, e);
 	}
 	return arr;

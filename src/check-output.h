@@ -48,6 +48,12 @@ const char *kp_edge_provider_name(const struct kp_ctx *a, const struct kp_edge *
 char *kp_finding_fix(const struct kp_ctx *a, const struct kp_verdict *v,
 		     const struct kp_finding *f);
 
+/*
+ * The kernel lines of @v's symbol_get() calls that run later, not at load, under a
+ * "when called" heading, indented by @ind: nothing when there are none.
+ */
+void kp_print_symget_later(FILE *f, int ind, const struct kp_verdict *v);
+
 struct json_object;
 /* @v's symbol_get() results and findings (with fixes) as JSON: for check and explain. */
 struct json_object *kp_check_symget_json(const struct kp_verdict *v);

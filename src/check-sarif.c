@@ -184,6 +184,35 @@ static struct json_object *result(const char *cwd, const char *id, enum kp_sever
 	return r;
 }
 
+/*
+ * A symbol_get() finding: when the call runs, as properties (the message says it in words):
+ * symbolGetWhen "load" | "called" | "unknown", symbolGetPath (the direct calls from init),
+ * symbolGetFunction (the function holding the call).
+ */
+static void add_symget_when(struct json_object *r, const struct kp_verdict *v,
+			    const struct kp_finding *f)
+{
+	struct json_object *props;
+
+	if (!f->symbol || strncmp(f->id, "symbol-get-", 11))
+		return;
+	for (size_t i = 0; i < v->nsymget; i++) {
+		const struct kp_symget_result *s = &v->symget[i];
+
+		if (!s->symbol || strcmp(s->symbol, f->symbol))
+			continue;
+		if (!json_object_object_get_ex(r, "properties", &props)) {
+			props = json_object_new_object();
+			kp_json_add(r, "properties", props);
+		}
+		kp_json_add(props, "symbolGetWhen",
+			    json_object_new_string(kp_symget_when_name(s->when)));
+		kp_json_add(props, "symbolGetPath", kp_json_words(s->path));
+		kp_json_add(props, "symbolGetFunction", kp_json_string(s->function));
+		return;
+	}
+}
+
 /* One result per finding, in load order. */
 static void add_findings(struct json_object *results, const char *cwd, const struct kp_ctx *a)
 {
@@ -194,14 +223,16 @@ static void add_findings(struct json_object *results, const char *cwd, const str
 		for (size_t i = 0; i < v->nfindings && !nd->provider; i++) {
 			const struct kp_finding *f = &v->findings[i];
 			char *fix = kp_finding_fix(a, v, f), *text = NULL;
+			struct json_object *r;
 
 			/* the fix in the message too: what a code-scanning alert shows */
 			if (asprintf(&text, "%s: %s%s%s", nd->mod->name, f->message,
 				     fix ? ". Fix: " : "", fix ? fix : "") < 0)
 				text = NULL;
-			json_object_array_add(results, result(cwd, f->id, f->severity,
-							      text ? text : f->message, fix, nd,
-							      f->symbol, f->waived));
+			r = result(cwd, f->id, f->severity, text ? text : f->message, fix, nd,
+				   f->symbol, f->waived);
+			add_symget_when(r, v, f);
+			json_object_array_add(results, r);
 			free(text);
 			free(fix);
 		}

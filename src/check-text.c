@@ -175,6 +175,23 @@ static void print_changes(const struct kp_check_out *o, const struct kp_ctx *a,
 }
 
 /* The unreadable inputs are on stderr already (one line each, as they were met). */
+void kp_print_symget_later(FILE *f, int ind, const struct kp_verdict *v)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < v->nsymget; i++) {
+		const struct kp_symget_result *r = &v->symget[i];
+
+		if (!r->kernel_logs || r->when != KP_SYMGET_WHEN_CALLED)
+			continue;
+		if (!head)
+			kp_escaped_fprintf(f, "%*swhen called (not at load):\n", ind, "");
+		head = true;
+		kp_escaped_fprintf(f, "%*s  dmesg: " KP_SYMGET_FAIL_FMT "  (from %s)\n", ind, "",
+				   r->symbol, r->function ? r->function : "?");
+	}
+}
+
 void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			 const struct kp_comparison *cmp)
 {
@@ -230,6 +247,7 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			kp_escaped_fprintf(o->f, ", taint %s\n", letters[0] ? letters : "-");
 			for (size_t i = 0; i < v->nmessages; i++)
 				kp_escaped_fprintf(o->f, "    dmesg: %s\n", v->messages[i]);
+			kp_print_symget_later(o->f, 4, v);
 		}
 		fputc('\n', o->f);
 	}

@@ -13,12 +13,16 @@
 
 static void check_usage(FILE *f)
 {
-	fputs("Usage: kopolicy check [OPTIONS] FILE|DIR...\n"
+	fputs("Usage: kopolicy check [OPTIONS] FILE|DIR|MODULE...\n"
 	      "Predict what the module loader does with each module: loads or fails (errno and\n"
 	      "the kernel's own messages), taints (P inherited under the 2020 rule), and what\n"
-	      "symbol_get() returns (2023 rule). Modules are loaded as modprobe would: the\n"
+	      "symbol_get() returns (2023 rule) and when the call runs (at load, or when\n"
+	      "called through a pointer). Modules are loaded as modprobe would: the\n"
 	      "files named as `modprobe -a` in the order named, a directory's modules as a boot\n"
 	      "asks for them (those no other module uses), each after its providers.\n"
+	      "With a modules tree (-b ROOT, --running, or the running kernel's), a MODULE\n"
+	      "that is no file is a name resolved as modprobe does ('-'/'_', aliases,\n"
+	      "modprobe.d): `kopolicy check -b /mnt nvidia uas`.\n"
 	      "\n"
 	      "  -f, --format F     text (default), json, sarif or junit\n"
 	      "  -o, --output FILE  write the report to FILE\n"
@@ -241,7 +245,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		}
 	}
 	kp_cli_ctx_init(&a, cli, &o);
-	rc = kp_cli_ctx_load(&a, argv + optind, argc - optind, KP_CTX_SIMULATE);
+	rc = kp_cli_ctx_load(&a, argv + optind, argc - optind, KP_CTX_SIMULATE | KP_CTX_NAMES);
 	if (rc)
 		goto done;
 	if (output) {

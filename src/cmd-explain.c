@@ -207,11 +207,17 @@ static void explain_one(FILE *f, const struct kp_ctx *a, size_t i, unsigned dept
 	}
 	for (size_t k = 0; k < v->nmessages; k++)
 		kp_escaped_fprintf(f, "%*sdmesg: %s\n", ind, "", v->messages[k]);
-	for (size_t k = 0; k < v->nsymget; k++)
-		kp_escaped_fprintf(f, "%*ssymbol_get(%s) = %s: %s%s%s\n", ind, "",
-				   v->symget[k].symbol, v->symget[k].ok ? "ok" : "NULL",
-				   v->symget[k].reason, v->symget[k].owner ? ", owner " : "",
-				   v->symget[k].owner ? v->symget[k].owner : "");
+	kp_print_symget_later(f, ind, v);
+	for (size_t k = 0; k < v->nsymget; k++) {
+		const struct kp_symget_result *r = &v->symget[k];
+		char *when = kp_symget_when_text(r->when, r->path, r->function);
+
+		kp_escaped_fprintf(f, "%*ssymbol_get(%s) = %s: %s%s%s; runs %s\n", ind, "",
+				   r->symbol, r->ok ? "ok" : "NULL", r->reason,
+				   r->owner ? ", owner " : "", r->owner ? r->owner : "",
+				   when ? when : "(out of memory)");
+		free(when);
+	}
 	if (v->failed_dep != SIZE_MAX && depth < EXPLAIN_MAX_DEPTH) {
 		kp_escaped_fprintf(f, "%*sbecause a dependency fails:\n", ind, "");
 		explain_one(f, a, v->failed_dep, depth + 2);

@@ -311,9 +311,14 @@ static void print_chain(const struct hook *h)
 			    kp_errno_name(v->err));
 		for (size_t j = 0; j < v->nmessages; j++)
 			say(h, "  kernel: %s", v->messages[j]);
-		for (size_t j = 0; j < v->nsymget; j++)
-			say(h, "  symbol_get(%s) = %s (%s)", v->symget[j].symbol,
-			    v->symget[j].ok ? "ok" : "NULL", v->symget[j].reason);
+		for (size_t j = 0; j < v->nsymget; j++) {
+			const struct kp_symget_result *r = &v->symget[j];
+			char *when = kp_symget_when_text(r->when, r->path, r->function);
+
+			say(h, "  symbol_get(%s) = %s (%s), runs %s", r->symbol,
+			    r->ok ? "ok" : "NULL", r->reason, when ? when : "(out of memory)");
+			free(when);
+		}
 		if (h->a.graph.nodes[i].mod->symget_skipped)
 			say(h, "  symbol_get() call sites not traced: %s", h->untraced);
 	}

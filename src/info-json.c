@@ -203,6 +203,8 @@ struct json_object *kp_info_module_json(const struct kp_module *m, const struct 
 		kp_json_add(e, "method", json_object_new_string(symget_method_name(g->method)));
 		kp_json_add(e, "request", json_object_new_boolean(g->request));
 		kp_json_add(e, "format", kp_json_string(g->format));
+		kp_json_add(e, "when", json_object_new_string(kp_symget_when_name(g->when)));
+		kp_json_add(e, "path", kp_json_words(g->path));
 		json_object_array_add(a, e);
 	}
 	kp_json_add(o, "symbol_get", a);

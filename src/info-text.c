@@ -180,6 +180,7 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct 
 					   m->nsymget_unanalysed);
 		for (size_t i = 0; i < m->nsymget; i++) {
 			const struct kp_symget *g = &m->symget[i];
+			char *when;
 
 			fputs("    ", f);
 			put_safe(f, g->symbol			       ? g->symbol
@@ -191,10 +192,17 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct 
 				fputs(" in ", f);
 				put_safe(f, g->function);
 			}
-			kp_escaped_fprintf(f, " [%s]\n",
+			kp_escaped_fprintf(f, " [%s]",
 					   g->method == KP_SYMGET_EXACT	    ? "exact"
 					   : g->method == KP_SYMGET_DYNAMIC ? "dynamic"
 									    : "heuristic");
+			when = kp_symget_when_text(g->when, g->path, g->function);
+			if (when) {
+				fputs(", runs ", f);
+				put_safe(f, when);
+			}
+			free(when);
+			fputc('\n', f);
 		}
 	}
 }

@@ -134,6 +134,25 @@ struct json_object *kp_json_string(const char *s)
 	return o;
 }
 
+struct json_object *kp_json_words(const char *s)
+{
+	struct json_object *arr;
+
+	if (!s)
+		return NULL;
+	arr = json_object_new_array();
+	while (arr && *s) {
+		size_t n = strcspn(s, " ");
+		char *w = strndup(s, n);
+
+		json_object_array_add(arr, kp_json_string(w));
+		free(w);
+		s += n;
+		s += *s == ' ';
+	}
+	return arr;
+}
+
 struct json_object *kp_json_crc(bool has, uint32_t crc)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -15,6 +15,8 @@
  * byte strings stay different (a plain U+FFFD would merge them).
  */
 struct json_object *kp_json_string(const char *s);
+/* An array of the words of @s (separated by single spaces); null for NULL. */
+struct json_object *kp_json_words(const char *s);
 /* "0x%08x", or null when @has is false. */
 struct json_object *kp_json_crc(bool has, uint32_t crc);
 /* Adds @val under @key; @val may be NULL (JSON null). */

@@ -171,7 +171,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	/* every string the module can hold, twice over: the table stays half empty */
 	size_t nstr = 2 * m->nmodinfo + m->nimport_ns + m->ndepends + 2 * m->nexports +
 		      m->nimports + m->nspecial_syms + m->nversions + m->next_versions +
-		      4 * m->nsymget + m->nrelocs + 16;
+		      5 * m->nsymget + m->nrelocs + 16;
 
 	b->start = start;
 	b->arena = b->sym_bytes = 0;
@@ -293,6 +293,8 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 		put_str(b, g->function);
 		put_u8(b, g->method);
 		put_u8(b, g->request);
+		put_u8(b, g->when);
+		put_str(b, g->path);
 	}
 	put_str(b, m->symget_backend);
 	put_u64(b, m->nsymput);
@@ -690,6 +692,8 @@ static int decode(struct rd *rp)
 		g->function = get_str(&r);
 		g->method = get_enum(&r, KP_SYMGET_DYNAMIC);
 		g->request = get_bool(&r);
+		g->when = get_enum(&r, KP_SYMGET_WHEN_CALLED);
+		g->path = get_str(&r);
 	}
 	m->symget_backend = get_str(&r);
 	m->nsymput = get_u64(&r);

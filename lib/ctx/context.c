@@ -20,6 +20,7 @@
 #include "util/parallel.h"
 #include "context.h"
 #include "context-machine.h"
+#include "context-names.h"
 #include "kernel/rootfs.h"
 
 void kp_ctx_opts_init(struct kp_ctx_opts *o)
@@ -631,13 +632,37 @@ void kp_ctx_take_keys(struct kp_ctx *c, struct kp_keyring *keys)
 	memset(keys, 0, sizeof(*keys));
 }
 
+static int load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, struct kp_err *err);
+
 int kp_ctx_load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, struct kp_err *err)
+{
+	struct kp_ctx_operands ops;
+	int r;
+
+	if (load_kernel(c, err) < 0)
+		return -1;
+	if (!(flags & KP_CTX_NAMES) || npaths == 0)
+		return load(c, paths, npaths, flags, err);
+	if (kp_ctx_resolve_names(c, paths, npaths, &ops, err) < 0)
+		return -1;
+	if (ops.n == 0) {
+		/* every operand a name that matched nothing (each said): not the whole tree */
+		kp_ctx_operands_free(&ops);
+		return kp_err_set(err, "no module to check: %s",
+				  npaths == 1 ? "the name matched no file and no module"
+					      : "the names matched no file and no module");
+	}
+	r = load(c, ops.paths, ops.n, flags, err);
+	c->read_failures += ops.unresolved;
+	kp_ctx_operands_free(&ops);
+	return r;
+}
+
+static int load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, struct kp_err *err)
 {
 	const struct kp_tree *whole;
 	ssize_t failed;
 
-	if (load_kernel(c, err) < 0)
-		return -1;
 	whole = whole_tree(c, paths, npaths);
 	if (!whole && c->o.running && npaths == 0 && !c->set.n)
 		return kp_err_set(err,

@@ -151,6 +151,11 @@ void kp_ctx_release(struct kp_ctx *c);
 
 enum {
 	KP_CTX_SIMULATE = 1 << 0, /* run the loader simulation after the graph */
+	/*
+	 * An operand that is no file and holds no '/' is a module name, resolved in the
+	 * modules tree as modprobe resolves it (context-names.h): `check -b ROOT nvidia uas`.
+	 */
+	KP_CTX_NAMES = 1 << 1,
 };
 
 /*

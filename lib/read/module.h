@@ -149,6 +149,13 @@ enum kp_symget_method {
 	KP_SYMGET_DYNAMIC,   /* argument computed at run time */
 };
 
+/* When a call site runs (lib/read/symbol-get/symbol-get-reach.c). */
+enum kp_symget_when {
+	KP_SYMGET_WHEN_UNKNOWN, /* no call graph: code not decoded (architecture, size) */
+	KP_SYMGET_AT_LOAD,	/* reached from init by direct calls, or in .init.text */
+	KP_SYMGET_WHEN_CALLED,	/* only through a function pointer or from exit */
+};
+
 struct kp_symget {
 	const char *symbol;  /* NULL for dynamic call sites */
 	const char *format;  /* dynamic: a printf format seen in the function, or NULL */
@@ -157,7 +164,24 @@ struct kp_symget {
 	const char *function; /* enclosing function symbol, or NULL */
 	enum kp_symget_method method;
 	bool request; /* found through symbol_request() (request_module first) */
+	enum kp_symget_when when;
+	/*
+	 * KP_SYMGET_AT_LOAD: the direct calls from init to the site's function, the function
+	 * names separated by ' ' (init's own name first, not its init_module alias); NULL for
+	 * a site in .init.text not reached by direct calls, and for the other kinds.
+	 */
+	const char *path;
 };
+
+/* "load", "called" or "unknown": kp_symget.when as the JSON outputs name it. */
+const char *kp_symget_when_name(enum kp_symget_when w);
+/*
+ * When a call site runs, in words: "at load (init_fn -> a -> b)", "at load (in .init.text)",
+ * "when called (from f, not reached from init by direct calls)" or "when it runs (not
+ * determined: no call graph)"; @path and @function as in struct kp_symget. Allocated, NULL
+ * when out of memory.
+ */
+char *kp_symget_when_text(enum kp_symget_when w, const char *path, const char *function);
 
 struct kp_facts_cache;
 

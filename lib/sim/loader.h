@@ -49,6 +49,9 @@ struct kp_finding {
 	bool waived;
 };
 
+/* __symbol_get()'s pr_warn() for a non-GPL-only export (kernel/module/main.c, 6.6+ and stable). */
+#define KP_SYMGET_FAIL_FMT "failing symbol_get of non-GPLONLY symbol %s."
+
 struct kp_symget_result {
 	const char *symbol;
 	bool ok;
@@ -57,6 +60,19 @@ struct kp_symget_result {
 	bool gpl_only;
 	bool method_heuristic;
 	bool dynamic; /* a computed name: ok/reason describe the candidates */
+	/*
+	 * When the call runs (of the module's sites calling it, the earliest: at load, else
+	 * unknown, else when called), the direct calls from init (AT_LOAD) and the function
+	 * holding the site; borrowed from the module.
+	 */
+	enum kp_symget_when when;
+	const char *path;
+	const char *function;
+	/*
+	 * The kernel prints "failing symbol_get of non-GPLONLY symbol X." when the call runs:
+	 * among the verdict's load-time messages for AT_LOAD and UNKNOWN, not for WHEN_CALLED.
+	 */
+	bool kernel_logs;
 };
 
 enum kp_p_reason { KP_P_NONE, KP_P_LICENSE, KP_P_NAME, KP_P_INHERITED, KP_P_PRELOADED };

@@ -172,4 +172,7 @@ size_t sg_edge_lower(const struct sg_edge *v, size_t n, uint32_t key);
 /* the walk (symbol-get-walk.c) */
 int sg_trace(struct sg_ctx *c, uint32_t sec, size_t idx, int reg, bool self, struct sg_result *res);
 
+/* when each site runs (symbol-get-reach.c): sets kp_symget.when/path of entries @first.. */
+int sg_reach(struct sg_ctx *c, size_t first, struct kp_err *err);
+
 #endif

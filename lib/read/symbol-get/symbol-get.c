@@ -28,6 +28,9 @@
  * entry per site, the identifier-like string referenced last before the call in
  * the enclosing function, if any.
  *
+ * When each site runs (kp_symget.when, symbol-get-reach.c): at load when its function is
+ * reached from init_module by direct calls, else when called through a pointer.
+ *
  * Every byte read from the file is bounds-checked; the walk is bounded per call site
  * (SG_MAX_STEPS) and the whole analysis per module (SG_MODULE_BUDGET: walk steps and the
  * scans' symbols and relocations). The sites left when the module's budget is spent are
@@ -39,6 +42,7 @@
  * variant (78 KB .ko.xz) in ~0.3 s instead of 42 s.
  */
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +57,50 @@ static const struct sg_arch *const backends[] = {
 	&kp_sg_x86_64,	&kp_sg_i386,	&kp_sg_arm64, &kp_sg_arm,
 	&kp_sg_ppc64le, &kp_sg_riscv64, &kp_sg_s390x, &kp_sg_mips64el,
 };
+
+const char *kp_symget_when_name(enum kp_symget_when w)
+{
+	switch (w) {
+	case KP_SYMGET_AT_LOAD:
+		return "load";
+	case KP_SYMGET_WHEN_CALLED:
+		return "called";
+	case KP_SYMGET_WHEN_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+char *kp_symget_when_text(enum kp_symget_when w, const char *path, const char *function)
+{
+	char *s = NULL, *p;
+	int n;
+
+	switch (w) {
+	case KP_SYMGET_AT_LOAD:
+		if (!path)
+			return strdup("at load (in .init.text)");
+		/* "a b c" -> "a -> b -> c" */
+		s = malloc(sizeof("at load ()") + 4 * strlen(path));
+		if (!s)
+			return NULL;
+		p = s + sprintf(s, "at load (");
+		for (; *path; path++)
+			p = *path == ' ' ? stpcpy(p, " -> ") : (*p = *path, p + 1);
+		strcpy(p, ")");
+		return s;
+	case KP_SYMGET_WHEN_CALLED:
+		n = function ? asprintf(&s,
+					"when called (from %s, not reached from init by "
+					"direct calls)",
+					function)
+			     : asprintf(&s, "when called (not reached from init by direct calls)");
+		return n < 0 ? NULL : s;
+	case KP_SYMGET_WHEN_UNKNOWN:
+		break;
+	}
+	return strdup("when it runs (not determined: no call graph of its code)");
+}
 
 static const struct sg_arch *arch_for(const struct kp_elf *e)
 {
@@ -353,6 +401,8 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 				goto out;
 		}
 	}
+	if (c.arch && get_idx && sg_reach(&c, 0, err) < 0)
+		goto out;
 	ret = 0;
 out:
 	ctx_free(&c);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules.h"
@@ -61,6 +62,27 @@ static void dynamic_sites(struct kp_verdict *v, const struct kp_module *m)
 			   n);
 }
 
+/* Earlier first: a site at load runs before one whose time is unknown, before one called later. */
+static int when_rank(enum kp_symget_when w)
+{
+	return w == KP_SYMGET_AT_LOAD ? 0 : w == KP_SYMGET_WHEN_UNKNOWN ? 1 : 2;
+}
+
+/* Of @m's sites calling @sym (from the @i-th on), the one that runs first. */
+static const struct kp_symget *first_site(const struct kp_module *m, size_t i, const char *sym)
+{
+	const struct kp_symget *best = &m->symget[i];
+
+	for (size_t j = i + 1; j < m->nsymget; j++) {
+		const struct kp_symget *s = &m->symget[j];
+
+		if (s->symbol && !strcmp(s->symbol, sym) &&
+		    when_rank(s->when) < when_rank(best->when))
+			best = s;
+	}
+	return best;
+}
+
 /* __symbol_get(): v6.6+ and stable 4.14.326…6.5.2 (9011e49d54dc) require a GPL-only export. */
 int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 {
@@ -78,10 +100,11 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 			   m->nsymget_unanalysed);
 
 	for (size_t i = 0; i < m->nsymget; i++) {
-		const struct kp_symget *s = &m->symget[i];
+		const struct kp_symget *s = &m->symget[i], *site;
 		struct kp_symget_result *r;
 		struct kp_found fs;
 		bool dup = false;
+		char *when;
 
 		if (!s->symbol)
 			continue;
@@ -98,12 +121,21 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 			return -1;
 		r->symbol = s->symbol;
 		r->method_heuristic = s->method == KP_SYMGET_HEURISTIC;
+		site = first_site(m, i, s->symbol);
+		r->when = site->when;
+		r->path = site->path;
+		r->function = site->function;
+		when = kp_symget_when_text(r->when, r->path, r->function);
+		if (!when)
+			return -1;
 		if (!kp_find_symbol(c, s->symbol, true, &fs)) {
 			r->ok = false;
 			r->reason = not_found_reason(c, s->symbol);
 			kp_finding(v, "symbol-get-not-found", KP_SEV_WARNING,
 				   KP_CONS_FEATURE_MISSING, s->symbol,
-				   "symbol_get(%s) returns NULL: %s", s->symbol, r->reason);
+				   "symbol_get(%s) returns NULL: %s; it runs %s", s->symbol,
+				   r->reason, when);
+			free(when);
 			continue;
 		}
 		r->owner = fs.owner_name ? fs.owner_name : "vmlinux";
@@ -111,19 +143,25 @@ int kp_rule_symbol_get(struct kp_sim_ctx *c, struct kp_verdict *v)
 		if (c->p->has[KP_F_SYMBOL_GET_GPL] && (!fs.gpl_only || fs.gpl_future)) {
 			r->ok = false;
 			r->reason = "not an EXPORT_SYMBOL_GPL export";
-			/* symbol_request() asks modprobe for "symbol:x" and tries again: twice. */
-			for (int t = 0; t < (s->request ? 2 : 1); t++)
-				kp_vmsg(v, "failing symbol_get of non-GPLONLY symbol %s.",
-					s->symbol);
+			r->kernel_logs = true;
+			/*
+			 * Logged when the call runs: at load only for a site reached from init.
+			 * symbol_request() asks modprobe for "symbol:x" and tries again: twice.
+			 */
+			for (int t = 0;
+			     r->when != KP_SYMGET_WHEN_CALLED && t < (site->request ? 2 : 1); t++)
+				kp_vmsg(v, KP_SYMGET_FAIL_FMT, s->symbol);
 			kp_finding(
 				v, "symbol-get-non-gpl", KP_SEV_WARNING, KP_CONS_FEATURE_MISSING,
 				s->symbol,
 				"symbol_get(%s) returns NULL: %s exports it with "
 				"EXPORT_SYMBOL, not EXPORT_SYMBOL_GPL (2023 rule); the kernel logs "
-				"\"failing symbol_get of non-GPLONLY symbol %s.\"",
-				s->symbol, r->owner, s->symbol);
+				"\"" KP_SYMGET_FAIL_FMT "\" %s",
+				s->symbol, r->owner, s->symbol, when);
+			free(when);
 			continue;
 		}
+		free(when);
 		r->ok = true;
 		r->reason =
 			fs.gpl_only ? "EXPORT_SYMBOL_GPL export" : "exported (rule not in force)";
