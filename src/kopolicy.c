@@ -13,6 +13,7 @@
 #include "cache/run-cache.h"
 #include "cache/trusted-dir.h"
 #include "cli.h"
+#include "cache/base-cache.h"
 #include "cache/facts-cache.h"
 
 static const struct {
@@ -228,6 +229,26 @@ struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli)
 	return cc->cache;
 }
 
+struct kp_base_cache *kp_cli_base_cache(const struct kp_cli *cli)
+{
+	struct kp_cli_cache *cc = cli->cache;
+	char dir[4096], root[4096];
+	int r;
+
+	if (!cc || cli->no_cache)
+		return NULL;
+	if (cc->base_tried)
+		return cc->base;
+	cc->base_tried = true;
+	/* the facts cache's root: the system's for the hook when it can be used */
+	r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, sizeof(dir));
+	if (r == 0 && !(cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0)))
+		r = kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir));
+	if (r == 0 && cache_root(dir, root, sizeof(root)) == 0 && cache_usable(cc, root))
+		cc->base = kp_base_cache_new(root);
+	return cc->base;
+}
+
 /* The edit distance of @a and @b (insertions, deletions, substitutions), at most 32. */
 static size_t edit_distance(const char *a, const char *b)
 {
@@ -386,7 +407,18 @@ int main(int argc, char **argv)
 				(unsigned long long)n.misses, (unsigned long long)n.stored,
 				(unsigned long long)n.rejected);
 		}
+		if (cache.base && stats) {
+			struct kp_base_counts n;
+
+			kp_base_cache_counts(cache.base, &n);
+			fprintf(stderr,
+				"kopolicy: base cache: %llu hits, %llu misses, %llu stored, %llu "
+				"refused\n",
+				(unsigned long long)n.hits, (unsigned long long)n.misses,
+				(unsigned long long)n.stored, (unsigned long long)n.rejected);
+		}
 		kp_facts_cache_free(cache.cache);
+		kp_base_cache_free(cache.base);
 		return rc;
 	}
 	kp_cli_error(NULL, "unknown command '%s'", argv[optind]);

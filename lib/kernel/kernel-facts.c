@@ -337,11 +337,20 @@ int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 
 	memset(f, 0, sizeof(*f));
 	memset(&c, 0, sizeof(c));
-	if (o->config_path && kp_kconfig_load(&c, o->config_path, err) < 0) {
+	if (o->config_path && kp_kconfig_load_cached(&c, o->config_path, o->base_cache, err) < 0) {
 		kp_kconfig_release(&c);
 		return -1;
 	}
 	r = build(f, o, base, &c, release, version, err);
+	if (c.damaged && *c.damaged) {
+		/* a lookup met a damaged base-cache table: everything again from the file */
+		kp_facts_release(f);
+		if (kp_kconfig_load(&c, o->config_path, err) < 0) {
+			kp_kconfig_release(&c);
+			return -1;
+		}
+		r = build(f, o, base, &c, release, version, err);
+	}
 	kp_kconfig_release(&c);
 	return r;
 }

@@ -18,6 +18,7 @@
 
 struct kp_keyring;
 struct kp_btf;
+struct kp_base_cache;
 
 /* What is known about the target kernel beyond its exports. */
 struct kp_kernel_facts {
@@ -86,6 +87,7 @@ struct kp_facts_opts {
 	const char *cmdline; /* kernel command line: module.sig_enforce=, module_blacklist=,
 				lockdown= */
 	unsigned init_flags; /* KP_INIT_IGNORE_*: the loads are forced (modprobe --force) */
+	struct kp_base_cache *base_cache; /* the config through the base cache; NULL: parsed */
 };
 
 void kp_facts_opts_init(struct kp_facts_opts *o);
