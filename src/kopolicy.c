@@ -209,22 +209,33 @@ static void usage(FILE *f)
 		   "input errors (any file that could not be read). See kopolicy(1).\n");
 }
 
+/*
+ * The facts directory (@dir, ROOT/facts-vN) and the cache root (@root) both caches use: the
+ * system's (/var/cache/kopolicy) for the hook when root may create it or it can be read,
+ * else the user's. 0, or -1 (off, none, refused by the trust test).
+ */
+static int pick_root(struct kp_cli_cache *cc, char dir[4096], char root[4096])
+{
+	int r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, 4096);
+
+	if (r == 0 && !(cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0)))
+		r = kp_facts_cache_dir(KP_CACHE_USER, dir, 4096);
+	if (r != 0 || cache_root(dir, root, 4096) < 0 || !cache_usable(cc, root))
+		return -1;
+	return 0;
+}
+
 struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli)
 {
 	struct kp_cli_cache *cc = cli->cache;
 	char dir[4096], root[4096];
-	int r;
 
 	if (!cc || cli->no_cache)
 		return NULL;
 	if (cc->tried)
 		return cc->cache;
 	cc->tried = true;
-	r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, sizeof(dir));
-	/* the system cache when root may create it or it can be read, else the user's */
-	if (r == 0 && !(cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0)))
-		r = kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir));
-	if (r == 0 && cache_root(dir, root, sizeof(root)) == 0 && cache_usable(cc, root))
+	if (pick_root(cc, dir, root) == 0)
 		cc->cache = kp_facts_cache_new(dir);
 	return cc->cache;
 }
@@ -232,19 +243,17 @@ struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli)
 struct kp_base_cache *kp_cli_base_cache(const struct kp_cli *cli)
 {
 	struct kp_cli_cache *cc = cli->cache;
+	const char *off = getenv("KOPOLICY_BASE_CACHE");
 	char dir[4096], root[4096];
-	int r;
 
 	if (!cc || cli->no_cache)
+		return NULL;
+	if (off && (!strcmp(off, "off") || !strcmp(off, "0") || !strcmp(off, "no")))
 		return NULL;
 	if (cc->base_tried)
 		return cc->base;
 	cc->base_tried = true;
-	/* the facts cache's root: the system's for the hook when it can be used */
-	r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, sizeof(dir));
-	if (r == 0 && !(cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0)))
-		r = kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir));
-	if (r == 0 && cache_root(dir, root, sizeof(root)) == 0 && cache_usable(cc, root))
+	if (pick_root(cc, dir, root) == 0)
 		cc->base = kp_base_cache_new(root);
 	return cc->base;
 }

@@ -209,13 +209,15 @@ static const char *string_at(const struct kp_bsymtab *t, uint32_t off)
 	return off < t->nstr ? t->str + off : NULL;
 }
 
-int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, struct kp_bsym *out)
+int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, bool checked, struct kp_bsym *out)
 {
 	const unsigned char *p;
 	uint32_t ns;
 
 	memset(out, 0, sizeof(*out));
-	p = record(t, i);
+	if (i >= t->nrec)
+		return -1;
+	p = checked ? t->recs + (size_t)i * REC_LEN : record(t, i);
 	if (!p)
 		return -1;
 	out->name = string_at(t, get32(p));

@@ -51,14 +51,22 @@ struct kp_bsymtab {
 
 /* Opens the table in @p (@len bytes): its header and region sizes checked. 0, or -1. */
 int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len);
-/* Record @i (< t->nrec) into @out, its strings pointing into the table. 0, or -1 (damaged). */
-int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, struct kp_bsym *out);
 /*
- * The first record of the @len-byte name @name (its index + 1), 0 when none, -1 when the
- * index is damaged. Follow with kp_bsymtab_next().
+ * Record @i (< t->nrec) into @out, its strings pointing into the table. 0, or -1 (damaged).
+ * @checked: kp_bsymtab_find() or kp_bsymtab_next() returned it, which checked its CRC (the
+ * offsets are still bounds-checked).
+ */
+int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, bool checked, struct kp_bsym *out);
+/*
+ * The first record of the @len-byte name @name (its index + 1; that record and every one
+ * compared on the way checked), 0 when none, -1 when the index is damaged. Follow with
+ * kp_bsymtab_next().
  */
 int64_t kp_bsymtab_find(const struct kp_bsymtab *t, const char *name, size_t len);
-/* The next record of the same name after record @i (index + 1), 0 at the end, -1 damaged. */
+/*
+ * The next record of the same name after record @i (index + 1; record @i is checked, the one
+ * returned by the next call), 0 at the end, -1 damaged.
+ */
 int64_t kp_bsymtab_next(const struct kp_bsymtab *t, uint32_t i);
 
 #endif

@@ -132,7 +132,7 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 	}
 	/* checked whole before anything is added: a damaged table adds nothing */
 	for (size_t i = 0; i < nsel && r == 0; i++)
-		if (kp_bsymtab_get(t, sel[i], &recs[i]) < 0 ||
+		if (kp_bsymtab_get(t, sel[i], wanted != NULL, &recs[i]) < 0 ||
 		    recs[i].table > KP_KSYMTAB_UNUSED_GPL)
 			r = 1;
 	if (r == 0 && (nsel || !wanted)) {
