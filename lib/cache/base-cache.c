@@ -169,6 +169,7 @@ static int sha256(const unsigned char *p, size_t len, unsigned char out[32])
 int kp_base_key_make(struct kp_base_key *k, const char *kind, struct kp_base_input *const *in,
 		     size_t n, size_t max, struct kp_err *err)
 {
+	const uint32_t head[2] = { KP_BASE_CACHE_FORMAT, build_tag() };
 	uint64_t h1, h2;
 
 	memset(k, 0, sizeof(*k));
@@ -196,7 +197,9 @@ int kp_base_key_make(struct kp_base_key *k, const char *kind, struct kp_base_inp
 		if (in[i]->changed)
 			k->storable = false;
 	}
-	h1 = fnv64(0xcbf29ce484222325ull, k->material, sizeof(k->material));
+	/* the name also depends on the format and build: another build's entry is not in the way */
+	h1 = fnv64(0xcbf29ce484222325ull, (const unsigned char *)head, sizeof(head));
+	h1 = fnv64(h1, k->material, sizeof(k->material));
 	h2 = fnv64(0x84222325cbf29ce4ull ^ h1, k->material, sizeof(k->material));
 	memcpy(k->id, &h1, 8);
 	memcpy(k->id + 8, &h2, 8);
@@ -405,16 +408,24 @@ int kp_base_cache_put(struct kp_base_cache *c, const struct kp_base_key *k, cons
 	header(c, k, len, h);
 	entry_name(k, name, sizeof(name));
 	r = kp_write_all(fd, h, HEADER_LEN) < 0 || kp_write_all(fd, payload, len) < 0 ? -1 : 0;
-	if (r == 0 && tmp[0]) {
-		/* renameat2(RENAME_NOREPLACE) is not everywhere: link, then unlink */
-		r = linkat(dfd, tmp, dfd, name, 0);
-	} else if (r == 0) {
+	if (r == 0 && !tmp[0]) {
+		/* the unnamed file gets a temporary name, then replaces the entry in one rename */
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		snprintf(tmp, sizeof(tmp), ".tmp-%ld-%ld", (long)getpid(), now.tv_nsec);
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		r = linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW);
+		r = linkat(AT_FDCWD, proc, dfd, tmp, AT_SYMLINK_FOLLOW);
+		if (r < 0)
+			tmp[0] = '\0';
 	}
-	if (r < 0 && errno == EEXIST)
-		r = 0; /* another run stored the same key first: same bytes */
-	if (tmp[0])
+	/*
+	 * Replaces what is there: a damaged or refused entry of this key (another run storing the
+	 * same key writes the same bytes). A reader that mapped the old file keeps it.
+	 */
+	if (r == 0)
+		r = renameat(dfd, tmp, dfd, name);
+	if (r < 0 && tmp[0])
 		unlinkat(dfd, tmp, 0);
 	close(fd);
 	if (r < 0)

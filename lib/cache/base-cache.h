@@ -17,8 +17,8 @@
  *     trusted by its state, and an entry always describes the bytes of its key.
  *
  * Entries are files DIR/<key>.base (DIR: the cache root's base-v<FORMAT>/), written whole
- * through an unnamed file and linked into place, so concurrent runs (udev loads modules
- * from several threads at boot) see a whole entry or none, and take no lock. An entry is
+ * and renamed into place (replacing a damaged or refused one), so concurrent runs (udev
+ * loads modules from several threads at boot) see a whole entry or none, and take no lock. An entry is
  * used only when the directory passes the trust test (trusted-dir.h), the file is
  * regular, owned by the effective user or root and not writable by others, and its
  * header (magic, format, build, the whole key, length) and the header's CRC-32 match;
