@@ -70,6 +70,7 @@ int kp_base_input_open(struct kp_base_input *in, const char *path, struct kp_err
 	if (in->fd < 0)
 		return -1;
 	cls = kp_fs_class_of_fd(in->fd);
+	in->fs_class = cls;
 	in->trusted = cls >= 0 && kp_state_trusted(&in->st, (enum kp_fs_class)cls, geteuid()) &&
 		      settled(&in->st);
 	return 0;
@@ -139,6 +140,14 @@ int kp_base_input_read(struct kp_base_input *in, size_t max, struct kp_err *err)
 	return 0;
 }
 
+int kp_base_input_vouch(struct kp_base_input *in, const char *id)
+{
+	if (strlen(id) >= sizeof(in->identity) || in->fs_class != KP_FS_KERNEL || !*id)
+		return -1;
+	snprintf(in->identity, sizeof(in->identity), "%s", id);
+	return 0;
+}
+
 void kp_base_input_close(struct kp_base_input *in)
 {
 	if (in->fd >= 0)
@@ -181,7 +190,14 @@ int kp_base_key_make(struct kp_base_key *k, const char *kind, struct kp_base_inp
 		unsigned char *m = k->material + 16 + 80 * i;
 		uint64_t v[10] = { 0 };
 
-		if (in[i]->trusted) {
+		if (in[i]->identity[0]) {
+			v[0] = 3; /* by the caller's identity, with size, device and inode */
+			v[1] = (uint64_t)in[i]->st.st_size;
+			v[2] = (uint64_t)in[i]->st.st_dev;
+			v[3] = (uint64_t)in[i]->st.st_ino;
+			memcpy(m, v, 32);
+			memcpy(m + 32, in[i]->identity, strnlen(in[i]->identity, 47));
+		} else if (in[i]->trusted) {
 			v[0] = 1; /* by state */
 			kp_file_state(&in[i]->st, v + 1);
 			memcpy(m, v, sizeof(v));
@@ -301,8 +317,7 @@ int kp_base_cache_get(struct kp_base_cache *c, const struct kp_base_key *k, stru
 		__atomic_add_fetch(&c->n.rejected, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
-	/* populated at once: one system call instead of a fault per page */
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return 0;

@@ -52,6 +52,12 @@ struct kp_base_input {
 	bool changed;	    /* its state moved while it was read: a derivation is not stored */
 	unsigned char *raw; /* its bytes as on disk (NULL until read) */
 	size_t len;
+	int fs_class;	     /* enum kp_fs_class of what was opened, -1 unknown */
+	/*
+	 * Set by the caller (kp_base_input_vouch()): the input is known by this identity and
+	 * its state, not by its state alone nor its bytes.
+	 */
+	char identity[64];
 };
 
 /*
@@ -66,6 +72,14 @@ int kp_base_input_open(struct kp_base_input *in, const char *path, struct kp_err
  */
 int kp_base_input_read(struct kp_base_input *in, size_t max, struct kp_err *err);
 void kp_base_input_close(struct kp_base_input *in);
+/*
+ * The caller knows what names the input's bytes: @id (at most 63 bytes), with its size,
+ * device and inode. For a file of the running kernel (procfs/sysfs, KP_FS_KERNEL) whose
+ * bytes cannot change while the kernel runs, @id is the boot's id (/proc/sys/kernel/random/
+ * boot_id, itself read from procfs): no read, no hash. 0, or -1 (@id too long, or the input
+ * is not on a kernel file system).
+ */
+int kp_base_input_vouch(struct kp_base_input *in, const char *id);
 
 /* The key of a derivation: what it depends on, compared whole when an entry is found. */
 #define KP_BASE_MAX_INPUTS 4

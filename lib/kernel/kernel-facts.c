@@ -359,6 +359,7 @@ void kp_facts_release(struct kp_kernel_facts *f)
 {
 	if (f->vmlinux_btf)
 		kp_btf_release(f->vmlinux_btf);
+	kp_base_map_release(&f->vmlinux_btf_map);
 	kp_arena_release(&f->arena);
 	memset(f, 0, sizeof(*f));
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cache/base-cache.h"
 #include "kernel-base.h"
 #include "sig-keys.h"
 #include "sim/profile.h"
@@ -39,6 +40,7 @@ struct kp_kernel_facts {
 	/* The kernel's BTF, parsed (kp_btf_parse_base()) when btf_modules; NULL: not known. */
 	struct kp_btf *vmlinux_btf;
 	const char *vmlinux_btf_source; /* where it came from, for reports */
+	struct kp_base_map vmlinux_btf_map; /* its types index from the base cache, or empty */
 	const char *beyond_modelled; /* the kernel is newer than kopolicy models: why, or NULL */
 	bool signatures_trusted;     /* a present signature is assumed to verify */
 	const struct kp_keyring *keys; /* the kernel's trusted keys (sig-keys.h); NULL: none */
