@@ -6,7 +6,8 @@
  * to a set of names; every config symbol), a changed input misses, an input whose state is
  * not trusted is known by its bytes (a rewrite that keeps size and times misses), and a
  * damaged or foreign entry never changes an answer: every byte of the entries is flipped in
- * turn. Real inputs: fixtures/ko/6.12's Module.symvers.gz (26,772 exports) and config.gz.
+ * turn. Real inputs: fixtures/ko/6.12's Module.symvers.gz (26,772 exports), config.gz and
+ * the kernel's vmlinux BTF (btf/vmlinux.btf.xz: the types index kept, compared whole).
  * Runs as any user: the cache and inputs are the test's own, in a fresh directory of /tmp.
  */
 #include <errno.h>
@@ -21,6 +22,9 @@
 #include "cache/base-cache.h"
 #include "kernel/kernel-base-cached.h"
 #include "kernel/kernel-config.h"
+#include "kernel/vmlinux-btf-cached.h"
+#include "kernel/vmlinux-btf.h"
+#include "read/btf.h"
 #include "tap.h"
 
 static char top[64];
@@ -403,10 +407,101 @@ static void test_kconfig(struct tap *t, const char *root, const char *cfg)
 	kp_kconfig_release(&want);
 }
 
+
+/* Facts of the 6.12 fixtures' kernel (its config: DEBUG_INFO_BTF_MODULES), without BTF yet. */
+static int btf_facts(struct kp_kernel_facts *f, const char *cfg)
+{
+	struct kp_facts_opts o;
+	struct kp_err err = { 0 };
+
+	kp_facts_opts_init(&o);
+	o.config_path = cfg;
+	o.release = "6.12.118+deb12-amd64";
+	if (kp_facts_build(f, &o, NULL, &err) < 0 || !f->btf_modules) {
+		printf("# %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static bool same_btf(const struct kp_btf *a, const struct kp_btf *b)
+{
+	return a && b && a->size == b->size && a->nr_types == b->nr_types && a->swap == b->swap &&
+	       a->hdr_len == b->hdr_len && a->type_off == b->type_off &&
+	       a->type_len == b->type_len && a->str_off == b->str_off && a->str_len == b->str_len &&
+	       a->strings - (const char *)a->data == b->strings - (const char *)b->data &&
+	       !memcmp(a->types, b->types, (size_t)a->nr_types * 4);
+}
+
+static void test_btf(struct tap *t, const char *root, const char *cfg, const char *btf)
+{
+	struct kp_kernel_facts want = { 0 }, got = { 0 };
+	struct kp_vmlinux_btf data = { 0 };
+	struct kp_err err = { 0 };
+	struct kp_base_counts n;
+	struct kp_base_cache *c;
+	char entry[512];
+	struct stat st;
+	int wrong = 0, detected = 0;
+
+	if (kp_vmlinux_btf_read(btf, &data, &err) < 0 || btf_facts(&want, cfg) < 0 ||
+	    kp_facts_vmlinux_btf(&want, data.data, data.len, btf, NULL) < 0 || !want.vmlinux_btf) {
+		tap_ok(t, 0, "the 6.12 vmlinux BTF parses (%s)", err.msg);
+		return;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		c = kp_base_cache_new(root);
+		btf_facts(&got, cfg);
+		kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
+		kp_base_cache_counts(c, &n);
+		tap_ok(t, same_btf(got.vmlinux_btf, want.vmlinux_btf) &&
+				  (pass ? n.hits == 1 : n.misses == 1 && n.stored == 1),
+		       "vmlinux BTF (%u types) through the cache, %s: the same index as parsing",
+		       want.vmlinux_btf->nr_types, pass ? "hit" : "miss, stored");
+		tap_ok(t, pass == 0 || got.vmlinux_btf->types != want.vmlinux_btf->types,
+		       "... %s", pass ? "the index from the entry, not parsed" : "parsed");
+		kp_facts_release(&got);
+		kp_base_cache_free(c);
+	}
+	if (only_entry(root, entry, sizeof(entry)) && stat(entry, &st) == 0) {
+		for (off_t off = 0; off < st.st_size; off += off < 512 ? 7 : st.st_size / 64 + 1) {
+			if (flip(entry, off) < 0)
+				break;
+			c = kp_base_cache_new(root);
+			btf_facts(&got, cfg);
+			kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
+			kp_base_cache_counts(c, &n);
+			wrong += !same_btf(got.vmlinux_btf, want.vmlinux_btf);
+			detected += n.hits == 0;
+			kp_facts_release(&got);
+			kp_base_cache_free(c);
+			if (n.hits)
+				flip(entry, off);
+			else if (!only_entry(root, entry, sizeof(entry)))
+				break;
+		}
+		tap_is_int(t, wrong, 0, "damaged BTF index entry: wrong indexes");
+		tap_ok(t, detected > 10, "damage detected (%d times)", detected);
+	}
+	/* a BTF file whose state is not trusted: parsed every time, never stored */
+	chmod(btf, 0664);
+	c = kp_base_cache_new(root);
+	btf_facts(&got, cfg);
+	kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
+	kp_base_cache_counts(c, &n);
+	tap_ok(t, same_btf(got.vmlinux_btf, want.vmlinux_btf) && n.hits == 0 && n.stored == 0,
+	       "group-writable BTF file: parsed, not cached");
+	kp_facts_release(&got);
+	kp_base_cache_free(c);
+	chmod(btf, 0644);
+	kp_facts_release(&want);
+	kp_vmlinux_btf_release(&data);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
-	char root[256], root2[256], root3[256], sv[256], cfg[256];
+	char root[256], root2[256], root3[256], root4[256], sv[256], cfg[256], btf[256];
 
 	snprintf(top, sizeof(top), "/tmp/kp-base-XXXXXX");
 	if (!mkdtemp(top) || chmod(top, 0755) < 0)
@@ -414,10 +509,13 @@ int main(void)
 	at(root, sizeof(root), "cache");
 	at(root2, sizeof(root2), "cache2");
 	at(root3, sizeof(root3), "cache3");
+	at(root4, sizeof(root4), "cache4");
+	at(btf, sizeof(btf), "vmlinux.btf.xz");
 	at(sv, sizeof(sv), "Module.symvers.gz");
 	at(cfg, sizeof(cfg), "config.gz");
 	if (copy_file(tap_srcpath("fixtures/ko/6.12/Module.symvers.gz"), sv) < 0 ||
-	    copy_file(tap_srcpath("fixtures/ko/6.12/config.gz"), cfg) < 0) {
+	    copy_file(tap_srcpath("fixtures/ko/6.12/config.gz"), cfg) < 0 ||
+	    copy_file(tap_srcpath("fixtures/ko/6.12/btf/vmlinux.btf.xz"), btf) < 0) {
 		printf("Bail out! cannot copy the 6.12 fixtures\n");
 		return 1;
 	}
@@ -426,6 +524,7 @@ int main(void)
 	test_symvers(&t, root, sv);
 	test_kconfig(&t, root2, cfg);
 	test_inputs(&t, root3);
+	test_btf(&t, root4, cfg, btf);
 	{
 		uint64_t removed = 0;
 		struct kp_err err = { 0 };
