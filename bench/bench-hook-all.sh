@@ -24,7 +24,10 @@
 # ratio of the hook's percentile to modprobe's, the distribution of the per-module ratio
 # hook/modprobe (wall), how many hook runs exited 2 (undecided) and the slowest modules, with
 # the load average before and after. KOPOLICY_BASE_CACHE=off (or KOPOLICY_CACHE=off) in the
-# environment times the hook without the base cache (or without both caches).
+# environment times the hook without the base cache (or without both caches). BENCH_BTF=FILE:
+# the kernel's raw BTF (e.g. objcopy -O binary --only-section=.BTF of the headers' vmlinux)
+# as the root's sys/kernel/btf/vmlinux, as on a running Debian kernel (DEBUG_INFO_BTF_MODULES:
+# the hook then checks each module's .BTF against it).
 set -euo pipefail
 
 usage() { echo "usage: bench-hook-all.sh KOPOLICY_BIN TREE_ROOT [CONCURRENCY] [LIMIT]" >&2; exit 2; }
@@ -59,6 +62,10 @@ echo N > "$root/sys/module/module/parameters/sig_enforce"
 echo 0 > "$root/proc/sys/kernel/tainted"
 echo "BOOT_IMAGE=/boot/vmlinuz-$rel root=/dev/vda1 ro quiet" > "$root/proc/cmdline"
 : > "$root/proc/modules"
+if [ -n "${BENCH_BTF:-}" ]; then
+	mkdir -p "$root/sys/kernel/btf"
+	cp "$BENCH_BTF" "$root/sys/kernel/btf/vmlinux"
+fi
 depmod -b "$root" "$rel"
 export KOPOLICY_CACHE_DIR=$root/cache
 # the inputs' states are trusted once a second old (lib/util/fs-trust.h, base-cache.h)
@@ -69,7 +76,8 @@ find -L "$md/kernel" -name '*.ko*' -type f | sort | sed 's@.*/@@; s@\.ko.*@@' |
 echo "tree: $tree ($rel), $(wc -l < "$root/modules.txt") modules (every ${every}th of the" \
 	"tree), scratch root $root"
 echo "$(nproc) CPUs, $(uname -r); kopolicy $("$kp" --version); concurrency $conc;" \
-	"KOPOLICY_BASE_CACHE=${KOPOLICY_BASE_CACHE:-} KOPOLICY_CACHE=${KOPOLICY_CACHE:-}"
+	"KOPOLICY_BASE_CACHE=${KOPOLICY_BASE_CACHE:-} KOPOLICY_CACHE=${KOPOLICY_CACHE:-}" \
+	"BENCH_BTF=${BENCH_BTF:-}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 python3 - "$kp" "$root" "$rel" "$conc" "$root/modules.txt" <<'PY'

@@ -138,7 +138,8 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 			    ? -1
 			    : kp_run_cache_prune(root, max / 4, &ru, &err);
 	else
-		r = kp_facts_cache_clear(dir, &u, &err) < 0 || kp_run_cache_clear(root, &ru, &err) < 0
+		r = kp_facts_cache_clear(dir, &u, &err) < 0 ||
+				    kp_run_cache_clear(root, &ru, &err) < 0
 			    ? -1
 			    : kp_base_cache_clear(root, &base_removed, &err);
 	if (r < 0) {

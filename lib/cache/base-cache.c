@@ -28,8 +28,8 @@
 #include "util/fs-trust.h"
 #include "util/io.h"
 
-#define MAGIC	   "KPBASE\r\n"
-#define HEADER_LEN 384
+#define MAGIC	    "KPBASE\r\n"
+#define HEADER_LEN  384
 #define TMP_MAX_AGE 3600 /* a temporary file older than this was left by a crash */
 
 struct kp_base_cache {
@@ -86,7 +86,7 @@ int kp_base_input_read(struct kp_base_input *in, size_t max, struct kp_err *err)
 		return 0;
 	/* to the end whatever the size says (procfs' config.gz says 0) */
 	cap = in->st.st_size > 0 && (uint64_t)in->st.st_size < max ? (size_t)in->st.st_size + 1
-								     : 65536;
+								   : 65536;
 	buf = malloc(cap);
 	if (!buf)
 		return kp_err_set(err, "out of memory");

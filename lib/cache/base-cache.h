@@ -18,15 +18,14 @@
  *
  * Entries are files DIR/<key>.base (DIR: the cache root's base-v<FORMAT>/), written whole
  * and renamed into place (replacing a damaged or refused one), so concurrent runs (udev
- * loads modules from several threads at boot) see a whole entry or none, and take no lock. An entry is
- * used only when the directory passes the trust test (trusted-dir.h), the file is
- * regular, owned by the effective user or root and not writable by others, and its
- * header (magic, format, build, the whole key, length) and the header's CRC-32 match;
- * anything else is a miss and the inputs are parsed as without the cache. The payload is
- * not checksummed whole (2 MB of CRC-32 would cost the hook a sixth of its time): each
- * table checks what a lookup touches (its index, each record it reads, base-symtab.h,
- * base-kvtab.h), and a damaged table is dropped (kp_base_cache_drop()) and parsed again.
- * A CRC is no authentication: the permissions are (see man kopolicy, CACHE TRUST).
+ * loads modules from several threads at boot) see a whole entry or none, and take no lock. An entry
+ * is used only when the directory passes the trust test (trusted-dir.h), the file is regular, owned
+ * by the effective user or root and not writable by others, and its header (magic, format, build,
+ * the whole key, length) and the header's CRC-32 match; anything else is a miss and the inputs are
+ * parsed as without the cache. The payload is not checksummed whole (2 MB of CRC-32 would cost the
+ * hook a sixth of its time): each table checks what a lookup touches (its index, each record it
+ * reads, base-symtab.h, base-kvtab.h), and a damaged table is dropped (kp_base_cache_drop()) and
+ * parsed again. A CRC is no authentication: the permissions are (see man kopolicy, CACHE TRUST).
  */
 #ifndef KP_BASE_CACHE_H
 #define KP_BASE_CACHE_H
@@ -52,7 +51,7 @@ struct kp_base_input {
 	bool changed;	    /* its state moved while it was read: a derivation is not stored */
 	unsigned char *raw; /* its bytes as on disk (NULL until read) */
 	size_t len;
-	int fs_class;	     /* enum kp_fs_class of what was opened, -1 unknown */
+	int fs_class; /* enum kp_fs_class of what was opened, -1 unknown */
 	/*
 	 * Set by the caller (kp_base_input_vouch()): the input is known by this identity and
 	 * its state, not by its state alone nor its bytes.

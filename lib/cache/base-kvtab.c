@@ -45,7 +45,8 @@ static bool pair_crc(const unsigned char *p, const char *str, size_t nstr, uint3
 
 static int by_name(const void *a, const void *b)
 {
-	const struct kp_kv *x = *(const struct kp_kv *const *)a, *y = *(const struct kp_kv *const *)b;
+	const struct kp_kv *x = *(const struct kp_kv *const *)a,
+			   *y = *(const struct kp_kv *const *)b;
 
 	return strcmp(x->name, y->name);
 }
@@ -64,8 +65,8 @@ static uint32_t put_string(struct out *o, const char *s)
 	return (uint32_t)off;
 }
 
-int kp_kvtab_encode(const struct kp_kv *pairs, size_t n, const struct kp_kv *attrs,
-		    size_t nattrs, unsigned char **out, size_t *len)
+int kp_kvtab_encode(const struct kp_kv *pairs, size_t n, const struct kp_kv *attrs, size_t nattrs,
+		    unsigned char **out, size_t *len)
 {
 	const struct kp_kv **sorted;
 	struct out o = { 0 };
@@ -76,7 +77,8 @@ int kp_kvtab_encode(const struct kp_kv *pairs, size_t n, const struct kp_kv *att
 	for (size_t i = 0; i < n; i++)
 		strbytes += strlen(pairs[i].name) + strlen(pairs[i].value) + 2;
 	for (size_t i = 0; i < nattrs; i++)
-		strbytes += strlen(attrs[i].name) + (attrs[i].value ? strlen(attrs[i].value) : 0) + 2;
+		strbytes +=
+			strlen(attrs[i].name) + (attrs[i].value ? strlen(attrs[i].value) : 0) + 2;
 	total = HEAD_LEN + (uint64_t)n * PAIR_LEN + (uint64_t)nattrs * ATTR_LEN + strbytes;
 	if (strbytes > UINT32_MAX - 1 || total > SIZE_MAX || n >= UINT32_MAX / PAIR_LEN ||
 	    nattrs >= 256)
@@ -123,8 +125,8 @@ int kp_kvtab_encode(const struct kp_kv *pairs, size_t n, const struct kp_kv *att
 		pair_crc(p, (const char *)o.buf + o.str, o.len - o.str, &crc);
 		put32(p + 12, crc);
 	}
-	put32(o.buf + 20, (uint32_t)crc32(0, o.buf + HEAD_LEN + n * PAIR_LEN,
-					  (uInt)(nattrs * ATTR_LEN)));
+	put32(o.buf + 20,
+	      (uint32_t)crc32(0, o.buf + HEAD_LEN + n * PAIR_LEN, (uInt)(nattrs * ATTR_LEN)));
 	free(sorted);
 	*out = o.buf;
 	*len = o.len;

@@ -33,8 +33,8 @@ struct kp_kv {
  * Encodes @n pairs (any order; names unique) and @nattrs attributes into a malloc'ed table
  * (*@out, *@len). 0, or -1 (memory, a repeated name).
  */
-int kp_kvtab_encode(const struct kp_kv *pairs, size_t n, const struct kp_kv *attrs,
-		    size_t nattrs, unsigned char **out, size_t *len);
+int kp_kvtab_encode(const struct kp_kv *pairs, size_t n, const struct kp_kv *attrs, size_t nattrs,
+		    unsigned char **out, size_t *len);
 
 struct kp_kvtab {
 	const unsigned char *pairs, *attrs;

@@ -189,8 +189,7 @@ int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
 	if (t->str[t->nstr - 1] != '\0')
 		return -1;
 	/* the index, whole (256 KiB for 27,000 exports): a damaged slot could hide a name */
-	return get32(b + 20) == (uint32_t)crc32(0, (const Bytef *)t->slots, t->nslots * 4) ? 0
-												 : -1;
+	return get32(b + 20) == (uint32_t)crc32(0, (const Bytef *)t->slots, t->nslots * 4) ? 0 : -1;
 }
 
 /* Record @i (index) when its CRC holds, else NULL. */

@@ -187,7 +187,8 @@ int kp_base_load_symvers_cached(struct kp_kernel_base *b, const char *path,
 	if (r == 1) {
 		kp_base_cache_note_miss(cache);
 		if (kp_base_input_read(&in, KP_CHAIN_MAX_SYMVERS, &why) == 0 &&
-		    encode(in.raw, in.len, &tab, &tlen) == 0 && kp_bsymtab_open(&t, tab, tlen) == 0) {
+		    encode(in.raw, in.len, &tab, &tlen) == 0 &&
+		    kp_bsymtab_open(&t, tab, tlen) == 0) {
 			key.storable = key.storable && !in.changed;
 			kp_base_cache_put(cache, &key, tab, tlen);
 			r = add_from(b, &t, wanted, err);

@@ -308,7 +308,8 @@ static int encode(const struct kp_kconfig *c, unsigned char **tab, size_t *len)
 
 		if (find(c, e->name) != e || e->line > UINT32_MAX)
 			continue; /* set again later: the last one wins */
-		kv[n++] = (struct kp_kv){ .name = e->name, .value = e->value,
+		kv[n++] = (struct kp_kv){ .name = e->name,
+					  .value = e->value,
 					  .line = (uint32_t)e->line };
 	}
 	r = kp_kvtab_encode(kv, n, attrs, KP_ARRAY_SIZE(attrs), tab, len);

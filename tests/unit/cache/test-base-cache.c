@@ -176,8 +176,9 @@ static void test_symvers(struct tap *t, const char *root, const char *sv)
 	       "miss: the same base as parsing%s%s", got ? "" : " (failed)", "");
 	tap_ok(t, n.misses == 1 && n.stored == 1 && n.hits == 0, "miss: 1 miss, 1 stored");
 	kp_base_free(got);
-	tap_ok(t, only_entry(root, entry, sizeof(entry)) && stat(entry, &st) == 0 &&
-			  (st.st_mode & 0777) == 0644,
+	tap_ok(t,
+	       only_entry(root, entry, sizeof(entry)) && stat(entry, &st) == 0 &&
+		       (st.st_mode & 0777) == 0644,
 	       "one entry, mode 0644");
 
 	got = cached(root, sv, NULL, &n);
@@ -222,8 +223,9 @@ static void test_symvers(struct tap *t, const char *root, const char *sv)
 	/* truncated: a miss, parsed, stored again */
 	if (truncate(entry, st.st_size / 2) == 0) {
 		got = cached(root, sv, NULL, &n);
-		tap_ok(t, got && same_base(got, want, why, sizeof(why)) && n.hits == 0 &&
-				  n.rejected == 1,
+		tap_ok(t,
+		       got && same_base(got, want, why, sizeof(why)) && n.hits == 0 &&
+			       n.rejected == 1,
 		       "truncated entry: refused, the same base");
 		kp_base_free(got);
 	}
@@ -232,8 +234,9 @@ static void test_symvers(struct tap *t, const char *root, const char *sv)
 	kp_base_free(cached(root, sv, NULL, &n));
 	if (only_entry(root, entry, sizeof(entry)) && chmod(entry, 0664) == 0) {
 		got = cached(root, sv, NULL, &n);
-		tap_ok(t, got && n.hits == 0 && n.rejected == 1 && same_base(got, want, why,
-									       sizeof(why)),
+		tap_ok(t,
+		       got && n.hits == 0 && n.rejected == 1 &&
+			       same_base(got, want, why, sizeof(why)),
 		       "group-writable entry: refused");
 		kp_base_free(got);
 		chmod(entry, 0644);
@@ -285,7 +288,8 @@ static void test_inputs(struct tap *t, const char *root)
 	got = cached(root, sv, NULL, &n);
 	tap_ok(t, got && want && same_base(got, want, why, sizeof(why)) && n.hits == 0,
 	       "untrusted input rewritten (same size and mtime): a miss, the new CRC");
-	tap_ok(t, got && kp_base_lookup(got, "foo") && kp_base_lookup(got, "foo")->crc == 0x33333333,
+	tap_ok(t,
+	       got && kp_base_lookup(got, "foo") && kp_base_lookup(got, "foo")->crc == 0x33333333,
 	       "foo's CRC is 0x33333333");
 	kp_base_free(got);
 	kp_base_free(want);
@@ -315,8 +319,9 @@ static void test_inputs(struct tap *t, const char *root)
 		struct kp_err err = { 0 };
 
 		kp_base_new(&b);
-		tap_ok(t, kp_base_load_symvers_cached(b, sv, c, NULL, &err) < 0 &&
-				  kp_err_errnum(&err) == ENOENT,
+		tap_ok(t,
+		       kp_base_load_symvers_cached(b, sv, c, NULL, &err) < 0 &&
+			       kp_err_errnum(&err) == ENOENT,
 		       "missing: ENOENT (%s)", err.msg);
 		kp_base_free(b);
 		kp_base_cache_free(c);
@@ -339,8 +344,9 @@ static int config_diffs(const struct kp_kconfig *want, const struct kp_kconfig *
 		if ((a == NULL) != (b == NULL) || (a && strcmp(a, b)))
 			d++;
 	}
-	if (kp_kconfig_get(got, "CONFIG_NOT_IN_ANY_KERNEL") || got->modversions != want->modversions ||
-	    got->module_sig != want->module_sig || (got->version == NULL) != (want->version == NULL) ||
+	if (kp_kconfig_get(got, "CONFIG_NOT_IN_ANY_KERNEL") ||
+	    got->modversions != want->modversions || got->module_sig != want->module_sig ||
+	    (got->version == NULL) != (want->version == NULL) ||
 	    (got->version && strcmp(got->version, want->version)) ||
 	    (got->arch && strcmp(got->arch, want->arch)))
 		d++;
@@ -407,7 +413,6 @@ static void test_kconfig(struct tap *t, const char *root, const char *cfg)
 	kp_kconfig_release(&want);
 }
 
-
 /* Facts of the 6.12 fixtures' kernel (its config: DEBUG_INFO_BTF_MODULES), without BTF yet. */
 static int btf_facts(struct kp_kernel_facts *f, const char *cfg)
 {
@@ -454,12 +459,13 @@ static void test_btf(struct tap *t, const char *root, const char *cfg, const cha
 		btf_facts(&got, cfg);
 		kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
 		kp_base_cache_counts(c, &n);
-		tap_ok(t, same_btf(got.vmlinux_btf, want.vmlinux_btf) &&
-				  (pass ? n.hits == 1 : n.misses == 1 && n.stored == 1),
+		tap_ok(t,
+		       same_btf(got.vmlinux_btf, want.vmlinux_btf) &&
+			       (pass ? n.hits == 1 : n.misses == 1 && n.stored == 1),
 		       "vmlinux BTF (%u types) through the cache, %s: the same index as parsing",
 		       want.vmlinux_btf->nr_types, pass ? "hit" : "miss, stored");
-		tap_ok(t, pass == 0 || got.vmlinux_btf->types != want.vmlinux_btf->types,
-		       "... %s", pass ? "the index from the entry, not parsed" : "parsed");
+		tap_ok(t, pass == 0 || got.vmlinux_btf->types != want.vmlinux_btf->types, "... %s",
+		       pass ? "the index from the entry, not parsed" : "parsed");
 		kp_facts_release(&got);
 		kp_base_cache_free(c);
 	}
@@ -533,8 +539,9 @@ int main(void)
 		int r = kp_base_cache_clear(root3, &removed, &err);
 		struct stat st;
 
-		tap_ok(&t, r == 0 && removed >= 2 && stat(root3, &st) == 0 &&
-				   stat(strcat(root3, "/" KP_BASE_CACHE_DIR), &st) < 0,
+		tap_ok(&t,
+		       r == 0 && removed >= 2 && stat(root3, &st) == 0 &&
+			       stat(strcat(root3, "/" KP_BASE_CACHE_DIR), &st) < 0,
 		       "clear removes the entries (%llu) and their directory",
 		       (unsigned long long)removed);
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
