@@ -28,6 +28,18 @@ static int encode(const unsigned char *raw, size_t len, unsigned char **tab, siz
 	size_t n;
 	int r = -1;
 
+	/*
+	 * kp_bytes_lines() (the hook's filtered read) refuses a line of 256 KiB or more in a
+	 * plain file: such a file is left to it, with its message.
+	 */
+	if (kp_detect_compression(raw, len) == KP_COMP_NONE)
+		for (const unsigned char *p = raw, *end = raw + len, *nl; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if ((size_t)((nl ? nl : end) - p) >= ((size_t)256 << 10) - 1)
+				return -1;
+			if (!nl)
+				break;
+		}
 	if (kp_bytes_from_text_buffer(raw, len, KP_CHAIN_MAX_SYMVERS, &text, &why) < 0)
 		return -1;
 	if (kp_base_new(&full) < 0 ||

@@ -311,6 +311,35 @@ static void test_inputs(struct tap *t, const char *root)
 		kp_base_free(b);
 		kp_base_cache_free(c);
 	}
+	/* a line of 256 KiB or more: the hook's line reader refuses it, so does the cached load */
+	{
+		struct kp_base_cache *c = kp_base_cache_new(root);
+		struct kp_kernel_base *b = NULL, *p = NULL;
+		struct kp_err e1 = { 0 }, e2 = { 0 };
+		struct kp_symset w = { 0 };
+		size_t big = (size_t)300 << 10;
+		char *line = malloc(big + 64);
+		int r1 = -1, r2 = 0;
+
+		if (line) {
+			memset(line, 'a', big);
+			snprintf(line + big, 64, "\tvmlinux\tEXPORT_SYMBOL\t\n");
+			memcpy(line, "0x1\t", 4);
+			write_file(sv, line);
+			kp_symset_add(&w, "foo");
+			kp_base_new(&b);
+			kp_base_new(&p);
+			r1 = kp_chain_load_exports(p, sv, false, &w, &e1);
+			r2 = kp_base_load_symvers_cached(b, sv, c, &w, &e2);
+		}
+		tap_ok(t, r1 < 0 && r2 < 0 && !strcmp(e1.msg, e2.msg),
+		       "a 300 KiB line: the same refusal with and without the cache (%s)", e2.msg);
+		free(line);
+		kp_symset_free(&w);
+		kp_base_free(b);
+		kp_base_free(p);
+		kp_base_cache_free(c);
+	}
 	/* missing: the plain loader's ENOENT */
 	at(sv, sizeof(sv), "absent.symvers");
 	{
