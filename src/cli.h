@@ -23,6 +23,8 @@ struct kp_cli_cache {
 	bool tried;
 	bool system; /* the hook: /var/cache/kopolicy when it can be used */
 	struct kp_facts_cache *cache;
+	bool base_tried;
+	struct kp_base_cache *base; /* the base cache, beside the facts cache */
 	char refused[4096]; /* a cache directory the trust test refused (said once), or "" */
 };
 
@@ -39,6 +41,8 @@ struct kp_cli {
 
 /* The run's facts cache, or NULL (--no-cache, KOPOLICY_CACHE=off, no directory, no memory). */
 struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli);
+/* The run's base cache (cache/base-cache.h) in the same cache root, or NULL as above. */
+struct kp_base_cache *kp_cli_base_cache(const struct kp_cli *cli);
 
 void kp_cli_error(const char *path, const char *fmt, ...) kp_printf_fmt(2, 3);
 /*

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/base-cache.h"
 #include "cache/run-cache.h"
 #include "cache/trusted-dir.h"
 #include "cli.h"
@@ -23,11 +24,14 @@ static void cache_usage(FILE *f)
 		"and explain runs with the inputs each read (every file's and directory's state,\n"
 		"every path found absent); a run with the same arguments, environment and\n"
 		"unchanged inputs replays it.\n"
+		"The base cache (base-v1): the kernel's Module.symvers and config as the hook\n"
+		"parsed them, found by each file's state (or SHA-256), used without parsing.\n"
 		"\n"
 		"  show             the directory, its entries, packs and disk use (the default)\n"
 		"  prune            remove the least recently used packs down to SIZE, and\n"
 		"                   results down to a quarter of SIZE\n"
-		"  clear            remove every pack and result, and the facts-v1 ...\n"
+		"  clear            remove every pack, result and kernel base (base-v1), and\n"
+		"                   the facts-v1 ...\n"
 		"                   directories older releases left (never read again)\n"
 		"      --system     the hook's cache, /var/cache/kopolicy, not the user's\n"
 		"      --max-size SIZE  prune down to SIZE (K, M, G suffixes; default\n"
@@ -70,6 +74,7 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	enum kp_cache_scope scope = KP_CACHE_USER;
 	struct kp_cache_usage u;
 	struct kp_run_usage ru;
+	uint64_t base_removed = 0;
 	struct kp_err err = { 0 };
 	const char *action = "show";
 	char dir[4096], root[4096], *slash;
@@ -133,8 +138,10 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 			    ? -1
 			    : kp_run_cache_prune(root, max / 4, &ru, &err);
 	else
-		r = kp_facts_cache_clear(dir, &u, &err) < 0 ? -1
-							    : kp_run_cache_clear(root, &ru, &err);
+		r = kp_facts_cache_clear(dir, &u, &err) < 0 ||
+				    kp_run_cache_clear(root, &ru, &err) < 0
+			    ? -1
+			    : kp_base_cache_clear(root, &base_removed, &err);
 	if (r < 0) {
 		kp_cli_error(NULL, "cache: %s", err.msg);
 		return KP_EXIT_ERROR;
@@ -148,7 +155,7 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 			printf("removed obsolete: %s (%" PRIu64 " files)\n", names, old);
 	}
 	if (strcmp(action, "show"))
-		printf("removed: %" PRIu64 " files\n", u.removed + ru.removed);
+		printf("removed: %" PRIu64 " files\n", u.removed + ru.removed + base_removed);
 	print_usage(dir, &u, &ru);
 	return KP_EXIT_OK;
 }

@@ -160,6 +160,11 @@ static struct kp_facts_cache *ctx_cache(void *data)
 	return kp_cli_facts_cache(data);
 }
 
+static struct kp_base_cache *ctx_base_cache(void *data)
+{
+	return kp_cli_base_cache(data);
+}
+
 static void ctx_log(void *data, const char *path, const char *msg)
 {
 	(void)data;
@@ -173,6 +178,7 @@ void kp_cli_ctx_init(struct kp_ctx *ctx, const struct kp_cli *cli, const struct 
 		.jobs = cli->jobs,
 		.full_modinfo = cli->full_modinfo,
 		.cache = ctx_cache,
+		.base_cache = ctx_base_cache,
 		.cache_data = (void *)cli,
 		.log = ctx_log,
 	};

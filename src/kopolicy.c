@@ -14,6 +14,7 @@
 #include "cache/sig-memo.h"
 #include "cache/trusted-dir.h"
 #include "cli.h"
+#include "cache/base-cache.h"
 #include "cache/facts-cache.h"
 
 static const struct {
@@ -209,24 +210,53 @@ static void usage(FILE *f)
 		   "input errors (any file that could not be read). See kopolicy(1).\n");
 }
 
+/*
+ * The facts directory (@dir, ROOT/facts-vN) and the cache root (@root) both caches use: the
+ * system's (/var/cache/kopolicy) for the hook when root may create it or it can be read,
+ * else the user's. 0, or -1 (off, none, refused by the trust test).
+ */
+static int pick_root(struct kp_cli_cache *cc, char dir[4096], char root[4096])
+{
+	int r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, 4096);
+
+	if (r == 0 && !(cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0)))
+		r = kp_facts_cache_dir(KP_CACHE_USER, dir, 4096);
+	if (r != 0 || cache_root(dir, root, 4096) < 0 || !cache_usable(cc, root))
+		return -1;
+	return 0;
+}
+
 struct kp_facts_cache *kp_cli_facts_cache(const struct kp_cli *cli)
 {
 	struct kp_cli_cache *cc = cli->cache;
 	char dir[4096], root[4096];
-	int r;
 
 	if (!cc || cli->no_cache)
 		return NULL;
 	if (cc->tried)
 		return cc->cache;
 	cc->tried = true;
-	r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, sizeof(dir));
-	/* the system cache when root may create it or it can be read, else the user's */
-	if (r == 0 && !(cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0)))
-		r = kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir));
-	if (r == 0 && cache_root(dir, root, sizeof(root)) == 0 && cache_usable(cc, root))
+	if (pick_root(cc, dir, root) == 0)
 		cc->cache = kp_facts_cache_new(dir);
 	return cc->cache;
+}
+
+struct kp_base_cache *kp_cli_base_cache(const struct kp_cli *cli)
+{
+	struct kp_cli_cache *cc = cli->cache;
+	const char *off = getenv("KOPOLICY_BASE_CACHE");
+	char dir[4096], root[4096];
+
+	if (!cc || cli->no_cache)
+		return NULL;
+	if (off && (!strcmp(off, "off") || !strcmp(off, "0") || !strcmp(off, "no")))
+		return NULL;
+	if (cc->base_tried)
+		return cc->base;
+	cc->base_tried = true;
+	if (pick_root(cc, dir, root) == 0)
+		cc->base = kp_base_cache_new(root);
+	return cc->base;
 }
 
 /* The edit distance of @a and @b (insertions, deletions, substitutions), at most 32. */
@@ -402,7 +432,18 @@ int main(int argc, char **argv)
 				(unsigned long long)n.rejected);
 			sig_stats(cache.cache);
 		}
+		if (cache.base && stats) {
+			struct kp_base_counts n;
+
+			kp_base_cache_counts(cache.base, &n);
+			fprintf(stderr,
+				"kopolicy: base cache: %llu hits, %llu misses, %llu stored, %llu "
+				"refused\n",
+				(unsigned long long)n.hits, (unsigned long long)n.misses,
+				(unsigned long long)n.stored, (unsigned long long)n.rejected);
+		}
 		kp_facts_cache_free(cache.cache);
+		kp_base_cache_free(cache.base);
 		return rc;
 	}
 	kp_cli_error(NULL, "unknown command '%s'", argv[optind]);

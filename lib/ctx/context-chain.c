@@ -15,6 +15,7 @@
 
 #include "context.h"
 #include "context-machine.h"
+#include "kernel/kernel-base-cached.h"
 #include "kernel/rootfs.h"
 #include "util/module-name.h"
 
@@ -43,6 +44,11 @@ static int collect_wanted(struct kp_ctx *c)
 	return 0;
 }
 
+static struct kp_base_cache *base_cache(const struct kp_ctx *c)
+{
+	return c->env.base_cache ? c->env.base_cache(c->env.cache_data) : NULL;
+}
+
 /* The kernel's exports: explicit --kernel files, else Module.symvers, else /proc/kallsyms. */
 static int load_exports(struct kp_ctx *c, struct kp_err *err)
 {
@@ -60,8 +66,8 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 		c->exports_from = c->o.kernels[0];
 		c->base_has_modules = st.nmodule > 0;
 	} else if (c->tree.symvers_path) {
-		if (kp_chain_load_exports(c->base, c->tree.symvers_path, false, &c->wanted, err) <
-		    0)
+		if (kp_base_load_symvers_cached(c->base, c->tree.symvers_path, base_cache(c),
+						&c->wanted, err) < 0)
 			return -1;
 		c->exports_from = c->tree.symvers_path;
 		c->base_has_modules = true;
@@ -304,6 +310,7 @@ static int build_facts(struct kp_ctx *c, struct kp_err *err)
 		o->lockdown = strcmp(c->run.lockdown, "none") ? 1 : 0;
 	if (!o->cmdline)
 		o->cmdline = c->run.cmdline;
+	o->base_cache = base_cache(c);
 	r = kp_facts_build(f, o, c->base, err);
 	if (o->config_path == procfg)
 		o->config_path = NULL;

@@ -15,6 +15,7 @@
 
 #include "file/inputs.h"
 #include "kernel/rootfs.h"
+#include "kernel/vmlinux-btf-cached.h"
 #include "cache/facts-cache.h"
 #include "cache/sig-memo.h"
 #include "util/parallel.h"
@@ -470,7 +471,11 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 			       ? kp_err_set(err, "out of memory")
 			       : 0;
 	}
-	r = kp_facts_vmlinux_btf(f, c->vmlinux_btf.data, c->vmlinux_btf.len, path, NULL);
+	/* the base cache in the lazy mode (the hook) only, as for its Module.symvers and config */
+	r = kp_facts_vmlinux_btf_cached(
+		f, c->vmlinux_btf.data, c->vmlinux_btf.len, path,
+		c->have_chain && c->env.base_cache ? c->env.base_cache(c->env.cache_data) : NULL,
+		c->o.root);
 	free(sys);
 	return r < 0 ? kp_err_set(err, "out of memory") : 0;
 }

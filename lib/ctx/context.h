@@ -42,6 +42,7 @@
 #include "util/util.h"
 
 struct kp_facts_cache;
+struct kp_base_cache;
 
 /* What names the target kernel: the command line's target options, as given. */
 struct kp_ctx_opts {
@@ -89,6 +90,11 @@ struct kp_ctx_env {
 	/* the facts cache, asked for when a module is about to be read; may be NULL */
 	struct kp_facts_cache *(*cache)(void *data);
 	void *cache_data;
+	/*
+	 * The base cache (cache/base-cache.h), for the kernel's Module.symvers and config; may
+	 * be NULL (parsed every run). Asked with cache_data. Used by the lazy mode (the hook).
+	 */
+	struct kp_base_cache *(*base_cache)(void *data);
 	/* a diagnostic that does not stop the load; @path may be NULL */
 	void (*log)(void *data, const char *path, const char *msg);
 	void *log_data;

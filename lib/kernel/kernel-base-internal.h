@@ -24,6 +24,14 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 /* The vmlinux entry @name for the loader to complete (CRCs found after the export). */
 struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name);
 
+/*
+ * How many more times the load that added entry @i (load order) saw its name and owner
+ * (counted in kp_base_stats().nduplicates), for the base cache (kernel-base-cached.c).
+ */
+uint32_t kp_base_repeats_at(const struct kp_kernel_base *b, size_t i);
+/* Counts @n duplicates of the current load that were not added one by one (a cached load). */
+void kp_base_note_duplicates(struct kp_kernel_base *b, size_t n);
+
 /* Prefixes @err's message with "@path: " (for errors of helpers that do not know it); -1. */
 int kp_base_err_prefix(struct kp_err *err, const char *path);
 

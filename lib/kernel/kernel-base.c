@@ -21,7 +21,8 @@ struct entry {
 	struct kp_ksym k;   /* first: callers get &entry->k */
 	struct entry *next; /* next entry of the same name */
 	uint32_t hash;
-	unsigned gen; /* load that added or last merged it */
+	unsigned gen;	  /* load that added or last merged it */
+	uint32_t repeats; /* the same name and owner seen again in the load that added it */
 };
 
 /* A hash slot keeps the hash and name beside the head: probing touches no entry. */
@@ -205,6 +206,8 @@ static int merge(struct kp_kernel_base *b, struct entry *e, const struct kp_ksym
 
 	if (e->gen == b->gen) {
 		b->nduplicates++;
+		if (e->repeats < UINT32_MAX)
+			e->repeats++;
 		return 0;
 	}
 	e->gen = b->gen;
@@ -406,6 +409,16 @@ const struct kp_ksym *kp_base_next_same_name(const struct kp_kernel_base *b,
 
 	(void)b;
 	return e->next ? &e->next->k : NULL;
+}
+
+uint32_t kp_base_repeats_at(const struct kp_kernel_base *b, size_t i)
+{
+	return i < b->n ? b->entries[i]->repeats : 0;
+}
+
+void kp_base_note_duplicates(struct kp_kernel_base *b, size_t n)
+{
+	b->nduplicates += n;
 }
 
 size_t kp_base_count(const struct kp_kernel_base *b)

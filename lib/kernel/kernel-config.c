@@ -6,6 +6,7 @@
  *   # any other comment (the header names the arch and version)
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel-config.h"
@@ -142,8 +143,26 @@ static const struct kp_kconfig_entry *find(const struct kp_kconfig *c, const cha
 
 const char *kp_kconfig_get(const struct kp_kconfig *c, const char *name)
 {
-	const struct kp_kconfig_entry *e = find(c, name);
+	const struct kp_kconfig_entry *e;
+	struct kp_kv kv;
+	char full[256];
 
+	if (c->map.data) {
+		if (strncmp(name, "CONFIG_", 7)) {
+			snprintf(full, sizeof(full), "CONFIG_%s", name);
+			name = full;
+		}
+		switch (kp_kvtab_find(&c->table, name, &kv)) {
+		case 1:
+			return kv.value;
+		case 0:
+			return NULL;
+		default:
+			*c->damaged = true; /* the caller parses again */
+			return NULL;
+		}
+	}
+	e = find(c, name);
 	return e ? e->value : NULL;
 }
 
@@ -262,8 +281,117 @@ int kp_kconfig_load(struct kp_kconfig *c, const char *path, struct kp_err *err)
 
 void kp_kconfig_release(struct kp_kconfig *c)
 {
+	if (c->cache && c->damaged && *c->damaged)
+		kp_base_cache_drop(c->cache, &c->key); /* parsed and stored again next time */
+	kp_base_map_release(&c->map);
 	free(c->entries);
 	kp_symbol_index_free(&c->index);
 	kp_arena_release(&c->arena);
 	memset(c, 0, sizeof(*c));
+}
+
+/* ------------------------------------------------------------------ through the base cache */
+
+/* The table of the parsed @c: each symbol's last assignment, the header's arch and version. */
+static int encode(const struct kp_kconfig *c, unsigned char **tab, size_t *len)
+{
+	const struct kp_kv attrs[] = { { .name = "arch", .value = c->arch },
+				       { .name = "version", .value = c->version } };
+	struct kp_kv *kv = malloc((c->nentries ? c->nentries : 1) * sizeof(*kv));
+	size_t n = 0;
+	int r;
+
+	if (!kv)
+		return -1;
+	for (size_t i = 0; i < c->nentries; i++) {
+		const struct kp_kconfig_entry *e = &c->entries[i];
+
+		if (find(c, e->name) != e || e->line > UINT32_MAX)
+			continue; /* set again later: the last one wins */
+		kv[n++] = (struct kp_kv){ .name = e->name,
+					  .value = e->value,
+					  .line = (uint32_t)e->line };
+	}
+	r = kp_kvtab_encode(kv, n, attrs, KP_ARRAY_SIZE(attrs), tab, len);
+	free(kv);
+	return r;
+}
+
+/* @c from a mapped table (@map taken over): 0, or -1 (damaged: @map released, @c empty). */
+static int from_table(struct kp_kconfig *c, const char *path, struct kp_base_map *map)
+{
+	const char *arch, *version;
+
+	kp_kconfig_release(c);
+	if (kp_kvtab_open(&c->table, map->data, map->len) < 0 || !c->table.n ||
+	    kp_kvtab_attr(&c->table, "arch", &arch) < 0 ||
+	    kp_kvtab_attr(&c->table, "version", &version) < 0)
+		goto bad;
+	c->map = *map;
+	memset(map, 0, sizeof(*map));
+	c->path = kp_arena_strdup(&c->arena, path);
+	c->damaged = kp_arena_alloc(&c->arena, sizeof(*c->damaged));
+	c->arch = arch;
+	c->version = version;
+	if (!c->path || !c->damaged) {
+		kp_kconfig_release(c);
+		return -1;
+	}
+	*c->damaged = false;
+	shortcuts(c);
+	if (*c->damaged) {
+		kp_kconfig_release(c);
+		return -1;
+	}
+	c->known = true;
+	return 0;
+bad:
+	kp_kconfig_release(c);
+	kp_base_map_release(map);
+	return -1;
+}
+
+int kp_kconfig_load_cached(struct kp_kconfig *c, const char *path, struct kp_base_cache *cache,
+			   struct kp_err *err)
+{
+	struct kp_base_input in = { .fd = -1 }, *inp = &in;
+	struct kp_err why = { 0 };
+	struct kp_base_key key;
+	struct kp_base_map map = { 0 };
+	struct kp_bytes text;
+	unsigned char *tab;
+	size_t tlen;
+	int r;
+
+	if (!cache)
+		return kp_kconfig_load(c, path, err);
+	if (kp_base_input_open(&in, path, &why) < 0 ||
+	    kp_base_key_make(&key, "kconfig", &inp, 1, KCONFIG_MAX_SIZE, &why) < 0) {
+		kp_base_input_close(&in);
+		return kp_kconfig_load(c, path, err);
+	}
+	if (kp_base_cache_get(cache, &key, &map) == 1) {
+		if (from_table(c, path, &map) == 0) {
+			c->cache = cache;
+			c->key = key;
+			kp_base_input_close(&in);
+			return 0;
+		}
+		kp_base_cache_drop(cache, &key); /* damaged: parsed and stored again */
+	}
+	kp_base_cache_note_miss(cache);
+	if (kp_base_input_read(&in, KCONFIG_MAX_SIZE, &why) < 0 ||
+	    kp_bytes_from_text_buffer(in.raw, in.len, KCONFIG_MAX_SIZE, &text, &why) < 0) {
+		kp_base_input_close(&in);
+		return kp_kconfig_load(c, path, err); /* its messages */
+	}
+	r = kp_kconfig_load_buffer(c, path, text.data, text.len, err);
+	kp_bytes_release(&text);
+	key.storable = key.storable && !in.changed;
+	if (r == 0 && key.storable && encode(c, &tab, &tlen) == 0) {
+		kp_base_cache_put(cache, &key, tab, tlen);
+		free(tab);
+	}
+	kp_base_input_close(&in);
+	return r;
 }

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache/base-cache.h"
+#include "cache/base-kvtab.h"
 #include "util/symbol-index.h"
 #include "util/util.h"
 
@@ -52,10 +54,23 @@ struct kp_kconfig {
 	const char *arch;    /* "x86" */
 	const char *version; /* "6.12.118" (the upstream version, not the release) */
 
-	struct kp_kconfig_entry *entries; /* file order (a symbol set twice appears twice) */
+	/*
+	 * File order (a symbol set twice appears twice); only when parsed: a configuration
+	 * from the base cache has none (NULL, 0) and answers kp_kconfig_get() from @table.
+	 */
+	struct kp_kconfig_entry *entries;
 	size_t nentries;
 	struct kp_symbol_index index; /* name -> entries of that name, file order */
 	struct kp_arena arena;
+	struct kp_base_map map; /* from the base cache: the mapped entry, and @table in it */
+	struct kp_kvtab table;
+	/*
+	 * Set (through a const configuration) when a lookup found @table damaged: its answer
+	 * was NULL and cannot be trusted; the caller parses the file again (kernel-facts.c).
+	 */
+	bool *damaged;
+	struct kp_base_cache *cache; /* where @map came from: a damaged entry is removed */
+	struct kp_base_key key;
 };
 
 /*
@@ -70,6 +85,16 @@ int kp_kconfig_load(struct kp_kconfig *c, const char *path, struct kp_err *err);
 int kp_kconfig_load_buffer(struct kp_kconfig *c, const char *label, const unsigned char *buf,
 			   size_t len, struct kp_err *err);
 void kp_kconfig_release(struct kp_kconfig *c);
+/*
+ * kp_kconfig_load() through the base cache (cache/base-cache.h): a configuration seen before
+ * (by its file state, or the SHA-256 of its bytes when the state is not trusted) is mapped
+ * from its entry, not parsed; a miss parses it and stores the last assignment of each
+ * symbol. The same answers and errors as kp_kconfig_load(); @cache NULL: that function.
+ * A table found damaged by a lookup sets *@c->damaged: parse again (cache NULL) and redo
+ * what used it.
+ */
+int kp_kconfig_load_cached(struct kp_kconfig *c, const char *path, struct kp_base_cache *cache,
+			   struct kp_err *err);
 
 /* Value of @name ("CONFIG_X" or "X"): "y", "m", "n" (not set), a string; NULL if absent. */
 const char *kp_kconfig_get(const struct kp_kconfig *c, const char *name);

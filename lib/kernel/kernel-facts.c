@@ -394,11 +394,20 @@ int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 
 	memset(f, 0, sizeof(*f));
 	memset(&c, 0, sizeof(c));
-	if (o->config_path && kp_kconfig_load(&c, o->config_path, err) < 0) {
+	if (o->config_path && kp_kconfig_load_cached(&c, o->config_path, o->base_cache, err) < 0) {
 		kp_kconfig_release(&c);
 		return -1;
 	}
 	r = build(f, o, base, &c, release, version, err);
+	if (c.damaged && *c.damaged) {
+		/* a lookup met a damaged base-cache table: everything again from the file */
+		kp_facts_release(f);
+		if (kp_kconfig_load(&c, o->config_path, err) < 0) {
+			kp_kconfig_release(&c);
+			return -1;
+		}
+		r = build(f, o, base, &c, release, version, err);
+	}
 	kp_kconfig_release(&c);
 	return r;
 }
@@ -407,6 +416,7 @@ void kp_facts_release(struct kp_kernel_facts *f)
 {
 	if (f->vmlinux_btf)
 		kp_btf_release(f->vmlinux_btf);
+	kp_base_map_release(&f->vmlinux_btf_map);
 	kp_arena_release(&f->arena);
 	memset(f, 0, sizeof(*f));
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ima-policy.h"
+#include "cache/base-cache.h"
 #include "kernel-base.h"
 #include "sig-keys.h"
 #include "sim/profile.h"
@@ -19,6 +20,7 @@
 
 struct kp_keyring;
 struct kp_btf;
+struct kp_base_cache;
 
 /* What is known about the target kernel beyond its exports. */
 struct kp_kernel_facts {
@@ -39,6 +41,7 @@ struct kp_kernel_facts {
 	/* The kernel's BTF, parsed (kp_btf_parse_base()) when btf_modules; NULL: not known. */
 	struct kp_btf *vmlinux_btf;
 	const char *vmlinux_btf_source; /* where it came from, for reports */
+	struct kp_base_map vmlinux_btf_map; /* its types index from the base cache, or empty */
 	const char *beyond_modelled; /* the kernel is newer than kopolicy models: why, or NULL */
 	bool signatures_trusted;     /* a present signature is assumed to verify */
 	const struct kp_keyring *keys; /* the kernel's trusted keys (sig-keys.h); NULL: none */
@@ -94,6 +97,7 @@ struct kp_facts_opts {
 	 * read, the boot command line's built-in policy is assumed. */
 	const char *ima_policy;
 	const char *ima_policy_source;
+	struct kp_base_cache *base_cache; /* the config through the base cache; NULL: parsed */
 };
 
 void kp_facts_opts_init(struct kp_facts_opts *o);

@@ -755,9 +755,39 @@ int kp_btf_parse_base(struct kp_btf *b, const unsigned char *data, size_t size,
 	return parse_base(b, data, size, r, v, -1);
 }
 
+int kp_btf_base_from_index(struct kp_btf *b, const unsigned char *data, size_t size,
+			   const struct kp_btf_rules *r, const uint32_t *types, uint32_t nr_types)
+{
+	struct kp_btf_verdict v;
+	struct env e = { .btf = b, .r = r, .v = &v, .swap = -1 };
+
+	memset(b, 0, sizeof(*b));
+	memset(&v, 0, sizeof(v));
+	if (size > UINT32_MAX || !nr_types)
+		return -1;
+	b->data = data;
+	b->size = (uint32_t)size;
+	/* the header and string section again (cheap); the types were checked when indexed */
+	if (parse_hdr(&e) || parse_str_sec(&e)) {
+		memset(b, 0, sizeof(*b));
+		return -1;
+	}
+	for (uint32_t i = 1; i < nr_types; i++)
+		if (types[i] < b->hdr_len + b->type_off ||
+		    types[i] > b->hdr_len + b->type_off + b->type_len - TYPE_SIZE) {
+			memset(b, 0, sizeof(*b));
+			return -1;
+		}
+	b->types = (uint32_t *)(uintptr_t)types;
+	b->types_borrowed = true;
+	b->nr_types = nr_types;
+	return 0;
+}
+
 void kp_btf_release(struct kp_btf *b)
 {
-	free(b->types);
+	if (!b->types_borrowed)
+		free(b->types);
 	memset(b, 0, sizeof(*b));
 }
 

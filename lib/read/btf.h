@@ -38,6 +38,7 @@ struct kp_btf {
 	uint32_t hdr_len, type_off, type_len, str_off, str_len, layout_off, layout_len;
 	const char *strings;
 	uint32_t *types;   /* offset of each own type in data (index 0: void for a base) */
+	bool types_borrowed; /* @types is not the struct's (kp_btf_base_from_index()) */
 	uint32_t nr_types; /* own types, void included for a base */
 	uint32_t start_id; /* base's btf_nr_types(); 0 for a base */
 	uint32_t start_str_off;
@@ -59,6 +60,15 @@ struct kp_btf_verdict {
 int kp_btf_parse_base(struct kp_btf *b, const unsigned char *data, size_t size,
 		      const struct kp_btf_rules *r, struct kp_btf_verdict *v);
 void kp_btf_release(struct kp_btf *b);
+/*
+ * A base that kp_btf_parse_base() accepted before with the same @data and @r, from the
+ * index it made (@types, @nr_types: b->types and b->nr_types then; borrowed, must outlive
+ * @b): the header and string section are read again, each type offset bounds-checked, the
+ * types not verified again (the base cache, kernel/vmlinux-btf-cached.c, keys the index by
+ * the bytes and the rules). 0, or -1 when they do not fit @data.
+ */
+int kp_btf_base_from_index(struct kp_btf *b, const unsigned char *data, size_t size,
+			   const struct kp_btf_rules *r, const uint32_t *types, uint32_t nr_types);
 
 /*
  * btf_parse_module() of a module's .BTF (@btf) and .BTF.base (@base, NULL when absent or

@@ -74,11 +74,23 @@ loaded() {
 		[ "$sys" != - ] && echo "$sys" > "$r/sys/module/$name/taint"
 	done
 }
+# Every run is made twice, without the base cache (KOPOLICY_BASE_CACHE=off: Module.symvers and
+# the config parsed) and with it: status, stdout and stderr must be byte-identical.
+nbase=0
+basediff=0
 hook() { # ROOT ARGS... -> $rc, stderr in $tmp/err, stdout in $tmp/out
-	local r=$1
+	local r=$1 rc0
 	shift
+	KOPOLICY_BASE_CACHE=off "$kp" hook --root "$r" "$@" > "$tmp/out0" 2> "$tmp/err0"
+	rc0=$?
 	"$kp" hook --root "$r" "$@" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
+	nbase=$((nbase + 1))
+	if [ "$rc" != "$rc0" ] || ! cmp -s "$tmp/out" "$tmp/out0" || ! cmp -s "$tmp/err" "$tmp/err0"; then
+		basediff=$((basediff + 1))
+		echo "# base cache changes hook $*: status $rc0 -> $rc"
+		diff "$tmp/err0" "$tmp/err" | sed 's/^/#   /'
+	fi
 }
 policy() { printf '%b' "$1" > "$tmp/policy.conf"; }
 
@@ -429,6 +441,12 @@ if command -v modprobe >/dev/null; then
 	is "modprobe: silently" "$(wc -c < "$tmp/err")" 0
 	loaded "$root"
 fi
+
+is "every hook run ($nbase) answers the same without the base cache (status, stdout, stderr)" \
+	"$basediff" 0
+KOPOLICY_CACHE_STATS=1 "$kp" hook --root "$root" kp_gpl_prov > /dev/null 2> "$tmp/err"
+has "... and the runs with it used it (Module.symvers and config from entries)" \
+	"^kopolicy: base cache: 2 hits, 0 misses"
 
 echo "1..$n"
 [ $fail -eq 0 ]

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The base cache's table of kernel exports (base-symtab.h). */
+#include "base-symtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "util/symbol-index.h"
+#include "util/util.h"
+
+#define MAGIC	   "KPSYMTB1"
+#define HEAD_LEN   24
+#define REC_LEN	   32
+#define NO_NS	   UINT32_MAX
+#define F_GPL	   1
+#define F_HAS_CRC  2
+#define F_NS_KNOWN 4
+
+struct strings {
+	char *buf;
+	size_t len, cap;
+	struct kp_symbol_index seen; /* owners and namespaces written once */
+	char **keys;		     /* the index's keys (owned copies) */
+	size_t nkeys, kcap;
+};
+
+/* The offset of @s in the string region; owners and namespaces (@share) are written once. */
+static int64_t put_string(struct strings *st, const char *s, bool share)
+{
+	size_t n = strlen(s) + 1, off = st->len;
+	const struct kp_symbol_index_entry *e;
+	char *key;
+
+	if (share && (e = kp_symbol_index_find(&st->seen, s)))
+		return (int64_t)(uintptr_t)e->value;
+	if (st->len + n > UINT32_MAX - 1 || kp_grow(&st->buf, &st->cap, st->len + n, 1) < 0)
+		return -1;
+	memcpy(st->buf + st->len, s, n);
+	st->len += n;
+	if (!share)
+		return (int64_t)off;
+	key = strdup(s);
+	if (!key || kp_grow(&st->keys, &st->kcap, st->nkeys + 1, sizeof(*st->keys)) < 0) {
+		free(key);
+		return -1;
+	}
+	st->keys[st->nkeys++] = key;
+	if (kp_symbol_index_add(&st->seen, key, (void *)(uintptr_t)off) < 0)
+		return -1;
+	return (int64_t)off;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* CRC-32 of a record's fields and the strings it names (NULL: one does not fit @nstr). */
+static bool rec_crc(const unsigned char *p, const char *str, size_t nstr, uint32_t *out)
+{
+	uLong crc = crc32(0, p, REC_LEN - 4);
+
+	for (int f = 0; f < 3; f++) {
+		uint32_t off = get32(p + 4 * f);
+
+		if (f == 2 && off == NO_NS)
+			continue;
+		if (off >= nstr)
+			return false;
+		crc = crc32(crc, (const Bytef *)str + off, (uInt)strlen(str + off) + 1);
+	}
+	*out = (uint32_t)crc;
+	return true;
+}
+
+int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out, size_t *len)
+{
+	struct strings st = { 0 };
+	unsigned char *recbuf = NULL, *buf = NULL;
+	uint32_t *slots = NULL, *last = NULL;
+	size_t nslots = 16, total;
+	int r = -1;
+
+	*out = NULL;
+	*len = 0;
+	if (n >= UINT32_MAX / 4)
+		return -1;
+	while (nslots < 2 * n)
+		nslots *= 2;
+	recbuf = calloc(n ? n : 1, REC_LEN);
+	slots = calloc(nslots, sizeof(*slots));
+	last = calloc(nslots, sizeof(*last)); /* the last record of each slot's name */
+	if (!recbuf || !slots || !last || kp_symbol_index_init(&st.seen, 4096) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_bsym *s = &recs[i];
+		unsigned char *p = recbuf + i * REC_LEN;
+		int64_t name = put_string(&st, s->name, false);
+		int64_t owner = put_string(&st, s->owner, true);
+		int64_t ns = s->ns ? put_string(&st, s->ns, true) : NO_NS;
+		size_t mask = nslots - 1, j;
+
+		if (name < 0 || owner < 0 || ns < 0)
+			goto out;
+		put32(p, (uint32_t)name);
+		put32(p + 4, (uint32_t)owner);
+		put32(p + 8, (uint32_t)ns);
+		put32(p + 12, s->crc);
+		put32(p + 16, 0);
+		put32(p + 20, s->repeats);
+		p[24] = s->table;
+		p[25] = (uint8_t)((s->gpl_only ? F_GPL : 0) | (s->has_crc ? F_HAS_CRC : 0) |
+				  (s->ns_known ? F_NS_KNOWN : 0));
+		for (j = kp_hash_string(s->name) & mask; slots[j]; j = (j + 1) & mask)
+			if (!strcmp(st.buf + get32(recbuf + (size_t)(slots[j] - 1) * REC_LEN),
+				    s->name))
+				break;
+		if (!slots[j])
+			slots[j] = (uint32_t)i + 1;
+		else /* chained after the name's last record: load order */
+			put32(recbuf + (size_t)(last[j] - 1) * REC_LEN + 16, (uint32_t)i + 1);
+		last[j] = (uint32_t)i + 1;
+	}
+	if (kp_grow(&st.buf, &st.cap, st.len + 1, 1) < 0)
+		goto out;
+	st.buf[st.len++] = '\0'; /* the region ends with a NUL: every string is terminated */
+	total = HEAD_LEN + n * REC_LEN + nslots * 4 + st.len;
+	buf = malloc(total);
+	if (!buf)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *p = recbuf + i * REC_LEN;
+		uint32_t crc = 0;
+
+		rec_crc(p, st.buf, st.len, &crc);
+		put32(p + REC_LEN - 4, crc);
+	}
+	memcpy(buf, MAGIC, 8);
+	put32(buf + 8, (uint32_t)n);
+	put32(buf + 12, (uint32_t)nslots);
+	put32(buf + 16, (uint32_t)st.len);
+	put32(buf + 20, (uint32_t)crc32(0, (const Bytef *)slots, (uInt)(nslots * 4)));
+	memcpy(buf + HEAD_LEN, recbuf, n * REC_LEN);
+	memcpy(buf + HEAD_LEN + n * REC_LEN, slots, nslots * 4);
+	memcpy(buf + HEAD_LEN + n * REC_LEN + nslots * 4, st.buf, st.len);
+	*out = buf;
+	*len = total;
+	r = 0;
+out:
+	for (size_t i = 0; i < st.nkeys; i++)
+		free(st.keys[i]);
+	free(st.keys);
+	kp_symbol_index_free(&st.seen);
+	free(st.buf);
+	free(recbuf);
+	free(slots);
+	free(last);
+	return r;
+}
+
+int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t need;
+
+	memset(t, 0, sizeof(*t));
+	if (len < HEAD_LEN || memcmp(b, MAGIC, 8))
+		return -1;
+	t->nrec = get32(b + 8);
+	t->nslots = get32(b + 12);
+	t->nstr = get32(b + 16);
+	need = HEAD_LEN + (uint64_t)t->nrec * REC_LEN + (uint64_t)t->nslots * 4 + t->nstr;
+	if (need != len || !t->nslots || (t->nslots & (t->nslots - 1)) || t->nslots < t->nrec ||
+	    !t->nstr)
+		return -1;
+	t->recs = b + HEAD_LEN;
+	/* HEAD_LEN and REC_LEN keep the slots 4-byte aligned in a page-aligned mapping */
+	t->slots = (const uint32_t *)(const void *)(t->recs + (size_t)t->nrec * REC_LEN);
+	t->str = (const char *)(t->slots + t->nslots);
+	if (t->str[t->nstr - 1] != '\0')
+		return -1;
+	/* the index, whole (256 KiB for 27,000 exports): a damaged slot could hide a name */
+	return get32(b + 20) == (uint32_t)crc32(0, (const Bytef *)t->slots, t->nslots * 4) ? 0 : -1;
+}
+
+/* Record @i (index) when its CRC holds, else NULL. */
+static const unsigned char *record(const struct kp_bsymtab *t, uint32_t i)
+{
+	const unsigned char *p = t->recs + (size_t)i * REC_LEN;
+	uint32_t crc;
+
+	if (i >= t->nrec || !rec_crc(p, t->str, t->nstr, &crc) || crc != get32(p + REC_LEN - 4))
+		return NULL;
+	return p;
+}
+
+static const char *string_at(const struct kp_bsymtab *t, uint32_t off)
+{
+	return off < t->nstr ? t->str + off : NULL;
+}
+
+int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, bool checked, struct kp_bsym *out)
+{
+	const unsigned char *p;
+	uint32_t ns;
+
+	memset(out, 0, sizeof(*out));
+	if (i >= t->nrec)
+		return -1;
+	p = checked ? t->recs + (size_t)i * REC_LEN : record(t, i);
+	if (!p)
+		return -1;
+	out->name = string_at(t, get32(p));
+	out->owner = string_at(t, get32(p + 4));
+	ns = get32(p + 8);
+	out->ns = ns == NO_NS ? NULL : string_at(t, ns);
+	out->crc = get32(p + 12);
+	out->repeats = get32(p + 20);
+	out->table = p[24];
+	out->gpl_only = p[25] & F_GPL;
+	out->has_crc = p[25] & F_HAS_CRC;
+	out->ns_known = p[25] & F_NS_KNOWN;
+	if (!out->name || !out->owner || (ns != NO_NS && !out->ns) || p[25] & ~7u)
+		return -1;
+	return 0;
+}
+
+int64_t kp_bsymtab_find(const struct kp_bsymtab *t, const char *name, size_t len)
+{
+	uint32_t mask = t->nslots - 1, i = kp_hash_bytes(name, len) & mask;
+
+	for (uint32_t probes = 0; probes < t->nslots; probes++, i = (i + 1) & mask) {
+		uint32_t r = t->slots[i];
+		const unsigned char *p;
+		const char *s;
+
+		if (!r)
+			return 0;
+		p = r <= t->nrec ? record(t, r - 1) : NULL;
+		if (!p)
+			return -1;
+		s = t->str + get32(p);
+		if (!strncmp(s, name, len) && s[len] == '\0')
+			return r;
+	}
+	return 0;
+}
+
+int64_t kp_bsymtab_next(const struct kp_bsymtab *t, uint32_t i)
+{
+	const unsigned char *p = record(t, i);
+	uint32_t r;
+
+	if (!p)
+		return -1;
+	r = get32(p + 16);
+	/* later in load order, so a damaged chain cannot loop */
+	if (r > t->nrec || (r && r <= i + 1))
+		return -1;
+	return r;
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Module.symvers through the base cache (kernel-base-cached.h). */
+#include "kernel-base-cached.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/base-symtab.h"
+#include "file/bytes.h"
+#include "kernel-base-internal.h"
+
+/* The plain loaders, with their messages: what the cache does not serve. */
+static int load_plain(struct kp_kernel_base *b, const char *path, const struct kp_symset *wanted,
+		      struct kp_err *err)
+{
+	if (wanted)
+		return kp_chain_load_exports(b, path, false, wanted, err);
+	return kp_base_load_symvers(b, path, err);
+}
+
+/* The table of @raw (Module.symvers as on disk), parsed whole: 0, or -1 (it does not parse). */
+static int encode(const unsigned char *raw, size_t len, unsigned char **tab, size_t *tlen)
+{
+	struct kp_kernel_base *full = NULL;
+	struct kp_err why = { 0 };
+	struct kp_bytes text;
+	struct kp_bsym *recs = NULL;
+	size_t n;
+	int r = -1;
+
+	/*
+	 * kp_bytes_lines() (the hook's filtered read) refuses a line of 256 KiB or more in a
+	 * plain file: such a file is left to it, with its message.
+	 */
+	if (kp_detect_compression(raw, len) == KP_COMP_NONE)
+		for (const unsigned char *p = raw, *end = raw + len, *nl; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if ((size_t)((nl ? nl : end) - p) >= ((size_t)256 << 10) - 1)
+				return -1;
+			if (!nl)
+				break;
+		}
+	if (kp_bytes_from_text_buffer(raw, len, KP_CHAIN_MAX_SYMVERS, &text, &why) < 0)
+		return -1;
+	if (kp_base_new(&full) < 0 ||
+	    kp_base_load_symvers_buffer(full, "Module.symvers", text.data, text.len, &why) < 0)
+		goto out;
+	n = kp_base_count(full);
+	recs = calloc(n ? n : 1, sizeof(*recs));
+	if (!recs)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_ksym *k = kp_base_at(full, i);
+
+		recs[i] = (struct kp_bsym){ .name = k->name,
+					    .owner = k->owner,
+					    .ns = k->ns,
+					    .crc = k->crc,
+					    .repeats = kp_base_repeats_at(full, i),
+					    .table = (uint8_t)k->table,
+					    .gpl_only = k->gpl_only,
+					    .has_crc = k->has_crc,
+					    .ns_known = k->ns_known };
+	}
+	r = kp_bsymtab_encode(recs, n, tab, tlen);
+out:
+	free(recs);
+	kp_base_free(full);
+	kp_bytes_release(&text);
+	return r;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The records to add, in load order: all, or those of @wanted's names. 0 (*@sel malloc'ed),
+ * 1 when the table is damaged, -1 out of memory.
+ */
+static int select_records(const struct kp_bsymtab *t, const struct kp_symset *wanted,
+			  uint32_t **sel, size_t *nsel)
+{
+	size_t n = 0, cap = 0;
+	uint32_t *s = NULL;
+
+	*sel = NULL;
+	*nsel = 0;
+	if (!wanted) {
+		s = malloc((t->nrec ? t->nrec : 1) * sizeof(*s));
+		if (!s)
+			return -1;
+		for (uint32_t i = 0; i < t->nrec; i++)
+			s[i] = i;
+		*sel = s;
+		*nsel = t->nrec;
+		return 0;
+	}
+	for (size_t i = 0; i < wanted->cap; i++) {
+		int64_t r;
+
+		if (!wanted->keys[i])
+			continue;
+		for (r = kp_bsymtab_find(t, wanted->keys[i], wanted->lens[i]); r > 0;
+		     r = kp_bsymtab_next(t, (uint32_t)r - 1)) {
+			if (kp_grow(&s, &cap, n + 1, sizeof(*s)) < 0) {
+				free(s);
+				return -1;
+			}
+			s[n++] = (uint32_t)r - 1;
+		}
+		if (r < 0) {
+			free(s);
+			return 1;
+		}
+	}
+	qsort(s, n, sizeof(*s), cmp_u32);
+	*sel = s;
+	*nsel = n;
+	return 0;
+}
+
+/*
+ * Adds the selected records of @t to @b as one Module.symvers load. 0, 1 when the table is
+ * damaged (nothing added), -1 with @err.
+ */
+static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
+		    const struct kp_symset *wanted, struct kp_err *err)
+{
+	struct kp_bsym *recs;
+	uint32_t *sel;
+	size_t nsel, dups = 0;
+	int r = select_records(t, wanted, &sel, &nsel);
+
+	if (r)
+		return r < 0 ? kp_err_set(err, "out of memory") : 1;
+	recs = malloc((nsel ? nsel : 1) * sizeof(*recs));
+	if (!recs) {
+		free(sel);
+		return kp_err_set(err, "out of memory");
+	}
+	/* checked whole before anything is added: a damaged table adds nothing */
+	for (size_t i = 0; i < nsel && r == 0; i++)
+		if (kp_bsymtab_get(t, sel[i], wanted != NULL, &recs[i]) < 0 ||
+		    recs[i].table > KP_KSYMTAB_UNUSED_GPL)
+			r = 1;
+	if (r == 0 && (nsel || !wanted)) {
+		kp_base_begin_load(b, KP_SRC_SYMVERS);
+		for (size_t i = 0; i < nsel && r == 0; i++) {
+			struct kp_ksym k = { .name = recs[i].name,
+					     .owner = recs[i].owner,
+					     .ns = recs[i].ns,
+					     .table = (enum kp_export_table)recs[i].table,
+					     .gpl_only = recs[i].gpl_only,
+					     .ns_known = recs[i].ns_known,
+					     .has_crc = recs[i].has_crc,
+					     .crc = recs[i].crc };
+
+			r = kp_base_add(b, &k, err);
+			dups += recs[i].repeats;
+		}
+		kp_base_note_duplicates(b, dups);
+	}
+	free(recs);
+	free(sel);
+	return r;
+}
+
+int kp_base_load_symvers_cached(struct kp_kernel_base *b, const char *path,
+				struct kp_base_cache *cache, const struct kp_symset *wanted,
+				struct kp_err *err)
+{
+	struct kp_base_input in = { .fd = -1 }, *inp = &in;
+	struct kp_err why = { 0 };
+	struct kp_base_key key;
+	struct kp_base_map map = { 0 };
+	struct kp_bsymtab t;
+	unsigned char *tab = NULL;
+	size_t tlen = 0;
+	int r = 1;
+
+	if (!cache)
+		return load_plain(b, path, wanted, err);
+	if (kp_base_input_open(&in, path, &why) < 0 ||
+	    kp_base_key_make(&key, "symvers", &inp, 1, KP_CHAIN_MAX_SYMVERS, &why) < 0) {
+		kp_base_input_close(&in);
+		return load_plain(b, path, wanted, err);
+	}
+	if (kp_base_cache_get(cache, &key, &map) == 1) {
+		if (kp_bsymtab_open(&t, map.data, map.len) == 0)
+			r = add_from(b, &t, wanted, err);
+		kp_base_map_release(&map);
+		if (r == 1) /* damaged: parsed and stored again */
+			kp_base_cache_drop(cache, &key);
+	}
+	if (r == 1) {
+		kp_base_cache_note_miss(cache);
+		if (kp_base_input_read(&in, KP_CHAIN_MAX_SYMVERS, &why) == 0 &&
+		    encode(in.raw, in.len, &tab, &tlen) == 0 &&
+		    kp_bsymtab_open(&t, tab, tlen) == 0) {
+			key.storable = key.storable && !in.changed;
+			kp_base_cache_put(cache, &key, tab, tlen);
+			r = add_from(b, &t, wanted, err);
+		}
+		free(tab);
+	}
+	kp_base_input_close(&in);
+	return r == 1 ? load_plain(b, path, wanted, err) : r;
+}

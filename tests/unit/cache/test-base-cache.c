@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The base cache (lib/cache/base-cache.c, base-symtab.c, base-kvtab.c) and the kernel base
+ * and config read through it (lib/kernel/kernel-base-cached.c, kp_kconfig_load_cached()):
+ * a miss stores, a hit answers exactly what parsing answers (every export, whole or filtered
+ * to a set of names; every config symbol), a changed input misses, an input whose state is
+ * not trusted is known by its bytes (a rewrite that keeps size and times misses), and a
+ * damaged or foreign entry never changes an answer: every byte of the entries is flipped in
+ * turn. Real inputs: fixtures/ko/6.12's Module.symvers.gz (26,772 exports), config.gz and
+ * the kernel's vmlinux BTF (btf/vmlinux.btf.xz: the types index kept, compared whole).
+ * Runs as any user: the cache and inputs are the test's own, in a fresh directory of /tmp.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache/base-cache.h"
+#include "kernel/kernel-base-cached.h"
+#include "kernel/kernel-config.h"
+#include "kernel/vmlinux-btf-cached.h"
+#include "kernel/vmlinux-btf.h"
+#include "read/btf.h"
+#include "tap.h"
+
+static char top[64];
+
+static void at(char *p, size_t len, const char *rel)
+{
+	snprintf(p, len, "%s/%s", top, rel);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	char buf[65536];
+	size_t n;
+	int r = 0;
+
+	if (!in || !out)
+		r = -1;
+	while (r == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			r = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		r = -1;
+	return r;
+}
+
+/* Two bases hold the same exports in the same order, and the same duplicate count. */
+static bool same_base(const struct kp_kernel_base *a, const struct kp_kernel_base *b, char *why,
+		      size_t len)
+{
+	struct kp_base_stats sa, sb;
+
+	kp_base_stats(a, &sa);
+	kp_base_stats(b, &sb);
+	if (kp_base_count(a) != kp_base_count(b) || sa.nduplicates != sb.nduplicates ||
+	    sa.sources != sb.sources) {
+		snprintf(why, len, "%zu/%zu entries, %zu/%zu duplicates", kp_base_count(a),
+			 kp_base_count(b), sa.nduplicates, sb.nduplicates);
+		return false;
+	}
+	for (size_t i = 0; i < kp_base_count(a); i++) {
+		const struct kp_ksym *x = kp_base_at(a, i), *y = kp_base_at(b, i);
+
+		if (strcmp(x->name, y->name) || strcmp(x->owner, y->owner) ||
+		    (x->ns == NULL) != (y->ns == NULL) || (x->ns && strcmp(x->ns, y->ns)) ||
+		    x->table != y->table || x->gpl_only != y->gpl_only ||
+		    x->vmlinux != y->vmlinux || x->ns_known != y->ns_known ||
+		    x->has_crc != y->has_crc || x->crc != y->crc || x->sources != y->sources) {
+			snprintf(why, len, "entry %zu: %s (%s) differs", i, x->name, x->owner);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The base of @path parsed (@wanted NULL: whole; else as the hook filters it). */
+static struct kp_kernel_base *plain(const char *path, const struct kp_symset *wanted)
+{
+	struct kp_kernel_base *b = NULL;
+	struct kp_err err = { 0 };
+
+	if (kp_base_new(&b) < 0)
+		return NULL;
+	if ((wanted ? kp_chain_load_exports(b, path, false, wanted, &err)
+		    : kp_base_load_symvers(b, path, &err)) < 0) {
+		printf("# %s\n", err.msg);
+		kp_base_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* Through a new cache over @root: the base, and the cache's counts into @n. */
+static struct kp_kernel_base *cached(const char *root, const char *path,
+				     const struct kp_symset *wanted, struct kp_base_counts *n)
+{
+	struct kp_base_cache *c = kp_base_cache_new(root);
+	struct kp_kernel_base *b = NULL;
+	struct kp_err err = { 0 };
+
+	if (!c || kp_base_new(&b) < 0 ||
+	    kp_base_load_symvers_cached(b, path, c, wanted, &err) < 0) {
+		printf("# %s\n", err.msg);
+		kp_base_free(b);
+		b = NULL;
+	}
+	kp_base_cache_counts(c, n);
+	kp_base_cache_free(c);
+	return b;
+}
+
+/* The one entry file of the cache (its path into @p); false when there is not exactly one. */
+static bool only_entry(const char *root, char *p, size_t len)
+{
+	char cmd[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/" KP_BASE_CACHE_DIR "/*.base 2>/dev/null", root);
+	f = popen(cmd, "r");
+	if (!f)
+		return false;
+	while (fgets(p, (int)len, f))
+		n++;
+	pclose(f);
+	p[strcspn(p, "\n")] = '\0';
+	return n == 1;
+}
+
+static int flip(const char *path, off_t off)
+{
+	int fd = open(path, O_RDWR);
+	unsigned char c;
+	int r = -1;
+
+	if (fd >= 0 && pread(fd, &c, 1, off) == 1) {
+		c ^= 0x5a;
+		r = pwrite(fd, &c, 1, off) == 1 ? 0 : -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static void test_symvers(struct tap *t, const char *root, const char *sv)
+{
+	struct kp_kernel_base *want = plain(sv, NULL), *got;
+	struct kp_symset wanted = { 0 };
+	struct kp_kernel_base *want_f;
+	struct kp_base_counts n;
+	char why[256], entry[512];
+	struct stat st;
+	int wrong = 0, detected = 0;
+
+	tap_ok(t, want && kp_base_count(want) == 26772, "Module.symvers parses: 26772 exports");
+	/* a filtered load as the hook makes it: names with several owners, one absent */
+	kp_symset_add(&wanted, "module_layout");
+	kp_symset_add(&wanted, "usb_register_driver");
+	kp_symset_add(&wanted, "scsi_add_host_with_dma");
+	kp_symset_add(&wanted, "no_such_symbol_anywhere");
+	for (size_t i = 0; want && i < kp_base_count(want); i += 997)
+		kp_symset_add(&wanted, kp_base_at(want, i)->name);
+	want_f = plain(sv, &wanted);
+
+	got = cached(root, sv, NULL, &n);
+	tap_ok(t, got && want && same_base(got, want, why, sizeof(why)),
+	       "miss: the same base as parsing%s%s", got ? "" : " (failed)", "");
+	tap_ok(t, n.misses == 1 && n.stored == 1 && n.hits == 0, "miss: 1 miss, 1 stored");
+	kp_base_free(got);
+	tap_ok(t,
+	       only_entry(root, entry, sizeof(entry)) && stat(entry, &st) == 0 &&
+		       (st.st_mode & 0777) == 0644,
+	       "one entry, mode 0644");
+
+	got = cached(root, sv, NULL, &n);
+	tap_ok(t, got && want && same_base(got, want, why, sizeof(why)),
+	       "hit: the same base as parsing");
+	tap_ok(t, n.hits == 1 && n.misses == 0 && n.stored == 0, "hit: 1 hit, nothing stored");
+	kp_base_free(got);
+	got = cached(root, sv, &wanted, &n);
+	tap_ok(t, got && want_f && same_base(got, want_f, why, sizeof(why)),
+	       "hit, filtered to %zu names: the same base as the hook's filtered parse (%zu "
+	       "exports)",
+	       wanted.n, want_f ? kp_base_count(want_f) : 0);
+	tap_ok(t, n.hits == 1, "filtered: a hit");
+	kp_base_free(got);
+
+	/* bytes of the entry flipped one at a time (the header densely, then 64 spread over the
+	 * tables): never a wrong answer */
+	for (off_t off = 0; off < st.st_size; off += off < 512 ? 7 : st.st_size / 64 + 1) {
+		struct kp_base_counts m;
+
+		if (flip(entry, off) < 0)
+			break;
+		got = cached(root, sv, &wanted, &m);
+		if (!got || !want_f || !same_base(got, want_f, why, sizeof(why))) {
+			if (wrong++ < 3)
+				printf("# byte %lld flipped: %s\n", (long long)off,
+				       got ? why : "failed");
+		}
+		detected += m.hits == 0;
+		kp_base_free(got);
+		/* a detected one was removed and stored again: flip back only what is there */
+		if (m.hits)
+			flip(entry, off);
+		else if (!only_entry(root, entry, sizeof(entry)))
+			break;
+	}
+	tap_is_int(t, wrong, 0, "damaged entry (bytes flipped one at a time): wrong answers");
+	tap_ok(t, detected > 10,
+	       "damage in what the load reads is detected (%d times: parsed and stored again)",
+	       detected);
+
+	/* truncated: a miss, parsed, stored again */
+	if (truncate(entry, st.st_size / 2) == 0) {
+		got = cached(root, sv, NULL, &n);
+		tap_ok(t,
+		       got && same_base(got, want, why, sizeof(why)) && n.hits == 0 &&
+			       n.rejected == 1,
+		       "truncated entry: refused, the same base");
+		kp_base_free(got);
+	}
+	/* an entry others may write is never believed (the trust rules of the facts cache) */
+	unlink(entry);
+	kp_base_free(cached(root, sv, NULL, &n));
+	if (only_entry(root, entry, sizeof(entry)) && chmod(entry, 0664) == 0) {
+		got = cached(root, sv, NULL, &n);
+		tap_ok(t,
+		       got && n.hits == 0 && n.rejected == 1 &&
+			       same_base(got, want, why, sizeof(why)),
+		       "group-writable entry: refused");
+		kp_base_free(got);
+		chmod(entry, 0644);
+	}
+	kp_base_free(want);
+	kp_base_free(want_f);
+	kp_symset_free(&wanted);
+}
+
+/* Rewrites @path with @data; its state changes (a new ctime). */
+static int write_file(const char *path, const char *data)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(data, f);
+	return fclose(f);
+}
+
+static void test_inputs(struct tap *t, const char *root)
+{
+	char sv[256], why[256];
+	struct kp_kernel_base *got, *want;
+	struct kp_base_counts n;
+	struct timespec ts[2];
+	struct stat st;
+
+	at(sv, sizeof(sv), "small.symvers");
+	write_file(sv, "0x11111111\tfoo\tvmlinux\tEXPORT_SYMBOL\t\n"
+		       "0x22222222\tbar\tdrivers/x/x\tEXPORT_SYMBOL_GPL\tNS_X\n");
+	/* changed less than a second ago: known by its bytes, stored by them */
+	got = cached(root, sv, NULL, &n);
+	tap_ok(t, got && n.misses == 1 && n.stored == 1, "a file just written: parsed, stored");
+	kp_base_free(got);
+	got = cached(root, sv, NULL, &n);
+	tap_ok(t, got && n.hits == 1, "the same bytes: a hit");
+	kp_base_free(got);
+
+	/* same size and times, other bytes, group-writable: known by content, a miss */
+	stat(sv, &st);
+	write_file(sv, "0x33333333\tfoo\tvmlinux\tEXPORT_SYMBOL\t\n"
+		       "0x22222222\tbar\tdrivers/x/x\tEXPORT_SYMBOL_GPL\tNS_X\n");
+	chmod(sv, 0664);
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	utimensat(AT_FDCWD, sv, ts, 0);
+	want = plain(sv, NULL);
+	got = cached(root, sv, NULL, &n);
+	tap_ok(t, got && want && same_base(got, want, why, sizeof(why)) && n.hits == 0,
+	       "untrusted input rewritten (same size and mtime): a miss, the new CRC");
+	tap_ok(t,
+	       got && kp_base_lookup(got, "foo") && kp_base_lookup(got, "foo")->crc == 0x33333333,
+	       "foo's CRC is 0x33333333");
+	kp_base_free(got);
+	kp_base_free(want);
+
+	/* a file that does not parse whole: the plain loader's message */
+	write_file(sv, "0x11111111\tfoo\tvmlinux\tEXPORT_SYMBOL\t\nnot a line\n");
+	{
+		struct kp_base_cache *c = kp_base_cache_new(root);
+		struct kp_kernel_base *b = NULL;
+		struct kp_err err = { 0 };
+		int r;
+
+		kp_base_new(&b);
+		r = kp_base_load_symvers_cached(b, sv, c, NULL, &err);
+		tap_ok(t, r < 0 && strstr(err.msg, "small.symvers:2: 1 TAB-separated columns"),
+		       "malformed: the parser's message (%s)", err.msg);
+		kp_base_cache_counts(c, &n);
+		tap_ok(t, n.stored == 0, "malformed: nothing stored");
+		kp_base_free(b);
+		kp_base_cache_free(c);
+	}
+	/* a line of 256 KiB or more: the hook's line reader refuses it, so does the cached load */
+	{
+		struct kp_base_cache *c = kp_base_cache_new(root);
+		struct kp_kernel_base *b = NULL, *p = NULL;
+		struct kp_err e1 = { 0 }, e2 = { 0 };
+		struct kp_symset w = { 0 };
+		size_t big = (size_t)300 << 10;
+		char *line = malloc(big + 64);
+		int r1 = -1, r2 = 0;
+
+		if (line) {
+			memset(line, 'a', big);
+			snprintf(line + big, 64, "\tvmlinux\tEXPORT_SYMBOL\t\n");
+			memcpy(line, "0x1\t", 4);
+			write_file(sv, line);
+			kp_symset_add(&w, "foo");
+			kp_base_new(&b);
+			kp_base_new(&p);
+			r1 = kp_chain_load_exports(p, sv, false, &w, &e1);
+			r2 = kp_base_load_symvers_cached(b, sv, c, &w, &e2);
+		}
+		tap_ok(t, r1 < 0 && r2 < 0 && !strcmp(e1.msg, e2.msg),
+		       "a 300 KiB line: the same refusal with and without the cache (%s)", e2.msg);
+		free(line);
+		kp_symset_free(&w);
+		kp_base_free(b);
+		kp_base_free(p);
+		kp_base_cache_free(c);
+	}
+	/* missing: the plain loader's ENOENT */
+	at(sv, sizeof(sv), "absent.symvers");
+	{
+		struct kp_base_cache *c = kp_base_cache_new(root);
+		struct kp_kernel_base *b = NULL;
+		struct kp_err err = { 0 };
+
+		kp_base_new(&b);
+		tap_ok(t,
+		       kp_base_load_symvers_cached(b, sv, c, NULL, &err) < 0 &&
+			       kp_err_errnum(&err) == ENOENT,
+		       "missing: ENOENT (%s)", err.msg);
+		kp_base_free(b);
+		kp_base_cache_free(c);
+	}
+}
+
+/* Every symbol of @want has the same value in @got (or @got says it is damaged). */
+static int config_diffs(const struct kp_kconfig *want, const struct kp_kconfig *got, bool *dmg)
+{
+	int d = 0;
+
+	for (size_t i = 0; i < want->nentries; i++) {
+		const char *a = kp_kconfig_get(want, want->entries[i].name);
+		const char *b = kp_kconfig_get(got, want->entries[i].name);
+
+		if (got->damaged && *got->damaged) {
+			*dmg = true;
+			return 0;
+		}
+		if ((a == NULL) != (b == NULL) || (a && strcmp(a, b)))
+			d++;
+	}
+	if (kp_kconfig_get(got, "CONFIG_NOT_IN_ANY_KERNEL") ||
+	    got->modversions != want->modversions || got->module_sig != want->module_sig ||
+	    (got->version == NULL) != (want->version == NULL) ||
+	    (got->version && strcmp(got->version, want->version)) ||
+	    (got->arch && strcmp(got->arch, want->arch)))
+		d++;
+	return d;
+}
+
+static void test_kconfig(struct tap *t, const char *root, const char *cfg)
+{
+	struct kp_kconfig want = { 0 }, got = { 0 };
+	struct kp_base_cache *c;
+	struct kp_base_counts n;
+	struct kp_err err = { 0 };
+	char entry[512];
+	struct stat st;
+	int wrong = 0, detected = 0;
+	bool dmg = false;
+
+	kp_kconfig_load(&want, cfg, &err);
+	tap_ok(t, want.known && want.nentries > 5000, "config parses (%zu symbols set)",
+	       want.nentries);
+	for (int pass = 0; pass < 2; pass++) {
+		c = kp_base_cache_new(root);
+		tap_ok(t, kp_kconfig_load_cached(&got, cfg, c, &err) == 0,
+		       "config through the cache (%s)", pass ? "hit" : "miss");
+		kp_base_cache_counts(c, &n);
+		tap_ok(t, pass ? n.hits == 1 : n.misses == 1 && n.stored == 1, "%s counted",
+		       pass ? "hit" : "miss, stored,");
+		tap_is_int(t, config_diffs(&want, &got, &dmg), 0, "symbols with another value");
+		tap_ok(t, got.known && !strcmp(got.path, cfg), "known, path kept");
+		kp_kconfig_release(&got);
+		kp_base_cache_free(c);
+	}
+	if (!only_entry(root, entry, sizeof(entry)) || stat(entry, &st) < 0) {
+		tap_ok(t, 0, "config entry found");
+		return;
+	}
+	for (off_t off = 0; off < st.st_size; off += off < 512 ? 7 : st.st_size / 64 + 1) {
+		if (flip(entry, off) < 0)
+			break;
+		c = kp_base_cache_new(root);
+		dmg = false;
+		if (kp_kconfig_load_cached(&got, cfg, c, &err) < 0)
+			wrong++;
+		else if (config_diffs(&want, &got, &dmg))
+			wrong++;
+		kp_base_cache_counts(c, &n);
+		detected += dmg || n.hits == 0;
+		kp_kconfig_release(&got); /* a damaged entry found by a lookup is removed here */
+		kp_base_cache_free(c);
+		if (!only_entry(root, entry, sizeof(entry))) {
+			/* removed: the next load stores it again */
+			c = kp_base_cache_new(root);
+			kp_kconfig_load_cached(&got, cfg, c, &err);
+			kp_kconfig_release(&got);
+			kp_base_cache_free(c);
+			if (!only_entry(root, entry, sizeof(entry)))
+				break;
+		} else if (n.hits && !dmg) {
+			flip(entry, off);
+		}
+	}
+	tap_is_int(t, wrong, 0, "damaged config entry: symbols answered wrong without saying so");
+	tap_ok(t, detected > 10, "damage detected (%d times)", detected);
+	kp_kconfig_release(&want);
+}
+
+/* Facts of the 6.12 fixtures' kernel (its config: DEBUG_INFO_BTF_MODULES), without BTF yet. */
+static int btf_facts(struct kp_kernel_facts *f, const char *cfg)
+{
+	struct kp_facts_opts o;
+	struct kp_err err = { 0 };
+
+	kp_facts_opts_init(&o);
+	o.config_path = cfg;
+	o.release = "6.12.118+deb12-amd64";
+	if (kp_facts_build(f, &o, NULL, &err) < 0 || !f->btf_modules) {
+		printf("# %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static bool same_btf(const struct kp_btf *a, const struct kp_btf *b)
+{
+	return a && b && a->size == b->size && a->nr_types == b->nr_types && a->swap == b->swap &&
+	       a->hdr_len == b->hdr_len && a->type_off == b->type_off &&
+	       a->type_len == b->type_len && a->str_off == b->str_off && a->str_len == b->str_len &&
+	       a->strings - (const char *)a->data == b->strings - (const char *)b->data &&
+	       !memcmp(a->types, b->types, (size_t)a->nr_types * 4);
+}
+
+static void test_btf(struct tap *t, const char *root, const char *cfg, const char *btf)
+{
+	struct kp_kernel_facts want = { 0 }, got = { 0 };
+	struct kp_vmlinux_btf data = { 0 };
+	struct kp_err err = { 0 };
+	struct kp_base_counts n;
+	struct kp_base_cache *c;
+	char entry[512];
+	struct stat st;
+	int wrong = 0, detected = 0;
+
+	if (kp_vmlinux_btf_read(btf, &data, &err) < 0 || btf_facts(&want, cfg) < 0 ||
+	    kp_facts_vmlinux_btf(&want, data.data, data.len, btf, NULL) < 0 || !want.vmlinux_btf) {
+		tap_ok(t, 0, "the 6.12 vmlinux BTF parses (%s)", err.msg);
+		return;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		c = kp_base_cache_new(root);
+		btf_facts(&got, cfg);
+		kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
+		kp_base_cache_counts(c, &n);
+		tap_ok(t,
+		       same_btf(got.vmlinux_btf, want.vmlinux_btf) &&
+			       (pass ? n.hits == 1 : n.misses == 1 && n.stored == 1),
+		       "vmlinux BTF (%u types) through the cache, %s: the same index as parsing",
+		       want.vmlinux_btf->nr_types, pass ? "hit" : "miss, stored");
+		tap_ok(t, pass == 0 || got.vmlinux_btf->types != want.vmlinux_btf->types, "... %s",
+		       pass ? "the index from the entry, not parsed" : "parsed");
+		kp_facts_release(&got);
+		kp_base_cache_free(c);
+	}
+	if (only_entry(root, entry, sizeof(entry)) && stat(entry, &st) == 0) {
+		for (off_t off = 0; off < st.st_size; off += off < 512 ? 7 : st.st_size / 64 + 1) {
+			if (flip(entry, off) < 0)
+				break;
+			c = kp_base_cache_new(root);
+			btf_facts(&got, cfg);
+			kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
+			kp_base_cache_counts(c, &n);
+			wrong += !same_btf(got.vmlinux_btf, want.vmlinux_btf);
+			detected += n.hits == 0;
+			kp_facts_release(&got);
+			kp_base_cache_free(c);
+			if (n.hits)
+				flip(entry, off);
+			else if (!only_entry(root, entry, sizeof(entry)))
+				break;
+		}
+		tap_is_int(t, wrong, 0, "damaged BTF index entry: wrong indexes");
+		tap_ok(t, detected > 10, "damage detected (%d times)", detected);
+	}
+	/* a BTF file whose state is not trusted: parsed every time, never stored */
+	chmod(btf, 0664);
+	c = kp_base_cache_new(root);
+	btf_facts(&got, cfg);
+	kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
+	kp_base_cache_counts(c, &n);
+	tap_ok(t, same_btf(got.vmlinux_btf, want.vmlinux_btf) && n.hits == 0 && n.stored == 0,
+	       "group-writable BTF file: parsed, not cached");
+	kp_facts_release(&got);
+	kp_base_cache_free(c);
+	chmod(btf, 0644);
+	kp_facts_release(&want);
+	kp_vmlinux_btf_release(&data);
+}
+
+int main(void)
+{
+	struct tap t = { 0 };
+	char root[256], root2[256], root3[256], root4[256], sv[256], cfg[256], btf[256];
+
+	snprintf(top, sizeof(top), "/tmp/kp-base-XXXXXX");
+	if (!mkdtemp(top) || chmod(top, 0755) < 0)
+		return 1;
+	at(root, sizeof(root), "cache");
+	at(root2, sizeof(root2), "cache2");
+	at(root3, sizeof(root3), "cache3");
+	at(root4, sizeof(root4), "cache4");
+	at(btf, sizeof(btf), "vmlinux.btf.xz");
+	at(sv, sizeof(sv), "Module.symvers.gz");
+	at(cfg, sizeof(cfg), "config.gz");
+	if (copy_file(tap_srcpath("fixtures/ko/6.12/Module.symvers.gz"), sv) < 0 ||
+	    copy_file(tap_srcpath("fixtures/ko/6.12/config.gz"), cfg) < 0 ||
+	    copy_file(tap_srcpath("fixtures/ko/6.12/btf/vmlinux.btf.xz"), btf) < 0) {
+		printf("Bail out! cannot copy the 6.12 fixtures\n");
+		return 1;
+	}
+	/* a state is trusted once it is a second old: both files are known by their state */
+	sleep(2);
+	test_symvers(&t, root, sv);
+	test_kconfig(&t, root2, cfg);
+	test_inputs(&t, root3);
+	test_btf(&t, root4, cfg, btf);
+	{
+		uint64_t removed = 0;
+		struct kp_err err = { 0 };
+		char cmd[300];
+
+		int r = kp_base_cache_clear(root3, &removed, &err);
+		struct stat st;
+
+		tap_ok(&t,
+		       r == 0 && removed >= 2 && stat(root3, &st) == 0 &&
+			       stat(strcat(root3, "/" KP_BASE_CACHE_DIR), &st) < 0,
+		       "clear removes the entries (%llu) and their directory",
+		       (unsigned long long)removed);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", top);
+	}
+	return tap_done(&t);
+}
