@@ -17,10 +17,10 @@
 
 #include "ctx-options.h"
 #include "policy/hook-policy.h"
-#include "kernel/kernel-tree.h"
-#include "kernel/modprobe-chain.h"
-#include "kernel/running.h"
-#include "kernel/rootfs.h"
+#include "system/kernel-tree.h"
+#include "system/modprobe-chain.h"
+#include "system/running.h"
+#include "file/rootfs.h"
 
 enum {
 	OPT_ON_ERROR = 0x300,

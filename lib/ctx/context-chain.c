@@ -15,7 +15,7 @@
 
 #include "context.h"
 #include "context-machine.h"
-#include "kernel/rootfs.h"
+#include "file/rootfs.h"
 #include "util/module-name.h"
 
 static int want(struct kp_ctx *c, const char *sym)

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "file/inputs.h"
-#include "kernel/rootfs.h"
+#include "file/rootfs.h"
 
 /* dkms(8): mok_certificate= of framework.conf (default /var/lib/dkms/mok.pub). */
 static int dkms_cert_path(const char *root, char *out, size_t len)

@@ -14,11 +14,11 @@
 #include <sys/utsname.h>
 
 #include "file/inputs.h"
-#include "kernel/rootfs.h"
+#include "file/rootfs.h"
 #include "cache/facts-cache.h"
 #include "context.h"
 #include "context-machine.h"
-#include "kernel/rootfs.h"
+#include "file/rootfs.h"
 
 void kp_ctx_opts_init(struct kp_ctx_opts *o)
 {

@@ -15,7 +15,7 @@
 
 #include "file/bytes.h"
 #include "kernel-base-internal.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 
 struct entry {
 	struct kp_ksym k;   /* first: callers get &entry->k */

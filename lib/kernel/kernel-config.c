@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kernel-config.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 
 #define KCONFIG_MAX_SIZE ((size_t)64 << 20)
 

@@ -13,7 +13,7 @@
 
 #include "kernel-base.h"
 #include "sig-keys.h"
-#include "sim/profile.h"
+#include "profile.h"
 #include "util/util.h"
 
 struct kp_keyring;

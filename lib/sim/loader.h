@@ -14,7 +14,7 @@
 
 #include "graph/graph.h"
 #include "kernel/kernel-facts.h"
-#include "profile.h"
+#include "kernel/profile.h"
 
 /* Taint bits, include/linux/panic.h (v4.14 … v7.2). */
 enum {

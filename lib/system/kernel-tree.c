@@ -19,11 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernel-base-internal.h"
+#include "kernel/kernel-base.h"
 #include "file/inputs.h"
 #include "modprobe-chain.h"
 #include "kernel-tree.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 #include "util/module-name.h"
 
 #define BUILTIN_MAX_SIZE ((size_t)64 << 20)

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kernel-base.h"
-#include "kernel-config.h"
+#include "kernel/kernel-base.h"
+#include "kernel/kernel-config.h"
 #include "util/util.h"
 
 /* One "module.key=value" record of modules.builtin.modinfo. */

@@ -27,7 +27,7 @@
 #include "kernel-tree.h"
 #include "modprobe-chain.h"
 #include "graph/module-set.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 #include "util/module-name.h"
 
 #define WALK_MAX_DEPTH 16

@@ -23,7 +23,7 @@
 #include <stddef.h>
 
 #include "file/bytes.h"
-#include "kernel-base.h"
+#include "kernel/kernel-base.h"
 #include "util/util.h"
 
 /* Bounds on what is read from a root that may be hostile. */

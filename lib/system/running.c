@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "kernel-base-internal.h"
+#include "kernel/kernel-base.h"
 #include "file/inputs.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 #include "running.h"
 #include "util/module-name.h"
 

@@ -17,11 +17,11 @@ ok() {
 allowed='
 lib/cache/facts-cache.c 4
 lib/policy/hook-policy.c 2
-lib/kernel/modprobe-chain.c 1
+lib/system/modprobe-chain.c 1
 lib/graph/module-set.c 1
 lib/util/io.c 2
 lib/util/fs-trust.c 3
-lib/kernel/depmod-config.c 1
+lib/system/depmod-config.c 1
 src/cmd-check.c 2
 src/cmd-hook.c 1
 src/kopolicy.c 1

@@ -8,7 +8,7 @@
  */
 #include <elf.h>
 
-#include "rules/builder.h"
+#include "builder.h"
 
 static const struct kp_edge *edge(const struct tb_world *w, const char *mod, const char *sym)
 {

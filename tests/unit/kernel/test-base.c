@@ -6,7 +6,7 @@
 #include "kernel/kernel-base.h"
 #include "../tap.h"
 
-#define DATA "tests/unit/base/data/"
+#define DATA "tests/unit/kernel/data/"
 
 static char *data_path(const char *name)
 {
