@@ -19,6 +19,7 @@
 #include "policy/hook-policy.h"
 #include "system/kernel-tree.h"
 #include "system/modprobe-chain.h"
+#include "system/out-of-tree.h"
 #include "system/running.h"
 #include "file/rootfs.h"
 
@@ -532,7 +533,7 @@ static int print_rules(struct hook *h)
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
-	if (kp_chain_out_of_tree(h->a.tree.moddir, &arena, &names, &rels, &n, &err) < 0) {
+	if (kp_out_of_tree_listed(h->a.tree.moddir, &arena, &names, &rels, &n, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		kp_arena_release(&arena);
 		return KP_EXIT_ERROR;

@@ -16,6 +16,8 @@
 #include "context.h"
 #include "context-machine.h"
 #include "file/rootfs.h"
+#include "kernel/filtered-exports.h"
+#include "system/out-of-tree.h"
 #include "util/module-name.h"
 
 static int want(struct kp_ctx *c, const char *sym)
@@ -60,7 +62,7 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 		c->exports_from = c->o.kernels[0];
 		c->base_has_modules = st.nmodule > 0;
 	} else if (c->tree.symvers_path) {
-		if (kp_chain_load_exports(c->base, c->tree.symvers_path, false, &c->wanted, err) <
+		if (kp_base_load_filtered(c->base, c->tree.symvers_path, false, &c->wanted, err) <
 		    0)
 			return -1;
 		c->exports_from = c->tree.symvers_path;
@@ -69,7 +71,7 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 		char *ks = kp_root_path(c->o.root, "proc/kallsyms");
 		struct kp_err why = { 0 };
 
-		if (!ks || kp_chain_load_exports(c->base, ks, true, &c->wanted, &why) < 0) {
+		if (!ks || kp_base_load_filtered(c->base, ks, true, &c->wanted, &why) < 0) {
 			kp_err_set(err,
 				   "no kernel exports: no Module.symvers for %s (install "
 				   "linux-headers-%s or give --kernel) and %s",
@@ -205,7 +207,7 @@ static int read_providers(struct kp_ctx *c, struct kp_err *err)
 
 		if (cm->builtin || !kp_running_find(&c->run, cm->name) || is_provider(c, cm->name))
 			continue;
-		if (c->base_has_modules && !strncmp(cm->relpath, "kernel/", 7))
+		if (c->base_has_modules && kp_relpath_is_in_tree(cm->relpath))
 			continue;
 		if (add_provider(c, cm->name, cm->path, err) < 0)
 			return -1;
@@ -281,7 +283,7 @@ static int build_facts(struct kp_ctx *c, struct kp_err *err)
 bool kp_ctx_chain_described(const struct kp_ctx *c, const struct kp_chain_module *cm)
 {
 	return c->skip_in_tree && !cm->target && !cm->builtin && !c->in_set[cm - c->chain.mods] &&
-	       !strncmp(cm->relpath, "kernel/", 7);
+	       kp_relpath_is_in_tree(cm->relpath);
 }
 
 int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)

@@ -35,6 +35,7 @@
 #include "kernel/kernel-facts.h"
 #include "system/kernel-tree.h"
 #include "system/modprobe-chain.h"
+#include "util/symbol-set.h"
 #include "system/running.h"
 #include "kernel/sig-keys.h"
 #include "kernel/vmlinux-btf.h"

@@ -21,7 +21,7 @@
 
 #include "kernel/kernel-base.h"
 #include "file/inputs.h"
-#include "modprobe-chain.h"
+#include "modprobe-index.h"
 #include "kernel-tree.h"
 #include "file/rootfs.h"
 #include "util/module-name.h"

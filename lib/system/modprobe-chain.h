@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What modprobe would load for one name, and the state it would load it into,
- * read the cheap way for `kopolicy hook` (which runs inside modprobe, once per
- * module, under a time budget of a few milliseconds):
- *
- *  - the chain: the name resolved like modprobe (libkmod over the depmod .bin
- *    indexes: modprobe.d aliases, modules.dep, modules.alias, built-ins; or the
- *    text modules.dep/modules.alias when only those exist), its dependencies
- *    first, each with its file, whether it is built in, loaded or blacklisted;
- *  - the live state: /proc/modules and /sys/module/<m>/taint, signature
- *    enforcement, lockdown, the taint mask, the command line (never
- *    /proc/kallsyms unless asked: the kernel takes ~60 ms to print it);
- *  - the kernel exports the chain can look up: Module.symvers or kallsyms lines
- *    filtered down to the symbols named, before they are parsed.
+ * What modprobe would load for one name, read the cheap way for `kopolicy hook` (which
+ * runs inside modprobe, once per module, under a time budget of a few milliseconds): the
+ * name resolved like modprobe (libkmod over the depmod .bin indexes, checked first by
+ * modprobe-index.c: modprobe.d aliases, modules.dep, modules.alias, built-ins; or the text
+ * modules.dep/modules.alias when only those exist), its dependencies first, each with its
+ * file, whether it is built in or blacklisted. The live state it loads into is
+ * kp_running_open_opts()'s (running.h), the exports it can look up
+ * kp_base_load_filtered()'s (kernel/filtered-exports.h).
  *
  * Every path is inside the root given. Nothing is written.
  */
@@ -23,44 +18,12 @@
 #include <stddef.h>
 
 #include "file/bytes.h"
-#include "kernel/kernel-base.h"
 #include "util/util.h"
 
 /* Bounds on what is read from a root that may be hostile. */
-#define KP_CHAIN_MAX_MODULES 512		 /* modules on one chain */
-#define KP_CHAIN_MAX_INDEX   ((size_t)64 << 20)	 /* a text index (modules.dep, ...) */
-#define KP_CHAIN_MAX_SYMVERS ((size_t)128 << 20) /* Module.symvers after decompression */
-#define KP_CHAIN_MAX_KALLSYM ((size_t)256 << 20) /* /proc/kallsyms */
-#define KP_CHAIN_MAX_LOADED  65536		 /* lines of /proc/modules */
-
-/*
- * A set of symbol names (borrowed strings), looked up by (pointer, length) so
- * that lines of a mapped file are matched where they lie, without copies.
- */
-struct kp_symset {
-	const char **keys; /* open addressing; NULL slots are free */
-	size_t *lens;
-	size_t cap; /* a power of two, 0 before the first add */
-	size_t n;
-};
-
-/*
- * Checks a libkmod .bin index (@len bytes) before libkmod reads it: header, every node
- * offset inside the file, children below their parent (as depmod writes them), each node
- * reached once, strings and value tables inside the file. 0, or -1 with the reason.
- */
-int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err);
-/*
- * The modprobe configuration @paths (NULL-terminated, as given to kmod_new()): any entry
- * libkmod would open that is not a regular file or a directory (a FIFO, a device, a
- * socket) is refused with "PATH: not a regular file: ...". 0 or -1.
- */
-int kp_modprobe_config_check(const char *const *paths, struct kp_err *err);
-
-/* Adds @name (kept by pointer: it must outlive the set). 0, or -1 when out of memory. */
-int kp_symset_add(struct kp_symset *s, const char *name);
-bool kp_symset_has(const struct kp_symset *s, const char *name, size_t len);
-void kp_symset_free(struct kp_symset *s);
+#define KP_CHAIN_MAX_MODULES 512		/* modules on one chain */
+#define KP_CHAIN_MAX_INDEX   ((size_t)64 << 20) /* a text index (modules.dep, ...) */
+#define KP_CHAIN_MAX_LOADED  65536		/* lines of /proc/modules */
 
 enum kp_chain_source {
 	KP_CHAIN_LIBKMOD, /* modules.dep.bin & co. through libkmod */
@@ -131,25 +94,5 @@ int kp_chain_module_path(struct kp_chain *c, const char *name, const char **path
  */
 int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **name,
 			  struct kp_err *err);
-
-/*
- * Module files of the release directory that are not under kernel/ (updates/,
- * extra/, DKMS's directories), as names and paths relative to @moddir, sorted by
- * name, without duplicates: from modules.dep when it exists, else by walking
- * the directory. The arrays and strings live in @arena.
- */
-int kp_chain_out_of_tree(const char *moddir, struct kp_arena *arena, const char ***names,
-			 const char ***relpaths, size_t *n, struct kp_err *err);
-
-/*
- * Loads into @b only the exports named in @wanted (a set of symbol names) from
- * @path: Module.symvers (any layout, compressed or not) or, with @kallsyms,
- * System.map/kallsyms text (the table bounds __start___ksymtab* are kept).
- * The lines are filtered before they are parsed: the hook never parses the
- * thousands of exports it does not need. A file with no wanted symbol loads
- * nothing and succeeds.
- */
-int kp_chain_load_exports(struct kp_kernel_base *b, const char *path, bool kallsyms,
-			  const struct kp_symset *wanted, struct kp_err *err);
 
 #endif

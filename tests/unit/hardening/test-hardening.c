@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "file/bytes.h"
-#include "system/modprobe-chain.h"
+#include "system/modprobe-index.h"
 #include "util/symbol-index.h"
 #include "tap.h"
 #include "util/util.h"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The hook's policy file (lib/policy/hook-policy.c) and its symbol sets (lib/system/modprobe-chain.c). */
+/* The hook's policy file (lib/policy/hook-policy.c) and its symbol sets (lib/util/symbol-set.c). */
 #include "config.h"
 
 #include <errno.h>
 #include <string.h>
 
 #include "policy/hook-policy.h"
-#include "system/modprobe-chain.h"
+#include "util/symbol-set.h"
 #include "tap.h"
 
 static int parse(struct kp_hook_policy *p, const char *text, struct kp_err *err)
