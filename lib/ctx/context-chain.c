@@ -96,16 +96,16 @@ static bool is_provider(const struct kp_ctx *c, const char *name)
 static int add_provider(struct kp_ctx *c, const char *name, const char *path, struct kp_err *err)
 {
 	/* a loaded module is read for its exports: its symbol_get() sites are not judged */
-	struct kp_open_opts oo = { .max_size = c->env.max_size,
-				   .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
-				   .no_symbol_get = true };
+	struct kp_open_opts oo = { .max_size = c->env.max_size, .no_symbol_get = true };
+	struct kp_facts_cache *cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
 	struct kp_err why = { 0 };
 	size_t need = c->nproviders + 1;
 	struct kp_module *m;
 
 	if (kp_grow(&c->providers, &c->providers_cap, need, sizeof(*c->providers)) < 0)
 		return kp_err_set(err, "out of memory");
-	if (kp_module_open(path, &oo, &m, &why) < 0)
+	/* not deferred: a provider never waits in the cache, kp_module_free() frees it */
+	if (kp_set_open_module(cache, path, &oo, NULL, &m, &why) < 0)
 		return kp_err_set(err, "cannot read loaded module %s: %s", name, why.msg);
 	c->providers[c->nproviders++] = m;
 	return 0;
@@ -333,8 +333,8 @@ static int read_set(struct kp_ctx *c, struct kp_err *err)
 			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
 					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
 			  .keep_btf = c->chain_keep_btf,
-			  .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
-			  .no_symbol_get = c->o.no_symbol_get }
+			  .no_symbol_get = c->o.no_symbol_get },
+		.cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
 	};
 	size_t n = 0;
 

@@ -387,7 +387,7 @@ static void prune_providers(struct kp_ctx *c)
 			}
 			free(e->path);
 			free(e->error);
-			kp_module_free(e->mod);
+			kp_set_drop_module(&c->set, e);
 			continue;
 		}
 		c->set.entries[k++] = *e;
@@ -536,7 +536,7 @@ static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
 		ro.open.names = &names;
 	}
 	if (c->env.cache)
-		ro.open.cache = c->env.cache(c->env.cache_data);
+		ro.cache = c->env.cache(c->env.cache_data);
 	/* the misses are stored after the read phase, beside what follows it (facts-defer.c) */
 	ro.open.defer_store = true;
 	return kp_set_read_range(&c->set, from, to, &ro);

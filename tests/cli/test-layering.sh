@@ -30,16 +30,10 @@ ctx: util file read cache kernel graph system sim
 src: util file read cache kernel graph system sim policy ctx
 '
 
-# FILE INCLUDE: includes against the layering that today's code still needs (issue 27)
+# FILE INCLUDE: includes against the layering that the code still needs, each with why.
+# None today (issue 27 removed the last ones): keep it that way.
 exceptions='
-lib/read/module.c cache/facts-cache.h
-lib/cache/facts-serial.c read/module-internal.h
 '
-# why: module.c reads through the facts cache when the caller's options name one
-# (kp_module_open_with()) and settles a store still pending on the module when it is freed
-# (kp_module_free());
-# facts-serial.c writes and reads back the fields of struct kp_module that module-internal.h
-# keeps private to the reader.
 
 folder() { # PATH below $top: its layer (lib/X/... -> X, src/... -> src)
 	case $1 in
