@@ -456,7 +456,7 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 
 static int load_facts(struct kp_ctx *c, struct kp_err *err)
 {
-	if (c->o.fo.release && kp_base_set_release(c->base, c->o.fo.release, err) < 0)
+	if (c->o.fo.release && kp_base_set_kernel_release(c->base, c->o.fo.release, err) < 0)
 		return -1;
 	if (load_keys(c, err) < 0)
 		return -1;
@@ -646,26 +646,26 @@ const struct kp_kernel_base *kp_ctx_base(const struct kp_ctx *c)
 
 void kp_ctx_release(struct kp_ctx *c)
 {
-	for (size_t i = 0; i < c->nproviders; i++)
-		kp_module_free(c->providers[i]);
-	free(c->providers);
-	kp_symset_free(&c->wanted);
-	free(c->in_set);
+	for (size_t i = 0; i < c->hook.nproviders; i++)
+		kp_module_free(c->hook.providers[i]);
+	free(c->hook.providers);
+	kp_symset_release(&c->hook.wanted);
+	free(c->hook.in_set);
 	if (c->have_sim)
-		kp_simulation_free(&c->sim);
-	kp_graph_free(&c->graph);
+		kp_simulation_release(&c->sim);
+	kp_graph_release(&c->graph);
 	kp_depmod_shadows_free(c->shadowed, c->nshadowed);
 	if (c->have_depmod)
-		kp_depmod_cfg_free(&c->depmod);
-	kp_set_free(&c->set);
+		kp_depmod_cfg_release(&c->depmod);
+	kp_set_release(&c->set);
 	for (size_t i = 0; i < c->nempty_dirs; i++)
 		free(c->empty_dirs[i]);
 	free(c->empty_dirs);
 	kp_facts_release(&c->facts);
 	kp_vmlinux_btf_release(&c->vmlinux_btf); /* after the facts that borrowed it */
 	kp_base_free(c->base);
-	if (c->have_chain)
-		kp_chain_close(&c->chain);
+	if (c->hook.have_chain)
+		kp_chain_close(&c->hook.chain);
 	if (c->have_tree)
 		kp_tree_release(&c->tree);
 	if (c->have_run)

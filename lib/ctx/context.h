@@ -94,6 +94,20 @@ struct kp_ctx_env {
 	void *log_data;
 };
 
+/* What only the modprobe hook's load, kp_ctx_load_chain() (context-chain.c), keeps. */
+struct kp_ctx_hook {
+	struct kp_chain chain;
+	bool have_chain;
+	struct kp_symset wanted;      /* every symbol the chain can look up */
+	struct kp_module **providers; /* loaded modules read for their exports */
+	size_t nproviders, providers_cap;
+	const char *exports_from; /* where vmlinux's exports came from */
+	bool base_has_modules;	  /* Module.symvers: in-tree modules' exports too */
+	bool skip_in_tree;	  /* in-tree dependencies not loaded are not read */
+	bool *in_set;		  /* per chain module: read into the set */
+	bool keep_btf; /* the chain reads before its facts: keep .BTF if it may be checked */
+};
+
 struct kp_ctx {
 	struct kp_ctx_opts o; /* a copy; o.fo completed from what the kernel's files say */
 	struct kp_ctx_env env;
@@ -120,23 +134,13 @@ struct kp_ctx {
 	struct kp_efi_state efi;     /* the machine's EFI variables (context-machine.c) */
 	bool have_efi;
 	struct kp_vmlinux_btf vmlinux_btf; /* the kernel's raw BTF, which facts parses */
-	bool chain_keep_btf; /* the chain reads before its facts: keep .BTF if it may be checked */
 	struct kp_depmod_cfg depmod; /* a whole tree: depmod.d of the image */
 	bool have_depmod;
 	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
 	size_t nshadowed;
 	char release_buf[256]; /* uname -r, when the running kernel is the default */
 
-	/* kp_ctx_load_chain() (context-chain.c) */
-	struct kp_chain chain;
-	bool have_chain;
-	struct kp_symset wanted;      /* every symbol the chain can look up */
-	struct kp_module **providers; /* loaded modules read for their exports */
-	size_t nproviders, providers_cap;
-	const char *exports_from; /* where vmlinux's exports came from */
-	bool base_has_modules;	  /* Module.symvers: in-tree modules' exports too */
-	bool skip_in_tree;	  /* in-tree dependencies not loaded are not read */
-	bool *in_set;		  /* per chain module: read into the set */
+	struct kp_ctx_hook hook; /* kp_ctx_load_chain() only */
 };
 
 /* Why a directory operand is an input error. */

@@ -294,7 +294,7 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 	if (from > end)
 		from = end;
 	if (opts->cache)
-		set->cache = opts->cache; /* kp_set_free() settles what waits there */
+		set->cache = opts->cache; /* kp_set_release() settles what waits there */
 	n = end - from;
 	c.from = from;
 	c.q = kp_calloc(n ? n : 1, sizeof(*c.q));
@@ -320,7 +320,7 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 	return failed;
 }
 
-void kp_set_free(struct kp_module_set *set)
+void kp_set_release(struct kp_module_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		free(set->entries[i].path);

@@ -43,7 +43,10 @@ typedef void (*kp_progress_fn)(size_t done, size_t total, void *data);
 
 struct kp_read_opts {
 	struct kp_open_opts open;
-	/* The facts cache (cache/facts-cache.h) to read through; NULL: read each file. */
+	/*
+	 * The facts cache (cache/facts-cache.h) to read through; NULL: read each file. It must
+	 * outlive the set: kp_set_release() settles the stores still pending there.
+	 */
 	struct kp_facts_cache *cache;
 	unsigned jobs;		 /* 0: one per online CPU */
 	kp_progress_fn progress; /* called from one thread at a time; may be NULL */
@@ -55,7 +58,7 @@ size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts);
 /* Reads entries [@from, @to) only (streaming consumers read a window at a time). */
 size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 			 const struct kp_read_opts *opts);
-void kp_set_free(struct kp_module_set *set);
+void kp_set_release(struct kp_module_set *set);
 
 /*
  * Reads the module file @path through the facts cache @cache, or directly (kp_module_open_with())

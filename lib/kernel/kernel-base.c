@@ -445,7 +445,7 @@ const char *kp_base_release(const struct kp_kernel_base *b)
 	return b->release;
 }
 
-int kp_base_set_release(struct kp_kernel_base *b, const char *release, struct kp_err *err)
+int kp_base_set_kernel_release(struct kp_kernel_base *b, const char *release, struct kp_err *err)
 {
 	if (b->release) {
 		if (strcmp(b->release, release))

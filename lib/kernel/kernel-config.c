@@ -263,7 +263,7 @@ int kp_kconfig_load(struct kp_kconfig *c, const char *path, struct kp_err *err)
 void kp_kconfig_release(struct kp_kconfig *c)
 {
 	free(c->entries);
-	kp_symbol_index_free(&c->index);
+	kp_symbol_index_release(&c->index);
 	kp_arena_release(&c->arena);
 	memset(c, 0, sizeof(*c));
 }

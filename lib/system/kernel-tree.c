@@ -696,7 +696,7 @@ int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool al
 {
 	bool loaded = false;
 
-	if (kp_base_set_release(b, t->release, err) < 0)
+	if (kp_base_set_kernel_release(b, t->release, err) < 0)
 		return -1;
 	if (t->symvers_path) {
 		if (kp_base_load_symvers(b, t->symvers_path, err) < 0)

@@ -215,7 +215,7 @@ int kp_out_of_tree_depmod(const char *root, const char *release, struct kp_modul
 	r = 0;
 out_cfg:
 	kp_depmod_shadows_free(sh, nsh);
-	kp_depmod_cfg_free(&cfg);
+	kp_depmod_cfg_release(&cfg);
 out_tree:
 	kp_tree_release(&t);
 	return r;

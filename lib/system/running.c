@@ -427,7 +427,7 @@ static int read_kallsyms(struct kp_running *r, struct kp_err *err)
 		return kp_err_set(err, "out of memory");
 	}
 	if (kp_base_load_system_map(b, path, &e) < 0 ||
-	    kp_base_set_release(b, r->release, &e) < 0) {
+	    kp_base_set_kernel_release(b, r->release, &e) < 0) {
 		kp_base_free(b);
 		ret = note(r, &r->kallsyms_note, e.msg);
 	} else {

@@ -58,7 +58,7 @@ bool kp_symset_has(const struct kp_symset *s, const char *name, size_t len)
 	return false;
 }
 
-void kp_symset_free(struct kp_symset *s)
+void kp_symset_release(struct kp_symset *s)
 {
 	free(s->keys);
 	free(s->lens);

@@ -20,6 +20,6 @@ struct kp_symset {
 /* Adds @name (kept by pointer: it must outlive the set). 0, or -1 when out of memory. */
 int kp_symset_add(struct kp_symset *s, const char *name);
 bool kp_symset_has(const struct kp_symset *s, const char *name, size_t len);
-void kp_symset_free(struct kp_symset *s);
+void kp_symset_release(struct kp_symset *s);
 
 #endif
