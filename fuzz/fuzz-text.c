@@ -10,7 +10,7 @@
 #include "file/bytes.h"
 #include "policy/hook-policy.h"
 #include "kernel/kernel-config.h"
-#include "kernel/modprobe-chain.h"
+#include "system/modprobe-index.h"
 #include "waivers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

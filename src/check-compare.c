@@ -83,7 +83,7 @@ int kp_compare_rules(const struct kp_ctx *a, const char *spec, struct kp_compari
 	}
 	if (kp_simulate(&a->graph, &fb, &sb, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
-		kp_simulation_free(&sa);
+		kp_simulation_release(&sa);
 		return KP_EXIT_ERROR;
 	}
 	for (size_t k = 0; k < a->graph.n && !rc; k++) {
@@ -96,8 +96,8 @@ int kp_compare_rules(const struct kp_ctx *a, const char *spec, struct kp_compari
 			rc = KP_EXIT_ERROR;
 		}
 	}
-	kp_simulation_free(&sa);
-	kp_simulation_free(&sb);
+	kp_simulation_release(&sa);
+	kp_simulation_release(&sb);
 	if (rc)
 		kp_comparison_release(cmp);
 	return rc;

@@ -7,100 +7,13 @@
  */
 #include "config.h"
 
-#include <dirent.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "file/inputs.h"
 #include "check-output.h"
 #include "json-out.h"
-
-struct release_list {
-	char **names;
-	size_t n, cap;
-};
-
-/* The releases under ROOT/lib/modules and ROOT/usr/lib/modules (one entry each). */
-static int list_releases(const char *root, struct release_list *l)
-{
-	static const char *const dirs[] = { "lib/modules", "usr/lib/modules" };
-
-	for (size_t d = 0; d < KP_ARRAY_SIZE(dirs); d++) {
-		char dir[PATH_MAX];
-		struct dirent *de;
-		DIR *dh;
-
-		snprintf(dir, sizeof(dir), "%s/%s", strcmp(root, "/") ? root : "", dirs[d]);
-		if (!(dh = kp_in_opendir(dir)))
-			continue;
-		while ((de = readdir(dh))) {
-			char path[2 * PATH_MAX];
-			struct stat st;
-			size_t k;
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			if (kp_in_stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-				continue;
-			for (k = 0; k < l->n && strcmp(l->names[k], de->d_name); k++)
-				;
-			if (k < l->n)
-				continue; /* /lib -> /usr/lib: the same release twice */
-			if (kp_grow(&l->names, &l->cap, l->n + 1, sizeof(*l->names)) < 0 ||
-			    !(l->names[l->n] = strdup(de->d_name))) {
-				closedir(dh);
-				return -1;
-			}
-			l->n++;
-		}
-		closedir(dh);
-	}
-	kp_sort_names(l->names, l->n);
-	return 0;
-}
-
-/* The files depmod uses for @release that are not under kernel/: the out-of-tree modules. */
-static int out_of_tree(const char *root, const char *release, struct kp_module_set *set,
-		       struct kp_err *err)
-{
-	struct kp_depmod_shadow *sh = NULL;
-	struct kp_depmod_cfg cfg;
-	struct kp_tree t;
-	size_t nsh = 0, kept = 0, klen;
-	char kdir[PATH_MAX];
-	int r = -1;
-
-	memset(&t, 0, sizeof(t));
-	if (kp_tree_open(&t, root, release, err) < 0)
-		return -1;
-	if (kp_depmod_cfg_load(&cfg, root, release, err) < 0)
-		goto out_tree;
-	if (kp_set_add_path(set, t.moddir) < 0 ||
-	    kp_depmod_select(&cfg, t.moddir, set, &sh, &nsh, err) < 0) {
-		kp_err_set(err, "out of memory");
-		goto out_cfg;
-	}
-	snprintf(kdir, sizeof(kdir), "%s/kernel/", t.moddir);
-	klen = strlen(kdir);
-	for (size_t i = 0; i < set->n; i++) {
-		if (!strncmp(set->entries[i].path, kdir, klen)) {
-			free(set->entries[i].path);
-			continue;
-		}
-		set->entries[kept++] = set->entries[i];
-	}
-	set->n = kept;
-	r = 0;
-out_cfg:
-	kp_depmod_shadows_free(sh, nsh);
-	kp_depmod_cfg_free(&cfg);
-out_tree:
-	kp_tree_release(&t);
-	return r;
-}
+#include "system/kernel-tree.h"
+#include "system/out-of-tree.h"
 
 /* "loads", "loads, P", "fails (ENOENT)", then the first rule ids. */
 static void verdict_text(const struct kp_verdict *v, char *buf, size_t len)
@@ -158,7 +71,7 @@ static int analyse_release(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, c
 
 	kp_cli_ctx_init(a, cli, tmpl);
 	a->o.fo.release = release;
-	if (out_of_tree(tmpl->basedir, release, &a->set, &err) < 0) {
+	if (kp_out_of_tree_depmod(tmpl->basedir, release, &a->set, &err) < 0) {
 		kp_cli_error(tmpl->basedir, "%s: %s", release, err.msg);
 		return KP_EXIT_ERROR;
 	}
@@ -314,7 +227,7 @@ static int check_release(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, con
 	kp_json_add(k, "release", json_object_new_string(release));
 	kp_cli_ctx_init(&a, cli, tmpl);
 	a.o.fo.release = release;
-	if (out_of_tree(root, release, &a.set, &err) < 0) {
+	if (kp_out_of_tree_depmod(root, release, &a.set, &err) < 0) {
 		kp_cli_error(root, "%s: %s", release, err.msg);
 		kp_json_add(k, "error", kp_json_string(err.msg));
 		rc = KP_EXIT_ERROR;
@@ -359,27 +272,28 @@ int kp_check_all_kernels(struct kp_cli *cli, const struct kp_ctx_opts *tmpl,
 			 const struct kp_check_out *o, bool json)
 {
 	struct json_object *kernels = json ? json_object_new_array() : NULL;
-	struct release_list l = { 0 };
+	struct kp_err err = { 0 };
+	char **names;
+	size_t n;
 	int rc = KP_EXIT_OK;
 
-	if (list_releases(tmpl->basedir, &l) < 0) {
-		kp_cli_error(NULL, "out of memory");
+	if (kp_tree_list_releases(tmpl->basedir, &names, &n, &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
-	if (!l.n) {
+	if (!n) {
 		kp_cli_error(tmpl->basedir, "no installed kernel (no lib/modules/<release>)");
 		return KP_EXIT_ERROR;
 	}
 	if (!json)
 		fprintf(o->f, "%-28s %-24s %-40s %s\n", "KERNEL", "MODULE", "RESULT", "FILE");
-	for (size_t i = 0; i < l.n; i++) {
-		int r = check_release(cli, tmpl, tmpl->basedir, l.names[i], o, kernels);
+	for (size_t i = 0; i < n; i++) {
+		int r = check_release(cli, tmpl, tmpl->basedir, names[i], o, kernels);
 
 		if (r > rc)
 			rc = r;
-		free(l.names[i]);
 	}
-	free(l.names);
+	kp_tree_releases_free(names, n);
 	if (json) {
 		struct json_object *top = json_object_new_object();
 

@@ -83,7 +83,7 @@ static int strict_pass(struct kp_ctx *a)
 		return -1;
 	}
 	r = kp_add_policy_findings(&a->sim, &s, &err);
-	kp_simulation_free(&s);
+	kp_simulation_release(&s);
 	return r;
 }
 

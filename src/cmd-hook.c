@@ -17,10 +17,11 @@
 
 #include "ctx-options.h"
 #include "policy/hook-policy.h"
-#include "kernel/kernel-tree.h"
-#include "kernel/modprobe-chain.h"
-#include "kernel/running.h"
-#include "kernel/rootfs.h"
+#include "system/kernel-tree.h"
+#include "system/modprobe-chain.h"
+#include "system/out-of-tree.h"
+#include "system/running.h"
+#include "file/rootfs.h"
 
 enum {
 	OPT_ON_ERROR = 0x300,
@@ -250,8 +251,8 @@ static const char *failure_reason(const struct kp_verdict *v)
 
 static bool is_target(const struct hook *h, const char *name)
 {
-	for (size_t i = 0; i < h->a.chain.n; i++)
-		if (h->a.chain.mods[i].target && !strcmp(h->a.chain.mods[i].name, name))
+	for (size_t i = 0; i < h->a.hook.chain.n; i++)
+		if (h->a.hook.chain.mods[i].target && !strcmp(h->a.hook.chain.mods[i].name, name))
 			return true;
 	return false;
 }
@@ -279,11 +280,11 @@ static void print_chain(const struct hook *h)
 	char letters[32];
 
 	say(h, "kernel %s; exports from %s; %zu loaded module%s; chain from %s:", h->a.run.release,
-	    h->a.exports_from, h->a.run.nmodules, h->a.run.nmodules == 1 ? "" : "s",
-	    h->a.chain.source == KP_CHAIN_LIBKMOD ? "libkmod (depmod indexes)"
-						  : "modules.dep (text)");
-	for (size_t i = 0; i < h->a.chain.n; i++) {
-		const struct kp_chain_module *cm = &h->a.chain.mods[i];
+	    h->a.hook.exports_from, h->a.run.nmodules, h->a.run.nmodules == 1 ? "" : "s",
+	    h->a.hook.chain.source == KP_CHAIN_LIBKMOD ? "libkmod (depmod indexes)"
+						       : "modules.dep (text)");
+	for (size_t i = 0; i < h->a.hook.chain.n; i++) {
+		const struct kp_chain_module *cm = &h->a.hook.chain.mods[i];
 		const struct kp_loaded_module *lm = kp_running_find(&h->a.run, cm->name);
 
 		say(h, "  %s %s%s%s%s%s%s", cm->name, cm->builtin ? "(built in)" : cm->relpath,
@@ -451,13 +452,13 @@ static int judge(struct hook *h)
 	if (!h->a.set.n) {
 		if (h->verbose)
 			say(h, "nothing to load: %s",
-			    h->a.chain.n ? "already loaded or built in"
-					 : "every module it names is blacklisted");
+			    h->a.hook.chain.n ? "already loaded or built in"
+					      : "every module it names is blacklisted");
 		return KP_EXIT_OK;
 	}
-	if (h->verbose && h->a.chain.via_alias && h->a.chain.nblacklisted)
+	if (h->verbose && h->a.hook.chain.via_alias && h->a.hook.chain.nblacklisted)
 		say(h, "%zu module(s) of this alias are blacklisted: modprobe skips them",
-		    h->a.chain.nblacklisted);
+		    h->a.hook.chain.nblacklisted);
 	return decide(h);
 }
 
@@ -537,7 +538,7 @@ static int print_rules(struct hook *h)
 		kp_cli_error(NULL, "%s", err.msg);
 		return KP_EXIT_ERROR;
 	}
-	if (kp_chain_out_of_tree(h->a.tree.moddir, &arena, &names, &rels, &n, &err) < 0) {
+	if (kp_out_of_tree_listed(h->a.tree.moddir, &arena, &names, &rels, &n, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
 		kp_arena_release(&arena);
 		return KP_EXIT_ERROR;

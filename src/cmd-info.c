@@ -118,8 +118,7 @@ int cmd_info(struct kp_cli *cli, int argc, char **argv)
 			if (e->error)
 				kp_cli_error(e->path, "%s", e->error);
 			kp_info_entry(&w, e);
-			kp_module_free(e->mod);
-			e->mod = NULL;
+			kp_set_drop_module(&ctx.set, e);
 		}
 	}
 	kp_info_end(&w);

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/kernel-tree.h"
-#include "kernel/modprobe-chain.h"
+#include "system/kernel-tree.h"
+#include "system/modprobe-chain.h"
 #include "module-lookup.h"
 #include "util/module-name.h"
 

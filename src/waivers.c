@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/rootfs.h"
+#include "file/rootfs.h"
 #include "waivers.h"
 
 int kp_waivers_load_buffer(struct kp_waivers *ws, const char *path, const char *buf, size_t len,

@@ -159,7 +159,7 @@ out:
 	for (size_t i = 0; i < st.nkeys; i++)
 		free(st.keys[i]);
 	free(st.keys);
-	kp_symbol_index_free(&st.seen);
+	kp_symbol_index_release(&st.seen);
 	free(st.buf);
 	free(recbuf);
 	free(slots);

@@ -412,7 +412,6 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	struct kp_module *m;
 	bool trust;
 
-	direct.cache = NULL;
 	*out = NULL;
 	if (c->dirfd < 0) /* no cache directory */
 		return kp_module_open_with(path, &direct, dec, out, err);

@@ -60,9 +60,11 @@ struct kp_facts_cache *kp_facts_cache_new(const char *dir);
 void kp_facts_cache_free(struct kp_facts_cache *c);
 
 /*
- * kp_module_open_with() through the cache (module.c calls it when opts->cache is set):
- * a hit builds the module from its entry; a miss reads the file and stores the result.
- * Safe from several threads at once. Same returns as kp_module_open_with().
+ * kp_module_open_with() through the cache (the module set calls it when its read options
+ * name a cache): a hit builds the module from its entry; a miss reads the file and stores
+ * the result, later with @opts->defer_store (the module is then pending: see
+ * kp_facts_cache_settle()). Safe from several threads at once. Same returns as
+ * kp_module_open_with().
  */
 int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct kp_open_opts *opts,
 			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err);
@@ -75,9 +77,15 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
  * rest. Without a thread (pthread_create() failed) the same happens without one.
  */
 void kp_facts_cache_store_pending(struct kp_facts_cache *c);
-/* kp_module_free() of a module still waiting (@m->store_pending): stores it now, or waits
- * for the cache's thread that is storing it. */
-void kp_fc_settle(struct kp_module *m);
+/*
+ * Before @m, read through @c with defer_store, is freed: a store of it still pending is made
+ * now, or after the cache's thread that is storing it. Nothing for a module that is not
+ * pending (stored, never queued, or @c NULL). The cache, not the module, keeps which modules
+ * wait. Safe from several threads at once.
+ */
+void kp_facts_cache_settle(struct kp_facts_cache *c, const struct kp_module *m);
+/* True while @m waits in @c to be stored (tests). */
+bool kp_facts_cache_is_pending(struct kp_facts_cache *c, const struct kp_module *m);
 
 struct kp_sig_memo;
 /*

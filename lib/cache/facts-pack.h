@@ -97,6 +97,12 @@ struct fc_defer {
 	struct fc_job *jobs;
 	size_t n, cap, head;
 	size_t pending; /* jobs not JOB_DONE */
+	/*
+	 * Each queued module's job: open addressing by the module's address, slot = job + 1
+	 * (0: free), the latest job of an address wins; emptied with @jobs.
+	 */
+	size_t *slots;
+	size_t nslots; /* a power of two, more than twice @n; 0 before the first job */
 };
 
 struct kp_facts_cache {

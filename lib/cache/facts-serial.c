@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/module-internal.h"
+#include "read/module.h"
 
 #define NO_STRING  0u
 #define STRING_REF 0xffffffffu

@@ -15,13 +15,15 @@
 
 #include "context.h"
 #include "context-machine.h"
+#include "file/rootfs.h"
+#include "kernel/filtered-exports.h"
 #include "kernel/kernel-base-cached.h"
-#include "kernel/rootfs.h"
+#include "system/out-of-tree.h"
 #include "util/module-name.h"
 
 static int want(struct kp_ctx *c, const char *sym)
 {
-	return sym ? kp_symset_add(&c->wanted, sym) : 0;
+	return sym ? kp_symset_add(&c->hook.wanted, sym) : 0;
 }
 
 static int collect_wanted(struct kp_ctx *c)
@@ -63,19 +65,19 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 			if (kp_base_load(c->base, c->o.kernels[i], err) < 0)
 				return -1;
 		kp_base_stats(c->base, &st);
-		c->exports_from = c->o.kernels[0];
-		c->base_has_modules = st.nmodule > 0;
+		c->hook.exports_from = c->o.kernels[0];
+		c->hook.base_has_modules = st.nmodule > 0;
 	} else if (c->tree.symvers_path) {
 		if (kp_base_load_symvers_cached(c->base, c->tree.symvers_path, base_cache(c),
-						&c->wanted, err) < 0)
+						&c->hook.wanted, err) < 0)
 			return -1;
-		c->exports_from = c->tree.symvers_path;
-		c->base_has_modules = true;
+		c->hook.exports_from = c->tree.symvers_path;
+		c->hook.base_has_modules = true;
 	} else {
 		char *ks = kp_root_path(c->o.root, "proc/kallsyms");
 		struct kp_err why = { 0 };
 
-		if (!ks || kp_chain_load_exports(c->base, ks, true, &c->wanted, &why) < 0) {
+		if (!ks || kp_base_load_filtered(c->base, ks, true, &c->hook.wanted, &why) < 0) {
 			kp_err_set(err,
 				   "no kernel exports: no Module.symvers for %s (install "
 				   "linux-headers-%s or give --kernel) and %s",
@@ -84,15 +86,15 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 			return -1;
 		}
 		free(ks);
-		c->exports_from = "/proc/kallsyms";
+		c->hook.exports_from = "/proc/kallsyms";
 	}
-	return kp_base_set_release(c->base, c->run.release, err);
+	return kp_base_set_kernel_release(c->base, c->run.release, err);
 }
 
 static bool is_provider(const struct kp_ctx *c, const char *name)
 {
-	for (size_t i = 0; i < c->nproviders; i++)
-		if (!strcmp(c->providers[i]->name, name))
+	for (size_t i = 0; i < c->hook.nproviders; i++)
+		if (!strcmp(c->hook.providers[i]->name, name))
 			return true;
 	return false;
 }
@@ -149,18 +151,19 @@ static int check_live_import_ns(struct kp_ctx *c, const char *name, const char *
 static int add_provider(struct kp_ctx *c, const char *name, const char *path, struct kp_err *err)
 {
 	/* a loaded module is read for its exports: its symbol_get() sites are not judged */
-	struct kp_open_opts oo = { .max_size = c->env.max_size,
-				   .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
-				   .no_symbol_get = true };
+	struct kp_open_opts oo = { .max_size = c->env.max_size, .no_symbol_get = true };
+	struct kp_facts_cache *cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
 	struct kp_err why = { 0 };
-	size_t need = c->nproviders + 1;
+	size_t need = c->hook.nproviders + 1;
 	struct kp_module *m;
 
-	if (kp_grow(&c->providers, &c->providers_cap, need, sizeof(*c->providers)) < 0)
+	if (kp_grow(&c->hook.providers, &c->hook.providers_cap, need,
+		    sizeof(*c->hook.providers)) < 0)
 		return kp_err_set(err, "out of memory");
-	if (kp_module_open(path, &oo, &m, &why) < 0)
+	/* not deferred: a provider never waits in the cache, kp_module_free() frees it */
+	if (kp_set_open_module(cache, path, &oo, NULL, &m, &why) < 0)
 		return kp_err_set(err, "cannot read loaded module %s: %s", name, why.msg);
-	c->providers[c->nproviders++] = m;
+	c->hook.providers[c->hook.nproviders++] = m;
 	return check_live_import_ns(c, name, path, m, err);
 }
 
@@ -202,8 +205,8 @@ static int load_provider_exports(struct kp_ctx *c, struct kp_err *err)
 	size_t blen = 0, bcap = 0;
 	int r = 0;
 
-	for (size_t i = 0; i < c->nproviders && r == 0; i++) {
-		const struct kp_module *m = c->providers[i];
+	for (size_t i = 0; i < c->hook.nproviders && r == 0; i++) {
+		const struct kp_module *m = c->hook.providers[i];
 
 		for (size_t j = 0; j < m->nexports && r == 0; j++) {
 			const struct kp_export *e = &m->exports[j];
@@ -255,12 +258,12 @@ static bool set_exports(const struct kp_ctx *c, const char *sym)
  */
 static int read_providers(struct kp_ctx *c, struct kp_err *err)
 {
-	for (size_t i = 0; i < c->chain.n; i++) {
-		const struct kp_chain_module *cm = &c->chain.mods[i];
+	for (size_t i = 0; i < c->hook.chain.n; i++) {
+		const struct kp_chain_module *cm = &c->hook.chain.mods[i];
 
 		if (cm->builtin || !kp_running_find(&c->run, cm->name) || is_provider(c, cm->name))
 			continue;
-		if (c->base_has_modules && !strncmp(cm->relpath, "kernel/", 7))
+		if (c->hook.base_has_modules && kp_relpath_is_in_tree(cm->relpath))
 			continue;
 		if (add_provider(c, cm->name, cm->path, err) < 0)
 			return -1;
@@ -273,11 +276,11 @@ static int read_providers(struct kp_ctx *c, struct kp_err *err)
 
 			if (!sym || kp_base_lookup_owner(c->base, sym, NULL) || set_exports(c, sym))
 				continue;
-			if (kp_chain_symbol_owner(&c->chain, sym, &owner, err) < 0)
+			if (kp_chain_symbol_owner(&c->hook.chain, sym, &owner, err) < 0)
 				return -1;
 			if (!owner || !kp_running_find(&c->run, owner) || is_provider(c, owner))
 				continue;
-			if (kp_chain_module_path(&c->chain, owner, &path, &rel, err) < 0)
+			if (kp_chain_module_path(&c->hook.chain, owner, &path, &rel, err) < 0)
 				return -1;
 			if (path && add_provider(c, owner, path, err) < 0)
 				return -1;
@@ -336,8 +339,8 @@ static int build_facts(struct kp_ctx *c, struct kp_err *err)
 
 bool kp_ctx_chain_described(const struct kp_ctx *c, const struct kp_chain_module *cm)
 {
-	return c->skip_in_tree && !cm->target && !cm->builtin && !c->in_set[cm - c->chain.mods] &&
-	       !strncmp(cm->relpath, "kernel/", 7);
+	return c->hook.skip_in_tree && !cm->target && !cm->builtin &&
+	       !c->hook.in_set[cm - c->hook.chain.mods] && kp_relpath_is_in_tree(cm->relpath);
 }
 
 int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
@@ -351,7 +354,7 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 		/* the chain reads its modules before its facts: keep .BTF if it can be checked */
 		char *sys = kp_root_path(c->o.root, "sys/kernel/btf/vmlinux");
 
-		c->chain_keep_btf = c->o.vmlinux_btf || (sys && kp_is_file(sys));
+		c->hook.keep_btf = c->o.vmlinux_btf || (sys && kp_is_file(sys));
 		free(sys);
 	}
 	if (kp_tree_open(&c->tree, c->o.root, c->run.release, &why) < 0)
@@ -398,10 +401,10 @@ static int read_set(struct kp_ctx *c, struct kp_err *err)
 		.open = { .max_size = c->env.max_size,
 			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
 					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
-			  .keep_btf = c->chain_keep_btf,
-			  .cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
+			  .keep_btf = c->hook.keep_btf,
 			  .no_symbol_get = c->o.no_symbol_get,
-			  .ima_xattr = chain_ima_xattr(c) }
+			  .ima_xattr = chain_ima_xattr(c) },
+		.cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL,
 	};
 	size_t n = 0;
 
@@ -418,13 +421,13 @@ static int read_set(struct kp_ctx *c, struct kp_err *err)
 
 static int add_to_set(struct kp_ctx *c, size_t i, struct kp_err *err)
 {
-	const struct kp_chain_module *cm = &c->chain.mods[i];
+	const struct kp_chain_module *cm = &c->hook.chain.mods[i];
 
 	if (!kp_is_file(cm->path))
 		return kp_err_set(err, "%s: no such module file", cm->path);
 	if (kp_set_add_path(&c->set, cm->path) < 0)
 		return kp_err_set(err, "out of memory");
-	c->in_set[i] = true;
+	c->hook.in_set[i] = true;
 	return 0;
 }
 
@@ -447,13 +450,13 @@ static int needed_deps(struct kp_ctx *c, bool *added, struct kp_err *err)
 			if (m->imports[j].weak || kp_base_lookup_owner(c->base, sym, NULL) ||
 			    set_exports(c, sym))
 				continue;
-			if (kp_chain_symbol_owner(&c->chain, sym, &owner, err) < 0)
+			if (kp_chain_symbol_owner(&c->hook.chain, sym, &owner, err) < 0)
 				return -1;
 			if (!owner)
 				continue;
-			for (size_t i = 0; i < c->chain.n; i++)
-				if (!strcmp(c->chain.mods[i].name, owner) &&
-				    kp_ctx_chain_described(c, &c->chain.mods[i]) &&
+			for (size_t i = 0; i < c->hook.chain.n; i++)
+				if (!strcmp(c->hook.chain.mods[i].name, owner) &&
+				    kp_ctx_chain_described(c, &c->hook.chain.mods[i]) &&
 				    !kp_running_find(&c->run, owner)) {
 					if (add_to_set(c, i, err) < 0)
 						return -1;
@@ -470,20 +473,20 @@ int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 
 	if (!c->have_run && kp_ctx_open_live(c, err) < 0)
 		return -1;
-	if (kp_chain_open(&c->chain, c->o.root, c->tree.moddir,
+	if (kp_chain_open(&c->hook.chain, c->o.root, c->tree.moddir,
 			  (const char *const *)c->tree.builtin, c->tree.nbuiltin,
 			  (const char *const *)c->tree.modprobe_blacklist,
 			  c->tree.nmodprobe_blacklist, err) < 0)
 		return -1;
-	c->have_chain = true;
-	if (kp_chain_resolve(&c->chain, name, err) < 0)
+	c->hook.have_chain = true;
+	if (kp_chain_resolve(&c->hook.chain, name, err) < 0)
 		return -1;
-	c->in_set = kp_calloc(c->chain.n ? c->chain.n : 1, sizeof(*c->in_set));
-	if (!c->in_set)
+	c->hook.in_set = kp_calloc(c->hook.chain.n ? c->hook.chain.n : 1, sizeof(*c->hook.in_set));
+	if (!c->hook.in_set)
 		return kp_err_set(err, "out of memory");
-	c->skip_in_tree = !c->o.read_in_tree && !c->o.nkernels && c->tree.symvers_path;
-	for (size_t i = 0; i < c->chain.n; i++) {
-		const struct kp_chain_module *cm = &c->chain.mods[i];
+	c->hook.skip_in_tree = !c->o.read_in_tree && !c->o.nkernels && c->tree.symvers_path;
+	for (size_t i = 0; i < c->hook.chain.n; i++) {
+		const struct kp_chain_module *cm = &c->hook.chain.mods[i];
 
 		if (cm->builtin || kp_running_find(&c->run, cm->name) ||
 		    kp_ctx_chain_described(c, cm))
@@ -494,7 +497,7 @@ int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 	if (!c->set.n)
 		return 0; /* nothing to load */
 	/* Bounded: each round adds at least one module of the chain to the set. */
-	for (size_t round = 0; added && round <= c->chain.n; round++) {
+	for (size_t round = 0; added && round <= c->hook.chain.n; round++) {
 		if (read_set(c, err) < 0)
 			return -1;
 		if (collect_wanted(c) < 0)
@@ -502,7 +505,7 @@ int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 		if (load_exports(c, err) < 0)
 			return -1;
 		added = false;
-		if (c->skip_in_tree && needed_deps(c, &added, err) < 0)
+		if (c->hook.skip_in_tree && needed_deps(c, &added, err) < 0)
 			return -1;
 	}
 	if (read_providers(c, err) < 0 || build_facts(c, err) < 0)

@@ -8,7 +8,7 @@
 
 #include "file/bytes.h"
 #include "file/inputs.h"
-#include "kernel/rootfs.h"
+#include "file/rootfs.h"
 
 /* An IMA policy is a few hundred lines at most; securityfs lists the active one. */
 #define IMA_POLICY_MAX ((size_t)1 << 20)

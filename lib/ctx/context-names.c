@@ -14,7 +14,7 @@
 
 #include "context-names.h"
 #include "file/inputs.h"
-#include "kernel/modprobe-chain.h"
+#include "system/modprobe-chain.h"
 
 static void say(const struct kp_ctx *c, const char *path, const char *msg)
 {

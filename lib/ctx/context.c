@@ -14,7 +14,7 @@
 #include <sys/utsname.h>
 
 #include "file/inputs.h"
-#include "kernel/rootfs.h"
+#include "file/rootfs.h"
 #include "kernel/vmlinux-btf-cached.h"
 #include "cache/facts-cache.h"
 #include "cache/sig-memo.h"
@@ -22,7 +22,6 @@
 #include "context.h"
 #include "context-machine.h"
 #include "context-names.h"
-#include "kernel/rootfs.h"
 
 void kp_ctx_opts_init(struct kp_ctx_opts *o)
 {
@@ -409,7 +408,7 @@ static void prune_providers(struct kp_ctx *c)
 			}
 			free(e->path);
 			free(e->error);
-			kp_module_free(e->mod);
+			kp_set_drop_module(&c->set, e);
 			continue;
 		}
 		c->set.entries[k++] = *e;
@@ -474,7 +473,7 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 	/* the base cache in the lazy mode (the hook) only, as for its Module.symvers and config */
 	r = kp_facts_vmlinux_btf_cached(
 		f, c->vmlinux_btf.data, c->vmlinux_btf.len, path,
-		c->have_chain && c->env.base_cache ? c->env.base_cache(c->env.cache_data) : NULL,
+		c->hook.have_chain && c->env.base_cache ? c->env.base_cache(c->env.cache_data) : NULL,
 		c->o.root);
 	free(sys);
 	return r < 0 ? kp_err_set(err, "out of memory") : 0;
@@ -482,7 +481,7 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 
 static int load_facts(struct kp_ctx *c, struct kp_err *err)
 {
-	if (c->o.fo.release && kp_base_set_release(c->base, c->o.fo.release, err) < 0)
+	if (c->o.fo.release && kp_base_set_kernel_release(c->base, c->o.fo.release, err) < 0)
 		return -1;
 	if (load_keys(c, err) < 0)
 		return -1;
@@ -590,7 +589,7 @@ static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
 		ro.open.names = &names;
 	}
 	if (c->env.cache)
-		ro.open.cache = c->env.cache(c->env.cache_data);
+		ro.cache = c->env.cache(c->env.cache_data);
 	/* the misses are stored after the read phase, beside what follows it (facts-defer.c) */
 	ro.open.defer_store = true;
 	failed = kp_set_read_range(&c->set, from, to, &ro);
@@ -726,26 +725,26 @@ const struct kp_kernel_base *kp_ctx_base(const struct kp_ctx *c)
 
 void kp_ctx_release(struct kp_ctx *c)
 {
-	for (size_t i = 0; i < c->nproviders; i++)
-		kp_module_free(c->providers[i]);
-	free(c->providers);
-	kp_symset_free(&c->wanted);
-	free(c->in_set);
+	for (size_t i = 0; i < c->hook.nproviders; i++)
+		kp_module_free(c->hook.providers[i]);
+	free(c->hook.providers);
+	kp_symset_release(&c->hook.wanted);
+	free(c->hook.in_set);
 	if (c->have_sim)
-		kp_simulation_free(&c->sim);
-	kp_graph_free(&c->graph);
+		kp_simulation_release(&c->sim);
+	kp_graph_release(&c->graph);
 	kp_depmod_shadows_free(c->shadowed, c->nshadowed);
 	if (c->have_depmod)
-		kp_depmod_cfg_free(&c->depmod);
-	kp_set_free(&c->set);
+		kp_depmod_cfg_release(&c->depmod);
+	kp_set_release(&c->set);
 	for (size_t i = 0; i < c->nempty_dirs; i++)
 		free(c->empty_dirs[i]);
 	free(c->empty_dirs);
 	kp_facts_release(&c->facts);
 	kp_vmlinux_btf_release(&c->vmlinux_btf); /* after the facts that borrowed it */
 	kp_base_free(c->base);
-	if (c->have_chain)
-		kp_chain_close(&c->chain);
+	if (c->hook.have_chain)
+		kp_chain_close(&c->hook.chain);
 	if (c->have_tree)
 		kp_tree_release(&c->tree);
 	if (c->have_run)

@@ -29,13 +29,14 @@
 
 #include "graph/graph.h"
 #include "graph/module-set.h"
-#include "kernel/depmod-config.h"
+#include "system/depmod-config.h"
 #include "kernel/efi-vars.h"
 #include "kernel/kernel-base.h"
 #include "kernel/kernel-facts.h"
-#include "kernel/kernel-tree.h"
-#include "kernel/modprobe-chain.h"
-#include "kernel/running.h"
+#include "system/kernel-tree.h"
+#include "system/modprobe-chain.h"
+#include "util/symbol-set.h"
+#include "system/running.h"
 #include "kernel/sig-keys.h"
 #include "kernel/vmlinux-btf.h"
 #include "sim/loader.h"
@@ -100,6 +101,20 @@ struct kp_ctx_env {
 	void *log_data;
 };
 
+/* What only the modprobe hook's load, kp_ctx_load_chain() (context-chain.c), keeps. */
+struct kp_ctx_hook {
+	struct kp_chain chain;
+	bool have_chain;
+	struct kp_symset wanted;      /* every symbol the chain can look up */
+	struct kp_module **providers; /* loaded modules read for their exports */
+	size_t nproviders, providers_cap;
+	const char *exports_from; /* where vmlinux's exports came from */
+	bool base_has_modules;	  /* Module.symvers: in-tree modules' exports too */
+	bool skip_in_tree;	  /* in-tree dependencies not loaded are not read */
+	bool *in_set;		  /* per chain module: read into the set */
+	bool keep_btf; /* the chain reads before its facts: keep .BTF if it may be checked */
+};
+
 struct kp_ctx {
 	struct kp_ctx_opts o; /* a copy; o.fo completed from what the kernel's files say */
 	struct kp_ctx_env env;
@@ -129,23 +144,13 @@ struct kp_ctx {
 	char *ima_policy_text;	 /* the IMA policy read (context-machine.c), lent to o.fo */
 	char *ima_policy_source; /* its path */
 	struct kp_vmlinux_btf vmlinux_btf; /* the kernel's raw BTF, which facts parses */
-	bool chain_keep_btf; /* the chain reads before its facts: keep .BTF if it may be checked */
 	struct kp_depmod_cfg depmod; /* a whole tree: depmod.d of the image */
 	bool have_depmod;
 	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
 	size_t nshadowed;
 	char release_buf[256]; /* uname -r, when the running kernel is the default */
 
-	/* kp_ctx_load_chain() (context-chain.c) */
-	struct kp_chain chain;
-	bool have_chain;
-	struct kp_symset wanted;      /* every symbol the chain can look up */
-	struct kp_module **providers; /* loaded modules read for their exports */
-	size_t nproviders, providers_cap;
-	const char *exports_from; /* where vmlinux's exports came from */
-	bool base_has_modules;	  /* Module.symvers: in-tree modules' exports too */
-	bool skip_in_tree;	  /* in-tree dependencies not loaded are not read */
-	bool *in_set;		  /* per chain module: read into the set */
+	struct kp_ctx_hook hook; /* kp_ctx_load_chain() only */
 };
 
 /* Why a directory operand is an input error. */

@@ -474,11 +474,11 @@ int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 		goto fail;
 	return 0;
 fail:
-	kp_graph_free(g);
+	kp_graph_release(g);
 	return -1;
 }
 
-void kp_graph_free(struct kp_graph *g)
+void kp_graph_release(struct kp_graph *g)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		free(g->nodes[i].edges);
@@ -486,8 +486,8 @@ void kp_graph_free(struct kp_graph *g)
 		free(g->nodes[i].base_deps);
 	}
 	free(g->nodes);
-	kp_symbol_index_free(&g->exports);
-	kp_symbol_index_free(&g->names);
+	kp_symbol_index_release(&g->exports);
+	kp_symbol_index_release(&g->names);
 	free(g->export_refs);
 	free(g->order);
 	for (size_t i = 0; i < g->ncycles; i++)

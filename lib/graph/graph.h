@@ -144,7 +144,7 @@ const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, cons
  */
 int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 		   const struct kp_kernel_base *base, unsigned jobs, struct kp_err *err);
-void kp_graph_free(struct kp_graph *g);
+void kp_graph_release(struct kp_graph *g);
 
 /* The node of the module called @name (first one in set order), or SIZE_MAX. */
 size_t kp_graph_find(const struct kp_graph *g, const char *name);

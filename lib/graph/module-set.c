@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/facts-cache.h"
 #include "file/inputs.h"
 #include "file/mem-budget.h"
 #include "util/parallel.h"
@@ -202,14 +203,37 @@ static void cost_slice(void *ctx, size_t begin, size_t end)
 		c->q[k].cost = read_cost(c->set->entries[c->q[k].index].path);
 }
 
-static void read_one(struct kp_set_entry *ent, const struct kp_open_opts *o,
-		     struct kp_decoders *dec)
+int kp_set_open_module(struct kp_facts_cache *cache, const char *path, const struct kp_open_opts *o,
+		       struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
+{
+	if (cache)
+		return kp_facts_cache_open(cache, path, o, dec, out, err);
+	return kp_module_open_with(path, o, dec, out, err);
+}
+
+void kp_set_free_module(struct kp_facts_cache *cache, struct kp_module *m)
+{
+	if (!m)
+		return;
+	/* still waiting to be stored into the facts cache: stored now, it reads @m */
+	kp_facts_cache_settle(cache, m);
+	kp_module_free(m);
+}
+
+void kp_set_drop_module(struct kp_module_set *set, struct kp_set_entry *e)
+{
+	kp_set_free_module(set->cache, e->mod);
+	e->mod = NULL;
+}
+
+static void read_one(struct kp_set_entry *ent, struct kp_facts_cache *cache,
+		     const struct kp_open_opts *o, struct kp_decoders *dec)
 {
 	struct kp_err err = { 0 };
 
 	if (ent->mod || ent->error)
 		return;
-	if (kp_module_open_with(ent->path, o, dec, &ent->mod, &err) < 0) {
+	if (kp_set_open_module(cache, ent->path, o, dec, &ent->mod, &err) < 0) {
 		ent->error = strdup(err.msg[0] ? err.msg : "unknown error");
 		if (!ent->error)
 			abort(); /* cannot even report: out of memory */
@@ -239,7 +263,7 @@ static bool read_job(void *ctx, void *state, size_t index)
 	struct read_ctx *c = ctx;
 	struct kp_set_entry *ent = &c->set->entries[index];
 
-	read_one(ent, &c->opts->open, state);
+	read_one(ent, c->opts->cache, &c->opts->open, state);
 	return ent->error != NULL;
 }
 
@@ -271,13 +295,15 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 
 	if (from > end)
 		from = end;
+	if (opts->cache)
+		set->cache = opts->cache; /* kp_set_release() settles what waits there */
 	n = end - from;
 	c.from = from;
 	c.q = kp_calloc(n ? n : 1, sizeof(*c.q));
 	if (!c.q) {
 		/* No memory for the queue: read in set order, one thread, no budget. */
 		for (size_t i = from; i < end; i++) {
-			read_one(&set->entries[i], &opts->open, NULL);
+			read_one(&set->entries[i], opts->cache, &opts->open, NULL);
 			failed += set->entries[i].error != NULL;
 		}
 		return failed;
@@ -296,12 +322,12 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 	return failed;
 }
 
-void kp_set_free(struct kp_module_set *set)
+void kp_set_release(struct kp_module_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		free(set->entries[i].path);
 		free(set->entries[i].error);
-		kp_module_free(set->entries[i].mod);
+		kp_set_free_module(set->cache, set->entries[i].mod);
 	}
 	free(set->entries);
 	memset(set, 0, sizeof(*set));

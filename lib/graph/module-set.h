@@ -20,10 +20,13 @@ struct kp_set_entry {
 	bool provider;	       /* resolved against, not reported (check --provider) */
 };
 
+struct kp_facts_cache;
+
 struct kp_module_set {
 	struct kp_set_entry *entries;
 	size_t n;
 	size_t cap;
+	struct kp_facts_cache *cache; /* the entries were read through it (kp_read_opts) */
 };
 
 /* True for the names a module tree uses: *.ko, *.ko.xz, *.ko.zst, *.ko.gz. */
@@ -40,6 +43,11 @@ typedef void (*kp_progress_fn)(size_t done, size_t total, void *data);
 
 struct kp_read_opts {
 	struct kp_open_opts open;
+	/*
+	 * The facts cache (cache/facts-cache.h) to read through; NULL: read each file. It must
+	 * outlive the set: kp_set_release() settles the stores still pending there.
+	 */
+	struct kp_facts_cache *cache;
 	unsigned jobs;		 /* 0: one per online CPU */
 	kp_progress_fn progress; /* called from one thread at a time; may be NULL */
 	void *progress_data;
@@ -50,6 +58,19 @@ size_t kp_set_read(struct kp_module_set *set, const struct kp_read_opts *opts);
 /* Reads entries [@from, @to) only (streaming consumers read a window at a time). */
 size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 			 const struct kp_read_opts *opts);
-void kp_set_free(struct kp_module_set *set);
+void kp_set_release(struct kp_module_set *set);
+
+/*
+ * Reads the module file @path through the facts cache @cache, or directly (kp_module_open_with())
+ * when @cache is NULL: the caller chooses, the reader knows no cache. A module read through
+ * a cache with @o->defer_store may wait there to be stored: free it with
+ * kp_set_free_module(). Same returns as kp_module_open_with().
+ */
+int kp_set_open_module(struct kp_facts_cache *cache, const char *path, const struct kp_open_opts *o,
+		       struct kp_decoders *dec, struct kp_module **out, struct kp_err *err);
+/* Frees @m read through @cache (NULL: none): a store of it still pending there is made first. */
+void kp_set_free_module(struct kp_facts_cache *cache, struct kp_module *m);
+/* Frees the module of @e, an entry of @set, as kp_set_free_module() does; @e->mod is NULL after. */
+void kp_set_drop_module(struct kp_module_set *set, struct kp_set_entry *e);
 
 #endif

@@ -14,7 +14,7 @@ static int load_plain(struct kp_kernel_base *b, const char *path, const struct k
 		      struct kp_err *err)
 {
 	if (wanted)
-		return kp_chain_load_exports(b, path, false, wanted, err);
+		return kp_base_load_filtered(b, path, false, wanted, err);
 	return kp_base_load_symvers(b, path, err);
 }
 
@@ -40,7 +40,7 @@ static int encode(const unsigned char *raw, size_t len, unsigned char **tab, siz
 			if (!nl)
 				break;
 		}
-	if (kp_bytes_from_text_buffer(raw, len, KP_CHAIN_MAX_SYMVERS, &text, &why) < 0)
+	if (kp_bytes_from_text_buffer(raw, len, KP_FILTERED_MAX_SYMVERS, &text, &why) < 0)
 		return -1;
 	if (kp_base_new(&full) < 0 ||
 	    kp_base_load_symvers_buffer(full, "Module.symvers", text.data, text.len, &why) < 0)
@@ -185,7 +185,7 @@ int kp_base_load_symvers_cached(struct kp_kernel_base *b, const char *path,
 	if (!cache)
 		return load_plain(b, path, wanted, err);
 	if (kp_base_input_open(&in, path, &why) < 0 ||
-	    kp_base_key_make(&key, "symvers", &inp, 1, KP_CHAIN_MAX_SYMVERS, &why) < 0) {
+	    kp_base_key_make(&key, "symvers", &inp, 1, KP_FILTERED_MAX_SYMVERS, &why) < 0) {
 		kp_base_input_close(&in);
 		return load_plain(b, path, wanted, err);
 	}
@@ -198,7 +198,7 @@ int kp_base_load_symvers_cached(struct kp_kernel_base *b, const char *path,
 	}
 	if (r == 1) {
 		kp_base_cache_note_miss(cache);
-		if (kp_base_input_read(&in, KP_CHAIN_MAX_SYMVERS, &why) == 0 &&
+		if (kp_base_input_read(&in, KP_FILTERED_MAX_SYMVERS, &why) == 0 &&
 		    encode(in.raw, in.len, &tab, &tlen) == 0 &&
 		    kp_bsymtab_open(&t, tab, tlen) == 0) {
 			key.storable = key.storable && !in.changed;

@@ -13,12 +13,12 @@
 
 #include "cache/base-cache.h"
 #include "kernel-base.h"
-#include "modprobe-chain.h"
+#include "filtered-exports.h"
 
 /*
  * Adds the exports of the Module.symvers @path (plain or compressed) to @b as one load, as
  * kp_base_load_symvers() does, only those named in @wanted when it is not NULL (as
- * kp_chain_load_exports() does: nothing is loaded when none is). @cache NULL: no cache.
+ * kp_base_load_filtered() does: nothing is loaded when none is). @cache NULL: no cache.
  * 0, or -1 with @err.
  */
 int kp_base_load_symvers_cached(struct kp_kernel_base *b, const char *path,

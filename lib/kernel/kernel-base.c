@@ -15,7 +15,7 @@
 
 #include "file/bytes.h"
 #include "kernel-base-internal.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 
 struct entry {
 	struct kp_ksym k;   /* first: callers get &entry->k */
@@ -458,7 +458,7 @@ const char *kp_base_release(const struct kp_kernel_base *b)
 	return b->release;
 }
 
-int kp_base_set_release(struct kp_kernel_base *b, const char *release, struct kp_err *err)
+int kp_base_set_kernel_release(struct kp_kernel_base *b, const char *release, struct kp_err *err)
 {
 	if (b->release) {
 		if (strcmp(b->release, release))

@@ -150,7 +150,7 @@ void kp_base_stats(const struct kp_kernel_base *b, struct kp_base_stats *st);
 /* The kernel release (from a vmlinux banner or set by the caller), or NULL if unknown. */
 const char *kp_base_release(const struct kp_kernel_base *b);
 /* Records the release; fails if a different one is already known. */
-int kp_base_set_release(struct kp_kernel_base *b, const char *release, struct kp_err *err);
+int kp_base_set_kernel_release(struct kp_kernel_base *b, const char *release, struct kp_err *err);
 
 /*
  * True if a Module.symvers owner ("drivers/usb/storage/usb-storage") names the

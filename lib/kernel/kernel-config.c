@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kernel-config.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 
 #define KCONFIG_MAX_SIZE ((size_t)64 << 20)
 
@@ -285,7 +285,7 @@ void kp_kconfig_release(struct kp_kconfig *c)
 		kp_base_cache_drop(c->cache, &c->key); /* parsed and stored again next time */
 	kp_base_map_release(&c->map);
 	free(c->entries);
-	kp_symbol_index_free(&c->index);
+	kp_symbol_index_release(&c->index);
 	kp_arena_release(&c->arena);
 	memset(c, 0, sizeof(*c));
 }

@@ -15,7 +15,7 @@
 #include "cache/base-cache.h"
 #include "kernel-base.h"
 #include "sig-keys.h"
-#include "sim/profile.h"
+#include "profile.h"
 #include "util/util.h"
 
 struct kp_keyring;

@@ -15,7 +15,7 @@
 
 #include "file/bytes.h"
 #include "kernel-base-internal.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 
 enum layout {
 	LAYOUT_NONE,

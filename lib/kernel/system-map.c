@@ -18,7 +18,7 @@
 
 #include "file/bytes.h"
 #include "kernel-base-internal.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 
 static const char *const table_suffix[KP_KSYMTAB_NTABLES] = {
 	[KP_KSYMTAB] = "",

@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "read/btf.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 #include "util/fs-trust.h"
 
 #define MAGIC	 "KPBTFIX1"

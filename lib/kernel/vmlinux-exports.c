@@ -273,7 +273,7 @@ static int read_release(struct kp_kernel_base *b, struct image *im, struct kp_er
 	if (end == banner || (size_t)(end - banner) >= sizeof(release))
 		return 0;
 	snprintf(release, sizeof(release), "%.*s", (int)(end - banner), banner);
-	if (kp_base_set_release(b, release, err) < 0)
+	if (kp_base_set_kernel_release(b, release, err) < 0)
 		return kp_base_err_prefix(err, im->path);
 	return 0;
 }

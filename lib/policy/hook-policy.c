@@ -21,7 +21,7 @@
 
 #include "file/bytes.h"
 #include "hook-policy.h"
-#include "kernel/rootfs.h"
+#include "file/rootfs.h"
 #include "util/module-name.h"
 
 #define MAX_TOKENS 16

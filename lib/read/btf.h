@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What differs between the kernels' verifiers (lib/sim/profile.c says which has what). */
+/* What differs between the kernels' verifiers (lib/kernel/profile.c says which has what). */
 struct kp_btf_rules {
 	/*
 	 * The 7.2 tree: struct btf_header has layout_off/layout_len (32 bytes), the kind is 7

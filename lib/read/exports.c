@@ -85,7 +85,7 @@ static size_t from_labels(const struct kp_elf *e, size_t tab, size_t strs, struc
 
 		if (l->shndx == strs && !strncmp(l->name, "__kstrtabns_", 12) &&
 		    kp_symbol_index_add(&ns, l->name + 12, (void *)l) < 0) {
-			kp_symbol_index_free(&ns);
+			kp_symbol_index_release(&ns);
 			return SIZE_MAX;
 		}
 	}
@@ -107,7 +107,7 @@ static size_t from_labels(const struct kp_elf *e, size_t tab, size_t strs, struc
 		}
 		n++;
 	}
-	kp_symbol_index_free(&ns);
+	kp_symbol_index_release(&ns);
 	return n;
 }
 

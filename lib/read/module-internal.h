@@ -36,10 +36,5 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 
 /* Appends to an arena-backed array; arrays grow by doubling inside the arena. */
 void *kp_module_push(struct kp_module *m, void *array, size_t *n, size_t *cap, size_t elem);
-/* A zeroed array of @n elements in @m's arena, for readers that count first; NULL: no memory. */
-void *kp_module_array(struct kp_module *m, size_t n, size_t elem);
-/* A symbol name: @names' copy when the pool has it (no copy), else one in @m's arena. */
-const char *kp_module_symname(struct kp_module *m, const struct kp_name_pool *names,
-			      const char *name, size_t len);
 
 #endif

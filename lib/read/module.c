@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cache/facts-cache.h"
 #include "module-internal.h"
 
 void *kp_module_push(struct kp_module *m, void *array, size_t *n, size_t *cap, size_t elem)
@@ -429,8 +428,6 @@ int kp_module_open_with(const char *path, const struct kp_open_opts *opts, struc
 	struct kp_bytes b;
 	int r;
 
-	if (opts && opts->cache)
-		return kp_facts_cache_open(opts->cache, path, opts, dec, out, err);
 	*out = NULL;
 	r = kp_bytes_read_elf(path, max_size(opts), dec, &b, err);
 	if (opts && opts->state) {
@@ -466,9 +463,6 @@ void kp_module_free(struct kp_module *m)
 {
 	if (!m)
 		return;
-	/* still waiting to be stored into the facts cache: stored now, it reads @m */
-	if (__atomic_load_n(&m->store_pending, __ATOMIC_ACQUIRE))
-		kp_fc_settle(m);
 	kp_arena_release(&m->arena);
 	free(m);
 }

@@ -183,8 +183,6 @@ const char *kp_symget_when_name(enum kp_symget_when w);
  */
 char *kp_symget_when_text(enum kp_symget_when w, const char *path, const char *function);
 
-struct kp_facts_cache;
-
 struct kp_module {
 	const char *path;
 	const char *name;	  /* struct module.name in .gnu.linkonce.this_module */
@@ -282,14 +280,6 @@ struct kp_module {
 	size_t btf_base_len;
 
 	struct kp_arena arena;
-
-	/*
-	 * Set while the facts cache holds the module to store it after the read phase
-	 * (cache/facts-defer.c): kp_module_free() stores it first. @store_job is its job, under the
-	 * cache's lock.
-	 */
-	struct kp_facts_cache *store_pending;
-	size_t store_job;
 };
 
 /*
@@ -321,16 +311,16 @@ struct kp_open_opts {
 	bool keep_btf;
 	/* Read the file's security.ima into kp_module.ima (the target's IMA appraises modules). */
 	bool ima_xattr;
-	/* The facts cache (cache/facts-cache.h) to read through; NULL: read the file. */
-	struct kp_facts_cache *cache;
 	/*
 	 * Not NULL: set to the file's stat as the reader opened it (st_mode 0 when it was
 	 * not opened), so the facts cache stores a module read without a stat() of its own.
 	 */
 	struct stat *state;
 	/*
-	 * With @cache: a module read (a miss) is stored later, by kp_facts_cache_store_pending()'s
-	 * thread or when it is freed, not by the reading thread (kp_ctx_read_range()).
+	 * For the facts cache (kp_facts_cache_open(), which the module set calls when its read
+	 * options name one; the reader ignores it): a module read (a miss) is stored later,
+	 * by kp_facts_cache_store_pending()'s thread or when it is settled, not by the reading
+	 * thread (kp_ctx_read_range()).
 	 */
 	bool defer_store;
 	/*
@@ -356,6 +346,16 @@ int kp_module_open_buffer(const char *path, const unsigned char *buf, size_t len
 			  const struct kp_open_opts *opts, struct kp_module **out,
 			  struct kp_err *err);
 void kp_module_free(struct kp_module *m);
+
+/*
+ * For whoever fills a struct kp_module (the reader's files, the facts cache's decoder in
+ * cache/facts-serial.c): a symbol name for @m, @names' copy when the pool has it (no copy),
+ * else one in @m's arena; NULL when out of memory.
+ */
+const char *kp_module_symname(struct kp_module *m, const struct kp_name_pool *names,
+			      const char *name, size_t len);
+/* A zeroed array of @n elements in @m's arena, for fillers that count first; NULL: no memory. */
+void *kp_module_array(struct kp_module *m, size_t n, size_t elem);
 
 /* The first value of modinfo @key, as the loader's get_modinfo(); NULL if absent. */
 const char *kp_module_modinfo(const struct kp_module *m, const char *key);

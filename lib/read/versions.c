@@ -216,11 +216,11 @@ static int names_distinct(const struct kp_version *v, size_t n, bool *distinct)
 		if (kp_symbol_index_find(&seen, v[i].name))
 			*distinct = false;
 		else if (kp_symbol_index_add(&seen, v[i].name, NULL) < 0) {
-			kp_symbol_index_free(&seen);
+			kp_symbol_index_release(&seen);
 			return -1;
 		}
 	}
-	kp_symbol_index_free(&seen);
+	kp_symbol_index_release(&seen);
 	return 0;
 }
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "kernel/profile.h"
 
 enum kp_reloc_outcome {
 	KP_RELOC_APPLIED,      /* the architecture applies the type */

@@ -364,16 +364,16 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		if (sim->v[i].loads && kp_rule_symbol_get(&c, &sim->v[i]) < 0)
 			goto oom;
 	free(c.loaded);
-	kp_symbol_index_free(&c.live_names);
+	kp_symbol_index_release(&c.live_names);
 	return 0;
 oom:
 	free(c.loaded);
-	kp_symbol_index_free(&c.live_names);
-	kp_simulation_free(sim);
+	kp_symbol_index_release(&c.live_names);
+	kp_simulation_release(sim);
 	return kp_err_set(err, "out of memory");
 }
 
-void kp_simulation_free(struct kp_simulation *sim)
+void kp_simulation_release(struct kp_simulation *sim)
 {
 	for (size_t i = 0; sim->v && i < sim->n; i++) {
 		struct kp_verdict *v = &sim->v[i];

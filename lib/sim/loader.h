@@ -14,7 +14,7 @@
 
 #include "graph/graph.h"
 #include "kernel/kernel-facts.h"
-#include "profile.h"
+#include "kernel/profile.h"
 
 /* Taint bits, include/linux/panic.h (v4.14 … v7.2). */
 enum {
@@ -109,7 +109,7 @@ struct kp_simulation {
 
 int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		struct kp_simulation *sim, struct kp_err *err);
-void kp_simulation_free(struct kp_simulation *sim);
+void kp_simulation_release(struct kp_simulation *sim);
 
 /* Findings beyond the kernel's own checks (bridges, the symbol_get hole, latent breakage). */
 int kp_add_policy_findings(struct kp_simulation *sim, const struct kp_simulation *strict,

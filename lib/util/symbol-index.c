@@ -124,7 +124,7 @@ const struct kp_symbol_index_entry *kp_symbol_index_next(const struct kp_symbol_
 	return NULL;
 }
 
-void kp_symbol_index_free(struct kp_symbol_index *idx)
+void kp_symbol_index_release(struct kp_symbol_index *idx)
 {
 	free(idx->buckets);
 	free(idx->tails);

@@ -29,6 +29,6 @@ int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *valu
 const struct kp_symbol_index_entry *kp_symbol_index_find(const struct kp_symbol_index *idx,
 							 const char *key);
 const struct kp_symbol_index_entry *kp_symbol_index_next(const struct kp_symbol_index_entry *e);
-void kp_symbol_index_free(struct kp_symbol_index *idx);
+void kp_symbol_index_release(struct kp_symbol_index *idx);
 
 #endif

@@ -118,7 +118,7 @@ echo "== 3. corrupt depmod indexes for the hook"
 if command -v depmod >/dev/null; then
 	root=$tmp/root
 	mkdir -p "$root/lib/modules/$rel/extra" "$root/boot"
-	cp -R "$top/tests/unit/hook/root/." "$root/"
+	cp -R "$top/tests/unit/policy/root/." "$root/"
 	chmod -R u+w "$root"
 	cp "$fx/kp_plain.ko" "$fx/kp_gpl_prov.ko" "$fx/kp_symget.ko" "$root/lib/modules/$rel/extra/"
 	: > "$root/lib/modules/$rel/modules.builtin"

@@ -145,7 +145,7 @@ if $root; then
 		fx12=$(cd "$top/fixtures/ko/6.12" && pwd)
 		rel12=$(sed -n 's/^release=//p' "$fx12/kernel.txt")
 		r=$tmp/hookroot
-		mkdir -p "$r" && cp -R "$top/tests/unit/hook/root/." "$r/"
+		mkdir -p "$r" && cp -R "$top/tests/unit/policy/root/." "$r/"
 		mkdir -p "$r/lib/modules/$rel12/extra" "$r/boot"
 		cp "$fx12/kp_gpl_prov.ko" "$fx12/kp_prop_prov.ko" "$fx12/kp_use_prop.ko" \
 			"$r/lib/modules/$rel12/extra/"

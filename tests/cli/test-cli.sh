@@ -157,7 +157,7 @@ ok "check -b on a directory without lib/modules exits 2" $(( $? == 2 ? 0 : 1 ))
 ok "the error names the root once" $?
 
 # --running under a fake root: the live kernel enforces signatures
-"$kp" check --format json --running --root "$top/tests/unit/base/root" "$fx/kp_plain.ko" > "$tmp/run.json"
+"$kp" check --format json --running --root "$top/tests/unit/system/root" "$fx/kp_plain.ko" > "$tmp/run.json"
 json "$tmp/run.json" "d['kernel']['release']=='5.10.0-test' and d['modules'][0]['errno']=='EKEYREJECTED'"
 ok "--running reads the release and sig_enforce under --root" $?
 

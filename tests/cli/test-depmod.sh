@@ -164,7 +164,7 @@ ok "--running naming lib/modules/<release> is the same as no FILE" $?
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d['modules'])==1 and not d.get('shadowed') else 1)" "$r.sub.json"
 ok "--running naming a subdirectory checks the files there as given" $?
 rm -rf "$r/lib/modules/$rel"
-cp "$top/tests/unit/base/root/proc/kallsyms" "$r/proc/kallsyms"
+cp "$top/tests/unit/system/root/proc/kallsyms" "$r/proc/kallsyms"
 "$kp" check --running --root "$r" > "$r.txt" 2>&1
 [ $? -eq 2 ] && grep -q -- "--running without FILE" "$r.txt"
 ok "--running without FILE and without a modules tree: exit 2 with a message" $?

@@ -131,7 +131,7 @@ python3 -c "import sys; sys.stdout.write('CONFIG_MODULES=y\n' * 320000)" > "$tmp
 run 15 "$kp" check -k "$tmp/dup.symvers" --kernel-config "$tmp/dup.config" --kernel-release "$rel" "$fx/kp_plain.ko"
 ok "80k duplicate Module.symvers names, 320k duplicate .config lines: well under 15 s" $(( rc == 124 ? 1 : 0 ))
 # 80k /proc/modules lines of one name: its sysfs taint is read once, not 80k times
-cp -r "$top/tests/unit/base/root" "$tmp/dupproc"
+cp -r "$top/tests/unit/system/root" "$tmp/dupproc"
 python3 -c "import sys; sys.stdout.write('vboxdrv 634880 0 - Live 0x0000000000000000 (OE)\n' * 80000)" \
 	> "$tmp/dupproc/proc/modules"
 run 15 "$kp" check --format json --running --root "$tmp/dupproc" "$fx/kp_plain.ko"
@@ -173,7 +173,7 @@ is "--max-size overflow is a usage error" "$rc" 2
 if command -v depmod >/dev/null; then
 	root=$tmp/root
 	mkdir -p "$root/lib/modules/$rel/extra" "$root/boot"
-	cp -R "$top/tests/unit/hook/root/." "$root/"
+	cp -R "$top/tests/unit/policy/root/." "$root/"
 	chmod -R u+w "$root"
 	cp "$fx/kp_plain.ko" "$fx/kp_gpl_prov.ko" "$root/lib/modules/$rel/extra/"
 	: > "$root/lib/modules/$rel/modules.builtin"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kopolicy hook against fake roots: a modules tree of fixture modules (fixtures/ko/6.12, copied
 # to lib/modules/<release>/extra and indexed with `depmod -b`), the kernel's Module.symvers and
-# config, and a fake proc/ and sys/ (tests/unit/hook/root) describing what is loaded. Every
+# config, and a fake proc/ and sys/ (tests/unit/policy/root) describing what is loaded. Every
 # blocking and non-blocking consequence, fail-open and fail-closed, the index and export
 # fallbacks, install rules, and the documented modprobe.d line run by kmod's own modprobe.
 # Nothing is written outside a temporary directory.
@@ -12,7 +12,7 @@ kp=${KOPOLICY:-./src/kopolicy}
 # the default policy: ROOT$KP_SYSCONFDIR/kopolicy/hook.conf (configure's sysconfdir)
 : "${KP_SYSCONFDIR:?not set (the configured sysconfdir, from make check)}"
 fx=$top/fixtures/ko/6.12
-skel=$top/tests/unit/hook/root
+skel=$top/tests/unit/policy/root
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 n=0
 fail=0
@@ -364,14 +364,14 @@ has "no depmod index at all: said so" "cannot decide: .*: no depmod indexes \(ne
 ks=$tmp/ks
 mkroot "$ks"
 rm "$ks/boot/symvers-$rel.gz"
-python3 "$top/tests/unit/hook/gen-kallsyms.py" "$fx/Module.symvers.gz" > "$ks/proc/kallsyms"
+python3 "$top/tests/unit/policy/gen-kallsyms.py" "$fx/Module.symvers.gz" > "$ks/proc/kallsyms"
 loaded "$ks" kp_prop_prov:POE/POE
 hook "$ks" -v --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "kallsyms: the 2020 rule still predicted (GPL-only from the table bounds)" "$rc" 1
 has "... from /proc/kallsyms" "exports from /proc/kallsyms"
 hook "$ks" kp_use_prop
 has "kallsyms: a loaded provider's exports come from its .ko" "would inherit P: imports kp_prop_plain"
-python3 "$top/tests/unit/hook/gen-kallsyms.py" "$fx/Module.symvers.gz" zero > "$ks/proc/kallsyms"
+python3 "$top/tests/unit/policy/gen-kallsyms.py" "$fx/Module.symvers.gz" zero > "$ks/proc/kallsyms"
 hook "$ks" kp_plain
 has "kallsyms without addresses (kptr_restrict) cannot be decided" "cannot decide: no kernel exports: no Module.symvers"
 rm "$ks/proc/kallsyms"

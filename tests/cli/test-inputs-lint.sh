@@ -17,11 +17,11 @@ ok() {
 allowed='
 lib/cache/facts-cache.c 4
 lib/policy/hook-policy.c 2
-lib/kernel/modprobe-chain.c 1
+lib/system/modprobe-index.c 1
 lib/graph/module-set.c 1
 lib/util/io.c 2
 lib/util/fs-trust.c 3
-lib/kernel/depmod-config.c 1
+lib/system/depmod-config.c 1
 src/cmd-check.c 2
 src/cmd-hook.c 1
 src/kopolicy.c 1
@@ -29,7 +29,7 @@ src/kopolicy.c 1
 # why: lib/file/inputs.c is the recorder; lib/cache/ the caches' own files (their directories,
 # not inputs: cache-dir files are opened through its dirfd or by name), checked only where the
 # facts cache meets the modules it reads (facts-cache.c, facts-defer.c, facts-serial.c);
-# hook-policy.c and cmd-hook.c serve only the hook (never cached); modprobe-chain.c and
+# hook-policy.c and cmd-hook.c serve only the hook (never cached); modprobe-index.c and
 # depmod-config.c fstatat() the entries of a directory already recorded whole (kp_in_opendir,
 # kp_in_note_kmod); cmd-check.c opens -o FILE for writing (kp_in_uncacheable() first);
 # kopolicy.c access()es the hook's system cache; facts-cache.c's content_key_at() stat()s and

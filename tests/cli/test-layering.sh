@@ -23,28 +23,17 @@ read: util file
 cache: util file read
 kernel: util file read cache
 graph: util file read cache kernel
+system: util file read cache kernel graph
 sim: util file read kernel graph
 policy: util file read cache kernel
-ctx: util file read cache kernel graph sim
-src: util file read cache kernel graph sim policy ctx
+ctx: util file read cache kernel graph system sim
+src: util file read cache kernel graph system sim policy ctx
 '
 
-# FILE INCLUDE: includes against the layering that today's code still needs (issue 27)
+# FILE INCLUDE: includes against the layering that the code still needs, each with why.
+# None today (issue 27 removed the last ones): keep it that way.
 exceptions='
-lib/read/module.c cache/facts-cache.h
-lib/cache/facts-serial.c read/module-internal.h
-lib/kernel/kernel-facts.h sim/profile.h
-lib/kernel/depmod-config.h graph/module-set.h
-lib/kernel/modprobe-chain.c graph/module-set.h
 '
-# why: module.c reads through the facts cache when the caller's options name one
-# (kp_module_open_with()) and settles a store still pending on the module when it is freed
-# (kp_module_free());
-# facts-serial.c writes and reads back the fields of struct kp_module that module-internal.h
-# keeps private to the reader;
-# kernel-facts.h embeds the rule profile (struct kp_profile) of the kernel it describes;
-# depmod-config.c and modprobe-chain.c (the installed system, not the kernel model) select and
-# read modules into a module set.
 
 folder() { # PATH below $top: its layer (lib/X/... -> X, src/... -> src)
 	case $1 in

@@ -142,7 +142,7 @@ ok "--kernel naming a file without symbols exits 2" $(( $? == 2 ? 0 : 1 ))
 
 # --running --root on usrmerge roots: release from proc, config and Module.symvers from
 # usr/lib/modules/<release>; with no Module.symvers the stub is skipped for kallsyms
-base=$top/tests/unit/base/root
+base=$top/tests/unit/system/root
 r=$tmp/run-sid
 mkdir -p "$r/usr/lib/modules"
 cp -a "$base/proc" "$base/sys" "$base/etc" "$r/"

@@ -336,7 +336,7 @@ chmod 644 "$r/proc/keys"
 rel=6.12.118+deb12-amd64
 h=$tmp/hookroot
 mkdir -p "$h/lib/modules/$rel/extra" "$h/boot" "$h/var/lib/dkms"
-cp -R "$top/tests/unit/hook/root/." "$h/"
+cp -R "$top/tests/unit/policy/root/." "$h/"
 chmod -R u+w "$h"
 cp "$sd/6.12/kp_sig_sha256.ko" "$h/lib/modules/$rel/extra/kp_plain.ko"
 : > "$h/lib/modules/$rel/modules.builtin"

@@ -45,7 +45,7 @@ trap 'rm -rf "$tmp"' EXIT
 make -s -C "$BUILDDIR" lib/libkopolicy.a >&2 || die "cannot build lib/libkopolicy.a in $BUILDDIR"
 # shellcheck disable=SC2046
 cc -O2 -include "$BUILDDIR/config.h" -I"$SRCDIR/lib" $(pkg-config --cflags libelf) \
-	-o "$tmp/dump-base" "$SRCDIR/tests/unit/base/dump-base.c" "$BUILDDIR/lib/libkopolicy.a" \
+	-o "$tmp/dump-base" "$SRCDIR/tests/unit/system/dump-base.c" "$BUILDDIR/lib/libkopolicy.a" \
 	$(pkg-config --libs libelf libkmod liblzma libzstd zlib json-c) -pthread ||
 	die "cannot build dump-base"
 DUMP=$tmp/dump-base

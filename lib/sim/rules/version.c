@@ -18,7 +18,7 @@ static int index_versions(struct kp_loading *ld, const struct kp_version *list, 
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		if (kp_symbol_index_add(&ld->ver_index, list[i].name, (void *)&list[i]) < 0) {
-			kp_symbol_index_free(&ld->ver_index);
+			kp_symbol_index_release(&ld->ver_index);
 			return -1;
 		}
 	}
@@ -67,7 +67,7 @@ static const struct kp_version *find_version(struct kp_loading *ld, const struct
 void kp_loading_release(struct kp_loading *ld)
 {
 	if (ld->ver_index_of)
-		kp_symbol_index_free(&ld->ver_index);
+		kp_symbol_index_release(&ld->ver_index);
 	ld->ver_index_of = NULL;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The facts cache's deferred stores (lib/cache/facts-defer.c): modules read with
- * defer_store wait until the read phase is over; one freed before its turn is stored by
- * kp_module_free(); the cache's end stores the rest; a compressed module is hashed for its
+ * defer_store wait until the read phase is over, kept by the cache (not the module); one
+ * settled before its turn (kp_facts_cache_settle(), before it is freed) is stored then; the
+ * cache's end stores the rest; a compressed module is hashed for its
  * content key only while its file is still in the state that was read.
  */
 #include <fcntl.h>
@@ -50,10 +51,11 @@ static int copy(const char *from, const char *to)
 static struct kp_module *open_with(struct tap *t, struct kp_facts_cache *c, const char *name,
 				   bool defer)
 {
-	struct kp_open_opts o = { .cache = c, .defer_store = defer };
+	struct kp_open_opts o = { .defer_store = defer };
 	struct kp_module *m = NULL;
 	struct kp_err err = { 0 };
-	int r = kp_module_open(at(name), c ? &o : NULL, &m, &err);
+	int r = c ? kp_facts_cache_open(c, at(name), &o, NULL, &m, &err)
+		  : kp_module_open(at(name), NULL, &m, &err);
 
 	tap_ok(t, r == 0 && m, "open %s%s%s", name, r ? ": " : "", r ? err.msg : "");
 	return m;
@@ -118,19 +120,25 @@ int main(void)
 	x = open_with(&t, c, "x.ko.xz", true);
 	z = open_with(&t, c, "z.ko.zst", true);
 	counts(&t, c, 0, 0, 4, 0, "read with defer_store: misses, none stored yet");
-	tap_ok(&t, a && b && x && z && a->store_pending == c && z->store_pending == c,
+	tap_ok(&t,
+	       a && b && x && z && kp_facts_cache_is_pending(c, a) &&
+		       kp_facts_cache_is_pending(c, z),
 	       "the modules wait in the cache");
-	/* freed before the read phase ends: stored by kp_module_free() */
+	/* freed before the read phase ends: stored when settled, before kp_module_free() */
+	kp_facts_cache_settle(c, b);
+	tap_ok(&t, !kp_facts_cache_is_pending(c, b), "a settled module no longer waits");
+	kp_facts_cache_settle(c, b); /* twice: nothing more */
 	kp_module_free(b);
 	counts(&t, c, 0, 0, 4, 1, "a module freed while waiting is stored first");
 	/* changed after it was read: stored under the state read, without a content key */
 	tap_ok(&t, utimensat(AT_FDCWD, at("x.ko.xz"), older, 0) == 0, "x.ko.xz touched");
 	kp_facts_cache_store_pending(c);
+	kp_facts_cache_settle(c, a);
 	kp_module_free(a);
+	kp_facts_cache_settle(c, x);
 	kp_module_free(x);
-	/* still alive when the cache ends: stored by kp_facts_cache_free() */
+	/* alive when the cache ends: kp_facts_cache_free() stores it (the warm run finds it) */
 	kp_facts_cache_free(c);
-	tap_ok(&t, z->store_pending == NULL, "the cache's end stores the modules still waiting");
 	kp_module_free(z);
 
 	/* a warm run */
@@ -160,7 +168,7 @@ int main(void)
 	snprintf(cdir, sizeof(cdir), "%s/cache2", dir);
 	c = kp_facts_cache_new(cdir);
 	m = open_with(&t, c, "b.ko", false);
-	tap_ok(&t, m && m->store_pending == NULL, "without defer_store: not queued");
+	tap_ok(&t, m && !kp_facts_cache_is_pending(c, m), "without defer_store: not queued");
 	counts(&t, c, 0, 0, 1, 1, "without defer_store: stored at once");
 	kp_module_free(m);
 	kp_facts_cache_free(c);

@@ -8,7 +8,7 @@
  */
 #include <elf.h>
 
-#include "rules/builder.h"
+#include "builder.h"
 
 static const struct kp_edge *edge(const struct tb_world *w, const char *mod, const char *sym)
 {
@@ -229,7 +229,7 @@ static void threads(struct tap *t)
 			       g4.nodes[i].edges[e].node == w.g.nodes[i].edges[e].node;
 	}
 	tap_ok(t, same, "1 and 4 threads: the same graph");
-	kp_graph_free(&g4);
+	kp_graph_release(&g4);
 	tb_free(&w);
 }
 

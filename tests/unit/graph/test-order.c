@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 
-#include "rules/builder.h"
+#include "builder.h"
 
 /* Named in reverse: the load order must put providers first. */
 static void chain(struct tap *t, const char *release, bool rule, bool named)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "file/bytes.h"
-#include "kernel/modprobe-chain.h"
+#include "system/modprobe-index.h"
 #include "util/symbol-index.h"
 #include "tap.h"
 #include "util/util.h"
@@ -211,7 +211,7 @@ int main(void)
 			n++;
 		tap_ok(&t, ok && n == 200000, "200k entries of one key, in order");
 		tap_ok(&t, now() - t0 < 2.0, "... added in linear time (%.2f s)", now() - t0);
-		kp_symbol_index_free(&idx);
+		kp_symbol_index_release(&idx);
 	}
 	return tap_done(&t);
 }

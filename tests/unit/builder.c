@@ -424,9 +424,9 @@ const struct kp_symget_result *tb_symget_result(const struct tb_world *w, const 
 void tb_free(struct tb_world *w)
 {
 	if (w->ran)
-		kp_simulation_free(&w->sim);
-	kp_graph_free(&w->g);
-	kp_set_free(&w->set);
+		kp_simulation_release(&w->sim);
+	kp_graph_release(&w->g);
+	kp_set_release(&w->set);
 	kp_base_free(w->base);
 	kp_facts_release(&w->facts); /* what a test put there (kp_facts_vmlinux_btf()) */
 	memset(w, 0, sizeof(*w));

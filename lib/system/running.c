@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "kernel-base-internal.h"
+#include "kernel/kernel-base.h"
 #include "file/inputs.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 #include "running.h"
 #include "util/module-name.h"
 
@@ -487,7 +487,7 @@ static int read_kallsyms(struct kp_running *r, struct kp_err *err)
 		return kp_err_set(err, "out of memory");
 	}
 	if (kp_base_load_system_map(b, path, &e) < 0 ||
-	    kp_base_set_release(b, r->release, &e) < 0) {
+	    kp_base_set_kernel_release(b, r->release, &e) < 0) {
 		kp_base_free(b);
 		ret = note(r, &r->kallsyms_note, e.msg);
 	} else {

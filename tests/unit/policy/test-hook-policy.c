@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The hook's policy file (lib/policy/hook-policy.c) and its symbol sets (lib/kernel/modprobe-chain.c). */
+/* The hook's policy file (lib/policy/hook-policy.c) and its symbol sets (lib/util/symbol-set.c). */
 #include "config.h"
 
 #include <errno.h>
 #include <string.h>
 
 #include "policy/hook-policy.h"
-#include "kernel/modprobe-chain.h"
+#include "util/symbol-set.h"
 #include "tap.h"
 
 static int parse(struct kp_hook_policy *p, const char *text, struct kp_err *err)
@@ -158,7 +158,7 @@ static void symsets(struct tap *t)
 	tap_ok(t, !kp_symset_has(&s, line + 11, 5), "a prefix is not a member");
 	tap_ok(t, kp_symset_has(&s, "sym299", 6) && !kp_symset_has(&s, "sym300", 6),
 	       "members survive growth");
-	kp_symset_free(&s);
+	kp_symset_release(&s);
 	tap_ok(t, !kp_symset_has(&s, "msleep", 6), "an empty set has nothing");
 }
 

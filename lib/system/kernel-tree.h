@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kernel-base.h"
-#include "kernel-config.h"
+#include "kernel/kernel-base.h"
+#include "kernel/kernel-config.h"
 #include "util/util.h"
 
 /* One "module.key=value" record of modules.builtin.modinfo. */
@@ -60,6 +60,15 @@ struct kp_tree {
  */
 int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_err *err);
 void kp_tree_release(struct kp_tree *t);
+
+/*
+ * The kernel releases installed under @root (NULL: "/"): the directories in its
+ * lib/modules and usr/lib/modules (resolved inside the root as kp_tree_open() does),
+ * sorted, each name once, into *@names (free with kp_tree_releases_free()). A root with
+ * neither directory has none. 0, or -1 with @err when out of memory.
+ */
+int kp_tree_list_releases(const char *root, char ***names, size_t *n, struct kp_err *err);
+void kp_tree_releases_free(char **names, size_t n);
 
 /*
  * A vmlinux holding the kernel's BTF: build/vmlinux (Debian's headers: BTF only), else

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Kernel trees and the running system under a fake root (tests/unit/base/root*). */
+/* Kernel trees and the running system under a fake root (tests/unit/system/root*). */
 #include <string.h>
 
-#include "kernel/kernel-tree.h"
-#include "kernel/running.h"
+#include "system/kernel-tree.h"
+#include "system/running.h"
 #include "../tap.h"
 
-#define BASE "tests/unit/base/"
+#define BASE "tests/unit/system/"
 #define REL "5.10.0-test"
 
 static bool ends_with(const char *s, const char *suffix)

@@ -49,7 +49,7 @@ struct kp_depmod_cfg {
  */
 int kp_depmod_cfg_load(struct kp_depmod_cfg *cfg, const char *root, const char *kver,
 		       struct kp_err *err);
-void kp_depmod_cfg_free(struct kp_depmod_cfg *cfg);
+void kp_depmod_cfg_release(struct kp_depmod_cfg *cfg);
 
 /* True if depmod never enters a directory of this name (build, source, exclude lines). */
 bool kp_depmod_excluded(const struct kp_depmod_cfg *cfg, const char *dirname);

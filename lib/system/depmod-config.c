@@ -257,11 +257,11 @@ int kp_depmod_cfg_load(struct kp_depmod_cfg *cfg, const char *root, const char *
 			r = kp_err_set(err, "out of memory");
 	}
 	if (r < 0)
-		kp_depmod_cfg_free(cfg);
+		kp_depmod_cfg_release(cfg);
 	return r;
 }
 
-void kp_depmod_cfg_free(struct kp_depmod_cfg *cfg)
+void kp_depmod_cfg_release(struct kp_depmod_cfg *cfg)
 {
 	kp_arena_release(&cfg->arena);
 	memset(cfg, 0, sizeof(*cfg));
@@ -471,13 +471,13 @@ int kp_depmod_select(const struct kp_depmod_cfg *cfg, const char *moddir, struct
 		if (!drop[i])
 			set->entries[kept++] = set->entries[i];
 	set->n = kept;
-	kp_symbol_index_free(&chosen);
+	kp_symbol_index_release(&chosen);
 	free(names);
 	free(drop);
 	free(cur);
 	return 0;
 oom:
-	kp_symbol_index_free(&chosen);
+	kp_symbol_index_release(&chosen);
 	free(names);
 	free(drop);
 	free(cur);

@@ -5,7 +5,7 @@
 #include "kernel/kernel-config.h"
 #include "../tap.h"
 
-#define DATA "tests/unit/base/data/"
+#define DATA "tests/unit/kernel/data/"
 
 static void check_config(struct tap *t, const char *file)
 {

@@ -68,7 +68,7 @@ static void latent(struct tap *t)
 	tap_is_str(t, f ? f->message : NULL, "symbol_get(printk) returns NULL under the 2023 rules",
 		   "gpl_bridge: symbol_get breaks under 2023");
 	tap_ok(t, !tb_finding(&w, "prop", "latent-breakage"), "prop: nothing changes");
-	kp_simulation_free(&s);
+	kp_simulation_release(&s);
 	tb_free(&w);
 
 	/* A module that only inherits P under 2020. */
@@ -84,7 +84,7 @@ static void latent(struct tap *t)
 	f = tb_finding(&w, "user", "latent-breakage");
 	tap_is_str(t, f ? f->message : NULL, "becomes proprietary (P) under the 2023 rules",
 		   "user: becomes P under 2023");
-	kp_simulation_free(&s);
+	kp_simulation_release(&s);
 	tb_free(&w);
 }
 

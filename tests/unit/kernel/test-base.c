@@ -6,7 +6,7 @@
 #include "kernel/kernel-base.h"
 #include "../tap.h"
 
-#define DATA "tests/unit/base/data/"
+#define DATA "tests/unit/kernel/data/"
 
 static char *data_path(const char *name)
 {
@@ -305,8 +305,10 @@ static void test_merge(struct tap *t)
 	       "merge: conflict message: %s", st.first_conflict ? st.first_conflict : "(none)");
 	k = kp_base_lookup(b, "printk");
 	tap_ok(t, k && k->sources == (KP_SRC_SYMVERS | KP_SRC_VMLINUX), "merge: printk sources");
-	tap_ok(t, kp_base_set_release(b, "6.99.0-test", &err) == 0, "same release accepted");
-	tap_ok(t, kp_base_set_release(b, "6.1.0", &err) < 0 && strstr(err.msg, "6.99.0-test"),
+	tap_ok(t, kp_base_set_kernel_release(b, "6.99.0-test", &err) == 0, "same release accepted");
+	tap_ok(t,
+	       kp_base_set_kernel_release(b, "6.1.0", &err) < 0 &&
+		       strstr(err.msg, "6.99.0-test"),
 	       "other release refused: %s", err.msg);
 	kp_base_free(b);
 	free(path);

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "kernel/kernel-base.h"
-#include "kernel/kernel-tree.h"
+#include "system/kernel-tree.h"
 
 static int cmp_line(const void *a, const void *b)
 {

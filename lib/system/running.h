@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel-base.h"
-#include "kernel-config.h"
+#include "kernel/kernel-base.h"
+#include "kernel/kernel-config.h"
 #include "kernel-tree.h"
 #include "util/util.h"
 

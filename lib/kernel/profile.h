@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Rule profiles: which loader behaviours a target kernel has. Each behaviour is
- * a row of data (lib/sim/profile.c: the mainline release that introduced it and the
+ * a row of data (lib/kernel/profile.c: the mainline release that introduced it and the
  * stable releases it was backported to); a kernel version selects the rows.
  * The named profiles pre2020 / 2020 / 2023 override the two headline rules.
  */

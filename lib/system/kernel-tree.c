@@ -19,11 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernel-base-internal.h"
+#include "kernel/kernel-base.h"
 #include "file/inputs.h"
-#include "modprobe-chain.h"
+#include "modprobe-index.h"
 #include "kernel-tree.h"
-#include "rootfs.h"
+#include "file/rootfs.h"
 #include "util/module-name.h"
 
 #define BUILTIN_MAX_SIZE ((size_t)64 << 20)
@@ -96,7 +96,8 @@ static bool same_dir(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-static int find_bases(const char *root, struct mod_bases *mb, struct kp_err *err)
+/* @root's modules directories into @mb, none when it has neither: 0, or -1 when out of memory. */
+static int collect_bases(const char *root, struct mod_bases *mb, struct kp_err *err)
 {
 	static const char *const rel[] = { "lib/modules", "usr/lib/modules" };
 
@@ -128,6 +129,13 @@ static int find_bases(const char *root, struct mod_bases *mb, struct kp_err *err
 		}
 		mb->path[mb->n++] = real;
 	}
+	return 0;
+}
+
+static int find_bases(const char *root, struct mod_bases *mb, struct kp_err *err)
+{
+	if (collect_bases(root, mb, err) < 0)
+		return -1;
 	if (!mb->n)
 		return kp_err_set(
 			err, "%s: no lib/modules or usr/lib/modules (is it the root of a system?)",
@@ -158,6 +166,25 @@ static char **list_all_releases(const struct mod_bases *mb, size_t *n)
 		free(names);
 	}
 	return all;
+}
+
+int kp_tree_list_releases(const char *root, char ***names, size_t *n, struct kp_err *err)
+{
+	struct mod_bases mb = { .n = 0 };
+
+	*names = NULL;
+	*n = 0;
+	if (collect_bases(root && *root ? root : "/", &mb, err) < 0)
+		return -1;
+	if (mb.n)
+		*names = list_all_releases(&mb, n);
+	bases_release(&mb);
+	return 0;
+}
+
+void kp_tree_releases_free(char **names, size_t n)
+{
+	free_list(names, n);
 }
 
 static int pick_release(struct kp_tree *t, const struct mod_bases *mb, struct kp_err *err)
@@ -669,7 +696,7 @@ int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool al
 {
 	bool loaded = false;
 
-	if (kp_base_set_release(b, t->release, err) < 0)
+	if (kp_base_set_kernel_release(b, t->release, err) < 0)
 		return -1;
 	if (t->symvers_path) {
 		if (kp_base_load_symvers(b, t->symvers_path, err) < 0)

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the modprobe chain, its index checks (modprobe-index.c) and out-of-tree.c share. */
+#ifndef KP_MODPROBE_CHAIN_INTERNAL_H
+#define KP_MODPROBE_CHAIN_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "file/bytes.h"
+#include "modprobe-chain.h"
+#include "util/util.h"
+
+/* @moddir/@name (a text index such as modules.dep) read whole, within KP_CHAIN_MAX_INDEX. */
+int kp_chain_read_text_index(const char *moddir, const char *name, struct kp_bytes *b,
+			     struct kp_err *err);
+
+/*
+ * Checks the .bin index @name of @c's release directory before libkmod may read it:
+ * absent is fine (libkmod does without it), anything else must be a regular file that
+ * passes kp_chain_index_check(). With @keep, the bytes stay in @c (modules.dep.bin, for
+ * the look-ups that end there). 0, or -1 with @err.
+ */
+int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct kp_err *err);
+
+/*
+ * Before a libkmod lookup of @name: the indexes it can reach are checked (once per
+ * chain). 0, or -1 with @err.
+ */
+int kp_chain_check_lookup(struct kp_chain *c, const char *name, struct kp_err *err);
+
+#endif

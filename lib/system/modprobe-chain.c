@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The chain modprobe would load, for `kopolicy hook`. libkmod does the resolving when
+ * depmod's .bin indexes exist (kmod_new() on the release directory inside the root, the
+ * root's modprobe.d directories as configuration), after modprobe-index.c has checked what
+ * it will read; the text fallback reads modules.dep lines "path: dep dep ..." the way
+ * kmod_module_parse_depline() does (dependencies prepended: the last one listed is loaded
+ * first).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <libkmod.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "file/bytes.h"
+#include "file/inputs.h"
+#include "file/rootfs.h"
+#include "modprobe-chain-internal.h"
+#include "modprobe-chain.h"
+#include "modprobe-index.h"
+#include "util/module-name.h"
+
+/* The first libkmod error of a call, kept so that silent empty results can be told apart. */
+struct kmod_log {
+	char msg[256];
+	bool set;
+};
+
+static void kmod_log_fn(void *data, int priority, const char *file, int line, const char *fn,
+			const char *format, va_list args)
+{
+	struct kmod_log *log = data;
+
+	if (!log || priority > LOG_ERR || log->set)
+		return;
+	vsnprintf(log->msg, sizeof(log->msg), format, args);
+	log->msg[strcspn(log->msg, "\n")] = '\0';
+	log->set = true;
+}
+
+int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
+		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
+		  size_t nblacklist, struct kp_err *err)
+{
+	static const char *const conf_dirs[] = {
+		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
+		"lib/modprobe.d", "usr/lib/modprobe.d",
+	};
+	const char *paths[KP_ARRAY_SIZE(conf_dirs) + 1] = { NULL };
+	char *bin = NULL;
+	size_t np = 0;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->root = kp_arena_strdup(&c->arena, root && *root ? root : "/");
+	c->moddir = kp_arena_strdup(&c->arena, moddir);
+	c->builtin = builtin;
+	c->nbuiltin = nbuiltin;
+	c->blacklist = blacklist;
+	c->nblacklist = nblacklist;
+	if (!c->root || !c->moddir || asprintf(&bin, "%s/modules.dep.bin", moddir) < 0) {
+		kp_chain_close(c);
+		return kp_err_set(err, "out of memory");
+	}
+	if (!kp_is_file(bin)) {
+		struct kp_bytes b;
+
+		free(bin);
+		r = kp_chain_read_text_index(moddir, "modules.dep", &b, err);
+		if (r < 0 && kp_err_errnum(err) == ENOENT) {
+			kp_chain_close(c);
+			return kp_err_set(err,
+					  "%s: no depmod indexes (neither modules.dep.bin nor "
+					  "modules.dep): run depmod for this release",
+					  moddir);
+		}
+		if (r < 0) {
+			kp_chain_close(c);
+			return -1;
+		}
+		/* a private NUL-terminated copy: the lines are cut in place */
+		c->dep_text = malloc(b.len + 1);
+		if (!c->dep_text) {
+			kp_bytes_release(&b);
+			kp_chain_close(c);
+			return kp_err_set(err, "out of memory");
+		}
+		memcpy(c->dep_text, b.data, b.len);
+		c->dep_text[b.len] = '\0';
+		c->dep_len = b.len;
+		kp_bytes_release(&b);
+		c->source = KP_CHAIN_TEXT;
+		return 0;
+	}
+	free(bin);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(conf_dirs); i++) {
+		char *d = kp_root_path(c->root, conf_dirs[i]);
+		const char *kept = NULL;
+
+		if (d && !kp_is_dir(d))
+			kept = "";
+		else if (d)
+			kept = kp_arena_strdup(&c->arena, d);
+		free(d);
+		if (!kept) {
+			kp_chain_close(c);
+			return kp_err_set(err, "out of memory");
+		}
+		if (*kept)
+			paths[np++] = kept;
+	}
+	/*
+	 * libkmod opens what it reads without O_NONBLOCK and trusts the indexes' offsets:
+	 * a FIFO blocks it forever, a corrupt index can loop it. Both refused here first.
+	 */
+	if (kp_modprobe_config_check(paths, err) < 0 ||
+	    kp_chain_check_index(c, "modules.dep.bin", true, err) < 0 ||
+	    kp_chain_check_index(c, "modules.builtin.bin", false, err) < 0 ||
+	    kp_chain_check_index(c, "modules.builtin.alias.bin", false, err) < 0) {
+		kp_chain_close(c);
+		return -1;
+	}
+	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
+	kp_in_note_kmod(moddir, paths);
+	c->ctx = kmod_new(moddir, paths);
+	if (!c->ctx) {
+		kp_chain_close(c);
+		return kp_err_set(err, "%s: libkmod cannot open the indexes", moddir);
+	}
+	kmod_set_log_priority(c->ctx, LOG_ERR);
+	kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+	c->source = KP_CHAIN_LIBKMOD;
+	return 0;
+}
+
+void kp_chain_close(struct kp_chain *c)
+{
+	if (c->ctx)
+		kmod_unref(c->ctx);
+	if (c->depbin.data)
+		kp_bytes_release(&c->depbin);
+	free(c->dep_text);
+	free(c->mods);
+	kp_arena_release(&c->arena);
+	memset(c, 0, sizeof(*c));
+}
+
+static bool is_builtin(const struct kp_chain *c, const char *name)
+{
+	return kp_sorted_contains(c->builtin, c->nbuiltin, name);
+}
+
+static bool is_blacklisted(const struct kp_chain *c, const char *name)
+{
+	for (size_t i = 0; i < c->nblacklist; i++)
+		if (kp_modname_eq(c->blacklist[i], name))
+			return true;
+	return false;
+}
+
+/* A module file as libkmod or modules.dep names it, kept inside the root. */
+static int set_paths(struct kp_chain *c, struct kp_chain_module *m, const char *file,
+		     struct kp_err *err)
+{
+	size_t ml = strlen(c->moddir);
+	char *p = NULL;
+
+	if (!strncmp(file, c->moddir, ml) && file[ml] == '/')
+		p = strdup(file);
+	else if (file[0] == '/') /* an absolute modules.dep entry (old depmod) */
+		p = kp_root_path(c->root, file);
+	else if (asprintf(&p, "%s/%s", c->moddir, file) < 0)
+		p = NULL;
+	m->path = p ? kp_arena_strdup(&c->arena, p) : NULL;
+	free(p);
+	if (!m->path)
+		return kp_err_set(err, "out of memory");
+	if (!strncmp(m->path, c->moddir, ml) && m->path[ml] == '/')
+		m->relpath = m->path + ml + 1;
+	else
+		m->relpath = m->path;
+	return 0;
+}
+
+static struct kp_chain_module *chain_find(struct kp_chain *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->mods[i].name, name))
+			return &c->mods[i];
+	return NULL;
+}
+
+/* Appends module @name (file @file, NULL for none) unless it is there already. */
+static int chain_add(struct kp_chain *c, size_t *cap, const char *name, const char *file,
+		     bool target, struct kp_err *err)
+{
+	char norm[256];
+	struct kp_chain_module *m;
+
+	kp_modname_copy(norm, sizeof(norm), name, SIZE_MAX);
+	m = chain_find(c, norm);
+	if (m) {
+		m->target |= target;
+		return 0;
+	}
+	if (c->n >= KP_CHAIN_MAX_MODULES)
+		return kp_err_set(err, "%s: more than %d modules on one chain", c->moddir,
+				  KP_CHAIN_MAX_MODULES);
+	if (kp_grow(&c->mods, cap, c->n + 1, sizeof(*c->mods)) < 0)
+		return kp_err_set(err, "out of memory");
+	m = &c->mods[c->n];
+	memset(m, 0, sizeof(*m));
+	m->name = kp_arena_strdup(&c->arena, norm);
+	if (!m->name)
+		return kp_err_set(err, "out of memory");
+	m->target = target;
+	m->blacklisted = is_blacklisted(c, norm);
+	if (file) {
+		if (set_paths(c, m, file, err) < 0)
+			return -1;
+	} else if (is_builtin(c, norm)) {
+		m->builtin = true;
+	} else {
+		return kp_err_set(err, "%s: module %s has no file and is not built in", c->moddir,
+				  norm);
+	}
+	c->n++;
+	return 0;
+}
+
+static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
+			struct kp_err *err)
+{
+	struct kmod_log log = { "", false };
+	struct kmod_list *list = NULL, *l;
+	int r;
+
+	if (kp_chain_check_lookup(c, name, err) < 0)
+		return -1;
+	kmod_set_log_fn(c->ctx, kmod_log_fn, &log);
+	r = kmod_module_new_from_lookup(c->ctx, name, &list);
+	if (r < 0) {
+		kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+		return kp_err_set(err, "%s: libkmod cannot look up '%s': %s", c->moddir, name,
+				  log.set ? log.msg : strerror(-r));
+	}
+	r = 0;
+	kmod_list_foreach(l, list)
+	{
+		struct kmod_module *mod = kmod_module_get_module(l);
+		const char *mname = kmod_module_get_name(mod);
+		struct kmod_list *deps, *d;
+		bool alias = strcmp(mname, norm) != 0;
+
+		if (r < 0) {
+			kmod_module_unref(mod);
+			continue;
+		}
+		c->via_alias |= alias;
+		if (alias && is_blacklisted(c, mname)) {
+			c->nblacklisted++;
+			kmod_module_unref(mod);
+			continue;
+		}
+		log.set = false;
+		deps = kmod_module_get_dependencies(mod);
+		if (!deps && log.set)
+			r = kp_err_set(err, "%s: dependencies of %s: %s", c->moddir, mname,
+				       log.msg);
+		kmod_list_foreach(d, deps)
+		{
+			struct kmod_module *dm = kmod_module_get_module(d);
+
+			if (r == 0)
+				r = chain_add(c, cap, kmod_module_get_name(dm),
+					      kmod_module_get_path(dm), false, err);
+			kmod_module_unref(dm);
+		}
+		kmod_module_unref_list(deps);
+		if (r == 0)
+			r = chain_add(c, cap, mname, kmod_module_get_path(mod), true, err);
+		kmod_module_unref(mod);
+	}
+	kmod_module_unref_list(list);
+	kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+	return r;
+}
+
+/* The modules.dep line of module @norm, cut out of the text (NUL at ':'); NULL if none. */
+static char *dep_line(struct kp_chain *c, const char *norm, char **deps_out, size_t *deps_len)
+{
+	char *pos = c->dep_text, *end = c->dep_text + c->dep_len;
+
+	while (pos < end) {
+		char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		char *lend = nl ? nl : end;
+		char *colon = memchr(pos, ':', (size_t)(lend - pos));
+
+		if (colon && colon > pos) {
+			char name[256], key[512];
+			size_t kl = (size_t)(colon - pos);
+
+			if (kl < sizeof(key)) {
+				memcpy(key, pos, kl);
+				key[kl] = '\0';
+				kp_modname_from_path(name, sizeof(name), key, KP_MODNAME_KO);
+				if (!strcmp(name, norm)) {
+					*deps_out = colon + 1;
+					*deps_len = (size_t)(lend - colon - 1);
+					return pos;
+				}
+			}
+		}
+		pos = nl ? nl + 1 : end;
+	}
+	return NULL;
+}
+
+static int text_add_with_deps(struct kp_chain *c, const char *norm, size_t *cap, bool target,
+			      struct kp_err *err)
+{
+	char *deps, *line, key[512], list[65536];
+	char *toks[KP_CHAIN_MAX_MODULES];
+	size_t dl, nt = 0;
+	char *save = NULL;
+
+	line = dep_line(c, norm, &deps, &dl);
+	if (!line)
+		return kp_err_set(err, "%s/modules.dep: no line for %s", c->moddir, norm);
+	if ((size_t)(deps - 1 - line) >= sizeof(key) || dl >= sizeof(list))
+		return kp_err_set(err, "%s/modules.dep: the line of %s is too long", c->moddir,
+				  norm);
+	memcpy(key, line, (size_t)(deps - 1 - line));
+	key[deps - 1 - line] = '\0';
+	memcpy(list, deps, dl);
+	list[dl] = '\0';
+	for (char *t = strtok_r(list, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		if (nt == KP_ARRAY_SIZE(toks))
+			return kp_err_set(err, "%s/modules.dep: %s has too many dependencies",
+					  c->moddir, norm);
+		toks[nt++] = t;
+	}
+	/* kmod_module_parse_depline() prepends: the last dependency listed comes first. */
+	while (nt--) {
+		char name[256];
+
+		kp_modname_from_path(name, sizeof(name), toks[nt], KP_MODNAME_KO);
+		if (chain_add(c, cap, name, toks[nt], false, err) < 0)
+			return -1;
+	}
+	return chain_add(c, cap, norm, key, target, err);
+}
+
+/* modules.alias lines "alias PATTERN MODULE": every module whose pattern matches @name. */
+static int text_aliases(struct kp_chain *c, const char *name, size_t *cap, bool *found,
+			struct kp_err *err)
+{
+	struct kp_bytes b;
+	const char *pos, *end;
+	int r = kp_chain_read_text_index(c->moddir, "modules.alias", &b, err);
+
+	*found = false;
+	if (r < 0 && kp_err_errnum(err) == ENOENT)
+		return 0;
+	if (r < 0)
+		return -1;
+	pos = (const char *)b.data;
+	end = pos + b.len;
+	r = 0;
+	while (pos < end && r == 0) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+		char line[1024], *save = NULL, *kw, *pat, *mod;
+
+		if (n < sizeof(line)) {
+			memcpy(line, pos, n);
+			line[n] = '\0';
+			kw = strtok_r(line, " \t", &save);
+			pat = kw ? strtok_r(NULL, " \t", &save) : NULL;
+			mod = pat ? strtok_r(NULL, " \t\r", &save) : NULL;
+			if (mod && !strcmp(kw, "alias") && !fnmatch(pat, name, 0)) {
+				char norm[256];
+
+				kp_modname_copy(norm, sizeof(norm), mod, SIZE_MAX);
+				*found = true;
+				c->via_alias = true;
+				if (is_blacklisted(c, norm))
+					c->nblacklisted++;
+				else
+					r = text_add_with_deps(c, norm, cap, true, err);
+			}
+		}
+		pos = nl ? nl + 1 : end;
+	}
+	kp_bytes_release(&b);
+	return r;
+}
+
+/*
+ * The aliases of built-in drivers: "MODULE.alias=PATTERN" records of modules.builtin.modinfo
+ * (NUL-separated; from 6.18 modpost writes the device-table aliases of built-in code there and
+ * depmod indexes them in modules.builtin.alias.bin, which libkmod's lookup reads last). The
+ * first built-in whose pattern matches @name is the target: modprobe has nothing to load.
+ */
+static int text_builtin_aliases(struct kp_chain *c, const char *name, size_t *cap, bool *found,
+				struct kp_err *err)
+{
+	struct kp_bytes b;
+	const char *pos, *end;
+	int r = kp_chain_read_text_index(c->moddir, "modules.builtin.modinfo", &b, err);
+
+	*found = false;
+	if (r < 0 && kp_err_errnum(err) == ENOENT)
+		return 0;
+	if (r < 0)
+		return -1;
+	pos = (const char *)b.data;
+	end = pos + b.len;
+	r = 0;
+	while (pos < end && !*found) {
+		const char *nul = memchr(pos, '\0', (size_t)(end - pos));
+		size_t n = nul ? (size_t)(nul - pos) : (size_t)(end - pos);
+		const char *dot = memchr(pos, '.', n);
+		char rec[1024];
+
+		if (dot && n < sizeof(rec) && (size_t)(pos + n - dot) > 7 &&
+		    !memcmp(dot, ".alias=", 7)) {
+			char mod[256];
+
+			memcpy(rec, pos, n);
+			rec[n] = '\0';
+			rec[dot - pos] = '\0';
+			kp_modname_copy(mod, sizeof(mod), rec, SIZE_MAX);
+			if (is_builtin(c, mod) && !fnmatch(rec + (dot - pos) + 7, name, 0)) {
+				*found = true;
+				c->via_alias = true;
+				r = chain_add(c, cap, mod, NULL, true, err);
+			}
+		}
+		pos += n + 1;
+	}
+	kp_bytes_release(&b);
+	return r;
+}
+
+static int resolve_text(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
+			struct kp_err *err)
+{
+	char *deps;
+	size_t dl;
+	bool found;
+
+	if (dep_line(c, norm, &deps, &dl))
+		return text_add_with_deps(c, norm, cap, true, err);
+	if (text_aliases(c, name, cap, &found, err) < 0)
+		return -1;
+	if (!found && is_builtin(c, norm))
+		return chain_add(c, cap, norm, NULL, true, err);
+	if (!found && text_builtin_aliases(c, name, cap, &found, err) < 0)
+		return -1;
+	return 0;
+}
+
+int kp_chain_resolve(struct kp_chain *c, const char *name, struct kp_err *err)
+{
+	char norm[256];
+	size_t cap = 0;
+	int r;
+
+	free(c->mods);
+	c->mods = NULL;
+	c->n = 0;
+	c->via_alias = false;
+	c->nblacklisted = 0;
+	if (!*name || strlen(name) >= sizeof(norm))
+		return kp_err_set(err, "invalid module name");
+	kp_modname_copy(norm, sizeof(norm), name, SIZE_MAX);
+	if (c->source == KP_CHAIN_LIBKMOD)
+		r = resolve_kmod(c, name, norm, &cap, err);
+	else
+		r = resolve_text(c, name, norm, &cap, err);
+	if (r < 0)
+		return -1;
+	if (!c->n && !c->nblacklisted)
+		return kp_err_errno(
+			err, ENOENT, "module %s not found in %s%s", name, c->moddir,
+			c->source == KP_CHAIN_TEXT ? " (text modules.dep and modules.alias)" : "");
+	return 0;
+}
+
+int kp_chain_module_path(struct kp_chain *c, const char *name, const char **path,
+			 const char **relpath, struct kp_err *err)
+{
+	struct kp_chain_module m = { 0 };
+	char norm[256];
+
+	*path = *relpath = NULL;
+	kp_modname_copy(norm, sizeof(norm), name, SIZE_MAX);
+	if (c->source == KP_CHAIN_LIBKMOD) {
+		struct kmod_module *mod = NULL;
+		const char *file;
+
+		if (kmod_module_new_from_name(c->ctx, norm, &mod) < 0 || !mod)
+			return kp_err_set(err, "out of memory");
+		file = kmod_module_get_path(mod);
+		if (file && set_paths(c, &m, file, err) < 0) {
+			kmod_module_unref(mod);
+			return -1;
+		}
+		kmod_module_unref(mod);
+	} else {
+		char *deps, *line = NULL;
+		size_t dl;
+
+		line = dep_line(c, norm, &deps, &dl);
+		if (line) {
+			char key[512];
+			size_t kl = (size_t)(deps - 1 - line);
+
+			if (kl >= sizeof(key))
+				return kp_err_set(err, "%s/modules.dep: line too long", c->moddir);
+			memcpy(key, line, kl);
+			key[kl] = '\0';
+			if (set_paths(c, &m, key, err) < 0)
+				return -1;
+		}
+	}
+	if (!m.path)
+		return 0;
+	*path = m.path;
+	*relpath = m.relpath;
+	return 0;
+}
+
+int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **name,
+			  struct kp_err *err)
+{
+	char key[512];
+
+	*name = NULL;
+	if (snprintf(key, sizeof(key), "symbol:%s", symbol) >= (int)sizeof(key))
+		return 0;
+	if (c->source == KP_CHAIN_LIBKMOD) {
+		struct kmod_list *list = NULL;
+
+		if (kp_chain_check_lookup(c, key, err) < 0)
+			return -1;
+		if (kmod_module_new_from_lookup(c->ctx, key, &list) < 0)
+			return kp_err_set(err, "%s: libkmod cannot look up %s", c->moddir, key);
+		if (list) {
+			struct kmod_module *mod = kmod_module_get_module(list);
+
+			*name = kp_arena_strdup(&c->arena, kmod_module_get_name(mod));
+			kmod_module_unref(mod);
+			kmod_module_unref_list(list);
+			if (!*name)
+				return kp_err_set(err, "out of memory");
+		}
+	} else {
+		struct kp_bytes b;
+		const char *pos, *end;
+		int r = kp_chain_read_text_index(c->moddir, "modules.symbols", &b, err);
+		size_t kl = strlen(key);
+
+		if (r < 0)
+			return kp_err_errnum(err) == ENOENT ? 0 : -1;
+		pos = (const char *)b.data;
+		end = pos + b.len;
+		while (pos < end && !*name) {
+			const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+			size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+
+			/* "alias symbol:NAME MODULE" */
+			if (n > 6 + kl + 1 && !memcmp(pos, "alias ", 6) &&
+			    !memcmp(pos + 6, key, kl) && pos[6 + kl] == ' ') {
+				const char *m = pos + 6 + kl + 1;
+				size_t ml = n - 6 - kl - 1;
+				char norm[256];
+
+				while (ml && (m[ml - 1] == '\r' || m[ml - 1] == ' '))
+					ml--;
+				if (ml && ml < sizeof(norm)) {
+					memcpy(norm, m, ml);
+					norm[ml] = '\0';
+					kp_modname_copy(norm, sizeof(norm), norm, SIZE_MAX);
+					*name = kp_arena_strdup(&c->arena, norm);
+					if (!*name) {
+						kp_bytes_release(&b);
+						return kp_err_set(err, "out of memory");
+					}
+				}
+			}
+			pos = nl ? nl + 1 : end;
+		}
+		kp_bytes_release(&b);
+	}
+	return 0;
+}
