@@ -12,7 +12,8 @@ the median, minimum and maximum of
   qemu-wall   the QEMU process on the host: wall, and user + sys CPU seconds
 the ratio of the medians (on / off), and the hook's latency distribution over every hook
 run of the measured "on" boots (hook-timer: wall and CPU ms per `kopolicy hook` run), with
-the slowest modules. The warm-up boot (writable disk, facts cache filled by it) is listed
+the slowest modules, and kernel console lines about memory, hangs or panics. The warm-up
+boot (writable disk, facts cache filled by it) is listed
 apart. Exit status 1 when a boot has no complete report.
 """
 import os
@@ -20,14 +21,21 @@ import re
 import statistics
 import sys
 
+# kernel console lines (loglevel=4: warnings and worse) that explain a failed or slow boot
+KERNEL_TROUBLE = re.compile(r"(Out of memory|oom-kill|Kernel panic|hung_task|blocked for more "
+                            r"than|soft lockup|rcu.*stall|BUG:|Call Trace|timed out|watchdog)",
+                            re.IGNORECASE)
+
 
 def parse_report(path):
-    rep = {"loads": [], "hooks": [], "units": {}, "fail": []}
+    rep = {"loads": [], "hooks": [], "units": {}, "fail": [], "kernel": []}
     inside = False
     done = False
     with open(path, encoding="utf-8", errors="replace") as f:
         for raw in f:
             line = raw.strip().replace("\r", "")
+            if not inside and KERNEL_TROUBLE.search(line):
+                rep["kernel"].append(line)
             if line.endswith("KPBENCH-BEGIN"):
                 inside = True
                 continue
@@ -54,6 +62,8 @@ def parse_report(path):
                 rep["units"][parts[0]] = parts[1:]
             elif word == "lsmod":
                 rep["modules"] = int(rest)
+            elif word == "oom_kill":
+                rep["oom_kill"] = int(rest or 0)
             elif word == "analyze":
                 m = re.search(r"= ([0-9.]+min )?([0-9.]+)s", rest)
                 if m and "Startup finished" in rest:
@@ -62,7 +72,7 @@ def parse_report(path):
             elif word == "fail":
                 rep["fail"].append(rest)
     if not done:
-        return None
+        return {"incomplete": True, "kernel": rep["kernel"]}
     if rep["loads"]:
         rep["last_load"] = max(t for t, _ in rep["loads"])
     ml = rep["units"].get("systemd-modules-load", [])
@@ -111,8 +121,11 @@ def main():
           "   load1 before/after")
     for b in boots:
         rep = parse_report(os.path.join(out, b["log"]))
-        if rep is None:
-            print("%-9s no complete report in %s" % (b["boot"], b["log"]))
+        if rep.get("incomplete"):
+            print("%-9s %-5s no complete report in %s (QEMU wall %s s)" % (
+                b["boot"], b["hook"], b["log"], b["wall_s"]))
+            for kl in rep["kernel"][:5]:
+                print("          kernel: %s" % kl)
             bad = 1
             continue
         rep["qemu_wall"] = float(b["wall_s"])
@@ -123,8 +136,16 @@ def main():
             rep.get("last_load", float("nan")), rep.get("mod_load", float("nan")),
             rep.get("startup", float("nan")), rep.get("modules", 0), len(rep["hooks"]),
             rep["qemu_wall"], rep["qemu_cpu"], rep["la"][0], rep["la"][1]))
-        for fl in rep["fail"]:
+        undecided = [fl for fl in rep["fail"] if fl.startswith("kopolicy:")]
+        for fl in [fl for fl in rep["fail"] if not fl.startswith("kopolicy:")]:
             print("          modules-load: %s" % fl)
+        if undecided:
+            print("          modules-load: %d hook messages about failing open, e.g. %s" % (
+                len(undecided), undecided[0]))
+        if rep.get("oom_kill"):
+            print("          OOM killer: %d processes killed" % rep["oom_kill"])
+        for kl in rep["kernel"][:5]:
+            print("          kernel: %s" % kl)
         if b["boot"] == "warmup":
             warm = rep
         else:

@@ -9,6 +9,7 @@
 #   hook ...              hook-timer's lines (with kpbench.hook=1)
 #   warmed <s>            the warm-up boot's modprobe -a of the list returned
 #   lsmod <n>             modules loaded when the boot finished
+#   oom_kill <n>          processes the OOM killer killed
 #   running <state>       systemctl is-system-running --wait
 #   analyze <text>        systemd-analyze time
 #   fail <text>           modules systemd-modules-load could not load
@@ -37,6 +38,7 @@ state=$(systemctl is-system-running --wait 2>/dev/null)
 		/sys/kernel/tracing/trace
 	[ -r /run/kpbench/hook.log ] && cat /run/kpbench/hook.log
 	echo "lsmod $(($(wc -l </proc/modules)))"
+	echo "oom_kill $(awk '$1 == "oom_kill" { print $2 }' /proc/vmstat)"
 	echo "running $state"
 	systemd-analyze time 2>&1 | sed 's/^/analyze /'
 	journalctl -b -o cat -u systemd-modules-load.service 2>/dev/null | grep -i fail |
