@@ -23,7 +23,8 @@
 # configuration, and cached as $KOPOLICY_CACHE/bootstorm/root-<hash>.tar), qemu-system-x86,
 # busybox-static, e2fsprogs, gcc, python3, kmod; the 6.12 kernel from
 # tests/kernel/fetch-kernel.sh and the amd64-6.12 corpus tree from tests/corpus/fetch-trees.sh
-# (both cached). A boot takes 1-3 minutes under TCG; BOOTS=3 about 15-20 minutes.
+# (both cached). A boot takes 4-11 minutes under TCG on a 2-CPU host at load 15-20 (a boot with
+# the hook about twice one without), BOOTS=3 with the warm-up about 1.5 hours.
 #
 # Output: OUTDIR (default bench-boot-<UTC time> in the current directory) holds serial-*.log
 # for every boot, boots.tsv (one line per boot), summary.txt (what parse-boot.py printed) and
@@ -32,7 +33,10 @@
 set -euo pipefail
 
 die() { echo "bench-boot: $*" >&2; exit 2; }
-usage() { echo "usage: bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] KOPOLICY_BIN [BOOTS]" >&2; exit 2; }
+usage() {
+	echo "usage: bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] KOPOLICY_BIN [BOOTS]" >&2
+	exit 2
+}
 
 outdir="" work="" reuse=0
 while getopts "o:w:Rh" opt; do
@@ -53,13 +57,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 here=$top/bench/boot
 [ "$(id -u)" = 0 ] || die "must run as root (file owners of the root file system, mkfs.ext4 -d)"
 for tool in mmdebstrap qemu-system-x86_64 mkfs.ext4 depmod modprobe gcc python3 cpio xz \
-	timeout strip tar sha256sum; do
+	timeout strip readelf tar sha256sum; do
 	command -v "$tool" >/dev/null ||
-		die "$tool not found (apt-get install mmdebstrap qemu-system-x86 e2fsprogs kmod gcc python3 cpio xz-utils)"
+		die "$tool not found (apt-get install mmdebstrap qemu-system-x86 e2fsprogs" \
+			"kmod gcc python3 cpio xz-utils)"
 done
 [ -x /usr/bin/time ] || die "GNU time is not installed (apt-get install time)"
 BUSYBOX=/bin/busybox
-if ! "$BUSYBOX" --list >/dev/null 2>&1 || readelf -l "$BUSYBOX" | grep -q 'program interpreter'; then
+if ! "$BUSYBOX" --list >/dev/null 2>&1 ||
+	readelf -l "$BUSYBOX" | grep -q 'program interpreter'; then
 	die "$BUSYBOX is not a static busybox (apt-get install busybox-static)"
 fi
 TIMEOUT=${KPBENCH_BOOT_TIMEOUT:-1200}
@@ -98,18 +104,21 @@ if [ "$reuse" = 1 ]; then
 else
 	# 1. The Debian 12 root, built once. The packages: systemd as init, udev, kmod, and
 	# kopolicy's runtime libraries (the host build is for the same userland).
-	pkgs=systemd,systemd-sysv,udev,kmod,libelf1,libkmod2,libzstd1,liblzma5,zlib1g,libjson-c5,libssl3
+	pkgs=systemd,systemd-sysv,udev,kmod
+	pkgs+=,libelf1,libkmod2,libzstd1,liblzma5,zlib1g,libjson-c5,libssl3
 	# shellcheck source=../tests/kernel/debian-mirror.sh
 	. "$top/tests/kernel/debian-mirror.sh"
 	main_uri=$(debian_mirror main) || die "no Debian mirror in this machine's apt sources"
 	sec_uri=$(debian_mirror security 2>/dev/null) || sec_uri=""
-	key=$(printf '%s\n' bookworm minbase "$pkgs" "$main_uri" "$sec_uri" | sha256sum | cut -c1-16)
+	key=$(printf '%s\n' bookworm minbase "$pkgs" "$main_uri" "$sec_uri" | sha256sum |
+		cut -c1-16)
 	root_tar=$cache/root-$key.tar
 	if [ ! -s "$root_tar" ]; then
 		echo "bench-boot: building the bookworm root ($pkgs) with mmdebstrap ..." >&2
 		srcs=("deb $main_uri bookworm main" "deb $main_uri bookworm-updates main")
 		[ -n "$sec_uri" ] && srcs+=("deb $sec_uri bookworm-security main")
-		mmdebstrap --quiet --format=tar --variant=minbase --include="$pkgs" bookworm "$root_tar.tmp" \
+		mmdebstrap --quiet --format=tar --variant=minbase --include="$pkgs" bookworm \
+			"$root_tar.tmp" \
 			"${srcs[@]}" || die "mmdebstrap failed"
 		mv "$root_tar.tmp" "$root_tar"
 	fi
@@ -135,7 +144,8 @@ else
 	chmod 755 "$root/usr/bin/kopolicy"
 	missing=$(chroot "$root" /usr/bin/ldd /usr/bin/kopolicy 2>&1 | grep 'not found' || true)
 	[ -z "$missing" ] || die "kopolicy's libraries are missing in the root: $missing"
-	chroot "$root" /usr/bin/kopolicy --version >/dev/null || die "kopolicy does not run in the root"
+	chroot "$root" /usr/bin/kopolicy --version >/dev/null ||
+		die "kopolicy does not run in the root"
 	mkdir -p "$root/etc/kopolicy" "$root/usr/local/lib/kpbench" "$root/var/cache/kopolicy"
 	cp "$top/contrib/hook.conf" "$root/etc/kopolicy/hook.conf"
 	gcc -O2 -Wall -Wextra -o "$root/usr/local/lib/kpbench/hook-timer" "$here/hook-timer.c"
@@ -175,7 +185,8 @@ else
 	mknod -m 600 "$ird/dev/console" c 5 1
 	: >"$ird/modules.list"
 	for m in virtio_blk ext4; do
-		modprobe -d "$root" -S "$rel" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+		modprobe -d "$root" -S "$rel" --show-depends "$m" |
+			awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++' | while read -r ko; do
 		b=$(basename "$ko")
 		b=${b%.xz}
@@ -213,7 +224,8 @@ boot() { # NAME HOOK(0|1) SNAPSHOT(on|off) [KERNEL ARGUMENT]
 	rm -f "$work/time"
 	/usr/bin/time -o "$work/time" -f '%e %U %S' timeout --foreground -k 10 "$TIMEOUT" \
 		"${qemu[@]}" -drive "file=$img,format=raw,if=virtio,snapshot=$snap" \
-		-append "$cmdline kpbench.hook=$hook${extra:+ $extra}" </dev/null >"$log" 2>&1 || rc=$?
+		-append "$cmdline kpbench.hook=$hook${extra:+ $extra}" </dev/null >"$log" 2>&1 ||
+		rc=$?
 	la1=$(cut -d' ' -f1 /proc/loadavg)
 	w=nan u=nan y=nan
 	[ -s "$work/time" ] && read -r w u y < <(tail -1 "$work/time")
@@ -259,7 +271,8 @@ python3 "$here/parse-boot.py" "$outdir" | tee "$outdir/summary.txt" || failed=1
 	for log in "$outdir"/serial-*.log; do
 		echo
 		echo "== $(basename "$log")"
-		tr -d '\r' <"$log" | sed -n '/KPBENCH-BEGIN/,/KPBENCH-END/p' | sed 's/^.*KPBENCH-BEGIN/KPBENCH-BEGIN/'
+		tr -d '\r' <"$log" | sed -n '/KPBENCH-BEGIN/,/KPBENCH-END/p' |
+			sed 's/^.*KPBENCH-BEGIN/KPBENCH-BEGIN/'
 	done
 } >"$outdir/raw.txt"
 exit $failed
