@@ -133,7 +133,7 @@ static void test_running(struct tap *t)
 	}
 	tap_is_str(t, run.release, REL, "release from proc/sys/kernel/osrelease");
 	tap_is_int(t, run.release_from_uname, 0, "not from uname");
-	tap_is_int(t, run.nmodules, 7, "proc/modules lines");
+	tap_is_int(t, run.nmodules, 8, "proc/modules lines");
 	m = kp_running_find(&run, "nvidia");
 	tap_ok(t, m && m->size == 56508416 && m->refcount == 1 && m->nusers == 1 &&
 		   !strcmp(m->users[0], "nvidia_uvm") && !strcmp(m->state, "Live"),
@@ -153,6 +153,9 @@ static void test_running(struct tap *t)
 	m = kp_running_find(&run, "loading_mod");
 	tap_ok(t, m && !strcmp(m->taint, "O") && !strcmp(m->state, "Loading"),
 	       "state mark '+' dropped from the taint letters");
+	m = kp_running_find(&run, "9pnet");
+	tap_ok(t, m && m->size == 106496 && m->nusers == 1 && !strcmp(m->users[0], "9p"),
+	       "9pnet: a name that starts with a digit");
 	tap_is_int(t, run.sig_enforce, 1, "sig_enforce Y");
 	tap_is_str(t, run.lockdown, "integrity", "lockdown in brackets");
 	tap_ok(t, run.have_tainted && run.tainted == 12289, "proc/sys/kernel/tainted");

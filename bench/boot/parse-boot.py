@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""parse-boot.py OUTDIR — summary of a bench/bench-boot.sh run.
+
+Reads OUTDIR/boots.tsv and each boot's serial log (the KPBENCH-BEGIN..END report of
+bench/boot/report.sh) and prints, for the boots without the hook ("off") and with it ("on"):
+the median, minimum and maximum of
+  settle      udevadm settle returned (seconds since boot, CLOCK_MONOTONIC)
+  last-load   the last module_load trace event (the last module the kernel loaded)
+  mod-load    systemd-modules-load.service exited
+  startup     systemd-analyze's "Startup finished" total (kernel + initrd + userspace)
+  modules     modules loaded (/proc/modules) when the report ran
+  qemu-wall   the QEMU process on the host: wall, and user + sys CPU seconds
+the ratio of the medians (on / off), and the hook's latency distribution over every hook
+run of the measured "on" boots (hook-timer: wall and CPU ms per `kopolicy hook` run), with
+the slowest modules, and kernel console lines about memory, hangs or panics. The warm-up
+boot (writable disk, facts cache filled by it) is listed
+apart. Exit status 1 when a boot has no complete report.
+"""
+import os
+import re
+import statistics
+import sys
+
+# kernel console lines (loglevel=4: warnings and worse) that explain a failed or slow boot
+KERNEL_TROUBLE = re.compile(r"(Out of memory|oom-kill|Kernel panic|hung_task|blocked for more "
+                            r"than|soft lockup|rcu.*stall|BUG:|Call Trace|timed out|watchdog)",
+                            re.IGNORECASE)
+
+
+def parse_report(path):
+    rep = {"loads": [], "hooks": [], "units": {}, "fail": [], "kernel": []}
+    inside = False
+    done = False
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            line = raw.strip().replace("\r", "")
+            if not inside and KERNEL_TROUBLE.search(line):
+                rep["kernel"].append(line)
+            if line.endswith("KPBENCH-BEGIN"):
+                inside = True
+                continue
+            if line == "KPBENCH-END":
+                done = True
+                break
+            if not inside:
+                continue
+            word, _, rest = line.partition(" ")
+            if word == "settle":
+                rep["settle"] = float(rest)
+            elif word == "load":
+                t, _, mod = rest.partition(" ")
+                rep["loads"].append((float(t), mod))
+            elif word == "hook":
+                fields = rest.split()
+                h = {"module": fields[0]}
+                for kv in fields[1:]:
+                    k, _, v = kv.partition("=")
+                    h[k] = float(v)
+                rep["hooks"].append(h)
+            elif word == "unit":
+                parts = rest.split()
+                rep["units"][parts[0]] = parts[1:]
+            elif word == "lsmod":
+                rep["modules"] = int(rest)
+            elif word == "oom_kill":
+                rep["oom_kill"] = int(rest or 0)
+            elif word == "analyze":
+                m = re.search(r"= ([0-9.]+min )?([0-9.]+)s", rest)
+                if m and "Startup finished" in rest:
+                    mins = float(m.group(1)[:-4]) if m.group(1) else 0.0
+                    rep["startup"] = mins * 60 + float(m.group(2))
+            elif word == "fail":
+                rep["fail"].append(rest)
+    if not done:
+        return {"incomplete": True, "kernel": rep["kernel"]}
+    if rep["loads"]:
+        rep["last_load"] = max(t for t, _ in rep["loads"])
+    ml = rep["units"].get("systemd-modules-load", [])
+    if len(ml) >= 2 and ml[1].isdigit() and int(ml[1]) > 0:
+        rep["mod_load"] = int(ml[1]) / 1e6
+    return rep
+
+
+def pct(values, p):
+    """Nearest-rank percentile."""
+    v = sorted(values)
+    if not v:
+        return float("nan")
+    k = max(0, min(len(v) - 1, int(round(p / 100.0 * len(v) + 0.5)) - 1))
+    return v[k]
+
+
+def fmt_row(name, off, on, unit="s", digits=2):
+    def cell(vals):
+        if not vals:
+            return "-"
+        return "%.*f [%.*f–%.*f]" % (digits, statistics.median(vals), digits, min(vals),
+                                     digits, max(vals))
+    ratio = "-"
+    if off and on and statistics.median(off) > 0:
+        ratio = "%.3f×" % (statistics.median(on) / statistics.median(off))
+    return "| %s | %s | %s | %s |" % (name + (" (%s)" % unit if unit else ""), cell(off),
+                                       cell(on), ratio)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: parse-boot.py OUTDIR", file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    boots = []
+    with open(os.path.join(out, "boots.tsv"), encoding="utf-8") as f:
+        header = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            row = dict(zip(header, line.rstrip("\n").split("\t")))
+            boots.append(row)
+    bad = 0
+    groups = {"off": [], "on": []}
+    warm = None
+    print("boot      hook  settle  last-load  mod-load  startup  modules  hooks  qemu wall/cpu s"
+          "   load1 before/after")
+    for b in boots:
+        rep = parse_report(os.path.join(out, b["log"]))
+        if rep.get("incomplete"):
+            print("%-9s %-5s no complete report in %s (QEMU wall %s s)" % (
+                b["boot"], b["hook"], b["log"], b["wall_s"]))
+            for kl in rep["kernel"][:5]:
+                print("          kernel: %s" % kl)
+            bad = 1
+            continue
+        rep["qemu_wall"] = float(b["wall_s"])
+        rep["qemu_cpu"] = float(b["qemu_user_s"]) + float(b["qemu_sys_s"])
+        rep["la"] = (float(b["load1_before"]), float(b["load1_after"]))
+        print("%-9s %-5s %6.2f  %9.2f  %8.2f  %7.2f  %7d  %5d  %6.1f/%6.1f   %5.2f/%5.2f" % (
+            b["boot"], b["hook"], rep.get("settle", float("nan")),
+            rep.get("last_load", float("nan")), rep.get("mod_load", float("nan")),
+            rep.get("startup", float("nan")), rep.get("modules", 0), len(rep["hooks"]),
+            rep["qemu_wall"], rep["qemu_cpu"], rep["la"][0], rep["la"][1]))
+        undecided = [fl for fl in rep["fail"] if fl.startswith("kopolicy:")]
+        for fl in [fl for fl in rep["fail"] if not fl.startswith("kopolicy:")]:
+            print("          modules-load: %s" % fl)
+        if undecided:
+            print("          modules-load: %d hook messages about failing open, e.g. %s" % (
+                len(undecided), undecided[0]))
+        if rep.get("oom_kill"):
+            print("          OOM killer: %d processes killed" % rep["oom_kill"])
+        for kl in rep["kernel"][:5]:
+            print("          kernel: %s" % kl)
+        if b["boot"] == "warmup":
+            warm = rep
+        else:
+            groups["on" if b["hook"] == "1" else "off"].append(rep)
+
+    def col(g, k):
+        return [r[k] for r in groups[g] if k in r]
+
+    print()
+    print("medians [min–max] of %d boots without and %d with the hook:" % (
+        len(groups["off"]), len(groups["on"])))
+    print()
+    print("| measure | without hook | with hook | ratio |")
+    print("|---|---:|---:|---:|")
+    for key, name in (("settle", "udevadm settle"), ("last_load", "last module loaded"),
+                      ("mod_load", "systemd-modules-load done"),
+                      ("startup", "systemd-analyze startup"), ("qemu_wall", "QEMU wall"),
+                      ("qemu_cpu", "QEMU CPU (user+sys)")):
+        print(fmt_row(name, col("off", key), col("on", key)))
+    print(fmt_row("modules loaded", col("off", "modules"), col("on", "modules"), "", 0))
+
+    hooks = [h for r in groups["on"] for h in r["hooks"]]
+    if hooks:
+        wall = [h["wall_ms"] for h in hooks]
+        cpu = [h["user_ms"] + h["sys_ms"] for h in hooks]
+        print()
+        print("hook latency over %d hook runs of the measured boots (%s per boot):" % (
+            len(hooks), "/".join(str(len(r["hooks"])) for r in groups["on"])))
+        print()
+        print("| ms | p50 | p90 | p99 | max | mean |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for name, v in (("wall", wall), ("CPU (user+sys)", cpu)):
+            print("| %s | %.1f | %.1f | %.1f | %.1f | %.1f |" % (
+                name, pct(v, 50), pct(v, 90), pct(v, 99), max(v), statistics.mean(v)))
+        per_boot = [sum(h["wall_ms"] for h in r["hooks"]) / 1e3 for r in groups["on"]]
+        per_boot_cpu = [sum(h["user_ms"] + h["sys_ms"] for h in r["hooks"]) / 1e3
+                        for r in groups["on"]]
+        print()
+        print("hook time summed per boot: wall %s s, CPU %s s" % (
+            ", ".join("%.1f" % x for x in per_boot), ", ".join("%.1f" % x for x in per_boot_cpu)))
+        nonzero = sorted({h["module"] for h in hooks if h["status"] != 0})
+        print("hook runs with a non-zero exit: %d%s" % (
+            sum(1 for h in hooks if h["status"] != 0),
+            (" (" + ", ".join(nonzero[:10]) + ")") if nonzero else ""))
+        print("slowest hook runs (wall ms, CPU ms, module):")
+        for h in sorted(hooks, key=lambda h: -h["wall_ms"])[:10]:
+            print("  %7.1f %7.1f  %s" % (h["wall_ms"], h["user_ms"] + h["sys_ms"], h["module"]))
+    if warm and warm["hooks"]:
+        wall = [h["wall_ms"] for h in warm["hooks"]]
+        print()
+        print("warm-up boot (facts cache empty at first): %d hook runs, wall p50 %.1f p99 %.1f "
+              "max %.1f ms" % (len(wall), pct(wall, 50), pct(wall, 99), max(wall)))
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
