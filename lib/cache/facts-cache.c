@@ -310,7 +310,7 @@ static void enc_put(struct kp_facts_cache *c, struct kp_facts_buf *b)
 		c->enc[c->nenc++] = b;
 		return;
 	}
-	kp_facts_buf_free(b);
+	kp_facts_buf_release(b);
 	free(b);
 }
 
@@ -508,7 +508,7 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 		wrote = kp_fc_writer_finish(c, &c->w) == 0 && kp_fc_writer_publish(c, &c->w) == 0;
 	kp_fc_writer_close(c, &c->w);
 	for (size_t i = 0; i < c->nenc; i++) {
-		kp_facts_buf_free(c->enc[i]);
+		kp_facts_buf_release(c->enc[i]);
 		free(c->enc[i]);
 	}
 	if (wrote) {

@@ -329,7 +329,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	return 0;
 }
 
-void kp_facts_buf_free(struct kp_facts_buf *b)
+void kp_facts_buf_release(struct kp_facts_buf *b)
 {
 	free(b->data);
 	free(b->tab);

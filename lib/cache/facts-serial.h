@@ -39,6 +39,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *out);
 int kp_facts_decode(struct kp_module *m, const unsigned char *p, size_t len,
 		    const struct kp_name_pool *names);
 
-void kp_facts_buf_free(struct kp_facts_buf *b);
+/* Empties @b (its buffers freed, @b zeroed); @b itself stays the caller's. */
+void kp_facts_buf_release(struct kp_facts_buf *b);
 
 #endif

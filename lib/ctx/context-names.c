@@ -165,11 +165,11 @@ out:
 	if (opened)
 		kp_chain_close(&chain);
 	if (ret < 0)
-		kp_ctx_operands_free(out);
+		kp_ctx_operands_release(out);
 	return ret;
 }
 
-void kp_ctx_operands_free(struct kp_ctx_operands *o)
+void kp_ctx_operands_release(struct kp_ctx_operands *o)
 {
 	for (int i = 0; i < o->n; i++)
 		if (o->owned[i])

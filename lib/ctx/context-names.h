@@ -27,6 +27,6 @@ struct kp_ctx_operands {
  */
 int kp_ctx_resolve_names(struct kp_ctx *c, char **paths, int npaths, struct kp_ctx_operands *out,
 			 struct kp_err *err);
-void kp_ctx_operands_free(struct kp_ctx_operands *o);
+void kp_ctx_operands_release(struct kp_ctx_operands *o);
 
 #endif

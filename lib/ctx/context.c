@@ -651,14 +651,14 @@ int kp_ctx_load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, stru
 		return -1;
 	if (ops.n == 0) {
 		/* every operand a name that matched nothing (each said): not the whole tree */
-		kp_ctx_operands_free(&ops);
+		kp_ctx_operands_release(&ops);
 		return kp_err_set(err, "no module to check: %s",
 				  npaths == 1 ? "the name matched no file and no module"
 					      : "the names matched no file and no module");
 	}
 	r = load(c, ops.paths, ops.n, flags, err);
 	c->read_failures += ops.unresolved;
-	kp_ctx_operands_free(&ops);
+	kp_ctx_operands_release(&ops);
 	return r;
 }
 
