@@ -136,8 +136,12 @@ if $root; then
 	ok "a user: a directory another user owns is not used either" $?
 	# the user's own cache, in root's /tmp-like sticky directory: used
 	st=$tmp/sticky && mkdir -m 1777 "$st" && chmod 1777 "$st"
-	KOPOLICY_CACHE_DIR=$st/nobody setpriv --reuid="$other" --regid="$other" --clear-groups \
-		env KOPOLICY_CACHE_STATS=1 "$kp" "${C[@]}" >/dev/null 2>"$tmp/sticky.err"
+	# a copy of the binary, run from $tmp: nobody may not reach the build directory (a CI
+	# clone under a 0700 dir), and the result cache keys on the executable it can stat
+	cp "$kp" "$tmp/kopolicy-copy" && chmod 755 "$tmp/kopolicy-copy"
+	(cd "$tmp" && KOPOLICY_CACHE_DIR=$st/nobody setpriv --reuid="$other" --regid="$other" \
+		--clear-groups env KOPOLICY_CACHE_STATS=1 "$tmp/kopolicy-copy" "${C[@]}" \
+		>/dev/null 2>"$tmp/sticky.err")
 	grep -q "result cache: miss, stored" "$tmp/sticky.err" &&
 		[ "$(stat -c %u "$st/nobody/runs-v1")" = "$other" ]
 	ok "a user's own cache under a sticky world-writable directory is used" $?
