@@ -25,7 +25,14 @@ while IFS='|' read -r name kernels cmdline modules; do
 		rel=$(sed -n 's/^release=//p' "$dir/kernel.txt")
 		files=()
 		missing=
-		for m in $modules; do
+		force=
+		for t in $modules; do
+			# force:, force-modversion:, force-vermagic: loaded with modprobe --force's
+			# finit_module() flags; kopolicy gets the same option (one for all modules)
+			case $t in
+			*:*) force=--${t%%:*} ;;
+			esac
+			m=${t#*:}
 			# sig/: the signature scenarios' modules, derived from the kernel package's own
 			# dummy.ko by tests/oracle/sig-modules.sh
 			f=$dir/$m.ko
@@ -44,6 +51,7 @@ while IFS='|' read -r name kernels cmdline modules; do
 		args=(check --format json -k "$dir/Module.symvers.gz" --kernel-config "$dir/config.gz"
 		      --kernel-release "$rel")
 		[ -n "$cmdline" ] && args+=(--kernel-cmdline "$cmdline")
+		[ -n "$force" ] && args+=("$force")
 		# the certificates of the oracle kernel's image (tests/oracle/kernel-certs.py)
 		[ -f "$dir/sig/kernel-certs.pem" ] && args+=(--trusted-cert "$dir/sig/kernel-certs.pem")
 		# the kernel's BTF (btf-modules.sh) for the module BTF scenarios (only there: its

@@ -22,7 +22,10 @@
 #                --format json <fixture .ko files in load order>
 # (plus --kernel-cmdline '<extra>' for scenarios with an extra kernel command line, when
 # `KOPOLICY_BIN check --help` mentions that option; otherwise such scenarios are skipped; plus
-# --kernel-image KP_VMLINUZ when a module carries a signature: the kernel's own keys) and
+# --kernel-image KP_VMLINUZ when a module carries a signature: the kernel's own keys; plus
+# --force, --force-modversion or --force-vermagic when the scenario loaded its modules with the
+# finit_module() flags 3, 1 or 2 ("finit_flags" in the observed JSON; kopolicy's option applies
+# to every module, so a scenario mixing flags is skipped)) and
 # prints compare.py's mismatch lines and a total `N passed, N failed, N skipped`.
 # Exit status: 0 all passed, 1 any mismatch or harness failure, 2 usage / no kopolicy binary.
 set -euo pipefail
@@ -109,12 +112,14 @@ PAIRS=()
 SKIPPED=0
 for s in "${SCEN[@]}"; do
 	obs=$OBSDIR/$s.json
-	# line 1: extra cmdline, line 2: kernel release seen by the guest, then one file per line
+	# line 1: extra cmdline, line 2: kernel release seen by the guest, line 3: the distinct
+	# finit_module() flags of the loads, then one file per line
 	mapfile -t info < <(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(d.get("extra_cmdline") or "")
 print(d["kernel"].get("release") or "")
+print(" ".join(sorted({str(l.get("finit_flags", 0)) for l in d["loads"]})))
 for l in d["loads"]:
     print(l["file"])
 ' "$obs")
@@ -132,8 +137,18 @@ for l in d["loads"]:
 		fi
 		args+=(--kernel-cmdline "$extra")
 	fi
+	case ${info[2]} in
+	0) ;;
+	3) args+=(--force) ;;
+	1) args+=(--force-modversion) ;;
+	2) args+=(--force-vermagic) ;;
+	*)
+		echo "check-oracle: skip $s: its loads mix finit_module() flags (${info[2]}); kopolicy's --force options apply to every module" >&2
+		SKIPPED=$((SKIPPED + 1))
+		continue ;;
+	esac
 	# a signed module is judged against the certificates in the oracle kernel's own image
-	for f in "${info[@]:2}"; do
+	for f in "${info[@]:3}"; do
 		if tail -c 28 "$KP_ORACLE_FIXTURES/$f" 2>/dev/null |
 			cmp -s - <(printf '~Module signature appended~\n'); then
 			args+=(--kernel-image "$KP_VMLINUZ")
@@ -145,7 +160,7 @@ for l in d["loads"]:
 		[ -f "$KP_ORACLE_FIXTURES/vmlinux.btf.xz" ] &&
 			args+=(--vmlinux-btf "$KP_ORACLE_FIXTURES/vmlinux.btf.xz")
 	esac
-	for f in "${info[@]:2}"; do
+	for f in "${info[@]:3}"; do
 		args+=("$KP_ORACLE_FIXTURES/$f")
 	done
 	pred=$WORK/pred/$s.json

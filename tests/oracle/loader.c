@@ -2,11 +2,11 @@
  *
  * loader: the guest-side half of the kopolicy oracle (tests/oracle/).
  *
- *   loader FILE [PARAMS]
+ *   loader [-f FLAGS] FILE [PARAMS]
  *
- * Loads FILE with finit_module(2) (raw syscall, flags 0, so a signature is
- * honoured exactly as the kernel sees it) and prints exactly one line on
- * stdout:
+ * Loads FILE with finit_module(2) (raw syscall, flags 0 unless -f is given, so
+ * a signature is honoured exactly as the kernel sees it) and prints exactly
+ * one line on stdout:
  *
  *   KPLOAD <basename> rc=<0|-errno> <ERRNAME>
  *
@@ -14,14 +14,27 @@
  * ENOEXEC, EKEYREJECTED, ...).  busybox/kmod insmod are not used because they
  * translate or hide the errno.  Built with gcc -static -O2 on the host and
  * copied into the initramfs; it has no other dependency.
+ *
+ * -f FLAGS passes finit_module() flags as kmod does for modprobe/insmod
+ * --force-modversion (MODULE_INIT_IGNORE_MODVERSIONS = 1), --force-vermagic
+ * (MODULE_INIT_IGNORE_VERMAGIC = 2) and --force (both, 3): kmod's
+ * do_finit_module() passes exactly these for an uncompressed module.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef MODULE_INIT_IGNORE_MODVERSIONS
+#define MODULE_INIT_IGNORE_MODVERSIONS 1
+#endif
+#ifndef MODULE_INIT_IGNORE_VERMAGIC
+#define MODULE_INIT_IGNORE_VERMAGIC 2
+#endif
 
 #ifndef SYS_finit_module
 #define SYS_finit_module 313 /* x86_64 */
@@ -69,15 +82,29 @@ static const char *errname(int e)
 
 int main(int argc, char **argv)
 {
-	const char *params = argc > 2 ? argv[2] : "";
+	const char *params;
 	const char *base;
+	long flags = 0;
 	long rc;
 	int fd, err = 0;
 
+	if (argc > 2 && strcmp(argv[1], "-f") == 0) {
+		char *end;
+
+		flags = strtol(argv[2], &end, 0);
+		if (*argv[2] == '\0' || *end != '\0' ||
+		    (flags & ~(long)(MODULE_INIT_IGNORE_MODVERSIONS | MODULE_INIT_IGNORE_VERMAGIC))) {
+			fprintf(stderr, "loader: bad -f flags '%s' (0..3)\n", argv[2]);
+			return 2;
+		}
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: loader FILE [PARAMS]\n");
+		fprintf(stderr, "usage: loader [-f FLAGS] FILE [PARAMS]\n");
 		return 2;
 	}
+	params = argc > 2 ? argv[2] : "";
 	base = strrchr(argv[1], '/');
 	base = base ? base + 1 : argv[1];
 
@@ -88,7 +115,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		return 1;
 	}
-	rc = syscall(SYS_finit_module, fd, params, 0);
+	rc = syscall(SYS_finit_module, fd, params, flags);
 	if (rc != 0)
 		err = errno;
 	close(fd);

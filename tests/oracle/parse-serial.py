@@ -13,7 +13,7 @@ The guest's /init (written by run-oracle.sh) prints, between markers:
   KPUNAME <uname -r>
   KPCMDLINE <contents of /proc/cmdline>
   KPGTAINT0 <tainted before the first load>
-  KPSTEP-BEGIN <n> <file>
+  KPSTEP-BEGIN <n> <file> [flags=<finit_module flags>]
   KPLOAD <file> rc=<rc> <ERRNAME>          (tests/oracle/loader.c)
   KPDMESG-BEGIN
   <level>[ time] message                    (busybox dmesg -r -c)
@@ -100,8 +100,13 @@ def main():
         elif ln.startswith("KPGTAINT0 "):
             tainted0 = int(ln.split()[1])
         elif ln.startswith("KPSTEP-BEGIN "):
-            _, n, fname = ln.split()
-            cur = {"step": int(n), "file": fname, "rc": None, "errno": None,
+            parts = ln.split()
+            if len(parts) not in (3, 4) or (len(parts) == 4 and
+                                            not re.fullmatch(r"flags=[0-3]", parts[3])):
+                die("%s: unexpected step line %r" % (a.log, ln))
+            n, fname = parts[1], parts[2]
+            flags = int(parts[3][6:]) if len(parts) == 4 else 0
+            cur = {"step": int(n), "file": fname, "flags": flags, "rc": None, "errno": None,
                    "dmesg": [], "dmesg_level": [], "taint_after": {},
                    "global_tainted": None}
         elif ln.startswith("KPLOAD "):
@@ -164,6 +169,8 @@ def main():
             "taint_after": dict(sorted(ld["taint_after"].items())),
             "global_tainted": ld["global_tainted"],
         }
+        if ld["flags"]:  # finit_module() flags: 1 ignore modversions, 2 ignore vermagic
+            out["finit_flags"] = ld["flags"]
         if "killed" in ld:  # rc is null: the loader was killed by this signal
             out["killed_by_signal"] = ld["killed"]
         out_loads.append(out)

@@ -7,6 +7,7 @@
 # testdata/prediction-<case>.good.json  a correct prediction: compare.py must exit 0
 # testdata/prediction-<case>.bad.json   a wrong one: compare.py must exit 1 and print exactly
 # testdata/expected-<case>.bad.txt      this
+# testdata/serial-*.log                 serial console logs for parse-serial.py
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -58,6 +59,20 @@ expect "malformed prediction" 1 - python3 "$CMP" "$T/observed-inherit_chain.json
 # usage errors
 expect "odd argument count" 2 - python3 "$CMP" "$T/observed-inherit_chain.json"
 expect "missing observed" 2 - python3 "$CMP" "$T/nope.json" "$T/prediction-inherit_chain.good.json"
+
+# parse-serial.py: a step's finit_module() flags (a force: prefix) become "finit_flags"; flags
+# 0 are left out; a flags field other than 0..3 is an inconsistent log
+PS=$HERE/parse-serial.py
+PSOUT=$(mktemp)
+trap 'rm -f "$PSOUT"' EXIT
+flags_of() { # serial log -> the loads' finit_flags, one per line ("-" when absent)
+	python3 "$PS" --log "$1" --scenario force_vermagic_bad --series 6.12 --abi a --out "$PSOUT" \
+		kp_vermagic_bad.ko kp_plain.ko &&
+		python3 -c 'import json, sys
+for l in json.load(open(sys.argv[1]))["loads"]: print(l.get("finit_flags", "-"))' "$PSOUT"
+}
+expect "parse-serial finit_flags" 0 <(printf '3\n-\n') flags_of "$T/serial-force_vermagic_bad.log"
+expect "parse-serial bad flags" 1 - flags_of <(sed 's/ flags=3$/ flags=7/' "$T/serial-force_vermagic_bad.log")
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
