@@ -14,26 +14,13 @@
 #define ATTR_LEN 8
 #define NONE	 UINT32_MAX
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* CRC-32 of a pair's fields and its two strings; false when one does not fit @nstr. */
 static bool pair_crc(const unsigned char *p, const char *str, size_t nstr, uint32_t *out)
 {
 	uLong crc = crc32(0, p, PAIR_LEN - 4);
 
 	for (int f = 0; f < 2; f++) {
-		uint32_t off = get32(p + 4 * f);
+		uint32_t off = kp_load32(p + 4 * f, false);
 
 		if (off >= nstr)
 			return false;
@@ -100,22 +87,22 @@ int kp_kvtab_encode(const struct kp_kv *pairs, size_t n, const struct kp_kv *att
 			return -1;
 		}
 	memcpy(o.buf, MAGIC, 8);
-	put32(o.buf + 8, (uint32_t)n);
-	put32(o.buf + 12, (uint32_t)nattrs);
-	put32(o.buf + 16, (uint32_t)strbytes);
+	kp_store32(o.buf + 8, (uint32_t)n);
+	kp_store32(o.buf + 12, (uint32_t)nattrs);
+	kp_store32(o.buf + 16, (uint32_t)strbytes);
 	o.str = o.len = HEAD_LEN + n * PAIR_LEN + nattrs * ATTR_LEN;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char *p = o.buf + HEAD_LEN + i * PAIR_LEN;
 
-		put32(p, put_string(&o, sorted[i]->name));
-		put32(p + 4, put_string(&o, sorted[i]->value));
-		put32(p + 8, sorted[i]->line);
+		kp_store32(p, put_string(&o, sorted[i]->name));
+		kp_store32(p + 4, put_string(&o, sorted[i]->value));
+		kp_store32(p + 8, sorted[i]->line);
 	}
 	for (size_t i = 0; i < nattrs; i++) {
 		unsigned char *p = o.buf + HEAD_LEN + n * PAIR_LEN + i * ATTR_LEN;
 
-		put32(p, put_string(&o, attrs[i].name));
-		put32(p + 4, attrs[i].value ? put_string(&o, attrs[i].value) : NONE);
+		kp_store32(p, put_string(&o, attrs[i].name));
+		kp_store32(p + 4, attrs[i].value ? put_string(&o, attrs[i].value) : NONE);
 	}
 	o.buf[o.len++] = '\0';
 	for (size_t i = 0; i < n; i++) {
@@ -123,10 +110,10 @@ int kp_kvtab_encode(const struct kp_kv *pairs, size_t n, const struct kp_kv *att
 		uint32_t crc = 0;
 
 		pair_crc(p, (const char *)o.buf + o.str, o.len - o.str, &crc);
-		put32(p + 12, crc);
+		kp_store32(p + 12, crc);
 	}
-	put32(o.buf + 20,
-	      (uint32_t)crc32(0, o.buf + HEAD_LEN + n * PAIR_LEN, (uInt)(nattrs * ATTR_LEN)));
+	kp_store32(o.buf + 20,
+		   (uint32_t)crc32(0, o.buf + HEAD_LEN + n * PAIR_LEN, (uInt)(nattrs * ATTR_LEN)));
 	free(sorted);
 	*out = o.buf;
 	*len = o.len;
@@ -141,9 +128,9 @@ int kp_kvtab_open(struct kp_kvtab *t, const void *p, size_t len)
 	memset(t, 0, sizeof(*t));
 	if (len < HEAD_LEN || memcmp(b, MAGIC, 8))
 		return -1;
-	t->n = get32(b + 8);
-	t->nattrs = get32(b + 12);
-	t->nstr = get32(b + 16);
+	t->n = kp_load32(b + 8, false);
+	t->nattrs = kp_load32(b + 12, false);
+	t->nstr = kp_load32(b + 16, false);
 	need = HEAD_LEN + (uint64_t)t->n * PAIR_LEN + (uint64_t)t->nattrs * ATTR_LEN + t->nstr;
 	if (need != len || !t->nstr)
 		return -1;
@@ -151,7 +138,7 @@ int kp_kvtab_open(struct kp_kvtab *t, const void *p, size_t len)
 	t->attrs = t->pairs + (size_t)t->n * PAIR_LEN;
 	t->str = (const char *)(t->attrs + (size_t)t->nattrs * ATTR_LEN);
 	if (t->str[t->nstr - 1] != '\0' ||
-	    get32(b + 20) != (uint32_t)crc32(0, t->attrs, (uInt)(t->nattrs * ATTR_LEN)))
+	    kp_load32(b + 20, false) != (uint32_t)crc32(0, t->attrs, (uInt)(t->nattrs * ATTR_LEN)))
 		return -1;
 	return 0;
 }
@@ -168,18 +155,18 @@ int kp_kvtab_find(const struct kp_kvtab *t, const char *name, struct kp_kv *out)
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		const unsigned char *p = t->pairs + (size_t)mid * PAIR_LEN;
-		const char *s = string_at(t, get32(p));
+		const char *s = string_at(t, kp_load32(p, false));
 		uint32_t crc;
 		int c;
 
 		/* every pair the search compares is checked: a damaged one could misdirect it */
-		if (!pair_crc(p, t->str, t->nstr, &crc) || crc != get32(p + 12))
+		if (!pair_crc(p, t->str, t->nstr, &crc) || crc != kp_load32(p + 12, false))
 			return -1;
 		c = strcmp(name, s);
 		if (!c) {
 			out->name = s;
-			out->value = string_at(t, get32(p + 4));
-			out->line = get32(p + 8);
+			out->value = string_at(t, kp_load32(p + 4, false));
+			out->line = kp_load32(p + 8, false);
 			return out->value ? 1 : -1;
 		}
 		if (c < 0)
@@ -195,8 +182,8 @@ int kp_kvtab_attr(const struct kp_kvtab *t, const char *name, const char **value
 	*value = NULL;
 	for (uint32_t i = 0; i < t->nattrs; i++) {
 		const unsigned char *p = t->attrs + (size_t)i * ATTR_LEN;
-		const char *s = string_at(t, get32(p));
-		uint32_t v = get32(p + 4);
+		const char *s = string_at(t, kp_load32(p, false));
+		uint32_t v = kp_load32(p + 4, false);
 
 		if (!s)
 			return -1;

@@ -51,26 +51,13 @@ static int64_t put_string(struct strings *st, const char *s, bool share)
 	return (int64_t)off;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* CRC-32 of a record's fields and the strings it names (NULL: one does not fit @nstr). */
 static bool rec_crc(const unsigned char *p, const char *str, size_t nstr, uint32_t *out)
 {
 	uLong crc = crc32(0, p, REC_LEN - 4);
 
 	for (int f = 0; f < 3; f++) {
-		uint32_t off = get32(p + 4 * f);
+		uint32_t off = kp_load32(p + 4 * f, false);
 
 		if (f == 2 && off == NO_NS)
 			continue;
@@ -111,23 +98,24 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 
 		if (name < 0 || owner < 0 || ns < 0)
 			goto out;
-		put32(p, (uint32_t)name);
-		put32(p + 4, (uint32_t)owner);
-		put32(p + 8, (uint32_t)ns);
-		put32(p + 12, s->crc);
-		put32(p + 16, 0);
-		put32(p + 20, s->repeats);
+		kp_store32(p, (uint32_t)name);
+		kp_store32(p + 4, (uint32_t)owner);
+		kp_store32(p + 8, (uint32_t)ns);
+		kp_store32(p + 12, s->crc);
+		kp_store32(p + 16, 0);
+		kp_store32(p + 20, s->repeats);
 		p[24] = s->table;
 		p[25] = (uint8_t)((s->gpl_only ? F_GPL : 0) | (s->has_crc ? F_HAS_CRC : 0) |
 				  (s->ns_known ? F_NS_KNOWN : 0));
 		for (j = kp_hash_string(s->name) & mask; slots[j]; j = (j + 1) & mask)
-			if (!strcmp(st.buf + get32(recbuf + (size_t)(slots[j] - 1) * REC_LEN),
+			if (!strcmp(st.buf + kp_load32(recbuf + (size_t)(slots[j] - 1) * REC_LEN,
+						       false),
 				    s->name))
 				break;
 		if (!slots[j])
 			slots[j] = (uint32_t)i + 1;
 		else /* chained after the name's last record: load order */
-			put32(recbuf + (size_t)(last[j] - 1) * REC_LEN + 16, (uint32_t)i + 1);
+			kp_store32(recbuf + (size_t)(last[j] - 1) * REC_LEN + 16, (uint32_t)i + 1);
 		last[j] = (uint32_t)i + 1;
 	}
 	if (kp_grow(&st.buf, &st.cap, st.len + 1, 1) < 0)
@@ -142,13 +130,13 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 		uint32_t crc = 0;
 
 		rec_crc(p, st.buf, st.len, &crc);
-		put32(p + REC_LEN - 4, crc);
+		kp_store32(p + REC_LEN - 4, crc);
 	}
 	memcpy(buf, MAGIC, 8);
-	put32(buf + 8, (uint32_t)n);
-	put32(buf + 12, (uint32_t)nslots);
-	put32(buf + 16, (uint32_t)st.len);
-	put32(buf + 20, (uint32_t)crc32(0, (const Bytef *)slots, (uInt)(nslots * 4)));
+	kp_store32(buf + 8, (uint32_t)n);
+	kp_store32(buf + 12, (uint32_t)nslots);
+	kp_store32(buf + 16, (uint32_t)st.len);
+	kp_store32(buf + 20, (uint32_t)crc32(0, (const Bytef *)slots, (uInt)(nslots * 4)));
 	memcpy(buf + HEAD_LEN, recbuf, n * REC_LEN);
 	memcpy(buf + HEAD_LEN + n * REC_LEN, slots, nslots * 4);
 	memcpy(buf + HEAD_LEN + n * REC_LEN + nslots * 4, st.buf, st.len);
@@ -175,9 +163,9 @@ int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
 	memset(t, 0, sizeof(*t));
 	if (len < HEAD_LEN || memcmp(b, MAGIC, 8))
 		return -1;
-	t->nrec = get32(b + 8);
-	t->nslots = get32(b + 12);
-	t->nstr = get32(b + 16);
+	t->nrec = kp_load32(b + 8, false);
+	t->nslots = kp_load32(b + 12, false);
+	t->nstr = kp_load32(b + 16, false);
 	need = HEAD_LEN + (uint64_t)t->nrec * REC_LEN + (uint64_t)t->nslots * 4 + t->nstr;
 	if (need != len || !t->nslots || (t->nslots & (t->nslots - 1)) || t->nslots < t->nrec ||
 	    !t->nstr)
@@ -189,7 +177,10 @@ int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
 	if (t->str[t->nstr - 1] != '\0')
 		return -1;
 	/* the index, whole (256 KiB for 27,000 exports): a damaged slot could hide a name */
-	return get32(b + 20) == (uint32_t)crc32(0, (const Bytef *)t->slots, t->nslots * 4) ? 0 : -1;
+	return kp_load32(b + 20, false) ==
+			       (uint32_t)crc32(0, (const Bytef *)t->slots, t->nslots * 4)
+		       ? 0
+		       : -1;
 }
 
 /* Record @i (index) when its CRC holds, else NULL. */
@@ -198,7 +189,8 @@ static const unsigned char *record(const struct kp_bsymtab *t, uint32_t i)
 	const unsigned char *p = t->recs + (size_t)i * REC_LEN;
 	uint32_t crc;
 
-	if (i >= t->nrec || !rec_crc(p, t->str, t->nstr, &crc) || crc != get32(p + REC_LEN - 4))
+	if (i >= t->nrec || !rec_crc(p, t->str, t->nstr, &crc) ||
+	    crc != kp_load32(p + REC_LEN - 4, false))
 		return NULL;
 	return p;
 }
@@ -219,12 +211,12 @@ int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, bool checked, struct 
 	p = checked ? t->recs + (size_t)i * REC_LEN : record(t, i);
 	if (!p)
 		return -1;
-	out->name = string_at(t, get32(p));
-	out->owner = string_at(t, get32(p + 4));
-	ns = get32(p + 8);
+	out->name = string_at(t, kp_load32(p, false));
+	out->owner = string_at(t, kp_load32(p + 4, false));
+	ns = kp_load32(p + 8, false);
 	out->ns = ns == NO_NS ? NULL : string_at(t, ns);
-	out->crc = get32(p + 12);
-	out->repeats = get32(p + 20);
+	out->crc = kp_load32(p + 12, false);
+	out->repeats = kp_load32(p + 20, false);
 	out->table = p[24];
 	out->gpl_only = p[25] & F_GPL;
 	out->has_crc = p[25] & F_HAS_CRC;
@@ -248,7 +240,7 @@ int64_t kp_bsymtab_find(const struct kp_bsymtab *t, const char *name, size_t len
 		p = r <= t->nrec ? record(t, r - 1) : NULL;
 		if (!p)
 			return -1;
-		s = t->str + get32(p);
+		s = t->str + kp_load32(p, false);
 		if (!strncmp(s, name, len) && s[len] == '\0')
 			return r;
 	}
@@ -262,7 +254,7 @@ int64_t kp_bsymtab_next(const struct kp_bsymtab *t, uint32_t i)
 
 	if (!p)
 		return -1;
-	r = get32(p + 16);
+	r = kp_load32(p + 16, false);
 	/* later in load order, so a damaged chain cannot loop */
 	if (r > t->nrec || (r && r <= i + 1))
 		return -1;

@@ -333,8 +333,8 @@ static int store(struct kp_facts_cache *c, const struct kp_module *m, struct kp_
 	if (kp_facts_encode(m, b) == 0 && b->len - KP_FC_HEADER_LEN <= KP_FC_ENTRY_MAX) {
 		kp_fc_make_header(c, b->data, r->flags & 0xff, key, m->file_size,
 				  b->len - KP_FC_HEADER_LEN);
-		put32(b->data + 64, kp_fc_entry_crc(b->data, b->data + KP_FC_HEADER_LEN,
-						    b->len - KP_FC_HEADER_LEN));
+		kp_store32(b->data + 64, kp_fc_entry_crc(b->data, b->data + KP_FC_HEADER_LEN,
+							 b->len - KP_FC_HEADER_LEN));
 		ret = 0;
 	}
 	pthread_mutex_lock(&c->lock);
@@ -445,7 +445,8 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 			/* the same entry under this file's state: a stat hit next time */
 			count(&c->n.hits);
 			if (trust && !racy(r.st))
-				add_entry(c, &r, raw, get64(raw + 56) + KP_FC_HEADER_LEN);
+				add_entry(c, &r, raw,
+					  kp_load64(raw + 56, false) + KP_FC_HEADER_LEN);
 			free(raw);
 			*out = m;
 			return 0;

@@ -188,7 +188,7 @@ int kp_fc_writer_finish(struct kp_facts_cache *c, struct kp_fc_writer *w)
 	}
 	qsort_r(keys, nkeys, sizeof(*keys), cmp_key_slot, w->recs);
 	for (size_t i = 0; i < nkeys; i++)
-		put32(idx + n * KP_FC_REC_LEN + 4 * i, keys[i]);
+		kp_store32(idx + n * KP_FC_REC_LEN + 4 * i, keys[i]);
 	kp_fc_footer_put(c, idx + n * KP_FC_REC_LEN + nkeys * 4, n, w->off, nkeys);
 	r = kp_write_all(w->fd, idx, n * KP_FC_REC_LEN + nkeys * 4 + KP_FC_FOOTER_LEN);
 out:

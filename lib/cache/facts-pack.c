@@ -74,13 +74,13 @@ void kp_fc_make_header(const struct kp_facts_cache *c, unsigned char *h, uint32_
 {
 	memset(h, 0, KP_FC_HEADER_LEN);
 	memcpy(h, KP_FC_MAGIC, 8);
-	put32(h + 8, KP_FACTS_FORMAT);
-	put32(h + 12, flags);
+	kp_store32(h + 8, KP_FACTS_FORMAT);
+	kp_store32(h + 12, flags);
 	memcpy(h + 16, key, KP_FC_KEY_LEN);
-	put64(h + 48, file_size);
-	put64(h + 56, payload_len);
+	kp_store64(h + 48, file_size);
+	kp_store64(h + 56, payload_len);
 	/* h + 64: CRC-32, filled by the caller */
-	put32(h + 68, c->build);
+	kp_store32(h + 68, c->build);
 }
 
 uint32_t kp_fc_entry_crc(const unsigned char *h, const unsigned char *payload, size_t len)
@@ -119,35 +119,35 @@ void kp_fc_entry_key(const struct kp_fc_rec *r, unsigned char *k)
 		memcpy(k, r->key, KP_FC_KEY_LEN);
 		return;
 	}
-	put64(k, r->hash);
-	put64(k + 8, r->st[1]);
-	put64(k + 16, r->st[5]);
-	put64(k + 24, r->st[6]);
+	kp_store64(k, r->hash);
+	kp_store64(k + 8, r->st[1]);
+	kp_store64(k + 16, r->st[5]);
+	kp_store64(k + 24, r->st[6]);
 }
 
 /* Records: 128 bytes, little-endian. */
 void kp_fc_rec_put(unsigned char *p, const struct kp_fc_rec *r)
 {
 	memset(p, 0, KP_FC_REC_LEN);
-	put64(p, r->hash);
+	kp_store64(p, r->hash);
 	for (int i = 0; i < 8; i++)
-		put64(p + 8 + 8 * i, r->st[i]);
+		kp_store64(p + 8 + 8 * i, r->st[i]);
 	memcpy(p + 72, r->key, KP_FC_KEY_LEN);
-	put64(p + 104, r->off);
-	put32(p + 112, r->len);
-	put32(p + 116, r->flags);
-	put32(p + 124, (uint32_t)crc32(0, p, KP_FC_REC_LEN - 4));
+	kp_store64(p + 104, r->off);
+	kp_store32(p + 112, r->len);
+	kp_store32(p + 116, r->flags);
+	kp_store32(p + 124, (uint32_t)crc32(0, p, KP_FC_REC_LEN - 4));
 }
 
 bool kp_fc_rec_get(const unsigned char *p, struct kp_fc_rec *r)
 {
 	if (kp_load32(p + 124, false) != (uint32_t)crc32(0, p, KP_FC_REC_LEN - 4))
 		return false;
-	r->hash = get64(p);
+	r->hash = kp_load64(p, false);
 	for (int i = 0; i < 8; i++)
-		r->st[i] = get64(p + 8 + 8 * i);
+		r->st[i] = kp_load64(p + 8 + 8 * i, false);
 	memcpy(r->key, p + 72, KP_FC_KEY_LEN);
-	r->off = get64(p + 104);
+	r->off = kp_load64(p + 104, false);
 	r->len = kp_load32(p + 112, false);
 	r->flags = kp_load32(p + 116, false);
 	return true;
@@ -158,12 +158,12 @@ void kp_fc_footer_put(const struct kp_facts_cache *c, unsigned char *f, uint64_t
 {
 	memset(f, 0, KP_FC_FOOTER_LEN);
 	memcpy(f, KP_FC_PACK_MAGIC, 8);
-	put32(f + 8, KP_FACTS_FORMAT);
-	put32(f + 12, c->build);
-	put64(f + 16, nrec);
-	put64(f + 24, index_off);
-	put64(f + 32, nkeys);
-	put32(f + 60, (uint32_t)crc32(0, f, KP_FC_FOOTER_LEN - 4));
+	kp_store32(f + 8, KP_FACTS_FORMAT);
+	kp_store32(f + 12, c->build);
+	kp_store64(f + 16, nrec);
+	kp_store64(f + 24, index_off);
+	kp_store64(f + 32, nkeys);
+	kp_store32(f + 60, (uint32_t)crc32(0, f, KP_FC_FOOTER_LEN - 4));
 }
 
 /* The footer of a pack of @size bytes: 0 and the counts, or -1 (not a pack of this build). */
@@ -174,9 +174,9 @@ static int footer_get(const struct kp_facts_cache *c, const unsigned char *f, ui
 	    kp_load32(f + 12, false) != c->build ||
 	    kp_load32(f + 60, false) != (uint32_t)crc32(0, f, KP_FC_FOOTER_LEN - 4))
 		return -1;
-	*nrec = get64(f + 16);
-	*index_off = get64(f + 24);
-	*nkeys = get64(f + 32);
+	*nrec = kp_load64(f + 16, false);
+	*index_off = kp_load64(f + 24, false);
+	*nkeys = kp_load64(f + 32, false);
 	if (size < KP_FC_FOOTER_LEN || *nrec > size / KP_FC_REC_LEN || *nkeys > *nrec ||
 	    *index_off > size ||
 	    size - *index_off != *nrec * KP_FC_REC_LEN + *nkeys * 4 + KP_FC_FOOTER_LEN)
@@ -345,7 +345,7 @@ static int slot_cmp(const struct find *f, size_t i)
 		return 1;
 	if (!f->st)
 		return memcmp(p + 72, f->key, KP_FC_KEY_LEN);
-	h = get64(p);
+	h = kp_load64(p, false);
 	return h < f->hash ? -1 : h > f->hash;
 }
 

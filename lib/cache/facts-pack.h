@@ -132,23 +132,6 @@ static inline void count(uint64_t *v)
 	__atomic_fetch_add(v, 1, __ATOMIC_RELAXED);
 }
 
-static inline void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static inline void put64(unsigned char *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
-
-static inline uint64_t get64(const unsigned char *p)
-{
-	return kp_load64(p, false);
-}
-
 /* CRC-32 of PACKAGE_VERSION and KP_READER_ID: entries of another build miss. */
 uint32_t kp_fc_build_tag(void);
 /* A 64-bit hash of the state, to sort and search records by (the fields are compared too). */

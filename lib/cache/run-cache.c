@@ -275,18 +275,6 @@ struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int arg
 	return rc;
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
-
 static uint32_t entry_crc(const unsigned char *p, size_t len)
 {
 	unsigned char h[HDR_LEN];
@@ -424,7 +412,7 @@ static ssize_t cap_write(void *cookie, const char *buf, size_t size)
 		return size > UINT32_MAX ? (ssize_t)size : -1;
 	}
 	h[0] = c->stream;
-	put32(h + 1, (uint32_t)size);
+	kp_store32(h + 1, (uint32_t)size);
 	pthread_mutex_lock(&c->rc->lock);
 	tappend(c->rc, h, 5);
 	tappend(c->rc, buf, size);
@@ -517,15 +505,15 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 	rc->blen = 0;
 	memset(h, 0, HDR_LEN);
 	memcpy(h, MAGIC, 8);
-	put32(h + 8, KP_RUNS_FORMAT);
-	put32(h + 12, (uint32_t)status);
-	put64(h + 16, rc->olen);
-	put64(h + 24, rc->key.len);
-	put64(h + 32, mlen);
+	kp_store32(h + 8, KP_RUNS_FORMAT);
+	kp_store32(h + 12, (uint32_t)status);
+	kp_store64(h + 16, rc->olen);
+	kp_store64(h + 24, rc->key.len);
+	kp_store64(h + 32, mlen);
 	/* @rc->crc covers what follows the header: CRC(header || rest) from both */
 	size = HDR_LEN + rc->olen + rc->key.len + mlen;
-	put32(h + 48,
-	      (uint32_t)crc32_combine(crc32(0, h, HDR_LEN), rc->crc, (z_off_t)(size - HDR_LEN)));
+	kp_store32(h + 48, (uint32_t)crc32_combine(crc32(0, h, HDR_LEN), rc->crc,
+						   (z_off_t)(size - HDR_LEN)));
 	r = kp_rc_finish_entry(rc->tfd, h, size);
 	if (r == 0 && size > kp_rc_budget()) {
 		*why = "larger than a quarter of KOPOLICY_CACHE_MAX_SIZE";

@@ -52,17 +52,6 @@ static void count(uint64_t *v)
 	__atomic_fetch_add(v, 1, __ATOMIC_RELAXED);
 }
 
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
 static uint32_t crc(const unsigned char *p, size_t len)
 {
 	uLong c = crc32(0, Z_NULL, 0);
@@ -103,7 +92,7 @@ static unsigned char *read_trusted(int dfd, const char *name, const char *magic,
 		goto out;
 	if (kp_pread_all(fd, buf, (size_t)st.st_size, 0) != (ssize_t)st.st_size ||
 	    memcmp(buf, magic, 8) ||
-	    get32(buf + 12) != crc(buf + HEADER_LEN, (size_t)st.st_size - HEADER_LEN)) {
+	    kp_load32(buf + 12, false) != crc(buf + HEADER_LEN, (size_t)st.st_size - HEADER_LEN)) {
 		free(buf);
 		buf = NULL;
 		goto out;
@@ -149,7 +138,7 @@ static void load(struct kp_sig_memo *m, int dfd)
 		buf = read_trusted(dfd, de->d_name, VERDICT_MAGIC, &len);
 		if (!buf)
 			continue;
-		n = get32(buf + 8);
+		n = kp_load32(buf + 8, false);
 		files = realloc(m->files, (m->nfiles + 1) * sizeof(*files));
 		if (files)
 			m->files = files;
@@ -382,8 +371,8 @@ static void store(struct kp_sig_memo *m)
 			       KP_SIG_MEMO_ID_LEN);
 	qsort(buf + HEADER_LEN, n, KP_SIG_MEMO_ID_LEN, cmp_id);
 	memcpy(buf, VERDICT_MAGIC, 8);
-	put32(buf + 8, (uint32_t)n);
-	put32(buf + 12, crc(buf + HEADER_LEN, n * KP_SIG_MEMO_ID_LEN));
+	kp_store32(buf + 8, (uint32_t)n);
+	kp_store32(buf + 12, crc(buf + HEADER_LEN, n * KP_SIG_MEMO_ID_LEN));
 	dfd = sigs_dir(m->dirfd, true);
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(name, sizeof(name), "verdicts-%lld%09ld-%ld.memo", (long long)now.tv_sec,
@@ -441,9 +430,10 @@ int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsig
 	if (!buf)
 		return -1;
 	/* every certificate's length within the file, nothing left over */
-	cnt = get32(buf + 8);
-	for (i = 0; i < cnt && blen - off >= 4 && get32(buf + off) <= blen - off - 4; i++)
-		off += 4 + get32(buf + off);
+	cnt = kp_load32(buf + 8, false);
+	for (i = 0; i < cnt && blen - off >= 4 && kp_load32(buf + off, false) <= blen - off - 4;
+	     i++)
+		off += 4 + kp_load32(buf + off, false);
 	if (i != cnt || off != blen) {
 		free(buf);
 		return -1;
@@ -514,10 +504,10 @@ void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
 	buf = malloc(HEADER_LEN + len);
 	if (buf) {
 		memcpy(buf, IMAGE_MAGIC, 8);
-		put32(buf + 8, n);
+		kp_store32(buf + 8, n);
 		if (len)
 			memcpy(buf + HEADER_LEN, der, len);
-		put32(buf + 12, crc(buf + HEADER_LEN, len));
+		kp_store32(buf + 12, crc(buf + HEADER_LEN, len));
 		image_name(key, name, sizeof(name));
 		if (write_file(dfd, name, buf, HEADER_LEN + len) < 0 && errno == EEXIST) {
 			/* stored meanwhile, or refused: a fresh copy replaces it */

@@ -129,12 +129,6 @@ void kp_in_uncacheable(const char *why)
 		mark(in, why);
 }
 
-static void put64(unsigned char *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
-
 static size_t entry_len(const struct entry *e)
 {
 	return REC_HEAD + strlen(e->path) + e->clen;
@@ -146,11 +140,11 @@ static void put_entry(unsigned char *p, const struct entry *e)
 
 	p[0] = e->kind;
 	p[1] = e->flags;
-	put64(p + 2, pl);
-	put64(p + 10, (uint64_t)(int64_t)e->err);
+	kp_store64(p + 2, pl);
+	kp_store64(p + 10, (uint64_t)(int64_t)e->err);
 	for (int k = 0; k < 8; k++)
-		put64(p + 18 + 8 * k, e->st[k]);
-	put64(p + 82, e->clen);
+		kp_store64(p + 18 + 8 * k, e->st[k]);
+	kp_store64(p + 82, e->clen);
 	memcpy(p + REC_HEAD, e->path, pl);
 	if (e->clen)
 		memcpy(p + REC_HEAD + pl, e->content, e->clen);
@@ -726,7 +720,7 @@ int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_
 	if (*why)
 		goto out;
 	memcpy(chunk, MAGIC, 8);
-	put64(chunk + 8, in->n);
+	kp_store64(chunk + 8, in->n);
 	*why = "cannot write the entry";
 	if (put(arg, chunk, 16) < 0)
 		goto out;

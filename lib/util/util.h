@@ -121,6 +121,20 @@ static inline uint64_t kp_load64(const unsigned char *p, bool big)
 	return hi << 32 | lo;
 }
 
+/* Little-endian stores: the byte order of every cache file kopolicy writes (read with
+ * kp_load32/64(p, false)). */
+static inline void kp_store32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline void kp_store64(unsigned char *p, uint64_t v)
+{
+	kp_store32(p, (uint32_t)v);
+	kp_store32(p + 4, (uint32_t)(v >> 32));
+}
+
 /* The low @bits (1 to 63) bits of @v as a two's complement number (instruction immediates). */
 static inline int64_t kp_sext(uint64_t v, unsigned bits)
 {
