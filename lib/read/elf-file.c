@@ -88,10 +88,14 @@ static int load_wanted(struct kp_elf *e, const struct kp_elf_source *src, struct
 	for (size_t i = 1; i < e->nsections; i++) {
 		struct kp_section *s = &e->sections[i];
 		const struct kp_section *t = s->info < e->nsections ? &e->sections[s->info] : NULL;
-		/* Wanted by its own name, or a relocation section applying to a wanted one. */
+		/*
+		 * Wanted by its own name, or a relocation section applying to a wanted one, or
+		 * (alloc_relocs) to any SHF_ALLOC section whatever its type, as
+		 * apply_relocations() (kernel/module/main.c) reads them.
+		 */
 		bool want = src->want(s->name, s->type, s->flags) ||
-			    (is_reloc(s->type) && t && !is_reloc(t->type) &&
-			     (src->want(t->name, t->type, t->flags) ||
+			    (is_reloc(s->type) && t &&
+			     ((!is_reloc(t->type) && src->want(t->name, t->type, t->flags)) ||
 			      (src->alloc_relocs && (t->flags & SHF_ALLOC))));
 
 		if (!s->data)

@@ -356,6 +356,41 @@ static void test_bad(struct tap *t)
 }
 
 /*
+ * The file's bytes as one in-memory buffer (kp_module_open_buffer: every section present)
+ * and the file read sparse (kp_module_open_with: only the sections the readers want) give
+ * the same facts or the same error, as fuzz/fuzz-reader checks.
+ */
+static void test_buffer_agrees(struct tap *t, const char *path, const char *label)
+{
+	struct kp_module *a = NULL, *b = NULL;
+	struct kp_decoders *dec = kp_decoders_new();
+	struct kp_err ea = { 0 }, eb = { 0 };
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f = fopen(path, "rb");
+	int ra, rb;
+
+	while (f && !ferror(f) && !feof(f)) {
+		unsigned char *nb = len == cap ? realloc(buf, cap = cap ? 2 * cap : 65536) : buf;
+
+		if (!nb)
+			break;
+		buf = nb;
+		len += fread(buf + len, 1, cap - len, f);
+	}
+	if (f)
+		fclose(f);
+	ra = kp_module_open_buffer(path, buf ? buf : (unsigned char *)"", len, NULL, &a, &ea);
+	rb = kp_module_open_with(path, NULL, dec, &b, &eb);
+	tap_ok(t, buf && dec && ra == rb && (ra < 0 || kp_same_module(a, b)),
+	       "%s: buffer and sparse readings agree (%s)", label, ra < 0 ? ea.msg : "read");
+	kp_module_free(a);
+	kp_module_free(b);
+	kp_decoders_free(dec);
+	free(buf);
+}
+
+/*
  * A whole mapped image (kp_module_open) and a reading thread's sparse pread() image
  * (kp_module_open_with) give the same facts or the same error.
  */
@@ -375,6 +410,7 @@ static void test_paths_agree(struct tap *t, const char *path, const char *label)
 	kp_module_free(a);
 	kp_module_free(b);
 	kp_decoders_free(dec);
+	test_buffer_agrees(t, path, label);
 }
 
 static void test_all_paths_agree(struct tap *t)
