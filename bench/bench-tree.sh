@@ -121,19 +121,25 @@ round() { # prefix ("" for the warm-up)
 	local chk=(check --format json -k "$symvers" --kernel-config "$config" --kernel-release "$rel")
 	measure "${p:+depmod}" 0 depmod -n -C "$tmp/depmod.d" -E "$symvers" -b "$root" "$rel"
 	round_b "$p"
-	[ -z "${BENCH_ONLY:-}" ] || return 0
-	measure "${p:+graph}" 1 "$kp" --no-cache graph -k "$symvers" "$moddir"
-	measure "${p:+graph-json}" 1 "$kp" --no-cache graph --format json -k "$symvers" "$moddir"
-	measure "${p:+graph-j1}" 1 "$kp" --no-cache -j 1 graph --format json -k "$symvers" "$moddir"
-	measure "${p:+check}" 1 "$kp" --no-cache "${chk[@]}" "$moddir"
-	rm -rf "$KOPOLICY_CACHE_DIR"
-	measure "${p:+check-cold}" 1 "$kp" "${chk[@]}" "$moddir"
-	measure "${p:+check-replay}" 1 "$kp" "${chk[@]}" "$moddir"
-	KOPOLICY_RUN_CACHE=off measure "${p:+check-warm}" 1 "$kp" "${chk[@]}" "$moddir"
-	KOPOLICY_RUN_CACHE=off measure "${p:+graph-warm}" 1 "$kp" graph --format json \
+	# each row only when wanted (BENCH_ONLY); the cache rows need the ones before them
+	want graph && measure "${p:+graph}" 1 "$kp" --no-cache graph -k "$symvers" "$moddir"
+	want graph-json &&
+		measure "${p:+graph-json}" 1 "$kp" --no-cache graph --format json -k "$symvers" "$moddir"
+	want graph-j1 && measure "${p:+graph-j1}" 1 "$kp" --no-cache -j 1 graph --format json \
 		-k "$symvers" "$moddir"
-	measure "" 1 "$kp" graph --format json -k "$symvers" "$moddir" # stores the result
-	measure "${p:+graph-replay}" 1 "$kp" graph --format json -k "$symvers" "$moddir"
+	want check && measure "${p:+check}" 1 "$kp" --no-cache "${chk[@]}" "$moddir"
+	rm -rf "$KOPOLICY_CACHE_DIR"
+	measure "${p:+$(want check-cold && echo check-cold)}" 1 "$kp" "${chk[@]}" "$moddir"
+	want check-replay && measure "${p:+check-replay}" 1 "$kp" "${chk[@]}" "$moddir"
+	want check-warm &&
+		KOPOLICY_RUN_CACHE=off measure "${p:+check-warm}" 1 "$kp" "${chk[@]}" "$moddir"
+	if want graph-warm || want graph-replay; then
+		KOPOLICY_RUN_CACHE=off measure "${p:+graph-warm}" 1 "$kp" graph --format json \
+			-k "$symvers" "$moddir"
+		measure "" 1 "$kp" graph --format json -k "$symvers" "$moddir" # stores the result
+		measure "${p:+graph-replay}" 1 "$kp" graph --format json -k "$symvers" "$moddir"
+	fi
+	want check-1mod || want check-1mod-bytes || return 0
 	# one module changed: its ctime moves (bytes and mtime kept); a second later (an input
 	# changed less than a second before a run is not stored) the check
 	touch -d "@$(stat -c %Y "$one")" "$one"
