@@ -16,21 +16,20 @@
  * more than one entry per call site.
  */
 int sg_scan_heuristic(struct kp_module *m, struct kp_elf *e, const struct sg_arch *arch, size_t sec,
-		      uint64_t site, size_t *cap, struct kp_err *err)
+		      uint64_t site, const struct fn_range *fn, size_t *cap, struct kp_err *err)
 {
 	static const int64_t deltas[] = { 0, 4, -2 }; /* plain, x86 RIP-relative, s390 PC32DBL */
 	const struct kp_section *s = &e->sections[sec];
-	struct fn_range fn = sg_enclosing_function(e, sec, site);
 	const char *best = NULL;
 	size_t best_len = 0;
 
-	for (size_t i = sg_reloc_lower(e, sec, fn.start); i < s->nrelocs; i++) {
+	for (size_t i = sg_reloc_lower(e, sec, fn->start); i < s->nrelocs; i++) {
 		const struct kp_reloc *r = &s->relocs[i];
 		const struct kp_sym *sym;
 		uint32_t tsec;
 		uint64_t toff;
 
-		if (r->offset >= fn.end || r->offset >= site)
+		if (r->offset >= fn->end || r->offset >= site)
 			break;
 		if (sg_reloc_dest(e, arch, sec, r, 0, &tsec, &toff, &sym) != 1)
 			continue;
@@ -46,7 +45,7 @@ int sg_scan_heuristic(struct kp_module *m, struct kp_elf *e, const struct sg_arc
 			}
 		}
 	}
-	return sg_add_entry(m, cap, best, best_len, NULL, s->name, site, fn.name,
+	return sg_add_entry(m, cap, best, best_len, NULL, s->name, site, fn->name,
 			    KP_SYMGET_HEURISTIC, false, err);
 }
 

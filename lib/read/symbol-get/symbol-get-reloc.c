@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Relocation helpers of the symbol_get() tracer: where a relocation points, the enclosing
- * function, identifiers in string sections, and recording a target in the module's facts.
+ * Relocation helpers of the symbol_get() tracer: where a relocation points, identifiers in string sections, and recording a target in the module's facts.
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -56,25 +55,6 @@ int sg_reloc_dest(const struct kp_elf *e, const struct sg_arch *arch, size_t sec
 	*tsec = s->shndx;
 	*toff = s->value + (uint64_t)addend + (uint64_t)adj;
 	return 1;
-}
-
-struct fn_range sg_enclosing_function(const struct kp_elf *e, size_t sec, uint64_t off)
-{
-	struct fn_range r = { 0, e->sections[sec].size, NULL };
-
-	for (size_t i = 1; i < e->nsyms; i++) {
-		const struct kp_sym *s = &e->syms[i];
-
-		if (s->shndx != sec || s->type != STT_FUNC || !s->size)
-			continue;
-		if (off >= s->value && off - s->value < s->size) {
-			r.start = s->value;
-			r.end = s->value + s->size;
-			r.name = s->name;
-			return r;
-		}
-	}
-	return r;
 }
 
 /* A string starting exactly at @off of a SHF_STRINGS section, if it is an identifier. */

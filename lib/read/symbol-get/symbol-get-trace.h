@@ -99,6 +99,20 @@ struct sg_result {
 	size_t nt, capt;
 };
 
+/* A sized STT_FUNC symbol (symbol-get-functions.c). */
+struct sg_fn {
+	uint64_t start, end;
+	uint64_t maxend; /* the largest end of this and the section's functions before it */
+	uint32_t shndx;
+	uint32_t sym; /* its .symtab index: of two enclosing functions the lower one is named */
+};
+
+/* The module's functions sorted by (section, start, symbol index). */
+struct sg_fns {
+	struct sg_fn *v;
+	size_t n;
+};
+
 struct sg_str {
 	const char *s;
 	size_t len;
@@ -116,6 +130,7 @@ struct sg_ctx {
 	struct kp_elf *e;
 	const struct sg_arch *arch;
 	struct sg_sec *secs;
+	struct sg_fns fns; /* the functions, to name a site's (sg_fns_enclosing()) */
 	struct sg_edge *edges; /* branches into decoded code, sorted by target */
 	size_t nedges, capedges;
 	struct sg_edge *calls; /* calls into decoded code, sorted by target */
@@ -150,7 +165,17 @@ int sg_reloc_dest(const struct kp_elf *e, const struct sg_arch *arch, size_t sec
 		  const struct kp_reloc *r, int64_t adj, uint32_t *tsec, uint64_t *toff,
 		  const struct kp_sym **sym);
 size_t sg_reloc_lower(const struct kp_elf *e, size_t sec, uint64_t off);
-struct fn_range sg_enclosing_function(const struct kp_elf *e, size_t sec, uint64_t off);
+
+/* the functions (symbol-get-functions.c) */
+/* 0, or -1 when out of memory. */
+int sg_fns_build(struct sg_fns *f, const struct kp_elf *e);
+void sg_fns_release(struct sg_fns *f);
+/*
+ * The function of section @sec enclosing @off (the first sized STT_FUNC of .symtab that does),
+ * else the whole section with no name; adds the entries looked at to *@work (the budget).
+ */
+struct fn_range sg_fns_enclosing(const struct sg_fns *f, const struct kp_elf *e, size_t sec,
+				 uint64_t off, uint64_t *work);
 int sg_add_entry(struct kp_module *m, size_t *cap, const char *name, size_t len, const char *format,
 		 const char *secname, uint64_t site, const char *fn, enum kp_symget_method method,
 		 bool request, struct kp_err *err);
@@ -158,7 +183,7 @@ int sg_add_entry(struct kp_module *m, size_t *cap, const char *name, size_t len,
 /* the heuristic (symbol-get-heuristic.c) */
 bool sg_collect_request(const char *s, size_t len, void *arg);
 int sg_scan_heuristic(struct kp_module *m, struct kp_elf *e, const struct sg_arch *arch, size_t sec,
-		      uint64_t site, size_t *cap, struct kp_err *err);
+		      uint64_t site, const struct fn_range *fn, size_t *cap, struct kp_err *err);
 const char *sg_function_string(struct kp_elf *e, const struct sg_arch *arch, size_t sec,
 			       const struct fn_range *fn, string_pred pred, void *arg);
 bool sg_is_name_format(const char *s, size_t len, void *arg);

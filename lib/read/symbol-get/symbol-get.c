@@ -35,11 +35,13 @@
  * (SG_MAX_STEPS) and the whole analysis per module (SG_MODULE_BUDGET: walk steps and the
  * scans' symbols and relocations). The sites left when the module's budget is spent are
  * counted, not analysed (kp_module.nsymget_unanalysed): a crafted module with tens of
- * thousands of sites costs a bounded time, not minutes. Calibration: over Debian's
- * 6.1.0-57-amd64 tree (54 modules import __symbol_get) the most any module spends is 144k
- * (cx23885, 164 entries); 4M is ~29 times that. fixtures/bad/symget-bomb.ko.xz (4096 sites,
- * each walk covering the sites before it) spends it in ~0.2 s instead of 1.6 s; a 20,000-site
- * variant (78 KB .ko.xz) in ~0.3 s instead of 42 s.
+ * thousands of sites costs a bounded time, not minutes. Calibration: over Debian's 6.12
+ * amd64, armhf, ppc64el and riscv64 trees and 5.10, 6.1, 7.2 amd64, the most any module spends
+ * is 43k (i915 on 7.2); 4M is ~100 times that. (riscv64's cx23885 spent over 4M, 63 of its 159
+ * sites left unanalysed, while each site's function was found by scanning the whole .symtab,
+ * thousands of .L labels there: symbol-get-functions.c's index made it 4.3k.)
+ * fixtures/bad/symget-bomb.ko.xz (4096 sites, each walk covering the sites before it) spends it
+ * in ~0.3 s instead of 1.6 s; a 20,000-site variant (78 KB .ko.xz) in ~0.3 s instead of 42 s.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -157,11 +159,12 @@ static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const stru
 	struct kp_module *m = c->m;
 	struct kp_elf *e = c->e;
 	const char *secname = e->sections[sec].name;
-	struct fn_range fn = sg_enclosing_function(e, sec, site);
+	uint64_t work = 0;
+	struct fn_range fn = sg_fns_enclosing(&c->fns, e, sec, site, &work);
 	unsigned dyn = res->flags & (R_STACK | R_CALLRET | R_OTHER | R_WRITABLE);
 	bool exact = false;
 
-	c->spent += e->nsyms + res->nt; /* the function looked up, the targets */
+	c->spent += work + res->nt; /* the function looked up, the targets */
 	for (size_t i = 0; i < res->nt; i++) {
 		size_t len;
 		const char *name = kp_elf_string_at(e, res->t[i].sec, res->t[i].off, &len);
@@ -197,8 +200,8 @@ static int report_site(struct sg_ctx *c, uint32_t sec, uint64_t site, const stru
 				    KP_SYMGET_DYNAMIC, false, err);
 	}
 	if (!exact) {
-		c->spent += e->nsyms + relocs_between(e, sec, fn.start, site);
-		return sg_scan_heuristic(m, e, c->arch, sec, site, &c->symget_cap, err);
+		c->spent += relocs_between(e, sec, fn.start, site);
+		return sg_scan_heuristic(m, e, c->arch, sec, site, &fn, &c->symget_cap, err);
 	}
 	return 0;
 }
@@ -210,6 +213,7 @@ static void ctx_free(struct sg_ctx *c)
 			free(c->secs[i].insns);
 	}
 	free(c->secs);
+	sg_fns_release(&c->fns);
 	free(c->edges);
 	free(c->calls);
 	free(c->symcls);
@@ -355,6 +359,10 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 	}
 	m->symget_backend = get_idx && c.arch ? c.arch->name : NULL;
 	c.get_sym = get_idx;
+	if (get_idx && sg_fns_build(&c.fns, e) < 0) {
+		kp_err_set(err, "out of memory");
+		goto out;
+	}
 	if (c.arch && get_idx && prepare(&c, err) < 0)
 		goto out;
 	if (c.arch && get_idx && c.arch->delay_slots) {
@@ -388,11 +396,12 @@ int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err
 			}
 			if (idx == SIZE_MAX) {
 				/* its function looked up, its relocations before the site read */
-				struct fn_range fn = sg_enclosing_function(e, sec, rel[i].offset);
+				uint64_t work = 0;
+				struct fn_range fn =
+					sg_fns_enclosing(&c.fns, e, sec, rel[i].offset, &work);
 
-				c.spent += 2 * (uint64_t)e->nsyms +
-					   relocs_between(e, sec, fn.start, rel[i].offset);
-				if (sg_scan_heuristic(m, e, c.arch, sec, rel[i].offset,
+				c.spent += work + relocs_between(e, sec, fn.start, rel[i].offset);
+				if (sg_scan_heuristic(m, e, c.arch, sec, rel[i].offset, &fn,
 						      &c.symget_cap, err) < 0)
 					goto out;
 				continue;
