@@ -232,6 +232,31 @@ static int read_message(struct kp_module *m, CMS_ContentInfo *cms)
 	return 0;
 }
 
+/*
+ * The signed part's SHA-256 and the whole file's from one pass: the state after the signed
+ * part is copied and continued over the signature. 0, or -1 when OpenSSL failed.
+ */
+static int digest_both(struct kp_signature *s, const unsigned char *image, size_t signed_len,
+		       size_t file_len)
+{
+	EVP_MD_CTX *part = EVP_MD_CTX_new(), *file = EVP_MD_CTX_new();
+	unsigned n = 0, nf = 0;
+	int ok = part && file && EVP_DigestInit_ex(part, EVP_sha256(), NULL) == 1 &&
+		 EVP_DigestUpdate(part, image, signed_len) == 1 &&
+		 EVP_MD_CTX_copy_ex(file, part) == 1 &&
+		 EVP_DigestFinal_ex(part, s->digest, &n) == 1 &&
+		 EVP_DigestUpdate(file, image + signed_len, file_len - signed_len) == 1 &&
+		 EVP_DigestFinal_ex(file, s->file_sha256, &nf) == 1 && n == 32 && nf == 32;
+
+	EVP_MD_CTX_free(part);
+	EVP_MD_CTX_free(file);
+	if (!ok)
+		return -1;
+	s->digest_len = n;
+	s->have_file_sha256 = true;
+	return 0;
+}
+
 /* The digests of @what; 0, or -1 when OpenSSL failed (no digest is then a verdict). */
 static int digest(struct kp_signature *s, const unsigned char *image, size_t signed_len,
 		  size_t file_len, unsigned what)
@@ -258,8 +283,13 @@ static int digest(struct kp_signature *s, const unsigned char *image, size_t sig
 	 * which signs the data itself (hash "none") or the signed attributes, not a digest: the
 	 * key check then reports the signature unchecked (sig-keys.c, a zero digest_len).
 	 */
-	if ((what & KP_SIG_DIGEST) && md && strncmp(s->pkey_algo, "mldsa", 5) &&
-	    EVP_MD_get_size(md) <= (int)sizeof(s->digest)) {
+	if (!((what & KP_SIG_DIGEST) && md && strncmp(s->pkey_algo, "mldsa", 5) &&
+	      EVP_MD_get_size(md) <= (int)sizeof(s->digest)))
+		md = NULL;
+	/* both SHA-256: one pass, the signed part being a prefix of the file */
+	if (md && (what & KP_SIG_FILE_SHA256) && EVP_MD_get_type(md) == NID_sha256)
+		return digest_both(s, image, signed_len, file_len);
+	if (md) {
 		/* a failure here would read as "unchecked, assumed to verify": an error instead */
 		if (EVP_Digest(image, signed_len, s->digest, &n, md, NULL) != 1)
 			return -1;

@@ -52,9 +52,9 @@ static void t_free(void *p, const char *file, int line)
 
 static char sd[4096];
 
-static struct kp_module *open_mod(const char *name, struct kp_err *err)
+static struct kp_module *open_with(const char *name, unsigned what, struct kp_err *err)
 {
-	struct kp_open_opts o = { .sig_digest = KP_SIG_DIGEST | KP_SIG_FILE_SHA256 };
+	struct kp_open_opts o = { .sig_digest = what };
 	struct kp_module *m = NULL;
 	char p[4200];
 
@@ -62,6 +62,31 @@ static struct kp_module *open_mod(const char *name, struct kp_err *err)
 	if (kp_module_open(p, &o, &m, err) < 0)
 		return NULL;
 	return m;
+}
+
+static struct kp_module *open_mod(const char *name, struct kp_err *err)
+{
+	return open_with(name, KP_SIG_DIGEST | KP_SIG_FILE_SHA256, err);
+}
+
+/* sha256sum of the fixture @name, as 32 bytes; 0 or -1 */
+static int sha256sum(const char *name, unsigned char *out)
+{
+	char cmd[4400], hex[65] = "";
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "sha256sum '%s/6.12/%s.ko'", sd, name);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (fscanf(p, "%64s", hex) != 1)
+		hex[0] = '\0';
+	pclose(p);
+	if (strlen(hex) != 64)
+		return -1;
+	for (int i = 0; i < 32; i++)
+		sscanf(hex + 2 * i, "%2hhx", &out[i]);
+	return 0;
 }
 
 static bool same_facts(const struct kp_signature *a, const struct kp_signature *b)
@@ -95,6 +120,25 @@ int main(void)
 	       "the reference read: a SHA-256 digest and the file's SHA-256");
 	if (!ref)
 		return tap_done(&t);
+	/* the signed part's and the file's SHA-256 from one pass: as from two */
+	{
+		struct kp_module *d = open_with("kp_sig_sha256", KP_SIG_DIGEST, &err);
+		struct kp_module *f = open_with("kp_sig_sha256", KP_SIG_FILE_SHA256, &err);
+		unsigned char sum[32];
+
+		tap_ok(&t,
+		       d && f && d->sig.digest_len == 32 && !d->sig.have_file_sha256 &&
+			       !memcmp(d->sig.digest, ref->sig.digest, 32) &&
+			       f->sig.have_file_sha256 && !f->sig.digest_len &&
+			       !memcmp(f->sig.file_sha256, ref->sig.file_sha256, 32),
+		       "one pass: the same digests as hashing the signed part and the file apart");
+		tap_ok(&t,
+		       sha256sum("kp_sig_sha256", sum) == 0 &&
+			       !memcmp(sum, ref->sig.file_sha256, 32),
+		       "one pass: the file's SHA-256 is sha256sum's");
+		kp_module_free(d);
+		kp_module_free(f);
+	}
 
 	/* OpenSSL's one-time set-up (providers, method stores) done before anything fails */
 	kp_keyring_init(&kr);
