@@ -28,7 +28,8 @@ int kp_rule_btf_module_notify(struct kp_sim_ctx *c, struct kp_loading *ld)
 		   kp_btf_check_module(c->f->vmlinux_btf, m->btf, m->btf_len,
 				       m->has_btf_base ? m->btf_base : NULL, m->btf_base_len,
 				       &rules, &v) < 0) {
-		return 0; /* out of memory: no verdict, as if the check were not modelled */
+		/* no bytes (nothing to parse) or out of memory: no verdict, as if not modelled */
+		return 0;
 	}
 	if (!v.err)
 		return 0;
