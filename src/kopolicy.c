@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cache/run-cache.h"
+#include "cache/btf-memo.h"
 #include "cache/sig-memo.h"
 #include "cache/trusted-dir.h"
 #include "cli.h"
@@ -346,6 +347,17 @@ static void sig_stats(struct kp_facts_cache *c)
 			(unsigned long long)n.stored, (unsigned long long)n.images);
 }
 
+/* KOPOLICY_CACHE_STATS: how the modules' BTF was judged (cache/btf-memo.h). */
+static void btf_stats(struct kp_facts_cache *c)
+{
+	struct kp_btf_memo_counts n;
+
+	kp_facts_cache_btf_counts(c, &n);
+	if (n.hits || n.checked)
+		fprintf(stderr, "kopolicy: module BTF: %llu checked, %llu from the cache\n",
+			(unsigned long long)n.checked, (unsigned long long)n.hits);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "jobs", required_argument, NULL, 'j' },
@@ -431,6 +443,7 @@ int main(int argc, char **argv)
 				(unsigned long long)n.misses, (unsigned long long)n.stored,
 				(unsigned long long)n.rejected);
 			sig_stats(cache.cache);
+			btf_stats(cache.cache);
 		}
 		if (cache.base && stats) {
 			struct kp_base_counts n;

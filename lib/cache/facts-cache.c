@@ -46,6 +46,7 @@
 #include "util/io.h"
 #include "facts-serial.h"
 #include "sig-memo.h"
+#include "btf-memo.h"
 
 static bool is_off(const char *v)
 {
@@ -127,6 +128,27 @@ struct kp_sig_memo *kp_facts_cache_sig_memo(struct kp_facts_cache *c)
 		c->memo = kp_sig_memo_new(c->dirfd);
 	pthread_mutex_unlock(&c->lock);
 	return c->memo;
+}
+
+struct kp_btf_memo *kp_facts_cache_btf_memo(struct kp_facts_cache *c, const unsigned char *scope)
+{
+	struct kp_btf_memo *m;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->btf_memo)
+		c->btf_memo = kp_btf_memo_new(c->dirfd, scope);
+	m = c->btf_memo && kp_btf_memo_has_scope(c->btf_memo, scope) ? c->btf_memo : NULL;
+	pthread_mutex_unlock(&c->lock);
+	return m;
+}
+
+void kp_facts_cache_btf_counts(struct kp_facts_cache *c, struct kp_btf_memo_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&c->lock);
+	if (c->btf_memo)
+		kp_btf_memo_counts(c->btf_memo, out);
+	pthread_mutex_unlock(&c->lock);
 }
 
 void kp_facts_cache_counts(const struct kp_facts_cache *c, struct kp_cache_counts *out)
@@ -517,6 +539,7 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 		auto_prune(c);
 	}
 	kp_sig_memo_free(c->memo); /* what this run verified, for the next ones */
+	kp_btf_memo_free(c->btf_memo);
 	if (c->dirfd >= 0)
 		close(c->dirfd);
 	pthread_mutex_destroy(&c->lock);

@@ -94,6 +94,16 @@ struct kp_sig_memo;
  * out of memory. Without a trusted directory it remembers for this run only.
  */
 struct kp_sig_memo *kp_facts_cache_sig_memo(struct kp_facts_cache *c);
+struct kp_btf_memo;
+/*
+ * The module BTF verdicts of @scope kept with the facts (cache/btf-memo.h), made on the
+ * first call and written when @c is freed; NULL when out of memory or when this cache's
+ * memo is another scope's (one per run).
+ */
+struct kp_btf_memo *kp_facts_cache_btf_memo(struct kp_facts_cache *c, const unsigned char *scope);
+/* For KOPOLICY_CACHE_STATS: the counts of the BTF memo, zero when there is none. */
+struct kp_btf_memo_counts;
+void kp_facts_cache_btf_counts(struct kp_facts_cache *c, struct kp_btf_memo_counts *out);
 
 struct kp_cache_counts {
 	uint64_t hits;	    /* facts from an entry */

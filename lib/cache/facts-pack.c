@@ -65,7 +65,8 @@ uint64_t kp_fc_state_hash(const uint64_t *v)
 uint32_t kp_fc_entry_flags(const struct kp_open_opts *o)
 {
 	return (o->full_modinfo ? 1u : 0u) | (o->sig_digest & 3u) << 1 |
-	       (o->no_symbol_get ? 8u : 0u) | (o->keep_btf ? 16u : 0u);
+	       (o->no_symbol_get ? 8u : 0u) | (o->keep_btf ? 16u : 0u) |
+	       (o->keep_btf && o->btf_judge ? 32u : 0u);
 }
 
 /* The header before the payload; its CRC covers header (CRC field 0) and payload. */

@@ -125,6 +125,7 @@ struct kp_facts_cache {
 	uid_t euid;		/* whose files' states are trusted besides root's (fs-trust.h) */
 	struct kp_fs_devs devs; /* the file systems seen (under @lock) */
 	struct kp_sig_memo *memo; /* kp_facts_cache_sig_memo(), made under @lock */
+	struct kp_btf_memo *btf_memo; /* kp_facts_cache_btf_memo(), made under @lock */
 };
 
 static inline void count(uint64_t *v)

@@ -318,6 +318,8 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_u8(b, m->kept_btf);
 	put_blob(b, m->btf, m->btf_len);
 	put_blob(b, m->btf_base, m->btf_base_len);
+	put_u8(b, m->btf_digested); /* the BTF's digest, never a verdict (kernel-dependent) */
+	put(b, m->btf_sha256, sizeof(m->btf_sha256));
 	if (b->oom)
 		return -1;
 	for (int i = 0; i < 8; i++) {
@@ -720,6 +722,13 @@ static int decode(struct rd *rp)
 	m->kept_btf = get_bool(&r);
 	m->btf = get_blob(&r, &m->btf_len);
 	m->btf_base = get_blob(&r, &m->btf_base_len);
+	m->btf_digested = get_bool(&r);
+	{
+		const unsigned char *p = take(&r, sizeof(m->btf_sha256));
+
+		if (p)
+			memcpy(m->btf_sha256, p, sizeof(m->btf_sha256));
+	}
 	/* Everything read, nothing left over, and the one field no module lacks. */
 	if (r.bad || r.off != r.len || !m->name)
 		return -1;

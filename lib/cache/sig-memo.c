@@ -13,17 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
+#include "cache/memo-file.h"
 #include "cache/trusted-dir.h"
 #include "util/io.h"
 #include "util/util.h"
 
 #define VERDICT_MAGIC "KPSIGV1\n"
 #define IMAGE_MAGIC   "KPIMGC1\n"
-#define HEADER_LEN    16 /* magic, u32 count, u32 CRC-32 of what follows */
+#define HEADER_LEN    KP_MEMO_HEADER_LEN
 #define MAX_FILES     8	 /* verdict files read (more are left to a later run's rewrite) */
-#define MAX_FILE      ((uint64_t)64 << 20)
+#define MAX_FILE      KP_MEMO_MAX_FILE
 #define MAX_IMAGES    16 /* image files kept: the oldest beyond go when one is stored */
 
 typedef unsigned char id_t32[KP_SIG_MEMO_ID_LEN];
@@ -50,57 +49,6 @@ struct kp_sig_memo {
 static void count(uint64_t *v)
 {
 	__atomic_fetch_add(v, 1, __ATOMIC_RELAXED);
-}
-
-static uint32_t crc(const unsigned char *p, size_t len)
-{
-	uLong c = crc32(0, Z_NULL, 0);
-
-	while (len) {
-		uInt n = len > (1u << 30) ? 1u << 30 : (uInt)len;
-
-		c = crc32(c, p, n);
-		p += n;
-		len -= n;
-	}
-	return (uint32_t)c;
-}
-
-/* The sigs directory of the facts directory (O_PATH), made when @create; or -1. */
-static int sigs_dir(int dirfd, bool create)
-{
-	return dirfd < 0 ? -1 : kp_trusted_subdir(dirfd, KP_SIG_MEMO_DIR, create, NULL);
-}
-
-/*
- * The file @name of @dfd when it can be believed (kp_trusted_file(), at most MAX_FILE bytes,
- * at least a header with @magic whose CRC matches): its bytes (malloc'ed) and length, or NULL.
- */
-static unsigned char *read_trusted(int dfd, const char *name, const char *magic, size_t *len)
-{
-	unsigned char *buf = NULL;
-	struct stat st;
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || !kp_trusted_file(&st) || st.st_size < HEADER_LEN ||
-	    (uint64_t)st.st_size > MAX_FILE)
-		goto out;
-	buf = malloc((size_t)st.st_size);
-	if (!buf)
-		goto out;
-	if (kp_pread_all(fd, buf, (size_t)st.st_size, 0) != (ssize_t)st.st_size ||
-	    memcmp(buf, magic, 8) ||
-	    kp_load32(buf + 12, false) != crc(buf + HEADER_LEN, (size_t)st.st_size - HEADER_LEN)) {
-		free(buf);
-		buf = NULL;
-		goto out;
-	}
-	*len = (size_t)st.st_size;
-out:
-	close(fd);
-	return buf;
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -135,7 +83,7 @@ static void load(struct kp_sig_memo *m, int dfd)
 
 		if (!is_verdict_file(de->d_name))
 			continue;
-		buf = read_trusted(dfd, de->d_name, VERDICT_MAGIC, &len);
+		buf = kp_memo_read(dfd, de->d_name, VERDICT_MAGIC, &len);
 		if (!buf)
 			continue;
 		n = kp_load32(buf + 8, false);
@@ -182,7 +130,7 @@ struct kp_sig_memo *kp_sig_memo_new(int dirfd)
 		return NULL;
 	}
 	m->dirfd = dirfd;
-	dfd = sigs_dir(dirfd, false);
+	dfd = kp_memo_dir(dirfd, false);
 	if (dfd >= 0) {
 		load(m, dfd);
 		close(dfd);
@@ -316,38 +264,6 @@ void kp_sig_memo_counts(const struct kp_sig_memo *m, struct kp_sig_memo_counts *
 	pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
 }
 
-/*
- * Writes @len bytes as a new file of @dfd named @name (an unnamed file linked in, else a
- * temporary name renamed), mode 0644 whatever the umask. 0 or -1.
- */
-static int write_file(int dfd, const char *name, const unsigned char *p, size_t len)
-{
-	char tmp[96], proc[64];
-	int fd, r = -1;
-	bool named = false;
-
-	fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(tmp, sizeof(tmp), ".tmp-sig-%ld-%ld", (long)getpid(), (long)gettid());
-		fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		named = fd >= 0;
-	}
-	if (fd < 0)
-		return -1;
-	if (fchmod(fd, 0644) == 0 && kp_write_all(fd, p, len) == 0) {
-		if (named) {
-			r = renameat(dfd, tmp, dfd, name);
-		} else {
-			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-			r = linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW);
-		}
-	}
-	if (r < 0 && named)
-		unlinkat(dfd, tmp, 0);
-	close(fd);
-	return r;
-}
-
 /* Every id known (or, past KP_SIG_MEMO_MAX_IDS, this run's) into one new file. */
 static void store(struct kp_sig_memo *m)
 {
@@ -372,12 +288,12 @@ static void store(struct kp_sig_memo *m)
 	qsort(buf + HEADER_LEN, n, KP_SIG_MEMO_ID_LEN, cmp_id);
 	memcpy(buf, VERDICT_MAGIC, 8);
 	kp_store32(buf + 8, (uint32_t)n);
-	kp_store32(buf + 12, crc(buf + HEADER_LEN, n * KP_SIG_MEMO_ID_LEN));
-	dfd = sigs_dir(m->dirfd, true);
+	kp_store32(buf + 12, kp_memo_crc(buf + HEADER_LEN, n * KP_SIG_MEMO_ID_LEN));
+	dfd = kp_memo_dir(m->dirfd, true);
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(name, sizeof(name), "verdicts-%lld%09ld-%ld.memo", (long long)now.tv_sec,
 		 now.tv_nsec, (long)getpid());
-	if (dfd >= 0 && write_file(dfd, name, buf, HEADER_LEN + n * KP_SIG_MEMO_ID_LEN) == 0) {
+	if (dfd >= 0 && kp_memo_write(dfd, name, buf, HEADER_LEN + n * KP_SIG_MEMO_ID_LEN) == 0) {
 		/* their ids are in the new file: a concurrent run's new file is left alone */
 		for (size_t i = 0; i < m->nfiles; i++)
 			unlinkat(dfd, m->files[i], 0);
@@ -422,10 +338,10 @@ int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsig
 	uint32_t i, cnt;
 	int dfd;
 
-	if (!m || (dfd = sigs_dir(m->dirfd, false)) < 0)
+	if (!m || (dfd = kp_memo_dir(m->dirfd, false)) < 0)
 		return -1;
 	image_name(key, name, sizeof(name));
-	buf = read_trusted(dfd, name, IMAGE_MAGIC, &blen);
+	buf = kp_memo_read(dfd, name, IMAGE_MAGIC, &blen);
 	close(dfd);
 	if (!buf)
 		return -1;
@@ -499,7 +415,7 @@ void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
 	char name[96];
 	int dfd;
 
-	if (!m || len > MAX_FILE - HEADER_LEN || (dfd = sigs_dir(m->dirfd, true)) < 0)
+	if (!m || len > MAX_FILE - HEADER_LEN || (dfd = kp_memo_dir(m->dirfd, true)) < 0)
 		return;
 	buf = malloc(HEADER_LEN + len);
 	if (buf) {
@@ -507,12 +423,12 @@ void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
 		kp_store32(buf + 8, n);
 		if (len)
 			memcpy(buf + HEADER_LEN, der, len);
-		kp_store32(buf + 12, crc(buf + HEADER_LEN, len));
+		kp_store32(buf + 12, kp_memo_crc(buf + HEADER_LEN, len));
 		image_name(key, name, sizeof(name));
-		if (write_file(dfd, name, buf, HEADER_LEN + len) < 0 && errno == EEXIST) {
+		if (kp_memo_write(dfd, name, buf, HEADER_LEN + len) < 0 && errno == EEXIST) {
 			/* stored meanwhile, or refused: a fresh copy replaces it */
 			unlinkat(dfd, name, 0);
-			write_file(dfd, name, buf, HEADER_LEN + len);
+			kp_memo_write(dfd, name, buf, HEADER_LEN + len);
 		}
 		free(buf);
 		prune_images(dfd);

@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #define KP_SIG_MEMO_ID_LEN  32
-#define KP_SIG_MEMO_DIR	    "sigs"
+#define KP_SIG_MEMO_DIR	    "sigs"	      /* KP_MEMO_DIR (memo-file.h) */
 #define KP_SIG_MEMO_MAX_IDS ((size_t)1 << 20) /* 32 MiB of ids: beyond, only this run's kept */
 
 struct kp_sig_memo;

@@ -15,7 +15,9 @@
 
 #include "file/inputs.h"
 #include "file/rootfs.h"
+#include "kernel/btf-judge.h"
 #include "kernel/vmlinux-btf-cached.h"
+#include "cache/btf-memo.h"
 #include "cache/facts-cache.h"
 #include "cache/sig-memo.h"
 #include "util/parallel.h"
@@ -542,28 +544,72 @@ ssize_t kp_ctx_add_files(struct kp_ctx *c, char **paths, int npaths, struct kp_e
 
 struct preverify_job {
 	const struct kp_keyring *keys;
-	const struct kp_set_entry *entries;
+	struct kp_module_set *set;
+	size_t from;
 };
 
+/* A signature OpenSSL failed to verify: the module's error, as a file that cannot be read. */
 static void preverify_slice(void *arg, size_t begin, size_t end)
 {
 	const struct preverify_job *j = arg;
 
-	for (size_t i = begin; i < end; i++)
-		if (j->entries[i].mod)
-			kp_keyring_preverify(j->keys, &j->entries[i].mod->sig);
+	for (size_t i = begin; i < end; i++) {
+		struct kp_set_entry *e = &j->set->entries[j->from + i];
+		struct kp_err err = { 0 };
+
+		if (!e->mod || kp_keyring_preverify(j->keys, &e->mod->sig, &err) == 0)
+			continue;
+		e->error = strdup(err.msg);
+		if (!e->error)
+			abort(); /* cannot even report: out of memory (as kp_set_read()) */
+		kp_set_drop_module(j->set, e);
+	}
 }
 
 /*
  * The signatures of set entries [@from, @to) verified on every thread (ECDSA P-384: ~1 ms
  * each), so that the single-threaded simulation finds each verdict in the memo.
  */
-static void preverify(struct kp_ctx *c, size_t from, size_t to)
+static bool preverify(struct kp_ctx *c, size_t from, size_t to)
 {
 	if (kp_keyring_empty(&c->keys) || !c->keys.memo || to <= from)
-		return;
+		return false;
 	kp_parallel_for(to - from, c->env.jobs, 16, preverify_slice,
-			&(struct preverify_job){ &c->keys, c->set.entries + from });
+			&(struct preverify_job){ &c->keys, &c->set, from });
+	return true;
+}
+
+/*
+ * The judge of module BTF for the kernel's BTF (kernel/btf-judge.h), its verdicts kept with
+ * the facts: a module's BTF is checked while it is read and its bytes dropped. NULL (out
+ * of memory): the bytes are kept for the simulation's check, as without a judge.
+ */
+static const struct kp_btf_judge *btf_judge(struct kp_ctx *c)
+{
+	struct kp_facts_cache *fc = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
+	struct kp_btf_memo *memo = NULL;
+	unsigned char scope[KP_BTF_MEMO_ID_LEN];
+	struct kp_btf_rules rules;
+	struct kp_btf_judger *j;
+
+	if (!c->facts.vmlinux_btf || !c->facts.btf_modules)
+		return NULL;
+	kp_profile_btf_rules(&c->facts.profile, &rules);
+	j = c->btf_judger;
+	if (j && j->vmlinux == c->facts.vmlinux_btf && !memcmp(&j->rules, &rules, sizeof(rules)))
+		return &j->judge;
+	if (j)
+		kp_btf_judger_release(j);
+	else if (!(j = c->btf_judger = malloc(sizeof(*j))))
+		return NULL;
+	if (fc && kp_btf_judge_scope(c->facts.vmlinux_btf, &rules, scope) == 0)
+		memo = kp_facts_cache_btf_memo(fc, scope);
+	if (kp_btf_judger_init(j, c->facts.vmlinux_btf, &rules, memo) < 0) {
+		free(j);
+		c->btf_judger = NULL;
+		return NULL;
+	}
+	return &j->judge;
 }
 
 /* Reads set entries [@from, @to); their misses wait in the facts cache to be stored. */
@@ -578,6 +624,7 @@ static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
 			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
 					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
 			  .keep_btf = c->facts.vmlinux_btf != NULL,
+			  .btf_judge = btf_judge(c),
 			  .ima_xattr = kp_ima_policy_appraises_modules(&c->facts.ima) },
 		.jobs = c->env.jobs,
 		.progress = c->env.progress,
@@ -593,7 +640,11 @@ static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
 	/* the misses are stored after the read phase, beside what follows it (facts-defer.c) */
 	ro.open.defer_store = true;
 	failed = kp_set_read_range(&c->set, from, to, &ro);
-	preverify(c, from, to);
+	if (preverify(c, from, to)) {
+		failed = 0; /* its errors too */
+		for (size_t i = from; i < to && i < c->set.n; i++)
+			failed += c->set.entries[i].error != NULL;
+	}
 	return failed;
 }
 
@@ -740,6 +791,9 @@ void kp_ctx_release(struct kp_ctx *c)
 	for (size_t i = 0; i < c->nempty_dirs; i++)
 		free(c->empty_dirs[i]);
 	free(c->empty_dirs);
+	if (c->btf_judger)
+		kp_btf_judger_release(c->btf_judger);
+	free(c->btf_judger);
 	kp_facts_release(&c->facts);
 	kp_vmlinux_btf_release(&c->vmlinux_btf); /* after the facts that borrowed it */
 	kp_base_free(c->base);

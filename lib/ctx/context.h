@@ -139,6 +139,8 @@ struct kp_ctx {
 	size_t run_nprop;
 	struct kp_keyring keys;	     /* the key sources of o, the tree's image, /proc/keys */
 	struct kp_sig_memo *own_memo; /* the keys' verdicts when no facts cache keeps them */
+	/* module BTF judged as it is read (kernel/btf-judge.h) */
+	struct kp_btf_judger *btf_judger;
 	struct kp_efi_state efi;     /* the machine's EFI variables (context-machine.c) */
 	bool have_efi;
 	char *ima_policy_text;	 /* the IMA policy read (context-machine.c), lent to o.fo */

@@ -206,8 +206,21 @@ static void cost_slice(void *ctx, size_t begin, size_t end)
 int kp_set_open_module(struct kp_facts_cache *cache, const char *path, const struct kp_open_opts *o,
 		       struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
 {
-	if (cache)
-		return kp_facts_cache_open(cache, path, o, dec, out, err);
+	int r;
+
+	if (!cache)
+		return kp_module_open_with(path, o, dec, out, err);
+	r = kp_facts_cache_open(cache, path, o, dec, out, err);
+	if (r < 0 || !o->keep_btf || !o->btf_judge)
+		return r;
+	/* cached facts hold the BTF's digest: its verdict from the judge's memo, or a re-read */
+	r = kp_module_judge_btf(*out, o->btf_judge);
+	if (r == 0)
+		return 0;
+	kp_set_free_module(cache, *out);
+	*out = NULL;
+	if (r < 0)
+		return kp_err_set(err, "out of memory");
 	return kp_module_open_with(path, o, dec, out, err);
 }
 

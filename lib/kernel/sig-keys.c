@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <lzma.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
@@ -18,6 +19,7 @@
 #include "efi-siglist.h"
 #include "file/bytes.h"
 #include "util/content-hash.h"
+#include "util/openssl-err.h"
 
 void kp_keyring_init(struct kp_keyring *kr)
 {
@@ -944,25 +946,41 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
 }
 
 /* public_key_verify_signature(): the signature over the digest, with the key's algorithm. */
-static bool verify_now(X509 *x, const struct kp_signature *s)
+/*
+ * public_key_verify_signature(): 1 when @x's key verifies @s, 0 when it does not, -1 when
+ * OpenSSL failed (out of memory, an internal error): no verdict, never "does not verify".
+ */
+static int verify_now(X509 *x, const struct kp_signature *s)
 {
 	EVP_PKEY *pk = X509_get0_pubkey(x);
 	const EVP_MD *md = EVP_get_digestbyname(s->hash_algo);
 	EVP_PKEY_CTX *ctx;
-	bool ok = false;
+	int r = -1;
 
 	if (!pk || !md)
-		return false;
+		return 0;
+	ERR_clear_error();
 	ctx = EVP_PKEY_CTX_new(pk, NULL);
 	if (!ctx)
-		return false;
-	if (EVP_PKEY_verify_init(ctx) == 1 && EVP_PKEY_CTX_set_signature_md(ctx, md) == 1 &&
-	    (EVP_PKEY_get_base_id(pk) != EVP_PKEY_RSA ||
-	     EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) == 1))
-		ok = EVP_PKEY_verify(ctx, s->sig_bytes, s->sig_bytes_len, s->digest,
-				     s->digest_len) == 1;
+		return -1; /* allocation only */
+	/*
+	 * Setting up a verification of a key OpenSSL parsed with a digest it knows fails only
+	 * when OpenSSL does (out of memory reads as "operation not supported for this
+	 * keytype" there): no verdict. The verification itself says no with 0 (or -1 for a
+	 * signature that is not DER), a failure with a fatal error in the queue.
+	 */
+	if (EVP_PKEY_verify_init(ctx) != 1 || EVP_PKEY_CTX_set_signature_md(ctx, md) != 1 ||
+	    (EVP_PKEY_get_base_id(pk) == EVP_PKEY_RSA &&
+	     EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) != 1)) {
+		EVP_PKEY_CTX_free(ctx);
+		ERR_clear_error();
+		return -1;
+	}
+	r = EVP_PKEY_verify(ctx, s->sig_bytes, s->sig_bytes_len, s->digest, s->digest_len);
 	EVP_PKEY_CTX_free(ctx);
-	return ok;
+	if (r == 1)
+		return 1;
+	return kp_openssl_failed() ? -1 : 0;
 }
 
 /* A version of the verdicts: a change to verify_now() must change it (old verdicts unused). */
@@ -1004,21 +1022,23 @@ bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature
  * verify_now() through the memo: a verdict found is not computed again; one computed is kept
  * for later runs when it verifies, for this run only when it does not (sig-memo.h).
  */
-static bool verify_with(const struct kp_keyring *kr, const struct kp_trusted_key *k,
-			const struct kp_signature *s)
+static int verify_with(const struct kp_keyring *kr, const struct kp_trusted_key *k,
+		       const struct kp_signature *s)
 {
 	unsigned char id[32];
-	bool have_id = kr->memo && kp_sig_verdict_id(k, s, id), ok;
-	int known = have_id ? kp_sig_memo_lookup(kr->memo, id) : -1;
+	bool have_id = kr->memo && kp_sig_verdict_id(k, s, id);
+	int known = have_id ? kp_sig_memo_lookup(kr->memo, id) : -1, r;
 
 	if (known >= 0)
-		return known == 1;
-	ok = verify_now(k->x509, s);
-	if (ok && have_id)
+		return known;
+	r = verify_now(k->x509, s);
+	if (r < 0)
+		return -1; /* no verdict: nothing remembered */
+	if (r && have_id)
 		kp_sig_memo_add(kr->memo, id);
 	else
 		kp_sig_memo_failed(kr->memo, have_id ? id : NULL);
-	return ok;
+	return r;
 }
 
 /* The signer's asymmetric key id is the key's id[0] (serial + issuer) or id[1] (SKID). */
@@ -1031,15 +1051,16 @@ static bool matches_cert(X509 *x, const struct kp_signature *s)
 		       !memcmp(ASN1_STRING_get0_data(skid), s->skid, s->skid_len);
 	} else {
 		const ASN1_INTEGER *serial = X509_get0_serialNumber(x);
-		unsigned char *der = NULL;
-		int n = i2d_X509_NAME(X509_get_issuer_name(x), &der);
-		bool same = n > 0 && (size_t)n == s->issuer_len &&
-			    !memcmp(der, s->issuer, (size_t)n) &&
-			    (size_t)ASN1_STRING_length(serial) == s->serial_len &&
-			    !memcmp(ASN1_STRING_get0_data(serial), s->serial, s->serial_len);
+		const unsigned char *der = NULL;
+		size_t n = 0;
 
-		OPENSSL_free(der);
-		return same;
+		/* the parsed certificate's own encoding: no allocation, no failure to mistake
+		 * for "another signer" */
+		if (X509_NAME_get0_der(X509_get_issuer_name(x), &der, &n) != 1)
+			return false;
+		return n == s->issuer_len && !memcmp(der, s->issuer, n) &&
+		       (size_t)ASN1_STRING_length(serial) == s->serial_len &&
+		       !memcmp(ASN1_STRING_get0_data(serial), s->serial, s->serial_len);
 	}
 }
 
@@ -1081,7 +1102,14 @@ static enum kp_sig_trust search(const struct kp_keyring *kr, const struct kp_sig
 		if (!s->digest_len || !EVP_get_digestbyname(s->hash_algo))
 			return KP_TRUST_UNCHECKED;
 		/* verify_signature() failing: "-EKEYREJECTED [verify %d]" */
-		return verify_with(kr, k, s) ? KP_TRUST_VERIFIED : KP_TRUST_BAD_SIGNATURE;
+		switch (verify_with(kr, k, s)) {
+		case 1:
+			return KP_TRUST_VERIFIED;
+		case 0:
+			return KP_TRUST_BAD_SIGNATURE;
+		default:
+			return KP_TRUST_ERROR;
+		}
 	}
 	for (size_t i = 0; i < kr->nkeys; i++)
 		if ((after ? kr->keys[i].pass_after : kr->keys[i].pass) == pass &&
@@ -1136,19 +1164,28 @@ enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
 	return verify(kr, s, true, key);
 }
 
-void kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature *s)
+int kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature *s,
+			 struct kp_err *err)
 {
 	const struct kp_trusted_key *key;
+	enum kp_sig_trust t;
 
 	if (!s->present || s->malformed || s->pkcs7_err || !s->digest_len || !kr->nkeys)
-		return;
-	verify(kr, s, false, &key);
+		return 0;
+	t = verify(kr, s, false, &key);
 	/* the next boot's keyrings differ only with a pending MOK enrolment */
-	for (size_t i = 0; i < kr->nkeys; i++)
+	for (size_t i = 0; i < kr->nkeys && t != KP_TRUST_ERROR; i++)
 		if (kr->keys[i].origin == KP_KEY_MOK_PENDING) {
-			verify(kr, s, true, &key);
+			t = verify(kr, s, true, &key);
 			break;
 		}
+	if (t == KP_TRUST_ERROR)
+		return kp_err_set(
+			err,
+			"cannot verify its signature: OpenSSL failed (out of memory or an "
+			"internal error) with key '%s'",
+			key && key->subject ? key->subject : "?");
+	return 0;
 }
 
 const struct kp_trusted_key *kp_keyring_find_signer(const struct kp_keyring *kr,
@@ -1208,9 +1245,13 @@ bool kp_keyring_hash_blacklisted(const struct kp_keyring *kr, const struct kp_si
 const char *kp_sig_trust_name(enum kp_sig_trust t)
 {
 	static const char *const names[] = {
-		[KP_TRUST_VERIFIED] = "verified",	    [KP_TRUST_NO_KEY] = "no-trusted-key",
-		[KP_TRUST_BAD_SIGNATURE] = "bad-signature", [KP_TRUST_ID_ONLY] = "key-id-only",
-		[KP_TRUST_UNCHECKED] = "unchecked",	    [KP_TRUST_REVOKED] = "revoked",
+		[KP_TRUST_VERIFIED] = "verified",
+		[KP_TRUST_NO_KEY] = "no-trusted-key",
+		[KP_TRUST_BAD_SIGNATURE] = "bad-signature",
+		[KP_TRUST_ID_ONLY] = "key-id-only",
+		[KP_TRUST_UNCHECKED] = "unchecked",
+		[KP_TRUST_REVOKED] = "revoked",
+		[KP_TRUST_ERROR] = "error",
 	};
 
 	return t < KP_ARRAY_SIZE(names) ? names[t] : "unknown";

@@ -164,6 +164,7 @@ enum kp_sig_trust {
 	KP_TRUST_ID_ONLY,	/* a key listed only by description matches: assumed to verify */
 	KP_TRUST_UNCHECKED,	/* libcrypto cannot check this algorithm: assumed to verify */
 	KP_TRUST_REVOKED,	/* the signer is on the revocation list (dbx): -EKEYREJECTED */
+	KP_TRUST_ERROR,		/* OpenSSL failed (out of memory, internal): no verdict */
 };
 
 /*
@@ -184,8 +185,11 @@ bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature
  * Every public-key operation kp_keyring_verify() and kp_keyring_verify_after_reboot() would
  * do for @s, done now and remembered in kr->memo (the reading threads do this in parallel,
  * so the single-threaded simulation finds each verdict made). Safe from several threads.
+ * 0, or -1 with @err when OpenSSL failed (KP_TRUST_ERROR): the module has no verdict, which
+ * the caller reports as that module's error (never as a signature that does not verify).
  */
-void kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature *s);
+int kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature *s,
+			 struct kp_err *err);
 /* The same with the keyrings of the next boot (pending MOK enrolments done). */
 enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
 						 const struct kp_signature *s,

@@ -25,7 +25,7 @@ size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t
  * sig-verify.c: the PKCS#7 message of a present, well-formed trailer (after the arena is
  * reserved); @want_digest (KP_SIG_* flags) also hashes @image (@signed_len bytes signed,
  * @file_len in all).
- * 0, or -1 when out of memory.
+ * 0, -1 when out of memory, -2 when OpenSSL failed to hash the module.
  */
 int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed_len,
 		  size_t file_len, unsigned want_digest);

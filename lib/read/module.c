@@ -6,6 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <openssl/evp.h>
+
+#include "btf.h"
 #include "module-internal.h"
 
 void *kp_module_push(struct kp_module *m, void *array, size_t *n, size_t *cap, size_t elem)
@@ -192,9 +195,15 @@ static int read_pkcs7(struct kp_module *m, struct kp_bytes *b, size_t elf_len, u
 		want_digest = 0;
 	if (want_digest && b->sparse && kp_bytes_load(b, 0, b->len, err) < 0)
 		return -1;
-	if (kp_read_pkcs7(m, b->data, elf_len, b->len, want_digest) < 0)
+	switch (kp_read_pkcs7(m, b->data, elf_len, b->len, want_digest)) {
+	case 0:
+		return 0;
+	case -2:
+		return kp_err_set(err, "cannot hash it for its signature check: OpenSSL failed "
+				       "(out of memory or an internal error)");
+	default:
 		return kp_err_set(err, "out of memory");
-	return 0;
+	}
 }
 
 /*
@@ -237,6 +246,7 @@ struct read_call {
 	unsigned want_digest; /* hash the whole file for the signature check */
 	bool no_symbol_get;   /* kp_open_opts.no_symbol_get */
 	bool keep_btf;
+	const struct kp_btf_judge *btf_judge; /* kp_open_opts.btf_judge */
 	struct kp_err *err;
 	struct kp_elf e;
 };
@@ -263,18 +273,104 @@ static int read_btf_section(struct kp_module *m, const struct kp_elf *e, const c
 	return 1;
 }
 
-/* .BTF and .BTF.base as find_module_sections() takes them (any_section_objs(), v5.11+). */
-static int read_btf(struct kp_module *m, const struct kp_elf *e, bool keep, struct kp_err *err)
+int kp_btf_digest(const unsigned char *btf, size_t btf_len, const unsigned char *base,
+		  size_t base_len, unsigned char out[32])
 {
-	int a = read_btf_section(m, e, ".BTF", keep, &m->btf, &m->btf_len);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char lens[16];
+	unsigned n = 0;
+	int ok;
+
+	kp_store64(lens, btf_len);
+	kp_store64(lens + 8, base ? base_len : UINT64_MAX);
+	ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+	     EVP_DigestUpdate(ctx, lens, sizeof(lens)) == 1 &&
+	     (!btf_len || EVP_DigestUpdate(ctx, btf, btf_len) == 1) &&
+	     (!base || !base_len || EVP_DigestUpdate(ctx, base, base_len) == 1) &&
+	     EVP_DigestFinal_ex(ctx, out, &n) == 1 && n == 32;
+	EVP_MD_CTX_free(ctx);
+	return ok ? 0 : -1;
+}
+
+/* @v into @m: the verdict, its reason in the arena. 0 or -1 (out of memory). */
+static int take_verdict(struct kp_module *m, const struct kp_btf_verdict *v)
+{
+	m->btf_err = v->err;
+	m->btf_why = NULL;
+	if (v->why[0] && !(m->btf_why = kp_arena_strdup(&m->arena, v->why)))
+		return -1;
+	m->btf_judged = true;
+	return 0;
+}
+
+int kp_module_judge_btf(struct kp_module *m, const struct kp_btf_judge *j)
+{
+	struct kp_btf_verdict v = { 0 };
+	int r;
+
+	if (!j || !m->btf_digested || m->btf_judged)
+		return 0;
+	r = j->judge(j->ctx, m->btf_sha256, NULL, 0, NULL, 0, &v);
+	if (r != 0)
+		return r;
+	return take_verdict(m, &v);
+}
+
+/* The bytes of the first section @name, in place; false when it has none (absent, NOBITS). */
+static bool section_bytes(const struct kp_elf *e, const char *name, const unsigned char **data,
+			  size_t *len)
+{
+	size_t idx = kp_elf_find_section(e, name);
+	const struct kp_section *s = idx ? &e->sections[idx] : NULL;
+
+	if (!s || !s->data || !s->size || s->type == SHT_NOBITS)
+		return false;
+	*data = s->data;
+	*len = (size_t)s->size;
+	return true;
+}
+
+/*
+ * kp_open_opts.btf_judge: the module's .BTF (and .BTF.base) judged in place, their digest
+ * kept instead of their bytes. A .BTF without bytes is not parsed (btf_data_size 0).
+ */
+static int judge_btf(struct kp_module *m, const struct kp_elf *e, const struct kp_btf_judge *j,
+		     struct kp_err *err)
+{
+	const unsigned char *btf = NULL, *base = NULL;
+	size_t btf_len = 0, base_len = 0;
+	struct kp_btf_verdict v = { 0 };
+	int r;
+
+	if (!section_bytes(e, ".BTF", &btf, &btf_len))
+		return 0;
+	if (!section_bytes(e, ".BTF.base", &base, &base_len))
+		base = NULL;
+	if (kp_btf_digest(btf, btf_len, base, base_len, m->btf_sha256) < 0)
+		return kp_err_set(err, "cannot hash its .BTF section: OpenSSL failed");
+	m->btf_digested = true;
+	r = j->judge(j->ctx, m->btf_sha256, btf, btf_len, base, base_len, &v);
+	if (r < 0 || (r == 0 && take_verdict(m, &v) < 0))
+		return kp_err_set(err, "out of memory");
+	return 0;
+}
+
+/* .BTF and .BTF.base as find_module_sections() takes them (any_section_objs(), v5.11+). */
+static int read_btf(struct kp_module *m, const struct kp_elf *e, bool keep,
+		    const struct kp_btf_judge *judge, struct kp_err *err)
+{
+	bool copy = keep && !judge;
+	int a = read_btf_section(m, e, ".BTF", copy, &m->btf, &m->btf_len);
 	int b = a < 0 ? -1
-		      : read_btf_section(m, e, ".BTF.base", keep, &m->btf_base, &m->btf_base_len);
+		      : read_btf_section(m, e, ".BTF.base", copy, &m->btf_base, &m->btf_base_len);
 
 	if (a < 0 || b < 0)
 		return kp_err_set(err, "out of memory");
 	m->has_btf = a > 0;
 	m->has_btf_base = b > 0;
-	m->kept_btf = keep;
+	m->kept_btf = copy;
+	if (keep && judge && m->has_btf)
+		return judge_btf(m, e, judge, err);
 	return 0;
 }
 
@@ -339,7 +435,7 @@ static int read_image(struct read_call *c)
 	if (read_this_module(m, ep, err) < 0 || kp_read_modinfo(m, ep, err) < 0 ||
 	    kp_read_imports(m, ep, names, err) < 0 || kp_read_exports(m, ep, names, err) < 0 ||
 	    kp_read_versions(m, ep, names, err) < 0 || kp_read_relocs(m, ep, err) < 0 ||
-	    read_btf(m, ep, c->keep_btf, err) < 0)
+	    read_btf(m, ep, c->keep_btf, c->btf_judge, err) < 0)
 		goto out;
 	if (m->imports_symbol_get && c->no_symbol_get)
 		m->symget_skipped = true;
@@ -396,6 +492,7 @@ static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open
 				  .want_digest = opts ? opts->sig_digest : 0,
 				  .no_symbol_get = opts && opts->no_symbol_get,
 				  .keep_btf = opts && opts->keep_btf,
+				  .btf_judge = opts ? opts->btf_judge : NULL,
 				  .err = err };
 
 	/* a mapped (large) file: a SIGBUS while reading it is this file's error */

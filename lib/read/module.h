@@ -278,6 +278,18 @@ struct kp_module {
 	size_t btf_len;
 	const unsigned char *btf_base;
 	size_t btf_base_len;
+	/*
+	 * Read with kp_open_opts.btf_judge: the bytes are not kept; btf_sha256 is their digest
+	 * (kp_btf_digest(); cached with the facts) and, once the judge has decided (while the
+	 * module is read, or from its memo on a facts cache hit: kp_module_judge_btf()),
+	 * btf_judged is set with btf_err (0 or a negative errno) and btf_why (NULL when empty).
+	 * The judge's verdict depends on the kernel's BTF: it is never cached with the facts.
+	 */
+	bool btf_digested;
+	unsigned char btf_sha256[32];
+	bool btf_judged;
+	int btf_err;
+	const char *btf_why;
 
 	struct kp_arena arena;
 };
@@ -309,6 +321,11 @@ struct kp_open_opts {
 	unsigned sig_digest;
 	/* Keep the .BTF and .BTF.base bytes (the target checks module BTF against its own). */
 	bool keep_btf;
+	/*
+	 * With keep_btf: the module's BTF is judged while it is read (or from the judge's memo
+	 * when the facts are cached) and its bytes are not kept (kp_module.btf_judged).
+	 */
+	const struct kp_btf_judge *btf_judge;
 	/* Read the file's security.ima into kp_module.ima (the target's IMA appraises modules). */
 	bool ima_xattr;
 	/*
@@ -329,6 +346,32 @@ struct kp_open_opts {
 	 */
 	bool no_symbol_get;
 };
+
+struct kp_btf_verdict;
+/*
+ * What btf_module_notify() makes of a module's BTF, decided by the caller (it knows the
+ * kernel's BTF and rules: kernel/btf-judge.h). @digest is the SHA-256 of the module's .BTF
+ * and .BTF.base (kp_btf_digest()); @btf (NULL: only the digest is known, a facts cache hit)
+ * and @base (NULL: none) their bytes. Returns 0 with @v set, 1 when the verdict needs the
+ * bytes it was not given, -1 when out of memory. Called from several threads at once.
+ */
+struct kp_btf_judge {
+	int (*judge)(void *ctx, const unsigned char *digest, const unsigned char *btf,
+		     size_t btf_len, const unsigned char *base, size_t base_len,
+		     struct kp_btf_verdict *v);
+	void *ctx;
+};
+
+/* The SHA-256 of a module's .BTF (@btf) and .BTF.base (@base, NULL: none); 0, or -1 (OpenSSL). */
+int kp_btf_digest(const unsigned char *btf, size_t btf_len, const unsigned char *base,
+		  size_t base_len, unsigned char out[32]);
+
+/*
+ * For a module read with kp_open_opts.btf_judge whose verdict is not known yet (a facts
+ * cache hit): asks @j with the digest alone. 0: judged (or nothing to judge); 1: the judge
+ * needs the bytes (read the module again); -1: out of memory.
+ */
+int kp_module_judge_btf(struct kp_module *m, const struct kp_btf_judge *j);
 
 enum {
 	KP_SIG_DIGEST = 1 << 0,	     /* the signed part, with the signature's hash */

@@ -10,9 +10,11 @@
 #include <openssl/cms.h>
 #include <openssl/evp.h>
 #include <openssl/objects.h>
+#include <openssl/err.h>
 #include <openssl/x509.h>
 
 #include "module-internal.h"
+#include "util/openssl-err.h"
 
 static const unsigned char *dup_bytes(struct kp_module *m, const unsigned char *p, size_t len)
 {
@@ -135,7 +137,10 @@ static int read_signer(struct kp_module *m, CMS_SignerInfo *si)
 	}
 	if (!issuer || !serial)
 		return fail(s, -EBADMSG, "the SignerInfo names no signer");
+	ERR_clear_error();
 	n = i2d_X509_NAME(issuer, &der);
+	if (n <= 0 && kp_openssl_failed())
+		return -1; /* out of memory, not the message */
 	if (n <= 0)
 		return fail(s, -EBADMSG, "the signer's issuer name cannot be encoded");
 	s->issuer = dup_bytes(m, der, (size_t)n);
@@ -144,8 +149,9 @@ static int read_signer(struct kp_module *m, CMS_SignerInfo *si)
 	s->serial_len = (size_t)ASN1_STRING_length(serial);
 	s->serial = dup_bytes(m, ASN1_STRING_get0_data(serial), s->serial_len);
 	if (X509_NAME_get_text_by_NID(issuer, NID_commonName, cn, sizeof(cn)) <= 0 &&
-	    X509_NAME_get_text_by_NID(issuer, NID_organizationName, cn, sizeof(cn)) <= 0)
-		X509_NAME_oneline(issuer, cn, sizeof(cn));
+	    X509_NAME_get_text_by_NID(issuer, NID_organizationName, cn, sizeof(cn)) <= 0 &&
+	    !X509_NAME_oneline(issuer, cn, sizeof(cn)))
+		return -1; /* out of memory */
 	s->signer = kp_arena_strdup(&m->arena, cn);
 	return s->issuer && s->serial && s->signer ? 0 : -1;
 }
@@ -226,8 +232,34 @@ static int read_message(struct kp_module *m, CMS_ContentInfo *cms)
 	return 0;
 }
 
-static void digest(struct kp_signature *s, const unsigned char *image, size_t signed_len,
-		   size_t file_len, unsigned what)
+/*
+ * The signed part's SHA-256 and the whole file's from one pass: the state after the signed
+ * part is copied and continued over the signature. 0, or -1 when OpenSSL failed.
+ */
+static int digest_both(struct kp_signature *s, const unsigned char *image, size_t signed_len,
+		       size_t file_len)
+{
+	EVP_MD_CTX *part = EVP_MD_CTX_new(), *file = EVP_MD_CTX_new();
+	unsigned n = 0, nf = 0;
+	int ok = part && file && EVP_DigestInit_ex(part, EVP_sha256(), NULL) == 1 &&
+		 EVP_DigestUpdate(part, image, signed_len) == 1 &&
+		 EVP_MD_CTX_copy_ex(file, part) == 1 &&
+		 EVP_DigestFinal_ex(part, s->digest, &n) == 1 &&
+		 EVP_DigestUpdate(file, image + signed_len, file_len - signed_len) == 1 &&
+		 EVP_DigestFinal_ex(file, s->file_sha256, &nf) == 1 && n == 32 && nf == 32;
+
+	EVP_MD_CTX_free(part);
+	EVP_MD_CTX_free(file);
+	if (!ok)
+		return -1;
+	s->digest_len = n;
+	s->have_file_sha256 = true;
+	return 0;
+}
+
+/* The digests of @what; 0, or -1 when OpenSSL failed (no digest is then a verdict). */
+static int digest(struct kp_signature *s, const unsigned char *image, size_t signed_len,
+		  size_t file_len, unsigned what)
 {
 	const EVP_MD *md = NULL;
 	unsigned int n = 0;
@@ -251,14 +283,25 @@ static void digest(struct kp_signature *s, const unsigned char *image, size_t si
 	 * which signs the data itself (hash "none") or the signed attributes, not a digest: the
 	 * key check then reports the signature unchecked (sig-keys.c, a zero digest_len).
 	 */
-	if ((what & KP_SIG_DIGEST) && md && strncmp(s->pkey_algo, "mldsa", 5) &&
-	    EVP_MD_get_size(md) <= (int)sizeof(s->digest) &&
-	    EVP_Digest(image, signed_len, s->digest, &n, md, NULL) == 1)
+	if (!((what & KP_SIG_DIGEST) && md && strncmp(s->pkey_algo, "mldsa", 5) &&
+	      EVP_MD_get_size(md) <= (int)sizeof(s->digest)))
+		md = NULL;
+	/* both SHA-256: one pass, the signed part being a prefix of the file */
+	if (md && (what & KP_SIG_FILE_SHA256) && EVP_MD_get_type(md) == NID_sha256)
+		return digest_both(s, image, signed_len, file_len);
+	if (md) {
+		/* a failure here would read as "unchecked, assumed to verify": an error instead */
+		if (EVP_Digest(image, signed_len, s->digest, &n, md, NULL) != 1)
+			return -1;
 		s->digest_len = n;
+	}
 	/* mod_is_hash_blacklisted() (Debian): SHA-256 of the whole file, marker included */
-	if (what & KP_SIG_FILE_SHA256)
-		s->have_file_sha256 =
-			EVP_Digest(image, file_len, s->file_sha256, &n, EVP_sha256(), NULL) == 1;
+	if (what & KP_SIG_FILE_SHA256) {
+		if (EVP_Digest(image, file_len, s->file_sha256, &n, EVP_sha256(), NULL) != 1)
+			return -1;
+		s->have_file_sha256 = true;
+	}
+	return 0;
 }
 
 int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed_len,
@@ -273,7 +316,10 @@ int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed
 		return 0; /* mod_check_sig() decided already */
 	if (!s->pkcs7_der)
 		return fail(s, -EBADMSG, "the PKCS#7 blob is not one DER SEQUENCE");
+	ERR_clear_error();
 	cms = d2i_CMS_ContentInfo(NULL, &p, s->sig_len);
+	if (!cms && kp_openssl_failed())
+		return -2; /* not the message: OpenSSL (out of memory) */
 	if (!cms || p != image + signed_len + s->sig_len) {
 		CMS_ContentInfo_free(cms);
 		/* pkcs7_parse_message(): the ASN.1 decoder's -EBADMSG */
@@ -281,7 +327,8 @@ int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed
 	}
 	r = read_message(m, cms);
 	CMS_ContentInfo_free(cms);
-	if (r == 0 && want_digest && !s->pkcs7_err && !s->pkcs7_verify_err)
-		digest(s, image, signed_len, file_len, want_digest);
+	if (r == 0 && want_digest && !s->pkcs7_err && !s->pkcs7_verify_err &&
+	    digest(s, image, signed_len, file_len, want_digest) < 0)
+		return -2;
 	return r;
 }

@@ -112,6 +112,47 @@ ok "facts cache: .BTF read when it is needed after a run that did not keep it" $
 check "$tmp/c3.json" "$fx/config.gz" --vmlinux-btf "$bx/vmlinux.btf.xz" "$bx/btf_veth_shift.ko"
 cmp -s "$tmp/c2.json" "$tmp/c3.json"
 ok "facts cache: the same verdict from a cached read" $?
+# the verdict kept beside the facts (cache/btf-memo.h): a cached read loads no .BTF (the
+# result cache off: a replayed run would not read the module at all)
+export KOPOLICY_RUN_CACHE=off
+KOPOLICY_CACHE_STATS=1 check "$tmp/c4.json" "$fx/config.gz" --vmlinux-btf "$bx/vmlinux.btf.xz" \
+	"$bx/btf_veth_shift.ko"
+cmp -s "$tmp/c2.json" "$tmp/c4.json" &&
+	grep -q "module BTF: 0 checked, 1 from the cache" "$tmp/c4.json.err"
+ok "BTF verdict memo: a cached read takes the verdict, checks nothing" $?
+memo=$(ls "$KOPOLICY_CACHE_DIR"/facts-v*/sigs/btf-*.memo 2>/dev/null | head -n1)
+[ -n "$memo" ] && rm -f "$memo"
+KOPOLICY_CACHE_STATS=1 check "$tmp/c5.json" "$fx/config.gz" --vmlinux-btf "$bx/vmlinux.btf.xz" \
+	"$bx/btf_veth_shift.ko"
+cmp -s "$tmp/c2.json" "$tmp/c5.json" &&
+	grep -q "module BTF: 1 checked, 0 from the cache" "$tmp/c5.json.err" && [ -f "$memo" ]
+ok "BTF verdict memo removed: the module is read again and checked, the memo rewritten" $?
+# a forged memo (the verdict turned into "validates", CRC fixed): believed only from its owner
+python3 - "$memo" <<'PY'
+import struct, sys, zlib
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+off = 16
+for _ in range(struct.unpack_from("<I", b, 8)[0]):
+    wl = b[off + 36] | b[off + 37] << 8
+    struct.pack_into("<i", b, off + 32, 0)
+    off += 38 + wl
+struct.pack_into("<I", b, 12, zlib.crc32(bytes(b[16:])))
+open(p, "wb").write(b)
+PY
+check "$tmp/c6.json" "$fx/config.gz" --vmlinux-btf "$bx/vmlinux.btf.xz" "$bx/btf_veth_shift.ko"
+verdict "$tmp/c6.json" "m['loads'] and ids == []"
+ok "BTF verdict memo: a verdict in the memo is what the run reports (the forgery test's control)" $?
+if [ "$(id -u)" -eq 0 ]; then
+	chown 65534:65534 "$memo"
+	check "$tmp/c7.json" "$fx/config.gz" --vmlinux-btf "$bx/vmlinux.btf.xz" "$bx/btf_veth_shift.ko"
+	cmp -s "$tmp/c2.json" "$tmp/c7.json"
+	ok "BTF verdict memo owned by another user: ignored, the module checked again" $?
+else
+	ok "BTF verdict memo owned by another user # SKIP not root" 0
+fi
+rm -f "$memo" # the forged verdict must not reach the tests below
+unset KOPOLICY_RUN_CACHE
 
 # a kernel without DEBUG_INFO_BTF_MODULES reads no BTF at all (a file not there is no error)
 zcat "$fx/config.gz" | grep -v '^CONFIG_DEBUG_INFO_BTF_MODULES=' > "$tmp/config-nobtf"

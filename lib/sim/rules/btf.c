@@ -18,13 +18,19 @@ int kp_rule_btf_module_notify(struct kp_sim_ctx *c, struct kp_loading *ld)
 	struct kp_btf_verdict v;
 
 	/* mod->btf_data_size == 0: nothing to parse */
-	if (!c->f->btf_modules || !m->has_btf || !c->f->vmlinux_btf || !m->kept_btf || !m->btf_len)
+	if (!c->f->btf_modules || !m->has_btf || !c->f->vmlinux_btf)
 		return 0;
 	kp_profile_btf_rules(c->p, &rules);
-	if (kp_btf_check_module(c->f->vmlinux_btf, m->btf, m->btf_len,
-				m->has_btf_base ? m->btf_base : NULL, m->btf_base_len, &rules,
-				&v) < 0)
-		return 0; /* out of memory: no verdict, as if the check were not modelled */
+	if (m->btf_judged) { /* judged while it was read (kernel/btf-judge.h) */
+		v.err = m->btf_err;
+		snprintf(v.why, sizeof(v.why), "%s", m->btf_why ? m->btf_why : "");
+	} else if (!m->kept_btf || !m->btf_len ||
+		   kp_btf_check_module(c->f->vmlinux_btf, m->btf, m->btf_len,
+				       m->has_btf_base ? m->btf_base : NULL, m->btf_base_len,
+				       &rules, &v) < 0) {
+		/* no bytes (nothing to parse) or out of memory: no verdict, as if not modelled */
+		return 0;
+	}
 	if (!v.err)
 		return 0;
 	if (c->f->btf_mismatch_fatal) {

@@ -170,6 +170,14 @@ static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 			return -EKEYREJECTED;
 		note_signer(c, ld, "a key listed without its certificate matches", key);
 		break;
+	case KP_TRUST_ERROR:
+		/* OpenSSL failed here (the reading threads' check reports it as the module's
+		 * error before the simulation: this is a second failure): no verdict */
+		note_signer(c, ld,
+			    "OpenSSL failed to verify it (out of memory or an internal "
+			    "error); key",
+			    key);
+		break;
 	case KP_TRUST_UNCHECKED:
 		if (mldsa_digest_refused(c, s))
 			return -EKEYREJECTED;

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The files of the verdict memos beside the facts cache (memo-file.h). */
+#include "memo-file.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "cache/trusted-dir.h"
+#include "util/io.h"
+#include "util/util.h"
+
+uint32_t kp_memo_crc(const unsigned char *p, size_t len)
+{
+	uLong c = crc32(0, Z_NULL, 0);
+
+	while (len) {
+		uInt n = len > (1u << 30) ? 1u << 30 : (uInt)len;
+
+		c = crc32(c, p, n);
+		p += n;
+		len -= n;
+	}
+	return (uint32_t)c;
+}
+
+int kp_memo_dir(int dirfd, bool create)
+{
+	return dirfd < 0 ? -1 : kp_trusted_subdir(dirfd, KP_MEMO_DIR, create, NULL);
+}
+
+unsigned char *kp_memo_read(int dfd, const char *name, const char *magic, size_t *len)
+{
+	unsigned char *buf = NULL;
+	struct stat st;
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !kp_trusted_file(&st) || st.st_size < KP_MEMO_HEADER_LEN ||
+	    (uint64_t)st.st_size > KP_MEMO_MAX_FILE)
+		goto out;
+	buf = malloc((size_t)st.st_size);
+	if (!buf)
+		goto out;
+	if (kp_pread_all(fd, buf, (size_t)st.st_size, 0) != (ssize_t)st.st_size ||
+	    memcmp(buf, magic, 8) ||
+	    kp_load32(buf + 12, false) != kp_memo_crc(buf + KP_MEMO_HEADER_LEN,
+						      (size_t)st.st_size - KP_MEMO_HEADER_LEN)) {
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	*len = (size_t)st.st_size;
+out:
+	close(fd);
+	return buf;
+}
+
+int kp_memo_write(int dfd, const char *name, const unsigned char *p, size_t len)
+{
+	char tmp[96], proc[64];
+	int fd, r = -1;
+	bool named = false;
+
+	fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(tmp, sizeof(tmp), ".tmp-sig-%ld-%ld", (long)getpid(), (long)gettid());
+		fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		named = fd >= 0;
+	}
+	if (fd < 0)
+		return -1;
+	if (fchmod(fd, 0644) == 0 && kp_write_all(fd, p, len) == 0) {
+		if (named) {
+			r = renameat(dfd, tmp, dfd, name);
+		} else {
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+			r = linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW);
+		}
+	}
+	if (r < 0 && named)
+		unlinkat(dfd, tmp, 0);
+	close(fd);
+	return r;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The files of the verdict memos kept beside the facts cache, in DIR/facts-vN/sigs/
+ * (sig-memo.h: signature verdicts and image certificates; btf-memo.h: module BTF verdicts):
+ * each a header (8-byte magic, u32 count, u32 CRC-32 of what follows) and a body, believed
+ * only when kp_trusted_file() passes and the magic and CRC match.
+ */
+#ifndef KP_MEMO_FILE_H
+#define KP_MEMO_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KP_MEMO_DIR	   "sigs"
+#define KP_MEMO_HEADER_LEN 16
+#define KP_MEMO_MAX_FILE   ((uint64_t)64 << 20)
+
+/* CRC-32 (zlib) of @len bytes. */
+uint32_t kp_memo_crc(const unsigned char *p, size_t len);
+/* The memo directory of the facts directory @dirfd (O_PATH), made when @create; or -1. */
+int kp_memo_dir(int dirfd, bool create);
+/*
+ * The file @name of @dfd when it can be believed (kp_trusted_file(), at most
+ * KP_MEMO_MAX_FILE bytes, a header with @magic whose CRC matches): its bytes (malloc'ed)
+ * and length, or NULL.
+ */
+unsigned char *kp_memo_read(int dfd, const char *name, const char *magic, size_t *len);
+/*
+ * Writes @len bytes as a new file of @dfd named @name (an unnamed file linked in, else a
+ * temporary name renamed), mode 0644 whatever the umask. 0 or -1 (EEXIST: @name exists).
+ */
+int kp_memo_write(int dfd, const char *name, const unsigned char *p, size_t len);
+
+#endif
