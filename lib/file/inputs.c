@@ -1013,10 +1013,11 @@ struct check {
 };
 
 /*
- * The entry @e of a K_SUMMED or K_LISTED kind whose state changed to @v (@st: the stat()
- * that gave it) still holds by its digest: the same type and permissions (and size for a
- * file), on a file system whose stat() is the kernel's, the same bytes or listing. Its new
- * state then goes into @c's fresh manifest when it may be stored.
+ * The entry @e of a K_HASHED, K_SUMMED or K_LISTED kind whose state changed to @v (@st: the
+ * stat() that gave it) still holds by its digest: the same type and permissions (and size
+ * for a file), on a file system whose stat() is the kernel's, the same bytes or listing. Its
+ * new state then goes into @c's fresh manifest when it may be stored (a K_HASHED entry
+ * stays one: its bytes are compared on every check).
  */
 static bool holds_by_digest(struct check *c, const struct entry *e, const struct stat *st,
 			    const uint64_t *v)
@@ -1026,7 +1027,7 @@ static bool holds_by_digest(struct check *c, const struct entry *e, const struct
 	bool same;
 	int fd;
 
-	if (v[7] != e->st[7] || (e->kind == K_SUMMED && v[2] != e->st[2]))
+	if (v[7] != e->st[7] || (e->kind != K_LISTED && v[2] != e->st[2]))
 		return false;
 	fd = open_same(e->path, e->flags & F_FOLLOW, v);
 	if (fd < 0)
@@ -1085,8 +1086,7 @@ static bool holds(void *arg, const struct entry *e)
 		return false;
 	kp_file_state(&st, v);
 	if (memcmp(v, e->st, sizeof(v)))
-		return (e->kind == K_SUMMED || e->kind == K_LISTED) &&
-		       holds_by_digest(chk, e, &st, v);
+		return e->kind >= K_HASHED && holds_by_digest(chk, e, &st, v);
 	if (e->flags & F_LOCAL) {
 		int c = kp_fs_devs_find(devs, (uint64_t)st.st_dev);
 

@@ -17,7 +17,8 @@
  * facts the facts cache keys by their bytes anyway) is recorded with the SHA-256 of its
  * bytes too, a directory with the SHA-256 of its entries' sorted names and types; a replay
  * that finds such a state changed compares those instead (the type, permissions and size
- * must not have changed), on a file system whose stat() is still the kernel's. Anything on one of the running kernel's file
+ * must not have changed), on a file system whose stat() is still the kernel's; so does one
+ * that finds the state of a hashed file changed. Anything on one of the running kernel's file
  * systems (procfs, sysfs, debugfs, the devtmpfs at /dev, ...: told by statfs() of what was
  * opened or stat()ed, or of an absent path's nearest existing directory, never by the
  * path's spelling), a directory, link or absent path on a file system whose stat() is not
