@@ -22,6 +22,7 @@
 #define CMP_CHUNK    4096  /* bytes of a spilled record read back at a time to compare it */
 #define STREAM_CHUNK 16384 /* bytes of the spill file read back at a time to store it */
 #define SUM_MAX	     ((uint64_t)16 << 20) /* bytes: a larger file is not summed (K_SUMMED) */
+#define MEMO	     64 /* digests remembered by state: a file stat()ed, then opened */
 #define MAGIC	     "KPMANIF3"
 
 enum kind {
@@ -80,6 +81,12 @@ struct kp_inputs {
 	const char *uncacheable; /* why, or NULL */
 	uid_t euid;		 /* whose files' states are trusted (besides root's) */
 	struct kp_fs_devs devs;	 /* the file systems seen (under @lock) */
+	/* the last digests of trusted states (under @lock): one state, one digest */
+	struct {
+		uint64_t st[8];
+		unsigned char h[KP_CONTENT_HASH_LEN];
+	} memo[MEMO];
+	unsigned int nmemo, memo_next;
 };
 
 /*
@@ -417,12 +424,19 @@ static int absent_class(struct kp_inputs *in, const char *path)
 	}
 }
 
-/* A module's file name: the facts cache keys modules by their bytes already (not summed). */
+/*
+ * A module's or a kernel image's file name: the facts cache keys modules by their bytes, the
+ * signature memo an image's certificates; hashing them again would cost a miss a pass over
+ * the tree, or over an image a warm run does not read (not summed).
+ */
 static bool module_name(const char *path)
 {
 	static const char *const ext[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	const char *base = strrchr(path, '/');
 	size_t n = strlen(path);
 
+	if (!strncmp(base ? base + 1 : path, "vmlinu", 6))
+		return true;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(ext); i++) {
 		size_t l = strlen(ext[i]);
 
@@ -430,6 +444,36 @@ static bool module_name(const char *path)
 			return true;
 	}
 	return false;
+}
+
+/* The digest remembered for the trusted state @v into @h: true, else false. */
+static bool memo_find(struct kp_inputs *in, const uint64_t *v, unsigned char *h)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&in->lock);
+	for (unsigned int i = 0; i < in->nmemo && !found; i++) {
+		if (!memcmp(in->memo[i].st, v, sizeof(in->memo[i].st))) {
+			memcpy(h, in->memo[i].h, KP_CONTENT_HASH_LEN);
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&in->lock);
+	return found;
+}
+
+static void memo_add(struct kp_inputs *in, const uint64_t *v, const unsigned char *h)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&in->lock);
+	i = in->memo_next;
+	in->memo_next = (i + 1) % MEMO;
+	if (in->nmemo < MEMO)
+		in->nmemo++;
+	memcpy(in->memo[i].st, v, sizeof(in->memo[i].st));
+	memcpy(in->memo[i].h, h, KP_CONTENT_HASH_LEN);
+	pthread_mutex_unlock(&in->lock);
 }
 
 static int cmp_listed(const void *a, const void *b)
@@ -548,7 +592,7 @@ static int open_same(const char *path, bool follow, const uint64_t *v)
  * opened it, else -1 (opened here, when still in that state). 0, or -1 when there is none
  * (the state alone decides).
  */
-static int state_digest(const struct kp_inputs *in, const char *path, bool follow,
+static int state_digest(struct kp_inputs *in, const char *path, bool follow,
 			const struct stat *st, int fd, enum kp_fs_class cls,
 			unsigned char h[KP_CONTENT_HASH_LEN])
 {
@@ -565,6 +609,9 @@ static int state_digest(const struct kp_inputs *in, const char *path, bool follo
 		return -1;
 	}
 	kp_file_state(st, v);
+	/* a trusted state names its bytes (and a directory's, its names): one digest */
+	if (memo_find(in, v, h))
+		return 0;
 	if (fd < 0) {
 		own = open_same(path, follow, v);
 		if (own < 0)
@@ -574,6 +621,8 @@ static int state_digest(const struct kp_inputs *in, const char *path, bool follo
 	r = digest_fd(fd, st, v, h);
 	if (own >= 0)
 		close(own);
+	if (r == 0)
+		memo_add(in, v, h);
 	return r;
 }
 
