@@ -937,6 +937,84 @@ void kp_in_note_kmod(const char *moddir, const char *const *config)
 	add(in, &e);
 }
 
+/*
+ * The digested records among the @len bytes of whole records at @p (K_HASHED, K_SUMMED,
+ * K_LISTED) are still in their recorded states: their digests are of what the run read. The
+ * bytes of whole records scanned (a record cut at the end is left), -1 when one changed.
+ */
+static long scan_digested(const unsigned char *p, size_t len)
+{
+	char path[4096];
+	size_t off = 0;
+
+	while (len - off >= REC_HEAD) {
+		uint64_t pl = kp_load64(p + off + 2, false), cl = kp_load64(p + off + 82, false);
+		unsigned char kind = p[off];
+		struct stat st;
+		uint64_t v[8];
+		int r;
+
+		if (pl > len - off - REC_HEAD || cl > len - off - REC_HEAD - pl)
+			break;
+		if (kind >= K_HASHED) {
+			/* a path this long is refused at the replay (walk()) */
+			if (pl >= sizeof(path))
+				return -1;
+			memcpy(path, p + off + REC_HEAD, pl);
+			path[pl] = '\0';
+			r = (p[off + 1] & F_FOLLOW) ? stat(path, &st) : lstat(path, &st);
+			if (r < 0)
+				return -1;
+			kp_file_state(&st, v);
+			for (int k = 0; k < 8; k++)
+				if (v[k] != kp_load64(p + off + 18 + 8 * k, false))
+					return -1;
+		}
+		off += REC_HEAD + pl + cl;
+	}
+	return (long)off;
+}
+
+/*
+ * Every digested record still in its state at the end of the run (a file or directory
+ * changed after it was digested: what the run read may not be what was digested, and a
+ * replay that compares digests would not see it). 0 or -1 with @why.
+ */
+static int digests_hold(struct kp_inputs *in, const char **why)
+{
+	/* the largest record: a path and a pseudo-file's bytes */
+	size_t cap = REC_HEAD + 4096 + CONTENT_MAX;
+	unsigned char *chunk = NULL;
+	long used;
+	int r = -1;
+
+	*why = "an input changed during the run";
+	if (in->spilled) {
+		chunk = malloc(cap);
+		if (!chunk) {
+			*why = "out of memory";
+			return -1;
+		}
+	}
+	for (uint64_t off = 0; off < in->spilled; off += (uint64_t)used) {
+		size_t n = in->spilled - off < cap ? (size_t)(in->spilled - off) : cap;
+
+		if (kp_pread_all(in->spill, chunk, n, off) != (ssize_t)n) {
+			*why = "the inputs' temporary file could not be read";
+			goto out;
+		}
+		used = scan_digested(chunk, n);
+		if (used <= 0)
+			goto out;
+	}
+	if (in->len && scan_digested(in->buf, in->len) != (long)in->len)
+		goto out;
+	r = 0;
+out:
+	free(chunk);
+	return r;
+}
+
 int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *len,
 		     uint64_t *count, const char **why)
 {
@@ -947,7 +1025,7 @@ int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_
 	*count = 0;
 	pthread_mutex_lock(&in->lock);
 	*why = in->uncacheable;
-	if (*why)
+	if (*why || digests_hold(in, why) < 0)
 		goto out;
 	memcpy(chunk, MAGIC, 8);
 	kp_store64(chunk + 8, in->n);

@@ -87,8 +87,10 @@ typedef int (*kp_inputs_put)(void *arg, const void *p, size_t len);
  * run-cache.c: the spilled records are read back, the whole manifest is never in memory.
  * 0 with its length in *@len and its entries in *@count; -1 with @why when the run must not
  * be stored: uncacheable, an input changed during the run (its change time is after the
- * run's start less a second), out of memory, the spill file could not be written or read,
- * or @put failed (then part of the manifest may have gone to @put). Not while recording.
+ * run's start less a second; or a hashed, summed or listed input no longer in the state it
+ * was digested in: what the run read may not be what was digested), out of memory, the
+ * spill file could not be written or read, or @put failed (then part of the manifest may
+ * have gone to @put). Not while recording.
  */
 int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *len,
 		     uint64_t *count, const char **why);
