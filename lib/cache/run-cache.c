@@ -166,17 +166,19 @@ static int build_key(struct kp_run_cache *rc, int argc, char **argv, char *why, 
 		return -1;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0 || (size_t)n >= sizeof(exe) - 1) {
-		snprintf(why, wlen, "/proc/self/exe cannot be read (%s): the executable is not known",
+		snprintf(why, wlen,
+			 "/proc/self/exe cannot be read (%s): the executable is not known",
 			 n < 0 ? strerror(errno) : "too long");
 		return -1;
 	}
 	exe[n] = '\0';
 	/* a rebuilt or upgraded binary or library is another key */
 	if (add_state(k, exe) < 0) {
-		snprintf(why, wlen,
-			 "the executable %s cannot be stat()ed (%s): a replaced binary would not be "
-			 "told from this one",
-			 exe, strerror(errno));
+		snprintf(
+			why, wlen,
+			"the executable %s cannot be stat()ed (%s): a replaced binary would not be "
+			"told from this one",
+			exe, strerror(errno));
 		return -1;
 	}
 	if (dl_iterate_phdr(add_lib, k) != 0) {
@@ -210,8 +212,8 @@ static int build_key(struct kp_run_cache *rc, int argc, char **argv, char *why, 
 		snprintf(why, wlen, "uname() failed (%s)", strerror(errno));
 		return -1;
 	}
-	if (add_str(k, u.sysname) < 0 || add_str(k, u.release) < 0 ||
-	    add_str(k, u.version) < 0 || add_str(k, u.machine) < 0)
+	if (add_str(k, u.sysname) < 0 || add_str(k, u.release) < 0 || add_str(k, u.version) < 0 ||
+	    add_str(k, u.machine) < 0)
 		return -1;
 	v[0] = isatty(STDIN_FILENO);
 	v[1] = isatty(STDOUT_FILENO);

@@ -592,9 +592,8 @@ static int open_same(const char *path, bool follow, const uint64_t *v)
  * opened it, else -1 (opened here, when still in that state). 0, or -1 when there is none
  * (the state alone decides).
  */
-static int state_digest(struct kp_inputs *in, const char *path, bool follow,
-			const struct stat *st, int fd, enum kp_fs_class cls,
-			unsigned char h[KP_CONTENT_HASH_LEN])
+static int state_digest(struct kp_inputs *in, const char *path, bool follow, const struct stat *st,
+			int fd, enum kp_fs_class cls, unsigned char h[KP_CONTENT_HASH_LEN])
 {
 	uint64_t v[8];
 	int own = -1, r;

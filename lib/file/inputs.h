@@ -11,19 +11,22 @@
  *
  * What a state is worth is fs-trust.h's: a regular file opened in a state that does not name
  * its bytes (writable by another user, or on FUSE, NFS, ...) is recorded with the SHA-256 of
- * its bytes, which a replay hashes again. A trusted state can change while the bytes do not (depmod writes
- * each modules.* index to a temporary file and renames it over the old one, with the same
- * bytes when no module changed): a small regular file (at most 16 MiB, not a module, whose
- * facts the facts cache keys by their bytes anyway) is recorded with the SHA-256 of its
- * bytes too, a directory with the SHA-256 of its entries' sorted names and types; a replay
- * that finds such a state changed compares those instead (the type, permissions and size
- * must not have changed), on a file system whose stat() is still the kernel's; so does one
- * that finds the state of a hashed file changed. Anything on one of the running kernel's file
- * systems (procfs, sysfs, debugfs, the devtmpfs at /dev, ...: told by statfs() of what was
- * opened or stat()ed, or of an absent path's nearest existing directory, never by the
- * path's spelling), a directory, link or absent path on a file system whose stat() is not
- * the kernel's, a device or FIFO, or anything kp_in_uncacheable() is told about makes the
- * run uncacheable (a normal run every time).
+ * its bytes, which a replay hashes again. A trusted state can change while the bytes do
+ * not (depmod writes each modules.* index to a temporary file and renames it over the old
+ * one, with the same bytes when no module changed): a small regular file (at most 16 MiB;
+ * not a module nor a kernel image, which the caches that read them key by their bytes) is
+ * recorded with the SHA-256 of its bytes too, a directory with the SHA-256 of its entries'
+ * sorted names and types (one digest per state: a file stat()ed, then opened, is hashed
+ * once); a replay that finds such a state changed compares those instead (the type,
+ * permissions and size must not have changed), on a file system whose stat() is still the
+ * kernel's; so does one that finds the state of a hashed file changed.
+ *
+ * Anything on one of the running kernel's file systems (procfs, sysfs, debugfs, the
+ * devtmpfs at /dev, ...: told by statfs() of what was opened or stat()ed, or of an absent
+ * path's nearest existing directory, never by the path's spelling), a directory, link or
+ * absent path on a file system whose stat() is not the kernel's, a device or FIFO, or
+ * anything kp_in_uncacheable() is told about makes the run uncacheable (a normal run every
+ * time).
  */
 #ifndef KP_INPUTS_H
 #define KP_INPUTS_H

@@ -9,7 +9,8 @@
 # index (a module removed, renamed, added; a softdep), an index rewritten with other bytes
 # of the same size, a changed mode or type, must miss. As root, a summed file replaced by
 # another user's copy with the same bytes still holds but its state is not stored (it does
-# not name the bytes: each replay compares them), and that user's change then misses.
+# not name the bytes: each replay compares them), and that user's change then misses; a
+# module owned by nobody, one byte changed by nobody (size and mtime kept), misses.
 # Also: the stats line says why the result cache is off when the executable cannot be
 # stat()ed (run from a memfd).
 set -uo pipefail
@@ -35,7 +36,9 @@ command -v depmod >/dev/null || { echo "1..0 # SKIP depmod (kmod) missing"; exit
 r=$tmp/root
 md=$r/lib/modules/$rel
 mkdir -p "$md/kernel/a" "$md/extra" "$r/etc/modprobe.d"
-for m in kp_prop_prov kp_use_prop kp_use_prop_chain kp_gpl_prov; do cp "$fx/$m.ko" "$md/kernel/a/"; done
+for m in kp_prop_prov kp_use_prop kp_use_prop_chain kp_gpl_prov; do
+	cp "$fx/$m.ko" "$md/kernel/a/"
+done
 for m in kp_plain kp_test kp_missing_then_ns; do cp "$fx/$m.ko" "$md/extra/"; done
 # a modprobe configuration: libkmod reads the release directory's indexes
 echo "options kp_plain x=1" >"$r/etc/modprobe.d/local.conf"
@@ -205,8 +208,30 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	expect "root: ... then changed by its owner" b-18 'miss, stored (*' "${cmd_b[@]}"
 	cp "$tmp/symbols" "$md/modules.symbols"
 	chown root "$md/modules.symbols"
+	# a module owned by nobody (its state not trusted: its bytes hashed on every replay)
+	mo=$md/extra/kp_plain.ko
+	chown nobody "$mo"
+	sleep 1.1
+	expect "root: a module owned by nobody" b-19 'miss, stored (*' "${cmd_b[@]}"
+	expect "root: ... again: replayed" b-20 'hit, replayed' "${cmd_b[@]}"
+	# nobody rewrites one byte in place (same size), puts the mtime back
+	cp -p "$mo" "$tmp/mo.orig"
+	chmod 755 "$tmp" # mktemp -d's 0700: nobody reaches the tree
+	printf '\001' | setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		dd of="$mo" bs=1 seek=$(($(stat -c %s "$mo") - 100)) count=1 conv=notrunc 2>/dev/null
+	touch -r "$tmp/mo.orig" "$mo"
+	! cmp -s "$mo" "$tmp/mo.orig"
+	ok "root: nobody changed one byte of the module" $?
+	sleep 1.1
+	expect "root: ... then a miss" b-21 'miss, stored (*' "${cmd_b[@]}"
+	cp "$tmp/mo.orig" "$mo"
+	chown root "$mo"
+	chmod 700 "$tmp"
 else
-	for i in 1 2 3 4; do n=$((n + 1)); echo "ok $n # SKIP not root: no other user's file"; done
+	for i in 1 2 3 4 5 6 7 8; do
+		n=$((n + 1))
+		echo "ok $n # SKIP not root: no other user's file"
+	done
 fi
 
 # the executable cannot be stat()ed (deleted, here run from a memfd): the stats line says so
@@ -229,10 +254,10 @@ _, st = os.waitpid(pid, 0)
 sys.exit(os.waitstatus_to_exitcode(st))
 EOF
 	st=$?
-	[ $st -le 1 ] &&
-		grep -q '^kopolicy: result cache: off: the executable /memfd:kopolicy (deleted) cannot be stat()ed (No such file or directory)' \
-			"$tmp/memfd.err"
-	ok "executable not stat()able: \"result cache: off: ...\" ($(grep 'result cache' "$tmp/memfd.err"))" $?
+	want='^kopolicy: result cache: off: the executable /memfd:kopolicy (deleted) cannot'
+	want+=' be stat()ed (No such file or directory)'
+	[ $st -le 1 ] && grep -q "$want" "$tmp/memfd.err"
+	ok "executable not stat()able: $(grep 'result cache' "$tmp/memfd.err")" $?
 else
 	n=$((n + 1))
 	echo "ok $n # SKIP python3 missing"
