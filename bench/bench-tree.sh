@@ -34,6 +34,12 @@
 #   check-b-warm  the same again with the result cache off (KOPOLICY_RUN_CACHE=off: as after a
 #                 depmod, which changes the result's inputs): facts and verdicts from the cache
 #   check-b-nokeys-cold, check-b-nokeys-warm  the same with --no-kernel-keys
+#   check-b-after-depmod  on a scratch copy of TREE_ROOT (made in the temporary directory:
+#                 depmod never writes into TREE_ROOT): the result stored, then a real
+#                 depmod -b writing every index again (the same bytes, new files renamed
+#                 into place; timed as depmod-write), then check --format json -b: the
+#                 result replayed through the inputs' bytes (lib/file/inputs.h)
+#   check-after-depmod  the same for check -k SYMVERS MODDIR (the "check" row's arguments)
 # BENCH_ONLY="row ..." measures only those rows (and depmod), e.g. BENCH_ONLY="check-b-cold
 # check-b-warm check-b-nokeys-cold check-b-nokeys-warm".
 # Prints the median wall time, CPU time (user+sys) and peak RSS of each and the ratios
@@ -116,11 +122,37 @@ round_b() { # prefix: check -b ROOT, with the kernel's keys and without, cold th
 			--format json --no-kernel-keys -b "$root"
 	fi
 }
+# the after-depmod rows, on the scratch copy $scratch with its own cache (filled once)
+round_depmod() {
+	local p=$1 sv=$scratch/usr/src/linux-headers-$rel/Module.symvers
+	local dw=(depmod -C "$tmp/depmod.d" -E "$sv" -b "$scratch" "$rel")
+	local kc=(check --format json -k "$sv" --kernel-config "$scratch/boot/config-$rel"
+		--kernel-release "$rel" "$scratch/lib/modules/$rel")
+	want check-b-after-depmod || want check-after-depmod || return 0
+	# each: the result stored (or its entry's states refreshed) more than a second after
+	# the last depmod, depmod again, the timed check
+	if want check-b-after-depmod; then
+		sleep 1.1
+		KOPOLICY_CACHE_DIR=$tmp/cache-depmod measure "" 1 "$kp" check --format json \
+			-b "$scratch"
+		measure "${p:+depmod-write}" 0 "${dw[@]}"
+		KOPOLICY_CACHE_DIR=$tmp/cache-depmod measure "${p:+check-b-after-depmod}" 1 "$kp" \
+			check --format json -b "$scratch"
+	fi
+	if want check-after-depmod; then
+		sleep 1.1
+		KOPOLICY_CACHE_DIR=$tmp/cache-depmod measure "" 1 "$kp" "${kc[@]}"
+		measure "" 0 "${dw[@]}"
+		KOPOLICY_CACHE_DIR=$tmp/cache-depmod measure "${p:+check-after-depmod}" 1 "$kp" \
+			"${kc[@]}"
+	fi
+}
 round() { # prefix ("" for the warm-up)
 	local p=$1
 	local chk=(check --format json -k "$symvers" --kernel-config "$config" --kernel-release "$rel")
 	measure "${p:+depmod}" 0 depmod -n -C "$tmp/depmod.d" -E "$symvers" -b "$root" "$rel"
 	round_b "$p"
+	round_depmod "$p"
 	# each row only when wanted (BENCH_ONLY); the cache rows need the ones before them
 	want graph && measure "${p:+graph}" 1 "$kp" --no-cache graph -k "$symvers" "$moddir"
 	want graph-json &&
@@ -157,9 +189,11 @@ round() { # prefix ("" for the warm-up)
 tools=(depmod graph graph-json graph-j1 check check-cold check-warm graph-warm check-replay
 	graph-replay check-1mod check-1mod-bytes)
 tools+=(check-b-cold check-b-warm check-b-nokeys-cold check-b-nokeys-warm)
+tools+=(depmod-write check-b-after-depmod check-after-depmod)
 if [ -n "${BENCH_ONLY:-}" ]; then
 	only=(depmod)
 	for t in "${tools[@]}"; do [ "$t" = depmod ] || ! want "$t" || only+=("$t"); done
+	if want check-b-after-depmod || want check-after-depmod; then only+=(depmod-write); fi
 	tools=("${only[@]}")
 fi
 
@@ -180,6 +214,10 @@ siglen=$(od -An -tu1 -j $((rawsize - 32)) -N 4 "$tmp/one.raw" |
 head -c $((rawsize - 40 - siglen)) "$tmp/one.raw" | pack "$one" >"$tmp/one.unsigned"
 # from here on the tree's module is put back however the script ends
 trap 'cp -p "$tmp/one.signed" "$one"; rm -rf "$tmp"' EXIT
+scratch=$tmp/scratch # the after-depmod rows' copy of the tree
+if want check-b-after-depmod || want check-after-depmod; then
+	cp -a "$root/." "$scratch/" || die "cannot copy $root to $scratch"
+fi
 echo "tree: $root ($rel, $nmods modules), $runs runs each, alternating after a warm-up round"
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 echo "depmod: $(depmod --version | tr '\n' ' ')"

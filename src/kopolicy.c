@@ -176,15 +176,16 @@ static int cache_root(const char *dir, char *root, size_t len)
  * refuses that directory.
  */
 static struct kp_run_cache *run_cache(const struct kp_cli *cli, const char *cmd, int argc,
-				      char **argv)
+				      char **argv, char *why, size_t wlen)
 {
 	char dir[4096], root[4096];
 
+	why[0] = '\0';
 	if (cli->no_cache || kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir)) != 0 ||
 	    cache_root(dir, root, sizeof(root)) < 0 || !kp_run_cache_wanted(cmd, argc, argv) ||
 	    !cache_usable(cli->cache, root))
 		return NULL;
-	return kp_run_cache_new(root, cmd, argc, argv);
+	return kp_run_cache_new(root, cmd, argc, argv, why, wlen);
 }
 
 static void usage(FILE *f)
@@ -369,7 +370,7 @@ int main(int argc, char **argv)
 	struct kp_cli_cache cache = { 0 };
 	struct kp_run_cache *runs;
 	bool stats = getenv("KOPOLICY_CACHE_STATS") != NULL;
-	char note[160];
+	char note[320], off[320];
 	int all_argc = argc - 1;
 	char **all_argv = argv + 1;
 	struct kp_cli cli = { .prog = "kopolicy",
@@ -414,11 +415,11 @@ int main(int argc, char **argv)
 		optind = 0; /* reset getopt for the command */
 		cache.system = !strcmp(commands[i].name, "hook");
 		/* every input unchanged since a run with the same key: its result, replayed */
-		runs = run_cache(&cli, commands[i].name, all_argc, all_argv);
+		runs = run_cache(&cli, commands[i].name, all_argc, all_argv, off, sizeof(off));
 		if (runs && kp_run_cache_replay(runs, &rc)) {
 			kp_run_cache_finish(runs, -1, note, sizeof(note));
 			if (stats)
-				fputs("kopolicy: result cache: hit, replayed\n", stderr);
+				fprintf(stderr, "kopolicy: result cache: %s\n", note);
 			return rc;
 		}
 		cli.progress_f = stderr;
@@ -431,6 +432,8 @@ int main(int argc, char **argv)
 		kp_run_cache_finish(runs, rc, note, sizeof(note));
 		if (stats && *note)
 			fprintf(stderr, "kopolicy: result cache: %s\n", note);
+		if (stats && *off)
+			fprintf(stderr, "kopolicy: result cache: off: %s\n", off);
 		if (cache.cache && stats) {
 			struct kp_cache_counts n;
 

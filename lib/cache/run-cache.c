@@ -68,6 +68,7 @@ struct kp_run_cache {
 	pthread_mutex_t lock; /* stdout and stderr may be written from two threads at once */
 	bool broken;	      /* a write failed: nothing is stored */
 	size_t ninputs;
+	char note[160]; /* what a replay did, for KOPOLICY_CACHE_STATS */
 };
 
 int kp_kbuf_add(struct kbuf *k, const void *p, size_t len)
@@ -148,8 +149,8 @@ static size_t out_buffer_size(void)
 	return BUFSIZ;
 }
 
-/* Everything besides the inputs that decides the output; 0 or -1 (not cacheable). */
-static int build_key(struct kp_run_cache *rc, int argc, char **argv)
+/* Everything besides the inputs that decides the output; 0, or -1 with @why (not cacheable). */
+static int build_key(struct kp_run_cache *rc, int argc, char **argv, char *why, size_t wlen)
 {
 	struct kbuf *k = &rc->key;
 	char exe[PATH_MAX], cwd[PATH_MAX];
@@ -160,34 +161,59 @@ static int build_key(struct kp_run_cache *rc, int argc, char **argv)
 	ssize_t n;
 	long v[8];
 
+	snprintf(why, wlen, "out of memory");
 	if (add_str(k, "kopolicy run v" PACKAGE_VERSION) < 0)
 		return -1;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0 || (size_t)n >= sizeof(exe) - 1)
+	if (n <= 0 || (size_t)n >= sizeof(exe) - 1) {
+		snprintf(why, wlen,
+			 "/proc/self/exe cannot be read (%s): the executable is not known",
+			 n < 0 ? strerror(errno) : "too long");
 		return -1;
+	}
 	exe[n] = '\0';
 	/* a rebuilt or upgraded binary or library is another key */
-	if (add_state(k, exe) < 0 || dl_iterate_phdr(add_lib, k) != 0)
+	if (add_state(k, exe) < 0) {
+		snprintf(
+			why, wlen,
+			"the executable %s cannot be stat()ed (%s): a replaced binary would not be "
+			"told from this one",
+			exe, strerror(errno));
 		return -1;
+	}
+	if (dl_iterate_phdr(add_lib, k) != 0) {
+		snprintf(why, wlen, "a loaded library cannot be stat()ed (%s)", strerror(errno));
+		return -1;
+	}
 	for (int i = 0; i < argc; i++)
 		if (add_str(k, argv[i]) < 0)
 			return -1;
-	if (!getcwd(cwd, sizeof(cwd)) || !strncmp(cwd, "/proc", 5) || !strncmp(cwd, "/sys", 4) ||
-	    add_str(k, cwd) < 0)
+	if (!getcwd(cwd, sizeof(cwd)) || !strncmp(cwd, "/proc", 5) || !strncmp(cwd, "/sys", 4)) {
+		snprintf(why, wlen, "the working directory is unknown or on /proc or /sys");
+		return -1;
+	}
+	if (add_str(k, cwd) < 0)
 		return -1;
 	for (char **e = environ; e && *e; e++) {
 		if (!env_counts(*e))
 			continue;
-		if (nenv == KP_ARRAY_SIZE(env))
+		if (nenv == KP_ARRAY_SIZE(env)) {
+			snprintf(why, wlen, "more than %zu KOPOLICY_, LC_, LD_, ... variables",
+				 KP_ARRAY_SIZE(env));
 			return -1;
+		}
 		env[nenv++] = *e;
 	}
 	qsort(env, nenv, sizeof(*env), cmp_str);
 	for (size_t i = 0; i < nenv; i++)
 		if (add_str(k, env[i]) < 0)
 			return -1;
-	if (uname(&u) < 0 || add_str(k, u.sysname) < 0 || add_str(k, u.release) < 0 ||
-	    add_str(k, u.version) < 0 || add_str(k, u.machine) < 0)
+	if (uname(&u) < 0) {
+		snprintf(why, wlen, "uname() failed (%s)", strerror(errno));
+		return -1;
+	}
+	if (add_str(k, u.sysname) < 0 || add_str(k, u.release) < 0 || add_str(k, u.version) < 0 ||
+	    add_str(k, u.machine) < 0)
 		return -1;
 	v[0] = isatty(STDIN_FILENO);
 	v[1] = isatty(STDOUT_FILENO);
@@ -242,13 +268,17 @@ bool kp_run_cache_wanted(const char *cmd, int argc, char **argv)
 	return true;
 }
 
-struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int argc, char **argv)
+struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int argc, char **argv,
+				      char *why, size_t wlen)
 {
 	struct kp_run_cache *rc;
 	uint64_t h = 0xcbf29ce484222325u;
 
+	if (wlen)
+		why[0] = '\0';
 	if (!kp_run_cache_wanted(cmd, argc, argv))
 		return NULL;
+	snprintf(why, wlen, "out of memory");
 	rc = calloc(1, sizeof(*rc));
 	if (!rc)
 		return NULL;
@@ -259,7 +289,10 @@ struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int arg
 	rc->tfd = -1;
 	rc->ifd = -1;
 	rc->dfd = open_dir(root);
-	if (rc->dfd < 0 || build_key(rc, argc, argv) < 0) {
+	if (rc->dfd < 0)
+		snprintf(why, wlen, "%s/%s cannot be opened or made, or is not trusted", root,
+			 KP_RC_DIR_NAME);
+	if (rc->dfd < 0 || build_key(rc, argc, argv, why, wlen) < 0) {
 		if (rc->dfd >= 0)
 			close(rc->dfd);
 		pthread_mutex_destroy(&rc->lock);
@@ -272,6 +305,8 @@ struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int arg
 		h *= 0x100000001b3u;
 	}
 	snprintf(rc->name, sizeof(rc->name), "%016llx.run", (unsigned long long)h);
+	if (wlen)
+		why[0] = '\0';
 	return rc;
 }
 
@@ -309,22 +344,80 @@ struct replay {
 	const struct kp_run_cache *rc;
 	const unsigned char *m;
 	uint64_t size, olen, klen, mlen;
+	int how;	      /* kp_inputs_recheck()'s answer */
+	unsigned char *fresh; /* the manifest with new states, when they are to be stored */
 };
 
 /* Under kp_bytes_guard() (a file truncated under the mapping): 1 when the entry is whole,
  * ours and its inputs all unchanged, else 0. */
 static int entry_holds(void *arg)
 {
-	const struct replay *r = arg;
+	struct replay *r = arg;
 	const unsigned char *m = r->m;
 
-	return !memcmp(m, MAGIC, 8) && kp_load32(m + 8, false) == KP_RUNS_FORMAT &&
-	       r->olen <= r->size && r->klen <= r->size && r->mlen <= r->size &&
-	       HDR_LEN + r->olen + r->klen + r->mlen == r->size && r->klen == r->rc->key.len &&
-	       !memcmp(m + HDR_LEN + r->olen, r->rc->key.p, r->klen) &&
-	       kp_load32(m + 48, false) == entry_crc(m, (size_t)r->size) &&
-	       chunks(m + HDR_LEN, r->olen, false) &&
-	       kp_inputs_unchanged(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen) == 1;
+	if (!(!memcmp(m, MAGIC, 8) && kp_load32(m + 8, false) == KP_RUNS_FORMAT &&
+	      r->olen <= r->size && r->klen <= r->size && r->mlen <= r->size &&
+	      HDR_LEN + r->olen + r->klen + r->mlen == r->size && r->klen == r->rc->key.len &&
+	      !memcmp(m + HDR_LEN + r->olen, r->rc->key.p, r->klen) &&
+	      kp_load32(m + 48, false) == entry_crc(m, (size_t)r->size) &&
+	      chunks(m + HDR_LEN, r->olen, false)))
+		return 0;
+	r->how = kp_inputs_recheck(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen, &r->fresh);
+	return r->how != 0;
+}
+
+/*
+ * Under kp_bytes_guard(): writes the replayed entry again to @r->rc's unnamed file (its
+ * descriptor in @r->rc->tfd) with the manifest @r->fresh; the new header is left in @r->rc's
+ * buffer. 0 or -1.
+ */
+static int rewrite(void *arg)
+{
+	const struct replay *r = arg;
+	struct kp_run_cache *rc = (struct kp_run_cache *)r->rc;
+	uint64_t body = r->olen + r->klen;
+	unsigned char h[HDR_LEN];
+	uint32_t crc;
+
+	memcpy(h, r->m, HDR_LEN);
+	memset(h + 48, 0, 4);
+	crc = (uint32_t)crc32_z(crc32(0, h, HDR_LEN), r->m + HDR_LEN, (size_t)body);
+	crc = (uint32_t)crc32_z(crc, r->fresh, (size_t)r->mlen);
+	kp_store32(h + 48, crc);
+	if (kp_write_all(rc->tfd, h, HDR_LEN) < 0 ||
+	    kp_write_all(rc->tfd, r->m + HDR_LEN, (size_t)body) < 0 ||
+	    kp_write_all(rc->tfd, r->fresh, (size_t)r->mlen) < 0)
+		return -1;
+	memcpy(rc->buf, h, HDR_LEN);
+	return 0;
+}
+
+/*
+ * A hit through its inputs' bytes (states changed, as after a depmod that wrote the same
+ * indexes): the entry stored again with the new states, so that the next replay needs
+ * stat()s only. Best effort: the replay stands whatever happens here.
+ */
+static const char *refresh(struct kp_run_cache *rc, struct replay *r, struct kp_bytes *b)
+{
+	unsigned char h[HDR_LEN];
+	struct kp_err err;
+	const char *why = "cannot write the entry";
+
+	rc->buf = malloc(HDR_LEN);
+	rc->tfd = kp_rc_tmpfile(rc->dfd, rc->tmp, sizeof(rc->tmp));
+	if (rc->buf && rc->tfd >= 0 && kp_bytes_guard(b, rewrite, r, &err) == 0) {
+		memcpy(h, rc->buf, HDR_LEN);
+		if (kp_rc_finish_entry(rc->tfd, h, r->size) == 0 &&
+		    kp_rc_publish(rc->dfd, rc->tfd, rc->tmp, rc->name, r->size) == 0) {
+			why = NULL;
+			rc->tmp[0] = '\0'; /* named now: not to be removed */
+		}
+	}
+	free(rc->buf);
+	rc->buf = NULL;
+	kp_rc_tmp_drop(rc->dfd, rc->tfd, rc->tmp);
+	rc->tfd = -1;
+	return why;
 }
 
 static int emit(void *arg)
@@ -368,14 +461,23 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 		goto out;
 	*status = (int)kp_load32(m + 12, false);
 	hit = 1;
+	snprintf(rc->note, sizeof(rc->note), "hit, replayed");
 	/* truncated by hand between the check and here: what was written stays, exit 2 */
 	if (kp_bytes_guard(&b, emit, &r, &err) < 0) {
 		fprintf(stderr, "kopolicy: result cache: %s\n", err.msg);
 		*status = 2;
+	} else if (r.how == 2) {
+		const char *why = r.fresh ? refresh(rc, &r, &b)
+					  : "a new state is less than a second old or not trusted";
+
+		snprintf(rc->note, sizeof(rc->note),
+			 "hit, replayed (inputs rewritten with the same bytes; %s%s)",
+			 why ? "entry not refreshed: " : "entry refreshed", why ? why : "");
 	}
 	if (st.st_mtim.tv_sec + TOUCH_EVERY < time(NULL))
 		futimens(fd, NULL);
 out:
+	free(r.fresh);
 	if (m)
 		munmap(m, (size_t)st.st_size);
 	close(fd);
@@ -530,6 +632,8 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 		note[0] = '\0';
 	if (!rc)
 		return;
+	if (len)
+		snprintf(note, len, "%s", rc->note);
 	if (rc->orig_out) {
 		fflush(stdout);
 		fflush(stderr);

@@ -37,11 +37,18 @@ struct kp_run_cache;
  * A result cache for this run of command @cmd with @argv (all of it, argv[0] excluded), over
  * the cache root @root (the directory holding facts-vN/ and runs-vN/); NULL when the run is
  * not cacheable (another command, --no-cache, KOPOLICY_RUN_CACHE=off, ...) or out of memory.
+ * @why (@wlen bytes) gets why a run that could have used it cannot (its directory refused,
+ * the executable or a library cannot be stat()ed, ...), "" otherwise.
  */
-struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int argc, char **argv);
+struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int argc, char **argv,
+				      char *why, size_t wlen);
 /* The command @cmd with @argv could be replayed (kp_run_cache_new()'s own test of them). */
 bool kp_run_cache_wanted(const char *cmd, int argc, char **argv);
-/* A stored result replayed: 1 with *@status (its output written), else 0 (run normally). */
+/*
+ * A stored result replayed: 1 with *@status (its output written), else 0 (run normally).
+ * Inputs whose states changed but whose bytes (directories: names) did not still hold
+ * (inputs.h); the entry is then stored again with their new states.
+ */
 int kp_run_cache_replay(struct kp_run_cache *rc, int *status);
 /*
  * Records this run: stdout and stderr are swapped for streams that write through and keep a
@@ -52,8 +59,8 @@ int kp_run_cache_record(struct kp_run_cache *rc);
 /*
  * After the command returned @status (-1: none, nothing stored): stores the result when it
  * may be, restores stdout and stderr, frees @rc. @note gets what happened for
- * KOPOLICY_CACHE_STATS ("miss, stored (N inputs)", "miss, not stored: WHY"), "" when
- * nothing was recorded.
+ * KOPOLICY_CACHE_STATS ("miss, stored (N inputs)", "miss, not stored: WHY", after a
+ * replay "hit, replayed" with how), "" when nothing was recorded.
  */
 void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t len);
 

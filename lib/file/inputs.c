@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <openssl/evp.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,13 +21,25 @@
 #define NEW_MARGIN   1	   /* seconds: a file changed this close to the run's start is too new */
 #define CMP_CHUNK    4096  /* bytes of a spilled record read back at a time to compare it */
 #define STREAM_CHUNK 16384 /* bytes of the spill file read back at a time to store it */
-#define MAGIC	     "KPMANIF2"
+#define SUM_MAX	     ((uint64_t)16 << 20) /* bytes: a larger file is not summed (K_SUMMED) */
+#define MEMO	     64 /* digests remembered by state: a file stat()ed, then opened */
+#define MAGIC	     "KPMANIF3"
 
 enum kind {
 	K_STATE = 1,   /* stat() gave a state: dev, ino, size, mtime, ctime, mode */
 	K_ABSENT = 2,  /* stat() failed with errno @err */
 	K_CONTENT = 3, /* the bytes of a pseudo-file */
-	K_HASHED = 4   /* a state and the SHA-256 of the file's bytes (a state not trusted) */
+	K_HASHED = 4,  /* a state and the SHA-256 of the file's bytes (a state not trusted) */
+	/*
+	 * A trusted state and the SHA-256 of the regular file's bytes: the state decides,
+	 * and when it changed (a file rewritten with the same bytes) the bytes do.
+	 */
+	K_SUMMED = 5,
+	/*
+	 * A directory's state and the SHA-256 of its entries' sorted names and types: the
+	 * state decides, and when it changed (files renamed over others) the listing does.
+	 */
+	K_LISTED = 6
 };
 
 /* An entry's flags (the byte after its kind). */
@@ -36,6 +49,7 @@ enum kind {
 /* One input as recorded (its encoding: see put_entry()). */
 struct entry {
 	const char *path;
+	const unsigned char *rec; /* the record in a manifest being checked (walk()) */
 	unsigned char kind, flags;
 	int err;
 	uint64_t st[8];
@@ -67,6 +81,12 @@ struct kp_inputs {
 	const char *uncacheable; /* why, or NULL */
 	uid_t euid;		 /* whose files' states are trusted (besides root's) */
 	struct kp_fs_devs devs;	 /* the file systems seen (under @lock) */
+	/* the last digests of trusted states (under @lock): one state, one digest */
+	struct {
+		uint64_t st[8];
+		unsigned char h[KP_CONTENT_HASH_LEN];
+	} memo[MEMO];
+	unsigned int nmemo, memo_next;
 };
 
 /*
@@ -247,16 +267,20 @@ static int grow_table(struct kp_inputs *in)
 	return 0;
 }
 
-static bool too_new(const struct kp_inputs *in, const struct entry *e)
+/* The state @st (kp_file_state()) changed less than NEW_MARGIN before @start. */
+static bool state_too_new(const uint64_t *st, const struct timespec *start)
 {
 	/* nanoseconds since the epoch: a second before the run's start */
-	int64_t edge = ((int64_t)in->start.tv_sec - NEW_MARGIN) * 1000000000 + in->start.tv_nsec;
+	int64_t edge = ((int64_t)start->tv_sec - NEW_MARGIN) * 1000000000 + start->tv_nsec;
 
-	if (e->kind != K_STATE && e->kind != K_HASHED)
-		return false;
 	/* mtime can be set back by hand, ctime cannot: ctime says when the file last changed */
-	return (int64_t)e->st[5] * 1000000000 + (int64_t)e->st[6] >= edge ||
-	       (int64_t)e->st[3] * 1000000000 + (int64_t)e->st[4] >= edge;
+	return (int64_t)st[5] * 1000000000 + (int64_t)st[6] >= edge ||
+	       (int64_t)st[3] * 1000000000 + (int64_t)st[4] >= edge;
+}
+
+static bool too_new(const struct kp_inputs *in, const struct entry *e)
+{
+	return e->kind != K_ABSENT && e->kind != K_CONTENT && state_too_new(e->st, &in->start);
 }
 
 /* Writes the buffer's records to the spill file; 0 or -1. */
@@ -401,6 +425,207 @@ static int absent_class(struct kp_inputs *in, const char *path)
 }
 
 /*
+ * A module's or a kernel image's file name: the facts cache keys modules by their bytes, the
+ * signature memo an image's certificates; hashing them again would cost a miss a pass over
+ * the tree, or over an image a warm run does not read (not summed).
+ */
+static bool module_name(const char *path)
+{
+	static const char *const ext[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(path);
+
+	if (!strncmp(base ? base + 1 : path, "vmlinu", 6))
+		return true;
+	for (size_t i = 0; i < KP_ARRAY_SIZE(ext); i++) {
+		size_t l = strlen(ext[i]);
+
+		if (n >= l && !strcmp(path + n - l, ext[i]))
+			return true;
+	}
+	return false;
+}
+
+/* The digest remembered for the trusted state @v into @h: true, else false. */
+static bool memo_find(struct kp_inputs *in, const uint64_t *v, unsigned char *h)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&in->lock);
+	for (unsigned int i = 0; i < in->nmemo && !found; i++) {
+		if (!memcmp(in->memo[i].st, v, sizeof(in->memo[i].st))) {
+			memcpy(h, in->memo[i].h, KP_CONTENT_HASH_LEN);
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&in->lock);
+	return found;
+}
+
+static void memo_add(struct kp_inputs *in, const uint64_t *v, const unsigned char *h)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&in->lock);
+	i = in->memo_next;
+	in->memo_next = (i + 1) % MEMO;
+	if (in->nmemo < MEMO)
+		in->nmemo++;
+	memcpy(in->memo[i].st, v, sizeof(in->memo[i].st));
+	memcpy(in->memo[i].h, h, KP_CONTENT_HASH_LEN);
+	pthread_mutex_unlock(&in->lock);
+}
+
+static int cmp_listed(const void *a, const void *b)
+{
+	/* the type byte first, then the name */
+	return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
+}
+
+/*
+ * The SHA-256 of the directory @dfd's entries (besides "." and ".."), sorted by name: each
+ * its type (DT_*, lstat()ed when the file system does not tell) and its name with its
+ * terminating NUL. 0 or -1. @dfd itself is not moved (the listing reads another open).
+ */
+static int listing_digest(int dfd, unsigned char h[KP_CONTENT_HASH_LEN])
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	EVP_MD_CTX *ctx = NULL;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	unsigned int hl = KP_CONTENT_HASH_LEN;
+	struct dirent *de;
+	int r = -1;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((errno = 0, de = readdir(d))) {
+		unsigned char type = de->d_type;
+		size_t l = strlen(de->d_name);
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				goto out;
+			type = (unsigned char)IFTODT(st.st_mode);
+		}
+		if (kp_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0 || !(v[n] = malloc(l + 2)))
+			goto out;
+		v[n][0] = (char)type;
+		memcpy(v[n] + 1, de->d_name, l + 1);
+		n++;
+	}
+	if (errno)
+		goto out;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_listed);
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (EVP_DigestUpdate(ctx, v[i], strlen(v[i] + 1) + 2) != 1)
+			goto out;
+	if (EVP_DigestFinal_ex(ctx, h, &hl) == 1 && hl == KP_CONTENT_HASH_LEN)
+		r = 0;
+out:
+	EVP_MD_CTX_free(ctx);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	closedir(d);
+	return r;
+}
+
+/*
+ * The digest of what @fd (open on a file that fstat() says is in the state @v) holds into
+ * @h: its bytes (a regular file), its listing (a directory); then its state checked again
+ * (changed while read: -1). 0 or -1.
+ */
+static int digest_fd(int fd, const struct stat *st, const uint64_t *v,
+		     unsigned char h[KP_CONTENT_HASH_LEN])
+{
+	struct stat now;
+	uint64_t w[8];
+	int r = S_ISDIR(st->st_mode) ? listing_digest(fd, h)
+				     : kp_content_hash_fd(fd, (uint64_t)st->st_size, h);
+
+	if (r < 0 || fstat(fd, &now) < 0)
+		return -1;
+	kp_file_state(&now, w);
+	return memcmp(v, w, sizeof(w)) ? -1 : 0;
+}
+
+/*
+ * @path (stat()ed, or lstat()ed unless @follow) opened again, when it still is the file in
+ * the state @v: the descriptor, else -1.
+ */
+static int open_same(const char *path, bool follow, const uint64_t *v)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	struct stat st;
+	uint64_t w[8];
+	int fd;
+
+	/* O_NONBLOCK: what replaced the file may be a FIFO */
+	fd = open(path, flags | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0) {
+		kp_file_state(&st, w);
+		if (!memcmp(v, w, sizeof(w)))
+			return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+/*
+ * The digest that lets the trusted state @st of @path still hold when only the state changed
+ * (K_SUMMED, K_LISTED) into @h: of a regular file read whole (small, not a module) or of a
+ * directory's listing, on a file system whose stat() is the kernel's. @fd: @path as the run
+ * opened it, else -1 (opened here, when still in that state). 0, or -1 when there is none
+ * (the state alone decides).
+ */
+static int state_digest(struct kp_inputs *in, const char *path, bool follow, const struct stat *st,
+			int fd, enum kp_fs_class cls, unsigned char h[KP_CONTENT_HASH_LEN])
+{
+	uint64_t v[8];
+	int own = -1, r;
+
+	if (cls != KP_FS_LOCAL)
+		return -1;
+	if (S_ISREG(st->st_mode)) {
+		if ((uint64_t)st->st_size > SUM_MAX || module_name(path) ||
+		    !kp_state_trusted(st, cls, in->euid))
+			return -1;
+	} else if (!S_ISDIR(st->st_mode)) {
+		return -1;
+	}
+	kp_file_state(st, v);
+	/* a trusted state names its bytes (and a directory's, its names): one digest */
+	if (memo_find(in, v, h))
+		return 0;
+	if (fd < 0) {
+		own = open_same(path, follow, v);
+		if (own < 0)
+			return -1;
+		fd = own;
+	}
+	r = digest_fd(fd, st, v, h);
+	if (own >= 0)
+		close(own);
+	if (r == 0)
+		memo_add(in, v, h);
+	return r;
+}
+
+/*
  * Records the result of a stat() of @path: @r (0 or -1 with @errnum) and @st; @fd is the
  * file when it was opened (else -1). Anything on a file system of the running kernel
  * (procfs, sysfs, /dev, ...) makes the run uncacheable whatever the path's spelling; on a
@@ -461,6 +686,10 @@ static void note(struct kp_inputs *in, const char *path, bool follow, int r, int
 			return;
 		}
 		e.kind = K_HASHED;
+		e.content = h;
+		e.clen = KP_CONTENT_HASH_LEN;
+	} else if (state_digest(in, path, follow, st, fd, (enum kp_fs_class)cls, h) == 0) {
+		e.kind = S_ISDIR(st->st_mode) ? K_LISTED : K_SUMMED;
 		e.content = h;
 		e.clen = KP_CONTENT_HASH_LEN;
 	}
@@ -707,6 +936,84 @@ void kp_in_note_kmod(const char *moddir, const char *const *config)
 	add(in, &e);
 }
 
+/*
+ * The digested records among the @len bytes of whole records at @p (K_HASHED, K_SUMMED,
+ * K_LISTED) are still in their recorded states: their digests are of what the run read. The
+ * bytes of whole records scanned (a record cut at the end is left), -1 when one changed.
+ */
+static long scan_digested(const unsigned char *p, size_t len)
+{
+	char path[4096];
+	size_t off = 0;
+
+	while (len - off >= REC_HEAD) {
+		uint64_t pl = kp_load64(p + off + 2, false), cl = kp_load64(p + off + 82, false);
+		unsigned char kind = p[off];
+		struct stat st;
+		uint64_t v[8];
+		int r;
+
+		if (pl > len - off - REC_HEAD || cl > len - off - REC_HEAD - pl)
+			break;
+		if (kind >= K_HASHED) {
+			/* a path this long is refused at the replay (walk()) */
+			if (pl >= sizeof(path))
+				return -1;
+			memcpy(path, p + off + REC_HEAD, pl);
+			path[pl] = '\0';
+			r = (p[off + 1] & F_FOLLOW) ? stat(path, &st) : lstat(path, &st);
+			if (r < 0)
+				return -1;
+			kp_file_state(&st, v);
+			for (int k = 0; k < 8; k++)
+				if (v[k] != kp_load64(p + off + 18 + 8 * k, false))
+					return -1;
+		}
+		off += REC_HEAD + pl + cl;
+	}
+	return (long)off;
+}
+
+/*
+ * Every digested record still in its state at the end of the run (a file or directory
+ * changed after it was digested: what the run read may not be what was digested, and a
+ * replay that compares digests would not see it). 0 or -1 with @why.
+ */
+static int digests_hold(struct kp_inputs *in, const char **why)
+{
+	/* the largest record: a path and a pseudo-file's bytes */
+	size_t cap = REC_HEAD + 4096 + CONTENT_MAX;
+	unsigned char *chunk = NULL;
+	long used;
+	int r = -1;
+
+	*why = "an input changed during the run";
+	if (in->spilled) {
+		chunk = malloc(cap);
+		if (!chunk) {
+			*why = "out of memory";
+			return -1;
+		}
+	}
+	for (uint64_t off = 0; off < in->spilled; off += (uint64_t)used) {
+		size_t n = in->spilled - off < cap ? (size_t)(in->spilled - off) : cap;
+
+		if (kp_pread_all(in->spill, chunk, n, off) != (ssize_t)n) {
+			*why = "the inputs' temporary file could not be read";
+			goto out;
+		}
+		used = scan_digested(chunk, n);
+		if (used <= 0)
+			goto out;
+	}
+	if (in->len && scan_digested(in->buf, in->len) != (long)in->len)
+		goto out;
+	r = 0;
+out:
+	free(chunk);
+	return r;
+}
+
 int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *len,
 		     uint64_t *count, const char **why)
 {
@@ -717,7 +1024,7 @@ int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_
 	*count = 0;
 	pthread_mutex_lock(&in->lock);
 	*why = in->uncacheable;
-	if (*why)
+	if (*why || digests_hold(in, why) < 0)
 		goto out;
 	memcpy(chunk, MAGIC, 8);
 	kp_store64(chunk + 8, in->n);
@@ -778,14 +1085,16 @@ static long walk(const unsigned char *m, size_t len, bool (*fn)(void *arg, const
 			e.st[k] = kp_load64(m + off + 18 + 8 * k, false);
 		cl = kp_load64(m + off + 82, false);
 		if (pl == 0 || pl >= sizeof(path) || cl > CONTENT_MAX ||
-		    len - off - REC_HEAD < pl + cl || e.kind < K_STATE || e.kind > K_HASHED ||
+		    len - off - REC_HEAD < pl + cl || e.kind < K_STATE || e.kind > K_LISTED ||
 		    (e.flags & ~(F_FOLLOW | F_LOCAL)) ||
-		    (e.kind == K_HASHED && cl != KP_CONTENT_HASH_LEN))
+		    (e.kind >= K_HASHED && cl != KP_CONTENT_HASH_LEN) ||
+		    (e.kind >= K_SUMMED && !(e.flags & F_LOCAL)))
 			return -1;
 		memcpy(path, m + off + REC_HEAD, pl);
 		path[pl] = '\0';
 		if (memchr(path, '\0', pl))
 			return -1;
+		e.rec = m + off;
 		e.content = (unsigned char *)m + off + REC_HEAD + pl;
 		e.clen = cl;
 		if (fn && !fn(arg, &e))
@@ -817,14 +1126,72 @@ static bool same_bytes(const char *path, const uint64_t *v, const unsigned char 
 	return same;
 }
 
+/* A manifest being checked (kp_inputs_recheck()). */
+struct check {
+	struct kp_fs_devs devs; /* the file systems seen */
+	const unsigned char *m;
+	size_t len;
+	struct timespec start;
+	uid_t euid;
+	bool by_digest;	      /* an entry held by its digest, its state changed */
+	bool no_refresh;      /* a new state may not be stored (too new, untrusted, no memory) */
+	unsigned char *fresh; /* @m with the new states of the entries that held by digest */
+};
+
 /*
- * The entry still holds (@arg: the file systems seen in this check). A state recorded on a
- * file system whose stat() the kernel keeps must still be on one: a device number reused by
- * a FUSE mount would report any state.
+ * The entry @e of a K_HASHED, K_SUMMED or K_LISTED kind whose state changed to @v (@st: the
+ * stat() that gave it) still holds by its digest: the same type and permissions (and size
+ * for a file), on a file system whose stat() is the kernel's, the same bytes or listing. Its
+ * new state then goes into @c's fresh manifest when it may be stored (a K_HASHED entry
+ * stays one: its bytes are compared on every check).
+ */
+static bool holds_by_digest(struct check *c, const struct entry *e, const struct stat *st,
+			    const uint64_t *v)
+{
+	unsigned char h[KP_CONTENT_HASH_LEN];
+	size_t at = (size_t)(e->rec - c->m);
+	bool same;
+	int fd;
+
+	if (v[7] != e->st[7] || (e->kind != K_LISTED && v[2] != e->st[2]))
+		return false;
+	fd = open_same(e->path, e->flags & F_FOLLOW, v);
+	if (fd < 0)
+		return false;
+	same = kp_fs_class_of_fd(fd) == KP_FS_LOCAL && digest_fd(fd, st, v, h) == 0 &&
+	       !memcmp(h, e->content, sizeof(h));
+	close(fd);
+	if (!same)
+		return false;
+	c->by_digest = true;
+	/* a state too new, or one that does not name the file's bytes, is not stored */
+	if (state_too_new(v, &c->start) ||
+	    (e->kind == K_SUMMED && !kp_state_trusted(st, KP_FS_LOCAL, c->euid)))
+		c->no_refresh = true;
+	if (c->no_refresh)
+		return true;
+	if (!c->fresh) {
+		c->fresh = malloc(c->len);
+		if (!c->fresh) {
+			c->no_refresh = true;
+			return true;
+		}
+		memcpy(c->fresh, c->m, c->len);
+	}
+	for (int k = 0; k < 8; k++)
+		kp_store64(c->fresh + at + 18 + 8 * k, v[k]);
+	return true;
+}
+
+/*
+ * The entry still holds (@arg: the check). A state recorded on a file system whose stat()
+ * the kernel keeps must still be on one: a device number reused by a FUSE mount would
+ * report any state.
  */
 static bool holds(void *arg, const struct entry *e)
 {
-	struct kp_fs_devs *devs = arg;
+	struct check *chk = arg;
+	struct kp_fs_devs *devs = &chk->devs;
 	struct stat st;
 	uint64_t v[8];
 	int r;
@@ -845,7 +1212,7 @@ static bool holds(void *arg, const struct entry *e)
 		return false;
 	kp_file_state(&st, v);
 	if (memcmp(v, e->st, sizeof(v)))
-		return false;
+		return e->kind >= K_HASHED && holds_by_digest(chk, e, &st, v);
 	if (e->flags & F_LOCAL) {
 		int c = kp_fs_devs_find(devs, (uint64_t)st.st_dev);
 
@@ -861,13 +1228,27 @@ static bool holds(void *arg, const struct entry *e)
 	return e->kind != K_HASHED || same_bytes(e->path, e->st, e->content);
 }
 
+int kp_inputs_recheck(const unsigned char *m, size_t len, unsigned char **fresh)
+{
+	struct check c = { .m = m, .len = len, .euid = geteuid() };
+	int r;
+
+	if (fresh)
+		*fresh = NULL;
+	/* no /dev entry: a state recorded as on a local file system is checked as one */
+	memset(&c.devs, 0, sizeof(c.devs));
+	clock_gettime(CLOCK_REALTIME, &c.start);
+	r = walk(m, len, holds, &c) < 0 ? 0 : c.by_digest ? 2 : 1;
+	if (r == 2 && fresh && !c.no_refresh)
+		*fresh = c.fresh;
+	else
+		free(c.fresh);
+	return r;
+}
+
 int kp_inputs_unchanged(const unsigned char *m, size_t len)
 {
-	struct kp_fs_devs devs;
-
-	/* no /dev entry: a state recorded as on a local file system is checked as one */
-	memset(&devs, 0, sizeof(devs));
-	return walk(m, len, holds, &devs) >= 0;
+	return kp_inputs_recheck(m, len, NULL) != 0;
 }
 
 size_t kp_inputs_count(const unsigned char *m, size_t len)

@@ -11,12 +11,22 @@
  *
  * What a state is worth is fs-trust.h's: a regular file opened in a state that does not name
  * its bytes (writable by another user, or on FUSE, NFS, ...) is recorded with the SHA-256 of
- * its bytes, which a replay hashes again. Anything on one of the running kernel's file
- * systems (procfs, sysfs, debugfs, the devtmpfs at /dev, ...: told by statfs() of what was
- * opened or stat()ed, or of an absent path's nearest existing directory, never by the
- * path's spelling), a directory, link or absent path on a file system whose stat() is not
- * the kernel's, a device or FIFO, or anything kp_in_uncacheable() is told about makes the
- * run uncacheable (a normal run every time).
+ * its bytes, which a replay hashes again. A trusted state can change while the bytes do
+ * not (depmod writes each modules.* index to a temporary file and renames it over the old
+ * one, with the same bytes when no module changed): a small regular file (at most 16 MiB;
+ * not a module nor a kernel image, which the caches that read them key by their bytes) is
+ * recorded with the SHA-256 of its bytes too, a directory with the SHA-256 of its entries'
+ * sorted names and types (one digest per state: a file stat()ed, then opened, is hashed
+ * once); a replay that finds such a state changed compares those instead (the type,
+ * permissions and size must not have changed), on a file system whose stat() is still the
+ * kernel's; so does one that finds the state of a hashed file changed.
+ *
+ * Anything on one of the running kernel's file systems (procfs, sysfs, debugfs, the
+ * devtmpfs at /dev, ...: told by statfs() of what was opened or stat()ed, or of an absent
+ * path's nearest existing directory, never by the path's spelling), a directory, link or
+ * absent path on a file system whose stat() is not the kernel's, a device or FIFO, or
+ * anything kp_in_uncacheable() is told about makes the run uncacheable (a normal run every
+ * time).
  */
 #ifndef KP_INPUTS_H
 #define KP_INPUTS_H
@@ -75,13 +85,15 @@ void kp_in_uncacheable(const char *why);
 /* Takes the next @len bytes of a manifest being streamed; 0 or -1 (stop). */
 typedef int (*kp_inputs_put)(void *arg, const void *p, size_t len);
 /*
- * Streams the recorded manifest ("KPMANIF2", the count, the entries in the order recorded,
+ * Streams the recorded manifest ("KPMANIF3", the count, the entries in the order recorded,
  * exact duplicates dropped) to @put in pieces (16 KiB, or the buffer's records at once), for
  * run-cache.c: the spilled records are read back, the whole manifest is never in memory.
  * 0 with its length in *@len and its entries in *@count; -1 with @why when the run must not
  * be stored: uncacheable, an input changed during the run (its change time is after the
- * run's start less a second), out of memory, the spill file could not be written or read,
- * or @put failed (then part of the manifest may have gone to @put). Not while recording.
+ * run's start less a second; or a hashed, summed or listed input no longer in the state it
+ * was digested in: what the run read may not be what was digested), out of memory, the
+ * spill file could not be written or read, or @put failed (then part of the manifest may
+ * have gone to @put). Not while recording.
  */
 int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *len,
 		     uint64_t *count, const char **why);
@@ -91,6 +103,15 @@ int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_
  * absent, the same bytes for the hashed ones); 0 when anything differs or @m is malformed.
  */
 int kp_inputs_unchanged(const unsigned char *m, size_t len);
+/*
+ * kp_inputs_unchanged() that also tells how: 1 when every state held, 2 when some held only
+ * by their bytes or listing (their states changed); 0 when anything differs. With 2,
+ * *@fresh (when not NULL) gets a copy of @m (@len bytes, the caller's to free) with those
+ * entries' new states, so that storing it makes the next check stat()s only again; NULL
+ * when a new state must not be stored (changed less than a second ago, no longer trusted,
+ * out of memory).
+ */
+int kp_inputs_recheck(const unsigned char *m, size_t len, unsigned char **fresh);
 /* The number of entries of a manifest (0 when malformed). */
 size_t kp_inputs_count(const unsigned char *m, size_t len);
 
