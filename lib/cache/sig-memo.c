@@ -546,12 +546,16 @@ void kp_sig_memo_clear_at(int dirfd, uint64_t *removed)
 
 /* ---- kopolicy cache show / prune: what sigs/ holds ---- */
 
+/* The memo's files: verdicts, images' certificates, and any other *.memo kept in sigs/. */
 static bool memo_file(int dfd, const char *name, const struct stat *st, void *arg)
 {
+	size_t n = strlen(name);
+
 	(void)dfd;
 	(void)st;
 	(void)arg;
-	return is_verdict_file(name) || !strncmp(name, "image-", 6);
+	return name[0] != '.' &&
+	       (!strncmp(name, "image-", 6) || (n > 5 && !strcmp(name + n - 5, ".memo")));
 }
 
 /* Counts @files (the first @n) into @u: verdicts from each verdict file's header count. */
@@ -564,10 +568,10 @@ static void usage_of(int dfd, const struct kp_dir_file *files, size_t n,
 
 		u->files++;
 		u->bytes += files[i].bytes;
-		if (!is_verdict_file(files[i].name)) {
+		if (!strncmp(files[i].name, "image-", 6))
 			u->images++;
+		if (!is_verdict_file(files[i].name))
 			continue;
-		}
 		fd = openat(dfd, files[i].name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd >= 0 && kp_pread_all(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
 		    !memcmp(h, VERDICT_MAGIC, 8))

@@ -78,7 +78,7 @@ void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
 
 /* What DIR/facts-vN/sigs holds, for `cache show` and `cache prune`. */
 struct kp_sig_memo_usage {
-	uint64_t files;
+	uint64_t files;	   /* every *.memo and image-* file of sigs/ */
 	uint64_t bytes;	   /* allocated on disk */
 	uint64_t verdicts; /* ids in the verdict files (one verdict may be in two files) */
 	uint64_t images;   /* kernel images' certificate files */
