@@ -49,7 +49,7 @@ static int entry_of(const struct kp_base_map *m, struct entry *e)
 	memcpy(&bcrc, m->data + 20, 4);
 	memcpy(&flags, m->data + 24, 4);
 	if (!e->nr || !e->blen || (flags & ~F_COPY) || e->nr > (m->len - HEAD_LEN) / 4 ||
-	    e->blen > m->len ||
+	    ((flags & F_COPY) && e->blen > m->len) ||
 	    m->len != (flags & F_COPY ? copy_off(e->nr) + e->blen : HEAD_LEN + (size_t)e->nr * 4) ||
 	    crc != (uint32_t)crc32_z(0, m->data + HEAD_LEN, (size_t)e->nr * 4))
 		return -1;

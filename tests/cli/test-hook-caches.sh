@@ -81,6 +81,8 @@ hook btf-cold --root "$r" veth
 hook btf-warm --root "$r" veth
 same btf-off btf-cold && same btf-off btf-warm
 ok "hook, base cache cold and warm: the same answer byte for byte" $?
+grep -qE '^kopolicy: base cache: [3-9] hits, 0 misses, 0 stored, 0 refused$' "$tmp/btf-warm.err"
+ok "... warm: every base from the cache, the BTF's entry used" $?
 big=$(find "$tmp/cache/base-v1" -name '*.base' -size +$((btf_len / 1024))k | wc -l)
 [ "$big" -eq 0 ]
 ok "a raw BTF file: the entry keeps its index, not its $btf_len bytes (mapped where it lies)" $?
