@@ -24,13 +24,16 @@ static void cache_usage(FILE *f)
 		"and explain runs with the inputs each read (every file's and directory's state,\n"
 		"every path found absent); a run with the same arguments, environment and\n"
 		"unchanged inputs replays it.\n"
-		"The base cache (base-v1): the kernel's Module.symvers and config as the hook\n"
-		"parsed them, found by each file's state (or SHA-256), used without parsing.\n"
+		"The base cache (base-v1): the kernel's Module.symvers, config and vmlinux BTF\n"
+		"index as the hook parsed them, found by each file's state (or SHA-256), used\n"
+		"without parsing. Signature verdicts (facts-v%d/sigs): signatures that verified.\n"
 		"\n"
 		"  show             the directory, its entries, packs and disk use (the default)\n"
-		"  prune            remove the least recently used packs down to SIZE, and\n"
-		"                   results down to a quarter of SIZE\n"
-		"  clear            remove every pack, result and kernel base (base-v1), and\n"
+		"  prune            remove the least recently used kernel bases down to a\n"
+		"                   quarter of SIZE, signature verdicts and packs down to what\n"
+		"                   is left of SIZE, and results down to a quarter of SIZE\n"
+		"  clear            remove every pack, signature verdict, result and kernel\n"
+		"                   base (base-v1), and\n"
 		"                   the facts-v1 ...\n"
 		"                   directories older releases left (never read again)\n"
 		"      --system     the hook's cache, /var/cache/kopolicy, not the user's\n"
@@ -46,11 +49,11 @@ static void cache_usage(FILE *f)
 		"not used: one line says why and the run goes on without the cache; this command\n"
 		"refuses it (exit 2). prune and clear remove links as links, never following\n"
 		"them. See kopolicy(1), CACHE TRUST.\n",
-		KP_RUNS_FORMAT, KP_FACTS_FORMAT, KP_RUNS_FORMAT);
+		KP_RUNS_FORMAT, KP_FACTS_FORMAT, KP_FACTS_FORMAT, KP_RUNS_FORMAT);
 }
 
 static void print_usage(const char *dir, const struct kp_cache_usage *u,
-			const struct kp_run_usage *ru)
+			const struct kp_run_usage *ru, const struct kp_base_usage *bu)
 {
 	char sz[32];
 
@@ -62,6 +65,13 @@ static void print_usage(const char *dir, const struct kp_cache_usage *u,
 	printf("results: %" PRIu64 "\n", ru->entries);
 	printf("results disk use: %" PRIu64 " bytes (%s)\n", ru->bytes,
 	       kp_format_size((size_t)ru->bytes, sz, sizeof(sz)));
+	printf("signature verdicts: %" PRIu64 " (%" PRIu64 " files, %" PRIu64 " kernel image(s))\n",
+	       u->sig_verdicts, u->sig_files, u->sig_images);
+	printf("signature verdicts disk use: %" PRIu64 " bytes (%s)\n", u->sig_bytes,
+	       kp_format_size((size_t)u->sig_bytes, sz, sizeof(sz)));
+	printf("kernel bases: %" PRIu64 "\n", bu->entries);
+	printf("kernel bases disk use: %" PRIu64 " bytes (%s)\n", bu->bytes,
+	       kp_format_size((size_t)bu->bytes, sz, sizeof(sz)));
 }
 
 int cmd_cache(struct kp_cli *cli, int argc, char **argv)
@@ -74,6 +84,7 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	enum kp_cache_scope scope = KP_CACHE_USER;
 	struct kp_cache_usage u;
 	struct kp_run_usage ru;
+	struct kp_base_usage bu = { 0 };
 	uint64_t base_removed = 0;
 	struct kp_err err = { 0 };
 	const char *action = "show";
@@ -131,10 +142,14 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	if (!strcmp(action, "show"))
-		r = kp_facts_cache_usage(dir, &u, &err) < 0 ? -1
-							    : kp_run_cache_usage(root, &ru, &err);
+		r = kp_facts_cache_usage(dir, &u, &err) < 0 ||
+				    kp_run_cache_usage(root, &ru, &err) < 0
+			    ? -1
+			    : kp_base_cache_usage(root, &bu, &err);
 	else if (!strcmp(action, "prune"))
-		r = kp_facts_cache_prune(dir, max, &u, &err) < 0
+		/* SIZE holds the kernel bases (a quarter at most), the memo and the packs */
+		r = kp_base_cache_prune(root, max / 4, &bu, &err) < 0 ||
+				    kp_facts_cache_prune(dir, max - bu.bytes, &u, &err) < 0
 			    ? -1
 			    : kp_run_cache_prune(root, max / 4, &ru, &err);
 	else
@@ -155,7 +170,8 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 			printf("removed obsolete: %s (%" PRIu64 " files)\n", names, old);
 	}
 	if (strcmp(action, "show"))
-		printf("removed: %" PRIu64 " files\n", u.removed + ru.removed + base_removed);
-	print_usage(dir, &u, &ru);
+		printf("removed: %" PRIu64 " files\n",
+		       u.removed + ru.removed + base_removed + bu.removed);
+	print_usage(dir, &u, &ru, &bu);
 	return KP_EXIT_OK;
 }

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@ enum {
 struct hook {
 	struct kp_cli *cli;
 	const char *root; /* NULL: this machine */
+	char *root_abs;	  /* a relative --root made absolute (owned), or NULL */
 	const char *config;
 	const char *asked; /* MODULE as given */
 	bool verbose;
@@ -73,7 +75,8 @@ static void hook_usage(FILE *f)
 	      "      --on-error MODE  fail-open (default) or fail-closed when kopolicy cannot\n"
 	      "                       decide; the policy file's on-error lines take precedence\n"
 	      "      --root DIR       judge the system under DIR (modules tree, proc, sys, etc)\n"
-	      "                       (--running is implied; -b does not apply)\n"
+	      "                       (--running is implied; -b does not apply; a relative DIR\n"
+	      "                       is from the current directory, as modprobe -d)\n"
 	      "      --timeout SECS   answer within SECS seconds whatever happens, applying\n"
 	      "                       the on-error mode (default 10; 0: no deadline)\n"
 	      "      --read-in-tree   also read in-tree dependencies that are not loaded yet\n"
@@ -621,6 +624,32 @@ static void hook_free(struct hook *h)
 {
 	kp_ctx_release(&h->a);
 	kp_hook_policy_release(&h->policy);
+	free(h->root_abs);
+}
+
+/*
+ * A relative --root DIR is taken from the current directory once, at the start, as
+ * `modprobe -d DIR` does (libkmod's kmod_new() makes its directory absolute with
+ * path_make_absolute_cwd(): the paths it hands back are absolute, and a relative root
+ * would be prefixed to them a second time). Symbolic links are not resolved, as there.
+ * 0, or -1 (the current directory cannot be named, or out of memory).
+ */
+static int absolute_root(struct hook *h)
+{
+	char *cwd;
+
+	if (!h->o.root || h->o.root[0] == '/')
+		return 0;
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return -1;
+	if (asprintf(&h->root_abs, "%s/%s", cwd, h->o.root) < 0)
+		h->root_abs = NULL;
+	free(cwd);
+	if (!h->root_abs)
+		return -1;
+	h->o.root = h->root_abs;
+	return 0;
 }
 
 int cmd_hook(struct kp_cli *cli, int argc, char **argv)
@@ -691,10 +720,16 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 	}
 	/* --root and the overrides are the target options; the system is always the running one.
 	 */
+	if (absolute_root(&h) < 0) {
+		kp_cli_error(NULL, "hook: --root %s: cannot make it absolute: %s", h.o.root,
+			     strerror(errno));
+		return KP_EXIT_ERROR;
+	}
 	h.root = h.o.root;
 	if (h.o.basedir) {
 		kp_cli_error(NULL, "hook: --basedir does not apply: the hook judges the running "
 				   "system (--root DIR for another root)");
+		free(h.root_abs);
 		return KP_EXIT_ERROR;
 	}
 	kp_cli_ctx_init(&h.a, cli, &h.o);

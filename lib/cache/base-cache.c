@@ -31,6 +31,7 @@
 #define MAGIC	    "KPBASE\r\n"
 #define HEADER_LEN  384
 #define TMP_MAX_AGE 3600 /* a temporary file older than this was left by a crash */
+#define TOUCH_EVERY 3600 /* a hit refreshes its entry's mtime when older (as run-cache.c) */
 
 struct kp_base_cache {
 	char *root;
@@ -318,16 +319,22 @@ int kp_base_cache_get(struct kp_base_cache *c, const struct kp_base_key *k, stru
 		return 0;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
+	if (p == MAP_FAILED) {
+		close(fd);
 		return 0;
+	}
 	memcpy(&len, (const unsigned char *)p + 16, 8);
 	header(c, k, len, want);
 	if (memcmp(p, want, HEADER_LEN) || len != (uint64_t)st.st_size - HEADER_LEN) {
+		close(fd);
 		munmap(p, (size_t)st.st_size);
 		__atomic_add_fetch(&c->n.rejected, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
+	/* aged by last use (prune removes the least recently used): refreshed hourly at most */
+	if (st.st_mtim.tv_sec + TOUCH_EVERY < time(NULL))
+		(void)futimens(fd, NULL);
+	close(fd);
 	m->addr = p;
 	m->maplen = (size_t)st.st_size;
 	m->data = (const unsigned char *)p + HEADER_LEN;
@@ -370,17 +377,28 @@ static bool keep(int dfd, const char *name, const struct stat *st, void *arg)
 	return is_entry(name);
 }
 
-/* Removes the oldest entries beyond @keep_n. */
-static void prune(int dfd, size_t keep_n, struct sweep *s)
+/*
+ * Removes the oldest entries (least recently used: a hit refreshes the mtime) beyond @keep_n
+ * or beyond @max_bytes in all; counts what is kept into @u (may be NULL).
+ */
+static void prune(int dfd, size_t keep_n, uint64_t max_bytes, struct sweep *s,
+		  struct kp_base_usage *u)
 {
 	struct kp_dir_file *files = NULL;
-	size_t n = 0;
+	uint64_t total = 0;
+	size_t n = 0, k = 0;
 
 	if (kp_dir_newest(dfd, keep, s, &files, &n) < 0)
 		return;
-	for (size_t i = keep_n; i < n; i++)
+	while (k < n && k < keep_n && total + files[k].bytes <= max_bytes)
+		total += files[k++].bytes;
+	for (size_t i = k; i < n; i++)
 		if (unlinkat(dfd, files[i].name, 0) == 0)
 			s->removed++;
+	if (u) {
+		u->entries = k;
+		u->bytes = total;
+	}
 	free(files);
 }
 
@@ -446,7 +464,7 @@ int kp_base_cache_put(struct kp_base_cache *c, const struct kp_base_key *k, cons
 	if (r < 0)
 		return -1;
 	__atomic_add_fetch(&c->n.stored, 1, __ATOMIC_RELAXED);
-	prune(dfd, KP_BASE_CACHE_KEEP, &s);
+	prune(dfd, KP_BASE_CACHE_KEEP, UINT64_MAX, &s, NULL);
 	return 0;
 }
 
@@ -496,10 +514,46 @@ int kp_base_cache_clear(const char *root, uint64_t *removed, struct kp_err *err)
 		*removed = s.removed;
 		return kp_err_errnum(err) == ENOENT ? 0 : kp_err_prefix(err, root);
 	}
-	prune(dfd, 0, &s);
+	prune(dfd, 0, 0, &s, NULL);
 	close(dfd);
 	unlinkat(rootfd, KP_BASE_CACHE_DIR, AT_REMOVEDIR);
 	close(rootfd);
 	*removed = s.removed;
 	return 0;
+}
+
+/* The entries of ROOT/base-v1 kept within @keep_n and @max_bytes (show: all of them). */
+static int sweep_at(const char *root, bool tidy, size_t keep_n, uint64_t max_bytes,
+		    struct kp_base_usage *u, struct kp_err *err)
+{
+	struct sweep s = { .now = time(NULL), .all = false };
+	int rootfd, dfd;
+
+	memset(u, 0, sizeof(*u));
+	rootfd = kp_trusted_dir_open(root, false, err);
+	if (rootfd < 0)
+		return kp_err_errnum(err) == ENOENT ? 0 : -1;
+	dfd = kp_trusted_subdir_tidy(rootfd, KP_BASE_CACHE_DIR, tidy, &s.removed, err);
+	close(rootfd);
+	if (dfd < 0) {
+		u->removed = s.removed;
+		return kp_err_errnum(err) == ENOENT ? 0 : kp_err_prefix(err, root);
+	}
+	if (!tidy)
+		s.now = 0; /* show: no temporary file is old enough to go */
+	prune(dfd, keep_n, max_bytes, &s, u);
+	close(dfd);
+	u->removed = s.removed;
+	return 0;
+}
+
+int kp_base_cache_usage(const char *root, struct kp_base_usage *u, struct kp_err *err)
+{
+	return sweep_at(root, false, SIZE_MAX, UINT64_MAX, u, err);
+}
+
+int kp_base_cache_prune(const char *root, uint64_t max_bytes, struct kp_base_usage *u,
+			struct kp_err *err)
+{
+	return sweep_at(root, true, KP_BASE_CACHE_KEEP, max_bytes, u, err);
 }

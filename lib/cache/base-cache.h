@@ -142,6 +142,21 @@ void kp_base_cache_counts(const struct kp_base_cache *c, struct kp_base_counts *
 /* Counts a miss (the caller parsed the inputs). */
 void kp_base_cache_note_miss(struct kp_base_cache *c);
 
+/* What ROOT/base-v1 holds (kopolicy cache show, prune). */
+struct kp_base_usage {
+	uint64_t entries;
+	uint64_t bytes;	  /* allocated on disk */
+	uint64_t removed; /* prune: files removed */
+};
+/* Counts the entries under the cache root @root. 0, or -1 with @err (refused directory). */
+int kp_base_cache_usage(const char *root, struct kp_base_usage *u, struct kp_err *err);
+/*
+ * Removes the least recently used entries (by mtime, which a hit refreshes at most once an
+ * hour) until they use at most @max_bytes, and stale temporary files. 0, or -1 with @err.
+ */
+int kp_base_cache_prune(const char *root, uint64_t max_bytes, struct kp_base_usage *u,
+			struct kp_err *err);
+
 /* Removes every entry and the directory (kopolicy cache clear). 0, or -1 with @err. */
 int kp_base_cache_clear(const char *root, uint64_t *removed, struct kp_err *err);
 

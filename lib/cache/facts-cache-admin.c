@@ -131,6 +131,22 @@ static void close_fds(int a, int b)
 		close(b);
 }
 
+/* The signature memo of @dfd into @u, its oldest files beyond @max_bytes removed. */
+static void sig_usage(int dfd, uint64_t max_bytes, struct kp_cache_usage *u)
+{
+	struct kp_sig_memo_usage s = { 0 };
+
+	if (max_bytes == UINT64_MAX)
+		kp_sig_memo_usage_at(dfd, &s);
+	else
+		kp_sig_memo_prune_at(dfd, max_bytes, &s);
+	u->sig_files = s.files;
+	u->sig_bytes = s.bytes;
+	u->sig_verdicts = s.verdicts;
+	u->sig_images = s.images;
+	u->removed += s.removed;
+}
+
 int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_err *err)
 {
 	const char *base;
@@ -139,8 +155,10 @@ int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_er
 
 	memset(u, 0, sizeof(*u));
 	r = open_facts(dir, false, &rootfd, &dfd, &base, &u->removed, err);
-	if (r == 0 && dfd >= 0 && (r = walk_at(dfd, WALK_LOOK, &w, err)) == 0)
+	if (r == 0 && dfd >= 0 && (r = walk_at(dfd, WALK_LOOK, &w, err)) == 0) {
 		usage_of(&w, w.n, u);
+		sig_usage(dfd, UINT64_MAX, u);
+	}
 	walk_end(&w);
 	close_fds(rootfd, dfd);
 	return r;
@@ -177,8 +195,11 @@ int kp_facts_cache_prune(const char *dir, uint64_t max_bytes, struct kp_cache_us
 
 	memset(u, 0, sizeof(*u));
 	r = open_facts(dir, true, &rootfd, &dfd, &base, &u->removed, err);
-	if (r == 0 && dfd >= 0)
-		r = kp_fc_prune_at(dfd, max_bytes, u, err);
+	if (r == 0 && dfd >= 0) {
+		/* the memo first (small, and each verdict saves a public-key operation) */
+		sig_usage(dfd, max_bytes, u);
+		r = kp_fc_prune_at(dfd, max_bytes - u->sig_bytes, u, err);
+	}
 	close_fds(rootfd, dfd);
 	return r;
 }

@@ -119,12 +119,16 @@ struct kp_cache_usage {
 	uint64_t packs;	  /* pack files */
 	uint64_t bytes;	  /* disk use of the packs (allocated blocks) */
 	uint64_t removed; /* prune/clear: files removed */
+	/* the signature memo in @dir's sigs/ (sig-memo.h): files, bytes, verdicts, images */
+	uint64_t sig_files, sig_bytes, sig_verdicts, sig_images;
 };
 /* Counts what @dir holds. 0, or -1 with @err (a missing directory is an empty cache). */
 int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_err *err);
 /*
  * Removes the least recently used packs (by mtime; a hit refreshes its pack's at most once
- * a day) until @dir uses at most @max_bytes, and stale temporary files.
+ * a day) until @dir uses at most @max_bytes, and stale temporary files. With
+ * kp_facts_cache_prune(), the signature memo counts in @max_bytes first (its oldest files
+ * go beyond it), the packs get what it leaves.
  */
 int kp_facts_cache_prune(const char *dir, uint64_t max_bytes, struct kp_cache_usage *u,
 			 struct kp_err *err);

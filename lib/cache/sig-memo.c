@@ -459,3 +459,68 @@ void kp_sig_memo_clear_at(int dirfd, uint64_t *removed)
 	close(dfd);
 	unlinkat(dirfd, KP_SIG_MEMO_DIR, AT_REMOVEDIR);
 }
+
+/* ---- kopolicy cache show / prune: what sigs/ holds ---- */
+
+/* The memo's files: verdicts, images' certificates, and any other *.memo kept in sigs/. */
+static bool memo_file(int dfd, const char *name, const struct stat *st, void *arg)
+{
+	size_t n = strlen(name);
+
+	(void)dfd;
+	(void)st;
+	(void)arg;
+	return name[0] != '.' &&
+	       (!strncmp(name, "image-", 6) || (n > 5 && !strcmp(name + n - 5, ".memo")));
+}
+
+/* Counts @files (the first @n) into @u: verdicts from each verdict file's header count. */
+static void usage_of(int dfd, const struct kp_dir_file *files, size_t n,
+		     struct kp_sig_memo_usage *u)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char h[HEADER_LEN];
+		int fd;
+
+		u->files++;
+		u->bytes += files[i].bytes;
+		if (!strncmp(files[i].name, "image-", 6))
+			u->images++;
+		if (!is_verdict_file(files[i].name))
+			continue;
+		fd = openat(dfd, files[i].name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd >= 0 && kp_pread_all(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+		    !memcmp(h, VERDICT_MAGIC, 8))
+			u->verdicts += kp_load32(h + 8, false);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+void kp_sig_memo_prune_at(int dirfd, uint64_t max_bytes, struct kp_sig_memo_usage *u)
+{
+	struct kp_dir_file *files = NULL;
+	uint64_t total = 0;
+	size_t n = 0, k = 0;
+	int dfd = kp_trusted_subdir_tidy(dirfd, KP_SIG_MEMO_DIR, max_bytes != UINT64_MAX,
+					 &u->removed, NULL);
+
+	if (dfd < 0)
+		return;
+	if (kp_dir_newest(dfd, memo_file, NULL, &files, &n) == 0) {
+		/* the most recently written first: a run rewrites every verdict it knows */
+		while (k < n && total + files[k].bytes <= max_bytes)
+			total += files[k++].bytes;
+		for (size_t i = k; i < n; i++)
+			if (unlinkat(dfd, files[i].name, 0) == 0)
+				u->removed++;
+		usage_of(dfd, files, k, u);
+	}
+	free(files);
+	close(dfd);
+}
+
+void kp_sig_memo_usage_at(int dirfd, struct kp_sig_memo_usage *u)
+{
+	kp_sig_memo_prune_at(dirfd, UINT64_MAX, u);
+}

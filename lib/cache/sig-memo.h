@@ -76,6 +76,21 @@ int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsig
 void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
 			   const unsigned char *der, size_t len, uint32_t n);
 
+/* What DIR/facts-vN/sigs holds, for `cache show` and `cache prune`. */
+struct kp_sig_memo_usage {
+	uint64_t files;	   /* every *.memo and image-* file of sigs/ */
+	uint64_t bytes;	   /* allocated on disk */
+	uint64_t verdicts; /* ids in the verdict files (one verdict may be in two files) */
+	uint64_t images;   /* kernel images' certificate files */
+	uint64_t removed;  /* prune: files removed */
+};
+/* Adds what the sigs/ directory of the trusted facts directory @dirfd holds to @u. */
+void kp_sig_memo_usage_at(int dirfd, struct kp_sig_memo_usage *u);
+/*
+ * Removes the oldest files (by mtime) of @dirfd's sigs/ beyond @max_bytes in all, and links;
+ * adds what is kept and removed to @u.
+ */
+void kp_sig_memo_prune_at(int dirfd, uint64_t max_bytes, struct kp_sig_memo_usage *u);
 /* For `cache clear`: removes every file of DIR/facts-vN/sigs and the directory (counted). */
 void kp_sig_memo_clear_at(int dirfd, uint64_t *removed);
 

@@ -360,6 +360,8 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 	if (kp_tree_open(&c->tree, c->o.root, c->run.release, &why) < 0)
 		return kp_err_set(err, "unknown kernel: %s", why.msg);
 	c->have_tree = true;
+	/* the signature verdicts and image certificates kept with the facts, as check uses them */
+	kp_ctx_attach_sig_memo(c);
 	/*
 	 * The running kernel's keys as /proc/keys lists them, --kernel-image, --trusted-cert
 	 * (not the installed vmlinuz: decompressing it costs seconds on every modprobe).

@@ -201,7 +201,7 @@ static const char *machine_root(const struct kp_ctx *c, bool *live)
  * The signature verdicts and image certificates kept with the facts (cache/sig-memo.h), or
  * this run's own when there is no facts cache: every verification goes through one.
  */
-static void attach_memo(struct kp_ctx *c)
+void kp_ctx_attach_sig_memo(struct kp_ctx *c)
 {
 	struct kp_facts_cache *fc = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
 
@@ -217,7 +217,7 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 {
 	size_t max = max_size(c);
 
-	attach_memo(c);
+	kp_ctx_attach_sig_memo(c);
 
 	if (c->have_run && !c->o.no_kernel_keys) {
 		if (kp_keyring_add_proc_keys(&c->keys, c->o.root, err) < 0 ||
@@ -460,9 +460,13 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 							 : "no vmlinux BTF given") < 0
 			       ? kp_err_set(err, "out of memory")
 			       : 0;
-	kp_vmlinux_btf_release(&c->vmlinux_btf);
-	if (kp_vmlinux_btf_read(path, &c->vmlinux_btf, &why) < 0) {
-		free(sys);
+	/* the base cache in the lazy mode (the hook) only, as for its Module.symvers and config */
+	r = kp_vmlinux_btf_load_cached(
+		f, path,
+		c->hook.have_chain && c->env.base_cache ? c->env.base_cache(c->env.cache_data) : NULL,
+		c->o.root, &c->vmlinux_btf, &why);
+	free(sys);
+	if (r == -1) {
 		if (c->o.vmlinux_btf) {
 			*err = why;
 			return -1;
@@ -472,12 +476,6 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 			       ? kp_err_set(err, "out of memory")
 			       : 0;
 	}
-	/* the base cache in the lazy mode (the hook) only, as for its Module.symvers and config */
-	r = kp_facts_vmlinux_btf_cached(
-		f, c->vmlinux_btf.data, c->vmlinux_btf.len, path,
-		c->hook.have_chain && c->env.base_cache ? c->env.base_cache(c->env.cache_data) : NULL,
-		c->o.root);
-	free(sys);
 	return r < 0 ? kp_err_set(err, "out of memory") : 0;
 }
 

@@ -207,6 +207,11 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err);
  * --vmlinux-btf cannot be read or memory runs out.
  */
 int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_err *err);
+/*
+ * The keys' signature-verdict memo (cache/sig-memo.h): the facts cache's, or this run's own
+ * when there is none. Before the keys are read (kernel images) and any signature is checked.
+ */
+void kp_ctx_attach_sig_memo(struct kp_ctx *c);
 
 /*
  * What modprobe would load for @name on the running system (kp_ctx_open_live() first), as a

@@ -1,55 +1,81 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The kernel's BTF through the base cache (vmlinux-btf-cached.h). Payload:
- *   magic "KPBTFIX1", type count, BTF length, CRC-32 of the index, then the index (the offset
- *   of each type in the BTF, as kp_btf_parse_base() made it), host byte order.
+ * The kernel's BTF through the base cache (vmlinux-btf-cached.h). Payload, host byte order:
+ *   magic "KPBTFIX2", type count, BTF length, CRC-32 of the index, CRC-32 of the BTF, flags
+ *   (COPY: the BTF bytes follow), 4 bytes zero; the index (the offset of each type in the
+ *   BTF, as kp_btf_parse_base() made it); with COPY, at the next 8-byte boundary, the BTF.
  */
 #include "vmlinux-btf-cached.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#include "read/btf.h"
 #include "file/rootfs.h"
+#include "read/btf.h"
 #include "util/fs-trust.h"
 
-#define MAGIC	 "KPBTFIX1"
-#define HEAD_LEN 20
+#define MAGIC	 "KPBTFIX2"
+#define HEAD_LEN 32
+#define F_COPY	 1u
 
-/* The entry's index checked against @len: the types (borrowed from @m) and their count. */
-static const uint32_t *index_of(const struct kp_base_map *m, size_t len, uint32_t *n)
+/* What an entry holds, checked against its length and CRCs. */
+struct entry {
+	const uint32_t *types; /* borrowed from the mapping */
+	uint32_t nr;
+	uint32_t blen;
+	const unsigned char *copy; /* the BTF bytes, checked; NULL without COPY */
+};
+
+static size_t copy_off(uint32_t nr)
 {
-	uint32_t nr, blen, crc;
+	return HEAD_LEN + (((size_t)nr * 4 + 7) & ~(size_t)7);
+}
 
+/* The entry in @m, checked (header, index CRC, and the copy's CRC when it has one). 0, or -1. */
+static int entry_of(const struct kp_base_map *m, struct entry *e)
+{
+	uint32_t crc, bcrc, flags;
+
+	memset(e, 0, sizeof(*e));
 	if (m->len < HEAD_LEN || memcmp(m->data, MAGIC, 8))
-		return NULL;
-	memcpy(&nr, m->data + 8, 4);
-	memcpy(&blen, m->data + 12, 4);
+		return -1;
+	memcpy(&e->nr, m->data + 8, 4);
+	memcpy(&e->blen, m->data + 12, 4);
 	memcpy(&crc, m->data + 16, 4);
-	if (blen != len || !nr || m->len != HEAD_LEN + (size_t)nr * 4 ||
-	    crc != (uint32_t)crc32_z(0, m->data + HEAD_LEN, (size_t)nr * 4))
-		return NULL;
-	*n = nr;
+	memcpy(&bcrc, m->data + 20, 4);
+	memcpy(&flags, m->data + 24, 4);
+	if (!e->nr || !e->blen || (flags & ~F_COPY) || e->nr > (m->len - HEAD_LEN) / 4 ||
+	    ((flags & F_COPY) && e->blen > m->len) ||
+	    m->len != (flags & F_COPY ? copy_off(e->nr) + e->blen : HEAD_LEN + (size_t)e->nr * 4) ||
+	    crc != (uint32_t)crc32_z(0, m->data + HEAD_LEN, (size_t)e->nr * 4))
+		return -1;
 	/* HEAD_LEN keeps it 4-byte aligned in a page-aligned mapping (and its header) */
-	return (const uint32_t *)(const void *)(m->data + HEAD_LEN);
+	e->types = (const uint32_t *)(const void *)(m->data + HEAD_LEN);
+	if (flags & F_COPY) {
+		/* the bytes the checks will read: a damaged copy must not change a verdict */
+		e->copy = m->data + copy_off(e->nr);
+		if (bcrc != (uint32_t)crc32_z(0, e->copy, e->blen))
+			return -1;
+	}
+	return 0;
 }
 
 /* A hit: @f's BTF from the index; 0, or -1 (the index does not fit: parse instead). */
 static int from_index(struct kp_kernel_facts *f, const unsigned char *data, size_t len,
-		      const char *path, struct kp_base_map *m)
+		      const char *path, const struct entry *e, struct kp_base_map *m)
 {
 	struct kp_btf_rules rules;
-	const uint32_t *types;
 	struct kp_btf *b;
-	uint32_t nr;
 
-	types = index_of(m, len, &nr);
+	if (e->blen != len)
+		return -1;
 	kp_profile_btf_rules(&f->profile, &rules);
-	b = types ? kp_arena_alloc(&f->arena, sizeof(*b)) : NULL;
-	if (!b || kp_btf_base_from_index(b, data, len, &rules, types, nr) < 0)
+	b = kp_arena_alloc(&f->arena, sizeof(*b));
+	if (!b || kp_btf_base_from_index(b, data, len, &rules, e->types, e->nr) < 0)
 		return -1;
 	f->vmlinux_btf = b;
 	f->vmlinux_btf_source = kp_arena_strdup(&f->arena, path);
@@ -58,7 +84,7 @@ static int from_index(struct kp_kernel_facts *f, const unsigned char *data, size
 		kp_btf_release(b);
 		return -1;
 	}
-	f->vmlinux_btf_map = *m; /* the index lives in the mapping: released with @f */
+	f->vmlinux_btf_map = *m; /* the index (and a copy) live in the mapping: released with @f */
 	memset(m, 0, sizeof(*m));
 	return 0;
 }
@@ -89,12 +115,63 @@ static int boot_id(const char *root, char *buf, size_t size)
 	return i >= 32 ? 0 : -1;
 }
 
-static void store(struct kp_base_cache *cache, const struct kp_base_key *key,
-		  const struct kp_btf *b, size_t len)
+static bool raw_btf(const unsigned char *p, size_t len)
 {
-	size_t n = (size_t)b->nr_types * 4;
-	unsigned char *p = malloc(HEAD_LEN + n);
-	uint32_t blen = (uint32_t)len, crc;
+	return len >= 8 && ((p[0] == 0x9f && p[1] == 0xeb) || (p[0] == 0xeb && p[1] == 0x9f));
+}
+
+/*
+ * @in's first @len bytes mapped read-only into @out, when they are raw BTF and @in is the
+ * running kernel's file or a trusted one whose state has not moved since it was opened.
+ * /sys/kernel/btf/vmlinux can be mapped since v6.16 (kernel/bpf/sysfs_btf.c:
+ * btf_sysfs_vmlinux_mmap(), MAP_PRIVATE and read-only only); before, the bin_attribute has
+ * no .mmap and kernfs_fop_mmap() fails with ENODEV. A trusted regular file truncated under
+ * the mapping by its owner is a SIGBUS: the hook answers "cannot decide" (cmd-hook.c). 0, -1.
+ */
+static int map_source(const struct kp_base_input *in, size_t len, struct kp_vmlinux_btf *out)
+{
+	struct stat st;
+	void *p;
+
+	if (!len || (in->fs_class != KP_FS_KERNEL && (off_t)len != in->st.st_size))
+		return -1;
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (!raw_btf(p, len) || (in->fs_class != KP_FS_KERNEL &&
+				 (fstat(in->fd, &st) < 0 || st.st_size != in->st.st_size ||
+				  st.st_mtim.tv_sec != in->st.st_mtim.tv_sec ||
+				  st.st_mtim.tv_nsec != in->st.st_mtim.tv_nsec ||
+				  st.st_ctim.tv_sec != in->st.st_ctim.tv_sec ||
+				  st.st_ctim.tv_nsec != in->st.st_ctim.tv_nsec))) {
+		munmap(p, len);
+		return -1;
+	}
+	kp_vmlinux_btf_release(out);
+	out->data = p;
+	out->len = len;
+	out->map = p;
+	out->maplen = len;
+	return 0;
+}
+
+/* The entry needs a copy of the BTF: its source cannot be mapped (6.12's sysfs, ELF, xz). */
+static bool needs_copy(const struct kp_base_input *in, const unsigned char *data, size_t len)
+{
+	struct kp_vmlinux_btf probe = { 0 };
+	bool copy = !raw_btf(data, len) || map_source(in, len, &probe) < 0;
+
+	kp_vmlinux_btf_release(&probe);
+	return copy;
+}
+
+static void store(struct kp_base_cache *cache, const struct kp_base_key *key,
+		  const struct kp_btf *b, const unsigned char *data, size_t len, bool copy)
+{
+	size_t n = (size_t)b->nr_types * 4,
+	       total = copy ? copy_off(b->nr_types) + len : HEAD_LEN + n;
+	unsigned char *p = calloc(1, total);
+	uint32_t blen = (uint32_t)len, flags = copy ? F_COPY : 0, crc;
 
 	if (!p)
 		return;
@@ -104,48 +181,63 @@ static void store(struct kp_base_cache *cache, const struct kp_base_key *key,
 	memcpy(p + HEAD_LEN, b->types, n);
 	crc = (uint32_t)crc32_z(0, p + HEAD_LEN, n);
 	memcpy(p + 16, &crc, 4);
-	kp_base_cache_put(cache, key, p, HEAD_LEN + n);
+	crc = (uint32_t)crc32_z(0, data, len);
+	memcpy(p + 20, &crc, 4);
+	memcpy(p + 24, &flags, 4);
+	if (copy)
+		memcpy(p + copy_off(b->nr_types), data, len);
+	kp_base_cache_put(cache, key, p, total);
 	free(p);
+}
+
+/*
+ * Opens @path into @in and makes its key: by its trusted state, or, for the running kernel's
+ * file, by the boot id. 0, or -1 (not cached: @in closed).
+ */
+static int key_of(struct kp_kernel_facts *f, const char *path, const char *root,
+		  struct kp_base_input *in, struct kp_base_key *key)
+{
+	struct kp_base_input *inp = in;
+	struct kp_btf_rules rules;
+	struct kp_err why = { 0 };
+	char kind[16], boot[64];
+
+	kp_profile_btf_rules(&f->profile, &rules);
+	snprintf(kind, sizeof(kind), "btf-%d%d%d", rules.layout_header, rules.relocate,
+		 rules.datasec_printable);
+	if (kp_base_input_open(in, path, &why) < 0 ||
+	    (!(in->fs_class == KP_FS_KERNEL && boot_id(root, boot, sizeof(boot)) == 0 &&
+	       kp_base_input_vouch(in, boot) == 0) &&
+	     !in->trusted) ||
+	    kp_base_key_make(key, kind, &inp, 1, 0, &why) < 0) {
+		kp_base_input_close(in);
+		return -1;
+	}
+	return 0;
 }
 
 int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *data, size_t len,
 				const char *path, struct kp_base_cache *cache, const char *root)
 {
-	char boot[64];
-	struct kp_base_input in = { .fd = -1 }, *inp = &in;
-	struct kp_btf_rules rules;
-	struct kp_err why = { 0 };
+	struct kp_base_input in = { .fd = -1 };
 	struct kp_base_key key;
 	struct kp_base_map m = { 0 };
-	char kind[16];
+	struct entry e;
+	bool copy;
 	int r;
 
 	if (!cache || !f->btf_modules || !data || len > UINT32_MAX)
 		return kp_facts_vmlinux_btf(f, data, len, path, NULL);
-	kp_profile_btf_rules(&f->profile, &rules);
-	snprintf(kind, sizeof(kind), "btf-%d%d%d", rules.layout_header, rules.relocate,
-		 rules.datasec_printable);
 	/*
 	 * Read just before this open: a change in between would make the state recent (not
 	 * settled, not trusted). Any other file (untrusted, unsettled) is not cached.
 	 */
-	if (kp_base_input_open(&in, path, &why) < 0) {
-		kp_base_input_close(&in);
+	if (key_of(f, path, root, &in, &key) < 0)
 		return kp_facts_vmlinux_btf(f, data, len, path, NULL);
-	}
-	if (!(in.fs_class == KP_FS_KERNEL && boot_id(root, boot, sizeof(boot)) == 0 &&
-	      kp_base_input_vouch(&in, boot) == 0) &&
-	    !in.trusted) {
-		kp_base_input_close(&in);
-		return kp_facts_vmlinux_btf(f, data, len, path, NULL);
-	}
-	if (kp_base_key_make(&key, kind, &inp, 1, 0, &why) < 0) {
-		kp_base_input_close(&in);
-		return kp_facts_vmlinux_btf(f, data, len, path, NULL);
-	}
+	copy = needs_copy(&in, data, len);
 	kp_base_input_close(&in);
 	if (kp_base_cache_get(cache, &key, &m) == 1) {
-		if (from_index(f, data, len, path, &m) == 0)
+		if (entry_of(&m, &e) == 0 && from_index(f, data, len, path, &e, &m) == 0)
 			return 0;
 		kp_base_map_release(&m);
 		kp_base_cache_drop(cache, &key);
@@ -153,6 +245,53 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
 	kp_base_cache_note_miss(cache);
 	r = kp_facts_vmlinux_btf(f, data, len, path, NULL);
 	if (r == 0 && f->vmlinux_btf)
-		store(cache, &key, f->vmlinux_btf, len);
+		store(cache, &key, f->vmlinux_btf, data, len, copy);
 	return r;
+}
+
+int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
+			       struct kp_base_cache *cache, const char *root,
+			       struct kp_vmlinux_btf *out, struct kp_err *err)
+{
+	struct kp_base_input in = { .fd = -1 };
+	struct kp_base_key key;
+	struct kp_base_map m = { 0 };
+	struct entry e;
+	bool copy;
+	int r;
+
+	kp_vmlinux_btf_release(out);
+	if (!cache || !f->btf_modules || key_of(f, path, root, &in, &key) < 0) {
+		if (kp_vmlinux_btf_read(path, out, err) < 0)
+			return -1;
+		return kp_facts_vmlinux_btf_cached(f, out->data, out->len, path, cache, root) < 0
+			       ? -2
+			       : 0;
+	}
+	if (kp_base_cache_get(cache, &key, &m) == 1) {
+		if (entry_of(&m, &e) == 0) {
+			const unsigned char *data = e.copy;
+
+			if (!data && map_source(&in, e.blen, out) == 0)
+				data = out->data;
+			if (data && from_index(f, data, e.blen, path, &e, &m) == 0) {
+				kp_base_input_close(&in);
+				return 0;
+			}
+			kp_vmlinux_btf_release(out);
+		}
+		kp_base_map_release(&m);
+		kp_base_cache_drop(cache, &key);
+	}
+	kp_base_cache_note_miss(cache);
+	if (kp_vmlinux_btf_read(path, out, err) < 0) {
+		kp_base_input_close(&in);
+		return -1;
+	}
+	copy = needs_copy(&in, out->data, out->len);
+	r = kp_facts_vmlinux_btf(f, out->data, out->len, path, NULL);
+	if (r == 0 && f->vmlinux_btf && out->len <= UINT32_MAX)
+		store(cache, &key, f->vmlinux_btf, out->data, out->len, copy);
+	kp_base_input_close(&in);
+	return r < 0 ? -2 : 0;
 }

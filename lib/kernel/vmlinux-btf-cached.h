@@ -3,7 +3,8 @@
  * The kernel's BTF through the base cache (cache/base-cache.h): btf_parse_vmlinux()'s checks
  * of every type (49 M instructions for Debian 6.12's 4.9 MB, most of a hook's time on a BTF
  * kernel) made once per BTF, the types index they produce kept in an entry and used again.
- * The BTF itself is still read (the module checks read its types and strings).
+ * The hook does not read the BTF either (kp_vmlinux_btf_load_cached()): the module checks
+ * read its types and strings where it lies, mapped.
  */
 #ifndef KP_VMLINUX_BTF_CACHED_H
 #define KP_VMLINUX_BTF_CACHED_H
@@ -12,6 +13,7 @@
 
 #include "cache/base-cache.h"
 #include "kernel-facts.h"
+#include "vmlinux-btf.h"
 
 /*
  * kp_facts_vmlinux_btf(@f, @data, @len, @path, NULL) for the BTF just read from @path, through
@@ -24,5 +26,20 @@
  */
 int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *data, size_t len,
 				const char *path, struct kp_base_cache *cache, const char *root);
+
+/*
+ * The kernel's BTF at @path for @f without reading it where the cache allows: reads @path
+ * (kp_vmlinux_btf_read()) into @out and sets @f's BTF as kp_facts_vmlinux_btf_cached() does,
+ * except on a hit of @cache (the same keys), where @out maps @path instead (raw BTF, the
+ * running kernel's /sys/kernel/btf/vmlinux when the kernel allows it, v6.16+, or a trusted
+ * file whose state has not moved) or stays empty and @f's BTF lies in the entry's own copy
+ * of the bytes (stored where the source cannot be mapped: sysfs before v6.16, an ELF or
+ * compressed file), checked by its CRC-32 before use. Only the entry's header, index and
+ * the pages the module checks touch are read. Release @out after @f. 0, -1 (@path cannot
+ * be read: @err as kp_vmlinux_btf_read()), or -2 (out of memory).
+ */
+int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
+			       struct kp_base_cache *cache, const char *root,
+			       struct kp_vmlinux_btf *out, struct kp_err *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "file/bytes.h"
 #include "read/elf-file.h"
@@ -22,6 +23,7 @@ static int from_elf(const char *path, struct kp_bytes *bytes, struct kp_vmlinux_
 {
 	struct kp_elf e;
 	const struct kp_section *s;
+	unsigned char *copy;
 	size_t idx;
 	int r = -1;
 
@@ -38,12 +40,13 @@ static int from_elf(const char *path, struct kp_bytes *bytes, struct kp_vmlinux_
 		kp_err_set(err, "%s: the .BTF section is empty or outside the file", path);
 		goto out;
 	}
-	out->data = malloc((size_t)s->size);
-	if (!out->data) {
+	copy = malloc((size_t)s->size);
+	if (!copy) {
 		kp_err_set(err, "out of memory");
 		goto out;
 	}
-	memcpy(out->data, s->data, (size_t)s->size);
+	memcpy(copy, s->data, (size_t)s->size);
+	out->data = copy;
 	out->len = (size_t)s->size;
 	r = 0;
 out:
@@ -80,6 +83,9 @@ int kp_vmlinux_btf_read(const char *path, struct kp_vmlinux_btf *out, struct kp_
 
 void kp_vmlinux_btf_release(struct kp_vmlinux_btf *b)
 {
-	free(b->data);
+	if (b->map)
+		munmap(b->map, b->maplen);
+	else
+		free((void *)b->data);
 	memset(b, 0, sizeof(*b));
 }

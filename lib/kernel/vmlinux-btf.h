@@ -12,8 +12,10 @@
 #include "util/util.h"
 
 struct kp_vmlinux_btf {
-	unsigned char *data; /* owned: the raw BTF */
+	const unsigned char *data; /* the raw BTF: owned, or in @map */
 	size_t len;
+	void *map; /* a read-only mapping holding it (vmlinux-btf-cached.h), or NULL */
+	size_t maplen;
 };
 
 /*

@@ -467,7 +467,11 @@ static bool same_btf(const struct kp_btf *a, const struct kp_btf *b)
 	       !memcmp(a->types, b->types, (size_t)a->nr_types * 4);
 }
 
-static void test_btf(struct tap *t, const char *root, const char *cfg, const char *btf)
+static void test_btf_load(struct tap *t, const char *root, const char *cfg, const char *raw,
+			  const char *xz, const struct kp_kernel_facts *want);
+
+static void test_btf(struct tap *t, const char *root, const char *cfg, const char *btf,
+		     const char *raw, const char *load_root)
 {
 	struct kp_kernel_facts want = { 0 }, got = { 0 };
 	struct kp_vmlinux_btf data = { 0 };
@@ -529,14 +533,115 @@ static void test_btf(struct tap *t, const char *root, const char *cfg, const cha
 	kp_facts_release(&got);
 	kp_base_cache_free(c);
 	chmod(btf, 0644);
+	if (raw)
+		test_btf_load(t, load_root, cfg, raw, btf, &want);
 	kp_facts_release(&want);
 	kp_vmlinux_btf_release(&data);
+}
+
+/* Writes @len bytes of @data to @path (0644). */
+static int write_bytes(const char *path, const unsigned char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int r = f && fwrite(data, 1, len, f) == len ? 0 : -1;
+
+	if (f && fclose(f) != 0)
+		r = -1;
+	return r < 0 ? -1 : chmod(path, 0644);
+}
+
+/*
+ * kp_vmlinux_btf_load_cached(): the hook's BTF without reading it. @raw: the same BTF as
+ * @xz, uncompressed (mapped where it lies on a hit); @xz: held as a copy in the entry.
+ */
+static void test_btf_load(struct tap *t, const char *root, const char *cfg, const char *raw,
+			  const char *xz, const struct kp_kernel_facts *want)
+{
+	const char *files[2] = { raw, xz };
+
+	for (int i = 0; i < 2; i++) {
+		struct kp_kernel_facts got = { 0 };
+		struct kp_vmlinux_btf out = { 0 };
+		struct kp_err err = { 0 };
+		struct kp_base_counts n;
+		struct kp_base_cache *c;
+		char entry[512], cmd[600];
+		struct stat st;
+		int wrong = 0, detected = 0, r;
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+		if (system(cmd) != 0)
+			return;
+		for (int pass = 0; pass < 2; pass++) {
+			c = kp_base_cache_new(root);
+			btf_facts(&got, cfg);
+			r = kp_vmlinux_btf_load_cached(&got, files[i], c, NULL, &out, &err);
+			kp_base_cache_counts(c, &n);
+			tap_ok(t,
+			       r == 0 && same_btf(got.vmlinux_btf, want->vmlinux_btf) &&
+				       (pass ? n.hits == 1 && n.misses == 0
+					     : n.misses == 1 && n.stored == 1),
+			       "%s BTF loaded through the cache, %s: the same BTF as parsing (%s)",
+			       i ? "xz" : "raw", pass ? "hit" : "miss, stored", err.msg);
+			if (pass && !i)
+				tap_ok(t,
+				       out.map && got.vmlinux_btf &&
+					       got.vmlinux_btf->data == out.data,
+				       "raw BTF, hit: mapped where it lies, not read");
+			else if (pass)
+				tap_ok(t,
+				       !out.data && got.vmlinux_btf &&
+					       got.vmlinux_btf->data > got.vmlinux_btf_map.data &&
+					       got.vmlinux_btf->data + got.vmlinux_btf->size ==
+						       got.vmlinux_btf_map.data +
+							       got.vmlinux_btf_map.len,
+				       "xz BTF, hit: the entry's checked copy, nothing read");
+			else
+				tap_ok(t, !out.map && out.data, "... miss: read");
+			kp_facts_release(&got);
+			kp_vmlinux_btf_release(&out);
+			kp_base_cache_free(c);
+		}
+		if (!only_entry(root, entry, sizeof(entry)) || stat(entry, &st) < 0) {
+			tap_ok(t, 0, "one entry");
+			continue;
+		}
+		tap_ok(t, i ? st.st_size > 4000000 : st.st_size < 1000000,
+		       "%s BTF: the entry %s the BTF's bytes (%lld bytes)", i ? "xz" : "raw",
+		       i ? "holds" : "does not hold", (long long)st.st_size);
+		/* damage anywhere (the copy included): refused, parsed again, never a wrong BTF */
+		for (off_t off = 0; off < st.st_size; off += off < 512 ? 31 : st.st_size / 23 + 1) {
+			if (flip(entry, off) < 0)
+				break;
+			c = kp_base_cache_new(root);
+			btf_facts(&got, cfg);
+			r = kp_vmlinux_btf_load_cached(&got, files[i], c, NULL, &out, &err);
+			kp_base_cache_counts(c, &n);
+			wrong += r != 0 || !same_btf(got.vmlinux_btf, want->vmlinux_btf) ||
+				 memcmp(got.vmlinux_btf->data, want->vmlinux_btf->data,
+					want->vmlinux_btf->size);
+			detected += n.hits == 0;
+			kp_facts_release(&got);
+			kp_vmlinux_btf_release(&out);
+			kp_base_cache_free(c);
+			if (n.hits)
+				flip(entry, off);
+			else if (!only_entry(root, entry, sizeof(entry)))
+				break;
+		}
+		tap_ok(t, wrong == 0, "%s BTF: damaged entries: no wrong BTF used (%d)",
+		       i ? "xz" : "raw", wrong);
+		tap_ok(t, detected > 10, "... damage detected (%d times)", detected);
+	}
 }
 
 int main(void)
 {
 	struct tap t = { 0 };
 	char root[256], root2[256], root3[256], root4[256], sv[256], cfg[256], btf[256];
+	char root5[256], raw[256];
+	struct kp_vmlinux_btf rawbtf = { 0 };
+	struct kp_err rerr = { 0 };
 
 	snprintf(top, sizeof(top), "/tmp/kp-base-XXXXXX");
 	if (!mkdtemp(top) || chmod(top, 0755) < 0)
@@ -546,6 +651,8 @@ int main(void)
 	at(root3, sizeof(root3), "cache3");
 	at(root4, sizeof(root4), "cache4");
 	at(btf, sizeof(btf), "vmlinux.btf.xz");
+	at(root5, sizeof(root5), "cache5");
+	at(raw, sizeof(raw), "vmlinux.btf");
 	at(sv, sizeof(sv), "Module.symvers.gz");
 	at(cfg, sizeof(cfg), "config.gz");
 	if (copy_file(tap_srcpath("fixtures/ko/6.12/Module.symvers.gz"), sv) < 0 ||
@@ -554,12 +661,18 @@ int main(void)
 		printf("Bail out! cannot copy the 6.12 fixtures\n");
 		return 1;
 	}
+	if (kp_vmlinux_btf_read(btf, &rawbtf, &rerr) < 0 ||
+	    write_bytes(raw, rawbtf.data, rawbtf.len) < 0) {
+		printf("Bail out! cannot write the raw BTF: %s\n", rerr.msg);
+		return 1;
+	}
+	kp_vmlinux_btf_release(&rawbtf);
 	/* a state is trusted once it is a second old: both files are known by their state */
 	sleep(2);
 	test_symvers(&t, root, sv);
 	test_kconfig(&t, root2, cfg);
 	test_inputs(&t, root3);
-	test_btf(&t, root4, cfg, btf);
+	test_btf(&t, root4, cfg, btf, raw, root5);
 	{
 		uint64_t removed = 0;
 		struct kp_err err = { 0 };

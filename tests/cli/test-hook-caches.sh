@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# The hook's caches (issue 28): the vmlinux BTF mapped where it lies or from the base cache's
+# checked copy, never read whole on a warm call, a damaged entry never changing the answer;
+# signature verdicts and kernel-image certificates from the facts cache's memo (as check -b
+# uses them); a relative --root taken from the current directory, as `modprobe -d` does.
+# Every answer is compared byte for byte (status, stdout, stderr) with the uncached one.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/7.2
+bx=$fx/btf
+sd=$top/tests/data/sig
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+n=0
+fail=0
+PATH=$PATH:/sbin:/usr/sbin
+if ! command -v depmod >/dev/null; then
+	echo "1..0 # SKIP depmod (kmod) is not installed"
+	exit 0
+fi
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+export KOPOLICY_CACHE_DIR=$tmp/cache KOPOLICY_RUN_CACHE=off
+
+ok() { # description, status (0 = pass)
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+# hook NAME ARGS...: kopolicy hook, its status, stdout and stderr kept as $tmp/NAME.*
+hook() {
+	local name=$1
+	shift
+	KOPOLICY_CACHE_STATS=1 "$kp" hook "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"
+	echo $? > "$tmp/$name.rc"
+	grep -v '^kopolicy: \(cache\|signatures\|base cache\)' "$tmp/$name.err" > "$tmp/$name.msg"
+}
+same() { # NAME NAME: the same status, stdout and messages
+	cmp -s "$tmp/$1.rc" "$tmp/$2.rc" && cmp -s "$tmp/$1.out" "$tmp/$2.out" &&
+		cmp -s "$tmp/$1.msg" "$tmp/$2.msg"
+}
+
+# mkroot DIR FIXTURES RELEASE: a running system's root for the hook (as test-btf.sh)
+mkroot() {
+	local r=$1 f=$2 v=$3
+	mkdir -p "$r/proc/sys/kernel" "$r/sys/kernel/btf" "$r/sys/module/module/parameters" \
+		"$r/lib/modules/$v/build" "$r/lib/modules/$v/kernel"
+	echo "$v" > "$r/proc/sys/kernel/osrelease"
+	: > "$r/proc/modules"
+	echo 0 > "$r/proc/sys/kernel/tainted"
+	echo "root=/dev/sda1" > "$r/proc/cmdline"
+	echo N > "$r/sys/module/module/parameters/sig_enforce"
+	zcat "$f/config.gz" > "$r/lib/modules/$v/config"
+	zcat "$f/Module.symvers.gz" > "$r/lib/modules/$v/build/Module.symvers"
+}
+# the 7.2 kernel with BTF: veth's .BTF does not match
+r=$tmp/live
+mkroot "$r" "$fx" "$rel"
+xz -dc "$bx/vmlinux.btf.xz" > "$r/sys/kernel/btf/vmlinux"
+mkdir -p "$r/lib/modules/$rel/kernel/drivers/net"
+cp "$bx/btf_veth_shift.ko" "$r/lib/modules/$rel/kernel/drivers/net/veth.ko"
+depmod -b "$r" "$rel" 2> /dev/null
+# the 6.12 kernel, the signed fixtures
+rel6=$(sed -n 's/^release=//p' "$top/fixtures/ko/6.12/kernel.txt")
+r6=$tmp/sig
+mkroot "$r6" "$top/fixtures/ko/6.12" "$rel6"
+mkdir -p "$r6/lib/modules/$rel6/kernel/sig"
+for f in kp_sig_sha256 kp_sig_corrupted; do
+	cp "$sd/6.12/$f.ko" "$r6/lib/modules/$rel6/kernel/sig/"
+done
+depmod -b "$r6" "$rel6" 2> /dev/null
+btf_len=$(stat -c %s "$r/sys/kernel/btf/vmlinux")
+sleep 1.1 # states changed within the last second are not trusted (base-cache.h)
+
+# 1. the vmlinux BTF
+KOPOLICY_BASE_CACHE=off hook btf-off --root "$r" veth
+grep -q "veth: warning: would fail to load with EINVAL: the module's .BTF does not validate" \
+	"$tmp/btf-off.err"
+ok "hook, no base cache: veth's .BTF judged against sys/kernel/btf/vmlinux" $?
+hook btf-cold --root "$r" veth
+hook btf-warm --root "$r" veth
+same btf-off btf-cold && same btf-off btf-warm
+ok "hook, base cache cold and warm: the same answer byte for byte" $?
+grep -qE '^kopolicy: base cache: [3-9] hits, 0 misses, 0 stored, 0 refused$' "$tmp/btf-warm.err"
+ok "... warm: every base from the cache, the BTF's entry used" $?
+big=$(find "$tmp/cache/base-v1" -name '*.base' -size +$((btf_len / 1024))k | wc -l)
+[ "$big" -eq 0 ]
+ok "a raw BTF file: the entry keeps its index, not its $btf_len bytes (mapped where it lies)" $?
+# a packed (xz) --vmlinux-btf cannot be mapped: the entry holds a checked copy
+cp "$bx/vmlinux.btf.xz" "$tmp/vmlinux.btf.xz"
+chmod 0644 "$tmp/vmlinux.btf.xz"
+sleep 1.1
+KOPOLICY_BASE_CACHE=off hook xz-off --root "$r" --vmlinux-btf "$tmp/vmlinux.btf.xz" veth
+hook xz-cold --root "$r" --vmlinux-btf "$tmp/vmlinux.btf.xz" veth
+hook xz-warm --root "$r" --vmlinux-btf "$tmp/vmlinux.btf.xz" veth
+same xz-off xz-cold && same xz-off xz-warm
+ok "--vmlinux-btf FILE.xz through the cache: the same answer" $?
+copy=$(find "$tmp/cache/base-v1" -name '*.base' -size +$((btf_len / 1024))k | head -1)
+[ -n "$copy" ]
+ok "... its entry holds the BTF's bytes" $?
+# damage in the copy, the index and the header: refused (parsed again), the same answer
+wrong=0
+size=$(stat -c %s "$copy")
+for off in 400 600 $((size / 3)) $((size / 2)) $((size - 9)); do
+	[ -f "$copy" ] || break
+	python3 - "$copy" "$off" <<'PY'
+import sys
+p, off = sys.argv[1], int(sys.argv[2])
+with open(p, "r+b") as f:
+    f.seek(off); b = f.read(1); f.seek(off); f.write(bytes([b[0] ^ 0x20]))
+PY
+	hook xz-damaged --root "$r" --vmlinux-btf "$tmp/vmlinux.btf.xz" veth
+	same xz-off xz-damaged || wrong=$((wrong + 1))
+	grep -q 'base cache:.* [1-9][0-9]* refused' "$tmp/xz-damaged.err" || wrong=$((wrong + 1))
+	copy=$(find "$tmp/cache/base-v1" -name '*.base' -size +$((btf_len / 1024))k | head -1)
+done
+[ "$wrong" -eq 0 ]
+ok "a damaged BTF entry (copy, index, header) is refused, the answer unchanged ($wrong wrong)" $?
+
+# 2. signatures: --kernel-image holding the test key; the verdicts from the memo when warm
+{ head -c 4096 /dev/zero; cat "$sd/test-cert.der"; head -c 4096 /dev/zero; } > "$tmp/vmlinux"
+sleep 1.1
+img=(-v --root "$r6" --kernel-image "$tmp/vmlinux")
+KOPOLICY_CACHE=off hook sig-off "${img[@]}" kp_sig_sha256
+hook sig-cold "${img[@]}" kp_sig_sha256
+hook sig-warm "${img[@]}" kp_sig_sha256
+grep -q '^kopolicy: signatures: 1 verified, 0 from the cache, 1 to store' "$tmp/sig-cold.err"
+ok "hook, cold: the signature verified, its verdict stored" $?
+grep -q '^kopolicy: signatures: 0 verified, 1 from the cache, 0 to store; 1 kernel image(s) from' \
+	"$tmp/sig-warm.err"
+ok "hook, warm: nothing verified, the image's key from the memo" $?
+same sig-off sig-cold && same sig-off sig-warm
+ok "... the same answer as without a cache" $?
+KOPOLICY_CACHE=off hook bad-off -v --root "$r6" --kernel-image "$tmp/vmlinux" kp_sig_corrupted
+hook bad-1 -v --root "$r6" --kernel-image "$tmp/vmlinux" kp_sig_corrupted
+hook bad-2 -v --root "$r6" --kernel-image "$tmp/vmlinux" kp_sig_corrupted
+grep -q '^kopolicy: signatures: 1 verified, 0 from the cache, 0 to store' "$tmp/bad-2.err" &&
+	same bad-off bad-1 && same bad-off bad-2
+ok "a signature that fails is verified again on every call, never stored" $?
+# another key in the image: the module is not trusted any more (trust applied fresh)
+openssl x509 -in "$sd/other-cert.pem" -outform DER -out "$tmp/other.der" 2> /dev/null
+{ head -c 4096 /dev/zero; cat "$tmp/other.der"; head -c 4096 /dev/zero; } > "$tmp/vmlinux"
+sleep 1.1
+KOPOLICY_CACHE=off hook rekey-off -v --root "$r6" --kernel-image "$tmp/vmlinux" kp_sig_sha256
+hook rekey -v --root "$r6" --kernel-image "$tmp/vmlinux" kp_sig_sha256
+same rekey-off rekey && ! same sig-off rekey &&
+	grep -q "kp_plain: loads, module taint OE$" "$tmp/rekey.err" &&
+	grep -q "kp_plain: loads, module taint O$" "$tmp/sig-warm.err"
+ok "a changed kernel key: the new key decides, as without a cache" $?
+
+# 3. a relative --root, as modprobe -d: from the current directory, once
+hook abs --root "$r" veth
+(cd "$tmp" && KOPOLICY_CACHE_STATS=1 "$kp" hook --root live veth > rel.out 2> rel.err
+	echo $? > rel.rc)
+grep -v '^kopolicy: \(cache\|signatures\|base cache\)' "$tmp/rel.err" > "$tmp/rel.msg"
+same abs rel && ! grep -q "no such module file" "$tmp/rel.err"
+ok "--root live (relative): the same answer as --root $r" $?
+(cd "$tmp/live/lib" && "$kp" hook -v --root ../../live veth > /dev/null 2> "$tmp/rel2.err")
+grep -q "veth: warning: would fail to load with EINVAL" "$tmp/rel2.err"
+ok "--root ../../live from a subdirectory: the modules found" $?
+
+# 4. cache show / prune / clear account for the signature verdicts and the kernel bases
+"$kp" cache show > "$tmp/show.out" 2>&1
+grep -qE '^signature verdicts: [1-9][0-9]* \([1-9][0-9]* files, [1-9] kernel image\(s\)\)$' \
+	"$tmp/show.out" &&
+	grep -qE '^signature verdicts disk use: [1-9][0-9]* bytes' "$tmp/show.out" &&
+	grep -qE '^kernel bases: ([4-9]|[1-9][0-9]+)$' "$tmp/show.out" &&
+	grep -qE '^kernel bases disk use: [1-9][0-9]{6,} bytes' "$tmp/show.out"
+ok "cache show: the signature verdicts and kernel bases, counted with their disk use" $?
+sed 's/^/#   /' "$tmp/show.out"
+# a hit refreshes an entry's time (hourly at most): an entry used now outlives an older one
+for e in "$tmp/cache"/base-v1/*.base; do touch -d '-3 hours' "$e"; done
+hook lru --root "$r" veth
+fresh=$(find "$tmp/cache/base-v1" -name '*.base' -mmin -60 | wc -l)
+stale=$(find "$tmp/cache/base-v1" -name '*.base' -mmin +120 | wc -l)
+[ "$fresh" -ge 2 ] && [ "$stale" -ge 1 ]
+ok "a base cache hit refreshes its entry's time ($fresh used now, $stale not)" $?
+"$kp" cache prune --max-size 8M > "$tmp/prune.out" 2>&1
+bases=$(sed -n 's/^kernel bases: //p' "$tmp/prune.out")
+bbytes=$(sed -n 's/^kernel bases disk use: \([0-9]*\) .*/\1/p' "$tmp/prune.out")
+left=$(find "$tmp/cache/base-v1" -name '*.base' | wc -l)
+[ "$bbytes" -le $((2 * 1024 * 1024)) ] && [ "$bases" = "$left" ] && [ "$left" -ge 1 ] &&
+	[ "$(find "$tmp/cache/base-v1" -name '*.base' -mmin +120 | wc -l)" -eq 0 ] &&
+	grep -qE '^signature verdicts: [1-9]' "$tmp/prune.out"
+ok "cache prune --max-size 8M: kernel bases within 2M, least recently used first; verdicts kept" $?
+sed 's/^/#   /' "$tmp/prune.out"
+"$kp" cache prune --max-size 1K > "$tmp/prune2.out" 2>&1
+grep -q '^signature verdicts: 0 (0 files, 0 kernel image(s))$' "$tmp/prune2.out" &&
+	grep -q '^kernel bases: 0$' "$tmp/prune2.out" &&
+	[ -z "$(ls "$tmp"/cache/facts-v*/sigs/ 2> /dev/null)" ]
+ok "cache prune --max-size 1K: no verdict, no kernel base left" $?
+hook sig-again --root "$r6" --kernel-image "$tmp/vmlinux" kp_sig_sha256
+"$kp" cache clear > "$tmp/clear.out" 2>&1
+grep -q '^signature verdicts: 0 (0 files, 0 kernel image(s))$' "$tmp/clear.out" &&
+	grep -q '^kernel bases: 0$' "$tmp/clear.out" && [ ! -e "$tmp/cache/base-v1" ]
+ok "cache clear: verdicts and kernel bases gone" $?
+
+echo "1..$n"
+[ "$fail" -eq 0 ]
