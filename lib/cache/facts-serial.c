@@ -401,8 +401,11 @@ static unsigned get_enum(struct rd *r, unsigned last)
 	return v;
 }
 
-/* A string; @sym: a symbol name, shared with the name pool when it holds it. */
-static const char *get_string(struct rd *r, bool sym)
+/*
+ * A string; @sym: a symbol name, shared with the name pool when it holds it; @hash (NULL: not
+ * wanted): its kp_hash_string(), computed once for the pool and the caller.
+ */
+static const char *get_string(struct rd *r, bool sym, uint32_t *hash)
 {
 	uint32_t n = get_u32(r);
 	const unsigned char *p;
@@ -417,6 +420,8 @@ static const char *get_string(struct rd *r, bool sym)
 			r->bad = 1;
 			return NULL;
 		}
+		if (hash)
+			*hash = kp_hash_string(r->strs[i]);
 		return r->strs[i];
 	}
 	if (r->nstrs >= r->maxstrs) {
@@ -430,8 +435,14 @@ static const char *get_string(struct rd *r, bool sym)
 		r->bad = 1; /* a C string holds no NUL: not what the encoder wrote */
 		return NULL;
 	}
-	s = sym ? kp_module_symname(r->m, r->names, (const char *)p, n - 1)
-		: kp_arena_strndup(&r->m->arena, (const char *)p, n - 1);
+	if (hash)
+		*hash = kp_hash_bytes((const char *)p, n - 1);
+	if (!sym)
+		s = kp_arena_strndup(&r->m->arena, (const char *)p, n - 1);
+	else if (hash)
+		s = kp_module_symname_hashed(r->m, r->names, (const char *)p, n - 1, *hash);
+	else
+		s = kp_module_symname(r->m, r->names, (const char *)p, n - 1);
 	if (!s)
 		r->bad = 1;
 	else
@@ -441,12 +452,19 @@ static const char *get_string(struct rd *r, bool sym)
 
 static const char *get_str(struct rd *r)
 {
-	return get_string(r, false);
+	return get_string(r, false, NULL);
 }
 
 static const char *get_sym(struct rd *r)
 {
-	return get_string(r, true);
+	return get_string(r, true, NULL);
+}
+
+/* An import's name and its hash (struct kp_import.hash). */
+static const char *get_import_name(struct rd *r, uint32_t *hash)
+{
+	*hash = 0;
+	return get_string(r, true, hash);
 }
 
 static const unsigned char *get_blob(struct rd *r, size_t *len)
@@ -637,7 +655,7 @@ static int decode(struct rd *rp)
 
 	m->imports = get_array(&r, m->nimports, sizeof(*m->imports));
 	for (size_t i = 0; i < m->nimports && !r.bad; i++) {
-		m->imports[i].name = get_sym(&r);
+		m->imports[i].name = get_import_name(&r, &m->imports[i].hash);
 		m->imports[i].symidx = get_u32(&r);
 		m->imports[i].weak = get_bool(&r);
 	}

@@ -218,6 +218,7 @@ static void add_import(struct kp_module *m, const char *name, bool weak)
 	room(m->nimports, "imports");
 	imp = &m->imports[m->nimports];
 	imp->name = name;
+	imp->hash = kp_hash_string(name);
 	imp->symidx = next_symidx(m);
 	imp->weak = weak;
 	m->nimports++;

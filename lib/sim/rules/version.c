@@ -35,12 +35,14 @@ static int index_versions(struct kp_loading *ld, const struct kp_version *list, 
  * over, whose first entry per name is the walk's.
  */
 static const struct kp_version *find_version(struct kp_loading *ld, const struct kp_version *list,
-					     size_t n, bool distinct, const char *name)
+					     size_t n, bool distinct, const char *name,
+					     uint32_t hash)
 {
 	size_t start = 0;
 
 	if (ld->ver_index_of == list) {
-		const struct kp_symbol_index_entry *e = kp_symbol_index_find(&ld->ver_index, name);
+		const struct kp_symbol_index_entry *e =
+			kp_symbol_index_find_hashed(&ld->ver_index, name, hash);
 
 		return e ? e->value : NULL;
 	}
@@ -51,7 +53,7 @@ static const struct kp_version *find_version(struct kp_loading *ld, const struct
 			return &list[start];
 		}
 		if (n >= 64 && index_versions(ld, list, n) == 0)
-			return find_version(ld, list, n, distinct, name);
+			return find_version(ld, list, n, distinct, name, hash);
 	}
 	for (size_t k = 0; k < n; k++) {
 		size_t i = start + k < n ? start + k : start + k - n;
@@ -91,17 +93,19 @@ bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const ch
 {
 	const struct kp_module *m = ld->m;
 	const struct kp_version *ver;
+	uint32_t hash;
 
 	if (!c->f->modversions)
 		return true;
 	/* Exporting module didn't supply crcs?  OK, we're already tainted. */
 	if (!fs->has_crc)
 		return true;
+	hash = symname == fs->name ? fs->name_hash : kp_hash_string(symname);
 	/* elf_validity_cache_index_versions(): IGNORE_MODVERSIONS zeroes the ext indices too */
 	if (c->p->has[KP_F_EXT_MODVERSIONS] && m->has_ext_versions &&
 	    !(c->f->init_flags & KP_INIT_IGNORE_MODVERSIONS)) {
 		ver = find_version(ld, m->ext_versions, m->next_versions, m->ext_versions_distinct,
-				   symname);
+				   symname, hash);
 		if (ver)
 			return ver->crc == fs->crc || bad_version(c, ld, symname, ver, fs);
 		if (!c->no_ext_version_warned) {
@@ -114,7 +118,7 @@ bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const ch
 	/* No versions at all?  modprobe --force does this. */
 	if (!ld->has_versions)
 		return kp_try_to_force_load(c, ld, symname) == 0;
-	ver = find_version(ld, m->versions, m->nversions, m->versions_distinct, symname);
+	ver = find_version(ld, m->versions, m->nversions, m->versions_distinct, symname, hash);
 	if (ver)
 		return ver->crc == fs->crc || bad_version(c, ld, symname, ver, fs);
 	/* "Broken toolchain": upstream warns once and accepts; Debian warns and rejects. */
