@@ -49,6 +49,7 @@ struct kp_import {
 struct kp_version {
 	const char *name;
 	uint32_t crc;
+	uint32_t hash; /* kp_hash_string(name): compared before the name */
 };
 
 /*

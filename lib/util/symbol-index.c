@@ -70,6 +70,12 @@ static int build_tails(struct kp_symbol_index *idx)
 
 int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *value)
 {
+	return kp_symbol_index_add_hashed(idx, key, kp_hash_string(key), value);
+}
+
+int kp_symbol_index_add_hashed(struct kp_symbol_index *idx, const char *key, uint32_t hash,
+			       void *value)
+{
 	struct kp_symbol_index_entry *e;
 	size_t b;
 
@@ -79,7 +85,7 @@ int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *valu
 	e->key = key;
 	e->value = value;
 	e->next = NULL;
-	e->hash = kp_hash_string(key);
+	e->hash = hash;
 	b = e->hash & (idx->nbuckets - 1);
 	/* Append at the tail of the bucket so entries of one key stay in insertion order. */
 	if (!idx->tails) {

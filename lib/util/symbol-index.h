@@ -26,6 +26,9 @@ struct kp_symbol_index {
 int kp_symbol_index_init(struct kp_symbol_index *idx, size_t expected);
 /* Adds (@key, @value); @key must outlive the index. Entries keep insertion order per key. */
 int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *value);
+/* The same with @hash == kp_hash_string(@key), computed once by the caller. */
+int kp_symbol_index_add_hashed(struct kp_symbol_index *idx, const char *key, uint32_t hash,
+			       void *value);
 /* First entry for @key (iterate with kp_symbol_index_next), or NULL. */
 const struct kp_symbol_index_entry *kp_symbol_index_find(const struct kp_symbol_index *idx,
 							 const char *key);

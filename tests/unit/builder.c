@@ -266,6 +266,7 @@ void tb_version(struct kp_module *m, const char *name, uint32_t crc)
 	m->versions_format = KP_VERSIONS_FIXED;
 	m->versions_alloc = true;
 	m->versions[m->nversions].name = name;
+	m->versions[m->nversions].hash = kp_hash_string(name);
 	m->versions[m->nversions++].crc = crc;
 }
 
@@ -275,6 +276,7 @@ void tb_ext_version(struct kp_module *m, const char *name, uint32_t crc)
 	m->has_ext_versions = true;
 	m->ext_versions_state = KP_EXT_VERSIONS_OK;
 	m->ext_versions[m->next_versions].name = name;
+	m->ext_versions[m->next_versions].hash = kp_hash_string(name);
 	m->ext_versions[m->next_versions++].crc = crc;
 }
 

@@ -5,9 +5,10 @@
 
 #include "rules.h"
 
-static bool same_name(const char *a, const char *b)
+/* @v's name is @name, whose kp_hash_string() is @hash. */
+static bool same_name(const struct kp_version *v, const char *name, uint32_t hash)
 {
-	return a == b || (a[0] == b[0] && !strcmp(a, b));
+	return v->name == name || (v->hash == hash && !strcmp(v->name, name));
 }
 
 /* @list indexed by name into @ld->ver_index; 0, or -1 (out of memory: no index). */
@@ -17,7 +18,8 @@ static int index_versions(struct kp_loading *ld, const struct kp_version *list, 
 	if (kp_symbol_index_init(&ld->ver_index, n) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		if (kp_symbol_index_add(&ld->ver_index, list[i].name, (void *)&list[i]) < 0) {
+		if (kp_symbol_index_add_hashed(&ld->ver_index, list[i].name, list[i].hash,
+					       (void *)&list[i]) < 0) {
 			kp_symbol_index_release(&ld->ver_index);
 			return -1;
 		}
@@ -48,7 +50,7 @@ static const struct kp_version *find_version(struct kp_loading *ld, const struct
 	}
 	if (distinct && ld->ver_hint < n) {
 		start = ld->ver_hint;
-		if (same_name(list[start].name, name)) {
+		if (same_name(&list[start], name, hash)) {
 			ld->ver_hint = start + 1;
 			return &list[start];
 		}
@@ -58,7 +60,7 @@ static const struct kp_version *find_version(struct kp_loading *ld, const struct
 	for (size_t k = 0; k < n; k++) {
 		size_t i = start + k < n ? start + k : start + k - n;
 
-		if (same_name(list[i].name, name)) {
+		if (same_name(&list[i], name, hash)) {
 			ld->ver_hint = i + 1;
 			return &list[i];
 		}
