@@ -675,8 +675,13 @@ static int decode(struct rd *rp)
 
 	m->imports = get_array(&r, m->nimports, sizeof(*m->imports));
 	for (size_t i = 0; i < m->nimports && !r.bad; i++) {
+		uint32_t symidx;
+
 		m->imports[i].name = get_hashed_sym(&r, &m->imports[i].hash);
-		m->imports[i].symidx = get_u32(&r);
+		symidx = get_u32(&r);
+		if (symidx > KP_IMPORT_MAX_SYMIDX)
+			r.bad = 1; /* not what the encoder wrote */
+		m->imports[i].symidx = symidx & KP_IMPORT_MAX_SYMIDX;
 		m->imports[i].weak = get_bool(&r);
 	}
 	m->has_symtab = get_bool(&r);

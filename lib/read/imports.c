@@ -81,13 +81,16 @@ int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp
 
 		if (s->shndx != SHN_UNDEF)
 			continue;
+		if (i > KP_IMPORT_MAX_SYMIDX) /* 48 GiB of .symtab: not a module */
+			return kp_err_set(err, ".symtab has more than %u symbols",
+					  KP_IMPORT_MAX_SYMIDX);
 		imp = &m->imports[m->nimports++];
 		len = strlen(s->name);
 		imp->hash = kp_hash_bytes(s->name, len);
 		imp->name = kp_module_symname_hashed(m, names, s->name, len, imp->hash);
 		if (!imp->name)
 			return kp_err_set(err, "out of memory");
-		imp->symidx = (uint32_t)i;
+		imp->symidx = (uint32_t)i & KP_IMPORT_MAX_SYMIDX;
 		imp->weak = s->bind == STB_WEAK;
 		if (!m->imports_symbol_get && !strcmp(s->name, "__symbol_get"))
 			m->imports_symbol_get = true;

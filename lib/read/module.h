@@ -39,12 +39,15 @@ struct kp_export {
 	uint32_t crc;
 };
 
+/* 16 bytes: a whole tree has some 200,000 imports. */
 struct kp_import {
 	const char *name;
-	uint32_t hash;	 /* kp_hash_string(name): lookups by name use it instead of hashing */
-	uint32_t symidx; /* .symtab index: the loader resolves in this order */
-	bool weak;
+	uint32_t hash; /* kp_hash_string(name): lookups by name use it instead of hashing */
+	/* .symtab index (at most KP_IMPORT_MAX_SYMIDX): the loader resolves in this order */
+	uint32_t symidx : 31;
+	uint32_t weak : 1;
 };
+#define KP_IMPORT_MAX_SYMIDX 0x7fffffffu
 
 struct kp_version {
 	const char *name;
