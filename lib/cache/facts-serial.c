@@ -463,11 +463,6 @@ static const char *get_str(struct rd *r)
 	return get_string(r, false, NULL);
 }
 
-static const char *get_sym(struct rd *r)
-{
-	return get_string(r, true, NULL);
-}
-
 /* An import's or a version's name and its hash (struct kp_import.hash, kp_version.hash). */
 static const char *get_hashed_sym(struct rd *r, uint32_t *hash)
 {
@@ -662,7 +657,7 @@ static int decode(struct rd *rp)
 	for (size_t i = 0; i < m->nexports && !r.bad; i++) {
 		struct kp_export *e = &m->exports[i];
 
-		e->name = get_sym(&r);
+		e->name = get_hashed_sym(&r, &e->hash);
 		e->ns = get_str(&r);
 		e->table = get_enum(&r, KP_KSYMTAB_NTABLES - 1);
 		e->gpl_only = get_bool(&r);

@@ -56,7 +56,8 @@ static int index_exports(struct kp_graph *g, struct kp_export_ref **refs_out, st
 		for (size_t j = 0; j < m->nexports; j++, k++) {
 			refs[k].node = i;
 			refs[k].exp = &m->exports[j];
-			if (kp_symbol_index_add(&g->exports, m->exports[j].name, &refs[k]) < 0) {
+			if (kp_symbol_index_add_hashed(&g->exports, m->exports[j].name,
+						       m->exports[j].hash, &refs[k]) < 0) {
 				free(refs);
 				return kp_err_set(err, "out of memory");
 			}

@@ -37,6 +37,7 @@ struct kp_export {
 	bool gpl_only; /* the loader's GPL_ONLY class: __ksymtab_gpl[_unused] or kflagstab bit */
 	bool has_crc;
 	uint32_t crc;
+	uint32_t hash; /* kp_hash_string(name): lookups by name use it instead of hashing */
 };
 
 /* 16 bytes: a whole tree has some 200,000 imports. */

@@ -176,6 +176,7 @@ static struct kp_export *add_export(struct kp_module *m, const char *name,
 	room(m->nexports, "exports");
 	x = &m->exports[m->nexports++];
 	x->name = name;
+	x->hash = kp_hash_string(name);
 	x->table = table;
 	x->gpl_only = gpl_only;
 	return x;

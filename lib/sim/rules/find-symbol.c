@@ -46,8 +46,13 @@ bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool
 
 bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out)
 {
+	return kp_find_symbol_hashed(c, name, kp_hash_string(name), gplok, out);
+}
+
+bool kp_find_symbol_hashed(const struct kp_sim_ctx *c, const char *name, uint32_t hash, bool gplok,
+			   struct kp_found *out)
+{
 	const struct kp_graph *g = c->g;
-	uint32_t hash = kp_hash_string(name);
 
 	return kp_find_symbol_k(c, name, hash,
 				g->base ? kp_base_lookup_hashed(g->base, name, hash) : NULL, gplok,

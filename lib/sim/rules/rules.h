@@ -78,6 +78,9 @@ int kp_try_to_force_load(struct kp_sim_ctx *c, struct kp_loading *ld, const char
 /* find-symbol.c */
 bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool *gpl_only);
 bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out);
+/* The same with @hash == kp_hash_string(@name) (struct kp_export.hash). */
+bool kp_find_symbol_hashed(const struct kp_sim_ctx *c, const char *name, uint32_t hash, bool gplok,
+			   struct kp_found *out);
 /*
  * kp_find_symbol() given what the kernel's exports hold for @name (@k: kp_base_lookup() of
  * the graph's base, NULL when nothing), e.g. from kp_import_base_hit(); @hash is
