@@ -428,6 +428,21 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct kp_open_opts *opts,
 			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
 {
+	return kp_facts_cache_open_stat(c, path, NULL, opts, dec, out, err);
+}
+
+bool kp_facts_cache_wants_state(struct kp_facts_cache *c)
+{
+	if (c->dirfd < 0)
+		return false;
+	kp_fc_load_packs(c);
+	return c->npacks > 0;
+}
+
+int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const struct stat *given,
+			     const struct kp_open_opts *opts, struct kp_decoders *dec,
+			     struct kp_module **out, struct kp_err *err)
+{
 	struct kp_open_opts direct = *opts;
 	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(opts) };
 	struct stat pre, post;
@@ -440,8 +455,15 @@ int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct
 	kp_fc_load_packs(c);
 	if (!c->npacks)
 		return read_and_store(c, path, opts, &direct, dec, out, err);
-	/* Not a regular file, or gone: the reader says what it is. */
-	if (kp_in_stat(path, &pre) < 0 || !S_ISREG(pre.st_mode))
+	/*
+	 * Not a regular file, or gone: the reader says what it is. The caller's stat() is as
+	 * good as one here: taken before the file is read, recorded for the result cache.
+	 */
+	if (given)
+		pre = *given;
+	else if (kp_in_stat(path, &pre) < 0)
+		return kp_module_open_with(path, &direct, dec, out, err);
+	if (!S_ISREG(pre.st_mode))
 		return kp_module_open_with(path, &direct, dec, out, err);
 	kp_file_state(&pre, r.st);
 	r.hash = kp_fc_state_hash(r.st);

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "read/module.h"
 
@@ -68,6 +69,16 @@ void kp_facts_cache_free(struct kp_facts_cache *c);
  */
 int kp_facts_cache_open(struct kp_facts_cache *c, const char *path, const struct kp_open_opts *opts,
 			struct kp_decoders *dec, struct kp_module **out, struct kp_err *err);
+/*
+ * True when kp_facts_cache_open() looks modules up by their file's state (a cache directory
+ * with packs): a caller that stat()s the files anyway (the module set, to order the reading)
+ * then records that stat() (kp_in_stat()) and passes it to kp_facts_cache_open_stat().
+ */
+bool kp_facts_cache_wants_state(struct kp_facts_cache *c);
+/* kp_facts_cache_open() given @pre, the file's kp_in_stat() taken before (NULL: none). */
+int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const struct stat *pre,
+			     const struct kp_open_opts *opts, struct kp_decoders *dec,
+			     struct kp_module **out, struct kp_err *err);
 
 /*
  * The read phase is over: the modules read with opts->defer_store waiting to be stored are

@@ -347,8 +347,11 @@ struct rd {
 	size_t len, off;
 	int bad;
 	const char **strs; /* the literal strings decoded so far, for references */
+	uint64_t *hashes;  /* beside each: its kp_hash_string() | HASHED, or 0 when not computed */
 	uint32_t nstrs, maxstrs;
 };
+
+#define HASHED ((uint64_t)1 << 32)
 
 static const unsigned char *take(struct rd *r, size_t n)
 {
@@ -403,8 +406,11 @@ static unsigned get_enum(struct rd *r, unsigned last)
 	return v;
 }
 
-/* A string; @sym: a symbol name, shared with the name pool when it holds it. */
-static const char *get_string(struct rd *r, bool sym)
+/*
+ * A string; @sym: a symbol name, shared with the name pool when it holds it; @hash (NULL: not
+ * wanted): its kp_hash_string(), computed once for the pool and the caller.
+ */
+static const char *get_string(struct rd *r, bool sym, uint32_t *hash)
 {
 	uint32_t n = get_u32(r);
 	const unsigned char *p;
@@ -419,6 +425,11 @@ static const char *get_string(struct rd *r, bool sym)
 			r->bad = 1;
 			return NULL;
 		}
+		if (hash) {
+			if (!r->hashes[i])
+				r->hashes[i] = HASHED | kp_hash_string(r->strs[i]);
+			*hash = (uint32_t)r->hashes[i];
+		}
 		return r->strs[i];
 	}
 	if (r->nstrs >= r->maxstrs) {
@@ -432,23 +443,33 @@ static const char *get_string(struct rd *r, bool sym)
 		r->bad = 1; /* a C string holds no NUL: not what the encoder wrote */
 		return NULL;
 	}
-	s = sym ? kp_module_symname(r->m, r->names, (const char *)p, n - 1)
-		: kp_arena_strndup(&r->m->arena, (const char *)p, n - 1);
-	if (!s)
-		r->bad = 1;
+	if (hash)
+		*hash = kp_hash_bytes((const char *)p, n - 1);
+	if (!sym)
+		s = kp_arena_strndup(&r->m->arena, (const char *)p, n - 1);
+	else if (hash)
+		s = kp_module_symname_hashed(r->m, r->names, (const char *)p, n - 1, *hash);
 	else
-		r->strs[r->nstrs++] = s;
+		s = kp_module_symname(r->m, r->names, (const char *)p, n - 1);
+	if (!s) {
+		r->bad = 1;
+		return NULL;
+	}
+	r->hashes[r->nstrs] = hash ? HASHED | *hash : 0;
+	r->strs[r->nstrs++] = s;
 	return s;
 }
 
 static const char *get_str(struct rd *r)
 {
-	return get_string(r, false);
+	return get_string(r, false, NULL);
 }
 
-static const char *get_sym(struct rd *r)
+/* An import's or a version's name and its hash (struct kp_import.hash, kp_version.hash). */
+static const char *get_hashed_sym(struct rd *r, uint32_t *hash)
 {
-	return get_string(r, true);
+	*hash = 0;
+	return get_string(r, true, hash);
 }
 
 static const unsigned char *get_blob(struct rd *r, size_t *len)
@@ -531,6 +552,7 @@ int kp_facts_decode(struct kp_module *m, const unsigned char *p, size_t len,
 {
 	struct rd r = { .m = m, .names = names, .p = p, .len = len };
 	const char *small[1024];
+	uint64_t small_hashes[KP_ARRAY_SIZE(small)];
 	int ret;
 
 	if (len < 20)
@@ -538,12 +560,23 @@ int kp_facts_decode(struct kp_module *m, const unsigned char *p, size_t len,
 	r.maxstrs = kp_load32(p + 16, false);
 	if (r.maxstrs > len / 4)
 		return -1;
-	r.strs = r.maxstrs <= KP_ARRAY_SIZE(small) ? small : malloc(r.maxstrs * sizeof(*r.strs));
-	if (!r.strs)
-		return -1;
+	if (r.maxstrs <= KP_ARRAY_SIZE(small)) {
+		r.strs = small;
+		r.hashes = small_hashes;
+	} else {
+		r.strs = malloc(r.maxstrs * sizeof(*r.strs));
+		r.hashes = malloc(r.maxstrs * sizeof(*r.hashes));
+		if (!r.strs || !r.hashes) {
+			free(r.strs);
+			free(r.hashes);
+			return -1;
+		}
+	}
 	ret = decode(&r);
-	if (r.strs != small)
+	if (r.strs != small) {
 		free(r.strs);
+		free(r.hashes);
+	}
 	return ret;
 }
 
@@ -626,7 +659,7 @@ static int decode(struct rd *rp)
 	for (size_t i = 0; i < m->nexports && !r.bad; i++) {
 		struct kp_export *e = &m->exports[i];
 
-		e->name = get_sym(&r);
+		e->name = get_hashed_sym(&r, &e->hash);
 		e->ns = get_str(&r);
 		e->table = get_enum(&r, KP_KSYMTAB_NTABLES - 1);
 		e->gpl_only = get_bool(&r);
@@ -639,8 +672,13 @@ static int decode(struct rd *rp)
 
 	m->imports = get_array(&r, m->nimports, sizeof(*m->imports));
 	for (size_t i = 0; i < m->nimports && !r.bad; i++) {
-		m->imports[i].name = get_sym(&r);
-		m->imports[i].symidx = get_u32(&r);
+		uint32_t symidx;
+
+		m->imports[i].name = get_hashed_sym(&r, &m->imports[i].hash);
+		symidx = get_u32(&r);
+		if (symidx > KP_IMPORT_MAX_SYMIDX)
+			r.bad = 1; /* not what the encoder wrote */
+		m->imports[i].symidx = symidx & KP_IMPORT_MAX_SYMIDX;
 		m->imports[i].weak = get_bool(&r);
 	}
 	m->has_symtab = get_bool(&r);
@@ -666,7 +704,7 @@ static int decode(struct rd *rp)
 	m->versions_alloc = get_bool(&r);
 	m->versions = get_array(&r, m->nversions, sizeof(*m->versions));
 	for (size_t i = 0; i < m->nversions && !r.bad; i++) {
-		m->versions[i].name = get_sym(&r);
+		m->versions[i].name = get_hashed_sym(&r, &m->versions[i].hash);
 		m->versions[i].crc = get_u32(&r);
 	}
 	m->has_ext_versions = get_bool(&r);
@@ -675,7 +713,7 @@ static int decode(struct rd *rp)
 	m->ext_versions_distinct = get_bool(&r);
 	m->ext_versions = get_array(&r, m->next_versions, sizeof(*m->ext_versions));
 	for (size_t i = 0; i < m->next_versions && !r.bad; i++) {
-		m->ext_versions[i].name = get_sym(&r);
+		m->ext_versions[i].name = get_hashed_sym(&r, &m->ext_versions[i].hash);
 		m->ext_versions[i].crc = get_u32(&r);
 	}
 	m->this_module_size = get_u64(&r);

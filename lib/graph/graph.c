@@ -18,13 +18,14 @@ size_t kp_graph_find(const struct kp_graph *g, const char *name)
 	return SIZE_MAX;
 }
 
-const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, const char *name)
+const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, const char *name,
+						  uint32_t hash)
 {
 	const struct kp_ksym *k;
 
 	if (!g->base)
 		return NULL;
-	for (k = kp_base_lookup_owner(g->base, name, NULL); k;
+	for (k = kp_base_lookup_owner_hashed(g->base, name, hash, NULL); k;
 	     k = kp_base_next_same_name(g->base, k)) {
 		char modname[64];
 
@@ -55,7 +56,8 @@ static int index_exports(struct kp_graph *g, struct kp_export_ref **refs_out, st
 		for (size_t j = 0; j < m->nexports; j++, k++) {
 			refs[k].node = i;
 			refs[k].exp = &m->exports[j];
-			if (kp_symbol_index_add(&g->exports, m->exports[j].name, &refs[k]) < 0) {
+			if (kp_symbol_index_add_hashed(&g->exports, m->exports[j].name,
+						       m->exports[j].hash, &refs[k]) < 0) {
 				free(refs);
 				return kp_err_set(err, "out of memory");
 			}
@@ -90,12 +92,13 @@ static void resolve_edge(const struct kp_graph *g, size_t self, const struct kp_
 		return;
 	}
 	/* find_symbol() searches vmlinux before any module. */
-	k = g->base ? kp_base_lookup(g->base, name) : NULL;
+	k = g->base ? kp_base_lookup_hashed(g->base, name, imp->hash) : NULL;
 	if (k) {
 		edge_from_ksym(e, KP_PROV_VMLINUX, k);
 		return;
 	}
-	for (ent = kp_symbol_index_find(&g->exports, name); ent; ent = kp_symbol_index_next(ent)) {
+	for (ent = kp_symbol_index_find_hashed(&g->exports, name, imp->hash); ent;
+	     ent = kp_symbol_index_next(ent)) {
 		const struct kp_export_ref *r = ent->value;
 
 		if (r->node == self)
@@ -106,7 +109,7 @@ static void resolve_edge(const struct kp_graph *g, size_t self, const struct kp_
 		e->gpl_only = r->exp->gpl_only;
 		return;
 	}
-	k = kp_graph_base_module_export(g, name);
+	k = kp_graph_base_module_export(g, name, imp->hash);
 	if (k) {
 		edge_from_ksym(e, KP_PROV_BASE_MODULE, k);
 		return;

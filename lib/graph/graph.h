@@ -135,8 +135,10 @@ struct kp_export_ref {
 /*
  * An export of a module known only from the base (a Module.symvers line not owned
  * by vmlinux) whose module is not part of the set (the set's own reading wins), or NULL.
+ * @hash: kp_hash_string(@name).
  */
-const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, const char *name);
+const struct kp_ksym *kp_graph_base_module_export(const struct kp_graph *g, const char *name,
+						  uint32_t hash);
 
 /*
  * Builds the graph of every successfully read module of @set; @base may be NULL.

@@ -167,23 +167,39 @@ struct read_ctx {
 	struct kp_module_set *set;
 	const struct kp_read_opts *opts;
 	struct kp_job *q;
+	/*
+	 * Each file's stat() (index - from), taken when the facts cache looks modules up by
+	 * their state (recorded, kp_in_stat()) and handed to it: one stat() per module. NULL:
+	 * the cache stat()s itself. st_mode 0: the stat() failed.
+	 */
+	struct stat *st;
 	size_t from; /* progress counts the entries before the range as done */
 	/* the decompressed bytes all threads together hold: --max-size, whatever --jobs */
 	struct kp_mem_budget budget;
 };
 
-/* A file's memory while read: the whole image once decompressed (~8x for xz, zstd, gzip). */
-static size_t read_cost(const char *path)
+/*
+ * A file's memory while read: the whole image once decompressed (~8x for xz, zstd, gzip).
+ * @keep NULL: the stat() is not recorded (file/inputs.h): the size only orders the reading,
+ * no result depends on it, and the reader records the file's state itself, next to this
+ * one. Else the facts cache's stat(), recorded and kept in *@keep (zeroed when it fails).
+ */
+static size_t read_cost(const char *path, struct stat *keep)
 {
 	static const char *const packed[] = { ".xz", ".zst", ".gz" };
 	size_t len = strlen(path);
 	struct stat st;
 
-	/*
-	 * Not recorded (file/inputs.h): the size only orders the reading, no result depends
-	 * on it, and the reader records the file's state itself, next to this one.
-	 */
-	if (stat(path, &st) < 0 || st.st_size <= 0)
+	if (keep) {
+		if (kp_in_stat(path, keep) < 0) {
+			memset(keep, 0, sizeof(*keep));
+			return 0;
+		}
+		st = *keep;
+	} else if (stat(path, &st) < 0) {
+		return 0;
+	}
+	if (st.st_size <= 0)
 		return 0;
 	for (size_t i = 0; i < KP_ARRAY_SIZE(packed); i++) {
 		size_t sl = strlen(packed[i]);
@@ -200,7 +216,8 @@ static void cost_slice(void *ctx, size_t begin, size_t end)
 	struct read_ctx *c = ctx;
 
 	for (size_t k = begin; k < end; k++)
-		c->q[k].cost = read_cost(c->set->entries[c->q[k].index].path);
+		c->q[k].cost = read_cost(c->set->entries[c->q[k].index].path,
+					 c->st ? &c->st[c->q[k].index - c->from] : NULL);
 }
 
 int kp_set_open_module(struct kp_facts_cache *cache, const char *path, const struct kp_open_opts *o,
@@ -239,14 +256,21 @@ void kp_set_drop_module(struct kp_module_set *set, struct kp_set_entry *e)
 	e->mod = NULL;
 }
 
-static void read_one(struct kp_set_entry *ent, struct kp_facts_cache *cache,
+/* @st: the file's recorded stat() for the facts cache (st_mode 0: failed), or NULL. */
+static void read_one(struct kp_set_entry *ent, struct kp_facts_cache *cache, const struct stat *st,
 		     const struct kp_open_opts *o, struct kp_decoders *dec)
 {
 	struct kp_err err = { 0 };
+	int r;
 
 	if (ent->mod || ent->error)
 		return;
-	if (kp_set_open_module(cache, ent->path, o, dec, &ent->mod, &err) < 0) {
+	if (cache)
+		r = kp_facts_cache_open_stat(cache, ent->path, st && st->st_mode ? st : NULL, o,
+					     dec, &ent->mod, &err);
+	else
+		r = kp_module_open_with(ent->path, o, dec, &ent->mod, &err);
+	if (r < 0) {
 		ent->error = strdup(err.msg[0] ? err.msg : "unknown error");
 		if (!ent->error)
 			abort(); /* cannot even report: out of memory */
@@ -276,7 +300,8 @@ static bool read_job(void *ctx, void *state, size_t index)
 	struct read_ctx *c = ctx;
 	struct kp_set_entry *ent = &c->set->entries[index];
 
-	read_one(ent, c->opts->cache, &c->opts->open, state);
+	read_one(ent, c->opts->cache, c->st ? &c->st[index - c->from] : NULL, &c->opts->open,
+		 state);
 	return ent->error != NULL;
 }
 
@@ -316,19 +341,23 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 	if (!c.q) {
 		/* No memory for the queue: read in set order, one thread, no budget. */
 		for (size_t i = from; i < end; i++) {
-			read_one(&set->entries[i], opts->cache, &opts->open, NULL);
+			read_one(&set->entries[i], opts->cache, NULL, &opts->open, NULL);
 			failed += set->entries[i].error != NULL;
 		}
 		return failed;
 	}
 	for (size_t k = 0; k < n; k++)
 		c.q[k].index = from + k;
+	/* no memory for the stat()s: the cache takes its own */
+	if (n > 1 && opts->cache && kp_facts_cache_wants_state(opts->cache))
+		c.st = kp_calloc(n, sizeof(*c.st));
 	if (n > 1)
 		kp_parallel_for(n, opts->jobs, 256, cost_slice, &c);
 	kp_mem_budget_init(&c.budget,
 			   opts->open.max_size ? opts->open.max_size : KP_DEFAULT_MAX_SIZE);
 	failed = kp_pool_run(c.q, n, opts->jobs, &ops, &c);
 	kp_mem_budget_destroy(&c.budget);
+	free(c.st);
 	free(c.q);
 	if (opts->progress && end == set->n)
 		opts->progress(set->n, set->n, opts->progress_data);

@@ -135,12 +135,16 @@ static struct entry *find_head(const struct kp_kernel_base *b, const char *name,
 
 const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, size_t len)
 {
-	uint32_t h;
+	return b->nslots ? kp_base_intern_hashed(b, name, len, kp_hash_bytes(name, len)) : NULL;
+}
+
+const char *kp_base_intern_hashed(const struct kp_kernel_base *b, const char *name, size_t len,
+				  uint32_t h)
+{
 	size_t mask;
 
 	if (!b->nslots)
 		return NULL;
-	h = kp_hash_bytes(name, len);
 	mask = b->nslots - 1;
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
 		const struct slot *s = &b->slots[i];
@@ -157,9 +161,18 @@ static const char *pool_find(const void *ctx, const char *name, size_t len)
 	return kp_base_intern(ctx, name, len);
 }
 
+static const char *pool_find_hashed(const void *ctx, const char *name, size_t len, uint32_t hash)
+{
+	return kp_base_intern_hashed(ctx, name, len, hash);
+}
+
 struct kp_name_pool kp_base_name_pool(const struct kp_kernel_base *b)
 {
-	return (struct kp_name_pool){ .find = pool_find, .ctx = b };
+	return (struct kp_name_pool){
+		.find = pool_find,
+		.find_hashed = pool_find_hashed,
+		.ctx = b,
+	};
 }
 
 static const char *source_name(unsigned src)
@@ -385,7 +398,13 @@ struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name)
 
 const struct kp_ksym *kp_base_lookup(const struct kp_kernel_base *b, const char *name)
 {
-	for (const struct entry *e = find_head(b, name, kp_hash_string(name)); e; e = e->next)
+	return kp_base_lookup_hashed(b, name, kp_hash_string(name));
+}
+
+const struct kp_ksym *kp_base_lookup_hashed(const struct kp_kernel_base *b, const char *name,
+					    uint32_t hash)
+{
+	for (const struct entry *e = find_head(b, name, hash); e; e = e->next)
 		if (e->k.vmlinux)
 			return &e->k;
 	return NULL;
@@ -394,7 +413,13 @@ const struct kp_ksym *kp_base_lookup(const struct kp_kernel_base *b, const char 
 const struct kp_ksym *kp_base_lookup_owner(const struct kp_kernel_base *b, const char *name,
 					   const char *owner)
 {
-	const struct entry *e = find_head(b, name, kp_hash_string(name));
+	return kp_base_lookup_owner_hashed(b, name, kp_hash_string(name), owner);
+}
+
+const struct kp_ksym *kp_base_lookup_owner_hashed(const struct kp_kernel_base *b, const char *name,
+						  uint32_t hash, const char *owner)
+{
+	const struct entry *e = find_head(b, name, hash);
 
 	for (; e; e = e->next)
 		if (!owner || !strcmp(e->k.owner, owner))

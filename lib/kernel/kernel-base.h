@@ -120,12 +120,17 @@ bool kp_system_map_has_symbols(const char *path);
 
 /* The vmlinux export @name, or NULL. Fast: a hash lookup. */
 const struct kp_ksym *kp_base_lookup(const struct kp_kernel_base *b, const char *name);
+/* The same with @hash == kp_hash_string(@name) (struct kp_import.hash). */
+const struct kp_ksym *kp_base_lookup_hashed(const struct kp_kernel_base *b, const char *name,
+					    uint32_t hash);
 /*
  * The export @name of @owner ("vmlinux" or a Module.symvers module path);
  * @owner NULL: the first entry of that name whoever owns it.
  */
 const struct kp_ksym *kp_base_lookup_owner(const struct kp_kernel_base *b, const char *name,
 					   const char *owner);
+const struct kp_ksym *kp_base_lookup_owner_hashed(const struct kp_kernel_base *b, const char *name,
+						  uint32_t hash, const char *owner);
 /* The next entry with the same name as @k (another owner), or NULL. */
 const struct kp_ksym *kp_base_next_same_name(const struct kp_kernel_base *b,
 					     const struct kp_ksym *k);
@@ -135,6 +140,9 @@ const struct kp_ksym *kp_base_next_same_name(const struct kp_kernel_base *b,
  * Read-only: safe from several threads once loading is over.
  */
 const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, size_t len);
+/* The same with @hash == kp_hash_bytes(@name, @len). */
+const char *kp_base_intern_hashed(const struct kp_kernel_base *b, const char *name, size_t len,
+				  uint32_t hash);
 /*
  * A name pool over the base's export names, for struct kp_open_opts: modules read
  * with it point to these names, so the base must outlive them.

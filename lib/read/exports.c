@@ -206,7 +206,8 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 			kp_err_set(err, "out of memory");
 			goto out;
 		}
-		x->name = kp_module_symname(m, names, dec[i].name, dec[i].name_len);
+		x->hash = kp_hash_bytes(dec[i].name, dec[i].name_len);
+		x->name = kp_module_symname_hashed(m, names, dec[i].name, dec[i].name_len, x->hash);
 		x->ns = dec[i].ns && dec[i].ns_len
 				? kp_arena_strndup(&m->arena, dec[i].ns, dec[i].ns_len)
 				: NULL;

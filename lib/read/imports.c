@@ -45,6 +45,17 @@ static int read_special(struct kp_module *m, const struct kp_elf *e,
 	return 0;
 }
 
+const char *kp_module_symname_hashed(struct kp_module *m, const struct kp_name_pool *names,
+				     const char *name, size_t len, uint32_t hash)
+{
+	const char *shared = NULL;
+
+	if (names)
+		shared = names->find_hashed ? names->find_hashed(names->ctx, name, len, hash)
+					    : names->find(names->ctx, name, len);
+	return shared ? shared : kp_arena_strndup(&m->arena, name, len);
+}
+
 int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp_name_pool *names,
 		    struct kp_err *err)
 {
@@ -66,14 +77,20 @@ int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp
 	for (size_t i = 1; i < e->nsyms; i++) {
 		const struct kp_sym *s = &e->syms[i];
 		struct kp_import *imp;
+		size_t len;
 
 		if (s->shndx != SHN_UNDEF)
 			continue;
+		if (i > KP_IMPORT_MAX_SYMIDX) /* 48 GiB of .symtab: not a module */
+			return kp_err_set(err, ".symtab has more than %u symbols",
+					  KP_IMPORT_MAX_SYMIDX);
 		imp = &m->imports[m->nimports++];
-		imp->name = kp_module_symname(m, names, s->name, strlen(s->name));
+		len = strlen(s->name);
+		imp->hash = kp_hash_bytes(s->name, len);
+		imp->name = kp_module_symname_hashed(m, names, s->name, len, imp->hash);
 		if (!imp->name)
 			return kp_err_set(err, "out of memory");
-		imp->symidx = (uint32_t)i;
+		imp->symidx = (uint32_t)i & KP_IMPORT_MAX_SYMIDX;
 		imp->weak = s->bind == STB_WEAK;
 		if (!m->imports_symbol_get && !strcmp(s->name, "__symbol_get"))
 			m->imports_symbol_get = true;

@@ -37,17 +37,23 @@ struct kp_export {
 	bool gpl_only; /* the loader's GPL_ONLY class: __ksymtab_gpl[_unused] or kflagstab bit */
 	bool has_crc;
 	uint32_t crc;
+	uint32_t hash; /* kp_hash_string(name): lookups by name use it instead of hashing */
 };
 
+/* 16 bytes: a whole tree has some 200,000 imports. */
 struct kp_import {
 	const char *name;
-	uint32_t symidx; /* .symtab index: the loader resolves in this order */
-	bool weak;
+	uint32_t hash; /* kp_hash_string(name): lookups by name use it instead of hashing */
+	/* .symtab index (at most KP_IMPORT_MAX_SYMIDX): the loader resolves in this order */
+	uint32_t symidx : 31;
+	uint32_t weak : 1;
 };
+#define KP_IMPORT_MAX_SYMIDX 0x7fffffffu
 
 struct kp_version {
 	const char *name;
 	uint32_t crc;
+	uint32_t hash; /* kp_hash_string(name): compared before the name */
 };
 
 /*
@@ -303,6 +309,8 @@ struct kp_module {
 struct kp_name_pool {
 	/* A NUL-terminated string equal to the @len bytes at @name, or NULL. */
 	const char *(*find)(const void *ctx, const char *name, size_t len);
+	/* Optional: the same, @hash == kp_hash_bytes(@name, @len) given by the caller. */
+	const char *(*find_hashed)(const void *ctx, const char *name, size_t len, uint32_t hash);
 	const void *ctx;
 };
 
@@ -397,6 +405,9 @@ void kp_module_free(struct kp_module *m);
  */
 const char *kp_module_symname(struct kp_module *m, const struct kp_name_pool *names,
 			      const char *name, size_t len);
+/* The same for a name whose kp_hash_bytes() the caller has (an import's, kept in it). */
+const char *kp_module_symname_hashed(struct kp_module *m, const struct kp_name_pool *names,
+				     const char *name, size_t len, uint32_t hash);
 /* A zeroed array of @n elements in @m's arena, for fillers that count first; NULL: no memory. */
 void *kp_module_array(struct kp_module *m, size_t n, size_t elem);
 

@@ -109,6 +109,7 @@ static int read_basic(struct kp_module *m, const struct kp_elf *e, const struct 
 						   : kp_load32(s->data + off, e->big_endian));
 			v->name = version_name(m, names, (const char *)s->data + off + w,
 					       strlen((const char *)s->data + off + w), &hint);
+			v->hash = v->name ? kp_hash_string(v->name) : 0;
 			if (!v->name)
 				return kp_err_set(err, "out of memory");
 		}
@@ -127,6 +128,7 @@ static int read_basic(struct kp_module *m, const struct kp_elf *e, const struct 
 			v->crc = kp_load32(s->data + off + 4, e->big_endian);
 			v->name = version_name(m, names, (const char *)s->data + off + 8,
 					       strlen((const char *)s->data + off + 8), &hint);
+			v->hash = v->name ? kp_hash_string(v->name) : 0;
 			if (!v->name)
 				return kp_err_set(err, "out of memory");
 			off += kp_load32(s->data + off, e->big_endian);
@@ -192,6 +194,7 @@ static int read_extended(struct kp_module *m, const struct kp_elf *e,
 		v->crc = kp_load32(cs->data + k * 4, e->big_endian);
 		v->name = kp_module_symname(m, names, (const char *)ns->data + pos,
 					    (size_t)(nul - (ns->data + pos)));
+		v->hash = v->name ? kp_hash_string(v->name) : 0;
 		if (!v->name)
 			return kp_err_set(err, "out of memory");
 		pos = (uint64_t)(nul - ns->data) + 1;

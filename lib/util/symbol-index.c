@@ -39,7 +39,7 @@ static int rehash_pool(struct kp_symbol_index *idx)
 	idx->cap = ncap;
 	/* Rebuild chains; inserting in reverse keeps per-key insertion order. */
 	for (size_t i = idx->n; i-- > 0;) {
-		size_t b = kp_hash_string(np[i].key) & (idx->nbuckets - 1);
+		size_t b = np[i].hash & (idx->nbuckets - 1);
 
 		if (!idx->buckets[b] && idx->tails)
 			idx->tails[b] = &np[i];
@@ -70,6 +70,12 @@ static int build_tails(struct kp_symbol_index *idx)
 
 int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *value)
 {
+	return kp_symbol_index_add_hashed(idx, key, kp_hash_string(key), value);
+}
+
+int kp_symbol_index_add_hashed(struct kp_symbol_index *idx, const char *key, uint32_t hash,
+			       void *value)
+{
 	struct kp_symbol_index_entry *e;
 	size_t b;
 
@@ -79,7 +85,8 @@ int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *valu
 	e->key = key;
 	e->value = value;
 	e->next = NULL;
-	b = kp_hash_string(key) & (idx->nbuckets - 1);
+	e->hash = hash;
+	b = e->hash & (idx->nbuckets - 1);
 	/* Append at the tail of the bucket so entries of one key stay in insertion order. */
 	if (!idx->tails) {
 		struct kp_symbol_index_entry **pp = &idx->buckets[b];
@@ -103,23 +110,35 @@ int kp_symbol_index_add(struct kp_symbol_index *idx, const char *key, void *valu
 	return 0;
 }
 
-const struct kp_symbol_index_entry *kp_symbol_index_find(const struct kp_symbol_index *idx,
-							 const char *key)
+/* Names are mostly shared (the kernel base's copies): the same pointer is the same key. */
+static bool same_key(const struct kp_symbol_index_entry *e, const char *key, uint32_t hash)
+{
+	return e->hash == hash && (e->key == key || !strcmp(e->key, key));
+}
+
+const struct kp_symbol_index_entry *kp_symbol_index_find_hashed(const struct kp_symbol_index *idx,
+								const char *key, uint32_t hash)
 {
 	const struct kp_symbol_index_entry *e;
 
 	if (!idx->nbuckets)
 		return NULL;
-	for (e = idx->buckets[kp_hash_string(key) & (idx->nbuckets - 1)]; e; e = e->next)
-		if (!strcmp(e->key, key))
+	for (e = idx->buckets[hash & (idx->nbuckets - 1)]; e; e = e->next)
+		if (same_key(e, key, hash))
 			return e;
 	return NULL;
+}
+
+const struct kp_symbol_index_entry *kp_symbol_index_find(const struct kp_symbol_index *idx,
+							 const char *key)
+{
+	return idx->nbuckets ? kp_symbol_index_find_hashed(idx, key, kp_hash_string(key)) : NULL;
 }
 
 const struct kp_symbol_index_entry *kp_symbol_index_next(const struct kp_symbol_index_entry *e)
 {
 	for (const struct kp_symbol_index_entry *n = e->next; n; n = n->next)
-		if (!strcmp(n->key, e->key))
+		if (same_key(n, e->key, e->hash))
 			return n;
 	return NULL;
 }

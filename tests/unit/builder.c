@@ -176,6 +176,7 @@ static struct kp_export *add_export(struct kp_module *m, const char *name,
 	room(m->nexports, "exports");
 	x = &m->exports[m->nexports++];
 	x->name = name;
+	x->hash = kp_hash_string(name);
 	x->table = table;
 	x->gpl_only = gpl_only;
 	return x;
@@ -218,6 +219,7 @@ static void add_import(struct kp_module *m, const char *name, bool weak)
 	room(m->nimports, "imports");
 	imp = &m->imports[m->nimports];
 	imp->name = name;
+	imp->hash = kp_hash_string(name);
 	imp->symidx = next_symidx(m);
 	imp->weak = weak;
 	m->nimports++;
@@ -265,6 +267,7 @@ void tb_version(struct kp_module *m, const char *name, uint32_t crc)
 	m->versions_format = KP_VERSIONS_FIXED;
 	m->versions_alloc = true;
 	m->versions[m->nversions].name = name;
+	m->versions[m->nversions].hash = kp_hash_string(name);
 	m->versions[m->nversions++].crc = crc;
 }
 
@@ -274,6 +277,7 @@ void tb_ext_version(struct kp_module *m, const char *name, uint32_t crc)
 	m->has_ext_versions = true;
 	m->ext_versions_state = KP_EXT_VERSIONS_OK;
 	m->ext_versions[m->next_versions].name = name;
+	m->ext_versions[m->next_versions].hash = kp_hash_string(name);
 	m->ext_versions[m->next_versions++].crc = crc;
 }
 

@@ -7,6 +7,7 @@
 #define KP_SAME_MODULE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "read/module.h"
@@ -14,6 +15,12 @@
 static inline bool kp_same_str(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* @hash is what lookups take for @name: kp_hash_string(@name), the same on both sides. */
+static inline bool kp_same_hash(const char *name, uint32_t hash, uint32_t other)
+{
+	return hash == other && (!name || hash == kp_hash_string(name));
 }
 
 static inline bool kp_same_module(const struct kp_module *a, const struct kp_module *b)
@@ -40,17 +47,26 @@ static inline bool kp_same_module(const struct kp_module *a, const struct kp_mod
 			return false;
 	for (size_t i = 0; i < a->nimports; i++)
 		if (!kp_same_str(a->imports[i].name, b->imports[i].name) ||
+		    !kp_same_hash(a->imports[i].name, a->imports[i].hash, b->imports[i].hash) ||
 		    a->imports[i].weak != b->imports[i].weak)
 			return false;
 	for (size_t i = 0; i < a->nexports; i++)
 		if (!kp_same_str(a->exports[i].name, b->exports[i].name) ||
+		    !kp_same_hash(a->exports[i].name, a->exports[i].hash, b->exports[i].hash) ||
 		    !kp_same_str(a->exports[i].ns, b->exports[i].ns) ||
 		    a->exports[i].gpl_only != b->exports[i].gpl_only ||
 		    a->exports[i].crc != b->exports[i].crc)
 			return false;
 	for (size_t i = 0; i < a->nversions; i++)
 		if (!kp_same_str(a->versions[i].name, b->versions[i].name) ||
+		    !kp_same_hash(a->versions[i].name, a->versions[i].hash, b->versions[i].hash) ||
 		    a->versions[i].crc != b->versions[i].crc)
+			return false;
+	for (size_t i = 0; i < a->next_versions; i++)
+		if (!kp_same_str(a->ext_versions[i].name, b->ext_versions[i].name) ||
+		    !kp_same_hash(a->ext_versions[i].name, a->ext_versions[i].hash,
+				  b->ext_versions[i].hash) ||
+		    a->ext_versions[i].crc != b->ext_versions[i].crc)
 			return false;
 	for (size_t i = 0; i < a->nsymget; i++)
 		if (!kp_same_str(a->symget[i].symbol, b->symget[i].symbol) ||

@@ -33,7 +33,7 @@ int kp_rule_verify_exported_symbols(struct kp_sim_ctx *c, struct kp_loading *ld)
 			continue;
 		if (!kp_export_class(c, x, &gpl))
 			continue;
-		if (!kp_find_symbol(c, x->name, true, &fs))
+		if (!kp_find_symbol_hashed(c, x->name, x->hash, true, &fs))
 			continue;
 		kp_msg(c, ld, "%s: exports duplicate symbol %s (owned by %s)", ld->name, x->name,
 		       fs.owner_name ? fs.owner_name : "kernel");

@@ -46,9 +46,16 @@ bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool
 
 bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out)
 {
+	return kp_find_symbol_hashed(c, name, kp_hash_string(name), gplok, out);
+}
+
+bool kp_find_symbol_hashed(const struct kp_sim_ctx *c, const char *name, uint32_t hash, bool gplok,
+			   struct kp_found *out)
+{
 	const struct kp_graph *g = c->g;
 
-	return kp_find_symbol_k(c, name, g->base ? kp_base_lookup(g->base, name) : NULL, gplok,
+	return kp_find_symbol_k(c, name, hash,
+				g->base ? kp_base_lookup_hashed(g->base, name, hash) : NULL, gplok,
 				out);
 }
 
@@ -70,16 +77,17 @@ const struct kp_ksym *kp_import_base_hit(const struct kp_sim_ctx *c, const struc
 		if (nd->edges[j].kind != KP_PROV_LOADER)
 			return NULL;
 	}
-	return c->g->base ? kp_base_lookup(c->g->base, imp->name) : NULL;
+	return c->g->base ? kp_base_lookup_hashed(c->g->base, imp->name, imp->hash) : NULL;
 }
 
-bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, const struct kp_ksym *k,
-		      bool gplok, struct kp_found *out)
+bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, uint32_t hash,
+		      const struct kp_ksym *k, bool gplok, struct kp_found *out)
 {
 	const struct kp_graph *g = c->g;
 
 	memset(out, 0, sizeof(*out));
 	out->name = name;
+	out->name_hash = hash;
 	if (k && table_allowed(c, k->table, k->gpl_only, gplok)) {
 		from_ksym(out, k);
 		out->kind = KP_PROV_VMLINUX;
@@ -92,7 +100,8 @@ bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, const struct
 
 		bool best_gpl = false;
 
-		for (e = kp_symbol_index_find(&g->exports, name); e; e = kp_symbol_index_next(e)) {
+		for (e = kp_symbol_index_find_hashed(&g->exports, name, hash); e;
+		     e = kp_symbol_index_next(e)) {
 			const struct kp_export_ref *r = e->value;
 			const struct kp_verdict *v = &c->sim->v[r->node];
 			bool gpl;
@@ -121,7 +130,7 @@ bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, const struct
 		}
 	}
 	/* Modules known only from the kernel base were loaded before the set. */
-	k = kp_graph_base_module_export(g, name);
+	k = kp_graph_base_module_export(g, name, hash);
 	if (k && table_allowed(c, k->table, k->gpl_only, gplok)) {
 		from_ksym(out, k);
 		out->kind = KP_PROV_BASE_MODULE;

@@ -89,13 +89,15 @@ enum resolved { RESOLVED, NOT_FOUND, REJECTED };
  * resolve_symbol(), v5.9 … v6.12: find, using_gplonly, inherit_taint, CRC, namespace,
  * ref_module.
  */
-static enum resolved resolve_symbol(struct kp_sim_ctx *c, struct kp_loading *ld, const char *name,
-				    const struct kp_ksym *base_hit, int *err)
+static enum resolved resolve_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
+				    const struct kp_import *imp, const struct kp_ksym *base_hit,
+				    int *err)
 {
 	bool gplok = !(ld->v->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE));
+	const char *name = imp->name;
 	struct kp_found fs;
 
-	if (!kp_find_symbol_k(c, name, base_hit, gplok, &fs))
+	if (!kp_find_symbol_k(c, name, imp->hash, base_hit, gplok, &fs))
 		return NOT_FOUND;
 	/* check_exported_symbol() (<= v5.11): find_symbol() itself warns, before anything else. */
 	if (fs.gpl_future && !gplok)
@@ -212,7 +214,7 @@ static int undefined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 	enum resolved r;
 	int err = 0;
 
-	r = resolve_symbol(c, ld, imp->name, base_hit, &err);
+	r = resolve_symbol(c, ld, imp, base_hit, &err);
 	if (r == RESOLVED)
 		return 0;
 	if (r == NOT_FOUND && (imp->weak || ignore_undef_symbol(c, m->machine, imp->name)))
@@ -228,13 +230,14 @@ static int undefined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 		bool gplok = !(ld->v->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE));
 		struct kp_found any;
 
-		if (!gplok && kp_find_symbol_k(c, imp->name, base_hit, true, &any) && any.gpl_only)
+		if (!gplok && kp_find_symbol_k(c, imp->name, imp->hash, base_hit, true, &any) &&
+		    any.gpl_only)
 			kp_finding(ld->v, "gpl-only-symbol", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
 				   imp->name,
 				   "%s is EXPORT_SYMBOL_GPL and the module is "
 				   "proprietary (P): not visible to it",
 				   imp->name);
-		else if (!kp_find_symbol_k(c, imp->name, base_hit, true, &any))
+		else if (!kp_find_symbol_k(c, imp->name, imp->hash, base_hit, true, &any))
 			kp_finding(ld->v, "unknown-symbol", KP_SEV_ERROR, KP_CONS_LOAD_FAIL,
 				   imp->name,
 				   "%s is not exported by the kernel or any loaded "

@@ -49,6 +49,7 @@ void kp_loading_release(struct kp_loading *ld);
 /* What find_symbol() found. */
 struct kp_found {
 	const char *name;
+	uint32_t name_hash; /* kp_hash_string(name) */
 	bool gpl_only;
 	bool gpl_future;
 	const char *ns;
@@ -77,12 +78,16 @@ int kp_try_to_force_load(struct kp_sim_ctx *c, struct kp_loading *ld, const char
 /* find-symbol.c */
 bool kp_export_class(const struct kp_sim_ctx *c, const struct kp_export *x, bool *gpl_only);
 bool kp_find_symbol(const struct kp_sim_ctx *c, const char *name, bool gplok, struct kp_found *out);
+/* The same with @hash == kp_hash_string(@name) (struct kp_export.hash). */
+bool kp_find_symbol_hashed(const struct kp_sim_ctx *c, const char *name, uint32_t hash, bool gplok,
+			   struct kp_found *out);
 /*
  * kp_find_symbol() given what the kernel's exports hold for @name (@k: kp_base_lookup() of
- * the graph's base, NULL when nothing), e.g. from kp_import_base_hit().
+ * the graph's base, NULL when nothing), e.g. from kp_import_base_hit(); @hash is
+ * kp_hash_string(@name) (struct kp_import.hash).
  */
-bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, const struct kp_ksym *k,
-		      bool gplok, struct kp_found *out);
+bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, uint32_t hash,
+		      const struct kp_ksym *k, bool gplok, struct kp_found *out);
 /* kp_base_lookup() of import @imp of the module @ld loads, from its graph edge when it has one. */
 const struct kp_ksym *kp_import_base_hit(const struct kp_sim_ctx *c, const struct kp_loading *ld,
 					 const struct kp_import *imp);

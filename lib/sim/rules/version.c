@@ -5,9 +5,10 @@
 
 #include "rules.h"
 
-static bool same_name(const char *a, const char *b)
+/* @v's name is @name, whose kp_hash_string() is @hash. */
+static bool same_name(const struct kp_version *v, const char *name, uint32_t hash)
 {
-	return a == b || (a[0] == b[0] && !strcmp(a, b));
+	return v->name == name || (v->hash == hash && !strcmp(v->name, name));
 }
 
 /* @list indexed by name into @ld->ver_index; 0, or -1 (out of memory: no index). */
@@ -17,7 +18,8 @@ static int index_versions(struct kp_loading *ld, const struct kp_version *list, 
 	if (kp_symbol_index_init(&ld->ver_index, n) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		if (kp_symbol_index_add(&ld->ver_index, list[i].name, (void *)&list[i]) < 0) {
+		if (kp_symbol_index_add_hashed(&ld->ver_index, list[i].name, list[i].hash,
+					       (void *)&list[i]) < 0) {
 			kp_symbol_index_release(&ld->ver_index);
 			return -1;
 		}
@@ -35,28 +37,30 @@ static int index_versions(struct kp_loading *ld, const struct kp_version *list, 
  * over, whose first entry per name is the walk's.
  */
 static const struct kp_version *find_version(struct kp_loading *ld, const struct kp_version *list,
-					     size_t n, bool distinct, const char *name)
+					     size_t n, bool distinct, const char *name,
+					     uint32_t hash)
 {
 	size_t start = 0;
 
 	if (ld->ver_index_of == list) {
-		const struct kp_symbol_index_entry *e = kp_symbol_index_find(&ld->ver_index, name);
+		const struct kp_symbol_index_entry *e =
+			kp_symbol_index_find_hashed(&ld->ver_index, name, hash);
 
 		return e ? e->value : NULL;
 	}
 	if (distinct && ld->ver_hint < n) {
 		start = ld->ver_hint;
-		if (same_name(list[start].name, name)) {
+		if (same_name(&list[start], name, hash)) {
 			ld->ver_hint = start + 1;
 			return &list[start];
 		}
 		if (n >= 64 && index_versions(ld, list, n) == 0)
-			return find_version(ld, list, n, distinct, name);
+			return find_version(ld, list, n, distinct, name, hash);
 	}
 	for (size_t k = 0; k < n; k++) {
 		size_t i = start + k < n ? start + k : start + k - n;
 
-		if (same_name(list[i].name, name)) {
+		if (same_name(&list[i], name, hash)) {
 			ld->ver_hint = i + 1;
 			return &list[i];
 		}
@@ -91,17 +95,19 @@ bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const ch
 {
 	const struct kp_module *m = ld->m;
 	const struct kp_version *ver;
+	uint32_t hash;
 
 	if (!c->f->modversions)
 		return true;
 	/* Exporting module didn't supply crcs?  OK, we're already tainted. */
 	if (!fs->has_crc)
 		return true;
+	hash = symname == fs->name ? fs->name_hash : kp_hash_string(symname);
 	/* elf_validity_cache_index_versions(): IGNORE_MODVERSIONS zeroes the ext indices too */
 	if (c->p->has[KP_F_EXT_MODVERSIONS] && m->has_ext_versions &&
 	    !(c->f->init_flags & KP_INIT_IGNORE_MODVERSIONS)) {
 		ver = find_version(ld, m->ext_versions, m->next_versions, m->ext_versions_distinct,
-				   symname);
+				   symname, hash);
 		if (ver)
 			return ver->crc == fs->crc || bad_version(c, ld, symname, ver, fs);
 		if (!c->no_ext_version_warned) {
@@ -114,7 +120,7 @@ bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const ch
 	/* No versions at all?  modprobe --force does this. */
 	if (!ld->has_versions)
 		return kp_try_to_force_load(c, ld, symname) == 0;
-	ver = find_version(ld, m->versions, m->nversions, m->versions_distinct, symname);
+	ver = find_version(ld, m->versions, m->nversions, m->versions_distinct, symname, hash);
 	if (ver)
 		return ver->crc == fs->crc || bad_version(c, ld, symname, ver, fs);
 	/* "Broken toolchain": upstream warns once and accepts; Debian warns and rejects. */
