@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] KOPOLICY_BIN [BOOTS]
+# bench/bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] KOPOLICY_BIN [BOOTS]
 #
 # Boot storm: what `kopolicy hook` costs a real boot. Debian's stock 6.12 kernel boots under
 # QEMU (TCG) a Debian 12 root file system on a virtio disk — systemd, udev, kmod, the 6.12
@@ -12,6 +12,8 @@
 # on off, off on, ...), every boot from the same disk image (snapshot=on), after one writable
 # warm-up boot with the hook that makes the machine id and fills the hook's facts cache
 # (/var/cache/kopolicy) with every module the boots load, as on a system booted before.
+# -N adds BOOTS boots with a null hook (bench/boot/zz-null.conf, kpbench.hook=null: the same
+# install rule with /bin/true in place of kopolicy): the install-rule mechanism's own cost.
 # The guest (bench/boot/report.sh) reports on the serial console: when `udevadm settle`
 # returned, the kernel's module_load trace events (the last module loaded), systemd's unit
 # timestamps, `systemd-analyze time`, and with the hook hook-timer's line for every hook run
@@ -34,16 +36,17 @@ set -euo pipefail
 
 die() { echo "bench-boot: $*" >&2; exit 2; }
 usage() {
-	echo "usage: bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] KOPOLICY_BIN [BOOTS]" >&2
+	echo "usage: bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] KOPOLICY_BIN [BOOTS]" >&2
 	exit 2
 }
 
-outdir="" work="" reuse=0
-while getopts "o:w:Rh" opt; do
+outdir="" work="" reuse=0 null=0
+while getopts "o:w:RNh" opt; do
 	case $opt in
 	o) outdir=$OPTARG ;;
 	w) work=$OPTARG ;;
 	R) reuse=1 ;;
+	N) null=1 ;;
 	*) usage ;;
 	esac
 done
@@ -150,12 +153,13 @@ else
 	cp "$top/contrib/hook.conf" "$root/etc/kopolicy/hook.conf"
 	gcc -O2 -Wall -Wextra -o "$root/usr/local/lib/kpbench/hook-timer" "$here/hook-timer.c"
 	install -m 755 "$here/report.sh" "$root/usr/local/lib/kpbench/report.sh"
-	install -m 644 "$here/zz-kopolicy.conf" "$root/usr/local/lib/kpbench/zz-kopolicy.conf"
-	install -m 644 "$here/kpbench-hook.service" "$here/kpbench-report.service" \
-		"$root/etc/systemd/system/"
+	install -m 644 "$here/zz-kopolicy.conf" "$here/zz-null.conf" "$root/usr/local/lib/kpbench/"
+	install -m 644 "$here/kpbench-hook.service" "$here/kpbench-nullhook.service" \
+		"$here/kpbench-report.service" "$root/etc/systemd/system/"
 	mkdir -p "$root/etc/systemd/system/sysinit.target.wants" \
 		"$root/etc/systemd/system/multi-user.target.wants"
 	ln -sf ../kpbench-hook.service "$root/etc/systemd/system/sysinit.target.wants/"
+	ln -sf ../kpbench-nullhook.service "$root/etc/systemd/system/sysinit.target.wants/"
 	ln -sf ../kpbench-report.service "$root/etc/systemd/system/multi-user.target.wants/"
 	# the report owns the serial console: no login prompt on it
 	ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
@@ -217,7 +221,7 @@ cmdline+=" udev.event_timeout=1200"
 tsv=$outdir/boots.tsv
 printf 'boot\thook\twall_s\tqemu_user_s\tqemu_sys_s\tload1_before\tload1_after\tlog\n' >"$tsv"
 failed=0
-boot() { # NAME HOOK(0|1) SNAPSHOT(on|off) [KERNEL ARGUMENT]
+boot() { # NAME HOOK(0|1|null) SNAPSHOT(on|off) [KERNEL ARGUMENT]
 	local name=$1 hook=$2 snap=$3 extra=${4:-} log=$outdir/serial-$1.log w u y la0 la1 rc=0
 	la0=$(cut -d' ' -f1 /proc/loadavg)
 	echo "bench-boot: $(date -u +%H:%M:%S) boot $name (hook=$hook, load $la0) ..." >&2
@@ -253,9 +257,11 @@ fi
 for i in $(seq 1 "$boots"); do
 	if [ $((i % 2)) = 1 ]; then
 		boot "off-$i" 0 on
+		[ "$null" = 0 ] || boot "null-$i" null on
 		boot "on-$i" 1 on
 	else
 		boot "on-$i" 1 on
+		[ "$null" = 0 ] || boot "null-$i" null on
 		boot "off-$i" 0 on
 	fi
 done

@@ -115,7 +115,7 @@ def main():
             row = dict(zip(header, line.rstrip("\n").split("\t")))
             boots.append(row)
     bad = 0
-    groups = {"off": [], "on": []}
+    groups = {"off": [], "on": [], "null": []}
     warm = None
     print("boot      hook  settle  last-load  mod-load  startup  modules  hooks  qemu wall/cpu s"
           "   load1 before/after")
@@ -149,7 +149,7 @@ def main():
         if b["boot"] == "warmup":
             warm = rep
         else:
-            groups["on" if b["hook"] == "1" else "off"].append(rep)
+            groups[{"1": "on", "null": "null"}.get(b["hook"], "off")].append(rep)
 
     def col(g, k):
         return [r[k] for r in groups[g] if k in r]
@@ -167,6 +167,30 @@ def main():
         print(fmt_row(name, col("off", key), col("on", key)))
     print(fmt_row("modules loaded", col("off", "modules"), col("on", "modules"), "", 0))
 
+    if groups["null"]:
+        print()
+        print("the same measures with a null hook (-N: the install rule with /bin/true in place of "
+              "kopolicy), %d boots: the mechanism's own cost, and kopolicy's beyond it:" % (
+                  len(groups["null"])))
+        print()
+        print("| measure | without hook | null hook | ratio |")
+        print("|---|---:|---:|---:|")
+        for key, name in (("settle", "udevadm settle"), ("last_load", "last module loaded"),
+                          ("qemu_cpu", "QEMU CPU (user+sys)")):
+            print(fmt_row(name, col("off", key), col("null", key)))
+        print()
+        print("| measure | null hook | kopolicy hook | ratio |")
+        print("|---|---:|---:|---:|")
+        for key, name in (("settle", "udevadm settle"), ("last_load", "last module loaded"),
+                          ("qemu_cpu", "QEMU CPU (user+sys)")):
+            print(fmt_row(name, col("null", key), col("on", key)))
+        nh = [h for r in groups["null"] for h in r["hooks"]]
+        if nh:
+            nc = sorted(h["user_ms"] + h["sys_ms"] for h in nh)
+            print()
+            print("null hook (/bin/true) runs: %d, CPU p50 %.1f ms, p99 %.1f ms" % (
+                len(nh), nc[len(nc) // 2], nc[min(len(nc) - 1, int(len(nc) * 0.99))]))
+        print()
     hooks = [h for r in groups["on"] for h in r["hooks"]]
     if hooks:
         wall = [h["wall_ms"] for h in hooks]
