@@ -220,14 +220,16 @@ static void cost_slice(void *ctx, size_t begin, size_t end)
 					 c->st ? &c->st[c->q[k].index - c->from] : NULL);
 }
 
-int kp_set_open_module(struct kp_facts_cache *cache, const char *path, const struct kp_open_opts *o,
-		       struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
+/* kp_set_open_module() with the file's stat() already made (@st, or NULL). */
+static int open_module_stat(struct kp_facts_cache *cache, const char *path, const struct stat *st,
+			    const struct kp_open_opts *o, struct kp_decoders *dec,
+			    struct kp_module **out, struct kp_err *err)
 {
 	int r;
 
 	if (!cache)
 		return kp_module_open_with(path, o, dec, out, err);
-	r = kp_facts_cache_open(cache, path, o, dec, out, err);
+	r = kp_facts_cache_open_stat(cache, path, st, o, dec, out, err);
 	if (r < 0 || !o->keep_btf || !o->btf_judge)
 		return r;
 	/* cached facts hold the BTF's digest: its verdict from the judge's memo, or a re-read */
@@ -239,6 +241,12 @@ int kp_set_open_module(struct kp_facts_cache *cache, const char *path, const str
 	if (r < 0)
 		return kp_err_set(err, "out of memory");
 	return kp_module_open_with(path, o, dec, out, err);
+}
+
+int kp_set_open_module(struct kp_facts_cache *cache, const char *path, const struct kp_open_opts *o,
+		       struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
+{
+	return open_module_stat(cache, path, NULL, o, dec, out, err);
 }
 
 void kp_set_free_module(struct kp_facts_cache *cache, struct kp_module *m)
@@ -265,11 +273,9 @@ static void read_one(struct kp_set_entry *ent, struct kp_facts_cache *cache, con
 
 	if (ent->mod || ent->error)
 		return;
-	if (cache)
-		r = kp_facts_cache_open_stat(cache, ent->path, st && st->st_mode ? st : NULL, o,
-					     dec, &ent->mod, &err);
-	else
-		r = kp_module_open_with(ent->path, o, dec, &ent->mod, &err);
+	/* through open_module_stat(): a cached module's BTF verdict comes from the judge's memo */
+	r = open_module_stat(cache, ent->path, st && st->st_mode ? st : NULL, o, dec, &ent->mod,
+			     &err);
 	if (r < 0) {
 		ent->error = strdup(err.msg[0] ? err.msg : "unknown error");
 		if (!ent->error)
