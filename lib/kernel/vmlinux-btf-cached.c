@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel's BTF through the base cache (vmlinux-btf-cached.h). Payload, host byte order:
- *   magic "KPBTFIX2", type count, BTF length, CRC-32 of the index, CRC-32 of the BTF, flags
- *   (COPY: the BTF bytes follow), 4 bytes zero; the index (the offset of each type in the
- *   BTF, as kp_btf_parse_base() made it); with COPY, at the next 8-byte boundary, the BTF.
+ *   magic "KPBTFIX3", type count, BTF length, CRC-32 of the index, CRC-32 of the BTF, flags
+ *   (COPY: the BTF bytes follow), 4 bytes zero, the SHA-256 of the BTF (the module BTF
+ *   memo's scope is made from it, kernel/btf-judge.h, computed once when the entry is made);
+ *   the index (the offset of each type in the BTF, as kp_btf_parse_base() made it); with
+ *   COPY, at the next 8-byte boundary, the BTF.
  */
 #include "vmlinux-btf-cached.h"
 
@@ -14,12 +16,15 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <openssl/evp.h>
+
 #include "file/rootfs.h"
 #include "read/btf.h"
 #include "util/fs-trust.h"
 
-#define MAGIC	 "KPBTFIX2"
-#define HEAD_LEN 32
+#define MAGIC	 "KPBTFIX3"
+#define HEAD_LEN 64
+#define SHA_OFF	 32
 #define F_COPY	 1u
 
 /* What an entry holds, checked against its length and CRCs. */
@@ -28,6 +33,7 @@ struct entry {
 	uint32_t nr;
 	uint32_t blen;
 	const unsigned char *copy; /* the BTF bytes, checked; NULL without COPY */
+	const unsigned char *sha256; /* of the BTF bytes (borrowed from the mapping) */
 };
 
 static size_t copy_off(uint32_t nr)
@@ -55,6 +61,7 @@ static int entry_of(const struct kp_base_map *m, struct entry *e)
 		return -1;
 	/* HEAD_LEN keeps it 4-byte aligned in a page-aligned mapping (and its header) */
 	e->types = (const uint32_t *)(const void *)(m->data + HEAD_LEN);
+	e->sha256 = m->data + SHA_OFF;
 	if (flags & F_COPY) {
 		/* the bytes the checks will read: a damaged copy must not change a verdict */
 		e->copy = m->data + copy_off(e->nr);
@@ -165,16 +172,19 @@ static bool needs_copy(const struct kp_base_input *in, const unsigned char *data
 	return copy;
 }
 
-static void store(struct kp_base_cache *cache, const struct kp_base_key *key,
-		  const struct kp_btf *b, const unsigned char *data, size_t len, bool copy)
+/* The entry for @b made and stored; 0 with @sha256 (NULL: not wanted) the BTF's digest, or -1. */
+static int store(struct kp_base_cache *cache, const struct kp_base_key *key,
+		 const struct kp_btf *b, const unsigned char *data, size_t len, bool copy,
+		 unsigned char *sha256)
 {
 	size_t n = (size_t)b->nr_types * 4,
 	       total = copy ? copy_off(b->nr_types) + len : HEAD_LEN + n;
 	unsigned char *p = calloc(1, total);
 	uint32_t blen = (uint32_t)len, flags = copy ? F_COPY : 0, crc;
+	unsigned dlen = 0;
 
 	if (!p)
-		return;
+		return -1;
 	memcpy(p, MAGIC, 8);
 	memcpy(p + 8, &b->nr_types, 4);
 	memcpy(p + 12, &blen, 4);
@@ -186,8 +196,16 @@ static void store(struct kp_base_cache *cache, const struct kp_base_key *key,
 	memcpy(p + 24, &flags, 4);
 	if (copy)
 		memcpy(p + copy_off(b->nr_types), data, len);
+	/* the memo's scope needs it: an entry without it is not stored (parsed next time) */
+	if (EVP_Digest(data, len, p + SHA_OFF, &dlen, EVP_sha256(), NULL) != 1 || dlen != 32) {
+		free(p);
+		return -1;
+	}
 	kp_base_cache_put(cache, key, p, total);
+	if (sha256)
+		memcpy(sha256, p + SHA_OFF, 32);
 	free(p);
+	return 0;
 }
 
 /*
@@ -245,7 +263,7 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
 	kp_base_cache_note_miss(cache);
 	r = kp_facts_vmlinux_btf(f, data, len, path, NULL);
 	if (r == 0 && f->vmlinux_btf)
-		store(cache, &key, f->vmlinux_btf, data, len, copy);
+		store(cache, &key, f->vmlinux_btf, data, len, copy, NULL);
 	return r;
 }
 
@@ -275,6 +293,8 @@ int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 			if (!data && map_source(&in, e.blen, out) == 0)
 				data = out->data;
 			if (data && from_index(f, data, e.blen, path, &e, &m) == 0) {
+				memcpy(out->sha256, e.sha256, sizeof(out->sha256));
+				out->has_sha256 = true;
 				kp_base_input_close(&in);
 				return 0;
 			}
@@ -290,8 +310,9 @@ int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 	}
 	copy = needs_copy(&in, out->data, out->len);
 	r = kp_facts_vmlinux_btf(f, out->data, out->len, path, NULL);
-	if (r == 0 && f->vmlinux_btf && out->len <= UINT32_MAX)
-		store(cache, &key, f->vmlinux_btf, out->data, out->len, copy);
+	if (r == 0 && f->vmlinux_btf && out->len <= UINT32_MAX &&
+	    store(cache, &key, f->vmlinux_btf, out->data, out->len, copy, out->sha256) == 0)
+		out->has_sha256 = true;
 	kp_base_input_close(&in);
 	return r < 0 ? -2 : 0;
 }
