@@ -475,23 +475,21 @@ static int needed_deps(struct kp_ctx *c, bool *added, struct kp_err *err)
 /*
  * The set's module BTF judged against the kernel's BTF before the simulation, its verdicts
  * kept with the facts as check keeps them (kernel/btf-judge.h): a module's BTF checked once,
- * then its verdict from the memo. Only when the base cache gave the BTF's SHA-256 (hashing
- * 4.9 MB on every call would cost more than it saves) and there is a facts cache; otherwise,
- * or when memory runs out, the simulation checks the kept bytes as before.
+ * then its verdict from the memo. Only when the base cache's BTF entry gave the memo's scope
+ * (hashing 4.9 MB on every call would cost more than it saves) and there is a facts cache;
+ * otherwise, or when memory runs out, the simulation checks the kept bytes as before.
  */
 static void judge_set_btf(struct kp_ctx *c)
 {
 	struct kp_facts_cache *fc = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
-	unsigned char scope[KP_BTF_MEMO_ID_LEN];
 	struct kp_btf_judger j;
 	struct kp_btf_memo *memo;
 	struct kp_btf_rules rules;
 
-	if (!fc || !c->facts.btf_modules || !c->facts.vmlinux_btf || !c->vmlinux_btf.has_sha256)
+	if (!fc || !c->facts.btf_modules || !c->facts.vmlinux_btf || !c->vmlinux_btf.has_scope)
 		return;
 	kp_profile_btf_rules(&c->facts.profile, &rules);
-	if (kp_btf_judge_scope_of(c->vmlinux_btf.sha256, &rules, scope) < 0 ||
-	    !(memo = kp_facts_cache_btf_memo(fc, scope)) ||
+	if (!(memo = kp_facts_cache_btf_memo(fc, c->vmlinux_btf.scope)) ||
 	    kp_btf_judger_init(&j, c->facts.vmlinux_btf, &rules, memo) < 0)
 		return;
 	for (size_t i = 0; i < c->set.n; i++)
