@@ -2,7 +2,6 @@
 /* Module BTF verdicts beside the facts cache (btf-memo.h). */
 #include "btf-memo.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -204,51 +203,6 @@ void kp_btf_memo_counts(const struct kp_btf_memo *m, struct kp_btf_memo_counts *
 	pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
 }
 
-struct old_file {
-	char name[96];
-	struct timespec mtime;
-};
-
-static int cmp_age(const void *a, const void *b)
-{
-	const struct old_file *x = a, *y = b;
-
-	if (x->mtime.tv_sec != y->mtime.tv_sec)
-		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
-	return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
-}
-
-/* More than MAX_SCOPES verdict files: the oldest go. */
-static void prune(int dfd)
-{
-	struct old_file files[4 * MAX_SCOPES];
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-	size_t n = 0;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((de = readdir(d)) && n < KP_ARRAY_SIZE(files)) {
-		struct stat st;
-
-		if (strncmp(de->d_name, "btf-", 4) || strlen(de->d_name) >= sizeof(files[0].name) ||
-		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		snprintf(files[n].name, sizeof(files[n].name), "%s", de->d_name);
-		files[n++].mtime = st.st_mtim;
-	}
-	closedir(d);
-	if (n <= MAX_SCOPES)
-		return;
-	qsort(files, n, sizeof(*files), cmp_age);
-	for (size_t i = 0; i < n - MAX_SCOPES; i++)
-		unlinkat(dfd, files[i].name, 0);
-}
-
 /* Every verdict known into the scope's file, which replaces the one read. */
 static void store(struct kp_btf_memo *m)
 {
@@ -287,7 +241,7 @@ static void store(struct kp_btf_memo *m)
 		kp_memo_write(dfd, name, buf, len);
 	}
 	if (dfd >= 0) {
-		prune(dfd);
+		kp_memo_prune(dfd, "btf-", MAX_SCOPES);
 		close(dfd);
 	}
 	free(buf);

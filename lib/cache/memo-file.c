@@ -2,6 +2,7 @@
 /* The files of the verdict memos beside the facts cache (memo-file.h). */
 #include "memo-file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,4 +89,52 @@ int kp_memo_write(int dfd, const char *name, const unsigned char *p, size_t len)
 		unlinkat(dfd, tmp, 0);
 	close(fd);
 	return r;
+}
+
+struct old_file {
+	char name[96];
+	struct timespec mtime;
+};
+
+static int cmp_age(const void *a, const void *b)
+{
+	const struct old_file *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
+}
+
+void kp_memo_prune(int dfd, const char *prefix, size_t keep)
+{
+	size_t cap = 4 * keep, n = 0, pl = strlen(prefix);
+	struct old_file *files = calloc(cap ? cap : 1, sizeof(*files));
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d || !files) {
+		if (d)
+			closedir(d);
+		else if (fd >= 0)
+			close(fd);
+		free(files);
+		return;
+	}
+	while ((de = readdir(d)) && n < cap) {
+		struct stat st;
+
+		if (strncmp(de->d_name, prefix, pl) || strlen(de->d_name) >= sizeof(files[0].name) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		snprintf(files[n].name, sizeof(files[n].name), "%s", de->d_name);
+		files[n++].mtime = st.st_mtim;
+	}
+	closedir(d);
+	if (n > keep) {
+		qsort(files, n, sizeof(*files), cmp_age);
+		for (size_t i = 0; i < n - keep; i++)
+			unlinkat(dfd, files[i].name, 0);
+	}
+	free(files);
 }

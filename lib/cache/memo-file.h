@@ -32,4 +32,7 @@ unsigned char *kp_memo_read(int dfd, const char *name, const char *magic, size_t
  */
 int kp_memo_write(int dfd, const char *name, const unsigned char *p, size_t len);
 
+/* More than @keep files of @dfd whose names start with @prefix: the oldest (mtime) go. */
+void kp_memo_prune(int dfd, const char *prefix, size_t keep);
+
 #endif

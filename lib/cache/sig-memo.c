@@ -362,52 +362,6 @@ int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsig
 	return 0;
 }
 
-struct old_image {
-	char name[96];
-	struct timespec mtime;
-};
-
-static int cmp_age(const void *a, const void *b)
-{
-	const struct old_image *x = a, *y = b;
-
-	if (x->mtime.tv_sec != y->mtime.tv_sec)
-		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
-	return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
-}
-
-/* More than MAX_IMAGES image files: the oldest go. */
-static void prune_images(int dfd)
-{
-	struct old_image imgs[4 * MAX_IMAGES];
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-	size_t n = 0;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((de = readdir(d)) && n < KP_ARRAY_SIZE(imgs)) {
-		struct stat st;
-
-		if (strncmp(de->d_name, "image-", 6) ||
-		    strlen(de->d_name) >= sizeof(imgs[0].name) ||
-		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		snprintf(imgs[n].name, sizeof(imgs[n].name), "%s", de->d_name);
-		imgs[n++].mtime = st.st_mtim;
-	}
-	closedir(d);
-	if (n <= MAX_IMAGES)
-		return;
-	qsort(imgs, n, sizeof(*imgs), cmp_age);
-	for (size_t i = 0; i < n - MAX_IMAGES; i++)
-		unlinkat(dfd, imgs[i].name, 0);
-}
-
 void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
 			   const unsigned char *der, size_t len, uint32_t n)
 {
@@ -431,7 +385,7 @@ void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
 			kp_memo_write(dfd, name, buf, HEADER_LEN + len);
 		}
 		free(buf);
-		prune_images(dfd);
+		kp_memo_prune(dfd, "image-", MAX_IMAGES);
 	}
 	close(dfd);
 }
