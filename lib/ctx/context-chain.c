@@ -15,7 +15,10 @@
 
 #include "context.h"
 #include "context-machine.h"
+#include "cache/btf-memo.h"
+#include "cache/facts-cache.h"
 #include "file/rootfs.h"
+#include "kernel/btf-judge.h"
 #include "kernel/filtered-exports.h"
 #include "kernel/kernel-base-cached.h"
 #include "system/out-of-tree.h"
@@ -469,6 +472,32 @@ static int needed_deps(struct kp_ctx *c, bool *added, struct kp_err *err)
 	return 0;
 }
 
+/*
+ * The set's module BTF judged against the kernel's BTF before the simulation, its verdicts
+ * kept with the facts as check keeps them (kernel/btf-judge.h): a module's BTF checked once,
+ * then its verdict from the memo. Only when the base cache's BTF entry gave the memo's scope
+ * (hashing 4.9 MB on every call would cost more than it saves) and there is a facts cache;
+ * otherwise, or when memory runs out, the simulation checks the kept bytes as before.
+ */
+static void judge_set_btf(struct kp_ctx *c)
+{
+	struct kp_facts_cache *fc = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
+	struct kp_btf_judger j;
+	struct kp_btf_memo *memo;
+	struct kp_btf_rules rules;
+
+	if (!fc || !c->facts.btf_modules || !c->facts.vmlinux_btf || !c->vmlinux_btf.has_scope)
+		return;
+	kp_profile_btf_rules(&c->facts.profile, &rules);
+	if (!(memo = kp_facts_cache_btf_memo(fc, c->vmlinux_btf.scope)) ||
+	    kp_btf_judger_init(&j, c->facts.vmlinux_btf, &rules, memo) < 0)
+		return;
+	for (size_t i = 0; i < c->set.n; i++)
+		if (c->set.entries[i].mod)
+			kp_module_judge_kept_btf(c->set.entries[i].mod, &j.judge);
+	kp_btf_judger_release(&j);
+}
+
 int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 {
 	bool added = true;
@@ -512,6 +541,7 @@ int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 	}
 	if (read_providers(c, err) < 0 || build_facts(c, err) < 0)
 		return -1;
+	judge_set_btf(c);
 	if (kp_graph_build(&c->graph, &c->set, c->base, 1, err) < 0 ||
 	    kp_simulate(&c->graph, &c->facts, &c->sim, err) < 0)
 		return -1;

@@ -35,8 +35,11 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
  * file whose state has not moved) or stays empty and @f's BTF lies in the entry's own copy
  * of the bytes (stored where the source cannot be mapped: sysfs before v6.16, an ELF or
  * compressed file), checked by its CRC-32 before use. Only the entry's header, index and
- * the pages the module checks touch are read. Release @out after @f. 0, -1 (@path cannot
- * be read: @err as kp_vmlinux_btf_read()), or -2 (out of memory).
+ * the pages the module checks touch are read. @out->scope is the module BTF memo's scope
+ * (kernel/btf-judge.h) when an entry was found or made (has_scope), kept in the entry:
+ * neither the BTF hashed nor OpenSSL started on a warm call.
+ * Release @out after @f. 0, -1 (@path cannot be read: @err as kp_vmlinux_btf_read()), or -2
+ * (out of memory).
  */
 int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 			       struct kp_base_cache *cache, const char *root,

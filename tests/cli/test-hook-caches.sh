@@ -33,7 +33,7 @@ hook() {
 	shift
 	KOPOLICY_CACHE_STATS=1 "$kp" hook "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"
 	echo $? > "$tmp/$name.rc"
-	grep -v '^kopolicy: \(cache\|signatures\|base cache\)' "$tmp/$name.err" > "$tmp/$name.msg"
+	grep -v '^kopolicy: \(cache\|signatures\|base cache\|module BTF\)' "$tmp/$name.err" > "$tmp/$name.msg"
 }
 same() { # NAME NAME: the same status, stdout and messages
 	cmp -s "$tmp/$1.rc" "$tmp/$2.rc" && cmp -s "$tmp/$1.out" "$tmp/$2.out" &&
@@ -86,6 +86,44 @@ ok "... warm: every base from the cache, the BTF's entry used" $?
 big=$(find "$tmp/cache/base-v1" -name '*.base' -size +$((btf_len / 1024))k | wc -l)
 [ "$big" -eq 0 ]
 ok "a raw BTF file: the entry keeps its index, not its $btf_len bytes (mapped where it lies)" $?
+# the module's own .BTF: judged once, then its verdict from the facts cache's memo, whose
+# scope the BTF's entry holds (the 4.9 MB not hashed on a warm call)
+grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache$' "$tmp/btf-cold.err"
+ok "... cold: veth's .BTF checked, its verdict remembered" $?
+grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache$' "$tmp/btf-warm.err"
+ok "... warm: no module BTF checked, its verdict from the memo" $?
+KOPOLICY_CACHE=off hook btf-nofacts --root "$r" veth
+same btf-off btf-nofacts && ! grep -q 'module BTF' "$tmp/btf-nofacts.err"
+ok "... no facts cache: checked in the simulation, the same answer" $?
+# a forged memo: veth's verdict made "validates" (a well-formed file, its CRC good). Owned
+# by the cache's owner it is believed (the forgery works); owned by another user (as root) or
+# writable by others (as a user), it is not: veth checked again, the uncached answer
+memo=$(find "$tmp/cache" -path '*/sigs/btf-*.memo' | head -1)
+python3 - "$memo" <<'PY'
+import struct, sys, zlib
+p = sys.argv[1]
+d = bytearray(open(p, "rb").read())
+assert struct.unpack_from("<I", d, 8)[0] == 1, "one verdict"
+off = 16 + 32
+wl = struct.unpack_from("<H", d, off + 4)[0]
+d[off:off + 6 + wl] = struct.pack("<iH", 0, 0)
+struct.pack_into("<I", d, 12, zlib.crc32(bytes(d[16:])))
+open(p, "wb").write(d)
+PY
+hook forged-own --root "$r" veth
+! same btf-off forged-own && grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache$' \
+	"$tmp/forged-own.err"
+ok "a forged memo owned by the cache's owner: believed (the forgery is well formed)" $?
+if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
+	chown nobody "$memo"
+else
+	chmod 0666 "$memo"
+fi
+hook forged --root "$r" veth
+same btf-off forged && grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache$' \
+	"$tmp/forged.err"
+ok "... owned by another user or writable by others: not believed, veth checked again" $?
+rm -f "$memo"
 # a packed (xz) --vmlinux-btf cannot be mapped: the entry holds a checked copy
 cp "$bx/vmlinux.btf.xz" "$tmp/vmlinux.btf.xz"
 chmod 0644 "$tmp/vmlinux.btf.xz"
@@ -152,7 +190,7 @@ ok "a changed kernel key: the new key decides, as without a cache" $?
 hook abs --root "$r" veth
 (cd "$tmp" && KOPOLICY_CACHE_STATS=1 "$kp" hook --root live veth > rel.out 2> rel.err
 	echo $? > rel.rc)
-grep -v '^kopolicy: \(cache\|signatures\|base cache\)' "$tmp/rel.err" > "$tmp/rel.msg"
+grep -v '^kopolicy: \(cache\|signatures\|base cache\|module BTF\)' "$tmp/rel.err" > "$tmp/rel.msg"
 same abs rel && ! grep -q "no such module file" "$tmp/rel.err"
 ok "--root live (relative): the same answer as --root $r" $?
 (cd "$tmp/live/lib" && "$kp" hook -v --root ../../live veth > /dev/null 2> "$tmp/rel2.err")
