@@ -475,7 +475,8 @@ static int needed_deps(struct kp_ctx *c, bool *added, struct kp_err *err)
 /*
  * The set's module BTF judged against the kernel's BTF before the simulation, its verdicts
  * kept with the facts as check keeps them (kernel/btf-judge.h): a module's BTF checked once,
- * then its verdict from the memo. Only when the base cache's BTF entry gave the memo's scope
+ * then its verdict from the memo, searched in its file (a few modules: the file of
+ * thousands of verdicts is not read whole; cache/btf-memo.h). Only when the base cache's BTF entry gave the memo's scope
  * (hashing 4.9 MB on every call would cost more than it saves) and there is a facts cache;
  * otherwise, or when memory runs out, the simulation checks the kept bytes as before.
  */
@@ -489,7 +490,7 @@ static void judge_set_btf(struct kp_ctx *c)
 	if (!fc || !c->facts.btf_modules || !c->facts.vmlinux_btf || !c->vmlinux_btf.has_scope)
 		return;
 	kp_profile_btf_rules(&c->facts.profile, &rules);
-	if (!(memo = kp_facts_cache_btf_memo(fc, c->vmlinux_btf.scope)) ||
+	if (!(memo = kp_facts_cache_btf_memo(fc, c->vmlinux_btf.scope, true)) ||
 	    kp_btf_judger_init(&j, c->facts.vmlinux_btf, &rules, memo) < 0)
 		return;
 	for (size_t i = 0; i < c->set.n; i++)

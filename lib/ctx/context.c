@@ -601,7 +601,7 @@ static const struct kp_btf_judge *btf_judge(struct kp_ctx *c)
 	else if (!(j = c->btf_judger = malloc(sizeof(*j))))
 		return NULL;
 	if (fc && kp_btf_judge_scope(c->facts.vmlinux_btf, &rules, scope) == 0)
-		memo = kp_facts_cache_btf_memo(fc, scope);
+		memo = kp_facts_cache_btf_memo(fc, scope, false);
 	if (kp_btf_judger_init(j, c->facts.vmlinux_btf, &rules, memo) < 0) {
 		free(j);
 		c->btf_judger = NULL;

@@ -59,6 +59,7 @@ mkroot "$r" "$fx" "$rel"
 xz -dc "$bx/vmlinux.btf.xz" > "$r/sys/kernel/btf/vmlinux"
 mkdir -p "$r/lib/modules/$rel/kernel/drivers/net"
 cp "$bx/btf_veth_shift.ko" "$r/lib/modules/$rel/kernel/drivers/net/veth.ko"
+cp "$bx/btf_dummy_shift.ko" "$r/lib/modules/$rel/kernel/drivers/net/dummy.ko"
 depmod -b "$r" "$rel" 2> /dev/null
 # the 6.12 kernel, the signed fixtures
 rel6=$(sed -n 's/^release=//p' "$top/fixtures/ko/6.12/kernel.txt")
@@ -86,41 +87,100 @@ ok "... warm: every base from the cache, the BTF's entry used" $?
 big=$(find "$tmp/cache/base-v1" -name '*.base' -size +$((btf_len / 1024))k | wc -l)
 [ "$big" -eq 0 ]
 ok "a raw BTF file: the entry keeps its index, not its $btf_len bytes (mapped where it lies)" $?
-# the module's own .BTF: judged once, then its verdict from the facts cache's memo, whose
-# scope the BTF's entry holds (the 4.9 MB not hashed on a warm call)
-grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache$' "$tmp/btf-cold.err"
+# the module's own .BTF: judged once, then its verdict searched in the facts cache's memo
+# file (cache/btf-memo.h: sorted records, not read whole), whose scope the BTF's entry holds
+# (the 4.9 MB not hashed on a warm call)
+grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache (0 searched in the memo file, not loaded)$' \
+	"$tmp/btf-cold.err"
 ok "... cold: veth's .BTF checked, its verdict remembered" $?
-grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache$' "$tmp/btf-warm.err"
-ok "... warm: no module BTF checked, its verdict from the memo" $?
+grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache (1 searched in the memo file, not loaded)$' \
+	"$tmp/btf-warm.err"
+ok "... warm: no module BTF checked, its verdict searched in the memo file" $?
 KOPOLICY_CACHE=off hook btf-nofacts --root "$r" veth
 same btf-off btf-nofacts && ! grep -q 'module BTF' "$tmp/btf-nofacts.err"
 ok "... no facts cache: checked in the simulation, the same answer" $?
-# a forged memo: veth's verdict made "validates" (a well-formed file, its CRC good). Owned
-# by the cache's owner it is believed (the forgery works); owned by another user (as root) or
-# writable by others (as a user), it is not: veth checked again, the uncached answer
 memo=$(find "$tmp/cache" -path '*/sigs/btf-*.memo' | head -1)
-python3 - "$memo" <<'PY'
-import struct, sys, zlib
-p = sys.argv[1]
-d = bytearray(open(p, "rb").read())
-assert struct.unpack_from("<I", d, 8)[0] == 1, "one verdict"
-off = 16 + 32
-wl = struct.unpack_from("<H", d, off + 4)[0]
-d[off:off + 6 + wl] = struct.pack("<iH", 0, 0)
-struct.pack_into("<I", d, 12, zlib.crc32(bytes(d[16:])))
-open(p, "wb").write(d)
+memocount() { python3 "$top/tests/cli/btf-memo-edit.py" count "$memo"; }
+# check writes the memo, the hook searches check's verdicts: veth (its .BTF does not
+# validate: EINVAL) and dummy (its shifted names still valid: loads), each hook answer byte
+# for byte the uncached hook's, and a hook whose verdicts all came from the file writes nothing
+rm -f "$memo"
+KOPOLICY_CACHE_STATS=1 "$kp" check -f json --fail-on never --running --root "$r" \
+	"$r/lib/modules/$rel/kernel/drivers/net/veth.ko" \
+	"$r/lib/modules/$rel/kernel/drivers/net/dummy.ko" > "$tmp/chk.json" 2> "$tmp/chk.err"
+python3 - "$tmp/chk.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = {x["name"]: x for x in d["modules"]}
+sys.exit(not (not m["veth"]["loads"] and [f["id"] for f in m["veth"]["findings"]] ==
+	      ["btf-mismatch"] and m["dummy"]["loads"]))
 PY
+st=$?
+[ $st -eq 0 ] && grep -q '^kopolicy: module BTF: 2 checked, 0 from the cache$' "$tmp/chk.err" &&
+	[ "$(memocount | tr ' ,' '\n\n' | sort -n | tr '\n' ' ')" = "-22 0 2 " ]
+ok "check: veth fails (btf-mismatch), dummy loads, both verdicts in the memo (errno -22, 0)" $?
+memo_was=$(stat -c '%i %Y' "$memo")
+sleep 1.1
+for m in veth dummy; do
+	KOPOLICY_CACHE=off hook $m-fresh --root "$r" $m
+	hook $m-memo --root "$r" $m
+done
+same veth-fresh veth-memo && same dummy-fresh dummy-memo &&
+	grep -q "would fail to load with EINVAL: the module's .BTF does not validate" \
+		"$tmp/veth-memo.err" && ! grep -q 'BTF' "$tmp/dummy-memo.msg" &&
+	grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache (1 searched in the memo file, not loaded)$' \
+		"$tmp/veth-memo.err" &&
+	grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache (1 searched in the memo file, not loaded)$' \
+		"$tmp/dummy-memo.err"
+ok "hook: check's verdicts searched in the memo file, the uncached answers (veth EINVAL, dummy loads)" $?
+[ "$(stat -c '%i %Y' "$memo")" = "$memo_was" ]
+ok "... verdicts from the file only: the memo not written again" $?
+# damaged records (every verdict turned: veth's made "validates", dummy's EPERM; the records'
+# CRCs not fixed): a miss, the module checked again, never the damaged verdict; the run's
+# verdict stored, the damaged records dropped
+python3 "$top/tests/cli/btf-memo-edit.py" flip "$memo"
+hook veth-flip --root "$r" veth
+same veth-fresh veth-flip &&
+	grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache (0 searched in the memo file, not loaded)$' \
+		"$tmp/veth-flip.err"
+ok "a damaged record (CRC mismatch): a miss, veth checked again, the uncached answer" $?
+hook veth-flip2 --root "$r" veth
+same veth-fresh veth-flip2 && grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache' \
+	"$tmp/veth-flip2.err" && [ "$(memocount)" = "1 -22" ]
+ok "... the memo rewritten with veth's verdict (dummy's damaged record dropped), found next time" $?
+hook dummy-flip --root "$r" dummy
+same dummy-fresh dummy-flip &&
+	grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache (0 searched in the memo file, not loaded)$' \
+		"$tmp/dummy-flip.err" && [ "$(memocount | tr ' ,' '\n\n' | sort -n | tr '\n' ' ')" = "-22 0 2 " ]
+ok "... dummy's damaged record (EPERM) a miss too: checked, loads, its verdict stored again" $?
+# a forged memo: every verdict made "validates", the records' CRCs made again (a well-formed
+# file). Owned by the cache's owner it is believed (the forgery works); owned by another
+# user (as root) or writable by others (as a user), it is not: veth checked again
+python3 "$top/tests/cli/btf-memo-edit.py" forge "$memo"
 hook forged-own --root "$r" veth
-! same btf-off forged-own && grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache$' \
+! same btf-off forged-own && grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache' \
 	"$tmp/forged-own.err"
 ok "a forged memo owned by the cache's owner: believed (the forgery is well formed)" $?
+# a memo in a directory that is not trusted: as root, a cache owned by another user; as a
+# user, a memo directory writable by others. The forged memo is never read
+cp -a "$tmp/cache" "$tmp/ucache"
+if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
+	chown -R nobody "$tmp/ucache"
+else
+	chmod 0777 "$tmp"/ucache/facts-v*/sigs
+fi
+KOPOLICY_CACHE_DIR=$tmp/ucache hook forged-dir --root "$r" veth
+cmp -s "$tmp/btf-off.rc" "$tmp/forged-dir.rc" && cmp -s "$tmp/btf-off.out" "$tmp/forged-dir.out" &&
+	grep -q "would fail to load with EINVAL: the module's .BTF does not validate" \
+		"$tmp/forged-dir.err" && ! grep -q 'from the cache (1 searched' "$tmp/forged-dir.err"
+ok "... in a directory not trusted (another user's cache, or writable by others): not read" $?
 if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
 	chown nobody "$memo"
 else
 	chmod 0666 "$memo"
 fi
 hook forged --root "$r" veth
-same btf-off forged && grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache$' \
+same btf-off forged && grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache' \
 	"$tmp/forged.err"
 ok "... owned by another user or writable by others: not believed, veth checked again" $?
 rm -f "$memo"
