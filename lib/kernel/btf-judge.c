@@ -21,7 +21,7 @@ static int judge(void *ctx, const unsigned char *digest, const unsigned char *bt
 	memset(v, 0, sizeof(*v));
 	if (kp_btf_memo_get(j->memo, digest, v) == 0)
 		return 0;
-	if (!btf)
+	if (!btf || !j->vmlinux) /* not in the memo, and no bytes or no kernel BTF to check */
 		return 1;
 	if (kp_btf_check_module(j->vmlinux, btf, btf_len, base, base_len, &j->rules, v) < 0)
 		return -1;
@@ -65,7 +65,7 @@ int kp_btf_judger_init(struct kp_btf_judger *j, const struct kp_btf *vmlinux,
 
 	memset(j, 0, sizeof(*j));
 	if (!memo) {
-		if (kp_btf_judge_scope(vmlinux, rules, scope) < 0 ||
+		if (!vmlinux || kp_btf_judge_scope(vmlinux, rules, scope) < 0 ||
 		    !(j->own_memo = kp_btf_memo_new(-1, scope)))
 			return -1;
 		memo = j->own_memo;

@@ -39,7 +39,8 @@ int kp_btf_judge_scope_of(const unsigned char *btf_sha256, const struct kp_btf_r
 /*
  * @j for the kernel BTF @vmlinux (borrowed: it must outlive @j) under @rules, remembering
  * in @memo (borrowed, of kp_btf_judge_scope()'s scope; NULL: its own, this run's only).
- * @j must not move while it is used. 0, or -1 when out of memory.
+ * @vmlinux NULL (with a @memo): verdicts from the memo only, a module not in it left
+ * unjudged. @j must not move while it is used. 0, or -1 when out of memory.
  */
 int kp_btf_judger_init(struct kp_btf_judger *j, const struct kp_btf *vmlinux,
 		       const struct kp_btf_rules *rules, struct kp_btf_memo *memo);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel's BTF through the base cache (vmlinux-btf-cached.h). Payload, host byte order:
- *   magic "KPBTFIX3", type count, BTF length, CRC-32 of bytes 32 to the index's end, CRC-32
- *   of the BTF, flags (COPY: the BTF bytes follow), 4 bytes zero; the SHA-256 of the BTF,
+ *   magic "KPBTFIX4", type count, BTF length, CRC-32 of bytes 32 to the index's end, CRC-32
+ *   of the BTF, flags (COPY: the BTF bytes follow), CRC-32 of bytes 0 to 28 and 32 to 128
+ *   (the header alone: kp_vmlinux_btf_peek_cached() reads nothing else); the SHA-256 of the BTF,
  *   the module BTF memo's scope made from it (kernel/btf-judge.h) and the KP_READER_ID it
  *   was made with (16 bytes), 16 bytes zero: made once, with the entry, so that a warm hook
  *   hashes nothing (nor starts OpenSSL, ~1.5 ms); the index (the offset of each type in the
@@ -26,7 +27,7 @@
 #include "read/reader-id.h"
 #include "util/fs-trust.h"
 
-#define MAGIC	 "KPBTFIX3"
+#define MAGIC	 "KPBTFIX4"
 #define HEAD_LEN  128
 #define SHA_OFF	  32
 #define SCOPE_OFF 64
@@ -46,6 +47,12 @@ struct entry {
 static size_t copy_off(uint32_t nr)
 {
 	return HEAD_LEN + (((size_t)nr * 4 + 7) & ~(size_t)7);
+}
+
+/* The CRC-32 of an entry's header but its own 4 bytes (28 to 32). */
+static uint32_t head_crc(const unsigned char *p)
+{
+	return (uint32_t)crc32_z(crc32_z(0, p, 28), p + SHA_OFF, HEAD_LEN - SHA_OFF);
 }
 
 /* The entry in @m, checked (header, index CRC, and the copy's CRC when it has one). 0, or -1. */
@@ -209,6 +216,8 @@ static int store(struct kp_base_cache *cache, const struct kp_base_key *key,
 	crc = (uint32_t)crc32_z(0, data, len);
 	memcpy(p + 20, &crc, 4);
 	memcpy(p + 24, &flags, 4);
+	crc = head_crc(p);
+	memcpy(p + 28, &crc, 4);
 	if (copy)
 		memcpy(p + copy_off(b->nr_types), data, len);
 	kp_base_cache_put(cache, key, p, total);
@@ -284,6 +293,35 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
 	r = kp_facts_vmlinux_btf(f, data, len, path, NULL);
 	if (r == 0 && f->vmlinux_btf)
 		store_rules(cache, &key, f, data, len, copy, NULL);
+	return r;
+}
+
+int kp_vmlinux_btf_peek_cached(struct kp_kernel_facts *f, const char *path,
+			       struct kp_base_cache *cache, const char *root, unsigned char *scope)
+{
+	struct kp_base_input in = { .fd = -1 };
+	struct kp_base_key key;
+	struct kp_base_map m = { 0 };
+	struct kp_btf_rules rules;
+	uint32_t crc;
+	int r = -1;
+
+	if (!cache || !f->btf_modules || key_of(f, path, root, &in, &key) < 0)
+		return -1;
+	kp_base_input_close(&in);
+	if (kp_base_cache_get(cache, &key, &m) != 1)
+		return -1;
+	if (m.len >= HEAD_LEN && !memcmp(m.data, MAGIC, 8)) {
+		memcpy(&crc, m.data + 28, 4);
+		kp_profile_btf_rules(&f->profile, &rules);
+		if (crc != head_crc(m.data))
+			r = -1;
+		else if (!memcmp(m.data + RID_OFF, KP_READER_ID, 16))
+			r = (memcpy(scope, m.data + SCOPE_OFF, KP_BTF_MEMO_ID_LEN), 0);
+		else /* another build's entry: its scope made again from the digest */
+			r = kp_btf_judge_scope_of(m.data + SHA_OFF, &rules, scope);
+	}
+	kp_base_map_release(&m);
 	return r;
 }
 

@@ -196,17 +196,27 @@ ok "--vmlinux-btf FILE.xz through the cache: the same answer" $?
 copy=$(find "$tmp/cache/base-v1" -name '*.base' -size +$((btf_len / 1024))k | head -1)
 [ -n "$copy" ]
 ok "... its entry holds the BTF's bytes" $?
-# damage in the copy, the index and the header: refused (parsed again), the same answer
+# veth's verdict in the memo: the kernel's BTF is not loaded at all, only its entry's header
+# read for the memo's scope (kp_vmlinux_btf_peek_cached()): damage in the entry's copy is not
+# even seen (nothing refused), the answer the same
+flip() { python3 -c 'import sys
+p, off = sys.argv[1], int(sys.argv[2])
+with open(p, "r+b") as f:
+    f.seek(off); b = f.read(1); f.seek(off); f.write(bytes([b[0] ^ 0x20]))' "$@"; }
+flip "$copy" $(($(stat -c %s "$copy") / 2))
+hook xz-lazy --root "$r" --vmlinux-btf "$tmp/vmlinux.btf.xz" veth
+same xz-off xz-lazy && grep -q '^kopolicy: base cache: 3 hits, 0 misses, 0 stored, 0 refused$' \
+	"$tmp/xz-lazy.err" && grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache' "$tmp/xz-lazy.err"
+ok "every verdict from the memo: the kernel's BTF not loaded (its damaged copy not seen)" $?
+flip "$copy" $(($(stat -c %s "$copy") / 2))
+# damage in the copy, the index and the header: refused (parsed again), the same answer. The
+# module BTF memo removed before each call: with veth's verdict in it the BTF is not loaded
 wrong=0
 size=$(stat -c %s "$copy")
 for off in 400 600 $((size / 3)) $((size / 2)) $((size - 9)); do
 	[ -f "$copy" ] || break
-	python3 - "$copy" "$off" <<'PY'
-import sys
-p, off = sys.argv[1], int(sys.argv[2])
-with open(p, "r+b") as f:
-    f.seek(off); b = f.read(1); f.seek(off); f.write(bytes([b[0] ^ 0x20]))
-PY
+	flip "$copy" "$off"
+	rm -f "$tmp"/cache/facts-v*/sigs/btf-*.memo
 	hook xz-damaged --root "$r" --vmlinux-btf "$tmp/vmlinux.btf.xz" veth
 	same xz-off xz-damaged || wrong=$((wrong + 1))
 	grep -q 'base cache:.* [1-9][0-9]* refused' "$tmp/xz-damaged.err" || wrong=$((wrong + 1))
