@@ -25,7 +25,7 @@
 #define HEADER_LEN  (FANOUT_OFF + 256 * 4)
 #define REC_LEN	    48 /* digest, errno, reason offset and length, 2 zero bytes, CRC-32 */
 #define REC_CRC	    44
-#define MAX_SCOPES  8  /* files kept: the oldest beyond go */
+#define MAX_SCOPES  8 /* files kept: the oldest beyond go */
 #define MAX_ENTRIES ((size_t)1 << 20)
 #define BUCKET_READ 256 /* records of one first byte read at once; more: searched */
 
@@ -43,11 +43,11 @@ struct kp_btf_memo {
 	size_t n, cap;
 	bool added; /* a verdict not in the file: rewrite it */
 	bool loaded; /* the file's verdicts are in @slots (or there is no file) */
-	/* not loaded: the file, searched in place (kp_btf_memo_search()) */
-	int fd;		     /* -1: none, or it does not parse */
-	size_t flen, nrec;   /* its length and record count */
-	uint32_t text_len;   /* the reasons' length, after the records */
-	uint32_t scope_crc;  /* CRC-32 of @scope, where each record's CRC starts */
+	/* not loaded: the file, searched in place (search()) */
+	int fd;		    /* -1: none, or it does not parse */
+	size_t flen, nrec;  /* its length and record count */
+	uint32_t text_len;  /* the reasons' length, after the records */
+	uint32_t scope_crc; /* CRC-32 of @scope, where each record's CRC starts */
 	unsigned char fanout[256 * 4];
 	struct kp_btf_memo_counts counts;
 };
@@ -189,10 +189,10 @@ static void parse(struct kp_btf_memo *m, const unsigned char *buf, size_t nrec, 
 		const unsigned char *r = buf + HEADER_LEN + i * REC_LEN;
 		struct kp_btf_verdict v;
 		char *why = NULL;
-
 		uint32_t off, wl;
 
-		if (reason_of(r, text_len, &off, &wl) < 0 || take_record(m, r, text + off, wl, &v) < 0)
+		if (reason_of(r, text_len, &off, &wl) < 0 ||
+		    take_record(m, r, text + off, wl, &v) < 0)
 			continue;
 		if (v.why[0] && !(why = strdup(v.why)))
 			break;
@@ -289,7 +289,7 @@ struct kp_btf_memo *kp_btf_memo_open(int dirfd, const unsigned char *scope)
 static int read_record(const struct kp_btf_memo *m, size_t i, unsigned char *r)
 {
 	return kp_pread_all(m->fd, r, REC_LEN, HEADER_LEN + (uint64_t)i * REC_LEN) == REC_LEN ? 0
-											    : -1;
+											      : -1;
 }
 
 /*
@@ -336,8 +336,8 @@ static int search(struct kp_btf_memo *m, const unsigned char *id, struct kp_btf_
 		return -1;
 	/* only the record's reason is read, where the header says the reasons lie */
 	if (reason_of(r, m->text_len, &off, &wl) < 0 ||
-	    (wl && kp_pread_all(m->fd, text, wl,
-				HEADER_LEN + (uint64_t)m->nrec * REC_LEN + off) != (ssize_t)wl))
+	    (wl && kp_pread_all(m->fd, text, wl, HEADER_LEN + (uint64_t)m->nrec * REC_LEN + off) !=
+			   (ssize_t)wl))
 		return -1;
 	return take_record(m, r, text, wl, v);
 }

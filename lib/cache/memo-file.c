@@ -42,8 +42,8 @@ int kp_memo_open(int dfd, const char *name, size_t *len)
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !kp_trusted_file(&st) ||
-	    st.st_size < KP_MEMO_HEADER_LEN || (uint64_t)st.st_size > KP_MEMO_MAX_FILE) {
+	if (fstat(fd, &st) < 0 || !kp_trusted_file(&st) || st.st_size < KP_MEMO_HEADER_LEN ||
+	    (uint64_t)st.st_size > KP_MEMO_MAX_FILE) {
 		close(fd);
 		return -1;
 	}
@@ -63,8 +63,8 @@ unsigned char *kp_memo_read(int dfd, const char *name, const char *magic, size_t
 	if (!buf)
 		goto out;
 	if (kp_pread_all(fd, buf, n, 0) != (ssize_t)n || memcmp(buf, magic, 8) ||
-	    kp_load32(buf + 12, false) != kp_memo_crc(buf + KP_MEMO_HEADER_LEN,
-						      n - KP_MEMO_HEADER_LEN)) {
+	    kp_load32(buf + 12, false) !=
+		    kp_memo_crc(buf + KP_MEMO_HEADER_LEN, n - KP_MEMO_HEADER_LEN)) {
 		free(buf);
 		buf = NULL;
 		goto out;

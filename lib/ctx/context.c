@@ -465,7 +465,7 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 			       : 0;
 	/* the base cache in the lazy mode (the hook) only, as for its Module.symvers and config */
 	cache = c->hook.have_chain && c->env.base_cache ? c->env.base_cache(c->env.cache_data)
-							 : NULL;
+							: NULL;
 	/*
 	 * The hook with a facts cache: the BTF is loaded only when a module's verdict is not in
 	 * the memo (kp_ctx_vmlinux_btf_deferred()); until then its entry's header gave the scope.

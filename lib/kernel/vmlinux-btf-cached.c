@@ -27,7 +27,7 @@
 #include "read/reader-id.h"
 #include "util/fs-trust.h"
 
-#define MAGIC	 "KPBTFIX4"
+#define MAGIC	  "KPBTFIX4"
 #define HEAD_LEN  128
 #define SHA_OFF	  32
 #define SCOPE_OFF 64
@@ -188,9 +188,9 @@ static bool needs_copy(const struct kp_base_input *in, const unsigned char *data
 }
 
 /* The entry for @b made and stored; 0 with @scope (NULL: not wanted) the memo's scope, or -1. */
-static int store(struct kp_base_cache *cache, const struct kp_base_key *key,
-		 const struct kp_btf *b, const struct kp_btf_rules *rules,
-		 const unsigned char *data, size_t len, bool copy, unsigned char *scope)
+static int store(struct kp_base_cache *cache, const struct kp_base_key *key, const struct kp_btf *b,
+		 const struct kp_btf_rules *rules, const unsigned char *data, size_t len, bool copy,
+		 unsigned char *scope)
 {
 	size_t n = (size_t)b->nr_types * 4,
 	       total = copy ? copy_off(b->nr_types) + len : HEAD_LEN + n;

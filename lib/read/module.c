@@ -398,10 +398,9 @@ static int read_btf(struct kp_module *m, const struct kp_elf *e, bool keep,
 	 * no digest (made when it is judged).
 	 */
 	if (copy && m->btf && m->btf_len)
-		m->btf_digested = kp_btf_digest(m->btf, m->btf_len,
-						m->has_btf_base ? m->btf_base : NULL,
-						m->has_btf_base ? m->btf_base_len : 0,
-						m->btf_sha256) == 0;
+		m->btf_digested =
+			kp_btf_digest(m->btf, m->btf_len, m->has_btf_base ? m->btf_base : NULL,
+				      m->has_btf_base ? m->btf_base_len : 0, m->btf_sha256) == 0;
 	return 0;
 }
 

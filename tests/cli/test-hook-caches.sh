@@ -87,14 +87,16 @@ ok "... warm: every base from the cache, the BTF's entry used" $?
 big=$(find "$tmp/cache/base-v1" -name '*.base' -size +$((btf_len / 1024))k | wc -l)
 [ "$big" -eq 0 ]
 ok "a raw BTF file: the entry keeps its index, not its $btf_len bytes (mapped where it lies)" $?
+# KOPOLICY_CACHE_STATS of a hook whose module's BTF verdict was searched in the memo file
+hit='^kopolicy: module BTF: 0 checked, 1 from the cache (1 searched in the memo file, not loaded)$'
+# ... and of one that checked it (not in the file)
+miss='^kopolicy: module BTF: 1 checked, 0 from the cache (0 searched in the memo file, not loaded)$'
 # the module's own .BTF: judged once, then its verdict searched in the facts cache's memo
 # file (cache/btf-memo.h: sorted records, not read whole), whose scope the BTF's entry holds
 # (the 4.9 MB not hashed on a warm call)
-grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache (0 searched in the memo file, not loaded)$' \
-	"$tmp/btf-cold.err"
+grep -q "$miss" "$tmp/btf-cold.err"
 ok "... cold: veth's .BTF checked, its verdict remembered" $?
-grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache (1 searched in the memo file, not loaded)$' \
-	"$tmp/btf-warm.err"
+grep -q "$hit" "$tmp/btf-warm.err"
 ok "... warm: no module BTF checked, its verdict searched in the memo file" $?
 KOPOLICY_CACHE=off hook btf-nofacts --root "$r" veth
 same btf-off btf-nofacts && ! grep -q 'module BTF' "$tmp/btf-nofacts.err"
@@ -128,11 +130,9 @@ done
 same veth-fresh veth-memo && same dummy-fresh dummy-memo &&
 	grep -q "would fail to load with EINVAL: the module's .BTF does not validate" \
 		"$tmp/veth-memo.err" && ! grep -q 'BTF' "$tmp/dummy-memo.msg" &&
-	grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache (1 searched in the memo file, not loaded)$' \
-		"$tmp/veth-memo.err" &&
-	grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache (1 searched in the memo file, not loaded)$' \
-		"$tmp/dummy-memo.err"
-ok "hook: check's verdicts searched in the memo file, the uncached answers (veth EINVAL, dummy loads)" $?
+	grep -q "$hit" "$tmp/veth-memo.err" &&
+	grep -q "$hit" "$tmp/dummy-memo.err"
+ok "hook: check's verdicts searched in the memo file, as uncached (veth EINVAL, dummy loads)" $?
 [ "$(stat -c '%i %Y' "$memo")" = "$memo_was" ]
 ok "... verdicts from the file only: the memo not written again" $?
 # damaged records (every verdict turned: veth's made "validates", dummy's EPERM; the records'
@@ -141,8 +141,7 @@ ok "... verdicts from the file only: the memo not written again" $?
 python3 "$top/tests/cli/btf-memo-edit.py" flip "$memo"
 hook veth-flip --root "$r" veth
 same veth-fresh veth-flip &&
-	grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache (0 searched in the memo file, not loaded)$' \
-		"$tmp/veth-flip.err"
+	grep -q "$miss" "$tmp/veth-flip.err"
 ok "a damaged record (CRC mismatch): a miss, veth checked again, the uncached answer" $?
 hook veth-flip2 --root "$r" veth
 same veth-fresh veth-flip2 && grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache' \
@@ -150,8 +149,8 @@ same veth-fresh veth-flip2 && grep -q '^kopolicy: module BTF: 0 checked, 1 from 
 ok "... the memo rewritten with veth's verdict (dummy's damaged record dropped), found next time" $?
 hook dummy-flip --root "$r" dummy
 same dummy-fresh dummy-flip &&
-	grep -q '^kopolicy: module BTF: 1 checked, 0 from the cache (0 searched in the memo file, not loaded)$' \
-		"$tmp/dummy-flip.err" && [ "$(memocount | tr ' ,' '\n\n' | sort -n | tr '\n' ' ')" = "-22 0 2 " ]
+	grep -q "$miss" "$tmp/dummy-flip.err" &&
+	[ "$(memocount | tr ' ,' '\n\n' | sort -n | tr '\n' ' ')" = "-22 0 2 " ]
 ok "... dummy's damaged record (EPERM) a miss too: checked, loads, its verdict stored again" $?
 # a forged memo: every verdict made "validates", the records' CRCs made again (a well-formed
 # file). Owned by the cache's owner it is believed (the forgery works); owned by another
@@ -206,7 +205,7 @@ with open(p, "r+b") as f:
 flip "$copy" $(($(stat -c %s "$copy") / 2))
 hook xz-lazy --root "$r" --vmlinux-btf "$tmp/vmlinux.btf.xz" veth
 same xz-off xz-lazy && grep -q '^kopolicy: base cache: 3 hits, 0 misses, 0 stored, 0 refused$' \
-	"$tmp/xz-lazy.err" && grep -q '^kopolicy: module BTF: 0 checked, 1 from the cache' "$tmp/xz-lazy.err"
+	"$tmp/xz-lazy.err" && grep -q "$hit" "$tmp/xz-lazy.err"
 ok "every verdict from the memo: the kernel's BTF not loaded (its damaged copy not seen)" $?
 flip "$copy" $(($(stat -c %s "$copy") / 2))
 # damage in the copy, the index and the header: refused (parsed again), the same answer. The
