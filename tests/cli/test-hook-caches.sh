@@ -135,6 +135,16 @@ same veth-fresh veth-memo && same dummy-fresh dummy-memo &&
 ok "hook: check's verdicts searched in the memo file, as uncached (veth EINVAL, dummy loads)" $?
 [ "$(stat -c '%i %Y' "$memo")" = "$memo_was" ]
 ok "... verdicts from the file only: the memo not written again" $?
+# a memo of 80,000 verdicts (made up beside check's two): veth's first byte has ~300 records,
+# more than one read takes, and the hook bisects them; still one verdict found, none loaded
+cp "$memo" "$tmp/memo.small"
+python3 "$top/tests/cli/btf-memo-edit.py" grow "$memo" 80000
+hook veth-big --root "$r" veth
+hook dummy-big --root "$r" dummy
+same veth-fresh veth-big && same dummy-fresh dummy-big && grep -q "$hit" "$tmp/veth-big.err" &&
+	grep -q "$hit" "$tmp/dummy-big.err" && [ "$(memocount | cut -d' ' -f1)" = 80002 ]
+ok "a memo of 80,002 verdicts: veth's and dummy's found by bisection, the uncached answers" $?
+cp "$tmp/memo.small" "$memo"
 # damaged records (every verdict turned: veth's made "validates", dummy's EPERM; the records'
 # CRCs not fixed): a miss, the module checked again, never the damaged verdict; the run's
 # verdict stored, the damaged records dropped
