@@ -354,7 +354,13 @@ static void btf_stats(struct kp_facts_cache *c)
 	struct kp_btf_memo_counts n;
 
 	kp_facts_cache_btf_counts(c, &n);
-	if (n.hits || n.checked)
+	if (n.in_place && (n.hits || n.checked))
+		fprintf(stderr,
+			"kopolicy: module BTF: %llu checked, %llu from the cache"
+			" (%llu searched in the memo file, not loaded)\n",
+			(unsigned long long)n.checked, (unsigned long long)n.hits,
+			(unsigned long long)n.searched);
+	else if (n.hits || n.checked)
 		fprintf(stderr, "kopolicy: module BTF: %llu checked, %llu from the cache\n",
 			(unsigned long long)n.checked, (unsigned long long)n.hits);
 }

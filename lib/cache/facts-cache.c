@@ -130,13 +130,15 @@ struct kp_sig_memo *kp_facts_cache_sig_memo(struct kp_facts_cache *c)
 	return c->memo;
 }
 
-struct kp_btf_memo *kp_facts_cache_btf_memo(struct kp_facts_cache *c, const unsigned char *scope)
+struct kp_btf_memo *kp_facts_cache_btf_memo(struct kp_facts_cache *c, const unsigned char *scope,
+					    bool in_place)
 {
 	struct kp_btf_memo *m;
 
 	pthread_mutex_lock(&c->lock);
 	if (!c->btf_memo)
-		c->btf_memo = kp_btf_memo_new(c->dirfd, scope);
+		c->btf_memo = in_place ? kp_btf_memo_open(c->dirfd, scope)
+				       : kp_btf_memo_new(c->dirfd, scope);
 	m = c->btf_memo && kp_btf_memo_has_scope(c->btf_memo, scope) ? c->btf_memo : NULL;
 	pthread_mutex_unlock(&c->lock);
 	return m;

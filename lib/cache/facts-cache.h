@@ -109,9 +109,12 @@ struct kp_btf_memo;
 /*
  * The module BTF verdicts of @scope kept with the facts (cache/btf-memo.h), made on the
  * first call and written when @c is freed; NULL when out of memory or when this cache's
- * memo is another scope's (one per run).
+ * memo is another scope's (one per run). @in_place: searched in its file, not read whole
+ * (kp_btf_memo_open(), for a run that looks up a few verdicts: the hook); the first call
+ * decides.
  */
-struct kp_btf_memo *kp_facts_cache_btf_memo(struct kp_facts_cache *c, const unsigned char *scope);
+struct kp_btf_memo *kp_facts_cache_btf_memo(struct kp_facts_cache *c, const unsigned char *scope,
+					    bool in_place);
 /* For KOPOLICY_CACHE_STATS: the counts of the BTF memo, zero when there is none. */
 struct kp_btf_memo_counts;
 void kp_facts_cache_btf_counts(struct kp_facts_cache *c, struct kp_btf_memo_counts *out);

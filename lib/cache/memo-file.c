@@ -35,29 +35,41 @@ int kp_memo_dir(int dirfd, bool create)
 	return dirfd < 0 ? -1 : kp_trusted_subdir(dirfd, KP_MEMO_DIR, create, NULL);
 }
 
-unsigned char *kp_memo_read(int dfd, const char *name, const char *magic, size_t *len)
+int kp_memo_open(int dfd, const char *name, size_t *len)
 {
-	unsigned char *buf = NULL;
 	struct stat st;
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
-		return NULL;
+		return -1;
 	if (fstat(fd, &st) < 0 || !kp_trusted_file(&st) || st.st_size < KP_MEMO_HEADER_LEN ||
-	    (uint64_t)st.st_size > KP_MEMO_MAX_FILE)
-		goto out;
-	buf = malloc((size_t)st.st_size);
+	    (uint64_t)st.st_size > KP_MEMO_MAX_FILE) {
+		close(fd);
+		return -1;
+	}
+	*len = (size_t)st.st_size;
+	return fd;
+}
+
+unsigned char *kp_memo_read(int dfd, const char *name, const char *magic, size_t *len)
+{
+	unsigned char *buf = NULL;
+	size_t n;
+	int fd = kp_memo_open(dfd, name, &n);
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(n);
 	if (!buf)
 		goto out;
-	if (kp_pread_all(fd, buf, (size_t)st.st_size, 0) != (ssize_t)st.st_size ||
-	    memcmp(buf, magic, 8) ||
-	    kp_load32(buf + 12, false) != kp_memo_crc(buf + KP_MEMO_HEADER_LEN,
-						      (size_t)st.st_size - KP_MEMO_HEADER_LEN)) {
+	if (kp_pread_all(fd, buf, n, 0) != (ssize_t)n || memcmp(buf, magic, 8) ||
+	    kp_load32(buf + 12, false) !=
+		    kp_memo_crc(buf + KP_MEMO_HEADER_LEN, n - KP_MEMO_HEADER_LEN)) {
 		free(buf);
 		buf = NULL;
 		goto out;
 	}
-	*len = (size_t)st.st_size;
+	*len = n;
 out:
 	close(fd);
 	return buf;

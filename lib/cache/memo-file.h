@@ -21,6 +21,12 @@ uint32_t kp_memo_crc(const unsigned char *p, size_t len);
 /* The memo directory of the facts directory @dirfd (O_PATH), made when @create; or -1. */
 int kp_memo_dir(int dirfd, bool create);
 /*
+ * The file @name of @dfd opened (read-only, not following a link) when it can be believed: a
+ * regular file that kp_trusted_file() passes, of KP_MEMO_HEADER_LEN to KP_MEMO_MAX_FILE
+ * bytes (its size in *@len). The descriptor, or -1. Its contents are not checked.
+ */
+int kp_memo_open(int dfd, const char *name, size_t *len);
+/*
  * The file @name of @dfd when it can be believed (kp_trusted_file(), at most
  * KP_MEMO_MAX_FILE bytes, a header with @magic whose CRC matches): its bytes (malloc'ed)
  * and length, or NULL.

@@ -15,7 +15,10 @@
 
 #include "context.h"
 #include "context-machine.h"
+#include "cache/btf-memo.h"
+#include "cache/facts-cache.h"
 #include "file/rootfs.h"
+#include "kernel/btf-judge.h"
 #include "kernel/filtered-exports.h"
 #include "kernel/kernel-base-cached.h"
 #include "system/out-of-tree.h"
@@ -469,6 +472,51 @@ static int needed_deps(struct kp_ctx *c, bool *added, struct kp_err *err)
 	return 0;
 }
 
+/*
+ * The set's module BTF judged against the kernel's BTF before the simulation, its verdicts
+ * kept with the facts as check keeps them (kernel/btf-judge.h): a module's BTF checked once,
+ * then its verdict from the memo, searched in its file (a few modules: the file of
+ * thousands of verdicts is not read whole; cache/btf-memo.h). Only when the base cache's BTF
+ * entry gave the memo's scope (hashing 4.9 MB on every call would cost more than it saves)
+ * and there is a facts cache; otherwise, or when memory runs out, the simulation checks the
+ * kept bytes as before. The kernel's BTF, when kp_ctx_vmlinux_btf() left it unloaded, is
+ * loaded only for a module whose verdict the memo does not have.
+ */
+static int judge_set_btf(struct kp_ctx *c, struct kp_err *err)
+{
+	struct kp_facts_cache *fc = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
+	struct kp_btf_judger j;
+	struct kp_btf_memo *memo = NULL;
+	struct kp_btf_rules rules;
+	bool missed = false;
+
+	if (!c->facts.btf_modules || !c->vmlinux_btf.has_scope)
+		return 0;
+	kp_profile_btf_rules(&c->facts.profile, &rules);
+	if (fc)
+		memo = kp_facts_cache_btf_memo(fc, c->vmlinux_btf.scope, true);
+	for (int pass = 0; pass < 2; pass++) {
+		if (!memo || kp_btf_judger_init(&j, c->facts.vmlinux_btf, &rules, memo) < 0)
+			break;
+		missed = false;
+		for (size_t i = 0; i < c->set.n; i++) {
+			struct kp_module *m = c->set.entries[i].mod;
+
+			if (m && kp_module_judge_kept_btf(m, &j.judge) == 0 && m->has_btf &&
+			    !m->btf_judged)
+				missed = true;
+		}
+		kp_btf_judger_release(&j);
+		if (!missed || c->facts.vmlinux_btf || !c->hook.btf_deferred)
+			break;
+		/* a verdict not in the memo: the kernel's BTF now, the misses checked */
+		if (kp_ctx_vmlinux_btf_deferred(c, err) < 0)
+			return -1;
+	}
+	/* no memo, or out of memory: the simulation checks the kept bytes against the BTF */
+	return (!memo || missed) && c->hook.btf_deferred ? kp_ctx_vmlinux_btf_deferred(c, err) : 0;
+}
+
 int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 {
 	bool added = true;
@@ -511,6 +559,8 @@ int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 			return -1;
 	}
 	if (read_providers(c, err) < 0 || build_facts(c, err) < 0)
+		return -1;
+	if (judge_set_btf(c, err) < 0)
 		return -1;
 	if (kp_graph_build(&c->graph, &c->set, c->base, 1, err) < 0 ||
 	    kp_simulate(&c->graph, &c->facts, &c->sim, err) < 0)

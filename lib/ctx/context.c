@@ -439,11 +439,14 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 {
 	const char *path = c->o.vmlinux_btf;
 	char *sys = NULL, missing[sizeof(err->msg) + 64]; /* sys: a path this function owns */
+	struct kp_base_cache *cache;
 	struct kp_err why = { 0 };
 	int r;
 
 	if (!f->btf_modules)
 		return 0;
+	if (c->hook.btf_deferred) /* kp_ctx_vmlinux_btf_deferred(): now loaded */
+		path = c->hook.btf_deferred;
 	if (!path && c->have_run && c->run.root) {
 		sys = kp_root_path(c->run.root, "sys/kernel/btf/vmlinux");
 		if (!sys)
@@ -461,10 +464,23 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 			       ? kp_err_set(err, "out of memory")
 			       : 0;
 	/* the base cache in the lazy mode (the hook) only, as for its Module.symvers and config */
-	r = kp_vmlinux_btf_load_cached(
-		f, path,
-		c->hook.have_chain && c->env.base_cache ? c->env.base_cache(c->env.cache_data) : NULL,
-		c->o.root, &c->vmlinux_btf, &why);
+	cache = c->hook.have_chain && c->env.base_cache ? c->env.base_cache(c->env.cache_data)
+							: NULL;
+	/*
+	 * The hook with a facts cache: the BTF is loaded only when a module's verdict is not in
+	 * the memo (kp_ctx_vmlinux_btf_deferred()); until then its entry's header gave the scope.
+	 */
+	if (cache && f == &c->facts && c->env.cache && !c->hook.btf_deferred &&
+	    kp_vmlinux_btf_peek_cached(f, path, cache, c->o.root, c->vmlinux_btf.scope) == 0) {
+		c->hook.btf_deferred = strdup(path);
+		f->vmlinux_btf_source = kp_arena_strdup(&f->arena, path);
+		free(sys);
+		if (!c->hook.btf_deferred || !f->vmlinux_btf_source)
+			return kp_err_set(err, "out of memory");
+		c->vmlinux_btf.has_scope = true;
+		return 0;
+	}
+	r = kp_vmlinux_btf_load_cached(f, path, cache, c->o.root, &c->vmlinux_btf, &why);
 	free(sys);
 	if (r == -1) {
 		if (c->o.vmlinux_btf) {
@@ -477,6 +493,20 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 			       : 0;
 	}
 	return r < 0 ? kp_err_set(err, "out of memory") : 0;
+}
+
+int kp_ctx_vmlinux_btf_deferred(struct kp_ctx *c, struct kp_err *err)
+{
+	int r;
+
+	if (!c->hook.btf_deferred)
+		return 0;
+	c->vmlinux_btf.has_scope = false;
+	c->facts.vmlinux_btf_source = NULL;
+	r = kp_ctx_vmlinux_btf(c, &c->facts, err);
+	free(c->hook.btf_deferred);
+	c->hook.btf_deferred = NULL;
+	return r;
 }
 
 static int load_facts(struct kp_ctx *c, struct kp_err *err)
@@ -601,7 +631,7 @@ static const struct kp_btf_judge *btf_judge(struct kp_ctx *c)
 	else if (!(j = c->btf_judger = malloc(sizeof(*j))))
 		return NULL;
 	if (fc && kp_btf_judge_scope(c->facts.vmlinux_btf, &rules, scope) == 0)
-		memo = kp_facts_cache_btf_memo(fc, scope);
+		memo = kp_facts_cache_btf_memo(fc, scope, false);
 	if (kp_btf_judger_init(j, c->facts.vmlinux_btf, &rules, memo) < 0) {
 		free(j);
 		c->btf_judger = NULL;
@@ -779,6 +809,7 @@ void kp_ctx_release(struct kp_ctx *c)
 	free(c->hook.providers);
 	kp_symset_release(&c->hook.wanted);
 	free(c->hook.in_set);
+	free(c->hook.btf_deferred);
 	if (c->have_sim)
 		kp_simulation_release(&c->sim);
 	kp_graph_release(&c->graph);

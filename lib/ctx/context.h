@@ -113,6 +113,8 @@ struct kp_ctx_hook {
 	bool skip_in_tree;	  /* in-tree dependencies not loaded are not read */
 	bool *in_set;		  /* per chain module: read into the set */
 	bool keep_btf; /* the chain reads before its facts: keep .BTF if it may be checked */
+	/* the kernel BTF's path, not loaded yet: its memo scope from the base cache entry */
+	char *btf_deferred;
 };
 
 struct kp_ctx {
@@ -204,9 +206,17 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err);
 /*
  * The kernel's BTF for @f when its config checks module BTF: --vmlinux-btf, else the
  * running kernel's /sys/kernel/btf/vmlinux, else the tree's build/vmlinux. 0, or -1 when
- * --vmlinux-btf cannot be read or memory runs out.
+ * --vmlinux-btf cannot be read or memory runs out. The hook with a facts cache, when the base
+ * cache has the BTF's entry: not loaded yet, only its memo scope taken from the entry's
+ * header (c->vmlinux_btf.scope) and @f's vmlinux_btf_source set; see below.
  */
 int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_err *err);
+/*
+ * The hook: the kernel BTF that kp_ctx_vmlinux_btf() left unloaded (c->hook.btf_deferred,
+ * its memo scope known) loaded now, as kp_ctx_vmlinux_btf() would have; nothing when it
+ * was loaded. 0, or -1 with @err.
+ */
+int kp_ctx_vmlinux_btf_deferred(struct kp_ctx *c, struct kp_err *err);
 /*
  * The keys' signature-verdict memo (cache/sig-memo.h): the facts cache's, or this run's own
  * when there is none. Before the keys are read (kernel images) and any signature is checked.

@@ -24,15 +24,23 @@ struct kp_btf_judger {
 
 /*
  * The memo scope of the kernel BTF @vmlinux under @rules (cache/btf-memo.h): a SHA-256 of
- * the verifier's sources (KP_READER_ID), the rules and the BTF's bytes. 0, or -1 (OpenSSL).
+ * the verifier's sources (KP_READER_ID), the rules and the SHA-256 of the BTF's bytes.
+ * 0, or -1 (OpenSSL).
  */
 int kp_btf_judge_scope(const struct kp_btf *vmlinux, const struct kp_btf_rules *rules,
 		       unsigned char *out);
+/*
+ * The same scope from the SHA-256 of the kernel BTF's bytes, @btf_sha256 (32 bytes), as the
+ * base cache keeps it (vmlinux-btf-cached.h): the hook does not hash the BTF on each call.
+ */
+int kp_btf_judge_scope_of(const unsigned char *btf_sha256, const struct kp_btf_rules *rules,
+			  unsigned char *out);
 
 /*
  * @j for the kernel BTF @vmlinux (borrowed: it must outlive @j) under @rules, remembering
  * in @memo (borrowed, of kp_btf_judge_scope()'s scope; NULL: its own, this run's only).
- * @j must not move while it is used. 0, or -1 when out of memory.
+ * @vmlinux NULL (with a @memo): verdicts from the memo only, a module not in it left
+ * unjudged. @j must not move while it is used. 0, or -1 when out of memory.
  */
 int kp_btf_judger_init(struct kp_btf_judger *j, const struct kp_btf *vmlinux,
 		       const struct kp_btf_rules *rules, struct kp_btf_memo *memo);

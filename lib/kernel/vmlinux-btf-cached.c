@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel's BTF through the base cache (vmlinux-btf-cached.h). Payload, host byte order:
- *   magic "KPBTFIX2", type count, BTF length, CRC-32 of the index, CRC-32 of the BTF, flags
- *   (COPY: the BTF bytes follow), 4 bytes zero; the index (the offset of each type in the
+ *   magic "KPBTFIX4", type count, BTF length, CRC-32 of bytes 32 to the index's end, CRC-32
+ *   of the BTF, flags (COPY: the BTF bytes follow), CRC-32 of bytes 0 to 28 and 32 to 128
+ *   (the header alone: kp_vmlinux_btf_peek_cached() reads nothing else); the SHA-256 of the BTF,
+ *   the module BTF memo's scope made from it (kernel/btf-judge.h) and the KP_READER_ID it
+ *   was made with (16 bytes), 16 bytes zero: made once, with the entry, so that a warm hook
+ *   hashes nothing (nor starts OpenSSL, ~1.5 ms); the index (the offset of each type in the
  *   BTF, as kp_btf_parse_base() made it); with COPY, at the next 8-byte boundary, the BTF.
  */
 #include "vmlinux-btf-cached.h"
@@ -14,12 +18,20 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <openssl/evp.h>
+
+#include "btf-judge.h"
+#include "cache/btf-memo.h"
 #include "file/rootfs.h"
 #include "read/btf.h"
+#include "read/reader-id.h"
 #include "util/fs-trust.h"
 
-#define MAGIC	 "KPBTFIX2"
-#define HEAD_LEN 32
+#define MAGIC	  "KPBTFIX4"
+#define HEAD_LEN  128
+#define SHA_OFF	  32
+#define SCOPE_OFF 64
+#define RID_OFF	  96
 #define F_COPY	 1u
 
 /* What an entry holds, checked against its length and CRCs. */
@@ -28,11 +40,19 @@ struct entry {
 	uint32_t nr;
 	uint32_t blen;
 	const unsigned char *copy; /* the BTF bytes, checked; NULL without COPY */
+	const unsigned char *sha256; /* of the BTF bytes (borrowed from the mapping) */
+	const unsigned char *scope;  /* its memo scope, NULL: made by another build */
 };
 
 static size_t copy_off(uint32_t nr)
 {
 	return HEAD_LEN + (((size_t)nr * 4 + 7) & ~(size_t)7);
+}
+
+/* The CRC-32 of an entry's header but its own 4 bytes (28 to 32). */
+static uint32_t head_crc(const unsigned char *p)
+{
+	return (uint32_t)crc32_z(crc32_z(0, p, 28), p + SHA_OFF, HEAD_LEN - SHA_OFF);
 }
 
 /* The entry in @m, checked (header, index CRC, and the copy's CRC when it has one). 0, or -1. */
@@ -51,10 +71,12 @@ static int entry_of(const struct kp_base_map *m, struct entry *e)
 	if (!e->nr || !e->blen || (flags & ~F_COPY) || e->nr > (m->len - HEAD_LEN) / 4 ||
 	    ((flags & F_COPY) && e->blen > m->len) ||
 	    m->len != (flags & F_COPY ? copy_off(e->nr) + e->blen : HEAD_LEN + (size_t)e->nr * 4) ||
-	    crc != (uint32_t)crc32_z(0, m->data + HEAD_LEN, (size_t)e->nr * 4))
+	    crc != (uint32_t)crc32_z(0, m->data + SHA_OFF, HEAD_LEN - SHA_OFF + (size_t)e->nr * 4))
 		return -1;
 	/* HEAD_LEN keeps it 4-byte aligned in a page-aligned mapping (and its header) */
 	e->types = (const uint32_t *)(const void *)(m->data + HEAD_LEN);
+	e->sha256 = m->data + SHA_OFF;
+	e->scope = memcmp(m->data + RID_OFF, KP_READER_ID, 16) ? NULL : m->data + SCOPE_OFF;
 	if (flags & F_COPY) {
 		/* the bytes the checks will read: a damaged copy must not change a verdict */
 		e->copy = m->data + copy_off(e->nr);
@@ -165,29 +187,54 @@ static bool needs_copy(const struct kp_base_input *in, const unsigned char *data
 	return copy;
 }
 
-static void store(struct kp_base_cache *cache, const struct kp_base_key *key,
-		  const struct kp_btf *b, const unsigned char *data, size_t len, bool copy)
+/* The entry for @b made and stored; 0 with @scope (NULL: not wanted) the memo's scope, or -1. */
+static int store(struct kp_base_cache *cache, const struct kp_base_key *key, const struct kp_btf *b,
+		 const struct kp_btf_rules *rules, const unsigned char *data, size_t len, bool copy,
+		 unsigned char *scope)
 {
 	size_t n = (size_t)b->nr_types * 4,
 	       total = copy ? copy_off(b->nr_types) + len : HEAD_LEN + n;
 	unsigned char *p = calloc(1, total);
 	uint32_t blen = (uint32_t)len, flags = copy ? F_COPY : 0, crc;
+	unsigned dlen = 0;
 
 	if (!p)
-		return;
+		return -1;
 	memcpy(p, MAGIC, 8);
 	memcpy(p + 8, &b->nr_types, 4);
 	memcpy(p + 12, &blen, 4);
 	memcpy(p + HEAD_LEN, b->types, n);
-	crc = (uint32_t)crc32_z(0, p + HEAD_LEN, n);
+	/* the memo's scope needs it: an entry without it is not stored (parsed next time) */
+	if (EVP_Digest(data, len, p + SHA_OFF, &dlen, EVP_sha256(), NULL) != 1 || dlen != 32 ||
+	    kp_btf_judge_scope_of(p + SHA_OFF, rules, p + SCOPE_OFF) < 0) {
+		free(p);
+		return -1;
+	}
+	memcpy(p + RID_OFF, KP_READER_ID, 16);
+	crc = (uint32_t)crc32_z(0, p + SHA_OFF, HEAD_LEN - SHA_OFF + n);
 	memcpy(p + 16, &crc, 4);
 	crc = (uint32_t)crc32_z(0, data, len);
 	memcpy(p + 20, &crc, 4);
 	memcpy(p + 24, &flags, 4);
+	crc = head_crc(p);
+	memcpy(p + 28, &crc, 4);
 	if (copy)
 		memcpy(p + copy_off(b->nr_types), data, len);
 	kp_base_cache_put(cache, key, p, total);
+	if (scope)
+		memcpy(scope, p + SCOPE_OFF, KP_BTF_MEMO_ID_LEN);
 	free(p);
+	return 0;
+}
+
+static int store_rules(struct kp_base_cache *cache, const struct kp_base_key *key,
+		       const struct kp_kernel_facts *f, const unsigned char *data, size_t len,
+		       bool copy, unsigned char *scope)
+{
+	struct kp_btf_rules rules;
+
+	kp_profile_btf_rules(&f->profile, &rules);
+	return store(cache, key, f->vmlinux_btf, &rules, data, len, copy, scope);
 }
 
 /*
@@ -245,7 +292,36 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
 	kp_base_cache_note_miss(cache);
 	r = kp_facts_vmlinux_btf(f, data, len, path, NULL);
 	if (r == 0 && f->vmlinux_btf)
-		store(cache, &key, f->vmlinux_btf, data, len, copy);
+		store_rules(cache, &key, f, data, len, copy, NULL);
+	return r;
+}
+
+int kp_vmlinux_btf_peek_cached(struct kp_kernel_facts *f, const char *path,
+			       struct kp_base_cache *cache, const char *root, unsigned char *scope)
+{
+	struct kp_base_input in = { .fd = -1 };
+	struct kp_base_key key;
+	struct kp_base_map m = { 0 };
+	struct kp_btf_rules rules;
+	uint32_t crc;
+	int r = -1;
+
+	if (!cache || !f->btf_modules || key_of(f, path, root, &in, &key) < 0)
+		return -1;
+	kp_base_input_close(&in);
+	if (kp_base_cache_get(cache, &key, &m) != 1)
+		return -1;
+	if (m.len >= HEAD_LEN && !memcmp(m.data, MAGIC, 8)) {
+		memcpy(&crc, m.data + 28, 4);
+		kp_profile_btf_rules(&f->profile, &rules);
+		if (crc != head_crc(m.data))
+			r = -1;
+		else if (!memcmp(m.data + RID_OFF, KP_READER_ID, 16))
+			r = (memcpy(scope, m.data + SCOPE_OFF, KP_BTF_MEMO_ID_LEN), 0);
+		else /* another build's entry: its scope made again from the digest */
+			r = kp_btf_judge_scope_of(m.data + SHA_OFF, &rules, scope);
+	}
+	kp_base_map_release(&m);
 	return r;
 }
 
@@ -275,6 +351,14 @@ int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 			if (!data && map_source(&in, e.blen, out) == 0)
 				data = out->data;
 			if (data && from_index(f, data, e.blen, path, &e, &m) == 0) {
+				struct kp_btf_rules rules;
+
+				kp_profile_btf_rules(&f->profile, &rules);
+				/* another build's entry: its scope made again from the digest */
+				if (e.scope)
+					memcpy(out->scope, e.scope, sizeof(out->scope));
+				out->has_scope = e.scope || kp_btf_judge_scope_of(e.sha256, &rules,
+										  out->scope) == 0;
 				kp_base_input_close(&in);
 				return 0;
 			}
@@ -290,8 +374,9 @@ int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 	}
 	copy = needs_copy(&in, out->data, out->len);
 	r = kp_facts_vmlinux_btf(f, out->data, out->len, path, NULL);
-	if (r == 0 && f->vmlinux_btf && out->len <= UINT32_MAX)
-		store(cache, &key, f->vmlinux_btf, out->data, out->len, copy);
+	if (r == 0 && f->vmlinux_btf && out->len <= UINT32_MAX &&
+	    store_rules(cache, &key, f, out->data, out->len, copy, out->scope) == 0)
+		out->has_scope = true;
 	kp_base_input_close(&in);
 	return r < 0 ? -2 : 0;
 }

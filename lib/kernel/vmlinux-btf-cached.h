@@ -35,9 +35,22 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
  * file whose state has not moved) or stays empty and @f's BTF lies in the entry's own copy
  * of the bytes (stored where the source cannot be mapped: sysfs before v6.16, an ELF or
  * compressed file), checked by its CRC-32 before use. Only the entry's header, index and
- * the pages the module checks touch are read. Release @out after @f. 0, -1 (@path cannot
- * be read: @err as kp_vmlinux_btf_read()), or -2 (out of memory).
+ * the pages the module checks touch are read. @out->scope is the module BTF memo's scope
+ * (kernel/btf-judge.h) when an entry was found or made (has_scope), kept in the entry:
+ * neither the BTF hashed nor OpenSSL started on a warm call.
+ * Release @out after @f. 0, -1 (@path cannot be read: @err as kp_vmlinux_btf_read()), or -2
+ * (out of memory).
  */
+/*
+ * The hook's first look, before it knows whether it needs the BTF at all: the module BTF
+ * memo's scope (kernel/btf-judge.h) of @path's BTF into @scope (32 bytes) from the header of
+ * its base cache entry alone (found as kp_vmlinux_btf_load_cached() finds it; the header's
+ * own CRC checked, the index neither read nor checked, nothing parsed: an entry is only made
+ * for a BTF that parses). When every module's verdict is then in the memo the BTF is never
+ * loaded. 0, or -1 (no such entry, or its header is damaged: load it).
+ */
+int kp_vmlinux_btf_peek_cached(struct kp_kernel_facts *f, const char *path,
+			       struct kp_base_cache *cache, const char *root, unsigned char *scope);
 int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 			       struct kp_base_cache *cache, const char *root,
 			       struct kp_vmlinux_btf *out, struct kp_err *err);

@@ -16,6 +16,9 @@ struct kp_vmlinux_btf {
 	size_t len;
 	void *map; /* a read-only mapping holding it (vmlinux-btf-cached.h), or NULL */
 	size_t maplen;
+	/* the module BTF memo's scope, when a base cache entry knew it (vmlinux-btf-cached.h) */
+	bool has_scope;
+	unsigned char scope[32];
 };
 
 /*

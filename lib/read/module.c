@@ -316,6 +316,27 @@ int kp_module_judge_btf(struct kp_module *m, const struct kp_btf_judge *j)
 	return take_verdict(m, &v);
 }
 
+int kp_module_judge_kept_btf(struct kp_module *m, const struct kp_btf_judge *j)
+{
+	const unsigned char *base = m->has_btf_base ? m->btf_base : NULL;
+	size_t base_len = base ? m->btf_base_len : 0;
+	struct kp_btf_verdict v = { 0 };
+	unsigned char digest[32];
+	int r;
+
+	if (!j || !m->kept_btf || !m->has_btf || !m->btf || !m->btf_len || m->btf_judged)
+		return 0;
+	/* the digest made when it was read (cached with the facts), else now */
+	if (m->btf_digested)
+		memcpy(digest, m->btf_sha256, sizeof(digest));
+	else if (kp_btf_digest(m->btf, m->btf_len, base, base_len, digest) < 0)
+		return -1;
+	r = j->judge(j->ctx, digest, m->btf, m->btf_len, base, base_len, &v);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	return take_verdict(m, &v);
+}
+
 /* The bytes of the first section @name, in place; false when it has none (absent, NOBITS). */
 static bool section_bytes(const struct kp_elf *e, const char *name, const unsigned char **data,
 			  size_t *len)
@@ -371,6 +392,15 @@ static int read_btf(struct kp_module *m, const struct kp_elf *e, bool keep,
 	m->kept_btf = copy;
 	if (keep && judge && m->has_btf)
 		return judge_btf(m, e, judge, err);
+	/*
+	 * Kept bytes: their digest too, cached with the facts, so that a judge later (the hook,
+	 * kp_module_judge_kept_btf()) hashes nothing on a facts cache hit. OpenSSL failing:
+	 * no digest (made when it is judged).
+	 */
+	if (copy && m->btf && m->btf_len)
+		m->btf_digested =
+			kp_btf_digest(m->btf, m->btf_len, m->has_btf_base ? m->btf_base : NULL,
+				      m->has_btf_base ? m->btf_base_len : 0, m->btf_sha256) == 0;
 	return 0;
 }
 

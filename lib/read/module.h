@@ -380,6 +380,13 @@ int kp_btf_digest(const unsigned char *btf, size_t btf_len, const unsigned char 
  * needs the bytes (read the module again); -1: out of memory.
  */
 int kp_module_judge_btf(struct kp_module *m, const struct kp_btf_judge *j);
+/*
+ * For a module read with kp_open_opts.keep_btf and no judge (the hook reads its chain before
+ * it knows the kernel's BTF): asks @j with the kept bytes' digest (made when they were read,
+ * btf_sha256, else now) and the bytes. The bytes stay; btf_sha256 is not changed. 0: judged (or
+ * nothing to judge); -1: out of memory, or OpenSSL failed (not judged: checked as before).
+ */
+int kp_module_judge_kept_btf(struct kp_module *m, const struct kp_btf_judge *j);
 
 enum {
 	KP_SIG_DIGEST = 1 << 0,	     /* the signed part, with the signature's hash */

@@ -128,18 +128,7 @@ cmp -s "$tmp/c2.json" "$tmp/c5.json" &&
 	grep -q "module BTF: 1 checked, 0 from the cache" "$tmp/c5.json.err" && [ -f "$memo" ]
 ok "BTF verdict memo removed: the module is read again and checked, the memo rewritten" $?
 # a forged memo (the verdict turned into "validates", CRC fixed): believed only from its owner
-python3 - "$memo" <<'PY'
-import struct, sys, zlib
-p = sys.argv[1]
-b = bytearray(open(p, "rb").read())
-off = 16
-for _ in range(struct.unpack_from("<I", b, 8)[0]):
-    wl = b[off + 36] | b[off + 37] << 8
-    struct.pack_into("<i", b, off + 32, 0)
-    off += 38 + wl
-struct.pack_into("<I", b, 12, zlib.crc32(bytes(b[16:])))
-open(p, "wb").write(b)
-PY
+python3 "$top/tests/cli/btf-memo-edit.py" forge "$memo"
 check "$tmp/c6.json" "$fx/config.gz" --vmlinux-btf "$bx/vmlinux.btf.xz" "$bx/btf_veth_shift.ko"
 verdict "$tmp/c6.json" "m['loads'] and ids == []"
 ok "BTF verdict memo: a verdict in the memo is what the run reports (the forgery test's control)" $?

@@ -17,8 +17,11 @@ int kp_rule_btf_module_notify(struct kp_sim_ctx *c, struct kp_loading *ld)
 	struct kp_btf_rules rules;
 	struct kp_btf_verdict v;
 
-	/* mod->btf_data_size == 0: nothing to parse */
-	if (!c->f->btf_modules || !m->has_btf || !c->f->vmlinux_btf)
+	/*
+	 * mod->btf_data_size == 0: nothing to parse. A verdict taken from the memo needs no
+	 * kernel BTF loaded (the hook, kernel/vmlinux-btf-cached.h: kp_vmlinux_btf_peek_cached())
+	 */
+	if (!c->f->btf_modules || !m->has_btf || (!c->f->vmlinux_btf && !m->btf_judged))
 		return 0;
 	kp_profile_btf_rules(c->p, &rules);
 	if (m->btf_judged) { /* judged while it was read (kernel/btf-judge.h) */
