@@ -259,6 +259,17 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 	}
 }
 
+static int pread_all(int fd, unsigned char *buf, size_t len, uint64_t off, struct kp_err *err)
+{
+	ssize_t n = kp_pread_all(fd, buf, len, off);
+
+	if (n < 0)
+		return kp_err_set(err, "read error: %s", strerror(errno));
+	if ((size_t)n < len)
+		return kp_err_set(err, "file shrank while being read");
+	return 0;
+}
+
 int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
 		    int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
 		    struct kp_err *err)
@@ -272,7 +283,46 @@ int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
 	o.data = malloc(o.cap);
 	if (!o.data)
 		return kp_err_set(err, "out of memory");
-	r = decode(in, len, comp, &o, NULL, err);
+	if (comp == KP_COMP_ZSTD) {
+		struct kp_stream_in s = { .in = in, .fd = -1, .len = len };
+
+		r = kp_zstd_stream(&s, &o, err);
+	} else {
+		r = decode(in, len, comp, &o, NULL, err);
+	}
+	if (r == 0)
+		r = outbuf_flush(&o, err);
+	free(o.data);
+	return r;
+}
+
+int kp_bytes_stream_fd(int fd, uint64_t off, size_t len, size_t max,
+		       int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
+		       struct kp_err *err)
+{
+	struct kp_stream_in s = { .fd = fd, .off = off, .len = len };
+	struct kp_outbuf o = { .max = max, .sink = fn, .sink_arg = arg, .cap = KP_STREAM_CHUNK };
+	unsigned char head[8], *in;
+	size_t nhead = len < sizeof(head) ? len : sizeof(head);
+	int r;
+
+	if (pread_all(fd, head, nhead, off, err) < 0)
+		return -1;
+	if (kp_detect_compression(head, nhead) != KP_COMP_ZSTD) {
+		/* xz and gzip: their windows are small; the input is read whole */
+		in = malloc(len ? len : 1);
+		if (!in)
+			return kp_err_set(err, "out of memory (%zu bytes)", len);
+		r = pread_all(fd, in, len, off, err);
+		if (r == 0)
+			r = kp_bytes_stream(in, len, max, fn, arg, err);
+		free(in);
+		return r;
+	}
+	o.data = malloc(o.cap);
+	if (!o.data)
+		return kp_err_set(err, "out of memory");
+	r = kp_zstd_stream(&s, &o, err);
 	if (r == 0)
 		r = outbuf_flush(&o, err);
 	free(o.data);
@@ -312,16 +362,6 @@ int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_si
 	return copy_in(in, len, max_size, false, out, err);
 }
 
-static int pread_all(int fd, unsigned char *buf, size_t len, uint64_t off, struct kp_err *err)
-{
-	ssize_t n = kp_pread_all(fd, buf, len, off);
-
-	if (n < 0)
-		return kp_err_set(err, "read error: %s", strerror(errno));
-	if ((size_t)n < len)
-		return kp_err_set(err, "file shrank while being read");
-	return 0;
-}
 
 int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err *err)
 {
