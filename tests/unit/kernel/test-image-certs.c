@@ -252,6 +252,12 @@ int main(int argc, char **argv)
 	tap_is_int(&t, kp_bytes_stream(z, zlen, KP_DEFAULT_MAX_SIZE, collect, &c, &err), 0,
 		   "kp_bytes_stream() of the same payload in memory");
 	tap_ok(&t, c.len == rawlen && !memcmp(c.p, raw, rawlen), "... the same bytes");
+	/* a cap past any address space: no mapping that large, through zstd's own window */
+	c.len = c.pieces = c.largest = 0;
+	tap_is_int(&t, kp_bytes_stream_fd(fd, 1024, zlen, (size_t)1 << 62, collect, &c, &err), 0,
+		   "kp_bytes_stream_fd() without the in-place mapping");
+	tap_ok(&t, c.len == rawlen && !memcmp(c.p, raw, rawlen) && c.largest <= KP_STREAM_CHUNK,
+	       "... the same bytes, in pieces of at most KP_STREAM_CHUNK");
 	c.len = 0;
 	tap_is_int(&t, kp_bytes_stream_fd(fd, 1024, zlen, rawlen - 1, collect, &c, &err), -1,
 		   "a cap one byte short of the output");
