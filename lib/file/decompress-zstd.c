@@ -184,7 +184,8 @@ int kp_zstd_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), inbuf_cap = ZSTD_DStreamInSize();
 	size_t got = 0, handed = 0, last = 1;
 	unsigned char *inbuf = NULL, *out;
-	ZSTD_inBuffer ib = { NULL, 0, 0 };
+	ZSTD_inBuffer ib = { NULL, 0, 0 }, sub;
+	size_t want = ZSTD_FRAMEHEADERSIZE_MAX;
 	ZSTD_outBuffer ob;
 	bool full = false;
 	char sz[32];
@@ -214,7 +215,17 @@ int kp_zstd_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_
 		}
 		if (ib.pos == ib.size && (last == 0 || !full))
 			break; /* the input is used up and the decoder holds nothing more */
-		last = ZSTD_decompressStream(dctx, &ob, &ib);
+		/*
+		 * What the decoder asks for next (the next block and the header after it), not
+		 * more: one block decoded per call, so pages of zeros are given back 128 KiB at
+		 * most after they are written (a .bss is megabytes of RLE blocks in a few bytes).
+		 */
+		sub.src = (const unsigned char *)ib.src + ib.pos;
+		sub.size = ib.size - ib.pos < want ? ib.size - ib.pos : want;
+		sub.pos = 0;
+		last = ZSTD_decompressStream(dctx, &ob, &sub);
+		ib.pos += sub.pos;
+		want = last ? last : ZSTD_FRAMEHEADERSIZE_MAX;
 		if (ZSTD_isError(last)) {
 			if (out != MAP_FAILED && ZSTD_getErrorCode(last) == ZSTD_error_dstSize_tooSmall)
 				ret = kp_err_set(err, "decompressed size exceeds the limit of %s",
