@@ -270,6 +270,25 @@ static int pread_all(int fd, unsigned char *buf, size_t len, uint64_t off, struc
 	return 0;
 }
 
+int kp_stream_in_read(const struct kp_stream_in *s, size_t *got, unsigned char *buf, size_t cap,
+		      const unsigned char **p, size_t *n, struct kp_err *err)
+{
+	size_t want = s->len - *got < cap ? s->len - *got : cap;
+
+	if (s->in) {
+		*p = s->in + *got;
+		*n = s->len - *got;
+		*got = s->len;
+		return 0;
+	}
+	if (pread_all(s->fd, buf, want, s->off + *got, err) < 0)
+		return -1;
+	*p = buf;
+	*n = want;
+	*got += want;
+	return 0;
+}
+
 int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
 		    int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
 		    struct kp_err *err)
@@ -304,12 +323,14 @@ int kp_bytes_stream_fd(int fd, uint64_t off, size_t len, size_t max,
 	struct kp_outbuf o = { .max = max, .sink = fn, .sink_arg = arg, .cap = KP_STREAM_CHUNK };
 	unsigned char head[8], *in;
 	size_t nhead = len < sizeof(head) ? len : sizeof(head);
+	enum kp_compression comp;
 	int r;
 
 	if (pread_all(fd, head, nhead, off, err) < 0)
 		return -1;
-	if (kp_detect_compression(head, nhead) != KP_COMP_ZSTD) {
-		/* xz and gzip: their windows are small; the input is read whole */
+	comp = kp_detect_compression(head, nhead);
+	if (comp == KP_COMP_GZIP) {
+		/* gzip: read whole (its window is 32 KiB; the input is what it costs) */
 		in = malloc(len ? len : 1);
 		if (!in)
 			return kp_err_set(err, "out of memory (%zu bytes)", len);
@@ -322,7 +343,9 @@ int kp_bytes_stream_fd(int fd, uint64_t off, size_t len, size_t max,
 	o.data = malloc(o.cap);
 	if (!o.data)
 		return kp_err_set(err, "out of memory");
-	r = kp_zstd_stream(&s, &o, err);
+	r = comp == KP_COMP_ZSTD ? kp_zstd_stream(&s, &o, err)
+	    : comp == KP_COMP_XZ ? kp_xz_stream(&s, &o, err)
+				 : kp_err_set(err, "not compressed (xz, zstd or gzip)");
 	if (r == 0)
 		r = outbuf_flush(&o, err);
 	free(o.data);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* .ko.zst: libzstd streaming decoder (handles concatenated frames). */
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_d_stableOutBuffer, checked at run time (1.4.6) */
-#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,7 +8,7 @@
 #include <zstd_errors.h>
 
 #include "decompress.h"
-#include "util/io.h"
+#include "util/util.h"
 
 size_t kp_zstd_size_hint(const unsigned char *in, size_t len)
 {
@@ -78,35 +77,6 @@ int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
 	if (!state)
 		ZSTD_freeDCtx(dctx);
 	return ret;
-}
-
-/*
- * The bytes of @s from @got on into @ib (@buf, @cap bytes, when @s is a file): 0, or -1 with
- * @err when the file cannot be read or shrank.
- */
-static int stream_refill(const struct kp_stream_in *s, size_t *got, unsigned char *buf,
-			 size_t cap, ZSTD_inBuffer *ib, struct kp_err *err)
-{
-	size_t n = s->len - *got < cap ? s->len - *got : cap;
-	ssize_t r;
-
-	if (s->in) {
-		ib->src = s->in;
-		ib->size = s->len;
-		ib->pos = 0;
-		*got = s->len;
-		return 0;
-	}
-	r = kp_pread_all(s->fd, buf, n, s->off + *got);
-	if (r < 0)
-		return kp_err_set(err, "read error: %s", strerror(errno));
-	if ((size_t)r < n)
-		return kp_err_set(err, "file shrank while being read");
-	ib->src = buf;
-	ib->size = n;
-	ib->pos = 0;
-	*got += n;
-	return 0;
 }
 
 /*
@@ -209,9 +179,15 @@ int kp_zstd_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_
 	ob.pos = 0;
 	for (;;) {
 		if (ib.pos == ib.size && got < s->len) {
-			ret = stream_refill(s, &got, inbuf, inbuf_cap, &ib, err);
+			const unsigned char *p;
+			size_t n;
+
+			ret = kp_stream_in_read(s, &got, inbuf, inbuf_cap, &p, &n, err);
 			if (ret < 0)
 				break;
+			ib.src = p;
+			ib.size = n;
+			ib.pos = 0;
 		}
 		if (ib.pos == ib.size && (last == 0 || !full))
 			break; /* the input is used up and the decoder holds nothing more */

@@ -58,6 +58,15 @@ struct kp_stream_in {
 	size_t len;
 };
 /*
+ * The next piece of @s after its first @got bytes (@got advanced): @s's own bytes whole, or
+ * up to @cap bytes of the file read into @buf. 0 with @p, @n, or -1 with @err (a read error,
+ * "file shrank while being read").
+ */
+int kp_stream_in_read(const struct kp_stream_in *s, size_t *got, unsigned char *buf, size_t cap,
+		      const unsigned char **p, size_t *n, struct kp_err *err);
+/* The same for one xz stream (what follows it ignored, as kp_decompress_xz()). */
+int kp_xz_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_err *err);
+/*
  * Decodes the zstd frames of @s to @o's sink (kp_bytes_stream()): decoded in place when the
  * address space allows (no window buffer beside the output, and its pages of zeros given
  * back as the output passes them), else through @o's buffer and zstd's own window.

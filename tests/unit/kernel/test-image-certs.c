@@ -11,6 +11,7 @@
  * id, SHA-256 of the public key), to compare two builds on real images.
  */
 #include <fcntl.h>
+#include <lzma.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,19 @@ static unsigned char *zstd_frames(const unsigned char *raw, size_t len, size_t f
 	}
 	ZSTD_freeCCtx(c);
 	*zlen = at;
+	return z;
+}
+
+/* One xz stream of @raw as kbuild's xz_wrap.sh writes it (CRC32; dict 32 MiB there, 8 here). */
+static unsigned char *xz_stream(const unsigned char *raw, size_t len, size_t *zlen)
+{
+	size_t cap = lzma_stream_buffer_bound(len);
+	unsigned char *z = malloc(cap);
+
+	*zlen = 0;
+	if (!z || lzma_easy_buffer_encode(1, LZMA_CHECK_CRC32, NULL, raw, len, z, zlen, cap) !=
+			  LZMA_OK)
+		exit(99);
 	return z;
 }
 
@@ -289,6 +303,23 @@ int main(int argc, char **argv)
 	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
 	tap_ok(&t, !strncmp(got, "error: zstd: ", 13) && !strchr(got, '\n'),
 	       "a corrupt zstd payload: one line (%s)", got);
+	free(z);
+
+	/* xz, as Debian's 5.10 and 6.1 images: streamed from the file too */
+	z = xz_stream(raw, rawlen, &zlen);
+	bzimage(path, z, zlen, rawlen, 0);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, want, "xz bzImage: the same certificates as uncompressed");
+	fd = open(path, O_RDONLY);
+	c.len = c.pieces = c.largest = 0;
+	tap_is_int(&t, kp_bytes_stream_fd(fd, 1024, zlen, KP_DEFAULT_MAX_SIZE, collect, &c, &err),
+		   0, "kp_bytes_stream_fd() of the xz payload");
+	tap_ok(&t, c.len == rawlen && !memcmp(c.p, raw, rawlen) && c.largest <= KP_STREAM_CHUNK,
+	       "... the decompressed bytes, in pieces of at most KP_STREAM_CHUNK");
+	close(fd);
+	bzimage(path, z, zlen - 100, rawlen, 0);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, "error: xz: truncated xz stream", "an xz payload cut short: one line");
 	free(z);
 
 	/* the decompressed size over the cap */
