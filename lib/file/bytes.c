@@ -385,7 +385,6 @@ int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_si
 	return copy_in(in, len, max_size, false, out, err);
 }
 
-
 int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err *err)
 {
 	uint64_t end;

@@ -91,8 +91,8 @@ static unsigned char *stable_output(ZSTD_DCtx *dctx, size_t max)
 
 	if (ZSTD_versionNumber() < 10406 || max == 0)
 		return MAP_FAILED;
-	p = mmap(NULL, max, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		 -1, 0);
+	p = mmap(NULL, max, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+		 0);
 	if (p == MAP_FAILED)
 		return MAP_FAILED;
 	if (ZSTD_isError(ZSTD_DCtx_setParameter(dctx, ZSTD_d_stableOutBuffer, 1))) {
@@ -203,7 +203,8 @@ int kp_zstd_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_
 		ib.pos += sub.pos;
 		want = last ? last : ZSTD_FRAMEHEADERSIZE_MAX;
 		if (ZSTD_isError(last)) {
-			if (out != MAP_FAILED && ZSTD_getErrorCode(last) == ZSTD_error_dstSize_tooSmall)
+			if (out != MAP_FAILED &&
+			    ZSTD_getErrorCode(last) == ZSTD_error_dstSize_tooSmall)
 				ret = kp_err_set(err, "decompressed size exceeds the limit of %s",
 						 kp_format_size(o->max, sz, sizeof(sz)));
 			else

@@ -60,8 +60,7 @@ static void spew(const char *path, const unsigned char *p, size_t len)
  * zstd frames of @raw as kbuild's `zstd -22 --ultra` leaves them: no content size, a 2^27
  * window, the CLI's checksum.
  */
-static unsigned char *zstd_frames(const unsigned char *raw, size_t len, size_t frames,
-				  size_t *zlen)
+static unsigned char *zstd_frames(const unsigned char *raw, size_t len, size_t frames, size_t *zlen)
 {
 	ZSTD_CCtx *c = ZSTD_createCCtx();
 	size_t cap = ZSTD_compressBound(len) + 64 * frames, at = 0;
@@ -99,8 +98,8 @@ static unsigned char *xz_stream(const unsigned char *raw, size_t len, size_t *zl
 	unsigned char *z = malloc(cap);
 
 	*zlen = 0;
-	if (!z || lzma_easy_buffer_encode(1, LZMA_CHECK_CRC32, NULL, raw, len, z, zlen, cap) !=
-			  LZMA_OK)
+	if (!z ||
+	    lzma_easy_buffer_encode(1, LZMA_CHECK_CRC32, NULL, raw, len, z, zlen, cap) != LZMA_OK)
 		exit(99);
 	return z;
 }
@@ -207,9 +206,9 @@ static int list(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct tap t = { 0 };
-	char dir[] = "/tmp/kp-image-certs-XXXXXX", path[4096], plain[4096], got[2048],
-	     want[2048];
-	size_t clen = 0, olen = 0, rawlen = (size_t)12 << 20, zlen, page = (size_t)sysconf(_SC_PAGESIZE);
+	char dir[] = "/tmp/kp-image-certs-XXXXXX", path[4096], plain[4096], got[2048], want[2048];
+	size_t clen = 0, olen = 0, rawlen = (size_t)12 << 20, zlen,
+	       page = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned char *cert, *other, *raw, *z;
 	struct collect c = { 0 };
 	struct kp_err err = { { 0 }, 0 };
@@ -239,7 +238,8 @@ int main(int argc, char **argv)
 	snprintf(plain, sizeof(plain), "%s/vmlinux", dir);
 	spew(plain, raw, rawlen);
 	certs_of(plain, KP_DEFAULT_MAX_SIZE, want, sizeof(want));
-	tap_ok(&t, !strncmp(want, "2:", 2), "the uncompressed image: its 2 certificates (%s)", want);
+	tap_ok(&t, !strncmp(want, "2:", 2), "the uncompressed image: its 2 certificates (%s)",
+	       want);
 
 	/* one frame, as kbuild writes it */
 	z = zstd_frames(raw, rawlen, 1, &zlen);
