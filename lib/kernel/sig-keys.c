@@ -678,20 +678,54 @@ static unsigned char *embedded_xz(const unsigned char *in, size_t len, size_t ma
 	return out;
 }
 
+/* The certificates of the @len bytes of the file @fd as they are, read a piece at a time. */
+static int raw_certs(struct kp_keyring *kr, int fd, size_t len, const char *label,
+		     struct found_certs *f, struct kp_err *err)
+{
+	struct cert_stream cs = { .kr = kr, .label = label, .f = f };
+	unsigned char *buf = malloc(KP_STREAM_CHUNK);
+	size_t got = 0;
+	int r = 0;
+
+	if (!buf)
+		return kp_err_set(err, "out of memory");
+	while (got < len && r == 0) {
+		size_t want = len - got < KP_STREAM_CHUNK ? len - got : KP_STREAM_CHUNK;
+		ssize_t n = kp_pread_all(fd, buf, want, got);
+
+		if (n < 0 || (size_t)n < want) {
+			r = n < 0 ? kp_err_set(err, "read error: %s", strerror(errno))
+				  : kp_err_set(err, "file shrank while being read");
+			break;
+		}
+		got += want;
+		r = cert_stream_piece(buf, want, &cs);
+	}
+	if (r == 0 && cs.n >= 0)
+		cert_stream_scan(&cs, cs.len);
+	free(buf);
+	free(cs.win);
+	if (cs.n < 0)
+		return kp_err_set(err, "out of memory");
+	return r < 0 ? -1 : cs.n;
+}
+
 /*
- * The certificates of an image whose payload is compressed (a bzImage, an EFI zboot image),
- * streamed from the file: their number, -1 with @err, -2 when the image has no compressed
- * payload (it is then read whole: image_certs()).
+ * The certificates of an image streamed from the file, never held whole: the compressed
+ * payload of a bzImage or an EFI zboot image, else the whole file, compressed (an
+ * Image.gz) or not (a vmlinux). Their number, -1 with @err, -2 when it is to be read whole
+ * (image_certs(): a bzImage or zboot image whose payload is not compressed, a file empty or
+ * over the cap, for kp_bytes_read() to say so).
  */
 #define IMAGE_HEAD 4096
-static int payload_certs(struct kp_keyring *kr, const char *path, size_t max, const char *label,
-			 struct found_certs *f, struct kp_err *err)
+static int image_stream_certs(struct kp_keyring *kr, const char *path, size_t max,
+			      const char *label, struct found_certs *f, struct kp_err *err)
 {
 	unsigned char head[IMAGE_HEAD], magic[8];
 	size_t hlen, off, plen, flen;
 	enum kp_compression comp;
 	struct stat st;
-	bool bz = false;
+	bool bz = false, whole = false;
 	int fd = kp_open_regular(path, &st, err), n = -2;
 	ssize_t r;
 
@@ -716,8 +750,11 @@ static int payload_certs(struct kp_keyring *kr, const char *path, size_t max, co
 		bz = true;
 		break;
 	default:
-		if (!zboot_payload(head, hlen, flen, &off, &plen))
-			goto out;
+		if (!zboot_payload(head, hlen, flen, &off, &plen)) {
+			off = 0;
+			plen = flen;
+			whole = true;
+		}
 	}
 	r = kp_pread_all(fd, magic, plen < sizeof(magic) ? plen : sizeof(magic), off);
 	if (r < 0) {
@@ -725,8 +762,11 @@ static int payload_certs(struct kp_keyring *kr, const char *path, size_t max, co
 		goto out;
 	}
 	comp = kp_detect_compression(magic, (size_t)r);
-	if (comp == KP_COMP_NONE)
+	if (comp == KP_COMP_NONE) {
+		if (whole)
+			n = raw_certs(kr, fd, flen, label, f, err);
 		goto out;
+	}
 	/* kbuild's *_with_size: xz and zstd payloads end with the 4-byte size */
 	if ((comp == KP_COMP_XZ || comp == KP_COMP_ZSTD) && plen > 4 && bz)
 		plen -= 4;
@@ -840,9 +880,9 @@ int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t 
 			       ? kp_err_set(err, "out of memory")
 			       : 0;
 	}
-	n = payload_certs(kr, path, max, label, keyed ? &f : NULL, err);
+	n = image_stream_certs(kr, path, max, label, keyed ? &f : NULL, err);
 	if (n == -2 || n == 0) {
-		/* no compressed payload, or none in it: the image whole (an xz payload inside) */
+		/* not streamed, or none found: the image whole (an xz payload inside: zImage) */
 		if (kp_bytes_read(path, max, &b, err) < 0)
 			return -1;
 		n = n == -2 ? image_certs(kr, &b, max, label, keyed ? &f : NULL, err)

@@ -320,6 +320,13 @@ int main(int argc, char **argv)
 	bzimage(path, z, zlen - 100, rawlen, 0);
 	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
 	tap_is_str(&t, got, "error: xz: truncated xz stream", "an xz payload cut short: one line");
+	/* a compressed Image (no header: the whole file is the stream) */
+	spew(path, z, zlen);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, want, "Image.xz (the whole file compressed): the same certificates");
+	certs_of(path, (size_t)8 << 20, got, sizeof(got));
+	tap_is_str(&t, got, "error: decompressed size exceeds the limit of 8 MiB",
+		   "... over the cap: one line");
 	free(z);
 
 	/* the decompressed size over the cap */
