@@ -259,6 +259,36 @@ static int decompress(const unsigned char *in, size_t len, enum kp_compression c
 	}
 }
 
+static int pread_all(int fd, unsigned char *buf, size_t len, uint64_t off, struct kp_err *err)
+{
+	ssize_t n = kp_pread_all(fd, buf, len, off);
+
+	if (n < 0)
+		return kp_err_set(err, "read error: %s", strerror(errno));
+	if ((size_t)n < len)
+		return kp_err_set(err, "file shrank while being read");
+	return 0;
+}
+
+int kp_stream_in_read(const struct kp_stream_in *s, size_t *got, unsigned char *buf, size_t cap,
+		      const unsigned char **p, size_t *n, struct kp_err *err)
+{
+	size_t want = s->len - *got < cap ? s->len - *got : cap;
+
+	if (s->in) {
+		*p = s->in + *got;
+		*n = s->len - *got;
+		*got = s->len;
+		return 0;
+	}
+	if (pread_all(s->fd, buf, want, s->off + *got, err) < 0)
+		return -1;
+	*p = buf;
+	*n = want;
+	*got += want;
+	return 0;
+}
+
 int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
 		    int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
 		    struct kp_err *err)
@@ -272,7 +302,50 @@ int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
 	o.data = malloc(o.cap);
 	if (!o.data)
 		return kp_err_set(err, "out of memory");
-	r = decode(in, len, comp, &o, NULL, err);
+	if (comp == KP_COMP_ZSTD) {
+		struct kp_stream_in s = { .in = in, .fd = -1, .len = len };
+
+		r = kp_zstd_stream(&s, &o, err);
+	} else {
+		r = decode(in, len, comp, &o, NULL, err);
+	}
+	if (r == 0)
+		r = outbuf_flush(&o, err);
+	free(o.data);
+	return r;
+}
+
+int kp_bytes_stream_fd(int fd, uint64_t off, size_t len, size_t max,
+		       int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
+		       struct kp_err *err)
+{
+	struct kp_stream_in s = { .fd = fd, .off = off, .len = len };
+	struct kp_outbuf o = { .max = max, .sink = fn, .sink_arg = arg, .cap = KP_STREAM_CHUNK };
+	unsigned char head[8], *in;
+	size_t nhead = len < sizeof(head) ? len : sizeof(head);
+	enum kp_compression comp;
+	int r;
+
+	if (pread_all(fd, head, nhead, off, err) < 0)
+		return -1;
+	comp = kp_detect_compression(head, nhead);
+	if (comp == KP_COMP_GZIP) {
+		/* gzip: read whole (its window is 32 KiB; the input is what it costs) */
+		in = malloc(len ? len : 1);
+		if (!in)
+			return kp_err_set(err, "out of memory (%zu bytes)", len);
+		r = pread_all(fd, in, len, off, err);
+		if (r == 0)
+			r = kp_bytes_stream(in, len, max, fn, arg, err);
+		free(in);
+		return r;
+	}
+	o.data = malloc(o.cap);
+	if (!o.data)
+		return kp_err_set(err, "out of memory");
+	r = comp == KP_COMP_ZSTD ? kp_zstd_stream(&s, &o, err)
+	    : comp == KP_COMP_XZ ? kp_xz_stream(&s, &o, err)
+				 : kp_err_set(err, "not compressed (xz, zstd or gzip)");
 	if (r == 0)
 		r = outbuf_flush(&o, err);
 	free(o.data);
@@ -310,17 +383,6 @@ int kp_bytes_from_text_buffer(const unsigned char *in, size_t len, size_t max_si
 			      struct kp_bytes *out, struct kp_err *err)
 {
 	return copy_in(in, len, max_size, false, out, err);
-}
-
-static int pread_all(int fd, unsigned char *buf, size_t len, uint64_t off, struct kp_err *err)
-{
-	ssize_t n = kp_pread_all(fd, buf, len, off);
-
-	if (n < 0)
-		return kp_err_set(err, "read error: %s", strerror(errno));
-	if ((size_t)n < len)
-		return kp_err_set(err, "file shrank while being read");
-	return 0;
 }
 
 int kp_bytes_load(struct kp_bytes *b, uint64_t off, uint64_t len, struct kp_err *err)

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -151,5 +152,13 @@ void kp_bytes_release(struct kp_bytes *b);
 int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
 		    int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
 		    struct kp_err *err);
+/*
+ * The same for the @len bytes at @off of the file @fd, read with pread(): a zstd input is read
+ * piecewise, never held whole either (xz and gzip are read whole first). Errors as above, and
+ * "file shrank while being read" when the file ends before @off + @len.
+ */
+int kp_bytes_stream_fd(int fd, uint64_t off, size_t len, size_t max,
+		       int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
+		       struct kp_err *err);
 
 #endif

@@ -105,3 +105,50 @@ int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, v
 		lzma_end(&one);
 	return ret;
 }
+
+int kp_xz_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_err *err)
+{
+	const size_t cap = (size_t)256 << 10;
+	lzma_stream st = LZMA_STREAM_INIT;
+	unsigned char *buf = s->in ? NULL : malloc(cap);
+	size_t got = 0;
+	lzma_ret r;
+	int ret = 0;
+
+	if (!s->in && !buf)
+		return kp_err_set(err, "xz: out of memory");
+	/* as kp_decompress_xz(): 256 MiB dictionary limit, one stream */
+	r = lzma_stream_decoder(&st, (uint64_t)256 << 20, 0);
+	if (r != LZMA_OK) {
+		free(buf);
+		return kp_err_set(err, "xz: %s", xz_strerror(r));
+	}
+	for (;;) {
+		if (st.avail_in == 0 && got < s->len) {
+			const unsigned char *p;
+			size_t n;
+
+			ret = kp_stream_in_read(s, &got, buf, cap, &p, &n, err);
+			if (ret < 0)
+				break;
+			st.next_in = p;
+			st.avail_in = n;
+		}
+		if (o->cap == o->len && (ret = kp_outbuf_reserve(o, o->cap, err)) < 0)
+			break;
+		st.next_out = o->data + o->len;
+		st.avail_out = o->cap - o->len;
+		/* the input read piece by piece: finished only once the last piece is in */
+		r = lzma_code(&st, got == s->len ? LZMA_FINISH : LZMA_RUN);
+		o->len = o->cap - st.avail_out;
+		if (r == LZMA_STREAM_END)
+			break;
+		if (r != LZMA_OK) {
+			ret = kp_err_set(err, "xz: %s", xz_strerror(r));
+			break;
+		}
+	}
+	lzma_end(&st);
+	free(buf);
+	return ret;
+}

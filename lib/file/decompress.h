@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/util.h"
 
@@ -46,6 +47,31 @@ int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
 		       struct kp_err *err);
 int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,
 		       struct kp_err *err);
+/*
+ * The compressed input of a stream: @len bytes at @in, or (@in NULL) at @off of the file
+ * @fd, read piecewise with pread() and never held whole.
+ */
+struct kp_stream_in {
+	const unsigned char *in;
+	int fd;
+	uint64_t off;
+	size_t len;
+};
+/*
+ * The next piece of @s after its first @got bytes (@got advanced): @s's own bytes whole, or
+ * up to @cap bytes of the file read into @buf. 0 with @p, @n, or -1 with @err (a read error,
+ * "file shrank while being read").
+ */
+int kp_stream_in_read(const struct kp_stream_in *s, size_t *got, unsigned char *buf, size_t cap,
+		      const unsigned char **p, size_t *n, struct kp_err *err);
+/* The same for one xz stream (what follows it ignored, as kp_decompress_xz()). */
+int kp_xz_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_err *err);
+/*
+ * Decodes the zstd frames of @s to @o's sink (kp_bytes_stream()): decoded in place when the
+ * address space allows (no window buffer beside the output, and its pages of zeros given
+ * back as the output passes them), else through @o's buffer and zstd's own window.
+ */
+int kp_zstd_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_err *err);
 void kp_xz_state_free(void *state);
 void kp_zstd_state_free(void *state);
 void kp_gzip_state_free(void *state);

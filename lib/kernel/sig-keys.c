@@ -19,6 +19,7 @@
 #include "efi-siglist.h"
 #include "file/bytes.h"
 #include "util/content-hash.h"
+#include "util/io.h"
 #include "util/openssl-err.h"
 
 void kp_keyring_init(struct kp_keyring *kr)
@@ -581,12 +582,15 @@ static int cert_stream_piece(const unsigned char *p, size_t n, void *arg)
 	return cs->len > CERT_MAX ? cert_stream_scan(cs, cs->len - CERT_MAX) : 0;
 }
 
-/* The certificates of the compressed payload @p: its output is never held whole. */
-static int stream_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, size_t max,
+/*
+ * The certificates of the compressed payload at @off (@len bytes) of the file @fd: neither it
+ * nor its output is ever held whole.
+ */
+static int stream_certs(struct kp_keyring *kr, int fd, size_t off, size_t len, size_t max,
 			const char *label, struct found_certs *f, struct kp_err *err)
 {
 	struct cert_stream cs = { .kr = kr, .label = label, .f = f };
-	int r = kp_bytes_stream(p, len, max, cert_stream_piece, &cs, err);
+	int r = kp_bytes_stream_fd(fd, off, len, max, cert_stream_piece, &cs, err);
 
 	if (r == 0 && cs.n >= 0)
 		cert_stream_scan(&cs, cs.len);
@@ -597,14 +601,16 @@ static int stream_certs(struct kp_keyring *kr, const unsigned char *p, size_t le
 }
 
 /*
- * The payload of an x86 bzImage (arch/x86/boot/header.S: payload_offset, payload_length):
- * 1, 0 when it is no bzImage, -1 when the payload lies outside the file.
+ * The payload of an x86 bzImage (arch/x86/boot/header.S: payload_offset, payload_length) of
+ * @len bytes, @hlen of them at @p: 1, 0 when it is no bzImage, -1 when the payload lies
+ * outside the file.
  */
-static int bzimage_payload(const unsigned char *p, size_t len, size_t *off, size_t *plen)
+static int bzimage_payload(const unsigned char *p, size_t hlen, size_t len, size_t *off,
+			   size_t *plen)
 {
 	size_t setup, start, size;
 
-	if (len < 0x250 || memcmp(p + 0x202, "HdrS", 4))
+	if (hlen < 0x250 || memcmp(p + 0x202, "HdrS", 4))
 		return 0;
 	setup = ((size_t)(p[0x1f1] ? p[0x1f1] : 4) + 1) * 512;
 	start = setup + kp_load32(p + 0x248, false);
@@ -617,11 +623,12 @@ static int bzimage_payload(const unsigned char *p, size_t len, size_t *off, size
 }
 
 /* An EFI zboot image (drivers/firmware/efi/libstub/zboot-header.S: "zimg", offset, size). */
-static bool zboot_payload(const unsigned char *p, size_t len, size_t *off, size_t *plen)
+static bool zboot_payload(const unsigned char *p, size_t hlen, size_t len, size_t *off,
+			  size_t *plen)
 {
 	size_t start, size;
 
-	if (len < 0x40 || memcmp(p, "MZ", 2) || memcmp(p + 4, "zimg", 4))
+	if (hlen < 0x40 || memcmp(p, "MZ", 2) || memcmp(p + 4, "zimg", 4))
 		return false;
 	start = kp_load32(p + 8, false);
 	size = kp_load32(p + 12, false);
@@ -671,36 +678,110 @@ static unsigned char *embedded_xz(const unsigned char *in, size_t len, size_t ma
 	return out;
 }
 
-static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t max,
-		       const char *label, struct found_certs *f, struct kp_err *err)
+/* The certificates of the @len bytes of the file @fd as they are, read a piece at a time. */
+static int raw_certs(struct kp_keyring *kr, int fd, size_t len, const char *label,
+		     struct found_certs *f, struct kp_err *err)
 {
-	enum kp_compression comp = KP_COMP_NONE;
-	size_t off, plen;
-	int n;
+	struct cert_stream cs = { .kr = kr, .label = label, .f = f };
+	unsigned char *buf = malloc(KP_STREAM_CHUNK);
+	size_t got = 0;
+	int r = 0;
 
-	switch (bzimage_payload(b->data, b->len, &off, &plen)) {
+	if (!buf)
+		return kp_err_set(err, "out of memory");
+	while (got < len && r == 0) {
+		size_t want = len - got < KP_STREAM_CHUNK ? len - got : KP_STREAM_CHUNK;
+		ssize_t n = kp_pread_all(fd, buf, want, got);
+
+		if (n < 0 || (size_t)n < want) {
+			r = n < 0 ? kp_err_set(err, "read error: %s", strerror(errno))
+				  : kp_err_set(err, "file shrank while being read");
+			break;
+		}
+		got += want;
+		r = cert_stream_piece(buf, want, &cs);
+	}
+	if (r == 0 && cs.n >= 0)
+		cert_stream_scan(&cs, cs.len);
+	free(buf);
+	free(cs.win);
+	if (cs.n < 0)
+		return kp_err_set(err, "out of memory");
+	return r < 0 ? -1 : cs.n;
+}
+
+/*
+ * The certificates of an image streamed from the file, never held whole: the compressed
+ * payload of a bzImage or an EFI zboot image, else the whole file, compressed (an
+ * Image.gz) or not (a vmlinux). Their number, -1 with @err, -2 when it is to be read whole
+ * (image_certs(): a bzImage or zboot image whose payload is not compressed, a file empty or
+ * over the cap, for kp_bytes_read() to say so).
+ */
+#define IMAGE_HEAD 4096
+static int image_stream_certs(struct kp_keyring *kr, const char *path, size_t max,
+			      const char *label, struct found_certs *f, struct kp_err *err)
+{
+	unsigned char head[IMAGE_HEAD], magic[8];
+	size_t hlen, off, plen, flen;
+	enum kp_compression comp;
+	struct stat st;
+	bool bz = false, whole = false;
+	int fd = kp_open_regular(path, &st, err), n = -2;
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	/* empty or over the cap: kp_bytes_read() says so */
+	if (st.st_size == 0 || (uint64_t)st.st_size > (uint64_t)max)
+		goto out;
+	flen = (size_t)st.st_size;
+	hlen = flen < sizeof(head) ? flen : sizeof(head);
+	r = kp_pread_all(fd, head, hlen, 0);
+	if (r < 0 || (size_t)r < hlen) {
+		n = r < 0 ? kp_err_set(err, "read error: %s", strerror(errno))
+			  : kp_err_set(err, "file shrank while being read");
+		goto out;
+	}
+	switch (bzimage_payload(head, hlen, flen, &off, &plen)) {
 	case -1:
-		return kp_err_set(err,
-				  "truncated bzImage: its payload lies past the end of the file");
+		n = kp_err_set(err, "truncated bzImage: its payload lies past the end of the file");
+		goto out;
 	case 1:
-		comp = kp_detect_compression(b->data + off, plen);
+		bz = true;
 		break;
 	default:
-		if (zboot_payload(b->data, b->len, &off, &plen))
-			comp = kp_detect_compression(b->data + off, plen);
+		if (!zboot_payload(head, hlen, flen, &off, &plen)) {
+			off = 0;
+			plen = flen;
+			whole = true;
+		}
 	}
-	if (comp != KP_COMP_NONE) {
-		/* kbuild's *_with_size: xz and zstd payloads end with the 4-byte size */
-		if ((comp == KP_COMP_XZ || comp == KP_COMP_ZSTD) && plen > 4 &&
-		    !memcmp(b->data + 0x202, "HdrS", 4))
-			plen -= 4;
-		n = stream_certs(kr, b->data + off, plen, max, label, f, err);
-		if (n < 0)
-			return -1;
-	} else {
-		n = scan_certs(kr, b->data, b->len, label, f);
+	r = kp_pread_all(fd, magic, plen < sizeof(magic) ? plen : sizeof(magic), off);
+	if (r < 0) {
+		n = kp_err_set(err, "read error: %s", strerror(errno));
+		goto out;
 	}
-	/* none in plain sight: an xz payload inside the image (arm zImage) */
+	comp = kp_detect_compression(magic, (size_t)r);
+	if (comp == KP_COMP_NONE) {
+		if (whole)
+			n = raw_certs(kr, fd, flen, label, f, err);
+		goto out;
+	}
+	/* kbuild's *_with_size: xz and zstd payloads end with the 4-byte size */
+	if ((comp == KP_COMP_XZ || comp == KP_COMP_ZSTD) && plen > 4 && bz)
+		plen -= 4;
+	n = stream_certs(kr, fd, off, plen, max, label, f, err);
+out:
+	close(fd);
+	return n;
+}
+
+/* None in plain sight: the certificates of an xz payload inside the image (arm zImage). */
+static int embedded_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t max,
+			  const char *label, struct found_certs *f)
+{
+	int n = 0;
+
 	for (const unsigned char *x = b->data; n == 0 && x;) {
 		size_t left = b->len - (size_t)(x - b->data), outlen;
 		unsigned char *out;
@@ -718,6 +799,17 @@ static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t m
 		}
 		x++;
 	}
+	return n;
+}
+
+/* The certificates of an image without a compressed payload, read whole as @b. */
+static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t max,
+		       const char *label, struct found_certs *f, struct kp_err *err)
+{
+	int n = scan_certs(kr, b->data, b->len, label, f);
+
+	if (n == 0)
+		n = embedded_certs(kr, b, max, label, f);
 	if (n < 0)
 		return kp_err_set(err, "out of memory");
 	return n;
@@ -788,10 +880,17 @@ int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t 
 			       ? kp_err_set(err, "out of memory")
 			       : 0;
 	}
-	if (kp_bytes_read(path, max, &b, err) < 0)
-		return -1;
-	n = image_certs(kr, &b, max, label, keyed ? &f : NULL, err);
-	kp_bytes_release(&b);
+	n = image_stream_certs(kr, path, max, label, keyed ? &f : NULL, err);
+	if (n == -2 || n == 0) {
+		/* not streamed, or none found: the image whole (an xz payload inside: zImage) */
+		if (kp_bytes_read(path, max, &b, err) < 0)
+			return -1;
+		n = n == -2 ? image_certs(kr, &b, max, label, keyed ? &f : NULL, err)
+			    : embedded_certs(kr, &b, max, label, keyed ? &f : NULL);
+		kp_bytes_release(&b);
+		if (n < 0)
+			kp_err_set(err, "out of memory");
+	}
 	if (n >= 0 && keyed && !f.oom)
 		kp_sig_memo_image_put(kr->memo, key, f.der, f.len, f.n);
 	free(f.der);

@@ -163,6 +163,46 @@ head -c $(( $(stat -c %s "$tmp/vmlinuz") - 100 )) "$tmp/vmlinuz" > "$tmp/vmlinuz
 ok "a truncated bzImage exits 2" $(( $? == 2 ? 0 : 1 ))
 grep -q "^kopolicy: $tmp/vmlinuz.trunc: truncated bzImage: its payload lies past the end of the file$" "$tmp/e.txt"
 ok "... naming the file and the problem" $?
+# a zstd payload as kbuild writes it (no content size, the 4-byte size after it): streamed
+if command -v zstd > /dev/null; then
+	python3 - "$tmp" <<'PY'
+import os, struct, sys
+raw = open(os.path.join(sys.argv[1], 'vmlinux'), 'rb').read() + bytes(3 << 20)
+open(os.path.join(sys.argv[1], 'raw'), 'wb').write(raw)
+PY
+	zstd -q -19 --no-content-size -c "$tmp/raw" > "$tmp/raw.zst"
+	python3 - "$tmp" <<'PY'
+import os, struct, sys
+d = sys.argv[1]
+z = open(os.path.join(d, 'raw.zst'), 'rb').read()
+n = os.path.getsize(os.path.join(d, 'raw'))
+def image(name, payload):
+	hdr = bytearray(1024)
+	hdr[0x1f1] = 1
+	hdr[0x202:0x206] = b'HdrS'
+	payload += struct.pack('<I', n)
+	hdr[0x248:0x250] = struct.pack('<II', 0, len(payload))
+	open(os.path.join(d, name), 'wb').write(bytes(hdr) + payload)
+image('vmlinuz.zst', z)
+bad = bytearray(z)
+for i in range(len(bad) // 2, len(bad) // 2 + 32):
+	bad[i] ^= 0x5a
+image('vmlinuz.zst.bad', bytes(bad))
+PY
+	chk 6.12 kp_sig_sha256 --kernel-image "$tmp/vmlinuz.zst" --sig-enforce
+	is "(True,None,'O',[])"
+	ok "--kernel-image bzImage (zstd payload): the certificate in it verifies" $?
+	json "$tmp/c.json" "d['kernel']['key_sources']==['kernel image $tmp/vmlinuz.zst: 1 certificate']"
+	ok "... found in the payload streamed from the file" $?
+	"$kp" info --kernel-image "$tmp/vmlinuz.zst.bad" "$sd/6.12/kp_sig_sha256.ko" > /dev/null \
+		2> "$tmp/e.txt"
+	ok "a corrupt zstd bzImage exits 2" $(( $? == 2 ? 0 : 1 ))
+	[ "$(wc -l < "$tmp/e.txt")" = 1 ] && grep -q "^kopolicy: $tmp/vmlinuz.zst.bad: zstd: " "$tmp/e.txt"
+	ok "... one line naming the file and the problem ($(cat "$tmp/e.txt"))" $?
+else
+	for i in 1 2 3 4; do echo "ok $((n + i)) # SKIP no zstd command"; done
+	n=$((n + 4))
+fi
 chk 6.12 kp_sig_sha256 --kernel-image "$sd/6.12/kp_sig_unsigned.ko"; is "(True,None,'O',[])"
 ok "an image without certificates: no keys, today's assumption" $?
 json "$tmp/c.json" "d['kernel']['key_sources']==['kernel image $sd/6.12/kp_sig_unsigned.ko: 0 certificates'] and any('no key source' in a for a in d['kernel']['assumptions'])"

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The certificates of kernel images (kp_keyring_add_kernel_image()) and the zstd stream under
+ * it (kp_bytes_stream_fd(), decoded in place with its pages of zeros given back): bzImages
+ * built here with a zstd payload as kbuild writes it (no content size, a large window, the
+ * 4-byte size after it), checked against the same bytes uncompressed; the output handed to
+ * the sink byte for byte, with matches reaching back into pages given back; several frames;
+ * truncated and corrupt payloads and the size cap, each one line.
+ *
+ * With arguments (--list IMAGE...): each image's certificates, one line each (subject, key
+ * id, SHA-256 of the public key), to compare two builds on real images.
+ */
+#include <fcntl.h>
+#include <lzma.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <zstd.h>
+
+#include "file/bytes.h"
+#include "kernel/sig-keys.h"
+#include "tap.h"
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *p = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
+		p = malloc((size_t)n);
+		if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+			free(p);
+			p = NULL;
+		}
+		*len = (size_t)n;
+	}
+	fclose(f);
+	return p;
+}
+
+static void spew(const char *path, const unsigned char *p, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(p, 1, len, f) != len) {
+		perror(path);
+		exit(99);
+	}
+	fclose(f);
+}
+
+/*
+ * zstd frames of @raw as kbuild's `zstd -22 --ultra` leaves them: no content size, a 2^27
+ * window, the CLI's checksum.
+ */
+static unsigned char *zstd_frames(const unsigned char *raw, size_t len, size_t frames, size_t *zlen)
+{
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	size_t cap = ZSTD_compressBound(len) + 64 * frames, at = 0;
+	unsigned char *z = malloc(cap);
+
+	if (!c || !z)
+		exit(99);
+	for (size_t i = 0; i < frames; i++) {
+		size_t from = len * i / frames, to = len * (i + 1) / frames, r;
+		ZSTD_inBuffer ib = { raw + from, to - from, 0 };
+		ZSTD_outBuffer ob = { z, cap, at };
+
+		ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 3);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 27);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_enableLongDistanceMatching, 1);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+		ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+		do
+			r = ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_end);
+		while (r != 0 && !ZSTD_isError(r));
+		if (ZSTD_isError(r))
+			exit(99);
+		at = ob.pos;
+	}
+	ZSTD_freeCCtx(c);
+	*zlen = at;
+	return z;
+}
+
+/* One xz stream of @raw as kbuild's xz_wrap.sh writes it (CRC32; dict 32 MiB there, 8 here). */
+static unsigned char *xz_stream(const unsigned char *raw, size_t len, size_t *zlen)
+{
+	size_t cap = lzma_stream_buffer_bound(len);
+	unsigned char *z = malloc(cap);
+
+	*zlen = 0;
+	if (!z ||
+	    lzma_easy_buffer_encode(1, LZMA_CHECK_CRC32, NULL, raw, len, z, zlen, cap) != LZMA_OK)
+		exit(99);
+	return z;
+}
+
+/* A bzImage (arch/x86/boot/header.S) around @payload, with kbuild's 4-byte size after it. */
+static void bzimage(const char *path, const unsigned char *payload, size_t plen, size_t rawlen,
+		    size_t say_len)
+{
+	size_t total = 1024 + plen + 4;
+	unsigned char *img = calloc(1, total);
+
+	if (!img)
+		exit(99);
+	img[0x1f1] = 1; /* setup_sects: the payload starts after 2 * 512 bytes */
+	memcpy(img + 0x202, "HdrS", 4);
+	for (int i = 0; i < 4; i++) {
+		img[0x248 + i] = 0;
+		img[0x24c + i] = (unsigned char)((say_len ? say_len : plen + 4) >> (8 * i));
+		img[1024 + plen + i] = (unsigned char)(rawlen >> (8 * i));
+	}
+	memcpy(img + 1024, payload, plen);
+	spew(path, img, total);
+	free(img);
+}
+
+/* The image's certificates as one line: "N: subject/id/key-id-prefix ..." or "error: msg". */
+static void certs_of(const char *path, size_t max, char *out, size_t outlen)
+{
+	struct kp_keyring kr;
+	struct kp_err err = { { 0 }, 0 };
+	size_t at;
+
+	kp_keyring_init(&kr);
+	if (kp_keyring_add_kernel_image(&kr, path, max, &err) < 0) {
+		snprintf(out, outlen, "error: %s", err.msg);
+		kp_keyring_release(&kr);
+		return;
+	}
+	at = (size_t)snprintf(out, outlen, "%zu:", kr.nkeys);
+	for (size_t i = 0; i < kr.nkeys && at < outlen; i++)
+		at += (size_t)snprintf(out + at, outlen - at, " %s/%s/%02x%02x%02x%02x",
+				       kr.keys[i].subject, kr.keys[i].id_hex, kr.keys[i].key_id[0],
+				       kr.keys[i].key_id[1], kr.keys[i].key_id[2],
+				       kr.keys[i].key_id[3]);
+	kp_keyring_release(&kr);
+}
+
+struct collect {
+	unsigned char *p;
+	size_t len, cap, pieces, largest;
+};
+
+static int collect(const unsigned char *p, size_t n, void *arg)
+{
+	struct collect *c = arg;
+
+	if (c->len + n > c->cap)
+		return 1;
+	memcpy(c->p + c->len, p, n);
+	c->len += n;
+	c->pieces++;
+	if (n > c->largest)
+		c->largest = n;
+	return 0;
+}
+
+/* The DER bytes of the PEM certificate @path. */
+static unsigned char *pem_der(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	X509 *x = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL;
+	unsigned char *der = NULL;
+	int n = x ? i2d_X509(x, &der) : -1;
+
+	if (f)
+		fclose(f);
+	X509_free(x);
+	*len = n > 0 ? (size_t)n : 0;
+	return n > 0 ? der : NULL;
+}
+
+static int list(int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++) {
+		struct kp_keyring kr;
+		struct kp_err err = { { 0 }, 0 };
+
+		kp_keyring_init(&kr);
+		if (kp_keyring_add_kernel_image(&kr, argv[i], KP_DEFAULT_MAX_SIZE, &err) < 0)
+			printf("%s: error: %s\n", argv[i], err.msg);
+		for (size_t k = 0; k < kr.nkeys; k++) {
+			printf("%s: %s / %s / ", argv[i], kr.keys[k].subject, kr.keys[k].id_hex);
+			for (int b = 0; b < 32; b++)
+				printf("%02x", kr.keys[k].key_id[b]);
+			putchar('\n');
+		}
+		for (size_t s = 0; s < kr.nsources; s++)
+			printf("%s: source: %s\n", argv[i], kr.sources[s]);
+		kp_keyring_release(&kr);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct tap t = { 0 };
+	char dir[] = "/tmp/kp-image-certs-XXXXXX", path[4096], plain[4096], got[2048], want[2048];
+	size_t clen = 0, olen = 0, rawlen = (size_t)12 << 20, zlen,
+	       page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *cert, *other, *raw, *z;
+	struct collect c = { 0 };
+	struct kp_err err = { { 0 }, 0 };
+	int fd;
+
+	if (argc > 1 && !strcmp(argv[1], "--list"))
+		return list(argc, argv);
+	cert = slurp(tap_srcpath("tests/data/sig/test-cert.der"), &clen);
+	other = pem_der(tap_srcpath("tests/data/sig/other-cert.pem"), &olen);
+	raw = calloc(1, rawlen);
+	if (!cert || !other || !raw || !mkdtemp(dir))
+		return 99;
+	/*
+	 * An ELF-like image: text (a pseudo-random, little-compressible run), megabytes of zeros
+	 * (.bss, padding: the pages given back), the text again 8 MiB further (a match reaching
+	 * back over the zeros), the certificate across a page and a KP_STREAM_CHUNK boundary,
+	 * more zeros, and a second copy of it near the end.
+	 */
+	memcpy(raw, "\177ELF", 4);
+	for (size_t i = 4, s = 1; i < (size_t)1 << 20; i++) {
+		s = s * 1103515245 + 12345;
+		raw[i] = (unsigned char)(s >> 16);
+	}
+	memcpy(raw + ((size_t)9 << 20), raw + 4096, (size_t)1 << 20);
+	memcpy(raw + ((size_t)10 << 20) + 4 * KP_STREAM_CHUNK - clen / 2, cert, clen);
+	memcpy(raw + rawlen - 3 * page - clen, other, olen);
+	snprintf(plain, sizeof(plain), "%s/vmlinux", dir);
+	spew(plain, raw, rawlen);
+	certs_of(plain, KP_DEFAULT_MAX_SIZE, want, sizeof(want));
+	tap_ok(&t, !strncmp(want, "2:", 2), "the uncompressed image: its 2 certificates (%s)",
+	       want);
+
+	/* one frame, as kbuild writes it */
+	z = zstd_frames(raw, rawlen, 1, &zlen);
+	snprintf(path, sizeof(path), "%s/vmlinuz", dir);
+	bzimage(path, z, zlen, rawlen, 0);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, want, "zstd bzImage: the same certificates as uncompressed");
+
+	/* the stream itself, byte for byte */
+	c.cap = rawlen;
+	c.p = malloc(c.cap);
+	fd = open(path, O_RDONLY);
+	if (!c.p || fd < 0)
+		return 99;
+	tap_is_int(&t, kp_bytes_stream_fd(fd, 1024, zlen, KP_DEFAULT_MAX_SIZE, collect, &c, &err),
+		   0, "kp_bytes_stream_fd() of the payload");
+	tap_ok(&t, c.len == rawlen && !memcmp(c.p, raw, rawlen),
+	       "... hands over exactly the decompressed bytes (%zu of %zu), zero pages given back",
+	       c.len, rawlen);
+	tap_ok(&t, c.largest <= KP_STREAM_CHUNK && c.pieces >= rawlen / KP_STREAM_CHUNK,
+	       "... in pieces of at most KP_STREAM_CHUNK (%zu pieces, largest %zu)", c.pieces,
+	       c.largest);
+	c.len = c.pieces = c.largest = 0;
+	tap_is_int(&t, kp_bytes_stream(z, zlen, KP_DEFAULT_MAX_SIZE, collect, &c, &err), 0,
+		   "kp_bytes_stream() of the same payload in memory");
+	tap_ok(&t, c.len == rawlen && !memcmp(c.p, raw, rawlen), "... the same bytes");
+	/* a cap past any address space: no mapping that large, through zstd's own window */
+	c.len = c.pieces = c.largest = 0;
+	tap_is_int(&t, kp_bytes_stream_fd(fd, 1024, zlen, (size_t)1 << 62, collect, &c, &err), 0,
+		   "kp_bytes_stream_fd() without the in-place mapping");
+	tap_ok(&t, c.len == rawlen && !memcmp(c.p, raw, rawlen) && c.largest <= KP_STREAM_CHUNK,
+	       "... the same bytes, in pieces of at most KP_STREAM_CHUNK");
+	c.len = 0;
+	tap_is_int(&t, kp_bytes_stream_fd(fd, 1024, zlen, rawlen - 1, collect, &c, &err), -1,
+		   "a cap one byte short of the output");
+	tap_is_str(&t, err.msg, "decompressed size exceeds the limit of 12582911 bytes",
+		   "... is refused, one line");
+	close(fd);
+	free(z);
+
+	/* three frames, one after the other (zstd -T, or concatenated by hand) */
+	z = zstd_frames(raw, rawlen, 3, &zlen);
+	bzimage(path, z, zlen, rawlen, 0);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, want, "zstd bzImage of three frames: the same certificates");
+
+	/* cut: the header says the payload is shorter than the stream */
+	bzimage(path, z, zlen / 2, rawlen, 0);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, "error: zstd: truncated zstd stream",
+		   "a zstd payload cut in the middle: one line");
+	/* the file ends before the payload it declares */
+	bzimage(path, z, zlen, rawlen, zlen + 4096);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, "error: truncated bzImage: its payload lies past the end of the file",
+		   "a payload past the end of the file: one line");
+	/* corrupt bytes in the middle of a frame */
+	for (size_t i = zlen / 3; i < zlen / 3 + 64; i++)
+		z[i] ^= 0x5a;
+	bzimage(path, z, zlen, rawlen, 0);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_ok(&t, !strncmp(got, "error: zstd: ", 13) && !strchr(got, '\n'),
+	       "a corrupt zstd payload: one line (%s)", got);
+	free(z);
+
+	/* xz, as Debian's 5.10 and 6.1 images: streamed from the file too */
+	z = xz_stream(raw, rawlen, &zlen);
+	bzimage(path, z, zlen, rawlen, 0);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, want, "xz bzImage: the same certificates as uncompressed");
+	fd = open(path, O_RDONLY);
+	c.len = c.pieces = c.largest = 0;
+	tap_is_int(&t, kp_bytes_stream_fd(fd, 1024, zlen, KP_DEFAULT_MAX_SIZE, collect, &c, &err),
+		   0, "kp_bytes_stream_fd() of the xz payload");
+	tap_ok(&t, c.len == rawlen && !memcmp(c.p, raw, rawlen) && c.largest <= KP_STREAM_CHUNK,
+	       "... the decompressed bytes, in pieces of at most KP_STREAM_CHUNK");
+	close(fd);
+	bzimage(path, z, zlen - 100, rawlen, 0);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, "error: xz: truncated xz stream", "an xz payload cut short: one line");
+	/* a compressed Image (no header: the whole file is the stream) */
+	spew(path, z, zlen);
+	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+	tap_is_str(&t, got, want, "Image.xz (the whole file compressed): the same certificates");
+	certs_of(path, (size_t)8 << 20, got, sizeof(got));
+	tap_is_str(&t, got, "error: decompressed size exceeds the limit of 8 MiB",
+		   "... over the cap: one line");
+	free(z);
+
+	/* the decompressed size over the cap */
+	z = zstd_frames(raw, rawlen, 1, &zlen);
+	bzimage(path, z, zlen, rawlen, 0);
+	certs_of(path, (size_t)8 << 20, got, sizeof(got));
+	tap_is_str(&t, got, "error: decompressed size exceeds the limit of 8 MiB",
+		   "an image decompressing past --max-size: one line");
+	free(z);
+
+	unlink(path);
+	unlink(plain);
+	rmdir(dir);
+	free(c.p);
+	free(raw);
+	free(cert);
+	OPENSSL_free(other);
+	return tap_done(&t);
+}
