@@ -8,12 +8,14 @@
  * OpenSSL's EVP_PKEY_verify() does, and each verdict is the expected one. Keys are generated
  * at each run (the verdicts do not depend on them).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
@@ -23,6 +25,39 @@
 #include "kernel/ecdsa-nettle.h"
 #include "util/util.h"
 #include "tap.h"
+
+/* OpenSSL's allocations fail from the countdown's end on (-1: never), as in
+ * test-sig-openssl-fail.c */
+static long countdown = -1;
+
+static void *t_malloc(size_t n, const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	if (countdown == 0)
+		return NULL;
+	if (countdown > 0)
+		countdown--;
+	return malloc(n);
+}
+
+static void *t_realloc(void *p, size_t n, const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	if (countdown == 0)
+		return NULL;
+	if (countdown > 0)
+		countdown--;
+	return realloc(p, n);
+}
+
+static void t_free(void *p, const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	free(p);
+}
 
 struct sig {
 	unsigned char der[256];
@@ -346,6 +381,49 @@ static void one(struct tap *t, const char *curve, const EVP_MD *md, const char *
 	EVP_PKEY_free(wrong_curve);
 }
 
+/*
+ * OpenSSL failing at its k-th allocation inside the fast path, for every k until a run needs
+ * no more: a valid signature is verified or left to OpenSSL (false), an invalid one is never
+ * said to verify; nothing crashes or leaks (ASan).
+ */
+static void oom(struct tap *t)
+{
+	EVP_PKEY *pk = EVP_EC_gen("P-384");
+	struct kp_ecdsa_pub pub;
+	unsigned char dg[48] = { 1, 2, 3 };
+	struct sig sg, bad;
+	bool wrong = false;
+	long k;
+
+	if (!pk || !kp_ecdsa_pub_from_pkey(pk, &pub))
+		abort();
+	sign(pk, EVP_sha384(), dg, sizeof(dg), &sg);
+	bad = sg;
+	bad.der[bad.len - 1] ^= 1;
+	for (k = 0; k < 10000; k++) {
+		struct kp_ecdsa_pub p2;
+		bool got, gotbad, done;
+
+		countdown = k;
+		got = kp_ecdsa_pub_from_pkey(pk, &p2) &&
+		      kp_ecdsa_nettle_verifies(&p2, EVP_sha384(), sg.der, sg.len, dg, sizeof(dg));
+		done = countdown > 0;
+		countdown = k;
+		gotbad = kp_ecdsa_nettle_verifies(&pub, EVP_sha384(), bad.der, bad.len, dg,
+						  sizeof(dg));
+		done = done && countdown > 0;
+		countdown = -1;
+		wrong = wrong || gotbad || (done && !got);
+		if (done)
+			break;
+	}
+	tap_ok(t, !wrong && k > 0 && k < 10000,
+	       "OpenSSL failing at each of its first %ld allocations: never a wrong \"verifies\", "
+	       "and verified once none fails",
+	       k);
+	EVP_PKEY_free(pk);
+}
+
 /* Keys the fast path leaves to OpenSSL. */
 static void not_mine(struct tap *t)
 {
@@ -367,12 +445,18 @@ int main(void)
 	struct tap t = { 0 };
 	const char *curves[] = { "P-256", "P-384" };
 
+	if (!CRYPTO_set_mem_functions(t_malloc, t_realloc, t_free)) {
+		printf("1..0 # SKIP OpenSSL's allocator cannot be replaced\n");
+		return 0;
+	}
+
 	for (size_t c = 0; c < 2; c++) {
 		one(&t, curves[c], EVP_sha256(), "SHA-256");
 		one(&t, curves[c], EVP_sha384(), "SHA-384");
 		one(&t, curves[c], EVP_sha512(), "SHA-512");
 	}
 	not_mine(&t);
+	oom(&t);
 	/* every valid case verified by nettle itself (10 per curve and digest, 3 truncations) */
 	tap_ok(&t, n_verified == n_want && n_want == 6 * 10 + 3,
 	       "%d of %d cases verified by nettle (want %d)", n_verified, n_cases, n_want);
