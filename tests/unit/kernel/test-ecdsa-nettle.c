@@ -59,6 +59,9 @@ static void t_free(void *p, const char *file, int line)
 	free(p);
 }
 
+/* libhogweed as the binary loads it (dlopen() of configure's SONAME), for every case */
+static struct kp_ecdsa_lib *lib;
+
 struct sig {
 	unsigned char der[256];
 	size_t len;
@@ -111,7 +114,7 @@ static void check(struct tap *t, const char *what, const struct kp_ecdsa_pub *pu
 {
 	EVP_PKEY *pk = pkey_of(pub);
 	int o = ossl_verdict(pk, md, s, dg, dlen);
-	int f = kp_ecdsa_nettle_verifies(pub, md, s->der, s->len, dg, dlen);
+	int f = kp_ecdsa_nettle_verifies(lib, pub, md, s->der, s->len, dg, dlen);
 
 	EVP_PKEY_free(pk);
 	n_cases++;
@@ -406,10 +409,11 @@ static void oom(struct tap *t)
 
 		countdown = k;
 		got = kp_ecdsa_pub_from_pkey(pk, &p2) &&
-		      kp_ecdsa_nettle_verifies(&p2, EVP_sha384(), sg.der, sg.len, dg, sizeof(dg));
+		      kp_ecdsa_nettle_verifies(lib, &p2, EVP_sha384(), sg.der, sg.len, dg,
+					       sizeof(dg));
 		done = countdown > 0;
 		countdown = k;
-		gotbad = kp_ecdsa_nettle_verifies(&pub, EVP_sha384(), bad.der, bad.len, dg,
+		gotbad = kp_ecdsa_nettle_verifies(lib, &pub, EVP_sha384(), bad.der, bad.len, dg,
 						  sizeof(dg));
 		done = done && countdown > 0;
 		countdown = -1;
@@ -421,6 +425,48 @@ static void oom(struct tap *t)
 	       "OpenSSL failing at each of its first %ld allocations: never a wrong \"verifies\", "
 	       "and verified once none fails",
 	       k);
+	EVP_PKEY_free(pk);
+}
+
+/*
+ * The library not there (or not nettle): no verdict from the fast path, never an error; the
+ * caller's OpenSSL gives the verdict, the same as with nettle. A path is never dlopen()ed.
+ */
+static void unloadable(struct tap *t)
+{
+	EVP_PKEY *pk = EVP_EC_gen("P-384");
+	const char *names[] = { "libkopolicy-no-such-hogweed.so.6", "libc.so.6",
+				"/usr/lib/x86_64-linux-gnu/" KP_HOGWEED_SONAME, "" };
+	unsigned char dg[48] = { 4, 5, 6 };
+	struct kp_ecdsa_pub pub;
+	struct sig sg;
+
+	if (!pk || !kp_ecdsa_pub_from_pkey(pk, &pub))
+		abort();
+	sign(pk, EVP_sha384(), dg, sizeof(dg), &sg);
+	tap_ok(t,
+	       kp_ecdsa_lib_available(lib) &&
+		       kp_ecdsa_nettle_verifies(lib, &pub, EVP_sha384(), sg.der, sg.len, dg,
+						sizeof(dg)),
+	       "%s loaded: verifies", KP_HOGWEED_SONAME);
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		struct kp_ecdsa_lib *l = kp_ecdsa_lib_new_soname(names[i]);
+		bool twice;
+
+		if (!l)
+			abort();
+		twice = !kp_ecdsa_lib_available(l) && !kp_ecdsa_lib_available(l);
+		tap_ok(t,
+		       twice &&
+			       !kp_ecdsa_nettle_verifies(l, &pub, EVP_sha384(), sg.der, sg.len, dg,
+							 sizeof(dg)) &&
+			       ossl_verdict(pk, EVP_sha384(), &sg, dg, sizeof(dg)) == 1,
+		       "\"%s\" not loaded: no fast verdict, OpenSSL's verifies", names[i]);
+		kp_ecdsa_lib_free(l);
+	}
+	tap_ok(t,
+	       !kp_ecdsa_nettle_verifies(NULL, &pub, EVP_sha384(), sg.der, sg.len, dg, sizeof(dg)),
+	       "no library object (out of memory): OpenSSL's");
 	EVP_PKEY_free(pk);
 }
 
@@ -450,15 +496,20 @@ int main(void)
 		return 0;
 	}
 
+	lib = kp_ecdsa_lib_new();
+	if (!lib)
+		abort();
 	for (size_t c = 0; c < 2; c++) {
 		one(&t, curves[c], EVP_sha256(), "SHA-256");
 		one(&t, curves[c], EVP_sha384(), "SHA-384");
 		one(&t, curves[c], EVP_sha512(), "SHA-512");
 	}
 	not_mine(&t);
+	unloadable(&t);
 	oom(&t);
 	/* every valid case verified by nettle itself (10 per curve and digest, 3 truncations) */
 	tap_ok(&t, n_verified == n_want && n_want == 6 * 10 + 3,
 	       "%d of %d cases verified by nettle (want %d)", n_verified, n_cases, n_want);
+	kp_ecdsa_lib_free(lib);
 	return tap_done(&t);
 }
