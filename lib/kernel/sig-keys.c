@@ -16,6 +16,7 @@
 #include <openssl/x509v3.h>
 
 #include "file/inputs.h"
+#include "ecdsa-nettle.h"
 #include "efi-siglist.h"
 #include "file/bytes.h"
 #include "util/content-hash.h"
@@ -34,6 +35,7 @@ void kp_keyring_release(struct kp_keyring *kr)
 	for (size_t i = 0; i < kr->nrevoked; i++)
 		X509_free(kr->revoked[i]);
 	free(kr->keys);
+	kp_ecdsa_lib_free(kr->ecdsa);
 	kp_arena_release(&kr->arena);
 	memset(kr, 0, sizeof(*kr));
 }
@@ -155,6 +157,9 @@ static struct kp_trusted_key *new_key(struct kp_keyring *kr, enum kp_key_origin 
 
 	if (kp_grow(&kr->keys, &kr->cap, kr->nkeys + 1, sizeof(*kr->keys)) < 0)
 		return NULL;
+	/* before any verification (keys are read first): NULL when out of memory, OpenSSL's */
+	if (!kr->ecdsa)
+		kr->ecdsa = kp_ecdsa_lib_new();
 	k = &kr->keys[kr->nkeys++];
 	memset(k, 0, sizeof(*k));
 	k->origin = origin;
@@ -1049,15 +1054,21 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
  * public_key_verify_signature(): 1 when @x's key verifies @s, 0 when it does not, -1 when
  * OpenSSL failed (out of memory, an internal error): no verdict, never "does not verify".
  */
-static int verify_now(X509 *x, const struct kp_signature *s)
+static int verify_now(struct kp_ecdsa_lib *ecdsa, X509 *x, const struct kp_signature *s)
 {
 	EVP_PKEY *pk = X509_get0_pubkey(x);
 	const EVP_MD *md = EVP_get_digestbyname(s->hash_algo);
 	EVP_PKEY_CTX *ctx;
+	struct kp_ecdsa_pub pub;
 	int r = -1;
 
 	if (!pk || !md)
 		return 0;
+	/* P-256/P-384 (Debian's P-384 signing key): nettle's "verifies" is OpenSSL's */
+	if (kp_ecdsa_pub_from_pkey(pk, &pub) &&
+	    kp_ecdsa_nettle_verifies(ecdsa, &pub, md, s->sig_bytes, s->sig_bytes_len, s->digest,
+				     s->digest_len))
+		return 1;
 	ERR_clear_error();
 	ctx = EVP_PKEY_CTX_new(pk, NULL);
 	if (!ctx)
@@ -1130,7 +1141,7 @@ static int verify_with(const struct kp_keyring *kr, const struct kp_trusted_key 
 
 	if (known >= 0)
 		return known;
-	r = verify_now(k->x509, s);
+	r = verify_now(kr->ecdsa, k->x509, s);
 	if (r < 0)
 		return -1; /* no verdict: nothing remembered */
 	if (r && have_id)

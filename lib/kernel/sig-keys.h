@@ -22,6 +22,8 @@
 #include "read/module.h"
 #include "util/util.h"
 
+struct kp_ecdsa_lib;
+
 /* Where a key comes from: decides its keyring under a model. */
 enum kp_key_origin {
 	KP_KEY_KERNEL,	    /* compiled into the kernel image: .builtin_trusted_keys */
@@ -92,6 +94,8 @@ struct kp_keyring {
 	 * modules verified (kp_ctx); every verification goes through it.
 	 */
 	struct kp_sig_memo *memo;
+	/* libhogweed for ECDSA, dlopen()ed on first use (ecdsa-nettle.h): owned, NULL for none */
+	struct kp_ecdsa_lib *ecdsa;
 	struct kp_arena arena;
 };
 

@@ -48,6 +48,9 @@ ok "the RPM has kopolicy(1)" $?
 ok "no Debian-only integration (postinst.d, debhelper addon) in the RPM" $?
 is "config files" "$(rpm -qp --configfiles "$rpm" 2>/dev/null | tr '\n' ' ')" \
 	"/etc/dkms/kopolicy.conf "
+# libhogweed is dlopen()ed (ECDSA), so rpm's automatic dependencies cannot see it
+is "Requires nettle" "$(rpm -qp --requires "$rpm" 2>/dev/null | grep -E '^nettle(\(|[[:space:]])' |
+	sed 's/([^)]*)//')" "nettle >= 3.7.2"
 is "%__brp_kopolicy in the packaged macros" \
 	"$(rpm2cpio "$rpm" | cpio -i --quiet --to-stdout ".$macrodir/macros.kopolicy" |
 		sed -n 's/^%__brp_kopolicy //p')" "$libexec/brp-kopolicy"
