@@ -68,8 +68,10 @@ is "dh-kopolicy Provides" "$(dpkg-deb -f "$dhdeb" Provides)" "dh-sequence-kopoli
 is "dh-kopolicy Depends on kopolicy" \
 	"$(dpkg-deb -f "$dhdeb" Depends | grep -o 'kopolicy (>= [^)]*)')" "kopolicy (>= $ver)"
 # libhogweed is dlopen()ed (ECDSA), so dpkg-shlibdeps cannot see it: declared by hand
-is "kopolicy Depends on libhogweed6" \
-	"$(dpkg-deb -f "$deb" Depends | grep -o 'libhogweed6 (>= [^)]*)')" "libhogweed6 (>= 3.7.2)"
+# (libhogweed6t64 from trixie on, where armhf's does not provide libhogweed6; libhogweed6 before)
+is "kopolicy Depends on libhogweed6t64 | libhogweed6" \
+	"$(dpkg-deb -f "$deb" Depends | grep -o 'libhogweed6t64 | libhogweed6 (>= [^)]*)')" \
+	"libhogweed6t64 | libhogweed6 (>= 3.7.2)"
 
 # dpkg -i into a test root (the host's libraries run the binary; dependencies not installed)
 root=$tmp/root
