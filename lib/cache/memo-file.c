@@ -136,7 +136,8 @@ void kp_memo_prune(int dfd, const char *prefix, size_t keep)
 	while ((de = readdir(d)) && n < cap) {
 		struct stat st;
 
-		if (strncmp(de->d_name, prefix, pl) || strlen(de->d_name) >= sizeof(files[0].name) ||
+		if (strncmp(de->d_name, prefix, pl) ||
+		    strlen(de->d_name) >= sizeof(files[0].name) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		snprintf(files[n].name, sizeof(files[n].name), "%s", de->d_name);
