@@ -26,38 +26,7 @@
 #include "util/util.h"
 #include "tap.h"
 
-/* OpenSSL's allocations fail from the countdown's end on (-1: never), as in
- * test-sig-openssl-fail.c */
-static long countdown = -1;
-
-static void *t_malloc(size_t n, const char *file, int line)
-{
-	(void)file;
-	(void)line;
-	if (countdown == 0)
-		return NULL;
-	if (countdown > 0)
-		countdown--;
-	return malloc(n);
-}
-
-static void *t_realloc(void *p, size_t n, const char *file, int line)
-{
-	(void)file;
-	(void)line;
-	if (countdown == 0)
-		return NULL;
-	if (countdown > 0)
-		countdown--;
-	return realloc(p, n);
-}
-
-static void t_free(void *p, const char *file, int line)
-{
-	(void)file;
-	(void)line;
-	free(p);
-}
+#include "ossl-fail-alloc.h"
 
 /* libhogweed as the binary loads it (dlopen() of configure's SONAME), for every case */
 static struct kp_ecdsa_lib *lib;

@@ -19,36 +19,7 @@
 #include "read/module.h"
 #include "tap.h"
 
-static long countdown = -1; /* allocations left before they fail; -1: never */
-
-static void *t_malloc(size_t n, const char *file, int line)
-{
-	(void)file;
-	(void)line;
-	if (countdown == 0)
-		return NULL;
-	if (countdown > 0)
-		countdown--;
-	return malloc(n);
-}
-
-static void *t_realloc(void *p, size_t n, const char *file, int line)
-{
-	(void)file;
-	(void)line;
-	if (countdown == 0)
-		return NULL;
-	if (countdown > 0)
-		countdown--;
-	return realloc(p, n);
-}
-
-static void t_free(void *p, const char *file, int line)
-{
-	(void)file;
-	(void)line;
-	free(p);
-}
+#include "ossl-fail-alloc.h"
 
 static char sd[4096];
 
