@@ -17,16 +17,17 @@
 #include <unistd.h>
 
 #include "ctx-options.h"
+#include "hook-rules.h"
 #include "policy/hook-policy.h"
 #include "system/kernel-tree.h"
 #include "system/modprobe-chain.h"
-#include "system/out-of-tree.h"
 #include "system/running.h"
 #include "file/rootfs.h"
 
 enum {
 	OPT_ON_ERROR = 0x300,
 	OPT_PRINT_RULES,
+	OPT_UPDATE_RULES,
 	OPT_READ_IN_TREE,
 	OPT_TIMEOUT,
 };
@@ -62,6 +63,7 @@ static void hook_usage(FILE *f)
 {
 	fputs("Usage: kopolicy hook [OPTIONS] MODULE [MODULE-PARAMETERS...]\n"
 	      "       kopolicy hook --print-install-rules [OPTIONS]\n"
+	      "       kopolicy hook --update-install-rules [OPTIONS] [FILE]\n"
 	      "Judge the load modprobe is about to do: resolve MODULE and its dependencies like\n"
 	      "modprobe, predict the load against the running kernel and the modules already\n"
 	      "loaded, print the verdict to stderr and exit non-zero if the policy blocks it.\n"
@@ -83,11 +85,19 @@ static void hook_usage(FILE *f)
 	      "                       (default: Module.symvers describes them; slower)\n"
 	      "  -v, --verbose        also show the chain, each module's outcome and the\n"
 	      "                       kernel's predicted messages\n"
-	      "      --print-install-rules  print modprobe.d install lines for the out-of-tree\n"
-	      "                       modules of the release (updates/, extra/, DKMS)\n"
+	      "      --print-install-rules  print modprobe.d install lines for every installed\n"
+	      "                       release's out-of-tree modules (updates/, extra/, DKMS)\n"
+	      "                       and the modules that depend on them (modules.dep)\n"
+	      "      --update-install-rules  write those lines into FILE (default\n"
+	      "                       ROOT" KP_RULES_DEFAULT_FILE ") when they changed,\n"
+	      "                       atomically; only a file kopolicy wrote (or an empty one)\n"
+	      "                       in a directory only root can write; keeps the file's\n"
+	      "                       --config and --on-error unless given\n"
 	      "\n" KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_REST "\n"
 	      "Exit status: 0 let the load go on, 1 blocked by the policy, 2 kopolicy could not\n"
-	      "decide and the policy fails closed, or a usage error.\n",
+	      "decide and the policy fails closed, or a usage error. --update-install-rules:\n"
+	      "0 the file is current, 1 refused (not kopolicy's file, an unsafe file or\n"
+	      "directory), 2 an error (a release not read fully: the rest is written).\n",
 	      f);
 }
 
@@ -465,149 +475,6 @@ static int judge(struct hook *h)
 	return decide(h);
 }
 
-/* ------------------------------------------------------------------ install rules */
-
-static bool shell_safe(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr("_-./+:=@%", *s)))
-			return false;
-	return true;
-}
-
-/*
- * @s as one word of the /bin/sh command modprobe runs for an install line: as it is when
- * plain, else single-quoted. NULL for what no modprobe.d line can hold (control bytes, a
- * newline would end the line) or when out of memory.
- */
-static char *shell_word(const char *s)
-{
-	size_t n = 2;
-	char *out, *q;
-
-	if (shell_safe(s))
-		return strdup(s);
-	for (const char *p = s; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return NULL;
-		n += *p == '\'' ? 4 : 1;
-	}
-	out = malloc(n + 1);
-	if (!out)
-		return NULL;
-	q = out;
-	*q++ = '\'';
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'') {
-			memcpy(q, "'\\''", 4);
-			q += 4;
-		} else {
-			*q++ = *p;
-		}
-	}
-	*q++ = '\'';
-	*q = '\0';
-	return out;
-}
-
-/* @path made absolute against the current directory (the hook runs from /). */
-static char *absolute(const char *path)
-{
-	char cwd[PATH_MAX], *out;
-
-	if (path[0] == '/')
-		return strdup(path);
-	if (!getcwd(cwd, sizeof(cwd)))
-		return NULL;
-	if (asprintf(&out, "%s/%s", strcmp(cwd, "/") ? cwd : "", path) < 0)
-		return NULL;
-	return out;
-}
-
-static int print_rules(struct hook *h)
-{
-	struct kp_arena arena = { 0 };
-	const char **names, **rels;
-	char self[PATH_MAX], opts[4 * PATH_MAX + 64] = "";
-	struct kp_err err = { 0 };
-	char *self_word;
-	size_t n;
-	ssize_t sl;
-
-	if (kp_ctx_open_live(&h->a, &err) < 0) {
-		kp_cli_error(NULL, "%s", err.msg);
-		return KP_EXIT_ERROR;
-	}
-	if (kp_out_of_tree_listed(h->a.tree.moddir, &arena, &names, &rels, &n, &err) < 0) {
-		kp_cli_error(NULL, "%s", err.msg);
-		kp_arena_release(&arena);
-		return KP_EXIT_ERROR;
-	}
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (sl <= 0) {
-		kp_cli_error(NULL, "cannot find kopolicy's own path (/proc/self/exe): %s",
-			     sl < 0 ? strerror(errno) : "empty");
-		kp_arena_release(&arena);
-		return KP_EXIT_ERROR;
-	}
-	self[sl] = '\0';
-	self_word = shell_word(self);
-	if (!self_word) {
-		kp_cli_error(self, "control characters in kopolicy's own path: no install line "
-				   "can name it");
-		kp_arena_release(&arena);
-		return KP_EXIT_ERROR;
-	}
-	if (h->config) {
-		/* absolute: modprobe runs the line from / */
-		char *abs = absolute(h->config);
-		char *word = abs ? shell_word(abs) : NULL;
-
-		free(abs);
-		if (!word) {
-			kp_cli_error(h->config, "the policy path cannot be written in an install "
-						"line (control characters)");
-			free(self_word);
-			kp_arena_release(&arena);
-			return KP_EXIT_ERROR;
-		}
-		snprintf(opts, sizeof(opts), " --config %s", word);
-		free(word);
-	}
-	if (h->on_error_given)
-		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), " --on-error %s",
-			 kp_hook_on_error_name(h->on_error_cli));
-	kp_escaped_fprintf(
-		stdout,
-		"# modprobe.d install rules for the out-of-tree modules of %s,\n"
-		"# written by `kopolicy hook --print-install-rules` (%zu module%s).\n"
-		"# Install as /etc/modprobe.d/zz-kopolicy.conf (it must sort after the\n"
-		"# distribution's files so their install/blacklist lines win) and rerun\n"
-		"# after installing or removing out-of-tree modules. See kopolicy.conf(5).\n",
-		h->a.run.release, n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
-		if (!shell_safe(names[i])) {
-			kp_escaped_fprintf(stdout, "# skipped %s: unusual characters in its name\n",
-					   rels[i]);
-			continue;
-		}
-		kp_escaped_fprintf(stdout, "# %s\n", rels[i]); /* a comment stays one line */
-		printf("install %s %s hook%s $MODPROBE_MODULE $CMDLINE_OPTS && "
-		       "/sbin/modprobe --ignore-install $MODPROBE_MODULE $CMDLINE_OPTS\n",
-		       names[i], self_word, opts);
-	}
-	free(self_word);
-	kp_arena_release(&arena);
-	if (fflush(stdout) != 0) {
-		kp_cli_error(NULL, "write error on standard output");
-		return KP_EXIT_ERROR;
-	}
-	return KP_EXIT_OK;
-}
-
 static bool valid_module_arg(const char *s)
 {
 	size_t n = strlen(s);
@@ -658,6 +525,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "on-error", required_argument, NULL, OPT_ON_ERROR },
 		{ "print-install-rules", no_argument, NULL, OPT_PRINT_RULES },
+		{ "update-install-rules", no_argument, NULL, OPT_UPDATE_RULES },
 		{ "read-in-tree", no_argument, NULL, OPT_READ_IN_TREE },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -667,7 +535,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		{}
 	};
 	struct hook h = { .cli = cli, .timeout = DEFAULT_TIMEOUT };
-	bool rules = false;
+	bool rules = false, update = false;
 	struct kp_err err = { 0 };
 	char *policy_path = NULL;
 	int c, rc;
@@ -691,6 +559,9 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 			break;
 		case OPT_PRINT_RULES:
 			rules = true;
+			break;
+		case OPT_UPDATE_RULES:
+			update = true;
 			break;
 		case OPT_READ_IN_TREE:
 			h.o.read_in_tree = true;
@@ -732,12 +603,25 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		free(h.root_abs);
 		return KP_EXIT_ERROR;
 	}
-	kp_cli_ctx_init(&h.a, cli, &h.o);
-	if (rules) {
-		rc = print_rules(&h);
-		hook_free(&h);
+	if (rules || update) {
+		struct kp_rules_opts ro = { .root = h.root,
+					    .config = h.config,
+					    .on_error_given = h.on_error_given,
+					    .on_error = h.on_error_cli,
+					    .verbose = h.verbose };
+
+		if ((rules && update) || argc - optind > (update ? 1 : 0)) {
+			kp_cli_error(NULL, "hook: --print-install-rules takes no operand, "
+					   "--update-install-rules one FILE, not both");
+			free(h.root_abs);
+			return KP_EXIT_ERROR;
+		}
+		rc = rules ? kp_hook_print_rules(&ro)
+			   : kp_hook_update_rules(&ro, optind < argc ? argv[optind] : NULL);
+		free(h.root_abs);
 		return rc;
 	}
+	kp_cli_ctx_init(&h.a, cli, &h.o);
 	/* No operand: the module modprobe is running the install line for. */
 	h.asked = optind < argc ? argv[optind] : getenv("MODPROBE_MODULE");
 	if (!h.asked || !valid_module_arg(h.asked)) {

@@ -648,6 +648,30 @@ fail:
 	return -1;
 }
 
+char *kp_tree_release_dir(const char *root, const char *release, struct kp_err *err)
+{
+	struct mod_bases mb = { .n = 0 };
+	char *dir = NULL;
+
+	if (collect_bases(root && *root ? root : "/", &mb, err) < 0)
+		return NULL;
+	for (size_t i = 0; i < mb.n && !dir; i++) {
+		if (asprintf(&dir, "%s/%s", mb.path[i], release) < 0) {
+			bases_release(&mb);
+			kp_err_set(err, "out of memory");
+			return NULL;
+		}
+		if (!kp_is_dir(dir)) {
+			free(dir);
+			dir = NULL;
+		}
+	}
+	bases_release(&mb);
+	if (!dir)
+		kp_err_errno(err, ENOENT, "%s: no release directory", release);
+	return dir;
+}
+
 void kp_tree_release(struct kp_tree *t)
 {
 	free(t->root);

@@ -69,6 +69,12 @@ void kp_tree_release(struct kp_tree *t);
  */
 int kp_tree_list_releases(const char *root, char ***names, size_t *n, struct kp_err *err);
 void kp_tree_releases_free(char **names, size_t n);
+/*
+ * The directory of @release under @root (NULL: "/") as kp_tree_open() finds it: lib/modules/
+ * @release, else usr/lib/modules/@release (malloc'ed), without reading anything in it. NULL
+ * with @err (errnum ENOENT: no such directory).
+ */
+char *kp_tree_release_dir(const char *root, const char *release, struct kp_err *err);
 
 /*
  * A vmlinux holding the kernel's BTF: build/vmlinux (Debian's headers: BTF only), else

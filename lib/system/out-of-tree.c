@@ -11,7 +11,6 @@
 #include "file/bytes.h"
 #include "file/inputs.h"
 #include "kernel-tree.h"
-#include "modprobe-chain-internal.h"
 #include "out-of-tree.h"
 #include "util/module-name.h"
 
@@ -123,38 +122,15 @@ static int cmp_pair(const void *a, const void *b)
 	return d ? d : strcmp(x[1], y[1]);
 }
 
-int kp_out_of_tree_listed(const char *moddir, struct kp_arena *arena, const char ***names,
-			  const char ***relpaths, size_t *n, struct kp_err *err)
+int kp_out_of_tree_present(const char *moddir, struct kp_arena *arena, const char ***names,
+			   const char ***relpaths, size_t *n, struct kp_err *err)
 {
 	struct oot o = { .arena = arena };
-	struct kp_bytes b;
 	const char **pairs;
-	size_t k = 0;
-	int r = kp_chain_read_text_index(moddir, "modules.dep", &b, err);
 
 	*names = *relpaths = NULL;
 	*n = 0;
-	if (r == 0) {
-		const char *pos = (const char *)b.data, *end = pos + b.len;
-
-		while (pos < end && r == 0) {
-			const char *nl = memchr(pos, '\n', (size_t)(end - pos));
-			const char *lend = nl ? nl : end;
-			const char *colon = memchr(pos, ':', (size_t)(lend - pos));
-			char rel[512];
-
-			if (colon && colon > pos && (size_t)(colon - pos) < sizeof(rel)) {
-				memcpy(rel, pos, (size_t)(colon - pos));
-				rel[colon - pos] = '\0';
-				r = oot_add(&o, rel, err);
-			}
-			pos = nl ? nl + 1 : end;
-		}
-		kp_bytes_release(&b);
-	} else if (kp_err_errnum(err) == ENOENT) {
-		r = walk(&o, moddir, "", 0, err);
-	}
-	if (r < 0)
+	if (walk(&o, moddir, "", 0, err) < 0)
 		return -1;
 	if (!o.n)
 		return 0;
@@ -167,16 +143,13 @@ int kp_out_of_tree_listed(const char *moddir, struct kp_arena *arena, const char
 	}
 	qsort(pairs, o.n, 2 * sizeof(*pairs), cmp_pair);
 	for (size_t i = 0; i < o.n; i++) {
-		if (k && !strcmp(o.names[k - 1], pairs[2 * i]))
-			continue; /* modprobe loads the first one modules.dep lists */
-		o.names[k] = pairs[2 * i];
-		o.rels[k] = pairs[2 * i + 1];
-		k++;
+		o.names[i] = pairs[2 * i];
+		o.rels[i] = pairs[2 * i + 1];
 	}
 	free(pairs);
 	*names = o.names;
 	*relpaths = o.rels;
-	*n = k;
+	*n = o.n;
 	return 0;
 }
 

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The modules whose loads the hook's install rules must gate (`kopolicy hook
+ * --print-install-rules`): those whose verdict can differ from the one their kernel package
+ * was judged with. In every kernel release installed under a root (modprobe.d is shared by all
+ * of them: a kernel installed next must not boot ungated):
+ *  - every out-of-tree module: a module file outside kernel/ (updates/, extra/, DKMS's
+ *    directories; kp_relpath_is_in_tree()), found in the release directory whether or not
+ *    depmod has indexed it yet (DKMS runs its POST_INSTALL before depmod);
+ *  - every module that depends on one, directly or transitively, by modules.dep: modprobe
+ *    loads a module's dependencies before running its own install line (libkmod's
+ *    kmod_module_probe_insert_module()), so without a line of its own such a module is
+ *    inserted unjudged, while its verdict can change with the out-of-tree module it uses
+ *    (P inherited from a proprietary replacement, a GPL-only import refused, a CRC mismatch).
+ *    A dependency counts by name: an in-tree file that an out-of-tree one of the same name
+ *    shadows (updates/ first) is the out-of-tree module.
+ */
+#ifndef KP_GATED_MODULES_H
+#define KP_GATED_MODULES_H
+
+#include <stddef.h>
+
+#include "util/util.h"
+
+/* One module file that gets an install line, in one release. */
+struct kp_gated_module {
+	const char *name;    /* as modprobe names it ('-' as '_') */
+	const char *release; /* the release directory's name */
+	const char *relpath; /* the file, relative to the release directory */
+	const char *via;     /* NULL: out of tree; else the gated modules it depends on, "a, b" */
+};
+
+enum kp_gated_source {
+	KP_GATED_DEP,	 /* modules.dep read: out-of-tree modules and their dependents */
+	KP_GATED_WALK,	 /* no modules.dep: out-of-tree modules only (dependents unknown) */
+	KP_GATED_NO_DEP, /* modules.dep unreadable (error): out-of-tree modules only */
+	KP_GATED_EMPTY,	 /* no modules at all: skipped */
+	KP_GATED_FAILED, /* the directory could not be read (error) */
+};
+
+struct kp_gated_release {
+	const char *release;
+	enum kp_gated_source source;
+	const char *error; /* KP_GATED_NO_DEP, KP_GATED_FAILED: why */
+};
+
+struct kp_gated {
+	struct kp_gated_module *mods; /* sorted by name, release, path */
+	size_t n;
+	size_t nnames;			   /* distinct names among them */
+	struct kp_gated_release *releases; /* sorted by name */
+	size_t nreleases;
+	struct kp_arena arena;
+};
+
+/*
+ * Collects the gated modules of every release under @root (NULL: "/") into @g (overwritten;
+ * kp_gated_release() after success). A release that cannot be read fully is noted in
+ * @g->releases with why, and the others are still collected. 0, or -1 with @err (out of
+ * memory, the releases cannot be listed).
+ */
+int kp_gated_collect(struct kp_gated *g, const char *root, struct kp_err *err);
+void kp_gated_release(struct kp_gated *g);
+
+/* The number of releases whose reading failed in part or fully (their error is set). */
+size_t kp_gated_nfailed(const struct kp_gated *g);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The hook's install rules: the modprobe.d lines that make modprobe run `kopolicy hook` before
+ * it loads a gated module (system/gated-modules.h says which), printed
+ * (--print-install-rules) or kept current in a file (--update-install-rules).
+ */
+#ifndef KP_HOOK_RULES_H
+#define KP_HOOK_RULES_H
+
+#include <stdbool.h>
+
+#include "policy/hook-policy.h"
+
+/* Where the rules are kept by default, under the root: modprobe reads /etc/modprobe.d. */
+#define KP_RULES_DEFAULT_FILE "/etc/modprobe.d/zz-kopolicy.conf"
+
+struct kp_rules_opts {
+	const char *root;   /* the system whose releases are covered; NULL: "/" */
+	const char *config; /* --config carried into the lines, or NULL */
+	bool on_error_given;
+	enum kp_hook_on_error on_error; /* --on-error carried into the lines, when given */
+	bool verbose;			/* --update-install-rules: also say "up to date" */
+};
+
+/* Prints the rules on stdout. Exit status (KP_EXIT_*). */
+int kp_hook_print_rules(const struct kp_rules_opts *o);
+/*
+ * Rewrites @file (NULL: ROOT/etc/modprobe.d/zz-kopolicy.conf) with the rules when they
+ * changed, atomically, when it is absent, empty or written by kopolicy and its directory can
+ * be trusted. Without --config/--on-error the file's own are kept. Exit status: 0 current,
+ * 1 refused (not kopolicy's file, unsafe file or directory), 2 an error.
+ */
+int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file);
+
+#endif
