@@ -78,6 +78,17 @@ check_layout() {
 	has_file "kernel postinst hook (run-parts)" /etc/kernel/postinst.d/zz-kopolicy
 	[ -x "$root/etc/kernel/postinst.d/zz-kopolicy" ]
 	ok "the postinst hook is executable" $?
+	has_file "kernel postrm hook (run-parts)" /etc/kernel/postrm.d/zz-kopolicy
+	has_file "apt hook (DPkg::Post-Invoke)" /etc/apt/apt.conf.d/80kopolicy
+	[ -x "$root$pl/update-install-rules" ]
+	ok "libexec: $pl/update-install-rules (executable)" $?
+	baked "postrm.d/zz-kopolicy runs libexec's update-install-rules" \
+		/etc/kernel/postrm.d/zz-kopolicy '^exec \([^ ]*\) .*' "$pl/update-install-rules"
+	baked "update-install-rules: the binary" "$pl/update-install-rules" \
+		'^KOPOLICY=${KOPOLICY:-\(.*\)}$' "$prefix/bin/kopolicy"
+	m="if \\[ -x $pl/update-install-rules \\]; then $pl/update-install-rules apt || true; fi"
+	grep -q "^DPkg::Post-Invoke { \"$m\"; };\$" "$root/etc/apt/apt.conf.d/80kopolicy"
+	ok "80kopolicy runs libexec's update-install-rules and never fails apt" $?
 	has_file "kernel-install plugin" /usr/lib/kernel/install.d/90-kopolicy.install
 	if command -v kernel-install >/dev/null &&
 		head -c2 "$(command -v kernel-install)" | grep -q '^#!'; then
@@ -140,7 +151,8 @@ check_layout() {
 		grep -q "^# $sysconfdir/kopolicy/$m: " "$root$prefix/share/doc/kopolicy/examples/$m"
 		ok "examples/$m names $sysconfdir/kopolicy/$m" $?
 	done
-	paths_resolve /etc/kernel/postinst.d/zz-kopolicy \
+	paths_resolve /etc/kernel/postinst.d/zz-kopolicy /etc/kernel/postrm.d/zz-kopolicy \
+		/etc/apt/apt.conf.d/80kopolicy "$pl/update-install-rules" \
 		/usr/lib/kernel/install.d/90-kopolicy.install "$pl/kernel-postinst" "$pl/check-built" \
 		"$pl/dkms-post-build" "$pl/brp-kopolicy" \
 		"$prefix/bin/dh_kopolicy" "$m"
@@ -191,17 +203,18 @@ check_layout
 std='^/usr/(bin|sbin|libexec/kopolicy|lib/(rpm|kernel)|'
 std+='share/(man|doc/kopolicy|kopolicy|bash-completion|zsh|perl5))/'
 stray=$(cd "$root" && find . -type f | sed 's|^\.||' |
-	grep -v -E "$std|^/etc/(dkms|kernel/postinst\\.d)/")
+	grep -v -E "$std|^/etc/(dkms|kernel/postinst\\.d|kernel/postrm\\.d|apt/apt\\.conf\\.d)/")
 is "a system install puts nothing elsewhere" "$stray" ""
 
 # 3. --without-NAMEdir leaves an integration out, the scripts keep their paths
 mkdir -p "$tmp/without"
 (cd "$tmp/system/build" && "$srcdir/configure" --prefix=/usr --sysconfdir=/etc \
 	--without-debhelperdir --without-rpmmacrodir --without-kernelpostinstdir \
-	--without-dkmsdir && make install DESTDIR="$tmp/without") > "$tmp/without.log" 2>&1
+	--without-dkmsdir --without-kernelpostrmdir --without-aptconfdir &&
+	make install DESTDIR="$tmp/without") > "$tmp/without.log" 2>&1
 is "--without-*dir: configure and install" $? 0
 left=$(cd "$tmp/without" && find . -type f |
-	grep -E 'perl5|dh_kopolicy|rpm/macros|postinst\.d|etc/dkms')
+	grep -E 'perl5|dh_kopolicy|rpm/macros|postinst\.d|postrm\.d|apt\.conf\.d|etc/dkms')
 is "--without-*dir: those integrations are not installed" "$left" ""
 grep -q '^conf=${KOPOLICY_DKMS_CONF:-/etc/dkms/kopolicy.conf}$' \
 	"$tmp/without/usr/libexec/kopolicy/dkms-post-build"
