@@ -28,6 +28,8 @@
 /* The first two lines of the files kopolicy 0.x wrote before MARK (kept: they are its own). */
 #define OLD_MARK1 "# modprobe.d install rules for the out-of-tree modules of "
 #define OLD_MARK2 "# written by `kopolicy hook --print-install-rules`"
+/* The header line naming the options of the lines, read back when there is no line. */
+#define OPTIONS "# options: "
 /* What follows the options on every line. */
 #define TAIL                                                                                   \
 	" $MODPROBE_MODULE $CMDLINE_OPTS && /sbin/modprobe --ignore-install $MODPROBE_MODULE " \
@@ -134,6 +136,30 @@ struct line_opts {
 	char on_error[16];     /* "": none */
 };
 
+/* The options words at @p ("[--config FILE] [--on-error MODE]") into @lo: false if other. */
+static bool parse_opts(const char *p, struct line_opts *lo)
+{
+	char word[PATH_MAX];
+
+	while (*p) {
+		if (!next_word(&p, word, sizeof(word)))
+			return false;
+		if (!strcmp(word, "--config") && !lo->config[0]) {
+			if (!next_word(&p, lo->config, sizeof(lo->config)) || lo->config[0] != '/')
+				return false;
+		} else if (!strcmp(word, "--on-error") && !lo->on_error[0]) {
+			enum kp_hook_on_error m;
+
+			if (!next_word(&p, lo->on_error, sizeof(lo->on_error)) ||
+			    kp_hook_parse_on_error(lo->on_error, &m) < 0)
+				return false;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * @line is an install line kopolicy writes: "install NAME KOPOLICY hook [--config FILE]
  * [--on-error MODE]" TAIL. Its options into @lo. false otherwise.
@@ -165,23 +191,7 @@ static bool parse_rule(const char *line, struct line_opts *lo)
 	if (!next_word(&p, word, sizeof(word)) || word[0] != '/' ||
 	    !next_word(&p, word, sizeof(word)) || strcmp(word, "hook"))
 		return false;
-	while (*p) {
-		if (!next_word(&p, word, sizeof(word)))
-			return false;
-		if (!strcmp(word, "--config") && !lo->config[0]) {
-			if (!next_word(&p, lo->config, sizeof(lo->config)) || lo->config[0] != '/')
-				return false;
-		} else if (!strcmp(word, "--on-error") && !lo->on_error[0]) {
-			enum kp_hook_on_error m;
-
-			if (!next_word(&p, lo->on_error, sizeof(lo->on_error)) ||
-			    kp_hook_parse_on_error(lo->on_error, &m) < 0)
-				return false;
-		} else {
-			return false;
-		}
-	}
-	return true;
+	return parse_opts(p, lo);
 }
 
 /*
@@ -192,7 +202,8 @@ static bool parse_rule(const char *line, struct line_opts *lo)
 static bool is_own(const char *text, size_t len, struct line_opts *lo, char *why, size_t wlen)
 {
 	const char *pos = text, *end = text + len;
-	bool blank = true, first_rule = true;
+	bool blank = true, first_rule = true, have_hdr = false;
+	struct line_opts hdr;
 	size_t lineno = 0;
 
 	memset(lo, 0, sizeof(*lo));
@@ -224,6 +235,20 @@ static bool is_own(const char *text, size_t len, struct line_opts *lo, char *why
 
 		lineno++;
 		pos = nl ? nl + 1 : end;
+		if (n > strlen(OPTIONS) && !strncmp(start, OPTIONS, strlen(OPTIONS)) &&
+		    n < sizeof(line)) {
+			/* the options of the lines, also when there is none */
+			memcpy(line, start + strlen(OPTIONS), n - strlen(OPTIONS));
+			line[n - strlen(OPTIONS)] = '\0';
+			memset(&hdr, 0, sizeof(hdr));
+			if (strcmp(line, "(none)") && !parse_opts(line, &hdr)) {
+				snprintf(why, wlen,
+					 "line %zu names options kopolicy does not write", lineno);
+				return false;
+			}
+			have_hdr = true;
+			continue;
+		}
 		if (!n || start[0] == '#')
 			continue;
 		if (n >= sizeof(line)) {
@@ -245,6 +270,13 @@ static bool is_own(const char *text, size_t len, struct line_opts *lo, char *why
 				 lineno);
 			return false;
 		}
+	}
+	if (have_hdr && first_rule)
+		*lo = hdr;
+	else if (have_hdr &&
+		 (strcmp(hdr.config, lo->config) || strcmp(hdr.on_error, lo->on_error))) {
+		snprintf(why, wlen, "its lines have other options than its header");
+		return false;
 	}
 	return true;
 }
@@ -338,6 +370,7 @@ static int render(const struct kp_gated *g, const char *config, const char *on_e
 	}
 	if (!g->nreleases)
 		fputs("#   (no release under lib/modules)\n", f);
+	fprintf(f, OPTIONS "%s\n", opts[0] ? opts + 1 : "(none)");
 	fprintf(f,
 		"# %zu module%s. Keep this file as /etc/modprobe.d/zz-kopolicy.conf (after the\n"
 		"# distribution's files, so that their install and blacklist lines win). "

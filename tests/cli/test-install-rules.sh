@@ -201,6 +201,20 @@ is "... with every line" "$(grep -c '^install ' "$f")" 7
 is "an earlier version's file: rewritten, exit 0" $? 0
 is "... its --on-error kept (a quoted kopolicy path read)" \
 	"$(grep -c ' hook --on-error fail-closed \$MODPROBE_MODULE ' "$f")" 7
+# the options are in the header too: kept when there is no line to read them from
+e=$tmp/empty-root
+mkdir -p "$e/lib/modules/$rel/kernel" "$e/etc/modprobe.d"
+"$kp" hook --root "$e" --update-install-rules --on-error fail-closed > /dev/null 2>&1
+"$kp" hook --root "$e" --update-install-rules > /dev/null 2> "$tmp/err"
+is "no module at all: exit 0" $? 0
+is "... the header keeps --on-error for the lines to come" \
+	"$(grep '^# options: ' "$e/etc/modprobe.d/zz-kopolicy.conf")" "# options: --on-error fail-closed"
+sed -i 's/^# options: .*/# options: --on-error fail-open/' "$f"
+cp "$f" "$tmp/edited"
+"$kp" hook --root "$r" --update-install-rules "$f" > /dev/null 2> "$tmp/err"
+is "a header whose options are not the lines': refused, exit 1" $? 1
+cmp -s "$f" "$tmp/edited"
+ok "... untouched" $?
 cp "$tmp/saved" "$f"
 
 # unsafe files and directories
