@@ -5,7 +5,7 @@
 # kernel (installed linux-headers-* with Module.symvers) and the module sources.
 #
 # Environment: PKGROOT (DESTDIR of a `make install`), PKG_BINDIR, PKG_LIBEXECDIR,
-# PKG_DEBHELPERDIR, PKG_RPMMACRODIR, PKG_POSTINSTDIR, PKG_KERNELINSTALLDIR, PKG_PKGDATADIR,
+# PKG_DEBHELPERDIR, PKG_RPMMACRODIR, PKG_POSTINSTDIR, PKG_POSTRMDIR, PKG_KERNELINSTALLDIR, PKG_PKGDATADIR,
 # PKG_SBINDIR (the configured directories; defaults: those a plain ./configure picks on
 # Debian 12), PKG_DIST (the release tarball, for test-own-*.sh), srcdir (the source tree),
 # KREL (kernel release; default: the first /lib/modules/*/build with Module.symvers, else
@@ -38,6 +38,7 @@ PKG_LIBEXECDIR=${PKG_LIBEXECDIR:-/usr/local/libexec/kopolicy}
 PKG_DEBHELPERDIR=${PKG_DEBHELPERDIR:-$(perl -MConfig -e 'print $Config{sitelib}' 2>/dev/null)}
 PKG_RPMMACRODIR=${PKG_RPMMACRODIR:-/usr/lib/rpm/macros.d}
 PKG_POSTINSTDIR=${PKG_POSTINSTDIR:-/etc/kernel/postinst.d}
+PKG_POSTRMDIR=${PKG_POSTRMDIR:-/etc/kernel/postrm.d}
 PKG_KERNELINSTALLDIR=${PKG_KERNELINSTALLDIR:-/usr/lib/kernel/install.d}
 PKG_PKGDATADIR=${PKG_PKGDATADIR:-/usr/local/share/kopolicy}
 PKG_SBINDIR=${PKG_SBINDIR:-/usr/local/sbin}

@@ -43,10 +43,11 @@ trees=(--dkmstree "$tmp/dkms" --sourcetree "$tmp/src" --installtree "$tmp/root/l
 mkdir -p "$tmp/dkms" "$tmp/src" "$tmp/root/lib/modules/$KREL" "$tmp/etc"
 mode() { echo "mode=$1" > "$KOPOLICY_DKMS_CONF"; }
 
-# make_dkms NAME [--hook|--no-hook] [--pre] [--depends DEP] [--post-build] MODULE...:
+# make_dkms NAME [--hook|--no-hook] [--pre] [--depends DEP] [--post-build] [--post-install]
+# MODULE...:
 # a DKMS source tree NAME-1.0 with the fixture sources, added to the private dkms tree
 make_dkms() {
-	local name=$1 d=$tmp/src/$1-1.0 i=0 m hook=1 pre=0 dep='' post=0
+	local name=$1 d=$tmp/src/$1-1.0 i=0 m hook=1 pre=0 dep='' post=0 postinst=0
 	shift
 	while :; do
 		case $1 in
@@ -54,6 +55,7 @@ make_dkms() {
 		--pre) pre=1; shift ;;
 		--depends) dep=$2; shift 2 ;;
 		--post-build) post=1; shift ;;
+		--post-install) postinst=1; shift ;;
 		*) break ;;
 		esac
 	done
@@ -76,11 +78,15 @@ make_dkms() {
 		echo 'AUTOINSTALL="yes"'
 		[ $pre = 1 ] && echo 'PRE_INSTALL="pkg-pre-install $kernelver"'
 		[ $post = 1 ] && echo 'POST_BUILD="kopolicy-post-build $kernelver $arch"'
+		[ $postinst = 1 ] && echo 'POST_INSTALL="pkg-post-install $kernelver"'
 		[ $hook = 1 ] && echo "[ -r $hookconf ] && . $hookconf"
 	} > "$d/dkms.conf"
 	printf '#!/bin/sh\necho "package pre_install for $1" > %s\n' "$tmp/$name.pre-ran" \
 		> "$d/pkg-pre-install"
 	chmod +x "$d/pkg-pre-install"
+	printf '#!/bin/sh\necho "package post_install for $1" > %s\n' "$tmp/$name.post-ran" \
+		> "$d/pkg-post-install"
+	chmod +x "$d/pkg-post-install"
 	printf '#!/bin/sh\nexec %s "$@"\n' "$PKGROOT$PKG_LIBEXECDIR/dkms-post-build" \
 		> "$d/kopolicy-post-build"
 	chmod +x "$d/kopolicy-post-build"
@@ -328,6 +334,35 @@ ln -s /dev/null "/etc/dkms/${id}link.conf"
 is "a conf file that is a symlink: exit 1" $? 1
 grep -q "not a regular file: left alone" "$tmp/link.log" && [ -L "/etc/dkms/${id}link.conf" ]
 ok "a symlinked conf file is left alone" $?
+
+# 10. the install rules: POST_INSTALL and POST_REMOVE keep ROOT/etc/modprobe.d/zz-kopolicy.conf
+# current once it exists (dkms runs them before depmod), and never create it
+export KOPOLICY_RULES_HOOK=$PKGROOT$PKG_LIBEXECDIR/update-install-rules
+rules=$tmp/root/etc/modprobe.d/zz-kopolicy.conf
+mode warn
+make_dkms "${id}r" --post-install kp_prop_prov
+install_log "${id}r" rules0
+is "install rules: dkms install without a rules file exits 0" $? 0
+[ ! -e "$rules" ]
+ok "install rules: POST_INSTALL creates no rules file" $?
+grep -q "package post_install for $KREL" "$tmp/${id}r.post-ran" 2>/dev/null
+ok "install rules: the package's own POST_INSTALL still runs" $?
+forget "${id}r"
+mkdir -p "$tmp/root/etc/modprobe.d"
+"$KOPOLICY" hook --root "$tmp/root" --update-install-rules > "$tmp/rules1.log" 2>&1
+is "install rules: written by the admin (exit 0)" $? 0
+grep -q "^install kp_prop_prov " "$rules"
+is "install rules: no line for the removed module yet" $? 1
+make_dkms "${id}r" --post-install kp_prop_prov
+install_log "${id}r" rules2
+is "install rules: dkms install exits 0" $? 0
+grep -q "^install kp_prop_prov " "$rules"
+ok "install rules: POST_INSTALL added the installed module's line" $?
+dkms remove "${trees[@]}" -m "${id}r" -v 1.0 --all > "$tmp/rules3.log" 2>&1
+is "install rules: dkms remove exits 0" $? 0
+grep -q "^install kp_prop_prov " "$rules"
+is "install rules: POST_REMOVE dropped its line" $? 1
+unset KOPOLICY_RULES_HOOK
 
 if [ "$failed" -ne 0 ]; then
 	for l in "$tmp"/*.log; do echo "# --- $l"; tail -25 "$l" | sed 's/^/# /'; done

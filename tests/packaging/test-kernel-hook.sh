@@ -80,6 +80,34 @@ if command -v kernel-install >/dev/null; then
 	ok "kernel-install's plugin reports the same breakage" $?
 fi
 
+# the install rules: postinst.d (kernel-postinst) and postrm.d keep
+# /etc/modprobe.d/zz-kopolicy.conf current once it exists, and never create it
+rules=$r/etc/modprobe.d/zz-kopolicy.conf
+mkdir -p "$r/etc/modprobe.d" "$tmp/postrm.d"
+sed "s|$PKG_LIBEXECDIR|$libexec|g" "$PKGROOT$PKG_POSTRMDIR/zz-kopolicy" > "$tmp/postrm.d/zz-kopolicy"
+chmod +x "$tmp/postrm.d/zz-kopolicy"
+export KOPOLICY_RULES_HOOK=$libexec/update-install-rules
+run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
+	> "$tmp/rules0.log" 2>&1
+[ ! -e "$rules" ]
+ok "install rules: postinst.d creates no rules file" $?
+"$KOPOLICY" hook --root "$r" --update-install-rules > "$tmp/rules1.log" 2>&1
+is "install rules: the admin writes them (exit 0)" $? 0
+cp "$fx/kp_plain_prop.ko" "$r/lib/modules/$new/updates/dkms/kp_new_build.ko"
+run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
+	> "$tmp/rules2.log" 2>&1
+is "install rules: postinst.d still exits 0" $? 0
+grep -q "^install kp_new_build " "$rules"
+ok "install rules: postinst.d added the new kernel's module" $?
+mv "$r/lib/modules/$new" "$tmp/removed-kernel"
+run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postrm.d" \
+	> "$tmp/rules3.log" 2>&1
+is "install rules: postrm.d exits 0" $? 0
+! grep -q "^install kp_new_build " "$rules" && grep -q "^install kp_gpl_prov " "$rules"
+ok "install rules: postrm.d dropped the removed kernel's module, kept the others" $?
+mv "$tmp/removed-kernel" "$r/lib/modules/$new"
+unset KOPOLICY_RULES_HOOK
+
 if [ "$failed" -ne 0 ]; then
 	for l in "$tmp"/*.log; do echo "# --- $l"; tail -30 "$l" | sed 's/^/# /'; done
 fi
