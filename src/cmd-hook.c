@@ -91,7 +91,7 @@ static void hook_usage(FILE *f)
 	      "      --update-install-rules  write those lines into FILE (default\n"
 	      "                       ROOT" KP_RULES_DEFAULT_FILE ") when they changed,\n"
 	      "                       atomically; only a file kopolicy wrote (or an empty one)\n"
-	      "                       in a directory only root can write; keeps the file's\n"
+	      "                       in a directory no other user can write; keeps the file's\n"
 	      "                       --config and --on-error unless given\n"
 	      "\n" KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_REST "\n"
 	      "Exit status: 0 let the load go on, 1 blocked by the policy, 2 kopolicy could not\n"
