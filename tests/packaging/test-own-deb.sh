@@ -50,7 +50,9 @@ for f in /usr/bin/kopolicy /usr/libexec/kopolicy/check-built /usr/libexec/kopoli
 	/usr/share/man/man1/kopolicy.1.gz /usr/share/man/man5/kopolicy.conf.5.gz \
 	/usr/share/doc/kopolicy/examples/kopolicy-post-build /usr/share/doc/kopolicy/copyright \
 	/usr/libexec/kopolicy/dkms-pre-install /usr/sbin/kopolicy-dkms \
-	/usr/share/kopolicy/dkms-hook.conf /usr/share/man/man8/kopolicy-dkms.8.gz; do
+	/usr/share/kopolicy/dkms-hook.conf /usr/share/man/man8/kopolicy-dkms.8.gz \
+	/usr/libexec/kopolicy/update-install-rules /etc/kernel/postrm.d/zz-kopolicy \
+	/etc/apt/apt.conf.d/80kopolicy; do
 	echo "$k" | grep -qxF "$f"
 	ok "kopolicy.deb has $f" $?
 done
@@ -62,8 +64,9 @@ for f in /usr/bin/dh_kopolicy /usr/share/perl5/Debian/Debhelper/Sequence/kopolic
 done
 ! echo "$k" | grep -q -E 'dh_kopolicy|perl5'
 ok "kopolicy.deb does not carry the debhelper addon" $?
+cf="/etc/apt/apt.conf.d/80kopolicy /etc/dkms/kopolicy.conf /etc/kernel/postinst.d/zz-kopolicy"
 is "conffiles of kopolicy" "$(dpkg-deb -I "$deb" conffiles | sort | tr '\n' ' ')" \
-	"/etc/dkms/kopolicy.conf /etc/kernel/postinst.d/zz-kopolicy "
+	"$cf /etc/kernel/postrm.d/zz-kopolicy "
 is "dh-kopolicy Provides" "$(dpkg-deb -f "$dhdeb" Provides)" "dh-sequence-kopolicy"
 is "dh-kopolicy Depends on kopolicy" \
 	"$(dpkg-deb -f "$dhdeb" Depends | grep -o 'kopolicy (>= [^)]*)')" "kopolicy (>= $ver)"
