@@ -38,14 +38,18 @@ for f in /usr/bin/kopolicy "$libexec/check-built" "$libexec/brp-kopolicy" \
 	/usr/lib/kernel/install.d/90-kopolicy.install /etc/dkms/kopolicy.conf \
 	/usr/share/bash-completion/completions/kopolicy /usr/share/zsh/site-functions/_kopolicy \
 	/usr/share/doc/kopolicy/README.md /usr/share/doc/kopolicy/examples/dkms.conf.example \
-	"$libexec/dkms-pre-install" /usr/sbin/kopolicy-dkms /usr/share/kopolicy/dkms-hook.conf; do
+	"$libexec/dkms-pre-install" /usr/sbin/kopolicy-dkms /usr/share/kopolicy/dkms-hook.conf \
+	"$libexec/update-install-rules"; do
 	echo "$list" | grep -qxF "$f"
 	ok "the RPM has $f" $?
 done
 echo "$list" | grep -q '^/usr/share/man/man1/kopolicy\.1'
 ok "the RPM has kopolicy(1)" $?
-! echo "$list" | grep -q -E 'postinst\.d|dh_kopolicy|Debhelper'
-ok "no Debian-only integration (postinst.d, debhelper addon) in the RPM" $?
+! echo "$list" | grep -q -E 'postinst\.d|postrm\.d|apt\.conf\.d|dh_kopolicy|Debhelper'
+ok "no Debian-only integration (postinst.d, postrm.d, apt, debhelper addon) in the RPM" $?
+rpm -qp --filetriggers "$rpm" > "$tmp/filetriggers" 2>/dev/null
+is "file triggers on /lib/modules and /usr/lib/modules, added and removed, run update-install-rules" \
+	"$(grep -c "$libexec/update-install-rules rpm" "$tmp/filetriggers")" 2
 is "config files" "$(rpm -qp --configfiles "$rpm" 2>/dev/null | tr '\n' ' ')" \
 	"/etc/dkms/kopolicy.conf "
 # libhogweed is dlopen()ed (ECDSA), so rpm's automatic dependencies cannot see it
