@@ -94,10 +94,35 @@ ok "6.1 upstream enforced: EKEYREJECTED" $?
 dmesg "'Loading of module with unavailable key is rejected'"
 ok "... 'Loading of module with unavailable key is rejected'" $?
 
+# the kernel's own certs/*.S assembled and linked in kbuild's order (tests/data/sig/revoke/
+# gen.sh), as a vmlinux and as an xz bzImage's payload (streamed)
+python3 - "$sd/revoke/vmlinux" "$tmp/bzImage" <<'PY'
+import lzma, struct, sys
+raw = open(sys.argv[1], 'rb').read()
+xz = lzma.compress(raw, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32)
+hdr = bytearray(1024)
+hdr[0x1f1] = 1
+hdr[0x202:0x206] = b'HdrS'
+payload = xz + struct.pack('<I', len(raw))
+hdr[0x248:0x250] = struct.pack('<II', 0, len(payload))
+open(sys.argv[2], 'wb').write(bytes(hdr) + payload)
+PY
+for img in "$sd/revoke/vmlinux" "$tmp/bzImage"; do
+	chk 6.12 kp_sig_unknown_key --kernel-image "$img"; is "(False,'EKEYREJECTED','',['bad-signature'])"
+	ok "kbuild-linked lists ($(basename "$img")): the revoked signer refused" $?
+	json "$tmp/c.json" "d['kernel']['key_sources']==['kernel image $img: 2 certificates, 1 in its revocation list']"
+	ok "... 2 system certificates, 1 revocation" $?
+	chk 6.12 kp_sig_sha256 --kernel-image "$img" --sig-enforce; is "(True,None,'O',[])"
+	ok "... the signing key (signing_key.x509) verifies" $?
+done
+
 # info: no kernel version: the revocation list first (as 6.7+)
 "$kp" info --json "${I[@]}" "$sd/6.12/kp_sig_unknown_key.ko" "$sd/6.12/kp_sig_sha256.ko" > "$tmp/i.json"
 json "$tmp/i.json" "[m['signature']['verification']['result'] for m in d['modules']]==['revoked','verified'] and d['key_sources']==['kernel image $tmp/vmlinux: 1 certificate, 1 in its revocation list']"
 ok "info: revoked, verified; the key source line" $?
+"$kp" info "${I[@]}" "$sd/6.12/kp_sig_unknown_key.ko" > "$tmp/i.txt"
+grep -qx "  verifies:        no: the signer is on the revocation list ($tmp/vmlinux's revocation_certificate_list) (-EKEYREJECTED)" "$tmp/i.txt"
+ok "info text: the revocation list named" $?
 
 # certificates of no list: trusted while no revocation list can exist (Debian), else not
 L=(--kernel-image "$tmp/vmlinux.loose")
