@@ -42,6 +42,10 @@ void kp_keyring_release(struct kp_keyring *kr)
 
 bool kp_keyring_empty(const struct kp_keyring *kr)
 {
+	/* a kernel image's revocation list refuses signatures even without a trusted key */
+	for (size_t i = 0; i < kr->nrevoked; i++)
+		if (kr->revoked_image[i])
+			return false;
 	return kr->nkeys == 0;
 }
 
@@ -1576,7 +1580,7 @@ int kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature 
 	const struct kp_trusted_key *key;
 	enum kp_sig_trust t;
 
-	if (!s->present || s->malformed || s->pkcs7_err || !s->digest_len || !kr->nkeys)
+	if (!s->present || s->malformed || s->pkcs7_err || !s->digest_len || kp_keyring_empty(kr))
 		return 0;
 	t = verify(kr, s, false, &key);
 	/* the next boot's keyrings differ only with a pending MOK enrolment */

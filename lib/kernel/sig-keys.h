@@ -114,6 +114,7 @@ struct kp_keyring {
 
 void kp_keyring_init(struct kp_keyring *kr);
 void kp_keyring_release(struct kp_keyring *kr);
+/* True when there is nothing to verify a signature against (no key, no image revocation). */
 bool kp_keyring_empty(const struct kp_keyring *kr);
 /* True when a MOK certificate, enrolled or pending, was read. */
 bool kp_keyring_has_mok(const struct kp_keyring *kr);
