@@ -502,7 +502,7 @@ int kp_keyring_add_esl(struct kp_keyring *kr, const unsigned char *p, size_t len
  * skipped: .align 8 and CONFIG_SYSTEM_EXTRA_CERTIFICATE's .fill), where a list's size is.
  */
 #define TAIL_REACH (65536 + 16)
-#define TAIL_LEN   16
+#define TAIL_LEN   32
 struct img_cert {
 	X509 *x; /* owned until taken */
 	uint64_t off;
@@ -623,6 +623,14 @@ static bool word_is(const unsigned char *t, size_t n, size_t at, uint32_t v, int
 	return false;
 }
 
+/* The offset of the first non-zero 4-byte word of @t from @at on, at most 8 bytes later. */
+static size_t next_word(const unsigned char *t, size_t n, size_t at)
+{
+	for (size_t end = at + 8; at < end && at + 4 <= n && !memcmp(t + at, "\0\0\0\0", 4);)
+		at += 4;
+	return at;
+}
+
 struct run {
 	size_t a, b; /* certificates [a, b) of the image, each starting where the last ends */
 	bool sized;  /* followed by its length: "<list>_size: .quad (or .long) end - start" */
@@ -650,6 +658,7 @@ static int classify(const struct found_certs *f, enum img_role *role)
 	for (size_t a = 0; a < f->n;) {
 		size_t b = a + 1, total = f->c[a].len;
 		const struct img_cert *last;
+		size_t at = 0;
 		int be = -1;
 
 		while (b < f->n && f->c[b].off == f->c[b - 1].off + f->c[b - 1].len)
@@ -659,13 +668,18 @@ static int classify(const struct found_certs *f, enum img_role *role)
 		r[nr].b = b;
 		r[nr].sized = total <= UINT32_MAX &&
 			      word_is(last->tail, last->ntail, 0, (uint32_t)total, &be);
+		if (!r[nr].sized && total <= UINT32_MAX &&
+		    word_is(last->tail, last->ntail, 0, (uint32_t)last->len, &be)) {
+			/*
+			 * system_extra_cert_used: scripts/insert-sys-cert put the run's last
+			 * certificate in the extra space (and added it to the list's size)
+			 */
+			at = next_word(last->tail, last->ntail, 4);
+			r[nr].sized = word_is(last->tail, last->ntail, at, (uint32_t)total, &be);
+		}
 		if (r[nr].sized) {
-			size_t at = 4;
-
-			/* a .quad's other half, .align 8 after a .long */
-			while (at < 12 && at + 4 <= last->ntail &&
-			       !memcmp(last->tail + at, "\0\0\0\0", 4))
-				at += 4;
+			/* module_cert_size after the size: a .quad's other half, .align 8 */
+			at = next_word(last->tail, last->ntail, at + 4);
 			r[nr].msize =
 				word_is(last->tail, last->ntail, at, (uint32_t)f->c[a].len, &be);
 			nsized++;

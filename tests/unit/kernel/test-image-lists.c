@@ -216,6 +216,28 @@ int main(void)
 		"unknown test key; 2 certificates, 1 in its revocation list",
 		"CONFIG_SYSTEM_EXTRA_CERTIFICATE's space before the size: still the system list");
 
+	/*
+	 * scripts/insert-sys-cert's certificate in the extra space: right after the list, the
+	 * rest zeros, system_extra_cert_used its length, the size grown by it
+	 */
+	m.len = 0;
+	filler(&m, 5);
+	align(&m, 8);
+	put(&m, sys[0].p, sys[0].len);
+	put(&m, sys[1].p, sys[1].len);
+	put(&m, NULL, 4096 - sys[1].len);
+	align(&m, 4);
+	word(&m, sys[1].len, 4, false);
+	align(&m, 8);
+	word(&m, sys[0].len + sys[1].len, 8, false);
+	word(&m, sys[0].len, 8, false);
+	list(&m, rev, 1, false, 0, 8, false);
+	read_back(path, &m, false, got, sizeof(got));
+	tap_is_str(&t, got,
+		   "keys: kopolicy throwaway test key kopolicy distro test key; revoked: kopolicy "
+		   "unknown test key; 2 certificates, 1 in its revocation list",
+		   "an extra certificate inserted (system_extra_cert_used): still the system list");
+
 	/* 32-bit (.long) and big-endian (.quad) sizes */
 	m.len = 0;
 	list(&m, sys, 1, true, 0, 4, false);
