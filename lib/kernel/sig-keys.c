@@ -1456,6 +1456,28 @@ static bool matches_description(const struct kp_trusted_key *k, const struct kp_
 }
 
 /*
+ * A /proc/keys description of a certificate of an image's revocation list: /proc/keys does
+ * not say which keyring holds a key, and .blacklist holds those (load_revocation_...()).
+ */
+static bool describes_revoked(const struct kp_keyring *kr, const struct kp_trusted_key *k)
+{
+	for (size_t i = 0; i < kr->nrevoked; i++) {
+		const ASN1_OCTET_STRING *skid = X509_get0_subject_key_id(kr->revoked[i]);
+		const ASN1_STRING *id = skid ? skid : X509_get0_serialNumber(kr->revoked[i]);
+		const unsigned char *d = ASN1_STRING_get0_data(id);
+		size_t n = (size_t)ASN1_STRING_length(id);
+		bool same = kr->revoked_image[i] && strlen(k->id_hex) == 2 * n;
+
+		for (size_t b = 0; b < n && same; b++)
+			same = hexval(k->id_hex[2 * b]) == d[b] >> 4 &&
+			       hexval(k->id_hex[2 * b + 1]) == (d[b] & 15);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/*
  * pkcs7_validate_trust_one() for a module signature (no certificates in the message: the
  * direct signer lookup, then verify_signature()) against the keys of one pass.
  */
@@ -1485,7 +1507,8 @@ static enum kp_sig_trust search(const struct kp_keyring *kr, const struct kp_sig
 	}
 	for (size_t i = 0; i < kr->nkeys; i++)
 		if ((after ? kr->keys[i].pass_after : kr->keys[i].pass) == pass &&
-		    !kr->keys[i].have_cert && matches_description(&kr->keys[i], s)) {
+		    !kr->keys[i].have_cert && matches_description(&kr->keys[i], s) &&
+		    !describes_revoked(kr, &kr->keys[i])) {
 			*key = &kr->keys[i];
 			return KP_TRUST_ID_ONLY;
 		}

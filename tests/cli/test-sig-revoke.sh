@@ -116,6 +116,28 @@ for img in "$sd/revoke/vmlinux" "$tmp/bzImage"; do
 	ok "... the signing key (signing_key.x509) verifies" $?
 done
 
+# /proc/keys lists the revocation list's certificates too (they are asymmetric keys in
+# .blacklist, and /proc/keys does not say which keyring holds a key): not taken as trusted
+mkdir -p "$tmp/root/proc/sys/kernel"
+cat > "$tmp/root/proc/keys" <<'KEYS'
+06dea733 I------     1 perm 1f0b0000     0     0 keyring   .builtin_trusted_keys: 1
+1a2b3c4d I------     1 perm 1f010000     0     0 asymmetri kopolicy throwaway test key: 6759b7f66244e26283c0ec1047f9ccd226be9ac8 X509.rsa 26be9ac8 []
+3aca7501 I------     1 perm 0f0b0000     0     0 keyring   .blacklist: 1
+2b3c4d5e I------     1 perm 1f010000     0     0 asymmetri kopolicy unknown test key: 5d67f105171bcdcf9c7b58c7bb2b57c63bca09cd X509.rsa 3bca09cd []
+KEYS
+echo 6.1.0-57-amd64 > "$tmp/root/proc/sys/kernel/osrelease"
+: > "$tmp/root/proc/modules"
+# shellcheck disable=SC2046
+"$kp" check -f json --fail-on never --no-cache $(kern 6.1) --distro upstream --running \
+	--root "$tmp/root" "${I[@]}" "$sd/6.1/kp_sig_unknown_key.ko" > "$tmp/c.json"
+is "(True,None,'OE',['signature-untrusted-key'])"
+ok "6.1 upstream, /proc/keys lists the revoked key: not trusted by its description (E)" $?
+# shellcheck disable=SC2046
+"$kp" check -f json --fail-on never --no-cache $(kern 6.1) --distro upstream --running \
+	--root "$tmp/root" "$sd/6.1/kp_sig_unknown_key.ko" > "$tmp/c.json"
+is "(True,None,'O',['signature-assumed'])"
+ok "... without the image, the description is all there is: assumed (as before)" $?
+
 # info: no kernel version: the revocation list first (as 6.7+)
 "$kp" info --json "${I[@]}" "$sd/6.12/kp_sig_unknown_key.ko" "$sd/6.12/kp_sig_sha256.ko" > "$tmp/i.json"
 json "$tmp/i.json" "[m['signature']['verification']['result'] for m in d['modules']]==['revoked','verified'] and d['key_sources']==['kernel image $tmp/vmlinux: 1 certificate, 1 in its revocation list']"
