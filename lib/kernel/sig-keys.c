@@ -644,10 +644,10 @@ struct run {
  * revocation_certificates.o (the revocation list, revocation_certificate_list_size), each
  * list after .align 8 and followed, after .align 8, by its size as a .quad (.long without
  * CONFIG_64BIT: so in the 5.10.262, 6.1.192 and 7.2.13 trees; only the low 4 bytes are
- * compared, so either fits), in the image's byte order. The system list is the sized run followed by
- * module_cert_size, else the first sized run (kernels before module_cert_size); the
- * revocation list the one other sized run, else the first sized run after the system list.
- * 0, or -1 when out of memory.
+ * compared, so either fits), in the image's byte order. The system list is the sized run
+ * followed by module_cert_size, else the first sized run (kernels before module_cert_size);
+ * the revocation list the one other sized run, else the first sized run after the system
+ * list. 0, or -1 when out of memory.
  */
 static int classify(const struct found_certs *f, enum img_role *role)
 {
