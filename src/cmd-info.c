@@ -23,7 +23,8 @@ static void info_usage(FILE *f)
 	      "  --trusted-cert F check signatures against this certificate (PEM or DER;\n"
 	      "                   repeatable)\n"
 	      "  --kernel-image F ... and against the certificates compiled into this\n"
-	      "                   vmlinuz/vmlinux (repeatable)\n"
+	      "                   vmlinuz/vmlinux (repeatable; its revocation list's\n"
+	      "                   certificates are revocations)\n"
 	      "  -j, --jobs N     read with N threads\n"
 	      "  --max-size SIZE  largest decompressed module accepted (default 512M), and\n"
 	      "                   the decompressed bytes all threads hold at once\n",

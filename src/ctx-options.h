@@ -83,7 +83,8 @@
 	"      --untrusted-signatures  signed modules' keys are not trusted by the kernel\n" \
 	"      --trusted-cert FILE  a certificate (PEM or DER) the kernel trusts (repeatable)\n" \
 	"      --kernel-image FILE  the certificates compiled into this vmlinuz/vmlinux\n" \
-	"                         (repeatable; -b and --running read the tree's own image)\n" \
+	"                         (repeatable; -b and --running read the tree's own image;\n" \
+	"                         its revocation list's certificates are revocations)\n" \
 	"      --no-kernel-keys   not the keys -b and --running find (tree image, /proc/keys,\n" \
 	"                         EFI variables)\n" \
 	"      --secure-boot on|off  UEFI Secure Boot (on: signatures enforced and lockdown,\n" \

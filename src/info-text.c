@@ -62,7 +62,14 @@ static void print_signature(FILE *f, const struct kp_module *m, const struct kp_
 	else if (!strcmp(state, "bad-signature"))
 		snprintf(buf, sizeof(buf), "no: '%s' (%s) does not verify it (-EKEYREJECTED)",
 			 k->subject, k->source);
-	else if (!strcmp(state, "key-id-only"))
+	else if (!strcmp(state, "revoked")) {
+		bool image = false;
+		const char *by = kp_keyring_revoked_by(keys, s, &image);
+
+		snprintf(buf, sizeof(buf),
+			 "no: the signer is on the revocation list (%s%s) (-EKEYREJECTED)",
+			 by ? by : "?", image ? "'s revocation_certificate_list" : "");
+	} else if (!strcmp(state, "key-id-only"))
 		snprintf(buf, sizeof(buf),
 			 "assumed: '%s' %s is listed in %s without its certificate", k->subject,
 			 k->id_hex, k->source);

@@ -19,7 +19,7 @@
 #include "util/util.h"
 
 #define VERDICT_MAGIC "KPSIGV1\n"
-#define IMAGE_MAGIC   "KPIMGC1\n"
+#define IMAGE_MAGIC   "KPIMGC2\n" /* 2: the list of each certificate (top bits of its length) */
 #define HEADER_LEN    KP_MEMO_HEADER_LEN
 #define MAX_FILES     8	 /* verdict files read (more are left to a later run's rewrite) */
 #define MAX_FILE      KP_MEMO_MAX_FILE
@@ -347,9 +347,10 @@ int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsig
 		return -1;
 	/* every certificate's length within the file, nothing left over */
 	cnt = kp_load32(buf + 8, false);
-	for (i = 0; i < cnt && blen - off >= 4 && kp_load32(buf + off, false) <= blen - off - 4;
+	for (i = 0; i < cnt && blen - off >= 4 &&
+		    (kp_load32(buf + off, false) & KP_SIG_MEMO_LEN_MASK) <= blen - off - 4;
 	     i++)
-		off += 4 + kp_load32(buf + off, false);
+		off += 4 + (kp_load32(buf + off, false) & KP_SIG_MEMO_LEN_MASK);
 	if (i != cnt || off != blen) {
 		free(buf);
 		return -1;

@@ -18,13 +18,16 @@
  *
  * Kernel images. The certificates a kernel image holds (kp_keyring_add_kernel_image()) are
  * kept under the SHA-256 of the image file's bytes: a warm run hashes the image (8 MB: ~5 ms)
- * instead of decompressing it (0.2-0.7 s, the decompressed image in memory).
+ * instead of decompressing it (0.2-0.7 s, the decompressed image in memory). Each with the
+ * list it was found in (system, revocation, neither) in the two top bits of its length: the
+ * files of the first format (KPIMGC1, every certificate taken as trusted) are not read.
  *
  * Safe from several threads at once. Files: "verdicts-<time>-<pid>.memo" (magic, count, CRC-32,
  * sorted 32-byte ids; a run that found new ones writes every id it knows into one new file and
  * removes the files it read), "image-<sha256>.certs" (magic, count, CRC-32, then each
- * certificate's length and DER bytes). A file is believed only when kp_trusted_file() passes
- * and its magic, sizes and CRC match; anything else is ignored (the work is done again).
+ * certificate's length, its list in the top bits, and DER bytes). A file is believed only when
+ * kp_trusted_file() passes and its magic, sizes and CRC match; anything else is ignored (the work
+ * is done again).
  */
 #ifndef KP_SIG_MEMO_H
 #define KP_SIG_MEMO_H
@@ -36,6 +39,8 @@
 #define KP_SIG_MEMO_ID_LEN  32
 #define KP_SIG_MEMO_DIR	    "sigs"	      /* KP_MEMO_DIR (memo-file.h) */
 #define KP_SIG_MEMO_MAX_IDS ((size_t)1 << 20) /* 32 MiB of ids: beyond, only this run's kept */
+/* An image certificate's length word: the length, its list (kernel/sig-keys.c) above */
+#define KP_SIG_MEMO_LEN_MASK 0x3fffffffu
 
 struct kp_sig_memo;
 
@@ -67,7 +72,8 @@ void kp_sig_memo_counts(const struct kp_sig_memo *m, struct kp_sig_memo_counts *
 
 /*
  * The certificates stored for the kernel image whose bytes hash to @key: *@der (malloc'ed,
- * the caller frees it) holds *@n of them, each a 4-byte little-endian length and the DER.
+ * the caller frees it) holds *@n of them, each a 4-byte little-endian length (its bits above
+ * KP_SIG_MEMO_LEN_MASK the caller's: the list) and the DER.
  * 0 when found, -1 when not.
  */
 int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsigned char **der,

@@ -169,6 +169,20 @@ int kp_ctx_machine_facts(struct kp_ctx *c, struct kp_err *err)
 	char line[1400];
 
 	kp_keyring_apply_model(&c->keys, &c->facts.keymodel);
+	{
+		/* never silently: a certificate that may be revoked is not trusted (sig-keys.h) */
+		const char *img;
+		size_t n = kp_keyring_unplaced(&c->keys, &img);
+
+		if (n && c->env.log) {
+			snprintf(line, sizeof(line),
+				 "warning: %zu certificate%s of the kernel image outside its "
+				 "system certificate list (the kernel may have a revocation list): "
+				 "not trusted; give a trusted one with --trusted-cert",
+				 n, n == 1 ? "" : "s");
+			c->env.log(c->env.log_data, img, line);
+		}
+	}
 	if (!c->have_efi)
 		return 0;
 	for (size_t i = 0; i < c->efi.nnotes; i++) {

@@ -233,6 +233,7 @@ static int secure_boot(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	m->platform_keyring = !cfg || kp_kconfig_is_y(c, "CONFIG_INTEGRITY_PLATFORM_KEYRING");
 	m->platform_for_modules = f->profile.has[KP_F_MODULE_PLATFORM_KEYRING];
 	m->revocation_list = cfg && kp_kconfig_is_y(c, "CONFIG_SYSTEM_REVOCATION_LIST");
+	m->revocation_first = f->profile.has[KP_F_REVOCATION_ALL_KEYRINGS];
 	return 0;
 }
 

@@ -115,6 +115,14 @@ static const struct feature_row {
 	 * have READING_MODULE_COMPRESSED, the 6.12.118 ones not. No stable backport known.
 	 */
 	{ KP_F_IMA_DECOMPRESSED_MODULES, "ima_decompressed_modules", { 6, 19, 0 }, { { 0 } } },
+	/*
+	 * Eric Snowberg's "certs: Reference revocation list for all keyrings" (v2 posted
+	 * 2023-08-17, so not before the 6.7 merge window): verify_pkcs7_message_sig() checks
+	 * is_key_on_revocation_list() before choosing the keyring. Absent in the 6.1.192 tree
+	 * (only in the VERIFY_USE_PLATFORM_KEYRING branch), present in 6.12.118 and 7.2.13;
+	 * 6.7 taken as its release (not read).
+	 */
+	{ KP_F_REVOCATION_ALL_KEYRINGS, "revocation_all_keyrings", { 6, 7, 0 }, { { 0 } } },
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },

@@ -62,6 +62,11 @@ enum kp_feature {
 	 * secure_boot rule allows an appended signature (imasig|modsig)
 	 */
 	KP_F_IMA_DECOMPRESSED_MODULES,
+	/*
+	 * "certs: Reference revocation list for all keyrings": verify_pkcs7_message_sig() asks
+	 * is_key_on_revocation_list() before any keyring, not only before the platform keyring
+	 */
+	KP_F_REVOCATION_ALL_KEYRINGS,
 	KP_F_NFEATURES,
 };
 

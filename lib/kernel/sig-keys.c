@@ -42,6 +42,10 @@ void kp_keyring_release(struct kp_keyring *kr)
 
 bool kp_keyring_empty(const struct kp_keyring *kr)
 {
+	/* a kernel image's revocation list refuses signatures even without a trusted key */
+	for (size_t i = 0; i < kr->nrevoked; i++)
+		if (kr->revoked_image[i])
+			return false;
 	return kr->nkeys == 0;
 }
 
@@ -106,6 +110,11 @@ static void place(struct kp_trusted_key *k, const struct kp_keyring_model *m, bo
 	}
 	switch (o) {
 	case KP_KEY_KERNEL:
+		if (k->list_unknown && (k->beside_revocation || (m && m->revocation_list))) {
+			*keyring = "none: outside the image's system certificate list (it may be "
+				   "revoked)";
+			return;
+		}
 		*keyring = ".builtin_trusted_keys";
 		*pass = 1;
 		return;
@@ -377,6 +386,37 @@ static int add_hash(struct kp_arena *a, unsigned char (**list)[32], bool **from_
 	return 0;
 }
 
+/* A revoked certificate (taken: freed on failure) into kr->revoked, arena-grown. */
+static int add_revoked(struct kp_keyring *kr, X509 *x, bool mok, bool image, const char *source)
+{
+	size_t n = kr->nrevoked;
+	void **p = kp_arena_alloc(&kr->arena, (n + 1) * sizeof(*p));
+	bool *f = kp_arena_alloc(&kr->arena, (n + 1) * sizeof(*f));
+	bool *im = kp_arena_alloc(&kr->arena, (n + 1) * sizeof(*im));
+	const char **src = kp_arena_alloc(&kr->arena, (n + 1) * sizeof(*src));
+
+	if (!p || !f || !im || !src) {
+		X509_free(x);
+		return -1;
+	}
+	if (n) {
+		memcpy(p, kr->revoked, n * sizeof(*p));
+		memcpy(f, kr->revoked_mok, n * sizeof(*f));
+		memcpy(im, kr->revoked_image, n * sizeof(*im));
+		memcpy(src, kr->revoked_source, n * sizeof(*src));
+	}
+	p[n] = x;
+	f[n] = mok;
+	im[n] = image;
+	src[n] = source;
+	kr->revoked = p;
+	kr->revoked_mok = f;
+	kr->revoked_image = im;
+	kr->revoked_source = src;
+	kr->nrevoked = n + 1;
+	return 0;
+}
+
 struct esl_ctx {
 	struct kp_keyring *kr;
 	enum kp_esl_role role;
@@ -402,21 +442,8 @@ static int esl_element(enum kp_esl_type t, const unsigned char *owner, const uns
 		if (!x)
 			return 0; /* x509_cert_parse() fails: the kernel logs it and goes on */
 		if (revoke) {
-			void **p = kp_arena_alloc(&kr->arena, (kr->nrevoked + 1) * sizeof(*p));
-			bool *f = kp_arena_alloc(&kr->arena, (kr->nrevoked + 1) * sizeof(*f));
-
-			if (!p || !f) {
-				X509_free(x);
+			if (add_revoked(kr, x, mok, false, e->label) < 0)
 				return 1;
-			}
-			if (kr->nrevoked) {
-				memcpy(p, kr->revoked, kr->nrevoked * sizeof(*p));
-				memcpy(f, kr->revoked_mok, kr->nrevoked * sizeof(*f));
-			}
-			p[kr->nrevoked] = x;
-			f[kr->nrevoked++] = mok;
-			kr->revoked = p;
-			kr->revoked_mok = f;
 			e->n++;
 			return 0;
 		}
@@ -469,46 +496,79 @@ int kp_keyring_add_esl(struct kp_keyring *kr, const unsigned char *p, size_t len
 	return r < 0 ? -1 : e.n;
 }
 
-/* The certificates taken from a kernel image, as sig-memo.h stores them (length + DER each). */
+/*
+ * A certificate found in a kernel image: its place in the decompressed image and the bytes
+ * after it from the first non-zero 4-byte aligned word on (at most TAIL_REACH bytes of zeros
+ * skipped: .align 8 and CONFIG_SYSTEM_EXTRA_CERTIFICATE's .fill), where a list's size is.
+ */
+#define TAIL_REACH (65536 + 16)
+#define TAIL_LEN   32
+struct img_cert {
+	X509 *x; /* owned until taken */
+	uint64_t off;
+	size_t len;
+	unsigned char tail[TAIL_LEN];
+	size_t ntail;
+};
+
+/* The certificates of one image, in the order of the image. */
 struct found_certs {
-	unsigned char *der;
-	size_t len, cap;
-	uint32_t n;
+	struct img_cert *c;
+	size_t n, cap;
 	bool oom;
 };
 
-static void keep_cert(struct found_certs *f, const unsigned char *p, size_t len)
+static void found_release(struct found_certs *f)
 {
-	if (!f || f->oom)
-		return;
-	if (kp_grow(&f->der, &f->cap, f->len + 4 + len, 1) < 0) {
-		f->oom = true;
-		return;
-	}
-	for (int i = 0; i < 4; i++)
-		f->der[f->len + i] = (unsigned char)((uint32_t)len >> (8 * i));
-	memcpy(f->der + f->len + 4, p, len);
-	f->len += 4 + len;
-	f->n++;
+	for (size_t i = 0; i < f->n; i++)
+		X509_free(f->c[i].x);
+	free(f->c);
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * Which list of certs/system_certificates.S and certs/revocation_certificates.S a
+ * certificate is in (kp_sig_memo stores it in the two top bits of the length).
+ */
+enum img_role {
+	ROLE_SYSTEM,	      /* system_certificate_list: .builtin_trusted_keys */
+	ROLE_REVOCATION,      /* revocation_certificate_list: .blacklist (load_revocation_...()) */
+	ROLE_UNPLACED,	      /* neither found: trusted unless the kernel has a revocation list */
+	ROLE_UNPLACED_BESIDE, /* neither, in an image with a revocation list: not trusted */
+};
+#define ROLE_SHIFT 30
+#define LEN_MASK   KP_SIG_MEMO_LEN_MASK
+
+static void tail_of(struct img_cert *c, const unsigned char *p, size_t len, uint64_t base,
+		    size_t end)
+{
+	size_t j = end;
+
+	while (j < len && (base + j) % 4)
+		j++;
+	while (j + 4 <= len && j - end < TAIL_REACH && !memcmp(p + j, "\0\0\0\0", 4))
+		j += 4;
+	c->ntail = j < len ? (len - j < TAIL_LEN ? len - j : TAIL_LEN) : 0;
+	memcpy(c->tail, p + j, c->ntail);
 }
 
 /*
  * The DER certificates in a kernel image: a SEQUENCE (30 82 len) holding a tbsCertificate
  * SEQUENCE that starts with the [0] version 3 field (30 82 len a0 03 02 01 02), as
  * certs/system_certificates.S includes them (and pem2der'ed by scripts/extract-cert.c).
- * Each one taken is also kept in @f (NULL: not kept).
+ * @p is the image from offset @base on; starts before @limit are looked at. 0, or -1 when
+ * out of memory.
  */
-static int scan_certs_from(struct kp_keyring *kr, const unsigned char *p, size_t len,
-			   const char *label, struct found_certs *f, size_t limit, size_t *next)
+static int scan_certs_from(struct found_certs *f, const unsigned char *p, size_t len, uint64_t base,
+			   size_t limit, size_t *next)
 {
 	size_t i;
-	int n = 0;
 
 	for (i = 0; i < limit && i + 13 < len; i++) {
 		const unsigned char *q;
+		struct img_cert *c;
 		size_t clen;
 		X509 *x;
-		int r;
 
 		if (p[i] != 0x30 || p[i + 1] != 0x82 || p[i + 4] != 0x30 || p[i + 5] != 0x82 ||
 		    memcmp(p + i + 8, "\xa0\x03\x02\x01\x02", 5))
@@ -522,54 +582,240 @@ static int scan_certs_from(struct kp_keyring *kr, const unsigned char *p, size_t
 			X509_free(x);
 			continue;
 		}
-		keep_cert(f, p + i, clen);
-		r = add_x509(kr, x, label, KP_KEY_KERNEL);
-		if (r < 0)
+		if (kp_grow(&f->c, &f->cap, f->n + 1, sizeof(*f->c)) < 0) {
+			X509_free(x);
+			f->oom = true;
+			*next = i;
 			return -1;
-		n += r;
+		}
+		c = &f->c[f->n++];
+		c->x = x;
+		c->off = base + i;
+		c->len = clen;
+		tail_of(c, p, len, base, i + clen);
 		i += clen - 1;
 	}
 	*next = i;
-	return n;
+	return 0;
 }
 
-/* Every certificate of @p. */
-static int scan_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, const char *label,
-		      struct found_certs *f)
+/* Every certificate of @p (the whole image). */
+static int scan_certs(struct found_certs *f, const unsigned char *p, size_t len)
 {
 	size_t next;
 
-	return scan_certs_from(kr, p, len, label, f, len, &next);
+	return scan_certs_from(f, p, len, 0, len, &next);
+}
+
+/* The 4-byte word of @t at @at in either byte order: @be says which matched @v. */
+static bool word_is(const unsigned char *t, size_t n, size_t at, uint32_t v, int *be)
+{
+	if (at + 4 > n || v == 0)
+		return false;
+	if (*be != 1 && kp_load32(t + at, false) == v) {
+		*be = 0;
+		return true;
+	}
+	if (*be != 0 && kp_load32(t + at, true) == v) {
+		*be = 1;
+		return true;
+	}
+	return false;
+}
+
+/* The offset of the first non-zero 4-byte word of @t from @at on, at most 8 bytes later. */
+static size_t next_word(const unsigned char *t, size_t n, size_t at)
+{
+	for (size_t end = at + 8; at < end && at + 4 <= n && !memcmp(t + at, "\0\0\0\0", 4);)
+		at += 4;
+	return at;
+}
+
+struct run {
+	size_t a, b; /* certificates [a, b) of the image, each starting where the last ends */
+	bool sized;  /* followed by its length: "<list>_size: .quad (or .long) end - start" */
+	bool msize;  /* and then by the first's length: module_cert_size (v5.13+ system list) */
+};
+
+/*
+ * The role of each certificate of @f. The linker puts certs/'s .init.rodata (__INITRODATA)
+ * in certs/Makefile's object order: system_certificates.o (the system list, the extra
+ * certificate's space, system_certificate_list_size, module_cert_size) before
+ * revocation_certificates.o (the revocation list, revocation_certificate_list_size), each
+ * list after .align 8 and followed, after .align 8, by its size as a .quad (.long without
+ * CONFIG_64BIT: so in the 5.10.262, 6.1.192 and 7.2.13 trees; only the low 4 bytes are
+ * compared, so either fits), in the image's byte order. The system list is the sized run
+ * followed by module_cert_size, else the first sized run (kernels before module_cert_size);
+ * the revocation list the one other sized run, else the first sized run after the system
+ * list. 0, or -1 when out of memory.
+ */
+static int classify(const struct found_certs *f, enum img_role *role)
+{
+	struct run *r = calloc(f->n ? f->n : 1, sizeof(*r));
+	size_t nr = 0, sys = SIZE_MAX, rev = SIZE_MAX, nsized = 0;
+
+	if (!r)
+		return -1;
+	for (size_t a = 0; a < f->n;) {
+		size_t b = a + 1, total = f->c[a].len;
+		const struct img_cert *last;
+		size_t at = 0;
+		int be = -1;
+
+		while (b < f->n && f->c[b].off == f->c[b - 1].off + f->c[b - 1].len)
+			total += f->c[b++].len;
+		last = &f->c[b - 1];
+		r[nr].a = a;
+		r[nr].b = b;
+		r[nr].sized = total <= UINT32_MAX &&
+			      word_is(last->tail, last->ntail, 0, (uint32_t)total, &be);
+		if (!r[nr].sized && total <= UINT32_MAX &&
+		    word_is(last->tail, last->ntail, 0, (uint32_t)last->len, &be)) {
+			/*
+			 * system_extra_cert_used: scripts/insert-sys-cert put the run's last
+			 * certificate in the extra space (and added it to the list's size)
+			 */
+			at = next_word(last->tail, last->ntail, 4);
+			r[nr].sized = word_is(last->tail, last->ntail, at, (uint32_t)total, &be);
+		}
+		if (r[nr].sized) {
+			/* module_cert_size after the size: a .quad's other half, .align 8 */
+			at = next_word(last->tail, last->ntail, at + 4);
+			r[nr].msize =
+				word_is(last->tail, last->ntail, at, (uint32_t)f->c[a].len, &be);
+			nsized++;
+		}
+		nr++;
+		a = b;
+	}
+	for (size_t i = 0; i < nr && sys == SIZE_MAX; i++)
+		if (r[i].sized && r[i].msize)
+			sys = i;
+	if (sys != SIZE_MAX && nsized == 2) {
+		for (size_t i = 0; i < nr; i++)
+			if (r[i].sized && i != sys)
+				rev = i;
+	} else {
+		for (size_t i = 0; i < nr && sys == SIZE_MAX; i++)
+			if (r[i].sized)
+				sys = i;
+		for (size_t i = sys == SIZE_MAX ? nr : sys + 1; i < nr && rev == SIZE_MAX; i++)
+			if (r[i].sized)
+				rev = i;
+	}
+	for (size_t i = 0; i < nr; i++)
+		for (size_t k = r[i].a; k < r[i].b; k++)
+			role[k] = i == sys	    ? ROLE_SYSTEM
+				  : i == rev	    ? ROLE_REVOCATION
+				  : rev != SIZE_MAX ? ROLE_UNPLACED_BESIDE
+						    : ROLE_UNPLACED;
+	free(r);
+	return 0;
+}
+
+/* The certificates of an image for sig-memo.h: each its length (role in the top bits), DER. */
+static unsigned char *memo_blob(const struct found_certs *f, const enum img_role *role, size_t *len)
+{
+	unsigned char *der = NULL, *p;
+	size_t at = 0, cap = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		int n = i2d_X509(f->c[i].x, NULL);
+
+		if (n <= 0 || (size_t)n > LEN_MASK ||
+		    kp_grow(&der, &cap, at + 4 + (size_t)n, 1) < 0) {
+			free(der);
+			return NULL;
+		}
+		kp_store32(der + at, (uint32_t)n | (uint32_t)role[i] << ROLE_SHIFT);
+		p = der + at + 4;
+		if (i2d_X509(f->c[i].x, &p) != n) {
+			free(der);
+			return NULL;
+		}
+		at += 4 + (size_t)n;
+	}
+	*len = at;
+	return der ? der : malloc(1);
+}
+
+/*
+ * The certificates of @f into @kr by role (their X509 taken), and the source line:
+ * "kernel image PATH: N certificates" (the trusted ones, and those of no list when the image
+ * has no revocation list), then the revocation list's and the untrusted ones if any.
+ */
+static int take_certs(struct kp_keyring *kr, struct found_certs *f, const enum img_role *role,
+		      const char *label, const char *path)
+{
+	int keys = 0, revoked = 0, unplaced = 0;
+	char line[8800];
+
+	for (size_t i = 0; i < f->n; i++) {
+		X509 *x = f->c[i].x;
+		int r;
+
+		f->c[i].x = NULL;
+		if (role[i] == ROLE_REVOCATION) {
+			if (add_revoked(kr, x, false, true, label) < 0)
+				return -1;
+			revoked++;
+			continue;
+		}
+		r = add_x509(kr, x, label, KP_KEY_KERNEL);
+		if (r < 0)
+			return -1;
+		if (r > 0 && role[i] != ROLE_SYSTEM) {
+			struct kp_trusted_key *k = &kr->keys[kr->nkeys - 1];
+			const struct kp_keyring_model *m = kr->have_model ? &kr->model : NULL;
+
+			k->list_unknown = true;
+			k->beside_revocation = role[i] == ROLE_UNPLACED_BESIDE;
+			place(k, m, false, &k->keyring, &k->pass);
+			place(k, m, true, &k->keyring_after, &k->pass_after);
+		}
+		if (role[i] == ROLE_UNPLACED_BESIDE)
+			unplaced += r;
+		else
+			keys += r;
+	}
+	snprintf(line, sizeof(line), "kernel image %s: %d certificate%s", path, keys,
+		 keys == 1 ? "" : "s");
+	if (revoked)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 ", %d in its revocation list", revoked);
+	if (unplaced)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 ", %d outside its certificate lists (not trusted)", unplaced);
+	return add_line(&kr->arena, &kr->sources, &kr->nsources, kp_arena_strdup(&kr->arena, line));
 }
 
 /*
  * The same over a decompressed stream (kp_bytes_stream()): a window of the last bytes, so a
- * certificate (at most 4 + 65535 bytes: 30 82 len) across two pieces is still seen whole.
+ * certificate (at most 4 + 65535 bytes: 30 82 len) across two pieces is still seen whole,
+ * with the words after it (TAIL_REACH).
  */
-#define CERT_MAX (4 + 65535 + 13)
+#define CERT_MAX (4 + 65535 + 13 + TAIL_REACH + TAIL_LEN)
 struct cert_stream {
-	struct kp_keyring *kr;
-	const char *label;
 	struct found_certs *f;
 	unsigned char *win;
 	size_t len, cap;
-	int n; /* certificates taken, or -1 when out of memory */
+	uint64_t base; /* the image offset of win[0] */
+	int n;	       /* 0, or -1 when out of memory */
 };
 
 static int cert_stream_scan(struct cert_stream *cs, size_t limit)
 {
 	size_t next;
-	int r = scan_certs_from(cs->kr, cs->win, cs->len, cs->label, cs->f, limit, &next);
 
-	if (r < 0) {
+	if (scan_certs_from(cs->f, cs->win, cs->len, cs->base, limit, &next) < 0) {
 		cs->n = -1;
 		return -1;
 	}
-	cs->n += r;
 	if (next > cs->len)
 		next = cs->len;
 	memmove(cs->win, cs->win + next, cs->len - next);
 	cs->len -= next;
+	cs->base += next;
 	return 0;
 }
 
@@ -589,12 +835,12 @@ static int cert_stream_piece(const unsigned char *p, size_t n, void *arg)
 
 /*
  * The certificates of the compressed payload at @off (@len bytes) of the file @fd: neither it
- * nor its output is ever held whole.
+ * nor its output is ever held whole. 0, or -1 with @err.
  */
-static int stream_certs(struct kp_keyring *kr, int fd, size_t off, size_t len, size_t max,
-			const char *label, struct found_certs *f, struct kp_err *err)
+static int stream_certs(struct found_certs *f, int fd, size_t off, size_t len, size_t max,
+			struct kp_err *err)
 {
-	struct cert_stream cs = { .kr = kr, .label = label, .f = f };
+	struct cert_stream cs = { .f = f };
 	int r = kp_bytes_stream_fd(fd, off, len, max, cert_stream_piece, &cs, err);
 
 	if (r == 0 && cs.n >= 0)
@@ -602,7 +848,7 @@ static int stream_certs(struct kp_keyring *kr, int fd, size_t off, size_t len, s
 	free(cs.win);
 	if (cs.n < 0)
 		return kp_err_set(err, "out of memory");
-	return r < 0 ? -1 : cs.n;
+	return r < 0 ? -1 : 0;
 }
 
 /*
@@ -684,10 +930,9 @@ static unsigned char *embedded_xz(const unsigned char *in, size_t len, size_t ma
 }
 
 /* The certificates of the @len bytes of the file @fd as they are, read a piece at a time. */
-static int raw_certs(struct kp_keyring *kr, int fd, size_t len, const char *label,
-		     struct found_certs *f, struct kp_err *err)
+static int raw_certs(struct found_certs *f, int fd, size_t len, struct kp_err *err)
 {
-	struct cert_stream cs = { .kr = kr, .label = label, .f = f };
+	struct cert_stream cs = { .f = f };
 	unsigned char *buf = malloc(KP_STREAM_CHUNK);
 	size_t got = 0;
 	int r = 0;
@@ -712,19 +957,19 @@ static int raw_certs(struct kp_keyring *kr, int fd, size_t len, const char *labe
 	free(cs.win);
 	if (cs.n < 0)
 		return kp_err_set(err, "out of memory");
-	return r < 0 ? -1 : cs.n;
+	return r < 0 ? -1 : 0;
 }
 
 /*
  * The certificates of an image streamed from the file, never held whole: the compressed
  * payload of a bzImage or an EFI zboot image, else the whole file, compressed (an
- * Image.gz) or not (a vmlinux). Their number, -1 with @err, -2 when it is to be read whole
+ * Image.gz) or not (a vmlinux). 0, -1 with @err, -2 when it is to be read whole
  * (image_certs(): a bzImage or zboot image whose payload is not compressed, a file empty or
  * over the cap, for kp_bytes_read() to say so).
  */
 #define IMAGE_HEAD 4096
-static int image_stream_certs(struct kp_keyring *kr, const char *path, size_t max,
-			      const char *label, struct found_certs *f, struct kp_err *err)
+static int image_stream_certs(struct found_certs *f, const char *path, size_t max,
+			      struct kp_err *err)
 {
 	unsigned char head[IMAGE_HEAD], magic[8];
 	size_t hlen, off, plen, flen;
@@ -769,25 +1014,22 @@ static int image_stream_certs(struct kp_keyring *kr, const char *path, size_t ma
 	comp = kp_detect_compression(magic, (size_t)r);
 	if (comp == KP_COMP_NONE) {
 		if (whole)
-			n = raw_certs(kr, fd, flen, label, f, err);
+			n = raw_certs(f, fd, flen, err);
 		goto out;
 	}
 	/* kbuild's *_with_size: xz and zstd payloads end with the 4-byte size */
 	if ((comp == KP_COMP_XZ || comp == KP_COMP_ZSTD) && plen > 4 && bz)
 		plen -= 4;
-	n = stream_certs(kr, fd, off, plen, max, label, f, err);
+	n = stream_certs(f, fd, off, plen, max, err);
 out:
 	close(fd);
 	return n;
 }
 
 /* None in plain sight: the certificates of an xz payload inside the image (arm zImage). */
-static int embedded_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t max,
-			  const char *label, struct found_certs *f)
+static int embedded_certs(struct found_certs *f, const struct kp_bytes *b, size_t max)
 {
-	int n = 0;
-
-	for (const unsigned char *x = b->data; n == 0 && x;) {
+	for (const unsigned char *x = b->data; f->n == 0 && x;) {
 		size_t left = b->len - (size_t)(x - b->data), outlen;
 		unsigned char *out;
 
@@ -799,50 +1041,51 @@ static int embedded_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_
 			break;
 		out = embedded_xz(x, b->len - (size_t)(x - b->data), max, &outlen);
 		if (out) {
-			n = scan_certs(kr, out, outlen, label, f);
+			int r = scan_certs(f, out, outlen);
+
 			free(out);
+			if (r < 0)
+				return -1;
 		}
 		x++;
 	}
-	return n;
+	return 0;
 }
 
 /* The certificates of an image without a compressed payload, read whole as @b. */
-static int image_certs(struct kp_keyring *kr, const struct kp_bytes *b, size_t max,
-		       const char *label, struct found_certs *f, struct kp_err *err)
+static int image_certs(struct found_certs *f, const struct kp_bytes *b, size_t max,
+		       struct kp_err *err)
 {
-	int n = scan_certs(kr, b->data, b->len, label, f);
-
-	if (n == 0)
-		n = embedded_certs(kr, b, max, label, f);
-	if (n < 0)
+	if (scan_certs(f, b->data, b->len) < 0 || (f->n == 0 && embedded_certs(f, b, max) < 0))
 		return kp_err_set(err, "out of memory");
-	return n;
+	return 0;
 }
 
-/* The certificates sig-memo.h stored for an image (@n, @len bytes of length + DER each). */
-static int stored_certs(struct kp_keyring *kr, const unsigned char *p, size_t len, uint32_t n,
-			const char *label)
+/*
+ * The certificates sig-memo.h stored for an image (@n, @len bytes of length + DER each, the
+ * role in the length's top bits) into @f and @role (at least @n). 0, or -1 when out of memory.
+ */
+static int stored_certs(struct found_certs *f, enum img_role *role, const unsigned char *p,
+			uint32_t n)
 {
-	int taken = 0;
-
 	for (uint32_t i = 0; i < n; i++) {
-		size_t clen =
-			(size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+		uint32_t w = kp_load32(p, false);
+		size_t clen = w & LEN_MASK;
 		const unsigned char *q = p + 4;
 		X509 *x = d2i_X509(NULL, &q, (long)clen);
-		int r;
 
 		p += 4 + clen;
 		if (!x)
 			continue; /* it parsed when stored: the entry is used for what it holds */
-		r = add_x509(kr, x, label, KP_KEY_KERNEL);
-		if (r < 0)
+		if (kp_grow(&f->c, &f->cap, f->n + 1, sizeof(*f->c)) < 0) {
+			X509_free(x);
 			return -1;
-		taken += r;
+		}
+		memset(&f->c[f->n], 0, sizeof(f->c[f->n]));
+		f->c[f->n].x = x;
+		role[f->n++] = (enum img_role)(w >> ROLE_SHIFT);
 	}
-	(void)len;
-	return taken;
+	return 0;
 }
 
 /* SHA-256 of the image file's bytes (its memo key); -1 when it cannot be read. */
@@ -860,48 +1103,68 @@ static int image_key(const char *path, size_t max, unsigned char key[32])
 	return r;
 }
 
+/* The certificates of the image @path into @f (not from the memo). 0, or -1 with @err. */
+static int read_image(struct found_certs *f, const char *path, size_t max, struct kp_err *err)
+{
+	struct kp_bytes b;
+	int n = image_stream_certs(f, path, max, err);
+
+	if (n == -1)
+		return -1;
+	if (n == -2 || f->n == 0) {
+		/* not streamed, or none found: the image whole (an xz payload inside: zImage) */
+		if (kp_bytes_read(path, max, &b, err) < 0)
+			return -1;
+		n = n == -2 ? image_certs(f, &b, max, err)
+			    : (embedded_certs(f, &b, max) < 0 ? kp_err_set(err, "out of memory")
+							      : 0);
+		kp_bytes_release(&b);
+	}
+	return n;
+}
+
 int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t max,
 				struct kp_err *err)
 {
 	struct found_certs f = { 0 };
-	struct kp_bytes b;
+	enum img_role *role = NULL;
 	const char *label = kp_arena_strdup(&kr->arena, path);
-	unsigned char key[32], *der;
-	bool keyed;
+	unsigned char key[32], *der = NULL;
+	bool keyed, stored = false;
 	size_t len;
-	uint32_t stored;
-	int n;
+	uint32_t n;
+	int r = -1;
 
 	if (!label)
 		return kp_err_set(err, "out of memory");
 	/* seen before (the same bytes): its certificates without decompressing it again */
 	keyed = kr->memo && image_key(path, max, key) == 0;
-	if (keyed && kp_sig_memo_image_get(kr->memo, key, &der, &len, &stored) == 0) {
-		n = stored_certs(kr, der, len, stored, label);
+	if (keyed && kp_sig_memo_image_get(kr->memo, key, &der, &len, &n) == 0) {
+		role = calloc(n ? n : 1, sizeof(*role));
+		stored = role && stored_certs(&f, role, der, n) == 0;
 		free(der);
-		if (n < 0)
-			return kp_err_set(err, "out of memory");
-		return add_source(kr, "kernel image", path, n) < 0
-			       ? kp_err_set(err, "out of memory")
-			       : 0;
-	}
-	n = image_stream_certs(kr, path, max, label, keyed ? &f : NULL, err);
-	if (n == -2 || n == 0) {
-		/* not streamed, or none found: the image whole (an xz payload inside: zImage) */
-		if (kp_bytes_read(path, max, &b, err) < 0)
-			return -1;
-		n = n == -2 ? image_certs(kr, &b, max, label, keyed ? &f : NULL, err)
-			    : embedded_certs(kr, &b, max, label, keyed ? &f : NULL);
-		kp_bytes_release(&b);
-		if (n < 0)
+		if (!stored) {
 			kp_err_set(err, "out of memory");
+			goto out;
+		}
+	} else {
+		if (read_image(&f, path, max, err) < 0)
+			goto out;
+		role = calloc(f.n ? f.n : 1, sizeof(*role));
+		if (!role || classify(&f, role) < 0) {
+			kp_err_set(err, "out of memory");
+			goto out;
+		}
+		der = keyed ? memo_blob(&f, role, &len) : NULL;
+		if (der)
+			kp_sig_memo_image_put(kr->memo, key, der, len, (uint32_t)f.n);
+		free(der);
 	}
-	if (n >= 0 && keyed && !f.oom)
-		kp_sig_memo_image_put(kr->memo, key, f.der, f.len, f.n);
-	free(f.der);
-	if (n < 0)
-		return -1;
-	return add_source(kr, "kernel image", path, n) < 0 ? kp_err_set(err, "out of memory") : 0;
+	r = take_certs(kr, &f, role, label, label) < 0 ? kp_err_set(err, "out of memory") : 0;
+out:
+	found_release(&f);
+	free(role);
+	return r;
 }
 
 int kp_keyring_add_installed_image(struct kp_keyring *kr, const char *root, const char *release,
@@ -1194,6 +1457,28 @@ static bool matches_description(const struct kp_trusted_key *k, const struct kp_
 }
 
 /*
+ * A /proc/keys description of a certificate of an image's revocation list: /proc/keys does
+ * not say which keyring holds a key, and .blacklist holds those (load_revocation_...()).
+ */
+static bool describes_revoked(const struct kp_keyring *kr, const struct kp_trusted_key *k)
+{
+	for (size_t i = 0; i < kr->nrevoked; i++) {
+		const ASN1_OCTET_STRING *skid = X509_get0_subject_key_id(kr->revoked[i]);
+		const ASN1_STRING *id = skid ? skid : X509_get0_serialNumber(kr->revoked[i]);
+		const unsigned char *d = ASN1_STRING_get0_data(id);
+		size_t n = (size_t)ASN1_STRING_length(id);
+		bool same = kr->revoked_image[i] && strlen(k->id_hex) == 2 * n;
+
+		for (size_t b = 0; b < n && same; b++)
+			same = hexval(k->id_hex[2 * b]) == d[b] >> 4 &&
+			       hexval(k->id_hex[2 * b + 1]) == (d[b] & 15);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/*
  * pkcs7_validate_trust_one() for a module signature (no certificates in the message: the
  * direct signer lookup, then verify_signature()) against the keys of one pass.
  */
@@ -1223,40 +1508,93 @@ static enum kp_sig_trust search(const struct kp_keyring *kr, const struct kp_sig
 	}
 	for (size_t i = 0; i < kr->nkeys; i++)
 		if ((after ? kr->keys[i].pass_after : kr->keys[i].pass) == pass &&
-		    !kr->keys[i].have_cert && matches_description(&kr->keys[i], s)) {
+		    !kr->keys[i].have_cert && matches_description(&kr->keys[i], s) &&
+		    !describes_revoked(kr, &kr->keys[i])) {
 			*key = &kr->keys[i];
 			return KP_TRUST_ID_ONLY;
 		}
 	return KP_TRUST_NO_KEY;
 }
 
-/* is_key_on_revocation_list(): a dbx/MokListXRT certificate that is the signer. */
+/*
+ * is_key_on_revocation_list(), certs/blacklist.c (v5.13+; Debian's 5.10 has it):
+ * pkcs7_validate_trust() against .blacklist is 0 (-EKEYREJECTED) only when a certificate
+ * there is the signer and verifies the signature. The image's revocation_certificate_list
+ * always counts (it exists only with SYSTEM_REVOCATION_LIST); dbx and MokListXRT (the latter
+ * under Secure Boot only) with the model's SYSTEM_REVOCATION_LIST. Its index, or -1.
+ */
+static ssize_t revoker(const struct kp_keyring *kr, const struct kp_signature *s)
+{
+	bool listed = kr->have_model && kr->model.revocation_list;
+
+	for (size_t i = 0; i < kr->nrevoked; i++) {
+		struct kp_trusted_key k = { .x509 = kr->revoked[i], .have_cert = true };
+
+		if (!kr->revoked_image[i] &&
+		    (!listed || (!kr->model.secure_boot && kr->revoked_mok[i])))
+			continue;
+		if (!matches_cert(kr->revoked[i], s))
+			continue;
+		/* an algorithm libcrypto cannot check: taken as verifying (as for trusted keys) */
+		if (!s->digest_len || !EVP_get_digestbyname(s->hash_algo))
+			return (ssize_t)i;
+		k.have_key_id = key_id(kr->revoked[i], k.key_id);
+		if (verify_with(kr, &k, s) == 1)
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
 bool kp_keyring_revoked(const struct kp_keyring *kr, const struct kp_signature *s)
 {
-	if (!kr->have_model || !kr->model.revocation_list)
-		return false;
-	for (size_t i = 0; i < kr->nrevoked; i++)
-		if ((kr->model.secure_boot || !kr->revoked_mok[i]) &&
-		    matches_cert(kr->revoked[i], s))
-			return true;
-	return false;
+	return revoker(kr, s) >= 0;
+}
+
+const char *kp_keyring_revoked_by(const struct kp_keyring *kr, const struct kp_signature *s,
+				  bool *image)
+{
+	ssize_t i = revoker(kr, s);
+
+	*image = i >= 0 && kr->revoked_image[i];
+	return i < 0 ? NULL : kr->revoked_source[i];
+}
+
+size_t kp_keyring_unplaced(const struct kp_keyring *kr, const char **source)
+{
+	size_t n = 0;
+
+	*source = NULL;
+	for (size_t i = 0; i < kr->nkeys; i++)
+		if (kr->keys[i].origin == KP_KEY_KERNEL && kr->keys[i].list_unknown &&
+		    !kr->keys[i].pass) {
+			if (!n)
+				*source = kr->keys[i].source;
+			n++;
+		}
+	return n;
 }
 
 /*
  * mod_verify_sig(): verify_pkcs7_signature() with the secondary keyring (builtin, secondary,
- * .machine) and, on -ENOKEY, the platform keyring after the revocation list (Debian).
+ * .machine) and, on -ENOKEY, the platform keyring (Debian). verify_pkcs7_message_sig(),
+ * certs/system_keyring.c: the revocation list before the keyring search since "certs:
+ * Reference revocation list for all keyrings" (profile row revocation_all_keyrings; taken so
+ * without a model), before the platform retry only in older kernels (the 6.1.192 tree).
  */
 static enum kp_sig_trust verify(const struct kp_keyring *kr, const struct kp_signature *s,
 				bool after, const struct kp_trusted_key **key)
 {
 	enum kp_sig_trust t;
+	bool first = !kr->have_model || kr->model.revocation_first;
 
 	*key = NULL;
+	if (first && kp_keyring_revoked(kr, s))
+		return KP_TRUST_REVOKED;
 	t = search(kr, s, after, 1, key);
 	if (t != KP_TRUST_NO_KEY || !kr->have_model || !kr->model.platform_for_modules ||
 	    !kr->model.platform_keyring)
 		return t;
-	if (kp_keyring_revoked(kr, s))
+	if (!first && kp_keyring_revoked(kr, s))
 		return KP_TRUST_REVOKED;
 	return search(kr, s, after, 2, key);
 }
@@ -1280,7 +1618,7 @@ int kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature 
 	const struct kp_trusted_key *key;
 	enum kp_sig_trust t;
 
-	if (!s->present || s->malformed || s->pkcs7_err || !s->digest_len || !kr->nkeys)
+	if (!s->present || s->malformed || s->pkcs7_err || !s->digest_len || kp_keyring_empty(kr))
 		return 0;
 	t = verify(kr, s, false, &key);
 	/* the next boot's keyrings differ only with a pending MOK enrolment */

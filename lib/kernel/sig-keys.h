@@ -4,7 +4,8 @@
  * itself (OpenSSL's libcrypto). Key sources, each named in reports: the running
  * kernel's keys as /proc/keys lists them (descriptions only: matched by key id
  * or name, not verified), the X.509 certificates compiled into a kernel image
- * (vmlinuz/vmlinux: the system_certificate_list of certs/system_certificates.S),
+ * (vmlinuz/vmlinux: the system_certificate_list of certs/system_certificates.S; those of its
+ * revocation_certificate_list, certs/revocation_certificates.S, are revocations),
  * and certificate files (PEM or DER) the user names; from the firmware, UEFI db, dbx and
  * the MOK lists (MokListRT, MokListXRT, the pending MokNew) as EFI signature lists.
  *
@@ -48,6 +49,8 @@ struct kp_keyring_model {
 	bool platform_keyring;	   /* CONFIG_INTEGRITY_PLATFORM_KEYRING */
 	bool platform_for_modules; /* Debian: mod_verify_sig() retries .platform */
 	bool revocation_list;	   /* CONFIG_SYSTEM_REVOCATION_LIST: dbx certificates refuse */
+	/* profile row revocation_all_keyrings: is_key_on_revocation_list() before any keyring */
+	bool revocation_first;
 };
 
 struct kp_trusted_key {
@@ -61,6 +64,12 @@ struct kp_trusted_key {
 	/* searched by mod_verify_sig(): 0 no, 1 the secondary keyring, 2 the platform retry */
 	int pass, pass_after;
 	bool tbs_blacklisted; /* its tbsCertificate hash is in dbx/MokListXRT: never loaded */
+	/*
+	 * KP_KEY_KERNEL: found in the image outside its system_certificate_list (which list it
+	 * belongs to is not known); not trusted when the image has a revocation list
+	 * (@beside_revocation) or the model has SYSTEM_REVOCATION_LIST: it may be revoked.
+	 */
+	bool list_unknown, beside_revocation;
 	bool have_cert;	     /* the certificate's bytes: signatures are verified with it */
 	void *x509;	     /* X509 *, NULL for a key known by description only */
 	const unsigned char *skid;
@@ -80,9 +89,13 @@ struct kp_keyring {
 	unsigned char (*blacklist)[32]; /* "bin:" SHA-256 entries of the .blacklist keyring */
 	size_t nblacklist;
 	bool *blacklist_mok; /* per entry: from MokListXRT, loaded only under Secure Boot */
-	void **revoked;	       /* X509 * of dbx/MokListXRT: the revocation list */
+	void **revoked;	     /* X509 * of dbx/MokListXRT and images: the revocation list */
 	size_t nrevoked;
 	bool *revoked_mok;
+	/* per entry: from a kernel image's revocation_certificate_list (always loaded: the list
+	 * exists only with SYSTEM_REVOCATION_LIST), and where it was read */
+	bool *revoked_image;
+	const char **revoked_source;
 	unsigned char (*tbs)[32]; /* "tbs:" certificate hashes (dbx, MokListXRT, /proc/keys) */
 	size_t ntbs;
 	bool *tbs_mok;
@@ -101,6 +114,7 @@ struct kp_keyring {
 
 void kp_keyring_init(struct kp_keyring *kr);
 void kp_keyring_release(struct kp_keyring *kr);
+/* True when there is nothing to verify a signature against (no key, no image revocation). */
 bool kp_keyring_empty(const struct kp_keyring *kr);
 /* True when a MOK certificate, enrolled or pending, was read. */
 bool kp_keyring_has_mok(const struct kp_keyring *kr);
@@ -112,8 +126,12 @@ int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_
 /*
  * The certificates compiled into a kernel image: bzImage (its compressed payload), an
  * arm64 EFI zboot image, a compressed Image, or a vmlinux; @max caps the decompressed size.
- * Every DER X.509 certificate in the image is taken (the system_certificate_list holds
- * them). Finding none is not an error (the count is in kr->sources).
+ * The DER X.509 certificates of the image, told apart by the layout of
+ * certs/system_certificates.S and certs/revocation_certificates.S (each list followed by its
+ * size; the system list also by module_cert_size, the size of its first certificate; the
+ * revocation list linked after it): the system list's are trusted keys, the revocation
+ * list's revocations (kr->revoked), any other one a key with list_unknown. Finding none is
+ * not an error (the counts are in kr->sources).
  */
 int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t max,
 				struct kp_err *err);
@@ -199,10 +217,25 @@ enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
 						 const struct kp_signature *s,
 						 const struct kp_trusted_key **key);
 /*
- * True if the signer is a certificate of the revocation list (dbx, MokListXRT under Secure
- * Boot) and the model has SYSTEM_REVOCATION_LIST: the platform retry refuses it.
+ * is_key_on_revocation_list(): true if a certificate of the revocation list is the signer and
+ * verifies the signature (pkcs7_validate_trust() against .blacklist). The list: a kernel
+ * image's revocation_certificate_list, and dbx (MokListXRT under Secure Boot) when the model
+ * has SYSTEM_REVOCATION_LIST. kp_keyring_verify() asks it before the keyrings
+ * (revocation_first, or no model) or before the platform retry.
  */
 bool kp_keyring_revoked(const struct kp_keyring *kr, const struct kp_signature *s);
+/*
+ * Where the revoking certificate of @s was read (an EFI variable's label, an image path), NULL
+ * if none; *@image: from a kernel image's revocation_certificate_list.
+ */
+const char *kp_keyring_revoked_by(const struct kp_keyring *kr, const struct kp_signature *s,
+				  bool *image);
+/*
+ * The kernel-image certificates not trusted because their list is unknown and may be the
+ * revocation list (after kp_keyring_apply_model()): their number, *@source the first one's
+ * image. For a warning: nothing else reports them.
+ */
+size_t kp_keyring_unplaced(const struct kp_keyring *kr, const char **source);
 /* Any key whose certificate matches the signer, searched or not (to name it), or NULL. */
 const struct kp_trusted_key *kp_keyring_find_signer(const struct kp_keyring *kr,
 						    const struct kp_signature *s);

@@ -222,10 +222,25 @@ static int mod_verify_sig(struct kp_sim_ctx *c, struct kp_loading *ld)
 	return verify_pkcs7(c, ld);
 }
 
+/* The revocation list that holds the signer, in words (@buf): an image's or the firmware's. */
+static const char *revoked_by(const struct kp_keyring *kr, const struct kp_signature *s, char *buf,
+			      size_t len)
+{
+	bool image = false;
+	const char *src = kp_keyring_revoked_by(kr, s, &image);
+
+	if (!image)
+		return "dbx/MokListXRT certificate";
+	snprintf(buf, len, "a certificate of the revocation_certificate_list of %s",
+		 src ? src : "the kernel image");
+	return buf;
+}
+
 /* A fatal verification error (module_sig_check(): "default: return err"), in words. */
 static void fatal_finding(struct kp_sim_ctx *c, struct kp_loading *ld, int err)
 {
 	const struct kp_signature *s = &ld->m->sig;
+	char by[4200];
 	/* pkcs7_verify() let the message through: the trust check decided */
 	const bool verified = !s->pkcs7_verify_err || authattrs_waived(c, s);
 
@@ -252,10 +267,10 @@ static void fatal_finding(struct kp_sim_ctx *c, struct kp_loading *ld, int err)
 	else if (err == -EKEYREJECTED && verified && c->f->keys &&
 		 kp_keyring_revoked(c->f->keys, s))
 		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
-			   "the signer (%s) is on the kernel's revocation list (dbx/MokListXRT "
-			   "certificate): rejected with EKEYREJECTED even when signatures are not "
-			   "enforced",
-			   s->signer ? s->signer : "key id signer");
+			   "the signer (%s) is on the kernel's revocation list (%s): rejected with "
+			   "EKEYREJECTED even when signatures are not enforced",
+			   s->signer ? s->signer : "key id signer",
+			   revoked_by(c->f->keys, s, by, sizeof(by)));
 	else if (err == -EKEYREJECTED && verified)
 		kp_finding(ld->v, "bad-signature", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "the signature does not verify against the trusted key that signed it "
