@@ -29,6 +29,8 @@
 #define KP_FC_FOOTER_LEN  64
 #define KP_FC_KEY_LEN	  32
 #define KP_FC_F_CONTENT	  0x100u      /* record flag: the content key is set */
+/* bytes of uncompressed modules a run hashes on misses, for their content keys */
+#define KP_FC_PLAIN_HASH_MAX ((uint64_t)64 << 20)
 #define KP_FC_TOUCH_EVERY (24 * 3600) /* a hit refreshes a pack's mtime at most this often */
 #define KP_FC_PRUNE_EVERY 3600	      /* automatic pruning at most once an hour */
 #define KP_FC_TMP_MAX_AGE 3600	      /* a temporary file older than this was left by a crash */
@@ -126,6 +128,7 @@ struct kp_facts_cache {
 	struct kp_fs_devs devs; /* the file systems seen (under @lock) */
 	struct kp_sig_memo *memo; /* kp_facts_cache_sig_memo(), made under @lock */
 	struct kp_btf_memo *btf_memo; /* kp_facts_cache_btf_memo(), made under @lock */
+	uint64_t plain_hashed; /* bytes of uncompressed modules hashed on misses (atomic) */
 };
 
 static inline void count(uint64_t *v)
@@ -163,13 +166,13 @@ int kp_fc_list_packs(int dfd, struct kp_dir_file **out, size_t *n);
 void kp_fc_load_packs(struct kp_facts_cache *c);
 /*
  * Looks the module up in every pack: by @st (the file's state) or, with @st NULL, by @key.
- * A hit returns the module (and the entry's bytes in @raw when asked); refused entries are
- * counted and the search goes on.
+ * A hit returns the module (and the entry's bytes in @raw when asked, its index record in
+ * @rec when not NULL); refused entries are counted and the search goes on.
  */
 struct kp_module *kp_fc_lookup(struct kp_facts_cache *c, const uint64_t *st,
 			       const unsigned char *key, const char *path,
 			       const struct kp_open_opts *opts, uint64_t file_size,
-			       unsigned char **raw);
+			       unsigned char **raw, struct kp_fc_rec *rec);
 
 /* Appends the entry @p (@len bytes) for @r's state and key; under @c->lock. 0 or -1. */
 int kp_fc_writer_add(struct kp_facts_cache *c, struct kp_fc_writer *w, struct kp_fc_rec *r,
