@@ -304,6 +304,19 @@ static bool racy(const uint64_t *v)
 	       (int64_t)v[3] * 1000000000 + (int64_t)v[4] >= edge;
 }
 
+/*
+ * The module in the state @st holds the bytes whose SHA-256 is @key: the result cache may
+ * take it by its bytes when its state changes (file/inputs.h). Not when the run reads what
+ * IMA appraisal looks at besides the bytes (its security.ima, owner and file system,
+ * file/ima-xattr.h): a setxattr() or chown() changes only the state.
+ */
+static void note_bytes(const struct kp_open_opts *opts, const uint64_t *st,
+		       const unsigned char *key)
+{
+	if (!opts->ima_xattr)
+		kp_in_note_bytes(st, key);
+}
+
 /* Compressed by its name (.ko.xz, .ko.zst, .ko.gz): worth a content key. */
 static bool hashed_by_name(const char *path)
 {
@@ -484,7 +497,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 		count(&c->n.stat_hits);
 		/* the facts of these bytes: the result cache records them (no read) */
 		if (hit.flags & KP_FC_F_CONTENT)
-			kp_in_note_bytes(r.st, hit.key);
+			note_bytes(opts, r.st, hit.key);
 		*out = m;
 		return 0;
 	}
@@ -504,7 +517,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 			if (trust && !racy(r.st)) {
 				add_entry(c, &r, raw,
 					  kp_load64(raw + 56, false) + KP_FC_HEADER_LEN);
-				kp_in_note_bytes(r.st, r.key);
+				note_bytes(opts, r.st, r.key);
 			}
 			free(raw);
 			*out = m;
@@ -533,7 +546,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	    (kp_in_stat(path, &post) == 0 && same_file_state(&pre, &post))) {
 		store_or_defer(c, opts, *out, &r, false);
 		if (r.flags & KP_FC_F_CONTENT)
-			kp_in_note_bytes(r.st, r.key);
+			note_bytes(opts, r.st, r.key);
 	}
 	return 0;
 }

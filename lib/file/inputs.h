@@ -27,7 +27,8 @@
  * the module's facts by, no extra read), the module is recorded with that digest too, and a
  * replay that finds its state changed hashes the file again and compares (the same type,
  * permissions and size, on a file system whose stat() is the kernel's, and a new state that
- * is trusted: a module another user can write is never taken by its bytes here). A replay
+ * is trusted: a module another user can write is never taken by its bytes here; nor one
+ * whose extended attributes, owner and file system the run read, for IMA). A replay
  * hashes at most KP_INPUTS_REHASH_MAX bytes of modules so: more, and it gives up (the run
  * reads them through the facts cache, which costs no more).
  *

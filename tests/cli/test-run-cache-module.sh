@@ -11,7 +11,8 @@
 #   - one byte changed, size and mtime put back (touch -r): a miss, the new answer;
 #   - two modules touched whose bytes are more than 64 MiB: not replayed (a miss that says
 #     why), the answer the same;
-#   - as root, a module chown()ed to nobody (its state no longer trusted): not replayed.
+#   - as root, a module chown()ed to nobody (its state no longer trusted): not replayed;
+#   - a module whose security.ima the run read (IMA appraisal): never taken by its bytes.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -202,6 +203,34 @@ else
 	for i in 1 2 3 4; do
 		n=$((n + 1))
 		echo "ok $n # SKIP not root: no other user's file"
+	done
+fi
+
+# IMA appraisal reads a module's security.ima (and owner, file system) besides its bytes: a
+# setxattr() changes only the state, so such a module is never taken by its bytes
+f12=$top/fixtures/ko/6.12
+im=$tmp/ima/kp_plain.ko
+mkdir -p "$tmp/ima"
+cp "$f12/kp_plain.ko" "$im"
+cmd_i=(check -f json --fail-on never -k "$f12/Module.symvers.gz" --kernel-config
+	"$f12/config.gz" --kernel-release "$(sed -n 's/^release=//p' "$f12/kernel.txt")"
+	--kernel-cmdline ima_policy=secure_boot "$im")
+setx() { python3 -c "import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex(sys.argv[2]))" "$im" "$1" 2>/dev/null; }
+if setx "0404$(sha256sum "$im" | cut -c1-64)"; then
+	sleep 1.1
+	expect "ima: a digest in security.ima" i0 'miss, stored (*' "${cmd_i[@]}"
+	touch "$im"
+	sleep 1.1
+	expect "ima: touched: not taken by its bytes" i1 'miss, stored (*' "${cmd_i[@]}"
+	setx 0302040102030401000100
+	sleep 1.1
+	expect "ima: a signature in security.ima instead" i2 'miss, stored (*' "${cmd_i[@]}"
+	! cmp -s "$tmp/i1.out" "$tmp/i2.out"
+	ok "ima: ... a new answer" $?
+else
+	for i in 1 2 3 4; do
+		n=$((n + 1))
+		echo "ok $n # SKIP security.ima cannot be set here"
 	done
 fi
 
