@@ -29,8 +29,6 @@
 #define KP_FC_FOOTER_LEN  64
 #define KP_FC_KEY_LEN	  32
 #define KP_FC_F_CONTENT	  0x100u      /* record flag: the content key is set */
-/* bytes of uncompressed modules a run hashes on misses, for their content keys */
-#define KP_FC_PLAIN_HASH_MAX ((uint64_t)64 << 20)
 #define KP_FC_TOUCH_EVERY (24 * 3600) /* a hit refreshes a pack's mtime at most this often */
 #define KP_FC_PRUNE_EVERY 3600	      /* automatic pruning at most once an hour */
 #define KP_FC_TMP_MAX_AGE 3600	      /* a temporary file older than this was left by a crash */
@@ -107,6 +105,9 @@ struct fc_defer {
 	size_t nslots; /* a power of two, more than twice @n; 0 before the first job */
 };
 
+/* Bytes of uncompressed modules a run hashes on misses, for their content keys. */
+#define KP_FC_PLAIN_HASH_MAX ((uint64_t)64 << 20)
+
 struct kp_facts_cache {
 	char *dir;
 	int dirfd;	/* O_PATH of @dir; -1: no cache directory (every lookup misses) */
@@ -128,7 +129,8 @@ struct kp_facts_cache {
 	struct kp_fs_devs devs; /* the file systems seen (under @lock) */
 	struct kp_sig_memo *memo; /* kp_facts_cache_sig_memo(), made under @lock */
 	struct kp_btf_memo *btf_memo; /* kp_facts_cache_btf_memo(), made under @lock */
-	uint64_t plain_hashed; /* bytes of uncompressed modules hashed on misses (atomic) */
+	/* bytes of uncompressed modules hashed on misses (atomic) */
+	uint64_t plain_hashed;
 };
 
 static inline void count(uint64_t *v)

@@ -347,7 +347,8 @@ struct replay {
 	uint64_t size, olen, klen, mlen;
 	int how;	      /* kp_inputs_recheck()'s answer */
 	unsigned char *fresh; /* the manifest with new states, when they are to be stored */
-	struct kp_inputs_rehash rh; /* the modules hashed again */
+	/* the modules hashed again */
+	struct kp_inputs_rehash rh;
 };
 
 /* Under kp_bytes_guard() (a file truncated under the mapping): 1 when the entry is whole,

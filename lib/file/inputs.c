@@ -66,6 +66,12 @@ struct entry {
 
 #define REC_HEAD 90 /* kind, flags, path length, err, 8 state fields, content length */
 
+/* A module's state and the SHA-256 of its bytes (kp_in_note_bytes()). */
+struct keyed {
+	uint64_t st[8];
+	unsigned char h[KP_CONTENT_HASH_LEN];
+};
+
 /*
  * The manifest is encoded as it is recorded (no structure or string per entry: a whole
  * tree's run records ~5,000): into a buffer of a fixed size that is written out to the
@@ -95,10 +101,7 @@ struct kp_inputs {
 	} memo[MEMO];
 	unsigned int nmemo, memo_next;
 	/* module digests by state (under @lock): open addressing, a free slot's mode is 0 */
-	struct keyed {
-		uint64_t st[8];
-		unsigned char h[KP_CONTENT_HASH_LEN];
-	} *keyed;
+	struct keyed *keyed;
 	size_t nkeyed, kcap;
 };
 
@@ -238,8 +241,7 @@ void kp_in_note_bytes(const uint64_t *st, const unsigned char *sha256)
 		return;
 	pthread_mutex_lock(&in->lock);
 	/* out of memory or past the bound: recorded by its state alone, as before */
-	if (in->nkeyed >= KEYED_MAX ||
-	    ((in->nkeyed + 1) * 4 > in->kcap * 3 && keyed_grow(in) < 0))
+	if (in->nkeyed >= KEYED_MAX || ((in->nkeyed + 1) * 4 > in->kcap * 3 && keyed_grow(in) < 0))
 		goto out;
 	i = keyed_slot(in->keyed, in->kcap, st);
 	if (!in->keyed[i].st[7]) {
@@ -1104,7 +1106,8 @@ static long put_keyed(const struct kp_inputs *in, const unsigned char *p, size_t
 		}
 		for (int k = 0; k < 8; k++)
 			v[k] = kp_load64(p + off + 18 + 8 * k, false);
-		if (!S_ISREG((mode_t)v[7]) || !in->keyed[i = keyed_slot(in->keyed, in->kcap, v)].st[7]) {
+		if (!S_ISREG((mode_t)v[7]) ||
+		    !in->keyed[i = keyed_slot(in->keyed, in->kcap, v)].st[7]) {
 			off += REC_HEAD + pl;
 			continue;
 		}
@@ -1129,8 +1132,8 @@ static long put_keyed(const struct kp_inputs *in, const unsigned char *p, size_t
  * The records, spilled then buffered, to @put with the module digests put in
  * (put_keyed()); the bytes put in *@body. 0 or -1 with @why.
  */
-static int stream_keyed(const struct kp_inputs *in, kp_inputs_put put, void *arg,
-			uint64_t *body, const char **why)
+static int stream_keyed(const struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *body,
+			const char **why)
 {
 	/* the largest record: a path and a pseudo-file's bytes */
 	size_t cap = REC_HEAD + 4096 + CONTENT_MAX;
@@ -1295,8 +1298,9 @@ struct check {
 	uid_t euid;
 	bool by_digest;	      /* an entry held by its digest, its state changed */
 	bool no_refresh;      /* a new state may not be stored (too new, untrusted, no memory) */
-	struct kp_inputs_rehash rh; /* the modules hashed again (K_KEYED) */
 	unsigned char *fresh; /* @m with the new states of the entries that held by digest */
+	/* the modules hashed again (K_KEYED) */
+	struct kp_inputs_rehash rh;
 };
 
 /*

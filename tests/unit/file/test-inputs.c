@@ -380,8 +380,7 @@ static int write_km(const char *text, const struct timespec *mtime)
 	fputs(text, f);
 	if (fclose(f) != 0)
 		return -1;
-	return mtime ? utimensat(AT_FDCWD, km_path, (struct timespec[]){ *mtime, *mtime }, 0)
-		     : 0;
+	return mtime ? utimensat(AT_FDCWD, km_path, (struct timespec[]){ *mtime, *mtime }, 0) : 0;
 }
 
 /*
