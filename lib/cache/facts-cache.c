@@ -20,9 +20,16 @@
  * decides which facts a run trusts, so it must not collide even for files made to collide
  * (a non-cryptographic hash would let a crafted module borrow another module's verdict).
  * SHA-256 runs at ~1.5 GB/s here (SHA-NI), against ~30 MB/s of output for liblzma: hashing
- * a .ko.xz costs ~1/50 of decompressing it. An uncompressed module is not hashed: its
- * reader loads only the sections it needs (a quarter of the bytes), so hashing all of it
- * would cost more than reading it again when its state is new.
+ * a .ko.xz costs ~1/50 of decompressing it. An uncompressed module is not hashed when a
+ * run fills an empty cache: its reader loads only the sections it needs (a quarter of the
+ * bytes), so hashing all of it would cost more than reading it again when its state is new.
+ * One that a run with packs misses (changed since: rebuilt, touched, reinstalled) is
+ * hashed after it is read, up to KP_FC_PLAIN_HASH_MAX bytes a run, so that its entry has a
+ * content key too.
+ *
+ * The result cache (file/inputs.h) gets the content key of each module found by its state
+ * or read with one (kp_in_note_bytes()): a replay that finds the module's state changed
+ * compares its bytes instead of running.
  */
 #include "facts-cache.h"
 
@@ -297,6 +304,19 @@ static bool racy(const uint64_t *v)
 	       (int64_t)v[3] * 1000000000 + (int64_t)v[4] >= edge;
 }
 
+/*
+ * The module in the state @st holds the bytes whose SHA-256 is @key: the result cache may
+ * take it by its bytes when its state changes (file/inputs.h). Not when the run reads what
+ * IMA appraisal looks at besides the bytes (its security.ima, owner and file system,
+ * file/ima-xattr.h): a setxattr() or chown() changes only the state.
+ */
+static void note_bytes(const struct kp_open_opts *opts, const uint64_t *st,
+		       const unsigned char *key)
+{
+	if (!opts->ima_xattr)
+		kp_in_note_bytes(st, key);
+}
+
 /* Compressed by its name (.ko.xz, .ko.zst, .ko.gz): worth a content key. */
 static bool hashed_by_name(const char *path)
 {
@@ -446,7 +466,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 			     struct kp_module **out, struct kp_err *err)
 {
 	struct kp_open_opts direct = *opts;
-	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(opts) };
+	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(opts) }, hit;
 	struct stat pre, post;
 	struct kp_module *m;
 	bool trust;
@@ -470,10 +490,14 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	kp_file_state(&pre, r.st);
 	r.hash = kp_fc_state_hash(r.st);
 	trust = trusted(c, path, &pre);
-	m = trust ? kp_fc_lookup(c, r.st, NULL, path, opts, (uint64_t)pre.st_size, NULL) : NULL;
+	m = trust ? kp_fc_lookup(c, r.st, NULL, path, opts, (uint64_t)pre.st_size, NULL, &hit)
+		  : NULL;
 	if (m) {
 		count(&c->n.hits);
 		count(&c->n.stat_hits);
+		/* the facts of these bytes: the result cache records them (no read) */
+		if (hit.flags & KP_FC_F_CONTENT)
+			note_bytes(opts, r.st, hit.key);
 		*out = m;
 		return 0;
 	}
@@ -486,13 +510,15 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 		unsigned char *raw = NULL;
 
 		r.flags |= KP_FC_F_CONTENT;
-		m = kp_fc_lookup(c, NULL, r.key, path, opts, (uint64_t)pre.st_size, &raw);
+		m = kp_fc_lookup(c, NULL, r.key, path, opts, (uint64_t)pre.st_size, &raw, NULL);
 		if (m) {
 			/* the same entry under this file's state: a stat hit next time */
 			count(&c->n.hits);
-			if (trust && !racy(r.st))
+			if (trust && !racy(r.st)) {
 				add_entry(c, &r, raw,
 					  kp_load64(raw + 56, false) + KP_FC_HEADER_LEN);
+				note_bytes(opts, r.st, r.key);
+			}
 			free(raw);
 			*out = m;
 			return 0;
@@ -503,6 +529,12 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 		return -1;
 	if (!trust || racy(r.st))
 		return 0; /* the state does not name the bytes read (see the top): not stored */
+	/* uncompressed, changed since the cache was filled: its content key too (see the top) */
+	if (!(r.flags & KP_FC_F_CONTENT) &&
+	    __atomic_add_fetch(&c->plain_hashed, (uint64_t)pre.st_size, __ATOMIC_RELAXED) <=
+		    KP_FC_PLAIN_HASH_MAX &&
+	    content_key(c, path, &pre, r.key) == 0)
+		r.flags |= KP_FC_F_CONTENT;
 	/*
 	 * A content key must name the bytes that were read: the file must not have changed
 	 * since it was hashed. An entry found by state alone needs no second stat(): a file
@@ -511,8 +543,11 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	 * stat() either way).
 	 */
 	if (!(r.flags & KP_FC_F_CONTENT) ||
-	    (kp_in_stat(path, &post) == 0 && same_file_state(&pre, &post)))
+	    (kp_in_stat(path, &post) == 0 && same_file_state(&pre, &post))) {
 		store_or_defer(c, opts, *out, &r, false);
+		if (r.flags & KP_FC_F_CONTENT)
+			note_bytes(opts, r.st, r.key);
+	}
 	return 0;
 }
 

@@ -435,7 +435,7 @@ out:
 struct kp_module *kp_fc_lookup(struct kp_facts_cache *c, const uint64_t *st,
 			       const unsigned char *key, const char *path,
 			       const struct kp_open_opts *opts, uint64_t file_size,
-			       unsigned char **raw)
+			       unsigned char **raw, struct kp_fc_rec *rec)
 {
 	struct kp_err err;
 
@@ -458,8 +458,11 @@ struct kp_module *kp_fc_lookup(struct kp_facts_cache *c, const uint64_t *st,
 			struct kp_module *m =
 				load_entry(c, p, &f.found, path, opts, file_size, raw);
 
-			if (m)
+			if (m) {
+				if (rec)
+					*rec = f.found;
 				return m;
+			}
 			count(&c->n.rejected);
 		}
 	}

@@ -105,6 +105,9 @@ struct fc_defer {
 	size_t nslots; /* a power of two, more than twice @n; 0 before the first job */
 };
 
+/* Bytes of uncompressed modules a run hashes on misses, for their content keys. */
+#define KP_FC_PLAIN_HASH_MAX ((uint64_t)64 << 20)
+
 struct kp_facts_cache {
 	char *dir;
 	int dirfd;	/* O_PATH of @dir; -1: no cache directory (every lookup misses) */
@@ -126,6 +129,8 @@ struct kp_facts_cache {
 	struct kp_fs_devs devs; /* the file systems seen (under @lock) */
 	struct kp_sig_memo *memo; /* kp_facts_cache_sig_memo(), made under @lock */
 	struct kp_btf_memo *btf_memo; /* kp_facts_cache_btf_memo(), made under @lock */
+	/* bytes of uncompressed modules hashed on misses (atomic) */
+	uint64_t plain_hashed;
 };
 
 static inline void count(uint64_t *v)
@@ -163,13 +168,13 @@ int kp_fc_list_packs(int dfd, struct kp_dir_file **out, size_t *n);
 void kp_fc_load_packs(struct kp_facts_cache *c);
 /*
  * Looks the module up in every pack: by @st (the file's state) or, with @st NULL, by @key.
- * A hit returns the module (and the entry's bytes in @raw when asked); refused entries are
- * counted and the search goes on.
+ * A hit returns the module (and the entry's bytes in @raw when asked, its index record in
+ * @rec when not NULL); refused entries are counted and the search goes on.
  */
 struct kp_module *kp_fc_lookup(struct kp_facts_cache *c, const uint64_t *st,
 			       const unsigned char *key, const char *path,
 			       const struct kp_open_opts *opts, uint64_t file_size,
-			       unsigned char **raw);
+			       unsigned char **raw, struct kp_fc_rec *rec);
 
 /* Appends the entry @p (@len bytes) for @r's state and key; under @c->lock. 0 or -1. */
 int kp_fc_writer_add(struct kp_facts_cache *c, struct kp_fc_writer *w, struct kp_fc_rec *r,

@@ -68,7 +68,8 @@ struct kp_run_cache {
 	pthread_mutex_t lock; /* stdout and stderr may be written from two threads at once */
 	bool broken;	      /* a write failed: nothing is stored */
 	size_t ninputs;
-	char note[160]; /* what a replay did, for KOPOLICY_CACHE_STATS */
+	bool rehash_over; /* the replay gave up: more than KP_INPUTS_REHASH_MAX to hash */
+	char note[256];	  /* what a replay did, for KOPOLICY_CACHE_STATS */
 };
 
 int kp_kbuf_add(struct kbuf *k, const void *p, size_t len)
@@ -346,6 +347,8 @@ struct replay {
 	uint64_t size, olen, klen, mlen;
 	int how;	      /* kp_inputs_recheck()'s answer */
 	unsigned char *fresh; /* the manifest with new states, when they are to be stored */
+	/* the modules hashed again */
+	struct kp_inputs_rehash rh;
 };
 
 /* Under kp_bytes_guard() (a file truncated under the mapping): 1 when the entry is whole,
@@ -362,7 +365,8 @@ static int entry_holds(void *arg)
 	      kp_load32(m + 48, false) == entry_crc(m, (size_t)r->size) &&
 	      chunks(m + HDR_LEN, r->olen, false)))
 		return 0;
-	r->how = kp_inputs_recheck(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen, &r->fresh);
+	r->how = kp_inputs_recheck_counted(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
+					   &r->fresh, &r->rh);
 	return r->how != 0;
 }
 
@@ -457,8 +461,10 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 	b.data = m;
 	b.len = (size_t)st.st_size;
 	b.mapped = true;
-	if (kp_bytes_guard(&b, entry_holds, &r, &err) != 1)
+	if (kp_bytes_guard(&b, entry_holds, &r, &err) != 1) {
+		rc->rehash_over = r.rh.over;
 		goto out;
+	}
 	*status = (int)kp_load32(m + 12, false);
 	hit = 1;
 	snprintf(rc->note, sizeof(rc->note), "hit, replayed");
@@ -469,10 +475,15 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 	} else if (r.how == 2) {
 		const char *why = r.fresh ? refresh(rc, &r, &b)
 					  : "a new state is less than a second old or not trusted";
+		char mods[96] = "";
 
+		if (r.rh.files)
+			snprintf(mods, sizeof(mods), "; %llu module%s hashed again, %llu bytes",
+				 (unsigned long long)r.rh.files, r.rh.files == 1 ? "" : "s",
+				 (unsigned long long)r.rh.bytes);
 		snprintf(rc->note, sizeof(rc->note),
-			 "hit, replayed (inputs rewritten with the same bytes; %s%s)",
-			 why ? "entry not refreshed: " : "entry refreshed", why ? why : "");
+			 "hit, replayed (inputs rewritten with the same bytes; %s%s%s)",
+			 why ? "entry not refreshed: " : "entry refreshed", why ? why : "", mods);
 	}
 	if (st.st_mtim.tv_sec + TOUCH_EVERY < time(NULL))
 		futimens(fd, NULL);
@@ -627,6 +638,7 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t len)
 {
 	const char *why = "the output could not be written";
+	char over[96] = "";
 
 	if (len)
 		note[0] = '\0';
@@ -642,8 +654,12 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 		kp_inputs_attach(NULL);
 		if (status < 0 || status > 255)
 			why = "no exit status";
+		if (rc->rehash_over)
+			snprintf(over, sizeof(over),
+				 "; not replayed: more than %llu MiB of modules to hash again",
+				 (unsigned long long)(KP_INPUTS_REHASH_MAX >> 20));
 		if (!rc->broken && status >= 0 && status < 256 && store(rc, status, &why) == 0)
-			snprintf(note, len, "miss, stored (%zu inputs)", rc->ninputs);
+			snprintf(note, len, "miss, stored (%zu inputs%s)", rc->ninputs, over);
 		else
 			snprintf(note, len, "miss, not stored: %s", why);
 	}

@@ -23,7 +23,8 @@
 #define STREAM_CHUNK 16384 /* bytes of the spill file read back at a time to store it */
 #define SUM_MAX	     ((uint64_t)16 << 20) /* bytes: a larger file is not summed (K_SUMMED) */
 #define MEMO	     64 /* digests remembered by state: a file stat()ed, then opened */
-#define MAGIC	     "KPMANIF3"
+#define MAGIC	     "KPMANIF4"
+#define KEYED_MAX    ((size_t)1 << 17) /* module digests kept (kp_in_note_bytes()) */
 
 enum kind {
 	K_STATE = 1,   /* stat() gave a state: dev, ino, size, mtime, ctime, mode */
@@ -39,7 +40,13 @@ enum kind {
 	 * A directory's state and the SHA-256 of its entries' sorted names and types: the
 	 * state decides, and when it changed (files renamed over others) the listing does.
 	 */
-	K_LISTED = 6
+	K_LISTED = 6,
+	/*
+	 * A module's trusted state and the SHA-256 of its bytes the facts cache keyed its
+	 * facts by (kp_in_note_bytes()): the state decides, and when it changed (touched,
+	 * reinstalled with the same bytes) the bytes do, within a replay's budget.
+	 */
+	K_KEYED = 7
 };
 
 /* An entry's flags (the byte after its kind). */
@@ -58,6 +65,12 @@ struct entry {
 };
 
 #define REC_HEAD 90 /* kind, flags, path length, err, 8 state fields, content length */
+
+/* A module's state and the SHA-256 of its bytes (kp_in_note_bytes()). */
+struct keyed {
+	uint64_t st[8];
+	unsigned char h[KP_CONTENT_HASH_LEN];
+};
 
 /*
  * The manifest is encoded as it is recorded (no structure or string per entry: a whole
@@ -87,6 +100,9 @@ struct kp_inputs {
 		unsigned char h[KP_CONTENT_HASH_LEN];
 	} memo[MEMO];
 	unsigned int nmemo, memo_next;
+	/* module digests by state (under @lock): open addressing, a free slot's mode is 0 */
+	struct keyed *keyed;
+	size_t nkeyed, kcap;
 };
 
 /*
@@ -124,6 +140,7 @@ void kp_inputs_free(struct kp_inputs *in)
 		return;
 	free(in->buf);
 	free(in->tab);
+	free(in->keyed);
 	pthread_mutex_destroy(&in->lock);
 	free(in);
 }
@@ -185,6 +202,55 @@ static uint64_t hash_bytes(const unsigned char *p, size_t len)
 	memcpy(&w, p + i, len - i);
 	h = (h ^ w) * 0x9e3779b97f4a7c15u;
 	return h ^ h >> 29;
+}
+
+/* The slot of the state @v in @tab (@cap slots): its own, else the free one where it goes. */
+static size_t keyed_slot(const struct keyed *tab, size_t cap, const uint64_t *v)
+{
+	size_t i = (size_t)hash_bytes((const unsigned char *)v, 8 * sizeof(*v)) & (cap - 1);
+
+	while (tab[i].st[7] && memcmp(tab[i].st, v, sizeof(tab[i].st)))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Twice the slots of the module digests (under @in->lock); 0 or -1. */
+static int keyed_grow(struct kp_inputs *in)
+{
+	size_t cap = in->kcap ? in->kcap * 2 : 4096;
+	struct keyed *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -1;
+	for (size_t i = 0; i < in->kcap; i++)
+		if (in->keyed[i].st[7])
+			tab[keyed_slot(tab, cap, in->keyed[i].st)] = in->keyed[i];
+	free(in->keyed);
+	in->keyed = tab;
+	in->kcap = cap;
+	return 0;
+}
+
+void kp_in_note_bytes(const uint64_t *st, const unsigned char *sha256)
+{
+	struct kp_inputs *in = rec();
+	size_t i;
+
+	/* a regular file's state only (a free slot is a zero mode) */
+	if (!in || !S_ISREG((mode_t)st[7]))
+		return;
+	pthread_mutex_lock(&in->lock);
+	/* out of memory or past the bound: recorded by its state alone, as before */
+	if (in->nkeyed >= KEYED_MAX || ((in->nkeyed + 1) * 4 > in->kcap * 3 && keyed_grow(in) < 0))
+		goto out;
+	i = keyed_slot(in->keyed, in->kcap, st);
+	if (!in->keyed[i].st[7]) {
+		memcpy(in->keyed[i].st, st, sizeof(in->keyed[i].st));
+		in->nkeyed++;
+	}
+	memcpy(in->keyed[i].h, sha256, KP_CONTENT_HASH_LEN);
+out:
+	pthread_mutex_unlock(&in->lock);
 }
 
 /*
@@ -1014,15 +1080,106 @@ out:
 	return r;
 }
 
+/*
+ * Puts the whole records among the @len bytes at @p to @put (under @in->lock), each K_STATE
+ * record of a regular file on a local file system whose state has a module digest
+ * (kp_in_note_bytes()) as a K_KEYED one with it; adds the bytes put to *@out. The bytes of
+ * whole records taken (a record cut at the end is left to the next call), -1 when @put
+ * failed.
+ */
+static long put_keyed(const struct kp_inputs *in, const unsigned char *p, size_t len,
+		      kp_inputs_put put, void *arg, uint64_t *out)
+{
+	size_t off = 0, run = 0; /* the unchanged records from @run to @off: put at once */
+
+	while (len - off >= REC_HEAD) {
+		uint64_t pl = kp_load64(p + off + 2, false), cl = kp_load64(p + off + 82, false);
+		unsigned char h[REC_HEAD];
+		uint64_t v[8];
+		size_t i;
+
+		if (pl > len - off - REC_HEAD || cl > len - off - REC_HEAD - pl)
+			break;
+		if (p[off] != K_STATE || !(p[off + 1] & F_LOCAL) || cl) {
+			off += REC_HEAD + pl + cl;
+			continue;
+		}
+		for (int k = 0; k < 8; k++)
+			v[k] = kp_load64(p + off + 18 + 8 * k, false);
+		if (!S_ISREG((mode_t)v[7]) ||
+		    !in->keyed[i = keyed_slot(in->keyed, in->kcap, v)].st[7]) {
+			off += REC_HEAD + pl;
+			continue;
+		}
+		memcpy(h, p + off, REC_HEAD);
+		h[0] = K_KEYED;
+		kp_store64(h + 82, KP_CONTENT_HASH_LEN);
+		if ((off > run && put(arg, p + run, off - run) < 0) || put(arg, h, REC_HEAD) < 0 ||
+		    put(arg, p + off + REC_HEAD, (size_t)pl) < 0 ||
+		    put(arg, in->keyed[i].h, KP_CONTENT_HASH_LEN) < 0)
+			return -1;
+		*out += off - run + REC_HEAD + pl + KP_CONTENT_HASH_LEN;
+		off += REC_HEAD + pl;
+		run = off;
+	}
+	if (off > run && put(arg, p + run, off - run) < 0)
+		return -1;
+	*out += off - run;
+	return (long)off;
+}
+
+/*
+ * The records, spilled then buffered, to @put with the module digests put in
+ * (put_keyed()); the bytes put in *@body. 0 or -1 with @why.
+ */
+static int stream_keyed(const struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *body,
+			const char **why)
+{
+	/* the largest record: a path and a pseudo-file's bytes */
+	size_t cap = REC_HEAD + 4096 + CONTENT_MAX;
+	unsigned char *chunk = NULL;
+	long used;
+	int r = -1;
+
+	*body = 0;
+	if (in->spilled) {
+		chunk = malloc(cap);
+		if (!chunk) {
+			*why = "out of memory";
+			return -1;
+		}
+	}
+	*why = "cannot write the entry";
+	for (uint64_t off = 0; off < in->spilled; off += (uint64_t)used) {
+		size_t n = in->spilled - off < cap ? (size_t)(in->spilled - off) : cap;
+
+		if (kp_pread_all(in->spill, chunk, n, off) != (ssize_t)n) {
+			*why = "the inputs' temporary file could not be read";
+			goto out;
+		}
+		used = put_keyed(in, chunk, n, put, arg, body);
+		if (used <= 0) /* a record longer than any recorded: never, unless corrupted */
+			goto out;
+	}
+	if (in->len && put_keyed(in, in->buf, in->len, put, arg, body) != (long)in->len)
+		goto out;
+	r = 0;
+out:
+	free(chunk);
+	return r;
+}
+
 int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *len,
 		     uint64_t *count, const char **why)
 {
 	unsigned char chunk[STREAM_CHUNK];
+	uint64_t body;
 	int r = -1;
 
 	*len = 0;
 	*count = 0;
 	pthread_mutex_lock(&in->lock);
+	body = in->spilled + in->len;
 	*why = in->uncacheable;
 	if (*why || digests_hold(in, why) < 0)
 		goto out;
@@ -1031,6 +1188,11 @@ int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_
 	*why = "cannot write the entry";
 	if (put(arg, chunk, 16) < 0)
 		goto out;
+	if (in->nkeyed) {
+		if (stream_keyed(in, put, arg, &body, why) < 0)
+			goto out;
+		goto done;
+	}
 	/* the spilled records, read back a chunk at a time, then the buffer's */
 	for (uint64_t off = 0; off < in->spilled;) {
 		size_t n = in->spilled - off < sizeof(chunk) ? (size_t)(in->spilled - off)
@@ -1046,8 +1208,9 @@ int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_
 	}
 	if (in->len && put(arg, in->buf, in->len) < 0)
 		goto out;
+done:
 	*why = NULL;
-	*len = 16 + in->spilled + in->len;
+	*len = 16 + body;
 	*count = in->n;
 	r = 0;
 out:
@@ -1085,7 +1248,7 @@ static long walk(const unsigned char *m, size_t len, bool (*fn)(void *arg, const
 			e.st[k] = kp_load64(m + off + 18 + 8 * k, false);
 		cl = kp_load64(m + off + 82, false);
 		if (pl == 0 || pl >= sizeof(path) || cl > CONTENT_MAX ||
-		    len - off - REC_HEAD < pl + cl || e.kind < K_STATE || e.kind > K_LISTED ||
+		    len - off - REC_HEAD < pl + cl || e.kind < K_STATE || e.kind > K_KEYED ||
 		    (e.flags & ~(F_FOLLOW | F_LOCAL)) ||
 		    (e.kind >= K_HASHED && cl != KP_CONTENT_HASH_LEN) ||
 		    (e.kind >= K_SUMMED && !(e.flags & F_LOCAL)))
@@ -1136,6 +1299,8 @@ struct check {
 	bool by_digest;	      /* an entry held by its digest, its state changed */
 	bool no_refresh;      /* a new state may not be stored (too new, untrusted, no memory) */
 	unsigned char *fresh; /* @m with the new states of the entries that held by digest */
+	/* the modules hashed again (K_KEYED) */
+	struct kp_inputs_rehash rh;
 };
 
 /*
@@ -1155,6 +1320,17 @@ static bool holds_by_digest(struct check *c, const struct entry *e, const struct
 
 	if (v[7] != e->st[7] || (e->kind != K_LISTED && v[2] != e->st[2]))
 		return false;
+	if (e->kind == K_KEYED) {
+		/* a module another user can write is not taken by its bytes (fs-trust.h) */
+		if (!kp_state_trusted(st, KP_FS_LOCAL, c->euid))
+			return false;
+		if (v[2] > KP_INPUTS_REHASH_MAX - c->rh.bytes) {
+			c->rh.over = true;
+			return false;
+		}
+		c->rh.bytes += v[2];
+		c->rh.files++;
+	}
 	fd = open_same(e->path, e->flags & F_FOLLOW, v);
 	if (fd < 0)
 		return false;
@@ -1230,6 +1406,12 @@ static bool holds(void *arg, const struct entry *e)
 
 int kp_inputs_recheck(const unsigned char *m, size_t len, unsigned char **fresh)
 {
+	return kp_inputs_recheck_counted(m, len, fresh, NULL);
+}
+
+int kp_inputs_recheck_counted(const unsigned char *m, size_t len, unsigned char **fresh,
+			      struct kp_inputs_rehash *rh)
+{
 	struct check c = { .m = m, .len = len, .euid = geteuid() };
 	int r;
 
@@ -1239,6 +1421,8 @@ int kp_inputs_recheck(const unsigned char *m, size_t len, unsigned char **fresh)
 	memset(&c.devs, 0, sizeof(c.devs));
 	clock_gettime(CLOCK_REALTIME, &c.start);
 	r = walk(m, len, holds, &c) < 0 ? 0 : c.by_digest ? 2 : 1;
+	if (rh)
+		*rh = c.rh;
 	if (r == 2 && fresh && !c.no_refresh)
 		*fresh = c.fresh;
 	else

@@ -21,6 +21,17 @@
  * permissions and size must not have changed), on a file system whose stat() is still the
  * kernel's; so does one that finds the state of a hashed file changed.
  *
+ * A module's trusted state can change while its bytes do not either (touch, a package
+ * reinstalled with the same files, a DKMS rebuild that reproduces the module): when the
+ * facts cache knows the bytes of a module's state (kp_in_note_bytes(): the SHA-256 it keyed
+ * the module's facts by, no extra read), the module is recorded with that digest too, and a
+ * replay that finds its state changed hashes the file again and compares (the same type,
+ * permissions and size, on a file system whose stat() is the kernel's, and a new state that
+ * is trusted: a module another user can write is never taken by its bytes here; nor one
+ * whose extended attributes, owner and file system the run read, for IMA). A replay
+ * hashes at most KP_INPUTS_REHASH_MAX bytes of modules so: more, and it gives up (the run
+ * reads them through the facts cache, which costs no more).
+ *
  * Anything on one of the running kernel's file systems (procfs, sysfs, debugfs, the
  * devtmpfs at /dev, ...: told by statfs() of what was opened or stat()ed, or of an absent
  * path's nearest existing directory, never by the path's spelling), a directory, link or
@@ -79,13 +90,20 @@ void kp_in_note_fd(const char *path, int fd);
  * /proc/cmdline (libkmod reads the kernel command line's modprobe options).
  */
 void kp_in_note_kmod(const char *moddir, const char *const *config);
+/*
+ * The regular file in the trusted state @st (kp_file_state()) holds the bytes whose SHA-256
+ * is @sha256 (the facts cache's content key of the module it found by that state): a
+ * record of that state is stored with the digest, which a replay compares when the state
+ * changed. Nothing when no recorder is attached.
+ */
+void kp_in_note_bytes(const uint64_t *st, const unsigned char *sha256);
 /* The run's output depends on something not recorded (the running kernel, a file written). */
 void kp_in_uncacheable(const char *why);
 
 /* Takes the next @len bytes of a manifest being streamed; 0 or -1 (stop). */
 typedef int (*kp_inputs_put)(void *arg, const void *p, size_t len);
 /*
- * Streams the recorded manifest ("KPMANIF3", the count, the entries in the order recorded,
+ * Streams the recorded manifest ("KPMANIF4", the count, the entries in the order recorded,
  * exact duplicates dropped) to @put in pieces (16 KiB, or the buffer's records at once), for
  * run-cache.c: the spilled records are read back, the whole manifest is never in memory.
  * 0 with its length in *@len and its entries in *@count; -1 with @why when the run must not
@@ -112,6 +130,16 @@ int kp_inputs_unchanged(const unsigned char *m, size_t len);
  * out of memory).
  */
 int kp_inputs_recheck(const unsigned char *m, size_t len, unsigned char **fresh);
+/* Bytes of modules a replay hashes again at most (kp_in_note_bytes()). */
+#define KP_INPUTS_REHASH_MAX ((uint64_t)64 << 20)
+/* What a replay hashed again of the modules recorded with their bytes. */
+struct kp_inputs_rehash {
+	uint64_t files, bytes; /* modules whose state changed and bytes did not */
+	bool over;	       /* one more would have passed KP_INPUTS_REHASH_MAX: given up */
+};
+/* kp_inputs_recheck() that also counts into @rh (NULL: not counted). */
+int kp_inputs_recheck_counted(const unsigned char *m, size_t len, unsigned char **fresh,
+			      struct kp_inputs_rehash *rh);
 /* The number of entries of a manifest (0 when malformed). */
 size_t kp_inputs_count(const unsigned char *m, size_t len);
 

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "file/inputs.h"
+#include "util/content-hash.h"
+#include "util/io.h"
 #include "tap.h"
 
 #define NFILES 200
@@ -352,6 +354,113 @@ static void digest_fallback(struct tap *t)
 	rmdir(fb_dir);
 }
 
+static char km_path[128]; /* the module of keyed_module() */
+static unsigned char km_sha[KP_CONTENT_HASH_LEN];
+
+/* Every input of read_all() (most records spilled), then the module, known by its bytes. */
+static void *read_keyed(void *arg)
+{
+	struct stat st;
+	uint64_t v[8];
+
+	read_all(arg);
+	if (kp_in_stat(km_path, &st) == 0) {
+		kp_file_state(&st, v);
+		kp_in_note_bytes(v, km_sha);
+	}
+	return NULL;
+}
+
+static int write_km(const char *text, const struct timespec *mtime)
+{
+	FILE *f = fopen(km_path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	if (fclose(f) != 0)
+		return -1;
+	return mtime ? utimensat(AT_FDCWD, km_path, (struct timespec[]){ *mtime, *mtime }, 0) : 0;
+}
+
+/*
+ * A module recorded with the SHA-256 of its bytes (kp_in_note_bytes(), spilled or not): the
+ * manifest streamed with it is well-formed and holds by stat(); touched, it holds by its
+ * bytes (counted: one module, its size), the fresh manifest by stat() again; other bytes of
+ * the same size with the mtime put back do not; a wrong digest does not either.
+ */
+static void keyed_module(struct tap *t, size_t buf)
+{
+	struct man m = { 0 }, plain = { 0 };
+	struct kp_inputs_rehash rh = { 0 };
+	unsigned char *fresh = NULL;
+	const char *why = NULL;
+	struct stat st;
+	uint64_t n = 0, n2 = 0;
+	int spill, fd, r;
+
+	snprintf(km_path, sizeof(km_path), "%s/km.ko", dir);
+	if (write_km("module bytes\n", NULL) < 0 || (fd = open(km_path, O_RDONLY)) < 0) {
+		tap_ok(t, 0, "keyed: made");
+		return;
+	}
+	r = fstat(fd, &st) == 0 ? kp_content_hash_fd(fd, (uint64_t)st.st_size, km_sha) : -1;
+	close(fd);
+	tap_ok(t, r == 0, "keyed (buffer %zu): hashed", buf);
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
+	spill = spill_file();
+	r = record(&m, read_keyed, spill, buf, 1, &n, &why);
+	tap_ok(t, r == 0, "keyed: streamed (%s)", why ? why : "ok");
+	if (spill >= 0)
+		close(spill);
+	spill = spill_file();
+	r = record(&plain, read_all, spill, buf, 1, &n2, &why);
+	if (spill >= 0)
+		close(spill);
+	/* one more record than read_all()'s, with a 32-byte digest: 90 + path + 32 */
+	tap_ok(t, r == 0 && n == n2 + 1 && m.len == plain.len + 90 + strlen(km_path) + 32,
+	       "keyed: the module's record carries its digest (%zu vs %zu bytes)", m.len,
+	       plain.len);
+	tap_is_int(t, kp_inputs_count(m.p, m.len), n, "keyed: a well-formed manifest");
+	tap_is_int(t, kp_inputs_recheck_counted(m.p, m.len, &fresh, &rh), 1,
+		   "keyed: unchanged: by stat()");
+	tap_ok(t, rh.files == 0 && !fresh, "keyed: nothing hashed again");
+	/* touched: a new change time, the same bytes */
+	utimensat(AT_FDCWD, km_path, NULL, 0);
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
+	tap_is_int(t, kp_inputs_recheck_counted(m.p, m.len, &fresh, &rh), 2,
+		   "keyed: touched: holds by its bytes");
+	tap_ok(t, rh.files == 1 && rh.bytes == (uint64_t)st.st_size && !rh.over,
+	       "keyed: ... one module hashed again (%llu, %llu bytes)",
+	       (unsigned long long)rh.files, (unsigned long long)rh.bytes);
+	tap_ok(t, fresh && kp_inputs_recheck(fresh, m.len, NULL) == 1,
+	       "keyed: the fresh manifest holds by stat()");
+	free(fresh);
+	fresh = NULL;
+	/* other bytes of the same size, the mtime put back */
+	write_km("module bytez\n", &st.st_mtim);
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
+	tap_is_int(t, kp_inputs_recheck_counted(m.p, m.len, &fresh, &rh), 0,
+		   "keyed: other bytes, same size and mtime: changed");
+	tap_ok(t, !fresh, "keyed: no fresh manifest for a change");
+	/* the first bytes back, but the digest recorded was another one */
+	write_km("module bytes\n", &st.st_mtim);
+	memset(km_sha, 0, sizeof(km_sha));
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
+	spill = spill_file();
+	free(m.p);
+	r = record(&m, read_keyed, spill, buf, 1, &n, &why);
+	if (spill >= 0)
+		close(spill);
+	utimensat(AT_FDCWD, km_path, NULL, 0);
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
+	tap_is_int(t, r == 0 ? kp_inputs_recheck(m.p, m.len, NULL) : -1, 0,
+		   "keyed: touched, a digest of other bytes: changed");
+	free(m.p);
+	free(plain.p);
+	unlink(km_path);
+}
+
 int main(void)
 {
 	/* NFILES files, the directory, "absent" stat()ed and lstat()ed, the long absent path */
@@ -463,6 +572,8 @@ int main(void)
 	rewritten(&t, "group-writable", 0664, 0);
 	rewritten(&t, "own", 0644, 1);
 	digest_fallback(&t);
+	keyed_module(&t, (size_t)1 << 20);
+	keyed_module(&t, SMALL);
 	kernel_fs(&t, "//proc/self/status");
 	kernel_fs(&t, "/./proc/../proc/self/status");
 

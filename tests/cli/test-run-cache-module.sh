@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# The result cache when a module's state changed and its bytes did not (issue 28 item 4:
+# touch, a package reinstalled with the same files, a DKMS rebuild that reproduces the
+# module). A module the facts cache knows by its bytes (a compressed one found by its state,
+# an uncompressed one read by a run with packs) is recorded with their SHA-256; a replay
+# that finds its state changed hashes it again and compares. Each run's output must be the
+# bytes of a --no-cache run:
+#   - touched, never hashed (an uncompressed module of the run that filled the cache): a
+#     miss, that module alone read; touched again: replayed, "1 module hashed again";
+#   - a compressed module touched: replayed;
+#   - one byte changed, size and mtime put back (touch -r): a miss, the new answer;
+#   - two modules touched whose bytes are more than 64 MiB: not replayed (a miss that says
+#     why), the answer the same;
+#   - as root, a module chown()ed to nobody (its state no longer trusted): not replayed;
+#   - a module whose security.ima the run read (IMA appraisal): never taken by its bytes.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/6.1
+poke=$top/tests/cli/elf-poke.py
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KOPOLICY_CACHE_DIR=$tmp/cache
+unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_CACHE
+
+ok() { # description, command status (0 = pass)
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
+command -v xz >/dev/null || { echo "1..0 # SKIP xz missing"; exit 0; }
+
+t=$tmp/tree
+mkdir -p "$t/kernel" "$t/extra" "$tmp/orig"
+for m in kp_prop_prov kp_use_prop kp_use_prop_chain kp_missing_then_ns; do
+	cp "$fx/$m.ko" "$t/kernel/"
+done
+cp "$fx/kp_gpl_prov.ko" "$t/extra/"
+xz -c --check=crc32 "$fx/kp_plain.ko" >"$t/kernel/kp_plain.ko.xz"
+cp -p "$t/extra/kp_gpl_prov.ko" "$tmp/orig/"
+m=$t/extra/kp_gpl_prov.ko
+x=$t/kernel/kp_plain.ko.xz
+
+cmd=(check -f json --fail-on never -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz"
+	--kernel-release "$rel" "$t")
+cmd_g=(graph --format json -k "$fx/Module.symvers.gz" "$t")
+
+# run NAME CMD...: a --no-cache run (the reference) in $tmp/NAME.ref.{out,err,rc} and a cached
+# one in $tmp/NAME.{out,err,rc}, its result cache line in $tmp/NAME.stats, the facts cache's
+# in $tmp/NAME.facts
+run() {
+	local name=$1
+	shift
+	"$kp" --no-cache "$@" >"$tmp/$name.ref.out" 2>"$tmp/$name.ref.err"
+	echo $? >"$tmp/$name.ref.rc"
+	KOPOLICY_CACHE_STATS=1 "$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.all"
+	echo $? >"$tmp/$name.rc"
+	grep -v '^kopolicy: \(\(result \|base \)\?cache\|signatures\|module BTF\): ' \
+		"$tmp/$name.all" >"$tmp/$name.err"
+	sed -n 's/^kopolicy: result cache: //p' "$tmp/$name.all" >"$tmp/$name.stats"
+	sed -n 's/^kopolicy: cache: //p' "$tmp/$name.all" >"$tmp/$name.facts"
+}
+same() { # NAME: the cached run printed the --no-cache run's bytes and status
+	cmp -s "$tmp/$1.ref.out" "$tmp/$1.out" && cmp -s "$tmp/$1.ref.err" "$tmp/$1.err" &&
+		cmp -s "$tmp/$1.ref.rc" "$tmp/$1.rc"
+}
+stats_is() { # NAME PATTERN (a shell pattern): the result cache line
+	local s
+	s=$(cat "$tmp/$1.stats")
+	# shellcheck disable=SC2053
+	[[ $s == $2 ]] || { echo "# $1: result cache: $s (wanted $2)"; return 1; }
+}
+# expect LABEL NAME PATTERN CMD...: one cached run against --no-cache, its stats line
+expect() {
+	local label=$1 name=$2 pat=$3
+	shift 3
+	run "$name" "$@"
+	same "$name" && stats_is "$name" "$pat"
+	ok "$label: = --no-cache, result cache \"$pat\"" $?
+}
+size_m=$(stat -c %s "$m")
+size_x=$(stat -c %s "$x")
+again1() { echo "hit, replayed (inputs rewritten with the same bytes; entry refreshed; 1 module hashed again, $1 bytes)"; }
+
+# a state changed less than a second before a run is not stored: every wait below is that
+sleep 1.1
+expect "first run" r0 'miss, stored (*' "${cmd[@]}"
+expect "graph: first run" g0 'miss, stored (*' "${cmd_g[@]}"
+expect "second run" r1 'hit, replayed' "${cmd[@]}"
+cp "$tmp/r0.out" "$tmp/v0.json"
+
+# the run that filled the cache did not hash the uncompressed modules: a miss, one read
+touch "$m"
+sleep 1.1
+expect "touched, never hashed" r2 'miss, stored (*' "${cmd[@]}"
+grep -q ' 1 misses,' "$tmp/r2.facts"
+ok "touched, never hashed: that module alone read ($(cat "$tmp/r2.facts"))" $?
+cmp -s "$tmp/r2.out" "$tmp/v0.json"
+ok "touched: the same answer" $?
+expect "then replayed" r3 'hit, replayed' "${cmd[@]}"
+
+# now its bytes are known: touched again, replayed after hashing it
+touch "$m"
+sleep 1.1
+expect "touched again" r4 "$(again1 "$size_m")" "${cmd[@]}"
+[ ! -s "$tmp/r4.facts" ]
+ok "touched again: no module read (no facts cache line)" $?
+expect "then stat()s only again" r5 'hit, replayed' "${cmd[@]}"
+
+# reinstalled with the same bytes (a new inode): replayed
+cp -p "$m" "$m.new" && mv "$m.new" "$m"
+sleep 1.1
+expect "reinstalled, same bytes" r6 "$(again1 "$size_m")" "${cmd[@]}"
+
+# a compressed module (found by its state in a run with packs: its content key recorded)
+touch "$x"
+sleep 1.1
+expect "compressed module touched" r7 "$(again1 "$size_x")" "${cmd[@]}"
+touch "$x"
+sleep 1.1
+expect "graph: compressed module touched (its entry recorded before)" g1 'miss, stored (*' \
+	"${cmd_g[@]}"
+touch "$x"
+sleep 1.1
+expect "graph: touched again" g2 "$(again1 "$size_x")" "${cmd_g[@]}"
+
+# one byte changed, size and mtime put back: a miss, the new answer
+cp -p "$m" "$tmp/m.before"
+python3 "$poke" "$m" replace kp_gpl_prov_plain kp_absent_early
+touch -r "$tmp/m.before" "$m"
+[ "$(stat -c %s.%Y "$m")" = "$(stat -c %s.%Y "$tmp/m.before")" ] && ! cmp -s "$m" "$tmp/m.before"
+ok "other bytes, the same size and mtime" $?
+sleep 1.1
+expect "other bytes, same size and mtime" r8 'miss, stored (*' "${cmd[@]}"
+! cmp -s "$tmp/r8.out" "$tmp/v0.json"
+ok "other bytes: a new answer" $?
+expect "graph: other bytes" g3 'miss, stored (*' "${cmd_g[@]}"
+# the first bytes back, the mtime too: a miss again (the entry has the other bytes)
+cp "$tmp/orig/kp_gpl_prov.ko" "$m"
+touch -r "$tmp/m.before" "$m"
+sleep 1.1
+expect "the first bytes back" r9 'miss, stored (*' "${cmd[@]}"
+cmp -s "$tmp/r9.out" "$tmp/v0.json"
+ok "the first bytes back: the first answer" $?
+
+# a mode changed (bytes not): a miss
+chmod 600 "$m"
+sleep 1.1
+expect "mode changed" r10 'miss, stored (*' "${cmd[@]}"
+chmod 644 "$m"
+sleep 1.1
+expect "mode back" r11 'miss, stored (*' "${cmd[@]}"
+
+# the budget: two compressed modules of 40 MiB (an ELF with random bytes after it: the same
+# facts) are read, recorded with their bytes, touched: more than 64 MiB to hash, not replayed
+if command -v zstd >/dev/null; then
+	for b in kp_ns_ok kp_plain_prop; do
+		{ cat "$fx/$b.ko"; head -c $((40 << 20)) /dev/urandom; } |
+			zstd -q -1 -o "$t/extra/$b.ko.zst"
+	done
+	sleep 1.1
+	expect "budget: two large modules added" r12 'miss, stored (*' "${cmd[@]}"
+	touch "$m"
+	sleep 1.1
+	expect "budget: ... recorded with their bytes" r13 "$(again1 "$size_m")" "${cmd[@]}"
+	touch "$t/extra/kp_ns_ok.ko.zst" "$t/extra/kp_plain_prop.ko.zst"
+	sleep 1.1
+	expect "budget: both touched: more than 64 MiB to hash" r14 \
+		'miss, stored (* inputs; not replayed: more than 64 MiB of modules to hash again)' \
+		"${cmd[@]}"
+	touch "$t/extra/kp_ns_ok.ko.zst"
+	sleep 1.1
+	big=$(stat -c %s "$t/extra/kp_ns_ok.ko.zst")
+	expect "budget: one touched: within it" r15 "$(again1 "$big")" "${cmd[@]}"
+	rm -f "$t/extra/kp_ns_ok.ko.zst" "$t/extra/kp_plain_prop.ko.zst"
+	sleep 1.1
+	expect "budget: both removed" r16 'miss, stored (*' "${cmd[@]}"
+else
+	for i in 1 2 3 4 5; do
+		n=$((n + 1))
+		echo "ok $n # SKIP zstd missing"
+	done
+fi
+
+# as root: a module another user owns is not taken by its bytes
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	touch "$m"
+	sleep 1.1
+	expect "root: recorded with its bytes" r17 "$(again1 "$size_m")" "${cmd[@]}"
+	chown nobody "$m"
+	sleep 1.1
+	expect "root: the module now nobody's (same bytes)" r18 'miss, stored (*' "${cmd[@]}"
+	expect "root: ... then its bytes hashed on every replay" r19 'hit, replayed' "${cmd[@]}"
+	chown root "$m"
+	sleep 1.1
+	expect "root: back to root" r20 'miss, stored (*' "${cmd[@]}"
+else
+	for i in 1 2 3 4; do
+		n=$((n + 1))
+		echo "ok $n # SKIP not root: no other user's file"
+	done
+fi
+
+# IMA appraisal reads a module's security.ima (and owner, file system) besides its bytes: a
+# setxattr() changes only the state, so such a module is never taken by its bytes
+f12=$top/fixtures/ko/6.12
+im=$tmp/ima/kp_plain.ko
+mkdir -p "$tmp/ima"
+cp "$f12/kp_plain.ko" "$im"
+cmd_i=(check -f json --fail-on never -k "$f12/Module.symvers.gz" --kernel-config
+	"$f12/config.gz" --kernel-release "$(sed -n 's/^release=//p' "$f12/kernel.txt")"
+	--kernel-cmdline ima_policy=secure_boot "$im")
+setx() { python3 -c "import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex(sys.argv[2]))" "$im" "$1" 2>/dev/null; }
+if setx "0404$(sha256sum "$im" | cut -c1-64)"; then
+	sleep 1.1
+	expect "ima: a digest in security.ima" i0 'miss, stored (*' "${cmd_i[@]}"
+	touch "$im"
+	sleep 1.1
+	expect "ima: touched: not taken by its bytes" i1 'miss, stored (*' "${cmd_i[@]}"
+	setx 0302040102030401000100
+	sleep 1.1
+	expect "ima: a signature in security.ima instead" i2 'miss, stored (*' "${cmd_i[@]}"
+	! cmp -s "$tmp/i1.out" "$tmp/i2.out"
+	ok "ima: ... a new answer" $?
+else
+	for i in 1 2 3 4; do
+		n=$((n + 1))
+		echo "ok $n # SKIP security.ima cannot be set here"
+	done
+fi
+
+echo "1..$n"
+[ "$fail" -eq 0 ]
