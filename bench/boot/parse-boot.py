@@ -11,6 +11,7 @@ the median, minimum and maximum of
   mod-load    systemd-modules-load.service exited
   startup     systemd-analyze's "Startup finished" total (kernel + initrd + userspace)
   modules     modules loaded (/proc/modules) when the report ran
+  oot-span    the last out-of-tree module's module_load event, from systemd-modules-load's start
   qemu-wall   the QEMU process on the host: wall, and user + sys CPU seconds
 the ratio of the medians (on / off, rules / off, null / off, on / null), and the hook's
 latency distribution (hook-timer: wall and CPU ms per `kopolicy hook` run) with the slowest
@@ -87,6 +88,11 @@ def parse_report(path):
     ml = rep["units"].get("systemd-modules-load", [])
     if len(ml) >= 2 and ml[1].isdigit() and int(ml[1]) > 0:
         rep["mod_load"] = int(ml[1]) / 1e6
+    # the out-of-tree modules (those the report gives a taint line for): when the last of
+    # them was loaded, counted from systemd-modules-load's start (they head its list)
+    oot = [t for t, m in rep["loads"] if m in rep["taint"]]
+    if oot and ml and ml[0].isdigit() and int(ml[0]) > 0:
+        rep["oot_span"] = max(oot) - int(ml[0]) / 1e6
     return rep
 
 
@@ -249,6 +255,8 @@ def main():
                           ("startup", "systemd-analyze startup"), ("qemu_wall", "QEMU wall"),
                           ("qemu_cpu", "QEMU CPU (user+sys)")):
             print(fmt_row(name, col("off", key), col("rules", key)))
+        print(fmt_row("out-of-tree modules loaded, from systemd-modules-load start",
+                      col("off", "oot_span"), col("rules", "oot_span")))
         print(fmt_row("modules loaded", col("off", "modules"), col("rules", "modules"), "", 0))
         print_hooks(groups, "rules", "rules")
         msgs = {}
