@@ -134,6 +134,8 @@ if [ "$reuse" = 1 ]; then
 		die "-R: no root.img and initrd.cpio of an earlier run in $work"
 	[[ " ${order[*]} " != *" rules "* ]] || [ -s "$work/print-install-rules.conf" ] ||
 		die "-R: the image in $work has no out-of-tree modules or rules (built before -G)"
+	[ -e "$work/off-service" ] || echo "bench-boot: warning: the image in $work predates" \
+		"kpbench-off.service: its boots without a hook skip the setup service" >&2
 	nmods=$(($(grep -cv '^#' "$here/modules-load.conf") +
 		$(cat "$work/oot.list" 2>/dev/null | wc -l)))
 else
@@ -196,15 +198,18 @@ else
 	cp "$top/contrib/hook.conf" "$root/etc/kopolicy/hook.conf"
 	gcc -O2 -Wall -Wextra -o "$root/usr/local/lib/kpbench/hook-timer" "$here/hook-timer.c"
 	install -m 755 "$here/report.sh" "$root/usr/local/lib/kpbench/report.sh"
-	install -m 644 "$here/zz-kopolicy.conf" "$here/zz-null.conf" "$root/usr/local/lib/kpbench/"
+	install -m 644 "$here/zz-kopolicy.conf" "$here/zz-null.conf" "$here/zz-off.conf" \
+		"$root/usr/local/lib/kpbench/"
 	install -m 644 "$here/kpbench-hook.service" "$here/kpbench-nullhook.service" \
-		"$here/kpbench-rules.service" "$here/kpbench-report.service" \
+		"$here/kpbench-rules.service" "$here/kpbench-off.service" \
+		"$here/kpbench-report.service" \
 		"$root/etc/systemd/system/"
 	mkdir -p "$root/etc/systemd/system/sysinit.target.wants" \
 		"$root/etc/systemd/system/multi-user.target.wants"
 	ln -sf ../kpbench-hook.service "$root/etc/systemd/system/sysinit.target.wants/"
 	ln -sf ../kpbench-nullhook.service "$root/etc/systemd/system/sysinit.target.wants/"
 	ln -sf ../kpbench-rules.service "$root/etc/systemd/system/sysinit.target.wants/"
+	ln -sf ../kpbench-off.service "$root/etc/systemd/system/sysinit.target.wants/"
 	ln -sf ../kpbench-report.service "$root/etc/systemd/system/multi-user.target.wants/"
 	# the report owns the serial console: no login prompt on it
 	ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
@@ -242,6 +247,7 @@ else
 		die "kopolicy hook --print-install-rules printed $nrules install lines, not all of" \
 			"the form 'install M /usr/bin/kopolicy hook ...': $work/print-install-rules.conf"
 	cp "$work/print-install-rules.conf" "$root/usr/local/lib/kpbench/print-install-rules.conf"
+	: >"$work/off-service"
 	# kopolicy's prediction for the out-of-tree modules loaded in the list's order into a
 	# kernel with nothing of them loaded (the guest's hook judges each load against what is
 	# loaded then, with /etc/kopolicy/hook.conf: its lines are the report's "hookmsg")

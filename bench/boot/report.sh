@@ -32,7 +32,7 @@ state=$(systemctl is-system-running --wait 2>/dev/null)
 	echo "cmdline $(cat /proc/cmdline)"
 	echo "settle $settle"
 	[ -n "${warmed:-}" ] && echo "warmed $warmed"
-	for u in systemd-udevd systemd-udev-trigger systemd-modules-load kpbench-hook \
+	for u in systemd-udevd systemd-udev-trigger systemd-modules-load kpbench-hook kpbench-off \
 		kpbench-rules; do
 		echo "unit $u $(systemctl show -P ExecMainStartTimestampMonotonic $u.service)" \
 			"$(systemctl show -P ExecMainExitTimestampMonotonic $u.service)" \
