@@ -204,18 +204,19 @@ def main():
     def col(g, k):
         return [r[k] for r in groups[g] if k in r]
 
-    print()
-    print("medians [min–max] of %d boots without and %d with the hook on every module:" % (
-        len(groups["off"]), len(groups["on"])))
-    print()
-    print("| measure | without hook | install * hook | ratio |")
-    print("|---|---:|---:|---:|")
-    for key, name in (("settle", "udevadm settle"), ("last_load", "last module loaded"),
-                      ("mod_load", "systemd-modules-load done"),
-                      ("startup", "systemd-analyze startup"), ("qemu_wall", "QEMU wall"),
-                      ("qemu_cpu", "QEMU CPU (user+sys)")):
-        print(fmt_row(name, col("off", key), col("on", key)))
-    print(fmt_row("modules loaded", col("off", "modules"), col("on", "modules"), "", 0))
+    if groups["on"] or not groups["rules"]:
+        print()
+        print("medians [min–max] of %d boots without and %d with the hook on every module:" % (
+            len(groups["off"]), len(groups["on"])))
+        print()
+        print("| measure | without hook | install * hook | ratio |")
+        print("|---|---:|---:|---:|")
+        for key, name in (("settle", "udevadm settle"), ("last_load", "last module loaded"),
+                          ("mod_load", "systemd-modules-load done"),
+                          ("startup", "systemd-analyze startup"), ("qemu_wall", "QEMU wall"),
+                          ("qemu_cpu", "QEMU CPU (user+sys)")):
+            print(fmt_row(name, col("off", key), col("on", key)))
+        print(fmt_row("modules loaded", col("off", "modules"), col("on", "modules"), "", 0))
 
     if groups["null"]:
         print()
