@@ -24,6 +24,8 @@
 # -K KINDS picks the kinds of measured boot instead, a comma list of off, rules, null and
 # on (`install *`), e.g. -K off,rules; -N and -G add null and rules to the default off,on.
 # Each round boots the kinds in the order off, rules, null, on, the next round backwards.
+# Every kind runs the same setup service before systemd-modules-load (kpbench-off, -rules,
+# -nullhook, -hook.service: mkdir and a copy into /run/modprobe.d; zz-off.conf has no rule).
 # The guest (bench/boot/report.sh) reports on the serial console: when `udevadm settle`
 # returned, the kernel's module_load trace events (the last module loaded), systemd's unit
 # timestamps, `systemd-analyze time`, and with the hook hook-timer's line for every hook run
@@ -39,8 +41,9 @@
 # the hook about twice one without), BOOTS=3 with the warm-up about 1.5 hours.
 #
 # Output: OUTDIR (default bench-boot-<UTC time> in the current directory) holds serial-*.log
-# for every boot, boots.tsv (one line per boot), summary.txt (what parse-boot.py printed) and
-# raw.txt (all of it with every boot's report, the file to keep).
+# for every boot, boots.tsv (one line per boot), summary.txt (what parse-boot.py printed),
+# print-install-rules.conf and oot-check.txt (the rules as printed, kopolicy check of the
+# out-of-tree modules) and raw.txt (all of it with every boot's report, the file to keep).
 # Exit status: 0 done, 1 a boot failed or gave no report, 2 usage or setup error.
 set -euo pipefail
 
