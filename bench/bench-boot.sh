@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] KOPOLICY_BIN [BOOTS]
+# bench/bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] [-G] [-K KINDS] KOPOLICY_BIN [BOOTS]
 #
 # Boot storm: what `kopolicy hook` costs a real boot. Debian's stock 6.12 kernel boots under
 # QEMU (TCG) a Debian 12 root file system on a virtio disk — systemd, udev, kmod, the 6.12
@@ -14,6 +14,18 @@
 # (/var/cache/kopolicy) with every module the boots load, as on a system booted before.
 # -N adds BOOTS boots with a null hook (bench/boot/zz-null.conf, kpbench.hook=null: the same
 # install rule with /bin/true in place of kopolicy): the install-rule mechanism's own cost.
+# The image also holds out-of-tree modules (bench/boot/out-of-tree.conf: fixtures/ko/6.12's
+# kbuild modules in /lib/modules/RELEASE/updates/dkms/, loaded by every kind of boot through
+# /etc/modules-load.d/kpbench-oot.conf). -G adds BOOTS boots with the recommended deployment
+# (kpbench.hook=rules): the install lines `kopolicy hook --print-install-rules` prints in the
+# root when the image is built (chroot, /proc mounted, --kernel-release), one per
+# out-of-tree module, with hook-timer put in front of kopolicy (/usr/local/lib/kpbench/
+# zz-rules.conf; the lines as printed are in OUTDIR/print-install-rules.conf).
+# -K KINDS picks the kinds of measured boot instead, a comma list of off, rules, null and
+# on (`install *`), e.g. -K off,rules; -N and -G add null and rules to the default off,on.
+# Each round boots the kinds in the order off, rules, null, on, the next round backwards.
+# Every kind runs the same setup service before systemd-modules-load (kpbench-off, -rules,
+# -nullhook, -hook.service: mkdir and a copy into /run/modprobe.d; zz-off.conf has no rule).
 # The guest (bench/boot/report.sh) reports on the serial console: when `udevadm settle`
 # returned, the kernel's module_load trace events (the last module loaded), systemd's unit
 # timestamps, `systemd-analyze time`, and with the hook hook-timer's line for every hook run
@@ -29,28 +41,48 @@
 # the hook about twice one without), BOOTS=3 with the warm-up about 1.5 hours.
 #
 # Output: OUTDIR (default bench-boot-<UTC time> in the current directory) holds serial-*.log
-# for every boot, boots.tsv (one line per boot), summary.txt (what parse-boot.py printed) and
-# raw.txt (all of it with every boot's report, the file to keep).
+# for every boot, boots.tsv (one line per boot), summary.txt (what parse-boot.py printed),
+# print-install-rules.conf and oot-check.txt (the rules as printed, kopolicy check of the
+# out-of-tree modules) and raw.txt (all of it with every boot's report, the file to keep).
 # Exit status: 0 done, 1 a boot failed or gave no report, 2 usage or setup error.
 set -euo pipefail
 
 die() { echo "bench-boot: $*" >&2; exit 2; }
 usage() {
-	echo "usage: bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] KOPOLICY_BIN [BOOTS]" >&2
+	echo "usage: bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] [-G] [-K KINDS]" \
+		"KOPOLICY_BIN [BOOTS]" >&2
+	echo "  KINDS: a comma list of off (no install rules), rules (kopolicy hook" \
+		"--print-install-rules)," >&2
+	echo "  null (install * with /bin/true), on (install * with kopolicy hook);" \
+		"default off,on; -N adds null, -G rules" >&2
 	exit 2
 }
 
-outdir="" work="" reuse=0 null=0
-while getopts "o:w:RNh" opt; do
+outdir="" work="" reuse=0 kinds="" null=0 rules=0
+while getopts "o:w:RNGK:h" opt; do
 	case $opt in
 	o) outdir=$OPTARG ;;
 	w) work=$OPTARG ;;
 	R) reuse=1 ;;
 	N) null=1 ;;
+	G) rules=1 ;;
+	K) kinds=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
+kinds=${kinds:-off,on}
+[ "$null" = 0 ] || kinds+=,null
+[ "$rules" = 0 ] || kinds+=,rules
+# the kinds in their fixed order (off first, its neighbour rules), each once
+order=()
+for k in off rules null on; do
+	[[ ,$kinds, == *,$k,* ]] && order+=("$k")
+done
+for k in ${kinds//,/ }; do
+	[[ $k =~ ^(off|rules|null|on)$ ]] || die "-K: unknown kind of boot '$k' (off, rules, null, on)"
+done
+[ ${#order[@]} -ge 1 ] || die "-K: no kind of boot"
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 kp=$1
 boots=${2:-3}
@@ -103,7 +135,12 @@ initrd=$work/initrd.cpio
 if [ "$reuse" = 1 ]; then
 	[ -s "$img" ] && [ -s "$initrd" ] ||
 		die "-R: no root.img and initrd.cpio of an earlier run in $work"
-	nmods=$(grep -cv '^#' "$here/modules-load.conf")
+	[[ " ${order[*]} " != *" rules "* ]] || [ -s "$work/print-install-rules.conf" ] ||
+		die "-R: the image in $work has no out-of-tree modules or rules (built before -G)"
+	[ -e "$work/off-service" ] || echo "bench-boot: warning: the image in $work predates" \
+		"kpbench-off.service: its boots without a hook skip the setup service" >&2
+	nmods=$(($(grep -cv '^#' "$here/modules-load.conf") +
+		$(cat "$work/oot.list" 2>/dev/null | wc -l)))
 else
 	# 1. The Debian 12 root, built once. The packages: systemd as init, udev, kmod, and
 	# kopolicy's runtime libraries (the host build is for the same userland).
@@ -139,6 +176,17 @@ else
 	for f in modules.builtin modules.builtin.modinfo modules.order; do
 		cp "$mods/$f" "$root/lib/modules/$rel/"
 	done
+	# the out-of-tree modules, where DKMS installs them (Debian: updates/dkms/)
+	oot=$root/lib/modules/$rel/updates/dkms
+	mkdir -p "$oot"
+	sed 's/[[:space:]]*#.*//; /^$/d' "$here/out-of-tree.conf" >"$work/oot.list"
+	while read -r m; do
+		f=$top/fixtures/ko/$(cut -d. -f1-2 <<<"$rel")/$m.ko
+		[ -s "$f" ] || die "out-of-tree.conf: no $f"
+		[ "$(modinfo -F vermagic "$f" | cut -d' ' -f1)" = "$rel" ] ||
+			die "out-of-tree.conf: $f is not built for $rel"
+		install -m 644 "$f" "$oot/"
+	done <"$work/oot.list"
 	depmod -b "$root" "$rel"
 	cp "$KP_CONFIG" "$root/boot/config-$rel"
 	cp "$KP_SYSTEMMAP" "$root/boot/System.map-$rel"
@@ -153,28 +201,64 @@ else
 	cp "$top/contrib/hook.conf" "$root/etc/kopolicy/hook.conf"
 	gcc -O2 -Wall -Wextra -o "$root/usr/local/lib/kpbench/hook-timer" "$here/hook-timer.c"
 	install -m 755 "$here/report.sh" "$root/usr/local/lib/kpbench/report.sh"
-	install -m 644 "$here/zz-kopolicy.conf" "$here/zz-null.conf" "$root/usr/local/lib/kpbench/"
+	install -m 644 "$here/zz-kopolicy.conf" "$here/zz-null.conf" "$here/zz-off.conf" \
+		"$root/usr/local/lib/kpbench/"
 	install -m 644 "$here/kpbench-hook.service" "$here/kpbench-nullhook.service" \
-		"$here/kpbench-report.service" "$root/etc/systemd/system/"
+		"$here/kpbench-rules.service" "$here/kpbench-off.service" \
+		"$here/kpbench-report.service" \
+		"$root/etc/systemd/system/"
 	mkdir -p "$root/etc/systemd/system/sysinit.target.wants" \
 		"$root/etc/systemd/system/multi-user.target.wants"
 	ln -sf ../kpbench-hook.service "$root/etc/systemd/system/sysinit.target.wants/"
 	ln -sf ../kpbench-nullhook.service "$root/etc/systemd/system/sysinit.target.wants/"
+	ln -sf ../kpbench-rules.service "$root/etc/systemd/system/sysinit.target.wants/"
+	ln -sf ../kpbench-off.service "$root/etc/systemd/system/sysinit.target.wants/"
 	ln -sf ../kpbench-report.service "$root/etc/systemd/system/multi-user.target.wants/"
 	# the report owns the serial console: no login prompt on it
 	ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
 	ln -sf /dev/null "$root/etc/systemd/system/getty@tty1.service"
 	grep -v '^#' "$here/modules-load.conf" >"$root/etc/modules-load.d/kpbench.conf"
+	cp "$work/oot.list" "$root/etc/modules-load.d/kpbench-oot.conf"
 	mkdir -p "$root/etc/systemd/system/systemd-modules-load.service.d"
 	install -m 644 "$here/timeouts.conf" \
 		"$root/etc/systemd/system/systemd-modules-load.service.d/kpbench-timeouts.conf"
 	echo "/dev/vda / ext4 rw,relatime 0 0" >"$root/etc/fstab"
 	echo kpbench >"$root/etc/hostname"
-	nmods=$(wc -l <"$root/etc/modules-load.d/kpbench.conf")
+	nmods=$(cat "$root"/etc/modules-load.d/kpbench*.conf | wc -l)
 	while read -r m; do
 		modprobe -d "$root" -S "$rel" -n -q "$m" 2>/dev/null ||
 			die "modules-load.conf: $m is not a module of $rel"
-	done <"$root/etc/modules-load.d/kpbench.conf"
+	done < <(cat "$root"/etc/modules-load.d/kpbench*.conf)
+	# The recommended deployment's rules, printed by the image's kopolicy for the image:
+	# in the root (chroot: kopolicy names its own path, /proc/self/exe, in the lines), for
+	# the guest's release (not the host's uname). hook-timer goes in front of kopolicy.
+	mkdir -p "$root/proc"
+	mount -t proc proc "$root/proc" || die "cannot mount proc in $root for the chroot"
+	rc=0
+	chroot "$root" /usr/bin/kopolicy hook --print-install-rules --kernel-release "$rel" \
+		>"$work/print-install-rules.conf" 2>"$work/print-install-rules.err" || rc=$?
+	umount "$root/proc"
+	[ $rc = 0 ] || die "kopolicy hook --print-install-rules failed in the root (exit $rc):" \
+		"$(cat "$work/print-install-rules.err")"
+	timed='/usr/local/lib/kpbench/hook-timer /run/kpbench/hook.log /usr/bin/kopolicy hook '
+	sed "s|^\\(install [^ ]* \\)/usr/bin/kopolicy hook |\\1$timed|" \
+		"$work/print-install-rules.conf" >"$root/usr/local/lib/kpbench/zz-rules.conf"
+	nrules=$(grep -c '^install ' "$work/print-install-rules.conf" || true)
+	ntimed=$(grep -c "^install [^ ]* $timed" "$root/usr/local/lib/kpbench/zz-rules.conf" ||
+		true)
+	[ "$nrules" -ge 1 ] && [ "$nrules" = "$ntimed" ] ||
+		die "kopolicy hook --print-install-rules printed $nrules install lines, not all of" \
+			"the form 'install M /usr/bin/kopolicy hook ...': $work/print-install-rules.conf"
+	cp "$work/print-install-rules.conf" "$root/usr/local/lib/kpbench/print-install-rules.conf"
+	: >"$work/off-service"
+	# kopolicy's prediction for the out-of-tree modules loaded in the list's order into a
+	# kernel with nothing of them loaded (the guest's hook judges each load against what is
+	# loaded then, with /etc/kopolicy/hook.conf: its lines are the report's "hookmsg")
+	rc=0
+	# shellcheck disable=SC2046 # one word per module name
+	"$kp" check -b "$root" --kernel-release "$rel" $(cat "$work/oot.list") \
+		>"$work/oot-check.txt" 2>&1 || rc=$?
+	echo "exit $rc" >>"$work/oot-check.txt"
 	img=$work/root.img
 	rm -f "$img"
 	mkfs.ext4 -q -F -L kpbench -d "$root" "$img" 3G >/dev/null || die "mkfs.ext4 -d failed"
@@ -221,7 +305,7 @@ cmdline+=" udev.event_timeout=1200"
 tsv=$outdir/boots.tsv
 printf 'boot\thook\twall_s\tqemu_user_s\tqemu_sys_s\tload1_before\tload1_after\tlog\n' >"$tsv"
 failed=0
-boot() { # NAME HOOK(0|1|null) SNAPSHOT(on|off) [KERNEL ARGUMENT]
+boot() { # NAME HOOK(0|1|null|rules) SNAPSHOT(on|off) [KERNEL ARGUMENT]
 	local name=$1 hook=$2 snap=$3 extra=${4:-} log=$outdir/serial-$1.log w u y la0 la1 rc=0
 	la0=$(cut -d' ' -f1 /proc/loadavg)
 	echo "bench-boot: $(date -u +%H:%M:%S) boot $name (hook=$hook, load $la0) ..." >&2
@@ -244,6 +328,7 @@ boot() { # NAME HOOK(0|1|null) SNAPSHOT(on|off) [KERNEL ARGUMENT]
 	echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "host $(nproc) CPUs, $(uname -r), $(qemu-system-x86_64 --version | head -1)"
 	echo "guest $rel, -smp $SMP -m $MEM, TCG, $nmods modules-load.d entries"
+	echo "kinds ${order[*]}"
 	echo "kopolicy $("$kp" --version | head -1)"
 	echo "uptime $(uptime)"
 } >"$outdir/setup.txt"
@@ -254,22 +339,33 @@ if [ "$reuse" = 0 ] || [ ! -e "$work/warmed" ]; then
 	[ "$failed" = 0 ] || die "the warm-up boot failed: $outdir/serial-warmup.log"
 	: >"$work/warmed"
 fi
+# the rules the image's kopolicy printed, and its prediction for the out-of-tree modules
+for f in print-install-rules.conf oot-check.txt; do
+	if [ -e "$work/$f" ]; then cp "$work/$f" "$outdir/"; fi
+done
+declare -A hookarg=([off]=0 [on]=1 [null]=null [rules]=rules)
 for i in $(seq 1 "$boots"); do
 	if [ $((i % 2)) = 1 ]; then
-		boot "off-$i" 0 on
-		[ "$null" = 0 ] || boot "null-$i" null on
-		boot "on-$i" 1 on
+		round=("${order[@]}")
 	else
-		boot "on-$i" 1 on
-		[ "$null" = 0 ] || boot "null-$i" null on
-		boot "off-$i" 0 on
+		round=()
+		for ((j = ${#order[@]} - 1; j >= 0; j--)); do round+=("${order[j]}"); done
 	fi
+	for k in "${round[@]}"; do
+		boot "$k-$i" "${hookarg[$k]}" on
+	done
 done
 echo "uptime-after $(uptime)" >>"$outdir/setup.txt"
 python3 "$here/parse-boot.py" "$outdir" | tee "$outdir/summary.txt" || failed=1
 # raw.txt: the run in one file — setup, boots.tsv, the summary and every boot's report
 {
 	cat "$outdir/setup.txt"
+	for f in print-install-rules.conf oot-check.txt; do
+		[ -e "$outdir/$f" ] || continue
+		echo
+		echo "== $f"
+		cat "$outdir/$f"
+	done
 	echo
 	cat "$tsv"
 	echo
