@@ -18,6 +18,7 @@
 
 #include "cache/trusted-dir.h"
 #include "cli.h"
+#include "file/inputs.h"
 #include "file/rootfs.h"
 #include "hook-rules.h"
 #include "system/gated-modules.h"
@@ -281,11 +282,30 @@ static bool is_own(const char *text, size_t len, struct line_opts *lo, char *why
 	return true;
 }
 
-/* kopolicy's own path as a word of the lines (malloc'ed), or NULL having said why. */
-static char *self_word(void)
+/* True when @path under @root is a regular file someone may execute. */
+static bool installed_in(const char *root, const char *path)
+{
+	char *p = kp_root_path(root, path);
+	struct stat st;
+	bool ok;
+
+	ok = p && kp_in_stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+	free(p);
+	return ok;
+}
+
+/*
+ * kopolicy's path as the lines must name it (malloc'ed shell word), or NULL having said why:
+ * its own path (/proc/self/exe) for this system; for another @root (an image being built,
+ * a chroot seen from outside), that same path when the root has kopolicy there, else
+ * BINDIR/kopolicy when it has that (modprobe runs the line inside the root), else its own
+ * path with a warning.
+ */
+static char *self_word(const char *root)
 {
 	char self[PATH_MAX];
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *path = self;
 	char *w;
 
 	if (sl <= 0) {
@@ -294,9 +314,18 @@ static char *self_word(void)
 		return NULL;
 	}
 	self[sl] = '\0';
-	w = shell_word(self);
+	if (root && strcmp(root, "/") && !installed_in(root, self)) {
+		if (installed_in(root, KP_BINDIR "/kopolicy"))
+			path = KP_BINDIR "/kopolicy";
+		else
+			kp_cli_error(root,
+				     "warning: no kopolicy in it at %s or %s: the lines name "
+				     "%s, which modprobe will not find there",
+				     self, KP_BINDIR "/kopolicy", self);
+	}
+	w = shell_word(path);
 	if (!w)
-		kp_cli_error(self, "control characters in kopolicy's own path: no install line "
+		kp_cli_error(path, "control characters in kopolicy's own path: no install line "
 				   "can name it");
 	return w;
 }
@@ -323,11 +352,11 @@ static const char *source_text(const struct kp_gated_release *r)
  * The rules of @g with the options @config (absolute, or NULL) and @on_error (or NULL), into
  * *@text (malloc'ed, *@len bytes). 0, or -1 having said why.
  */
-static int render(const struct kp_gated *g, const char *config, const char *on_error, char **text,
-		  size_t *len)
+static int render(const struct kp_gated *g, const char *root, const char *config,
+		  const char *on_error, char **text, size_t *len)
 {
 	char opts[4 * PATH_MAX + 64] = "";
-	char *self = self_word();
+	char *self = self_word(root);
 	FILE *f;
 
 	*text = NULL;
@@ -442,7 +471,8 @@ int kp_hook_print_rules(const struct kp_rules_opts *o)
 		return KP_EXIT_ERROR;
 	}
 	failed = say_failed(&g);
-	if (render(&g, config, o->on_error_given ? kp_hook_on_error_name(o->on_error) : NULL, &text,
+	if (render(&g, o->root, config,
+		   o->on_error_given ? kp_hook_on_error_name(o->on_error) : NULL, &text,
 		   &len) == 0) {
 		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
 			kp_cli_error(NULL, "write error on standard output");
@@ -641,7 +671,7 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 	if (new_options(o, &lo, &config, &on_error) < 0 || collect(o, &g) < 0)
 		goto out;
 	collected = true;
-	if (render(&g, config, on_error, &text, &len) < 0)
+	if (render(&g, o->root, config, on_error, &text, &len) < 0)
 		goto out;
 	if (old && len == oldlen && !memcmp(text, old, len)) {
 		if (o->verbose)

@@ -67,6 +67,11 @@ updates/kp_gone.ko:
 kernel/x/kp_use_gone.ko: updates/kp_gone.ko
 EOF
 mkdir -p "$r/lib/modules/5.10.0-empty"
+# kopolicy inside the root where the lines will name it (its own path here: what an image
+# built with this binary has)
+self=$(readlink -f "$kp")
+stub() { mkdir -p "$1$(dirname "$2")" && printf '#!/bin/sh\n' > "$1$2" && chmod 755 "$1$2"; }
+stub "$r" "$self"
 
 # --- which modules get a line
 "$kp" hook --root "$r" --print-install-rules > "$tmp/rules" 2> "$tmp/err"
@@ -95,6 +100,25 @@ if command -v modprobe >/dev/null; then
 	has "modprobe: kp_plain (no out-of-tree dependency) is inserted directly" "$tmp/sd" \
 		'^insmod .*/kp_plain\.ko'
 fi
+
+# the kopolicy path the lines name, for a root that is not this system (an image)
+bindir=$(sed -n 's|^KOPOLICY=${KOPOLICY:-\(.*\)/kopolicy}$|\1|p' "$bd/contrib/scripts/update-install-rules")
+for w in own bindir none; do
+	x=$tmp/root-$w
+	mkdir -p "$x/lib/modules/$rel/updates"
+	cp "$fx/kp_prop_prov.ko" "$x/lib/modules/$rel/updates/"
+	case $w in own) stub "$x" "$self" ;; bindir) stub "$x" "$bindir/kopolicy" ;; esac
+	"$kp" hook --root "$x" --print-install-rules > "$tmp/rules-$w" 2> "$tmp/err-$w"
+	is "root with kopolicy at $w: exit 0" $? 0
+done
+has "... its own path, when the root has it there" "$tmp/rules-own" "^install kp_prop_prov $self hook "
+is "... silently" "$(cat "$tmp/err-own")" ""
+has "... else the installed path (bindir), when the root has it" "$tmp/rules-bindir" \
+	"^install kp_prop_prov $bindir/kopolicy hook "
+is "... silently" "$(cat "$tmp/err-bindir")" ""
+has "... else its own path" "$tmp/rules-none" "^install kp_prop_prov $self hook "
+has "... with a warning naming both" "$tmp/err-none" \
+	"^kopolicy: $tmp/root-none: warning: no kopolicy in it at $self or $bindir/kopolicy"
 
 # files depmod has not indexed yet (DKMS's POST_INSTALL runs before depmod): an updates/ file
 # shadowing an in-tree one makes its in-tree users gated, transitively; a name no modprobe.d
@@ -204,6 +228,7 @@ is "... its --on-error kept (a quoted kopolicy path read)" \
 # the options are in the header too: kept when there is no line to read them from
 e=$tmp/empty-root
 mkdir -p "$e/lib/modules/$rel/kernel" "$e/etc/modprobe.d"
+stub "$e" "$self"
 "$kp" hook --root "$e" --update-install-rules --on-error fail-closed > /dev/null 2>&1
 "$kp" hook --root "$e" --update-install-rules > /dev/null 2> "$tmp/err"
 is "no module at all: exit 0" $? 0
