@@ -1041,11 +1041,14 @@ static long scan_digested(const unsigned char *p, size_t len)
 }
 
 /*
- * Every digested record still in its state at the end of the run (a file or directory
- * changed after it was digested: what the run read may not be what was digested, and a
- * replay that compares digests would not see it). 0 or -1 with @why.
+ * Hands the records, spilled then buffered, to @fn in whole records: @fn returns the bytes
+ * of whole records it took (a record cut at the end is given again with what follows), <= 0
+ * to stop. 0 when every record was taken, else -1; *@why is set here only when the spilled
+ * records could not be read (no memory, a read error), the caller's otherwise.
  */
-static int digests_hold(struct kp_inputs *in, const char **why)
+static int walk_records(const struct kp_inputs *in,
+			long (*fn)(const unsigned char *p, size_t len, void *arg), void *arg,
+			const char **why)
 {
 	/* the largest record: a path and a pseudo-file's bytes */
 	size_t cap = REC_HEAD + 4096 + CONTENT_MAX;
@@ -1053,7 +1056,6 @@ static int digests_hold(struct kp_inputs *in, const char **why)
 	long used;
 	int r = -1;
 
-	*why = "an input changed during the run";
 	if (in->spilled) {
 		chunk = malloc(cap);
 		if (!chunk) {
@@ -1068,16 +1070,33 @@ static int digests_hold(struct kp_inputs *in, const char **why)
 			*why = "the inputs' temporary file could not be read";
 			goto out;
 		}
-		used = scan_digested(chunk, n);
-		if (used <= 0)
+		used = fn(chunk, n, arg);
+		if (used <= 0) /* a record longer than any recorded: never, unless corrupted */
 			goto out;
 	}
-	if (in->len && scan_digested(in->buf, in->len) != (long)in->len)
+	if (in->len && fn(in->buf, in->len, arg) != (long)in->len)
 		goto out;
 	r = 0;
 out:
 	free(chunk);
 	return r;
+}
+
+static long scan_digested_fn(const unsigned char *p, size_t len, void *arg)
+{
+	(void)arg;
+	return scan_digested(p, len);
+}
+
+/*
+ * Every digested record still in its state at the end of the run (a file or directory
+ * changed after it was digested: what the run read may not be what was digested, and a
+ * replay that compares digests would not see it). 0 or -1 with @why.
+ */
+static int digests_hold(struct kp_inputs *in, const char **why)
+{
+	*why = "an input changed during the run";
+	return walk_records(in, scan_digested_fn, NULL, why);
 }
 
 /*
@@ -1128,6 +1147,20 @@ static long put_keyed(const struct kp_inputs *in, const unsigned char *p, size_t
 	return (long)off;
 }
 
+struct keyed_put {
+	const struct kp_inputs *in;
+	kp_inputs_put put;
+	void *arg;
+	uint64_t *body;
+};
+
+static long put_keyed_fn(const unsigned char *p, size_t len, void *arg)
+{
+	const struct keyed_put *k = arg;
+
+	return put_keyed(k->in, p, len, k->put, k->arg, k->body);
+}
+
 /*
  * The records, spilled then buffered, to @put with the module digests put in
  * (put_keyed()); the bytes put in *@body. 0 or -1 with @why.
@@ -1135,38 +1168,11 @@ static long put_keyed(const struct kp_inputs *in, const unsigned char *p, size_t
 static int stream_keyed(const struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *body,
 			const char **why)
 {
-	/* the largest record: a path and a pseudo-file's bytes */
-	size_t cap = REC_HEAD + 4096 + CONTENT_MAX;
-	unsigned char *chunk = NULL;
-	long used;
-	int r = -1;
+	struct keyed_put k = { in, put, arg, body };
 
 	*body = 0;
-	if (in->spilled) {
-		chunk = malloc(cap);
-		if (!chunk) {
-			*why = "out of memory";
-			return -1;
-		}
-	}
 	*why = "cannot write the entry";
-	for (uint64_t off = 0; off < in->spilled; off += (uint64_t)used) {
-		size_t n = in->spilled - off < cap ? (size_t)(in->spilled - off) : cap;
-
-		if (kp_pread_all(in->spill, chunk, n, off) != (ssize_t)n) {
-			*why = "the inputs' temporary file could not be read";
-			goto out;
-		}
-		used = put_keyed(in, chunk, n, put, arg, body);
-		if (used <= 0) /* a record longer than any recorded: never, unless corrupted */
-			goto out;
-	}
-	if (in->len && put_keyed(in, in->buf, in->len, put, arg, body) != (long)in->len)
-		goto out;
-	r = 0;
-out:
-	free(chunk);
-	return r;
+	return walk_records(in, put_keyed_fn, &k, why);
 }
 
 int kp_inputs_stream(struct kp_inputs *in, kp_inputs_put put, void *arg, uint64_t *len,
