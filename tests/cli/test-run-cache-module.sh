@@ -50,39 +50,8 @@ cmd=(check -f json --fail-on never -k "$fx/Module.symvers.gz" --kernel-config "$
 	--kernel-release "$rel" "$t")
 cmd_g=(graph --format json -k "$fx/Module.symvers.gz" "$t")
 
-# run NAME CMD...: a --no-cache run (the reference) in $tmp/NAME.ref.{out,err,rc} and a cached
-# one in $tmp/NAME.{out,err,rc}, its result cache line in $tmp/NAME.stats, the facts cache's
-# in $tmp/NAME.facts
-run() {
-	local name=$1
-	shift
-	"$kp" --no-cache "$@" >"$tmp/$name.ref.out" 2>"$tmp/$name.ref.err"
-	echo $? >"$tmp/$name.ref.rc"
-	KOPOLICY_CACHE_STATS=1 "$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.all"
-	echo $? >"$tmp/$name.rc"
-	grep -v '^kopolicy: \(\(result \|base \)\?cache\|signatures\|module BTF\): ' \
-		"$tmp/$name.all" >"$tmp/$name.err"
-	sed -n 's/^kopolicy: result cache: //p' "$tmp/$name.all" >"$tmp/$name.stats"
-	sed -n 's/^kopolicy: cache: //p' "$tmp/$name.all" >"$tmp/$name.facts"
-}
-same() { # NAME: the cached run printed the --no-cache run's bytes and status
-	cmp -s "$tmp/$1.ref.out" "$tmp/$1.out" && cmp -s "$tmp/$1.ref.err" "$tmp/$1.err" &&
-		cmp -s "$tmp/$1.ref.rc" "$tmp/$1.rc"
-}
-stats_is() { # NAME PATTERN (a shell pattern): the result cache line
-	local s
-	s=$(cat "$tmp/$1.stats")
-	# shellcheck disable=SC2053
-	[[ $s == $2 ]] || { echo "# $1: result cache: $s (wanted $2)"; return 1; }
-}
-# expect LABEL NAME PATTERN CMD...: one cached run against --no-cache, its stats line
-expect() {
-	local label=$1 name=$2 pat=$3
-	shift 3
-	run "$name" "$@"
-	same "$name" && stats_is "$name" "$pat"
-	ok "$label: = --no-cache, result cache \"$pat\"" $?
-}
+# run, same, stats_is, expect
+. "$top/tests/cli/run-cache-lib.sh"
 size_m=$(stat -c %s "$m")
 size_x=$(stat -c %s "$x")
 again1() { echo "hit, replayed (inputs rewritten with the same bytes; entry refreshed; 1 module hashed again, $1 bytes)"; }
