@@ -65,8 +65,8 @@ void kp_btf_memo_put(struct kp_btf_memo *m, const unsigned char *id,
 		     const struct kp_btf_verdict *v);
 
 struct kp_btf_memo_counts {
-	uint64_t hits;	  /* verdicts from the memo (a module's BTF not loaded or checked) */
-	uint64_t checked; /* modules whose BTF was checked this run */
+	uint64_t hits;	   /* verdicts from the memo (a module's BTF not loaded or checked) */
+	uint64_t checked;  /* modules whose BTF was checked this run */
 	uint64_t searched; /* of @hits, found by searching the file in place (kp_btf_memo_open()) */
 	bool in_place;	   /* opened by kp_btf_memo_open() */
 };

@@ -30,10 +30,10 @@
 #include "util/util.h"
 
 /*
- * Opens the directory @path (a relative one from the working directory), creating its missing components (mode 0755) when
- * @create, under the test above. Returns an O_PATH descriptor of it, or -1 with @err: errnum
- * EPERM when the trust model refuses it (the message names the component and why), another
- * errno when it does not exist or cannot be created or opened.
+ * Opens the directory @path (a relative one from the working directory), creating its missing
+ * components (mode 0755) when @create, under the test above. Returns an O_PATH descriptor of
+ * it, or -1 with @err: errnum EPERM when the trust model refuses it (the message names the
+ * component and why), another errno when it does not exist or cannot be created or opened.
  */
 int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err);
 /*

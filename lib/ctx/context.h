@@ -57,7 +57,7 @@ struct kp_ctx_opts {
 	size_t ntrusted_certs;
 	const char *kernel_images[8]; /* --kernel-image */
 	size_t nkernel_images;
-	bool no_kernel_keys; /* only kernel_images and trusted_certs, not the keys found */
+	bool no_kernel_keys;  /* only kernel_images and trusted_certs, not the keys found */
 	const char *efi_vars; /* --efi-vars DIR ("none": not read); NULL: the live system's */
 	struct {
 		const char *path;
@@ -66,8 +66,8 @@ struct kp_ctx_opts {
 	size_t nmoks;
 	const char *dkms_key; /* --dkms-key; NULL: the machine's (dkms framework.conf) */
 	bool this_machine;    /* --this-machine: the modules are for this machine (under root) */
-	bool read_in_tree;   /* chain: read in-tree dependencies, not only Module.symvers */
-	bool no_symbol_get;  /* chain: symbol_get() call sites not traced (kp_open_opts) */
+	bool read_in_tree;    /* chain: read in-tree dependencies, not only Module.symvers */
+	bool no_symbol_get;   /* chain: symbol_get() call sites not traced (kp_open_opts) */
 	/*
 	 * check --provider: modules (files, directories) read, resolved against and simulated
 	 * but not reported; other files are symbol files (Module.symvers) added to the base
@@ -139,16 +139,16 @@ struct kp_ctx {
 	const char **run_loaded; /* names of the loaded modules (arena of run) */
 	const char **run_prop;	 /* those carrying P */
 	size_t run_nprop;
-	struct kp_keyring keys;	     /* the key sources of o, the tree's image, /proc/keys */
+	struct kp_keyring keys;	      /* the key sources of o, the tree's image, /proc/keys */
 	struct kp_sig_memo *own_memo; /* the keys' verdicts when no facts cache keeps them */
 	/* module BTF judged as it is read (kernel/btf-judge.h) */
 	struct kp_btf_judger *btf_judger;
-	struct kp_efi_state efi;     /* the machine's EFI variables (context-machine.c) */
+	struct kp_efi_state efi; /* the machine's EFI variables (context-machine.c) */
 	bool have_efi;
 	char *ima_policy_text;	 /* the IMA policy read (context-machine.c), lent to o.fo */
 	char *ima_policy_source; /* its path */
 	struct kp_vmlinux_btf vmlinux_btf; /* the kernel's raw BTF, which facts parses */
-	struct kp_depmod_cfg depmod; /* a whole tree: depmod.d of the image */
+	struct kp_depmod_cfg depmod;	   /* a whole tree: depmod.d of the image */
 	bool have_depmod;
 	struct kp_depmod_shadow *shadowed; /* files depmod does not use */
 	size_t nshadowed;

@@ -46,8 +46,8 @@ int kp_efivar_split(const unsigned char *p, size_t len, uint32_t *attrs, const u
 		    size_t *dlen);
 
 /* The GUIDs of the variables kopolicy reads, as efivarfs spells them in file names. */
-#define KP_EFI_GLOBAL_GUID "8be4df61-93ca-11d2-aa0d-00e098032b8c" /* SecureBoot, SetupMode */
+#define KP_EFI_GLOBAL_GUID	   "8be4df61-93ca-11d2-aa0d-00e098032b8c" /* SecureBoot, SetupMode */
 #define KP_EFI_IMAGE_SECURITY_GUID "d719b2cb-3d3a-4596-a3bc-dad00e67656f" /* db, dbx */
-#define KP_EFI_SHIM_LOCK_GUID "605dab50-e046-4300-abb6-3dd810dd8b23" /* Mok* variables */
+#define KP_EFI_SHIM_LOCK_GUID	   "605dab50-e046-4300-abb6-3dd810dd8b23" /* Mok* variables */
 
 #endif

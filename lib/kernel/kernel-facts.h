@@ -26,35 +26,35 @@ struct kp_base_cache;
 struct kp_kernel_facts {
 	const char *release;
 	struct kp_profile profile;
-	bool modversions;	     /* CONFIG_MODVERSIONS */
-	bool module_sig;	     /* CONFIG_MODULE_SIG */
-	bool sig_enforce;	     /* CONFIG_MODULE_SIG_FORCE or module.sig_enforce=1 */
-	bool lockdown;		     /* lockdown=integrity|confidentiality: unsigned loads -EPERM */
-	bool force_load;	     /* CONFIG_MODULE_FORCE_LOAD */
-	bool allow_missing_ns;	     /* CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS */
-	bool livepatch;		     /* CONFIG_LIVEPATCH */
-	bool missing_version_fatal;  /* Debian: check_version() rejects a missing entry */
-	bool btf_modules;	     /* DEBUG_INFO_BTF_MODULES: btf_module_notify() checks .BTF */
-	bool btf_mismatch_fatal;     /* DEBUG_INFO_BTF_MODULES and !MODULE_ALLOW_BTF_MISMATCH */
-	bool mldsa_waive_authattrs;  /* CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA (7.0+) */
-	bool no_crypto_mldsa;	     /* a config without CONFIG_CRYPTO_MLDSA (y or m): no ML-DSA */
+	bool modversions;	    /* CONFIG_MODVERSIONS */
+	bool module_sig;	    /* CONFIG_MODULE_SIG */
+	bool sig_enforce;	    /* CONFIG_MODULE_SIG_FORCE or module.sig_enforce=1 */
+	bool lockdown;		    /* lockdown=integrity|confidentiality: unsigned loads -EPERM */
+	bool force_load;	    /* CONFIG_MODULE_FORCE_LOAD */
+	bool allow_missing_ns;	    /* CONFIG_MODULE_ALLOW_MISSING_NAMESPACE_IMPORTS */
+	bool livepatch;		    /* CONFIG_LIVEPATCH */
+	bool missing_version_fatal; /* Debian: check_version() rejects a missing entry */
+	bool btf_modules;	    /* DEBUG_INFO_BTF_MODULES: btf_module_notify() checks .BTF */
+	bool btf_mismatch_fatal;    /* DEBUG_INFO_BTF_MODULES and !MODULE_ALLOW_BTF_MISMATCH */
+	bool mldsa_waive_authattrs; /* CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA (7.0+) */
+	bool no_crypto_mldsa;	    /* a config without CONFIG_CRYPTO_MLDSA (y or m): no ML-DSA */
 	/* The kernel's BTF, parsed (kp_btf_parse_base()) when btf_modules; NULL: not known. */
 	struct kp_btf *vmlinux_btf;
-	const char *vmlinux_btf_source; /* where it came from, for reports */
+	const char *vmlinux_btf_source;	    /* where it came from, for reports */
 	struct kp_base_map vmlinux_btf_map; /* its types index from the base cache, or empty */
-	const char *beyond_modelled; /* the kernel is newer than kopolicy models: why, or NULL */
-	bool signatures_trusted;     /* a present signature is assumed to verify */
+	const char *beyond_modelled;   /* the kernel is newer than kopolicy models: why, or NULL */
+	bool signatures_trusted;       /* a present signature is assumed to verify */
 	const struct kp_keyring *keys; /* the kernel's trusted keys (sig-keys.h); NULL: none */
-	int secure_boot;		 /* booted with UEFI Secure Boot: 1, 0, -1 unknown */
-	bool sb_sig_enforce;	 /* sig_enforce set by Secure Boot (IMA_ARCH_POLICY) */
-	bool sb_lockdown;	 /* lockdown set by Secure Boot (LOCK_DOWN_IN_EFI_SECURE_BOOT) */
+	int secure_boot;	       /* booted with UEFI Secure Boot: 1, 0, -1 unknown */
+	bool sb_sig_enforce;	       /* sig_enforce set by Secure Boot (IMA_ARCH_POLICY) */
+	bool sb_lockdown; /* lockdown set by Secure Boot (LOCK_DOWN_IN_EFI_SECURE_BOOT) */
 	struct kp_keyring_model keymodel; /* which keyrings verify modules (sig-keys.h) */
 	struct kp_ima_policy ima;	  /* IMA appraisal of module reads (ima-policy.h) */
 	/* CONFIG_MODULE_DECOMPRESS: kmod (31+) hands a compressed module to finit_module() */
 	bool module_decompress;
-	const char *vermagic;	       /* VERMAGIC_STRING of the kernel, NULL if unknown */
-	uint64_t this_module_size;     /* sizeof(struct module), 0 if unknown */
-	const char *const *blacklist;  /* module_blacklist= names */
+	const char *vermagic;	      /* VERMAGIC_STRING of the kernel, NULL if unknown */
+	uint64_t this_module_size;    /* sizeof(struct module), 0 if unknown */
+	const char *const *blacklist; /* module_blacklist= names */
 	size_t nblacklist;
 	unsigned long initial_taint; /* /proc/sys/kernel/tainted before the first load */
 	unsigned init_flags;	     /* finit_module() flags: KP_INIT_IGNORE_* (modprobe --force) */
@@ -66,7 +66,6 @@ struct kp_kernel_facts {
 	size_t nassumptions;
 	struct kp_arena arena; /* owns the strings above */
 };
-
 
 /* include/uapi/linux/module.h: what modprobe --force{,-modversion,-vermagic} passes. */
 enum {

@@ -44,8 +44,8 @@ enum kp_feature {
 	/* Upstream behaviours again (appended: the order of the tests' feature strings). */
 	KP_F_ELF_SECHDR_CHECKS, /* ec2a29593c83 v5.12: raw e_shstrndx < e_shnum, section 0 null */
 	KP_F_ELF_CHECK_MSGS,	/* 7fd982f394c4 v5.17: elf_validity_check() says why (pr_err) */
-	KP_F_SEC0_BEFORE_SHSTRNDX, /* v6.13, 6.12.117: _cache_sechdrs() before _secstrings() */
-	KP_F_MACHINE_KEYRING,	    /* v5.18: the .machine keyring (MOK), linked to secondary */
+	KP_F_SEC0_BEFORE_SHSTRNDX,    /* v6.13, 6.12.117: _cache_sechdrs() before _secstrings() */
+	KP_F_MACHINE_KEYRING,	      /* v5.18: the .machine keyring (MOK), linked to secondary */
 	KP_F_MODULE_PLATFORM_KEYRING, /* Debian: mod_verify_sig() retries .platform */
 	KP_F_MOK_TRUSTED_DEFAULT,     /* Debian < 6.17: trust_moklist() always true */
 	KP_F_PERCPU_RELOCS, /* apply_relocations() relocates .data..percpu (7.2 tree, not 6.12) */

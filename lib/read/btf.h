@@ -37,10 +37,10 @@ struct kp_btf {
 	bool swap; /* the other byte order than the host's */
 	uint32_t hdr_len, type_off, type_len, str_off, str_len, layout_off, layout_len;
 	const char *strings;
-	uint32_t *types;   /* offset of each own type in data (index 0: void for a base) */
+	uint32_t *types;     /* offset of each own type in data (index 0: void for a base) */
 	bool types_borrowed; /* @types is not the struct's (kp_btf_base_from_index()) */
-	uint32_t nr_types; /* own types, void included for a base */
-	uint32_t start_id; /* base's btf_nr_types(); 0 for a base */
+	uint32_t nr_types;   /* own types, void included for a base */
+	uint32_t start_id;   /* base's btf_nr_types(); 0 for a base */
 	uint32_t start_str_off;
 	const struct kp_btf *base;
 };

@@ -65,7 +65,7 @@ struct kp_elf {
 	/* Section 0 is not all-null (type, size or address set): its sh_type. */
 	bool sec0_set;
 	uint32_t sec0_type;
-	uint64_t shoff; /* e_shoff: where the section header table starts */
+	uint64_t shoff;	  /* e_shoff: where the section header table starts */
 	size_t nsections; /* the real count (extended numbering resolved) */
 	struct kp_section *sections;
 	size_t symtab_index; /* 0: none */

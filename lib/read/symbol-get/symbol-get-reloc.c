@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Relocation helpers of the symbol_get() tracer: where a relocation points, identifiers in string sections, and recording a target in the module's facts.
+ * Relocation helpers of the symbol_get() tracer: where a relocation points, identifiers in
+ * string sections, and recording a target in the module's facts.
  */
 #include <elf.h>
 #include <stdlib.h>

@@ -130,7 +130,7 @@ struct sg_ctx {
 	struct kp_elf *e;
 	const struct sg_arch *arch;
 	struct sg_sec *secs;
-	struct sg_fns fns; /* the functions, to name a site's (sg_fns_enclosing()) */
+	struct sg_fns fns;     /* the functions, to name a site's (sg_fns_enclosing()) */
 	struct sg_edge *edges; /* branches into decoded code, sorted by target */
 	size_t nedges, capedges;
 	struct sg_edge *calls; /* calls into decoded code, sorted by target */

@@ -201,8 +201,7 @@ static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 	return 0;
 }
 
-/* mod_verify_sig()/mod_check_sig(), kernel/module/signing.c and module_signature.c (v5.x … v6.12).
- */
+/* mod_verify_sig()/mod_check_sig(), kernel/module/signing.c, module_signature.c (v5.x … v6.12) */
 static int mod_verify_sig(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_signature *sig = &ld->m->sig;

@@ -4,7 +4,8 @@
  * set's modules the first in set order, never the importer itself; a Module.symvers module
  * only when no set module has its name), dependency lists in first-use order, the load order
  * (modprobe's: the modules named in order, each after its providers; cycles and what is
- * behind them last, in command-line order), cycles (Tarjan) and the result's independence from the number of threads.
+ * behind them last, in command-line order), cycles (Tarjan) and the result's independence
+ * from the number of threads.
  */
 #include <elf.h>
 
