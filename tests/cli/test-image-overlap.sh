@@ -3,7 +3,8 @@
 # modules (lib/ctx/context-image.c): the same bytes on stdout and stderr and the same exit
 # status as with -j 1 (the image read first), for an image with a system and a revocation
 # list, one with certificates outside any list (the warning said in its place), one without
-# certificates (the "no key source" assumption), and a corrupt and a truncated one (the
+# certificates (the "no key source" assumption), one with a certificate far after its lists
+# (found: the payload is decoded to its end), and a corrupt and a truncated one (the
 # image's one-line error, no module said); cold and warm with the caches, and without.
 set -uo pipefail
 
@@ -37,7 +38,7 @@ sed 's/^# CONFIG_SYSTEM_REVOCATION_LIST is not set$/CONFIG_SYSTEM_REVOCATION_LIS
 	"$tmp/config" > "$tmp/config-revoke"
 
 # the images: xz bzImages as Debian's 5.10 and 6.1 (kbuild's 4-byte size after the payload)
-python3 - "$sd" "$tmp" <<'PY'
+python3 - "$sd" "$tmp" "$top/fixtures/ko/6.1/sig/kernel-certs.pem" <<'PY'
 import lzma, os, ssl, struct, sys
 sd, out = sys.argv[1], sys.argv[2]
 der = lambda name: ssl.PEM_cert_to_DER_cert(open(os.path.join(sd, name)).read())
@@ -59,6 +60,13 @@ def bz(raw, name, cut=0, flip=False):
 lists = open(os.path.join(sd, 'revoke', 'vmlinux'), 'rb').read()
 tail = bytes((i * 7919 >> 3) & 0xff for i in range(1 << 16)) * 256
 bz(lists + tail, 'lists')
+# the same with a certificate 16 MiB after the lists, at the end of the payload (as
+# crypto/asymmetric_keys/selftest.c's __initconst one with FIPS_SIGNATURE_SELFTEST): the
+# decode is never stopped at the lists, so it is found
+# (the first certificate of the 6.1 fixtures' kernel-certs.pem: none of the lists' three)
+later = ssl.PEM_cert_to_DER_cert(open(sys.argv[3]).read().split('-----END CERTIFICATE-----')[0]
+                                 + '-----END CERTIFICATE-----\n')
+bz(lists + tail + later + bytes(64), 'later')
 bz(b'\x7fELF' + bytes(1000) + der('test-cert.pem') + b'\x01' * 64 + der('other-cert.pem')
    + tail, 'loose')
 bz(b'\x7fELF' + tail, 'none')
@@ -109,6 +117,12 @@ for mode in nocache cold warm; do
 	ok "... the image's keys and revocation used: sha256 verifies, the revoked signer refused" $?
 	grep -q "kp_broken.ko: " "$tmp/j2.err" && [ "$(cat "$tmp/j2.rc")" = 2 ]
 	ok "... the broken module said, exit 2" $?
+
+	setup later "$tmp/config"
+	[ "$mode" = warm ] && run 1
+	both "$mode, a certificate 16 MiB after the lists" "${C[@]}"
+	json "$tmp/j2.out" "d['kernel']['key_sources']==['kernel image $img: 2 certificates, 1 in its revocation list, 1 outside its certificate lists (not trusted)']"
+	ok "... found at the end of the payload: outside the lists" $?
 
 	setup loose "$tmp/config-revoke"
 	[ "$mode" = warm ] && run 1
