@@ -38,8 +38,7 @@ bool kp_ctx_image_begin(struct kp_ctx *c, const char *path, size_t max)
 {
 	struct kp_ctx_image *im = &c->image;
 
-	if (im->read || kp_parallel_jobs(c->env.jobs) < 2 || c->env.progress ||
-	    c->o.nkernel_images)
+	if (im->read || kp_parallel_jobs(c->env.jobs) < 2 || c->env.progress || c->o.nkernel_images)
 		return false;
 	im->read = kp_keyring_image_begin(&c->keys, path, max);
 	if (!im->read)

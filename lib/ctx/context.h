@@ -154,7 +154,7 @@ struct kp_ctx {
 	const char **run_prop;	 /* those carrying P */
 	size_t run_nprop;
 	struct kp_keyring keys;	     /* the key sources of o, the tree's image, /proc/keys */
-	struct kp_ctx_image image;   /* the tree's image read beside the modules (context-image.c) */
+	struct kp_ctx_image image;   /* the tree's image read beside the modules */
 	struct kp_sig_memo *own_memo; /* the keys' verdicts when no facts cache keeps them */
 	/* module BTF judged as it is read (kernel/btf-judge.h) */
 	struct kp_btf_judger *btf_judger;

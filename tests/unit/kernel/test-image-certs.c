@@ -166,8 +166,8 @@ static void keyring_line(const struct kp_keyring *kr, char *out, size_t outlen)
  * after (@sync), or begun on its thread before the second file and ended after it: the
  * keyring as one line, or "error: msg", or "not begun".
  */
-static void around(const char *path, const char *cert_a, const char *cert_b, bool sync,
-		   char *out, size_t outlen)
+static void around(const char *path, const char *cert_a, const char *cert_b, bool sync, char *out,
+		   size_t outlen)
 {
 	struct kp_keyring kr;
 	struct kp_err err = { { 0 }, 0 };
@@ -369,15 +369,16 @@ int main(int argc, char **argv)
 	/* on its own thread (kp_keyring_image_begin()): the same keyring as read in order */
 	around(path, ca, cb, true, want2, sizeof(want2));
 	around(path, ca, cb, false, got, sizeof(got));
-	tap_ok(&t, !strncmp(want2, "4:", 2), "xz bzImage between two certificate files: 4 keys (%s)",
-	       want2);
+	tap_ok(&t, !strncmp(want2, "4:", 2),
+	       "xz bzImage between two certificate files: 4 keys (%s)", want2);
 	tap_is_str(&t, got, want2,
 		   "... read on its own thread meanwhile: its keys and line where they would be");
 	bzimage(path, z, zlen - 100, rawlen, 0);
 	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
 	tap_is_str(&t, got, "error: xz: truncated xz stream", "an xz payload cut short: one line");
 	around(path, ca, cb, false, got, sizeof(got));
-	tap_is_str(&t, got, "error: xz: truncated xz stream", "... on its own thread: the same line");
+	tap_is_str(&t, got, "error: xz: truncated xz stream",
+		   "... on its own thread: the same line");
 	/* a compressed Image (no header: the whole file is the stream) */
 	spew(path, z, zlen);
 	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
