@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "context-machine.h"
 
+#include "context-image.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,24 +166,34 @@ int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp
 	return 0;
 }
 
+void kp_ctx_warn_unplaced(struct kp_ctx *c)
+{
+	/* never silently: a certificate that may be revoked is not trusted (sig-keys.h) */
+	const char *img;
+	size_t n = kp_keyring_unplaced(&c->keys, &img);
+	char line[1400];
+
+	if (n && c->env.log) {
+		snprintf(line, sizeof(line),
+			 "warning: %zu certificate%s of the kernel image outside its "
+			 "system certificate list (the kernel may have a revocation list): "
+			 "not trusted; give a trusted one with --trusted-cert",
+			 n, n == 1 ? "" : "s");
+		c->env.log(c->env.log_data, img, line);
+	}
+}
+
 int kp_ctx_machine_facts(struct kp_ctx *c, struct kp_err *err)
 {
 	char line[1400];
 
 	kp_keyring_apply_model(&c->keys, &c->facts.keymodel);
-	{
-		/* never silently: a certificate that may be revoked is not trusted (sig-keys.h) */
-		const char *img;
-		size_t n = kp_keyring_unplaced(&c->keys, &img);
-
-		if (n && c->env.log) {
-			snprintf(line, sizeof(line),
-				 "warning: %zu certificate%s of the kernel image outside its "
-				 "system certificate list (the kernel may have a revocation list): "
-				 "not trusted; give a trusted one with --trusted-cert",
-				 n, n == 1 ? "" : "s");
-			c->env.log(c->env.log_data, img, line);
-		}
+	if (kp_ctx_image_pending(c)) {
+		/* its certificates not read yet: said in this place when they are */
+		c->image.unplaced_due = true;
+		c->image.unplaced_at = c->image.nheld;
+	} else {
+		kp_ctx_warn_unplaced(c);
 	}
 	if (!c->have_efi)
 		return 0;

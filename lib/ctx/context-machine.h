@@ -18,5 +18,7 @@
 int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp_err *err);
 /* After kp_facts_build(): the keyring model applied, the notes added to the facts. */
 int kp_ctx_machine_facts(struct kp_ctx *c, struct kp_err *err);
+/* The warning about the kernel image's certificates outside its lists, if there are any. */
+void kp_ctx_warn_unplaced(struct kp_ctx *c);
 
 #endif

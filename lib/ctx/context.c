@@ -22,6 +22,7 @@
 #include "cache/sig-memo.h"
 #include "util/parallel.h"
 #include "context.h"
+#include "context-image.h"
 #include "context-machine.h"
 #include "context-names.h"
 
@@ -225,9 +226,15 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 			    0)
 			return -1;
 	}
-	if (c->have_tree && !c->o.no_kernel_keys &&
-	    kp_keyring_add_installed_image(&c->keys, c->tree.root, c->tree.release, max, err) < 0)
-		return -1;
+	if (c->have_tree && !c->o.no_kernel_keys) {
+		char path[4096];
+
+		/* read beside the modules when it can be (context-image.h), else now */
+		if (kp_installed_image_path(c->tree.root, c->tree.release, path, sizeof(path)) &&
+		    !kp_ctx_image_begin(c, path, max) &&
+		    kp_keyring_add_kernel_image(&c->keys, path, max, err) < 0)
+			return -1;
+	}
 	for (size_t i = 0; i < c->o.nkernel_images; i++)
 		if (kp_keyring_add_kernel_image(&c->keys, c->o.kernel_images[i], max, err) < 0)
 			return kp_err_prefix(err, c->o.kernel_images[i]);
@@ -241,8 +248,9 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 		if (kp_ctx_machine_keys(c, root, live, err) < 0)
 			return -1;
 	}
-	if (c->keys.nsources)
+	if (c->keys.nsources || kp_ctx_image_pending(c))
 		c->o.fo.keys = &c->keys; /* named in reports even when they held no key */
+	c->o.fo.keys_pending = kp_ctx_image_pending(c);
 	return 0;
 }
 
@@ -644,12 +652,16 @@ static const struct kp_btf_judge *btf_judge(struct kp_ctx *c)
 static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
 {
 	size_t failed;
+	struct kp_err image_err = { 0 };
 	/* The modules share the base's symbol names: it is freed after them. */
 	struct kp_name_pool names = { 0 };
 	struct kp_read_opts ro = {
 		.open = { .max_size = c->env.max_size,
 			  .full_modinfo = c->env.full_modinfo,
-			  .sig_digest = (kp_keyring_empty(&c->keys) ? 0 : KP_SIG_DIGEST) |
+			  /* an image being read may hold keys: hashed as if it did */
+			  .sig_digest = (kp_keyring_empty(&c->keys) && !kp_ctx_image_pending(c)
+						 ? 0
+						 : KP_SIG_DIGEST) |
 					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
 			  .keep_btf = c->facts.vmlinux_btf != NULL,
 			  .btf_judge = btf_judge(c),
@@ -668,6 +680,9 @@ static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
 	/* the misses are stored after the read phase, beside what follows it (facts-defer.c) */
 	ro.open.defer_store = true;
 	failed = kp_set_read_range(&c->set, from, to, &ro);
+	/* the image's keys now, before the first verification; its error is the run's */
+	if (kp_ctx_image_settle(c, &image_err) < 0)
+		return failed;
 	if (preverify(c, from, to)) {
 		failed = 0; /* its errors too */
 		for (size_t i = from; i < to && i < c->set.n; i++)
@@ -702,6 +717,8 @@ static ssize_t read_modules(struct kp_ctx *c, char **paths, int npaths, struct k
 	if (failed < 0)
 		return -1;
 	failed += (ssize_t)read_range(c, 0, c->set.n);
+	if (kp_ctx_image_settle(c, err) < 0)
+		return -1; /* the image failed: the run stops as before any module was read */
 	for (size_t i = 0; i < c->set.n; i++)
 		if (c->set.entries[i].error)
 			say(c, c->set.entries[i].path, c->set.entries[i].error);
@@ -717,7 +734,27 @@ void kp_ctx_take_keys(struct kp_ctx *c, struct kp_keyring *keys)
 
 static int load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, struct kp_err *err);
 
+static int load_named(struct kp_ctx *c, char **paths, int npaths, unsigned flags,
+		      struct kp_err *err);
+
 int kp_ctx_load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, struct kp_err *err)
+{
+	struct kp_err ierr = { 0 };
+	int r = load_named(c, paths, npaths, flags, err);
+
+	/*
+	 * A run that stopped with the image still being read: the image's error first (it was
+	 * read first), else what was held said before the run's error.
+	 */
+	if (kp_ctx_image_settle(c, &ierr) < 0) {
+		*err = ierr;
+		return -1;
+	}
+	return r;
+}
+
+static int load_named(struct kp_ctx *c, char **paths, int npaths, unsigned flags,
+		      struct kp_err *err)
 {
 	struct kp_ctx_operands ops;
 	int r;
@@ -769,6 +806,8 @@ static int load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, stru
 		if (failed < 0 || add_providers(c, err) < 0)
 			return -1;
 		failed += (ssize_t)read_range(c, 0, c->set.n);
+		if (kp_ctx_image_settle(c, err) < 0)
+			return -1;
 		for (size_t i = 0; i < c->set.n; i++)
 			if (c->set.entries[i].error && !c->set.entries[i].provider) {
 				say(c, c->set.entries[i].path, c->set.entries[i].error);
@@ -779,7 +818,7 @@ static int load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, stru
 	} else {
 		failed = read_modules(c, paths, npaths, err);
 	}
-	if (failed < 0)
+	if (failed < 0 || kp_ctx_image_settle(c, err) < 0)
 		return -1;
 	c->read_failures = (size_t)failed;
 	if (kp_graph_build(&c->graph, &c->set, kp_ctx_base(c), c->env.jobs, err) < 0)
@@ -832,6 +871,7 @@ void kp_ctx_release(struct kp_ctx *c)
 		kp_tree_release(&c->tree);
 	if (c->have_run)
 		kp_running_release(&c->run);
+	kp_ctx_image_release(c); /* its thread uses the memo */
 	kp_keyring_release(&c->keys);
 	kp_sig_memo_free(c->own_memo);
 	if (c->have_efi)

@@ -117,6 +117,20 @@ struct kp_ctx_hook {
 	char *btf_deferred;
 };
 
+/* The tree's kernel image being read on its own thread (context-image.h). */
+struct kp_ctx_image {
+	struct kp_image_read *read; /* NULL: none being read */
+	/* the front end's log function while the lines are held */
+	void (*log)(void *data, const char *path, const char *msg);
+	void *log_data;
+	struct kp_ctx_held *held;
+	size_t nheld, cap;
+	bool unplaced_due; /* kp_ctx_warn_unplaced() before held line @unplaced_at */
+	size_t unplaced_at;
+	bool failed; /* the image's error, @err, is the run's */
+	struct kp_err err;
+};
+
 struct kp_ctx {
 	struct kp_ctx_opts o; /* a copy; o.fo completed from what the kernel's files say */
 	struct kp_ctx_env env;
@@ -140,6 +154,7 @@ struct kp_ctx {
 	const char **run_prop;	 /* those carrying P */
 	size_t run_nprop;
 	struct kp_keyring keys;	      /* the key sources of o, the tree's image, /proc/keys */
+	struct kp_ctx_image image;    /* the tree's image read beside the modules */
 	struct kp_sig_memo *own_memo; /* the keys' verdicts when no facts cache keeps them */
 	/* module BTF judged as it is read (kernel/btf-judge.h) */
 	struct kp_btf_judger *btf_judger;

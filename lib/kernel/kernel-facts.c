@@ -11,18 +11,41 @@
 #include "sig-keys.h"
 #include "vermagic.h"
 
-int kp_facts_assume(struct kp_kernel_facts *f, const char *what)
+/* @what as the assumption at @at (<= f->nassumptions), those from @at on after it. */
+static int assume_at(struct kp_kernel_facts *f, size_t at, const char *what)
 {
 	const char **p = kp_arena_alloc(&f->arena, (f->nassumptions + 1) * sizeof(*p));
 	const char *s = kp_arena_strdup(&f->arena, what);
 
 	if (!p || !s)
 		return -1;
-	if (f->nassumptions)
-		memcpy(p, f->assumptions, f->nassumptions * sizeof(*p));
-	p[f->nassumptions++] = s;
+	if (f->nassumptions) {
+		memcpy(p, f->assumptions, at * sizeof(*p));
+		memcpy(p + at + 1, f->assumptions + at, (f->nassumptions - at) * sizeof(*p));
+	}
+	p[at] = s;
+	f->nassumptions++;
 	f->assumptions = p;
 	return 0;
+}
+
+int kp_facts_assume(struct kp_kernel_facts *f, const char *what)
+{
+	return assume_at(f, f->nassumptions, what);
+}
+
+static const char no_key_source[] =
+	"no key source (kernel image, /proc/keys, --trusted-cert): signed "
+	"modules are assumed to verify against the kernel's keys";
+
+int kp_facts_keys_settled(struct kp_kernel_facts *f)
+{
+	if (!f->key_source_pending)
+		return 0;
+	f->key_source_pending = false;
+	if (f->keys && kp_keyring_has_kernel_keys(f->keys))
+		return 0;
+	return assume_at(f, f->key_source_at, no_key_source);
 }
 
 /* One or more decimal digits at *@p, skipped. */
@@ -367,10 +390,15 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	if (secure_boot(f, o, c) < 0)
 		return kp_err_set(err, "out of memory");
 	if (f->module_sig && f->signatures_trusted &&
-	    (!f->keys || !kp_keyring_has_kernel_keys(f->keys)))
-		kp_facts_assume(f,
-				"no key source (kernel image, /proc/keys, --trusted-cert): signed "
-				"modules are assumed to verify against the kernel's keys");
+	    (!f->keys || !kp_keyring_has_kernel_keys(f->keys))) {
+		if (o->keys_pending) {
+			/* decided by kp_facts_keys_settled(), the assumption kept in its place */
+			f->key_source_pending = true;
+			f->key_source_at = f->nassumptions;
+		} else {
+			kp_facts_assume(f, no_key_source);
+		}
+	}
 	if (o->cmdline && apply_cmdline(f, o->cmdline, err) < 0)
 		return -1;
 	if (ima_facts(f, o, c, err) < 0)

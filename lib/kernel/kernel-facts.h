@@ -64,6 +64,9 @@ struct kp_kernel_facts {
 	size_t nloaded_proprietary;
 	const char **assumptions; /* what was assumed for lack of a fact, for reports */
 	size_t nassumptions;
+	/* kp_facts_opts.keys_pending: "no key source" to be decided at this assumption's place */
+	bool key_source_pending;
+	size_t key_source_at;
 	struct kp_arena arena; /* owns the strings above */
 };
 
@@ -89,6 +92,8 @@ struct kp_facts_opts {
 	int allow_missing_ns;	   /* -1: from the config */
 	bool untrusted_signatures; /* signed modules' keys are not trusted by the target */
 	const struct kp_keyring *keys; /* trusted keys found (borrowed), NULL: none */
+	/* a kernel image's keys still being read into @keys (kp_keyring_image_begin()) */
+	bool keys_pending;
 	const char *cmdline; /* kernel command line: module.sig_enforce=, module_blacklist=,
 				lockdown= */
 	unsigned init_flags; /* KP_INIT_IGNORE_*: the loads are forced (modprobe --force) */
@@ -113,6 +118,12 @@ int kp_facts_vmlinux_btf(struct kp_kernel_facts *f, const unsigned char *data, s
 			 const char *source, const char *missing);
 /* Appends a copy of @what to the reports' assumptions; -1 when out of memory. */
 int kp_facts_assume(struct kp_kernel_facts *f, const char *what);
+/*
+ * After kp_facts_build() with keys_pending, once the image's keys are in f->keys: the "no key
+ * source" assumption, in the place kp_facts_build() would have given it, if they hold no
+ * kernel key. -1 when out of memory.
+ */
+int kp_facts_keys_settled(struct kp_kernel_facts *f);
 
 /* True for Debian kernel releases ("6.12.118+deb12-amd64", "6.1.0-57-amd64"). */
 bool kp_release_is_debian(const char *release);

@@ -148,6 +148,31 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
 int kp_keyring_add_installed_image(struct kp_keyring *kr, const char *root, const char *release,
 				   size_t max, struct kp_err *err);
 
+/*
+ * The path of the image kp_keyring_add_installed_image() reads (at most @len bytes into
+ * @path): 1, or 0 when there is none.
+ */
+int kp_installed_image_path(const char *root, const char *release, char *path, size_t len);
+/*
+ * kp_keyring_add_kernel_image() in two halves, so that a run reads its modules while the image
+ * is decompressed: _begin() starts reading the certificates of the image @path on a thread of
+ * its own (from kr->memo when it has the image, else decompressed, classified and stored
+ * there; @kr itself is not touched); NULL (read it with kp_keyring_add_kernel_image()
+ * instead) when out of memory, when the thread cannot be started, or when the image is not
+ * worth a thread: only the payload of a bzImage or EFI zboot image compressed with xz or
+ * gzip is (zstd decodes fast and in place: the memory of the image and the modules
+ * at once would be the cost). _end() waits for it and puts its keys,
+ * revocations and source line where kp_keyring_add_kernel_image() would have put them at the
+ * time of _begin(), placed by the model applied meanwhile; 0, or -1 with @err (the image's
+ * error, the same as kp_keyring_add_kernel_image()'s). Between the two, the keyring may get
+ * keys of other origins than KP_KEY_KERNEL (no other kernel image: they would be compared
+ * with the image's for duplicates) and nothing is verified against it. Every _begin() needs
+ * its _end(), which frees @p.
+ */
+struct kp_image_read;
+struct kp_image_read *kp_keyring_image_begin(struct kp_keyring *kr, const char *path, size_t max);
+int kp_keyring_image_end(struct kp_keyring *kr, struct kp_image_read *p, struct kp_err *err);
+
 /* What an EFI signature list holds for the kernel (load_uefi_certs()'s handlers). */
 enum kp_esl_role {
 	KP_ESL_DB,	    /* db: X.509 certificates into .platform */

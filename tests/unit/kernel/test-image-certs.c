@@ -5,7 +5,9 @@
  * built here with a zstd payload as kbuild writes it (no content size, a large window, the
  * 4-byte size after it), checked against the same bytes uncompressed; the output handed to
  * the sink byte for byte, with matches reaching back into pages given back; several frames;
- * truncated and corrupt payloads and the size cap, each one line.
+ * truncated and corrupt payloads and the size cap, each one line; an xz image read on its own
+ * thread (kp_keyring_image_begin(), _end()) while a certificate file is added: the keyring of
+ * the image read in order.
  *
  * With arguments (--list IMAGE...): each image's certificates, one line each (subject, key
  * id, SHA-256 of the public key), to compare two builds on real images.
@@ -147,6 +149,47 @@ static void certs_of(const char *path, size_t max, char *out, size_t outlen)
 	kp_keyring_release(&kr);
 }
 
+/* The keyring as one line: each key's subject, source and keyring, then each source line. */
+static void keyring_line(const struct kp_keyring *kr, char *out, size_t outlen)
+{
+	size_t at = (size_t)snprintf(out, outlen, "%zu:", kr->nkeys);
+
+	for (size_t i = 0; i < kr->nkeys && at < outlen; i++)
+		at += (size_t)snprintf(out + at, outlen - at, " %s<%s>", kr->keys[i].subject,
+				       kr->keys[i].source);
+	for (size_t i = 0; i < kr->nsources && at < outlen; i++)
+		at += (size_t)snprintf(out + at, outlen - at, " | %s", kr->sources[i]);
+}
+
+/*
+ * The image read as kp_keyring_add_kernel_image() between a certificate file before and one
+ * after (@sync), or begun on its thread before the second file and ended after it: the
+ * keyring as one line, or "error: msg", or "not begun".
+ */
+static void around(const char *path, const char *cert_a, const char *cert_b, bool sync, char *out,
+		   size_t outlen)
+{
+	struct kp_keyring kr;
+	struct kp_err err = { { 0 }, 0 };
+	struct kp_image_read *p = NULL;
+	int r = 0;
+
+	kp_keyring_init(&kr);
+	kp_keyring_add_cert_file(&kr, cert_a, &err);
+	if (sync)
+		r = kp_keyring_add_kernel_image(&kr, path, KP_DEFAULT_MAX_SIZE, &err);
+	else if (!(p = kp_keyring_image_begin(&kr, path, KP_DEFAULT_MAX_SIZE)))
+		snprintf(out, outlen, "not begun");
+	kp_keyring_add_cert_file(&kr, cert_b, &err);
+	if (p)
+		r = kp_keyring_image_end(&kr, p, &err);
+	if (r < 0)
+		snprintf(out, outlen, "error: %s", err.msg);
+	else if (sync || p)
+		keyring_line(&kr, out, outlen);
+	kp_keyring_release(&kr);
+}
+
 struct collect {
 	unsigned char *p;
 	size_t len, cap, pieces, largest;
@@ -206,7 +249,11 @@ static int list(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct tap t = { 0 };
-	char dir[] = "/tmp/kp-image-certs-XXXXXX", path[4096], plain[4096], got[2048], want[2048];
+	char dir[] = "/tmp/kp-image-certs-XXXXXX", path[4096], plain[4096], got[2048], want[2048],
+	     want2[2048];
+	/* tap_srcpath() returns one buffer */
+	char *ca = strdup(tap_srcpath("tests/data/sig/distro-cert.pem")),
+	     *cb = strdup(tap_srcpath("tests/data/sig/other-cert.pem"));
 	size_t clen = 0, olen = 0, rawlen = (size_t)12 << 20, zlen,
 	       page = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned char *cert, *other, *raw, *z;
@@ -219,7 +266,7 @@ int main(int argc, char **argv)
 	cert = slurp(tap_srcpath("tests/data/sig/test-cert.der"), &clen);
 	other = pem_der(tap_srcpath("tests/data/sig/other-cert.pem"), &olen);
 	raw = calloc(1, rawlen);
-	if (!cert || !other || !raw || !mkdtemp(dir))
+	if (!cert || !other || !raw || !ca || !cb || !mkdtemp(dir))
 		return 99;
 	/*
 	 * An ELF-like image: text (a pseudo-random, little-compressible run), megabytes of zeros
@@ -247,6 +294,8 @@ int main(int argc, char **argv)
 	bzimage(path, z, zlen, rawlen, 0);
 	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
 	tap_is_str(&t, got, want, "zstd bzImage: the same certificates as uncompressed");
+	around(path, ca, cb, false, got, sizeof(got));
+	tap_is_str(&t, got, "not begun", "... not worth a thread (decoded in place, fast)");
 
 	/* the stream itself, byte for byte */
 	c.cap = rawlen;
@@ -317,9 +366,19 @@ int main(int argc, char **argv)
 	tap_ok(&t, c.len == rawlen && !memcmp(c.p, raw, rawlen) && c.largest <= KP_STREAM_CHUNK,
 	       "... the decompressed bytes, in pieces of at most KP_STREAM_CHUNK");
 	close(fd);
+	/* on its own thread (kp_keyring_image_begin()): the same keyring as read in order */
+	around(path, ca, cb, true, want2, sizeof(want2));
+	around(path, ca, cb, false, got, sizeof(got));
+	tap_ok(&t, !strncmp(want2, "4:", 2),
+	       "xz bzImage between two certificate files: 4 keys (%s)", want2);
+	tap_is_str(&t, got, want2,
+		   "... read on its own thread meanwhile: its keys and line where they would be");
 	bzimage(path, z, zlen - 100, rawlen, 0);
 	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
 	tap_is_str(&t, got, "error: xz: truncated xz stream", "an xz payload cut short: one line");
+	around(path, ca, cb, false, got, sizeof(got));
+	tap_is_str(&t, got, "error: xz: truncated xz stream",
+		   "... on its own thread: the same line");
 	/* a compressed Image (no header: the whole file is the stream) */
 	spew(path, z, zlen);
 	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
@@ -343,6 +402,8 @@ int main(int argc, char **argv)
 	free(c.p);
 	free(raw);
 	free(cert);
+	free(ca);
+	free(cb);
 	OPENSSL_free(other);
 	return tap_done(&t);
 }
