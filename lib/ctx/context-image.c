@@ -40,9 +40,15 @@ bool kp_ctx_image_begin(struct kp_ctx *c, const char *path, size_t max)
 
 	if (im->read || kp_parallel_jobs(c->env.jobs) < 2 || c->env.progress || c->o.nkernel_images)
 		return false;
-	im->read = kp_keyring_image_begin(&c->keys, path, max);
-	if (!im->read)
+	im->path = strdup(path);
+	if (!im->path)
 		return false;
+	im->read = kp_keyring_image_begin(&c->keys, path, max);
+	if (!im->read) {
+		free(im->path);
+		im->path = NULL;
+		return false;
+	}
 	im->log = c->env.log;
 	im->log_data = c->env.log_data;
 	if (im->log) {
@@ -93,6 +99,7 @@ int kp_ctx_image_settle(struct kp_ctx *c, struct kp_err *err)
 	if (r == 0 && kp_facts_keys_settled(&c->facts) < 0)
 		r = kp_err_set(&im->err, "out of memory");
 	if (r < 0) {
+		kp_err_prefix(&im->err, im->path);
 		im->failed = true;
 		drop_held(im);
 		*err = im->err;
@@ -118,5 +125,7 @@ void kp_ctx_image_release(struct kp_ctx *c)
 		kp_keyring_image_end(&c->keys, im->read, &ignored);
 		im->read = NULL;
 	}
+	free(im->path);
+	im->path = NULL;
 	drop_held(im);
 }

@@ -233,7 +233,7 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 		if (kp_installed_image_path(c->tree.root, c->tree.release, path, sizeof(path)) &&
 		    !kp_ctx_image_begin(c, path, max) &&
 		    kp_keyring_add_kernel_image(&c->keys, path, max, err) < 0)
-			return -1;
+			return kp_err_prefix(err, path);
 	}
 	for (size_t i = 0; i < c->o.nkernel_images; i++)
 		if (kp_keyring_add_kernel_image(&c->keys, c->o.kernel_images[i], max, err) < 0)

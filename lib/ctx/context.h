@@ -129,6 +129,7 @@ struct kp_ctx_image {
 	size_t unplaced_at;
 	bool failed; /* the image's error, @err, is the run's */
 	struct kp_err err;
+	char *path; /* the image being read, for its error */
 };
 
 struct kp_ctx {

@@ -1351,7 +1351,7 @@ int kp_keyring_add_installed_image(struct kp_keyring *kr, const char *root, cons
 
 	if (!kp_installed_image_path(root, release, path, sizeof(path)))
 		return 0;
-	return kp_keyring_add_kernel_image(kr, path, max, err) < 0 ? -1 : 1;
+	return kp_keyring_add_kernel_image(kr, path, max, err) < 0 ? kp_err_prefix(err, path) : 1;
 }
 
 static int hexval(int c)

@@ -143,7 +143,8 @@ int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t 
 int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_err *err);
 /*
  * The running kernel's image ROOT/boot/vmlinuz-RELEASE (or lib/modules/RELEASE/vmlinuz)
- * when there is one: 1 when read, 0 when none was found.
+ * when there is one: 1 when read, 0 when none was found, -1 with @err (its message begins
+ * with the image's path: the caller does not know it).
  */
 int kp_keyring_add_installed_image(struct kp_keyring *kr, const char *root, const char *release,
 				   size_t max, struct kp_err *err);
