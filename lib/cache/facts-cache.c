@@ -395,8 +395,12 @@ void kp_fc_store_job(struct kp_facts_cache *c, const struct fc_job *j)
 
 	memcpy(r.st, j->st, sizeof(r.st));
 	r.hash = kp_fc_state_hash(r.st);
-	if (j->hash_later && content_key_at(c, j->m->path, r.st, r.key) == 0)
+	if (j->hash_later && content_key_at(c, j->m->path, r.st, r.key) == 0) {
 		r.flags |= KP_FC_F_CONTENT;
+		/* the result cache's manifest is written after this (kp_facts_cache_wait_stored) */
+		if (j->note)
+			kp_in_note_bytes(r.st, r.key);
+	}
 	if (store(c, j->m, &r) == 0)
 		count(&c->n.stored);
 }
@@ -409,10 +413,12 @@ static void store_or_defer(struct kp_facts_cache *c, const struct kp_open_opts *
 			   struct kp_module *m, struct kp_fc_rec *r, bool hash_later)
 {
 	if (opts->defer_store && !(r->flags & KP_FC_F_CONTENT) &&
-	    kp_fc_defer(c, m, r->st, r->flags, hash_later) == 0)
+	    kp_fc_defer(c, m, r->st, r->flags, hash_later, !opts->ima_xattr) == 0)
 		return;
-	if (hash_later && content_key_at(c, m->path, r->st, r->key) == 0)
+	if (hash_later && content_key_at(c, m->path, r->st, r->key) == 0) {
 		r->flags |= KP_FC_F_CONTENT;
+		note_bytes(opts, r->st, r->key);
+	}
 	if (store(c, m, r) == 0)
 		count(&c->n.stored);
 }
