@@ -28,8 +28,9 @@
  * content key too.
  *
  * The result cache (file/inputs.h) gets the content key of each module found by its state
- * or read with one (kp_in_note_bytes()): a replay that finds the module's state changed
- * compares its bytes instead of running.
+ * or read with one (kp_in_note_bytes()), also one hashed by a deferred store (the run waits
+ * for those before it writes its manifest: kp_facts_cache_wait_stored()): a replay that
+ * finds the module's state changed compares its bytes instead of running.
  */
 #include "facts-cache.h"
 
