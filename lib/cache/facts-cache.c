@@ -22,7 +22,9 @@
  * SHA-256 runs at ~1.5 GB/s here (SHA-NI), against ~30 MB/s of output for liblzma: hashing
  * a .ko.xz costs ~1/50 of decompressing it. An uncompressed module is not hashed when a
  * run fills an empty cache: its reader loads only the sections it needs (a quarter of the
- * bytes), so hashing all of it would cost more than reading it again when its state is new.
+ * bytes), so hashing all of it would cost more than reading it again when its state is new
+ * (a module whose signature the run checks with SHA-256 is hashed whole by the reader in
+ * passing: that digest goes to the result cache, kp_open_opts.whole).
  * One that a run with packs misses (changed since: rebuilt, touched, reinstalled) is
  * hashed after it is read, up to KP_FC_PLAIN_HASH_MAX bytes a run, so that its entry has a
  * content key too.
@@ -434,12 +436,15 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 			  struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
 {
 	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(direct) };
+	struct kp_whole_sha256 whole = { .set = false };
 	struct stat st;
 	int ret;
 
 	direct->state = &st;
+	direct->whole = &whole;
 	ret = kp_module_open_with(path, direct, dec, out, err);
 	direct->state = NULL;
+	direct->whole = NULL;
 	if (!S_ISREG(st.st_mode)) /* not opened: not counted, as a file stat() refuses */
 		return ret;
 	count(&c->n.misses);
@@ -449,6 +454,12 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 	if (!trusted(c, path, &st) || racy(r.st))
 		return 0; /* the state does not name the bytes read: not stored */
 	r.hash = kp_fc_state_hash(r.st);
+	/*
+	 * An uncompressed module the reader hashed whole in passing (its signature checked, -b):
+	 * the bytes of this state, for the result cache (no entry's key: not hashed otherwise)
+	 */
+	if (whole.set && !hashed_by_name(path))
+		note_bytes(opts, r.st, whole.sha256);
 	/* a content key only for the bytes read: content_key_at() checks the state it hashes */
 	store_or_defer(c, opts, *out, &r, hashed_by_name(path));
 	return 0;

@@ -11,6 +11,9 @@
 #   - a compressed module touched first after the run that filled empty caches (its content
 #     key made by the facts cache's store thread, which that run waits for before it writes
 #     its manifest): replayed, check and graph; with IMA (security.ima read): a miss;
+#   - an uncompressed module touched first after the cold fill of a run that checks
+#     signatures: replayed when its signature's digest is SHA-256 (the reader hashed the
+#     whole file in passing), a miss when SHA-512;
 #   - one byte changed, size and mtime put back (touch -r): a miss, the new answer;
 #   - two modules touched whose bytes are more than 64 MiB: not replayed (a miss that says
 #     why), the answer the same;
@@ -255,6 +258,38 @@ else
 		echo "ok $n # SKIP security.ima cannot be set here"
 	done
 fi
+
+# a run that checks signatures hashes a SHA-256-signed uncompressed module whole in passing
+# (the signed part, continued over the signature): the cold fill records those bytes
+sd=$top/tests/data/sig/6.1
+st=$tmp/sigtree
+mkdir -p "$st"
+cp "$sd/kp_sig_sha256.ko" "$sd/kp_sig_sha512_skid.ko" "$st/"
+cmd_s=(check -f json --fail-on never -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz"
+	--kernel-release "$rel" --trusted-cert "$top/tests/data/sig/test-cert.pem" "$st")
+export KOPOLICY_CACHE_DIR=$tmp/cold-sig
+sleep 1.1
+expect "signatures: cold fill" s0 'miss, stored (*' "${cmd_s[@]}"
+touch "$st/kp_sig_sha256.ko"
+sleep 1.1
+expect "signatures: SHA-256-signed module touched first" s1 \
+	"$(again1 "$(stat -c %s "$st/kp_sig_sha256.ko")")" "${cmd_s[@]}"
+cmp -s "$tmp/s1.out" "$tmp/s0.out"
+ok "signatures: touched: the same answer" $?
+touch "$st/kp_sig_sha512_skid.ko"
+sleep 1.1
+expect "signatures: SHA-512-signed module touched first: not hashed in passing" s2 \
+	'miss, stored (*' "${cmd_s[@]}"
+# without keys nothing is hashed: the same module touched first after such a fill, a miss
+export KOPOLICY_CACHE_DIR=$tmp/cold-nokeys
+cmd_n=("${cmd_s[@]}")
+unset 'cmd_n[11]' 'cmd_n[12]'
+sleep 1.1
+expect "no keys: cold fill" s3 'miss, stored (*' "${cmd_n[@]}"
+touch "$st/kp_sig_sha256.ko"
+sleep 1.1
+expect "no keys: SHA-256-signed module touched first" s4 'miss, stored (*' "${cmd_n[@]}"
+export KOPOLICY_CACHE_DIR=$tmp/cache
 
 echo "1..$n"
 [ "$fail" -eq 0 ]
