@@ -249,12 +249,13 @@ struct read_call {
 	struct kp_bytes *b;
 	const struct kp_name_pool *names;
 	unsigned want_digest; /* hash the whole file for the signature check */
-	struct kp_whole_sha256 *whole; /* kp_open_opts.whole */
 	bool no_symbol_get;   /* kp_open_opts.no_symbol_get */
 	bool keep_btf;
 	const struct kp_btf_judge *btf_judge; /* kp_open_opts.btf_judge */
 	struct kp_err *err;
 	struct kp_elf e;
+	/* kp_open_opts.whole: the file's SHA-256 when made in passing */
+	struct kp_whole_sha256 *whole;
 };
 
 /* One BTF section: recorded, and its bytes copied into the arena with @keep. */
