@@ -268,8 +268,31 @@ static int content_key_at(struct kp_facts_cache *c, const char *path, const uint
 		if (!memcmp(now, v, sizeof(now)))
 			r = hash_fd(c, fd, (uint64_t)st.st_size, key);
 	}
+	/* written while it was hashed: the digest may be of no state's bytes */
+	if (r == 0 && fstat(fd, &st) < 0)
+		r = -1;
+	if (r == 0) {
+		kp_file_state(&st, now);
+		if (memcmp(now, v, sizeof(now)))
+			r = -1;
+	}
 	close(fd);
 	return r;
+}
+
+/*
+ * The file at @path is still in the state @v (a stat() not recorded: the reader recorded
+ * it): what was read in that state was not written meanwhile, but within a timestamp tick.
+ */
+static bool still_in_state(const char *path, const uint64_t *v)
+{
+	struct stat st;
+	uint64_t now[8];
+
+	if (stat(path, &st) < 0)
+		return false;
+	kp_file_state(&st, now);
+	return !memcmp(now, v, sizeof(now));
 }
 
 /* The state @st of @path names its bytes (fs-trust.h): a stat() lookup or store is sound. */
@@ -458,7 +481,7 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 	 * An uncompressed module the reader hashed whole in passing (its signature checked, -b):
 	 * the bytes of this state, for the result cache (no entry's key: not hashed otherwise)
 	 */
-	if (whole.set && !hashed_by_name(path))
+	if (whole.set && !hashed_by_name(path) && still_in_state(path, r.st))
 		note_bytes(opts, r.st, whole.sha256);
 	/* a content key only for the bytes read: content_key_at() checks the state it hashes */
 	store_or_defer(c, opts, *out, &r, hashed_by_name(path));
