@@ -21,9 +21,10 @@
 #                 manifest stat()ed, the output written)
 #   graph-replay  graph --format json replayed (25 MB of JSON written)
 #   check-1mod    one module's change time moved (touch -d @MTIME: same bytes), then the
-#                 check: a result-cache miss (the result stored by the run that filled the
-#                 caches does not know the module's bytes), facts from the cache for the
-#                 other modules, the new result stored
+#                 check: on a plain tree a result-cache miss (the run that filled the caches
+#                 did not hash its uncompressed modules), facts from the cache for the other
+#                 modules, the new result stored; a compressed module: replayed after
+#                 hashing that file again (the fill recorded its bytes)
 #   check-1mod-bytes  the same module's bytes really changed: its appended signature
 #                 stripped, or put back in the next round (size, bytes, facts and the answer
 #                 change: signed or unsigned, the E taint), a second later the check: the

@@ -446,6 +446,9 @@ int main(int argc, char **argv)
 			runs = NULL;
 		}
 		rc = commands[i].run(&cli, argc, argv);
+		/* the content keys of the modules still being stored go into the manifest too */
+		if (runs)
+			kp_facts_cache_wait_stored(cache.cache);
 		/* stdout and stderr as they were: the lines below are not part of the result */
 		kp_run_cache_finish(runs, rc, note, sizeof(note));
 		if (stats && *note)

@@ -22,14 +22,17 @@
  * SHA-256 runs at ~1.5 GB/s here (SHA-NI), against ~30 MB/s of output for liblzma: hashing
  * a .ko.xz costs ~1/50 of decompressing it. An uncompressed module is not hashed when a
  * run fills an empty cache: its reader loads only the sections it needs (a quarter of the
- * bytes), so hashing all of it would cost more than reading it again when its state is new.
+ * bytes), so hashing all of it would cost more than reading it again when its state is new
+ * (a module whose signature the run checks with SHA-256 is hashed whole by the reader in
+ * passing: that digest goes to the result cache, kp_open_opts.whole).
  * One that a run with packs misses (changed since: rebuilt, touched, reinstalled) is
  * hashed after it is read, up to KP_FC_PLAIN_HASH_MAX bytes a run, so that its entry has a
  * content key too.
  *
  * The result cache (file/inputs.h) gets the content key of each module found by its state
- * or read with one (kp_in_note_bytes()): a replay that finds the module's state changed
- * compares its bytes instead of running.
+ * or read with one (kp_in_note_bytes()), also one hashed by a deferred store (the run waits
+ * for those before it writes its manifest: kp_facts_cache_wait_stored()): a replay that
+ * finds the module's state changed compares its bytes instead of running.
  */
 #include "facts-cache.h"
 
@@ -265,8 +268,31 @@ static int content_key_at(struct kp_facts_cache *c, const char *path, const uint
 		if (!memcmp(now, v, sizeof(now)))
 			r = hash_fd(c, fd, (uint64_t)st.st_size, key);
 	}
+	/* written while it was hashed: the digest may be of no state's bytes */
+	if (r == 0 && fstat(fd, &st) < 0)
+		r = -1;
+	if (r == 0) {
+		kp_file_state(&st, now);
+		if (memcmp(now, v, sizeof(now)))
+			r = -1;
+	}
 	close(fd);
 	return r;
+}
+
+/*
+ * The file at @path is still in the state @v (a stat() not recorded: the reader recorded
+ * it): what was read in that state was not written meanwhile, but within a timestamp tick.
+ */
+static bool still_in_state(const char *path, const uint64_t *v)
+{
+	struct stat st;
+	uint64_t now[8];
+
+	if (stat(path, &st) < 0)
+		return false;
+	kp_file_state(&st, now);
+	return !memcmp(now, v, sizeof(now));
 }
 
 /* The state @st of @path names its bytes (fs-trust.h): a stat() lookup or store is sound. */
@@ -395,8 +421,12 @@ void kp_fc_store_job(struct kp_facts_cache *c, const struct fc_job *j)
 
 	memcpy(r.st, j->st, sizeof(r.st));
 	r.hash = kp_fc_state_hash(r.st);
-	if (j->hash_later && content_key_at(c, j->m->path, r.st, r.key) == 0)
+	if (j->hash_later && content_key_at(c, j->m->path, r.st, r.key) == 0) {
 		r.flags |= KP_FC_F_CONTENT;
+		/* the result cache's manifest is written after this (kp_facts_cache_wait_stored) */
+		if (j->note)
+			kp_in_note_bytes(r.st, r.key);
+	}
 	if (store(c, j->m, &r) == 0)
 		count(&c->n.stored);
 }
@@ -409,10 +439,12 @@ static void store_or_defer(struct kp_facts_cache *c, const struct kp_open_opts *
 			   struct kp_module *m, struct kp_fc_rec *r, bool hash_later)
 {
 	if (opts->defer_store && !(r->flags & KP_FC_F_CONTENT) &&
-	    kp_fc_defer(c, m, r->st, r->flags, hash_later) == 0)
+	    kp_fc_defer(c, m, r->st, r->flags, hash_later, !opts->ima_xattr) == 0)
 		return;
-	if (hash_later && content_key_at(c, m->path, r->st, r->key) == 0)
+	if (hash_later && content_key_at(c, m->path, r->st, r->key) == 0) {
 		r->flags |= KP_FC_F_CONTENT;
+		note_bytes(opts, r->st, r->key);
+	}
 	if (store(c, m, r) == 0)
 		count(&c->n.stored);
 }
@@ -427,12 +459,15 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 			  struct kp_decoders *dec, struct kp_module **out, struct kp_err *err)
 {
 	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(direct) };
+	struct kp_whole_sha256 whole = { .set = false };
 	struct stat st;
 	int ret;
 
 	direct->state = &st;
+	direct->whole = &whole;
 	ret = kp_module_open_with(path, direct, dec, out, err);
 	direct->state = NULL;
+	direct->whole = NULL;
 	if (!S_ISREG(st.st_mode)) /* not opened: not counted, as a file stat() refuses */
 		return ret;
 	count(&c->n.misses);
@@ -442,6 +477,12 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 	if (!trusted(c, path, &st) || racy(r.st))
 		return 0; /* the state does not name the bytes read: not stored */
 	r.hash = kp_fc_state_hash(r.st);
+	/*
+	 * An uncompressed module the reader hashed whole in passing (its signature checked, -b):
+	 * the bytes of this state, for the result cache (no entry's key: not hashed otherwise)
+	 */
+	if (whole.set && !hashed_by_name(path) && still_in_state(path, r.st))
+		note_bytes(opts, r.st, whole.sha256);
 	/* a content key only for the bytes read: content_key_at() checks the state it hashes */
 	store_or_defer(c, opts, *out, &r, hashed_by_name(path));
 	return 0;

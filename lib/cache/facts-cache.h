@@ -95,6 +95,13 @@ void kp_facts_cache_store_pending(struct kp_facts_cache *c);
  * wait. Safe from several threads at once.
  */
 void kp_facts_cache_settle(struct kp_facts_cache *c, const struct kp_module *m);
+/*
+ * Every module waiting to be stored is stored when this returns (the caller stores queued
+ * ones beside the cache's thread): the content keys those stores make reach the result
+ * cache's manifest (file/inputs.h, kp_in_note_bytes()) before the manifest is written.
+ * Nothing when @c is NULL or nothing waits. Not while modules are still being read.
+ */
+void kp_facts_cache_wait_stored(struct kp_facts_cache *c);
 /* True while @m waits in @c to be stored (tests). */
 bool kp_facts_cache_is_pending(struct kp_facts_cache *c, const struct kp_module *m);
 

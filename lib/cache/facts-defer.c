@@ -87,7 +87,7 @@ static int slots_reserve(struct fc_defer *d)
 }
 
 int kp_fc_defer(struct kp_facts_cache *c, struct kp_module *m, const uint64_t *st, uint32_t flags,
-		bool hash_later)
+		bool hash_later, bool note)
 {
 	struct fc_defer *d = &c->defer;
 	struct fc_job *j;
@@ -108,6 +108,7 @@ int kp_fc_defer(struct kp_facts_cache *c, struct kp_module *m, const uint64_t *s
 	memcpy(j->st, st, sizeof(j->st));
 	j->flags = flags;
 	j->hash_later = hash_later;
+	j->note = note;
 	j->state = JOB_QUEUED;
 	slot_put(d, m, d->n++);
 	d->pending++;
@@ -200,6 +201,23 @@ void kp_facts_cache_settle(struct kp_facts_cache *c, const struct kp_module *m)
 		run(c, i);
 		break;
 	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+void kp_facts_cache_wait_stored(struct kp_facts_cache *c)
+{
+	struct fc_defer *d;
+	size_t i;
+
+	if (!c)
+		return;
+	d = &c->defer;
+	pthread_mutex_lock(&c->lock);
+	/* the queued jobs stored here too, beside the cache's thread; then the running ones */
+	while ((i = claim_next(d)) != SIZE_MAX)
+		run(c, i);
+	while (d->pending)
+		pthread_cond_wait(&d->done, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 }
 

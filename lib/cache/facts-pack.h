@@ -83,6 +83,7 @@ struct fc_job {
 	uint64_t st[8];	     /* the file's state as the reader opened it */
 	uint32_t flags;	     /* the entry's (kp_fc_entry_flags()) */
 	bool hash_later;     /* compressed: hash the file for a content key when stored */
+	bool note;	     /* that key goes to the result cache too (kp_in_note_bytes()) */
 	unsigned char state; /* JOB_QUEUED, JOB_RUNNING, JOB_DONE */
 };
 
@@ -185,9 +186,10 @@ int kp_fc_writer_finish(struct kp_facts_cache *c, struct kp_fc_writer *w);
 int kp_fc_writer_publish(struct kp_facts_cache *c, struct kp_fc_writer *w);
 void kp_fc_writer_close(struct kp_facts_cache *c, struct kp_fc_writer *w);
 /* Queues @m, read from a file in the state @st, to be stored later; under no lock. 0, or -1
- * (out of memory, or the cache is ending: the caller stores it now). */
+ * (out of memory, or the cache is ending: the caller stores it now). @note: the content key
+ * made with @hash_later goes to the result cache's recorder too (kp_in_note_bytes()). */
 int kp_fc_defer(struct kp_facts_cache *c, struct kp_module *m, const uint64_t *st, uint32_t flags,
-		bool hash_later);
+		bool hash_later, bool note);
 /* Stores the job @j (a copy, taken under the lock) now: facts-cache.c. */
 void kp_fc_store_job(struct kp_facts_cache *c, const struct fc_job *j);
 /* kp_facts_cache_new()/_free(): the queue's set-up, and the end (every job stored). 0/-1. */

@@ -24,11 +24,12 @@ size_t kp_read_signature(struct kp_module *m, const unsigned char *image, size_t
 /*
  * sig-verify.c: the PKCS#7 message of a present, well-formed trailer (after the arena is
  * reserved); @want_digest (KP_SIG_* flags) also hashes @image (@signed_len bytes signed,
- * @file_len in all).
+ * @file_len in all); with @whole (NULL: not wanted) and a SHA-256 digest, @image's whole
+ * SHA-256 too (the same pass), @image being the file's bytes (kp_open_opts.whole).
  * 0, -1 when out of memory, -2 when OpenSSL failed to hash the module.
  */
 int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed_len,
-		  size_t file_len, unsigned want_digest);
+		  size_t file_len, unsigned want_digest, struct kp_whole_sha256 *whole);
 /* relocs.c: the relocation types of the sections apply_relocations() relocates. */
 int kp_read_relocs(struct kp_module *m, struct kp_elf *e, struct kp_err *err);
 /* symbol-get.c: targets of symbol_get()/symbol_request() call sites. */

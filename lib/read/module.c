@@ -185,9 +185,12 @@ static size_t read_sparse_signature(struct kp_module *m, struct kp_bytes *b, str
 	return elf_len;
 }
 
-/* The signature's PKCS#7 message; with @want_digest the whole file is hashed (and loaded). */
+/*
+ * The signature's PKCS#7 message; with @want_digest the whole file is hashed (and loaded), and
+ * when the image is the file's bytes (uncompressed) its SHA-256 may go to @whole.
+ */
 static int read_pkcs7(struct kp_module *m, struct kp_bytes *b, size_t elf_len, unsigned want_digest,
-		      struct kp_err *err)
+		      struct kp_whole_sha256 *whole, struct kp_err *err)
 {
 	if (!m->sig.present)
 		return 0;
@@ -195,7 +198,9 @@ static int read_pkcs7(struct kp_module *m, struct kp_bytes *b, size_t elf_len, u
 		want_digest = 0;
 	if (want_digest && b->sparse && kp_bytes_load(b, 0, b->len, err) < 0)
 		return -1;
-	switch (kp_read_pkcs7(m, b->data, elf_len, b->len, want_digest)) {
+	if (b->comp != KP_COMP_NONE || b->len != b->file_len)
+		whole = NULL;
+	switch (kp_read_pkcs7(m, b->data, elf_len, b->len, want_digest, whole)) {
 	case 0:
 		return 0;
 	case -2:
@@ -249,6 +254,8 @@ struct read_call {
 	const struct kp_btf_judge *btf_judge; /* kp_open_opts.btf_judge */
 	struct kp_err *err;
 	struct kp_elf e;
+	/* kp_open_opts.whole: the file's SHA-256 when made in passing */
+	struct kp_whole_sha256 *whole;
 };
 
 /* One BTF section: recorded, and its bytes copied into the arena with @keep. */
@@ -478,7 +485,7 @@ static int read_image(struct read_call *c)
 	}
 	if (m->imports_symbol_get && !m->symget_skipped && kp_read_symbol_get(m, ep, err) < 0)
 		goto out;
-	if (read_pkcs7(m, b, sig_off, want_digest, err) < 0)
+	if (read_pkcs7(m, b, sig_off, want_digest, c->whole, err) < 0)
 		goto out;
 	r = 0;
 out:
@@ -520,6 +527,7 @@ static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open
 				  .b = b,
 				  .names = opts ? opts->names : NULL,
 				  .want_digest = opts ? opts->sig_digest : 0,
+				  .whole = opts ? opts->whole : NULL,
 				  .no_symbol_get = opts && opts->no_symbol_get,
 				  .keep_btf = opts && opts->keep_btf,
 				  .btf_judge = opts ? opts->btf_judge : NULL,

@@ -353,6 +353,19 @@ struct kp_open_opts {
 	 * does not use them (the hook under a policy that ignores symbol-get). Cached apart.
 	 */
 	bool no_symbol_get;
+	/*
+	 * Not NULL: set when the reader made the SHA-256 of the whole file as it is on disk in
+	 * passing (an uncompressed module whose signature's digest, with sig_digest, is
+	 * SHA-256: the one pass over the signed part continued over the signature). For the
+	 * facts cache's result-cache records (kp_in_note_bytes()); not a fact of the module.
+	 */
+	struct kp_whole_sha256 *whole;
+};
+
+/* kp_open_opts.whole: @set (false before the read) and the file's SHA-256. */
+struct kp_whole_sha256 {
+	bool set;
+	unsigned char sha256[32];
 };
 
 struct kp_btf_verdict;

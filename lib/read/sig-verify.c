@@ -233,11 +233,12 @@ static int read_message(struct kp_module *m, CMS_ContentInfo *cms)
 }
 
 /*
- * The signed part's SHA-256 and the whole file's from one pass: the state after the signed
- * part is copied and continued over the signature. 0, or -1 when OpenSSL failed.
+ * The signed part's SHA-256 (into @s->digest) and the whole file's (into @file_sha256) from one
+ * pass: the state after the signed part is copied and continued over the signature. 0, or -1
+ * when OpenSSL failed.
  */
 static int digest_both(struct kp_signature *s, const unsigned char *image, size_t signed_len,
-		       size_t file_len)
+		       size_t file_len, unsigned char *file_sha256)
 {
 	EVP_MD_CTX *part = EVP_MD_CTX_new(), *file = EVP_MD_CTX_new();
 	unsigned n = 0, nf = 0;
@@ -246,20 +247,22 @@ static int digest_both(struct kp_signature *s, const unsigned char *image, size_
 		 EVP_MD_CTX_copy_ex(file, part) == 1 &&
 		 EVP_DigestFinal_ex(part, s->digest, &n) == 1 &&
 		 EVP_DigestUpdate(file, image + signed_len, file_len - signed_len) == 1 &&
-		 EVP_DigestFinal_ex(file, s->file_sha256, &nf) == 1 && n == 32 && nf == 32;
+		 EVP_DigestFinal_ex(file, file_sha256, &nf) == 1 && n == 32 && nf == 32;
 
 	EVP_MD_CTX_free(part);
 	EVP_MD_CTX_free(file);
 	if (!ok)
 		return -1;
 	s->digest_len = n;
-	s->have_file_sha256 = true;
 	return 0;
 }
 
-/* The digests of @what; 0, or -1 when OpenSSL failed (no digest is then a verdict). */
+/*
+ * The digests of @what, and the whole image's SHA-256 into @whole (NULL: not wanted) when it
+ * comes with them; 0, or -1 when OpenSSL failed (no digest is then a verdict).
+ */
 static int digest(struct kp_signature *s, const unsigned char *image, size_t signed_len,
-		  size_t file_len, unsigned what)
+		  size_t file_len, unsigned what, struct kp_whole_sha256 *whole)
 {
 	const EVP_MD *md = NULL;
 	unsigned int n = 0;
@@ -287,8 +290,21 @@ static int digest(struct kp_signature *s, const unsigned char *image, size_t sig
 	      EVP_MD_get_size(md) <= (int)sizeof(s->digest)))
 		md = NULL;
 	/* both SHA-256: one pass, the signed part being a prefix of the file */
-	if (md && (what & KP_SIG_FILE_SHA256) && EVP_MD_get_type(md) == NID_sha256)
-		return digest_both(s, image, signed_len, file_len);
+	if (md && ((what & KP_SIG_FILE_SHA256) || whole) && EVP_MD_get_type(md) == NID_sha256) {
+		unsigned char file_sha256[32];
+
+		if (digest_both(s, image, signed_len, file_len, file_sha256) < 0)
+			return -1;
+		if (what & KP_SIG_FILE_SHA256) {
+			memcpy(s->file_sha256, file_sha256, sizeof(s->file_sha256));
+			s->have_file_sha256 = true;
+		}
+		if (whole) {
+			memcpy(whole->sha256, file_sha256, sizeof(whole->sha256));
+			whole->set = true;
+		}
+		return 0;
+	}
 	if (md) {
 		/* a failure here would read as "unchecked, assumed to verify": an error instead */
 		if (EVP_Digest(image, signed_len, s->digest, &n, md, NULL) != 1)
@@ -300,12 +316,16 @@ static int digest(struct kp_signature *s, const unsigned char *image, size_t sig
 		if (EVP_Digest(image, file_len, s->file_sha256, &n, EVP_sha256(), NULL) != 1)
 			return -1;
 		s->have_file_sha256 = true;
+		if (whole) {
+			memcpy(whole->sha256, s->file_sha256, sizeof(whole->sha256));
+			whole->set = true;
+		}
 	}
 	return 0;
 }
 
 int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed_len,
-		  size_t file_len, unsigned want_digest)
+		  size_t file_len, unsigned want_digest, struct kp_whole_sha256 *whole)
 {
 	struct kp_signature *s = &m->sig;
 	const unsigned char *p = image + signed_len;
@@ -328,7 +348,7 @@ int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed
 	r = read_message(m, cms);
 	CMS_ContentInfo_free(cms);
 	if (r == 0 && want_digest && !s->pkcs7_err && !s->pkcs7_verify_err &&
-	    digest(s, image, signed_len, file_len, want_digest) < 0)
+	    digest(s, image, signed_len, file_len, want_digest, whole) < 0)
 		return -2;
 	return r;
 }

@@ -8,6 +8,12 @@
 #   - touched, never hashed (an uncompressed module of the run that filled the cache): a
 #     miss, that module alone read; touched again: replayed, "1 module hashed again";
 #   - a compressed module touched: replayed;
+#   - a compressed module touched first after the run that filled empty caches (its content
+#     key made by the facts cache's store thread, which that run waits for before it writes
+#     its manifest): replayed, check and graph; with IMA (security.ima read): a miss;
+#   - an uncompressed module touched first after the cold fill of a run that checks
+#     signatures: replayed when its signature's digest is SHA-256 (the reader hashed the
+#     whole file in passing), a miss when SHA-512;
 #   - one byte changed, size and mtime put back (touch -r): a miss, the new answer;
 #   - two modules touched whose bytes are more than 64 MiB: not replayed (a miss that says
 #     why), the answer the same;
@@ -202,6 +208,88 @@ else
 		echo "ok $n # SKIP security.ima cannot be set here"
 	done
 fi
+
+# the first touch after a cold fill: the run that filled empty caches hashed the compressed
+# module in the facts cache's store thread and waited for it before writing its manifest
+for c in check graph; do
+	export KOPOLICY_CACHE_DIR=$tmp/cold-$c
+	if [ $c = check ]; then cc=("${cmd[@]}"); else cc=("${cmd_g[@]}"); fi
+	touch "$x"
+	sleep 1.1
+	expect "cold fill, $c" c0$c 'miss, stored (*' "${cc[@]}"
+	grep -q '^0 hits (0 by stat), 6 misses, 6 stored,' "$tmp/c0$c.facts"
+	ok "cold fill, $c: every module read and stored ($(cat "$tmp/c0$c.facts"))" $?
+	touch "$x"
+	sleep 1.1
+	expect "cold fill, $c: the compressed module touched first" c1$c "$(again1 "$size_x")" \
+		"${cc[@]}"
+	cmp -s "$tmp/c1$c.out" "$tmp/c0$c.out"
+	ok "cold fill, $c: touched: the same answer" $?
+	# the uncompressed ones were not hashed by the fill: a miss, that module alone read
+	touch "$m"
+	sleep 1.1
+	expect "cold fill, $c: an uncompressed module touched first" c2$c 'miss, stored (*' \
+		"${cc[@]}"
+	grep -q ' 1 misses,' "$tmp/c2$c.facts"
+	ok "cold fill, $c: ... that module alone read ($(cat "$tmp/c2$c.facts"))" $?
+done
+export KOPOLICY_CACHE_DIR=$tmp/cache
+
+# the same with IMA appraisal: the fill reads the compressed module's security.ima, so its
+# content key is not recorded for the result cache (a setxattr() changes only the state)
+ix=$tmp/ima-xz/kp_plain.ko.xz
+mkdir -p "$tmp/ima-xz"
+xz -c --check=crc32 "$f12/kp_plain.ko" >"$ix"
+cmd_ix=("${cmd_i[@]}")
+cmd_ix[${#cmd_ix[@]} - 1]=$ix
+if python3 -c "import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex(sys.argv[2]))" \
+	"$ix" "0404$(sha256sum "$ix" | cut -c1-64)" 2>/dev/null; then
+	export KOPOLICY_CACHE_DIR=$tmp/cold-ima
+	sleep 1.1
+	expect "ima: cold fill, compressed" i3 'miss, stored (*' "${cmd_ix[@]}"
+	touch "$ix"
+	sleep 1.1
+	expect "ima: cold fill, compressed, touched: not taken by its bytes" i4 'miss, stored (*' \
+		"${cmd_ix[@]}"
+	export KOPOLICY_CACHE_DIR=$tmp/cache
+else
+	for i in 1 2; do
+		n=$((n + 1))
+		echo "ok $n # SKIP security.ima cannot be set here"
+	done
+fi
+
+# a run that checks signatures hashes a SHA-256-signed uncompressed module whole in passing
+# (the signed part, continued over the signature): the cold fill records those bytes
+sd=$top/tests/data/sig/6.1
+st=$tmp/sigtree
+mkdir -p "$st"
+cp "$sd/kp_sig_sha256.ko" "$sd/kp_sig_sha512_skid.ko" "$st/"
+cmd_s=(check -f json --fail-on never -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz"
+	--kernel-release "$rel" --trusted-cert "$top/tests/data/sig/test-cert.pem" "$st")
+export KOPOLICY_CACHE_DIR=$tmp/cold-sig
+sleep 1.1
+expect "signatures: cold fill" s0 'miss, stored (*' "${cmd_s[@]}"
+touch "$st/kp_sig_sha256.ko"
+sleep 1.1
+expect "signatures: SHA-256-signed module touched first" s1 \
+	"$(again1 "$(stat -c %s "$st/kp_sig_sha256.ko")")" "${cmd_s[@]}"
+cmp -s "$tmp/s1.out" "$tmp/s0.out"
+ok "signatures: touched: the same answer" $?
+touch "$st/kp_sig_sha512_skid.ko"
+sleep 1.1
+expect "signatures: SHA-512-signed module touched first: not hashed in passing" s2 \
+	'miss, stored (*' "${cmd_s[@]}"
+# without keys nothing is hashed: the same module touched first after such a fill, a miss
+export KOPOLICY_CACHE_DIR=$tmp/cold-nokeys
+cmd_n=("${cmd_s[@]}")
+unset 'cmd_n[11]' 'cmd_n[12]'
+sleep 1.1
+expect "no keys: cold fill" s3 'miss, stored (*' "${cmd_n[@]}"
+touch "$st/kp_sig_sha256.ko"
+sleep 1.1
+expect "no keys: SHA-256-signed module touched first" s4 'miss, stored (*' "${cmd_n[@]}"
+export KOPOLICY_CACHE_DIR=$tmp/cache
 
 echo "1..$n"
 [ "$fail" -eq 0 ]

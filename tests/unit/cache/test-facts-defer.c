@@ -173,6 +173,35 @@ int main(void)
 	kp_module_free(m);
 	kp_facts_cache_free(c);
 
+	/*
+	 * kp_facts_cache_wait_stored() (before the result cache writes its manifest): every
+	 * waiting module stored when it returns, with the cache's thread at work or without one
+	 */
+	for (int thread = 0; thread < 2; thread++) {
+		snprintf(cdir, sizeof(cdir), "%s/cache-wait%d", dir, thread);
+		c = kp_facts_cache_new(cdir);
+		a = open_with(&t, c, "a.ko", true);
+		z = open_with(&t, c, "z.ko.zst", true);
+		if (thread)
+			kp_facts_cache_store_pending(c);
+		kp_facts_cache_wait_stored(c);
+		tap_ok(&t,
+		       a && z && !kp_facts_cache_is_pending(c, a) &&
+			       !kp_facts_cache_is_pending(c, z),
+		       "wait_stored, %s: nothing waits",
+		       thread ? "the thread started" : "no thread");
+		counts(&t, c, 0, 0, 2, 2,
+		       thread ? "wait_stored with the thread: both stored"
+			      : "wait_stored without a thread: both stored");
+		kp_facts_cache_wait_stored(c); /* again: nothing to do */
+		kp_facts_cache_settle(c, a);
+		kp_module_free(a);
+		kp_facts_cache_settle(c, z);
+		kp_module_free(z);
+		kp_facts_cache_free(c);
+	}
+	kp_facts_cache_wait_stored(NULL);
+
 	if (!getenv("KP_KEEP_TMP")) {
 		char cmd[4200];
 
