@@ -121,9 +121,19 @@ ok "6.13: symbol string table isn't NUL terminated" $?
 check 7.2.13 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-oob.ko"
 verdict "$tmp/st.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == [] and ids == ['bad-symbol-strtab']"
 ok "7.2: a symbol name past the string table is ENOEXEC (its pr_err has no newline: no line)" $?
+# before 6.13 simplify_symbols() reads info->strtab + st_name, info->strtab being the file at
+# .strtab's sh_offset (setup_load_info()): msleep's name is the NUL at size + 0x100, the empty
+# name, which nothing exports: "Unknown symbol  (err -2)"
 check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-oob.ko"
-verdict "$tmp/st.json" kp_plain "'bad-symbol-strtab' in ids and m['findings'][ids.index('bad-symbol-strtab')]['severity'] == 'warning'"
-ok "6.12: not checked, said to be unpredictable" $?
+verdict "$tmp/st.json" kp_plain "ids == ['bad-symbol-strtab', 'unknown-symbol'] and m['findings'][0]['severity'] == 'warning' and m['findings'][1]['symbol'] == '' and m['errno'] == 'ENOENT' and m['messages'][-1] == 'kp_plain: Unknown symbol  (err -2)'"
+ok "6.12: not checked, the name read from the file (empty): Unknown symbol, ENOENT" $?
+# sym-name-tail.ko: msleep's st_name points at 12 bytes appended to the file, no NUL after
+check 7.2.13 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-tail.ko"
+verdict "$tmp/st.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == [] and ids == ['bad-symbol-strtab']"
+ok "7.2: a symbol name past the end of the file is ENOEXEC (out of bounds in string table)" $?
+check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-tail.ko"
+verdict "$tmp/st.json" kp_plain "ids == ['bad-symbol-strtab', 'unknown-symbol'] and m['findings'][0]['severity'] == 'warning' and m['findings'][0]['message'].startswith('1 symbol name, read where this kernel reads them') and 'rest of the last page' in m['findings'][0]['message'] and 'not predictable' in m['findings'][0]['message'] and m['findings'][1]['symbol'] == 'kp_name_tail'"
+ok "6.12: a name no NUL ends in the file: read to the file's end, said to be unpredictable" $?
 
 # --- elf_validity_check() (v5.12, 5.10.28; v6.13 and 6.12.117+: _cache_sechdrs, _secstrings) -----
 # ext-shnum0.ko: e_shnum 0 / e_shstrndx SHN_XINDEX (extended numbering, which libelf follows)
