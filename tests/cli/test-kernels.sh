@@ -134,6 +134,25 @@ ok "7.2: a symbol name past the end of the file is ENOEXEC (out of bounds in str
 check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-tail.ko"
 verdict "$tmp/st.json" kp_plain "ids == ['bad-symbol-strtab', 'unknown-symbol'] and m['findings'][0]['severity'] == 'warning' and m['findings'][0]['message'].startswith('1 symbol name, read where this kernel reads them') and 'rest of the last page' in m['findings'][0]['message'] and 'not predictable' in m['findings'][0]['message'] and m['findings'][1]['symbol'] == 'kp_name_tail'"
 ok "6.12: a name no NUL ends in the file: read to the file's end, said to be unpredictable" $?
+# every symbol named by 1 MiB of 'A' appended to the file: the names read outside the table
+# are bounded (2 x the file + 64 KiB), past that the file is refused, the others still read
+python3 - "$fx/kp_plain.ko" "$tmp/names-bomb.ko" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+shoff, n = struct.unpack_from("<Q", d, 0x28)[0], struct.unpack_from("<H", d, 0x3c)[0]
+secs = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + 64 * i) for i in range(n)]
+st = next(s for s in secs if s[1] == 2)
+tail = len(d) - secs[st[6]][4]
+d += b"A" * (1 << 20)
+for off in range(st[4] + 24, st[4] + st[5], 24):
+    struct.pack_into("<I", d, off, tail)
+open(sys.argv[2], "wb").write(d)
+PY
+"$kp" --no-cache info "$tmp/names-bomb.ko" "$fx/kp_plain.ko" > "$tmp/bomb.out" 2> "$tmp/bomb.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^kopolicy: $tmp/names-bomb.ko: symbol 3: the names read outside the symbol string table add up to more than [0-9]* bytes$" "$tmp/bomb.err" &&
+	[ "$(wc -l < "$tmp/bomb.err")" -eq 1 ] && grep -q "^$fx/kp_plain.ko:$" "$tmp/bomb.out"
+ok "names read outside the string table are bounded: a one-line error, exit 2, the other file read" $?
 
 # --- elf_validity_check() (v5.12, 5.10.28; v6.13 and 6.12.117+: _cache_sechdrs, _secstrings) -----
 # ext-shnum0.ko: e_shnum 0 / e_shstrndx SHN_XINDEX (extended numbering, which libelf follows)
