@@ -153,6 +153,17 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "^kopolicy: $tmp/names-bomb.ko: symbol 3: the names read outside the symbol string table add up to more than [0-9]* bytes$" "$tmp/bomb.err" &&
 	[ "$(wc -l < "$tmp/bomb.err")" -eq 1 ] && grep -q "^$fx/kp_plain.ko:$" "$tmp/bomb.out"
 ok "names read outside the string table are bounded: a one-line error, exit 2, the other file read" $?
+# info says how the table is malformed and which names run past the file; nothing for a good one
+"$kp" --no-cache info "$top/fixtures/bad/sym-name-tail.ko" > "$tmp/tail.txt" 2>&1 &&
+	grep -qx "  symbol strtab:   a name outside it: names read as before 6.13, from the file at its offset + st_name (6.13+ refuses the module)" "$tmp/tail.txt" &&
+	grep -qx "                   1 name no NUL ends before the end of the file (shown up to it; the kernel reads on)" "$tmp/tail.txt" &&
+	grep -qx "    kp_name_tail" "$tmp/tail.txt"
+ok "info: sym-name-tail.ko's table and its name past the file, kp_name_tail listed" $?
+"$kp" --no-cache info "$top/fixtures/ko/6.12/kp_strtab_empty.ko" "$fx/kp_plain.ko" > "$tmp/empty.txt" 2>&1 &&
+	[ "$(grep -c "symbol strtab:" "$tmp/empty.txt")" -eq 1 ] &&
+	grep -qx "  symbol strtab:   empty: names read as before 6.13, from the file at its offset + st_name (6.13+ refuses the module)" "$tmp/empty.txt" &&
+	grep -qx "    msleep" "$tmp/empty.txt"
+ok "info: kp_strtab_empty's empty table said once (not for kp_plain), msleep listed" $?
 
 # --- elf_validity_check() (v5.12, 5.10.28; v6.13 and 6.12.117+: _cache_sechdrs, _secstrings) -----
 # ext-shnum0.ko: e_shnum 0 / e_shstrndx SHN_XINDEX (extended numbering, which libelf follows)
