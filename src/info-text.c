@@ -79,6 +79,35 @@ static void print_signature(FILE *f, const struct kp_module *m, const struct kp_
 	field(f, "verifies:", buf);
 }
 
+/*
+ * A malformed symbol string table (elf_validity_cache_strtab(), v6.13+, refuses it): the
+ * names below are the ones the loader before 6.13 reads, the file at the table's offset +
+ * st_name (setup_load_info()); those no NUL ends in the file are shown up to its end.
+ */
+static void symstr_text(FILE *f, const struct kp_module *m)
+{
+	static const char *const what[] = {
+		[KP_SYMSTR_EMPTY] = "empty",
+		[KP_SYMSTR_NO_LEADING_NUL] = "no leading NUL",
+		[KP_SYMSTR_UNTERMINATED] = "not NUL-terminated",
+		[KP_SYMSTR_NAME_OOB] = "a name outside it",
+	};
+
+	if (m->symstr_state == KP_SYMSTR_OK && !m->symname_past_end)
+		return;
+	kp_escaped_fprintf(f,
+			   "  symbol strtab:   %s: names read as before 6.13, from the file at "
+			   "its offset + st_name (6.13+ refuses the module)\n",
+			   m->symstr_state < KP_ARRAY_SIZE(what) && what[m->symstr_state]
+				   ? what[m->symstr_state]
+				   : "malformed");
+	if (m->symname_past_end)
+		kp_escaped_fprintf(f,
+				   "                   %u name%s no NUL ends before the end of "
+				   "the file (shown up to it; the kernel reads on)\n",
+				   m->symname_past_end, m->symname_past_end == 1 ? "" : "s");
+}
+
 void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct kp_keyring *keys)
 {
 	char buf[256];
@@ -154,6 +183,7 @@ void kp_info_print_text_module(FILE *f, const struct kp_module *m, const struct 
 			kp_escaped_fprintf(f, "  crc 0x%08x", x->crc);
 		fputc('\n', f);
 	}
+	symstr_text(f, m);
 	kp_escaped_fprintf(f, "  imports (%zu, in .symtab order):\n", m->nimports);
 	for (size_t i = 0; i < m->nimports; i++) {
 		fputs("    ", f);

@@ -79,7 +79,8 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "the module's .BTF does not validate against the kernel's BTF (a warning with "
 	  "MODULE_ALLOW_BTF_MISMATCH)" },
 	{ "bad-symbol-strtab", KP_SEV_ERROR,
-	  "v6.13+: the symbol string table is empty or not NUL-delimited (ENOEXEC)" },
+	  "v6.13+: the symbol string table is empty or not NUL-delimited (ENOEXEC; before, a "
+	  "warning: names are read from the file past the table)" },
 	{ "bad-extended-versions", KP_SEV_ERROR,
 	  "v6.14+: __version_ext_crcs/__version_ext_names are malformed (ENOEXEC)" },
 	{ "no-export-flags", KP_SEV_ERROR,

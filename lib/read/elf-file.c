@@ -153,11 +153,70 @@ static int load_sections(struct kp_elf *e, size_t shstrndx, const struct kp_elf_
 	return src ? load_wanted(e, src, err) : 0;
 }
 
-static int load_symbols(struct kp_elf *e, struct kp_err *err)
+/*
+ * The loader before v6.13 (no elf_validity_cache_strtab()) takes a symbol's name as
+ * info->strtab + st_name, info->strtab being the file copy at .strtab's sh_offset
+ * (setup_load_info()), never bounded by sh_size (kernel/module/main.c simplify_symbols(),
+ * kallsyms.c layout_symtab()): a name outside the table is the file's bytes there, up to a
+ * NUL wherever one ends it. What the names of a malformed table read as.
+ */
+struct symnames {
+	const struct kp_section *strsec;
+	size_t tab_end; /* names starting below it end with a NUL inside the table */
+	size_t budget;	/* bytes of names outside the table still to scan */
+};
+
+/* Bytes of names read outside the table: past this the file is refused, not scanned on. */
+static size_t symname_budget(size_t len)
+{
+	return len < SIZE_MAX / 4 - 65536 ? 2 * len + 65536 : SIZE_MAX / 2;
+}
+
+/*
+ * @st_name read from the file (a name outside the table or running past its end): sets
+ * *@name; counts in e->symname_past_end a name no NUL ends before the end of the image (the
+ * kernel reads on past its buffer) or that starts past it.
+ */
+static int file_symname(struct kp_elf *e, const struct kp_elf_source *src, struct symnames *sn,
+			size_t i, uint32_t st_name, const char **name, struct kp_err *err)
+{
+	size_t tab_off = (size_t)(sn->strsec->data - e->image);
+	size_t rest, n;
+
+	if (st_name >= e->len - tab_off) {
+		*name = "";
+		e->symname_past_end += i > 0;
+		return 0;
+	}
+	if (!e->symstr_copy) {
+		/* [tab_off, end of the image) with a NUL after it; a sparse image loads it first */
+		if (src && load_range(e, src, tab_off, e->len - tab_off, err) < 0)
+			return -1;
+		e->symstr_copy = malloc(e->len - tab_off + 1);
+		if (!e->symstr_copy)
+			return kp_err_set(err, "out of memory");
+		memcpy(e->symstr_copy, e->image + tab_off, e->len - tab_off);
+		e->symstr_copy[e->len - tab_off] = '\0';
+	}
+	rest = e->len - tab_off - st_name;
+	n = strnlen(e->symstr_copy + st_name, rest <= sn->budget ? rest : sn->budget + 1);
+	if (n > sn->budget)
+		return kp_err_set(
+			err,
+			"symbol %zu: the names read outside the symbol string table add up "
+			"to more than %zu bytes",
+			i, symname_budget(e->len));
+	sn->budget -= n;
+	*name = e->symstr_copy + st_name;
+	e->symname_past_end += i > 0 && n == rest;
+	return 0;
+}
+
+static int load_symbols(struct kp_elf *e, const struct kp_elf_source *src, struct kp_err *err)
 {
 	size_t idx = 0, xndx_idx = 0;
 	const struct kp_section *symsec, *strsec;
-	const char *strtab;
+	struct symnames sn;
 	Elf_Data *d, *xd = NULL;
 	size_t entsize;
 
@@ -174,7 +233,7 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 	if (symsec->link == 0 || symsec->link >= e->nsections)
 		return kp_err_set(err, ".symtab has an invalid string table link %u", symsec->link);
 	strsec = &e->sections[symsec->link];
-	if (strsec->type != SHT_STRTAB || (!strsec->data && strsec->size))
+	if (strsec->type != SHT_STRTAB || !strsec->data)
 		return kp_err_set(err, ".symtab string table (section %u) is not a string table",
 				  symsec->link);
 	if (strsec->size == 0)
@@ -183,6 +242,11 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 		e->symstr_state = KP_SYMSTR_NO_LEADING_NUL;
 	else if (strsec->data[strsec->size - 1] != '\0')
 		e->symstr_state = KP_SYMSTR_UNTERMINATED;
+	sn.strsec = strsec;
+	sn.tab_end = strsec->size;
+	while (sn.tab_end && strsec->data[sn.tab_end - 1] != '\0')
+		sn.tab_end--;
+	sn.budget = symname_budget(e->len);
 	d = elf_getdata(elf_getscn(e->elf, idx), NULL);
 	if (!d)
 		return kp_err_set(err, "cannot read .symtab: %s", elf_error());
@@ -201,16 +265,6 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 	e->syms = kp_calloc(e->nsyms, sizeof(*e->syms));
 	if (!e->syms)
 		return kp_err_set(err, "out of memory");
-	strtab = (const char *)strsec->data;
-	if (e->symstr_state == KP_SYMSTR_UNTERMINATED) {
-		/* The last name runs to the end: read it as if terminated, the loader decides. */
-		e->symstr_copy = malloc(strsec->size + 1);
-		if (!e->symstr_copy)
-			return kp_err_set(err, "out of memory");
-		memcpy(e->symstr_copy, strsec->data, strsec->size);
-		e->symstr_copy[strsec->size] = '\0';
-		strtab = e->symstr_copy;
-	}
 	for (size_t i = 0; i < e->nsyms; i++) {
 		struct kp_sym *s = &e->syms[i];
 		GElf_Sym sym;
@@ -218,18 +272,13 @@ static int load_symbols(struct kp_elf *e, struct kp_err *err)
 
 		if (!gelf_getsymshndx(d, xd, (int)i, &sym, &xndx))
 			return kp_err_set(err, "cannot read symbol %zu: %s", i, elf_error());
-		if (sym.st_name >= strsec->size) {
-			/* The loader refuses it (6.13+) or reads past the table: no name to read.
-			 */
-			if (e->symstr_state == KP_SYMSTR_OK)
-				e->symstr_state = KP_SYMSTR_NAME_OOB;
-			s->name = "";
-		} else if (!e->symstr_copy &&
-			   !memchr(strsec->data + sym.st_name, '\0', strsec->size - sym.st_name)) {
-			return kp_err_set(err, "symbol %zu has a name outside the string table", i);
-		} else {
-			s->name = strtab + sym.st_name;
-		}
+		/* v6.13+ refuses a name that starts outside the table */
+		if (sym.st_name >= strsec->size && e->symstr_state == KP_SYMSTR_OK)
+			e->symstr_state = KP_SYMSTR_NAME_OOB;
+		if (sym.st_name < sn.tab_end)
+			s->name = (const char *)strsec->data + sym.st_name;
+		else if (file_symname(e, src, &sn, i, sym.st_name, &s->name, err) < 0)
+			return -1;
 		s->value = sym.st_value;
 		s->size = sym.st_size;
 		s->shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
@@ -371,7 +420,7 @@ static int open_image(struct kp_elf *e, const unsigned char *image, size_t len,
 		kp_err_set(err, "section name table index %zu is out of range", shstrndx);
 		goto fail;
 	}
-	if (load_sections(e, shstrndx, src, err) < 0 || load_symbols(e, err) < 0)
+	if (load_sections(e, shstrndx, src, err) < 0 || load_symbols(e, src, err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -402,6 +451,7 @@ void kp_elf_abandon(struct kp_elf *e)
 		free(e->sections);
 	}
 	free(e->syms);
+	free(e->symstr_copy);
 	memset(e, 0, sizeof(*e));
 }
 

@@ -70,8 +70,11 @@ struct kp_elf {
 	struct kp_section *sections;
 	size_t symtab_index; /* 0: none */
 	struct kp_sym *syms;
-	char *symstr_copy; /* a NUL-terminated copy of an unterminated .strtab, or NULL */
+	/* The image from .strtab's offset on, NUL-terminated: names read past the table */
+	char *symstr_copy;
 	enum kp_symstr_state symstr_state; /* what elf_validity_cache_strtab() (v6.13+) says */
+	/* Symbols (not 0) whose name no NUL ends before the end of the image (see load_symbols) */
+	size_t symname_past_end;
 	size_t nsyms;
 	size_t nundef; /* symbols with SHN_UNDEF, not counting the null symbol 0 */
 };

@@ -67,6 +67,8 @@ int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp
 	m->sec0_type = e->sec0_type;
 	m->shoff = e->shoff;
 	m->symstr_state = e->symstr_state;
+	m->symname_past_end =
+		e->symname_past_end > UINT32_MAX ? UINT32_MAX : (uint32_t)e->symname_past_end;
 	if (read_special(m, e, names, err) < 0)
 		return -1;
 	if (!e->nundef)

@@ -237,6 +237,11 @@ struct kp_module {
 	uint32_t sec0_type; /* its sh_type, for the loader's line */
 	uint64_t shoff; /* e_shoff: a kernel without the st_shndx check reads sechdrs[st_shndx] */
 	enum kp_symstr_state symstr_state;
+	/*
+	 * Symbols whose name, read as the loader before v6.13 reads it (the file's bytes at
+	 * .strtab's sh_offset + st_name), no NUL ends before the end of the image.
+	 */
+	uint32_t symname_past_end;
 
 	enum kp_versions_format versions_format;
 	bool versions_alloc; /* __versions is SHF_ALLOC: the loader uses it */

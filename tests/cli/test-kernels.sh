@@ -121,9 +121,49 @@ ok "6.13: symbol string table isn't NUL terminated" $?
 check 7.2.13 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-oob.ko"
 verdict "$tmp/st.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == [] and ids == ['bad-symbol-strtab']"
 ok "7.2: a symbol name past the string table is ENOEXEC (its pr_err has no newline: no line)" $?
+# before 6.13 simplify_symbols() reads info->strtab + st_name, info->strtab being the file at
+# .strtab's sh_offset (setup_load_info()): msleep's name is the NUL at size + 0x100, the empty
+# name, which nothing exports: "Unknown symbol  (err -2)"
 check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-oob.ko"
-verdict "$tmp/st.json" kp_plain "'bad-symbol-strtab' in ids and m['findings'][ids.index('bad-symbol-strtab')]['severity'] == 'warning'"
-ok "6.12: not checked, said to be unpredictable" $?
+verdict "$tmp/st.json" kp_plain "ids == ['bad-symbol-strtab', 'unknown-symbol'] and m['findings'][0]['severity'] == 'warning' and m['findings'][1]['symbol'] == '' and m['errno'] == 'ENOENT' and m['messages'][-1] == 'kp_plain: Unknown symbol  (err -2)'"
+ok "6.12: not checked, the name read from the file (empty): Unknown symbol, ENOENT" $?
+# sym-name-tail.ko: msleep's st_name points at 12 bytes appended to the file, no NUL after
+check 7.2.13 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-tail.ko"
+verdict "$tmp/st.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == [] and ids == ['bad-symbol-strtab']"
+ok "7.2: a symbol name past the end of the file is ENOEXEC (out of bounds in string table)" $?
+check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-tail.ko"
+verdict "$tmp/st.json" kp_plain "ids == ['bad-symbol-strtab', 'unknown-symbol'] and m['findings'][0]['severity'] == 'warning' and m['findings'][0]['message'].startswith('1 symbol name, read where this kernel reads them') and 'rest of the last page' in m['findings'][0]['message'] and 'not predictable' in m['findings'][0]['message'] and m['findings'][1]['symbol'] == 'kp_name_tail'"
+ok "6.12: a name no NUL ends in the file: read to the file's end, said to be unpredictable" $?
+# every symbol named by 1 MiB of 'A' appended to the file: the names read outside the table
+# are bounded (2 x the file + 64 KiB), past that the file is refused, the others still read
+python3 - "$fx/kp_plain.ko" "$tmp/names-bomb.ko" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+shoff, n = struct.unpack_from("<Q", d, 0x28)[0], struct.unpack_from("<H", d, 0x3c)[0]
+secs = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + 64 * i) for i in range(n)]
+st = next(s for s in secs if s[1] == 2)
+tail = len(d) - secs[st[6]][4]
+d += b"A" * (1 << 20)
+for off in range(st[4] + 24, st[4] + st[5], 24):
+    struct.pack_into("<I", d, off, tail)
+open(sys.argv[2], "wb").write(d)
+PY
+"$kp" --no-cache info "$tmp/names-bomb.ko" "$fx/kp_plain.ko" > "$tmp/bomb.out" 2> "$tmp/bomb.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^kopolicy: $tmp/names-bomb.ko: symbol 3: the names read outside the symbol string table add up to more than [0-9]* bytes$" "$tmp/bomb.err" &&
+	[ "$(wc -l < "$tmp/bomb.err")" -eq 1 ] && grep -q "^$fx/kp_plain.ko:$" "$tmp/bomb.out"
+ok "names read outside the string table are bounded: a one-line error, exit 2, the other file read" $?
+# info says how the table is malformed and which names run past the file; nothing for a good one
+"$kp" --no-cache info "$top/fixtures/bad/sym-name-tail.ko" > "$tmp/tail.txt" 2>&1 &&
+	grep -qx "  symbol strtab:   a name outside it: names read as before 6.13, from the file at its offset + st_name (6.13+ refuses the module)" "$tmp/tail.txt" &&
+	grep -qx "                   1 name no NUL ends before the end of the file (shown up to it; the kernel reads on)" "$tmp/tail.txt" &&
+	grep -qx "    kp_name_tail" "$tmp/tail.txt"
+ok "info: sym-name-tail.ko's table and its name past the file, kp_name_tail listed" $?
+"$kp" --no-cache info "$top/fixtures/ko/6.12/kp_strtab_empty.ko" "$fx/kp_plain.ko" > "$tmp/empty.txt" 2>&1 &&
+	[ "$(grep -c "symbol strtab:" "$tmp/empty.txt")" -eq 1 ] &&
+	grep -qx "  symbol strtab:   empty: names read as before 6.13, from the file at its offset + st_name (6.13+ refuses the module)" "$tmp/empty.txt" &&
+	grep -qx "    msleep" "$tmp/empty.txt"
+ok "info: kp_strtab_empty's empty table said once (not for kp_plain), msleep listed" $?
 
 # --- elf_validity_check() (v5.12, 5.10.28; v6.13 and 6.12.117+: _cache_sechdrs, _secstrings) -----
 # ext-shnum0.ko: e_shnum 0 / e_shstrndx SHN_XINDEX (extended numbering, which libelf follows)

@@ -166,17 +166,6 @@ def init_returned(ld):
     return False
 
 
-# Kernels before 6.13 do not check the symbol string table: with an empty one they read the
-# names from whatever bytes follow the section's offset. That is not a loader rule, so
-# strtab_empty is compared only on kernels that check (elf_validity_cache_strtab()).
-def undefined_on(scen, series):
-    try:
-        major, minor = (int(x) for x in str(series).split(".")[:2])
-    except ValueError:
-        return False
-    return scen == "strtab_empty" and (major, minor) < (6, 13)
-
-
 def loader_class(line):
     """None if LINE is no loader format, else once_per_boot (bool)."""
     for rx, once in LOADER_RE:
@@ -278,10 +267,6 @@ def compare_pair(obs_path, pred_path, res, ignore_once):
     base_mask = obs.get("global_tainted_before") or 0
     symget = obs.get("symbol_get", [])
 
-    series = (obs.get("kernel") or {}).get("series", "")
-    if undefined_on(scen, series):
-        res.check(True, scen, "")
-        return
     for ld in obs["loads"]:
         mod = ld["module"]
         k = used.get(mod, 0)

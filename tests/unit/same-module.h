@@ -30,8 +30,10 @@ static inline bool kp_same_module(const struct kp_module *a, const struct kp_mod
 	    a->nimports != b->nimports || a->nexports != b->nexports ||
 	    a->nversions != b->nversions || a->next_versions != b->next_versions ||
 	    a->nsymget != b->nsymget || a->nsymput != b->nsymput ||
-	    memcmp(&a->sig, &b->sig, sizeof(a->sig)) || a->this_module_size != b->this_module_size ||
-	    a->shoff != b->shoff || a->nrelocs != b->nrelocs ||
+	    memcmp(&a->sig, &b->sig, sizeof(a->sig)) ||
+	    a->this_module_size != b->this_module_size || a->shoff != b->shoff ||
+	    a->nrelocs != b->nrelocs || a->symstr_state != b->symstr_state ||
+	    a->symname_past_end != b->symname_past_end ||
 	    !kp_same_str(a->relocs_problem, b->relocs_problem))
 		return false;
 	for (size_t i = 0; i < a->nrelocs; i++)

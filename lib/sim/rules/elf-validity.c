@@ -31,39 +31,76 @@ static int ext_versions_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 	return -ENOEXEC;
 }
 
+static const char *symstr_why(enum kp_symstr_state st)
+{
+	switch (st) {
+	case KP_SYMSTR_EMPTY:
+		return "empty symbol string table";
+	case KP_SYMSTR_NO_LEADING_NUL:
+		return "symbol string table missing leading NUL";
+	case KP_SYMSTR_UNTERMINATED:
+		return "symbol string table isn't NUL terminated";
+	case KP_SYMSTR_NAME_OOB:
+		return "symbol name out of bounds in string table";
+	default:
+		return NULL;
+	}
+}
+
 /*
- * elf_validity_cache_strtab() v6.13+: the symbol string table's shape. Older kernels do not
- * look and read past the table: what they do then is not predictable, so say so.
+ * Before v6.13 setup_load_info() points info->strtab at the file copy at .strtab's sh_offset
+ * and simplify_symbols() / layout_symtab() read info->strtab + st_name unbounded: the reader
+ * gave each symbol the name found there, so the load goes on with those names. Only a name
+ * no NUL ends inside the image makes the kernel read past its buffer (the rest of the last
+ * page, then the guard page): that is not predictable.
  */
+static void symstr_unchecked(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	const struct kp_module *m = ld->m;
+	const char *next;
+
+	(void)c;
+	if (m->sig.present)
+		next = "into the appended signature (a longer name than shown)";
+	else if (kp_oob_read(m, m->image_size, 1) == KP_OOB_INSIDE)
+		next = "past its buffer into the rest of the last page (leftover bytes: a longer "
+		       "name than shown, or an oops in the guard page after it)";
+	else
+		next = "past its buffer, which fills its last page, into the guard page (an oops "
+		       "wherever it reads the whole name)";
+	if (m->symname_past_end)
+		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			   "%u symbol name%s, read where this kernel reads them (the file at the "
+			   "string table's offset + st_name), no NUL ends before the end of the "
+			   "module's ELF image: it reads on %s; the names are shown up to the end "
+			   "of the image and the outcome is not predictable",
+			   m->symname_past_end, m->symname_past_end == 1 ? "" : "s", next);
+	else if (m->symstr_state != KP_SYMSTR_OK)
+		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			   "the symbol string table is malformed (%s) and this kernel does not "
+			   "check it: it reads each name from the file at the table's offset + "
+			   "st_name, past the table's end where need be (v6.13+ refuses the "
+			   "module)",
+			   symstr_why(m->symstr_state));
+}
+
+/* elf_validity_cache_strtab() v6.13+: the symbol string table's shape. */
 static int symstr_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const char *why;
 
 	if (!c->p->has[KP_F_SYMSTRTAB_CHECKS]) {
-		if (ld->m->symstr_state != KP_SYMSTR_OK)
-			kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
-				   "the symbol string table is malformed and this kernel does not "
-				   "check it: it reads symbol names past the table (the outcome "
-				   "is not predictable)");
+		symstr_unchecked(c, ld);
 		return 0;
 	}
-	switch (ld->m->symstr_state) {
-	case KP_SYMSTR_EMPTY:
-		why = "empty symbol string table";
-		break;
-	case KP_SYMSTR_NO_LEADING_NUL:
-		why = "symbol string table missing leading NUL";
-		break;
-	case KP_SYMSTR_UNTERMINATED:
-		why = "symbol string table isn't NUL terminated";
-		break;
-	case KP_SYMSTR_NAME_OOB:
-		/* pr_err() without a newline: the line waits for the next printk */
-		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
-			   "symbol name out of bounds in string table");
-		return -ENOEXEC;
-	default:
+	why = symstr_why(ld->m->symstr_state);
+	if (!why)
 		return 0;
+	if (ld->m->symstr_state == KP_SYMSTR_NAME_OOB) {
+		/* pr_err() without a newline: the line waits for the next printk */
+		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL, "%s",
+			   why);
+		return -ENOEXEC;
 	}
 	kp_msg(c, ld, "%s", why);
 	kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL, "%s", why);

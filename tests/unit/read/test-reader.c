@@ -531,6 +531,27 @@ static void test_relocs(struct tap *t)
 	kp_module_free(m);
 }
 
+/*
+ * Symbol names as the loader before v6.13 reads them: setup_load_info() sets info->strtab to
+ * the file copy at .strtab's sh_offset, simplify_symbols() reads info->strtab + st_name up to
+ * a NUL, never bounded by sh_size (kernel/module/main.c, 5.10 ... 6.12).
+ */
+static void test_strtab_names(struct tap *t, const char *rel, enum kp_symstr_state st,
+			      const char *third, uint32_t past_end)
+{
+	struct kp_module *m = open_fixture(t, rel);
+
+	tap_ok(t,
+	       m && m->symstr_state == st && m->symname_past_end == past_end && m->nimports == 3 &&
+		       !strcmp(m->imports[0].name, "__fentry__") &&
+		       !strcmp(m->imports[1].name, "__x86_return_thunk") &&
+		       !strcmp(m->imports[2].name, third),
+	       "%s: string table state %d, imports __fentry__, __x86_return_thunk, \"%s\", "
+	       "%u name(s) past the end of the file",
+	       rel, (int)st, third, past_end);
+	kp_module_free(m);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -563,5 +584,16 @@ int main(void)
 	test_bad(&t);
 	test_all_paths_agree(&t);
 	test_typed_modinfo(&t);
+	/* sh_size 0: every name is read from the bytes at the table's offset */
+	test_strtab_names(&t, "fixtures/ko/6.12/kp_strtab_empty.ko", KP_SYMSTR_EMPTY, "msleep", 0);
+	test_strtab_names(&t, "fixtures/ko/6.1/kp_strtab_empty.ko", KP_SYMSTR_EMPTY, "msleep", 0);
+	/* sh_size one short: the last name, msleep, ends with the NUL just past the table */
+	test_strtab_names(&t, "fixtures/ko/6.12/kp_strtab_nonterm.ko", KP_SYMSTR_UNTERMINATED,
+			  "msleep", 0);
+	/* st_name = size + 0x100: a NUL there, the empty name */
+	test_strtab_names(&t, "fixtures/bad/sym-name-oob.ko", KP_SYMSTR_NAME_OOB, "", 0);
+	/* st_name at bytes appended to the file, no NUL before its end */
+	test_strtab_names(&t, "fixtures/bad/sym-name-tail.ko", KP_SYMSTR_NAME_OOB, "kp_name_tail",
+			  1);
 	return tap_done(&t);
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "builder.h"
 
@@ -48,11 +49,18 @@ static void modinfo_and_size(struct tap *t)
 	tb_expect(t, &w, -ENOEXEC, "m: module has no symbols (stripped?)", "", "no .symtab");
 }
 
-static void strtab(struct tap *t, enum kp_symstr_state st, const char *line)
+/*
+ * Before v6.13 setup_load_info() points info->strtab at the file copy at .strtab's sh_offset
+ * and simplify_symbols() reads info->strtab + st_name unbounded: the reader's names are the
+ * ones the kernel reads, the load goes on; only a name past the end of the image is not
+ * predictable (the read goes on past the buffer).
+ */
+static void strtab(struct tap *t, enum kp_symstr_state st, const char *line, const char *why)
 {
 	struct tb_world w;
 	struct kp_module *m;
 	const struct kp_finding *f;
+	char want[512];
 
 	m = one(&w, "6.13.0");
 	m->symstr_state = st;
@@ -61,8 +69,41 @@ static void strtab(struct tap *t, enum kp_symstr_state st, const char *line)
 	m->symstr_state = st;
 	tb_run(&w);
 	f = tb_finding(&w, "m", "bad-symbol-strtab");
-	tap_ok(t, tb_v(&w, "m")->loads && f && f->severity == KP_SEV_WARNING,
-	       "6.12: not checked, a warning (%s)", line[0] ? line : "name out of bounds");
+	snprintf(want, sizeof(want),
+		 "the symbol string table is malformed (%s) and this kernel does not check it: it "
+		 "reads each name from the file at the table's offset + st_name, past the table's "
+		 "end where need be (v6.13+ refuses the module)",
+		 why);
+	tap_ok(t,
+	       tb_v(&w, "m")->loads && f && f->severity == KP_SEV_WARNING &&
+		       !strcmp(f->message, want),
+	       "6.12: not checked, the names as the file has them, a warning (%s)", why);
+	tb_free(&w);
+	/* a name no NUL ends inside the image: 4000 bytes leave leftover bytes in the page */
+	m = one(&w, "6.12.37");
+	m->symstr_state = st;
+	m->symname_past_end = 2;
+	m->image_size = 4000;
+	tb_run(&w);
+	f = tb_finding(&w, "m", "bad-symbol-strtab");
+	tap_ok(t,
+	       tb_v(&w, "m")->loads && f && f->severity == KP_SEV_WARNING &&
+		       strstr(f->message, "2 symbol names, read where this kernel reads them") &&
+		       strstr(f->message, "into the rest of the last page") &&
+		       strstr(f->message, "the outcome is not predictable"),
+	       "6.12: a name past the image's end (leftover bytes): not predictable (%s)", why);
+	tb_free(&w);
+	m = one(&w, "5.10.0");
+	m->symstr_state = st;
+	m->symname_past_end = 1;
+	m->image_size = 8192; /* fills its pages: the guard page comes next */
+	tb_run(&w);
+	f = tb_finding(&w, "m", "bad-symbol-strtab");
+	tap_ok(t,
+	       f && f->severity == KP_SEV_WARNING &&
+		       strstr(f->message, "1 symbol name, read where") &&
+		       strstr(f->message, "into the guard page (an oops"),
+	       "5.10: a name past a page-filling image: the guard page, not predictable (%s)", why);
 	tb_free(&w);
 }
 
@@ -177,11 +218,13 @@ int main(void)
 	struct tap t = { 0 };
 
 	modinfo_and_size(&t);
-	strtab(&t, KP_SYMSTR_EMPTY, "empty symbol string table");
-	strtab(&t, KP_SYMSTR_NO_LEADING_NUL, "symbol string table missing leading NUL");
-	strtab(&t, KP_SYMSTR_UNTERMINATED, "symbol string table isn't NUL terminated");
+	strtab(&t, KP_SYMSTR_EMPTY, "empty symbol string table", "empty symbol string table");
+	strtab(&t, KP_SYMSTR_NO_LEADING_NUL, "symbol string table missing leading NUL",
+	       "symbol string table missing leading NUL");
+	strtab(&t, KP_SYMSTR_UNTERMINATED, "symbol string table isn't NUL terminated",
+	       "symbol string table isn't NUL terminated");
 	/* pr_err() without a newline: nothing is logged until the next printk */
-	strtab(&t, KP_SYMSTR_NAME_OOB, "");
+	strtab(&t, KP_SYMSTR_NAME_OOB, "", "symbol name out of bounds in string table");
 	ext_versions(&t, KP_EXT_VERSIONS_ONE_MISSING,
 		     "extended version crc+name presence does not match");
 	ext_versions(&t, KP_EXT_VERSIONS_FEW_NAMES, "more extended version crcs than names");
