@@ -242,42 +242,13 @@ static int content_key(struct kp_facts_cache *c, const char *path, const struct 
 	return r;
 }
 
-/*
- * The same for a deferred store, when the file may have changed since it was read: only
- * while it is still in the state @v the reader saw. Not through the recording wrappers
- * (file/inputs.h): the reader recorded this file in this state already.
- */
-static int content_key_at(struct kp_facts_cache *c, const char *path, const uint64_t *v,
-			  unsigned char *key)
+/* @st is the state @v a reader recorded (kp_file_state()). */
+static bool in_state(const struct stat *st, const uint64_t *v)
 {
-	struct stat st;
 	uint64_t now[8];
-	int fd, r = -1;
 
-	/* stat() first, as kp_open_regular(): opening what is no longer a file can act */
-	if (stat(path, &st) < 0)
-		return -1;
-	kp_file_state(&st, now);
-	if (memcmp(now, v, sizeof(now)))
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) == 0) {
-		kp_file_state(&st, now);
-		if (!memcmp(now, v, sizeof(now)))
-			r = hash_fd(c, fd, (uint64_t)st.st_size, key);
-	}
-	/* written while it was hashed: the digest may be of no state's bytes */
-	if (r == 0 && fstat(fd, &st) < 0)
-		r = -1;
-	if (r == 0) {
-		kp_file_state(&st, now);
-		if (memcmp(now, v, sizeof(now)))
-			r = -1;
-	}
-	close(fd);
-	return r;
+	kp_file_state(st, now);
+	return !memcmp(now, v, sizeof(now));
 }
 
 /*
@@ -287,12 +258,34 @@ static int content_key_at(struct kp_facts_cache *c, const char *path, const uint
 static bool still_in_state(const char *path, const uint64_t *v)
 {
 	struct stat st;
-	uint64_t now[8];
 
-	if (stat(path, &st) < 0)
-		return false;
-	kp_file_state(&st, now);
-	return !memcmp(now, v, sizeof(now));
+	return stat(path, &st) == 0 && in_state(&st, v);
+}
+
+/*
+ * The same for a deferred store, when the file may have changed since it was read: only
+ * while it is still in the state @v the reader saw. Not through the recording wrappers
+ * (file/inputs.h): the reader recorded this file in this state already.
+ */
+static int content_key_at(struct kp_facts_cache *c, const char *path, const uint64_t *v,
+			  unsigned char *key)
+{
+	struct stat st;
+	int fd, r = -1;
+
+	/* stat() first, as kp_open_regular(): opening what is no longer a file can act */
+	if (!still_in_state(path, v))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && in_state(&st, v))
+		r = hash_fd(c, fd, (uint64_t)st.st_size, key);
+	/* written while it was hashed: the digest may be of no state's bytes */
+	if (r == 0 && (fstat(fd, &st) < 0 || !in_state(&st, v)))
+		r = -1;
+	close(fd);
+	return r;
 }
 
 /* The state @st of @path names its bytes (fs-trust.h): a stat() lookup or store is sound. */
