@@ -95,15 +95,97 @@ static struct json_object *verdict_json(struct kp_jb *b, const struct kp_ctx *a,
 	return o;
 }
 
+/* @arr (NULL: out of memory) appended to @t as json-c writes it plainly, then dropped. */
+static void jtext_json(struct kp_jtext *t, struct json_object *arr)
+{
+	const char *js = arr ? json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
+									   JSON_C_TO_STRING_NOSLASHESCAPE)
+			     : NULL;
+
+	if (js)
+		kp_jtext_lit(t, js);
+	else
+		t->failed = true;
+	json_object_put(arr);
+}
+
+static void jtext_letters(struct kp_jtext *t, unsigned long mask)
+{
+	char letters[32];
+
+	kp_taint_letters(mask, letters, sizeof(letters));
+	kp_jtext_str(t, letters);
+}
+
+/*
+ * verdict_json() written as text, the bytes json-c writes for it in its plain layout
+ * (json-out.h, kp_jtext): a whole tree's 4,000 verdicts without 4,000 hash tables. Only
+ * the symbol_get() results and findings a module has go through json-c objects.
+ */
+static struct json_object *verdict_text(struct kp_jb *b, const struct kp_ctx *a,
+					const struct kp_verdict *v)
+{
+	const struct kp_node *nd = &a->graph.nodes[v->node];
+	struct kp_jtext t = { 0 };
+	char num[24];
+
+	kp_jtext_lit(&t, "{\"name\":");
+	kp_jtext_str(&t, nd->mod->name);
+	kp_jtext_lit(&t, ",\"path\":");
+	kp_jtext_str(&t, nd->path);
+	kp_jtext_lit(&t, ",\"license\":");
+	kp_jtext_str(&t, nd->mod->license);
+	kp_jtext_lit(&t, ",\"loads\":");
+	kp_jtext_bool(&t, v->loads);
+	kp_jtext_lit(&t, ",\"oops\":");
+	kp_jtext_bool(&t, v->err == KP_ERR_OOPS);
+	kp_jtext_lit(&t, ",\"errno\":");
+	kp_jtext_str(&t, kp_errno_name(v->err) && v->err != KP_ERR_OOPS ? kp_errno_name(v->err)
+									 : NULL);
+	/* json-c writes an int as "%" PRId64 */
+	snprintf(num, sizeof(num), ",\"errno_value\":%d", v->err == KP_ERR_OOPS ? 0 : v->err);
+	kp_jtext_lit(&t, num);
+	kp_jtext_lit(&t, ",\"taint\":");
+	jtext_letters(&t, v->taints);
+	kp_jtext_lit(&t, ",\"global_taint_added\":");
+	jtext_letters(&t, v->global_added);
+	kp_jtext_lit(&t, ",\"messages\":[");
+	for (size_t i = 0; i < v->nmessages; i++) {
+		if (i)
+			kp_jtext_lit(&t, ",");
+		kp_jtext_str(&t, v->messages[i]);
+	}
+	kp_jtext_lit(&t, "],\"symbol_get\":");
+	if (v->nsymget)
+		jtext_json(&t, kp_check_symget_json(v));
+	else
+		kp_jtext_lit(&t, "[]");
+	kp_jtext_lit(&t, ",\"findings\":");
+	if (v->nfindings)
+		jtext_json(&t, kp_check_findings_json(a, v));
+	else
+		kp_jtext_lit(&t, "[]");
+	/* the global mask after this step, less what was set before the first load */
+	kp_jtext_lit(&t, ",\"global_taint\":");
+	jtext_letters(&t, v->global_after);
+	kp_jtext_lit(&t, "}");
+	return kp_jb_text(b, &t);
+}
+
+struct module_items {
+	const struct kp_ctx *a;
+	bool pretty;
+};
+
 /* Item @i of "modules": the verdict of the @i-th module in load order; NULL for a provider. */
 static struct json_object *module_item(struct kp_jb *b, size_t i, void *data)
 {
-	const struct kp_ctx *a = data;
-	const struct kp_verdict *v = &a->sim.v[a->graph.order[i]];
+	const struct module_items *it = data;
+	const struct kp_verdict *v = &it->a->sim.v[it->a->graph.order[i]];
 
-	if (a->graph.nodes[v->node].provider)
+	if (it->a->graph.nodes[v->node].provider)
 		return NULL; /* resolved against, not reported */
-	return verdict_json(b, a, v);
+	return it->pretty ? verdict_json(b, it->a, v) : verdict_text(b, it->a, v);
 }
 
 /* The inputs that could not be read: [{"path", "error"}]. */
@@ -165,6 +247,7 @@ int kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
 			const struct kp_comparison *cmp)
 {
 	const struct kp_kernel_facts *f = &a->facts;
+	struct module_items items = { .a = a, .pretty = o->pretty };
 	struct json_object *k, *arr;
 
 	if (cmp) {
@@ -220,7 +303,7 @@ int kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
 	fprintf(o->f, "{\"schema_version\":%d,\"kernel\":", KP_CHECK_SCHEMA_VERSION);
 	kp_json_emit(o->f, k, o->pretty);
 	fputs(",\"modules\":[", o->f);
-	if (kp_json_stream(o->f, a->graph.n, module_item, (void *)a, o->pretty, o->jobs) < 0)
+	if (kp_json_stream(o->f, a->graph.n, module_item, &items, o->pretty, o->jobs) < 0)
 		return -1;
 	fputs("],\"errors\":", o->f);
 	kp_json_emit(o->f, errors_json(a), o->pretty);
