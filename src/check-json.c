@@ -98,8 +98,8 @@ static struct json_object *verdict_json(struct kp_jb *b, const struct kp_ctx *a,
 /* @arr (NULL: out of memory) appended to @t as json-c writes it plainly, then dropped. */
 static void jtext_json(struct kp_jtext *t, struct json_object *arr)
 {
-	const char *js = arr ? json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN |
-									   JSON_C_TO_STRING_NOSLASHESCAPE)
+	const char *js = arr ? json_object_to_json_string_ext(
+				       arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 			     : NULL;
 
 	if (js)
@@ -140,8 +140,8 @@ static struct json_object *verdict_text(struct kp_jb *b, const struct kp_ctx *a,
 	kp_jtext_lit(&t, ",\"oops\":");
 	kp_jtext_bool(&t, v->err == KP_ERR_OOPS);
 	kp_jtext_lit(&t, ",\"errno\":");
-	kp_jtext_str(&t, kp_errno_name(v->err) && v->err != KP_ERR_OOPS ? kp_errno_name(v->err)
-									 : NULL);
+	kp_jtext_str(&t,
+		     kp_errno_name(v->err) && v->err != KP_ERR_OOPS ? kp_errno_name(v->err) : NULL);
 	/* json-c writes an int as "%" PRId64 */
 	snprintf(num, sizeof(num), ",\"errno_value\":%d", v->err == KP_ERR_OOPS ? 0 : v->err);
 	kp_jtext_lit(&t, num);
