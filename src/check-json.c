@@ -59,34 +59,133 @@ struct json_object *kp_check_findings_json(const struct kp_ctx *a, const struct 
 	return arr;
 }
 
-static struct json_object *verdict_json(const struct kp_ctx *a, const struct kp_verdict *v)
+/* @v as a "modules" item, built with the calling thread's @b (kp_json_stream()). */
+static struct json_object *verdict_json(struct kp_jb *b, const struct kp_ctx *a,
+					const struct kp_verdict *v)
 {
 	const struct kp_node *nd = &a->graph.nodes[v->node];
-	struct json_object *o = json_object_new_object(), *arr;
+	struct json_object *o = kp_jb_object(b), *arr;
 	char letters[32];
 
-	kp_json_add(o, "name", kp_json_string(nd->mod->name));
-	kp_json_add(o, "path", kp_json_string(nd->path));
-	kp_json_add(o, "license", kp_json_string(nd->mod->license));
-	kp_json_add(o, "loads", json_object_new_boolean(v->loads));
+	kp_jb_add(b, o, "name", kp_jb_string(b, nd->mod->name));
+	kp_jb_add(b, o, "path", kp_jb_string(b, nd->path));
+	kp_jb_add(b, o, "license", kp_jb_string(b, nd->mod->license));
+	kp_jb_add(b, o, "loads", kp_jb_bool(b, v->loads));
 	/* an oops is no errno: the loading process is killed */
-	kp_json_add(o, "oops", json_object_new_boolean(v->err == KP_ERR_OOPS));
-	kp_json_add(o, "errno",
-		    kp_errno_name(v->err) && v->err != KP_ERR_OOPS
-			    ? json_object_new_string(kp_errno_name(v->err))
-			    : NULL);
-	kp_json_add(o, "errno_value", json_object_new_int(v->err == KP_ERR_OOPS ? 0 : v->err));
+	kp_jb_add(b, o, "oops", kp_jb_bool(b, v->err == KP_ERR_OOPS));
+	kp_jb_add(b, o, "errno",
+		  kp_errno_name(v->err) && v->err != KP_ERR_OOPS
+			  ? kp_jb_string(b, kp_errno_name(v->err))
+			  : NULL);
+	kp_jb_add(b, o, "errno_value",
+		  kp_jb_take(b, json_object_new_int(v->err == KP_ERR_OOPS ? 0 : v->err)));
 	kp_taint_letters(v->taints, letters, sizeof(letters));
-	kp_json_add(o, "taint", json_object_new_string(letters));
+	kp_jb_add(b, o, "taint", kp_jb_string(b, letters));
 	kp_taint_letters(v->global_added, letters, sizeof(letters));
-	kp_json_add(o, "global_taint_added", json_object_new_string(letters));
-	arr = json_object_new_array();
+	kp_jb_add(b, o, "global_taint_added", kp_jb_string(b, letters));
+	arr = kp_jb_array(b);
 	for (size_t i = 0; i < v->nmessages; i++)
-		json_object_array_add(arr, kp_json_string(v->messages[i]));
-	kp_json_add(o, "messages", arr);
-	kp_json_add(o, "symbol_get", kp_check_symget_json(v));
-	kp_json_add(o, "findings", kp_check_findings_json(a, v));
+		kp_jb_push(b, arr, kp_jb_string(b, v->messages[i]));
+	kp_jb_add(b, o, "messages", arr);
+	kp_jb_add(b, o, "symbol_get", kp_jb_take(b, kp_check_symget_json(v)));
+	kp_jb_add(b, o, "findings", kp_jb_take(b, kp_check_findings_json(a, v)));
+	/* the global mask after this step, less what was set before the first load */
+	kp_taint_letters(v->global_after, letters, sizeof(letters));
+	kp_jb_add(b, o, "global_taint", kp_jb_string(b, letters));
 	return o;
+}
+
+/* @arr (NULL: out of memory) appended to @t as json-c writes it plainly, then dropped. */
+static void jtext_json(struct kp_jtext *t, struct json_object *arr)
+{
+	const char *js = arr ? json_object_to_json_string_ext(
+				       arr, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+			     : NULL;
+
+	if (js)
+		kp_jtext_lit(t, js);
+	else
+		t->failed = true;
+	json_object_put(arr);
+}
+
+static void jtext_letters(struct kp_jtext *t, unsigned long mask)
+{
+	char letters[32];
+
+	kp_taint_letters(mask, letters, sizeof(letters));
+	kp_jtext_str(t, letters);
+}
+
+/*
+ * verdict_json() written as text, the bytes json-c writes for it in its plain layout
+ * (json-out.h, kp_jtext): a whole tree's 4,000 verdicts without 4,000 hash tables. Only
+ * the symbol_get() results and findings a module has go through json-c objects.
+ */
+static struct json_object *verdict_text(struct kp_jb *b, const struct kp_ctx *a,
+					const struct kp_verdict *v)
+{
+	const struct kp_node *nd = &a->graph.nodes[v->node];
+	struct kp_jtext t = { 0 };
+	char num[24];
+
+	kp_jtext_lit(&t, "{\"name\":");
+	kp_jtext_str(&t, nd->mod->name);
+	kp_jtext_lit(&t, ",\"path\":");
+	kp_jtext_str(&t, nd->path);
+	kp_jtext_lit(&t, ",\"license\":");
+	kp_jtext_str(&t, nd->mod->license);
+	kp_jtext_lit(&t, ",\"loads\":");
+	kp_jtext_bool(&t, v->loads);
+	kp_jtext_lit(&t, ",\"oops\":");
+	kp_jtext_bool(&t, v->err == KP_ERR_OOPS);
+	kp_jtext_lit(&t, ",\"errno\":");
+	kp_jtext_str(&t,
+		     kp_errno_name(v->err) && v->err != KP_ERR_OOPS ? kp_errno_name(v->err) : NULL);
+	/* json-c writes an int as "%" PRId64 */
+	snprintf(num, sizeof(num), ",\"errno_value\":%d", v->err == KP_ERR_OOPS ? 0 : v->err);
+	kp_jtext_lit(&t, num);
+	kp_jtext_lit(&t, ",\"taint\":");
+	jtext_letters(&t, v->taints);
+	kp_jtext_lit(&t, ",\"global_taint_added\":");
+	jtext_letters(&t, v->global_added);
+	kp_jtext_lit(&t, ",\"messages\":[");
+	for (size_t i = 0; i < v->nmessages; i++) {
+		if (i)
+			kp_jtext_lit(&t, ",");
+		kp_jtext_str(&t, v->messages[i]);
+	}
+	kp_jtext_lit(&t, "],\"symbol_get\":");
+	if (v->nsymget)
+		jtext_json(&t, kp_check_symget_json(v));
+	else
+		kp_jtext_lit(&t, "[]");
+	kp_jtext_lit(&t, ",\"findings\":");
+	if (v->nfindings)
+		jtext_json(&t, kp_check_findings_json(a, v));
+	else
+		kp_jtext_lit(&t, "[]");
+	/* the global mask after this step, less what was set before the first load */
+	kp_jtext_lit(&t, ",\"global_taint\":");
+	jtext_letters(&t, v->global_after);
+	kp_jtext_lit(&t, "}");
+	return kp_jb_text(b, &t);
+}
+
+struct module_items {
+	const struct kp_ctx *a;
+	bool pretty;
+};
+
+/* Item @i of "modules": the verdict of the @i-th module in load order; NULL for a provider. */
+static struct json_object *module_item(struct kp_jb *b, size_t i, void *data)
+{
+	const struct module_items *it = data;
+	const struct kp_verdict *v = &it->a->sim.v[it->a->graph.order[i]];
+
+	if (it->a->graph.nodes[v->node].provider)
+		return NULL; /* resolved against, not reported */
+	return it->pretty ? verdict_json(b, it->a, v) : verdict_text(b, it->a, v);
 }
 
 /* The inputs that could not be read: [{"path", "error"}]. */
@@ -144,16 +243,16 @@ static void print_changes_json(const struct kp_check_out *o, const struct kp_ctx
 	fputc('\n', o->f);
 }
 
-void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
-			 const struct kp_comparison *cmp)
+int kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
+			const struct kp_comparison *cmp)
 {
 	const struct kp_kernel_facts *f = &a->facts;
+	struct module_items items = { .a = a, .pretty = o->pretty };
 	struct json_object *k, *arr;
-	char letters[32];
 
 	if (cmp) {
 		print_changes_json(o, a, cmp);
-		return;
+		return 0;
 	}
 	k = json_object_new_object();
 
@@ -197,23 +296,15 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
 	for (size_t i = 0; f->keys && i < f->keys->nsources; i++)
 		json_object_array_add(arr, kp_json_string(f->keys->sources[i]));
 	kp_json_add(k, "key_sources", arr);
-	/* Streamed a module at a time: a whole tree never sits in memory as a JSON tree. */
+	/*
+	 * Streamed a window of modules at a time, built and serialised by o->jobs threads and
+	 * written in load order: a whole tree never sits in memory as a JSON tree.
+	 */
 	fprintf(o->f, "{\"schema_version\":%d,\"kernel\":", KP_CHECK_SCHEMA_VERSION);
 	kp_json_emit(o->f, k, o->pretty);
 	fputs(",\"modules\":[", o->f);
-	for (size_t i = 0, nout = 0; i < a->graph.n; i++) {
-		const struct kp_verdict *v = &a->sim.v[a->graph.order[i]];
-		struct json_object *m;
-
-		if (a->graph.nodes[v->node].provider)
-			continue; /* resolved against, not reported */
-		m = verdict_json(a, v);
-		/* the global mask after this step, less what was set before the first load */
-		kp_taint_letters(v->global_after, letters, sizeof(letters));
-		kp_json_add(m, "global_taint", json_object_new_string(letters));
-		fputs(nout++ ? ",\n" : "\n", o->f);
-		kp_json_emit(o->f, m, o->pretty);
-	}
+	if (kp_json_stream(o->f, a->graph.n, module_item, &items, o->pretty, o->jobs) < 0)
+		return -1;
 	fputs("],\"errors\":", o->f);
 	kp_json_emit(o->f, errors_json(a), o->pretty);
 	/* Files of the tree that depmod does not use under their module name. */
@@ -231,4 +322,5 @@ void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
 	}
 	kp_json_emit(o->f, arr, o->pretty);
 	fputs("}\n", o->f);
+	return 0;
 }

@@ -15,6 +15,7 @@ struct kp_check_out {
 	bool pretty;
 	bool verbose;
 	enum kp_severity fail_on;
+	unsigned jobs; /* threads building the JSON modules (kp_json_stream()); 0: one per CPU */
 };
 
 /* What changes between two rule sets (check --compare): one entry per difference. */
@@ -72,8 +73,9 @@ size_t kp_check_input_errors(const struct kp_ctx *a, struct kp_input_error **out
  */
 void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			 const struct kp_comparison *cmp);
-void kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
-			 const struct kp_comparison *cmp);
+/* The JSON report: 0, or -1 out of memory (the output then stops short). */
+int kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
+			const struct kp_comparison *cmp);
 void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a,
 			  const struct kp_comparison *cmp);
 void kp_check_print_junit(const struct kp_check_out *o, const struct kp_ctx *a,

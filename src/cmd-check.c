@@ -87,18 +87,23 @@ static int strict_pass(struct kp_ctx *a)
 	return r;
 }
 
-/* The report (@cmp NULL) or the --compare differences in @format. */
-static void print(const struct kp_check_out *o, const struct kp_ctx *a, const char *format,
-		  const struct kp_comparison *cmp)
+/* The report (@cmp NULL) or the --compare differences in @format: 0, or -1 said. */
+static int print(const struct kp_check_out *o, const struct kp_ctx *a, const char *format,
+		 const struct kp_comparison *cmp)
 {
-	if (!strcmp(format, "json"))
-		kp_check_print_json(o, a, cmp);
-	else if (!strcmp(format, "sarif"))
+	if (!strcmp(format, "json")) {
+		if (kp_check_print_json(o, a, cmp) < 0) {
+			kp_cli_error(NULL, "out of memory writing the JSON report");
+			return -1;
+		}
+	} else if (!strcmp(format, "sarif")) {
 		kp_check_print_sarif(o, a, cmp);
-	else if (!strcmp(format, "junit"))
+	} else if (!strcmp(format, "junit")) {
 		kp_check_print_junit(o, a, cmp);
-	else
+	} else {
 		kp_check_print_text(o, a, cmp);
+	}
+	return 0;
 }
 
 /* --color auto: not when NO_COLOR is set and not empty (no-color.org) or TERM is dumb. */
@@ -244,6 +249,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 			return KP_EXIT_ERROR;
 		}
 	}
+	out.jobs = cli->jobs;
 	kp_cli_ctx_init(&a, cli, &o);
 	rc = kp_cli_ctx_load(&a, argv + optind, argc - optind, KP_CTX_SIMULATE | KP_CTX_NAMES);
 	if (rc)
@@ -264,9 +270,8 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		if (rc)
 			goto done;
 		have_comparison = true;
-		print(&out, &a, format, &comparison);
 		rc = comparison.n ? KP_EXIT_FINDINGS : KP_EXIT_OK;
-		if (a.read_failures)
+		if (print(&out, &a, format, &comparison) < 0 || a.read_failures)
 			rc = KP_EXIT_ERROR;
 		goto done;
 	}
@@ -276,7 +281,10 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	}
 	kp_waivers_apply(&ws, &a.sim);
 	kp_waivers_report_unused(&ws, stderr);
-	print(&out, &a, format, NULL);
+	if (print(&out, &a, format, NULL) < 0) {
+		rc = KP_EXIT_ERROR;
+		goto done;
+	}
 	/* A kernel newer than any modelled one counts as a warning (unverified-kernel). */
 	rc = a.facts.beyond_modelled && out.fail_on <= KP_SEV_WARNING ? KP_EXIT_FINDINGS
 								      : KP_EXIT_OK;

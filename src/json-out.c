@@ -277,6 +277,11 @@ struct json_object *kp_jb_crc(struct kp_jb *b, bool has, uint32_t crc)
 	return has ? jb_check(b, kp_json_crc(true, crc)) : NULL;
 }
 
+struct json_object *kp_jb_take(struct kp_jb *b, struct json_object *o)
+{
+	return jb_check(b, o);
+}
+
 static void jtext_put(struct kp_jtext *t, const char *s, size_t len)
 {
 	if (t->failed)

@@ -47,6 +47,8 @@ struct json_object *kp_jb_static(struct kp_jb *b, const char *s);
 struct json_object *kp_jb_bool(struct kp_jb *b, bool v);
 /* kp_json_crc() */
 struct json_object *kp_jb_crc(struct kp_jb *b, bool has, uint32_t crc);
+/* @o, built by plain json-c calls, with its absence (out of memory) noted as a failure. */
+struct json_object *kp_jb_take(struct kp_jb *b, struct json_object *o);
 
 /*
  * Records by the hundred thousand (graph imports) are written as text in json-c's plain
