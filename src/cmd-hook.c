@@ -3,13 +3,14 @@
  * kopolicy hook: run from a modprobe.d install line, judge the load modprobe is
  * about to do against the running kernel and the modules already loaded, print
  * the verdict to stderr and, by policy (kopolicy.conf(5)), exit non-zero to
- * block it. Reads only the chain's modules and the indexes; never writes.
+ * block it. Reads only the chain's modules and the indexes; never writes. Here the
+ * command line, the policy and the passes; the verdict is hook-verdict.c's, the deadline
+ * hook-deadline.c's.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +18,10 @@
 #include <unistd.h>
 
 #include "ctx-options.h"
+#include "hook-internal.h"
 #include "hook-rules.h"
 #include "policy/hook-policy.h"
 #include "system/kernel-tree.h"
-#include "system/modprobe-chain.h"
-#include "system/running.h"
 #include "file/rootfs.h"
 
 enum {
@@ -39,25 +39,6 @@ enum {
 #error "KP_SYSCONFDIR (configure's sysconfdir) is not defined"
 #endif
 #define DEFAULT_POLICY KP_SYSCONFDIR "/kopolicy/hook.conf"
-
-struct hook {
-	struct kp_cli *cli;
-	const char *root; /* NULL: this machine */
-	char *root_abs;	  /* a relative --root made absolute (owned), or NULL */
-	const char *config;
-	const char *asked; /* MODULE as given */
-	bool verbose;
-	bool quiet; /* say() prints nothing: the first pass, without symbol_get() tracing */
-	const char *untraced; /* why symbol_get() call sites were not traced, for -v */
-	bool on_error_given;
-	enum kp_hook_on_error on_error_cli;
-	unsigned timeout; /* seconds, 0: none */
-
-	struct kp_hook_policy policy;
-	bool policy_bad; /* the file was refused: only --on-error counts */
-	struct kp_ctx_opts o;
-	struct kp_ctx a; /* the running system, the chain, what it loads (lazy mode) */
-};
 
 static void hook_usage(FILE *f)
 {
@@ -101,8 +82,7 @@ static void hook_usage(FILE *f)
 	      f);
 }
 
-static void say(const struct hook *h, const char *fmt, ...) kp_printf_fmt(2, 3);
-static void say(const struct hook *h, const char *fmt, ...)
+void hook_say(const struct hook *h, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -117,7 +97,7 @@ static void say(const struct hook *h, const char *fmt, ...)
 }
 
 /* Where a decision came from, for the end of a verdict line. */
-static void source_of(const struct hook *h, size_t line, char *buf, size_t len)
+void hook_source_of(const struct hook *h, size_t line, char *buf, size_t len)
 {
 	if (line)
 		snprintf(buf, len, "%s:%zu", h->policy.path, line);
@@ -126,7 +106,7 @@ static void source_of(const struct hook *h, size_t line, char *buf, size_t len)
 }
 
 /* The on-error mode of the module asked for, and where it comes from (into @from). */
-static enum kp_hook_on_error on_error_mode(const struct hook *h, char *from, size_t len)
+enum kp_hook_on_error hook_on_error_mode(const struct hook *h, char *from, size_t len)
 {
 	enum kp_hook_on_error mode = h->on_error_given ? h->on_error_cli : KP_HOOK_FAIL_OPEN;
 	size_t line = 0;
@@ -137,7 +117,7 @@ static enum kp_hook_on_error on_error_mode(const struct hook *h, char *from, siz
 
 		if (line) {
 			mode = m;
-			source_of(h, line, from, len);
+			hook_source_of(h, line, from, len);
 		}
 	}
 	if (!line && h->on_error_given)
@@ -150,267 +130,17 @@ static int undecided(struct hook *h, const char *fmt, ...) kp_printf_fmt(2, 3);
 static int undecided(struct hook *h, const char *fmt, ...)
 {
 	char why[1024], from[PATH_MAX + 32];
-	enum kp_hook_on_error mode = on_error_mode(h, from, sizeof(from));
+	enum kp_hook_on_error mode = hook_on_error_mode(h, from, sizeof(from));
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	say(h, "cannot decide: %s; %s (on-error %s, %s)", why,
-	    mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
-	    kp_hook_on_error_name(mode), from);
+	hook_say(h, "cannot decide: %s; %s (on-error %s, %s)", why,
+		 mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
+		 kp_hook_on_error_name(mode), from);
 	return mode == KP_HOOK_FAIL_CLOSED ? KP_EXIT_ERROR : KP_EXIT_OK;
 }
-
-/*
- * The deadline. Whatever a library does meanwhile (libkmod looping on an index it
- * trusts, a file system that stalls), the hook answers within --timeout seconds: the
- * SIGALRM handler writes the verdict prepared when the alarm was armed and exits with
- * the on-error mode's status. Process-wide by nature (a signal handler): written once
- * before the alarm is armed, only read afterwards.
- */
-static struct {
-	char msg[PATH_MAX + 512];
-	size_t len;
-	char fault[PATH_MAX + 512]; /* the same for a fatal signal (SIGBUS, SIGSEGV) */
-	size_t fault_len;
-	int code;
-} deadline;
-
-static void deadline_hit(int sig)
-{
-	ssize_t n;
-
-	/* async-signal-safe: write() and _exit() only */
-	if (sig == SIGALRM)
-		n = write(STDERR_FILENO, deadline.msg, deadline.len);
-	else
-		n = write(STDERR_FILENO, deadline.fault, deadline.fault_len);
-	(void)n;
-	_exit(deadline.code);
-}
-
-/* @buf: the undecided line for @why, escaped; its length. */
-static size_t prepare(const struct hook *h, char *buf, size_t size, const char *why,
-		      enum kp_hook_on_error mode, const char *from)
-{
-	FILE *m = fmemopen(buf, size - 1, "w");
-	size_t len;
-
-	if (!m)
-		return 0;
-	setvbuf(m, NULL, _IONBF, 0);
-	kp_escaped_fprintf(
-		m, "kopolicy: %s: cannot decide: %s; %s (on-error %s, %s)\n", h->asked, why,
-		mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
-		kp_hook_on_error_name(mode), from);
-	len = (size_t)ftell(m);
-	fclose(m);
-	return len;
-}
-
-static void arm_deadline(struct hook *h)
-{
-	char from[PATH_MAX + 32], why[64];
-	enum kp_hook_on_error mode = on_error_mode(h, from, sizeof(from));
-	struct sigaction sa = { .sa_handler = deadline_hit };
-
-	deadline.code = mode == KP_HOOK_FAIL_CLOSED ? KP_EXIT_ERROR : KP_EXIT_OK;
-	sigemptyset(&sa.sa_mask);
-	/*
-	 * A fatal signal (a file truncated under a mapping libkmod holds, a bug) is one more
-	 * undecidable case, not a death that would block the load whatever the on-error mode.
-	 */
-	deadline.fault_len =
-		prepare(h, deadline.fault, sizeof(deadline.fault),
-			"kopolicy crashed or a file changed under it (fatal signal)", mode, from);
-	if (deadline.fault_len) {
-		sigaction(SIGBUS, &sa, NULL);
-		sigaction(SIGSEGV, &sa, NULL);
-	}
-	if (!h->timeout)
-		return;
-	snprintf(why, sizeof(why), "no answer within %u s (timeout)", h->timeout);
-	deadline.len = prepare(h, deadline.msg, sizeof(deadline.msg), why, mode, from);
-	if (deadline.len && sigaction(SIGALRM, &sa, NULL) == 0)
-		alarm(h->timeout);
-}
-
-/* ------------------------------------------------------------------ verdict */
-
-static const struct kp_finding *finding(const struct kp_verdict *v, const char *id)
-{
-	for (size_t i = 0; i < v->nfindings; i++)
-		if (!strcmp(v->findings[i].id, id))
-			return &v->findings[i];
-	return NULL;
-}
-
-/* Why @v fails: its first load-failure finding, a failed dependency only last. */
-static const char *failure_reason(const struct kp_verdict *v)
-{
-	const char *dep = NULL;
-
-	for (size_t i = 0; i < v->nfindings; i++) {
-		if (v->findings[i].consequence != KP_CONS_LOAD_FAIL)
-			continue;
-		if (strcmp(v->findings[i].id, "dependency-failed"))
-			return v->findings[i].message;
-		if (!dep)
-			dep = v->findings[i].message;
-	}
-	return dep ? dep : "the kernel refuses it";
-}
-
-static bool is_target(const struct hook *h, const char *name)
-{
-	for (size_t i = 0; i < h->a.hook.chain.n; i++)
-		if (h->a.hook.chain.mods[i].target && !strcmp(h->a.hook.chain.mods[i].name, name))
-			return true;
-	return false;
-}
-
-static enum kp_hook_action consider(struct hook *h, const char *module, enum kp_hook_consequence c,
-				    const char *what, const char *detail)
-{
-	char from[PATH_MAX + 32], subject[96] = "";
-	size_t line;
-	enum kp_hook_action act = kp_hook_policy_action(&h->policy, module, c, &line);
-
-	if (act == KP_HOOK_IGNORE)
-		return act;
-	source_of(h, line, from, sizeof(from));
-	if (!is_target(h, module) || strcmp(module, h->asked))
-		snprintf(subject, sizeof(subject), "%s%s ",
-			 is_target(h, module) ? "" : "dependency ", module);
-	say(h, "%s: %s%s%s%s [%s, %s]", act == KP_HOOK_BLOCK ? "load blocked" : "warning", subject,
-	    what ? what : "", what ? ": " : "", detail, kp_hook_consequence_name(c), from);
-	return act;
-}
-
-static void print_chain(const struct hook *h)
-{
-	char letters[32];
-
-	say(h, "kernel %s; exports from %s; %zu loaded module%s; chain from %s:", h->a.run.release,
-	    h->a.hook.exports_from, h->a.run.nmodules, h->a.run.nmodules == 1 ? "" : "s",
-	    h->a.hook.chain.source == KP_CHAIN_LIBKMOD ? "libkmod (depmod indexes)"
-						       : "modules.dep (text)");
-	for (size_t i = 0; i < h->a.hook.chain.n; i++) {
-		const struct kp_chain_module *cm = &h->a.hook.chain.mods[i];
-		const struct kp_loaded_module *lm = kp_running_find(&h->a.run, cm->name);
-
-		say(h, "  %s %s%s%s%s%s%s", cm->name, cm->builtin ? "(built in)" : cm->relpath,
-		    lm ? ", loaded, taint " : "", lm ? (*lm->taint ? lm->taint : "none") : "",
-		    !lm && kp_ctx_chain_described(&h->a, cm)
-			    ? ", not read (in-tree: Module.symvers)"
-			    : "",
-		    cm->blacklisted ? ", blacklisted in modprobe.d" : "",
-		    cm->target ? "" : " (dependency)");
-	}
-	for (size_t i = 0; i < h->a.keys.nsources; i++)
-		say(h, "trusted keys: %s", h->a.keys.sources[i]);
-	for (size_t i = 0; i < h->a.facts.nassumptions; i++)
-		say(h, "assumed: %s", h->a.facts.assumptions[i]);
-	for (size_t k = 0; k < h->a.graph.n; k++) {
-		size_t i = h->a.graph.order[k];
-		const struct kp_verdict *v = &h->a.sim.v[i];
-
-		kp_taint_letters(v->taints, letters, sizeof(letters));
-		if (v->loads)
-			say(h, "%s: loads, module taint %s", h->a.graph.nodes[i].mod->name,
-			    letters[0] ? letters : "none");
-		else
-			say(h, "%s: fails with %s", h->a.graph.nodes[i].mod->name,
-			    kp_errno_name(v->err));
-		for (size_t j = 0; j < v->nmessages; j++)
-			say(h, "  kernel: %s", v->messages[j]);
-		for (size_t j = 0; j < v->nsymget; j++) {
-			const struct kp_symget_result *r = &v->symget[j];
-			char *when = kp_symget_when_text(r->when, r->path, r->function);
-
-			say(h, "  symbol_get(%s) = %s (%s), runs %s", r->symbol,
-			    r->ok ? "ok" : "NULL", r->reason, when ? when : "(out of memory)");
-			free(when);
-		}
-		if (h->a.graph.nodes[i].mod->symget_skipped)
-			say(h, "  symbol_get() call sites not traced: %s", h->untraced);
-	}
-}
-
-/*
- * A module whose symbol_get() call sites were not all analysed (the reader's budget ran
- * out): what symbol-get asks for it cannot be decided. Ignored: nothing; warn: a warning;
- * block: undecided, the on-error mode decides (fail-closed blocks). Returns the action
- * taken; *@closed set when the on-error mode blocks.
- */
-static enum kp_hook_action unanalysed(struct hook *h, const char *name, const struct kp_finding *f,
-				      bool *closed)
-{
-	char from[PATH_MAX + 32];
-	size_t line;
-	enum kp_hook_action act =
-		kp_hook_policy_action(&h->policy, name, KP_HOOK_SYMBOL_GET, &line);
-	enum kp_hook_on_error mode;
-
-	if (act != KP_HOOK_BLOCK)
-		return act == KP_HOOK_WARN ? consider(h, name, KP_HOOK_SYMBOL_GET, NULL, f->message)
-					   : act;
-	mode = on_error_mode(h, from, sizeof(from));
-	say(h, "cannot decide symbol-get for %s: %s; %s (on-error %s, %s)", name, f->message,
-	    mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
-	    kp_hook_on_error_name(mode), from);
-	*closed = *closed || mode == KP_HOOK_FAIL_CLOSED;
-	return KP_HOOK_WARN;
-}
-
-static int decide(struct hook *h)
-{
-	enum kp_hook_action worst = KP_HOOK_IGNORE;
-	bool closed = false; /* something undecided and the on-error mode blocks */
-
-	if (h->verbose)
-		print_chain(h);
-	for (size_t k = 0; k < h->a.graph.n; k++) {
-		size_t i = h->a.graph.order[k];
-		const struct kp_verdict *v = &h->a.sim.v[i];
-		const char *name = h->a.graph.nodes[i].mod->name;
-		const struct kp_finding *f;
-		enum kp_hook_action act;
-		char what[64];
-
-		if (!v->loads) {
-			snprintf(what, sizeof(what), "would fail to load with %s",
-				 kp_errno_name(v->err));
-			act = consider(h, name, KP_HOOK_LOAD_FAILURE, what, failure_reason(v));
-			worst = act > worst ? act : worst;
-		}
-		if ((f = finding(v, "license-taint"))) {
-			act = consider(h, name, KP_HOOK_PROPRIETARY, "is proprietary", f->message);
-			worst = act > worst ? act : worst;
-		}
-		if ((f = finding(v, "inherit-taint"))) {
-			act = consider(h, name, KP_HOOK_INHERIT_TAINT, "would inherit P",
-				       f->message);
-			worst = act > worst ? act : worst;
-		}
-		for (size_t j = 0; j < v->nfindings; j++) {
-			if (strcmp(v->findings[j].id, "symbol-get-non-gpl"))
-				continue;
-			act = consider(h, name, KP_HOOK_SYMBOL_GET, NULL, v->findings[j].message);
-			worst = act > worst ? act : worst;
-		}
-		if ((f = finding(v, "symbol-get-not-analysed"))) {
-			act = unanalysed(h, name, f, &closed);
-			worst = act > worst ? act : worst;
-		}
-	}
-	if (worst == KP_HOOK_BLOCK)
-		return KP_EXIT_FINDINGS;
-	return closed ? KP_EXIT_ERROR : KP_EXIT_OK;
-}
-
-/* ------------------------------------------------------------------ the hook */
 
 /*
  * The consequences that need no symbol_get() tracing (license, P, load failures), decided
@@ -436,11 +166,11 @@ static int untraced_pass(struct hook *h)
 		skipped = skipped ||
 			  (h->a.set.entries[i].mod && h->a.set.entries[i].mod->symget_skipped);
 	h->quiet = true;
-	rc = decide(h);
+	rc = hook_decide(h);
 	h->quiet = false;
 	if (rc == KP_EXIT_FINDINGS || !skipped) {
 		h->untraced = "the load is blocked on what needs no tracing";
-		return decide(h);
+		return hook_decide(h);
 	}
 	kp_ctx_release(&h->a);
 	kp_cli_ctx_init(&h->a, h->cli, &h->o);
@@ -464,15 +194,15 @@ static int judge(struct hook *h)
 		return undecided(h, "%s", err.msg);
 	if (!h->a.set.n) {
 		if (h->verbose)
-			say(h, "nothing to load: %s",
-			    h->a.hook.chain.n ? "already loaded or built in"
-					      : "every module it names is blacklisted");
+			hook_say(h, "nothing to load: %s",
+				 h->a.hook.chain.n ? "already loaded or built in"
+						   : "every module it names is blacklisted");
 		return KP_EXIT_OK;
 	}
 	if (h->verbose && h->a.hook.chain.via_alias && h->a.hook.chain.nblacklisted)
-		say(h, "%zu module(s) of this alias are blacklisted: modprobe skips them",
-		    h->a.hook.chain.nblacklisted);
-	return decide(h);
+		hook_say(h, "%zu module(s) of this alias are blacklisted: modprobe skips them",
+			 h->a.hook.chain.nblacklisted);
+	return hook_decide(h);
 }
 
 static bool valid_module_arg(const char *s)
@@ -646,7 +376,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 			!h.policy_bad && kp_hook_policy_ignores(&h.policy, KP_HOOK_SYMBOL_GET);
 		h.a.o.no_symbol_get = h.o.no_symbol_get;
 		h.untraced = "the policy ignores symbol-get";
-		arm_deadline(&h);
+		hook_arm_deadline(&h);
 		rc = judge(&h);
 		alarm(0);
 	}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The hook's install rules file (hook-rules.h, --update-install-rules): read through its
+ * trusted directory, recognised as kopolicy's own, and replaced atomically when its rules
+ * changed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache/trusted-dir.h"
+#include "cli.h"
+#include "file/rootfs.h"
+#include "hook-rules-internal.h"
+#include "util/io.h"
+#define MAX_RULES_FILE (16u << 20) /* a file kopolicy wrote is far smaller */
+
+/* The rules file as it is: its bytes into *@old (NULL: absent). 0, 1 refused, -1 error. */
+static int read_current(int dfd, const char *file, const char *base, char **old, size_t *len)
+{
+	int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	ssize_t got;
+
+	*old = NULL;
+	*len = 0;
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 && errno == ELOOP) {
+		kp_cli_error(file, "a symbolic link: refused (kopolicy writes only a regular file "
+				   "of its own)");
+		return 1;
+	}
+	if (fd < 0) {
+		kp_cli_error(file, "%s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		kp_cli_error(file, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!kp_trusted_file(&st)) {
+		kp_cli_error(file, "%s: refused",
+			     !S_ISREG(st.st_mode)     ? "not a regular file"
+			     : !kp_trusted_owner(&st) ? "owned by another user"
+			     : (st.st_mode & S_IWOTH) ? "writable by others"
+						      : "writable by its group");
+		close(fd);
+		return 1;
+	}
+	if ((uint64_t)st.st_size > MAX_RULES_FILE) {
+		kp_cli_error(file, "larger than kopolicy's rules can be (%u MiB): refused",
+			     MAX_RULES_FILE >> 20);
+		close(fd);
+		return 1;
+	}
+	*old = malloc((size_t)st.st_size + 1);
+	if (!*old) {
+		kp_cli_error(file, "out of memory");
+		close(fd);
+		return -1;
+	}
+	got = kp_pread_all(fd, *old, (size_t)st.st_size, 0);
+	close(fd);
+	if (got != (ssize_t)st.st_size) {
+		kp_cli_error(file, "read error%s", got < 0 ? "" : " (it changed while read)");
+		free(*old);
+		*old = NULL;
+		return -1;
+	}
+	(*old)[got] = '\0';
+	*len = (size_t)got;
+	return 0;
+}
+
+/* Writes @text as @base of @dfd atomically: a new file beside it, synced, renamed. 0 or -1. */
+static int replace(int dfd, int dirfd, const char *file, const char *base, const char *text,
+		   size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	struct timespec ts;
+	int fd = -1, n;
+
+	for (int tries = 0; fd < 0 && tries < 16; tries++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		/* a dot file: modprobe reads only *.conf files not starting with '.' */
+		n = snprintf(tmp, sizeof(tmp), ".%.200s.%ld.%lx", base, (long)getpid(),
+			     (unsigned long)ts.tv_nsec + (unsigned long)tries);
+		if (n < 0 || (size_t)n >= sizeof(tmp))
+			break;
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		kp_cli_error(file, "cannot create a new file beside it: %s", strerror(errno));
+		return -1;
+	}
+	if (fchmod(fd, 0644) < 0 || (geteuid() == 0 && fchown(fd, 0, 0) < 0) ||
+	    kp_write_all(fd, text, len) < 0 || fsync(fd) < 0) {
+		kp_cli_error(file, "cannot write the new rules: %s", strerror(errno));
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		return -1;
+	}
+	if (close(fd) < 0 || renameat(dfd, tmp, dfd, base) < 0) {
+		kp_cli_error(file, "cannot replace it: %s", strerror(errno));
+		unlinkat(dfd, tmp, 0);
+		return -1;
+	}
+	if (fsync(dirfd) < 0 && errno != EINVAL) {
+		kp_cli_error(file, "cannot sync its directory: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The options of the new rules: the command line's, else those of the file (@lo). */
+static int new_options(const struct kp_rules_opts *o, const struct line_opts *lo, char **config,
+		       const char **on_error)
+{
+	*config = NULL;
+	*on_error = NULL;
+	if (o->config) {
+		*config = kp_rules_absolute(o->config);
+		if (!*config) {
+			kp_cli_error(o->config, "cannot make it absolute: %s", strerror(errno));
+			return -1;
+		}
+	} else if (lo->config[0] && !(*config = strdup(lo->config))) {
+		kp_cli_error(NULL, "out of memory");
+		return -1;
+	}
+	if (o->on_error_given)
+		*on_error = kp_hook_on_error_name(o->on_error);
+	else if (lo->on_error[0])
+		*on_error = lo->on_error;
+	return 0;
+}
+
+int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
+{
+	char dir[PATH_MAX], why[128], *path = NULL, *config = NULL, *old = NULL, *text = NULL;
+	const char *base, *on_error;
+	struct kp_err err = { 0 };
+	struct line_opts lo;
+	struct kp_gated g = { 0 };
+	bool collected = false;
+	size_t oldlen = 0, len = 0;
+	int dfd = -1, dirfd = -1, rc = KP_EXIT_ERROR, r;
+
+	if (!file) {
+		path = kp_root_path(o->root, KP_RULES_DEFAULT_FILE);
+		if (!path) {
+			kp_cli_error(NULL, "out of memory");
+			return KP_EXIT_ERROR;
+		}
+		file = path;
+	}
+	if (!strchr(file, '/')) {
+		snprintf(dir, sizeof(dir), ".");
+		base = file;
+	} else if (kp_trusted_split(file, dir, sizeof(dir), &base) < 0) {
+		kp_cli_error(file, "not a file name");
+		goto out;
+	}
+	if (!strcmp(base, ".") || !strcmp(base, "..")) {
+		kp_cli_error(file, "not a file name");
+		goto out;
+	}
+	dfd = kp_trusted_dir_open(dir, false, &err);
+	if (dfd < 0) {
+		kp_cli_error(file, "%s%s", err.msg,
+			     kp_err_errnum(&err) == EPERM ? ": refused (an unsafe directory)" : "");
+		rc = kp_err_errnum(&err) == EPERM ? KP_EXIT_FINDINGS : KP_EXIT_ERROR;
+		goto out;
+	}
+	dirfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0 || flock(dirfd, LOCK_EX) < 0) {
+		kp_cli_error(dir, "cannot open and lock the directory: %s", strerror(errno));
+		goto out;
+	}
+	r = read_current(dfd, file, base, &old, &oldlen);
+	if (r != 0) {
+		rc = r > 0 ? KP_EXIT_FINDINGS : KP_EXIT_ERROR;
+		goto out;
+	}
+	if (old && !kp_rules_is_own(old, oldlen, &lo, why, sizeof(why))) {
+		kp_cli_error(file,
+			     "not written by kopolicy (%s): left alone; remove or rename it "
+			     "to let kopolicy write its rules there",
+			     why);
+		rc = KP_EXIT_FINDINGS;
+		goto out;
+	}
+	if (!old)
+		memset(&lo, 0, sizeof(lo));
+	if (new_options(o, &lo, &config, &on_error) < 0 || kp_rules_collect(o, &g) < 0)
+		goto out;
+	collected = true;
+	if (kp_rules_render(&g, o->root, config, on_error, &text, &len) < 0)
+		goto out;
+	if (old && len == oldlen && !memcmp(text, old, len)) {
+		if (o->verbose)
+			kp_escaped_fprintf(stdout, "kopolicy: %s: up to date (%zu modules)\n", file,
+					   g.nnames);
+	} else {
+		if (replace(dfd, dirfd, file, base, text, len) < 0)
+			goto out;
+		kp_escaped_fprintf(stdout, "kopolicy: %s: %s (%zu module%s, %zu release%s)\n", file,
+				   old ? "updated" : "written", g.nnames, g.nnames == 1 ? "" : "s",
+				   g.nreleases, g.nreleases == 1 ? "" : "s");
+	}
+	rc = kp_rules_say_failed(&g) ? KP_EXIT_ERROR : KP_EXIT_OK;
+	if (fflush(stdout) != 0) {
+		kp_cli_error(NULL, "write error on standard output");
+		rc = KP_EXIT_ERROR;
+	}
+out:
+	if (dirfd >= 0)
+		close(dirfd); /* releases the lock */
+	if (dfd >= 0)
+		close(dfd);
+	if (collected)
+		kp_gated_release(&g);
+	free(text);
+	free(old);
+	free(config);
+	free(path);
+	return rc;
+}

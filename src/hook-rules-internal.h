@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the hook's install rules share between their lines (hook-rules.c: rendered, printed
+ * and read back) and the file kept current (hook-rules-file.c). Private to these two.
+ */
+#ifndef KP_HOOK_RULES_INTERNAL_H
+#define KP_HOOK_RULES_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hook-rules.h"
+#include "system/gated-modules.h"
+
+/* The options a rules file carries into its lines. */
+struct line_opts {
+	char config[PATH_MAX]; /* "": none */
+	char on_error[16];     /* "": none */
+};
+
+/* @path made absolute against the current directory (malloc'ed; NULL with errno). */
+char *kp_rules_absolute(const char *path);
+/*
+ * @text (@len bytes, a file's content) is what kopolicy writes, its options into @lo; else
+ * false, with the first line that is not into @why.
+ */
+bool kp_rules_is_own(const char *text, size_t len, struct line_opts *lo, char *why, size_t wlen);
+/* The rules of @g into *@text (malloc'ed, *@len bytes). 0, or -1 having said why. */
+int kp_rules_render(const struct kp_gated *g, const char *root, const char *config,
+		    const char *on_error, char **text, size_t *len);
+/* Says on stderr which releases could not be read fully; their number. */
+size_t kp_rules_say_failed(const struct kp_gated *g);
+/* The gated modules of every release of @o->root into @g. 0, or -1 having said why. */
+int kp_rules_collect(const struct kp_rules_opts *o, struct kp_gated *g);
+
+#endif
