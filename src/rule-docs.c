@@ -74,7 +74,8 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	{ "relocations-not-modelled", KP_SEV_NOTE,
 	  "the architecture's relocation support is not modelled (loongarch, ppc32, ...)" },
 	{ "kernel-oops", KP_SEV_ERROR,
-	  "a kernel without the check reads past the module's buffer and oopses (taint D)" },
+	  "a kernel without the check reads past the module's buffer and oopses (taint D): a "
+	  "section index past the table, or (before v6.13) an import name to the page's end" },
 	{ "btf-mismatch", KP_SEV_ERROR,
 	  "the module's .BTF does not validate against the kernel's BTF (a warning with "
 	  "MODULE_ALLOW_BTF_MISMATCH)" },

@@ -66,14 +66,14 @@ const char *kp_elf_machine_name(uint16_t machine)
 	}
 }
 
-/* Loads [@off, @off + @len) of a sparse image, clamped to the file. */
+/* Loads [@off, @off + @len) of a sparse image, clamped to the buffer. */
 static int load_range(const struct kp_elf *e, const struct kp_elf_source *src, uint64_t off,
 		      uint64_t len, struct kp_err *err)
 {
-	if (off >= e->len || len == 0)
+	if (off >= e->buf_len || len == 0)
 		return 0;
-	if (len > e->len - off)
-		len = e->len - off;
+	if (len > e->buf_len - off)
+		len = e->buf_len - off;
 	return src->load(src->ctx, off, len, err);
 }
 
@@ -158,7 +158,9 @@ static int load_sections(struct kp_elf *e, size_t shstrndx, const struct kp_elf_
  * info->strtab + st_name, info->strtab being the file copy at .strtab's sh_offset
  * (setup_load_info()), never bounded by sh_size (kernel/module/main.c simplify_symbols(),
  * kallsyms.c layout_symtab()): a name outside the table is the file's bytes there, up to a
- * NUL wherever one ends it. What the names of a malformed table read as.
+ * NUL wherever one ends it, in the buffer holding the whole file (kernel_read_file() or
+ * copy_module_from_user(): a signature trailer too; module_sig_check() shortens info->len,
+ * which bounds only the ELF checks). What the names of a malformed table read as.
  */
 struct symnames {
 	const struct kp_section *strsec;
@@ -174,8 +176,9 @@ static size_t symname_budget(size_t len)
 
 /*
  * @st_name read from the file (a name outside the table or running past its end): sets
- * *@name; counts in e->symname_past_end a name no NUL ends before the end of the image (the
- * kernel reads on past its buffer) or that starts past it.
+ * *@name; counts in e->symname_past_end a name no NUL ends before the end of the buffer (the
+ * kernel reads on past it) or that starts past it. Returns 1 for a name that starts inside
+ * the buffer and runs to its end, 0 for another.
  */
 static int file_symname(struct kp_elf *e, const struct kp_elf_source *src, struct symnames *sn,
 			size_t i, uint32_t st_name, const char **name, struct kp_err *err)
@@ -183,33 +186,33 @@ static int file_symname(struct kp_elf *e, const struct kp_elf_source *src, struc
 	size_t tab_off = (size_t)(sn->strsec->data - e->image);
 	size_t rest, n;
 
-	if (st_name >= e->len - tab_off) {
+	if (st_name >= e->buf_len - tab_off) {
 		*name = "";
 		e->symname_past_end += i > 0;
 		return 0;
 	}
 	if (!e->symstr_copy) {
-		/* [tab_off, end of the image) with a NUL after it; a sparse image loads it first */
-		if (src && load_range(e, src, tab_off, e->len - tab_off, err) < 0)
+		/* [tab_off, end of the buffer) and a NUL; a sparse image loads it first */
+		if (src && load_range(e, src, tab_off, e->buf_len - tab_off, err) < 0)
 			return -1;
-		e->symstr_copy = malloc(e->len - tab_off + 1);
+		e->symstr_copy = malloc(e->buf_len - tab_off + 1);
 		if (!e->symstr_copy)
 			return kp_err_set(err, "out of memory");
-		memcpy(e->symstr_copy, e->image + tab_off, e->len - tab_off);
-		e->symstr_copy[e->len - tab_off] = '\0';
+		memcpy(e->symstr_copy, e->image + tab_off, e->buf_len - tab_off);
+		e->symstr_copy[e->buf_len - tab_off] = '\0';
 	}
-	rest = e->len - tab_off - st_name;
+	rest = e->buf_len - tab_off - st_name;
 	n = strnlen(e->symstr_copy + st_name, rest <= sn->budget ? rest : sn->budget + 1);
 	if (n > sn->budget)
 		return kp_err_set(
 			err,
 			"symbol %zu: the names read outside the symbol string table add up "
 			"to more than %zu bytes",
-			i, symname_budget(e->len));
+			i, symname_budget(e->buf_len));
 	sn->budget -= n;
 	*name = e->symstr_copy + st_name;
 	e->symname_past_end += i > 0 && n == rest;
-	return 0;
+	return i > 0 && n == rest;
 }
 
 static int load_symbols(struct kp_elf *e, const struct kp_elf_source *src, struct kp_err *err)
@@ -246,7 +249,7 @@ static int load_symbols(struct kp_elf *e, const struct kp_elf_source *src, struc
 	sn.tab_end = strsec->size;
 	while (sn.tab_end && strsec->data[sn.tab_end - 1] != '\0')
 		sn.tab_end--;
-	sn.budget = symname_budget(e->len);
+	sn.budget = symname_budget(e->buf_len);
 	d = elf_getdata(elf_getscn(e->elf, idx), NULL);
 	if (!d)
 		return kp_err_set(err, "cannot read .symtab: %s", elf_error());
@@ -275,15 +278,19 @@ static int load_symbols(struct kp_elf *e, const struct kp_elf_source *src, struc
 		/* v6.13+ refuses a name that starts outside the table */
 		if (sym.st_name >= strsec->size && e->symstr_state == KP_SYMSTR_OK)
 			e->symstr_state = KP_SYMSTR_NAME_OOB;
+		int past = 0;
+
 		if (sym.st_name < sn.tab_end)
 			s->name = (const char *)strsec->data + sym.st_name;
-		else if (file_symname(e, src, &sn, i, sym.st_name, &s->name, err) < 0)
+		else if ((past = file_symname(e, src, &sn, i, sym.st_name, &s->name, err)) < 0)
 			return -1;
 		s->value = sym.st_value;
 		s->size = sym.st_size;
 		s->shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
 		s->bind = GELF_ST_BIND(sym.st_info);
 		s->type = GELF_ST_TYPE(sym.st_info);
+		if (past && s->shndx == SHN_UNDEF && s->bind != STB_WEAK && !e->undef_name_past_end)
+			e->undef_name_past_end = i;
 		e->nundef += i > 0 && s->shndx == SHN_UNDEF;
 	}
 	return 0;
@@ -324,12 +331,12 @@ static int load_header(const unsigned char *image, size_t len, const struct kp_e
 	return nsh > 1 ? src->load(src->ctx, shoff, nsh * entsz, err) : 0;
 }
 
-static int open_image(struct kp_elf *e, const unsigned char *image, size_t len,
+static int open_image(struct kp_elf *e, const unsigned char *image, size_t len, size_t buf_len,
 		      const struct kp_elf_source *src, struct kp_err *err);
 
 int kp_elf_open(struct kp_elf *e, const unsigned char *image, size_t len, struct kp_err *err)
 {
-	return open_image(e, image, len, NULL, err);
+	return open_image(e, image, len, len, NULL, err);
 }
 
 int kp_elf_open_sparse(struct kp_elf *e, const unsigned char *image, size_t len,
@@ -338,10 +345,23 @@ int kp_elf_open_sparse(struct kp_elf *e, const unsigned char *image, size_t len,
 	memset(e, 0, sizeof(*e));
 	if (load_header(image, len, src, err) < 0)
 		return -1;
-	return open_image(e, image, len, src, err);
+	return open_image(e, image, len, len, src, err);
 }
 
-static int open_image(struct kp_elf *e, const unsigned char *image, size_t len,
+int kp_elf_open_module(struct kp_elf *e, const unsigned char *image, size_t len, size_t buf_len,
+		       const struct kp_elf_source *src, struct kp_err *err)
+{
+	if (buf_len < len)
+		buf_len = len;
+	if (!src)
+		return open_image(e, image, len, buf_len, NULL, err);
+	memset(e, 0, sizeof(*e));
+	if (load_header(image, len, src, err) < 0)
+		return -1;
+	return open_image(e, image, len, buf_len, src, err);
+}
+
+static int open_image(struct kp_elf *e, const unsigned char *image, size_t len, size_t buf_len,
 		      const struct kp_elf_source *src, struct kp_err *err)
 {
 	GElf_Ehdr eh;
@@ -366,6 +386,7 @@ static int open_image(struct kp_elf *e, const unsigned char *image, size_t len,
 	(void)elf_errno(); /* no error left over from an earlier file */
 	e->image = image;
 	e->len = len;
+	e->buf_len = buf_len;
 	/* libelf may byte-swap converted sections in place: the image is ours to change. */
 	e->elf = elf_memory((char *)image, len);
 	if (!e->elf)

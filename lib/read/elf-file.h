@@ -56,6 +56,8 @@ struct kp_elf {
 	Elf *elf;
 	const unsigned char *image;
 	size_t len;
+	/* The loader's buffer: the image and what follows it in the file (>= len, see below) */
+	size_t buf_len;
 	bool is64;
 	bool big_endian;
 	uint16_t machine;
@@ -70,11 +72,13 @@ struct kp_elf {
 	struct kp_section *sections;
 	size_t symtab_index; /* 0: none */
 	struct kp_sym *syms;
-	/* The image from .strtab's offset on, NUL-terminated: names read past the table */
+	/* The buffer from .strtab's offset on, NUL-terminated: names read past the table */
 	char *symstr_copy;
 	enum kp_symstr_state symstr_state; /* what elf_validity_cache_strtab() (v6.13+) says */
-	/* Symbols (not 0) whose name no NUL ends before the end of the image (see load_symbols) */
+	/* Symbols (not 0) whose name no NUL ends before the end of the buffer (load_symbols) */
 	size_t symname_past_end;
+	/* The first strong SHN_UNDEF one whose name starts inside the buffer (.symtab index) */
+	size_t undef_name_past_end;
 	size_t nsyms;
 	size_t nundef; /* symbols with SHN_UNDEF, not counting the null symbol 0 */
 };
@@ -98,6 +102,15 @@ struct kp_elf_source {
 	bool alloc_relocs;
 };
 int kp_elf_open_sparse(struct kp_elf *e, const unsigned char *image, size_t len,
+		       const struct kp_elf_source *src, struct kp_err *err);
+/*
+ * A module as the kernel's loader holds it: @image has @buf_len bytes, the ELF image its
+ * first @len (a signature trailer follows). The loader before v6.13 reads a symbol name
+ * outside .strtab up to a NUL anywhere in that buffer (module_sig_check() shortens
+ * info->len, which bounds only the ELF checks): such names run on into the trailer.
+ * @src NULL: all of @image is in memory; else as kp_elf_open_sparse().
+ */
+int kp_elf_open_module(struct kp_elf *e, const unsigned char *image, size_t len, size_t buf_len,
 		       const struct kp_elf_source *src, struct kp_err *err);
 void kp_elf_close(struct kp_elf *e);
 /* After a jump out of a call on @e (kp_bytes_guard()): frees our arrays, leaves libelf's. */

@@ -69,6 +69,9 @@ int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp
 	m->symstr_state = e->symstr_state;
 	m->symname_past_end =
 		e->symname_past_end > UINT32_MAX ? UINT32_MAX : (uint32_t)e->symname_past_end;
+	m->import_name_past_end = e->undef_name_past_end <= KP_IMPORT_MAX_SYMIDX
+					  ? (uint32_t)e->undef_name_past_end
+					  : 0;
 	if (read_special(m, e, names, err) < 0)
 		return -1;
 	if (!e->nundef)

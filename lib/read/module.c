@@ -435,21 +435,21 @@ static int read_image(struct read_call *c)
 		if (sig_off == SIZE_MAX)
 			return -1;
 		elf_len = sig_off;
-		if (kp_elf_open_sparse(ep, image, elf_len, &src, err) < 0) {
+		if (kp_elf_open_module(ep, image, elf_len, len, &src, err) < 0) {
 			if (!trailer_before_elf(m))
 				return bad_signed_image(m, err);
 			elf_len = len - KP_SIG_MARKER_LEN;
-			if (kp_elf_open_sparse(ep, image, elf_len, &src, err) < 0)
+			if (kp_elf_open_module(ep, image, elf_len, len, &src, err) < 0)
 				return bad_signed_image(m, err);
 		}
 	} else {
 		sig_off = kp_read_signature(m, image, len);
 		elf_len = sig_off;
-		if (kp_elf_open(ep, image, elf_len, err) < 0) {
+		if (kp_elf_open_module(ep, image, elf_len, len, NULL, err) < 0) {
 			if (!trailer_before_elf(m))
 				return bad_signed_image(m, err);
 			elf_len = len - KP_SIG_MARKER_LEN;
-			if (kp_elf_open(ep, image, elf_len, err) < 0)
+			if (kp_elf_open_module(ep, image, elf_len, len, NULL, err) < 0)
 				return bad_signed_image(m, err);
 		}
 	}
@@ -479,8 +479,8 @@ static int read_image(struct read_call *c)
 	else if (m->imports_symbol_get && b->sparse) {
 		/* The tracer reads code, relocations and strings: the whole file, then. */
 		kp_elf_close(ep);
-		if (kp_bytes_load(b, 0, elf_len, err) < 0 ||
-		    kp_elf_open(ep, image, elf_len, err) < 0)
+		if (kp_bytes_load(b, 0, len, err) < 0 ||
+		    kp_elf_open_module(ep, image, elf_len, len, NULL, err) < 0)
 			return -1;
 	}
 	if (m->imports_symbol_get && !m->symget_skipped && kp_read_symbol_get(m, ep, err) < 0)

@@ -239,9 +239,11 @@ struct kp_module {
 	enum kp_symstr_state symstr_state;
 	/*
 	 * Symbols whose name, read as the loader before v6.13 reads it (the file's bytes at
-	 * .strtab's sh_offset + st_name), no NUL ends before the end of the image.
+	 * .strtab's sh_offset + st_name), no NUL ends before the end of the file.
 	 */
 	uint32_t symname_past_end;
+	/* The first strong SHN_UNDEF one whose name starts in the file (.symtab index; 0: none) */
+	uint32_t import_name_past_end;
 
 	enum kp_versions_format versions_format;
 	bool versions_alloc; /* __versions is SHF_ALLOC: the loader uses it */

@@ -39,6 +39,8 @@ while IFS='|' read -r name kernels cmdline modules; do
 			[ -f "$f" ] || [ ! -f "$dir/sig/$m.ko" ] || f=$dir/sig/$m.ko
 			# btf/: the module BTF scenarios' modules (tests/oracle/btf-modules.sh)
 			[ -f "$f" ] || [ ! -f "$dir/btf/$m.ko" ] || f=$dir/btf/$m.ko
+			# strtab/: the symbol-name scenarios' modules (tests/oracle/strtab-modules.py)
+			[ -f "$f" ] || [ ! -f "$dir/strtab/$m.ko" ] || f=$dir/strtab/$m.ko
 			files+=("$f")
 			[ -f "$f" ] || missing="$missing $m.ko"
 		done

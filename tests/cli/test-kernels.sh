@@ -132,8 +132,8 @@ check 7.2.13 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-
 verdict "$tmp/st.json" kp_plain "m['errno'] == 'ENOEXEC' and m['messages'] == [] and ids == ['bad-symbol-strtab']"
 ok "7.2: a symbol name past the end of the file is ENOEXEC (out of bounds in string table)" $?
 check 6.12.118 "$fx/Module.symvers.gz" "$tmp/st.json" "$top/fixtures/bad/sym-name-tail.ko"
-verdict "$tmp/st.json" kp_plain "ids == ['bad-symbol-strtab', 'unknown-symbol'] and m['findings'][0]['severity'] == 'warning' and m['findings'][0]['message'].startswith('1 symbol name, read where this kernel reads them') and 'rest of the last page' in m['findings'][0]['message'] and 'not predictable' in m['findings'][0]['message'] and m['findings'][1]['symbol'] == 'kp_name_tail'"
-ok "6.12: a name no NUL ends in the file: read to the file's end, said to be unpredictable" $?
+verdict "$tmp/st.json" kp_plain "ids == ['bad-symbol-strtab', 'unknown-symbol'] and m['findings'][0]['severity'] == 'warning' and m['findings'][0]['message'].startswith('1 symbol name, read where this kernel reads them') and 'rest of the last page, zeroed if init_on_alloc is on' in m['findings'][0]['message'] and 'not predictable' not in m['findings'][0]['message'] and m['findings'][1]['symbol'] == 'kp_name_tail'"
+ok "6.12: a name no NUL ends in the file: read to the file's end (the rest of the page is zeroed)" $?
 # every symbol named by 1 MiB of 'A' appended to the file: the names read outside the table
 # are bounded (2 x the file + 64 KiB), past that the file is refused, the others still read
 python3 - "$fx/kp_plain.ko" "$tmp/names-bomb.ko" <<'PY'

@@ -248,6 +248,26 @@ if [ -d "$PREBUILT/btf" ] && [ -f "$FIXDIR/.btf-$BTF_KEY" ]; then
 	done
 fi
 
+# ---- symbol-name modules: kp_strtab_page.ko, kp_strtab_sig.ko derived from the fixtures' own
+# kp_plain.ko (strtab-modules.py, amd64). The committed copies in fixtures/ko/<series>/strtab/
+# (what make check replays) must be identical.
+STRTAB_KEY=none
+if [[ $FIXTURES_FROM != dir:* ]] && [ -f "$FIXDIR/kp_plain.ko" ]; then
+	STRTAB_KEY=$(cat "$ORACLE_DIR/strtab-modules.py" "$FIXDIR/kp_plain.ko" | sha256sum | cut -c1-16)
+fi
+if [ "$STRTAB_KEY" != none ] && [ ! -f "$FIXDIR/.strtab-$STRTAB_KEY" ]; then
+	python3 "$ORACLE_DIR/strtab-modules.py" "$FIXDIR/kp_plain.ko" "$FIXDIR" ||
+		die "strtab-modules.py failed"
+	rm -f "$FIXDIR"/.strtab-* "$FIXDIR/modules.cpio"
+	touch "$FIXDIR/.strtab-$STRTAB_KEY"
+fi
+if [ -d "$PREBUILT/strtab" ] && [ -f "$FIXDIR/.strtab-$STRTAB_KEY" ]; then
+	for f in "$PREBUILT"/strtab/*.ko; do
+		cmp -s "$f" "$FIXDIR/${f##*/}" ||
+			log "warning: $f differs from what strtab-modules.py derives now ($FIXDIR/${f##*/}): update the committed copy"
+	done
+fi
+
 if [ -n "$ENV_OUT" ]; then
 	{
 		printf 'KP_SERIES=%q\nKP_ABI=%q\nKP_RELEASE=%q\nKP_KDIR=%q\nKP_VMLINUZ=%q\nKP_CONFIG=%q\nKP_SYMVERS=%q\n' \

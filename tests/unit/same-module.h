@@ -34,6 +34,7 @@ static inline bool kp_same_module(const struct kp_module *a, const struct kp_mod
 	    a->this_module_size != b->this_module_size || a->shoff != b->shoff ||
 	    a->nrelocs != b->nrelocs || a->symstr_state != b->symstr_state ||
 	    a->symname_past_end != b->symname_past_end ||
+	    a->import_name_past_end != b->import_name_past_end ||
 	    !kp_same_str(a->relocs_problem, b->relocs_problem))
 		return false;
 	for (size_t i = 0; i < a->nrelocs; i++)

@@ -49,33 +49,44 @@ static const char *symstr_why(enum kp_symstr_state st)
 
 /*
  * Before v6.13 setup_load_info() points info->strtab at the file copy at .strtab's sh_offset
- * and simplify_symbols() / layout_symtab() read info->strtab + st_name unbounded: the reader
- * gave each symbol the name found there, so the load goes on with those names. Only a name
- * no NUL ends inside the image makes the kernel read past its buffer (the rest of the last
- * page, then the guard page): that is not predictable.
+ * and simplify_symbols() / layout_symtab() read info->strtab + st_name unbounded, in the
+ * buffer that holds the whole file (a signature trailer too): the reader gave each symbol
+ * the name found there, so the load goes on with those names. Only a name no NUL ends
+ * inside the file makes the kernel read past its buffer (kernel_read_file()'s vmalloc()):
+ * into the rest of the last page, zeroed when init_on_alloc is on (Debian's
+ * CONFIG_INIT_ON_ALLOC_DEFAULT_ON), then the guard page. A strong undefined symbol's name
+ * into the guard page is a certain oops (resolve.c); other names there are not predictable.
  */
 static void symstr_unchecked(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
-	const char *next;
+	bool guard = kp_oob_read(m, m->image_size, 1) != KP_OOB_INSIDE;
+	/* the one such name is an import simplify_symbols() oopses on: its finding says it */
+	bool oops = guard && m->symname_past_end == 1 && m->import_name_past_end;
 
 	(void)c;
-	if (m->sig.present)
-		next = "into the appended signature (a longer name than shown)";
-	else if (kp_oob_read(m, m->image_size, 1) == KP_OOB_INSIDE)
-		next = "past its buffer into the rest of the last page (leftover bytes: a longer "
-		       "name than shown, or an oops in the guard page after it)";
-	else
-		next = "past its buffer, which fills its last page, into the guard page (an oops "
-		       "wherever it reads the whole name)";
-	if (m->symname_past_end)
+	if (oops)
+		;
+	else if (m->symname_past_end && !guard)
 		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
 			   "%u symbol name%s, read where this kernel reads them (the file at the "
 			   "string table's offset + st_name), no NUL ends before the end of the "
-			   "module's ELF image: it reads on %s; the names are shown up to the end "
-			   "of the image and the outcome is not predictable",
-			   m->symname_past_end, m->symname_past_end == 1 ? "" : "s", next);
-	else if (m->symstr_state != KP_SYMSTR_OK)
+			   "file: it reads on past its buffer into the rest of the last page, "
+			   "zeroed if init_on_alloc is on (Debian's default): the names are shown "
+			   "up to the end of the file (with init_on_alloc=0 the page's leftover "
+			   "bytes follow, or an oops in the guard page after it)",
+			   m->symname_past_end, m->symname_past_end == 1 ? "" : "s");
+	else if (m->symname_past_end)
+		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			   "%u symbol name%s, read where this kernel reads them (the file at the "
+			   "string table's offset + st_name), no NUL ends before the end of the "
+			   "file, which fills its last page: it reads on into the guard page after "
+			   "its buffer wherever it reads a whole name (an oops: layout_symtab() "
+			   "for a symbol kallsyms keeps, simplify_symbols() for a strong undefined "
+			   "one); the names are shown up to the end of the file and the outcome is "
+			   "not predictable",
+			   m->symname_past_end, m->symname_past_end == 1 ? "" : "s");
+	if (m->symstr_state != KP_SYMSTR_OK && (oops || !m->symname_past_end))
 		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
 			   "the symbol string table is malformed (%s) and this kernel does not "
 			   "check it: it reads each name from the file at the table's offset + "

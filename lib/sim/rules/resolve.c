@@ -205,15 +205,49 @@ static int defined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 	return -ENOEXEC;
 }
 
+/*
+ * simplify_symbols() before v6.13 (no elf_validity_cache_strtab()): a strong undefined
+ * symbol whose name, read from the file at .strtab's offset + st_name, runs to the end of a
+ * module that fills its last page. find_symbol()'s strcmp() (a name that begins an export up
+ * to there) or else the "Unknown symbol" printk reads it on into the unmapped guard page
+ * after the loader's vmalloc'd copy: the 6.1 oracle (strtab_page) oopses in string() under
+ * vsnprintf() and the loader is killed. A weak name that is not found is never printed.
+ */
+static int name_into_guard_page(struct kp_sim_ctx *c, struct kp_loading *ld,
+				const struct kp_import *imp)
+{
+	const struct kp_module *m = ld->m;
+	const char *line;
+
+	if (c->p->has[KP_F_SYMSTRTAB_CHECKS] || imp->weak || !m->import_name_past_end ||
+	    imp->symidx != m->import_name_past_end ||
+	    kp_oob_read(m, m->image_size, 1) != KP_OOB_GUARD)
+		return 0;
+	if ((line = kp_oob_fault_line(m->machine)))
+		kp_msg(c, ld, "%s", line);
+	kp_finding(ld->v, "kernel-oops", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, imp->name,
+		   "the name of undefined symbol %u (%s...) runs to the end of the file, which "
+		   "fills its last page: this kernel reads names from the file (no string-table "
+		   "check before 6.13) and simplify_symbols() reads this one on into the guard "
+		   "page after its copy of the module (find_symbol()'s comparisons or the "
+		   "\"Unknown symbol\" printk): the kernel oopses (global taint D, the loading "
+		   "process is killed)",
+		   (unsigned)imp->symidx, imp->name);
+	return KP_ERR_OOPS;
+}
+
 /* An SHN_UNDEF symbol: resolve_symbol_wait() and the Unknown symbol line. */
 static int undefined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 			    const struct kp_import *imp)
 {
 	const struct kp_module *m = ld->m;
-	const struct kp_ksym *base_hit = kp_import_base_hit(c, ld, imp);
+	const struct kp_ksym *base_hit;
 	enum resolved r;
-	int err = 0;
+	int err = name_into_guard_page(c, ld, imp);
 
+	if (err)
+		return err;
+	base_hit = kp_import_base_hit(c, ld, imp);
 	r = resolve_symbol(c, ld, imp, base_hit, &err);
 	if (r == RESOLVED)
 		return 0;

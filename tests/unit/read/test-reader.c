@@ -417,7 +417,8 @@ static void test_all_paths_agree(struct tap *t)
 {
 	static const char *const dirs[] = { "fixtures/ko/6.12",	      "fixtures/ko/6.1",
 					    "fixtures/ko/6.1-i386",   "fixtures/ko/6.1-s390x",
-					    "fixtures/ko/6.12-arm64", "fixtures/bad" };
+					    "fixtures/ko/6.12-arm64", "fixtures/bad",
+					    "fixtures/ko/6.1/strtab" };
 
 	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
 		char dir[4096];
@@ -552,6 +553,18 @@ static void test_strtab_names(struct tap *t, const char *rel, enum kp_symstr_sta
 	kp_module_free(m);
 }
 
+/* import_name_past_end: msleep's .symtab index when its name runs to the end of the file */
+static void test_name_past_end(struct tap *t, const char *rel, bool past)
+{
+	struct kp_module *m = open_fixture(t, rel);
+
+	tap_ok(t,
+	       m && m->nimports == 3 && m->image_size == m->file_size &&
+		       m->import_name_past_end == (past ? m->imports[2].symidx : 0),
+	       "%s: import_name_past_end %s", rel, past ? "is the third import" : "0");
+	kp_module_free(m);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -595,5 +608,16 @@ int main(void)
 	/* st_name at bytes appended to the file, no NUL before its end */
 	test_strtab_names(&t, "fixtures/bad/sym-name-tail.ko", KP_SYMSTR_NAME_OOB, "kp_name_tail",
 			  1);
+	/* the 6.1 oracle's strtab_page: the name is the file's last 12 bytes (8192 in all) */
+	test_strtab_names(&t, "fixtures/ko/6.1/strtab/kp_strtab_page.ko", KP_SYMSTR_NAME_OOB,
+			  "kp_name_page", 1);
+	test_name_past_end(&t, "fixtures/ko/6.1/strtab/kp_strtab_page.ko", true);
+	/*
+	 * strtab_sig: "msl" ends the ELF image, the trailer after it begins "eep\0": the kernel
+	 * reads the name on into it (module_sig_check() shortens info->len, not the buffer)
+	 */
+	test_strtab_names(&t, "fixtures/ko/6.1/strtab/kp_strtab_sig.ko", KP_SYMSTR_NAME_OOB,
+			  "msleep", 0);
+	test_name_past_end(&t, "fixtures/ko/6.1/strtab/kp_strtab_sig.ko", false);
 	return tap_done(&t);
 }

@@ -285,6 +285,72 @@ static void shndx_oops(struct tap *t)
 		  "invalid-section-index", "6.12.80: refused, no oops");
 }
 
+/*
+ * simplify_symbols() before v6.13: a strong import whose name, read from the file, runs to
+ * the end of a module that fills its last page is read on into the guard page (the 6.1
+ * oracle's strtab_page: an oops in vsnprintf() under the Unknown symbol printk).
+ */
+static void name_oops(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	const struct kp_finding *f;
+
+	m = one(&w, "6.1.129");
+	m->image_size = 8192;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	tb_import(m, "early_missing");
+	tb_import(m, "kp_name_page");
+	m->import_name_past_end = m->imports[1].symidx;
+	tb_import(m, "later_missing");
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, KP_ERR_OOPS, "6.1: the name runs into the guard page");
+	tb_is_text(t, tb_dmesg(&w, "m"),
+		   "m: Unknown symbol early_missing (err -2)\n"
+		   "BUG: unable to handle page fault for address: (past the module image)",
+		   "the earlier import's line, then the fault; nothing after it");
+	f = tb_finding(&w, "m", "kernel-oops");
+	tap_ok(t,
+	       f && f->severity == KP_SEV_ERROR && !strcmp(f->symbol, "kp_name_page") &&
+		       strstr(f->message, "simplify_symbols()") &&
+		       strstr(f->message, "fills its last page"),
+	       "kernel-oops is an error naming the symbol and the function");
+	f = tb_finding(&w, "m", "bad-symbol-strtab");
+	tap_ok(t,
+	       f && f->severity == KP_SEV_WARNING && strstr(f->message, "malformed") &&
+		       !strstr(f->message, "not predictable"),
+	       "the strtab warning names the malformation only");
+	tap_ok(t, strchr(tb_global(&w), 'D') != NULL, "global taint D: '%s'", tb_global(&w));
+	tb_free(&w);
+
+	/* the same name in a file that leaves the rest of its last page (zeroed): no oops */
+	m = one(&w, "6.1.129");
+	m->image_size = 8000;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	tb_import(m, "kp_name_page");
+	m->import_name_past_end = m->imports[0].symidx;
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, -ENOENT, "6.1: rest of the page: Unknown symbol");
+	f = tb_finding(&w, "m", "bad-symbol-strtab");
+	tap_ok(t, !tb_finding(&w, "m", "kernel-oops") && f && strstr(f->message, "init_on_alloc"),
+	       "no kernel-oops; the warning says the page is zeroed with init_on_alloc");
+	tb_free(&w);
+
+	/* v6.13+ refuses the module before any name is read */
+	m = one(&w, "6.13.0");
+	m->image_size = 8192;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	tb_import(m, "kp_name_page");
+	m->import_name_past_end = m->imports[0].symidx;
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, -ENOEXEC, "6.13: elf_validity_cache_strtab() refuses");
+	tap_ok(t, !tb_finding(&w, "m", "kernel-oops"), "6.13: no oops");
+	tb_free(&w);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -317,6 +383,7 @@ int main(void)
 	module_ns(&t, "7.2.13", "module:user", "user", true);
 	specials(&t);
 	shndx_oops(&t);
+	name_oops(&t);
 	shndx(&t, "6.1.167", false);
 	shndx(&t, "6.1.168", true);
 	shndx(&t, "6.12.79", false);

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# strtab-modules.py KP_PLAIN_KO OUTDIR
+#
+# The symbol-name scenarios' modules, derived from a kernel's own build of kp_plain.ko (amd64,
+# ELF64 little endian): the undefined symbol msleep gets a name outside .strtab that runs to
+# the end of the file (kernels before 6.13 read info->strtab + st_name up to a NUL, in the
+# buffer holding the whole file: simplify_symbols(), kernel/module/main.c).
+#
+#   kp_strtab_page.ko  msleep is named "kp_name_page" with no NUL: the last bytes of a file
+#                      that exactly fills its last 4 KiB page (NUL padding before the name).
+#                      The loader's vmalloc'd copy ends at the page end and the guard page
+#                      follows: the Unknown symbol line reads the name into it.
+#   kp_strtab_sig.ko   the ELF image ends with "msl" (no NUL), msleep's name; a signature
+#                      trailer follows whose blob begins "eep\0" (id_type 0, PGP: the kernel
+#                      says "not signed with expected PKCS#7 message" and loads it unsigned).
+#                      The kernel reads the name on into the trailer: "msleep".
+# Deterministic: the same input gives the same bytes.
+import struct
+import sys
+
+EH = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr
+SH = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr
+SYM = struct.Struct("<IBBHQQ")  # Elf64_Sym
+MARKER = b"~Module signature appended~\n"
+PAGE = 4096
+
+
+def sections(d):
+    e = EH.unpack_from(d, 0)
+    shoff, shnum, shstrndx = e[6], e[12], e[13]
+    hdrs = [SH.unpack_from(d, shoff + i * SH.size) for i in range(shnum)]
+    so = hdrs[shstrndx][4]
+    return {d[so + h[0]:d.index(b"\0", so + h[0])].decode(): h for h in hdrs}
+
+
+def rename(d, old, new_off):
+    """Points the st_name of symbol @old at file offset @new_off."""
+    secs = sections(d)
+    st, strt = secs[".symtab"], secs[".strtab"]
+    stroff = strt[4]
+    for off in range(st[4], st[4] + st[5], SYM.size):
+        s = list(SYM.unpack_from(d, off))
+        if d[stroff + s[0]:d.index(b"\0", stroff + s[0])] == old:
+            assert s[3] == 0, "not an undefined symbol"
+            s[0] = new_off - stroff
+            SYM.pack_into(d, off, *s)
+            return
+    raise SystemExit("strtab-modules.py: no symbol %s" % old.decode())
+
+
+def main():
+    if len(sys.argv) != 3:
+        raise SystemExit("usage: strtab-modules.py KP_PLAIN_KO OUTDIR")
+    plain = open(sys.argv[1], "rb").read()
+    if plain[:4] != b"\x7fELF" or plain[4] != 2 or plain[5] != 1:
+        raise SystemExit("strtab-modules.py: %s is not an ELF64 little-endian file" % sys.argv[1])
+    if plain.endswith(MARKER):
+        raise SystemExit("strtab-modules.py: %s is signed" % sys.argv[1])
+
+    tail = b"kp_name_page"
+    d = bytearray(plain)
+    d += b"\0" * ((-(len(d) + len(tail))) % PAGE)
+    rename(d, b"msleep", len(d))
+    d += tail
+    assert len(d) % PAGE == 0 and d[-1] != 0
+    open(sys.argv[2] + "/kp_strtab_page.ko", "wb").write(d)
+
+    d = bytearray(plain)
+    rename(d, b"msleep", len(d))
+    d += b"msl"
+    blob = b"eep\0"
+    # struct module_signature: algo, hash, id_type (0: PKEY_ID_PGP), signer_len, key_id_len,
+    # pad[3], __be32 sig_len
+    d += blob + struct.pack(">BBBBB3xI", 0, 0, 0, 0, 0, len(blob)) + MARKER
+    open(sys.argv[2] + "/kp_strtab_sig.ko", "wb").write(d)
+
+
+main()
