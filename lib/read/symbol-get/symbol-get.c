@@ -9,7 +9,7 @@
  * (long calls) the calls through a register holding its address.
  *
  * Method "exact" (the architectures of the backend table below: x86_64, i386,
- * arm64, 32-bit ARM, ppc64el, riscv64, s390x, mips64el): the instructions of
+ * arm64, 32-bit ARM, ppc64el, riscv64, s390x, mips64el, loong64): the instructions of
  * every executable section are decoded (symbol-get-<arch>.c) and, from the call,
  * the control flow is walked backwards (fall-through, branches inside and
  * across sections, through register copies, into the callers of a local
