@@ -509,7 +509,7 @@ static int embedded_zstd(struct found_certs *f, const unsigned char *in, size_t 
 		if (ob.pos == 0 && ib.pos == before)
 			break; /* the input ended inside the frame */
 	}
-	if (cs.n >= 0)
+	if (cs.n >= 0 && cs.len) /* nothing decoded (no frame at @in): no window to scan */
 		cert_stream_scan(&cs, cs.len);
 	if (cs.n < 0)
 		r = -1;
