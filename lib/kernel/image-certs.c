@@ -11,6 +11,7 @@
 
 #include <lzma.h>
 #include <openssl/x509.h>
+#include <zstd.h>
 
 #include "file/bytes.h"
 #include "util/content-hash.h"
@@ -475,7 +476,54 @@ out:
 	return n;
 }
 
-/* None in plain sight: the certificates of an xz payload inside the image (arm zImage). */
+/*
+ * The certificates of the zstd frame at @in (@len bytes to the end of the image), decoded up
+ * to the end of the frame and streamed through the scanner (never held whole), trailing bytes
+ * ignored: the payload of an s390 image (arch/s390/boot: the decompressor, then
+ * .vmlinux.bin.compressed, then more of the decompressor), which sits at no offset a header
+ * gives. At most @max bytes of output. 0 (also when it is no frame), or -1 when out of memory.
+ */
+static int embedded_zstd(struct found_certs *f, const unsigned char *in, size_t len, size_t max)
+{
+	struct cert_stream cs = { .f = f };
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	ZSTD_inBuffer ib = { in, len, 0 };
+	unsigned char *buf = malloc(KP_STREAM_CHUNK);
+	size_t total = 0, last = 1;
+	int r = 0;
+
+	if (!ds || !buf) {
+		r = -1;
+		goto out;
+	}
+	while (last != 0 && total < max) {
+		ZSTD_outBuffer ob = { buf, KP_STREAM_CHUNK, 0 };
+		size_t before = ib.pos;
+
+		last = ZSTD_decompressStream(ds, &ob, &ib);
+		if (ZSTD_isError(last))
+			break; /* not a frame, or a damaged one: what was decoded is scanned */
+		total += ob.pos;
+		if (ob.pos && cert_stream_piece(buf, ob.pos, &cs) < 0)
+			break;
+		if (ob.pos == 0 && ib.pos == before)
+			break; /* the input ended inside the frame */
+	}
+	if (cs.n >= 0 && cs.len) /* nothing decoded (no frame at @in): no window to scan */
+		cert_stream_scan(&cs, cs.len);
+	if (cs.n < 0)
+		r = -1;
+out:
+	free(cs.win);
+	free(buf);
+	ZSTD_freeDStream(ds);
+	return r;
+}
+
+/*
+ * None in plain sight: the certificates of an xz payload inside the image (arm zImage), else
+ * of a zstd one (s390: Debian's 6.12 and 7.2 s390x images, CONFIG_KERNEL_ZSTD).
+ */
 static int embedded_certs(struct found_certs *f, const struct kp_bytes *b, size_t max)
 {
 	for (const unsigned char *x = b->data; f->n == 0 && x;) {
@@ -496,6 +544,14 @@ static int embedded_certs(struct found_certs *f, const struct kp_bytes *b, size_
 			if (r < 0)
 				return -1;
 		}
+		x++;
+	}
+	for (const unsigned char *x = b->data; f->n == 0 && x;) {
+		x = memmem(x, b->len - (size_t)(x - b->data), "\x28\xb5\x2f\xfd", 4);
+		if (!x)
+			break;
+		if (embedded_zstd(f, x, b->len - (size_t)(x - b->data), max) < 0)
+			return -1;
 		x++;
 	}
 	return 0;

@@ -36,6 +36,16 @@ void kp_modname_from_path(char *buf, size_t size, const char *path, enum kp_modn
 		break;
 	}
 	kp_modname_copy(buf, size, base, len);
+	/*
+	 * A Module.symvers owner is a kbuild module path: its name is KBUILD_MODNAME, which
+	 * scripts/Makefile.lib's name-fix-token makes with ',' as '_' too (sid 7.2 riscv64's
+	 * drivers/firmware/thead,th1520-aon is the module thead_th1520_aon). kmod keeps the ','
+	 * of a file name, so the depmod rules (KO, DOT) do too.
+	 */
+	if (end == KP_MODNAME_WHOLE)
+		for (char *p = buf; size && *p; p++)
+			if (*p == ',')
+				*p = '_';
 }
 
 bool kp_modname_eq(const char *a, const char *b)

@@ -13,7 +13,7 @@
 
 /* Where the module name in a path's basename ends. */
 enum kp_modname_end {
-	KP_MODNAME_WHOLE, /* the whole basename (a Module.symvers owner: no suffix) */
+	KP_MODNAME_WHOLE, /* the whole basename (a Module.symvers owner: no suffix; ',' as '_' too) */
 	KP_MODNAME_KO,	  /* before the first ".ko" (foo.ko, foo.ko.xz), else the whole basename */
 	KP_MODNAME_DOT,	  /* before the first '.' (depmod's rule for files of a modules tree) */
 };
@@ -26,7 +26,10 @@ enum kp_modname_end {
  */
 size_t kp_modname_copy(char *buf, size_t size, const char *name, size_t len);
 
-/* The module name of @path: its basename up to @end, '-' as '_', into @buf (cut as above). */
+/*
+ * The module name of @path: its basename up to @end, '-' as '_' (and ',' as '_' for
+ * KP_MODNAME_WHOLE, kbuild's name-fix), into @buf (cut as above).
+ */
 void kp_modname_from_path(char *buf, size_t size, const char *path, enum kp_modname_end end);
 
 /* True if @a and @b name the same module: equal with '-' and '_' alike. */

@@ -48,12 +48,20 @@ class InputError(Exception):
     pass
 
 
+def kernel_name(depmod_name):
+    """depmod (kmod) names a module after its file, '-' as '_' but ',' kept; the module's
+    own name (KBUILD_MODNAME, .gnu.linkonce.this_module, what kopolicy and the kernel
+    report) has ',' as '_' too (scripts/Makefile.lib name-fix-token): sid 7.2 riscv64's
+    thead,th1520-aon.ko is thead_th1520_aon."""
+    return depmod_name.replace(",", "_")
+
+
 def modname_of(relpath):
     base = os.path.basename(relpath)
     m = SUFFIX.search(base)
     if not m:
         raise InputError(f"not a module file name: {relpath}")
-    return base[: m.start()].replace("-", "_")
+    return kernel_name(base[: m.start()].replace("-", "_"))
 
 
 def load_kp(path, moddir):
@@ -194,7 +202,7 @@ def load_modules_symbols(path):
                 parts = line.split()
                 if len(parts) != 3 or parts[0] != "alias" or not parts[1].startswith("symbol:"):
                     raise InputError(f"{path}:{n}: unexpected line {line.strip()!r}")
-                owner.setdefault(parts[1][7:], []).append(parts[2])
+                owner.setdefault(parts[1][7:], []).append(kernel_name(parts[2]))
     except OSError as e:
         raise InputError(f"{path}: {e}") from e
     return owner

@@ -12,7 +12,8 @@
 #         6.12.117 image was on 2026-12-03/04, HTTP 404, when 6.12.107 was there),
 #         amd64-7.2 (sid, split linux-modules/linux-base/linux-binary packages),
 #         mips64el-6.1 armel-6.1 (bookworm mips64r2el and marvell/ARMv5; not default),
-#         arm64-7.2 ppc64el-7.2 (sid, as amd64-7.2; not default),
+#         arm64-7.2 ppc64el-7.2 riscv64-7.2 s390x-7.2 loong64-7.2 armhf-7.2
+#         (sid, as amd64-7.2; not default),
 #         arm64-5.10 armhf-5.10 (bullseye point release; not default),
 #         amd64-rt-6.12t arm64-rt-6.12t amd64-rt-6.1 (PREEMPT_RT flavours; not default)
 #         (default: all but amd64-5.10s and the non-amd64 -6.12t trees)
@@ -44,7 +45,7 @@ CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
 ALL_TREES=(amd64-6.12 amd64-6.1 arm64 i386 s390x amd64-5.10 amd64-6.12t amd64-7.2)
 KNOWN_TREES=("${ALL_TREES[@]}" amd64-5.10s armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t
 	s390x-6.12t mips64el-6.1 armel-6.1 arm64-7.2 ppc64el-7.2 arm64-5.10 armhf-5.10 amd64-rt-6.12t
-	amd64-rt-6.1 arm64-rt-6.12t)
+	amd64-rt-6.1 arm64-rt-6.12t riscv64-7.2 s390x-7.2 loong64-7.2 armhf-7.2)
 MAX_LIST_AGE_MIN=${KOPOLICY_APT_MAX_AGE_MIN:-360}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -84,6 +85,10 @@ tree_spec() {
 	amd64-7.2)   echo 'amd64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-amd64)$' ;;
 	arm64-7.2)   echo 'arm64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-arm64)$' ;;
 	ppc64el-7.2) echo 'ppc64el sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-powerpc64le)$' ;;
+	riscv64-7.2) echo 'riscv64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-riscv64)$' ;;
+	s390x-7.2)   echo 's390x sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-s390x)$' ;;
+	loong64-7.2) echo 'loong64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-loong64)$' ;;
+	armhf-7.2)   echo 'armhf sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-armmp)$' ;;
 	*) return 1 ;;
 	esac
 }

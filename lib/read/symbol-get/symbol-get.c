@@ -9,7 +9,7 @@
  * (long calls) the calls through a register holding its address.
  *
  * Method "exact" (the architectures of the backend table below: x86_64, i386,
- * arm64, 32-bit ARM, ppc64el, riscv64, s390x, mips64el): the instructions of
+ * arm64, 32-bit ARM, ppc64el, riscv64, s390x, mips64el, loong64): the instructions of
  * every executable section are decoded (symbol-get-<arch>.c) and, from the call,
  * the control flow is walked backwards (fall-through, branches inside and
  * across sections, through register copies, into the callers of a local
@@ -58,6 +58,7 @@
 static const struct sg_arch *const backends[] = {
 	&kp_sg_x86_64,	&kp_sg_i386,	&kp_sg_arm64, &kp_sg_arm,
 	&kp_sg_ppc64le, &kp_sg_riscv64, &kp_sg_s390x, &kp_sg_mips64el,
+	&kp_sg_loongarch64,
 };
 
 const char *kp_symget_when_name(enum kp_symget_when w)

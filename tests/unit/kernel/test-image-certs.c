@@ -388,6 +388,34 @@ int main(int argc, char **argv)
 		   "... over the cap: one line");
 	free(z);
 
+	/*
+	 * An s390 image (Debian's 6.12 and 7.2 s390x, CONFIG_KERNEL_ZSTD): the decompressor's
+	 * code, the zstd payload at no offset a header gives, its 4-byte size, more code
+	 */
+	z = zstd_frames(raw, rawlen, 1, &zlen);
+	{
+		size_t pre = 65536, post = 16384, n = pre + zlen + 4 + post;
+		unsigned char *img = malloc(n);
+
+		if (img) {
+			for (size_t i = 0, s = 7; i < n; i++) {
+				s = s * 1103515245 + 12345;
+				img[i] = (unsigned char)(s >> 16);
+			}
+			memcpy(img, "\0\x08\0\0\x80\x01\0\0", 8); /* not ELF, not MZ, not HdrS */
+			memcpy(img + pre, z, zlen);
+			memcpy(img + pre + zlen, &rawlen, 4);
+			spew(path, img, n);
+			free(img);
+			certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
+			tap_is_str(&t, got, want,
+				   "s390 image (zstd payload inside): the same certificates");
+		} else {
+			tap_ok(&t, false, "s390 image: out of memory");
+		}
+	}
+	free(z);
+
 	/* the decompressed size over the cap */
 	z = zstd_frames(raw, rawlen, 1, &zlen);
 	bzimage(path, z, zlen, rawlen, 0);

@@ -594,6 +594,9 @@ int main(void)
 	/* bookworm 6.1.0-50-5kc-malta: n64 relocations, long calls through a register */
 	test_symbol_get_real(&t, "mips64el", "mips64el",
 			     (const uint64_t[]){ 0x98, 0xf4, 0x1b4, 0x224 });
+	/* sid 7.2.13+deb14-loong64: pcalau12i + addi.d %pc_lo12, bl __symbol_get (R_LARCH_B26) */
+	test_symbol_get_real(&t, "loong64", "loongarch64",
+			     (const uint64_t[]){ 0x74, 0xd4, 0x174, 0x1f4 });
 	test_bad(&t);
 	test_all_paths_agree(&t);
 	test_typed_modinfo(&t);

@@ -38,6 +38,12 @@ static void from_paths(struct tap *t)
 
 	kp_modname_from_path(buf, sizeof(buf), "drivers/usb/storage/usb-storage", KP_MODNAME_WHOLE);
 	tap_is_str(t, buf, "usb_storage", "owner path -> KBUILD_MODNAME");
+	kp_modname_from_path(buf, sizeof(buf), "drivers/firmware/thead,th1520-aon",
+			     KP_MODNAME_WHOLE);
+	tap_is_str(t, buf, "thead_th1520_aon", "owner path: ',' as '_' (kbuild name-fix-token)");
+	kp_modname_from_path(buf, sizeof(buf), "kernel/drivers/firmware/thead,th1520-aon.ko.xz",
+			     KP_MODNAME_KO);
+	tap_is_str(t, buf, "thead,th1520_aon", "file name: ',' kept (kmod's modname)");
 	kp_modname_from_path(buf, 4, "snd-hda", KP_MODNAME_WHOLE);
 	tap_is_str(t, buf, "snd", "owner: truncated to the buffer");
 	kp_modname_from_path(buf, sizeof(buf), "/lib/modules/6.1/kernel/x/snd-hda.ko.xz",
