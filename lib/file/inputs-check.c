@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A stored manifest checked against the files as they are now (kp_inputs_recheck(),
+ * inputs.h): every entry's state, else the digest that stands for it.
+ */
+#include "inputs.h"
+#include "inputs-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/io.h"
+#include "util/util.h"
+
+/*
+ * Walks @m: calls @fn(@arg, entry) on each decoded entry; the number of entries, or -1 when
+ * malformed or @fn said no.
+ */
+static long walk(const unsigned char *m, size_t len, bool (*fn)(void *arg, const struct entry *e),
+		 void *arg)
+{
+	char path[4096];
+	uint64_t n;
+	size_t off = 16;
+
+	if (len < 16 || memcmp(m, MAGIC, 8))
+		return -1;
+	n = kp_load64(m + 8, false);
+	if (n > len / REC_HEAD)
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		struct entry e = { .path = path };
+		uint64_t pl, cl;
+
+		if (len - off < REC_HEAD)
+			return -1;
+		e.kind = m[off];
+		e.flags = m[off + 1];
+		pl = kp_load64(m + off + 2, false);
+		e.err = (int)(int64_t)kp_load64(m + off + 10, false);
+		for (int k = 0; k < 8; k++)
+			e.st[k] = kp_load64(m + off + 18 + 8 * k, false);
+		cl = kp_load64(m + off + 82, false);
+		if (pl == 0 || pl >= sizeof(path) || cl > CONTENT_MAX ||
+		    len - off - REC_HEAD < pl + cl || e.kind < K_STATE || e.kind > K_KEYED ||
+		    (e.flags & ~(F_FOLLOW | F_LOCAL)) ||
+		    (e.kind >= K_HASHED && cl != KP_CONTENT_HASH_LEN) ||
+		    (e.kind >= K_SUMMED && !(e.flags & F_LOCAL)))
+			return -1;
+		memcpy(path, m + off + REC_HEAD, pl);
+		path[pl] = '\0';
+		if (memchr(path, '\0', pl))
+			return -1;
+		e.rec = m + off;
+		e.content = (unsigned char *)m + off + REC_HEAD + pl;
+		e.clen = cl;
+		if (fn && !fn(arg, &e))
+			return -1;
+		off += REC_HEAD + pl + cl;
+	}
+	return off == len ? (long)n : -1;
+}
+
+/* The bytes of the regular file @path, still in the state @v, still hash to @hash. */
+static bool same_bytes(const char *path, const uint64_t *v, const unsigned char *hash)
+{
+	unsigned char h[KP_CONTENT_HASH_LEN];
+	struct stat st;
+	uint64_t now[8];
+	bool same = false;
+	/* O_NONBLOCK: what replaced the file since the stat() may be a FIFO */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) == 0) {
+		kp_file_state(&st, now);
+		same = !memcmp(now, v, sizeof(now)) &&
+		       kp_content_hash_fd(fd, (uint64_t)st.st_size, h) == 0 &&
+		       !memcmp(h, hash, sizeof(h));
+	}
+	close(fd);
+	return same;
+}
+
+/* A manifest being checked (kp_inputs_recheck()). */
+struct check {
+	struct kp_fs_devs devs; /* the file systems seen */
+	const unsigned char *m;
+	size_t len;
+	struct timespec start;
+	uid_t euid;
+	bool by_digest;	      /* an entry held by its digest, its state changed */
+	bool no_refresh;      /* a new state may not be stored (too new, untrusted, no memory) */
+	unsigned char *fresh; /* @m with the new states of the entries that held by digest */
+	/* the modules hashed again (K_KEYED) */
+	struct kp_inputs_rehash rh;
+};
+
+/*
+ * The entry @e of a K_HASHED, K_SUMMED or K_LISTED kind whose state changed to @v (@st: the
+ * stat() that gave it) still holds by its digest: the same type and permissions (and size
+ * for a file), on a file system whose stat() is the kernel's, the same bytes or listing. Its
+ * new state then goes into @c's fresh manifest when it may be stored (a K_HASHED entry
+ * stays one: its bytes are compared on every check).
+ */
+static bool holds_by_digest(struct check *c, const struct entry *e, const struct stat *st,
+			    const uint64_t *v)
+{
+	unsigned char h[KP_CONTENT_HASH_LEN];
+	size_t at = (size_t)(e->rec - c->m);
+	bool same;
+	int fd;
+
+	if (v[7] != e->st[7] || (e->kind != K_LISTED && v[2] != e->st[2]))
+		return false;
+	if (e->kind == K_KEYED) {
+		/* a module another user can write is not taken by its bytes (fs-trust.h) */
+		if (!kp_state_trusted(st, KP_FS_LOCAL, c->euid))
+			return false;
+		if (v[2] > KP_INPUTS_REHASH_MAX - c->rh.bytes) {
+			c->rh.over = true;
+			return false;
+		}
+		c->rh.bytes += v[2];
+		c->rh.files++;
+	}
+	fd = kp_inputs_open_same(e->path, e->flags & F_FOLLOW, v);
+	if (fd < 0)
+		return false;
+	same = kp_fs_class_of_fd(fd) == KP_FS_LOCAL && kp_inputs_digest_fd(fd, st, v, h) == 0 &&
+	       !memcmp(h, e->content, sizeof(h));
+	close(fd);
+	if (!same)
+		return false;
+	c->by_digest = true;
+	/* a state too new, or one that does not name the file's bytes, is not stored */
+	if (kp_inputs_state_too_new(v, &c->start) ||
+	    (e->kind == K_SUMMED && !kp_state_trusted(st, KP_FS_LOCAL, c->euid)))
+		c->no_refresh = true;
+	if (c->no_refresh)
+		return true;
+	if (!c->fresh) {
+		c->fresh = malloc(c->len);
+		if (!c->fresh) {
+			c->no_refresh = true;
+			return true;
+		}
+		memcpy(c->fresh, c->m, c->len);
+	}
+	for (int k = 0; k < 8; k++)
+		kp_store64(c->fresh + at + 18 + 8 * k, v[k]);
+	return true;
+}
+
+/*
+ * The entry still holds (@arg: the check). A state recorded on a file system whose stat()
+ * the kernel keeps must still be on one: a device number reused by a FUSE mount would
+ * report any state.
+ */
+static bool holds(void *arg, const struct entry *e)
+{
+	struct check *chk = arg;
+	struct kp_fs_devs *devs = &chk->devs;
+	struct stat st;
+	uint64_t v[8];
+	int r;
+
+	if (e->kind == K_CONTENT) {
+		unsigned char buf[CONTENT_MAX];
+		int fd = open(e->path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? kp_pread_all(fd, buf, sizeof(buf), 0) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		return n >= 0 && (size_t)n == e->clen && !memcmp(buf, e->content, e->clen);
+	}
+	r = (e->flags & F_FOLLOW) ? stat(e->path, &st) : lstat(e->path, &st);
+	if (e->kind == K_ABSENT)
+		return r < 0 && errno == e->err;
+	if (r < 0)
+		return false;
+	kp_file_state(&st, v);
+	if (memcmp(v, e->st, sizeof(v)))
+		return e->kind >= K_HASHED && holds_by_digest(chk, e, &st, v);
+	if (e->flags & F_LOCAL) {
+		int c = kp_fs_devs_find(devs, (uint64_t)st.st_dev);
+
+		if (c < 0) {
+			c = kp_fs_class_of_path(e->path, &st, e->flags & F_FOLLOW);
+			if (c < 0)
+				return false;
+			kp_fs_devs_add(devs, (uint64_t)st.st_dev, (enum kp_fs_class)c);
+		}
+		if (c != KP_FS_LOCAL)
+			return false;
+	}
+	return e->kind != K_HASHED || same_bytes(e->path, e->st, e->content);
+}
+
+int kp_inputs_recheck(const unsigned char *m, size_t len, unsigned char **fresh)
+{
+	return kp_inputs_recheck_counted(m, len, fresh, NULL);
+}
+
+int kp_inputs_recheck_counted(const unsigned char *m, size_t len, unsigned char **fresh,
+			      struct kp_inputs_rehash *rh)
+{
+	struct check c = { .m = m, .len = len, .euid = geteuid() };
+	int r;
+
+	if (fresh)
+		*fresh = NULL;
+	/* no /dev entry: a state recorded as on a local file system is checked as one */
+	memset(&c.devs, 0, sizeof(c.devs));
+	clock_gettime(CLOCK_REALTIME, &c.start);
+	r = walk(m, len, holds, &c) < 0 ? 0 : c.by_digest ? 2 : 1;
+	if (rh)
+		*rh = c.rh;
+	if (r == 2 && fresh && !c.no_refresh)
+		*fresh = c.fresh;
+	else
+		free(c.fresh);
+	return r;
+}
+
+int kp_inputs_unchanged(const unsigned char *m, size_t len)
+{
+	return kp_inputs_recheck(m, len, NULL) != 0;
+}
+
+size_t kp_inputs_count(const unsigned char *m, size_t len)
+{
+	long n = walk(m, len, NULL, NULL);
+
+	return n < 0 ? 0 : (size_t)n;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The inputs manifest's shared parts: its record encoding and the recorder's state
+ * (inputs.c records, inputs-stream.c hands the records to the result cache, inputs-check.c
+ * checks a stored manifest, inputs-state.c tells states and the digests that stand for them).
+ * Internal to lib/file/inputs*.c.
+ */
+#ifndef KP_FILE_INPUTS_INTERNAL_H
+#define KP_FILE_INPUTS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "util/content-hash.h"
+#include "util/fs-trust.h"
+
+#define CONTENT_MAX 65536 /* a pseudo-file recorded by its bytes (/proc/cmdline) */
+#define MEMO	    64	  /* digests remembered by state: a file stat()ed, then opened */
+#define MAGIC	    "KPMANIF4"
+
+enum kind {
+	K_STATE = 1,   /* stat() gave a state: dev, ino, size, mtime, ctime, mode */
+	K_ABSENT = 2,  /* stat() failed with errno @err */
+	K_CONTENT = 3, /* the bytes of a pseudo-file */
+	K_HASHED = 4,  /* a state and the SHA-256 of the file's bytes (a state not trusted) */
+	/*
+	 * A trusted state and the SHA-256 of the regular file's bytes: the state decides,
+	 * and when it changed (a file rewritten with the same bytes) the bytes do.
+	 */
+	K_SUMMED = 5,
+	/*
+	 * A directory's state and the SHA-256 of its entries' sorted names and types: the
+	 * state decides, and when it changed (files renamed over others) the listing does.
+	 */
+	K_LISTED = 6,
+	/*
+	 * A module's trusted state and the SHA-256 of its bytes the facts cache keyed its
+	 * facts by (kp_in_note_bytes()): the state decides, and when it changed (touched,
+	 * reinstalled with the same bytes) the bytes do, within a replay's budget.
+	 */
+	K_KEYED = 7
+};
+
+/* An entry's flags (the byte after its kind). */
+#define F_FOLLOW 1 /* stat(), not lstat() */
+#define F_LOCAL	 2 /* on a file system whose stat() the kernel keeps (fs-trust.h) */
+
+/* One input as recorded (its encoding: see put_entry()). */
+struct entry {
+	const char *path;
+	const unsigned char *rec; /* the record in a manifest being checked (walk()) */
+	unsigned char kind, flags;
+	int err;
+	uint64_t st[8];
+	const unsigned char *content;
+	size_t clen;
+};
+
+#define REC_HEAD 90 /* kind, flags, path length, err, 8 state fields, content length */
+
+/* A module's state and the SHA-256 of its bytes (kp_in_note_bytes()). */
+struct keyed {
+	uint64_t st[8];
+	unsigned char h[KP_CONTENT_HASH_LEN];
+};
+
+/*
+ * The manifest is encoded as it is recorded (no structure or string per entry: a whole
+ * tree's run records ~5,000): into a buffer of a fixed size that is written out to the
+ * spill file whenever the next record does not fit, so the records' memory does not grow
+ * with the number of inputs. A table of (hash, offset) drops exact duplicates (a file
+ * stat()ed, then opened in the same state); a hash that matches is only a candidate, the
+ * record's bytes are compared, in the buffer or read back from the spill file.
+ */
+struct kp_inputs {
+	pthread_mutex_t lock;
+	int spill;	    /* the file full buffers are written to, or -1 (the buffer grows) */
+	uint64_t spilled;   /* bytes of records in it: the first ones, whole */
+	unsigned char *buf; /* the records after those, whole */
+	size_t len, cap;
+	size_t bufmax; /* the buffer's size when there is a spill file */
+	uint64_t n;    /* records */
+	uint32_t *tab; /* pairs: 32 bits of the hash, offset + 1 in the records (0: free slot) */
+	size_t tcap;   /* slots, a power of two, at most 3/4 taken */
+	struct timespec start;
+	const char *uncacheable; /* why, or NULL */
+	uid_t euid;		 /* whose files' states are trusted (besides root's) */
+	struct kp_fs_devs devs;	 /* the file systems seen (under @lock) */
+	/* the last digests of trusted states (under @lock): one state, one digest */
+	struct {
+		uint64_t st[8];
+		unsigned char h[KP_CONTENT_HASH_LEN];
+	} memo[MEMO];
+	unsigned int nmemo, memo_next;
+	/* module digests by state (under @lock): open addressing, a free slot's mode is 0 */
+	struct keyed *keyed;
+	size_t nkeyed, kcap;
+};
+
+/* The slot of the state @v in @tab (@cap slots): its own, else the free one where it goes. */
+size_t kp_inputs_keyed_slot(const struct keyed *tab, size_t cap, const uint64_t *v);
+
+/* The state @st (kp_file_state()) changed less than NEW_MARGIN before @start. */
+bool kp_inputs_state_too_new(const uint64_t *st, const struct timespec *start);
+
+/*
+ * The digest of what @fd (open on a file that fstat() says is in the state @v) holds into
+ * @h: its bytes (a regular file), its listing (a directory); then its state checked again
+ * (changed while read: -1). 0 or -1.
+ */
+int kp_inputs_digest_fd(int fd, const struct stat *st, const uint64_t *v,
+			unsigned char h[KP_CONTENT_HASH_LEN]);
+
+/*
+ * @path (stat()ed, or lstat()ed unless @follow) opened again, when it still is the file in
+ * the state @v: the descriptor, else -1.
+ */
+int kp_inputs_open_same(const char *path, bool follow, const uint64_t *v);
+
+#endif

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A recorded file's state (inputs.h): when it is too new to be trusted, and the digests that
+ * stand for a file's bytes or a directory's listing when only its state changed.
+ */
+#include "inputs-internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/io.h"
+#include "util/util.h"
+
+#define NEW_MARGIN 1 /* seconds: a file changed this close to the run's start is too new */
+
+/* The state @st (kp_file_state()) changed less than NEW_MARGIN before @start. */
+bool kp_inputs_state_too_new(const uint64_t *st, const struct timespec *start)
+{
+	/* nanoseconds since the epoch: a second before the run's start */
+	int64_t edge = ((int64_t)start->tv_sec - NEW_MARGIN) * 1000000000 + start->tv_nsec;
+
+	/* mtime can be set back by hand, ctime cannot: ctime says when the file last changed */
+	return (int64_t)st[5] * 1000000000 + (int64_t)st[6] >= edge ||
+	       (int64_t)st[3] * 1000000000 + (int64_t)st[4] >= edge;
+}
+
+static int cmp_listed(const void *a, const void *b)
+{
+	/* the type byte first, then the name */
+	return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
+}
+
+/*
+ * The SHA-256 of the directory @dfd's entries (besides "." and ".."), sorted by name: each
+ * its type (DT_*, lstat()ed when the file system does not tell) and its name with its
+ * terminating NUL. 0 or -1. @dfd itself is not moved (the listing reads another open).
+ */
+static int listing_digest(int dfd, unsigned char h[KP_CONTENT_HASH_LEN])
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	EVP_MD_CTX *ctx = NULL;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	unsigned int hl = KP_CONTENT_HASH_LEN;
+	struct dirent *de;
+	int r = -1;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((errno = 0, de = readdir(d))) {
+		unsigned char type = de->d_type;
+		size_t l = strlen(de->d_name);
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				goto out;
+			type = (unsigned char)IFTODT(st.st_mode);
+		}
+		if (kp_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0 || !(v[n] = malloc(l + 2)))
+			goto out;
+		v[n][0] = (char)type;
+		memcpy(v[n] + 1, de->d_name, l + 1);
+		n++;
+	}
+	if (errno)
+		goto out;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_listed);
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (EVP_DigestUpdate(ctx, v[i], strlen(v[i] + 1) + 2) != 1)
+			goto out;
+	if (EVP_DigestFinal_ex(ctx, h, &hl) == 1 && hl == KP_CONTENT_HASH_LEN)
+		r = 0;
+out:
+	EVP_MD_CTX_free(ctx);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	closedir(d);
+	return r;
+}
+
+/*
+ * The digest of what @fd (open on a file that fstat() says is in the state @v) holds into
+ * @h: its bytes (a regular file), its listing (a directory); then its state checked again
+ * (changed while read: -1). 0 or -1.
+ */
+int kp_inputs_digest_fd(int fd, const struct stat *st, const uint64_t *v,
+			unsigned char h[KP_CONTENT_HASH_LEN])
+{
+	struct stat now;
+	uint64_t w[8];
+	int r = S_ISDIR(st->st_mode) ? listing_digest(fd, h)
+				     : kp_content_hash_fd(fd, (uint64_t)st->st_size, h);
+
+	if (r < 0 || fstat(fd, &now) < 0)
+		return -1;
+	kp_file_state(&now, w);
+	return memcmp(v, w, sizeof(w)) ? -1 : 0;
+}
+
+/*
+ * @path (stat()ed, or lstat()ed unless @follow) opened again, when it still is the file in
+ * the state @v: the descriptor, else -1.
+ */
+int kp_inputs_open_same(const char *path, bool follow, const uint64_t *v)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	struct stat st;
+	uint64_t w[8];
+	int fd;
+
+	/* O_NONBLOCK: what replaced the file may be a FIFO */
+	fd = open(path, flags | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0) {
+		kp_file_state(&st, w);
+		if (!memcmp(v, w, sizeof(w)))
+			return fd;
+	}
+	close(fd);
+	return -1;
+}
