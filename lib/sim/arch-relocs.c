@@ -17,8 +17,8 @@
  * table's last index has a handler, apply_r_larch_error() ("please add its support") where
  * none is named, so a type past the end is "Unknown"; a named handler refuses in its
  * default: branch the types of its range it does not handle (SOP_POP_32_S_10_5, SUB8/16/24).
- * 32_PCREL and 64_PCREL handlers: mainline c1c2ce2d3bf9 and b1dc55a3d6a8 (v6.6; 6.5.6 in
- * stable, not in Debian's 6.1.192). The PCADD types and the table's end grown from 64_PCREL
+ * 32_PCREL and 64_PCREL handlers: mainline c1c2ce2d3bf9 and b1dc55a3d6a8 (v6.6; also in
+ * 6.5 stable, not in Debian's 6.1.192). The PCADD types and the table's end grown from 64_PCREL
  * to TLS_DESC_PCADD_LO12 are in the 7.2 tree, not in 6.12, their release in between is not
  * pinned (taken as 7.2). 64-bit only: CONFIG_32BIT turns the 64-bit handlers into
  * apply_r_larch_error() and is not modelled.
