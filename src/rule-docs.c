@@ -72,7 +72,7 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	{ "relocations-unchecked", KP_SEV_WARNING,
 	  "a relocation section could not be read: its types were not checked" },
 	{ "relocations-not-modelled", KP_SEV_NOTE,
-	  "the architecture's relocation support is not modelled (loongarch, ppc32, ...)" },
+	  "the architecture's relocation support is not modelled (ppc32, loongarch32, ...)" },
 	{ "kernel-oops", KP_SEV_ERROR,
 	  "a kernel without the check reads past the module's buffer and oopses (taint D): a "
 	  "section index past the table, or (before v6.13) an import name to the page's end" },

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The relocation types each architecture's apply_relocate() / apply_relocate_add() applies.
- * Sources: arch/{x86,arm64,arm,s390,powerpc,mips,riscv}/kernel/module*.c of Debian's
+ * Sources: arch/{x86,arm64,arm,s390,powerpc,mips,riscv,loongarch}/kernel/module*.c of Debian's
  * linux-source 5.10.223, 6.1.192, 6.12.117 and 7.2.13 (the case labels of the relocation
  * switch, the handler tables of mips and riscv), the type values from the same trees'
  * asm/elf.h. A row holds from the release in @from (0: every modelled release, 5.10 on)
@@ -9,9 +9,22 @@
  * mainline release of their commit where known: riscv's "riscv: Add remaining module
  * relocations" and the ULEB128 pair (v6.7), powerpc's pcrel support for modules (v6.4);
  * arm's place-relative and group relocations are in the 6.1 tree and not in 5.10, their
- * release in between is not pinned (taken as 6.1). Not modelled: loongarch (handler tables
- * whose refusals depend on the handler), ppc32, and the overflow / range checks every
- * architecture makes on the values (they depend on where the module is placed).
+ * release in between is not pinned (taken as 6.1).
+ * loongarch (LoongArch has module support from 5.19, so from the 6.1 tree on): the
+ * reloc_rela_handlers[] table and the switch of apply_relocate_add() in
+ * arch/loongarch/kernel/module.c of 6.1.192, 6.12.118 and 7.2.13, types from asm/elf.h;
+ * module-sections.c refuses no type while counting PLT/GOT entries. Every type up to the
+ * table's last index has a handler, apply_r_larch_error() ("please add its support") where
+ * none is named, so a type past the end is "Unknown"; a named handler refuses in its
+ * default: branch the types of its range it does not handle (SOP_POP_32_S_10_5, SUB8/16/24).
+ * 32_PCREL and 64_PCREL handlers: mainline c1c2ce2d3bf9 and b1dc55a3d6a8 (v6.6; also in
+ * 6.5 stable, not in Debian's 6.1.192). The PCADD types and the table's end grown from 64_PCREL
+ * to TLS_DESC_PCADD_LO12 are in the 7.2 tree, not in 6.12, their release in between is not
+ * pinned (taken as 7.2). 64-bit only: CONFIG_32BIT turns the 64-bit handlers into
+ * apply_r_larch_error() and is not modelled.
+ * Not modelled: ppc32, loongarch32, and the overflow / range / pairing checks every
+ * architecture makes on the values (they depend on where the module is placed: the
+ * loongarch B26 and SOP_POP ranges, its GOT and PLT entries, a PCADD_LO12 without its HI20).
  */
 #include "arch-relocs.h"
 
@@ -233,6 +246,50 @@ static const struct reloc_row riscv64_rows[] = {
 	{ 61, "R_RISCV_SUB_ULEB128", { 6, 7, 0 }, { 0 }, NULL },
 };
 
+/* loongarch64: the handlers reloc_rela_handlers[] names and the switch's special cases */
+static const struct reloc_row loongarch64_rows[] = {
+	{ 0, "R_LARCH_NONE", { 0 }, { 0 }, NULL },
+	{ 1, "R_LARCH_32", { 0 }, { 0 }, NULL },
+	{ 2, "R_LARCH_64", { 0 }, { 0 }, NULL },
+	{ 20, "R_LARCH_MARK_LA", { 0 }, { 0 }, NULL },
+	{ 21, "R_LARCH_MARK_PCREL", { 0 }, { 0 }, NULL },
+	{ 22, "R_LARCH_SOP_PUSH_PCREL", { 0 }, { 0 }, NULL },
+	{ 23, "R_LARCH_SOP_PUSH_ABSOLUTE", { 0 }, { 0 }, NULL },
+	{ 24, "R_LARCH_SOP_PUSH_DUP", { 0 }, { 0 }, NULL },
+	{ 29, "R_LARCH_SOP_PUSH_PLT_PCREL", { 0 }, { 0 }, NULL },
+	{ 32, "R_LARCH_SOP_SUB", { 0 }, { 0 }, NULL },
+	{ 33, "R_LARCH_SOP_SL", { 0 }, { 0 }, NULL },
+	{ 34, "R_LARCH_SOP_SR", { 0 }, { 0 }, NULL },
+	{ 35, "R_LARCH_SOP_ADD", { 0 }, { 0 }, NULL },
+	{ 36, "R_LARCH_SOP_AND", { 0 }, { 0 }, NULL },
+	{ 37, "R_LARCH_SOP_IF_ELSE", { 0 }, { 0 }, NULL },
+	{ 39, "R_LARCH_SOP_POP_32_U_10_12", { 0 }, { 0 }, NULL },
+	{ 40, "R_LARCH_SOP_POP_32_S_10_12", { 0 }, { 0 }, NULL },
+	{ 41, "R_LARCH_SOP_POP_32_S_10_16", { 0 }, { 0 }, NULL },
+	{ 42, "R_LARCH_SOP_POP_32_S_10_16_S2", { 0 }, { 0 }, NULL },
+	{ 43, "R_LARCH_SOP_POP_32_S_5_20", { 0 }, { 0 }, NULL },
+	{ 44, "R_LARCH_SOP_POP_32_S_0_5_10_16_S2", { 0 }, { 0 }, NULL },
+	{ 45, "R_LARCH_SOP_POP_32_S_0_10_10_16_S2", { 0 }, { 0 }, NULL },
+	{ 46, "R_LARCH_SOP_POP_32_U", { 0 }, { 0 }, NULL },
+	{ 50, "R_LARCH_ADD32", { 0 }, { 0 }, NULL },
+	{ 51, "R_LARCH_ADD64", { 0 }, { 0 }, NULL },
+	{ 55, "R_LARCH_SUB32", { 0 }, { 0 }, NULL },
+	{ 56, "R_LARCH_SUB64", { 0 }, { 0 }, NULL },
+	{ 66, "R_LARCH_B26", { 0 }, { 0 }, NULL },
+	{ 71, "R_LARCH_PCALA_HI20", { 0 }, { 0 }, NULL },
+	{ 72, "R_LARCH_PCALA_LO12", { 0 }, { 0 }, NULL },
+	{ 73, "R_LARCH_PCALA64_LO20", { 0 }, { 0 }, NULL },
+	{ 74, "R_LARCH_PCALA64_HI12", { 0 }, { 0 }, NULL },
+	{ 75, "R_LARCH_GOT_PC_HI20", { 0 }, { 0 }, NULL },
+	{ 76, "R_LARCH_GOT_PC_LO12", { 0 }, { 0 }, NULL },
+	{ 99, "R_LARCH_32_PCREL", { 6, 6, 0 }, { 0 }, NULL },
+	{ 109, "R_LARCH_64_PCREL", { 6, 6, 0 }, { 0 }, NULL },
+	{ 128, "R_LARCH_PCADD_HI20", { 7, 2, 0 }, { 0 }, NULL },
+	{ 129, "R_LARCH_PCADD_LO12", { 7, 2, 0 }, { 0 }, NULL },
+	{ 130, "R_LARCH_GOT_PCADD_HI20", { 7, 2, 0 }, { 0 }, NULL },
+	{ 131, "R_LARCH_GOT_PCADD_LO12", { 7, 2, 0 }, { 0 }, NULL },
+};
+
 /* s390 apply_rela(): "Only needed if we want to support loading of modules linked with -shared." */
 static const struct refused_row s390x_refused[] = {
 	{ 9, "R_390_COPY", { 0 }, { 0 }, NULL, -ENOEXEC },
@@ -262,6 +319,119 @@ static const struct refused_row riscv64_refused[] = {
 	{ 31, "R_RISCV_TPREL_LO12_S", { 6, 7, 0 }, { 0 }, RV_TLS, -EINVAL },
 	{ 32, "R_RISCV_TPREL_ADD", { 6, 7, 0 }, { 0 }, RV_TLS, -EINVAL },
 	{ 58, "R_RISCV_IRELATIVE", { 6, 7, 0 }, { 0 }, RV_DYN, -EINVAL },
+};
+
+/*
+ * loongarch apply_relocate_add(): apply_r_larch_error() for every type up to the table's end
+ * that no handler is named for (unnamed values included), the default: branch of a handler
+ * whose range holds types it does not handle (LA_UNSUP); past the end, "Unknown" (the arch's
+ * default line).
+ */
+#define LA_ERR "%s: Unsupport relocation type %u, please add its support."
+#define LA_UNSUP "%s: Unsupport relocation type %u"
+static const struct refused_row loongarch64_refused[] = {
+	{ 3, "R_LARCH_RELATIVE", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 4, "R_LARCH_COPY", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 5, "R_LARCH_JUMP_SLOT", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 6, "R_LARCH_TLS_DTPMOD32", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 7, "R_LARCH_TLS_DTPMOD64", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 8, "R_LARCH_TLS_DTPREL32", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 9, "R_LARCH_TLS_DTPREL64", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 10, "R_LARCH_TLS_TPREL32", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 11, "R_LARCH_TLS_TPREL64", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 12, "R_LARCH_IRELATIVE", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 13, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 14, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 15, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 16, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 17, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 18, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 19, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 25, "R_LARCH_SOP_PUSH_GPREL", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 26, "R_LARCH_SOP_PUSH_TLS_TPREL", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 27, "R_LARCH_SOP_PUSH_TLS_GOT", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 28, "R_LARCH_SOP_PUSH_TLS_GD", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 30, "R_LARCH_SOP_ASSERT", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 31, "R_LARCH_SOP_NOT", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 38, "R_LARCH_SOP_POP_32_S_10_5", { 0 }, { 0 }, LA_UNSUP, -EINVAL },
+	{ 47, "R_LARCH_ADD8", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 48, "R_LARCH_ADD16", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 49, "R_LARCH_ADD24", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 52, "R_LARCH_SUB8", { 0 }, { 0 }, LA_UNSUP, -EINVAL },
+	{ 53, "R_LARCH_SUB16", { 0 }, { 0 }, LA_UNSUP, -EINVAL },
+	{ 54, "R_LARCH_SUB24", { 0 }, { 0 }, LA_UNSUP, -EINVAL },
+	{ 57, "R_LARCH_GNU_VTINHERIT", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 58, "R_LARCH_GNU_VTENTRY", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 59, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 60, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 61, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 62, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 63, NULL, { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 64, "R_LARCH_B16", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 65, "R_LARCH_B21", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 67, "R_LARCH_ABS_HI20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 68, "R_LARCH_ABS_LO12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 69, "R_LARCH_ABS64_LO20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 70, "R_LARCH_ABS64_HI12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 77, "R_LARCH_GOT64_PC_LO20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 78, "R_LARCH_GOT64_PC_HI12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 79, "R_LARCH_GOT_HI20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 80, "R_LARCH_GOT_LO12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 81, "R_LARCH_GOT64_LO20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 82, "R_LARCH_GOT64_HI12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 83, "R_LARCH_TLS_LE_HI20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 84, "R_LARCH_TLS_LE_LO12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 85, "R_LARCH_TLS_LE64_LO20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 86, "R_LARCH_TLS_LE64_HI12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 87, "R_LARCH_TLS_IE_PC_HI20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 88, "R_LARCH_TLS_IE_PC_LO12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 89, "R_LARCH_TLS_IE64_PC_LO20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 90, "R_LARCH_TLS_IE64_PC_HI12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 91, "R_LARCH_TLS_IE_HI20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 92, "R_LARCH_TLS_IE_LO12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 93, "R_LARCH_TLS_IE64_LO20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 94, "R_LARCH_TLS_IE64_HI12", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 95, "R_LARCH_TLS_LD_PC_HI20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 96, "R_LARCH_TLS_LD_HI20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 97, "R_LARCH_TLS_GD_PC_HI20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 98, "R_LARCH_TLS_GD_HI20", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 99, "R_LARCH_32_PCREL", { 0 }, { 6, 6, 0 }, LA_ERR, -EINVAL },
+	{ 100, "R_LARCH_RELAX", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 101, "R_LARCH_DELETE", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 102, "R_LARCH_ALIGN", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 103, "R_LARCH_PCREL20_S2", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 104, "R_LARCH_CFA", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 105, "R_LARCH_ADD6", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 106, "R_LARCH_SUB6", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 107, "R_LARCH_ADD_ULEB128", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 108, "R_LARCH_SUB_ULEB128", { 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 109, "R_LARCH_64_PCREL", { 0 }, { 6, 6, 0 }, LA_ERR, -EINVAL },
+	{ 110, "R_LARCH_CALL36", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 111, "R_LARCH_TLS_DESC_PC_HI20", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 112, "R_LARCH_TLS_DESC_PC_LO12", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 113, "R_LARCH_TLS_DESC64_PC_LO20", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 114, "R_LARCH_TLS_DESC64_PC_HI12", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 115, "R_LARCH_TLS_DESC_HI20", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 116, "R_LARCH_TLS_DESC_LO12", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 117, "R_LARCH_TLS_DESC64_LO20", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 118, "R_LARCH_TLS_DESC64_HI12", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 119, "R_LARCH_TLS_DESC_LD", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 120, "R_LARCH_TLS_DESC_CALL", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 121, "R_LARCH_TLS_LE_HI20_R", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 122, "R_LARCH_TLS_LE_ADD_R", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 123, "R_LARCH_TLS_LE_LO12_R", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 124, "R_LARCH_TLS_LD_PCREL20_S2", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 125, "R_LARCH_TLS_GD_PCREL20_S2", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 126, "R_LARCH_TLS_DESC_PCREL20_S2", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 127, "R_LARCH_CALL30", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 132, "R_LARCH_TLS_IE_PCADD_HI20", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 133, "R_LARCH_TLS_IE_PCADD_LO12", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 134, "R_LARCH_TLS_LD_PCADD_HI20", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 135, "R_LARCH_TLS_LD_PCADD_LO12", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 136, "R_LARCH_TLS_GD_PCADD_HI20", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 137, "R_LARCH_TLS_GD_PCADD_LO12", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 138, "R_LARCH_TLS_DESC_PCADD_HI20", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
+	{ 139, "R_LARCH_TLS_DESC_PCADD_LO12", { 7, 2, 0 }, { 0 }, LA_ERR, -EINVAL },
 };
 
 /* Names of types no table applies that modules built the wrong way carry (messages only). */
@@ -332,6 +502,13 @@ static const struct arch_relocs arches[] = {
 	/* arch/riscv/kernel/module.c apply_relocate_add(): the reloc_handlers[] table */
 	{ "riscv", EM_RISCV, 0, false, true, NULL, { 0 }, "%s: Unknown relocation type %u",
 	  -EINVAL, TABLE(riscv64_rows), TABLE(riscv64_refused) },
+	/*
+	 * arch/loongarch/kernel/module.c apply_relocate_add(): the reloc_rela_handlers[] table
+	 * (RELA only); pr_fmt "kmod: " in 6.1, 6.12 and 7.2
+	 */
+	{ "loongarch64", EM_LOONGARCH, ELFCLASS64, false, true, "kmod: ", { 0 },
+	  "%s: Unknown relocation type %u", -EINVAL, TABLE(loongarch64_rows),
+	  TABLE(loongarch64_refused) },
 };
 /* clang-format on */
 

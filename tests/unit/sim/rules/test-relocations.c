@@ -192,15 +192,115 @@ static void s390_mips_other(struct tap *t)
 	tb_expect(t, &w, -EINVAL, "m: Unknown relocation type 9", "unsupported-relocation",
 		  "mips64: GOT16 refused with EINVAL");
 
-	m = one(&w, "6.12.37", EM_LOONGARCH, true);
+	m = one(&w, "6.12.37", EM_PPC, false);
+	tb_reloc(m, 9999, true, ".rela.text", false);
+	tb_expect(t, &w, 0, "", "relocations-not-modelled", "ppc32: not modelled, loads (a note)");
+	m = one(&w, "7.2.13+deb14-loong64", EM_LOONGARCH, false);
 	tb_reloc(m, 9999, true, ".rela.text", false);
 	tb_expect(t, &w, 0, "", "relocations-not-modelled",
-		  "loongarch: not modelled, loads (a note)");
+		  "loongarch32: not modelled, loads (a note)");
 
 	m = one(&w, "6.12.37", EM_X86_64, true);
 	m->relocs_problem = ".rela.text: relocation 3 names symbol 900 of 40";
 	tb_expect(t, &w, 0, "", "relocations-unchecked",
 		  "an unreadable relocation section: warning");
+}
+
+/* arch/loongarch/kernel/module.c apply_relocate_add(): reloc_rela_handlers[] of 6.1/6.12/7.2 */
+static void loongarch(struct tap *t)
+{
+	static const char rel72[] = "7.2.13+deb14-loong64";
+	struct tb_world w;
+	struct kp_module *m;
+	const struct kp_finding *f;
+
+	/* the types Debian's 7.2 loong64 modules use (readelf -r over the whole tree) */
+	m = one(&w, rel72, EM_LOONGARCH, true);
+	tb_reloc(m, 2, true, ".rela.data", false);	   /* R_LARCH_64 */
+	tb_reloc(m, 66, true, ".rela.text", false);	   /* R_LARCH_B26 */
+	tb_reloc(m, 71, true, ".rela.text", false);	   /* R_LARCH_PCALA_HI20 */
+	tb_reloc(m, 72, true, ".rela.text", false);	   /* R_LARCH_PCALA_LO12 */
+	tb_reloc(m, 73, true, ".rela.text", false);	   /* R_LARCH_PCALA64_LO20 */
+	tb_reloc(m, 74, true, ".rela.text", false);	   /* R_LARCH_PCALA64_HI12 */
+	tb_reloc(m, 75, true, ".rela.text", false);	   /* R_LARCH_GOT_PC_HI20 */
+	tb_reloc(m, 76, true, ".rela.text", false);	   /* R_LARCH_GOT_PC_LO12 */
+	tb_reloc(m, 99, true, ".rela__jump_table", false); /* R_LARCH_32_PCREL */
+	tb_reloc(m, 109, true, ".rela.eh_frame", false);   /* R_LARCH_64_PCREL */
+	tb_expect(t, &w, 0, "", "", "loongarch 7.2: Debian's types applied");
+	/* the old stack-based types and PLT_PCREL (a switch case in 6.12+) */
+	m = one(&w, rel72, EM_LOONGARCH, true);
+	tb_reloc(m, 29, true, ".rela.text", false); /* R_LARCH_SOP_PUSH_PLT_PCREL */
+	tb_reloc(m, 37, true, ".rela.text", false); /* R_LARCH_SOP_IF_ELSE */
+	tb_reloc(m, 46, true, ".rela.text", false); /* R_LARCH_SOP_POP_32_U */
+	tb_reloc(m, 56, true, ".rela.text", false); /* R_LARCH_SUB64 */
+	tb_expect(t, &w, 0, "", "", "loongarch 7.2: SOP types, SUB64 applied");
+
+	/* apply_r_larch_error(): no handler named for the type */
+	m = one(&w, rel72, EM_LOONGARCH, true);
+	tb_reloc(m, 66, true, ".rela.text", false);
+	tb_reloc(m, 83, true, ".rela.text", false); /* R_LARCH_TLS_LE_HI20 */
+	tb_run(&w);
+	tap_is_int(t, tb_v(&w, "m")->err, -EINVAL, "loongarch TLS_LE_HI20: EINVAL");
+	tb_is_text(t, tb_dmesg(&w, "m"),
+		   "kmod: m: Unsupport relocation type 83, please add its support.",
+		   "loongarch TLS_LE_HI20: apply_r_larch_error()'s line, pr_fmt \"kmod: \"");
+	f = tb_finding(&w, "m", "unsupported-relocation");
+	tap_ok(t,
+	       f && f->consequence == KP_CONS_LOAD_FAIL &&
+		       strstr(f->message, "R_LARCH_TLS_LE_HI20 (83)") &&
+		       strstr(f->message, "loongarch64's apply_relocate_add()"),
+	       "loongarch TLS_LE_HI20: the finding names the type and function");
+	tb_free(&w);
+	m = one(&w, rel72, EM_LOONGARCH, true);
+	tb_reloc(m, 15, true, ".rela.text", false); /* no name: a gap in the table */
+	tb_expect(t, &w, -EINVAL, "kmod: m: Unsupport relocation type 15, please add its support.",
+		  "unsupported-relocation", "loongarch: an unnamed value inside the table");
+	/* a named handler's default: branch */
+	m = one(&w, rel72, EM_LOONGARCH, true);
+	tb_reloc(m, 52, true, ".rela.text", false); /* R_LARCH_SUB8 (apply_r_larch_add_sub) */
+	tb_expect(t, &w, -EINVAL, "kmod: m: Unsupport relocation type 52", "unsupported-relocation",
+		  "loongarch SUB8: apply_r_larch_add_sub() refuses it");
+	m = one(&w, "6.1.129", EM_LOONGARCH, true);
+	tb_reloc(m, 38, true, ".rela.text", false); /* R_LARCH_SOP_POP_32_S_10_5 */
+	tb_expect(t, &w, -EINVAL, "kmod: m: Unsupport relocation type 38", "unsupported-relocation",
+		  "loongarch 6.1 SOP_POP_32_S_10_5: apply_r_larch_sop_imm_field() refuses it");
+
+	/* past the table's end: 64_PCREL (109) until 6.12, TLS_DESC_PCADD_LO12 (139) in 7.2 */
+	m = one(&w, rel72, EM_LOONGARCH, true);
+	tb_reloc(m, 140, true, ".rela.text", false);
+	tb_expect(t, &w, -EINVAL, "kmod: m: Unknown relocation type 140", "unsupported-relocation",
+		  "loongarch 7.2: 140 past the table");
+	m = one(&w, "6.12.37", EM_LOONGARCH, true);
+	tb_reloc(m, 110, true, ".rela.text", false); /* R_LARCH_CALL36 */
+	tb_expect(t, &w, -EINVAL, "kmod: m: Unknown relocation type 110", "unsupported-relocation",
+		  "loongarch 6.12: CALL36 past the table");
+	m = one(&w, rel72, EM_LOONGARCH, true);
+	tb_reloc(m, 110, true, ".rela.text", false);
+	tb_expect(t, &w, -EINVAL, "kmod: m: Unsupport relocation type 110, please add its support.",
+		  "unsupported-relocation", "loongarch 7.2: CALL36 in the table, no handler");
+
+	/* added later: 64_PCREL from 6.6 (b1dc55a3d6a8), PCADD_HI20 in the 7.2 tree */
+	m = one(&w, "6.1.129", EM_LOONGARCH, true);
+	tb_reloc(m, 109, true, ".rela.eh_frame", false);
+	tb_expect(t, &w, -EINVAL, "kmod: m: Unsupport relocation type 109, please add its support.",
+		  "unsupported-relocation", "loongarch 6.1: 64_PCREL refused");
+	m = one(&w, "6.12.37", EM_LOONGARCH, true);
+	tb_reloc(m, 109, true, ".rela.eh_frame", false);
+	tb_expect(t, &w, 0, "", "", "loongarch 6.12: 64_PCREL applied");
+	m = one(&w, "6.12.37", EM_LOONGARCH, true);
+	tb_reloc(m, 128, true, ".rela.text", false); /* R_LARCH_PCADD_HI20 */
+	tb_expect(t, &w, -EINVAL, "kmod: m: Unknown relocation type 128", "unsupported-relocation",
+		  "loongarch 6.12: PCADD_HI20 unknown");
+	m = one(&w, rel72, EM_LOONGARCH, true);
+	tb_reloc(m, 128, true, ".rela.text", false);
+	tb_reloc(m, 131, true, ".rela.text", false); /* R_LARCH_GOT_PCADD_LO12 */
+	tb_expect(t, &w, 0, "", "", "loongarch 7.2: PCADD_HI20, GOT_PCADD_LO12 applied");
+
+	/* RELA only: the generic apply_relocate() stub */
+	m = one(&w, rel72, EM_LOONGARCH, true);
+	tb_reloc(m, 2, false, ".rel.data", false);
+	tb_expect(t, &w, -ENOEXEC, "module m: REL relocation unsupported", "unsupported-relocation",
+		  "loongarch: an SHT_REL section");
 }
 
 int main(void)
@@ -211,5 +311,6 @@ int main(void)
 	i386_arm(&t);
 	arm64_riscv_ppc(&t);
 	s390_mips_other(&t);
+	loongarch(&t);
 	return tap_done(&t);
 }
