@@ -577,8 +577,9 @@ int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_
 		if (e == ENOENT)
 			return 0;
 		/* say it: the running kernel's keys are then unknown */
-		snprintf(summary, sizeof(summary), "%s: cannot read (%s): the running kernel's "
-						   "keys are unknown",
+		snprintf(summary, sizeof(summary),
+			 "%s: cannot read (%s): the running kernel's "
+			 "keys are unknown",
 			 path, strerror(e));
 		return kp_keyring_add_line(&kr->arena, &kr->sources, &kr->nsources,
 					   kp_arena_strdup(&kr->arena, summary)) < 0

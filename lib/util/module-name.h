@@ -13,7 +13,7 @@
 
 /* Where the module name in a path's basename ends. */
 enum kp_modname_end {
-	KP_MODNAME_WHOLE, /* the whole basename (a Module.symvers owner: no suffix; ',' as '_' too) */
+	KP_MODNAME_WHOLE, /* the whole basename (a Module.symvers owner: no suffix, ',' as '_') */
 	KP_MODNAME_KO,	  /* before the first ".ko" (foo.ko, foo.ko.xz), else the whole basename */
 	KP_MODNAME_DOT,	  /* before the first '.' (depmod's rule for files of a modules tree) */
 };

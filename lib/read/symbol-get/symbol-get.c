@@ -56,9 +56,8 @@
  * (one entry per call site) and says so (kp_module.symget_exact).
  */
 static const struct sg_arch *const backends[] = {
-	&kp_sg_x86_64,	&kp_sg_i386,	&kp_sg_arm64, &kp_sg_arm,
-	&kp_sg_ppc64le, &kp_sg_riscv64, &kp_sg_s390x, &kp_sg_mips64el,
-	&kp_sg_loongarch64,
+	&kp_sg_x86_64,	&kp_sg_i386,  &kp_sg_arm64,    &kp_sg_arm,	   &kp_sg_ppc64le,
+	&kp_sg_riscv64, &kp_sg_s390x, &kp_sg_mips64el, &kp_sg_loongarch64,
 };
 
 const char *kp_symget_when_name(enum kp_symget_when w)
