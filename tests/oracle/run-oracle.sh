@@ -203,6 +203,17 @@ if [ ! -f "$FIXDIR/.complete" ]; then
 		| cut -d' ' -f2- | while IFS= read -r old; do rm -rf "$old" "$old.build.log"; done
 fi
 
+# same_as_committed SCRIPT FILE...: the committed copies FILE (fixtures/ko/<series>/*/, what
+# make check replays) equal what SCRIPT derived into $FIXDIR now, else a warning for each
+same_as_committed() {
+	local script=$1 f
+	shift
+	for f in "$@"; do
+		cmp -s "$f" "$FIXDIR/${f##*/}" ||
+			log "warning: $f differs from what $script derives now ($FIXDIR/${f##*/}): update the committed copy"
+	done
+}
+
 # ---- signature modules: sig_dummy_*.ko derived from the kernel package's own dummy.ko -------
 # (sig-modules.sh) next to the fixtures, and the image's certificates (kernel-certs.py);
 # regenerated when the script, the throwaway keys or the package change. The committed copies
@@ -223,10 +234,7 @@ if [ ! -f "$FIXDIR/.sig-$SIG_KEY" ]; then
 	fi
 fi
 if [ -d "$PREBUILT/sig" ] && [ -f "$FIXDIR/.sig-$SIG_KEY" ]; then
-	for f in "$PREBUILT"/sig/*.ko "$PREBUILT/sig/kernel-certs.pem"; do
-		cmp -s "$f" "$FIXDIR/${f##*/}" ||
-			log "warning: $f differs from what sig-modules.sh derives now ($FIXDIR/${f##*/}): update the committed copy"
-	done
+	same_as_committed sig-modules.sh "$PREBUILT"/sig/*.ko "$PREBUILT/sig/kernel-certs.pem"
 fi
 
 # ---- module BTF modules: btf_*.ko derived from the package's veth.ko/dummy.ko and the kernel's
@@ -242,10 +250,7 @@ if [ ! -f "$FIXDIR/.btf-$BTF_KEY" ] && [ -n "$KP_MODULES_DEB" ] && [ -f "$KP_KDI
 	touch "$FIXDIR/.btf-$BTF_KEY"
 fi
 if [ -d "$PREBUILT/btf" ] && [ -f "$FIXDIR/.btf-$BTF_KEY" ]; then
-	for f in "$PREBUILT"/btf/*.ko; do
-		cmp -s "$f" "$FIXDIR/${f##*/}" ||
-			log "warning: $f differs from what btf-modules.sh derives now ($FIXDIR/${f##*/}): update the committed copy"
-	done
+	same_as_committed btf-modules.sh "$PREBUILT"/btf/*.ko
 fi
 
 # ---- symbol-name modules: kp_strtab_page.ko, kp_strtab_sig.ko derived from the fixtures' own
@@ -262,10 +267,7 @@ if [ "$STRTAB_KEY" != none ] && [ ! -f "$FIXDIR/.strtab-$STRTAB_KEY" ]; then
 	touch "$FIXDIR/.strtab-$STRTAB_KEY"
 fi
 if [ -d "$PREBUILT/strtab" ] && [ -f "$FIXDIR/.strtab-$STRTAB_KEY" ]; then
-	for f in "$PREBUILT"/strtab/*.ko; do
-		cmp -s "$f" "$FIXDIR/${f##*/}" ||
-			log "warning: $f differs from what strtab-modules.py derives now ($FIXDIR/${f##*/}): update the committed copy"
-	done
+	same_as_committed strtab-modules.py "$PREBUILT"/strtab/*.ko
 fi
 
 if [ -n "$ENV_OUT" ]; then
