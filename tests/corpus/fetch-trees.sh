@@ -16,6 +16,7 @@
 #         (sid, as amd64-7.2; not default),
 #         arm64-5.10 armhf-5.10 (bullseye point release; not default),
 #         amd64-rt-6.12t arm64-rt-6.12t amd64-rt-6.1 (PREEMPT_RT flavours; not default)
+#         i386-5.10 (bullseye 686-pae), armel-6.12t (trixie rpi, ARMv6; not default)
 #         (default: all but amd64-5.10s and the non-amd64 -6.12t trees)
 #         or a derived tree BASE-zst / BASE-gz (e.g. amd64-6.1-zst): BASE's
 #         modules decompressed and recompressed as `make modules_install` with
@@ -45,7 +46,8 @@ CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
 ALL_TREES=(amd64-6.12 amd64-6.1 arm64 i386 s390x amd64-5.10 amd64-6.12t amd64-7.2)
 KNOWN_TREES=("${ALL_TREES[@]}" amd64-5.10s armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t
 	s390x-6.12t mips64el-6.1 armel-6.1 arm64-7.2 ppc64el-7.2 arm64-5.10 armhf-5.10 amd64-rt-6.12t
-	amd64-rt-6.1 arm64-rt-6.12t riscv64-7.2 s390x-7.2 loong64-7.2 armhf-7.2)
+	amd64-rt-6.1 arm64-rt-6.12t riscv64-7.2 s390x-7.2 loong64-7.2 armhf-7.2 i386-5.10
+	armel-6.12t)
 MAX_LIST_AGE_MIN=${KOPOLICY_APT_MAX_AGE_MIN:-360}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -72,11 +74,13 @@ tree_spec() {
 	amd64-5.10)  echo 'amd64 bullseye image ^linux-image-(5\.10\.0-[0-9]+-amd64)$' ;;
 	armhf-5.10)  echo 'armhf bullseye image ^linux-image-(5\.10\.0-[0-9]+-armmp)$' ;;
 	arm64-5.10)  echo 'arm64 bullseye image ^linux-image-(5\.10\.0-[0-9]+-arm64)$' ;;
+	i386-5.10)   echo 'i386 bullseye image ^linux-image-(5\.10\.0-[0-9]+-686-pae)$' ;;
 	amd64-5.10s) echo 'amd64 bullseye-security image ^linux-image-(5\.10\.0-[0-9]+-amd64)$' ;;
 	amd64-6.12t) echo 'amd64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-amd64)$' ;;
 	amd64-rt-6.1) echo 'amd64 bookworm image ^linux-image-(6\.1\.0-[0-9]+-rt-amd64)$' ;;
 	arm64-rt-6.12t) echo 'arm64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-rt-arm64)$' ;;
 	amd64-rt-6.12t) echo 'amd64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-rt-amd64)$' ;;
+	armel-6.12t) echo 'armel trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-rpi)$' ;;
 	armhf-6.12t) echo 'armhf trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-armmp)$' ;;
 	arm64-6.12t) echo 'arm64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-arm64)$' ;;
 	riscv64-6.12t) echo 'riscv64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-riscv64)$' ;;
@@ -186,8 +190,18 @@ apt_setup() {
 	if [ "$refresh" = 1 ] || [ ! -e "$stamp" ] ||
 	   [ -n "$(find "$stamp" -mmin +"$MAX_LIST_AGE_MIN" -print)" ]; then
 		log "apt-get update ($suites, $arch)"
-		apt-get "${APT_OPTS[@]}" -qq update >&2 || die "apt-get update failed for $suites/$arch"
-		touch "$stamp"
+		if apt-get "${APT_OPTS[@]}" -qq update >&2; then
+			touch "$stamp"
+		elif [ -n "$(find "$d/lists" -maxdepth 1 \
+			-name "*_dists_${suites}_main_binary-${arch}_Packages*" -print -quit)" ]; then
+			# one index failed (bookworm-security's i386 Packages.xz had the wrong size on
+			# 2026-12-04/05: "Mirror sync in progress?"); apt keeps the others, so the
+			# newest ABI the remaining indexes list is used (no stamp: retried next run)
+			log "WARNING: apt-get update failed for part of $suites/$arch;" \
+				"using the indexes that did download"
+		else
+			die "apt-get update failed for $suites/$arch"
+		fi
 	fi
 }
 

@@ -11,11 +11,15 @@
 # and nothing unexplained. Ends with "N passed, N failed".
 #
 # TREE is a name under ${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}/trees/ or a
-# directory holding boot/config-* and lib/modules/<release>/ (default: all of
-# amd64-6.12 amd64-6.1 arm64 i386 s390x). The kernel source is the Debian
-# linux-source package of the version in the tree's .kopolicy-stamp, extracted
-# (C, headers, Makefiles only) into $CACHE/src/linux-<version>/ and fetched with
-# apt-get download when missing. Kernel source is never part of the repository.
+# directory holding lib/modules/<release>/ and its config (boot/config-<release>,
+# or sid's lib/modules/<release>/config) (default: all of amd64-6.12 amd64-6.1
+# arm64 i386 s390x). The kernel source is the Debian linux-source package of the
+# version in the tree's .kopolicy-stamp (its "image" line, or sid's "modules"
+# line), extracted (C, headers, Makefiles only) into $CACHE/src/linux-<version>/
+# and fetched with apt-get download when missing: from the tree's own private apt
+# state (fetch-trees.sh's apt= for a tree it knows by name; trixie's and sid's
+# linux-source are not in this machine's bookworm sources), else the machine's.
+# Kernel source is never part of the repository.
 # A tree that is not present is skipped (not counted).
 set -u
 
@@ -27,10 +31,27 @@ cache=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# source_dir TREEDIR: prints the extracted source directory, fetching it if needed
+# apt_opts TREENAME: the -o options of the tree's private apt state (fetch-trees.sh's
+# apt= and arch=), one per line; nothing for a tree fetch-trees.sh does not know
+apt_opts() {
+	local line a arch
+	line=$("$here/../fetch-trees.sh" --offline "$1" 2>/dev/null) || return 0
+	a=$(printf '%s\n' "$line" | tr '\t' '\n' | sed -n 's/^apt=//p')
+	arch=$(printf '%s\n' "$line" | tr '\t' '\n' | sed -n 's/^arch=//p')
+	[ -n "$a" ] && [ -n "$arch" ] && [ -d "$a/lists" ] || return 0
+	printf '%s\n' -o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$a/sources" \
+		-o "Dir::State=$a/state" -o "Dir::State::Lists=$a/lists" \
+		-o "Dir::State::status=$a/state/status" -o "Dir::Cache=$a/cache" \
+		-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch" \
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root
+}
+
+# source_dir TREEDIR TREENAME: prints the extracted source directory, fetching it if needed
 source_dir() {
 	local tree=$1 debver up series dir deb
-	debver=$(awk '$1 == "image" { print $3; exit }' "$tree/.kopolicy-stamp" 2>/dev/null)
+	local -a opts=()
+	debver=$(awk '$1 == "image" || $1 == "modules" { print $3; exit }' \
+		"$tree/.kopolicy-stamp" 2>/dev/null)
 	if [ -z "$debver" ]; then
 		echo "no .kopolicy-stamp with the image version in $tree" >&2
 		return 1
@@ -45,10 +66,13 @@ source_dir() {
 	mkdir -p "$cache/src" || return 1
 	deb=$(ls "$cache/src/linux-source-${series}_${debver}_all.deb" 2>/dev/null)
 	if [ -z "$deb" ]; then
-		(cd "$cache/src" && apt-get download "linux-source-$series=$debver" >&2) || return 1
+		mapfile -t opts < <(apt_opts "$2")
+		(cd "$cache/src" && apt-get "${opts[@]}" download "linux-source-$series=$debver" >&2) ||
+			return 1
 		deb=$(ls "$cache/src/linux-source-${series}_${debver}_all.deb" 2>/dev/null) || return 1
 	fi
 	echo "extracting $deb into $dir" >&2
+	rm -rf "$dir.tmp"
 	mkdir -p "$dir.tmp" || return 1
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/linux-source-$series.tar.xz" |
 		xz -dc | tar -x -C "$dir.tmp" --strip-components=1 --wildcards \
@@ -64,11 +88,14 @@ for t in "$@"; do
 	name=$(basename "$tree")
 	moddir=$(ls -d "$tree"/lib/modules/*/ 2>/dev/null | head -n 1)
 	config=$(ls "$tree"/boot/config-* 2>/dev/null | head -n 1)
+	if [ -z "$config" ] && [ -n "$moddir" ] && [ -f "${moddir%/}/config" ]; then
+		config=${moddir%/}/config	# sid: linux-base-<abi>'s usr/lib/modules/<r>/config
+	fi
 	if [ -z "$moddir" ] || [ -z "$config" ]; then
 		echo "tree $name: not present, skipped"
 		continue
 	fi
-	if ! src=$(source_dir "$tree"); then
+	if ! src=$(source_dir "$tree" "$name"); then
 		echo "tree $name: kernel source unavailable"
 		echo "  FAIL"
 		failed=$((failed + 1))
