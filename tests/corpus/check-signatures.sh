@@ -10,6 +10,8 @@
 #   else from `fetch-trees.sh --offline amd64-6.1 amd64-6.12`.
 # Per tree:
 #   image-certs   kopolicy info --kernel-image ROOT/boot/vmlinuz-R finds >= 1 certificate
+#                 (exactly 0 when the config has neither CONFIG_MODULE_SIG=y nor a
+#                 CONFIG_SYSTEM_TRUSTED_KEYS file: bookworm's armel marvell image has none)
 #   verify-all    kopolicy info --json --kernel-image ... MODDIR: every module is signed and
 #                 its verification result is "verified" (0 failures; counts printed)
 #   enforced      kopolicy check -b ROOT --sig-enforce: the tree's image is the key source,
@@ -105,8 +107,17 @@ PY
 	detail=$(sed -n 2p "$work/sum")
 	ncert=$("$kp" check --fail-on never -b "$root" -f json "$moddir/kernel/drivers/net/dummy.ko"* \
 		2>/dev/null | python3 -c "import json,sys,re; d=json.load(sys.stdin)['kernel']['key_sources']; print(sum(int(re.search(r': (\d+) certificate', s).group(1)) for s in d if s.startswith('kernel image')))" 2>/dev/null || echo 0)
-	[ "${ncert:-0}" -ge 1 ] && result "$tree" image-certs PASS "$img: $ncert certificate(s)" ||
+	if [ $modsig = 0 ] && ! grep -q '^CONFIG_SYSTEM_TRUSTED_KEYS="[^"]' "$config"; then
+		# nothing to embed: no signing key and no trusted-keys file
+		[ "${ncert:-0}" -eq 0 ] &&
+			result "$tree" image-certs PASS \
+				"$img: 0 certificates (no CONFIG_MODULE_SIG, no CONFIG_SYSTEM_TRUSTED_KEYS)" ||
+			result "$tree" image-certs FAIL "$img: ${ncert:-0} certificate(s), want 0"
+	elif [ "${ncert:-0}" -ge 1 ]; then
+		result "$tree" image-certs PASS "$img: $ncert certificate(s)"
+	else
 		result "$tree" image-certs FAIL "$img: no certificate found"
+	fi
 	if [ "$n" -gt 0 ] && [ "$verified" -eq "$n" ] && [ "$errs" -eq 0 ] && [ $modsig = 1 ]; then
 		result "$tree" verify-all PASS "$detail"
 	elif [ $modsig = 0 ] && [ "$n" -gt 0 ] && [ "$errs" -eq 0 ] &&

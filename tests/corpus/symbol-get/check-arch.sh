@@ -38,6 +38,12 @@ command -v objdump >/dev/null || {
 	echo "objdump not found (apt-get install binutils-multiarch)"
 	exit 2
 }
+# binutils' own objdump disassembles the build machine's architecture only: every
+# foreign tree would silently have no objdump reference
+objdump -i 2>/dev/null | grep -q 'elf64-littleaarch64' || {
+	echo "objdump reads no foreign architecture (apt-get install binutils-multiarch)"
+	exit 2
+}
 refdir=$(moddir "$ref")
 if [ -z "$refdir" ]; then
 	echo "reference tree $ref: not present, nothing compared"

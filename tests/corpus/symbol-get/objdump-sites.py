@@ -10,10 +10,10 @@ For every module importing __symbol_get (decompressed with xz/zstd/gzip),
 carrying a call relocation against __symbol_get. From each, the disassembly is
 walked backwards inside the function (fall through and the direct branches
 objdump prints) to the instructions whose first operand is the argument
-register (r0, a0, r3, x0, %rdi, %r2): a register copy continues with its
+register (r0, a0, r3, x0, %rdi, %r2; i386's regparm(3) %eax): a register copy continues with its
 source; an instruction with an
 address relocation (movw/movt, auipc+addi, addis/addi or ld of a .toc slot,
-adrp+add, lea, larl) or a literal pool load names the string; anything else
+adrp+add, lea, larl, i386's mov $imm with R_386_32) or a literal pool load names the string; anything else
 gives "-" (computed at run time), as does the function entry. Output:
 module, site ("section+0xOFF", as `kopolicy info --json`), the targets
 (comma-separated when paths differ) or "-". No jump tables, no callers of a
@@ -30,15 +30,17 @@ import sys
 ARCH = {
     # e_machine: (arg register, copy mnemonics, call relocation types)
     62: ("%rdi", None, ("R_X86_64_PLT32", "R_X86_64_PC32")),
+    3: ("%eax", None, ("R_386_PC32", "R_386_PLT32")),
     40: ("r0", ("mov",), ("R_ARM_CALL", "R_ARM_JUMP24", "R_ARM_THM_CALL", "R_ARM_THM_JUMP24")),
     243: ("a0", ("mv", "c.mv"), ("R_RISCV_CALL_PLT", "R_RISCV_CALL", "R_RISCV_JAL")),
     21: ("r3", ("mr",), ("R_PPC64_REL24", "R_PPC64_REL24_NOTOC")),
     183: ("x0", ("mov",), ("R_AARCH64_CALL26", "R_AARCH64_JUMP26")),
     22: ("%r2", ("lgr", "lr"), ("R_390_PLT32DBL", "R_390_PC32DBL")),
 }
-CALLS = {62: ("call", "callq"), 40: ("bl", "blx"), 243: ("jalr", "jal", "call", "c.jalr"),
+CALLS = {62: ("call", "callq"), 3: ("call", "calll"), 40: ("bl", "blx"), 243: ("jalr", "jal", "call", "c.jalr"),
          21: ("bl", "bctrl", "bcctrl"), 183: ("bl", "blr"), 22: ("brasl", "basr", "bras")}
 SAVED = {62: {"%rbx", "%rbp", "%r12", "%r13", "%r14", "%r15"},
+         3: {"%ebx", "%esi", "%edi", "%ebp"},
          40: {"r%d" % i for i in range(4, 12)} | {"fp", "sl", "sb"},
          243: {"s%d" % i for i in range(12)},
          21: {"r%d" % i for i in range(14, 32)},
@@ -202,6 +204,7 @@ def operands(ops):
 
 UNCOND = {
     62: ("jmp", "jmpq", "ret", "retq", "ud2"),
+    3: ("jmp", "ret", "ud2"),
     40: ("b", "bx", "udf", "b.w"),
     243: ("j", "jr", "ret", "c.j", "c.jr", "tail", "ebreak", "c.ebreak"),
     21: ("b", "blr", "bctr", "trap"),
@@ -274,7 +277,7 @@ def target_of(elf, insns, k, reg, secname):
 
 def examine(elf, insns, j, reg, secname):
     """What instruction j puts in reg: None (nothing), ("copy", reg), ("str", name or "-")."""
-    x86 = elf.machine == 62
+    x86 = elf.machine in (62, 3)
     copy = ARCH[elf.machine][1]
     if True:
         addr, mn, ops, rels, raw = insns[j]
@@ -312,6 +315,9 @@ def examine(elf, insns, j, reg, secname):
             if t in ("R_PPC64_TOC16_LO", "R_PPC64_ADDR16_LO", "R_AARCH64_ADD_ABS_LO12_NC",
                      "R_RISCV_LO12_I"):
                 sec, off = elf.where(secname, o)
+                return ("str", (elf.string(sec, off) or "-") if sec else "-")
+            if t == "R_386_32":  # REL: the addend is the immediate itself
+                sec, off = elf.where(secname, o, elf.word(secname, o, 4))
                 return ("str", (elf.string(sec, off) or "-") if sec else "-")
             if t in ("R_X86_64_PC32", "R_X86_64_32S", "R_X86_64_32", "R_390_PC32DBL"):
                 adj = 4 if t == "R_X86_64_PC32" else 2 if t == "R_390_PC32DBL" else 0
