@@ -43,10 +43,14 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 make -s -C "$BUILDDIR" lib/libkopolicy.a >&2 || die "cannot build lib/libkopolicy.a in $BUILDDIR"
-# shellcheck disable=SC2046
+# the libraries libkopolicy.a needs, as configure found them (DEP_LIBS: libcrypto too)
+dep_libs=$(printf 'kp-print-dep-libs:\n\t@echo $(DEP_LIBS)\n' |
+	make -s -C "$BUILDDIR" -f Makefile -f - kp-print-dep-libs) ||
+	die "cannot read DEP_LIBS from $BUILDDIR/Makefile"
+# shellcheck disable=SC2046,SC2086
 cc -O2 -include "$BUILDDIR/config.h" -I"$SRCDIR/lib" $(pkg-config --cflags libelf) \
 	-o "$tmp/dump-base" "$SRCDIR/tests/unit/system/dump-base.c" "$BUILDDIR/lib/libkopolicy.a" \
-	$(pkg-config --libs libelf libkmod liblzma libzstd zlib json-c) -pthread ||
+	$dep_libs -pthread ||
 	die "cannot build dump-base"
 DUMP=$tmp/dump-base
 

@@ -63,7 +63,7 @@ for t in "$@"; do
 	python3 "$here/objdump-sites.py" "${dir%/}" >"$work/$name.sites"
 	sites=$work/$name.sites
 	if [ ! -s "$sites" ]; then
-		# objdump-sites.py does not follow calls through registers (mips64el)
+		# no objdump-sites.py model for the architecture (mips64el, loongarch)
 		echo "tree $name: no objdump call-site reference for this architecture"
 		sites=/dev/null
 	fi
