@@ -9,8 +9,8 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 sd=$top/tests/data/sig
-tap_tmpdir
 . "$top/tests/lib/tap.sh"
+tap_tmpdir
 python3 -c "import cryptography" 2> /dev/null || { echo "1..0 # SKIP python3 cryptography missing"; exit 0; }
 
 for o in "$top"/tests/oracle/secureboot/observed/*/*.json; do
