@@ -8,10 +8,8 @@ set -uo pipefail
 
 top=${srcdir:-.}
 kopolicy=${KOPOLICY:-./src/kopolicy}
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
 for obsdir in "$top"/tests/dkms/observed/*/; do
 	[ -d "$obsdir" ] || continue
@@ -59,5 +57,4 @@ for l in json.load(open(sys.argv[1]))["loads"]:
 		fi
 	done
 done
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -8,8 +8,7 @@ set -uo pipefail
 
 top=${srcdir:-.}
 kopolicy=${KOPOLICY:-./src/kopolicy}
-n=0
-fail=0
+. "$top/tests/lib/tap.sh"
 
 while IFS='|' read -r name kernels cmdline modules; do
 	name=$(echo "$name" | xargs)
@@ -79,5 +78,4 @@ while IFS='|' read -r name kernels cmdline modules; do
 		fi
 	done
 done < "$top/tests/oracle/scenarios.txt"
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -9,10 +9,8 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 sd=$top/tests/data/sig
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 python3 -c "import cryptography" 2> /dev/null || { echo "1..0 # SKIP python3 cryptography missing"; exit 0; }
 
 for o in "$top"/tests/oracle/secureboot/observed/*/*.json; do
@@ -109,5 +107,4 @@ PY
 	done < "$tmp/$s/steps"
 done
 [ "$n" -gt 0 ] || { echo "1..0 # SKIP no observations"; exit 0; }
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -10,16 +10,10 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/7.2
 bx=$fx/btf
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 export KOPOLICY_CACHE_DIR=$tmp/cache
 
-ok() { # description, status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 # check OUT CONFIG ARGS...: JSON prediction for the 7.2 kernel
 check() {
 	local out=$1 config=$2
@@ -175,5 +169,4 @@ else
 	ok "hook: the chain's modules keep .BTF # SKIP no depmod" 0
 fi
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

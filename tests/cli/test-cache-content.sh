@@ -14,8 +14,7 @@ set -uo pipefail
 
 top=$(cd "${srcdir:-.}" && pwd)
 kp=$(cd "$(dirname "${KOPOLICY:-./src/kopolicy}")" && pwd)/$(basename "${KOPOLICY:-./src/kopolicy}")
-n=0
-fail=0
+. "$top/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'touch "$tmp"/*/quit 2>/dev/null; rm -rf "$tmp"' EXIT
 chmod 0755 "$tmp" # the second user (as root) reaches its file below
@@ -234,5 +233,4 @@ sleep 1.1
 st=$?
 ok "result cache: a relative procfake/... on a disk is replayed ($(cat "$tmp/f2.rcache"))" $st
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

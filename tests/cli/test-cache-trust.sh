@@ -11,21 +11,11 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 kp=$(cd "$(dirname "$kp")" && pwd)/$(basename "$kp")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 chmod 755 "$tmp" # nobody walks down to its caches
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_CACHE XDG_CACHE_HOME
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
-skip() { # description, why
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
 root=false
 [ "$(id -u)" -eq 0 ] && root=true
 other=65534 # nobody
@@ -289,5 +279,4 @@ else
 	skip "the next run with the memory answers anew (not the failure)" "as above"
 fi
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

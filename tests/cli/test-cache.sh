@@ -11,19 +11,13 @@ set -uo pipefail
 
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 export KOPOLICY_CACHE_DIR=$tmp/cache
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE
 export KOPOLICY_RUN_CACHE=off
 cdir=$tmp/cache/facts-v3
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 kern() { # version: the fixture kernel's options
 	local fx=$top/fixtures/ko/$1
 	echo "-k $fx/Module.symvers.gz --kernel-config $fx/config.gz --kernel-release" \
@@ -373,5 +367,4 @@ sleep 1.1
 expect s3 "miss, stored (675 inputs)" "a spilled input changed: a miss" "${B[@]}"
 expect s4 "hit, replayed" "then replayed" "${B[@]}"
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

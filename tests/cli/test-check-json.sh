@@ -13,18 +13,11 @@ set -uo pipefail
 
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_RUN_CACHE
 export KOPOLICY_CACHE_DIR=$tmp/cache
 fx=$top/fixtures/ko/6.1
-
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
 
@@ -155,5 +148,4 @@ sys.exit(0 if ok else 1)
 PY
 ok "concrete values: licence, taint, errno, findings with fixes, symbol_get, global taint" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -7,15 +7,9 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 
 # info: exit 0, JSON schema, all files read
@@ -182,5 +176,4 @@ ok "5.10: a section index that reads into the guard page: the kernel oopses" $?
 python3 "$top/tests/oracle/compare.py" "$oops/bad_shndx_guard.json" "$tmp/oops.json" > /dev/null
 ok "5.10 oops: the prediction matches the observed boot (compare.py)" $?
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -5,12 +5,7 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 bc=/usr/share/bash-completion/bash_completion
 [ -f "$bc" ] || { echo "1..0 # SKIP bash-completion is not installed"; exit 0; }
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 # complete LINE: the candidates for the last word of LINE (kopolicy = the binary under test)
 complete_line() {
 	bash -c '
@@ -65,5 +60,4 @@ ok "--kernel-release: the releases under -b ROOT" $?
 	"7.2.0-1-amd64 " ]
 ok "--upgrade-to: the releases under -b ROOT" $?
 rm -rf "$tmp"
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

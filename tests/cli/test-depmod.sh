@@ -8,15 +8,8 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
 # tree NAME FILE:DIR...: a root with the fixture FILEs copied to lib/modules/<rel>/DIR/
 tree() {

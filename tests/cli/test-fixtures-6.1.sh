@@ -12,15 +12,9 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.1
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 # check OUT [OPTION...] MODULE...: JSON prediction for the 6.1 fixtures' kernel
 check() {
 	local out=$1
@@ -119,5 +113,4 @@ check "$tmp/sig.json" "$st/kp_strtab_sig.ko"
 verdict "$tmp/sig.json" kp_plain "m['loads'] and m['taint'] == 'OE' and 'kernel-oops' not in ids and 'unknown-symbol' not in ids and not any('end of the file' in f['message'] for f in m['findings']) and m['messages'] == ['module: not signed with expected PKCS#7 message', 'kp_plain: loading out-of-tree module taints kernel.', 'kp_plain: module verification failed: signature and/or required key missing - tainting kernel']"
 ok "6.1 kp_strtab_sig: the name runs on into the signature trailer: msleep, loads OE" $?
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -13,15 +13,9 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 is() { if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1" 1; echo "#   got '$2', want '$3'"; fi; }
 # run SECONDS CMD...: rc in $rc (124 on timeout), stderr in $tmp/err, stdout in $tmp/out
 run() {
@@ -314,5 +308,4 @@ C
 	ok "print-install-rules: a binary path with a space is quoted, not replaced" $?
 fi
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

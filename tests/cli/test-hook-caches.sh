@@ -12,8 +12,7 @@ fx=$top/fixtures/ko/7.2
 bx=$fx/btf
 sd=$top/tests/data/sig
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
+. "$top/tests/lib/tap.sh"
 PATH=$PATH:/sbin:/usr/sbin
 if ! command -v depmod >/dev/null; then
 	echo "1..0 # SKIP depmod (kmod) is not installed"
@@ -23,10 +22,6 @@ tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 export KOPOLICY_CACHE_DIR=$tmp/cache KOPOLICY_RUN_CACHE=off
 
-ok() { # description, status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 # hook NAME ARGS...: kopolicy hook, its status, stdout and stderr kept as $tmp/NAME.*
 hook() {
 	local name=$1
@@ -312,5 +307,4 @@ grep -q '^signature verdicts: 0 (0 files, 0 kernel image(s))$' "$tmp/clear.out" 
 	grep -q '^kernel bases: 0$' "$tmp/clear.out" && [ ! -e "$tmp/cache/base-v1" ]
 ok "cache clear: verdicts and kernel bases gone" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -10,20 +10,10 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 export KOPOLICY_CACHE_DIR=$tmp/cache
 
-ok() { # description, status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
 # check OUT ARGS...: the JSON prediction for the 6.12 kernel, module kp_plain (a copy in $tmp)
 check() {
 	local out=$1
@@ -109,5 +99,4 @@ else
 	done
 fi
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

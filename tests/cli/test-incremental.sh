@@ -20,20 +20,13 @@ set -uo pipefail
 
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 export KOPOLICY_CACHE_DIR=$tmp/cache
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_CACHE
 fx=$top/fixtures/ko/6.1
 poke=$top/tests/cli/elf-poke.py
 edit=$top/fixtures/edit-ko.py
-
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
 
@@ -156,5 +149,4 @@ step "restored" 1
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "restored: the first answer again" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

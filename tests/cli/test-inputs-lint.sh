@@ -6,12 +6,7 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 
 # FILE COUNT: direct calls allowed in FILE (why)
 allowed='
@@ -72,5 +67,4 @@ while IFS= read -r f; do
 done < <(find "$top/lib" "$top/src" -name '*.c' | sort)
 ok "every file look-up of lib/ and src/ is recorded or listed" $bad
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

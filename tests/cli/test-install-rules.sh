@@ -16,8 +16,7 @@ fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 relre=$(printf '%s' "$rel" | sed 's/[.+]/\\&/g') # in a pattern
 rel61=6.1.0-99-amd64
-n=0
-fail=0
+. "$top/tests/lib/tap.sh"
 
 if ! command -v depmod >/dev/null; then
 	echo "1..0 # SKIP depmod (kmod) is not installed"
@@ -26,10 +25,6 @@ fi
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 is() { # description, got, want
 	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1" 1; echo "#   got '$2', want '$3'"; fi
 }
@@ -383,5 +378,4 @@ sh -c "$cmd" > /dev/null 2> "$tmp/err"
 is "apt's Post-Invoke, a foreign file: exit 0 (apt goes on)" $? 0
 has "... with a warning" "$tmp/err" "^kopolicy: warning: apt: "
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -8,15 +8,9 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 # check VERSION SYMVERS OUT MODULE...: JSON prediction for kernel VERSION
 check() {
 	local ver=$1 symvers=$2 out=$3

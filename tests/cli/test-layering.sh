@@ -7,12 +7,7 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
 
 # FOLDER: the folders it may include besides itself (lib/README.md, bottom to top); a
 # subfolder (read/symbol-get/, sim/rules/) belongs to its folder
@@ -120,5 +115,4 @@ for gen in read/reader-id.h cache/base-id.h; do
 done
 ok "every object including a generated header names it as a prerequisite in Makefile.am" $nodep
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

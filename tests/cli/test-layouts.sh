@@ -18,15 +18,9 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 stub="ffffffffffffffff B The real System.map is in the linux-image-$rel-dbg package"
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 
 mods() { # DIR: three modules of the fixtures, one of which fails to load
@@ -165,5 +159,4 @@ json "$tmp/run-stub.json" "d['kernel']['modversions'] and \
 sum('System.map' in s and 'not used as a symbol source' in s for s in d['kernel']['assumptions'])==1"
 ok "--running: the stub System.map is noted once, config still read" $?
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

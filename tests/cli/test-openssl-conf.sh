@@ -12,15 +12,9 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 sd=$top/tests/data/sig
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 fx=$top/fixtures/ko/6.12
 kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release
@@ -95,5 +89,4 @@ run fx-fips "OPENSSL_CONF=$tmp/fips.cnf" "$kp" info --json --trusted-cert "$sd/t
 cmp -s "$tmp/fx-none.out" "$tmp/fx-fips.out" && cmp -s "$tmp/fx-none.rc" "$tmp/fx-fips.rc"
 ok "info of ${#mods[@]} signature fixtures: the same under OPENSSL_CONF=fips.cnf" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

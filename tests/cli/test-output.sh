@@ -8,14 +8,8 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.1
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
 # --- text report grouped by outcome ---------------------------------------------------------
 # kp_prop_then_gplonly inherits P and then fails: all its findings go under "Fails to load"
@@ -212,5 +206,4 @@ if command -v script >/dev/null; then
 	ok "TERM=dumb: no progress line" $?
 fi
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -9,15 +9,9 @@ fx=$top/fixtures/ko/6.1
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 args=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel"
 	--color never)
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 is() { # description got want
 	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1 (got '$2', want '$3')" 1; fi
 }
@@ -117,5 +111,4 @@ is "a provider that is not a symbol file: exit 2" \
 grep -q "kernel.txt" "$tmp/u3.err"
 ok "a provider that is not a symbol file: named in the error" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -10,15 +10,9 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 # peak DIR ARGS...: runs kopolicy info ARGS DIR; prints "STATUS MAXRSS_KIB", stderr in $tmp/err.
 # Under ASan freed memory is kept in a quarantine (256 MiB by default) that would hide what the
 # threads hold at once: none for these runs.
@@ -73,5 +67,4 @@ ok "... the good module beside it is read (exit $rc)" $?
 [ "$rc" -eq 2 ]
 ok "... and the exit status says a file could not be read (2)" $?
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

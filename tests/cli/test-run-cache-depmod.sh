@@ -19,17 +19,10 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.1
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 export KOPOLICY_CACHE_DIR=$tmp/cache
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_CACHE
-
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 
 command -v depmod >/dev/null || { echo "1..0 # SKIP depmod (kmod) missing"; exit 0; }
 
@@ -235,5 +228,4 @@ else
 	echo "ok $n # SKIP python3 missing"
 fi
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

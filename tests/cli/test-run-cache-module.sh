@@ -26,17 +26,10 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.1
 poke=$top/tests/cli/elf-poke.py
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 export KOPOLICY_CACHE_DIR=$tmp/cache
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_CACHE
-
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
 command -v xz >/dev/null || { echo "1..0 # SKIP xz missing"; exit 0; }
@@ -291,5 +284,4 @@ sleep 1.1
 expect "no keys: SHA-256-signed module touched first" s4 'miss, stored (*' "${cmd_n[@]}"
 export KOPOLICY_CACHE_DIR=$tmp/cache
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

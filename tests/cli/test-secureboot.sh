@@ -10,15 +10,10 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 sd=$top/tests/data/sig
-n=0
-fail=0
+. "$top/tests/lib/tap.sh"
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 kern() { # version: the fixture kernel's options
 	local fx=$top/fixtures/ko/$1
@@ -379,5 +374,4 @@ rm -rf "$h/sys/firmware"
 json "$tmp/c.json" "d['kernel']['secure_boot'] is None"
 ok "-b ROOT without sys/firmware/efi: Secure Boot unknown (an image, not the running system)" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -10,15 +10,8 @@ kp=${KOPOLICY:-./src/kopolicy}
 sd=$top/tests/data/sig
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
 # a root: the modules, Module.symvers and config, and a "vmlinux" holding the test certificate
 r=$tmp/root
@@ -92,5 +85,4 @@ ok "the old key back: nothing verified again but the bad signature ($(sigline ba
 ! ls "$tmp/cache"/facts-v*/sigs > /dev/null 2>&1
 ok "cache clear removes the verdicts" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

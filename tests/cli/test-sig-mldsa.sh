@@ -8,15 +8,9 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/7.2
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 
 # the module with each signature, under its own name (the fixture's)
@@ -85,5 +79,4 @@ chk aa256 waive --trusted-cert "$top/tests/data/sig/test-cert.pem"
 json "$tmp/c.json" "(lambda m: (m['loads'],m['errno'],[f['id'] for f in m['findings']]))(d['modules'][0])==(True,None,['signature-untrusted-key'])"
 ok "7.2 sha256 with signed attributes and a key source without the signer: ENOKEY first, loads with E" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -10,16 +10,10 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 sd=$top/tests/data/sig
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 export KOPOLICY_RUN_CACHE=off KOPOLICY_CACHE_DIR=$tmp/nocache
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 kern() { # version: the fixture kernel's options
 	local fx=$top/fixtures/ko/$1
@@ -176,5 +170,4 @@ ok "cached image certificates: the warm run refuses the revoked signer too (byte
 grep -q "1 kernel image(s) from the cache" "$tmp/warm.err"
 ok "... the image's certificates came from the cache ($(grep -o '[0-9]* kernel image(s) from the cache' "$tmp/warm.err"))" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

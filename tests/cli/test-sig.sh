@@ -6,15 +6,9 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 sd=$top/tests/data/sig
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 kern() { # version: the fixture kernel's options
 	local fx=$top/fixtures/ko/$1
@@ -240,5 +234,4 @@ ok "Debian: a blacklisted module hash is refused (EKEYREJECTED)" $?
 json "$tmp/c.json" "'Module hash $h is blacklisted' in d['modules'][0]['messages']"
 ok "... with the kernel's line" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

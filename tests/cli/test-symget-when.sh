@@ -8,14 +8,8 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 py() { python3 - "$@"; }
 
 # --- the call graph: info ----------------------------------------------------------------------
@@ -202,5 +196,4 @@ ok "check -b ROOT: an existing file named like a module stays a path" $?
 [ $? -eq 2 ] && grep -q "^kopolicy: kp_gpl_prov: " "$tmp/n8.err"
 ok "check --kernel FILE NAME: no tree, a name stays a path" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -10,15 +10,9 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.1
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
 # run OWNER: kp_gpl_prov.ko checked against the fixture kernel's Module.symvers plus its
 # export kp_gpl_prov_plain under OWNER; prints the exit status, the report in $tmp/out
 run() {
@@ -43,5 +37,4 @@ grep -q "kp_gpl_prov: E: duplicate-export: exports kp_gpl_prov_plain, already ex
 	"$tmp/out"
 ok "... duplicate-export, the owner named kp_other as the kernel names it" $?
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The built-in modules of a kernel tree under a root. What depmod reads is read
+ * the same way here: modules.builtin (one "kernel/<path>.ko" per line, written by
+ * modules_install) and modules.builtin.modinfo ("name.key=value\0" records).
+ * libkmod reads the modprobe.d configuration; its public API offers no way to
+ * list built-in modules, and its lookups need the .bin indexes that depmod
+ * writes at install time (missing in unpacked packages), so the text files
+ * are parsed here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel-tree.h"
+#include "kernel-tree-internal.h"
+#include "file/rootfs.h"
+#include "util/module-name.h"
+
+#define BUILTIN_MAX_SIZE ((size_t)64 << 20)
+
+int kp_tree_read_builtin(struct kp_tree *t, struct kp_err *err)
+{
+	struct kp_bytes b;
+	char *path, name[256];
+	const char *pos, *end;
+	size_t cap = 0, lineno = 0;
+	int r;
+
+	if (asprintf(&path, "%s/modules.builtin", t->moddir) < 0)
+		return kp_err_set(err, "out of memory");
+	r = kp_read_file(path, BUILTIN_MAX_SIZE, &b, err);
+	if (r < 0 && kp_err_errnum(err) == ENOENT) {
+		free(path);
+		return 0;
+	}
+	if (r < 0) {
+		free(path);
+		return -1;
+	}
+	t->have_builtin_list = true;
+	pos = (const char *)b.data;
+	end = pos + b.len;
+	r = 0;
+	while (pos < end && r == 0) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t l = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+
+		lineno++;
+		if (l) {
+			char *p;
+
+			if (l < 4 || !memmem(pos, l, ".ko", 3) || memchr(pos, ' ', l) ||
+			    memchr(pos, '\0', l)) {
+				r = kp_err_set(err, "%s:%zu: expected a module path ending in .ko",
+					       path, lineno);
+				break;
+			}
+			if (kp_grow(&t->builtin_paths, &cap, t->nbuiltin + 1,
+				    sizeof(*t->builtin_paths)) < 0 ||
+			    !(p = kp_arena_strndup(&t->arena, pos, l))) {
+				r = kp_err_set(err, "out of memory");
+				break;
+			}
+			t->builtin_paths[t->nbuiltin++] = p;
+		}
+		pos = nl ? nl + 1 : end;
+	}
+	kp_bytes_release(&b);
+	free(path);
+	if (r < 0 || !t->nbuiltin)
+		return r;
+	/* Sort the paths by module name so both arrays share one order. */
+	t->builtin = kp_calloc(t->nbuiltin, sizeof(*t->builtin));
+	if (!t->builtin)
+		return kp_err_set(err, "out of memory");
+	for (size_t i = 0; i < t->nbuiltin; i++) {
+		size_t nl;
+
+		kp_modname_from_path(name, sizeof(name), t->builtin_paths[i], KP_MODNAME_KO);
+		nl = strlen(name);
+		/* name, NUL, path: the path rides along through the sort */
+		t->builtin[i] = kp_arena_alloc(&t->arena, nl + 1 + strlen(t->builtin_paths[i]) + 1);
+		if (!t->builtin[i])
+			return kp_err_set(err, "out of memory");
+		memcpy(t->builtin[i], name, nl + 1);
+		strcpy(t->builtin[i] + nl + 1, t->builtin_paths[i]);
+	}
+	kp_sort_names(t->builtin, t->nbuiltin);
+	for (size_t i = 0; i < t->nbuiltin; i++)
+		t->builtin_paths[i] = t->builtin[i] + strlen(t->builtin[i]) + 1;
+	return 0;
+}
+
+int kp_tree_read_builtin_modinfo(struct kp_tree *t, struct kp_err *err)
+{
+	struct kp_bytes b;
+	char *path;
+	size_t cap = 0, off = 0;
+	int r;
+
+	if (asprintf(&path, "%s/modules.builtin.modinfo", t->moddir) < 0)
+		return kp_err_set(err, "out of memory");
+	r = kp_read_file(path, BUILTIN_MAX_SIZE, &b, err);
+	if (r < 0 && kp_err_errnum(err) == ENOENT) {
+		free(path);
+		return 0;
+	}
+	if (r < 0) {
+		free(path);
+		return -1;
+	}
+	r = 0;
+	while (off < b.len && r == 0) {
+		const char *rec = (const char *)b.data + off;
+		const char *nul = memchr(rec, '\0', b.len - off);
+		size_t l = nul ? (size_t)(nul - rec) : b.len - off;
+		const char *dot, *eq;
+		struct kp_builtin_info *bi;
+
+		off += l + 1;
+		if (!l)
+			continue; /* padding */
+		dot = memchr(rec, '.', l);
+		eq = dot ? memchr(dot, '=', l - (size_t)(dot - rec)) : NULL;
+		if (!dot || dot == rec || !eq || eq == dot + 1) {
+			r = kp_err_set(err, "%s: record at offset %zu is not module.key=value",
+				       path, off - l - 1);
+			break;
+		}
+		if (kp_grow(&t->builtin_info, &cap, t->nbuiltin_info + 1,
+			    sizeof(*t->builtin_info)) < 0) {
+			r = kp_err_set(err, "out of memory");
+			break;
+		}
+		bi = &t->builtin_info[t->nbuiltin_info];
+		bi->module = kp_arena_strndup(&t->arena, rec, (size_t)(dot - rec));
+		bi->key = kp_arena_strndup(&t->arena, dot + 1, (size_t)(eq - dot - 1));
+		bi->value = kp_arena_strndup(&t->arena, eq + 1, l - (size_t)(eq + 1 - rec));
+		if (!bi->module || !bi->key || !bi->value) {
+			r = kp_err_set(err, "out of memory");
+			break;
+		}
+		t->nbuiltin_info++;
+	}
+	kp_bytes_release(&b);
+	free(path);
+	return r;
+}
+
+bool kp_tree_is_builtin(const struct kp_tree *t, const char *name)
+{
+	char key[256];
+
+	kp_modname_from_path(key, sizeof(key), name, KP_MODNAME_KO);
+	return kp_sorted_contains((const char *const *)t->builtin, t->nbuiltin, key);
+}
+
+const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, const char *key)
+{
+	char mod[256];
+
+	kp_modname_from_path(mod, sizeof(mod), name, KP_MODNAME_KO);
+	for (size_t i = 0; i < t->nbuiltin_info; i++) {
+		char have[256];
+
+		if (strcmp(t->builtin_info[i].key, key))
+			continue;
+		kp_modname_from_path(have, sizeof(have), t->builtin_info[i].module, KP_MODNAME_KO);
+		if (!strcmp(have, mod))
+			return t->builtin_info[i].value;
+	}
+	return NULL;
+}

@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# TAP for the shell tests (sourced: . "$top/tests/lib/tap.sh"), the lines automake's
+# tap-driver.sh reads:
+#   ok DESCRIPTION STATUS   "ok N - DESCRIPTION" when STATUS is 0, else "not ok N - ..."
+#                           and one more failure
+#   skip DESCRIPTION WHY    "ok N - DESCRIPTION # SKIP WHY"
+#   tap_tmpdir              $tmp: a new directory, removed when the script exits
+#   tap_done                the plan "1..N" (last, after every test); returns 1 when a test
+#                           failed, so as the script's last command it is its exit status
+# $n counts the tests and $fail the failures: a script that prints its own "ok N" lines
+# counts them there.
+n=0
+fail=0
+
+ok() { # description, status (0 = pass)
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+
+skip() { # description, why
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+tap_tmpdir() {
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+}
+
+tap_done() {
+	echo "1..$n"
+	[ "$fail" -eq 0 ]
+}
