@@ -93,8 +93,10 @@ static int outbuf_flush(struct kp_outbuf *o, struct kp_err *err)
 	if (o->len > o->max - o->streamed)
 		return kp_err_set(err, "decompressed size exceeds the limit of %s",
 				  kp_format_size(o->max, sz, sizeof(sz)));
-	if (o->sink(o->data, o->len, o->sink_arg))
+	if (o->sink(o->data, o->len, o->sink_arg)) {
+		o->stopped = true;
 		return kp_err_set(err, "stopped while decompressing");
+	}
 	o->streamed += o->len;
 	o->len = 0;
 	return 0;
@@ -262,12 +264,15 @@ int kp_stream_in_read(const struct kp_stream_in *s, size_t *got, unsigned char *
 	return 0;
 }
 
-int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
-		    int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
-		    struct kp_err *err)
+/* kp_bytes_stream() and, @first, kp_bytes_stream_first(). */
+static int stream_mem(const unsigned char *in, size_t len, size_t max, bool first,
+		      int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
+		      struct kp_err *err)
 {
 	enum kp_compression comp = kp_detect_compression(in, len);
-	struct kp_outbuf o = { .max = max, .sink = fn, .sink_arg = arg, .cap = KP_STREAM_CHUNK };
+	struct kp_outbuf o = {
+		.max = max, .sink = fn, .sink_arg = arg, .cap = KP_STREAM_CHUNK, .first = first
+	};
 	int r;
 
 	if (comp == KP_COMP_NONE)
@@ -282,10 +287,30 @@ int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
 	} else {
 		r = decode(in, len, comp, &o, NULL, err);
 	}
-	if (r == 0)
+	if (r == 0) {
 		r = outbuf_flush(&o, err);
+	} else if (first && !o.stopped) {
+		/* what was decoded before the error reaches the sink too (within @max) */
+		struct kp_err ignored;
+
+		outbuf_flush(&o, &ignored);
+	}
 	free(o.data);
 	return r;
+}
+
+int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
+		    int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
+		    struct kp_err *err)
+{
+	return stream_mem(in, len, max, false, fn, arg, err);
+}
+
+int kp_bytes_stream_first(const unsigned char *in, size_t len, size_t max,
+			  int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
+			  struct kp_err *err)
+{
+	return stream_mem(in, len, max, true, fn, arg, err);
 }
 
 int kp_bytes_stream_fd(int fd, uint64_t off, size_t len, size_t max,

@@ -145,16 +145,28 @@ void kp_bytes_release(struct kp_bytes *b);
  * Decompresses @in (xz, zstd or gzip, by magic) without ever holding the output whole: @fn
  * gets it in consecutive pieces of at most KP_STREAM_CHUNK bytes (a kernel image scanned for
  * its certificates costs that much, not its decompressed size). A non-zero return of @fn
- * stops it. At most @max bytes in all. 0, or -1 with @err (not compressed, corrupt, too large,
- * stopped).
+ * stops it. At most @max bytes in all. Concatenated zstd frames and gzip members are all
+ * decoded (xz: the first stream, as for modules). 0, or -1 with @err (not compressed,
+ * corrupt, too large, stopped).
  */
 #define KP_STREAM_CHUNK ((size_t)256 << 10)
 int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
 		    int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
 		    struct kp_err *err);
 /*
- * The same for the @len bytes at @off of the file @fd, read with pread(): a zstd input is read
- * piecewise, never held whole either (xz and gzip are read whole first). Errors as above, and
+ * The same for the first stream only: decoding ends with the first xz stream, zstd frame or
+ * gzip member of @in, and the bytes after it, whatever they are, are ignored (a compressed
+ * payload inside a self-decompressing kernel image, followed by more of the decompressor's
+ * code). The cap, the memory and the errors are kp_bytes_stream()'s (a stream that @in ends
+ * inside of: "truncated"); on an error, what was decoded before it has still reached @fn,
+ * unless @fn stopped it or it would pass @max.
+ */
+int kp_bytes_stream_first(const unsigned char *in, size_t len, size_t max,
+			  int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,
+			  struct kp_err *err);
+/*
+ * kp_bytes_stream() for the @len bytes at @off of the file @fd, read with pread(): a zstd input is
+ * read piecewise, never held whole either (xz and gzip are read whole first). Errors as above, and
  * "file shrank while being read" when the file ends before @off + @len.
  */
 int kp_bytes_stream_fd(int fd, uint64_t off, size_t len, size_t max,

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* .ko.gz and symvers-<ver>.gz: zlib inflate in gzip mode, members concatenated. */
+/*
+ * .ko.gz and symvers-<ver>.gz: zlib inflate in gzip mode, members concatenated (the first
+ * only with kp_outbuf's @first); what follows the last member is ignored.
+ */
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -72,7 +75,7 @@ int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o,
 		if (r == Z_STREAM_END) {
 			consumed = (size_t)(sp->next_in - in);
 			/* Another gzip member follows (as `cat a.gz b.gz`): keep going. */
-			if (consumed + 2 <= len && in[consumed] == 0x1f &&
+			if (!o->first && consumed + 2 <= len && in[consumed] == 0x1f &&
 			    in[consumed + 1] == 0x8b) {
 				if (inflateReset(sp) != Z_OK) {
 					ret = kp_err_set(err, "gzip: zlib reset failed");

@@ -74,7 +74,8 @@ int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, v
 	/*
 	 * 256 MiB dictionary limit: kbuild uses 1 MiB, xz -9 uses 64 MiB. One stream, what
 	 * follows it ignored: the kernel's module_xz_decompress() (6.x kernel/module/
-	 * decompress.c) stops at XZ_STREAM_END the same way.
+	 * decompress.c) stops at XZ_STREAM_END the same way (no LZMA_CONCATENATED: kp_outbuf's
+	 * @first is always so for xz).
 	 */
 	r = lzma_stream_decoder(sp, (uint64_t)256 << 20, 0);
 	if (r != LZMA_OK)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* .ko.zst: libzstd streaming decoder (handles concatenated frames). */
+/* .ko.zst: libzstd streaming decoder (concatenated frames, or the first only: @first). */
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_d_stableOutBuffer, checked at run time (1.4.6) */
 #include <string.h>
 #include <sys/mman.h>
@@ -41,7 +41,8 @@ int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
 	}
 	/* Refuse windows over 256 MiB: kbuild's `zstd -T0 --ultra -22` stays far below. */
 	ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 28);
-	while (ib.pos < ib.size) {
+	/* last == 0: a frame ended (and all it holds was written); with @first, the end */
+	while (ib.pos < ib.size && !(o->first && last == 0)) {
 		ZSTD_outBuffer ob;
 
 		if (o->cap == o->len && kp_outbuf_reserve(o, o->cap, err) < 0) {
@@ -140,8 +141,10 @@ static int stream_hand(struct kp_outbuf *o, const unsigned char *p, size_t from,
 	while (from < to) {
 		size_t n = to - from < o->cap ? to - from : o->cap;
 
-		if (o->sink(p + from, n, o->sink_arg))
+		if (o->sink(p + from, n, o->sink_arg)) {
+			o->stopped = true;
 			return kp_err_set(err, "stopped while decompressing");
+		}
 		o->streamed += n;
 		from += n;
 	}
@@ -214,6 +217,8 @@ int kp_zstd_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_
 		full = ob.pos == ob.size;
 		if (out == MAP_FAILED) {
 			o->len = ob.pos;
+			if (o->first && last == 0)
+				break; /* the first frame ended, all of it written */
 			if (full && (ret = kp_outbuf_reserve(o, o->cap, err)) < 0)
 				break;
 			ob.pos = o->len; /* emptied by the sink */
@@ -225,6 +230,8 @@ int kp_zstd_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_
 		}
 		drop_zero_pages(out, handed - handed % page, ob.pos - ob.pos % page, page);
 		handed = ob.pos;
+		if (o->first && last == 0)
+			break; /* the first frame ended, all of it handed */
 		if (full && last != 0) {
 			ret = kp_err_set(err, "decompressed size exceeds the limit of %s",
 					 kp_format_size(o->max, sz, sizeof(sz)));

@@ -33,6 +33,12 @@ struct kp_outbuf {
 	int (*sink)(const unsigned char *p, size_t n, void *arg);
 	void *sink_arg;
 	size_t streamed;
+	bool stopped; /* @sink returned non-zero: it is not called again */
+	/*
+	 * The first stream only (kp_bytes_stream_first()): decoding ends with the first xz
+	 * stream, zstd frame or gzip member, whatever bytes follow it.
+	 */
+	bool first;
 };
 
 int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);
@@ -64,10 +70,11 @@ struct kp_stream_in {
  */
 int kp_stream_in_read(const struct kp_stream_in *s, size_t *got, unsigned char *buf, size_t cap,
 		      const unsigned char **p, size_t *n, struct kp_err *err);
-/* The same for one xz stream (what follows it ignored, as kp_decompress_xz()). */
+/* The same for one xz stream (what follows it ignored, as kp_decompress_xz(): always @first). */
 int kp_xz_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_err *err);
 /*
- * Decodes the zstd frames of @s to @o's sink (kp_bytes_stream()): decoded in place when the
+ * Decodes the zstd frames of @s (the first only with @o->first) to @o's sink
+ * (kp_bytes_stream()): decoded in place when the
  * address space allows (no window buffer beside the output, and its pages of zeros given
  * back as the output passes them), else through @o's buffer and zstd's own window.
  */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The certificates compiled into a kernel image (image-certs.c): found in the decompressed
- * image (a bzImage's or EFI zboot image's payload, streamed; an arm zImage's embedded xz; a
- * vmlinux), each placed in the list of certs/system_certificates.S or
- * certs/revocation_certificates.S it belongs to, and memoised by the image's bytes. Private
- * to lib/kernel/: sig-keys.c turns them into keyring entries.
+ * image (a bzImage's or EFI zboot image's payload, streamed; the xz or zstd payload inside
+ * an arm zImage or an s390 image, streamed; a vmlinux), each placed in the list of
+ * certs/system_certificates.S or certs/revocation_certificates.S it belongs to, and memoised
+ * by the image's bytes. Private to lib/kernel/: sig-keys.c turns them into keyring entries.
  */
 #ifndef KP_KERNEL_IMAGE_CERTS_INTERNAL_H
 #define KP_KERNEL_IMAGE_CERTS_INTERNAL_H

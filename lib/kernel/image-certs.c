@@ -9,9 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <lzma.h>
 #include <openssl/x509.h>
-#include <zstd.h>
 
 #include "file/bytes.h"
 #include "util/content-hash.h"
@@ -340,45 +338,6 @@ static bool zboot_payload(const unsigned char *p, size_t hlen, size_t len, size_
 	return true;
 }
 
-/*
- * A self-decompressing image with an xz payload followed by more code (arm zImage:
- * arch/arm/boot/compressed/piggy.S): one xz stream, decoded up to its end, trailing
- * bytes ignored. NULL when it is not one (or out of memory).
- */
-static unsigned char *embedded_xz(const unsigned char *in, size_t len, size_t max, size_t *outlen)
-{
-	lzma_stream st = LZMA_STREAM_INIT;
-	unsigned char *out = NULL, *p;
-	size_t cap = 0;
-	lzma_ret r = LZMA_OK;
-
-	if (lzma_stream_decoder(&st, (uint64_t)256 << 20, 0) != LZMA_OK)
-		return NULL;
-	st.next_in = in;
-	st.avail_in = len;
-	while (r == LZMA_OK) {
-		if (st.total_out == cap) {
-			if (cap >= max)
-				break;
-			cap = cap ? (cap * 2 < max ? cap * 2 : max) : (size_t)16 << 20;
-			p = realloc(out, cap);
-			if (!p)
-				break;
-			out = p;
-		}
-		st.next_out = out + st.total_out;
-		st.avail_out = cap - st.total_out;
-		r = lzma_code(&st, LZMA_FINISH);
-	}
-	*outlen = st.total_out;
-	lzma_end(&st);
-	if (r != LZMA_STREAM_END) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 /* The certificates of the @len bytes of the file @fd as they are, read a piece at a time. */
 static int raw_certs(struct found_certs *f, int fd, size_t len, struct kp_err *err)
 {
@@ -477,82 +436,54 @@ out:
 }
 
 /*
- * The certificates of the zstd frame at @in (@len bytes to the end of the image), decoded up
- * to the end of the frame and streamed through the scanner (never held whole), trailing bytes
- * ignored: the payload of an s390 image (arch/s390/boot: the decompressor, then
- * .vmlinux.bin.compressed, then more of the decompressor), which sits at no offset a header
- * gives. At most @max bytes of output. 0 (also when it is no frame), or -1 when out of memory.
+ * The certificates of the compressed stream at @in (@len bytes to the end of the image),
+ * decoded up to its end and streamed through the scanner, never held whole, what follows it
+ * ignored (kp_bytes_stream_first()): the payload of a self-decompressing image, at no offset
+ * a header gives, between the decompressor's code before and after it. An arm zImage's xz
+ * (arch/arm/boot/compressed/piggy.S), an s390 image's zstd (arch/s390/boot: the
+ * decompressor, then .vmlinux.bin.compressed, then more of the decompressor). At most @max
+ * bytes of output. A damaged stream (or no stream: a chance magic) is not an error: what was
+ * decoded before is scanned. 0, or -1 when out of memory.
  */
-static int embedded_zstd(struct found_certs *f, const unsigned char *in, size_t len, size_t max)
+static int embedded_stream_certs(struct found_certs *f, const unsigned char *in, size_t len,
+				 size_t max)
 {
 	struct cert_stream cs = { .f = f };
-	ZSTD_DStream *ds = ZSTD_createDStream();
-	ZSTD_inBuffer ib = { in, len, 0 };
-	unsigned char *buf = malloc(KP_STREAM_CHUNK);
-	size_t total = 0, last = 1;
-	int r = 0;
+	struct kp_err ignored;
 
-	if (!ds || !buf) {
-		r = -1;
-		goto out;
-	}
-	while (last != 0 && total < max) {
-		ZSTD_outBuffer ob = { buf, KP_STREAM_CHUNK, 0 };
-		size_t before = ib.pos;
-
-		last = ZSTD_decompressStream(ds, &ob, &ib);
-		if (ZSTD_isError(last))
-			break; /* not a frame, or a damaged one: what was decoded is scanned */
-		total += ob.pos;
-		if (ob.pos && cert_stream_piece(buf, ob.pos, &cs) < 0)
-			break;
-		if (ob.pos == 0 && ib.pos == before)
-			break; /* the input ended inside the frame */
-	}
-	if (cs.n >= 0 && cs.len) /* nothing decoded (no frame at @in): no window to scan */
+	kp_bytes_stream_first(in, len, max, cert_stream_piece, &cs, &ignored);
+	if (cs.n >= 0 && cs.len) /* nothing decoded (no stream at @in): no window to scan */
 		cert_stream_scan(&cs, cs.len);
-	if (cs.n < 0)
-		r = -1;
-out:
 	free(cs.win);
-	free(buf);
-	ZSTD_freeDStream(ds);
-	return r;
+	return cs.n < 0 ? -1 : 0;
 }
 
 /*
  * None in plain sight: the certificates of an xz payload inside the image (arm zImage), else
- * of a zstd one (s390: Debian's 6.12 and 7.2 s390x images, CONFIG_KERNEL_ZSTD).
+ * of a zstd one (s390: Debian's 6.12 and 7.2 s390x images, CONFIG_KERNEL_ZSTD); each place
+ * the stream's magic stands is tried until one gives certificates.
  */
 static int embedded_certs(struct found_certs *f, const struct kp_bytes *b, size_t max)
 {
-	for (const unsigned char *x = b->data; f->n == 0 && x;) {
-		size_t left = b->len - (size_t)(x - b->data), outlen;
-		unsigned char *out;
-
-		x = memmem(x, left,
-			   "\xfd"
+	static const struct {
+		const char *magic;
+		size_t len;
+	} payload[] = {
+		{ .magic = "\xfd"
 			   "7zXZ\0",
-			   6);
-		if (!x)
-			break;
-		out = embedded_xz(x, b->len - (size_t)(x - b->data), max, &outlen);
-		if (out) {
-			int r = scan_certs(f, out, outlen);
+		  .len = 6 },
+		{ .magic = "\x28\xb5\x2f\xfd", .len = 4 },
+	};
 
-			free(out);
-			if (r < 0)
+	for (size_t k = 0; k < sizeof(payload) / sizeof(payload[0]); k++) {
+		const unsigned char *x = b->data;
+
+		while (f->n == 0 && (x = memmem(x, b->len - (size_t)(x - b->data), payload[k].magic,
+						payload[k].len))) {
+			if (embedded_stream_certs(f, x, b->len - (size_t)(x - b->data), max) < 0)
 				return -1;
+			x++;
 		}
-		x++;
-	}
-	for (const unsigned char *x = b->data; f->n == 0 && x;) {
-		x = memmem(x, b->len - (size_t)(x - b->data), "\x28\xb5\x2f\xfd", 4);
-		if (!x)
-			break;
-		if (embedded_zstd(f, x, b->len - (size_t)(x - b->data), max) < 0)
-			return -1;
-		x++;
 	}
 	return 0;
 }

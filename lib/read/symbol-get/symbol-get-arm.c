@@ -78,9 +78,8 @@ static bool decode_a32(const struct sg_code *c, uint64_t off, struct sg_insn *in
 	uint32_t i, cond;
 	unsigned rd, rn, rm;
 
-	if (c->size - off < 4 || (off & 3))
+	if ((off & 3) || !sg_word32(c, off, &i))
 		return false;
-	i = kp_load32(c->data + off, false);
 	in->len = 4;
 	cond = i >> 28;
 	rd = (i >> 12) & 15;
@@ -429,12 +428,7 @@ static bool decode_t(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 
 static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 {
-	memset(in, 0, sizeof(*in));
-	in->def_reg = -1;
-	in->src_reg = -1;
-	in->off = (uint32_t)off;
-	in->flow = SG_SEQ;
-	if (off >= c->size)
+	if (!sg_insn_begin(c, off, 1, in))
 		return false;
 	if (c->mode == SG_MODE_THUMB) {
 		uint32_t h;
@@ -468,9 +462,8 @@ static bool rel_addend(const struct sg_code *c, uint64_t off, uint32_t type, int
 {
 	uint32_t i, h1, h2;
 
-	if (off >= c->size || c->size - off < 4)
+	if (!sg_word32(c, off, &i))
 		return false;
-	i = kp_load32(c->data + off, false);
 	h1 = i & 0xffff;
 	h2 = i >> 16;
 	switch (type) {

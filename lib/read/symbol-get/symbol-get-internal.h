@@ -15,6 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "util/util.h"
 
 enum sg_flow {
 	SG_SEQ,	  /* falls through to the next instruction */
@@ -128,6 +131,48 @@ struct sg_arch {
 };
 
 #define SG_REG(n) ((uint32_t)1 << (n))
+
+/*
+ * The start of every decoder: @in describes the instruction at @off as nothing yet (no
+ * register defined or copied, falling through, length 0). Whether the section holds at
+ * least @need bytes from @off on (the first the decoder reads).
+ */
+static inline bool sg_insn_begin(const struct sg_code *c, uint64_t off, uint64_t need,
+				 struct sg_insn *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->def_reg = -1;
+	in->src_reg = -1;
+	in->off = (uint32_t)off;
+	in->flow = SG_SEQ;
+	return off < c->size && c->size - off >= need;
+}
+
+/*
+ * The 32-bit word at @off in the section's byte order into *@w (an A32 instruction, a REL
+ * relocation's field); false when fewer than 4 bytes are left.
+ */
+static inline bool sg_word32(const struct sg_code *c, uint64_t off, uint32_t *w)
+{
+	if (off >= c->size || c->size - off < 4)
+		return false;
+	*w = kp_load32(c->data + off, c->big_endian);
+	return true;
+}
+
+/*
+ * sg_insn_begin() of a fixed-width 4-byte instruction (arm64, ppc64, mips, loongarch): its
+ * word into *@w and @in->len 4, or false when fewer than 4 bytes are left.
+ */
+static inline bool sg_insn_fetch32(const struct sg_code *c, uint64_t off, struct sg_insn *in,
+				   uint32_t *w)
+{
+	if (!sg_insn_begin(c, off, 4, in))
+		return false;
+	*w = kp_load32(c->data + off, c->big_endian);
+	in->len = 4;
+	return true;
+}
 
 /* The backends (one file each). */
 extern const struct sg_arch kp_sg_x86_64;

@@ -113,15 +113,8 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	uint32_t i;
 	unsigned rd, rj, rk;
 
-	memset(in, 0, sizeof(*in));
-	in->def_reg = -1;
-	in->src_reg = -1;
-	in->off = off;
-	if (off >= c->size || c->size - off < 4)
+	if (!sg_insn_fetch32(c, off, in, &i))
 		return false;
-	i = kp_load32(c->data + off, c->big_endian);
-	in->len = 4;
-	in->flow = SG_SEQ;
 	rd = i & 31;
 	rj = (i >> 5) & 31;
 	rk = (i >> 10) & 31;

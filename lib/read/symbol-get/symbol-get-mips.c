@@ -208,26 +208,24 @@ static enum kind decode1(uint64_t off, uint32_t i, struct sg_insn *in)
 	}
 }
 
-static void init(struct sg_insn *in, uint64_t off)
+/* sg_insn_fetch32() of the instruction at @off (4-aligned), no jump register yet. */
+static bool fetch(const struct sg_code *c, uint64_t off, struct sg_insn *in, uint32_t *w)
 {
-	memset(in, 0, sizeof(*in));
-	in->def_reg = -1;
-	in->src_reg = -1;
+	if (!sg_insn_fetch32(c, off, in, w) || (off & 3))
+		return false;
 	in->jump_reg = -1;
-	in->off = (uint32_t)off;
-	in->flow = SG_SEQ;
-	in->len = 4;
+	return true;
 }
 
 static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 {
 	struct sg_insn ds;
 	enum kind k;
+	uint32_t w;
 
-	init(in, off);
-	if (off >= c->size || c->size - off < 4 || (off & 3))
+	if (!fetch(c, off, in, &w))
 		return false;
-	k = decode1(off, kp_load32(c->data + off, false), in);
+	k = decode1(off, w, in);
 	if (k == K_BAD)
 		return false;
 	if (k == K_PLAIN) {
@@ -235,11 +233,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		return true;
 	}
 	/* a branch: the delay slot executes first (for -likely, only when taken) */
-	if (c->size - off < 8)
-		return false;
-	init(&ds, off + 4);
-	if (decode1(off + 4, kp_load32(c->data + off + 4, false), &ds) != K_PLAIN ||
-	    ds.flow != SG_SEQ)
+	if (!fetch(c, off + 4, &ds, &w) || decode1(off + 4, w, &ds) != K_PLAIN || ds.flow != SG_SEQ)
 		return false;
 	in->len = 8;
 	in->clobbers |= ds.clobbers;

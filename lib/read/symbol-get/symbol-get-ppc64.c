@@ -55,15 +55,8 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	uint32_t i;
 	unsigned op, rt, ra, rb, xo;
 
-	memset(in, 0, sizeof(*in));
-	in->def_reg = -1;
-	in->src_reg = -1;
-	in->off = (uint32_t)off;
-	in->flow = SG_SEQ;
-	if (off >= c->size || c->size - off < 4)
+	if (!sg_insn_fetch32(c, off, in, &i))
 		return false;
-	i = kp_load32(c->data + off, false);
-	in->len = 4;
 	op = i >> 26;
 	rt = (i >> 21) & 31;
 	ra = (i >> 16) & 31;

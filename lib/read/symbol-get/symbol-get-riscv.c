@@ -267,12 +267,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 {
 	uint32_t i;
 
-	memset(in, 0, sizeof(*in));
-	in->def_reg = -1;
-	in->src_reg = -1;
-	in->off = (uint32_t)off;
-	in->flow = SG_SEQ;
-	if (off >= c->size || c->size - off < 2)
+	if (!sg_insn_begin(c, off, 2, in))
 		return false;
 	i = kp_load16(c->data + off, false);
 	if ((i & 3) != 3)

@@ -18,11 +18,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	const unsigned char *p;
 	unsigned len, op, r1, r2, op2;
 
-	memset(in, 0, sizeof(*in));
-	in->def_reg = -1;
-	in->src_reg = -1;
-	in->off = off;
-	if (off >= c->size)
+	if (!sg_insn_begin(c, off, 1, in))
 		return false;
 	p = c->data + off;
 	op = p[0];

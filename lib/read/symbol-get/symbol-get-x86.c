@@ -267,13 +267,9 @@ static bool x86_decode(const struct sg_code *c, uint64_t off, struct sg_insn *in
 	unsigned map = 0;
 
 	memset(&s, 0, sizeof(s));
-	memset(in, 0, sizeof(*in));
-	in->def_reg = -1;
-	in->src_reg = -1;
-	in->off = off;
 	s.mode64 = mode64;
 	s.base = -1;
-	if (off >= c->size)
+	if (!sg_insn_begin(c, off, 1, in))
 		return false;
 	s.data = c->data;
 	s.pos = off;
