@@ -68,6 +68,16 @@ ok "5.10 kp_strtab_page: explain gives kernel-hang a fix (rebuild with kbuild)" 
 check "$tmp/page13.json" --kernel-version 5.13.0 "$st/kp_strtab_page.ko"
 verdict "$tmp/page13.json" kp_plain "not m['loads'] and m['oops'] and not m['hang'] and 'kernel-oops' in ids and 'kernel-hang' not in ids and m['messages'][-1] == 'BUG: unable to handle page fault for address: (past the module image)'"
 ok "5.13 on kp_strtab_page: an oops without the hang" $?
+# kp_strtab_defpage.ko: kp_plain_exit (.exit.text, kallsyms keeps it) named to the page end:
+# layout_symtab()'s strlen() oopses in layout_and_allocate(), after check_modinfo()'s O and
+# before the E taint (strtab_defpage on 5.10.262: the O notice, the fault, global O + D)
+check "$tmp/defpage.json" "$st/kp_strtab_defpage.ko"
+verdict "$tmp/defpage.json" kp_plain "not m['loads'] and m['oops'] and not m['hang'] and ids == ['bad-symbol-strtab', 'kernel-oops'] and 'layout_symtab()' in m['findings'][1]['message'] and m['findings'][1]['symbol'] is None and m['messages'] == o[:1] + ['BUG: unable to handle page fault for address: (past the module image)'] and m['global_taint_added'] == 'DO'"
+ok "5.10 kp_strtab_defpage: layout_symtab() oopses after O, before E (kernel-oops, D)" $?
+# kp_strtab_gap.ko: msleep's name starts 16 bytes past the file, in its zeroed last page: ""
+check "$tmp/gap.json" "$st/kp_strtab_gap.ko"
+verdict "$tmp/gap.json" kp_plain "not m['loads'] and m['errno'] == 'ENOENT' and not m['oops'] and m['messages'] == o + ['kp_plain: Unknown symbol  (err -2)']"
+ok "5.10 kp_strtab_gap: the empty name, Unknown symbol (err -2), ENOENT" $?
 # kp_strtab_sig.ko: "msl" ends the ELF image, the trailer (id_type 0) begins "eep\0": msleep
 check "$tmp/sig.json" "$st/kp_strtab_sig.ko"
 verdict "$tmp/sig.json" kp_plain "m['loads'] and not m['oops'] and not m['hang'] and m['taint'] == 'OE' and 'kernel-oops' not in ids and 'unknown-symbol' not in ids and m['messages'] == ['module: not signed with expected PKCS#7 message'] + o"
