@@ -73,6 +73,8 @@ static struct json_object *verdict_json(struct kp_jb *b, const struct kp_ctx *a,
 	kp_jb_add(b, o, "loads", kp_jb_bool(b, v->loads));
 	/* an oops is no errno: the loading process is killed */
 	kp_jb_add(b, o, "oops", kp_jb_bool(b, v->err == KP_ERR_OOPS));
+	/* the oops left printk's lock held: the machine hangs (before 5.13) */
+	kp_jb_add(b, o, "hang", kp_jb_bool(b, v->hangs));
 	kp_jb_add(b, o, "errno",
 		  kp_errno_name(v->err) && v->err != KP_ERR_OOPS
 			  ? kp_jb_string(b, kp_errno_name(v->err))
@@ -139,6 +141,8 @@ static struct json_object *verdict_text(struct kp_jb *b, const struct kp_ctx *a,
 	kp_jtext_bool(&t, v->loads);
 	kp_jtext_lit(&t, ",\"oops\":");
 	kp_jtext_bool(&t, v->err == KP_ERR_OOPS);
+	kp_jtext_lit(&t, ",\"hang\":");
+	kp_jtext_bool(&t, v->hangs);
 	kp_jtext_lit(&t, ",\"errno\":");
 	kp_jtext_str(&t,
 		     kp_errno_name(v->err) && v->err != KP_ERR_OOPS ? kp_errno_name(v->err) : NULL);

@@ -22,6 +22,8 @@ static void verdict_text(const struct kp_verdict *v, char *buf, size_t len)
 
 	if (v->loads)
 		k = (size_t)snprintf(buf, len, "loads%s", (v->taints & 1) ? ", P" : "");
+	else if (v->hangs)
+		k = (size_t)snprintf(buf, len, "the kernel oopses and hangs");
 	else if (v->err == KP_ERR_OOPS)
 		k = (size_t)snprintf(buf, len, "the kernel oopses");
 	else

@@ -237,7 +237,11 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			kp_escaped_fprintf(o->f, "%s", nd->mod->name);
 			if (nd->duplicate_name)
 				kp_escaped_fprintf(o->f, " (%s)", nd->path);
-			if (v->err == KP_ERR_OOPS)
+			if (v->hangs)
+				kp_escaped_fprintf(o->f,
+						   ": the kernel oopses holding printk's lock "
+						   "and the machine hangs (taint D)");
+			else if (v->err == KP_ERR_OOPS)
 				kp_escaped_fprintf(o->f, ": the kernel oopses (taint D, the loading "
 							 "process is killed)");
 			else

@@ -76,6 +76,9 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	{ "kernel-oops", KP_SEV_ERROR,
 	  "a kernel without the check reads past the module's buffer and oopses (taint D): a "
 	  "section index past the table, or (before v6.13) an import name to the page's end" },
+	{ "kernel-hang", KP_SEV_ERROR,
+	  "before v5.13: an import name to the page's end oopses in printk holding "
+	  "logbuf_lock: the machine hangs (taint D, nothing more is logged)" },
 	{ "btf-mismatch", KP_SEV_ERROR,
 	  "the module's .BTF does not validate against the kernel's BTF (a warning with "
 	  "MODULE_ALLOW_BTF_MISMATCH)" },

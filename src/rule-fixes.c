@@ -121,7 +121,7 @@ char *kp_finding_fix(const struct kp_ctx *a, const struct kp_verdict *v, const s
 			     sym);
 	else if (!strcmp(id, "common-symbol") || !strcmp(id, "invalid-section-index") ||
 		 !strcmp(id, "bad-symbol-strtab") || !strcmp(id, "no-export-flags") ||
-		 !strcmp(id, "kernel-oops"))
+		 !strcmp(id, "kernel-oops") || !strcmp(id, "kernel-hang"))
 		r = asprintf(&s,
 			     "rebuild the module with kbuild against %s's headers (it adds "
 			     "-fno-common and links the module as the loader expects)",

@@ -265,6 +265,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_u8(b, m->symstr_state);
 	put_u32(b, m->symname_past_end);
 	put_u32(b, m->import_name_past_end);
+	put_u32(b, m->kept_name_past_end);
 
 	put_u8(b, m->versions_format);
 	put_u8(b, m->versions_alloc);
@@ -703,6 +704,7 @@ static int decode(struct rd *rp)
 	m->symstr_state = get_enum(&r, KP_SYMSTR_NAME_OOB);
 	m->symname_past_end = get_u32(&r);
 	m->import_name_past_end = get_u32(&r);
+	m->kept_name_past_end = get_u32(&r);
 
 	m->versions_format = get_enum(&r, KP_VERSIONS_UBUNTU);
 	m->versions_alloc = get_bool(&r);

@@ -123,6 +123,13 @@ static const struct feature_row {
 	 * 6.7 taken as its release (not read).
 	 */
 	{ KP_F_REVOCATION_ALL_KEYRINGS, "revocation_all_keyrings", { 6, 7, 0 }, { { 0 } } },
+	/*
+	 * John Ogness's "printk: remove logbuf_lock writer-protection of ringbuffer" (v5.13):
+	 * 5.10's vprintk_emit() formats the line (vprintk_store() -> vscnprintf()) inside
+	 * logbuf_lock_irqsave(); the 6.1.192 tree has no logbuf_lock. The oracle's 5.10.262
+	 * boots of strtab_page show the difference (tests/oracle/README.md, "Hangs").
+	 */
+	{ KP_F_PRINTK_LOCKLESS, "printk_lockless_store", { 5, 13, 0 }, { { 0 } } },
 	/* Distribution deltas: never upstream (mainline 0.0.0 = no), see distro_rows[]. */
 	{ KP_F_MISSING_VERSION_FATAL, "missing_version_fatal", { 0 }, { { 0 } } },
 	{ KP_F_MODULE_HASH_BLACKLIST, "module_hash_blacklist", { 0 }, { { 0 } } },

@@ -67,6 +67,12 @@ enum kp_feature {
 	 * is_key_on_revocation_list() before any keyring, not only before the platform keyring
 	 */
 	KP_F_REVOCATION_ALL_KEYRINGS,
+	/*
+	 * "printk: remove logbuf_lock writer-protection of ringbuffer" (v5.13): vprintk_emit()
+	 * no longer formats a line under logbuf_lock with interrupts off, so a fault inside a
+	 * printk's vsnprintf() is an ordinary oops instead of a lock held for ever
+	 */
+	KP_F_PRINTK_LOCKLESS,
 	KP_F_NFEATURES,
 };
 

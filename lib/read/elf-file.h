@@ -79,6 +79,8 @@ struct kp_elf {
 	size_t symname_past_end;
 	/* The first strong SHN_UNDEF one whose name starts inside the buffer (.symtab index) */
 	size_t undef_name_past_end;
+	/* The first defined one kallsyms keeps (layout_symtab()'s strlen()) (.symtab index) */
+	size_t kept_name_past_end;
 	size_t nsyms;
 	size_t nundef; /* symbols with SHN_UNDEF, not counting the null symbol 0 */
 };

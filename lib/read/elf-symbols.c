@@ -68,6 +68,20 @@ static int file_symname(struct kp_elf *e, const struct kp_elf_source *src, struc
 	return i > 0 && n == rest;
 }
 
+/*
+ * is_core_symbol() (CONFIG_KALLSYMS_ALL, as Debian's kernels): a defined symbol with a name
+ * in an SHF_ALLOC section that is not an init one (".init*"): layout_symtab() counts its name.
+ */
+static bool kallsyms_keeps(const struct kp_elf *e, const struct kp_sym *s)
+{
+	const struct kp_section *sec;
+
+	if (s->shndx == SHN_UNDEF || s->shndx >= e->nsections)
+		return false;
+	sec = &e->sections[s->shndx];
+	return (sec->flags & SHF_ALLOC) && strncmp(sec->name, ".init", 5) != 0;
+}
+
 int kp_elf_load_symbols(struct kp_elf *e, const struct kp_elf_source *src, struct kp_err *err)
 {
 	size_t idx = 0, xndx_idx = 0;
@@ -144,6 +158,8 @@ int kp_elf_load_symbols(struct kp_elf *e, const struct kp_elf_source *src, struc
 		s->type = GELF_ST_TYPE(sym.st_info);
 		if (past && s->shndx == SHN_UNDEF && s->bind != STB_WEAK && !e->undef_name_past_end)
 			e->undef_name_past_end = i;
+		if (past && !e->kept_name_past_end && kallsyms_keeps(e, s))
+			e->kept_name_past_end = i;
 		e->nundef += i > 0 && s->shndx == SHN_UNDEF;
 	}
 	return 0;

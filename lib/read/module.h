@@ -244,6 +244,8 @@ struct kp_module {
 	uint32_t symname_past_end;
 	/* The first strong SHN_UNDEF one whose name starts in the file (.symtab index; 0: none) */
 	uint32_t import_name_past_end;
+	/* The first defined one kallsyms keeps (layout_symtab()): .symtab index, 0: none */
+	uint32_t kept_name_past_end;
 
 	enum kp_versions_format versions_format;
 	bool versions_alloc; /* __versions is SHF_ALLOC: the loader uses it */

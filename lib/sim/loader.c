@@ -213,12 +213,14 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 	if ((err = kp_rule_check_modinfo_vermagic(c, ld)))
 		return err;
 	if (taint_after_dup) {
-		if ((err = kp_rule_module_patient_check_exists(c, ld)))
+		if ((err = kp_rule_module_patient_check_exists(c, ld)) ||
+		    (err = kp_rule_layout_symtab(c, ld)))
 			return err;
 		kp_rule_module_augment_kernel_taints(c, ld);
 	} else {
 		/* layout_and_allocate()'s check_modinfo(), then add_unformed_module() */
 		if ((err = kp_rule_check_modinfo_taints(c, ld)) ||
+		    (err = kp_rule_layout_symtab(c, ld)) ||
 		    (err = kp_rule_module_patient_check_exists(c, ld)))
 			return err;
 	}

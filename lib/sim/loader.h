@@ -97,6 +97,11 @@ struct kp_verdict {
 	const char *p_symbol; /* KP_P_INHERITED: the first symbol imported from it */
 	size_t failed_dep;    /* SIZE_MAX, or a dependency that failed to load */
 	size_t load_seq;      /* order in which successful loads happened */
+	/*
+	 * err is KP_ERR_OOPS and the oops left printk's logbuf_lock held (before v5.13): the
+	 * machine hangs at the next printk, nothing after this load happens
+	 */
+	bool hangs;
 };
 
 struct kp_simulation {

@@ -40,7 +40,10 @@ Messages. A dmesg line printed during M's load step is *kernel-relevant* when
       "calling  FN" and "initcall FN returned" lines of a boot with initcall_debug).
 A load during which the kernel oopsed (the loader killed: "killed_by_signal", errno KILLED)
 must be predicted with "oops": true (its errno is not compared); a predicted oops must have
-happened.
+happened. A load the guest never came back from ("hang": true, errno HANG: run-oracle.sh
+--record-hang) must be predicted with "oops" and "hang" true, a predicted hang must have been
+observed; its global taint is not compared (nothing could read it) and its dmesg are the
+console lines, without levels.
 A failed load counts as loaded, errno and module taint not compared, when the failure is the
 module's init()'s own: scenarios named init_*, or initcall_debug's "initcall FN returned RC"
 line in the step with RC == the load's rc.
@@ -288,6 +291,12 @@ def compare_pair(obs_path, pred_path, res, ignore_once):
                   "loads: kernel %s, predicted %s" % (loaded, bool(p.get("loads"))))
         # the kernel oopsed: the loader was killed (no rc, errno "KILLED"), kopolicy says "oops"
         killed = "killed" in ld or ld.get("killed_by_signal") is not None
+        hang = bool(ld.get("hang"))
+        if hang or p.get("hang"):
+            res.check(bool(p.get("hang")) == hang and (not hang or bool(p.get("oops"))),
+                      where, "hang: kernel %s, predicted %s (oops %s)"
+                      % (hang, bool(p.get("hang")), bool(p.get("oops"))))
+        killed = killed or hang
         if not by_init and not killed:
             res.check(p.get("errno") == ld["errno"], where,
                       "errno: kernel %s (rc=%s), predicted %s"
@@ -304,7 +313,7 @@ def compare_pair(obs_path, pred_path, res, ignore_once):
                       % (fmt_letters(kt), fmt_letters(pt)))
 
         # global taint
-        if p.get("global_taint") is not None:
+        if p.get("global_taint") is not None and ld.get("global_tainted") is not None:
             kg = mask_letters(ld["global_tainted"] & ~base_mask)
             pg = pred_letters(p["global_taint"])
             res.check(kg == pg, where, "global taint: kernel %s, predicted %s"

@@ -25,6 +25,12 @@ The guest's /init (written by run-oracle.sh) prints, between markers:
   KPORACLE-END
 
 Exits 1 with a message on stderr when the log is incomplete or inconsistent.
+
+--hang: the scenario hangs the guest (run-oracle.sh --record-hang, a boot with loglevel=8 that
+ends in the timeout): the log must stop inside its last step, with no KPORACLE-END. That step
+is recorded with rc null, errno "HANG", "hang": true, no taints, global_tainted null, and as
+dmesg the kernel's console lines printed after its KPSTEP-BEGIN (no levels: the console does
+not show them); every earlier step must be complete.
 """
 import argparse
 import json
@@ -50,6 +56,8 @@ def main():
     ap.add_argument("--abi", required=True)
     ap.add_argument("--extra-cmdline", default="")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--hang", action="store_true",
+                    help="the guest hangs in the last step (no KPORACLE-END)")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
 
@@ -65,9 +73,12 @@ def main():
             break
     if begin is None:
         die("%s: guest never reached /init (no KPORACLE-BEGIN marker)" % a.log)
-    if not any(ln == "KPORACLE-END" for ln in lines[begin:]):
+    ended = any(ln == "KPORACLE-END" for ln in lines[begin:])
+    if not ended and not a.hang:
         die("%s: guest did not reach the end marker (KPORACLE-END); "
             "crash, hang or timeout - see the log" % a.log)
+    if ended and a.hang:
+        die("%s: --hang, but the guest reached the end marker (KPORACLE-END)" % a.log)
 
     release = cmdline = None
     tainted0 = None
@@ -93,6 +104,12 @@ def main():
                 cur["dmesg"].append(ln)
                 cur["dmesg_level"].append(None)
             continue
+        if cur is not None and a.hang and cur["rc"] is None and "killed" not in cur:
+            m = PLAIN_DMESG.match(ln)
+            if m:  # the console (loglevel=8) is all a hanging guest leaves
+                cur["dmesg"].append(m.group(1))
+                cur["dmesg_level"].append(None)
+                continue
         if ln.startswith("KPUNAME "):
             release = ln.split(" ", 1)[1]
         elif ln.startswith("KPCMDLINE "):
@@ -134,6 +151,12 @@ def main():
                 die("%s: step %d (%s) incomplete" % (a.log, cur["step"], cur["file"]))
             loads.append(cur)
             cur = None
+    if a.hang:
+        if cur is None or cur["rc"] is not None or "killed" in cur:
+            die("%s: --hang, but the log does not stop inside a load" % a.log)
+        cur["errno"] = "HANG"
+        cur["hang"] = True
+        loads.append(cur)
 
     names = {}
     files = []
@@ -173,6 +196,8 @@ def main():
             out["finit_flags"] = ld["flags"]
         if "killed" in ld:  # rc is null: the loader was killed by this signal
             out["killed_by_signal"] = ld["killed"]
+        if ld.get("hang"):  # rc is null: the guest never came back from this load
+            out["hang"] = True
         out_loads.append(out)
 
     doc = {

@@ -3,7 +3,8 @@
 # and record exactly what the kernel did: tests/oracle/observed/<series>/<scenario>.json.
 #
 # usage: tests/oracle/run-oracle.sh [-j JOBS] [-o OUTDIR] [--env-out FILE] [--prepare-only]
-#                                   [--fixtures auto|build|prebuilt|dir:PATH] SERIES [SCENARIO...]
+#                                   [--fixtures auto|build|prebuilt|dir:PATH] [--record-hang]
+#                                   SERIES [SCENARIO...]
 #
 #   SERIES      5.10 | 6.1 | 6.12 | 7.2 (passed to tests/kernel/fetch-kernel.sh)
 #   SCENARIO    names from tests/oracle/scenarios.txt (default: all that apply to SERIES)
@@ -16,6 +17,10 @@
 #               auto (default, or $KP_ORACLE_FIXTURES_FROM): build when the host can or the
 #               chroot already exists, else prebuilt when committed, else build;
 #               dir:PATH: the .ko files of PATH as they are (it must hold a .complete marker)
+#   --record-hang  also boot the scenarios scenarios.txt marks SERIES=hang (the guest hangs):
+#               console loglevel=8, KP_ORACLE_HANG_TIMEOUT (default 150) seconds, then the log
+#               is parsed with parse-serial.py --hang. Without it they are not booted: their
+#               committed observed/<series>/<scenario>.json is copied to OUTDIR (replayed)
 #
 # Environment: KOPOLICY_CACHE (default ~/.cache/kopolicy), KP_ORACLE_TIMEOUT (seconds per boot,
 # default 180), KP_ORACLE_LOGLEVEL (guest console loglevel, default 1), KP_ORACLE_KEEP=1 (keep
@@ -39,19 +44,22 @@ BASE_LAYOUT=1
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 die() { echo "run-oracle: error: $*" >&2; exit 1; }
 log() { echo "run-oracle: $*" >&2; }
-usage() { sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 JOBS=$(nproc 2>/dev/null || echo 1)
 OUTDIR=
 ENV_OUT=
 PREPARE_ONLY=0
 FIXTURES_FROM=${KP_ORACLE_FIXTURES_FROM:-auto}
+RECORD_HANG=0
+HANG_TIMEOUT=${KP_ORACLE_HANG_TIMEOUT:-150}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
 	-o) [ $# -ge 2 ] || usage; OUTDIR=$2; shift 2 ;;
 	--env-out) [ $# -ge 2 ] || usage; ENV_OUT=$2; shift 2 ;;
 	--prepare-only) PREPARE_ONLY=1; shift ;;
+	--record-hang) RECORD_HANG=1; shift ;;
 	--fixtures) [ $# -ge 2 ] || usage; FIXTURES_FROM=$2; shift 2 ;;
 	-h|--help) usage ;;
 	-*) usage ;;
@@ -90,7 +98,7 @@ tok_flags() { # module token -> finit_module() flags
 	*) echo 0 ;;
 	esac
 }
-declare -A SC_CMDLINE=() SC_MODULES=() SC_BUILT=()
+declare -A SC_CMDLINE=() SC_MODULES=() SC_BUILT=() SC_HANG=()
 SC_ORDER=()
 trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; s=${s%"${s##*[![:space:]]}"}; printf '%s' "$s"; }
 while IFS= read -r line || [ -n "$line" ]; do
@@ -115,7 +123,12 @@ while IFS= read -r line || [ -n "$line" ]; do
 		SC_BUILT[$f_name]=1
 	else
 		IFS=',' read -r -a ks <<<"$f_kernels"
-		for k in "${ks[@]}"; do [ "$(trim "$k")" = "$SERIES" ] && applies=1; done
+		for k in "${ks[@]}"; do
+			k=$(trim "$k")
+			[ "$k" = "$SERIES" ] && applies=1
+			# SERIES=hang: the guest hangs in this scenario (booted only by --record-hang)
+			if [ "$k" = "$SERIES=hang" ]; then applies=1; SC_HANG[$f_name]=1; fi
+		done
 	fi
 	SC_MODULES[$f_name]=$f_modules
 	SC_CMDLINE[$f_name]=$f_cmdline
@@ -158,6 +171,7 @@ fixtures_hash() { # inputs of build.sh: fixtures/src/** and the top-level script
 		| sha256sum | cut -c1-16
 }
 PREBUILT=$ROOT/fixtures/ko/$SERIES
+HANG_COPY=()
 if [ "$FIXTURES_FROM" = auto ]; then
 	FIXTURES_FROM=build
 	if [ -f "$PREBUILT/kernel.txt" ] && grep -q '^oracle=complete$' "$PREBUILT/kernel.txt"; then
@@ -301,6 +315,24 @@ for s in "${SELECTED[@]}"; do
 done
 SELECTED=("${KEPT[@]+"${KEPT[@]}"}")
 [ ${#SELECTED[@]} -gt 0 ] || die "no scenario applies to series $SERIES"
+# scenarios that hang this kernel: booted by --record-hang only; otherwise the committed
+# observation stands in for the boot
+APPLIES=("${SELECTED[@]}")
+if [ $RECORD_HANG = 0 ]; then
+	KEPT=()
+	COMMITTED=$ORACLE_DIR/observed/$SERIES
+	for s in "${SELECTED[@]}"; do
+		if [ -z "${SC_HANG[$s]:-}" ]; then
+			KEPT+=("$s")
+			continue
+		fi
+		[ -f "$COMMITTED/$s.json" ] ||
+			die "scenario $s hangs $SERIES and has no recorded observation $COMMITTED/$s.json (run-oracle.sh --record-hang $SERIES $s)"
+		log "scenario $s: hangs $SERIES, not booted: the recorded $COMMITTED/$s.json is used"
+		HANG_COPY+=("$s")
+	done
+	SELECTED=("${KEPT[@]+"${KEPT[@]}"}")
+fi
 
 # ---- base initramfs: busybox + applet links + loader + dev/console ---------------------------
 BASE_KEY=$( { echo "layout $BASE_LAYOUT"; sha256sum "$ORACLE_DIR/loader.c" "$BUSYBOX"; gcc --version | head -n1; } \
@@ -396,12 +428,15 @@ run_one() { # scenario
 	cat "$BASE_CPIO" "$MOD_CPIO" "$stage/init.cpio" >"$initrd"
 	rm -rf "$stage"
 	extra=${SC_CMDLINE[$s]}
+	# a hanging guest leaves only its console: every level but debug, until the timeout
+	local tmo=$TIMEOUT lvl=$LOGLEVEL hang=()
+	if [ -n "${SC_HANG[$s]:-}" ]; then tmo=$HANG_TIMEOUT lvl=8 hang=(--hang); fi
 	t0=$(date +%s.%N)
 	for attempt in 1 2 3; do
 		rc=0
-		timeout --foreground -k 5 "$TIMEOUT" qemu-system-x86_64 -nographic -m 512M -smp 1 -nic none \
+		timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -nographic -m 512M -smp 1 -nic none \
 			-no-reboot -accel tcg -cpu max -kernel "$KP_VMLINUZ" -initrd "$initrd" \
-			-append "console=ttyS0 panic=-1 loglevel=$LOGLEVEL${extra:+ $extra}" \
+			-append "console=ttyS0 panic=-1 loglevel=$lvl${extra:+ $extra}" \
 			</dev/null >"$serial" 2>&1 || rc=$?
 		# On a heavily loaded host the emulated guest can miss check_timer()'s window and
 		# panic before /init ("IO-APIC + timer doesn't work!"): nothing of the scenario ran,
@@ -415,6 +450,13 @@ run_one() { # scenario
 		break
 	done
 	t1=$(date +%s.%N)
+	if [ ${#hang[@]} -gt 0 ] && { [ $rc = 124 ] || [ $rc = 137 ]; }; then
+		rc=0 # the expected end of a hanging guest (parse-serial.py --hang checks the log)
+	elif [ ${#hang[@]} -gt 0 ] && [ $rc = 0 ]; then
+		echo "run-oracle: error: scenario $s: marked $SERIES=hang, but the guest did not hang (serial log: $serial)" >&2
+		show_tail "$serial"
+		return 1
+	fi
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		echo "run-oracle: error: scenario $s: guest timed out after ${TIMEOUT}s (serial log: $serial)" >&2
 		show_tail "$serial"
@@ -429,7 +471,8 @@ run_one() { # scenario
 		files+=("$m.ko=$(modname "$FIXDIR/$m.ko")")
 	done
 	if ! python3 "$ORACLE_DIR/parse-serial.py" --log "$serial" --scenario "$s" --series "$SERIES" \
-		--abi "$KP_ABI" --extra-cmdline "$extra" --out "$OUTDIR/$s.json" "${files[@]}"; then
+		--abi "$KP_ABI" --extra-cmdline "$extra" --out "$OUTDIR/$s.json" \
+		"${hang[@]+"${hang[@]}"}" "${files[@]}"; then
 		show_tail "$serial"
 		return 1
 	fi
@@ -448,10 +491,13 @@ if [ $# -eq 0 ]; then # a full run: drop results of scenarios that no longer exi
 		n=${f##*/}
 		n=${n%.json}
 		keep=0
-		for s in "${SELECTED[@]}"; do [ "$s" = "$n" ] && keep=1; done
+		for s in "${APPLIES[@]}"; do [ "$s" = "$n" ] && keep=1; done
 		[ $keep = 1 ] || rm -f "$f"
 	done
 fi
+for s in "${HANG_COPY[@]+"${HANG_COPY[@]}"}"; do
+	[ "$COMMITTED/$s.json" -ef "$OUTDIR/$s.json" ] || cp "$COMMITTED/$s.json" "$OUTDIR/$s.json"
+done
 T1=$(date +%s.%N)
 log "booting ${#SELECTED[@]} scenario(s) on $KP_RELEASE ($KP_ABI), $JOBS in parallel"
 FAILED=()

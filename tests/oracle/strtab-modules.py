@@ -14,6 +14,13 @@
 #                      trailer follows whose blob begins "eep\0" (id_type 0, PGP: the kernel
 #                      says "not signed with expected PKCS#7 message" and loads it unsigned).
 #                      The kernel reads the name on into the trailer: "msleep".
+#   kp_strtab_defpage.ko the defined function kp_plain_exit (.exit.text: kallsyms keeps it) is
+#                      named "kp_name_defpage" with no NUL, the last bytes of a file that fills
+#                      its last page: layout_symtab()'s strlen() runs into the guard page.
+#   kp_strtab_gap.ko   msleep's name starts 16 bytes past the end of the file, inside the
+#                      rest of its last page (zeroed with init_on_alloc): the name "".
+#   kp_strtab_guard.ko msleep's name starts 16 bytes into the page after the file's last
+#                      page: the guard page after the loader's buffer.
 # Deterministic: the same input gives the same bytes.
 import struct
 import sys
@@ -33,15 +40,16 @@ def sections(d):
     return {d[so + h[0]:d.index(b"\0", so + h[0])].decode(): h for h in hdrs}
 
 
-def rename(d, old, new_off):
-    """Points the st_name of symbol @old at file offset @new_off."""
+def rename(d, old, new_off, undefined=True):
+    """Points the st_name of symbol @old (undefined, or defined) at file offset @new_off."""
     secs = sections(d)
     st, strt = secs[".symtab"], secs[".strtab"]
     stroff = strt[4]
     for off in range(st[4], st[4] + st[5], SYM.size):
         s = list(SYM.unpack_from(d, off))
         if d[stroff + s[0]:d.index(b"\0", stroff + s[0])] == old:
-            assert s[3] == 0, "not an undefined symbol"
+            assert (s[3] == 0) == undefined, "not an %s symbol" % (
+                "undefined" if undefined else "defined")
             s[0] = new_off - stroff
             SYM.pack_into(d, off, *s)
             return
@@ -73,6 +81,23 @@ def main():
     # pad[3], __be32 sig_len
     d += blob + struct.pack(">BBBBB3xI", 0, 0, 0, 0, 0, len(blob)) + MARKER
     open(sys.argv[2] + "/kp_strtab_sig.ko", "wb").write(d)
+
+    tail = b"kp_name_defpage"
+    d = bytearray(plain)
+    d += b"\0" * ((-(len(d) + len(tail))) % PAGE)
+    rename(d, b"kp_plain_exit", len(d), undefined=False)
+    d += tail
+    assert len(d) % PAGE == 0 and d[-1] != 0
+    open(sys.argv[2] + "/kp_strtab_defpage.ko", "wb").write(d)
+
+    assert len(plain) % PAGE and len(plain) % PAGE + 16 < PAGE, "kp_plain.ko ends near a page end"
+    d = bytearray(plain)
+    rename(d, b"msleep", len(d) + 16)
+    open(sys.argv[2] + "/kp_strtab_gap.ko", "wb").write(d)
+
+    d = bytearray(plain)
+    rename(d, b"msleep", len(d) + (-len(d)) % PAGE + 16)
+    open(sys.argv[2] + "/kp_strtab_guard.ko", "wb").write(d)
 
 
 main()

@@ -7,7 +7,8 @@
 # testdata/prediction-<case>.good.json  a correct prediction: compare.py must exit 0
 # testdata/prediction-<case>.bad.json   a wrong one: compare.py must exit 1 and print exactly
 # testdata/expected-<case>.bad.txt      this
-# testdata/serial-*.log                 serial console logs for parse-serial.py
+# testdata/serial-*.log, serial-*.serial serial console logs for parse-serial.py (*.log is
+#                                    ignored by git: new ones are .serial)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -73,6 +74,33 @@ for l in json.load(open(sys.argv[1]))["loads"]: print(l.get("finit_flags", "-"))
 }
 expect "parse-serial finit_flags" 0 <(printf '3\n-\n') flags_of "$T/serial-force_vermagic_bad.log"
 expect "parse-serial bad flags" 1 - flags_of <(sed 's/ flags=3$/ flags=7/' "$T/serial-force_vermagic_bad.log")
+
+# parse-serial.py --hang: a log that stops inside a load (the 5.10 strtab_page boot's tail)
+# gives that load errno HANG, "hang", and the console lines of the step; without --hang the
+# log is incomplete, and --hang on a log that reaches KPORACLE-END is an error
+hang_of() { # serial log, parse-serial options -> errno, hang, dmesg of the one load
+	local log=$1
+	shift
+	python3 "$PS" --log "$log" --scenario strtab_page --series 5.10 --abi a --out "$PSOUT" "$@" \
+		kp_strtab_page.ko=kp_plain &&
+		python3 -c 'import json, sys
+l = json.load(open(sys.argv[1]))["loads"][0]
+print(l["module"], l["errno"], l.get("hang"), l["rc"], l["global_tainted"], l["dmesg_level"])
+for m in l["dmesg"]: print(m)' "$PSOUT"
+}
+expect "parse-serial --hang" 0 <(printf '%s\n' "kp_plain HANG True None None [None, None]" \
+	"kp_plain: loading out-of-tree module taints kernel." \
+	"kp_plain: module verification failed: signature and/or required key missing - tainting kernel") \
+	hang_of "$T/serial-strtab_page_hang.serial" --hang
+expect "parse-serial hang log without --hang" 1 - hang_of "$T/serial-strtab_page_hang.serial"
+completed() { # the hang log with its step and the run completed
+	cat "$T/serial-strtab_page_hang.serial"
+	printf '%s\n' "KPLOAD kp_strtab_page.ko rc=-2 ENOENT" KPDMESG-BEGIN KPDMESG-END \
+		"KPGTAINT 12288" "KPSTEP-END 1" KPORACLE-END
+}
+expect "parse-serial the completed log" 0 <(printf '%s\n' "kp_plain ENOENT None -2 12288 []") \
+	hang_of <(completed)
+expect "parse-serial --hang on a complete log" 1 - hang_of <(completed) --hang
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

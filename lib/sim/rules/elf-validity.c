@@ -55,14 +55,16 @@ static const char *symstr_why(enum kp_symstr_state st)
  * inside the file makes the kernel read past its buffer (kernel_read_file()'s vmalloc()):
  * into the rest of the last page, zeroed when init_on_alloc is on (Debian's
  * CONFIG_INIT_ON_ALLOC_DEFAULT_ON), then the guard page. A strong undefined symbol's name
- * into the guard page is a certain oops (resolve.c); other names there are not predictable.
+ * into the guard page is a certain oops (resolve.c; a hang before 5.13), so is the name of a
+ * symbol kallsyms keeps (layout-symtab.c); other names there are not predictable.
  */
 static void symstr_unchecked(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
 	bool guard = kp_oob_read(m, m->image_size, 1) != KP_OOB_INSIDE;
-	/* the one such name is an import simplify_symbols() oopses on: its finding says it */
-	bool oops = guard && m->symname_past_end == 1 && m->import_name_past_end;
+	/* the one such name is read whole (an import, a kept symbol): the oops' finding says it */
+	bool oops = guard && m->symname_past_end == 1 &&
+		    (m->import_name_past_end || m->kept_name_past_end);
 
 	(void)c;
 	if (oops)
@@ -77,15 +79,16 @@ static void symstr_unchecked(struct kp_sim_ctx *c, struct kp_loading *ld)
 			   "bytes follow, or an oops in the guard page after it)",
 			   m->symname_past_end, m->symname_past_end == 1 ? "" : "s");
 	else if (m->symname_past_end)
-		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
-			   "%u symbol name%s, read where this kernel reads them (the file at the "
-			   "string table's offset + st_name), no NUL ends before the end of the "
-			   "file, which fills its last page: it reads on into the guard page after "
-			   "its buffer wherever it reads a whole name (an oops: layout_symtab() "
-			   "for a symbol kallsyms keeps, simplify_symbols() for a strong undefined "
-			   "one); the names are shown up to the end of the file and the outcome is "
-			   "not predictable",
-			   m->symname_past_end, m->symname_past_end == 1 ? "" : "s");
+		kp_finding(
+			ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			"%u symbol name%s, read where this kernel reads them (the file at the "
+			"string table's offset + st_name), no NUL ends before the end of the "
+			"file, which fills its last page: it reads on into the guard page after "
+			"its buffer wherever it reads a whole name (an oops); for these names "
+			"(a weak import, a symbol kallsyms drops, one starting past the file) "
+			"that depends on what the loader compares them with: the names are shown "
+			"up to the end of the file and the outcome is not predictable",
+			m->symname_past_end, m->symname_past_end == 1 ? "" : "s");
 	if (m->symstr_state != KP_SYMSTR_OK && (oops || !m->symname_past_end))
 		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
 			   "the symbol string table is malformed (%s) and this kernel does not "

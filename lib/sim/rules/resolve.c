@@ -210,8 +210,11 @@ static int defined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
  * symbol whose name, read from the file at .strtab's offset + st_name, runs to the end of a
  * module that fills its last page. find_symbol()'s strcmp() (a name that begins an export up
  * to there) or else the "Unknown symbol" printk reads it on into the unmapped guard page
- * after the loader's vmalloc'd copy: the 6.1 oracle (strtab_page) oopses in string() under
- * vsnprintf() and the loader is killed. A weak name that is not found is never printed.
+ * after the loader's vmalloc'd copy: the 6.1 and 6.12 oracles (strtab_page) oops in string()
+ * under vsnprintf() and the loader is killed. Before v5.13 (KP_F_PRINTK_LOCKLESS) that
+ * printk formats under logbuf_lock with interrupts off: the 5.10.262 oracle prints nothing
+ * more (the oops only with oops=panic, whose panic() busts the lock) and the machine hangs.
+ * A weak name that is not found is never printed.
  */
 static int name_into_guard_page(struct kp_sim_ctx *c, struct kp_loading *ld,
 				const struct kp_import *imp)
@@ -223,6 +226,21 @@ static int name_into_guard_page(struct kp_sim_ctx *c, struct kp_loading *ld,
 	    imp->symidx != m->import_name_past_end ||
 	    kp_oob_read(m, m->image_size, 1) != KP_OOB_GUARD)
 		return 0;
+	if (!c->p->has[KP_F_PRINTK_LOCKLESS]) {
+		ld->v->hangs = true;
+		kp_finding(
+			ld->v, "kernel-hang", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, imp->name,
+			"the name of undefined symbol %u (%s...) runs to the end of the file, "
+			"which fills its last page: this kernel reads names from the file (no "
+			"string-table check before 6.13) and its \"Unknown symbol\" printk reads "
+			"this one on into the guard page after its copy of the module; before "
+			"5.13 printk formats its line holding logbuf_lock with interrupts off, "
+			"and the oops leaves the lock held: the machine hangs at the next printk "
+			"(the oops is never logged; global taint D; a name that begins an "
+			"exported one faults in find_symbol() instead: an oops without the hang)",
+			(unsigned)imp->symidx, imp->name);
+		return KP_ERR_OOPS;
+	}
 	if ((line = kp_oob_fault_line(m->machine)))
 		kp_msg(c, ld, "%s", line);
 	kp_finding(ld->v, "kernel-oops", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, imp->name,

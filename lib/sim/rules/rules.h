@@ -120,6 +120,8 @@ bool kp_rule_inherit_taint(struct kp_sim_ctx *c, struct kp_loading *ld, const st
 			   const char *name);
 /* resolve.c */
 int kp_rule_simplify_symbols(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* layout_symtab() before v6.13: a kept symbol's name into the guard page (layout-symtab.c) */
+int kp_rule_layout_symtab(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* oob-read.c: a read of @width bytes at offset @off of the module image the kernel holds */
 enum kp_oob {
 	KP_OOB_INSIDE, /* inside the page-rounded buffer: leftover bytes, no fault */

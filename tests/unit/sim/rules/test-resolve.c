@@ -351,6 +351,46 @@ static void name_oops(struct tap *t)
 	tb_free(&w);
 }
 
+/*
+ * The same name before v5.13 (the 5.10.262 oracle's strtab_page): the fault is inside the
+ * "Unknown symbol" printk, which 5.10 formats holding logbuf_lock with interrupts off: the
+ * machine hangs and no fault line is ever logged. 5.13 is the first without the lock.
+ */
+static void name_hang(struct tap *t, const char *version, bool hangs)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	const struct kp_finding *f;
+
+	m = one(&w, version);
+	m->image_size = 8192;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	tb_import(m, "early_missing");
+	tb_import(m, "kp_name_page");
+	m->import_name_past_end = m->imports[1].symidx;
+	tb_run(&w);
+	tap_ok(t, tb_v(&w, "m")->err == KP_ERR_OOPS, "%s: an oops", version);
+	tap_ok(t, tb_v(&w, "m")->hangs == hangs, "%s: hangs %d", version, hangs);
+	tb_is_text(t, tb_dmesg(&w, "m"),
+		   hangs ? "m: Unknown symbol early_missing (err -2)"
+			 : "m: Unknown symbol early_missing (err -2)\n"
+			   "BUG: unable to handle page fault for address: (past the module image)",
+		   hangs ? "5.10: the earlier import's line, no fault line (never logged)"
+			 : "5.13: the earlier import's line, then the fault");
+	f = tb_finding(&w, "m", hangs ? "kernel-hang" : "kernel-oops");
+	tap_ok(t,
+	       f && f->severity == KP_SEV_ERROR && f->consequence == KP_CONS_LOAD_FAIL &&
+		       !strcmp(f->symbol, "kp_name_page") &&
+		       (!hangs || strstr(f->message, "logbuf_lock")),
+	       "%s: %s is a load-failing error naming the symbol", version,
+	       hangs ? "kernel-hang" : "kernel-oops");
+	tap_ok(t, !tb_finding(&w, "m", hangs ? "kernel-oops" : "kernel-hang"),
+	       "%s: not the other finding", version);
+	tap_ok(t, strchr(tb_global(&w), 'D') != NULL, "global taint D: '%s'", tb_global(&w));
+	tb_free(&w);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -384,6 +424,9 @@ int main(void)
 	specials(&t);
 	shndx_oops(&t);
 	name_oops(&t);
+	name_hang(&t, "5.10.223", true);
+	name_hang(&t, "5.12.19", true);
+	name_hang(&t, "5.13.0", false);
 	shndx(&t, "6.1.167", false);
 	shndx(&t, "6.1.168", true);
 	shndx(&t, "6.12.79", false);
