@@ -15,6 +15,7 @@
 #include "graph/graph.h"
 #include "kernel/kernel-facts.h"
 #include "kernel/profile.h"
+#include "sim/sim-reads.h"
 
 /* Taint bits, include/linux/panic.h (v4.14 … v7.2). */
 enum {
@@ -97,6 +98,8 @@ struct kp_verdict {
 	const char *p_symbol; /* KP_P_INHERITED: the first symbol imported from it */
 	size_t failed_dep;    /* SIZE_MAX, or a dependency that failed to load */
 	size_t load_seq;      /* order in which successful loads happened */
+
+	struct kp_sim_reads reads; /* what the load read of the earlier loads (sim-reads.h) */
 };
 
 struct kp_simulation {
@@ -105,6 +108,10 @@ struct kp_simulation {
 	struct kp_verdict *v; /* indexed like graph nodes */
 	size_t n;
 	unsigned long global_taint;
+	/* the verdict indices the loads read (struct kp_sim_reads), each load's in one run */
+	uint32_t *reads;
+	size_t nreads, creads;
+	bool reads_incomplete; /* out of memory while recording: no verdict may be reused */
 };
 
 int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
