@@ -348,15 +348,16 @@ static void built(struct tap *t)
 }
 
 static struct tb_world *tree_world;
-static int tree_depth; /* the deepest level of modules taken (nftw(): 1 is the directory's) */
+static int tree_depth;	     /* the deepest level of modules taken (nftw(): 1 is the directory's) */
+static bool tree_compressed; /* .ko.xz, .ko.zst, .ko.gz too (the fixtures' are copies) */
 
-/* A module's file name: .ko, or compressed as a distribution ships it. */
+/* A module's file name: .ko, or (tree_compressed) compressed as a distribution ships it. */
 static bool is_module(const char *path)
 {
 	static const char *const ends[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
 	size_t n = strlen(path);
 
-	for (size_t i = 0; i < KP_ARRAY_SIZE(ends); i++)
+	for (size_t i = 0; i < (tree_compressed ? KP_ARRAY_SIZE(ends) : 1); i++)
 		if (n > strlen(ends[i]) && !strcmp(path + n - strlen(ends[i]), ends[i]))
 			return true;
 	return false;
@@ -403,6 +404,7 @@ int main(int argc, char **argv)
 		tb_base_file(&w, argv[2]);
 		tree_world = &w;
 		tree_depth = 64;
+		tree_compressed = true;
 		if (nftw(argv[1], add_ko, 32, FTW_PHYS) != 0)
 			abort();
 		run_tree(&w);
