@@ -307,8 +307,8 @@ static int weak_dependency(struct kp_sim_ctx *c, struct kp_verdict *v)
 	return 0;
 }
 
-int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
-		struct kp_simulation *sim, struct kp_err *err)
+static int simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+		    struct kp_simulation *sim, bool record, struct kp_err *err)
 {
 	struct kp_sim_ctx c = { .sim = sim, .g = g, .f = facts, .p = &facts->profile };
 	size_t seq = 0;
@@ -325,6 +325,8 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 	sim->n = g->n;
 	sim->v = kp_calloc(g->n ? g->n : 1, sizeof(*sim->v));
 	c.loaded = kp_calloc(g->n ? g->n : 1, sizeof(*c.loaded));
+	if (record && !(sim->rec = kp_calloc(g->n ? g->n : 1, sizeof(*sim->rec))))
+		goto oom;
 	if (!sim->v || !c.loaded || kp_symbol_index_init(&c.live_names, g->n + facts->nloaded) < 0)
 		goto oom;
 	for (size_t i = 0; i < facts->nloaded; i++)
@@ -349,21 +351,26 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		v->node = i;
 		v->attempted = true;
 		v->p_from = SIZE_MAX;
-		v->reads.taint_before = before;
-		v->reads.once_before = c.once;
-		c.rd = &v->reads;
+		if (record) {
+			c.rd = &sim->rec[i];
+			c.rd->taint_before = before;
+			c.rd->once_before = c.once;
+		}
 		note_failed_deps(&c, v);
 		v->err = load_one(&c, &ld);
 		kp_loading_release(&ld);
 		if (v->err == KP_ERR_OOPS) {
 			sim->global_taint |= 1UL << KP_TAINT_DIE;
-			v->reads.taint_set |= 1UL << KP_TAINT_DIE;
+			if (c.rd)
+				c.rd->taint_set |= 1UL << KP_TAINT_DIE;
 		}
 		v->loads = v->err == 0;
 		if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(&c, v) < 0)
 			goto oom;
-		v->reads.nmessages_load = (uint32_t)v->nmessages;
-		v->reads.nfindings_load = (uint32_t)v->nfindings;
+		if (c.rd) {
+			c.rd->nmessages_load = (uint32_t)v->nmessages;
+			c.rd->nfindings_load = (uint32_t)v->nfindings;
+		}
 		v->global_added = sim->global_taint & ~before;
 		v->global_after = sim->global_taint & ~facts->initial_taint;
 		if (v->loads) {
@@ -377,7 +384,7 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 	/* symbol_get() runs later, against everything that loaded. */
 	c.late = true;
 	for (size_t i = 0; i < g->n; i++) {
-		c.rd = &sim->v[i].reads;
+		c.rd = record ? &sim->rec[i] : NULL;
 		if (sim->v[i].loads && kp_rule_symbol_get(&c, &sim->v[i]) < 0)
 			goto oom;
 	}
@@ -390,6 +397,18 @@ oom:
 	kp_symbol_index_release(&c.live_names);
 	kp_simulation_release(sim);
 	return kp_err_set(err, "out of memory");
+}
+
+int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+		struct kp_simulation *sim, struct kp_err *err)
+{
+	return simulate(g, facts, sim, false, err);
+}
+
+int kp_simulate_recorded(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+			 struct kp_simulation *sim, struct kp_err *err)
+{
+	return simulate(g, facts, sim, true, err);
 }
 
 void kp_simulation_release(struct kp_simulation *sim)
@@ -406,6 +425,7 @@ void kp_simulation_release(struct kp_simulation *sim)
 		free(v->symget);
 	}
 	free(sim->v);
+	free(sim->rec);
 	free(sim->reads);
 	memset(sim, 0, sizeof(*sim));
 }

@@ -98,8 +98,6 @@ struct kp_verdict {
 	const char *p_symbol; /* KP_P_INHERITED: the first symbol imported from it */
 	size_t failed_dep;    /* SIZE_MAX, or a dependency that failed to load */
 	size_t load_seq;      /* order in which successful loads happened */
-
-	struct kp_sim_reads reads; /* what the load read of the earlier loads (sim-reads.h) */
 };
 
 struct kp_simulation {
@@ -108,7 +106,12 @@ struct kp_simulation {
 	struct kp_verdict *v; /* indexed like graph nodes */
 	size_t n;
 	unsigned long global_taint;
-	/* the verdict indices the loads read (struct kp_sim_reads), each load's in one run */
+	/*
+	 * kp_simulate_recorded() only (else NULL, 0): what each load read of the earlier
+	 * loads (sim-reads.h), indexed like v, and the verdict indices they read, each
+	 * load's in one run
+	 */
+	struct kp_sim_reads *rec;
 	uint32_t *reads;
 	size_t nreads, creads;
 	bool reads_incomplete; /* out of memory while recording: no verdict may be reused */
@@ -116,6 +119,9 @@ struct kp_simulation {
 
 int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		struct kp_simulation *sim, struct kp_err *err);
+/* The same, recording what each load read of the state earlier loads left (sim->rec). */
+int kp_simulate_recorded(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+			 struct kp_simulation *sim, struct kp_err *err);
 void kp_simulation_release(struct kp_simulation *sim);
 
 /* Findings beyond the kernel's own checks (bridges, the symbol_get hole, latent breakage). */

@@ -30,7 +30,7 @@ void kp_read_verdict(const struct kp_sim_ctx *c, size_t node)
 
 	if (!rd || sim->reads_incomplete)
 		return;
-	if (!c->late && (!sim->v[node].attempted || &sim->v[node].reads == rd))
+	if (!c->late && (!sim->v[node].attempted || &sim->rec[node] == rd))
 		return;
 	n = c->late ? &rd->nlate : &rd->nverdicts;
 	/* find_symbol() reads the same exporters again for each import of the same name */
@@ -56,9 +56,9 @@ static bool same_verdict(const struct kp_verdict *a, const struct kp_verdict *b)
 bool kp_sim_reads_hold(const struct kp_simulation *was, size_t i, const struct kp_sim_state *now,
 		       const struct kp_verdict *now_v)
 {
-	const struct kp_sim_reads *r = &was->v[i].reads;
+	const struct kp_sim_reads *r = was->rec ? &was->rec[i] : NULL;
 
-	if (was->reads_incomplete || !was->v[i].attempted)
+	if (!r || was->reads_incomplete || !was->v[i].attempted)
 		return false;
 	if (((r->taint_before ^ now->taint) & r->taint_tested) ||
 	    ((r->once_before ^ now->once) & r->once_read))
@@ -77,9 +77,9 @@ bool kp_sim_reads_hold(const struct kp_simulation *was, size_t i, const struct k
 bool kp_sim_late_reads_hold(const struct kp_simulation *was, size_t i, unsigned long final_taint,
 			    const struct kp_verdict *now_v)
 {
-	const struct kp_sim_reads *r = &was->v[i].reads;
+	const struct kp_sim_reads *r = was->rec ? &was->rec[i] : NULL;
 
-	if (was->reads_incomplete || ((was->global_taint ^ final_taint) & r->taint_late))
+	if (!r || was->reads_incomplete || ((was->global_taint ^ final_taint) & r->taint_late))
 		return false;
 	for (uint32_t k = 0; k < r->nlate; k++) {
 		size_t n = was->reads[r->late + k];

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What one load read of the state the earlier loads left, and what it wrote to it: recorded by
- * kp_simulate() for every verdict, so that a cache of results can reuse a module's verdict
- * when the state it read is the same (a splice: one module of a tree changed, the others'
- * verdicts kept) and carry the state past it without simulating it.
+ * kp_simulate_recorded() for every verdict (kp_simulate() records nothing), so that a cache of
+ * results can reuse a module's verdict when the state it read is the same (a splice: one module of
+ * a tree changed, the others' verdicts kept) and carry the state past it without simulating it.
  *
  * The state carried in load order (kernel/module/main.c, kernel/panic.c): the global taint
  * mask (test_taint()), the once-only flags (pr_*_once(), debug_locks_off()), the names of
@@ -62,7 +62,7 @@ struct kp_simulation;
 struct kp_verdict;
 
 /*
- * Whether verdict @i of @was (a simulation whose reads are complete: !was->reads_incomplete)
+ * Whether verdict @i of @was (recorded, its reads complete: !was->reads_incomplete)
  * would be the verdict of the same module loaded from the state @now, where @now_v holds the
  * verdicts of the modules before it in load order (indexed like @was->v; the others are not
  * read): every taint bit and once-only flag it tested is equal, its name is live or not as

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sim-reads.c: what each load read of the state earlier loads left, as kp_simulate() records
- * it, with concrete records; then the splice property on the real 6.1 fixtures: one module's
- * facts changed (signature stripped, license proprietary, out of tree, a test or livepatch
- * module, the vermagic of another kernel: its load fails), every
- * other module whose recorded reads hold in the new run has the verdict it had (errno, taints,
- * messages, findings, evidence, symbol_get results, what it wrote to the state), and each
- * verdict's record carries the state to the next load. With arguments (a directory of
- * modules and their Module.symvers) the same over a whole tree: `test-reads DIR SYMVERS`.
+ * sim-reads.c: what each load read of the state earlier loads left, as
+ * kp_simulate_recorded() records it, with concrete records; then the splice property on the
+ * real 6.1 fixtures and a built world: one module's facts changed (signature stripped,
+ * license proprietary, out of tree, a test or livepatch module, the vermagic of another
+ * kernel: its load fails), every other module whose recorded reads hold in the new run has
+ * the verdict it had (errno, taints, messages, findings, evidence, symbol_get results, what
+ * it wrote to the state), and each verdict's record carries the state to the next load.
+ * With arguments (a directory of modules and their Module.symvers) the same over a whole
+ * tree: `test-reads DIR SYMVERS`.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -16,11 +17,31 @@
 
 #include "builder.h"
 
+/* tb_run() with the reads recorded (kp_simulate_recorded()). */
+static void run_recorded(struct tb_world *w)
+{
+	struct kp_err err;
+
+	tb_graph(w);
+	if (kp_simulate_recorded(&w->g, &w->facts, &w->sim, &err) < 0) {
+		fprintf(stderr, "simulate: %s\n", err.msg);
+		abort();
+	}
+	w->ran = true;
+}
+
+/* The record of module @name's load. */
+static const struct kp_sim_reads *rec(const struct tb_world *w, const char *name)
+{
+	return &w->sim.rec[tb_node(w, name)];
+}
+
 static void records(struct tap *t)
 {
 	struct tb_world w;
 	struct kp_module *a, *b, *c;
-	const struct kp_verdict *va, *vb, *vc;
+	const struct kp_sim_reads *ra, *rb, *rc;
+	const struct kp_verdict *vb;
 	const unsigned long e = 1UL << KP_TAINT_UNSIGNED_MODULE;
 
 	tb_init(&w, "6.12.37");
@@ -33,29 +54,30 @@ static void records(struct tap *t)
 	tb_import(c, "a_fn");
 	tb_import(c, "printk");
 	(void)b;
-	tb_run(&w);
-	va = tb_v(&w, "a");
+	run_recorded(&w);
+	ra = rec(&w, "a");
+	rb = rec(&w, "b");
+	rc = rec(&w, "c");
 	vb = tb_v(&w, "b");
-	vc = tb_v(&w, "c");
 	tap_ok(t, !w.sim.reads_incomplete, "records complete");
 	/* a: first unsigned module: reads the once-only notice, sets it and E */
-	tap_is_int(t, (long)va->reads.taint_before, 0, "a: taint before");
-	tap_is_int(t, (long)va->reads.taint_set, (long)e, "a: sets E");
-	tap_ok(t, va->reads.once_read & (1u << KP_ONCE_SIG_NOTICE), "a: reads the notice flag");
-	tap_is_int(t, va->reads.once_before, 0, "a: no flag before");
-	tap_is_int(t, va->reads.once_set, 1u << KP_ONCE_SIG_NOTICE, "a: sets the notice flag");
-	tap_ok(t, va->reads.name_read && !va->reads.name_live, "a: its name looked up, not live");
-	tap_is_int(t, va->reads.nverdicts, 0, "a: reads no verdict");
+	tap_is_int(t, (long)ra->taint_before, 0, "a: taint before");
+	tap_is_int(t, (long)ra->taint_set, (long)e, "a: sets E");
+	tap_ok(t, ra->once_read & (1u << KP_ONCE_SIG_NOTICE), "a: reads the notice flag");
+	tap_is_int(t, ra->once_before, 0, "a: no flag before");
+	tap_is_int(t, ra->once_set, 1u << KP_ONCE_SIG_NOTICE, "a: sets the notice flag");
+	tap_ok(t, ra->name_read && !ra->name_live, "a: its name looked up, not live");
+	tap_is_int(t, ra->nverdicts, 0, "a: reads no verdict");
 	/* b: the notice flag already set, E already in the mask */
-	tap_is_int(t, (long)vb->reads.taint_before, (long)e, "b: taint before");
-	tap_is_int(t, vb->reads.once_before, 1u << KP_ONCE_SIG_NOTICE, "b: flag before");
+	tap_is_int(t, (long)rb->taint_before, (long)e, "b: taint before");
+	tap_is_int(t, rb->once_before, 1u << KP_ONCE_SIG_NOTICE, "b: flag before");
 	tap_is_int(t, (long)vb->global_added, 0, "b: adds nothing to the global mask");
-	tap_is_int(t, (long)vb->reads.taint_set, (long)e, "b: still sets E");
+	tap_is_int(t, (long)rb->taint_set, (long)e, "b: still sets E");
 	/* c: imports from a: reads a's verdict (once), and printk from vmlinux reads none */
-	tap_is_int(t, vc->reads.nverdicts, 1, "c: reads one verdict");
-	tap_is_int(t, vc->reads.nverdicts ? (long)w.sim.reads[vc->reads.verdicts] : -1,
-		   (long)tb_node(&w, "a"), "c: a's");
-	tap_is_int(t, (long)vc->reads.taint_tested & (long)e, 0, "c: never tests E");
+	tap_is_int(t, rc->nverdicts, 1, "c: reads one verdict");
+	tap_is_int(t, rc->nverdicts ? (long)w.sim.reads[rc->verdicts] : -1, (long)tb_node(&w, "a"),
+		   "c: a's");
+	tap_is_int(t, (long)rc->taint_tested & (long)e, 0, "c: never tests E");
 	tb_free(&w);
 
 	/* A module already live (facts->loaded): the lookup says so. */
@@ -66,8 +88,8 @@ static void records(struct tap *t)
 		w.facts.loaded = loaded;
 		w.facts.nloaded = 1;
 		tb_module(&w, "m");
-		tb_run(&w);
-		tap_ok(t, tb_v(&w, "m")->reads.name_read && tb_v(&w, "m")->reads.name_live,
+		run_recorded(&w);
+		tap_ok(t, rec(&w, "m")->name_read && rec(&w, "m")->name_live,
 		       "m: the duplicate name read as live");
 		tb_free(&w);
 	}
@@ -78,11 +100,11 @@ static void records(struct tap *t)
 	tb_export(a, "a_gpl", KP_KSYMTAB_GPL);
 	b = tb_module(&w, "b");
 	tb_symget(b, "a_gpl", KP_SYMGET_EXACT, false);
-	tb_run(&w);
-	vb = tb_v(&w, "b");
-	tap_is_int(t, vb->reads.nlate, 1, "b: symbol_get() reads one verdict late");
-	tap_is_int(t, vb->reads.nlate ? (long)w.sim.reads[vb->reads.late] : -1,
-		   (long)tb_node(&w, "a"), "b: a's, late");
+	run_recorded(&w);
+	rb = rec(&w, "b");
+	tap_is_int(t, rb->nlate, 1, "b: symbol_get() reads one verdict late");
+	tap_is_int(t, rb->nlate ? (long)w.sim.reads[rb->late] : -1, (long)tb_node(&w, "a"),
+		   "b: a's, late");
 	tb_free(&w);
 }
 
@@ -99,10 +121,9 @@ static bool same_finding(const struct kp_finding *x, const struct kp_finding *y)
 }
 
 /* What a splice would keep of the load of verdict @a is @b's: its result and what it wrote. */
-static bool same_load(const struct kp_verdict *a, const struct kp_verdict *b)
+static bool same_load(const struct kp_verdict *a, const struct kp_sim_reads *x,
+		      const struct kp_verdict *b, const struct kp_sim_reads *y)
 {
-	const struct kp_sim_reads *x = &a->reads, *y = &b->reads;
-
 	if (a->attempted != b->attempted || a->loads != b->loads || a->err != b->err ||
 	    a->taints != b->taints || a->p_reason != b->p_reason || a->p_from != b->p_from ||
 	    !same_str(a->p_symbol, b->p_symbol) || a->failed_dep != b->failed_dep ||
@@ -146,8 +167,8 @@ static bool name_live(const struct tb_world *w, const struct kp_simulation *s, s
 {
 	const char *name = w->g.nodes[w->g.order[k]].mod->name;
 
-	if (s->v[w->g.order[k]].reads.name_read)
-		return s->v[w->g.order[k]].reads.name_live;
+	if (s->rec[w->g.order[k]].name_read)
+		return s->rec[w->g.order[k]].name_live;
 	for (size_t i = 0; i < w->facts.nloaded; i++)
 		if (!strcmp(w->facts.loaded[i], name))
 			return true;
@@ -177,10 +198,11 @@ static void compare(const struct tb_world *w, const struct kp_simulation *was,
 	for (size_t k = 0; k < w->g.n; k++) {
 		size_t i = w->g.order[k];
 		const struct kp_verdict *nv = &now->v[i];
+		const struct kp_sim_reads *nr = &now->rec[i];
 
 		if (k == 0)
-			st.once = nv->reads.once_before;
-		if (st.taint != nv->reads.taint_before || st.once != nv->reads.once_before) {
+			st.once = nr->once_before;
+		if (st.taint != nr->taint_before || st.once != nr->once_before) {
 			if (!ty->chain_bad++)
 				fprintf(stderr,
 					"# %s: the state before %s is not the records' one\n", what,
@@ -191,8 +213,9 @@ static void compare(const struct tb_world *w, const struct kp_simulation *was,
 			bool late = kp_sim_late_reads_hold(was, i, now->global_taint, now->v);
 
 			ty->reused++;
-			if (!same_load(&was->v[i], nv) || (late && !same_late(&was->v[i], nv)) ||
-			    (was->v[i].reads.taint_set & ~st.taint) != nv->global_added) {
+			if (!same_load(&was->v[i], &was->rec[i], nv, nr) ||
+			    (late && !same_late(&was->v[i], nv)) ||
+			    (was->rec[i].taint_set & ~st.taint) != nv->global_added) {
 				if (!ty->bad++)
 					fprintf(stderr,
 						"# %s: %s's reads hold, its verdict differs\n",
@@ -202,7 +225,7 @@ static void compare(const struct tb_world *w, const struct kp_simulation *was,
 			ty->resimulated++;
 		}
 		/* the splice carries the state with the record of the verdict it keeps */
-		kp_sim_reads_apply(&nv->reads, &st);
+		kp_sim_reads_apply(nr, &st);
 		if (nv->load_seq != (nv->loads ? ++seq : 0) && !ty->chain_bad++)
 			fprintf(stderr, "# %s: %s's load_seq is not the count of loads\n", what,
 				w->g.nodes[i].mod->name);
@@ -269,7 +292,7 @@ static void mutate(struct tb_world *w, const struct kp_simulation *was, size_t n
 		return;
 	}
 	snprintf(what, sizeof(what), "%s %s", m->name, mut_names[mut]);
-	if (kp_simulate(&w->g, &w->facts, &now, &err) < 0) {
+	if (kp_simulate_recorded(&w->g, &w->facts, &now, &err) < 0) {
 		fprintf(stderr, "simulate: %s\n", err.msg);
 		abort();
 	}
@@ -341,7 +364,7 @@ static void built(struct tap *t)
 	tb_export(m, "c_fn", KP_KSYMTAB);
 	m = tb_module(&w, "last");
 	tb_import(m, "base_fn");
-	tb_run(&w);
+	run_recorded(&w);
 	tap_is_int(t, tb_v(&w, "chain_user")->err, 0, "built: chain_user loads");
 	splices(t, &w, 1, "built");
 	tb_free(&w);
@@ -387,7 +410,7 @@ static void run_tree(struct tb_world *w)
 	tb_graph(w);
 	if (w->g.n && w->g.nodes[0].mod->vermagic)
 		w->facts.vermagic = w->g.nodes[0].mod->vermagic;
-	if (kp_simulate(&w->g, &w->facts, &w->sim, &err) < 0) {
+	if (kp_simulate_recorded(&w->g, &w->facts, &w->sim, &err) < 0) {
 		fprintf(stderr, "simulate: %s\n", err.msg);
 		abort();
 	}
