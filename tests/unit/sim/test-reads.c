@@ -414,6 +414,7 @@ static void run_tree(struct tb_world *w)
 		fprintf(stderr, "simulate: %s\n", err.msg);
 		abort();
 	}
+	w->ran = true;
 }
 
 int main(int argc, char **argv)
