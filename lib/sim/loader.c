@@ -163,6 +163,8 @@ int kp_finding(struct kp_verdict *v, const char *id, enum kp_severity sev, enum 
 
 bool kp_test_taint(const struct kp_sim_ctx *c, unsigned bit)
 {
+	if (c->rd)
+		*(c->late ? &c->rd->taint_late : &c->rd->taint_tested) |= 1UL << bit;
 	return c->sim->global_taint & (1UL << bit);
 }
 
@@ -171,8 +173,10 @@ void kp_add_taint(struct kp_sim_ctx *c, struct kp_loading *ld, unsigned bit,
 		  bool lockdep_unreliable)
 {
 	c->sim->global_taint |= 1UL << bit;
-	if (lockdep_unreliable && !c->debug_locks_off) {
-		c->debug_locks_off = true;
+	if (c->rd)
+		c->rd->taint_set |= 1UL << bit;
+	if (lockdep_unreliable && !kp_once_done(c, KP_ONCE_DEBUG_LOCKS)) {
+		kp_once_mark(c, KP_ONCE_DEBUG_LOCKS);
 		kp_msg(c, ld, "Disabling lock debugging due to kernel taint");
 	}
 }
@@ -247,6 +251,7 @@ static void note_failed_deps(struct kp_sim_ctx *c, struct kp_verdict *v)
 	for (size_t d = 0; d < nd->ndeps; d++) {
 		const struct kp_verdict *dv = &c->sim->v[nd->deps[d]];
 
+		kp_read_verdict(c, nd->deps[d]);
 		if (dv->attempted && !dv->loads) {
 			v->failed_dep = nd->deps[d];
 			kp_finding(v, "dependency-failed", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
@@ -304,8 +309,8 @@ static int weak_dependency(struct kp_sim_ctx *c, struct kp_verdict *v)
 	return 0;
 }
 
-int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
-		struct kp_simulation *sim, struct kp_err *err)
+static int simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+		    struct kp_simulation *sim, bool record, struct kp_err *err)
 {
 	struct kp_sim_ctx c = { .sim = sim, .g = g, .f = facts, .p = &facts->profile };
 	size_t seq = 0;
@@ -314,12 +319,16 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 	sim->graph = g;
 	sim->facts = facts;
 	sim->global_taint = facts->initial_taint;
-	c.sig_notice_done = facts->initial_taint & (1UL << KP_TAINT_UNSIGNED_MODULE);
-	c.debug_locks_off = facts->initial_taint & ((1UL << KP_TAINT_PROPRIETARY_MODULE) |
-						    (1UL << KP_TAINT_FORCED_MODULE));
+	if (facts->initial_taint & (1UL << KP_TAINT_UNSIGNED_MODULE))
+		c.once |= 1u << KP_ONCE_SIG_NOTICE;
+	if (facts->initial_taint &
+	    ((1UL << KP_TAINT_PROPRIETARY_MODULE) | (1UL << KP_TAINT_FORCED_MODULE)))
+		c.once |= 1u << KP_ONCE_DEBUG_LOCKS;
 	sim->n = g->n;
 	sim->v = kp_calloc(g->n ? g->n : 1, sizeof(*sim->v));
 	c.loaded = kp_calloc(g->n ? g->n : 1, sizeof(*c.loaded));
+	if (record && !(sim->rec = kp_calloc(g->n ? g->n : 1, sizeof(*sim->rec))))
+		goto oom;
 	if (!sim->v || !c.loaded || kp_symbol_index_init(&c.live_names, g->n + facts->nloaded) < 0)
 		goto oom;
 	for (size_t i = 0; i < facts->nloaded; i++)
@@ -344,14 +353,26 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		v->node = i;
 		v->attempted = true;
 		v->p_from = SIZE_MAX;
+		if (record) {
+			c.rd = &sim->rec[i];
+			c.rd->taint_before = before;
+			c.rd->once_before = c.once;
+		}
 		note_failed_deps(&c, v);
 		v->err = load_one(&c, &ld);
 		kp_loading_release(&ld);
-		if (v->err == KP_ERR_OOPS)
+		if (v->err == KP_ERR_OOPS) {
 			sim->global_taint |= 1UL << KP_TAINT_DIE;
+			if (c.rd)
+				c.rd->taint_set |= 1UL << KP_TAINT_DIE;
+		}
 		v->loads = v->err == 0;
 		if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(&c, v) < 0)
 			goto oom;
+		if (c.rd) {
+			c.rd->nmessages_load = (uint32_t)v->nmessages;
+			c.rd->nfindings_load = (uint32_t)v->nfindings;
+		}
 		v->global_added = sim->global_taint & ~before;
 		v->global_after = sim->global_taint & ~facts->initial_taint;
 		if (v->loads) {
@@ -360,11 +381,16 @@ int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 			if (kp_symbol_index_add(&c.live_names, m->name, NULL) < 0)
 				goto oom;
 		}
+		c.rd = NULL;
 	}
 	/* symbol_get() runs later, against everything that loaded. */
-	for (size_t i = 0; i < g->n; i++)
+	c.late = true;
+	for (size_t i = 0; i < g->n; i++) {
+		c.rd = record ? &sim->rec[i] : NULL;
 		if (sim->v[i].loads && kp_rule_symbol_get(&c, &sim->v[i]) < 0)
 			goto oom;
+	}
+	c.rd = NULL;
 	free(c.loaded);
 	kp_symbol_index_release(&c.live_names);
 	return 0;
@@ -373,6 +399,18 @@ oom:
 	kp_symbol_index_release(&c.live_names);
 	kp_simulation_release(sim);
 	return kp_err_set(err, "out of memory");
+}
+
+int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+		struct kp_simulation *sim, struct kp_err *err)
+{
+	return simulate(g, facts, sim, false, err);
+}
+
+int kp_simulate_recorded(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+			 struct kp_simulation *sim, struct kp_err *err)
+{
+	return simulate(g, facts, sim, true, err);
 }
 
 void kp_simulation_release(struct kp_simulation *sim)
@@ -389,5 +427,7 @@ void kp_simulation_release(struct kp_simulation *sim)
 		free(v->symget);
 	}
 	free(sim->v);
+	free(sim->rec);
+	free(sim->reads);
 	memset(sim, 0, sizeof(*sim));
 }

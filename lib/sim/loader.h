@@ -15,6 +15,7 @@
 #include "graph/graph.h"
 #include "kernel/kernel-facts.h"
 #include "kernel/profile.h"
+#include "sim/sim-reads.h"
 
 /* Taint bits, include/linux/panic.h (v4.14 … v7.2). */
 enum {
@@ -110,10 +111,22 @@ struct kp_simulation {
 	struct kp_verdict *v; /* indexed like graph nodes */
 	size_t n;
 	unsigned long global_taint;
+	/*
+	 * kp_simulate_recorded() only (else NULL, 0): what each load read of the earlier
+	 * loads (sim-reads.h), indexed like v, and the verdict indices they read, each
+	 * load's in one run
+	 */
+	struct kp_sim_reads *rec;
+	uint32_t *reads;
+	size_t nreads, creads;
+	bool reads_incomplete; /* out of memory while recording: no verdict may be reused */
 };
 
 int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		struct kp_simulation *sim, struct kp_err *err);
+/* The same, recording what each load read of the state earlier loads left (sim->rec). */
+int kp_simulate_recorded(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+			 struct kp_simulation *sim, struct kp_err *err);
 void kp_simulation_release(struct kp_simulation *sim);
 
 /* Findings beyond the kernel's own checks (bridges, the symbol_get hole, latent breakage). */

@@ -47,11 +47,11 @@ int kp_rule_btf_module_notify(struct kp_sim_ctx *c, struct kp_loading *ld)
 	}
 	if (!c->p->has[KP_F_BTF_MISMATCH_QUIET])
 		kp_msg(c, ld, "failed to validate module [%s] BTF: %d", ld->name, v.err);
-	else if (!c->btf_mismatch_warned)
+	else if (!kp_once_done(c, KP_ONCE_BTF_MISMATCH))
 		kp_msg(c, ld,
 		       "Kernel module BTF mismatch detected, BTF debug info may be "
 		       "unavailable for some modules");
-	c->btf_mismatch_warned = true;
+	kp_once_mark(c, KP_ONCE_BTF_MISMATCH);
 	kp_finding(ld->v, "btf-mismatch", KP_SEV_WARNING, KP_CONS_WARN, NULL,
 		   "the module's .BTF does not validate against the kernel's BTF (%s): %s (%d); "
 		   "MODULE_ALLOW_BTF_MISMATCH: the module loads without its BTF",

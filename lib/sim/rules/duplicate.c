@@ -9,7 +9,13 @@
  */
 int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
-	if (!kp_symbol_index_find(&c->live_names, ld->name))
+	bool live = kp_symbol_index_find(&c->live_names, ld->name);
+
+	if (c->rd) {
+		c->rd->name_read = true;
+		c->rd->name_live = live;
+	}
+	if (!live)
 		return 0;
 	kp_finding(ld->v, "already-loaded", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 		   "a module named %s is already loaded", ld->name);

@@ -106,6 +106,7 @@ bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, uint32_t has
 			const struct kp_verdict *v = &c->sim->v[r->node];
 			bool gpl;
 
+			kp_read_verdict(c, r->node);
 			if (!v->loads || !kp_export_class(c, r->exp, &gpl) ||
 			    !table_allowed(c, r->exp->table, gpl, gplok))
 				continue;

@@ -18,14 +18,21 @@ struct kp_sim_ctx {
 	size_t *loaded; /* verdict indices of live modules, oldest first */
 	size_t nloaded;
 	struct kp_symbol_index live_names; /* names of live modules: the set's and facts->loaded */
-	bool sig_notice_done;		   /* pr_notice_once() of the unsigned-module line */
-	bool no_version_warned;		   /* pr_warn_once() of "no symbol version" (upstream) */
-	bool no_ext_version_warned; /* pr_warn_once() of "no extended symbol version" (6.14+) */
-	bool debug_locks_off;	    /* "Disabling lock debugging" printed */
-	bool livepatch_notice_done;
-	bool btf_mismatch_warned; /* pr_warn_once() of an allowed BTF mismatch (6.12+) */
-	bool authattrs_waived;	  /* pr_warn_once() "Waived invalid module sig (has authattrs)" */
+	unsigned once; /* the once-only flags, 1 << KP_ONCE_* (sim-reads.h): kp_once_done() */
+	/*
+	 * What the current load reads and writes (sim-reads.h), NULL outside a load; the
+	 * pointer is const where the context is, the record is not.
+	 */
+	struct kp_sim_reads *rd;
+	bool late; /* symbol_get() after the loads: reads go to rd's late part */
 };
+
+/* A once-only flag consulted: whether it is set (the read recorded). */
+bool kp_once_done(const struct kp_sim_ctx *c, enum kp_once f);
+/* A once-only flag set (the write recorded). */
+void kp_once_mark(struct kp_sim_ctx *c, enum kp_once f);
+/* An earlier verdict (@node) read by the current load, or by symbol_get() after the loads. */
+void kp_read_verdict(const struct kp_sim_ctx *c, size_t node);
 
 /* One module being loaded: struct load_info + struct module as far as the rules need. */
 struct kp_loading {

@@ -131,9 +131,9 @@ static int verify_pkcs7(struct kp_sim_ctx *c, struct kp_loading *ld)
 	    (!parser_knows_hash(c->p, s->hash_algo) || !parser_knows_pkey(c->p, s->pkey_algo)))
 		return -ENOPKG;
 	if (authattrs_waived(c, s)) {
-		if (!c->authattrs_waived)
+		if (!kp_once_done(c, KP_ONCE_AUTHATTRS))
 			kp_msg(c, ld, "PKCS7: Waived invalid module sig (has authattrs)");
-		c->authattrs_waived = true;
+		kp_once_mark(c, KP_ONCE_AUTHATTRS);
 	} else if (s->pkcs7_verify_err) {
 		/* pkcs7_verify()'s pr_warn(), pr_fmt "PKCS7: " */
 		if (s->pkcs7_verify_err == -EKEYREJECTED)

@@ -28,6 +28,7 @@ static const char *not_found_reason(const struct kp_sim_ctx *c, const char *name
 		const struct kp_export_ref *r = e->value;
 		bool gpl;
 
+		kp_read_verdict(c, r->node);
 		if (!c->sim->v[r->node].loads)
 			return "its module fails to load";
 		ignored = ignored || !kp_export_class(c, r->exp, &gpl);

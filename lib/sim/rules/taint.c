@@ -52,9 +52,9 @@ static int modinfo_taints(struct kp_sim_ctx *c, struct kp_loading *ld, bool live
 	}
 	if (m->livepatch) {
 		kp_add_taint_module(c, ld, KP_TAINT_LIVEPATCH, false);
-		if (!c->livepatch_notice_done)
+		if (!kp_once_done(c, KP_ONCE_LIVEPATCH))
 			kp_msg(c, ld, "%s: tainting kernel with TAINT_LIVEPATCH", ld->name);
-		c->livepatch_notice_done = true;
+		kp_once_mark(c, KP_ONCE_LIVEPATCH);
 	}
 	license_taint_check(c, ld);
 	if (m->test && c->p->has[KP_F_TEST_TAINT]) {
@@ -74,12 +74,12 @@ static int modinfo_taints(struct kp_sim_ctx *c, struct kp_loading *ld, bool live
 static void sig_and_name_taints(struct kp_sim_ctx *c, struct kp_loading *ld, bool prev_p)
 {
 	if (c->f->module_sig && !ld->sig_ok) {
-		if (!c->sig_notice_done)
+		if (!kp_once_done(c, KP_ONCE_SIG_NOTICE))
 			kp_msg(c, ld,
 			       "%s: module verification failed: signature and/or required key "
 			       "missing - tainting kernel",
 			       ld->name);
-		c->sig_notice_done = true;
+		kp_once_mark(c, KP_ONCE_SIG_NOTICE);
 		kp_add_taint_module(c, ld, KP_TAINT_UNSIGNED_MODULE, false);
 	}
 	/* ndiswrapper: the global P only, so that it keeps its GPL-only symbols. */

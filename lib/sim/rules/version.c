@@ -110,10 +110,10 @@ bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const ch
 				   symname, hash);
 		if (ver)
 			return ver->crc == fs->crc || bad_version(c, ld, symname, ver, fs);
-		if (!c->no_ext_version_warned) {
+		if (!kp_once_done(c, KP_ONCE_NO_EXT_VERSION)) {
 			kp_msg(c, ld, "%s: no extended symbol version for %s", ld->info_name,
 			       symname);
-			c->no_ext_version_warned = true;
+			kp_once_mark(c, KP_ONCE_NO_EXT_VERSION);
 		}
 		return true;
 	}
@@ -132,9 +132,9 @@ bool kp_rule_check_version(struct kp_sim_ctx *c, struct kp_loading *ld, const ch
 			symname);
 		return false;
 	}
-	if (!c->no_version_warned) {
+	if (!kp_once_done(c, KP_ONCE_NO_VERSION)) {
 		kp_msg(c, ld, "%s: no symbol version for %s", ld->info_name, symname);
-		c->no_version_warned = true;
+		kp_once_mark(c, KP_ONCE_NO_VERSION);
 	}
 	return true;
 }
