@@ -91,7 +91,8 @@ done
 hook
 is "starved on its CPU, --timeout 1, fail-open: still the policy's answer (1)" "$rc" 1
 has "... the load blocked" "kopolicy: kp_prop_prov: load blocked: is proprietary"
-if grep -qF "no answer within" "$tmp/err"; then ok "... no timeout" 1; else ok "... no timeout" 0; fi
+grep -qF "no answer within" "$tmp/err"
+is "... no timeout" "$?" 1
 echo "# starved run: ${secs}s (the unstarved one: well under 1 s)"
 
 if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then

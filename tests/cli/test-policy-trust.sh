@@ -127,6 +127,7 @@ if [ "$(id -u)" = 0 ]; then
 	: > "$tmp/empty"
 	chmod 0644 "$tmp/empty"
 	chown 65534 "$tmp/nb"
+	# shellcheck disable=SC2016 # expanded by the inner sh
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		sh -c 'rm -f "$1/hook.conf" && ln -s "$2" "$1/hook.conf"' sh "$tmp/nb" "$tmp/empty"
 	is "as root: nobody swapped the policy in its directory for an empty root-owned file" \
