@@ -151,6 +151,7 @@ static int new_options(const struct kp_rules_opts *o, const struct line_opts *lo
 int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 {
 	char dir[PATH_MAX], why[128], *path = NULL, *config = NULL, *old = NULL, *text = NULL;
+	char self[PATH_MAX], why_self[PATH_MAX + 64];
 	const char *base, *on_error;
 	struct kp_err err = { 0 };
 	struct line_opts lo;
@@ -176,6 +177,16 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 	}
 	if (!strcmp(base, ".") || !strcmp(base, "..")) {
 		kp_cli_error(file, "not a file name");
+		goto out;
+	}
+	if (kp_rules_self_unsafe(o->root, self, sizeof(self), why_self, sizeof(why_self))) {
+		kp_cli_error(
+			file,
+			"refused: the lines would name %s, which %s: root would run it at every "
+			"load of a module they name (run the installed kopolicy, or install this "
+			"one where only root can write)",
+			self, why_self);
+		rc = KP_EXIT_FINDINGS;
 		goto out;
 	}
 	dfd = kp_trusted_dir_open(dir, false, &err);

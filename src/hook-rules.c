@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/trusted-dir.h"
 #include "cli.h"
 #include "file/inputs.h"
 #include "file/rootfs.h"
@@ -318,6 +320,51 @@ static char *self_word(const char *root)
 	return w;
 }
 
+int kp_rules_self_unsafe(const char *root, char *exe, size_t elen, char *why, size_t wlen)
+{
+	struct kp_err err = { 0 };
+	char dir[PATH_MAX];
+	const char *base;
+	struct stat st;
+	ssize_t sl;
+	int dfd;
+
+	if (root && strcmp(root, "/"))
+		return 0;
+	sl = readlink("/proc/self/exe", exe, elen - 1);
+	if (sl <= 0) {
+		snprintf(exe, elen, "/proc/self/exe");
+		snprintf(why, wlen, "cannot be read: %s", sl < 0 ? strerror(errno) : "empty");
+		return 1;
+	}
+	exe[sl] = '\0';
+	if (kp_trusted_split(exe, dir, sizeof(dir), &base) < 0) {
+		snprintf(why, wlen, "is not a file name");
+		return 1;
+	}
+	dfd = kp_trusted_dir_open(dir, false, &err);
+	if (dfd < 0) {
+		snprintf(why, wlen, "is in an unsafe directory: %s", err.msg);
+		return 1;
+	}
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		snprintf(why, wlen, "cannot be found: %s", strerror(errno));
+		close(dfd);
+		return 1;
+	}
+	close(dfd);
+	if (kp_trusted_file(&st))
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		snprintf(why, wlen, "is not a regular file");
+	else if (!kp_trusted_owner(&st))
+		snprintf(why, wlen, "is owned by uid %u", (unsigned)st.st_uid);
+	else
+		snprintf(why, wlen, "is writable by %s",
+			 st.st_mode & S_IWOTH ? "others" : "its group");
+	return 1;
+}
+
 static const char *source_text(const struct kp_gated_release *r)
 {
 	switch (r->source) {
@@ -446,10 +493,16 @@ int kp_rules_collect(const struct kp_rules_opts *o, struct kp_gated *g)
 int kp_hook_print_rules(const struct kp_rules_opts *o)
 {
 	struct kp_gated g;
-	char *config = NULL, *text = NULL;
+	char *config = NULL, *text = NULL, exe[PATH_MAX], why[PATH_MAX + 64];
 	size_t len = 0, failed;
 	int rc = KP_EXIT_ERROR;
 
+	/* printed, not installed: said (--update-install-rules refuses to write such lines) */
+	if (kp_rules_self_unsafe(o->root, exe, sizeof(exe), why, sizeof(why)))
+		kp_cli_error(exe,
+			     "warning: %s: the lines name it, and root would run it at every load "
+			     "of a module they name: install kopolicy where only root can write",
+			     why);
 	if (o->config && !(config = kp_rules_absolute(o->config))) {
 		kp_cli_error(o->config, "cannot make it absolute: %s", strerror(errno));
 		return KP_EXIT_ERROR;

@@ -12,16 +12,21 @@
  * its on-error mode), so a typo never silently weakens or tightens a rule.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/trusted-dir.h"
 #include "file/bytes.h"
 #include "hook-policy.h"
-#include "file/rootfs.h"
+#include "util/io.h"
 #include "util/module-name.h"
 
 #define MAX_TOKENS 16
@@ -270,42 +275,172 @@ int kp_hook_policy_parse(struct kp_hook_policy *p, const char *label, const char
 	return r;
 }
 
-int kp_hook_policy_load(struct kp_hook_policy *p, const char *path, struct kp_err *err)
+/* The policy's owner and mode (@st, regular): only root or the user running can change it. */
+static int check_owner(const struct stat *st, const char *path, struct kp_err *err)
 {
-	struct kp_bytes b;
-	struct stat st;
-	int r;
-
-	kp_hook_policy_init(p);
-	if (stat(path, &st) < 0) {
-		int e = errno;
-
-		/* a dangling symlink is a broken policy, not an absent one */
-		if (e == ENOENT && lstat(path, &st) == 0)
-			return kp_err_errno(err, ENOLINK, "%s: dangling symbolic link", path);
-		return kp_err_errno(err, e, "%s: cannot open: %s", path, strerror(e));
-	}
-	/* Who can change the policy can load anything: only root (or the user running). */
-	if (S_ISREG(st.st_mode) && (st.st_mode & S_IWOTH))
+	if (st->st_mode & S_IWOTH)
 		return kp_err_errno(err, EPERM, "%s: writable by every user: refused", path);
-	if (S_ISREG(st.st_mode) && st.st_uid != 0 && st.st_uid != geteuid())
+	if (!kp_trusted_owner(st))
 		return kp_err_errno(
 			err, EPERM,
 			"%s: owned by uid %u, neither root nor the user running: refused", path,
-			(unsigned)st.st_uid);
-	if (S_ISREG(st.st_mode) && (st.st_mode & S_IWGRP) && st.st_gid != 0 &&
-	    st.st_gid != getegid())
+			(unsigned)st->st_uid);
+	if ((st->st_mode & S_IWGRP) && st->st_gid != 0 && st->st_gid != getegid())
 		return kp_err_errno(err, EPERM, "%s: writable by group %u: refused", path,
-				    (unsigned)st.st_gid);
-	r = kp_read_file(path, KP_HOOK_POLICY_MAX_SIZE, &b, err);
-	if (r < 0)
+				    (unsigned)st->st_gid);
+	return 0;
+}
+
+static int not_regular(const char *path, mode_t m, struct kp_err *err)
+{
+	return kp_err_errno(err, S_ISDIR(m) ? EISDIR : EINVAL, "%s: %s, not a regular file", path,
+			    S_ISDIR(m)	  ? "is a directory"
+			    : S_ISFIFO(m) ? "is a FIFO"
+			    : S_ISSOCK(m) ? "is a socket"
+			    : S_ISCHR(m)  ? "is a character device"
+			    : S_ISBLK(m)  ? "is a block device"
+					  : "is not a file");
+}
+
+/*
+ * Opens the policy @path with nothing another user can swap between the checks and the read
+ * (a root-owned file in a directory that user can write can be replaced by any other
+ * root-owned file, an empty one blocking nothing): its directory and every one above it pass
+ * the caches' trust test (cache/trusted-dir.h: owned by root or the user running, not
+ * writable by group or others, a sticky one only above it); a symbolic link is followed only
+ * when the link is theirs too, its target walked the same way (40 links at most); the file
+ * is opened without following a link and checked on what was opened. The descriptor with
+ * @st, or -1 with @err (errnum ENOENT: no such file, the defaults apply).
+ */
+static int open_policy(const char *path, struct stat *st, struct kp_err *err)
+{
+	char cur[PATH_MAX], dir[PATH_MAX], target[PATH_MAX];
+	bool linked = false;
+
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
+		return kp_err_errno(err, ENAMETOOLONG, "%s: name too long", path);
+	for (int links = 0; links <= 40; links++) {
+		struct kp_err derr = { 0 };
+		const char *base = cur;
+		struct stat lst;
+		ssize_t n;
+		int dfd, fd, e;
+
+		if (!strchr(cur, '/'))
+			snprintf(dir, sizeof(dir), ".");
+		else if (kp_trusted_split(cur, dir, sizeof(dir), &base) < 0)
+			return kp_err_errno(err, EISDIR, "%s: not a file name", path);
+		if (!strcmp(base, ".") || !strcmp(base, ".."))
+			return kp_err_errno(err, EISDIR, "%s: not a file name", path);
+		dfd = kp_trusted_dir_open(dir, false, &derr);
+		if (dfd < 0) {
+			e = kp_err_errnum(&derr);
+			if (e == EPERM)
+				return kp_err_errno(err, EPERM, "%s: refused: %s", path, derr.msg);
+			if (linked && (e == ENOENT || e == ENOTDIR))
+				return kp_err_errno(err, ENOLINK, "%s: dangling symbolic link",
+						    path);
+			return kp_err_errno(err, e, "%s: cannot open: %s", path, strerror(e));
+		}
+		if (fstatat(dfd, base, &lst, AT_SYMLINK_NOFOLLOW) < 0) {
+			e = errno;
+			close(dfd);
+			if (linked && e == ENOENT)
+				return kp_err_errno(err, ENOLINK, "%s: dangling symbolic link",
+						    path);
+			return kp_err_errno(err, e, "%s: cannot open: %s", path, strerror(e));
+		}
+		if (S_ISLNK(lst.st_mode)) {
+			if (!kp_trusted_owner(&lst)) {
+				close(dfd);
+				return kp_err_errno(err, EPERM,
+						    "%s: refused: %s/%s is a link owned by uid %u",
+						    path, dir, base, (unsigned)lst.st_uid);
+			}
+			n = readlinkat(dfd, base, target, sizeof(target));
+			e = errno;
+			close(dfd);
+			if (n < 0)
+				return kp_err_errno(err, e, "%s: cannot open: %s", path,
+						    strerror(e));
+			if ((size_t)n >= sizeof(target))
+				return kp_err_errno(err, ENAMETOOLONG, "%s: link target too long",
+						    path);
+			target[n] = '\0';
+			if (target[0] == '/') {
+				memcpy(cur, target, (size_t)n + 1);
+			} else if (strlen(dir) + 1 + (size_t)n >= sizeof(cur)) {
+				return kp_err_errno(err, ENAMETOOLONG, "%s: link target too long",
+						    path);
+			} else {
+				size_t dl = strlen(dir);
+
+				memcpy(cur, dir, dl);
+				cur[dl] = '/';
+				memcpy(cur + dl + 1, target, (size_t)n + 1);
+			}
+			linked = true;
+			continue;
+		}
+		if (!S_ISREG(lst.st_mode)) {
+			close(dfd);
+			return not_regular(path, lst.st_mode, err);
+		}
+		fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		e = errno;
+		close(dfd);
+		if (fd < 0)
+			return kp_err_errno(err, e, "%s: cannot open: %s", path, strerror(e));
+		if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+			close(fd);
+			return kp_err_errno(err, EINVAL, "%s: replaced while opened", path);
+		}
+		if (check_owner(st, path, err) < 0) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	return kp_err_errno(err, ELOOP, "%s: too many levels of symbolic links", path);
+}
+
+int kp_hook_policy_load(struct kp_hook_policy *p, const char *path, struct kp_err *err)
+{
+	char size[32];
+	struct stat st;
+	ssize_t n;
+	char *buf;
+	int fd, r;
+
+	kp_hook_policy_init(p);
+	fd = open_policy(path, &st, err);
+	if (fd < 0)
 		return -1;
-	if (b.comp != KP_COMP_NONE) {
-		kp_bytes_release(&b);
+	if ((uint64_t)st.st_size > KP_HOOK_POLICY_MAX_SIZE) {
+		close(fd);
+		return kp_err_errno(err, EFBIG, "%s: larger than the limit of %s", path,
+				    kp_format_size(KP_HOOK_POLICY_MAX_SIZE, size, sizeof(size)));
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return kp_err_errno(err, ENOMEM, "%s: out of memory", path);
+	}
+	/* what the file held when opened: one that shrinks meanwhile is an error */
+	n = kp_pread_all(fd, buf, (size_t)st.st_size, 0);
+	r = errno;
+	close(fd);
+	if (n != (ssize_t)st.st_size) {
+		free(buf);
+		return n < 0 ? kp_err_errno(err, r, "%s: read error: %s", path, strerror(r))
+			     : kp_err_errno(err, EIO, "%s: file shrank while being read", path);
+	}
+	if (kp_detect_compression((const unsigned char *)buf, (size_t)n) != KP_COMP_NONE) {
+		free(buf);
 		return kp_err_set(err, "%s: compressed: the policy must be plain text", path);
 	}
-	r = kp_hook_policy_parse(p, path, (const char *)b.data, b.len, err);
-	kp_bytes_release(&b);
+	r = kp_hook_policy_parse(p, path, buf, (size_t)n, err);
+	free(buf);
 	return r;
 }
 

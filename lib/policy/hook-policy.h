@@ -62,7 +62,9 @@ void kp_hook_policy_init(struct kp_hook_policy *p);
  * Reads @path into @p (initialised here). Returns 0, or -1 with "PATH: why" or
  * "PATH:LINE: why" in @err: the file is refused as a whole, and @p holds the
  * defaults. errnum ENOENT: the file does not exist (the defaults apply). A file
- * writable by others is refused.
+ * another user can change is refused: one writable by others, owned by another user, or
+ * in a directory that fails the caches' trust test (cache/trusted-dir.h) on the way from /
+ * (errnum EPERM); links are followed only when root's or the user's.
  */
 int kp_hook_policy_load(struct kp_hook_policy *p, const char *path, struct kp_err *err);
 /* Same over a buffer; @label names it in messages. */

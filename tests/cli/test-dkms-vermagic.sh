@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# A DKMS build's module cannot escape the PRE_INSTALL check by naming another kernel in its
+# vermagic. dkms installs every module it built for KERNELVER into KERNELVER's tree, and with
+# MODVERSIONS the kernel loads one whose vermagic names another release (same_magic() skips
+# the release when the module has CRCs). check-built grouped the modules by their vermagic and
+# skipped the group "not for a --release kernel" with a line on stderr: mode=fail let such a
+# module be installed unchecked. The DKMS hooks now pass --one-kernel: every module is
+# checked as KERNELVER. Runs the built dkms-pre-install and check-built on a dkms tree laid
+# out as dkms lays it out (no dkms needed), as root or as a user.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+build=$(cd "$(dirname "$kp")/.." && pwd)
+fx=$top/fixtures/ko/6.12
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+n=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { # description, command status (0 = pass)
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+is() { # description, got, want
+	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1" 1; echo "#   got '$2', want '$3'"; fi
+}
+has() { # description, fixed string the output of the last run must contain
+	if grep -qF -- "$2" "$tmp/out"; then ok "$1" 0; else
+		ok "$1" 1; echo "#   want: $2"; sed 's/^/#   got:  /' "$tmp/out"; fi
+}
+
+# headers for $rel; a dkms tree NAME/1.0/$rel/x86_64/module with a clean module and one that
+# fails to load (kp_gplonly_then_prop: an unknown symbol) whose vermagic names 6.12.999
+hdr=$tmp/hdr
+mkdir -p "$hdr/include/generated" "$tmp/root/lib/modules/$rel"
+zcat "$fx/Module.symvers.gz" > "$hdr/Module.symvers"
+zcat "$fx/config.gz" > "$hdr/.config"
+echo "#define UTS_RELEASE \"$rel\"" > "$hdr/include/generated/utsrelease.h"
+mdir=$tmp/dkms/kpvm/1.0
+mod=$mdir/$rel/x86_64/module
+mkdir -p "$mod" "$mdir/source"
+cp "$fx/kp_plain.ko" "$mod/"
+python3 - "$fx/kp_gplonly_then_prop.ko" "$mod/kp_other.ko" "$rel" << 'EOF'
+import sys
+src, dst, rel = sys.argv[1:]
+d = open(src, "rb").read()
+old = ("vermagic=" + rel + " ").encode()
+new = ("vermagic=" + "6.12.999" + rel[len("6.12.999"):] + " ").encode()
+assert len(old) == len(new) and d.count(old) == 1
+open(dst, "wb").write(d.replace(old, new))
+EOF
+ok "a module whose vermagic names another release (6.12.999...)" $?
+printf 'mode=fail\n' > "$tmp/kopolicy.conf"
+
+export KOPOLICY=$kp KOPOLICY_ROOT=$tmp/root KOPOLICY_DKMS_CONF=$tmp/kopolicy.conf
+export KOPOLICY_CHECK_BUILT=$build/contrib/scripts/check-built
+# the runs stay out of the user's caches
+export KOPOLICY_CHECK_ARGS=--no-cache
+
+sh "$build/contrib/dkms/dkms-pre-install" --headers "$hdr" "$mdir" "$rel" x86_64 \
+	> "$tmp/out" 2>&1
+is "dkms-pre-install, mode=fail: refused (1)" "$?" 1
+has "... both modules checked as $rel" "checking 2 module(s) against kernel $rel"
+has "... the other-vermagic module's failure reported" \
+	"kp_gplonly_then_prop: E: unknown-symbol: kp_prop_plain"
+if grep -qF "not checked" "$tmp/out"; then ok "... none skipped" 1; else ok "... none skipped" 0; fi
+
+sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --one-kernel --headers "$hdr" -- "$mod" \
+	> "$tmp/out" 2>&1
+is "check-built --one-kernel: the findings' status (1)" "$?" 1
+sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --release 6.12.999 --one-kernel -- "$mod" \
+	> "$tmp/out" 2>&1
+is "check-built --one-kernel with two --release: a usage error (2)" "$?" 2
+has "... said" "--one-kernel takes one --release"
+# without it, modules are grouped by kernel as before (a package for several kernels)
+sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --headers "$hdr" -- "$mod" > "$tmp/out" 2>&1
+has "check-built without --one-kernel: the other release's module is skipped, said" \
+	"not checked: 1 module(s) built for 6.12.999"
+
+echo "1..$n"
+[ "$fail" -eq 0 ]
