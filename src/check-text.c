@@ -242,8 +242,9 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 						   ": the kernel oopses holding printk's lock "
 						   "and the machine hangs (taint D)");
 			else if (v->err == KP_ERR_OOPS)
-				kp_escaped_fprintf(o->f, ": the kernel oopses (taint D, the loading "
-							 "process is killed)");
+				kp_escaped_fprintf(o->f,
+						   ": the kernel oopses (taint D, the loading "
+						   "process is killed)");
 			else
 				kp_escaped_fprintf(o->f, ": %s", v->loads ? "loads" : "fails");
 			if (!v->loads && v->err != KP_ERR_OOPS)

@@ -381,9 +381,7 @@ int main(int argc, char **argv)
 	char note[320], off[320];
 	int all_argc = argc - 1;
 	char **all_argv = argv + 1;
-	struct kp_cli cli = { .prog = "kopolicy",
-			      .progress = progress_wanted(),
-			      .cache = &cache };
+	struct kp_cli cli = { .prog = "kopolicy", .progress = progress_wanted(), .cache = &cache };
 	int c, rc;
 
 	/*

@@ -41,7 +41,7 @@ struct kp_btf_memo {
 	pthread_mutex_t lock;
 	struct entry *slots; /* open addressing, @cap a power of two */
 	size_t n, cap;
-	bool added; /* a verdict not in the file: rewrite it */
+	bool added;  /* a verdict not in the file: rewrite it */
 	bool loaded; /* the file's verdicts are in @slots (or there is no file) */
 	/* not loaded: the file, searched in place (search()) */
 	int fd;		    /* -1: none, or it does not parse */

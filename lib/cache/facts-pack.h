@@ -126,8 +126,8 @@ struct kp_facts_cache {
 	unsigned seq;		  /* temporary file names; atomic */
 	struct kp_cache_counts n; /* atomic */
 	struct fc_defer defer;
-	uid_t euid;		/* whose files' states are trusted besides root's (fs-trust.h) */
-	struct kp_fs_devs devs; /* the file systems seen (under @lock) */
+	uid_t euid;		  /* whose files' states are trusted besides root's (fs-trust.h) */
+	struct kp_fs_devs devs;	  /* the file systems seen (under @lock) */
 	struct kp_sig_memo *memo; /* kp_facts_cache_sig_memo(), made under @lock */
 	struct kp_btf_memo *btf_memo; /* kp_facts_cache_btf_memo(), made under @lock */
 	/* bytes of uncompressed modules hashed on misses (atomic) */

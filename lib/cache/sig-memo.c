@@ -21,7 +21,7 @@
 #define VERDICT_MAGIC "KPSIGV1\n"
 #define IMAGE_MAGIC   "KPIMGC3\n" /* 2: each certificate's list; 3: s390 zstd payloads read */
 #define HEADER_LEN    KP_MEMO_HEADER_LEN
-#define MAX_FILES     8	 /* verdict files read (more are left to a later run's rewrite) */
+#define MAX_FILES     8 /* verdict files read (more are left to a later run's rewrite) */
 #define MAX_FILE      KP_MEMO_MAX_FILE
 #define MAX_IMAGES    16 /* image files kept: the oldest beyond go when one is stored */
 

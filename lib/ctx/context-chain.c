@@ -160,8 +160,8 @@ static int add_provider(struct kp_ctx *c, const char *name, const char *path, st
 	size_t need = c->hook.nproviders + 1;
 	struct kp_module *m;
 
-	if (kp_grow(&c->hook.providers, &c->hook.providers_cap, need,
-		    sizeof(*c->hook.providers)) < 0)
+	if (kp_grow(&c->hook.providers, &c->hook.providers_cap, need, sizeof(*c->hook.providers)) <
+	    0)
 		return kp_err_set(err, "out of memory");
 	/* not deferred: a provider never waits in the cache, kp_module_free() frees it */
 	if (kp_set_open_module(cache, path, &oo, NULL, &m, &why) < 0)

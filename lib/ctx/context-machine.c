@@ -130,8 +130,7 @@ int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp
 		if (read_efi(c, c->o.efi_vars, err) < 0)
 			return -1;
 	} else if (root && !c->o.efi_vars && !c->o.no_kernel_keys) {
-		snprintf(path, sizeof(path), "%s/sys/firmware/efi",
-			 strcmp(root, "/") ? root : "");
+		snprintf(path, sizeof(path), "%s/sys/firmware/efi", strcmp(root, "/") ? root : "");
 		if (kp_is_dir(path)) {
 			if (read_efi(c, path, err) < 0)
 				return -1;
@@ -146,8 +145,8 @@ int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp
 			fo->mok_trusted = c->efi.mok_trusted;
 	}
 	for (size_t i = 0; i < c->o.nmoks; i++)
-		if (kp_keyring_add_mok_file(&c->keys, c->o.moks[i].path, c->o.moks[i].pending, err) <
-		    0)
+		if (kp_keyring_add_mok_file(&c->keys, c->o.moks[i].path, c->o.moks[i].pending,
+					    err) < 0)
 			return kp_err_prefix(err, c->o.moks[i].path);
 	if (c->o.dkms_key) {
 		if (kp_keyring_add_named_cert(&c->keys, c->o.dkms_key, "the DKMS key", err) < 0)

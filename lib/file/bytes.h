@@ -32,9 +32,9 @@ struct kp_bytes {
 	size_t len;
 	size_t file_len; /* size on disk */
 	enum kp_compression comp;
-	size_t cap;		    /* allocated size of @data when decompressed */
-	bool mapped;		    /* @data maps the file: read it only under kp_bytes_guard() */
-	struct kp_decoders *keeper; /* decompressed by these decoders: release offers it back */
+	size_t cap;		      /* allocated size of @data when decompressed */
+	bool mapped;		      /* @data maps the file: read it only under kp_bytes_guard() */
+	struct kp_decoders *keeper;   /* decompressed by these decoders: release offers it back */
 	struct kp_mem_budget *budget; /* @held bytes of it are this buffer's until release */
 	size_t held;
 	/*

@@ -59,10 +59,11 @@ int kp_esl_walk(const unsigned char *p, size_t len, kp_esl_fn fn, void *arg, siz
 		hsize = le32(p + off + 20);
 		esize = le32(p + off + 24);
 		if (lsize > size)
-			return kp_err_set(err,
-					  "offset %zu: the signature list (%zu bytes) runs past the "
-					  "end (%zu bytes left)",
-					  off, lsize, size);
+			return kp_err_set(
+				err,
+				"offset %zu: the signature list (%zu bytes) runs past the "
+				"end (%zu bytes left)",
+				off, lsize, size);
 		if (lsize < hdr || lsize - hdr < hsize || esize < owner ||
 		    lsize - hdr - hsize < esize || (lsize - hdr - hsize) % esize)
 			return kp_err_set(err,

@@ -45,9 +45,12 @@ const char *kp_esl_type_name(enum kp_esl_type t);
 int kp_efivar_split(const unsigned char *p, size_t len, uint32_t *attrs, const unsigned char **data,
 		    size_t *dlen);
 
-/* The GUIDs of the variables kopolicy reads, as efivarfs spells them in file names. */
-#define KP_EFI_GLOBAL_GUID	   "8be4df61-93ca-11d2-aa0d-00e098032b8c" /* SecureBoot, SetupMode */
-#define KP_EFI_IMAGE_SECURITY_GUID "d719b2cb-3d3a-4596-a3bc-dad00e67656f" /* db, dbx */
+/*
+ * The GUIDs of the variables kopolicy reads, as efivarfs spells them in file names: the global
+ * one (SecureBoot, SetupMode) and the image security one (db, dbx).
+ */
+#define KP_EFI_GLOBAL_GUID	   "8be4df61-93ca-11d2-aa0d-00e098032b8c"
+#define KP_EFI_IMAGE_SECURITY_GUID "d719b2cb-3d3a-4596-a3bc-dad00e67656f"
 #define KP_EFI_SHIM_LOCK_GUID	   "605dab50-e046-4300-abb6-3dd810dd8b23" /* Mok* variables */
 
 #endif

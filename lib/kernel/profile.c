@@ -60,9 +60,9 @@ static const struct feature_row {
 	{ KP_F_INIT_EEXIST_EBUSY, "init_eexist_becomes_ebusy", { 7, 1, 0 }, { { 0 } } },
 	{ KP_F_TAINT_FWCTL, "taint_fwctl", { 6, 15, 0 }, { { 0 } } },
 	/*
-	 * "preempt: Move PREEMPT_RT before PREEMPT in vermagic." (6.13-rc5), after 35772d627b55 let
-	 * PREEMPT_RT and PREEMPT_DYNAMIC (so PREEMPT_BUILD) be set together. Not in 6.12.y: Debian's
-	 * 6.12 rt-amd64 carries the RT/DYNAMIC backport and its modules say "preempt ".
+	 * "preempt: Move PREEMPT_RT before PREEMPT in vermagic." (6.13-rc5), after 35772d627b55
+	 * let PREEMPT_RT and PREEMPT_DYNAMIC (so PREEMPT_BUILD) be set together. Not in 6.12.y:
+	 * Debian's 6.12 rt-amd64 carries the RT/DYNAMIC backport and its modules say "preempt ".
 	 */
 	{ KP_F_VERMAGIC_RT_FIRST, "vermagic_preempt_rt_first", { 6, 13, 0 }, { { 0 } } },
 	/*
@@ -78,7 +78,8 @@ static const struct feature_row {
 	/*
 	 * The v6.13 split of elf_validity_check() (the series of d979e3dffa93): section 0 is
 	 * checked before the name index. Backported with "module: validate string table section
-	 * types" (Debian's 6.12.117 changelog; the 6.12.118 tree has the split, the 6.1.192 tree not).
+	 * types" (Debian's 6.12.117 changelog; the 6.12.118 tree has the split, the 6.1.192 tree
+	 * not).
 	 */
 	{ KP_F_SEC0_BEFORE_SHSTRNDX, "section0_checked_first", { 6, 13, 0 }, { { 6, 12, 117 } } },
 	/*

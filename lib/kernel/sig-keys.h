@@ -27,13 +27,13 @@ struct kp_ecdsa_lib;
 
 /* Where a key comes from: decides its keyring under a model. */
 enum kp_key_origin {
-	KP_KEY_KERNEL,	    /* compiled into the kernel image: .builtin_trusted_keys */
-	KP_KEY_CERT,	    /* --trusted-cert: taken as built in */
-	KP_KEY_LISTED,	    /* /proc/keys: a key the running kernel holds (description only) */
-	KP_KEY_DB,	    /* UEFI db: .platform (load_uefi_certs()) */
-	KP_KEY_MOK,	    /* MokListRT or --mok: .machine, else .platform (get_handler_for_mok()) */
+	KP_KEY_KERNEL, /* compiled into the kernel image: .builtin_trusted_keys */
+	KP_KEY_CERT,   /* --trusted-cert: taken as built in */
+	KP_KEY_LISTED, /* /proc/keys: a key the running kernel holds (description only) */
+	KP_KEY_DB,     /* UEFI db: .platform (load_uefi_certs()) */
+	KP_KEY_MOK,    /* MokListRT or --mok: .machine, else .platform (get_handler_for_mok()) */
 	KP_KEY_MOK_PENDING, /* MokNew: enrolled by MokManager at the next boot, once confirmed */
-	KP_KEY_NAMED,	    /* a known signing key (the DKMS key): named in reports, never trusted */
+	KP_KEY_NAMED, /* a known signing key (the DKMS key): named in reports, never trusted */
 };
 
 /*
@@ -43,10 +43,10 @@ enum kp_key_origin {
  * platform keyring on -ENOKEY.
  */
 struct kp_keyring_model {
-	bool secure_boot;	   /* load_uefi_certs(): MOK and MokListXRT only under Secure Boot */
-	bool machine_keyring;	   /* CONFIG_INTEGRITY_MACHINE_KEYRING (v5.18+) */
-	bool mok_trusted;	   /* trust_moklist(): MokListTrustedRT, or Debian's patch */
-	bool platform_keyring;	   /* CONFIG_INTEGRITY_PLATFORM_KEYRING */
+	bool secure_boot;      /* load_uefi_certs(): MOK and MokListXRT only under Secure Boot */
+	bool machine_keyring;  /* CONFIG_INTEGRITY_MACHINE_KEYRING (v5.18+) */
+	bool mok_trusted;      /* trust_moklist(): MokListTrustedRT, or Debian's patch */
+	bool platform_keyring; /* CONFIG_INTEGRITY_PLATFORM_KEYRING */
 	bool platform_for_modules; /* Debian: mod_verify_sig() retries .platform */
 	bool revocation_list;	   /* CONFIG_SYSTEM_REVOCATION_LIST: dbx certificates refuse */
 	/* profile row revocation_all_keyrings: is_key_on_revocation_list() before any keyring */
@@ -70,8 +70,8 @@ struct kp_trusted_key {
 	 * (@beside_revocation) or the model has SYSTEM_REVOCATION_LIST: it may be revoked.
 	 */
 	bool list_unknown, beside_revocation;
-	bool have_cert;	     /* the certificate's bytes: signatures are verified with it */
-	void *x509;	     /* X509 *, NULL for a key known by description only */
+	bool have_cert; /* the certificate's bytes: signatures are verified with it */
+	void *x509;	/* X509 *, NULL for a key known by description only */
 	const unsigned char *skid;
 	size_t skid_len;
 	/* SHA-256 of the public key (SubjectPublicKeyInfo DER): part of each verdict's id */

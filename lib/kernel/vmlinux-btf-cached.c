@@ -32,14 +32,14 @@
 #define SHA_OFF	  32
 #define SCOPE_OFF 64
 #define RID_OFF	  96
-#define F_COPY	 1u
+#define F_COPY	  1u
 
 /* What an entry holds, checked against its length and CRCs. */
 struct entry {
 	const uint32_t *types; /* borrowed from the mapping */
 	uint32_t nr;
 	uint32_t blen;
-	const unsigned char *copy; /* the BTF bytes, checked; NULL without COPY */
+	const unsigned char *copy;   /* the BTF bytes, checked; NULL without COPY */
 	const unsigned char *sha256; /* of the BTF bytes (borrowed from the mapping) */
 	const unsigned char *scope;  /* its memo scope, NULL: made by another build */
 };

@@ -345,7 +345,8 @@ static int simulate(const struct kp_graph *g, const struct kp_kernel_facts *fact
 			.name = m->name,
 			.info_name = m->modinfo_name ? m->modinfo_name : m->name,
 			/* setup_load_info(): MODULE_INIT_IGNORE_MODVERSIONS zeroes index.vers */
-			.has_versions = m->versions_format != KP_VERSIONS_NONE && m->versions_alloc &&
+			.has_versions = m->versions_format != KP_VERSIONS_NONE &&
+					m->versions_alloc &&
 					!(facts->init_flags & KP_INIT_IGNORE_MODVERSIONS),
 		};
 		unsigned long before = sim->global_taint;

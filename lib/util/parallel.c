@@ -73,9 +73,9 @@ void kp_parallel_for(size_t n, unsigned jobs, size_t chunk,
 }
 
 struct pool {
-	struct kp_job *q;	/* cost descending */
-	size_t lo, hi;		/* q[lo, hi) is still to do */
-	size_t in_flight;	/* sum of the costs running */
+	struct kp_job *q; /* cost descending */
+	size_t lo, hi;	  /* q[lo, hi) is still to do */
+	size_t in_flight; /* sum of the costs running */
 	size_t budget;
 	size_t done;
 	size_t failed;

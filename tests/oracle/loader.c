@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 {
 	const char *params;
 	const char *base;
-	long flags = 0;
+	long flags = 0, known;
 	long rc;
 	int fd, err = 0;
 
@@ -92,8 +92,8 @@ int main(int argc, char **argv)
 		char *end;
 
 		flags = strtol(argv[2], &end, 0);
-		if (*argv[2] == '\0' || *end != '\0' ||
-		    (flags & ~(long)(MODULE_INIT_IGNORE_MODVERSIONS | MODULE_INIT_IGNORE_VERMAGIC))) {
+		known = MODULE_INIT_IGNORE_MODVERSIONS | MODULE_INIT_IGNORE_VERMAGIC;
+		if (*argv[2] == '\0' || *end != '\0' || (flags & ~known)) {
 			fprintf(stderr, "loader: bad -f flags '%s' (0..3)\n", argv[2]);
 			return 2;
 		}

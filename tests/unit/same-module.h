@@ -35,10 +35,12 @@ static inline bool kp_same_module(const struct kp_module *a, const struct kp_mod
 	    a->nrelocs != b->nrelocs || a->symstr_state != b->symstr_state ||
 	    a->symname_past_end != b->symname_past_end ||
 	    a->import_name_past_end != b->import_name_past_end ||
+	    a->kept_name_past_end != b->kept_name_past_end ||
 	    !kp_same_str(a->relocs_problem, b->relocs_problem))
 		return false;
 	for (size_t i = 0; i < a->nrelocs; i++)
-		if (a->relocs[i].type != b->relocs[i].type || a->relocs[i].rela != b->relocs[i].rela ||
+		if (a->relocs[i].type != b->relocs[i].type ||
+		    a->relocs[i].rela != b->relocs[i].rela ||
 		    a->relocs[i].percpu != b->relocs[i].percpu ||
 		    a->relocs[i].index != b->relocs[i].index ||
 		    a->relocs[i].count != b->relocs[i].count ||

@@ -155,11 +155,12 @@ static int unchecked_section_index(struct kp_sim_ctx *c, struct kp_loading *ld,
 			   s->name, s->shndx, m->shnum);
 		return 0;
 	case KP_OOB_BEYOND:
-		kp_finding(ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, s->name,
-			   "%s has section index %u, past the %u sections: this kernel reads "
-			   "%llu bytes into the image, past its buffer and the guard page after it: "
-			   "it oopses unless other memory happens to be mapped there",
-			   s->name, s->shndx, m->shnum, (unsigned long long)off);
+		kp_finding(
+			ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, s->name,
+			"%s has section index %u, past the %u sections: this kernel reads "
+			"%llu bytes into the image, past its buffer and the guard page after it: "
+			"it oopses unless other memory happens to be mapped there",
+			s->name, s->shndx, m->shnum, (unsigned long long)off);
 		return 0;
 	case KP_OOB_GUARD:
 		break;

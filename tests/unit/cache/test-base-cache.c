@@ -586,7 +586,8 @@ static void test_btf_load(struct tap *t, const char *root, const char *cfg, cons
 			       "%s BTF loaded through the cache, %s: the same BTF as parsing (%d, "
 			       "%s; hits %zu, misses %zu, stored %zu, rejected %zu)",
 			       i ? "xz" : "raw", pass ? "hit" : "miss, stored", r, err.msg,
-			       (size_t)n.hits, (size_t)n.misses, (size_t)n.stored, (size_t)n.rejected);
+			       (size_t)n.hits, (size_t)n.misses, (size_t)n.stored,
+			       (size_t)n.rejected);
 			if (pass && !i)
 				tap_ok(t,
 				       out.map && got.vmlinux_btf &&
