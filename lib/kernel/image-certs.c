@@ -475,7 +475,7 @@ static int embedded_certs(struct found_certs *f, const struct kp_bytes *b, size_
 		{ .magic = "\x28\xb5\x2f\xfd", .len = 4 },
 	};
 
-	for (size_t k = 0; k < sizeof(payload) / sizeof(payload[0]); k++) {
+	for (size_t k = 0; k < KP_ARRAY_SIZE(payload); k++) {
 		const unsigned char *x = b->data;
 
 		while (f->n == 0 && (x = memmem(x, b->len - (size_t)(x - b->data), payload[k].magic,

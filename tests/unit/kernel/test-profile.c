@@ -198,9 +198,9 @@ int main(void)
 						  "6.1.0-57-amd64x",  ".1.0-5-amd64" };
 		bool all = true;
 
-		for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		for (size_t i = 0; i < KP_ARRAY_SIZE(yes); i++)
 			all = all && kp_release_is_debian(yes[i]);
-		for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		for (size_t i = 0; i < KP_ARRAY_SIZE(no); i++)
 			all = all && !kp_release_is_debian(no[i]);
 		tap_ok(&t, all, "kp_release_is_debian(): X.Y.0-N-<Debian flavour> only");
 	}
