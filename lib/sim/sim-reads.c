@@ -53,6 +53,19 @@ static bool same_verdict(const struct kp_verdict *a, const struct kp_verdict *b)
 	return a->attempted == b->attempted && a->loads == b->loads && a->taints == b->taints;
 }
 
+/* The @count verdicts recorded from @first in @was->reads: each the same in @now_v. */
+static bool read_verdicts_same(const struct kp_simulation *was, uint32_t first, uint32_t count,
+			       const struct kp_verdict *now_v)
+{
+	for (uint32_t k = 0; k < count; k++) {
+		size_t n = was->reads[first + k];
+
+		if (!same_verdict(&was->v[n], &now_v[n]))
+			return false;
+	}
+	return true;
+}
+
 bool kp_sim_reads_hold(const struct kp_simulation *was, size_t i, const struct kp_sim_state *now,
 		       const struct kp_verdict *now_v)
 {
@@ -65,13 +78,7 @@ bool kp_sim_reads_hold(const struct kp_simulation *was, size_t i, const struct k
 		return false;
 	if (r->name_read && r->name_live != now->name_live)
 		return false;
-	for (uint32_t k = 0; k < r->nverdicts; k++) {
-		size_t n = was->reads[r->verdicts + k];
-
-		if (!same_verdict(&was->v[n], &now_v[n]))
-			return false;
-	}
-	return true;
+	return read_verdicts_same(was, r->verdicts, r->nverdicts, now_v);
 }
 
 bool kp_sim_late_reads_hold(const struct kp_simulation *was, size_t i, unsigned long final_taint,
@@ -81,13 +88,7 @@ bool kp_sim_late_reads_hold(const struct kp_simulation *was, size_t i, unsigned 
 
 	if (!r || was->reads_incomplete || ((was->global_taint ^ final_taint) & r->taint_late))
 		return false;
-	for (uint32_t k = 0; k < r->nlate; k++) {
-		size_t n = was->reads[r->late + k];
-
-		if (!same_verdict(&was->v[n], &now_v[n]))
-			return false;
-	}
-	return true;
+	return read_verdicts_same(was, r->late, r->nlate, now_v);
 }
 
 void kp_sim_reads_apply(const struct kp_sim_reads *r, struct kp_sim_state *s)

@@ -19,6 +19,22 @@
 
 #define BUILTIN_MAX_SIZE ((size_t)64 << 20)
 
+/*
+ * The file @name of the tree's modules directory into @b, its path into *@path (the caller
+ * frees it): 1, 0 when the file does not exist (nothing to free), -1 on error.
+ */
+static int read_moddir_file(const struct kp_tree *t, const char *name, struct kp_bytes *b,
+			    char **path, struct kp_err *err)
+{
+	if (asprintf(path, "%s/%s", t->moddir, name) < 0)
+		return kp_err_set(err, "out of memory");
+	if (kp_read_file(*path, BUILTIN_MAX_SIZE, b, err) == 0)
+		return 1;
+	free(*path);
+	*path = NULL;
+	return kp_err_errnum(err) == ENOENT ? 0 : -1;
+}
+
 int kp_tree_read_builtin(struct kp_tree *t, struct kp_err *err)
 {
 	struct kp_bytes b;
@@ -27,17 +43,9 @@ int kp_tree_read_builtin(struct kp_tree *t, struct kp_err *err)
 	size_t cap = 0, lineno = 0;
 	int r;
 
-	if (asprintf(&path, "%s/modules.builtin", t->moddir) < 0)
-		return kp_err_set(err, "out of memory");
-	r = kp_read_file(path, BUILTIN_MAX_SIZE, &b, err);
-	if (r < 0 && kp_err_errnum(err) == ENOENT) {
-		free(path);
-		return 0;
-	}
-	if (r < 0) {
-		free(path);
-		return -1;
-	}
+	r = read_moddir_file(t, "modules.builtin", &b, &path, err);
+	if (r <= 0)
+		return r;
 	t->have_builtin_list = true;
 	pos = (const char *)b.data;
 	end = pos + b.len;
@@ -99,17 +107,9 @@ int kp_tree_read_builtin_modinfo(struct kp_tree *t, struct kp_err *err)
 	size_t cap = 0, off = 0;
 	int r;
 
-	if (asprintf(&path, "%s/modules.builtin.modinfo", t->moddir) < 0)
-		return kp_err_set(err, "out of memory");
-	r = kp_read_file(path, BUILTIN_MAX_SIZE, &b, err);
-	if (r < 0 && kp_err_errnum(err) == ENOENT) {
-		free(path);
-		return 0;
-	}
-	if (r < 0) {
-		free(path);
-		return -1;
-	}
+	r = read_moddir_file(t, "modules.builtin.modinfo", &b, &path, err);
+	if (r <= 0)
+		return r;
 	r = 0;
 	while (off < b.len && r == 0) {
 		const char *rec = (const char *)b.data + off;

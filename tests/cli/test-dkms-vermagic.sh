@@ -14,18 +14,9 @@ kp=${KOPOLICY:-./src/kopolicy}
 build=$(cd "$(dirname "$kp")/.." && pwd)
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
-is() { # description, got, want
-	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1" 1; echo "#   got '$2', want '$3'"; fi
-}
 has() { # description, fixed string the output of the last run must contain
 	if grep -qF -- "$2" "$tmp/out"; then ok "$1" 0; else
 		ok "$1" 1; echo "#   want: $2"; sed 's/^/#   got:  /' "$tmp/out"; fi
@@ -79,5 +70,4 @@ sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --headers "$hdr" -- "$mod" > "$tmp/o
 has "check-built without --one-kernel: the other release's module is skipped, said" \
 	"not checked: 1 module(s) built for 6.12.999"
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

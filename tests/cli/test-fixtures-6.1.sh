@@ -15,26 +15,7 @@ rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
 tap_tmpdir
 
-# check OUT [OPTION...] MODULE...: JSON prediction for the 6.1 fixtures' kernel
-check() {
-	local out=$1
-	shift
-	"$kp" check -f json --fail-on never -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" \
-		--kernel-release "$rel" "$@" > "$out" 2> "$out.err"
-}
-# verdict FILE MODULE PYTHON-EXPR over m (the module's JSON object), ids, o (O and E lines)
-verdict() {
-	python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-m = next(x for x in d["modules"] if x["name"] == sys.argv[2])
-ids = [f["id"] for f in m["findings"]]
-o = [sys.argv[2] + ": loading out-of-tree module taints kernel.",
-     sys.argv[2] + ": module verification failed: signature and/or required key missing"
-     " - tainting kernel"]
-sys.exit(0 if eval(sys.argv[3]) else 1)
-PY
-}
+. "$top/tests/lib/fixture-check.sh"
 
 [ "$rel" = 6.1.0-57-amd64 ]
 ok "fixtures/ko/6.1 is the 6.1.0-57-amd64 set" $?

@@ -22,9 +22,6 @@ if ! command -v depmod >/dev/null; then
 fi
 tap_tmpdir
 
-is() { # description, got, want
-	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1" 1; echo "#   got '$2', want '$3'"; fi
-}
 has() { # description, pattern (grep -E) that stderr of the last run must contain
 	if grep -qE -- "$2" "$tmp/err"; then ok "$1" 0; else ok "$1" 1; sed 's/^/#   /' "$tmp/err"; fi
 }

@@ -25,9 +25,6 @@ fi
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-is() { # description, got, want
-	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1" 1; echo "#   got '$2', want '$3'"; fi
-}
 has() { # description, file, pattern (grep -E)
 	if grep -qE -- "$3" "$2"; then ok "$1" 0; else ok "$1" 1; sed 's/^/#   /' "$2"; fi
 }

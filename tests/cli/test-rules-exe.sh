@@ -12,21 +12,12 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
+. "$top/tests/lib/tap.sh"
 
 command -v depmod > /dev/null || { echo "1..0 # SKIP depmod (kmod) is not installed"; exit 0; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 chmod 0755 "$tmp"
 
-ok() { # description, command status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
-is() { # description, got, want
-	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1" 1; echo "#   got '$2', want '$3'"; fi
-}
 has() { # description, fixed string stderr of the last run must contain
 	if grep -qF -- "$2" "$tmp/err"; then ok "$1" 0; else
 		ok "$1" 1; echo "#   want: $2"; sed 's/^/#   got:  /' "$tmp/err"; fi
@@ -111,5 +102,4 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 fi
 
-echo "1..$n"
-[ "$fail" -eq 0 ]
+tap_done

@@ -16,33 +16,10 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/5.10
 st=$fx/strtab
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-n=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
 
-ok() { # description, status (0 = pass)
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
-check() { # OUT [OPTION...] MODULE...: JSON prediction for the 5.10 fixtures' kernel
-	local out=$1
-	shift
-	"$kp" check -f json --fail-on never -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" \
-		--kernel-release "$rel" "$@" > "$out" 2> "$out.err"
-}
-verdict() { # FILE MODULE PYTHON-EXPR over m (the module's JSON object), ids, o (O and E lines)
-	python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-m = next(x for x in d["modules"] if x["name"] == sys.argv[2])
-ids = [f["id"] for f in m["findings"]]
-o = [sys.argv[2] + ": loading out-of-tree module taints kernel.",
-     sys.argv[2] + ": module verification failed: signature and/or required key missing"
-     " - tainting kernel"]
-sys.exit(0 if eval(sys.argv[3]) else 1)
-PY
-}
+. "$top/tests/lib/fixture-check.sh"
 
 [ "$rel" = 5.10.0-46-amd64 ]
 ok "the 5.10 fixtures are for 5.10.0-46-amd64" $?
@@ -83,5 +60,4 @@ check "$tmp/sig.json" "$st/kp_strtab_sig.ko"
 verdict "$tmp/sig.json" kp_plain "m['loads'] and not m['oops'] and not m['hang'] and m['taint'] == 'OE' and 'kernel-oops' not in ids and 'unknown-symbol' not in ids and m['messages'] == ['module: not signed with expected PKCS#7 message'] + o"
 ok "5.10 kp_strtab_sig: the name runs on into the signature trailer: msleep, loads OE" $?
 
-echo "1..$n"
-[ $fail -eq 0 ]
+tap_done

@@ -4,6 +4,7 @@
 # tap-driver.sh reads:
 #   ok DESCRIPTION STATUS   "ok N - DESCRIPTION" when STATUS is 0, else "not ok N - ..."
 #                           and one more failure
+#   is DESCRIPTION GOT WANT ok when GOT equals WANT; else a "#   got ..., want ..." line
 #   skip DESCRIPTION WHY    "ok N - DESCRIPTION # SKIP WHY"
 #   tap_tmpdir              $tmp: a new directory, removed when the script exits
 #   tap_done                the plan "1..N" (last, after every test); returns 1 when a test
@@ -16,6 +17,10 @@ fail=0
 ok() { # description, status (0 = pass)
 	n=$((n + 1))
 	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+
+is() { # description, got, want
+	if [ "$2" = "$3" ]; then ok "$1" 0; else ok "$1" 1; echo "#   got '$2', want '$3'"; fi
 }
 
 skip() { # description, why

@@ -16,6 +16,25 @@ static struct kp_module *one(struct tb_world *w, const char *release)
 	return tb_module(w, "m");
 }
 
+/*
+ * Module "m" of an @image_size-byte file whose import kp_name_page has a name running to the
+ * file's end (after an import early_missing when @early): the strtab_page fixture's shape.
+ */
+static struct kp_module *name_page_module(struct tb_world *w, const char *release,
+					  size_t image_size, bool early)
+{
+	struct kp_module *m = one(w, release);
+
+	m->image_size = image_size;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	if (early)
+		tb_import(m, "early_missing");
+	tb_import(m, "kp_name_page");
+	m->import_name_past_end = m->imports[early].symidx;
+	return m;
+}
+
 static void unknown(struct tap *t)
 {
 	struct tb_world w;
@@ -296,13 +315,7 @@ static void name_oops(struct tap *t)
 	struct kp_module *m;
 	const struct kp_finding *f;
 
-	m = one(&w, "6.1.129");
-	m->image_size = 8192;
-	m->symstr_state = KP_SYMSTR_NAME_OOB;
-	m->symname_past_end = 1;
-	tb_import(m, "early_missing");
-	tb_import(m, "kp_name_page");
-	m->import_name_past_end = m->imports[1].symidx;
+	m = name_page_module(&w, "6.1.129", 8192, true);
 	tb_import(m, "later_missing");
 	tb_run(&w);
 	tap_is_int(t, tb_v(&w, "m")->err, KP_ERR_OOPS, "6.1: the name runs into the guard page");
@@ -325,12 +338,7 @@ static void name_oops(struct tap *t)
 	tb_free(&w);
 
 	/* the same name in a file that leaves the rest of its last page (zeroed): no oops */
-	m = one(&w, "6.1.129");
-	m->image_size = 8000;
-	m->symstr_state = KP_SYMSTR_NAME_OOB;
-	m->symname_past_end = 1;
-	tb_import(m, "kp_name_page");
-	m->import_name_past_end = m->imports[0].symidx;
+	name_page_module(&w, "6.1.129", 8000, false);
 	tb_run(&w);
 	tap_is_int(t, tb_v(&w, "m")->err, -ENOENT, "6.1: rest of the page: Unknown symbol");
 	f = tb_finding(&w, "m", "bad-symbol-strtab");
@@ -339,12 +347,7 @@ static void name_oops(struct tap *t)
 	tb_free(&w);
 
 	/* v6.13+ refuses the module before any name is read */
-	m = one(&w, "6.13.0");
-	m->image_size = 8192;
-	m->symstr_state = KP_SYMSTR_NAME_OOB;
-	m->symname_past_end = 1;
-	tb_import(m, "kp_name_page");
-	m->import_name_past_end = m->imports[0].symidx;
+	name_page_module(&w, "6.13.0", 8192, false);
 	tb_run(&w);
 	tap_is_int(t, tb_v(&w, "m")->err, -ENOEXEC, "6.13: elf_validity_cache_strtab() refuses");
 	tap_ok(t, !tb_finding(&w, "m", "kernel-oops"), "6.13: no oops");
@@ -359,16 +362,9 @@ static void name_oops(struct tap *t)
 static void name_hang(struct tap *t, const char *version, bool hangs)
 {
 	struct tb_world w;
-	struct kp_module *m;
 	const struct kp_finding *f;
 
-	m = one(&w, version);
-	m->image_size = 8192;
-	m->symstr_state = KP_SYMSTR_NAME_OOB;
-	m->symname_past_end = 1;
-	tb_import(m, "early_missing");
-	tb_import(m, "kp_name_page");
-	m->import_name_past_end = m->imports[1].symidx;
+	name_page_module(&w, version, 8192, true);
 	tb_run(&w);
 	tap_ok(t, tb_v(&w, "m")->err == KP_ERR_OOPS, "%s: an oops", version);
 	tap_ok(t, tb_v(&w, "m")->hangs == hangs, "%s: hangs %d", version, hangs);
