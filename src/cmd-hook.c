@@ -379,7 +379,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		h.untraced = "the policy ignores symbol-get";
 		hook_arm_deadline(&h);
 		rc = judge(&h);
-		alarm(0);
+		hook_disarm_deadline(&h);
 	}
 	free(policy_path);
 	hook_free(&h);

@@ -40,7 +40,12 @@ void hook_source_of(const struct hook *h, size_t line, char *buf, size_t len);
 enum kp_hook_on_error hook_on_error_mode(const struct hook *h, char *from, size_t len);
 /* The policy applied to the loaded chain's verdicts, each said: the exit status. */
 int hook_decide(struct hook *h);
-/* The answer within @h->timeout and on a fatal signal: the on-error mode's (hook-deadline.c). */
+/*
+ * The answer once the hook has run or been blocked for @h->timeout seconds (time spent waiting
+ * for a CPU not counted, up to a wall-clock cap) and on a fatal signal (hook-deadline.c).
+ */
 void hook_arm_deadline(struct hook *h);
+/* No deadline any more (the verdict is being returned). */
+void hook_disarm_deadline(struct hook *h);
 
 #endif

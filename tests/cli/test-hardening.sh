@@ -232,20 +232,23 @@ PY
 	is "graph -b: FIFO in modprobe.d: exit 2, no hang" "$rc" 2
 	rm -f "$root/etc/modprobe.d/evil.conf"
 
-	# the deadline: a lookup that stalls (a preloaded libkmod wrapper) ends in --timeout
+	# the deadline: a lookup that stalls (a preloaded libkmod wrapper opening a FIFO no one
+	# writes: a blocking call that SA_RESTART restarts after each re-armed SIGALRM, where a
+	# sleep() would end early) ends in --timeout
 	cc=${CC:-cc}
 	cat > "$tmp/stall.c" <<'C'
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <unistd.h>
+#include <fcntl.h>
 int kmod_module_new_from_lookup(void *ctx, const char *given, void **list)
 {
 	int (*real)(void *, const char *, void **) = dlsym(RTLD_NEXT, "kmod_module_new_from_lookup");
-	sleep(60);
+	open(FIFO, O_RDONLY);
 	return real(ctx, given, list);
 }
 C
-	if "$cc" -shared -fPIC -o "$tmp/stall.so" "$tmp/stall.c" -ldl 2>/dev/null; then
+	if "$cc" -shared -fPIC -DFIFO="\"$tmp/fifo\"" -o "$tmp/stall.so" "$tmp/stall.c" -ldl \
+		2>/dev/null; then
 		start=$(date +%s)
 		LD_PRELOAD=$tmp/stall.so ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 \
 			run 20 "$kp" hook --root "$root" --timeout 1 --on-error fail-closed kp_plain

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The hook's deadline (src/hook-deadline.c): --timeout counts the time the hook ran or was
+# blocked, not the time it waited for a CPU. Busy loops that any user can start (spinners pinned
+# to the hook's CPU, at its nice) starve a hook that needs CPU: it answers late, with its
+# policy's answer, not with the on-error mode's "no answer within N s (timeout)" pass. A stall
+# (blocked in open() on a FIFO: restarted after each re-armed SIGALRM) and a loop still end in
+# about --timeout. The hook's CPU need, the loop and the stall come from a preloaded libkmod
+# wrapper (as in test-hardening.sh). Times are only checked against generous bounds.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/6.12
+skel=$top/tests/unit/policy/root
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+. "$top/tests/lib/tap.sh"
+
+cc=${CC:-cc}
+for t in depmod taskset "$cc"; do
+	if ! command -v "$t" > /dev/null; then
+		echo "1..0 # SKIP $t is not installed"
+		exit 0
+	fi
+done
+if ! [ -r /proc/thread-self/schedstat ]; then
+	echo "1..0 # SKIP no /proc/thread-self/schedstat (CONFIG_SCHED_INFO)"
+	exit 0
+fi
+tap_tmpdir
+spinners=()
+stop_spinners() {
+	local p
+	for p in "${spinners[@]}"; do kill "$p" 2> /dev/null; done
+	for p in "${spinners[@]}"; do wait "$p" 2> /dev/null; done
+	spinners=()
+}
+trap 'stop_spinners; rm -rf "$tmp"' EXIT
+
+# the first CPU this script may run on: the hook and the spinners share it
+cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')
+spin() { # N: N busy loops on $cpu, at this script's nice
+	local i
+	for ((i = 0; i < $1; i++)); do
+		taskset -c "$cpu" sh -c 'while :; do :; done' &
+		spinners+=($!)
+	done
+}
+
+root=$tmp/root
+mkdir -p "$root"
+cp -R "$skel/." "$root/"
+mkdir -p "$root/lib/modules/$rel/extra" "$root/boot"
+for m in kp_prop_prov kp_use_prop kp_plain; do cp "$fx/$m.ko" "$root/lib/modules/$rel/extra/"; done
+: > "$root/lib/modules/$rel/modules.builtin"
+: > "$root/lib/modules/$rel/modules.builtin.modinfo"
+cp "$fx/Module.symvers.gz" "$root/boot/symvers-$rel.gz"
+cp "$fx/config.gz" "$root/boot/config-$rel"
+echo "$rel" > "$root/proc/sys/kernel/osrelease"
+depmod -b "$root" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+printf 'block proprietary\n' > "$tmp/policy.conf"
+mkfifo "$tmp/fifo"
+
+# the libkmod lookup wrapped: BURN_MS of the thread's own CPU time first (a hook that needs
+# CPU), or a loop that never ends, or open() of a FIFO no one writes (a stall)
+cat > "$tmp/wrap.c" << 'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <time.h>
+int kmod_module_new_from_lookup(void *ctx, const char *given, void **list)
+{
+	int (*real)(void *, const char *, void **) =
+		dlsym(RTLD_NEXT, "kmod_module_new_from_lookup");
+#ifdef BURN_MS
+	struct timespec t;
+
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	while (t.tv_sec * 1000 + t.tv_nsec / 1000000 < BURN_MS);
+#elif defined(FOREVER)
+	for (volatile unsigned long i = 0;; i++)
+		;
+#else
+	open(FIFO, O_RDONLY);
+#endif
+	return real(ctx, given, list);
+}
+C
+if ! "$cc" -shared -fPIC -DBURN_MS=400 -o "$tmp/burn.so" "$tmp/wrap.c" -ldl ||
+	! "$cc" -shared -fPIC -DFOREVER -o "$tmp/loop.so" "$tmp/wrap.c" -ldl ||
+	! "$cc" -shared -fPIC -DFIFO="\"$tmp/fifo\"" -o "$tmp/stall.so" "$tmp/wrap.c" -ldl; then
+	echo "1..0 # SKIP cannot build the libkmod wrapper with $cc"
+	exit 0
+fi
+
+# hook WRAPPER ARGS...: on $cpu, -> $rc, stderr in $tmp/err, wall-clock seconds in $wall
+hook() {
+	local so=$1 t0 t1
+	shift
+	t0=$(date +%s%N)
+	LD_PRELOAD=$tmp/$so.so ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 \
+		timeout -k 2 90 taskset -c "$cpu" "$kp" --no-cache hook --root "$root" \
+		--config "$tmp/policy.conf" "$@" > /dev/null 2> "$tmp/err"
+	rc=$?
+	t1=$(date +%s%N)
+	wall=$(((t1 - t0) / 1000000))
+	wall=$((wall / 1000)).$(printf %03d $((wall % 1000)))
+	echo "# $so $*: exit $rc after $wall s"
+}
+say_err() { sed 's/^/#   /' "$tmp/err"; }
+has() { # description, pattern (grep -E) that stderr of the last run must contain
+	if grep -qE -- "$2" "$tmp/err"; then ok "$1" 0; else ok "$1" 1; say_err; fi
+}
+hasnt() {
+	if grep -qE -- "$2" "$tmp/err"; then ok "$1" 1; say_err; else ok "$1" 0; fi
+}
+within() { # description, seconds: the last run's wall-clock time at most that
+	ok "$1" $((${wall%.*} < $2 ? 0 : 1))
+}
+blocked='^kopolicy: kp_use_prop: load blocked: dependency kp_prop_prov is proprietary: '
+blocked+='.*\[proprietary, '
+
+# --- not starved: the policy's answer
+hook burn --timeout 1 kp_use_prop
+is "400 ms of CPU, not starved: the policy blocks (exit 1)" "$rc" 1
+has "... saying why" "$blocked"
+
+# --- starved: 7 busy loops on the hook's CPU leave it an eighth of it, 400 ms of CPU take
+# about 3 s; the old wall-clock deadline said "no answer within 1 s (timeout)" and let the
+# load go on (exit 0)
+spin 7
+hook burn --timeout 1 kp_use_prop
+ok "starved: the hook waited longer than --timeout for the CPU (else nothing is tested)" \
+	$((${wall%.*} >= 1 ? 0 : 1))
+is "starved, --timeout 1: the policy's answer still (exit 1), not the on-error pass" "$rc" 1
+has "... the load blocked, saying why" "$blocked"
+hasnt "... no timeout" "cannot decide|timeout"
+
+# --- a stall still ends in about --timeout, starved: blocked time is the hook's
+hook stall --timeout 1 --on-error fail-closed kp_use_prop
+is "starved stall, --timeout 1, fail-closed: exit 2" "$rc" 2
+within "... within 10 s" 10
+is "... one line" "$(cat "$tmp/err")" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
+hook stall --timeout 1 kp_use_prop
+is "starved stall, fail-open: exit 0" "$rc" 0
+has "... saying so" "^kopolicy: kp_use_prop: cannot decide: no answer within 1 s \(timeout\); letting the load go on \(on-error fail-open, default\)$"
+stop_spinners
+
+# --- not starved: a stall and a loop in about --timeout
+hook stall --timeout 1 --on-error fail-closed kp_use_prop
+is "stall, --timeout 1, fail-closed: exit 2" "$rc" 2
+within "... within 5 s" 5
+has "... timeout" "no answer within 1 s \(timeout\); blocking the load"
+hook loop --timeout 1 --on-error fail-closed kp_use_prop
+is "libkmod looping, --timeout 1, fail-closed: exit 2" "$rc" 2
+within "... within 5 s" 5
+has "... timeout" "no answer within 1 s \(timeout\); blocking the load"
+
+tap_done
