@@ -32,7 +32,7 @@ enum {
 	OPT_TIMEOUT,
 };
 
-#define DEFAULT_TIMEOUT 10 /* seconds: the hook answers within this whatever libraries do */
+#define DEFAULT_TIMEOUT 10 /* seconds run or blocked: the answer whatever libraries do */
 
 /* configure's --sysconfdir (Makefile.am), as for the kernel hook's kernel-hook.conf */
 #ifndef KP_SYSCONFDIR
@@ -60,8 +60,11 @@ static void hook_usage(FILE *f)
 	      "      --root DIR       judge the system under DIR (modules tree, proc, sys, etc)\n"
 	      "                       (--running is implied; -b does not apply; a relative DIR\n"
 	      "                       is from the current directory, as modprobe -d)\n"
-	      "      --timeout SECS   answer within SECS seconds whatever happens, applying\n"
-	      "                       the on-error mode (default 10; 0: no deadline)\n"
+	      "      --timeout SECS   answer within SECS seconds of running or being blocked\n"
+	      "                       (waits for a CPU not counted) whatever happens, applying\n"
+	      "                       the on-error mode (default 10; 0: no deadline); past ten\n"
+	      "                       times as much wall-clock time (at least 60 s), or when\n"
+	      "                       the waits cannot be measured, block the load (exit 2)\n"
 	      "      --read-in-tree   also read in-tree dependencies that are not loaded yet\n"
 	      "                       (default: Module.symvers describes them; slower)\n"
 	      "  -v, --verbose        also show the chain, each module's outcome and the\n"
@@ -77,7 +80,8 @@ static void hook_usage(FILE *f)
 	      "                       --config and --on-error unless given\n"
 	      "\n" KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_REST "\n"
 	      "Exit status: 0 let the load go on, 1 blocked by the policy, 2 kopolicy could not\n"
-	      "decide and the policy fails closed, or a usage error. --update-install-rules:\n"
+	      "decide and the policy fails closed (or it starved, see --timeout), or a usage\n"
+	      "error. --update-install-rules:\n"
 	      "0 the file is current, 1 refused (not kopolicy's file, an unsafe file or\n"
 	      "directory), 2 an error (a release not read fully: the rest is written).\n",
 	      f);

@@ -267,7 +267,7 @@ void hook_arm_deadline(struct hook *h)
 	else
 		snprintf(why, sizeof(why),
 			 "no answer within %u s, and the time spent waiting for a CPU is "
-			 "unknown (no /proc/thread-self/schedstat)",
+			 "unknown (no run_delay in /proc/thread-self/schedstat)",
 			 h->timeout);
 	deadline.starved_len =
 		prepare(h, deadline.starved, sizeof(deadline.starved), why,
