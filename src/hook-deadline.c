@@ -41,16 +41,19 @@
  * handler charges the wall-clock time since arming minus the time that thread spent
  * runnable but waiting for a CPU (its sched_info run_delay: /proc/thread-self/schedstat,
  * second field; kernel/sched/stats.h sched_info_arrive() adds each wait when the thread is
- * switched in, so it is current whenever the thread runs its handler; reported since 2.6.x
- * whenever CONFIG_SCHED_INFO is set, independent of the sched_schedstats sysctl since 5.14
- * (sched_info_on() is IS_ENABLED(CONFIG_SCHED_INFO)), "0 0 0" before it when neither
- * SCHEDSTATS nor delay accounting is on). Short of the budget it re-arms for the rest and
+ * switched in, so it is current whenever the thread runs its handler; the file exists with
+ * CONFIG_SCHED_INFO, and since 5.14 ("sched: Simplify sched_info_on()") its fields are
+ * kept whenever it exists, whatever the sched_schedstats sysctl or delay accounting say;
+ * before, "0 0 0" when neither CONFIG_SCHEDSTATS nor delayacct_on; seen on a 6.18 kernel
+ * without CONFIG_SCHEDSTATS). Short of the budget it re-arms for the rest and
  * returns (SA_RESTART: the blocking call it interrupted goes on); at the budget it writes the
  * verdict prepared when the timer was armed and exits with the on-error mode's status. When
  * run_delay cannot be read, starvation cannot be told from a stall: the wall-clock time is
  * all there is and reaching --timeout blocks the load (exit 2), as reaching the cap does.
- * Process-wide by nature (a signal handler): written once before the timer is armed, only
- * read afterwards.
+ * The hook judges on the one thread that arms the timer (a signal for another thread would
+ * find the arming thread's run_delay stale while it waits in a run queue; work handed to
+ * other threads would need their waits counted too). Process-wide by nature (a signal
+ * handler): written once before the timer is armed, only read afterwards.
  */
 static struct {
 	char msg[PATH_MAX + 512]; /* the budget spent: the on-error mode's answer */
@@ -98,9 +101,9 @@ static uint64_t wall_ns(void)
 }
 
 /*
- * @fd's "SUM_EXEC_RUNTIME RUN_DELAY PCOUNT\n" (fs/proc/base.c proc_pid_schedstat(), 2.6.x to
- * 7.2): the run delay in ns. false when unreadable, malformed, or "0 0 0" (sched_info off;
- * a thread that ran has PCOUNT >= 1). Async-signal-safe: pread() and plain parsing.
+ * @fd's "SUM_EXEC_RUNTIME RUN_DELAY PCOUNT\n" (fs/proc/base.c proc_pid_schedstat()): the
+ * run delay in ns. false when unreadable, malformed, or "0 0 0" (sched_info off; a thread
+ * that ran has PCOUNT >= 1). Async-signal-safe: pread() and plain parsing.
  */
 static bool read_run_delay(int fd, uint64_t *delay)
 {
@@ -146,7 +149,7 @@ static void rearm(uint64_t ns)
 		ns = MIN_REARM_NS;
 	its.it_value.tv_sec = (time_t)(ns / NSEC_PER_SEC);
 	its.it_value.tv_nsec = (long)(ns % NSEC_PER_SEC);
-	if (timer_settime(deadline.timer, 0, &its, NULL) < 0)
+	if (timer_settime(deadline.timer, 0, &its, NULL) < 0) /* no timer left: blocked */
 		say_and_exit(deadline.starved, deadline.starved_len, KP_EXIT_ERROR);
 }
 

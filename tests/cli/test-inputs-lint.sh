@@ -18,6 +18,7 @@ lib/util/io.c 2
 lib/util/fs-trust.c 3
 lib/system/depmod-config.c 1
 src/cmd-check.c 2
+src/hook-deadline.c 1
 src/hook-rules.c 3
 src/hook-rules-file.c 3
 src/kopolicy.c 1
@@ -27,7 +28,8 @@ src/kopolicy.c 1
 # where the facts cache meets the modules it reads (facts-cache.c, facts-defer.c, facts-serial.c);
 # hook-policy.c serves only the hook (never cached); hook-rules*.c the hook's install
 # rules (never cached: kopolicy's own path, read twice, and its state through its trusted
-# directory's dirfd, the rules file through its trusted directory's dirfd);
+# directory's dirfd, the rules file through its trusted directory's dirfd); hook-deadline.c
+# the hook's own thread's /proc/thread-self/schedstat (its waits for a CPU, not an input);
 # modprobe-index.c and depmod-config.c fstatat() the entries of a directory already recorded whole
 # (kp_in_opendir, kp_in_note_kmod); cmd-check.c opens -o FILE for writing (kp_in_uncacheable()
 # first); kopolicy.c access()es the hook's system cache; facts-cache.c's still_in_state() stat()s a
