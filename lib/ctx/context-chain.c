@@ -363,6 +363,9 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 	if (kp_tree_open(&c->tree, c->o.root, c->run.release, &why) < 0)
 		return kp_err_set(err, "unknown kernel: %s", why.msg);
 	c->have_tree = true;
+	/* the chain's module files as the system at --root sees them (module-set.h) */
+	if (kp_set_set_root(&c->set, c->o.root) < 0)
+		return kp_err_set(err, "out of memory");
 	/* the signature verdicts and image certificates kept with the facts, as check uses them */
 	kp_ctx_attach_sig_memo(c);
 	/*
@@ -427,8 +430,17 @@ static int read_set(struct kp_ctx *c, struct kp_err *err)
 static int add_to_set(struct kp_ctx *c, size_t i, struct kp_err *err)
 {
 	const struct kp_chain_module *cm = &c->hook.chain.mods[i];
+	/* as the system at --root sees it: a symlinked module followed inside the root */
+	char *real = kp_root_resolve_path(c->o.root, cm->path);
+	bool file = real && kp_is_file(real);
 
-	if (!kp_is_file(cm->path))
+	free(real);
+	if (!real && errno == ELOOP)
+		return kp_err_set(err, "%s: cannot resolve inside the root: %s", cm->path,
+				  strerror(ELOOP));
+	if (!real)
+		return kp_err_set(err, "out of memory");
+	if (!file)
 		return kp_err_set(err, "%s: no such module file", cm->path);
 	if (kp_set_add_path(&c->set, cm->path) < 0)
 		return kp_err_set(err, "out of memory");
