@@ -192,4 +192,38 @@ ln -sfn /data/prop.ko "$ext/rel.ko"
 is "facts cache: pointed back, the other file's facts" "$(line "$tmp/f2.json" rel)" \
 	"rel.ko GPL"
 
+# the hook with --root: modprobe's chain names the module's file (modules.dep); a link there
+# is followed inside the root, and a depmod index libkmod would follow out of it is refused
+if command -v depmod >/dev/null; then
+	root=$tmp/hook
+	mkdir -p "$root/lib/modules/$rel/extra" "$root$host"
+	cp -R "$top/tests/unit/policy/root/." "$root/"
+	kernel "$root"
+	echo "$rel" >"$root/proc/sys/kernel/osrelease"
+	: >"$root/lib/modules/$rel/modules.builtin"
+	: >"$root/lib/modules/$rel/modules.builtin.modinfo"
+	# depmod -b follows the link on the host: it indexes kp_gpl_prov.ko by its name
+	cp "$gpl" "$root$host/kp_gpl_prov.ko"
+	cp "$prop" "$host/kp_gpl_prov.ko"
+	ln -s "$host/kp_gpl_prov.ko" "$root/lib/modules/$rel/extra/kp_gpl_prov.ko"
+	depmod -b "$root" "$rel" 2>/dev/null
+	printf 'block proprietary\n' >"$tmp/hook.conf"
+	"$kp" hook --root "$root" --config "$tmp/hook.conf" kp_gpl_prov >/dev/null 2>"$tmp/hook.err"
+	st=$?
+	is "hook --root: a module file linked to an absolute path: the root's file passes" \
+		"$st $(wc -c <"$tmp/hook.err")" "0 0"
+	[ "$st" = 0 ] || sed 's/^/#   /' "$tmp/hook.err"
+	mv "$root/lib/modules/$rel/modules.dep.bin" "$host/modules.dep.bin"
+	ln -s "$host/modules.dep.bin" "$root/lib/modules/$rel/modules.dep.bin"
+	"$kp" hook --root "$root" --config "$tmp/hook.conf" kp_gpl_prov >/dev/null 2>"$tmp/hook.err"
+	grep -q "modules.dep.bin: a symlink that leads out of $root (or loops): refused as a depmod index" \
+		"$tmp/hook.err"
+	st=$?
+	ok "hook --root: modules.dep.bin linked out of the root: refused, said" "$st"
+	[ "$st" = 0 ] || sed 's/^/#   /' "$tmp/hook.err"
+else
+	skip "hook --root: a module file linked to an absolute path" "depmod (kmod) is not installed"
+	skip "hook --root: modules.dep.bin linked out of the root" "depmod (kmod) is not installed"
+fi
+
 tap_done
