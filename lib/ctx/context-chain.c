@@ -159,12 +159,25 @@ static int add_provider(struct kp_ctx *c, const char *name, const char *path, st
 	struct kp_err why = { 0 };
 	size_t need = c->hook.nproviders + 1;
 	struct kp_module *m;
+	char *real;
+	int r;
 
 	if (kp_grow(&c->hook.providers, &c->hook.providers_cap, need, sizeof(*c->hook.providers)) <
 	    0)
 		return kp_err_set(err, "out of memory");
+	/* the file as the system at --root sees it: a link followed inside the root */
+	real = kp_root_resolve_path(c->o.root, path);
+	if (!real && errno == ELOOP)
+		return kp_err_set(err,
+				  "cannot read loaded module %s: %s: cannot resolve inside the "
+				  "root: %s",
+				  name, path, strerror(ELOOP));
+	if (!real)
+		return kp_err_set(err, "out of memory");
 	/* not deferred: a provider never waits in the cache, kp_module_free() frees it */
-	if (kp_set_open_module(cache, path, &oo, NULL, &m, &why) < 0)
+	r = kp_set_open_module(cache, real, &oo, NULL, &m, &why);
+	free(real);
+	if (r < 0)
 		return kp_err_set(err, "cannot read loaded module %s: %s", name, why.msg);
 	c->hook.providers[c->hook.nproviders++] = m;
 	return check_live_import_ns(c, name, path, m, err);

@@ -216,8 +216,8 @@ if command -v depmod >/dev/null; then
 	mv "$root/lib/modules/$rel/modules.dep.bin" "$host/modules.dep.bin"
 	ln -s "$host/modules.dep.bin" "$root/lib/modules/$rel/modules.dep.bin"
 	"$kp" hook --root "$root" --config "$tmp/hook.conf" kp_gpl_prov >/dev/null 2>"$tmp/hook.err"
-	grep -q "modules.dep.bin: a symlink that leads out of $root (or loops): refused as a depmod index" \
-		"$tmp/hook.err"
+	want="modules.dep.bin: a symlink that leads out of $root (or loops): refused as a depmod index"
+	grep -qF "$want" "$tmp/hook.err"
 	st=$?
 	ok "hook --root: modules.dep.bin linked out of the root: refused, said" "$st"
 	[ "$st" = 0 ] || sed 's/^/#   /' "$tmp/hook.err"
