@@ -59,13 +59,15 @@
 	"  -b, --basedir ROOT     a system image holding lib/modules/<release> or\n" \
 	"                         usr/lib/modules/<release> (like depmod -b): its\n" \
 	"                         Module.symvers (or vmlinux, real System.map) and config;\n" \
-	"                         with no FILE, all of its modules\n"
+	"                         with no FILE, all of its modules; its symlinks followed\n" \
+	"                         inside ROOT, as a chroot would, never on the host\n"
 
 #define KP_ANALYSIS_HELP_REST \
 	"      --running          the running system: its kernel, loaded modules and their\n" \
 	"                         taints, signature enforcement, lockdown, command line;\n" \
 	"                         with no FILE, its modules tree as depmod sees it\n" \
 	"      --root DIR         with --running: read /proc, /sys and /lib/modules under DIR\n" \
+	"                         (its symlinks followed inside DIR)\n" \
 	"      --kernel-config F  the kernel's config (boot/config-<release>)\n" \
 	"      --kernel-release R the kernel's release (uname -r)\n" \
 	"      --kernel-version V upstream version X.Y.Z when the release hides it\n" \

@@ -159,12 +159,25 @@ static int add_provider(struct kp_ctx *c, const char *name, const char *path, st
 	struct kp_err why = { 0 };
 	size_t need = c->hook.nproviders + 1;
 	struct kp_module *m;
+	char *real;
+	int r;
 
 	if (kp_grow(&c->hook.providers, &c->hook.providers_cap, need, sizeof(*c->hook.providers)) <
 	    0)
 		return kp_err_set(err, "out of memory");
+	/* the file as the system at --root sees it: a link followed inside the root */
+	real = kp_root_resolve_path(c->o.root, path);
+	if (!real && errno == ELOOP)
+		return kp_err_set(err,
+				  "cannot read loaded module %s: %s: cannot resolve inside the "
+				  "root: %s",
+				  name, path, strerror(ELOOP));
+	if (!real)
+		return kp_err_set(err, "out of memory");
 	/* not deferred: a provider never waits in the cache, kp_module_free() frees it */
-	if (kp_set_open_module(cache, path, &oo, NULL, &m, &why) < 0)
+	r = kp_set_open_module(cache, real, &oo, NULL, &m, &why);
+	free(real);
+	if (r < 0)
 		return kp_err_set(err, "cannot read loaded module %s: %s", name, why.msg);
 	c->hook.providers[c->hook.nproviders++] = m;
 	return check_live_import_ns(c, name, path, m, err);
@@ -363,6 +376,9 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 	if (kp_tree_open(&c->tree, c->o.root, c->run.release, &why) < 0)
 		return kp_err_set(err, "unknown kernel: %s", why.msg);
 	c->have_tree = true;
+	/* the chain's module files as the system at --root sees them (module-set.h) */
+	if (kp_set_set_root(&c->set, c->o.root) < 0)
+		return kp_err_set(err, "out of memory");
 	/* the signature verdicts and image certificates kept with the facts, as check uses them */
 	kp_ctx_attach_sig_memo(c);
 	/*
@@ -427,8 +443,17 @@ static int read_set(struct kp_ctx *c, struct kp_err *err)
 static int add_to_set(struct kp_ctx *c, size_t i, struct kp_err *err)
 {
 	const struct kp_chain_module *cm = &c->hook.chain.mods[i];
+	/* as the system at --root sees it: a symlinked module followed inside the root */
+	char *real = kp_root_resolve_path(c->o.root, cm->path);
+	bool file = real && kp_is_file(real);
 
-	if (!kp_is_file(cm->path))
+	free(real);
+	if (!real && errno == ELOOP)
+		return kp_err_set(err, "%s: cannot resolve inside the root: %s", cm->path,
+				  strerror(ELOOP));
+	if (!real)
+		return kp_err_set(err, "out of memory");
+	if (!file)
 		return kp_err_set(err, "%s: no such module file", cm->path);
 	if (kp_set_add_path(&c->set, cm->path) < 0)
 		return kp_err_set(err, "out of memory");

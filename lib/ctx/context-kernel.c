@@ -191,5 +191,8 @@ int kp_ctx_load_kernel(struct kp_ctx *c, struct kp_err *err)
 		return -1;
 	if (!c->o.nkernels && !c->base_borrowed && kernel_default(c, err) < 0)
 		return -1;
+	/* the modules of -b ROOT or --root are read as that system sees them (module-set.h) */
+	if (kp_set_set_root(&c->set, c->o.basedir ? c->o.basedir : c->o.root) < 0)
+		return kp_err_set(err, "out of memory");
 	return load_provider_symbols(c, err);
 }

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -135,13 +136,20 @@ static int depmod_view(struct kp_ctx *c, const struct kp_tree *t, struct kp_err 
 		return kp_err_prefix(err, t->root);
 	c->have_depmod = true;
 	for (size_t i = 0; i < c->depmod.nexternals; i++) {
-		char dir[4096];
-
-		struct stat st;
+		char dir[4096], *real;
+		bool is_dir;
 
 		snprintf(dir, sizeof(dir), "%s%s", strcmp(t->root, "/") ? t->root : "",
 			 c->depmod.externals[i]);
-		if (kp_in_stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		/* inside the root: its links are not followed on the host */
+		real = kp_root_resolve_path(t->root, dir);
+		if (!real && errno != ELOOP) {
+			kp_err_set(err, "out of memory");
+			return kp_err_prefix(err, dir);
+		}
+		is_dir = real && kp_is_dir(real);
+		free(real);
+		if (!is_dir)
 			continue; /* depmod ignores an absent external directory */
 		if (kp_set_add_path(&c->set, dir) < 0) {
 			kp_err_set(err, "out of memory");
@@ -254,6 +262,7 @@ static void prune_providers(struct kp_ctx *c)
 				say(c, e->path, msg);
 			}
 			free(e->path);
+			free(e->file);
 			free(e->error);
 			kp_set_drop_module(&c->set, e);
 			continue;

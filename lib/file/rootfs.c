@@ -155,6 +155,57 @@ done:
 	return result;
 }
 
+char *kp_root_resolve_path(const char *root, const char *path)
+{
+	size_t rl = 0;
+	char *p;
+
+	if (!kp_root_is_host(root)) {
+		rl = strlen(root);
+		while (rl > 1 && root[rl - 1] == '/')
+			rl--;
+		if (!strncmp(path, root, rl) && (path[rl] == '/' || path[rl] == '\0'))
+			return kp_root_resolve(root, path + rl);
+	}
+	p = strdup(path);
+	if (!p)
+		errno = ENOMEM;
+	return p;
+}
+
+char *kp_root_resolve_dir(const char *root, const char *rel)
+{
+	char *p;
+
+	if (!kp_root_is_host(root))
+		return kp_root_resolve(root, rel);
+	p = kp_root_path(root, rel);
+	if (!p)
+		errno = ENOMEM;
+	return p;
+}
+
+int kp_root_same_on_host(const char *root, const char *path)
+{
+	char *real = kp_root_resolve_path(root, path);
+	struct stat a, b;
+	int ra, rb, same;
+
+	if (!real)
+		return errno == ELOOP ? 0 : -1;
+	if (!strcmp(real, path)) {
+		free(real);
+		return 1; /* no link on the way */
+	}
+	ra = kp_in_stat(path, &a);
+	rb = kp_in_stat(real, &b);
+	same = ra < 0 && rb < 0
+		       ? 1
+		       : ra == 0 && rb == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	free(real);
+	return same;
+}
+
 bool kp_is_file(const char *path)
 {
 	struct stat st;

@@ -36,6 +36,30 @@ char *kp_root_resolve_link(const char *root, const char *path);
  */
 char *kp_root_resolve(const char *root, const char *rel);
 
+/*
+ * The host path of @path as a system at @root sees it: a path under @root ("@root/...")
+ * resolved inside it by kp_root_resolve() (its symlinks, absolute or relative, chained,
+ * looping or climbing out, never followed on the host); any other path, or any path when
+ * @root is the host's, a malloc'ed copy of @path as named. Each link followed is recorded
+ * in the inputs manifest (kp_in_readlink()), so a run cached on the result notices a link
+ * that now points elsewhere. NULL with errno ENOMEM or ELOOP as kp_root_resolve().
+ */
+char *kp_root_resolve_path(const char *root, const char *path);
+
+/*
+ * @rel under @root (a directory of its configuration, say): kp_root_path() when @root is the
+ * host's, else resolved inside it as kp_root_resolve() does. Same returns.
+ */
+char *kp_root_resolve_dir(const char *root, const char *rel);
+
+/*
+ * For a file another library opens by name (libkmod's indexes and modprobe.d): 1 when
+ * @path leads on the host to the file (or the absence) it leads to inside @root, so that
+ * library reads what the system at @root would; 0 when it leads elsewhere (a symlink out
+ * of the root, to another file, or links that loop); -1 with errno ENOMEM.
+ */
+int kp_root_same_on_host(const char *root, const char *path);
+
 /* True if @path is a regular file (symlinks followed), a directory for kp_is_dir. */
 bool kp_is_file(const char *path);
 bool kp_is_dir(const char *path);

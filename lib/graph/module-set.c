@@ -13,6 +13,7 @@
 #include "cache/facts-cache.h"
 #include "file/inputs.h"
 #include "file/mem-budget.h"
+#include "file/rootfs.h"
 #include "util/parallel.h"
 
 bool kp_is_module_filename(const char *name)
@@ -44,19 +45,70 @@ static struct kp_set_entry *push_entry(struct kp_module_set *set, const char *pa
 	return ent;
 }
 
-static int push_error(struct kp_module_set *set, const char *path, const char *what, int errnum)
+static int set_error(struct kp_set_entry *ent, const char *what, int errnum)
 {
-	struct kp_set_entry *ent = push_entry(set, path);
 	char buf[256];
 
-	if (!ent)
-		return -1;
 	if (errnum)
 		snprintf(buf, sizeof(buf), "%s: %s", what, strerror(errnum));
 	else
 		snprintf(buf, sizeof(buf), "%s", what);
 	ent->error = strdup(buf);
 	return ent->error ? 0 : -1;
+}
+
+static int push_error(struct kp_module_set *set, const char *path, const char *what, int errnum)
+{
+	struct kp_set_entry *ent = push_entry(set, path);
+
+	return ent ? set_error(ent, what, errnum) : -1;
+}
+
+int kp_set_set_root(struct kp_module_set *set, const char *root)
+{
+	char *r = NULL;
+
+	if (!kp_root_is_host(root)) {
+		r = strdup(root);
+		if (!r)
+			return -1;
+	}
+	free(set->root);
+	set->root = r;
+	return 0;
+}
+
+/*
+ * @path resolved inside the set's root into *@real (NULL: @path itself, no root or no link
+ * on the way). 0; 1 when its links loop (*@real NULL); -1 when out of memory.
+ */
+static int resolve_in_root(const struct kp_module_set *set, const char *path, char **real)
+{
+	*real = NULL;
+	if (!set->root)
+		return 0;
+	*real = kp_root_resolve_path(set->root, path);
+	if (!*real)
+		return errno == ELOOP ? 1 : -1;
+	if (!strcmp(*real, path)) {
+		free(*real);
+		*real = NULL;
+	}
+	return 0;
+}
+
+/* A module file found or named: the entry of @path, its file resolved inside the root. */
+static struct kp_set_entry *push_module(struct kp_module_set *set, const char *path, bool resolve)
+{
+	struct kp_set_entry *ent = push_entry(set, path);
+	int r;
+
+	if (!ent || !resolve)
+		return ent;
+	r = resolve_in_root(set, path, &ent->file);
+	if (r < 0 || (r > 0 && set_error(ent, "cannot resolve inside the root", ELOOP) < 0))
+		return NULL;
+	return ent;
 }
 
 struct dir_entry {
@@ -134,8 +186,12 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 		if (type == DT_DIR)
 			r = add_dir(set, ents[i].path, depth + 1);
 		else if (kp_is_module_filename(base)) {
-			/* a FIFO, socket or device named *.ko too: reading says what it is */
-			struct kp_set_entry *e = push_entry(set, ents[i].path);
+			/*
+			 * a FIFO, socket or device named *.ko too: reading says what it is; a
+			 * symlink is followed inside the set's root (the directories walked are
+			 * real ones: symlinked ones are not entered)
+			 */
+			struct kp_set_entry *e = push_module(set, ents[i].path, type == DT_LNK);
 
 			if (e)
 				e->walked = true;
@@ -148,14 +204,38 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 	return r;
 }
 
+/* True if @a and @b are the same directory (symlinks followed). */
+static bool same_dir(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return kp_in_stat(a, &x) == 0 && kp_in_stat(b, &y) == 0 && S_ISDIR(x.st_mode) &&
+	       x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 int kp_set_add_path(struct kp_module_set *set, const char *path)
 {
 	struct stat st;
+	char *real;
+	int r = resolve_in_root(set, path, &real);
 
-	if (kp_in_stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return add_dir(set, path, 0);
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		return push_error(set, path, "cannot resolve inside the root", ELOOP);
+	if (kp_in_stat(real ? real : path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* under its name when that is where it resolves (ROOT/lib -> usr/lib) */
+		r = add_dir(set, real && !same_dir(path, real) ? real : path, 0);
+		free(real);
+		return r;
+	}
 	/* Files (and anything unreadable) are entries: reading reports the problem. */
-	return push_entry(set, path) ? 0 : -1;
+	if (!push_entry(set, path)) {
+		free(real);
+		return -1;
+	}
+	set->entries[set->n - 1].file = real;
+	return 0;
 }
 
 /*
@@ -216,7 +296,7 @@ static void cost_slice(void *ctx, size_t begin, size_t end)
 	struct read_ctx *c = ctx;
 
 	for (size_t k = begin; k < end; k++)
-		c->q[k].cost = read_cost(c->set->entries[c->q[k].index].path,
+		c->q[k].cost = read_cost(kp_set_entry_file(&c->set->entries[c->q[k].index]),
 					 c->st ? &c->st[c->q[k].index - c->from] : NULL);
 }
 
@@ -274,14 +354,14 @@ static void read_one(struct kp_set_entry *ent, struct kp_facts_cache *cache, con
 	if (ent->mod || ent->error)
 		return;
 	/* through open_module_stat(): a cached module's BTF verdict comes from the judge's memo */
-	r = open_module_stat(cache, ent->path, st && st->st_mode ? st : NULL, o, dec, &ent->mod,
-			     &err);
+	r = open_module_stat(cache, kp_set_entry_file(ent), st && st->st_mode ? st : NULL, o, dec,
+			     &ent->mod, &err);
 	if (r < 0) {
 		ent->error = strdup(err.msg[0] ? err.msg : "unknown error");
 		if (!ent->error)
 			abort(); /* cannot even report: out of memory */
 	} else if (o->ima_xattr) {
-		kp_ima_file_read(ent->path, &ent->mod->ima);
+		kp_ima_file_read(kp_set_entry_file(ent), &ent->mod->ima);
 	}
 }
 
@@ -374,9 +454,11 @@ void kp_set_release(struct kp_module_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		free(set->entries[i].path);
+		free(set->entries[i].file);
 		free(set->entries[i].error);
 		kp_set_free_module(set->cache, set->entries[i].mod);
 	}
 	free(set->entries);
+	free(set->root);
 	memset(set, 0, sizeof(*set));
 }

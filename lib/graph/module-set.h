@@ -2,7 +2,10 @@
 /*
  * A set of modules read from files and directories: paths are collected
  * (directories recursed, symlinked directories not followed), then read in
- * parallel, keeping the order in which they were named.
+ * parallel, keeping the order in which they were named. A set with a root
+ * (kp_set_set_root(): check -b ROOT, the hook's --root) reads the modules under
+ * it as that system sees them: a module file that is a symlink, absolute or
+ * relative, is followed inside the root (file/rootfs.h), never on the host.
  */
 #ifndef KP_MODULE_SET_H
 #define KP_MODULE_SET_H
@@ -13,7 +16,12 @@
 #include "read/module.h"
 
 struct kp_set_entry {
-	char *path;
+	char *path; /* as named or walked: the path reported */
+	/*
+	 * The file read: @path resolved inside the set's root when it differs (a symlink);
+	 * NULL: @path itself. kp_set_entry_file() gives the one to open.
+	 */
+	char *file;
 	struct kp_module *mod; /* NULL when reading failed */
 	char *error;	       /* why reading failed, or NULL */
 	bool walked;	       /* found in a directory, not named itself */
@@ -27,7 +35,20 @@ struct kp_module_set {
 	size_t n;
 	size_t cap;
 	struct kp_facts_cache *cache; /* the entries were read through it (kp_read_opts) */
+	char *root;		      /* kp_set_set_root(); NULL: the host's files */
 };
+
+/*
+ * Makes the paths added from now on under @root resolve inside it, chroot-like (NULL, ""
+ * or "/": the host, paths followed as named). 0, or -1 when out of memory.
+ */
+int kp_set_set_root(struct kp_module_set *set, const char *root);
+
+/* The file to open for @e: its path resolved inside the set's root. */
+static inline const char *kp_set_entry_file(const struct kp_set_entry *e)
+{
+	return e->file ? e->file : e->path;
+}
 
 /* True for the names a module tree uses: *.ko, *.ko.xz, *.ko.zst, *.ko.gz. */
 bool kp_is_module_filename(const char *name);
@@ -36,6 +57,13 @@ bool kp_is_module_filename(const char *name);
  * Adds @path: a file is taken whatever its name; a directory contributes every
  * module file below it, sorted by path. Errors (unreadable directory) become
  * entries with an error. Returns 0, or -1 when out of memory.
+ *
+ * With a root, a @path under it is resolved inside it first: a file keeps @path as
+ * its reported path and reads the resolved one (entry's @file); a directory is walked
+ * under @path when that is the directory it resolves to, else at the resolved path;
+ * each module file found there that is a symlink is resolved inside the root too.
+ * A path whose links loop (more than 40) is an entry with the error "cannot resolve
+ * inside the root: Too many levels of symbolic links"; the others are still added.
  */
 int kp_set_add_path(struct kp_module_set *set, const char *path);
 

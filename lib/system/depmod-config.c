@@ -7,6 +7,7 @@
 #include "depmod-config.h"
 
 #include "file/inputs.h"
+#include "file/rootfs.h"
 #include "util/module-name.h"
 #include "util/symbol-index.h"
 
@@ -175,13 +176,91 @@ static int parse_file(struct kp_depmod_cfg *cfg, const char *path, const char *k
 }
 
 struct cfg_file {
-	const char *name;
-	char *path;
+	char *name; /* as in its directory: the name depmod sorts and dedupes by */
+	char *path; /* the file read (a link in a root's depmod.d resolved inside it) */
 };
+
+static void files_free(struct cfg_file *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].name);
+		free(f[i].path);
+	}
+	free(f);
+}
 
 static int cmp_file(const void *a, const void *b)
 {
 	return strcmp(((const struct cfg_file *)a)->name, ((const struct cfg_file *)b)->name);
+}
+
+/*
+ * @rel (a directory of cfg_dirs[], or a file in one) under @root ("": the host's) as that
+ * system sees it: its symlinks followed inside the root, never on the host (file/rootfs.h).
+ * Malloc'ed; NULL with errno ENOMEM, or ELOOP when its links loop.
+ */
+static char *cfg_path(const char *root, const char *rel)
+{
+	char *p;
+
+	if (*root)
+		return kp_root_resolve(root, rel);
+	if (asprintf(&p, "/%s", rel) < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+/* True if the entry @name (readdir()'s @type) of directory @dir is a symlink. */
+static bool entry_is_link(const char *dir, const char *name, unsigned char type)
+{
+	struct stat st;
+	char *p;
+	bool link;
+
+	if (type != DT_UNKNOWN)
+		return type == DT_LNK;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return false; /* then read as a file: the host's open says what it is */
+	link = kp_in_lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+	free(p);
+	return link;
+}
+
+/*
+ * The entry @de of directory @d (open as @dh, at @dir) that depmod reads if it is no
+ * directory: its path into *@path (NULL: skipped). 0, or -1 when out of memory.
+ */
+static int cfg_entry(const char *root, size_t d, DIR *dh, const char *dir, const struct dirent *de,
+		     char **path)
+{
+	struct stat st;
+	char *rel;
+
+	*path = NULL;
+	if (!*root || !entry_is_link(dir, de->d_name, de->d_type)) {
+		/* the host's links are the host's to follow; a root's file is no link */
+		if (fstatat(dirfd(dh), de->d_name, &st, 0) < 0 || S_ISDIR(st.st_mode))
+			return 0;
+		if (asprintf(path, "%s/%s", dir, de->d_name) < 0) {
+			*path = NULL;
+			return -1;
+		}
+		return 0;
+	}
+	/* a link in a root's depmod.d: followed inside the root, a loop skipped */
+	if (asprintf(&rel, "%s/%s", cfg_dirs[d], de->d_name) < 0)
+		return -1;
+	*path = kp_root_resolve(root, rel);
+	free(rel);
+	if (!*path)
+		return errno == ELOOP ? 0 : -1;
+	if (kp_in_stat(*path, &st) < 0 || S_ISDIR(st.st_mode)) {
+		free(*path);
+		*path = NULL;
+	}
+	return 0;
 }
 
 /* cfg_files_list() + cfg_files_insert_sorted(): *.conf, by name, first directory wins. */
@@ -192,37 +271,53 @@ static int list_files(const char *root, struct cfg_file **out, size_t *n, struct
 	*out = NULL;
 	*n = 0;
 	for (size_t d = 0; d < KP_ARRAY_SIZE(cfg_dirs); d++) {
-		char dir[4096];
+		char *dir = cfg_path(root, cfg_dirs[d]);
 		struct dirent *de;
 		DIR *dh;
 
-		snprintf(dir, sizeof(dir), "%s/%s", root, cfg_dirs[d]);
-		if (!(dh = kp_in_opendir(dir)))
+		if (!dir && errno == ELOOP)
 			continue;
+		if (!dir)
+			return kp_err_set(err, "out of memory");
+		if (!(dh = kp_in_opendir(dir))) {
+			free(dir);
+			continue;
+		}
 		while ((de = readdir(dh))) {
 			size_t len = strlen(de->d_name), k;
-			struct stat st;
 			char *path;
 
 			if (de->d_name[0] == '.' || len < 6 ||
 			    strcmp(de->d_name + len - 5, ".conf"))
 				continue;
-			if (fstatat(dirfd(dh), de->d_name, &st, 0) < 0 || S_ISDIR(st.st_mode))
+			if (cfg_entry(root, d, dh, dir, de, &path) < 0)
+				goto oom;
+			if (!path)
 				continue;
 			for (k = 0; k < *n && strcmp((*out)[k].name, de->d_name); k++)
 				;
-			if (k < *n)
-				continue; /* "Ignoring duplicate config file" */
+			if (k < *n) {
+				free(path); /* "Ignoring duplicate config file" */
+				continue;
+			}
 			if (kp_grow(out, &cap, *n + 1, sizeof(**out)) < 0 ||
-			    asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
-				closedir(dh);
-				return kp_err_set(err, "out of memory");
+			    !((*out)[*n].name = strdup(de->d_name))) {
+				free(path);
+				goto oom;
 			}
 			(*out)[*n].path = path;
-			(*out)[*n].name = path + strlen(dir) + 1;
 			(*n)++;
 		}
 		closedir(dh);
+		free(dir);
+		continue;
+	oom:
+		closedir(dh);
+		free(dir);
+		files_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return kp_err_set(err, "out of memory");
 	}
 	if (*n)
 		qsort(*out, *n, sizeof(**out), cmp_file);
@@ -248,9 +343,8 @@ int kp_depmod_cfg_load(struct kp_depmod_cfg *cfg, const char *root, const char *
 			r = kp_err_set(err, "out of memory");
 		if (r == 0)
 			r = parse_file(cfg, files[i].path, kver, err);
-		free(files[i].path);
 	}
-	free(files);
+	files_free(files, n);
 	if (r == 0 && !cfg->nsearches) {
 		cfg->default_search = true;
 		if (add_search(cfg, "updates") < 0)
@@ -466,6 +560,8 @@ int kp_depmod_select(const struct kp_depmod_cfg *cfg, const char *moddir, struct
 		if (push_shadow(out, nout, &cap, set->entries[i].path, names[i], winner, tie) < 0)
 			goto oom;
 		set->entries[i].path = NULL;
+		free(set->entries[i].file);
+		set->entries[i].file = NULL;
 	}
 	for (size_t i = 0; i < set->n; i++)
 		if (!drop[i])

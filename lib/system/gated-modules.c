@@ -193,17 +193,24 @@ static int add_dependents(struct kp_gated *g, size_t *cap, struct release_work *
 	return 0;
 }
 
-/* An out-of-tree entry of modules.dep that the walk did not see (a linked directory). */
-static bool present(const char *moddir, const char *rel)
+/*
+ * An out-of-tree entry of modules.dep that the walk did not see (a linked directory): a
+ * regular file as the system at @root sees it, its links followed inside the root.
+ */
+static bool present(const char *root, const char *moddir, const char *rel)
 {
-	char *path;
+	char *path, *real;
 	struct stat st;
 	bool r;
 
 	if (asprintf(&path, "%s/%s", moddir, rel) < 0)
 		return false;
-	r = kp_in_stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	real = kp_root_resolve_path(root, path);
 	free(path);
+	if (!real)
+		return false;
+	r = kp_in_stat(real, &st) == 0 && S_ISREG(st.st_mode);
+	free(real);
 	return r;
 }
 
@@ -237,7 +244,7 @@ static int collect_release(struct kp_gated *g, size_t *cap, const char *root,
 	kp_sort_names(w.gated, w.ngated);
 
 	r->source = KP_GATED_DEP;
-	if (kp_chain_read_text_index(moddir, "modules.dep", &b, &e) == 0) {
+	if (kp_chain_read_text_index(root, moddir, "modules.dep", &b, &e) == 0) {
 		int pr = parse_dep(&w, (const char *)b.data, b.len, err);
 
 		kp_bytes_release(&b);
@@ -258,7 +265,7 @@ static int collect_release(struct kp_gated *g, size_t *cap, const char *root,
 		struct dep_line *l = &w.lines[i];
 
 		if (kp_relpath_is_in_tree(l->rel) || !*l->name || is_gated(&w, l->name) ||
-		    !present(moddir, l->rel))
+		    !present(root, moddir, l->rel))
 			continue;
 		l->gated = true;
 		if (add_module(g, cap, l->name, r->release, l->rel, NULL, err) < 0 ||

@@ -26,10 +26,31 @@
 static int read_moddir_file(const struct kp_tree *t, const char *name, struct kp_bytes *b,
 			    char **path, struct kp_err *err)
 {
+	char *real;
+	int r;
+
 	if (asprintf(path, "%s/%s", t->moddir, name) < 0)
 		return kp_err_set(err, "out of memory");
-	if (kp_read_file(*path, BUILTIN_MAX_SIZE, b, err) == 0)
+	/* a symlink is followed inside the root, not on the host; named as the tree names it */
+	real = kp_root_resolve_path(t->root, *path);
+	if (!real) {
+		r = errno == ELOOP ? kp_err_set(err, "%s: cannot resolve inside the root: %s",
+						*path, strerror(ELOOP))
+				   : kp_err_set(err, "out of memory");
+		free(*path);
+		*path = NULL;
+		return r;
+	}
+	r = kp_read_file(real, BUILTIN_MAX_SIZE, b, err);
+	if (r == 0) {
+		free(real);
 		return 1;
+	}
+	if (strcmp(real, *path) && kp_err_errnum(err) != ENOENT) {
+		/* the error names the file read: say which one the tree names */
+		kp_err_prefix(err, *path);
+	}
+	free(real);
 	free(*path);
 	*path = NULL;
 	return kp_err_errnum(err) == ENOENT ? 0 : -1;

@@ -18,8 +18,47 @@
 #include "kernel-tree-internal.h"
 #include "file/rootfs.h"
 
-/* Release directories under @base, sorted; *@n of them. */
-static char **list_releases(const char *base, size_t *n)
+static bool same_dir(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return kp_in_stat(a, &sa) == 0 && kp_in_stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * The directory of @release in the modules directory @base of @root, resolved inside the
+ * root (a release directory that is a symlink, to "/lib/modules/..." say, is followed there,
+ * not on the host); kept as written when that is the same directory. NULL when it is no
+ * directory there (errno ENOMEM when out of memory).
+ */
+static char *release_dir(const char *root, const char *base, const char *release)
+{
+	char *dir, *real;
+
+	if (asprintf(&dir, "%s/%s", base, release) < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	real = kp_root_resolve_path(root, dir);
+	if (!real || !kp_is_dir(real)) {
+		bool oom = !real && errno == ENOMEM;
+
+		free(dir);
+		free(real);
+		errno = oom ? ENOMEM : ENOENT;
+		return NULL;
+	}
+	if (same_dir(dir, real)) {
+		free(real);
+		return dir;
+	}
+	free(dir);
+	return real;
+}
+
+/* Release directories under @base (of @root), sorted; *@n of them. */
+static char **list_releases(const char *root, const char *base, size_t *n)
 {
 	char **names = NULL;
 	size_t cap = 0;
@@ -35,9 +74,10 @@ static char **list_releases(const char *base, size_t *n)
 
 		if (de->d_name[0] == '.')
 			continue;
-		if (asprintf(&full, "%s/%s", base, de->d_name) < 0)
+		full = release_dir(root, base, de->d_name);
+		if (!full && errno == ENOMEM)
 			break;
-		dir = kp_is_dir(full);
+		dir = full != NULL;
 		free(full);
 		if (!dir)
 			continue;
@@ -76,14 +116,6 @@ static void bases_release(struct mod_bases *mb)
 	for (size_t i = 0; i < mb->n; i++)
 		free(mb->path[i]);
 	mb->n = 0;
-}
-
-static bool same_dir(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return kp_in_stat(a, &sa) == 0 && kp_in_stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
 }
 
 /* @root's modules directories into @mb, none when it has neither: 0, or -1 when out of memory. */
@@ -134,7 +166,7 @@ static int find_bases(const char *root, struct mod_bases *mb, struct kp_err *err
 }
 
 /* The release directories of every base, sorted, duplicates dropped. */
-static char **list_all_releases(const struct mod_bases *mb, size_t *n)
+static char **list_all_releases(const char *root, const struct mod_bases *mb, size_t *n)
 {
 	char **all = NULL;
 	size_t cap = 0;
@@ -142,7 +174,7 @@ static char **list_all_releases(const struct mod_bases *mb, size_t *n)
 	*n = 0;
 	for (size_t i = 0; i < mb->n; i++) {
 		size_t k;
-		char **names = list_releases(mb->path[i], &k);
+		char **names = list_releases(root, mb->path[i], &k);
 
 		for (size_t j = 0; j < k; j++) {
 			if (kp_sorted_contains((const char *const *)all, *n, names[j]) ||
@@ -167,7 +199,7 @@ int kp_tree_list_releases(const char *root, char ***names, size_t *n, struct kp_
 	if (collect_bases(root && *root ? root : "/", &mb, err) < 0)
 		return -1;
 	if (mb.n)
-		*names = list_all_releases(&mb, n);
+		*names = list_all_releases(root && *root ? root : "/", &mb, n);
 	bases_release(&mb);
 	return 0;
 }
@@ -181,7 +213,7 @@ static int pick_release(struct kp_tree *t, const struct mod_bases *mb, struct kp
 {
 	char buf[sizeof(err->msg)];
 	size_t n, used = 0;
-	char **names = list_all_releases(mb, &n);
+	char **names = list_all_releases(t->root, mb, &n);
 
 	if (n == 1) {
 		t->release = names[0];
@@ -217,7 +249,10 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 	int r = 0;
 
 	for (size_t i = 0; i < KP_ARRAY_SIZE(dirs); i++) {
-		owned[i] = kp_root_path(t->root, dirs[i]);
+		/* inside the root: ROOT/etc -> /etc is the root's etc, not the host's */
+		owned[i] = kp_root_resolve_dir(t->root, dirs[i]);
+		if (!owned[i] && errno == ELOOP)
+			continue;
 		if (!owned[i]) {
 			r = kp_err_set(err, "out of memory");
 			goto out;
@@ -228,7 +263,7 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 	if (!n)
 		goto out;
 	/* A FIFO among them would block libkmod's reader forever: refused first. */
-	r = kp_modprobe_config_check(paths, err);
+	r = kp_modprobe_config_check(t->root, paths, err);
 	if (r < 0)
 		goto out;
 	kp_in_note_kmod(t->moddir, paths);
@@ -284,19 +319,15 @@ int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struc
 	}
 	/* the first base that has this release: lib/modules, else usr/lib/modules */
 	for (size_t i = 0; i < mb.n && !t->moddir; i++) {
-		if (asprintf(&t->moddir, "%s/%s", mb.path[i], t->release) < 0) {
-			t->moddir = NULL;
+		t->moddir = release_dir(t->root, mb.path[i], t->release);
+		if (!t->moddir && errno == ENOMEM) {
 			kp_err_set(err, "out of memory");
 			goto fail;
-		}
-		if (!kp_is_dir(t->moddir)) {
-			free(t->moddir);
-			t->moddir = NULL;
 		}
 	}
 	if (!t->moddir) {
 		size_t n;
-		char **names = list_all_releases(&mb, &n);
+		char **names = list_all_releases(t->root, &mb, &n);
 		char list[256] = "";
 
 		for (size_t i = 0, used = 0; i < n && used < sizeof(list); i++)
@@ -327,14 +358,11 @@ char *kp_tree_release_dir(const char *root, const char *release, struct kp_err *
 	if (collect_bases(root && *root ? root : "/", &mb, err) < 0)
 		return NULL;
 	for (size_t i = 0; i < mb.n && !dir; i++) {
-		if (asprintf(&dir, "%s/%s", mb.path[i], release) < 0) {
+		dir = release_dir(root && *root ? root : "/", mb.path[i], release);
+		if (!dir && errno == ENOMEM) {
 			bases_release(&mb);
 			kp_err_set(err, "out of memory");
 			return NULL;
-		}
-		if (!kp_is_dir(dir)) {
-			free(dir);
-			dir = NULL;
 		}
 	}
 	bases_release(&mb);

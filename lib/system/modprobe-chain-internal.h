@@ -9,15 +9,19 @@
 #include "modprobe-chain.h"
 #include "util/util.h"
 
-/* @moddir/@name (a text index such as modules.dep) read whole, within KP_CHAIN_MAX_INDEX. */
-int kp_chain_read_text_index(const char *moddir, const char *name, struct kp_bytes *b,
-			     struct kp_err *err);
+/*
+ * @moddir/@name (a text index such as modules.dep) read whole, within KP_CHAIN_MAX_INDEX; a
+ * symlink followed inside @root (file/rootfs.h), never on the host.
+ */
+int kp_chain_read_text_index(const char *root, const char *moddir, const char *name,
+			     struct kp_bytes *b, struct kp_err *err);
 
 /*
  * Checks the .bin index @name of @c's release directory before libkmod may read it:
  * absent is fine (libkmod does without it), anything else must be a regular file that
- * passes kp_chain_index_check(). With @keep, the bytes stay in @c (modules.dep.bin, for
- * the look-ups that end there). 0, or -1 with @err.
+ * passes kp_chain_index_check(), reached on the host as inside the chain's root (libkmod
+ * opens it by name: a symlink out of the root is refused). With @keep, the bytes stay in @c
+ * (modules.dep.bin, for the look-ups that end there). 0, or -1 with @err.
  */
 int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct kp_err *err);
 

@@ -70,7 +70,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		struct kp_bytes b;
 
 		free(bin);
-		r = kp_chain_read_text_index(moddir, "modules.dep", &b, err);
+		r = kp_chain_read_text_index(c->root, moddir, "modules.dep", &b, err);
 		if (r < 0 && kp_err_errnum(err) == ENOENT) {
 			kp_chain_close(c);
 			return kp_err_set(err,
@@ -98,10 +98,13 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	}
 	free(bin);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(conf_dirs); i++) {
-		char *d = kp_root_path(c->root, conf_dirs[i]);
+		/* inside the root: ROOT/etc -> /etc is the root's etc, not the host's */
+		char *d = kp_root_resolve_dir(c->root, conf_dirs[i]);
 		const char *kept = NULL;
 
-		if (d && !kp_is_dir(d))
+		if (!d && errno == ELOOP)
+			kept = "";
+		else if (d && !kp_is_dir(d))
 			kept = "";
 		else if (d)
 			kept = kp_arena_strdup(&c->arena, d);
@@ -117,7 +120,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	 * libkmod opens what it reads without O_NONBLOCK and trusts the indexes' offsets:
 	 * a FIFO blocks it forever, a corrupt index can loop it. Both refused here first.
 	 */
-	if (kp_modprobe_config_check(paths, err) < 0 ||
+	if (kp_modprobe_config_check(c->root, paths, err) < 0 ||
 	    kp_chain_check_index(c, "modules.dep.bin", true, err) < 0 ||
 	    kp_chain_check_index(c, "modules.builtin.bin", false, err) < 0 ||
 	    kp_chain_check_index(c, "modules.builtin.alias.bin", false, err) < 0) {
@@ -361,7 +364,7 @@ static int text_aliases(struct kp_chain *c, const char *name, size_t *cap, bool 
 {
 	struct kp_bytes b;
 	const char *pos, *end;
-	int r = kp_chain_read_text_index(c->moddir, "modules.alias", &b, err);
+	int r = kp_chain_read_text_index(c->root, c->moddir, "modules.alias", &b, err);
 
 	*found = false;
 	if (r < 0 && kp_err_errnum(err) == ENOENT)
@@ -411,7 +414,7 @@ static int text_builtin_aliases(struct kp_chain *c, const char *name, size_t *ca
 {
 	struct kp_bytes b;
 	const char *pos, *end;
-	int r = kp_chain_read_text_index(c->moddir, "modules.builtin.modinfo", &b, err);
+	int r = kp_chain_read_text_index(c->root, c->moddir, "modules.builtin.modinfo", &b, err);
 
 	*found = false;
 	if (r < 0 && kp_err_errnum(err) == ENOENT)
@@ -563,7 +566,7 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 	} else {
 		struct kp_bytes b;
 		const char *pos, *end;
-		int r = kp_chain_read_text_index(c->moddir, "modules.symbols", &b, err);
+		int r = kp_chain_read_text_index(c->root, c->moddir, "modules.symbols", &b, err);
 		size_t kl = strlen(key);
 
 		if (r < 0)

@@ -18,17 +18,46 @@
 #include "modprobe-index.h"
 #include "util/module-name.h"
 
-int kp_chain_read_text_index(const char *moddir, const char *name, struct kp_bytes *b,
-			     struct kp_err *err)
+int kp_chain_read_text_index(const char *root, const char *moddir, const char *name,
+			     struct kp_bytes *b, struct kp_err *err)
 {
-	char *path;
+	char *path, *real;
 	int r;
 
 	if (asprintf(&path, "%s/%s", moddir, name) < 0)
 		return kp_err_set(err, "out of memory");
-	r = kp_read_file(path, KP_CHAIN_MAX_INDEX, b, err);
+	/* a symlink is followed inside the root, as that system reads it */
+	real = kp_root_resolve_path(root, path);
+	if (!real) {
+		r = errno == ELOOP
+			    ? kp_err_errno(err, ELOOP, "%s: cannot resolve inside the root: %s",
+					   path, strerror(ELOOP))
+			    : kp_err_set(err, "out of memory");
+		free(path);
+		return r;
+	}
+	r = kp_read_file(real, KP_CHAIN_MAX_INDEX, b, err);
+	free(real);
 	free(path);
 	return r;
+}
+
+/*
+ * 0 when libkmod, opening @path by name on the host, reads what the system at @root would;
+ * else -1 with "@path: @what ..." (a symlink leading out of the root, or looping).
+ */
+static int kmod_reads_root(const char *root, const char *path, const char *what, struct kp_err *err)
+{
+	int same = kp_root_same_on_host(root, path);
+
+	if (same < 0)
+		return kp_err_set(err, "out of memory");
+	if (!same)
+		return kp_err_set(err,
+				  "%s: a symlink that leads out of %s (or loops): refused as %s "
+				  "(libkmod would follow it on the host)",
+				  path, root, what);
+	return 0;
 }
 
 /*
@@ -186,6 +215,10 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
 
 	if (asprintf(&path, "%s/%s", c->moddir, name) < 0)
 		return kp_err_set(err, "out of memory");
+	if (kmod_reads_root(c->root, path, "a depmod index", err) < 0) {
+		free(path);
+		return -1;
+	}
 	/*
 	 * depmod creates every optional index and leaves it empty when it has nothing to write
 	 * (kmod's output_builtin_bin()/output_builtin_alias_bin() without modules.builtin or
@@ -313,7 +346,7 @@ int kp_chain_check_lookup(struct kp_chain *c, const char *name, struct kp_err *e
 	return 0;
 }
 
-int kp_modprobe_config_check(const char *const *paths, struct kp_err *err)
+int kp_modprobe_config_check(const char *root, const char *const *paths, struct kp_err *err)
 {
 	for (size_t i = 0; paths[i]; i++) {
 		struct dirent *de;
@@ -338,6 +371,23 @@ int kp_modprobe_config_check(const char *const *paths, struct kp_err *err)
 
 			if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".conf"))
 				continue;
+			/* under a root, each name: links among them (d_type may not say) */
+			if (!kp_root_is_host(root) &&
+			    (de->d_type == DT_LNK || de->d_type == DT_UNKNOWN)) {
+				char *p;
+				int r;
+
+				if (asprintf(&p, "%s/%s", paths[i], de->d_name) < 0) {
+					closedir(d);
+					return kp_err_set(err, "out of memory");
+				}
+				r = kmod_reads_root(root, p, "modprobe configuration", err);
+				free(p);
+				if (r < 0) {
+					closedir(d);
+					return -1;
+				}
+			}
 			if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || S_ISDIR(st.st_mode) ||
 			    S_ISREG(st.st_mode))
 				continue; /* libkmod skips directories and what vanished */

@@ -18,10 +18,12 @@
  */
 int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err);
 /*
- * The modprobe configuration @paths (NULL-terminated, as given to kmod_new()): any entry
- * libkmod would open that is not a regular file or a directory (a FIFO, a device, a
- * socket) is refused with "PATH: not a regular file: ...". 0 or -1.
+ * The modprobe configuration @paths (NULL-terminated, as given to kmod_new()) of the
+ * system at @root: any entry libkmod would open that is not a regular file or a directory
+ * (a FIFO, a device, a socket) is refused with "PATH: not a regular file: ..."; under a
+ * root, so is a symlink that leads on the host elsewhere than inside the root (libkmod
+ * follows it on the host). 0 or -1.
  */
-int kp_modprobe_config_check(const char *const *paths, struct kp_err *err);
+int kp_modprobe_config_check(const char *root, const char *const *paths, struct kp_err *err);
 
 #endif

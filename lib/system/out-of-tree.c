@@ -167,7 +167,8 @@ int kp_out_of_tree_depmod(const char *root, const char *release, struct kp_modul
 		return -1;
 	if (kp_depmod_cfg_load(&cfg, root, release, err) < 0)
 		goto out_tree;
-	if (kp_set_add_path(set, t.moddir) < 0 ||
+	/* the modules as the system at @root sees them: its symlinks followed inside it */
+	if (kp_set_set_root(set, root) < 0 || kp_set_add_path(set, t.moddir) < 0 ||
 	    kp_depmod_select(&cfg, t.moddir, set, &sh, &nsh, err) < 0) {
 		kp_err_set(err, "out of memory");
 		goto out_cfg;
@@ -180,6 +181,7 @@ int kp_out_of_tree_depmod(const char *root, const char *release, struct kp_modul
 		if (!strncmp(p, t.moddir, ml) && p[ml] == '/' &&
 		    kp_relpath_is_in_tree(p + ml + 1)) {
 			free(set->entries[i].path);
+			free(set->entries[i].file);
 			continue;
 		}
 		set->entries[kept++] = set->entries[i];
