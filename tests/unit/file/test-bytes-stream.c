@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include <zstd.h>
 
+#include "compress.h"
 #include "file/bytes.h"
 #include "tap.h"
 
@@ -64,7 +64,6 @@ static unsigned char *pack(enum fmt f, const unsigned char *raw, size_t len, siz
 {
 	size_t cap = len + len / 2 + 65536, pos = 0;
 	unsigned char *z = malloc(cap);
-	z_stream zs = { 0 };
 
 	if (!z)
 		exit(99);
@@ -81,16 +80,7 @@ static unsigned char *pack(enum fmt f, const unsigned char *raw, size_t len, siz
 			exit(99);
 		break;
 	case GZIP:
-		if (deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-			exit(99);
-		zs.next_in = (unsigned char *)raw;
-		zs.avail_in = (uInt)len;
-		zs.next_out = z;
-		zs.avail_out = (uInt)cap;
-		if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-			exit(99);
-		*zlen = zs.total_out;
-		deflateEnd(&zs);
+		*zlen = tu_gzip(raw, len, z, cap);
 		break;
 	}
 	return z;

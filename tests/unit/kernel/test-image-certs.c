@@ -23,9 +23,9 @@
 #include <unistd.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
-#include <zlib.h>
 #include <zstd.h>
 
+#include "compress.h"
 #include "file/bytes.h"
 #include "kernel/sig-keys.h"
 #include "tap.h"
@@ -278,21 +278,20 @@ static int list(int argc, char **argv)
 /* A gzip member of @raw, as Debian's arm64 Image.gz. */
 static unsigned char *gzip_member(const unsigned char *raw, size_t len, size_t *zlen)
 {
-	z_stream z = { 0 };
 	size_t cap = len + len / 100 + 4096;
 	unsigned char *out = malloc(cap);
 
-	if (!out || deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (!out)
 		exit(99);
-	z.next_in = (unsigned char *)raw;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-		exit(99);
-	*zlen = z.total_out;
-	deflateEnd(&z);
+	*zlen = tu_gzip(raw, len, out, cap);
 	return out;
+}
+
+/* 64 bytes of @p from @at on damaged (the same call again restores them). */
+static void damage(unsigned char *p, size_t at)
+{
+	for (size_t i = at; i < at + 64; i++)
+		p[i] ^= 0x5a;
 }
 
 static void put32(unsigned char *p, uint32_t v)
@@ -427,8 +426,7 @@ static void damaged(struct tap *t, const char *dir, const unsigned char *raw, si
 	cut_says(t, full, path, pre / 2, "s390 image, before its payload", nothing);
 	cut_says(t, full, path, pre + zlen, "s390 image, its payload whole (the code after it cut)",
 		 want);
-	for (size_t i = zlen / 2; i < zlen / 2 + 64; i++)
-		z[i] ^= 0x5a;
+	damage(z, zlen / 2);
 	embedded_image(full, z, zlen, rawlen, NULL, 0);
 	certs_of(full, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
 	tap_ok(t, !strncmp(got, "error: the zstd payload inside the image: zstd: ", 48),
@@ -458,14 +456,12 @@ static void damaged(struct tap *t, const char *dir, const unsigned char *raw, si
 		cut_says(t, full, path, cuts[i], "arm zImage", w);
 	}
 	cut_says(t, full, path, 0x2f, "arm zImage, inside its header", nothing);
-	for (size_t i = zlen / 2; i < zlen / 2 + 64; i++)
-		z[i] ^= 0x5a;
+	damage(z, zlen / 2);
 	embedded_image(full, z, zlen, rawlen, NULL, 0);
 	certs_of(full, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
 	tap_ok(t, !strncmp(got, "error: the xz payload inside the image: xz: ", 44),
 	       "arm zImage, its payload corrupt: one line (%s)", got);
-	for (size_t i = zlen / 2; i < zlen / 2 + 64; i++)
-		z[i] ^= 0x5a;
+	damage(z, zlen / 2);
 
 	/* an EFI zboot image (arm64, riscv64, loong64) */
 	zboot_image(full, z, zlen);
@@ -625,8 +621,7 @@ int main(int argc, char **argv)
 	tap_is_str(&t, got, "error: truncated bzImage: its payload lies past the end of the file",
 		   "a payload past the end of the file: one line");
 	/* corrupt bytes in the middle of a frame */
-	for (size_t i = zlen / 3; i < zlen / 3 + 64; i++)
-		z[i] ^= 0x5a;
+	damage(z, zlen / 3);
 	bzimage(path, z, zlen, rawlen, 0);
 	certs_of(path, KP_DEFAULT_MAX_SIZE, got, sizeof(got));
 	tap_ok(&t, !strncmp(got, "error: zstd: ", 13) && !strchr(got, '\n'),
