@@ -179,7 +179,9 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 		kp_cli_error(file, "not a file name");
 		goto out;
 	}
-	if (kp_rules_self_unsafe(o->root, self, sizeof(self), why_self, sizeof(why_self))) {
+	if (kp_rules_self(self, sizeof(self)) < 0)
+		goto out;
+	if (kp_rules_self_unsafe(o->root, self, why_self, sizeof(why_self))) {
 		kp_cli_error(
 			file,
 			"refused: the lines would name %s, which %s: root would run it at every "
@@ -219,7 +221,7 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 	if (new_options(o, &lo, &config, &on_error) < 0 || kp_rules_collect(o, &g) < 0)
 		goto out;
 	collected = true;
-	if (kp_rules_render(&g, o->root, config, on_error, &text, &len) < 0)
+	if (kp_rules_render(&g, o->root, self, config, on_error, &text, &len) < 0)
 		goto out;
 	if (old && len == oldlen && !memcmp(text, old, len)) {
 		if (o->verbose)

@@ -26,16 +26,25 @@ char *kp_rules_absolute(const char *path);
  * false, with the first line that is not into @why.
  */
 bool kp_rules_is_own(const char *text, size_t len, struct line_opts *lo, char *why, size_t wlen);
-/* The rules of @g into *@text (malloc'ed, *@len bytes). 0, or -1 having said why. */
 /*
- * Root runs the executable the lines name (kopolicy's own, /proc/self/exe, into @exe) at
+ * kopolicy's own executable (/proc/self/exe) into @exe: read once per command, so that the
+ * path checked (kp_rules_self_unsafe()) is the path the lines name (kp_rules_render()). 0,
+ * or -1 having said why.
+ */
+int kp_rules_self(char *exe, size_t elen);
+/*
+ * Root runs the executable the lines name (kopolicy's own, @exe from kp_rules_self()) at
  * every load of a gated module: on this system (@root NULL or "/") it must be no other
  * user's to replace, by the test of the files kopolicy believes (a regular file owned by
  * root or the user running, not writable by group or others, in directories that pass the
  * caches' trust test, cache/trusted-dir.h). 0 when it is or for another root; 1 with why.
  */
-int kp_rules_self_unsafe(const char *root, char *exe, size_t elen, char *why, size_t wlen);
-int kp_rules_render(const struct kp_gated *g, const char *root, const char *config,
+int kp_rules_self_unsafe(const char *root, const char *exe, char *why, size_t wlen);
+/*
+ * The rules of @g, naming kopolicy's own path @exe (kp_rules_self()) as @root will see it,
+ * into *@text (malloc'ed, *@len bytes). 0, or -1 having said why.
+ */
+int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe, const char *config,
 		    const char *on_error, char **text, size_t *len);
 /* Says on stderr which releases could not be read fully; their number. */
 size_t kp_rules_say_failed(const struct kp_gated *g);

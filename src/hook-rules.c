@@ -284,26 +284,31 @@ static bool installed_in(const char *root, const char *path)
 	return ok;
 }
 
-/*
- * kopolicy's path as the lines must name it (malloc'ed shell word), or NULL having said why:
- * its own path (/proc/self/exe) for this system; for another @root (an image being built,
- * a chroot seen from outside), that same path when the root has kopolicy there, else
- * BINDIR/kopolicy when it has that (modprobe runs the line inside the root), else its own
- * path with a warning.
- */
-static char *self_word(const char *root)
+int kp_rules_self(char *exe, size_t elen)
 {
-	char self[PATH_MAX];
-	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	const char *path = self;
-	char *w;
+	ssize_t sl = readlink("/proc/self/exe", exe, elen - 1);
 
 	if (sl <= 0) {
 		kp_cli_error(NULL, "cannot find kopolicy's own path (/proc/self/exe): %s",
 			     sl < 0 ? strerror(errno) : "empty");
-		return NULL;
+		return -1;
 	}
-	self[sl] = '\0';
+	exe[sl] = '\0';
+	return 0;
+}
+
+/*
+ * kopolicy's path as the lines must name it (malloc'ed shell word), or NULL having said why:
+ * its own path @self (kp_rules_self()) for this system; for another @root (an image being
+ * built, a chroot seen from outside), that same path when the root has kopolicy there, else
+ * BINDIR/kopolicy when it has that (modprobe runs the line inside the root), else its own
+ * path with a warning.
+ */
+static char *self_word(const char *root, const char *self)
+{
+	const char *path = self;
+	char *w;
+
 	if (root && strcmp(root, "/") && !installed_in(root, self)) {
 		if (installed_in(root, KP_BINDIR "/kopolicy"))
 			path = KP_BINDIR "/kopolicy";
@@ -320,24 +325,16 @@ static char *self_word(const char *root)
 	return w;
 }
 
-int kp_rules_self_unsafe(const char *root, char *exe, size_t elen, char *why, size_t wlen)
+int kp_rules_self_unsafe(const char *root, const char *exe, char *why, size_t wlen)
 {
 	struct kp_err err = { 0 };
 	char dir[PATH_MAX];
 	const char *base;
 	struct stat st;
-	ssize_t sl;
 	int dfd;
 
 	if (root && strcmp(root, "/"))
 		return 0;
-	sl = readlink("/proc/self/exe", exe, elen - 1);
-	if (sl <= 0) {
-		snprintf(exe, elen, "/proc/self/exe");
-		snprintf(why, wlen, "cannot be read: %s", sl < 0 ? strerror(errno) : "empty");
-		return 1;
-	}
-	exe[sl] = '\0';
 	if (kp_trusted_split(exe, dir, sizeof(dir), &base) < 0) {
 		snprintf(why, wlen, "is not a file name");
 		return 1;
@@ -384,14 +381,15 @@ static const char *source_text(const struct kp_gated_release *r)
 }
 
 /*
- * The rules of @g with the options @config (absolute, or NULL) and @on_error (or NULL), into
- * *@text (malloc'ed, *@len bytes). 0, or -1 having said why.
+ * The rules of @g naming kopolicy's own path @exe (kp_rules_self()), with the options
+ * @config (absolute, or NULL) and @on_error (or NULL), into *@text (malloc'ed, *@len bytes).
+ * 0, or -1 having said why.
  */
-int kp_rules_render(const struct kp_gated *g, const char *root, const char *config,
+int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe, const char *config,
 		    const char *on_error, char **text, size_t *len)
 {
 	char opts[4 * PATH_MAX + 64] = "";
-	char *self = self_word(root);
+	char *self = self_word(root, exe);
 	FILE *f;
 
 	*text = NULL;
@@ -497,8 +495,10 @@ int kp_hook_print_rules(const struct kp_rules_opts *o)
 	size_t len = 0, failed;
 	int rc = KP_EXIT_ERROR;
 
+	if (kp_rules_self(exe, sizeof(exe)) < 0)
+		return KP_EXIT_ERROR;
 	/* printed, not installed: said (--update-install-rules refuses to write such lines) */
-	if (kp_rules_self_unsafe(o->root, exe, sizeof(exe), why, sizeof(why)))
+	if (kp_rules_self_unsafe(o->root, exe, why, sizeof(why)))
 		kp_cli_error(exe,
 			     "warning: %s: the lines name it, and root would run it at every load "
 			     "of a module they name: install kopolicy where only root can write",
@@ -512,7 +512,7 @@ int kp_hook_print_rules(const struct kp_rules_opts *o)
 		return KP_EXIT_ERROR;
 	}
 	failed = kp_rules_say_failed(&g);
-	if (kp_rules_render(&g, o->root, config,
+	if (kp_rules_render(&g, o->root, exe, config,
 			    o->on_error_given ? kp_hook_on_error_name(o->on_error) : NULL, &text,
 			    &len) == 0) {
 		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)

@@ -19,7 +19,7 @@
 #include "util/util.h"
 
 #define VERDICT_MAGIC "KPSIGV1\n"
-#define IMAGE_MAGIC   "KPIMGC3\n" /* 2: each certificate's list; 3: s390 zstd payloads read */
+#define IMAGE_MAGIC   "KPIMGC4\n" /* 2: lists; 3: s390 zstd read; 4: cut images refused */
 #define HEADER_LEN    KP_MEMO_HEADER_LEN
 #define MAX_FILES     8 /* verdict files read (more are left to a later run's rewrite) */
 #define MAX_FILE      KP_MEMO_MAX_FILE

@@ -296,7 +296,7 @@ static int stream_mem(const unsigned char *in, size_t len, size_t max, bool firs
 		outbuf_flush(&o, &ignored);
 	}
 	free(o.data);
-	return r;
+	return r < 0 && first && o.cut ? -2 : r;
 }
 
 int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,

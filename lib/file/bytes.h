@@ -157,9 +157,10 @@ int kp_bytes_stream(const unsigned char *in, size_t len, size_t max,
  * The same for the first stream only: decoding ends with the first xz stream, zstd frame or
  * gzip member of @in, and the bytes after it, whatever they are, are ignored (a compressed
  * payload inside a self-decompressing kernel image, followed by more of the decompressor's
- * code). The cap, the memory and the errors are kp_bytes_stream()'s (a stream that @in ends
- * inside of: "truncated"); on an error, what was decoded before it has still reached @fn,
- * unless @fn stopped it or it would pass @max.
+ * code). The cap, the memory and the errors are kp_bytes_stream()'s; on an error, what was
+ * decoded before it has still reached @fn, unless @fn stopped it or it would pass @max. 0,
+ * -1 with @err, or -2 with @err ("<fmt>: truncated <fmt> stream") when @in ends inside the
+ * stream (a payload cut short, not a chance magic whose bytes are no stream).
  */
 int kp_bytes_stream_first(const unsigned char *in, size_t len, size_t max,
 			  int (*fn)(const unsigned char *p, size_t n, void *arg), void *arg,

@@ -86,6 +86,7 @@ int kp_decompress_gzip(const unsigned char *in, size_t len, struct kp_outbuf *o,
 			break;
 		}
 		if (r == Z_BUF_ERROR && sp->avail_in == 0 && (size_t)(sp->next_in - in) == len) {
+			o->cut = true;
 			ret = kp_err_set(err, "gzip: truncated gzip stream");
 			break;
 		}

@@ -94,6 +94,8 @@ int kp_decompress_xz(const unsigned char *in, size_t len, struct kp_outbuf *o, v
 		if (r == LZMA_STREAM_END)
 			break;
 		if (r != LZMA_OK) {
+			/* LZMA_FINISH with all the input given: it ended inside the stream */
+			o->cut = r == LZMA_BUF_ERROR;
 			ret = kp_err_set(err, "xz: %s", xz_strerror(r));
 			break;
 		}
@@ -145,6 +147,7 @@ int kp_xz_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_er
 		if (r == LZMA_STREAM_END)
 			break;
 		if (r != LZMA_OK) {
+			o->cut = r == LZMA_BUF_ERROR;
 			ret = kp_err_set(err, "xz: %s", xz_strerror(r));
 			break;
 		}

@@ -73,8 +73,10 @@ int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o,
 				ret = kp_err_set(err, "zstd: %s", ZSTD_getErrorName(last));
 		}
 	}
-	if (ret == 0 && last != 0)
+	if (ret == 0 && last != 0) {
+		o->cut = true;
 		ret = kp_err_set(err, "zstd: truncated zstd stream");
+	}
 	if (!state)
 		ZSTD_freeDCtx(dctx);
 	return ret;
@@ -238,8 +240,10 @@ int kp_zstd_stream(const struct kp_stream_in *s, struct kp_outbuf *o, struct kp_
 			break;
 		}
 	}
-	if (ret == 0 && last != 0)
+	if (ret == 0 && last != 0) {
+		o->cut = true;
 		ret = kp_err_set(err, "zstd: truncated zstd stream");
+	}
 	if (out != MAP_FAILED)
 		munmap(out, o->max);
 	else if (ret == 0)

@@ -39,6 +39,7 @@ struct kp_outbuf {
 	 * stream, zstd frame or gzip member, whatever bytes follow it.
 	 */
 	bool first;
+	bool cut; /* set by the decoder on an error: the input ended inside the stream */
 };
 
 int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err);

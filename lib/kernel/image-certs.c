@@ -3,6 +3,7 @@
 #include "image-certs-internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,7 @@ struct cert_stream {
 	unsigned char *win;
 	size_t len, cap;
 	uint64_t base; /* the image offset of win[0] */
+	uint64_t out;  /* the bytes decoded so far */
 	int n;	       /* 0, or -1 when out of memory */
 };
 
@@ -268,6 +270,7 @@ static int cert_stream_piece(const unsigned char *p, size_t n, void *arg)
 	}
 	memcpy(cs->win + cs->len, p, n);
 	cs->len += n;
+	cs->out += n;
 	/* start positions whose certificate may not have arrived whole wait for the next piece */
 	return cs->len > CERT_MAX ? cert_stream_scan(cs, cs->len - CERT_MAX) : 0;
 }
@@ -299,10 +302,19 @@ static int stream_certs(struct found_certs *f, int fd, size_t off, size_t len, s
 	return r < 0 ? -1 : 0;
 }
 
+/* The end of a bzImage's code (@p: its header): the setup sectors, then syssize paragraphs. */
+static uint64_t bzimage_code_end(const unsigned char *p)
+{
+	return ((uint64_t)(p[0x1f1] ? p[0x1f1] : 4) + 1) * 512 +
+	       (uint64_t)kp_load32(p + 0x1f4, false) * 16;
+}
+
 /*
  * The payload of an x86 bzImage (arch/x86/boot/header.S: payload_offset, payload_length) of
  * @len bytes, @hlen of them at @p: 1, 0 when it is no bzImage, -1 when the payload lies
- * outside the file.
+ * outside the file, -2 when the code after it does (syssize: the 16-byte paragraphs after
+ * the setup sectors, up to where an EFI signature begins; so on Debian's 5.10, 6.1, 6.12 and
+ * 7.2 images).
  */
 static int bzimage_payload(const unsigned char *p, size_t hlen, size_t len, size_t *off,
 			   size_t *plen)
@@ -316,26 +328,123 @@ static int bzimage_payload(const unsigned char *p, size_t hlen, size_t len, size
 	size = kp_load32(p + 0x24c, false);
 	if (start >= len || size == 0 || size > len - start)
 		return -1;
+	if (bzimage_code_end(p) > len)
+		return -2;
 	*off = start;
 	*plen = size;
 	return 1;
 }
 
-/* An EFI zboot image (drivers/firmware/efi/libstub/zboot-header.S: "zimg", offset, size). */
-static bool zboot_payload(const unsigned char *p, size_t hlen, size_t len, size_t *off,
-			  size_t *plen)
+/*
+ * An EFI zboot image (drivers/firmware/efi/libstub/zboot-header.S: "zimg", offset, size): 1,
+ * 0 when it is no zboot image, -1 when the payload lies outside the file.
+ */
+static int zboot_payload(const unsigned char *p, size_t hlen, size_t len, size_t *off, size_t *plen)
 {
 	size_t start, size;
 
 	if (hlen < 0x40 || memcmp(p, "MZ", 2) || memcmp(p + 4, "zimg", 4))
-		return false;
+		return 0;
 	start = kp_load32(p + 8, false);
 	size = kp_load32(p + 12, false);
 	if (start >= len || size == 0 || size > len - start)
-		return false;
+		return -1;
 	*off = start;
 	*plen = size;
-	return true;
+	return 1;
+}
+
+/*
+ * Whether the PE header of an EFI image (@hlen bytes at @p: a bzImage's EFI stub, an EFI
+ * zboot image, an arm64 or riscv Image) says the file of @len bytes is longer: the file
+ * bytes of its sections (PointerToRawData + SizeOfRawData: the end of syssize on Debian's
+ * amd64 5.10, 6.1, 6.12 and 7.2), or its signature (the security directory: file offset and
+ * size of the Authenticode signature sbsign appends). 0, or -1 with @err.
+ */
+static int pe_image_cut(const unsigned char *p, size_t hlen, size_t len, struct kp_err *err)
+{
+	size_t pe, opt, sec, nd, dd, nsec;
+	uint64_t end = 0, at, size;
+
+	if (hlen < 0x40 || memcmp(p, "MZ", 2))
+		return 0;
+	pe = kp_load32(p + 0x3c, false);
+	if (pe > hlen - 24 || memcmp(p + pe, "PE\0\0", 4))
+		return 0;
+	opt = pe + 24;
+	sec = opt + kp_load16(p + pe + 20, false); /* SizeOfOptionalHeader */
+	nsec = kp_load16(p + pe + 6, false);
+	for (size_t i = 0; i < nsec && sec + 40 * i + 24 <= hlen; i++) {
+		const unsigned char *h = p + sec + 40 * i;
+		uint64_t e = (uint64_t)kp_load32(h + 20, false) + kp_load32(h + 16, false);
+
+		end = e > end ? e : end;
+	}
+	if (end > len)
+		return kp_err_set(
+			err, "truncated EFI image: %zu of the %" PRIu64 " bytes its sections take",
+			len, end);
+	/* PE32 or PE32+: NumberOfRvaAndSizes, then the data directories (security: the 5th) */
+	if (opt + 2 > hlen)
+		return 0;
+	switch (kp_load16(p + opt, false)) {
+	case 0x10b:
+		nd = opt + 92;
+		break;
+	case 0x20b:
+		nd = opt + 108;
+		break;
+	default:
+		return 0;
+	}
+	dd = nd + 4 + 4 * 8;
+	if (dd + 8 > hlen || kp_load32(p + nd, false) < 5)
+		return 0;
+	at = kp_load32(p + dd, false);
+	size = kp_load32(p + dd + 4, false);
+	if (size && (at > len || size > len - at))
+		return kp_err_set(err, "truncated EFI image: its signature lies past the end of "
+				       "the file");
+	return 0;
+}
+
+/*
+ * Whether the header of an image read as it is (@hlen bytes at @p of a file of @len) says
+ * the file is longer: an arm zImage's (arch/arm/boot/compressed/head.S, v2.6+: magic
+ * 0x016f2818 at 0x24, then the load address and the zImage's end: its size, the xz payload
+ * inside) or a vmlinux's section headers (the ELF header's e_shoff, e_shnum, e_shentsize:
+ * the linker writes them last). 0, or -1 with @err.
+ */
+static int whole_image_cut(const unsigned char *p, size_t hlen, size_t len, struct kp_err *err)
+{
+	uint64_t shoff, need;
+
+	if (hlen >= 0x30 &&
+	    (kp_load32(p + 0x24, false) == 0x016f2818 || kp_load32(p + 0x24, true) == 0x016f2818)) {
+		bool be = kp_load32(p + 0x24, true) == 0x016f2818;
+		uint32_t start = kp_load32(p + 0x28, be), end = kp_load32(p + 0x2c, be);
+
+		if (end > start && end - start > len)
+			return kp_err_set(err,
+					  "truncated zImage: %zu of the %" PRIu32
+					  " bytes its header gives",
+					  len, end - start);
+		return 0;
+	}
+	if (hlen < 0x40 || memcmp(p, "\177ELF", 4) || (p[4] != 1 && p[4] != 2) ||
+	    (p[5] != 1 && p[5] != 2) || p[6] != 1)
+		return 0;
+	if (p[4] == 1) {
+		shoff = kp_load32(p + 0x20, p[5] == 2);
+		need = (uint64_t)kp_load16(p + 0x2e, p[5] == 2) * kp_load16(p + 0x30, p[5] == 2);
+	} else {
+		shoff = kp_load64(p + 0x28, p[5] == 2);
+		need = (uint64_t)kp_load16(p + 0x3a, p[5] == 2) * kp_load16(p + 0x3c, p[5] == 2);
+	}
+	if (shoff && (shoff > len || need > len - shoff))
+		return kp_err_set(err, "truncated vmlinux: its section headers lie past the end "
+				       "of the file");
+	return 0;
 }
 
 /* The certificates of the @len bytes of the file @fd as they are, read a piece at a time. */
@@ -370,11 +479,55 @@ static int raw_certs(struct found_certs *f, int fd, size_t len, struct kp_err *e
 }
 
 /*
+ * Where the certificates of an image of @flen bytes are, from its first @hlen bytes at @head:
+ * the compressed payload of a bzImage (1) or an EFI zboot image (2) at *@off, *@plen bytes;
+ * else the whole file (0). -1 with @err when the headers say that the file is cut short (a
+ * half-written image: its certificates would be fewer or none).
+ */
+static int image_layout(const unsigned char *head, size_t hlen, size_t flen, size_t *off,
+			size_t *plen, struct kp_err *err)
+{
+	int n;
+
+	switch (bzimage_payload(head, hlen, flen, off, plen)) {
+	case -1:
+		return kp_err_set(err,
+				  "truncated bzImage: its payload lies past the end of the file");
+	case -2:
+		return kp_err_set(
+			err, "truncated bzImage: %zu of the %" PRIu64 " bytes its header gives",
+			flen, bzimage_code_end(head));
+	case 1:
+		n = 1;
+		break;
+	default:
+		switch (zboot_payload(head, hlen, flen, off, plen)) {
+		case -1:
+			return kp_err_set(err, "truncated EFI zboot image: its payload lies past "
+					       "the end of the file");
+		case 1:
+			n = 2;
+			break;
+		default:
+			if (whole_image_cut(head, hlen, flen, err) < 0)
+				return -1;
+			*off = 0;
+			*plen = flen;
+			n = 0;
+		}
+	}
+	return pe_image_cut(head, hlen, flen, err) < 0 ? -1 : n;
+}
+
+/*
  * The certificates of an image streamed from the file, never held whole: the compressed
  * payload of a bzImage or an EFI zboot image, else the whole file, compressed (an
- * Image.gz) or not (a vmlinux). 0, -1 with @err, -2 when it is to be read whole
- * (image_certs(): a bzImage or zboot image whose payload is not compressed, a file empty or
- * over the cap, for kp_bytes_read() to say so).
+ * Image.gz) or not (a vmlinux). 0, 1 when a file no header described was read as it is
+ * (the payload of an s390 image or an arm zImage is inside it: embedded_certs()), -1 with
+ * @err (a read error, a payload that does not decode, headers saying that the file is cut
+ * short: image_layout()), -2 when it is to be read whole (image_certs(): a bzImage or zboot
+ * image whose payload is not compressed, a file empty or over the cap, for kp_bytes_read() to
+ * say so).
  */
 #define IMAGE_HEAD 4096
 static int image_stream_certs(struct found_certs *f, const char *path, size_t max,
@@ -384,8 +537,7 @@ static int image_stream_certs(struct found_certs *f, const char *path, size_t ma
 	size_t hlen, off, plen, flen;
 	enum kp_compression comp;
 	struct stat st;
-	bool bz = false, whole = false;
-	int fd = kp_open_regular(path, &st, err), n = -2;
+	int fd = kp_open_regular(path, &st, err), n = -2, kind;
 	ssize_t r;
 
 	if (fd < 0)
@@ -401,19 +553,10 @@ static int image_stream_certs(struct found_certs *f, const char *path, size_t ma
 			  : kp_err_set(err, "file shrank while being read");
 		goto out;
 	}
-	switch (bzimage_payload(head, hlen, flen, &off, &plen)) {
-	case -1:
-		n = kp_err_set(err, "truncated bzImage: its payload lies past the end of the file");
+	kind = image_layout(head, hlen, flen, &off, &plen, err);
+	if (kind < 0) {
+		n = -1;
 		goto out;
-	case 1:
-		bz = true;
-		break;
-	default:
-		if (!zboot_payload(head, hlen, flen, &off, &plen)) {
-			off = 0;
-			plen = flen;
-			whole = true;
-		}
 	}
 	r = kp_pread_all(fd, magic, plen < sizeof(magic) ? plen : sizeof(magic), off);
 	if (r < 0) {
@@ -422,12 +565,14 @@ static int image_stream_certs(struct found_certs *f, const char *path, size_t ma
 	}
 	comp = kp_detect_compression(magic, (size_t)r);
 	if (comp == KP_COMP_NONE) {
-		if (whole)
-			n = raw_certs(f, fd, flen, err);
+		/* read as it is: 1 when no header said what it is (an s390 image, garbage) */
+		if (kind == 0 && (n = raw_certs(f, fd, flen, err)) == 0 &&
+		    (hlen < 0x40 || memcmp(head, "\177ELF", 4)))
+			n = 1;
 		goto out;
 	}
 	/* kbuild's *_with_size: xz and zstd payloads end with the 4-byte size */
-	if ((comp == KP_COMP_XZ || comp == KP_COMP_ZSTD) && plen > 4 && bz)
+	if ((comp == KP_COMP_XZ || comp == KP_COMP_ZSTD) && plen > 4 && kind == 1)
 		plen -= 4;
 	n = stream_certs(f, fd, off, plen, max, err);
 out:
@@ -435,66 +580,113 @@ out:
 	return n;
 }
 
+/* A compressed payload inside an image, found by its magic. */
+struct embedded_kind {
+	const char *name;
+	const char *magic;
+	size_t len;
+	/*
+	 * The output past which a stream that then fails is the payload, damaged, not a chance
+	 * magic in the code: xz's stream and block headers are CRC-checked (a chance magic
+	 * decodes nothing: @header_crc, and the file ending inside it means it is cut), a zstd
+	 * block holds at most 128 KiB (ZSTD_BLOCKSIZE_MAX).
+	 */
+	uint64_t payload_out;
+	bool header_crc;
+};
+
 /*
- * The certificates of the compressed stream at @in (@len bytes to the end of the image),
- * decoded up to its end and streamed through the scanner, never held whole, what follows it
- * ignored (kp_bytes_stream_first()): the payload of a self-decompressing image, at no offset
- * a header gives, between the decompressor's code before and after it. An arm zImage's xz
- * (arch/arm/boot/compressed/piggy.S), an s390 image's zstd (arch/s390/boot: the
- * decompressor, then .vmlinux.bin.compressed, then more of the decompressor). At most @max
- * bytes of output. A damaged stream (or no stream: a chance magic) is not an error: what was
- * decoded before is scanned. 0, or -1 when out of memory.
+ * The certificates of the compressed stream at @in (@len bytes to the end of the image, of
+ * the kind @k), decoded up to its end and streamed through the scanner, never held whole,
+ * what follows it ignored (kp_bytes_stream_first()): the payload of a self-decompressing
+ * image, at no offset a header gives, between the decompressor's code before and after it.
+ * An arm zImage's xz (arch/arm/boot/compressed/piggy.S), an s390 image's zstd (arch/s390/boot:
+ * the decompressor, then .vmlinux.bin.compressed, then more of the decompressor). At most
+ * @max bytes of output. 0 when decoded to its end, 1 when it is no stream (a chance magic:
+ * it failed before giving a certificate or more than @k->payload_out bytes, and the image
+ * did not end inside it), 2 when the image ended inside a zstd frame that gave nothing yet
+ * (a chance magic near the end, or the payload cut in its first block: embedded_certs()
+ * decides), -1 with @err when out of memory or it is the payload, damaged: cut short by the
+ * end of the file (an image half written), corrupt or past @max; its certificates are then
+ * not all known.
  */
-static int embedded_stream_certs(struct found_certs *f, const unsigned char *in, size_t len,
-				 size_t max)
+static int embedded_stream_certs(struct found_certs *f, const struct embedded_kind *k,
+				 const unsigned char *in, size_t len, size_t max,
+				 struct kp_err *err)
 {
 	struct cert_stream cs = { .f = f };
-	struct kp_err ignored;
+	size_t n0 = f->n;
+	struct kp_err why;
+	int r = kp_bytes_stream_first(in, len, max, cert_stream_piece, &cs, &why);
 
-	kp_bytes_stream_first(in, len, max, cert_stream_piece, &cs, &ignored);
 	if (cs.n >= 0 && cs.len) /* nothing decoded (no stream at @in): no window to scan */
 		cert_stream_scan(&cs, cs.len);
 	free(cs.win);
-	return cs.n < 0 ? -1 : 0;
+	if (cs.n < 0)
+		return kp_err_set(err, "out of memory");
+	if (r == 0)
+		return 0;
+	if (r == -2 && (cs.out > 0 || k->header_crc))
+		return kp_err_set(err, "truncated image: its %s payload ends with the file (%s)",
+				  k->name, why.msg);
+	if (f->n > n0 || cs.out > k->payload_out)
+		return kp_err_set(err, "the %s payload inside the image: %s", k->name, why.msg);
+	return r == -2 ? 2 : 1;
 }
 
 /*
  * None in plain sight: the certificates of an xz payload inside the image (arm zImage), else
  * of a zstd one (s390: Debian's 6.12 and 7.2 s390x images, CONFIG_KERNEL_ZSTD); each place
- * the stream's magic stands is tried until one gives certificates.
+ * the stream's magic stands is tried until one gives certificates. 1 when one was decoded
+ * to its end, 0 when none was, -1 with @err (out of memory, a damaged payload:
+ * embedded_stream_certs(); and when none decoded to its end but the image ended inside a
+ * zstd frame: the payload cut before its first block's end).
  */
-static int embedded_certs(struct found_certs *f, const struct kp_bytes *b, size_t max)
+static int embedded_certs(struct found_certs *f, const struct kp_bytes *b, size_t max,
+			  struct kp_err *err)
 {
-	static const struct {
-		const char *magic;
-		size_t len;
-	} payload[] = {
-		{ .magic = "\xfd"
+	static const struct embedded_kind payload[] = {
+		{ .name = "xz",
+		  .magic = "\xfd"
 			   "7zXZ\0",
-		  .len = 6 },
-		{ .magic = "\x28\xb5\x2f\xfd", .len = 4 },
+		  .len = 6,
+		  .payload_out = 0,
+		  .header_crc = true },
+		{ .name = "zstd",
+		  .magic = "\x28\xb5\x2f\xfd",
+		  .len = 4,
+		  .payload_out = (uint64_t)128 << 10 },
 	};
+	bool whole = false, cut = false;
 
 	for (size_t k = 0; k < KP_ARRAY_SIZE(payload); k++) {
 		const unsigned char *x = b->data;
 
 		while (f->n == 0 && (x = memmem(x, b->len - (size_t)(x - b->data), payload[k].magic,
 						payload[k].len))) {
-			if (embedded_stream_certs(f, x, b->len - (size_t)(x - b->data), max) < 0)
+			int r = embedded_stream_certs(f, &payload[k], x,
+						      b->len - (size_t)(x - b->data), max, err);
+
+			if (r < 0)
 				return -1;
+			whole |= r == 0;
+			cut |= r == 2;
 			x++;
 		}
 	}
-	return 0;
+	if (f->n == 0 && !whole && cut)
+		return kp_err_set(err, "truncated image: its zstd payload ends with the file "
+				       "(zstd: truncated zstd stream)");
+	return whole;
 }
 
 /* The certificates of an image without a compressed payload, read whole as @b. */
 static int image_certs(struct found_certs *f, const struct kp_bytes *b, size_t max,
 		       struct kp_err *err)
 {
-	if (scan_certs(f, b->data, b->len) < 0 || (f->n == 0 && embedded_certs(f, b, max) < 0))
+	if (scan_certs(f, b->data, b->len) < 0)
 		return kp_err_set(err, "out of memory");
-	return 0;
+	return f->n == 0 && embedded_certs(f, b, max, err) < 0 ? -1 : 0;
 }
 
 /*
@@ -539,11 +731,17 @@ static int image_key(const char *path, size_t max, unsigned char key[32])
 	return r;
 }
 
-/* The certificates of the image @path into @f (not from the memo). 0, or -1 with @err. */
+/*
+ * The certificates of the image @path into @f (not from the memo). 0, or -1 with @err; also
+ * when no header said what the file is, it holds no certificate in plain sight and no xz or
+ * zstd payload inside it decodes to its end: an s390 image or arm zImage cut before its
+ * payload, or a file kopolicy cannot read certificates from (not "0 certificates").
+ */
 static int read_image(struct found_certs *f, const char *path, size_t max, struct kp_err *err)
 {
 	struct kp_bytes b;
 	int n = image_stream_certs(f, path, max, err);
+	bool raw = n == 1;
 
 	if (n == -1)
 		return -1;
@@ -551,12 +749,13 @@ static int read_image(struct found_certs *f, const char *path, size_t max, struc
 		/* not streamed, or none found: the image whole (an xz payload inside: zImage) */
 		if (kp_bytes_read(path, max, &b, err) < 0)
 			return -1;
-		n = n == -2 ? image_certs(f, &b, max, err)
-			    : (embedded_certs(f, &b, max) < 0 ? kp_err_set(err, "out of memory")
-							      : 0);
+		n = n == -2 ? image_certs(f, &b, max, err) : embedded_certs(f, &b, max, err);
+		if (n == 0 && raw && f->n == 0)
+			n = kp_err_set(err, "no certificate and no complete xz or zstd payload: a "
+					    "truncated image, or one kopolicy cannot read");
 		kp_bytes_release(&b);
 	}
-	return n;
+	return n < 0 ? -1 : 0;
 }
 
 int kp_image_certs_get(struct kp_sig_memo *memo, const char *path, size_t max,
@@ -606,7 +805,7 @@ bool kp_image_slow_payload(const char *path)
 	hlen = flen < sizeof(head) ? flen : sizeof(head);
 	r = kp_pread_all(fd, head, hlen, 0);
 	if (r == (ssize_t)hlen && (bzimage_payload(head, hlen, flen, &off, &plen) == 1 ||
-				   zboot_payload(head, hlen, flen, &off, &plen))) {
+				   zboot_payload(head, hlen, flen, &off, &plen) == 1)) {
 		r = kp_pread_all(fd, magic, plen < sizeof(magic) ? plen : sizeof(magic), off);
 		if (r > 0) {
 			enum kp_compression comp = kp_detect_compression(magic, (size_t)r);

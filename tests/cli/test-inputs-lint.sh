@@ -19,7 +19,7 @@ lib/util/fs-trust.c 3
 lib/system/depmod-config.c 1
 src/cmd-check.c 2
 src/hook-deadline.c 1
-src/hook-rules.c 3
+src/hook-rules.c 2
 src/hook-rules-file.c 3
 src/kopolicy.c 1
 '
@@ -27,7 +27,7 @@ src/kopolicy.c 1
 # directories, not inputs: cache-dir files are opened through its dirfd or by name), checked only
 # where the facts cache meets the modules it reads (facts-cache.c, facts-defer.c, facts-serial.c);
 # hook-policy.c serves only the hook (never cached); hook-rules*.c the hook's install
-# rules (never cached: kopolicy's own path, read twice, and its state through its trusted
+# rules (never cached: kopolicy's own path, read once, and its state through its trusted
 # directory's dirfd, the rules file through its trusted directory's dirfd); hook-deadline.c
 # the hook's own thread's /proc/thread-self/schedstat (its waits for a CPU, not an input);
 # modprobe-index.c and depmod-config.c fstatat() the entries of a directory already recorded whole

@@ -51,7 +51,9 @@ mk_root() { # LAYOUT ROOT
 		ln -s usr/lib "$r/lib"
 		config "$r/usr/lib/modules/$rel/config"
 		echo "$stub" > "$r/usr/lib/modules/$rel/System.map"
-		printf 'MZ not a vmlinux\n' > "$r/usr/lib/modules/$rel/vmlinuz"
+		# an image found there and read: a compressed Image holding no certificate (a
+		# file no header describes, without one, is an error: a cut image, kopolicy(1))
+		printf 'not a vmlinux\n' | gzip -n > "$r/usr/lib/modules/$rel/vmlinuz"
 		symvers "$r/usr/src/kbuild-$rel/Module.symvers"
 		ln -s "../../../src/kbuild-$rel" "$r/usr/lib/modules/$rel/build" ;;
 	split)

@@ -157,6 +157,22 @@ head -c $(( $(stat -c %s "$tmp/vmlinuz") - 100 )) "$tmp/vmlinuz" > "$tmp/vmlinuz
 ok "a truncated bzImage exits 2" $(( $? == 2 ? 0 : 1 ))
 grep -q "^kopolicy: $tmp/vmlinuz.trunc: truncated bzImage: its payload lies past the end of the file$" "$tmp/e.txt"
 ok "... naming the file and the problem" $?
+# an image with its xz payload inside (an arm zImage without its header) half written
+python3 - "$tmp" <<'PY'
+import lzma, os, sys
+raw = open(os.path.join(sys.argv[1], 'vmlinux'), 'rb').read() + bytes(range(256)) * 4096
+xz = lzma.compress(raw, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32)
+img = b'\0\x08\0\0' + bytes(4092) + xz + bytes(4096)
+open(os.path.join(sys.argv[1], 'zimage'), 'wb').write(img)
+open(os.path.join(sys.argv[1], 'zimage.cut'), 'wb').write(img[:4096 + len(xz) // 2])
+PY
+chk 6.12 kp_sig_sha256 --kernel-image "$tmp/zimage" --sig-enforce; is "(True,None,'O',[])"
+ok "--kernel-image with an xz payload inside: the certificate in it verifies" $?
+chk 6.12 kp_sig_sha256 --kernel-image "$tmp/zimage.cut" --sig-enforce 2> "$tmp/e.txt"
+ok "... the image cut in its payload: exit 2" $(( $? == 2 ? 0 : 1 ))
+[ ! -s "$tmp/c.json" ] && [ "$(wc -l < "$tmp/e.txt")" = 1 ] &&
+	grep -q "^kopolicy: $tmp/zimage.cut: truncated image: its xz payload ends with the file (xz: truncated xz stream)$" "$tmp/e.txt"
+ok "... one line naming the image and the problem, no module reported (not 0 certificates)" $?
 # a zstd payload as kbuild writes it (no content size, the 4-byte size after it): streamed
 if command -v zstd > /dev/null; then
 	python3 - "$tmp" <<'PY'
