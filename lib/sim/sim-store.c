@@ -116,27 +116,29 @@ static void put_iface(struct wbuf *w, const struct kp_module *m)
 		put_str(w, m->import_ns[i]);
 }
 
-/* The digest of @m's interface with @md, its bytes made in @scratch (emptied, kept). */
-static int iface_digest(struct wbuf *scratch, const EVP_MD *md, const struct kp_module *m,
-			unsigned char out[KP_SIM_IFACE_LEN])
+/* The digest of @m's interface with @ctx, its bytes made in @scratch (emptied, kept). */
+static int iface_digest(struct wbuf *scratch, EVP_MD_CTX *ctx, const EVP_MD *md,
+			const struct kp_module *m, unsigned char out[KP_SIM_IFACE_LEN])
 {
 	unsigned int olen = 0;
 
 	scratch->len = 0;
 	scratch->failed = false;
 	put_iface(scratch, m);
-	return !scratch->failed &&
-			       EVP_Digest(scratch->p, scratch->len, out, &olen, md, NULL) == 1 &&
-			       olen == KP_SIM_IFACE_LEN
-		       ? 0
-		       : -1;
+	if (scratch->failed || EVP_DigestInit_ex2(ctx, md, NULL) != 1 ||
+	    EVP_DigestUpdate(ctx, scratch->p, scratch->len) != 1 ||
+	    EVP_DigestFinal_ex(ctx, out, &olen) != 1 || olen != KP_SIM_IFACE_LEN)
+		return -1;
+	return 0;
 }
 
 int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFACE_LEN])
 {
 	struct wbuf w = { 0 };
-	int r = iface_digest(&w, EVP_sha256(), m, out);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int r = ctx ? iface_digest(&w, ctx, EVP_sha256(), m, out) : -1;
 
+	EVP_MD_CTX_free(ctx);
 	free(w.p);
 	return r;
 }
@@ -208,13 +210,14 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 	unsigned char digest[KP_SIM_IFACE_LEN];
 	/* fetched once: EVP_sha256() is looked up again on every digest (OpenSSL 3) */
 	EVP_MD *md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	const char *bad = NULL;
 
 	*out = NULL;
 	*len = 0;
 	if (!sim->rec || sim->reads_incomplete || sim->n != g->n)
 		bad = "the simulation's reads were not recorded";
-	else if (!md)
+	else if (!md || !ctx)
 		bad = "no SHA-256 (OpenSSL)";
 	put(&w, MAGIC, 8);
 	put32(&w, g->n);
@@ -224,7 +227,7 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 		size_t node = g->order[i];
 		const struct kp_node *nd = &g->nodes[node];
 
-		if (iface_digest(&scratch, md, nd->mod, digest) < 0) {
+		if (iface_digest(&scratch, ctx, md, nd->mod, digest) < 0) {
 			bad = "cannot hash a module's interface";
 			break;
 		}
@@ -237,6 +240,7 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 	}
 	for (size_t i = 0; i < sim->nreads && !bad; i++)
 		put32(&w, sim->reads[i]);
+	EVP_MD_CTX_free(ctx);
 	EVP_MD_free(md);
 	free(scratch.p);
 	if (!bad && w.failed)
