@@ -62,12 +62,17 @@ static bool same_output(const struct kp_verdict *a, const struct kp_verdict *b)
 	return true;
 }
 
-/* A live module has the name of the @k-th module in load order before it loads. */
+/*
+ * A live module has the name of the @k-th module in load order before it loads: this run's
+ * own lookup when it made one, else searched (a load that failed before it looked).
+ */
 static bool name_live(const struct kp_ctx *a, size_t k)
 {
 	const struct kp_graph *g = &a->graph;
 	const char *name = g->nodes[g->order[k]].mod->name;
 
+	if (a->sim.rec[g->order[k]].name_read)
+		return a->sim.rec[g->order[k]].name_live;
 	for (size_t i = 0; name && i < a->facts.nloaded; i++)
 		if (!strcmp(a->facts.loaded[i], name))
 			return true;
@@ -81,11 +86,12 @@ static bool name_live(const struct kp_ctx *a, size_t k)
 }
 
 /*
- * The stored simulation @was against this run's (@a, stored as @now): why a splice falls
- * back, else the count of verdicts it keeps and those of them that differ, in @note.
+ * The stored simulation @was against this run's (@a, its interface digests @now indexed
+ * like the nodes): why a splice falls back, else the count of verdicts it keeps and those
+ * of them that differ, in @note.
  */
 static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
-		    const struct kp_sim_stored *now, char *note, size_t len)
+		    const unsigned char (*now)[KP_SIM_IFACE_LEN], char *note, size_t len)
 {
 	const struct kp_graph *g = &a->graph;
 	struct kp_sim_state st = { .taint = a->facts.initial_taint };
@@ -100,15 +106,18 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->order[k];
 
-		if (was->order[k] != i || strcmp(was->mods[i].path, now->mods[i].path) ||
-		    strcmp(was->mods[i].name, now->mods[i].name)) {
+		const struct kp_node *nd = &g->nodes[i];
+
+		if (was->order[k] != i || !nd->path || !nd->mod->name ||
+		    strcmp(was->mods[i].path, nd->path) ||
+		    strcmp(was->mods[i].name, nd->mod->name)) {
 			snprintf(note, len,
 				 "splice: falls back: the module set or load order changed");
 			return;
 		}
-		if (memcmp(was->mods[i].iface, now->mods[i].iface, KP_SIM_IFACE_LEN)) {
-			snprintf(note, len, "splice: falls back: the interface of %s changed",
-				 now->mods[i].name);
+		if (memcmp(was->mods[i].iface, now[i], KP_SIM_IFACE_LEN)) {
+			snprintf(note, len, "splice: falls back: the interface of %.160s changed",
+				 nd->mod->name);
 			return;
 		}
 	}
@@ -136,7 +145,7 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 			if (!same_output(&v, &a->sim.v[i])) {
 				r = &a->sim.rec[i];
 				int w = snprintf(names + nlen, sizeof(names) - nlen, "%s%s",
-						 differ ? " " : "", now->mods[i].name);
+						 differ ? " " : "", g->nodes[i].mod->name);
 
 				if (w > 0 && (size_t)w < sizeof(names) - nlen)
 					nlen += (size_t)w;
@@ -158,7 +167,8 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 
 void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, bool strict_ran)
 {
-	struct kp_sim_stored was, now;
+	unsigned char(*digests)[KP_SIM_IFACE_LEN];
+	struct kp_sim_stored was;
 	const unsigned char *prev;
 	unsigned char *p;
 	struct kp_err err;
@@ -172,24 +182,24 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, boo
 		kp_run_cache_note(cli->runs, "splice: not stored: the strict-rules pass ran");
 		return;
 	}
-	if (kp_sim_store_encode(&a->graph, &a->sim, &p, &len, &err) < 0) {
-		snprintf(note, sizeof(note), "splice: not stored: %.200s", err.msg);
+	digests = calloc(a->graph.n ? a->graph.n : 1, sizeof(*digests));
+	if (!digests || kp_sim_store_encode(&a->graph, &a->sim, &p, &len, digests, &err) < 0) {
+		snprintf(note, sizeof(note), "splice: not stored: %.200s",
+			 digests ? err.msg : "out of memory");
 		kp_run_cache_note(cli->runs, note);
+		free(digests);
 		return;
 	}
 	prev = kp_run_cache_previous(cli->runs, &plen);
 	if (prev) {
-		if (kp_sim_store_decode(prev, plen, &was, &err) < 0) {
+		if (kp_sim_store_decode(prev, plen, &was, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
-		} else {
-			if (kp_sim_store_decode(p, len, &now, &err) < 0)
-				snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
-			else
-				measure(a, &was, &now, note, sizeof(note));
-			kp_sim_stored_release(&now);
-		}
+		else
+			measure(a, &was, (const unsigned char(*)[KP_SIM_IFACE_LEN])digests, note,
+				sizeof(note));
 		kp_sim_stored_release(&was);
 		kp_run_cache_note(cli->runs, note);
 	}
+	free(digests);
 	kp_run_cache_keep(cli->runs, p, len);
 }

@@ -204,7 +204,8 @@ static void put_reads(struct wbuf *w, const struct kp_sim_reads *r)
 }
 
 int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *sim,
-			unsigned char **out, size_t *len, struct kp_err *err)
+			unsigned char **out, size_t *len,
+			unsigned char (*digests)[KP_SIM_IFACE_LEN], struct kp_err *err)
 {
 	struct wbuf w = { 0 }, scratch = { 0 };
 	unsigned char digest[KP_SIM_IFACE_LEN];
@@ -235,6 +236,8 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 		put_str(&w, nd->path);
 		put_str(&w, nd->mod->name);
 		put(&w, digest, sizeof(digest));
+		if (digests)
+			memcpy(digests[node], digest, sizeof(digest));
 		put_verdict(&w, &sim->v[node]);
 		put_reads(&w, &sim->rec[node]);
 	}

@@ -38,10 +38,13 @@ int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFAC
 
 /*
  * @sim (recorded over @g, !reads_incomplete) as bytes: *@out (malloc()ed, the caller's) of
- * *@len bytes. 0, or -1 with @err (out of memory, not recorded, a count over 32 bits).
+ * *@len bytes; @digests (NULL: not wanted; else @g->n of them, indexed like the nodes) gets
+ * the interface digests it stored. 0, or -1 with @err (out of memory, not recorded, a count
+ * over 32 bits).
  */
 int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *sim,
-			unsigned char **out, size_t *len, struct kp_err *err);
+			unsigned char **out, size_t *len,
+			unsigned char (*digests)[KP_SIM_IFACE_LEN], struct kp_err *err);
 
 struct kp_sim_stored_module {
 	const char *path, *name;
