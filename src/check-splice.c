@@ -105,7 +105,6 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 	}
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->order[k];
-
 		const struct kp_node *nd = &g->nodes[i];
 
 		if (was->order[k] != i || !nd->path || !nd->mod->name ||
@@ -143,10 +142,10 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 			 * state carried past it with its new record.
 			 */
 			if (!same_output(&v, &a->sim.v[i])) {
-				r = &a->sim.rec[i];
 				int w = snprintf(names + nlen, sizeof(names) - nlen, "%s%s",
 						 differ ? " " : "", g->nodes[i].mod->name);
 
+				r = &a->sim.rec[i];
 				if (w > 0 && (size_t)w < sizeof(names) - nlen)
 					nlen += (size_t)w;
 				differ++;
