@@ -74,6 +74,13 @@ size_t kp_check_input_errors(const struct kp_ctx *a, struct kp_input_error **out
 void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			 const struct kp_comparison *cmp);
 /* The JSON report: 0, or -1 out of memory (the output then stops short). */
+/*
+ * After a `check --format json` report recorded by the result cache (@a simulated with
+ * KP_CTX_RECORD): its simulation kept with the entry and, on a miss, what a splice of the
+ * stored one would keep (KOPOLICY_CACHE_STATS). No output changes. @strict_ran: the
+ * strict-rules pass ran (its verdicts are not stored: nothing kept).
+ */
+void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, bool strict_ran);
 int kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
 			const struct kp_comparison *cmp);
 void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a,

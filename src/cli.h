@@ -17,6 +17,7 @@ enum {
 };
 
 struct kp_facts_cache;
+struct kp_run_cache;
 
 /* The facts cache of a run, opened on first use (kp_cli_facts_cache()). */
 struct kp_cli_cache {
@@ -37,6 +38,7 @@ struct kp_cli {
 	bool full_modinfo; /* keep every .modinfo tag (info) */
 	bool no_cache;	   /* --no-cache */
 	struct kp_cli_cache *cache;
+	struct kp_run_cache *runs; /* the result cache recording this run, or NULL */
 };
 
 /* The run's facts cache, or NULL (--no-cache, KOPOLICY_CACHE=off, no directory, no memory). */

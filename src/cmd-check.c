@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/run-cache.h"
 #include "file/inputs.h"
 #include "ctx-options.h"
 #include "check-output.h"
@@ -66,8 +67,11 @@ static int parse_severity(const char *s, enum kp_severity *out)
 	return 0;
 }
 
-/* Runs the strictest rules too, for latent-breakage findings, when the target lacks one. */
-static int strict_pass(struct kp_ctx *a)
+/*
+ * Runs the strictest rules too, for latent-breakage findings, when the target lacks one
+ * (*@ran then true).
+ */
+static int strict_pass(struct kp_ctx *a, bool *ran)
 {
 	struct kp_kernel_facts strict = a->facts;
 	struct kp_simulation s;
@@ -77,6 +81,7 @@ static int strict_pass(struct kp_ctx *a)
 	memset(&strict.arena, 0, sizeof(strict.arena));
 	if (a->facts.profile.has[KP_F_INHERIT_TAINT] && a->facts.profile.has[KP_F_SYMBOL_GET_GPL])
 		return kp_add_policy_findings(&a->sim, NULL, &err);
+	*ran = true;
 	kp_profile_apply_rules(&strict.profile, "2023");
 	if (kp_simulate(&a->graph, &strict, &s, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
@@ -138,7 +143,8 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	const char *upgrade_to = NULL;
 	struct kp_waivers ws = { 0 };
 	struct kp_comparison comparison;
-	bool have_comparison = false;
+	bool have_comparison = false, strict_ran = false;
+	unsigned flags = KP_CTX_SIMULATE | KP_CTX_NAMES;
 	struct kp_ctx_opts o;
 	struct kp_ctx a;
 	int c, rc;
@@ -251,7 +257,10 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	}
 	out.jobs = cli->jobs;
 	kp_cli_ctx_init(&a, cli, &o);
-	rc = kp_cli_ctx_load(&a, argv + optind, argc - optind, KP_CTX_SIMULATE | KP_CTX_NAMES);
+	/* a JSON report through the result cache keeps its simulation (check-splice.c) */
+	if (kp_run_cache_recording(cli->runs) && !strcmp(format, "json") && !cmp && !output)
+		flags |= KP_CTX_RECORD;
+	rc = kp_cli_ctx_load(&a, argv + optind, argc - optind, flags);
 	if (rc)
 		goto done;
 	if (output) {
@@ -275,7 +284,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 			rc = KP_EXIT_ERROR;
 		goto done;
 	}
-	if (strict_pass(&a) < 0) {
+	if (strict_pass(&a, &strict_ran) < 0) {
 		rc = KP_EXIT_ERROR;
 		goto done;
 	}
@@ -285,6 +294,8 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		rc = KP_EXIT_ERROR;
 		goto done;
 	}
+	if (flags & KP_CTX_RECORD)
+		kp_check_splice_store(cli, &a, strict_ran);
 	/* A kernel newer than any modelled one counts as a warning (unverified-kernel). */
 	rc = a.facts.beyond_modelled && out.fail_on <= KP_SEV_WARNING ? KP_EXIT_FINDINGS
 								      : KP_EXIT_OK;

@@ -4,11 +4,13 @@
  * storing it. Entry layout, little-endian:
  *
  *   header     64 bytes: magic, format, exit status, output length, key length, manifest
- *              length, CRC-32 of the whole file (its own field 0)
+ *              length, store length (0: none; entries before it have 0 there), CRC-32 of
+ *              the whole file (its own field 0)
  *   output     chunks in the order they were written: stream (1 stdout, 2 stderr), length
  *              (32 bits), bytes
  *   key        the bytes build_key() made (compared whole: the file name is only its hash)
  *   manifest   inputs.h's
+ *   store      what the command kept for a later run's miss (kp_run_cache_keep()), opaque
  */
 #include "run-cache.h"
 
@@ -68,8 +70,13 @@ struct kp_run_cache {
 	pthread_mutex_t lock; /* stdout and stderr may be written from two threads at once */
 	bool broken;	      /* a write failed: nothing is stored */
 	size_t ninputs;
-	bool rehash_over; /* the replay gave up: more than KP_INPUTS_REHASH_MAX to hash */
-	char note[256];	  /* what a replay did, for KOPOLICY_CACHE_STATS */
+	bool rehash_over;    /* the replay gave up: more than KP_INPUTS_REHASH_MAX to hash */
+	char note[256];	     /* what a replay did, for KOPOLICY_CACHE_STATS */
+	unsigned char *keep; /* the store for this run's entry (kp_run_cache_keep()) */
+	size_t nkeep;
+	unsigned char *prev; /* the store of the entry a miss found (kp_run_cache_previous()) */
+	size_t nprev;
+	char keep_note[256]; /* the command's addition to the note */
 };
 
 int kp_kbuf_add(struct kbuf *k, const void *p, size_t len)
@@ -344,7 +351,8 @@ static bool chunks(const unsigned char *p, uint64_t len, bool write)
 struct replay {
 	const struct kp_run_cache *rc;
 	const unsigned char *m;
-	uint64_t size, olen, klen, mlen;
+	uint64_t size, olen, klen, mlen, slen;
+	bool intact;	      /* whole, ours, the same key: only its inputs may have changed */
 	int how;	      /* kp_inputs_recheck()'s answer */
 	unsigned char *fresh; /* the manifest with new states, when they are to be stored */
 	/* the modules hashed again */
@@ -360,11 +368,12 @@ static int entry_holds(void *arg)
 
 	if (!(!memcmp(m, MAGIC, 8) && kp_load32(m + 8, false) == KP_RUNS_FORMAT &&
 	      r->olen <= r->size && r->klen <= r->size && r->mlen <= r->size &&
-	      HDR_LEN + r->olen + r->klen + r->mlen == r->size && r->klen == r->rc->key.len &&
-	      !memcmp(m + HDR_LEN + r->olen, r->rc->key.p, r->klen) &&
+	      r->slen <= r->size && HDR_LEN + r->olen + r->klen + r->mlen + r->slen == r->size &&
+	      r->klen == r->rc->key.len && !memcmp(m + HDR_LEN + r->olen, r->rc->key.p, r->klen) &&
 	      kp_load32(m + 48, false) == entry_crc(m, (size_t)r->size) &&
 	      chunks(m + HDR_LEN, r->olen, false)))
 		return 0;
+	r->intact = true;
 	r->how = kp_inputs_recheck_counted(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
 					   &r->fresh, &r->rh);
 	return r->how != 0;
@@ -380,6 +389,7 @@ static int rewrite(void *arg)
 	const struct replay *r = arg;
 	struct kp_run_cache *rc = (struct kp_run_cache *)r->rc;
 	uint64_t body = r->olen + r->klen;
+	const unsigned char *store = r->m + HDR_LEN + body + r->mlen;
 	unsigned char h[HDR_LEN];
 	uint32_t crc;
 
@@ -387,10 +397,12 @@ static int rewrite(void *arg)
 	memset(h + 48, 0, 4);
 	crc = (uint32_t)crc32_z(crc32(0, h, HDR_LEN), r->m + HDR_LEN, (size_t)body);
 	crc = (uint32_t)crc32_z(crc, r->fresh, (size_t)r->mlen);
+	crc = (uint32_t)crc32_z(crc, store, (size_t)r->slen);
 	kp_store32(h + 48, crc);
 	if (kp_write_all(rc->tfd, h, HDR_LEN) < 0 ||
 	    kp_write_all(rc->tfd, r->m + HDR_LEN, (size_t)body) < 0 ||
-	    kp_write_all(rc->tfd, r->fresh, (size_t)r->mlen) < 0)
+	    kp_write_all(rc->tfd, r->fresh, (size_t)r->mlen) < 0 ||
+	    kp_write_all(rc->tfd, store, (size_t)r->slen) < 0)
 		return -1;
 	memcpy(rc->buf, h, HDR_LEN);
 	return 0;
@@ -422,6 +434,16 @@ static const char *refresh(struct kp_run_cache *rc, struct replay *r, struct kp_
 	kp_rc_tmp_drop(rc->dfd, rc->tfd, rc->tmp);
 	rc->tfd = -1;
 	return why;
+}
+
+/* Under kp_bytes_guard(): the store of an intact entry copied for the miss. */
+static int copy_store(void *arg)
+{
+	const struct replay *r = arg;
+	struct kp_run_cache *rc = (struct kp_run_cache *)r->rc;
+
+	memcpy(rc->prev, r->m + HDR_LEN + r->olen + r->klen + r->mlen, (size_t)r->slen);
+	return 0;
 }
 
 static int emit(void *arg)
@@ -458,11 +480,21 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 	r.olen = kp_load64(m + 16, false);
 	r.klen = kp_load64(m + 24, false);
 	r.mlen = kp_load64(m + 32, false);
+	r.slen = kp_load64(m + 40, false);
 	b.data = m;
 	b.len = (size_t)st.st_size;
 	b.mapped = true;
 	if (kp_bytes_guard(&b, entry_holds, &r, &err) != 1) {
 		rc->rehash_over = r.rh.over;
+		/* a miss through changed inputs: what the command kept, for it to use */
+		if (r.intact && r.slen && (rc->prev = malloc((size_t)r.slen))) {
+			rc->nprev = (size_t)r.slen;
+			if (kp_bytes_guard(&b, copy_store, &r, &err) < 0) {
+				free(rc->prev);
+				rc->prev = NULL;
+				rc->nprev = 0;
+			}
+		}
 		goto out;
 	}
 	*status = (int)kp_load32(m + 12, false);
@@ -611,6 +643,8 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 	tappend(rc, rc->key.p, rc->key.len);
 	if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
 		return -1;
+	if (rc->nkeep) /* crc32_z() of NULL is no CRC: its initial value */
+		tappend(rc, rc->keep, rc->nkeep);
 	*why = "cannot write the entry";
 	rc->ninputs = (size_t)count;
 	if (rc->broken || kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
@@ -623,8 +657,9 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 	kp_store64(h + 16, rc->olen);
 	kp_store64(h + 24, rc->key.len);
 	kp_store64(h + 32, mlen);
+	kp_store64(h + 40, rc->nkeep);
 	/* @rc->crc covers what follows the header: CRC(header || rest) from both */
-	size = HDR_LEN + rc->olen + rc->key.len + mlen;
+	size = HDR_LEN + rc->olen + rc->key.len + mlen + rc->nkeep;
 	kp_store32(h + 48, (uint32_t)crc32_combine(crc32(0, h, HDR_LEN), rc->crc,
 						   (z_off_t)(size - HDR_LEN)));
 	r = kp_rc_finish_entry(rc->tfd, h, size);
@@ -675,6 +710,36 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 	close(rc->dfd);
 	free(rc->buf);
 	free(rc->key.p);
+	free(rc->keep);
+	free(rc->prev);
 	pthread_mutex_destroy(&rc->lock);
 	free(rc);
+}
+
+void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len)
+{
+	free(rc->keep);
+	rc->keep = p;
+	rc->nkeep = p ? len : 0;
+}
+
+const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t *len)
+{
+	*len = rc->nprev;
+	return rc->prev;
+}
+
+bool kp_run_cache_recording(const struct kp_run_cache *rc)
+{
+	return rc && rc->orig_out;
+}
+
+void kp_run_cache_note(struct kp_run_cache *rc, const char *note)
+{
+	snprintf(rc->keep_note, sizeof(rc->keep_note), "%s", note);
+}
+
+const char *kp_run_cache_command_note(const struct kp_run_cache *rc)
+{
+	return rc ? rc->keep_note : "";
 }

@@ -64,6 +64,27 @@ int kp_run_cache_record(struct kp_run_cache *rc);
  */
 void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t len);
 
+/*
+ * What the command keeps beside its output for a later run that misses (a splice's
+ * store, sim/sim-store.h): @p (malloc()ed, NULL: nothing) is @rc's now, stored at the end
+ * of the entry when the result is. Opaque here: its reader checks it.
+ */
+void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len);
+/*
+ * On a miss (kp_run_cache_replay() gave 0): the store of the entry of the same key whose
+ * inputs changed (whole, trusted, its CRC right), *@len bytes owned by @rc; NULL when there
+ * was none.
+ */
+const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t *len);
+/* @rc (may be NULL) records this run's output (kp_run_cache_record() succeeded). */
+bool kp_run_cache_recording(const struct kp_run_cache *rc);
+/*
+ * What the command says of its use of the entry for KOPOLICY_CACHE_STATS (@note, a line of
+ * its own beside kp_run_cache_finish()'s), and that line back ("" when none; @rc NULL too).
+ */
+void kp_run_cache_note(struct kp_run_cache *rc, const char *note);
+const char *kp_run_cache_command_note(const struct kp_run_cache *rc);
+
 /* The directory of the result cache under @root into @buf; 0 or -1 (too long). */
 int kp_run_cache_dir(const char *root, char *buf, size_t len);
 

@@ -659,7 +659,8 @@ static int load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, stru
 	store_pending(c);
 	if (!(flags & KP_CTX_SIMULATE))
 		return 0;
-	if (kp_simulate(&c->graph, &c->facts, &c->sim, err) < 0)
+	if ((flags & KP_CTX_RECORD ? kp_simulate_recorded : kp_simulate)(&c->graph, &c->facts,
+									 &c->sim, err) < 0)
 		return -1;
 	c->have_sim = true;
 	return 0;

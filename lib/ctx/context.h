@@ -187,6 +187,8 @@ enum {
 	 * modules tree as modprobe resolves it (context-names.h): `check -b ROOT nvidia uas`.
 	 */
 	KP_CTX_NAMES = 1 << 1,
+	/* with KP_CTX_SIMULATE: what each load read recorded (sim-reads.h), for a splice */
+	KP_CTX_RECORD = 1 << 2,
 };
 
 /*

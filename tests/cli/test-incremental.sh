@@ -15,7 +15,11 @@
 #                taint of the first unsigned module moves: the global taint of later modules)
 #   restored     every module back to its first bytes
 # After each change the cached run must have read only the changed modules (facts cache
-# counters: one miss a module changed since the last run, a restore included), and a second cached run must replay the stored result.
+# counters: one miss a module changed since the last run, a restore included), and a second
+# cached run must replay the stored result. The JSON run keeps its simulation in the entry
+# (src/check-splice.c) and says what a splice of the stored one would keep: it must fall
+# back when an interface changed, else keep verdicts by their reads, of which only the
+# changed modules' may differ from the recompute (their facts are not in their reads).
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -64,10 +68,11 @@ cached() {
 	grep '^kopolicy: \(\(result \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.stats"
 }
 
-# step LABEL MISSES: after a change, every format's cached run against the uncached one;
-# MISSES: the modules changed since the last run (each restore counts), the only ones read
+# step LABEL MISSES SPLICE: after a change, every format's cached run against the uncached
+# one; MISSES: the modules changed since the last run (each restore counts), the only ones
+# read; SPLICE: the JSON run's splice line after "splice: " ("-": none, no entry before)
 step() {
-	local label=$1 misses=$2 f s
+	local label=$1 misses=$2 splice=$3 f s
 	# a state changed less than a second before a run is neither trusted nor stored
 	sleep 1.1
 	for f in "${formats[@]}"; do
@@ -79,6 +84,14 @@ step() {
 		if [ "$f" = json ]; then
 			[[ $s == *", $misses misses,"* ]]
 			ok "$label: the unchanged modules' facts came from the cache ($s)" $?
+			s=$(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/inc-$f.stats")
+			if [ "$splice" = - ]; then
+				[ -z "$s" ]
+			else
+				[ "$s" = "$splice" ]
+			fi
+			ok "$label: splice: $splice" $?
+			[ -z "$s" ] || [ "$s" = "$splice" ] || echo "# got: $s" >&2
 		fi
 		cached "rep-$f" check -f "$f" --fail-on never "${kargs[@]}" "$t"
 		same "ref-$f" "rep-$f" &&
@@ -90,6 +103,12 @@ step() {
 	same ref-graph inc-graph
 	ok "$label: graph --format json through the caches = --no-cache" $?
 }
+# kept K M S D NAMES: the splice line of K of M verdicts kept, S simulated again, D of them
+# with their reads held but differing from the recompute (NAMES)
+kept() {
+	echo "$1 of $2 verdicts kept, $3 simulated again ($4 with their reads held but" \
+		"differing: $5); not used yet, recomputed"
+}
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
 	! cmp -s "$tmp/$2" "$tmp/$3"
@@ -97,16 +116,16 @@ differs() {
 }
 
 # the caches filled from empty
-step "cold" 9
+step "cold" 9 -
 cp "$tmp/ref-json.out" "$tmp/v0.json"
 
 touch "$t/extra/kp_gpl_prov.ko"
-step "touched" 1
+step "touched" 1 "$(kept 9 9 0 0 none)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "touched: same answer as before" $?
 
 python3 "$poke" "$t/extra/kp_gpl_prov.ko" replace kp_gpl_prov_plain kp_absent_early
-step "new export" 1
+step "new export" 1 "falls back: the interface of kp_gpl_prov changed"
 cp "$tmp/ref-json.out" "$tmp/v1.json"
 differs "new export: the answer changed" v0.json v1.json
 # kp_missing_then_ns found kp_absent_early: no longer "Unknown symbol kp_absent_early"
@@ -116,7 +135,7 @@ ok "new export: kp_absent_early resolves now" $?
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 
 python3 "$poke" "$t/extra/kp_use_prop.ko" replace kp_use_prop_fn kp_use_prop_fX
-step "removed export" 2
+step "removed export" 2 "falls back: the interface of kp_gpl_prov changed"
 cp "$tmp/ref-json.out" "$tmp/v2.json"
 differs "removed export: the answer changed" v0.json v2.json
 grep -q 'kp_use_prop_chain: Unknown symbol kp_use_prop_fn' "$tmp/ref-json.out"
@@ -124,7 +143,7 @@ ok "removed export: kp_use_prop_chain misses kp_use_prop_fn" $?
 cp "$tmp/orig/kp_use_prop.ko" "$t/extra/"
 
 python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
-step "proprietary" 2
+step "proprietary" 2 "falls back: the interface of kp_use_prop changed"
 cp "$tmp/ref-json.out" "$tmp/v3.json"
 differs "proprietary: the answer changed" v0.json v3.json
 python3 - "$tmp/v3.json" <<'EOF'
@@ -136,17 +155,26 @@ ok "proprietary: kp_gpl_prov taints P" $?
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 
 cp "$fx/sig/sig_dummy_debian.ko" "$t/extra/dummy.ko"
-step "signed" 2
+step "signed" 2 "$(kept 4 9 5 1 dummy)"
 cp "$tmp/ref-json.out" "$tmp/v4.json"
 differs "signed: the answer changed" v0.json v4.json
 cp "$fx/sig/sig_dummy_bad_sig.ko" "$t/extra/dummy.ko"
-step "bad signature" 1
+step "bad signature" 1 "$(kept 8 9 1 1 dummy)"
 cp "$tmp/ref-json.out" "$tmp/v5.json"
 differs "bad signature: the answer changed" v4.json v5.json
 cp "$tmp/orig/dummy.ko" "$t/extra/dummy.ko"
 
-step "restored" 1
+step "restored" 1 "$(kept 7 9 2 1 dummy)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "restored: the first answer again" $?
+
+# the license alone changed (no interface change): through the splice's measure
+python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
+step "license only" 1 "$(kept 5 9 4 1 kp_gpl_prov)"
+differs "license only: the answer changed" v0.json ref-json.out
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+step "license restored" 1 "$(kept 5 9 4 1 kp_gpl_prov)"
+cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
+ok "license restored: the first answer again" $?
 
 tap_done

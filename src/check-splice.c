@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `check --format json` through the result cache: the recorded simulation stored beside the
+ * output (sim/sim-store.h), and, on a miss that found the entry of the same command with
+ * changed inputs, what a splice of that stored simulation would keep. Nothing here changes
+ * an output: the run is recomputed whole, and the splice is only measured against it (the
+ * KOPOLICY_CACHE_STATS line "splice: ..."): the verdicts whose stored reads hold in the new
+ * run, and which of them differ from the recomputed ones (only a module whose own file
+ * changed may: its facts are not part of its reads; the state is carried past such a
+ * module with its new record, as a splice that simulates it again would).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/run-cache.h"
+#include "check-output.h"
+#include "sim/sim-reads.h"
+#include "sim/sim-store.h"
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * What a kept verdict @a gives the output against the recomputed @b (load_seq aside; its
+ * global masks are the splice's, from the state it is kept in: kp_sim_reads_apply()).
+ */
+static bool same_output(const struct kp_verdict *a, const struct kp_verdict *b)
+{
+	if (a->attempted != b->attempted || a->loads != b->loads || a->err != b->err ||
+	    a->taints != b->taints || a->global_added != b->global_added ||
+	    a->global_after != b->global_after || a->p_reason != b->p_reason ||
+	    a->p_from != b->p_from || !same_str(a->p_symbol, b->p_symbol) ||
+	    a->failed_dep != b->failed_dep || a->hangs != b->hangs ||
+	    a->nmessages != b->nmessages || a->nfindings != b->nfindings ||
+	    a->nsymget != b->nsymget)
+		return false;
+	for (size_t k = 0; k < a->nmessages; k++)
+		if (strcmp(a->messages[k], b->messages[k]))
+			return false;
+	for (size_t k = 0; k < a->nfindings; k++) {
+		const struct kp_finding *x = &a->findings[k], *y = &b->findings[k];
+
+		if (strcmp(x->id, y->id) || x->severity != y->severity ||
+		    x->consequence != y->consequence || !same_str(x->message, y->message) ||
+		    !same_str(x->symbol, y->symbol) || x->waived != y->waived)
+			return false;
+	}
+	for (size_t k = 0; k < a->nsymget; k++) {
+		const struct kp_symget_result *x = &a->symget[k], *y = &b->symget[k];
+
+		if (!same_str(x->symbol, y->symbol) || x->ok != y->ok ||
+		    !same_str(x->reason, y->reason) || !same_str(x->owner, y->owner) ||
+		    x->gpl_only != y->gpl_only || x->method_heuristic != y->method_heuristic ||
+		    x->dynamic != y->dynamic || x->when != y->when || !same_str(x->path, y->path) ||
+		    !same_str(x->function, y->function) || x->kernel_logs != y->kernel_logs)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A live module has the name of the @k-th module in load order before it loads: this run's
+ * own lookup when it made one, else searched (a load that failed before it looked).
+ */
+static bool name_live(const struct kp_ctx *a, size_t k)
+{
+	const struct kp_graph *g = &a->graph;
+	const char *name = g->nodes[g->order[k]].mod->name;
+
+	if (a->sim.rec[g->order[k]].name_read)
+		return a->sim.rec[g->order[k]].name_live;
+	for (size_t i = 0; name && i < a->facts.nloaded; i++)
+		if (!strcmp(a->facts.loaded[i], name))
+			return true;
+	for (size_t j = 0; name && j < k; j++) {
+		const struct kp_node *nd = &g->nodes[g->order[j]];
+
+		if (a->sim.v[g->order[j]].loads && nd->mod->name && !strcmp(nd->mod->name, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The stored simulation @was against this run's (@a, its interface digests @now indexed
+ * like the nodes): why a splice falls back, else the count of verdicts it keeps and those
+ * of them that differ, in @note.
+ */
+static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
+		    const unsigned char (*now)[KP_SIM_IFACE_LEN], char *note, size_t len)
+{
+	const struct kp_graph *g = &a->graph;
+	struct kp_sim_state st = { .taint = a->facts.initial_taint };
+	size_t kept = 0, differ = 0, attempted = 0;
+	char names[160] = "";
+	size_t nlen = 0;
+
+	if (was->n != g->n) {
+		snprintf(note, len, "splice: falls back: %zu modules, %zu stored", g->n, was->n);
+		return;
+	}
+	for (size_t k = 0; k < g->n; k++) {
+		size_t i = g->order[k];
+		const struct kp_node *nd = &g->nodes[i];
+
+		if (was->order[k] != i || !nd->path || !nd->mod->name ||
+		    strcmp(was->mods[i].path, nd->path) ||
+		    strcmp(was->mods[i].name, nd->mod->name)) {
+			snprintf(note, len,
+				 "splice: falls back: the module set or load order changed");
+			return;
+		}
+		if (memcmp(was->mods[i].iface, now[i], KP_SIM_IFACE_LEN)) {
+			snprintf(note, len, "splice: falls back: the interface of %.160s changed",
+				 nd->mod->name);
+			return;
+		}
+	}
+	for (size_t k = 0; k < g->n; k++) {
+		size_t i = g->order[k];
+		const struct kp_sim_reads *r;
+
+		if (k == 0)
+			st.once = a->sim.rec[i].once_before;
+		st.name_live = name_live(a, k);
+		attempted += a->sim.v[i].attempted;
+		if (kp_sim_reads_hold(&was->sim, i, &st, a->sim.v) &&
+		    kp_sim_late_reads_hold(&was->sim, i, a->sim.global_taint, a->sim.v)) {
+			struct kp_verdict v = was->sim.v[i];
+
+			kept++;
+			r = &was->sim.rec[i];
+			v.global_added = r->taint_set & ~st.taint;
+			v.global_after = (st.taint | r->taint_set) & ~a->facts.initial_taint;
+			/*
+			 * Only a module whose file changed may differ (its facts are the
+			 * splice's key, not its reads): it would be simulated again, and the
+			 * state carried past it with its new record.
+			 */
+			if (!same_output(&v, &a->sim.v[i])) {
+				int w = snprintf(names + nlen, sizeof(names) - nlen, "%s%s",
+						 differ ? " " : "", g->nodes[i].mod->name);
+
+				r = &a->sim.rec[i];
+				if (w > 0 && (size_t)w < sizeof(names) - nlen)
+					nlen += (size_t)w;
+				differ++;
+			}
+		} else {
+			r = &a->sim.rec[i];
+		}
+		kp_sim_reads_apply(r, &st);
+		if (a->sim.v[i].err == KP_ERR_OOPS)
+			st.taint |= 1UL << KP_TAINT_DIE;
+	}
+	snprintf(note, len,
+		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu with their reads "
+		 "held but differing: %s); not used yet, recomputed",
+		 kept - differ, attempted, attempted - (kept - differ), differ,
+		 differ ? names : "none");
+}
+
+void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, bool strict_ran)
+{
+	unsigned char(*digests)[KP_SIM_IFACE_LEN];
+	struct kp_sim_stored was;
+	const unsigned char *prev;
+	unsigned char *p;
+	struct kp_err err;
+	size_t len, plen;
+	char note[256];
+
+	if (!kp_run_cache_recording(cli->runs) || !a->sim.rec)
+		return;
+	if (strict_ran) {
+		/* the strict pass's verdicts feed the findings: not stored, no splice */
+		kp_run_cache_note(cli->runs, "splice: not stored: the strict-rules pass ran");
+		return;
+	}
+	digests = calloc(a->graph.n ? a->graph.n : 1, sizeof(*digests));
+	if (!digests || kp_sim_store_encode(&a->graph, &a->sim, &p, &len, digests, &err) < 0) {
+		snprintf(note, sizeof(note), "splice: not stored: %.200s",
+			 digests ? err.msg : "out of memory");
+		kp_run_cache_note(cli->runs, note);
+		free(digests);
+		return;
+	}
+	prev = kp_run_cache_previous(cli->runs, &plen);
+	if (prev) {
+		if (kp_sim_store_decode(prev, plen, &was, &err) < 0)
+			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
+		else
+			measure(a, &was, (const unsigned char(*)[KP_SIM_IFACE_LEN])digests, note,
+				sizeof(note));
+		kp_sim_stored_release(&was);
+		kp_run_cache_note(cli->runs, note);
+	}
+	free(digests);
+	kp_run_cache_keep(cli->runs, p, len);
+}

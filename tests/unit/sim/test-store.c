@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sim-store.c: a recorded simulation as bytes and back. Every field of every verdict, record
+ * and the pool comes back equal (the 6.1 fixtures and a built world with findings,
+ * symbol_get() results and P evidence); the decoded records answer kp_sim_reads_hold() as
+ * the originals do; the interface digest moves with what other loads read (an export's CRC,
+ * namespace or class, an import's weak bit) and not with the rest (license, signature);
+ * a damaged store (every truncation, every byte of a small store flipped, every 32-bit field
+ * of a larger one set to extremes) decodes to an error or to a store whose every index is in
+ * bounds, never past its bytes (the sanitizer build checks the latter).
+ * With arguments (a directory of modules and its Module.symvers), the round trip of a whole
+ * tree, timed by the caller: `test-store DIR SYMVERS`.
+ */
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "builder.h"
+#include "sim/sim-store.h"
+#include "sim/sim-reads.h"
+
+/* tap_is_int() with a formatted label. */
+static void is(struct tap *t, long long got, long long want, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void is(struct tap *t, long long got, long long want, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	tap_is_int(t, got, want, what);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_verdict(const struct kp_verdict *a, const struct kp_verdict *b)
+{
+	if (a->node != b->node || a->attempted != b->attempted || a->loads != b->loads ||
+	    a->err != b->err || a->taints != b->taints || a->global_added != b->global_added ||
+	    a->global_after != b->global_after || a->p_reason != b->p_reason ||
+	    a->p_from != b->p_from || !same_str(a->p_symbol, b->p_symbol) ||
+	    a->failed_dep != b->failed_dep || a->load_seq != b->load_seq || a->hangs != b->hangs ||
+	    a->nmessages != b->nmessages || a->nfindings != b->nfindings ||
+	    a->nsymget != b->nsymget)
+		return false;
+	for (size_t k = 0; k < a->nmessages; k++)
+		if (strcmp(a->messages[k], b->messages[k]))
+			return false;
+	for (size_t k = 0; k < a->nfindings; k++) {
+		const struct kp_finding *x = &a->findings[k], *y = &b->findings[k];
+
+		if (strcmp(x->id, y->id) || x->severity != y->severity ||
+		    x->consequence != y->consequence || !same_str(x->message, y->message) ||
+		    !same_str(x->symbol, y->symbol) || x->waived != y->waived)
+			return false;
+	}
+	for (size_t k = 0; k < a->nsymget; k++) {
+		const struct kp_symget_result *x = &a->symget[k], *y = &b->symget[k];
+
+		if (!same_str(x->symbol, y->symbol) || x->ok != y->ok ||
+		    !same_str(x->reason, y->reason) || !same_str(x->owner, y->owner) ||
+		    x->gpl_only != y->gpl_only || x->method_heuristic != y->method_heuristic ||
+		    x->dynamic != y->dynamic || x->when != y->when || !same_str(x->path, y->path) ||
+		    !same_str(x->function, y->function) || x->kernel_logs != y->kernel_logs)
+			return false;
+	}
+	return true;
+}
+
+static bool same_reads(const struct kp_sim_reads *a, const struct kp_sim_reads *b)
+{
+	return a->taint_before == b->taint_before && a->taint_tested == b->taint_tested &&
+	       a->taint_set == b->taint_set && a->taint_late == b->taint_late &&
+	       a->once_before == b->once_before && a->once_read == b->once_read &&
+	       a->once_set == b->once_set && a->name_read == b->name_read &&
+	       a->name_live == b->name_live && a->verdicts == b->verdicts &&
+	       a->nverdicts == b->nverdicts && a->late == b->late && a->nlate == b->nlate &&
+	       a->nmessages_load == b->nmessages_load && a->nfindings_load == b->nfindings_load;
+}
+
+static void run_recorded(struct tb_world *w)
+{
+	struct kp_err err;
+
+	tb_graph(w);
+	if (w->g.n && !w->facts.vermagic && w->g.nodes[0].mod->vermagic)
+		w->facts.vermagic = w->g.nodes[0].mod->vermagic;
+	if (kp_simulate_recorded(&w->g, &w->facts, &w->sim, &err) < 0) {
+		fprintf(stderr, "simulate: %s\n", err.msg);
+		abort();
+	}
+	w->ran = true;
+}
+
+/* The counts of what came back different; 0 each when the store is faithful. */
+struct diff {
+	size_t verdicts, reads, mods, pool, order, holds;
+};
+
+static void compare(const struct tb_world *w, const struct kp_sim_stored *s, struct diff *d)
+{
+	const struct kp_simulation *o = &w->sim;
+	struct kp_sim_state st = { .taint = w->facts.initial_taint };
+	unsigned char dg[KP_SIM_IFACE_LEN];
+
+	memset(d, 0, sizeof(*d));
+	if (s->n != w->g.n || s->sim.nreads != o->nreads ||
+	    s->sim.global_taint != o->global_taint) {
+		d->order = SIZE_MAX;
+		return;
+	}
+	for (size_t i = 0; i < o->nreads; i++)
+		d->pool += s->sim.reads[i] != o->reads[i];
+	for (size_t k = 0; k < w->g.n; k++) {
+		size_t i = w->g.order[k];
+		const struct kp_node *nd = &w->g.nodes[i];
+
+		d->order += s->order[k] != i;
+		d->verdicts += !same_verdict(&o->v[i], &s->sim.v[i]);
+		d->reads += !same_reads(&o->rec[i], &s->sim.rec[i]);
+		d->mods += !same_str(s->mods[i].path, nd->path) ||
+			   !same_str(s->mods[i].name, nd->mod->name) ||
+			   kp_sim_iface_digest(nd->mod, dg) < 0 ||
+			   memcmp(dg, s->mods[i].iface, sizeof(dg));
+		/* the same run again: every attempted load's stored reads hold */
+		if (k == 0)
+			st.once = o->rec[i].once_before;
+		st.name_live = o->rec[i].name_read && o->rec[i].name_live;
+		if (o->v[i].attempted &&
+		    (!kp_sim_reads_hold(&s->sim, i, &st, o->v) ||
+		     !kp_sim_late_reads_hold(&s->sim, i, o->global_taint, o->v)))
+			d->holds++;
+		kp_sim_reads_apply(&s->sim.rec[i], &st);
+	}
+}
+
+/* Encodes @w's simulation, decodes it and counts what differs; the bytes in *@out. */
+static void round_trip(struct tap *t, struct tb_world *w, const char *what, unsigned char **out,
+		       size_t *len)
+{
+	struct kp_sim_stored s;
+	struct kp_err err = { 0 };
+	struct diff d;
+
+	unsigned char(*dg)[KP_SIM_IFACE_LEN] = calloc(w->g.n + 1, sizeof(*dg));
+	size_t bad_dg = 0;
+
+	if (!dg)
+		abort();
+	is(t, kp_sim_store_encode(&w->g, &w->sim, out, len, dg, &err), 0, "%s: encoded", what);
+	is(t, kp_sim_store_decode(*out, *len, &s, &err), 0, "%s: decoded", what);
+	if (err.msg[0])
+		printf("# %s\n", err.msg);
+	compare(w, &s, &d);
+	for (size_t i = 0; i < s.n; i++)
+		bad_dg += memcmp(dg[i], s.mods[i].iface, KP_SIM_IFACE_LEN) != 0;
+	is(t, (long)bad_dg, 0, "%s: the digests handed back are the stored ones", what);
+	free(dg);
+	is(t, (long)d.order, 0, "%s: load order", what);
+	is(t, (long)d.verdicts, 0, "%s: every verdict equal", what);
+	is(t, (long)d.reads, 0, "%s: every read record equal", what);
+	is(t, (long)d.pool, 0, "%s: the pool equal", what);
+	is(t, (long)d.mods, 0, "%s: paths, names, interface digests", what);
+	is(t, (long)d.holds, 0, "%s: the stored reads hold on the same run", what);
+	kp_sim_stored_release(&s);
+}
+
+/* Every index of @s in bounds (a decoded store, forged or not, is safe to splice from). */
+static bool in_bounds(const struct kp_sim_stored *s)
+{
+	for (size_t k = 0; k < s->n; k++) {
+		const struct kp_verdict *v = &s->sim.v[s->order[k]];
+		const struct kp_sim_reads *r = &s->sim.rec[s->order[k]];
+
+		if (s->order[k] >= s->n || v->node != s->order[k] ||
+		    (v->p_from != SIZE_MAX && v->p_from >= s->n) ||
+		    (v->failed_dep != SIZE_MAX && v->failed_dep >= s->n) ||
+		    (uint64_t)r->verdicts + r->nverdicts > s->sim.nreads ||
+		    (uint64_t)r->late + r->nlate > s->sim.nreads ||
+		    r->nmessages_load > v->nmessages || r->nfindings_load > v->nfindings)
+			return false;
+		for (size_t j = 0; j < v->nmessages; j++)
+			if (!v->messages[j])
+				return false;
+		for (size_t j = 0; j < v->nfindings; j++)
+			if (!v->findings[j].id)
+				return false;
+	}
+	for (size_t i = 0; i < s->sim.nreads; i++)
+		if (s->sim.reads[i] >= s->n)
+			return false;
+	return true;
+}
+
+struct forged {
+	size_t tries, refused, accepted, unsafe;
+};
+
+static void try_forged(const unsigned char *p, size_t len, struct forged *f)
+{
+	struct kp_sim_stored s;
+	struct kp_err err;
+
+	f->tries++;
+	if (kp_sim_store_decode(p, len, &s, &err) < 0) {
+		f->refused++;
+		return;
+	}
+	f->accepted++;
+	f->unsafe += !in_bounds(&s);
+	kp_sim_stored_release(&s);
+}
+
+/* Every truncation of @p refused; every byte flipped (every @step-th) and every 32-bit word
+ * set to 0, 1, 0x7fffffff and ~0: refused or in bounds. */
+static void damage(struct tap *t, const unsigned char *p, size_t len, size_t step, const char *what)
+{
+	unsigned char *q = malloc(len ? len : 1);
+	static const uint32_t words[] = { 0, 1, 0x7fffffff, 0xffffffff };
+	struct forged tr = { 0 }, fl = { 0 }, wd = { 0 }, mg = { 0 };
+
+	if (!q)
+		abort();
+	for (size_t n = 0; n < len; n++) {
+		memcpy(q, p, n); /* a copy of exactly @n bytes: the sanitizer sees a read past it */
+		try_forged(q, n, &tr);
+	}
+	is(t, (long)tr.refused, (long)len, "%s: all %zu truncations refused", what, len);
+	memcpy(q, p, len);
+	for (size_t i = 0; i < 8 && i < len; i++) {
+		q[i] ^= 0x20;
+		try_forged(q, len, &mg);
+		q[i] = p[i];
+	}
+	is(t, (long)mg.refused, 8, "%s: the magic changed: refused", what);
+	for (size_t i = 0; i < len; i += step) {
+		for (unsigned bit = 0; bit < 8; bit++) {
+			q[i] ^= (unsigned char)(1u << bit);
+			try_forged(q, len, &fl);
+			q[i] = p[i];
+		}
+	}
+	for (size_t i = 0; i + 4 <= len; i += step) {
+		for (size_t w = 0; w < KP_ARRAY_SIZE(words); w++) {
+			kp_store32(q + i, words[w]);
+			try_forged(q, len, &wd);
+			memcpy(q + i, p + i, 4);
+		}
+	}
+	is(t, (long)(fl.unsafe + wd.unsafe), 0,
+	   "%s: %zu bit flips (%zu refused), %zu words forged (%zu refused): "
+	   "none decoded out of bounds",
+	   what, fl.tries, fl.refused, wd.tries, wd.refused);
+	free(q);
+}
+
+static void built(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	unsigned char *p;
+	size_t len;
+
+	tb_init(&w, "6.12.37");
+	tb_std_kernel(&w);
+	w.facts.module_sig = true;
+	w.facts.vermagic = "6.12.0 SMP mod_unload ";
+	m = tb_module(&w, "first");
+	tb_import(m, "printk");
+	m = tb_module(&w, "prov");
+	tb_modinfo(m, "license", "Proprietary");
+	tb_export(m, "p_fn", KP_KSYMTAB);
+	tb_export(m, "p_gpl", KP_KSYMTAB_GPL);
+	m = tb_module(&w, "user");
+	tb_import(m, "p_fn");
+	m = tb_module(&w, "getter");
+	tb_symget(m, "p_gpl", KP_SYMGET_EXACT, false);
+	tb_symget(m, "p_fn", KP_SYMGET_EXACT, false);
+	m = tb_module(&w, "late_fail");
+	tb_import(m, "nobody_exports_this");
+	run_recorded(&w);
+	/* what the store must carry: P evidence, a failed load, symbol_get results, findings */
+	tap_is_int(t, tb_v(&w, "user")->p_reason, KP_P_INHERITED, "built: user inherits P");
+	tap_is_int(t, tb_v(&w, "late_fail")->err, -2, "built: late_fail fails (ENOENT)");
+	tap_is_int(t, (long)tb_v(&w, "getter")->nsymget, 2, "built: getter's two results");
+	tap_ok(t, tb_v(&w, "late_fail")->nfindings > 0, "built: late_fail has findings");
+	/* as kp_waivers_apply() leaves it */
+	if (tb_v(&w, "late_fail")->nfindings)
+		w.sim.v[tb_node(&w, "late_fail")].findings[0].waived = true;
+	round_trip(t, &w, "built", &p, &len);
+	damage(t, p, len, 1, "built");
+	free(p);
+	tb_free(&w);
+}
+
+/* The interface digest of module @m after @edit, against @before. */
+static bool digest_moves(struct kp_module *m, const unsigned char *before)
+{
+	unsigned char d[KP_SIM_IFACE_LEN];
+
+	if (kp_sim_iface_digest(m, d) < 0)
+		abort();
+	return memcmp(d, before, sizeof(d)) != 0;
+}
+
+static void digests(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	unsigned char d0[KP_SIM_IFACE_LEN];
+
+	tb_init(&w, "6.12.37");
+	m = tb_module(&w, "m");
+	tb_export(m, "m_fn", KP_KSYMTAB);
+	tb_export_crc(m, 0x1234);
+	tb_import(m, "printk");
+	tap_is_int(t, kp_sim_iface_digest(m, d0), 0, "digest");
+	tap_ok(t, !digest_moves(m, d0), "digest: the same facts, the same digest");
+	tb_modinfo(m, "license", "Proprietary");
+	m->license = "Proprietary";
+	tap_ok(t, !digest_moves(m, d0), "digest: the license is not the interface");
+	m->exports[0].crc = 0x1235;
+	tap_ok(t, digest_moves(m, d0), "digest: an export's CRC is");
+	m->exports[0].crc = 0x1234;
+	m->exports[0].gpl_only = true;
+	tap_ok(t, digest_moves(m, d0), "digest: an export's class is");
+	m->exports[0].gpl_only = false;
+	m->exports[0].ns = "NS";
+	tap_ok(t, digest_moves(m, d0), "digest: an export's namespace is");
+	m->exports[0].ns = NULL;
+	m->imports[0].weak = 1;
+	tap_ok(t, digest_moves(m, d0), "digest: an import's weak bit is");
+	m->imports[0].weak = 0;
+	tap_ok(t, !digest_moves(m, d0), "digest: back to the first facts");
+	/* "ab" + "c" and "a" + "bc": the lengths keep the fields apart */
+	m->exports[0].name = "m_fnNS";
+	tap_ok(t, digest_moves(m, d0), "digest: an export's name is");
+	tb_free(&w);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static struct tb_world *tree_world;
+static int tree_depth; /* the deepest level of modules taken (nftw(): 1 is the directory's) */
+
+static int add_ko(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	size_t n = strlen(path);
+
+	(void)st;
+	if (type == FTW_F && f->level <= tree_depth && (n > 3 && !strcmp(path + n - 3, ".ko")))
+		tb_module_file(tree_world, path);
+	return 0;
+}
+
+static void world_61(struct tb_world *w, const char *dir, const char *symvers, int depth)
+{
+	tb_init_distro(w, "6.1.192", KP_DISTRO_DEBIAN);
+	w->facts.release = "6.1.0-57-amd64";
+	w->facts.modversions = true;
+	w->facts.module_sig = true;
+	tb_base_file(w, symvers);
+	tree_world = w;
+	tree_depth = depth;
+	if (nftw(dir, add_ko, 32, FTW_PHYS) != 0)
+		abort();
+	run_recorded(w);
+}
+
+int main(int argc, char **argv)
+{
+	struct tap t = { 0 };
+	struct tb_world w;
+	unsigned char *p;
+	char *dir;
+	size_t len;
+
+	if (argc == 3) {
+		struct kp_sim_stored s;
+		struct kp_err err;
+		double t0, t1, t2, enc = 0, dec = 0;
+
+		world_61(&w, argv[1], argv[2], 64);
+		round_trip(&t, &w, argv[1], &p, &len);
+		free(p);
+		/* what a store and a reading cost (printed, not asserted) */
+		/* the fastest of 5 (printed, not asserted) */
+		for (int k = 0; k < 5; k++) {
+			t0 = now_ms();
+			if (kp_sim_store_encode(&w.g, &w.sim, &p, &len, NULL, &err) < 0)
+				abort();
+			t1 = now_ms();
+			if (kp_sim_store_decode(p, len, &s, &err) < 0)
+				abort();
+			t2 = now_ms();
+			enc = k && enc < t1 - t0 ? enc : t1 - t0;
+			dec = k && dec < t2 - t1 ? dec : t2 - t1;
+			kp_sim_stored_release(&s);
+			free(p);
+		}
+		printf("# %zu modules, %zu bytes stored; encoded in %.1f ms, decoded in %.1f ms\n",
+		       w.g.n, len, enc, dec);
+		tb_free(&w);
+		return tap_done(&t);
+	}
+	digests(&t);
+	built(&t);
+	/* tap_srcpath() gives one buffer: the directory copied first */
+	dir = strdup(tap_srcpath("fixtures/ko/6.1"));
+	if (!dir)
+		abort();
+	world_61(&w, dir, tap_srcpath("fixtures/ko/6.1/Module.symvers.gz"), 1);
+	free(dir);
+	is(&t, (long)w.g.n, 47, "6.1 fixtures: %zu modules", w.g.n);
+	round_trip(&t, &w, "6.1 fixtures", &p, &len);
+	damage(&t, p, len, 7, "6.1 fixtures");
+	free(p);
+	tb_free(&w);
+	return tap_done(&t);
+}
