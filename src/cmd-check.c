@@ -257,8 +257,12 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	}
 	out.jobs = cli->jobs;
 	kp_cli_ctx_init(&a, cli, &o);
-	/* a JSON report through the result cache keeps its simulation (check-splice.c) */
-	if (kp_run_cache_recording(cli->runs) && !strcmp(format, "json") && !cmp && !output)
+	/*
+	 * a JSON report through the result cache keeps its simulation (check-splice.c) when
+	 * KOPOLICY_CACHE_STATS asks for the splice's measure
+	 */
+	if (cli->measure_splice && kp_run_cache_recording(cli->runs) && !strcmp(format, "json") &&
+	    !cmp && !output)
 		flags |= KP_CTX_RECORD;
 	rc = kp_cli_ctx_load(&a, argv + optind, argc - optind, flags);
 	if (rc)
