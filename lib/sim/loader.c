@@ -221,8 +221,7 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 	if ((err = kp_rule_check_modinfo_vermagic(c, ld)))
 		return err;
 	if (taint_after_dup) {
-		/* early_mod_check()'s duplicate check, layout_and_allocate(), add_unformed_module()
-		 */
+		/* early_mod_check()'s lock and duplicate check, then layout_and_allocate() */
 		if ((err = kp_rule_module_mutex_lock(c, ld)) ||
 		    (err = kp_rule_module_patient_check_exists(c, ld)) ||
 		    (err = kp_rule_layout_symtab(c, ld)))
