@@ -75,12 +75,16 @@ static struct json_object *verdict_json(struct kp_jb *b, const struct kp_ctx *a,
 	kp_jb_add(b, o, "oops", kp_jb_bool(b, v->err == KP_ERR_OOPS));
 	/* the oops left printk's lock held: the machine hangs (before 5.13) */
 	kp_jb_add(b, o, "hang", kp_jb_bool(b, v->hangs));
+	/* an earlier oops left the loader stuck: the call never returns, or never happens */
+	kp_jb_add(b, o, "blocked", kp_jb_bool(b, v->err == KP_ERR_BLOCKED));
+	kp_jb_add(b, o, "not_run", kp_jb_bool(b, v->err == KP_ERR_NOT_RUN));
+	kp_jb_add(b, o, "stalled_by", kp_jb_string(b, kp_check_stalled_by(a, v)));
 	kp_jb_add(b, o, "errno",
-		  kp_errno_name(v->err) && v->err != KP_ERR_OOPS
+		  kp_errno_name(v->err) && !KP_ERR_IS_STALL(v->err)
 			  ? kp_jb_string(b, kp_errno_name(v->err))
 			  : NULL);
 	kp_jb_add(b, o, "errno_value",
-		  kp_jb_take(b, json_object_new_int(v->err == KP_ERR_OOPS ? 0 : v->err)));
+		  kp_jb_take(b, json_object_new_int(KP_ERR_IS_STALL(v->err) ? 0 : v->err)));
 	kp_taint_letters(v->taints, letters, sizeof(letters));
 	kp_jb_add(b, o, "taint", kp_jb_string(b, letters));
 	kp_taint_letters(v->global_added, letters, sizeof(letters));
@@ -143,11 +147,17 @@ static struct json_object *verdict_text(struct kp_jb *b, const struct kp_ctx *a,
 	kp_jtext_bool(&t, v->err == KP_ERR_OOPS);
 	kp_jtext_lit(&t, ",\"hang\":");
 	kp_jtext_bool(&t, v->hangs);
+	kp_jtext_lit(&t, ",\"blocked\":");
+	kp_jtext_bool(&t, v->err == KP_ERR_BLOCKED);
+	kp_jtext_lit(&t, ",\"not_run\":");
+	kp_jtext_bool(&t, v->err == KP_ERR_NOT_RUN);
+	kp_jtext_lit(&t, ",\"stalled_by\":");
+	kp_jtext_str(&t, kp_check_stalled_by(a, v));
 	kp_jtext_lit(&t, ",\"errno\":");
-	kp_jtext_str(&t,
-		     kp_errno_name(v->err) && v->err != KP_ERR_OOPS ? kp_errno_name(v->err) : NULL);
+	kp_jtext_str(&t, kp_errno_name(v->err) && !KP_ERR_IS_STALL(v->err) ? kp_errno_name(v->err)
+									   : NULL);
 	/* json-c writes an int as "%" PRId64 */
-	snprintf(num, sizeof(num), ",\"errno_value\":%d", v->err == KP_ERR_OOPS ? 0 : v->err);
+	snprintf(num, sizeof(num), ",\"errno_value\":%d", KP_ERR_IS_STALL(v->err) ? 0 : v->err);
 	kp_jtext_lit(&t, num);
 	kp_jtext_lit(&t, ",\"taint\":");
 	jtext_letters(&t, v->taints);

@@ -24,8 +24,14 @@ static void verdict_text(const struct kp_verdict *v, char *buf, size_t len)
 		k = (size_t)snprintf(buf, len, "loads%s", (v->taints & 1) ? ", P" : "");
 	else if (v->hangs)
 		k = (size_t)snprintf(buf, len, "the kernel oopses and hangs");
+	else if (v->err == KP_ERR_OOPS && v->holds_module_mutex)
+		k = (size_t)snprintf(buf, len, "the kernel oopses holding module_mutex");
 	else if (v->err == KP_ERR_OOPS)
 		k = (size_t)snprintf(buf, len, "the kernel oopses");
+	else if (v->err == KP_ERR_BLOCKED)
+		k = (size_t)snprintf(buf, len, "blocks for ever");
+	else if (v->err == KP_ERR_NOT_RUN)
+		k = (size_t)snprintf(buf, len, "never runs (the machine hung)");
 	else
 		k = (size_t)snprintf(buf, len, "fails (%s)", kp_errno_name(v->err));
 	for (size_t i = 0; i < v->nfindings && k < len; i++) {

@@ -45,6 +45,8 @@ char *kp_change_text(const struct kp_ctx *a, const struct kp_change *ch);
 
 /* Who provides the import @e: a module's name, "vmlinux", or NULL when nothing does. */
 const char *kp_edge_provider_name(const struct kp_ctx *a, const struct kp_edge *e);
+/* A load an earlier oops left blocked or never run: that load's module name; else NULL. */
+const char *kp_check_stalled_by(const struct kp_ctx *a, const struct kp_verdict *v);
 /* What to do about @f of @v, with its facts filled in (malloc'd), or NULL (none known). */
 char *kp_finding_fix(const struct kp_ctx *a, const struct kp_verdict *v,
 		     const struct kp_finding *f);

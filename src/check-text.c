@@ -241,13 +241,26 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 				kp_escaped_fprintf(o->f,
 						   ": the kernel oopses holding printk's lock "
 						   "and the machine hangs (taint D)");
+			else if (v->err == KP_ERR_OOPS && v->holds_module_mutex)
+				kp_escaped_fprintf(o->f, ": the kernel oopses holding module_mutex "
+							 "(taint D, the loading process is killed, "
+							 "later loads block)");
 			else if (v->err == KP_ERR_OOPS)
 				kp_escaped_fprintf(o->f,
 						   ": the kernel oopses (taint D, the loading "
 						   "process is killed)");
+			else if (v->err == KP_ERR_BLOCKED)
+				kp_escaped_fprintf(o->f,
+						   ": blocks for ever (the loader is stuck "
+						   "since %s's oops)",
+						   kp_check_stalled_by(a, v));
+			else if (v->err == KP_ERR_NOT_RUN)
+				kp_escaped_fprintf(o->f,
+						   ": never runs (the machine hung loading %s)",
+						   kp_check_stalled_by(a, v));
 			else
 				kp_escaped_fprintf(o->f, ": %s", v->loads ? "loads" : "fails");
-			if (!v->loads && v->err != KP_ERR_OOPS)
+			if (!v->loads && !KP_ERR_IS_STALL(v->err))
 				kp_escaped_fprintf(o->f, " (%s)", kp_errno_name(v->err));
 			kp_escaped_fprintf(o->f, ", taint %s\n", letters[0] ? letters : "-");
 			for (size_t i = 0; i < v->nmessages; i++)

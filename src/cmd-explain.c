@@ -185,7 +185,9 @@ static void explain_one(FILE *f, const struct kp_ctx *a, size_t i, unsigned dept
 	kp_taint_letters(v->taints, letters, sizeof(letters));
 	kp_escaped_fprintf(f, "%*s%s (%s): %s", (int)(2 * depth), "", m->name,
 			   a->graph.nodes[i].path, v->loads ? "loads" : "fails to load");
-	if (!v->loads)
+	if (!v->loads && KP_ERR_IS_STALL(v->err)) /* no errno: an oops, a block, no run */
+		kp_escaped_fprintf(f, " (%s)", kp_errno_name(v->err));
+	else if (!v->loads)
 		kp_escaped_fprintf(f, " with %s (%d)", kp_errno_name(v->err), v->err);
 	kp_escaped_fprintf(f, ", module taint %s\n", letters[0] ? letters : "none");
 	if (is_p(v))

@@ -75,10 +75,18 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	  "the architecture's relocation support is not modelled (ppc32, loongarch32, ...)" },
 	{ "kernel-oops", KP_SEV_ERROR,
 	  "a kernel without the check reads past the module's buffer and oopses (taint D): a "
-	  "section index past the table, or (before v6.13) an import name to the page's end" },
+	  "section index past the table, or (before v6.13) an import name to the page's end "
+	  "or starting in the guard page (find_symbol() under module_mutex: later loads "
+	  "block)" },
 	{ "kernel-hang", KP_SEV_ERROR,
 	  "before v5.13: an import name to the page's end oopses in printk holding "
 	  "logbuf_lock: the machine hangs (taint D, nothing more is logged)" },
+	{ "loader-blocked", KP_SEV_ERROR,
+	  "an earlier load's oops left module_mutex held (every later load sleeps in "
+	  "mutex_lock()) or left a module of this name UNFORMED (this load waits for it): the "
+	  "call never returns" },
+	{ "machine-hung", KP_SEV_ERROR,
+	  "an earlier load hung the machine (kernel-hang): this load never happens" },
 	{ "btf-mismatch", KP_SEV_ERROR,
 	  "the module's .BTF does not validate against the kernel's BTF (a warning with "
 	  "MODULE_ALLOW_BTF_MISMATCH)" },

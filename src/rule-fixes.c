@@ -23,6 +23,13 @@ static const struct kp_edge *edge_of(const struct kp_node *nd, const char *sym)
 	return NULL;
 }
 
+const char *kp_check_stalled_by(const struct kp_ctx *a, const struct kp_verdict *v)
+{
+	if ((v->err != KP_ERR_BLOCKED && v->err != KP_ERR_NOT_RUN) || v->stalled_by >= a->graph.n)
+		return NULL;
+	return a->graph.nodes[v->stalled_by].mod->name;
+}
+
 const char *kp_edge_provider_name(const struct kp_ctx *a, const struct kp_edge *e)
 {
 	switch (e->kind) {
@@ -119,6 +126,12 @@ char *kp_finding_fix(const struct kp_ctx *a, const struct kp_verdict *v, const s
 			     "make sure the module exporting %s loads before the call "
 			     "(request_module(), a softdep, or fix its own findings)",
 			     sym);
+	else if ((!strcmp(id, "loader-blocked") || !strcmp(id, "machine-hung")) &&
+		 kp_check_stalled_by(a, v))
+		r = asprintf(&s,
+			     "fix %s first (its kernel-oops); on a running kernel this load waits "
+			     "until the machine is rebooted",
+			     kp_check_stalled_by(a, v));
 	else if (!strcmp(id, "common-symbol") || !strcmp(id, "invalid-section-index") ||
 		 !strcmp(id, "bad-symbol-strtab") || !strcmp(id, "no-export-flags") ||
 		 !strcmp(id, "kernel-oops") || !strcmp(id, "kernel-hang"))

@@ -266,6 +266,8 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_u32(b, m->symname_past_end);
 	put_u32(b, m->import_name_past_end);
 	put_u32(b, m->kept_name_past_end);
+	put_u32(b, m->import_name_outside);
+	put_u64(b, m->import_name_outside_off);
 
 	put_u8(b, m->versions_format);
 	put_u8(b, m->versions_alloc);
@@ -705,6 +707,8 @@ static int decode(struct rd *rp)
 	m->symname_past_end = get_u32(&r);
 	m->import_name_past_end = get_u32(&r);
 	m->kept_name_past_end = get_u32(&r);
+	m->import_name_outside = get_u32(&r);
+	m->import_name_outside_off = get_u64(&r);
 
 	m->versions_format = get_enum(&r, KP_VERSIONS_UBUNTU);
 	m->versions_alloc = get_bool(&r);

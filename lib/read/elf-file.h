@@ -81,6 +81,9 @@ struct kp_elf {
 	size_t undef_name_past_end;
 	/* The first defined one kallsyms keeps (layout_symtab()'s strlen()) (.symtab index) */
 	size_t kept_name_past_end;
+	/* The first SHN_UNDEF one whose name starts past the buffer (.symtab index), and where */
+	size_t undef_name_outside;
+	uint64_t undef_name_outside_off; /* .strtab's offset + st_name: a file offset */
 	size_t nsyms;
 	size_t nundef; /* symbols with SHN_UNDEF, not counting the null symbol 0 */
 };

@@ -160,6 +160,12 @@ int kp_elf_load_symbols(struct kp_elf *e, const struct kp_elf_source *src, struc
 			e->undef_name_past_end = i;
 		if (past && !e->kept_name_past_end && kallsyms_keeps(e, s))
 			e->kept_name_past_end = i;
+		if (i > 0 && s->shndx == SHN_UNDEF && !e->undef_name_outside &&
+		    sym.st_name >= e->buf_len - (size_t)(strsec->data - e->image)) {
+			e->undef_name_outside = i;
+			e->undef_name_outside_off =
+				(uint64_t)(strsec->data - e->image) + sym.st_name;
+		}
 		e->nundef += i > 0 && s->shndx == SHN_UNDEF;
 	}
 	return 0;

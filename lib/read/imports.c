@@ -74,6 +74,9 @@ int kp_read_imports(struct kp_module *m, const struct kp_elf *e, const struct kp
 					  : 0;
 	m->kept_name_past_end =
 		e->kept_name_past_end <= UINT32_MAX ? (uint32_t)e->kept_name_past_end : 0;
+	m->import_name_outside =
+		e->undef_name_outside <= KP_IMPORT_MAX_SYMIDX ? (uint32_t)e->undef_name_outside : 0;
+	m->import_name_outside_off = m->import_name_outside ? e->undef_name_outside_off : 0;
 	if (read_special(m, e, names, err) < 0)
 		return -1;
 	if (!e->nundef)

@@ -246,6 +246,13 @@ struct kp_module {
 	uint32_t import_name_past_end;
 	/* The first defined one kallsyms keeps (layout_symtab()): .symtab index, 0: none */
 	uint32_t kept_name_past_end;
+	/*
+	 * The first SHN_UNDEF one (strong or weak) whose name starts at or past the end of the
+	 * file (.symtab index; 0: none), and that start as a file offset (.strtab's sh_offset +
+	 * st_name): simplify_symbols() hands find_symbol() a pointer there before v6.13
+	 */
+	uint32_t import_name_outside;
+	uint64_t import_name_outside_off;
 
 	enum kp_versions_format versions_format;
 	bool versions_alloc; /* __versions is SHF_ALLOC: the loader uses it */

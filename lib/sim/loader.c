@@ -60,6 +60,10 @@ const char *kp_errno_name(int err)
 		return "EKEYREJECTED";
 	case -KP_ERR_OOPS:
 		return "OOPS";
+	case -KP_ERR_BLOCKED:
+		return "BLOCKED";
+	case -KP_ERR_NOT_RUN:
+		return "NOT-RUN";
 	case EBADMSG:
 		return "EBADMSG";
 	case ENOKEY:
@@ -217,16 +221,21 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 	if ((err = kp_rule_check_modinfo_vermagic(c, ld)))
 		return err;
 	if (taint_after_dup) {
-		if ((err = kp_rule_module_patient_check_exists(c, ld)) ||
+		/* early_mod_check()'s lock and duplicate check, then layout_and_allocate() */
+		if ((err = kp_rule_module_mutex_lock(c, ld)) ||
+		    (err = kp_rule_module_patient_check_exists(c, ld)) ||
 		    (err = kp_rule_layout_symtab(c, ld)))
 			return err;
+		ld->listed = true;
 		kp_rule_module_augment_kernel_taints(c, ld);
 	} else {
 		/* layout_and_allocate()'s check_modinfo(), then add_unformed_module() */
 		if ((err = kp_rule_check_modinfo_taints(c, ld)) ||
 		    (err = kp_rule_layout_symtab(c, ld)) ||
+		    (err = kp_rule_module_mutex_lock(c, ld)) ||
 		    (err = kp_rule_module_patient_check_exists(c, ld)))
 			return err;
+		ld->listed = true;
 	}
 	kp_rule_find_module_sections(c, ld);
 	if (!taint_after_dup)
@@ -241,6 +250,28 @@ static int load_one(struct kp_sim_ctx *c, struct kp_loading *ld)
 		return err;
 	/* ... apply_relocations(), complete_formation(), then prepare_coming_module() */
 	return kp_rule_btf_module_notify(c, ld);
+}
+
+/*
+ * An oops in process context (kernel/exit.c make_task_dead()): the global D taint, the task
+ * killed with what it held; the loader may be left stalled (stall.c) and the module in the
+ * list, UNFORMED, when the oops came after add_unformed_module() (all versions).
+ */
+static int after_oops(struct kp_sim_ctx *c, struct kp_loading *ld, size_t i)
+{
+	struct kp_verdict *v = ld->v;
+
+	c->sim->global_taint |= 1UL << KP_TAINT_DIE;
+	if (c->rd)
+		c->rd->taint_set |= 1UL << KP_TAINT_DIE;
+	if (v->hangs)
+		kp_mark_stall(c, KP_STALL_HUNG, i);
+	else if (v->holds_module_mutex)
+		kp_mark_stall(c, KP_STALL_MUTEX, i);
+	v->left_unformed = ld->listed;
+	if (v->left_unformed && kp_symbol_index_add(&c->unformed_names, ld->m->name, &v->node) < 0)
+		return -1;
+	return 0;
 }
 
 static void note_failed_deps(struct kp_sim_ctx *c, struct kp_verdict *v)
@@ -329,7 +360,9 @@ static int simulate(const struct kp_graph *g, const struct kp_kernel_facts *fact
 	c.loaded = kp_calloc(g->n ? g->n : 1, sizeof(*c.loaded));
 	if (record && !(sim->rec = kp_calloc(g->n ? g->n : 1, sizeof(*sim->rec))))
 		goto oom;
-	if (!sim->v || !c.loaded || kp_symbol_index_init(&c.live_names, g->n + facts->nloaded) < 0)
+	if (!sim->v || !c.loaded ||
+	    kp_symbol_index_init(&c.live_names, g->n + facts->nloaded) < 0 ||
+	    kp_symbol_index_init(&c.unformed_names, 4) < 0)
 		goto oom;
 	for (size_t i = 0; i < facts->nloaded; i++)
 		if (kp_symbol_index_add(&c.live_names, facts->loaded[i], NULL) < 0)
@@ -354,19 +387,20 @@ static int simulate(const struct kp_graph *g, const struct kp_kernel_facts *fact
 		v->node = i;
 		v->attempted = true;
 		v->p_from = SIZE_MAX;
+		v->stalled_by = SIZE_MAX;
 		if (record) {
 			c.rd = &sim->rec[i];
 			c.rd->taint_before = before;
 			c.rd->once_before = c.once;
 		}
-		note_failed_deps(&c, v);
-		v->err = load_one(&c, &ld);
-		kp_loading_release(&ld);
-		if (v->err == KP_ERR_OOPS) {
-			sim->global_taint |= 1UL << KP_TAINT_DIE;
-			if (c.rd)
-				c.rd->taint_set |= 1UL << KP_TAINT_DIE;
+		v->err = kp_rule_machine_hung(&c, &ld);
+		if (!v->err) {
+			note_failed_deps(&c, v);
+			v->err = load_one(&c, &ld);
 		}
+		kp_loading_release(&ld);
+		if (v->err == KP_ERR_OOPS && after_oops(&c, &ld, i) < 0)
+			goto oom;
 		v->loads = v->err == 0;
 		if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(&c, v) < 0)
 			goto oom;
@@ -394,10 +428,12 @@ static int simulate(const struct kp_graph *g, const struct kp_kernel_facts *fact
 	c.rd = NULL;
 	free(c.loaded);
 	kp_symbol_index_release(&c.live_names);
+	kp_symbol_index_release(&c.unformed_names);
 	return 0;
 oom:
 	free(c.loaded);
 	kp_symbol_index_release(&c.live_names);
+	kp_symbol_index_release(&c.unformed_names);
 	kp_simulation_release(sim);
 	return kp_err_set(err, "out of memory");
 }

@@ -103,6 +103,18 @@ struct kp_verdict {
 	 * machine hangs at the next printk, nothing after this load happens
 	 */
 	bool hangs;
+	/*
+	 * err is KP_ERR_OOPS inside resolve_symbol()'s module_mutex section: the killed task
+	 * holds the lock for ever, every later load blocks in mutex_lock() (rules/stall.c)
+	 */
+	bool holds_module_mutex;
+	/*
+	 * err is KP_ERR_OOPS after add_unformed_module(): the module stays in the list,
+	 * MODULE_STATE_UNFORMED, and a later load of its name waits for it for ever
+	 */
+	bool left_unformed;
+	/* err is KP_ERR_BLOCKED or KP_ERR_NOT_RUN: the verdict of the load that caused it */
+	size_t stalled_by;
 };
 
 struct kp_simulation {
@@ -139,6 +151,16 @@ int kp_add_policy_findings(struct kp_simulation *sim, const struct kp_simulation
  * does not return; the global taint gets D. kp_errno_name() says "OOPS".
  */
 #define KP_ERR_OOPS (-4096)
+/*
+ * A verdict's err when an earlier load's oops left the loader stuck (rules/stall.c): the call
+ * sleeps for ever (module_mutex held by a dead task, or a wait for a module an oops left
+ * MODULE_STATE_UNFORMED): kp_errno_name() says "BLOCKED"; or the machine hung during an
+ * earlier load and this one never runs: "NOT-RUN". Neither is an errno.
+ */
+#define KP_ERR_BLOCKED (-4097)
+#define KP_ERR_NOT_RUN (-4098)
+/* err is one of the three above: the syscall does not return an errno */
+#define KP_ERR_IS_STALL(err) ((err) <= KP_ERR_OOPS && (err) >= KP_ERR_NOT_RUN)
 const char *kp_errno_name(int err);
 const char *kp_severity_name(enum kp_severity s);
 const char *kp_consequence_name(enum kp_consequence c);

@@ -76,7 +76,13 @@ bool kp_sim_reads_hold(const struct kp_simulation *was, size_t i, const struct k
 	if (((r->taint_before ^ now->taint) & r->taint_tested) ||
 	    ((r->once_before ^ now->once) & r->once_read))
 		return false;
-	if (r->name_read && r->name_live != now->name_live)
+	if (r->name_read &&
+	    (r->name_live != now->name_live || r->name_unformed != now->name_unformed))
+		return false;
+	/* each question asked (is the loader stalled so?) has the same answer, by the same load */
+	if ((r->stall_asked & ((1u << r->stall_before.kind) ^ (1u << now->stall.kind))) ||
+	    ((r->stall_asked & (1u << now->stall.kind)) && now->stall.kind != KP_STALL_NONE &&
+	     r->stall_before.by != now->stall.by))
 		return false;
 	return read_verdicts_same(was, r->verdicts, r->nverdicts, now_v);
 }
@@ -95,4 +101,24 @@ void kp_sim_reads_apply(const struct kp_sim_reads *r, struct kp_sim_state *s)
 {
 	s->taint |= r->taint_set;
 	s->once |= r->once_set;
+	if (r->stall_set.kind != KP_STALL_NONE)
+		s->stall = r->stall_set;
+}
+
+bool kp_read_stall(const struct kp_sim_ctx *c, enum kp_stall_kind kind, size_t *by)
+{
+	if (c->rd && !c->late) {
+		c->rd->stall_asked |= 1u << kind;
+		c->rd->stall_before = c->stall;
+	}
+	*by = c->stall.by;
+	return c->stall.kind == kind;
+}
+
+void kp_mark_stall(struct kp_sim_ctx *c, enum kp_stall_kind kind, size_t by)
+{
+	c->stall.kind = kind;
+	c->stall.by = by;
+	if (c->rd && !c->late)
+		c->rd->stall_set = c->stall;
 }

@@ -7,7 +7,8 @@
  *
  * The state carried in load order (kernel/module/main.c, kernel/panic.c): the global taint
  * mask (test_taint()), the once-only flags (pr_*_once(), debug_locks_off()), the names of
- * the live modules (module_patient_check_exists()) and the verdicts of the modules loaded
+ * the live modules (module_patient_check_exists()) and those an oops left unformed, what an oops
+ * left of the loader (a held module_mutex, a hung machine), and the verdicts of the modules loaded
  * before (find_symbol() reads whether each exporter is live and, of the one it takes, the
  * P taint; a dependency's failure). After the loads, symbol_get() reads the same of every
  * exporter of the names it asks for ("late" reads). Nothing else of one load reaches the
@@ -33,6 +34,17 @@ enum kp_once {
 	KP_ONCE_N
 };
 
+/*
+ * What an earlier load's oops left of the loader (rules/stall.c): nothing, module_mutex held by
+ * the killed task (every later load sleeps in mutex_lock()), or a hung machine (nothing after
+ * runs). @by is the verdict of that load.
+ */
+enum kp_stall_kind { KP_STALL_NONE, KP_STALL_MUTEX, KP_STALL_HUNG };
+struct kp_stall {
+	enum kp_stall_kind kind;
+	size_t by;
+};
+
 struct kp_sim_reads {
 	unsigned long taint_before; /* the global taint before the load */
 	unsigned long taint_tested; /* its bits the load tested */
@@ -43,6 +55,11 @@ struct kp_sim_reads {
 	unsigned once_set;	    /* those it set */
 	bool name_read;		    /* it looked its own name up among the live modules */
 	bool name_live;		    /* and found one */
+	bool name_unformed;	    /* or one an oops left MODULE_STATE_UNFORMED */
+	/* the stall kinds it asked about (1 << KP_STALL_*: stall.c), and what it found then */
+	unsigned stall_asked;
+	struct kp_stall stall_before;
+	struct kp_stall stall_set; /* the stall its own oops left (kind NONE: none) */
 	/* earlier verdicts it read: kp_simulation's reads[verdicts .. verdicts + nverdicts) */
 	uint32_t verdicts, nverdicts;
 	/* verdicts symbol_get() read after every load: reads[late .. late + nlate) */
@@ -53,9 +70,11 @@ struct kp_sim_reads {
 
 /* The state a load starts from, as a splice has it at a module's place in load order. */
 struct kp_sim_state {
-	unsigned long taint; /* the global taint */
-	unsigned once;	     /* the once-only flags */
-	bool name_live;	     /* a live module has the module's name (facts->loaded or earlier) */
+	unsigned long taint;   /* the global taint */
+	unsigned once;	       /* the once-only flags */
+	bool name_live;	       /* a live module has the module's name (facts->loaded or earlier) */
+	bool name_unformed;    /* an earlier load's oops left a module of that name UNFORMED */
+	struct kp_stall stall; /* what earlier oopses left of the loader */
 };
 
 struct kp_simulation;
@@ -80,8 +99,8 @@ bool kp_sim_late_reads_hold(const struct kp_simulation *was, size_t i, unsigned 
 			    const struct kp_verdict *now_v);
 /*
  * The state after a load whose reads were @r, from @s: the taint and once-only bits it set
- * are added. The live names are the caller's (a module that loads becomes live under its
- * name).
+ * are added, and the stall it left. The live and unformed names are the caller's (a module
+ * that loads becomes live under its name, one whose verdict has left_unformed unformed).
  */
 void kp_sim_reads_apply(const struct kp_sim_reads *r, struct kp_sim_state *s);
 

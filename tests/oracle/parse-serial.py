@@ -15,6 +15,8 @@ The guest's /init (written by run-oracle.sh) prints, between markers:
   KPGTAINT0 <tainted before the first load>
   KPSTEP-BEGIN <n> <file> [flags=<finit_module flags>]
   KPLOAD <file> rc=<rc> <ERRNAME>          (tests/oracle/loader.c)
+  KPLOADBLOCKED <file> state=<S> wchan=<W>  (instead: the call did not return in time)
+  KPSTACK <frame>                           (/proc/<pid>/stack of that call, one per line)
   KPDMESG-BEGIN
   <level>[ time] message                    (busybox dmesg -r -c)
   KPDMESG-END
@@ -30,7 +32,13 @@ Exits 1 with a message on stderr when the log is incomplete or inconsistent.
 ends in the timeout): the log must stop inside its last step, with no KPORACLE-END. That step
 is recorded with rc null, errno "HANG", "hang": true, no taints, global_tainted null, and as
 dmesg the kernel's console lines printed after its KPSTEP-BEGIN (no levels: the console does
-not show them); every earlier step must be complete.
+not show them); every earlier step must be complete. The modules after it never ran: they are
+listed in "not_run" (module names, in load order).
+
+A load whose finit_module() call had not returned when the loader stopped waiting (loader -t:
+blocked, e.g. in mutex_lock(&module_mutex) after an oops left that lock held) is recorded with
+rc null, errno "BLOCKED", "blocked": {"state": <S>, "wchan": <W>, "stack": [<frames>]}; the
+rest of the step (dmesg, taints, the global mask) as for any load.
 """
 import argparse
 import json
@@ -132,6 +140,19 @@ def main():
                 die("%s: unexpected loader line %r" % (a.log, ln))
             cur["rc"] = int(parts[2][3:])
             cur["errno"] = None if cur["rc"] == 0 else parts[3]
+        elif ln.startswith("KPLOADBLOCKED "):
+            # the call had not returned after loader -t's wait: the process sleeps in it
+            m = re.fullmatch(r"KPLOADBLOCKED (\S+) state=(\S) wchan=(.*)", ln)
+            if cur is None or not m or m.group(1) != cur["file"]:
+                die("%s: unexpected line %r" % (a.log, ln))
+            cur["blocked"] = {"state": m.group(2), "wchan": m.group(3), "stack": []}
+            cur["errno"] = "BLOCKED"
+        elif ln.startswith("KPSTACK "):
+            if cur is None or "blocked" not in cur:
+                die("%s: unexpected line %r" % (a.log, ln))
+            # "[<0>] __mutex_lock.constprop.0+0x.../0x..." -> the function and offset
+            frame = ln.split(" ", 1)[1].strip()
+            cur["blocked"]["stack"].append(re.sub(r"^\[<[0-9a-f]+>\] ", "", frame))
         elif ln.startswith("KPLOADKILLED "):
             # the loader died (e.g. an oops inside finit_module): no syscall result
             parts = ln.split()
@@ -147,12 +168,13 @@ def main():
         elif ln.startswith("KPGTAINT "):
             cur["global_tainted"] = int(ln.split()[1])
         elif ln.startswith("KPSTEP-END "):
-            if (cur["rc"] is None and "killed" not in cur) or cur["global_tainted"] is None:
+            if ((cur["rc"] is None and "killed" not in cur and "blocked" not in cur)
+                    or cur["global_tainted"] is None):
                 die("%s: step %d (%s) incomplete" % (a.log, cur["step"], cur["file"]))
             loads.append(cur)
             cur = None
     if a.hang:
-        if cur is None or cur["rc"] is not None or "killed" in cur:
+        if cur is None or cur["rc"] is not None or "killed" in cur or "blocked" in cur:
             die("%s: --hang, but the log does not stop inside a load" % a.log)
         cur["errno"] = "HANG"
         cur["hang"] = True
@@ -167,7 +189,7 @@ def main():
             names[fname] = name
     a.files = files
 
-    if len(loads) != len(a.files):
+    if len(loads) != len(a.files) and not (a.hang and len(loads) < len(a.files)):
         die("%s: expected %d load steps, found %d" % (a.log, len(a.files), len(loads)))
     for ld, f in zip(loads, a.files):
         if ld["file"] != f:
@@ -196,6 +218,8 @@ def main():
             out["finit_flags"] = ld["flags"]
         if "killed" in ld:  # rc is null: the loader was killed by this signal
             out["killed_by_signal"] = ld["killed"]
+        if "blocked" in ld:  # rc is null: the call never returned (state, wchan, stack)
+            out["blocked"] = ld["blocked"]
         if ld.get("hang"):  # rc is null: the guest never came back from this load
             out["hang"] = True
         out_loads.append(out)
@@ -209,6 +233,9 @@ def main():
         "loads": out_loads,
         "symbol_get": symget,
     }
+    if len(loads) < len(a.files):  # --hang: the steps after the hanging one never ran
+        doc["not_run"] = [names.get(f) or (f[:-3] if f.endswith(".ko") else f)
+                          for f in a.files[len(loads):]]
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")

@@ -23,7 +23,9 @@
 #               committed observed/<series>/<scenario>.json is copied to OUTDIR (replayed)
 #
 # Environment: KOPOLICY_CACHE (default ~/.cache/kopolicy), KP_ORACLE_TIMEOUT (seconds per boot,
-# default 180), KP_ORACLE_LOGLEVEL (guest console loglevel, default 1), KP_ORACLE_KEEP=1 (keep
+# default 180), KP_ORACLE_BLOCK_TIMEOUT (seconds a finit_module() call may take before the
+# guest reports it blocked, KPLOADBLOCKED, and goes on; default 30), KP_ORACLE_LOGLEVEL (guest
+# console loglevel, default 1), KP_ORACLE_KEEP=1 (keep
 # the serial logs and initrds of a successful run; a failed run always keeps them), KP_FETCH_KERNEL and
 # KP_BUILD_FIXTURES (override the two helper scripts), KP_ORACLE_SCENARIOS (another scenario
 # file); the overrides serve bring-up and tests.
@@ -44,7 +46,7 @@ BASE_LAYOUT=1
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 die() { echo "run-oracle: error: $*" >&2; exit 1; }
 log() { echo "run-oracle: $*" >&2; }
-usage() { sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 JOBS=$(nproc 2>/dev/null || echo 1)
 OUTDIR=
@@ -53,6 +55,7 @@ PREPARE_ONLY=0
 FIXTURES_FROM=${KP_ORACLE_FIXTURES_FROM:-auto}
 RECORD_HANG=0
 HANG_TIMEOUT=${KP_ORACLE_HANG_TIMEOUT:-150}
+BLOCK_TIMEOUT=${KP_ORACLE_BLOCK_TIMEOUT:-30}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
@@ -385,7 +388,8 @@ echo "KPCMDLINE \$(cat /proc/cmdline)"
 echo "KPGTAINT0 \$(cat /proc/sys/kernel/tainted)"
 step() { # N FILE FLAGS
 	echo "KPSTEP-BEGIN \$1 \$2 flags=\$3"
-	if [ "\$3" = 0 ]; then /bin/loader "/m/\$2"; else /bin/loader -f "\$3" "/m/\$2"; fi
+	# -t: a call that has not returned after $BLOCK_TIMEOUT s is reported (KPLOADBLOCKED)
+	/bin/loader -t $BLOCK_TIMEOUT -f "\$3" "/m/\$2"
 	rc=\$?
 	# killed (an oops in finit_module kills the caller): no KPLOAD line
 	[ \$rc -lt 128 ] || echo "KPLOADKILLED \$2 \$((rc - 128))"

@@ -102,5 +102,34 @@ expect "parse-serial the completed log" 0 <(printf '%s\n' "kp_plain ENOENT None 
 	hang_of <(completed)
 expect "parse-serial --hang on a complete log" 1 - hang_of <(completed) --hang
 
+# parse-serial.py --hang with more modules than steps: the ones after the hanging step never
+# ran ("not_run"); without --hang that is an incomplete log
+not_run_of() { # serial log, parse-serial options -> the not_run list
+	python3 "$PS" --log "$1" --scenario strtab_page --series 5.10 --abi a --out "$PSOUT" \
+		"${@:2}" kp_strtab_page.ko=kp_plain kp_gpl_prov.ko &&
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(len(d["loads"]), d["loads"][0]["errno"], d.get("not_run"))' "$PSOUT"
+}
+expect "parse-serial --hang, a step never run" 0 <(printf '%s\n' "1 HANG ['kp_gpl_prov']") \
+	not_run_of "$T/serial-strtab_page_hang.serial" --hang
+expect "parse-serial a step never run without --hang" 1 - \
+	not_run_of "$T/serial-strtab_page_hang.serial"
+
+# parse-serial.py: a call the loader stopped waiting for (KPLOADBLOCKED, the 6.1 strtab_guard_then
+# boot: kp_gpl_prov sleeps in mutex_lock(&module_mutex) after kp_strtab_guard's oops) is errno
+# BLOCKED with its state, wchan and stack; a KPSTACK line outside such a step is inconsistent
+blocked_of() { # serial log -> errno, rc, blocked of the second load
+	python3 "$PS" --log "$1" --scenario strtab_guard_then --series 6.1 --abi a --out "$PSOUT" \
+		kp_strtab_guard.ko=kp_plain kp_gpl_prov.ko &&
+		python3 -c 'import json, sys
+l = json.load(open(sys.argv[1]))["loads"][1]
+print(l["errno"], l["rc"], l["global_tainted"], json.dumps(l["blocked"]))' "$PSOUT"
+}
+expect "parse-serial KPLOADBLOCKED" 0 <(printf '%s\n' 'BLOCKED None 12416 {"state": "D", "wchan": "load_module", "stack": ["load_module+0x7fd/0x21a0", "__do_sys_finit_module+0xac/0x120", "do_syscall_64+0x5d/0xb0", "entry_SYSCALL_64_after_hwframe+0x6e/0xd8"]}') \
+	blocked_of "$T/serial-strtab_guard_then.serial"
+expect "parse-serial KPSTACK without KPLOADBLOCKED" 1 - \
+	blocked_of <(sed '/^KPLOADBLOCKED/d' "$T/serial-strtab_guard_then.serial")
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -36,6 +36,8 @@ static inline bool kp_same_module(const struct kp_module *a, const struct kp_mod
 	    a->symname_past_end != b->symname_past_end ||
 	    a->import_name_past_end != b->import_name_past_end ||
 	    a->kept_name_past_end != b->kept_name_past_end ||
+	    a->import_name_outside != b->import_name_outside ||
+	    a->import_name_outside_off != b->import_name_outside_off ||
 	    !kp_same_str(a->relocs_problem, b->relocs_problem))
 		return false;
 	for (size_t i = 0; i < a->nrelocs; i++)

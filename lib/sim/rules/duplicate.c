@@ -5,15 +5,32 @@
 #include "rules.h"
 
 /*
- * module_patient_check_exists() v6.4+ / add_unformed_module() before: a live module of that name.
+ * module_patient_check_exists() v6.4+ / add_unformed_module() before (5.10 … 7.2): a live
+ * module of that name; one an oops left MODULE_STATE_UNFORMED (the oopsing load never took it
+ * out of the list): wait_event_interruptible(module_wq, finished_loading()) waits for ever.
  */
 int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	bool live = kp_symbol_index_find(&c->live_names, ld->name);
+	const struct kp_symbol_index_entry *dead =
+		live ? NULL : kp_symbol_index_find(&c->unformed_names, ld->name);
 
 	if (c->rd) {
 		c->rd->name_read = true;
 		c->rd->name_live = live;
+		c->rd->name_unformed = dead != NULL;
+	}
+	if (dead) {
+		ld->v->stalled_by = *(const size_t *)dead->value;
+		kp_finding(ld->v, "loader-blocked", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+			   "never loaded: the oops loading %s left a module named %s in the "
+			   "kernel's list, MODULE_STATE_UNFORMED, and this load waits for it to "
+			   "finish loading, for ever (%s: wait_event_interruptible(), state S; "
+			   "only a signal ends it)",
+			   c->g->nodes[ld->v->stalled_by].mod->name, ld->name,
+			   c->p->has[KP_F_TAINT_AFTER_DUP] ? "module_patient_check_exists()"
+							   : "add_unformed_module()");
+		return KP_ERR_BLOCKED;
 	}
 	if (!live)
 		return 0;

@@ -62,9 +62,12 @@ static void symstr_unchecked(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
 	bool guard = kp_oob_read(m, m->image_size, 1) != KP_OOB_INSIDE;
+	/* an import's name starting in the guard page: find_symbol() faults on it (resolve.c) */
+	bool guard_start = m->import_name_outside &&
+			   kp_oob_read(m, m->import_name_outside_off, 1) == KP_OOB_GUARD;
 	/* the one such name is read whole (an import, a kept symbol): the oops' finding says it */
-	bool oops = guard && m->symname_past_end == 1 &&
-		    (m->import_name_past_end || m->kept_name_past_end);
+	bool oops = m->symname_past_end == 1 &&
+		    ((guard && (m->import_name_past_end || m->kept_name_past_end)) || guard_start);
 
 	(void)c;
 	if (oops)

@@ -255,6 +255,56 @@ static int name_into_guard_page(struct kp_sim_ctx *c, struct kp_loading *ld,
 	return KP_ERR_OOPS;
 }
 
+/*
+ * resolve_symbol() before v6.13 (5.10 … 6.12; no elf_validity_cache_strtab()): an undefined
+ * symbol, strong or weak, whose name starts past the end of the file. simplify_symbols() hands
+ * info->strtab + st_name, a pointer past the loader's vmalloc'd copy, to resolve_symbol(),
+ * which takes module_mutex and calls find_symbol(): its bsearch()'s cmp_name() reads the name's
+ * first byte. In the guard page that is an oops with module_mutex held (observed on 6.1.192,
+ * 6.12.118, 5.10.262: the loader is killed, the lock stays held and every later load sleeps
+ * in mutex_lock(), stall.c). In the rest of the last page it reads zeros (init_on_alloc): an
+ * empty name, not found. Beyond the guard page nothing can be said.
+ */
+static int name_outside_file(struct kp_sim_ctx *c, struct kp_loading *ld,
+			     const struct kp_import *imp)
+{
+	const struct kp_module *m = ld->m;
+	uint64_t off = m->import_name_outside_off;
+	const char *line;
+
+	if (c->p->has[KP_F_SYMSTRTAB_CHECKS] || !m->import_name_outside ||
+	    imp->symidx != m->import_name_outside)
+		return 0;
+	switch (kp_oob_read(m, off, 1)) {
+	case KP_OOB_INSIDE:
+		return 0;
+	case KP_OOB_BEYOND:
+		kp_finding(ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			   "the name of undefined symbol %u starts at byte %llu of a %llu-byte "
+			   "file, past its buffer and the guard page after it: find_symbol() "
+			   "reads it holding module_mutex; the kernel oopses (and every later "
+			   "module load blocks) unless other memory happens to be mapped there",
+			   (unsigned)imp->symidx, (unsigned long long)off,
+			   (unsigned long long)m->image_size);
+		return 0;
+	case KP_OOB_GUARD:
+		break;
+	}
+	if ((line = kp_oob_fault_line(m->machine)))
+		kp_msg(c, ld, "%s", line);
+	ld->v->holds_module_mutex = true;
+	kp_finding(ld->v, "kernel-oops", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+		   "the name of undefined symbol %u starts at byte %llu of a %llu-byte file, in "
+		   "the guard page after the loader's copy of it: this kernel reads names from "
+		   "the file (no string-table check before 6.13) and resolve_symbol() looks this "
+		   "one up with find_symbol() holding module_mutex: the kernel oopses (global "
+		   "taint D, the loading process is killed) and the lock stays held, so every "
+		   "later module load blocks for ever",
+		   (unsigned)imp->symidx, (unsigned long long)off,
+		   (unsigned long long)m->image_size);
+	return KP_ERR_OOPS;
+}
+
 /* An SHN_UNDEF symbol: resolve_symbol_wait() and the Unknown symbol line. */
 static int undefined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 			    const struct kp_import *imp)
@@ -262,8 +312,11 @@ static int undefined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 	const struct kp_module *m = ld->m;
 	const struct kp_ksym *base_hit;
 	enum resolved r;
-	int err = name_into_guard_page(c, ld, imp);
+	int err = name_outside_file(c, ld, imp);
 
+	if (err)
+		return err;
+	err = name_into_guard_page(c, ld, imp);
 	if (err)
 		return err;
 	base_hit = kp_import_base_hit(c, ld, imp);

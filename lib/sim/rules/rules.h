@@ -18,6 +18,10 @@ struct kp_sim_ctx {
 	size_t *loaded; /* verdict indices of live modules, oldest first */
 	size_t nloaded;
 	struct kp_symbol_index live_names; /* names of live modules: the set's and facts->loaded */
+	/* names of modules an oops left MODULE_STATE_UNFORMED, each with its verdict (size_t *) */
+	struct kp_symbol_index unformed_names;
+	/* what an earlier oops left of the loader: read through kp_read_stall() */
+	struct kp_stall stall;
 	unsigned once; /* the once-only flags, 1 << KP_ONCE_* (sim-reads.h): kp_once_done() */
 	/*
 	 * What the current load reads and writes (sim-reads.h), NULL outside a load; the
@@ -33,6 +37,13 @@ bool kp_once_done(const struct kp_sim_ctx *c, enum kp_once f);
 void kp_once_mark(struct kp_sim_ctx *c, enum kp_once f);
 /* An earlier verdict (@node) read by the current load, or by symbol_get() after the loads. */
 void kp_read_verdict(const struct kp_sim_ctx *c, size_t node);
+/*
+ * Whether earlier oopses left the loader stalled as @kind (the load that did in *@by), asked
+ * by the current load (recorded: only a change of that answer changes its verdict).
+ */
+bool kp_read_stall(const struct kp_sim_ctx *c, enum kp_stall_kind kind, size_t *by);
+/* The current load (verdict @by) left the loader stalled (recorded). */
+void kp_mark_stall(struct kp_sim_ctx *c, enum kp_stall_kind kind, size_t by);
 
 /* One module being loaded: struct load_info + struct module as far as the rules need. */
 struct kp_loading {
@@ -44,6 +55,7 @@ struct kp_loading {
 	bool has_versions;     /* info->index.vers != 0 */
 	bool using_gplonly_symbols;
 	bool sig_ok;	 /* info->sig_ok: module_sig_check() verified the signature */
+	bool listed;	 /* add_unformed_module() put it in the module list (UNFORMED) */
 	size_t ver_hint; /* where find_version() starts (a speed-up, not a kernel state) */
 	/* find_version()'s index of a long list, built on the hint's first miss (a speed-up) */
 	struct kp_symbol_index ver_index;
@@ -129,6 +141,9 @@ bool kp_rule_inherit_taint(struct kp_sim_ctx *c, struct kp_loading *ld, const st
 int kp_rule_simplify_symbols(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* layout_symtab() before v6.13: a kept symbol's name into the guard page (layout-symtab.c) */
 int kp_rule_layout_symtab(struct kp_sim_ctx *c, struct kp_loading *ld);
+/* stall.c: a machine an earlier load hung; the module_mutex an earlier oops left held */
+int kp_rule_machine_hung(struct kp_sim_ctx *c, struct kp_loading *ld);
+int kp_rule_module_mutex_lock(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* oob-read.c: a read of @width bytes at offset @off of the module image the kernel holds */
 enum kp_oob {
 	KP_OOB_INSIDE, /* inside the page-rounded buffer: leftover bytes, no fault */

@@ -565,6 +565,23 @@ static void test_name_past_end(struct tap *t, const char *rel, bool past)
 	kp_module_free(m);
 }
 
+/*
+ * import_name_outside: msleep's .symtab index and the file offset its name starts at, when
+ * that is past the end of the file (@off; 0: the name starts inside it)
+ */
+static void test_name_outside(struct tap *t, const char *rel, uint64_t off)
+{
+	struct kp_module *m = open_fixture(t, rel);
+
+	tap_ok(t,
+	       m && m->nimports == 3 &&
+		       m->import_name_outside == (off ? m->imports[2].symidx : 0) &&
+		       m->import_name_outside_off == off,
+	       "%s: import_name_outside %s, at %llu", rel, off ? "is the third import" : "0",
+	       (unsigned long long)off);
+	kp_module_free(m);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -622,5 +639,15 @@ int main(void)
 	test_strtab_names(&t, "fixtures/ko/6.1/strtab/kp_strtab_sig.ko", KP_SYMSTR_NAME_OOB,
 			  "msleep", 0);
 	test_name_past_end(&t, "fixtures/ko/6.1/strtab/kp_strtab_sig.ko", false);
+	/*
+	 * strtab_gap, strtab_guard: msleep's name starts 16 bytes past the 5128-byte file, or 16
+	 * bytes into the page after its last page (the guard page after the loader's copy)
+	 */
+	test_strtab_names(&t, "fixtures/ko/6.1/strtab/kp_strtab_guard.ko", KP_SYMSTR_NAME_OOB, "",
+			  1);
+	test_name_outside(&t, "fixtures/ko/6.1/strtab/kp_strtab_guard.ko", 8192 + 16);
+	test_name_outside(&t, "fixtures/ko/6.1/strtab/kp_strtab_gap.ko", 5128 + 16);
+	test_name_outside(&t, "fixtures/ko/6.1/strtab/kp_strtab_page.ko", 0);
+	test_name_past_end(&t, "fixtures/ko/6.1/strtab/kp_strtab_guard.ko", false);
 	return tap_done(&t);
 }

@@ -4,10 +4,11 @@
  * kp_simulate_recorded() records it, with concrete records; then the splice property on the
  * real 6.1 fixtures and a built world: one module's facts changed (signature stripped,
  * license proprietary, out of tree, a test or livepatch module, the vermagic of another
- * kernel: its load fails), every other module whose recorded reads hold in the new run has
- * the verdict it had (errno, taints, messages, findings, evidence, symbol_get results, what
- * it wrote to the state), and each verdict's record carries the state to the next load.
- * With arguments (a directory of modules and their Module.symvers) the same over a whole
+ * kernel: its load fails; an import name in the guard page: it oopses holding module_mutex
+ * and every later load that reaches the lock blocks), every other module whose recorded reads hold
+ * in the new run has the verdict it had (errno, taints, messages, findings, evidence, symbol_get
+ * results, what it wrote to the state), and each verdict's record carries the state to the next
+ * load. With arguments (a directory of modules and their Module.symvers) the same over a whole
  * tree: `test-reads DIR SYMVERS`.
  */
 #include <errno.h>
@@ -127,6 +128,10 @@ static bool same_load(const struct kp_verdict *a, const struct kp_sim_reads *x,
 	if (a->attempted != b->attempted || a->loads != b->loads || a->err != b->err ||
 	    a->taints != b->taints || a->p_reason != b->p_reason || a->p_from != b->p_from ||
 	    !same_str(a->p_symbol, b->p_symbol) || a->failed_dep != b->failed_dep ||
+	    a->hangs != b->hangs || a->holds_module_mutex != b->holds_module_mutex ||
+	    a->left_unformed != b->left_unformed || a->stalled_by != b->stalled_by ||
+	    x->stall_set.kind != y->stall_set.kind ||
+	    (x->stall_set.kind && x->stall_set.by != y->stall_set.by) ||
 	    x->taint_set != y->taint_set || x->once_set != y->once_set ||
 	    x->nmessages_load != y->nmessages_load || x->nfindings_load != y->nfindings_load)
 		return false;
@@ -178,6 +183,18 @@ static bool name_live(const struct tb_world *w, const struct kp_simulation *s, s
 	return false;
 }
 
+/* Whether an earlier load of @s left a module named like node @i UNFORMED (an oops). */
+static bool name_unformed(const struct tb_world *w, const struct kp_simulation *s, size_t k)
+{
+	const char *name = w->g.nodes[w->g.order[k]].mod->name;
+
+	for (size_t j = 0; j < k; j++)
+		if (s->v[w->g.order[j]].left_unformed &&
+		    !strcmp(w->g.nodes[w->g.order[j]].mod->name, name))
+			return true;
+	return false;
+}
+
 struct tally {
 	size_t runs, reused, resimulated, bad, chain_bad;
 };
@@ -209,6 +226,7 @@ static void compare(const struct tb_world *w, const struct kp_simulation *was,
 					w->g.nodes[i].mod->name);
 		}
 		st.name_live = name_live(w, now, k);
+		st.name_unformed = name_unformed(w, now, k);
 		if (i != changed && kp_sim_reads_hold(was, i, &st, now->v)) {
 			bool late = kp_sim_late_reads_hold(was, i, now->global_taint, now->v);
 
@@ -244,11 +262,14 @@ enum mutation {
 	MUT_TEST,
 	MUT_LIVEPATCH,
 	MUT_VERMAGIC,
+	MUT_GUARD,
 	MUT_N
 };
 static const char *const mut_names[] = {
-	"signature stripped", "license proprietary", "out of tree toggled",
-	"test toggled",	      "livepatch toggled",   "vermagic of another kernel",
+	"signature stripped",	     "license proprietary",
+	"out of tree toggled",	     "test toggled",
+	"livepatch toggled",	     "vermagic of another kernel",
+	"import name in guard page",
 };
 
 /* Simulates @w again with @m changed by @mut (then put back), compared with @was. */
@@ -261,6 +282,8 @@ static void mutate(struct tb_world *w, const struct kp_simulation *was, size_t n
 	const char *vermagic = m->vermagic;
 	bool gpl = m->license_gpl_compatible, intree = m->intree, test = m->test;
 	bool livepatch = m->livepatch;
+	uint32_t outside = m->import_name_outside;
+	uint64_t outside_off = m->import_name_outside_off;
 	struct kp_simulation now;
 	struct kp_err err;
 	char what[160];
@@ -288,6 +311,13 @@ static void mutate(struct tb_world *w, const struct kp_simulation *was, size_t n
 		/* check_modinfo(): the load fails, its exports are not live */
 		m->vermagic = "5.0.0 SMP mod_unload ";
 		break;
+	case MUT_GUARD:
+		/* resolve.c: find_symbol() oopses holding module_mutex (before 6.13) */
+		if (!m->nimports)
+			return;
+		m->import_name_outside = m->imports[0].symidx;
+		m->import_name_outside_off = (m->image_size + 4095) / 4096 * 4096 + 16;
+		break;
 	case MUT_N:
 		return;
 	}
@@ -305,6 +335,8 @@ static void mutate(struct tb_world *w, const struct kp_simulation *was, size_t n
 	m->test = test;
 	m->livepatch = livepatch;
 	m->vermagic = vermagic;
+	m->import_name_outside = outside;
+	m->import_name_outside_off = outside_off;
 }
 
 /* Every module of @w (or every @step-th in load order) changed in every way. */
