@@ -7,8 +7,11 @@
 # status without the caches (--no-cache), with empty ones (cold: every module read and
 # stored, the result stored), replayed from the result cache (warm: must be a hit), from the
 # filled facts cache alone (KOPOLICY_RUN_CACHE=off), with every facts entry damaged (one
-# byte flipped), and after one module's change time moved (same bytes, size and mtime: a
-# result-cache miss, then stored and replayed again), in a scratch cache directory.
+# byte flipped), and after one module's change time moved (same bytes, size and mtime): a
+# compressed module's SHA-256 is known to the facts cache, so the result cache hashes it again
+# and replays, refreshing its entry (9aabdef); an uncompressed one's is not after a cold fill,
+# so that run is a miss and is stored; either way the next run replays. In a scratch cache
+# directory.
 # Exit 0 when all agree, 1 on a difference, 2 on a setup error.
 set -uo pipefail
 
@@ -45,6 +48,15 @@ flip_all() { # one bit of every entry's payload, in every pack
 		"$KOPOLICY_CACHE_DIR"/facts-v*/packs/*.pack
 }
 
+# touched_ok LINE MODULE: the result cache's line for the run after MODULE's ctime moved
+touched_ok() {
+	case $2 in
+	*.ko) [ "${1%% (*}" = "miss, stored" ] ;;
+	*) [[ $1 = "hit, replayed (inputs rewritten with the same bytes; "* ]] &&
+		[[ $1 = *"; 1 module hashed again, "* ]] ;;
+	esac
+}
+
 for root in "${trees[@]}"; do
 	rel=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | head -n 1)
 	md=$root/lib/modules/$rel
@@ -68,7 +80,8 @@ for root in "${trees[@]}"; do
 		KOPOLICY_RUN_CACHE=off run facts "${args[@]}"
 		flip_all
 		KOPOLICY_RUN_CACHE=off run damaged "${args[@]}"
-		# one module's ctime moves (its bytes, size and mtime stay): a miss, same answer
+		# one module's ctime moves (its bytes, size and mtime stay): hashed again and
+		# replayed when compressed, else a miss (README: result cache)
 		touch -d "@$(stat -c %Y "$one")" "$one"
 		sleep 1.1
 		h2=$(hit "${args[@]}")
@@ -76,7 +89,7 @@ for root in "${trees[@]}"; do
 		h3=$(hit "${args[@]}")
 		n=$((n + 1))
 		if same ref cold && same ref warm && same ref facts && same ref damaged &&
-			same ref touched && [ "$h1" = "hit, replayed" ] && [ "${h2%% (*}" = "miss, stored" ] &&
+			same ref touched && [ "$h1" = "hit, replayed" ] && touched_ok "$h2" "$one" &&
 			[ "$h3" = "hit, replayed" ]; then
 			echo "ok $n - ${root##*/} ($nko modules): $cmd identical without the caches, cold, replayed, facts only, damaged, one module touched ($(wc -c <"$tmp/ref.out") bytes; $h2)"
 		else

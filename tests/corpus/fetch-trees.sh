@@ -3,13 +3,13 @@
 # without installing them: a private apt state per suite and architecture,
 # `apt-get download`, `dpkg -x`.  See shared docs/corpus.md.
 #
-# usage: tests/corpus/fetch-trees.sh [--with-dbg] [--refresh] [--offline] [TREE...]
+# usage: tests/corpus/fetch-trees.sh [--with-dbg] [--refresh] [--offline] [--list] [TREE...]
 #   TREE: amd64-6.12 amd64-6.1 arm64 i386 s390x (bookworm),
 #         amd64-5.10 (bullseye point release), amd64-5.10s (newest bullseye-security),
 #         amd64-6.12t armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t s390x-6.12t
 #         (trixie, the same 6.12.x on every architecture; the newest ABI the mirror
-#         serves: the index can list packages whose files are gone, as ppc64el's
-#         6.12.117 image was on 2026-12-03/04, HTTP 404, when 6.12.107 was there),
+#         serves: the index can list packages whose files are gone, as ppc64el's and
+#         s390x's 6.12.117 images are on 2026-12-03..06, HTTP 404, when 6.12.107 is there),
 #         amd64-7.2 (sid, split linux-modules/linux-base/linux-binary packages),
 #         mips64el-6.1 armel-6.1 (bookworm mips64r2el and marvell/ARMv5; not default),
 #         arm64-7.2 ppc64el-7.2 riscv64-7.2 s390x-7.2 loong64-7.2 armhf-7.2
@@ -17,6 +17,8 @@
 #         arm64-5.10 armhf-5.10 (bullseye point release; not default),
 #         amd64-rt-6.12t arm64-rt-6.12t amd64-rt-6.1 (PREEMPT_RT flavours; not default)
 #         i386-5.10 (bullseye 686-pae), armel-6.12t (trixie rpi, ARMv6; not default)
+#         amd64-rt-7.2 amd64-cloud-7.2 arm64-16k-7.2 ppc64el-64k-7.2 (sid's other
+#         flavours: PREEMPT_RT, the small cloud config, 16K and 64K pages; not default)
 #         (default: all but amd64-5.10s and the non-amd64 -6.12t trees)
 #         or a derived tree BASE-zst / BASE-gz (e.g. amd64-6.1-zst): BASE's
 #         modules decompressed and recompressed as `make modules_install` with
@@ -26,6 +28,10 @@
 #               System.map (the packaged System.map is a stub)
 #   --refresh   run `apt-get update` even if the private lists are fresh
 #   --offline   no network: reuse the trees already extracted in the cache
+#   --list      download nothing: print, per tree, the complete package sets its
+#               suite's index lists, newest first (one line per tree:
+#               list=T  abis=ABI=VERSION,...  extracted=ABI=VERSION or none);
+#               an ABI listed may still answer 404 (see above)
 #
 # The archive mirror is the one this machine's /etc/apt/sources.list(.d) names
 # (tests/kernel/debian-mirror.sh); the machine's apt configuration is not changed.
@@ -47,7 +53,7 @@ ALL_TREES=(amd64-6.12 amd64-6.1 arm64 i386 s390x amd64-5.10 amd64-6.12t amd64-7.
 KNOWN_TREES=("${ALL_TREES[@]}" amd64-5.10s armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t
 	s390x-6.12t mips64el-6.1 armel-6.1 arm64-7.2 ppc64el-7.2 arm64-5.10 armhf-5.10 amd64-rt-6.12t
 	amd64-rt-6.1 arm64-rt-6.12t riscv64-7.2 s390x-7.2 loong64-7.2 armhf-7.2 i386-5.10
-	armel-6.12t)
+	armel-6.12t amd64-rt-7.2 amd64-cloud-7.2 arm64-16k-7.2 ppc64el-64k-7.2)
 MAX_LIST_AGE_MIN=${KOPOLICY_APT_MAX_AGE_MIN:-360}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -93,6 +99,10 @@ tree_spec() {
 	s390x-7.2)   echo 's390x sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-s390x)$' ;;
 	loong64-7.2) echo 'loong64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-loong64)$' ;;
 	armhf-7.2)   echo 'armhf sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-armmp)$' ;;
+	amd64-rt-7.2) echo 'amd64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-rt-amd64)$' ;;
+	amd64-cloud-7.2) echo 'amd64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-cloud-amd64)$' ;;
+	arm64-16k-7.2) echo 'arm64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-arm64-16k)$' ;;
+	ppc64el-64k-7.2) echo 'ppc64el sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-powerpc64le-64k)$' ;;
 	*) return 1 ;;
 	esac
 }
@@ -123,14 +133,15 @@ apt_sources() {
 	fi
 }
 
-with_dbg=0 refresh=0 offline=0
+with_dbg=0 refresh=0 offline=0 list=0
 trees=()
 for arg in "$@"; do
 	case $arg in
 	--with-dbg) with_dbg=1 ;;
 	--refresh) refresh=1 ;;
 	--offline) offline=1 ;;
-	-h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--list) list=1 ;;
+	-h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $arg" ;;
 	*) case $arg in *-zst|*-gz) base=${arg%-*} ;; *) base=$arg ;; esac
 	   tree_spec "$base" >/dev/null ||
@@ -195,7 +206,7 @@ apt_setup() {
 		elif [ -n "$(find "$d/lists" -maxdepth 1 \
 			-name "*_dists_${suites}_main_binary-${arch}_Packages*" -print -quit)" ]; then
 			# one index failed (bookworm-security's i386 Packages.xz had the wrong size on
-			# 2026-12-04/05: "Mirror sync in progress?"); apt keeps the others, so the
+			# 2026-12-04..06: "Mirror sync in progress?"); apt keeps the others, so the
 			# newest ABI the remaining indexes list is used (no stamp: retried next run)
 			log "WARNING: apt-get update failed for part of $suites/$arch;" \
 				"using the indexes that did download"
@@ -314,6 +325,16 @@ do_tree() {
 	done < <(apt-cache "${APT_OPTS[@]}" pkgnames "$prefix" | sed -En "s/$regex/\\1/p" | sort -rV)
 	[ ${#cands[@]} -gt 0 ] || die "$tree: no complete package set matches $regex ($suites, $arch)"
 	got=""; [ -f "$stamp" ] && got=$(grep -v '^dbg ' "$stamp" || true)
+	if [ "$list" = 1 ]; then
+		local listed="" have=none
+		for i in "${!cands[@]}"; do listed+="${listed:+,}${cands[$i]}=${vers[$i]}"; done
+		if [ -n "$got" ]; then
+			have=$(printf '%s\n' "$got" | head -n 1 |
+				sed -E 's/^[a-z]+ linux-[a-z]+-([^ ]+) (.*)$/\1=\2/')
+		fi
+		printf 'list=%s\tabis=%s\textracted=%s\n' "$tree" "$listed" "$have"
+		return
+	fi
 	for i in "${!cands[@]}"; do
 		abi=${cands[$i]} ver=${vers[$i]}
 		mapfile -t pkgs < <(tree_pkgs "$layout" "$abi")
@@ -403,7 +424,7 @@ do_derived() {
 
 for t in "${trees[@]}"; do
 	case $t in
-	*-zst|*-gz) do_derived "$t" ;;
+	*-zst|*-gz) if [ "$list" = 1 ]; then do_tree "${t%-*}"; else do_derived "$t"; fi ;;
 	*) do_tree "$t" ;;
 	esac
 done
