@@ -264,14 +264,14 @@ struct read_ctx {
  * no result depends on it, and the reader records the file's state itself, next to this
  * one. Else the facts cache's stat(), recorded and kept in *@keep (zeroed when it fails).
  */
-static size_t read_cost(const char *path, struct stat *keep)
+static size_t read_cost(const char *root, const char *path, struct stat *keep)
 {
 	static const char *const packed[] = { ".xz", ".zst", ".gz" };
 	size_t len = strlen(path);
 	struct stat st;
 
 	if (keep) {
-		if (kp_in_stat(path, keep) < 0) {
+		if (kp_stat_in(root, path, keep) < 0) {
 			memset(keep, 0, sizeof(*keep));
 			return 0;
 		}
@@ -296,8 +296,9 @@ static void cost_slice(void *ctx, size_t begin, size_t end)
 	struct read_ctx *c = ctx;
 
 	for (size_t k = begin; k < end; k++)
-		c->q[k].cost = read_cost(kp_set_entry_file(&c->set->entries[c->q[k].index]),
-					 c->st ? &c->st[c->q[k].index - c->from] : NULL);
+		c->q[k].cost =
+			read_cost(c->set->root, kp_set_entry_file(&c->set->entries[c->q[k].index]),
+				  c->st ? &c->st[c->q[k].index - c->from] : NULL);
 }
 
 /* kp_set_open_module() with the file's stat() already made (@st, or NULL). */
@@ -361,7 +362,7 @@ static void read_one(struct kp_set_entry *ent, struct kp_facts_cache *cache, con
 		if (!ent->error)
 			abort(); /* cannot even report: out of memory */
 	} else if (o->ima_xattr) {
-		kp_ima_file_read(kp_set_entry_file(ent), &ent->mod->ima);
+		kp_ima_file_read_in(o->root, kp_set_entry_file(ent), &ent->mod->ima);
 	}
 }
 
@@ -414,8 +415,13 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 		.run = read_job,
 		.progress = read_progress,
 	};
-	struct read_ctx c = { .set = set, .opts = opts };
+	struct kp_read_opts ro = *opts;
+	struct read_ctx c = { .set = set, .opts = &ro };
 	size_t end = to < set->n ? to : set->n, n, failed = 0;
+
+	/* module files under the set's root are opened inside it (kp_open_regular_in()) */
+	ro.open.root = set->root;
+	opts = &ro;
 
 	if (from > end)
 		from = end;
