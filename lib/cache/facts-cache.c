@@ -226,7 +226,7 @@ static int hash_fd(struct kp_facts_cache *c, int fd, uint64_t size, unsigned cha
 }
 
 /* SHA-256 of the file's bytes as they are on disk; -1 if it cannot be read or changed. */
-static int content_key(struct kp_facts_cache *c, const char *root, const char *path,
+static int content_key(struct kp_facts_cache *c, const struct kp_root_dir *root, const char *path,
 		       const struct stat *pre, unsigned char *key)
 {
 	struct kp_err err;

@@ -157,9 +157,10 @@ static int add_provider(struct kp_ctx *c, const char *name, const char *path, st
 	 * a loaded module is read for its exports: its symbol_get() sites are not judged; the
 	 * file is opened inside --root by descriptors, as the set's modules are
 	 */
+	struct kp_root_dir rd = { .path = c->o.root, .fd = -1 };
 	struct kp_open_opts oo = { .max_size = c->env.max_size,
 				   .no_symbol_get = true,
-				   .root = c->o.root };
+				   .root = &rd };
 	struct kp_facts_cache *cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
 	struct kp_err why = { 0 };
 	size_t need = c->hook.nproviders + 1;

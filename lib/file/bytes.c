@@ -141,43 +141,55 @@ static int open_in_root(int rootfd, const char *rel, struct stat *st, struct kp_
 	return fd;
 }
 
-int kp_open_regular_in(const char *root, const char *path, struct stat *st, struct kp_err *err)
+/* @root's directory: pinned, or opened now (*@own: to be closed); -1 with errno */
+static int root_fd(const struct kp_root_dir *root, bool *own)
 {
-	const char *rel = root ? kp_root_rel(root, path) : NULL;
+	*own = root->fd < 0;
+	return *own ? kp_root_dir_open(root->path) : root->fd;
+}
+
+int kp_open_regular_in(const struct kp_root_dir *root, const char *path, struct stat *st,
+		       struct kp_err *err)
+{
+	const char *rel = root ? kp_root_rel(root->path, path) : NULL;
 	struct stat rec;
+	bool own;
 	int rootfd, fd, e;
 
 	if (!rel)
 		return kp_open_regular(path, st, err);
 	/* the manifest records @path as kp_open_regular() does: its state, then the fstat() */
 	(void)kp_in_stat(path, &rec);
-	rootfd = kp_root_dir_open(root);
+	rootfd = root_fd(root, &own);
 	if (rootfd < 0) {
 		e = errno;
-		return kp_err_errno(err, e, "cannot open the root %s: %s", root, strerror(e));
+		return kp_err_errno(err, e, "cannot open the root %s: %s", root->path, strerror(e));
 	}
 	fd = open_in_root(rootfd, rel, st, err);
-	close(rootfd);
+	if (own)
+		close(rootfd);
 	if (fd >= 0)
 		kp_in_note_fd(path, fd);
 	return fd;
 }
 
-int kp_stat_in(const char *root, const char *path, struct stat *st)
+int kp_stat_in(const struct kp_root_dir *root, const char *path, struct stat *st)
 {
-	const char *rel = root ? kp_root_rel(root, path) : NULL;
+	const char *rel = root ? kp_root_rel(root->path, path) : NULL;
 	struct stat rec;
+	bool own;
 	int rootfd, fd, r = -1, e;
 
 	if (!rel)
 		return kp_in_stat(path, st);
 	(void)kp_in_stat(path, &rec); /* recorded as kp_in_stat(): the path's state */
-	rootfd = kp_root_dir_open(root);
+	rootfd = root_fd(root, &own);
 	if (rootfd < 0)
 		return -1;
 	fd = kp_root_openat(rootfd, rel, O_PATH | O_CLOEXEC);
 	e = errno;
-	close(rootfd);
+	if (own)
+		close(rootfd);
 	if (fd >= 0) {
 		r = fstat(fd, st);
 		e = errno;
@@ -195,8 +207,8 @@ int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struc
 	return kp_bytes_read_text_in(NULL, path, max, out, err);
 }
 
-int kp_bytes_read_text_in(const char *root, const char *path, size_t max, struct kp_bytes *out,
-			  struct kp_err *err)
+int kp_bytes_read_text_in(const struct kp_root_dir *root, const char *path, size_t max,
+			  struct kp_bytes *out, struct kp_err *err)
 {
 	struct stat st;
 	int fd;
@@ -271,8 +283,8 @@ int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_e
 	return kp_bytes_map_in(NULL, path, max, out, err);
 }
 
-int kp_bytes_map_in(const char *root, const char *path, size_t max, struct kp_bytes *out,
-		    struct kp_err *err)
+int kp_bytes_map_in(const struct kp_root_dir *root, const char *path, size_t max,
+		    struct kp_bytes *out, struct kp_err *err)
 {
 	struct stat st;
 	char sz[32];
@@ -452,8 +464,9 @@ static void set_state(struct kp_bytes *out, const struct stat *st)
 	out->ctim = st->st_ctim;
 }
 
-static int bytes_read(const char *root, const char *path, size_t max_size, bool elf_only,
-		      struct kp_decoders *dec, struct kp_bytes *out, struct kp_err *err)
+static int bytes_read(const struct kp_root_dir *root, const char *path, size_t max_size,
+		      bool elf_only, struct kp_decoders *dec, struct kp_bytes *out,
+		      struct kp_err *err)
 {
 	struct stat st;
 	char sz[32];
@@ -490,8 +503,8 @@ int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struc
 	return kp_bytes_read_in(NULL, path, max_size, out, err);
 }
 
-int kp_bytes_read_in(const char *root, const char *path, size_t max_size, struct kp_bytes *out,
-		     struct kp_err *err)
+int kp_bytes_read_in(const struct kp_root_dir *root, const char *path, size_t max_size,
+		     struct kp_bytes *out, struct kp_err *err)
 {
 	struct kp_bytes sparse;
 
@@ -520,7 +533,7 @@ int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec
 	return bytes_read(NULL, path, max_size, true, dec, out, err);
 }
 
-int kp_bytes_read_elf_in(const char *root, const char *path, size_t max_size,
+int kp_bytes_read_elf_in(const struct kp_root_dir *root, const char *path, size_t max_size,
 			 struct kp_decoders *dec, struct kp_bytes *out, struct kp_err *err)
 {
 	return bytes_read(root, path, max_size, true, dec, out, err);

@@ -110,7 +110,7 @@ void kp_ima_file_read(const char *path, struct kp_ima_file *out)
 	kp_ima_file_read_in(NULL, path, out);
 }
 
-void kp_ima_file_read_in(const char *root, const char *path, struct kp_ima_file *out)
+void kp_ima_file_read_in(const struct kp_root_dir *root, const char *path, struct kp_ima_file *out)
 {
 	uint8_t value[8192];
 	struct kp_err err = { 0 };

@@ -226,8 +226,8 @@ int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_e
 	return r < 0 ? kp_err_prefix(err, path) : 0;
 }
 
-int kp_read_file_in(const char *root, const char *path, size_t max, struct kp_bytes *out,
-		    struct kp_err *err)
+int kp_read_file_in(const struct kp_root_dir *root, const char *path, size_t max,
+		    struct kp_bytes *out, struct kp_err *err)
 {
 	int r = kp_bytes_read_text_in(root, path, max, out, err);
 

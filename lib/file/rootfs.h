@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "file/bytes.h"
+#include "file/rootopen.h"
 #include "util/util.h"
 
 /* True when @root is the host's own root (NULL, "" or "/"). */
@@ -76,8 +77,8 @@ int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_e
  * descriptors (kp_open_regular_in()), so a link swapped on the way since it was resolved
  * cannot lead the read to a host file.
  */
-int kp_read_file_in(const char *root, const char *path, size_t max, struct kp_bytes *out,
-		    struct kp_err *err);
+int kp_read_file_in(const struct kp_root_dir *root, const char *path, size_t max,
+		    struct kp_bytes *out, struct kp_err *err);
 
 /*
  * The first line of a small text file without its newline and surrounding

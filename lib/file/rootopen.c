@@ -21,6 +21,20 @@ int kp_root_dir_open(const char *root)
 	return open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+void kp_root_dir_pin(struct kp_root_dir *r, const char *path)
+{
+	r->path = path;
+	r->fd = path && path[0] && strcmp(path, "/") ? kp_root_dir_open(path) : -1;
+}
+
+void kp_root_dir_unpin(struct kp_root_dir *r)
+{
+	if (r->path && r->fd >= 0)
+		close(r->fd);
+	r->path = NULL;
+	r->fd = -1;
+}
+
 const char *kp_root_rel(const char *root, const char *path)
 {
 	size_t rl;

@@ -17,6 +17,25 @@
 int kp_root_dir_open(const char *root);
 
 /*
+ * A system's root as the readers take it (kp_open_regular_in()): the path it is named by
+ * and, once pinned, its directory, so that every file of a run is opened under the directory
+ * ROOT named when the run began, whatever is renamed or replaced above it meanwhile (ROOT
+ * itself swapped for a link to "/" by whoever owns its parent).
+ */
+struct kp_root_dir {
+	const char *path; /* NULL, "" or "/": the host's, no root */
+	int fd;		  /* the directory, O_PATH; -1: @path opened at each use */
+};
+
+/*
+ * @r names @path (kept, not copied) with its directory opened now; the host's root, or a
+ * directory that cannot be opened (each use then says why), leaves @r->fd -1. Release
+ * with kp_root_dir_unpin(); a zeroed @r holds nothing to release.
+ */
+void kp_root_dir_pin(struct kp_root_dir *r, const char *path);
+void kp_root_dir_unpin(struct kp_root_dir *r);
+
+/*
  * @rel opened under the directory @rootfd with @flags (open(2)'s; O_CREAT refused), every
  * symlink on the way resolved as a chroot at @rootfd would: absolute targets restart at
  * @rootfd, ".." never climbs above it, KP_ROOT_MAX_LINKS links at most (ELOOP), procfs

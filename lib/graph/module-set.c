@@ -73,8 +73,12 @@ int kp_set_set_root(struct kp_module_set *set, const char *root)
 		if (!r)
 			return -1;
 	}
+	kp_root_dir_unpin(&set->rootdir);
 	free(set->root);
 	set->root = r;
+	/* its directory opened once: every module of the set is opened under it */
+	if (r)
+		kp_root_dir_pin(&set->rootdir, r);
 	return 0;
 }
 
@@ -264,7 +268,7 @@ struct read_ctx {
  * no result depends on it, and the reader records the file's state itself, next to this
  * one. Else the facts cache's stat(), recorded and kept in *@keep (zeroed when it fails).
  */
-static size_t read_cost(const char *root, const char *path, struct stat *keep)
+static size_t read_cost(const struct kp_root_dir *root, const char *path, struct stat *keep)
 {
 	static const char *const packed[] = { ".xz", ".zst", ".gz" };
 	size_t len = strlen(path);
@@ -296,9 +300,9 @@ static void cost_slice(void *ctx, size_t begin, size_t end)
 	struct read_ctx *c = ctx;
 
 	for (size_t k = begin; k < end; k++)
-		c->q[k].cost =
-			read_cost(c->set->root, kp_set_entry_file(&c->set->entries[c->q[k].index]),
-				  c->st ? &c->st[c->q[k].index - c->from] : NULL);
+		c->q[k].cost = read_cost(c->set->root ? &c->set->rootdir : NULL,
+					 kp_set_entry_file(&c->set->entries[c->q[k].index]),
+					 c->st ? &c->st[c->q[k].index - c->from] : NULL);
 }
 
 /* kp_set_open_module() with the file's stat() already made (@st, or NULL). */
@@ -420,7 +424,7 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 	size_t end = to < set->n ? to : set->n, n, failed = 0;
 
 	/* module files under the set's root are opened inside it (kp_open_regular_in()) */
-	ro.open.root = set->root;
+	ro.open.root = set->root ? &set->rootdir : NULL;
 	opts = &ro;
 
 	if (from > end)
@@ -465,6 +469,7 @@ void kp_set_release(struct kp_module_set *set)
 		kp_set_free_module(set->cache, set->entries[i].mod);
 	}
 	free(set->entries);
+	kp_root_dir_unpin(&set->rootdir);
 	free(set->root);
 	memset(set, 0, sizeof(*set));
 }

@@ -141,7 +141,8 @@ static int parse_file(struct kp_depmod_cfg *cfg, const char *root, const char *p
 	ssize_t got;
 	size_t len = 0;
 	/* inside the root by descriptors: a directory swapped for a link since it was listed */
-	int fd = kp_open_regular_in(root, path, &st, &oe);
+	const struct kp_root_dir rd = { .path = root, .fd = -1 };
+	int fd = kp_open_regular_in(&rd, path, &st, &oe);
 
 	if (fd < 0 && oe.errnum != EISDIR && oe.errnum != EINVAL)
 		return kp_err_set(err, "%s: cannot open: %s", path, strerror(oe.errnum));

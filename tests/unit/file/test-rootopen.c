@@ -6,7 +6,8 @@
  * magic link refused, each through openat2() and through the walk that stands in for it
  * without openat2 (called directly); then a directory swapped for a link after the path was
  * resolved (the race, made deterministic by swapping between the resolve and the open): the
- * open stays inside the root where a path open reads the host's file; a FIFO refused.
+ * open stays inside the root where a path open reads the host's file; a FIFO refused; ROOT
+ * itself swapped for a link: its pinned directory still read (kp_root_dir_pin()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +124,7 @@ int main(void)
 	struct kp_err err = { 0 };
 	struct stat st;
 	char host[PATH_MAX * 2], path[PATH_MAX * 2], *resolved;
+	struct kp_root_dir rd = { .path = NULL, .fd = -1 }, named;
 	int rootfd, fd, r;
 
 	snprintf(top, sizeof(top), "%s/kp-rootopen.XXXXXX", getenv("TMPDIR") ?: "/tmp");
@@ -180,6 +182,8 @@ int main(void)
 	dir("root/dir");
 	dir("root/dir/modules");
 	put("root/dir/modules/m.ko", "root\n");
+	kp_root_dir_pin(&rd, root);
+	named = (struct kp_root_dir){ .path = root, .fd = -1 };
 	resolved = kp_root_resolve(root, "dir/modules/m.ko");
 	snprintf(path, sizeof(path), "%s/dir/modules/m.ko", root);
 	tap_ok(&t, resolved && !strcmp(resolved, path), "resolved while 'dir' is a directory");
@@ -196,21 +200,21 @@ int main(void)
 	       "swapped: the path open reads the host's file");
 	kp_bytes_release(&b);
 	memset(&err, 0, sizeof(err));
-	tap_is_int(&t, kp_bytes_read_text_in(root, resolved, (size_t)1 << 20, &b, &err), -1,
+	tap_is_int(&t, kp_bytes_read_text_in(&rd, resolved, (size_t)1 << 20, &b, &err), -1,
 		   "swapped: the open inside the root fails");
 	tap_is_int(&t, err.errnum, ENOENT, "swapped: ENOENT (the host path is not in the root)");
-	tap_is_int(&t, kp_stat_in(root, resolved, &st), -1, "swapped: kp_stat_in() fails too");
+	tap_is_int(&t, kp_stat_in(&rd, resolved, &st), -1, "swapped: kp_stat_in() fails too");
 	/* the same link relative, to the root's own copy: followed inside */
 	link_to("dir.old", "root/dir");
 	memset(&err, 0, sizeof(err));
 	tap_ok(&t,
-	       kp_bytes_read_text_in(root, resolved, (size_t)1 << 20, &b, &err) == 0 &&
-		       b.len == 5 && !memcmp(b.data, "root\n", 5),
+	       kp_bytes_read_text_in(&rd, resolved, (size_t)1 << 20, &b, &err) == 0 && b.len == 5 &&
+		       !memcmp(b.data, "root\n", 5),
 	       "re-pointed inside the root: the root's file read");
 	kp_bytes_release(&b);
 	/* a path outside the root, or no root: opened by path as before */
 	snprintf(path, sizeof(path), "%s/host.ko", top);
-	fd = kp_open_regular_in(root, path, &st, &err);
+	fd = kp_open_regular_in(&rd, path, &st, &err);
 	tap_ok(&t, fd >= 0 && st.st_size == 5, "a path outside the root: opened by path");
 	if (fd >= 0)
 		close(fd);
@@ -220,14 +224,43 @@ int main(void)
 	if (mkfifo(path, 0600) < 0)
 		return 99;
 	memset(&err, 0, sizeof(err));
-	fd = kp_open_regular_in(root, path, &st, &err);
+	fd = kp_open_regular_in(&rd, path, &st, &err);
 	tap_is_int(&t, fd, -1, "a FIFO in the root: refused");
 	tap_is_str(&t, err.msg, "is a FIFO, not a regular file", "a FIFO: the reason");
 	/* a directory */
 	snprintf(path, sizeof(path), "%s/lib", root);
 	memset(&err, 0, sizeof(err));
-	tap_is_int(&t, kp_open_regular_in(root, path, &st, &err), -1, "a directory: refused");
+	tap_is_int(&t, kp_open_regular_in(&rd, path, &st, &err), -1, "a directory: refused");
 	tap_is_int(&t, err.errnum, EISDIR, "a directory: EISDIR");
+
+	/*
+	 * ROOT itself swapped (its parent is the user's): renamed away and replaced by a link
+	 * to a directory holding the host's files. The pinned root still opens the first
+	 * ROOT's file; a root opened at each use follows the new link.
+	 */
+	snprintf(path, sizeof(path), "%s/root.old", top);
+	if (rename(root, path) < 0)
+		return 99;
+	link_to("hostlib/..", "root");
+	snprintf(path, sizeof(path), "%s/lib/modules/m.ko", root);
+	memset(&err, 0, sizeof(err));
+	tap_ok(&t,
+	       kp_bytes_read_text_in(&rd, path, (size_t)1 << 20, &b, &err) == 0 && b.len == 5 &&
+		       !memcmp(b.data, "root\n", 5),
+	       "ROOT swapped for a link: the pinned root's file read");
+	kp_bytes_release(&b);
+	snprintf(path, sizeof(path), "%s/hostlib/modules/m.ko", root);
+	memset(&err, 0, sizeof(err));
+	tap_ok(&t,
+	       kp_bytes_read_text_in(&named, path, (size_t)1 << 20, &b, &err) == 0 && b.len == 5 &&
+		       !memcmp(b.data, "host\n", 5),
+	       "ROOT swapped for a link: opened at each use, the new target's file");
+	kp_bytes_release(&b);
+	memset(&err, 0, sizeof(err));
+	tap_is_int(&t, kp_bytes_read_text_in(&rd, path, (size_t)1 << 20, &b, &err), -1,
+		   "ROOT swapped: that file is not in the pinned root");
+	kp_root_dir_unpin(&rd);
+	tap_is_int(&t, rd.fd, -1, "unpinned");
 
 	close(rootfd);
 	free(resolved);
