@@ -107,6 +107,25 @@ static void cases(struct tap *t, opener fn, const char *how, int rootfd)
 	CASE("n40", "root", "40 links followed");
 	CASE("n41", want, "41 links: ELOOP");
 	CASE("lib/modules/m.ko/x", "errno:20", "a file as a directory: ENOTDIR");
+	CASE("deep/d1/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/d13/d14/d15/d16/d17/d18/up", "root",
+	     "20 directories deep, then a link climbing past the root");
+	{
+		struct stat a, b;
+		int d = fn(rootfd, "lib/modules/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int r0 = fn(rootfd, "", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		snprintf(msg, sizeof(msg), "%s: a trailing '/' opens the directory", how);
+		tap_ok(t, d >= 0 && fstat(d, &a) == 0 && S_ISDIR(a.st_mode), "%s", msg);
+		snprintf(msg, sizeof(msg), "%s: an empty path is the root itself", how);
+		tap_ok(t,
+		       r0 >= 0 && fstat(r0, &a) == 0 && fstat(rootfd, &b) == 0 &&
+			       a.st_ino == b.st_ino && a.st_dev == b.st_dev,
+		       "%s", msg);
+		if (d >= 0)
+			close(d);
+		if (r0 >= 0)
+			close(r0);
+	}
 #undef CASE
 	/* /proc/self as the root: "root" and "cwd" are magic links (nd_jump_link()) */
 	procfd = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -149,6 +168,23 @@ int main(void)
 	link_to(host, "root/esc");
 	link_to("loop2", "root/loop1");
 	link_to("loop1", "root/loop2");
+	/* 20 directories deep (the walk's stack grows past 16), a link climbing 25 levels */
+	{
+		char d[PATH_MAX] = "root/deep";
+
+		dir(d);
+		for (int i = 1; i <= 18; i++) {
+			size_t l = strlen(d);
+
+			snprintf(d + l, sizeof(d) - l, "/d%d", i);
+			dir(d);
+		}
+		strncat(d, "/up", sizeof(d) - strlen(d) - 1);
+		link_to("../../../../../../../../../../../../../../../../../../../../../../../../"
+			"../"
+			"lib/modules/m.ko",
+			d);
+	}
 	/* n40 -> n39 -> ... -> n1 -> /lib/modules/m.ko: 40 links; n41 one more */
 	for (int i = 1; i <= 41; i++) {
 		char name[32], target[32];
