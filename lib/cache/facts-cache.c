@@ -226,14 +226,14 @@ static int hash_fd(struct kp_facts_cache *c, int fd, uint64_t size, unsigned cha
 }
 
 /* SHA-256 of the file's bytes as they are on disk; -1 if it cannot be read or changed. */
-static int content_key(struct kp_facts_cache *c, const char *path, const struct stat *pre,
-		       unsigned char *key)
+static int content_key(struct kp_facts_cache *c, const struct kp_root_dir *root, const char *path,
+		       const struct stat *pre, unsigned char *key)
 {
 	struct kp_err err;
 	struct stat st;
 	int fd, r = -1;
 
-	fd = kp_open_regular(path, &st, &err);
+	fd = kp_open_regular_in(root, path, &st, &err);
 	if (fd < 0)
 		return -1;
 	if (same_file_state(pre, &st))
@@ -501,7 +501,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 {
 	struct kp_open_opts direct = *opts;
 	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(opts) }, hit;
-	struct stat pre, post;
+	struct stat pre, post, got_st, *got;
 	struct kp_module *m;
 	bool trust;
 
@@ -517,7 +517,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	 */
 	if (given)
 		pre = *given;
-	else if (kp_in_stat(path, &pre) < 0)
+	else if (kp_stat_in(opts->root, path, &pre) < 0)
 		return kp_module_open_with(path, &direct, dec, out, err);
 	if (!S_ISREG(pre.st_mode))
 		return kp_module_open_with(path, &direct, dec, out, err);
@@ -540,7 +540,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	 * with content keys are made only from trusted states). An uncompressed module has no
 	 * content key, so hashing one whose state is not trusted could find nothing.
 	 */
-	if (hashed_by_name(path) && content_key(c, path, &pre, r.key) == 0) {
+	if (hashed_by_name(path) && content_key(c, opts->root, path, &pre, r.key) == 0) {
 		unsigned char *raw = NULL;
 
 		r.flags |= KP_FC_F_CONTENT;
@@ -559,15 +559,20 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 		}
 	}
 	count(&c->n.misses);
+	got = opts->state ? opts->state : &got_st;
+	direct.state = got;
 	if (kp_module_open_with(path, &direct, dec, out, err) < 0)
 		return -1;
 	if (!trust || racy(r.st))
 		return 0; /* the state does not name the bytes read (see the top): not stored */
+	/* the file read is not the one looked up (replaced since, or a link on the way) */
+	if (!same_file_state(&pre, got))
+		return 0;
 	/* uncompressed, changed since the cache was filled: its content key too (see the top) */
 	if (!(r.flags & KP_FC_F_CONTENT) &&
 	    __atomic_add_fetch(&c->plain_hashed, (uint64_t)pre.st_size, __ATOMIC_RELAXED) <=
 		    KP_FC_PLAIN_HASH_MAX &&
-	    content_key(c, path, &pre, r.key) == 0)
+	    content_key(c, opts->root, path, &pre, r.key) == 0)
 		r.flags |= KP_FC_F_CONTENT;
 	/*
 	 * A content key must name the bytes that were read: the file must not have changed
@@ -577,7 +582,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	 * stat() either way).
 	 */
 	if (!(r.flags & KP_FC_F_CONTENT) ||
-	    (kp_in_stat(path, &post) == 0 && same_file_state(&pre, &post))) {
+	    (kp_stat_in(opts->root, path, &post) == 0 && same_file_state(&pre, &post))) {
 		store_or_defer(c, opts, *out, &r, false);
 		if (r.flags & KP_FC_F_CONTENT)
 			note_bytes(opts, r.st, r.key);

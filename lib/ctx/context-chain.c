@@ -153,8 +153,14 @@ static int check_live_import_ns(struct kp_ctx *c, const char *name, const char *
 
 static int add_provider(struct kp_ctx *c, const char *name, const char *path, struct kp_err *err)
 {
-	/* a loaded module is read for its exports: its symbol_get() sites are not judged */
-	struct kp_open_opts oo = { .max_size = c->env.max_size, .no_symbol_get = true };
+	/*
+	 * a loaded module is read for its exports: its symbol_get() sites are not judged; the
+	 * file is opened inside --root by descriptors, as the set's modules are
+	 */
+	struct kp_root_dir rd = { .path = c->o.root, .fd = -1 };
+	struct kp_open_opts oo = { .max_size = c->env.max_size,
+				   .no_symbol_get = true,
+				   .root = &rd };
 	struct kp_facts_cache *cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
 	struct kp_err why = { 0 };
 	size_t need = c->hook.nproviders + 1;

@@ -17,6 +17,7 @@
 #include "decompress.h"
 #include "inputs.h"
 #include "mem-budget.h"
+#include "rootopen.h"
 #include "util/io.h"
 
 int kp_bytes_pread(int fd, unsigned char *buf, size_t len, uint64_t off, struct kp_err *err)
@@ -100,17 +101,134 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err)
 	return fd;
 }
 
+/*
+ * @rel opened inside @rootfd twice: O_PATH first, so that only a regular file is ever opened
+ * for reading (opening a device can act, a FIFO block), then O_RDONLY|O_NONBLOCK, which must
+ * find the same file (a FIFO or device swapped in between is refused by the fstat()).
+ */
+static int open_in_root(int rootfd, const char *rel, struct stat *st, struct kp_err *err)
+{
+	struct stat pre;
+	int fd, e;
+
+	fd = kp_root_openat(rootfd, rel, O_PATH | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &pre) < 0) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		return kp_err_errno(err, e, "cannot open: %s", strerror(e));
+	}
+	close(fd);
+	if (!S_ISREG(pre.st_mode))
+		return kp_err_errno(err, S_ISDIR(pre.st_mode) ? EISDIR : EINVAL, "%s",
+				    not_regular(pre.st_mode));
+	fd = kp_root_openat(rootfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, st) < 0) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		return kp_err_errno(err, e, "cannot open: %s", strerror(e));
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return kp_err_errno(err, S_ISDIR(st->st_mode) ? EISDIR : EINVAL, "%s",
+				    not_regular(st->st_mode));
+	}
+	if (st->st_dev != pre.st_dev || st->st_ino != pre.st_ino) {
+		close(fd);
+		return kp_err_errno(err, EAGAIN, "cannot open: replaced while being opened");
+	}
+	return fd;
+}
+
+/* @root's directory: pinned, or opened now (*@own: to be closed); -1 with errno */
+static int root_fd(const struct kp_root_dir *root, bool *own)
+{
+	*own = root->fd < 0;
+	return *own ? kp_root_dir_open(root->path) : root->fd;
+}
+
+int kp_open_regular_in(const struct kp_root_dir *root, const char *path, struct stat *st,
+		       struct kp_err *err)
+{
+	const char *rel = root ? kp_root_rel(root->path, path) : NULL;
+	struct stat rec;
+	bool own;
+	int rootfd, fd, e;
+
+	if (!rel)
+		return kp_open_regular(path, st, err);
+	/* the manifest records @path as kp_open_regular() does: its state, then the fstat() */
+	(void)kp_in_stat(path, &rec);
+	rootfd = root_fd(root, &own);
+	if (rootfd < 0) {
+		e = errno;
+		return kp_err_errno(err, e, "cannot open the root %s: %s", root->path, strerror(e));
+	}
+	fd = open_in_root(rootfd, rel, st, err);
+	if (own)
+		close(rootfd);
+	if (fd >= 0)
+		kp_in_note_fd(path, fd);
+	return fd;
+}
+
+int kp_stat_in(const struct kp_root_dir *root, const char *path, struct stat *st)
+{
+	const char *rel = root ? kp_root_rel(root->path, path) : NULL;
+	struct stat rec;
+	bool own;
+	int rootfd, fd, r = -1, e;
+
+	if (!rel)
+		return kp_in_stat(path, st);
+	(void)kp_in_stat(path, &rec); /* recorded as kp_in_stat(): the path's state */
+	rootfd = root_fd(root, &own);
+	if (rootfd < 0)
+		return -1;
+	fd = kp_root_openat(rootfd, rel, O_PATH | O_CLOEXEC);
+	e = errno;
+	if (own)
+		close(rootfd);
+	if (fd >= 0) {
+		r = fstat(fd, st);
+		e = errno;
+		close(fd);
+	}
+	errno = e;
+	return r;
+}
+
+static int read_text_fd(int fd, const struct stat *st, size_t max, struct kp_bytes *out,
+			struct kp_err *err);
+
 int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
 {
-	struct kp_outbuf o = { .max = max };
+	return kp_bytes_read_text_in(NULL, path, max, out, err);
+}
+
+int kp_bytes_read_text_in(const struct kp_root_dir *root, const char *path, size_t max,
+			  struct kp_bytes *out, struct kp_err *err)
+{
 	struct stat st;
-	char sz[32];
-	int fd, r = 0;
+	int fd;
 
 	memset(out, 0, sizeof(*out));
-	fd = kp_open_regular(path, &st, err);
+	fd = kp_open_regular_in(root, path, &st, err);
 	if (fd < 0)
 		return -1;
+	return read_text_fd(fd, &st, max, out, err);
+}
+
+/* Reads the open @fd (closed here) to its end into @out. */
+static int read_text_fd(int fd, const struct stat *stp, size_t max, struct kp_bytes *out,
+			struct kp_err *err)
+{
+	struct kp_outbuf o = { .max = max };
+	const struct stat st = *stp;
+	char sz[32];
+	int r = 0;
+
 	/*
 	 * To the end whatever the reported size: procfs and sysfs say 0 or 4096. A regular
 	 * file's size sizes the buffer at once (no copy per doubling; the 64 KiB over it are
@@ -162,13 +280,19 @@ out:
 
 int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
 {
+	return kp_bytes_map_in(NULL, path, max, out, err);
+}
+
+int kp_bytes_map_in(const struct kp_root_dir *root, const char *path, size_t max,
+		    struct kp_bytes *out, struct kp_err *err)
+{
 	struct stat st;
 	char sz[32];
 	void *p;
 	int fd;
 
 	memset(out, 0, sizeof(*out));
-	fd = kp_open_regular(path, &st, err);
+	fd = kp_open_regular_in(root, path, &st, err);
 	if (fd < 0)
 		return -1;
 	if ((uint64_t)st.st_size > max) {
@@ -340,15 +464,16 @@ static void set_state(struct kp_bytes *out, const struct stat *st)
 	out->ctim = st->st_ctim;
 }
 
-static int bytes_read(const char *path, size_t max_size, bool elf_only, struct kp_decoders *dec,
-		      struct kp_bytes *out, struct kp_err *err)
+static int bytes_read(const struct kp_root_dir *root, const char *path, size_t max_size,
+		      bool elf_only, struct kp_decoders *dec, struct kp_bytes *out,
+		      struct kp_err *err)
 {
 	struct stat st;
 	char sz[32];
 	int fd, r;
 
 	memset(out, 0, sizeof(*out));
-	fd = kp_open_regular(path, &st, err);
+	fd = kp_open_regular_in(root, path, &st, err);
 	if (fd < 0)
 		return -1;
 	if (st.st_size == 0) {
@@ -375,10 +500,16 @@ out_close:
 
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err)
 {
+	return kp_bytes_read_in(NULL, path, max_size, out, err);
+}
+
+int kp_bytes_read_in(const struct kp_root_dir *root, const char *path, size_t max_size,
+		     struct kp_bytes *out, struct kp_err *err)
+{
 	struct kp_bytes sparse;
 
 	/* Whole: the callers of this one read it as a buffer. */
-	if (bytes_read(path, max_size, false, NULL, &sparse, err) < 0)
+	if (bytes_read(root, path, max_size, false, NULL, &sparse, err) < 0)
 		return -1;
 	if (!sparse.sparse) {
 		*out = sparse;
@@ -399,7 +530,13 @@ int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struc
 int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err)
 {
-	return bytes_read(path, max_size, true, dec, out, err);
+	return bytes_read(NULL, path, max_size, true, dec, out, err);
+}
+
+int kp_bytes_read_elf_in(const struct kp_root_dir *root, const char *path, size_t max_size,
+			 struct kp_decoders *dec, struct kp_bytes *out, struct kp_err *err)
+{
+	return bytes_read(root, path, max_size, true, dec, out, err);
 }
 
 void kp_bytes_release(struct kp_bytes *b)

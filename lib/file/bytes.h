@@ -86,6 +86,21 @@ enum kp_compression kp_detect_compression(const unsigned char *p, size_t len);
  */
 struct stat;
 int kp_open_regular(const char *path, struct stat *st, struct kp_err *err);
+/*
+ * The same for @path under @root (a system at @root, -b ROOT or --root): opened by descriptors
+ * inside it (file/rootopen.h, kp_root_openat()), so that a directory or link on the way that is
+ * swapped after @path was resolved cannot lead the open out of @root; absolute links restart
+ * at @root, ".." stops there. The inputs manifest records @path as kp_open_regular() does. Any
+ * other @path, or a NULL or host @root: kp_open_regular().
+ */
+struct kp_root_dir;
+int kp_open_regular_in(const struct kp_root_dir *root, const char *path, struct stat *st,
+		       struct kp_err *err);
+/*
+ * stat() of @path as kp_open_regular_in() would find it (under @root: inside it, by
+ * descriptors), recorded in the inputs manifest as kp_in_stat(). 0, or -1 with errno.
+ */
+int kp_stat_in(const struct kp_root_dir *root, const char *path, struct stat *st);
 
 /*
  * Reads a text file to its end whatever size it reports (procfs, sysfs), up to @max
@@ -93,12 +108,18 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err);
  * 0, or -1 as kp_open_regular() (errnum EFBIG over the cap).
  */
 int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+/* The same for @path under @root, opened as kp_open_regular_in(). */
+int kp_bytes_read_text_in(const struct kp_root_dir *root, const char *path, size_t max,
+			  struct kp_bytes *out, struct kp_err *err);
 
 /*
  * Maps the regular file @path (at most @max bytes, not empty) read-only, uncompressed as it
  * is: read it only under kp_bytes_guard(). 0, or -1 as kp_open_regular() (EFBIG past @max).
  */
 int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+/* The same for @path under @root, opened as kp_open_regular_in(). */
+int kp_bytes_map_in(const struct kp_root_dir *root, const char *path, size_t max,
+		    struct kp_bytes *out, struct kp_err *err);
 
 /*
  * Hands each line of the text file @path (without its newline) to @fn, reading through one
@@ -115,6 +136,9 @@ int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, siz
  * probable decompression bomb.
  */
 int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struct kp_err *err);
+/* The same for @path under @root, opened as kp_open_regular_in(). */
+int kp_bytes_read_in(const struct kp_root_dir *root, const char *path, size_t max_size,
+		     struct kp_bytes *out, struct kp_err *err);
 /*
  * Same for a kernel module: decompression stops as soon as the output is not ELF.
  * @dec (may be NULL): the calling thread's decoders and buffers, reused. An uncompressed
@@ -124,6 +148,9 @@ int kp_bytes_read(const char *path, size_t max_size, struct kp_bytes *out, struc
  */
 int kp_bytes_read_elf(const char *path, size_t max_size, struct kp_decoders *dec,
 		      struct kp_bytes *out, struct kp_err *err);
+/* The same for @path under @root, opened as kp_open_regular_in(). */
+int kp_bytes_read_elf_in(const struct kp_root_dir *root, const char *path, size_t max_size,
+			 struct kp_decoders *dec, struct kp_bytes *out, struct kp_err *err);
 /*
  * Calls @fn(@arg) and returns what it returns; when @b is mapped, a SIGBUS on the mapping
  * during the call (the file shrank) ends the call early with -1 and "file shrank while

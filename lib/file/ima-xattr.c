@@ -107,6 +107,11 @@ static void classify(int fd, uint64_t size, const uint8_t *v, size_t len, struct
 
 void kp_ima_file_read(const char *path, struct kp_ima_file *out)
 {
+	kp_ima_file_read_in(NULL, path, out);
+}
+
+void kp_ima_file_read_in(const struct kp_root_dir *root, const char *path, struct kp_ima_file *out)
+{
 	uint8_t value[8192];
 	struct kp_err err = { 0 };
 	struct statfs sfs;
@@ -117,7 +122,7 @@ void kp_ima_file_read(const char *path, struct kp_ima_file *out)
 	memset(out, 0, sizeof(*out));
 	out->hash_algo = -1;
 	out->digest_match = -1;
-	fd = kp_open_regular(path, &st, &err);
+	fd = kp_open_regular_in(root, path, &st, &err);
 	if (fd < 0) {
 		out->state = KP_IMA_X_UNREADABLE;
 		out->err = err.errnum ? err.errnum : EIO;

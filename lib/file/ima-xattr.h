@@ -51,6 +51,9 @@ struct kp_ima_file {
  * against the file's bytes, as xattr_verify() compares it with the measured hash.
  */
 void kp_ima_file_read(const char *path, struct kp_ima_file *out);
+/* The same for @path under @root, opened inside it as kp_open_regular_in(). */
+struct kp_root_dir;
+void kp_ima_file_read_in(const struct kp_root_dir *root, const char *path, struct kp_ima_file *out);
 
 /* The kernel's name of IMA hash algorithm @id ("sha256"), NULL when unknown. */
 const char *kp_ima_hash_name(int id);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "rootfs.h"
 #include "file/inputs.h"
+#include "file/rootopen.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,8 +60,6 @@ char *kp_root_resolve_link(const char *root, const char *path)
 	sprintf(p, "%.*s/%s", (int)(slash - path), path, target);
 	return p;
 }
-
-#define KP_ROOT_MAX_LINKS 40
 
 /* Appends @n bytes of @s to the path @p (length *@len, capacity *@cap) after a '/'. */
 static int push_component(char **p, size_t *len, size_t *cap, const char *s, size_t n)
@@ -223,6 +222,14 @@ bool kp_is_dir(const char *path)
 int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
 {
 	int r = kp_bytes_read_text(path, max, out, err);
+
+	return r < 0 ? kp_err_prefix(err, path) : 0;
+}
+
+int kp_read_file_in(const struct kp_root_dir *root, const char *path, size_t max,
+		    struct kp_bytes *out, struct kp_err *err)
+{
+	int r = kp_bytes_read_text_in(root, path, max, out, err);
 
 	return r < 0 ? kp_err_prefix(err, path) : 0;
 }

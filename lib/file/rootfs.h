@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "file/bytes.h"
+#include "file/rootopen.h"
 #include "util/util.h"
 
 /* True when @root is the host's own root (NULL, "" or "/"). */
@@ -71,6 +72,13 @@ bool kp_is_dir(const char *path);
  * can treat absence as "unknown").
  */
 int kp_read_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+/*
+ * The same for @path under @root (a path kp_root_resolve*() gave): opened inside @root by
+ * descriptors (kp_open_regular_in()), so a link swapped on the way since it was resolved
+ * cannot lead the read to a host file.
+ */
+int kp_read_file_in(const struct kp_root_dir *root, const char *path, size_t max,
+		    struct kp_bytes *out, struct kp_err *err);
 
 /*
  * The first line of a small text file without its newline and surrounding

@@ -73,8 +73,12 @@ int kp_set_set_root(struct kp_module_set *set, const char *root)
 		if (!r)
 			return -1;
 	}
+	kp_root_dir_unpin(&set->rootdir);
 	free(set->root);
 	set->root = r;
+	/* its directory opened once: every module of the set is opened under it */
+	if (r)
+		kp_root_dir_pin(&set->rootdir, r);
 	return 0;
 }
 
@@ -264,14 +268,14 @@ struct read_ctx {
  * no result depends on it, and the reader records the file's state itself, next to this
  * one. Else the facts cache's stat(), recorded and kept in *@keep (zeroed when it fails).
  */
-static size_t read_cost(const char *path, struct stat *keep)
+static size_t read_cost(const struct kp_root_dir *root, const char *path, struct stat *keep)
 {
 	static const char *const packed[] = { ".xz", ".zst", ".gz" };
 	size_t len = strlen(path);
 	struct stat st;
 
 	if (keep) {
-		if (kp_in_stat(path, keep) < 0) {
+		if (kp_stat_in(root, path, keep) < 0) {
 			memset(keep, 0, sizeof(*keep));
 			return 0;
 		}
@@ -296,7 +300,8 @@ static void cost_slice(void *ctx, size_t begin, size_t end)
 	struct read_ctx *c = ctx;
 
 	for (size_t k = begin; k < end; k++)
-		c->q[k].cost = read_cost(kp_set_entry_file(&c->set->entries[c->q[k].index]),
+		c->q[k].cost = read_cost(c->set->root ? &c->set->rootdir : NULL,
+					 kp_set_entry_file(&c->set->entries[c->q[k].index]),
 					 c->st ? &c->st[c->q[k].index - c->from] : NULL);
 }
 
@@ -361,7 +366,7 @@ static void read_one(struct kp_set_entry *ent, struct kp_facts_cache *cache, con
 		if (!ent->error)
 			abort(); /* cannot even report: out of memory */
 	} else if (o->ima_xattr) {
-		kp_ima_file_read(kp_set_entry_file(ent), &ent->mod->ima);
+		kp_ima_file_read_in(o->root, kp_set_entry_file(ent), &ent->mod->ima);
 	}
 }
 
@@ -414,8 +419,13 @@ size_t kp_set_read_range(struct kp_module_set *set, size_t from, size_t to,
 		.run = read_job,
 		.progress = read_progress,
 	};
-	struct read_ctx c = { .set = set, .opts = opts };
+	struct kp_read_opts ro = *opts;
+	struct read_ctx c = { .set = set, .opts = &ro };
 	size_t end = to < set->n ? to : set->n, n, failed = 0;
+
+	/* module files under the set's root are opened inside it (kp_open_regular_in()) */
+	ro.open.root = set->root ? &set->rootdir : NULL;
+	opts = &ro;
 
 	if (from > end)
 		from = end;
@@ -459,6 +469,7 @@ void kp_set_release(struct kp_module_set *set)
 		kp_set_free_module(set->cache, set->entries[i].mod);
 	}
 	free(set->entries);
+	kp_root_dir_unpin(&set->rootdir);
 	free(set->root);
 	memset(set, 0, sizeof(*set));
 }

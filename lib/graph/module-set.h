@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "file/rootopen.h"
 #include "read/module.h"
 
 struct kp_set_entry {
@@ -36,6 +37,7 @@ struct kp_module_set {
 	size_t cap;
 	struct kp_facts_cache *cache; /* the entries were read through it (kp_read_opts) */
 	char *root;		      /* kp_set_set_root(); NULL: the host's files */
+	struct kp_root_dir rootdir;   /* @root's directory, opened once (with @root) */
 };
 
 /*

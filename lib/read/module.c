@@ -564,7 +564,7 @@ int kp_module_open_with(const char *path, const struct kp_open_opts *opts, struc
 	int r;
 
 	*out = NULL;
-	r = kp_bytes_read_elf(path, max_size(opts), dec, &b, err);
+	r = kp_bytes_read_elf_in(opts ? opts->root : NULL, path, max_size(opts), dec, &b, err);
 	if (opts && opts->state) {
 		struct stat *st = opts->state;
 

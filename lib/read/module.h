@@ -358,6 +358,11 @@ struct kp_open_opts {
 	 */
 	struct stat *state;
 	/*
+	 * Not NULL: the system's root (-b ROOT, --root); a path under it is opened inside it,
+	 * by descriptors (kp_open_regular_in()), never through a link swapped on the way.
+	 */
+	const struct kp_root_dir *root;
+	/*
 	 * For the facts cache (kp_facts_cache_open(), which the module set calls when its read
 	 * options name one; the reader ignores it): a module read (a miss) is stored later,
 	 * by kp_facts_cache_store_pending()'s thread or when it is settled, not by the reading

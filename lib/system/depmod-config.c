@@ -132,19 +132,23 @@ static int parse_line(struct kp_depmod_cfg *cfg, char *line, const char *kver)
 }
 
 /* Reads one file: lines joined across a trailing backslash (freadline_wrapped()). */
-static int parse_file(struct kp_depmod_cfg *cfg, const char *path, const char *kver,
-		      struct kp_err *err)
+static int parse_file(struct kp_depmod_cfg *cfg, const char *root, const char *path,
+		      const char *kver, struct kp_err *err)
 {
-	int fd = kp_in_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct kp_err oe = { 0 };
 	char *buf, *line, *p;
 	struct stat st;
 	ssize_t got;
 	size_t len = 0;
+	/* inside the root by descriptors: a directory swapped for a link since it was listed */
+	const struct kp_root_dir rd = { .path = root, .fd = -1 };
+	int fd = kp_open_regular_in(&rd, path, &st, &oe);
 
-	if (fd < 0)
-		return kp_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_CFG_FILE) {
-		close(fd);
+	if (fd < 0 && oe.errnum != EISDIR && oe.errnum != EINVAL)
+		return kp_err_set(err, "%s: cannot open: %s", path, strerror(oe.errnum));
+	if (fd < 0 || st.st_size > MAX_CFG_FILE) {
+		if (fd >= 0)
+			close(fd);
 		return kp_err_set(err, "%s: not a regular file of at most 1 MiB", path);
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -342,7 +346,7 @@ int kp_depmod_cfg_load(struct kp_depmod_cfg *cfg, const char *root, const char *
 		if (r == 0 && (!p || add_ptr(cfg, &cfg->files, &cfg->nfiles, p, false) < 0))
 			r = kp_err_set(err, "out of memory");
 		if (r == 0)
-			r = parse_file(cfg, files[i].path, kver, err);
+			r = parse_file(cfg, root, files[i].path, kver, err);
 	}
 	files_free(files, n);
 	if (r == 0 && !cfg->nsearches) {

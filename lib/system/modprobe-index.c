@@ -36,7 +36,8 @@ int kp_chain_read_text_index(const char *root, const char *moddir, const char *n
 		free(path);
 		return r;
 	}
-	r = kp_read_file(real, KP_CHAIN_MAX_INDEX, b, err);
+	r = kp_read_file_in(&(const struct kp_root_dir){ .path = root, .fd = -1 }, real,
+			    KP_CHAIN_MAX_INDEX, b, err);
 	free(real);
 	free(path);
 	return r;
