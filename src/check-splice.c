@@ -35,6 +35,8 @@ static bool same_output(const struct kp_verdict *a, const struct kp_verdict *b)
 	    a->global_after != b->global_after || a->p_reason != b->p_reason ||
 	    a->p_from != b->p_from || !same_str(a->p_symbol, b->p_symbol) ||
 	    a->failed_dep != b->failed_dep || a->hangs != b->hangs ||
+	    a->holds_module_mutex != b->holds_module_mutex ||
+	    a->left_unformed != b->left_unformed || a->stalled_by != b->stalled_by ||
 	    a->nmessages != b->nmessages || a->nfindings != b->nfindings ||
 	    a->nsymget != b->nsymget)
 		return false;
@@ -63,26 +65,37 @@ static bool same_output(const struct kp_verdict *a, const struct kp_verdict *b)
 }
 
 /*
- * A live module has the name of the @k-th module in load order before it loads: this run's
- * own lookup when it made one, else searched (a load that failed before it looked).
+ * What the live and unformed module names say of the @k-th module in load order before it
+ * loads (*@st's name_live and name_unformed, as duplicate.c looks them up): this run's own
+ * lookup when it made one, else searched (a load that failed before it looked). A name an
+ * oops left UNFORMED is only looked for when no live module has it.
  */
-static bool name_live(const struct kp_ctx *a, size_t k)
+static void name_state(const struct kp_ctx *a, size_t k, struct kp_sim_state *st)
 {
 	const struct kp_graph *g = &a->graph;
+	const struct kp_sim_reads *r = &a->sim.rec[g->order[k]];
 	const char *name = g->nodes[g->order[k]].mod->name;
 
-	if (a->sim.rec[g->order[k]].name_read)
-		return a->sim.rec[g->order[k]].name_live;
+	st->name_live = false;
+	st->name_unformed = false;
+	if (r->name_read) {
+		st->name_live = r->name_live;
+		st->name_unformed = r->name_unformed;
+		return;
+	}
 	for (size_t i = 0; name && i < a->facts.nloaded; i++)
 		if (!strcmp(a->facts.loaded[i], name))
-			return true;
+			st->name_live = true;
 	for (size_t j = 0; name && j < k; j++) {
 		const struct kp_node *nd = &g->nodes[g->order[j]];
+		const struct kp_verdict *v = &a->sim.v[g->order[j]];
 
-		if (a->sim.v[g->order[j]].loads && nd->mod->name && !strcmp(nd->mod->name, name))
-			return true;
+		if (!nd->mod->name || strcmp(nd->mod->name, name))
+			continue;
+		st->name_live |= v->loads;
+		st->name_unformed |= v->left_unformed;
 	}
-	return false;
+	st->name_unformed &= !st->name_live;
 }
 
 /*
@@ -126,7 +139,7 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 
 		if (k == 0)
 			st.once = a->sim.rec[i].once_before;
-		st.name_live = name_live(a, k);
+		name_state(a, k, &st);
 		attempted += a->sim.v[i].attempted;
 		if (kp_sim_reads_hold(&was->sim, i, &st, a->sim.v) &&
 		    kp_sim_late_reads_hold(&was->sim, i, a->sim.global_taint, a->sim.v)) {
@@ -153,9 +166,8 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		} else {
 			r = &a->sim.rec[i];
 		}
+		/* the D taint of an oops is in its record's taint_set (loader.c after_oops()) */
 		kp_sim_reads_apply(r, &st);
-		if (a->sim.v[i].err == KP_ERR_OOPS)
-			st.taint |= 1UL << KP_TAINT_DIE;
 	}
 	snprintf(note, len,
 		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu with their reads "

@@ -47,10 +47,14 @@ void kp_read_verdict(const struct kp_sim_ctx *c, size_t node)
 	(*n)++;
 }
 
-/* What a later load can read of verdict @a and @b: the same. */
+/*
+ * What a later load can read of verdict @a and @b: the same (left_unformed: the UNFORMED
+ * module a load of its name waits for, duplicate.c).
+ */
 static bool same_verdict(const struct kp_verdict *a, const struct kp_verdict *b)
 {
-	return a->attempted == b->attempted && a->loads == b->loads && a->taints == b->taints;
+	return a->attempted == b->attempted && a->loads == b->loads && a->taints == b->taints &&
+	       a->left_unformed == b->left_unformed;
 }
 
 /* The @count verdicts recorded from @first in @was->reads: each the same in @now_v. */

@@ -85,7 +85,8 @@ struct kp_verdict;
  * would be the verdict of the same module loaded from the state @now, where @now_v holds the
  * verdicts of the modules before it in load order (indexed like @was->v; the others are not
  * read): every taint bit and once-only flag it tested is equal, its name is live or not as
- * then, and every earlier verdict it read loads or not and has the taints as then. The graph,
+ * then, and every earlier verdict it read loads or not, has the taints and left a module
+ * UNFORMED or not as then (the one a load of its name waits for is read). The graph,
  * the load order, the facts of the kernel and of the module must be the same (the caller's
  * key). global_added and global_after are not part of it: kp_sim_reads_apply() gives them.
  */

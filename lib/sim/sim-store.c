@@ -3,20 +3,26 @@
  * A recorded simulation as bytes and back (sim-store.h). Layout, little-endian; a string is
  * its length (32 bits, 0xffffffff for NULL) and its bytes, no NUL:
  *
- *   magic "KPSIMST1", module count (32), global taint (64), pool length (32)
+ *   magic "KPSIMST2", module count (32), global taint (64), pool length (32)
  *   per module in load order:
  *     node (32), path, name, interface digest (32 bytes)
- *     flags (8: attempted, loads, hangs), err (32), taints, global_added, global_after (64)
- *     p_reason (8), p_from (32), p_symbol, failed_dep (32), load_seq (32)  (0xffffffff: none)
+ *     flags (8: attempted, loads, hangs, holds_module_mutex, left_unformed), err (32),
+ *     taints, global_added, global_after (64)
+ *     p_reason (8), p_from (32), p_symbol, failed_dep (32), load_seq (32), stalled_by (32)
+ *     (an index of 0xffffffff: none)
  *     messages: count (32), strings
  *     findings: count (32), each: id, severity (8), consequence (8), message, symbol,
  *               waived (8)
  *     symbol_get: count (32), each: symbol, flags (8: ok, gpl_only, heuristic, dynamic,
  *                 kernel_logs), reason, owner, when (8), path, function
  *     reads: taint_before, taint_tested, taint_set, taint_late (64), once_before,
- *            once_read, once_set (32), name bits (8: read, live), verdicts, nverdicts,
- *            late, nlate, nmessages_load, nfindings_load (32)
+ *            once_read, once_set (32), name bits (8: read, live, unformed),
+ *            stall_asked (8), stall_before and stall_set: kind (8), by (32),
+ *            verdicts, nverdicts, late, nlate, nmessages_load, nfindings_load (32)
  *   pool: the verdict indices (32 each)
+ *
+ * The magic names the layout: a store of another layout (KPSIMST1 had no stall state) is
+ * refused, never read as this one.
  */
 #include <string.h>
 
@@ -25,7 +31,7 @@
 #include "sim-store.h"
 #include "sim-reads.h"
 
-#define MAGIC "KPSIMST1"
+#define MAGIC "KPSIMST2"
 #define NONE  UINT32_MAX
 
 /* A growing byte string; @failed once anything could not be added. */
@@ -145,7 +151,8 @@ int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFAC
 
 static void put_verdict(struct wbuf *w, const struct kp_verdict *v)
 {
-	put8(w, (v->attempted ? 1u : 0u) | (v->loads ? 2u : 0u) | (v->hangs ? 4u : 0u));
+	put8(w, (v->attempted ? 1u : 0u) | (v->loads ? 2u : 0u) | (v->hangs ? 4u : 0u) |
+			(v->holds_module_mutex ? 8u : 0u) | (v->left_unformed ? 16u : 0u));
 	put32(w, (uint32_t)v->err);
 	put64(w, v->taints);
 	put64(w, v->global_added);
@@ -155,6 +162,7 @@ static void put_verdict(struct wbuf *w, const struct kp_verdict *v)
 	put_str(w, v->p_symbol);
 	put_index(w, v->failed_dep);
 	put32(w, v->load_seq);
+	put_index(w, v->stalled_by);
 	put32(w, v->nmessages);
 	for (size_t i = 0; i < v->nmessages; i++)
 		put_str(w, v->messages[i]);
@@ -185,6 +193,12 @@ static void put_verdict(struct wbuf *w, const struct kp_verdict *v)
 	}
 }
 
+static void put_stall(struct wbuf *w, const struct kp_stall *st)
+{
+	put8(w, (unsigned)st->kind);
+	put_index(w, st->by);
+}
+
 static void put_reads(struct wbuf *w, const struct kp_sim_reads *r)
 {
 	put64(w, r->taint_before);
@@ -194,7 +208,10 @@ static void put_reads(struct wbuf *w, const struct kp_sim_reads *r)
 	put32(w, r->once_before);
 	put32(w, r->once_read);
 	put32(w, r->once_set);
-	put8(w, (r->name_read ? 1u : 0u) | (r->name_live ? 2u : 0u));
+	put8(w, (r->name_read ? 1u : 0u) | (r->name_live ? 2u : 0u) | (r->name_unformed ? 4u : 0u));
+	put8(w, r->stall_asked);
+	put_stall(w, &r->stall_before);
+	put_stall(w, &r->stall_set);
 	put32(w, r->verdicts);
 	put32(w, r->nverdicts);
 	put32(w, r->late);
@@ -368,7 +385,9 @@ static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t n)
 	v->attempted = flags & 1;
 	v->loads = flags & 2;
 	v->hangs = flags & 4;
-	if (flags & ~7u)
+	v->holds_module_mutex = flags & 8;
+	v->left_unformed = flags & 16;
+	if (flags & ~31u)
 		r->bad = r->bad ? r->bad : "verdict flags";
 	v->err = (int)get32(r, "errno");
 	v->taints = (unsigned long)get64(r, "taints");
@@ -381,6 +400,11 @@ static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t n)
 	v->p_symbol = get_str(r, "P symbol");
 	v->failed_dep = get_index(r, n, "failed dependency");
 	v->load_seq = get32(r, "load sequence");
+	v->stalled_by = get_index(r, n, "stalled by");
+	/* the verdict of the load that stalled this one: a blocked or not-run load's only */
+	if (!r->bad &&
+	    (v->stalled_by != SIZE_MAX) != (v->err == KP_ERR_BLOCKED || v->err == KP_ERR_NOT_RUN))
+		r->bad = "stalled by";
 	v->nmessages = get_count(r, 4, "messages");
 	v->messages = get_array(r, v->nmessages, sizeof(*v->messages));
 	for (size_t i = 0; i < v->nmessages && !r->bad; i++) {
@@ -428,7 +452,18 @@ static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t n)
 	}
 }
 
-static void get_reads(struct rbuf *r, struct kp_sim_reads *rd, const struct kp_verdict *v,
+/* A stall (what an oops left of the loader): a kind, and the verdict of the load behind it. */
+static void get_stall(struct rbuf *r, struct kp_stall *st, size_t n, const char *what)
+{
+	unsigned kind = get8(r, what);
+
+	st->by = get_index(r, n, what);
+	st->kind = (enum kp_stall_kind)kind;
+	if (!r->bad && (kind > KP_STALL_HUNG || (kind != KP_STALL_NONE && st->by == SIZE_MAX)))
+		r->bad = what;
+}
+
+static void get_reads(struct rbuf *r, struct kp_sim_reads *rd, const struct kp_verdict *v, size_t n,
 		      size_t npool)
 {
 	unsigned nb;
@@ -443,6 +478,10 @@ static void get_reads(struct rbuf *r, struct kp_sim_reads *rd, const struct kp_v
 	nb = get8(r, "name bits");
 	rd->name_read = nb & 1;
 	rd->name_live = nb & 2;
+	rd->name_unformed = nb & 4;
+	rd->stall_asked = get8(r, "stall kinds asked");
+	get_stall(r, &rd->stall_before, n, "stall before");
+	get_stall(r, &rd->stall_set, n, "stall set");
 	rd->verdicts = get32(r, "verdicts read");
 	rd->nverdicts = get32(r, "verdicts read");
 	rd->late = get32(r, "verdicts read late");
@@ -451,7 +490,8 @@ static void get_reads(struct rbuf *r, struct kp_sim_reads *rd, const struct kp_v
 	rd->nfindings_load = get32(r, "load findings");
 	if (r->bad)
 		return;
-	if ((nb & ~3u) || ((rd->once_before | rd->once_read | rd->once_set) >> KP_ONCE_N))
+	if ((nb & ~7u) || ((rd->once_before | rd->once_read | rd->once_set) >> KP_ONCE_N) ||
+	    (rd->stall_asked >> (KP_STALL_HUNG + 1)))
 		r->bad = "read record flags";
 	else if (rd->nverdicts > npool || rd->verdicts > npool - rd->nverdicts ||
 		 rd->nlate > npool || rd->late > npool - rd->nlate)
@@ -473,8 +513,8 @@ int kp_sim_store_decode(const unsigned char *p, size_t len, struct kp_sim_stored
 	magic = take(&r, 8, "header");
 	if (magic && memcmp(magic, MAGIC, 8))
 		r.bad = "magic";
-	/* a module takes at least 150 bytes, a pool entry 4 */
-	n = get_count(&r, 150, "module count");
+	/* a module takes at least 180 bytes, a pool entry 4 */
+	n = get_count(&r, 180, "module count");
 	sim->global_taint = (unsigned long)get64(&r, "global taint");
 	sim->nreads = get_count(&r, 4, "pool length");
 	if (!r.bad && n) {
@@ -506,7 +546,7 @@ int kp_sim_store_decode(const unsigned char *p, size_t len, struct kp_sim_stored
 			r.bad = "path or name";
 		sim->v[node].node = node;
 		get_verdict(&r, &sim->v[node], n);
-		get_reads(&r, &sim->rec[node], &sim->v[node], sim->nreads);
+		get_reads(&r, &sim->rec[node], &sim->v[node], n, sim->nreads);
 	}
 	if (!r.bad && sim->nreads && !(sim->reads = calloc(sim->nreads, sizeof(*sim->reads))))
 		r.bad = "out of memory";

@@ -20,6 +20,9 @@
 # (src/check-splice.c) and says what a splice of the stored one would keep: it must fall
 # back when an interface changed, else keep verdicts by their reads, of which only the
 # changed modules' may differ from the recompute (their facts are not in their reads).
+# Then a tree where an oops stalls the loads after it (kp_strtab_guard.ko, kp_strtab_gap.ko,
+# kp_strtab_page.ko): the stalled verdicts are kept while the same oops stalls them, not
+# once it is gone, and a load waiting for a module left UNFORMED keeps its verdict.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -176,5 +179,72 @@ cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 step "license restored" 1 "$(kept 5 9 4 1 kp_gpl_prov)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "license restored: the first answer again" $?
+
+# After an oops the loads that follow are stalled (lib/sim/rules/stall.c): their verdicts read
+# the stall, and the splice keeps them only while the same load still stalls them. A second
+# tree: a_plain.ko is kp_strtab_guard.ko (kernel name kp_plain: an oops holding module_mutex
+# on 6.1), every later module BLOCKED behind it.
+st=$top/fixtures/ko/6.1/strtab
+t=$tmp/stall
+mkdir -p "$t"
+cp "$st/kp_strtab_guard.ko" "$t/a_plain.ko"
+for m in kp_gpl_prov kp_prop_prov kp_use_prop; do
+	cp "$fx/$m.ko" "$t/"
+done
+cp "$fx/sig/sig_dummy_unsigned.ko" "$t/dummy.ko"
+# blocked FILE STALLED: kp_plain first; with STALLED 1 it oopses and the 4 others are BLOCKED
+# behind it, with 0 none of that
+blocked() {
+	python3 - "$tmp/$1" "$2" <<'EOF'
+import json, sys
+mods = json.load(open(sys.argv[1]))["modules"]
+want = sys.argv[2] == "1"
+stalled = [m["blocked"] and m["stalled_by"] == "kp_plain" for m in mods if m["name"] != "kp_plain"]
+ok = len(stalled) == 4 and all(s == want for s in stalled)
+sys.exit(0 if ok and mods[0]["name"] == "kp_plain" and mods[0]["oops"] == want else 1)
+EOF
+}
+step "stall: cold" 5 -
+blocked ref-json.out 1
+ok "stall: kp_plain oopses holding module_mutex, the 4 others BLOCKED" $?
+# (a file touched is replayed by its bytes once the result cache saw them: a real change)
+python3 "$edit" "$t/kp_gpl_prov.ko" --set description=changed >/dev/null
+step "stall: description" 1 "$(kept 5 5 0 0 none)"
+# dummy.ko signed: its load never gets to the signature, its verdict is the same
+cp "$fx/sig/sig_dummy_debian.ko" "$t/dummy.ko"
+step "stall: a blocked module changed" 1 "$(kept 5 5 0 0 none)"
+blocked ref-json.out 1
+ok "stall: dummy.ko signed, still BLOCKED" $?
+# kp_strtab_gap.ko: the same interface (msleep's name outside the file, read as ""), the name
+# in the zeroed rest of the last page: ENOENT, no oops, no stall. The stored verdicts of the
+# 4 others read the stall and are not kept (a store without the stall state kept them all)
+cp "$st/kp_strtab_gap.ko" "$t/a_plain.ko"
+step "stall: the oops gone" 1 "$(kept 0 5 5 1 kp_plain)"
+blocked ref-json.out 0
+ok "stall: kp_plain ENOENT, the 4 others not BLOCKED" $?
+cp "$st/kp_strtab_guard.ko" "$t/a_plain.ko"
+step "stall: the oops again" 1 "$(kept 0 5 5 1 kp_plain)"
+blocked ref-json.out 1
+ok "stall: BLOCKED again" $?
+# an oops after add_unformed_module() (kp_strtab_page.ko): a second kp_plain waits for the
+# UNFORMED one; the measure gives it the unformed name its stored reads saw
+cp "$st/kp_strtab_page.ko" "$t/a_plain.ko"
+step "unformed: the oops moved" 1 "falls back: the interface of kp_plain changed"
+cp "$fx/kp_plain.ko" "$t/b_plain.ko"
+step "unformed: a second kp_plain" 1 "falls back: 6 modules, 5 stored"
+python3 - "$tmp/ref-json.out" <<'EOF'
+import json, sys
+m = [x for x in json.load(open(sys.argv[1]))["modules"] if x["name"] == "kp_plain"]
+sys.exit(0 if len(m) == 2 and m[0]["oops"] and m[1]["blocked"] and
+         m[1]["stalled_by"] == "kp_plain" else 1)
+EOF
+ok "unformed: the second kp_plain waits for the UNFORMED first" $?
+# the second kp_plain's reads saw its name UNFORMED, as the measure's state now has it
+python3 "$edit" "$t/b_plain.ko" --set description=changed >/dev/null
+step "unformed: description" 1 "$(kept 6 6 0 0 none)"
+# a license the kernel taints P is checked before the wait on 6.1: its verdict differs, and
+# the P it adds to the global taint reaches the 4 loads after it
+python3 "$edit" "$t/b_plain.ko" --set license=MIT >/dev/null
+step "unformed: license" 1 "$(kept 2 6 4 1 kp_plain)"
 
 tap_done

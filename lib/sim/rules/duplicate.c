@@ -22,6 +22,8 @@ int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading 
 	}
 	if (dead) {
 		ld->v->stalled_by = *(const size_t *)dead->value;
+		/* which load left it: the verdict read (its left_unformed), as find_symbol()'s */
+		kp_read_verdict(c, ld->v->stalled_by);
 		kp_finding(ld->v, "loader-blocked", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
 			   "never loaded: the oops loading %s left a module named %s in the "
 			   "kernel's list, MODULE_STATE_UNFORMED, and this load waits for it to "

@@ -402,6 +402,45 @@ static void built(struct tap *t)
 	tb_free(&w);
 }
 
+/* Module "x" of 8192 bytes whose import's name runs to its end: an oops leaves it UNFORMED. */
+static void page_x(struct tb_world *w)
+{
+	struct kp_module *m = tb_module(w, "x");
+
+	m->image_size = 8192;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	tb_import(m, "kp_name_page");
+	m->import_name_past_end = m->imports[0].symidx;
+}
+
+/*
+ * Three modules named x, the first two with strtab_page's oops: the first is left UNFORMED
+ * and the others wait for it. When the first no longer oopses (its vermagic, its signature),
+ * the second oopses and the third waits for the second: its reads must not hold as before.
+ */
+static void unformed(struct tap *t)
+{
+	struct tb_world w;
+
+	tb_init(&w, "6.12.37");
+	tb_std_kernel(&w);
+	w.facts.module_sig = true;
+	w.facts.vermagic = "6.12.0 SMP mod_unload ";
+	tb_import(tb_module(&w, "first"), "printk");
+	page_x(&w);
+	page_x(&w);
+	tb_import(tb_module(&w, "x"), "printk");
+	tb_import(tb_module(&w, "last"), "printk");
+	run_recorded(&w);
+	tap_ok(t,
+	       w.sim.v[1].left_unformed && w.sim.v[2].err == KP_ERR_BLOCKED &&
+		       w.sim.v[2].stalled_by == 1 && w.sim.v[3].stalled_by == 1 && w.sim.v[4].loads,
+	       "unformed: the first x UNFORMED, the two others wait for it, last loads");
+	splices(t, &w, 1, "unformed");
+	tb_free(&w);
+}
+
 static struct tb_world *tree_world;
 static int tree_depth;	     /* the deepest level of modules taken (nftw(): 1 is the directory's) */
 static bool tree_compressed; /* .ko.xz, .ko.zst, .ko.gz too (the fixtures' are copies) */
@@ -470,6 +509,7 @@ int main(int argc, char **argv)
 	}
 	records(&t);
 	built(&t);
+	unformed(&t);
 	world_61(&w);
 	tb_base_file(&w, tap_srcpath("fixtures/ko/6.1/Module.symvers.gz"));
 	tree_world = &w;
