@@ -18,51 +18,7 @@
 #include "check-output.h"
 #include "sim/sim-reads.h"
 #include "sim/sim-store.h"
-
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/*
- * What a kept verdict @a gives the output against the recomputed @b (load_seq aside; its
- * global masks are the splice's, from the state it is kept in: kp_sim_reads_apply()).
- */
-static bool same_output(const struct kp_verdict *a, const struct kp_verdict *b)
-{
-	if (a->attempted != b->attempted || a->loads != b->loads || a->err != b->err ||
-	    a->taints != b->taints || a->global_added != b->global_added ||
-	    a->global_after != b->global_after || a->p_reason != b->p_reason ||
-	    a->p_from != b->p_from || !same_str(a->p_symbol, b->p_symbol) ||
-	    a->failed_dep != b->failed_dep || a->hangs != b->hangs ||
-	    a->holds_module_mutex != b->holds_module_mutex ||
-	    a->left_unformed != b->left_unformed || a->stalled_by != b->stalled_by ||
-	    a->nmessages != b->nmessages || a->nfindings != b->nfindings ||
-	    a->nsymget != b->nsymget)
-		return false;
-	for (size_t k = 0; k < a->nmessages; k++)
-		if (strcmp(a->messages[k], b->messages[k]))
-			return false;
-	for (size_t k = 0; k < a->nfindings; k++) {
-		const struct kp_finding *x = &a->findings[k], *y = &b->findings[k];
-
-		if (strcmp(x->id, y->id) || x->severity != y->severity ||
-		    x->consequence != y->consequence || !same_str(x->message, y->message) ||
-		    !same_str(x->symbol, y->symbol) || x->waived != y->waived)
-			return false;
-	}
-	for (size_t k = 0; k < a->nsymget; k++) {
-		const struct kp_symget_result *x = &a->symget[k], *y = &b->symget[k];
-
-		if (!same_str(x->symbol, y->symbol) || x->ok != y->ok ||
-		    !same_str(x->reason, y->reason) || !same_str(x->owner, y->owner) ||
-		    x->gpl_only != y->gpl_only || x->method_heuristic != y->method_heuristic ||
-		    x->dynamic != y->dynamic || x->when != y->when || !same_str(x->path, y->path) ||
-		    !same_str(x->function, y->function) || x->kernel_logs != y->kernel_logs)
-			return false;
-	}
-	return true;
-}
+#include "sim/verdict-same.h"
 
 /*
  * What the live and unformed module names say of the @k-th module in load order before it
@@ -154,7 +110,7 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 			 * splice's key, not its reads): it would be simulated again, and the
 			 * state carried past it with its new record.
 			 */
-			if (!same_output(&v, &a->sim.v[i])) {
+			if (!kp_verdict_same_output(&v, &a->sim.v[i])) {
 				int w = snprintf(names + nlen, sizeof(names) - nlen, "%s%s",
 						 differ ? " " : "", g->nodes[i].mod->name);
 

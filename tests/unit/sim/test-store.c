@@ -25,6 +25,7 @@
 #include "builder.h"
 #include "sim/sim-store.h"
 #include "sim/sim-reads.h"
+#include "sim/verdict-same.h"
 
 /* tap_is_int() with a formatted label. */
 static void is(struct tap *t, long long got, long long want, const char *fmt, ...)
@@ -45,40 +46,10 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+/* the round trip keeps the node and the load sequence too */
 static bool same_verdict(const struct kp_verdict *a, const struct kp_verdict *b)
 {
-	if (a->node != b->node || a->attempted != b->attempted || a->loads != b->loads ||
-	    a->err != b->err || a->taints != b->taints || a->global_added != b->global_added ||
-	    a->global_after != b->global_after || a->p_reason != b->p_reason ||
-	    a->p_from != b->p_from || !same_str(a->p_symbol, b->p_symbol) ||
-	    a->failed_dep != b->failed_dep || a->load_seq != b->load_seq || a->hangs != b->hangs ||
-	    a->holds_module_mutex != b->holds_module_mutex ||
-	    a->left_unformed != b->left_unformed || a->stalled_by != b->stalled_by ||
-	    a->nmessages != b->nmessages || a->nfindings != b->nfindings ||
-	    a->nsymget != b->nsymget)
-		return false;
-	for (size_t k = 0; k < a->nmessages; k++)
-		if (strcmp(a->messages[k], b->messages[k]))
-			return false;
-	for (size_t k = 0; k < a->nfindings; k++) {
-		const struct kp_finding *x = &a->findings[k], *y = &b->findings[k];
-
-		if (strcmp(x->id, y->id) || x->severity != y->severity ||
-		    x->consequence != y->consequence || !same_str(x->message, y->message) ||
-		    !same_str(x->symbol, y->symbol) || x->waived != y->waived)
-			return false;
-	}
-	for (size_t k = 0; k < a->nsymget; k++) {
-		const struct kp_symget_result *x = &a->symget[k], *y = &b->symget[k];
-
-		if (!same_str(x->symbol, y->symbol) || x->ok != y->ok ||
-		    !same_str(x->reason, y->reason) || !same_str(x->owner, y->owner) ||
-		    x->gpl_only != y->gpl_only || x->method_heuristic != y->method_heuristic ||
-		    x->dynamic != y->dynamic || x->when != y->when || !same_str(x->path, y->path) ||
-		    !same_str(x->function, y->function) || x->kernel_logs != y->kernel_logs)
-			return false;
-	}
-	return true;
+	return a->node == b->node && a->load_seq == b->load_seq && kp_verdict_same_output(a, b);
 }
 
 static bool same_reads(const struct kp_sim_reads *a, const struct kp_sim_reads *b)
