@@ -285,14 +285,39 @@ static void shndx_oops(struct tap *t)
 	tap_is_int(t, tb_v(&w, "m")->err, KP_ERR_OOPS, "i386: 40-byte headers, oops");
 	tb_free(&w);
 
-	/* ppc64el: 64 KiB pages, the same read stays inside */
+	/* ppc64el, the kernel's page size (oob-read.c): byte 8200 is inside one 64 KiB page */
 	m = one(&w, "5.10.223");
 	m->machine = EM_PPC64;
 	m->image_size = 5176;
 	m->shoff = 3448;
 	m->shnum = 27;
 	tb_special(m, "marker", 74);
+	w.facts.page_shift = 16;
 	tb_expect(t, &w, 0, "", "invalid-section-index", "ppc64: 64 KiB pages, inside");
+	/* ... and in the guard page after a 4 KiB one (sid's powerpc64le 7.2: PAGE_SHIFT=12) */
+	m = one(&w, "5.10.223");
+	m->machine = EM_PPC64;
+	m->image_size = 5176;
+	m->shoff = 3448;
+	m->shnum = 27;
+	tb_special(m, "marker", 74);
+	w.facts.page_shift = 12;
+	tb_expect(t, &w, KP_ERR_OOPS, "", "kernel-oops", "ppc64: 4 KiB pages, the guard page");
+	/* page size not known: 4 and 64 KiB disagree, a warning, the outcome open */
+	m = one(&w, "5.10.223");
+	m->machine = EM_PPC64;
+	m->image_size = 5176;
+	m->shoff = 3448;
+	m->shnum = 27;
+	tb_special(m, "marker", 74);
+	tb_run(&w);
+	f = tb_finding(&w, "m", "kernel-oops");
+	tap_ok(t,
+	       tb_v(&w, "m")->err == 0 && f && f->severity == KP_SEV_WARNING &&
+		       strstr(f->message, "at byte 8200 of a 5176-byte image") &&
+		       strstr(f->message, "page size, which is not known"),
+	       "ppc64, page size unknown: a kernel-oops warning naming the byte, the outcome open");
+	tb_free(&w);
 
 	/* a kernel with the check refuses before reading */
 	m = one(&w, "6.12.80");
