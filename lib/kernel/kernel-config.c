@@ -173,6 +173,55 @@ bool kp_kconfig_is_y(const struct kp_kconfig *c, const char *name)
 	return v && !strcmp(v, "y");
 }
 
+/*
+ * The options that fix PAGE_SIZE before v6.9's CONFIG_PAGE_SHIFT (arch/Kconfig, v6.9+: from
+ * the HAVE_PAGE_SIZE_* choice), one choice per architecture; the first =y one decides.
+ */
+static const struct {
+	const char *name;
+	unsigned shift;
+} page_size_options[] = {
+	/* arch/Kconfig PAGE_SIZE_* (v6.9+); arch/{mips,loongarch}/Kconfig before it */
+	{ "CONFIG_PAGE_SIZE_4KB", 12 },
+	{ "CONFIG_PAGE_SIZE_8KB", 13 },
+	{ "CONFIG_PAGE_SIZE_16KB", 14 },
+	{ "CONFIG_PAGE_SIZE_32KB", 15 },
+	{ "CONFIG_PAGE_SIZE_64KB", 16 },
+	{ "CONFIG_PAGE_SIZE_256KB", 18 },
+	/* arch/arm64/Kconfig ARM64_*_PAGES (all versions) */
+	{ "CONFIG_ARM64_4K_PAGES", 12 },
+	{ "CONFIG_ARM64_16K_PAGES", 14 },
+	{ "CONFIG_ARM64_64K_PAGES", 16 },
+	/* arch/powerpc/Kconfig PPC_*_PAGES (all versions) */
+	{ "CONFIG_PPC_4K_PAGES", 12 },
+	{ "CONFIG_PPC_16K_PAGES", 14 },
+	{ "CONFIG_PPC_64K_PAGES", 16 },
+	{ "CONFIG_PPC_256K_PAGES", 18 },
+	/* arch/parisc/Kconfig PARISC_PAGE_SIZE_* (before v6.9) */
+	{ "CONFIG_PARISC_PAGE_SIZE_4KB", 12 },
+	{ "CONFIG_PARISC_PAGE_SIZE_16KB", 14 },
+	{ "CONFIG_PARISC_PAGE_SIZE_64KB", 16 },
+};
+
+unsigned kp_kconfig_page_shift(const struct kp_kconfig *c)
+{
+	const char *v = kp_kconfig_get(c, "CONFIG_PAGE_SHIFT");
+
+	/* mm/Kconfig PAGE_SHIFT (v6.9+): 12 .. 18 (hexagon's 256 KiB) */
+	if (v) {
+		char *end;
+		unsigned long s = strtoul(v, &end, 10);
+
+		if (end != v && !*end && s >= 12 && s <= 18)
+			return (unsigned)s;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(page_size_options) / sizeof(page_size_options[0]); i++)
+		if (kp_kconfig_is_y(c, page_size_options[i].name))
+			return page_size_options[i].shift;
+	return 0;
+}
+
 static const char *string_or_null(const struct kp_kconfig *c, const char *name)
 {
 	const char *v = kp_kconfig_get(c, name);

@@ -101,4 +101,11 @@ const char *kp_kconfig_get(const struct kp_kconfig *c, const char *name);
 /* True if @name is =y. */
 bool kp_kconfig_is_y(const struct kp_kconfig *c, const char *name);
 
+/*
+ * log2 of the kernel's PAGE_SIZE: CONFIG_PAGE_SHIFT (v6.9+), else the architecture's page
+ * size choice (PAGE_SIZE_*KB, ARM64_*_PAGES, PPC_*_PAGES, PARISC_PAGE_SIZE_*); 0 when the
+ * configuration says neither (an architecture with one page size, or no configuration).
+ */
+unsigned kp_kconfig_page_shift(const struct kp_kconfig *c);
+
 #endif

@@ -305,6 +305,25 @@ static int ima_facts(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	return 0;
 }
 
+/*
+ * The page size a Debian release's flavour names: "-arm64-16k" (CONFIG_ARM64_16K_PAGES,
+ * PAGE_SHIFT=14 in 7.2.13+deb14-arm64-16k's config), "-powerpc64le-64k" (PPC_64K_PAGES,
+ * PAGE_SHIFT=16 in 7.2.13+deb14-powerpc64le-64k's). Other flavours do not say (ppc64el's
+ * plain flavour changed from 64 KiB to 4 KiB): 0.
+ */
+static unsigned release_page_shift(const char *release)
+{
+	size_t n = release ? strlen(release) : 0;
+
+	if (!kp_release_is_debian(release) || n < 4)
+		return 0;
+	if (!strcmp(release + n - 4, "-16k"))
+		return 14;
+	if (!strcmp(release + n - 4, "-64k"))
+		return 16;
+	return 0;
+}
+
 static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		 const struct kp_kernel_base *base, const struct kp_kconfig *c, const char *release,
 		 const char *version, struct kp_err *err)
@@ -372,6 +391,7 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 			kp_kconfig_is_y(c, "CONFIG_PKCS7_WAIVE_AUTHATTRS_REJECTION_FOR_MLDSA");
 		mldsa = kp_kconfig_get(c, "CONFIG_CRYPTO_MLDSA");
 		f->no_crypto_mldsa = !mldsa || (strcmp(mldsa, "y") && strcmp(mldsa, "m"));
+		f->page_shift = kp_kconfig_page_shift(c);
 
 	} else {
 		f->modversions = pick(o->modversions, true);
@@ -383,6 +403,8 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		kp_facts_assume(f, "no kernel config: MODVERSIONS=y, MODULE_SIG=y (not enforced), "
 				   "MODULE_FORCE_LOAD=n, LIVEPATCH=y assumed");
 	}
+	if (!f->page_shift)
+		f->page_shift = release_page_shift(f->release);
 	f->lockdown = o->lockdown > 0;
 	f->init_flags = o->init_flags;
 	f->signatures_trusted = !o->untrusted_signatures;

@@ -52,8 +52,10 @@ struct kp_kernel_facts {
 	struct kp_ima_policy ima;	  /* IMA appraisal of module reads (ima-policy.h) */
 	/* CONFIG_MODULE_DECOMPRESS: kmod (31+) hands a compressed module to finit_module() */
 	bool module_decompress;
-	const char *vermagic;	      /* VERMAGIC_STRING of the kernel, NULL if unknown */
-	uint64_t this_module_size;    /* sizeof(struct module), 0 if unknown */
+	const char *vermagic;	   /* VERMAGIC_STRING of the kernel, NULL if unknown */
+	uint64_t this_module_size; /* sizeof(struct module), 0 if unknown */
+	/* log2 of PAGE_SIZE: the config's, else the release flavour's (-16k, -64k); 0 unknown */
+	unsigned page_shift;
 	const char *const *blacklist; /* module_blacklist= names */
 	size_t nblacklist;
 	unsigned long initial_taint; /* /proc/sys/kernel/tainted before the first load */

@@ -61,17 +61,29 @@ static const char *symstr_why(enum kp_symstr_state st)
 static void symstr_unchecked(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
-	bool guard = kp_oob_read(m, m->image_size, 1) != KP_OOB_INSIDE;
+	enum kp_oob past = kp_oob_read(m, c->f->page_shift, m->image_size, 1);
+	bool guard = past == KP_OOB_GUARD;
 	/* an import's name starting in the guard page: find_symbol() faults on it (resolve.c) */
-	bool guard_start = m->import_name_outside &&
-			   kp_oob_read(m, m->import_name_outside_off, 1) == KP_OOB_GUARD;
+	bool guard_start =
+		m->import_name_outside &&
+		kp_oob_read(m, c->f->page_shift, m->import_name_outside_off, 1) == KP_OOB_GUARD;
 	/* the one such name is read whole (an import, a kept symbol): the oops' finding says it */
 	bool oops = m->symname_past_end == 1 &&
 		    ((guard && (m->import_name_past_end || m->kept_name_past_end)) || guard_start);
 
-	(void)c;
 	if (oops)
 		;
+	else if (m->symname_past_end && past == KP_OOB_UNKNOWN)
+		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			   "%u symbol name%s, read where this kernel reads them (the file at the "
+			   "string table's offset + st_name), no NUL ends before the end of the "
+			   "file: it reads on past its buffer, into the rest of the last page "
+			   "(zeroed if init_on_alloc is on) or, if the file fills that page, into "
+			   "the guard page after it (an oops wherever it reads a whole name): "
+			   "which depends on the kernel's page size, not known (give "
+			   "--kernel-config); the names are shown up to the end of the file and "
+			   "the outcome is not predictable",
+			   m->symname_past_end, m->symname_past_end == 1 ? "" : "s");
 	else if (m->symname_past_end && !guard)
 		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
 			   "%u symbol name%s, read where this kernel reads them (the file at the "

@@ -17,7 +17,7 @@ int kp_rule_layout_symtab(struct kp_sim_ctx *c, struct kp_loading *ld)
 	const char *line;
 
 	if (c->p->has[KP_F_SYMSTRTAB_CHECKS] || !m->kept_name_past_end ||
-	    kp_oob_read(m, m->image_size, 1) != KP_OOB_GUARD)
+	    kp_oob_read(m, c->f->page_shift, m->image_size, 1) != KP_OOB_GUARD)
 		return 0;
 	if ((line = kp_oob_fault_line(m->machine)))
 		kp_msg(c, ld, "%s", line);

@@ -146,7 +146,7 @@ static int unchecked_section_index(struct kp_sim_ctx *c, struct kp_loading *ld,
 	uint64_t off = m->shoff + (uint64_t)s->shndx * entsize + field;
 	const char *line;
 
-	switch (kp_oob_read(m, off, m->is64 ? 8 : 4)) {
+	switch (kp_oob_read(m, c->f->page_shift, off, m->is64 ? 8 : 4)) {
 	case KP_OOB_INSIDE:
 		kp_finding(ld->v, "invalid-section-index", KP_SEV_WARNING, KP_CONS_WARN, s->name,
 			   "%s has section index %u, past the %u sections: this kernel reads "
@@ -161,6 +161,16 @@ static int unchecked_section_index(struct kp_sim_ctx *c, struct kp_loading *ld,
 			"%llu bytes into the image, past its buffer and the guard page after it: "
 			"it oopses unless other memory happens to be mapped there",
 			s->name, s->shndx, m->shnum, (unsigned long long)off);
+		return 0;
+	case KP_OOB_UNKNOWN:
+		kp_finding(ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, s->name,
+			   "%s has section index %u, past the %u sections: this kernel reads "
+			   "sechdrs[%u].sh_addr at byte %llu of a %llu-byte image, past it: in "
+			   "the rest of its last page (a garbage address, the load goes on) or "
+			   "in the guard page after it (an oops) depending on the kernel's page "
+			   "size, which is not known (give --kernel-config)",
+			   s->name, s->shndx, m->shnum, s->shndx, (unsigned long long)off,
+			   (unsigned long long)m->image_size);
 		return 0;
 	case KP_OOB_GUARD:
 		break;
@@ -225,7 +235,7 @@ static int name_into_guard_page(struct kp_sim_ctx *c, struct kp_loading *ld,
 
 	if (c->p->has[KP_F_SYMSTRTAB_CHECKS] || imp->weak || !m->import_name_past_end ||
 	    imp->symidx != m->import_name_past_end ||
-	    kp_oob_read(m, m->image_size, 1) != KP_OOB_GUARD)
+	    kp_oob_read(m, c->f->page_shift, m->image_size, 1) != KP_OOB_GUARD)
 		return 0;
 	if (!c->p->has[KP_F_PRINTK_LOCKLESS]) {
 		ld->v->hangs = true;
@@ -275,8 +285,19 @@ static int name_outside_file(struct kp_sim_ctx *c, struct kp_loading *ld,
 	if (c->p->has[KP_F_SYMSTRTAB_CHECKS] || !m->import_name_outside ||
 	    imp->symidx != m->import_name_outside)
 		return 0;
-	switch (kp_oob_read(m, off, 1)) {
+	switch (kp_oob_read(m, c->f->page_shift, off, 1)) {
 	case KP_OOB_INSIDE:
+		return 0;
+	case KP_OOB_UNKNOWN:
+		kp_finding(ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			   "the name of undefined symbol %u starts at byte %llu of a %llu-byte "
+			   "file, past its end: in the rest of its last page (an empty name, not "
+			   "found) or in the guard page after it, where find_symbol() faults "
+			   "holding module_mutex (an oops, every later module load blocks), "
+			   "depending on the kernel's page size, which is not known (give "
+			   "--kernel-config)",
+			   (unsigned)imp->symidx, (unsigned long long)off,
+			   (unsigned long long)m->image_size);
 		return 0;
 	case KP_OOB_BEYOND:
 		kp_finding(ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, NULL,

@@ -149,8 +149,12 @@ enum kp_oob {
 	KP_OOB_INSIDE, /* inside the page-rounded buffer: leftover bytes, no fault */
 	KP_OOB_GUARD,  /* in the guard page after it: the kernel oopses */
 	KP_OOB_BEYOND, /* further: whatever is mapped there decides */
+	/* the kernel's page size is not known and the answer depends on it */
+	KP_OOB_UNKNOWN,
 };
-enum kp_oob kp_oob_read(const struct kp_module *m, uint64_t off, unsigned width);
+/* @page_shift: the kernel's (kp_kernel_facts.page_shift), 0 if unknown */
+enum kp_oob kp_oob_read(const struct kp_module *m, unsigned page_shift, uint64_t off,
+			unsigned width);
 const char *kp_oob_fault_line(uint16_t machine);
 /* relocations.c */
 int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld);

@@ -40,6 +40,80 @@ static void check_config(struct tap *t, const char *file)
 	free(path);
 }
 
+/* kp_kconfig_page_shift() of a configuration made of @text, "# Linux/..." header first */
+static unsigned page_shift(const char *text)
+{
+	struct kp_kconfig c = { 0 };
+	struct kp_err err = { 0 };
+	unsigned shift = 99;
+
+	if (kp_kconfig_load_buffer(&c, "page", (const unsigned char *)text, strlen(text), &err) ==
+	    0)
+		shift = kp_kconfig_page_shift(&c);
+	kp_kconfig_release(&c);
+	return shift;
+}
+
+/* The page-size lines of Debian's configs (~/.cache/kopolicy/trees/<tree>, fetch-trees.sh). */
+static void page_shifts(struct tap *t)
+{
+	/* amd64-6.1 (6.1.0-57-amd64): no page-size choice on x86 before v6.9: not said */
+	tap_is_int(t,
+		   page_shift("# Linux/x86 6.1.192 Kernel Configuration\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_64KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_256KB=y\n"),
+		   0, "amd64-6.1: no page-size option: 0 (x86's fixed 4 KiB is the rules')");
+	/* amd64-6.12, armhf-6.12t, riscv64-7.2, s390x-7.2: v6.9+'s PAGE_SHIFT */
+	tap_is_int(t,
+		   page_shift("# Linux/arm 6.12.117 Kernel Configuration\n"
+			      "CONFIG_HAVE_PAGE_SIZE_4KB=y\nCONFIG_PAGE_SIZE_4KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_64KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_256KB=y\nCONFIG_PAGE_SHIFT=12\n"),
+		   12, "armhf-6.12t: PAGE_SHIFT=12");
+	/* arm64-16k-7.2 (7.2.13+deb14-arm64-16k) */
+	tap_is_int(t,
+		   page_shift("# Linux/arm64 7.2.13 Kernel Configuration\n"
+			      "# CONFIG_ARM64_4K_PAGES is not set\nCONFIG_ARM64_16K_PAGES=y\n"
+			      "# CONFIG_ARM64_64K_PAGES is not set\n"
+			      "CONFIG_HAVE_PAGE_SIZE_16KB=y\nCONFIG_PAGE_SIZE_16KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_64KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_256KB=y\nCONFIG_PAGE_SHIFT=14\n"),
+		   14, "arm64-16k-7.2: PAGE_SHIFT=14");
+	/* arm64-5.10 (5.10.0-32-arm64): before PAGE_SHIFT, ARM64_4K_PAGES */
+	tap_is_int(t,
+		   page_shift("# Linux/arm64 5.10.223 Kernel Configuration\n"
+			      "CONFIG_ARM64_PAGE_SHIFT=12\nCONFIG_ARM64_4K_PAGES=y\n"
+			      "# CONFIG_ARM64_16K_PAGES is not set\n"
+			      "# CONFIG_ARM64_64K_PAGES is not set\n"),
+		   12, "arm64-5.10: ARM64_4K_PAGES");
+	/* ppc64el-64k-7.2 (7.2.13+deb14-powerpc64le-64k) and ppc64el-7.2 (-powerpc64le) */
+	tap_is_int(t,
+		   page_shift("# Linux/powerpc 7.2.13 Kernel Configuration\n"
+			      "# CONFIG_PPC_4K_PAGES is not set\nCONFIG_PPC_64K_PAGES=y\n"
+			      "CONFIG_HAVE_PAGE_SIZE_64KB=y\nCONFIG_PAGE_SIZE_64KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_256KB=y\nCONFIG_PAGE_SHIFT=16\n"),
+		   16, "ppc64el-64k-7.2: PAGE_SHIFT=16");
+	tap_is_int(t,
+		   page_shift("# Linux/powerpc 7.2.13 Kernel Configuration\n"
+			      "CONFIG_PPC_4K_PAGES=y\n# CONFIG_PPC_64K_PAGES is not set\n"
+			      "CONFIG_HAVE_PAGE_SIZE_4KB=y\nCONFIG_PAGE_SIZE_4KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_64KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_256KB=y\nCONFIG_PAGE_SHIFT=12\n"),
+		   12, "ppc64el-7.2: PAGE_SHIFT=12 (4 KiB)");
+	/* the pre-v6.9 shapes: arch/powerpc/Kconfig's choice alone, arch/mips/Kconfig's */
+	tap_is_int(t,
+		   page_shift("# Linux/powerpc 6.1.0 Kernel Configuration\n"
+			      "# CONFIG_PPC_4K_PAGES is not set\nCONFIG_PPC_64K_PAGES=y\n"),
+		   16, "PPC_64K_PAGES without PAGE_SHIFT: 16");
+	tap_is_int(t,
+		   page_shift("# Linux/mips 6.1.0 Kernel Configuration\n"
+			      "# CONFIG_PAGE_SIZE_4KB is not set\nCONFIG_PAGE_SIZE_16KB=y\n"),
+		   14, "mips PAGE_SIZE_16KB without PAGE_SHIFT: 14");
+	tap_is_int(t, page_shift("CONFIG_PAGE_SHIFT=4k\nCONFIG_PAGE_SIZE_4KB=y\n"), 0,
+		   "a PAGE_SHIFT that is not a number: 0 (not known), the choice not trusted");
+	tap_is_int(t, page_shift("CONFIG_PAGE_SHIFT=40\n"), 0, "PAGE_SHIFT out of 12..18: 0");
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -58,14 +132,17 @@ int main(void)
 	kp_kconfig_release(&c);
 	free(path);
 
-	tap_ok(&t, kp_kconfig_load_buffer(&c, "buf", (const unsigned char *)bad_string,
-					  sizeof(bad_string) - 1, &err) < 0 &&
-		   strstr(err.msg, "buf:1: unterminated string value of CONFIG_A"),
+	tap_ok(&t,
+	       kp_kconfig_load_buffer(&c, "buf", (const unsigned char *)bad_string,
+				      sizeof(bad_string) - 1, &err) < 0 &&
+		       strstr(err.msg, "buf:1: unterminated string value of CONFIG_A"),
 	       "unterminated string: %s", err.msg);
 	kp_kconfig_release(&c);
-	tap_ok(&t, kp_kconfig_load_buffer(&c, "empty", (const unsigned char *)"# x\n", 4,
-					  &err) < 0 &&
-		   strstr(err.msg, "not a kernel configuration"), "no CONFIG_ lines: %s", err.msg);
+	tap_ok(&t,
+	       kp_kconfig_load_buffer(&c, "empty", (const unsigned char *)"# x\n", 4, &err) < 0 &&
+		       strstr(err.msg, "not a kernel configuration"),
+	       "no CONFIG_ lines: %s", err.msg);
 	kp_kconfig_release(&c);
+	page_shifts(&t);
 	return tap_done(&t);
 }

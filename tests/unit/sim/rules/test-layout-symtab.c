@@ -4,6 +4,7 @@
  * from the file; one that runs to the end of a module filling its last page runs into the
  * guard page (the 6.1.192 oracle's strtab_defpage: an oops in strlen() <- layout_symtab()).
  */
+#include <elf.h>
 #include <errno.h>
 #include <string.h>
 
@@ -50,6 +51,7 @@ int main(void)
 	struct tap t = { 0 };
 	struct tb_world w;
 	struct kp_module *m;
+	const struct kp_finding *f;
 
 	guard(&t, "5.10.223");
 	guard(&t, "6.1.129");
@@ -60,6 +62,52 @@ int main(void)
 	tb_run(&w);
 	tap_ok(&t, tb_v(&w, "m")->err == 0, "6.1: rest of the page: loads");
 	tap_is_str(&t, tb_findings(&w, "m"), "bad-symbol-strtab", "the strtab warning only");
+	tb_free(&w);
+
+	/*
+	 * The kernel's page size (oob-read.c): an 8192-byte arm64 module whose kept name runs to
+	 * its end fills a 4 KiB page, not a 16 or 64 KiB one.
+	 */
+	m = one(&w, "6.1.129", 8192);
+	m->machine = EM_AARCH64;
+	w.facts.page_shift = 12;
+	tb_run(&w);
+	tap_ok(&t, tb_v(&w, "m")->err == KP_ERR_OOPS && tb_finding(&w, "m", "kernel-oops"),
+	       "arm64, 4 KiB pages: the guard page, an oops");
+	tb_is_text(&t, tb_dmesg(&w, "m"), "", "arm64: no x86 fault line");
+	tb_free(&w);
+	m = one(&w, "6.1.129", 8192);
+	m->machine = EM_AARCH64;
+	w.facts.page_shift = 14;
+	tb_run(&w);
+	tap_ok(&t, tb_v(&w, "m")->err == 0, "arm64, 16 KiB pages: the rest of the page: loads");
+	tap_is_str(&t, tb_findings(&w, "m"), "bad-symbol-strtab", "16 KiB: the strtab warning");
+	f = tb_finding(&w, "m", "bad-symbol-strtab");
+	tap_ok(&t, f && strstr(f->message, "into the rest of the last page, zeroed"),
+	       "16 KiB: the warning says the rest of the last page");
+	tb_free(&w);
+	m = one(&w, "6.1.129", 8192);
+	m->machine = EM_AARCH64; /* page size not known: 4, 16 or 64 KiB disagree */
+	tb_run(&w);
+	tap_ok(&t, tb_v(&w, "m")->err == 0 && !tb_finding(&w, "m", "kernel-oops"),
+	       "arm64, page size unknown: no oops claimed");
+	f = tb_finding(&w, "m", "bad-symbol-strtab");
+	tap_ok(&t,
+	       f && f->severity == KP_SEV_WARNING &&
+		       strstr(f->message, "depends on the kernel's page size, not known") &&
+		       strstr(f->message, "not predictable"),
+	       "page size unknown: a warning that says the outcome is not predictable");
+	tb_free(&w);
+	m = one(&w, "6.1.129", 65536);
+	m->machine = EM_AARCH64; /* fills a 64 KiB page, so every smaller one */
+	tb_run(&w);
+	tap_ok(&t, tb_v(&w, "m")->err == KP_ERR_OOPS,
+	       "arm64, page size unknown, 65536 bytes: the guard page under every page size");
+	tb_free(&w);
+	m = one(&w, "6.1.129", 8192);
+	w.facts.page_shift = 16; /* x86 with a 64 KiB config: the config's page size counts */
+	tb_run(&w);
+	tap_ok(&t, tb_v(&w, "m")->err == 0, "page_shift 16 given: the rest of the page: loads");
 	tb_free(&w);
 
 	/* v6.13+: elf_validity_cache_strtab() refuses the module before any name is read */

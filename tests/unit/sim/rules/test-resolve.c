@@ -285,14 +285,39 @@ static void shndx_oops(struct tap *t)
 	tap_is_int(t, tb_v(&w, "m")->err, KP_ERR_OOPS, "i386: 40-byte headers, oops");
 	tb_free(&w);
 
-	/* ppc64el: 64 KiB pages, the same read stays inside */
+	/* ppc64el, the kernel's page size (oob-read.c): byte 8200 is inside one 64 KiB page */
 	m = one(&w, "5.10.223");
 	m->machine = EM_PPC64;
 	m->image_size = 5176;
 	m->shoff = 3448;
 	m->shnum = 27;
 	tb_special(m, "marker", 74);
+	w.facts.page_shift = 16;
 	tb_expect(t, &w, 0, "", "invalid-section-index", "ppc64: 64 KiB pages, inside");
+	/* ... and in the guard page after a 4 KiB one (sid's powerpc64le 7.2: PAGE_SHIFT=12) */
+	m = one(&w, "5.10.223");
+	m->machine = EM_PPC64;
+	m->image_size = 5176;
+	m->shoff = 3448;
+	m->shnum = 27;
+	tb_special(m, "marker", 74);
+	w.facts.page_shift = 12;
+	tb_expect(t, &w, KP_ERR_OOPS, "", "kernel-oops", "ppc64: 4 KiB pages, the guard page");
+	/* page size not known: 4 and 64 KiB disagree, a warning, the outcome open */
+	m = one(&w, "5.10.223");
+	m->machine = EM_PPC64;
+	m->image_size = 5176;
+	m->shoff = 3448;
+	m->shnum = 27;
+	tb_special(m, "marker", 74);
+	tb_run(&w);
+	f = tb_finding(&w, "m", "kernel-oops");
+	tap_ok(t,
+	       tb_v(&w, "m")->err == 0 && f && f->severity == KP_SEV_WARNING &&
+		       strstr(f->message, "at byte 8200 of a 5176-byte image") &&
+		       strstr(f->message, "page size, which is not known"),
+	       "ppc64, page size unknown: a kernel-oops warning naming the byte, the outcome open");
+	tb_free(&w);
 
 	/* a kernel with the check refuses before reading */
 	m = one(&w, "6.12.80");
@@ -387,6 +412,51 @@ static void name_hang(struct tap *t, const char *version, bool hangs)
 	tb_free(&w);
 }
 
+/*
+ * An import name starting at byte 8208 of a 5128-byte arm64 file (the 6.1 kp_strtab_guard's
+ * shape): the guard page after a 4 KiB page, the rest of a 16 KiB one (oob-read.c).
+ */
+static void name_start_page_size(struct tap *t)
+{
+	static const unsigned shifts[] = { 12, 14, 0 };
+	struct tb_world w;
+	const struct kp_finding *f;
+
+	for (size_t i = 0; i < 3; i++) {
+		struct kp_module *m = one(&w, "6.1.129");
+
+		m->machine = EM_AARCH64;
+		m->image_size = 5128;
+		m->symstr_state = KP_SYMSTR_NAME_OOB;
+		m->symname_past_end = 1;
+		tb_import(m, "");
+		m->import_name_outside = m->imports[0].symidx;
+		m->import_name_outside_off = 8208;
+		w.facts.page_shift = shifts[i];
+		tb_run(&w);
+		f = tb_finding(&w, "m", "kernel-oops");
+		if (shifts[i] == 12)
+			tap_ok(t,
+			       tb_v(&w, "m")->err == KP_ERR_OOPS &&
+				       tb_v(&w, "m")->holds_module_mutex && f &&
+				       f->severity == KP_SEV_ERROR,
+			       "arm64, 4 KiB pages: the guard page, an oops holding module_mutex");
+		else if (shifts[i] == 14)
+			tap_ok(t, tb_v(&w, "m")->err == -ENOENT && !f,
+			       "arm64, 16 KiB pages: the zeroed rest of the page, ENOENT, no oops");
+		else
+			tap_ok(t,
+			       tb_v(&w, "m")->err == -ENOENT &&
+				       !tb_v(&w, "m")->holds_module_mutex && f &&
+				       f->severity == KP_SEV_WARNING &&
+				       strstr(f->message,
+					      "starts at byte 8208 of a 5128-byte file") &&
+				       strstr(f->message, "page size, which is not known"),
+			       "arm64, page size unknown: a kernel-oops warning, the outcome open");
+		tb_free(&w);
+	}
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -420,6 +490,7 @@ int main(void)
 	specials(&t);
 	shndx_oops(&t);
 	name_oops(&t);
+	name_start_page_size(&t);
 	name_hang(&t, "5.10.223", true);
 	name_hang(&t, "5.12.19", true);
 	name_hang(&t, "5.13.0", false);
