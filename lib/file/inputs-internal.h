@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The inputs manifest's shared parts: its record encoding and the recorder's state
- * (inputs.c records, inputs-stream.c hands the records to the result cache, inputs-check.c
- * checks a stored manifest, inputs-state.c tells states and the digests that stand for them).
+ * (inputs.c has the recorder and the wrappers, inputs-note.c tells what a look-up says,
+ * inputs-record.c keeps the records, inputs-stream.c hands them to the result cache,
+ * inputs-check.c checks a stored manifest, inputs-state.c tells states and the digests that
+ * stand for them).
  * Internal to lib/file/inputs*.c.
  */
 #ifndef KP_FILE_INPUTS_INTERNAL_H
@@ -101,6 +103,30 @@ struct kp_inputs {
 	struct keyed *keyed;
 	size_t nkeyed, kcap;
 };
+
+/* Marks the run uncacheable for @why unless it is already (the first reason stays). */
+void kp_inputs_mark(struct kp_inputs *in, const char *why);
+
+/* Appends @e's encoding unless the very same entry is there already (inputs-record.c). */
+void kp_inputs_add(struct kp_inputs *in, const struct entry *e);
+
+/* Twice the slots of the module digests (under @in->lock); 0 or -1. */
+int kp_inputs_keyed_grow(struct kp_inputs *in);
+
+/*
+ * The class of the file system holding what @st describes (fs-trust.h): from the table of
+ * file systems seen, else fstatfs(@fd) when it is open (>= 0), else statfs(@path); -1 when
+ * that fails or @path changed meanwhile (inputs-note.c).
+ */
+int kp_inputs_fs_class(struct kp_inputs *in, const char *path, bool follow, int fd,
+		       const struct stat *st);
+
+/*
+ * Records the result of a stat() of @path: @r (0 or -1 with @errnum) and @st; @fd is the
+ * file when it was opened (else -1) (inputs-note.c).
+ */
+void kp_inputs_note(struct kp_inputs *in, const char *path, bool follow, int r, int errnum,
+		    const struct stat *st, int fd);
 
 /* The slot of the state @v in @tab (@cap slots): its own, else the free one where it goes. */
 size_t kp_inputs_keyed_slot(const struct keyed *tab, size_t cap, const uint64_t *v);

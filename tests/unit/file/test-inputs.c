@@ -116,7 +116,7 @@ static void *read_all(void *arg)
 	return NULL;
 }
 
-/* inputs.c's hash of a record and the 32 bits its table keeps (FNV-1a 64, folded) */
+/* inputs-record.c's hash of a record and the 32 bits its table keeps (FNV-1a 64, folded) */
 static uint32_t fragment(const unsigned char *p, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325u;
