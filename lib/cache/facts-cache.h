@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The facts cache: what reading a module file produced (struct kp_module, serialised by
- * facts-serial.c), so a module seen before is neither decompressed nor parsed again. An
+ * facts-serial-*.c), so a module seen before is neither decompressed nor parsed again. An
  * entry is found by the file's state (device, inode, size, mtime, ctime, mode: a warm run
  * only stat()s each module) and, for compressed modules, by the SHA-256 of the file's bytes
  * as they are on disk (a copy of the module elsewhere). A state is used, and stored, only
@@ -30,7 +30,7 @@
 #include "read/module.h"
 
 /*
- * Bump when the payload layout (facts-serial.c) changes or when any reader in lib/read/
+ * Bump when the payload layout (facts-serial-*.c) changes or when any reader in lib/read/
  * puts different facts into a struct kp_module for the same bytes (a bug fix, a new
  * field): old entries then live in another directory and are never read. A new release
  * (PACKAGE_VERSION) also never trusts an older one's entries (the header's build tag).

@@ -7,7 +7,7 @@
  * of one per module, whole or absent for every reader. Layout:
  *
  *   entry...      each: a 72-byte header (magic, format, flags, key, file size, payload
- *                 length, CRC-32, build) and the payload (facts-serial.c); the key is the
+ *                 length, CRC-32, build) and the payload (facts-serial-*.c); the key is the
  *                 content key, or the state's hash, inode and ctime (kp_fc_entry_key())
  *   record...     128 bytes each, sorted by the state's 64-bit hash: hash, the 8 state
  *                 fields, content key, entry offset, entry length, flags, CRC-32 of the record

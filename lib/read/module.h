@@ -441,8 +441,8 @@ void kp_module_free(struct kp_module *m);
 
 /*
  * For whoever fills a struct kp_module (the reader's files, the facts cache's decoder in
- * cache/facts-serial.c): a symbol name for @m, @names' copy when the pool has it (no copy),
- * else one in @m's arena; NULL when out of memory.
+ * cache/facts-serial-arena.c): a symbol name for @m, @names' copy when the pool has it (no
+ * copy), else one in @m's arena; NULL when out of memory.
  */
 const char *kp_module_symname(struct kp_module *m, const struct kp_name_pool *names,
 			      const char *name, size_t len);

@@ -25,8 +25,9 @@ src/hook-rules-file.c 3
 src/kopolicy.c 1
 '
 # why: lib/file/inputs.c and inputs-*.c are the recorder; lib/cache/ the caches' own files (their
-# directories, not inputs: cache-dir files are opened through its dirfd or by name), checked only
-# where the facts cache meets the modules it reads (facts-cache.c, facts-defer.c, facts-serial.c);
+# directories, not inputs: cache-dir files are opened through its dirfd or by name), checked
+# only where the facts cache meets the modules it reads (facts-cache.c, facts-defer.c,
+# facts-serial-*.c);
 # hook-policy.c serves only the hook (never cached); hook-rules*.c the hook's install
 # rules (never cached: kopolicy's own path, read once, and its state through its trusted
 # directory's dirfd, the rules file through its trusted directory's dirfd); hook-deadline.c
@@ -54,7 +55,7 @@ bad=0
 while IFS= read -r f; do
 	rel=${f#"$top"/}
 	case $rel in
-	lib/cache/facts-cache.c | lib/cache/facts-defer.c | lib/cache/facts-serial.c) ;;
+	lib/cache/facts-cache.c | lib/cache/facts-defer.c | lib/cache/facts-serial-*.c) ;;
 	lib/cache/* | lib/file/inputs.c | lib/file/inputs-*.c) continue ;;
 	esac
 	want=$(echo "$allowed" | awk -v f="$rel" '$1 == f { print $2 }')
