@@ -71,8 +71,8 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 		c->hook.exports_from = c->o.kernels[0];
 		c->hook.base_has_modules = st.nmodule > 0;
 	} else if (c->tree.symvers_path) {
-		if (kp_base_load_symvers_cached(c->base, c->tree.symvers_path, base_cache(c),
-						&c->hook.wanted, err) < 0)
+		if (kp_base_load_symvers_cached(c->base, &c->tree.rootdir, c->tree.symvers_path,
+						base_cache(c), &c->hook.wanted, err) < 0)
 			return -1;
 		c->hook.exports_from = c->tree.symvers_path;
 		c->hook.base_has_modules = true;
@@ -324,6 +324,7 @@ static int build_facts(struct kp_ctx *c, struct kp_err *err)
 	o->release = c->run.release;
 	if (!o->config_path && c->tree.config_path) {
 		o->config_path = c->tree.config_path;
+		o->config_root = &c->tree.rootdir; /* opened inside the tree's root */
 	} else if (!o->config_path) {
 		procfg = kp_root_path(c->o.root, "proc/config.gz");
 		if (procfg && kp_is_file(procfg))
