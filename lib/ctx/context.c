@@ -102,9 +102,11 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 		char path[4096];
 
 		/* read beside the modules when it can be (context-image.h), else now */
-		if (kp_installed_image_path(c->tree.root, c->tree.release, path, sizeof(path)) &&
-		    !kp_ctx_image_begin(c, path, max) &&
-		    kp_keyring_add_kernel_image(&c->keys, path, max, err) < 0)
+		/* opened inside the tree's root: its links cannot lead to the host's image */
+		if (kp_installed_image_path_in(&c->tree.rootdir, c->tree.release, path,
+					       sizeof(path)) &&
+		    !kp_ctx_image_begin(c, &c->tree.rootdir, path, max) &&
+		    kp_keyring_add_kernel_image_in(&c->keys, &c->tree.rootdir, path, max, err) < 0)
 			return kp_err_prefix(err, path);
 	}
 	for (size_t i = 0; i < c->o.nkernel_images; i++)
