@@ -78,9 +78,12 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 		c->hook.base_has_modules = true;
 	} else {
 		char *ks = kp_root_path(c->o.root, "proc/kallsyms");
+		const struct kp_root_dir rd = { .path = c->o.root, .fd = -1 };
 		struct kp_err why = { 0 };
 
-		if (!ks || kp_base_load_filtered(c->base, ks, true, &c->hook.wanted, &why) < 0) {
+		/* inside the root: the tree's directory opened once, else the root at this use */
+		if (!ks || kp_base_load_filtered_in(c->base, c->tree.root ? &c->tree.rootdir : &rd,
+						    ks, true, &c->hook.wanted, &why) < 0) {
 			kp_err_set(err,
 				   "no kernel exports: no Module.symvers for %s (install "
 				   "linux-headers-%s or give --kernel) and %s",
@@ -155,12 +158,14 @@ static int add_provider(struct kp_ctx *c, const char *name, const char *path, st
 {
 	/*
 	 * a loaded module is read for its exports: its symbol_get() sites are not judged; the
-	 * file is opened inside --root by descriptors, as the set's modules are
+	 * file is opened inside --root by descriptors, as the set's modules are: under the
+	 * set's root directory opened once (kp_set_set_root()), else the root at this use
 	 */
 	struct kp_root_dir rd = { .path = c->o.root, .fd = -1 };
+	bool pinned = c->set.root && c->o.root && !strcmp(c->set.root, c->o.root);
 	struct kp_open_opts oo = { .max_size = c->env.max_size,
 				   .no_symbol_get = true,
-				   .root = &rd };
+				   .root = pinned ? &c->set.rootdir : &rd };
 	struct kp_facts_cache *cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
 	struct kp_err why = { 0 };
 	size_t need = c->hook.nproviders + 1;
