@@ -64,10 +64,16 @@ static bool settled(const struct stat *st)
 
 int kp_base_input_open(struct kp_base_input *in, const char *path, struct kp_err *err)
 {
+	return kp_base_input_open_in(in, NULL, path, err);
+}
+
+int kp_base_input_open_in(struct kp_base_input *in, const struct kp_root_dir *root,
+			  const char *path, struct kp_err *err)
+{
 	int cls;
 
 	memset(in, 0, sizeof(*in));
-	in->fd = kp_open_regular(path, &in->st, err);
+	in->fd = kp_open_regular_in(root, path, &in->st, err);
 	if (in->fd < 0)
 		return -1;
 	cls = kp_fs_class_of_fd(in->fd);

@@ -64,6 +64,10 @@ struct kp_base_input {
  * @err (as kp_open_regular(): errnum ENOENT when missing). Close with kp_base_input_close().
  */
 int kp_base_input_open(struct kp_base_input *in, const char *path, struct kp_err *err);
+/* The same for @path under @root (NULL: none), opened inside it as kp_open_regular_in(). */
+struct kp_root_dir;
+int kp_base_input_open_in(struct kp_base_input *in, const struct kp_root_dir *root,
+			  const char *path, struct kp_err *err);
 /*
  * Reads the input's bytes as they are on disk from its descriptor (at most @max bytes:
  * EFBIG beyond), once. A trusted input's state is checked again afterwards: when it moved,

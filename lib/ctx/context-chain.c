@@ -71,16 +71,19 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 		c->hook.exports_from = c->o.kernels[0];
 		c->hook.base_has_modules = st.nmodule > 0;
 	} else if (c->tree.symvers_path) {
-		if (kp_base_load_symvers_cached(c->base, c->tree.symvers_path, base_cache(c),
-						&c->hook.wanted, err) < 0)
+		if (kp_base_load_symvers_cached(c->base, &c->tree.rootdir, c->tree.symvers_path,
+						base_cache(c), &c->hook.wanted, err) < 0)
 			return -1;
 		c->hook.exports_from = c->tree.symvers_path;
 		c->hook.base_has_modules = true;
 	} else {
 		char *ks = kp_root_path(c->o.root, "proc/kallsyms");
+		const struct kp_root_dir rd = { .path = c->o.root, .fd = -1 };
 		struct kp_err why = { 0 };
 
-		if (!ks || kp_base_load_filtered(c->base, ks, true, &c->hook.wanted, &why) < 0) {
+		/* inside the root: the tree's directory opened once, else the root at this use */
+		if (!ks || kp_base_load_filtered_in(c->base, c->tree.root ? &c->tree.rootdir : &rd,
+						    ks, true, &c->hook.wanted, &why) < 0) {
 			kp_err_set(err,
 				   "no kernel exports: no Module.symvers for %s (install "
 				   "linux-headers-%s or give --kernel) and %s",
@@ -155,12 +158,14 @@ static int add_provider(struct kp_ctx *c, const char *name, const char *path, st
 {
 	/*
 	 * a loaded module is read for its exports: its symbol_get() sites are not judged; the
-	 * file is opened inside --root by descriptors, as the set's modules are
+	 * file is opened inside --root by descriptors, as the set's modules are: under the
+	 * set's root directory opened once (kp_set_set_root()), else the root at this use
 	 */
 	struct kp_root_dir rd = { .path = c->o.root, .fd = -1 };
+	bool pinned = c->set.root && c->o.root && !strcmp(c->set.root, c->o.root);
 	struct kp_open_opts oo = { .max_size = c->env.max_size,
 				   .no_symbol_get = true,
-				   .root = &rd };
+				   .root = pinned ? &c->set.rootdir : &rd };
 	struct kp_facts_cache *cache = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
 	struct kp_err why = { 0 };
 	size_t need = c->hook.nproviders + 1;
@@ -324,6 +329,7 @@ static int build_facts(struct kp_ctx *c, struct kp_err *err)
 	o->release = c->run.release;
 	if (!o->config_path && c->tree.config_path) {
 		o->config_path = c->tree.config_path;
+		o->config_root = &c->tree.rootdir; /* opened inside the tree's root */
 	} else if (!o->config_path) {
 		procfg = kp_root_path(c->o.root, "proc/config.gz");
 		if (procfg && kp_is_file(procfg))

@@ -34,7 +34,8 @@ static void hold(void *data, const char *path, const char *msg)
 	im->log(im->log_data, path, msg);
 }
 
-bool kp_ctx_image_begin(struct kp_ctx *c, const char *path, size_t max)
+bool kp_ctx_image_begin(struct kp_ctx *c, const struct kp_root_dir *root, const char *path,
+			size_t max)
 {
 	struct kp_ctx_image *im = &c->image;
 
@@ -43,7 +44,7 @@ bool kp_ctx_image_begin(struct kp_ctx *c, const char *path, size_t max)
 	im->path = strdup(path);
 	if (!im->path)
 		return false;
-	im->read = kp_keyring_image_begin(&c->keys, path, max);
+	im->read = kp_keyring_image_begin_in(&c->keys, root, path, max);
 	if (!im->read) {
 		free(im->path);
 		im->path = NULL;

@@ -20,11 +20,13 @@
 #include "context.h"
 
 /*
- * Starts reading the image @path into c->keys (in place of kp_keyring_add_kernel_image()),
+ * Starts reading the image @path (under @root, NULL for none: opened inside it) into c->keys
+ * (in place of kp_keyring_add_kernel_image_in()),
  * when the run has a second thread, no progress display and no other kernel image: true when
  * started, false when it is to be read now.
  */
-bool kp_ctx_image_begin(struct kp_ctx *c, const char *path, size_t max);
+bool kp_ctx_image_begin(struct kp_ctx *c, const struct kp_root_dir *root, const char *path,
+			size_t max);
 /* True while the image is being read. */
 bool kp_ctx_image_pending(const struct kp_ctx *c);
 /* The image's keys into c->keys, the held lines said: 0, or -1 with the image's error (again

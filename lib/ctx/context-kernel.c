@@ -85,8 +85,10 @@ static int kernel_from_tree(struct kp_ctx *c, const char *root, struct kp_tree *
 	c->o.nkernels += !c->o.nkernels; /* the tree stands for --kernel */
 	if (!c->o.fo.release)
 		c->o.fo.release = t->release;
-	if (!c->o.fo.config_path && t->config_path)
+	if (!c->o.fo.config_path && t->config_path) {
 		c->o.fo.config_path = t->config_path;
+		c->o.fo.config_root = &t->rootdir; /* opened inside the tree's root */
+	}
 	return 0;
 }
 
@@ -127,8 +129,10 @@ static int kernel_from_running(struct kp_ctx *c, struct kp_err *err)
 			return -1;
 	} else if (!c->o.nkernels && r->kallsyms) {
 		c->base_borrowed = r->kallsyms;
-		if (r->have_tree && !c->o.fo.config_path)
+		if (r->have_tree && !c->o.fo.config_path) {
 			c->o.fo.config_path = r->tree.config_path;
+			c->o.fo.config_root = &r->tree.rootdir;
+		}
 	} else if (!c->o.nkernels) {
 		return kp_err_set(err, "the running kernel's exports are unknown: %s; %s",
 				  r->tree_note ? r->tree_note : "no modules tree",

@@ -102,9 +102,11 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 		char path[4096];
 
 		/* read beside the modules when it can be (context-image.h), else now */
-		if (kp_installed_image_path(c->tree.root, c->tree.release, path, sizeof(path)) &&
-		    !kp_ctx_image_begin(c, path, max) &&
-		    kp_keyring_add_kernel_image(&c->keys, path, max, err) < 0)
+		/* opened inside the tree's root: its links cannot lead to the host's image */
+		if (kp_installed_image_path_in(&c->tree.rootdir, c->tree.release, path,
+					       sizeof(path)) &&
+		    !kp_ctx_image_begin(c, &c->tree.rootdir, path, max) &&
+		    kp_keyring_add_kernel_image_in(&c->keys, &c->tree.rootdir, path, max, err) < 0)
 			return kp_err_prefix(err, path);
 	}
 	for (size_t i = 0; i < c->o.nkernel_images; i++)
@@ -276,6 +278,10 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 {
 	const char *path = c->o.vmlinux_btf;
 	char *sys = NULL, missing[sizeof(err->msg) + 64]; /* sys: a path this function owns */
+	/* the BTF under the tree's root (opened once) or the running system's: opened inside */
+	const struct kp_root_dir run_rd = { .path = c->have_run ? c->run.root : c->o.root,
+					    .fd = -1 };
+	const struct kp_root_dir *root = c->have_tree ? &c->tree.rootdir : &run_rd;
 	struct kp_base_cache *cache;
 	struct kp_err why = { 0 };
 	int r;
@@ -308,7 +314,7 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 	 * the memo (kp_ctx_vmlinux_btf_deferred()); until then its entry's header gave the scope.
 	 */
 	if (cache && f == &c->facts && c->env.cache && !c->hook.btf_deferred &&
-	    kp_vmlinux_btf_peek_cached(f, path, cache, c->o.root, c->vmlinux_btf.scope) == 0) {
+	    kp_vmlinux_btf_peek_cached(f, path, cache, root, c->vmlinux_btf.scope) == 0) {
 		c->hook.btf_deferred = strdup(path);
 		f->vmlinux_btf_source = kp_arena_strdup(&f->arena, path);
 		free(sys);
@@ -317,7 +323,7 @@ int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_er
 		c->vmlinux_btf.has_scope = true;
 		return 0;
 	}
-	r = kp_vmlinux_btf_load_cached(f, path, cache, c->o.root, &c->vmlinux_btf, &why);
+	r = kp_vmlinux_btf_load_cached(f, path, cache, root, &c->vmlinux_btf, &why);
 	free(sys);
 	if (r == -1) {
 		if (c->o.vmlinux_btf) {

@@ -321,6 +321,13 @@ int kp_bytes_map_in(const struct kp_root_dir *root, const char *path, size_t max
 int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, size_t len, void *arg),
 		   void *arg, struct kp_err *err)
 {
+	return kp_bytes_lines_in(NULL, path, max, fn, arg, err);
+}
+
+int kp_bytes_lines_in(const struct kp_root_dir *root, const char *path, size_t max,
+		      int (*fn)(const char *line, size_t len, void *arg), void *arg,
+		      struct kp_err *err)
+{
 	const size_t chunk = (size_t)256 << 10;
 	unsigned char head[8];
 	char *buf = NULL;
@@ -330,7 +337,7 @@ int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, siz
 	ssize_t n;
 	int fd, r = 0;
 
-	fd = kp_open_regular(path, &st, err);
+	fd = kp_open_regular_in(root, path, &st, err);
 	if (fd < 0)
 		return -1;
 	do
@@ -341,7 +348,7 @@ int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, siz
 		struct kp_bytes b;
 
 		close(fd);
-		r = kp_bytes_read_text(path, max, &b, err);
+		r = kp_bytes_read_text_in(root, path, max, &b, err);
 		if (r < 0)
 			return r;
 		for (const char *p = (const char *)b.data, *end = p + b.len; p < end && r == 0;) {

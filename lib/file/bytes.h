@@ -129,6 +129,10 @@ int kp_bytes_map_in(const struct kp_root_dir *root, const char *path, size_t max
  */
 int kp_bytes_lines(const char *path, size_t max, int (*fn)(const char *line, size_t len, void *arg),
 		   void *arg, struct kp_err *err);
+/* The same for @path under @root, opened as kp_open_regular_in(). */
+int kp_bytes_lines_in(const struct kp_root_dir *root, const char *path, size_t max,
+		      int (*fn)(const char *line, size_t len, void *arg), void *arg,
+		      struct kp_err *err);
 
 /*
  * Reads @path (a regular file) whole and decompresses it if needed, never mapped: a file

@@ -77,12 +77,20 @@ static int keep_line(const char *s, size_t n, void *arg)
 int kp_base_load_filtered(struct kp_kernel_base *b, const char *path, bool kallsyms,
 			  const struct kp_symset *wanted, struct kp_err *err)
 {
+	return kp_base_load_filtered_in(b, NULL, path, kallsyms, wanted, err);
+}
+
+int kp_base_load_filtered_in(struct kp_kernel_base *b, const struct kp_root_dir *root,
+			     const char *path, bool kallsyms, const struct kp_symset *wanted,
+			     struct kp_err *err)
+{
 	struct keep k = { .wanted = wanted, .kallsyms = kallsyms };
 	int r;
 
 	/* line by line through one buffer: only the lines of wanted symbols are kept */
-	r = kp_bytes_lines(path, kallsyms ? KP_FILTERED_MAX_KALLSYM : KP_FILTERED_MAX_SYMVERS,
-			   keep_line, &k, err);
+	r = kp_bytes_lines_in(root, path,
+			      kallsyms ? KP_FILTERED_MAX_KALLSYM : KP_FILTERED_MAX_SYMVERS,
+			      keep_line, &k, err);
 	if (k.oom)
 		kp_err_set(err, "out of memory");
 	if (r < 0) {

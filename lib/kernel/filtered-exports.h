@@ -28,5 +28,10 @@
  */
 int kp_base_load_filtered(struct kp_kernel_base *b, const char *path, bool kallsyms,
 			  const struct kp_symset *wanted, struct kp_err *err);
+/* The same for @path under @root (NULL: none), opened inside it as kp_open_regular_in(). */
+struct kp_root_dir;
+int kp_base_load_filtered_in(struct kp_kernel_base *b, const struct kp_root_dir *root,
+			     const char *path, bool kallsyms, const struct kp_symset *wanted,
+			     struct kp_err *err);
 
 #endif

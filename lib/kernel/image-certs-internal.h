@@ -54,15 +54,17 @@ enum img_role {
 void kp_found_certs_release(struct found_certs *f);
 
 /*
- * The certificates of the image @path and their roles (*@role: allocated), from @memo when it
+ * The certificates of the image @path (under @root, NULL for none: opened inside it as
+ * kp_open_regular_in()) and their roles (*@role: allocated), from @memo when it
  * has the image's bytes, else read and classified (and stored in @memo). Touches no keyring:
  * kp_keyring_image_begin()'s thread runs it. 0, or -1 with @err: also for an image cut short
  * (its headers give more bytes than the file has, the file ends inside its payload, or no
  * header describes it and it holds neither a certificate nor a payload that decodes) or
  * whose payload is corrupt: never fewer certificates than the image has.
  */
-int kp_image_certs_get(struct kp_sig_memo *memo, const char *path, size_t max,
-		       struct found_certs *f, enum img_role **role, struct kp_err *err);
+struct kp_root_dir;
+int kp_image_certs_get(struct kp_sig_memo *memo, const struct kp_root_dir *root, const char *path,
+		       size_t max, struct found_certs *f, enum img_role **role, struct kp_err *err);
 
 /*
  * True when the image's certificates are behind a slow decoder: the payload of a bzImage or
@@ -71,6 +73,6 @@ int kp_image_certs_get(struct kp_sig_memo *memo, const char *path, size_t max,
  * gain little and hold the image's memory beside the modules'), an uncompressed one, or a
  * file read whole (a vmlinux, an arm zImage).
  */
-bool kp_image_slow_payload(const char *path);
+bool kp_image_slow_payload(const struct kp_root_dir *root, const char *path);
 
 #endif

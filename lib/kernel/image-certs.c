@@ -530,14 +530,14 @@ static int image_layout(const unsigned char *head, size_t hlen, size_t flen, siz
  * say so).
  */
 #define IMAGE_HEAD 4096
-static int image_stream_certs(struct found_certs *f, const char *path, size_t max,
-			      struct kp_err *err)
+static int image_stream_certs(struct found_certs *f, const struct kp_root_dir *root,
+			      const char *path, size_t max, struct kp_err *err)
 {
 	unsigned char head[IMAGE_HEAD], magic[8];
 	size_t hlen, off, plen, flen;
 	enum kp_compression comp;
 	struct stat st;
-	int fd = kp_open_regular(path, &st, err), n = -2, kind;
+	int fd = kp_open_regular_in(root, path, &st, err), n = -2, kind;
 	ssize_t r;
 
 	if (fd < 0)
@@ -717,11 +717,12 @@ static int stored_certs(struct found_certs *f, enum img_role *role, const unsign
 }
 
 /* SHA-256 of the image file's bytes (its memo key); -1 when it cannot be read. */
-static int image_key(const char *path, size_t max, unsigned char key[32])
+static int image_key(const struct kp_root_dir *root, const char *path, size_t max,
+		     unsigned char key[32])
 {
 	struct kp_err err;
 	struct stat st;
-	int fd = kp_open_regular(path, &st, &err), r = -1;
+	int fd = kp_open_regular_in(root, path, &st, &err), r = -1;
 
 	if (fd < 0)
 		return -1;
@@ -737,17 +738,18 @@ static int image_key(const char *path, size_t max, unsigned char key[32])
  * zstd payload inside it decodes to its end: an s390 image or arm zImage cut before its
  * payload, or a file kopolicy cannot read certificates from (not "0 certificates").
  */
-static int read_image(struct found_certs *f, const char *path, size_t max, struct kp_err *err)
+static int read_image(struct found_certs *f, const struct kp_root_dir *root, const char *path,
+		      size_t max, struct kp_err *err)
 {
 	struct kp_bytes b;
-	int n = image_stream_certs(f, path, max, err);
+	int n = image_stream_certs(f, root, path, max, err);
 	bool raw = n == 1;
 
 	if (n == -1)
 		return -1;
 	if (n == -2 || f->n == 0) {
 		/* not streamed, or none found: the image whole (an xz payload inside: zImage) */
-		if (kp_bytes_read(path, max, &b, err) < 0)
+		if (kp_bytes_read_in(root, path, max, &b, err) < 0)
 			return -1;
 		n = n == -2 ? image_certs(f, &b, max, err) : embedded_certs(f, &b, max, err);
 		if (n == 0 && raw && f->n == 0)
@@ -758,8 +760,8 @@ static int read_image(struct found_certs *f, const char *path, size_t max, struc
 	return n < 0 ? -1 : 0;
 }
 
-int kp_image_certs_get(struct kp_sig_memo *memo, const char *path, size_t max,
-		       struct found_certs *f, enum img_role **role, struct kp_err *err)
+int kp_image_certs_get(struct kp_sig_memo *memo, const struct kp_root_dir *root, const char *path,
+		       size_t max, struct found_certs *f, enum img_role **role, struct kp_err *err)
 {
 	unsigned char key[32], *der = NULL;
 	bool keyed;
@@ -768,7 +770,7 @@ int kp_image_certs_get(struct kp_sig_memo *memo, const char *path, size_t max,
 
 	*role = NULL;
 	/* seen before (the same bytes): its certificates without decompressing it again */
-	keyed = memo && image_key(path, max, key) == 0;
+	keyed = memo && image_key(root, path, max, key) == 0;
 	if (keyed && kp_sig_memo_image_get(memo, key, &der, &len, &n) == 0) {
 		bool stored;
 
@@ -777,7 +779,7 @@ int kp_image_certs_get(struct kp_sig_memo *memo, const char *path, size_t max,
 		free(der);
 		return stored ? 0 : kp_err_set(err, "out of memory");
 	}
-	if (read_image(f, path, max, err) < 0)
+	if (read_image(f, root, path, max, err) < 0)
 		return -1;
 	*role = calloc(f->n ? f->n : 1, sizeof(**role));
 	if (!*role || classify(f, *role) < 0)
@@ -789,14 +791,14 @@ int kp_image_certs_get(struct kp_sig_memo *memo, const char *path, size_t max,
 	return 0;
 }
 
-bool kp_image_slow_payload(const char *path)
+bool kp_image_slow_payload(const struct kp_root_dir *root, const char *path)
 {
 	unsigned char head[IMAGE_HEAD], magic[8];
 	size_t hlen, off, plen, flen;
 	struct kp_err err;
 	struct stat st;
 	bool slow = false;
-	int fd = kp_open_regular(path, &st, &err);
+	int fd = kp_open_regular_in(root, path, &st, &err);
 	ssize_t r;
 
 	if (fd < 0)

@@ -10,12 +10,12 @@
 #include "kernel-base-internal.h"
 
 /* The plain loaders, with their messages: what the cache does not serve. */
-static int load_plain(struct kp_kernel_base *b, const char *path, const struct kp_symset *wanted,
-		      struct kp_err *err)
+static int load_plain(struct kp_kernel_base *b, const struct kp_root_dir *root, const char *path,
+		      const struct kp_symset *wanted, struct kp_err *err)
 {
 	if (wanted)
-		return kp_base_load_filtered(b, path, false, wanted, err);
-	return kp_base_load_symvers(b, path, err);
+		return kp_base_load_filtered_in(b, root, path, false, wanted, err);
+	return kp_base_load_symvers_in(b, root, path, err);
 }
 
 /* The table of @raw (Module.symvers as on disk), parsed whole: 0, or -1 (it does not parse). */
@@ -169,9 +169,9 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 	return r;
 }
 
-int kp_base_load_symvers_cached(struct kp_kernel_base *b, const char *path,
-				struct kp_base_cache *cache, const struct kp_symset *wanted,
-				struct kp_err *err)
+int kp_base_load_symvers_cached(struct kp_kernel_base *b, const struct kp_root_dir *root,
+				const char *path, struct kp_base_cache *cache,
+				const struct kp_symset *wanted, struct kp_err *err)
 {
 	struct kp_base_input in = { .fd = -1 }, *inp = &in;
 	struct kp_err why = { 0 };
@@ -183,11 +183,11 @@ int kp_base_load_symvers_cached(struct kp_kernel_base *b, const char *path,
 	int r = 1;
 
 	if (!cache)
-		return load_plain(b, path, wanted, err);
-	if (kp_base_input_open(&in, path, &why) < 0 ||
+		return load_plain(b, root, path, wanted, err);
+	if (kp_base_input_open_in(&in, root, path, &why) < 0 ||
 	    kp_base_key_make(&key, "symvers", &inp, 1, KP_FILTERED_MAX_SYMVERS, &why) < 0) {
 		kp_base_input_close(&in);
-		return load_plain(b, path, wanted, err);
+		return load_plain(b, root, path, wanted, err);
 	}
 	if (kp_base_cache_get(cache, &key, &map) == 1) {
 		if (kp_bsymtab_open(&t, map.data, map.len) == 0)
@@ -208,5 +208,5 @@ int kp_base_load_symvers_cached(struct kp_kernel_base *b, const char *path,
 		free(tab);
 	}
 	kp_base_input_close(&in);
-	return r == 1 ? load_plain(b, path, wanted, err) : r;
+	return r == 1 ? load_plain(b, root, path, wanted, err) : r;
 }

@@ -16,13 +16,15 @@
 #include "filtered-exports.h"
 
 /*
- * Adds the exports of the Module.symvers @path (plain or compressed) to @b as one load, as
+ * Adds the exports of the Module.symvers @path (plain or compressed; under @root, NULL for
+ * none, opened inside it as kp_open_regular_in()) to @b as one load, as
  * kp_base_load_symvers() does, only those named in @wanted when it is not NULL (as
  * kp_base_load_filtered() does: nothing is loaded when none is). @cache NULL: no cache.
  * 0, or -1 with @err.
  */
-int kp_base_load_symvers_cached(struct kp_kernel_base *b, const char *path,
-				struct kp_base_cache *cache, const struct kp_symset *wanted,
-				struct kp_err *err);
+struct kp_root_dir;
+int kp_base_load_symvers_cached(struct kp_kernel_base *b, const struct kp_root_dir *root,
+				const char *path, struct kp_base_cache *cache,
+				const struct kp_symset *wanted, struct kp_err *err);
 
 #endif

@@ -87,6 +87,13 @@ int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)
  * "PATH:LINE: why".
  */
 int kp_base_load_symvers(struct kp_kernel_base *b, const char *path, struct kp_err *err);
+/*
+ * The same for @path under @root (NULL: none), opened inside it by descriptors
+ * (kp_open_regular_in()); likewise kp_base_load_vmlinux_in(), kp_base_load_system_map_in().
+ */
+struct kp_root_dir;
+int kp_base_load_symvers_in(struct kp_kernel_base *b, const struct kp_root_dir *root,
+			    const char *path, struct kp_err *err);
 /* Same over a buffer (tests, fuzzing); @label names it in messages. */
 int kp_base_load_symvers_buffer(struct kp_kernel_base *b, const char *label,
 				const unsigned char *buf, size_t len, struct kp_err *err);
@@ -98,6 +105,8 @@ int kp_base_load_symvers_buffer(struct kp_kernel_base *b, const char *label,
  * __kcrctab*. Sets the release from linux_banner when it has one.
  */
 int kp_base_load_vmlinux(struct kp_kernel_base *b, const char *path, struct kp_err *err);
+int kp_base_load_vmlinux_in(struct kp_kernel_base *b, const struct kp_root_dir *root,
+			    const char *path, struct kp_err *err);
 
 /*
  * System.map or /proc/kallsyms: an export is a __ksymtab_<sym> label; it is
@@ -108,6 +117,8 @@ int kp_base_load_vmlinux(struct kp_kernel_base *b, const char *path, struct kp_e
  * (kallsyms read without the privilege to see addresses).
  */
 int kp_base_load_system_map(struct kp_kernel_base *b, const char *path, struct kp_err *err);
+int kp_base_load_system_map_in(struct kp_kernel_base *b, const struct kp_root_dir *root,
+			       const char *path, struct kp_err *err);
 int kp_base_load_system_map_buffer(struct kp_kernel_base *b, const char *label,
 				   const unsigned char *buf, size_t len, struct kp_err *err);
 /*

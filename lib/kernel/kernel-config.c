@@ -317,11 +317,17 @@ int kp_kconfig_load_buffer(struct kp_kconfig *c, const char *label, const unsign
 
 int kp_kconfig_load(struct kp_kconfig *c, const char *path, struct kp_err *err)
 {
+	return kp_kconfig_load_in(c, NULL, path, err);
+}
+
+int kp_kconfig_load_in(struct kp_kconfig *c, const struct kp_root_dir *root, const char *path,
+		       struct kp_err *err)
+{
 	struct kp_bytes b;
 	int r;
 
 	kp_kconfig_release(c);
-	if (kp_read_file(path, KCONFIG_MAX_SIZE, &b, err) < 0)
+	if (kp_read_file_in(root, path, KCONFIG_MAX_SIZE, &b, err) < 0)
 		return -1;
 	r = kp_kconfig_load_buffer(c, path, b.data, b.len, err);
 	kp_bytes_release(&b);
@@ -400,8 +406,8 @@ bad:
 	return -1;
 }
 
-int kp_kconfig_load_cached(struct kp_kconfig *c, const char *path, struct kp_base_cache *cache,
-			   struct kp_err *err)
+int kp_kconfig_load_cached(struct kp_kconfig *c, const struct kp_root_dir *root, const char *path,
+			   struct kp_base_cache *cache, struct kp_err *err)
 {
 	struct kp_base_input in = { .fd = -1 }, *inp = &in;
 	struct kp_err why = { 0 };
@@ -413,11 +419,11 @@ int kp_kconfig_load_cached(struct kp_kconfig *c, const char *path, struct kp_bas
 	int r;
 
 	if (!cache)
-		return kp_kconfig_load(c, path, err);
-	if (kp_base_input_open(&in, path, &why) < 0 ||
+		return kp_kconfig_load_in(c, root, path, err);
+	if (kp_base_input_open_in(&in, root, path, &why) < 0 ||
 	    kp_base_key_make(&key, "kconfig", &inp, 1, KCONFIG_MAX_SIZE, &why) < 0) {
 		kp_base_input_close(&in);
-		return kp_kconfig_load(c, path, err);
+		return kp_kconfig_load_in(c, root, path, err);
 	}
 	if (kp_base_cache_get(cache, &key, &map) == 1) {
 		if (from_table(c, path, &map) == 0) {
@@ -432,7 +438,7 @@ int kp_kconfig_load_cached(struct kp_kconfig *c, const char *path, struct kp_bas
 	if (kp_base_input_read(&in, KCONFIG_MAX_SIZE, &why) < 0 ||
 	    kp_bytes_from_text_buffer(in.raw, in.len, KCONFIG_MAX_SIZE, &text, &why) < 0) {
 		kp_base_input_close(&in);
-		return kp_kconfig_load(c, path, err); /* its messages */
+		return kp_kconfig_load_in(c, root, path, err); /* its messages */
 	}
 	r = kp_kconfig_load_buffer(c, path, text.data, text.len, err);
 	kp_bytes_release(&text);

@@ -81,20 +81,24 @@ struct kp_kconfig {
  * even after a failure.
  */
 int kp_kconfig_load(struct kp_kconfig *c, const char *path, struct kp_err *err);
+/* The same for @path under @root (NULL: none), opened inside it as kp_open_regular_in(). */
+struct kp_root_dir;
+int kp_kconfig_load_in(struct kp_kconfig *c, const struct kp_root_dir *root, const char *path,
+		       struct kp_err *err);
 /* Same over a buffer; @label names it in messages. */
 int kp_kconfig_load_buffer(struct kp_kconfig *c, const char *label, const unsigned char *buf,
 			   size_t len, struct kp_err *err);
 void kp_kconfig_release(struct kp_kconfig *c);
 /*
- * kp_kconfig_load() through the base cache (cache/base-cache.h): a configuration seen before
+ * kp_kconfig_load_in() through the base cache (cache/base-cache.h): a configuration seen before
  * (by its file state, or the SHA-256 of its bytes when the state is not trusted) is mapped
  * from its entry, not parsed; a miss parses it and stores the last assignment of each
- * symbol. The same answers and errors as kp_kconfig_load(); @cache NULL: that function.
+ * symbol. The same answers and errors as kp_kconfig_load_in(); @cache NULL: that function.
  * A table found damaged by a lookup sets *@c->damaged: parse again (cache NULL) and redo
  * what used it.
  */
-int kp_kconfig_load_cached(struct kp_kconfig *c, const char *path, struct kp_base_cache *cache,
-			   struct kp_err *err);
+int kp_kconfig_load_cached(struct kp_kconfig *c, const struct kp_root_dir *root, const char *path,
+			   struct kp_base_cache *cache, struct kp_err *err);
 
 /* Value of @name ("CONFIG_X" or "X"): "y", "m", "n" (not set), a string; NULL if absent. */
 const char *kp_kconfig_get(const struct kp_kconfig *c, const char *name);

@@ -445,7 +445,8 @@ int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 
 	memset(f, 0, sizeof(*f));
 	memset(&c, 0, sizeof(c));
-	if (o->config_path && kp_kconfig_load_cached(&c, o->config_path, o->base_cache, err) < 0) {
+	if (o->config_path &&
+	    kp_kconfig_load_cached(&c, o->config_root, o->config_path, o->base_cache, err) < 0) {
 		kp_kconfig_release(&c);
 		return -1;
 	}

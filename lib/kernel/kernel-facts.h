@@ -104,6 +104,8 @@ struct kp_facts_opts {
 	const char *ima_policy;
 	const char *ima_policy_source;
 	struct kp_base_cache *base_cache; /* the config through the base cache; NULL: parsed */
+	/* the root @config_path lies under, opened inside it (kp_open_regular_in()); NULL: none */
+	const struct kp_root_dir *config_root;
 };
 
 void kp_facts_opts_init(struct kp_facts_opts *o);

@@ -7,11 +7,13 @@
 #include "sig-keys-internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -20,6 +22,7 @@
 #include "efi-siglist.h"
 #include "file/bytes.h"
 #include "file/inputs.h"
+#include "file/rootopen.h"
 #include "image-certs-internal.h"
 
 /* x509_key_preparse(): the description is "<CN or O>: <SKID, else serial, in hex>". */
@@ -348,6 +351,12 @@ static int take_certs(struct kp_keyring *kr, struct found_certs *f, const enum i
 int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t max,
 				struct kp_err *err)
 {
+	return kp_keyring_add_kernel_image_in(kr, NULL, path, max, err);
+}
+
+int kp_keyring_add_kernel_image_in(struct kp_keyring *kr, const struct kp_root_dir *root,
+				   const char *path, size_t max, struct kp_err *err)
+{
 	struct found_certs f = { 0 };
 	enum img_role *role = NULL;
 	const char *label = kp_arena_strdup(&kr->arena, path);
@@ -355,7 +364,7 @@ int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t 
 
 	if (!label)
 		return kp_err_set(err, "out of memory");
-	if (kp_image_certs_get(kr->memo, path, max, &f, &role, err) == 0)
+	if (kp_image_certs_get(kr->memo, root, path, max, &f, &role, err) == 0)
 		r = take_certs(kr, &f, role, label, label) < 0 ? kp_err_set(err, "out of memory")
 							       : 0;
 	kp_found_certs_release(&f);
@@ -367,6 +376,9 @@ struct kp_image_read {
 	pthread_t thread;
 	struct kp_sig_memo *memo;
 	char *path;
+	/* the root @path lies under, its own copy (path and directory): the thread's */
+	struct kp_root_dir root;
+	bool in_root;
 	size_t max;
 	struct found_certs f;
 	enum img_role *role;
@@ -380,19 +392,43 @@ static void *image_thread(void *arg)
 {
 	struct kp_image_read *p = arg;
 
-	p->r = kp_image_certs_get(p->memo, p->path, p->max, &p->f, &p->role, &p->err);
+	p->r = kp_image_certs_get(p->memo, p->in_root ? &p->root : NULL, p->path, p->max, &p->f,
+				  &p->role, &p->err);
 	return NULL;
 }
 
 struct kp_image_read *kp_keyring_image_begin(struct kp_keyring *kr, const char *path, size_t max)
 {
+	return kp_keyring_image_begin_in(kr, NULL, path, max);
+}
+
+static void image_read_free(struct kp_image_read *p)
+{
+	if (p->root.fd >= 0)
+		close(p->root.fd);
+	free((char *)p->root.path);
+	free(p->path);
+	free(p);
+}
+
+struct kp_image_read *kp_keyring_image_begin_in(struct kp_keyring *kr,
+						const struct kp_root_dir *root, const char *path,
+						size_t max)
+{
 	struct kp_image_read *p;
 
-	if (!kp_image_slow_payload(path))
+	if (!kp_image_slow_payload(root, path))
 		return NULL;
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->path = strdup(path))) {
-		free(p);
+	if (!p)
+		return NULL;
+	p->root.fd = -1;
+	/* the caller's root may go before _end(): the thread keeps its own */
+	p->in_root = root && root->path;
+	if (!(p->path = strdup(path)) || (p->in_root && !(p->root.path = strdup(root->path))) ||
+	    (p->in_root && root->fd >= 0 &&
+	     (p->root.fd = fcntl(root->fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
+		image_read_free(p);
 		return NULL;
 	}
 	p->memo = kr->memo;
@@ -401,8 +437,7 @@ struct kp_image_read *kp_keyring_image_begin(struct kp_keyring *kr, const char *
 	p->nrevoked = kr->nrevoked;
 	p->nsources = kr->nsources;
 	if (pthread_create(&p->thread, NULL, image_thread, p) != 0) {
-		free(p->path);
-		free(p);
+		image_read_free(p);
 		return NULL;
 	}
 	return p;
@@ -454,13 +489,22 @@ int kp_keyring_image_end(struct kp_keyring *kr, struct kp_image_read *p, struct 
 	}
 	kp_found_certs_release(&p->f);
 	free(p->role);
-	free(p->path);
-	free(p);
+	image_read_free(p);
 	return r;
 }
 
 int kp_installed_image_path(const char *root, const char *release, char *path, size_t len)
 {
+	const struct kp_root_dir rd = { .path = root, .fd = -1 };
+
+	return kp_installed_image_path_in(&rd, release, path, len);
+}
+
+int kp_installed_image_path_in(const struct kp_root_dir *rd, const char *release, char *path,
+			       size_t len)
+{
+	const char *root = rd->path;
+
 	static const char *const where[][2] = {
 		{ "/boot/vmlinuz-", "" },
 		{ "/lib/modules/", "/vmlinuz" },
@@ -475,7 +519,19 @@ int kp_installed_image_path(const char *root, const char *release, char *path, s
 	for (size_t i = 0; i < KP_ARRAY_SIZE(where); i++) {
 		FILE *f;
 
+		struct kp_err quiet = { 0 };
+		struct stat st;
+		int fd;
+
 		snprintf(path, len, "%s%s%s%s", root, where[i][0], release, where[i][1]);
+		if (kp_root_rel(root, path)) {
+			/* under a root: a regular file there, every link followed inside it */
+			fd = kp_open_regular_in(rd, path, &st, &quiet);
+			if (fd < 0)
+				continue;
+			close(fd);
+			return 1;
+		}
 		f = kp_in_fopen(path, "rb");
 		if (!f)
 			continue;
@@ -488,11 +544,14 @@ int kp_installed_image_path(const char *root, const char *release, char *path, s
 int kp_keyring_add_installed_image(struct kp_keyring *kr, const char *root, const char *release,
 				   size_t max, struct kp_err *err)
 {
+	const struct kp_root_dir rd = { .path = root, .fd = -1 };
 	char path[4096];
 
-	if (!kp_installed_image_path(root, release, path, sizeof(path)))
+	if (!kp_installed_image_path_in(&rd, release, path, sizeof(path)))
 		return 0;
-	return kp_keyring_add_kernel_image(kr, path, max, err) < 0 ? kp_err_prefix(err, path) : 1;
+	return kp_keyring_add_kernel_image_in(kr, &rd, path, max, err) < 0
+		       ? kp_err_prefix(err, path)
+		       : 1;
 }
 
 /* A "bin:<64 hex>" or "tbs:<64 hex>" description of the .blacklist keyring (certs/blacklist.c). */

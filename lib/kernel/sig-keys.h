@@ -135,6 +135,10 @@ int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_
  */
 int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t max,
 				struct kp_err *err);
+/* The same for @path under @root (NULL: none), opened inside it as kp_open_regular_in(). */
+struct kp_root_dir;
+int kp_keyring_add_kernel_image_in(struct kp_keyring *kr, const struct kp_root_dir *root,
+				   const char *path, size_t max, struct kp_err *err);
 /*
  * ROOT/proc/keys: asymmetric keys (description "subject: key id") and the keyrings
  * listed, and the .blacklist keyring's "bin:" module hashes. Returns the number of
@@ -155,6 +159,12 @@ int kp_keyring_add_installed_image(struct kp_keyring *kr, const char *root, cons
  */
 int kp_installed_image_path(const char *root, const char *release, char *path, size_t len);
 /*
+ * The same under @root's directory: there, a regular file found with every link followed
+ * inside the root (kp_open_regular_in()); the host's root ("/", "") as above.
+ */
+int kp_installed_image_path_in(const struct kp_root_dir *root, const char *release, char *path,
+			       size_t len);
+/*
  * kp_keyring_add_kernel_image() in two halves, so that a run reads its modules while the image
  * is decompressed: _begin() starts reading the certificates of the image @path on a thread of
  * its own (from kr->memo when it has the image, else decompressed, classified and stored
@@ -172,6 +182,10 @@ int kp_installed_image_path(const char *root, const char *release, char *path, s
  */
 struct kp_image_read;
 struct kp_image_read *kp_keyring_image_begin(struct kp_keyring *kr, const char *path, size_t max);
+/* The same for @path under @root (NULL: none; copied: it may go before _end()). */
+struct kp_image_read *kp_keyring_image_begin_in(struct kp_keyring *kr,
+						const struct kp_root_dir *root, const char *path,
+						size_t max);
 int kp_keyring_image_end(struct kp_keyring *kr, struct kp_image_read *p, struct kp_err *err);
 
 /* What an EFI signature list holds for the kernel (load_uefi_certs()'s handlers). */

@@ -369,11 +369,17 @@ bool kp_system_map_has_symbols(const char *path)
 
 int kp_base_load_system_map(struct kp_kernel_base *b, const char *path, struct kp_err *err)
 {
+	return kp_base_load_system_map_in(b, NULL, path, err);
+}
+
+int kp_base_load_system_map_in(struct kp_kernel_base *b, const struct kp_root_dir *root,
+			       const char *path, struct kp_err *err)
+{
 	struct kp_bytes bytes;
 	int r;
 
 	/* /proc/kallsyms has no size: read to the end, then decompress by magic. */
-	if (kp_read_file(path, KP_BASE_MAX_TEXT, &bytes, err) < 0)
+	if (kp_read_file_in(root, path, KP_BASE_MAX_TEXT, &bytes, err) < 0)
 		return -1;
 	r = kp_base_load_system_map_buffer(b, path, bytes.data, bytes.len, err);
 	kp_bytes_release(&bytes);

@@ -115,15 +115,16 @@ static int from_index(struct kp_kernel_facts *f, const unsigned char *data, size
  * The boot's id from @root's proc/sys/kernel/random/boot_id into @buf, only when that file is
  * the kernel's own (procfs: nobody can write it). 0, or -1.
  */
-static int boot_id(const char *root, char *buf, size_t size)
+static int boot_id(const struct kp_root_dir *root, char *buf, size_t size)
 {
 	struct kp_base_input in = { .fd = -1 };
 	struct kp_err why = { 0 };
-	char *path = kp_root_path(root, "proc/sys/kernel/random/boot_id");
+	char *path = kp_root_path(root ? root->path : NULL, "proc/sys/kernel/random/boot_id");
 	ssize_t n = -1;
 	size_t i;
 
-	if (path && kp_base_input_open(&in, path, &why) == 0 && in.fs_class == KP_FS_KERNEL)
+	if (path && kp_base_input_open_in(&in, root, path, &why) == 0 &&
+	    in.fs_class == KP_FS_KERNEL)
 		n = pread(in.fd, buf, size - 1, 0);
 	kp_base_input_close(&in);
 	free(path);
@@ -241,7 +242,7 @@ static int store_rules(struct kp_base_cache *cache, const struct kp_base_key *ke
  * Opens @path into @in and makes its key: by its trusted state, or, for the running kernel's
  * file, by the boot id. 0, or -1 (not cached: @in closed).
  */
-static int key_of(struct kp_kernel_facts *f, const char *path, const char *root,
+static int key_of(struct kp_kernel_facts *f, const char *path, const struct kp_root_dir *root,
 		  struct kp_base_input *in, struct kp_base_key *key)
 {
 	struct kp_base_input *inp = in;
@@ -252,7 +253,7 @@ static int key_of(struct kp_kernel_facts *f, const char *path, const char *root,
 	kp_profile_btf_rules(&f->profile, &rules);
 	snprintf(kind, sizeof(kind), "btf-%d%d%d", rules.layout_header, rules.relocate,
 		 rules.datasec_printable);
-	if (kp_base_input_open(in, path, &why) < 0 ||
+	if (kp_base_input_open_in(in, root, path, &why) < 0 ||
 	    (!(in->fs_class == KP_FS_KERNEL && boot_id(root, boot, sizeof(boot)) == 0 &&
 	       kp_base_input_vouch(in, boot) == 0) &&
 	     !in->trusted) ||
@@ -264,7 +265,8 @@ static int key_of(struct kp_kernel_facts *f, const char *path, const char *root,
 }
 
 int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *data, size_t len,
-				const char *path, struct kp_base_cache *cache, const char *root)
+				const char *path, struct kp_base_cache *cache,
+				const struct kp_root_dir *root)
 {
 	struct kp_base_input in = { .fd = -1 };
 	struct kp_base_key key;
@@ -297,7 +299,8 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
 }
 
 int kp_vmlinux_btf_peek_cached(struct kp_kernel_facts *f, const char *path,
-			       struct kp_base_cache *cache, const char *root, unsigned char *scope)
+			       struct kp_base_cache *cache, const struct kp_root_dir *root,
+			       unsigned char *scope)
 {
 	struct kp_base_input in = { .fd = -1 };
 	struct kp_base_key key;
@@ -326,7 +329,7 @@ int kp_vmlinux_btf_peek_cached(struct kp_kernel_facts *f, const char *path,
 }
 
 int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
-			       struct kp_base_cache *cache, const char *root,
+			       struct kp_base_cache *cache, const struct kp_root_dir *root,
 			       struct kp_vmlinux_btf *out, struct kp_err *err)
 {
 	struct kp_base_input in = { .fd = -1 };
@@ -338,7 +341,7 @@ int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 
 	kp_vmlinux_btf_release(out);
 	if (!cache || !f->btf_modules || key_of(f, path, root, &in, &key) < 0) {
-		if (kp_vmlinux_btf_read(path, out, err) < 0)
+		if (kp_vmlinux_btf_read_in(root, path, out, err) < 0)
 			return -1;
 		return kp_facts_vmlinux_btf_cached(f, out->data, out->len, path, cache, root) < 0
 			       ? -2
@@ -368,7 +371,7 @@ int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 		kp_base_cache_drop(cache, &key);
 	}
 	kp_base_cache_note_miss(cache);
-	if (kp_vmlinux_btf_read(path, out, err) < 0) {
+	if (kp_vmlinux_btf_read_in(root, path, out, err) < 0) {
 		kp_base_input_close(&in);
 		return -1;
 	}

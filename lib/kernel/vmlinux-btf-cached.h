@@ -21,11 +21,13 @@
  * and settled, or, for a file of the running kernel (/sys/kernel/btf/vmlinux, on sysfs: it
  * cannot change while the kernel runs), by the boot's id (@root's proc/sys/kernel/random/
  * boot_id, used only when it is on procfs; @root NULL: /) with its size, device and inode;
+ * under @root (NULL: none), @path is opened inside it (kp_open_regular_in());
  * any other file is parsed every time. Only a base that parses is stored. Returns what
  * kp_facts_vmlinux_btf() returns.
  */
 int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *data, size_t len,
-				const char *path, struct kp_base_cache *cache, const char *root);
+				const char *path, struct kp_base_cache *cache,
+				const struct kp_root_dir *root);
 
 /*
  * The kernel's BTF at @path for @f without reading it where the cache allows: reads @path
@@ -50,9 +52,10 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
  * loaded. 0, or -1 (no such entry, or its header is damaged: load it).
  */
 int kp_vmlinux_btf_peek_cached(struct kp_kernel_facts *f, const char *path,
-			       struct kp_base_cache *cache, const char *root, unsigned char *scope);
+			       struct kp_base_cache *cache, const struct kp_root_dir *root,
+			       unsigned char *scope);
 int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
-			       struct kp_base_cache *cache, const char *root,
+			       struct kp_base_cache *cache, const struct kp_root_dir *root,
 			       struct kp_vmlinux_btf *out, struct kp_err *err);
 
 #endif

@@ -56,12 +56,18 @@ out:
 
 int kp_vmlinux_btf_read(const char *path, struct kp_vmlinux_btf *out, struct kp_err *err)
 {
+	return kp_vmlinux_btf_read_in(NULL, path, out, err);
+}
+
+int kp_vmlinux_btf_read_in(const struct kp_root_dir *root, const char *path,
+			   struct kp_vmlinux_btf *out, struct kp_err *err)
+{
 	struct kp_bytes bytes;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	/* read_text: sysfs reports a size the read need not match; compressed files decoded */
-	if (kp_bytes_read_text(path, VMLINUX_MAX, &bytes, err) < 0) {
+	if (kp_bytes_read_text_in(root, path, VMLINUX_MAX, &bytes, err) < 0) {
 		char why[sizeof(err->msg)];
 		int errnum = err->errnum;
 

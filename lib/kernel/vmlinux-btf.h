@@ -26,6 +26,10 @@ struct kp_vmlinux_btf {
  * with @err (errnum ENOENT when @path does not exist).
  */
 int kp_vmlinux_btf_read(const char *path, struct kp_vmlinux_btf *out, struct kp_err *err);
+/* The same for @path under @root (NULL: none), opened inside it as kp_open_regular_in(). */
+struct kp_root_dir;
+int kp_vmlinux_btf_read_in(const struct kp_root_dir *root, const char *path,
+			   struct kp_vmlinux_btf *out, struct kp_err *err);
 void kp_vmlinux_btf_release(struct kp_vmlinux_btf *b);
 
 #endif

@@ -326,6 +326,12 @@ out:
 
 int kp_base_load_vmlinux(struct kp_kernel_base *b, const char *path, struct kp_err *err)
 {
+	return kp_base_load_vmlinux_in(b, NULL, path, err);
+}
+
+int kp_base_load_vmlinux_in(struct kp_kernel_base *b, const struct kp_root_dir *root,
+			    const char *path, struct kp_err *err)
+{
 	struct kp_bytes bytes;
 	int r;
 
@@ -333,7 +339,7 @@ int kp_base_load_vmlinux(struct kp_kernel_base *b, const char *path, struct kp_e
 	 * Read, not mapped: a vmlinux rewritten while it is read gives an error, not SIGBUS.
 	 * A debug vmlinux is hundreds of MiB: the cap is four times the module cap.
 	 */
-	if (kp_bytes_read(path, KP_DEFAULT_MAX_SIZE * 4, &bytes, err) < 0)
+	if (kp_bytes_read_in(root, path, KP_DEFAULT_MAX_SIZE * 4, &bytes, err) < 0)
 		return kp_base_err_prefix(err, path);
 	r = load_image(b, path, bytes.data, bytes.len, err);
 	kp_bytes_release(&bytes);

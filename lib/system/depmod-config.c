@@ -8,6 +8,7 @@
 
 #include "file/inputs.h"
 #include "file/rootfs.h"
+#include "file/rootopen.h"
 #include "util/module-name.h"
 #include "util/symbol-index.h"
 
@@ -132,7 +133,7 @@ static int parse_line(struct kp_depmod_cfg *cfg, char *line, const char *kver)
 }
 
 /* Reads one file: lines joined across a trailing backslash (freadline_wrapped()). */
-static int parse_file(struct kp_depmod_cfg *cfg, const char *root, const char *path,
+static int parse_file(struct kp_depmod_cfg *cfg, const struct kp_root_dir *rd, const char *path,
 		      const char *kver, struct kp_err *err)
 {
 	struct kp_err oe = { 0 };
@@ -141,8 +142,7 @@ static int parse_file(struct kp_depmod_cfg *cfg, const char *root, const char *p
 	ssize_t got;
 	size_t len = 0;
 	/* inside the root by descriptors: a directory swapped for a link since it was listed */
-	const struct kp_root_dir rd = { .path = root, .fd = -1 };
-	int fd = kp_open_regular_in(&rd, path, &st, &oe);
+	int fd = kp_open_regular_in(rd, path, &st, &oe);
 
 	if (fd < 0 && oe.errnum != EISDIR && oe.errnum != EINVAL)
 		return kp_err_set(err, "%s: cannot open: %s", path, strerror(oe.errnum));
@@ -331,6 +331,7 @@ static int list_files(const char *root, struct cfg_file **out, size_t *n, struct
 int kp_depmod_cfg_load(struct kp_depmod_cfg *cfg, const char *root, const char *kver,
 		       struct kp_err *err)
 {
+	struct kp_root_dir rd = { .path = NULL, .fd = -1 };
 	struct cfg_file *files;
 	size_t n;
 	int r = 0;
@@ -340,14 +341,17 @@ int kp_depmod_cfg_load(struct kp_depmod_cfg *cfg, const char *root, const char *
 		root = "";
 	if (list_files(root, &files, &n, err) < 0)
 		return -1;
+	/* the files are opened under the root's directory, opened once for them all */
+	kp_root_dir_pin(&rd, root);
 	for (size_t i = 0; i < n; i++) {
 		const char *p = kp_arena_strdup(&cfg->arena, files[i].path);
 
 		if (r == 0 && (!p || add_ptr(cfg, &cfg->files, &cfg->nfiles, p, false) < 0))
 			r = kp_err_set(err, "out of memory");
 		if (r == 0)
-			r = parse_file(cfg, root, files[i].path, kver, err);
+			r = parse_file(cfg, &rd, files[i].path, kver, err);
 	}
+	kp_root_dir_unpin(&rd);
 	files_free(files, n);
 	if (r == 0 && !cfg->nsearches) {
 		cfg->default_search = true;

@@ -244,7 +244,8 @@ static int collect_release(struct kp_gated *g, size_t *cap, const char *root,
 	kp_sort_names(w.gated, w.ngated);
 
 	r->source = KP_GATED_DEP;
-	if (kp_chain_read_text_index(root, moddir, "modules.dep", &b, &e) == 0) {
+	if (kp_chain_read_text_index(&(const struct kp_root_dir){ .path = root, .fd = -1 }, moddir,
+				     "modules.dep", &b, &e) == 0) {
 		int pr = parse_dep(&w, (const char *)b.data, b.len, err);
 
 		kp_bytes_release(&b);

@@ -41,8 +41,7 @@ static int read_moddir_file(const struct kp_tree *t, const char *name, struct kp
 		*path = NULL;
 		return r;
 	}
-	r = kp_read_file_in(&(const struct kp_root_dir){ .path = t->root, .fd = -1 }, real,
-			    BUILTIN_MAX_SIZE, b, err);
+	r = kp_read_file_in(&t->rootdir, real, BUILTIN_MAX_SIZE, b, err);
 	if (r == 0) {
 		free(real);
 		return 1;

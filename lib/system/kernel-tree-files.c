@@ -216,17 +216,17 @@ int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool al
 	if (kp_base_set_kernel_release(b, t->release, err) < 0)
 		return -1;
 	if (t->symvers_path) {
-		if (kp_base_load_symvers(b, t->symvers_path, err) < 0)
+		if (kp_base_load_symvers_in(b, &t->rootdir, t->symvers_path, err) < 0)
 			return -1;
 		loaded = true;
 	}
 	if (t->vmlinux_path && (all || !loaded)) {
-		if (kp_base_load_vmlinux(b, t->vmlinux_path, err) < 0)
+		if (kp_base_load_vmlinux_in(b, &t->rootdir, t->vmlinux_path, err) < 0)
 			return -1;
 		loaded = true;
 	}
 	if (t->system_map_path && (all || !loaded)) {
-		if (kp_base_load_system_map(b, t->system_map_path, err) < 0)
+		if (kp_base_load_system_map_in(b, &t->rootdir, t->system_map_path, err) < 0)
 			return -1;
 		loaded = true;
 	}
@@ -253,5 +253,5 @@ int kp_tree_load_config(const struct kp_tree *t, struct kp_kconfig *c, struct kp
 				  "%s: no kernel config for %s (boot/config-%s, "
 				  "lib/modules/%s/config, build/.config)",
 				  t->root, t->release, t->release, t->release);
-	return kp_kconfig_load(c, t->config_path, err);
+	return kp_kconfig_load_in(c, &t->rootdir, t->config_path, err);
 }

@@ -298,9 +298,12 @@ int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struc
 	struct mod_bases mb = { .n = 0 };
 
 	memset(t, 0, sizeof(*t));
+	t->rootdir.fd = -1;
 	t->root = strdup(root && *root ? root : "/");
 	if (!t->root)
 		return kp_err_set(err, "out of memory");
+	/* opened once: each file of the tree is opened under this directory */
+	kp_root_dir_pin(&t->rootdir, t->root);
 	if (find_bases(t->root, &mb, err) < 0)
 		goto fail;
 	if (release && (!*release || strchr(release, '/') || !strcmp(release, "..") ||
@@ -373,6 +376,7 @@ char *kp_tree_release_dir(const char *root, const char *release, struct kp_err *
 
 void kp_tree_release(struct kp_tree *t)
 {
+	kp_root_dir_unpin(&t->rootdir);
 	free(t->root);
 	free(t->release);
 	free(t->moddir);

@@ -15,6 +15,7 @@
 
 #include "kernel/kernel-base.h"
 #include "kernel/kernel-config.h"
+#include "file/rootopen.h"
 #include "util/util.h"
 
 /* One "module.key=value" record of modules.builtin.modinfo. */
@@ -26,6 +27,11 @@ struct kp_builtin_info {
 
 struct kp_tree {
 	char *root; /* as given; "/" when NULL was given */
+	/*
+	 * @root's directory, opened once by kp_tree_open(): the kernel's files below are
+	 * opened inside it (kp_open_regular_in()). Not to be copied: kp_tree_release() closes it.
+	 */
+	struct kp_root_dir rootdir;
 	char *release;
 	char *moddir; /* ROOT/lib/modules/<release> or ROOT/usr/lib/modules/<release> */
 

@@ -11,9 +11,10 @@
 
 /*
  * @moddir/@name (a text index such as modules.dep) read whole, within KP_CHAIN_MAX_INDEX; a
- * symlink followed inside @root (file/rootfs.h), never on the host.
+ * symlink followed inside @root (file/rootfs.h), never on the host, the file opened inside
+ * @root's directory (kp_open_regular_in(): pinned, or opened at this use).
  */
-int kp_chain_read_text_index(const char *root, const char *moddir, const char *name,
+int kp_chain_read_text_index(const struct kp_root_dir *root, const char *moddir, const char *name,
 			     struct kp_bytes *b, struct kp_err *err);
 
 /*

@@ -58,6 +58,8 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	memset(c, 0, sizeof(*c));
 	c->root = kp_arena_strdup(&c->arena, root && *root ? root : "/");
 	c->moddir = kp_arena_strdup(&c->arena, moddir);
+	/* opened once: the text indexes are opened under this directory */
+	kp_root_dir_pin(&c->rootdir, c->root);
 	c->builtin = builtin;
 	c->nbuiltin = nbuiltin;
 	c->blacklist = blacklist;
@@ -70,7 +72,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		struct kp_bytes b;
 
 		free(bin);
-		r = kp_chain_read_text_index(c->root, moddir, "modules.dep", &b, err);
+		r = kp_chain_read_text_index(&c->rootdir, moddir, "modules.dep", &b, err);
 		if (r < 0 && kp_err_errnum(err) == ENOENT) {
 			kp_chain_close(c);
 			return kp_err_set(err,
@@ -148,6 +150,7 @@ void kp_chain_close(struct kp_chain *c)
 		kp_bytes_release(&c->depbin);
 	free(c->dep_text);
 	free(c->mods);
+	kp_root_dir_unpin(&c->rootdir);
 	kp_arena_release(&c->arena);
 	memset(c, 0, sizeof(*c));
 }
@@ -364,7 +367,7 @@ static int text_aliases(struct kp_chain *c, const char *name, size_t *cap, bool 
 {
 	struct kp_bytes b;
 	const char *pos, *end;
-	int r = kp_chain_read_text_index(c->root, c->moddir, "modules.alias", &b, err);
+	int r = kp_chain_read_text_index(&c->rootdir, c->moddir, "modules.alias", &b, err);
 
 	*found = false;
 	if (r < 0 && kp_err_errnum(err) == ENOENT)
@@ -414,7 +417,8 @@ static int text_builtin_aliases(struct kp_chain *c, const char *name, size_t *ca
 {
 	struct kp_bytes b;
 	const char *pos, *end;
-	int r = kp_chain_read_text_index(c->root, c->moddir, "modules.builtin.modinfo", &b, err);
+	int r = kp_chain_read_text_index(&c->rootdir, c->moddir, "modules.builtin.modinfo", &b,
+					 err);
 
 	*found = false;
 	if (r < 0 && kp_err_errnum(err) == ENOENT)
@@ -566,7 +570,8 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 	} else {
 		struct kp_bytes b;
 		const char *pos, *end;
-		int r = kp_chain_read_text_index(c->root, c->moddir, "modules.symbols", &b, err);
+		int r = kp_chain_read_text_index(&c->rootdir, c->moddir, "modules.symbols", &b,
+						 err);
 		size_t kl = strlen(key);
 
 		if (r < 0)

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "file/bytes.h"
+#include "file/rootopen.h"
 #include "util/util.h"
 
 /* Bounds on what is read from a root that may be hostile. */
@@ -43,7 +44,8 @@ struct kmod_ctx;
 
 struct kp_chain {
 	const char *root;
-	const char *moddir; /* ROOT/lib/modules/<release> */
+	struct kp_root_dir rootdir; /* @root's directory, opened once by kp_chain_open() */
+	const char *moddir;	    /* ROOT/lib/modules/<release> */
 	enum kp_chain_source source;
 	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */

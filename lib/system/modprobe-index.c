@@ -18,7 +18,7 @@
 #include "modprobe-index.h"
 #include "util/module-name.h"
 
-int kp_chain_read_text_index(const char *root, const char *moddir, const char *name,
+int kp_chain_read_text_index(const struct kp_root_dir *root, const char *moddir, const char *name,
 			     struct kp_bytes *b, struct kp_err *err)
 {
 	char *path, *real;
@@ -27,7 +27,7 @@ int kp_chain_read_text_index(const char *root, const char *moddir, const char *n
 	if (asprintf(&path, "%s/%s", moddir, name) < 0)
 		return kp_err_set(err, "out of memory");
 	/* a symlink is followed inside the root, as that system reads it */
-	real = kp_root_resolve_path(root, path);
+	real = kp_root_resolve_path(root->path, path);
 	if (!real) {
 		r = errno == ELOOP
 			    ? kp_err_errno(err, ELOOP, "%s: cannot resolve inside the root: %s",
@@ -36,8 +36,7 @@ int kp_chain_read_text_index(const char *root, const char *moddir, const char *n
 		free(path);
 		return r;
 	}
-	r = kp_read_file_in(&(const struct kp_root_dir){ .path = root, .fd = -1 }, real,
-			    KP_CHAIN_MAX_INDEX, b, err);
+	r = kp_read_file_in(root, real, KP_CHAIN_MAX_INDEX, b, err);
 	free(real);
 	free(path);
 	return r;

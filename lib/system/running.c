@@ -523,7 +523,7 @@ static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
 	else if (note(r, &r->tree_note, e.msg) < 0)
 		return kp_err_set(err, "out of memory");
 	if (r->have_tree && r->tree.config_path) {
-		if (kp_kconfig_load(&r->config, r->tree.config_path, &e) < 0 &&
+		if (kp_kconfig_load_in(&r->config, &r->tree.rootdir, r->tree.config_path, &e) < 0 &&
 		    note(r, &r->config_note, e.msg) < 0)
 			return kp_err_set(err, "out of memory");
 		return 0;

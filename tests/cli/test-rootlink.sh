@@ -13,7 +13,10 @@
 #   loop    loop.ko -> loop-a, loop-a -> loop-b, loop-b -> loop-a: one error line, the
 #           other modules still judged
 # and, each in a root of its own, the release directory, modules.builtin, a depmod.d file and
-# ROOT/etc as absolute links whose host targets would change the answer or fail the run.
+# ROOT/etc as absolute links whose host targets would change the answer or fail the run;
+# then the kernel's own files (boot/config-*, the headers' Module.symvers, boot/vmlinuz-*)
+# as absolute links to host files whose content would change the verdict (a config forcing
+# signatures, other CRCs, another certificate): the root's are read.
 # Then the result and facts caches notice an absolute link pointed elsewhere in the root.
 set -uo pipefail
 
@@ -150,6 +153,74 @@ mkdir -p "$host/etc/depmod.d" "$root$host/etc"
 echo "exclude extra" >"$host/etc/depmod.d/local.conf"
 ln -s "$host/etc" "$root/etc"
 is "ROOT/etc as an absolute link: the root's (no depmod.d)" "$(beside etc)" "exit 0: kp_one.ko GPL "
+
+# the kernel's own files as absolute links to host paths holding other content: the root's
+# files are read (opened inside the root, lib/system/kernel-tree.h), never the host's. Each
+# in a root of its own; $tmp/kimg holds a vmlinux-like image with one certificate each.
+sd=$top/tests/data/sig
+python3 - "$sd/test-cert.pem" "$sd/other-cert.pem" "$tmp" <<'PY'
+import base64, os, sys
+for pem, name in ((sys.argv[1], 'root'), (sys.argv[2], 'host')):
+    b64 = ''.join(l for l in open(pem).read().splitlines() if '-----' not in l)
+    raw = b'\x7fELF' + bytes(4096) + b'\x30\x82junk' + base64.b64decode(b64) + bytes(1000)
+    open(os.path.join(sys.argv[3], 'vmlinux-' + name), 'wb').write(raw)
+PY
+# kfile NAME MODULE: ROOT $tmp/NAME with MODULE.ko (one: the two export the same symbols)
+kfile() {
+	kernel "$tmp/$1"
+	mkdir -p "$tmp/$1/lib/modules/$rel/kernel/extra" "$tmp/$1$host/k-$1" "$host/k-$1"
+	cp "$sd/6.12/$2.ko" "$tmp/$1/lib/modules/$rel/kernel/extra/"
+	cp "$tmp/vmlinux-root" "$tmp/$1/boot/vmlinuz-$rel"
+}
+# moveout NAME FILE: ROOT's FILE moved to ROOT/<host>/k-NAME/, FILE an absolute link to
+# <host>/k-NAME/ (the host's file there is written by the caller)
+moveout() {
+	mv "$tmp/$1/$2" "$tmp/$1$host/k-$1/"
+	ln -s "$host/k-$1/$(basename "$2")" "$tmp/$1/$2"
+}
+# verdicts NAME: "MODULE LOADS TAINT" per module of $tmp/NAME.json
+verdicts() {
+	python3 -c 'import json,os,sys
+d=json.load(open(sys.argv[1]))
+print(" ".join("%s:%s:%s" % (os.path.basename(m["path"]), m["loads"], m["taint"])
+               for m in d["modules"]))' "$tmp/$1.json"
+}
+kcheck() {
+	"$kp" check -b "$tmp/$1" -f json --fail-on never --no-cache >"$tmp/$1.json" 2>"$tmp/$1.err"
+	echo "exit $?: $(verdicts "$1")"
+}
+# the controls: every file in place
+kfile kctl kp_sig_sha256
+is "kernel files in place: the signed module loads, O" "$(kcheck kctl)" \
+	"exit 0: kp_sig_sha256.ko:True:O"
+kfile kctl2 kp_sig_unsigned
+is "kernel files in place: the unsigned module loads, OE" "$(kcheck kctl2)" \
+	"exit 0: kp_sig_unsigned.ko:True:OE"
+# the config: the host's forces signatures (the unsigned module would be refused)
+kfile kcfg kp_sig_unsigned
+moveout kcfg "boot/config-$rel"
+{ cat "$tmp/kcfg$host/k-kcfg/config-$rel"; echo CONFIG_MODULE_SIG_FORCE=y; } >"$host/k-kcfg/config-$rel"
+is "boot/config-* as an absolute link: the root's config (no CONFIG_MODULE_SIG_FORCE)" \
+	"$(kcheck kcfg)" "exit 0: kp_sig_unsigned.ko:True:OE"
+# Module.symvers: every CRC of the host's differs (each import would disagree)
+kfile ksv kp_sig_sha256
+moveout ksv "usr/src/linux-headers-$rel/Module.symvers"
+sed 's/^0x[0-9a-f]*/0x12345678/' "$tmp/ksv$host/k-ksv/Module.symvers" \
+	>"$host/k-ksv/Module.symvers"
+is "Module.symvers as an absolute link: the root's CRCs" "$(kcheck ksv)" \
+	"exit 0: kp_sig_sha256.ko:True:O"
+# the image: the host's holds another certificate (the signed module's key untrusted: OE)
+kfile kimg kp_sig_sha256
+moveout kimg "boot/vmlinuz-$rel"
+cp "$tmp/vmlinux-host" "$host/k-kimg/vmlinuz-$rel"
+is "boot/vmlinuz-* as an absolute link: the root's certificate" "$(kcheck kimg)" \
+	"exit 0: kp_sig_sha256.ko:True:O"
+# ... and a link to an image only the host has: no key source, the host's not read
+rm "$tmp/kimg$host/k-kimg/vmlinuz-$rel"
+is "boot/vmlinuz-* leading to a file only the host has: no image, the host's not read" \
+	"$(kcheck kimg) $(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["kernel"]["key_sources"])' "$tmp/kimg.json")" \
+	"exit 0: kp_sig_sha256.ko:True:O []"
 
 root=$tmp/root
 # the caches: an absolute link pointed elsewhere inside the root is seen (the result

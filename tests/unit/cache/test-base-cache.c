@@ -108,7 +108,7 @@ static struct kp_kernel_base *cached(const char *root, const char *path,
 	struct kp_err err = { 0 };
 
 	if (!c || kp_base_new(&b) < 0 ||
-	    kp_base_load_symvers_cached(b, path, c, wanted, &err) < 0) {
+	    kp_base_load_symvers_cached(b, NULL, path, c, wanted, &err) < 0) {
 		printf("# %s\n", err.msg);
 		kp_base_free(b);
 		b = NULL;
@@ -303,7 +303,7 @@ static void test_inputs(struct tap *t, const char *root)
 		int r;
 
 		kp_base_new(&b);
-		r = kp_base_load_symvers_cached(b, sv, c, NULL, &err);
+		r = kp_base_load_symvers_cached(b, NULL, sv, c, NULL, &err);
 		tap_ok(t, r < 0 && strstr(err.msg, "small.symvers:2: 1 TAB-separated columns"),
 		       "malformed: the parser's message (%s)", err.msg);
 		kp_base_cache_counts(c, &n);
@@ -330,7 +330,7 @@ static void test_inputs(struct tap *t, const char *root)
 			kp_base_new(&b);
 			kp_base_new(&p);
 			r1 = kp_base_load_filtered(p, sv, false, &w, &e1);
-			r2 = kp_base_load_symvers_cached(b, sv, c, &w, &e2);
+			r2 = kp_base_load_symvers_cached(b, NULL, sv, c, &w, &e2);
 		}
 		tap_ok(t, r1 < 0 && r2 < 0 && !strcmp(e1.msg, e2.msg),
 		       "a 300 KiB line: the same refusal with and without the cache (%s)", e2.msg);
@@ -349,7 +349,7 @@ static void test_inputs(struct tap *t, const char *root)
 
 		kp_base_new(&b);
 		tap_ok(t,
-		       kp_base_load_symvers_cached(b, sv, c, NULL, &err) < 0 &&
+		       kp_base_load_symvers_cached(b, NULL, sv, c, NULL, &err) < 0 &&
 			       kp_err_errnum(&err) == ENOENT,
 		       "missing: ENOENT (%s)", err.msg);
 		kp_base_free(b);
@@ -398,7 +398,7 @@ static void test_kconfig(struct tap *t, const char *root, const char *cfg)
 	       want.nentries);
 	for (int pass = 0; pass < 2; pass++) {
 		c = kp_base_cache_new(root);
-		tap_ok(t, kp_kconfig_load_cached(&got, cfg, c, &err) == 0,
+		tap_ok(t, kp_kconfig_load_cached(&got, NULL, cfg, c, &err) == 0,
 		       "config through the cache (%s)", pass ? "hit" : "miss");
 		kp_base_cache_counts(c, &n);
 		tap_ok(t, pass ? n.hits == 1 : n.misses == 1 && n.stored == 1, "%s counted",
@@ -417,7 +417,7 @@ static void test_kconfig(struct tap *t, const char *root, const char *cfg)
 			break;
 		c = kp_base_cache_new(root);
 		dmg = false;
-		if (kp_kconfig_load_cached(&got, cfg, c, &err) < 0)
+		if (kp_kconfig_load_cached(&got, NULL, cfg, c, &err) < 0)
 			wrong++;
 		else if (config_diffs(&want, &got, &dmg))
 			wrong++;
@@ -428,7 +428,7 @@ static void test_kconfig(struct tap *t, const char *root, const char *cfg)
 		if (!only_entry(root, entry, sizeof(entry))) {
 			/* removed: the next load stores it again */
 			c = kp_base_cache_new(root);
-			kp_kconfig_load_cached(&got, cfg, c, &err);
+			kp_kconfig_load_cached(&got, NULL, cfg, c, &err);
 			kp_kconfig_release(&got);
 			kp_base_cache_free(c);
 			if (!only_entry(root, entry, sizeof(entry)))
