@@ -4,10 +4,12 @@
  * output (sim/sim-store.h), and, on a miss that found the entry of the same command with
  * changed inputs, what a splice of that stored simulation would keep. Nothing here changes
  * an output: the run is recomputed whole, and the splice is only measured against it (the
- * KOPOLICY_CACHE_STATS line "splice: ..."): the verdicts whose stored reads hold in the new
- * run, and which of them differ from the recomputed ones (only a module whose own file
- * changed may: its facts are not part of its reads; the state is carried past such a
- * module with its new record, as a splice that simulates it again would).
+ * KOPOLICY_CACHE_STATS line "splice: ..."): a candidate only when every input of the
+ * stored entry that changed is a module file of the stored set (run-cache.h
+ * kp_run_cache_changes()); those modules are simulated again (their facts are not part of
+ * their reads: the state is carried past them with their new records), the others kept
+ * while their stored reads hold in the new run; a kept verdict that differs from the
+ * recomputed one would be a wrong splice and is listed.
  */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "cache/run-cache.h"
+#include "file/inputs.h"
 #include "check-output.h"
 #include "sim/sim-reads.h"
 #include "sim/sim-store.h"
@@ -59,14 +62,54 @@ static void name_state(const struct kp_ctx *a, size_t k, struct kp_sim_state *st
  * like the nodes): why a splice falls back, else the count of verdicts it keeps and those
  * of them that differ, in @note.
  */
+/*
+ * Marks in @changed (indexed like the nodes) the modules whose files are among the inputs
+ * @ch that no longer hold; NULL when every one of them is a module file of the stored set
+ * (a splice candidate: only those are read again), else why not into @note.
+ */
+static const char *mark_changed(const struct kp_graph *g, const struct kp_inputs_changed *ch,
+				bool *changed, char *note, size_t len)
+{
+	if (!ch || !ch->whole) {
+		snprintf(note, len, "splice: falls back: the changed inputs are not all known");
+		return note;
+	}
+	for (size_t p = 0; p < ch->npaths; p++) {
+		size_t i = 0;
+
+		while (i < g->n && (!g->nodes[i].path || strcmp(g->nodes[i].path, ch->paths[p])))
+			i++;
+		if (i == g->n) {
+			snprintf(note, len,
+				 "splice: falls back: %.160s changed, not a module of the stored "
+				 "set",
+				 ch->paths[p]);
+			return note;
+		}
+		changed[i] = true;
+	}
+	return NULL;
+}
+
+/* Appends @name to the list @names (@size bytes, @nlen used) while it fits. */
+static void add_name(char *names, size_t size, size_t *nlen, const char *name)
+{
+	int w = snprintf(names + *nlen, size - *nlen, "%s%s", *nlen ? " " : "", name);
+
+	if (w > 0 && (size_t)w < size - *nlen)
+		*nlen += (size_t)w;
+}
+
 static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
-		    const unsigned char (*now)[KP_SIM_IFACE_LEN], char *note, size_t len)
+		    const unsigned char (*now)[KP_SIM_IFACE_LEN],
+		    const struct kp_inputs_changed *ch, char *note, size_t len)
 {
 	const struct kp_graph *g = &a->graph;
 	struct kp_sim_state st = { .taint = a->facts.initial_taint };
-	size_t kept = 0, differ = 0, attempted = 0;
-	char names[160] = "";
-	size_t nlen = 0;
+	size_t kept = 0, differ = 0, attempted = 0, nchanged = 0;
+	char names[160] = "", cnames[160] = "";
+	size_t nlen = 0, clen = 0;
+	bool *changed;
 
 	if (was->n != g->n) {
 		snprintf(note, len, "splice: falls back: %zu modules, %zu stored", g->n, was->n);
@@ -89,6 +132,15 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 			return;
 		}
 	}
+	changed = calloc(g->n ? g->n : 1, sizeof(*changed));
+	if (!changed) {
+		snprintf(note, len, "splice: falls back: out of memory");
+		return;
+	}
+	if (mark_changed(g, ch, changed, note, len)) {
+		free(changed);
+		return;
+	}
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->order[k];
 		const struct kp_sim_reads *r;
@@ -97,26 +149,23 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 			st.once = a->sim.rec[i].once_before;
 		name_state(a, k, &st);
 		attempted += a->sim.v[i].attempted;
-		if (kp_sim_reads_hold(&was->sim, i, &st, a->sim.v) &&
-		    kp_sim_late_reads_hold(&was->sim, i, a->sim.global_taint, a->sim.v)) {
+		if (changed[i]) {
+			/* its file changed: its facts are not in its reads, simulated again */
+			nchanged++;
+			add_name(cnames, sizeof(cnames), &clen, g->nodes[i].mod->name);
+			r = &a->sim.rec[i];
+		} else if (kp_sim_reads_hold(&was->sim, i, &st, a->sim.v) &&
+			   kp_sim_late_reads_hold(&was->sim, i, a->sim.global_taint, a->sim.v)) {
 			struct kp_verdict v = was->sim.v[i];
 
 			kept++;
 			r = &was->sim.rec[i];
 			v.global_added = r->taint_set & ~st.taint;
 			v.global_after = (st.taint | r->taint_set) & ~a->facts.initial_taint;
-			/*
-			 * Only a module whose file changed may differ (its facts are the
-			 * splice's key, not its reads): it would be simulated again, and the
-			 * state carried past it with its new record.
-			 */
+			/* a kept verdict that differs would be a wrong splice: listed, never 1 */
 			if (!kp_verdict_same_output(&v, &a->sim.v[i])) {
-				int w = snprintf(names + nlen, sizeof(names) - nlen, "%s%s",
-						 differ ? " " : "", g->nodes[i].mod->name);
-
+				add_name(names, sizeof(names), &nlen, g->nodes[i].mod->name);
 				r = &a->sim.rec[i];
-				if (w > 0 && (size_t)w < sizeof(names) - nlen)
-					nlen += (size_t)w;
 				differ++;
 			}
 		} else {
@@ -125,11 +174,12 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		/* the D taint of an oops is in its record's taint_set (loader.c after_oops()) */
 		kp_sim_reads_apply(r, &st);
 	}
+	free(changed);
 	snprintf(note, len,
-		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu with their reads "
-		 "held but differing: %s); not used yet, recomputed",
-		 kept - differ, attempted, attempted - (kept - differ), differ,
-		 differ ? names : "none");
+		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu module files "
+		 "changed: %s; %zu kept and differing: %s); not used yet, recomputed",
+		 kept - differ, attempted, attempted - (kept - differ), nchanged,
+		 nchanged ? cnames : "none", differ, differ ? names : "none");
 }
 
 void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, bool strict_ran)
@@ -140,7 +190,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, boo
 	unsigned char *p;
 	struct kp_err err;
 	size_t len, plen;
-	char note[256];
+	char note[512];
 
 	if (!kp_run_cache_recording(cli->runs) || !a->sim.rec)
 		return;
@@ -162,8 +212,8 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, boo
 		if (kp_sim_store_decode(prev, plen, &was, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
 		else
-			measure(a, &was, (const unsigned char(*)[KP_SIM_IFACE_LEN])digests, note,
-				sizeof(note));
+			measure(a, &was, (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
+				kp_run_cache_changes(cli->runs), note, sizeof(note));
 		kp_sim_stored_release(&was);
 		kp_run_cache_note(cli->runs, note);
 	}
