@@ -19,8 +19,8 @@
 # cached run must replay the stored result. The JSON run keeps its simulation in the entry
 # (src/check-splice.c) and says what a splice of the stored one would keep: it must fall
 # back when an interface changed or an input other than a stored module file did, else
-# simulate the changed modules again (named) and keep the others' verdicts by their reads,
-# none of them differing from the recompute. A forged store is not read (CRC wrong, entry
+# simulate the changed modules again alone at their places (named) and keep the others'
+# verdicts by their reads: the spliced verdicts, none of them differing from the recompute. A forged store is not read (CRC wrong, entry
 # writable by others) or refused by its reader (the user's own entry).
 # Then a tree where an oops stalls the loads after it (kp_strtab_guard.ko, kp_strtab_gap.ko,
 # kp_strtab_page.ko): the stalled verdicts are kept while the same oops stalls them, not
@@ -115,7 +115,7 @@ kept() {
 	local k=$1 m=$2 s=$3
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
-		"${*:-none}; 0 kept and differing: none); not used yet, recomputed"
+		"${*:-none}; 0 spliced and differing: none); not used yet, recomputed"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
