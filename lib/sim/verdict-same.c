@@ -73,8 +73,7 @@ bool kp_verdict_same_simulated(const struct kp_verdict *a, const struct kp_verdi
 	    a->failed_dep != b->failed_dep || a->hangs != b->hangs ||
 	    a->holds_module_mutex != b->holds_module_mutex ||
 	    a->left_unformed != b->left_unformed || a->stalled_by != b->stalled_by ||
-	    a->load_seq != b->load_seq || a->nmessages != b->nmessages ||
-	    a->nsymget != b->nsymget)
+	    a->load_seq != b->load_seq || a->nmessages != b->nmessages || a->nsymget != b->nsymget)
 		return false;
 	for (size_t m = 0; m < a->nmessages; m++)
 		if (strcmp(a->messages[m], b->messages[m]))
