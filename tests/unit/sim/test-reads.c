@@ -339,6 +339,12 @@ static void mutate(struct tb_world *w, const struct kp_simulation *was, size_t n
 	m->import_name_outside_off = outside_off;
 }
 
+/* @n verdict indices of two read pools, from @a and @b on (no pool when none was read). */
+static bool same_pool(const uint32_t *x, size_t a, const uint32_t *y, size_t b, size_t n)
+{
+	return !n || (x && y && !memcmp(x + a, y + b, n * sizeof(*x)));
+}
+
 /*
  * Every module of @w simulated alone at its place (kp_simulate_one()), in the state the
  * full run's records carry to it and with the full run's verdicts before it, then its
@@ -378,10 +384,9 @@ static size_t alone(const struct tb_world *w, const char *what)
 		       r->name_unformed == one.rec[i].name_unformed &&
 		       r->stall_asked == one.rec[i].stall_asked &&
 		       r->nverdicts == one.rec[i].nverdicts && r->nlate == one.rec[i].nlate &&
-		       !memcmp(w->sim.reads + r->verdicts, one.reads + one.rec[i].verdicts,
-			       r->nverdicts * sizeof(*one.reads)) &&
-		       !memcmp(w->sim.reads + r->late, one.reads + one.rec[i].late,
-			       r->nlate * sizeof(*one.reads));
+		       same_pool(w->sim.reads, r->verdicts, one.reads, one.rec[i].verdicts,
+				 r->nverdicts) &&
+		       same_pool(w->sim.reads, r->late, one.reads, one.rec[i].late, r->nlate);
 		if (!same && !bad++)
 			fprintf(stderr, "# %s: %s alone is not the full run's\n", what,
 				w->g.nodes[i].mod->name);
