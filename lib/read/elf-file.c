@@ -308,7 +308,8 @@ fail:
 	return -1;
 }
 
-void kp_elf_close(struct kp_elf *e)
+/* What @e holds besides libelf's handle: the sections' relocations, the symbols, copies. */
+static void free_owned(struct kp_elf *e)
 {
 	if (e->sections) {
 		for (size_t i = 0; i < e->nsections; i++)
@@ -317,6 +318,11 @@ void kp_elf_close(struct kp_elf *e)
 	}
 	free(e->syms);
 	free(e->symstr_copy);
+}
+
+void kp_elf_close(struct kp_elf *e)
+{
+	free_owned(e);
 	if (e->elf)
 		elf_end(e->elf);
 	memset(e, 0, sizeof(*e));
@@ -325,13 +331,7 @@ void kp_elf_close(struct kp_elf *e)
 void kp_elf_abandon(struct kp_elf *e)
 {
 	/* libelf's handle may be mid-call: it is left (a few KiB), the rest is ours to free */
-	if (e->sections) {
-		for (size_t i = 0; i < e->nsections; i++)
-			free(e->sections[i].relocs);
-		free(e->sections);
-	}
-	free(e->syms);
-	free(e->symstr_copy);
+	free_owned(e);
 	memset(e, 0, sizeof(*e));
 }
 
