@@ -8,6 +8,7 @@
 
 #include "cache/base-symtab.h"
 #include "file/bytes.h"
+#include "util/io.h"
 #include "kernel-base-internal.h"
 
 /* The plain loaders, with their messages: what the cache does not serve. */
@@ -199,6 +200,24 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 }
 
 /*
+ * False when the start of @in already says kp_base_load() does not read it as Module.symvers
+ * (a vmlinux, a plain System.map or kallsyms): it goes to kp_base_load() without being read
+ * and hashed for a key first (a vmlinux is tens of megabytes).
+ */
+static bool may_be_symvers(const struct kp_base_input *in)
+{
+	unsigned char head[4096];
+	ssize_t n = kp_pread_all(in->fd, head, sizeof(head), 0);
+
+	if (n < 0 || ((size_t)n >= SELFMAG && !memcmp(head, ELFMAG, SELFMAG)))
+		return false;
+	/* compressed: told after decompression (encode()) */
+	return kp_detect_compression(head, (size_t)n) != KP_COMP_NONE ||
+	       kp_base_text_is_symvers(head, (size_t)n) ||
+	       ((size_t)n == sizeof(head) && kp_base_text_undecided(head, (size_t)n));
+}
+
+/*
  * Adds the Module.symvers @path through @cache under the entry kind @kind; @sniff: as
  * kp_base_load() (plain on whatever it would not read as Module.symvers), else as
  * load_plain().
@@ -216,7 +235,7 @@ static int load_cached(struct kp_kernel_base *b, const struct kp_root_dir *root,
 	size_t tlen = 0;
 	int r = 1;
 
-	if (kp_base_input_open_in(&in, root, path, &why) < 0 ||
+	if (kp_base_input_open_in(&in, root, path, &why) < 0 || (sniff && !may_be_symvers(&in)) ||
 	    kp_base_key_make(&key, kind, &inp, 1, KP_FILTERED_MAX_SYMVERS, &why) < 0) {
 		kp_base_input_close(&in);
 		return 1;

@@ -51,6 +51,8 @@ void kp_base_note_duplicates(struct kp_kernel_base *b, size_t n);
  * a hex CRC and a tab); the base cache stores such a load only (kernel-base-cached.c).
  */
 bool kp_base_text_is_symvers(const unsigned char *p, size_t len);
+/* True when the first @len bytes of a text are too few for kp_base_load() to tell its format. */
+bool kp_base_text_undecided(const unsigned char *p, size_t len);
 
 /* Prefixes @err's message with "@path: " (for errors of helpers that do not know it); -1. */
 int kp_base_err_prefix(struct kp_err *err, const char *path);

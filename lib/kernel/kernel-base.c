@@ -564,7 +564,8 @@ int kp_base_err_prefix(struct kp_err *err, const char *path)
 
 /* --- format detection ---------------------------------------------------------------- */
 
-enum text_format { TEXT_UNKNOWN, TEXT_SYMVERS, TEXT_SYSTEM_MAP };
+/* TEXT_SHORT: unknown, and @len bytes too few to tell (the first line's CRC or address runs on) */
+enum text_format { TEXT_UNKNOWN, TEXT_SHORT, TEXT_SYMVERS, TEXT_SYSTEM_MAP };
 
 static bool is_hex(char c)
 {
@@ -583,18 +584,25 @@ static enum text_format sniff_text(const unsigned char *p, size_t len)
 	start = i;
 	while (i < len && is_hex((char)p[i]))
 		i++;
-	if (i == start || i >= len)
+	if (i >= len)
+		return TEXT_SHORT;
+	if (i == start)
 		return TEXT_UNKNOWN;
 	if (p[i] == '\t')
 		return TEXT_SYMVERS;
 	if (p[i] == ' ' && i + 2 < len && p[i + 2] == ' ')
 		return TEXT_SYSTEM_MAP;
-	return TEXT_UNKNOWN;
+	return p[i] == ' ' && i + 2 >= len ? TEXT_SHORT : TEXT_UNKNOWN;
 }
 
 bool kp_base_text_is_symvers(const unsigned char *p, size_t len)
 {
 	return sniff_text(p, len) == TEXT_SYMVERS;
+}
+
+bool kp_base_text_undecided(const unsigned char *p, size_t len)
+{
+	return sniff_text(p, len) == TEXT_SHORT;
 }
 
 int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)
