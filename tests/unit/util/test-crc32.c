@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * CRC-32 by folding (lib/util/crc32.c): zlib's crc32() values for every length from 0 to
+ * CRC-32 by libdeflate (lib/util/crc32.c): zlib's crc32() values for every length from 0 to
  * 1,199 bytes at each of 16 alignments, chained from another CRC, over 1 MiB, and the known
  * check value of "123456789".
  */
