@@ -264,6 +264,13 @@ static int after_oops(struct kp_sim_ctx *c, struct kp_loading *ld, size_t i)
 	c->sim->global_taint |= 1UL << KP_TAINT_DIE;
 	if (c->rd)
 		c->rd->taint_set |= 1UL << KP_TAINT_DIE;
+	/*
+	 * oops_enter()'s debug_locks_off() (kernel/panic.c, all versions) turns lock debugging
+	 * off silently: no later taint prints "Disabling lock debugging" (6.1.192 oracle,
+	 * strtab_modprefix_noprov: kp_prop_prov's P after the oops, no such line)
+	 */
+	if (!kp_once_done(c, KP_ONCE_DEBUG_LOCKS))
+		kp_once_mark(c, KP_ONCE_DEBUG_LOCKS);
 	if (v->hangs)
 		kp_mark_stall(c, KP_STALL_HUNG, i);
 	else if (v->holds_module_mutex)

@@ -69,8 +69,8 @@ cached() {
 	shift
 	KOPOLICY_CACHE_STATS=1 "$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.all"
 	echo $? >"$tmp/$name.rc"
-	grep -v '^kopolicy: \(\(result \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.err"
-	grep '^kopolicy: \(\(result \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.stats"
+	grep -v '^kopolicy: \(\(result \|base \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.err"
+	grep '^kopolicy: \(\(result \|base \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.stats"
 }
 
 # step LABEL MISSES SPLICE: after a change, every format's cached run against the uncached

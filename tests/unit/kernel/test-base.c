@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernel/kernel-base.h"
+#include "kernel/kernel-base-prefix.h"
 #include "../tap.h"
 
 #define DATA "tests/unit/kernel/data/"
@@ -314,6 +315,39 @@ static void test_merge(struct tap *t)
 	free(path);
 }
 
+/* kp_base_find_prefix(): the names a comparison reading only a name's first bytes matches */
+static void test_prefix(struct tap *t)
+{
+	static const char text[] = "0x1\tmsleep_interruptible\tvmlinux\tEXPORT_SYMBOL\n"
+				   "0x2\tmsl\tvmlinux\tEXPORT_SYMBOL\n"
+				   "0x3\tmsleep\tdrivers/a/a\tEXPORT_SYMBOL_GPL\n"
+				   "0x4\tmsleep\tvmlinux\tEXPORT_SYMBOL\n";
+	struct kp_kernel_base *b;
+	struct kp_err err = { 0 };
+	const struct kp_ksym *k;
+	size_t at = 99;
+
+	if (kp_base_new(&b) < 0)
+		abort();
+	tap_ok(t, kp_base_load_symvers_buffer(b, "prefix", (const unsigned char *)text,
+					      sizeof(text) - 1, &err) == 0, "prefix base loads");
+	k = kp_base_find_prefix(b, "msle", 4, 0, &at);
+	tap_is_str(t, k ? k->name : NULL, "msleep_interruptible", "msle: the first in load order");
+	tap_is_int(t, at, 0, "its index");
+	k = kp_base_find_prefix(b, "msle", 4, at + 1, &at);
+	tap_ok(t, k && !strcmp(k->name, "msleep") && !k->vmlinux, "msle: then drivers/a/a's msleep");
+	tap_is_int(t, at, 2, "its index");
+	k = kp_base_find_prefix(b, "msle", 4, at + 1, &at);
+	tap_ok(t, k && !strcmp(k->name, "msleep") && k->vmlinux, "msle: then vmlinux's msleep");
+	tap_ok(t, !kp_base_find_prefix(b, "msle", 4, at + 1, NULL), "msle: no more");
+	k = kp_base_find_prefix(b, "msl", 3, 1, &at);
+	tap_is_str(t, k ? k->name : NULL, "msl", "msl from index 1: the name itself counts too");
+	tap_ok(t, !kp_base_find_prefix(b, "msleepy", 7, 0, NULL), "msleepy: longer than msleep");
+	tap_ok(t, !kp_base_find_prefix(b, "msl\0x", 5, 0, NULL), "a NUL inside the bytes");
+	tap_ok(t, !kp_base_find_prefix(NULL, "m", 1, 0, NULL), "no base");
+	kp_base_free(b);
+}
+
 static void test_owner_matches(struct tap *t)
 {
 	tap_ok(t, kp_base_owner_matches("drivers/usb/storage/usb-storage",
@@ -347,5 +381,6 @@ int main(void)
 	test_vmlinux(&t, DATA "fake-vmlinux-abs");
 	test_merge(&t);
 	test_owner_matches(&t);
+	test_prefix(&t);
 	return tap_done(&t);
 }
