@@ -1,18 +1,72 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Inside the result cache: the files of runs-vN/ (run-cache-files.c) for run-cache.c. */
+/*
+ * Inside the result cache: the command's state shared by run-cache.c (made, recording,
+ * storing), run-cache-key.c (the key) and run-cache-replay.c (replaying an entry), and the
+ * files of runs-vN/ (run-cache-files.c).
+ */
 #ifndef KP_RUN_CACHE_INTERNAL_H
 #define KP_RUN_CACHE_INTERNAL_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "file/inputs.h"
+
+#define MAGIC	"KPRUNS1"
+#define HDR_LEN 64
 
 /* A growing byte string of length-prefixed fields. */
 struct kbuf {
 	unsigned char *p;
 	size_t len, cap;
 };
+struct cap {
+	struct kp_run_cache *rc;
+	int fd; /* the real descriptor */
+	unsigned char stream;
+	char *vbuf; /* stdout's buffer: glibc ignores a size given without one */
+};
+
+struct kp_run_cache {
+	int dfd;       /* runs-vN, a trusted directory (trusted-dir.h), O_PATH */
+	char name[32]; /* <hash>.run */
+	struct kbuf key;
+	/* recording */
+	struct kp_inputs *in;
+	struct cap cap_out, cap_err;
+	FILE *orig_out, *orig_err, *out, *err;
+	int tfd;       /* the entry being written (unnamed), or -1 */
+	char tmp[64];  /* its temporary name when O_TMPFILE is refused */
+	int ifd;       /* the inputs recorder's spill file (unnamed), or -1 */
+	char itmp[64]; /* its temporary name when O_TMPFILE is refused */
+	uint64_t olen; /* output bytes (chunks) so far */
+	uint32_t crc;
+	unsigned char *buf;
+	size_t blen;
+	pthread_mutex_t lock; /* stdout and stderr may be written from two threads at once */
+	bool broken;	      /* a write failed: nothing is stored */
+	size_t ninputs;
+	bool rehash_over;    /* the replay gave up: more than KP_INPUTS_REHASH_MAX to hash */
+	char note[256];	     /* what a replay did, for KOPOLICY_CACHE_STATS */
+	unsigned char *keep; /* the store for this run's entry (kp_run_cache_keep()) */
+	size_t nkeep;
+	unsigned char *prev; /* the store of the entry a miss found (kp_run_cache_previous()) */
+	size_t nprev;
+	/* the inputs of that entry that changed (kp_run_cache_changes()), when @prev is set */
+	struct kp_inputs_changed changed;
+	char keep_note[512]; /* the command's addition to the note */
+};
+
 /* Appends @len bytes as one field (32-bit length, bytes); 0 or -1. */
 int kp_kbuf_add(struct kbuf *k, const void *p, size_t len);
+
+/* Everything besides the inputs that decides the output; 0, or -1 with @why (not cacheable). */
+int kp_rc_build_key(struct kp_run_cache *rc, int argc, char **argv, char *why, size_t wlen);
+/* The buffer glibc gives stdout (_IO_file_doallocate()): st_blksize when below BUFSIZ. */
+size_t kp_rc_out_buffer_size(void);
 
 /* An unnamed file in @dfd, else a named temporary one (@tmp gets its name); fd or -1. */
 int kp_rc_tmpfile(int dfd, char *tmp, size_t len);
