@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The context (context.h): the target kernel (context-kernel.c) and its keys; the modules
- * from files or a whole tree as depmod sees it; the graph and the simulation over them.
+ * from files or a whole tree as depmod sees it (read by context-read.c, their BTF judged by
+ * context-btf.c); the graph and the simulation over them.
  */
 #include "config.h"
 
@@ -15,13 +16,11 @@
 #include "file/inputs.h"
 #include "file/rootfs.h"
 #include "kernel/btf-judge.h"
-#include "kernel/vmlinux-btf-cached.h"
-#include "cache/btf-memo.h"
 #include "cache/facts-cache.h"
 #include "cache/sig-memo.h"
-#include "util/parallel.h"
 #include "context.h"
 #include "context-image.h"
+#include "context-internal.h"
 #include "context-kernel.h"
 #include "context-machine.h"
 #include "context-names.h"
@@ -40,7 +39,7 @@ void kp_ctx_init(struct kp_ctx *c, const struct kp_ctx_opts *opts, const struct 
 		c->env = *env;
 }
 
-static void say(const struct kp_ctx *c, const char *path, const char *msg)
+void kp_ctx_say(const struct kp_ctx *c, const char *path, const char *msg)
 {
 	if (c->env.log)
 		c->env.log(c->env.log_data, path, msg);
@@ -261,7 +260,7 @@ static void prune_providers(struct kp_ctx *c)
 				char msg[600];
 
 				snprintf(msg, sizeof(msg), "provider not used: %s", e->error);
-				say(c, e->path, msg);
+				kp_ctx_say(c, e->path, msg);
 			}
 			free(e->path);
 			free(e->file);
@@ -272,84 +271,6 @@ static void prune_providers(struct kp_ctx *c)
 		c->set.entries[k++] = *e;
 	}
 	c->set.n = k;
-}
-
-int kp_ctx_vmlinux_btf(struct kp_ctx *c, struct kp_kernel_facts *f, struct kp_err *err)
-{
-	const char *path = c->o.vmlinux_btf;
-	char *sys = NULL, missing[sizeof(err->msg) + 64]; /* sys: a path this function owns */
-	/* the BTF under the tree's root (opened once) or the running system's: opened inside */
-	const struct kp_root_dir run_rd = { .path = c->have_run ? c->run.root : c->o.root,
-					    .fd = -1 };
-	const struct kp_root_dir *root = c->have_tree ? &c->tree.rootdir : &run_rd;
-	struct kp_base_cache *cache;
-	struct kp_err why = { 0 };
-	int r;
-
-	if (!f->btf_modules)
-		return 0;
-	if (c->hook.btf_deferred) /* kp_ctx_vmlinux_btf_deferred(): now loaded */
-		path = c->hook.btf_deferred;
-	if (!path && c->have_run && c->run.root) {
-		sys = kp_root_path(c->run.root, "sys/kernel/btf/vmlinux");
-		if (!sys)
-			return kp_err_set(err, "out of memory");
-		path = sys;
-	}
-	if (!path && c->have_tree) {
-		sys = kp_tree_btf_vmlinux(&c->tree);
-		path = sys;
-	}
-	if (!path)
-		return kp_facts_vmlinux_btf(f, NULL, 0, NULL,
-					    c->have_tree ? "no build/vmlinux in the tree"
-							 : "no vmlinux BTF given") < 0
-			       ? kp_err_set(err, "out of memory")
-			       : 0;
-	/* the base cache in the lazy mode (the hook) only, as for its Module.symvers and config */
-	cache = c->hook.have_chain && c->env.base_cache ? c->env.base_cache(c->env.cache_data)
-							: NULL;
-	/*
-	 * The hook with a facts cache: the BTF is loaded only when a module's verdict is not in
-	 * the memo (kp_ctx_vmlinux_btf_deferred()); until then its entry's header gave the scope.
-	 */
-	if (cache && f == &c->facts && c->env.cache && !c->hook.btf_deferred &&
-	    kp_vmlinux_btf_peek_cached(f, path, cache, root, c->vmlinux_btf.scope) == 0) {
-		c->hook.btf_deferred = strdup(path);
-		f->vmlinux_btf_source = kp_arena_strdup(&f->arena, path);
-		free(sys);
-		if (!c->hook.btf_deferred || !f->vmlinux_btf_source)
-			return kp_err_set(err, "out of memory");
-		c->vmlinux_btf.has_scope = true;
-		return 0;
-	}
-	r = kp_vmlinux_btf_load_cached(f, path, cache, root, &c->vmlinux_btf, &why);
-	free(sys);
-	if (r == -1) {
-		if (c->o.vmlinux_btf) {
-			*err = why;
-			return -1;
-		}
-		snprintf(missing, sizeof(missing), "no vmlinux BTF: %s", why.msg);
-		return kp_facts_vmlinux_btf(f, NULL, 0, NULL, missing) < 0
-			       ? kp_err_set(err, "out of memory")
-			       : 0;
-	}
-	return r < 0 ? kp_err_set(err, "out of memory") : 0;
-}
-
-int kp_ctx_vmlinux_btf_deferred(struct kp_ctx *c, struct kp_err *err)
-{
-	int r;
-
-	if (!c->hook.btf_deferred)
-		return 0;
-	c->vmlinux_btf.has_scope = false;
-	c->facts.vmlinux_btf_source = NULL;
-	r = kp_ctx_vmlinux_btf(c, &c->facts, err);
-	free(c->hook.btf_deferred);
-	c->hook.btf_deferred = NULL;
-	return r;
 }
 
 static int load_facts(struct kp_ctx *c, struct kp_err *err)
@@ -368,7 +289,7 @@ static int load_facts(struct kp_ctx *c, struct kp_err *err)
 
 		snprintf(msg, sizeof(msg), "warning: %s [unverified-kernel]",
 			 c->facts.beyond_modelled);
-		say(c, NULL, msg);
+		kp_ctx_say(c, NULL, msg);
 	}
 	if (note_stub_map(c) < 0)
 		return kp_err_set(err, "out of memory");
@@ -381,183 +302,6 @@ static int load_facts(struct kp_ctx *c, struct kp_err *err)
 			c->facts.initial_taint = c->run.tainted;
 	}
 	return 0;
-}
-
-ssize_t kp_ctx_add_files(struct kp_ctx *c, char **paths, int npaths, struct kp_err *err)
-{
-	size_t empty = 0;
-
-	for (int i = 0; i < npaths; i++) {
-		size_t before = c->set.n;
-		struct stat st;
-
-		if (kp_set_add_path(&c->set, paths[i]) < 0) {
-			kp_err_set(err, "out of memory");
-			return kp_err_prefix(err, paths[i]);
-		}
-		if (c->set.n == before && kp_in_stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			char **grown = realloc(c->empty_dirs,
-					       (c->nempty_dirs + 1) * sizeof(*c->empty_dirs));
-
-			if (grown)
-				c->empty_dirs = grown;
-			if (!grown || !(grown[c->nempty_dirs] = strdup(paths[i]))) {
-				kp_err_set(err, "out of memory");
-				return kp_err_prefix(err, paths[i]);
-			}
-			c->nempty_dirs++;
-			say(c, paths[i], KP_CTX_EMPTY_DIR);
-			empty++;
-		}
-	}
-	return (ssize_t)empty;
-}
-
-struct preverify_job {
-	const struct kp_keyring *keys;
-	struct kp_module_set *set;
-	size_t from;
-};
-
-/* A signature OpenSSL failed to verify: the module's error, as a file that cannot be read. */
-static void preverify_slice(void *arg, size_t begin, size_t end)
-{
-	const struct preverify_job *j = arg;
-
-	for (size_t i = begin; i < end; i++) {
-		struct kp_set_entry *e = &j->set->entries[j->from + i];
-		struct kp_err err = { 0 };
-
-		if (!e->mod || kp_keyring_preverify(j->keys, &e->mod->sig, &err) == 0)
-			continue;
-		e->error = strdup(err.msg);
-		if (!e->error)
-			abort(); /* cannot even report: out of memory (as kp_set_read()) */
-		kp_set_drop_module(j->set, e);
-	}
-}
-
-/*
- * The signatures of set entries [@from, @to) verified on every thread (ECDSA P-384: ~1 ms
- * each), so that the single-threaded simulation finds each verdict in the memo.
- */
-static bool preverify(struct kp_ctx *c, size_t from, size_t to)
-{
-	if (kp_keyring_empty(&c->keys) || !c->keys.memo || to <= from)
-		return false;
-	kp_parallel_for(to - from, c->env.jobs, 16, preverify_slice,
-			&(struct preverify_job){ &c->keys, &c->set, from });
-	return true;
-}
-
-/*
- * The judge of module BTF for the kernel's BTF (kernel/btf-judge.h), its verdicts kept with
- * the facts: a module's BTF is checked while it is read and its bytes dropped. NULL (out
- * of memory): the bytes are kept for the simulation's check, as without a judge.
- */
-static const struct kp_btf_judge *btf_judge(struct kp_ctx *c)
-{
-	struct kp_facts_cache *fc = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
-	struct kp_btf_memo *memo = NULL;
-	unsigned char scope[KP_BTF_MEMO_ID_LEN];
-	struct kp_btf_rules rules;
-	struct kp_btf_judger *j;
-
-	if (!c->facts.vmlinux_btf || !c->facts.btf_modules)
-		return NULL;
-	kp_profile_btf_rules(&c->facts.profile, &rules);
-	j = c->btf_judger;
-	if (j && j->vmlinux == c->facts.vmlinux_btf && !memcmp(&j->rules, &rules, sizeof(rules)))
-		return &j->judge;
-	if (j)
-		kp_btf_judger_release(j);
-	else if (!(j = c->btf_judger = malloc(sizeof(*j))))
-		return NULL;
-	if (fc && kp_btf_judge_scope(c->facts.vmlinux_btf, &rules, scope) == 0)
-		memo = kp_facts_cache_btf_memo(fc, scope, false);
-	if (kp_btf_judger_init(j, c->facts.vmlinux_btf, &rules, memo) < 0) {
-		free(j);
-		c->btf_judger = NULL;
-		return NULL;
-	}
-	return &j->judge;
-}
-
-/* Reads set entries [@from, @to); their misses wait in the facts cache to be stored. */
-static size_t read_range(struct kp_ctx *c, size_t from, size_t to)
-{
-	size_t failed;
-	struct kp_err image_err = { 0 };
-	/* The modules share the base's symbol names: it is freed after them. */
-	struct kp_name_pool names = { 0 };
-	struct kp_read_opts ro = {
-		.open = { .max_size = c->env.max_size,
-			  .full_modinfo = c->env.full_modinfo,
-			  /* an image being read may hold keys: hashed as if it did */
-			  .sig_digest = (kp_keyring_empty(&c->keys) && !kp_ctx_image_pending(c)
-						 ? 0
-						 : KP_SIG_DIGEST) |
-					(c->keys.nblacklist ? KP_SIG_FILE_SHA256 : 0),
-			  .keep_btf = c->facts.vmlinux_btf != NULL,
-			  .btf_judge = btf_judge(c),
-			  .ima_xattr = kp_ima_policy_appraises_modules(&c->facts.ima) },
-		.jobs = c->env.jobs,
-		.progress = c->env.progress,
-		.progress_data = c->env.progress_data,
-	};
-
-	if (kp_ctx_base(c)) {
-		names = kp_base_name_pool(kp_ctx_base(c));
-		ro.open.names = &names;
-	}
-	if (c->env.cache)
-		ro.cache = c->env.cache(c->env.cache_data);
-	/* the misses are stored after the read phase, beside what follows it (facts-defer.c) */
-	ro.open.defer_store = true;
-	failed = kp_set_read_range(&c->set, from, to, &ro);
-	/* the image's keys now, before the first verification; its error is the run's */
-	if (kp_ctx_image_settle(c, &image_err) < 0)
-		return failed;
-	if (preverify(c, from, to)) {
-		failed = 0; /* its errors too */
-		for (size_t i = from; i < to && i < c->set.n; i++)
-			failed += c->set.entries[i].error != NULL;
-	}
-	return failed;
-}
-
-/* The facts cache's thread stores the misses now, beside the caller's single-threaded work. */
-static void store_pending(struct kp_ctx *c)
-{
-	if (c->env.cache)
-		kp_facts_cache_store_pending(c->env.cache(c->env.cache_data));
-}
-
-size_t kp_ctx_read_range(struct kp_ctx *c, size_t from, size_t to)
-{
-	size_t failed = read_range(c, from, to);
-
-	store_pending(c);
-	return failed;
-}
-
-/*
- * Adds @paths to the set, reads every entry, says each failure. Returns how many failed
- * (directories without modules included), or -1 with @err.
- */
-static ssize_t read_modules(struct kp_ctx *c, char **paths, int npaths, struct kp_err *err)
-{
-	ssize_t failed = kp_ctx_add_files(c, paths, npaths, err);
-
-	if (failed < 0)
-		return -1;
-	failed += (ssize_t)read_range(c, 0, c->set.n);
-	if (kp_ctx_image_settle(c, err) < 0)
-		return -1; /* the image failed: the run stops as before any module was read */
-	for (size_t i = 0; i < c->set.n; i++)
-		if (c->set.entries[i].error)
-			say(c, c->set.entries[i].path, c->set.entries[i].error);
-	return failed;
 }
 
 void kp_ctx_take_keys(struct kp_ctx *c, struct kp_keyring *keys)
@@ -640,18 +384,18 @@ static int load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, stru
 		failed = kp_ctx_add_files(c, paths, npaths, err);
 		if (failed < 0 || add_providers(c, err) < 0)
 			return -1;
-		failed += (ssize_t)read_range(c, 0, c->set.n);
+		failed += (ssize_t)kp_ctx_read_entries(c, 0, c->set.n);
 		if (kp_ctx_image_settle(c, err) < 0)
 			return -1;
 		for (size_t i = 0; i < c->set.n; i++)
 			if (c->set.entries[i].error && !c->set.entries[i].provider) {
-				say(c, c->set.entries[i].path, c->set.entries[i].error);
+				kp_ctx_say(c, c->set.entries[i].path, c->set.entries[i].error);
 			} else if (c->set.entries[i].error) {
 				failed--; /* said by prune_providers() */
 			}
 		prune_providers(c);
 	} else {
-		failed = read_modules(c, paths, npaths, err);
+		failed = kp_ctx_read_modules(c, paths, npaths, err);
 	}
 	if (failed < 0 || kp_ctx_image_settle(c, err) < 0)
 		return -1;
@@ -662,7 +406,7 @@ static int load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, stru
 	 * After the graph's parallel loop, not before: its threads would otherwise find no
 	 * arena left free by the readers and make new ones (+1.3 MB peak RSS on a whole tree).
 	 */
-	store_pending(c);
+	kp_ctx_store_pending(c);
 	if (!(flags & KP_CTX_SIMULATE))
 		return 0;
 	if ((flags & KP_CTX_RECORD ? kp_simulate_recorded : kp_simulate)(&c->graph, &c->facts,
