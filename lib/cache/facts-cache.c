@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The facts cache (facts-cache.h): its policy, keys, store and open. The pack format and
- * lookups are in facts-pack.c, the writer and merging in facts-pack-write.c, show/prune/clear
- * in facts-cache-admin.c.
+ * The facts cache (facts-cache.h): its policy, store and open. Its keys are in
+ * facts-cache-keys.c, the pack format and lookups in facts-pack.c, the writer and merging in
+ * facts-pack-write.c, show/prune/clear in facts-cache-admin.c.
  *
  * Keys. A file's state (device, inode, size, mtime, ctime, mode) names its bytes: ctime
  * changes with every write, rename onto the path or chmod and cannot be set from user
@@ -52,6 +52,7 @@
 #include "cache/trusted-dir.h"
 #include "file/bytes.h"
 #include "facts-pack.h"
+#include "facts-cache-keys.h"
 #include "util/content-hash.h"
 #include "util/io.h"
 #include "facts-serial.h"
@@ -197,153 +198,6 @@ uint64_t kp_facts_cache_max_size(void)
 	return *end ? KP_FACTS_DEFAULT_MAX : n;
 }
 
-static bool same_file_state(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
-static EVP_MD *sha256(struct kp_facts_cache *c)
-{
-	EVP_MD *md = __atomic_load_n(&c->sha256, __ATOMIC_ACQUIRE);
-
-	if (md)
-		return md;
-	pthread_mutex_lock(&c->lock);
-	if (!c->sha256)
-		__atomic_store_n(&c->sha256, EVP_MD_fetch(NULL, "SHA256", NULL), __ATOMIC_RELEASE);
-	md = c->sha256;
-	pthread_mutex_unlock(&c->lock);
-	return md;
-}
-
-/* SHA-256 of the @size bytes of @fd; 0, or -1 if they cannot be read (or there are more). */
-static int hash_fd(struct kp_facts_cache *c, int fd, uint64_t size, unsigned char *key)
-{
-	_Static_assert(KP_FC_KEY_LEN == KP_CONTENT_HASH_LEN, "a content key is a content hash");
-	return kp_content_hash_fd_md(fd, size, sha256(c), key);
-}
-
-/* SHA-256 of the file's bytes as they are on disk; -1 if it cannot be read or changed. */
-static int content_key(struct kp_facts_cache *c, const struct kp_root_dir *root, const char *path,
-		       const struct stat *pre, unsigned char *key)
-{
-	struct kp_err err;
-	struct stat st;
-	int fd, r = -1;
-
-	fd = kp_open_regular_in(root, path, &st, &err);
-	if (fd < 0)
-		return -1;
-	if (same_file_state(pre, &st))
-		r = hash_fd(c, fd, (uint64_t)st.st_size, key);
-	close(fd);
-	return r;
-}
-
-/* @st is the state @v a reader recorded (kp_file_state()). */
-static bool in_state(const struct stat *st, const uint64_t *v)
-{
-	uint64_t now[8];
-
-	kp_file_state(st, now);
-	return !memcmp(now, v, sizeof(now));
-}
-
-/*
- * The file at @path is still in the state @v (a stat() not recorded: the reader recorded
- * it): what was read in that state was not written meanwhile, but within a timestamp tick.
- */
-static bool still_in_state(const char *path, const uint64_t *v)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && in_state(&st, v);
-}
-
-/*
- * The same for a deferred store, when the file may have changed since it was read: only
- * while it is still in the state @v the reader saw. Not through the recording wrappers
- * (file/inputs.h): the reader recorded this file in this state already.
- */
-static int content_key_at(struct kp_facts_cache *c, const char *path, const uint64_t *v,
-			  unsigned char *key)
-{
-	struct stat st;
-	int fd, r = -1;
-
-	/* stat() first, as kp_open_regular(): opening what is no longer a file can act */
-	if (!still_in_state(path, v))
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) == 0 && in_state(&st, v))
-		r = hash_fd(c, fd, (uint64_t)st.st_size, key);
-	/* written while it was hashed: the digest may be of no state's bytes */
-	if (r == 0 && (fstat(fd, &st) < 0 || !in_state(&st, v)))
-		r = -1;
-	close(fd);
-	return r;
-}
-
-/* The state @st of @path names its bytes (fs-trust.h): a stat() lookup or store is sound. */
-static bool trusted(struct kp_facts_cache *c, const char *path, const struct stat *st)
-{
-	int cls;
-
-	pthread_mutex_lock(&c->lock);
-	cls = kp_fs_devs_find(&c->devs, (uint64_t)st->st_dev);
-	pthread_mutex_unlock(&c->lock);
-	if (cls < 0) {
-		cls = kp_fs_class_of_path(path, st, true);
-		if (cls < 0)
-			return false;
-		pthread_mutex_lock(&c->lock);
-		kp_fs_devs_add(&c->devs, (uint64_t)st->st_dev, (enum kp_fs_class)cls);
-		pthread_mutex_unlock(&c->lock);
-	}
-	return kp_state_trusted(st, (enum kp_fs_class)cls, c->euid);
-}
-
-/*
- * The state @v (kp_file_state()) changed less than a second before now: a write later in the
- * same timestamp tick would leave it as it is (ext4 before 6.13 ticks every few ms, ext3's
- * small inodes every second), so it does not name the bytes just read.
- */
-static bool racy(const uint64_t *v)
-{
-	struct timespec now;
-	int64_t edge;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	edge = ((int64_t)now.tv_sec - 1) * 1000000000 + now.tv_nsec;
-	return (int64_t)v[5] * 1000000000 + (int64_t)v[6] >= edge ||
-	       (int64_t)v[3] * 1000000000 + (int64_t)v[4] >= edge;
-}
-
-/*
- * The module in the state @st holds the bytes whose SHA-256 is @key: the result cache may
- * take it by its bytes when its state changes (file/inputs.h). Not when the run reads what
- * IMA appraisal looks at besides the bytes (its security.ima, owner and file system,
- * file/ima-xattr.h): a setxattr() or chown() changes only the state.
- */
-static void note_bytes(const struct kp_open_opts *opts, const uint64_t *st,
-		       const unsigned char *key)
-{
-	if (!opts->ima_xattr)
-		kp_in_note_bytes(st, key);
-}
-
-/* Compressed by its name (.ko.xz, .ko.zst, .ko.gz): worth a content key. */
-static bool hashed_by_name(const char *path)
-{
-	size_t n = strlen(path);
-
-	return !(n >= 3 && !strcmp(path + n - 3, ".ko"));
-}
-
 static void add_entry(struct kp_facts_cache *c, struct kp_fc_rec *r, const unsigned char *p,
 		      size_t len)
 {
@@ -414,7 +268,7 @@ void kp_fc_store_job(struct kp_facts_cache *c, const struct fc_job *j)
 
 	memcpy(r.st, j->st, sizeof(r.st));
 	r.hash = kp_fc_state_hash(r.st);
-	if (j->hash_later && content_key_at(c, j->m->path, r.st, r.key) == 0) {
+	if (j->hash_later && kp_fc_content_key_at(c, j->m->path, r.st, r.key) == 0) {
 		r.flags |= KP_FC_F_CONTENT;
 		/* the result cache's manifest is written after this (kp_facts_cache_wait_stored) */
 		if (j->note)
@@ -434,9 +288,9 @@ static void store_or_defer(struct kp_facts_cache *c, const struct kp_open_opts *
 	if (opts->defer_store && !(r->flags & KP_FC_F_CONTENT) &&
 	    kp_fc_defer(c, m, r->st, r->flags, hash_later, !opts->ima_xattr) == 0)
 		return;
-	if (hash_later && content_key_at(c, m->path, r->st, r->key) == 0) {
+	if (hash_later && kp_fc_content_key_at(c, m->path, r->st, r->key) == 0) {
 		r->flags |= KP_FC_F_CONTENT;
-		note_bytes(opts, r->st, r->key);
+		kp_fc_note_bytes(opts, r->st, r->key);
 	}
 	if (store(c, m, r) == 0)
 		count(&c->n.stored);
@@ -467,17 +321,18 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 	if (ret < 0)
 		return ret;
 	kp_file_state(&st, r.st);
-	if (!trusted(c, path, &st) || racy(r.st))
+	if (!kp_fc_trusted(c, path, &st) || kp_fc_racy(r.st))
 		return 0; /* the state does not name the bytes read: not stored */
 	r.hash = kp_fc_state_hash(r.st);
 	/*
 	 * An uncompressed module the reader hashed whole in passing (its signature checked, -b):
 	 * the bytes of this state, for the result cache (no entry's key: not hashed otherwise)
 	 */
-	if (whole.set && !hashed_by_name(path) && still_in_state(path, r.st))
-		note_bytes(opts, r.st, whole.sha256);
-	/* a content key only for the bytes read: content_key_at() checks the state it hashes */
-	store_or_defer(c, opts, *out, &r, hashed_by_name(path));
+	if (whole.set && !kp_fc_hashed_by_name(path) && kp_fc_still_in_state(path, r.st))
+		kp_fc_note_bytes(opts, r.st, whole.sha256);
+	/* a content key only for the bytes read: kp_fc_content_key_at() checks the state it hashes
+	 */
+	store_or_defer(c, opts, *out, &r, kp_fc_hashed_by_name(path));
 	return 0;
 }
 
@@ -523,7 +378,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 		return kp_module_open_with(path, &direct, dec, out, err);
 	kp_file_state(&pre, r.st);
 	r.hash = kp_fc_state_hash(r.st);
-	trust = trusted(c, path, &pre);
+	trust = kp_fc_trusted(c, path, &pre);
 	m = trust ? kp_fc_lookup(c, r.st, NULL, path, opts, (uint64_t)pre.st_size, NULL, &hit)
 		  : NULL;
 	if (m) {
@@ -531,7 +386,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 		count(&c->n.stat_hits);
 		/* the facts of these bytes: the result cache records them (no read) */
 		if (hit.flags & KP_FC_F_CONTENT)
-			note_bytes(opts, r.st, hit.key);
+			kp_fc_note_bytes(opts, r.st, hit.key);
 		*out = m;
 		return 0;
 	}
@@ -540,7 +395,8 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	 * with content keys are made only from trusted states). An uncompressed module has no
 	 * content key, so hashing one whose state is not trusted could find nothing.
 	 */
-	if (hashed_by_name(path) && content_key(c, opts->root, path, &pre, r.key) == 0) {
+	if (kp_fc_hashed_by_name(path) &&
+	    kp_fc_content_key(c, opts->root, path, &pre, r.key) == 0) {
 		unsigned char *raw = NULL;
 
 		r.flags |= KP_FC_F_CONTENT;
@@ -548,10 +404,10 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 		if (m) {
 			/* the same entry under this file's state: a stat hit next time */
 			count(&c->n.hits);
-			if (trust && !racy(r.st)) {
+			if (trust && !kp_fc_racy(r.st)) {
 				add_entry(c, &r, raw,
 					  kp_load64(raw + 56, false) + KP_FC_HEADER_LEN);
-				note_bytes(opts, r.st, r.key);
+				kp_fc_note_bytes(opts, r.st, r.key);
 			}
 			free(raw);
 			*out = m;
@@ -563,16 +419,16 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	direct.state = got;
 	if (kp_module_open_with(path, &direct, dec, out, err) < 0)
 		return -1;
-	if (!trust || racy(r.st))
+	if (!trust || kp_fc_racy(r.st))
 		return 0; /* the state does not name the bytes read (see the top): not stored */
 	/* the file read is not the one looked up (replaced since, or a link on the way) */
-	if (!same_file_state(&pre, got))
+	if (!kp_fc_same_state(&pre, got))
 		return 0;
 	/* uncompressed, changed since the cache was filled: its content key too (see the top) */
 	if (!(r.flags & KP_FC_F_CONTENT) &&
 	    __atomic_add_fetch(&c->plain_hashed, (uint64_t)pre.st_size, __ATOMIC_RELAXED) <=
 		    KP_FC_PLAIN_HASH_MAX &&
-	    content_key(c, opts->root, path, &pre, r.key) == 0)
+	    kp_fc_content_key(c, opts->root, path, &pre, r.key) == 0)
 		r.flags |= KP_FC_F_CONTENT;
 	/*
 	 * A content key must name the bytes that were read: the file must not have changed
@@ -582,10 +438,10 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	 * stat() either way).
 	 */
 	if (!(r.flags & KP_FC_F_CONTENT) ||
-	    (kp_stat_in(opts->root, path, &post) == 0 && same_file_state(&pre, &post))) {
+	    (kp_stat_in(opts->root, path, &post) == 0 && kp_fc_same_state(&pre, &post))) {
 		store_or_defer(c, opts, *out, &r, false);
 		if (r.flags & KP_FC_F_CONTENT)
-			note_bytes(opts, r.st, r.key);
+			kp_fc_note_bytes(opts, r.st, r.key);
 	}
 	return 0;
 }

@@ -10,7 +10,8 @@ top=${srcdir:-.}
 
 # FILE COUNT: direct calls allowed in FILE (why)
 allowed='
-lib/cache/facts-cache.c 4
+lib/cache/facts-cache.c 2
+lib/cache/facts-cache-keys.c 2
 lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
 lib/graph/module-set.c 1
@@ -26,17 +27,18 @@ src/kopolicy.c 1
 '
 # why: lib/file/inputs.c and inputs-*.c are the recorder; lib/cache/ the caches' own files (their
 # directories, not inputs: cache-dir files are opened through its dirfd or by name), checked
-# only where the facts cache meets the modules it reads (facts-cache.c, facts-defer.c,
-# facts-serial-*.c);
+# only where the facts cache meets the modules it reads (facts-cache.c, facts-cache-keys.c,
+# facts-defer.c, facts-serial-*.c);
 # hook-policy.c serves only the hook (never cached); hook-rules*.c the hook's install
 # rules (never cached: kopolicy's own path, read once, and its state through its trusted
 # directory's dirfd, the rules file through its trusted directory's dirfd); hook-deadline.c
 # the hook's own thread's /proc/thread-self/schedstat (its waits for a CPU, not an input);
 # modprobe-index.c and depmod-config.c fstatat() the entries of a directory already recorded whole
 # (kp_in_opendir, kp_in_note_kmod); cmd-check.c opens -o FILE for writing (kp_in_uncacheable()
-# first); kopolicy.c access()es the hook's system cache; facts-cache.c's still_in_state() stat()s a
-# module the reader recorded already in that very state (before a deferred store's hash, and after
-# the reader hashed it whole), and content_key_at() opens it; module-set.c stat()s each module for
+# first); kopolicy.c access()es the hook's system cache; facts-cache-keys.c's kp_fc_still_in_state()
+# stat()s a module the reader recorded already in that very state (before a deferred store's hash,
+# and after the reader hashed it whole), and kp_fc_content_key_at() opens it; facts-cache.c
+# fstatat()s and opens its own last-prune file through the cache directory's dirfd; module-set.c stat()s each module for
 # its size, which only orders the reading; io.c's kp_dir_newest() lists the caches' own directories
 # for pruning; fs-trust.c stat()s / and /dev (which device is the devtmpfs) and again a path the
 # caller recorded, after its statfs(); rootopen.c opens a root and the files under it by
@@ -55,7 +57,8 @@ bad=0
 while IFS= read -r f; do
 	rel=${f#"$top"/}
 	case $rel in
-	lib/cache/facts-cache.c | lib/cache/facts-defer.c | lib/cache/facts-serial-*.c) ;;
+	lib/cache/facts-cache.c | lib/cache/facts-cache-keys.c | lib/cache/facts-defer.c | \
+		lib/cache/facts-serial-*.c) ;;
 	lib/cache/* | lib/file/inputs.c | lib/file/inputs-*.c) continue ;;
 	esac
 	want=$(echo "$allowed" | awk -v f="$rel" '$1 == f { print $2 }')
