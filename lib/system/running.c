@@ -14,6 +14,7 @@
 #include "kernel/kernel-base.h"
 #include "file/inputs.h"
 #include "file/rootfs.h"
+#include "kernel-read.h"
 #include "running.h"
 #include "util/module-name.h"
 
@@ -335,7 +336,8 @@ static int read_modules(struct kp_running *r, struct kp_err *err)
 
 	if (!path)
 		return kp_err_set(err, "out of memory");
-	ret = kp_read_file(path, PROC_MAX_SIZE, &b, err);
+	/* m_start() takes module_mutex: read by a child the hook can leave behind */
+	ret = kp_read_kernel_file(path, PROC_MAX_SIZE, &b, err);
 	if (ret < 0 && kp_err_errnum(err) == ENOENT) {
 		free(path);
 		return 0;

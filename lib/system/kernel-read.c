@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A kernel file read by a child that can be abandoned. Some kernel reads sleep
+ * uninterruptibly on a lock an oops can leave held for ever: /proc/modules' m_start() takes
+ * mutex_lock(&module_mutex) (kernel/module.c in 5.10, kernel/module/procfs.c from 5.19 on,
+ * 6.1 to 7.2 alike), and a task in state D gets no signal, so a deadline armed with a timer
+ * never runs. The child does the read and copies it into a pipe; the caller waits in
+ * pipe_read(), an interruptible sleep its signals reach. The child keeps only the file and the
+ * pipe's write end open: no descriptor of the caller's (its stderr, say) stays open because
+ * of it, and a caller that gives up (a signal handler that exits) leaves it to init.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "file/rootfs.h"
+#include "kernel-read.h"
+
+#define CHUNK 65536
+
+/* close_range(2) (5.9+); before, one close() per descriptor up to a generous bound. */
+static void close_from_to(unsigned first, unsigned last)
+{
+	if (first > last)
+		return;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, first, last, 0) == 0)
+		return;
+#endif
+	for (unsigned fd = first; fd <= last && fd < 65536; fd++)
+		close((int)fd);
+}
+
+/* The child: @in copied to @out, then _exit(0), or _exit(errno) on a read error. */
+static void reader_child(int in, int out)
+{
+	char buf[CHUNK];
+	unsigned lo, hi;
+
+	/* only the file and the pipe stay open; async-signal-safe calls only from here on */
+	lo = (unsigned)(in < out ? in : out);
+	hi = (unsigned)(in < out ? out : in);
+	if (lo)
+		close_from_to(0, lo - 1);
+	close_from_to(lo + 1, hi - 1);
+	close_from_to(hi + 1, ~0U);
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf)), w;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			_exit(errno > 0 && errno < 256 ? errno : EIO);
+		if (n == 0)
+			_exit(0);
+		for (ssize_t off = 0; off < n; off += w) {
+			w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w <= 0)
+				_exit(0); /* the reader gave up */
+		}
+	}
+}
+
+/* @fd (closed here) to its end into @out, at most @max bytes; 0, or -1 with @err. */
+static int copy_fd(int fd, size_t max, struct kp_bytes *out, struct kp_err *err)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < CHUNK) {
+			unsigned char *grown;
+
+			cap = cap ? 2 * cap : 2 * CHUNK;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				free(buf);
+				close(fd);
+				return kp_err_errno(err, ENOMEM, "out of memory");
+			}
+			buf = grown;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			close(fd);
+			return kp_err_errno(err, e, "%s", strerror(e));
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max) {
+			free(buf);
+			close(fd);
+			return kp_err_errno(err, EFBIG, "larger than the limit of %zu bytes", max);
+		}
+	}
+	close(fd);
+	memset(out, 0, sizeof(*out));
+	out->data = buf;
+	out->len = out->file_len = len;
+	out->cap = cap;
+	return 0;
+}
+
+/* The child's end: 0 when it read the file to its end, else -1 with @err. */
+static int reap(pid_t pid, struct kp_err *err)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno == EINTR)
+			continue;
+		return errno == ECHILD ? 0 : kp_err_errno(err, errno, "%s", strerror(errno));
+	}
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	if (WIFEXITED(st))
+		return kp_err_errno(err, WEXITSTATUS(st), "%s", strerror(WEXITSTATUS(st)));
+	return kp_err_errno(err, EIO, "its reader was killed by signal %d",
+			    WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* @fd (procfs, sysfs, a FIFO; closed here) read by a child; see kp_read_kernel_file(). */
+static int read_by_child(int fd, size_t max, struct kp_bytes *out, struct kp_err *err)
+{
+	int p[2], flags = fcntl(fd, F_GETFL);
+	pid_t pid;
+	int r;
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		int e = errno;
+
+		close(fd);
+		return kp_err_errno(err, e, "%s", strerror(e));
+	}
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return copy_fd(fd, max, out, err); /* no child: read here, as before */
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return copy_fd(fd, max, out, err);
+	}
+	if (pid == 0)
+		reader_child(fd, p[1]);
+	close(p[1]);
+	close(fd);
+	r = copy_fd(p[0], max, out, err);
+	if (r < 0) {
+		/* past @max, or out of memory: the child is told to stop (EPIPE, or this) */
+		kill(pid, SIGKILL);
+		reap(pid, &(struct kp_err){ 0 });
+		return -1;
+	}
+	if (reap(pid, err) < 0) {
+		kp_bytes_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
+{
+	/* O_NONBLOCK: a FIFO's open() does not wait for a writer (cleared before reading) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct statfs fs;
+	struct stat st;
+
+	memset(out, 0, sizeof(*out));
+	if (fd >= 0 && fstat(fd, &st) == 0 &&
+	    (S_ISFIFO(st.st_mode) || (S_ISREG(st.st_mode) && fstatfs(fd, &fs) == 0 &&
+				      (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))))
+		return read_by_child(fd, max, out, err) < 0 ? kp_err_prefix(err, path) : 0;
+	if (fd >= 0)
+		close(fd);
+	/* any other file, or none: as everywhere else (its refusals and messages) */
+	return kp_read_file(path, max, out, err);
+}

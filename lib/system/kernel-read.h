@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reading a kernel file whose read can sleep uninterruptibly on a lock an oops left held
+ * (kernel-read.c): through a child the caller can abandon.
+ */
+#ifndef KP_KERNEL_READ_H
+#define KP_KERNEL_READ_H
+
+#include <stddef.h>
+
+#include "file/bytes.h"
+#include "util/util.h"
+
+/*
+ * Reads @path to its end, up to @max bytes, into @out (text, never decompressed). A procfs
+ * or sysfs file, or a FIFO, is read by a forked child that copies it into a pipe: the caller
+ * waits on the pipe, where a signal reaches it, while the child may sleep in state D (on
+ * module_mutex, say) and is then left behind, holding nothing open but the file and the pipe.
+ * Any other file is read as kp_read_file() does. Returns 0, or -1 with "PATH: why" in @err
+ * and its errno (ENOENT for a missing file).
+ */
+int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+
+#endif
