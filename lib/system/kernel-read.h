@@ -20,5 +20,7 @@
  * and its errno (ENOENT for a missing file).
  */
 int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+/* Its first line, blanks trimmed, into @buf, as kp_read_first_line() (EOVERFLOW: too long). */
+int kp_read_kernel_first_line(const char *path, char *buf, size_t size, struct kp_err *err);
 
 #endif

@@ -31,8 +31,14 @@ static const char *adup(struct kp_running *r, const char *s, size_t n)
 	return kp_arena_strndup(&r->arena, s, n);
 }
 
-/* A small file's first line into the arena, NULL if absent or unreadable; -1 on other errors. */
-static int first_line(struct kp_running *r, const char *rel, const char **out, struct kp_err *err)
+/*
+ * A small file's first line into the arena, NULL if absent or unreadable; -1 on other errors.
+ * @read: kp_read_first_line(), or kp_read_kernel_first_line() for a read that can sleep on a
+ * lock an oops left held.
+ */
+static int first_line_by(struct kp_running *r, const char *rel, const char **out,
+			 int (*read)(const char *, char *, size_t, struct kp_err *),
+			 struct kp_err *err)
 {
 	char buf[4096];
 	char *path = rpath(r, rel);
@@ -41,7 +47,7 @@ static int first_line(struct kp_running *r, const char *rel, const char **out, s
 	*out = NULL;
 	if (!path)
 		return kp_err_set(err, "out of memory");
-	ret = kp_read_first_line(path, buf, sizeof(buf), err);
+	ret = read(path, buf, sizeof(buf), err);
 	free(path);
 	if (ret < 0) {
 		int e = kp_err_errnum(err);
@@ -50,6 +56,11 @@ static int first_line(struct kp_running *r, const char *rel, const char **out, s
 	}
 	*out = adup(r, buf, strlen(buf));
 	return *out ? 0 : kp_err_set(err, "out of memory");
+}
+
+static int first_line(struct kp_running *r, const char *rel, const char **out, struct kp_err *err)
+{
+	return first_line_by(r, rel, out, kp_read_first_line, err);
 }
 
 static int read_release(struct kp_running *r, struct kp_err *err)
@@ -413,7 +424,9 @@ static int read_security(struct kp_running *r, struct kp_err *err)
 	const char *v;
 
 	r->sig_enforce = -1;
-	if (first_line(r, "sys/module/module/parameters/sig_enforce", &v, err) < 0)
+	/* param_attr_show() takes kernel_param_lock(NULL), the built-ins' param_lock (5.10-7.2) */
+	if (first_line_by(r, "sys/module/module/parameters/sig_enforce", &v,
+			  kp_read_kernel_first_line, err) < 0)
 		return -1;
 	if (v) {
 		if (!strcmp(v, "Y") || !strcmp(v, "1"))
