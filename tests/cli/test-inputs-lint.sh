@@ -18,6 +18,7 @@ lib/util/io.c 2
 lib/file/rootopen.c 2
 lib/util/fs-trust.c 3
 lib/system/depmod-config.c 1
+lib/system/kernel-read.c 1
 src/cmd-check.c 2
 src/hook-deadline.c 1
 src/hook-rules.c 2
@@ -41,7 +42,9 @@ src/kopolicy.c 1
 # for pruning; fs-trust.c stat()s / and /dev (which device is the devtmpfs) and again a path the
 # caller recorded, after its statfs(); rootopen.c opens a root and the files under it by
 # descriptors for kp_open_regular_in() and kp_stat_in() (bytes.c), which record the path's state
-# and the opened file's fstat() (kp_in_stat(), kp_in_note_fd()).
+# and the opened file's fstat() (kp_in_stat(), kp_in_note_fd()); kernel-read.c opens the running
+# system's procfs and sysfs files (/proc/modules, sig_enforce) to read them by a child: only
+# kp_running_open*(), which marks the run uncacheable (kp_in_uncacheable()) first.
 pat='(^|[^_[:alnum:]])(open|openat|fopen|opendir|stat|lstat|fstatat|access|readlink)\('
 
 code() { # FILE: its lines, comments left out
