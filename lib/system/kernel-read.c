@@ -4,10 +4,11 @@
  * uninterruptibly on a lock an oops can leave held for ever: /proc/modules' m_start() takes
  * mutex_lock(&module_mutex) (kernel/module.c in 5.10, kernel/module/procfs.c from 5.19 on,
  * 6.1 to 7.2 alike), and a task in state D gets no signal, so a deadline armed with a timer
- * never runs. The child does the read and copies it into a pipe; the caller waits in
- * pipe_read(), an interruptible sleep its signals reach. The child keeps only the file and the
- * pipe's write end open: no descriptor of the caller's (its stderr, say) stays open because
- * of it, and a caller that gives up (a signal handler that exits) leaves it to init.
+ * never runs. A child (clone(CLONE_VM): the caller's memory shared, not copied) does the read
+ * and copies it into a pipe; the caller waits in pipe_read(), an interruptible sleep its
+ * signals reach. The child keeps only the file and the pipe's write end open: no descriptor of the
+ * caller's (its stderr, say) stays open because of it, and a caller that gives up (a signal handler
+ * that exits) leaves it to init.
  */
 #include "config.h"
 
@@ -15,8 +16,10 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -26,7 +29,8 @@
 #include "file/rootfs.h"
 #include "kernel-read.h"
 
-#define CHUNK 65536
+#define CHUNK	    65536
+#define CHILD_STACK (CHUNK + 65536) /* its buffer and a few frames */
 
 /* close_range(2) (5.9+); before, one close() per descriptor up to a generous bound. */
 static void close_from_to(unsigned first, unsigned last)
@@ -41,40 +45,52 @@ static void close_from_to(unsigned first, unsigned last)
 		close((int)fd);
 }
 
-/* The child: @in copied to @out, then _exit(0), or _exit(errno) on a read error. */
-static void reader_child(int in, int out)
+struct reader {
+	int in, out;
+};
+
+/*
+ * The child: @in copied to @out, then _exit(0), or _exit(EIO) on a read error. It shares
+ * the caller's memory (CLONE_VM: no page tables copied, nothing copied on write after), so
+ * it touches nothing but its own stack and @arg, and never errno (the caller's thread's,
+ * which the caller may be setting meanwhile): a failed call is just a negative return.
+ * No signal can interrupt it: it has the caller's handlers but none of its timers.
+ */
+static int reader_child(void *arg)
 {
+	const struct reader rd = *(const struct reader *)arg;
 	char buf[CHUNK];
 	unsigned lo, hi;
 
-	/* only the file and the pipe stay open; async-signal-safe calls only from here on */
-	lo = (unsigned)(in < out ? in : out);
-	hi = (unsigned)(in < out ? out : in);
+	/* only the file and the pipe stay open */
+	lo = (unsigned)(rd.in < rd.out ? rd.in : rd.out);
+	hi = (unsigned)(rd.in < rd.out ? rd.out : rd.in);
 	if (lo)
 		close_from_to(0, lo - 1);
 	close_from_to(lo + 1, hi - 1);
 	close_from_to(hi + 1, ~0U);
 	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf)), w;
+		ssize_t n = read(rd.in, buf, sizeof(buf)), w;
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0)
-			_exit(errno > 0 && errno < 256 ? errno : EIO);
+			_exit(EIO);
 		if (n == 0)
 			_exit(0);
 		for (ssize_t off = 0; off < n; off += w) {
-			w = write(out, buf + off, (size_t)(n - off));
-			if (w < 0 && errno == EINTR)
-				w = 0;
-			else if (w <= 0)
+			w = write(rd.out, buf + off, (size_t)(n - off));
+			if (w <= 0)
 				_exit(0); /* the reader gave up */
 		}
 	}
 }
 
-/* @fd (closed here) to its end into @out, at most @max bytes; 0, or -1 with @err. */
-static int copy_fd(int fd, size_t max, struct kp_bytes *out, struct kp_err *err)
+/*
+ * @fd (closed here) to its end into @out, at most @max bytes; 0, or -1 with @err. @pipe: @fd
+ * is the child's pipe, whose read fails only when a signal interrupts it (pipe_read(): the
+ * buffer is valid, the pipe blocking), so every failure is retried without looking at errno,
+ * which the child shares and may set meanwhile.
+ */
+static int copy_fd(int fd, bool pipe, size_t max, struct kp_bytes *out, struct kp_err *err)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -95,7 +111,7 @@ static int copy_fd(int fd, size_t max, struct kp_bytes *out, struct kp_err *err)
 			buf = grown;
 		}
 		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (pipe || errno == EINTR))
 			continue;
 		if (n < 0) {
 			int e = errno;
@@ -126,11 +142,10 @@ static int reap(pid_t pid, struct kp_err *err)
 {
 	int st;
 
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno == EINTR)
-			continue;
-		return errno == ECHILD ? 0 : kp_err_errno(err, errno, "%s", strerror(errno));
-	}
+	/* EINTR, or errno set by the child meanwhile: only ECHILD (SIGCHLD ignored) ends it */
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno == ECHILD)
+			return 0;
 	if (WIFEXITED(st) && !WEXITSTATUS(st))
 		return 0;
 	if (WIFEXITED(st))
@@ -143,6 +158,8 @@ static int reap(pid_t pid, struct kp_err *err)
 static int read_by_child(int fd, size_t max, struct kp_bytes *out, struct kp_err *err)
 {
 	int p[2], flags = fcntl(fd, F_GETFL);
+	struct reader rd;
+	char *stack;
 	pid_t pid;
 	int r;
 
@@ -153,25 +170,30 @@ static int read_by_child(int fd, size_t max, struct kp_bytes *out, struct kp_err
 		return kp_err_errno(err, e, "%s", strerror(e));
 	}
 	if (pipe2(p, O_CLOEXEC) < 0)
-		return copy_fd(fd, max, out, err); /* no child: read here, as before */
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return copy_fd(fd, max, out, err);
-	}
-	if (pid == 0)
-		reader_child(fd, p[1]);
+		return copy_fd(fd, false, max, out, err); /* no child: read here */
+	rd.in = fd;
+	rd.out = p[1];
+	/* its stack: freed once it is reaped, never when it is left behind */
+	stack = malloc(CHILD_STACK);
+	pid = stack ? clone(reader_child, stack + CHILD_STACK, CLONE_VM | SIGCHLD, &rd) : -1;
 	close(p[1]);
+	if (pid < 0) {
+		free(stack);
+		close(p[0]);
+		return copy_fd(fd, false, max, out, err);
+	}
 	close(fd);
-	r = copy_fd(p[0], max, out, err);
+	r = copy_fd(p[0], true, max, out, err);
 	if (r < 0) {
 		/* past @max, or out of memory: the child is told to stop (EPIPE, or this) */
 		kill(pid, SIGKILL);
 		reap(pid, &(struct kp_err){ 0 });
+		free(stack);
 		return -1;
 	}
-	if (reap(pid, err) < 0) {
+	r = reap(pid, err);
+	free(stack);
+	if (r < 0) {
 		kp_bytes_release(out);
 		return -1;
 	}

@@ -13,8 +13,8 @@
 
 /*
  * Reads @path to its end, up to @max bytes, into @out (text, never decompressed). A procfs
- * or sysfs file, or a FIFO, is read by a forked child that copies it into a pipe: the caller
- * waits on the pipe, where a signal reaches it, while the child may sleep in state D (on
+ * or sysfs file, or a FIFO, is read by a child (clone(CLONE_VM)) that copies it into a pipe: the
+ * caller waits on the pipe, where a signal reaches it, while the child may sleep in state D (on
  * module_mutex, say) and is then left behind, holding nothing open but the file and the pipe.
  * Any other file is read as kp_read_file() does. Returns 0, or -1 with "PATH: why" in @err
  * and its errno (ENOENT for a missing file).
