@@ -5,7 +5,8 @@
 # FIFO with a writer that never writes, read like procfs through a child the hook abandons.
 # The hook gives its --on-error answer at --timeout, its stdout and stderr reach EOF when it
 # exits (the child holds neither), and the child, left to init, ends once the FIFO does.
-# Times are only checked against generous bounds.
+# A FIFO that delivers the lines gives the answer the regular file gives. Times are only
+# checked against generous bounds.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -40,9 +41,32 @@ printf 'block proprietary\n' > "$tmp/policy.conf"
 	> /dev/null 2> "$tmp/err"
 is "proc/modules readable: the policy blocks (exit 1)" "$?" 1
 
+# kp_prop_prov loaded (P): kp_use_prop only inherits P, a warning
+echo "kp_prop_prov 16384 0 - Live 0xffffffffc0000000 (POE)" >> "$root/proc/modules"
+mkdir -p "$root/sys/module/kp_prop_prov"
+echo POE > "$root/sys/module/kp_prop_prov/taint"
+cp "$root/proc/modules" "$tmp/modules"
+"$kp" --no-cache hook --root "$root" --config "$tmp/policy.conf" --timeout 5 kp_use_prop \
+	> /dev/null 2> "$tmp/err.file"
+is "kp_prop_prov loaded: a warning only (exit 0)" "$?" 0
+
 fifo=$root/proc/modules
 rm -f "$fifo"
 mkfifo "$fifo"
+# the same lines through the FIFO, written after the hook started: read by the child, whole
+exec 3<> "$fifo"
+{
+	sleep 0.5
+	cat "$tmp/modules" >&3
+} &
+writer=$!
+exec 3>&-
+ASAN_OPTIONS=detect_leaks=0 "$kp" --no-cache hook --root "$root" --config "$tmp/policy.conf" \
+	--timeout 5 kp_use_prop > /dev/null 2> "$tmp/err"
+is "the same /proc/modules through a FIFO: exit 0" "$?" 0
+is "... the same words" "$(cat "$tmp/err")" "$(cat "$tmp/err.file")"
+wait "$writer"
+
 exec 3<> "$fifo" # a writer that never writes: a read of it blocks until fd 3 closes
 
 # hook ARGS...: in the background, its stdout and stderr through a pipe; -> $rc, $out, $wall,
