@@ -116,10 +116,10 @@ is "... exit 2" "$rc" 2
 ok "... within 30 s" $((wall < 30 ? 0 : 1))
 is "... one line" "$out" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
 left=$(readers)
-ok "... its reader is left behind, still reading the FIFO" $([ -n "$left" ] && echo 0 || echo 1)
+ok "... its reader is left behind, still reading the FIFO" "$([ -n "$left" ] && echo 0 || echo 1)"
 for p in $left; do
 	ok "... reader $p is no child of this shell's hook any more (ppid $(cut -d' ' -f4 /proc/"$p"/stat))" \
-		$([ "$(cut -d' ' -f4 /proc/"$p"/stat)" != "$$" ] && echo 0 || echo 1)
+		"$([ "$(cut -d' ' -f4 /proc/"$p"/stat)" != "$$" ] && echo 0 || echo 1)"
 	is "... and holds two descriptors: the FIFO and its pipe" \
 		"$(fds_of "$p" | tr '\n' ' ')" "$fifo pipe "
 done
