@@ -15,7 +15,7 @@ lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
 lib/graph/module-set.c 1
 lib/util/io.c 2
-lib/file/rootopen.c 2
+lib/file/rootopen.c 3
 lib/util/fs-trust.c 3
 lib/system/depmod-config.c 1
 src/cmd-check.c 2
@@ -40,7 +40,8 @@ src/kopolicy.c 1
 # its size, which only orders the reading; io.c's kp_dir_newest() lists the caches' own directories
 # for pruning; fs-trust.c stat()s / and /dev (which device is the devtmpfs) and again a path the
 # caller recorded, after its statfs(); rootopen.c opens a root and the files under it by
-# descriptors for kp_open_regular_in() and kp_stat_in() (bytes.c), which record the path's state
+# descriptors (an O_PATH one opened again through /proc/self/fd, kp_fd_reopen()) for
+# kp_open_regular_in() and kp_stat_in() (bytes.c), which record the path's state
 # and the opened file's fstat() (kp_in_stat(), kp_in_note_fd()).
 pat='(^|[^_[:alnum:]])(open|openat|fopen|opendir|stat|lstat|fstatat|access|readlink)\('
 

@@ -7,7 +7,9 @@
  * without openat2 (called directly); then a directory swapped for a link after the path was
  * resolved (the race, made deterministic by swapping between the resolve and the open): the
  * open stays inside the root where a path open reads the host's file; a FIFO refused; ROOT
- * itself swapped for a link: its pinned directory still read (kp_root_dir_pin()).
+ * itself swapped for a link: its pinned directory still read (kp_root_dir_pin()); a FIFO
+ * swapped in between the O_PATH check and the read open: the open by name again (the old
+ * code's second open) opens the FIFO, kp_fd_reopen() the regular file checked.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -263,6 +265,46 @@ int main(void)
 	fd = kp_open_regular_in(&rd, path, &st, &err);
 	tap_is_int(&t, fd, -1, "a FIFO in the root: refused");
 	tap_is_str(&t, err.msg, "is a FIFO, not a regular file", "a FIFO: the reason");
+	/*
+	 * The window between the O_PATH check and the read open: "swap" checked as a regular
+	 * file, then replaced by a FIFO. Opened by name again (as before kp_fd_reopen()), the
+	 * FIFO is what is opened; reopened through the O_PATH descriptor, the file checked.
+	 */
+	put("root/swap", "checked\n");
+	{
+		struct stat pre, got;
+		int pfd = kp_root_openat(rootfd, "swap", O_PATH | O_CLOEXEC);
+		const int rf = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+		char buf[16] = "";
+		ssize_t n;
+
+		tap_ok(&t, pfd >= 0 && fstat(pfd, &pre) == 0 && S_ISREG(pre.st_mode),
+		       "swap: checked through O_PATH, a regular file");
+		snprintf(path, sizeof(path), "%s/swap", root);
+		if (unlink(path) < 0 || mkfifo(path, 0600) < 0)
+			return 99;
+		fd = kp_root_openat(rootfd, "swap", rf);
+		tap_ok(&t, fd >= 0 && fstat(fd, &got) == 0 && S_ISFIFO(got.st_mode),
+		       "swap: opened by name again, the FIFO swapped in is opened");
+		if (fd >= 0)
+			close(fd);
+		fd = kp_fd_reopen(pfd, rf);
+		n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		tap_ok(&t,
+		       fd >= 0 && fstat(fd, &got) == 0 && S_ISREG(got.st_mode) &&
+			       got.st_ino == pre.st_ino && n == 8 && !memcmp(buf, "checked\n", 8),
+		       "swap: kp_fd_reopen() opens the file checked, not the FIFO");
+		if (fd >= 0)
+			close(fd);
+		tap_is_int(&t, kp_fd_reopen(pfd, O_RDONLY | O_CREAT), -1,
+			   "kp_fd_reopen: no O_CREAT");
+		if (pfd >= 0)
+			close(pfd);
+		memset(&err, 0, sizeof(err));
+		tap_is_int(&t, kp_open_regular_in(&rd, path, &st, &err), -1,
+			   "swap: the FIFO now there refused by kp_open_regular_in()");
+	}
+
 	/* a directory */
 	snprintf(path, sizeof(path), "%s/lib", root);
 	memset(&err, 0, sizeof(err));
