@@ -205,6 +205,25 @@ int kp_root_same_on_host(const char *root, const char *path)
 	return same;
 }
 
+DIR *kp_opendir_in(const struct kp_root_dir *root, const char *path)
+{
+	const char *rel = root ? kp_root_rel(root->path, path) : NULL;
+	int rootfd, fd, e;
+
+	if (!rel)
+		return kp_in_opendir(path);
+	rootfd = root->fd >= 0 ? root->fd : kp_root_dir_open(root->path);
+	fd = rootfd < 0
+		     ? -1
+		     : kp_root_openat(rootfd, rel,
+				      O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	e = errno;
+	if (rootfd >= 0 && root->fd < 0)
+		close(rootfd);
+	errno = e;
+	return kp_in_fdopendir(path, fd);
+}
+
 bool kp_is_file(const char *path)
 {
 	struct stat st;

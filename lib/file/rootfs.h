@@ -7,6 +7,7 @@
 #ifndef KP_ROOTFS_H
 #define KP_ROOTFS_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -60,6 +61,14 @@ char *kp_root_resolve_dir(const char *root, const char *rel);
  * of the root, to another file, or links that loop); -1 with errno ENOMEM.
  */
 int kp_root_same_on_host(const char *root, const char *path);
+
+/*
+ * opendir() of @path, a directory under @root (a path kp_root_resolve*() gave, say), opened
+ * inside @root by descriptors (kp_root_openat(), O_DIRECTORY: never a device or FIFO) and
+ * recorded under @path (kp_in_fdopendir()); any other path, or no @root, kp_in_opendir().
+ * NULL with errno.
+ */
+DIR *kp_opendir_in(const struct kp_root_dir *root, const char *path);
 
 /* True if @path is a regular file (symlinks followed), a directory for kp_is_dir. */
 bool kp_is_file(const char *path);

@@ -13,7 +13,7 @@ allowed='
 lib/cache/facts-cache.c 4
 lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
-lib/graph/module-set.c 1
+lib/graph/module-set.c 2
 lib/util/io.c 2
 lib/file/rootopen.c 3
 lib/util/fs-trust.c 3
@@ -37,7 +37,8 @@ src/kopolicy.c 1
 # first); kopolicy.c access()es the hook's system cache; facts-cache.c's still_in_state() stat()s a
 # module the reader recorded already in that very state (before a deferred store's hash, and after
 # the reader hashed it whole), and content_key_at() opens it; module-set.c stat()s each module for
-# its size, which only orders the reading; io.c's kp_dir_newest() lists the caches' own directories
+# its size, which only orders the reading, and fstatat()s an entry of a directory it listed
+# (kp_opendir_in(): the listing records the entries' types) whose type readdir() does not give; io.c's kp_dir_newest() lists the caches' own directories
 # for pruning; fs-trust.c stat()s / and /dev (which device is the devtmpfs) and again a path the
 # caller recorded, after its statfs(); rootopen.c opens a root and the files under it by
 # descriptors (an O_PATH one opened again through /proc/self/fd, kp_fd_reopen()) for

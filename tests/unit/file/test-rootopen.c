@@ -6,11 +6,13 @@
  * magic link refused, each through openat2() and through the walk that stands in for it
  * without openat2 (called directly); then a directory swapped for a link after the path was
  * resolved (the race, made deterministic by swapping between the resolve and the open): the
- * open stays inside the root where a path open reads the host's file; a FIFO refused; ROOT
+ * open stays inside the root where a path open reads the host's file, and so does a listing
+ * (kp_opendir_in() where kp_in_opendir() lists the host's directory); a FIFO refused; ROOT
  * itself swapped for a link: its pinned directory still read (kp_root_dir_pin()); a FIFO
  * swapped in between the O_PATH check and the read open: the open by name again (the old
  * code's second open) opens the FIFO, kp_fd_reopen() the regular file checked.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "file/bytes.h"
+#include "file/inputs.h"
 #include "file/rootfs.h"
 #include "file/rootopen.h"
 #include "tap.h"
@@ -242,6 +245,26 @@ int main(void)
 		   "swapped: the open inside the root fails");
 	tap_is_int(&t, err.errnum, ENOENT, "swapped: ENOENT (the host path is not in the root)");
 	tap_is_int(&t, kp_stat_in(&rd, resolved, &st), -1, "swapped: kp_stat_in() fails too");
+	{
+		/* the directory the file is in (resolved before the swap), listed: by path the
+		 * host's, by descriptors none */
+		char *rdir = resolved ? strdup(resolved) : NULL;
+
+		if (rdir && strrchr(rdir, '/'))
+			*strrchr(rdir, '/') = '\0';
+		DIR *dh = rdir ? kp_in_opendir(rdir) : NULL;
+
+		tap_ok(&t, dh != NULL, "swapped: the directory listed by path is the host's");
+		if (dh)
+			closedir(dh);
+		errno = 0;
+		dh = rdir ? kp_opendir_in(&rd, rdir) : NULL;
+		tap_ok(&t, !dh && errno == ENOENT,
+		       "swapped: listed by descriptors inside the root: ENOENT");
+		if (dh)
+			closedir(dh);
+		free(rdir);
+	}
 	/* the same link relative, to the root's own copy: followed inside */
 	link_to("dir.old", "root/dir");
 	memset(&err, 0, sizeof(err));
@@ -250,6 +273,20 @@ int main(void)
 		       !memcmp(b.data, "root\n", 5),
 	       "re-pointed inside the root: the root's file read");
 	kp_bytes_release(&b);
+	{
+		char *rdir = kp_root_resolve(root, "dir/modules");
+		DIR *dh = rdir ? kp_opendir_in(&rd, rdir) : NULL;
+		struct dirent *de;
+		int names = 0;
+
+		while (dh && (de = readdir(dh)))
+			names += !strcmp(de->d_name, "m.ko");
+		tap_ok(&t, dh && names == 1,
+		       "re-pointed inside the root: the root's directory listed");
+		if (dh)
+			closedir(dh);
+		free(rdir);
+	}
 	/* a path outside the root, or no root: opened by path as before */
 	snprintf(path, sizeof(path), "%s/host.ko", top);
 	fd = kp_open_regular_in(&rd, path, &st, &err);
