@@ -224,6 +224,13 @@ DIR *kp_opendir_in(const struct kp_root_dir *root, const char *path)
 	return kp_in_fdopendir(path, fd);
 }
 
+DIR *kp_opendir_root(const char *root, const char *path)
+{
+	const struct kp_root_dir rd = { .path = root, .fd = -1 };
+
+	return kp_opendir_in(kp_root_is_host(root) ? NULL : &rd, path);
+}
+
 bool kp_is_file(const char *path)
 {
 	struct stat st;

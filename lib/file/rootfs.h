@@ -69,6 +69,8 @@ int kp_root_same_on_host(const char *root, const char *path);
  * NULL with errno.
  */
 DIR *kp_opendir_in(const struct kp_root_dir *root, const char *path);
+/* kp_opendir_in() with @root (NULL, "" or "/": the host's) opened at this use. */
+DIR *kp_opendir_root(const char *root, const char *path);
 
 /* True if @path is a regular file (symlinks followed), a directory for kp_is_dir. */
 bool kp_is_file(const char *path);

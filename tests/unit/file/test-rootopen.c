@@ -263,6 +263,12 @@ int main(void)
 		       "swapped: listed by descriptors inside the root: ENOENT");
 		if (dh)
 			closedir(dh);
+		errno = 0;
+		dh = rdir ? kp_opendir_root(root, rdir) : NULL;
+		tap_ok(&t, !dh && errno == ENOENT,
+		       "swapped: kp_opendir_root() (the root opened at this use): ENOENT");
+		if (dh)
+			closedir(dh);
 		free(rdir);
 	}
 	/* the same link relative, to the root's own copy: followed inside */
