@@ -262,11 +262,17 @@ int kp_read_file_in(const struct kp_root_dir *root, const char *path, size_t max
 
 int kp_read_first_line(const char *path, char *buf, size_t size, struct kp_err *err)
 {
+	return kp_read_first_line_in(NULL, path, buf, size, err);
+}
+
+int kp_read_first_line_in(const struct kp_root_dir *root, const char *path, char *buf, size_t size,
+			  struct kp_err *err)
+{
 	struct kp_bytes b;
 	size_t s = 0, e;
 	int r;
 
-	r = kp_read_file(path, (size_t)1 << 20, &b, err);
+	r = kp_read_file_in(root, path, (size_t)1 << 20, &b, err);
 	if (r < 0)
 		return -1;
 	e = b.len;

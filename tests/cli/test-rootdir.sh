@@ -18,6 +18,8 @@
 # (depmod follows an absolute link on the host), and a release directory's only subdirectory
 # as an absolute link to a host directory: the root's listed. (The race, a directory swapped
 # for a link between the resolve and the listing: tests/unit/file/test-rootopen.)
+# Last, --running --root: the running system's procfs files opened inside the root, a link
+# there to a host path read at that path inside the root (or not at all), never the host's.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -138,5 +140,34 @@ ln -s "$host/x" "$mods/kernel/x"
 "$kp" check -b "$root" -f json --fail-on never >"$tmp/s.json" 2>"$tmp/s.err"
 is "a subdirectory as an absolute link: the root's listed, not the host's" \
 	"$(summary "$tmp/s.json" "$mods")" "kernel/x/m_swap.ko GPL"
+
+# --running --root ROOT: proc/sys/kernel/osrelease and proc/modules as absolute links; the
+# host's files name another release (no such tree in ROOT: the run would fail) and another
+# module, ROOT's copies at the same paths the tree's release
+root=$tmp/run
+mods=$root/lib/modules/$rel
+mkdir -p "$mods/kernel/extra" "$mods/build" "$root/proc/sys/kernel" "$root$host/proc"
+mkdir -p "$host/proc"
+cp "$gpl" "$mods/kernel/extra/plain.ko"
+gzip -dc "$fx/Module.symvers.gz" >"$mods/build/Module.symvers"
+gzip -dc "$fx/config.gz" >"$mods/build/.config"
+echo 9.9.9-host >"$host/proc/osrelease"
+echo "$rel" >"$root$host/proc/osrelease"
+echo "kp_hostonly 16384 0 - Live 0x0000000000000000 (POE)" >"$host/proc/modules"
+: >"$root$host/proc/modules"
+echo 0 >"$root/proc/sys/kernel/tainted"
+ln -s "$host/proc/osrelease" "$root/proc/sys/kernel/osrelease"
+ln -s "$host/proc/modules" "$root/proc/modules"
+"$kp" check --running --root "$root" -f json --fail-on never >"$tmp/run.json" 2>"$tmp/run.err"
+st=$?
+sed 's/^/#   /' "$tmp/run.err"
+is "--running --root: procfs files as absolute links: the root's release, exit 0" \
+	"$st $(summary "$tmp/run.json" "$mods" 2>/dev/null)" "0 kernel/extra/plain.ko GPL"
+rm "$root$host/proc/osrelease"
+"$kp" check --running --root "$root" -f json --fail-on never >"$tmp/run.json" 2>"$tmp/run.err"
+st=$?
+is "--running --root: osrelease leading out of the root: not read, the release unknown" \
+	"$st $(grep -c 'cannot tell the kernel release: no proc/sys/kernel/osrelease$' \
+		"$tmp/run.err") $(grep -c 9.9.9 "$tmp/run.err")" "2 1 0"
 
 tap_done
