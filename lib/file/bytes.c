@@ -105,8 +105,9 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err)
  * @rel opened inside @rootfd: O_PATH first, so that only a regular file is ever opened for
  * reading (opening a device can act, a FIFO block), then that very file opened again for
  * reading through its descriptor (kp_fd_reopen()), so nothing swapped in at its name since
- * is opened. Without /proc, opened by name again, O_NONBLOCK|O_NOCTTY, and refused unless it
- * is the same file (a FIFO or device swapped in between is refused by the fstat()).
+ * is opened. Without /proc (or with one that refuses), opened by name again,
+ * O_NONBLOCK|O_NOCTTY, and refused unless it is the same file (a FIFO or device swapped in
+ * between is refused by the fstat()).
  */
 static int open_in_root(int rootfd, const char *rel, struct stat *st, struct kp_err *err)
 {
@@ -127,7 +128,8 @@ static int open_in_root(int rootfd, const char *rel, struct stat *st, struct kp_
 				    not_regular(pre.st_mode));
 	}
 	fd = kp_fd_reopen(pfd, flags);
-	if (fd < 0 && errno == ENOENT)
+	/* no /proc (or one that refuses): by name, the same file or refused */
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == EPERM))
 		fd = kp_root_openat(rootfd, rel, flags);
 	e = errno;
 	close(pfd);
