@@ -19,7 +19,8 @@
 # as an absolute link to a host directory: the root's listed. (The race, a directory swapped
 # for a link between the resolve and the listing: tests/unit/file/test-rootopen.)
 # Last, --running --root: the running system's procfs files opened inside the root, a link
-# there to a host path read at that path inside the root (or not at all), never the host's.
+# there to a host path read at that path inside the root (or not at all), never the host's;
+# and the hook's proc/config.gz likewise.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -169,5 +170,43 @@ st=$?
 is "--running --root: osrelease leading out of the root: not read, the release unknown" \
 	"$st $(grep -c 'cannot tell the kernel release: no proc/sys/kernel/osrelease$' \
 		"$tmp/run.err") $(grep -c 9.9.9 "$tmp/run.err")" "2 1 0"
+
+# hook --root ROOT, no boot/config-*: the kernel's config is ROOT's proc/config.gz, here an
+# absolute link; the host's file at that path forces module signatures (the unsigned module
+# would be refused: blocked under "block load-failure"), ROOT's copy at the path does not
+if command -v depmod >/dev/null; then
+	root=$tmp/hook
+	mods=$root/lib/modules/$rel
+	mkdir -p "$mods/extra" "$root$host/hook" "$host/hook" "$root/usr/src/linux-headers-$rel"
+	cp -R "$top/tests/unit/policy/root/." "$root/"
+	rm -f "$root/sys/module/module/parameters/sig_enforce" # the config decides
+	gzip -dc "$fx/Module.symvers.gz" >"$root/usr/src/linux-headers-$rel/Module.symvers"
+	echo "$rel" >"$root/proc/sys/kernel/osrelease"
+	: >"$mods/modules.builtin"
+	: >"$mods/modules.builtin.modinfo"
+	cp "$top/tests/data/sig/6.12/kp_sig_unsigned.ko" "$mods/extra/"
+	depmod -b "$root" "$rel" 2>/dev/null
+	cp "$fx/config.gz" "$root$host/hook/config.gz"
+	{ gzip -dc "$fx/config.gz" && echo CONFIG_MODULE_SIG_FORCE=y; } | gzip >"$host/hook/config.gz"
+	ln -s "$host/hook/config.gz" "$root/proc/config.gz"
+	printf 'block load-failure\n' >"$tmp/hook.conf"
+	"$kp" hook --root "$root" --config "$tmp/hook.conf" kp_sig_unsigned >/dev/null \
+		2>"$tmp/hook.err"
+	st=$?
+	sed 's/^/#   /' "$tmp/hook.err"
+	is "hook --root: proc/config.gz as an absolute link: the root's config, the load passes" \
+		"$st $(grep -c EKEYREJECTED "$tmp/hook.err")" "0 0"
+	# the other way round: ROOT's copy forces signatures, the host's does not
+	mv "$host/hook/config.gz" "$tmp/force.gz"
+	mv "$root$host/hook/config.gz" "$host/hook/config.gz"
+	mv "$tmp/force.gz" "$root$host/hook/config.gz"
+	"$kp" hook --root "$root" --config "$tmp/hook.conf" kp_sig_unsigned >/dev/null \
+		2>"$tmp/hook.err"
+	is "hook --root: ... the root's config forcing signatures: the load blocked" \
+		"$? $(grep -c EKEYREJECTED "$tmp/hook.err")" "1 1"
+else
+	skip "hook --root: proc/config.gz as an absolute link" "depmod (kmod) is not installed"
+	skip "hook --root: ... the root's config forcing signatures" "depmod (kmod) is not installed"
+fi
 
 tap_done
