@@ -6,6 +6,7 @@
 
 #include "check-output.h"
 #include "kernel/sig-keys.h"
+#include "sim/open-record.h"
 #include "json-out.h"
 
 struct json_object *kp_check_symget_json(const struct kp_verdict *v)
@@ -65,6 +66,7 @@ static struct json_object *verdict_json(struct kp_jb *b, const struct kp_ctx *a,
 {
 	const struct kp_node *nd = &a->graph.nodes[v->node];
 	struct json_object *o = kp_jb_object(b), *arr;
+	const char *open;
 	char letters[32];
 
 	kp_jb_add(b, o, "name", kp_jb_string(b, nd->mod->name));
@@ -89,8 +91,11 @@ static struct json_object *verdict_json(struct kp_jb *b, const struct kp_ctx *a,
 	kp_jb_add(b, o, "taint", kp_jb_string(b, letters));
 	kp_taint_letters(v->global_added, letters, sizeof(letters));
 	kp_jb_add(b, o, "global_taint_added", kp_jb_string(b, letters));
+	/* what dmesg shows during the load: an earlier load's open record first (open-record.h) */
 	arr = kp_jb_array(b);
-	for (size_t i = 0; i < v->nmessages; i++)
+	if ((open = kp_open_record_before(&a->sim, v)))
+		kp_jb_push(b, arr, kp_jb_string(b, open));
+	for (size_t i = 0; i < kp_msgs_shown(v); i++)
 		kp_jb_push(b, arr, kp_jb_string(b, v->messages[i]));
 	kp_jb_add(b, o, "messages", arr);
 	kp_jb_add(b, o, "symbol_get", kp_jb_take(b, kp_check_symget_json(v)));
@@ -133,6 +138,7 @@ static struct json_object *verdict_text(struct kp_jb *b, const struct kp_ctx *a,
 {
 	const struct kp_node *nd = &a->graph.nodes[v->node];
 	struct kp_jtext t = { 0 };
+	const char *open;
 	char num[24];
 
 	kp_jtext_lit(&t, "{\"name\":");
@@ -164,8 +170,10 @@ static struct json_object *verdict_text(struct kp_jb *b, const struct kp_ctx *a,
 	kp_jtext_lit(&t, ",\"global_taint_added\":");
 	jtext_letters(&t, v->global_added);
 	kp_jtext_lit(&t, ",\"messages\":[");
-	for (size_t i = 0; i < v->nmessages; i++) {
-		if (i)
+	if ((open = kp_open_record_before(&a->sim, v)))
+		kp_jtext_str(&t, open);
+	for (size_t i = 0; i < kp_msgs_shown(v); i++) {
+		if (i || open)
 			kp_jtext_lit(&t, ",");
 		kp_jtext_str(&t, v->messages[i]);
 	}

@@ -10,6 +10,7 @@
 
 #include "check-output.h"
 #include "kernel/sig-keys.h"
+#include "sim/open-record.h"
 
 static const char *color(const struct kp_check_out *o, const char *code)
 {
@@ -264,7 +265,11 @@ void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 				kp_escaped_fprintf(o->f, " (%s)", kp_errno_name(v->err));
 			kp_escaped_fprintf(o->f, ", taint %s\n", letters[0] ? letters : "-");
 			for (size_t i = 0; i < v->nmessages; i++)
-				kp_escaped_fprintf(o->f, "    dmesg: %s\n", v->messages[i]);
+				kp_escaped_fprintf(o->f, "    dmesg: %s%s\n", v->messages[i],
+						   i < kp_msgs_shown(v)
+							   ? ""
+							   : " (no newline: dmesg shows it with "
+							     "the kernel's next line)");
 			kp_print_symget_later(o->f, 4, v);
 		}
 		fputc('\n', o->f);

@@ -76,11 +76,11 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	{ "kernel-oops", KP_SEV_ERROR,
 	  "a kernel without the check reads past the module's buffer and oopses (taint D): a "
 	  "section index past the table, or (before v6.13) an import name to the page's end "
-	  "or starting in the guard page (find_symbol() under module_mutex: later loads "
-	  "block)" },
+	  "(in find_symbol() under module_mutex when it begins an export it searches) or "
+	  "starting in the guard page (find_symbol() under module_mutex: later loads block)" },
 	{ "kernel-hang", KP_SEV_ERROR,
-	  "before v5.13: an import name to the page's end oopses in printk holding "
-	  "logbuf_lock: the machine hangs (taint D, nothing more is logged)" },
+	  "before v5.13: an import name to the page's end that begins no export oopses in "
+	  "printk holding logbuf_lock: the machine hangs (taint D, nothing more is logged)" },
 	{ "loader-blocked", KP_SEV_ERROR,
 	  "an earlier load's oops left module_mutex held (every later load sleeps in "
 	  "mutex_lock()) or left a module of this name UNFORMED (this load waits for it): the "

@@ -52,22 +52,14 @@ struct kp_btf_memo {
 	struct kp_btf_memo_counts counts;
 };
 
-static bool is_zero(const unsigned char *id)
-{
-	for (size_t i = 0; i < KP_BTF_MEMO_ID_LEN; i++)
-		if (id[i])
-			return false;
-	return true;
-}
+_Static_assert(KP_BTF_MEMO_ID_LEN == KP_MEMO_ID_LEN, "a memo id (memo-file.h)");
 
 static size_t find_slot(const struct kp_btf_memo *m, const unsigned char *id)
 {
-	uint64_t h;
-	size_t i;
+	size_t i = kp_memo_id_home(id, m->cap);
 
-	memcpy(&h, id, sizeof(h)); /* a SHA-256: any 8 bytes are uniform */
-	i = (size_t)h & (m->cap - 1);
-	while (!is_zero(m->slots[i].id) && memcmp(m->slots[i].id, id, KP_BTF_MEMO_ID_LEN))
+	while (!kp_memo_id_is_zero(m->slots[i].id) &&
+	       memcmp(m->slots[i].id, id, KP_BTF_MEMO_ID_LEN))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -85,7 +77,7 @@ static int grow(struct kp_btf_memo *m)
 		return -1;
 	}
 	for (size_t i = 0; i < ocap; i++)
-		if (!is_zero(old[i].id))
+		if (!kp_memo_id_is_zero(old[i].id))
 			m->slots[find_slot(m, old[i].id)] = old[i];
 	free(old);
 	return 0;
@@ -96,12 +88,13 @@ static int insert(struct kp_btf_memo *m, const unsigned char *id, int32_t err, c
 {
 	struct entry *e;
 
-	if (is_zero(id) || m->n >= MAX_ENTRIES || ((m->n + 1) * 2 > m->cap && grow(m) < 0)) {
+	if (kp_memo_id_is_zero(id) || m->n >= MAX_ENTRIES ||
+	    ((m->n + 1) * 2 > m->cap && grow(m) < 0)) {
 		free(why);
 		return -1;
 	}
 	e = &m->slots[find_slot(m, id)];
-	if (!is_zero(e->id)) { /* known already (the same inputs: the same verdict) */
+	if (!kp_memo_id_is_zero(e->id)) { /* known already (the same inputs: the same verdict) */
 		free(why);
 		return -1;
 	}
@@ -351,13 +344,13 @@ int kp_btf_memo_get(struct kp_btf_memo *m, const unsigned char *id, struct kp_bt
 {
 	int r = -1;
 
-	if (!m || is_zero(id))
+	if (!m || kp_memo_id_is_zero(id))
 		return -1;
 	pthread_mutex_lock(&m->lock);
 	if (m->cap) {
 		const struct entry *e = &m->slots[find_slot(m, id)];
 
-		if (!is_zero(e->id)) {
+		if (!kp_memo_id_is_zero(e->id)) {
 			v->err = e->err;
 			snprintf(v->why, sizeof(v->why), "%s", e->why ? e->why : "");
 			m->counts.hits++;
@@ -455,7 +448,7 @@ static void store(struct kp_btf_memo *m)
 	if (!e)
 		return;
 	for (size_t i = 0; i < m->cap; i++)
-		if (!is_zero(m->slots[i].id))
+		if (!kp_memo_id_is_zero(m->slots[i].id))
 			e[n++] = &m->slots[i];
 	qsort(e, n, sizeof(*e), cmp_entry);
 	buf = encode(m, e, n, &len);

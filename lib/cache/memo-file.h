@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define KP_MEMO_DIR	   "sigs"
 #define KP_MEMO_HEADER_LEN 16
@@ -40,5 +41,28 @@ int kp_memo_write(int dfd, const char *name, const unsigned char *p, size_t len)
 
 /* More than @keep files of @dfd whose names start with @prefix: the oldest (mtime) go. */
 void kp_memo_prune(int dfd, const char *prefix, size_t keep);
+
+/*
+ * The memos' ids: SHA-256 digests in open-addressing tables of a power-of-two capacity, the
+ * all-zero id marking a free slot.
+ */
+#define KP_MEMO_ID_LEN 32
+
+static inline bool kp_memo_id_is_zero(const unsigned char *id)
+{
+	for (size_t i = 0; i < KP_MEMO_ID_LEN; i++)
+		if (id[i])
+			return false;
+	return true;
+}
+
+/* The slot @id's probe starts at in a table of @cap (a power of two) slots. */
+static inline size_t kp_memo_id_home(const unsigned char *id, size_t cap)
+{
+	uint64_t h = 0;
+
+	memcpy(&h, id, sizeof(h)); /* a SHA-256: any 8 bytes are uniform */
+	return (size_t)(h & (cap - 1));
+}
 
 #endif

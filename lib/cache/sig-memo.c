@@ -138,35 +138,21 @@ struct kp_sig_memo *kp_sig_memo_new(int dirfd)
 	return m;
 }
 
-static size_t slot_of(const unsigned char *id, size_t cap)
-{
-	uint64_t h = 0;
-
-	memcpy(&h, id, sizeof(h)); /* a SHA-256: any 8 bytes are uniform */
-	return (size_t)(h & (cap - 1));
-}
-
-static bool is_zero(const unsigned char *id)
-{
-	for (size_t i = 0; i < KP_SIG_MEMO_ID_LEN; i++)
-		if (id[i])
-			return false;
-	return true;
-}
+_Static_assert(KP_SIG_MEMO_ID_LEN == KP_MEMO_ID_LEN, "a memo id (memo-file.h)");
 
 /* Under @m->lock: the slot of @id in @set, or of the free slot it would take. */
 static size_t find_slot(const struct idset *set, const unsigned char *id)
 {
-	size_t i = slot_of(id, set->cap);
+	size_t i = kp_memo_id_home(id, set->cap);
 
-	while (!is_zero(set->slots[i]) && memcmp(set->slots[i], id, KP_SIG_MEMO_ID_LEN))
+	while (!kp_memo_id_is_zero(set->slots[i]) && memcmp(set->slots[i], id, KP_SIG_MEMO_ID_LEN))
 		i = (i + 1) & (set->cap - 1);
 	return i;
 }
 
 static bool set_has(const struct idset *set, const unsigned char *id)
 {
-	return set->cap && !is_zero(set->slots[find_slot(set, id)]);
+	return set->cap && !kp_memo_id_is_zero(set->slots[find_slot(set, id)]);
 }
 
 /* Under @m->lock: @set twice as large (rehashed); 0 or -1. */
@@ -181,7 +167,7 @@ static int set_grow(struct idset *set)
 		return -1;
 	}
 	for (size_t i = 0; i < old.cap; i++)
-		if (!is_zero(old.slots[i]))
+		if (!kp_memo_id_is_zero(old.slots[i]))
 			memcpy(set->slots[find_slot(set, old.slots[i])], old.slots[i],
 			       KP_SIG_MEMO_ID_LEN);
 	free(old.slots);
@@ -196,7 +182,7 @@ static void set_add(struct idset *set, const unsigned char *id)
 	if ((set->n + 1) * 2 > set->cap && set_grow(set) < 0)
 		return;
 	i = find_slot(set, id);
-	if (is_zero(set->slots[i])) {
+	if (kp_memo_id_is_zero(set->slots[i])) {
 		memcpy(set->slots[i], id, KP_SIG_MEMO_ID_LEN);
 		set->n++;
 	}
@@ -207,7 +193,7 @@ int kp_sig_memo_lookup(struct kp_sig_memo *m, const unsigned char *id)
 	const id_t32 *hit;
 	int r = -1;
 
-	if (!m || is_zero(id))
+	if (!m || kp_memo_id_is_zero(id))
 		return -1;
 	hit = m->nids ? bsearch(id, m->ids, m->nids, sizeof(*m->ids), cmp_id) : NULL;
 	if (hit) {
@@ -232,7 +218,7 @@ void kp_sig_memo_add(struct kp_sig_memo *m, const unsigned char *id)
 	if (!m)
 		return;
 	count(&m->n.verified);
-	if (is_zero(id))
+	if (kp_memo_id_is_zero(id))
 		return;
 	pthread_mutex_lock(&m->lock);
 	set_add(&m->added, id);
@@ -244,7 +230,7 @@ void kp_sig_memo_failed(struct kp_sig_memo *m, const unsigned char *id)
 	if (!m)
 		return;
 	count(&m->n.verified);
-	if (!id || is_zero(id))
+	if (!id || kp_memo_id_is_zero(id))
 		return;
 	pthread_mutex_lock(&m->lock);
 	set_add(&m->bad, id);
@@ -282,7 +268,7 @@ static void store(struct kp_sig_memo *m)
 			memcpy(buf + HEADER_LEN + KP_SIG_MEMO_ID_LEN * n++, m->ids[i],
 			       KP_SIG_MEMO_ID_LEN);
 	for (size_t i = 0; i < m->added.cap; i++)
-		if (!is_zero(m->added.slots[i]))
+		if (!kp_memo_id_is_zero(m->added.slots[i]))
 			memcpy(buf + HEADER_LEN + KP_SIG_MEMO_ID_LEN * n++, m->added.slots[i],
 			       KP_SIG_MEMO_ID_LEN);
 	qsort(buf + HEADER_LEN, n, KP_SIG_MEMO_ID_LEN, cmp_id);

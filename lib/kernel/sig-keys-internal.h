@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the keyring's files share (sig-keys.c: the keyring, where a key lands under the
- * model; sig-keys-sources.c: the keys read from certificate files, EFI signature lists,
- * kernel images and /proc/keys; sig-keys-verify.c: the signature checked against them).
+ * model; sig-keys-sources.c: the keys read from certificate files and EFI signature lists,
+ * and the adders every source uses; sig-keys-image.c: a kernel image's; sig-keys-proc.c:
+ * /proc/keys'; sig-keys-verify.c: the signature checked against them).
  * Private to lib/kernel/.
  */
 #ifndef KP_KERNEL_SIG_KEYS_INTERNAL_H
@@ -30,6 +31,19 @@ bool kp_keyring_in_hashes(unsigned char (*list)[32], const bool *from_mok, size_
 			  const unsigned char *h, bool mok_loaded);
 /* SHA-256 of the certificate's SubjectPublicKeyInfo (DER): what a verdict is about. */
 bool kp_x509_key_id(X509 *x, unsigned char id[32]);
+/*
+ * The certificate @x (taken: freed when a duplicate or on failure) as a key of @origin from
+ * @source: 1 when added, 0 when the same certificate of @origin was there, -1 when out of
+ * memory.
+ */
+int kp_keyring_add_x509(struct kp_keyring *kr, X509 *x, const char *source,
+			enum kp_key_origin origin);
+/* A SHA-256 hash @h into @list (arena-grown), with its from-MOK flag; -1 when out of memory. */
+int kp_keyring_add_hash(struct kp_arena *a, unsigned char (**list)[32], bool **from_mok, size_t *n,
+			const unsigned char *h, bool mok);
+/* A revoked certificate (taken: freed on failure) into kr->revoked; -1 when out of memory. */
+int kp_keyring_add_revoked(struct kp_keyring *kr, X509 *x, bool mok, bool image,
+			   const char *source);
 
 static inline int hexval(int c)
 {

@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The keyring's sources (sig-keys.h): certificate files, EFI signature lists (db, dbx, the
- * MOK lists), the certificates of kernel images (found by image-certs.c) and the running
- * kernel's /proc/keys, each read into keys or revocations of the keyring.
+ * The keyring's certificate sources (sig-keys.h): certificate files (--trusted-cert, --mok,
+ * --mok-pending, certificates by name) and EFI signature lists (db, dbx, the MOK lists), and
+ * what every source adds with: a certificate as a key, a revoked certificate, a hash. The
+ * kernel image's certificates: sig-keys-image.c; /proc/keys: sig-keys-proc.c.
  */
 #include "sig-keys-internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -22,11 +19,10 @@
 #include "efi-siglist.h"
 #include "file/bytes.h"
 #include "file/inputs.h"
-#include "file/rootopen.h"
-#include "image-certs-internal.h"
 
 /* x509_key_preparse(): the description is "<CN or O>: <SKID, else serial, in hex>". */
-static int add_x509(struct kp_keyring *kr, X509 *x, const char *source, enum kp_key_origin origin)
+int kp_keyring_add_x509(struct kp_keyring *kr, X509 *x, const char *source,
+			enum kp_key_origin origin)
 {
 	const ASN1_OCTET_STRING *skid = X509_get0_subject_key_id(x);
 	const ASN1_INTEGER *serial = X509_get0_serialNumber(x);
@@ -94,7 +90,7 @@ static int cert_file(struct kp_keyring *kr, const char *path, enum kp_key_origin
 		X509 *x;
 
 		while (bio && (x = PEM_read_bio_X509(bio, NULL, NULL, NULL))) {
-			r = add_x509(kr, x, label, origin);
+			r = kp_keyring_add_x509(kr, x, label, origin);
 			if (r < 0) {
 				BIO_free(bio);
 				kp_bytes_release(&b);
@@ -108,7 +104,7 @@ static int cert_file(struct kp_keyring *kr, const char *path, enum kp_key_origin
 		X509 *x = d2i_X509(NULL, &p, (long)b.len);
 
 		if (x) {
-			r = add_x509(kr, x, label, origin);
+			r = kp_keyring_add_x509(kr, x, label, origin);
 			if (r < 0) {
 				kp_bytes_release(&b);
 				return kp_err_set(err, "out of memory");
@@ -164,8 +160,8 @@ int kp_keyring_add_named_cert(struct kp_keyring *kr, const char *path, const cha
 }
 
 /* A hash into @list (arena-grown), with its from-MOK flag. */
-static int add_hash(struct kp_arena *a, unsigned char (**list)[32], bool **from_mok, size_t *n,
-		    const unsigned char *h, bool mok)
+int kp_keyring_add_hash(struct kp_arena *a, unsigned char (**list)[32], bool **from_mok, size_t *n,
+			const unsigned char *h, bool mok)
 {
 	unsigned char(*p)[32] = kp_arena_alloc(a, (*n + 1) * sizeof(*p));
 	bool *f = kp_arena_alloc(a, (*n + 1) * sizeof(*f));
@@ -188,7 +184,7 @@ static int add_hash(struct kp_arena *a, unsigned char (**list)[32], bool **from_
 }
 
 /* A revoked certificate (taken: freed on failure) into kr->revoked, arena-grown. */
-static int add_revoked(struct kp_keyring *kr, X509 *x, bool mok, bool image, const char *source)
+int kp_keyring_add_revoked(struct kp_keyring *kr, X509 *x, bool mok, bool image, const char *source)
 {
 	size_t n = kr->nrevoked;
 	void **p = kp_arena_alloc(&kr->arena, (n + 1) * sizeof(*p));
@@ -243,15 +239,15 @@ static int esl_element(enum kp_esl_type t, const unsigned char *owner, const uns
 		if (!x)
 			return 0; /* x509_cert_parse() fails: the kernel logs it and goes on */
 		if (revoke) {
-			if (add_revoked(kr, x, mok, false, e->label) < 0)
+			if (kp_keyring_add_revoked(kr, x, mok, false, e->label) < 0)
 				return 1;
 			e->n++;
 			return 0;
 		}
-		r = add_x509(kr, x, e->label,
-			     e->role == KP_ESL_DB	     ? KP_KEY_DB
-			     : e->role == KP_ESL_MOK_PENDING ? KP_KEY_MOK_PENDING
-							     : KP_KEY_MOK);
+		r = kp_keyring_add_x509(kr, x, e->label,
+					e->role == KP_ESL_DB		? KP_KEY_DB
+					: e->role == KP_ESL_MOK_PENDING ? KP_KEY_MOK_PENDING
+									: KP_KEY_MOK);
 		if (r < 0)
 			return 1;
 		e->n += r;
@@ -261,15 +257,15 @@ static int esl_element(enum kp_esl_type t, const unsigned char *owner, const uns
 		return 0; /* db and MOK: only certificates; a short hash is no SHA-256 */
 	if (t == KP_ESL_SHA256) {
 		/* uefi_blacklist_binary(): "bin:" into .blacklist */
-		if (add_hash(&kr->arena, &kr->blacklist, &kr->blacklist_mok, &kr->nblacklist, d,
-			     mok) < 0)
+		if (kp_keyring_add_hash(&kr->arena, &kr->blacklist, &kr->blacklist_mok,
+					&kr->nblacklist, d, mok) < 0)
 			return 1;
 		e->n++;
 		return 0;
 	}
 	if (t == KP_ESL_X509_SHA256) {
 		/* uefi_blacklist_x509_tbs(): "tbs:"; the certificate is never loaded */
-		if (add_hash(&kr->arena, &kr->tbs, &kr->tbs_mok, &kr->ntbs, d, mok) < 0)
+		if (kp_keyring_add_hash(&kr->arena, &kr->tbs, &kr->tbs_mok, &kr->ntbs, d, mok) < 0)
 			return 1;
 		e->n++;
 	}
@@ -295,374 +291,4 @@ int kp_keyring_add_esl(struct kp_keyring *kr, const unsigned char *p, size_t len
 				kp_arena_strdup(&kr->arena, line)) < 0)
 		return kp_err_set(err, "out of memory");
 	return r < 0 ? -1 : e.n;
-}
-
-/*
- * The certificates of @f into @kr by role (their X509 taken), and the source line:
- * "kernel image PATH: N certificates" (the trusted ones, and those of no list when the image
- * has no revocation list), then the revocation list's and the untrusted ones if any.
- */
-static int take_certs(struct kp_keyring *kr, struct found_certs *f, const enum img_role *role,
-		      const char *label, const char *path)
-{
-	int keys = 0, revoked = 0, unplaced = 0;
-	char line[8800];
-
-	for (size_t i = 0; i < f->n; i++) {
-		X509 *x = f->c[i].x;
-		int r;
-
-		f->c[i].x = NULL;
-		if (role[i] == ROLE_REVOCATION) {
-			if (add_revoked(kr, x, false, true, label) < 0)
-				return -1;
-			revoked++;
-			continue;
-		}
-		r = add_x509(kr, x, label, KP_KEY_KERNEL);
-		if (r < 0)
-			return -1;
-		if (r > 0 && role[i] != ROLE_SYSTEM) {
-			struct kp_trusted_key *k = &kr->keys[kr->nkeys - 1];
-			const struct kp_keyring_model *m = kr->have_model ? &kr->model : NULL;
-
-			k->list_unknown = true;
-			k->beside_revocation = role[i] == ROLE_UNPLACED_BESIDE;
-			kp_key_place(k, m, false, &k->keyring, &k->pass);
-			kp_key_place(k, m, true, &k->keyring_after, &k->pass_after);
-		}
-		if (role[i] == ROLE_UNPLACED_BESIDE)
-			unplaced += r;
-		else
-			keys += r;
-	}
-	snprintf(line, sizeof(line), "kernel image %s: %d certificate%s", path, keys,
-		 keys == 1 ? "" : "s");
-	if (revoked)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 ", %d in its revocation list", revoked);
-	if (unplaced)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 ", %d outside its certificate lists (not trusted)", unplaced);
-	return kp_keyring_add_line(&kr->arena, &kr->sources, &kr->nsources,
-				   kp_arena_strdup(&kr->arena, line));
-}
-
-int kp_keyring_add_kernel_image(struct kp_keyring *kr, const char *path, size_t max,
-				struct kp_err *err)
-{
-	return kp_keyring_add_kernel_image_in(kr, NULL, path, max, err);
-}
-
-int kp_keyring_add_kernel_image_in(struct kp_keyring *kr, const struct kp_root_dir *root,
-				   const char *path, size_t max, struct kp_err *err)
-{
-	struct found_certs f = { 0 };
-	enum img_role *role = NULL;
-	const char *label = kp_arena_strdup(&kr->arena, path);
-	int r = -1;
-
-	if (!label)
-		return kp_err_set(err, "out of memory");
-	if (kp_image_certs_get(kr->memo, root, path, max, &f, &role, err) == 0)
-		r = take_certs(kr, &f, role, label, label) < 0 ? kp_err_set(err, "out of memory")
-							       : 0;
-	kp_found_certs_release(&f);
-	free(role);
-	return r;
-}
-
-struct kp_image_read {
-	pthread_t thread;
-	struct kp_sig_memo *memo;
-	char *path;
-	/* the root @path lies under, its own copy (path and directory): the thread's */
-	struct kp_root_dir root;
-	bool in_root;
-	size_t max;
-	struct found_certs f;
-	enum img_role *role;
-	int r;
-	struct kp_err err;
-	/* where kp_keyring_add_kernel_image() would have put its keys, revocations, line */
-	size_t nkeys, nrevoked, nsources;
-};
-
-static void *image_thread(void *arg)
-{
-	struct kp_image_read *p = arg;
-
-	p->r = kp_image_certs_get(p->memo, p->in_root ? &p->root : NULL, p->path, p->max, &p->f,
-				  &p->role, &p->err);
-	return NULL;
-}
-
-struct kp_image_read *kp_keyring_image_begin(struct kp_keyring *kr, const char *path, size_t max)
-{
-	return kp_keyring_image_begin_in(kr, NULL, path, max);
-}
-
-static void image_read_free(struct kp_image_read *p)
-{
-	if (p->root.fd >= 0)
-		close(p->root.fd);
-	free((char *)p->root.path);
-	free(p->path);
-	free(p);
-}
-
-struct kp_image_read *kp_keyring_image_begin_in(struct kp_keyring *kr,
-						const struct kp_root_dir *root, const char *path,
-						size_t max)
-{
-	struct kp_image_read *p;
-
-	if (!kp_image_slow_payload(root, path))
-		return NULL;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->root.fd = -1;
-	/* the caller's root may go before _end(): the thread keeps its own */
-	p->in_root = root && root->path;
-	if (!(p->path = strdup(path)) || (p->in_root && !(p->root.path = strdup(root->path))) ||
-	    (p->in_root && root->fd >= 0 &&
-	     (p->root.fd = fcntl(root->fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
-		image_read_free(p);
-		return NULL;
-	}
-	p->memo = kr->memo;
-	p->max = max;
-	p->nkeys = kr->nkeys;
-	p->nrevoked = kr->nrevoked;
-	p->nsources = kr->nsources;
-	if (pthread_create(&p->thread, NULL, image_thread, p) != 0) {
-		image_read_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-/* Elements [@from, @n) of @base (each @size bytes) moved to @at (< @from), the rest after. */
-static void rotate(void *base, size_t size, size_t at, size_t from, size_t n)
-{
-	unsigned char *b = base;
-
-	/* three reversals, element by element, swapping byte by byte: no allocation */
-	for (int pass = 0; pass < 3; pass++) {
-		size_t lo = pass == 1 ? from : at, hi = pass == 0 ? from : n;
-
-		for (; hi > lo + 1; lo++, hi--)
-			for (size_t k = 0; k < size; k++) {
-				unsigned char t = b[lo * size + k];
-
-				b[lo * size + k] = b[(hi - 1) * size + k];
-				b[(hi - 1) * size + k] = t;
-			}
-	}
-}
-
-int kp_keyring_image_end(struct kp_keyring *kr, struct kp_image_read *p, struct kp_err *err)
-{
-	size_t keys0 = kr->nkeys, revoked0 = kr->nrevoked, sources0 = kr->nsources;
-	const char *label;
-	int r;
-
-	pthread_join(p->thread, NULL);
-	r = p->r;
-	if (r < 0) {
-		*err = p->err;
-	} else if (!(label = kp_arena_strdup(&kr->arena, p->path)) ||
-		   take_certs(kr, &p->f, p->role, label, label) < 0) {
-		r = kp_err_set(err, "out of memory");
-	} else {
-		/* what take_certs() appended goes where it would have been at _begin() */
-		rotate(kr->keys, sizeof(*kr->keys), p->nkeys, keys0, kr->nkeys);
-		rotate(kr->revoked, sizeof(*kr->revoked), p->nrevoked, revoked0, kr->nrevoked);
-		rotate(kr->revoked_mok, sizeof(*kr->revoked_mok), p->nrevoked, revoked0,
-		       kr->nrevoked);
-		rotate(kr->revoked_image, sizeof(*kr->revoked_image), p->nrevoked, revoked0,
-		       kr->nrevoked);
-		rotate(kr->revoked_source, sizeof(*kr->revoked_source), p->nrevoked, revoked0,
-		       kr->nrevoked);
-		rotate(kr->sources, sizeof(*kr->sources), p->nsources, sources0, kr->nsources);
-	}
-	kp_found_certs_release(&p->f);
-	free(p->role);
-	image_read_free(p);
-	return r;
-}
-
-int kp_installed_image_path(const char *root, const char *release, char *path, size_t len)
-{
-	const struct kp_root_dir rd = { .path = root, .fd = -1 };
-
-	return kp_installed_image_path_in(&rd, release, path, len);
-}
-
-int kp_installed_image_path_in(const struct kp_root_dir *rd, const char *release, char *path,
-			       size_t len)
-{
-	const char *root = rd->path;
-
-	static const char *const where[][2] = {
-		{ "/boot/vmlinuz-", "" },
-		{ "/lib/modules/", "/vmlinuz" },
-		{ "/usr/lib/modules/", "/vmlinuz" },
-		{ "/boot/vmlinux-", "" },
-	};
-
-	if (!release)
-		return 0;
-	if (!root || !strcmp(root, "/"))
-		root = "";
-	for (size_t i = 0; i < KP_ARRAY_SIZE(where); i++) {
-		FILE *f;
-
-		struct kp_err quiet = { 0 };
-		struct stat st;
-		int fd;
-
-		snprintf(path, len, "%s%s%s%s", root, where[i][0], release, where[i][1]);
-		if (kp_root_rel(root, path)) {
-			/* under a root: a regular file there, every link followed inside it */
-			fd = kp_open_regular_in(rd, path, &st, &quiet);
-			if (fd < 0)
-				continue;
-			close(fd);
-			return 1;
-		}
-		f = kp_in_fopen(path, "rb");
-		if (!f)
-			continue;
-		fclose(f);
-		return 1;
-	}
-	return 0;
-}
-
-int kp_keyring_add_installed_image(struct kp_keyring *kr, const char *root, const char *release,
-				   size_t max, struct kp_err *err)
-{
-	const struct kp_root_dir rd = { .path = root, .fd = -1 };
-	char path[4096];
-
-	if (!kp_installed_image_path_in(&rd, release, path, sizeof(path)))
-		return 0;
-	return kp_keyring_add_kernel_image_in(kr, &rd, path, max, err) < 0
-		       ? kp_err_prefix(err, path)
-		       : 1;
-}
-
-/* A "bin:<64 hex>" or "tbs:<64 hex>" description of the .blacklist keyring (certs/blacklist.c). */
-static int add_blacklist(struct kp_keyring *kr, const char *desc)
-{
-	bool bin = !strncmp(desc, "bin:", 4);
-	unsigned char h[32];
-
-	if ((!bin && strncmp(desc, "tbs:", 4)) || strspn(desc + 4, "0123456789abcdef") != 64)
-		return 0;
-	for (size_t i = 0; i < 32; i++)
-		h[i] = (unsigned char)(hexval(desc[4 + 2 * i]) << 4 | hexval(desc[5 + 2 * i]));
-	if (bin)
-		return add_hash(&kr->arena, &kr->blacklist, &kr->blacklist_mok, &kr->nblacklist, h,
-				false);
-	return add_hash(&kr->arena, &kr->tbs, &kr->tbs_mok, &kr->ntbs, h, false);
-}
-
-/*
- * One /proc/keys line (security/keys/proc.c proc_keys_show()): "%08x %c%c%c%c%c%c%c %5d %4s
- * %08x %5d %5d %-9.9s " then the type's describe(): "<description>: <details>".
- */
-static int proc_key(struct kp_keyring *kr, char *line, const char *label, int *nkeys)
-{
-	char *f[8], *save = NULL, *rest, *colon;
-	size_t i;
-
-	for (i = 0; i < 8; i++) {
-		f[i] = strtok_r(i ? NULL : line, " ", &save);
-		if (!f[i])
-			return 0;
-	}
-	rest = save;
-	while (rest && *rest == ' ')
-		rest++;
-	if (!rest)
-		return 0;
-	rest[strcspn(rest, "\n")] = '\0';
-	if (!strcmp(f[7], "keyring") && rest[0] == '.') {
-		/* ".builtin_trusted_keys: 3", ".platform: empty" */
-		return kp_keyring_add_line(&kr->arena, &kr->keyrings, &kr->nkeyrings,
-					   kp_arena_strdup(&kr->arena, rest));
-	}
-	if (!strcmp(f[7], "blacklist"))
-		return add_blacklist(kr, rest);
-	if (strcmp(f[7], "asymmetri") && strcmp(f[7], "asymmetric"))
-		return 0;
-	/* asymmetric_key_describe(): "<subject>: <id hex> X509.rsa <id8> [...]" */
-	colon = strstr(rest, ": ");
-	if (!colon)
-		return 0;
-	*colon = '\0';
-	{
-		struct kp_trusted_key *k = kp_keyring_new_key(kr, KP_KEY_LISTED);
-		const char *id = colon + 2;
-		size_t idlen = strspn(id, "0123456789abcdef");
-
-		if (!k)
-			return -1;
-		k->subject = kp_arena_strdup(&kr->arena, rest);
-		k->id_hex = kp_arena_strndup(&kr->arena, id, idlen);
-		k->source = label;
-		if (!k->subject || !k->id_hex)
-			return -1;
-	}
-	(*nkeys)++;
-	return 0;
-}
-
-int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_err *err)
-{
-	char path[4096], line[4096], summary[4300];
-	const char *label;
-	int nkeys = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/proc/keys", root && strcmp(root, "/") ? root : "");
-	f = kp_in_fopen(path, "r");
-	if (!f) {
-		int e = errno;
-
-		if (e == ENOENT)
-			return 0;
-		/* say it: the running kernel's keys are then unknown */
-		snprintf(summary, sizeof(summary),
-			 "%s: cannot read (%s): the running kernel's "
-			 "keys are unknown",
-			 path, strerror(e));
-		return kp_keyring_add_line(&kr->arena, &kr->sources, &kr->nsources,
-					   kp_arena_strdup(&kr->arena, summary)) < 0
-			       ? kp_err_set(err, "out of memory")
-			       : 0;
-	}
-	label = kp_arena_strdup(&kr->arena, path);
-	if (!label) {
-		fclose(f);
-		return kp_err_set(err, "out of memory");
-	}
-	while (fgets(line, sizeof(line), f))
-		if (proc_key(kr, line, label, &nkeys) < 0) {
-			fclose(f);
-			return kp_err_set(err, "out of memory");
-		}
-	fclose(f);
-	snprintf(summary, sizeof(summary),
-		 "%s: %d asymmetric key%s (descriptions only: key ids, no "
-		 "certificates), %zu blacklisted module hash%s",
-		 path, nkeys, nkeys == 1 ? "" : "s", kr->nblacklist,
-		 kr->nblacklist == 1 ? "" : "es");
-	if (kp_keyring_add_line(&kr->arena, &kr->sources, &kr->nsources,
-				kp_arena_strdup(&kr->arena, summary)) < 0)
-		return kp_err_set(err, "out of memory");
-	return nkeys;
 }

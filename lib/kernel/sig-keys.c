@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The keyring (sig-keys.h): its keys and where each lands under the kernel's keyring model.
- * The keys are read by sig-keys-sources.c, signatures checked by sig-keys-verify.c.
+ * The keys are read by sig-keys-sources.c, sig-keys-image.c and sig-keys-proc.c, signatures
+ * checked by sig-keys-verify.c.
  */
 #include "sig-keys-internal.h"
 

@@ -275,6 +275,7 @@ static int open_image(struct kp_elf *e, const unsigned char *image, size_t len, 
 	e->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	e->machine = eh.e_machine;
 	e->type = eh.e_type;
+	e->flags = eh.e_flags;
 	e->shoff = eh.e_shoff;
 	if (elf_getshdrnum(e->elf, &e->nsections) < 0 || elf_getshdrstrndx(e->elf, &shstrndx) < 0) {
 		kp_err_set(err, "invalid section header table: %s", kp_elf_errmsg());
@@ -308,7 +309,8 @@ fail:
 	return -1;
 }
 
-void kp_elf_close(struct kp_elf *e)
+/* What @e holds besides libelf's handle: the sections' relocations, the symbols, copies. */
+static void free_owned(struct kp_elf *e)
 {
 	if (e->sections) {
 		for (size_t i = 0; i < e->nsections; i++)
@@ -317,6 +319,11 @@ void kp_elf_close(struct kp_elf *e)
 	}
 	free(e->syms);
 	free(e->symstr_copy);
+}
+
+void kp_elf_close(struct kp_elf *e)
+{
+	free_owned(e);
 	if (e->elf)
 		elf_end(e->elf);
 	memset(e, 0, sizeof(*e));
@@ -325,13 +332,7 @@ void kp_elf_close(struct kp_elf *e)
 void kp_elf_abandon(struct kp_elf *e)
 {
 	/* libelf's handle may be mid-call: it is left (a few KiB), the rest is ours to free */
-	if (e->sections) {
-		for (size_t i = 0; i < e->nsections; i++)
-			free(e->sections[i].relocs);
-		free(e->sections);
-	}
-	free(e->syms);
-	free(e->symstr_copy);
+	free_owned(e);
 	memset(e, 0, sizeof(*e));
 }
 

@@ -21,8 +21,10 @@
 /* One "module.key=value" record of modules.builtin.modinfo. */
 struct kp_builtin_info {
 	const char *module; /* as written (KBUILD_MODNAME: '_' not '-') */
+	const char *name;   /* @module as kp_modname_from_path() gives it: what is looked up */
 	const char *key;
 	const char *value;
+	size_t order; /* the record's place in the file */
 };
 
 struct kp_tree {
@@ -48,7 +50,8 @@ struct kp_tree {
 	size_t nbuiltin;
 	bool have_builtin_list; /* modules.builtin was present */
 
-	struct kp_builtin_info *builtin_info; /* modules.builtin.modinfo, file order */
+	/* modules.builtin.modinfo, sorted by name and key, file order within (->order) */
+	struct kp_builtin_info *builtin_info;
 	size_t nbuiltin_info;
 
 	/* "blacklist" commands of modprobe.d under the root (read with libkmod). */
@@ -91,7 +94,7 @@ char *kp_tree_btf_vmlinux(const struct kp_tree *t);
 
 /* True if module @name ("-" and "_" alike) is built into the kernel. */
 bool kp_tree_is_builtin(const struct kp_tree *t, const char *name);
-/* The first value of @key for built-in module @name, or NULL. */
+/* The first value (in file order) of @key for built-in module @name, or NULL. O(log n). */
 const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, const char *key);
 
 /*
@@ -102,6 +105,10 @@ const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, c
  */
 int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool all,
 		      struct kp_err *err);
+/* The same with its Module.symvers through the base cache @cache (NULL: none). */
+struct kp_base_cache;
+int kp_tree_load_base_cached(const struct kp_tree *t, struct kp_kernel_base *b, bool all,
+			     struct kp_base_cache *cache, struct kp_err *err);
 
 /* True when the tree has a source of kernel exports (Module.symvers, vmlinux, real System.map). */
 bool kp_tree_has_exports(const struct kp_tree *t);

@@ -9,7 +9,9 @@
 #   stat() alone (what keeps a warm run cheap; lib/util/fs-trust.h);
 # - a run that reads the running kernel's file systems is never stored, however the path is
 #   spelled: //proc, /./proc, x/../proc, a relative proc/..., a symbolic link, an absent
-#   path under /proc, sysfs.
+#   path under /proc, sysfs;
+# - a module touched (same bytes, new state) is replayed by its bytes only when a run
+#   recorded them: whether it did depends on the facts cache's history, never the answer.
 set -uo pipefail
 
 top=$(cd "${srcdir:-.}" && pwd)
@@ -43,7 +45,7 @@ run() {
 	shift
 	KOPOLICY_CACHE_STATS=1 "$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.all"
 	echo $? >"$tmp/$name.rc"
-	grep -v '^kopolicy: \(result \)\?cache: ' "$tmp/$name.all" >"$tmp/$name.err"
+	grep -v '^kopolicy: \(result \|base \)\?cache: ' "$tmp/$name.all" >"$tmp/$name.err"
 	sed -n 's/^kopolicy: result cache: //p' "$tmp/$name.all" >"$tmp/$name.rcache"
 	sed -n 's/^kopolicy: cache: //p' "$tmp/$name.all" >"$tmp/$name.facts"
 }
@@ -232,5 +234,62 @@ sleep 1.1
 [ "$(cat "$tmp/f2.rcache")" = "hit, replayed" ]
 st=$?
 ok "result cache: a relative procfake/... on a disk is replayed ($(cat "$tmp/f2.rcache"))" $st
+
+# 8. A module touched after its run was stored: a result cache hit or a miss, by history.
+# The result cache takes a module whose state changed by its bytes only when the run that
+# stored the entry recorded their SHA-256 (file/inputs.h, kp_in_note_bytes()), and it records
+# them only when the facts cache had them: a run that fills an empty cache does not hash an
+# uncompressed module (its reader loads a quarter of the bytes), one that misses in a cache
+# with packs does (facts-cache.c, KP_FC_PLAIN_HASH_MAX). So the same steps give a miss on a
+# fresh cache and a hit after other runs filled it (session 16's "touched file gave a hit in a
+# full test run, a miss alone"). Both are the answer for the bytes on disk: a replay hashes
+# the file again, and other bytes in the same size and mtime are a miss.
+touched() { # DIR: kp_gpl_prov.ko and kp_prop_prov.ko copied into DIR
+	mkdir -p "$1"
+	cp "$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" "$1/"
+	sleep 1.1
+}
+rm -rf "$tmp/cache"
+touched "$tmp/touch-a"
+run ta-1 check -f json --fail-on never "${K[@]}" "$tmp/touch-a"
+touch "$tmp/touch-a/kp_gpl_prov.ko"
+sleep 1.1
+run ta-2 check -f json --fail-on never "${K[@]}" "$tmp/touch-a"
+run ta-ref check -f json --fail-on never --no-cache "${K[@]}" "$tmp/touch-a"
+[[ "$(cat "$tmp/ta-1.rcache")" = "miss, stored "* ]] &&
+	[[ "$(cat "$tmp/ta-2.rcache")" = "miss, stored "* ]] &&
+	[ "$(cat "$tmp/ta-2.facts")" = "1 hits (1 by stat), 1 misses, 1 stored, 0 refused" ] &&
+	same ta-2 ta-ref
+st=$?
+ok "result cache: filled from empty, a touched module is a miss ($(head -n 1 "$tmp/ta-2.rcache");" \
+	"facts: $(cat "$tmp/ta-2.facts"))" $st
+# the same copies in another directory, read through a cache that has packs now: hashed
+touched "$tmp/touch-b"
+run tb-1 check -f json --fail-on never "${K[@]}" "$tmp/touch-b"
+touch "$tmp/touch-b/kp_gpl_prov.ko"
+sleep 1.1
+run tb-2 check -f json --fail-on never "${K[@]}" "$tmp/touch-b"
+by_bytes="hit, replayed (inputs rewritten with the same bytes;"
+run tb-ref check -f json --fail-on never --no-cache "${K[@]}" "$tmp/touch-b"
+[ "$(cat "$tmp/tb-1.facts")" = "0 hits (0 by stat), 2 misses, 2 stored, 0 refused" ] &&
+	[[ "$(cat "$tmp/tb-2.rcache")" = "$by_bytes"*"1 module hashed again"* ]] &&
+	same tb-2 tb-ref
+st=$?
+ok "result cache: after a cache with packs read it, a touched module is replayed by its bytes" \
+	"($(cat "$tmp/tb-2.rcache"))" $st
+# other bytes in the same size, the mtime put back: a miss, the new answer
+f=$tmp/touch-b/kp_gpl_prov.ko
+mt=$(stat -c %Y "$f")
+sz=$(stat -c %s "$f")
+python3 "$top/tests/cli/elf-poke.py" "$f" replace license=GPL license=MIT >/dev/null &&
+	touch -d "@$mt" "$f"
+sleep 1.1
+run tb-3 check -f json --fail-on never "${K[@]}" "$tmp/touch-b"
+run tb-3ref check -f json --fail-on never --no-cache "${K[@]}" "$tmp/touch-b"
+[ "$(stat -c %s "$f")" = "$sz" ] && [[ "$(cat "$tmp/tb-3.rcache")" = "miss, stored "* ]] &&
+	same tb-3 tb-3ref && ! cmp -s "$tmp/tb-2.out" "$tmp/tb-3.out"
+st=$?
+ok "result cache: then other bytes, same size and mtime: a miss, the new answer" \
+	"($(head -n 1 "$tmp/tb-3.rcache"))" $st
 
 tap_done

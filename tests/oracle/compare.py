@@ -51,8 +51,10 @@ a predicted block must have happened; a load predicted "not_run" must not have b
 A failed load counts as loaded, errno and module taint not compared, when the failure is the
 module's init()'s own: scenarios named init_*, or initcall_debug's "initcall FN returned RC"
 line in the step with RC == the load's rc.
-The first line of a step that is a loader line printed without a newline (UNTERMINATED_RE:
-an earlier load's record, left open until the next printk) belongs to no load of the step.
+A loader line printed without a newline (7.2's "symbol name out of bounds in string table")
+stays an open record until the next printk: dmesg shows it as the first line of the next step
+that prints anything, and the prediction says so (kopolicy puts it first in that load's
+"messages", not in the messages of the load that printed it): it is compared like any line.
 Every kernel-relevant line must appear verbatim (exact string; prediction entries may also be
 objects {"text": ...}) in the prediction's "messages" of that module (the process name in the
 "Lockdown: <comm>: ..." line is masked on both sides). Conversely every
@@ -140,10 +142,6 @@ LOADER_FORMATS = [
      r" parameter might help", False),
 ]
 LOADER_RE = [(re.compile(r"\A" + p + r"\Z"), once) for p, once in LOADER_FORMATS]
-# Loader lines printed without a newline: the record stays open until the next printk, so
-# dmesg shows it in the step of the next load that prints anything, as that step's first line.
-# kopolicy reports such a line as a finding of the load that printed it, never as a message.
-UNTERMINATED_RE = [re.compile(r"\Asymbol name out of bounds in string table\Z")]
 SYMGET_LINE = re.compile(r"\A([A-Za-z0-9_]+): [A-Za-z0-9_.$]+=(ok|null)\Z")
 
 # kernel/panic.c taint_flags[] (identical in 6.1 and 6.12; 5.10 stops at T (bit 17), >= 6.15
@@ -340,10 +338,8 @@ def compare_pair(obs_path, pred_path, res, ignore_once):
         levels = ld.get("dmesg_level") or [None] * len(ld["dmesg"])
         relevant = []
         in_init = False
-        for n, (line, lvl) in enumerate(zip(ld["dmesg"], levels)):
+        for line, lvl in zip(ld["dmesg"], levels):
             line = norm(line)
-            if n == 0 and any(r.match(line) for r in UNTERMINATED_RE):
-                continue  # an earlier load's open record, closed by this step's first printk
             if INITCALL_CALLING.match(line):
                 in_init = True
             elif INITCALL_RETURNED.match(line):

@@ -270,12 +270,13 @@ if [ -d "$PREBUILT/btf" ] && [ -f "$FIXDIR/.btf-$BTF_KEY" ]; then
 	same_as_committed btf-modules.sh "$PREBUILT"/btf/*.ko
 fi
 
-# ---- symbol-name modules: kp_strtab_page.ko, kp_strtab_sig.ko derived from the fixtures' own
-# kp_plain.ko (strtab-modules.py, amd64). The committed copies in fixtures/ko/<series>/strtab/
+# ---- symbol-table modules: kp_strtab_*.ko derived from the fixtures' own kp_plain.ko,
+# kp_bad_shndx_guard.ko from kp_bad_shndx.ko (strtab-modules.py, amd64). The committed copies in fixtures/ko/<series>/strtab/
 # (what make check replays) must be identical.
 STRTAB_KEY=none
-if [[ $FIXTURES_FROM != dir:* ]] && [ -f "$FIXDIR/kp_plain.ko" ]; then
-	STRTAB_KEY=$(cat "$ORACLE_DIR/strtab-modules.py" "$FIXDIR/kp_plain.ko" | sha256sum | cut -c1-16)
+if [[ $FIXTURES_FROM != dir:* ]] && [ -f "$FIXDIR/kp_plain.ko" ] && [ -f "$FIXDIR/kp_bad_shndx.ko" ]; then
+	STRTAB_KEY=$(cat "$ORACLE_DIR/strtab-modules.py" "$FIXDIR/kp_plain.ko" \
+		"$FIXDIR/kp_bad_shndx.ko" | sha256sum | cut -c1-16)
 fi
 if [ "$STRTAB_KEY" != none ] && [ ! -f "$FIXDIR/.strtab-$STRTAB_KEY" ]; then
 	python3 "$ORACLE_DIR/strtab-modules.py" "$FIXDIR/kp_plain.ko" "$FIXDIR" ||

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# strtab-modules.py KP_PLAIN_KO OUTDIR
+# strtab-modules.py KP_PLAIN_KO OUTDIR   (kp_bad_shndx.ko is read from KP_PLAIN_KO's directory)
 #
 # The symbol-name scenarios' modules, derived from a kernel's own build of kp_plain.ko (amd64,
 # ELF64 little endian): the undefined symbol msleep gets a name outside .strtab that runs to
@@ -21,7 +21,19 @@
 #                      rest of its last page (zeroed with init_on_alloc): the name "".
 #   kp_strtab_guard.ko msleep's name starts 16 bytes into the page after the file's last
 #                      page: the guard page after the loader's buffer.
+#   kp_strtab_prefix.ko    as kp_strtab_page, the name "msle": it begins vmlinux's msleep, so
+#                      find_symbol()'s strcmp() reads it into the guard page (module_mutex
+#                      held), before any printk.
+#   kp_strtab_modprefix.ko as kp_strtab_page, the name "kp_gpl_prov_pl": it begins
+#                      kp_gpl_prov.ko's export kp_gpl_prov_plain, so it faults in find_symbol()
+#                      when kp_gpl_prov is loaded, and in the printk (as kp_strtab_page) when not.
+#   kp_bad_shndx_guard.ko  (from kp_bad_shndx.ko next to KP_PLAIN_KO, module name kp_bad_shndx)
+#                      kp_unused_marker's st_shndx is the first index whose sechdrs[].sh_addr
+#                      lies in the page after the file's last page: kernels without the
+#                      st_shndx check (5.10) oops in simplify_symbols(), after
+#                      add_unformed_module(): the module is left in the list, UNFORMED.
 # Deterministic: the same input gives the same bytes.
+import os
 import struct
 import sys
 
@@ -56,6 +68,28 @@ def rename(d, old, new_off, undefined=True):
     raise SystemExit("strtab-modules.py: no symbol %s" % old.decode())
 
 
+def set_shndx_guard(d, name):
+    """Sets st_shndx of defined symbol @name so that sechdrs[st_shndx].sh_addr is read in the
+    page after the file's last page; returns the index."""
+    e = EH.unpack_from(d, 0)
+    shoff = e[6]
+    end = -(-len(d) // PAGE) * PAGE
+    field = 16  # offsetof(Elf64_Shdr, sh_addr)
+    idx = -(-(end - shoff - field) // SH.size)
+    off = shoff + idx * SH.size + field
+    assert end <= off and off + 8 <= end + PAGE and e[12] <= idx < 0xff00, "no such index"
+    secs = sections(d)
+    st, strt = secs[".symtab"], secs[".strtab"]
+    for o in range(st[4], st[4] + st[5], SYM.size):
+        sym = list(SYM.unpack_from(d, o))
+        if d[strt[4] + sym[0]:d.index(b"\0", strt[4] + sym[0])] == name:
+            assert sym[3] != 0, "not a defined symbol"
+            sym[3] = idx
+            SYM.pack_into(d, o, *sym)
+            return idx
+    raise SystemExit("strtab-modules.py: no symbol %s" % name.decode())
+
+
 def main():
     if len(sys.argv) != 3:
         raise SystemExit("usage: strtab-modules.py KP_PLAIN_KO OUTDIR")
@@ -82,6 +116,14 @@ def main():
     d += blob + struct.pack(">BBBBB3xI", 0, 0, 0, 0, 0, len(blob)) + MARKER
     open(sys.argv[2] + "/kp_strtab_sig.ko", "wb").write(d)
 
+    for name, tail in (("kp_strtab_prefix", b"msle"), ("kp_strtab_modprefix", b"kp_gpl_prov_pl")):
+        d = bytearray(plain)
+        d += b"\0" * ((-(len(d) + len(tail))) % PAGE)
+        rename(d, b"msleep", len(d))
+        d += tail
+        assert len(d) % PAGE == 0 and d[-1] != 0
+        open(sys.argv[2] + "/" + name + ".ko", "wb").write(d)
+
     tail = b"kp_name_defpage"
     d = bytearray(plain)
     d += b"\0" * ((-(len(d) + len(tail))) % PAGE)
@@ -98,6 +140,10 @@ def main():
     d = bytearray(plain)
     rename(d, b"msleep", len(d) + (-len(d)) % PAGE + 16)
     open(sys.argv[2] + "/kp_strtab_guard.ko", "wb").write(d)
+
+    d = bytearray(open(os.path.join(os.path.dirname(sys.argv[1]), "kp_bad_shndx.ko"), "rb").read())
+    set_shndx_guard(d, b"kp_unused_marker")
+    open(sys.argv[2] + "/kp_bad_shndx_guard.ko", "wb").write(d)
 
 
 main()

@@ -1,14 +1,15 @@
 #!/bin/bash
 # test-compare.sh - self-test of compare.py on hand-made predictions (tests/oracle/testdata/).
-# Needs only python3: no QEMU, no kernel, no kopolicy. Ends with `N passed, N failed`.
+# Needs only python3: no QEMU, no kernel, no kopolicy. TAP (make check runs it); ends with
+# `N passed, N failed`.
 #
 # testdata/observed-<case>.json      copies of observed results (so a re-run of the oracle on a
 #                                    newer Debian kernel does not change this test)
 # testdata/prediction-<case>.good.json  a correct prediction: compare.py must exit 0
 # testdata/prediction-<case>.bad.json   a wrong one: compare.py must exit 1 and print exactly
 # testdata/expected-<case>.bad.txt      this
-# testdata/serial-*.log, serial-*.serial serial console logs for parse-serial.py (*.log is
-#                                    ignored by git: new ones are .serial)
+# testdata/serial-*.serial           serial console logs for parse-serial.py (run-oracle.sh's
+#                                    kept logs, KP_ORACLE_KEEP=1; .serial, as git ignores *.log)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -62,18 +63,25 @@ expect "odd argument count" 2 - python3 "$CMP" "$T/observed-inherit_chain.json"
 expect "missing observed" 2 - python3 "$CMP" "$T/nope.json" "$T/prediction-inherit_chain.good.json"
 
 # parse-serial.py: a step's finit_module() flags (a force: prefix) become "finit_flags"; flags
-# 0 are left out; a flags field other than 0..3 is an inconsistent log
+# 0 are left out; a flags field other than 0..3 is an inconsistent log.
+# serial-force_vermagic_bad.serial: the 6.12.118+deb12 boot of force_vermagic_bad (2026-12-06,
+# run-oracle.sh with KP_ORACLE_KEEP=1; its JSON was byte-identical to observed/6.12/)
 PS=$HERE/parse-serial.py
 PSOUT=$(mktemp)
 trap 'rm -f "$PSOUT"' EXIT
-flags_of() { # serial log -> the loads' finit_flags, one per line ("-" when absent)
-	python3 "$PS" --log "$1" --scenario force_vermagic_bad --series 6.12 --abi a --out "$PSOUT" \
-		kp_vermagic_bad.ko kp_plain.ko &&
+flags_of() { # serial log, scenario, module files -> the loads' finit_flags ("-" when absent)
+	python3 "$PS" --log "$1" --scenario "$2" --series 6.12 --abi a --out "$PSOUT" "${@:3}" &&
 		python3 -c 'import json, sys
 for l in json.load(open(sys.argv[1]))["loads"]: print(l.get("finit_flags", "-"))' "$PSOUT"
 }
-expect "parse-serial finit_flags" 0 <(printf '3\n-\n') flags_of "$T/serial-force_vermagic_bad.log"
-expect "parse-serial bad flags" 1 - flags_of <(sed 's/ flags=3$/ flags=7/' "$T/serial-force_vermagic_bad.log")
+expect "parse-serial finit_flags" 0 <(printf '3\n') \
+	flags_of "$T/serial-force_vermagic_bad.serial" force_vermagic_bad kp_vermagic_bad.ko
+expect "parse-serial finit_flags 0 left out" 0 <(printf -- '-\n-\n') \
+	flags_of "$T/serial-strtab_guard_then.serial" strtab_guard_then \
+	kp_strtab_guard.ko=kp_plain kp_gpl_prov.ko
+expect "parse-serial bad flags" 1 - flags_of \
+	<(sed 's/ flags=3\r\{0,1\}$/ flags=7/' "$T/serial-force_vermagic_bad.serial") \
+	force_vermagic_bad kp_vermagic_bad.ko
 
 # parse-serial.py --hang: a log that stops inside a load (the 5.10 strtab_page boot's tail)
 # gives that load errno HANG, "hang", and the console lines of the step; without --hang the
@@ -131,5 +139,6 @@ expect "parse-serial KPLOADBLOCKED" 0 <(printf '%s\n' 'BLOCKED None 12416 {"stat
 expect "parse-serial KPSTACK without KPLOADBLOCKED" 1 - \
 	blocked_of <(sed '/^KPLOADBLOCKED/d' "$T/serial-strtab_guard_then.serial")
 
+echo "1..$((pass + fail))" # the TAP plan, last: make check runs this through tap-driver.sh
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -21,8 +21,7 @@ static void from_ksym(struct kp_found *out, const struct kp_ksym *k)
 	out->crc = k->crc;
 }
 
-static bool table_allowed(const struct kp_sim_ctx *c, enum kp_export_table t, bool gpl_only,
-			  bool gplok)
+bool kp_table_allowed(const struct kp_sim_ctx *c, enum kp_export_table t, bool gpl_only, bool gplok)
 {
 	/* gpl_future and unused tables exist only before v5.12. */
 	if (c->p->has[KP_F_NO_LEGACY_TABLES] && t != KP_KSYMTAB && t != KP_KSYMTAB_GPL)
@@ -88,7 +87,7 @@ bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, uint32_t has
 	memset(out, 0, sizeof(*out));
 	out->name = name;
 	out->name_hash = hash;
-	if (k && table_allowed(c, k->table, k->gpl_only, gplok)) {
+	if (k && kp_table_allowed(c, k->table, k->gpl_only, gplok)) {
 		from_ksym(out, k);
 		out->kind = KP_PROV_VMLINUX;
 		return true;
@@ -108,7 +107,7 @@ bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, uint32_t has
 
 			kp_read_verdict(c, r->node);
 			if (!v->loads || !kp_export_class(c, r->exp, &gpl) ||
-			    !table_allowed(c, r->exp->table, gpl, gplok))
+			    !kp_table_allowed(c, r->exp->table, gpl, gplok))
 				continue;
 			if (!best || v->load_seq > c->sim->v[best->node].load_seq) {
 				best = r;
@@ -132,7 +131,7 @@ bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, uint32_t has
 	}
 	/* Modules known only from the kernel base were loaded before the set. */
 	k = kp_graph_base_module_export(g, name, hash);
-	if (k && table_allowed(c, k->table, k->gpl_only, gplok)) {
+	if (k && kp_table_allowed(c, k->table, k->gpl_only, gplok)) {
 		from_ksym(out, k);
 		out->kind = KP_PROV_BASE_MODULE;
 		kp_modname_from_path(out->owner_buf, sizeof(out->owner_buf), k->owner,

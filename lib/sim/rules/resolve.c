@@ -217,6 +217,37 @@ static int defined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
 }
 
 /*
+ * resolve_symbol() before v6.13 (5.10 … 6.12): the name running into the guard page
+ * (name_into_guard_page()) begins an export in a table find_symbol() searches, so its
+ * cmp_name() reads the name on into the page, module_mutex held: the oops comes there, not
+ * in the printk (no hang before 5.13), and the lock stays held (stall.c).
+ */
+static int name_begins_export(struct kp_sim_ctx *c, struct kp_loading *ld,
+			      const struct kp_import *imp)
+{
+	const struct kp_module *m = ld->m;
+	bool gplok = !(ld->v->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE));
+	struct kp_prefix_hit hit;
+	const char *line;
+
+	if (!kp_find_symbol_prefix(c, imp->name, strlen(imp->name), gplok, &hit))
+		return 0;
+	if ((line = kp_oob_fault_line(m->machine)))
+		kp_msg(c, ld, "%s", line);
+	ld->v->holds_module_mutex = true;
+	kp_finding(ld->v, "kernel-oops", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, imp->name,
+		   "the name of undefined symbol %u (%s...) runs to the end of the file, which "
+		   "fills its last page, and begins %s's export %s: this kernel reads names from "
+		   "the file (no string-table check before 6.13) and find_symbol(), called by "
+		   "resolve_symbol() holding module_mutex, compares it with that export and reads "
+		   "it on into the guard page after the loader's copy: the kernel oopses (global "
+		   "taint D, the loading process is killed) and the lock stays held, so every "
+		   "later module load blocks for ever",
+		   (unsigned)imp->symidx, imp->name, hit.owner, hit.name);
+	return KP_ERR_OOPS;
+}
+
+/*
  * simplify_symbols() before v6.13 (no elf_validity_cache_strtab()): a strong undefined
  * symbol whose name, read from the file at .strtab's offset + st_name, runs to the end of a
  * module that fills its last page. find_symbol()'s strcmp() (a name that begins an export up
@@ -225,18 +256,23 @@ static int defined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
  * under vsnprintf() and the loader is killed. Before v5.13 (KP_F_PRINTK_LOCKLESS) that
  * printk formats under logbuf_lock with interrupts off: the 5.10.262 oracle prints nothing
  * more (the oops only with oops=panic, whose panic() busts the lock) and the machine hangs.
- * A weak name that is not found is never printed.
+ * A weak name that is not found is never printed. A name whose bytes begin an export that
+ * find_symbol() searches faults there first (find-prefix.c), holding module_mutex, outside
+ * printk: name_begins_export().
  */
 static int name_into_guard_page(struct kp_sim_ctx *c, struct kp_loading *ld,
 				const struct kp_import *imp)
 {
 	const struct kp_module *m = ld->m;
 	const char *line;
+	int err;
 
 	if (c->p->has[KP_F_SYMSTRTAB_CHECKS] || imp->weak || !m->import_name_past_end ||
 	    imp->symidx != m->import_name_past_end ||
 	    kp_oob_read(m, c->f->page_shift, m->image_size, 1) != KP_OOB_GUARD)
 		return 0;
+	if ((err = name_begins_export(c, ld, imp)))
+		return err;
 	if (!c->p->has[KP_F_PRINTK_LOCKLESS]) {
 		ld->v->hangs = true;
 		kp_finding(

@@ -107,9 +107,22 @@ bool kp_find_symbol_hashed(const struct kp_sim_ctx *c, const char *name, uint32_
  */
 bool kp_find_symbol_k(const struct kp_sim_ctx *c, const char *name, uint32_t hash,
 		      const struct kp_ksym *k, bool gplok, struct kp_found *out);
+/* Whether find_symbol() searches a table of class @t (@gpl_only) for a caller with @gplok. */
+bool kp_table_allowed(const struct kp_sim_ctx *c, enum kp_export_table t, bool gpl_only,
+		      bool gplok);
 /* kp_base_lookup() of import @imp of the module @ld loads, from its graph edge when it has one. */
 const struct kp_ksym *kp_import_base_hit(const struct kp_sim_ctx *c, const struct kp_loading *ld,
 					 const struct kp_import *imp);
+
+/* find-prefix.c: an export find_symbol() compares a name ending at an unmapped page with */
+struct kp_prefix_hit {
+	const char *name;  /* the export, which begins with the name's bytes */
+	const char *owner; /* "vmlinux" or the module's name */
+	char owner_buf[64];
+};
+/* Whether a table find_symbol() searches holds an export beginning with the @len bytes. */
+bool kp_find_symbol_prefix(const struct kp_sim_ctx *c, const char *prefix, size_t len, bool gplok,
+			   struct kp_prefix_hit *hit);
 
 /* ima.c: before load_module(), when finit_module() reads the file (or init_module() copies it) */
 int kp_rule_ima_appraise_module(struct kp_sim_ctx *c, struct kp_loading *ld);

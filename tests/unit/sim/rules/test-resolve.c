@@ -380,6 +380,50 @@ static void name_oops(struct tap *t)
 }
 
 /*
+ * The name to the page's end begins an export find_symbol() searches (find-prefix.c): its
+ * strcmp() faults first, holding module_mutex (the 2026-12-06 oracle's strtab_prefix_then,
+ * strtab_modprefix_then: 5.10.262, 6.1.192, 6.12.118), and before 5.13 nothing hangs.
+ */
+static void name_prefix(struct tap *t, const char *release, const char *name, bool prop, bool prov,
+			bool faults)
+{
+	struct tb_world w;
+	struct kp_module *m, *p = NULL;
+	const struct kp_finding *f;
+	bool hang = !faults && strncmp(release, "5.10", 4) == 0;
+
+	tb_init(&w, release);
+	tb_std_kernel(&w);
+	if (prov) {
+		p = tb_module(&w, "prov");
+		tb_modinfo(p, "license", "GPL");
+		tb_export(p, "prov_fn", KP_KSYMTAB);
+		tb_import(p, "printk");
+	}
+	m = tb_module(&w, "m");
+	tb_modinfo(m, "license", prop ? "Proprietary" : "GPL");
+	m->image_size = 8192;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	tb_import(m, name);
+	m->import_name_past_end = m->imports[0].symidx;
+	tb_run(&w);
+	f = tb_finding(&w, "m", hang ? "kernel-hang" : "kernel-oops");
+	tap_ok(t, tb_v(&w, "m")->err == KP_ERR_OOPS && f && f->severity == KP_SEV_ERROR,
+	       "%s %s%s: an oops (%s)", release, name, prop ? " (P)" : "",
+	       hang ? "kernel-hang" : "kernel-oops");
+	tap_ok(t, tb_v(&w, "m")->holds_module_mutex == faults && tb_v(&w, "m")->hangs == hang,
+	       "%s %s: %s", release, name,
+	       faults ? "in find_symbol(), module_mutex held, no hang"
+	       : hang ? "in printk: the machine hangs"
+		      : "in printk: no lock held");
+	if (faults)
+		tap_ok(t, f && strstr(f->message, "begins") && strstr(f->message, "find_symbol()"),
+		       "%s %s: the finding names the export it begins", release, name);
+	tb_free(&w);
+}
+
+/*
  * The same name before v5.13 (the 5.10.262 oracle's strtab_page): the fault is inside the
  * "Unknown symbol" printk, which 5.10 formats holding logbuf_lock with interrupts off: the
  * machine hangs and no fault line is ever logged. 5.13 is the first without the lock.
@@ -491,6 +535,15 @@ int main(void)
 	shndx_oops(&t);
 	name_oops(&t);
 	name_start_page_size(&t);
+	name_prefix(&t, "6.1.129", "prin", false, false, true);	  /* vmlinux's printk */
+	name_prefix(&t, "5.10.223", "prin", false, false, true);  /* no hang: not in printk */
+	name_prefix(&t, "6.1.129", "gpl_", false, false, true);	  /* vmlinux's GPL-only gpl_fn */
+	name_prefix(&t, "6.1.129", "gpl_", true, false, false);	  /* P: the GPL table skipped */
+	name_prefix(&t, "5.10.223", "gpl_", true, false, false);  /* ... the printk's hang */
+	name_prefix(&t, "6.1.129", "base_", false, false, true);  /* Module.symvers' base-mod */
+	name_prefix(&t, "6.1.129", "prov_", false, true, true);	  /* a loaded set module */
+	name_prefix(&t, "6.1.129", "prov_", false, false, false); /* no such module */
+	name_prefix(&t, "6.1.129", "prinz", false, false, false); /* begins nothing */
 	name_hang(&t, "5.10.223", true);
 	name_hang(&t, "5.12.19", true);
 	name_hang(&t, "5.13.0", false);
