@@ -2,12 +2,17 @@
 /*
  * `check --format json` through the result cache: the recorded simulation stored beside the
  * output (sim/sim-store.h), and, on a miss that found the entry of the same command with
- * changed inputs, what a splice of that stored simulation would keep. Nothing here changes
- * an output: the run is recomputed whole, and the splice is only measured against it (the
- * KOPOLICY_CACHE_STATS line "splice: ..."): the verdicts whose stored reads hold in the new
- * run, and which of them differ from the recomputed ones (only a module whose own file
- * changed may: its facts are not part of its reads; the state is carried past such a
- * module with its new record, as a splice that simulates it again would).
+ * changed inputs, a splice of that stored simulation run beside the recompute and compared
+ * with it (the KOPOLICY_CACHE_STATS line "splice: ..."); nothing here changes an output.
+ * A candidate only when every input of the stored entry that changed is a module file of
+ * the stored set (run-cache.h kp_run_cache_changes()) and no interface digest changed.
+ * The loads in order: a module whose file changed is simulated alone at its place
+ * (kp_simulate_one(): its facts are not part of its reads), the others' stored verdicts
+ * kept while their reads hold in the spliced state (else simulated alone too), the state
+ * carried past each with the record of the verdict taken; then symbol_get() of those
+ * simulated, and of the kept ones whose late reads no longer hold. A spliced verdict that
+ * differs from the recompute's (policy findings aside: layer 4 recomputes them) would be
+ * a wrong splice and is listed.
  */
 #include "config.h"
 
@@ -15,58 +20,156 @@
 #include <string.h>
 
 #include "cache/run-cache.h"
+#include "file/inputs.h"
 #include "check-output.h"
 #include "sim/sim-reads.h"
 #include "sim/sim-store.h"
 #include "sim/verdict-same.h"
+#include "util/symbol-index.h"
 
 /*
- * What the live and unformed module names say of the @k-th module in load order before it
- * loads (*@st's name_live and name_unformed, as duplicate.c looks them up): this run's own
- * lookup when it made one, else searched (a load that failed before it looked). A name an
- * oops left UNFORMED is only looked for when no live module has it.
+ * Marks in @changed (indexed like the nodes) the modules whose files are among the inputs
+ * @ch that no longer hold; NULL when every one of them is a module file of the stored set
+ * (a splice candidate: only those are read again), else why not into @note.
  */
-static void name_state(const struct kp_ctx *a, size_t k, struct kp_sim_state *st)
+static const char *mark_changed(const struct kp_graph *g, const struct kp_inputs_changed *ch,
+				bool *changed, char *note, size_t len)
 {
+	if (!ch || !ch->whole) {
+		snprintf(note, len, "splice: falls back: the changed inputs are not all known");
+		return note;
+	}
+	for (size_t p = 0; p < ch->npaths; p++) {
+		size_t i = 0;
+
+		while (i < g->n && (!g->nodes[i].path || strcmp(g->nodes[i].path, ch->paths[p])))
+			i++;
+		if (i == g->n) {
+			snprintf(note, len,
+				 "splice: falls back: %.160s changed, not a module of the stored "
+				 "set",
+				 ch->paths[p]);
+			return note;
+		}
+		changed[i] = true;
+	}
+	return NULL;
+}
+
+/* Appends @name to the list @names (@size bytes, @nlen used) while it fits. */
+static void add_name(char *names, size_t size, size_t *nlen, const char *name)
+{
+	int w = snprintf(names + *nlen, size - *nlen, "%s%s", *nlen ? " " : "", name);
+
+	if (w > 0 && (size_t)w < size - *nlen)
+		*nlen += (size_t)w;
+}
+
+/* A splice being run against the recompute (measure()). */
+struct splice {
+	const struct kp_ctx *a;
+	const struct kp_sim_stored *was;
+	struct kp_verdict *sv;	     /* the spliced verdicts (borrowed or @ones'), like the nodes */
+	struct kp_simulation *ones;  /* the modules simulated alone (kp_simulate_one()) */
+	bool *again;		     /* node simulated alone */
+	struct kp_sim_state *states; /* the state before each place in load order */
+	struct kp_symbol_index live, unformed; /* names: live modules, left UNFORMED */
+};
+
+/* Module @k of the load order simulated alone in @s->states[k], its verdict spliced in. */
+static int simulate_alone(struct splice *s, size_t k, struct kp_err *err)
+{
+	const struct kp_ctx *a = s->a;
+	size_t i = a->graph.order[k];
+
+	if (s->again[i])
+		kp_simulation_release(&s->ones[i]);
+	s->again[i] = false;
+	if (kp_simulate_one(&a->graph, &a->facts, s->sv, k, &s->states[k], &s->ones[i], err) < 0)
+		return -1;
+	s->again[i] = true;
+	s->sv[i] = s->ones[i].v[i];
+	return 0;
+}
+
+/*
+ * The loads in order, each verdict kept while its stored reads hold in the spliced state,
+ * else (its file changed, @changed) simulated alone; the state carried with the record of
+ * the verdict taken. Then symbol_get() of each: a kept verdict whose late reads no longer
+ * hold is simulated alone again. 0, or -1 with @err.
+ */
+static int splice_run(struct splice *s, const bool *changed, unsigned long *final_taint,
+		      struct kp_err *err)
+{
+	const struct kp_ctx *a = s->a;
 	const struct kp_graph *g = &a->graph;
-	const struct kp_sim_reads *r = &a->sim.rec[g->order[k]];
-	const char *name = g->nodes[g->order[k]].mod->name;
+	struct kp_sim_state st = { .taint = a->facts.initial_taint };
+	size_t seq = 0;
 
-	st->name_live = false;
-	st->name_unformed = false;
-	if (r->name_read) {
-		st->name_live = r->name_live;
-		st->name_unformed = r->name_unformed;
-		return;
-	}
-	for (size_t i = 0; name && i < a->facts.nloaded; i++)
-		if (!strcmp(a->facts.loaded[i], name))
-			st->name_live = true;
-	for (size_t j = 0; name && j < k; j++) {
-		const struct kp_node *nd = &g->nodes[g->order[j]];
-		const struct kp_verdict *v = &a->sim.v[g->order[j]];
+	for (size_t k = 0; k < g->n; k++) {
+		size_t i = g->order[k];
+		const char *name = g->nodes[i].mod->name;
+		const struct kp_sim_reads *r;
 
-		if (!nd->mod->name || strcmp(nd->mod->name, name))
-			continue;
-		st->name_live |= v->loads;
-		st->name_unformed |= v->left_unformed;
+		if (k == 0)
+			st.once = s->was->sim.rec[i].once_before;
+		st.name_live = kp_symbol_index_find(&s->live, name) != NULL;
+		st.name_unformed = !st.name_live && kp_symbol_index_find(&s->unformed, name);
+		s->states[k] = st;
+		if (!changed[i] && kp_sim_reads_hold(&s->was->sim, i, &st, s->sv)) {
+			r = &s->was->sim.rec[i];
+			s->sv[i] = s->was->sim.v[i];
+			/* derived from the state it is kept in, not stored values */
+			s->sv[i].global_added = r->taint_set & ~st.taint;
+			s->sv[i].global_after = (st.taint | r->taint_set) & ~a->facts.initial_taint;
+			s->sv[i].load_seq = s->sv[i].loads ? seq + 1 : 0;
+		} else {
+			if (simulate_alone(s, k, err) < 0)
+				return -1;
+			r = &s->ones[i].rec[i];
+		}
+		seq += s->sv[i].loads;
+		/* the D taint of an oops is in its record's taint_set (loader.c after_oops()) */
+		kp_sim_reads_apply(r, &st);
+		if ((s->sv[i].loads && kp_symbol_index_add(&s->live, name, NULL) < 0) ||
+		    (s->sv[i].left_unformed && kp_symbol_index_add(&s->unformed, name, NULL) < 0))
+			return kp_err_set(err, "out of memory");
 	}
-	st->name_unformed &= !st->name_live;
+	*final_taint = st.taint;
+	for (size_t k = 0; k < g->n; k++) {
+		size_t i = g->order[k];
+
+		if (!s->again[i] && !kp_sim_late_reads_hold(&s->was->sim, i, st.taint, s->sv) &&
+		    simulate_alone(s, k, err) < 0)
+			return -1;
+		if (s->again[i]) {
+			if (kp_simulate_one_late(g, &a->facts, s->sv, st.taint, &s->ones[i], i,
+						 err) < 0)
+				return -1;
+			s->sv[i] = s->ones[i].v[i];
+		}
+	}
+	return 0;
 }
 
 /*
  * The stored simulation @was against this run's (@a, its interface digests @now indexed
- * like the nodes): why a splice falls back, else the count of verdicts it keeps and those
- * of them that differ, in @note.
+ * like the nodes, @ch the inputs of the stored entry that changed): why a splice falls
+ * back, else the splice run (splice_run()) and the count of verdicts it kept, those it
+ * simulated again and those that differ from the recompute, in @note.
  */
 static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
-		    const unsigned char (*now)[KP_SIM_IFACE_LEN], char *note, size_t len)
+		    const unsigned char (*now)[KP_SIM_IFACE_LEN],
+		    const struct kp_inputs_changed *ch, char *note, size_t len)
 {
 	const struct kp_graph *g = &a->graph;
-	struct kp_sim_state st = { .taint = a->facts.initial_taint };
-	size_t kept = 0, differ = 0, attempted = 0;
-	char names[160] = "";
-	size_t nlen = 0;
+	struct splice s = { .a = a, .was = was };
+	size_t n = g->n ? g->n : 1, again = 0, differ = 0, nchanged = 0;
+	char names[160] = "", cnames[160] = "";
+	size_t nlen = 0, clen = 0;
+	unsigned long final_taint = 0;
+	struct kp_err err;
+	bool *changed;
 
 	if (was->n != g->n) {
 		snprintf(note, len, "splice: falls back: %zu modules, %zu stored", g->n, was->n);
@@ -89,47 +192,62 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 			return;
 		}
 	}
+	changed = calloc(n, sizeof(*changed));
+	s.sv = calloc(n, sizeof(*s.sv));
+	s.ones = calloc(n, sizeof(*s.ones));
+	s.again = calloc(n, sizeof(*s.again));
+	s.states = calloc(n, sizeof(*s.states));
+	if (!changed || !s.sv || !s.ones || !s.again || !s.states ||
+	    kp_symbol_index_init(&s.live, g->n + a->facts.nloaded) < 0 ||
+	    kp_symbol_index_init(&s.unformed, 4) < 0) {
+		snprintf(note, len, "splice: falls back: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < a->facts.nloaded; i++)
+		if (kp_symbol_index_add(&s.live, a->facts.loaded[i], NULL) < 0) {
+			snprintf(note, len, "splice: falls back: out of memory");
+			goto out;
+		}
+	if (mark_changed(g, ch, changed, note, len))
+		goto out;
+	if (splice_run(&s, changed, &final_taint, &err) < 0) {
+		snprintf(note, len, "splice: falls back: %.200s", err.msg);
+		goto out;
+	}
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->order[k];
-		const struct kp_sim_reads *r;
 
-		if (k == 0)
-			st.once = a->sim.rec[i].once_before;
-		name_state(a, k, &st);
-		attempted += a->sim.v[i].attempted;
-		if (kp_sim_reads_hold(&was->sim, i, &st, a->sim.v) &&
-		    kp_sim_late_reads_hold(&was->sim, i, a->sim.global_taint, a->sim.v)) {
-			struct kp_verdict v = was->sim.v[i];
-
-			kept++;
-			r = &was->sim.rec[i];
-			v.global_added = r->taint_set & ~st.taint;
-			v.global_after = (st.taint | r->taint_set) & ~a->facts.initial_taint;
-			/*
-			 * Only a module whose file changed may differ (its facts are the
-			 * splice's key, not its reads): it would be simulated again, and the
-			 * state carried past it with its new record.
-			 */
-			if (!kp_verdict_same_output(&v, &a->sim.v[i])) {
-				int w = snprintf(names + nlen, sizeof(names) - nlen, "%s%s",
-						 differ ? " " : "", g->nodes[i].mod->name);
-
-				r = &a->sim.rec[i];
-				if (w > 0 && (size_t)w < sizeof(names) - nlen)
-					nlen += (size_t)w;
-				differ++;
-			}
-		} else {
-			r = &a->sim.rec[i];
+		again += s.again[i];
+		if (changed[i]) {
+			nchanged++;
+			add_name(cnames, sizeof(cnames), &clen, g->nodes[i].mod->name);
 		}
-		/* the D taint of an oops is in its record's taint_set (loader.c after_oops()) */
-		kp_sim_reads_apply(r, &st);
+		/* a spliced verdict that differs is a wrong splice: listed, never expected */
+		if (!kp_verdict_same_simulated(&s.sv[i], &a->sim.v[i])) {
+			differ++;
+			add_name(names, sizeof(names), &nlen, g->nodes[i].mod->name);
+		}
+	}
+	if (final_taint != a->sim.global_taint) {
+		differ++;
+		add_name(names, sizeof(names), &nlen, "(the global taint)");
 	}
 	snprintf(note, len,
-		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu with their reads "
-		 "held but differing: %s); not used yet, recomputed",
-		 kept - differ, attempted, attempted - (kept - differ), differ,
+		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu module files "
+		 "changed: %s; %zu spliced and differing: %s); not used yet, recomputed",
+		 g->n - again, g->n, again, nchanged, nchanged ? cnames : "none", differ,
 		 differ ? names : "none");
+out:
+	for (size_t i = 0; s.again && s.ones && i < g->n; i++)
+		if (s.again[i])
+			kp_simulation_release(&s.ones[i]);
+	kp_symbol_index_release(&s.live);
+	kp_symbol_index_release(&s.unformed);
+	free(changed);
+	free(s.sv);
+	free(s.ones);
+	free(s.again);
+	free(s.states);
 }
 
 void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, bool strict_ran)
@@ -140,7 +258,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, boo
 	unsigned char *p;
 	struct kp_err err;
 	size_t len, plen;
-	char note[256];
+	char note[512];
 
 	if (!kp_run_cache_recording(cli->runs) || !a->sim.rec)
 		return;
@@ -162,8 +280,8 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, boo
 		if (kp_sim_store_decode(prev, plen, &was, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
 		else
-			measure(a, &was, (const unsigned char(*)[KP_SIM_IFACE_LEN])digests, note,
-				sizeof(note));
+			measure(a, &was, (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
+				kp_run_cache_changes(cli->runs), note, sizeof(note));
 		kp_sim_stored_release(&was);
 		kp_run_cache_note(cli->runs, note);
 	}

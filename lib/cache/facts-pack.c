@@ -39,6 +39,7 @@
 #include "file/bytes.h"
 #include "cache/trusted-dir.h"
 #include "read/reader-id.h"
+#include "util/crc32.h"
 #include "util/io.h"
 
 uint32_t kp_fc_build_tag(void)
@@ -87,12 +88,11 @@ void kp_fc_make_header(const struct kp_facts_cache *c, unsigned char *h, uint32_
 uint32_t kp_fc_entry_crc(const unsigned char *h, const unsigned char *payload, size_t len)
 {
 	unsigned char copy[KP_FC_HEADER_LEN];
-	uLong crc;
 
 	memcpy(copy, h, KP_FC_HEADER_LEN);
 	memset(copy + 64, 0, 4);
-	crc = crc32(0, copy, KP_FC_HEADER_LEN);
-	return (uint32_t)crc32_z(crc, payload, len);
+	/* every entry a lookup uses is checked whole: by folding where the processor can */
+	return kp_crc32(kp_crc32(0, copy, KP_FC_HEADER_LEN), payload, len);
 }
 
 /* The header fields a lookup checks: for @key (kp_fc_entry_key()) and @file_size. */
@@ -137,12 +137,12 @@ void kp_fc_rec_put(unsigned char *p, const struct kp_fc_rec *r)
 	kp_store64(p + 104, r->off);
 	kp_store32(p + 112, r->len);
 	kp_store32(p + 116, r->flags);
-	kp_store32(p + 124, (uint32_t)crc32(0, p, KP_FC_REC_LEN - 4));
+	kp_store32(p + 124, kp_crc32(0, p, KP_FC_REC_LEN - 4));
 }
 
 bool kp_fc_rec_get(const unsigned char *p, struct kp_fc_rec *r)
 {
-	if (kp_load32(p + 124, false) != (uint32_t)crc32(0, p, KP_FC_REC_LEN - 4))
+	if (kp_load32(p + 124, false) != kp_crc32(0, p, KP_FC_REC_LEN - 4))
 		return false;
 	r->hash = kp_load64(p, false);
 	for (int i = 0; i < 8; i++)

@@ -279,6 +279,13 @@ static int decode(struct rd *rp)
 		if (p)
 			memcpy(m->btf_sha256, p, sizeof(m->btf_sha256));
 	}
+	m->iface_digested = get_bool(&r);
+	{
+		const unsigned char *p = take(&r, sizeof(m->iface_sha256));
+
+		if (p)
+			memcpy(m->iface_sha256, p, sizeof(m->iface_sha256));
+	}
 	/* Everything read, nothing left over, and the one field no module lacks. */
 	if (r.bad || r.off != r.len || !m->name)
 		return -1;

@@ -315,6 +315,8 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_blob(b, m->btf_base, m->btf_base_len);
 	put_u8(b, m->btf_digested); /* the BTF's digest, never a verdict (kernel-dependent) */
 	put(b, m->btf_sha256, sizeof(m->btf_sha256));
+	put_u8(b, m->iface_digested); /* the interface digest (read/module-iface.h) */
+	put(b, m->iface_sha256, sizeof(m->iface_sha256));
 	if (b->oom)
 		return -1;
 	for (int i = 0; i < 8; i++) {

@@ -76,7 +76,9 @@ struct kp_run_cache {
 	size_t nkeep;
 	unsigned char *prev; /* the store of the entry a miss found (kp_run_cache_previous()) */
 	size_t nprev;
-	char keep_note[256]; /* the command's addition to the note */
+	/* the inputs of that entry that changed (kp_run_cache_changes()), when @prev is set */
+	struct kp_inputs_changed changed;
+	char keep_note[512]; /* the command's addition to the note */
 };
 
 int kp_kbuf_add(struct kbuf *k, const void *p, size_t len)
@@ -436,13 +438,18 @@ static const char *refresh(struct kp_run_cache *rc, struct replay *r, struct kp_
 	return why;
 }
 
-/* Under kp_bytes_guard(): the store of an intact entry copied for the miss. */
+/*
+ * Under kp_bytes_guard(): the store of an intact entry copied for the miss, with the
+ * entries of its manifest that changed (every one checked: a splice is only a candidate
+ * when it knows all of them).
+ */
 static int copy_store(void *arg)
 {
 	const struct replay *r = arg;
 	struct kp_run_cache *rc = (struct kp_run_cache *)r->rc;
 
 	memcpy(rc->prev, r->m + HDR_LEN + r->olen + r->klen + r->mlen, (size_t)r->slen);
+	kp_inputs_changes(r->m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen, &rc->changed);
 	return 0;
 }
 
@@ -490,6 +497,7 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 		if (r.intact && r.slen && (rc->prev = malloc((size_t)r.slen))) {
 			rc->nprev = (size_t)r.slen;
 			if (kp_bytes_guard(&b, copy_store, &r, &err) < 0) {
+				kp_inputs_changed_release(&rc->changed);
 				free(rc->prev);
 				rc->prev = NULL;
 				rc->nprev = 0;
@@ -712,6 +720,7 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 	free(rc->key.p);
 	free(rc->keep);
 	free(rc->prev);
+	kp_inputs_changed_release(&rc->changed);
 	pthread_mutex_destroy(&rc->lock);
 	free(rc);
 }
@@ -727,6 +736,11 @@ const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t
 {
 	*len = rc->nprev;
 	return rc->prev;
+}
+
+const struct kp_inputs_changed *kp_run_cache_changes(const struct kp_run_cache *rc)
+{
+	return rc->prev ? &rc->changed : NULL;
 }
 
 bool kp_run_cache_recording(const struct kp_run_cache *rc)

@@ -29,6 +29,8 @@
 
 #include "util/util.h"
 
+struct kp_inputs_changed;
+
 #define KP_RUNS_FORMAT 1
 
 struct kp_run_cache;
@@ -76,6 +78,12 @@ void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len);
  * was none.
  */
 const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t *len);
+/*
+ * With kp_run_cache_previous()'s store: the inputs of its entry that no longer hold, every
+ * one checked (file/inputs.h; not @whole when the manifest could not be walked whole or
+ * too many changed), owned by @rc; NULL when there is no store.
+ */
+const struct kp_inputs_changed *kp_run_cache_changes(const struct kp_run_cache *rc);
 /* @rc (may be NULL) records this run's output (kp_run_cache_record() succeeded). */
 bool kp_run_cache_recording(const struct kp_run_cache *rc);
 /*

@@ -13,7 +13,17 @@
 #include <sys/utsname.h>
 
 #include "file/inputs.h"
+#include "kernel/kernel-base-cached.h"
 #include "context-kernel.h"
+
+/*
+ * The base cache (cache/base-cache.h) for the kernel's Module.symvers and config: parsed once
+ * per file state, then mapped; NULL with --no-cache or KOPOLICY_BASE_CACHE=off.
+ */
+static struct kp_base_cache *base_cache(const struct kp_ctx *c)
+{
+	return c->env.base_cache ? c->env.base_cache(c->env.cache_data) : NULL;
+}
 
 /* A directory given as --kernel: its Module.symvers (headers dir, build dir or tree). */
 static int load_kernel_path(struct kp_ctx *c, const char *path, struct kp_err *err)
@@ -29,7 +39,7 @@ static int load_kernel_path(struct kp_ctx *c, const char *path, struct kp_err *e
 			if (asprintf(&p, "%s/%s", path, inside[i]) < 0)
 				return kp_err_set(err, "out of memory");
 			if (kp_in_stat(p, &st) == 0) {
-				r = kp_base_load(c->base, p, err);
+				r = kp_base_load_cached(c->base, p, base_cache(c), err);
 				free(p);
 				return r;
 			}
@@ -38,7 +48,7 @@ static int load_kernel_path(struct kp_ctx *c, const char *path, struct kp_err *e
 		kp_err_set(err, "no Module.symvers in this directory");
 		return kp_err_prefix(err, path);
 	}
-	return kp_base_load(c->base, path, err);
+	return kp_base_load_cached(c->base, path, base_cache(c), err);
 }
 
 /*
@@ -56,7 +66,7 @@ static int kernel_default(struct kp_ctx *c, struct kp_err *err)
 	snprintf(c->release_buf, sizeof(c->release_buf), "%s", u.release);
 	if (kp_tree_open(&c->tree, NULL, c->release_buf, &why) == 0) {
 		c->have_tree = true;
-		if (kp_tree_load_base(&c->tree, c->base, false, &why) == 0) {
+		if (kp_tree_load_base_cached(&c->tree, c->base, false, base_cache(c), &why) == 0) {
 			c->o.nkernels = 1;
 			if (!c->o.fo.release)
 				c->o.fo.release = c->tree.release;
@@ -80,7 +90,7 @@ static int kernel_from_tree(struct kp_ctx *c, const char *root, struct kp_tree *
 			return -1; /* its messages name the path */
 		c->have_tree = true;
 	}
-	if (!c->o.nkernels && kp_tree_load_base(t, c->base, false, err) < 0)
+	if (!c->o.nkernels && kp_tree_load_base_cached(t, c->base, false, base_cache(c), err) < 0)
 		return -1;
 	c->o.nkernels += !c->o.nkernels; /* the tree stands for --kernel */
 	if (!c->o.fo.release)
@@ -120,7 +130,7 @@ static int kernel_from_running(struct kp_ctx *c, struct kp_err *err)
 	struct kp_running *r = &c->run;
 
 	if (kp_running_open(r, c->o.root, err) < 0)
-		return kp_err_prefix(err, c->o.root ? c->o.root : "/");
+		return -1; /* its messages name the root or the file */
 	c->have_run = true;
 	if (!c->o.fo.release)
 		c->o.fo.release = r->release;
@@ -186,6 +196,7 @@ int kp_ctx_load_kernel(struct kp_ctx *c, struct kp_err *err)
 {
 	if (kp_base_new(&c->base) < 0)
 		return kp_err_set(err, "out of memory");
+	c->o.fo.base_cache = base_cache(c); /* the config too (kp_facts_build()) */
 	for (size_t i = 0; i < c->o.nkernels; i++)
 		if (load_kernel_path(c, c->o.kernels[i], err) < 0)
 			return -1;

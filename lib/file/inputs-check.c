@@ -98,6 +98,8 @@ struct check {
 	unsigned char *fresh; /* @m with the new states of the entries that held by digest */
 	/* the modules hashed again (K_KEYED) */
 	struct kp_inputs_rehash rh;
+	/* NULL: stop at the first entry that fails; else every one that fails, listed here */
+	struct kp_inputs_changed *changed;
 };
 
 /*
@@ -199,6 +201,61 @@ static bool holds(void *arg, const struct entry *e)
 			return false;
 	}
 	return e->kind != K_HASHED || same_bytes(e->path, e->st, e->content);
+}
+
+/*
+ * kp_inputs_changes()'s walk: each entry checked (holds()); one that fails is listed in
+ * @arg's changed list, and the walk goes on. False only when the list cannot grow.
+ */
+static bool list_failing(void *arg, const struct entry *e)
+{
+	struct check *chk = arg;
+	struct kp_inputs_changed *c = chk->changed;
+	char *path, **paths;
+
+	if (holds(arg, e))
+		return true;
+	c->n++;
+	/* a path recorded twice (stat() and lstat(), or opened again) is listed once */
+	for (size_t i = c->npaths; i-- > 0;)
+		if (!strcmp(c->paths[i], e->path))
+			return true;
+	if (c->npaths == KP_INPUTS_CHANGED_MAX)
+		return false;
+	paths = realloc(c->paths, (c->npaths + 1) * sizeof(*paths));
+	if (!paths)
+		return false;
+	c->paths = paths;
+	path = strdup(e->path);
+	if (!path)
+		return false;
+	c->paths[c->npaths++] = path;
+	return true;
+}
+
+int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_changed *changed)
+{
+	/* no new state is kept: the entry is not stored again from here */
+	struct check c = {
+		.m = m, .len = len, .euid = geteuid(), .no_refresh = true, .changed = changed
+	};
+
+	memset(changed, 0, sizeof(*changed));
+	memset(&c.devs, 0, sizeof(c.devs));
+	clock_gettime(CLOCK_REALTIME, &c.start);
+	changed->whole = walk(m, len, list_failing, &c) >= 0;
+	free(c.fresh);
+	return changed->whole ? 0 : -1;
+}
+
+void kp_inputs_changed_release(struct kp_inputs_changed *changed)
+{
+	if (!changed)
+		return;
+	for (size_t i = 0; i < changed->npaths; i++)
+		free(changed->paths[i]);
+	free(changed->paths);
+	memset(changed, 0, sizeof(*changed));
 }
 
 int kp_inputs_recheck(const unsigned char *m, size_t len, unsigned char **fresh)

@@ -75,6 +75,14 @@ int kp_in_stat(const char *path, struct stat *st);
 int kp_in_lstat(const char *path, struct stat *st);
 /* opendir() that records the directory's state (an entry added or removed changes it). */
 DIR *kp_in_opendir(const char *path);
+/*
+ * fdopendir() of @fd, a directory opened elsewhere under the name @path (inside a root, by
+ * descriptors: kp_opendir_in()), that records it as kp_in_opendir(@path) would: the state of
+ * what was opened, or, when @fd is -1 (the open failed, errno saying why), @path's absence.
+ * @fd is the DIR's from then on (closed with it); NULL with errno when fdopendir() fails
+ * (@fd closed then too).
+ */
+DIR *kp_in_fdopendir(const char *path, int fd);
 /* open()/fopen() for reading that record the opened file's state (fstat of what was opened). */
 int kp_in_open(const char *path, int flags);
 /* kp_in_open() that also gives the fstat() it records in @st: -1 with errno when either fails. */
@@ -140,6 +148,24 @@ struct kp_inputs_rehash {
 /* kp_inputs_recheck() that also counts into @rh (NULL: not counted). */
 int kp_inputs_recheck_counted(const unsigned char *m, size_t len, unsigned char **fresh,
 			      struct kp_inputs_rehash *rh);
+/* Paths kp_inputs_changes() lists at most (more: the list is not whole). */
+#define KP_INPUTS_CHANGED_MAX 4096
+/* The entries of a manifest that no longer hold (kp_inputs_changes()). */
+struct kp_inputs_changed {
+	size_t n;      /* entries that fail */
+	size_t npaths; /* their distinct paths, in the manifest's order, in @paths */
+	char **paths;
+	bool whole; /* every entry was checked and every failing path is listed */
+};
+/*
+ * Every entry of the manifest @m (@len bytes) checked as kp_inputs_recheck() does, without
+ * stopping at the first that fails: those that fail into *@changed (release it with
+ * kp_inputs_changed_release() whatever the answer). 0, or -1 when @m is malformed, a list
+ * could not grow, or more than KP_INPUTS_CHANGED_MAX paths fail (@changed->whole false:
+ * what is listed is not all that changed).
+ */
+int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_changed *changed);
+void kp_inputs_changed_release(struct kp_inputs_changed *changed);
 /* The number of entries of a manifest (0 when malformed). */
 size_t kp_inputs_count(const unsigned char *m, size_t len);
 

@@ -2,11 +2,13 @@
 /* Module.symvers through the base cache (kernel-base-cached.h). */
 #include "kernel-base-cached.h"
 
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache/base-symtab.h"
 #include "file/bytes.h"
+#include "util/io.h"
 #include "kernel-base-internal.h"
 
 /* The plain loaders, with their messages: what the cache does not serve. */
@@ -18,8 +20,12 @@ static int load_plain(struct kp_kernel_base *b, const struct kp_root_dir *root, 
 	return kp_base_load_symvers_in(b, root, path, err);
 }
 
-/* The table of @raw (Module.symvers as on disk), parsed whole: 0, or -1 (it does not parse). */
-static int encode(const unsigned char *raw, size_t len, unsigned char **tab, size_t *tlen)
+/*
+ * The table of @raw (Module.symvers as on disk), parsed whole: 0, or -1 (it does not parse,
+ * or, @sniff, kp_base_load() would not read it as Module.symvers).
+ */
+static int encode(const unsigned char *raw, size_t len, bool sniff, unsigned char **tab,
+		  size_t *tlen)
 {
 	struct kp_kernel_base *full = NULL;
 	struct kp_err why = { 0 };
@@ -40,8 +46,14 @@ static int encode(const unsigned char *raw, size_t len, unsigned char **tab, siz
 			if (!nl)
 				break;
 		}
+	/* kp_base_load(): an ELF file (plain or compressed) is a vmlinux, other text is sniffed */
+	if (sniff && len >= SELFMAG && !memcmp(raw, ELFMAG, SELFMAG))
+		return -1;
 	if (kp_bytes_from_text_buffer(raw, len, KP_FILTERED_MAX_SYMVERS, &text, &why) < 0)
 		return -1;
+	if (sniff && ((text.len >= SELFMAG && !memcmp(text.data, ELFMAG, SELFMAG)) ||
+		      !kp_base_text_is_symvers(text.data, text.len)))
+		goto out;
 	if (kp_base_new(&full) < 0 ||
 	    kp_base_load_symvers_buffer(full, "Module.symvers", text.data, text.len, &why) < 0)
 		goto out;
@@ -123,6 +135,12 @@ static int select_records(const struct kp_bsymtab *t, const struct kp_symset *wa
 	return 0;
 }
 
+/* @s (a string of @t, or NULL) in @copy, the copy of @t's strings; @copy NULL: @s itself. */
+static const char *in_copy(const struct kp_bsymtab *t, const char *copy, const char *s)
+{
+	return copy && s ? copy + (s - t->str) : s;
+}
+
 /*
  * Adds the selected records of @t to @b as one Module.symvers load. 0, 1 when the table is
  * damaged (nothing added), -1 with @err.
@@ -131,6 +149,7 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 		    const struct kp_symset *wanted, struct kp_err *err)
 {
 	struct kp_bsym *recs;
+	const char *str = NULL;
 	uint32_t *sel;
 	size_t nsel, dups = 0;
 	int r = select_records(t, wanted, &sel, &nsel);
@@ -147,12 +166,22 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 		if (kp_bsymtab_get(t, sel[i], wanted != NULL, &recs[i]) < 0 ||
 		    recs[i].table > KP_KSYMTAB_UNUSED_GPL)
 			r = 1;
+	/*
+	 * A whole table (check, graph): its strings copied into the base at once and used there,
+	 * the base's index sized once, instead of a copy per string and a rehash per doubling.
+	 */
+	if (r == 0 && !wanted) {
+		str = kp_base_arena_copy(b, t->str, t->nstr);
+		if (!str || kp_base_reserve(b, nsel) < 0)
+			r = kp_err_set(err, "out of memory");
+	}
 	if (r == 0 && (nsel || !wanted)) {
 		kp_base_begin_load(b, KP_SRC_SYMVERS);
+		kp_base_borrow_strings(b, str != NULL);
 		for (size_t i = 0; i < nsel && r == 0; i++) {
-			struct kp_ksym k = { .name = recs[i].name,
-					     .owner = recs[i].owner,
-					     .ns = recs[i].ns,
+			struct kp_ksym k = { .name = in_copy(t, str, recs[i].name),
+					     .owner = in_copy(t, str, recs[i].owner),
+					     .ns = in_copy(t, str, recs[i].ns),
 					     .table = (enum kp_export_table)recs[i].table,
 					     .gpl_only = recs[i].gpl_only,
 					     .ns_known = recs[i].ns_known,
@@ -162,6 +191,7 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 			r = kp_base_add(b, &k, err);
 			dups += recs[i].repeats;
 		}
+		kp_base_borrow_strings(b, false);
 		kp_base_note_duplicates(b, dups);
 	}
 	free(recs);
@@ -169,9 +199,32 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 	return r;
 }
 
-int kp_base_load_symvers_cached(struct kp_kernel_base *b, const struct kp_root_dir *root,
-				const char *path, struct kp_base_cache *cache,
-				const struct kp_symset *wanted, struct kp_err *err)
+/*
+ * False when the start of @in already says kp_base_load() does not read it as Module.symvers
+ * (a vmlinux, a plain System.map or kallsyms): it goes to kp_base_load() without being read
+ * and hashed for a key first (a vmlinux is tens of megabytes).
+ */
+static bool may_be_symvers(const struct kp_base_input *in)
+{
+	unsigned char head[4096];
+	ssize_t n = kp_pread_all(in->fd, head, sizeof(head), 0);
+
+	if (n < 0 || ((size_t)n >= SELFMAG && !memcmp(head, ELFMAG, SELFMAG)))
+		return false;
+	/* compressed: told after decompression (encode()) */
+	return kp_detect_compression(head, (size_t)n) != KP_COMP_NONE ||
+	       kp_base_text_is_symvers(head, (size_t)n) ||
+	       ((size_t)n == sizeof(head) && kp_base_text_undecided(head, (size_t)n));
+}
+
+/*
+ * Adds the Module.symvers @path through @cache under the entry kind @kind; @sniff: as
+ * kp_base_load() (plain on whatever it would not read as Module.symvers), else as
+ * load_plain().
+ */
+static int load_cached(struct kp_kernel_base *b, const struct kp_root_dir *root, const char *path,
+		       struct kp_base_cache *cache, const struct kp_symset *wanted,
+		       const char *kind, bool sniff, struct kp_err *err)
 {
 	struct kp_base_input in = { .fd = -1 }, *inp = &in;
 	struct kp_err why = { 0 };
@@ -182,12 +235,10 @@ int kp_base_load_symvers_cached(struct kp_kernel_base *b, const struct kp_root_d
 	size_t tlen = 0;
 	int r = 1;
 
-	if (!cache)
-		return load_plain(b, root, path, wanted, err);
-	if (kp_base_input_open_in(&in, root, path, &why) < 0 ||
-	    kp_base_key_make(&key, "symvers", &inp, 1, KP_FILTERED_MAX_SYMVERS, &why) < 0) {
+	if (kp_base_input_open_in(&in, root, path, &why) < 0 || (sniff && !may_be_symvers(&in)) ||
+	    kp_base_key_make(&key, kind, &inp, 1, KP_FILTERED_MAX_SYMVERS, &why) < 0) {
 		kp_base_input_close(&in);
-		return load_plain(b, root, path, wanted, err);
+		return 1;
 	}
 	if (kp_base_cache_get(cache, &key, &map) == 1) {
 		if (kp_bsymtab_open(&t, map.data, map.len) == 0)
@@ -199,7 +250,7 @@ int kp_base_load_symvers_cached(struct kp_kernel_base *b, const struct kp_root_d
 	if (r == 1) {
 		kp_base_cache_note_miss(cache);
 		if (kp_base_input_read(&in, KP_FILTERED_MAX_SYMVERS, &why) == 0 &&
-		    encode(in.raw, in.len, &tab, &tlen) == 0 &&
+		    encode(in.raw, in.len, sniff, &tab, &tlen) == 0 &&
 		    kp_bsymtab_open(&t, tab, tlen) == 0) {
 			key.storable = key.storable && !in.changed;
 			kp_base_cache_put(cache, &key, tab, tlen);
@@ -208,5 +259,23 @@ int kp_base_load_symvers_cached(struct kp_kernel_base *b, const struct kp_root_d
 		free(tab);
 	}
 	kp_base_input_close(&in);
+	return r;
+}
+
+int kp_base_load_symvers_cached(struct kp_kernel_base *b, const struct kp_root_dir *root,
+				const char *path, struct kp_base_cache *cache,
+				const struct kp_symset *wanted, struct kp_err *err)
+{
+	int r = cache ? load_cached(b, root, path, cache, wanted, "symvers", false, err) : 1;
+
 	return r == 1 ? load_plain(b, root, path, wanted, err) : r;
+}
+
+int kp_base_load_cached(struct kp_kernel_base *b, const char *path, struct kp_base_cache *cache,
+			struct kp_err *err)
+{
+	/* its own kind: a "symvers" entry may hold a file kp_base_load() sniffs otherwise */
+	int r = cache ? load_cached(b, NULL, path, cache, NULL, "symvers-any", true, err) : 1;
+
+	return r == 1 ? kp_base_load(b, path, err) : r;
 }

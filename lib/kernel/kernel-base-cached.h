@@ -27,4 +27,13 @@ int kp_base_load_symvers_cached(struct kp_kernel_base *b, const struct kp_root_d
 				const char *path, struct kp_base_cache *cache,
 				const struct kp_symset *wanted, struct kp_err *err);
 
+/*
+ * kp_base_load() of @path through @cache: a file it reads as Module.symvers (plain or
+ * compressed) from the cache's table when its entry matches, anything else (a vmlinux,
+ * System.map, a file that does not parse) by kp_base_load() itself, with its messages.
+ * @cache NULL: kp_base_load(). 0, or -1 with @err.
+ */
+int kp_base_load_cached(struct kp_kernel_base *b, const char *path, struct kp_base_cache *cache,
+			struct kp_err *err);
+
 #endif

@@ -21,6 +21,20 @@ void kp_base_begin_load(struct kp_kernel_base *b, unsigned source);
  */
 int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_err *err);
 
+/*
+ * Makes room for @n more entries and names (one rehash at most, not one per doubling):
+ * nothing else changes. 0, or -1 when out of memory.
+ */
+int kp_base_reserve(struct kp_kernel_base *b, size_t n);
+/* A copy of @len bytes at @p in the base's arena (lives as long as the base), or NULL. */
+void *kp_base_arena_copy(struct kp_kernel_base *b, const void *p, size_t len);
+/*
+ * @on: kp_base_add() keeps the name, owner and namespace pointers it is given instead of
+ * copying them (the caller put them in the base's arena: kp_base_arena_copy()). Off again
+ * before the caller's strings go.
+ */
+void kp_base_borrow_strings(struct kp_kernel_base *b, bool on);
+
 /* The vmlinux entry @name for the loader to complete (CRCs found after the export). */
 struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name);
 
@@ -31,6 +45,14 @@ struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name)
 uint32_t kp_base_repeats_at(const struct kp_kernel_base *b, size_t i);
 /* Counts @n duplicates of the current load that were not added one by one (a cached load). */
 void kp_base_note_duplicates(struct kp_kernel_base *b, size_t n);
+
+/*
+ * True when kp_base_load() takes the decompressed text @p as Module.symvers (its first line
+ * a hex CRC and a tab); the base cache stores such a load only (kernel-base-cached.c).
+ */
+bool kp_base_text_is_symvers(const unsigned char *p, size_t len);
+/* True when the first @len bytes of a text are too few for kp_base_load() to tell its format. */
+bool kp_base_text_undecided(const unsigned char *p, size_t len);
 
 /* Prefixes @err's message with "@path: " (for errors of helpers that do not know it); -1. */
 int kp_base_err_prefix(struct kp_err *err, const char *path);

@@ -55,6 +55,7 @@ struct kp_kernel_base {
 	unsigned sources;
 	const char *vmlinux_owner;
 	const char *last_owner; /* interning cache: owners come in runs */
+	bool borrow;		/* kp_base_borrow_strings(): added strings are not copied */
 	const char *release;
 	size_t nduplicates;
 	size_t nconflicts;
@@ -260,9 +261,9 @@ static const char *intern_owner(struct kp_kernel_base *b, const char *owner)
 {
 	if (!owner || !strcmp(owner, "vmlinux"))
 		return b->vmlinux_owner;
-	if (b->last_owner && !strcmp(b->last_owner, owner))
+	if (b->last_owner && (b->last_owner == owner || !strcmp(b->last_owner, owner)))
 		return b->last_owner;
-	b->last_owner = kp_arena_strdup(&b->arena, owner);
+	b->last_owner = b->borrow ? owner : kp_arena_strdup(&b->arena, owner);
 	return b->last_owner;
 }
 
@@ -354,10 +355,10 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 	e->k.owner = owner;
 	e->k.vmlinux = owner == b->vmlinux_owner;
 	e->k.sources = b->source;
-	e->k.name = kp_arena_strdup(&b->arena, in->name);
+	e->k.name = b->borrow ? in->name : kp_arena_strdup(&b->arena, in->name);
 	e->k.ns = NULL;
 	if (in->ns && *in->ns) {
-		e->k.ns = kp_arena_strdup(&b->arena, in->ns);
+		e->k.ns = b->borrow ? in->ns : kp_arena_strdup(&b->arena, in->ns);
 		if (!e->k.ns)
 			return kp_err_set(err, "out of memory");
 	}
@@ -386,6 +387,46 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 	}
 	b->entries[b->n++] = e;
 	return 0;
+}
+
+int kp_base_reserve(struct kp_kernel_base *b, size_t n)
+{
+	size_t nslots = b->nslots ? b->nslots : 1024;
+	struct slot *slots;
+
+	/* as many doublings as kp_base_add() would make for @n new names, at once */
+	while ((b->nnames + n + 1) * 2 > nslots) {
+		if (nslots > SIZE_MAX / 2 / sizeof(*slots))
+			return -1;
+		nslots *= 2;
+	}
+	if (nslots != b->nslots) {
+		slots = calloc(nslots, sizeof(*slots));
+		if (!slots)
+			return -1;
+		for (size_t i = 0; i < b->nslots; i++)
+			if (b->slots[i].head)
+				*find_slot(slots, nslots, b->slots[i].name, b->slots[i].hash) =
+					b->slots[i];
+		free(b->slots);
+		b->slots = slots;
+		b->nslots = nslots;
+	}
+	return kp_grow(&b->entries, &b->cap, b->n + n, sizeof(*b->entries));
+}
+
+void *kp_base_arena_copy(struct kp_kernel_base *b, const void *p, size_t len)
+{
+	void *q = kp_arena_alloc(&b->arena, len);
+
+	if (q)
+		memcpy(q, p, len);
+	return q;
+}
+
+void kp_base_borrow_strings(struct kp_kernel_base *b, bool on)
+{
+	b->borrow = on;
 }
 
 struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name)
@@ -523,7 +564,8 @@ int kp_base_err_prefix(struct kp_err *err, const char *path)
 
 /* --- format detection ---------------------------------------------------------------- */
 
-enum text_format { TEXT_UNKNOWN, TEXT_SYMVERS, TEXT_SYSTEM_MAP };
+/* TEXT_SHORT: unknown, and @len bytes too few to tell (the first line's CRC or address runs on) */
+enum text_format { TEXT_UNKNOWN, TEXT_SHORT, TEXT_SYMVERS, TEXT_SYSTEM_MAP };
 
 static bool is_hex(char c)
 {
@@ -542,13 +584,25 @@ static enum text_format sniff_text(const unsigned char *p, size_t len)
 	start = i;
 	while (i < len && is_hex((char)p[i]))
 		i++;
-	if (i == start || i >= len)
+	if (i >= len)
+		return TEXT_SHORT;
+	if (i == start)
 		return TEXT_UNKNOWN;
 	if (p[i] == '\t')
 		return TEXT_SYMVERS;
 	if (p[i] == ' ' && i + 2 < len && p[i + 2] == ' ')
 		return TEXT_SYSTEM_MAP;
-	return TEXT_UNKNOWN;
+	return p[i] == ' ' && i + 2 >= len ? TEXT_SHORT : TEXT_UNKNOWN;
+}
+
+bool kp_base_text_is_symvers(const unsigned char *p, size_t len)
+{
+	return sniff_text(p, len) == TEXT_SYMVERS;
+}
+
+bool kp_base_text_undecided(const unsigned char *p, size_t len)
+{
+	return sniff_text(p, len) == TEXT_SHORT;
 }
 
 int kp_base_load(struct kp_kernel_base *b, const char *path, struct kp_err *err)

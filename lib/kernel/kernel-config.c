@@ -175,13 +175,15 @@ bool kp_kconfig_is_y(const struct kp_kconfig *c, const char *name)
 
 /*
  * The options that fix PAGE_SIZE before v6.9's CONFIG_PAGE_SHIFT (arch/Kconfig, v6.9+: from
- * the HAVE_PAGE_SIZE_* choice), one choice per architecture; the first =y one decides.
+ * the HAVE_PAGE_SIZE_* choice), one choice per architecture; the first =y one decides. Each
+ * row is the arch/<arch>/include/asm/page.h test of the kernels that have the option.
  */
 static const struct {
 	const char *name;
 	unsigned shift;
 } page_size_options[] = {
-	/* arch/Kconfig PAGE_SIZE_* (v6.9+); arch/{mips,loongarch}/Kconfig before it */
+	/* arch/Kconfig PAGE_SIZE_* (v6.9+); arch/{mips,loongarch,hexagon,sh}/Kconfig before it
+	 * (and in 6.1 arch/powerpc/Kconfig's def_bool copies of PPC_*_PAGES) */
 	{ "CONFIG_PAGE_SIZE_4KB", 12 },
 	{ "CONFIG_PAGE_SIZE_8KB", 13 },
 	{ "CONFIG_PAGE_SIZE_16KB", 14 },
@@ -192,15 +194,38 @@ static const struct {
 	{ "CONFIG_ARM64_4K_PAGES", 12 },
 	{ "CONFIG_ARM64_16K_PAGES", 14 },
 	{ "CONFIG_ARM64_64K_PAGES", 16 },
-	/* arch/powerpc/Kconfig PPC_*_PAGES (all versions) */
+	/* arch/powerpc/Kconfig PPC_*_PAGES (all versions; PPC_PAGE_SHIFT 12/14/16/18) */
 	{ "CONFIG_PPC_4K_PAGES", 12 },
 	{ "CONFIG_PPC_16K_PAGES", 14 },
 	{ "CONFIG_PPC_64K_PAGES", 16 },
 	{ "CONFIG_PPC_256K_PAGES", 18 },
-	/* arch/parisc/Kconfig PARISC_PAGE_SIZE_* (before v6.9) */
+	/* arch/parisc/Kconfig PARISC_PAGE_SIZE_* (all versions; v6.9+ also PAGE_SHIFT) */
 	{ "CONFIG_PARISC_PAGE_SIZE_4KB", 12 },
 	{ "CONFIG_PARISC_PAGE_SIZE_16KB", 14 },
 	{ "CONFIG_PARISC_PAGE_SIZE_64KB", 16 },
+	/* arch/ia64/Kconfig IA64_PAGE_SIZE_* (5.10, 6.1; ia64 is gone from 6.12) */
+	{ "CONFIG_IA64_PAGE_SIZE_4KB", 12 },
+	{ "CONFIG_IA64_PAGE_SIZE_8KB", 13 },
+	{ "CONFIG_IA64_PAGE_SIZE_16KB", 14 },
+	{ "CONFIG_IA64_PAGE_SIZE_64KB", 16 },
+	/* arch/arc/Kconfig ARC_PAGE_SIZE_*K (all versions; uapi/asm/page.h before v6.9) */
+	{ "CONFIG_ARC_PAGE_SIZE_4K", 12 },
+	{ "CONFIG_ARC_PAGE_SIZE_8K", 13 },
+	{ "CONFIG_ARC_PAGE_SIZE_16K", 14 },
+	/* arch/microblaze/Kconfig MICROBLAZE_*_PAGES (5.10; 6.1 has a fixed 4 KiB) */
+	{ "CONFIG_MICROBLAZE_4K_PAGES", 12 },
+	{ "CONFIG_MICROBLAZE_16K_PAGES", 14 },
+	{ "CONFIG_MICROBLAZE_64K_PAGES", 16 },
+	/* arch/nds32/Kconfig.cpu ANDES_PAGE_SIZE_* (5.10; nds32 is gone from 6.1) */
+	{ "CONFIG_ANDES_PAGE_SIZE_4KB", 12 },
+	{ "CONFIG_ANDES_PAGE_SIZE_8KB", 13 },
+	/* no choice before v6.9, a fixed 8 KiB: alpha, sparc64 (page_64.h), openrisc,
+	 * m68k's Sun-3 and ColdFire; v6.9+ they select HAVE_PAGE_SIZE_8KB (PAGE_SHIFT=13) */
+	{ "CONFIG_ALPHA", 13 },
+	{ "CONFIG_SPARC64", 13 },
+	{ "CONFIG_OPENRISC", 13 },
+	{ "CONFIG_SUN3", 13 },
+	{ "CONFIG_COLDFIRE", 13 },
 };
 
 unsigned kp_kconfig_page_shift(const struct kp_kconfig *c)

@@ -107,8 +107,10 @@ bool kp_kconfig_is_y(const struct kp_kconfig *c, const char *name);
 
 /*
  * log2 of the kernel's PAGE_SIZE: CONFIG_PAGE_SHIFT (v6.9+), else the architecture's page
- * size choice (PAGE_SIZE_*KB, ARM64_*_PAGES, PPC_*_PAGES, PARISC_PAGE_SIZE_*); 0 when the
- * configuration says neither (an architecture with one page size, or no configuration).
+ * size choice (PAGE_SIZE_*KB, ARM64_*_PAGES, PPC_*_PAGES, PARISC_/IA64_/ANDES_PAGE_SIZE_*,
+ * ARC_PAGE_SIZE_*K, MICROBLAZE_*_PAGES) or its fixed 8 KiB (alpha, sparc64, openrisc, m68k
+ * Sun-3/ColdFire); 0 when the configuration says neither (a 4 KiB-only architecture such as
+ * x86, arm, s390, riscv before v6.9, or no configuration).
  */
 unsigned kp_kconfig_page_shift(const struct kp_kconfig *c);
 

@@ -454,7 +454,7 @@ int kp_facts_build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	if (c.damaged && *c.damaged) {
 		/* a lookup met a damaged base-cache table: everything again from the file */
 		kp_facts_release(f);
-		if (kp_kconfig_load(&c, o->config_path, err) < 0) {
+		if (kp_kconfig_load_in(&c, o->config_root, o->config_path, err) < 0) {
 			kp_kconfig_release(&c);
 			return -1;
 		}

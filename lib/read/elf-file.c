@@ -275,6 +275,7 @@ static int open_image(struct kp_elf *e, const unsigned char *image, size_t len, 
 	e->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	e->machine = eh.e_machine;
 	e->type = eh.e_type;
+	e->flags = eh.e_flags;
 	e->shoff = eh.e_shoff;
 	if (elf_getshdrnum(e->elf, &e->nsections) < 0 || elf_getshdrstrndx(e->elf, &shstrndx) < 0) {
 		kp_err_set(err, "invalid section header table: %s", kp_elf_errmsg());

@@ -61,7 +61,8 @@ struct kp_elf {
 	bool is64;
 	bool big_endian;
 	uint16_t machine;
-	uint16_t type; /* e_type */
+	uint16_t type;	/* e_type */
+	uint32_t flags; /* e_flags: the instruction set variant (EF_MIPS_MACH, ...) */
 	/* The raw header fields the kernel compares (0 and SHN_XINDEX: extended numbering). */
 	uint16_t raw_shnum, raw_shstrndx;
 	/* Section 0 is not all-null (type, size or address set): its sh_type. */

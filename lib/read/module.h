@@ -313,6 +313,14 @@ struct kp_module {
 	int btf_err;
 	const char *btf_why;
 
+	/*
+	 * The interface digest (read/module-iface.h), made when the module is read and cached
+	 * with the facts; iface_digested false: none (OpenSSL failed, a module built by hand).
+	 * A caller that changes the interface's fields afterwards clears iface_digested.
+	 */
+	bool iface_digested;
+	unsigned char iface_sha256[32];
+
 	struct kp_arena arena;
 };
 

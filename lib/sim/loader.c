@@ -347,6 +347,87 @@ static int weak_dependency(struct kp_sim_ctx *c, struct kp_verdict *v)
 	return 0;
 }
 
+/*
+ * Loads the @k-th module of the load order in @c (its verdict in c->sim, its record when
+ * c->sim records); @seq counts the loads that succeeded. 0, or -1 when out of memory.
+ */
+static int load_at(struct kp_sim_ctx *c, size_t k, size_t *seq)
+{
+	const struct kp_graph *g = c->g;
+	const struct kp_kernel_facts *facts = c->f;
+	struct kp_simulation *sim = c->sim;
+	size_t i = g->order[k];
+	struct kp_verdict *v = &sim->v[i];
+	const struct kp_module *m = g->nodes[i].mod;
+	struct kp_loading ld = {
+		.v = v,
+		.node = &g->nodes[i],
+		.m = m,
+		.name = m->name,
+		.info_name = m->modinfo_name ? m->modinfo_name : m->name,
+		/* setup_load_info(): MODULE_INIT_IGNORE_MODVERSIONS zeroes index.vers */
+		.has_versions = m->versions_format != KP_VERSIONS_NONE && m->versions_alloc &&
+				!(facts->init_flags & KP_INIT_IGNORE_MODVERSIONS),
+	};
+	unsigned long before = sim->global_taint;
+
+	v->node = i;
+	v->attempted = true;
+	v->p_from = SIZE_MAX;
+	v->stalled_by = SIZE_MAX;
+	if (sim->rec) {
+		c->rd = &sim->rec[i];
+		c->rd->taint_before = before;
+		c->rd->once_before = c->once;
+	}
+	v->err = kp_rule_machine_hung(c, &ld);
+	if (!v->err) {
+		note_failed_deps(c, v);
+		v->err = load_one(c, &ld);
+	}
+	kp_loading_release(&ld);
+	if (v->err == KP_ERR_OOPS && after_oops(c, &ld, i) < 0)
+		return -1;
+	v->loads = v->err == 0;
+	if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(c, v) < 0)
+		return -1;
+	if (c->rd) {
+		c->rd->nmessages_load = (uint32_t)v->nmessages;
+		c->rd->nfindings_load = (uint32_t)v->nfindings;
+	}
+	v->global_added = sim->global_taint & ~before;
+	v->global_after = sim->global_taint & ~facts->initial_taint;
+	if (v->loads) {
+		v->load_seq = ++*seq;
+		c->loaded[c->nloaded++] = i;
+		if (kp_symbol_index_add(&c->live_names, m->name, NULL) < 0)
+			return -1;
+	}
+	c->rd = NULL;
+	return 0;
+}
+
+/* @c's tables for @g's loads: the live modules, facts->loaded's names among them. 0 or -1. */
+static int ctx_init(struct kp_sim_ctx *c, const struct kp_graph *g,
+		    const struct kp_kernel_facts *facts)
+{
+	c->loaded = kp_calloc(g->n ? g->n : 1, sizeof(*c->loaded));
+	if (!c->loaded || kp_symbol_index_init(&c->live_names, g->n + facts->nloaded) < 0 ||
+	    kp_symbol_index_init(&c->unformed_names, 4) < 0)
+		return -1;
+	for (size_t i = 0; i < facts->nloaded; i++)
+		if (kp_symbol_index_add(&c->live_names, facts->loaded[i], NULL) < 0)
+			return -1;
+	return 0;
+}
+
+static void ctx_release(struct kp_sim_ctx *c)
+{
+	free(c->loaded);
+	kp_symbol_index_release(&c->live_names);
+	kp_symbol_index_release(&c->unformed_names);
+}
+
 static int simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,
 		    struct kp_simulation *sim, bool record, struct kp_err *err)
 {
@@ -364,67 +445,13 @@ static int simulate(const struct kp_graph *g, const struct kp_kernel_facts *fact
 		c.once |= 1u << KP_ONCE_DEBUG_LOCKS;
 	sim->n = g->n;
 	sim->v = kp_calloc(g->n ? g->n : 1, sizeof(*sim->v));
-	c.loaded = kp_calloc(g->n ? g->n : 1, sizeof(*c.loaded));
 	if (record && !(sim->rec = kp_calloc(g->n ? g->n : 1, sizeof(*sim->rec))))
 		goto oom;
-	if (!sim->v || !c.loaded ||
-	    kp_symbol_index_init(&c.live_names, g->n + facts->nloaded) < 0 ||
-	    kp_symbol_index_init(&c.unformed_names, 4) < 0)
+	if (!sim->v || ctx_init(&c, g, facts) < 0)
 		goto oom;
-	for (size_t i = 0; i < facts->nloaded; i++)
-		if (kp_symbol_index_add(&c.live_names, facts->loaded[i], NULL) < 0)
+	for (size_t k = 0; k < g->n; k++)
+		if (load_at(&c, k, &seq) < 0)
 			goto oom;
-	for (size_t k = 0; k < g->n; k++) {
-		size_t i = g->order[k];
-		struct kp_verdict *v = &sim->v[i];
-		const struct kp_module *m = g->nodes[i].mod;
-		struct kp_loading ld = {
-			.v = v,
-			.node = &g->nodes[i],
-			.m = m,
-			.name = m->name,
-			.info_name = m->modinfo_name ? m->modinfo_name : m->name,
-			/* setup_load_info(): MODULE_INIT_IGNORE_MODVERSIONS zeroes index.vers */
-			.has_versions = m->versions_format != KP_VERSIONS_NONE &&
-					m->versions_alloc &&
-					!(facts->init_flags & KP_INIT_IGNORE_MODVERSIONS),
-		};
-		unsigned long before = sim->global_taint;
-
-		v->node = i;
-		v->attempted = true;
-		v->p_from = SIZE_MAX;
-		v->stalled_by = SIZE_MAX;
-		if (record) {
-			c.rd = &sim->rec[i];
-			c.rd->taint_before = before;
-			c.rd->once_before = c.once;
-		}
-		v->err = kp_rule_machine_hung(&c, &ld);
-		if (!v->err) {
-			note_failed_deps(&c, v);
-			v->err = load_one(&c, &ld);
-		}
-		kp_loading_release(&ld);
-		if (v->err == KP_ERR_OOPS && after_oops(&c, &ld, i) < 0)
-			goto oom;
-		v->loads = v->err == 0;
-		if (v->loads && v->failed_dep != SIZE_MAX && weak_dependency(&c, v) < 0)
-			goto oom;
-		if (c.rd) {
-			c.rd->nmessages_load = (uint32_t)v->nmessages;
-			c.rd->nfindings_load = (uint32_t)v->nfindings;
-		}
-		v->global_added = sim->global_taint & ~before;
-		v->global_after = sim->global_taint & ~facts->initial_taint;
-		if (v->loads) {
-			v->load_seq = ++seq;
-			c.loaded[c.nloaded++] = i;
-			if (kp_symbol_index_add(&c.live_names, m->name, NULL) < 0)
-				goto oom;
-		}
-		c.rd = NULL;
-	}
 	/* symbol_get() runs later, against everything that loaded. */
 	c.late = true;
 	for (size_t i = 0; i < g->n; i++) {
@@ -433,16 +460,108 @@ static int simulate(const struct kp_graph *g, const struct kp_kernel_facts *fact
 			goto oom;
 	}
 	c.rd = NULL;
-	free(c.loaded);
-	kp_symbol_index_release(&c.live_names);
-	kp_symbol_index_release(&c.unformed_names);
+	ctx_release(&c);
 	return 0;
 oom:
-	free(c.loaded);
-	kp_symbol_index_release(&c.live_names);
-	kp_symbol_index_release(&c.unformed_names);
+	ctx_release(&c);
 	kp_simulation_release(sim);
 	return kp_err_set(err, "out of memory");
+}
+
+int kp_simulate_one(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+		    const struct kp_verdict *before, size_t k, const struct kp_sim_state *st,
+		    struct kp_simulation *out, struct kp_err *err)
+{
+	/* the loads before its place as they were (borrowed), the later ones not attempted */
+	struct kp_simulation w = { .graph = g, .facts = facts, .n = g->n };
+	struct kp_sim_ctx c = { .sim = &w,
+				.g = g,
+				.f = facts,
+				.p = &facts->profile,
+				.once = st->once,
+				.stall = st->stall };
+	size_t seq = 0, i;
+
+	memset(out, 0, sizeof(*out));
+	if (k >= g->n)
+		return kp_err_set(err, "no module at place %zu of %zu", k, g->n);
+	i = g->order[k];
+	w.global_taint = st->taint;
+	w.v = kp_calloc(g->n, sizeof(*w.v));
+	w.rec = kp_calloc(g->n, sizeof(*w.rec));
+	out->v = kp_calloc(g->n, sizeof(*out->v));
+	if (!w.v || !w.rec || !out->v || ctx_init(&c, g, facts) < 0)
+		goto oom;
+	for (size_t j = 0; j < k; j++) {
+		size_t p = g->order[j];
+
+		w.v[p] = before[p];
+		if (w.v[p].loads) {
+			c.loaded[c.nloaded++] = p;
+			seq = w.v[p].load_seq > seq ? w.v[p].load_seq : seq;
+			if (kp_symbol_index_add(&c.live_names, g->nodes[p].mod->name, NULL) < 0)
+				goto oom;
+		} else if (w.v[p].left_unformed &&
+			   kp_symbol_index_add(&c.unformed_names, g->nodes[p].mod->name,
+					       &w.v[p].node) < 0) {
+			goto oom;
+		}
+	}
+	if (load_at(&c, k, &seq) < 0)
+		goto oom;
+	out->graph = g;
+	out->facts = facts;
+	out->n = g->n;
+	out->global_taint = w.global_taint;
+	out->v[i] = w.v[i];
+	out->rec = w.rec;
+	out->reads = w.reads;
+	out->nreads = w.nreads;
+	out->creads = w.creads;
+	out->reads_incomplete = w.reads_incomplete;
+	free(w.v);
+	ctx_release(&c);
+	return 0;
+oom:
+	/* only the verdict at @i is this run's own */
+	if (w.v && out->v) {
+		out->v[i] = w.v[i];
+		out->n = g->n;
+	}
+	free(w.v);
+	free(w.rec);
+	free(w.reads);
+	ctx_release(&c);
+	kp_simulation_release(out);
+	return kp_err_set(err, "out of memory");
+}
+
+int kp_simulate_one_late(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+			 const struct kp_verdict *final, unsigned long final_taint,
+			 struct kp_simulation *one, size_t i, struct kp_err *err)
+{
+	struct kp_simulation w = *one;
+	struct kp_sim_ctx c = { .sim = &w, .g = g, .f = facts, .p = &facts->profile, .late = true };
+	int r = 0;
+
+	if (!one->v[i].loads)
+		return 0;
+	w.v = kp_calloc(g->n, sizeof(*w.v));
+	if (!w.v)
+		return kp_err_set(err, "out of memory");
+	memcpy(w.v, final, g->n * sizeof(*w.v));
+	w.v[i] = one->v[i];
+	w.global_taint = final_taint;
+	c.rd = one->rec ? &one->rec[i] : NULL;
+	if (kp_rule_symbol_get(&c, &w.v[i]) < 0)
+		r = kp_err_set(err, "out of memory");
+	one->v[i] = w.v[i];
+	one->reads = w.reads;
+	one->nreads = w.nreads;
+	one->creads = w.creads;
+	one->reads_incomplete = w.reads_incomplete;
+	free(w.v);
+	return r;
 }
 
 int kp_simulate(const struct kp_graph *g, const struct kp_kernel_facts *facts,

@@ -141,6 +141,28 @@ int kp_simulate_recorded(const struct kp_graph *g, const struct kp_kernel_facts 
 			 struct kp_simulation *sim, struct kp_err *err);
 void kp_simulation_release(struct kp_simulation *sim);
 
+struct kp_sim_state;
+/*
+ * The @k-th module of @g's load order loaded alone, as kp_simulate_recorded() loads it at
+ * that place (kernel/module/main.c load_module(), all versions modelled): @before holds the
+ * verdicts of the modules before it (indexed like the nodes; only those before its place are
+ * read, the later ones read as not attempted), @st the global taint, once-only flags and
+ * stall they left (sim-reads.h; its names are taken from @before and facts->loaded). *@out
+ * gets a simulation of @g->n verdicts, only the module's own set, with its record and reads
+ * (kp_simulation_release() it). 0, or -1 with @err.
+ */
+int kp_simulate_one(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+		    const struct kp_verdict *before, size_t k, const struct kp_sim_state *st,
+		    struct kp_simulation *out, struct kp_err *err);
+/*
+ * The symbol_get() calls of module @i of @one (kp_simulate_one()) after every load:
+ * @final the run's verdicts (indexed like the nodes; @i's is @one's), @final_taint the global
+ * taint after the loads. 0, or -1 with @err.
+ */
+int kp_simulate_one_late(const struct kp_graph *g, const struct kp_kernel_facts *facts,
+			 const struct kp_verdict *final, unsigned long final_taint,
+			 struct kp_simulation *one, size_t i, struct kp_err *err);
+
 /* Findings beyond the kernel's own checks (bridges, the symbol_get hole, latent breakage). */
 int kp_add_policy_findings(struct kp_simulation *sim, const struct kp_simulation *strict,
 			   struct kp_err *err);

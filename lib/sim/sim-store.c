@@ -30,6 +30,7 @@
 
 #include "sim-store.h"
 #include "sim-reads.h"
+#include "read/module-iface.h"
 
 #define MAGIC "KPSIMST2"
 #define NONE  UINT32_MAX
@@ -94,59 +95,9 @@ static void put_str(struct wbuf *w, const char *s)
 	put(w, s, len);
 }
 
-/* The interface bytes of @m (kp_sim_iface_digest()), tagged so no two lists run together. */
-static void put_iface(struct wbuf *w, const struct kp_module *m)
-{
-	put_str(w, m->name);
-	put_str(w, m->modinfo_name);
-	put32(w, m->nexports);
-	for (size_t i = 0; i < m->nexports; i++) {
-		const struct kp_export *e = &m->exports[i];
-
-		put_str(w, e->name);
-		put_str(w, e->ns);
-		put8(w, (unsigned)e->table);
-		put8(w, (e->gpl_only ? 1u : 0u) | (e->has_crc ? 2u : 0u));
-		put32(w, e->crc);
-	}
-	put32(w, m->nimports);
-	for (size_t i = 0; i < m->nimports; i++) {
-		put_str(w, m->imports[i].name);
-		put8(w, m->imports[i].weak);
-	}
-	put32(w, m->ndepends);
-	for (size_t i = 0; i < m->ndepends; i++)
-		put_str(w, m->depends[i]);
-	put32(w, m->nimport_ns);
-	for (size_t i = 0; i < m->nimport_ns; i++)
-		put_str(w, m->import_ns[i]);
-}
-
-/* The digest of @m's interface with @ctx, its bytes made in @scratch (emptied, kept). */
-static int iface_digest(struct wbuf *scratch, EVP_MD_CTX *ctx, const EVP_MD *md,
-			const struct kp_module *m, unsigned char out[KP_SIM_IFACE_LEN])
-{
-	unsigned int olen = 0;
-
-	scratch->len = 0;
-	scratch->failed = false;
-	put_iface(scratch, m);
-	if (scratch->failed || EVP_DigestInit_ex2(ctx, md, NULL) != 1 ||
-	    EVP_DigestUpdate(ctx, scratch->p, scratch->len) != 1 ||
-	    EVP_DigestFinal_ex(ctx, out, &olen) != 1 || olen != KP_SIM_IFACE_LEN)
-		return -1;
-	return 0;
-}
-
 int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFACE_LEN])
 {
-	struct wbuf w = { 0 };
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int r = ctx ? iface_digest(&w, ctx, EVP_sha256(), m, out) : -1;
-
-	EVP_MD_CTX_free(ctx);
-	free(w.p);
-	return r;
+	return kp_module_iface_digest(m, NULL, out);
 }
 
 static void put_verdict(struct wbuf *w, const struct kp_verdict *v)
@@ -224,19 +175,19 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 			unsigned char **out, size_t *len,
 			unsigned char (*digests)[KP_SIM_IFACE_LEN], struct kp_err *err)
 {
-	struct wbuf w = { 0 }, scratch = { 0 };
+	struct wbuf w = { 0 };
 	unsigned char digest[KP_SIM_IFACE_LEN];
-	/* fetched once: EVP_sha256() is looked up again on every digest (OpenSSL 3) */
-	EVP_MD *md = EVP_MD_fetch(NULL, "SHA256", NULL);
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	/*
+	 * A module read (or its facts decoded) carries its digest; one built otherwise is
+	 * hashed here, with SHA-256 fetched once (EVP_sha256() is looked up on every use).
+	 */
+	EVP_MD *md = NULL;
 	const char *bad = NULL;
 
 	*out = NULL;
 	*len = 0;
 	if (!sim->rec || sim->reads_incomplete || sim->n != g->n)
 		bad = "the simulation's reads were not recorded";
-	else if (!md || !ctx)
-		bad = "no SHA-256 (OpenSSL)";
 	put(&w, MAGIC, 8);
 	put32(&w, g->n);
 	put64(&w, sim->global_taint);
@@ -245,7 +196,9 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 		size_t node = g->order[i];
 		const struct kp_node *nd = &g->nodes[node];
 
-		if (iface_digest(&scratch, ctx, md, nd->mod, digest) < 0) {
+		if (!nd->mod->iface_digested && !md)
+			md = EVP_MD_fetch(NULL, "SHA256", NULL);
+		if (kp_module_iface(nd->mod, md, digest) < 0) {
 			bad = "cannot hash a module's interface";
 			break;
 		}
@@ -260,9 +213,7 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 	}
 	for (size_t i = 0; i < sim->nreads && !bad; i++)
 		put32(&w, sim->reads[i]);
-	EVP_MD_CTX_free(ctx);
 	EVP_MD_free(md);
-	free(scratch.p);
 	if (!bad && w.failed)
 		bad = "out of memory, or a count over 32 bits";
 	if (bad) {

@@ -28,11 +28,10 @@
 #define KP_SIM_IFACE_LEN 32 /* SHA-256 */
 
 /*
- * The interface digest of module @m: what the graph, the load order and the loads of other
- * modules read of its facts (module name, modinfo name, each export's name, namespace,
- * table, GPL class and CRC, each import's name and weak bit, depends=, import_ns=). A
- * cryptographic hash: a module crafted to keep the digest of another interface must not
- * keep the verdicts that read it. 0, or -1 (OpenSSL failed).
+ * The interface digest of module @m computed from its fields now (read/module-iface.h:
+ * what the graph, the load order and the loads of other modules read of its facts; the
+ * store writes the one made when the module was read, kp_module.iface_sha256). 0, or -1
+ * (OpenSSL failed).
  */
 int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFACE_LEN]);
 

@@ -47,3 +47,52 @@ bool kp_verdict_same_output(const struct kp_verdict *a, const struct kp_verdict 
 			return false;
 	return true;
 }
+
+/* A finding kp_add_policy_findings() adds after the simulation (rules/policy.c). */
+static bool policy_finding(const struct kp_finding *f)
+{
+	return !strcmp(f->id, "bridge") || !strcmp(f->id, "latent-breakage");
+}
+
+/* The next finding of @v from @k on that the simulation made, or @v->nfindings. */
+static size_t next_simulated(const struct kp_verdict *v, size_t k)
+{
+	while (k < v->nfindings && policy_finding(&v->findings[k]))
+		k++;
+	return k;
+}
+
+bool kp_verdict_same_simulated(const struct kp_verdict *a, const struct kp_verdict *b)
+{
+	size_t j = 0, k = 0;
+
+	if (a->attempted != b->attempted || a->loads != b->loads || a->err != b->err ||
+	    a->taints != b->taints || a->global_added != b->global_added ||
+	    a->global_after != b->global_after || a->p_reason != b->p_reason ||
+	    a->p_from != b->p_from || !same_str(a->p_symbol, b->p_symbol) ||
+	    a->failed_dep != b->failed_dep || a->hangs != b->hangs ||
+	    a->holds_module_mutex != b->holds_module_mutex ||
+	    a->left_unformed != b->left_unformed || a->stalled_by != b->stalled_by ||
+	    a->load_seq != b->load_seq || a->nmessages != b->nmessages || a->nsymget != b->nsymget)
+		return false;
+	for (size_t m = 0; m < a->nmessages; m++)
+		if (strcmp(a->messages[m], b->messages[m]))
+			return false;
+	for (size_t m = 0; m < a->nsymget; m++)
+		if (!same_symget(&a->symget[m], &b->symget[m]))
+			return false;
+	for (;;) {
+		const struct kp_finding *x, *y;
+
+		j = next_simulated(a, j);
+		k = next_simulated(b, k);
+		if (j == a->nfindings || k == b->nfindings)
+			return j == a->nfindings && k == b->nfindings;
+		x = &a->findings[j++];
+		y = &b->findings[k++];
+		if (strcmp(x->id, y->id) || x->severity != y->severity ||
+		    x->consequence != y->consequence || !same_str(x->message, y->message) ||
+		    !same_str(x->symbol, y->symbol))
+			return false;
+	}
+}

@@ -16,5 +16,11 @@
  * their waivers, symbol_get() results); not the node or the load sequence.
  */
 bool kp_verdict_same_output(const struct kp_verdict *a, const struct kp_verdict *b);
+/*
+ * What the simulation gives of verdict @a against @b (kp_simulate() with its symbol_get()
+ * pass, before kp_add_policy_findings() and the waivers): kp_verdict_same_output() with the
+ * load sequence, without the policy findings (bridge, latent-breakage) and the waivers.
+ */
+bool kp_verdict_same_simulated(const struct kp_verdict *a, const struct kp_verdict *b);
 
 #endif

@@ -26,7 +26,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "file/bytes.h"
 #include "file/rootfs.h"
+#include "file/rootopen.h"
 #include "kernel-read.h"
 
 #define CHUNK	    65536
@@ -200,30 +202,60 @@ static int read_by_child(int fd, size_t max, struct kp_bytes *out, struct kp_err
 	return 0;
 }
 
+/* procfs or sysfs: where a read can sleep on a kernel lock */
+static bool on_kernel_fs(int fd)
+{
+	struct statfs fs;
+
+	return fstatfs(fd, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
+}
+
 int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
 {
-	/* O_NONBLOCK: a FIFO's open() does not wait for a writer (cleared before reading) */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	struct statfs fs;
+	return kp_read_kernel_file_in(NULL, path, max, out, err);
+}
+
+int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, size_t max,
+			   struct kp_bytes *out, struct kp_err *err)
+{
 	struct stat st;
+	int fd;
 
 	memset(out, 0, sizeof(*out));
-	if (fd >= 0 && fstat(fd, &st) == 0 &&
-	    (S_ISFIFO(st.st_mode) || (S_ISREG(st.st_mode) && fstatfs(fd, &fs) == 0 &&
-				      (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))))
+	if (!root || !kp_root_rel(root->path, path)) {
+		/* O_NONBLOCK: a FIFO's open() does not wait for a writer (cleared before reading)
+		 */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0 && fstat(fd, &st) == 0 &&
+		    (S_ISFIFO(st.st_mode) || (S_ISREG(st.st_mode) && on_kernel_fs(fd))))
+			return read_by_child(fd, max, out, err) < 0 ? kp_err_prefix(err, path) : 0;
+		if (fd >= 0)
+			close(fd);
+		/* any other file, or none: as everywhere else (its refusals and messages) */
+		return kp_read_file(path, max, out, err);
+	}
+	/* under a root: opened inside it by descriptors, a regular file only (no FIFO there) */
+	fd = kp_open_regular_in(root, path, &st, err);
+	if (fd < 0)
+		return kp_err_prefix(err, path);
+	if (on_kernel_fs(fd))
 		return read_by_child(fd, max, out, err) < 0 ? kp_err_prefix(err, path) : 0;
-	if (fd >= 0)
-		close(fd);
-	/* any other file, or none: as everywhere else (its refusals and messages) */
-	return kp_read_file(path, max, out, err);
+	close(fd);
+	return kp_read_file_in(root, path, max, out, err);
 }
 
 int kp_read_kernel_first_line(const char *path, char *buf, size_t size, struct kp_err *err)
 {
+	return kp_read_kernel_first_line_in(NULL, path, buf, size, err);
+}
+
+int kp_read_kernel_first_line_in(const struct kp_root_dir *root, const char *path, char *buf,
+				 size_t size, struct kp_err *err)
+{
 	struct kp_bytes b;
 	size_t s = 0, e;
 
-	if (kp_read_kernel_file(path, (size_t)1 << 20, &b, err) < 0)
+	if (kp_read_kernel_file_in(root, path, (size_t)1 << 20, &b, err) < 0)
 		return -1;
 	e = b.len;
 	for (size_t i = 0; i < b.len; i++)

@@ -20,7 +20,17 @@
  * and its errno (ENOENT for a missing file).
  */
 int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
+/*
+ * The same for @path under @root (-b ROOT, --root): opened inside it by descriptors
+ * (kp_open_regular_in(): a regular file only), then read by the child when it is on procfs or
+ * sysfs, else as kp_read_file_in(). A NULL or host @root: kp_read_kernel_file().
+ */
+struct kp_root_dir;
+int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, size_t max,
+			   struct kp_bytes *out, struct kp_err *err);
 /* Its first line, blanks trimmed, into @buf, as kp_read_first_line() (EOVERFLOW: too long). */
 int kp_read_kernel_first_line(const char *path, char *buf, size_t size, struct kp_err *err);
+int kp_read_kernel_first_line_in(const struct kp_root_dir *root, const char *path, char *buf,
+				 size_t size, struct kp_err *err);
 
 #endif

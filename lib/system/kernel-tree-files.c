@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kernel/kernel-base.h"
+#include "kernel/kernel-base-cached.h"
 #include "file/bytes.h"
 #include "kernel-tree.h"
 #include "kernel-tree-internal.h"
@@ -211,12 +212,19 @@ char *kp_tree_btf_vmlinux(const struct kp_tree *t)
 int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool all,
 		      struct kp_err *err)
 {
+	return kp_tree_load_base_cached(t, b, all, NULL, err);
+}
+
+int kp_tree_load_base_cached(const struct kp_tree *t, struct kp_kernel_base *b, bool all,
+			     struct kp_base_cache *cache, struct kp_err *err)
+{
 	bool loaded = false;
 
 	if (kp_base_set_kernel_release(b, t->release, err) < 0)
 		return -1;
 	if (t->symvers_path) {
-		if (kp_base_load_symvers_in(b, &t->rootdir, t->symvers_path, err) < 0)
+		if (kp_base_load_symvers_cached(b, &t->rootdir, t->symvers_path, cache, NULL, err) <
+		    0)
 			return -1;
 		loaded = true;
 	}

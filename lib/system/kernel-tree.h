@@ -105,6 +105,10 @@ const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, c
  */
 int kp_tree_load_base(const struct kp_tree *t, struct kp_kernel_base *b, bool all,
 		      struct kp_err *err);
+/* The same with its Module.symvers through the base cache @cache (NULL: none). */
+struct kp_base_cache;
+int kp_tree_load_base_cached(const struct kp_tree *t, struct kp_kernel_base *b, bool all,
+			     struct kp_base_cache *cache, struct kp_err *err);
 
 /* True when the tree has a source of kernel exports (Module.symvers, vmlinux, real System.map). */
 bool kp_tree_has_exports(const struct kp_tree *t);

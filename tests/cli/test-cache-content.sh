@@ -45,7 +45,7 @@ run() {
 	shift
 	KOPOLICY_CACHE_STATS=1 "$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.all"
 	echo $? >"$tmp/$name.rc"
-	grep -v '^kopolicy: \(result \)\?cache: ' "$tmp/$name.all" >"$tmp/$name.err"
+	grep -v '^kopolicy: \(result \|base \)\?cache: ' "$tmp/$name.all" >"$tmp/$name.err"
 	sed -n 's/^kopolicy: result cache: //p' "$tmp/$name.all" >"$tmp/$name.rcache"
 	sed -n 's/^kopolicy: cache: //p' "$tmp/$name.all" >"$tmp/$name.facts"
 }

@@ -18,8 +18,10 @@
 # counters: one miss a module changed since the last run, a restore included), and a second
 # cached run must replay the stored result. The JSON run keeps its simulation in the entry
 # (src/check-splice.c) and says what a splice of the stored one would keep: it must fall
-# back when an interface changed, else keep verdicts by their reads, of which only the
-# changed modules' may differ from the recompute (their facts are not in their reads).
+# back when an interface changed or an input other than a stored module file did, else
+# simulate the changed modules again alone at their places (named) and keep the others'
+# verdicts by their reads: the spliced verdicts, none of them differing from the recompute. A forged store is not read (CRC wrong, entry
+# writable by others) or refused by its reader (the user's own entry).
 # Then a tree where an oops stalls the loads after it (kp_strtab_guard.ko, kp_strtab_gap.ko,
 # kp_strtab_page.ko): the stalled verdicts are kept while the same oops stalls them, not
 # once it is gone, and a load waiting for a module left UNFORMED keeps its verdict.
@@ -67,8 +69,8 @@ cached() {
 	shift
 	KOPOLICY_CACHE_STATS=1 "$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.all"
 	echo $? >"$tmp/$name.rc"
-	grep -v '^kopolicy: \(\(result \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.err"
-	grep '^kopolicy: \(\(result \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.stats"
+	grep -v '^kopolicy: \(\(result \|base \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.err"
+	grep '^kopolicy: \(\(result \|base \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.stats"
 }
 
 # step LABEL MISSES SPLICE: after a change, every format's cached run against the uncached
@@ -106,11 +108,14 @@ step() {
 	same ref-graph inc-graph
 	ok "$label: graph --format json through the caches = --no-cache" $?
 }
-# kept K M S D NAMES: the splice line of K of M verdicts kept, S simulated again, D of them
-# with their reads held but differing from the recompute (NAMES)
+# kept K M S NAMES...: the splice line of K of M verdicts kept, S simulated again, the
+# modules whose files changed (NAMES, in load order; none: "") among those, and no kept
+# verdict differing from the recompute (a kept one that differs would be a wrong splice)
 kept() {
-	echo "$1 of $2 verdicts kept, $3 simulated again ($4 with their reads held but" \
-		"differing: $5); not used yet, recomputed"
+	local k=$1 m=$2 s=$3
+	shift 3
+	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
+		"${*:-none}; 0 spliced and differing: none); not used yet, recomputed"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
@@ -123,7 +128,7 @@ step "cold" 9 -
 cp "$tmp/ref-json.out" "$tmp/v0.json"
 
 touch "$t/extra/kp_gpl_prov.ko"
-step "touched" 1 "$(kept 9 9 0 0 none)"
+step "touched" 1 "$(kept 8 9 1 kp_gpl_prov)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "touched: same answer as before" $?
 
@@ -158,27 +163,79 @@ ok "proprietary: kp_gpl_prov taints P" $?
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 
 cp "$fx/sig/sig_dummy_debian.ko" "$t/extra/dummy.ko"
-step "signed" 2 "$(kept 4 9 5 1 dummy)"
+step "signed" 2 "$(kept 4 9 5 dummy kp_gpl_prov)"
 cp "$tmp/ref-json.out" "$tmp/v4.json"
 differs "signed: the answer changed" v0.json v4.json
 cp "$fx/sig/sig_dummy_bad_sig.ko" "$t/extra/dummy.ko"
-step "bad signature" 1 "$(kept 8 9 1 1 dummy)"
+step "bad signature" 1 "$(kept 8 9 1 dummy)"
 cp "$tmp/ref-json.out" "$tmp/v5.json"
 differs "bad signature: the answer changed" v4.json v5.json
 cp "$tmp/orig/dummy.ko" "$t/extra/dummy.ko"
 
-step "restored" 1 "$(kept 7 9 2 1 dummy)"
+step "restored" 1 "$(kept 7 9 2 dummy)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "restored: the first answer again" $?
 
 # the license alone changed (no interface change): through the splice's measure
 python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
-step "license only" 1 "$(kept 5 9 4 1 kp_gpl_prov)"
+step "license only" 1 "$(kept 5 9 4 kp_gpl_prov)"
 differs "license only: the answer changed" v0.json ref-json.out
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
-step "license restored" 1 "$(kept 5 9 4 1 kp_gpl_prov)"
+step "license restored" 1 "$(kept 5 9 4 kp_gpl_prov)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "license restored: the first answer again" $?
+
+# Only a change of module files of the stored set is a splice's: a file added beside them
+# changes their directory (the walk's listing), and the splice falls back on it
+: >"$t/extra/notes.txt"
+step "a file added" 0 "falls back: $t/extra changed, not a module of the stored set"
+rm -f "$t/extra/notes.txt"
+step "the file removed" 0 "falls back: $t/extra changed, not a module of the stored set"
+
+# The stored simulation is part of the result cache's trust boundary: read only from an
+# entry that is whole, of the same key, CRC-right and trusted (the user's or root's, not
+# writable by group or others: a root run never takes one a user could have written).
+# forge HOW: the check --format json entry (the one with a store) gets its store's first
+# byte changed; crc: its CRC left as it was; o+w: its CRC made right, the file writable by
+# others; own: its CRC made right, the user's own file as it was
+forge() {
+	python3 - "$KOPOLICY_CACHE_DIR" "$1" <<'EOF2'
+import glob, os, struct, sys, zlib
+n = 0
+for f in glob.glob(os.path.join(sys.argv[1], "runs-v*", "*.run")):
+    m = bytearray(open(f, "rb").read())
+    slen = struct.unpack_from("<Q", m, 40)[0]
+    if not slen:
+        continue
+    m[len(m) - slen] ^= 0xff
+    if sys.argv[2] != "crc":
+        h = bytes(m[:48]) + b"\0\0\0\0" + bytes(m[52:64])
+        struct.pack_into("<I", m, 48, zlib.crc32(bytes(m[64:]), zlib.crc32(h)))
+    open(f, "r+b").write(m)
+    if sys.argv[2] == "o+w":
+        os.chmod(f, 0o646)
+    n += 1
+sys.exit(0 if n == 1 else 1)
+EOF2
+}
+python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
+forge crc
+ok "forged: one entry with a store" $?
+step "forged store, its CRC wrong: not read" 1 -
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+forge o+w
+ok "forged: one entry with a store" $?
+step "forged store, writable by others: not read" 1 -
+python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
+forge own
+ok "forged: one entry with a store" $?
+# the user's own entry is trusted for the user's runs; its store is still checked whole
+step "forged store in the user's own entry: refused by its reader" 1 \
+	"falls back: stored simulation: magic"
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+step "after the forged stores" 1 "$(kept 5 9 4 kp_gpl_prov)"
+cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
+ok "after the forged stores: the first answer again" $?
 
 # After an oops the loads that follow are stalled (lib/sim/rules/stall.c): their verdicts read
 # the stall, and the splice keeps them only while the same load still stalls them. A second
@@ -209,21 +266,21 @@ blocked ref-json.out 1
 ok "stall: kp_plain oopses holding module_mutex, the 4 others BLOCKED" $?
 # (a file touched is replayed by its bytes once the result cache saw them: a real change)
 python3 "$edit" "$t/kp_gpl_prov.ko" --set description=changed >/dev/null
-step "stall: description" 1 "$(kept 5 5 0 0 none)"
+step "stall: description" 1 "$(kept 4 5 1 kp_gpl_prov)"
 # dummy.ko signed: its load never gets to the signature, its verdict is the same
 cp "$fx/sig/sig_dummy_debian.ko" "$t/dummy.ko"
-step "stall: a blocked module changed" 1 "$(kept 5 5 0 0 none)"
+step "stall: a blocked module changed" 1 "$(kept 4 5 1 dummy)"
 blocked ref-json.out 1
 ok "stall: dummy.ko signed, still BLOCKED" $?
 # kp_strtab_gap.ko: the same interface (msleep's name outside the file, read as ""), the name
 # in the zeroed rest of the last page: ENOENT, no oops, no stall. The stored verdicts of the
 # 4 others read the stall and are not kept (a store without the stall state kept them all)
 cp "$st/kp_strtab_gap.ko" "$t/a_plain.ko"
-step "stall: the oops gone" 1 "$(kept 0 5 5 1 kp_plain)"
+step "stall: the oops gone" 1 "$(kept 0 5 5 kp_plain)"
 blocked ref-json.out 0
 ok "stall: kp_plain ENOENT, the 4 others not BLOCKED" $?
 cp "$st/kp_strtab_guard.ko" "$t/a_plain.ko"
-step "stall: the oops again" 1 "$(kept 0 5 5 1 kp_plain)"
+step "stall: the oops again" 1 "$(kept 0 5 5 kp_plain)"
 blocked ref-json.out 1
 ok "stall: BLOCKED again" $?
 # an oops after add_unformed_module() (kp_strtab_page.ko): a second kp_plain waits for the
@@ -241,10 +298,10 @@ EOF
 ok "unformed: the second kp_plain waits for the UNFORMED first" $?
 # the second kp_plain's reads saw its name UNFORMED, as the measure's state now has it
 python3 "$edit" "$t/b_plain.ko" --set description=changed >/dev/null
-step "unformed: description" 1 "$(kept 6 6 0 0 none)"
+step "unformed: description" 1 "$(kept 5 6 1 kp_plain)"
 # a license the kernel taints P is checked before the wait on 6.1: its verdict differs, and
 # the P it adds to the global taint reaches the 4 loads after it
 python3 "$edit" "$t/b_plain.ko" --set license=MIT >/dev/null
-step "unformed: license" 1 "$(kept 2 6 4 1 kp_plain)"
+step "unformed: license" 1 "$(kept 2 6 4 kp_plain)"
 
 tap_done

@@ -19,6 +19,12 @@
 #         i386-5.10 (bullseye 686-pae), armel-6.12t (trixie rpi, ARMv6; not default)
 #         amd64-rt-7.2 amd64-cloud-7.2 arm64-16k-7.2 ppc64el-64k-7.2 (sid's other
 #         flavours: PREEMPT_RT, the small cloud config, 16K and 64K pages; not default)
+#         arm64-rt-7.2 armhf-lpae-7.2 (sid rt-arm64, armmp-lpae), arm64-16k-6.12t
+#         armhf-rt-6.12t ppc64el-64k-6.12t (trixie), mips64el-ls3-6.1
+#         mips64el-octeon-6.1 i386-686-6.1 (bookworm loongson-3 with 16K pages,
+#         octeon, 686 without PAE), armhf-rt-5.10 i386-rt-5.10 (bullseye rt-armmp,
+#         rt-686-pae), amd64-6.1b (bullseye-security's linux-6.1 backport,
+#         6.1.0-0.deb11.N) (all not default)
 #         (default: all but amd64-5.10s and the non-amd64 -6.12t trees)
 #         or a derived tree BASE-zst / BASE-gz (e.g. amd64-6.1-zst): BASE's
 #         modules decompressed and recompressed as `make modules_install` with
@@ -53,7 +59,9 @@ ALL_TREES=(amd64-6.12 amd64-6.1 arm64 i386 s390x amd64-5.10 amd64-6.12t amd64-7.
 KNOWN_TREES=("${ALL_TREES[@]}" amd64-5.10s armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t
 	s390x-6.12t mips64el-6.1 armel-6.1 arm64-7.2 ppc64el-7.2 arm64-5.10 armhf-5.10 amd64-rt-6.12t
 	amd64-rt-6.1 arm64-rt-6.12t riscv64-7.2 s390x-7.2 loong64-7.2 armhf-7.2 i386-5.10
-	armel-6.12t amd64-rt-7.2 amd64-cloud-7.2 arm64-16k-7.2 ppc64el-64k-7.2)
+	armel-6.12t amd64-rt-7.2 amd64-cloud-7.2 arm64-16k-7.2 ppc64el-64k-7.2 mips64el-ls3-6.1
+	mips64el-octeon-6.1 amd64-6.1b ppc64el-64k-6.12t armhf-lpae-7.2 i386-rt-5.10 armhf-rt-5.10
+	i386-686-6.1 arm64-16k-6.12t armhf-rt-6.12t arm64-rt-7.2)
 MAX_LIST_AGE_MIN=${KOPOLICY_APT_MAX_AGE_MIN:-360}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -74,13 +82,19 @@ tree_spec() {
 	amd64-6.1)   echo 'amd64 bookworm image ^linux-image-(6\.1\.0-[0-9]+-amd64)$' ;;
 	arm64)       echo 'arm64 bookworm image ^linux-image-(6\.12\.[0-9]+\+deb12-arm64)$' ;;
 	i386)        echo 'i386 bookworm image ^linux-image-(6\.1\.0-[0-9]+-686-pae)$' ;;
+	i386-686-6.1) echo 'i386 bookworm image ^linux-image-(6\.1\.0-[0-9]+-686)$' ;;
 	s390x)       echo 's390x bookworm image ^linux-image-(6\.1\.0-[0-9]+-s390x)$' ;;
 	mips64el-6.1) echo 'mips64el bookworm image ^linux-image-(6\.1\.0-[0-9]+-mips64r2el)$' ;;
 	armel-6.1)   echo 'armel bookworm image ^linux-image-(6\.1\.0-[0-9]+-marvell)$' ;;
+	mips64el-ls3-6.1) echo 'mips64el bookworm image ^linux-image-(6\.1\.0-[0-9]+-loongson-3)$' ;;
+	mips64el-octeon-6.1) echo 'mips64el bookworm image ^linux-image-(6\.1\.0-[0-9]+-octeon)$' ;;
+	amd64-6.1b)  echo 'amd64 bullseye-security image ^linux-image-(6\.1\.0-0\.deb11\.[0-9]+-amd64)$' ;;
 	amd64-5.10)  echo 'amd64 bullseye image ^linux-image-(5\.10\.0-[0-9]+-amd64)$' ;;
 	armhf-5.10)  echo 'armhf bullseye image ^linux-image-(5\.10\.0-[0-9]+-armmp)$' ;;
 	arm64-5.10)  echo 'arm64 bullseye image ^linux-image-(5\.10\.0-[0-9]+-arm64)$' ;;
 	i386-5.10)   echo 'i386 bullseye image ^linux-image-(5\.10\.0-[0-9]+-686-pae)$' ;;
+	i386-rt-5.10) echo 'i386 bullseye image ^linux-image-(5\.10\.0-[0-9]+-rt-686-pae)$' ;;
+	armhf-rt-5.10) echo 'armhf bullseye image ^linux-image-(5\.10\.0-[0-9]+-rt-armmp)$' ;;
 	amd64-5.10s) echo 'amd64 bullseye-security image ^linux-image-(5\.10\.0-[0-9]+-amd64)$' ;;
 	amd64-6.12t) echo 'amd64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-amd64)$' ;;
 	amd64-rt-6.1) echo 'amd64 bookworm image ^linux-image-(6\.1\.0-[0-9]+-rt-amd64)$' ;;
@@ -89,7 +103,10 @@ tree_spec() {
 	armel-6.12t) echo 'armel trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-rpi)$' ;;
 	armhf-6.12t) echo 'armhf trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-armmp)$' ;;
 	arm64-6.12t) echo 'arm64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-arm64)$' ;;
+	arm64-16k-6.12t) echo 'arm64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-arm64-16k)$' ;;
+	armhf-rt-6.12t) echo 'armhf trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-rt-armmp)$' ;;
 	riscv64-6.12t) echo 'riscv64 trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-riscv64)$' ;;
+	ppc64el-64k-6.12t) echo 'ppc64el trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-powerpc64le-64k)$' ;;
 	ppc64el-6.12t) echo 'ppc64el trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-powerpc64le)$' ;;
 	s390x-6.12t) echo 's390x trixie image ^linux-image-(6\.12\.[0-9]+\+deb13-s390x)$' ;;
 	amd64-7.2)   echo 'amd64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-amd64)$' ;;
@@ -99,7 +116,9 @@ tree_spec() {
 	s390x-7.2)   echo 's390x sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-s390x)$' ;;
 	loong64-7.2) echo 'loong64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-loong64)$' ;;
 	armhf-7.2)   echo 'armhf sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-armmp)$' ;;
+	armhf-lpae-7.2) echo 'armhf sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-armmp-lpae)$' ;;
 	amd64-rt-7.2) echo 'amd64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-rt-amd64)$' ;;
+	arm64-rt-7.2) echo 'arm64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-rt-arm64)$' ;;
 	amd64-cloud-7.2) echo 'amd64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-cloud-amd64)$' ;;
 	arm64-16k-7.2) echo 'arm64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-arm64-16k)$' ;;
 	ppc64el-64k-7.2) echo 'ppc64el sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-powerpc64le-64k)$' ;;
@@ -141,7 +160,7 @@ for arg in "$@"; do
 	--refresh) refresh=1 ;;
 	--offline) offline=1 ;;
 	--list) list=1 ;;
-	-h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,/^# Exit:/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $arg" ;;
 	*) case $arg in *-zst|*-gz) base=${arg%-*} ;; *) base=$arg ;; esac
 	   tree_spec "$base" >/dev/null ||

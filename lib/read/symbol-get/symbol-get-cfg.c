@@ -253,9 +253,8 @@ int sg_decode_section(struct sg_ctx *c, size_t sec)
 	const struct kp_section *ks = &e->sections[sec];
 	struct sg_sec *s = &c->secs[sec];
 	unsigned state = 0;
-	struct sg_code code = {
-		ks->data, ks->size, e->big_endian, e->is64, SG_MODE_DEFAULT, &state
-	};
+	struct sg_code code = { ks->data,	 ks->size, e->big_endian, e->is64,
+				SG_MODE_DEFAULT, &state,   e->flags };
 	unsigned step = c->arch->min_insn;
 	size_t cap, rcur = 0;
 	uint64_t *fbits;	  /* bit per byte: a function (STT_FUNC symbol) starts here */

@@ -95,6 +95,7 @@ struct sg_code {
 	 * it resynchronises or the instruction set changes. NULL: none kept.
 	 */
 	unsigned *state;
+	uint32_t elf_flags; /* e_flags: the instruction set variant (MIPS: Octeon's branches) */
 };
 
 /*

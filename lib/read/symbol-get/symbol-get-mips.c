@@ -14,6 +14,11 @@
  * a copy), move (or/daddu with zero), daddiu rT, sp, imm (a stack buffer),
  * li constants. First argument a0 ($4), return v0 ($2), caller-saved at, v0-v1,
  * a0-a7, t0-t3, t8-t9, ra.
+ *
+ * Debian's octeon flavour is built for Cavium's cnMIPS (-march=octeon, e_flags
+ * EF_MIPS_MACH_OCTEON*), whose bbit0/bbit032/bbit1/bbit132 (branch on one bit of rs,
+ * with a delay slot) take the LWC2/LDC2/SWC2/SDC2 opcodes; elsewhere (loongson-3's
+ * gs464 puts its quad loads and stores there) those stay undecoded.
  */
 #include <elf.h>
 #include <string.h>
@@ -22,6 +27,21 @@
 #include "util/util.h"
 
 enum { AT = 1, V0 = 2, A0 = 4, SP = 29, RA = 31 };
+
+/* e_flags EF_MIPS_MACH and its Cavium values (binutils include/elf/mips.h) */
+enum {
+	MACH_MASK = 0x00ff0000,
+	MACH_OCTEON = 0x008b0000,
+	MACH_OCTEON2 = 0x008d0000,
+	MACH_OCTEON3 = 0x008e0000,
+};
+
+static bool is_octeon(uint32_t elf_flags)
+{
+	uint32_t m = elf_flags & MACH_MASK;
+
+	return m == MACH_OCTEON || m == MACH_OCTEON2 || m == MACH_OCTEON3;
+}
 
 static uint32_t gpr(unsigned r)
 {
@@ -38,8 +58,11 @@ static void def(struct sg_insn *in, unsigned r, enum sg_def d)
 
 enum kind { K_PLAIN, K_BRANCH, K_BAD };
 
-/* One instruction (no delay slot handling): its kind, flow, target and definitions. */
-static enum kind decode1(uint64_t off, uint32_t i, struct sg_insn *in)
+/*
+ * One instruction (no delay slot handling): its kind, flow, target and definitions;
+ * @octeon: the cnMIPS branches are decoded.
+ */
+static enum kind decode1(uint64_t off, uint32_t i, struct sg_insn *in, bool octeon)
 {
 	unsigned op = i >> 26, rs = (i >> 21) & 31, rt = (i >> 16) & 31, rd = (i >> 11) & 31;
 	unsigned fn = i & 63;
@@ -124,6 +147,16 @@ static enum kind decode1(uint64_t off, uint32_t i, struct sg_insn *in)
 		in->target = (uint32_t)(off + 4 + (uint64_t)(kp_sext(i, 16) * 4));
 		if (op >= 0x14)
 			in->cond = true;
+		return K_BRANCH;
+	case 0x32: /* Octeon bbit0 rs, bit, offset (lwc2 elsewhere) */
+	case 0x36: /* bbit032: bit + 32 (ldc2) */
+	case 0x3a: /* bbit1 (swc2) */
+	case 0x3e: /* bbit132 (sdc2) */
+		if (!octeon)
+			return K_BAD;
+		in->flow = SG_CJUMP;
+		in->has_target = true;
+		in->target = (uint32_t)(off + 4 + (uint64_t)(kp_sext(i, 16) * 4));
 		return K_BRANCH;
 	case 9:			/* addiu */
 	case 0x19:		/* daddiu */
@@ -225,7 +258,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 
 	if (!fetch(c, off, in, &w))
 		return false;
-	k = decode1(off, w, in);
+	k = decode1(off, w, in, is_octeon(c->elf_flags));
 	if (k == K_BAD)
 		return false;
 	if (k == K_PLAIN) {
@@ -233,7 +266,8 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		return true;
 	}
 	/* a branch: the delay slot executes first (for -likely, only when taken) */
-	if (!fetch(c, off + 4, &ds, &w) || decode1(off + 4, w, &ds) != K_PLAIN || ds.flow != SG_SEQ)
+	if (!fetch(c, off + 4, &ds, &w) || decode1(off + 4, w, &ds, false) != K_PLAIN ||
+	    ds.flow != SG_SEQ)
 		return false;
 	in->len = 8;
 	in->clobbers |= ds.clobbers;

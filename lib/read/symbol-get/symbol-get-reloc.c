@@ -39,8 +39,8 @@ int sg_reloc_dest(const struct kp_elf *e, const struct sg_arch *arch, size_t sec
 		addend = r->addend;
 	} else if (arch && arch->rel_addend) {
 		const struct kp_section *ks = &e->sections[sec];
-		struct sg_code code = { ks->data, ks->size,	   e->big_endian,
-					e->is64,  SG_MODE_DEFAULT, NULL };
+		struct sg_code code = { ks->data,	 ks->size, e->big_endian, e->is64,
+					SG_MODE_DEFAULT, NULL,	   e->flags };
 
 		if (!ks->data || !arch->rel_addend(&code, r->offset, r->type, &addend))
 			return -1;

@@ -306,8 +306,8 @@ static long register_call_sites(struct sg_ctx *c, struct kp_err *err)
 
 	for (size_t sec = 1; sec < e->nsections; sec++) {
 		const struct kp_section *ks = &e->sections[sec];
-		struct sg_code code = { ks->data, ks->size,	   e->big_endian,
-					e->is64,  SG_MODE_DEFAULT, NULL };
+		struct sg_code code = { ks->data,	 ks->size, e->big_endian, e->is64,
+					SG_MODE_DEFAULT, NULL,	   e->flags };
 
 		if (!c->secs[sec].decoded)
 			continue;

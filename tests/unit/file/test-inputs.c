@@ -461,6 +461,38 @@ static void keyed_module(struct tap *t, size_t buf)
 	unlink(km_path);
 }
 
+/*
+ * kp_inputs_changes(): @first (the first input, changed) and a second input changed: both
+ * listed, once each (stat()ed and opened: one path), in the manifest's order, the others
+ * held; a manifest cut short is not whole.
+ */
+static void changes(struct tap *t, const struct man *mem, const struct man *sp, const char *first)
+{
+	struct kp_inputs_changed c;
+	char p[256];
+	int fd, r;
+
+	path_of(p, sizeof(p), 137);
+	fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+	r = fd >= 0 && write(fd, "y", 1) == 1;
+	if (fd >= 0)
+		close(fd);
+	tap_ok(t, r, "changes: %s appended to", p);
+	r = kp_inputs_changes(mem->p, mem->len, &c);
+	tap_ok(t,
+	       r == 0 && c.whole && c.n == 2 && c.npaths == 2 && !strcmp(c.paths[0], first) &&
+		       !strcmp(c.paths[1], p),
+	       "changes: in memory: %zu entries, %zu paths (2, 2: the two changed)", c.n, c.npaths);
+	kp_inputs_changed_release(&c);
+	r = kp_inputs_changes(sp->p, sp->len, &c);
+	tap_ok(t, r == 0 && c.whole && c.n == 2 && c.npaths == 2 && !strcmp(c.paths[1], p),
+	       "changes: spilled: the same (%zu, %zu)", c.n, c.npaths);
+	kp_inputs_changed_release(&c);
+	r = kp_inputs_changes(mem->p, mem->len - 1, &c);
+	tap_ok(t, r < 0 && !c.whole, "changes: a manifest cut short: not whole");
+	kp_inputs_changed_release(&c);
+}
+
 int main(void)
 {
 	/* NFILES files, the directory, "absent" stat()ed and lstat()ed, the long absent path */
@@ -567,6 +599,7 @@ int main(void)
 	tap_ok(&t, r && !memcmp(sp.p + 16 + 90, p, strlen(p)), "the first entry is %s", p);
 	tap_is_int(&t, kp_inputs_unchanged(sp.p, sp.len), 0, "spilled: a changed first input seen");
 	tap_is_int(&t, kp_inputs_unchanged(mem.p, mem.len), 0, "in memory: the same");
+	changes(&t, &mem, &sp, p);
 
 	rewritten(&t, "other-writable", 0646, 0);
 	rewritten(&t, "group-writable", 0664, 0);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Kernel build configuration: values, "is not set", strings, header, errors, .gz. */
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel/kernel-config.h"
@@ -109,6 +110,70 @@ static void page_shifts(struct tap *t)
 		   page_shift("# Linux/mips 6.1.0 Kernel Configuration\n"
 			      "# CONFIG_PAGE_SIZE_4KB is not set\nCONFIG_PAGE_SIZE_16KB=y\n"),
 		   14, "mips PAGE_SIZE_16KB without PAGE_SHIFT: 14");
+	/* Debian's mips64el flavours (bookworm 6.1.176-1, linux-headers-6.1.0-50-<flavour>'s
+	 * .config): loongson-3 has 16 KiB pages, octeon, mips64r2el and 5kc-malta 4 KiB */
+	tap_is_int(t,
+		   page_shift("# Linux/mips 6.1.176 Kernel Configuration\n"
+			      "CONFIG_PAGE_SIZE_16KB=y\n# CONFIG_PAGE_SIZE_64KB is not set\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_64KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_256KB=y\n"),
+		   14, "mips64el-ls3-6.1 (6.1.0-50-loongson-3): PAGE_SIZE_16KB");
+	tap_is_int(t,
+		   page_shift("# Linux/mips 6.1.176 Kernel Configuration\n"
+			      "CONFIG_PAGE_SIZE_4KB=y\n# CONFIG_PAGE_SIZE_8KB is not set\n"
+			      "# CONFIG_PAGE_SIZE_16KB is not set\n"
+			      "# CONFIG_PAGE_SIZE_32KB is not set\n"
+			      "# CONFIG_PAGE_SIZE_64KB is not set\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_64KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_256KB=y\n"),
+		   12, "6.1.0-50-octeon: PAGE_SIZE_4KB");
+	/* loong64-7.2 (linux-headers-7.2.13+deb14-loong64's .config): 16 KiB */
+	tap_is_int(t,
+		   page_shift("# Linux/loongarch 7.2.13 Kernel Configuration\n"
+			      "CONFIG_HAVE_PAGE_SIZE_16KB=y\nCONFIG_PAGE_SIZE_16KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_64KB=y\n"
+			      "CONFIG_PAGE_SIZE_LESS_THAN_256KB=y\nCONFIG_PAGE_SHIFT=14\n"),
+		   14, "loong64-7.2: PAGE_SHIFT=14");
+	/* the other choices, as the kernel's page.h / arch/Kconfig PAGE_SHIFT map them
+	 * (5.10.223, 6.1.192, 6.12.117, 7.2.13 sources) */
+	static const struct {
+		const char *line;
+		unsigned shift;
+	} choices[] = {
+		{ "CONFIG_PAGE_SIZE_8KB=y\n", 13 },	    /* arch/Kconfig: sh, cnMIPS */
+		{ "CONFIG_PAGE_SIZE_32KB=y\n", 15 },	    /* arch/Kconfig: cnMIPS only */
+		{ "CONFIG_PAGE_SIZE_256KB=y\n", 18 },	    /* hexagon, powerpc 44x */
+		{ "CONFIG_PPC_16K_PAGES=y\n", 14 },	    /* 6.1 PPC_PAGE_SHIFT */
+		{ "CONFIG_PPC_256K_PAGES=y\n", 18 },	    /* 6.1 PPC_PAGE_SHIFT */
+		{ "CONFIG_PARISC_PAGE_SIZE_16KB=y\n", 14 }, /* parisc page.h */
+		{ "CONFIG_PARISC_PAGE_SIZE_64KB=y\n", 16 },
+		{ "CONFIG_IA64_PAGE_SIZE_8KB=y\n", 13 }, /* ia64 page.h (5.10, 6.1) */
+		{ "CONFIG_IA64_PAGE_SIZE_64KB=y\n", 16 },
+		{ "CONFIG_ARC_PAGE_SIZE_8K=y\n", 13 }, /* arc uapi/asm/page.h */
+		{ "CONFIG_ARC_PAGE_SIZE_16K=y\n", 14 },
+		{ "CONFIG_MICROBLAZE_64K_PAGES=y\n", 16 }, /* 5.10 microblaze page.h */
+		{ "CONFIG_ANDES_PAGE_SIZE_8KB=y\n", 13 },  /* 5.10 nds32 page.h */
+		{ "CONFIG_ALPHA=y\n", 13 },		   /* fixed 8 KiB before v6.9 */
+		{ "CONFIG_SPARC64=y\n", 13 },
+		{ "CONFIG_OPENRISC=y\n", 13 },
+		{ "CONFIG_SUN3=y\n", 13 },
+		{ "CONFIG_COLDFIRE=y\n", 13 },
+	};
+	for (size_t i = 0; i < sizeof(choices) / sizeof(choices[0]); i++) {
+		char text[160], what[64];
+
+		snprintf(text, sizeof(text), "# Linux/x 6.1.0 Kernel Configuration\n%s",
+			 choices[i].line);
+		snprintf(what, sizeof(what), "%.*s alone", (int)strlen(choices[i].line) - 1,
+			 choices[i].line);
+		tap_is_int(t, page_shift(text), choices[i].shift, what);
+	}
+	tap_is_int(t,
+		   page_shift("# Linux/sparc64 6.12.0 Kernel Configuration\n"
+			      "CONFIG_SPARC64=y\nCONFIG_PAGE_SIZE_8KB=y\nCONFIG_PAGE_SHIFT=13\n"),
+		   13, "sparc64 v6.9+: PAGE_SHIFT=13");
+	tap_is_int(t, page_shift("# Linux/x86 5.10.0 Kernel Configuration\nCONFIG_X86_64=y\n"), 0,
+		   "x86 5.10: no page-size option: 0");
 	tap_is_int(t, page_shift("CONFIG_PAGE_SHIFT=4k\nCONFIG_PAGE_SIZE_4KB=y\n"), 0,
 		   "a PAGE_SHIFT that is not a number: 0 (not known), the choice not trusted");
 	tap_is_int(t, page_shift("CONFIG_PAGE_SHIFT=40\n"), 0, "PAGE_SHIFT out of 12..18: 0");

@@ -339,6 +339,63 @@ static void mutate(struct tb_world *w, const struct kp_simulation *was, size_t n
 	m->import_name_outside_off = outside_off;
 }
 
+/* @n verdict indices of two read pools, from @a and @b on (no pool when none was read). */
+static bool same_pool(const uint32_t *x, size_t a, const uint32_t *y, size_t b, size_t n)
+{
+	return !n || (x && y && !memcmp(x + a, y + b, n * sizeof(*x)));
+}
+
+/*
+ * Every module of @w simulated alone at its place (kp_simulate_one()), in the state the
+ * full run's records carry to it and with the full run's verdicts before it, then its
+ * symbol_get() calls against the full run's (kp_simulate_one_late()): the modules whose
+ * verdict, record or global taint is not the full run's.
+ */
+static size_t alone(const struct tb_world *w, const char *what)
+{
+	struct kp_sim_state st = { .taint = w->facts.initial_taint };
+	size_t bad = 0;
+
+	for (size_t k = 0; k < w->g.n; k++) {
+		size_t i = w->g.order[k];
+		const struct kp_verdict *v = &w->sim.v[i];
+		const struct kp_sim_reads *r = &w->sim.rec[i];
+		struct kp_simulation one;
+		struct kp_err err;
+		bool same;
+
+		st.taint = r->taint_before;
+		st.once = r->once_before;
+		if (kp_simulate_one(&w->g, &w->facts, w->sim.v, k, &st, &one, &err) < 0 ||
+		    kp_simulate_one_late(&w->g, &w->facts, w->sim.v, w->sim.global_taint, &one, i,
+					 &err) < 0) {
+			fprintf(stderr, "# %s: %s\n", what, err.msg);
+			abort();
+		}
+		same = same_load(v, r, &one.v[i], &one.rec[i]) && same_late(v, &one.v[i]) &&
+		       v->global_added == one.v[i].global_added &&
+		       v->global_after == one.v[i].global_after &&
+		       v->load_seq == one.v[i].load_seq && one.v[i].node == i &&
+		       r->taint_before == one.rec[i].taint_before &&
+		       r->taint_tested == one.rec[i].taint_tested &&
+		       r->once_read == one.rec[i].once_read &&
+		       r->name_read == one.rec[i].name_read &&
+		       r->name_live == one.rec[i].name_live &&
+		       r->name_unformed == one.rec[i].name_unformed &&
+		       r->stall_asked == one.rec[i].stall_asked &&
+		       r->nverdicts == one.rec[i].nverdicts && r->nlate == one.rec[i].nlate &&
+		       same_pool(w->sim.reads, r->verdicts, one.reads, one.rec[i].verdicts,
+				 r->nverdicts) &&
+		       same_pool(w->sim.reads, r->late, one.reads, one.rec[i].late, r->nlate);
+		if (!same && !bad++)
+			fprintf(stderr, "# %s: %s alone is not the full run's\n", what,
+				w->g.nodes[i].mod->name);
+		kp_simulation_release(&one);
+		kp_sim_reads_apply(r, &st);
+	}
+	return bad;
+}
+
 /* Every module of @w (or every @step-th in load order) changed in every way. */
 static void splices(struct tap *t, struct tb_world *w, size_t step, const char *what)
 {
@@ -346,6 +403,9 @@ static void splices(struct tap *t, struct tb_world *w, size_t step, const char *
 	char line[256];
 
 	tap_ok(t, !w->sim.reads_incomplete, "%s: records complete", what);
+	snprintf(line, sizeof(line), "%s: %zu modules simulated alone = the full run", what,
+		 w->g.n);
+	tap_is_int(t, alone(w, what), 0, line);
 	for (size_t k = 0; k < w->g.n; k += step)
 		for (int mut = 0; mut < MUT_N; mut++)
 			mutate(w, &w->sim, w->g.order[k], mut, &ty);
@@ -441,6 +501,53 @@ static void unformed(struct tap *t)
 	tb_free(&w);
 }
 
+/*
+ * The loads after an oops that stalls the loader, each simulated alone at its place: "m" on
+ * 6.1.129 oopses holding module_mutex (its import's name outside the file, strtab_guard's
+ * shape) and b and c block; on 5.10.223 its oops hangs the machine (its import's name runs
+ * to the end of the file, strtab_page's shape) and b never runs.
+ */
+static void stalls(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	char line[128];
+
+	tb_init(&w, "6.1.129");
+	tb_std_kernel(&w);
+	m = tb_module(&w, "m");
+	m->image_size = 5128;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	tb_import(m, "");
+	m->import_name_outside = m->imports[0].symidx;
+	m->import_name_outside_off = 8192 + 16;
+	tb_module(&w, "b");
+	tb_import(tb_module(&w, "c"), "printk");
+	run_recorded(&w);
+	tap_ok(t, tb_v(&w, "m")->holds_module_mutex && tb_v(&w, "c")->err == KP_ERR_BLOCKED,
+	       "mutex: m holds module_mutex, c blocks");
+	snprintf(line, sizeof(line), "mutex: %zu modules simulated alone = the full run", w.g.n);
+	tap_is_int(t, alone(&w, "mutex"), 0, line);
+	tb_free(&w);
+
+	tb_init(&w, "5.10.223");
+	tb_std_kernel(&w);
+	m = tb_module(&w, "m");
+	m->image_size = 8192;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	tb_import(m, "kp_name_page");
+	m->import_name_past_end = m->imports[0].symidx;
+	tb_module(&w, "b");
+	run_recorded(&w);
+	tap_ok(t, tb_v(&w, "m")->hangs && tb_v(&w, "b")->err == KP_ERR_NOT_RUN,
+	       "hung: m hangs the machine, b never runs");
+	snprintf(line, sizeof(line), "hung: %zu modules simulated alone = the full run", w.g.n);
+	tap_is_int(t, alone(&w, "hung"), 0, line);
+	tb_free(&w);
+}
+
 static struct tb_world *tree_world;
 static int tree_depth;	     /* the deepest level of modules taken (nftw(): 1 is the directory's) */
 static bool tree_compressed; /* .ko.xz, .ko.zst, .ko.gz too (the fixtures' are copies) */
@@ -510,6 +617,7 @@ int main(int argc, char **argv)
 	records(&t);
 	built(&t);
 	unformed(&t);
+	stalls(&t);
 	world_61(&w);
 	tb_base_file(&w, tap_srcpath("fixtures/ko/6.1/Module.symvers.gz"));
 	tree_world = &w;
