@@ -223,8 +223,7 @@ int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, siz
 
 	memset(out, 0, sizeof(*out));
 	if (!root || !kp_root_rel(root->path, path)) {
-		/* O_NONBLOCK: a FIFO's open() does not wait for a writer (cleared before reading)
-		 */
+		/* O_NONBLOCK: a FIFO opens without waiting for a writer (cleared before reading) */
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd >= 0 && fstat(fd, &st) == 0 &&
 		    (S_ISFIFO(st.st_mode) || (S_ISREG(st.st_mode) && on_kernel_fs(fd))))
@@ -234,11 +233,11 @@ int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, siz
 		/* any other file, or none: as everywhere else (its refusals and messages) */
 		return kp_read_file(path, max, out, err);
 	}
-	/* under a root: opened inside it by descriptors, a regular file only (no FIFO there) */
-	fd = kp_open_regular_in(root, path, &st, err);
+	/* under a root: opened inside it by descriptors */
+	fd = kp_open_readable_in(root, path, &st, err);
 	if (fd < 0)
 		return kp_err_prefix(err, path);
-	if (on_kernel_fs(fd))
+	if (S_ISFIFO(st.st_mode) || on_kernel_fs(fd))
 		return read_by_child(fd, max, out, err) < 0 ? kp_err_prefix(err, path) : 0;
 	close(fd);
 	return kp_read_file_in(root, path, max, out, err);

@@ -22,8 +22,8 @@
 int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
 /*
  * The same for @path under @root (-b ROOT, --root): opened inside it by descriptors
- * (kp_open_regular_in(): a regular file only), then read by the child when it is on procfs or
- * sysfs, else as kp_read_file_in(). A NULL or host @root: kp_read_kernel_file().
+ * (kp_open_readable_in()), then read by the child when it is a FIFO or on procfs or sysfs,
+ * else as kp_read_file_in(). A NULL or host @root: kp_read_kernel_file().
  */
 struct kp_root_dir;
 int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, size_t max,
