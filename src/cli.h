@@ -33,10 +33,10 @@ struct kp_cli {
 	const char *prog;
 	unsigned jobs;
 	size_t max_size;
-	bool progress;	   /* stderr is a terminal */
-	FILE *progress_f;  /* where progress goes: stderr as it was before the result cache */
-	bool full_modinfo; /* keep every .modinfo tag (info) */
-	bool no_cache;	   /* --no-cache */
+	bool progress;	     /* stderr is a terminal */
+	FILE *progress_f;    /* where progress goes: stderr as it was before the result cache */
+	bool full_modinfo;   /* keep every .modinfo tag (info) */
+	bool no_cache;	     /* --no-cache */
 	bool measure_splice; /* KOPOLICY_CACHE_STATS: store the simulation, measure a splice */
 	struct kp_cli_cache *cache;
 	struct kp_run_cache *runs; /* the result cache recording this run, or NULL */

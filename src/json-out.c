@@ -408,8 +408,8 @@ void kp_jb_push(struct kp_jb *b, struct json_object *arr, struct json_object *va
  * windows out in order. At most nslots windows are claimed ahead of the last one written, which
  * bounds the memory whatever the number of items.
  */
-#define KP_JSON_WINDOW 16 /* items: ~100 KB of a whole tree's graph JSON; 64 held 6 MB in 4 slots \
-			   */
+/* items: ~100 KB of a whole tree's graph JSON; 64 held 6 MB in 4 slots */
+#define KP_JSON_WINDOW 16
 
 struct json_window {
 	char *buf; /* ",\n" before every item */

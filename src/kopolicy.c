@@ -383,7 +383,7 @@ int main(int argc, char **argv)
 	char **all_argv = argv + 1;
 	struct kp_cli cli = { .prog = "kopolicy", .progress = progress_wanted(), .cache = &cache };
 
-	/* the splice is not used yet: only a run asked for the cache's counts pays for its measure */
+	/* the splice is not used yet: only a run asking for the cache's counts pays its measure */
 	cli.measure_splice = stats;
 	int c, rc;
 

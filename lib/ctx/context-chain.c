@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "context.h"
 #include "context-machine.h"
@@ -331,9 +332,15 @@ static int build_facts(struct kp_ctx *c, struct kp_err *err)
 		o->config_path = c->tree.config_path;
 		o->config_root = &c->tree.rootdir; /* opened inside the tree's root */
 	} else if (!o->config_path) {
+		struct stat st;
+
+		/* the running system's, opened inside its root (kp_running's pinned directory) */
 		procfg = kp_root_path(c->o.root, "proc/config.gz");
-		if (procfg && kp_is_file(procfg))
+		if (procfg && kp_stat_in(&c->run.rootdir, procfg, &st) == 0 &&
+		    S_ISREG(st.st_mode)) {
 			o->config_path = procfg;
+			o->config_root = &c->run.rootdir;
+		}
 	}
 	if (o->sig_enforce < 0 && c->run.sig_enforce >= 0)
 		o->sig_enforce = c->run.sig_enforce;

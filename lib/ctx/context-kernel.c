@@ -130,7 +130,7 @@ static int kernel_from_running(struct kp_ctx *c, struct kp_err *err)
 	struct kp_running *r = &c->run;
 
 	if (kp_running_open(r, c->o.root, err) < 0)
-		return kp_err_prefix(err, c->o.root ? c->o.root : "/");
+		return -1; /* its messages name the root or the file */
 	c->have_run = true;
 	if (!c->o.fo.release)
 		c->o.fo.release = r->release;

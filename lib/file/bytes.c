@@ -102,34 +102,46 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err)
 }
 
 /*
- * @rel opened inside @rootfd twice: O_PATH first, so that only a regular file is ever opened
- * for reading (opening a device can act, a FIFO block), then O_RDONLY|O_NONBLOCK, which must
- * find the same file (a FIFO or device swapped in between is refused by the fstat()).
+ * @rel opened inside @rootfd: O_PATH first, so that only a regular file is ever opened for
+ * reading (opening a device can act, a FIFO block), then that very file opened again for
+ * reading through its descriptor (kp_fd_reopen()), so nothing swapped in at its name since
+ * is opened. Without /proc (or with one that refuses), opened by name again,
+ * O_NONBLOCK|O_NOCTTY, and refused unless it is the same file (a FIFO or device swapped in
+ * between is refused by the fstat()).
  */
-static int open_in_root(int rootfd, const char *rel, struct stat *st, struct kp_err *err)
+/* @fifo: a FIFO is accepted too (kp_open_readable_in()) */
+static int open_in_root(int rootfd, const char *rel, bool fifo, struct stat *st, struct kp_err *err)
 {
+	const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 	struct stat pre;
-	int fd, e;
+	int pfd, fd, e;
 
-	fd = kp_root_openat(rootfd, rel, O_PATH | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &pre) < 0) {
+	pfd = kp_root_openat(rootfd, rel, O_PATH | O_CLOEXEC);
+	if (pfd < 0 || fstat(pfd, &pre) < 0) {
 		e = errno;
-		if (fd >= 0)
-			close(fd);
+		if (pfd >= 0)
+			close(pfd);
 		return kp_err_errno(err, e, "cannot open: %s", strerror(e));
 	}
-	close(fd);
-	if (!S_ISREG(pre.st_mode))
+	if (!S_ISREG(pre.st_mode) && !(fifo && S_ISFIFO(pre.st_mode))) {
+		close(pfd);
 		return kp_err_errno(err, S_ISDIR(pre.st_mode) ? EISDIR : EINVAL, "%s",
 				    not_regular(pre.st_mode));
-	fd = kp_root_openat(rootfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	}
+	fd = kp_fd_reopen(pfd, flags);
+	/* no /proc (or one that refuses): by name, the same file or refused */
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == EPERM))
+		fd = kp_root_openat(rootfd, rel, flags);
+	e = errno;
+	close(pfd);
 	if (fd < 0 || fstat(fd, st) < 0) {
-		e = errno;
-		if (fd >= 0)
+		if (fd >= 0) {
+			e = errno;
 			close(fd);
+		}
 		return kp_err_errno(err, e, "cannot open: %s", strerror(e));
 	}
-	if (!S_ISREG(st->st_mode)) {
+	if (!S_ISREG(st->st_mode) && !(fifo && S_ISFIFO(st->st_mode))) {
 		close(fd);
 		return kp_err_errno(err, S_ISDIR(st->st_mode) ? EISDIR : EINVAL, "%s",
 				    not_regular(st->st_mode));
@@ -148,8 +160,8 @@ static int root_fd(const struct kp_root_dir *root, bool *own)
 	return *own ? kp_root_dir_open(root->path) : root->fd;
 }
 
-int kp_open_regular_in(const struct kp_root_dir *root, const char *path, struct stat *st,
-		       struct kp_err *err)
+static int open_in(const struct kp_root_dir *root, const char *path, bool fifo, struct stat *st,
+		   struct kp_err *err)
 {
 	const char *rel = root ? kp_root_rel(root->path, path) : NULL;
 	struct stat rec;
@@ -157,7 +169,7 @@ int kp_open_regular_in(const struct kp_root_dir *root, const char *path, struct 
 	int rootfd, fd, e;
 
 	if (!rel)
-		return kp_open_regular(path, st, err);
+		return -2; /* not under a root: the caller's own open */
 	/* the manifest records @path as kp_open_regular() does: its state, then the fstat() */
 	(void)kp_in_stat(path, &rec);
 	rootfd = root_fd(root, &own);
@@ -165,11 +177,30 @@ int kp_open_regular_in(const struct kp_root_dir *root, const char *path, struct 
 		e = errno;
 		return kp_err_errno(err, e, "cannot open the root %s: %s", root->path, strerror(e));
 	}
-	fd = open_in_root(rootfd, rel, st, err);
+	fd = open_in_root(rootfd, rel, fifo, st, err);
 	if (own)
 		close(rootfd);
 	if (fd >= 0)
 		kp_in_note_fd(path, fd);
+	return fd;
+}
+
+int kp_open_regular_in(const struct kp_root_dir *root, const char *path, struct stat *st,
+		       struct kp_err *err)
+{
+	int fd = open_in(root, path, false, st, err);
+
+	return fd == -2 ? kp_open_regular(path, st, err) : fd;
+}
+
+int kp_open_readable_in(const struct kp_root_dir *root, const char *path, struct stat *st,
+			struct kp_err *err)
+{
+	int fd = open_in(root, path, true, st, err);
+
+	if (fd == -2)
+		return kp_err_errno(err, EINVAL, "not under the root %s",
+				    root && root->path ? root->path : "/");
 	return fd;
 }
 

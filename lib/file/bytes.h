@@ -97,6 +97,13 @@ struct kp_root_dir;
 int kp_open_regular_in(const struct kp_root_dir *root, const char *path, struct stat *st,
 		       struct kp_err *err);
 /*
+ * The same under a root for a regular file or a FIFO (opened without waiting for a writer,
+ * O_NONBLOCK left set): the running system's kernel files, read by a child that a FIFO can
+ * stand in for (system/kernel-read.c). @path must be under @root (kp_root_rel()).
+ */
+int kp_open_readable_in(const struct kp_root_dir *root, const char *path, struct stat *st,
+			struct kp_err *err);
+/*
  * stat() of @path as kp_open_regular_in() would find it (under @root: inside it, by
  * descriptors), recorded in the inputs manifest as kp_in_stat(). 0, or -1 with errno.
  */

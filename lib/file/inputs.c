@@ -177,6 +177,30 @@ DIR *kp_in_opendir(const char *path)
 	return d;
 }
 
+DIR *kp_in_fdopendir(const char *path, int fd)
+{
+	struct kp_inputs *in = rec();
+	DIR *d;
+	int e;
+
+	if (fd < 0) {
+		e = errno;
+		if (in)
+			note_unopened(in, path);
+		errno = e;
+		return NULL;
+	}
+	if (in)
+		kp_in_note_fd(path, fd);
+	d = fdopendir(fd);
+	if (!d) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
 int kp_in_open(const char *path, int flags)
 {
 	int fd = open(path, flags);

@@ -75,6 +75,14 @@ int kp_in_stat(const char *path, struct stat *st);
 int kp_in_lstat(const char *path, struct stat *st);
 /* opendir() that records the directory's state (an entry added or removed changes it). */
 DIR *kp_in_opendir(const char *path);
+/*
+ * fdopendir() of @fd, a directory opened elsewhere under the name @path (inside a root, by
+ * descriptors: kp_opendir_in()), that records it as kp_in_opendir(@path) would: the state of
+ * what was opened, or, when @fd is -1 (the open failed, errno saying why), @path's absence.
+ * @fd is the DIR's from then on (closed with it); NULL with errno when fdopendir() fails
+ * (@fd closed then too).
+ */
+DIR *kp_in_fdopendir(const char *path, int fd);
 /* open()/fopen() for reading that record the opened file's state (fstat of what was opened). */
 int kp_in_open(const char *path, int flags);
 /* kp_in_open() that also gives the fstat() it records in @st: -1 with errno when either fails. */

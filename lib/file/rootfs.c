@@ -205,6 +205,32 @@ int kp_root_same_on_host(const char *root, const char *path)
 	return same;
 }
 
+DIR *kp_opendir_in(const struct kp_root_dir *root, const char *path)
+{
+	const char *rel = root ? kp_root_rel(root->path, path) : NULL;
+	int rootfd, fd, e;
+
+	if (!rel)
+		return kp_in_opendir(path);
+	rootfd = root->fd >= 0 ? root->fd : kp_root_dir_open(root->path);
+	fd = rootfd < 0
+		     ? -1
+		     : kp_root_openat(rootfd, rel,
+				      O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	e = errno;
+	if (rootfd >= 0 && root->fd < 0)
+		close(rootfd);
+	errno = e;
+	return kp_in_fdopendir(path, fd);
+}
+
+DIR *kp_opendir_root(const char *root, const char *path)
+{
+	const struct kp_root_dir rd = { .path = root, .fd = -1 };
+
+	return kp_opendir_in(kp_root_is_host(root) ? NULL : &rd, path);
+}
+
 bool kp_is_file(const char *path)
 {
 	struct stat st;
@@ -236,11 +262,17 @@ int kp_read_file_in(const struct kp_root_dir *root, const char *path, size_t max
 
 int kp_read_first_line(const char *path, char *buf, size_t size, struct kp_err *err)
 {
+	return kp_read_first_line_in(NULL, path, buf, size, err);
+}
+
+int kp_read_first_line_in(const struct kp_root_dir *root, const char *path, char *buf, size_t size,
+			  struct kp_err *err)
+{
 	struct kp_bytes b;
 	size_t s = 0, e;
 	int r;
 
-	r = kp_read_file(path, (size_t)1 << 20, &b, err);
+	r = kp_read_file_in(root, path, (size_t)1 << 20, &b, err);
 	if (r < 0)
 		return -1;
 	e = b.len;

@@ -7,6 +7,7 @@
 #ifndef KP_ROOTFS_H
 #define KP_ROOTFS_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -61,6 +62,16 @@ char *kp_root_resolve_dir(const char *root, const char *rel);
  */
 int kp_root_same_on_host(const char *root, const char *path);
 
+/*
+ * opendir() of @path, a directory under @root (a path kp_root_resolve*() gave, say), opened
+ * inside @root by descriptors (kp_root_openat(), O_DIRECTORY: never a device or FIFO) and
+ * recorded under @path (kp_in_fdopendir()); any other path, or no @root, kp_in_opendir().
+ * NULL with errno.
+ */
+DIR *kp_opendir_in(const struct kp_root_dir *root, const char *path);
+/* kp_opendir_in() with @root (NULL, "" or "/": the host's) opened at this use. */
+DIR *kp_opendir_root(const char *root, const char *path);
+
 /* True if @path is a regular file (symlinks followed), a directory for kp_is_dir. */
 bool kp_is_file(const char *path);
 bool kp_is_dir(const char *path);
@@ -85,5 +96,8 @@ int kp_read_file_in(const struct kp_root_dir *root, const char *path, size_t max
  * blanks, into @buf. Same returns as kp_read_file().
  */
 int kp_read_first_line(const char *path, char *buf, size_t size, struct kp_err *err);
+/* The same for @path under @root, opened as kp_open_regular_in(). */
+int kp_read_first_line_in(const struct kp_root_dir *root, const char *path, char *buf, size_t size,
+			  struct kp_err *err);
 
 #endif

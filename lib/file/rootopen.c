@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,6 +34,19 @@ void kp_root_dir_unpin(struct kp_root_dir *r)
 		close(r->fd);
 	r->path = NULL;
 	r->fd = -1;
+}
+
+int kp_fd_reopen(int pathfd, int flags)
+{
+	char proc[32];
+
+	if (flags & O_CREAT) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* fs/proc/fd.c proc_fd_link(): the descriptor's own path, not a name looked up again */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	return open(proc, flags);
 }
 
 const char *kp_root_rel(const char *root, const char *path)

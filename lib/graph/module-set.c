@@ -117,7 +117,7 @@ static struct kp_set_entry *push_module(struct kp_module_set *set, const char *p
 
 struct dir_entry {
 	char *path;
-	unsigned char type; /* DT_* from readdir(), DT_UNKNOWN if the filesystem does not say */
+	unsigned char type; /* DT_* from readdir(), else fstatat() of the directory read */
 };
 
 static int cmp_entry(const void *a, const void *b)
@@ -125,14 +125,12 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(((const struct dir_entry *)a)->path, ((const struct dir_entry *)b)->path);
 }
 
-/* DT_* of @ent, from readdir() when the filesystem gives it, else lstat(). */
-static unsigned char entry_type(const struct dir_entry *ent)
+/* DT_* of the entry @name of the open directory @dfd, its own (a link not followed). */
+static unsigned char entry_type(int dfd, const char *name)
 {
 	struct stat st;
 
-	if (ent->type != DT_UNKNOWN)
-		return ent->type;
-	if (kp_in_lstat(ent->path, &st) < 0)
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return DT_UNKNOWN;
 	return S_ISDIR(st.st_mode)   ? DT_DIR
 	       : S_ISREG(st.st_mode) ? DT_REG
@@ -140,28 +138,130 @@ static unsigned char entry_type(const struct dir_entry *ent)
 				     : DT_UNKNOWN;
 }
 
-static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
+/* Directories nested deeper than this are an error (a tree is ~6 deep). */
+#define WALK_MAX_DEPTH 64
+
+/* The directories being walked, outermost first: a link back to one of them is a loop. */
+struct walk_stack {
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} d[WALK_MAX_DEPTH + 1];
+	unsigned n;
+};
+
+/*
+ * A module tree's entries as kmod's depmod takes them (tools/depmod.c
+ * depmod_modules_search_dir(), kmod 9 to 34): "build" and "source" never, any other link
+ * followed, into a directory too. Only the links are skipped by those names here: a real
+ * directory so named is walked as before.
+ */
+static bool skipped_link(const char *name)
 {
+	return !strcmp(name, "build") || !strcmp(name, "source");
+}
+
+static int add_dir(struct kp_module_set *set, const char *dir, struct walk_stack *stack,
+		   bool linked);
+
+/*
+ * The link @path met in a walk: a directory is walked under @path, as depmod does; a module
+ * file (by its name) is an entry read through the link, which says when it loops or leads
+ * nowhere; another link that leads out of the root (its target is only on the host) is one
+ * error entry; anything else (a loop, dangling, another kind of file) is no module.
+ */
+static int add_link(struct kp_module_set *set, const char *path, struct walk_stack *stack)
+{
+	const struct kp_root_dir *root = set->root ? &set->rootdir : NULL;
+	const char *base = strrchr(path, '/') + 1;
+	struct kp_set_entry *ent;
+	struct stat st, host;
+	int e;
+
+	if (kp_stat_in(root, path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return add_dir(set, path, stack, true);
+		if (!kp_is_module_filename(base))
+			return 0;
+	} else if (!kp_is_module_filename(base)) {
+		/*
+		 * followed on the host (depmod -b does) it leads somewhere: out of the root; a
+		 * link that loops or leads nowhere is no module (nor a directory). A module
+		 * file's link is an entry: reading it says what is wrong.
+		 */
+		e = errno;
+		if (e != ELOOP && root && kp_in_stat(path, &host) == 0)
+			return push_error(set, path, "a link leading out of the root, not followed",
+					  0);
+		return 0;
+	}
+	ent = push_module(set, path, true);
+	if (ent)
+		ent->walked = true;
+	return ent ? 0 : -1;
+}
+
+/*
+ * The directory @dir walked (@linked: reached through a link, then opened and its modules
+ * read where it resolves inside the root, so that what is recorded names no link), its
+ * entries in the order of their paths.
+ */
+static int add_dir(struct kp_module_set *set, const char *dir, struct walk_stack *stack,
+		   bool linked)
+{
+	const struct kp_root_dir *root = set->root ? &set->rootdir : NULL;
 	struct dir_entry *ents = NULL;
 	size_t n = 0, cap = 0, dlen = strlen(dir);
 	bool slash = dlen && dir[dlen - 1] == '/';
+	char *real = NULL;
 	struct dirent *de;
+	struct stat st;
 	DIR *d;
-	int r = 0;
+	int r = 0, e;
 
-	if (depth > 64)
+	if (stack->n > WALK_MAX_DEPTH)
 		return push_error(set, dir, "directory nesting too deep", 0);
-	d = kp_in_opendir(dir);
+	if (linked) {
+		r = resolve_in_root(set, dir, &real);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			return push_error(set, dir, "cannot resolve inside the root", ELOOP);
+	}
+	d = kp_opendir_in(root, real ? real : dir);
+	e = errno;
+	free(real);
 	if (!d)
-		return push_error(set, dir, "cannot open directory", errno);
+		return push_error(set, dir, "cannot open directory", e);
+	if (fstat(dirfd(d), &st) < 0) {
+		e = errno;
+		closedir(d);
+		return push_error(set, dir, "cannot open directory", e);
+	}
+	for (unsigned i = 0; i < stack->n; i++) {
+		if (stack->d[i].dev == st.st_dev && stack->d[i].ino == st.st_ino) {
+			closedir(d);
+			return push_error(set, dir,
+					  "a linked directory that loops back to one being "
+					  "walked, not entered",
+					  0);
+		}
+	}
+	stack->d[stack->n].dev = st.st_dev;
+	stack->d[stack->n].ino = st.st_ino;
+	stack->n++;
 	while ((de = readdir(d))) {
+		unsigned char type = de->d_type;
 		size_t nlen;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		/* Only directories and module files matter: skip the rest before allocating. */
-		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN &&
-		    !kp_is_module_filename(de->d_name))
+		if (type == DT_UNKNOWN)
+			type = entry_type(dirfd(d), de->d_name);
+		/* Only directories, links and module files matter: skip the rest first. */
+		if (type != DT_DIR && type != DT_LNK && !kp_is_module_filename(de->d_name))
+			continue;
+		if (type == DT_LNK && skipped_link(de->d_name))
 			continue;
 		if (kp_grow(&ents, &cap, n + 1, sizeof(*ents)) < 0) {
 			r = -1;
@@ -177,7 +277,7 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 		if (!slash)
 			ents[n].path[dlen] = '/';
 		memcpy(ents[n].path + dlen + !slash, de->d_name, nlen + 1);
-		ents[n].type = de->d_type;
+		ents[n].type = type;
 		n++;
 	}
 	closedir(d);
@@ -185,23 +285,24 @@ static int add_dir(struct kp_module_set *set, const char *dir, unsigned depth)
 		qsort(ents, n, sizeof(*ents), cmp_entry);
 	for (size_t i = 0; i < n && r == 0; i++) {
 		const char *base = strrchr(ents[i].path, '/') + 1;
-		unsigned char type = entry_type(&ents[i]);
 
-		if (type == DT_DIR)
-			r = add_dir(set, ents[i].path, depth + 1);
-		else if (kp_is_module_filename(base)) {
+		if (ents[i].type == DT_DIR) {
+			r = add_dir(set, ents[i].path, stack, linked);
+		} else if (ents[i].type == DT_LNK) {
+			r = add_link(set, ents[i].path, stack);
+		} else if (kp_is_module_filename(base)) {
 			/*
-			 * a FIFO, socket or device named *.ko too: reading says what it is; a
-			 * symlink is followed inside the set's root (the directories walked are
-			 * real ones: symlinked ones are not entered)
+			 * a FIFO, socket or device named *.ko too: reading says what it is;
+			 * under a linked directory, resolved inside the set's root
 			 */
-			struct kp_set_entry *e = push_module(set, ents[i].path, type == DT_LNK);
+			struct kp_set_entry *ent = push_module(set, ents[i].path, linked);
 
-			if (e)
-				e->walked = true;
-			r = e ? 0 : -1;
+			if (ent)
+				ent->walked = true;
+			r = ent ? 0 : -1;
 		}
 	}
+	stack->n--;
 	for (size_t i = 0; i < n; i++)
 		free(ents[i].path);
 	free(ents);
@@ -229,7 +330,9 @@ int kp_set_add_path(struct kp_module_set *set, const char *path)
 		return push_error(set, path, "cannot resolve inside the root", ELOOP);
 	if (kp_in_stat(real ? real : path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		/* under its name when that is where it resolves (ROOT/lib -> usr/lib) */
-		r = add_dir(set, real && !same_dir(path, real) ? real : path, 0);
+		struct walk_stack stack = { .n = 0 };
+
+		r = add_dir(set, real && !same_dir(path, real) ? real : path, &stack, false);
 		free(real);
 		return r;
 	}

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A set of modules read from files and directories: paths are collected
- * (directories recursed, symlinked directories not followed), then read in
- * parallel, keeping the order in which they were named. A set with a root
- * (kp_set_set_root(): check -b ROOT, the hook's --root) reads the modules under
- * it as that system sees them: a module file that is a symlink, absolute or
- * relative, is followed inside the root (file/rootfs.h), never on the host.
+ * (directories recursed as kmod's depmod does: linked directories entered, links
+ * named "build" or "source" not), then read in parallel, keeping the order in which
+ * they were named. A set with a root (kp_set_set_root(): check -b ROOT, the hook's
+ * --root) reads the modules under it as that system sees them: a module file or a
+ * directory that is a symlink, absolute or relative, is followed inside the root
+ * (file/rootfs.h), never on the host, and its directories are listed inside it by
+ * descriptors (kp_opendir_in()).
  */
 #ifndef KP_MODULE_SET_H
 #define KP_MODULE_SET_H
@@ -66,6 +68,12 @@ bool kp_is_module_filename(const char *name);
  * each module file found there that is a symlink is resolved inside the root too.
  * A path whose links loop (more than 40) is an entry with the error "cannot resolve
  * inside the root: Too many levels of symbolic links"; the others are still added.
+ * A linked directory is walked under the link's path (its modules reported there, read
+ * where they resolve inside the root); one that leads back to a directory being walked
+ * is an entry with the error "a linked directory that loops back to one being walked,
+ * not entered"; under a root, a link (not named as a module) that leads nowhere inside
+ * it but somewhere on the host, "a link leading out of the root, not followed". Other
+ * links that lead nowhere or loop are no modules (depmod only warns of them).
  */
 int kp_set_add_path(struct kp_module_set *set, const char *path);
 

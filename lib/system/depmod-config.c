@@ -283,7 +283,7 @@ static int list_files(const char *root, struct cfg_file **out, size_t *n, struct
 			continue;
 		if (!dir)
 			return kp_err_set(err, "out of memory");
-		if (!(dh = kp_in_opendir(dir))) {
+		if (!(dh = kp_opendir_root(root, dir))) { /* inside @root, by descriptors */
 			free(dir);
 			continue;
 		}

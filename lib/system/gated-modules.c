@@ -231,7 +231,7 @@ static int collect_release(struct kp_gated *g, size_t *cap, const char *root,
 		r->error = kp_arena_strdup(&g->arena, e.msg);
 		return r->error ? 0 : kp_err_set(err, "out of memory");
 	}
-	if (kp_out_of_tree_present(moddir, &w.tmp, &names, &rels, &n, &e) < 0) {
+	if (kp_out_of_tree_present(root, moddir, &w.tmp, &names, &rels, &n, &e) < 0) {
 		r->source = KP_GATED_FAILED;
 		r->error = kp_arena_strdup(&g->arena, e.msg);
 		rc = r->error ? 0 : kp_err_set(err, "out of memory");

@@ -63,7 +63,7 @@ static char **list_releases(const char *root, const char *base, size_t *n)
 	char **names = NULL;
 	size_t cap = 0;
 	struct dirent *de;
-	DIR *d = kp_in_opendir(base);
+	DIR *d = kp_opendir_root(root, base); /* inside @root, by descriptors */
 
 	*n = 0;
 	if (!d)

@@ -362,7 +362,7 @@ int kp_modprobe_config_check(const char *root, const char *const *paths, struct 
 						  "configuration");
 			continue;
 		}
-		d = kp_in_opendir(paths[i]);
+		d = kp_opendir_root(root, paths[i]); /* inside @root, by descriptors */
 		if (!d)
 			continue;
 		/* the names libkmod reads (kmod's conf_files_filter_out()): *.conf, no dot first */

@@ -10,6 +10,7 @@
 #include "depmod-config.h"
 #include "file/bytes.h"
 #include "file/inputs.h"
+#include "file/rootfs.h"
 #include "kernel-tree.h"
 #include "out-of-tree.h"
 #include "util/module-name.h"
@@ -23,6 +24,7 @@ bool kp_relpath_is_in_tree(const char *relpath)
 }
 
 struct oot {
+	const char *root; /* the directories under it listed inside it */
 	struct kp_arena *arena;
 	const char **names;
 	const char **rels;
@@ -74,7 +76,7 @@ static int walk(struct oot *o, const char *dir, const char *rel, unsigned depth,
 
 	if (depth > WALK_MAX_DEPTH)
 		return 0;
-	d = kp_in_opendir(dir);
+	d = kp_opendir_root(o->root, dir);
 	if (!d)
 		return 0;
 	while (r == 0 && (de = readdir(d))) {
@@ -122,10 +124,11 @@ static int cmp_pair(const void *a, const void *b)
 	return d ? d : strcmp(x[1], y[1]);
 }
 
-int kp_out_of_tree_present(const char *moddir, struct kp_arena *arena, const char ***names,
-			   const char ***relpaths, size_t *n, struct kp_err *err)
+int kp_out_of_tree_present(const char *root, const char *moddir, struct kp_arena *arena,
+			   const char ***names, const char ***relpaths, size_t *n,
+			   struct kp_err *err)
 {
-	struct oot o = { .arena = arena };
+	struct oot o = { .root = root, .arena = arena };
 	const char **pairs;
 
 	*names = *relpaths = NULL;

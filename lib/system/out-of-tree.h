@@ -28,10 +28,13 @@ bool kp_relpath_is_in_tree(const char *relpath);
  * The module files of the release directory @moddir that are not in tree, found by walking it
  * (not kernel/, build, source; links not followed), whether or not depmod has indexed them yet:
  * names and paths relative to @moddir, sorted by name then path, every file (two files of one
- * name are both listed). The arrays and strings live in @arena. 0, or -1 with @err.
+ * name are both listed). A @moddir under @root (NULL, "" or "/": the host's) is listed inside
+ * it by descriptors (kp_opendir_root()). The arrays and strings live in @arena. 0, or -1
+ * with @err.
  */
-int kp_out_of_tree_present(const char *moddir, struct kp_arena *arena, const char ***names,
-			   const char ***relpaths, size_t *n, struct kp_err *err);
+int kp_out_of_tree_present(const char *root, const char *moddir, struct kp_arena *arena,
+			   const char ***names, const char ***relpaths, size_t *n,
+			   struct kp_err *err);
 
 /*
  * The files depmod would use for @release under @root (depmod.d configuration) that are not

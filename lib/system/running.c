@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "kernel/kernel-base.h"
 #include "file/inputs.h"
 #include "file/rootfs.h"
+#include "kernel-read.h"
 #include "running.h"
 #include "util/module-name.h"
 
@@ -30,8 +32,15 @@ static const char *adup(struct kp_running *r, const char *s, size_t n)
 	return kp_arena_strndup(&r->arena, s, n);
 }
 
-/* A small file's first line into the arena, NULL if absent or unreadable; -1 on other errors. */
-static int first_line(struct kp_running *r, const char *rel, const char **out, struct kp_err *err)
+/*
+ * A small file's first line into the arena, NULL if absent or unreadable; -1 on other errors.
+ * @read: kp_read_first_line_in(), or kp_read_kernel_first_line_in() for a read that can sleep
+ * on a lock an oops left held; both open @rel inside the root by descriptors.
+ */
+static int first_line_by(struct kp_running *r, const char *rel, const char **out,
+			 int (*read)(const struct kp_root_dir *, const char *, char *, size_t,
+				     struct kp_err *),
+			 struct kp_err *err)
 {
 	char buf[4096];
 	char *path = rpath(r, rel);
@@ -40,7 +49,7 @@ static int first_line(struct kp_running *r, const char *rel, const char **out, s
 	*out = NULL;
 	if (!path)
 		return kp_err_set(err, "out of memory");
-	ret = kp_read_first_line(path, buf, sizeof(buf), err);
+	ret = read(&r->rootdir, path, buf, sizeof(buf), err);
 	free(path);
 	if (ret < 0) {
 		int e = kp_err_errnum(err);
@@ -49,6 +58,11 @@ static int first_line(struct kp_running *r, const char *rel, const char **out, s
 	}
 	*out = adup(r, buf, strlen(buf));
 	return *out ? 0 : kp_err_set(err, "out of memory");
+}
+
+static int first_line(struct kp_running *r, const char *rel, const char **out, struct kp_err *err)
+{
+	return first_line_by(r, rel, out, kp_read_first_line_in, err);
 }
 
 static int read_release(struct kp_running *r, struct kp_err *err)
@@ -186,7 +200,7 @@ static int read_module_taint(struct kp_running *r, struct kp_loaded_module *m, s
 	path = rpath(r, rel);
 	if (!path)
 		return kp_err_set(err, "out of memory");
-	ret = kp_read_first_line(path, buf, sizeof(buf), err);
+	ret = kp_read_first_line_in(&r->rootdir, path, buf, sizeof(buf), err);
 	if (ret == 0) {
 		for (const char *p = buf; *p; p++)
 			if (*p < 'A' || *p > 'Z') {
@@ -229,7 +243,7 @@ static int read_module_import_ns(struct kp_running *r, struct kp_loaded_module *
 	path = rpath(r, rel);
 	if (!path)
 		return kp_err_set(err, "out of memory");
-	ret = kp_read_file(path, (size_t)1 << 20, &b, err);
+	ret = kp_read_file_in(&r->rootdir, path, (size_t)1 << 20, &b, err);
 	if (ret < 0) {
 		free(path);
 		if (kp_err_errnum(err) == ENOENT || kp_err_errnum(err) == EACCES) {
@@ -335,7 +349,8 @@ static int read_modules(struct kp_running *r, struct kp_err *err)
 
 	if (!path)
 		return kp_err_set(err, "out of memory");
-	ret = kp_read_file(path, PROC_MAX_SIZE, &b, err);
+	/* m_start() takes module_mutex: read by a child the hook can leave behind */
+	ret = kp_read_kernel_file_in(&r->rootdir, path, PROC_MAX_SIZE, &b, err);
 	if (ret < 0 && kp_err_errnum(err) == ENOENT) {
 		free(path);
 		return 0;
@@ -411,7 +426,9 @@ static int read_security(struct kp_running *r, struct kp_err *err)
 	const char *v;
 
 	r->sig_enforce = -1;
-	if (first_line(r, "sys/module/module/parameters/sig_enforce", &v, err) < 0)
+	/* param_attr_show() takes kernel_param_lock(NULL), the built-ins' param_lock (5.10-7.2) */
+	if (first_line_by(r, "sys/module/module/parameters/sig_enforce", &v,
+			  kp_read_kernel_first_line_in, err) < 0)
 		return -1;
 	if (v) {
 		if (!strcmp(v, "Y") || !strcmp(v, "1"))
@@ -502,7 +519,7 @@ static int read_kallsyms(struct kp_running *r, struct kp_err *err)
 		free(path);
 		return kp_err_set(err, "out of memory");
 	}
-	if (kp_base_load_system_map(b, path, &e) < 0 ||
+	if (kp_base_load_system_map_in(b, &r->rootdir, path, &e) < 0 ||
 	    kp_base_set_kernel_release(b, r->release, &e) < 0) {
 		kp_base_free(b);
 		ret = note(r, &r->kallsyms_note, e.msg);
@@ -516,6 +533,7 @@ static int read_kallsyms(struct kp_running *r, struct kp_err *err)
 static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
 {
 	struct kp_err e = { 0 };
+	struct stat st;
 	char *procfg;
 
 	if (kp_tree_open(&r->tree, r->root, r->release, &e) == 0)
@@ -531,8 +549,8 @@ static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
 	procfg = rpath(r, "proc/config.gz");
 	if (!procfg)
 		return kp_err_set(err, "out of memory");
-	if (kp_is_file(procfg)) {
-		if (kp_kconfig_load(&r->config, procfg, &e) < 0 &&
+	if (kp_stat_in(&r->rootdir, procfg, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (kp_kconfig_load_in(&r->config, &r->rootdir, procfg, &e) < 0 &&
 		    note(r, &r->config_note, e.msg) < 0) {
 			free(procfg);
 			return kp_err_set(err, "out of memory");
@@ -556,6 +574,8 @@ int kp_running_open_opts(struct kp_running *r, const char *root, const char *rel
 	r->root = strdup(root && *root ? root : "/");
 	if (!r->root)
 		return kp_err_set(err, "out of memory");
+	/* its procfs and sysfs files opened under the directory @root names now */
+	kp_root_dir_pin(&r->rootdir, r->root);
 	if (release) {
 		r->release = adup(r, release, strlen(release));
 		if (!r->release) {
@@ -588,6 +608,7 @@ int kp_running_open(struct kp_running *r, const char *root, struct kp_err *err)
 
 void kp_running_release(struct kp_running *r)
 {
+	kp_root_dir_unpin(&r->rootdir);
 	free(r->root);
 	free(r->modules);
 	free(r->module_blacklist);

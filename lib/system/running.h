@@ -15,6 +15,7 @@
 
 #include "kernel/kernel-base.h"
 #include "kernel/kernel-config.h"
+#include "file/rootopen.h"
 #include "kernel-tree.h"
 #include "util/util.h"
 
@@ -37,6 +38,8 @@ struct kp_loaded_module {
 
 struct kp_running {
 	char *root;
+	/* @root's directory, pinned at open: its procfs and sysfs files are opened inside it */
+	struct kp_root_dir rootdir;
 	const char *release; /* proc/sys/kernel/osrelease, or uname(2) for the host root */
 	bool release_from_uname;
 

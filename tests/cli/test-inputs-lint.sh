@@ -14,11 +14,12 @@ lib/cache/facts-cache.c 2
 lib/cache/facts-cache-keys.c 2
 lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
-lib/graph/module-set.c 1
+lib/graph/module-set.c 2
 lib/util/io.c 2
-lib/file/rootopen.c 2
+lib/file/rootopen.c 3
 lib/util/fs-trust.c 3
 lib/system/depmod-config.c 1
+lib/system/kernel-read.c 1
 src/cmd-check.c 2
 src/hook-deadline.c 1
 src/hook-rules.c 2
@@ -35,15 +36,21 @@ src/kopolicy.c 1
 # the hook's own thread's /proc/thread-self/schedstat (its waits for a CPU, not an input);
 # modprobe-index.c and depmod-config.c fstatat() the entries of a directory already recorded whole
 # (kp_in_opendir, kp_in_note_kmod); cmd-check.c opens -o FILE for writing (kp_in_uncacheable()
-# first); kopolicy.c access()es the hook's system cache; facts-cache-keys.c's kp_fc_still_in_state()
-# stat()s a module the reader recorded already in that very state (before a deferred store's hash,
-# and after the reader hashed it whole), and kp_fc_content_key_at() opens it; facts-cache.c
-# fstatat()s and opens its own last-prune file through the cache directory's dirfd; module-set.c stat()s each module for
-# its size, which only orders the reading; io.c's kp_dir_newest() lists the caches' own directories
+# first); kopolicy.c access()es the hook's system cache; facts-cache-keys.c's
+# kp_fc_still_in_state() stat()s a module the reader recorded already in that very state (before a
+# deferred store's hash, and after the reader hashed it whole), and kp_fc_content_key_at() opens
+# it; facts-cache.c fstatat()s and opens its own last-prune file through the cache directory's
+# dirfd; module-set.c stat()s each module for its size, which only orders the reading, and
+# fstatat()s an entry of a directory it listed (kp_opendir_in(): the listing records the entries'
+# types) whose type readdir() does not give; io.c's kp_dir_newest() lists the caches' own directories
 # for pruning; fs-trust.c stat()s / and /dev (which device is the devtmpfs) and again a path the
 # caller recorded, after its statfs(); rootopen.c opens a root and the files under it by
-# descriptors for kp_open_regular_in() and kp_stat_in() (bytes.c), which record the path's state
-# and the opened file's fstat() (kp_in_stat(), kp_in_note_fd()).
+# descriptors (an O_PATH one opened again through /proc/self/fd, kp_fd_reopen()) for
+# kp_open_regular_in() and kp_stat_in() (bytes.c), which record the path's state
+# and the opened file's fstat() (kp_in_stat(), kp_in_note_fd()); kernel-read.c opens the running
+# system's procfs and sysfs files (/proc/modules, sig_enforce) on the host to read them by a
+# child (under a root: kp_open_readable_in()): only kp_running_open*(), which marks the run
+# uncacheable (kp_in_uncacheable()) first.
 pat='(^|[^_[:alnum:]])(open|openat|fopen|opendir|stat|lstat|fstatat|access|readlink)\('
 
 code() { # FILE: its lines, comments left out

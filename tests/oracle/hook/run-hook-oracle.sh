@@ -20,8 +20,10 @@
 #                                           the module with the lines kopolicy predicted (-v)
 #   symget   modprobe kp_symget             loads with kopolicy's symbol_get() warnings, which
 #                                           must be exactly the kernel's "failing symbol_get"
+#   mutex    (last) an oops leaves module_mutex held; modprobe kp_gplonly_then_prop, failing
+#            closed: the hook answers at --timeout, its /proc/modules reader left in D
 #
-# The serial log is checked on the host; output is TAP, exit 0 only if every check passes.
+# The serial log is checked on the host (check-hook-serial.sh); output is TAP, exit 0 only if every check passes.
 # Needs root (dev/console node), qemu-system-x86, busybox-static, cpio, kmod (depmod), python3
 # and what fixtures/build.sh needs. Environment: KOPOLICY_CACHE (default ~/.cache/kopolicy),
 # KP_ORACLE_TIMEOUT (seconds, default 300), KP_ORACLE_KEEP=1 (keep the serial log and initrd).
@@ -122,6 +124,7 @@ GUARD=$ROOT/fixtures/ko/$SERIES/strtab/kp_strtab_guard.ko
 if [ -f "$GUARD" ] && grep -qx "abi=$KP_ABI" "$ROOT/fixtures/ko/$SERIES/kernel.txt"; then
 	mkdir -p "$stage/guard"
 	cp "$GUARD" "$stage/guard/"
+	echo "$policy" >"$stage/guard/policy-path"
 fi
 mknod "$stage/dev/console" c 5 1
 mknod "$stage/dev/null" c 1 3
@@ -157,16 +160,20 @@ step bypass --ignore-install kp_gplonly_then_prop
 step symget kp_symget
 # Last (nothing loads after it): the hook on a machine whose module_mutex an oops left held.
 # kp_strtab_guard's import name starts in the guard page: find_symbol() faults holding the
-# lock (insmod killed). Then modprobe with the hook of kp_gplonly_then_prop (the one fixture
-# not loaded: the policy blocks it), in the background; after 40 s its exit status if it
-# ended, and the state (stat field 3), wchan and kernel stack of every modprobe, sh, kopolicy
-# and kmod process.
+# lock (insmod killed). Then, the policy failing closed ("on-error fail-closed" added: a
+# fail-open answer would hand the load to the kernel, which sleeps on the same lock), modprobe
+# with the hook of kp_gplonly_then_prop (the one fixture not loaded), in the background;
+# after 40 s its exit status and seconds if it ended, and the state (stat field 3), wchan
+# and kernel stack of every modprobe, sh, kopolicy and kmod process.
 if [ -f /guard/kp_strtab_guard.ko ]; then
 	echo "KPSTEP-BEGIN mutex"
 	/sbin/insmod /guard/kp_strtab_guard.ko >/tmp/out 2>/tmp/err
 	echo "KPINSMOD $?"
 	dmesg -c | grep -E 'BUG: unable|RIP: |find_symbol|resolve_symbol' | sed 's/^/KPDMESG mutex /'
-	(/sbin/modprobe kp_gplonly_then_prop >/tmp/out 2>/tmp/err; echo "KPRC mutex $?") &
+	echo "on-error fail-closed" >>"$(cat /guard/policy-path)"
+	t0=$(cut -d. -f1 /proc/uptime)
+	(/sbin/modprobe kp_gplonly_then_prop >/tmp/out 2>/tmp/err
+		echo "KPRC mutex $? after $(($(cut -d. -f1 /proc/uptime) - t0)) s") &
 	sleep 40
 	for p in /proc/[0-9]*; do
 		c=$(cat "$p/comm" 2>/dev/null) || continue
@@ -199,81 +206,10 @@ if [ $rc != 0 ] || ! grep -q '^KPHOOK-END' "$serial"; then
 fi
 keep && cp "$serial" "$run/serial.kept"
 
-# ---- checks ------------------------------------------------------------------------------------
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
-}
-lines() { sed -n "s/^$1 $2 //p" "$serial"; } # KIND STEP
-rc_of() { sed -n "s/^KPRC $1 //p" "$serial"; }
-taint_of() { sed -n "s/^KPTAINT $1 $2 //p" "$serial"; }
-has() { grep -qE -- "$2" <<<"$1"; }
-
-ok "guest runs $REL" "$(grep -q "KPHOOK-BEGIN $REL$" "$serial"; echo $?)"
-ok "--print-install-rules wrote one line per fixture" \
-	"$([ "$(sed -n 's/^KPRULES //p' "$serial")" = ${#FIXTURES[@]} ]; echo $?)"
-
-ok "clean: modprobe succeeds" "$([ "$(rc_of clean)" = 0 ]; echo $?)"
-ok "clean: kopolicy says nothing" "$([ -z "$(lines KPERR clean)" ]; echo $?)"
-ok "clean: loaded, taint OE as without the hook" "$([ "$(taint_of clean kp_gpl_prov)" = OE ]; echo $?)"
-
-ok "inherit: modprobe succeeds" "$([ "$(rc_of inherit)" = 0 ]; echo $?)"
-ok "inherit: kp_prop_prov judged on its own install line" \
-	"$(has "$(lines KPERR inherit)" "^kopolicy: kp_prop_prov: warning: is proprietary"; echo $?)"
-ok "inherit: kopolicy warns about the inheritance" \
-	"$(has "$(lines KPERR inherit)" "^kopolicy: kp_use_prop: warning: would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov"; echo $?)"
-ok "inherit: the kernel agrees" \
-	"$(has "$(lines KPDMESG inherit)" "kp_use_prop: module uses symbols kp_prop_plain from proprietary module kp_prop_prov, inheriting taint\."; echo $?)"
-ok "inherit: kp_use_prop loaded with P" "$(has "$(taint_of inherit kp_use_prop)" P; echo $?)"
-
-ok "blocked: modprobe fails" "$([ "$(rc_of blocked)" = 1 ]; echo $?)"
-ok "blocked: with kopolicy's message" \
-	"$(has "$(lines KPERR blocked)" "^kopolicy: kp_gplonly_then_prop: load blocked: would fail to load with ENOENT: uses GPL-only symbols and imports kp_prop_plain from proprietary module kp_prop_prov"; echo $?)"
-ok "blocked: modprobe names the install command" \
-	"$(has "$(lines KPERR blocked)" "Error running install command .* for module kp_gplonly_then_prop: retcode 1"; echo $?)"
-ok "blocked: the module is not loaded" "$([ -z "$(taint_of blocked kp_gplonly_then_prop)" ]; echo $?)"
-ok "blocked: the kernel never saw it" "$([ -z "$(lines KPDMESG blocked | grep kp_gplonly_then_prop)" ]; echo $?)"
-
-ok "bypass: without the hook the kernel refuses it" "$([ "$(rc_of bypass)" != 0 ]; echo $?)"
-pred=$(sed -n 's/^KPPRED kopolicy: kp_gplonly_then_prop:   kernel: //p' "$serial")
-seen=$(lines KPDMESG bypass | sed 's/^\[ *[0-9.]*\] //' | grep '^kp_gplonly_then_prop: ' || true)
-ok "bypass: the kernel printed exactly the lines kopolicy predicted" "$([ -n "$pred" ] && [ "$pred" = "$seen" ]; echo $?)"
-[ "$pred" = "$seen" ] || { echo "# predicted:"; sed 's/^/#   /' <<<"$pred"; echo "# kernel:"; sed 's/^/#   /' <<<"$seen"; }
-
-ok "symget: modprobe succeeds (a lost symbol_get() only warns)" "$([ "$(rc_of symget)" = 0 ]; echo $?)"
-warned=$(lines KPERR symget | sed -n 's/.*warning: symbol_get(\([a-z_]*\)) returns NULL.*/\1/p' | sort)
-failed=$(lines KPDMESG symget | sed -n 's/.*failing symbol_get of non-GPLONLY symbol \([a-z_]*\)\./\1/p' | sort -u)
-nulls=$(lines KPDMESG symget | sed -n 's/.*kp_symget: \([a-z_]*\)=null.*/\1/p' | sort)
-ok "symget: kopolicy's warnings are exactly the kernel's failing symbol_get lines" \
-	"$([ -n "$warned" ] && [ "$warned" = "$failed" ]; echo $?)"
-ok "symget: ... and the lookups the module saw return NULL" "$([ "$warned" = "$nulls" ]; echo $?)"
-[ "$warned" = "$failed" ] && [ "$warned" = "$nulls" ] ||
-	echo "# kopolicy: $(echo $warned); kernel: $(echo $failed); module null: $(echo $nulls)"
-
-# the hook with module_mutex held (6.12.118, 2026-12-06): the hook reads /proc/modules, whose
-# m_start() takes module_mutex: it sleeps in D, where no signal reaches it, so its --timeout
-# never fires and modprobe waits for ever (so would the load itself, in early_mod_check())
-if grep -q '^KPSTEP-BEGIN mutex' "$serial"; then
-	ok "mutex: kp_strtab_guard's oops in find_symbol() kills insmod (SIGKILL: 137)" \
-		"$([ "$(sed -n 's/^KPINSMOD //p' "$serial")" = 137 ] &&
-			has "$(lines KPDMESG mutex)" ' find_symbol\+'; echo $?)"
-	ok "mutex: modprobe kp_gplonly_then_prop has not returned after 40 s" \
-		"$(! grep -q '^KPRC mutex' "$serial"; echo $?)"
-	ok "mutex: the hook sleeps in state D in /proc/modules' m_start() (module_mutex)" \
-		"$(grep -q '^KPPROC mutex [0-9]* kopolicy D m_start$' "$serial"; echo $?)"
-	# a known gap, not a failure: the hook cannot answer while the lock is held
-	n=$((n + 1))
-	if grep -q '^KPRC mutex' "$serial"; then
-		echo "ok $n - mutex: the hook answers # TODO it reads /proc/modules (module_mutex)"
-	else
-		echo "not ok $n - mutex: the hook answers # TODO it reads /proc/modules (module_mutex)"
-	fi
-fi
-
-echo "1..$n"
-if [ $fail -gt 0 ]; then
+# ---- checks (check-hook-serial.sh; make check replays the committed log with it) -----------
+rc=0
+"$HERE/check-hook-serial.sh" "$serial" "$REL" "${#FIXTURES[@]}" || rc=$?
+if [ $rc != 0 ]; then
 	KP_ORACLE_KEEP=1
 	cp "$serial" "$run/serial.kept"
 	exit 1

@@ -6,9 +6,13 @@
  * magic link refused, each through openat2() and through the walk that stands in for it
  * without openat2 (called directly); then a directory swapped for a link after the path was
  * resolved (the race, made deterministic by swapping between the resolve and the open): the
- * open stays inside the root where a path open reads the host's file; a FIFO refused; ROOT
- * itself swapped for a link: its pinned directory still read (kp_root_dir_pin()).
+ * open stays inside the root where a path open reads the host's file, and so does a listing
+ * (kp_opendir_in() where kp_in_opendir() lists the host's directory); a FIFO refused; ROOT
+ * itself swapped for a link: its pinned directory still read (kp_root_dir_pin()); a FIFO
+ * swapped in between the O_PATH check and the read open: the open by name again (the old
+ * code's second open) opens the FIFO, kp_fd_reopen() the regular file checked.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +23,7 @@
 #include <unistd.h>
 
 #include "file/bytes.h"
+#include "file/inputs.h"
 #include "file/rootfs.h"
 #include "file/rootopen.h"
 #include "tap.h"
@@ -240,6 +245,32 @@ int main(void)
 		   "swapped: the open inside the root fails");
 	tap_is_int(&t, err.errnum, ENOENT, "swapped: ENOENT (the host path is not in the root)");
 	tap_is_int(&t, kp_stat_in(&rd, resolved, &st), -1, "swapped: kp_stat_in() fails too");
+	{
+		/* the directory the file is in (resolved before the swap), listed: by path the
+		 * host's, by descriptors none */
+		char *rdir = resolved ? strdup(resolved) : NULL;
+
+		if (rdir && strrchr(rdir, '/'))
+			*strrchr(rdir, '/') = '\0';
+		DIR *dh = rdir ? kp_in_opendir(rdir) : NULL;
+
+		tap_ok(&t, dh != NULL, "swapped: the directory listed by path is the host's");
+		if (dh)
+			closedir(dh);
+		errno = 0;
+		dh = rdir ? kp_opendir_in(&rd, rdir) : NULL;
+		tap_ok(&t, !dh && errno == ENOENT,
+		       "swapped: listed by descriptors inside the root: ENOENT");
+		if (dh)
+			closedir(dh);
+		errno = 0;
+		dh = rdir ? kp_opendir_root(root, rdir) : NULL;
+		tap_ok(&t, !dh && errno == ENOENT,
+		       "swapped: kp_opendir_root() (the root opened at this use): ENOENT");
+		if (dh)
+			closedir(dh);
+		free(rdir);
+	}
 	/* the same link relative, to the root's own copy: followed inside */
 	link_to("dir.old", "root/dir");
 	memset(&err, 0, sizeof(err));
@@ -248,6 +279,20 @@ int main(void)
 		       !memcmp(b.data, "root\n", 5),
 	       "re-pointed inside the root: the root's file read");
 	kp_bytes_release(&b);
+	{
+		char *rdir = kp_root_resolve(root, "dir/modules");
+		DIR *dh = rdir ? kp_opendir_in(&rd, rdir) : NULL;
+		struct dirent *de;
+		int names = 0;
+
+		while (dh && (de = readdir(dh)))
+			names += !strcmp(de->d_name, "m.ko");
+		tap_ok(&t, dh && names == 1,
+		       "re-pointed inside the root: the root's directory listed");
+		if (dh)
+			closedir(dh);
+		free(rdir);
+	}
 	/* a path outside the root, or no root: opened by path as before */
 	snprintf(path, sizeof(path), "%s/host.ko", top);
 	fd = kp_open_regular_in(&rd, path, &st, &err);
@@ -263,6 +308,46 @@ int main(void)
 	fd = kp_open_regular_in(&rd, path, &st, &err);
 	tap_is_int(&t, fd, -1, "a FIFO in the root: refused");
 	tap_is_str(&t, err.msg, "is a FIFO, not a regular file", "a FIFO: the reason");
+	/*
+	 * The window between the O_PATH check and the read open: "swap" checked as a regular
+	 * file, then replaced by a FIFO. Opened by name again (as before kp_fd_reopen()), the
+	 * FIFO is what is opened; reopened through the O_PATH descriptor, the file checked.
+	 */
+	put("root/swap", "checked\n");
+	{
+		struct stat pre, got;
+		int pfd = kp_root_openat(rootfd, "swap", O_PATH | O_CLOEXEC);
+		const int rf = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+		char buf[16] = "";
+		ssize_t n;
+
+		tap_ok(&t, pfd >= 0 && fstat(pfd, &pre) == 0 && S_ISREG(pre.st_mode),
+		       "swap: checked through O_PATH, a regular file");
+		snprintf(path, sizeof(path), "%s/swap", root);
+		if (unlink(path) < 0 || mkfifo(path, 0600) < 0)
+			return 99;
+		fd = kp_root_openat(rootfd, "swap", rf);
+		tap_ok(&t, fd >= 0 && fstat(fd, &got) == 0 && S_ISFIFO(got.st_mode),
+		       "swap: opened by name again, the FIFO swapped in is opened");
+		if (fd >= 0)
+			close(fd);
+		fd = kp_fd_reopen(pfd, rf);
+		n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		tap_ok(&t,
+		       fd >= 0 && fstat(fd, &got) == 0 && S_ISREG(got.st_mode) &&
+			       got.st_ino == pre.st_ino && n == 8 && !memcmp(buf, "checked\n", 8),
+		       "swap: kp_fd_reopen() opens the file checked, not the FIFO");
+		if (fd >= 0)
+			close(fd);
+		tap_is_int(&t, kp_fd_reopen(pfd, O_RDONLY | O_CREAT), -1,
+			   "kp_fd_reopen: no O_CREAT");
+		if (pfd >= 0)
+			close(pfd);
+		memset(&err, 0, sizeof(err));
+		tap_is_int(&t, kp_open_regular_in(&rd, path, &st, &err), -1,
+			   "swap: the FIFO now there refused by kp_open_regular_in()");
+	}
+
 	/* a directory */
 	snprintf(path, sizeof(path), "%s/lib", root);
 	memset(&err, 0, sizeof(err));

@@ -65,19 +65,21 @@ static void test_symvers_4col(struct tap *t)
 		  NULL, true, 0x0badf00d);
 	check_sym(t, kp_base_lookup(b, "future_func"), "future_func", "vmlinux",
 		  KP_KSYMTAB_GPL_FUTURE, false, NULL, true, 1);
-	check_sym(t, kp_base_lookup(b, "unused_func"), "unused_func", "vmlinux",
-		  KP_KSYMTAB_UNUSED, false, NULL, true, 2);
+	check_sym(t, kp_base_lookup(b, "unused_func"), "unused_func", "vmlinux", KP_KSYMTAB_UNUSED,
+		  false, NULL, true, 2);
 	check_sym(t, kp_base_lookup(b, "unused_gpl_func"), "unused_gpl_func", "vmlinux",
 		  KP_KSYMTAB_UNUSED_GPL, true, NULL, true, 3);
-	check_sym(t, kp_base_lookup(b, "no_crc_func"), "no_crc_func", "vmlinux", KP_KSYMTAB,
-		  false, NULL, false, 0);
+	check_sym(t, kp_base_lookup(b, "no_crc_func"), "no_crc_func", "vmlinux", KP_KSYMTAB, false,
+		  NULL, false, 0);
 	/* Module exports are kept, but not returned by the vmlinux lookup. */
 	tap_ok(t, kp_base_lookup(b, "usb_stor_probe1") == NULL,
 	       "module export not found by kp_base_lookup");
 	check_sym(t, kp_base_lookup_owner(b, "usb_stor_probe1", NULL), "usb_stor_probe1",
 		  "drivers/usb/storage/usb-storage", KP_KSYMTAB_GPL, true, NULL, true, 0xdeadbeef);
-	tap_ok(t, kp_base_lookup_owner(b, "usb_stor_probe1", "drivers/usb/storage/usb-storage") !=
-		  NULL, "lookup by owner");
+	tap_ok(t,
+	       kp_base_lookup_owner(b, "usb_stor_probe1", "drivers/usb/storage/usb-storage") !=
+		       NULL,
+	       "lookup by owner");
 	tap_ok(t, kp_base_lookup(b, "nonexistent") == NULL, "unknown symbol: NULL");
 	kp_base_stats(b, &st);
 	tap_is_int(t, st.nsyms, 7, "4-column: entries");
@@ -100,8 +102,8 @@ static void test_symvers_ns(struct tap *t, const char *file)
 	check_sym(t, kp_base_lookup(b, "dma_buf_get"), "dma_buf_get", "vmlinux", KP_KSYMTAB_GPL,
 		  true, "DMA_BUF", true, 0x12345678);
 	k = kp_base_lookup_owner(b, "usb_stor_probe1", "drivers/usb/storage/usb-storage");
-	check_sym(t, k, "usb_stor_probe1", "drivers/usb/storage/usb-storage", KP_KSYMTAB_GPL,
-		  true, "USB_STORAGE", true, 0xdeadbeef);
+	check_sym(t, k, "usb_stor_probe1", "drivers/usb/storage/usb-storage", KP_KSYMTAB_GPL, true,
+		  "USB_STORAGE", true, 0xdeadbeef);
 	tap_ok(t, k && k->ns_known && !k->vmlinux, "%s: module entry, namespace known", file);
 	kp_base_free(b);
 }
@@ -142,8 +144,7 @@ static void expect_error(struct tap *t, const char *file, const char *want)
 	free(path);
 }
 
-static void expect_buffer_error(struct tap *t, const char *what, const char *text,
-				const char *want)
+static void expect_buffer_error(struct tap *t, const char *what, const char *text, const char *want)
 {
 	struct kp_kernel_base *b;
 	struct kp_err err = { 0 };
@@ -164,10 +165,12 @@ static void test_symvers_errors(struct tap *t)
 		     ":2: unknown export type 'EXPORT_SYMBOL_GPL_ONLY'");
 	expect_buffer_error(t, "bad CRC", "0xzz\tfoo\tvmlinux\tEXPORT_SYMBOL\n",
 			    "test.symvers:1: invalid CRC '0xzz'");
-	expect_buffer_error(t, "4 columns after 5", "0x1\tfoo\tvmlinux\tEXPORT_SYMBOL\t\n"
+	expect_buffer_error(t, "4 columns after 5",
+			    "0x1\tfoo\tvmlinux\tEXPORT_SYMBOL\t\n"
 			    "0x2\tbar\tvmlinux\tEXPORT_SYMBOL\n",
 			    "test.symvers:2: line has the 4-column");
-	expect_buffer_error(t, "mixed 5-column layouts", "0x1\tfoo\tvmlinux\tEXPORT_SYMBOL\t\n"
+	expect_buffer_error(t, "mixed 5-column layouts",
+			    "0x1\tfoo\tvmlinux\tEXPORT_SYMBOL\t\n"
 			    "0x2\tbar\tNS\tvmlinux\tEXPORT_SYMBOL\n",
 			    "test.symvers:2: line has the 5-column, namespace third");
 	expect_buffer_error(t, "empty symbol", "0x1\t\tvmlinux\tEXPORT_SYMBOL\n",
@@ -195,8 +198,10 @@ static void test_duplicates(struct tap *t)
 
 	if (kp_base_new(&b) < 0)
 		abort();
-	tap_ok(t, kp_base_load_symvers_buffer(b, "dup", (const unsigned char *)text,
-					      sizeof(text) - 1, &err) == 0, "duplicates load");
+	tap_ok(t,
+	       kp_base_load_symvers_buffer(b, "dup", (const unsigned char *)text, sizeof(text) - 1,
+					   &err) == 0,
+	       "duplicates load");
 	kp_base_stats(b, &st);
 	tap_is_int(t, st.nduplicates, 1, "same name and owner twice: one duplicate");
 	tap_is_int(t, st.nsyms, 2, "two owners: two entries");
@@ -295,21 +300,23 @@ static void test_merge(struct tap *t)
 
 	if (kp_base_new(&b) < 0)
 		abort();
-	tap_ok(t, kp_base_load_symvers_buffer(b, "Module.symvers", (const unsigned char *)symvers,
-					      sizeof(symvers) - 1, &err) == 0, "merge: symvers");
+	tap_ok(t,
+	       kp_base_load_symvers_buffer(b, "Module.symvers", (const unsigned char *)symvers,
+					   sizeof(symvers) - 1, &err) == 0,
+	       "merge: symvers");
 	tap_ok(t, kp_base_load_vmlinux(b, path, &err) == 0, "merge: vmlinux");
 	kp_base_stats(b, &st);
 	tap_is_int(t, st.nvmlinux, 5, "merge: 5 distinct exports");
 	tap_is_int(t, st.nconflicts, 2, "merge: gpl_func class and CRC disagree");
-	tap_ok(t, st.first_conflict && strstr(st.first_conflict, "gpl_func") &&
-		  strstr(st.first_conflict, "Module.symvers says table __ksymtab"),
+	tap_ok(t,
+	       st.first_conflict && strstr(st.first_conflict, "gpl_func") &&
+		       strstr(st.first_conflict, "Module.symvers says table __ksymtab"),
 	       "merge: conflict message: %s", st.first_conflict ? st.first_conflict : "(none)");
 	k = kp_base_lookup(b, "printk");
 	tap_ok(t, k && k->sources == (KP_SRC_SYMVERS | KP_SRC_VMLINUX), "merge: printk sources");
 	tap_ok(t, kp_base_set_kernel_release(b, "6.99.0-test", &err) == 0, "same release accepted");
 	tap_ok(t,
-	       kp_base_set_kernel_release(b, "6.1.0", &err) < 0 &&
-		       strstr(err.msg, "6.99.0-test"),
+	       kp_base_set_kernel_release(b, "6.1.0", &err) < 0 && strstr(err.msg, "6.99.0-test"),
 	       "other release refused: %s", err.msg);
 	kp_base_free(b);
 	free(path);
@@ -329,13 +336,16 @@ static void test_prefix(struct tap *t)
 
 	if (kp_base_new(&b) < 0)
 		abort();
-	tap_ok(t, kp_base_load_symvers_buffer(b, "prefix", (const unsigned char *)text,
-					      sizeof(text) - 1, &err) == 0, "prefix base loads");
+	tap_ok(t,
+	       kp_base_load_symvers_buffer(b, "prefix", (const unsigned char *)text,
+					   sizeof(text) - 1, &err) == 0,
+	       "prefix base loads");
 	k = kp_base_find_prefix(b, "msle", 4, 0, &at);
 	tap_is_str(t, k ? k->name : NULL, "msleep_interruptible", "msle: the first in load order");
 	tap_is_int(t, at, 0, "its index");
 	k = kp_base_find_prefix(b, "msle", 4, at + 1, &at);
-	tap_ok(t, k && !strcmp(k->name, "msleep") && !k->vmlinux, "msle: then drivers/a/a's msleep");
+	tap_ok(t, k && !strcmp(k->name, "msleep") && !k->vmlinux,
+	       "msle: then drivers/a/a's msleep");
 	tap_is_int(t, at, 2, "its index");
 	k = kp_base_find_prefix(b, "msle", 4, at + 1, &at);
 	tap_ok(t, k && !strcmp(k->name, "msleep") && k->vmlinux, "msle: then vmlinux's msleep");
@@ -350,18 +360,22 @@ static void test_prefix(struct tap *t)
 
 static void test_owner_matches(struct tap *t)
 {
-	tap_ok(t, kp_base_owner_matches("drivers/usb/storage/usb-storage",
-					"/lib/modules/6.1/kernel/drivers/usb/storage/"
-					"usb-storage.ko.xz"),
+	tap_ok(t,
+	       kp_base_owner_matches("drivers/usb/storage/usb-storage",
+				     "/lib/modules/6.1/kernel/drivers/usb/storage/"
+				     "usb-storage.ko.xz"),
 	       "owner matches a tree path");
-	tap_ok(t, kp_base_owner_matches("drivers/usb/storage/usb-storage",
-					"drivers/usb/storage/usb-storage.ko"),
+	tap_ok(t,
+	       kp_base_owner_matches("drivers/usb/storage/usb-storage",
+				     "drivers/usb/storage/usb-storage.ko"),
 	       "owner matches the same relative path");
-	tap_ok(t, !kp_base_owner_matches("storage/usb-storage",
-					 "/x/drivers/usb/foostorage/usb-storage.ko"),
+	tap_ok(t,
+	       !kp_base_owner_matches("storage/usb-storage",
+				      "/x/drivers/usb/foostorage/usb-storage.ko"),
 	       "owner must match whole path components");
-	tap_ok(t, !kp_base_owner_matches("drivers/usb/storage/usb-storage",
-					 "/x/drivers/usb/storage/usb-storage.txt"),
+	tap_ok(t,
+	       !kp_base_owner_matches("drivers/usb/storage/usb-storage",
+				      "/x/drivers/usb/storage/usb-storage.txt"),
 	       "not a module file");
 }
 

@@ -27,8 +27,8 @@ static void put32(unsigned char *p, uint32_t v)
 }
 
 /* One list at @p: @n elements of @dlen data bytes (filled with @fill), @hsize header bytes. */
-static size_t list(unsigned char *p, const unsigned char *guid, size_t n, size_t dlen,
-		   size_t hsize, unsigned char fill)
+static size_t list(unsigned char *p, const unsigned char *guid, size_t n, size_t dlen, size_t hsize,
+		   unsigned char fill)
 {
 	size_t esize = 16 + dlen, lsize = 28 + hsize + n * esize;
 
@@ -141,8 +141,9 @@ int main(void)
 		   "the callback's non-zero return stops the walk and is returned");
 	tap_is_int(&t, calls, 2, "... after the second element");
 	put32(buf, 0x27);
-	tap_ok(&t, kp_efivar_split(buf, 10, &attrs, &d, &dlen) == 0 && attrs == 0x27 &&
-			   d == buf + 4 && dlen == 6,
+	tap_ok(&t,
+	       kp_efivar_split(buf, 10, &attrs, &d, &dlen) == 0 && attrs == 0x27 && d == buf + 4 &&
+		       dlen == 6,
 	       "efivarfs: the attribute word, then the data");
 	tap_is_int(&t, kp_efivar_split(buf, 3, &attrs, &d, &dlen), -1, "shorter than the word");
 	return tap_done(&t);

@@ -56,7 +56,8 @@ static size_t mismatches(const struct kp_elf *e, const struct sg_fns *f, uint64_
 
 static void handmade(struct tap *t)
 {
-	struct kp_section secs[3] = { { .name = "" }, { .name = ".text", .size = 200 },
+	struct kp_section secs[3] = { { .name = "" },
+				      { .name = ".text", .size = 200 },
 				      { .name = ".text.unlikely", .size = 100 } };
 	struct kp_sym syms[] = {
 		{ 0 },
@@ -70,7 +71,9 @@ static void handmade(struct tap *t)
 		{ .name = "cold", .value = 0, .size = 40, .shndx = 2, .type = STT_FUNC },
 		{ .name = "wraps", .value = 90, .size = UINT64_MAX, .shndx = 2, .type = STT_FUNC },
 	};
-	struct kp_elf e = { .sections = secs, .nsections = 3, .syms = syms,
+	struct kp_elf e = { .sections = secs,
+			    .nsections = 3,
+			    .syms = syms,
 			    .nsyms = sizeof(syms) / sizeof(syms[0]) };
 	struct sg_fns f;
 	uint64_t work = 0;
@@ -94,7 +97,8 @@ static void handmade(struct tap *t)
 /* A riscv64-like table: few functions among many local labels, random overlaps. */
 static void random_tables(struct tap *t)
 {
-	struct kp_section secs[3] = { { .name = "" }, { .name = ".text", .size = 4096 },
+	struct kp_section secs[3] = { { .name = "" },
+				      { .name = ".text", .size = 4096 },
 				      { .name = ".init.text", .size = 4096 } };
 	size_t n = 20000, bad = 0;
 	uint64_t most = 0;

@@ -26,12 +26,14 @@ static int cmp_line(const void *a, const void *b)
 
 static void show_tree(const struct kp_tree *t)
 {
-	fprintf(stderr, "tree: release %s\n  moddir %s\n  symvers %s\n  config %s\n"
+	fprintf(stderr,
+		"tree: release %s\n  moddir %s\n  symvers %s\n  config %s\n"
 		"  System.map %s%s%s\n  vmlinux %s\n  built-in modules %zu, modinfo records %zu, "
-		"modprobe blacklist %zu\n", t->release, t->moddir,
-		t->symvers_path ? t->symvers_path : "-", t->config_path ? t->config_path : "-",
-		t->system_map_path ? t->system_map_path : "-",
-		t->system_map_stub ? " stub " : "", t->system_map_stub ? t->system_map_stub : "",
+		"modprobe blacklist %zu\n",
+		t->release, t->moddir, t->symvers_path ? t->symvers_path : "-",
+		t->config_path ? t->config_path : "-",
+		t->system_map_path ? t->system_map_path : "-", t->system_map_stub ? " stub " : "",
+		t->system_map_stub ? t->system_map_stub : "",
 		t->vmlinux_path ? t->vmlinux_path : "-", t->nbuiltin, t->nbuiltin_info,
 		t->nmodprobe_blacklist);
 }
@@ -55,7 +57,10 @@ static int print_base(const struct kp_kernel_base *b, bool all)
 			snprintf(crc, sizeof(crc), "0x%08x", k->crc);
 		if (asprintf(&lines[n], "%s\t%s\t%s\t%s\t%s", k->name, k->owner,
 			     kp_export_table_section(k->table),
-			     k->ns ? k->ns : k->ns_known ? "-" : "?", crc) < 0)
+			     k->ns	   ? k->ns
+			     : k->ns_known ? "-"
+					   : "?",
+			     crc) < 0)
 			return -1;
 		n++;
 	}
@@ -66,7 +71,8 @@ static int print_base(const struct kp_kernel_base *b, bool all)
 	}
 	free(lines);
 	kp_base_stats(b, &st);
-	fprintf(stderr, "dump-base: release %s: %zu entries, %zu vmlinux (%zu GPL-only, "
+	fprintf(stderr,
+		"dump-base: release %s: %zu entries, %zu vmlinux (%zu GPL-only, "
 		"%zu namespaced, %zu with CRC), %zu of modules, %zu duplicates, "
 		"%zu conflicts%s%s\n",
 		kp_base_release(b) ? kp_base_release(b) : "unknown", st.nsyms, st.nvmlinux,
@@ -132,7 +138,7 @@ int main(int argc, char **argv)
 	return ret;
 usage:
 	fprintf(stderr, "usage: dump-base [--all] [--symvers F] [--vmlinux F] [--system-map F] "
-		"[FILE...] | --tree ROOT [--release R]\n");
+			"[FILE...] | --tree ROOT [--release R]\n");
 	kp_base_free(b);
 	return 2;
 }

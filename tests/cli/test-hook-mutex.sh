@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The hook when a kernel read never returns (lib/system/kernel-read.c): /proc/modules'
+# m_start() sleeps uninterruptibly on a module_mutex an oops left held (the hook oracle's
+# "mutex" step boots that). Here a stand-in that needs no boot: the root's proc/modules is a
+# FIFO with a writer that never writes, read like procfs through a child the hook abandons.
+# The hook gives its --on-error answer at --timeout, its stdout and stderr reach EOF when it
+# exits (the child holds neither), and the child, left to init, ends once the FIFO does.
+# A FIFO that delivers the lines gives the answer the regular file gives. Times are only
+# checked against generous bounds.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/6.12
+skel=$top/tests/unit/policy/root
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+. "$top/tests/lib/tap.sh"
+
+if ! command -v depmod > /dev/null; then
+	echo "1..0 # SKIP depmod is not installed"
+	exit 0
+fi
+tap_tmpdir
+trap 'exec 3>&- 2> /dev/null; rm -rf "$tmp"' EXIT
+
+root=$tmp/root
+mkdir -p "$root"
+cp -R "$skel/." "$root/"
+mkdir -p "$root/lib/modules/$rel/extra" "$root/boot"
+for m in kp_prop_prov kp_use_prop kp_plain; do cp "$fx/$m.ko" "$root/lib/modules/$rel/extra/"; done
+: > "$root/lib/modules/$rel/modules.builtin"
+: > "$root/lib/modules/$rel/modules.builtin.modinfo"
+cp "$fx/Module.symvers.gz" "$root/boot/symvers-$rel.gz"
+cp "$fx/config.gz" "$root/boot/config-$rel"
+echo "$rel" > "$root/proc/sys/kernel/osrelease"
+depmod -b "$root" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+printf 'block proprietary\n' > "$tmp/policy.conf"
+
+# the policy's answer with a readable proc/modules (kp_prop_prov not loaded)
+"$kp" --no-cache hook --root "$root" --config "$tmp/policy.conf" --timeout 5 kp_use_prop \
+	> /dev/null 2> "$tmp/err"
+is "proc/modules readable: the policy blocks (exit 1)" "$?" 1
+
+# kp_prop_prov loaded (P): kp_use_prop only inherits P, a warning
+echo "kp_prop_prov 16384 0 - Live 0xffffffffc0000000 (POE)" >> "$root/proc/modules"
+mkdir -p "$root/sys/module/kp_prop_prov"
+echo POE > "$root/sys/module/kp_prop_prov/taint"
+cp "$root/proc/modules" "$tmp/modules"
+"$kp" --no-cache hook --root "$root" --config "$tmp/policy.conf" --timeout 5 kp_use_prop \
+	> /dev/null 2> "$tmp/err.file"
+is "kp_prop_prov loaded: a warning only (exit 0)" "$?" 0
+
+fifo=$root/proc/modules
+rm -f "$fifo"
+mkfifo "$fifo"
+# the same lines through the FIFO, written after the hook started: read by the child, whole
+exec 3<> "$fifo"
+{
+	sleep 0.5
+	cat "$tmp/modules" >&3
+} &
+writer=$!
+exec 3>&-
+ASAN_OPTIONS=detect_leaks=0 "$kp" --no-cache hook --root "$root" --config "$tmp/policy.conf" \
+	--timeout 5 kp_use_prop > /dev/null 2> "$tmp/err"
+is "the same /proc/modules through a FIFO: exit 0" "$?" 0
+is "... the same words" "$(cat "$tmp/err")" "$(cat "$tmp/err.file")"
+wait "$writer"
+
+exec 3<> "$fifo" # a writer that never writes: a read of it blocks until fd 3 closes
+
+# hook ARGS...: in the background, its stdout and stderr through a pipe; -> $rc, $out, $wall,
+# $done (1 when the pipe reached EOF within 60 s: no descriptor of it left open)
+hook() {
+	local t0 t1 pid i
+	t0=$(date +%s%N)
+	{
+		ASAN_OPTIONS=detect_leaks=0 "$kp" --no-cache hook --root "$root" \
+			--config "$tmp/policy.conf" "$@" 2>&1
+		echo "rc=$?"
+	} | cat > "$tmp/out" &
+	pid=$!
+	done=0
+	for ((i = 0; i < 600; i++)); do
+		if ! kill -0 "$pid" 2> /dev/null; then
+			done=1
+			break
+		fi
+		sleep 0.1
+	done
+	t1=$(date +%s%N)
+	wall=$(((t1 - t0) / 1000000000))
+	rc=$(sed -n 's/^rc=//p' "$tmp/out")
+	out=$(grep -v '^rc=' "$tmp/out")
+	echo "# hook $*: exit $rc after ${wall} s"
+}
+# the kopolicy processes holding the FIFO open: the readers left behind
+readers() {
+	local p f
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2> /dev/null)" = kopolicy ] || continue
+		for f in "$p"/fd/*; do
+			[ "$(readlink "$f" 2> /dev/null)" = "$fifo" ] && echo "${p#/proc/}" && break
+		done
+	done
+}
+# the targets of @1's descriptors, the pipe's inode elided
+fds_of() {
+	local f
+	for f in /proc/"$1"/fd/*; do readlink "$f"; done | sed 's/^pipe:\[[0-9]*\]$/pipe/' | sort
+}
+
+hook --timeout 1 --on-error fail-closed kp_use_prop
+is "read blocked, fail-closed: the stdout/stderr pipe reaches EOF" "$done" 1
+is "... exit 2" "$rc" 2
+ok "... within 30 s" $((wall < 30 ? 0 : 1))
+is "... one line" "$out" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
+left=$(readers)
+ok "... its reader is left behind, still reading the FIFO" "$([ -n "$left" ] && echo 0 || echo 1)"
+for p in $left; do
+	ok "... reader $p is no child of this shell's hook any more (ppid $(cut -d' ' -f4 /proc/"$p"/stat))" \
+		"$([ "$(cut -d' ' -f4 /proc/"$p"/stat)" != "$$" ] && echo 0 || echo 1)"
+	is "... and holds two descriptors: the FIFO and its pipe" \
+		"$(fds_of "$p" | tr '\n' ' ')" "$fifo pipe "
+done
+
+hook --timeout 1 kp_use_prop
+is "read blocked, fail-open: the pipe reaches EOF" "$done" 1
+is "... exit 0" "$rc" 0
+is "... one line" "$out" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); letting the load go on (on-error fail-open, default)"
+
+# the FIFO's last writer gone: the readers read its end and exit
+exec 3>&-
+for ((i = 0; i < 100; i++)); do
+	[ -z "$(readers)" ] && break
+	sleep 0.1
+done
+is "the FIFO closed: no reader left" "$(readers)" ""
+
+tap_done

@@ -1,0 +1,93 @@
+#!/bin/bash
+# tests/oracle/hook/check-hook-serial.sh SERIAL RELEASE NFIXTURES
+#
+# The checks of run-hook-oracle.sh on a guest's serial log (carriage returns and escapes
+# already stripped): TAP on stdout, exit 0 when every check passes, 1 when one fails.
+# run-hook-oracle.sh calls it after each boot; make check replays the committed log
+# (testdata/serial-mutex-*.serial, tests/cli/hook-oracle-replay.sh).
+set -euo pipefail
+
+serial=$1
+REL=$2
+NFIX=$3
+[ -r "$serial" ] || { echo "check-hook-serial: error: cannot read $serial" >&2; exit 2; }
+
+n=0
+fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; fail=$((fail + 1)); fi
+}
+lines() { sed -n "s/^$1 $2 //p" "$serial"; } # KIND STEP
+rc_of() { sed -n "s/^KPRC $1 //p" "$serial"; }
+taint_of() { sed -n "s/^KPTAINT $1 $2 //p" "$serial"; }
+has() { grep -qE -- "$2" <<<"$1"; }
+
+ok "guest runs $REL" "$(grep -q "KPHOOK-BEGIN $REL$" "$serial"; echo $?)"
+ok "--print-install-rules wrote one line per fixture" \
+	"$([ "$(sed -n 's/^KPRULES //p' "$serial")" = "$NFIX" ]; echo $?)"
+
+ok "clean: modprobe succeeds" "$([ "$(rc_of clean)" = 0 ]; echo $?)"
+ok "clean: kopolicy says nothing" "$([ -z "$(lines KPERR clean)" ]; echo $?)"
+ok "clean: loaded, taint OE as without the hook" "$([ "$(taint_of clean kp_gpl_prov)" = OE ]; echo $?)"
+
+ok "inherit: modprobe succeeds" "$([ "$(rc_of inherit)" = 0 ]; echo $?)"
+ok "inherit: kp_prop_prov judged on its own install line" \
+	"$(has "$(lines KPERR inherit)" "^kopolicy: kp_prop_prov: warning: is proprietary"; echo $?)"
+ok "inherit: kopolicy warns about the inheritance" \
+	"$(has "$(lines KPERR inherit)" "^kopolicy: kp_use_prop: warning: would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov"; echo $?)"
+ok "inherit: the kernel agrees" \
+	"$(has "$(lines KPDMESG inherit)" "kp_use_prop: module uses symbols kp_prop_plain from proprietary module kp_prop_prov, inheriting taint\."; echo $?)"
+ok "inherit: kp_use_prop loaded with P" "$(has "$(taint_of inherit kp_use_prop)" P; echo $?)"
+
+ok "blocked: modprobe fails" "$([ "$(rc_of blocked)" = 1 ]; echo $?)"
+ok "blocked: with kopolicy's message" \
+	"$(has "$(lines KPERR blocked)" "^kopolicy: kp_gplonly_then_prop: load blocked: would fail to load with ENOENT: uses GPL-only symbols and imports kp_prop_plain from proprietary module kp_prop_prov"; echo $?)"
+ok "blocked: modprobe names the install command" \
+	"$(has "$(lines KPERR blocked)" "Error running install command .* for module kp_gplonly_then_prop: retcode 1"; echo $?)"
+ok "blocked: the module is not loaded" "$([ -z "$(taint_of blocked kp_gplonly_then_prop)" ]; echo $?)"
+ok "blocked: the kernel never saw it" "$([ -z "$(lines KPDMESG blocked | grep kp_gplonly_then_prop)" ]; echo $?)"
+
+ok "bypass: without the hook the kernel refuses it" "$([ "$(rc_of bypass)" != 0 ]; echo $?)"
+pred=$(sed -n 's/^KPPRED kopolicy: kp_gplonly_then_prop:   kernel: //p' "$serial")
+seen=$(lines KPDMESG bypass | sed 's/^\[ *[0-9.]*\] //' | grep '^kp_gplonly_then_prop: ' || true)
+ok "bypass: the kernel printed exactly the lines kopolicy predicted" "$([ -n "$pred" ] && [ "$pred" = "$seen" ]; echo $?)"
+[ "$pred" = "$seen" ] || { echo "# predicted:"; sed 's/^/#   /' <<<"$pred"; echo "# kernel:"; sed 's/^/#   /' <<<"$seen"; }
+
+ok "symget: modprobe succeeds (a lost symbol_get() only warns)" "$([ "$(rc_of symget)" = 0 ]; echo $?)"
+warned=$(lines KPERR symget | sed -n 's/.*warning: symbol_get(\([a-z_]*\)) returns NULL.*/\1/p' | sort)
+failed=$(lines KPDMESG symget | sed -n 's/.*failing symbol_get of non-GPLONLY symbol \([a-z_]*\)\./\1/p' | sort -u)
+nulls=$(lines KPDMESG symget | sed -n 's/.*kp_symget: \([a-z_]*\)=null.*/\1/p' | sort)
+ok "symget: kopolicy's warnings are exactly the kernel's failing symbol_get lines" \
+	"$([ -n "$warned" ] && [ "$warned" = "$failed" ]; echo $?)"
+ok "symget: ... and the lookups the module saw return NULL" "$([ "$warned" = "$nulls" ]; echo $?)"
+[ "$warned" = "$failed" ] && [ "$warned" = "$nulls" ] ||
+	echo "# kopolicy: $(echo $warned); kernel: $(echo $failed); module null: $(echo $nulls)"
+
+# the hook with module_mutex held (6.12.118, 2026-12-06): /proc/modules' m_start() takes
+# module_mutex, where a task sleeps in D and no signal reaches it; the hook reads the file
+# through a child (lib/system/kernel-read.c) and waits on a pipe, where its --timeout fires:
+# it answers with its on-error mode (fail-closed here) and leaves the child in D behind it
+if grep -q '^KPSTEP-BEGIN mutex' "$serial"; then
+	ok "mutex: kp_strtab_guard's oops in find_symbol() kills insmod (SIGKILL: 137)" \
+		"$([ "$(sed -n 's/^KPINSMOD //p' "$serial")" = 137 ] &&
+			has "$(lines KPDMESG mutex)" ' find_symbol\+'; echo $?)"
+	mrc=$(rc_of mutex)
+	ok "mutex: the hook answers: modprobe exits 1 (on-error fail-closed) within 40 s" \
+		"$([ "${mrc%% *}" = 1 ]; echo $?)"
+	secs=$(sed -n 's/^1 after \([0-9]*\) s$/\1/p' <<<"$mrc")
+	ok "mutex: ... after --timeout (10 s), not much later (${secs:-?} s)" \
+		"$([ -n "$secs" ] && [ "$secs" -ge 9 ] && [ "$secs" -le 20 ]; echo $?)"
+	ok "mutex: ... saying it could not decide in time, the load blocked" \
+		"$(has "$(lines KPERR mutex)" "^kopolicy: kp_gplonly_then_prop: cannot decide: no answer within 10 s \(timeout\); blocking the load \(on-error fail-closed, [^)]*hook\.conf:2\)$"; echo $?)"
+	ok "mutex: ... and modprobe names the install command" \
+		"$(has "$(lines KPERR mutex)" "Error running install command .* for module kp_gplonly_then_prop: retcode 2"; echo $?)"
+	ok "mutex: the hook's reader, left behind, sleeps in state D in /proc/modules' m_start()" \
+		"$(grep -q '^KPPROC mutex [0-9]* kopolicy D m_start$' "$serial"; echo $?)"
+	ok "mutex: ... the one kopolicy process left; no modprobe left" \
+		"$([ "$(grep -c '^KPPROC mutex [0-9]* kopolicy ' "$serial")" = 1 ] &&
+			! grep -q '^KPPROC mutex [0-9]* modprobe ' "$serial"; echo $?)"
+fi
+
+echo "1..$n"
+[ $fail = 0 ]
