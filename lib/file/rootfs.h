@@ -96,6 +96,12 @@ int kp_read_file_in(const struct kp_root_dir *root, const char *path, size_t max
  * blanks, into @buf. Same returns as kp_read_file().
  */
 int kp_read_first_line(const char *path, char *buf, size_t size, struct kp_err *err);
+/*
+ * The first line of @b (read from @path) into @buf as kp_read_first_line() gives it; @b is
+ * released. 0, or -1 (EOVERFLOW: longer than @size - 1).
+ */
+int kp_bytes_first_line(struct kp_bytes *b, const char *path, char *buf, size_t size,
+			struct kp_err *err);
 /* The same for @path under @root, opened as kp_open_regular_in(). */
 int kp_read_first_line_in(const struct kp_root_dir *root, const char *path, char *buf, size_t size,
 			  struct kp_err *err);

@@ -252,27 +252,8 @@ int kp_read_kernel_first_line_in(const struct kp_root_dir *root, const char *pat
 				 size_t size, struct kp_err *err)
 {
 	struct kp_bytes b;
-	size_t s = 0, e;
 
 	if (kp_read_kernel_file_in(root, path, (size_t)1 << 20, &b, err) < 0)
 		return -1;
-	e = b.len;
-	for (size_t i = 0; i < b.len; i++)
-		if (b.data[i] == '\n' || b.data[i] == '\0') {
-			e = i;
-			break;
-		}
-	while (s < e && (b.data[s] == ' ' || b.data[s] == '\t'))
-		s++;
-	while (e > s && (b.data[e - 1] == ' ' || b.data[e - 1] == '\t' || b.data[e - 1] == '\r'))
-		e--;
-	if (e - s >= size) {
-		kp_bytes_release(&b);
-		return kp_err_errno(err, EOVERFLOW, "%s: first line is longer than %zu bytes", path,
-				    size - 1);
-	}
-	memcpy(buf, b.data + s, e - s);
-	buf[e - s] = '\0';
-	kp_bytes_release(&b);
-	return 0;
+	return kp_bytes_first_line(&b, path, buf, size, err);
 }
