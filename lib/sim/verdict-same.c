@@ -24,7 +24,11 @@ static bool same_symget(const struct kp_symget_result *x, const struct kp_symget
 	       same_str(x->function, y->function) && x->kernel_logs == y->kernel_logs;
 }
 
-bool kp_verdict_same_output(const struct kp_verdict *a, const struct kp_verdict *b)
+/*
+ * What both comparisons below compare: the load's outcome, its taint, its P reason, its stall,
+ * its dmesg lines and its symbol_get() results (not its findings, nor its load sequence).
+ */
+static bool same_core(const struct kp_verdict *a, const struct kp_verdict *b)
 {
 	if (a->attempted != b->attempted || a->loads != b->loads || a->err != b->err ||
 	    a->taints != b->taints || a->global_added != b->global_added ||
@@ -33,17 +37,23 @@ bool kp_verdict_same_output(const struct kp_verdict *a, const struct kp_verdict 
 	    a->failed_dep != b->failed_dep || a->hangs != b->hangs ||
 	    a->holds_module_mutex != b->holds_module_mutex ||
 	    a->left_unformed != b->left_unformed || a->stalled_by != b->stalled_by ||
-	    a->nmessages != b->nmessages || a->nfindings != b->nfindings ||
-	    a->nsymget != b->nsymget)
+	    a->nmessages != b->nmessages || a->nsymget != b->nsymget)
 		return false;
 	for (size_t k = 0; k < a->nmessages; k++)
 		if (strcmp(a->messages[k], b->messages[k]))
 			return false;
-	for (size_t k = 0; k < a->nfindings; k++)
-		if (!same_finding(&a->findings[k], &b->findings[k]))
-			return false;
 	for (size_t k = 0; k < a->nsymget; k++)
 		if (!same_symget(&a->symget[k], &b->symget[k]))
+			return false;
+	return true;
+}
+
+bool kp_verdict_same_output(const struct kp_verdict *a, const struct kp_verdict *b)
+{
+	if (!same_core(a, b) || a->nfindings != b->nfindings)
+		return false;
+	for (size_t k = 0; k < a->nfindings; k++)
+		if (!same_finding(&a->findings[k], &b->findings[k]))
 			return false;
 	return true;
 }
@@ -66,21 +76,8 @@ bool kp_verdict_same_simulated(const struct kp_verdict *a, const struct kp_verdi
 {
 	size_t j = 0, k = 0;
 
-	if (a->attempted != b->attempted || a->loads != b->loads || a->err != b->err ||
-	    a->taints != b->taints || a->global_added != b->global_added ||
-	    a->global_after != b->global_after || a->p_reason != b->p_reason ||
-	    a->p_from != b->p_from || !same_str(a->p_symbol, b->p_symbol) ||
-	    a->failed_dep != b->failed_dep || a->hangs != b->hangs ||
-	    a->holds_module_mutex != b->holds_module_mutex ||
-	    a->left_unformed != b->left_unformed || a->stalled_by != b->stalled_by ||
-	    a->load_seq != b->load_seq || a->nmessages != b->nmessages || a->nsymget != b->nsymget)
+	if (!same_core(a, b) || a->load_seq != b->load_seq)
 		return false;
-	for (size_t m = 0; m < a->nmessages; m++)
-		if (strcmp(a->messages[m], b->messages[m]))
-			return false;
-	for (size_t m = 0; m < a->nsymget; m++)
-		if (!same_symget(&a->symget[m], &b->symget[m]))
-			return false;
 	for (;;) {
 		const struct kp_finding *x, *y;
 
