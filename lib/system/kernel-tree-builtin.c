@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "kernel-tree.h"
@@ -122,21 +121,10 @@ int kp_tree_read_builtin(struct kp_tree *t, struct kp_err *err)
 	return 0;
 }
 
-/* modules.builtin.modinfo's records by name, then key, then place in the file. */
-static int info_cmp(const void *a, const void *b)
-{
-	const struct kp_builtin_info *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (!c)
-		c = strcmp(x->key, y->key);
-	return c ? c : (x->order > y->order) - (x->order < y->order);
-}
-
 int kp_tree_read_builtin_modinfo(struct kp_tree *t, struct kp_err *err)
 {
 	struct kp_bytes b;
-	char *path, name[256];
+	char *path;
 	size_t cap = 0, off = 0;
 	int r;
 
@@ -174,18 +162,10 @@ int kp_tree_read_builtin_modinfo(struct kp_tree *t, struct kp_err *err)
 			r = kp_err_set(err, "out of memory");
 			break;
 		}
-		kp_modname_from_path(name, sizeof(name), bi->module, KP_MODNAME_KO);
-		bi->name = kp_arena_strdup(&t->arena, name);
-		if (!bi->name) {
-			r = kp_err_set(err, "out of memory");
-			break;
-		}
-		bi->order = t->nbuiltin_info++;
+		t->nbuiltin_info++;
 	}
 	kp_bytes_release(&b);
 	free(path);
-	if (r == 0 && t->nbuiltin_info > 1)
-		qsort(t->builtin_info, t->nbuiltin_info, sizeof(*t->builtin_info), info_cmp);
 	return r;
 }
 
@@ -199,23 +179,17 @@ bool kp_tree_is_builtin(const struct kp_tree *t, const char *name)
 
 const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, const char *key)
 {
-	size_t lo = 0, hi = t->nbuiltin_info;
 	char mod[256];
 
 	kp_modname_from_path(mod, sizeof(mod), name, KP_MODNAME_KO);
-	/* the first record not before (mod, key): the first of the file's for that pair */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct kp_builtin_info *bi = &t->builtin_info[mid];
-		int c = strcmp(bi->name, mod);
+	for (size_t i = 0; i < t->nbuiltin_info; i++) {
+		char have[256];
 
-		if (c < 0 || (c == 0 && strcmp(bi->key, key) < 0))
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (strcmp(t->builtin_info[i].key, key))
+			continue;
+		kp_modname_from_path(have, sizeof(have), t->builtin_info[i].module, KP_MODNAME_KO);
+		if (!strcmp(have, mod))
+			return t->builtin_info[i].value;
 	}
-	if (lo < t->nbuiltin_info && !strcmp(t->builtin_info[lo].name, mod) &&
-	    !strcmp(t->builtin_info[lo].key, key))
-		return t->builtin_info[lo].value;
 	return NULL;
 }

@@ -21,10 +21,8 @@
 /* One "module.key=value" record of modules.builtin.modinfo. */
 struct kp_builtin_info {
 	const char *module; /* as written (KBUILD_MODNAME: '_' not '-') */
-	const char *name;   /* @module as kp_modname_from_path() gives it: what is looked up */
 	const char *key;
 	const char *value;
-	size_t order; /* the record's place in the file */
 };
 
 struct kp_tree {
@@ -50,8 +48,7 @@ struct kp_tree {
 	size_t nbuiltin;
 	bool have_builtin_list; /* modules.builtin was present */
 
-	/* modules.builtin.modinfo, sorted by name and key, file order within (->order) */
-	struct kp_builtin_info *builtin_info;
+	struct kp_builtin_info *builtin_info; /* modules.builtin.modinfo, file order */
 	size_t nbuiltin_info;
 
 	/* "blacklist" commands of modprobe.d under the root (read with libkmod). */
@@ -94,7 +91,7 @@ char *kp_tree_btf_vmlinux(const struct kp_tree *t);
 
 /* True if module @name ("-" and "_" alike) is built into the kernel. */
 bool kp_tree_is_builtin(const struct kp_tree *t, const char *name);
-/* The first value (in file order) of @key for built-in module @name, or NULL. O(log n). */
+/* The first value of @key for built-in module @name, or NULL. */
 const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, const char *key);
 
 /*
