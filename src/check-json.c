@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "check-output.h"
 #include "kernel/sig-keys.h"
@@ -37,25 +38,29 @@ struct json_object *kp_check_symget_json(const struct kp_verdict *v)
 	return arr;
 }
 
+struct json_object *kp_check_finding_json(const struct kp_finding *f, const char *fix)
+{
+	struct json_object *e = json_object_new_object();
+
+	kp_json_add(e, "id", json_object_new_string(f->id));
+	kp_json_add(e, "severity", json_object_new_string(kp_severity_name(f->severity)));
+	kp_json_add(e, "consequence", json_object_new_string(kp_consequence_name(f->consequence)));
+	kp_json_add(e, "symbol", kp_json_string(f->symbol));
+	kp_json_add(e, "message", kp_json_string(f->message));
+	kp_json_add(e, "fix", kp_json_string(fix));
+	kp_json_add(e, "waived", json_object_new_boolean(f->waived));
+	return e;
+}
+
 struct json_object *kp_check_findings_json(const struct kp_ctx *a, const struct kp_verdict *v)
 {
 	struct json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; i < v->nfindings; i++) {
-		const struct kp_finding *f = &v->findings[i];
-		struct json_object *e = json_object_new_object();
-		char *fix = kp_finding_fix(a, v, f);
+		char *fix = kp_finding_fix(a, v, &v->findings[i]);
 
-		kp_json_add(e, "id", json_object_new_string(f->id));
-		kp_json_add(e, "severity", json_object_new_string(kp_severity_name(f->severity)));
-		kp_json_add(e, "consequence",
-			    json_object_new_string(kp_consequence_name(f->consequence)));
-		kp_json_add(e, "symbol", kp_json_string(f->symbol));
-		kp_json_add(e, "message", kp_json_string(f->message));
-		kp_json_add(e, "fix", kp_json_string(fix));
-		kp_json_add(e, "waived", json_object_new_boolean(f->waived));
+		json_object_array_add(arr, kp_check_finding_json(&v->findings[i], fix));
 		free(fix);
-		json_object_array_add(arr, e);
 	}
 	return arr;
 }
@@ -120,7 +125,15 @@ static void jtext_json(struct kp_jtext *t, struct json_object *arr)
 	json_object_put(arr);
 }
 
-static void jtext_letters(struct kp_jtext *t, unsigned long mask)
+/* Offset @off of a block's text as a mark (kp_check_block): a block over 4 GiB is refused. */
+static void mark(struct kp_jtext *t, uint32_t *m)
+{
+	if (t->len > UINT32_MAX)
+		t->failed = true;
+	*m = (uint32_t)t->len;
+}
+
+void kp_check_jtext_letters(struct kp_jtext *t, unsigned long mask)
 {
 	char letters[32];
 
@@ -128,76 +141,130 @@ static void jtext_letters(struct kp_jtext *t, unsigned long mask)
 	kp_jtext_str(t, letters);
 }
 
+void kp_check_jtext_open(struct kp_jtext *t, const char *open, const struct kp_verdict *v)
+{
+	if (!open)
+		return;
+	kp_jtext_str(t, open);
+	if (kp_msgs_shown(v))
+		kp_jtext_lit(t, ",");
+}
+
 /*
  * verdict_json() written as text, the bytes json-c writes for it in its plain layout
  * (json-out.h, kp_jtext): a whole tree's 4,000 verdicts without 4,000 hash tables. Only
  * the symbol_get() results and findings a module has go through json-c objects.
  */
-static struct json_object *verdict_text(struct kp_jb *b, const struct kp_ctx *a,
-					const struct kp_verdict *v)
+void kp_check_block_text(struct kp_jtext *t, const struct kp_ctx *a, const struct kp_verdict *v,
+			 const char *open, struct kp_check_block *m)
 {
 	const struct kp_node *nd = &a->graph.nodes[v->node];
-	struct kp_jtext t = { 0 };
-	const char *open;
+	struct kp_check_block unused;
+	bool policy_seen;
 	char num[24];
 
-	kp_jtext_lit(&t, "{\"name\":");
-	kp_jtext_str(&t, nd->mod->name);
-	kp_jtext_lit(&t, ",\"path\":");
-	kp_jtext_str(&t, nd->path);
-	kp_jtext_lit(&t, ",\"license\":");
-	kp_jtext_str(&t, nd->mod->license);
-	kp_jtext_lit(&t, ",\"loads\":");
-	kp_jtext_bool(&t, v->loads);
-	kp_jtext_lit(&t, ",\"oops\":");
-	kp_jtext_bool(&t, v->err == KP_ERR_OOPS);
-	kp_jtext_lit(&t, ",\"hang\":");
-	kp_jtext_bool(&t, v->hangs);
-	kp_jtext_lit(&t, ",\"blocked\":");
-	kp_jtext_bool(&t, v->err == KP_ERR_BLOCKED);
-	kp_jtext_lit(&t, ",\"not_run\":");
-	kp_jtext_bool(&t, v->err == KP_ERR_NOT_RUN);
-	kp_jtext_lit(&t, ",\"stalled_by\":");
-	kp_jtext_str(&t, kp_check_stalled_by(a, v));
-	kp_jtext_lit(&t, ",\"errno\":");
-	kp_jtext_str(&t, kp_errno_name(v->err) && !KP_ERR_IS_STALL(v->err) ? kp_errno_name(v->err)
-									   : NULL);
+	if (!m)
+		m = &unused;
+	kp_jtext_lit(t, "{\"name\":");
+	kp_jtext_str(t, nd->mod->name);
+	kp_jtext_lit(t, ",\"path\":");
+	kp_jtext_str(t, nd->path);
+	kp_jtext_lit(t, ",\"license\":");
+	kp_jtext_str(t, nd->mod->license);
+	kp_jtext_lit(t, ",\"loads\":");
+	kp_jtext_bool(t, v->loads);
+	kp_jtext_lit(t, ",\"oops\":");
+	kp_jtext_bool(t, v->err == KP_ERR_OOPS);
+	kp_jtext_lit(t, ",\"hang\":");
+	kp_jtext_bool(t, v->hangs);
+	kp_jtext_lit(t, ",\"blocked\":");
+	kp_jtext_bool(t, v->err == KP_ERR_BLOCKED);
+	kp_jtext_lit(t, ",\"not_run\":");
+	kp_jtext_bool(t, v->err == KP_ERR_NOT_RUN);
+	kp_jtext_lit(t, ",\"stalled_by\":");
+	kp_jtext_str(t, kp_check_stalled_by(a, v));
+	kp_jtext_lit(t, ",\"errno\":");
+	kp_jtext_str(t, kp_errno_name(v->err) && !KP_ERR_IS_STALL(v->err) ? kp_errno_name(v->err)
+									  : NULL);
 	/* json-c writes an int as "%" PRId64 */
 	snprintf(num, sizeof(num), ",\"errno_value\":%d", KP_ERR_IS_STALL(v->err) ? 0 : v->err);
-	kp_jtext_lit(&t, num);
-	kp_jtext_lit(&t, ",\"taint\":");
-	jtext_letters(&t, v->taints);
-	kp_jtext_lit(&t, ",\"global_taint_added\":");
-	jtext_letters(&t, v->global_added);
-	kp_jtext_lit(&t, ",\"messages\":[");
-	if ((open = kp_open_record_before(&a->sim, v)))
-		kp_jtext_str(&t, open);
+	kp_jtext_lit(t, num);
+	kp_jtext_lit(t, ",\"taint\":");
+	kp_check_jtext_letters(t, v->taints);
+	kp_jtext_lit(t, ",\"global_taint_added\":");
+	mark(t, &m->start[KP_MARK_ADDED]);
+	kp_check_jtext_letters(t, v->global_added);
+	mark(t, &m->end[KP_MARK_ADDED]);
+	kp_jtext_lit(t, ",\"messages\":[");
+	mark(t, &m->start[KP_MARK_OPEN]);
+	kp_check_jtext_open(t, open, v);
+	mark(t, &m->end[KP_MARK_OPEN]);
 	for (size_t i = 0; i < kp_msgs_shown(v); i++) {
-		if (i || open)
-			kp_jtext_lit(&t, ",");
-		kp_jtext_str(&t, v->messages[i]);
+		if (i)
+			kp_jtext_lit(t, ",");
+		kp_jtext_str(t, v->messages[i]);
 	}
-	kp_jtext_lit(&t, "],\"symbol_get\":");
+	kp_jtext_lit(t, "],\"symbol_get\":");
 	if (v->nsymget)
-		jtext_json(&t, kp_check_symget_json(v));
+		jtext_json(t, kp_check_symget_json(v));
 	else
-		kp_jtext_lit(&t, "[]");
-	kp_jtext_lit(&t, ",\"findings\":");
-	if (v->nfindings)
-		jtext_json(&t, kp_check_findings_json(a, v));
-	else
-		kp_jtext_lit(&t, "[]");
+		kp_jtext_lit(t, "[]");
+	kp_jtext_lit(t, ",\"findings\":");
+	/* each finding as json-c writes it, so that the policy ones can be told apart */
+	mark(t, &m->start[KP_MARK_FINDINGS]);
+	kp_jtext_lit(t, "[");
+	mark(t, &m->fsim);
+	m->policy_last = true;
+	policy_seen = false;
+	for (size_t i = 0; i < v->nfindings; i++) {
+		const struct kp_finding *f = &v->findings[i];
+		char *fix = kp_finding_fix(a, v, f);
+
+		if (i)
+			kp_jtext_lit(t, ",");
+		jtext_json(t, kp_check_finding_json(f, fix));
+		free(fix);
+		if (kp_finding_is_policy(f)) {
+			policy_seen = true;
+		} else {
+			mark(t, &m->fsim);
+			/* a policy finding before this one: the block cannot be spliced */
+			m->policy_last = m->policy_last && !policy_seen;
+		}
+	}
+	kp_jtext_lit(t, "]");
+	mark(t, &m->end[KP_MARK_FINDINGS]);
 	/* the global mask after this step, less what was set before the first load */
-	kp_jtext_lit(&t, ",\"global_taint\":");
-	jtext_letters(&t, v->global_after);
-	kp_jtext_lit(&t, "}");
-	return kp_jb_text(b, &t);
+	kp_jtext_lit(t, ",\"global_taint\":");
+	mark(t, &m->start[KP_MARK_AFTER]);
+	kp_check_jtext_letters(t, v->global_after);
+	mark(t, &m->end[KP_MARK_AFTER]);
+	kp_jtext_lit(t, "}");
 }
 
 struct module_items {
 	const struct kp_ctx *a;
 	bool pretty;
+	struct kp_check_capture *cap; /* NULL, or the blocks kept (indexed like the nodes) */
 };
+
+/* @v's block as text (kp_check_block_text()), a copy kept in @cap when asked. */
+static struct json_object *verdict_text(struct kp_jb *b, const struct kp_ctx *a,
+					const struct kp_verdict *v, struct kp_check_capture *cap)
+{
+	struct kp_check_block *m = cap ? &cap->blocks[v->node] : NULL;
+	struct kp_jtext t = { 0 };
+
+	kp_check_block_text(&t, a, v, kp_open_record_before(&a->sim, v), m);
+	if (m && !t.failed) {
+		m->text = malloc(t.len ? t.len : 1);
+		if (m->text) {
+			memcpy(m->text, t.buf, t.len);
+			m->len = t.len;
+		}
+	}
+	return kp_jb_text(b, &t);
+}
 
 /* Item @i of "modules": the verdict of the @i-th module in load order; NULL for a provider. */
 static struct json_object *module_item(struct kp_jb *b, size_t i, void *data)
@@ -207,7 +274,7 @@ static struct json_object *module_item(struct kp_jb *b, size_t i, void *data)
 
 	if (it->a->graph.nodes[v->node].provider)
 		return NULL; /* resolved against, not reported */
-	return it->pretty ? verdict_json(b, it->a, v) : verdict_text(b, it->a, v);
+	return it->pretty ? verdict_json(b, it->a, v) : verdict_text(b, it->a, v, it->cap);
 }
 
 /* The inputs that could not be read: [{"path", "error"}]. */
@@ -265,72 +332,66 @@ static void print_changes_json(const struct kp_check_out *o, const struct kp_ctx
 	fputc('\n', o->f);
 }
 
-int kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
-			const struct kp_comparison *cmp)
+/* The report up to its "modules" items: {"schema_version", "kernel", "modules":[ */
+static void print_head(FILE *f, const struct kp_check_out *o, const struct kp_ctx *a)
 {
-	const struct kp_kernel_facts *f = &a->facts;
-	struct module_items items = { .a = a, .pretty = o->pretty };
-	struct json_object *k, *arr;
+	const struct kp_kernel_facts *fa = &a->facts;
+	struct json_object *k = json_object_new_object(), *arr;
 
-	if (cmp) {
-		print_changes_json(o, a, cmp);
-		return 0;
-	}
-	k = json_object_new_object();
-
-	kp_json_add(k, "release", kp_json_string(f->release));
-	if (f->profile.version_known) {
+	kp_json_add(k, "release", kp_json_string(fa->release));
+	if (fa->profile.version_known) {
 		char ver[48];
 
-		snprintf(ver, sizeof(ver), "%d.%d.%d", f->profile.version.major,
-			 f->profile.version.minor, f->profile.version.patch);
+		snprintf(ver, sizeof(ver), "%d.%d.%d", fa->profile.version.major,
+			 fa->profile.version.minor, fa->profile.version.patch);
 		kp_json_add(k, "version", json_object_new_string(ver));
 	} else {
 		kp_json_add(k, "version", NULL);
 	}
-	kp_json_add(k, "rules", json_object_new_string(kp_profile_rules_name(&f->profile)));
-	kp_json_add(k, "modversions", json_object_new_boolean(f->modversions));
-	kp_json_add(k, "sig_enforce", json_object_new_boolean(f->sig_enforce));
-	kp_json_add(k, "lockdown", json_object_new_boolean(f->lockdown));
+	kp_json_add(k, "rules", json_object_new_string(kp_profile_rules_name(&fa->profile)));
+	kp_json_add(k, "modversions", json_object_new_boolean(fa->modversions));
+	kp_json_add(k, "sig_enforce", json_object_new_boolean(fa->sig_enforce));
+	kp_json_add(k, "lockdown", json_object_new_boolean(fa->lockdown));
 	kp_json_add(k, "secure_boot",
-		    f->secure_boot < 0 ? NULL : json_object_new_boolean(f->secure_boot));
+		    fa->secure_boot < 0 ? NULL : json_object_new_boolean(fa->secure_boot));
 	/* the keyrings mod_verify_sig() searches, in its order (kp_keyring_model) */
 	arr = json_object_new_array();
 	json_object_array_add(arr, json_object_new_string(".builtin_trusted_keys"));
 	json_object_array_add(arr, json_object_new_string(".secondary_trusted_keys"));
-	if (f->keymodel.machine_keyring && f->keymodel.mok_trusted && f->keymodel.secure_boot)
+	if (fa->keymodel.machine_keyring && fa->keymodel.mok_trusted && fa->keymodel.secure_boot)
 		json_object_array_add(arr, json_object_new_string(".machine"));
-	if (f->keymodel.platform_keyring && f->keymodel.platform_for_modules)
+	if (fa->keymodel.platform_keyring && fa->keymodel.platform_for_modules)
 		json_object_array_add(arr, json_object_new_string(".platform"));
 	kp_json_add(k, "module_keyrings", arr);
-	kp_json_add(k, "vermagic", kp_json_string(f->vermagic));
-	kp_json_add(k, "missing_version_fatal", json_object_new_boolean(f->missing_version_fatal));
+	kp_json_add(k, "vermagic", kp_json_string(fa->vermagic));
+	kp_json_add(k, "missing_version_fatal", json_object_new_boolean(fa->missing_version_fatal));
 	kp_json_add(k, "distro",
-		    json_object_new_string(f->profile.distro == KP_DISTRO_DEBIAN ? "debian"
-										 : "upstream"));
+		    json_object_new_string(fa->profile.distro == KP_DISTRO_DEBIAN ? "debian"
+										  : "upstream"));
 	kp_json_add(k, "newest_modelled", json_object_new_string(kp_profile_newest_modelled()));
-	kp_json_add(k, "beyond_modelled", json_object_new_boolean(f->beyond_modelled != NULL));
+	kp_json_add(k, "beyond_modelled", json_object_new_boolean(fa->beyond_modelled != NULL));
 	arr = json_object_new_array();
-	for (size_t i = 0; i < f->nassumptions; i++)
-		json_object_array_add(arr, kp_json_string(f->assumptions[i]));
+	for (size_t i = 0; i < fa->nassumptions; i++)
+		json_object_array_add(arr, kp_json_string(fa->assumptions[i]));
 	kp_json_add(k, "assumptions", arr);
 	arr = json_object_new_array();
-	for (size_t i = 0; f->keys && i < f->keys->nsources; i++)
-		json_object_array_add(arr, kp_json_string(f->keys->sources[i]));
+	for (size_t i = 0; fa->keys && i < fa->keys->nsources; i++)
+		json_object_array_add(arr, kp_json_string(fa->keys->sources[i]));
 	kp_json_add(k, "key_sources", arr);
-	/*
-	 * Streamed a window of modules at a time, built and serialised by o->jobs threads and
-	 * written in load order: a whole tree never sits in memory as a JSON tree.
-	 */
-	fprintf(o->f, "{\"schema_version\":%d,\"kernel\":", KP_CHECK_SCHEMA_VERSION);
-	kp_json_emit(o->f, k, o->pretty);
-	fputs(",\"modules\":[", o->f);
-	if (kp_json_stream(o->f, a->graph.n, module_item, &items, o->pretty, o->jobs) < 0)
-		return -1;
-	fputs("],\"errors\":", o->f);
-	kp_json_emit(o->f, errors_json(a), o->pretty);
+	fprintf(f, "{\"schema_version\":%d,\"kernel\":", KP_CHECK_SCHEMA_VERSION);
+	kp_json_emit(f, k, o->pretty);
+	fputs(",\"modules\":[", f);
+}
+
+/* The report after its "modules" items: ],"errors","shadowed"} and the newline. */
+static void print_tail(FILE *f, const struct kp_check_out *o, const struct kp_ctx *a)
+{
+	struct json_object *arr;
+
+	fputs("],\"errors\":", f);
+	kp_json_emit(f, errors_json(a), o->pretty);
 	/* Files of the tree that depmod does not use under their module name. */
-	fputs(",\"shadowed\":", o->f);
+	fputs(",\"shadowed\":", f);
 	arr = json_object_new_array();
 	for (size_t i = 0; i < a->nshadowed; i++) {
 		const struct kp_depmod_shadow *sh = &a->shadowed[i];
@@ -342,7 +403,59 @@ int kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
 		kp_json_add(so, "order_decides", json_object_new_boolean(sh->tie));
 		json_object_array_add(arr, so);
 	}
-	kp_json_emit(o->f, arr, o->pretty);
-	fputs("}\n", o->f);
+	kp_json_emit(f, arr, o->pretty);
+	fputs("}\n", f);
+}
+
+void kp_check_capture_release(struct kp_check_capture *cap, size_t n)
+{
+	for (size_t i = 0; cap->blocks && i < n; i++)
+		free(cap->blocks[i].text);
+	free(cap->blocks);
+	free(cap->head);
+	free(cap->tail);
+	memset(cap, 0, sizeof(*cap));
+}
+
+/* @part (print_head() or print_tail()) written to @o->f, its bytes kept in *@text too. */
+static int print_kept(const struct kp_check_out *o, const struct kp_ctx *a,
+		      void (*part)(FILE *, const struct kp_check_out *, const struct kp_ctx *),
+		      char **text, size_t *len)
+{
+	FILE *m = open_memstream(text, len);
+
+	if (!m)
+		return -1;
+	part(m, o, a);
+	if (fclose(m) != 0)
+		return -1;
+	fwrite(*text, 1, *len, o->f);
+	return 0;
+}
+
+int kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
+			const struct kp_comparison *cmp)
+{
+	struct kp_check_capture *cap = o->pretty ? NULL : o->capture;
+	struct module_items items = { .a = a, .pretty = o->pretty, .cap = cap };
+
+	if (cmp) {
+		print_changes_json(o, a, cmp);
+		return 0;
+	}
+	if (!cap)
+		print_head(o->f, o, a);
+	else if (print_kept(o, a, print_head, &cap->head, &cap->headlen) < 0)
+		return -1;
+	/*
+	 * Streamed a window of modules at a time, built and serialised by o->jobs threads and
+	 * written in load order: a whole tree never sits in memory as a JSON tree.
+	 */
+	if (kp_json_stream(o->f, a->graph.n, module_item, &items, o->pretty, o->jobs) < 0)
+		return -1;
+	if (!cap)
+		print_tail(o->f, o, a);
+	else if (print_kept(o, a, print_tail, &cap->tail, &cap->taillen) < 0)
+		return -1;
 	return 0;
 }

@@ -9,6 +9,33 @@
 
 #define KP_CHECK_SCHEMA_VERSION 1
 
+/*
+ * The parts of a module's JSON block (kp_check_block_text()) that depend on the other
+ * modules' verdicts, as offsets into its text: the global taint it added and left, the open
+ * record of an earlier load at the head of its "messages" (with the comma after it), and
+ * its "findings" array, whose policy findings (kp_add_policy_findings(): a bridge reads the
+ * verdicts of its importers) follow @fsim, the end of the last one the simulation made.
+ */
+enum { KP_MARK_ADDED, KP_MARK_OPEN, KP_MARK_FINDINGS, KP_MARK_AFTER, KP_NMARKS };
+
+struct kp_check_block {
+	char *text; /* malloc()ed; NULL: not reported (a provider) or not kept */
+	size_t len;
+	uint32_t start[KP_NMARKS], end[KP_NMARKS];
+	uint32_t fsim;
+	bool policy_last; /* every policy finding after every simulated one */
+};
+
+/* A JSON report's bytes kept while it is written (the splice's store, check-splice.c). */
+struct kp_check_capture {
+	char *head, *tail; /* up to the first module's block, after the last one */
+	size_t headlen, taillen;
+	struct kp_check_block *blocks; /* indexed like the nodes, zeroed by the caller */
+};
+
+/* Frees what @cap holds (@n blocks) and leaves it zeroed. */
+void kp_check_capture_release(struct kp_check_capture *cap, size_t n);
+
 struct kp_check_out {
 	FILE *f;
 	bool color;
@@ -16,6 +43,7 @@ struct kp_check_out {
 	bool verbose;
 	enum kp_severity fail_on;
 	unsigned jobs; /* threads building the JSON modules (kp_json_stream()); 0: one per CPU */
+	struct kp_check_capture *capture; /* JSON, not --pretty: the bytes kept; or NULL */
 };
 
 /* What changes between two rule sets (check --compare): one entry per difference. */
@@ -61,6 +89,19 @@ struct json_object;
 /* @v's symbol_get() results and findings (with fixes) as JSON: for check and explain. */
 struct json_object *kp_check_symget_json(const struct kp_verdict *v);
 struct json_object *kp_check_findings_json(const struct kp_ctx *a, const struct kp_verdict *v);
+/* One finding as a "findings" item, @fix its fix text (kp_finding_fix(); NULL: none). */
+struct json_object *kp_check_finding_json(const struct kp_finding *f, const char *fix);
+
+struct kp_jtext;
+/*
+ * @v's "modules" item of the plain JSON report as text into @t, @open the open record of an
+ * earlier load its messages start with (kp_open_record_before()), its marks into @m (NULL:
+ * not wanted). The parts at the marks written alone: the mask's letters, the open record.
+ */
+void kp_check_block_text(struct kp_jtext *t, const struct kp_ctx *a, const struct kp_verdict *v,
+			 const char *open, struct kp_check_block *m);
+void kp_check_jtext_letters(struct kp_jtext *t, unsigned long mask);
+void kp_check_jtext_open(struct kp_jtext *t, const char *open, const struct kp_verdict *v);
 
 /* An input that could not be read: a module file, or a directory operand holding none. */
 struct kp_input_error {
@@ -76,13 +117,6 @@ size_t kp_check_input_errors(const struct kp_ctx *a, struct kp_input_error **out
 void kp_check_print_text(const struct kp_check_out *o, const struct kp_ctx *a,
 			 const struct kp_comparison *cmp);
 /* The JSON report: 0, or -1 out of memory (the output then stops short). */
-/*
- * After a `check --format json` report recorded by the result cache (@a simulated with
- * KP_CTX_RECORD): its simulation kept with the entry and, on a miss, what a splice of the
- * stored one would keep (KOPOLICY_CACHE_STATS). No output changes. @strict_ran: the
- * strict-rules pass ran (its verdicts are not stored: nothing kept).
- */
-void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, bool strict_ran);
 int kp_check_print_json(const struct kp_check_out *o, const struct kp_ctx *a,
 			const struct kp_comparison *cmp);
 void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a,

@@ -21,7 +21,8 @@
 
 #include "cache/run-cache.h"
 #include "file/inputs.h"
-#include "check-output.h"
+#include "check-splice.h"
+#include "json-out.h"
 #include "sim/sim-reads.h"
 #include "sim/sim-store.h"
 #include "sim/verdict-same.h"
@@ -153,15 +154,77 @@ static int splice_run(struct splice *s, const bool *changed, unsigned long *fina
 }
 
 /*
+ * The report written from the store @rep over the spliced verdicts of @s (the modules
+ * simulated again rendered from their verdicts) against the recompute's, rendered again
+ * for the comparison, and the two exit statuses: what, in @note.
+ */
+static void compare_report(const struct splice *s, const struct kp_splice_report *rep,
+			   const struct kp_splice_ask *ask, char *note, size_t len)
+{
+	const struct kp_ctx *a = s->a;
+	struct kp_check_out o = *ask->out;
+	struct kp_check_block *fresh = calloc(a->graph.n ? a->graph.n : 1, sizeof(*fresh));
+	struct kp_jtext t = { 0 };
+	char *want = NULL;
+	size_t wlen = 0, at = 0;
+	struct kp_err err;
+	int rc = 0;
+
+	if (!fresh) {
+		snprintf(note, len, "report not spliced: out of memory");
+		return;
+	}
+	for (size_t i = 0; i < a->graph.n; i++) {
+		struct kp_jtext b = { 0 };
+
+		if (!s->again[i] || a->graph.nodes[i].provider)
+			continue;
+		kp_check_block_text(&b, a, &s->sv[i], NULL, &fresh[i]);
+		fresh[i].text = b.buf;
+		fresh[i].len = b.len;
+		if (b.failed || !fresh[i].policy_last)
+			t.failed = true;
+	}
+	o.capture = NULL;
+	o.f = t.failed ? NULL : open_memstream(&want, &wlen);
+	if (o.f && kp_check_print_json(&o, a, NULL) < 0)
+		t.failed = true;
+	if ((o.f && fclose(o.f) != 0) || !o.f || t.failed ||
+	    kp_splice_report_write(&t, rep, &a->graph, s->sv, fresh, &rc, &err) < 0) {
+		snprintf(note, len, "report not spliced: out of memory");
+	} else {
+		while (at < t.len && at < wlen && t.buf[at] == want[at])
+			at++;
+		if (at == t.len && at == wlen)
+			snprintf(note, len, "report spliced: the same %zu bytes", wlen);
+		else
+			snprintf(note, len,
+				 "report spliced: %zu bytes, differs from the recompute's %zu at "
+				 "byte %zu",
+				 t.len, wlen, at);
+		if (rc != ask->rc)
+			snprintf(note + strlen(note), len - strlen(note),
+				 ", exit status %d where the recompute's is %d", rc, ask->rc);
+	}
+	for (size_t i = 0; i < a->graph.n; i++)
+		free(fresh[i].text);
+	free(fresh);
+	free(t.buf);
+	free(want);
+}
+
+/*
  * The stored simulation @was against this run's (@a, its interface digests @now indexed
  * like the nodes, @ch the inputs of the stored entry that changed): why a splice falls
  * back, else the splice run (splice_run()) and the count of verdicts it kept, those it
  * simulated again and those that differ from the recompute, in @note.
  */
 static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
+		    const struct kp_splice_report *rep, const struct kp_splice_ask *ask,
 		    const unsigned char (*now)[KP_SIM_IFACE_LEN],
 		    const struct kp_inputs_changed *ch, char *note, size_t len)
 {
+	char report[160];
 	const struct kp_graph *g = &a->graph;
 	struct splice s = { .a = a, .was = was };
 	size_t n = g->n ? g->n : 1, again = 0, differ = 0, nchanged = 0;
@@ -232,11 +295,12 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		differ++;
 		add_name(names, sizeof(names), &nlen, "(the global taint)");
 	}
+	compare_report(&s, rep, ask, report, sizeof(report));
 	snprintf(note, len,
 		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu module files "
-		 "changed: %s; %zu spliced and differing: %s); not used yet, recomputed",
+		 "changed: %s; %zu spliced and differing: %s; %s); not used yet, recomputed",
 		 g->n - again, g->n, again, nchanged, nchanged ? cnames : "none", differ,
-		 differ ? names : "none");
+		 differ ? names : "none", report);
 out:
 	for (size_t i = 0; s.again && s.ones && i < g->n; i++)
 		if (s.again[i])
@@ -250,38 +314,96 @@ out:
 	free(s.states);
 }
 
-void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a, bool strict_ran)
+/* The store: "KPSPLIC1", the simulation's length (64), the simulation, the report store. */
+#define MAGIC "KPSPLIC1"
+
+/* The simulation @sim (of @simlen bytes) and the report @ask kept, in a store *@p of *@len. */
+static int encode(const struct kp_ctx *a, const struct kp_splice_ask *ask, const unsigned char *sim,
+		  size_t simlen, unsigned char **p, size_t *len, const char **why)
+{
+	struct kp_byte_writer w = { 0 };
+
+	kp_bw_put(&w, MAGIC, 8);
+	kp_bw_put64(&w, simlen);
+	kp_bw_put(&w, sim, simlen);
+	if (kp_splice_report_encode(&w, ask->cap, a->graph.n, ask->base_rc, ask->out->fail_on,
+				    why) < 0) {
+		free(w.p);
+		return -1;
+	}
+	*p = w.p;
+	*len = w.len;
+	return 0;
+}
+
+/* The store @p of @len bytes into @was and @rep: 0, or -1 with @err. */
+static int decode(const unsigned char *p, size_t len, struct kp_sim_stored *was,
+		  struct kp_splice_report *rep, struct kp_err *err)
+{
+	uint64_t simlen;
+
+	memset(was, 0, sizeof(*was));
+	memset(rep, 0, sizeof(*rep));
+	if (len < 16 || memcmp(p, MAGIC, 8))
+		return kp_err_set(err, "the store: its magic");
+	simlen = kp_load64(p + 8, false);
+	if (simlen > len - 16)
+		return kp_err_set(err, "the store: the simulation's length");
+	if (kp_sim_store_decode(p + 16, (size_t)simlen, was, err) < 0)
+		return -1;
+	return kp_splice_report_decode(p + 16 + simlen, len - 16 - (size_t)simlen, was->n, rep,
+				       err);
+}
+
+void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
+			   const struct kp_splice_ask *ask)
 {
 	unsigned char(*digests)[KP_SIM_IFACE_LEN];
+	struct kp_splice_report rep;
 	struct kp_sim_stored was;
 	const unsigned char *prev;
-	unsigned char *p;
+	unsigned char *sim, *p = NULL;
+	const char *why = NULL;
 	struct kp_err err;
-	size_t len, plen;
+	size_t len, simlen, plen;
 	char note[512];
 
 	if (!kp_run_cache_recording(cli->runs) || !a->sim.rec)
 		return;
-	if (strict_ran) {
-		/* the strict pass's verdicts feed the findings: not stored, no splice */
-		kp_run_cache_note(cli->runs, "splice: not stored: the strict-rules pass ran");
+	if (ask->strict_ran || ask->waivers || !ask->cap) {
+		/* the strict pass's verdicts feed the findings; waivers mark them */
+		snprintf(note, sizeof(note), "splice: not stored: %s",
+			 ask->strict_ran ? "the strict-rules pass ran"
+			 : ask->waivers	 ? "--waivers marks the findings"
+					 : "the report was not kept (--pretty)");
+		kp_run_cache_note(cli->runs, note);
 		return;
 	}
 	digests = calloc(a->graph.n ? a->graph.n : 1, sizeof(*digests));
-	if (!digests || kp_sim_store_encode(&a->graph, &a->sim, &p, &len, digests, &err) < 0) {
+	if (!digests || kp_sim_store_encode(&a->graph, &a->sim, &sim, &simlen, digests, &err) < 0) {
 		snprintf(note, sizeof(note), "splice: not stored: %.200s",
 			 digests ? err.msg : "out of memory");
 		kp_run_cache_note(cli->runs, note);
 		free(digests);
 		return;
 	}
+	if (encode(a, ask, sim, simlen, &p, &len, &why) < 0) {
+		snprintf(note, sizeof(note), "splice: not stored: %.200s", why);
+		kp_run_cache_note(cli->runs, note);
+		free(sim);
+		free(digests);
+		return;
+	}
+	free(sim);
 	prev = kp_run_cache_previous(cli->runs, &plen);
 	if (prev) {
-		if (kp_sim_store_decode(prev, plen, &was, &err) < 0)
+		if (decode(prev, plen, &was, &rep, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
 		else
-			measure(a, &was, (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
+			measure(a, &was, &rep, ask,
+				(const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
 				kp_run_cache_changes(cli->runs), note, sizeof(note));
+		kp_splice_report_release(&rep);
 		kp_sim_stored_release(&was);
 		kp_run_cache_note(cli->runs, note);
 	}

@@ -9,7 +9,7 @@
 #include "cache/run-cache.h"
 #include "file/inputs.h"
 #include "ctx-options.h"
-#include "check-output.h"
+#include "check-splice.h"
 #include "waivers.h"
 
 static void check_usage(FILE *f)
@@ -92,6 +92,18 @@ static int strict_pass(struct kp_ctx *a, bool *ran)
 	return r;
 }
 
+/*
+ * The exit status before the findings count: 2 for an input not read, 1 for a kernel newer
+ * than any modelled one at --fail-on warning or below (unverified-kernel), else 0.
+ */
+static int base_status(const struct kp_ctx *a, enum kp_severity fail_on)
+{
+	if (a->read_failures)
+		return KP_EXIT_ERROR;
+	return a->facts.beyond_modelled && fail_on <= KP_SEV_WARNING ? KP_EXIT_FINDINGS
+								     : KP_EXIT_OK;
+}
+
 /* The report (@cmp NULL) or the --compare differences in @format: 0, or -1 said. */
 static int print(const struct kp_check_out *o, const struct kp_ctx *a, const char *format,
 		 const struct kp_comparison *cmp)
@@ -145,6 +157,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	struct kp_comparison comparison;
 	bool have_comparison = false, strict_ran = false;
 	unsigned flags = KP_CTX_SIMULATE | KP_CTX_NAMES;
+	struct kp_check_capture cap = { 0 };
 	struct kp_ctx_opts o;
 	struct kp_ctx a;
 	int c, rc;
@@ -294,16 +307,16 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	}
 	kp_waivers_apply(&ws, &a.sim);
 	kp_waivers_report_unused(&ws, stderr);
+	/* the splice's store keeps the plain report's bytes as they are written */
+	if ((flags & KP_CTX_RECORD) && !out.pretty && !strict_ran && !waivers &&
+	    (cap.blocks = calloc(a.graph.n ? a.graph.n : 1, sizeof(*cap.blocks))))
+		out.capture = &cap;
 	if (print(&out, &a, format, NULL) < 0) {
 		rc = KP_EXIT_ERROR;
 		goto done;
 	}
-	if (flags & KP_CTX_RECORD)
-		kp_check_splice_store(cli, &a, strict_ran);
-	/* A kernel newer than any modelled one counts as a warning (unverified-kernel). */
-	rc = a.facts.beyond_modelled && out.fail_on <= KP_SEV_WARNING ? KP_EXIT_FINDINGS
-								      : KP_EXIT_OK;
-	for (size_t i = 0; i < a.sim.n; i++) {
+	rc = base_status(&a, out.fail_on);
+	for (size_t i = 0; i < a.sim.n && rc != KP_EXIT_ERROR; i++) {
 		if (a.graph.nodes[a.sim.v[i].node].provider)
 			continue; /* resolved against, not reported */
 		for (size_t j = 0; j < a.sim.v[i].nfindings; j++)
@@ -311,8 +324,16 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 			    a.sim.v[i].findings[j].severity >= out.fail_on)
 				rc = KP_EXIT_FINDINGS;
 	}
-	if (a.read_failures)
-		rc = KP_EXIT_ERROR;
+	if (flags & KP_CTX_RECORD) {
+		struct kp_splice_ask ask = { .out = &out,
+					     .cap = out.capture,
+					     .strict_ran = strict_ran,
+					     .waivers = waivers != NULL,
+					     .rc = rc,
+					     .base_rc = base_status(&a, out.fail_on) };
+
+		kp_check_splice_store(cli, &a, &ask);
+	}
 done:
 	if (out.f && out.f != stdout && fclose(out.f) != 0 && rc != KP_EXIT_ERROR) {
 		kp_cli_error(output, "write error");
@@ -324,6 +345,7 @@ done:
 	}
 	if (have_comparison)
 		kp_comparison_release(&comparison);
+	kp_check_capture_release(&cap, a.graph.n);
 	kp_waivers_free(&ws);
 	kp_ctx_release(&a);
 	return rc;

@@ -62,6 +62,8 @@ struct kp_jtext {
 	size_t len, cap;
 	bool failed;
 };
+/* @len bytes of @s as they are. */
+void kp_jtext_put(struct kp_jtext *t, const char *s, size_t len);
 void kp_jtext_lit(struct kp_jtext *t, const char *s);
 /* kp_json_string(@s) as json-c writes it; null for NULL. */
 void kp_jtext_str(struct kp_jtext *t, const char *s);

@@ -163,9 +163,21 @@ int kp_simulate_one_late(const struct kp_graph *g, const struct kp_kernel_facts 
 			 const struct kp_verdict *final, unsigned long final_taint,
 			 struct kp_simulation *one, size_t i, struct kp_err *err);
 
+/*
+ * The bridge findings over the verdicts @v (indexed like @g's nodes), in the order
+ * kp_add_policy_findings() adds them: @fn(@data, the bridge's node, the symbol, the
+ * proprietary importer's name) for each, message KP_BRIDGE_FMT (symbol, importer); a
+ * negative return stops the walk and is returned. 0 when every call returned 0.
+ */
+#define KP_BRIDGE_FMT "uses GPL-only symbols and exports %s (plain) to proprietary module %s"
+typedef int kp_bridge_fn(void *data, size_t node, const char *sym, const char *importer);
+int kp_policy_bridges(const struct kp_graph *g, const struct kp_verdict *v, kp_bridge_fn *fn,
+		      void *data);
 /* Findings beyond the kernel's own checks (bridges, the symbol_get hole, latent breakage). */
 int kp_add_policy_findings(struct kp_simulation *sim, const struct kp_simulation *strict,
 			   struct kp_err *err);
+/* @f is one kp_add_policy_findings() adds after the simulation (bridge, latent-breakage). */
+bool kp_finding_is_policy(const struct kp_finding *f);
 
 /*
  * A verdict's err when the kernel oopses during the load (a read past the module image on a

@@ -31,68 +31,15 @@
 #include "sim-store.h"
 #include "sim-reads.h"
 #include "read/module-iface.h"
+#include "util/byte-writer.h"
 
 #define MAGIC "KPSIMST2"
-#define NONE  UINT32_MAX
-
-/* A growing byte string; @failed once anything could not be added. */
-struct wbuf {
-	unsigned char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void put(struct wbuf *w, const void *p, size_t len)
-{
-	if (w->failed || kp_grow(&w->p, &w->cap, w->len + len, 1) < 0) {
-		w->failed = true;
-		return;
-	}
-	memcpy(w->p + w->len, p, len);
-	w->len += len;
-}
-
-static void put8(struct wbuf *w, unsigned v)
-{
-	unsigned char b = (unsigned char)v;
-
-	put(w, &b, 1);
-}
-
-static void put32(struct wbuf *w, uint64_t v)
-{
-	unsigned char b[4];
-
-	if (v > UINT32_MAX) /* a count or index the store cannot hold */
-		w->failed = true;
-	kp_store32(b, (uint32_t)v);
-	put(w, b, 4);
-}
-
-static void put64(struct wbuf *w, uint64_t v)
-{
-	unsigned char b[8];
-
-	kp_store64(b, v);
-	put(w, b, 8);
-}
+#define NONE  KP_BW_NONE
 
 /* An index or SIZE_MAX (none). */
-static void put_index(struct wbuf *w, size_t v)
+static void put_index(struct kp_byte_writer *w, size_t v)
 {
-	put32(w, v == SIZE_MAX ? NONE : (uint64_t)v);
-}
-
-static void put_str(struct wbuf *w, const char *s)
-{
-	size_t len = s ? strlen(s) : 0;
-
-	if (!s) {
-		put32(w, NONE);
-		return;
-	}
-	put32(w, len >= NONE ? UINT64_MAX : len);
-	put(w, s, len);
+	kp_bw_put32(w, v == SIZE_MAX ? NONE : (uint64_t)v);
 }
 
 int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFACE_LEN])
@@ -100,82 +47,83 @@ int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFAC
 	return kp_module_iface_digest(m, NULL, out);
 }
 
-static void put_verdict(struct wbuf *w, const struct kp_verdict *v)
+static void put_verdict(struct kp_byte_writer *w, const struct kp_verdict *v)
 {
-	put8(w, (v->attempted ? 1u : 0u) | (v->loads ? 2u : 0u) | (v->hangs ? 4u : 0u) |
-			(v->holds_module_mutex ? 8u : 0u) | (v->left_unformed ? 16u : 0u));
-	put32(w, (uint32_t)v->err);
-	put64(w, v->taints);
-	put64(w, v->global_added);
-	put64(w, v->global_after);
-	put8(w, (unsigned)v->p_reason);
+	kp_bw_put8(w, (v->attempted ? 1u : 0u) | (v->loads ? 2u : 0u) | (v->hangs ? 4u : 0u) |
+			      (v->holds_module_mutex ? 8u : 0u) | (v->left_unformed ? 16u : 0u));
+	kp_bw_put32(w, (uint32_t)v->err);
+	kp_bw_put64(w, v->taints);
+	kp_bw_put64(w, v->global_added);
+	kp_bw_put64(w, v->global_after);
+	kp_bw_put8(w, (unsigned)v->p_reason);
 	put_index(w, v->p_from);
-	put_str(w, v->p_symbol);
+	kp_bw_str(w, v->p_symbol);
 	put_index(w, v->failed_dep);
-	put32(w, v->load_seq);
+	kp_bw_put32(w, v->load_seq);
 	put_index(w, v->stalled_by);
-	put32(w, v->nmessages);
+	kp_bw_put32(w, v->nmessages);
 	for (size_t i = 0; i < v->nmessages; i++)
-		put_str(w, v->messages[i]);
-	put32(w, v->nfindings);
+		kp_bw_str(w, v->messages[i]);
+	kp_bw_put32(w, v->nfindings);
 	for (size_t i = 0; i < v->nfindings; i++) {
 		const struct kp_finding *f = &v->findings[i];
 
-		put_str(w, f->id);
-		put8(w, (unsigned)f->severity);
-		put8(w, (unsigned)f->consequence);
-		put_str(w, f->message);
-		put_str(w, f->symbol);
-		put8(w, f->waived);
+		kp_bw_str(w, f->id);
+		kp_bw_put8(w, (unsigned)f->severity);
+		kp_bw_put8(w, (unsigned)f->consequence);
+		kp_bw_str(w, f->message);
+		kp_bw_str(w, f->symbol);
+		kp_bw_put8(w, f->waived);
 	}
-	put32(w, v->nsymget);
+	kp_bw_put32(w, v->nsymget);
 	for (size_t i = 0; i < v->nsymget; i++) {
 		const struct kp_symget_result *r = &v->symget[i];
 
-		put_str(w, r->symbol);
-		put8(w, (r->ok ? 1u : 0u) | (r->gpl_only ? 2u : 0u) |
-				(r->method_heuristic ? 4u : 0u) | (r->dynamic ? 8u : 0u) |
-				(r->kernel_logs ? 16u : 0u));
-		put_str(w, r->reason);
-		put_str(w, r->owner);
-		put8(w, (unsigned)r->when);
-		put_str(w, r->path);
-		put_str(w, r->function);
+		kp_bw_str(w, r->symbol);
+		kp_bw_put8(w, (r->ok ? 1u : 0u) | (r->gpl_only ? 2u : 0u) |
+				      (r->method_heuristic ? 4u : 0u) | (r->dynamic ? 8u : 0u) |
+				      (r->kernel_logs ? 16u : 0u));
+		kp_bw_str(w, r->reason);
+		kp_bw_str(w, r->owner);
+		kp_bw_put8(w, (unsigned)r->when);
+		kp_bw_str(w, r->path);
+		kp_bw_str(w, r->function);
 	}
 }
 
-static void put_stall(struct wbuf *w, const struct kp_stall *st)
+static void put_stall(struct kp_byte_writer *w, const struct kp_stall *st)
 {
-	put8(w, (unsigned)st->kind);
+	kp_bw_put8(w, (unsigned)st->kind);
 	put_index(w, st->by);
 }
 
-static void put_reads(struct wbuf *w, const struct kp_sim_reads *r)
+static void put_reads(struct kp_byte_writer *w, const struct kp_sim_reads *r)
 {
-	put64(w, r->taint_before);
-	put64(w, r->taint_tested);
-	put64(w, r->taint_set);
-	put64(w, r->taint_late);
-	put32(w, r->once_before);
-	put32(w, r->once_read);
-	put32(w, r->once_set);
-	put8(w, (r->name_read ? 1u : 0u) | (r->name_live ? 2u : 0u) | (r->name_unformed ? 4u : 0u));
-	put8(w, r->stall_asked);
+	kp_bw_put64(w, r->taint_before);
+	kp_bw_put64(w, r->taint_tested);
+	kp_bw_put64(w, r->taint_set);
+	kp_bw_put64(w, r->taint_late);
+	kp_bw_put32(w, r->once_before);
+	kp_bw_put32(w, r->once_read);
+	kp_bw_put32(w, r->once_set);
+	kp_bw_put8(w, (r->name_read ? 1u : 0u) | (r->name_live ? 2u : 0u) |
+			      (r->name_unformed ? 4u : 0u));
+	kp_bw_put8(w, r->stall_asked);
 	put_stall(w, &r->stall_before);
 	put_stall(w, &r->stall_set);
-	put32(w, r->verdicts);
-	put32(w, r->nverdicts);
-	put32(w, r->late);
-	put32(w, r->nlate);
-	put32(w, r->nmessages_load);
-	put32(w, r->nfindings_load);
+	kp_bw_put32(w, r->verdicts);
+	kp_bw_put32(w, r->nverdicts);
+	kp_bw_put32(w, r->late);
+	kp_bw_put32(w, r->nlate);
+	kp_bw_put32(w, r->nmessages_load);
+	kp_bw_put32(w, r->nfindings_load);
 }
 
 int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *sim,
 			unsigned char **out, size_t *len,
 			unsigned char (*digests)[KP_SIM_IFACE_LEN], struct kp_err *err)
 {
-	struct wbuf w = { 0 };
+	struct kp_byte_writer w = { 0 };
 	unsigned char digest[KP_SIM_IFACE_LEN];
 	/*
 	 * A module read (or its facts decoded) carries its digest; one built otherwise is
@@ -188,10 +136,10 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 	*len = 0;
 	if (!sim->rec || sim->reads_incomplete || sim->n != g->n)
 		bad = "the simulation's reads were not recorded";
-	put(&w, MAGIC, 8);
-	put32(&w, g->n);
-	put64(&w, sim->global_taint);
-	put32(&w, sim->nreads);
+	kp_bw_put(&w, MAGIC, 8);
+	kp_bw_put32(&w, g->n);
+	kp_bw_put64(&w, sim->global_taint);
+	kp_bw_put32(&w, sim->nreads);
 	for (size_t i = 0; i < g->n && !w.failed && !bad; i++) {
 		size_t node = g->order[i];
 		const struct kp_node *nd = &g->nodes[node];
@@ -202,17 +150,17 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 			bad = "cannot hash a module's interface";
 			break;
 		}
-		put32(&w, node);
-		put_str(&w, nd->path);
-		put_str(&w, nd->mod->name);
-		put(&w, digest, sizeof(digest));
+		kp_bw_put32(&w, node);
+		kp_bw_str(&w, nd->path);
+		kp_bw_str(&w, nd->mod->name);
+		kp_bw_put(&w, digest, sizeof(digest));
 		if (digests)
 			memcpy(digests[node], digest, sizeof(digest));
 		put_verdict(&w, &sim->v[node]);
 		put_reads(&w, &sim->rec[node]);
 	}
 	for (size_t i = 0; i < sim->nreads && !bad; i++)
-		put32(&w, sim->reads[i]);
+		kp_bw_put32(&w, sim->reads[i]);
 	EVP_MD_free(md);
 	if (!bad && w.failed)
 		bad = "out of memory, or a count over 32 bits";

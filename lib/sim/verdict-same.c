@@ -58,16 +58,10 @@ bool kp_verdict_same_output(const struct kp_verdict *a, const struct kp_verdict 
 	return true;
 }
 
-/* A finding kp_add_policy_findings() adds after the simulation (rules/policy.c). */
-static bool policy_finding(const struct kp_finding *f)
-{
-	return !strcmp(f->id, "bridge") || !strcmp(f->id, "latent-breakage");
-}
-
 /* The next finding of @v from @k on that the simulation made, or @v->nfindings. */
 static size_t next_simulated(const struct kp_verdict *v, size_t k)
 {
-	while (k < v->nfindings && policy_finding(&v->findings[k]))
+	while (k < v->nfindings && kp_finding_is_policy(&v->findings[k]))
 		k++;
 	return k;
 }

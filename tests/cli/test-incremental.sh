@@ -90,6 +90,7 @@ step() {
 			[[ $s == *", $misses misses,"* ]]
 			ok "$label: the unchanged modules' facts came from the cache ($s)" $?
 			s=$(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/inc-$f.stats")
+			splice=${splice//BYTES/$(wc -c <"$tmp/ref-json.out")}
 			if [ "$splice" = - ]; then
 				[ -z "$s" ]
 			else
@@ -97,6 +98,19 @@ step() {
 			fi
 			ok "$label: splice: $splice" $?
 			[ -z "$s" ] || [ "$s" = "$splice" ] || echo "# got: $s" >&2
+		fi
+		if [ "$f" = json ]; then
+			# --fail-on note: the exit status counts every finding; the report
+			# written from the store and the spliced verdicts, with its exit
+			# status, is the recompute's whenever a splice was measured
+			run ref-note check -f json --fail-on note --no-cache "${kargs[@]}" "$t"
+			cached inc-note check -f json --fail-on note "${kargs[@]}" "$t"
+			s=$(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/inc-note.stats")
+			same ref-note inc-note && { [[ $s != *"report spliced"* ]] ||
+				[[ $s == *"report spliced: the same $(wc -c <"$tmp/ref-note.out") bytes)"* ]]; }
+			ok "$label: check -f json --fail-on note through the caches = --no-cache, its spliced report too (exit $(cat "$tmp/ref-note.rc"))" $?
+			[[ $s != *"report spliced"* ]] || [[ $s == *"the same"*")"* ]] ||
+				echo "# got: $s" >&2
 		fi
 		cached "rep-$f" check -f "$f" --fail-on never "${kargs[@]}" "$t"
 		same "ref-$f" "rep-$f" &&
@@ -109,13 +123,16 @@ step() {
 	ok "$label: graph --format json through the caches = --no-cache" $?
 }
 # kept K M S NAMES...: the splice line of K of M verdicts kept, S simulated again, the
-# modules whose files changed (NAMES, in load order; none: "") among those, and no kept
-# verdict differing from the recompute (a kept one that differs would be a wrong splice)
+# modules whose files changed (NAMES, in load order; none: "") among those, no kept
+# verdict differing from the recompute (a kept one that differs would be a wrong splice),
+# and the report written from the store over the spliced verdicts byte for byte the
+# recompute's (BYTES: the size of the --no-cache JSON report, put in by step())
 kept() {
 	local k=$1 m=$2 s=$3
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
-		"${*:-none}; 0 spliced and differing: none); not used yet, recomputed"
+		"${*:-none}; 0 spliced and differing: none; report spliced: the same BYTES" \
+		"bytes); not used yet, recomputed"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
@@ -195,7 +212,7 @@ step "the file removed" 0 "falls back: $t/extra changed, not a module of the sto
 # The stored simulation is part of the result cache's trust boundary: read only from an
 # entry that is whole, of the same key, CRC-right and trusted (the user's or root's, not
 # writable by group or others: a root run never takes one a user could have written).
-# forge HOW: the check --format json entry (the one with a store) gets its store's first
+# forge HOW: the check --format json entries (those with a store) get their store's first
 # byte changed; crc: its CRC left as it was; o+w: its CRC made right, the file writable by
 # others; own: its CRC made right, the user's own file as it was
 forge() {
@@ -215,23 +232,23 @@ for f in glob.glob(os.path.join(sys.argv[1], "runs-v*", "*.run")):
     if sys.argv[2] == "o+w":
         os.chmod(f, 0o646)
     n += 1
-sys.exit(0 if n == 1 else 1)
+sys.exit(0 if n == 2 else 1)
 EOF2
 }
 python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
 forge crc
-ok "forged: one entry with a store" $?
+ok "forged: the two entries with a store (--fail-on never and note)" $?
 step "forged store, its CRC wrong: not read" 1 -
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 forge o+w
-ok "forged: one entry with a store" $?
+ok "forged: the two entries with a store (--fail-on never and note)" $?
 step "forged store, writable by others: not read" 1 -
 python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
 forge own
-ok "forged: one entry with a store" $?
+ok "forged: the two entries with a store (--fail-on never and note)" $?
 # the user's own entry is trusted for the user's runs; its store is still checked whole
 step "forged store in the user's own entry: refused by its reader" 1 \
-	"falls back: stored simulation: magic"
+	"falls back: the store: its magic"
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 step "after the forged stores" 1 "$(kept 5 9 4 kp_gpl_prov)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"

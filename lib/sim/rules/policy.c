@@ -18,32 +18,40 @@ static bool uses_gpl_only(const struct kp_node *nd)
 	return false;
 }
 
-static void bridges(struct kp_simulation *sim)
+int kp_policy_bridges(const struct kp_graph *g, const struct kp_verdict *v, kp_bridge_fn *fn,
+		      void *data)
 {
-	const struct kp_graph *g = sim->graph;
-
 	for (size_t p = 0; p < g->n; p++) {
-		const struct kp_verdict *pv = &sim->v[p];
+		const struct kp_verdict *pv = &v[p];
 
 		if (!pv->loads || !(pv->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE)))
 			continue;
 		for (size_t e = 0; e < g->nodes[p].nedges; e++) {
 			const struct kp_edge *ed = &g->nodes[p].edges[e];
-			const char *sym = kp_edge_import(&g->nodes[p], ed)->name;
-			struct kp_verdict *bv;
+			const struct kp_verdict *bv;
 
 			if (ed->kind != KP_PROV_MODULE || ed->gpl_only)
 				continue;
-			bv = &sim->v[ed->node];
+			bv = &v[ed->node];
 			if (!bv->loads || (bv->taints & (1UL << KP_TAINT_PROPRIETARY_MODULE)) ||
 			    !uses_gpl_only(&g->nodes[ed->node]))
 				continue;
-			kp_finding(bv, "bridge", KP_SEV_NOTE, KP_CONS_WARN, sym,
-				   "uses GPL-only symbols and exports %s (plain) to proprietary "
-				   "module %s",
-				   sym, g->nodes[p].mod->name);
+			if (fn(data, ed->node, kp_edge_import(&g->nodes[p], ed)->name,
+			       g->nodes[p].mod->name) < 0)
+				return -1;
 		}
 	}
+	return 0;
+}
+
+/* kp_policy_bridges()'s finding added to the bridge's verdict. */
+static int add_bridge(void *data, size_t node, const char *sym, const char *importer)
+{
+	struct kp_simulation *sim = data;
+
+	kp_finding(&sim->v[node], "bridge", KP_SEV_NOTE, KP_CONS_WARN, sym, KP_BRIDGE_FMT, sym,
+		   importer);
+	return 0;
 }
 
 static void latent(struct kp_simulation *sim, const struct kp_simulation *strict)
@@ -75,11 +83,16 @@ static void latent(struct kp_simulation *sim, const struct kp_simulation *strict
 	}
 }
 
+bool kp_finding_is_policy(const struct kp_finding *f)
+{
+	return !strcmp(f->id, "bridge") || !strcmp(f->id, "latent-breakage");
+}
+
 int kp_add_policy_findings(struct kp_simulation *sim, const struct kp_simulation *strict,
 			   struct kp_err *err)
 {
 	(void)err;
-	bridges(sim);
+	kp_policy_bridges(sim->graph, sim->v, add_bridge, sim);
 	if (strict && strict->n == sim->n)
 		latent(sim, strict);
 	return 0;

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The splice's report store (check-splice-report.c): a plain `check --format json` report's
+ * bytes kept with the simulation (sim/sim-store.h) in the result cache's entry, cut at the
+ * points that depend on the other modules' verdicts (struct kp_check_block), and the report
+ * written again from them and a spliced simulation's verdicts.
+ *
+ * Layout (little-endian): "KPSPLRP1"; the exit status without findings (8), --fail-on (8);
+ * the head and the tail (32-bit length, bytes); the node count (32); per node: reported (8),
+ * and when it is, its block (32-bit length, bytes), the start and end of each mark (32 each,
+ * in enum order) and the end of its simulated findings (32). The decoder checks every length
+ * and that the marks are in order inside the block, and nothing follows the end.
+ */
+#ifndef KP_CHECK_SPLICE_H
+#define KP_CHECK_SPLICE_H
+
+#include "check-output.h"
+#include "util/byte-writer.h"
+
+struct kp_splice_report {
+	int base_rc; /* the exit status without the findings: 0, 1 (a kernel beyond the model), 2 */
+	enum kp_severity fail_on;
+	const char *head, *tail; /* borrowed from the store's bytes */
+	size_t headlen, taillen;
+	size_t n;
+	struct kp_check_block *blocks; /* indexed like the nodes; text borrowed, NULL: a provider */
+};
+
+/*
+ * The report @cap kept (@n blocks, indexed like the nodes) appended to @w with @base_rc and
+ * @fail_on. 0, or -1 with @why (a block not kept, a policy finding before a simulated one).
+ */
+int kp_splice_report_encode(struct kp_byte_writer *w, const struct kp_check_capture *cap, size_t n,
+			    int base_rc, enum kp_severity fail_on, const char **why);
+/* @len bytes at @p, a store of @n nodes, into @out (zeroed first): 0, or -1 with @err. */
+int kp_splice_report_decode(const unsigned char *p, size_t len, size_t n,
+			    struct kp_splice_report *out, struct kp_err *err);
+void kp_splice_report_release(struct kp_splice_report *r);
+
+/*
+ * The report of the spliced verdicts @sv (indexed like @g's nodes) into @t: @r's head, in
+ * @g's load order each reported module's block (@fresh[i] when its text is set: module i
+ * simulated again, its block rendered with no policy finding; else @r's), with its global
+ * taint added and after, the open record before its messages and its bridge findings
+ * (kp_policy_bridges() over @sv) written from @sv; then @r's tail. *@rc gets the exit status
+ * of those verdicts. 0, or -1 with @err (out of memory).
+ */
+int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
+			   const struct kp_graph *g, const struct kp_verdict *sv,
+			   const struct kp_check_block *fresh, int *rc, struct kp_err *err);
+
+/* What `check` hands the splice's store after its JSON report (cmd-check.c). */
+struct kp_splice_ask {
+	const struct kp_check_out *out; /* the report's options */
+	struct kp_check_capture *cap;	/* its bytes, kept while written; NULL: not kept */
+	bool strict_ran;		/* the strict-rules pass ran (its verdicts feed findings) */
+	bool waivers;			/* --waivers marked findings */
+	int rc, base_rc;		/* the exit status, and the one without the findings */
+};
+
+/*
+ * After a `check --format json` report recorded by the result cache (@a simulated with
+ * KP_CTX_RECORD): its simulation and report kept with the entry (not after the strict pass,
+ * with --waivers or --pretty) and, on a miss, what a splice of the stored ones would keep,
+ * and whether the report written from the store over the spliced verdicts is the
+ * recompute's (KOPOLICY_CACHE_STATS). No output changes.
+ */
+void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
+			   const struct kp_splice_ask *ask);
+
+#endif
