@@ -7,7 +7,8 @@
 
 void kp_bw_put(struct kp_byte_writer *w, const void *p, size_t len)
 {
-	if (w->failed || kp_grow(&w->p, &w->cap, w->len + len, 1) < 0) {
+	/* kp_grow() only when full: a store is written a few bytes at a time */
+	if (w->failed || (len > w->cap - w->len && kp_grow(&w->p, &w->cap, w->len + len, 1) < 0)) {
 		w->failed = true;
 		return;
 	}
