@@ -214,7 +214,8 @@ step "the file removed" 0 "falls back: $t/extra changed, not a module of the sto
 # writable by group or others: a root run never takes one a user could have written).
 # forge HOW: the check --format json entries (those with a store) get their store's first
 # byte changed; crc: its CRC left as it was; o+w: its CRC made right, the file writable by
-# others; own: its CRC made right, the user's own file as it was
+# others; own: its CRC made right, the user's own file as it was; report: as own, its last
+# byte changed instead
 forge() {
 	python3 - "$KOPOLICY_CACHE_DIR" "$1" <<'EOF2'
 import glob, os, struct, sys, zlib
@@ -224,7 +225,8 @@ for f in glob.glob(os.path.join(sys.argv[1], "runs-v*", "*.run")):
     slen = struct.unpack_from("<Q", m, 40)[0]
     if not slen:
         continue
-    m[len(m) - slen] ^= 0xff
+    # report: the last byte instead, the high byte of the last block's last mark
+    m[len(m) - 1 if sys.argv[2] == "report" else len(m) - slen] ^= 0xff
     if sys.argv[2] != "crc":
         h = bytes(m[:48]) + b"\0\0\0\0" + bytes(m[52:64])
         struct.pack_into("<I", m, 48, zlib.crc32(bytes(m[64:]), zlib.crc32(h)))
@@ -253,6 +255,14 @@ cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 step "after the forged stores" 1 "$(kept 5 9 4 kp_gpl_prov)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "after the forged stores: the first answer again" $?
+# the report store (after the simulation's) is checked too: a mark outside its block refused
+python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
+forge report
+ok "forged: the two entries with a store (--fail-on never and note)" $?
+step "forged report store in the user's own entry: refused by its reader" 1 \
+	"falls back: the report store: marks"
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+step "after the forged report store" 1 "$(kept 5 9 4 kp_gpl_prov)"
 
 # After an oops the loads that follow are stalled (lib/sim/rules/stall.c): their verdicts read
 # the stall, and the splice keeps them only while the same load still stalls them. A second
