@@ -16,12 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "file/inputs.h"
 #include "file/bytes.h"
 #include "run-cache-internal.h"
 #include "trusted-dir.h"
+#include "util/crc32.h"
 #include "util/io.h"
 
 #define TOUCH_EVERY 3600 /* a hit refreshes its entry's mtime (least recently used) */
@@ -32,7 +31,7 @@ static uint32_t entry_crc(const unsigned char *p, size_t len)
 
 	memcpy(h, p, HDR_LEN);
 	memset(h + 48, 0, 4);
-	return (uint32_t)crc32_z(crc32(0, h, HDR_LEN), p + HDR_LEN, len - HDR_LEN);
+	return kp_crc32(kp_crc32(0, h, HDR_LEN), p + HDR_LEN, len - HDR_LEN);
 }
 
 /* The output chunks of @p (@len bytes) are well formed; written to stdout/stderr if @write. */
@@ -103,9 +102,9 @@ static int rewrite(void *arg)
 
 	memcpy(h, r->m, HDR_LEN);
 	memset(h + 48, 0, 4);
-	crc = (uint32_t)crc32_z(crc32(0, h, HDR_LEN), r->m + HDR_LEN, (size_t)body);
-	crc = (uint32_t)crc32_z(crc, r->fresh, (size_t)r->mlen);
-	crc = (uint32_t)crc32_z(crc, store, (size_t)r->slen);
+	crc = kp_crc32(kp_crc32(0, h, HDR_LEN), r->m + HDR_LEN, (size_t)body);
+	crc = kp_crc32(crc, r->fresh, (size_t)r->mlen);
+	crc = kp_crc32(crc, store, (size_t)r->slen);
 	kp_store32(h + 48, crc);
 	if (kp_write_all(rc->tfd, h, HDR_LEN) < 0 ||
 	    kp_write_all(rc->tfd, r->m + HDR_LEN, (size_t)body) < 0 ||

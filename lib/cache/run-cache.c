@@ -21,13 +21,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zlib.h>
+#include <zlib.h> /* crc32_combine() */
 
 #include "file/inputs.h"
 #include "file/bytes.h"
 #include "cache/facts-cache.h"
 #include "run-cache-internal.h"
 #include "trusted-dir.h"
+#include "util/crc32.h"
 #include "util/io.h"
 
 #define CAP_BUF ((size_t)64 << 10)
@@ -119,7 +120,7 @@ static void tappend(struct kp_run_cache *rc, const void *p, size_t len)
 {
 	if (rc->broken)
 		return;
-	rc->crc = (uint32_t)crc32_z(rc->crc, p, len);
+	rc->crc = kp_crc32(rc->crc, p, len);
 	if (rc->blen + len > CAP_BUF) {
 		if (kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
 			rc->broken = true;
@@ -230,7 +231,7 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 	tappend(rc, rc->key.p, rc->key.len);
 	if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
 		return -1;
-	if (rc->nkeep) /* crc32_z() of NULL is no CRC: its initial value */
+	if (rc->nkeep) /* no store: nothing appended, no NULL buffer hashed */
 		tappend(rc, rc->keep, rc->nkeep);
 	*why = "cannot write the entry";
 	rc->ninputs = (size_t)count;
@@ -247,7 +248,7 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 	kp_store64(h + 40, rc->nkeep);
 	/* @rc->crc covers what follows the header: CRC(header || rest) from both */
 	size = HDR_LEN + rc->olen + rc->key.len + mlen + rc->nkeep;
-	kp_store32(h + 48, (uint32_t)crc32_combine(crc32(0, h, HDR_LEN), rc->crc,
+	kp_store32(h + 48, (uint32_t)crc32_combine(kp_crc32(0, h, HDR_LEN), rc->crc,
 						   (z_off_t)(size - HDR_LEN)));
 	r = kp_rc_finish_entry(rc->tfd, h, size);
 	if (r == 0 && size > kp_rc_budget()) {
