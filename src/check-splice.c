@@ -11,8 +11,10 @@
  * kept while their reads hold in the spliced state (else simulated alone too), the state
  * carried past each with the record of the verdict taken; then symbol_get() of those
  * simulated, and of the kept ones whose late reads no longer hold. A spliced verdict that
- * differs from the recompute's (policy findings aside: layer 4 recomputes them) would be
- * a wrong splice and is listed.
+ * differs from the recompute's (policy findings aside: the report recomputes them) would be
+ * a wrong splice and is listed. Then the JSON report kept with the simulation (the store is
+ * both: check-splice.h) is written again over the spliced verdicts and compared with the
+ * recompute's, byte for byte, and the exit status with it.
  */
 #include "config.h"
 
