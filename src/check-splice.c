@@ -377,7 +377,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 		snprintf(note, sizeof(note), "splice: not stored: %s",
 			 ask->strict_ran ? "the strict-rules pass ran"
 			 : ask->waivers	 ? "--waivers marks the findings"
-					 : "the report was not kept (--pretty)");
+					 : "the report was not kept (--pretty, or no memory)");
 		kp_run_cache_note(cli->runs, note);
 		return;
 	}

@@ -331,4 +331,16 @@ step "unformed: description" 1 "$(kept 5 6 1 kp_plain)"
 python3 "$edit" "$t/b_plain.ko" --set license=MIT >/dev/null
 step "unformed: license" 1 "$(kept 2 6 4 kp_plain)"
 
+# The report is kept only as the plain JSON report writes it, and not when waivers mark the
+# findings: nothing stored then, and said
+cached pretty check -f json --pretty "${kargs[@]}" "$t"
+grep -qx 'kopolicy: result cache: splice: not stored: the report was not kept (--pretty, or no memory)' \
+	"$tmp/pretty.stats"
+ok "--pretty: no store, said" $?
+: >"$tmp/waivers"
+cached waived check -f json --waivers "$tmp/waivers" "${kargs[@]}" "$t"
+grep -qx 'kopolicy: result cache: splice: not stored: --waivers marks the findings' \
+	"$tmp/waived.stats"
+ok "--waivers: no store, said" $?
+
 tap_done
