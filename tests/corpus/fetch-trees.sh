@@ -189,7 +189,7 @@ apt_dir() { # arch suites
 
 APT_OPTS=()
 # the apt states updated by this run: --refresh updates each suite and architecture once,
-# not once per tree (33 trees share about 25 states)
+# not once per tree (the 44 known trees share 25 states)
 declare -A UPDATED=()
 # set up (once) and select the private apt state of one suite set and architecture
 # (bookworm keeps its old place $CACHE/apt/<arch>, which check-base.sh also reads)
