@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "sim/open-record.h"
 
 /*
  * elf_validity_cache_index_versions() v6.14+: the extended version tables come in pairs and
@@ -27,7 +28,8 @@ static int ext_versions_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 	}
 	kp_msg(c, ld, "%s", why);
 	kp_finding(ld->v, "bad-extended-versions", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
-		   "__version_ext_crcs/__version_ext_names are malformed: %s", why);
+		   "__version_ext_crcs/__version_ext_names are malformed: %s%s", why,
+		   kp_msg_unterminated(why) ? KP_OPEN_RECORD_NOTE : "");
 	return -ENOEXEC;
 }
 
@@ -133,7 +135,8 @@ static int symstr_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 		return 0;
 	/* KP_SYMSTR_NAME_OOB's pr_err() has no newline: dmesg shows it later (open-record.h) */
 	kp_msg(c, ld, "%s", why);
-	kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL, "%s", why);
+	kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL, "%s%s", why,
+		   kp_msg_unterminated(why) ? KP_OPEN_RECORD_NOTE : "");
 	return -ENOEXEC;
 }
 
