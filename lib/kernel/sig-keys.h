@@ -109,6 +109,12 @@ struct kp_keyring {
 	struct kp_sig_memo *memo;
 	/* libhogweed for ECDSA, dlopen()ed on first use (ecdsa-nettle.h): owned, NULL for none */
 	struct kp_ecdsa_lib *ecdsa;
+	/*
+	 * SHA-256 for the verdicts' ids, fetched (EVP_MD_fetch()) on the first id and set
+	 * atomically, as threads verify at once: owned, NULL before. EVP_sha256() would make
+	 * OpenSSL 3 look the algorithm up again for each of two ids per module.
+	 */
+	struct evp_md_st *verdict_md;
 	struct kp_arena arena;
 };
 
