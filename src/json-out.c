@@ -304,6 +304,19 @@ bool kp_jtext_grow(struct kp_jtext *t, size_t len)
 	return true;
 }
 
+/*
+ * The bytes kp_jtext_str() copies as they are ('1'): printable ASCII but '"' and '\\'; 32 bytes
+ * a row. NUL is not one: the scan stops there.
+ */
+static const char plain_bytes[257] = "00000000000000000000000000000000" /* 0x00 */
+				     "11011111111111111111111111111111" /* 0x20: '"' */
+				     "11111111111111111111111111110111" /* 0x40: '\\' */
+				     "11111111111111111111111111111110" /* 0x60: DEL */
+				     "00000000000000000000000000000000" /* 0x80 */
+				     "00000000000000000000000000000000"
+				     "00000000000000000000000000000000"
+				     "00000000000000000000000000000000";
+
 void kp_jtext_str(struct kp_jtext *t, const char *s)
 {
 	struct json_object *o;
@@ -314,7 +327,7 @@ void kp_jtext_str(struct kp_jtext *t, const char *s)
 		kp_jtext_put(t, "null", 4);
 		return;
 	}
-	for (n = 0; s[n] >= 0x20 && s[n] < 0x7f && s[n] != '"' && s[n] != '\\'; n++)
+	for (n = 0; plain_bytes[(unsigned char)s[n]] == '1'; n++)
 		;
 	if (!s[n]) { /* nothing to escape or repair: the usual symbol or module name */
 		char *p;
