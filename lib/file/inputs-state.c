@@ -6,7 +6,6 @@
 #include "inputs-internal.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
