@@ -6,6 +6,9 @@
 # on the way) to a host file whose content would change the answer, and then a FIFO that no
 # one writes: the root's own file is read (or its absence seen), the host's never, and a FIFO
 # is said, not waited on.
+# Last, -b ROOT where /proc is not mounted (a tmpfs over it in a mount namespace): a file
+# checked on an O_PATH descriptor cannot be opened again through /proc/self/fd, and is then
+# refused with one line, not opened by name again (a device swapped in meanwhile would be).
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -166,5 +169,22 @@ cp "$host/etc/dkms/framework.conf" "$r/etc/dkms/framework.conf"
 run kp_sig_unsigned
 has_dkms
 ok "... the root's own: its mok_certificate= taken (the control)" $?
+
+# --- no /proc: refused, not opened by name
+np=$tmp/np
+mkdir -p "$np/lib/modules/$rel/kernel/extra" "$np/boot" "$np/usr/src/linux-headers-$rel"
+gzip -dc "$fx/config.gz" > "$np/boot/config-$rel"
+gzip -dc "$fx/Module.symvers.gz" > "$np/usr/src/linux-headers-$rel/Module.symvers"
+cp "$fx/kp_gpl_prov.ko" "$np/lib/modules/$rel/kernel/extra/"
+if unshare -m --propagation private sh -c 'mount -t tmpfs none /proc' 2> /dev/null; then
+	unshare -m --propagation private sh -c 'mount -t tmpfs none /proc && exec "$@"' sh \
+		"$kp" --no-cache check -b "$np" > /dev/null 2> "$tmp/e.txt"
+	is "-b ROOT without /proc: exits 2" $? 2
+	grep -qx "kopolicy: $np/usr/src/linux-headers-$rel/Module.symvers: cannot open: /proc/self/fd cannot reopen the file checked (No such file or directory): refused, not opened by name (mount /proc)" "$tmp/e.txt"
+	ok "... the file checked refused with one line, not opened by name" $?
+else
+	skip "-b ROOT without /proc: exits 2" "no mount namespace (unshare -m) here"
+	skip "... the file checked refused with one line, not opened by name" "no unshare -m"
+fi
 
 tap_done
