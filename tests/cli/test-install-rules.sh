@@ -6,7 +6,9 @@
 # in-tree modules depending on each other) and an empty release directory. Then the
 # integrations that keep the file current: update-install-rules, the kernel hooks
 # (postinst's kernel-postinst, postrm.d, the kernel-install plugin), the DKMS hook's
-# POST_INSTALL/POST_REMOVE and apt's DPkg::Post-Invoke line. Runs as root or as a user.
+# POST_INSTALL/POST_REMOVE and apt's DPkg::Post-Invoke line. Last, a release whose updates/dkms
+# is an absolute link to a directory: entered inside the root as depmod enters it. Runs as root
+# or as a user.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -374,5 +376,22 @@ echo 'options kp_plain x=1' >> "$f"
 sh -c "$cmd" > /dev/null 2> "$tmp/err"
 is "apt's Post-Invoke, a foreign file: exit 0 (apt goes on)" $? 0
 has "... with a warning" "$tmp/err" "^kopolicy: warning: apt: "
+
+# linked directories of a release, entered as depmod enters them, inside the root: an
+# absolute link whose target exists twice (the root's holds kp_linked, the host's
+# kp_hostonly), and a link back to the release directory (not walked again)
+x=$tmp/root-linked
+xm=$x/lib/modules/6.1.0-98-amd64
+mkdir -p "$xm/updates" "$x$tmp/linked" "$tmp/linked"
+touch "$x$tmp/linked/kp_linked.ko" "$tmp/linked/kp_hostonly.ko"
+ln -s "$tmp/linked" "$xm/updates/dkms"
+ln -s .. "$xm/updates/back"
+stub "$x" "$self"
+timeout 60 "$kp" hook --root "$x" --print-install-rules > "$tmp/rules-linked" 2> "$tmp/err-linked"
+is "a linked directory in a release: exit 0" $? 0
+is "... entered inside the root: the root's module gated, the host's never, no loop" \
+	"$(lines "$tmp/rules-linked")" "kp_linked "
+has "... named under the link's path" "$tmp/rules-linked" \
+	"^# kp_linked: 6\.1\.0-98-amd64 updates/dkms/kp_linked\.ko\$"
 
 tap_done
