@@ -113,6 +113,15 @@ is "... silently" "$(cat "$tmp/err-bindir")" ""
 has "... else its own path" "$tmp/rules-none" "^install kp_prop_prov $self hook "
 has "... with a warning naming both" "$tmp/err-none" \
 	"^kopolicy: $tmp/root-none: warning: no kopolicy in it at $self or $bindir/kopolicy"
+# kopolicy's path inside ROOT an absolute link to itself: inside ROOT it leads nowhere (the
+# host's binary at that path is not ROOT's)
+x=$tmp/root-hostlink
+mkdir -p "$x/lib/modules/$rel/updates" "$x$(dirname "$self")"
+cp "$fx/kp_prop_prov.ko" "$x/lib/modules/$rel/updates/"
+ln -s "$self" "$x$self"
+"$kp" hook --root "$x" --print-install-rules > "$tmp/rules-hl" 2> "$tmp/err-hl"
+has "kopolicy in ROOT an absolute link to the host's binary: looked up inside ROOT, a warning" \
+	"$tmp/err-hl" "^kopolicy: $x: warning: no kopolicy in it at $self or $bindir/kopolicy"
 
 # files depmod has not indexed yet (DKMS's POST_INSTALL runs before depmod): an updates/ file
 # shadowing an in-tree one makes its in-tree users gated, transitively; a name no modprobe.d
