@@ -20,7 +20,8 @@ tap_tmpdir
 [ -z "${KEEP:-}" ] || trap - EXIT
 export KOPOLICY_CACHE=off
 
-json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
+# json FILE EXPR...: EXPR (its words joined by spaces) true of FILE's JSON as d
+json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if (${*:2}) else 1)"; }
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 r=$tmp/root
 host=$tmp/host
@@ -36,7 +37,14 @@ run() {
 		--kernel-config "$fx/config.gz" --running --root "$r" "$sd/6.12/$1.ko" \
 		> "$tmp/c.json" 2> "$tmp/e.txt"
 }
-sources() { json "$tmp/c.json" "$1"; }
+sources() { json "$tmp/c.json" "$@"; }
+# keys N: the key_sources line of ROOT/proc/keys listing N asymmetric keys, none blacklisted
+keys() {
+	local s=s
+	[ "$1" = 1 ] && s=
+	sources "'$r/proc/keys: $1 asymmetric key$s (descriptions only: key ids, no certificates)," \
+		"0 blacklisted module hashes' in d['kernel']['key_sources']"
+}
 # swap PATH: ROOT/PATH made an absolute link to PATH's twin on the host ($host/PATH), whose
 # target inside ROOT ($r$host/PATH) is absent
 swap() {
@@ -53,11 +61,12 @@ fifo() {
 
 # --- proc/keys
 mkdir -p "$host/proc"
-printf '%s\n' '1 I------ 1 perm 1f0b0000 0 0 asymmetri Host Secret Key: 0123abcd X509.rsa 0123abcd []' \
-	'2 I------ 1 perm 1f0b0000 0 0 blacklist bin:'"$(printf '%064d' 0)"': X' > "$host/proc/keys"
+hdr='1 I------ 1 perm 1f0b0000 0 0'
+printf '%s\n' "$hdr asymmetri Host Secret Key: 0123abcd X509.rsa 0123abcd []" \
+	"$hdr blacklist bin:$(printf '%064d' 0): X" > "$host/proc/keys"
 printf '1 I------ 1 perm 1f0b0000 0 0 keyring   .builtin_trusted_keys: 1\n' > "$r/proc/keys"
 run kp_sig_unsigned
-sources "'$r/proc/keys: 0 asymmetric keys (descriptions only: key ids, no certificates), 0 blacklisted module hashes' in d['kernel']['key_sources']"
+keys 0
 ok "proc/keys, a regular file of the root: read (the control)" $?
 swap proc/keys
 run kp_sig_unsigned
@@ -68,12 +77,13 @@ mkdir -p "$r$host/proc"
 printf '1 I------ 1 perm 1f0b0000 0 0 asymmetri Root Key: 4567cdef X509.rsa 4567cdef []\n' \
 	> "$r$host/proc/keys"
 run kp_sig_unsigned
-sources "'$r/proc/keys: 1 asymmetric key (descriptions only: key ids, no certificates), 0 blacklisted module hashes' in d['kernel']['key_sources']"
+keys 1
 ok "... present inside the root: the root's file read" $?
 fifo proc/keys
 run kp_sig_unsigned
 is "... a FIFO: not waited on, exits 0" $? 0
-sources "'$r/proc/keys: cannot read (is a FIFO, not a regular file): the running kernel\\'s keys are unknown' in d['kernel']['key_sources']"
+sources "'$r/proc/keys: cannot read (is a FIFO, not a regular file): the running kernel\\'s" \
+	"keys are unknown' in d['kernel']['key_sources']"
 ok "... and said" $?
 rm "$r/proc/keys"
 
@@ -87,7 +97,8 @@ ok "no IMA policy under the root: the unsigned module loads (the control)" $?
 mkdir -p "$r/sys/kernel/security"
 ln -s "$host/sys/kernel/security/ima" "$r/sys/kernel/security/ima"
 run kp_sig_unsigned
-json "$tmp/c.json" "d['modules'][0]['loads'] is True and 'ima' not in str(d['modules'][0]['findings']).lower()"
+json "$tmp/c.json" "d['modules'][0]['loads'] is True and" \
+	"'ima' not in str(d['modules'][0]['findings']).lower()"
 ok "sys/kernel/security/ima an absolute link to a host directory: the host's policy not read" $?
 rm "$r/sys/kernel/security/ima"
 mkdir -p "$r/sys/kernel/security/ima"
@@ -127,7 +138,8 @@ ok "... SecureBoot and SetupMode absolute links to the host's: not read" $?
 fifo sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
 run kp_sig_unsigned
 is "... SecureBoot a FIFO: not waited on, exits 0" $? 0
-json "$tmp/c.json" "any('SecureBoot' in a and 'is a FIFO, not a regular file' in a for a in d['kernel']['assumptions'])"
+json "$tmp/c.json" "any('SecureBoot' in a and 'is a FIFO, not a regular file' in a" \
+	"for a in d['kernel']['assumptions'])"
 ok "... and said" $?
 rm -r "$r/sys/firmware/efi"
 cp -r "$host/sys/firmware/efi" "$r/sys/firmware/efi"
@@ -180,7 +192,9 @@ if unshare -m --propagation private sh -c 'mount -t tmpfs none /proc' 2> /dev/nu
 	unshare -m --propagation private sh -c 'mount -t tmpfs none /proc && exec "$@"' sh \
 		"$kp" --no-cache check -b "$np" > /dev/null 2> "$tmp/e.txt"
 	is "-b ROOT without /proc: exits 2" $? 2
-	grep -qx "kopolicy: $np/usr/src/linux-headers-$rel/Module.symvers: cannot open: /proc/self/fd cannot reopen the file checked (No such file or directory): refused, not opened by name (mount /proc)" "$tmp/e.txt"
+	why="cannot reopen the file checked (No such file or directory): refused, not opened by name"
+	sv=$np/usr/src/linux-headers-$rel/Module.symvers
+	grep -qx "kopolicy: $sv: cannot open: /proc/self/fd $why (mount /proc)" "$tmp/e.txt"
 	ok "... the file checked refused with one line, not opened by name" $?
 else
 	skip "-b ROOT without /proc: exits 2" "no mount namespace (unshare -m) here"
