@@ -144,7 +144,41 @@ is "... one line" "$(cat "$tmp/err")" "kopolicy: kp_use_prop: cannot decide: no 
 hook stall --timeout 1 kp_use_prop
 is "starved stall, fail-open: exit 0" "$rc" 0
 has "... saying so" "^kopolicy: kp_use_prop: cannot decide: no answer within 1 s \(timeout\); letting the load go on \(on-error fail-open, default\)$"
+
+# --- the wall-clock cap: a hook that loops, starved (an eighth of the CPU: its second of CPU
+# time would take 8 s), is stopped by the cap first, and blocks the load whatever the on-error
+# mode. --wall-cap lowers the cap (60 s for --timeout 1) to 3 s; KP_SLOW_TESTS=1 also waits for
+# the default one.
+starved='^kopolicy: kp_use_prop: cannot decide: no answer within %s s of wall-clock time, most '
+starved+='of it waiting for a CPU \(starved\); blocking the load \(whatever the on-error '
+starved+='mode: any user can starve the hook\)$'
+# shellcheck disable=SC2059 # the pattern is the format
+hook loop --timeout 1 --wall-cap 3 kp_use_prop
+is "starved loop, --timeout 1 --wall-cap 3, fail-open: blocked (exit 2)" "$rc" 2
+has "... at the cap, starved" "$(printf "$starved" 3)"
+ok "... after 3 s or more (${wall} s)" $((${wall%.*} >= 3 ? 0 : 1))
+within "... and within 8 s" 8
+if [ "${KP_SLOW_TESTS:-0}" = 1 ]; then
+	hook loop --timeout 1 kp_use_prop
+	is "starved loop, --timeout 1, fail-open: blocked (exit 2)" "$rc" 2
+	# shellcheck disable=SC2059
+	has "... at the default cap, 60 s" "$(printf "$starved" 60)"
+	ok "... after 60 s or more (${wall} s)" $((${wall%.*} >= 60 ? 0 : 1))
+	within "... and within 80 s" 80
+else
+	for t in 1 2 3 4; do skip "the default 60 s cap" "KP_SLOW_TESTS=1 waits for it"; done
+fi
 stop_spinners
+
+# --- --wall-cap only lowers the cap, and keeps it above --timeout
+for args in "--timeout 1 --wall-cap 61" "--timeout 10 --wall-cap 101" "--timeout 5 --wall-cap 5" \
+	"--timeout 0 --wall-cap 60"; do
+	# shellcheck disable=SC2086 # the words are the options
+	"$kp" --no-cache hook --root "$root" --config "$tmp/policy.conf" $args kp_use_prop \
+		> /dev/null 2> "$tmp/err"
+	is "$args: refused (exit 2)" "$?" 2
+	has "... saying why" "^kopolicy: --wall-cap (takes seconds above --timeout|needs a deadline)"
+done
 
 # --- not starved: a stall and a loop in about --timeout
 hook stall --timeout 1 --on-error fail-closed kp_use_prop
