@@ -30,6 +30,7 @@ enum {
 	OPT_UPDATE_RULES,
 	OPT_READ_IN_TREE,
 	OPT_TIMEOUT,
+	OPT_WALL_CAP,
 };
 
 #define DEFAULT_TIMEOUT 10 /* seconds run or blocked: the answer whatever libraries do */
@@ -67,6 +68,7 @@ static void hook_usage(FILE *f)
 	      "                       mode (default 10; 0: no deadline); past ten\n"
 	      "                       times as much wall-clock time (at least 60 s), or when\n"
 	      "                       the waits cannot be measured, block the load (exit 2)\n"
+	      "      --wall-cap SECS  that wall-clock cap lowered to SECS (more than --timeout)\n"
 	      "      --read-in-tree   also read in-tree dependencies that are not loaded yet\n"
 	      "                       (default: Module.symvers describes them; slower)\n"
 	      "  -v, --verbose        also show the chain, each module's outcome and the\n"
@@ -265,6 +267,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		{ "update-install-rules", no_argument, NULL, OPT_UPDATE_RULES },
 		{ "read-in-tree", no_argument, NULL, OPT_READ_IN_TREE },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "wall-cap", required_argument, NULL, OPT_WALL_CAP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		KP_CLI_COMMON_LONGOPTS,
@@ -303,17 +306,25 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		case OPT_READ_IN_TREE:
 			h.o.read_in_tree = true;
 			break;
-		case OPT_TIMEOUT: {
+		case OPT_TIMEOUT:
+		case OPT_WALL_CAP: {
 			char *end;
 			unsigned long v;
 
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || v > 3600) {
-				kp_cli_error(NULL, "--timeout takes seconds from 0 to 3600");
+			if (errno || end == optarg || *end || optarg[0] == '-' ||
+			    v > (c == OPT_TIMEOUT ? 3600 : 36000)) {
+				kp_cli_error(NULL,
+					     c == OPT_TIMEOUT
+						     ? "--timeout takes seconds from 0 to 3600"
+						     : "--wall-cap takes seconds");
 				return KP_EXIT_ERROR;
 			}
-			h.timeout = (unsigned)v;
+			if (c == OPT_TIMEOUT)
+				h.timeout = (unsigned)v;
+			else
+				h.wall_cap = (unsigned)v;
 			break;
 		}
 		case 'v':
@@ -325,6 +336,18 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		default:
 			return kp_cli_bad_option("hook", "+c:vhj:k:", argv);
 		}
+	}
+	/* the wall-clock cap only lowered, and above --timeout (else no on-error answer is left) */
+	if (h.wall_cap &&
+	    (!h.timeout || h.wall_cap <= h.timeout || h.wall_cap > hook_wall_cap_max(h.timeout))) {
+		if (!h.timeout)
+			kp_cli_error(NULL, "--wall-cap needs a deadline (--timeout 0: none)");
+		else
+			kp_cli_error(NULL,
+				     "--wall-cap takes seconds above --timeout (%u), at most %u "
+				     "(ten times --timeout, at least 60)",
+				     h.timeout, hook_wall_cap_max(h.timeout));
+		return KP_EXIT_ERROR;
 	}
 	/* --root and the overrides are the target options; the system is always the running one.
 	 */

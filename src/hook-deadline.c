@@ -26,7 +26,8 @@
 #define MIN_REARM_NS 1000000ULL /* 1 ms: a nearly spent budget is not a signal storm */
 
 /*
- * The wall-clock cap: ten times --timeout, at least a minute. A hook that waited for a CPU
+ * The wall-clock cap: ten times --timeout, at least a minute (--wall-cap may lower it, as a site
+ * that wants the answer sooner, or a test, does). A hook that waited for a CPU
  * that long (spinning processes of any user can starve it: run_delay grows, its budget does
  * not) blocks the load whatever the on-error mode, since fail-open there is a pass that any
  * user can force. Below the cap a starved hook just answers late, with its policy's answer.
@@ -227,6 +228,12 @@ static bool start_timer(struct hook *h)
 	return true;
 }
 
+unsigned hook_wall_cap_max(unsigned timeout)
+{
+	return timeout * CAP_TIMES_TIMEOUT < CAP_MIN_SECONDS ? CAP_MIN_SECONDS
+							     : timeout * CAP_TIMES_TIMEOUT;
+}
+
 void hook_arm_deadline(struct hook *h)
 {
 	char from[PATH_MAX + 32], why[160], answer[PATH_MAX + 96];
@@ -256,9 +263,9 @@ void hook_arm_deadline(struct hook *h)
 	deadline.schedstat = open_schedstat(&deadline.delay0);
 	known = deadline.schedstat >= 0;
 	deadline.budget = (uint64_t)h->timeout * NSEC_PER_SEC;
-	cap = h->timeout * CAP_TIMES_TIMEOUT;
-	if (cap < CAP_MIN_SECONDS)
-		cap = CAP_MIN_SECONDS;
+	cap = hook_wall_cap_max(h->timeout);
+	if (h->wall_cap && h->wall_cap < cap)
+		cap = h->wall_cap;
 	deadline.cap = known ? cap * NSEC_PER_SEC : deadline.budget;
 	snprintf(why, sizeof(why), "no answer within %u s (timeout)", h->timeout);
 	deadline.len = prepare(h, deadline.msg, sizeof(deadline.msg), why, answer);

@@ -24,7 +24,8 @@ struct hook {
 	const char *untraced; /* why symbol_get() call sites were not traced, for -v */
 	bool on_error_given;
 	enum kp_hook_on_error on_error_cli;
-	unsigned timeout; /* seconds, 0: none */
+	unsigned timeout;  /* seconds, 0: none */
+	unsigned wall_cap; /* --wall-cap: seconds, 0: hook_wall_cap_max() */
 
 	struct kp_hook_policy policy;
 	bool policy_bad; /* the file was refused: only --on-error counts */
@@ -45,6 +46,11 @@ int hook_decide(struct hook *h);
  * for a CPU not counted, up to a wall-clock cap) and on a fatal signal (hook-deadline.c).
  */
 void hook_arm_deadline(struct hook *h);
+/*
+ * The wall-clock cap past which a starved hook blocks the load for @timeout: ten times it, at
+ * least 60 s; --wall-cap may only lower it (to more than @timeout).
+ */
+unsigned hook_wall_cap_max(unsigned timeout);
 /* No deadline any more (the verdict is being returned). */
 void hook_disarm_deadline(struct hook *h);
 

@@ -272,14 +272,18 @@ bool kp_rules_is_own(const char *text, size_t len, struct line_opts *lo, char *w
 	return true;
 }
 
-/* True when @path under @root is a regular file someone may execute. */
+/*
+ * True when @path under @root is a regular file someone may execute, as modprobe running in
+ * @root finds it: its links resolved inside @root (kp_stat_in()), never on the host.
+ */
 static bool installed_in(const char *root, const char *path)
 {
+	const struct kp_root_dir rd = { .path = root, .fd = -1 };
 	char *p = kp_root_path(root, path);
 	struct stat st;
 	bool ok;
 
-	ok = p && kp_in_stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+	ok = p && kp_stat_in(&rd, p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 	free(p);
 	return ok;
 }

@@ -282,38 +282,40 @@ struct json_object *kp_jb_take(struct kp_jb *b, struct json_object *o)
 	return jb_check(b, o);
 }
 
-void kp_jtext_put(struct kp_jtext *t, const char *s, size_t len)
+bool kp_jtext_grow(struct kp_jtext *t, size_t len)
 {
-	if (t->failed)
-		return;
-	if (len + 1 > t->cap - t->len) {
-		size_t cap = t->cap ? t->cap : 1024;
-		char *p;
+	size_t cap = t->cap ? t->cap : 1024;
+	char *p;
 
-		while (len + 1 > cap - t->len) {
-			if (cap > SIZE_MAX / 2) {
-				t->failed = true;
-				return;
-			}
-			cap *= 2;
-		}
-		p = realloc(t->buf, cap);
-		if (!p) {
+	while (len + 1 > cap - t->len) {
+		if (cap > SIZE_MAX / 2) {
 			t->failed = true;
-			return;
+			return false;
 		}
-		t->buf = p;
-		t->cap = cap;
+		cap *= 2;
 	}
-	memcpy(t->buf + t->len, s, len);
-	t->len += len;
-	t->buf[t->len] = '\0';
+	p = realloc(t->buf, cap);
+	if (!p) {
+		t->failed = true;
+		return false;
+	}
+	t->buf = p;
+	t->cap = cap;
+	return true;
 }
 
-void kp_jtext_lit(struct kp_jtext *t, const char *s)
-{
-	kp_jtext_put(t, s, strlen(s));
-}
+/*
+ * The bytes kp_jtext_str() copies as they are ('1'): printable ASCII but '"' and '\\'; 32 bytes
+ * a row. NUL is not one: the scan stops there.
+ */
+static const char plain_bytes[257] = "00000000000000000000000000000000" /* 0x00 */
+				     "11011111111111111111111111111111" /* 0x20: '"' */
+				     "11111111111111111111111111110111" /* 0x40: '\\' */
+				     "11111111111111111111111111111110" /* 0x60: DEL */
+				     "00000000000000000000000000000000" /* 0x80 */
+				     "00000000000000000000000000000000"
+				     "00000000000000000000000000000000"
+				     "00000000000000000000000000000000";
 
 void kp_jtext_str(struct kp_jtext *t, const char *s)
 {
@@ -325,12 +327,19 @@ void kp_jtext_str(struct kp_jtext *t, const char *s)
 		kp_jtext_put(t, "null", 4);
 		return;
 	}
-	for (n = 0; s[n] >= 0x20 && s[n] < 0x7f && s[n] != '"' && s[n] != '\\'; n++)
+	for (n = 0; plain_bytes[(unsigned char)s[n]] == '1'; n++)
 		;
 	if (!s[n]) { /* nothing to escape or repair: the usual symbol or module name */
-		kp_jtext_put(t, "\"", 1);
-		kp_jtext_put(t, s, n);
-		kp_jtext_put(t, "\"", 1);
+		char *p;
+
+		if (t->failed || (n + 3 > t->cap - t->len && !kp_jtext_grow(t, n + 2)))
+			return;
+		p = t->buf + t->len;
+		p[0] = '"';
+		memcpy(p + 1, s, n);
+		p[n + 1] = '"';
+		p[n + 2] = '\0';
+		t->len += n + 2;
 		return;
 	}
 	o = kp_json_string(s);

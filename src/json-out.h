@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /*
  * A JSON string of @s (null for NULL). Written as valid UTF-8 JSON; each byte of invalid
@@ -62,9 +63,25 @@ struct kp_jtext {
 	size_t len, cap;
 	bool failed;
 };
-/* @len bytes of @s as they are. */
-void kp_jtext_put(struct kp_jtext *t, const char *s, size_t len);
-void kp_jtext_lit(struct kp_jtext *t, const char *s);
+/* @t's buffer grown to hold @len more bytes and a NUL: false (@t->failed) when it cannot. */
+bool kp_jtext_grow(struct kp_jtext *t, size_t len);
+/*
+ * The @len bytes of @s appended (a NUL kept after them). Inline, as kp_jtext_lit(): a tree's
+ * graph JSON appends ~4 million pieces of a few bytes each, most of them literals whose
+ * length and copy the compiler then works out in place.
+ */
+static inline void kp_jtext_put(struct kp_jtext *t, const char *s, size_t len)
+{
+	if (t->failed || (len + 1 > t->cap - t->len && !kp_jtext_grow(t, len)))
+		return;
+	memcpy(t->buf + t->len, s, len);
+	t->len += len;
+	t->buf[t->len] = '\0';
+}
+static inline void kp_jtext_lit(struct kp_jtext *t, const char *s)
+{
+	kp_jtext_put(t, s, strlen(s));
+}
 /* kp_json_string(@s) as json-c writes it; null for NULL. */
 void kp_jtext_str(struct kp_jtext *t, const char *s);
 void kp_jtext_bool(struct kp_jtext *t, bool v);

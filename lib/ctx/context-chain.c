@@ -404,7 +404,7 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 	 * The running kernel's keys as /proc/keys lists them, --kernel-image, --trusted-cert
 	 * (not the installed vmlinuz: decompressing it costs seconds on every modprobe).
 	 */
-	if (!c->o.no_kernel_keys && kp_keyring_add_proc_keys(&c->keys, c->o.root, err) < 0)
+	if (!c->o.no_kernel_keys && kp_keyring_add_proc_keys(&c->keys, &c->run.rootdir, err) < 0)
 		return -1;
 	for (size_t i = 0; i < c->o.nkernel_images; i++)
 		if (kp_keyring_add_kernel_image(

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include "file/bytes.h"
-#include "file/inputs.h"
 #include "file/rootfs.h"
 
 /* An IMA policy is a few hundred lines at most; securityfs lists the active one. */
@@ -20,7 +19,8 @@
  * system's active one, <root>/sys/kernel/security/ima/policy, when readable
  * (CONFIG_IMA_READ_POLICY; root only). Kept in the context, lent to the facts options.
  */
-static int read_ima_policy(struct kp_ctx *c, const char *root, bool live, struct kp_err *err)
+static int read_ima_policy(struct kp_ctx *c, const struct kp_root_dir *rd, const char *root,
+			   bool live, struct kp_err *err)
 {
 	const char *path = c->o.ima_policy;
 	char live_path[4200];
@@ -35,7 +35,9 @@ static int read_ima_policy(struct kp_ctx *c, const char *root, bool live, struct
 	}
 	if (!path)
 		return 0;
-	if (kp_bytes_read_text(path, IMA_POLICY_MAX, &b, &why) < 0) {
+	/* the live one opened inside the root (kp_open_regular_in()), the command line's by name */
+	if (kp_bytes_read_text_in(c->o.ima_policy ? NULL : rd, path, IMA_POLICY_MAX, &b, &why) <
+	    0) {
 		if (!c->o.ima_policy)
 			return 0; /* not readable: the command line's policy is assumed */
 		*err = why;
@@ -62,77 +64,118 @@ static int read_ima_policy(struct kp_ctx *c, const char *root, bool live, struct
 	return 0;
 }
 
-/* dkms(8): mok_certificate= of framework.conf (default /var/lib/dkms/mok.pub). */
-static int dkms_cert_path(const char *root, char *out, size_t len)
+/* dkms_cert_path()'s line callback: the last mok_certificate= of framework.conf wins */
+struct dkms_conf {
+	const char *root; /* "" for the host's */
+	char *out;
+	size_t len;
+};
+
+static int dkms_conf_line(const char *text, size_t tlen, void *arg)
 {
-	char path[4200], line[4200];
-	const char *r = root && strcmp(root, "/") ? root : "";
-	FILE *f;
+	struct dkms_conf *dc = arg;
+	char line[4200], *v;
+	size_t n;
 
-	snprintf(out, len, "%s/var/lib/dkms/mok.pub", r);
-	snprintf(path, sizeof(path), "%s/etc/dkms/framework.conf", r);
-	f = kp_in_fopen(path, "r");
-	if (!f)
+	if (tlen >= sizeof(line))
+		tlen = sizeof(line) - 1;
+	memcpy(line, text, tlen);
+	line[tlen] = '\0';
+	v = line + strspn(line, " \t");
+	if (strncmp(v, "mok_certificate=", 16))
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *v = line + strspn(line, " \t");
-		size_t n;
-
-		if (strncmp(v, "mok_certificate=", 16))
-			continue;
-		v += 16;
-		v[strcspn(v, "\n#")] = '\0';
-		n = strlen(v);
-		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-			v[--n] = '\0';
-		if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-			v[n - 1] = '\0';
-			v++;
-		}
-		/* only a plain absolute path under the root: no shell expansion is done */
-		if (v[0] == '/' && !strchr(v, '$') && !strchr(v, '`'))
-			snprintf(out, len, "%s%s", r, v);
+	v += 16;
+	v[strcspn(v, "\n#")] = '\0';
+	n = strlen(v);
+	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		v[--n] = '\0';
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v[n - 1] = '\0';
+		v++;
 	}
-	fclose(f);
+	/* only a plain absolute path under the root: no shell expansion is done */
+	if (v[0] == '/' && !strchr(v, '$') && !strchr(v, '`'))
+		snprintf(dc->out, dc->len, "%s%s", dc->root, v);
 	return 0;
 }
 
+/*
+ * dkms(8): mok_certificate= of framework.conf (default /var/lib/dkms/mok.pub), the file read
+ * inside @rd (kp_open_regular_in(): a link there never leads to a host file).
+ */
+static void dkms_cert_path(const struct kp_root_dir *rd, const char *root, char *out, size_t len)
+{
+	struct dkms_conf dc = { .root = root && strcmp(root, "/") ? root : "",
+				.out = out,
+				.len = len };
+	struct kp_err ignored = { 0 };
+	char path[4200];
+
+	snprintf(out, len, "%s/var/lib/dkms/mok.pub", dc.root);
+	snprintf(path, sizeof(path), "%s/etc/dkms/framework.conf", dc.root);
+	/* absent or unreadable: the default */
+	(void)kp_bytes_lines_in(rd, path, (size_t)1 << 20, dkms_conf_line, &dc, &ignored);
+}
+
 /* --efi-vars DIR: an efivarfs directory, or /sys/firmware/efi holding efivars/. */
-static int read_efi(struct kp_ctx *c, const char *dir, struct kp_err *err)
+/* @rd: the root @dir is under (its files opened inside it), NULL for a directory of the host */
+static int read_efi(struct kp_ctx *c, const struct kp_root_dir *rd, const char *dir,
+		    struct kp_err *err)
 {
 	char efivars[4200], mokvars[4200];
 	struct stat st;
 
 	snprintf(efivars, sizeof(efivars), "%s/efivars", dir);
-	if (kp_in_stat(efivars, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (kp_stat_in(rd, efivars, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(mokvars, sizeof(mokvars), "%s/mok-variables", dir);
-		if (kp_efi_read(&c->efi, &c->keys, efivars, mokvars, err) < 0)
+		if (kp_efi_read(&c->efi, rd, &c->keys, efivars, mokvars, err) < 0)
 			return -1;
-	} else if (kp_efi_read(&c->efi, &c->keys, dir, NULL, err) < 0) {
+	} else if (kp_efi_read(&c->efi, rd, &c->keys, dir, NULL, err) < 0) {
 		return -1;
 	}
 	c->have_efi = true;
 	return 0;
 }
 
-int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp_err *err)
+/*
+ * @root's directory as the run pinned it (the running system's or the tree's, when it names
+ * the same root), else pinned into @own now (released by the caller); NULL: the host's.
+ */
+static const struct kp_root_dir *machine_rootdir(const struct kp_ctx *c, const char *root,
+						 struct kp_root_dir *own)
+{
+	own->path = NULL;
+	own->fd = -1;
+	if (kp_root_is_host(root))
+		return NULL;
+	if (c->have_run && c->run.rootdir.path && !strcmp(c->run.rootdir.path, root))
+		return &c->run.rootdir;
+	if (c->have_tree && c->tree.rootdir.path && !strcmp(c->tree.rootdir.path, root))
+		return &c->tree.rootdir;
+	kp_root_dir_pin(own, root);
+	return own;
+}
+
+static int machine_keys(struct kp_ctx *c, const struct kp_root_dir *rd, const char *root, bool live,
+			struct kp_err *err)
 {
 	struct kp_facts_opts *fo = &c->o.fo;
 	char path[4200];
+	struct stat st;
 
-	if (read_ima_policy(c, root, live, err) < 0)
+	if (read_ima_policy(c, rd, root, live, err) < 0)
 		return -1;
 	if (c->o.efi_vars && strcmp(c->o.efi_vars, "none")) {
 		if (!kp_is_dir(c->o.efi_vars)) {
 			kp_err_set(err, "no such directory of EFI variables");
 			return kp_err_prefix(err, c->o.efi_vars);
 		}
-		if (read_efi(c, c->o.efi_vars, err) < 0)
+		if (read_efi(c, NULL, c->o.efi_vars, err) < 0)
 			return -1;
 	} else if (root && !c->o.efi_vars && !c->o.no_kernel_keys) {
 		snprintf(path, sizeof(path), "%s/sys/firmware/efi", strcmp(root, "/") ? root : "");
-		if (kp_is_dir(path)) {
-			if (read_efi(c, path, err) < 0)
+		if (kp_stat_in(rd, path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (read_efi(c, rd, path, err) < 0)
 				return -1;
 		} else if (live && fo->secure_boot < 0) {
 			fo->secure_boot = 0; /* no /sys/firmware/efi: not an EFI boot */
@@ -155,14 +198,25 @@ int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp
 		/* recognised by name only: a key that cannot be read is no error */
 		struct kp_err ignored = { 0 };
 
-		dkms_cert_path(root, path, sizeof(path));
-		if (kp_keyring_add_named_cert(&c->keys, path, "the DKMS key", &ignored) < 0 &&
+		dkms_cert_path(rd, root, path, sizeof(path));
+		if (kp_keyring_add_named_cert_in(&c->keys, rd, path, "the DKMS key", &ignored) <
+			    0 &&
 		    !strcmp(ignored.msg, "out of memory"))
 			return kp_err_set(err, "out of memory");
 	}
 	if (c->keys.nsources)
 		fo->keys = &c->keys;
 	return 0;
+}
+
+int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp_err *err)
+{
+	struct kp_root_dir own;
+	const struct kp_root_dir *rd = machine_rootdir(c, root, &own);
+	int r = machine_keys(c, rd, root, live, err);
+
+	kp_root_dir_unpin(&own);
+	return r;
 }
 
 void kp_ctx_warn_unplaced(struct kp_ctx *c)

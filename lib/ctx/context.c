@@ -92,7 +92,7 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 	kp_ctx_attach_sig_memo(c);
 
 	if (c->have_run && !c->o.no_kernel_keys) {
-		if (kp_keyring_add_proc_keys(&c->keys, c->o.root, err) < 0 ||
+		if (kp_keyring_add_proc_keys(&c->keys, &c->run.rootdir, err) < 0 ||
 		    kp_keyring_add_installed_image(&c->keys, c->o.root, c->run.release, max, err) <
 			    0)
 			return -1;

@@ -105,9 +105,8 @@ int kp_open_regular(const char *path, struct stat *st, struct kp_err *err)
  * @rel opened inside @rootfd: O_PATH first, so that only a regular file is ever opened for
  * reading (opening a device can act, a FIFO block), then that very file opened again for
  * reading through its descriptor (kp_fd_reopen()), so nothing swapped in at its name since
- * is opened. Without /proc (or with one that refuses), opened by name again,
- * O_NONBLOCK|O_NOCTTY, and refused unless it is the same file (a FIFO or device swapped in
- * between is refused by the fstat()).
+ * is opened. Without /proc the open fails (EACCES): by name again, a device swapped in
+ * since would be opened before any check could refuse it.
  */
 /* @fifo: a FIFO is accepted too (kp_open_readable_in()) */
 static int open_in_root(int rootfd, const char *rel, bool fifo, struct stat *st, struct kp_err *err)
@@ -129,11 +128,20 @@ static int open_in_root(int rootfd, const char *rel, bool fifo, struct stat *st,
 				    not_regular(pre.st_mode));
 	}
 	fd = kp_fd_reopen(pfd, flags);
-	/* no /proc (or one that refuses): by name, the same file or refused */
-	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == EPERM))
-		fd = kp_root_openat(rootfd, rel, flags);
 	e = errno;
 	close(pfd);
+	/*
+	 * No /proc: refused, never opened by name again. The name could lead by then to a
+	 * device swapped in (whose open acts: a watchdog arms, a tape rewinds) that the fstat()
+	 * below would only see once opened. EACCES, not ENOENT: not an absence. (EACCES or EPERM
+	 * from the reopen is the file's own mode, or an LSM: said as any open's error.)
+	 */
+	if (fd < 0 && (e == ENOENT || e == ENOTDIR))
+		return kp_err_errno(
+			err, EACCES,
+			"cannot open: /proc/self/fd cannot reopen the file checked (%s): "
+			"refused, not opened by name (mount /proc)",
+			strerror(e));
 	if (fd < 0 || fstat(fd, st) < 0) {
 		if (fd >= 0) {
 			e = errno;

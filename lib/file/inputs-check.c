@@ -133,8 +133,8 @@ static bool holds_by_digest(struct check *c, const struct entry *e, const struct
 	fd = kp_inputs_open_same(e->path, e->flags & F_FOLLOW, v);
 	if (fd < 0)
 		return false;
-	same = kp_fs_class_of_fd(fd) == KP_FS_LOCAL && kp_inputs_digest_fd(fd, st, v, h) == 0 &&
-	       !memcmp(h, e->content, sizeof(h));
+	same = kp_fs_class_of_fd(fd) == KP_FS_LOCAL &&
+	       kp_inputs_digest_fd(fd, st, v, NULL, h) == 0 && !memcmp(h, e->content, sizeof(h));
 	close(fd);
 	if (!same)
 		return false;

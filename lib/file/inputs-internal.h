@@ -21,6 +21,8 @@
 #include "util/content-hash.h"
 #include "util/fs-trust.h"
 
+struct evp_md_st;
+
 #define CONTENT_MAX 65536 /* a pseudo-file recorded by its bytes (/proc/cmdline) */
 #define MEMO	    64	  /* digests remembered by state: a file stat()ed, then opened */
 #define MAGIC	    "KPMANIF4"
@@ -102,6 +104,8 @@ struct kp_inputs {
 	/* module digests by state (under @lock): open addressing, a free slot's mode is 0 */
 	struct keyed *keyed;
 	size_t nkeyed, kcap;
+	/* SHA-256 for the digests, fetched on the first one (kp_inputs_md()): owned, or NULL */
+	struct evp_md_st *md;
 };
 
 /* Marks the run uncacheable for @why unless it is already (the first reason stays). */
@@ -135,12 +139,19 @@ size_t kp_inputs_keyed_slot(const struct keyed *tab, size_t cap, const uint64_t 
 bool kp_inputs_state_too_new(const uint64_t *st, const struct timespec *start);
 
 /*
+ * SHA-256 fetched once for @in's digests (EVP_sha256() would look it up again for each of
+ * a tree's ~900 directories), NULL when the fetch failed: EVP_sha256() then
+ * (inputs-note.c).
+ */
+const struct evp_md_st *kp_inputs_md(struct kp_inputs *in);
+
+/*
  * The digest of what @fd (open on a file that fstat() says is in the state @v) holds into
  * @h: its bytes (a regular file), its listing (a directory); then its state checked again
- * (changed while read: -1). 0 or -1.
+ * (changed while read: -1). @md: SHA-256 as fetched (NULL: EVP_sha256()). 0 or -1.
  */
 int kp_inputs_digest_fd(int fd, const struct stat *st, const uint64_t *v,
-			unsigned char h[KP_CONTENT_HASH_LEN]);
+			const struct evp_md_st *md, unsigned char h[KP_CONTENT_HASH_LEN]);
 
 /*
  * @path (stat()ed, or lstat()ed unless @follow) opened again, when it still is the file in

@@ -9,12 +9,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "util/content-hash.h"
 #include "util/fs-trust.h"
 #include "util/io.h"
 #include "util/util.h"
 
 #define SUM_MAX ((uint64_t)16 << 20) /* bytes: a larger file is not summed (K_SUMMED) */
+
+const struct evp_md_st *kp_inputs_md(struct kp_inputs *in)
+{
+	EVP_MD *md;
+
+	pthread_mutex_lock(&in->lock);
+	if (!in->md)
+		in->md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	md = in->md;
+	pthread_mutex_unlock(&in->lock);
+	return md;
+}
 
 /*
  * The class of the file system holding what @st describes (fs-trust.h): from the table of
@@ -150,7 +164,7 @@ static int state_digest(struct kp_inputs *in, const char *path, bool follow, con
 			return -1;
 		fd = own;
 	}
-	r = kp_inputs_digest_fd(fd, st, v, h);
+	r = kp_inputs_digest_fd(fd, st, v, kp_inputs_md(in), h);
 	if (own >= 0)
 		close(own);
 	if (r == 0)
@@ -218,7 +232,7 @@ void kp_inputs_note(struct kp_inputs *in, const char *path, bool follow, int r, 
 	kp_file_state(st, e.st);
 	if (S_ISREG(st->st_mode) && fd >= 0 &&
 	    !kp_state_trusted(st, (enum kp_fs_class)cls, in->euid)) {
-		if (kp_content_hash_fd(fd, (uint64_t)st->st_size, h) < 0) {
+		if (kp_content_hash_fd_md(fd, (uint64_t)st->st_size, kp_inputs_md(in), h) < 0) {
 			kp_inputs_mark(in,
 				       "an input whose state is not trusted could not be hashed");
 			return;

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "util/content-hash.h"
 #include "util/fs-trust.h"
 #include "util/io.h"
@@ -58,6 +60,7 @@ void kp_inputs_free(struct kp_inputs *in)
 	free(in->buf);
 	free(in->tab);
 	free(in->keyed);
+	EVP_MD_free(in->md);
 	pthread_mutex_destroy(&in->lock);
 	free(in);
 }

@@ -58,8 +58,8 @@ int kp_root_openat_walk(int rootfd, const char *rel, int flags);
  * The file the O_PATH descriptor @pathfd stands for opened again with @flags (open(2)'s,
  * O_CREAT refused) through /proc/self/fd: the very inode @pathfd holds, never whatever its
  * path names by now (a FIFO or device swapped in since could block or act when opened).
- * -1 with errno; ENOENT when /proc is not mounted (the caller may open by name again then,
- * checking that it finds the same file).
+ * -1 with errno; ENOENT when /proc is not mounted (the caller refuses then: by name again,
+ * a device swapped in since would be opened before it could be checked).
  */
 int kp_fd_reopen(int pathfd, int flags);
 

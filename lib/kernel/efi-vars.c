@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "file/inputs.h"
 #include "efi-siglist.h"
 #include "file/bytes.h"
+#include "file/rootopen.h"
 
 #define EFI_VAR_MAX ((size_t)4 << 20)
 
@@ -36,9 +36,9 @@ static int note(struct kp_efi_state *st, const char *path, const char *what)
  * unreadable (a note says why) or out of memory (*@oom). @raw: the MOK config table's files
  * have no attribute word.
  */
-static int read_var(struct kp_efi_state *st, const char *dir, const char *name, const char *guid,
-		    bool raw, struct kp_bytes *b, const unsigned char **data, size_t *len,
-		    bool *oom)
+static int read_var(struct kp_efi_state *st, const struct kp_root_dir *root, const char *dir,
+		    const char *name, const char *guid, bool raw, struct kp_bytes *b,
+		    const unsigned char **data, size_t *len, bool *oom)
 {
 	char path[4200], why[700];
 	struct kp_err e = { 0 };
@@ -49,10 +49,10 @@ static int read_var(struct kp_efi_state *st, const char *dir, const char *name, 
 	else
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 	/*
-	 * kp_bytes_read() decompresses by magic: no variable starts with one (an attribute word,
+	 * kp_bytes_read_in() decompresses by magic: no variable starts with one (an attribute word,
 	 * a signature list's type GUID, a flag byte)
 	 */
-	if (kp_bytes_read(path, EFI_VAR_MAX, b, &e) < 0) {
+	if (kp_bytes_read_in(root, path, EFI_VAR_MAX, b, &e) < 0) {
 		if (kp_err_errnum(&e) == ENOENT)
 			return 0;
 		snprintf(why, sizeof(why), "cannot read: %s", e.msg);
@@ -73,13 +73,13 @@ static int read_var(struct kp_efi_state *st, const char *dir, const char *name, 
 }
 
 /* A one-byte flag variable (SecureBoot, SetupMode, MokSBStateRT): 1, 0, or -1 unknown. */
-static int flag(struct kp_efi_state *st, const char *dir, const char *name, const char *guid,
-		bool raw, int absent, bool *oom)
+static int flag(struct kp_efi_state *st, const struct kp_root_dir *root, const char *dir,
+		const char *name, const char *guid, bool raw, int absent, bool *oom)
 {
 	struct kp_bytes b;
 	const unsigned char *d;
 	size_t len;
-	int r = read_var(st, dir, name, guid, raw, &b, &d, &len, oom);
+	int r = read_var(st, root, dir, name, guid, raw, &b, &d, &len, oom);
 
 	if (r <= 0)
 		return r == 0 ? absent : -1;
@@ -89,9 +89,9 @@ static int flag(struct kp_efi_state *st, const char *dir, const char *name, cons
 }
 
 /* A signature-list variable into @kr: from the MOK table first, then efivarfs. */
-static int siglist(struct kp_efi_state *st, struct kp_keyring *kr, const char *efivars,
-		   const char *mokvars, const char *name, const char *guid, enum kp_esl_role role,
-		   int *count, bool *oom, struct kp_err *err)
+static int siglist(struct kp_efi_state *st, const struct kp_root_dir *root, struct kp_keyring *kr,
+		   const char *efivars, const char *mokvars, const char *name, const char *guid,
+		   enum kp_esl_role role, int *count, bool *oom, struct kp_err *err)
 {
 	struct kp_bytes b;
 	const unsigned char *d;
@@ -101,13 +101,13 @@ static int siglist(struct kp_efi_state *st, struct kp_keyring *kr, const char *e
 
 	*count = 0;
 	if (mokvars)
-		r = read_var(st, mokvars, name, NULL, true, &b, &d, &len, oom);
+		r = read_var(st, root, mokvars, name, NULL, true, &b, &d, &len, oom);
 	if (r > 0) {
 		snprintf(label, sizeof(label), "%s/%s", mokvars, name);
 	} else {
 		if (*oom)
 			return -1;
-		r = read_var(st, efivars, name, guid, false, &b, &d, &len, oom);
+		r = read_var(st, root, efivars, name, guid, false, &b, &d, &len, oom);
 		if (r <= 0)
 			return *oom ? -1 : 0; /* absent, or unreadable (noted) */
 		snprintf(label, sizeof(label), "%s/%s-%s", efivars, name, guid);
@@ -129,8 +129,8 @@ static int siglist(struct kp_efi_state *st, struct kp_keyring *kr, const char *e
 	return 1;
 }
 
-int kp_efi_read(struct kp_efi_state *st, struct kp_keyring *kr, const char *efivars,
-		const char *mokvars, struct kp_err *err)
+int kp_efi_read(struct kp_efi_state *st, const struct kp_root_dir *root, struct kp_keyring *kr,
+		const char *efivars, const char *mokvars, struct kp_err *err)
 {
 	static const struct {
 		const char *name, *guid;
@@ -149,7 +149,7 @@ int kp_efi_read(struct kp_efi_state *st, struct kp_keyring *kr, const char *efiv
 	memset(st, 0, sizeof(*st));
 	st->secure_boot = -1;
 	st->mok_trusted = -1;
-	if (kp_in_stat(efivars, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+	if (kp_stat_in(root, efivars, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
 		/* no efivarfs: not booted with EFI (or not mounted: said) */
 		if (note(st, efivars, "no EFI variables (not an EFI boot?)") < 0)
 			return kp_err_set(err, "out of memory");
@@ -157,13 +157,14 @@ int kp_efi_read(struct kp_efi_state *st, struct kp_keyring *kr, const char *efiv
 	}
 	st->efi = true;
 	/* efi_get_secureboot_mode(): SecureBoot 1, not in setup mode, shim validating */
-	sbvar = flag(st, efivars, "SecureBoot", KP_EFI_GLOBAL_GUID, false, 0, &oom);
-	setup = flag(st, efivars, "SetupMode", KP_EFI_GLOBAL_GUID, false, 0, &oom);
+	sbvar = flag(st, root, efivars, "SecureBoot", KP_EFI_GLOBAL_GUID, false, 0, &oom);
+	setup = flag(st, root, efivars, "SetupMode", KP_EFI_GLOBAL_GUID, false, 0, &oom);
 	moksb = -1;
 	if (mokvars)
-		moksb = flag(st, mokvars, "MokSBStateRT", NULL, true, -2, &oom);
+		moksb = flag(st, root, mokvars, "MokSBStateRT", NULL, true, -2, &oom);
 	if (moksb < 0)
-		moksb = flag(st, efivars, "MokSBStateRT", KP_EFI_SHIM_LOCK_GUID, false, 0, &oom);
+		moksb = flag(st, root, efivars, "MokSBStateRT", KP_EFI_SHIM_LOCK_GUID, false, 0,
+			     &oom);
 	st->validation_disabled = moksb == 1;
 	if (sbvar == 0 || setup == 1 || moksb == 1)
 		st->secure_boot = 0;
@@ -174,15 +175,15 @@ int kp_efi_read(struct kp_efi_state *st, struct kp_keyring *kr, const char *efiv
 		int t = -2;
 
 		if (mokvars)
-			t = flag(st, mokvars, "MokListTrustedRT", NULL, true, -2, &oom);
+			t = flag(st, root, mokvars, "MokListTrustedRT", NULL, true, -2, &oom);
 		if (t == -2)
-			t = flag(st, efivars, "MokListTrustedRT", KP_EFI_SHIM_LOCK_GUID, false, -2,
-				 &oom);
+			t = flag(st, root, efivars, "MokListTrustedRT", KP_EFI_SHIM_LOCK_GUID,
+				 false, -2, &oom);
 		/* its presence decides, whatever it holds; unreadable: unknown */
 		st->mok_trusted = t == -2 ? 0 : t == -1 && st->nnotes ? -1 : 1;
 	}
 	for (size_t i = 0; i < KP_ARRAY_SIZE(lists) && !oom; i++) {
-		int count, r = siglist(st, kr, efivars, mokvars, lists[i].name, lists[i].guid,
+		int count, r = siglist(st, root, kr, efivars, mokvars, lists[i].name, lists[i].guid,
 				       lists[i].role, &count, &oom, err);
 
 		if (r < 0)

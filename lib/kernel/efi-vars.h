@@ -32,10 +32,13 @@ struct kp_efi_state {
  * Reads the variables under @efivars (efivarfs: NAME-GUID files, a 4-byte attribute word
  * first) and @mokvars (the MOK config table: NAME files, raw data; may be NULL) into @st and
  * their certificates and hashes into @kr. Absent variables are facts (not set), unreadable
- * ones are notes. -1 only when out of memory.
+ * ones are notes. -1 only when out of memory. Paths under @root (a system's root, not the
+ * host's) are opened inside it (kp_open_regular_in()): a link, FIFO or device there never
+ * leads the read to a host file or blocks it; NULL: the host's, by name.
  */
-int kp_efi_read(struct kp_efi_state *st, struct kp_keyring *kr, const char *efivars,
-		const char *mokvars, struct kp_err *err);
+struct kp_root_dir;
+int kp_efi_read(struct kp_efi_state *st, const struct kp_root_dir *root, struct kp_keyring *kr,
+		const char *efivars, const char *mokvars, struct kp_err *err);
 void kp_efi_release(struct kp_efi_state *st);
 
 #endif

@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "file/inputs.h"
+#include "file/bytes.h"
+#include "file/rootopen.h"
+
+/* /proc/keys lists every key the reader may view: a few hundred lines, each under 4 KiB */
+#define PROC_KEYS_MAX ((size_t)16 << 20)
 
 /* A "bin:<64 hex>" or "tbs:<64 hex>" description of the .blacklist keyring (certs/blacklist.c). */
 static int add_blacklist(struct kp_keyring *kr, const char *desc)
@@ -78,48 +82,66 @@ static int proc_key(struct kp_keyring *kr, char *line, const char *label, int *n
 	return 0;
 }
 
-int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_err *err)
-{
-	char path[4096], line[4096], summary[4300];
+/* kp_bytes_lines_in()'s callback: one line of /proc/keys, its length capped as fgets() had it */
+struct proc_lines {
+	struct kp_keyring *kr;
 	const char *label;
-	int nkeys = 0;
-	FILE *f;
+	int nkeys;
+	bool oom;
+};
 
-	snprintf(path, sizeof(path), "%s/proc/keys", root && strcmp(root, "/") ? root : "");
-	f = kp_in_fopen(path, "r");
-	if (!f) {
-		int e = errno;
+static int proc_line(const char *line, size_t len, void *arg)
+{
+	struct proc_lines *pl = arg;
+	char buf[4096];
+
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	pl->oom = proc_key(pl->kr, buf, pl->label, &pl->nkeys) < 0;
+	return pl->oom; /* non-zero stops the lines */
+}
+
+int kp_keyring_add_proc_keys(struct kp_keyring *kr, const struct kp_root_dir *root,
+			     struct kp_err *err)
+{
+	const char *rp = root ? root->path : NULL;
+	struct proc_lines pl = { .kr = kr };
+	char path[4096], summary[4800];
+	struct kp_err why = { 0 };
+	int r;
+
+	snprintf(path, sizeof(path), "%s/proc/keys", rp && strcmp(rp, "/") ? rp : "");
+	pl.label = kp_arena_strdup(&kr->arena, path);
+	if (!pl.label)
+		return kp_err_set(err, "out of memory");
+	/* inside the root (kp_open_regular_in()): no link to a host file, no FIFO waited on */
+	r = kp_bytes_lines_in(root, path, PROC_KEYS_MAX, proc_line, &pl, &why);
+	if (pl.oom || (r < 0 && !strcmp(why.msg, "out of memory")))
+		return kp_err_set(err, "out of memory");
+	if (r < 0) {
+		int e = kp_err_errnum(&why);
 
 		if (e == ENOENT)
 			return 0;
-		/* say it: the running kernel's keys are then unknown */
+		/* say it: the running kernel's keys are then unknown (EINVAL: not a regular file)
+		 */
 		snprintf(summary, sizeof(summary),
-			 "%s: cannot read (%s): the running kernel's "
-			 "keys are unknown",
-			 path, strerror(e));
+			 "%s: cannot read (%s): the running kernel's keys are unknown", path,
+			 e && e != EINVAL ? strerror(e) : why.msg);
 		return kp_keyring_add_line(&kr->arena, &kr->sources, &kr->nsources,
 					   kp_arena_strdup(&kr->arena, summary)) < 0
 			       ? kp_err_set(err, "out of memory")
 			       : 0;
 	}
-	label = kp_arena_strdup(&kr->arena, path);
-	if (!label) {
-		fclose(f);
-		return kp_err_set(err, "out of memory");
-	}
-	while (fgets(line, sizeof(line), f))
-		if (proc_key(kr, line, label, &nkeys) < 0) {
-			fclose(f);
-			return kp_err_set(err, "out of memory");
-		}
-	fclose(f);
 	snprintf(summary, sizeof(summary),
 		 "%s: %d asymmetric key%s (descriptions only: key ids, no "
 		 "certificates), %zu blacklisted module hash%s",
-		 path, nkeys, nkeys == 1 ? "" : "s", kr->nblacklist,
+		 path, pl.nkeys, pl.nkeys == 1 ? "" : "s", kr->nblacklist,
 		 kr->nblacklist == 1 ? "" : "es");
 	if (kp_keyring_add_line(&kr->arena, &kr->sources, &kr->nsources,
 				kp_arena_strdup(&kr->arena, summary)) < 0)
 		return kp_err_set(err, "out of memory");
-	return nkeys;
+	return pl.nkeys;
 }

@@ -18,7 +18,6 @@
 
 #include "efi-siglist.h"
 #include "file/bytes.h"
-#include "file/inputs.h"
 
 /* x509_key_preparse(): the description is "<CN or O>: <SKID, else serial, in hex>". */
 int kp_keyring_add_x509(struct kp_keyring *kr, X509 *x, const char *source,
@@ -71,14 +70,15 @@ static int add_source(struct kp_keyring *kr, const char *what, const char *path,
 }
 
 /* The certificates of a PEM or DER file as keys of @origin: their number, or -1 with @err. */
-static int cert_file(struct kp_keyring *kr, const char *path, enum kp_key_origin origin,
-		     const char *name, struct kp_err *err)
+/* @path read inside @root as kp_bytes_read_in() (NULL: by name) */
+static int cert_file(struct kp_keyring *kr, const struct kp_root_dir *root, const char *path,
+		     enum kp_key_origin origin, const char *name, struct kp_err *err)
 {
 	struct kp_bytes b;
 	const char *label;
 	int n = 0, r;
 
-	if (kp_bytes_read(path, (size_t)64 << 20, &b, err) < 0)
+	if (kp_bytes_read_in(root, path, (size_t)64 << 20, &b, err) < 0)
 		return -1;
 	label = kp_arena_strdup(&kr->arena, name ? name : path);
 	if (!label) {
@@ -120,7 +120,7 @@ static int cert_file(struct kp_keyring *kr, const char *path, enum kp_key_origin
 
 int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_err *err)
 {
-	int n = cert_file(kr, path, KP_KEY_CERT, NULL, err);
+	int n = cert_file(kr, NULL, path, KP_KEY_CERT, NULL, err);
 
 	return n < 0 ? -1 : add_source(kr, "--trusted-cert", path, n);
 }
@@ -128,13 +128,19 @@ int kp_keyring_add_cert_file(struct kp_keyring *kr, const char *path, struct kp_
 int kp_keyring_add_mok_file(struct kp_keyring *kr, const char *path, bool pending,
 			    struct kp_err *err)
 {
-	int n = cert_file(kr, path, pending ? KP_KEY_MOK_PENDING : KP_KEY_MOK, NULL, err);
+	int n = cert_file(kr, NULL, path, pending ? KP_KEY_MOK_PENDING : KP_KEY_MOK, NULL, err);
 
 	return n < 0 ? -1 : add_source(kr, pending ? "--mok-pending" : "--mok", path, n);
 }
 
 int kp_keyring_add_named_cert(struct kp_keyring *kr, const char *path, const char *name,
 			      struct kp_err *err)
+{
+	return kp_keyring_add_named_cert_in(kr, NULL, path, name, err);
+}
+
+int kp_keyring_add_named_cert_in(struct kp_keyring *kr, const struct kp_root_dir *root,
+				 const char *path, const char *name, struct kp_err *err)
 {
 	const char *nm = kp_arena_strdup(&kr->arena, name);
 	size_t first = kr->nkeys;
@@ -143,9 +149,9 @@ int kp_keyring_add_named_cert(struct kp_keyring *kr, const char *path, const cha
 
 	if (!nm)
 		return kp_err_set(err, "out of memory");
-	if (kp_in_stat(path, &st) < 0)
+	if (kp_stat_in(root, path, &st) < 0)
 		return 0;
-	n = cert_file(kr, path, KP_KEY_NAMED, NULL, err);
+	n = cert_file(kr, root, path, KP_KEY_NAMED, NULL, err);
 	if (n < 0)
 		return -1;
 	for (size_t i = first; i < kr->nkeys; i++)

@@ -67,8 +67,9 @@ static int verify_now(struct kp_ecdsa_lib *ecdsa, X509 *x, const struct kp_signa
 /* A version of the verdicts: a change to verify_now() must change it (old verdicts unused). */
 #define VERDICT_TAG "kopolicy signature verdict 1 " PACKAGE_VERSION
 
-bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature *s,
-		       unsigned char id[32])
+/* kp_sig_verdict_id() with the SHA-256 @md (NULL: EVP_sha256()). */
+static bool verdict_id(const EVP_MD *md, const struct kp_trusted_key *k,
+		       const struct kp_signature *s, unsigned char id[32])
 {
 	static const unsigned char zero[32];
 	const char *h = s->hash_algo ? s->hash_algo : "";
@@ -85,7 +86,7 @@ bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature
 	/* each variable-length field with its length: no two inputs share an encoding */
 	for (int i = 0; i < 8; i++)
 		len[i] = (unsigned char)((uint64_t)s->sig_bytes_len >> (8 * i));
-	ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+	ok = EVP_DigestInit_ex(ctx, md ? md : EVP_sha256(), NULL) == 1 &&
 	     EVP_DigestUpdate(ctx, VERDICT_TAG, sizeof(VERDICT_TAG)) == 1 &&
 	     EVP_DigestUpdate(ctx, k->key_id, sizeof(k->key_id)) == 1 &&
 	     EVP_DigestUpdate(ctx, h, strlen(h) + 1) == 1 &&
@@ -99,6 +100,33 @@ bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature
 	return ok && memcmp(id, zero, sizeof(zero));
 }
 
+bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature *s,
+		       unsigned char id[32])
+{
+	return verdict_id(NULL, k, s, id);
+}
+
+/*
+ * The keyring's SHA-256 for the verdicts' ids (sig-keys.h: verdict_md), fetched by the first
+ * thread that needs it; NULL when the fetch fails (EVP_sha256() then; fetched again next
+ * time). The keyring's one field set after it is built, once, atomically.
+ */
+static const EVP_MD *verdict_md(const struct kp_keyring *kr)
+{
+	EVP_MD **slot = (EVP_MD **)&((struct kp_keyring *)kr)->verdict_md;
+	EVP_MD *md = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *none = NULL;
+
+	if (md)
+		return md;
+	md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (md && !__atomic_compare_exchange_n(slot, &none, md, false, __ATOMIC_ACQ_REL,
+					       __ATOMIC_ACQUIRE)) {
+		EVP_MD_free(md); /* another thread's came first */
+		md = none;
+	}
+	return md;
+}
+
 /*
  * verify_now() through the memo: a verdict found is not computed again; one computed is kept
  * for later runs when it verifies, for this run only when it does not (sig-memo.h).
@@ -107,7 +135,7 @@ static int verify_with(const struct kp_keyring *kr, const struct kp_trusted_key 
 		       const struct kp_signature *s)
 {
 	unsigned char id[32];
-	bool have_id = kr->memo && kp_sig_verdict_id(k, s, id);
+	bool have_id = kr->memo && verdict_id(verdict_md(kr), k, s, id);
 	int known = have_id ? kp_sig_memo_lookup(kr->memo, id) : -1, r;
 
 	if (known >= 0)

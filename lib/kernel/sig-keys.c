@@ -28,6 +28,7 @@ void kp_keyring_release(struct kp_keyring *kr)
 		X509_free(kr->revoked[i]);
 	free(kr->keys);
 	kp_ecdsa_lib_free(kr->ecdsa);
+	EVP_MD_free(kr->verdict_md);
 	kp_arena_release(&kr->arena);
 	memset(kr, 0, sizeof(*kr));
 }

@@ -109,6 +109,12 @@ struct kp_keyring {
 	struct kp_sig_memo *memo;
 	/* libhogweed for ECDSA, dlopen()ed on first use (ecdsa-nettle.h): owned, NULL for none */
 	struct kp_ecdsa_lib *ecdsa;
+	/*
+	 * SHA-256 for the verdicts' ids, fetched (EVP_MD_fetch()) on the first id and set
+	 * atomically, as threads verify at once: owned, NULL before. EVP_sha256() would make
+	 * OpenSSL 3 look the algorithm up again for each of two ids per module.
+	 */
+	struct evp_md_st *verdict_md;
 	struct kp_arena arena;
 };
 
@@ -142,9 +148,12 @@ int kp_keyring_add_kernel_image_in(struct kp_keyring *kr, const struct kp_root_d
 /*
  * ROOT/proc/keys: asymmetric keys (description "subject: key id") and the keyrings
  * listed, and the .blacklist keyring's "bin:" module hashes. Returns the number of
- * asymmetric keys, 0 when the file is absent or unreadable.
+ * asymmetric keys, 0 when the file is absent or unreadable (a source line says why).
+ * Under @root (not the host's) it is opened inside it (kp_open_regular_in()): a link there
+ * never leads to a host file, a FIFO or device is refused, not waited on.
  */
-int kp_keyring_add_proc_keys(struct kp_keyring *kr, const char *root, struct kp_err *err);
+int kp_keyring_add_proc_keys(struct kp_keyring *kr, const struct kp_root_dir *root,
+			     struct kp_err *err);
 /*
  * The running kernel's image ROOT/boot/vmlinuz-RELEASE (or lib/modules/RELEASE/vmlinuz)
  * when there is one: 1 when read, 0 when none was found, -1 with @err (its message begins
@@ -214,6 +223,9 @@ int kp_keyring_add_mok_file(struct kp_keyring *kr, const char *path, bool pendin
  */
 int kp_keyring_add_named_cert(struct kp_keyring *kr, const char *path, const char *name,
 			      struct kp_err *err);
+/* The same for @path under @root, opened inside it as kp_open_regular_in() (NULL: by name). */
+int kp_keyring_add_named_cert_in(struct kp_keyring *kr, const struct kp_root_dir *root,
+				 const char *path, const char *name, struct kp_err *err);
 
 /* Sets each key's keyring and whether mod_verify_sig() searches it, now and after a reboot. */
 void kp_keyring_apply_model(struct kp_keyring *kr, const struct kp_keyring_model *m);

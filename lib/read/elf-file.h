@@ -78,7 +78,7 @@ struct kp_elf {
 	enum kp_symstr_state symstr_state; /* what elf_validity_cache_strtab() (v6.13+) says */
 	/* Symbols (not 0) whose name no NUL ends before the end of the buffer (load_symbols) */
 	size_t symname_past_end;
-	/* The first strong SHN_UNDEF one whose name starts inside the buffer (.symtab index) */
+	/* The first SHN_UNDEF one (strong or weak) whose name starts inside the buffer (index) */
 	size_t undef_name_past_end;
 	/* The first defined one kallsyms keeps (layout_symtab()'s strlen()) (.symtab index) */
 	size_t kept_name_past_end;

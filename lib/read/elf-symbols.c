@@ -156,7 +156,7 @@ int kp_elf_load_symbols(struct kp_elf *e, const struct kp_elf_source *src, struc
 		s->shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
 		s->bind = GELF_ST_BIND(sym.st_info);
 		s->type = GELF_ST_TYPE(sym.st_info);
-		if (past && s->shndx == SHN_UNDEF && s->bind != STB_WEAK && !e->undef_name_past_end)
+		if (past && s->shndx == SHN_UNDEF && !e->undef_name_past_end)
 			e->undef_name_past_end = i;
 		if (past && !e->kept_name_past_end && kallsyms_keeps(e, s))
 			e->kept_name_past_end = i;

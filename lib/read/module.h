@@ -242,7 +242,10 @@ struct kp_module {
 	 * .strtab's sh_offset + st_name), no NUL ends before the end of the file.
 	 */
 	uint32_t symname_past_end;
-	/* The first strong SHN_UNDEF one whose name starts in the file (.symtab index; 0: none) */
+	/*
+	 * The first SHN_UNDEF one, strong or weak, whose name starts in the file (.symtab index;
+	 * 0: none): simplify_symbols() resolves both with find_symbol()
+	 */
 	uint32_t import_name_past_end;
 	/* The first defined one kallsyms keeps (layout_symtab()): .symtab index, 0: none */
 	uint32_t kept_name_past_end;

@@ -2,6 +2,7 @@
 /* The out-of-tree modules of a release: one rule, two listings (out-of-tree.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +25,16 @@ bool kp_relpath_is_in_tree(const char *relpath)
 }
 
 struct oot {
-	const char *root; /* the directories under it listed inside it */
+	const struct kp_root_dir *root; /* the directories under it listed inside it */
 	struct kp_arena *arena;
 	const char **names;
 	const char **rels;
 	size_t n, cap, files;
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} stack[WALK_MAX_DEPTH + 1]; /* the directories being walked: a link back is a loop */
+	unsigned depth;
 };
 
 static int oot_add(struct oot *o, const char *rel, struct kp_err *err)
@@ -68,20 +74,59 @@ static int oot_add(struct oot *o, const char *rel, struct kp_err *err)
 	return 0;
 }
 
-static int walk(struct oot *o, const char *dir, const char *rel, unsigned depth, struct kp_err *err)
+/*
+ * The entry @name of the directory @dfd (listed inside the root): 1 when it is a directory to
+ * walk, a real one or a link to one inside the root (kp_stat_in()), as depmod's walk enters
+ * it (tools/depmod.c depmod_modules_search_dir(), kmod 9 to 34); 2 when it is a module file
+ * to list (a regular file, or a link, whatever it leads to, named as a module); else 0. Its
+ * type comes from the directory's descriptor, never from a path resolved again on the host.
+ */
+static int entry_kind(const struct oot *o, int dfd, const char *name, const char *full)
+{
+	struct stat st, rec;
+
+	(void)kp_in_lstat(full, &rec); /* recorded as before: the entry's state */
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return 1;
+	if (S_ISLNK(st.st_mode)) {
+		struct stat t;
+
+		if (kp_stat_in(o->root, full, &t) == 0 && S_ISDIR(t.st_mode))
+			return 1;
+		return kp_is_module_filename(name) ? 2 : 0;
+	}
+	return S_ISREG(st.st_mode) && kp_is_module_filename(name) ? 2 : 0;
+}
+
+static int walk(struct oot *o, const char *dir, const char *rel, struct kp_err *err)
 {
 	struct dirent *de;
+	struct stat ds;
 	DIR *d;
 	int r = 0;
 
-	if (depth > WALK_MAX_DEPTH)
+	if (o->depth > WALK_MAX_DEPTH)
 		return 0;
-	d = kp_opendir_root(o->root, dir);
+	d = kp_opendir_in(o->root, dir);
 	if (!d)
 		return 0;
+	if (fstat(dirfd(d), &ds) < 0) {
+		closedir(d);
+		return 0;
+	}
+	/* a linked directory that leads back to one being walked: not entered again */
+	for (unsigned i = 0; i < o->depth; i++)
+		if (o->stack[i].dev == ds.st_dev && o->stack[i].ino == ds.st_ino) {
+			closedir(d);
+			return 0;
+		}
+	o->stack[o->depth].dev = ds.st_dev;
+	o->stack[o->depth].ino = ds.st_ino;
+	o->depth++;
 	while (r == 0 && (de = readdir(d))) {
 		char *full = NULL, *sub = NULL;
-		struct stat st;
 
 		if (de->d_name[0] == '.')
 			continue;
@@ -97,21 +142,22 @@ static int walk(struct oot *o, const char *dir, const char *rel, unsigned depth,
 			r = kp_err_set(err, "out of memory");
 			break;
 		}
-		if (kp_in_lstat(full, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
-				r = walk(o, full, sub, depth + 1, err);
-			else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
-				 kp_is_module_filename(de->d_name)) {
-				if (++o->files > WALK_MAX_FILES)
-					r = kp_err_set(err, "%s: more than %d module files", dir,
-						       WALK_MAX_FILES);
-				else
-					r = oot_add(o, sub, err);
-			}
+		switch (entry_kind(o, dirfd(d), de->d_name, full)) {
+		case 1:
+			r = walk(o, full, sub, err);
+			break;
+		case 2:
+			if (++o->files > WALK_MAX_FILES)
+				r = kp_err_set(err, "%s: more than %d module files", dir,
+					       WALK_MAX_FILES);
+			else
+				r = oot_add(o, sub, err);
+			break;
 		}
 		free(full);
 		free(sub);
 	}
+	o->depth--;
 	closedir(d);
 	return r;
 }
@@ -128,12 +174,20 @@ int kp_out_of_tree_present(const char *root, const char *moddir, struct kp_arena
 			   const char ***names, const char ***relpaths, size_t *n,
 			   struct kp_err *err)
 {
-	struct oot o = { .root = root, .arena = arena };
+	struct kp_root_dir rd;
+	struct oot o = { .root = &rd, .arena = arena };
 	const char **pairs;
+	int r;
 
 	*names = *relpaths = NULL;
 	*n = 0;
-	if (walk(&o, moddir, "", 0, err) < 0)
+	/* every directory and link of the walk under the directory @root names now */
+	kp_root_dir_pin(&rd, root);
+	if (kp_root_is_host(root))
+		o.root = NULL;
+	r = walk(&o, moddir, "", err);
+	kp_root_dir_unpin(&rd);
+	if (r < 0)
 		return -1;
 	if (!o.n)
 		return 0;

@@ -26,11 +26,13 @@ bool kp_relpath_is_in_tree(const char *relpath);
 
 /*
  * The module files of the release directory @moddir that are not in tree, found by walking it
- * (not kernel/, build, source; links not followed), whether or not depmod has indexed them yet:
- * names and paths relative to @moddir, sorted by name then path, every file (two files of one
- * name are both listed). A @moddir under @root (NULL, "" or "/": the host's) is listed inside
- * it by descriptors (kp_opendir_root()). The arrays and strings live in @arena. 0, or -1
- * with @err.
+ * (not kernel/, build, source) whether or not depmod has indexed them yet: names and paths
+ * relative to @moddir, sorted by name then path, every file (two files of one name are both
+ * listed). A linked directory is entered as depmod enters it (listed under the link's path;
+ * one that leads back to a directory being walked, not again); a link named as a module is
+ * listed whatever it leads to. A @moddir under @root (NULL, "" or "/": the host's) is walked
+ * inside it by descriptors (its directory pinned once, kp_opendir_in(), links resolved there,
+ * never on the host). The arrays and strings live in @arena. 0, or -1 with @err.
  */
 int kp_out_of_tree_present(const char *root, const char *moddir, struct kp_arena *arena,
 			   const char ***names, const char ***relpaths, size_t *n,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The hook oracle's checks (tests/oracle/hook/check-hook-serial.sh) on its committed serial
 # logs: Debian's kernels booted with the hook installed, each ending with the "mutex" step
-# (module_mutex held after an oops; the hook answers at --timeout, its reader left in D).
+# (module_mutex held after an oops; the hook answers at --timeout, its reader left in D):
+# 5.10, 6.1, 6.12 and 7.2, one serial-mutex-SERIES.serial each.
 # Re-record with KP_ORACLE_KEEP=1 tests/oracle/hook/run-hook-oracle.sh SERIES (serial.kept).
 set -uo pipefail
 

@@ -4,11 +4,16 @@
 # without booting anything: one TAP test per scenario and kernel.
 # The binaries are the ones the oracle loaded (reproducible builds, same kernel ABI); a
 # scenario whose modules are not committed for that series yet is skipped.
+# A scenario whose boot's serial console log is committed (tests/oracle/testdata/serial/
+# <series>/<scenario>.serial, run-oracle.sh KP_ORACLE_KEEP=1) is judged on the log itself:
+# parse-serial.py turns it into the observation, which must equal the committed JSON.
 set -uo pipefail
 
 top=${srcdir:-.}
 kopolicy=${KOPOLICY:-./src/kopolicy}
 . "$top/tests/lib/tap.sh"
+tmpd=$(mktemp -d)
+trap 'rm -rf "$tmpd"' EXIT
 
 while IFS='|' read -r name kernels cmdline modules; do
 	name=$(echo "$name" | xargs)
@@ -63,6 +68,27 @@ while IFS='|' read -r name kernels cmdline modules; do
 			[ -f "$dir/btf/vmlinux.btf.xz" ] && args+=(--vmlinux-btf "$dir/btf/vmlinux.btf.xz")
 		esac
 		n=$((n + 1))
+		serial=$top/tests/oracle/testdata/serial/$series/$name.serial
+		if [ -f "$serial" ]; then
+			# the modules as run-oracle.sh names them: FILE=<.gnu.linkonce.this_module name>
+			named=()
+			for f in "${files[@]}"; do
+				named+=("$(basename "$f")=$(python3 "$top/fixtures/edit-ko.py" "$f" --show |
+					sed -n 's/^this_module	//p')")
+			done
+			abi=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kernel"]["abi"])' "$obs")
+			parsed=$tmpd/$series-$name.json
+			if ! python3 "$top/tests/oracle/parse-serial.py" --log "$serial" --scenario "$name" \
+				--series "$series" --abi "$abi" --extra-cmdline "$cmdline" --out "$parsed" \
+				"${named[@]}" ||
+				! python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(a != b)' "$parsed" "$obs"; then
+				echo "not ok $n - $series $name: its serial log does not parse to $obs"
+				fail=$((fail + 1))
+				continue
+			fi
+			obs=$parsed
+		fi
 		pred=$("$kopolicy" "${args[@]}" "${files[@]}" 2>&1)
 		rc=$?
 		if [ $rc -gt 1 ]; then

@@ -57,14 +57,16 @@ done
 python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['modules'][0]; sys.exit(0 if [i['name'] for i in m['imports']] == ['__fentry__', '__x86_return_thunk', 'msleep'] else 1)" "$tmp/empty-info.json"
 ok "6.1 kp_strtab_empty: info lists the imports the kernel reads (__fentry__, __x86_return_thunk, msleep)" $?
 # the same 6.1 binaries judged as 6.13 (elf_validity_cache_strtab(), d979e3dffa93): ENOEXEC
-# before any taint; "symbol name out of bounds in string table" has no newline (not in dmesg)
-for c in "kp_strtab_empty|empty symbol string table|['empty symbol string table']" \
-	"kp_strtab_nolead|symbol string table missing leading NUL|['symbol string table missing leading NUL']" \
-	"kp_strtab_nonterm|symbol string table isn't NUL terminated|[\"symbol string table isn't NUL terminated\"]" \
-	"kp_strtab_oob|symbol name out of bounds in string table|[]"; do
-	IFS='|' read -r m msg lines <<<"$c"
+# before any taint; "symbol name out of bounds in string table" has no newline (not in dmesg),
+# and its finding says where dmesg shows it (the 7.2.13 oracle's strtab_weakpage_*)
+open_note=" (the kernel prints this line without a newline: its log shows it only when the next line is printed, by anyone; kopolicy shows it first among the messages of the next load it predicts to print a line, but the init() of a module loaded in between (whose output kopolicy cannot know) or any other kernel message shows it earlier, and while nothing prints nothing shows it)"
+for c in "kp_strtab_empty|empty symbol string table|['empty symbol string table']|" \
+	"kp_strtab_nolead|symbol string table missing leading NUL|['symbol string table missing leading NUL']|" \
+	"kp_strtab_nonterm|symbol string table isn't NUL terminated|[\"symbol string table isn't NUL terminated\"]|" \
+	"kp_strtab_oob|symbol name out of bounds in string table|[]|$open_note"; do
+	IFS='|' read -r m msg lines note <<<"$c"
 	check "$tmp/$m-13.json" --kernel-version 6.13.0 "$fx/$m.ko"
-	verdict "$tmp/$m-13.json" $m "not m['loads'] and m['errno'] == 'ENOEXEC' and m['taint'] == '' and ids == ['bad-symbol-strtab'] and m['findings'][0]['severity'] == 'error' and m['findings'][0]['message'] == \"$msg\" and m['messages'] == $lines"
+	verdict "$tmp/$m-13.json" $m "not m['loads'] and m['errno'] == 'ENOEXEC' and m['taint'] == '' and ids == ['bad-symbol-strtab'] and m['findings'][0]['severity'] == 'error' and m['findings'][0]['message'] == \"$msg$note\" and m['messages'] == $lines"
 	ok "6.13 on the 6.1 $m: ENOEXEC '$msg'" $?
 done
 

@@ -95,11 +95,12 @@ fi
 
 # hook WRAPPER ARGS...: on $cpu, -> $rc, stderr in $tmp/err, wall-clock seconds in $wall
 hook() {
-	local so=$1 t0 t1
+	local so=$1 t0 t1 limit=90
 	shift
+	[ -n "${idle:-}" ] && limit=150 # its SIGALRM handler waits for the CPU too
 	t0=$(date +%s%N)
 	LD_PRELOAD=$tmp/$so.so ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 \
-		timeout -k 2 90 taskset -c "$cpu" "$kp" --no-cache hook --root "$root" \
+		timeout -k 2 "$limit" ${idle:+chrt -i 0} taskset -c "$cpu" "$kp" --no-cache hook --root "$root" \
 		--config "$tmp/policy.conf" "$@" > /dev/null 2> "$tmp/err"
 	rc=$?
 	t1=$(date +%s%N)
@@ -144,7 +145,44 @@ is "... one line" "$(cat "$tmp/err")" "kopolicy: kp_use_prop: cannot decide: no 
 hook stall --timeout 1 kp_use_prop
 is "starved stall, fail-open: exit 0" "$rc" 0
 has "... saying so" "^kopolicy: kp_use_prop: cannot decide: no answer within 1 s \(timeout\); letting the load go on \(on-error fail-open, default\)$"
+
+# --- the wall-clock cap: a hook that loops, starved (an eighth of the CPU: its second of CPU
+# time would take 8 s), is stopped by the cap first, and blocks the load whatever the on-error
+# mode. --wall-cap lowers the cap (60 s for --timeout 1) to 3 s; KP_SLOW_TESTS=1 also waits for
+# the default one, the hook at SCHED_IDLE there (chrt -i: a share of the CPU of 3/1024 against
+# the spinners, where an eighth of it would spend its second before the minute).
+starved() { # the cap's line for $1 s, as a pattern
+	echo "^kopolicy: kp_use_prop: cannot decide: no answer within $1 s of wall-clock time, most" \
+		"of it waiting for a CPU \(starved\); blocking the load \(whatever the on-error mode:" \
+		"any user can starve the hook\)$"
+}
+hook loop --timeout 1 --wall-cap 3 kp_use_prop
+is "starved loop, --timeout 1 --wall-cap 3, fail-open: blocked (exit 2)" "$rc" 2
+has "... at the cap, starved" "$(starved 3)"
+ok "... after 3 s or more (${wall} s)" $((${wall%.*} >= 3 ? 0 : 1))
+within "... and within 8 s" 8
+if [ "${KP_SLOW_TESTS:-0}" = 1 ] && command -v chrt > /dev/null; then
+	idle=1 hook loop --timeout 1 kp_use_prop
+	is "starved loop, --timeout 1, fail-open: blocked (exit 2)" "$rc" 2
+	has "... at the default cap, 60 s" "$(starved 60)"
+	ok "... after 60 s or more (${wall} s)" $((${wall%.*} >= 60 ? 0 : 1))
+	# the handler itself runs late when starved this hard (73.6 s on a 2-CPU machine at a load
+	# of 15, 2026-12-06)
+	within "... and within 140 s" 140
+else
+	for t in 1 2 3 4; do skip "the default 60 s cap" "KP_SLOW_TESTS=1 (and chrt) wait for it"; done
+fi
 stop_spinners
+
+# --- --wall-cap only lowers the cap, and keeps it above --timeout
+for args in "--timeout 1 --wall-cap 61" "--timeout 10 --wall-cap 101" "--timeout 5 --wall-cap 5" \
+	"--timeout 0 --wall-cap 60"; do
+	# shellcheck disable=SC2086 # the words are the options
+	"$kp" --no-cache hook --root "$root" --config "$tmp/policy.conf" $args kp_use_prop \
+		> /dev/null 2> "$tmp/err"
+	is "$args: refused (exit 2)" "$?" 2
+	has "... saying why" "^kopolicy: --wall-cap (takes seconds above --timeout|needs a deadline)"
+done
 
 # --- not starved: a stall and a loop in about --timeout
 hook stall --timeout 1 --on-error fail-closed kp_use_prop

@@ -19,6 +19,7 @@ lib/util/io.c 2
 lib/file/rootopen.c 3
 lib/util/fs-trust.c 3
 lib/system/depmod-config.c 1
+lib/system/out-of-tree.c 1
 lib/system/kernel-read.c 1
 src/cmd-check.c 2
 src/hook-deadline.c 1
@@ -42,7 +43,8 @@ src/kopolicy.c 1
 # it; facts-cache.c fstatat()s and opens its own last-prune file through the cache directory's
 # dirfd; module-set.c stat()s each module for its size, which only orders the reading, and
 # fstatat()s an entry of a directory it listed (kp_opendir_in(): the listing records the entries'
-# types) whose type readdir() does not give; io.c's kp_dir_newest() lists the caches' own directories
+# types) whose type readdir() does not give; out-of-tree.c fstatat()s an entry of a directory it
+# listed (kp_opendir_in()) right after recording that entry's kp_in_lstat(); io.c's kp_dir_newest() lists the caches' own directories
 # for pruning; fs-trust.c stat()s / and /dev (which device is the devtmpfs) and again a path the
 # caller recorded, after its statfs(); rootopen.c opens a root and the files under it by
 # descriptors (an O_PATH one opened again through /proc/self/fd, kp_fd_reopen()) for

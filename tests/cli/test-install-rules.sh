@@ -6,7 +6,9 @@
 # in-tree modules depending on each other) and an empty release directory. Then the
 # integrations that keep the file current: update-install-rules, the kernel hooks
 # (postinst's kernel-postinst, postrm.d, the kernel-install plugin), the DKMS hook's
-# POST_INSTALL/POST_REMOVE and apt's DPkg::Post-Invoke line. Runs as root or as a user.
+# POST_INSTALL/POST_REMOVE and apt's DPkg::Post-Invoke line. Last, a release whose updates/dkms
+# is an absolute link to a directory: entered inside the root as depmod enters it. Runs as root
+# or as a user.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -111,6 +113,15 @@ is "... silently" "$(cat "$tmp/err-bindir")" ""
 has "... else its own path" "$tmp/rules-none" "^install kp_prop_prov $self hook "
 has "... with a warning naming both" "$tmp/err-none" \
 	"^kopolicy: $tmp/root-none: warning: no kopolicy in it at $self or $bindir/kopolicy"
+# kopolicy's path inside ROOT an absolute link to itself: inside ROOT it leads nowhere (the
+# host's binary at that path is not ROOT's)
+x=$tmp/root-hostlink
+mkdir -p "$x/lib/modules/$rel/updates" "$x$(dirname "$self")"
+cp "$fx/kp_prop_prov.ko" "$x/lib/modules/$rel/updates/"
+ln -s "$self" "$x$self"
+"$kp" hook --root "$x" --print-install-rules > "$tmp/rules-hl" 2> "$tmp/err-hl"
+has "kopolicy in ROOT an absolute link to the host's binary: looked up inside ROOT, a warning" \
+	"$tmp/err-hl" "^kopolicy: $x: warning: no kopolicy in it at $self or $bindir/kopolicy"
 
 # files depmod has not indexed yet (DKMS's POST_INSTALL runs before depmod): an updates/ file
 # shadowing an in-tree one makes its in-tree users gated, transitively; a name no modprobe.d
@@ -374,5 +385,22 @@ echo 'options kp_plain x=1' >> "$f"
 sh -c "$cmd" > /dev/null 2> "$tmp/err"
 is "apt's Post-Invoke, a foreign file: exit 0 (apt goes on)" $? 0
 has "... with a warning" "$tmp/err" "^kopolicy: warning: apt: "
+
+# linked directories of a release, entered as depmod enters them, inside the root: an
+# absolute link whose target exists twice (the root's holds kp_linked, the host's
+# kp_hostonly), and a link back to the release directory (not walked again)
+x=$tmp/root-linked
+xm=$x/lib/modules/6.1.0-98-amd64
+mkdir -p "$xm/updates" "$x$tmp/linked" "$tmp/linked"
+touch "$x$tmp/linked/kp_linked.ko" "$tmp/linked/kp_hostonly.ko"
+ln -s "$tmp/linked" "$xm/updates/dkms"
+ln -s .. "$xm/updates/back"
+stub "$x" "$self"
+timeout 60 "$kp" hook --root "$x" --print-install-rules > "$tmp/rules-linked" 2> "$tmp/err-linked"
+is "a linked directory in a release: exit 0" $? 0
+is "... entered inside the root: the root's module gated, the host's never, no loop" \
+	"$(lines "$tmp/rules-linked")" "kp_linked "
+has "... named under the link's path" "$tmp/rules-linked" \
+	"^# kp_linked: 6\.1\.0-98-amd64 updates/dkms/kp_linked\.ko\$"
 
 tap_done

@@ -32,7 +32,8 @@
 #         Debian tree ships .ko.zst or .ko.gz (not part of the default list)
 #   --with-dbg  also fetch linux-image-<abi>-dbg (~1 GB) and extract only its
 #               System.map (the packaged System.map is a stub)
-#   --refresh   run `apt-get update` even if the private lists are fresh
+#   --refresh   run `apt-get update` even if the private lists are fresh (once per
+#               suite and architecture in a run, however many trees share it)
 #   --offline   no network: reuse the trees already extracted in the cache
 #   --list      download nothing: print, per tree, the complete package sets its
 #               suite's index lists, newest first (one line per tree:
@@ -187,6 +188,9 @@ apt_dir() { # arch suites
 }
 
 APT_OPTS=()
+# the apt states updated by this run: --refresh updates each suite and architecture once,
+# not once per tree (the 44 known trees share 25 states)
+declare -A UPDATED=()
 # set up (once) and select the private apt state of one suite set and architecture
 # (bookworm keeps its old place $CACHE/apt/<arch>, which check-base.sh also reads)
 apt_setup() {
@@ -217,6 +221,10 @@ apt_setup() {
 		-o "APT::Sandbox::User=root"
 	)
 	local stamp="$d/lists/.updated"
+	if [ -n "${UPDATED[$d]:-}" ]; then
+		return
+	fi
+	UPDATED[$d]=1
 	if [ "$refresh" = 1 ] || [ ! -e "$stamp" ] ||
 	   [ -n "$(find "$stamp" -mmin +"$MAX_LIST_AGE_MIN" -print)" ]; then
 		log "apt-get update ($suites, $arch)"

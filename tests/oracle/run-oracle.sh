@@ -271,12 +271,15 @@ if [ -d "$PREBUILT/btf" ] && [ -f "$FIXDIR/.btf-$BTF_KEY" ]; then
 fi
 
 # ---- symbol-table modules: kp_strtab_*.ko derived from the fixtures' own kp_plain.ko,
-# kp_bad_shndx_guard.ko from kp_bad_shndx.ko (strtab-modules.py, amd64). The committed copies in fixtures/ko/<series>/strtab/
+# kp_strtab_weak*.ko from kp_weak_gplonly_then_prop.ko, kp_bad_shndx_guard.ko from
+# kp_bad_shndx.ko (strtab-modules.py, amd64). The committed copies in fixtures/ko/<series>/strtab/
 # (what make check replays) must be identical.
 STRTAB_KEY=none
-if [[ $FIXTURES_FROM != dir:* ]] && [ -f "$FIXDIR/kp_plain.ko" ] && [ -f "$FIXDIR/kp_bad_shndx.ko" ]; then
+if [[ $FIXTURES_FROM != dir:* ]] && [ -f "$FIXDIR/kp_plain.ko" ] &&
+	[ -f "$FIXDIR/kp_bad_shndx.ko" ] && [ -f "$FIXDIR/kp_weak_gplonly_then_prop.ko" ]; then
 	STRTAB_KEY=$(cat "$ORACLE_DIR/strtab-modules.py" "$FIXDIR/kp_plain.ko" \
-		"$FIXDIR/kp_bad_shndx.ko" | sha256sum | cut -c1-16)
+		"$FIXDIR/kp_bad_shndx.ko" "$FIXDIR/kp_weak_gplonly_then_prop.ko" |
+		sha256sum | cut -c1-16)
 fi
 if [ "$STRTAB_KEY" != none ] && [ ! -f "$FIXDIR/.strtab-$STRTAB_KEY" ]; then
 	python3 "$ORACLE_DIR/strtab-modules.py" "$FIXDIR/kp_plain.ko" "$FIXDIR" ||

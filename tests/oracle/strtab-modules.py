@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# strtab-modules.py KP_PLAIN_KO OUTDIR   (kp_bad_shndx.ko is read from KP_PLAIN_KO's directory)
+# strtab-modules.py KP_PLAIN_KO OUTDIR   (kp_bad_shndx.ko and kp_weak_gplonly_then_prop.ko are
+#                                        read from KP_PLAIN_KO's directory)
 #
 # The symbol-name scenarios' modules, derived from a kernel's own build of kp_plain.ko (amd64,
 # ELF64 little endian): the undefined symbol msleep gets a name outside .strtab that runs to
@@ -27,6 +28,14 @@
 #   kp_strtab_modprefix.ko as kp_strtab_page, the name "kp_gpl_prov_pl": it begins
 #                      kp_gpl_prov.ko's export kp_gpl_prov_plain, so it faults in find_symbol()
 #                      when kp_gpl_prov is loaded, and in the printk (as kp_strtab_page) when not.
+#   kp_strtab_weakprefix.ko (from kp_weak_gplonly_then_prop.ko, module name
+#                      kp_weak_gplonly_then_prop) its weak undefined kp_gpl_prov_gplonly (the
+#                      first import, the init tests it for NULL) is named "msle" as
+#                      kp_strtab_prefix: simplify_symbols() calls resolve_symbol() for a weak
+#                      symbol too, so find_symbol()'s strcmp() reads it into the guard page.
+#   kp_strtab_weakpage.ko  the same weak symbol named "kp_name_weakpage" (no export begins
+#                      so): every comparison stops inside the name, find_symbol() finds nothing,
+#                      and a weak symbol that is not found is not printed: the module loads.
 #   kp_bad_shndx_guard.ko  (from kp_bad_shndx.ko next to KP_PLAIN_KO, module name kp_bad_shndx)
 #                      kp_unused_marker's st_shndx is the first index whose sechdrs[].sh_addr
 #                      lies in the page after the file's last page: kernels without the
@@ -140,6 +149,17 @@ def main():
     d = bytearray(plain)
     rename(d, b"msleep", len(d) + (-len(d)) % PAGE + 16)
     open(sys.argv[2] + "/kp_strtab_guard.ko", "wb").write(d)
+
+    weak = open(os.path.join(os.path.dirname(sys.argv[1]), "kp_weak_gplonly_then_prop.ko"),
+                "rb").read()
+    for name, tail in (("kp_strtab_weakprefix", b"msle"),
+                       ("kp_strtab_weakpage", b"kp_name_weakpage")):
+        d = bytearray(weak)
+        d += b"\0" * ((-(len(d) + len(tail))) % PAGE)
+        rename(d, b"kp_gpl_prov_gplonly", len(d))
+        d += tail
+        assert len(d) % PAGE == 0 and d[-1] != 0
+        open(sys.argv[2] + "/" + name + ".ko", "wb").write(d)
 
     d = bytearray(open(os.path.join(os.path.dirname(sys.argv[1]), "kp_bad_shndx.ko"), "rb").read())
     set_shndx_guard(d, b"kp_unused_marker")

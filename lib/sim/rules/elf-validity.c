@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "sim/open-record.h"
 
 /*
  * elf_validity_cache_index_versions() v6.14+: the extended version tables come in pairs and
@@ -27,7 +28,8 @@ static int ext_versions_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 	}
 	kp_msg(c, ld, "%s", why);
 	kp_finding(ld->v, "bad-extended-versions", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
-		   "__version_ext_crcs/__version_ext_names are malformed: %s", why);
+		   "__version_ext_crcs/__version_ext_names are malformed: %s%s", why,
+		   kp_msg_unterminated(why) ? KP_OPEN_RECORD_NOTE : "");
 	return -ENOEXEC;
 }
 
@@ -56,7 +58,9 @@ static const char *symstr_why(enum kp_symstr_state st)
  * into the rest of the last page, zeroed when init_on_alloc is on (Debian's
  * CONFIG_INIT_ON_ALLOC_DEFAULT_ON), then the guard page. A strong undefined symbol's name
  * into the guard page is a certain oops (resolve.c; a hang before 5.13), so is the name of a
- * symbol kallsyms keeps (layout-symtab.c); other names there are not predictable.
+ * symbol kallsyms keeps (layout-symtab.c); a weak undefined symbol's is an oops or quietly
+ * not found, as the exports find_symbol() searches then decide (resolve.c); other names there
+ * are not predictable.
  */
 static void symstr_unchecked(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
@@ -67,11 +71,15 @@ static void symstr_unchecked(struct kp_sim_ctx *c, struct kp_loading *ld)
 	bool guard_start =
 		m->import_name_outside &&
 		kp_oob_read(m, c->f->page_shift, m->import_name_outside_off, 1) == KP_OOB_GUARD;
-	/* the one such name is read whole (an import, a kept symbol): the oops' finding says it */
-	bool oops = m->symname_past_end == 1 &&
-		    ((guard && (m->import_name_past_end || m->kept_name_past_end)) || guard_start);
+	/*
+	 * the one such name is read whole or decided when it is read (an import, a kept
+	 * symbol): the finding of resolve.c or layout-symtab.c says what comes of it
+	 */
+	bool decided =
+		m->symname_past_end == 1 &&
+		((guard && (m->import_name_past_end || m->kept_name_past_end)) || guard_start);
 
-	if (oops)
+	if (decided)
 		;
 	else if (m->symname_past_end && past == KP_OOB_UNKNOWN)
 		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
@@ -100,11 +108,11 @@ static void symstr_unchecked(struct kp_sim_ctx *c, struct kp_loading *ld)
 			"string table's offset + st_name), no NUL ends before the end of the "
 			"file, which fills its last page: it reads on into the guard page after "
 			"its buffer wherever it reads a whole name (an oops); for these names "
-			"(a weak import, a symbol kallsyms drops, one starting past the file) "
+			"(a symbol kallsyms drops, one starting past the file, or more than one) "
 			"that depends on what the loader compares them with: the names are shown "
 			"up to the end of the file and the outcome is not predictable",
 			m->symname_past_end, m->symname_past_end == 1 ? "" : "s");
-	if (m->symstr_state != KP_SYMSTR_OK && (oops || !m->symname_past_end))
+	if (m->symstr_state != KP_SYMSTR_OK && (decided || !m->symname_past_end))
 		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, NULL,
 			   "the symbol string table is malformed (%s) and this kernel does not "
 			   "check it: it reads each name from the file at the table's offset + "
@@ -127,7 +135,8 @@ static int symstr_valid(struct kp_sim_ctx *c, struct kp_loading *ld)
 		return 0;
 	/* KP_SYMSTR_NAME_OOB's pr_err() has no newline: dmesg shows it later (open-record.h) */
 	kp_msg(c, ld, "%s", why);
-	kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL, "%s", why);
+	kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL, "%s%s", why,
+		   kp_msg_unterminated(why) ? KP_OPEN_RECORD_NOTE : "");
 	return -ENOEXEC;
 }
 

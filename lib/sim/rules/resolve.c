@@ -220,7 +220,10 @@ static int defined_symbol(struct kp_sim_ctx *c, struct kp_loading *ld,
  * resolve_symbol() before v6.13 (5.10 … 6.12): the name running into the guard page
  * (name_into_guard_page()) begins an export in a table find_symbol() searches, so its
  * cmp_name() reads the name on into the page, module_mutex held: the oops comes there, not
- * in the printk (no hang before 5.13), and the lock stays held (stall.c).
+ * in the printk (no hang before 5.13), and the lock stays held (stall.c). A weak symbol's
+ * too: simplify_symbols() calls resolve_symbol_wait() for every SHN_UNDEF one and looks at
+ * the binding only after find_symbol() (5.10.262, 6.1.192, 6.12.118 sources; booted:
+ * strtab_weakprefix_then).
  */
 static int name_begins_export(struct kp_sim_ctx *c, struct kp_loading *ld,
 			      const struct kp_import *imp)
@@ -236,14 +239,14 @@ static int name_begins_export(struct kp_sim_ctx *c, struct kp_loading *ld,
 		kp_msg(c, ld, "%s", line);
 	ld->v->holds_module_mutex = true;
 	kp_finding(ld->v, "kernel-oops", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, imp->name,
-		   "the name of undefined symbol %u (%s...) runs to the end of the file, which "
+		   "the name of %sundefined symbol %u (%s...) runs to the end of the file, which "
 		   "fills its last page, and begins %s's export %s: this kernel reads names from "
 		   "the file (no string-table check before 6.13) and find_symbol(), called by "
 		   "resolve_symbol() holding module_mutex, compares it with that export and reads "
 		   "it on into the guard page after the loader's copy: the kernel oopses (global "
 		   "taint D, the loading process is killed) and the lock stays held, so every "
 		   "later module load blocks for ever",
-		   (unsigned)imp->symidx, imp->name, hit.owner, hit.name);
+		   imp->weak ? "weak " : "", (unsigned)imp->symidx, imp->name, hit.owner, hit.name);
 	return KP_ERR_OOPS;
 }
 
@@ -256,9 +259,11 @@ static int name_begins_export(struct kp_sim_ctx *c, struct kp_loading *ld,
  * under vsnprintf() and the loader is killed. Before v5.13 (KP_F_PRINTK_LOCKLESS) that
  * printk formats under logbuf_lock with interrupts off: the 5.10.262 oracle prints nothing
  * more (the oops only with oops=panic, whose panic() busts the lock) and the machine hangs.
- * A weak name that is not found is never printed. A name whose bytes begin an export that
- * find_symbol() searches faults there first (find-prefix.c), holding module_mutex, outside
- * printk: name_begins_export().
+ * A name whose bytes begin an export that find_symbol() searches faults there first
+ * (find-prefix.c), holding module_mutex, outside printk: name_begins_export(), a weak name
+ * too. Any other weak name is not found, every comparison stopping inside its bytes, and a
+ * weak symbol not found is never printed: simplify_symbols() goes on (booted on 5.10.262,
+ * 6.1.192, 6.12.118: strtab_weakpage_then).
  */
 static int name_into_guard_page(struct kp_sim_ctx *c, struct kp_loading *ld,
 				const struct kp_import *imp)
@@ -267,12 +272,25 @@ static int name_into_guard_page(struct kp_sim_ctx *c, struct kp_loading *ld,
 	const char *line;
 	int err;
 
-	if (c->p->has[KP_F_SYMSTRTAB_CHECKS] || imp->weak || !m->import_name_past_end ||
+	if (c->p->has[KP_F_SYMSTRTAB_CHECKS] || !m->import_name_past_end ||
 	    imp->symidx != m->import_name_past_end ||
 	    kp_oob_read(m, c->f->page_shift, m->image_size, 1) != KP_OOB_GUARD)
 		return 0;
 	if ((err = name_begins_export(c, ld, imp)))
 		return err;
+	if (imp->weak) {
+		kp_finding(ld->v, "bad-symbol-strtab", KP_SEV_WARNING, KP_CONS_WARN, imp->name,
+			   "the name of weak undefined symbol %u (%s...) runs to the end of the "
+			   "file, which fills its last page: this kernel reads names from the file "
+			   "(no string-table check before 6.13) and find_symbol() compares it with "
+			   "the exports it searches, but no export begins with these bytes, so "
+			   "every comparison stops inside them: not found, and a weak symbol that "
+			   "is not found is left 0 without a line (once a module exporting a name "
+			   "that begins so is loaded, the same comparison reads on into the guard "
+			   "page after the loader's copy: an oops)",
+			   (unsigned)imp->symidx, imp->name);
+		return 0;
+	}
 	if (!c->p->has[KP_F_PRINTK_LOCKLESS]) {
 		ld->v->hangs = true;
 		kp_finding(

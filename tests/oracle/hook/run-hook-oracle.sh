@@ -61,7 +61,15 @@ hash=$( { for f in "${FIXTURES[@]}"; do find "$ROOT/fixtures/src/$f" -type f -pr
 	sha256sum "$ROOT/fixtures/build.sh" "$ROOT/fixtures/edit-ko.py" | sed "s@$ROOT/@@"
 	echo "$KP_ABI"; } | sha256sum | cut -c1-16)
 FIX=$WORK/hook-fixtures-$hash
-if [ ! -f "$FIX/.complete" ]; then
+# the committed fixtures (fixtures/ko/SERIES, built in the kernel's own suite's chroot by
+# fixtures/ko/update.sh) when they were built for this ABI: 5.10 and 7.2 need an older or newer
+# compiler than the host's
+committed=$ROOT/fixtures/ko/$SERIES
+if grep -qx "abi=$KP_ABI" "$committed/kernel.txt" 2>/dev/null &&
+	(for f in "${FIXTURES[@]}"; do [ -f "$committed/$f.ko" ] || exit 1; done); then
+	FIX=$committed
+	log "the committed fixtures of $committed (built for $KP_ABI)"
+elif [ ! -f "$FIX/.complete" ]; then
 	log "building ${FIXTURES[*]} for $KP_ABI into $FIX"
 	rm -rf "$FIX"
 	mkdir -p "$FIX"
@@ -118,12 +126,24 @@ policy=$("$KP" hook --help | sed -n 's|^.*(default ROOT\(/[^;]*/kopolicy/hook\.c
 [ -n "$policy" ] || die "no default policy path in '$KP hook --help'"
 mkdir -p "$stage${policy%/*}"
 echo "block load-failure" >"$stage$policy"
-# the last step's module: kp_strtab_guard.ko (tests/oracle/strtab-modules.py; kernel name
-# kp_plain), outside the module tree, when the committed one was built for this ABI
+# the last step's module, which oopses in find_symbol() under module_mutex, outside the module
+# tree: kp_strtab_guard.ko (tests/oracle/strtab-modules.py; kernel name kp_plain), an import name
+# running into the guard page, when the committed one was built for this ABI (5.10 to 6.12:
+# 7.2 refuses it with ENOEXEC, "symbol name out of bounds in string table"); or, on 7.2 or
+# with KP_HOOK_MUTEX=ksymtab, kp_absent_prov.ko with its first export's name pointing into
+# unmapped space (ksymtab-wild.py: verify_exported_symbols() in complete_formation())
+MUTEX_VIA=${KP_HOOK_MUTEX:-$([ "$SERIES" = 7.2 ] && echo ksymtab || echo guard)}
 GUARD=$ROOT/fixtures/ko/$SERIES/strtab/kp_strtab_guard.ko
+[ "$MUTEX_VIA" = ksymtab ] && GUARD=$ROOT/fixtures/ko/$SERIES/kp_absent_prov.ko
 if [ -f "$GUARD" ] && grep -qx "abi=$KP_ABI" "$ROOT/fixtures/ko/$SERIES/kernel.txt"; then
 	mkdir -p "$stage/guard"
-	cp "$GUARD" "$stage/guard/"
+	if [ "$MUTEX_VIA" = ksymtab ]; then
+		python3 "$HERE/ksymtab-wild.py" "$GUARD" "$stage/guard/mutex.ko" >&2 ||
+			die "ksymtab-wild.py $GUARD failed"
+	else
+		cp "$GUARD" "$stage/guard/mutex.ko"
+	fi
+	echo "${GUARD##*/}" >"$stage/guard/what"
 	echo "$policy" >"$stage/guard/policy-path"
 fi
 mknod "$stage/dev/console" c 5 1
@@ -159,17 +179,19 @@ step blocked kp_gplonly_then_prop
 step bypass --ignore-install kp_gplonly_then_prop
 step symget kp_symget
 # Last (nothing loads after it): the hook on a machine whose module_mutex an oops left held.
-# kp_strtab_guard's import name starts in the guard page: find_symbol() faults holding the
-# lock (insmod killed). Then, the policy failing closed ("on-error fail-closed" added: a
+# kp_strtab_guard's import name starts in the guard page (resolve_symbol()), or kp_absent_prov's
+# export name is a wild pointer (complete_formation()): find_symbol() faults holding the lock
+# (insmod killed). Then, the policy failing closed ("on-error fail-closed" added: a
 # fail-open answer would hand the load to the kernel, which sleeps on the same lock), modprobe
 # with the hook of kp_gplonly_then_prop (the one fixture not loaded), in the background;
 # after 40 s its exit status and seconds if it ended, and the state (stat field 3), wchan
 # and kernel stack of every modprobe, sh, kopolicy and kmod process.
-if [ -f /guard/kp_strtab_guard.ko ]; then
+if [ -f /guard/mutex.ko ]; then
 	echo "KPSTEP-BEGIN mutex"
-	/sbin/insmod /guard/kp_strtab_guard.ko >/tmp/out 2>/tmp/err
+	echo "KPMUTEXKO $(cat /guard/what)"
+	/sbin/insmod /guard/mutex.ko >/tmp/out 2>/tmp/err
 	echo "KPINSMOD $?"
-	dmesg -c | grep -E 'BUG: unable|RIP: |find_symbol|resolve_symbol' | sed 's/^/KPDMESG mutex /'
+	dmesg -c | grep -E 'BUG: unable|general protection|RIP: |find_symbol|resolve_symbol|verify_exported|complete_formation' | sed 's/^/KPDMESG mutex /'
 	echo "on-error fail-closed" >>"$(cat /guard/policy-path)"
 	t0=$(cut -d. -f1 /proc/uptime)
 	(/sbin/modprobe kp_gplonly_then_prop >/tmp/out 2>/tmp/err

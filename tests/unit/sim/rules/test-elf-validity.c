@@ -125,6 +125,45 @@ static void ext_versions(struct tap *t, enum kp_ext_versions_state st, const cha
 	tb_expect(t, &w, 0, "", "", "6.13: extended versions not read");
 }
 
+/*
+ * A line without a newline: its finding says where dmesg shows it (the next line anyone
+ * prints, which may be an init()'s: the 7.2.13 oracle, strtab_weakpage_then); one with a
+ * newline says nothing of it.
+ */
+static void open_line_note(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	const struct kp_finding *f;
+
+	m = one(&w, "6.13.0");
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	tb_run(&w);
+	f = tb_finding(&w, "m", "bad-symbol-strtab");
+	tap_ok(t,
+	       f &&
+		       !strcmp(f->message,
+			       "symbol name out of bounds in string table" KP_OPEN_RECORD_NOTE) &&
+		       strstr(f->message, "the init() of a module loaded in between"),
+	       "6.13: the out-of-bounds line's finding says dmesg may show it earlier");
+	tb_free(&w);
+	m = one(&w, "6.14.0");
+	m->ext_versions_state = KP_EXT_VERSIONS_FEW_NAMES;
+	tb_run(&w);
+	f = tb_finding(&w, "m", "bad-extended-versions");
+	tap_ok(t,
+	       f && strstr(f->message, "than names (the kernel prints this line without a newline"),
+	       "6.14: the extended versions line's finding too");
+	tb_free(&w);
+	m = one(&w, "6.13.0");
+	m->symstr_state = KP_SYMSTR_EMPTY;
+	tb_run(&w);
+	f = tb_finding(&w, "m", "bad-symbol-strtab");
+	tap_ok(t, f && !strcmp(f->message, "empty symbol string table"),
+	       "6.13: a line with a newline: no such note");
+	tb_free(&w);
+}
+
 /* The raw header fields: 0/SHN_XINDEX (extended numbering) are refused, not followed. */
 static void sechdrs(struct tap *t)
 {
@@ -242,6 +281,7 @@ int main(void)
 	ext_versions(&t, KP_EXT_VERSIONS_ONE_MISSING,
 		     "extended version crc+name presence does not match");
 	ext_versions(&t, KP_EXT_VERSIONS_FEW_NAMES, "more extended version crcs than names");
+	open_line_note(&t);
 	sechdrs(&t);
 	blacklist(&t);
 	return tap_done(&t);

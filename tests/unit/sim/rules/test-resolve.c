@@ -424,6 +424,52 @@ static void name_prefix(struct tap *t, const char *release, const char *name, bo
 }
 
 /*
+ * The same for a weak undefined symbol: simplify_symbols() resolves it with find_symbol() too
+ * (2026-12-06 oracle, strtab_weakprefix_then: the oops and the next load blocked on 5.10.262,
+ * 6.1.192, 6.12.118). A name that begins nothing is not found, quietly (strtab_weakpage_then:
+ * the module loads); 6.13+ refuses the name before (elf-validity.c).
+ */
+static void name_weak(struct tap *t, const char *release, const char *name, bool faults)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	const struct kp_finding *f;
+
+	m = one(&w, release);
+	m->image_size = 8192;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	tb_import_weak(m, name);
+	tb_import(m, "printk");
+	m->import_name_past_end = m->imports[0].symidx;
+	tb_run(&w);
+	if (faults) {
+		f = tb_finding(&w, "m", "kernel-oops");
+		tap_ok(t,
+		       tb_v(&w, "m")->err == KP_ERR_OOPS && tb_v(&w, "m")->holds_module_mutex &&
+			       !tb_v(&w, "m")->hangs && f &&
+			       strstr(f->message, "weak undefined symbol") &&
+			       strstr(f->message, "find_symbol()"),
+		       "%s weak %s: the oops in find_symbol(), module_mutex held, no hang", release,
+		       name);
+		tb_free(&w);
+		return;
+	}
+	f = NULL; /* the one naming the symbol (elf-validity.c's names none) */
+	for (size_t i = 0; i < tb_v(&w, "m")->nfindings; i++)
+		if (tb_v(&w, "m")->findings[i].symbol &&
+		    !strcmp(tb_v(&w, "m")->findings[i].symbol, name))
+			f = &tb_v(&w, "m")->findings[i];
+	tap_ok(t,
+	       tb_v(&w, "m")->loads && !tb_v(&w, "m")->nmessages &&
+		       !tb_finding(&w, "m", "kernel-oops") && f &&
+		       !strcmp(f->id, "bad-symbol-strtab") && f->severity == KP_SEV_WARNING &&
+		       strstr(f->message, "not found") && !strstr(f->message, "not predictable"),
+	       "%s weak %s: not found, no line, loads; the warning says so", release, name);
+	tb_free(&w);
+}
+
+/*
  * The same name before v5.13 (the 5.10.262 oracle's strtab_page): the fault is inside the
  * "Unknown symbol" printk, which 5.10 formats holding logbuf_lock with interrupts off: the
  * machine hangs and no fault line is ever logged. 5.13 is the first without the lock.
@@ -544,6 +590,11 @@ int main(void)
 	name_prefix(&t, "6.1.129", "prov_", false, true, true);	  /* a loaded set module */
 	name_prefix(&t, "6.1.129", "prov_", false, false, false); /* no such module */
 	name_prefix(&t, "6.1.129", "prinz", false, false, false); /* begins nothing */
+	name_weak(&t, "6.12.37", "prin", true);			  /* vmlinux's printk */
+	name_weak(&t, "5.10.223", "prin", true);		  /* no hang: not in printk */
+	name_weak(&t, "6.1.129", "printk", true); /* the whole name, then the page */
+	name_weak(&t, "6.12.37", "prinz", false); /* begins nothing: loads */
+	name_weak(&t, "5.10.223", "kp_name_weakpage", false);
 	name_hang(&t, "5.10.223", true);
 	name_hang(&t, "5.12.19", true);
 	name_hang(&t, "5.13.0", false);
