@@ -37,6 +37,9 @@ static int collect_wanted(struct kp_ctx *c)
 	for (size_t i = 0; i < c->set.n; i++) {
 		const struct kp_module *m = c->set.entries[i].mod;
 
+		/* the exact names are not enough: any export may begin with its bytes */
+		if (m->import_name_past_end)
+			c->hook.want_every_export = true;
 		for (size_t j = 0; j < m->nimports; j++)
 			if (want(c, m->imports[j].name) < 0)
 				return -1;
@@ -55,9 +58,14 @@ static struct kp_base_cache *base_cache(const struct kp_ctx *c)
 	return c->env.base_cache ? c->env.base_cache(c->env.cache_data) : NULL;
 }
 
-/* The kernel's exports: explicit --kernel files, else Module.symvers, else /proc/kallsyms. */
+/*
+ * The kernel's exports: explicit --kernel files, else Module.symvers, else /proc/kallsyms;
+ * from the last two only the chain's wanted names unless it wants every export.
+ */
 static int load_exports(struct kp_ctx *c, struct kp_err *err)
 {
+	const struct kp_symset *wanted = c->hook.want_every_export ? NULL : &c->hook.wanted;
+
 	kp_base_free(c->base);
 	c->base = NULL;
 	if (kp_base_new(&c->base) < 0)
@@ -73,7 +81,7 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 		c->hook.base_has_modules = st.nmodule > 0;
 	} else if (c->tree.symvers_path) {
 		if (kp_base_load_symvers_cached(c->base, &c->tree.rootdir, c->tree.symvers_path,
-						base_cache(c), &c->hook.wanted, err) < 0)
+						base_cache(c), wanted, err) < 0)
 			return -1;
 		c->hook.exports_from = c->tree.symvers_path;
 		c->hook.base_has_modules = true;
@@ -84,7 +92,7 @@ static int load_exports(struct kp_ctx *c, struct kp_err *err)
 
 		/* inside the root: the tree's directory opened once, else the root at this use */
 		if (!ks || kp_base_load_filtered_in(c->base, c->tree.root ? &c->tree.rootdir : &rd,
-						    ks, true, &c->hook.wanted, &why) < 0) {
+						    ks, true, wanted, &why) < 0) {
 			kp_err_set(err,
 				   "no kernel exports: no Module.symvers for %s (install "
 				   "linux-headers-%s or give --kernel) and %s",

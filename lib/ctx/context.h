@@ -105,7 +105,12 @@ struct kp_ctx_env {
 struct kp_ctx_hook {
 	struct kp_chain chain;
 	bool have_chain;
-	struct kp_symset wanted;      /* every symbol the chain can look up */
+	struct kp_symset wanted; /* every symbol the chain can look up */
+	/*
+	 * a chain module's import name may run into the guard page: find_symbol()'s prefix
+	 * comparisons can meet any export (sim/rules/find-prefix.c), so none is filtered out
+	 */
+	bool want_every_export;
 	struct kp_module **providers; /* loaded modules read for their exports */
 	size_t nproviders, providers_cap;
 	const char *exports_from; /* where vmlinux's exports came from */

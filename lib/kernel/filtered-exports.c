@@ -16,7 +16,7 @@ static bool keep_symvers(const struct kp_symset *wanted, const char *s, size_t n
 	t2 = memchr(t1 + 1, '\t', n - (size_t)(t1 + 1 - s));
 	if (!t2)
 		return true;
-	return kp_symset_has(wanted, t1 + 1, (size_t)(t2 - t1 - 1));
+	return !wanted || kp_symset_has(wanted, t1 + 1, (size_t)(t2 - t1 - 1));
 }
 
 /* kallsyms / System.map: "ADDR TYPE NAME[\t[module]]". */
@@ -37,7 +37,7 @@ static bool keep_kallsyms(const struct kp_symset *wanted, const char *s, size_t 
 	    (nl >= 16 && !memcmp(name, "__stop___ksymtab", 16)))
 		return true;
 	if (nl > 6 && !memcmp(name, "__crc_", 6))
-		return kp_symset_has(wanted, name + 6, nl - 6);
+		return !wanted || kp_symset_has(wanted, name + 6, nl - 6);
 	if (nl <= 10 || memcmp(name, "__ksymtab_", 10))
 		return false;
 	name += 10;
@@ -47,7 +47,7 @@ static bool keep_kallsyms(const struct kp_symset *wanted, const char *s, size_t 
 		nl -= (size_t)(dot + 1 - name);
 		name = dot + 1;
 	}
-	return kp_symset_has(wanted, name, nl);
+	return !wanted || kp_symset_has(wanted, name, nl);
 }
 
 struct keep {

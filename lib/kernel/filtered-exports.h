@@ -19,12 +19,12 @@
 #define KP_FILTERED_MAX_KALLSYM ((size_t)256 << 20) /* /proc/kallsyms */
 
 /*
- * Loads into @b only the exports named in @wanted (a set of symbol names) from
- * @path: Module.symvers (any layout, compressed or not) or, with @kallsyms,
- * System.map/kallsyms text (the table bounds __start___ksymtab* are kept).
- * The lines are filtered before they are parsed: the hook never parses the
- * thousands of exports it does not need. A file with no wanted symbol loads
- * nothing and succeeds.
+ * Loads into @b only the exports named in @wanted (a set of symbol names; NULL: every
+ * export, for a chain whose import names may run into the guard page) from @path:
+ * Module.symvers (any layout, compressed or not) or, with @kallsyms, System.map/kallsyms
+ * text (the table bounds __start___ksymtab* are kept). The lines are filtered before they
+ * are parsed: the hook never parses the thousands of exports it does not need. A file with
+ * no wanted symbol loads nothing and succeeds.
  */
 int kp_base_load_filtered(struct kp_kernel_base *b, const char *path, bool kallsyms,
 			  const struct kp_symset *wanted, struct kp_err *err);

@@ -433,6 +433,28 @@ if command -v modprobe >/dev/null; then
 	loaded "$root"
 fi
 
+# --- an import name running into the guard page (fixtures/ko/6.12/strtab, pre-6.13 kernel):
+# find_symbol() compares it with every export it searches, so the hook's exports are not
+# filtered to the chain's exact names; with them, vmlinux's msleep, which "msle" begins, was not
+# seen: the weak name was predicted to load quietly (ENOENT of a later import), the strong one
+# to oops in printk, where 6.12.118 oopses in find_symbol() holding module_mutex
+pfx=$tmp/pfx
+mkroot "$pfx" kp_prop_prov
+cp "$fx/strtab/kp_strtab_weakprefix.ko" "$fx/strtab/kp_strtab_prefix.ko" \
+	"$pfx/lib/modules/$rel/extra/"
+depmod -b "$pfx" "$rel" 2> /dev/null
+policy 'block load-failure\n'
+hook "$pfx" --config "$tmp/policy.conf" kp_strtab_weakprefix
+is "weak import name into the guard page: blocked" "$rc" 1
+has "... as the find_symbol() oops on vmlinux's msleep" \
+	"would fail to load with OOPS: the name of weak undefined symbol 22 \(msle\.\.\.\) .* and begins vmlinux's export msleep"
+hook "$pfx" --config "$tmp/policy.conf" kp_strtab_prefix
+is "strong import name into the guard page: blocked" "$rc" 1
+has "... as the find_symbol() oops on vmlinux's msleep, not printk's" \
+	"would fail to load with OOPS: the name of undefined symbol 28 \(msle\.\.\.\) .* and begins vmlinux's export msleep"
+hook "$pfx" --config "$tmp/policy.conf" kp_prop_prov
+is "a chain without such a name keeps the filtered exports (unchanged answer)" "$rc" 0
+
 is "every hook run ($nbase) answers the same without the base cache (status, stdout, stderr)" \
 	"$basediff" 0
 KOPOLICY_CACHE_STATS=1 "$kp" hook --root "$root" kp_gpl_prov > /dev/null 2> "$tmp/err"
