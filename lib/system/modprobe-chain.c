@@ -22,6 +22,7 @@
 #include "modprobe-chain-internal.h"
 #include "modprobe-chain.h"
 #include "modprobe-index.h"
+#include "modprobe-snapshot.h"
 #include "util/module-name.h"
 
 /* The first libkmod error of a call, kept so that silent empty results can be told apart. */
@@ -46,18 +47,14 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
 		  size_t nblacklist, struct kp_err *err)
 {
-	static const char *const conf_dirs[] = {
-		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
-		"lib/modprobe.d", "usr/lib/modprobe.d",
-	};
-	const char *paths[KP_ARRAY_SIZE(conf_dirs) + 1] = { NULL };
+	const char *kpaths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
 	char *bin = NULL;
-	size_t np = 0;
 	int r;
 
 	memset(c, 0, sizeof(*c));
 	c->root = kp_arena_strdup(&c->arena, root && *root ? root : "/");
 	c->moddir = kp_arena_strdup(&c->arena, moddir);
+	c->kmoddir = c->moddir;
 	/* opened once: the text indexes are opened under this directory */
 	kp_root_dir_pin(&c->rootdir, c->root);
 	c->builtin = builtin;
@@ -99,39 +96,13 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		return 0;
 	}
 	free(bin);
-	for (size_t i = 0; i < KP_ARRAY_SIZE(conf_dirs); i++) {
-		/* inside the root: ROOT/etc -> /etc is the root's etc, not the host's */
-		char *d = kp_root_resolve_dir(c->root, conf_dirs[i]);
-		const char *kept = NULL;
-
-		if (!d && errno == ELOOP)
-			kept = "";
-		else if (d && !kp_is_dir(d))
-			kept = "";
-		else if (d)
-			kept = kp_arena_strdup(&c->arena, d);
-		free(d);
-		if (!kept) {
-			kp_chain_close(c);
-			return kp_err_set(err, "out of memory");
-		}
-		if (*kept)
-			paths[np++] = kept;
-	}
-	/*
-	 * libkmod opens what it reads without O_NONBLOCK and trusts the indexes' offsets:
-	 * a FIFO blocks it forever, a corrupt index can loop it. Both refused here first.
-	 */
-	if (kp_modprobe_config_check(c->root, paths, err) < 0 ||
-	    kp_chain_check_index(c, "modules.dep.bin", true, err) < 0 ||
-	    kp_chain_check_index(c, "modules.builtin.bin", false, err) < 0 ||
-	    kp_chain_check_index(c, "modules.builtin.alias.bin", false, err) < 0) {
+	/* what libkmod reads checked first: the root's files, or a copy of them */
+	if (kp_chain_kmod_prepare(c, kpaths, err) < 0) {
 		kp_chain_close(c);
 		return -1;
 	}
 	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
-	kp_in_note_kmod(moddir, paths);
-	c->ctx = kmod_new(moddir, paths);
+	c->ctx = kmod_new(c->kmoddir, kpaths);
 	if (!c->ctx) {
 		kp_chain_close(c);
 		return kp_err_set(err, "%s: libkmod cannot open the indexes", moddir);
@@ -146,6 +117,7 @@ void kp_chain_close(struct kp_chain *c)
 {
 	if (c->ctx)
 		kmod_unref(c->ctx);
+	kp_chain_snapshot_remove(c);
 	if (c->depbin.data)
 		kp_bytes_release(&c->depbin);
 	free(c->dep_text);
@@ -172,10 +144,14 @@ static bool is_blacklisted(const struct kp_chain *c, const char *name)
 static int set_paths(struct kp_chain *c, struct kp_chain_module *m, const char *file,
 		     struct kp_err *err)
 {
-	size_t ml = strlen(c->moddir);
+	size_t ml = strlen(c->moddir), kl = strlen(c->kmoddir);
 	char *p = NULL;
 
-	if (!strncmp(file, c->moddir, ml) && file[ml] == '/')
+	if (c->snapshot && !strncmp(file, c->kmoddir, kl) && file[kl] == '/') {
+		/* libkmod names it in its copy: the module is the root's */
+		if (asprintf(&p, "%s%s", c->moddir, file + kl) < 0)
+			p = NULL;
+	} else if (!strncmp(file, c->moddir, ml) && file[ml] == '/')
 		p = strdup(file);
 	else if (file[0] == '/') /* an absolute modules.dep entry (old depmod) */
 		p = kp_root_path(c->root, file);

@@ -26,6 +26,9 @@
 #define KP_CHAIN_MAX_INDEX   ((size_t)64 << 20) /* a text index (modules.dep, ...) */
 #define KP_CHAIN_MAX_LOADED  65536		/* lines of /proc/modules */
 
+/* The modprobe.d directories libkmod reads (etc, run, usr/local/lib, lib, usr/lib). */
+#define KP_CHAIN_CONF_DIRS 5
+
 enum kp_chain_source {
 	KP_CHAIN_LIBKMOD, /* modules.dep.bin & co. through libkmod */
 	KP_CHAIN_TEXT,	  /* modules.dep (and modules.alias, modules.symbols) as text */
@@ -46,6 +49,10 @@ struct kp_chain {
 	const char *root;
 	struct kp_root_dir rootdir; /* @root's directory, opened once by kp_chain_open() */
 	const char *moddir;	    /* ROOT/lib/modules/<release> */
+	const char *kmoddir;	    /* the directory libkmod reads: @moddir, or the snapshot's */
+	bool snapshot;		    /* libkmod reads a private copy (modprobe-snapshot.h) */
+	const char *snapdir;	    /* with @snapshot: its directory (@kmoddir is its "mod") */
+	int snapfd, modfd;	    /* with @snapshot: @snapdir and @kmoddir, O_PATH */
 	enum kp_chain_source source;
 	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */

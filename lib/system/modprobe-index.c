@@ -16,6 +16,7 @@
 #include "file/rootfs.h"
 #include "modprobe-chain-internal.h"
 #include "modprobe-index.h"
+#include "modprobe-snapshot.h"
 #include "util/module-name.h"
 
 int kp_chain_read_text_index(const struct kp_root_dir *root, const char *moddir, const char *name,
@@ -210,12 +211,22 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
 {
 	struct kp_bytes b;
 	struct stat st;
-	char *path;
+	char *path, *shown;
 	int r;
 
-	if (asprintf(&path, "%s/%s", c->moddir, name) < 0)
+	if (asprintf(&path, "%s/%s", c->kmoddir, name) < 0)
 		return kp_err_set(err, "out of memory");
-	if (kmod_reads_root(c->root, path, "a depmod index", err) < 0) {
+	if (asprintf(&shown, "%s/%s", c->moddir, name) < 0) {
+		free(path);
+		return kp_err_set(err, "out of memory");
+	}
+	/*
+	 * A link out of the root refused as before, whichever copy libkmod reads; with a
+	 * snapshot, the file then copied through the pinned root, and the copy checked and read.
+	 */
+	if (kmod_reads_root(c->root, shown, "a depmod index", err) < 0 ||
+	    kp_chain_snapshot_file(c, name, IDX_MAX_SIZE, err) < 0) {
+		free(shown);
 		free(path);
 		return -1;
 	}
@@ -226,13 +237,15 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
 	 * missing file, so an empty optional index is no index, not an error.
 	 */
 	if (!keep && kp_in_stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+		free(shown);
 		free(path);
 		return 0;
 	}
 	/* mapped (no copy: the hook's budget), checked under the SIGBUS guard */
 	r = kp_bytes_map(path, IDX_MAX_SIZE, &b, err);
 	if (r < 0) {
-		r = kp_in_lstat(path, &st) < 0 && errno == ENOENT ? 0 : kp_err_prefix(err, path);
+		r = kp_in_lstat(path, &st) < 0 && errno == ENOENT ? 0 : kp_err_prefix(err, shown);
+		free(shown);
 		free(path);
 		return r;
 	}
@@ -246,7 +259,8 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
 	else
 		kp_bytes_release(&b);
 	if (r < 0)
-		kp_err_prefix(err, path);
+		kp_err_prefix(err, shown);
+	free(shown);
 	free(path);
 	return r;
 }

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * What libkmod reads under a root, and when it reads a private copy (modprobe-snapshot.h).
+ * libkmod opens its indexes and configuration by name on the host (kmod's
+ * index_file_open() and conf_files_list(), kmod 30), after kopolicy checked them: a name
+ * that someone else can replace in between hands libkmod other bytes. Where nobody but
+ * root or the run's user can change any directory or file on the way, it reads by name;
+ * else it reads a copy made through the root's pinned directory. Either way the files are
+ * checked (modprobe-index.c) before kmod_new(): the copy is what is checked.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "file/bytes.h"
+#include "file/inputs.h"
+#include "file/rootfs.h"
+#include "modprobe-chain-internal.h"
+#include "modprobe-index.h"
+#include "modprobe-snapshot.h"
+#include "util/fs-trust.h"
+#include "util/io.h"
+
+/* The names of a release directory libkmod 30 reads: its indexes and modules.softdep. */
+static const char *const kmod_files[] = {
+	"modules.dep.bin",     "modules.builtin.bin", "modules.builtin.alias.bin",
+	"modules.symbols.bin", "modules.alias.bin",   "modules.softdep",
+	"modules.weakdep",
+};
+
+static bool owner_ok(const struct stat *st, uid_t euid)
+{
+	return st->st_uid == 0 || st->st_uid == euid;
+}
+
+/* Nobody but root or @euid can change @dirfd's entry for @child (NULL: absent) or add one. */
+static bool dir_guards(int dirfd, const struct stat *dst, const struct stat *child, uid_t euid)
+{
+	if (!owner_ok(dst, euid) || kp_fs_class_of_fd(dirfd) != KP_FS_LOCAL)
+		return false;
+	if (!(dst->st_mode & (S_IWGRP | S_IWOTH)))
+		return true;
+	/* sticky (/tmp): others may add names, not rename or remove one they do not own */
+	return (dst->st_mode & S_ISVTX) && child && owner_ok(child, euid);
+}
+
+int kp_host_path_trusted(const char *path, uid_t euid)
+{
+	char *rest = NULL, *buf;
+	int cur, links = 0, result = 0;
+
+	if (path[0] != '/')
+		return 0;
+	rest = strdup(path);
+	cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (!rest || cur < 0) {
+		free(rest);
+		if (cur >= 0)
+			close(cur);
+		return -1;
+	}
+	for (char *p = rest;;) {
+		struct stat dst, st;
+		char comp[NAME_MAX + 1];
+		size_t n;
+		int next;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0) { /* the path names a directory: libkmod lists it */
+			result = fstat(cur, &dst) == 0 && dir_guards(cur, &dst, NULL, euid);
+			break;
+		}
+		if (n > NAME_MAX)
+			break;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		if (!strcmp(comp, "."))
+			continue;
+		if (fstat(cur, &dst) < 0)
+			break;
+		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			/* absent: nobody else can create it */
+			result = errno == ENOENT && !strchr(p, '/') &&
+				 dir_guards(cur, &dst, NULL, euid);
+			break;
+		}
+		if (!dir_guards(cur, &dst, &st, euid))
+			break;
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t tl = readlinkat(cur, comp, target, sizeof(target) - 1);
+
+			if (tl <= 0 || ++links > KP_ROOT_MAX_LINKS)
+				break;
+			target[tl] = '\0';
+			/* the link's target, then what followed it */
+			if (asprintf(&buf, "%s/%s", target, p) < 0) {
+				result = -1;
+				break;
+			}
+			free(rest);
+			rest = p = buf;
+			if (target[0] == '/') {
+				close(cur);
+				cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				if (cur < 0)
+					break;
+			}
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+			break; /* FIFOs, devices: refused on the copy's way */
+		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			break;
+		close(cur);
+		cur = next;
+		if (fstat(cur, &dst) < 0 || dst.st_dev != st.st_dev || dst.st_ino != st.st_ino)
+			break;
+		if (S_ISREG(st.st_mode)) {
+			/* the bytes: root's or the caller's, on a local file system */
+			result = strspn(p, "/") == strlen(p) &&
+				 kp_state_trusted(&st, (enum kp_fs_class)kp_fs_class_of_fd(cur),
+						  euid);
+			break;
+		}
+	}
+	if (cur >= 0)
+		close(cur);
+	free(rest);
+	return result;
+}
+
+/* 1 when each name of @dir that libkmod lists (*.conf) and @dir itself are trusted. */
+static int conf_dir_trusted(const char *dir, uid_t euid)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = kp_host_path_trusted(dir, euid);
+
+	if (r <= 0)
+		return r;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (r == 1 && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char *p;
+
+		if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".conf"))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
+			r = -1;
+			break;
+		}
+		r = kp_host_path_trusted(p, euid);
+		free(p);
+	}
+	closedir(d);
+	return r;
+}
+
+int kp_chain_kmod_trusted(const char *moddir, const char *const *paths)
+{
+	uid_t euid = geteuid();
+	int r = 1;
+
+	for (size_t i = 0; r == 1 && i < KP_ARRAY_SIZE(kmod_files); i++) {
+		char *p;
+
+		if (asprintf(&p, "%s/%s", moddir, kmod_files[i]) < 0)
+			return -1;
+		r = kp_host_path_trusted(p, euid);
+		free(p);
+	}
+	for (size_t i = 0; r == 1 && paths[i]; i++)
+		r = conf_dir_trusted(paths[i], euid);
+	return r;
+}
+
+/* Copies the open regular file @in (@st, at most @max bytes) to @name in @dirfd, 0600. */
+static int copy_fd(int in, const struct stat *st, size_t max, int dirfd, const char *name,
+		   struct kp_err *err)
+{
+	unsigned char buf[65536];
+	size_t total = 0;
+	int out;
+
+	if ((uint64_t)st->st_size > max)
+		return kp_err_errno(err, EFBIG, "larger than the index limit");
+	out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0)
+		return kp_err_errno(err, errno, "cannot copy for libkmod: %s", strerror(errno));
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (n > 0 && (total += (size_t)n) > max) ||
+		    (n > 0 && kp_write_all(out, buf, (size_t)n) < 0)) {
+			int e = n < 0 ? errno : total > max ? EFBIG : errno;
+
+			close(out);
+			unlinkat(dirfd, name, 0);
+			return kp_err_errno(err, e, "cannot copy for libkmod: %s", strerror(e));
+		}
+		if (n == 0)
+			break;
+	}
+	if (close(out) < 0) {
+		unlinkat(dirfd, name, 0);
+		return kp_err_errno(err, errno, "cannot copy for libkmod: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * @src (a file of the root) into the snapshot as @name, opened through the pinned root
+ * (kp_open_regular_in(): links resolved inside it, never a FIFO); absent: nothing. 0, or
+ * -1 with "@src: why".
+ */
+static int snapshot_copy(struct kp_chain *c, const char *src, const char *name, size_t max,
+			 struct kp_err *err)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = kp_open_regular_in(&c->rootdir, src, &st, err);
+	if (fd < 0)
+		return kp_err_errnum(err) == ENOENT ? 0 : kp_err_prefix(err, src);
+	r = copy_fd(fd, &st, max, c->modfd, name, err);
+	close(fd);
+	return r < 0 ? kp_err_prefix(err, src) : 0;
+}
+
+int kp_chain_snapshot_file(struct kp_chain *c, const char *name, size_t max, struct kp_err *err)
+{
+	char *src;
+	int r;
+
+	if (!c->snapshot)
+		return 0;
+	if (faccessat(c->modfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0; /* copied once */
+	if (asprintf(&src, "%s/%s", c->moddir, name) < 0)
+		return kp_err_set(err, "out of memory");
+	r = snapshot_copy(c, src, name, max, err);
+	free(src);
+	return r;
+}
+
+/* The *.conf names of the configuration directory @dir into the snapshot's "conf.@i". */
+static int snapshot_conf_dir(struct kp_chain *c, size_t i, const char *dir, char **copy,
+			     struct kp_err *err)
+{
+	char sub[32];
+	struct dirent *de;
+	DIR *d;
+	int r = 0, subfd;
+
+	snprintf(sub, sizeof(sub), "conf.%zu", i);
+	if (mkdirat(c->snapfd, sub, 0700) < 0 ||
+	    (subfd = openat(c->snapfd, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return kp_err_errno(err, errno, "%s: cannot copy for libkmod: %s", dir,
+				    strerror(errno));
+	if (asprintf(copy, "%s/%s", c->snapdir, sub) < 0) {
+		close(subfd);
+		return kp_err_set(err, "out of memory");
+	}
+	d = kp_opendir_in(&c->rootdir, dir);
+	while (d && r == 0 && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		struct stat st;
+		char *src;
+		int fd;
+
+		if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".conf"))
+			continue;
+		if (asprintf(&src, "%s/%s", dir, de->d_name) < 0) {
+			r = kp_err_set(err, "out of memory");
+			break;
+		}
+		fd = kp_open_regular_in(&c->rootdir, src, &st, err);
+		if (fd >= 0) {
+			r = copy_fd(fd, &st, KP_CHAIN_MAX_INDEX, subfd, de->d_name, err);
+			close(fd);
+		} else if (kp_err_errnum(err) != ENOENT && kp_err_errnum(err) != EISDIR) {
+			r = -1; /* libkmod skips directories and what vanished, nothing else */
+		}
+		if (r < 0)
+			kp_err_prefix(err, src);
+		free(src);
+	}
+	if (d)
+		closedir(d);
+	close(subfd);
+	return r;
+}
+
+/*
+ * libkmod 30 stat()s each module it names (kmod_module_new_from_path()) under its
+ * directory: each entry of the release directory but the files copied is linked from the
+ * copy to the root's own, for that stat() only. kopolicy opens the modules itself, inside
+ * the root (set_paths() names them under @c->moddir).
+ */
+static int snapshot_links(struct kp_chain *c, struct kp_err *err)
+{
+	struct dirent *de;
+	DIR *d = kp_opendir_in(&c->rootdir, c->moddir);
+	int r = 0;
+
+	if (!d)
+		return kp_err_errno(err, errno, "%s: %s", c->moddir, strerror(errno));
+	while (r == 0 && (de = readdir(d))) {
+		bool copied = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+		char *target;
+
+		for (size_t i = 0; !copied && i < KP_ARRAY_SIZE(kmod_files); i++)
+			copied = !strcmp(de->d_name, kmod_files[i]);
+		if (copied)
+			continue;
+		if (asprintf(&target, "%s/%s", c->moddir, de->d_name) < 0)
+			return kp_err_set(err, "out of memory");
+		if (symlinkat(target, c->modfd, de->d_name) < 0)
+			r = kp_err_errno(err, errno, "%s: cannot link for libkmod: %s", target,
+					 strerror(errno));
+		free(target);
+	}
+	closedir(d);
+	return r;
+}
+
+int kp_chain_snapshot_open(struct kp_chain *c, const char *const *paths, const char **kpaths,
+			   struct kp_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+	int r;
+
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	if (asprintf(&dir, "%s/kopolicy-kmod.XXXXXX", tmp) < 0)
+		return kp_err_set(err, "out of memory");
+	if (!mkdtemp(dir)) {
+		r = kp_err_errno(err, errno, "%s: cannot make a directory for libkmod: %s", tmp,
+				 strerror(errno));
+		free(dir);
+		return r;
+	}
+	c->snapdir = kp_arena_strdup(&c->arena, dir);
+	c->snapfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (c->snapfd < 0 || !c->snapdir) {
+		if (c->snapfd >= 0)
+			close(c->snapfd);
+		rmdir(dir);
+		free(dir);
+		return kp_err_set(err, "out of memory");
+	}
+	free(dir);
+	c->modfd = -1;
+	c->snapshot = true; /* from here kp_chain_close() removes it */
+	/* the copy is only as safe as the directories above it */
+	r = kp_host_path_trusted(c->snapdir, geteuid());
+	if (r <= 0)
+		return kp_err_set(err,
+				  "%s: a directory others can change: libkmod's copy of %s refused "
+				  "(set TMPDIR to a directory of root's)",
+				  c->snapdir, c->moddir);
+	if (mkdirat(c->snapfd, "mod", 0700) < 0 ||
+	    (c->modfd = openat(c->snapfd, "mod", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
+		    0)
+		return kp_err_errno(err, errno, "%s: cannot make a directory for libkmod: %s",
+				    c->snapdir, strerror(errno));
+	if (asprintf(&dir, "%s/mod", c->snapdir) < 0)
+		return kp_err_set(err, "out of memory");
+	c->kmoddir = kp_arena_strdup(&c->arena, dir);
+	free(dir);
+	if (!c->kmoddir)
+		return kp_err_set(err, "out of memory");
+	for (size_t i = 0; paths[i]; i++) {
+		char *copy = NULL;
+
+		r = snapshot_conf_dir(c, i, paths[i], &copy, err);
+		kpaths[i] = copy ? kp_arena_strdup(&c->arena, copy) : NULL;
+		free(copy);
+		if (r < 0)
+			return -1;
+		if (!kpaths[i])
+			return kp_err_set(err, "out of memory");
+	}
+	/* modules.softdep and modules.weakdep: kmod_new() reads them with the configuration */
+	for (size_t i = 5; i < KP_ARRAY_SIZE(kmod_files); i++)
+		if (kp_chain_snapshot_file(c, kmod_files[i], KP_CHAIN_MAX_INDEX, err) < 0)
+			return -1;
+	return snapshot_links(c, err);
+}
+
+/* Removes what the snapshot holds: the copies, the conf.N directories, then itself. */
+void kp_chain_snapshot_remove(struct kp_chain *c)
+{
+	int fd;
+	DIR *d;
+	struct dirent *de;
+
+	if (!c->snapshot)
+		return;
+	fd = openat(c->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	while (d && (de = readdir(d))) {
+		int sub;
+		DIR *sd;
+		struct dirent *se;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
+			continue;
+		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		sd = sub < 0 ? NULL : fdopendir(sub);
+		while (sd && (se = readdir(sd)))
+			if (strcmp(se->d_name, ".") && strcmp(se->d_name, ".."))
+				unlinkat(dirfd(sd), se->d_name, 0);
+		if (sd)
+			closedir(sd);
+		else if (sub >= 0)
+			close(sub);
+		unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+	}
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	if (c->modfd >= 0)
+		close(c->modfd);
+	rmdir(c->snapdir);
+	close(c->snapfd);
+	c->snapshot = false;
+}
+
+int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err *err)
+{
+	static const char *const conf_dirs[KP_CHAIN_CONF_DIRS] = {
+		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
+		"lib/modprobe.d", "usr/lib/modprobe.d",
+	};
+	const char *paths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
+	size_t np = 0;
+	int r;
+
+	for (size_t i = 0; i < KP_CHAIN_CONF_DIRS; i++) {
+		/* inside the root: ROOT/etc -> /etc is the root's etc, not the host's */
+		char *d = kp_root_resolve_dir(c->root, conf_dirs[i]);
+		const char *kept = NULL;
+
+		if (!d && errno == ELOOP)
+			kept = "";
+		else if (d && !kp_is_dir(d))
+			kept = "";
+		else if (d)
+			kept = kp_arena_strdup(&c->arena, d);
+		free(d);
+		if (!kept)
+			return kp_err_set(err, "out of memory");
+		if (*kept)
+			paths[np++] = kept;
+	}
+	/*
+	 * libkmod opens what it reads without O_NONBLOCK and trusts the indexes' offsets:
+	 * a FIFO blocks it forever, a corrupt index can loop it. Both refused here first.
+	 * Under a root it reads by name: where anyone but root or the caller could swap a
+	 * name after the check, it reads a checked private copy instead.
+	 */
+	if (kp_modprobe_config_check(c->root, paths, err) < 0)
+		return -1;
+	memcpy(kpaths, paths, sizeof(paths));
+	if (!kp_root_is_host(c->root)) {
+		r = kp_chain_kmod_trusted(c->moddir, paths);
+		if (r < 0)
+			return kp_err_set(err, "out of memory");
+		if (r == 0 && kp_chain_snapshot_open(c, paths, kpaths, err) < 0)
+			return -1;
+	}
+	if (kp_chain_check_index(c, "modules.dep.bin", true, err) < 0 ||
+	    kp_chain_check_index(c, "modules.builtin.bin", false, err) < 0 ||
+	    kp_chain_check_index(c, "modules.builtin.alias.bin", false, err) < 0)
+		return -1;
+	/* the root's files, whichever libkmod reads (a copy is not kept: not replayed) */
+	kp_in_note_kmod(c->moddir, paths);
+	if (c->snapshot)
+		kp_in_uncacheable("libkmod read a private copy of the root's indexes");
+	return 0;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# libkmod's reads under `hook --root`: libkmod opens depmod's indexes and modprobe.d by name,
+# after kopolicy checked them. A root whose release directory others can write (0777) has
+# libkmod read a private copy made through the pinned root; a trusted root is read by name.
+# The race: a watcher (inotify, python3) swaps modules.dep.bin for a link to another
+# system's index (where kp_use_prop has no dependency) as soon as kopolicy opens it; 3000
+# modprobe.d files widen the window before libkmod opens it. The answer must stay the root's:
+# kp_use_prop inherits P from kp_prop_prov on its chain.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+fx=$top/fixtures/ko/6.12
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+. "$top/tests/lib/tap.sh"
+if ! command -v depmod >/dev/null || ! command -v python3 >/dev/null; then
+	echo "1..0 # SKIP depmod (kmod) or python3 is not installed"
+	exit 0
+fi
+tap_tmpdir
+export KOPOLICY_CACHE_DIR=$tmp/cache
+unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS
+export KOPOLICY_RUN_CACHE=off
+
+# mkroot DIR MODULE...: a fake root with MODULEs in extra/, depmod run
+mkroot() {
+	local r=$1 m
+	shift
+	mkdir -p "$r"
+	cp -R "$top/tests/unit/policy/root/." "$r/"
+	mkdir -p "$r/lib/modules/$rel/extra" "$r/boot"
+	for m in "$@"; do cp "$fx/$m.ko" "$r/lib/modules/$rel/extra/"; done
+	: >"$r/lib/modules/$rel/modules.builtin"
+	: >"$r/lib/modules/$rel/modules.builtin.modinfo"
+	cp "$fx/Module.symvers.gz" "$r/boot/symvers-$rel.gz"
+	cp "$fx/config.gz" "$r/boot/config-$rel"
+	echo "$rel" >"$r/proc/sys/kernel/osrelease"
+	depmod -b "$r" "$rel" 2>/dev/null
+}
+root=$tmp/root
+md=$root/lib/modules/$rel
+mkroot "$root" kp_prop_prov kp_use_prop kp_plain
+mkroot "$tmp/other" kp_use_prop
+for i in $(seq 3000); do echo "# $i" >"$root/etc/modprobe.d/pad-$i.conf"; done
+chmod 0755 "$root" "$md"
+mkdir -m 0777 "$tmp/shared" # a TMPDIR others can change: no copy may be made there
+
+hook() { # ARGS... -> $rc, $tmp/out, $tmp/err
+	"$kp" hook -v --root "$root" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# trusted: read by name, no copy (a TMPDIR that would refuse one is not used)
+TMPDIR=$tmp/shared hook kp_use_prop
+cp "$tmp/err" "$tmp/err.trusted"
+is "a trusted root: read by name (no copy in TMPDIR)" "$rc $(ls -A "$tmp/shared" | wc -l)" "0 0"
+grep -q "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" "$tmp/err"
+ok "... kp_use_prop inherits P from kp_prop_prov on its chain" $?
+hook kp-test-alias
+is "... a modprobe.d alias of the root resolves" \
+	"$rc $(grep -c '^kopolicy: kp-test-alias:   kp_plain extra/kp_plain.ko$' "$tmp/err")" "0 1"
+
+# untrusted: the copy, the same answers, nothing left behind
+chmod 0777 "$md"
+TMPDIR=$tmp/shared hook kp_use_prop
+is "an untrusted root with a TMPDIR others can change: refused, exit 0 (fail open)" \
+	"$rc $(grep -c 'a directory others can change: libkmod.s copy' "$tmp/err")" "0 1"
+mkdir -m 0700 "$tmp/priv"
+TMPDIR=$tmp/priv hook kp_use_prop
+cmp -s "$tmp/err" "$tmp/err.trusted"
+ok "an untrusted root read from the copy: the same answer as by name" $?
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+is "... the copy removed" "$(ls -A "$tmp/priv" | wc -l)" 0
+TMPDIR=$tmp/priv hook kp-test-alias
+is "... the root's modprobe.d copied: its alias resolves" \
+	"$rc $(grep -c '^kopolicy: kp-test-alias:   kp_plain extra/kp_plain.ko$' "$tmp/err")" "0 1"
+
+# the race: modules.dep.bin swapped for a link to another system's index once opened
+ln -s "$tmp/other/lib/modules/$rel/modules.dep.bin" "$md/.swap"
+cat >"$tmp/watch.py" <<'PY'
+import ctypes, os, struct, sys
+d, name, link = sys.argv[1:4]
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+if fd < 0 or libc.inotify_add_watch(fd, d.encode(), 0x20) < 0:  # IN_OPEN
+    sys.exit(1)
+print("ready", flush=True)
+while True:
+    buf, i = os.read(fd, 65536), 0
+    while i < len(buf):
+        _, _, _, n = struct.unpack_from("iIII", buf, i)
+        hit = buf[i + 16:i + 16 + n].rstrip(b"\0").decode() == name
+        i += 16 + n
+        if hit:
+            os.rename(link, os.path.join(d, name))
+            print("swapped", flush=True)
+            sys.exit(0)
+PY
+python3 "$tmp/watch.py" "$md" modules.dep.bin "$md/.swap" >"$tmp/watch.out" 2>&1 &
+wpid=$!
+for _ in $(seq 100); do grep -q ready "$tmp/watch.out" && break; sleep 0.05; done
+TMPDIR=$tmp/priv hook kp_use_prop
+kill "$wpid" 2>/dev/null
+wait "$wpid" 2>/dev/null
+is "the race: the index was swapped once opened" \
+	"$(grep -c swapped "$tmp/watch.out") $(readlink "$md/modules.dep.bin")" \
+	"1 $tmp/other/lib/modules/$rel/modules.dep.bin"
+cmp -s "$tmp/err" "$tmp/err.trusted"
+ok "... libkmod read the checked copy: the root's chain, kp_use_prop inherits P" $?
+[ "$rc" = 0 ] && cmp -s "$tmp/err" "$tmp/err.trusted" || sed 's/^/#   /' "$tmp/err"
+# afterwards the link out of the root is refused, as before
+TMPDIR=$tmp/priv hook kp_use_prop
+grep -q "modules.dep.bin: a symlink that leads out of $root (or loops): refused as a depmod index" \
+	"$tmp/err"
+ok "... the next run: the link out of the root refused" $?
+
+tap_done
