@@ -14,6 +14,7 @@
 
 #include "file/inputs.h"
 #include "modprobe-index.h"
+#include "modprobe-snapshot.h"
 #include "kernel-tree.h"
 #include "kernel-tree-internal.h"
 #include "file/rootfs.h"
@@ -242,7 +243,12 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 		"lib/modprobe.d", "usr/lib/modprobe.d",
 	};
 	const char *paths[KP_ARRAY_SIZE(dirs) + 1] = { NULL };
+	const char *kpaths[KP_ARRAY_SIZE(dirs) + 1] = { NULL };
 	char *owned[KP_ARRAY_SIZE(dirs)] = { NULL };
+	struct kp_kmod_copy kc = { .rootdir = &t->rootdir,
+				   .moddir = t->moddir,
+				   .arena = &t->arena,
+				   .kmoddir = t->moddir };
 	struct kmod_config_iter *it;
 	struct kmod_ctx *ctx;
 	size_t n = 0, cap = 0;
@@ -266,8 +272,20 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 	r = kp_modprobe_config_check(t->root, paths, err);
 	if (r < 0)
 		goto out;
+	/* libkmod reads by name: under a root others could swap a file in, a private copy */
+	memcpy(kpaths, paths, sizeof(paths));
+	if (!kp_root_is_host(t->root)) {
+		r = kp_kmod_trusted(t->moddir, paths);
+		if (r < 0) {
+			r = kp_err_set(err, "out of memory");
+			goto out;
+		}
+		r = r == 0 ? kp_kmod_copy_open(&kc, paths, kpaths, err) : 0;
+		if (r < 0)
+			goto out;
+	}
 	kp_in_note_kmod(t->moddir, paths);
-	ctx = kmod_new(t->moddir, paths);
+	ctx = kmod_new(kc.kmoddir, kpaths);
 	if (!ctx) {
 		r = kp_err_set(err, "%s: libkmod cannot read the modprobe configuration",
 			       t->moddir);
@@ -288,6 +306,7 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 		kmod_config_iter_free_iter(it);
 	kmod_unref(ctx);
 out:
+	kp_kmod_copy_remove(&kc);
 	for (size_t i = 0; i < KP_ARRAY_SIZE(dirs); i++)
 		free(owned[i]);
 	return r;

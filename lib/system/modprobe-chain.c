@@ -54,7 +54,10 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	memset(c, 0, sizeof(*c));
 	c->root = kp_arena_strdup(&c->arena, root && *root ? root : "/");
 	c->moddir = kp_arena_strdup(&c->arena, moddir);
-	c->kmoddir = c->moddir;
+	c->kc = (struct kp_kmod_copy){ .rootdir = &c->rootdir,
+				       .moddir = c->moddir,
+				       .arena = &c->arena,
+				       .kmoddir = c->moddir };
 	/* opened once: the text indexes are opened under this directory */
 	kp_root_dir_pin(&c->rootdir, c->root);
 	c->builtin = builtin;
@@ -102,7 +105,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		return -1;
 	}
 	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
-	c->ctx = kmod_new(c->kmoddir, kpaths);
+	c->ctx = kmod_new(c->kc.kmoddir, kpaths);
 	if (!c->ctx) {
 		kp_chain_close(c);
 		return kp_err_set(err, "%s: libkmod cannot open the indexes", moddir);
@@ -117,7 +120,7 @@ void kp_chain_close(struct kp_chain *c)
 {
 	if (c->ctx)
 		kmod_unref(c->ctx);
-	kp_chain_snapshot_remove(c);
+	kp_kmod_copy_remove(&c->kc);
 	if (c->depbin.data)
 		kp_bytes_release(&c->depbin);
 	free(c->dep_text);
@@ -144,10 +147,10 @@ static bool is_blacklisted(const struct kp_chain *c, const char *name)
 static int set_paths(struct kp_chain *c, struct kp_chain_module *m, const char *file,
 		     struct kp_err *err)
 {
-	size_t ml = strlen(c->moddir), kl = strlen(c->kmoddir);
+	size_t ml = strlen(c->moddir), kl = strlen(c->kc.kmoddir);
 	char *p = NULL;
 
-	if (c->snapshot && !strncmp(file, c->kmoddir, kl) && file[kl] == '/') {
+	if (c->kc.active && !strncmp(file, c->kc.kmoddir, kl) && file[kl] == '/') {
 		/* libkmod names it in its copy: the module is the root's */
 		if (asprintf(&p, "%s%s", c->moddir, file + kl) < 0)
 			p = NULL;

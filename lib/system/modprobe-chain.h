@@ -19,6 +19,7 @@
 
 #include "file/bytes.h"
 #include "file/rootopen.h"
+#include "modprobe-snapshot.h"
 #include "util/util.h"
 
 /* Bounds on what is read from a root that may be hostile. */
@@ -49,10 +50,7 @@ struct kp_chain {
 	const char *root;
 	struct kp_root_dir rootdir; /* @root's directory, opened once by kp_chain_open() */
 	const char *moddir;	    /* ROOT/lib/modules/<release> */
-	const char *kmoddir;	    /* the directory libkmod reads: @moddir, or the snapshot's */
-	bool snapshot;		    /* libkmod reads a private copy (modprobe-snapshot.h) */
-	const char *snapdir;	    /* with @snapshot: its directory (@kmoddir is its "mod") */
-	int snapfd, modfd;	    /* with @snapshot: @snapdir and @kmoddir, O_PATH */
+	struct kp_kmod_copy kc;	    /* what libkmod reads: the root's files or a copy */
 	enum kp_chain_source source;
 	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */

@@ -168,7 +168,7 @@ static int conf_dir_trusted(const char *dir, uid_t euid)
 	return r;
 }
 
-int kp_chain_kmod_trusted(const char *moddir, const char *const *paths)
+int kp_kmod_trusted(const char *moddir, const char *const *paths)
 {
 	uid_t euid = geteuid();
 	int r = 1;
@@ -227,38 +227,38 @@ static int copy_fd(int in, const struct stat *st, size_t max, int dirfd, const c
  * (kp_open_regular_in(): links resolved inside it, never a FIFO); absent: nothing. 0, or
  * -1 with "@src: why".
  */
-static int snapshot_copy(struct kp_chain *c, const char *src, const char *name, size_t max,
+static int snapshot_copy(struct kp_kmod_copy *k, const char *src, const char *name, size_t max,
 			 struct kp_err *err)
 {
 	struct stat st;
 	int fd, r;
 
-	fd = kp_open_regular_in(&c->rootdir, src, &st, err);
+	fd = kp_open_regular_in(k->rootdir, src, &st, err);
 	if (fd < 0)
 		return kp_err_errnum(err) == ENOENT ? 0 : kp_err_prefix(err, src);
-	r = copy_fd(fd, &st, max, c->modfd, name, err);
+	r = copy_fd(fd, &st, max, k->modfd, name, err);
 	close(fd);
 	return r < 0 ? kp_err_prefix(err, src) : 0;
 }
 
-int kp_chain_snapshot_file(struct kp_chain *c, const char *name, size_t max, struct kp_err *err)
+int kp_kmod_copy_file(struct kp_kmod_copy *k, const char *name, size_t max, struct kp_err *err)
 {
 	char *src;
 	int r;
 
-	if (!c->snapshot)
+	if (!k->active)
 		return 0;
-	if (faccessat(c->modfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	if (faccessat(k->modfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0; /* copied once */
-	if (asprintf(&src, "%s/%s", c->moddir, name) < 0)
+	if (asprintf(&src, "%s/%s", k->moddir, name) < 0)
 		return kp_err_set(err, "out of memory");
-	r = snapshot_copy(c, src, name, max, err);
+	r = snapshot_copy(k, src, name, max, err);
 	free(src);
 	return r;
 }
 
 /* The *.conf names of the configuration directory @dir into the snapshot's "conf.@i". */
-static int snapshot_conf_dir(struct kp_chain *c, size_t i, const char *dir, char **copy,
+static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, char **copy,
 			     struct kp_err *err)
 {
 	char sub[32];
@@ -267,15 +267,15 @@ static int snapshot_conf_dir(struct kp_chain *c, size_t i, const char *dir, char
 	int r = 0, subfd;
 
 	snprintf(sub, sizeof(sub), "conf.%zu", i);
-	if (mkdirat(c->snapfd, sub, 0700) < 0 ||
-	    (subfd = openat(c->snapfd, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if (mkdirat(k->snapfd, sub, 0700) < 0 ||
+	    (subfd = openat(k->snapfd, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return kp_err_errno(err, errno, "%s: cannot copy for libkmod: %s", dir,
 				    strerror(errno));
-	if (asprintf(copy, "%s/%s", c->snapdir, sub) < 0) {
+	if (asprintf(copy, "%s/%s", k->snapdir, sub) < 0) {
 		close(subfd);
 		return kp_err_set(err, "out of memory");
 	}
-	d = kp_opendir_in(&c->rootdir, dir);
+	d = kp_opendir_in(k->rootdir, dir);
 	while (d && r == 0 && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 		struct stat st;
@@ -288,7 +288,7 @@ static int snapshot_conf_dir(struct kp_chain *c, size_t i, const char *dir, char
 			r = kp_err_set(err, "out of memory");
 			break;
 		}
-		fd = kp_open_regular_in(&c->rootdir, src, &st, err);
+		fd = kp_open_regular_in(k->rootdir, src, &st, err);
 		if (fd >= 0) {
 			r = copy_fd(fd, &st, KP_CHAIN_MAX_INDEX, subfd, de->d_name, err);
 			close(fd);
@@ -309,16 +309,16 @@ static int snapshot_conf_dir(struct kp_chain *c, size_t i, const char *dir, char
  * libkmod 30 stat()s each module it names (kmod_module_new_from_path()) under its
  * directory: each entry of the release directory but the files copied is linked from the
  * copy to the root's own, for that stat() only. kopolicy opens the modules itself, inside
- * the root (set_paths() names them under @c->moddir).
+ * the root (set_paths() names them under @k->moddir).
  */
-static int snapshot_links(struct kp_chain *c, struct kp_err *err)
+static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 {
 	struct dirent *de;
-	DIR *d = kp_opendir_in(&c->rootdir, c->moddir);
+	DIR *d = kp_opendir_in(k->rootdir, k->moddir);
 	int r = 0;
 
 	if (!d)
-		return kp_err_errno(err, errno, "%s: %s", c->moddir, strerror(errno));
+		return kp_err_errno(err, errno, "%s: %s", k->moddir, strerror(errno));
 	while (r == 0 && (de = readdir(d))) {
 		bool copied = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
 		char *target;
@@ -327,9 +327,9 @@ static int snapshot_links(struct kp_chain *c, struct kp_err *err)
 			copied = !strcmp(de->d_name, kmod_files[i]);
 		if (copied)
 			continue;
-		if (asprintf(&target, "%s/%s", c->moddir, de->d_name) < 0)
+		if (asprintf(&target, "%s/%s", k->moddir, de->d_name) < 0)
 			return kp_err_set(err, "out of memory");
-		if (symlinkat(target, c->modfd, de->d_name) < 0)
+		if (symlinkat(target, k->modfd, de->d_name) < 0)
 			r = kp_err_errno(err, errno, "%s: cannot link for libkmod: %s", target,
 					 strerror(errno));
 		free(target);
@@ -338,8 +338,8 @@ static int snapshot_links(struct kp_chain *c, struct kp_err *err)
 	return r;
 }
 
-int kp_chain_snapshot_open(struct kp_chain *c, const char *const *paths, const char **kpaths,
-			   struct kp_err *err)
+int kp_kmod_copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
+		      struct kp_err *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *dir;
@@ -355,41 +355,41 @@ int kp_chain_snapshot_open(struct kp_chain *c, const char *const *paths, const c
 		free(dir);
 		return r;
 	}
-	c->snapdir = kp_arena_strdup(&c->arena, dir);
-	c->snapfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (c->snapfd < 0 || !c->snapdir) {
-		if (c->snapfd >= 0)
-			close(c->snapfd);
+	k->snapdir = kp_arena_strdup(k->arena, dir);
+	k->snapfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (k->snapfd < 0 || !k->snapdir) {
+		if (k->snapfd >= 0)
+			close(k->snapfd);
 		rmdir(dir);
 		free(dir);
 		return kp_err_set(err, "out of memory");
 	}
 	free(dir);
-	c->modfd = -1;
-	c->snapshot = true; /* from here kp_chain_close() removes it */
+	k->modfd = -1;
+	k->active = true; /* from here kp_kmod_copy_remove() removes it */
 	/* the copy is only as safe as the directories above it */
-	r = kp_host_path_trusted(c->snapdir, geteuid());
+	r = kp_host_path_trusted(k->snapdir, geteuid());
 	if (r <= 0)
 		return kp_err_set(err,
 				  "%s: a directory others can change: libkmod's copy of %s refused "
 				  "(set TMPDIR to a directory of root's)",
-				  c->snapdir, c->moddir);
-	if (mkdirat(c->snapfd, "mod", 0700) < 0 ||
-	    (c->modfd = openat(c->snapfd, "mod", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
+				  k->snapdir, k->moddir);
+	if (mkdirat(k->snapfd, "mod", 0700) < 0 ||
+	    (k->modfd = openat(k->snapfd, "mod", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
 		    0)
 		return kp_err_errno(err, errno, "%s: cannot make a directory for libkmod: %s",
-				    c->snapdir, strerror(errno));
-	if (asprintf(&dir, "%s/mod", c->snapdir) < 0)
+				    k->snapdir, strerror(errno));
+	if (asprintf(&dir, "%s/mod", k->snapdir) < 0)
 		return kp_err_set(err, "out of memory");
-	c->kmoddir = kp_arena_strdup(&c->arena, dir);
+	k->kmoddir = kp_arena_strdup(k->arena, dir);
 	free(dir);
-	if (!c->kmoddir)
+	if (!k->kmoddir)
 		return kp_err_set(err, "out of memory");
 	for (size_t i = 0; paths[i]; i++) {
 		char *copy = NULL;
 
-		r = snapshot_conf_dir(c, i, paths[i], &copy, err);
-		kpaths[i] = copy ? kp_arena_strdup(&c->arena, copy) : NULL;
+		r = snapshot_conf_dir(k, i, paths[i], &copy, err);
+		kpaths[i] = copy ? kp_arena_strdup(k->arena, copy) : NULL;
 		free(copy);
 		if (r < 0)
 			return -1;
@@ -398,21 +398,21 @@ int kp_chain_snapshot_open(struct kp_chain *c, const char *const *paths, const c
 	}
 	/* modules.softdep and modules.weakdep: kmod_new() reads them with the configuration */
 	for (size_t i = 5; i < KP_ARRAY_SIZE(kmod_files); i++)
-		if (kp_chain_snapshot_file(c, kmod_files[i], KP_CHAIN_MAX_INDEX, err) < 0)
+		if (kp_kmod_copy_file(k, kmod_files[i], KP_CHAIN_MAX_INDEX, err) < 0)
 			return -1;
-	return snapshot_links(c, err);
+	return snapshot_links(k, err);
 }
 
 /* Removes what the snapshot holds: the copies, the conf.N directories, then itself. */
-void kp_chain_snapshot_remove(struct kp_chain *c)
+void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 {
 	int fd;
 	DIR *d;
 	struct dirent *de;
 
-	if (!c->snapshot)
+	if (!k->active)
 		return;
-	fd = openat(c->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(k->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = fd < 0 ? NULL : fdopendir(fd);
 	while (d && (de = readdir(d))) {
 		int sub;
@@ -438,11 +438,11 @@ void kp_chain_snapshot_remove(struct kp_chain *c)
 		closedir(d);
 	else if (fd >= 0)
 		close(fd);
-	if (c->modfd >= 0)
-		close(c->modfd);
-	rmdir(c->snapdir);
-	close(c->snapfd);
-	c->snapshot = false;
+	if (k->modfd >= 0)
+		close(k->modfd);
+	rmdir(k->snapdir);
+	close(k->snapfd);
+	k->active = false;
 }
 
 int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err *err)
@@ -482,10 +482,10 @@ int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err
 		return -1;
 	memcpy(kpaths, paths, sizeof(paths));
 	if (!kp_root_is_host(c->root)) {
-		r = kp_chain_kmod_trusted(c->moddir, paths);
+		r = kp_kmod_trusted(c->moddir, paths);
 		if (r < 0)
 			return kp_err_set(err, "out of memory");
-		if (r == 0 && kp_chain_snapshot_open(c, paths, kpaths, err) < 0)
+		if (r == 0 && kp_kmod_copy_open(&c->kc, paths, kpaths, err) < 0)
 			return -1;
 	}
 	if (kp_chain_check_index(c, "modules.dep.bin", true, err) < 0 ||
@@ -494,7 +494,7 @@ int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err
 		return -1;
 	/* the root's files, whichever libkmod reads (a copy is not kept: not replayed) */
 	kp_in_note_kmod(c->moddir, paths);
-	if (c->snapshot)
+	if (c->kc.active)
 		kp_in_uncacheable("libkmod read a private copy of the root's indexes");
 	return 0;
 }

@@ -9,21 +9,23 @@
 #ifndef KP_MODPROBE_SNAPSHOT_H
 #define KP_MODPROBE_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "modprobe-chain.h"
+#include "file/rootopen.h"
 #include "util/util.h"
 
-/*
- * What libkmod will read for @c (opened by kp_chain_open() on a release directory with
- * modules.dep.bin), checked first: the root's modprobe.d directories (their entries must be
- * regular files or directories), then, under a root whose files others could swap
- * (kp_chain_kmod_trusted()), a private copy (kp_chain_snapshot_open()), then the indexes
- * kmod_new() reaches (modules.dep.bin kept in @c). @kpaths (KP_CHAIN_CONF_DIRS + 1) gets the
- * configuration directories kmod_new() is given, NULL-terminated. 0, or -1 with @err.
- */
-int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err *err);
+/* What libkmod reads of a release directory: the root's files, or a private copy. */
+struct kp_kmod_copy {
+	const struct kp_root_dir *rootdir; /* the root, pinned (borrowed) */
+	const char *moddir;		   /* ROOT/lib/modules/<release> (borrowed) */
+	struct kp_arena *arena;		   /* the owner's: the paths below */
+	const char *kmoddir;		   /* given to kmod_new(): @moddir, or the copy's */
+	bool active;			   /* a copy exists (kp_kmod_copy_remove() removes it) */
+	const char *snapdir;		   /* with @active: the copy (@kmoddir is its "mod") */
+	int snapfd, modfd;		   /* with @active: @snapdir and @kmoddir, O_PATH */
+};
 
 /*
  * 1 when nothing on the host way to @path (absolute; each directory from "/", each link
@@ -40,23 +42,25 @@ int kp_host_path_trusted(const char *path, uid_t euid);
  * directories @paths (NULL-terminated) by name: kp_host_path_trusted() for every file of
  * @moddir libkmod reads, each directory of @paths and each *.conf it lists. 1, 0, or -1.
  */
-int kp_chain_kmod_trusted(const char *moddir, const char *const *paths);
+int kp_kmod_trusted(const char *moddir, const char *const *paths);
 
 /*
- * Makes @c's private copy for libkmod: a 0700 directory under $TMPDIR (absolute; else
- * /tmp) that must itself be trusted, set as @c->kmoddir, with each configuration directory
- * of @paths copied (its *.conf files, opened through @c->rootdir) as "conf.N", whose path
- * goes to @kpaths[N], and modules.softdep. The indexes are copied by
- * kp_chain_snapshot_file() when checked. 0, or -1 with @err; kp_chain_close() removes it.
+ * Makes @k's private copy for libkmod: a 0700 directory under $TMPDIR (absolute; else
+ * /tmp) that must itself be trusted, its "mod" set as @k->kmoddir, with each configuration
+ * directory of @paths copied (its *.conf files, opened through @k->rootdir) as "conf.N",
+ * whose path goes to @kpaths[N], modules.softdep and modules.weakdep, and a link to the
+ * root's own entry for each other name of @k->moddir (libkmod only stat()s the modules).
+ * The indexes are copied by kp_kmod_copy_file() when checked. 0, or -1 with @err;
+ * kp_kmod_copy_remove() removes it (also after a failure).
  */
-int kp_chain_snapshot_open(struct kp_chain *c, const char *const *paths, const char **kpaths,
-			   struct kp_err *err);
+int kp_kmod_copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
+		      struct kp_err *err);
 /*
- * @c->moddir/@name (at most @max bytes) copied through @c->rootdir into the snapshot once,
- * when @c has one; absent stays absent. 0, or -1 with "PATH: why".
+ * @k->moddir/@name (at most @max bytes) copied through @k->rootdir into the copy once,
+ * when @k has one; absent stays absent. 0, or -1 with "PATH: why".
  */
-int kp_chain_snapshot_file(struct kp_chain *c, const char *name, size_t max, struct kp_err *err);
-/* Removes @c's snapshot, if any. */
-void kp_chain_snapshot_remove(struct kp_chain *c);
+int kp_kmod_copy_file(struct kp_kmod_copy *k, const char *name, size_t max, struct kp_err *err);
+/* Removes @k's copy, if any. */
+void kp_kmod_copy_remove(struct kp_kmod_copy *k);
 
 #endif

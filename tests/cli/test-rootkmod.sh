@@ -39,7 +39,7 @@ mkroot() {
 }
 root=$tmp/root
 md=$root/lib/modules/$rel
-mkroot "$root" kp_prop_prov kp_use_prop kp_plain
+mkroot "$root" kp_prop_prov kp_use_prop kp_plain kp_nolicense
 mkroot "$tmp/other" kp_use_prop
 for i in $(seq 3000); do echo "# $i" >"$root/etc/modprobe.d/pad-$i.conf"; done
 chmod 0755 "$root" "$md"
@@ -60,6 +60,11 @@ hook kp-test-alias
 is "... a modprobe.d alias of the root resolves" \
 	"$rc $(grep -c '^kopolicy: kp-test-alias:   kp_plain extra/kp_plain.ko$' "$tmp/err")" "0 1"
 
+hook kp-bl-alias
+cp "$tmp/err" "$tmp/err.bl"
+is "... a blacklisted module behind an alias of the root's modprobe.d is skipped" \
+	"$rc $(grep -c kp_nolicense "$tmp/err")" "0 0"
+
 # untrusted: the copy, the same answers, nothing left behind
 chmod 0777 "$md"
 TMPDIR=$tmp/shared hook kp_use_prop
@@ -74,6 +79,9 @@ is "... the copy removed" "$(ls -A "$tmp/priv" | wc -l)" 0
 TMPDIR=$tmp/priv hook kp-test-alias
 is "... the root's modprobe.d copied: its alias resolves" \
 	"$rc $(grep -c '^kopolicy: kp-test-alias:   kp_plain extra/kp_plain.ko$' "$tmp/err")" "0 1"
+TMPDIR=$tmp/priv hook kp-bl-alias
+cmp -s "$tmp/err" "$tmp/err.bl"
+ok "... the blacklist read from the copy (the tree's libkmod too): the same answer" $?
 
 # the race: modules.dep.bin swapped for a link to another system's index once opened
 ln -s "$tmp/other/lib/modules/$rel/modules.dep.bin" "$md/.swap"
