@@ -139,8 +139,41 @@ int kp_host_path_trusted(const char *path, uid_t euid)
 	return result;
 }
 
-/* 1 when each name of @dir that libkmod lists (*.conf) and @dir itself are trusted. */
-static int conf_dir_trusted(const char *dir, uid_t euid)
+/*
+ * @name in @dirfd, the directory @dir that kp_host_path_trusted() passed (so nobody else
+ * can add, rename or remove a name in it): absent, a directory (libkmod skips it) or a
+ * regular file in a trusted state; a link walked whole from "/". 1, 0, or -1.
+ */
+static int entry_trusted(int dirfd, const char *dir, const char *name, uid_t euid)
+{
+	struct stat st, fst;
+	char *p;
+	int fd, r;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT;
+	if (S_ISLNK(st.st_mode)) {
+		if (asprintf(&p, "%s/%s", dir, name) < 0)
+			return -1;
+		r = kp_host_path_trusted(p, euid);
+		free(p);
+		return r;
+	}
+	if (S_ISDIR(st.st_mode))
+		return 1;
+	if (!S_ISREG(st.st_mode))
+		return 0; /* FIFOs, devices: refused on the copy's way */
+	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	r = fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev && fst.st_ino == st.st_ino &&
+	    kp_state_trusted(&fst, (enum kp_fs_class)kp_fs_class_of_fd(fd), euid);
+	close(fd);
+	return r;
+}
+
+/* 1 when @dir and each name of it libkmod reads (@names, else every *.conf) are trusted. */
+static int dir_trusted(const char *dir, const char *const *names, size_t nnames, uid_t euid)
 {
 	struct dirent *de;
 	DIR *d;
@@ -148,21 +181,18 @@ static int conf_dir_trusted(const char *dir, uid_t euid)
 
 	if (r <= 0)
 		return r;
+	/* by name: nobody else can change the way to it (just checked) */
 	d = opendir(dir);
 	if (!d)
 		return 0;
-	while (r == 1 && (de = readdir(d))) {
+	for (size_t i = 0; r == 1 && i < nnames; i++)
+		r = entry_trusted(dirfd(d), dir, names[i], euid);
+	while (!names && r == 1 && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
-		char *p;
 
 		if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".conf"))
 			continue;
-		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0) {
-			r = -1;
-			break;
-		}
-		r = kp_host_path_trusted(p, euid);
-		free(p);
+		r = entry_trusted(dirfd(d), dir, de->d_name, euid);
 	}
 	closedir(d);
 	return r;
@@ -171,18 +201,10 @@ static int conf_dir_trusted(const char *dir, uid_t euid)
 int kp_kmod_trusted(const char *moddir, const char *const *paths)
 {
 	uid_t euid = geteuid();
-	int r = 1;
+	int r = dir_trusted(moddir, kmod_files, KP_ARRAY_SIZE(kmod_files), euid);
 
-	for (size_t i = 0; r == 1 && i < KP_ARRAY_SIZE(kmod_files); i++) {
-		char *p;
-
-		if (asprintf(&p, "%s/%s", moddir, kmod_files[i]) < 0)
-			return -1;
-		r = kp_host_path_trusted(p, euid);
-		free(p);
-	}
 	for (size_t i = 0; r == 1 && paths[i]; i++)
-		r = conf_dir_trusted(paths[i], euid);
+		r = dir_trusted(paths[i], NULL, 0, euid);
 	return r;
 }
 
