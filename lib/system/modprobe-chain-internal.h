@@ -37,9 +37,11 @@ int kp_chain_check_lookup(struct kp_chain *c, const char *name, struct kp_err *e
  * modules.dep.bin), checked first: the root's modprobe.d directories (their entries must be
  * regular files or directories), then, under a root whose files others could swap
  * (kp_kmod_trusted()), a private copy (kp_kmod_copy_open()), then the indexes kmod_new()
- * reaches (modules.dep.bin kept in @c). @kpaths (KP_CHAIN_CONF_DIRS + 1) gets the
- * configuration directories kmod_new() is given, NULL-terminated. 0, or -1 with @err.
+ * reaches (modules.dep.bin kept in @c). @paths and @kpaths (KP_CHAIN_CONF_DIRS + 1 each)
+ * get the root's configuration directories and those kmod_new() is given (the same, or the
+ * copy's), NULL-terminated. 0, or -1 with @err.
  */
-int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err *err);
+int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **kpaths,
+			  struct kp_err *err);
 
 #endif

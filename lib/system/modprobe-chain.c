@@ -47,6 +47,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
 		  size_t nblacklist, struct kp_err *err)
 {
+	const char *paths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
 	const char *kpaths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
 	char *bin = NULL;
 	int r;
@@ -100,11 +101,12 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	}
 	free(bin);
 	/* what libkmod reads checked first: the root's files, or a copy of them */
-	if (kp_chain_kmod_prepare(c, kpaths, err) < 0) {
+	if (kp_chain_kmod_prepare(c, paths, kpaths, err) < 0) {
 		kp_chain_close(c);
 		return -1;
 	}
 	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
+	kp_in_note_kmod(moddir, paths); /* the root's files, whichever libkmod reads */
 	c->ctx = kmod_new(c->kc.kmoddir, kpaths);
 	if (!c->ctx) {
 		kp_chain_close(c);

@@ -360,8 +360,8 @@ static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 	return r;
 }
 
-int kp_kmod_copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
-		      struct kp_err *err)
+static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
+		     struct kp_err *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *dir;
@@ -425,6 +425,17 @@ int kp_kmod_copy_open(struct kp_kmod_copy *k, const char *const *paths, const ch
 	return snapshot_links(k, err);
 }
 
+int kp_kmod_copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
+		      struct kp_err *err)
+{
+	/* a failure here depends on $TMPDIR and the way to it, which no manifest holds */
+	if (copy_open(k, paths, kpaths, err) < 0) {
+		kp_in_uncacheable("no private copy for libkmod");
+		return -1;
+	}
+	return 0;
+}
+
 /* Removes what the snapshot holds: the copies, the conf.N directories, then itself. */
 void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 {
@@ -467,16 +478,17 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 	k->active = false;
 }
 
-int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err *err)
+int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **kpaths,
+			  struct kp_err *err)
 {
 	static const char *const conf_dirs[KP_CHAIN_CONF_DIRS] = {
 		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
 		"lib/modprobe.d", "usr/lib/modprobe.d",
 	};
-	const char *paths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
 	size_t np = 0;
 	int r;
 
+	paths[0] = NULL;
 	for (size_t i = 0; i < KP_CHAIN_CONF_DIRS; i++) {
 		/* inside the root: ROOT/etc -> /etc is the root's etc, not the host's */
 		char *d = kp_root_resolve_dir(c->root, conf_dirs[i]);
@@ -491,8 +503,10 @@ int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err
 		free(d);
 		if (!kept)
 			return kp_err_set(err, "out of memory");
-		if (*kept)
+		if (*kept) {
 			paths[np++] = kept;
+			paths[np] = NULL;
+		}
 	}
 	/*
 	 * libkmod opens what it reads without O_NONBLOCK and trusts the indexes' offsets:
@@ -502,7 +516,7 @@ int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err
 	 */
 	if (kp_modprobe_config_check(c->root, paths, err) < 0)
 		return -1;
-	memcpy(kpaths, paths, sizeof(paths));
+	memcpy(kpaths, paths, (np + 1) * sizeof(*paths));
 	if (!kp_root_is_host(c->root)) {
 		r = kp_kmod_trusted(c->moddir, paths);
 		if (r < 0)
@@ -514,8 +528,7 @@ int kp_chain_kmod_prepare(struct kp_chain *c, const char **kpaths, struct kp_err
 	    kp_chain_check_index(c, "modules.builtin.bin", false, err) < 0 ||
 	    kp_chain_check_index(c, "modules.builtin.alias.bin", false, err) < 0)
 		return -1;
-	/* the root's files, whichever libkmod reads (a copy is not kept: not replayed) */
-	kp_in_note_kmod(c->moddir, paths);
+	/* its checks recorded the copy's own files, gone by a replay: not stored */
 	if (c->kc.active)
 		kp_in_uncacheable("libkmod read a private copy of the root's indexes");
 	return 0;
