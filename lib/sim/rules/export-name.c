@@ -36,7 +36,8 @@ int kp_rule_wild_export_name(struct kp_sim_ctx *c, struct kp_loading *ld)
 	char where[48];
 
 	if (w->offset < 0)
-		snprintf(where, sizeof(where), "0x%" PRIx64 " bytes before", (uint64_t)-w->offset);
+		snprintf(where, sizeof(where), "0x%" PRIx64 " bytes before",
+			 0 - (uint64_t)w->offset);
 	else
 		snprintf(where, sizeof(where), "0x%" PRIx64 " bytes past the start of",
 			 (uint64_t)w->offset);
