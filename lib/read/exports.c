@@ -78,9 +78,11 @@ static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, un
 			wild->present = true;
 			wild->index = (uint32_t)i;
 			wild->offset = off;
-			if (k == 3 &&
-			    (kp_elf_field_target(e, tab, base + 2 * f, f, &ns, &ignored) < 0 ||
-			     (ns.relocated && (!ns.in_section || ns.shndx != strs))))
+			if (k < 3)
+				continue;
+			if (kp_elf_field_target(e, tab, base + 2 * f, f, &ns, &ignored) < 0)
+				return false;
+			if (ns.relocated ? !ns.in_section || ns.shndx != strs : ns.value != 0)
 				return false;
 			continue;
 		}
@@ -285,14 +287,13 @@ out:
 static int read_flagstab(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
 {
 	size_t idx = kp_elf_find_section(e, "__kflagstab");
+	const struct kp_wild_export *w = &m->wild_export;
+	bool skip = w->present && w->table == KP_KSYMTAB; /* its flag byte is not an export's */
 	size_t nplain = 0;
 
 	if (!idx)
 		return 0;
 	m->has_kflagstab = true;
-	const struct kp_wild_export *w = &m->wild_export;
-	bool skip = w->present && w->table == KP_KSYMTAB; /* its flag byte is not an export's */
-
 	for (size_t i = 0; i < m->nexports; i++)
 		nplain += m->exports[i].table == KP_KSYMTAB;
 	if (e->sections[idx].size != nplain + skip)
