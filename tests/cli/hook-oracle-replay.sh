@@ -2,7 +2,8 @@
 # The hook oracle's checks (tests/oracle/hook/check-hook-serial.sh) on its committed serial
 # logs: Debian's kernels booted with the hook installed, each ending with the "mutex" step
 # (module_mutex held after an oops; the hook answers at --timeout, its reader left in D):
-# 5.10, 6.1, 6.12 and 7.2, one serial-mutex-SERIES.serial each.
+# 5.10, 6.1, 6.12 and 7.2, one serial-mutex-SERIES.serial each, and 6.12 again with the
+# mutex step by ksymtab-wild.py's module (KP_HOOK_MUTEX=ksymtab), serial-ksymtab-6.12.serial.
 # Re-record with KP_ORACLE_KEEP=1 tests/oracle/hook/run-hook-oracle.sh SERIES (serial.kept).
 set -uo pipefail
 
@@ -11,8 +12,8 @@ kp=${KOPOLICY:-./src/kopolicy}
 . "$top/tests/lib/tap.sh"
 tap_tmpdir
 
-for log in "$top"/tests/oracle/hook/testdata/serial-mutex-*.serial; do
-	series=${log##*/serial-mutex-}
+for log in "$top"/tests/oracle/hook/testdata/serial-{mutex,ksymtab}-*.serial; do
+	series=${log##*/serial-*-}
 	series=${series%.serial}
 	rel=$(grep -o 'KPHOOK-BEGIN [^ ]*$' "$log" | head -1 | cut -d' ' -f2)
 	# each check of that log as one of this script's, its series in front
