@@ -13,6 +13,7 @@
 #include "check-splice.h"
 #include "json-out.h"
 #include "sim/open-record.h"
+#include "util/byte-reader.h"
 
 #define MAGIC "KPSPLRP1"
 
@@ -56,42 +57,6 @@ int kp_splice_report_encode(struct kp_byte_writer *w, const struct kp_check_capt
 	return 0;
 }
 
-/* Reading: @bad set on the first thing out of bounds; every later read gives zeros. */
-struct reader {
-	const unsigned char *p;
-	size_t len, off;
-	const char *bad;
-};
-
-static const unsigned char *take(struct reader *r, size_t n, const char *what)
-{
-	const unsigned char *q;
-
-	if (r->bad)
-		return NULL;
-	if (r->len - r->off < n) {
-		r->bad = what;
-		return NULL;
-	}
-	q = r->p + r->off;
-	r->off += n;
-	return q;
-}
-
-static uint32_t get32(struct reader *r, const char *what)
-{
-	const unsigned char *q = take(r, 4, what);
-
-	return q ? kp_load32(q, false) : 0;
-}
-
-/* A counted byte string: its bytes (borrowed) and *@len. */
-static const char *get_bytes(struct reader *r, size_t *len, const char *what)
-{
-	*len = get32(r, what);
-	return (const char *)take(r, *len, what);
-}
-
 /* @b's marks in order inside its text, its findings an array with @fsim inside it. */
 static bool marks_hold(const struct kp_check_block *b)
 {
@@ -112,40 +77,40 @@ static bool marks_hold(const struct kp_check_block *b)
 int kp_splice_report_decode(const unsigned char *p, size_t len, size_t n,
 			    struct kp_splice_report *out, struct kp_err *err)
 {
-	struct reader r = { .p = p, .len = len };
-	const unsigned char *magic = take(&r, 8, "magic");
+	struct kp_byte_reader r = { .p = p, .len = len };
+	const unsigned char *magic = kp_br_take(&r, 8, "magic");
 	const unsigned char *q;
 
 	memset(out, 0, sizeof(*out));
 	if (!magic || memcmp(magic, MAGIC, 8))
 		return kp_err_set(err, "the report store: its magic");
-	q = take(&r, 2, "header");
+	q = kp_br_take(&r, 2, "header");
 	if (q && (q[0] > 2 || q[1] > KP_SEV_ERROR + 1))
 		r.bad = "header";
 	if (q) {
 		out->base_rc = q[0];
 		out->fail_on = (enum kp_severity)q[1];
 	}
-	out->head = get_bytes(&r, &out->headlen, "head");
-	out->tail = get_bytes(&r, &out->taillen, "tail");
-	if (!r.bad && get32(&r, "count") != n)
+	out->head = kp_br_bytes(&r, &out->headlen, "head");
+	out->tail = kp_br_bytes(&r, &out->taillen, "tail");
+	if (!r.bad && kp_br_get32(&r, "count") != n)
 		r.bad = "count";
 	out->n = n;
 	if (!r.bad && !(out->blocks = calloc(n ? n : 1, sizeof(*out->blocks))))
 		r.bad = "out of memory";
 	for (size_t i = 0; i < n && !r.bad; i++) {
 		struct kp_check_block *b = &out->blocks[i];
-		const unsigned char *has = take(&r, 1, "block");
+		const unsigned char *has = kp_br_take(&r, 1, "block");
 
 		if (!has || !*has)
 			continue;
 		/* borrowed from @p, never written */
-		b->text = (char *)get_bytes(&r, &b->len, "block");
+		b->text = (char *)kp_br_bytes(&r, &b->len, "block");
 		for (int m = 0; m < KP_NMARKS; m++) {
-			b->start[m] = get32(&r, "mark");
-			b->end[m] = get32(&r, "mark");
+			b->start[m] = kp_br_get32(&r, "mark");
+			b->end[m] = kp_br_get32(&r, "mark");
 		}
-		b->fsim = get32(&r, "mark");
+		b->fsim = kp_br_get32(&r, "mark");
 		b->policy_last = true;
 		if (!r.bad && (*has != 1 || !b->text || !marks_hold(b)))
 			r.bad = "marks";

@@ -176,6 +176,10 @@ static int decode(struct rd *rp)
 	for (int t = 0; t < KP_KSYMTAB_NTABLES; t++)
 		m->has_kcrctab[t] = get_bool(&r);
 	m->has_kflagstab = get_bool(&r);
+	m->wild_export.present = get_bool(&r);
+	m->wild_export.table = get_enum(&r, KP_KSYMTAB_NTABLES - 1);
+	m->wild_export.index = get_u32(&r);
+	m->wild_export.offset = (int64_t)get_u64(&r);
 
 	m->imports = kp_facts_get_array(&r, m->nimports, sizeof(*m->imports));
 	for (size_t i = 0; i < m->nimports && !r.bad; i++) {

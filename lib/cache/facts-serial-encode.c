@@ -235,6 +235,10 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	for (int t = 0; t < KP_KSYMTAB_NTABLES; t++)
 		put_u8(b, m->has_kcrctab[t]);
 	put_u8(b, m->has_kflagstab);
+	put_u8(b, m->wild_export.present);
+	put_u8(b, m->wild_export.table);
+	put_u32(b, m->wild_export.index);
+	put_u64(b, (uint64_t)m->wild_export.offset);
 
 	for (size_t i = 0; i < m->nimports; i++) {
 		put_sym(b, m->imports[i].name);

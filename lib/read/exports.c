@@ -29,39 +29,83 @@ struct decoded {
 	size_t ns_len;
 };
 
-/* Decodes @n entries of @k fields of @f bytes; false if this layout does not fit. */
-static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, unsigned k,
-		       struct decoded *out, size_t n)
+/*
+ * A name field that PREL32-relocates (x86-64: R_X86_64_PC32 or _PLT32) to before the start or
+ * past the end of __ksymtab_strings: the loader reads its name at that address (struct
+ * kernel_symbol's offset_to_ptr(&name_offset)), outside the module's strings.
+ */
+static bool wild_name(struct kp_elf *e, size_t tab, uint64_t field, size_t strs,
+		      const struct kp_target *nm, int64_t *offset)
 {
-	for (size_t i = 0; i < n; i++) {
+	const struct kp_reloc *rel;
+	size_t nrel, k;
+	struct kp_err ignored;
+
+	if (e->machine != EM_X86_64 || !nm->relocated || !nm->in_section || nm->shndx != strs)
+		return false;
+	if ((int64_t)nm->offset >= 0 && nm->offset < e->sections[strs].size)
+		return false;
+	if (kp_elf_relocs(e, tab, &rel, &nrel, &ignored) < 0)
+		return false;
+	k = kp_reloc_lower(rel, nrel, field);
+	if (k == nrel || rel[k].offset != field ||
+	    (rel[k].type != R_X86_64_PC32 && rel[k].type != R_X86_64_PLT32))
+		return false;
+	*offset = (int64_t)nm->offset;
+	return true;
+}
+
+/*
+ * Decodes @n entries of @k fields of @f bytes into @out; false if this layout does not fit.
+ * With @wild, one entry whose name is wild_name()'s is recorded there instead of in @out.
+ */
+static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, unsigned k,
+		       struct decoded *out, size_t n, struct kp_wild_export *wild)
+{
+	for (size_t i = 0, j = 0; i < n; i++) {
 		uint64_t base = (uint64_t)i * f * k;
 		struct kp_target v, nm, ns;
 		struct kp_err ignored;
+		int64_t off;
 
 		if (kp_elf_field_target(e, tab, base, f, &v, &ignored) < 0 ||
 		    kp_elf_field_target(e, tab, base + f, f, &nm, &ignored) < 0)
 			return false;
 		if (v.in_section && v.shndx == strs)
 			return false;
+		if (wild && !wild->present && f == 4 &&
+		    wild_name(e, tab, base + f, strs, &nm, &off)) {
+			wild->present = true;
+			wild->index = (uint32_t)i;
+			wild->offset = off;
+			if (k < 3)
+				continue;
+			if (kp_elf_field_target(e, tab, base + 2 * f, f, &ns, &ignored) < 0)
+				return false;
+			if (ns.relocated ? !ns.in_section || ns.shndx != strs : ns.value != 0)
+				return false;
+			continue;
+		}
 		if (!nm.in_section || nm.shndx != strs)
 			return false;
-		out[i].name = kp_elf_string_at(e, strs, nm.offset, &out[i].name_len);
-		if (!out[i].name || !out[i].name_len)
+		out[j].name = kp_elf_string_at(e, strs, nm.offset, &out[j].name_len);
+		if (!out[j].name || !out[j].name_len)
 			return false;
-		out[i].ns = NULL;
-		if (k < 3)
-			continue;
-		if (kp_elf_field_target(e, tab, base + 2 * f, f, &ns, &ignored) < 0)
-			return false;
-		if (ns.relocated) {
-			if (!ns.in_section || ns.shndx != strs)
+		out[j].ns = NULL;
+		if (k == 3) {
+			if (kp_elf_field_target(e, tab, base + 2 * f, f, &ns, &ignored) < 0)
 				return false;
-			out[i].ns = kp_elf_string_at(e, strs, ns.offset, &out[i].ns_len);
-			if (!out[i].ns)
+			if (ns.relocated) {
+				if (!ns.in_section || ns.shndx != strs)
+					return false;
+				out[j].ns = kp_elf_string_at(e, strs, ns.offset, &out[j].ns_len);
+				if (!out[j].ns)
+					return false;
+			} else if (ns.value != 0) {
 				return false;
-		} else if (ns.value != 0) {
-			return false;
+			}
 		}
+		j++;
 	}
 	return true;
 }
@@ -169,7 +213,23 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 		if (s->size % (f * k))
 			continue;
 		n = s->size / (f * k);
-		ok = try_layout(e, tab, strs, f, k, dec, n);
+		ok = try_layout(e, tab, strs, f, k, dec, n, NULL);
+	}
+	/* then one entry whose name lies outside the strings, in the tables the loader checks */
+	for (size_t l = 0; l < 2 && strs && !ok && !m->wild_export.present &&
+			   (t == KP_KSYMTAB || t == KP_KSYMTAB_GPL);
+	     l++) {
+		struct kp_wild_export w = { .table = t };
+		unsigned k = layouts[l][1];
+
+		if (s->size % (4 * k))
+			continue;
+		n = s->size / (4 * k);
+		ok = try_layout(e, tab, strs, 4, k, dec, n, &w) && w.present;
+		if (ok) {
+			m->wild_export = w;
+			n--;
+		}
 	}
 	if (!ok) {
 		const struct kp_reloc *rel;
@@ -227,6 +287,8 @@ out:
 static int read_flagstab(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
 {
 	size_t idx = kp_elf_find_section(e, "__kflagstab");
+	const struct kp_wild_export *w = &m->wild_export;
+	bool skip = w->present && w->table == KP_KSYMTAB; /* its flag byte is not an export's */
 	size_t nplain = 0;
 
 	if (!idx)
@@ -234,14 +296,16 @@ static int read_flagstab(struct kp_module *m, struct kp_elf *e, struct kp_err *e
 	m->has_kflagstab = true;
 	for (size_t i = 0; i < m->nexports; i++)
 		nplain += m->exports[i].table == KP_KSYMTAB;
-	if (e->sections[idx].size != nplain)
+	if (e->sections[idx].size != nplain + skip)
 		return kp_err_set(err, "__kflagstab has %llu entries for %zu exports",
-				  (unsigned long long)e->sections[idx].size, nplain);
+				  (unsigned long long)e->sections[idx].size, nplain + skip);
 	for (size_t i = 0, j = 0; i < m->nexports; i++) {
 		uint64_t flags;
 
 		if (m->exports[i].table != KP_KSYMTAB)
 			continue;
+		if (skip && j == w->index)
+			j++;
 		if (!kp_elf_read_uint(e, idx, j++, 1, &flags))
 			return kp_err_set(err, "__kflagstab has no contents in the file");
 		m->exports[i].gpl_only = flags & KP_KSYM_FLAG_GPL_ONLY;

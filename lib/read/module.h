@@ -189,6 +189,18 @@ const char *kp_symget_when_name(enum kp_symget_when w);
  */
 char *kp_symget_when_text(enum kp_symget_when w, const char *path, const char *function);
 
+/*
+ * An export whose name field is relocated outside the section it names (exports.c): x86-64's
+ * PREL32 __ksymtab entry, R_X86_64_PC32/PLT32 against __ksymtab_strings with a target before
+ * its start or past its end. The loader's name is that address, not a string of the file.
+ */
+struct kp_wild_export {
+	bool present;
+	enum kp_export_table table;
+	uint32_t index; /* the entry's index in its table */
+	int64_t offset; /* the name's address - __ksymtab_strings' address */
+};
+
 struct kp_module {
 	const char *path;
 	const char *name;	  /* struct module.name in .gnu.linkonce.this_module */
@@ -224,6 +236,7 @@ struct kp_module {
 	size_t nexports;
 	bool has_kcrctab[KP_KSYMTAB_NTABLES];
 	bool has_kflagstab;
+	struct kp_wild_export wild_export; /* the only one the reader accepts; not in exports */
 
 	struct kp_import *imports; /* SHN_UNDEF symbols in .symtab order */
 	size_t nimports;

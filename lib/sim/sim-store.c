@@ -31,6 +31,7 @@
 #include "sim-store.h"
 #include "sim-reads.h"
 #include "read/module-iface.h"
+#include "util/byte-reader.h"
 #include "util/byte-writer.h"
 
 #define MAGIC "KPSIMST2"
@@ -173,93 +174,55 @@ int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *si
 	return 0;
 }
 
-/* Reading: @bad set on the first thing out of bounds; every later read gives zeros. */
+/* Reading (util/byte-reader.h: bounds-checked), with the arena the decoded data go to. */
 struct rbuf {
-	const unsigned char *p;
-	size_t len, off;
+	struct kp_byte_reader br;
 	struct kp_arena *arena;
-	const char *bad;
 };
-
-static const unsigned char *take(struct rbuf *r, size_t n, const char *what)
-{
-	const unsigned char *q;
-
-	if (r->bad)
-		return NULL;
-	if (r->len - r->off < n) {
-		r->bad = what;
-		return NULL;
-	}
-	q = r->p + r->off;
-	r->off += n;
-	return q;
-}
-
-static unsigned get8(struct rbuf *r, const char *what)
-{
-	const unsigned char *q = take(r, 1, what);
-
-	return q ? *q : 0;
-}
-
-static uint32_t get32(struct rbuf *r, const char *what)
-{
-	const unsigned char *q = take(r, 4, what);
-
-	return q ? kp_load32(q, false) : 0;
-}
-
-static uint64_t get64(struct rbuf *r, const char *what)
-{
-	const unsigned char *q = take(r, 8, what);
-
-	return q ? kp_load64(q, false) : 0;
-}
 
 /* A count of items each at least @min bytes long: no more than the bytes left allow. */
 static size_t get_count(struct rbuf *r, size_t min, const char *what)
 {
-	uint32_t n = get32(r, what);
+	uint32_t n = kp_br_get32(&r->br, what);
 
-	if (!r->bad && (size_t)n > (r->len - r->off) / min) {
-		r->bad = what;
+	if (!r->br.bad && (size_t)n > (r->br.len - r->br.off) / min) {
+		r->br.bad = what;
 		return 0;
 	}
-	return r->bad ? 0 : n;
+	return r->br.bad ? 0 : n;
 }
 
 /* An index below @n, or SIZE_MAX for none. */
 static size_t get_index(struct rbuf *r, size_t n, const char *what)
 {
-	uint32_t v = get32(r, what);
+	uint32_t v = kp_br_get32(&r->br, what);
 
 	if (v == NONE)
 		return SIZE_MAX;
-	if (v >= n && !r->bad)
-		r->bad = what;
-	return r->bad ? SIZE_MAX : v;
+	if (v >= n && !r->br.bad)
+		r->br.bad = what;
+	return r->br.bad ? SIZE_MAX : v;
 }
 
 /* A string into the arena (NULL for none); no NUL inside. */
 static char *get_str(struct rbuf *r, const char *what)
 {
-	uint32_t n = get32(r, what);
+	uint32_t n = kp_br_get32(&r->br, what);
 	const unsigned char *q;
 	char *s;
 
-	if (r->bad || n == NONE)
+	if (r->br.bad || n == NONE)
 		return NULL;
-	q = take(r, n, what);
+	q = kp_br_take(&r->br, n, what);
 	if (!q)
 		return NULL;
 	if (memchr(q, '\0', n)) {
-		r->bad = what;
+		r->br.bad = what;
 		return NULL;
 	}
 	s = kp_arena_strndup(r->arena, (const char *)q, n);
 	if (!s)
-		r->bad = "out of memory";
+		r->br.bad = "out of memory";
 	return s;
 }
 
@@ -267,11 +230,11 @@ static void *get_array(struct rbuf *r, size_t n, size_t size)
 {
 	void *a;
 
-	if (r->bad || !n)
+	if (r->br.bad || !n)
 		return NULL;
 	a = kp_arena_alloc(r->arena, n * size);
 	if (!a)
-		r->bad = "out of memory";
+		r->br.bad = "out of memory";
 	else
 		memset(a, 0, n * size);
 	return a;
@@ -279,7 +242,7 @@ static void *get_array(struct rbuf *r, size_t n, size_t size)
 
 static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t n)
 {
-	unsigned flags = get8(r, "verdict flags");
+	unsigned flags = kp_br_get8(&r->br, "verdict flags");
 
 	v->attempted = flags & 1;
 	v->loads = flags & 2;
@@ -287,55 +250,55 @@ static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t n)
 	v->holds_module_mutex = flags & 8;
 	v->left_unformed = flags & 16;
 	if (flags & ~31u)
-		r->bad = r->bad ? r->bad : "verdict flags";
-	v->err = (int)get32(r, "errno");
-	v->taints = (unsigned long)get64(r, "taints");
-	v->global_added = (unsigned long)get64(r, "global taint added");
-	v->global_after = (unsigned long)get64(r, "global taint after");
-	v->p_reason = (enum kp_p_reason)get8(r, "P reason");
+		r->br.bad = r->br.bad ? r->br.bad : "verdict flags";
+	v->err = (int)kp_br_get32(&r->br, "errno");
+	v->taints = (unsigned long)kp_br_get64(&r->br, "taints");
+	v->global_added = (unsigned long)kp_br_get64(&r->br, "global taint added");
+	v->global_after = (unsigned long)kp_br_get64(&r->br, "global taint after");
+	v->p_reason = (enum kp_p_reason)kp_br_get8(&r->br, "P reason");
 	if (v->p_reason > KP_P_PRELOADED)
-		r->bad = r->bad ? r->bad : "P reason";
+		r->br.bad = r->br.bad ? r->br.bad : "P reason";
 	v->p_from = get_index(r, n, "P owner");
 	v->p_symbol = get_str(r, "P symbol");
 	v->failed_dep = get_index(r, n, "failed dependency");
-	v->load_seq = get32(r, "load sequence");
+	v->load_seq = kp_br_get32(&r->br, "load sequence");
 	v->stalled_by = get_index(r, n, "stalled by");
 	/* the verdict of the load that stalled this one: a blocked or not-run load's only */
-	if (!r->bad &&
+	if (!r->br.bad &&
 	    (v->stalled_by != SIZE_MAX) != (v->err == KP_ERR_BLOCKED || v->err == KP_ERR_NOT_RUN))
-		r->bad = "stalled by";
+		r->br.bad = "stalled by";
 	v->nmessages = get_count(r, 4, "messages");
 	v->messages = get_array(r, v->nmessages, sizeof(*v->messages));
-	for (size_t i = 0; i < v->nmessages && !r->bad; i++) {
+	for (size_t i = 0; i < v->nmessages && !r->br.bad; i++) {
 		v->messages[i] = get_str(r, "message");
 		if (!v->messages[i])
-			r->bad = r->bad ? r->bad : "message";
+			r->br.bad = r->br.bad ? r->br.bad : "message";
 	}
 	v->nfindings = get_count(r, 15, "findings");
 	v->findings = get_array(r, v->nfindings, sizeof(*v->findings));
-	for (size_t i = 0; i < v->nfindings && !r->bad; i++) {
+	for (size_t i = 0; i < v->nfindings && !r->br.bad; i++) {
 		struct kp_finding *f = &v->findings[i];
 		unsigned waived;
 
 		f->id = get_str(r, "finding id");
-		f->severity = (enum kp_severity)get8(r, "finding severity");
-		f->consequence = (enum kp_consequence)get8(r, "finding consequence");
+		f->severity = (enum kp_severity)kp_br_get8(&r->br, "finding severity");
+		f->consequence = (enum kp_consequence)kp_br_get8(&r->br, "finding consequence");
 		f->message = get_str(r, "finding message");
 		f->symbol = get_str(r, "finding symbol");
-		waived = get8(r, "finding waived");
+		waived = kp_br_get8(&r->br, "finding waived");
 		f->waived = waived;
-		if (!r->bad && (!f->id || f->severity > KP_SEV_ERROR ||
-				f->consequence > KP_CONS_WARN || waived > 1))
-			r->bad = "finding";
+		if (!r->br.bad && (!f->id || f->severity > KP_SEV_ERROR ||
+				   f->consequence > KP_CONS_WARN || waived > 1))
+			r->br.bad = "finding";
 	}
 	v->nsymget = get_count(r, 22, "symbol_get results");
 	v->symget = get_array(r, v->nsymget, sizeof(*v->symget));
-	for (size_t i = 0; i < v->nsymget && !r->bad; i++) {
+	for (size_t i = 0; i < v->nsymget && !r->br.bad; i++) {
 		struct kp_symget_result *s = &v->symget[i];
 		unsigned sf;
 
 		s->symbol = get_str(r, "symbol_get symbol");
-		sf = get8(r, "symbol_get flags");
+		sf = kp_br_get8(&r->br, "symbol_get flags");
 		s->ok = sf & 1;
 		s->gpl_only = sf & 2;
 		s->method_heuristic = sf & 4;
@@ -343,23 +306,23 @@ static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t n)
 		s->kernel_logs = sf & 16;
 		s->reason = get_str(r, "symbol_get reason");
 		s->owner = get_str(r, "symbol_get owner");
-		s->when = (enum kp_symget_when)get8(r, "symbol_get when");
+		s->when = (enum kp_symget_when)kp_br_get8(&r->br, "symbol_get when");
 		s->path = get_str(r, "symbol_get path");
 		s->function = get_str(r, "symbol_get function");
-		if (!r->bad && ((sf & ~31u) || s->when > KP_SYMGET_WHEN_CALLED))
-			r->bad = "symbol_get result";
+		if (!r->br.bad && ((sf & ~31u) || s->when > KP_SYMGET_WHEN_CALLED))
+			r->br.bad = "symbol_get result";
 	}
 }
 
 /* A stall (what an oops left of the loader): a kind, and the verdict of the load behind it. */
 static void get_stall(struct rbuf *r, struct kp_stall *st, size_t n, const char *what)
 {
-	unsigned kind = get8(r, what);
+	unsigned kind = kp_br_get8(&r->br, what);
 
 	st->by = get_index(r, n, what);
 	st->kind = (enum kp_stall_kind)kind;
-	if (!r->bad && (kind > KP_STALL_HUNG || (kind != KP_STALL_NONE && st->by == SIZE_MAX)))
-		r->bad = what;
+	if (!r->br.bad && (kind > KP_STALL_HUNG || (kind != KP_STALL_NONE && st->by == SIZE_MAX)))
+		r->br.bad = what;
 }
 
 static void get_reads(struct rbuf *r, struct kp_sim_reads *rd, const struct kp_verdict *v, size_t n,
@@ -367,100 +330,100 @@ static void get_reads(struct rbuf *r, struct kp_sim_reads *rd, const struct kp_v
 {
 	unsigned nb;
 
-	rd->taint_before = (unsigned long)get64(r, "taint before");
-	rd->taint_tested = (unsigned long)get64(r, "taint tested");
-	rd->taint_set = (unsigned long)get64(r, "taint set");
-	rd->taint_late = (unsigned long)get64(r, "taint tested late");
-	rd->once_before = get32(r, "once flags before");
-	rd->once_read = get32(r, "once flags read");
-	rd->once_set = get32(r, "once flags set");
-	nb = get8(r, "name bits");
+	rd->taint_before = (unsigned long)kp_br_get64(&r->br, "taint before");
+	rd->taint_tested = (unsigned long)kp_br_get64(&r->br, "taint tested");
+	rd->taint_set = (unsigned long)kp_br_get64(&r->br, "taint set");
+	rd->taint_late = (unsigned long)kp_br_get64(&r->br, "taint tested late");
+	rd->once_before = kp_br_get32(&r->br, "once flags before");
+	rd->once_read = kp_br_get32(&r->br, "once flags read");
+	rd->once_set = kp_br_get32(&r->br, "once flags set");
+	nb = kp_br_get8(&r->br, "name bits");
 	rd->name_read = nb & 1;
 	rd->name_live = nb & 2;
 	rd->name_unformed = nb & 4;
-	rd->stall_asked = get8(r, "stall kinds asked");
+	rd->stall_asked = kp_br_get8(&r->br, "stall kinds asked");
 	get_stall(r, &rd->stall_before, n, "stall before");
 	get_stall(r, &rd->stall_set, n, "stall set");
-	rd->verdicts = get32(r, "verdicts read");
-	rd->nverdicts = get32(r, "verdicts read");
-	rd->late = get32(r, "verdicts read late");
-	rd->nlate = get32(r, "verdicts read late");
-	rd->nmessages_load = get32(r, "load messages");
-	rd->nfindings_load = get32(r, "load findings");
-	if (r->bad)
+	rd->verdicts = kp_br_get32(&r->br, "verdicts read");
+	rd->nverdicts = kp_br_get32(&r->br, "verdicts read");
+	rd->late = kp_br_get32(&r->br, "verdicts read late");
+	rd->nlate = kp_br_get32(&r->br, "verdicts read late");
+	rd->nmessages_load = kp_br_get32(&r->br, "load messages");
+	rd->nfindings_load = kp_br_get32(&r->br, "load findings");
+	if (r->br.bad)
 		return;
 	if ((nb & ~7u) || ((rd->once_before | rd->once_read | rd->once_set) >> KP_ONCE_N) ||
 	    (rd->stall_asked >> (KP_STALL_HUNG + 1)))
-		r->bad = "read record flags";
+		r->br.bad = "read record flags";
 	else if (rd->nverdicts > npool || rd->verdicts > npool - rd->nverdicts ||
 		 rd->nlate > npool || rd->late > npool - rd->nlate)
-		r->bad = "read range past the pool";
+		r->br.bad = "read range past the pool";
 	else if (rd->nmessages_load > v->nmessages || rd->nfindings_load > v->nfindings)
-		r->bad = "load messages or findings past the verdict's";
+		r->br.bad = "load messages or findings past the verdict's";
 }
 
 int kp_sim_store_decode(const unsigned char *p, size_t len, struct kp_sim_stored *out,
 			struct kp_err *err)
 {
-	struct rbuf r = { .p = p, .len = len, .arena = &out->arena };
+	struct rbuf r = { .br = { .p = p, .len = len }, .arena = &out->arena };
 	struct kp_simulation *sim = &out->sim;
 	const unsigned char *magic;
 	bool *seen = NULL;
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
-	magic = take(&r, 8, "header");
+	magic = kp_br_take(&r.br, 8, "header");
 	if (magic && memcmp(magic, MAGIC, 8))
-		r.bad = "magic";
+		r.br.bad = "magic";
 	/* a module takes at least 180 bytes, a pool entry 4 */
 	n = get_count(&r, 180, "module count");
-	sim->global_taint = (unsigned long)get64(&r, "global taint");
+	sim->global_taint = (unsigned long)kp_br_get64(&r.br, "global taint");
 	sim->nreads = get_count(&r, 4, "pool length");
-	if (!r.bad && n) {
+	if (!r.br.bad && n) {
 		out->order = calloc(n, sizeof(*out->order));
 		out->mods = calloc(n, sizeof(*out->mods));
 		sim->v = calloc(n, sizeof(*sim->v));
 		sim->rec = calloc(n, sizeof(*sim->rec));
 		seen = calloc(n, sizeof(*seen));
 		if (!out->order || !out->mods || !sim->v || !sim->rec || !seen)
-			r.bad = "out of memory";
+			r.br.bad = "out of memory";
 	}
 	out->n = sim->n = n;
-	for (size_t i = 0; i < n && !r.bad; i++) {
+	for (size_t i = 0; i < n && !r.br.bad; i++) {
 		size_t node = get_index(&r, n, "node");
 		const unsigned char *d;
 
-		if (r.bad || node == SIZE_MAX || seen[node]) {
-			r.bad = r.bad ? r.bad : "node twice or none";
+		if (r.br.bad || node == SIZE_MAX || seen[node]) {
+			r.br.bad = r.br.bad ? r.br.bad : "node twice or none";
 			break;
 		}
 		seen[node] = true;
 		out->order[i] = node;
 		out->mods[node].path = get_str(&r, "path");
 		out->mods[node].name = get_str(&r, "name");
-		d = take(&r, KP_SIM_IFACE_LEN, "interface digest");
+		d = kp_br_take(&r.br, KP_SIM_IFACE_LEN, "interface digest");
 		if (d)
 			memcpy(out->mods[node].iface, d, KP_SIM_IFACE_LEN);
-		if (!r.bad && (!out->mods[node].path || !out->mods[node].name))
-			r.bad = "path or name";
+		if (!r.br.bad && (!out->mods[node].path || !out->mods[node].name))
+			r.br.bad = "path or name";
 		sim->v[node].node = node;
 		get_verdict(&r, &sim->v[node], n);
 		get_reads(&r, &sim->rec[node], &sim->v[node], n, sim->nreads);
 	}
-	if (!r.bad && sim->nreads && !(sim->reads = calloc(sim->nreads, sizeof(*sim->reads))))
-		r.bad = "out of memory";
+	if (!r.br.bad && sim->nreads && !(sim->reads = calloc(sim->nreads, sizeof(*sim->reads))))
+		r.br.bad = "out of memory";
 	sim->creads = sim->nreads;
-	for (size_t i = 0; i < sim->nreads && !r.bad; i++) {
-		sim->reads[i] = get32(&r, "pool");
-		if (!r.bad && sim->reads[i] >= n)
-			r.bad = "pool entry past the modules";
+	for (size_t i = 0; i < sim->nreads && !r.br.bad; i++) {
+		sim->reads[i] = kp_br_get32(&r.br, "pool");
+		if (!r.br.bad && sim->reads[i] >= n)
+			r.br.bad = "pool entry past the modules";
 	}
-	if (!r.bad && r.off != len)
-		r.bad = "bytes after the end";
+	if (!r.br.bad && r.br.off != len)
+		r.br.bad = "bytes after the end";
 	free(seen);
-	if (r.bad) {
+	if (r.br.bad) {
 		kp_sim_stored_release(out);
-		return kp_err_set(err, "stored simulation: %s", r.bad);
+		return kp_err_set(err, "stored simulation: %s", r.br.bad);
 	}
 	return 0;
 }

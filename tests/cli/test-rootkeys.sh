@@ -191,7 +191,14 @@ cp "$fx/kp_gpl_prov.ko" "$np/lib/modules/$rel/kernel/extra/"
 if unshare -m --propagation private sh -c 'mount -t tmpfs none /proc' 2> /dev/null; then
 	unshare -m --propagation private sh -c 'mount -t tmpfs none /proc && exec "$@"' sh \
 		"$kp" --no-cache check -b "$np" > /dev/null 2> "$tmp/e.txt"
-	is "-b ROOT without /proc: exits 2" $? 2
+	rc=$?
+	# the sanitizer build: LeakSanitizer needs /proc at exit (its options too, read from
+	# /proc/self/environ) and exits 1 itself, after kopolicy's line
+	if grep -q "LeakSanitizer has encountered a fatal error" "$tmp/e.txt"; then
+		skip "-b ROOT without /proc: exits 2" "LeakSanitizer cannot run without /proc"
+	else
+		is "-b ROOT without /proc: exits 2" "$rc" 2
+	fi
 	why="cannot reopen the file checked (No such file or directory): refused, not opened by name"
 	sv=$np/usr/src/linux-headers-$rel/Module.symvers
 	grep -qx "kopolicy: $sv: cannot open: /proc/self/fd $why (mount /proc)" "$tmp/e.txt"

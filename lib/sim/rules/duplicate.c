@@ -48,12 +48,24 @@ int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading 
 int kp_rule_verify_exported_symbols(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
+	const struct kp_wild_export *w = m->wild_export.present ? &m->wild_export : NULL;
+	uint32_t pos = 0; /* x's index in its table */
 
-	for (size_t i = 0; i < m->nexports; i++) {
+	for (size_t i = 0; i < m->nexports; i++, pos++) {
 		const struct kp_export *x = &m->exports[i];
 		struct kp_found fs;
 		bool gpl;
 
+		if (i && x->table != m->exports[i - 1].table)
+			pos = 0;
+		/* the wild name is looked up in table order, before x (exports.c leaves it out) */
+		if (w && (x->table > w->table || (x->table == w->table && pos >= w->index))) {
+			int err = kp_rule_wild_export_name(c, ld);
+
+			w = NULL;
+			if (err)
+				return err;
+		}
 		if (x->table != KP_KSYMTAB && x->table != KP_KSYMTAB_GPL)
 			continue;
 		if (!kp_export_class(c, x, &gpl))
@@ -67,5 +79,5 @@ int kp_rule_verify_exported_symbols(struct kp_sim_ctx *c, struct kp_loading *ld)
 			   fs.owner_name ? fs.owner_name : "the kernel");
 		return -ENOEXEC;
 	}
-	return 0;
+	return w ? kp_rule_wild_export_name(c, ld) : 0;
 }

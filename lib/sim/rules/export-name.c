@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * An export whose name points outside the module's strings (the reader's kp_wild_export):
+ * x86-64's struct kernel_symbol holds the name as a PREL32 offset, so after
+ * apply_relocate_add() (arch/x86/kernel/module.c: the field must fit its s32, else "overflow in
+ * relocation type 2", -ENOEXEC) the name is __ksymtab_strings' address + the offset the reader
+ * recorded. Nothing in load_module() reads it before complete_formation(), which takes
+ * module_mutex and calls verify_exported_symbols(): find_symbol()'s bsearch() strcmp()s it
+ * with vmlinux's exports, reading its first byte (booted: 7.2.13, the name 0x60000000 below
+ * its string, "BUG: unable to handle page fault", strcmp <- find_symbol, the lock kept).
+ *
+ * Where that byte lies (Documentation/arch/x86/x86_64/mm.rst, 5.10 … 7.2): modules are mapped
+ * from MODULES_VADDR (0xffffffffa0000000, 0xffffffffc0000000 with KASLR) up, lowest free
+ * address first; below the kernel text (0xffffffff80000000) is an unused hole down to
+ * 0xffffffff00000000. A module mapped in the area's first 512 MB (KASLR; its first 1 GB
+ * without) and a name at least 0x60000000 below its string put the byte in the hole: the
+ * kernel faults. A name that still fits the relocation's s32 cannot reach below the hole.
+ * Elsewhere (nearer or above) the byte is module, kernel or unmapped memory, not known here.
+ */
+#include <inttypes.h>
+
+#include "rules.h"
+
+/* The nearest name below its string that the first 512 MB of the module area puts in the hole. */
+#define KP_WILD_HOLE_MAX (-(int64_t)0x60000000)
+/* PC32's field is name - &field: it fits s32 for any name at most this far below (and the
+ * field lies within the module's image of its string). */
+#define KP_WILD_FIT_MIN (-(int64_t)0x80000000)
+
+/* verify_exported_symbols() -> find_symbol() in complete_formation() (x86-64, 5.10 … 7.2) */
+int kp_rule_wild_export_name(struct kp_sim_ctx *c, struct kp_loading *ld)
+{
+	const struct kp_module *m = ld->m;
+	const struct kp_wild_export *w = &m->wild_export;
+	const char *table = kp_export_table_section(w->table);
+	char where[48];
+
+	if (w->offset < 0)
+		snprintf(where, sizeof(where), "0x%" PRIx64 " bytes before",
+			 0 - (uint64_t)w->offset);
+	else
+		snprintf(where, sizeof(where), "0x%" PRIx64 " bytes past the start of",
+			 (uint64_t)w->offset);
+	if (w->offset > KP_WILD_HOLE_MAX || w->offset - (int64_t)m->image_size < KP_WILD_FIT_MIN) {
+		kp_finding(
+			ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			"the name of %s entry %" PRIu32 " points %s __ksymtab_strings, outside "
+			"the module's strings: verify_exported_symbols() reads it holding "
+			"module_mutex, where the kernel may have memory mapped or not (an oops "
+			"that leaves the lock held) or the relocation may overflow; not predicted",
+			table, w->index, where);
+		return 0;
+	}
+	kp_msg(c, ld, "BUG: unable to handle page fault for address: (__ksymtab_strings %s)",
+	       where);
+	ld->v->holds_module_mutex = true;
+	kp_finding(ld->v, "kernel-oops", KP_SEV_ERROR, KP_CONS_LOAD_FAIL, NULL,
+		   "the name of %s entry %" PRIu32 " points %s __ksymtab_strings, below the "
+		   "module mapping space into the unused hole under the kernel text (with the "
+		   "module mapped in its first 512 MB): complete_formation() takes module_mutex "
+		   "and verify_exported_symbols() looks the name up with find_symbol(), whose "
+		   "strcmp() faults on it: the kernel oopses (global taint D, the loading process "
+		   "is killed) and the lock stays held, so every later module load blocks for ever",
+		   table, w->index, where);
+	return KP_ERR_OOPS;
+}

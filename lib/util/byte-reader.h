@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reading back what byte-writer.h wrote, trusting nothing: every read is bounds-checked, the
+ * first one past the end sets @bad (what was being read) and every later read gives NULL or
+ * zeros, so a decoder checks once at the end (sim/sim-store.c, the splice's report store).
+ */
+#ifndef KP_BYTE_READER_H
+#define KP_BYTE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kp_byte_reader {
+	const unsigned char *p; /* borrowed */
+	size_t len, off;
+	const char *bad; /* NULL while every read was in bounds */
+};
+
+/* The next @n bytes (borrowed), or NULL with @bad set to @what when fewer are left. */
+const unsigned char *kp_br_take(struct kp_byte_reader *r, size_t n, const char *what);
+unsigned kp_br_get8(struct kp_byte_reader *r, const char *what);
+uint32_t kp_br_get32(struct kp_byte_reader *r, const char *what);
+uint64_t kp_br_get64(struct kp_byte_reader *r, const char *what);
+/* A counted byte string (its 32-bit length, then the bytes): borrowed, its length in *@len. */
+const char *kp_br_bytes(struct kp_byte_reader *r, size_t *len, const char *what);
+
+#endif
