@@ -423,7 +423,7 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 		if (kp_keyring_add_cert_file(&c->keys, c->o.trusted_certs[i], err) < 0)
 			return kp_err_prefix(err, c->o.trusted_certs[i]);
 	/* Secure Boot, db/dbx and MOK from the EFI variables, the DKMS key by name */
-	if (kp_ctx_machine_keys(c, c->o.root ? c->o.root : "/", true, err) < 0)
+	if (kp_ctx_machine_keys(c, c->o.root ? c->o.root : "/", true, true, err) < 0)
 		return -1;
 	if (c->keys.nsources)
 		c->o.fo.keys = &c->keys;
