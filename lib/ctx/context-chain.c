@@ -289,8 +289,50 @@ static bool set_exports(const struct kp_ctx *c, const char *sym)
 }
 
 /*
+ * A chain module's import name runs into the guard page (want_every_export): find_symbol()
+ * (kernel/module/main.c, 5.10 to 6.12; 6.13+ refuses such a name before) compares it with
+ * the exports of every live module too, so every loaded module the base does not describe is
+ * read, by the file modules.dep gives its name. One the indexes do not list (insmod of a
+ * file elsewhere) cannot be: said, its exports unknown.
+ */
+static int read_every_loaded(struct kp_ctx *c, struct kp_err *err)
+{
+	char *pm = NULL;
+	int r = 0;
+
+	for (size_t i = 0; i < c->run.nmodules && r == 0; i++) {
+		const char *name = c->run.modules[i].name, *path, *rel;
+		char msg[512];
+
+		if (is_provider(c, name))
+			continue;
+		r = kp_chain_module_path(&c->hook.chain, name, &path, &rel, err);
+		if (r < 0 || (path && c->hook.base_has_modules && kp_relpath_is_in_tree(rel)))
+			continue;
+		if (path) {
+			r = add_provider(c, name, path, err);
+			continue;
+		}
+		if (!c->env.log)
+			continue;
+		if (!pm && !(pm = kp_root_path(c->o.root, "proc/modules"))) {
+			r = kp_err_set(err, "out of memory");
+			continue;
+		}
+		snprintf(msg, sizeof(msg),
+			 "loaded module %s: no file in modules.dep, its exports unknown: an "
+			 "import name of the chain that runs into the guard page may begin one",
+			 name);
+		c->env.log(c->env.log_data, pm, msg);
+	}
+	free(pm);
+	return r;
+}
+
+/*
  * Loaded modules whose exports matter: the chain's loaded dependencies the base does
- * not describe, and the loaded owners of symbol_get() targets (modules.symbols).
+ * not describe, and the loaded owners of symbol_get() targets (modules.symbols); every
+ * loaded module when a name runs into the guard page (read_every_loaded()).
  */
 static int read_providers(struct kp_ctx *c, struct kp_err *err)
 {
@@ -322,6 +364,8 @@ static int read_providers(struct kp_ctx *c, struct kp_err *err)
 				return -1;
 		}
 	}
+	if (c->hook.want_every_export && read_every_loaded(c, err) < 0)
+		return -1;
 	return load_provider_exports(c, err);
 }
 
@@ -423,7 +467,7 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 		if (kp_keyring_add_cert_file(&c->keys, c->o.trusted_certs[i], err) < 0)
 			return kp_err_prefix(err, c->o.trusted_certs[i]);
 	/* Secure Boot, db/dbx and MOK from the EFI variables, the DKMS key by name */
-	if (kp_ctx_machine_keys(c, c->o.root ? c->o.root : "/", true, err) < 0)
+	if (kp_ctx_machine_keys(c, c->o.root ? c->o.root : "/", true, true, err) < 0)
 		return -1;
 	if (c->keys.nsources)
 		c->o.fo.keys = &c->keys;

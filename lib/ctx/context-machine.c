@@ -10,6 +10,7 @@
 
 #include "file/bytes.h"
 #include "file/rootfs.h"
+#include "system/kernel-read.h"
 
 /* An IMA policy is a few hundred lines at most; securityfs lists the active one. */
 #define IMA_POLICY_MAX ((size_t)1 << 20)
@@ -117,20 +118,43 @@ static void dkms_cert_path(const struct kp_root_dir *rd, const char *root, char 
 	(void)kp_bytes_lines_in(rd, path, (size_t)1 << 20, dkms_conf_line, &dc, &ignored);
 }
 
+/*
+ * A variable read by kp_read_kernel_file_in() (system/kernel-read.h): efivarfs' read waits
+ * uninterruptibly for a firmware call (efivar_get_variable() -> efi_queue_work():
+ * wait_for_completion(), drivers/firmware/efi/runtime-wrappers.c, 5.10 to 7.2) that may
+ * never return, so the hook reads it through the child its deadline can abandon. The error
+ * without the path kp_read_kernel_file_in() puts first (kp_efi_reader).
+ */
+static int read_efi_var_bounded(const struct kp_root_dir *root, const char *path, size_t max,
+				struct kp_bytes *out, struct kp_err *err)
+{
+	size_t n = strlen(path);
+
+	if (kp_read_kernel_file_in(root, path, max, out, err) == 0)
+		return 0;
+	if (!strncmp(err->msg, path, n) && !strncmp(err->msg + n, ": ", 2))
+		memmove(err->msg, err->msg + n + 2, strlen(err->msg + n + 2) + 1);
+	return -1;
+}
+
 /* --efi-vars DIR: an efivarfs directory, or /sys/firmware/efi holding efivars/. */
-/* @rd: the root @dir is under (its files opened inside it), NULL for a directory of the host */
-static int read_efi(struct kp_ctx *c, const struct kp_root_dir *rd, const char *dir,
+/*
+ * @rd: the root @dir is under (its files opened inside it), NULL for a directory of the host;
+ * @bounded: read as read_efi_var_bounded() does (the hook)
+ */
+static int read_efi(struct kp_ctx *c, const struct kp_root_dir *rd, const char *dir, bool bounded,
 		    struct kp_err *err)
 {
+	kp_efi_reader *read = bounded ? read_efi_var_bounded : NULL;
 	char efivars[4200], mokvars[4200];
 	struct stat st;
 
 	snprintf(efivars, sizeof(efivars), "%s/efivars", dir);
 	if (kp_stat_in(rd, efivars, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(mokvars, sizeof(mokvars), "%s/mok-variables", dir);
-		if (kp_efi_read(&c->efi, rd, &c->keys, efivars, mokvars, err) < 0)
+		if (kp_efi_read(&c->efi, rd, &c->keys, efivars, mokvars, read, err) < 0)
 			return -1;
-	} else if (kp_efi_read(&c->efi, rd, &c->keys, dir, NULL, err) < 0) {
+	} else if (kp_efi_read(&c->efi, rd, &c->keys, dir, NULL, read, err) < 0) {
 		return -1;
 	}
 	c->have_efi = true;
@@ -157,7 +181,7 @@ static const struct kp_root_dir *machine_rootdir(const struct kp_ctx *c, const c
 }
 
 static int machine_keys(struct kp_ctx *c, const struct kp_root_dir *rd, const char *root, bool live,
-			struct kp_err *err)
+			bool bounded, struct kp_err *err)
 {
 	struct kp_facts_opts *fo = &c->o.fo;
 	char path[4200];
@@ -170,12 +194,12 @@ static int machine_keys(struct kp_ctx *c, const struct kp_root_dir *rd, const ch
 			kp_err_set(err, "no such directory of EFI variables");
 			return kp_err_prefix(err, c->o.efi_vars);
 		}
-		if (read_efi(c, NULL, c->o.efi_vars, err) < 0)
+		if (read_efi(c, NULL, c->o.efi_vars, bounded, err) < 0)
 			return -1;
 	} else if (root && !c->o.efi_vars && !c->o.no_kernel_keys) {
 		snprintf(path, sizeof(path), "%s/sys/firmware/efi", strcmp(root, "/") ? root : "");
 		if (kp_stat_in(rd, path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (read_efi(c, rd, path, err) < 0)
+			if (read_efi(c, rd, path, bounded, err) < 0)
 				return -1;
 		} else if (live && fo->secure_boot < 0) {
 			fo->secure_boot = 0; /* no /sys/firmware/efi: not an EFI boot */
@@ -209,11 +233,12 @@ static int machine_keys(struct kp_ctx *c, const struct kp_root_dir *rd, const ch
 	return 0;
 }
 
-int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, struct kp_err *err)
+int kp_ctx_machine_keys(struct kp_ctx *c, const char *root, bool live, bool bounded,
+			struct kp_err *err)
 {
 	struct kp_root_dir own;
 	const struct kp_root_dir *rd = machine_rootdir(c, root, &own);
-	int r = machine_keys(c, rd, root, live, err);
+	int r = machine_keys(c, rd, root, live, bounded, err);
 
 	kp_root_dir_unpin(&own);
 	return r;

@@ -118,7 +118,7 @@ static int load_keys(struct kp_ctx *c, struct kp_err *err)
 		bool live;
 		const char *root = machine_root(c, &live);
 
-		if (kp_ctx_machine_keys(c, root, live, err) < 0)
+		if (kp_ctx_machine_keys(c, root, live, false, err) < 0)
 			return -1;
 	}
 	if (c->keys.nsources || kp_ctx_image_pending(c))

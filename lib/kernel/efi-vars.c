@@ -31,12 +31,18 @@ static int note(struct kp_efi_state *st, const char *path, const char *what)
 	return 0;
 }
 
+/* Where the variables are and how they are read (kp_efi_read()'s @root and @read). */
+struct efi_src {
+	const struct kp_root_dir *root;
+	kp_efi_reader *read;
+};
+
 /*
  * One variable: 1 with its data in @b (*@data, *@len point into it), 0 when absent, -1 when
  * unreadable (a note says why) or out of memory (*@oom). @raw: the MOK config table's files
  * have no attribute word.
  */
-static int read_var(struct kp_efi_state *st, const struct kp_root_dir *root, const char *dir,
+static int read_var(struct kp_efi_state *st, const struct efi_src *src, const char *dir,
 		    const char *name, const char *guid, bool raw, struct kp_bytes *b,
 		    const unsigned char **data, size_t *len, bool *oom)
 {
@@ -52,7 +58,7 @@ static int read_var(struct kp_efi_state *st, const struct kp_root_dir *root, con
 	 * kp_bytes_read_in() decompresses by magic: no variable starts with one (an attribute word,
 	 * a signature list's type GUID, a flag byte)
 	 */
-	if (kp_bytes_read_in(root, path, EFI_VAR_MAX, b, &e) < 0) {
+	if (src->read(src->root, path, EFI_VAR_MAX, b, &e) < 0) {
 		if (kp_err_errnum(&e) == ENOENT)
 			return 0;
 		snprintf(why, sizeof(why), "cannot read: %s", e.msg);
@@ -73,13 +79,13 @@ static int read_var(struct kp_efi_state *st, const struct kp_root_dir *root, con
 }
 
 /* A one-byte flag variable (SecureBoot, SetupMode, MokSBStateRT): 1, 0, or -1 unknown. */
-static int flag(struct kp_efi_state *st, const struct kp_root_dir *root, const char *dir,
+static int flag(struct kp_efi_state *st, const struct efi_src *src, const char *dir,
 		const char *name, const char *guid, bool raw, int absent, bool *oom)
 {
 	struct kp_bytes b;
 	const unsigned char *d;
 	size_t len;
-	int r = read_var(st, root, dir, name, guid, raw, &b, &d, &len, oom);
+	int r = read_var(st, src, dir, name, guid, raw, &b, &d, &len, oom);
 
 	if (r <= 0)
 		return r == 0 ? absent : -1;
@@ -89,7 +95,7 @@ static int flag(struct kp_efi_state *st, const struct kp_root_dir *root, const c
 }
 
 /* A signature-list variable into @kr: from the MOK table first, then efivarfs. */
-static int siglist(struct kp_efi_state *st, const struct kp_root_dir *root, struct kp_keyring *kr,
+static int siglist(struct kp_efi_state *st, const struct efi_src *src, struct kp_keyring *kr,
 		   const char *efivars, const char *mokvars, const char *name, const char *guid,
 		   enum kp_esl_role role, int *count, bool *oom, struct kp_err *err)
 {
@@ -101,13 +107,13 @@ static int siglist(struct kp_efi_state *st, const struct kp_root_dir *root, stru
 
 	*count = 0;
 	if (mokvars)
-		r = read_var(st, root, mokvars, name, NULL, true, &b, &d, &len, oom);
+		r = read_var(st, src, mokvars, name, NULL, true, &b, &d, &len, oom);
 	if (r > 0) {
 		snprintf(label, sizeof(label), "%s/%s", mokvars, name);
 	} else {
 		if (*oom)
 			return -1;
-		r = read_var(st, root, efivars, name, guid, false, &b, &d, &len, oom);
+		r = read_var(st, src, efivars, name, guid, false, &b, &d, &len, oom);
 		if (r <= 0)
 			return *oom ? -1 : 0; /* absent, or unreadable (noted) */
 		snprintf(label, sizeof(label), "%s/%s-%s", efivars, name, guid);
@@ -130,8 +136,9 @@ static int siglist(struct kp_efi_state *st, const struct kp_root_dir *root, stru
 }
 
 int kp_efi_read(struct kp_efi_state *st, const struct kp_root_dir *root, struct kp_keyring *kr,
-		const char *efivars, const char *mokvars, struct kp_err *err)
+		const char *efivars, const char *mokvars, kp_efi_reader *read, struct kp_err *err)
 {
+	const struct efi_src src = { root, read ? read : kp_bytes_read_in };
 	static const struct {
 		const char *name, *guid;
 		enum kp_esl_role role;
@@ -157,13 +164,13 @@ int kp_efi_read(struct kp_efi_state *st, const struct kp_root_dir *root, struct 
 	}
 	st->efi = true;
 	/* efi_get_secureboot_mode(): SecureBoot 1, not in setup mode, shim validating */
-	sbvar = flag(st, root, efivars, "SecureBoot", KP_EFI_GLOBAL_GUID, false, 0, &oom);
-	setup = flag(st, root, efivars, "SetupMode", KP_EFI_GLOBAL_GUID, false, 0, &oom);
+	sbvar = flag(st, &src, efivars, "SecureBoot", KP_EFI_GLOBAL_GUID, false, 0, &oom);
+	setup = flag(st, &src, efivars, "SetupMode", KP_EFI_GLOBAL_GUID, false, 0, &oom);
 	moksb = -1;
 	if (mokvars)
-		moksb = flag(st, root, mokvars, "MokSBStateRT", NULL, true, -2, &oom);
+		moksb = flag(st, &src, mokvars, "MokSBStateRT", NULL, true, -2, &oom);
 	if (moksb < 0)
-		moksb = flag(st, root, efivars, "MokSBStateRT", KP_EFI_SHIM_LOCK_GUID, false, 0,
+		moksb = flag(st, &src, efivars, "MokSBStateRT", KP_EFI_SHIM_LOCK_GUID, false, 0,
 			     &oom);
 	st->validation_disabled = moksb == 1;
 	if (sbvar == 0 || setup == 1 || moksb == 1)
@@ -175,15 +182,15 @@ int kp_efi_read(struct kp_efi_state *st, const struct kp_root_dir *root, struct 
 		int t = -2;
 
 		if (mokvars)
-			t = flag(st, root, mokvars, "MokListTrustedRT", NULL, true, -2, &oom);
+			t = flag(st, &src, mokvars, "MokListTrustedRT", NULL, true, -2, &oom);
 		if (t == -2)
-			t = flag(st, root, efivars, "MokListTrustedRT", KP_EFI_SHIM_LOCK_GUID,
+			t = flag(st, &src, efivars, "MokListTrustedRT", KP_EFI_SHIM_LOCK_GUID,
 				 false, -2, &oom);
 		/* its presence decides, whatever it holds; unreadable: unknown */
 		st->mok_trusted = t == -2 ? 0 : t == -1 && st->nnotes ? -1 : 1;
 	}
 	for (size_t i = 0; i < KP_ARRAY_SIZE(lists) && !oom; i++) {
-		int count, r = siglist(st, root, kr, efivars, mokvars, lists[i].name, lists[i].guid,
+		int count, r = siglist(st, &src, kr, efivars, mokvars, lists[i].name, lists[i].guid,
 				       lists[i].role, &count, &oom, err);
 
 		if (r < 0)

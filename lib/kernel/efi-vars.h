@@ -34,11 +34,22 @@ struct kp_efi_state {
  * their certificates and hashes into @kr. Absent variables are facts (not set), unreadable
  * ones are notes. -1 only when out of memory. Paths under @root (a system's root, not the
  * host's) are opened inside it (kp_open_regular_in()): a link, FIFO or device there never
- * leads the read to a host file or blocks it; NULL: the host's, by name.
+ * leads the read to a host file or blocks it; NULL: the host's, by name. (A @read other than
+ * kp_bytes_read_in() says for itself what it opens and may wait on.)
  */
 struct kp_root_dir;
+struct kp_bytes;
+/*
+ * How a variable's file is read: as kp_bytes_read_in() (file/bytes.h), 0, or -1 with @err
+ * (without the path) and its errno (ENOENT: absent). The hook passes a reader whose read a
+ * deadline can abandon (ctx/context-machine.c), since efivarfs_file_read() waits for the
+ * firmware's answer uninterruptibly.
+ */
+typedef int kp_efi_reader(const struct kp_root_dir *root, const char *path, size_t max,
+			  struct kp_bytes *out, struct kp_err *err);
+/* The same read through @read (NULL: kp_bytes_read_in()). */
 int kp_efi_read(struct kp_efi_state *st, const struct kp_root_dir *root, struct kp_keyring *kr,
-		const char *efivars, const char *mokvars, struct kp_err *err);
+		const char *efivars, const char *mokvars, kp_efi_reader *read, struct kp_err *err);
 void kp_efi_release(struct kp_efi_state *st);
 
 #endif

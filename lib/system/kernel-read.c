@@ -265,12 +265,18 @@ static int read_by_child(int fd, size_t max, struct kp_bytes *out, struct kp_err
 	return 0;
 }
 
-/* procfs or sysfs: where a read can sleep on a kernel lock */
+/*
+ * procfs or sysfs: where a read can sleep on a kernel lock; efivarfs, whose read waits
+ * uninterruptibly for the firmware (efivarfs_file_read() -> efivar_get_variable(), whose
+ * runtime call efi_queue_work() waits for with wait_for_completion(): runtime-wrappers.c,
+ * 5.10 to 7.2)
+ */
 static bool on_kernel_fs(int fd)
 {
 	struct statfs fs;
 
-	return fstatfs(fd, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
+	return fstatfs(fd, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC ||
+					 fs.f_type == SYSFS_MAGIC || fs.f_type == EFIVARFS_MAGIC);
 }
 
 int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)

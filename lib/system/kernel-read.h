@@ -12,18 +12,18 @@
 #include "util/util.h"
 
 /*
- * Reads @path to its end, up to @max bytes, into @out (text, never decompressed). A procfs
- * or sysfs file, or a FIFO, is read by a child (clone(CLONE_VM)) that copies it into a pipe: the
- * caller waits on the pipe, where a signal reaches it, while the child may sleep in state D (on
- * module_mutex, say) and is then left behind, holding nothing open but the file and the pipe.
- * Any other file is read as kp_read_file() does. Returns 0, or -1 with "PATH: why" in @err
- * and its errno (ENOENT for a missing file).
+ * Reads @path to its end, up to @max bytes, into @out (text, never decompressed). A procfs,
+ * sysfs or efivarfs file, or a FIFO, is read by a child (clone(CLONE_VM)) that copies it into
+ * a pipe: the caller waits on the pipe, where a signal reaches it, while the child may sleep
+ * in state D (on module_mutex, or in a firmware call) and is then left behind, holding nothing
+ * open but the file and the pipe. Any other file is read as kp_read_file() does. Returns 0, or
+ * -1 with "PATH: why" in @err and its errno (ENOENT for a missing file).
  */
 int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err);
 /*
  * The same for @path under @root (-b ROOT, --root): opened inside it by descriptors
- * (kp_open_readable_in()), then read by the child when it is a FIFO or on procfs or sysfs,
- * else as kp_read_file_in(). A NULL or host @root: kp_read_kernel_file().
+ * (kp_open_readable_in()), then read by the child when it is a FIFO or on procfs, sysfs or
+ * efivarfs, else as kp_read_file_in(). A NULL or host @root: kp_read_kernel_file().
  */
 struct kp_root_dir;
 int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, size_t max,

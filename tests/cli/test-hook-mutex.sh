@@ -5,8 +5,8 @@
 # FIFO with a writer that never writes, read like procfs through a child the hook abandons.
 # The hook gives its --on-error answer at --timeout, its stdout and stderr reach EOF when it
 # exits (the child holds neither), and the child, left to init, ends once the FIFO does.
-# A FIFO that delivers the lines gives the answer the regular file gives. Times are only
-# checked against generous bounds.
+# A FIFO that delivers the lines gives the answer the regular file gives. Last, the same for
+# an EFI variable (SecureBoot). Times are only checked against generous bounds.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -136,5 +136,49 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.1
 done
 is "the FIFO closed: no reader left" "$(readers)" ""
+
+# The EFI variables: efivarfs_file_read() waits uninterruptibly for a firmware call that may
+# never return (efi_queue_work(): wait_for_completion()), so the hook reads them through the
+# same child (ctx/context-machine.c): here SecureBoot a FIFO, as proc/modules above.
+rm -f "$fifo"
+cp "$tmp/modules" "$root/proc/modules"
+efi=$root/sys/firmware/efi/efivars
+mkdir -p "$efi"
+sbvar=$efi/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
+printf '\x06\x00' > "$sbvar" # shorter than its attribute word: said under -v
+"$kp" --no-cache hook -v --root "$root" --config "$tmp/policy.conf" --timeout 5 kp_use_prop \
+	> /dev/null 2> "$tmp/err.sb"
+sb_rc=$?
+rm -f "$sbvar"
+grep -qF "assumed: EFI variables: $sbvar: shorter than efivarfs' attribute word" "$tmp/err.sb"
+ok "SecureBoot a regular file of 2 bytes: read, said too short (the control)" $?
+mkfifo "$sbvar"
+exec 3<> "$sbvar"
+{
+	sleep 0.5
+	printf '\x06\x00' >&3
+} &
+writer=$!
+exec 3>&-
+ASAN_OPTIONS=detect_leaks=0 "$kp" --no-cache hook -v --root "$root" --config "$tmp/policy.conf" \
+	--timeout 5 kp_use_prop > /dev/null 2> "$tmp/err"
+is "SecureBoot through a FIFO: exit $sb_rc, as the regular file" "$?" "$sb_rc"
+is "... the same words" "$(cat "$tmp/err")" "$(cat "$tmp/err.sb")"
+wait "$writer"
+
+fifo=$sbvar
+exec 3<> "$fifo" # a writer that never writes: the firmware call that never returns
+hook --timeout 1 --on-error fail-closed kp_use_prop
+is "SecureBoot's read blocked, fail-closed: the pipe reaches EOF" "$done" 1
+is "... exit 2" "$rc" 2
+is "... one line" "$out" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
+left=$(readers)
+ok "... its reader is left behind, still reading the FIFO" "$([ -n "$left" ] && echo 0 || echo 1)"
+exec 3>&-
+for ((i = 0; i < 100; i++)); do
+	[ -z "$(readers)" ] && break
+	sleep 0.1
+done
+is "... the FIFO closed: no reader left" "$(readers)" ""
 
 tap_done

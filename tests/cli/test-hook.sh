@@ -454,6 +454,24 @@ has "... as the find_symbol() oops on vmlinux's msleep, not printk's" \
 	"would fail to load with OOPS: the name of undefined symbol 28 \(msle\.\.\.\) .* and begins vmlinux's export msleep"
 hook "$pfx" --config "$tmp/policy.conf" kp_prop_prov
 is "a chain without such a name keeps the filtered exports (unchanged answer)" "$rc" 0
+# find_symbol() searches the live modules too: a loaded out-of-tree module the chain does not
+# read (kp_gpl_prov, no dependency of it) exports kp_gpl_prov_plain, which "kp_gpl_prov_pl"
+# begins; before, only the chain's loaded dependencies were read and the oops was put in printk
+mkroot "$pfx" kp_gpl_prov
+cp "$fx/strtab/kp_strtab_modprefix.ko" "$pfx/lib/modules/$rel/extra/"
+depmod -b "$pfx" "$rel" 2> /dev/null
+loaded "$pfx" kp_gpl_prov:OE
+hook "$pfx" --config "$tmp/policy.conf" kp_strtab_modprefix
+is "import name into the guard page, a loaded module not in the chain: blocked" "$rc" 1
+has "... as the find_symbol() oops on the loaded kp_gpl_prov's export" \
+	"would fail to load with OOPS: the name of undefined symbol 28 \(kp_gpl_prov_pl\.\.\.\) .* and begins kp_gpl_prov's export kp_gpl_prov_plain: "
+hasnt "... no line about a loaded module without a file" "no file in modules.dep"
+loaded "$pfx" kp_gpl_prov:OE kp_ghost:OE
+hook "$pfx" --config "$tmp/policy.conf" kp_strtab_modprefix
+has "a loaded module modules.dep does not list: said, its exports unknown" \
+	"^kopolicy: $pfx/proc/modules: loaded module kp_ghost: no file in modules.dep, its exports unknown: an import name of the chain that runs into the guard page may begin one$"
+hook "$pfx" --config "$tmp/policy.conf" kp_gpl_prov
+hasnt "... not read for a chain without such a name" "kp_ghost"
 
 is "every hook run ($nbase) answers the same without the base cache (status, stdout, stderr)" \
 	"$basediff" 0
