@@ -472,6 +472,26 @@ has "a loaded module modules.dep does not list: said, its exports unknown" \
 	"^kopolicy: $pfx/proc/modules: loaded module kp_ghost: no file in modules.dep, its exports unknown: an import name of the chain that runs into the guard page may begin one$"
 hook "$pfx" --config "$tmp/policy.conf" kp_gpl_prov
 hasnt "... not read for a chain without such a name" "kp_ghost"
+# ... and the modules Module.symvers lists only while they are live: an in-tree module (a line
+# added for kp_fake) exporting kp_gpl_prov_plain, not loaded and no dependency of the chain, is
+# not searched (the strong name is then printed: the oops in printk); loaded, it is. (The
+# module in kp_strtab_modprefix.ko is named kp_plain.) Before, the first was put in find_symbol()
+mkroot "$pfx" kp_prop_prov
+cp "$fx/strtab/kp_strtab_modprefix.ko" "$pfx/lib/modules/$rel/extra/"
+{ gzip -dc "$fx/Module.symvers.gz"
+  printf '0x12345678\tkp_gpl_prov_plain\tdrivers/misc/kp_fake\tEXPORT_SYMBOL\t\n'; } |
+	gzip > "$pfx/boot/symvers-$rel.gz"
+depmod -b "$pfx" "$rel" 2> /dev/null
+loaded "$pfx"
+hook "$pfx" --config "$tmp/policy.conf" kp_strtab_modprefix
+is "an in-tree module neither loaded nor a dependency: blocked" "$rc" 1
+hasnt "... not by its export" "begins kp_fake's export"
+has "... by the printk of the unknown name" "would fail to load with OOPS: .*kp_gpl_prov_pl\.\.\."
+loaded "$pfx" kp_fake:-
+hook "$pfx" --config "$tmp/policy.conf" kp_strtab_modprefix
+is "the same module loaded: blocked" "$rc" 1
+has "... by the find_symbol() oops on its export" \
+	"would fail to load with OOPS: the name of undefined symbol 28 \(kp_gpl_prov_pl\.\.\.\) .* and begins kp_fake's export kp_gpl_prov_plain: "
 
 is "every hook run ($nbase) answers the same without the base cache (status, stdout, stderr)" \
 	"$basediff" 0

@@ -71,9 +71,30 @@ static bool in_set_modules(const struct kp_sim_ctx *c, const char *prefix, size_
 	return found;
 }
 
+/*
+ * Whether find_symbol() can see base module @owner while @nd loads. Without a running system
+ * every module of the base is taken as live; on one (facts->loaded known) it is live when
+ * loaded, or when @nd imports from it (modprobe loads it first); a module it would pull in
+ * only through another base module is not known from Module.symvers and not counted.
+ */
+static bool base_module_live(const struct kp_sim_ctx *c, const struct kp_node *nd,
+			     const char *owner)
+{
+	if (!c->f->loaded || kp_symbol_index_find(&c->live_names, owner))
+		return true;
+	for (size_t i = 0; i < nd->nbase_deps; i++) {
+		char dep[KP_PREFIX_OWNER_MAX];
+
+		kp_modname_from_path(dep, sizeof(dep), nd->base_deps[i], KP_MODNAME_WHOLE);
+		if (!strcmp(dep, owner))
+			return true;
+	}
+	return false;
+}
+
 /* Modules known only from the base (Module.symvers lines of modules outside the set). */
-static bool in_base_modules(const struct kp_sim_ctx *c, const char *prefix, size_t len, bool gplok,
-			    struct kp_prefix_hit *hit)
+static bool in_base_modules(const struct kp_sim_ctx *c, const struct kp_node *nd,
+			    const char *prefix, size_t len, bool gplok, struct kp_prefix_hit *hit)
 {
 	const struct kp_ksym *k;
 	size_t i = 0;
@@ -84,7 +105,8 @@ static bool in_base_modules(const struct kp_sim_ctx *c, const char *prefix, size
 			continue;
 		kp_modname_from_path(hit->owner_buf, sizeof(hit->owner_buf), k->owner,
 				     KP_MODNAME_WHOLE);
-		if (kp_symbol_index_find(&c->g->names, hit->owner_buf))
+		if (kp_symbol_index_find(&c->g->names, hit->owner_buf) ||
+		    !base_module_live(c, nd, hit->owner_buf))
 			continue;
 		hit->name = k->name;
 		hit->owner = hit->owner_buf;
@@ -94,11 +116,11 @@ static bool in_base_modules(const struct kp_sim_ctx *c, const char *prefix, size
 }
 
 /* find_symbol()'s tables in its order (5.10 … 6.12; 6.13+ refuses such a name earlier). */
-bool kp_find_symbol_prefix(const struct kp_sim_ctx *c, const char *prefix, size_t len, bool gplok,
-			   struct kp_prefix_hit *hit)
+bool kp_find_symbol_prefix(const struct kp_sim_ctx *c, const struct kp_node *nd, const char *prefix,
+			   size_t len, bool gplok, struct kp_prefix_hit *hit)
 {
 	memset(hit, 0, sizeof(*hit));
 	return in_vmlinux(c, prefix, len, gplok, hit) ||
 	       in_set_modules(c, prefix, len, gplok, hit) ||
-	       in_base_modules(c, prefix, len, gplok, hit);
+	       in_base_modules(c, nd, prefix, len, gplok, hit);
 }

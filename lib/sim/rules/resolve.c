@@ -233,7 +233,7 @@ static int name_begins_export(struct kp_sim_ctx *c, struct kp_loading *ld,
 	struct kp_prefix_hit hit;
 	const char *line;
 
-	if (!kp_find_symbol_prefix(c, imp->name, strlen(imp->name), gplok, &hit))
+	if (!kp_find_symbol_prefix(c, ld->node, imp->name, strlen(imp->name), gplok, &hit))
 		return 0;
 	if ((line = kp_oob_fault_line(m->machine)))
 		kp_msg(c, ld, "%s", line);

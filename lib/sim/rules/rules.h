@@ -115,14 +115,18 @@ const struct kp_ksym *kp_import_base_hit(const struct kp_sim_ctx *c, const struc
 					 const struct kp_import *imp);
 
 /* find-prefix.c: an export find_symbol() compares a name ending at an unmapped page with */
+#define KP_PREFIX_OWNER_MAX 64
 struct kp_prefix_hit {
 	const char *name;  /* the export, which begins with the name's bytes */
 	const char *owner; /* "vmlinux" or the module's name */
-	char owner_buf[64];
+	char owner_buf[KP_PREFIX_OWNER_MAX];
 };
-/* Whether a table find_symbol() searches holds an export beginning with the @len bytes. */
-bool kp_find_symbol_prefix(const struct kp_sim_ctx *c, const char *prefix, size_t len, bool gplok,
-			   struct kp_prefix_hit *hit);
+/*
+ * Whether a table find_symbol() searches, while the module of node @nd loads, holds an export
+ * beginning with the @len bytes.
+ */
+bool kp_find_symbol_prefix(const struct kp_sim_ctx *c, const struct kp_node *nd, const char *prefix,
+			   size_t len, bool gplok, struct kp_prefix_hit *hit);
 
 /* ima.c: before load_module(), when finit_module() reads the file (or init_module() copies it) */
 int kp_rule_ima_appraise_module(struct kp_sim_ctx *c, struct kp_loading *ld);
