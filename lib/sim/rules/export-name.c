@@ -16,7 +16,16 @@
  * without) and a name at least 0x60000000 below its string put the byte in the hole: the
  * kernel faults. A name that still fits the relocation's s32 cannot reach below the hole.
  * Elsewhere (nearer or above) the byte is module, kernel or unmapped memory, not known here.
+ *
+ * Other arches: i386 (config X86 selects HAVE_ARCH_PREL32_RELOCATIONS too, R_386_PC32:
+ * apply_relocate() adds without an overflow check) and arm64 (R_AARCH64_PREL32: reloc_data()
+ * refuses a value outside s32, "module %s: overflow in relocation type 261 val %Lx", -ENOEXEC)
+ * keep PREL32 names; armhf (R_ARM_ABS32), ppc64el (R_PPC64_ADDR64), s390x (R_390_64) and
+ * riscv64 (R_RISCV_64) hold absolute pointers, relocated without a range check. Their module
+ * areas (vmalloc space, arm64's 2 GB window around the kernel text) lie among kernel mappings:
+ * what the name's first byte is depends on the memory map of the running kernel, a warning.
  */
+#include <elf.h>
 #include <inttypes.h>
 
 #include "rules.h"
@@ -27,7 +36,28 @@
  * field lies within the module's image of its string). */
 #define KP_WILD_FIT_MIN (-(int64_t)0x80000000)
 
-/* verify_exported_symbols() -> find_symbol() in complete_formation() (x86-64, 5.10 … 7.2) */
+/* The relocation the name field carries on the module's arch, for the warning. */
+static const char *name_field(uint16_t machine)
+{
+	switch (machine) {
+	case EM_386:
+		return "a PREL32 offset (R_386_PC32)";
+	case EM_AARCH64:
+		return "a PREL32 offset (R_AARCH64_PREL32)";
+	case EM_ARM:
+		return "an absolute pointer (R_ARM_ABS32)";
+	case EM_PPC64:
+		return "an absolute pointer (R_PPC64_ADDR64)";
+	case EM_S390:
+		return "an absolute pointer (R_390_64)";
+	case EM_RISCV:
+		return "an absolute pointer (R_RISCV_64)";
+	default:
+		return "a relocated field";
+	}
+}
+
+/* verify_exported_symbols() -> find_symbol() in complete_formation() (5.10 … 7.2) */
 int kp_rule_wild_export_name(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
@@ -41,6 +71,17 @@ int kp_rule_wild_export_name(struct kp_sim_ctx *c, struct kp_loading *ld)
 	else
 		snprintf(where, sizeof(where), "0x%" PRIx64 " bytes past the start of",
 			 (uint64_t)w->offset);
+	if (m->machine != EM_X86_64) {
+		kp_finding(
+			ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			"the name of %s entry %" PRIu32 " points %s __ksymtab_strings, outside "
+			"the module's strings (%s): verify_exported_symbols() reads it holding "
+			"module_mutex; what lies there depends on the running kernel's memory map "
+			"(an oops that leaves the lock held, or some other name)%s; not predicted",
+			table, w->index, where, name_field(m->machine),
+			m->machine == EM_AARCH64 ? " or the relocation may overflow" : "");
+		return 0;
+	}
 	if (w->offset > KP_WILD_HOLE_MAX || w->offset - (int64_t)m->image_size < KP_WILD_FIT_MIN) {
 		kp_finding(
 			ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, NULL,
