@@ -2,7 +2,8 @@
 # Exports whose names point outside __ksymtab_strings beyond one x86-64 entry
 # (lib/read/exports.c, lib/sim/rules/export-name.c): armhf's absolute-pointer __ksymtab
 # (tests/data/ksymtab-wild/armhf-6.12/libarc4.ko, R_ARM_ABS32 REL), more than one wild entry
-# (the first in the order verify_exported_symbols() reads them is the one reported), and the
+# (the first in the order verify_exported_symbols() reads them is the one reported), arm64's
+# PREL32 (tests/data/ksymtab-wild/arm64-6.12/libarc4.ko: reloc_data()'s s32 check), and the
 # CRCs and __kflagstab bytes of the other entries, matched by their index in the table. Made by
 # tests/lib/ksymtab-wild-arch.py (only relocation addends change). Before, the reader refused
 # all of these but the x86-64 single entry ("fits no struct kernel_symbol layout", exit 2) and
@@ -20,7 +21,7 @@ wild() { python3 "$top/tests/lib/ksymtab-wild-arch.py" "$@" > /dev/null; }
 # --- armhf 6.12: absolute pointers, no overflow check: a warning, the module loads
 fx=$top/tests/data/ksymtab-wild/armhf-6.12
 rel=6.12.117+deb13-armmp
-check_arm() { # OUT MODULE: check against the armhf set (Module.symvers is not gzipped)
+check_arm() { # OUT MODULE: check against the $fx set (Module.symvers is not gzipped)
 	"$kp" check -f json --fail-on never -k "$fx/Module.symvers" --kernel-config "$fx/config.gz" \
 		--kernel-release "$rel" "$2" > "$1" 2> "$1.err"
 }
@@ -62,6 +63,36 @@ ok "armhf: both entries wild: one warning, for entry 0 (read first), no exports"
 [ $? -eq 0 ] && [ ! -s "$tmp/a01.err" ] &&
 	grep -q "^  libarc4: W: kernel-oops: the name of __ksymtab entry 0 points" "$tmp/a01.txt"
 ok "armhf text: the warning, exit status 0, nothing on stderr (was exit 2)" $?
+
+# --- arm64 6.12: PREL32 (R_AARCH64_PREL32), reloc_data()'s s32 check in apply_relocate_add()
+fx=$top/tests/data/ksymtab-wild/arm64-6.12
+rel=6.12.117+deb13-arm64
+wild "$fx/libarc4.ko" "$tmp/b0.ko" __ksymtab 4=0x10000000
+check_arm "$tmp/b0.json" "$tmp/b0.ko"
+[ ! -s "$tmp/b0.json.err" ] && verdict "$tmp/b0.json" libarc4 "m['loads'] and not m['oops'] \
+and ids == ['kernel-oops'] and m['findings'][0]['severity'] == 'warning' and \
+'entry 0 points 0x1000000d bytes past the start of __ksymtab_strings' in \
+m['findings'][0]['message'] and 'a PREL32 offset (R_AARCH64_PREL32)' in \
+m['findings'][0]['message'] and 'fits s32' not in m['findings'][0]['message']"
+ok "arm64: 0x10000000 past its string: a kernel-oops warning naming R_AARCH64_PREL32, it loads" $?
+
+# surely outside s32 (farther than 2 GiB + the module's size): -ENOEXEC with arm64's line
+line="Modules: module libarc4: overflow in relocation type 261 val (__ksymtab_strings"
+line+=" 0x90000000 bytes before)"
+wild "$fx/libarc4.ko" "$tmp/b1.ko" __ksymtab 16=-0x90000000
+check_arm "$tmp/b1.json" "$tmp/b1.ko"
+verdict "$tmp/b1.json" libarc4 "not m['loads'] and not m['oops'] and m['errno'] == 'ENOEXEC' \
+and ids == ['relocation-overflow'] and m['findings'][0]['severity'] == 'error' and \
+'the name of __ksymtab entry 1 points 0x90000000 bytes before' in m['findings'][0]['message'] \
+and m['messages'][-1] == '$line'"
+ok "arm64: entry 1 0x90000000 before: relocation-overflow, ENOEXEC, arm64's line" $?
+
+# within 2 GiB +- the module's size of the limit: a warning that says it may overflow
+wild "$fx/libarc4.ko" "$tmp/b2.ko" __ksymtab 4=-0x80000000
+check_arm "$tmp/b2.json" "$tmp/b2.ko"
+verdict "$tmp/b2.json" libarc4 "m['loads'] and ids == ['kernel-oops'] \
+and m['findings'][0]['severity'] == 'warning' and 'fits s32' in m['findings'][0]['message']"
+ok "arm64: 0x7ffffff3 before (fits or not by the layout): a warning naming both outcomes" $?
 
 # --- x86-64: two wild entries, the first in table order decides
 use() { # SERIES
