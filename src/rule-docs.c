@@ -65,6 +65,9 @@ const struct kp_rule_doc kp_rule_docs[] = {
 	{ "unsupported-relocation", KP_SEV_ERROR,
 	  "a relocation type the architecture's apply_relocate[_add]() does not apply "
 	  "(ENOEXEC, EINVAL on riscv/mips)" },
+	{ "relocation-overflow", KP_SEV_ERROR,
+	  "arm64: an export name's R_AARCH64_PREL32 value outside s32 (an export name far "
+	  "outside __ksymtab_strings): apply_relocate_add() refuses it (ENOEXEC)" },
 	{ "relocation-needs-config", KP_SEV_WARNING,
 	  "arm: a relocation type applied only with CONFIG_THUMB2_KERNEL or group relocations" },
 	{ "forced-unverified", KP_SEV_WARNING,

@@ -27,29 +27,57 @@ struct decoded {
 	size_t name_len;
 	const char *ns; /* NULL or "" when none */
 	size_t ns_len;
+	uint32_t entry; /* its index in the table: the entries of wild names are left out */
 };
 
 /*
- * A name field that PREL32-relocates (x86-64: R_X86_64_PC32 or _PLT32) to before the start or
- * past the end of __ksymtab_strings: the loader reads its name at that address (struct
- * kernel_symbol's offset_to_ptr(&name_offset)), outside the module's strings.
+ * The relocation struct kernel_symbol's name field carries (include/linux/export-internal.h,
+ * 5.10 … 7.2): a PREL32 offset where the arch selects HAVE_ARCH_PREL32_RELOCATIONS (config X86,
+ * i386 too, and arm64: arch/x86/Kconfig, arch/arm64/Kconfig), else an absolute pointer (armhf,
+ * ppc64el, s390x, riscv64). @f: the field's width, 4 or 8.
  */
-static bool wild_name(struct kp_elf *e, size_t tab, uint64_t field, size_t strs,
+static bool name_reloc(uint16_t machine, uint32_t type, unsigned f)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return f == 4 && (type == R_X86_64_PC32 || type == R_X86_64_PLT32);
+	case EM_386:
+		return f == 4 && (type == R_386_PC32 || type == R_386_PLT32);
+	case EM_AARCH64:
+		return f == 4 && type == R_AARCH64_PREL32;
+	case EM_ARM:
+		return f == 4 && type == R_ARM_ABS32;
+	case EM_PPC64:
+		return f == 8 && type == R_PPC64_ADDR64;
+	case EM_S390:
+		return f == 8 && type == R_390_64;
+	case EM_RISCV:
+		return f == 8 && type == R_RISCV_64;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A name field relocated (name_reloc()) to before the start or past the end of
+ * __ksymtab_strings: the loader reads its name at that address (offset_to_ptr(&name_offset) or
+ * the pointer), outside the module's strings.
+ */
+static bool wild_name(struct kp_elf *e, size_t tab, uint64_t field, unsigned f, size_t strs,
 		      const struct kp_target *nm, int64_t *offset)
 {
 	const struct kp_reloc *rel;
 	size_t nrel, k;
 	struct kp_err ignored;
 
-	if (e->machine != EM_X86_64 || !nm->relocated || !nm->in_section || nm->shndx != strs)
+	if (!nm->relocated || !nm->in_section || nm->shndx != strs)
 		return false;
 	if ((int64_t)nm->offset >= 0 && nm->offset < e->sections[strs].size)
 		return false;
 	if (kp_elf_relocs(e, tab, &rel, &nrel, &ignored) < 0)
 		return false;
 	k = kp_reloc_lower(rel, nrel, field);
-	if (k == nrel || rel[k].offset != field ||
-	    (rel[k].type != R_X86_64_PC32 && rel[k].type != R_X86_64_PLT32))
+	if (k == nrel || rel[k].offset != field || !name_reloc(e->machine, rel[k].type, f))
 		return false;
 	*offset = (int64_t)nm->offset;
 	return true;
@@ -57,12 +85,15 @@ static bool wild_name(struct kp_elf *e, size_t tab, uint64_t field, size_t strs,
 
 /*
  * Decodes @n entries of @k fields of @f bytes into @out; false if this layout does not fit.
- * With @wild, one entry whose name is wild_name()'s is recorded there instead of in @out.
+ * With @wild, entries whose name is wild_name()'s are left out of @out, the first recorded
+ * there (verify_exported_symbols() reads the entries in order).
  */
 static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, unsigned k,
-		       struct decoded *out, size_t n, struct kp_wild_export *wild)
+		       struct decoded *out, size_t n, size_t *nout, struct kp_wild_export *wild)
 {
-	for (size_t i = 0, j = 0; i < n; i++) {
+	size_t j = 0;
+
+	for (size_t i = 0; i < n; i++) {
 		uint64_t base = (uint64_t)i * f * k;
 		struct kp_target v, nm, ns;
 		struct kp_err ignored;
@@ -73,11 +104,12 @@ static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, un
 			return false;
 		if (v.in_section && v.shndx == strs)
 			return false;
-		if (wild && !wild->present && f == 4 &&
-		    wild_name(e, tab, base + f, strs, &nm, &off)) {
-			wild->present = true;
-			wild->index = (uint32_t)i;
-			wild->offset = off;
+		if (wild && wild_name(e, tab, base + f, f, strs, &nm, &off)) {
+			if (!wild->present) {
+				wild->present = true;
+				wild->index = (uint32_t)i;
+				wild->offset = off;
+			}
 			if (k < 3)
 				continue;
 			if (kp_elf_field_target(e, tab, base + 2 * f, f, &ns, &ignored) < 0)
@@ -92,6 +124,7 @@ static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, un
 		if (!out[j].name || !out[j].name_len)
 			return false;
 		out[j].ns = NULL;
+		out[j].entry = (uint32_t)i;
 		if (k == 3) {
 			if (kp_elf_field_target(e, tab, base + 2 * f, f, &ns, &ignored) < 0)
 				return false;
@@ -107,6 +140,7 @@ static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, un
 		}
 		j++;
 	}
+	*nout = j;
 	return true;
 }
 
@@ -142,6 +176,7 @@ static size_t from_labels(const struct kp_elf *e, size_t tab, size_t strs, struc
 		out[n].name = s->name + sizeof(prefix) - 1;
 		out[n].name_len = strlen(out[n].name);
 		out[n].ns = NULL;
+		out[n].entry = (uint32_t)n;
 		/* __kstrtabns_<sym> names the namespace string (5.4 … 6.4). */
 		x = kp_symbol_index_find(&ns, out[n].name);
 		if (x) {
@@ -155,28 +190,54 @@ static size_t from_labels(const struct kp_elf *e, size_t tab, size_t strs, struc
 	return n;
 }
 
+/*
+ * CRCs: __kcrctab* entry i belongs to ksymtab entry i of the same table (symversion()), @nent
+ * entries in all, wild names' included; @dec[i].entry is export @exp[i]'s.
+ */
 static int read_crcs(struct kp_module *m, struct kp_elf *e, enum kp_export_table t,
-		     struct kp_export *exp, size_t n, struct kp_err *err)
+		     struct kp_export *exp, const struct decoded *dec, size_t n, size_t nent,
+		     struct kp_err *err)
 {
 	size_t idx = kp_elf_find_section(e, kp_export_tables[t].kcrctab);
 	const struct kp_section *c;
 	unsigned w;
 
-	if (!idx || n == 0)
+	if (!idx || nent == 0)
 		return 0;
 	c = &e->sections[idx];
 	m->has_kcrctab[t] = true;
-	if (c->size % n || (c->size / n != 4 && c->size / n != 8))
+	if (c->size % nent || (c->size / nent != 4 && c->size / nent != 8))
 		return kp_err_set(err, "%s has %llu bytes for %zu exports",
-				  kp_export_tables[t].kcrctab, (unsigned long long)c->size, n);
-	w = (unsigned)(c->size / n);
+				  kp_export_tables[t].kcrctab, (unsigned long long)c->size, nent);
+	w = (unsigned)(c->size / nent);
 	for (size_t i = 0; i < n; i++) {
 		struct kp_target tg;
 
-		if (kp_elf_field_target(e, idx, (uint64_t)i * w, w, &tg, err) < 0)
+		if (kp_elf_field_target(e, idx, (uint64_t)dec[i].entry * w, w, &tg, err) < 0)
 			return -1;
 		exp[i].has_crc = true;
 		exp[i].crc = (uint32_t)tg.value;
+	}
+	return 0;
+}
+
+/* __kflagstab: a u8 per __ksymtab entry (@nent, wild names' included), bit 0 GPL-only. */
+static int read_flags(struct kp_elf *e, struct kp_export *exp, const struct decoded *dec, size_t n,
+		      size_t nent, struct kp_err *err)
+{
+	size_t idx = kp_elf_find_section(e, "__kflagstab");
+
+	if (!idx)
+		return 0;
+	if (e->sections[idx].size != nent)
+		return kp_err_set(err, "__kflagstab has %llu entries for %zu exports",
+				  (unsigned long long)e->sections[idx].size, nent);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t flags;
+
+		if (!kp_elf_read_uint(e, idx, dec[i].entry, 1, &flags))
+			return kp_err_set(err, "__kflagstab has no contents in the file");
+		exp[i].gpl_only = flags & KP_KSYM_FLAG_GPL_ONLY;
 	}
 	return 0;
 }
@@ -189,7 +250,7 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 	size_t strs = kp_elf_find_section(e, "__ksymtab_strings");
 	struct decoded *dec = NULL;
 	const struct kp_section *s;
-	size_t n = 0, first;
+	size_t n = 0, nent = 0, first;
 	bool ok = false;
 	int r = -1;
 
@@ -212,24 +273,23 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 			continue;
 		if (s->size % (f * k))
 			continue;
-		n = s->size / (f * k);
-		ok = try_layout(e, tab, strs, f, k, dec, n, NULL);
+		nent = s->size / (f * k);
+		ok = try_layout(e, tab, strs, f, k, dec, nent, &n, NULL);
 	}
-	/* then one entry whose name lies outside the strings, in the tables the loader checks */
-	for (size_t l = 0; l < 2 && strs && !ok && !m->wild_export.present &&
-			   (t == KP_KSYMTAB || t == KP_KSYMTAB_GPL);
+	/* then entries whose names lie outside the strings, in the tables the loader checks */
+	for (size_t l = 0;
+	     l < KP_ARRAY_SIZE(layouts) && strs && !ok && (t == KP_KSYMTAB || t == KP_KSYMTAB_GPL);
 	     l++) {
 		struct kp_wild_export w = { .table = t };
-		unsigned k = layouts[l][1];
+		unsigned f = layouts[l][0], k = layouts[l][1];
 
-		if (s->size % (4 * k))
+		if ((f == 8 && !e->is64) || s->size % (f * k))
 			continue;
-		n = s->size / (4 * k);
-		ok = try_layout(e, tab, strs, 4, k, dec, n, &w) && w.present;
-		if (ok) {
+		nent = s->size / (f * k);
+		ok = try_layout(e, tab, strs, f, k, dec, nent, &n, &w) && w.present;
+		/* the first in the order verify_exported_symbols() reads: __ksymtab first */
+		if (ok && !m->wild_export.present)
 			m->wild_export = w;
-			n--;
-		}
 	}
 	if (!ok) {
 		const struct kp_reloc *rel;
@@ -243,7 +303,7 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 				   kp_export_tables[t].ksymtab, (unsigned long long)s->size);
 			goto out;
 		}
-		n = from_labels(e, tab, strs, dec, s->size / 8 + 1);
+		n = nent = from_labels(e, tab, strs, dec, s->size / 8 + 1);
 		if (n == SIZE_MAX) {
 			kp_err_set(err, "out of memory");
 			goto out;
@@ -278,38 +338,26 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 		x->table = t;
 		x->gpl_only = kp_export_tables[t].gpl_only;
 	}
-	r = read_crcs(m, e, t, m->exports + first, n, err);
+	if (t == KP_KSYMTAB && read_flags(e, m->exports + first, dec, n, nent, err) < 0)
+		goto out;
+	r = read_crcs(m, e, t, m->exports + first, dec, n, nent, err);
 out:
 	free(dec);
 	return r;
 }
 
+/* __kflagstab without __ksymtab entries (read_flags() reads it with them): it must be empty. */
 static int read_flagstab(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
 {
 	size_t idx = kp_elf_find_section(e, "__kflagstab");
-	const struct kp_wild_export *w = &m->wild_export;
-	bool skip = w->present && w->table == KP_KSYMTAB; /* its flag byte is not an export's */
-	size_t nplain = 0;
+	size_t tab = kp_elf_find_section(e, "__ksymtab");
 
 	if (!idx)
 		return 0;
 	m->has_kflagstab = true;
-	for (size_t i = 0; i < m->nexports; i++)
-		nplain += m->exports[i].table == KP_KSYMTAB;
-	if (e->sections[idx].size != nplain + skip)
-		return kp_err_set(err, "__kflagstab has %llu entries for %zu exports",
-				  (unsigned long long)e->sections[idx].size, nplain + skip);
-	for (size_t i = 0, j = 0; i < m->nexports; i++) {
-		uint64_t flags;
-
-		if (m->exports[i].table != KP_KSYMTAB)
-			continue;
-		if (skip && j == w->index)
-			j++;
-		if (!kp_elf_read_uint(e, idx, j++, 1, &flags))
-			return kp_err_set(err, "__kflagstab has no contents in the file");
-		m->exports[i].gpl_only = flags & KP_KSYM_FLAG_GPL_ONLY;
-	}
+	if ((!tab || !e->sections[tab].size) && e->sections[idx].size)
+		return kp_err_set(err, "__kflagstab has %llu entries for 0 exports",
+				  (unsigned long long)e->sections[idx].size);
 	return 0;
 }
 

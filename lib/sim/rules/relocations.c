@@ -77,5 +77,6 @@ int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld)
 			   rv.function);
 		return rv.err;
 	}
-	return 0;
+	/* the types applied: a wild export name's value (export-name.c) */
+	return kp_rule_wild_export_reloc(c, ld);
 }

@@ -151,8 +151,9 @@ void kp_rule_check_module_license_taints(struct kp_sim_ctx *c, struct kp_loading
 /* duplicate.c */
 int kp_rule_module_patient_check_exists(struct kp_sim_ctx *c, struct kp_loading *ld);
 int kp_rule_verify_exported_symbols(struct kp_sim_ctx *c, struct kp_loading *ld);
-/* export-name.c: an export's name outside the module (x86-64) */
+/* export-name.c: an export's name outside the module's strings */
 int kp_rule_wild_export_name(struct kp_sim_ctx *c, struct kp_loading *ld);
+int kp_rule_wild_export_reloc(struct kp_sim_ctx *c, struct kp_loading *ld);
 /* inherit-taint.c */
 bool kp_rule_inherit_taint(struct kp_sim_ctx *c, struct kp_loading *ld, const struct kp_found *fs,
 			   const char *name);

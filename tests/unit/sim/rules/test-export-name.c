@@ -3,8 +3,10 @@
  * export-name.c: verify_exported_symbols() reaching an export whose name the reader found
  * outside __ksymtab_strings (x86-64 PREL32): in the unused hole under the kernel text an oops
  * holding module_mutex (booted: 7.2.13, 0x60000000 below), elsewhere a warning; in table
- * order, so a duplicate before it ends the load first.
+ * order, so a duplicate before it ends the load first. Other arches: a warning, but arm64's
+ * apply_relocate_add() refusing a name surely outside s32 (relocation-overflow).
  */
+#include <elf.h>
 #include <errno.h>
 #include <string.h>
 
@@ -103,6 +105,86 @@ static void table_order(struct tap *t)
 	tb_free(&w);
 }
 
+/* Other arches: a warning (what lies there is the memory map's), arm64's s32 check refuses. */
+static void other_arches(struct tap *t)
+{
+	static const struct {
+		uint16_t machine;
+		bool is64;
+		const char *field;
+	} arches[] = {
+		{ EM_386, false, "a PREL32 offset (R_386_PC32)" },
+		{ EM_AARCH64, true, "a PREL32 offset (R_AARCH64_PREL32)" },
+		{ EM_ARM, false, "an absolute pointer (R_ARM_ABS32)" },
+		{ EM_PPC64, true, "an absolute pointer (R_PPC64_ADDR64)" },
+		{ EM_S390, true, "an absolute pointer (R_390_64)" },
+		{ EM_RISCV, true, "an absolute pointer (R_RISCV_64)" },
+	};
+	const struct kp_finding *f;
+	struct kp_module *m;
+	struct tb_world w;
+
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		m = wild_module(&w, "6.12.118", -0x60000000, 0);
+		m->machine = arches[i].machine;
+		m->is64 = arches[i].is64;
+		tb_run(&w);
+		f = tb_finding(&w, "m", "kernel-oops");
+		tap_ok(t,
+		       tb_v(&w, "m")->loads && !tb_v(&w, "m")->holds_module_mutex && f &&
+			       f->severity == KP_SEV_WARNING &&
+			       strstr(f->message, arches[i].field) &&
+			       strstr(f->message, "not predicted") &&
+			       !strstr(f->message, "fits s32"),
+		       "%s: 0x60000000 below: a warning, the load goes on", arches[i].field);
+		tb_free(&w);
+	}
+
+	/* arm64, farther than s32 + the module's size: apply_relocate_add() refuses it */
+	m = wild_module(&w, "6.12.118", -0x90000000LL, 1);
+	m->machine = EM_AARCH64;
+	tb_run(&w);
+	f = tb_finding(&w, "m", "relocation-overflow");
+	tap_ok(t,
+	       tb_v(&w, "m")->err == -ENOEXEC && !tb_finding(&w, "m", "kernel-oops") && f &&
+		       f->severity == KP_SEV_ERROR &&
+		       strstr(f->message, "__ksymtab entry 1 points 0x90000000 bytes before"),
+	       "arm64 0x90000000 below: relocation-overflow, ENOEXEC");
+	tb_is_text(t, tb_dmesg(&w, "m"),
+		   "Modules: module m: overflow in relocation type 261 val (__ksymtab_strings "
+		   "0x90000000 bytes before)",
+		   "arm64 6.12: the line with pr_fmt's \"Modules: \"");
+	tb_free(&w);
+
+	m = wild_module(&w, "6.1.192", 0x80000000LL + 7632, 0);
+	m->machine = EM_AARCH64;
+	tb_run(&w);
+	tb_is_text(t, tb_dmesg(&w, "m"),
+		   "module m: overflow in relocation type 261 val (__ksymtab_strings 0x80001dd0 "
+		   "bytes past the start of)",
+		   "arm64 6.1, past the end: the line without a prefix");
+	tb_free(&w);
+
+	/* within the module's size of the limit: it depends on the layout, a warning saying so */
+	m = wild_module(&w, "6.12.118", -0x80000000LL, 0);
+	m->machine = EM_AARCH64;
+	tb_run(&w);
+	f = tb_finding(&w, "m", "kernel-oops");
+	tap_ok(t,
+	       tb_v(&w, "m")->loads && f && f->severity == KP_SEV_WARNING &&
+		       strstr(f->message, "fits s32") &&
+		       !tb_finding(&w, "m", "relocation-overflow"),
+	       "arm64 0x80000000 below: a warning that names the overflow");
+	tb_free(&w);
+
+	/* x86-64: no overflow check (PC32 truncated): the same distance is a warning */
+	wild_module(&w, "6.12.118", -0x90000000LL, 0);
+	tb_run(&w);
+	tap_ok(t, tb_v(&w, "m")->loads && !tb_finding(&w, "m", "relocation-overflow"),
+	       "x86-64 0x90000000 below: no relocation-overflow");
+	tb_free(&w);
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -113,5 +195,6 @@ int main(void)
 	in_the_hole(&t, "7.2.13");
 	not_predicted(&t);
 	table_order(&t);
+	other_arches(&t);
 	return tap_done(&t);
 }

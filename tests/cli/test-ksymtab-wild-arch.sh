@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Exports whose names point outside __ksymtab_strings beyond one x86-64 entry
+# (lib/read/exports.c, lib/sim/rules/export-name.c): armhf's absolute-pointer __ksymtab
+# (tests/data/ksymtab-wild/armhf-6.12/libarc4.ko, R_ARM_ABS32 REL), more than one wild entry
+# (the first in the order verify_exported_symbols() reads them is the one reported), arm64's
+# PREL32 (tests/data/ksymtab-wild/arm64-6.12/libarc4.ko: reloc_data()'s s32 check), and the
+# CRCs and __kflagstab bytes of the other entries, matched by their index in the table. Made by
+# tests/lib/ksymtab-wild-arch.py (only relocation addends change). Before, the reader refused
+# all of these but the x86-64 single entry ("fits no struct kernel_symbol layout", exit 2) and
+# gave the entry after a wild one the wild one's CRC.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
+
+wild() { python3 "$top/tests/lib/ksymtab-wild-arch.py" "$@" > /dev/null; }
+. "$top/tests/lib/fixture-check.sh"
+
+# --- armhf 6.12: absolute pointers, no overflow check: a warning, the module loads
+fx=$top/tests/data/ksymtab-wild/armhf-6.12
+rel=6.12.117+deb13-armmp
+check_arm() { # OUT MODULE: check against the $fx set (Module.symvers is not gzipped)
+	"$kp" check -f json --fail-on never -k "$fx/Module.symvers" --kernel-config "$fx/config.gz" \
+		--kernel-release "$rel" "$2" > "$1" 2> "$1.err"
+}
+warn="m['loads'] and not m['oops'] and ids == ['kernel-oops']"
+warn+=" and m['findings'][0]['severity'] == 'warning'"
+warn+=" and 'an absolute pointer (R_ARM_ABS32)' in m['findings'][0]['message']"
+warn+=" and 'not predicted' in m['findings'][0]['message']"
+
+wild "$fx/libarc4.ko" "$tmp/a0.ko" __ksymtab 4=0x10000000
+check_arm "$tmp/a0.json" "$tmp/a0.ko"
+[ ! -s "$tmp/a0.json.err" ] && verdict "$tmp/a0.json" libarc4 "$warn and \
+'the name of __ksymtab entry 0 points 0x10000000 bytes past the start of __ksymtab_strings' \
+in m['findings'][0]['message']"
+ok "armhf: entry 0 past its strings: a kernel-oops warning naming R_ARM_ABS32, it loads" $?
+
+"$kp" info "$tmp/a0.ko" > "$tmp/a0.info" 2>&1
+grep -q "^  exports (1):" "$tmp/a0.info" &&
+	grep -q "^    arc4_setkey  plain  crc 0x2bb32ad1$" "$tmp/a0.info"
+ok "armhf: the other export keeps its own CRC (__kcrctab entry 1)" $?
+
+wild "$fx/libarc4.ko" "$tmp/a1.ko" __ksymtab 16=-0x20000000
+check_arm "$tmp/a1.json" "$tmp/a1.ko"
+verdict "$tmp/a1.json" libarc4 "$warn and \
+'the name of __ksymtab entry 1 points 0x20000000 bytes before __ksymtab_strings' \
+in m['findings'][0]['message']" &&
+	"$kp" info "$tmp/a1.ko" | grep -q "^    arc4_crypt  plain  crc 0xcd47fcc4$"
+ok "armhf: entry 1 before its strings: the warning names entry 1, arc4_crypt keeps its CRC" $?
+
+wild "$fx/libarc4.ko" "$tmp/a01.ko" __ksymtab 4=-0x100 16=0x100
+check_arm "$tmp/a01.json" "$tmp/a01.ko"
+verdict "$tmp/a01.json" libarc4 "$warn and \
+'the name of __ksymtab entry 0 points 0x100 bytes before __ksymtab_strings' \
+in m['findings'][0]['message']" &&
+	"$kp" info "$tmp/a01.ko" | grep -q "^  exports (0):"
+ok "armhf: both entries wild: one warning, for entry 0 (read first), no exports" $?
+
+"$kp" check -k "$fx/Module.symvers" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
+	"$tmp/a01.ko" > "$tmp/a01.txt" 2> "$tmp/a01.err"
+[ $? -eq 0 ] && [ ! -s "$tmp/a01.err" ] &&
+	grep -q "^  libarc4: W: kernel-oops: the name of __ksymtab entry 0 points" "$tmp/a01.txt"
+ok "armhf text: the warning, exit status 0, nothing on stderr (was exit 2)" $?
+
+# --- arm64 6.12: PREL32 (R_AARCH64_PREL32), reloc_data()'s s32 check in apply_relocate_add()
+fx=$top/tests/data/ksymtab-wild/arm64-6.12
+rel=6.12.117+deb13-arm64
+wild "$fx/libarc4.ko" "$tmp/b0.ko" __ksymtab 4=0x10000000
+check_arm "$tmp/b0.json" "$tmp/b0.ko"
+[ ! -s "$tmp/b0.json.err" ] && verdict "$tmp/b0.json" libarc4 "m['loads'] and not m['oops'] \
+and ids == ['kernel-oops'] and m['findings'][0]['severity'] == 'warning' and \
+'entry 0 points 0x1000000d bytes past the start of __ksymtab_strings' in \
+m['findings'][0]['message'] and 'a PREL32 offset (R_AARCH64_PREL32)' in \
+m['findings'][0]['message'] and 'fits s32' not in m['findings'][0]['message']"
+ok "arm64: 0x10000000 past its string: a kernel-oops warning naming R_AARCH64_PREL32, it loads" $?
+
+# surely outside s32 (farther than 2 GiB + the module's size): -ENOEXEC with arm64's line
+line="Modules: module libarc4: overflow in relocation type 261 val (__ksymtab_strings"
+line+=" 0x90000000 bytes before)"
+wild "$fx/libarc4.ko" "$tmp/b1.ko" __ksymtab 16=-0x90000000
+check_arm "$tmp/b1.json" "$tmp/b1.ko"
+verdict "$tmp/b1.json" libarc4 "not m['loads'] and not m['oops'] and m['errno'] == 'ENOEXEC' \
+and ids == ['relocation-overflow'] and m['findings'][0]['severity'] == 'error' and \
+'the name of __ksymtab entry 1 points 0x90000000 bytes before' in m['findings'][0]['message'] \
+and m['messages'][-1] == '$line'"
+ok "arm64: entry 1 0x90000000 before: relocation-overflow, ENOEXEC, arm64's line" $?
+
+# within 2 GiB +- the module's size of the limit: a warning that says it may overflow
+wild "$fx/libarc4.ko" "$tmp/b2.ko" __ksymtab 4=-0x80000000
+check_arm "$tmp/b2.json" "$tmp/b2.ko"
+verdict "$tmp/b2.json" libarc4 "m['loads'] and ids == ['kernel-oops'] \
+and m['findings'][0]['severity'] == 'warning' and 'fits s32' in m['findings'][0]['message']"
+ok "arm64: 0x7ffffff3 before (fits or not by the layout): a warning naming both outcomes" $?
+
+# --- x86-64: two wild entries, the first in table order decides
+use() { # SERIES
+	fx=$top/fixtures/ko/$1
+	rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+}
+oops="not m['loads'] and m['oops'] and ids == ['kernel-oops']"
+oops+=" and m['findings'][0]['severity'] == 'error'"
+
+use 7.2
+wild "$fx/kp_absent_prov.ko" "$tmp/x01.ko" __ksymtab 4=-0x60000000 16=-0x100
+check "$tmp/x01.json" "$tmp/x01.ko"
+[ ! -s "$tmp/x01.json.err" ] && verdict "$tmp/x01.json" kp_absent_prov "$oops and \
+'the name of __ksymtab entry 0 points 0x60000000 bytes before' in m['findings'][0]['message']"
+ok "7.2 x86-64: entry 0 in the hole, entry 1 near: the oops at entry 0" $?
+
+wild "$fx/kp_absent_prov.ko" "$tmp/x10.ko" __ksymtab 4=-0x10 16=-0x60000000
+check "$tmp/x10.json" "$tmp/x10.ko"
+verdict "$tmp/x10.json" kp_absent_prov "m['loads'] and not m['oops'] and ids == ['kernel-oops'] \
+and m['findings'][0]['severity'] == 'warning' and \
+'the name of __ksymtab entry 0 points 0x10 bytes before' in m['findings'][0]['message']"
+ok "7.2 x86-64: entry 0 near (read first, not predicted), entry 1 in the hole: a warning" $?
+
+# __kflagstab (7.2): entry 1's flag byte stays entry 1's when entry 0 is wild (as before)
+python3 - "$fx/kp_absent_prov.ko" "$tmp/f.ko" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+shoff, = struct.unpack_from("<Q", d, 0x28)
+ent, num, strndx = struct.unpack_from("<HHH", d, 0x3A)
+secs = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * ent) for i in range(num)]
+names = secs[strndx][4]
+for s in secs:
+    if d[names + s[0]:d.index(b"\0", names + s[0])] == b"__kflagstab":
+        d[s[4] + 1] = 1  # entry 1 (kp_absent_last) GPL-only
+open(sys.argv[2], "wb").write(d)
+PY
+wild "$tmp/f.ko" "$tmp/f0.ko" __ksymtab 4=-0x10
+"$kp" info "$tmp/f.ko" | grep -q "^    kp_absent_last  GPL-only$" &&
+	"$kp" info "$tmp/f0.ko" > "$tmp/f0.info" 2>&1 && grep -q "^  exports (1):" "$tmp/f0.info" &&
+	grep -q "^    kp_absent_last  GPL-only$" "$tmp/f0.info"
+ok "7.2 x86-64: entry 0 wild, entry 1's __kflagstab GPL bit kept" $?
+
+# __kcrctab (6.12): the entry after a wild one keeps its own CRC (was the wild one's)
+use 6.12
+wild "$fx/kp_absent_prov.ko" "$tmp/c0.ko" __ksymtab 4=-0x60000000
+"$kp" info "$tmp/c0.ko" | grep -q "^    kp_absent_last  plain  crc 0xd1bc9059$"
+ok "6.12 x86-64: entry 0 wild, kp_absent_last keeps its CRC 0xd1bc9059" $?
+
+tap_done
