@@ -24,14 +24,9 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.12
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
-export KOPOLICY_CACHE_DIR=$tmp/cache
-unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS
-export KOPOLICY_RUN_CACHE=off
+tap_fixture 6.12
+tap_own_cache
 
 gpl=$fx/kp_gpl_prov.ko
 prop=$fx/kp_prop_prov.ko
