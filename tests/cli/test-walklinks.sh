@@ -80,6 +80,9 @@ is "check DIR: the same warnings" "$(said "$tmp/d.err")" "$want"
 "$kp" graph -b "$root" >/dev/null 2>"$tmp/g.err"
 is "graph -b: exit 0, the same warnings" "$? $(said "$tmp/g.err" | wc -l)" "0 5"
 
+"$kp" info "$mods/kernel" >/dev/null 2>"$tmp/i.err"
+is "info DIR: exit 0, the same warnings" "$? $(said "$tmp/i.err")" "0 $want"
+
 # links named as modules: entries whose reading fails, exit 2 (unchanged)
 ln -s nowhere.ko "$ex/dang.ko"
 ln -s l2.ko.xz "$ex/l1.ko.xz"
