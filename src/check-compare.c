@@ -140,16 +140,21 @@ size_t kp_check_input_errors(const struct kp_ctx *a, struct kp_input_error **out
 	/* a provider that could not be read was said on stderr: not an input of the report */
 	for (size_t i = 0; i < a->set.n; i++)
 		n += !a->set.entries[i].mod && !a->set.entries[i].provider;
+	n += a->set.nwarnings;
 	if (!n || !(e = calloc(n, sizeof(*e))))
 		return 0;
 	for (size_t i = 0; i < a->nempty_dirs; i++)
-		e[k++] = (struct kp_input_error){ a->empty_dirs[i], KP_CTX_EMPTY_DIR };
+		e[k++] = (struct kp_input_error){ a->empty_dirs[i], KP_CTX_EMPTY_DIR, false };
 	for (size_t i = 0; i < a->set.n; i++)
 		if (!a->set.entries[i].mod && !a->set.entries[i].provider)
 			e[k++] = (struct kp_input_error){ a->set.entries[i].path,
 							  a->set.entries[i].error
 								  ? a->set.entries[i].error
-								  : "not read" };
+								  : "not read",
+							  false };
+	for (size_t i = 0; i < a->set.nwarnings; i++)
+		e[k++] = (struct kp_input_error){ a->set.warnings[i].path, a->set.warnings[i].what,
+						  true };
 	*out = e;
 	return k;
 }

@@ -289,6 +289,8 @@ static struct json_object *errors_json(const struct kp_ctx *a)
 
 		kp_json_add(eo, "path", kp_json_string(e[i].path));
 		kp_json_add(eo, "error", kp_json_string(e[i].error));
+		if (e[i].warning) /* a link depmod skips: fails nothing */
+			kp_json_add(eo, "warning", json_object_new_boolean(true));
 		json_object_array_add(arr, eo);
 	}
 	free(e);

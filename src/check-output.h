@@ -103,11 +103,18 @@ void kp_check_block_text(struct kp_jtext *t, const struct kp_ctx *a, const struc
 void kp_check_jtext_letters(struct kp_jtext *t, unsigned long mask);
 void kp_check_jtext_open(struct kp_jtext *t, const char *open, const struct kp_verdict *v);
 
-/* An input that could not be read: a module file, or a directory operand holding none. */
+/*
+ * An input that could not be read: a module file, or a directory operand holding none; or
+ * (@warning) a walk's warning, a link depmod skips (graph/module-set.h), which fails nothing.
+ */
 struct kp_input_error {
 	const char *path, *error;
+	bool warning;
 };
-/* The input errors of @a in order (malloc'd array, *@out NULL when none): their count. */
+/*
+ * The input errors of @a in order, its walk's warnings last (malloc'd array, *@out NULL when
+ * none): their count.
+ */
 size_t kp_check_input_errors(const struct kp_ctx *a, struct kp_input_error **out);
 
 /*

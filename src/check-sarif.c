@@ -282,7 +282,8 @@ static struct json_object *invocation(const char *cwd, const struct kp_ctx *a)
 		struct json_object *locs = json_object_new_array(), *loc = json_object_new_object();
 		struct json_object *phys = json_object_new_object();
 
-		kp_json_add(nt, "level", json_object_new_string("error"));
+		kp_json_add(nt, "level",
+			    json_object_new_string(e[i].warning ? "warning" : "error"));
 		kp_json_add(msg, "text", kp_json_string(e[i].error));
 		kp_json_add(nt, "message", msg);
 		kp_json_add(phys, "artifactLocation", artifact_location(cwd, e[i].path));

@@ -13,6 +13,11 @@
 
 /* Says @msg about @path (NULL: the run) through the front end's log, when it gave one. */
 void kp_ctx_say(const struct kp_ctx *c, const char *path, const char *msg);
+/*
+ * Says "warning: WHAT" about each walk warning of the set not said yet (a link depmod skips
+ * with its ERROR line, graph/module-set.h): a problem that fails nothing.
+ */
+void kp_ctx_say_walk_warnings(struct kp_ctx *c);
 
 /* Reads set entries [@from, @to); their misses wait in the facts cache to be stored. */
 size_t kp_ctx_read_entries(struct kp_ctx *c, size_t from, size_t to);

@@ -46,6 +46,7 @@ ssize_t kp_ctx_add_files(struct kp_ctx *c, char **paths, int npaths, struct kp_e
 			empty++;
 		}
 	}
+	kp_ctx_say_walk_warnings(c); /* said before the read's errors, as the walk met them */
 	return (ssize_t)empty;
 }
 

@@ -45,6 +45,24 @@ void kp_ctx_say(const struct kp_ctx *c, const char *path, const char *msg)
 		c->env.log(c->env.log_data, path, msg);
 }
 
+void kp_ctx_say_walk_warnings(struct kp_ctx *c)
+{
+	for (; c->nwarnings_said < c->set.nwarnings; c->nwarnings_said++) {
+		const struct kp_set_warning *w = &c->set.warnings[c->nwarnings_said];
+		char *line;
+
+		if (!c->env.log)
+			continue;
+		/* no memory for the prefix: the warning said as it is */
+		if (asprintf(&line, "warning: %s", w->what) < 0) {
+			c->env.log(c->env.log_data, w->path, w->what);
+			continue;
+		}
+		c->env.log(c->env.log_data, w->path, line);
+		free(line);
+	}
+}
+
 static size_t max_size(const struct kp_ctx *c)
 {
 	return c->env.max_size ? c->env.max_size : KP_DEFAULT_MAX_SIZE;
@@ -400,6 +418,8 @@ static int load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, stru
 	if (failed < 0 || kp_ctx_image_settle(c, err) < 0)
 		return -1;
 	c->read_failures = (size_t)failed;
+	/* the walks' warnings (a link depmod skips with its ERROR line): said, no failure */
+	kp_ctx_say_walk_warnings(c);
 	if (kp_graph_build(&c->graph, &c->set, kp_ctx_base(c), c->env.jobs, err) < 0)
 		return -1;
 	/*

@@ -148,6 +148,8 @@ struct kp_ctx {
 	size_t read_failures; /* modules (or directories of them) that could not be read */
 	char **empty_dirs;    /* directory operands holding no module (KP_CTX_EMPTY_DIR) */
 	size_t nempty_dirs;
+	size_t nwarnings_said; /* the set's walk warnings said so far (kp_ctx_say_walk_warnings())
+				*/
 	struct kp_graph graph;
 	struct kp_simulation sim;
 	bool have_sim;

@@ -64,6 +64,39 @@ static int push_error(struct kp_module_set *set, const char *path, const char *w
 	return ent ? set_error(ent, what, errnum) : -1;
 }
 
+/* A walk's warning on @path (depmod skips the entry, says so and goes on): 0, or -1 (memory). */
+static int push_warning(struct kp_module_set *set, const char *path, const char *what, int errnum)
+{
+	struct kp_set_warning *w;
+
+	if (kp_grow(&set->warnings, &set->wcap, set->nwarnings + 1, sizeof(*set->warnings)) < 0)
+		return -1;
+	w = &set->warnings[set->nwarnings];
+	w->path = strdup(path);
+	if (!w->path || asprintf(&w->what, "%s: %s", what, strerror(errnum)) < 0) {
+		free(w->path);
+		return -1;
+	}
+	set->nwarnings++;
+	return 0;
+}
+
+/*
+ * A link not named as a module that stat() cannot follow (@errnum): skipped with a warning,
+ * as depmod's fstatat() of it fails (kmod 30 to 34 tools/depmod.c
+ * depmod_modules_search_dir(): "ERROR: fstatat(...): %m", the walk goes on, exit 0).
+ */
+static int warn_unfollowed_link(struct kp_module_set *set, const char *path, int errnum)
+{
+	const char *what = "a link that cannot be followed, skipped";
+
+	if (errnum == ENOENT || errnum == ENOTDIR)
+		what = "a dangling link, skipped";
+	else if (errnum == ELOOP)
+		what = "a looping link, skipped";
+	return push_warning(set, path, what, errnum);
+}
+
 int kp_set_set_root(struct kp_module_set *set, const char *root)
 {
 	char *r = NULL;
@@ -186,14 +219,14 @@ static int add_link(struct kp_module_set *set, const char *path, struct walk_sta
 	} else if (!kp_is_module_filename(base)) {
 		/*
 		 * followed on the host (depmod -b does) it leads somewhere: out of the root; a
-		 * link that loops or leads nowhere is no module (nor a directory). A module
-		 * file's link is an entry: reading it says what is wrong.
+		 * link that loops or leads nowhere is no module (nor a directory), a warning.
+		 * A module file's link is an entry: reading it says what is wrong.
 		 */
 		e = errno;
 		if (e != ELOOP && root && kp_in_stat(path, &host) == 0)
 			return push_error(set, path, "a link leading out of the root, not followed",
 					  0);
-		return 0;
+		return warn_unfollowed_link(set, path, e);
 	}
 	ent = push_module(set, path, true);
 	if (ent)
@@ -572,6 +605,11 @@ void kp_set_release(struct kp_module_set *set)
 		kp_set_free_module(set->cache, set->entries[i].mod);
 	}
 	free(set->entries);
+	for (size_t i = 0; i < set->nwarnings; i++) {
+		free(set->warnings[i].path);
+		free(set->warnings[i].what);
+	}
+	free(set->warnings);
 	kp_root_dir_unpin(&set->rootdir);
 	free(set->root);
 	memset(set, 0, sizeof(*set));

@@ -33,13 +33,22 @@ struct kp_set_entry {
 
 struct kp_facts_cache;
 
+/* A walk's warning: what depmod says of an entry it skips and goes on (its exit status 0). */
+struct kp_set_warning {
+	char *path; /* as walked */
+	char *what; /* the problem, one line */
+};
+
 struct kp_module_set {
 	struct kp_set_entry *entries;
 	size_t n;
 	size_t cap;
-	struct kp_facts_cache *cache; /* the entries were read through it (kp_read_opts) */
-	char *root;		      /* kp_set_set_root(); NULL: the host's files */
-	struct kp_root_dir rootdir;   /* @root's directory, opened once (with @root) */
+	struct kp_facts_cache *cache;	 /* the entries were read through it (kp_read_opts) */
+	char *root;			 /* kp_set_set_root(); NULL: the host's files */
+	struct kp_root_dir rootdir;	 /* @root's directory, opened once (with @root) */
+	struct kp_set_warning *warnings; /* the walks' warnings, in walk order */
+	size_t nwarnings;
+	size_t wcap;
 };
 
 /*
@@ -72,8 +81,12 @@ bool kp_is_module_filename(const char *name);
  * where they resolve inside the root); one that leads back to a directory being walked
  * is an entry with the error "a linked directory that loops back to one being walked,
  * not entered"; under a root, a link (not named as a module) that leads nowhere inside
- * it but somewhere on the host, "a link leading out of the root, not followed". Other
- * links that lead nowhere or loop are no modules (depmod only warns of them).
+ * it but somewhere on the host, "a link leading out of the root, not followed". Any other
+ * link not named as a module that leads nowhere or loops is no module: a warning of the set
+ * (@warnings), as depmod's "ERROR: fstatat(DFD, NAME): ..." line (kmod 30 to 34
+ * tools/depmod.c depmod_modules_search_dir(), which skips it and exits 0): "a dangling link,
+ * skipped: No such file or directory", "a looping link, skipped: Too many levels of symbolic
+ * links", or "a link that cannot be followed, skipped: ..." for another errno.
  */
 int kp_set_add_path(struct kp_module_set *set, const char *path);
 

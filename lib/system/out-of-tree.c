@@ -244,6 +244,20 @@ int kp_out_of_tree_depmod(const char *root, const char *release, struct kp_modul
 		set->entries[kept++] = set->entries[i];
 	}
 	set->n = kept;
+	/* the walk's warnings likewise: those of the files outside kernel/ */
+	kept = 0;
+	for (size_t i = 0; i < set->nwarnings; i++) {
+		const char *p = set->warnings[i].path;
+
+		if (!strncmp(p, t.moddir, ml) && p[ml] == '/' &&
+		    kp_relpath_is_in_tree(p + ml + 1)) {
+			free(set->warnings[i].path);
+			free(set->warnings[i].what);
+			continue;
+		}
+		set->warnings[kept++] = set->warnings[i];
+	}
+	set->nwarnings = kept;
 	r = 0;
 out_cfg:
 	kp_depmod_shadows_free(sh, nsh);

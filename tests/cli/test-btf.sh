@@ -6,12 +6,9 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/7.2
-bx=$fx/btf
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 7.2
+bx=$fx/btf
 export KOPOLICY_CACHE_DIR=$tmp/cache
 
 # check OUT CONFIG ARGS...: JSON prediction for the 7.2 kernel

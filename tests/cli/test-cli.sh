@@ -3,12 +3,9 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.12
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.12
+kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
 
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 

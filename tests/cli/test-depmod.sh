@@ -5,11 +5,8 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.12
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.12
 
 # tree NAME FILE:DIR...: a root with the fixture FILEs copied to lib/modules/<rel>/DIR/
 tree() {

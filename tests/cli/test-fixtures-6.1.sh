@@ -9,11 +9,8 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.1
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.1
 
 . "$top/tests/lib/fixture-check.sh"
 

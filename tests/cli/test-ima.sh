@@ -7,11 +7,8 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.12
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.12
 export KOPOLICY_CACHE_DIR=$tmp/cache
 
 # check OUT ARGS...: the JSON prediction for the 6.12 kernel, module kp_plain (a copy in $tmp)

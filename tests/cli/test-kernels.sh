@@ -5,11 +5,8 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.12
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.12
 
 # check VERSION SYMVERS OUT MODULE...: JSON prediction for kernel VERSION
 check() {

@@ -14,12 +14,9 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.12
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-stub="ffffffffffffffff B The real System.map is in the linux-image-$rel-dbg package"
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.12
+stub="ffffffffffffffff B The real System.map is in the linux-image-$rel-dbg package"
 
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
 

@@ -4,12 +4,9 @@
 # (NO_COLOR, TERM=dumb), option errors, and a directory without modules.
 set -uo pipefail
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.1
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.1
+kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
 
 # --- text report grouped by outcome ---------------------------------------------------------
 # kp_prop_then_gplonly inherits P and then fails: all its findings go under "Fails to load"

@@ -12,12 +12,9 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.1
-st=$fx/strtab
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.1
+st=$fx/strtab
 
 . "$top/tests/lib/fixture-check.sh"
 

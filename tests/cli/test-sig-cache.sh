@@ -6,12 +6,9 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-sd=$top/tests/data/sig
-fx=$top/fixtures/ko/6.12
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.12
+sd=$top/tests/data/sig
 
 # a root: the modules, Module.symvers and config, and a "vmlinux" holding the test certificate
 r=$tmp/root

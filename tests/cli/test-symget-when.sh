@@ -4,12 +4,9 @@
 # and explain; and check's MODULE operands resolved by name as modprobe resolves them.
 set -uo pipefail
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.12
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.12
+kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
 py() { python3 - "$@"; }
 
 # --- the call graph: info ----------------------------------------------------------------------

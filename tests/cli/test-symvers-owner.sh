@@ -7,11 +7,8 @@
 set -uo pipefail
 
 top=${srcdir:-.}
-kp=${KOPOLICY:-./src/kopolicy}
-fx=$top/fixtures/ko/6.1
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
-tap_tmpdir
+tap_fixture 6.1
 
 # run OWNER: kp_gpl_prov.ko checked against the fixture kernel's Module.symvers plus its
 # export kp_gpl_prov_plain under OWNER; prints the exit status, the report in $tmp/out

@@ -9,6 +9,12 @@
 #   tap_tmpdir              $tmp: a new directory, removed when the script exits
 #   tap_done                the plan "1..N" (last, after every test); returns 1 when a test
 #                           failed, so as the script's last command it is its exit status
+# and the fixture preamble most scripts share (after top=${srcdir:-.}):
+#   tap_fixture SERIES      $kp the binary ($KOPOLICY, else ./src/kopolicy), $fx
+#                           $top/fixtures/ko/SERIES, $rel the release its kernel.txt names,
+#                           then tap_tmpdir
+#   tap_own_cache           the run's own facts cache in $tmp/cache, no cache variable of
+#                           the caller's, the result cache off
 # $n counts the tests and $fail the failures: a script that prints its own "ok N" lines
 # counts them there.
 n=0
@@ -36,4 +42,17 @@ tap_tmpdir() {
 tap_done() {
 	echo "1..$n"
 	[ "$fail" -eq 0 ]
+}
+
+tap_fixture() { # series: 6.1, 6.12, 7.2, 5.10 (fixtures/ko/SERIES)
+	kp=${KOPOLICY:-./src/kopolicy}
+	fx=$top/fixtures/ko/$1
+	rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+	tap_tmpdir
+}
+
+tap_own_cache() {
+	export KOPOLICY_CACHE_DIR=$tmp/cache
+	unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS
+	export KOPOLICY_RUN_CACHE=off
 }
