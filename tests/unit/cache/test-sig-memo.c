@@ -296,17 +296,31 @@ int main(void)
 
 		memset(key, 0xab, sizeof(key));
 		memo = kp_sig_memo_new(dfd);
-		tap_ok(&t, kp_sig_memo_image_get(memo, key, &der, &len, &cnt) < 0,
-		       "an image never seen: not found");
-		kp_sig_memo_image_put(memo, key, data, sizeof(data), 1);
 		tap_ok(&t,
-		       kp_sig_memo_image_get(memo, key, &der, &len, &cnt) == 0 &&
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_BYTES, key, &der, &len, &cnt) < 0,
+		       "an image never seen: not found");
+		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_BYTES, key, data, sizeof(data), 1);
+		tap_ok(&t,
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_BYTES, key, &der, &len, &cnt) ==
+				       0 &&
 			       len == sizeof(data) && cnt == 1 && !memcmp(der, data, len),
 		       "an image's certificates: as stored");
 		free(der);
-		kp_sig_memo_image_put(memo, key, data, sizeof(data), 2);
-		tap_ok(&t, kp_sig_memo_image_get(memo, key, &der, &len, &cnt) < 0,
+		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_BYTES, key, data, sizeof(data), 2);
+		tap_ok(&t,
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_BYTES, key, &der, &len, &cnt) < 0,
 		       "an entry whose count does not match its bytes is refused");
+		/* a state key names no file's bytes: the two kinds never answer for each other */
+		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_STATE, key, data, sizeof(data), 1);
+		tap_ok(&t,
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_BYTES, key, &der, &len, &cnt) < 0,
+		       "an image stored by its state: not found by bytes with the same key");
+		tap_ok(&t,
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_STATE, key, &der, &len, &cnt) ==
+				       0 &&
+			       len == sizeof(data) && cnt == 1 && !memcmp(der, data, len),
+		       "... found by its state");
+		free(der);
 		kp_sig_memo_free(memo);
 	}
 
@@ -321,6 +335,45 @@ int main(void)
 		       (unsigned long long)removed);
 	}
 	close(dfd);
+
+	/* an image's state key: only for a state that names its bytes (util/fs-trust.h) */
+	{
+		unsigned char k1[32], k2[32];
+		char ok_path[300], wr_path[300];
+		struct stat st;
+		int fd, wfd;
+		bool racy, keyed, same, writable;
+
+		snprintf(ok_path, sizeof(ok_path), "%s/image-ok", dir);
+		snprintf(wr_path, sizeof(wr_path), "%s/image-writable", dir);
+		fd = open(ok_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		wfd = open(wr_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 || wfd < 0 || write(fd, "image", 5) != 5 || fchmod(wfd, 0664) < 0 ||
+		    fstat(fd, &st) < 0)
+			return printf("Bail out! test images: %m\n"), 1;
+		racy = kp_sig_memo_image_state_key(fd, &st, geteuid(), k1) < 0;
+		usleep(1100 * 1000); /* states changed within the last second are racy */
+		keyed = fstat(fd, &st) == 0 &&
+			kp_sig_memo_image_state_key(fd, &st, geteuid(), k1) == 0;
+		same = kp_sig_memo_image_state_key(fd, &st, geteuid(), k2) == 0 &&
+		       !memcmp(k1, k2, sizeof(k1));
+		writable = fstat(wfd, &st) == 0 &&
+			   kp_sig_memo_image_state_key(wfd, &st, geteuid(), k2) < 0;
+		tap_ok(&t, racy, "an image changed within the last second: no state key");
+		tap_ok(&t, keyed && same, "an image of the user, 0644, a second old: a state key");
+		tap_ok(&t, writable, "a group-writable image: no state key (hashed)");
+		if (fstat(fd, &st) < 0)
+			return printf("Bail out! fstat: %m\n"), 1;
+		st.st_size++;
+		tap_ok(&t,
+		       kp_sig_memo_image_state_key(fd, &st, geteuid(), k2) == 0 &&
+			       memcmp(k1, k2, sizeof(k1)),
+		       "another state (size): another key");
+		close(fd);
+		close(wfd);
+		unlink(ok_path);
+		unlink(wr_path);
+	}
 	rmdir(dir);
 	return tap_done(&t);
 }
