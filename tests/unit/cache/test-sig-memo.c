@@ -188,6 +188,25 @@ int main(void)
 	tap_ok(&t, swapped_key_cert(other) == 0, "a certificate with the same issuer and serial");
 	tap_ok(&t, verify(other, memo, good) == KP_TRUST_BAD_SIGNATURE && verified(memo) == 2,
 	       "changed key: verified again (not the stored verdict) and rejected");
+
+	/* preverify keeps the deciding key's verdict id in the signature: the id computed,
+	 * used by the simulation's look-up, never for another key with the same signer id */
+	{
+		struct kp_err err = { 0 };
+
+		keys(&kr, cert, memo);
+		tap_ok(&t,
+		       !good->sig.have_verdict_id &&
+			       kp_keyring_preverify(&kr, &good->sig, &err) == 0 &&
+			       good->sig.have_verdict_id &&
+			       kp_sig_verdict_id(&kr.keys[0], &good->sig, id) &&
+			       !memcmp(id, good->sig.verdict_id, sizeof(id)) &&
+			       kp_keyring_verify(&kr, &good->sig, &k) == KP_TRUST_VERIFIED,
+		       "preverify keeps the verdict id it computed; the verdict from it");
+		kp_keyring_release(&kr);
+		tap_ok(&t, verify(other, memo, good) == KP_TRUST_BAD_SIGNATURE,
+		       "... another public key, the same signer id: not the kept id, rejected");
+	}
 	unlink(other);
 
 	/* a changed dbx: the certificate's tbs hash revoked wins over the stored verdict */
