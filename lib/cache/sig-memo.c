@@ -13,8 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
+#include "cache/facts-cache-keys.h"
 #include "cache/memo-file.h"
 #include "cache/trusted-dir.h"
+#include "util/fs-trust.h"
 #include "util/io.h"
 #include "util/util.h"
 
@@ -306,17 +310,21 @@ void kp_sig_memo_free(struct kp_sig_memo *m)
 	free(m);
 }
 
-static void image_name(const unsigned char *key, char *name, size_t len)
+#define IMAGE_PREFIX "image-"
+#define STATE_PREFIX "istate-"
+
+static void image_name(enum kp_sig_memo_key by, const unsigned char *key, char *name, size_t len)
 {
-	int at = snprintf(name, len, "image-");
+	int at =
+		snprintf(name, len, "%s", by == KP_SIG_MEMO_BY_STATE ? STATE_PREFIX : IMAGE_PREFIX);
 
 	for (size_t i = 0; i < KP_SIG_MEMO_ID_LEN; i++)
 		at += snprintf(name + at, len - (size_t)at, "%02x", key[i]);
 	snprintf(name + at, len - (size_t)at, ".certs");
 }
 
-int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsigned char **der,
-			  size_t *len, uint32_t *n)
+int kp_sig_memo_image_get(struct kp_sig_memo *m, enum kp_sig_memo_key by, const unsigned char *key,
+			  unsigned char **der, size_t *len, uint32_t *n)
 {
 	unsigned char *buf;
 	char name[96];
@@ -326,7 +334,7 @@ int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsig
 
 	if (!m || (dfd = kp_memo_dir(m->dirfd, false)) < 0)
 		return -1;
-	image_name(key, name, sizeof(name));
+	image_name(by, key, name, sizeof(name));
 	buf = kp_memo_read(dfd, name, IMAGE_MAGIC, &blen);
 	close(dfd);
 	if (!buf)
@@ -349,7 +357,31 @@ int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsig
 	return 0;
 }
 
-void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
+#define IMAGE_STATE_TAG "kopolicy image state 1" /* its NUL too: no SHA-256 input of a key */
+
+int kp_sig_memo_image_state_key(int fd, const struct stat *st, uid_t euid,
+				unsigned char key[KP_SIG_MEMO_ID_LEN])
+{
+	unsigned char buf[sizeof(IMAGE_STATE_TAG) + 8 * 8];
+	unsigned int klen = 0;
+	uint64_t v[8];
+	int cls = kp_fs_class_of_fd(fd);
+
+	if (cls < 0 || !S_ISREG(st->st_mode) || !kp_state_trusted(st, (enum kp_fs_class)cls, euid))
+		return -1;
+	kp_file_state(st, v);
+	if (kp_fc_racy(v))
+		return -1;
+	memcpy(buf, IMAGE_STATE_TAG, sizeof(IMAGE_STATE_TAG));
+	for (size_t i = 0; i < 8; i++)
+		kp_store64(buf + sizeof(IMAGE_STATE_TAG) + 8 * i, v[i]);
+	if (EVP_Digest(buf, sizeof(buf), key, &klen, EVP_sha256(), NULL) != 1 ||
+	    klen != KP_SIG_MEMO_ID_LEN)
+		return -1;
+	return 0;
+}
+
+void kp_sig_memo_image_put(struct kp_sig_memo *m, enum kp_sig_memo_key by, const unsigned char *key,
 			   const unsigned char *der, size_t len, uint32_t n)
 {
 	unsigned char *buf;
@@ -365,14 +397,15 @@ void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
 		if (len)
 			memcpy(buf + HEADER_LEN, der, len);
 		kp_store32(buf + 12, kp_memo_crc(buf + HEADER_LEN, len));
-		image_name(key, name, sizeof(name));
+		image_name(by, key, name, sizeof(name));
 		if (kp_memo_write(dfd, name, buf, HEADER_LEN + len) < 0 && errno == EEXIST) {
 			/* stored meanwhile, or refused: a fresh copy replaces it */
 			unlinkat(dfd, name, 0);
 			kp_memo_write(dfd, name, buf, HEADER_LEN + len);
 		}
 		free(buf);
-		kp_memo_prune(dfd, "image-", MAX_IMAGES);
+		kp_memo_prune(dfd, by == KP_SIG_MEMO_BY_STATE ? STATE_PREFIX : IMAGE_PREFIX,
+			      MAX_IMAGES);
 	}
 	close(dfd);
 }
@@ -411,8 +444,9 @@ static bool memo_file(int dfd, const char *name, const struct stat *st, void *ar
 	(void)dfd;
 	(void)st;
 	(void)arg;
-	return name[0] != '.' &&
-	       (!strncmp(name, "image-", 6) || (n > 5 && !strcmp(name + n - 5, ".memo")));
+	return name[0] != '.' && (!strncmp(name, IMAGE_PREFIX, strlen(IMAGE_PREFIX)) ||
+				  !strncmp(name, STATE_PREFIX, strlen(STATE_PREFIX)) ||
+				  (n > 5 && !strcmp(name + n - 5, ".memo")));
 }
 
 /* Counts @files (the first @n) into @u: verdicts from each verdict file's header count. */
@@ -425,7 +459,7 @@ static void usage_of(int dfd, const struct kp_dir_file *files, size_t n,
 
 		u->files++;
 		u->bytes += files[i].bytes;
-		if (!strncmp(files[i].name, "image-", 6))
+		if (!strncmp(files[i].name, IMAGE_PREFIX, strlen(IMAGE_PREFIX)))
 			u->images++;
 		if (!is_verdict_file(files[i].name))
 			continue;

@@ -17,15 +17,24 @@
  * at once and a key set that gains a key verifies with that key (a new id).
  *
  * Kernel images. The certificates a kernel image holds (kp_keyring_add_kernel_image()) are
- * kept under the SHA-256 of the image file's bytes: a warm run hashes the image (8 MB: ~5 ms)
- * instead of decompressing it (0.2-0.7 s, the decompressed image in memory). Each with the
- * list it was found in (system, revocation, neither) in the two top bits of its length: the
- * files of the first format (KPIMGC1, every certificate taken as trusted) are not read.
+ * kept under a SHA-256 key instead of decompressing the image again (0.2-0.7 s, the
+ * decompressed image in memory): of the image file's state (device, inode, size, mtime,
+ * ctime, mode) when that state names its bytes as the facts cache takes it (util/fs-trust.h:
+ * a local file system, owned by root or the effective user, not group/other-writable; and
+ * not changed within the last second), so a warm run only fstat()s the image; else of the
+ * image's bytes (8 MB: ~5 ms a run). A changed or replaced image has another state (its
+ * change time moves with any write, chown or rename over it), one that names no bytes is
+ * hashed. Each with the list it was found in (system, revocation, neither) in the two top
+ * bits of its length: the files of the first format (KPIMGC1, every certificate taken as
+ * trusted) are not read.
  *
  * Safe from several threads at once. Files: "verdicts-<time>-<pid>.memo" (magic, count, CRC-32,
  * sorted 32-byte ids; a run that found new ones writes every id it knows into one new file and
  * removes the files it read), "image-<sha256>.certs" (magic, count, CRC-32, then each
- * certificate's length, its list in the top bits, and DER bytes). A file is believed only when
+ * certificate's length, its list in the top bits, and DER bytes) keyed by the image's bytes,
+ * "istate-<sha256>.certs" the same keyed by its state (both for an image whose state names
+ * its bytes: an image whose state changed and bytes did not, a package reinstalled, is
+ * hashed once and not decompressed). A file is believed only when
  * kp_trusted_file() passes and its magic, sizes and CRC match; anything else is ignored (the work
  * is done again).
  */
@@ -35,6 +44,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #define KP_SIG_MEMO_ID_LEN  32
 #define KP_SIG_MEMO_DIR	    "sigs"	      /* KP_MEMO_DIR (memo-file.h) */
@@ -70,16 +81,27 @@ struct kp_sig_memo_counts {
 };
 void kp_sig_memo_counts(const struct kp_sig_memo *m, struct kp_sig_memo_counts *out);
 
+/* What an image's key is the SHA-256 of (kp_sig_memo_image_state_key() or its bytes). */
+enum kp_sig_memo_key { KP_SIG_MEMO_BY_BYTES, KP_SIG_MEMO_BY_STATE };
+
 /*
- * The certificates stored for the kernel image whose bytes hash to @key: *@der (malloc'ed,
- * the caller frees it) holds *@n of them, each a 4-byte little-endian length (its bits above
- * KP_SIG_MEMO_LEN_MASK the caller's: the list) and the DER.
+ * The certificates stored for the kernel image whose bytes or state (@by) hash to @key:
+ * *@der (malloc'ed, the caller frees it) holds *@n of them, each a 4-byte little-endian
+ * length (its bits above KP_SIG_MEMO_LEN_MASK the caller's: the list) and the DER.
  * 0 when found, -1 when not.
  */
-int kp_sig_memo_image_get(struct kp_sig_memo *m, const unsigned char *key, unsigned char **der,
-			  size_t *len, uint32_t *n);
-/* Stores @n certificates (@der, @len bytes, the layout above) for the image @key. */
-void kp_sig_memo_image_put(struct kp_sig_memo *m, const unsigned char *key,
+int kp_sig_memo_image_get(struct kp_sig_memo *m, enum kp_sig_memo_key by, const unsigned char *key,
+			  unsigned char **der, size_t *len, uint32_t *n);
+/*
+ * The key of the kernel image open as @fd in the state @st when that state names its bytes
+ * (see above; @euid the run's effective user): the SHA-256 of a tag and the state, never the
+ * SHA-256 of any file's bytes. 0, or -1 when the state does not name the bytes (the image is
+ * to be keyed by its bytes then) or OpenSSL fails.
+ */
+int kp_sig_memo_image_state_key(int fd, const struct stat *st, uid_t euid,
+				unsigned char key[KP_SIG_MEMO_ID_LEN]);
+/* Stores @n certificates (@der, @len bytes, the layout above) for the image @key (@by). */
+void kp_sig_memo_image_put(struct kp_sig_memo *m, enum kp_sig_memo_key by, const unsigned char *key,
 			   const unsigned char *der, size_t len, uint32_t n);
 
 /* What DIR/facts-vN/sigs holds, for `cache show` and `cache prune`. */
@@ -87,7 +109,7 @@ struct kp_sig_memo_usage {
 	uint64_t files;	   /* every *.memo and image-* file of sigs/ */
 	uint64_t bytes;	   /* allocated on disk */
 	uint64_t verdicts; /* ids in the verdict files (one verdict may be in two files) */
-	uint64_t images;   /* kernel images' certificate files */
+	uint64_t images;   /* kernel images' certificate files keyed by their bytes */
 	uint64_t removed;  /* prune: files removed */
 };
 /* Adds what the sigs/ directory of the trusted facts directory @dirfd holds to @u. */

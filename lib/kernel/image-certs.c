@@ -2,7 +2,7 @@
 /*
  * The certificates compiled into a kernel image (image-certs-internal.h): the image read by
  * its layout (image-layout.h), streamed or whole, its certificates found and placed
- * (image-certs-parts.h), memoised by the image's bytes.
+ * (image-certs-parts.h), memoised by the image's state or bytes (sig-memo.h).
  */
 #include "image-certs-parts.h"
 
@@ -155,19 +155,60 @@ static int stored_certs(struct found_certs *f, enum img_role *role, const unsign
 	return 0;
 }
 
-/* SHA-256 of the image file's bytes (its memo key); -1 when it cannot be read. */
-static int image_key(const struct kp_root_dir *root, const char *path, size_t max,
-		     unsigned char key[32])
+/* An image's memo keys (sig-memo.h): of its state, of its bytes, each when there is one. */
+struct image_keys {
+	unsigned char state[32], bytes[32];
+	bool by_state, by_bytes;
+	uint64_t v[8]; /* the state opened (kp_file_state()) */
+};
+
+/*
+ * The image is still in the state @v it was keyed by: what was read or hashed is what the
+ * state names (not a file renamed over it meanwhile).
+ */
+static bool still_in_state(const struct kp_root_dir *root, const char *path, const uint64_t *v)
+{
+	struct kp_err err;
+	struct stat st;
+	uint64_t now[8];
+	int fd = kp_open_regular_in(root, path, &st, &err);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	kp_file_state(&st, now);
+	return !memcmp(now, v, sizeof(now));
+}
+
+/* Into @der, *@len, *@n: the certificates stored for the image @path (@k), 0; or -1. */
+static int memo_get(struct kp_sig_memo *memo, const struct kp_root_dir *root, const char *path,
+		    size_t max, struct image_keys *k, unsigned char **der, size_t *len, uint32_t *n)
 {
 	struct kp_err err;
 	struct stat st;
 	int fd = kp_open_regular_in(root, path, &st, &err), r = -1;
 
+	memset(k, 0, sizeof(*k));
 	if (fd < 0)
 		return -1;
-	if ((uint64_t)st.st_size <= (uint64_t)max)
-		r = kp_content_hash_fd(fd, (uint64_t)st.st_size, key);
+	kp_file_state(&st, k->v);
+	/* a state that names the bytes: the image is not read */
+	k->by_state = kp_sig_memo_image_state_key(fd, &st, geteuid(), k->state) == 0;
+	if (k->by_state &&
+	    kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_STATE, k->state, der, len, n) == 0) {
+		close(fd);
+		return 0;
+	}
+	k->by_bytes = (uint64_t)st.st_size <= (uint64_t)max &&
+		      kp_content_hash_fd(fd, (uint64_t)st.st_size, k->bytes) == 0;
 	close(fd);
+	if (k->by_bytes &&
+	    kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_BYTES, k->bytes, der, len, n) == 0) {
+		r = 0;
+		/* the same bytes in a new state (touched, reinstalled): keyed by it from now on */
+		if (k->by_state && still_in_state(root, path, k->v))
+			kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_STATE, k->state, *der, *len, *n);
+	}
 	return r;
 }
 
@@ -203,15 +244,14 @@ static int read_image(struct found_certs *f, const struct kp_root_dir *root, con
 int kp_image_certs_get(struct kp_sig_memo *memo, const struct kp_root_dir *root, const char *path,
 		       size_t max, struct found_certs *f, enum img_role **role, struct kp_err *err)
 {
-	unsigned char key[32], *der = NULL;
-	bool keyed;
+	struct image_keys k = { 0 };
+	unsigned char *der = NULL;
 	size_t len;
 	uint32_t n;
 
 	*role = NULL;
-	/* seen before (the same bytes): its certificates without decompressing it again */
-	keyed = memo && image_key(root, path, max, key) == 0;
-	if (keyed && kp_sig_memo_image_get(memo, key, &der, &len, &n) == 0) {
+	/* seen before (the same state or bytes): its certificates without decompressing it */
+	if (memo && memo_get(memo, root, path, max, &k, &der, &len, &n) == 0) {
 		bool stored;
 
 		*role = calloc(n ? n : 1, sizeof(**role));
@@ -224,9 +264,15 @@ int kp_image_certs_get(struct kp_sig_memo *memo, const struct kp_root_dir *root,
 	*role = calloc(f->n ? f->n : 1, sizeof(**role));
 	if (!*role || kp_image_certs_classify(f, *role) < 0)
 		return kp_err_set(err, "out of memory");
-	der = keyed ? memo_blob(f, *role, &len) : NULL;
-	if (der)
-		kp_sig_memo_image_put(memo, key, der, len, (uint32_t)f->n);
+	if (k.by_state && !still_in_state(root, path, k.v))
+		k.by_state = false;
+	der = k.by_state || k.by_bytes ? memo_blob(f, *role, &len) : NULL;
+	if (der && k.by_bytes)
+		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_BYTES, k.bytes, der, len,
+				      (uint32_t)f->n);
+	if (der && k.by_state)
+		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_STATE, k.state, der, len,
+				      (uint32_t)f->n);
 	free(der);
 	return 0;
 }

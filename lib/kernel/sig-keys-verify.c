@@ -128,14 +128,38 @@ static const EVP_MD *verdict_md(const struct kp_keyring *kr)
 }
 
 /*
+ * The verdict id of @k over @s: the one kept in @s for @k's key (kp_keyring_preverify()),
+ * else computed, and kept in @keep (@s itself, or NULL: not kept) when it could be.
+ */
+static bool verdict_id_of(const struct kp_keyring *kr, const struct kp_trusted_key *k,
+			  const struct kp_signature *s, struct kp_signature *keep,
+			  unsigned char id[32])
+{
+	if (s->have_verdict_id && k->have_key_id &&
+	    !memcmp(s->verdict_key_id, k->key_id, sizeof(k->key_id))) {
+		memcpy(id, s->verdict_id, sizeof(s->verdict_id));
+		return true;
+	}
+	if (!verdict_id(verdict_md(kr), k, s, id))
+		return false;
+	if (keep) {
+		memcpy(keep->verdict_id, id, sizeof(keep->verdict_id));
+		memcpy(keep->verdict_key_id, k->key_id, sizeof(keep->verdict_key_id));
+		keep->have_verdict_id = true;
+	}
+	return true;
+}
+
+/*
  * verify_now() through the memo: a verdict found is not computed again; one computed is kept
- * for later runs when it verifies, for this run only when it does not (sig-memo.h).
+ * for later runs when it verifies, for this run only when it does not (sig-memo.h). The
+ * verdict id kept in @keep (verdict_id_of()).
  */
 static int verify_with(const struct kp_keyring *kr, const struct kp_trusted_key *k,
-		       const struct kp_signature *s)
+		       const struct kp_signature *s, struct kp_signature *keep)
 {
 	unsigned char id[32];
-	bool have_id = kr->memo && verdict_id(verdict_md(kr), k, s, id);
+	bool have_id = kr->memo && verdict_id_of(kr, k, s, keep, id);
 	int known = have_id ? kp_sig_memo_lookup(kr->memo, id) : -1, r;
 
 	if (known >= 0)
@@ -219,7 +243,8 @@ static bool describes_revoked(const struct kp_keyring *kr, const struct kp_trust
  * direct signer lookup, then verify_signature()) against the keys of one pass.
  */
 static enum kp_sig_trust search(const struct kp_keyring *kr, const struct kp_signature *s,
-				bool after, int pass, const struct kp_trusted_key **key)
+				struct kp_signature *keep, bool after, int pass,
+				const struct kp_trusted_key **key)
 {
 	/* "see if we have a trusted public key that matches the signed info directly"; the
 	 * first match decides (find_asymmetric_key()) */
@@ -233,7 +258,7 @@ static enum kp_sig_trust search(const struct kp_keyring *kr, const struct kp_sig
 		if (!s->digest_len || !EVP_get_digestbyname(s->hash_algo))
 			return KP_TRUST_UNCHECKED;
 		/* verify_signature() failing: "-EKEYREJECTED [verify %d]" */
-		switch (verify_with(kr, k, s)) {
+		switch (verify_with(kr, k, s, keep)) {
 		case 1:
 			return KP_TRUST_VERIFIED;
 		case 0:
@@ -275,7 +300,7 @@ static ssize_t revoker(const struct kp_keyring *kr, const struct kp_signature *s
 		if (!s->digest_len || !EVP_get_digestbyname(s->hash_algo))
 			return (ssize_t)i;
 		k.have_key_id = kp_x509_key_id(kr->revoked[i], k.key_id);
-		if (verify_with(kr, &k, s) == 1)
+		if (verify_with(kr, &k, s, NULL) == 1)
 			return (ssize_t)i;
 	}
 	return -1;
@@ -318,7 +343,8 @@ size_t kp_keyring_unplaced(const struct kp_keyring *kr, const char **source)
  * without a model), before the platform retry only in older kernels (the 6.1.192 tree).
  */
 static enum kp_sig_trust verify(const struct kp_keyring *kr, const struct kp_signature *s,
-				bool after, const struct kp_trusted_key **key)
+				struct kp_signature *keep, bool after,
+				const struct kp_trusted_key **key)
 {
 	enum kp_sig_trust t;
 	bool first = !kr->have_model || kr->model.revocation_first;
@@ -326,41 +352,40 @@ static enum kp_sig_trust verify(const struct kp_keyring *kr, const struct kp_sig
 	*key = NULL;
 	if (first && kp_keyring_revoked(kr, s))
 		return KP_TRUST_REVOKED;
-	t = search(kr, s, after, 1, key);
+	t = search(kr, s, keep, after, 1, key);
 	if (t != KP_TRUST_NO_KEY || !kr->have_model || !kr->model.platform_for_modules ||
 	    !kr->model.platform_keyring)
 		return t;
 	if (!first && kp_keyring_revoked(kr, s))
 		return KP_TRUST_REVOKED;
-	return search(kr, s, after, 2, key);
+	return search(kr, s, keep, after, 2, key);
 }
 
 enum kp_sig_trust kp_keyring_verify(const struct kp_keyring *kr, const struct kp_signature *s,
 				    const struct kp_trusted_key **key)
 {
-	return verify(kr, s, false, key);
+	return verify(kr, s, NULL, false, key);
 }
 
 enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
 						 const struct kp_signature *s,
 						 const struct kp_trusted_key **key)
 {
-	return verify(kr, s, true, key);
+	return verify(kr, s, NULL, true, key);
 }
 
-int kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature *s,
-			 struct kp_err *err)
+int kp_keyring_preverify(const struct kp_keyring *kr, struct kp_signature *s, struct kp_err *err)
 {
 	const struct kp_trusted_key *key;
 	enum kp_sig_trust t;
 
 	if (!s->present || s->malformed || s->pkcs7_err || !s->digest_len || kp_keyring_empty(kr))
 		return 0;
-	t = verify(kr, s, false, &key);
+	t = verify(kr, s, s, false, &key);
 	/* the next boot's keyrings differ only with a pending MOK enrolment */
 	for (size_t i = 0; i < kr->nkeys && t != KP_TRUST_ERROR; i++)
 		if (kr->keys[i].origin == KP_KEY_MOK_PENDING) {
-			t = verify(kr, s, true, &key);
+			t = verify(kr, s, s, true, &key);
 			break;
 		}
 	if (t == KP_TRUST_ERROR)

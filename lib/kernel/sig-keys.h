@@ -258,12 +258,13 @@ bool kp_sig_verdict_id(const struct kp_trusted_key *k, const struct kp_signature
 /*
  * Every public-key operation kp_keyring_verify() and kp_keyring_verify_after_reboot() would
  * do for @s, done now and remembered in kr->memo (the reading threads do this in parallel,
- * so the single-threaded simulation finds each verdict made). Safe from several threads.
+ * so the single-threaded simulation finds each verdict made), and the verdict id of the key
+ * that decides kept in @s (s->verdict_id: the simulation's look-up does not compute it again).
+ * Safe from several threads, each with its own @s.
  * 0, or -1 with @err when OpenSSL failed (KP_TRUST_ERROR): the module has no verdict, which
  * the caller reports as that module's error (never as a signature that does not verify).
  */
-int kp_keyring_preverify(const struct kp_keyring *kr, const struct kp_signature *s,
-			 struct kp_err *err);
+int kp_keyring_preverify(const struct kp_keyring *kr, struct kp_signature *s, struct kp_err *err);
 /* The same with the keyrings of the next boot (pending MOK enrolments done). */
 enum kp_sig_trust kp_keyring_verify_after_reboot(const struct kp_keyring *kr,
 						 const struct kp_signature *s,

@@ -132,6 +132,14 @@ struct kp_signature {
 	unsigned digest_len;	       /* 0: not computed (not asked, or libcrypto lacks it) */
 	unsigned char file_sha256[32]; /* the whole file: Debian's module-hash blacklist */
 	bool have_file_sha256;
+	/*
+	 * The id of the verdict of the key whose key_id is @verdict_key_id over this signature
+	 * (kp_sig_verdict_id(), a function of them only), kept by kp_keyring_preverify() on the
+	 * one thread that checks this module, so that the simulation does not compute it again.
+	 */
+	unsigned char verdict_id[32];
+	unsigned char verdict_key_id[32];
+	bool have_verdict_id;
 };
 
 /*

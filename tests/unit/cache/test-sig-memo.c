@@ -188,6 +188,25 @@ int main(void)
 	tap_ok(&t, swapped_key_cert(other) == 0, "a certificate with the same issuer and serial");
 	tap_ok(&t, verify(other, memo, good) == KP_TRUST_BAD_SIGNATURE && verified(memo) == 2,
 	       "changed key: verified again (not the stored verdict) and rejected");
+
+	/* preverify keeps the deciding key's verdict id in the signature: the id computed,
+	 * used by the simulation's look-up, never for another key with the same signer id */
+	{
+		struct kp_err err = { 0 };
+
+		keys(&kr, cert, memo);
+		tap_ok(&t,
+		       !good->sig.have_verdict_id &&
+			       kp_keyring_preverify(&kr, &good->sig, &err) == 0 &&
+			       good->sig.have_verdict_id &&
+			       kp_sig_verdict_id(&kr.keys[0], &good->sig, id) &&
+			       !memcmp(id, good->sig.verdict_id, sizeof(id)) &&
+			       kp_keyring_verify(&kr, &good->sig, &k) == KP_TRUST_VERIFIED,
+		       "preverify keeps the verdict id it computed; the verdict from it");
+		kp_keyring_release(&kr);
+		tap_ok(&t, verify(other, memo, good) == KP_TRUST_BAD_SIGNATURE,
+		       "... another public key, the same signer id: not the kept id, rejected");
+	}
 	unlink(other);
 
 	/* a changed dbx: the certificate's tbs hash revoked wins over the stored verdict */
@@ -296,17 +315,31 @@ int main(void)
 
 		memset(key, 0xab, sizeof(key));
 		memo = kp_sig_memo_new(dfd);
-		tap_ok(&t, kp_sig_memo_image_get(memo, key, &der, &len, &cnt) < 0,
-		       "an image never seen: not found");
-		kp_sig_memo_image_put(memo, key, data, sizeof(data), 1);
 		tap_ok(&t,
-		       kp_sig_memo_image_get(memo, key, &der, &len, &cnt) == 0 &&
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_BYTES, key, &der, &len, &cnt) < 0,
+		       "an image never seen: not found");
+		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_BYTES, key, data, sizeof(data), 1);
+		tap_ok(&t,
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_BYTES, key, &der, &len, &cnt) ==
+				       0 &&
 			       len == sizeof(data) && cnt == 1 && !memcmp(der, data, len),
 		       "an image's certificates: as stored");
 		free(der);
-		kp_sig_memo_image_put(memo, key, data, sizeof(data), 2);
-		tap_ok(&t, kp_sig_memo_image_get(memo, key, &der, &len, &cnt) < 0,
+		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_BYTES, key, data, sizeof(data), 2);
+		tap_ok(&t,
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_BYTES, key, &der, &len, &cnt) < 0,
 		       "an entry whose count does not match its bytes is refused");
+		/* a state key names no file's bytes: the two kinds never answer for each other */
+		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_STATE, key, data, sizeof(data), 1);
+		tap_ok(&t,
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_BYTES, key, &der, &len, &cnt) < 0,
+		       "an image stored by its state: not found by bytes with the same key");
+		tap_ok(&t,
+		       kp_sig_memo_image_get(memo, KP_SIG_MEMO_BY_STATE, key, &der, &len, &cnt) ==
+				       0 &&
+			       len == sizeof(data) && cnt == 1 && !memcmp(der, data, len),
+		       "... found by its state");
+		free(der);
 		kp_sig_memo_free(memo);
 	}
 
@@ -321,6 +354,45 @@ int main(void)
 		       (unsigned long long)removed);
 	}
 	close(dfd);
+
+	/* an image's state key: only for a state that names its bytes (util/fs-trust.h) */
+	{
+		unsigned char k1[32], k2[32];
+		char ok_path[300], wr_path[300];
+		struct stat st;
+		int fd, wfd;
+		bool racy, keyed, same, writable;
+
+		snprintf(ok_path, sizeof(ok_path), "%s/image-ok", dir);
+		snprintf(wr_path, sizeof(wr_path), "%s/image-writable", dir);
+		fd = open(ok_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		wfd = open(wr_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 || wfd < 0 || write(fd, "image", 5) != 5 || fchmod(wfd, 0664) < 0 ||
+		    fstat(fd, &st) < 0)
+			return printf("Bail out! test images: %m\n"), 1;
+		racy = kp_sig_memo_image_state_key(fd, &st, geteuid(), k1) < 0;
+		usleep(1100 * 1000); /* states changed within the last second are racy */
+		keyed = fstat(fd, &st) == 0 &&
+			kp_sig_memo_image_state_key(fd, &st, geteuid(), k1) == 0;
+		same = kp_sig_memo_image_state_key(fd, &st, geteuid(), k2) == 0 &&
+		       !memcmp(k1, k2, sizeof(k1));
+		writable = fstat(wfd, &st) == 0 &&
+			   kp_sig_memo_image_state_key(wfd, &st, geteuid(), k2) < 0;
+		tap_ok(&t, racy, "an image changed within the last second: no state key");
+		tap_ok(&t, keyed && same, "an image of the user, 0644, a second old: a state key");
+		tap_ok(&t, writable, "a group-writable image: no state key (hashed)");
+		if (fstat(fd, &st) < 0)
+			return printf("Bail out! fstat: %m\n"), 1;
+		st.st_size++;
+		tap_ok(&t,
+		       kp_sig_memo_image_state_key(fd, &st, geteuid(), k2) == 0 &&
+			       memcmp(k1, k2, sizeof(k1)),
+		       "another state (size): another key");
+		close(fd);
+		close(wfd);
+		unlink(ok_path);
+		unlink(wr_path);
+	}
 	rmdir(dir);
 	return tap_done(&t);
 }

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The kernel image's certificates kept in the signature memo (man CACHE, sig-memo.h): keyed by
+# the image file's state when that names its bytes, so a warm `check -b` does not read the
+# image; a changed or replaced image is still read again: new bytes of the same size and mtime
+# under an untrusted owner (or mode), new bytes with another mtime under root, new bytes of the
+# same size and mtime under root. Each answer is byte for byte the uncached run's.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+sd=$top/tests/data/sig
+fx=$top/fixtures/ko/6.12
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
+
+# a root: signed modules, Module.symvers and config, and a raw "vmlinux" holding a certificate
+r=$tmp/root
+m=$r/lib/modules/$rel
+img=$r/boot/vmlinux-$rel
+mkdir -p "$m/kernel/sig" "$m/build" "$r/boot"
+for f in kp_sig_sha256 kp_sig_unknown_key; do
+	cp "$sd/6.12/$f.ko" "$m/kernel/sig/"
+done
+zcat "$fx/Module.symvers.gz" > "$m/build/Module.symvers"
+zcat "$fx/config.gz" > "$r/boot/config-$rel"
+openssl x509 -in "$sd/other-cert.pem" -outform DER -out "$tmp/other.der" 2> /dev/null
+image() { # certificate (DER), zeros before it: written in place, always 16 KiB
+	{ head -c "$2" /dev/zero; cat "$1"; } > "$img"
+	truncate -s 16384 "$img"
+}
+
+export KOPOLICY_CACHE_DIR=$tmp/cache KOPOLICY_RUN_CACHE=off
+run() { # name: check -b with the caches, and without (the answer it must give)
+	KOPOLICY_CACHE_STATS=1 "$kp" check -b "$r" > "$tmp/$1.out" 2> "$tmp/$1.err"
+	echo $? > "$tmp/$1.rc"
+	KOPOLICY_CACHE=off "$kp" check -b "$r" > "$tmp/$1.ref" 2> /dev/null
+	echo $? > "$tmp/$1.refrc"
+}
+from_cache() { # name: the kernel images whose certificates came from the memo
+	sed -n 's/^kopolicy: signatures: .*; \([0-9]*\) kernel image(s) from the cache$/\1/p' \
+		"$tmp/$1.err"
+}
+same() { # name: byte-identical to the uncached run, same exit status
+	cmp -s "$tmp/$1.out" "$tmp/$1.ref" && [ "$(cat "$tmp/$1.rc")" = "$(cat "$tmp/$1.refrc")" ]
+}
+trusted() { grep -q "kp_sig_sha256.ko): .*signature" "$tmp/$1.out" && return 1 || return 0; }
+untrusted() { grep -q "kp_sig_sha256.ko): W: signature-untrusted-key" "$tmp/$1.out"; }
+
+image "$sd/test-cert.der" 4096
+sleep 1.1 # a state changed within the last second names no bytes (racy): not keyed by it
+run cold
+run warm
+is "warm: the image's certificates from the memo" "$(from_cache warm)" 1
+same warm && trusted warm
+ok "... the module signed by the image's key trusted, as uncached" $?
+ls "$tmp/cache"/facts-v*/sigs/istate-*.certs > /dev/null 2>&1
+ok "... kept under the image's trusted state (sigs/istate-*.certs)" $?
+
+# new bytes, the same size and mtime, under an owner (or mode) whose state names no bytes
+stamp=$(stat -c %y "$img")
+image "$tmp/other.der" 4096
+touch -d "$stamp" "$img"
+if [ "$(id -u)" = 0 ]; then chown 65534 "$img"; else chmod g+w "$img"; fi
+sleep 1.1
+run untrusted
+is "untrusted, same size and mtime, new bytes: read again" "$(from_cache untrusted)" 0
+same untrusted && untrusted untrusted
+ok "... its new key decides, as uncached" $?
+image "$sd/test-cert.der" 5000
+touch -d "$stamp" "$img"
+sleep 1.1
+run untrusted2
+is "untrusted, new bytes again (same size and mtime): read again" "$(from_cache untrusted2)" 0
+same untrusted2 && trusted untrusted2
+ok "... its key decides, as uncached" $?
+
+# back to root (or the user) and a mode that names the bytes: new bytes, another mtime
+if [ "$(id -u)" = 0 ]; then chown 0 "$img"; else chmod g-w "$img"; fi
+image "$tmp/other.der" 6000
+touch -d "2020-01-02 03:04:05" "$img"
+sleep 1.1
+run rootnew
+is "trusted owner, new bytes and mtime: read again" "$(from_cache rootnew)" 0
+same rootnew && untrusted rootnew
+ok "... its new key decides, as uncached" $?
+run rootwarm
+is "... then taken from the memo" "$(from_cache rootwarm)" 1
+same rootwarm && untrusted rootwarm
+ok "... with the same answer" $?
+
+# new bytes of the same size and mtime under root: only the change time tells
+stamp=$(stat -c %y "$img")
+image "$sd/test-cert.der" 7000
+touch -d "$stamp" "$img"
+sleep 1.1
+run rootsame
+is "trusted owner, same size and mtime, new bytes: read again" "$(from_cache rootsame)" 0
+same rootsame && trusted rootsame
+ok "... its key decides, as uncached" $?
+
+# a new file renamed over it, with bytes the memo holds: found by its bytes, same answer
+cp -p "$img" "$tmp/copy"
+mv "$tmp/copy" "$img"
+sleep 1.1
+run renamed
+is "the same bytes in a new file: from the memo by its bytes" "$(from_cache renamed)" 1
+same renamed && trusted renamed
+ok "... with the same answer" $?
+
+tap_done
