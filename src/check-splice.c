@@ -25,6 +25,7 @@
 
 #include "cache/run-cache.h"
 #include "file/inputs.h"
+#include "graph/graph-rebuild.h"
 #include "graph/graph-store.h"
 #include "check-splice.h"
 #include "json-out.h"
@@ -74,6 +75,7 @@ static void add_name(char *names, size_t size, size_t *nlen, const char *name)
 /* A splice being run against the recompute (measure()). */
 struct splice {
 	const struct kp_ctx *a;
+	struct kp_graph_rebuilt *rb; /* the graph the splice runs over, rebuilt from the store */
 	const struct kp_sim_stored *was;
 	struct kp_verdict *sv;	     /* the spliced verdicts (borrowed or @ones'), like the nodes */
 	struct kp_simulation *ones;  /* the modules simulated alone (kp_simulate_one()) */
@@ -86,12 +88,15 @@ struct splice {
 static int simulate_alone(struct splice *s, size_t k, struct kp_err *err)
 {
 	const struct kp_ctx *a = s->a;
-	size_t i = a->graph.order[k];
+	struct kp_graph *g = &s->rb->g;
+	size_t i = g->order[k];
 
 	if (s->again[i])
 		kp_simulation_release(&s->ones[i]);
 	s->again[i] = false;
-	if (kp_simulate_one(&a->graph, &a->facts, s->sv, k, &s->states[k], &s->ones[i], err) < 0)
+	/* its facts for its stub (the same interface: the digests were compared) */
+	g->nodes[i].mod = a->graph.nodes[i].mod;
+	if (kp_simulate_one(g, &a->facts, s->sv, k, &s->states[k], &s->ones[i], err) < 0)
 		return -1;
 	s->again[i] = true;
 	s->sv[i] = s->ones[i].v[i];
@@ -108,7 +113,7 @@ static int splice_run(struct splice *s, const bool *changed, unsigned long *fina
 		      struct kp_err *err)
 {
 	const struct kp_ctx *a = s->a;
-	const struct kp_graph *g = &a->graph;
+	const struct kp_graph *g = &s->rb->g;
 	struct kp_sim_state st = { .taint = a->facts.initial_taint };
 	size_t seq = 0;
 
@@ -195,7 +200,7 @@ static void compare_report(const struct splice *s, const struct kp_splice_report
 	if (o.f && kp_check_print_json(&o, a, NULL) < 0)
 		t.failed = true;
 	if ((o.f && fclose(o.f) != 0) || !o.f || t.failed ||
-	    kp_splice_report_write(&t, rep, &a->graph, s->sv, fresh, &rc, &err) < 0) {
+	    kp_splice_report_write(&t, rep, &s->rb->g, s->sv, fresh, &rc, &err) < 0) {
 		snprintf(note, len, "report not spliced: out of memory");
 	} else {
 		while (at < t.len && at < wlen && t.buf[at] == want[at])
@@ -231,7 +236,7 @@ static void compare_graph(const struct kp_graph_stored *gs, const struct kp_grap
 	const char *what = kp_graph_stored_differs(gs, g, &node);
 
 	if (!what)
-		snprintf(note, len, "graph stored: the same");
+		snprintf(note, len, "graph stored and rebuilt: the same");
 	else
 		snprintf(note, len, "graph stored: differs (%s of %.120s)", what,
 			 node < g->n && g->nodes[node].mod->name ? g->nodes[node].mod->name
@@ -254,8 +259,11 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 	struct splice s = { .a = a, .was = was };
 	size_t n = g->n ? g->n : 1, again = 0, differ = 0, nchanged = 0;
 	char names[160] = "", cnames[160] = "";
-	size_t nlen = 0, clen = 0;
+	size_t nlen = 0, clen = 0, node;
 	unsigned long final_taint = 0;
+	struct kp_graph_rebuilt rb = { 0 };
+	const char **mnames = NULL, **mpaths = NULL, *what;
+	const struct kp_module **real = NULL;
 	struct kp_err err;
 	bool *changed;
 
@@ -280,12 +288,16 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 			return;
 		}
 	}
+	s.rb = &rb;
 	changed = calloc(n, sizeof(*changed));
+	mnames = calloc(n, sizeof(*mnames));
+	mpaths = calloc(n, sizeof(*mpaths));
+	real = calloc(n, sizeof(*real));
 	s.sv = calloc(n, sizeof(*s.sv));
 	s.ones = calloc(n, sizeof(*s.ones));
 	s.again = calloc(n, sizeof(*s.again));
 	s.states = calloc(n, sizeof(*s.states));
-	if (!changed || !s.sv || !s.ones || !s.again || !s.states ||
+	if (!changed || !mnames || !mpaths || !real || !s.sv || !s.ones || !s.again || !s.states ||
 	    kp_symbol_index_init(&s.live, g->n + a->facts.nloaded) < 0 ||
 	    kp_symbol_index_init(&s.unformed, 4) < 0) {
 		snprintf(note, len, "splice: falls back: out of memory");
@@ -298,6 +310,24 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		}
 	if (mark_changed(g, ch, changed, note, len))
 		goto out;
+	/* the graph from the store, the changed modules' facts in it: the one the splice uses */
+	for (size_t i = 0; i < g->n; i++) {
+		mnames[i] = was->mods[i].name;
+		mpaths[i] = was->mods[i].path;
+		real[i] = changed[i] ? g->nodes[i].mod : NULL;
+	}
+	if (kp_graph_rebuild(&rb, gs, mnames, mpaths, real, g->base, &err) < 0) {
+		snprintf(note, len, "splice: falls back: rebuilding the graph: %.200s", err.msg);
+		goto out;
+	}
+	what = kp_graph_differs(&rb.g, g, &node);
+	if (what) {
+		snprintf(note, len,
+			 "splice: falls back: the graph rebuilt from the store differs (%s of "
+			 "%.160s)",
+			 what, node < g->n ? g->nodes[node].mod->name : "(none)");
+		goto out;
+	}
 	if (splice_run(&s, changed, &final_taint, &err) < 0) {
 		snprintf(note, len, "splice: falls back: %.200s", err.msg);
 		goto out;
@@ -333,6 +363,10 @@ out:
 			kp_simulation_release(&s.ones[i]);
 	kp_symbol_index_release(&s.live);
 	kp_symbol_index_release(&s.unformed);
+	kp_graph_rebuilt_release(&rb);
+	free(mnames);
+	free(mpaths);
+	free(real);
 	free(changed);
 	free(s.sv);
 	free(s.ones);

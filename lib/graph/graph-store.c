@@ -33,6 +33,8 @@ void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 				      (nd->duplicate_name ? NODE_DUPLICATE_NAME : 0u) |
 				      (nd->walked ? NODE_WALKED : 0u) |
 				      (nd->provider ? NODE_PROVIDER : 0u));
+		kp_bw_put8(w, m->machine & 0xff);
+		kp_bw_put8(w, m->machine >> 8);
 		kp_bw_put32(w, m->nexports);
 		for (size_t x = 0; x < m->nexports; x++) {
 			const struct kp_export *e = &m->exports[x];
@@ -176,8 +178,8 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 	magic = kp_br_take(&r, 8, "header");
 	if (magic && memcmp(magic, MAGIC, 8))
 		r.bad = "magic";
-	/* a node takes at least 9 bytes */
-	n = get_count(&r, 9, "node count");
+	/* a node takes at least 11 bytes */
+	n = get_count(&r, 11, "node count");
 	out->nodes = get_array(&r, &out->arena, n, sizeof(*out->nodes));
 	out->n = r.bad ? 0 : n;
 	for (size_t i = 0; i < out->n && !r.bad; i++) {
@@ -190,6 +192,8 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 		sn->duplicate_name = flags & NODE_DUPLICATE_NAME;
 		sn->walked = flags & NODE_WALKED;
 		sn->provider = flags & NODE_PROVIDER;
+		sn->machine = (uint16_t)kp_br_get8(&r, "machine");
+		sn->machine |= (uint16_t)(kp_br_get8(&r, "machine") << 8);
 		get_exports(&r, &out->arena, sn);
 		get_edges(&r, &out->arena, sn, out->n);
 	}
@@ -272,7 +276,8 @@ const char *kp_graph_stored_differs(const struct kp_graph_stored *s, const struc
 
 		*node = i;
 		if (sn->in_cycle != nd->in_cycle || sn->duplicate_name != nd->duplicate_name ||
-		    sn->walked != nd->walked || sn->provider != nd->provider)
+		    sn->walked != nd->walked || sn->provider != nd->provider ||
+		    sn->machine != nd->mod->machine)
 			what = "node flags";
 		else if (!(what = exports_differ(sn, nd->mod)))
 			what = edges_differ(sn, g, nd);

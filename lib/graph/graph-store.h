@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A graph's interface as bytes, and compared back: per node what a splice (issue 28, layer
- * 5) reads of the modules it keeps without their facts: the node's flags, its exports (name,
+ * 5) reads of the modules it keeps without their facts: the node's flags, the module's
+ * machine (kp_loader_defines()), its exports (name,
  * namespace, table, GPL class, CRC: what find_symbol() and the duplicate-export check read)
  * and its imports with their resolved edges (provider kind, class, and for a module of the
  * set its node and export). The load order is the simulation store's (sim/sim-store.h).
@@ -11,7 +12,7 @@
  *
  *   magic "KPGRST01", node count (32)
  *   per node, in node order:
- *     flags (8: in_cycle, duplicate_name, walked, provider)
+ *     flags (8: in_cycle, duplicate_name, walked, provider), the module's ELF machine (16)
  *     exports: count (32), each: name, namespace, table (8), flags (8: gpl_only, has_crc),
  *              crc (32)
  *     edges: count (32), each: import name, kind (8), flags (8: gpl_only, weak),
@@ -40,6 +41,7 @@ struct kp_graph_stored_edge {
 
 struct kp_graph_stored_node {
 	bool in_cycle, duplicate_name, walked, provider;
+	uint16_t machine;
 	struct kp_export *exports; /* hash set (kp_hash_string()) */
 	size_t nexports;
 	struct kp_graph_stored_edge *edges;

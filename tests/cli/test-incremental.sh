@@ -125,15 +125,15 @@ step() {
 # kept K M S NAMES...: the splice line of K of M verdicts kept, S simulated again, the
 # modules whose files changed (NAMES, in load order; none: "") among those, no kept
 # verdict differing from the recompute (a kept one that differs would be a wrong splice),
-# and the report written from the store over the spliced verdicts byte for byte the
+# the graph stored the run's and rebuilt from the store (stubs, kp_graph_build()) the
+# same, and the report written from the store over the spliced verdicts byte for byte the
 # recompute's (BYTES: the size of the --no-cache JSON report, put in by step())
 kept() {
 	local k=$1 m=$2 s=$3
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
-		"${*:-none}; 0 spliced and differing: none; graph stored: the same; report spliced:" \
-		"the same BYTES" \
-		"bytes); not used yet, recomputed"
+		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
+		"same; report spliced: the same BYTES bytes); not used yet, recomputed"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
@@ -285,7 +285,7 @@ forge cycle
 ok "forged: the two entries with a store (--fail-on never and note)" $?
 s=$(kept 5 9 4 kp_gpl_prov)
 step "forged graph store, a node put in a cycle: the comparison says so" 1 \
-	"${s/graph stored: the same/graph stored: differs (node flags of dummy)}"
+	"${s/graph stored and rebuilt: the same/graph stored: differs (node flags of dummy)}"
 python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
 step "after the forged graph store" 1 "$(kept 5 9 4 kp_gpl_prov)"
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "graph/graph-rebuild.h"
 #include "graph/graph-store.h"
 
 /* tap_is_int() with a formatted label. */
@@ -61,6 +62,49 @@ static const char *stored_vs(const unsigned char *p, size_t len, const struct kp
 	else
 		snprintf(buf, size, "%s", "");
 	kp_graph_stored_release(&s);
+	return buf;
+}
+
+/*
+ * @g rebuilt from its store @p (@len bytes), the module of node @keep (SIZE_MAX: none) used
+ * as it is and the others stubs: what kp_graph_differs() says against @g ("" for the same).
+ */
+static const char *rebuilt_vs(const unsigned char *p, size_t len, const struct kp_graph *g,
+			      size_t keep, char *buf, size_t size)
+{
+	const char **names = calloc(g->n + 1, sizeof(*names));
+	const char **paths = calloc(g->n + 1, sizeof(*paths));
+	const struct kp_module **real = calloc(g->n + 1, sizeof(*real));
+	struct kp_graph_rebuilt rb;
+	struct kp_graph_stored s;
+	struct kp_err err;
+	const char *what;
+	size_t node;
+
+	if (!names || !paths || !real || kp_graph_store_decode(p, len, &s, &err) < 0)
+		abort();
+	for (size_t i = 0; i < g->n; i++) {
+		names[i] = g->nodes[i].mod->name;
+		paths[i] = g->nodes[i].path;
+		real[i] = i == keep ? g->nodes[i].mod : NULL;
+	}
+	if (kp_graph_rebuild(&rb, &s, names, paths, real, g->base, &err) < 0) {
+		snprintf(buf, size, "not rebuilt: %s", err.msg);
+	} else {
+		what = kp_graph_differs(&rb.g, g, &node);
+		snprintf(buf, size, "%s%s%s", what ? what : "", what ? " of " : "",
+			 what ? g->nodes[node].mod->name : "");
+		/* the stubs carry no facts but the interface */
+		for (size_t i = 0; i < rb.g.n; i++)
+			if (i != keep &&
+			    (rb.g.nodes[i].mod->license || rb.g.nodes[i].mod->nmodinfo))
+				snprintf(buf, size, "node %zu has facts", i);
+		kp_graph_rebuilt_release(&rb);
+	}
+	kp_graph_stored_release(&s);
+	free(names);
+	free(paths);
+	free(real);
 	return buf;
 }
 
@@ -164,6 +208,10 @@ static void changes(struct tap *t, struct tb_world *w, const char *user, const c
 		abort();
 	encode(g, &p, &len);
 	tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), "", "built: the store is the graph");
+	tap_is_str(t, rebuilt_vs(p, len, g, SIZE_MAX, buf, sizeof(buf)), "",
+		   "built: rebuilt from the store, every node a stub: the graph");
+	tap_is_str(t, rebuilt_vs(p, len, g, pv, buf, sizeof(buf)), "",
+		   "built: rebuilt from the store, the provider's module as it is: the graph");
 	damage(t, p, len, 1, g, "built");
 #define CHANGED(field, expr, restore, who)                                  \
 	do {                                                                \
@@ -182,6 +230,11 @@ static void changes(struct tap *t, struct tb_world *w, const char *user, const c
 	CHANGED("an export", pm->exports[0].ns = ns ? NULL : "NS", pm->exports[0].ns = ns, prov);
 	CHANGED("export count", pm->nexports--, pm->nexports++, prov);
 	CHANGED("an edge", me->gpl_only ^= 1, me->gpl_only ^= 1, user);
+	/* the rebuild resolves the stored imports again: the graph's own edge changed differs */
+	me->gpl_only ^= 1;
+	tap_is_str(t, rebuilt_vs(p, len, g, SIZE_MAX, buf, sizeof(buf)), "an edge of user",
+		   "built: an edge's class changed in the graph: the rebuilt one differs");
+	me->gpl_only ^= 1;
 	CHANGED("an edge", ve->kind = KP_PROV_NONE, ve->kind = KP_PROV_VMLINUX, user);
 	CHANGED("an edge", im[me - g->nodes[u].edges].weak ^= 1,
 		im[me - g->nodes[u].edges].weak ^= 1, user);
@@ -264,6 +317,11 @@ static void fixtures(struct tap *t)
 	encode(&w.g, &p, &len);
 	tap_is_str(t, stored_vs(p, len, &w.g, buf, sizeof(buf)), "",
 		   "6.1 fixtures: the store is the graph");
+	tap_is_str(
+		t, rebuilt_vs(p, len, &w.g, SIZE_MAX, buf, sizeof(buf)), "",
+		"6.1 fixtures: rebuilt from the store over the base, every node a stub: the graph");
+	tap_is_str(t, rebuilt_vs(p, len, &w.g, 3, buf, sizeof(buf)), "",
+		   "6.1 fixtures: rebuilt, node 3's module as it is: the graph");
 	damage(t, p, len, 13, &w.g, "6.1 fixtures");
 	free(p);
 	tb_free(&w);
