@@ -2,6 +2,7 @@
 /*
  * A graph's interface as bytes, and compared back (graph-store.h).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph-store.h"
@@ -21,46 +22,88 @@ enum {
 	EDGE_WEAK = 2,
 };
 
+/* The names an encoding refers to by index: each distinct one once, in first use order. */
+struct names {
+	struct kp_symbol_index index; /* name -> its index + 1 */
+	struct kp_byte_writer table;
+	size_t n;
+};
+
+/* @name's index in @nm (added when new), or NONE for NULL; a failure fails @w. */
+static uint64_t name_ref(struct names *nm, struct kp_byte_writer *w, const char *name,
+			 uint32_t hash)
+{
+	const struct kp_symbol_index_entry *e;
+
+	if (!name)
+		return NONE;
+	e = kp_symbol_index_find_hashed(&nm->index, name, hash);
+	if (e)
+		return (uintptr_t)e->value - 1;
+	if (nm->n >= NONE || kp_symbol_index_add_hashed(&nm->index, name, hash,
+							(void *)(uintptr_t)(nm->n + 1)) < 0) {
+		w->failed = true;
+		return NONE;
+	}
+	kp_bw_str(&nm->table, name);
+	return nm->n++;
+}
+
 void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 {
-	kp_bw_put(w, MAGIC, 8);
-	kp_bw_put32(w, g->n);
-	for (size_t i = 0; i < g->n && !w->failed; i++) {
+	struct kp_byte_writer body = { 0 };
+	struct names nm = { 0 };
+
+	if (kp_symbol_index_init(&nm.index, g->n * 16) < 0)
+		body.failed = true;
+	for (size_t i = 0; i < g->n && !body.failed; i++) {
 		const struct kp_node *nd = &g->nodes[i];
 		const struct kp_module *m = nd->mod;
 
-		kp_bw_put8(w, (nd->in_cycle ? NODE_IN_CYCLE : 0u) |
-				      (nd->duplicate_name ? NODE_DUPLICATE_NAME : 0u) |
-				      (nd->walked ? NODE_WALKED : 0u) |
-				      (nd->provider ? NODE_PROVIDER : 0u));
-		kp_bw_put8(w, m->machine & 0xff);
-		kp_bw_put8(w, m->machine >> 8);
-		kp_bw_put32(w, m->nexports);
+		kp_bw_put8(&body, (nd->in_cycle ? NODE_IN_CYCLE : 0u) |
+					  (nd->duplicate_name ? NODE_DUPLICATE_NAME : 0u) |
+					  (nd->walked ? NODE_WALKED : 0u) |
+					  (nd->provider ? NODE_PROVIDER : 0u));
+		kp_bw_put8(&body, m->machine & 0xff);
+		kp_bw_put8(&body, m->machine >> 8);
+		kp_bw_put32(&body, m->nexports);
 		for (size_t x = 0; x < m->nexports; x++) {
 			const struct kp_export *e = &m->exports[x];
 
-			kp_bw_str(w, e->name);
-			kp_bw_str(w, e->ns);
-			kp_bw_put8(w, (unsigned)e->table);
-			kp_bw_put8(w, (e->gpl_only ? EXP_GPL_ONLY : 0u) |
-					      (e->has_crc ? EXP_HAS_CRC : 0u));
-			kp_bw_put32(w, e->crc);
+			kp_bw_put32(&body, name_ref(&nm, &body, e->name, e->hash));
+			kp_bw_put32(&body,
+				    name_ref(&nm, &body, e->ns, e->ns ? kp_hash_string(e->ns) : 0));
+			kp_bw_put8(&body, (unsigned)e->table);
+			kp_bw_put8(&body, (e->gpl_only ? EXP_GPL_ONLY : 0u) |
+						  (e->has_crc ? EXP_HAS_CRC : 0u));
+			kp_bw_put32(&body, e->crc);
 		}
-		kp_bw_put32(w, nd->nedges);
+		kp_bw_put32(&body, nd->nedges);
 		for (size_t x = 0; x < nd->nedges; x++) {
 			const struct kp_edge *e = &nd->edges[x];
 			const struct kp_import *im = kp_edge_import(nd, e);
 
-			kp_bw_str(w, im->name);
-			kp_bw_put8(w, (unsigned)e->kind);
-			kp_bw_put8(w, (e->gpl_only ? EDGE_GPL_ONLY : 0u) |
-					      (im->weak ? EDGE_WEAK : 0u));
+			kp_bw_put32(&body, name_ref(&nm, &body, im->name, im->hash));
+			kp_bw_put8(&body, (unsigned)e->kind);
+			kp_bw_put8(&body, (e->gpl_only ? EDGE_GPL_ONLY : 0u) |
+						  (im->weak ? EDGE_WEAK : 0u));
 			if (e->kind == KP_PROV_MODULE) {
-				kp_bw_put32(w, e->node);
-				kp_bw_put32(w, (uint64_t)(e->exp - g->nodes[e->node].mod->exports));
+				kp_bw_put32(&body, e->node);
+				kp_bw_put32(&body,
+					    (uint64_t)(e->exp - g->nodes[e->node].mod->exports));
 			}
 		}
 	}
+	kp_bw_put(w, MAGIC, 8);
+	kp_bw_put32(w, nm.n);
+	kp_bw_put(w, nm.table.p, nm.table.len);
+	kp_bw_put32(w, g->n);
+	kp_bw_put(w, body.p, body.len);
+	if (body.failed || nm.table.failed)
+		w->failed = true;
+	kp_symbol_index_release(&nm.index);
+	free(nm.table.p);
+	free(body.p);
 }
 
 /* A count of items each at least @min bytes long: no more than the bytes left allow. */
@@ -73,17 +116,33 @@ static size_t get_count(struct kp_byte_reader *r, size_t min, const char *what)
 	return r->bad ? 0 : n;
 }
 
-/* A string into @arena (NULL for none, and when @need, an error); no NUL inside. */
-static const char *get_str(struct kp_byte_reader *r, struct kp_arena *arena, bool need,
-			   const char *what)
+/* The stored names, decoded once: exports and imports refer to them by index. */
+struct name_table {
+	const char **v;
+	size_t n;
+};
+
+/* A name of @nm by its index (NULL for none, and when @need, an error). */
+static const char *get_name(struct kp_byte_reader *r, const struct name_table *nm, bool need,
+			    const char *what)
+{
+	uint32_t i = kp_br_get32(r, what);
+
+	if (!r->bad && ((i == NONE && need) || (i != NONE && i >= nm->n)))
+		r->bad = what;
+	return r->bad || i == NONE ? NULL : nm->v[i];
+}
+
+/* A string into @arena; no NUL inside. */
+static const char *get_str(struct kp_byte_reader *r, struct kp_arena *arena, const char *what)
 {
 	uint32_t n = kp_br_get32(r, what);
 	const unsigned char *q;
 	char *s;
 
-	if (!r->bad && n == NONE && need)
+	if (!r->bad && n == NONE)
 		r->bad = what;
-	if (r->bad || n == NONE)
+	if (r->bad)
 		return NULL;
 	q = kp_br_take(r, n, what);
 	if (!q)
@@ -113,17 +172,17 @@ static void *get_array(struct kp_byte_reader *r, struct kp_arena *arena, size_t 
 }
 
 static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
-			struct kp_graph_stored_node *sn)
+			const struct name_table *nm, struct kp_graph_stored_node *sn)
 {
-	/* an export takes at least 14 bytes */
+	/* an export takes 14 bytes */
 	sn->nexports = get_count(r, 14, "export count");
 	sn->exports = get_array(r, arena, sn->nexports, sizeof(*sn->exports));
 	for (size_t x = 0; x < sn->nexports && !r->bad; x++) {
 		struct kp_export *e = &sn->exports[x];
 		unsigned table, flags;
 
-		e->name = get_str(r, arena, true, "export name");
-		e->ns = get_str(r, arena, false, "export namespace");
+		e->name = get_name(r, nm, true, "export name");
+		e->ns = get_name(r, nm, false, "export namespace");
 		table = kp_br_get8(r, "export table");
 		flags = kp_br_get8(r, "export flags");
 		e->crc = kp_br_get32(r, "export CRC");
@@ -138,7 +197,7 @@ static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
 	}
 }
 
-static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena,
+static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const struct name_table *nm,
 		      struct kp_graph_stored_node *sn, size_t n)
 {
 	/* an edge takes at least 6 bytes */
@@ -148,7 +207,7 @@ static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena,
 		struct kp_graph_stored_edge *e = &sn->edges[x];
 		unsigned kind, flags;
 
-		e->name = get_str(r, arena, true, "import name");
+		e->name = get_name(r, nm, true, "import name");
 		kind = kp_br_get8(r, "edge kind");
 		flags = kp_br_get8(r, "edge flags");
 		if (!r->bad && (kind > KP_PROV_LOADER || (flags & ~3u)))
@@ -172,12 +231,18 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 {
 	struct kp_byte_reader r = { .p = p, .len = len };
 	const unsigned char *magic;
+	struct name_table nm = { 0 };
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
 	magic = kp_br_take(&r, 8, "header");
 	if (magic && memcmp(magic, MAGIC, 8))
 		r.bad = "magic";
+	/* a name takes at least 4 bytes */
+	nm.n = get_count(&r, 4, "name count");
+	nm.v = get_array(&r, &out->arena, nm.n, sizeof(*nm.v));
+	for (size_t i = 0; i < nm.n && !r.bad; i++)
+		nm.v[i] = get_str(&r, &out->arena, "name");
 	/* a node takes at least 11 bytes */
 	n = get_count(&r, 11, "node count");
 	out->nodes = get_array(&r, &out->arena, n, sizeof(*out->nodes));
@@ -194,8 +259,8 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 		sn->provider = flags & NODE_PROVIDER;
 		sn->machine = (uint16_t)kp_br_get8(&r, "machine");
 		sn->machine |= (uint16_t)(kp_br_get8(&r, "machine") << 8);
-		get_exports(&r, &out->arena, sn);
-		get_edges(&r, &out->arena, sn, out->n);
+		get_exports(&r, &out->arena, &nm, sn);
+		get_edges(&r, &out->arena, &nm, sn, out->n);
 	}
 	/* an edge's export is one of its provider's: known once every node is read */
 	for (size_t i = 0; i < out->n && !r.bad; i++)

@@ -7,15 +7,17 @@
  * and its imports with their resolved edges (provider kind, class, and for a module of the
  * set its node and export). The load order is the simulation store's (sim/sim-store.h).
  *
- * Layout, little-endian; a string is its length (32 bits, 0xffffffff for NULL) and its
- * bytes, no NUL:
+ * Layout, little-endian; a string is its length (32 bits) and its bytes, no NUL; a name is
+ * the index (32 bits, 0xffffffff for none) of a string of the name table, where each
+ * distinct export, namespace and import name is once (a tree imports the same few
+ * thousand names some 185,000 times):
  *
- *   magic "KPGRST01", node count (32)
+ *   magic "KPGRST01", name count (32), the names (strings), node count (32)
  *   per node, in node order:
  *     flags (8: in_cycle, duplicate_name, walked, provider), the module's ELF machine (16)
- *     exports: count (32), each: name, namespace, table (8), flags (8: gpl_only, has_crc),
- *              crc (32)
- *     edges: count (32), each: import name, kind (8), flags (8: gpl_only, weak),
+ *     exports: count (32), each: name, namespace (names), table (8),
+ *              flags (8: gpl_only, has_crc), crc (32)
+ *     edges: count (32), each: import name (a name), kind (8), flags (8: gpl_only, weak),
  *            and for a module of the set: its node (32) and export index (32)
  *
  * The decoder trusts nothing: every length, enum and index is bounds-checked (an edge's

@@ -230,10 +230,16 @@ for f in glob.glob(os.path.join(sys.argv[1], "runs-v*", "*.run")):
     # report: the last byte instead, the high byte of the last block's last mark
     at = len(m) - 1 if sys.argv[2] == "report" else len(m) - slen
     # the store: "KPSPLIC2", the simulation's length and bytes, the graph's length and
-    # bytes ("KPGRST01", the node count, the first node's flags)
+    # bytes ("KPGRST01", the name table: its count and strings, the node count, the first
+    # node's flags)
     if sys.argv[2] in ("graph", "cycle"):
         sim = struct.unpack_from("<Q", m, at + 8)[0]
-        at += 16 + sim + 8 + 12
+        at += 16 + sim + 8 + 8
+        names = struct.unpack_from("<I", m, at)[0]
+        at += 4
+        for _ in range(names):
+            at += 4 + struct.unpack_from("<I", m, at)[0]
+        at += 4
         m[at] ^= 0x10 if sys.argv[2] == "graph" else 0x01
     else:
         m[at] ^= 0xff
