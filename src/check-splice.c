@@ -14,7 +14,9 @@
  * differs from the recompute's (policy findings aside: the report recomputes them) would be
  * a wrong splice and is listed. Then the JSON report kept with the simulation (the store is
  * both: check-splice.h) is written again over the spliced verdicts and compared with the
- * recompute's, byte for byte, and the exit status with it.
+ * recompute's, byte for byte, and the exit status with it. The graph's interface stored with
+ * them (graph/graph-store.h: what a splice would rebuild the kept modules' graph from) is
+ * compared with this run's graph, field for field ("graph stored: the same").
  */
 #include "config.h"
 
@@ -23,6 +25,8 @@
 
 #include "cache/run-cache.h"
 #include "file/inputs.h"
+#include "graph/graph-rebuild.h"
+#include "graph/graph-store.h"
 #include "check-splice.h"
 #include "json-out.h"
 #include "sim/sim-reads.h"
@@ -71,6 +75,7 @@ static void add_name(char *names, size_t size, size_t *nlen, const char *name)
 /* A splice being run against the recompute (measure()). */
 struct splice {
 	const struct kp_ctx *a;
+	struct kp_graph_rebuilt *rb; /* the graph the splice runs over, rebuilt from the store */
 	const struct kp_sim_stored *was;
 	struct kp_verdict *sv;	     /* the spliced verdicts (borrowed or @ones'), like the nodes */
 	struct kp_simulation *ones;  /* the modules simulated alone (kp_simulate_one()) */
@@ -83,12 +88,15 @@ struct splice {
 static int simulate_alone(struct splice *s, size_t k, struct kp_err *err)
 {
 	const struct kp_ctx *a = s->a;
-	size_t i = a->graph.order[k];
+	struct kp_graph *g = &s->rb->g;
+	size_t i = g->order[k];
 
 	if (s->again[i])
 		kp_simulation_release(&s->ones[i]);
 	s->again[i] = false;
-	if (kp_simulate_one(&a->graph, &a->facts, s->sv, k, &s->states[k], &s->ones[i], err) < 0)
+	/* its facts for its stub (the same interface: the digests were compared) */
+	g->nodes[i].mod = a->graph.nodes[i].mod;
+	if (kp_simulate_one(g, &a->facts, s->sv, k, &s->states[k], &s->ones[i], err) < 0)
 		return -1;
 	s->again[i] = true;
 	s->sv[i] = s->ones[i].v[i];
@@ -105,7 +113,7 @@ static int splice_run(struct splice *s, const bool *changed, unsigned long *fina
 		      struct kp_err *err)
 {
 	const struct kp_ctx *a = s->a;
-	const struct kp_graph *g = &a->graph;
+	const struct kp_graph *g = &s->rb->g;
 	struct kp_sim_state st = { .taint = a->facts.initial_taint };
 	size_t seq = 0;
 
@@ -192,7 +200,7 @@ static void compare_report(const struct splice *s, const struct kp_splice_report
 	if (o.f && kp_check_print_json(&o, a, NULL) < 0)
 		t.failed = true;
 	if ((o.f && fclose(o.f) != 0) || !o.f || t.failed ||
-	    kp_splice_report_write(&t, rep, &a->graph, s->sv, fresh, &rc, &err) < 0) {
+	    kp_splice_report_write(&t, rep, &s->rb->g, s->sv, fresh, &rc, &err) < 0) {
 		snprintf(note, len, "report not spliced: out of memory");
 	} else {
 		while (at < t.len && at < wlen && t.buf[at] == want[at])
@@ -216,23 +224,46 @@ static void compare_report(const struct splice *s, const struct kp_splice_report
 }
 
 /*
+ * The graph's interface stored with the simulation (@gs: the one a splice would rebuild the
+ * kept modules' graph from) against this run's graph @g, in @note: the same, or what first
+ * differs. The stored run's graph: its modules whose files changed are compared too, so a
+ * difference there is one the interface digest let through.
+ */
+static void compare_graph(const struct kp_graph_stored *gs, const struct kp_graph *g, char *note,
+			  size_t len)
+{
+	size_t node;
+	const char *what = kp_graph_stored_differs(gs, g, &node);
+
+	if (!what)
+		snprintf(note, len, "graph stored and rebuilt: the same");
+	else
+		snprintf(note, len, "graph stored: differs (%s of %.120s)", what,
+			 node < g->n && g->nodes[node].mod->name ? g->nodes[node].mod->name
+								 : "(none)");
+}
+
+/*
  * The stored simulation @was against this run's (@a, its interface digests @now indexed
  * like the nodes, @ch the inputs of the stored entry that changed): why a splice falls
  * back, else the splice run (splice_run()) and the count of verdicts it kept, those it
  * simulated again and those that differ from the recompute, in @note.
  */
 static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
-		    const struct kp_splice_report *rep, const struct kp_splice_ask *ask,
-		    const unsigned char (*now)[KP_SIM_IFACE_LEN],
+		    const struct kp_graph_stored *gs, const struct kp_splice_report *rep,
+		    const struct kp_splice_ask *ask, const unsigned char (*now)[KP_SIM_IFACE_LEN],
 		    const struct kp_inputs_changed *ch, char *note, size_t len)
 {
-	char report[160];
+	char report[160], graph[200];
 	const struct kp_graph *g = &a->graph;
 	struct splice s = { .a = a, .was = was };
 	size_t n = g->n ? g->n : 1, again = 0, differ = 0, nchanged = 0;
 	char names[160] = "", cnames[160] = "";
-	size_t nlen = 0, clen = 0;
+	size_t nlen = 0, clen = 0, node;
 	unsigned long final_taint = 0;
+	struct kp_graph_rebuilt rb = { 0 };
+	const char **mnames = NULL, **mpaths = NULL, *what;
+	const struct kp_module **real = NULL;
 	struct kp_err err;
 	bool *changed;
 
@@ -257,12 +288,16 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 			return;
 		}
 	}
+	s.rb = &rb;
 	changed = calloc(n, sizeof(*changed));
+	mnames = calloc(n, sizeof(*mnames));
+	mpaths = calloc(n, sizeof(*mpaths));
+	real = calloc(n, sizeof(*real));
 	s.sv = calloc(n, sizeof(*s.sv));
 	s.ones = calloc(n, sizeof(*s.ones));
 	s.again = calloc(n, sizeof(*s.again));
 	s.states = calloc(n, sizeof(*s.states));
-	if (!changed || !s.sv || !s.ones || !s.again || !s.states ||
+	if (!changed || !mnames || !mpaths || !real || !s.sv || !s.ones || !s.again || !s.states ||
 	    kp_symbol_index_init(&s.live, g->n + a->facts.nloaded) < 0 ||
 	    kp_symbol_index_init(&s.unformed, 4) < 0) {
 		snprintf(note, len, "splice: falls back: out of memory");
@@ -275,6 +310,24 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		}
 	if (mark_changed(g, ch, changed, note, len))
 		goto out;
+	/* the graph from the store, the changed modules' facts in it: the one the splice uses */
+	for (size_t i = 0; i < g->n; i++) {
+		mnames[i] = was->mods[i].name;
+		mpaths[i] = was->mods[i].path;
+		real[i] = changed[i] ? g->nodes[i].mod : NULL;
+	}
+	if (kp_graph_rebuild(&rb, gs, mnames, mpaths, real, g->base, &err) < 0) {
+		snprintf(note, len, "splice: falls back: rebuilding the graph: %.200s", err.msg);
+		goto out;
+	}
+	what = kp_graph_differs(&rb.g, g, &node);
+	if (what) {
+		snprintf(note, len,
+			 "splice: falls back: the graph rebuilt from the store differs (%s of "
+			 "%.160s)",
+			 what, node < g->n ? g->nodes[node].mod->name : "(none)");
+		goto out;
+	}
 	if (splice_run(&s, changed, &final_taint, &err) < 0) {
 		snprintf(note, len, "splice: falls back: %.200s", err.msg);
 		goto out;
@@ -298,17 +351,22 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		add_name(names, sizeof(names), &nlen, "(the global taint)");
 	}
 	compare_report(&s, rep, ask, report, sizeof(report));
+	compare_graph(gs, g, graph, sizeof(graph));
 	snprintf(note, len,
 		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu module files "
-		 "changed: %s; %zu spliced and differing: %s; %s); not used yet, recomputed",
+		 "changed: %s; %zu spliced and differing: %s; %s; %s); not used yet, recomputed",
 		 g->n - again, g->n, again, nchanged, nchanged ? cnames : "none", differ,
-		 differ ? names : "none", report);
+		 differ ? names : "none", graph, report);
 out:
 	for (size_t i = 0; s.again && s.ones && i < g->n; i++)
 		if (s.again[i])
 			kp_simulation_release(&s.ones[i]);
 	kp_symbol_index_release(&s.live);
 	kp_symbol_index_release(&s.unformed);
+	kp_graph_rebuilt_release(&rb);
+	free(mnames);
+	free(mpaths);
+	free(real);
 	free(changed);
 	free(s.sv);
 	free(s.ones);
@@ -316,18 +374,33 @@ out:
 	free(s.states);
 }
 
-/* The store: "KPSPLIC1", the simulation's length (64), the simulation, the report store. */
-#define MAGIC "KPSPLIC1"
+/*
+ * The store: "KPSPLIC2", the simulation's length (64) and the simulation, the graph's
+ * interface's length (64) and the interface (graph/graph-store.h), the report store.
+ * KPSPLIC1 had no graph.
+ */
+#define MAGIC "KPSPLIC2"
 
-/* The simulation @sim (of @simlen bytes) and the report @ask kept, in a store *@p of *@len. */
+/* The simulation @sim (of @simlen bytes), @a's graph and the report @ask kept, in *@p of *@len. */
 static int encode(const struct kp_ctx *a, const struct kp_splice_ask *ask, const unsigned char *sim,
 		  size_t simlen, unsigned char **p, size_t *len, const char **why)
 {
 	struct kp_byte_writer w = { 0 };
+	size_t at;
 
 	kp_bw_put(&w, MAGIC, 8);
 	kp_bw_put64(&w, simlen);
 	kp_bw_put(&w, sim, simlen);
+	at = w.len;
+	kp_bw_put64(&w, 0);
+	kp_graph_store_encode(&w, &a->graph);
+	if (!w.failed)
+		kp_store64(w.p + at, w.len - at - 8);
+	if (w.failed) {
+		*why = "the graph: out of memory, or a count over 32 bits";
+		free(w.p);
+		return -1;
+	}
 	if (kp_splice_report_encode(&w, ask->cap, a->graph.n, ask->base_rc, ask->out->fail_on,
 				    why) < 0) {
 		free(w.p);
@@ -338,23 +411,43 @@ static int encode(const struct kp_ctx *a, const struct kp_splice_ask *ask, const
 	return 0;
 }
 
-/* The store @p of @len bytes into @was and @rep: 0, or -1 with @err. */
-static int decode(const unsigned char *p, size_t len, struct kp_sim_stored *was,
-		  struct kp_splice_report *rep, struct kp_err *err)
+/* A length (64) at @off in @p of @len bytes, and that many bytes after it: 0, or -1. */
+static int take_part(const unsigned char *p, size_t len, size_t *off, size_t *plen)
 {
-	uint64_t simlen;
+	uint64_t n;
+
+	if (len - *off < 8)
+		return -1;
+	n = kp_load64(p + *off, false);
+	*off += 8;
+	if (n > len - *off)
+		return -1;
+	*plen = (size_t)n;
+	return 0;
+}
+
+/* The store @p of @len bytes into @was, @gs and @rep: 0, or -1 with @err. */
+static int decode(const unsigned char *p, size_t len, struct kp_sim_stored *was,
+		  struct kp_graph_stored *gs, struct kp_splice_report *rep, struct kp_err *err)
+{
+	size_t off = 8, simlen, glen;
 
 	memset(was, 0, sizeof(*was));
+	memset(gs, 0, sizeof(*gs));
 	memset(rep, 0, sizeof(*rep));
-	if (len < 16 || memcmp(p, MAGIC, 8))
+	if (len < 8 || memcmp(p, MAGIC, 8))
 		return kp_err_set(err, "the store: its magic");
-	simlen = kp_load64(p + 8, false);
-	if (simlen > len - 16)
+	if (take_part(p, len, &off, &simlen) < 0)
 		return kp_err_set(err, "the store: the simulation's length");
-	if (kp_sim_store_decode(p + 16, (size_t)simlen, was, err) < 0)
+	if (kp_sim_store_decode(p + off, simlen, was, err) < 0)
 		return -1;
-	return kp_splice_report_decode(p + 16 + simlen, len - 16 - (size_t)simlen, was->n, rep,
-				       err);
+	off += simlen;
+	if (take_part(p, len, &off, &glen) < 0)
+		return kp_err_set(err, "the store: the graph's length");
+	if (kp_graph_store_decode(p + off, glen, gs, err) < 0)
+		return -1;
+	off += glen;
+	return kp_splice_report_decode(p + off, len - off, was->n, rep, err);
 }
 
 void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
@@ -362,6 +455,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 {
 	unsigned char(*digests)[KP_SIM_IFACE_LEN];
 	struct kp_splice_report rep;
+	struct kp_graph_stored gs;
 	struct kp_sim_stored was;
 	const unsigned char *prev;
 	unsigned char *sim, *p = NULL;
@@ -399,13 +493,14 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	free(sim);
 	prev = kp_run_cache_previous(cli->runs, &plen);
 	if (prev) {
-		if (decode(prev, plen, &was, &rep, &err) < 0)
+		if (decode(prev, plen, &was, &gs, &rep, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
 		else
-			measure(a, &was, &rep, ask,
+			measure(a, &was, &gs, &rep, ask,
 				(const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
 				kp_run_cache_changes(cli->runs), note, sizeof(note));
 		kp_splice_report_release(&rep);
+		kp_graph_stored_release(&gs);
 		kp_sim_stored_release(&was);
 		kp_run_cache_note(cli->runs, note);
 	}

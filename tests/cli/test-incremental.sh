@@ -125,14 +125,15 @@ step() {
 # kept K M S NAMES...: the splice line of K of M verdicts kept, S simulated again, the
 # modules whose files changed (NAMES, in load order; none: "") among those, no kept
 # verdict differing from the recompute (a kept one that differs would be a wrong splice),
-# and the report written from the store over the spliced verdicts byte for byte the
+# the graph stored the run's and rebuilt from the store (stubs, kp_graph_build()) the
+# same, and the report written from the store over the spliced verdicts byte for byte the
 # recompute's (BYTES: the size of the --no-cache JSON report, put in by step())
 kept() {
 	local k=$1 m=$2 s=$3
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
-		"${*:-none}; 0 spliced and differing: none; report spliced: the same BYTES" \
-		"bytes); not used yet, recomputed"
+		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
+		"same; report spliced: the same BYTES bytes); not used yet, recomputed"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
@@ -215,7 +216,8 @@ step "the file removed" 0 "falls back: $t/extra changed, not a module of the sto
 # forge HOW: the check --format json entries (those with a store) get their store's first
 # byte changed; crc: its CRC left as it was; o+w: its CRC made right, the file writable by
 # others; own: its CRC made right, the user's own file as it was; report: as own, its last
-# byte changed instead
+# byte changed instead; graph: as own, the first stored graph node's flags (after the
+# simulation) given a bit no node has; cycle: as own, that node (dummy) marked in a cycle
 forge() {
 	python3 - "$KOPOLICY_CACHE_DIR" "$1" <<'EOF2'
 import glob, os, struct, sys, zlib
@@ -226,7 +228,21 @@ for f in glob.glob(os.path.join(sys.argv[1], "runs-v*", "*.run")):
     if not slen:
         continue
     # report: the last byte instead, the high byte of the last block's last mark
-    m[len(m) - 1 if sys.argv[2] == "report" else len(m) - slen] ^= 0xff
+    at = len(m) - 1 if sys.argv[2] == "report" else len(m) - slen
+    # the store: "KPSPLIC2", the simulation's length and bytes, the graph's length and
+    # bytes ("KPGRST01", the name table: its count and strings, the node count, the first
+    # node's flags)
+    if sys.argv[2] in ("graph", "cycle"):
+        sim = struct.unpack_from("<Q", m, at + 8)[0]
+        at += 16 + sim + 8 + 8
+        names = struct.unpack_from("<I", m, at)[0]
+        at += 4
+        for _ in range(names):
+            at += 4 + struct.unpack_from("<I", m, at)[0]
+        at += 4
+        m[at] ^= 0x10 if sys.argv[2] == "graph" else 0x01
+    else:
+        m[at] ^= 0xff
     if sys.argv[2] != "crc":
         h = bytes(m[:48]) + b"\0\0\0\0" + bytes(m[52:64])
         struct.pack_into("<I", m, 48, zlib.crc32(bytes(m[64:]), zlib.crc32(h)))
@@ -263,6 +279,23 @@ step "forged report store in the user's own entry: refused by its reader" 1 \
 	"falls back: the report store: marks"
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 step "after the forged report store" 1 "$(kept 5 9 4 kp_gpl_prov)"
+# the graph's interface stored (what a splice rebuilds the kept modules' graph from) is
+# checked by its reader, and compared with the run's graph field for field
+python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
+forge graph
+ok "forged: the two entries with a store (--fail-on never and note)" $?
+step "forged graph store in the user's own entry: refused by its reader" 1 \
+	"falls back: stored graph: node flags"
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+forge cycle
+ok "forged: the two entries with a store (--fail-on never and note)" $?
+s=$(kept 5 9 4 kp_gpl_prov)
+step "forged graph store, a node put in a cycle: the comparison says so" 1 \
+	"${s/graph stored and rebuilt: the same/graph stored: differs (node flags of dummy)}"
+python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
+step "after the forged graph store" 1 "$(kept 5 9 4 kp_gpl_prov)"
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+step "after the forged graph store: restored" 1 "$(kept 5 9 4 kp_gpl_prov)"
 
 # After an oops the loads that follow are stalled (lib/sim/rules/stall.c): their verdicts read
 # the stall, and the splice keeps them only while the same load still stalls them. A second

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A graph's interface as bytes, and compared back (graph-store.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph-store.h"
+#include "util/byte-reader.h"
+
+#define MAGIC "KPGRST01"
+#define NONE  KP_BW_NONE
+
+enum {
+	NODE_IN_CYCLE = 1,
+	NODE_DUPLICATE_NAME = 2,
+	NODE_WALKED = 4,
+	NODE_PROVIDER = 8,
+	EXP_GPL_ONLY = 1,
+	EXP_HAS_CRC = 2,
+	EDGE_GPL_ONLY = 1,
+	EDGE_WEAK = 2,
+};
+
+/* The names an encoding refers to by index: each distinct one once, in first use order. */
+struct names {
+	struct kp_symbol_index index; /* name -> its index + 1 */
+	struct kp_byte_writer table;
+	size_t n;
+};
+
+/* @name's index in @nm (added when new), or NONE for NULL; a failure fails @w. */
+static uint64_t name_ref(struct names *nm, struct kp_byte_writer *w, const char *name,
+			 uint32_t hash)
+{
+	const struct kp_symbol_index_entry *e;
+
+	if (!name)
+		return NONE;
+	e = kp_symbol_index_find_hashed(&nm->index, name, hash);
+	if (e)
+		return (uintptr_t)e->value - 1;
+	if (nm->n >= NONE || kp_symbol_index_add_hashed(&nm->index, name, hash,
+							(void *)(uintptr_t)(nm->n + 1)) < 0) {
+		w->failed = true;
+		return NONE;
+	}
+	kp_bw_str(&nm->table, name);
+	return nm->n++;
+}
+
+void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
+{
+	struct kp_byte_writer body = { 0 };
+	struct names nm = { 0 };
+
+	if (kp_symbol_index_init(&nm.index, g->n * 16) < 0)
+		body.failed = true;
+	for (size_t i = 0; i < g->n && !body.failed; i++) {
+		const struct kp_node *nd = &g->nodes[i];
+		const struct kp_module *m = nd->mod;
+
+		kp_bw_put8(&body, (nd->in_cycle ? NODE_IN_CYCLE : 0u) |
+					  (nd->duplicate_name ? NODE_DUPLICATE_NAME : 0u) |
+					  (nd->walked ? NODE_WALKED : 0u) |
+					  (nd->provider ? NODE_PROVIDER : 0u));
+		kp_bw_put8(&body, m->machine & 0xff);
+		kp_bw_put8(&body, m->machine >> 8);
+		kp_bw_put32(&body, m->nexports);
+		for (size_t x = 0; x < m->nexports; x++) {
+			const struct kp_export *e = &m->exports[x];
+
+			kp_bw_put32(&body, name_ref(&nm, &body, e->name, e->hash));
+			kp_bw_put32(&body,
+				    name_ref(&nm, &body, e->ns, e->ns ? kp_hash_string(e->ns) : 0));
+			kp_bw_put8(&body, (unsigned)e->table);
+			kp_bw_put8(&body, (e->gpl_only ? EXP_GPL_ONLY : 0u) |
+						  (e->has_crc ? EXP_HAS_CRC : 0u));
+			kp_bw_put32(&body, e->crc);
+		}
+		kp_bw_put32(&body, nd->nedges);
+		for (size_t x = 0; x < nd->nedges; x++) {
+			const struct kp_edge *e = &nd->edges[x];
+			const struct kp_import *im = kp_edge_import(nd, e);
+
+			kp_bw_put32(&body, name_ref(&nm, &body, im->name, im->hash));
+			kp_bw_put8(&body, (unsigned)e->kind);
+			kp_bw_put8(&body, (e->gpl_only ? EDGE_GPL_ONLY : 0u) |
+						  (im->weak ? EDGE_WEAK : 0u));
+			if (e->kind == KP_PROV_MODULE) {
+				kp_bw_put32(&body, e->node);
+				kp_bw_put32(&body,
+					    (uint64_t)(e->exp - g->nodes[e->node].mod->exports));
+			}
+		}
+	}
+	kp_bw_put(w, MAGIC, 8);
+	kp_bw_put32(w, nm.n);
+	kp_bw_put(w, nm.table.p, nm.table.len);
+	kp_bw_put32(w, g->n);
+	kp_bw_put(w, body.p, body.len);
+	if (body.failed || nm.table.failed)
+		w->failed = true;
+	kp_symbol_index_release(&nm.index);
+	free(nm.table.p);
+	free(body.p);
+}
+
+/* A count of items each at least @min bytes long: no more than the bytes left allow. */
+static size_t get_count(struct kp_byte_reader *r, size_t min, const char *what)
+{
+	uint32_t n = kp_br_get32(r, what);
+
+	if (!r->bad && (size_t)n > (r->len - r->off) / min)
+		r->bad = what;
+	return r->bad ? 0 : n;
+}
+
+/* The stored names, decoded once: exports and imports refer to them by index. */
+struct name_table {
+	const char **v;
+	size_t n;
+};
+
+/* A name of @nm by its index (NULL for none, and when @need, an error). */
+static const char *get_name(struct kp_byte_reader *r, const struct name_table *nm, bool need,
+			    const char *what)
+{
+	uint32_t i = kp_br_get32(r, what);
+
+	if (!r->bad && ((i == NONE && need) || (i != NONE && i >= nm->n)))
+		r->bad = what;
+	return r->bad || i == NONE ? NULL : nm->v[i];
+}
+
+/* A string into @arena; no NUL inside. */
+static const char *get_str(struct kp_byte_reader *r, struct kp_arena *arena, const char *what)
+{
+	uint32_t n = kp_br_get32(r, what);
+	const unsigned char *q;
+	char *s;
+
+	if (!r->bad && n == NONE)
+		r->bad = what;
+	if (r->bad)
+		return NULL;
+	q = kp_br_take(r, n, what);
+	if (!q)
+		return NULL;
+	if (memchr(q, '\0', n)) {
+		r->bad = what;
+		return NULL;
+	}
+	s = kp_arena_strndup(arena, (const char *)q, n);
+	if (!s)
+		r->bad = "out of memory";
+	return s;
+}
+
+static void *get_array(struct kp_byte_reader *r, struct kp_arena *arena, size_t n, size_t size)
+{
+	void *a;
+
+	if (r->bad || !n)
+		return NULL;
+	a = kp_arena_alloc(arena, n * size);
+	if (!a)
+		r->bad = "out of memory";
+	else
+		memset(a, 0, n * size);
+	return a;
+}
+
+static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
+			const struct name_table *nm, struct kp_graph_stored_node *sn)
+{
+	/* an export takes 14 bytes */
+	sn->nexports = get_count(r, 14, "export count");
+	sn->exports = get_array(r, arena, sn->nexports, sizeof(*sn->exports));
+	for (size_t x = 0; x < sn->nexports && !r->bad; x++) {
+		struct kp_export *e = &sn->exports[x];
+		unsigned table, flags;
+
+		e->name = get_name(r, nm, true, "export name");
+		e->ns = get_name(r, nm, false, "export namespace");
+		table = kp_br_get8(r, "export table");
+		flags = kp_br_get8(r, "export flags");
+		e->crc = kp_br_get32(r, "export CRC");
+		if (!r->bad && (table >= KP_KSYMTAB_NTABLES || (flags & ~3u)))
+			r->bad = "export table or flags";
+		if (r->bad)
+			return;
+		e->table = (enum kp_export_table)table;
+		e->gpl_only = flags & EXP_GPL_ONLY;
+		e->has_crc = flags & EXP_HAS_CRC;
+		e->hash = kp_hash_string(e->name);
+	}
+}
+
+static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const struct name_table *nm,
+		      struct kp_graph_stored_node *sn, size_t n)
+{
+	/* an edge takes at least 6 bytes */
+	sn->nedges = get_count(r, 6, "edge count");
+	sn->edges = get_array(r, arena, sn->nedges, sizeof(*sn->edges));
+	for (size_t x = 0; x < sn->nedges && !r->bad; x++) {
+		struct kp_graph_stored_edge *e = &sn->edges[x];
+		unsigned kind, flags;
+
+		e->name = get_name(r, nm, true, "import name");
+		kind = kp_br_get8(r, "edge kind");
+		flags = kp_br_get8(r, "edge flags");
+		if (!r->bad && (kind > KP_PROV_LOADER || (flags & ~3u)))
+			r->bad = "edge kind or flags";
+		if (r->bad)
+			return;
+		e->kind = (enum kp_provider_kind)kind;
+		e->gpl_only = flags & EDGE_GPL_ONLY;
+		e->weak = flags & EDGE_WEAK;
+		if (e->kind != KP_PROV_MODULE)
+			continue;
+		e->node = kp_br_get32(r, "edge node");
+		e->exp = kp_br_get32(r, "edge export");
+		if (!r->bad && e->node >= n)
+			r->bad = "edge node";
+	}
+}
+
+int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_stored *out,
+			  struct kp_err *err)
+{
+	struct kp_byte_reader r = { .p = p, .len = len };
+	const unsigned char *magic;
+	struct name_table nm = { 0 };
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	magic = kp_br_take(&r, 8, "header");
+	if (magic && memcmp(magic, MAGIC, 8))
+		r.bad = "magic";
+	/* a name takes at least 4 bytes */
+	nm.n = get_count(&r, 4, "name count");
+	nm.v = get_array(&r, &out->arena, nm.n, sizeof(*nm.v));
+	for (size_t i = 0; i < nm.n && !r.bad; i++)
+		nm.v[i] = get_str(&r, &out->arena, "name");
+	/* a node takes at least 11 bytes */
+	n = get_count(&r, 11, "node count");
+	out->nodes = get_array(&r, &out->arena, n, sizeof(*out->nodes));
+	out->n = r.bad ? 0 : n;
+	for (size_t i = 0; i < out->n && !r.bad; i++) {
+		struct kp_graph_stored_node *sn = &out->nodes[i];
+		unsigned flags = kp_br_get8(&r, "node flags");
+
+		if (!r.bad && (flags & ~15u))
+			r.bad = "node flags";
+		sn->in_cycle = flags & NODE_IN_CYCLE;
+		sn->duplicate_name = flags & NODE_DUPLICATE_NAME;
+		sn->walked = flags & NODE_WALKED;
+		sn->provider = flags & NODE_PROVIDER;
+		sn->machine = (uint16_t)kp_br_get8(&r, "machine");
+		sn->machine |= (uint16_t)(kp_br_get8(&r, "machine") << 8);
+		get_exports(&r, &out->arena, &nm, sn);
+		get_edges(&r, &out->arena, &nm, sn, out->n);
+	}
+	/* an edge's export is one of its provider's: known once every node is read */
+	for (size_t i = 0; i < out->n && !r.bad; i++)
+		for (size_t x = 0; x < out->nodes[i].nedges && !r.bad; x++) {
+			const struct kp_graph_stored_edge *e = &out->nodes[i].edges[x];
+
+			if (e->kind == KP_PROV_MODULE && e->exp >= out->nodes[e->node].nexports)
+				r.bad = "edge export";
+		}
+	if (!r.bad && r.off != len)
+		r.bad = "bytes after the end";
+	if (r.bad) {
+		kp_graph_stored_release(out);
+		return kp_err_set(err, "stored graph: %s", r.bad);
+	}
+	return 0;
+}
+
+void kp_graph_stored_release(struct kp_graph_stored *s)
+{
+	kp_arena_release(&s->arena);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Whether two strings, either NULL, are the same. */
+static bool str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static const char *exports_differ(const struct kp_graph_stored_node *sn, const struct kp_module *m)
+{
+	if (sn->nexports != m->nexports)
+		return "export count";
+	for (size_t x = 0; x < m->nexports; x++) {
+		const struct kp_export *a = &sn->exports[x], *b = &m->exports[x];
+
+		if (!str_same(a->name, b->name) || !str_same(a->ns, b->ns) ||
+		    a->table != b->table || a->gpl_only != b->gpl_only ||
+		    a->has_crc != b->has_crc || a->crc != b->crc)
+			return "an export";
+	}
+	return NULL;
+}
+
+static const char *edges_differ(const struct kp_graph_stored_node *sn, const struct kp_graph *g,
+				const struct kp_node *nd)
+{
+	if (sn->nedges != nd->nedges)
+		return "edge count";
+	for (size_t x = 0; x < nd->nedges; x++) {
+		const struct kp_graph_stored_edge *a = &sn->edges[x];
+		const struct kp_edge *b = &nd->edges[x];
+		const struct kp_import *im = kp_edge_import(nd, b);
+
+		if (!str_same(a->name, im->name) || a->kind != b->kind ||
+		    a->gpl_only != b->gpl_only || a->weak != (bool)im->weak)
+			return "an edge";
+		if (b->kind == KP_PROV_MODULE &&
+		    (a->node != b->node ||
+		     a->exp != (size_t)(b->exp - g->nodes[b->node].mod->exports)))
+			return "an edge's provider";
+	}
+	return NULL;
+}
+
+const char *kp_graph_stored_differs(const struct kp_graph_stored *s, const struct kp_graph *g,
+				    size_t *node)
+{
+	const char *what = NULL;
+
+	*node = 0;
+	if (s->n != g->n)
+		return "node count";
+	for (size_t i = 0; i < g->n && !what; i++) {
+		const struct kp_graph_stored_node *sn = &s->nodes[i];
+		const struct kp_node *nd = &g->nodes[i];
+
+		*node = i;
+		if (sn->in_cycle != nd->in_cycle || sn->duplicate_name != nd->duplicate_name ||
+		    sn->walked != nd->walked || sn->provider != nd->provider ||
+		    sn->machine != nd->mod->machine)
+			what = "node flags";
+		else if (!(what = exports_differ(sn, nd->mod)))
+			what = edges_differ(sn, g, nd);
+	}
+	return what;
+}

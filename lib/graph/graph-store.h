@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A graph's interface as bytes, and compared back: per node what a splice (issue 28, layer
+ * 5) reads of the modules it keeps without their facts: the node's flags, the module's
+ * machine (kp_loader_defines()), its exports (name,
+ * namespace, table, GPL class, CRC: what find_symbol() and the duplicate-export check read)
+ * and its imports with their resolved edges (provider kind, class, and for a module of the
+ * set its node and export). The load order is the simulation store's (sim/sim-store.h).
+ *
+ * Layout, little-endian; a string is its length (32 bits) and its bytes, no NUL; a name is
+ * the index (32 bits, 0xffffffff for none) of a string of the name table, where each
+ * distinct export, namespace and import name is once (a tree imports the same few
+ * thousand names some 185,000 times):
+ *
+ *   magic "KPGRST01", name count (32), the names (strings), node count (32)
+ *   per node, in node order:
+ *     flags (8: in_cycle, duplicate_name, walked, provider), the module's ELF machine (16)
+ *     exports: count (32), each: name, namespace (names), table (8),
+ *              flags (8: gpl_only, has_crc), crc (32)
+ *     edges: count (32), each: import name (a name), kind (8), flags (8: gpl_only, weak),
+ *            and for a module of the set: its node (32) and export index (32)
+ *
+ * The decoder trusts nothing: every length, enum and index is bounds-checked (an edge's
+ * export must be one of its provider's), and no byte may follow the end.
+ */
+#ifndef KP_GRAPH_STORE_H
+#define KP_GRAPH_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "util/byte-writer.h"
+#include "util/util.h"
+
+struct kp_graph_stored_edge {
+	const char *name; /* the import's */
+	enum kp_provider_kind kind;
+	bool gpl_only, weak;
+	uint32_t node, exp; /* KP_PROV_MODULE: the provider's node and its export's index */
+};
+
+struct kp_graph_stored_node {
+	bool in_cycle, duplicate_name, walked, provider;
+	uint16_t machine;
+	struct kp_export *exports; /* hash set (kp_hash_string()) */
+	size_t nexports;
+	struct kp_graph_stored_edge *edges;
+	size_t nedges;
+};
+
+/* A decoded store: everything in its arena, released in one call. */
+struct kp_graph_stored {
+	size_t n;
+	struct kp_graph_stored_node *nodes; /* indexed like the graph's nodes */
+	struct kp_arena arena;
+};
+
+/* @g's interface appended to @w (a failure sets @w->failed). */
+void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g);
+/* The store @p of @len bytes into @out (zeroed first); 0, or -1 with @err saying why. */
+int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_stored *out,
+			  struct kp_err *err);
+/* Empties @s (kp_graph_store_decode()'s, failed or not) and leaves it zeroed. */
+void kp_graph_stored_release(struct kp_graph_stored *s);
+/*
+ * Whether @s is @g's interface, field for field; else NULL, or what first differs (a static
+ * string) with its node in *@node.
+ */
+const char *kp_graph_stored_differs(const struct kp_graph_stored *s, const struct kp_graph *g,
+				    size_t *node);
+
+#endif

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * graph-store.c: a graph's interface as bytes, and compared back. A built world (exports
+ * with namespaces, CRCs and every class, imports resolved to a module of the set, vmlinux
+ * and nobody, a weak one) and the 6.1 fixtures: encoded, decoded and compared the
+ * same; each stored field changed in the graph is a difference the comparison names (the
+ * node flags, an export's class, CRC and namespace, an import's weak bit, an edge's class
+ * and provider); a damaged store (every truncation, every byte of a small store flipped,
+ * every 32-bit field set to extremes) decodes to an error or to a store whose every edge
+ * names a node and an export that exist, and comparing it reads nothing past it (the
+ * sanitizer build checks that).
+ */
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "graph/graph-rebuild.h"
+#include "graph/graph-store.h"
+
+/* tap_is_int() with a formatted label. */
+static void is(struct tap *t, long long got, long long want, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void is(struct tap *t, long long got, long long want, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	tap_is_int(t, got, want, what);
+}
+
+/* @g's interface encoded into *@p of *@len bytes (aborts on failure). */
+static void encode(const struct kp_graph *g, unsigned char **p, size_t *len)
+{
+	struct kp_byte_writer w = { 0 };
+
+	kp_graph_store_encode(&w, g);
+	if (w.failed)
+		abort();
+	*p = w.p;
+	*len = w.len;
+}
+
+/* What the comparison of @g's store with @g says ("" for the same), "refused" when not read. */
+static const char *stored_vs(const unsigned char *p, size_t len, const struct kp_graph *g,
+			     char *buf, size_t size)
+{
+	struct kp_graph_stored s;
+	struct kp_err err;
+	const char *what;
+	size_t node;
+
+	if (kp_graph_store_decode(p, len, &s, &err) < 0)
+		return "refused";
+	what = kp_graph_stored_differs(&s, g, &node);
+	if (what)
+		snprintf(buf, size, "%s of %s", what, g->nodes[node].mod->name);
+	else
+		snprintf(buf, size, "%s", "");
+	kp_graph_stored_release(&s);
+	return buf;
+}
+
+/*
+ * @g rebuilt from its store @p (@len bytes), the module of node @keep (SIZE_MAX: none) used
+ * as it is and the others stubs: what kp_graph_differs() says against @g ("" for the same).
+ */
+static const char *rebuilt_vs(const unsigned char *p, size_t len, const struct kp_graph *g,
+			      size_t keep, char *buf, size_t size)
+{
+	const char **names = calloc(g->n + 1, sizeof(*names));
+	const char **paths = calloc(g->n + 1, sizeof(*paths));
+	const struct kp_module **real = calloc(g->n + 1, sizeof(*real));
+	struct kp_graph_rebuilt rb;
+	struct kp_graph_stored s;
+	struct kp_err err;
+	const char *what;
+	size_t node;
+
+	if (!names || !paths || !real || kp_graph_store_decode(p, len, &s, &err) < 0)
+		abort();
+	for (size_t i = 0; i < g->n; i++) {
+		names[i] = g->nodes[i].mod->name;
+		paths[i] = g->nodes[i].path;
+		real[i] = i == keep ? g->nodes[i].mod : NULL;
+	}
+	if (kp_graph_rebuild(&rb, &s, names, paths, real, g->base, &err) < 0) {
+		snprintf(buf, size, "not rebuilt: %s", err.msg);
+	} else {
+		what = kp_graph_differs(&rb.g, g, &node);
+		snprintf(buf, size, "%s%s%s", what ? what : "", what ? " of " : "",
+			 what ? g->nodes[node].mod->name : "");
+		/* the stubs carry no facts but the interface */
+		for (size_t i = 0; i < rb.g.n; i++)
+			if (i != keep &&
+			    (rb.g.nodes[i].mod->license || rb.g.nodes[i].mod->nmodinfo))
+				snprintf(buf, size, "node %zu has facts", i);
+		kp_graph_rebuilt_release(&rb);
+	}
+	kp_graph_stored_release(&s);
+	free(names);
+	free(paths);
+	free(real);
+	return buf;
+}
+
+/* Every edge of @s names a node and an export that exist. */
+static bool in_bounds(const struct kp_graph_stored *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t x = 0; x < s->nodes[i].nedges; x++) {
+			const struct kp_graph_stored_edge *e = &s->nodes[i].edges[x];
+
+			if (!e->name || e->kind > KP_PROV_LOADER ||
+			    (e->kind == KP_PROV_MODULE &&
+			     (e->node >= s->n || e->exp >= s->nodes[e->node].nexports)))
+				return false;
+		}
+	return true;
+}
+
+struct forged {
+	size_t tries, refused, unsafe;
+};
+
+static void try_forged(const unsigned char *p, size_t len, const struct kp_graph *g,
+		       struct forged *f)
+{
+	struct kp_graph_stored s;
+	struct kp_err err;
+	size_t node;
+
+	f->tries++;
+	if (kp_graph_store_decode(p, len, &s, &err) < 0) {
+		f->refused++;
+		return;
+	}
+	f->unsafe += !in_bounds(&s);
+	(void)kp_graph_stored_differs(&s, g, &node);
+	kp_graph_stored_release(&s);
+}
+
+/* Every truncation refused; every byte flipped (every @step-th) and every 32-bit word set to
+ * 0, 1, 0x7fffffff and ~0: refused or in bounds. */
+static void damage(struct tap *t, const unsigned char *p, size_t len, size_t step,
+		   const struct kp_graph *g, const char *what)
+{
+	static const uint32_t words[] = { 0, 1, 0x7fffffff, 0xffffffff };
+	unsigned char *q = malloc(len ? len : 1);
+	struct forged tr = { 0 }, fl = { 0 }, wd = { 0 };
+
+	if (!q)
+		abort();
+	for (size_t n = 0; n < len; n++) {
+		memcpy(q, p, n); /* a copy of exactly @n bytes: the sanitizer sees a read past it */
+		try_forged(q, n, g, &tr);
+	}
+	is(t, (long)tr.refused, (long)len, "%s: all %zu truncations refused", what, len);
+	memcpy(q, p, len);
+	for (size_t i = 0; i < len; i += step)
+		for (unsigned bit = 0; bit < 8; bit++) {
+			q[i] ^= (unsigned char)(1u << bit);
+			try_forged(q, len, g, &fl);
+			q[i] = p[i];
+		}
+	for (size_t i = 0; i + 4 <= len; i += step)
+		for (size_t w = 0; w < KP_ARRAY_SIZE(words); w++) {
+			kp_store32(q + i, words[w]);
+			try_forged(q, len, g, &wd);
+			memcpy(q + i, p + i, 4);
+		}
+	is(t, (long)(fl.unsafe + wd.unsafe), 0,
+	   "%s: %zu bit flips (%zu refused), %zu words forged (%zu refused): none decoded out "
+	   "of bounds",
+	   what, fl.tries, fl.refused, wd.tries, wd.refused);
+	free(q);
+}
+
+/* The first edge of node @i of kind @kind, or NULL. */
+static struct kp_edge *edge_of(struct kp_graph *g, size_t i, enum kp_provider_kind kind)
+{
+	for (size_t x = 0; x < g->nodes[i].nedges; x++)
+		if (g->nodes[i].edges[x].kind == kind)
+			return &g->nodes[i].edges[x];
+	return NULL;
+}
+
+/* The store of @g, then each stored field changed in @g: the comparison names it. */
+static void changes(struct tap *t, struct tb_world *w, const char *user, const char *prov)
+{
+	struct kp_graph *g = &w->g;
+	size_t u = tb_node(w, user), pv = tb_node(w, prov);
+	struct kp_module *pm = (struct kp_module *)g->nodes[pv].mod;
+	struct kp_import *im = (struct kp_import *)g->nodes[u].mod->imports;
+	struct kp_edge *me = edge_of(g, u, KP_PROV_MODULE);
+	struct kp_edge *ve = edge_of(g, u, KP_PROV_VMLINUX);
+	const struct kp_export *was_exp;
+	const char *ns;
+	char buf[256], want[256];
+	unsigned char *p;
+	size_t len;
+
+	if (!me || !ve || pm->nexports < 2)
+		abort();
+	encode(g, &p, &len);
+	tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), "", "built: the store is the graph");
+	tap_is_str(t, rebuilt_vs(p, len, g, SIZE_MAX, buf, sizeof(buf)), "",
+		   "built: rebuilt from the store, every node a stub: the graph");
+	tap_is_str(t, rebuilt_vs(p, len, g, pv, buf, sizeof(buf)), "",
+		   "built: rebuilt from the store, the provider's module as it is: the graph");
+	damage(t, p, len, 1, g, "built");
+#define CHANGED(field, expr, restore, who)                                  \
+	do {                                                                \
+		expr;                                                       \
+		snprintf(want, sizeof(want), "%s of %s", field, who);       \
+		tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), want, \
+			   "built: " #expr " is a difference");             \
+		restore;                                                    \
+	} while (0)
+	CHANGED("node flags", g->nodes[u].in_cycle ^= 1, g->nodes[u].in_cycle ^= 1, user);
+	CHANGED("node flags", g->nodes[pv].walked ^= 1, g->nodes[pv].walked ^= 1, prov);
+	CHANGED("an export", pm->exports[0].gpl_only ^= 1, pm->exports[0].gpl_only ^= 1, prov);
+	CHANGED("an export", pm->exports[0].crc ^= 1, pm->exports[0].crc ^= 1, prov);
+	CHANGED("an export", pm->exports[0].has_crc ^= 1, pm->exports[0].has_crc ^= 1, prov);
+	ns = pm->exports[0].ns;
+	CHANGED("an export", pm->exports[0].ns = ns ? NULL : "NS", pm->exports[0].ns = ns, prov);
+	CHANGED("export count", pm->nexports--, pm->nexports++, prov);
+	CHANGED("an edge", me->gpl_only ^= 1, me->gpl_only ^= 1, user);
+	/* the rebuild resolves the stored imports again: the graph's own edge changed differs */
+	me->gpl_only ^= 1;
+	tap_is_str(t, rebuilt_vs(p, len, g, SIZE_MAX, buf, sizeof(buf)), "an edge of user",
+		   "built: an edge's class changed in the graph: the rebuilt one differs");
+	me->gpl_only ^= 1;
+	CHANGED("an edge", ve->kind = KP_PROV_NONE, ve->kind = KP_PROV_VMLINUX, user);
+	CHANGED("an edge", im[me - g->nodes[u].edges].weak ^= 1,
+		im[me - g->nodes[u].edges].weak ^= 1, user);
+	was_exp = me->exp;
+	CHANGED("an edge's provider", me->exp = &pm->exports[was_exp == pm->exports ? 1 : 0],
+		me->exp = was_exp, user);
+#undef CHANGED
+	tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), "", "built: restored, the same");
+	free(p);
+}
+
+static void built(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+
+	tb_init(&w, "6.12.37");
+	tb_symvers(&w, "0x00000001\tprintk\tvmlinux\tEXPORT_SYMBOL\t\n"
+		       "0x00000002\tkmalloc\tvmlinux\tEXPORT_SYMBOL_GPL\tMM\n");
+	m = tb_module(&w, "prov");
+	tb_modinfo(m, "license", "GPL");
+	tb_export(m, "prov_a", KP_KSYMTAB_GPL);
+	tb_export_ns(m, "PROV");
+	tb_export_crc(m, 0x1234);
+	tb_export(m, "prov_b", KP_KSYMTAB);
+	tb_import(m, "printk");
+	m = tb_module(&w, "user");
+	tb_modinfo(m, "license", "GPL");
+	tb_import(m, "printk");
+	tb_import(m, "prov_a");
+	tb_import(m, "prov_b");
+	tb_import_weak(m, "nobody_has_it");
+	tb_export(m, "user_c", KP_KSYMTAB);
+	m = tb_module(&w, "cyc");
+	tb_modinfo(m, "license", "GPL");
+	tb_import(m, "user_c");
+	tb_import(m, "kmalloc");
+	tb_export(m, "cyc_d", KP_KSYMTAB_GPL);
+	tb_graph(&w);
+	changes(t, &w, "user", "prov");
+	tb_free(&w);
+}
+
+static struct tb_world *tree_world;
+
+static int add_ko(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	size_t n = strlen(path);
+
+	(void)st;
+	if (type == FTW_F && f->level <= 1 && n > 3 && !strcmp(path + n - 3, ".ko"))
+		tb_module_file(tree_world, path);
+	return 0;
+}
+
+static void fixtures(struct tap *t)
+{
+	struct tb_world w;
+	char buf[256], *dir;
+	unsigned char *p;
+	size_t len, medges = 0;
+
+	tb_init_distro(&w, "6.1.192", KP_DISTRO_DEBIAN);
+	w.facts.modversions = true;
+	tb_base_file(&w, tap_srcpath("fixtures/ko/6.1/Module.symvers.gz"));
+	/* tap_srcpath() gives one buffer: the directory copied first */
+	dir = strdup(tap_srcpath("fixtures/ko/6.1"));
+	if (!dir)
+		abort();
+	tree_world = &w;
+	if (nftw(dir, add_ko, 32, FTW_PHYS) != 0)
+		abort();
+	free(dir);
+	tb_graph(&w);
+	for (size_t i = 0; i < w.g.n; i++)
+		for (size_t x = 0; x < w.g.nodes[i].nedges; x++)
+			medges += w.g.nodes[i].edges[x].kind == KP_PROV_MODULE;
+	is(t, (long)w.g.n, 47, "6.1 fixtures: %zu modules", w.g.n);
+	tap_ok(t, medges > 0, "6.1 fixtures: %zu edges to modules of the set", medges);
+	encode(&w.g, &p, &len);
+	tap_is_str(t, stored_vs(p, len, &w.g, buf, sizeof(buf)), "",
+		   "6.1 fixtures: the store is the graph");
+	tap_is_str(
+		t, rebuilt_vs(p, len, &w.g, SIZE_MAX, buf, sizeof(buf)), "",
+		"6.1 fixtures: rebuilt from the store over the base, every node a stub: the graph");
+	tap_is_str(t, rebuilt_vs(p, len, &w.g, 3, buf, sizeof(buf)), "",
+		   "6.1 fixtures: rebuilt, node 3's module as it is: the graph");
+	damage(t, p, len, 13, &w.g, "6.1 fixtures");
+	free(p);
+	tb_free(&w);
+}
+
+int main(void)
+{
+	struct tap t = { 0 };
+
+	built(&t);
+	fixtures(&t);
+	return tap_done(&t);
+}
