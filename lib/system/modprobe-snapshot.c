@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "file/bytes.h"
@@ -231,44 +233,78 @@ static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 	return r;
 }
 
-static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
-		     struct kp_err *err)
+/*
+ * @k's copy directory made under @parent: a 0700 directory that passes the caches' trust walk
+ * (cache/trusted-dir.h: nobody but root or the caller can change the way to it). 0, or -1
+ * with @err (nothing left behind).
+ */
+static int make_snapdir(struct kp_kmod_copy *k, const char *parent, struct kp_err *err)
 {
-	const char *tmp = getenv("TMPDIR");
 	struct kp_err why = { 0 };
 	char *dir;
-	int r, fd;
+	int fd;
 
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp";
-	if (asprintf(&dir, "%s/kopolicy-kmod.XXXXXX", tmp) < 0)
+	if (asprintf(&dir, "%s/kopolicy-kmod.XXXXXX", parent) < 0)
 		return kp_err_set(err, "out of memory");
 	if (!mkdtemp(dir)) {
-		r = kp_err_errno(err, errno, "%s: cannot make a directory for libkmod: %s", tmp,
-				 strerror(errno));
+		fd = kp_err_errno(err, errno, "%s: cannot make a directory for libkmod: %s", parent,
+				  strerror(errno));
 		free(dir);
-		return r;
+		return fd;
+	}
+	fd = kp_trusted_dir_open(dir, false, &why);
+	if (fd < 0) {
+		rmdir(dir);
+		free(dir);
+		return kp_err_errno(err, EPERM,
+				    "libkmod's copy of %s refused: TMPDIR=%s: %s (set TMPDIR to a "
+				    "directory only root can change)",
+				    k->moddir, parent, why.msg);
 	}
 	k->snapdir = kp_arena_strdup(k->arena, dir);
-	k->snapfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (k->snapfd < 0 || !k->snapdir) {
-		if (k->snapfd >= 0)
-			close(k->snapfd);
+	if (!k->snapdir) {
+		close(fd);
 		rmdir(dir);
 		free(dir);
 		return kp_err_set(err, "out of memory");
 	}
 	free(dir);
+	k->snapfd = fd;
 	k->modfd = -1;
 	k->active = true; /* from here kp_kmod_copy_remove() removes it */
-	/* the copy is only as safe as the directories above it (cache/trusted-dir.h) */
-	fd = kp_trusted_dir_open(k->snapdir, false, &why);
-	if (fd < 0)
-		return kp_err_set(err,
-				  "libkmod's copy of %s refused: TMPDIR=%s: %s (set TMPDIR to a "
-				  "directory only root can change)",
-				  k->moddir, tmp, why.msg);
-	close(fd);
+	return 0;
+}
+
+/*
+ * Where the copy goes: $TMPDIR when set (absolute), else the first of /run and /dev/shm that
+ * is a tmpfs (the copy never reaches a disk: 5-80 ms less on a hook run) where it can be made
+ * and trusted, else /tmp. 0, or -1 with @err.
+ */
+static int make_snapdir_default(struct kp_kmod_copy *k, struct kp_err *err)
+{
+	static const char *const tmpfs_dirs[] = { "/run", "/dev/shm" };
+	const char *tmp = getenv("TMPDIR");
+
+	if (tmp && tmp[0] == '/')
+		return make_snapdir(k, tmp, err);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(tmpfs_dirs); i++) {
+		struct statfs sf;
+
+		if (statfs(tmpfs_dirs[i], &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
+		    make_snapdir(k, tmpfs_dirs[i], err) == 0)
+			return 0;
+	}
+	return make_snapdir(k, "/tmp", err);
+}
+
+static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
+		     struct kp_err *err)
+{
+	char *dir;
+	int r;
+
+	if (make_snapdir_default(k, err) < 0)
+		return -1;
 	if (mkdirat(k->snapfd, "mod", 0700) < 0 ||
 	    (k->modfd = openat(k->snapfd, "mod", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
 		    0)

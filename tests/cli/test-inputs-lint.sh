@@ -14,7 +14,7 @@ lib/cache/facts-cache.c 2
 lib/cache/facts-cache-keys.c 2
 lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
-lib/system/modprobe-snapshot.c 7
+lib/system/modprobe-snapshot.c 6
 lib/graph/module-set.c 2
 lib/util/io.c 2
 lib/file/rootopen.c 3

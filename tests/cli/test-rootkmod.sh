@@ -99,6 +99,29 @@ cmp -s "$tmp/err" "$tmp/err.trusted"
 ok "an untrusted root read from the copy: the same answer as by name" $?
 [ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
 is "... the copy removed" "$(ls -A "$tmp/priv" | wc -l)" 0
+# without TMPDIR the copy goes to a tmpfs: /run (root's), else /dev/shm, before /tmp
+tmpfs() { [ "$(stat -f -c %T "$1" 2>/dev/null)" = tmpfs ]; }
+want=/tmp
+if tmpfs /run && [ "$(id -u)" -eq 0 ] && [ "$(stat -c %u:%a /run)" = 0:755 ]; then
+	want=/run
+elif tmpfs /dev/shm && [ "$(stat -c %u:%a /dev/shm)" = 0:1777 ]; then
+	want=/dev/shm
+fi
+if command -v strace >/dev/null && [ "$want" != /tmp ]; then
+	env -u TMPDIR strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		"$kp" hook -v --root "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	cmp -s "$tmp/err" "$tmp/err.trusted"
+	same=$?
+	made=$(grep -c 'mkdir(".*/kopolicy-kmod\.' "$tmp/strace")
+	there=$(grep -c "mkdir(\"$want/kopolicy-kmod\\." "$tmp/strace")
+	is "without TMPDIR: each copy made in $want (a tmpfs), none elsewhere, the same answer" \
+		"$rc $same $((made > 0)) $((made - there))" "0 0 1 0"
+	is "... and removed" "$(ls -d "$want"/kopolicy-kmod.* 2>/dev/null | wc -l)" 0
+else
+	skip "without TMPDIR: the copy made in a tmpfs" "no strace, or no tmpfs at /run or /dev/shm"
+	skip "... and removed" "as above"
+fi
 TMPDIR=$tmp/priv hook kp-test-alias
 is "... the root's modprobe.d copied: its alias resolves" \
 	"$rc $(grep -c '^kopolicy: kp-test-alias:   kp_plain extra/kp_plain.ko$' "$tmp/err")" "0 1"
