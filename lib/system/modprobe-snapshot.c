@@ -204,7 +204,13 @@ static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, 
  * libkmod 30 stat()s each module it names (kmod_module_new_from_path()) under its
  * directory: each entry of the release directory but the files copied is linked from the
  * copy to the root's own, for that stat() only. kopolicy opens the modules itself, inside
- * the root (set_paths() names them under @k->moddir).
+ * the root (set_paths() names them under @k->moddir). What a swapped link target can change:
+ * libkmod stat()s the dependencies of a modules.dep.bin line (module_parse_depline(), not the
+ * module itself) and keeps only the path it was given; the stat() result is used only to fail
+ * (ERR "ctx=... path=... error=..."), which kopolicy turns into "dependencies of NAME" and the
+ * on-error policy. So a target swapped by whoever can write the release directory (the case
+ * of a copy) changes at most whether a dependency exists for libkmod, which that writer can
+ * change by removing the module itself; the bytes judged are still the root's.
  */
 static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 {
