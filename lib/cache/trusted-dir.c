@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fs-trust.h"
+
 #define MAX_LINKS 40 /* the kernel's own limit for one lookup */
 
 bool kp_trusted_owner(const struct stat *st)
@@ -44,6 +46,8 @@ static int check_dir(int fd, const char *shown, bool last, struct kp_err *err)
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (last || !(st.st_mode & S_ISVTX)))
 		return kp_err_errno(err, EPERM, "%s is writable by %s", shown,
 				    st.st_mode & S_IWOTH ? "others" : "its group");
+	if (kp_fs_class_of_fd(fd) != KP_FS_LOCAL)
+		return kp_err_errno(err, EPERM, "%s is not on a local file system", shown);
 	return 0;
 }
 
@@ -293,4 +297,90 @@ int kp_trusted_split(const char *path, char *dir, size_t len, const char **base)
 		snprintf(dir, len, "/");
 	*base = slash + 1;
 	return 0;
+}
+
+/*
+ * One step of kp_trusted_entry(): @name of @dfd (shown as @dir) trusted (0), a link owned by
+ * us or root whose target is now in @target (1), or refused (-1 with @err).
+ */
+static int entry_step(int dfd, const char *dir, const char *name, char *target, struct kp_err *err)
+{
+	struct stat st, fst;
+	ssize_t n;
+	int fd;
+	bool ok;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT
+			       ? 0 /* nobody else can create it */
+			       : kp_err_errno(err, errno, "%s/%s: %s", dir, name, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return 0;
+	if (S_ISLNK(st.st_mode)) {
+		if (!kp_trusted_owner(&st))
+			return kp_err_errno(err, EPERM, "%s/%s is a link owned by uid %u", dir,
+					    name, (unsigned)st.st_uid);
+		n = readlinkat(dfd, name, target, PATH_MAX - 1);
+		if (n <= 0)
+			return kp_err_errno(err, n < 0 ? errno : ENOENT, "%s/%s: unreadable link",
+					    dir, name);
+		target[n] = '\0';
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode))
+		return kp_err_errno(err, EPERM, "%s/%s: not a regular file", dir, name);
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return kp_err_errno(err, errno, "%s/%s: %s", dir, name, strerror(errno));
+	ok = fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev && fst.st_ino == st.st_ino;
+	ok = ok && kp_state_trusted(&fst, (enum kp_fs_class)kp_fs_class_of_fd(fd), geteuid());
+	close(fd);
+	if (!ok)
+		return kp_err_errno(err, EPERM,
+				    "%s/%s: not a file of root's or uid %u on a local file system, "
+				    "writable by nobody else",
+				    dir, name, (unsigned)geteuid());
+	return 0;
+}
+
+int kp_trusted_entry(int dfd, const char *dir, const char *name, struct kp_err *err)
+{
+	char cdir[PATH_MAX], base[NAME_MAX + 1], target[PATH_MAX], path[PATH_MAX];
+	const char *b;
+	int fd = dfd, links = 0, r, n;
+
+	if (snprintf(cdir, sizeof(cdir), "%s", dir) >= (int)sizeof(cdir) ||
+	    snprintf(base, sizeof(base), "%s", name) >= (int)sizeof(base))
+		return kp_err_errno(err, ENAMETOOLONG, "%s/%s: path too long", dir, name);
+	while ((r = entry_step(fd, cdir, base, target, err)) == 1) {
+		if (++links > MAX_LINKS) {
+			r = kp_err_errno(err, ELOOP, "%s/%s: too many levels of links", cdir, base);
+			break;
+		}
+		/* the target walked whole, its directory from / (kp_trusted_dir_open()) */
+		n = target[0] == '/' ? snprintf(path, sizeof(path), "%s", target)
+				     : snprintf(path, sizeof(path), "%s/%s", cdir, target);
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			r = kp_err_errno(err, ENAMETOOLONG, "%s/%s: path too long", cdir, base);
+			break;
+		}
+		if (fd != dfd)
+			close(fd);
+		fd = -1;
+		if (kp_trusted_split(path, cdir, sizeof(cdir), &b) < 0 ||
+		    snprintf(base, sizeof(base), "%s", b) >= (int)sizeof(base)) {
+			/* "DIR/": a directory, libkmod skips it */
+			fd = kp_trusted_dir_open(path, false, err);
+			r = fd < 0 ? -1 : 0;
+			break;
+		}
+		fd = kp_trusted_dir_open(cdir, false, err);
+		if (fd < 0) {
+			r = -1;
+			break;
+		}
+	}
+	if (fd >= 0 && fd != dfd)
+		close(fd);
+	return r;
 }

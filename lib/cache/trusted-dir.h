@@ -18,6 +18,15 @@
  * walked the same way, 40 links at most. Inside the cache no link is ever followed.
  * A file of the cache is believed only when it is a regular file owned by the effective user
  * or root and not writable by group or others (kp_trusted_file()).
+ * Every directory of the walk is also on a local file system (fs-trust.h): the server or
+ * daemon of NFS, CIFS or FUSE can change it whatever its modes say.
+ *
+ * The same walk serves libkmod under a root (system/modprobe-snapshot.c): libkmod opens its
+ * indexes and modprobe.d files by name, so each of them must be a name nobody else can
+ * change (kp_trusted_entry()): its directory trusted as above (the last directory, so not
+ * even sticky), the name absent (nobody else can create it), a directory, a regular file in a
+ * trusted state (kp_state_trusted(): root's or ours, on a local file system, writable by
+ * nobody else) or a link owned by us or root whose target passes the same test from /.
  */
 #ifndef KP_TRUSTED_DIR_H
 #define KP_TRUSTED_DIR_H
@@ -41,6 +50,13 @@ int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err);
  * same test, made (0755) when missing and @create. O_PATH descriptor, or -1 as above.
  */
 int kp_trusted_subdir(int dfd, const char *name, bool create, struct kp_err *err);
+/*
+ * The name @name of the trusted directory @dfd (shown as @dir) can be read by name, as the
+ * header says: absent, a directory, a trusted regular file, or a link owned by us or root whose
+ * target (40 links at most) passes the same test, its directory walked from / again.
+ * 0, or -1 with @err: errnum EPERM when refused (the message names the file and why).
+ */
+int kp_trusted_entry(int dfd, const char *dir, const char *name, struct kp_err *err);
 /* A file of a trusted directory may be believed: regular, owned by the effective user or root,
  * not writable by group or others. */
 bool kp_trusted_file(const struct stat *st);

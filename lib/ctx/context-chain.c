@@ -444,8 +444,10 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 		c->hook.keep_btf = c->o.vmlinux_btf || (sys && kp_is_file(sys));
 		free(sys);
 	}
+	/* no tree for the running release: an unknown kernel; else what failed in it */
 	if (kp_tree_open(&c->tree, c->o.root, c->run.release, &why) < 0)
-		return kp_err_set(err, "unknown kernel: %s", why.msg);
+		return kp_err_errno(err, why.errnum, "%s%s",
+				    why.errnum == ENOENT ? "unknown kernel: " : "", why.msg);
 	c->have_tree = true;
 	/* the chain's module files as the system at --root sees them (module-set.h) */
 	if (kp_set_set_root(&c->set, c->o.root) < 0)

@@ -160,8 +160,9 @@ static int find_bases(const char *root, struct mod_bases *mb, struct kp_err *err
 	if (collect_bases(root, mb, err) < 0)
 		return -1;
 	if (!mb->n)
-		return kp_err_set(
-			err, "%s: no lib/modules or usr/lib/modules (is it the root of a system?)",
+		return kp_err_errno(
+			err, ENOENT,
+			"%s: no lib/modules or usr/lib/modules (is it the root of a system?)",
 			root);
 	return 0;
 }
@@ -226,7 +227,7 @@ static int pick_release(struct kp_tree *t, const struct mod_bases *mb, struct kp
 					 names[i]);
 	free_list(names, n);
 	if (n == 0)
-		return kp_err_set(err, "%s: no kernel release directory", mb->path[0]);
+		return kp_err_errno(err, ENOENT, "%s: no kernel release directory", mb->path[0]);
 	return kp_err_set(err, "%s: %zu kernel releases, choose one: %s", mb->path[0], n, buf);
 }
 
@@ -275,12 +276,8 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 	/* libkmod reads by name: under a root others could swap a file in, a private copy */
 	memcpy(kpaths, paths, sizeof(paths));
 	if (!kp_root_is_host(t->root)) {
-		r = kp_kmod_trusted(t->moddir, paths);
-		if (r < 0) {
-			r = kp_err_set(err, "out of memory");
-			goto out;
-		}
-		r = r == 0 ? kp_kmod_copy_open(&kc, paths, kpaths, err) : 0;
+		r = kp_kmod_trusted(t->moddir, paths) ? 0
+						      : kp_kmod_copy_open(&kc, paths, kpaths, err);
 		if (r < 0)
 			goto out;
 	}
@@ -356,8 +353,8 @@ int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struc
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
 						 i ? ", " : "", names[i]);
 		free_list(names, n);
-		kp_err_set(err, "%s/%s: no such directory (releases there: %s)", mb.path[0],
-			   t->release, n ? list : "none");
+		kp_err_errno(err, ENOENT, "%s/%s: no such directory (releases there: %s)",
+			     mb.path[0], t->release, n ? list : "none");
 		goto fail;
 	}
 	bases_release(&mb);

@@ -4,7 +4,8 @@
  * libkmod opens its indexes and configuration by name on the host (kmod's
  * index_file_open() and conf_files_list(), kmod 30), after kopolicy checked them: a name
  * that someone else can replace in between hands libkmod other bytes. Where nobody but
- * root or the run's user can change any directory or file on the way, it reads by name;
+ * root or the run's user can change any directory, link or file on the way (the caches'
+ * trust test, cache/trusted-dir.h), it reads by name;
  * else it reads a copy made through the root's pinned directory. Either way the files are
  * checked (modprobe-index.c) before kmod_new(): the copy is what is checked.
  */
@@ -14,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "file/bytes.h"
@@ -23,7 +26,7 @@
 #include "modprobe-chain-internal.h"
 #include "modprobe-index.h"
 #include "modprobe-snapshot.h"
-#include "util/fs-trust.h"
+#include "cache/trusted-dir.h"
 #include "util/io.h"
 
 /* The names of a release directory libkmod 30 reads: its indexes and modules.softdep. */
@@ -33,179 +36,49 @@ static const char *const kmod_files[] = {
 	"modules.weakdep",
 };
 
-static bool owner_ok(const struct stat *st, uid_t euid)
-{
-	return st->st_uid == 0 || st->st_uid == euid;
-}
-
-/* Nobody but root or @euid can change @dirfd's entry for @child (NULL: absent) or add one. */
-static bool dir_guards(int dirfd, const struct stat *dst, const struct stat *child, uid_t euid)
-{
-	if (!owner_ok(dst, euid) || kp_fs_class_of_fd(dirfd) != KP_FS_LOCAL)
-		return false;
-	if (!(dst->st_mode & (S_IWGRP | S_IWOTH)))
-		return true;
-	/* sticky (/tmp): others may add names, not rename or remove one they do not own */
-	return (dst->st_mode & S_ISVTX) && child && owner_ok(child, euid);
-}
-
-int kp_host_path_trusted(const char *path, uid_t euid)
-{
-	char *rest = NULL, *buf;
-	int cur, links = 0, result = 0;
-
-	if (path[0] != '/')
-		return 0;
-	rest = strdup(path);
-	cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (!rest || cur < 0) {
-		free(rest);
-		if (cur >= 0)
-			close(cur);
-		return -1;
-	}
-	for (char *p = rest;;) {
-		struct stat dst, st;
-		char comp[NAME_MAX + 1];
-		size_t n;
-		int next;
-
-		while (*p == '/')
-			p++;
-		n = strcspn(p, "/");
-		if (n == 0) { /* the path names a directory: libkmod lists it */
-			result = fstat(cur, &dst) == 0 && dir_guards(cur, &dst, NULL, euid);
-			break;
-		}
-		if (n > NAME_MAX)
-			break;
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		p += n;
-		if (!strcmp(comp, "."))
-			continue;
-		if (fstat(cur, &dst) < 0)
-			break;
-		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			/* absent: nobody else can create it */
-			result = errno == ENOENT && !strchr(p, '/') &&
-				 dir_guards(cur, &dst, NULL, euid);
-			break;
-		}
-		if (!dir_guards(cur, &dst, &st, euid))
-			break;
-		if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX];
-			ssize_t tl = readlinkat(cur, comp, target, sizeof(target) - 1);
-
-			if (tl <= 0 || ++links > KP_ROOT_MAX_LINKS)
-				break;
-			target[tl] = '\0';
-			/* the link's target, then what followed it */
-			if (asprintf(&buf, "%s/%s", target, p) < 0) {
-				result = -1;
-				break;
-			}
-			free(rest);
-			rest = p = buf;
-			if (target[0] == '/') {
-				close(cur);
-				cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-				if (cur < 0)
-					break;
-			}
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
-			break; /* FIFOs, devices: refused on the copy's way */
-		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0)
-			break;
-		close(cur);
-		cur = next;
-		if (fstat(cur, &dst) < 0 || dst.st_dev != st.st_dev || dst.st_ino != st.st_ino)
-			break;
-		if (S_ISREG(st.st_mode)) {
-			/* the bytes: root's or the caller's, on a local file system */
-			result = strspn(p, "/") == strlen(p) &&
-				 kp_state_trusted(&st, (enum kp_fs_class)kp_fs_class_of_fd(cur),
-						  euid);
-			break;
-		}
-	}
-	if (cur >= 0)
-		close(cur);
-	free(rest);
-	return result;
-}
-
 /*
- * @name in @dirfd, the directory @dir that kp_host_path_trusted() passed (so nobody else
- * can add, rename or remove a name in it): absent, a directory (libkmod skips it) or a
- * regular file in a trusted state; a link walked whole from "/". 1, 0, or -1.
+ * @dir and each name of it libkmod reads (@names, else every *.conf) can be read by name:
+ * the caches' trust walk (cache/trusted-dir.h) for the directory, kp_trusted_entry() for
+ * each name.
  */
-static int entry_trusted(int dirfd, const char *dir, const char *name, uid_t euid)
+static bool dir_trusted(const char *dir, const char *const *names, size_t nnames)
 {
-	struct stat st, fst;
-	char *p;
-	int fd, r;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT;
-	if (S_ISLNK(st.st_mode)) {
-		if (asprintf(&p, "%s/%s", dir, name) < 0)
-			return -1;
-		r = kp_host_path_trusted(p, euid);
-		free(p);
-		return r;
-	}
-	if (S_ISDIR(st.st_mode))
-		return 1;
-	if (!S_ISREG(st.st_mode))
-		return 0; /* FIFOs, devices: refused on the copy's way */
-	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	r = fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev && fst.st_ino == st.st_ino &&
-	    kp_state_trusted(&fst, (enum kp_fs_class)kp_fs_class_of_fd(fd), euid);
-	close(fd);
-	return r;
-}
-
-/* 1 when @dir and each name of it libkmod reads (@names, else every *.conf) are trusted. */
-static int dir_trusted(const char *dir, const char *const *names, size_t nnames, uid_t euid)
-{
+	struct kp_err err = { 0 };
 	struct dirent *de;
 	DIR *d;
-	int r = kp_host_path_trusted(dir, euid);
+	int dfd = kp_trusted_dir_open(dir, false, &err), fd;
+	bool ok = dfd >= 0;
 
-	if (r <= 0)
-		return r;
-	/* by name: nobody else can change the way to it (just checked) */
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	for (size_t i = 0; r == 1 && i < nnames; i++)
-		r = entry_trusted(dirfd(d), dir, names[i], euid);
-	while (!names && r == 1 && (de = readdir(d))) {
+	for (size_t i = 0; ok && i < nnames; i++)
+		ok = kp_trusted_entry(dfd, dir, names[i], &err) == 0;
+	/* listed through the checked descriptor, never by name again */
+	fd = ok && !names ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!names && !d)
+		ok = false;
+	while (d && ok && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 
 		if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".conf"))
 			continue;
-		r = entry_trusted(dirfd(d), dir, de->d_name, euid);
+		ok = kp_trusted_entry(dfd, dir, de->d_name, &err) == 0;
 	}
-	closedir(d);
-	return r;
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	return ok;
 }
 
-int kp_kmod_trusted(const char *moddir, const char *const *paths)
+bool kp_kmod_trusted(const char *moddir, const char *const *paths)
 {
-	uid_t euid = geteuid();
-	int r = dir_trusted(moddir, kmod_files, KP_ARRAY_SIZE(kmod_files), euid);
+	bool ok = dir_trusted(moddir, kmod_files, KP_ARRAY_SIZE(kmod_files));
 
-	for (size_t i = 0; r == 1 && paths[i]; i++)
-		r = dir_trusted(paths[i], NULL, 0, euid);
-	return r;
+	for (size_t i = 0; ok && paths[i]; i++)
+		ok = dir_trusted(paths[i], NULL, 0);
+	return ok;
 }
 
 /* Copies the open regular file @in (@st, at most @max bytes) to @name in @dirfd, 0600. */
@@ -331,7 +204,13 @@ static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, 
  * libkmod 30 stat()s each module it names (kmod_module_new_from_path()) under its
  * directory: each entry of the release directory but the files copied is linked from the
  * copy to the root's own, for that stat() only. kopolicy opens the modules itself, inside
- * the root (set_paths() names them under @k->moddir).
+ * the root (set_paths() names them under @k->moddir). What a swapped link target can change:
+ * libkmod stat()s the dependencies of a modules.dep.bin line (module_parse_depline(), not the
+ * module itself) and keeps only the path it was given; the stat() result is used only to fail
+ * (ERR "ctx=... path=... error=..."), which kopolicy turns into "dependencies of NAME" and the
+ * on-error policy. So a target swapped by whoever can write the release directory (the case
+ * of a copy) changes at most whether a dependency exists for libkmod, which that writer can
+ * change by removing the module itself; the bytes judged are still the root's.
  */
 static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 {
@@ -360,42 +239,78 @@ static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 	return r;
 }
 
-static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
-		     struct kp_err *err)
+/*
+ * @k's copy directory made under @parent: a 0700 directory that passes the caches' trust walk
+ * (cache/trusted-dir.h: nobody but root or the caller can change the way to it). 0, or -1
+ * with @err (nothing left behind).
+ */
+static int make_snapdir(struct kp_kmod_copy *k, const char *parent, struct kp_err *err)
 {
-	const char *tmp = getenv("TMPDIR");
+	struct kp_err why = { 0 };
 	char *dir;
-	int r;
+	int fd;
 
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp";
-	if (asprintf(&dir, "%s/kopolicy-kmod.XXXXXX", tmp) < 0)
+	if (asprintf(&dir, "%s/kopolicy-kmod.XXXXXX", parent) < 0)
 		return kp_err_set(err, "out of memory");
 	if (!mkdtemp(dir)) {
-		r = kp_err_errno(err, errno, "%s: cannot make a directory for libkmod: %s", tmp,
-				 strerror(errno));
+		fd = kp_err_errno(err, errno, "%s: cannot make a directory for libkmod: %s", parent,
+				  strerror(errno));
 		free(dir);
-		return r;
+		return fd;
+	}
+	fd = kp_trusted_dir_open(dir, false, &why);
+	if (fd < 0) {
+		rmdir(dir);
+		free(dir);
+		return kp_err_errno(err, EPERM,
+				    "libkmod's copy of %s refused: TMPDIR=%s: %s (set TMPDIR to a "
+				    "directory only root can change)",
+				    k->moddir, parent, why.msg);
 	}
 	k->snapdir = kp_arena_strdup(k->arena, dir);
-	k->snapfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (k->snapfd < 0 || !k->snapdir) {
-		if (k->snapfd >= 0)
-			close(k->snapfd);
+	if (!k->snapdir) {
+		close(fd);
 		rmdir(dir);
 		free(dir);
 		return kp_err_set(err, "out of memory");
 	}
 	free(dir);
+	k->snapfd = fd;
 	k->modfd = -1;
 	k->active = true; /* from here kp_kmod_copy_remove() removes it */
-	/* the copy is only as safe as the directories above it */
-	r = kp_host_path_trusted(k->snapdir, geteuid());
-	if (r <= 0)
-		return kp_err_set(err,
-				  "%s: a directory others can change: libkmod's copy of %s refused "
-				  "(set TMPDIR to a directory of root's)",
-				  k->snapdir, k->moddir);
+	return 0;
+}
+
+/*
+ * Where the copy goes: $TMPDIR when set (absolute), else the first of /run and /dev/shm that
+ * is a tmpfs (the copy never reaches a disk: 5-80 ms less on a hook run) where it can be made
+ * and trusted, else /tmp. 0, or -1 with @err.
+ */
+static int make_snapdir_default(struct kp_kmod_copy *k, struct kp_err *err)
+{
+	static const char *const tmpfs_dirs[] = { "/run", "/dev/shm" };
+	const char *tmp = getenv("TMPDIR");
+
+	if (tmp && tmp[0] == '/')
+		return make_snapdir(k, tmp, err);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(tmpfs_dirs); i++) {
+		struct statfs sf;
+
+		if (statfs(tmpfs_dirs[i], &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
+		    make_snapdir(k, tmpfs_dirs[i], err) == 0)
+			return 0;
+	}
+	return make_snapdir(k, "/tmp", err);
+}
+
+static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
+		     struct kp_err *err)
+{
+	char *dir;
+	int r;
+
+	if (make_snapdir_default(k, err) < 0)
+		return -1;
 	if (mkdirat(k->snapfd, "mod", 0700) < 0 ||
 	    (k->modfd = openat(k->snapfd, "mod", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
 		    0)
@@ -486,7 +401,6 @@ int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **k
 		"lib/modprobe.d", "usr/lib/modprobe.d",
 	};
 	size_t np = 0;
-	int r;
 
 	paths[0] = NULL;
 	for (size_t i = 0; i < KP_CHAIN_CONF_DIRS; i++) {
@@ -518,10 +432,8 @@ int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **k
 		return -1;
 	memcpy(kpaths, paths, (np + 1) * sizeof(*paths));
 	if (!kp_root_is_host(c->root)) {
-		r = kp_kmod_trusted(c->moddir, paths);
-		if (r < 0)
-			return kp_err_set(err, "out of memory");
-		if (r == 0 && kp_kmod_copy_open(&c->kc, paths, kpaths, err) < 0)
+		if (!kp_kmod_trusted(c->moddir, paths) &&
+		    kp_kmod_copy_open(&c->kc, paths, kpaths, err) < 0)
 			return -1;
 	}
 	if (kp_chain_check_index(c, "modules.dep.bin", true, err) < 0 ||

@@ -28,25 +28,17 @@ struct kp_kmod_copy {
 };
 
 /*
- * 1 when nothing on the host way to @path (absolute; each directory from "/", each link
- * followed as the host follows it, the file) can be changed by anyone but root or @euid:
- * each directory owned by one of them, on a local file system (fs-trust.h), not writable by
- * group or others unless sticky with the next entry theirs; the file, when present, a
- * trusted state (kp_state_trusted()), absent only where nobody else can create it. 0 when
- * not (or a FIFO, device, loop), -1 when out of memory.
- */
-int kp_host_path_trusted(const char *path, uid_t euid);
-
-/*
  * Whether libkmod may read the release directory @moddir and the configuration
- * directories @paths (NULL-terminated) by name: kp_host_path_trusted() for every file of
- * @moddir libkmod reads, each directory of @paths and each *.conf it lists. 1, 0, or -1.
+ * directories @paths (NULL-terminated) by name, under the caches' trust model
+ * (cache/trusted-dir.h, one walk for both): each directory by kp_trusted_dir_open(), every
+ * file of @moddir libkmod reads and each *.conf of @paths by kp_trusted_entry().
  */
-int kp_kmod_trusted(const char *moddir, const char *const *paths);
+bool kp_kmod_trusted(const char *moddir, const char *const *paths);
 
 /*
- * Makes @k's private copy for libkmod: a 0700 directory under $TMPDIR (absolute; else
- * /tmp) that must itself be trusted, its "mod" set as @k->kmoddir, with each configuration
+ * Makes @k's private copy for libkmod: a 0700 directory under $TMPDIR (absolute; else a
+ * tmpfs /run or /dev/shm, else /tmp) that must itself be trusted (kp_trusted_dir_open(); refused with a line naming TMPDIR
+ * and why), its "mod" set as @k->kmoddir, with each configuration
  * directory of @paths copied (its *.conf files, opened through @k->rootdir) as "conf.N",
  * whose path goes to @kpaths[N], modules.softdep and modules.weakdep, and a link to the
  * root's own entry for each other name of @k->moddir (libkmod only stat()s the modules).

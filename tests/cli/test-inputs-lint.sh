@@ -14,7 +14,7 @@ lib/cache/facts-cache.c 2
 lib/cache/facts-cache-keys.c 2
 lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
-lib/system/modprobe-snapshot.c 13
+lib/system/modprobe-snapshot.c 6
 lib/graph/module-set.c 2
 lib/util/io.c 2
 lib/file/rootopen.c 3
@@ -53,10 +53,10 @@ src/kopolicy.c 1
 # and the opened file's fstat() (kp_in_stat(), kp_in_note_fd()); kernel-read.c opens the running
 # system's procfs and sysfs files (/proc/modules, sig_enforce) on the host to read them by a
 # child (under a root: kp_open_readable_in()): only kp_running_open*(), which marks the run
-# uncacheable (kp_in_uncacheable()) first; modprobe-snapshot.c walks the host's way to the
-# files libkmod reads (O_PATH opens and fstatat(): whether others could swap them, which
-# chooses by name or a copy, never the answer; the files recorded by kp_in_note_kmod()) and
-# makes, fills and removes its own private copy (read from the root through
+# uncacheable (kp_in_uncacheable()) first; modprobe-snapshot.c lists a configuration directory
+# through the descriptor of the caches' trust walk (cache/trusted-dir.c: whether others could
+# swap the files libkmod reads, which chooses by name or a copy, never the answer; the files
+# recorded by kp_in_note_kmod()) and makes, fills and removes its own private copy (read from the root through
 # kp_open_regular_in() and kp_opendir_in(), which record; a run that read a copy or could not
 # make one is not stored, kp_in_uncacheable()).
 pat='(^|[^_[:alnum:]])(open|openat|fopen|opendir|stat|lstat|fstatat|access|readlink)\('

@@ -65,17 +65,65 @@ cp "$tmp/err" "$tmp/err.bl"
 is "... a blacklisted module behind an alias of the root's modprobe.d is skipped" \
 	"$rc $(grep -c kp_nolicense "$tmp/err")" "0 0"
 
+# one trust walk with the caches (cache/trusted-dir.h): a link in the root's modprobe.d is
+# followed by name only when root or the run's user owns it; another user's: a copy (refused
+# in $tmp/shared, so it shows)
+link=$root/etc/modprobe.d/zz-link.conf
+echo "# a comment" >"$root/etc/kp-linked.conf"
+ln -s ../kp-linked.conf "$link"
+if [ "$(id -u)" -eq 0 ]; then
+	chown -h 65534 "$link"
+	TMPDIR=$tmp/shared hook kp_use_prop
+	is "a link of another user's in the root's modprobe.d: not read by name (a copy)" \
+		"$rc $(grep -c "libkmod's copy of $md refused: TMPDIR=$tmp/shared" "$tmp/err")" "0 1"
+	chown -h 0 "$link"
+else
+	skip "a link of another user's in the root's modprobe.d: not read by name" "not root"
+fi
+TMPDIR=$tmp/shared hook kp_use_prop
+cmp -s "$tmp/err" "$tmp/err.trusted"
+is "... root's own link to a trusted file: read by name (no copy), the same answer" \
+	"$? $(ls -A "$tmp/shared" | wc -l)" "0 0"
+rm -f "$link" "$root/etc/kp-linked.conf"
+
 # untrusted: the copy, the same answers, nothing left behind
 chmod 0777 "$md"
 TMPDIR=$tmp/shared hook kp_use_prop
 is "an untrusted root with a TMPDIR others can change: refused, exit 0 (fail open)" \
-	"$rc $(grep -c 'a directory others can change: libkmod.s copy' "$tmp/err")" "0 1"
+	"$rc $(grep -c "libkmod's copy of $md refused: TMPDIR=$tmp/shared: $tmp/shared is writable by others (set TMPDIR to a directory only root can change); letting the load go on" "$tmp/err")" "0 1"
+is "... the message says what happened, not an unknown kernel" \
+	"$(grep -c 'unknown kernel' "$tmp/err") $(ls -A "$tmp/shared" | wc -l)" "0 0"
 mkdir -m 0700 "$tmp/priv"
 TMPDIR=$tmp/priv hook kp_use_prop
 cmp -s "$tmp/err" "$tmp/err.trusted"
 ok "an untrusted root read from the copy: the same answer as by name" $?
 [ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
 is "... the copy removed" "$(ls -A "$tmp/priv" | wc -l)" 0
+# without TMPDIR the copy goes to a tmpfs: /run (root's), else /dev/shm, before /tmp
+tmpfs() { [ "$(stat -f -c %T "$1" 2>/dev/null)" = tmpfs ]; }
+want=/tmp
+if tmpfs /run && [ "$(id -u)" -eq 0 ] && [ "$(stat -c %u:%a /run)" = 0:755 ]; then
+	want=/run
+elif tmpfs /dev/shm && [ "$(stat -c %u:%a /dev/shm)" = 0:1777 ]; then
+	want=/dev/shm
+fi
+if command -v strace >/dev/null && [ "$want" != /tmp ]; then
+	# LeakSanitizer (the sanitizer build) refuses to run under ptrace: leaks off here only
+	env -u TMPDIR ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		"$kp" hook -v --root "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	cmp -s "$tmp/err" "$tmp/err.trusted"
+	same=$?
+	made=$(grep -c 'mkdir(".*/kopolicy-kmod\.' "$tmp/strace")
+	there=$(grep -c "mkdir(\"$want/kopolicy-kmod\\." "$tmp/strace")
+	is "without TMPDIR: each copy made in $want (a tmpfs), none elsewhere, the same answer" \
+		"$rc $same $((made > 0)) $((made - there))" "0 0 1 0"
+	is "... and removed" "$(ls -d "$want"/kopolicy-kmod.* 2>/dev/null | wc -l)" 0
+else
+	skip "without TMPDIR: the copy made in a tmpfs" "no strace, or no tmpfs at /run or /dev/shm"
+	skip "... and removed" "as above"
+fi
 TMPDIR=$tmp/priv hook kp-test-alias
 is "... the root's modprobe.d copied: its alias resolves" \
 	"$rc $(grep -c '^kopolicy: kp-test-alias:   kp_plain extra/kp_plain.ko$' "$tmp/err")" "0 1"
