@@ -27,9 +27,10 @@ bool kp_trusted_file(const struct stat *st)
 
 /*
  * The directory @fd (shown as @shown) passes the test: owned by us or root, not writable by
- * group or others (a sticky one above the cache directory, @last false, excepted). 0 or -1.
+ * group or others (a sticky one above the cache directory, @last false, excepted), and on a
+ * local file system when @local. 0 or -1.
  */
-static int check_dir(int fd, const char *shown, bool last, struct kp_err *err)
+static int check_dir(int fd, const char *shown, bool last, bool local, struct kp_err *err)
 {
 	struct stat st;
 
@@ -46,7 +47,7 @@ static int check_dir(int fd, const char *shown, bool last, struct kp_err *err)
 	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (last || !(st.st_mode & S_ISVTX)))
 		return kp_err_errno(err, EPERM, "%s is writable by %s", shown,
 				    st.st_mode & S_IWOTH ? "others" : "its group");
-	if (kp_fs_class_of_fd(fd) != KP_FS_LOCAL)
+	if (local && kp_fs_class_of_fd(fd) != KP_FS_LOCAL)
 		return kp_err_errno(err, EPERM, "%s is not on a local file system", shown);
 	return 0;
 }
@@ -84,7 +85,7 @@ int kp_trusted_subdir(int dfd, const char *name, bool create, struct kp_err *err
 			return kp_err_errno(err, EPERM, "%s: a link or not a directory", name);
 		return kp_err_errno(err, errno, "%s: %s", name, strerror(errno));
 	}
-	if (check_dir(fd, name, true, err) < 0) {
+	if (check_dir(fd, name, true, false, err) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -130,6 +131,7 @@ static bool at_end(const char *p)
 struct walk {
 	int fd;
 	int links;
+	bool local; /* every directory on a local file system */
 	char shown[PATH_MAX];
 	char rest[PATH_MAX];
 };
@@ -143,7 +145,7 @@ static int walk_root(struct walk *w, struct kp_err *err)
 	if (w->fd < 0)
 		return kp_err_errno(err, errno, "/: %s", strerror(errno));
 	w->shown[0] = '\0';
-	return check_dir(w->fd, "/", false, err);
+	return check_dir(w->fd, "/", false, w->local, err);
 }
 
 /* Appends (or for "..", takes away) @name in @w->shown. */
@@ -193,9 +195,9 @@ static int follow(struct walk *w, const char *name, const char *left, struct kp_
 	return target[0] == '/' ? walk_root(w, err) : 0;
 }
 
-int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err)
+static int dir_open(const char *path, bool create, bool local, struct kp_err *err)
 {
-	struct walk w = { .fd = -1 };
+	struct walk w = { .fd = -1, .local = local };
 	char name[NAME_MAX + 1], cwd[PATH_MAX];
 	const char *p;
 	int r, n;
@@ -231,7 +233,7 @@ int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err)
 		close(w.fd);
 		w.fd = fd;
 		show_step(&w, name);
-		if (check_dir(w.fd, w.shown[0] ? w.shown : "/", last, err) < 0)
+		if (check_dir(w.fd, w.shown[0] ? w.shown : "/", last, local, err) < 0)
 			goto fail;
 	}
 	if (r < 0) {
@@ -243,6 +245,16 @@ fail:
 	if (w.fd >= 0)
 		close(w.fd);
 	return -1;
+}
+
+int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err)
+{
+	return dir_open(path, create, false, err);
+}
+
+int kp_trusted_dir_open_local(const char *path, struct kp_err *err)
+{
+	return dir_open(path, false, true, err);
 }
 
 int kp_trusted_subdir_tidy(int dfd, const char *name, bool tidy, uint64_t *removed,
@@ -370,11 +382,11 @@ int kp_trusted_entry(int dfd, const char *dir, const char *name, struct kp_err *
 		if (kp_trusted_split(path, cdir, sizeof(cdir), &b) < 0 ||
 		    snprintf(base, sizeof(base), "%s", b) >= (int)sizeof(base)) {
 			/* "DIR/": a directory, libkmod skips it */
-			fd = kp_trusted_dir_open(path, false, err);
+			fd = kp_trusted_dir_open_local(path, err);
 			r = fd < 0 ? -1 : 0;
 			break;
 		}
-		fd = kp_trusted_dir_open(cdir, false, err);
+		fd = kp_trusted_dir_open_local(cdir, err);
 		if (fd < 0) {
 			r = -1;
 			break;

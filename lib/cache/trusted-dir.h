@@ -18,13 +18,12 @@
  * walked the same way, 40 links at most. Inside the cache no link is ever followed.
  * A file of the cache is believed only when it is a regular file owned by the effective user
  * or root and not writable by group or others (kp_trusted_file()).
- * Every directory of the walk is also on a local file system (fs-trust.h): the server or
- * daemon of NFS, CIFS or FUSE can change it whatever its modes say.
  *
  * The same walk serves libkmod under a root (system/modprobe-snapshot.c): libkmod opens its
  * indexes and modprobe.d files by name, so each of them must be a name nobody else can
  * change (kp_trusted_entry()): its directory trusted as above (the last directory, so not
- * even sticky), the name absent (nobody else can create it), a directory, a regular file in a
+ * even sticky) with every directory on a local file system (kp_trusted_dir_open_local()),
+ * the name absent (nobody else can create it), a directory, a regular file in a
  * trusted state (kp_state_trusted(): root's or ours, on a local file system, writable by
  * nobody else) or a link owned by us or root whose target passes the same test from /.
  */
@@ -45,6 +44,13 @@
  * component and why), another errno when it does not exist or cannot be created or opened.
  */
 int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err);
+/*
+ * kp_trusted_dir_open() (@create false) for libkmod's reads under a root: every directory of
+ * the walk also on a local file system (fs-trust.h), since the server or daemon of NFS, CIFS
+ * or FUSE can change it whatever its modes say. The caches do not ask it: a cache directory
+ * on NFS is the user's own choice, its entries checked as the header says.
+ */
+int kp_trusted_dir_open_local(const char *path, struct kp_err *err);
 /*
  * The directory @name (one component, never a link) of the trusted directory @dfd, under the
  * same test, made (0755) when missing and @create. O_PATH descriptor, or -1 as above.

@@ -46,7 +46,7 @@ static bool dir_trusted(const char *dir, const char *const *names, size_t nnames
 	struct kp_err err = { 0 };
 	struct dirent *de;
 	DIR *d;
-	int dfd = kp_trusted_dir_open(dir, false, &err), fd;
+	int dfd = kp_trusted_dir_open_local(dir, &err), fd;
 	bool ok = dfd >= 0;
 
 	for (size_t i = 0; ok && i < nnames; i++)
@@ -258,7 +258,7 @@ static int make_snapdir(struct kp_kmod_copy *k, const char *parent, struct kp_er
 		free(dir);
 		return fd;
 	}
-	fd = kp_trusted_dir_open(dir, false, &why);
+	fd = kp_trusted_dir_open_local(dir, &why);
 	if (fd < 0) {
 		rmdir(dir);
 		free(dir);
