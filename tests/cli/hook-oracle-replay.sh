@@ -2,8 +2,9 @@
 # The hook oracle's checks (tests/oracle/hook/check-hook-serial.sh) on its committed serial
 # logs: Debian's kernels booted with the hook installed, each ending with the "mutex" step
 # (module_mutex held after an oops; the hook answers at --timeout, its reader left in D):
-# 5.10, 6.1, 6.12 and 7.2, one serial-mutex-SERIES.serial each, and 6.12 again with the
-# mutex step by ksymtab-wild.py's module (KP_HOOK_MUTEX=ksymtab), serial-ksymtab-6.12.serial.
+# 5.10, 6.1, 6.12 and 7.2, one serial-mutex-SERIES.serial each, and 5.10, 6.1 and 6.12 again
+# with the mutex step by ksymtab-wild.py's module (KP_HOOK_MUTEX=ksymtab),
+# serial-ksymtab-SERIES.serial (7.2's serial-mutex log already takes that module).
 # Re-record with KP_ORACLE_KEEP=1 tests/oracle/hook/run-hook-oracle.sh SERIES (serial.kept).
 set -uo pipefail
 

@@ -40,7 +40,8 @@ ok "7.2: kernel-oops in verify_exported_symbols() holding module_mutex, the faul
 verdict "$tmp/a.json" kp_gpl_prov "$blocked and 'early_mod_check()' in m['findings'][0]['message']"
 ok "7.2: kp_gpl_prov after it blocks in early_mod_check()" $?
 
-# the same edit of the other series' kp_absent_prov.ko (not booted there; the same code path)
+# the same edit of the other series' kp_absent_prov.ko (the same code path; booted with the
+# hook oracle: serial-ksymtab-{5.10,6.1,6.12}.serial)
 for s in 5.10 6.1 6.12; do
 	use $s
 	python3 "$top/tests/oracle/hook/ksymtab-wild.py" "$fx/kp_absent_prov.ko" "$tmp/w$s.ko" \

@@ -4,7 +4,7 @@
 # The checks of run-hook-oracle.sh on a guest's serial log (carriage returns and escapes
 # already stripped): TAP on stdout, exit 0 when every check passes, 1 when one fails.
 # run-hook-oracle.sh calls it after each boot; make check replays the committed log
-# (testdata/serial-mutex-*.serial and serial-ksymtab-6.12.serial, tests/cli/hook-oracle-replay.sh).
+# (testdata/serial-mutex-*.serial and serial-ksymtab-*.serial, tests/cli/hook-oracle-replay.sh).
 set -euo pipefail
 
 serial=$1
