@@ -47,6 +47,20 @@ static inline void tap_ok(struct tap *t, int cond, const char *fmt, ...)
 			printf("#   expected %lld\n", w_);               \
 	} while (0)
 
+/* tap_is_int() with a printf-formatted label. */
+static inline void tap_is_intf(struct tap *t, long long got, long long want, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static inline void tap_is_intf(struct tap *t, long long got, long long want, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	tap_is_int(t, got, want, what);
+}
+
 static inline int tap_done(struct tap *t)
 {
 	printf("1..%d\n", t->n);

@@ -19,20 +19,6 @@
 #include "graph/graph-rebuild.h"
 #include "graph/graph-store.h"
 
-/* tap_is_int() with a formatted label. */
-static void is(struct tap *t, long long got, long long want, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void is(struct tap *t, long long got, long long want, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	tap_is_int(t, got, want, what);
-}
-
 /* @g's interface encoded into *@p of *@len bytes (aborts on failure). */
 static void encode(const struct kp_graph *g, unsigned char **p, size_t *len)
 {
@@ -159,7 +145,7 @@ static void damage(struct tap *t, const unsigned char *p, size_t len, size_t ste
 		memcpy(q, p, n); /* a copy of exactly @n bytes: the sanitizer sees a read past it */
 		try_forged(q, n, g, &tr);
 	}
-	is(t, (long)tr.refused, (long)len, "%s: all %zu truncations refused", what, len);
+	tap_is_intf(t, (long)tr.refused, (long)len, "%s: all %zu truncations refused", what, len);
 	memcpy(q, p, len);
 	for (size_t i = 0; i < len; i += step)
 		for (unsigned bit = 0; bit < 8; bit++) {
@@ -173,10 +159,11 @@ static void damage(struct tap *t, const unsigned char *p, size_t len, size_t ste
 			try_forged(q, len, g, &wd);
 			memcpy(q + i, p + i, 4);
 		}
-	is(t, (long)(fl.unsafe + wd.unsafe), 0,
-	   "%s: %zu bit flips (%zu refused), %zu words forged (%zu refused): none decoded out "
-	   "of bounds",
-	   what, fl.tries, fl.refused, wd.tries, wd.refused);
+	tap_is_intf(
+		t, (long)(fl.unsafe + wd.unsafe), 0,
+		"%s: %zu bit flips (%zu refused), %zu words forged (%zu refused): none decoded out "
+		"of bounds",
+		what, fl.tries, fl.refused, wd.tries, wd.refused);
 	free(q);
 }
 
@@ -312,7 +299,7 @@ static void fixtures(struct tap *t)
 	for (size_t i = 0; i < w.g.n; i++)
 		for (size_t x = 0; x < w.g.nodes[i].nedges; x++)
 			medges += w.g.nodes[i].edges[x].kind == KP_PROV_MODULE;
-	is(t, (long)w.g.n, 47, "6.1 fixtures: %zu modules", w.g.n);
+	tap_is_intf(t, (long)w.g.n, 47, "6.1 fixtures: %zu modules", w.g.n);
 	tap_ok(t, medges > 0, "6.1 fixtures: %zu edges to modules of the set", medges);
 	encode(&w.g, &p, &len);
 	tap_is_str(t, stored_vs(p, len, &w.g, buf, sizeof(buf)), "",

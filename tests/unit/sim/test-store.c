@@ -29,20 +29,6 @@
 #include "sim/sim-reads.h"
 #include "sim/verdict-same.h"
 
-/* tap_is_int() with a formatted label. */
-static void is(struct tap *t, long long got, long long want, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void is(struct tap *t, long long got, long long want, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	tap_is_int(t, got, want, what);
-}
-
 static bool same_str(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
@@ -138,21 +124,22 @@ static void round_trip(struct tap *t, struct tb_world *w, const char *what, unsi
 
 	if (!dg)
 		abort();
-	is(t, kp_sim_store_encode(&w->g, &w->sim, out, len, dg, &err), 0, "%s: encoded", what);
-	is(t, kp_sim_store_decode(*out, *len, &s, &err), 0, "%s: decoded", what);
+	tap_is_intf(t, kp_sim_store_encode(&w->g, &w->sim, out, len, dg, &err), 0, "%s: encoded",
+		    what);
+	tap_is_intf(t, kp_sim_store_decode(*out, *len, &s, &err), 0, "%s: decoded", what);
 	if (err.msg[0])
 		printf("# %s\n", err.msg);
 	compare(w, &s, &d);
 	for (size_t i = 0; i < s.n; i++)
 		bad_dg += memcmp(dg[i], s.mods[i].iface, KP_SIM_IFACE_LEN) != 0;
-	is(t, (long)bad_dg, 0, "%s: the digests handed back are the stored ones", what);
+	tap_is_intf(t, (long)bad_dg, 0, "%s: the digests handed back are the stored ones", what);
 	free(dg);
-	is(t, (long)d.order, 0, "%s: load order", what);
-	is(t, (long)d.verdicts, 0, "%s: every verdict equal", what);
-	is(t, (long)d.reads, 0, "%s: every read record equal", what);
-	is(t, (long)d.pool, 0, "%s: the pool equal", what);
-	is(t, (long)d.mods, 0, "%s: paths, names, interface digests", what);
-	is(t, (long)d.holds, 0, "%s: the stored reads hold on the same run", what);
+	tap_is_intf(t, (long)d.order, 0, "%s: load order", what);
+	tap_is_intf(t, (long)d.verdicts, 0, "%s: every verdict equal", what);
+	tap_is_intf(t, (long)d.reads, 0, "%s: every read record equal", what);
+	tap_is_intf(t, (long)d.pool, 0, "%s: the pool equal", what);
+	tap_is_intf(t, (long)d.mods, 0, "%s: paths, names, interface digests", what);
+	tap_is_intf(t, (long)d.holds, 0, "%s: the stored reads hold on the same run", what);
 	kp_sim_stored_release(&s);
 }
 
@@ -220,14 +207,14 @@ static void damage(struct tap *t, const unsigned char *p, size_t len, size_t ste
 		memcpy(q, p, n); /* a copy of exactly @n bytes: the sanitizer sees a read past it */
 		try_forged(q, n, &tr);
 	}
-	is(t, (long)tr.refused, (long)len, "%s: all %zu truncations refused", what, len);
+	tap_is_intf(t, (long)tr.refused, (long)len, "%s: all %zu truncations refused", what, len);
 	memcpy(q, p, len);
 	for (size_t i = 0; i < 8 && i < len; i++) {
 		q[i] ^= 0x20;
 		try_forged(q, len, &mg);
 		q[i] = p[i];
 	}
-	is(t, (long)mg.refused, 8, "%s: the magic changed: refused", what);
+	tap_is_intf(t, (long)mg.refused, 8, "%s: the magic changed: refused", what);
 	for (size_t i = 0; i < len; i += step) {
 		for (unsigned bit = 0; bit < 8; bit++) {
 			q[i] ^= (unsigned char)(1u << bit);
@@ -242,10 +229,10 @@ static void damage(struct tap *t, const unsigned char *p, size_t len, size_t ste
 			memcpy(q + i, p + i, 4);
 		}
 	}
-	is(t, (long)(fl.unsafe + wd.unsafe), 0,
-	   "%s: %zu bit flips (%zu refused), %zu words forged (%zu refused): "
-	   "none decoded out of bounds",
-	   what, fl.tries, fl.refused, wd.tries, wd.refused);
+	tap_is_intf(t, (long)(fl.unsafe + wd.unsafe), 0,
+		    "%s: %zu bit flips (%zu refused), %zu words forged (%zu refused): "
+		    "none decoded out of bounds",
+		    what, fl.tries, fl.refused, wd.tries, wd.refused);
 	free(q);
 }
 
@@ -353,13 +340,16 @@ static void fields(struct tap *t)
 		return;
 	}
 	/* a failure here: a field was added; store it (sim-store.c), then list it above */
-	is(t, (long)uncovered(&v), 11, "struct kp_verdict (%zu bytes): every field stored", v.size);
-	is(t, (long)uncovered(&r), 5, "struct kp_sim_reads (%zu bytes): every field stored",
-	   r.size);
-	is(t, (long)uncovered(&st), 4, "struct kp_stall (%zu bytes): every field stored", st.size);
-	is(t, (long)uncovered(&f), 7, "struct kp_finding (%zu bytes): every field stored", f.size);
-	is(t, (long)uncovered(&g), 15, "struct kp_symget_result (%zu bytes): every field stored",
-	   g.size);
+	tap_is_intf(t, (long)uncovered(&v), 11, "struct kp_verdict (%zu bytes): every field stored",
+		    v.size);
+	tap_is_intf(t, (long)uncovered(&r), 5,
+		    "struct kp_sim_reads (%zu bytes): every field stored", r.size);
+	tap_is_intf(t, (long)uncovered(&st), 4, "struct kp_stall (%zu bytes): every field stored",
+		    st.size);
+	tap_is_intf(t, (long)uncovered(&f), 7, "struct kp_finding (%zu bytes): every field stored",
+		    f.size);
+	tap_is_intf(t, (long)uncovered(&g), 15,
+		    "struct kp_symget_result (%zu bytes): every field stored", g.size);
 }
 
 static void built(struct tap *t)
@@ -771,8 +761,8 @@ int main(int argc, char **argv)
 		double t0, t1, t2, enc = 0, dec = 0;
 
 		world_61(&w, argv[1], argv[2], 64);
-		is(&t, (long)facts_digests(&w), 0, "%s: %zu digests read = computed = decoded",
-		   argv[1], w.g.n);
+		tap_is_intf(&t, (long)facts_digests(&w), 0,
+			    "%s: %zu digests read = computed = decoded", argv[1], w.g.n);
 		round_trip(&t, &w, argv[1], &p, &len);
 		free(p);
 		/* what a store and a reading cost (printed, not asserted) */
@@ -821,9 +811,10 @@ int main(int argc, char **argv)
 		abort();
 	world_61(&w, dir, tap_srcpath("fixtures/ko/6.1/Module.symvers.gz"), 1);
 	free(dir);
-	is(&t, (long)w.g.n, 47, "6.1 fixtures: %zu modules", w.g.n);
-	is(&t, (long)facts_digests(&w), 0,
-	   "6.1 fixtures: the digests read = computed = through the facts cache's encoding");
+	tap_is_intf(&t, (long)w.g.n, 47, "6.1 fixtures: %zu modules", w.g.n);
+	tap_is_intf(
+		&t, (long)facts_digests(&w), 0,
+		"6.1 fixtures: the digests read = computed = through the facts cache's encoding");
 	round_trip(&t, &w, "6.1 fixtures", &p, &len);
 	damage(&t, p, len, 7, "6.1 fixtures");
 	free(p);
