@@ -105,8 +105,10 @@ is "... the copy removed" "$(ls -A "$tmp/priv" | wc -l)" 0
 nowhere='mount --bind "$1" /mnt && mount --bind /mnt/shared /run &&
 	mount --bind /mnt/shared /dev/shm && mount -t tmpfs -o mode=0777 none /tmp && shift && exec "$@"'
 if [ -d /mnt ] && unshare -m --propagation private sh -c "$nowhere" sh "$tmp" true 2>/dev/null; then
+	# the binary run from /mnt: a build directory under /tmp is hidden by the new /tmp
+	cp "$kp" "$tmp/kp-copy"
 	env -u TMPDIR unshare -m --propagation private sh -c "$nowhere" sh "$tmp" \
-		"$kp" hook -v --root /mnt/root kp_use_prop >"$tmp/out" 2>"$tmp/err"
+		/mnt/kp-copy hook -v --root /mnt/root kp_use_prop >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	why=$(stat -f -c %T "$tmp/shared" | sed 's/^tmpfs$//')
 	why=${why:+not a tmpfs}
