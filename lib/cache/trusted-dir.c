@@ -160,7 +160,14 @@ static void show_step(struct walk *w, const char *name)
 			*slash = '\0';
 		return;
 	}
-	snprintf(w->shown + n, sizeof(w->shown) - n, "/%s", name);
+	/* the walk's own buffers, no formatting: a truncated name only shortens a message */
+	if (n + 1 < sizeof(w->shown)) {
+		size_t len = strnlen(name, sizeof(w->shown) - n - 2);
+
+		w->shown[n] = '/';
+		memcpy(w->shown + n + 1, name, len);
+		w->shown[n + 1 + len] = '\0';
+	}
 }
 
 /*
@@ -197,17 +204,28 @@ static int follow(struct walk *w, const char *name, const char *left, struct kp_
 
 static int dir_open(const char *path, bool create, bool local, struct kp_err *err)
 {
-	struct walk w = { .fd = -1, .local = local };
+	struct walk w; /* not zeroed whole (8 KiB): rest is set below, shown by walk_root() */
 	char name[NAME_MAX + 1], cwd[PATH_MAX];
 	const char *p;
 	int r, n;
+
+	w.fd = -1;
+	w.links = 0;
+	w.local = local;
 
 	/* relative: from the working directory, walked from / like the rest */
 	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
 		return kp_err_errno(err, errno, "%s: the working directory: %s", path,
 				    strerror(errno));
-	n = path[0] == '/' ? snprintf(w.rest, sizeof(w.rest), "%s", path)
-			   : snprintf(w.rest, sizeof(w.rest), "%s/%s", cwd, path);
+	if (path[0] == '/') {
+		size_t len = strlen(path);
+
+		n = len < sizeof(w.rest) ? (int)len : -1;
+		if (n >= 0)
+			memcpy(w.rest, path, len + 1);
+	} else {
+		n = snprintf(w.rest, sizeof(w.rest), "%s/%s", cwd, path);
+	}
 	if (n < 0 || (size_t)n >= sizeof(w.rest))
 		return kp_err_errno(err, ENAMETOOLONG, "%s: path too long", path);
 	if (walk_root(&w, err) < 0)
@@ -358,13 +376,19 @@ static int entry_step(int dfd, const char *dir, const char *name, char *target, 
 int kp_trusted_entry(int dfd, const char *dir, const char *name, struct kp_err *err)
 {
 	char cdir[PATH_MAX], base[NAME_MAX + 1], target[PATH_MAX], path[PATH_MAX];
+	size_t dlen = strlen(dir), nlen = strlen(name);
 	const char *b;
 	int fd = dfd, links = 0, r, n;
 
-	if (snprintf(cdir, sizeof(cdir), "%s", dir) >= (int)sizeof(cdir) ||
-	    snprintf(base, sizeof(base), "%s", name) >= (int)sizeof(base))
+	if (dlen >= sizeof(cdir) || nlen >= sizeof(base))
 		return kp_err_errno(err, ENAMETOOLONG, "%s/%s: path too long", dir, name);
-	while ((r = entry_step(fd, cdir, base, target, err)) == 1) {
+	/* the common case, no link: checked where it is, nothing copied */
+	r = entry_step(dfd, dir, name, target, err);
+	if (r != 1)
+		return r;
+	memcpy(cdir, dir, dlen + 1);
+	memcpy(base, name, nlen + 1);
+	do {
 		if (++links > MAX_LINKS) {
 			r = kp_err_errno(err, ELOOP, "%s/%s: too many levels of links", cdir, base);
 			break;
@@ -391,7 +415,7 @@ int kp_trusted_entry(int dfd, const char *dir, const char *name, struct kp_err *
 			r = -1;
 			break;
 		}
-	}
+	} while ((r = entry_step(fd, cdir, base, target, err)) == 1);
 	if (fd >= 0 && fd != dfd)
 		close(fd);
 	return r;

@@ -242,37 +242,36 @@ static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 /*
  * @k's copy directory made under @parent: a 0700 directory that passes the caches' trust walk
  * (cache/trusted-dir.h: nobody but root or the caller can change the way to it). 0, or -1
- * with @err (nothing left behind).
+ * with @why (the reason alone, nothing left behind); @refused set when the trust walk refused
+ * it (else making it failed).
  */
-static int make_snapdir(struct kp_kmod_copy *k, const char *parent, struct kp_err *err)
+static int make_snapdir(struct kp_kmod_copy *k, const char *parent, bool *refused,
+			struct kp_err *why)
 {
-	struct kp_err why = { 0 };
 	char *dir;
 	int fd;
 
+	*refused = false;
 	if (asprintf(&dir, "%s/kopolicy-kmod.XXXXXX", parent) < 0)
-		return kp_err_set(err, "out of memory");
+		return kp_err_set(why, "out of memory");
 	if (!mkdtemp(dir)) {
-		fd = kp_err_errno(err, errno, "%s: cannot make a directory for libkmod: %s", parent,
-				  strerror(errno));
+		fd = kp_err_errno(why, errno, "%s", strerror(errno));
 		free(dir);
 		return fd;
 	}
-	fd = kp_trusted_dir_open_local(dir, &why);
+	fd = kp_trusted_dir_open_local(dir, why);
 	if (fd < 0) {
 		rmdir(dir);
 		free(dir);
-		return kp_err_errno(err, EPERM,
-				    "libkmod's copy of %s refused: TMPDIR=%s: %s (set TMPDIR to a "
-				    "directory only root can change)",
-				    k->moddir, parent, why.msg);
+		*refused = true;
+		return -1;
 	}
 	k->snapdir = kp_arena_strdup(k->arena, dir);
 	if (!k->snapdir) {
 		close(fd);
 		rmdir(dir);
 		free(dir);
-		return kp_err_set(err, "out of memory");
+		return kp_err_set(why, "out of memory");
 	}
 	free(dir);
 	k->snapfd = fd;
@@ -281,26 +280,60 @@ static int make_snapdir(struct kp_kmod_copy *k, const char *parent, struct kp_er
 	return 0;
 }
 
+/* @err's line for the last place tried, @parent (@tried: what was tried before it, if any). */
+static int snapdir_failed(const struct kp_kmod_copy *k, const char *tried, const char *parent,
+			  bool refused, const struct kp_err *why, struct kp_err *err)
+{
+	if (!refused)
+		return kp_err_errno(err, why->errnum,
+				    "%s%s: cannot make a directory for libkmod: %s", tried, parent,
+				    why->msg);
+	return kp_err_errno(err, EPERM,
+			    "libkmod's copy of %s refused: %s%s: %s (set TMPDIR to a directory "
+			    "only root can change)",
+			    k->moddir, tried, parent, why->msg);
+}
+
 /*
  * Where the copy goes: $TMPDIR when set (absolute), else the first of /run and /dev/shm that
  * is a tmpfs (the copy never reaches a disk: 5-80 ms less on a hook run) where it can be made
- * and trusted, else /tmp. 0, or -1 with @err.
+ * and trusted, else /tmp; a failure names what was tried and why each was passed over.
+ * 0, or -1 with @err.
  */
 static int make_snapdir_default(struct kp_kmod_copy *k, struct kp_err *err)
 {
 	static const char *const tmpfs_dirs[] = { "/run", "/dev/shm" };
 	const char *tmp = getenv("TMPDIR");
+	struct kp_err why = { 0 };
+	char tried[3 * sizeof(why.msg)];
+	size_t len;
+	bool refused;
 
-	if (tmp && tmp[0] == '/')
-		return make_snapdir(k, tmp, err);
+	if (tmp && tmp[0] == '/') {
+		if (make_snapdir(k, tmp, &refused, &why) == 0)
+			return 0;
+		return snapdir_failed(k, refused ? "TMPDIR=" : "", tmp, refused, &why, err);
+	}
+	len = (size_t)snprintf(tried, sizeof(tried), "TMPDIR %s, tried",
+			       tmp ? "not absolute" : "unset");
 	for (size_t i = 0; i < KP_ARRAY_SIZE(tmpfs_dirs); i++) {
 		struct statfs sf;
 
-		if (statfs(tmpfs_dirs[i], &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
-		    make_snapdir(k, tmpfs_dirs[i], err) == 0)
+		if (statfs(tmpfs_dirs[i], &sf) < 0)
+			kp_err_errno(&why, errno, "%s", strerror(errno));
+		else if (sf.f_type != TMPFS_MAGIC)
+			kp_err_set(&why, "not a tmpfs");
+		else if (make_snapdir(k, tmpfs_dirs[i], &refused, &why) == 0)
 			return 0;
+		if (len < sizeof(tried))
+			len += (size_t)snprintf(tried + len, sizeof(tried) - len, " %s (%s),",
+						tmpfs_dirs[i], why.msg);
 	}
-	return make_snapdir(k, "/tmp", err);
+	if (make_snapdir(k, "/tmp", &refused, &why) == 0)
+		return 0;
+	if (len < sizeof(tried))
+		snprintf(tried + len, sizeof(tried) - len, " then ");
+	return snapdir_failed(k, tried, "/tmp", refused, &why, err);
 }
 
 static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,

@@ -37,8 +37,9 @@ bool kp_kmod_trusted(const char *moddir, const char *const *paths);
 
 /*
  * Makes @k's private copy for libkmod: a 0700 directory under $TMPDIR (absolute; else a
- * tmpfs /run or /dev/shm, else /tmp) that must itself be trusted (kp_trusted_dir_open(); refused with a line naming TMPDIR
- * and why), its "mod" set as @k->kmoddir, with each configuration
+ * tmpfs /run or /dev/shm, else /tmp) that must itself be trusted (kp_trusted_dir_open();
+ * refused with a line naming TMPDIR, or with it unset each place tried, and why), its "mod"
+ * set as @k->kmoddir, with each configuration
  * directory of @paths copied (its *.conf files, opened through @k->rootdir) as "conf.N",
  * whose path goes to @kpaths[N], modules.softdep and modules.weakdep, and a link to the
  * root's own entry for each other name of @k->moddir (libkmod only stat()s the modules).

@@ -99,6 +99,30 @@ cmp -s "$tmp/err" "$tmp/err.trusted"
 ok "an untrusted root read from the copy: the same answer as by name" $?
 [ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
 is "... the copy removed" "$(ls -A "$tmp/priv" | wc -l)" 0
+# without TMPDIR, nowhere to go: the line says what was tried and why the last was refused
+# (a private mount namespace: /run and /dev/shm a directory others can write, /tmp a tmpfs
+# others can write without the sticky bit, the test directory seen at /mnt)
+nowhere='mount --bind "$1" /mnt && mount --bind /mnt/shared /run &&
+	mount --bind /mnt/shared /dev/shm && mount -t tmpfs -o mode=0777 none /tmp && shift && exec "$@"'
+if [ -d /mnt ] && unshare -m --propagation private sh -c "$nowhere" sh "$tmp" true 2>/dev/null; then
+	# the binary run from /mnt: a build directory under /tmp is hidden by the new /tmp
+	cp "$kp" "$tmp/kp-copy"
+	env -u TMPDIR unshare -m --propagation private sh -c "$nowhere" sh "$tmp" \
+		/mnt/kp-copy hook -v --root /mnt/root kp_use_prop >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	why=$(stat -f -c %T "$tmp/shared" | sed 's/^tmpfs$//')
+	why=${why:+not a tmpfs}
+	why=${why:-/mnt/shared is writable by others}
+	is "TMPDIR unset, /run, /dev/shm and /tmp refused: each named with why, exit 0 (fail open)" \
+		"$rc $(grep -c "libkmod's copy of /mnt/root/lib/modules/$rel refused: TMPDIR unset, tried /run ($why), /dev/shm ($why), then /tmp: /tmp is writable by others (set TMPDIR" "$tmp/err")" "0 1"
+	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+	# mount(8) itself leaves /run/mount (its utab): only the copy's name counts
+	is "... nothing left behind" "$(ls -A "$tmp/shared" | grep -c kopolicy-kmod)" 0
+	rm -rf "$tmp/shared/mount"
+else
+	skip "TMPDIR unset, /run, /dev/shm and /tmp refused: each named" "no private mount namespace"
+	skip "... nothing left behind" "as above"
+fi
 # without TMPDIR the copy goes to a tmpfs: /run (root's), else /dev/shm, before /tmp
 tmpfs() { [ "$(stat -f -c %T "$1" 2>/dev/null)" = tmpfs ]; }
 want=/tmp
