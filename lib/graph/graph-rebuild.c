@@ -93,21 +93,6 @@ static bool str_same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-static const char *exports_differ(const struct kp_module *a, const struct kp_module *b)
-{
-	if (a->nexports != b->nexports)
-		return "export count";
-	for (size_t x = 0; x < a->nexports; x++) {
-		const struct kp_export *p = &a->exports[x], *q = &b->exports[x];
-
-		if (!str_same(p->name, q->name) || !str_same(p->ns, q->ns) ||
-		    p->table != q->table || p->gpl_only != q->gpl_only ||
-		    p->has_crc != q->has_crc || p->crc != q->crc)
-			return "an export";
-	}
-	return NULL;
-}
-
 static const char *edges_differ(const struct kp_graph *ga, const struct kp_node *a,
 				const struct kp_graph *gb, const struct kp_node *b)
 {
@@ -169,7 +154,8 @@ const char *kp_graph_differs(const struct kp_graph *a, const struct kp_graph *b,
 			 p->walked != q->walked || p->provider != q->provider ||
 			 p->mod->machine != q->mod->machine)
 			what = "node flags";
-		else if (!(what = exports_differ(p->mod, q->mod)) &&
+		else if (!(what = kp_exports_differ(p->mod->exports, p->mod->nexports,
+						    q->mod->exports, q->mod->nexports)) &&
 			 !(what = edges_differ(a, p, b, q)))
 			what = deps_differ(p, q);
 	}

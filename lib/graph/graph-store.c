@@ -291,16 +291,17 @@ static bool str_same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-static const char *exports_differ(const struct kp_graph_stored_node *sn, const struct kp_module *m)
+const char *kp_exports_differ(const struct kp_export *a, size_t na, const struct kp_export *b,
+			      size_t nb)
 {
-	if (sn->nexports != m->nexports)
+	if (na != nb)
 		return "export count";
-	for (size_t x = 0; x < m->nexports; x++) {
-		const struct kp_export *a = &sn->exports[x], *b = &m->exports[x];
+	for (size_t x = 0; x < na; x++) {
+		const struct kp_export *p = &a[x], *q = &b[x];
 
-		if (!str_same(a->name, b->name) || !str_same(a->ns, b->ns) ||
-		    a->table != b->table || a->gpl_only != b->gpl_only ||
-		    a->has_crc != b->has_crc || a->crc != b->crc)
+		if (!str_same(p->name, q->name) || !str_same(p->ns, q->ns) ||
+		    p->table != q->table || p->gpl_only != q->gpl_only ||
+		    p->has_crc != q->has_crc || p->crc != q->crc)
 			return "an export";
 	}
 	return NULL;
@@ -344,7 +345,8 @@ const char *kp_graph_stored_differs(const struct kp_graph_stored *s, const struc
 		    sn->walked != nd->walked || sn->provider != nd->provider ||
 		    sn->machine != nd->mod->machine)
 			what = "node flags";
-		else if (!(what = exports_differ(sn, nd->mod)))
+		else if (!(what = kp_exports_differ(sn->exports, sn->nexports, nd->mod->exports,
+						    nd->mod->nexports)))
 			what = edges_differ(sn, g, nd);
 	}
 	return what;

@@ -64,6 +64,9 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 			  struct kp_err *err);
 /* Empties @s (kp_graph_store_decode()'s, failed or not) and leaves it zeroed. */
 void kp_graph_stored_release(struct kp_graph_stored *s);
+/* Whether two export arrays hold the same exports in order; else what differs (static). */
+const char *kp_exports_differ(const struct kp_export *a, size_t na, const struct kp_export *b,
+			      size_t nb);
 /*
  * Whether @s is @g's interface, field for field; else NULL, or what first differs (a static
  * string) with its node in *@node.
