@@ -210,6 +210,12 @@ int kp_out_of_tree_present(const char *root, const char *moddir, struct kp_arena
 	return 0;
 }
 
+/* @p is a file of the release directory @moddir (@ml bytes) under kernel/. */
+static bool under_kernel_dir(const char *p, const char *moddir, size_t ml)
+{
+	return !strncmp(p, moddir, ml) && p[ml] == '/' && kp_relpath_is_in_tree(p + ml + 1);
+}
+
 int kp_out_of_tree_depmod(const char *root, const char *release, struct kp_module_set *set,
 			  struct kp_err *err)
 {
@@ -235,8 +241,7 @@ int kp_out_of_tree_depmod(const char *root, const char *release, struct kp_modul
 		const char *p = set->entries[i].path;
 
 		/* the files of the release directory under kernel/ */
-		if (!strncmp(p, t.moddir, ml) && p[ml] == '/' &&
-		    kp_relpath_is_in_tree(p + ml + 1)) {
+		if (under_kernel_dir(p, t.moddir, ml)) {
 			free(set->entries[i].path);
 			free(set->entries[i].file);
 			continue;
@@ -249,8 +254,7 @@ int kp_out_of_tree_depmod(const char *root, const char *release, struct kp_modul
 	for (size_t i = 0; i < set->nwarnings; i++) {
 		const char *p = set->warnings[i].path;
 
-		if (!strncmp(p, t.moddir, ml) && p[ml] == '/' &&
-		    kp_relpath_is_in_tree(p + ml + 1)) {
+		if (under_kernel_dir(p, t.moddir, ml)) {
 			free(set->warnings[i].path);
 			free(set->warnings[i].what);
 			continue;
