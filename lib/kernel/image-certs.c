@@ -264,8 +264,13 @@ int kp_image_certs_get(struct kp_sig_memo *memo, const struct kp_root_dir *root,
 	*role = calloc(f->n ? f->n : 1, sizeof(**role));
 	if (!*role || kp_image_certs_classify(f, *role) < 0)
 		return kp_err_set(err, "out of memory");
-	if (k.by_state && !still_in_state(root, path, k.v))
-		k.by_state = false;
+	/*
+	 * The bytes hashed (memo_get()) and the bytes read (read_image()) come from two opens:
+	 * stored under either key only when the file is still in the state it was keyed in
+	 * (a write or rename in between moves its change time).
+	 */
+	if ((k.by_state || k.by_bytes) && !still_in_state(root, path, k.v))
+		k.by_state = k.by_bytes = false;
 	der = k.by_state || k.by_bytes ? memo_blob(f, *role, &len) : NULL;
 	if (der && k.by_bytes)
 		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_BYTES, k.bytes, der, len,

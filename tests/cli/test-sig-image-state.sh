@@ -4,6 +4,7 @@
 # image; a changed or replaced image is still read again: new bytes of the same size and mtime
 # under an untrusted owner (or mode), new bytes with another mtime under root, new bytes of the
 # same size and mtime under root. Each answer is byte for byte the uncached run's.
+# An image changed between the opens that hash and read it is stored under neither key.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -107,5 +108,42 @@ run renamed
 is "the same bytes in a new file: from the memo by its bytes" "$(from_cache renamed)" 1
 same renamed && trusted renamed
 ok "... with the same answer" $?
+
+# the image changed between the open that hashes it and the one that reads its certificates:
+# nothing stored under the hashed bytes (the next run with those bytes would take the other
+# image's keys). strace holds the open after the K-th one of the image (the order of the opens
+# is the code's, so every K up to 5) while the test writes other bytes in place.
+if command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null; then
+	held=0
+	for k in 1 2 3 4 5; do
+		rm -rf "$tmp/cache"
+		image "$sd/test-cert.der" 4096
+		sleep 1.1
+		: > "$tmp/opens"
+		strace -f -qq -P "/boot/vmlinux-$rel" -e trace=openat2,openat \
+			-e inject=openat2:delay_enter=1500000:when=$((k + 1)) -o "$tmp/opens" \
+			"$kp" check -b "$r" > /dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 200); do
+			[ "$(grep -c 'open' "$tmp/opens")" -ge "$k" ] && break
+			sleep 0.05
+		done
+		sleep 0.5
+		image "$tmp/other.der" 4096
+		wait "$pid"
+		grep -q DELAYED "$tmp/opens" && held=$((held + 1))
+		sleep 1.1
+		image "$sd/test-cert.der" 4096
+		sleep 1.1
+		run "race$k"
+		same "race$k" && trusted "race$k"
+		ok "image changed after its open $k: the next run answers as uncached" $?
+	done
+	ok "... the opens were held (strace's inject)" $([ "$held" -ge 3 ]; echo $?)
+else
+	for k in 1 2 3 4 5 6; do
+		skip "the image changed between its opens ($k)" "no strace (or no ptrace)"
+	done
+fi
 
 tap_done
