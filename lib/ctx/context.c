@@ -467,6 +467,7 @@ void kp_ctx_release(struct kp_ctx *c)
 	kp_base_free(c->base);
 	if (c->hook.have_chain)
 		kp_chain_close(&c->hook.chain);
+	kp_kmod_copy_remove(&c->kmod); /* after the tree and the chain that read it */
 	if (c->have_tree)
 		kp_tree_release(&c->tree);
 	if (c->have_run)

@@ -156,6 +156,9 @@ struct kp_ctx {
 
 	struct kp_tree tree; /* -b, the default kernel's, or the chain's */
 	bool have_tree;
+	/* libkmod's private copy of the root's indexes and modprobe.d, made at most once a run
+	 * by the tree or the chain that first needs it, removed by kp_ctx_release() */
+	struct kp_kmod_copy kmod;
 	struct kp_running run; /* --running, or the chain's live state */
 	bool have_run;
 	const char **run_loaded; /* names of the loaded modules (arena of run) */

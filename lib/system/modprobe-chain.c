@@ -45,7 +45,7 @@ static void kmod_log_fn(void *data, int priority, const char *file, int line, co
 
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
-		  size_t nblacklist, struct kp_err *err)
+		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_err *err)
 {
 	const char *paths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
 	const char *kpaths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
@@ -55,10 +55,8 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	memset(c, 0, sizeof(*c));
 	c->root = kp_arena_strdup(&c->arena, root && *root ? root : "/");
 	c->moddir = kp_arena_strdup(&c->arena, moddir);
-	c->kc = (struct kp_kmod_copy){ .rootdir = &c->rootdir,
-				       .moddir = c->moddir,
-				       .arena = &c->arena,
-				       .kmoddir = c->moddir };
+	/* the run's copy, unless it holds another release directory's */
+	c->kc = kc && (!kc->active || kp_kmod_copy_of(kc, moddir)) ? kc : &c->own_kc;
 	/* opened once: the text indexes are opened under this directory */
 	kp_root_dir_pin(&c->rootdir, c->root);
 	c->builtin = builtin;
@@ -107,7 +105,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	}
 	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
 	kp_in_note_kmod(moddir, paths); /* the root's files, whichever libkmod reads */
-	c->ctx = kmod_new(c->kc.kmoddir, kpaths);
+	c->ctx = kmod_new(kp_kmod_dir(c->kc, moddir), kpaths);
 	if (!c->ctx) {
 		kp_chain_close(c);
 		return kp_err_set(err, "%s: libkmod cannot open the indexes", moddir);
@@ -122,7 +120,7 @@ void kp_chain_close(struct kp_chain *c)
 {
 	if (c->ctx)
 		kmod_unref(c->ctx);
-	kp_kmod_copy_remove(&c->kc);
+	kp_kmod_copy_remove(&c->own_kc); /* a copy given to kp_chain_open() is its owner's */
 	if (c->depbin.data)
 		kp_bytes_release(&c->depbin);
 	free(c->dep_text);
@@ -149,10 +147,11 @@ static bool is_blacklisted(const struct kp_chain *c, const char *name)
 static int set_paths(struct kp_chain *c, struct kp_chain_module *m, const char *file,
 		     struct kp_err *err)
 {
-	size_t ml = strlen(c->moddir), kl = strlen(c->kc.kmoddir);
+	const char *kmoddir = kp_kmod_dir(c->kc, c->moddir);
+	size_t ml = strlen(c->moddir), kl = strlen(kmoddir);
 	char *p = NULL;
 
-	if (c->kc.active && !strncmp(file, c->kc.kmoddir, kl) && file[kl] == '/') {
+	if (c->kc->active && !strncmp(file, kmoddir, kl) && file[kl] == '/') {
 		/* libkmod names it in its copy: the module is the root's */
 		if (asprintf(&p, "%s%s", c->moddir, file + kl) < 0)
 			p = NULL;

@@ -214,7 +214,7 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
 	char *path, *shown;
 	int r;
 
-	if (asprintf(&path, "%s/%s", c->kc.kmoddir, name) < 0)
+	if (asprintf(&path, "%s/%s", kp_kmod_dir(c->kc, c->moddir), name) < 0)
 		return kp_err_set(err, "out of memory");
 	if (asprintf(&shown, "%s/%s", c->moddir, name) < 0) {
 		free(path);
@@ -225,7 +225,7 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
 	 * snapshot, the file then copied through the pinned root, and the copy checked and read.
 	 */
 	if (kmod_reads_root(c->root, shown, "a depmod index", err) < 0 ||
-	    kp_kmod_copy_file(&c->kc, name, IDX_MAX_SIZE, err) < 0) {
+	    kp_kmod_copy_file(c->kc, name, IDX_MAX_SIZE, err) < 0) {
 		free(shown);
 		free(path);
 		return -1;

@@ -128,7 +128,7 @@ static int snapshot_copy(struct kp_kmod_copy *k, const char *src, const char *na
 	struct stat st;
 	int fd, r;
 
-	fd = kp_open_regular_in(k->rootdir, src, &st, err);
+	fd = kp_open_regular_in(&k->rootdir, src, &st, err);
 	if (fd < 0)
 		return kp_err_errnum(err) == ENOENT ? 0 : kp_err_prefix(err, src);
 	r = copy_fd(fd, &st, max, k->modfd, name, err);
@@ -170,7 +170,7 @@ static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, 
 		close(subfd);
 		return kp_err_set(err, "out of memory");
 	}
-	d = kp_opendir_in(k->rootdir, dir);
+	d = kp_opendir_in(&k->rootdir, dir);
 	while (d && r == 0 && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 		struct stat st;
@@ -183,7 +183,7 @@ static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, 
 			r = kp_err_set(err, "out of memory");
 			break;
 		}
-		fd = kp_open_regular_in(k->rootdir, src, &st, err);
+		fd = kp_open_regular_in(&k->rootdir, src, &st, err);
 		if (fd >= 0) {
 			r = copy_fd(fd, &st, KP_CHAIN_MAX_INDEX, subfd, de->d_name, err);
 			close(fd);
@@ -215,7 +215,7 @@ static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, 
 static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 {
 	struct dirent *de;
-	DIR *d = kp_opendir_in(k->rootdir, k->moddir);
+	DIR *d = kp_opendir_in(&k->rootdir, k->moddir);
 	int r = 0;
 
 	if (!d)
@@ -266,7 +266,7 @@ static int make_snapdir(struct kp_kmod_copy *k, const char *parent, bool *refuse
 		*refused = true;
 		return -1;
 	}
-	k->snapdir = kp_arena_strdup(k->arena, dir);
+	k->snapdir = kp_arena_strdup(&k->arena, dir);
 	if (!k->snapdir) {
 		close(fd);
 		rmdir(dir);
@@ -336,13 +336,28 @@ static int make_snapdir_default(struct kp_kmod_copy *k, struct kp_err *err)
 	return snapdir_failed(k, tried, "/tmp", refused, &why, err);
 }
 
-static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
-		     struct kp_err *err)
+/* @k's root and release directory, its own: a copy outlives the user that made it. */
+static int copy_source(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir,
+		       const char *moddir, struct kp_err *err)
+{
+	k->snapfd = k->modfd = -1;
+	k->rootdir.fd = -1;
+	k->rootdir.path = rootdir->path ? kp_arena_strdup(&k->arena, rootdir->path) : NULL;
+	k->moddir = kp_arena_strdup(&k->arena, moddir);
+	if ((rootdir->path && !k->rootdir.path) || !k->moddir)
+		return kp_err_set(err, "out of memory");
+	if (rootdir->fd >= 0 && (k->rootdir.fd = fcntl(rootdir->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return kp_err_errno(err, errno, "%s: %s", rootdir->path, strerror(errno));
+	return 0;
+}
+
+static int copy_open(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir, const char *moddir,
+		     const char *const *paths, struct kp_err *err)
 {
 	char *dir;
 	int r;
 
-	if (make_snapdir_default(k, err) < 0)
+	if (copy_source(k, rootdir, moddir, err) < 0 || make_snapdir_default(k, err) < 0)
 		return -1;
 	if (mkdirat(k->snapfd, "mod", 0700) < 0 ||
 	    (k->modfd = openat(k->snapfd, "mod", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
@@ -351,19 +366,19 @@ static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const cha
 				    k->snapdir, strerror(errno));
 	if (asprintf(&dir, "%s/mod", k->snapdir) < 0)
 		return kp_err_set(err, "out of memory");
-	k->kmoddir = kp_arena_strdup(k->arena, dir);
+	k->kmoddir = kp_arena_strdup(&k->arena, dir);
 	free(dir);
 	if (!k->kmoddir)
 		return kp_err_set(err, "out of memory");
-	for (size_t i = 0; paths[i]; i++) {
+	for (size_t i = 0; paths[i] && i < KP_KMOD_CONF_DIRS; i++) {
 		char *copy = NULL;
 
 		r = snapshot_conf_dir(k, i, paths[i], &copy, err);
-		kpaths[i] = copy ? kp_arena_strdup(k->arena, copy) : NULL;
+		k->kpaths[i] = copy ? kp_arena_strdup(&k->arena, copy) : NULL;
 		free(copy);
 		if (r < 0)
 			return -1;
-		if (!kpaths[i])
+		if (!k->kpaths[i])
 			return kp_err_set(err, "out of memory");
 	}
 	/* modules.softdep and modules.weakdep: kmod_new() reads them with the configuration */
@@ -373,15 +388,21 @@ static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const cha
 	return snapshot_links(k, err);
 }
 
-int kp_kmod_copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
-		      struct kp_err *err)
+int kp_kmod_copy_open(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir, const char *moddir,
+		      const char *const *paths, struct kp_err *err)
 {
+	kp_kmod_copy_remove(k); /* what a failed attempt left, if any */
 	/* a failure here depends on $TMPDIR and the way to it, which no manifest holds */
-	if (copy_open(k, paths, kpaths, err) < 0) {
+	if (copy_open(k, rootdir, moddir, paths, err) < 0) {
 		kp_in_uncacheable("no private copy for libkmod");
 		return -1;
 	}
 	return 0;
+}
+
+bool kp_kmod_copy_of(const struct kp_kmod_copy *k, const char *moddir)
+{
+	return k->active && !strcmp(k->moddir, moddir);
 }
 
 /* Removes what the snapshot holds: the copies, the conf.N directories, then itself. */
@@ -392,7 +413,7 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 	struct dirent *de;
 
 	if (!k->active)
-		return;
+		goto out;
 	fd = openat(k->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = fd < 0 ? NULL : fdopendir(fd);
 	while (d && (de = readdir(d))) {
@@ -423,7 +444,10 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 		close(k->modfd);
 	rmdir(k->snapdir);
 	close(k->snapfd);
-	k->active = false;
+out:
+	kp_root_dir_unpin(&k->rootdir);
+	kp_arena_release(&k->arena);
+	memset(k, 0, sizeof(*k));
 }
 
 int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **kpaths,
@@ -463,18 +487,17 @@ int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **k
 	 */
 	if (kp_modprobe_config_check(c->root, paths, err) < 0)
 		return -1;
-	memcpy(kpaths, paths, (np + 1) * sizeof(*paths));
-	if (!kp_root_is_host(c->root)) {
-		if (!kp_kmod_trusted(c->moddir, paths) &&
-		    kp_kmod_copy_open(&c->kc, paths, kpaths, err) < 0)
-			return -1;
-	}
+	/* the run's copy when it has one (kp_chain_open() gave it): read, not made again */
+	if (!c->kc->active && !kp_root_is_host(c->root) && !kp_kmod_trusted(c->moddir, paths) &&
+	    kp_kmod_copy_open(c->kc, &c->rootdir, c->moddir, paths, err) < 0)
+		return -1;
+	memcpy(kpaths, kp_kmod_paths(c->kc, paths), (KP_CHAIN_CONF_DIRS + 1) * sizeof(*kpaths));
 	if (kp_chain_check_index(c, "modules.dep.bin", true, err) < 0 ||
 	    kp_chain_check_index(c, "modules.builtin.bin", false, err) < 0 ||
 	    kp_chain_check_index(c, "modules.builtin.alias.bin", false, err) < 0)
 		return -1;
 	/* its checks recorded the copy's own files, gone by a replay: not stored */
-	if (c->kc.active)
+	if (c->kc->active)
 		kp_in_uncacheable("libkmod read a private copy of the root's indexes");
 	return 0;
 }
