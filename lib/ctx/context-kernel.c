@@ -86,7 +86,7 @@ static int kernel_from_tree(struct kp_ctx *c, const char *root, struct kp_tree *
 			    struct kp_err *err)
 {
 	if (!loaded) {
-		if (kp_tree_open(t, root, c->o.fo.release, &c->kmod, err) < 0)
+		if (kp_tree_open(t, root, c->o.fo.release, kp_ctx_kmod_copy(c), err) < 0)
 			return -1; /* its messages name the path */
 		c->have_tree = true;
 	}

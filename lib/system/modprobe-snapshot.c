@@ -16,8 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "file/bytes.h"
@@ -248,35 +251,29 @@ static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 static int make_snapdir(struct kp_kmod_copy *k, const char *parent, bool *refused,
 			struct kp_err *why)
 {
-	char *dir;
+	char *dir, *tmpl;
 	int fd;
 
 	*refused = false;
-	if (asprintf(&dir, "%s/kopolicy-kmod.XXXXXX", parent) < 0)
+	if (asprintf(&tmpl, "%s/kopolicy-kmod.XXXXXX", parent) < 0)
 		return kp_err_set(why, "out of memory");
-	if (!mkdtemp(dir)) {
-		fd = kp_err_errno(why, errno, "%s", strerror(errno));
-		free(dir);
-		return fd;
-	}
+	dir = kp_arena_strdup(&k->arena, tmpl);
+	free(tmpl);
+	if (!dir)
+		return kp_err_set(why, "out of memory");
+	if (!mkdtemp(dir))
+		return kp_err_errno(why, errno, "%s", strerror(errno));
+	k->snapdir = dir;
+	/* from here kp_kmod_copy_remove() removes it, and kp_kmod_copy_unlink() at a deadline */
+	k->active = true;
 	fd = kp_trusted_dir_open_local(dir, why);
 	if (fd < 0) {
 		rmdir(dir);
-		free(dir);
+		k->active = false;
 		*refused = true;
 		return -1;
 	}
-	k->snapdir = kp_arena_strdup(&k->arena, dir);
-	if (!k->snapdir) {
-		close(fd);
-		rmdir(dir);
-		free(dir);
-		return kp_err_set(why, "out of memory");
-	}
-	free(dir);
 	k->snapfd = fd;
-	k->modfd = -1;
-	k->active = true; /* from here kp_kmod_copy_remove() removes it */
 	return 0;
 }
 
@@ -405,46 +402,78 @@ bool kp_kmod_copy_of(const struct kp_kmod_copy *k, const char *moddir)
 	return k->active && !strcmp(k->moddir, moddir);
 }
 
-/* Removes what the snapshot holds: the copies, the conf.N directories, then itself. */
-void kp_kmod_copy_remove(struct kp_kmod_copy *k)
+/*
+ * The entries of the directory @fd (read from its start) removed, and those of its
+ * subdirectories @depth levels down, with system calls only (getdents64(2), unlinkat(),
+ * openat()): async-signal-safe. Two sweeps: a file system may skip entries past the ones
+ * removed while it is read.
+ */
+static void clear_dir(int fd, int depth)
+{
+	struct dirent64_raw { /* getdents64(2)'s struct linux_dirent64 */
+		uint64_t d_ino;
+		int64_t d_off;
+		unsigned short d_reclen;
+		unsigned char d_type;
+		char d_name[];
+	};
+	_Alignas(8) char buf[4096];
+
+	for (int sweep = 0; sweep < 2; sweep++) {
+		long n;
+
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			return;
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			for (long i = 0; i < n;) {
+				const struct dirent64_raw *e = (const void *)(buf + i);
+				const char *name = e->d_name;
+				int sub;
+
+				i += e->d_reclen;
+				if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+					continue;
+				if (unlinkat(fd, name, 0) == 0 || errno != EISDIR || depth <= 0)
+					continue;
+				sub = openat(fd, name,
+					     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub >= 0) {
+					clear_dir(sub, depth - 1);
+					close(sub);
+				}
+				unlinkat(fd, name, AT_REMOVEDIR);
+			}
+		}
+	}
+}
+
+void kp_kmod_copy_unlink(const struct kp_kmod_copy *k)
 {
 	int fd;
-	DIR *d;
-	struct dirent *de;
 
-	if (!k->active)
-		goto out;
-	fd = openat(k->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	while (d && (de = readdir(d))) {
-		int sub;
-		DIR *sd;
-		struct dirent *se;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
-			continue;
-		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		sd = sub < 0 ? NULL : fdopendir(sub);
-		while (sd && (se = readdir(sd)))
-			if (strcmp(se->d_name, ".") && strcmp(se->d_name, ".."))
-				unlinkat(dirfd(sd), se->d_name, 0);
-		if (sd)
-			closedir(sd);
-		else if (sub >= 0)
-			close(sub);
-		unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
-	}
-	if (d)
-		closedir(d);
-	else if (fd >= 0)
+	if (!k || !k->active)
+		return;
+	/* the copy holds "mod" and "conf.N", each only files and links */
+	fd = k->snapfd < 0 ? -1 : openat(k->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		clear_dir(fd, 1);
 		close(fd);
-	if (k->modfd >= 0)
-		close(k->modfd);
+	}
 	rmdir(k->snapdir);
-	close(k->snapfd);
-out:
+}
+
+void kp_kmod_copy_remove(struct kp_kmod_copy *k)
+{
+	if (k->active) {
+		kp_kmod_copy_unlink(k);
+		/* a deadline from here on finds no copy: what it would read is freed below */
+		k->active = false;
+		atomic_signal_fence(memory_order_seq_cst);
+		if (k->modfd >= 0)
+			close(k->modfd);
+		if (k->snapfd >= 0)
+			close(k->snapfd);
+	}
 	kp_root_dir_unpin(&k->rootdir);
 	kp_arena_release(&k->arena);
 	memset(k, 0, sizeof(*k));

@@ -82,5 +82,12 @@ bool kp_kmod_copy_of(const struct kp_kmod_copy *k, const char *moddir);
 int kp_kmod_copy_file(struct kp_kmod_copy *k, const char *name, size_t max, struct kp_err *err);
 /* Removes @k's copy, if any, and frees what it holds: @k is left zeroed (no copy). */
 void kp_kmod_copy_remove(struct kp_kmod_copy *k);
+/*
+ * Removes @k's copy (NULL or none: nothing) from the disk and leaves @k as it is, with
+ * system calls only: async-signal-safe, for a process about to _exit() (the hook's
+ * deadline); the copy stays when the run is stopped within the few instructions between
+ * mkdtemp() and the copy's @active.
+ */
+void kp_kmod_copy_unlink(const struct kp_kmod_copy *k);
 
 #endif

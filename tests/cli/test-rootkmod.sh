@@ -39,7 +39,7 @@ mkroot() {
 }
 root=$tmp/root
 md=$root/lib/modules/$rel
-mkroot "$root" kp_prop_prov kp_use_prop kp_plain kp_nolicense
+mkroot "$root" kp_prop_prov kp_use_prop kp_plain kp_nolicense kp_symget
 mkroot "$tmp/other" kp_use_prop
 for i in $(seq 3000); do echo "# $i" >"$root/etc/modprobe.d/pad-$i.conf"; done
 chmod 0755 "$root" "$md"
@@ -161,8 +161,39 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\." "$tmp/strace") $(ls -A "$tmp/priv" | wc -l) $(grep -c '^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" \
 		"1 1 0 1"
 	[ "$rc" = 1 ] || sed 's/^/#   /' "$tmp/err"
+	# a policy that blocks more than symbol-get, a chain that calls symbol_get(): the hook
+	# decides without tracing first, then traces in a second pass; both read the one copy
+	printf 'block inherit-taint\n' >"$tmp/policy.conf"
+	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		"$kp" hook -v --timeout 0 --config "$tmp/policy.conf" --root "$root" kp_symget \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	is "the hook's two passes (untraced, then traced): one copy, removed" \
+		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A "$tmp/priv" | wc -l) $(grep -c '^kopolicy: kp_symget: kp_symget: loads' "$tmp/err")" \
+		"0 1 0 1"
+	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
 else
 	skip "check -b ROOT NAME on an untrusted root: one copy" "no strace (or no ptrace)"
+	skip "the hook's two passes (untraced, then traced): one copy" "as above"
+fi
+# the deadline: its answer first, then the copy removed (by a child of the hook's, so that
+# a stalled removal cannot stall the answer); strace holds the third link into the copy
+# 1.5 s, past --timeout 1
+if command -v strace >/dev/null &&
+	strace -qq -o /dev/null -e inject=getpid:delay_exit=1 true 2>/dev/null; then
+	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -qq -o /dev/null -e trace=symlinkat \
+		-e inject=symlinkat:delay_exit=1500000:when=3 \
+		"$kp" hook -v --timeout 1 --root "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	for _ in $(seq 50); do [ -z "$(ls -A "$tmp/priv")" ] && break; sleep 0.1; done
+	is "the deadline while the copy is made: the on-error answer, the copy removed" \
+		"$rc $(grep -c '^kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); letting the load go on (on-error fail-open, default)$' "$tmp/err") $(ls -A "$tmp/priv" | wc -l)" \
+		"0 1 0"
+	rm -rf "${tmp:?}/priv/"*
+else
+	skip "the deadline while the copy is made: the copy removed" "no strace fault injection"
 fi
 TMPDIR=$tmp/priv hook kp-test-alias
 is "... the root's modprobe.d copied: its alias resolves" \
