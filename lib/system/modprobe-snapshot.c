@@ -209,11 +209,11 @@ static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, 
  * copy to the root's own, for that stat() only. kopolicy opens the modules itself, inside
  * the root (set_paths() names them under @k->moddir). What a swapped link target can change:
  * libkmod stat()s the dependencies of a modules.dep.bin line (module_parse_depline(), not the
- * module itself) and keeps only the path it was given; the stat() result is used only to fail
- * (ERR "ctx=... path=... error=..."), which kopolicy turns into "dependencies of NAME" and the
- * on-error policy. So a target swapped by whoever can write the release directory (the case
- * of a copy) changes at most whether a dependency exists for libkmod, which that writer can
- * change by removing the module itself; the bytes judged are still the root's.
+ * module itself) and keeps only the path it was given; the stat() result is used only to fail.
+ * A directory below the release directory swapped for a link to a host path would make that
+ * result tell whether the host path exists: modprobe-chain.c takes neither answer (each
+ * dependency must be a file inside the root; where libkmod failed, the checked index's line
+ * gives them), so the answer depends on the root alone; the bytes judged are the root's.
  */
 static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 {

@@ -195,6 +195,24 @@ if command -v strace >/dev/null &&
 else
 	skip "the deadline while the copy is made: the copy removed" "no strace fault injection"
 fi
+# libkmod stat()s a module's dependencies by name on the host: extra/ swapped for a link to
+# a host path ($tmp/probe; inside the root, ROOT$tmp/probe holds the modules) must not let
+# the answer tell whether that host path exists
+mkdir -p "$root$tmp/probe" "$tmp/probe"
+cp -R "$md/extra/." "$root$tmp/probe/"
+mv "$md/extra" "$tmp/extra.real"
+ln -s "$tmp/probe" "$md/extra"
+TMPDIR=$tmp/priv hook kp_use_prop
+a=$rc:$(grep -c "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" "$tmp/err"):$(grep -c 'cannot decide' "$tmp/err")
+cp "$root$tmp/probe/kp_prop_prov.ko" "$tmp/probe/"
+TMPDIR=$tmp/priv hook kp_use_prop
+b=$rc:$(grep -c "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" "$tmp/err"):$(grep -c 'cannot decide' "$tmp/err")
+is "a link below the release directory to a host path: the root's answer, host file absent or there" \
+	"$a $b" "0:1:0 0:1:0"
+[ "$a" = 0:1:0 ] || sed 's/^/#   /' "$tmp/err"
+rm "$md/extra"
+mv "$tmp/extra.real" "$md/extra"
+rm -rf "$root$tmp" "$tmp/probe"
 TMPDIR=$tmp/priv hook kp-test-alias
 is "... the root's modprobe.d copied: its alias resolves" \
 	"$rc $(grep -c '^kopolicy: kp-test-alias:   kp_plain extra/kp_plain.ko$' "$tmp/err")" "0 1"
