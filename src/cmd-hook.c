@@ -151,6 +151,13 @@ static int undecided(struct hook *h, const char *fmt, ...)
 	return mode == KP_HOOK_FAIL_CLOSED ? KP_EXIT_ERROR : KP_EXIT_OK;
 }
 
+/* @h->a ready for a pass: every pass reads the one private copy for libkmod the hook keeps. */
+static void hook_ctx_init(struct hook *h)
+{
+	kp_cli_ctx_init(&h->a, h->cli, &h->o);
+	h->a.env.kmod_copy = &h->kmod_copy;
+}
+
 /*
  * The consequences that need no symbol_get() tracing (license, P, load failures), decided
  * first when the policy blocks one of them: a load they block is blocked without tracing any
@@ -168,7 +175,7 @@ static int untraced_pass(struct hook *h)
 	h->a.o.no_symbol_get = true;
 	if (kp_ctx_load_chain(&h->a, h->asked, &err) < 0 || !h->a.set.n) {
 		kp_ctx_release(&h->a);
-		kp_cli_ctx_init(&h->a, h->cli, &h->o);
+		hook_ctx_init(h);
 		return -1; /* the full pass says why, or that there is nothing to load */
 	}
 	for (size_t i = 0; i < h->a.set.n; i++)
@@ -182,7 +189,7 @@ static int untraced_pass(struct hook *h)
 		return hook_decide(h);
 	}
 	kp_ctx_release(&h->a);
-	kp_cli_ctx_init(&h->a, h->cli, &h->o);
+	hook_ctx_init(h);
 	h->a.env.log = NULL; /* said by the first pass */
 	return -1;
 }
@@ -229,6 +236,7 @@ static bool valid_module_arg(const char *s)
 static void hook_free(struct hook *h)
 {
 	kp_ctx_release(&h->a);
+	kp_kmod_copy_remove(&h->kmod_copy); /* after the last pass that read it */
 	kp_hook_policy_release(&h->policy);
 	free(h->root_abs);
 }
@@ -381,7 +389,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		free(h.root_abs);
 		return rc;
 	}
-	kp_cli_ctx_init(&h.a, cli, &h.o);
+	hook_ctx_init(&h);
 	/* No operand: the module modprobe is running the install line for. */
 	h.asked = optind < argc ? argv[optind] : getenv("MODPROBE_MODULE");
 	if (!h.asked || !valid_module_arg(h.asked)) {

@@ -67,25 +67,59 @@ static struct {
 	int schedstat; /* the arming thread's schedstat (O_CLOEXEC), -1: run_delay unknown */
 	bool armed;
 	timer_t timer;
-	struct timespec start; /* CLOCK_MONOTONIC when armed */
-	uint64_t delay0;       /* run_delay when armed, ns */
-	uint64_t budget;       /* --timeout, ns */
-	uint64_t cap;	       /* wall-clock ns after which the load is blocked */
+	struct timespec start;		 /* CLOCK_MONOTONIC when armed */
+	uint64_t delay0;		 /* run_delay when armed, ns */
+	uint64_t budget;		 /* --timeout, ns */
+	uint64_t cap;			 /* wall-clock ns after which the load is blocked */
+	const struct kp_kmod_copy *copy; /* libkmod's private copy: removed at the deadline */
 } deadline = { .schedstat = -1 };
 
-static void say_and_exit(const char *msg, size_t len, int code)
+/*
+ * libkmod's private copy removed by a child of its own after the answer (a raw fork, then
+ * system calls only: async-signal-safe): a file system that stalls the removal stalls that
+ * child, never the answer; the child closes the standard descriptors first, so a pipe
+ * modprobe reads ends with the hook. No child (fork failed): the copy stays.
+ */
+static void remove_copy_detached(void)
+{
+	long pid;
+
+	if (!deadline.copy || !deadline.copy->active)
+		return;
+#ifdef SYS_fork
+	pid = syscall(SYS_fork);
+#else /* arm64, riscv64: clone(flags, stack, ...) */
+	pid = syscall(SYS_clone, (unsigned long)SIGCHLD, 0UL, 0UL, 0UL, 0UL);
+#endif
+	if (pid != 0)
+		return;
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	close(STDERR_FILENO);
+	kp_kmod_copy_unlink(deadline.copy);
+	_exit(0);
+}
+
+/* @msg written, the copy removed with @clean, then the exit with @code. */
+static void say_and_exit(const char *msg, size_t len, int code, bool clean)
 {
 	ssize_t n = write(STDERR_FILENO, msg, len);
 
 	(void)n;
+	if (clean)
+		remove_copy_detached();
 	_exit(code);
 }
 
 static void fatal_signal(int sig)
 {
 	(void)sig;
-	/* async-signal-safe: write() and _exit() only */
-	say_and_exit(deadline.fault, deadline.fault_len, deadline.code);
+	/*
+	 * async-signal-safe: write() and _exit() only; the copy is left (reading its state
+	 * after a fault could fault again, and the kernel would then kill the hook: a blocked
+	 * load whatever the on-error mode)
+	 */
+	say_and_exit(deadline.fault, deadline.fault_len, deadline.code, false);
 }
 
 /* Nanoseconds since deadline.start on CLOCK_MONOTONIC; async-signal-safe. */
@@ -151,7 +185,7 @@ static void rearm(uint64_t ns)
 	its.it_value.tv_sec = (time_t)(ns / NSEC_PER_SEC);
 	its.it_value.tv_nsec = (long)(ns % NSEC_PER_SEC);
 	if (timer_settime(deadline.timer, 0, &its, NULL) < 0) /* no timer left: blocked */
-		say_and_exit(deadline.starved, deadline.starved_len, KP_EXIT_ERROR);
+		say_and_exit(deadline.starved, deadline.starved_len, KP_EXIT_ERROR, true);
 }
 
 /* SIGALRM: the budget spent, the cap reached, or re-armed for the rest of the budget. */
@@ -162,11 +196,11 @@ static void deadline_alarm(int sig)
 
 	(void)sig;
 	if (wall >= deadline.cap || !read_run_delay(deadline.schedstat, &delay))
-		say_and_exit(deadline.starved, deadline.starved_len, KP_EXIT_ERROR);
+		say_and_exit(deadline.starved, deadline.starved_len, KP_EXIT_ERROR, true);
 	waited = delay > deadline.delay0 ? delay - deadline.delay0 : 0;
 	charged = wall > waited ? wall - waited : 0;
 	if (charged >= deadline.budget)
-		say_and_exit(deadline.msg, deadline.len, deadline.code);
+		say_and_exit(deadline.msg, deadline.len, deadline.code, true);
 	left = deadline.budget - charged;
 	if (left > deadline.cap - wall)
 		left = deadline.cap - wall;
@@ -243,6 +277,7 @@ void hook_arm_deadline(struct hook *h)
 	bool known;
 
 	deadline.code = mode == KP_HOOK_FAIL_CLOSED ? KP_EXIT_ERROR : KP_EXIT_OK;
+	deadline.copy = &h->kmod_copy; /* made, if at all, while the timer runs */
 	snprintf(answer, sizeof(answer), "%s (on-error %s, %s)",
 		 mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
 		 kp_hook_on_error_name(mode), from);

@@ -31,6 +31,8 @@ struct hook {
 	bool policy_bad; /* the file was refused: only --on-error counts */
 	struct kp_ctx_opts o;
 	struct kp_ctx a; /* the running system, the chain, what it loads (lazy mode) */
+	/* libkmod's private copy, one for both passes (a.env.kmod_copy); hook_free() removes it */
+	struct kp_kmod_copy kmod_copy;
 };
 
 /* One line on stderr about the module asked for, escaped; nothing when @h->quiet. */

@@ -445,7 +445,7 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 		free(sys);
 	}
 	/* no tree for the running release: an unknown kernel; else what failed in it */
-	if (kp_tree_open(&c->tree, c->o.root, c->run.release, &why) < 0)
+	if (kp_tree_open(&c->tree, c->o.root, c->run.release, kp_ctx_kmod_copy(c), &why) < 0)
 		return kp_err_errno(err, why.errnum, "%s%s",
 				    why.errnum == ENOENT ? "unknown kernel: " : "", why.msg);
 	c->have_tree = true;
@@ -624,7 +624,7 @@ int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 	if (kp_chain_open(&c->hook.chain, c->o.root, c->tree.moddir,
 			  (const char *const *)c->tree.builtin, c->tree.nbuiltin,
 			  (const char *const *)c->tree.modprobe_blacklist,
-			  c->tree.nmodprobe_blacklist, err) < 0)
+			  c->tree.nmodprobe_blacklist, kp_ctx_kmod_copy(c), err) < 0)
 		return -1;
 	c->hook.have_chain = true;
 	if (kp_chain_resolve(&c->hook.chain, name, err) < 0)

@@ -64,7 +64,7 @@ static int kernel_default(struct kp_ctx *c, struct kp_err *err)
 	if (uname(&u) < 0)
 		return kp_err_set(err, "uname: %m");
 	snprintf(c->release_buf, sizeof(c->release_buf), "%s", u.release);
-	if (kp_tree_open(&c->tree, NULL, c->release_buf, &why) == 0) {
+	if (kp_tree_open(&c->tree, NULL, c->release_buf, NULL, &why) == 0) {
 		c->have_tree = true;
 		if (kp_tree_load_base_cached(&c->tree, c->base, false, base_cache(c), &why) == 0) {
 			c->o.nkernels = 1;
@@ -86,7 +86,7 @@ static int kernel_from_tree(struct kp_ctx *c, const char *root, struct kp_tree *
 			    struct kp_err *err)
 {
 	if (!loaded) {
-		if (kp_tree_open(t, root, c->o.fo.release, err) < 0)
+		if (kp_tree_open(t, root, c->o.fo.release, kp_ctx_kmod_copy(c), err) < 0)
 			return -1; /* its messages name the path */
 		c->have_tree = true;
 	}

@@ -39,6 +39,11 @@ void kp_ctx_init(struct kp_ctx *c, const struct kp_ctx_opts *opts, const struct 
 		c->env = *env;
 }
 
+struct kp_kmod_copy *kp_ctx_kmod_copy(struct kp_ctx *c)
+{
+	return c->env.kmod_copy ? c->env.kmod_copy : &c->own_kmod_copy;
+}
+
 void kp_ctx_say(const struct kp_ctx *c, const char *path, const char *msg)
 {
 	if (c->env.log)
@@ -467,6 +472,8 @@ void kp_ctx_release(struct kp_ctx *c)
 	kp_base_free(c->base);
 	if (c->hook.have_chain)
 		kp_chain_close(&c->hook.chain);
+	/* after the tree and the chain that read it; env.kmod_copy is its owner's */
+	kp_kmod_copy_remove(&c->own_kmod_copy);
 	if (c->have_tree)
 		kp_tree_release(&c->tree);
 	if (c->have_run)

@@ -99,6 +99,12 @@ struct kp_ctx_env {
 	/* a diagnostic that does not stop the load; @path may be NULL */
 	void (*log)(void *data, const char *path, const char *msg);
 	void *log_data;
+	/*
+	 * libkmod's private copy of the root's indexes and modprobe.d when the front end keeps
+	 * one across contexts (the hook's two passes): borrowed, zeroed by its owner, removed
+	 * by it after the last context; NULL: the context's own (kp_ctx_kmod_copy()).
+	 */
+	struct kp_kmod_copy *kmod_copy;
 };
 
 /* What only the modprobe hook's load, kp_ctx_load_chain() (context-chain.c), keeps. */
@@ -156,6 +162,10 @@ struct kp_ctx {
 
 	struct kp_tree tree; /* -b, the default kernel's, or the chain's */
 	bool have_tree;
+	/* libkmod's private copy of the root's indexes and modprobe.d without env.kmod_copy:
+	 * made at most once by the tree or the chain that first needs it, removed by
+	 * kp_ctx_release() after them (kp_ctx_kmod_copy()) */
+	struct kp_kmod_copy own_kmod_copy;
 	struct kp_running run; /* --running, or the chain's live state */
 	bool have_run;
 	const char **run_loaded; /* names of the loaded modules (arena of run) */
@@ -186,6 +196,11 @@ struct kp_ctx {
 /* @opts and @env are copied; the strings they point to must outlive the context. */
 void kp_ctx_init(struct kp_ctx *c, const struct kp_ctx_opts *opts, const struct kp_ctx_env *env);
 void kp_ctx_release(struct kp_ctx *c);
+/*
+ * The private copy for libkmod that @c's tree and chain share (system/modprobe-snapshot.h):
+ * the front end's (env.kmod_copy), else @c's own.
+ */
+struct kp_kmod_copy *kp_ctx_kmod_copy(struct kp_ctx *c);
 
 enum {
 	KP_CTX_SIMULATE = 1 << 0, /* run the loader simulation after the graph */

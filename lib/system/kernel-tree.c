@@ -236,20 +236,20 @@ static void quiet_log(void *data, int priority, const char *file, int line, cons
 {
 }
 
-/* modprobe.d "blacklist" lines, in the directories kmod reads, under the root. */
-static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
+/*
+ * modprobe.d "blacklist" lines, in the directories kmod reads, under the root; a private
+ * copy for libkmod made in @shared when it has none (NULL: one of its own, removed here).
+ */
+static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared, struct kp_err *err)
 {
 	static const char *const dirs[] = {
 		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
 		"lib/modprobe.d", "usr/lib/modprobe.d",
 	};
 	const char *paths[KP_ARRAY_SIZE(dirs) + 1] = { NULL };
-	const char *kpaths[KP_ARRAY_SIZE(dirs) + 1] = { NULL };
 	char *owned[KP_ARRAY_SIZE(dirs)] = { NULL };
-	struct kp_kmod_copy kc = { .rootdir = &t->rootdir,
-				   .moddir = t->moddir,
-				   .arena = &t->arena,
-				   .kmoddir = t->moddir };
+	struct kp_kmod_copy own = { .active = false };
+	struct kp_kmod_copy *kc = &own;
 	struct kmod_config_iter *it;
 	struct kmod_ctx *ctx;
 	size_t n = 0, cap = 0;
@@ -267,6 +267,8 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 		if (kp_is_dir(owned[i]))
 			paths[n++] = owned[i];
 	}
+	/* the run's copy, unless it holds another release directory's */
+	kc = shared && (!shared->active || kp_kmod_copy_of(shared, t->moddir)) ? shared : &own;
 	if (!n)
 		goto out;
 	/* A FIFO among them would block libkmod's reader forever: refused first. */
@@ -274,15 +276,13 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 	if (r < 0)
 		goto out;
 	/* libkmod reads by name: under a root others could swap a file in, a private copy */
-	memcpy(kpaths, paths, sizeof(paths));
-	if (!kp_root_is_host(t->root)) {
-		r = kp_kmod_trusted(t->moddir, paths) ? 0
-						      : kp_kmod_copy_open(&kc, paths, kpaths, err);
+	if (!kc->active && !kp_root_is_host(t->root) && !kp_kmod_trusted(t->moddir, paths)) {
+		r = kp_kmod_copy_open(kc, &t->rootdir, t->moddir, paths, err);
 		if (r < 0)
 			goto out;
 	}
 	kp_in_note_kmod(t->moddir, paths);
-	ctx = kmod_new(kc.kmoddir, kpaths);
+	ctx = kmod_new(kp_kmod_dir(kc, t->moddir), kp_kmod_paths(kc, paths));
 	if (!ctx) {
 		r = kp_err_set(err, "%s: libkmod cannot read the modprobe configuration",
 			       t->moddir);
@@ -303,13 +303,14 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_err *err)
 		kmod_config_iter_free_iter(it);
 	kmod_unref(ctx);
 out:
-	kp_kmod_copy_remove(&kc);
+	kp_kmod_copy_remove(&own); /* @shared is its owner's */
 	for (size_t i = 0; i < KP_ARRAY_SIZE(dirs); i++)
 		free(owned[i]);
 	return r;
 }
 
-int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_err *err)
+int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_kmod_copy *kc,
+		 struct kp_err *err)
 {
 	struct mod_bases mb = { .n = 0 };
 
@@ -360,7 +361,7 @@ int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struc
 	bases_release(&mb);
 	kp_tree_find_files(t);
 	if (kp_tree_read_builtin(t, err) < 0 || kp_tree_read_builtin_modinfo(t, err) < 0 ||
-	    read_modprobe_config(t, err) < 0)
+	    read_modprobe_config(t, kc, err) < 0)
 		goto fail;
 	return 0;
 fail:

@@ -16,6 +16,7 @@
 #include "kernel/kernel-base.h"
 #include "kernel/kernel-config.h"
 #include "file/rootopen.h"
+#include "modprobe-snapshot.h"
 #include "util/util.h"
 
 /* One "module.key=value" record of modules.builtin.modinfo. */
@@ -63,8 +64,13 @@ struct kp_tree {
  * only release there is, or fails listing the candidates. Missing optional
  * files are NULL fields, not errors; a malformed modules.builtin is an error.
  * @t is overwritten; release it with kp_tree_release() after success.
+ * @kc: the run's private copy for libkmod (modprobe-snapshot.h; borrowed, removed by its
+ * owner), made there when libkmod must read the modprobe.d blacklist from a copy, for the
+ * modprobe chain to read next (kp_chain_open()); NULL: a copy made then is removed before
+ * this returns.
  */
-int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_err *err);
+int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_kmod_copy *kc,
+		 struct kp_err *err);
 void kp_tree_release(struct kp_tree *t);
 
 /*

@@ -27,6 +27,13 @@ int kp_chain_read_text_index(const struct kp_root_dir *root, const char *moddir,
 int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct kp_err *err);
 
 /*
+ * The modules.dep.bin line ("PATH: DEP...") of the module @name ('_' name) as @c keeps the
+ * index (checked: the bytes libkmod reads), into @buf (@size bytes, NUL-terminated): 1; 0
+ * when the index has no such line (or @c keeps none); -1 when it does not fit.
+ */
+int kp_chain_depbin_line(const struct kp_chain *c, const char *name, char *buf, size_t size);
+
+/*
  * Before a libkmod lookup of @name: the indexes it can reach are checked (once per
  * chain). 0, or -1 with @err.
  */

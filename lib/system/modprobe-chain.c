@@ -45,7 +45,7 @@ static void kmod_log_fn(void *data, int priority, const char *file, int line, co
 
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
-		  size_t nblacklist, struct kp_err *err)
+		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_err *err)
 {
 	const char *paths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
 	const char *kpaths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
@@ -55,10 +55,8 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	memset(c, 0, sizeof(*c));
 	c->root = kp_arena_strdup(&c->arena, root && *root ? root : "/");
 	c->moddir = kp_arena_strdup(&c->arena, moddir);
-	c->kc = (struct kp_kmod_copy){ .rootdir = &c->rootdir,
-				       .moddir = c->moddir,
-				       .arena = &c->arena,
-				       .kmoddir = c->moddir };
+	/* the run's copy, unless it holds another release directory's */
+	c->kc = kc && (!kc->active || kp_kmod_copy_of(kc, moddir)) ? kc : &c->own_kc;
 	/* opened once: the text indexes are opened under this directory */
 	kp_root_dir_pin(&c->rootdir, c->root);
 	c->builtin = builtin;
@@ -107,7 +105,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	}
 	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
 	kp_in_note_kmod(moddir, paths); /* the root's files, whichever libkmod reads */
-	c->ctx = kmod_new(c->kc.kmoddir, kpaths);
+	c->ctx = kmod_new(kp_kmod_dir(c->kc, moddir), kpaths);
 	if (!c->ctx) {
 		kp_chain_close(c);
 		return kp_err_set(err, "%s: libkmod cannot open the indexes", moddir);
@@ -122,7 +120,7 @@ void kp_chain_close(struct kp_chain *c)
 {
 	if (c->ctx)
 		kmod_unref(c->ctx);
-	kp_kmod_copy_remove(&c->kc);
+	kp_kmod_copy_remove(&c->own_kc); /* a copy given to kp_chain_open() is its owner's */
 	if (c->depbin.data)
 		kp_bytes_release(&c->depbin);
 	free(c->dep_text);
@@ -149,10 +147,11 @@ static bool is_blacklisted(const struct kp_chain *c, const char *name)
 static int set_paths(struct kp_chain *c, struct kp_chain_module *m, const char *file,
 		     struct kp_err *err)
 {
-	size_t ml = strlen(c->moddir), kl = strlen(c->kc.kmoddir);
+	const char *kmoddir = kp_kmod_dir(c->kc, c->moddir);
+	size_t ml = strlen(c->moddir), kl = strlen(kmoddir);
 	char *p = NULL;
 
-	if (c->kc.active && !strncmp(file, c->kc.kmoddir, kl) && file[kl] == '/') {
+	if (c->kc->active && !strncmp(file, kmoddir, kl) && file[kl] == '/') {
 		/* libkmod names it in its copy: the module is the root's */
 		if (asprintf(&p, "%s%s", c->moddir, file + kl) < 0)
 			p = NULL;
@@ -219,6 +218,86 @@ static int chain_add(struct kp_chain *c, size_t *cap, const char *name, const ch
 	return 0;
 }
 
+/*
+ * The dependencies of a modules.dep line (@list: "DEP DEP ...", cut in place) added to the
+ * chain as kmod_module_parse_depline() lists them: prepended, the last one listed first.
+ */
+static int add_deps(struct kp_chain *c, size_t *cap, const char *norm, char *list,
+		    struct kp_err *err)
+{
+	char *toks[KP_CHAIN_MAX_MODULES];
+	char *save = NULL;
+	size_t nt = 0;
+
+	for (char *t = strtok_r(list, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+		if (nt == KP_ARRAY_SIZE(toks))
+			return kp_err_set(err, "%s/modules.dep: %s has too many dependencies",
+					  c->moddir, norm);
+		toks[nt++] = t;
+	}
+	while (nt--) {
+		char name[256];
+
+		kp_modname_from_path(name, sizeof(name), toks[nt], KP_MODNAME_KO);
+		if (chain_add(c, cap, name, toks[nt], false, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether @m's file is a file inside the root (links followed there, never on the host). */
+static bool file_in_root(const struct kp_chain *c, const struct kp_chain_module *m)
+{
+	char *real;
+	bool ok;
+
+	if (m->builtin)
+		return true;
+	real = kp_root_resolve_path(c->root, m->path);
+	ok = real && kp_is_file(real);
+	free(real);
+	return ok;
+}
+
+/*
+ * libkmod 30 stat()s each dependency of a modules.dep.bin line (module_parse_depline() ->
+ * kmod_module_new_from_path()) by name on the host, through the copy's links when it reads
+ * a copy: below the release directory, a directory someone swapped for a link makes that
+ * stat() ask about a host path, and the answer would tell whether it exists. So what it
+ * found is not taken: each dependency must be a file inside the root, and where libkmod
+ * failed (@why), the line of the index kopolicy checked (the bytes libkmod read) gives the
+ * dependencies of @mname, each then a file inside the root, else libkmod's failure stands.
+ */
+static int deps_from_index(struct kp_chain *c, size_t *cap, const char *mname, const char *why,
+			   struct kp_err *err)
+{
+	char line[65536], *colon;
+	size_t first = c->n;
+
+	if (kp_chain_depbin_line(c, mname, line, sizeof(line)) != 1 || !(colon = strchr(line, ':')))
+		return kp_err_set(err, "%s: dependencies of %s: %s", c->moddir, mname, why);
+	if (add_deps(c, cap, mname, colon + 1, err) < 0)
+		return -1;
+	for (size_t i = first; i < c->n; i++)
+		if (!file_in_root(c, &c->mods[i]))
+			return kp_err_set(err, "%s: dependencies of %s: %s", c->moddir, mname, why);
+	return 0;
+}
+
+/* A dependency @dname of @mname that libkmod found: a file inside the root too. */
+static int dep_in_root(struct kp_chain *c, const char *dname, const char *mname, struct kp_err *err)
+{
+	char norm[256];
+	const struct kp_chain_module *m;
+
+	kp_modname_copy(norm, sizeof(norm), dname, SIZE_MAX);
+	m = chain_find(c, norm);
+	if (!m || file_in_root(c, m))
+		return 0;
+	return kp_err_set(err, "%s: dependencies of %s: %s: no such module file inside the root",
+			  c->moddir, mname, m->path);
+}
+
 static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
 			struct kp_err *err)
 {
@@ -256,8 +335,7 @@ static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, 
 		log.set = false;
 		deps = kmod_module_get_dependencies(mod);
 		if (!deps && log.set)
-			r = kp_err_set(err, "%s: dependencies of %s: %s", c->moddir, mname,
-				       log.msg);
+			r = deps_from_index(c, cap, mname, log.msg, err);
 		kmod_list_foreach(d, deps)
 		{
 			struct kmod_module *dm = kmod_module_get_module(d);
@@ -265,6 +343,8 @@ static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, 
 			if (r == 0)
 				r = chain_add(c, cap, kmod_module_get_name(dm),
 					      kmod_module_get_path(dm), false, err);
+			if (r == 0)
+				r = dep_in_root(c, kmod_module_get_name(dm), mname, err);
 			kmod_module_unref(dm);
 		}
 		kmod_module_unref_list(deps);
@@ -311,9 +391,7 @@ static int text_add_with_deps(struct kp_chain *c, const char *norm, size_t *cap,
 			      struct kp_err *err)
 {
 	char *deps, *line, key[512], list[65536];
-	char *toks[KP_CHAIN_MAX_MODULES];
-	size_t dl, nt = 0;
-	char *save = NULL;
+	size_t dl;
 
 	line = dep_line(c, norm, &deps, &dl);
 	if (!line)
@@ -325,20 +403,8 @@ static int text_add_with_deps(struct kp_chain *c, const char *norm, size_t *cap,
 	key[deps - 1 - line] = '\0';
 	memcpy(list, deps, dl);
 	list[dl] = '\0';
-	for (char *t = strtok_r(list, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
-		if (nt == KP_ARRAY_SIZE(toks))
-			return kp_err_set(err, "%s/modules.dep: %s has too many dependencies",
-					  c->moddir, norm);
-		toks[nt++] = t;
-	}
-	/* kmod_module_parse_depline() prepends: the last dependency listed comes first. */
-	while (nt--) {
-		char name[256];
-
-		kp_modname_from_path(name, sizeof(name), toks[nt], KP_MODNAME_KO);
-		if (chain_add(c, cap, name, toks[nt], false, err) < 0)
-			return -1;
-	}
+	if (add_deps(c, cap, norm, list, err) < 0)
+		return -1;
 	return chain_add(c, cap, norm, key, target, err);
 }
 

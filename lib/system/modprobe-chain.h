@@ -28,7 +28,7 @@
 #define KP_CHAIN_MAX_LOADED  65536		/* lines of /proc/modules */
 
 /* The modprobe.d directories libkmod reads (etc, run, usr/local/lib, lib, usr/lib). */
-#define KP_CHAIN_CONF_DIRS 5
+#define KP_CHAIN_CONF_DIRS KP_KMOD_CONF_DIRS
 
 enum kp_chain_source {
 	KP_CHAIN_LIBKMOD, /* modules.dep.bin & co. through libkmod */
@@ -50,7 +50,8 @@ struct kp_chain {
 	const char *root;
 	struct kp_root_dir rootdir; /* @root's directory, opened once by kp_chain_open() */
 	const char *moddir;	    /* ROOT/lib/modules/<release> */
-	struct kp_kmod_copy kc;	    /* what libkmod reads: the root's files or a copy */
+	struct kp_kmod_copy *kc;    /* what libkmod reads: the root's files or a copy */
+	struct kp_kmod_copy own_kc; /* @kc when kp_chain_open() was given none */
 	enum kp_chain_source source;
 	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
@@ -73,10 +74,13 @@ struct kp_chain {
  * Opens the indexes of @moddir (inside @root): libkmod when modules.dep.bin
  * exists, else the text modules.dep; fails saying so when neither exists.
  * @builtin (sorted, '_' names) and @blacklist are borrowed for the chain's life.
+ * @kc: the run's private copy for libkmod (borrowed; read when it has one, made there when
+ * libkmod needs one and it has none, removed by its owner after kp_chain_close()); NULL:
+ * the chain makes its own when needed and kp_chain_close() removes it.
  */
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
-		  size_t nblacklist, struct kp_err *err);
+		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_err *err);
 void kp_chain_close(struct kp_chain *c);
 
 /*

@@ -214,7 +214,7 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
 	char *path, *shown;
 	int r;
 
-	if (asprintf(&path, "%s/%s", c->kc.kmoddir, name) < 0)
+	if (asprintf(&path, "%s/%s", kp_kmod_dir(c->kc, c->moddir), name) < 0)
 		return kp_err_set(err, "out of memory");
 	if (asprintf(&shown, "%s/%s", c->moddir, name) < 0) {
 		free(path);
@@ -225,7 +225,7 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
 	 * snapshot, the file then copied through the pinned root, and the copy checked and read.
 	 */
 	if (kmod_reads_root(c->root, shown, "a depmod index", err) < 0 ||
-	    kp_kmod_copy_file(&c->kc, name, IDX_MAX_SIZE, err) < 0) {
+	    kp_kmod_copy_file(c->kc, name, IDX_MAX_SIZE, err) < 0) {
 		free(shown);
 		free(path);
 		return -1;
@@ -271,7 +271,7 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
  * The index passed kp_chain_index_check(): every offset is in the file and each step
  * goes down.
  */
-static bool depbin_search(const unsigned char *d, const char *key)
+static size_t depbin_search(const unsigned char *d, const char *key)
 {
 	uint32_t w;
 	size_t i = 0;
@@ -285,7 +285,7 @@ static bool depbin_search(const unsigned char *d, const char *key)
 			size_t n = strlen(p);
 
 			if (strncmp(p, key + i, n))
-				return false;
+				return 0;
 			i += n;
 			pos += n + 1;
 		}
@@ -297,40 +297,68 @@ static bool depbin_search(const unsigned char *d, const char *key)
 		if (!key[i]) {
 			if (w & IDX_NODE_CHILDS)
 				pos += 4 * ((size_t)last - first + 1);
-			return (w & IDX_NODE_VALUES) && be32(d + pos) > 0;
+			return (w & IDX_NODE_VALUES) && be32(d + pos) > 0 ? pos : 0;
 		}
 		if (!(w & IDX_NODE_CHILDS) || (unsigned char)key[i] < first ||
 		    (unsigned char)key[i] > last)
-			return false;
+			return 0;
 		w = be32(d + pos + 4 * ((size_t)(unsigned char)key[i] - first));
 		if (!(w & IDX_NODE_MASK))
-			return false;
+			return 0;
 		i++;
 	}
 }
 
 struct search_call {
 	const unsigned char *d;
+	size_t len;
 	const char *key;
 	bool found;
+	char *value; /* NULL, or where the first value goes (@size bytes) */
+	size_t size;
+	int copied; /* 1: the value copied, 0: none, -1: longer than @size */
 };
 
 static int search_cb(void *arg)
 {
 	struct search_call *sc = arg;
+	size_t pos = depbin_search(sc->d, sc->key), end;
 
-	sc->found = depbin_search(sc->d, sc->key);
+	sc->found = pos != 0;
+	/* the values: a count, then each a priority and a string (kmod's index.c) */
+	if (!sc->found || !sc->value || sc->len - pos < 8)
+		return 0;
+	end = idx_string(sc->d, sc->len, pos + 8);
+	if (!end)
+		return 0;
+	if (end - (pos + 8) > sc->size) {
+		sc->copied = -1;
+		return 0;
+	}
+	memcpy(sc->value, sc->d + pos + 8, end - (pos + 8));
+	sc->copied = 1;
 	return 0;
 }
 
 /* depbin_search() on the mapped modules.dep.bin, under the SIGBUS guard. */
 static bool depbin_has(const struct kp_chain *c, const char *key)
 {
-	struct search_call sc = { .d = c->depbin.data, .key = key };
+	struct search_call sc = { .d = c->depbin.data, .len = c->depbin.len, .key = key };
 
 	if (!c->depbin.data)
 		return false;
 	return kp_bytes_guard(&c->depbin, search_cb, &sc, NULL) == 0 && sc.found;
+}
+
+int kp_chain_depbin_line(const struct kp_chain *c, const char *name, char *buf, size_t size)
+{
+	struct search_call sc = {
+		.d = c->depbin.data, .len = c->depbin.len, .key = name, .value = buf, .size = size
+	};
+
+	if (!c->depbin.data || !size || kp_bytes_guard(&c->depbin, search_cb, &sc, NULL) < 0)
+		return 0;
+	return sc.copied;
 }
 
 /*

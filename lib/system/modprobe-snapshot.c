@@ -16,8 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "file/bytes.h"
@@ -128,7 +131,7 @@ static int snapshot_copy(struct kp_kmod_copy *k, const char *src, const char *na
 	struct stat st;
 	int fd, r;
 
-	fd = kp_open_regular_in(k->rootdir, src, &st, err);
+	fd = kp_open_regular_in(&k->rootdir, src, &st, err);
 	if (fd < 0)
 		return kp_err_errnum(err) == ENOENT ? 0 : kp_err_prefix(err, src);
 	r = copy_fd(fd, &st, max, k->modfd, name, err);
@@ -170,7 +173,7 @@ static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, 
 		close(subfd);
 		return kp_err_set(err, "out of memory");
 	}
-	d = kp_opendir_in(k->rootdir, dir);
+	d = kp_opendir_in(&k->rootdir, dir);
 	while (d && r == 0 && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 		struct stat st;
@@ -183,7 +186,7 @@ static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, 
 			r = kp_err_set(err, "out of memory");
 			break;
 		}
-		fd = kp_open_regular_in(k->rootdir, src, &st, err);
+		fd = kp_open_regular_in(&k->rootdir, src, &st, err);
 		if (fd >= 0) {
 			r = copy_fd(fd, &st, KP_CHAIN_MAX_INDEX, subfd, de->d_name, err);
 			close(fd);
@@ -206,16 +209,16 @@ static int snapshot_conf_dir(struct kp_kmod_copy *k, size_t i, const char *dir, 
  * copy to the root's own, for that stat() only. kopolicy opens the modules itself, inside
  * the root (set_paths() names them under @k->moddir). What a swapped link target can change:
  * libkmod stat()s the dependencies of a modules.dep.bin line (module_parse_depline(), not the
- * module itself) and keeps only the path it was given; the stat() result is used only to fail
- * (ERR "ctx=... path=... error=..."), which kopolicy turns into "dependencies of NAME" and the
- * on-error policy. So a target swapped by whoever can write the release directory (the case
- * of a copy) changes at most whether a dependency exists for libkmod, which that writer can
- * change by removing the module itself; the bytes judged are still the root's.
+ * module itself) and keeps only the path it was given; the stat() result is used only to fail.
+ * A directory below the release directory swapped for a link to a host path would make that
+ * result tell whether the host path exists: modprobe-chain.c takes neither answer (each
+ * dependency must be a file inside the root; where libkmod failed, the checked index's line
+ * gives them), so the answer depends on the root alone; the bytes judged are the root's.
  */
 static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 {
 	struct dirent *de;
-	DIR *d = kp_opendir_in(k->rootdir, k->moddir);
+	DIR *d = kp_opendir_in(&k->rootdir, k->moddir);
 	int r = 0;
 
 	if (!d)
@@ -248,35 +251,29 @@ static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 static int make_snapdir(struct kp_kmod_copy *k, const char *parent, bool *refused,
 			struct kp_err *why)
 {
-	char *dir;
+	char *dir, *tmpl;
 	int fd;
 
 	*refused = false;
-	if (asprintf(&dir, "%s/kopolicy-kmod.XXXXXX", parent) < 0)
+	if (asprintf(&tmpl, "%s/kopolicy-kmod.XXXXXX", parent) < 0)
 		return kp_err_set(why, "out of memory");
-	if (!mkdtemp(dir)) {
-		fd = kp_err_errno(why, errno, "%s", strerror(errno));
-		free(dir);
-		return fd;
-	}
+	dir = kp_arena_strdup(&k->arena, tmpl);
+	free(tmpl);
+	if (!dir)
+		return kp_err_set(why, "out of memory");
+	if (!mkdtemp(dir))
+		return kp_err_errno(why, errno, "%s", strerror(errno));
+	k->snapdir = dir;
+	/* from here kp_kmod_copy_remove() removes it, and kp_kmod_copy_unlink() at a deadline */
+	k->active = true;
 	fd = kp_trusted_dir_open_local(dir, why);
 	if (fd < 0) {
 		rmdir(dir);
-		free(dir);
+		k->active = false;
 		*refused = true;
 		return -1;
 	}
-	k->snapdir = kp_arena_strdup(k->arena, dir);
-	if (!k->snapdir) {
-		close(fd);
-		rmdir(dir);
-		free(dir);
-		return kp_err_set(why, "out of memory");
-	}
-	free(dir);
 	k->snapfd = fd;
-	k->modfd = -1;
-	k->active = true; /* from here kp_kmod_copy_remove() removes it */
 	return 0;
 }
 
@@ -336,13 +333,28 @@ static int make_snapdir_default(struct kp_kmod_copy *k, struct kp_err *err)
 	return snapdir_failed(k, tried, "/tmp", refused, &why, err);
 }
 
-static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
-		     struct kp_err *err)
+/* @k's root and release directory, its own: a copy outlives the user that made it. */
+static int copy_source(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir,
+		       const char *moddir, struct kp_err *err)
+{
+	k->snapfd = k->modfd = -1;
+	k->rootdir.fd = -1;
+	k->rootdir.path = rootdir->path ? kp_arena_strdup(&k->arena, rootdir->path) : NULL;
+	k->moddir = kp_arena_strdup(&k->arena, moddir);
+	if ((rootdir->path && !k->rootdir.path) || !k->moddir)
+		return kp_err_set(err, "out of memory");
+	if (rootdir->fd >= 0 && (k->rootdir.fd = fcntl(rootdir->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return kp_err_errno(err, errno, "%s: %s", rootdir->path, strerror(errno));
+	return 0;
+}
+
+static int copy_open(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir, const char *moddir,
+		     const char *const *paths, struct kp_err *err)
 {
 	char *dir;
 	int r;
 
-	if (make_snapdir_default(k, err) < 0)
+	if (copy_source(k, rootdir, moddir, err) < 0 || make_snapdir_default(k, err) < 0)
 		return -1;
 	if (mkdirat(k->snapfd, "mod", 0700) < 0 ||
 	    (k->modfd = openat(k->snapfd, "mod", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
@@ -351,19 +363,19 @@ static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const cha
 				    k->snapdir, strerror(errno));
 	if (asprintf(&dir, "%s/mod", k->snapdir) < 0)
 		return kp_err_set(err, "out of memory");
-	k->kmoddir = kp_arena_strdup(k->arena, dir);
+	k->kmoddir = kp_arena_strdup(&k->arena, dir);
 	free(dir);
 	if (!k->kmoddir)
 		return kp_err_set(err, "out of memory");
-	for (size_t i = 0; paths[i]; i++) {
+	for (size_t i = 0; paths[i] && i < KP_KMOD_CONF_DIRS; i++) {
 		char *copy = NULL;
 
 		r = snapshot_conf_dir(k, i, paths[i], &copy, err);
-		kpaths[i] = copy ? kp_arena_strdup(k->arena, copy) : NULL;
+		k->kpaths[i] = copy ? kp_arena_strdup(&k->arena, copy) : NULL;
 		free(copy);
 		if (r < 0)
 			return -1;
-		if (!kpaths[i])
+		if (!k->kpaths[i])
 			return kp_err_set(err, "out of memory");
 	}
 	/* modules.softdep and modules.weakdep: kmod_new() reads them with the configuration */
@@ -373,57 +385,98 @@ static int copy_open(struct kp_kmod_copy *k, const char *const *paths, const cha
 	return snapshot_links(k, err);
 }
 
-int kp_kmod_copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
-		      struct kp_err *err)
+int kp_kmod_copy_open(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir, const char *moddir,
+		      const char *const *paths, struct kp_err *err)
 {
+	kp_kmod_copy_remove(k); /* what a failed attempt left, if any */
 	/* a failure here depends on $TMPDIR and the way to it, which no manifest holds */
-	if (copy_open(k, paths, kpaths, err) < 0) {
+	if (copy_open(k, rootdir, moddir, paths, err) < 0) {
 		kp_in_uncacheable("no private copy for libkmod");
 		return -1;
 	}
 	return 0;
 }
 
-/* Removes what the snapshot holds: the copies, the conf.N directories, then itself. */
-void kp_kmod_copy_remove(struct kp_kmod_copy *k)
+bool kp_kmod_copy_of(const struct kp_kmod_copy *k, const char *moddir)
+{
+	return k->active && !strcmp(k->moddir, moddir);
+}
+
+/*
+ * The entries of the directory @fd (read from its start) removed, and those of its
+ * subdirectories @depth levels down, with system calls only (getdents64(2), unlinkat(),
+ * openat()): async-signal-safe. Two sweeps: a file system may skip entries past the ones
+ * removed while it is read.
+ */
+static void clear_dir(int fd, int depth)
+{
+	struct dirent64_raw { /* getdents64(2)'s struct linux_dirent64 */
+		uint64_t d_ino;
+		int64_t d_off;
+		unsigned short d_reclen;
+		unsigned char d_type;
+		char d_name[];
+	};
+	_Alignas(8) char buf[4096];
+
+	for (int sweep = 0; sweep < 2; sweep++) {
+		long n;
+
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			return;
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			for (long i = 0; i < n;) {
+				const struct dirent64_raw *e = (const void *)(buf + i);
+				const char *name = e->d_name;
+				int sub;
+
+				i += e->d_reclen;
+				if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+					continue;
+				if (unlinkat(fd, name, 0) == 0 || errno != EISDIR || depth <= 0)
+					continue;
+				sub = openat(fd, name,
+					     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub >= 0) {
+					clear_dir(sub, depth - 1);
+					close(sub);
+				}
+				unlinkat(fd, name, AT_REMOVEDIR);
+			}
+		}
+	}
+}
+
+void kp_kmod_copy_unlink(const struct kp_kmod_copy *k)
 {
 	int fd;
-	DIR *d;
-	struct dirent *de;
 
-	if (!k->active)
+	if (!k || !k->active)
 		return;
-	fd = openat(k->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	while (d && (de = readdir(d))) {
-		int sub;
-		DIR *sd;
-		struct dirent *se;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
-			continue;
-		sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		sd = sub < 0 ? NULL : fdopendir(sub);
-		while (sd && (se = readdir(sd)))
-			if (strcmp(se->d_name, ".") && strcmp(se->d_name, ".."))
-				unlinkat(dirfd(sd), se->d_name, 0);
-		if (sd)
-			closedir(sd);
-		else if (sub >= 0)
-			close(sub);
-		unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
-	}
-	if (d)
-		closedir(d);
-	else if (fd >= 0)
+	/* the copy holds "mod" and "conf.N", each only files and links */
+	fd = k->snapfd < 0 ? -1 : openat(k->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		clear_dir(fd, 1);
 		close(fd);
-	if (k->modfd >= 0)
-		close(k->modfd);
+	}
 	rmdir(k->snapdir);
-	close(k->snapfd);
-	k->active = false;
+}
+
+void kp_kmod_copy_remove(struct kp_kmod_copy *k)
+{
+	if (k->active) {
+		kp_kmod_copy_unlink(k);
+		/* a deadline from here on finds no copy: what it would read is freed below */
+		k->active = false;
+		atomic_signal_fence(memory_order_seq_cst);
+		if (k->modfd >= 0)
+			close(k->modfd);
+		if (k->snapfd >= 0)
+			close(k->snapfd);
+	}
+	kp_root_dir_unpin(&k->rootdir);
+	kp_arena_release(&k->arena);
+	memset(k, 0, sizeof(*k));
 }
 
 int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **kpaths,
@@ -463,18 +516,17 @@ int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **k
 	 */
 	if (kp_modprobe_config_check(c->root, paths, err) < 0)
 		return -1;
-	memcpy(kpaths, paths, (np + 1) * sizeof(*paths));
-	if (!kp_root_is_host(c->root)) {
-		if (!kp_kmod_trusted(c->moddir, paths) &&
-		    kp_kmod_copy_open(&c->kc, paths, kpaths, err) < 0)
-			return -1;
-	}
+	/* the run's copy when it has one (kp_chain_open() gave it): read, not made again */
+	if (!c->kc->active && !kp_root_is_host(c->root) && !kp_kmod_trusted(c->moddir, paths) &&
+	    kp_kmod_copy_open(c->kc, &c->rootdir, c->moddir, paths, err) < 0)
+		return -1;
+	memcpy(kpaths, kp_kmod_paths(c->kc, paths), (KP_CHAIN_CONF_DIRS + 1) * sizeof(*kpaths));
 	if (kp_chain_check_index(c, "modules.dep.bin", true, err) < 0 ||
 	    kp_chain_check_index(c, "modules.builtin.bin", false, err) < 0 ||
 	    kp_chain_check_index(c, "modules.builtin.alias.bin", false, err) < 0)
 		return -1;
 	/* its checks recorded the copy's own files, gone by a replay: not stored */
-	if (c->kc.active)
+	if (c->kc->active)
 		kp_in_uncacheable("libkmod read a private copy of the root's indexes");
 	return 0;
 }

@@ -16,16 +16,40 @@
 #include "file/rootopen.h"
 #include "util/util.h"
 
-/* What libkmod reads of a release directory: the root's files, or a private copy. */
+/* modprobe.d directories libkmod reads under a root (KP_CHAIN_CONF_DIRS) */
+#define KP_KMOD_CONF_DIRS 5
+
+/*
+ * What libkmod reads of a release directory: the root's files, or a private copy. One per
+ * run: its owner zeroes it (no copy), its first user that needs a copy makes it
+ * (kp_kmod_copy_open()), every later user of the run reads that same copy (the kernel
+ * tree's blacklist, then the modprobe chain), and the owner removes it once the last
+ * user is done (kp_kmod_copy_remove()). It owns its strings and its descriptors.
+ */
 struct kp_kmod_copy {
-	const struct kp_root_dir *rootdir; /* the root, pinned (borrowed) */
-	const char *moddir;		   /* ROOT/lib/modules/<release> (borrowed) */
-	struct kp_arena *arena;		   /* the owner's: the paths below */
-	const char *kmoddir;		   /* given to kmod_new(): @moddir, or the copy's */
-	bool active;			   /* a copy exists (kp_kmod_copy_remove() removes it) */
-	const char *snapdir;		   /* with @active: the copy (@kmoddir is its "mod") */
-	int snapfd, modfd;		   /* with @active: @snapdir and @kmoddir, O_PATH */
+	bool active;		    /* a copy exists (kp_kmod_copy_remove() removes it) */
+	struct kp_root_dir rootdir; /* with @active: the root, its own descriptor */
+	struct kp_arena arena;	    /* the paths below */
+	const char *moddir;	    /* with @active: ROOT/lib/modules/<release> */
+	const char *snapdir;	    /* with @active: the copy */
+	const char *kmoddir;	    /* with @active: its "mod", given to kmod_new() */
+	int snapfd, modfd;	    /* with @active: @snapdir and @kmoddir, O_PATH */
+	/* with @active: the conf.N copies given to kmod_new(), NULL-terminated */
+	const char *kpaths[KP_KMOD_CONF_DIRS + 1];
 };
+
+/* The release directory libkmod is given for @moddir: @k's copy when it has one. */
+static inline const char *kp_kmod_dir(const struct kp_kmod_copy *k, const char *moddir)
+{
+	return k->active ? k->kmoddir : moddir;
+}
+
+/* The configuration directories libkmod is given for @paths: @k's copies when it has one. */
+static inline const char *const *kp_kmod_paths(const struct kp_kmod_copy *k,
+					       const char *const *paths)
+{
+	return k->active ? k->kpaths : paths;
+}
 
 /*
  * Whether libkmod may read the release directory @moddir and the configuration
@@ -36,24 +60,34 @@ struct kp_kmod_copy {
 bool kp_kmod_trusted(const char *moddir, const char *const *paths);
 
 /*
- * Makes @k's private copy for libkmod: a 0700 directory under $TMPDIR (absolute; else a
- * tmpfs /run or /dev/shm, else /tmp) that must itself be trusted (kp_trusted_dir_open();
- * refused with a line naming TMPDIR, or with it unset each place tried, and why), its "mod"
- * set as @k->kmoddir, with each configuration
- * directory of @paths copied (its *.conf files, opened through @k->rootdir) as "conf.N",
- * whose path goes to @kpaths[N], modules.softdep and modules.weakdep, and a link to the
- * root's own entry for each other name of @k->moddir (libkmod only stat()s the modules).
- * The indexes are copied by kp_kmod_copy_file() when checked. 0, or -1 with @err;
- * kp_kmod_copy_remove() removes it (also after a failure).
+ * Makes @k (zeroed, or removed) the private copy for libkmod of the release directory
+ * @moddir of the root @rootdir (pinned; its descriptor duplicated, @moddir copied): a 0700
+ * directory under $TMPDIR (absolute; else a tmpfs /run or /dev/shm, else /tmp) that must
+ * itself be trusted (kp_trusted_dir_open(); refused with a line naming TMPDIR, or with it
+ * unset each place tried, and why), its "mod" set as @k->kmoddir, with each configuration
+ * directory of @paths (at most KP_KMOD_CONF_DIRS) copied (its *.conf files, opened through
+ * the root) as "conf.N", whose path goes to @k->kpaths[N], modules.softdep and
+ * modules.weakdep, and a link to the root's own entry for each other name of @moddir
+ * (libkmod only stat()s the modules). The indexes are copied by kp_kmod_copy_file() when
+ * checked. 0, or -1 with @err; kp_kmod_copy_remove() removes it (also after a failure).
  */
-int kp_kmod_copy_open(struct kp_kmod_copy *k, const char *const *paths, const char **kpaths,
-		      struct kp_err *err);
+int kp_kmod_copy_open(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir, const char *moddir,
+		      const char *const *paths, struct kp_err *err);
+/* Whether @k holds a copy of the release directory @moddir (a user reads it, none other). */
+bool kp_kmod_copy_of(const struct kp_kmod_copy *k, const char *moddir);
 /*
  * @k->moddir/@name (at most @max bytes) copied through @k->rootdir into the copy once,
  * when @k has one; absent stays absent. 0, or -1 with "PATH: why".
  */
 int kp_kmod_copy_file(struct kp_kmod_copy *k, const char *name, size_t max, struct kp_err *err);
-/* Removes @k's copy, if any. */
+/* Removes @k's copy, if any, and frees what it holds: @k is left zeroed (no copy). */
 void kp_kmod_copy_remove(struct kp_kmod_copy *k);
+/*
+ * Removes @k's copy (NULL or none: nothing) from the disk and leaves @k as it is, with
+ * system calls only: async-signal-safe, for a process about to _exit() (the hook's
+ * deadline); the copy stays when the run is stopped within the few instructions between
+ * mkdtemp() and the copy's @active.
+ */
+void kp_kmod_copy_unlink(const struct kp_kmod_copy *k);
 
 #endif

@@ -226,7 +226,7 @@ int kp_out_of_tree_depmod(const char *root, const char *release, struct kp_modul
 	int r = -1;
 
 	memset(&t, 0, sizeof(t));
-	if (kp_tree_open(&t, root, release, err) < 0)
+	if (kp_tree_open(&t, root, release, NULL, err) < 0)
 		return -1;
 	if (kp_depmod_cfg_load(&cfg, root, release, err) < 0)
 		goto out_tree;

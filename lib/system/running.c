@@ -536,7 +536,7 @@ static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
 	struct stat st;
 	char *procfg;
 
-	if (kp_tree_open(&r->tree, r->root, r->release, &e) == 0)
+	if (kp_tree_open(&r->tree, r->root, r->release, NULL, &e) == 0)
 		r->have_tree = true;
 	else if (note(r, &r->tree_note, e.msg) < 0)
 		return kp_err_set(err, "out of memory");

@@ -39,7 +39,7 @@ mkroot() {
 }
 root=$tmp/root
 md=$root/lib/modules/$rel
-mkroot "$root" kp_prop_prov kp_use_prop kp_plain kp_nolicense
+mkroot "$root" kp_prop_prov kp_use_prop kp_plain kp_nolicense kp_symget
 mkroot "$tmp/other" kp_use_prop
 for i in $(seq 3000); do echo "# $i" >"$root/etc/modprobe.d/pad-$i.conf"; done
 chmod 0755 "$root" "$md"
@@ -143,13 +143,76 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null &&
 	same=$?
 	made=$(grep -c 'mkdir(".*/kopolicy-kmod\.' "$tmp/strace")
 	there=$(grep -c "mkdir(\"$want/kopolicy-kmod\\." "$tmp/strace")
-	is "without TMPDIR: each copy made in $want (a tmpfs), none elsewhere, the same answer" \
-		"$rc $same $((made > 0)) $((made - there))" "0 0 1 0"
+	# one copy a run: the tree's blacklist and the chain read the same (two before)
+	is "without TMPDIR: one copy a run, made in $want (a tmpfs), the same answer" \
+		"$rc $same $made $there" "0 0 1 1"
 	is "... and removed" "$(ls -d "$want"/kopolicy-kmod.* 2>/dev/null | wc -l)" 0
 else
-	skip "without TMPDIR: the copy made in a tmpfs" "no strace (or no ptrace), or no tmpfs at /run or /dev/shm"
+	skip "without TMPDIR: one copy a run, made in a tmpfs" "no strace (or no ptrace), or no tmpfs at /run or /dev/shm"
 	skip "... and removed" "as above"
 fi
+# check -b ROOT NAME: the tree's blacklist and the names' chain read one copy too
+if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
+	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		"$kp" check -b "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	is "check -b ROOT NAME on an untrusted root: one copy, removed, the same verdict" \
+		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\." "$tmp/strace") $(ls -A "$tmp/priv" | wc -l) $(grep -c '^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" \
+		"1 1 0 1"
+	[ "$rc" = 1 ] || sed 's/^/#   /' "$tmp/err"
+	# a policy that blocks more than symbol-get, a chain that calls symbol_get(): the hook
+	# decides without tracing first, then traces in a second pass; both read the one copy
+	printf 'block inherit-taint\n' >"$tmp/policy.conf"
+	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		"$kp" hook -v --timeout 0 --config "$tmp/policy.conf" --root "$root" kp_symget \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	is "the hook's two passes (untraced, then traced): one copy, removed" \
+		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A "$tmp/priv" | wc -l) $(grep -c '^kopolicy: kp_symget: kp_symget: loads' "$tmp/err")" \
+		"0 1 0 1"
+	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+else
+	skip "check -b ROOT NAME on an untrusted root: one copy" "no strace (or no ptrace)"
+	skip "the hook's two passes (untraced, then traced): one copy" "as above"
+fi
+# the deadline: its answer first, then the copy removed (by a child of the hook's, so that
+# a stalled removal cannot stall the answer); strace holds the third link into the copy
+# 1.5 s, past --timeout 1
+if command -v strace >/dev/null &&
+	strace -qq -o /dev/null -e inject=getpid:delay_exit=1 true 2>/dev/null; then
+	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -qq -o /dev/null -e trace=symlinkat \
+		-e inject=symlinkat:delay_exit=1500000:when=3 \
+		"$kp" hook -v --timeout 1 --root "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	for _ in $(seq 50); do [ -z "$(ls -A "$tmp/priv")" ] && break; sleep 0.1; done
+	is "the deadline while the copy is made: the on-error answer, the copy removed" \
+		"$rc $(grep -c '^kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); letting the load go on (on-error fail-open, default)$' "$tmp/err") $(ls -A "$tmp/priv" | wc -l)" \
+		"0 1 0"
+	rm -rf "${tmp:?}/priv/"*
+else
+	skip "the deadline while the copy is made: the copy removed" "no strace fault injection"
+fi
+# libkmod stat()s a module's dependencies by name on the host: extra/ swapped for a link to
+# a host path ($tmp/probe; inside the root, ROOT$tmp/probe holds the modules) must not let
+# the answer tell whether that host path exists
+mkdir -p "$root$tmp/probe" "$tmp/probe"
+cp -R "$md/extra/." "$root$tmp/probe/"
+mv "$md/extra" "$tmp/extra.real"
+ln -s "$tmp/probe" "$md/extra"
+TMPDIR=$tmp/priv hook kp_use_prop
+a=$rc:$(grep -c "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" "$tmp/err"):$(grep -c 'cannot decide' "$tmp/err")
+cp "$root$tmp/probe/kp_prop_prov.ko" "$tmp/probe/"
+TMPDIR=$tmp/priv hook kp_use_prop
+b=$rc:$(grep -c "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" "$tmp/err"):$(grep -c 'cannot decide' "$tmp/err")
+is "a link below the release directory to a host path: the root's answer, host file absent or there" \
+	"$a $b" "0:1:0 0:1:0"
+[ "$a" = 0:1:0 ] || sed 's/^/#   /' "$tmp/err"
+rm "$md/extra"
+mv "$tmp/extra.real" "$md/extra"
+rm -rf "$root$tmp" "$tmp/probe"
 TMPDIR=$tmp/priv hook kp-test-alias
 is "... the root's modprobe.d copied: its alias resolves" \
 	"$rc $(grep -c '^kopolicy: kp-test-alias:   kp_plain extra/kp_plain.ko$' "$tmp/err")" "0 1"

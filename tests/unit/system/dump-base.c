@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 	if (!ret && root) {
 		struct kp_tree t;
 
-		if (kp_tree_open(&t, root, release, &err) < 0 ||
+		if (kp_tree_open(&t, root, release, NULL, &err) < 0 ||
 		    (show_tree(&t), kp_tree_load_base(&t, b, true, &err)) < 0) {
 			fprintf(stderr, "dump-base: %s\n", err.msg);
 			ret = 2;

@@ -33,7 +33,7 @@ static void test_tree(struct tap *t)
 	struct kp_kernel_base *b;
 	struct kp_kconfig c = { 0 };
 	struct kp_err err = { 0 };
-	int r = kp_tree_open(&tr, root, NULL, &err);
+	int r = kp_tree_open(&tr, root, NULL, NULL, &err);
 
 	tap_ok(t, r == 0, "tree opens, release picked%s%s", r ? ": " : "", r ? err.msg : "");
 	if (r) {
@@ -91,7 +91,7 @@ static void test_tree(struct tap *t)
 	kp_kconfig_release(&c);
 	kp_tree_release(&tr);
 
-	r = kp_tree_open(&tr, root, "9.9.9", &err);
+	r = kp_tree_open(&tr, root, "9.9.9", NULL, &err);
 	tap_ok(t, r < 0 && strstr(err.msg, "9.9.9: no such directory (releases there: " REL ")"),
 	       "unknown release: %s", err.msg);
 	free(root);
@@ -103,11 +103,11 @@ static void test_tree_multi(struct tap *t)
 	struct kp_tree tr;
 	struct kp_kernel_base *b;
 	struct kp_err err = { 0 };
-	int r = kp_tree_open(&tr, root, NULL, &err);
+	int r = kp_tree_open(&tr, root, NULL, NULL, &err);
 
 	tap_ok(t, r < 0 && strstr(err.msg, "2 kernel releases, choose one: 5.4.0-a, 5.4.0-b"),
 	       "two releases: %s", err.msg);
-	r = kp_tree_open(&tr, root, "5.4.0-a", &err);
+	r = kp_tree_open(&tr, root, "5.4.0-a", NULL, &err);
 	tap_ok(t, r == 0, "explicit release opens");
 	if (r) {
 		free(root);
@@ -128,7 +128,7 @@ static void test_tree_multi(struct tap *t)
 	       "missing config: %s", err.msg);
 	kp_tree_release(&tr);
 
-	r = kp_tree_open(&tr, root, "5.4.0-b", &err);
+	r = kp_tree_open(&tr, root, "5.4.0-b", NULL, &err);
 	if (kp_base_new(&b) < 0)
 		abort();
 	tap_ok(t,
@@ -286,7 +286,7 @@ static void test_tree_swapped(struct tap *t)
 	snprintf(rel, sizeof(rel), "root%s", host);
 	kernel_files(top, rel, "root2", "0x22222222", true);
 
-	r = kp_tree_open(&tr, root, REL, &err);
+	r = kp_tree_open(&tr, root, REL, NULL, &err);
 	tap_ok(t, r == 0, "swap: tree opens%s%s", r ? ": " : "", r ? err.msg : "");
 	if (r)
 		goto out;
