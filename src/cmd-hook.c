@@ -31,9 +31,12 @@ enum {
 	OPT_READ_IN_TREE,
 	OPT_TIMEOUT,
 	OPT_WALL_CAP,
+	OPT_STATE_DIR,
 };
 
 #define DEFAULT_TIMEOUT 10 /* seconds run or blocked: the answer whatever libraries do */
+/* the marks of EFI readers left behind (system/stuck-reader.h): root's, gone at reboot */
+#define DEFAULT_STATE_DIR "/run/kopolicy"
 
 /* configure's --sysconfdir (Makefile.am), as for the kernel hook's kernel-hook.conf */
 #ifndef KP_SYSCONFDIR
@@ -69,6 +72,10 @@ static void hook_usage(FILE *f)
 	      "                       times as much wall-clock time (at least 60 s), or when\n"
 	      "                       the waits cannot be measured, block the load (exit 2)\n"
 	      "      --wall-cap SECS  that wall-clock cap lowered to SECS (more than --timeout)\n"
+	      "      --state-dir DIR  where a reader of EFI variables left behind at the\n"
+	      "                       deadline is marked, so that later hooks of the boot do\n"
+	      "                       not wait for it (default " DEFAULT_STATE_DIR ", none with\n"
+	      "                       --root; only a directory no other user can write)\n"
 	      "      --read-in-tree   also read in-tree dependencies that are not loaded yet\n"
 	      "                       (default: Module.symvers describes them; slower)\n"
 	      "  -v, --verbose        also show the chain, each module's outcome and the\n"
@@ -276,6 +283,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		{ "read-in-tree", no_argument, NULL, OPT_READ_IN_TREE },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "wall-cap", required_argument, NULL, OPT_WALL_CAP },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		KP_CLI_COMMON_LONGOPTS,
@@ -284,6 +292,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 	};
 	struct hook h = { .cli = cli, .timeout = DEFAULT_TIMEOUT };
 	bool rules = false, update = false;
+	const char *state_dir = NULL;
 	struct kp_err err = { 0 };
 	char *policy_path = NULL;
 	int c, rc;
@@ -335,6 +344,9 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 				h.wall_cap = (unsigned)v;
 			break;
 		}
+		case OPT_STATE_DIR:
+			state_dir = optarg;
+			break;
 		case 'v':
 			h.verbose = true;
 			break;
@@ -365,6 +377,8 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		return KP_EXIT_ERROR;
 	}
 	h.root = h.o.root;
+	/* under --root, a mark on the host would stand for another system's variables */
+	h.o.reader_marks_dir = state_dir ? state_dir : h.root ? NULL : DEFAULT_STATE_DIR;
 	if (h.o.basedir) {
 		kp_cli_error(NULL, "hook: --basedir does not apply: the hook judges the running "
 				   "system (--root DIR for another root)");

@@ -292,17 +292,22 @@ static bool set_exports(const struct kp_ctx *c, const char *sym)
  * A chain module's import name runs into the guard page (want_every_export): find_symbol()
  * (kernel/module/main.c, 5.10 to 6.12; 6.13+ refuses such a name before) compares it with
  * the exports of every live module too, so every loaded module the base does not describe is
- * read, by the file modules.dep gives its name. One the indexes do not list (insmod of a
- * file elsewhere) cannot be: said, its exports unknown.
+ * read, by the file modules.dep gives its name. One the indexes do not list (its file removed
+ * or renamed since, insmod of a file elsewhere) cannot be: an in-tree one Module.symvers
+ * lists (its line's module path ends in the loaded name) is described by those lines, which
+ * the simulation searches for a live module (sim/rules/find-prefix.c); the line says which.
  */
 static int read_every_loaded(struct kp_ctx *c, struct kp_err *err)
 {
+	static const char nofile[] = "no file in modules.dep";
+	static const char unknown[] = "its exports unknown: an import name of the chain that "
+				      "runs into the guard page may begin one";
 	char *pm = NULL;
 	int r = 0;
 
 	for (size_t i = 0; i < c->run.nmodules && r == 0; i++) {
-		const char *name = c->run.modules[i].name, *path, *rel;
-		char msg[512];
+		const char *name = c->run.modules[i].name, *path, *rel, *owner;
+		char msg[1024];
 
 		if (is_provider(c, name))
 			continue;
@@ -319,10 +324,14 @@ static int read_every_loaded(struct kp_ctx *c, struct kp_err *err)
 			r = kp_err_set(err, "out of memory");
 			continue;
 		}
-		snprintf(msg, sizeof(msg),
-			 "loaded module %s: no file in modules.dep, its exports unknown: an "
-			 "import name of the chain that runs into the guard page may begin one",
-			 name);
+		owner = c->hook.base_has_modules ? kp_base_module_owner(c->base, name) : NULL;
+		if (owner)
+			snprintf(msg, sizeof(msg),
+				 "loaded module %s: %s, its exports from %s (lines of %s)", name,
+				 nofile, c->hook.exports_from, owner);
+		else
+			snprintf(msg, sizeof(msg), "loaded module %s: %s, %s", name, nofile,
+				 unknown);
 		c->env.log(c->env.log_data, pm, msg);
 	}
 	free(pm);

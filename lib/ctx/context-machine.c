@@ -3,6 +3,7 @@
 
 #include "context-image.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "file/bytes.h"
 #include "file/rootfs.h"
 #include "system/kernel-read.h"
+#include "system/stuck-reader.h"
 
 /* An IMA policy is a few hundred lines at most; securityfs lists the active one. */
 #define IMA_POLICY_MAX ((size_t)1 << 20)
@@ -119,22 +121,76 @@ static void dkms_cert_path(const struct kp_root_dir *rd, const char *root, char 
 }
 
 /*
- * A variable read by kp_read_kernel_file_in() (system/kernel-read.h): efivarfs' read waits
- * uninterruptibly for a firmware call (efivar_get_variable() -> efi_queue_work():
- * wait_for_completion(), drivers/firmware/efi/runtime-wrappers.c, 5.10 to 7.2) that may
- * never return, so the hook reads it through the child its deadline can abandon. The error
- * without the path kp_read_kernel_file_in() puts first (kp_efi_reader).
+ * The hook's reads of EFI variables: efivarfs' read waits uninterruptibly for a firmware call
+ * (efivar_get_variable() -> efi_queue_work(): wait_for_completion(),
+ * drivers/firmware/efi/runtime-wrappers.c, 5.10 to 7.2) that may never return, so each is
+ * done by a child its deadline can abandon (kp_read_kernel_file_watched()), marked while it
+ * runs (system/stuck-reader.h). A later runtime call queues behind the stuck one (on
+ * efivars_lock or efi_runtime_lock, drivers/firmware/efi/vars.c): while an earlier hook's
+ * reader lives in this boot, no variable is read, each present one unreadable at once; a
+ * lookup or stat() asks no firmware (fs/efivarfs/inode.c simple_lookup(), 5.10 to 7.2), so
+ * an absent one stays absent.
  */
-static int read_efi_var_bounded(const struct kp_root_dir *root, const char *path, size_t max,
-				struct kp_bytes *out, struct kp_err *err)
-{
-	size_t n = strlen(path);
+struct efi_bounded {
+	struct kp_reader_marks marks;
+	pid_t stuck; /* an earlier hook's reader still waiting, else 0 */
+};
 
-	if (kp_read_kernel_file_in(root, path, max, out, err) == 0)
+static void efi_child_started(void *data, pid_t child)
+{
+	(void)kp_reader_marks_add(data, "efi", child); /* unmarked: later hooks wait, as before */
+}
+
+static void efi_child_ended(void *data, pid_t child)
+{
+	kp_reader_marks_remove(data, "efi", child);
+}
+
+/* A variable read as above (kp_efi_reader): the error without the path put first. */
+static int read_efi_var_bounded(void *data, const struct kp_root_dir *root, const char *path,
+				size_t max, struct kp_bytes *out, struct kp_err *err)
+{
+	struct efi_bounded *b = data;
+	const struct kp_read_watch w = { efi_child_started, efi_child_ended, &b->marks };
+	size_t n = strlen(path);
+	struct stat st;
+
+	if (b->stuck) {
+		if (kp_stat_in(root, path, &st) < 0) {
+			int e = errno;
+
+			return kp_err_errno(err, e, "%s", strerror(e));
+		}
+		return kp_err_errno(err, EBUSY,
+				    "not read: the reader of an earlier hook (pid %d) still waits "
+				    "for the firmware",
+				    (int)b->stuck);
+	}
+	if (kp_read_kernel_file_watched(root, path, max, &w, out, err) == 0)
 		return 0;
 	if (!strncmp(err->msg, path, n) && !strncmp(err->msg + n, ": ", 2))
 		memmove(err->msg, err->msg + n + 2, strlen(err->msg + n + 2) + 1);
 	return -1;
+}
+
+/* The marks opened and looked at once for the variables' reads; a refusal is said. */
+static void efi_bounded_open(struct kp_ctx *c, struct efi_bounded *b)
+{
+	struct kp_err e = { 0 };
+	char msg[sizeof(e.msg) + 96];
+
+	kp_reader_marks_init(&b->marks, c->o.reader_marks_dir);
+	b->stuck = 0;
+	if (kp_reader_marks_open(&b->marks, &e) < 0) {
+		if (c->env.log) {
+			snprintf(msg, sizeof(msg),
+				 "readers of EFI variables left behind not marked: %s", e.msg);
+			c->env.log(c->env.log_data, b->marks.dir, msg);
+		}
+		return;
+	}
+	if (kp_reader_marks_find(&b->marks, "efi", &b->stuck) != 1)
+		b->stuck = 0;
 }
 
 /* --efi-vars DIR: an efivarfs directory, or /sys/firmware/efi holding efivars/. */
@@ -147,16 +203,22 @@ static int read_efi(struct kp_ctx *c, const struct kp_root_dir *rd, const char *
 {
 	kp_efi_reader *read = bounded ? read_efi_var_bounded : NULL;
 	char efivars[4200], mokvars[4200];
+	struct efi_bounded b = { .marks.dfd = -1 };
 	struct stat st;
+	int r;
 
+	if (bounded)
+		efi_bounded_open(c, &b);
 	snprintf(efivars, sizeof(efivars), "%s/efivars", dir);
 	if (kp_stat_in(rd, efivars, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(mokvars, sizeof(mokvars), "%s/mok-variables", dir);
-		if (kp_efi_read(&c->efi, rd, &c->keys, efivars, mokvars, read, err) < 0)
-			return -1;
-	} else if (kp_efi_read(&c->efi, rd, &c->keys, dir, NULL, read, err) < 0) {
-		return -1;
+		r = kp_efi_read(&c->efi, rd, &c->keys, efivars, mokvars, read, &b, err);
+	} else {
+		r = kp_efi_read(&c->efi, rd, &c->keys, dir, NULL, read, &b, err);
 	}
+	kp_reader_marks_release(&b.marks);
+	if (r < 0)
+		return -1;
 	c->have_efi = true;
 	return 0;
 }

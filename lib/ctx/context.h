@@ -76,6 +76,8 @@ struct kp_ctx_opts {
 	size_t nprovider_paths;
 	const char *vmlinux_btf; /* --vmlinux-btf: the kernel's BTF (vmlinux or raw) */
 	const char *ima_policy;	 /* --ima-policy: the IMA policy; NULL: the live one or none */
+	/* hook --state-dir: marks of EFI readers left behind (system/stuck-reader.h); NULL: none */
+	const char *reader_marks_dir;
 };
 
 /* Initialises @o: nothing given (kp_facts_opts_init()). */

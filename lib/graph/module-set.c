@@ -64,7 +64,10 @@ static int push_error(struct kp_module_set *set, const char *path, const char *w
 	return ent ? set_error(ent, what, errnum) : -1;
 }
 
-/* A walk's warning on @path (depmod skips the entry, says so and goes on): 0, or -1 (memory). */
+/*
+ * A walk's warning on @path (depmod skips the entry, says so and goes on), @what then
+ * strerror(@errnum) unless 0: 0, or -1 (memory).
+ */
 static int push_warning(struct kp_module_set *set, const char *path, const char *what, int errnum)
 {
 	struct kp_set_warning *w;
@@ -73,7 +76,8 @@ static int push_warning(struct kp_module_set *set, const char *path, const char 
 		return -1;
 	w = &set->warnings[set->nwarnings];
 	w->path = strdup(path);
-	if (!w->path || asprintf(&w->what, "%s: %s", what, strerror(errnum)) < 0) {
+	if (!w->path || (errnum ? asprintf(&w->what, "%s: %s", what, strerror(errnum))
+				: asprintf(&w->what, "%s", what)) < 0) {
 		free(w->path);
 		return -1;
 	}
@@ -95,6 +99,26 @@ static int warn_unfollowed_link(struct kp_module_set *set, const char *path, int
 	else if (errnum == ELOOP)
 		what = "a looping link, skipped";
 	return push_warning(set, path, what, errnum);
+}
+
+/*
+ * An entry not named as a module that is, or whose link leads to, a FIFO, socket or device
+ * (@mode, never opened): skipped with a warning, as depmod's "unsupported file type %s: %o"
+ * (kmod 30 tools/depmod.c l.1330, depmod_modules_search_dir(), kmod 30 to 34; exit 0).
+ */
+static int warn_unsupported(struct kp_module_set *set, const char *path, mode_t mode)
+{
+	const char *what = "unsupported file type (not a regular file or directory), skipped";
+
+	if (S_ISFIFO(mode))
+		what = "unsupported file type (a FIFO), skipped";
+	else if (S_ISSOCK(mode))
+		what = "unsupported file type (a socket), skipped";
+	else if (S_ISCHR(mode))
+		what = "unsupported file type (a character device), skipped";
+	else if (S_ISBLK(mode))
+		what = "unsupported file type (a block device), skipped";
+	return push_warning(set, path, what, 0);
 }
 
 int kp_set_set_root(struct kp_module_set *set, const char *root)
@@ -165,10 +189,13 @@ static unsigned char entry_type(int dfd, const char *name)
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return DT_UNKNOWN;
-	return S_ISDIR(st.st_mode)   ? DT_DIR
-	       : S_ISREG(st.st_mode) ? DT_REG
-	       : S_ISLNK(st.st_mode) ? DT_LNK
-				     : DT_UNKNOWN;
+	return IFTODT(st.st_mode);
+}
+
+/* A FIFO, socket or device: depmod's "unsupported file type". */
+static bool special_type(unsigned char type)
+{
+	return type == DT_FIFO || type == DT_SOCK || type == DT_CHR || type == DT_BLK;
 }
 
 /* Directories nested deeper than this are an error (a tree is ~6 deep). */
@@ -201,7 +228,8 @@ static int add_dir(struct kp_module_set *set, const char *dir, struct walk_stack
  * The link @path met in a walk: a directory is walked under @path, as depmod does; a module
  * file (by its name) is an entry read through the link, which says when it loops or leads
  * nowhere; another link that leads out of the root (its target is only on the host) is one
- * error entry; anything else (a loop, dangling, another kind of file) is no module.
+ * error entry; anything else is no module: a warning when it loops, leads nowhere or to a
+ * FIFO, socket or device, nothing when it leads to a regular file.
  */
 static int add_link(struct kp_module_set *set, const char *path, struct walk_stack *stack)
 {
@@ -215,7 +243,7 @@ static int add_link(struct kp_module_set *set, const char *path, struct walk_sta
 		if (S_ISDIR(st.st_mode))
 			return add_dir(set, path, stack, true);
 		if (!kp_is_module_filename(base))
-			return 0;
+			return S_ISREG(st.st_mode) ? 0 : warn_unsupported(set, path, st.st_mode);
 	} else if (!kp_is_module_filename(base)) {
 		/*
 		 * followed on the host (depmod -b does) it leads somewhere: out of the root; a
@@ -291,8 +319,12 @@ static int add_dir(struct kp_module_set *set, const char *dir, struct walk_stack
 			continue;
 		if (type == DT_UNKNOWN)
 			type = entry_type(dirfd(d), de->d_name);
-		/* Only directories, links and module files matter: skip the rest first. */
-		if (type != DT_DIR && type != DT_LNK && !kp_is_module_filename(de->d_name))
+		/*
+		 * Only directories, links, module files and (warned) FIFOs, sockets and
+		 * devices matter: skip the rest first.
+		 */
+		if (type != DT_DIR && type != DT_LNK && !special_type(type) &&
+		    !kp_is_module_filename(de->d_name))
 			continue;
 		if (type == DT_LNK && skipped_link(de->d_name))
 			continue;
@@ -333,6 +365,8 @@ static int add_dir(struct kp_module_set *set, const char *dir, struct walk_stack
 			if (ent)
 				ent->walked = true;
 			r = ent ? 0 : -1;
+		} else if (special_type(ents[i].type)) {
+			r = warn_unsupported(set, ents[i].path, DTTOIF(ents[i].type));
 		}
 	}
 	stack->n--;

@@ -86,7 +86,11 @@ bool kp_is_module_filename(const char *name);
  * (@warnings), as depmod's "ERROR: fstatat(DFD, NAME): ..." line (kmod 30 to 34
  * tools/depmod.c depmod_modules_search_dir(), which skips it and exits 0): "a dangling link,
  * skipped: No such file or directory", "a looping link, skipped: Too many levels of symbolic
- * links", or "a link that cannot be followed, skipped: ..." for another errno.
+ * links", or "a link that cannot be followed, skipped: ..." for another errno. An entry not
+ * named as a module that is (or whose link leads to) a FIFO, socket or device is never
+ * opened: a warning too, as depmod's "unsupported file type %s: %o" (kmod 30 tools/depmod.c
+ * l.1330, exit 0): "unsupported file type (a FIFO), skipped" (a socket, a character device,
+ * a block device). One named as a module is an entry whose reading says what it is.
  */
 int kp_set_add_path(struct kp_module_set *set, const char *path);
 

@@ -34,7 +34,8 @@ static int note(struct kp_efi_state *st, const char *path, const char *what)
 /* Where the variables are and how they are read (kp_efi_read()'s @root and @read). */
 struct efi_src {
 	const struct kp_root_dir *root;
-	kp_efi_reader *read;
+	kp_efi_reader *read; /* NULL: kp_bytes_read_in() */
+	void *data;
 };
 
 /*
@@ -58,7 +59,8 @@ static int read_var(struct kp_efi_state *st, const struct efi_src *src, const ch
 	 * kp_bytes_read_in() decompresses by magic: no variable starts with one (an attribute word,
 	 * a signature list's type GUID, a flag byte)
 	 */
-	if (src->read(src->root, path, EFI_VAR_MAX, b, &e) < 0) {
+	if ((src->read ? src->read(src->data, src->root, path, EFI_VAR_MAX, b, &e)
+		       : kp_bytes_read_in(src->root, path, EFI_VAR_MAX, b, &e)) < 0) {
 		if (kp_err_errnum(&e) == ENOENT)
 			return 0;
 		snprintf(why, sizeof(why), "cannot read: %s", e.msg);
@@ -136,9 +138,10 @@ static int siglist(struct kp_efi_state *st, const struct efi_src *src, struct kp
 }
 
 int kp_efi_read(struct kp_efi_state *st, const struct kp_root_dir *root, struct kp_keyring *kr,
-		const char *efivars, const char *mokvars, kp_efi_reader *read, struct kp_err *err)
+		const char *efivars, const char *mokvars, kp_efi_reader *read, void *data,
+		struct kp_err *err)
 {
-	const struct efi_src src = { root, read ? read : kp_bytes_read_in };
+	const struct efi_src src = { root, read, data };
 	static const struct {
 		const char *name, *guid;
 		enum kp_esl_role role;

@@ -45,11 +45,12 @@ struct kp_bytes;
  * deadline can abandon (ctx/context-machine.c), since efivarfs_file_read() waits for the
  * firmware's answer uninterruptibly.
  */
-typedef int kp_efi_reader(const struct kp_root_dir *root, const char *path, size_t max,
+typedef int kp_efi_reader(void *data, const struct kp_root_dir *root, const char *path, size_t max,
 			  struct kp_bytes *out, struct kp_err *err);
-/* The same read through @read (NULL: kp_bytes_read_in()). */
+/* The same read through @read (NULL: kp_bytes_read_in()), given @data. */
 int kp_efi_read(struct kp_efi_state *st, const struct kp_root_dir *root, struct kp_keyring *kr,
-		const char *efivars, const char *mokvars, kp_efi_reader *read, struct kp_err *err);
+		const char *efivars, const char *mokvars, kp_efi_reader *read, void *data,
+		struct kp_err *err);
 void kp_efi_release(struct kp_efi_state *st);
 
 #endif

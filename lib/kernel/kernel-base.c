@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernel-base-internal.h"
+#include "util/module-name.h"
 
 struct entry {
 	struct kp_ksym k;   /* first: callers get &entry->k */
@@ -543,6 +544,25 @@ bool kp_base_owner_matches(const char *owner, const char *path)
 	if (!stem || olen > stem || strncmp(path + stem - olen, owner, olen))
 		return false;
 	return olen == stem || path[stem - olen - 1] == '/' || owner[0] == '/';
+}
+
+const char *kp_base_module_owner(const struct kp_kernel_base *b, const char *name)
+{
+	const size_t n = b ? kp_base_count(b) : 0;
+	const char *last = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_ksym *k = kp_base_at(b, i);
+		char mod[64]; /* a longer owner is cut, so no loaded name (< 56 bytes) equals it */
+
+		if (k->vmlinux || (last && !strcmp(k->owner, last)))
+			continue;
+		last = k->owner;
+		kp_modname_from_path(mod, sizeof(mod), k->owner, KP_MODNAME_WHOLE);
+		if (!strcmp(mod, name))
+			return k->owner;
+	}
+	return NULL;
 }
 
 int kp_base_err_prefix(struct kp_err *err, const char *path)

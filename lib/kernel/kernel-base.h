@@ -178,4 +178,12 @@ int kp_base_set_kernel_release(struct kp_kernel_base *b, const char *release, st
  */
 bool kp_base_owner_matches(const char *owner, const char *path);
 
+/*
+ * The Module.symvers owner ("drivers/misc/foo") of the first module entry whose module name
+ * (the owner's basename, kbuild's name-fix) is @name, or NULL: the base describes the exports
+ * of module @name (find_symbol() searches a live one's, kernel/module/main.c 5.10 to 7.2).
+ * A linear scan: for the rare loaded module without a file.
+ */
+const char *kp_base_module_owner(const struct kp_kernel_base *b, const char *name);
+
 #endif

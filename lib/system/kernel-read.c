@@ -220,7 +220,8 @@ static int reap(pid_t pid, struct kp_err *err)
 }
 
 /* @fd (procfs, sysfs, a FIFO; closed here) read by a child; see kp_read_kernel_file(). */
-static int read_by_child(int fd, size_t max, struct kp_bytes *out, struct kp_err *err)
+static int read_by_child(int fd, size_t max, const struct kp_read_watch *w, struct kp_bytes *out,
+			 struct kp_err *err)
 {
 	int p[2], flags = fcntl(fd, F_GETFL);
 	struct reader rd;
@@ -248,16 +249,22 @@ static int read_by_child(int fd, size_t max, struct kp_bytes *out, struct kp_err
 		return copy_fd(fd, false, max, out, err);
 	}
 	close(fd);
+	if (w)
+		w->started(w->data, pid);
 	r = copy_fd(p[0], true, max, out, err);
 	if (r < 0) {
 		/* past @max, or out of memory: the child is told to stop (EPIPE, or this) */
 		kill(pid, SIGKILL);
 		reap(pid, &(struct kp_err){ 0 });
 		free(stack);
+		if (w)
+			w->ended(w->data, pid);
 		return -1;
 	}
 	r = reap(pid, err);
 	free(stack);
+	if (w)
+		w->ended(w->data, pid);
 	if (r < 0) {
 		kp_bytes_release(out);
 		return -1;
@@ -287,6 +294,13 @@ int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, stru
 int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, size_t max,
 			   struct kp_bytes *out, struct kp_err *err)
 {
+	return kp_read_kernel_file_watched(root, path, max, NULL, out, err);
+}
+
+int kp_read_kernel_file_watched(const struct kp_root_dir *root, const char *path, size_t max,
+				const struct kp_read_watch *watch, struct kp_bytes *out,
+				struct kp_err *err)
+{
 	struct stat st;
 	int fd;
 
@@ -296,7 +310,9 @@ int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, siz
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd >= 0 && fstat(fd, &st) == 0 &&
 		    (S_ISFIFO(st.st_mode) || (S_ISREG(st.st_mode) && on_kernel_fs(fd))))
-			return read_by_child(fd, max, out, err) < 0 ? kp_err_prefix(err, path) : 0;
+			return read_by_child(fd, max, watch, out, err) < 0
+				       ? kp_err_prefix(err, path)
+				       : 0;
 		if (fd >= 0)
 			close(fd);
 		/* any other file, or none: as everywhere else (its refusals and messages) */
@@ -307,7 +323,7 @@ int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, siz
 	if (fd < 0)
 		return kp_err_prefix(err, path);
 	if (S_ISFIFO(st.st_mode) || on_kernel_fs(fd))
-		return read_by_child(fd, max, out, err) < 0 ? kp_err_prefix(err, path) : 0;
+		return read_by_child(fd, max, watch, out, err) < 0 ? kp_err_prefix(err, path) : 0;
 	close(fd);
 	return kp_read_file_in(root, path, max, out, err);
 }

@@ -7,6 +7,7 @@
 #define KP_KERNEL_READ_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "file/bytes.h"
 #include "util/util.h"
@@ -28,6 +29,20 @@ int kp_read_kernel_file(const char *path, size_t max, struct kp_bytes *out, stru
 struct kp_root_dir;
 int kp_read_kernel_file_in(const struct kp_root_dir *root, const char *path, size_t max,
 			   struct kp_bytes *out, struct kp_err *err);
+/*
+ * Told of the child of a read: @started once it runs, before it is waited for; @ended once it
+ * is reaped. A caller that gives up meanwhile (its deadline exits) never hears the end: the
+ * child is left behind.
+ */
+struct kp_read_watch {
+	void (*started)(void *data, pid_t child);
+	void (*ended)(void *data, pid_t child);
+	void *data;
+};
+/* kp_read_kernel_file_in() with its child, if any, told to @watch (NULL: none). */
+int kp_read_kernel_file_watched(const struct kp_root_dir *root, const char *path, size_t max,
+				const struct kp_read_watch *watch, struct kp_bytes *out,
+				struct kp_err *err);
 /* Its first line, blanks trimmed, into @buf, as kp_read_first_line() (EOVERFLOW: too long). */
 int kp_read_kernel_first_line(const char *path, char *buf, size_t size, struct kp_err *err);
 int kp_read_kernel_first_line_in(const struct kp_root_dir *root, const char *path, char *buf,

@@ -6,7 +6,8 @@
 # The hook gives its --on-error answer at --timeout, its stdout and stderr reach EOF when it
 # exits (the child holds neither), and the child, left to init, ends once the FIFO does.
 # A FIFO that delivers the lines gives the answer the regular file gives. Last, the same for
-# an EFI variable (SecureBoot). Times are only checked against generous bounds.
+# an EFI variable (SecureBoot), whose reader left behind is marked (--state-dir): a later hook
+# answers at once, the variable unreadable. Times are only checked against generous bounds.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -168,17 +169,62 @@ wait "$writer"
 
 fifo=$sbvar
 exec 3<> "$fifo" # a writer that never writes: the firmware call that never returns
-hook --timeout 1 --on-error fail-closed kp_use_prop
+state=$tmp/state # --state-dir: where the reader left behind is marked
+hook --timeout 1 --on-error fail-closed --state-dir "$state" kp_use_prop
 is "SecureBoot's read blocked, fail-closed: the pipe reaches EOF" "$done" 1
 is "... exit 2" "$rc" 2
 is "... one line" "$out" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
 left=$(readers)
 ok "... its reader is left behind, still reading the FIFO" "$([ -n "$left" ] && echo 0 || echo 1)"
+mark=$(cat "$state"/efi-reader.* 2> /dev/null)
+is "... and marked: efi-reader.PID, this boot's id, its pid and start time" \
+	"$(cd "$state" && ls) $(cut -d' ' -f1-3 <<<"$mark")" \
+	"efi-reader.$left $(cat /proc/sys/kernel/random/boot_id) $left $(
+		cut -d' ' -f22 /proc/"$left"/stat)"
+hookpid=$(cut -d' ' -f4 <<<"$mark")
+ok "... then its hook's pid and start time, the hook gone" \
+	"$([ "$hookpid" -gt 0 ] && [ ! -e /proc/"$hookpid"/fd ] && echo 0 || echo 1)"
+# efivarfs' next reads queue behind the stuck one (efivars_lock): a later hook of the boot
+# does not read, each present variable unreadable at once, the policy's answer for that
+hook --timeout 30 -v --state-dir "$state" kp_use_prop
+is "a later hook, the reader still stuck: exit $sb_rc, as for an unreadable variable" "$rc" \
+	"$sb_rc"
+ok "... answered before its deadline (${wall} s of 30)" \
+	"$([ "$wall" -lt 30 ] && ! grep -q 'no answer within' <<<"$out" && echo 0 || echo 1)"
+why="cannot read: not read: the reader of an earlier hook (pid $left) still waits for the firmware"
+grep -qF "assumed: EFI variables: $sbvar: $why" <<<"$out"
+ok "... and says why under -v" $?
+is "... no other reader left" "$(readers)" "$left"
+# a reader its hook still waits for (a hook run beside) is no reason not to read: the same
+# mark naming this shell as its hook, alive, is not believed (the hook waits its deadline)
+mkdir -m 0700 "$tmp/beside"
+printf '%s %s %s %s %s\n' $(cut -d' ' -f1-3 <<<"$mark") $$ \
+	"$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)" > "$tmp/beside/efi-reader.$left"
+hook --timeout 1 --state-dir "$tmp/beside" kp_use_prop
+ok "a reader whose hook still waits: read as before (the hook waits its deadline)" \
+	"$(grep -q 'no answer within 1 s' <<<"$out" && echo 0 || echo 1)"
+ok "... its mark kept (beside the mark of this hook's own reader, left behind)" \
+	"$([ -f "$tmp/beside/efi-reader.$left" ] && echo 0 || echo 1)"
+# a directory another user can write is refused: a mark there is not believed, said
+mkdir -m 0777 "$tmp/open"
+cp "$state/efi-reader.$left" "$tmp/open/"
+hook --timeout 1 --state-dir "$tmp/open" kp_use_prop
+ok "a mark in a directory others can write: not believed (the hook waits its deadline)" \
+	"$(grep -q 'no answer within 1 s' <<<"$out" && echo 0 || echo 1)"
+grep -q "^kopolicy: $tmp/open.*readers of EFI variables left behind not marked: " <<<"$out"
+ok "... the refusal said" $?
 exec 3>&-
 for ((i = 0; i < 100; i++)); do
 	[ -z "$(readers)" ] && break
 	sleep 0.1
 done
 is "... the FIFO closed: no reader left" "$(readers)" ""
+# its reader gone, the mark is stale: removed, the variable read again (the control's answer)
+"$kp" --no-cache hook -v --root "$root" --config "$tmp/policy.conf" --timeout 5 \
+	--state-dir "$state" kp_use_prop > /dev/null 2> "$tmp/err"
+is "the reader ended: exit $sb_rc, the variable read" "$?" "$sb_rc"
+grep -qF "assumed: EFI variables: $sbvar: shorter than efivarfs' attribute word" "$tmp/err"
+ok "... as the control (a FIFO without a writer reads empty)" $?
+is "... the stale mark removed, none left" "$(ls -A "$state")" ""
 
 tap_done

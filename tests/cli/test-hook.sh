@@ -492,6 +492,19 @@ hook "$pfx" --config "$tmp/policy.conf" kp_strtab_modprefix
 is "the same module loaded: blocked" "$rc" 1
 has "... by the find_symbol() oops on its export" \
 	"would fail to load with OOPS: the name of undefined symbol 28 \(kp_gpl_prov_pl\.\.\.\) .* and begins kp_fake's export kp_gpl_prov_plain: "
+# a loaded in-tree module without a file (removed or renamed after its load): Module.symvers
+# lists its exports (the line's module path ends in its name), the source said; before, "its
+# exports unknown". One whose name only begins an owner's (kp_fak), or none lists, is unknown.
+has "a loaded module without a file that Module.symvers lists: its exports from there, said" \
+	"^kopolicy: $pfx/proc/modules: loaded module kp_fake: no file in modules.dep, its exports from $pfx/boot/symvers-[^ ]*\.gz \(lines of drivers/misc/kp_fake\)$"
+hasnt "... not said unknown" "kp_fake: no file in modules.dep, its exports unknown"
+loaded "$pfx" kp_fak:- kp_ghost:OE
+hook "$pfx" --config "$tmp/policy.conf" kp_strtab_modprefix
+has "a loaded name that only begins a Module.symvers module's: its exports unknown" \
+	"^kopolicy: $pfx/proc/modules: loaded module kp_fak: no file in modules.dep, its exports unknown: "
+has "... as one Module.symvers does not list" \
+	"^kopolicy: $pfx/proc/modules: loaded module kp_ghost: no file in modules.dep, its exports unknown: "
+hasnt "... and kp_fake's export is not searched" "begins kp_fake's export"
 
 is "every hook run ($nbase) answers the same without the base cache (status, stdout, stderr)" \
 	"$basediff" 0

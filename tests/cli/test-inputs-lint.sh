@@ -22,6 +22,7 @@ lib/util/fs-trust.c 3
 lib/system/depmod-config.c 1
 lib/system/out-of-tree.c 1
 lib/system/kernel-read.c 1
+lib/system/stuck-reader.c 3
 src/cmd-check.c 2
 src/hook-deadline.c 1
 src/hook-rules.c 2
@@ -58,7 +59,9 @@ src/kopolicy.c 1
 # swap the files libkmod reads, which chooses by name or a copy, never the answer; the files
 # recorded by kp_in_note_kmod()) and makes, fills and removes its own private copy (read from the root through
 # kp_open_regular_in() and kp_opendir_in(), which record; a run that read a copy or could not
-# make one is not stored, kp_in_uncacheable()).
+# make one is not stored, kp_in_uncacheable()); stuck-reader.c reads, writes and lists the
+# hook's own marks of EFI readers left behind, through its trusted state directory's dirfd
+# (only the hook's reads of EFI variables, on the running system, never cached).
 pat='(^|[^_[:alnum:]])(open|openat|fopen|opendir|stat|lstat|fstatat|access|readlink)\('
 
 code() { # FILE: its lines, comments left out
