@@ -106,6 +106,25 @@ void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 	free(body.p);
 }
 
+int kp_graph_store_compare(const unsigned char *p, size_t len, const struct kp_graph *g,
+			   size_t *flen, size_t *at)
+{
+	struct kp_byte_writer w = { 0 };
+	size_t i = 0;
+
+	kp_graph_store_encode(&w, g);
+	if (w.failed) {
+		free(w.p);
+		return -1;
+	}
+	while (i < len && i < w.len && p[i] == w.p[i])
+		i++;
+	*flen = w.len;
+	*at = i;
+	free(w.p);
+	return i == len && i == *flen ? 0 : 1;
+}
+
 /* A count of items each at least @min bytes long: no more than the bytes left allow. */
 static size_t get_count(struct kp_byte_reader *r, size_t min, const char *what)
 {

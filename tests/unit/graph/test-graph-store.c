@@ -189,7 +189,7 @@ static void changes(struct tap *t, struct tb_world *w, const char *user, const c
 	const char *ns;
 	char buf[256], want[256];
 	unsigned char *p;
-	size_t len;
+	size_t len, flen, at;
 
 	if (!me || !ve || pm->nexports < 2)
 		abort();
@@ -199,14 +199,24 @@ static void changes(struct tap *t, struct tb_world *w, const char *user, const c
 		   "built: rebuilt from the store, every node a stub: the graph");
 	tap_is_str(t, rebuilt_vs(p, len, g, pv, buf, sizeof(buf)), "",
 		   "built: rebuilt from the store, the provider's module as it is: the graph");
+	tap_ok(t, kp_graph_store_compare(p, len, g, &flen, &at) == 0 && flen == len && at == len,
+	       "built: the store copied is a fresh encoding, byte for byte (%zu bytes)", len);
+	tap_ok(t,
+	       kp_graph_store_compare(p, len - 1, g, &flen, &at) == 1 && flen == len &&
+		       at == len - 1,
+	       "built: the store cut by a byte: differs at its end");
 	damage(t, p, len, 1, g, "built");
-#define CHANGED(field, expr, restore, who)                                  \
-	do {                                                                \
-		expr;                                                       \
-		snprintf(want, sizeof(want), "%s of %s", field, who);       \
-		tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), want, \
-			   "built: " #expr " is a difference");             \
-		restore;                                                    \
+#define CHANGED(field, expr, restore, who)                                               \
+	do {                                                                             \
+		expr;                                                                    \
+		snprintf(want, sizeof(want), "%s of %s", field, who);                    \
+		tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), want,              \
+			   "built: " #expr " is a difference");                          \
+		tap_ok(t,                                                                \
+		       kp_graph_store_compare(p, len, g, &flen, &at) == 1 && at < len && \
+			       at < flen,                                                \
+		       "built: " #expr ": the store copied differs (at byte %zu)", at);  \
+		restore;                                                                 \
 	} while (0)
 	CHANGED("node flags", g->nodes[u].in_cycle ^= 1, g->nodes[u].in_cycle ^= 1, user);
 	CHANGED("node flags", g->nodes[pv].walked ^= 1, g->nodes[pv].walked ^= 1, prov);
@@ -230,6 +240,8 @@ static void changes(struct tap *t, struct tb_world *w, const char *user, const c
 		me->exp = was_exp, user);
 #undef CHANGED
 	tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), "", "built: restored, the same");
+	tap_ok(t, kp_graph_store_compare(p, len, g, &flen, &at) == 0,
+	       "built: restored, the store copied is a fresh encoding");
 	free(p);
 }
 
@@ -282,7 +294,7 @@ static void fixtures(struct tap *t)
 	struct tb_world w;
 	char buf[256], *dir;
 	unsigned char *p;
-	size_t len, medges = 0;
+	size_t len, medges = 0, flen, at;
 
 	tb_init_distro(&w, "6.1.192", KP_DISTRO_DEBIAN);
 	w.facts.modversions = true;
@@ -309,6 +321,9 @@ static void fixtures(struct tap *t)
 		"6.1 fixtures: rebuilt from the store over the base, every node a stub: the graph");
 	tap_is_str(t, rebuilt_vs(p, len, &w.g, 3, buf, sizeof(buf)), "",
 		   "6.1 fixtures: rebuilt, node 3's module as it is: the graph");
+	tap_ok(t, kp_graph_store_compare(p, len, &w.g, &flen, &at) == 0 && flen == len,
+	       "6.1 fixtures: the store copied is a fresh encoding, byte for byte (%zu bytes)",
+	       len);
 	damage(t, p, len, 13, &w.g, "6.1 fixtures");
 	free(p);
 	tb_free(&w);
