@@ -345,7 +345,7 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		mpaths[i] = was->mods[i].path;
 		real[i] = changed[i] ? g->nodes[i].mod : NULL;
 	}
-	if (kp_graph_rebuild(&rb, gs, mnames, mpaths, real, g->base, &err) < 0) {
+	if (kp_graph_rebuild(&rb, gs, mnames, mpaths, real, was->order, g->base, &err) < 0) {
 		snprintf(note, len, "splice: falls back: rebuilding the graph: %.200s", err.msg);
 		goto out;
 	}

@@ -36,6 +36,7 @@
 
 struct kp_graph_stored_edge {
 	const char *name; /* the import's */
+	uint32_t hash;	  /* kp_hash_string(name) */
 	enum kp_provider_kind kind;
 	bool gpl_only, weak;
 	uint32_t node, exp; /* KP_PROV_MODULE: the provider's node and its export's index */

@@ -117,24 +117,14 @@ static void resolve_edge(const struct kp_graph *g, size_t self, const struct kp_
 	e->kind = KP_PROV_NONE;
 }
 
-/* Node @i's edges and dependency lists; writes node @i only. -1: out of memory. */
-static int build_edges(struct kp_graph *g, size_t i)
+int kp_graph_node_deps(struct kp_node *nd)
 {
-	struct kp_node *nd = &g->nodes[i];
-	const struct kp_module *m = nd->mod;
 	size_t dcap = 0, bcap = 0;
 
-	nd->nedges = m->nimports;
-	if (!m->nimports)
-		return 0;
-	nd->edges = kp_calloc(m->nimports, sizeof(*nd->edges));
-	if (!nd->edges)
-		return -1;
-	for (size_t j = 0; j < m->nimports; j++) {
-		struct kp_edge *e = &nd->edges[j];
+	for (size_t j = 0; j < nd->nedges; j++) {
+		const struct kp_edge *e = &nd->edges[j];
 		bool seen = false;
 
-		resolve_edge(g, i, &m->imports[j], e);
 		if (e->kind == KP_PROV_MODULE) {
 			for (size_t d = 0; d < nd->ndeps && !seen; d++)
 				seen = nd->deps[d] == e->node;
@@ -155,6 +145,23 @@ static int build_edges(struct kp_graph *g, size_t i)
 		}
 	}
 	return 0;
+}
+
+/* Node @i's edges and dependency lists; writes node @i only. -1: out of memory. */
+static int build_edges(struct kp_graph *g, size_t i)
+{
+	struct kp_node *nd = &g->nodes[i];
+	const struct kp_module *m = nd->mod;
+
+	nd->nedges = m->nimports;
+	if (!m->nimports)
+		return 0;
+	nd->edges = kp_calloc(m->nimports, sizeof(*nd->edges));
+	if (!nd->edges)
+		return -1;
+	for (size_t j = 0; j < m->nimports; j++)
+		resolve_edge(g, i, &m->imports[j], &nd->edges[j]);
+	return kp_graph_node_deps(nd);
 }
 
 struct edges_job {
@@ -420,10 +427,9 @@ out:
 	return r;
 }
 
-int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
-		   const struct kp_kernel_base *base, unsigned jobs, struct kp_err *err)
+int kp_graph_begin(struct kp_graph *g, const struct kp_module_set *set,
+		   const struct kp_kernel_base *base, struct kp_err *err)
 {
-	struct edges_job job = { .g = g };
 	struct kp_export_ref *refs = NULL;
 	size_t k = 0;
 
@@ -466,6 +472,24 @@ int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 		goto fail;
 	/* The refs live as long as the index: stash them in the pool's owner. */
 	g->export_refs = refs;
+	return 0;
+fail:
+	kp_graph_release(g);
+	return -1;
+}
+
+int kp_graph_finish(struct kp_graph *g, struct kp_err *err)
+{
+	return load_order(g, err) < 0 || find_cycles(g, err) < 0 ? -1 : 0;
+}
+
+int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
+		   const struct kp_kernel_base *base, unsigned jobs, struct kp_err *err)
+{
+	struct edges_job job = { .g = g };
+
+	if (kp_graph_begin(g, set, base, err) < 0)
+		return -1;
 	/* Nodes resolve independently against the read-only indexes: slices in parallel. */
 	atomic_init(&job.failed, false);
 	kp_parallel_for(g->n, jobs, 64, build_edges_slice, &job);
@@ -473,7 +497,7 @@ int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 		kp_err_set(err, "out of memory");
 		goto fail;
 	}
-	if (load_order(g, err) < 0 || find_cycles(g, err) < 0)
+	if (kp_graph_finish(g, err) < 0)
 		goto fail;
 	return 0;
 fail:
