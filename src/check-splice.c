@@ -414,12 +414,12 @@ out:
 
 /*
  * The store of the simulation @sim (of @simlen bytes), the graph part @gp of @glen bytes (an
- * earlier store's, copied) or, @gp NULL, @a's graph encoded, and the report part @rp of
- * @rlen bytes (encode_report()), in *@p of *@len. 0, or -1 with @why.
+ * earlier store's, copied) or, @gp NULL, @a's graph encoded, and the report @ask kept, in
+ * *@p of *@len. 0, or -1 with @why.
  */
-static int encode(const struct kp_ctx *a, const unsigned char *sim, size_t simlen,
-		  const unsigned char *gp, size_t glen, const unsigned char *rp, size_t rlen,
-		  unsigned char **p, size_t *len, const char **why)
+static int encode(const struct kp_ctx *a, const struct kp_splice_ask *ask, const unsigned char *sim,
+		  size_t simlen, const unsigned char *gp, size_t glen, unsigned char **p,
+		  size_t *len, const char **why)
 {
 	struct kp_byte_writer w = { 0 };
 	size_t at;
@@ -435,28 +435,23 @@ static int encode(const struct kp_ctx *a, const unsigned char *sim, size_t simle
 		kp_graph_store_encode(&w, &a->graph);
 	if (!w.failed)
 		kp_store64(w.p + at, w.len - at - 8);
-	kp_bw_put(&w, rp, rlen);
 	if (w.failed) {
 		*why = "the graph: out of memory, or a count over 32 bits";
 		free(w.p);
 		return -1;
 	}
-	*p = w.p;
-	*len = w.len;
-	return 0;
-}
-
-/* The report @ask kept, as the store's last part, into @w: 0, or -1 with @why. */
-static int encode_report(const struct kp_ctx *a, const struct kp_splice_ask *ask,
-			 struct kp_byte_writer *w, const char **why)
-{
-	if (kp_splice_report_encode(w, ask->cap, a->graph.n, ask->base_rc, ask->out->fail_on, why) <
-	    0)
-		return -1;
-	if (w->failed) {
-		*why = "the report: out of memory";
+	if (kp_splice_report_encode(&w, ask->cap, a->graph.n, ask->base_rc, ask->out->fail_on,
+				    why) < 0) {
+		free(w.p);
 		return -1;
 	}
+	if (w.failed) {
+		*why = "the report: out of memory";
+		free(w.p);
+		return -1;
+	}
+	*p = w.p;
+	*len = w.len;
 	return 0;
 }
 
@@ -509,7 +504,6 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 			   const struct kp_splice_ask *ask)
 {
 	unsigned char(*digests)[KP_SIM_IFACE_LEN];
-	struct kp_byte_writer rw = { 0 };
 	struct kp_splice_report rep;
 	struct kp_graph_stored gs;
 	struct kp_sim_stored was;
@@ -540,11 +534,6 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 		free(digests);
 		return;
 	}
-	if (encode_report(a, ask, &rw, &why) < 0) {
-		snprintf(note, sizeof(note), "splice: not stored: %.200s", why);
-		kp_run_cache_note(cli->runs, note);
-		goto out;
-	}
 	prev = kp_run_cache_previous(cli->runs, &plen);
 	if (prev) {
 		if (decode(prev, plen, &was, &gs, &rep, &gp, &glen, &err) < 0)
@@ -559,15 +548,17 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 		kp_sim_stored_release(&was);
 		kp_run_cache_note(cli->runs, note);
 	}
-	/* a splice that ran kept the graph: the previous store's part, copied (compare_copy()) */
-	if (encode(a, sim, simlen, copy ? gp : NULL, glen, rw.p, rw.len, &p, &len, &why) < 0) {
+	/*
+	 * A splice that ran kept the graph: the previous store's part, copied (compare_copy()).
+	 * A store that cannot be made says so in place of the measure's line.
+	 */
+	if (encode(a, ask, sim, simlen, copy ? gp : NULL, glen, &p, &len, &why) < 0) {
 		snprintf(note, sizeof(note), "splice: not stored: %.200s", why);
 		kp_run_cache_note(cli->runs, note);
 		goto out;
 	}
 	kp_run_cache_keep(cli->runs, p, len);
 out:
-	free(rw.p);
 	free(sim);
 	free(digests);
 }

@@ -117,8 +117,11 @@ int kp_graph_store_compare(const unsigned char *p, size_t len, const struct kp_g
 		free(w.p);
 		return -1;
 	}
-	while (i < len && i < w.len && p[i] == w.p[i])
-		i++;
+	if (len != w.len || memcmp(p, w.p, len))
+		while (i < len && i < w.len && p[i] == w.p[i])
+			i++;
+	else
+		i = len;
 	*flen = w.len;
 	*at = i;
 	free(w.p);
