@@ -16,7 +16,10 @@
  * both: check-splice.h) is written again over the spliced verdicts and compared with the
  * recompute's, byte for byte, and the exit status with it. The graph's interface stored with
  * them (graph/graph-store.h: what a splice would rebuild the kept modules' graph from) is
- * compared with this run's graph, field for field ("graph stored: the same").
+ * compared with this run's graph, field for field ("graph stored: the same"). After a splice
+ * ran (no interface digest changed, the same module set), the new store's graph part is the
+ * previous store's bytes copied, not encoded again, while a fresh encoding says they are the
+ * same ("graph copied: the same"; else the fresh one is stored).
  */
 #include "config.h"
 
@@ -244,17 +247,43 @@ static void compare_graph(const struct kp_graph_stored *gs, const struct kp_grap
 }
 
 /*
+ * The previous store's graph part @gp of @glen bytes, which the new store takes as it is when
+ * a splice ran (no interface digest changed, the same module set: the same graph), against a
+ * fresh encoding of this run's graph @g, in @note; *@copy set when they are the same (else
+ * the new store has the fresh one).
+ */
+static void compare_copy(const unsigned char *gp, size_t glen, const struct kp_graph *g, bool *copy,
+			 char *note, size_t len)
+{
+	size_t flen, at;
+	int rc = kp_graph_store_compare(gp, glen, g, &flen, &at);
+
+	*copy = rc == 0;
+	if (rc < 0)
+		snprintf(note, len, "graph not copied: out of memory");
+	else if (rc == 0)
+		snprintf(note, len, "graph copied: the same");
+	else
+		snprintf(note, len,
+			 "graph copied: differs (%zu bytes, a fresh encoding %zu, from byte %zu; "
+			 "the fresh one stored)",
+			 glen, flen, at);
+}
+
+/*
  * The stored simulation @was against this run's (@a, its interface digests @now indexed
  * like the nodes, @ch the inputs of the stored entry that changed): why a splice falls
  * back, else the splice run (splice_run()) and the count of verdicts it kept, those it
- * simulated again and those that differ from the recompute, in @note.
+ * simulated again and those that differ from the recompute, in @note; after a splice run,
+ * *@copy set when the stored graph part @gp (@glen bytes) is the new store's (compare_copy()).
  */
 static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		    const struct kp_graph_stored *gs, const struct kp_splice_report *rep,
 		    const struct kp_splice_ask *ask, const unsigned char (*now)[KP_SIM_IFACE_LEN],
-		    const struct kp_inputs_changed *ch, char *note, size_t len)
+		    const struct kp_inputs_changed *ch, const unsigned char *gp, size_t glen,
+		    bool *copy, char *note, size_t len)
 {
-	char report[160], graph[200];
+	char report[160], graph[200], copied[160];
 	const struct kp_graph *g = &a->graph;
 	struct splice s = { .a = a, .was = was };
 	size_t n = g->n ? g->n : 1, again = 0, differ = 0, nchanged = 0;
@@ -316,7 +345,7 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		mpaths[i] = was->mods[i].path;
 		real[i] = changed[i] ? g->nodes[i].mod : NULL;
 	}
-	if (kp_graph_rebuild(&rb, gs, mnames, mpaths, real, g->base, &err) < 0) {
+	if (kp_graph_rebuild(&rb, gs, mnames, mpaths, real, was->order, g->base, &err) < 0) {
 		snprintf(note, len, "splice: falls back: rebuilding the graph: %.200s", err.msg);
 		goto out;
 	}
@@ -352,11 +381,13 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 	}
 	compare_report(&s, rep, ask, report, sizeof(report));
 	compare_graph(gs, g, graph, sizeof(graph));
+	compare_copy(gp, glen, g, copy, copied, sizeof(copied));
 	snprintf(note, len,
 		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu module files "
-		 "changed: %s; %zu spliced and differing: %s; %s; %s); not used yet, recomputed",
+		 "changed: %s; %zu spliced and differing: %s; %s; %s; %s); not used yet, "
+		 "recomputed",
 		 g->n - again, g->n, again, nchanged, nchanged ? cnames : "none", differ,
-		 differ ? names : "none", graph, report);
+		 differ ? names : "none", graph, copied, report);
 out:
 	for (size_t i = 0; s.again && s.ones && i < g->n; i++)
 		if (s.again[i])
@@ -381,9 +412,14 @@ out:
  */
 #define MAGIC "KPSPLIC2"
 
-/* The simulation @sim (of @simlen bytes), @a's graph and the report @ask kept, in *@p of *@len. */
+/*
+ * The store of the simulation @sim (of @simlen bytes), the graph part @gp of @glen bytes (an
+ * earlier store's, copied) or, @gp NULL, @a's graph encoded, and the report @ask kept, in
+ * *@p of *@len. 0, or -1 with @why.
+ */
 static int encode(const struct kp_ctx *a, const struct kp_splice_ask *ask, const unsigned char *sim,
-		  size_t simlen, unsigned char **p, size_t *len, const char **why)
+		  size_t simlen, const unsigned char *gp, size_t glen, unsigned char **p,
+		  size_t *len, const char **why)
 {
 	struct kp_byte_writer w = { 0 };
 	size_t at;
@@ -393,7 +429,10 @@ static int encode(const struct kp_ctx *a, const struct kp_splice_ask *ask, const
 	kp_bw_put(&w, sim, simlen);
 	at = w.len;
 	kp_bw_put64(&w, 0);
-	kp_graph_store_encode(&w, &a->graph);
+	if (gp)
+		kp_bw_put(&w, gp, glen);
+	else
+		kp_graph_store_encode(&w, &a->graph);
 	if (!w.failed)
 		kp_store64(w.p + at, w.len - at - 8);
 	if (w.failed) {
@@ -403,6 +442,11 @@ static int encode(const struct kp_ctx *a, const struct kp_splice_ask *ask, const
 	}
 	if (kp_splice_report_encode(&w, ask->cap, a->graph.n, ask->base_rc, ask->out->fail_on,
 				    why) < 0) {
+		free(w.p);
+		return -1;
+	}
+	if (w.failed) {
+		*why = "the report: out of memory";
 		free(w.p);
 		return -1;
 	}
@@ -426,9 +470,13 @@ static int take_part(const unsigned char *p, size_t len, size_t *off, size_t *pl
 	return 0;
 }
 
-/* The store @p of @len bytes into @was, @gs and @rep: 0, or -1 with @err. */
+/*
+ * The store @p of @len bytes into @was, @gs and @rep, its graph part's bytes in *@gp and
+ * *@gplen: 0, or -1 with @err.
+ */
 static int decode(const unsigned char *p, size_t len, struct kp_sim_stored *was,
-		  struct kp_graph_stored *gs, struct kp_splice_report *rep, struct kp_err *err)
+		  struct kp_graph_stored *gs, struct kp_splice_report *rep,
+		  const unsigned char **gp, size_t *gplen, struct kp_err *err)
 {
 	size_t off = 8, simlen, glen;
 
@@ -446,6 +494,8 @@ static int decode(const unsigned char *p, size_t len, struct kp_sim_stored *was,
 		return kp_err_set(err, "the store: the graph's length");
 	if (kp_graph_store_decode(p + off, glen, gs, err) < 0)
 		return -1;
+	*gp = p + off;
+	*gplen = glen;
 	off += glen;
 	return kp_splice_report_decode(p + off, len - off, was->n, rep, err);
 }
@@ -457,11 +507,12 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	struct kp_splice_report rep;
 	struct kp_graph_stored gs;
 	struct kp_sim_stored was;
-	const unsigned char *prev;
+	const unsigned char *prev, *gp = NULL;
 	unsigned char *sim, *p = NULL;
 	const char *why = NULL;
 	struct kp_err err;
-	size_t len, simlen, plen;
+	size_t len, simlen, plen, glen = 0;
+	bool copy = false;
 	char note[512];
 
 	if (!kp_run_cache_recording(cli->runs) || !a->sim.rec)
@@ -483,27 +534,31 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 		free(digests);
 		return;
 	}
-	if (encode(a, ask, sim, simlen, &p, &len, &why) < 0) {
-		snprintf(note, sizeof(note), "splice: not stored: %.200s", why);
-		kp_run_cache_note(cli->runs, note);
-		free(sim);
-		free(digests);
-		return;
-	}
-	free(sim);
 	prev = kp_run_cache_previous(cli->runs, &plen);
 	if (prev) {
-		if (decode(prev, plen, &was, &gs, &rep, &err) < 0)
+		if (decode(prev, plen, &was, &gs, &rep, &gp, &glen, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
 		else
 			measure(a, &was, &gs, &rep, ask,
 				(const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
-				kp_run_cache_changes(cli->runs), note, sizeof(note));
+				kp_run_cache_changes(cli->runs), gp, glen, &copy, note,
+				sizeof(note));
 		kp_splice_report_release(&rep);
 		kp_graph_stored_release(&gs);
 		kp_sim_stored_release(&was);
 		kp_run_cache_note(cli->runs, note);
 	}
-	free(digests);
+	/*
+	 * A splice that ran kept the graph: the previous store's part, copied (compare_copy()).
+	 * A store that cannot be made says so in place of the measure's line.
+	 */
+	if (encode(a, ask, sim, simlen, copy ? gp : NULL, glen, &p, &len, &why) < 0) {
+		snprintf(note, sizeof(note), "splice: not stored: %.200s", why);
+		kp_run_cache_note(cli->runs, note);
+		goto out;
+	}
 	kp_run_cache_keep(cli->runs, p, len);
+out:
+	free(sim);
+	free(digests);
 }

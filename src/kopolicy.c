@@ -378,7 +378,7 @@ int main(int argc, char **argv)
 	struct kp_cli_cache cache = { 0 };
 	struct kp_run_cache *runs;
 	bool stats = getenv("KOPOLICY_CACHE_STATS") != NULL;
-	char note[320], off[320], splice[256];
+	char note[320], off[320], splice[512];
 	int all_argc = argc - 1;
 	char **all_argv = argv + 1;
 	struct kp_cli cli = { .prog = "kopolicy", .progress = progress_wanted(), .cache = &cache };

@@ -28,17 +28,103 @@ static int stub(struct kp_graph_rebuilt *out, size_t i, const struct kp_graph_st
 		return -1;
 	for (size_t x = 0; x < sn->nedges; x++) {
 		m->imports[x] = (struct kp_import){ .name = sn->edges[x].name,
-						    .hash = kp_hash_string(sn->edges[x].name),
+						    .hash = sn->edges[x].hash,
 						    .symidx = (uint32_t)x + 1,
 						    .weak = sn->edges[x].weak };
 	}
 	return 0;
 }
 
+static bool str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * The stored edge @se of node @i's import @im into @e, taken as it is: only a record of
+ * the base (vmlinux, a module known from the base alone) looked up by its name (resolve_edge()
+ * in graph.c, the kernel's find_symbol()), and checked: the import's name and weak bit, a
+ * provider module's export of that name, a record found, a symbol the loader defines, the
+ * class its provider says. NULL, or what does not hold.
+ */
+static const char *take_edge(const struct kp_graph *g, size_t i, const struct kp_import *im,
+			     const struct kp_graph_stored_edge *se, struct kp_edge *e)
+{
+	const struct kp_module *pm;
+	const struct kp_ksym *k = NULL;
+
+	if (!str_same(se->name, im->name) || se->weak != (bool)im->weak)
+		return "an edge's import";
+	e->kind = se->kind;
+	switch (se->kind) {
+	case KP_PROV_MODULE:
+		pm = g->nodes[se->node].mod;
+		if (se->node == i || se->exp >= pm->nexports ||
+		    !str_same(pm->exports[se->exp].name, se->name))
+			return "an edge's export";
+		e->node = se->node;
+		e->exp = &pm->exports[se->exp];
+		e->gpl_only = e->exp->gpl_only;
+		break;
+	case KP_PROV_VMLINUX:
+	case KP_PROV_BASE_MODULE:
+		if (se->kind == KP_PROV_BASE_MODULE)
+			k = kp_graph_base_module_export(g, se->name, se->hash);
+		else if (g->base)
+			k = kp_base_lookup_hashed(g->base, se->name, se->hash);
+		if (!k)
+			return "an edge's base record";
+		e->ksym = k;
+		e->gpl_only = k->gpl_only;
+		break;
+	case KP_PROV_LOADER:
+		if (!kp_loader_defines(g->nodes[i].mod->machine, se->name))
+			return "an edge the loader resolves";
+		break;
+	case KP_PROV_NONE:
+		break;
+	}
+	return e->gpl_only == se->gpl_only ? NULL : "an edge's class";
+}
+
+/* @g's edges taken from @s, then its dependencies, load order and cycles: 0, or -1 with @err. */
+static int take_edges(struct kp_graph *g, const struct kp_graph_stored *s, const size_t *order,
+		      struct kp_err *err)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const struct kp_graph_stored_node *sn = &s->nodes[i];
+		struct kp_node *nd = &g->nodes[i];
+		const char *why = NULL;
+
+		if (nd->mod->nimports != sn->nedges)
+			return kp_err_set(err, "stored graph: the edge count of node %zu", i);
+		nd->nedges = sn->nedges;
+		if (sn->nedges && !(nd->edges = kp_calloc(sn->nedges, sizeof(*nd->edges))))
+			return kp_err_set(err, "out of memory");
+		for (size_t x = 0; x < sn->nedges && !why; x++)
+			why = take_edge(g, i, &nd->mod->imports[x], &sn->edges[x], &nd->edges[x]);
+		if (why)
+			return kp_err_set(err, "stored graph: %s of node %zu", why, i);
+		if (kp_graph_node_deps(nd) < 0)
+			return kp_err_set(err, "out of memory");
+	}
+	if (kp_graph_finish(g, err) < 0)
+		return -1;
+	/* what the stored run's graph had: its cycles, duplicate names and load order */
+	for (size_t i = 0; i < g->n; i++)
+		if (g->nodes[i].in_cycle != s->nodes[i].in_cycle ||
+		    g->nodes[i].duplicate_name != s->nodes[i].duplicate_name)
+			return kp_err_set(err, "stored graph: the node flags of node %zu", i);
+	for (size_t k = 0; order && k < g->n; k++)
+		if (g->order[k] != order[k])
+			return kp_err_set(err, "stored graph: the load order at %zu", k);
+	return 0;
+}
+
 int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored *s,
 		     const char *const *names, const char *const *paths,
-		     const struct kp_module *const *real, const struct kp_kernel_base *base,
-		     struct kp_err *err)
+		     const struct kp_module *const *real, const size_t *order,
+		     const struct kp_kernel_base *base, struct kp_err *err)
 {
 	struct kp_module_set set = { 0 };
 	size_t n = s->n ? s->n : 1;
@@ -57,7 +143,7 @@ int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored 
 				goto oom;
 			e->mod = &out->stubs[i];
 		} else {
-			/* read only: kp_graph_build() takes the set's modules as const */
+			/* read only: the graph takes the set's modules as const */
 			e->mod = (struct kp_module *)real[i];
 		}
 		e->path = (char *)out->stubs[i].path;
@@ -68,8 +154,8 @@ int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored 
 	}
 	set.entries = out->entries;
 	set.n = set.cap = s->n;
-	/* one thread: a splice rebuilds while nothing else runs, and the result is the same */
-	if (kp_graph_build(&out->g, &set, base, 1, err) < 0) {
+	if (kp_graph_begin(&out->g, &set, base, err) < 0 ||
+	    take_edges(&out->g, s, order, err) < 0) {
 		kp_graph_rebuilt_release(out);
 		return -1;
 	}
@@ -86,11 +172,6 @@ void kp_graph_rebuilt_release(struct kp_graph_rebuilt *r)
 	free(r->entries);
 	kp_arena_release(&r->arena);
 	memset(r, 0, sizeof(*r));
-}
-
-static bool str_same(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
 }
 
 static const char *edges_differ(const struct kp_graph *ga, const struct kp_node *a,

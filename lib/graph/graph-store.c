@@ -106,6 +106,28 @@ void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 	free(body.p);
 }
 
+int kp_graph_store_compare(const unsigned char *p, size_t len, const struct kp_graph *g,
+			   size_t *flen, size_t *at)
+{
+	struct kp_byte_writer w = { 0 };
+	size_t i = 0;
+
+	kp_graph_store_encode(&w, g);
+	if (w.failed) {
+		free(w.p);
+		return -1;
+	}
+	if (len != w.len || memcmp(p, w.p, len))
+		while (i < len && i < w.len && p[i] == w.p[i])
+			i++;
+	else
+		i = len;
+	*flen = w.len;
+	*at = i;
+	free(w.p);
+	return i == len && i == *flen ? 0 : 1;
+}
+
 /* A count of items each at least @min bytes long: no more than the bytes left allow. */
 static size_t get_count(struct kp_byte_reader *r, size_t min, const char *what)
 {
@@ -116,21 +138,26 @@ static size_t get_count(struct kp_byte_reader *r, size_t min, const char *what)
 	return r->bad ? 0 : n;
 }
 
-/* The stored names, decoded once: exports and imports refer to them by index. */
+/* The stored names, decoded and hashed once: exports and imports refer to them by index. */
 struct name_table {
 	const char **v;
+	uint32_t *hash; /* kp_hash_string() of each */
 	size_t n;
 };
 
-/* A name of @nm by its index (NULL for none, and when @need, an error). */
+/* A name of @nm by its index (NULL for none, and when @need, an error), its hash in *@hash. */
 static const char *get_name(struct kp_byte_reader *r, const struct name_table *nm, bool need,
-			    const char *what)
+			    uint32_t *hash, const char *what)
 {
 	uint32_t i = kp_br_get32(r, what);
 
 	if (!r->bad && ((i == NONE && need) || (i != NONE && i >= nm->n)))
 		r->bad = what;
-	return r->bad || i == NONE ? NULL : nm->v[i];
+	if (r->bad || i == NONE)
+		return NULL;
+	if (hash)
+		*hash = nm->hash[i];
+	return nm->v[i];
 }
 
 /* A string into @arena; no NUL inside. */
@@ -181,8 +208,8 @@ static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
 		struct kp_export *e = &sn->exports[x];
 		unsigned table, flags;
 
-		e->name = get_name(r, nm, true, "export name");
-		e->ns = get_name(r, nm, false, "export namespace");
+		e->name = get_name(r, nm, true, &e->hash, "export name");
+		e->ns = get_name(r, nm, false, NULL, "export namespace");
 		table = kp_br_get8(r, "export table");
 		flags = kp_br_get8(r, "export flags");
 		e->crc = kp_br_get32(r, "export CRC");
@@ -193,7 +220,6 @@ static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
 		e->table = (enum kp_export_table)table;
 		e->gpl_only = flags & EXP_GPL_ONLY;
 		e->has_crc = flags & EXP_HAS_CRC;
-		e->hash = kp_hash_string(e->name);
 	}
 }
 
@@ -207,7 +233,7 @@ static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const st
 		struct kp_graph_stored_edge *e = &sn->edges[x];
 		unsigned kind, flags;
 
-		e->name = get_name(r, nm, true, "import name");
+		e->name = get_name(r, nm, true, &e->hash, "import name");
 		kind = kp_br_get8(r, "edge kind");
 		flags = kp_br_get8(r, "edge flags");
 		if (!r->bad && (kind > KP_PROV_LOADER || (flags & ~3u)))
@@ -241,8 +267,11 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 	/* a name takes at least 4 bytes */
 	nm.n = get_count(&r, 4, "name count");
 	nm.v = get_array(&r, &out->arena, nm.n, sizeof(*nm.v));
-	for (size_t i = 0; i < nm.n && !r.bad; i++)
+	nm.hash = get_array(&r, &out->arena, nm.n, sizeof(*nm.hash));
+	for (size_t i = 0; i < nm.n && !r.bad; i++) {
 		nm.v[i] = get_str(&r, &out->arena, "name");
+		nm.hash[i] = nm.v[i] ? kp_hash_string(nm.v[i]) : 0;
+	}
 	/* a node takes at least 11 bytes */
 	n = get_count(&r, 11, "node count");
 	out->nodes = get_array(&r, &out->arena, n, sizeof(*out->nodes));

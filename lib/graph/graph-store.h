@@ -36,6 +36,7 @@
 
 struct kp_graph_stored_edge {
 	const char *name; /* the import's */
+	uint32_t hash;	  /* kp_hash_string(name) */
 	enum kp_provider_kind kind;
 	bool gpl_only, weak;
 	uint32_t node, exp; /* KP_PROV_MODULE: the provider's node and its export's index */
@@ -59,6 +60,13 @@ struct kp_graph_stored {
 
 /* @g's interface appended to @w (a failure sets @w->failed). */
 void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g);
+/*
+ * Whether @p of @len bytes (an interface copied from an earlier store) is byte for byte what
+ * kp_graph_store_encode() writes for @g: 0; 1, the fresh encoding's length in *@flen and the
+ * first byte that differs in *@at; or -1 (out of memory, or a count over 32 bits).
+ */
+int kp_graph_store_compare(const unsigned char *p, size_t len, const struct kp_graph *g,
+			   size_t *flen, size_t *at);
 /* The store @p of @len bytes into @out (zeroed first); 0, or -1 with @err saying why. */
 int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_stored *out,
 			  struct kp_err *err);

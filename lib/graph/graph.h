@@ -148,6 +148,19 @@ int kp_graph_build(struct kp_graph *g, const struct kp_module_set *set,
 		   const struct kp_kernel_base *base, unsigned jobs, struct kp_err *err);
 void kp_graph_release(struct kp_graph *g);
 
+/*
+ * kp_graph_build() in parts, for a graph whose edges come from elsewhere (graph-rebuild.h):
+ * kp_graph_begin() puts in @g the nodes of @set, their duplicate names and the index of
+ * their exports, no edge (0, or -1 with @err and @g released); then each node's edges
+ * (one per import, in import order) and kp_graph_node_deps() its dependency lists from them
+ * (0, or -1: out of memory); then kp_graph_finish() the load order and the cycles (0, or
+ * -1 with @err). After a failure of the last two the caller releases @g.
+ */
+int kp_graph_begin(struct kp_graph *g, const struct kp_module_set *set,
+		   const struct kp_kernel_base *base, struct kp_err *err);
+int kp_graph_node_deps(struct kp_node *nd);
+int kp_graph_finish(struct kp_graph *g, struct kp_err *err);
+
 /* The node of the module called @name (first one in set order), or SIZE_MAX. */
 size_t kp_graph_find(const struct kp_graph *g, const char *name);
 

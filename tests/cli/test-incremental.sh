@@ -126,14 +126,16 @@ step() {
 # modules whose files changed (NAMES, in load order; none: "") among those, no kept
 # verdict differing from the recompute (a kept one that differs would be a wrong splice),
 # the graph stored the run's and rebuilt from the store (stubs, kp_graph_build()) the
-# same, and the report written from the store over the spliced verdicts byte for byte the
-# recompute's (BYTES: the size of the --no-cache JSON report, put in by step())
+# same, the stored graph's bytes (copied into the new store) a fresh encoding's, and the
+# report written from the store over the spliced verdicts byte for byte the recompute's
+# (BYTES: the size of the --no-cache JSON report, put in by step())
 kept() {
 	local k=$1 m=$2 s=$3
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
 		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
-		"same; report spliced: the same BYTES bytes); not used yet, recomputed"
+		"same; graph copied: the same; report spliced: the same BYTES bytes); not used" \
+		"yet, recomputed"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
@@ -217,7 +219,8 @@ step "the file removed" 0 "falls back: $t/extra changed, not a module of the sto
 # byte changed; crc: its CRC left as it was; o+w: its CRC made right, the file writable by
 # others; own: its CRC made right, the user's own file as it was; report: as own, its last
 # byte changed instead; graph: as own, the first stored graph node's flags (after the
-# simulation) given a bit no node has; cycle: as own, that node (dummy) marked in a cycle
+# simulation) given a bit no node has; cycle: as own, that node (dummy) marked in a cycle;
+# name: as own, a name no export or import uses added at the end of the graph's name table
 forge() {
 	python3 - "$KOPOLICY_CACHE_DIR" "$1" <<'EOF2'
 import glob, os, struct, sys, zlib
@@ -232,7 +235,19 @@ for f in glob.glob(os.path.join(sys.argv[1], "runs-v*", "*.run")):
     # the store: "KPSPLIC2", the simulation's length and bytes, the graph's length and
     # bytes ("KPGRST01", the name table: its count and strings, the node count, the first
     # node's flags)
-    if sys.argv[2] in ("graph", "cycle"):
+    if sys.argv[2] == "name":
+        sim = struct.unpack_from("<Q", m, at + 8)[0]
+        glen_at = at + 16 + sim
+        at = glen_at + 8 + 8
+        names = struct.unpack_from("<I", m, at)[0]
+        struct.pack_into("<I", m, at, names + 1)
+        at += 4
+        for _ in range(names):
+            at += 4 + struct.unpack_from("<I", m, at)[0]
+        m[at:at] = struct.pack("<I", 3) + b"zzz"
+        struct.pack_into("<Q", m, glen_at, struct.unpack_from("<Q", m, glen_at)[0] + 7)
+        struct.pack_into("<Q", m, 40, slen + 7)
+    elif sys.argv[2] in ("graph", "cycle"):
         sim = struct.unpack_from("<Q", m, at + 8)[0]
         at += 16 + sim + 8 + 8
         names = struct.unpack_from("<I", m, at)[0]
@@ -289,13 +304,26 @@ step "forged graph store in the user's own entry: refused by its reader" 1 \
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 forge cycle
 ok "forged: the two entries with a store (--fail-on never and note)" $?
-s=$(kept 5 9 4 kp_gpl_prov)
-step "forged graph store, a node put in a cycle: the comparison says so" 1 \
-	"${s/graph stored and rebuilt: the same/graph stored: differs (node flags of dummy)}"
+# the rebuild takes the stored edges as they are, computes the cycles from them and
+# refuses a store whose cycles are not those; the splice falls back, the forged bytes are
+# not copied into the new store (the next step finds a fresh one)
+step "forged graph store, a node put in a cycle: the rebuild refuses it" 1 \
+	"falls back: rebuilding the graph: stored graph: the node flags of node 0"
 python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
 step "after the forged graph store" 1 "$(kept 5 9 4 kp_gpl_prov)"
 cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
 step "after the forged graph store: restored" 1 "$(kept 5 9 4 kp_gpl_prov)"
+# bytes the decoder takes and the graph does not carry (a name nobody uses): the splice
+# runs, the stored bytes are not a fresh encoding, and the new store has the fresh one
+python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
+forge name
+ok "forged: the two entries with a store (--fail-on never and note)" $?
+s=$(kept 5 9 4 kp_gpl_prov)
+fresh="1438 bytes, a fresh encoding 1431, from byte 8; the fresh one stored"
+step "forged graph store, a name added: not copied" 1 \
+	"${s/graph copied: the same/graph copied: differs ($fresh)}"
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+step "after the forged name: the fresh graph copied" 1 "$(kept 5 9 4 kp_gpl_prov)"
 
 # After an oops the loads that follow are stalled (lib/sim/rules/stall.c): their verdicts read
 # the stall, and the splice keeps them only while the same load still stalls them. A second

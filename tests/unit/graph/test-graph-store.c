@@ -52,29 +52,29 @@ static const char *stored_vs(const unsigned char *p, size_t len, const struct kp
 }
 
 /*
- * @g rebuilt from its store @p (@len bytes), the module of node @keep (SIZE_MAX: none) used
- * as it is and the others stubs: what kp_graph_differs() says against @g ("" for the same).
+ * @g rebuilt from the decoded store @s (of @g->n nodes) with the load order @order, the
+ * module of node @keep (SIZE_MAX: none) used as it is and the others stubs: what
+ * kp_graph_differs() says against @g ("" for the same), or "not rebuilt: why".
  */
-static const char *rebuilt_vs(const unsigned char *p, size_t len, const struct kp_graph *g,
-			      size_t keep, char *buf, size_t size)
+static const char *rebuilt_from(const struct kp_graph_stored *s, const struct kp_graph *g,
+				const size_t *order, size_t keep, char *buf, size_t size)
 {
 	const char **names = calloc(g->n + 1, sizeof(*names));
 	const char **paths = calloc(g->n + 1, sizeof(*paths));
 	const struct kp_module **real = calloc(g->n + 1, sizeof(*real));
 	struct kp_graph_rebuilt rb;
-	struct kp_graph_stored s;
 	struct kp_err err;
 	const char *what;
 	size_t node;
 
-	if (!names || !paths || !real || kp_graph_store_decode(p, len, &s, &err) < 0)
+	if (!names || !paths || !real || s->n != g->n)
 		abort();
 	for (size_t i = 0; i < g->n; i++) {
 		names[i] = g->nodes[i].mod->name;
 		paths[i] = g->nodes[i].path;
 		real[i] = i == keep ? g->nodes[i].mod : NULL;
 	}
-	if (kp_graph_rebuild(&rb, &s, names, paths, real, g->base, &err) < 0) {
+	if (kp_graph_rebuild(&rb, s, names, paths, real, order, g->base, &err) < 0) {
 		snprintf(buf, size, "not rebuilt: %s", err.msg);
 	} else {
 		what = kp_graph_differs(&rb.g, g, &node);
@@ -87,10 +87,23 @@ static const char *rebuilt_vs(const unsigned char *p, size_t len, const struct k
 				snprintf(buf, size, "node %zu has facts", i);
 		kp_graph_rebuilt_release(&rb);
 	}
-	kp_graph_stored_release(&s);
 	free(names);
 	free(paths);
 	free(real);
+	return buf;
+}
+
+/* @g rebuilt from its store @p (@len bytes): rebuilt_from() with @g's load order. */
+static const char *rebuilt_vs(const unsigned char *p, size_t len, const struct kp_graph *g,
+			      size_t keep, char *buf, size_t size)
+{
+	struct kp_graph_stored s;
+	struct kp_err err;
+
+	if (kp_graph_store_decode(p, len, &s, &err) < 0)
+		abort();
+	rebuilt_from(&s, g, g->order, keep, buf, size);
+	kp_graph_stored_release(&s);
 	return buf;
 }
 
@@ -110,7 +123,7 @@ static bool in_bounds(const struct kp_graph_stored *s)
 }
 
 struct forged {
-	size_t tries, refused, unsafe;
+	size_t tries, refused, unsafe, rebuilt;
 };
 
 static void try_forged(const unsigned char *p, size_t len, const struct kp_graph *g,
@@ -127,6 +140,14 @@ static void try_forged(const unsigned char *p, size_t len, const struct kp_graph
 	}
 	f->unsafe += !in_bounds(&s);
 	(void)kp_graph_stored_differs(&s, g, &node);
+	/* a store that decodes is rebuilt from (its edges taken as they are): an error or a graph
+	 */
+	if (s.n == g->n && in_bounds(&s)) {
+		char buf[256];
+
+		f->rebuilt += strncmp(rebuilt_from(&s, g, g->order, SIZE_MAX, buf, sizeof(buf)),
+				      "not rebuilt", 11) != 0;
+	}
 	kp_graph_stored_release(&s);
 }
 
@@ -161,9 +182,9 @@ static void damage(struct tap *t, const unsigned char *p, size_t len, size_t ste
 		}
 	tap_is_intf(
 		t, (long)(fl.unsafe + wd.unsafe), 0,
-		"%s: %zu bit flips (%zu refused), %zu words forged (%zu refused): none decoded out "
-		"of bounds",
-		what, fl.tries, fl.refused, wd.tries, wd.refused);
+		"%s: %zu bit flips (%zu refused, %zu rebuilt), %zu words forged (%zu refused, %zu "
+		"rebuilt): none decoded out of bounds",
+		what, fl.tries, fl.refused, fl.rebuilt, wd.tries, wd.refused, wd.rebuilt);
 	free(q);
 }
 
@@ -174,6 +195,69 @@ static struct kp_edge *edge_of(struct kp_graph *g, size_t i, enum kp_provider_ki
 		if (g->nodes[i].edges[x].kind == kind)
 			return &g->nodes[i].edges[x];
 	return NULL;
+}
+
+/*
+ * @g's store @p (@len bytes) decoded, then each stored field a rebuild checks forged in it
+ * (node @u's module edge @me, its vmlinux edge @ve, its edge to nobody, its flags): the
+ * rebuild refuses it; an edge's provider dropped (taken as it is): the comparison says so.
+ */
+static void forged_rebuild(struct tap *t, const struct kp_graph *g, const unsigned char *p,
+			   size_t len, size_t u, size_t me, size_t ve)
+{
+	struct kp_graph_stored_edge *m, *v, *none = NULL;
+	size_t *order = malloc(g->n * sizeof(*order));
+	struct kp_graph_stored s;
+	char buf[256], want[256];
+	struct kp_err err;
+
+	if (!order || g->n < 2 || kp_graph_store_decode(p, len, &s, &err) < 0)
+		abort();
+	m = &s.nodes[u].edges[me];
+	v = &s.nodes[u].edges[ve];
+	for (size_t x = 0; x < s.nodes[u].nedges; x++)
+		if (s.nodes[u].edges[x].kind == KP_PROV_NONE)
+			none = &s.nodes[u].edges[x];
+	if (!none || m->kind != KP_PROV_MODULE || !m->gpl_only)
+		abort();
+#define FORGED(expr, restore, keep, ord, why)                                              \
+	do {                                                                               \
+		expr;                                                                      \
+		snprintf(want, sizeof(want), "not rebuilt: stored graph: %s %zu", why, u); \
+		tap_is_str(t, rebuilt_from(&s, g, ord, keep, buf, sizeof(buf)), want,      \
+			   "forged: " #expr ": not rebuilt");                              \
+		restore;                                                                   \
+	} while (0)
+	FORGED(m->exp ^= 1, m->exp ^= 1, SIZE_MAX, g->order, "an edge's export of node");
+	FORGED(m->node = (uint32_t)u, m->node = g->nodes[u].edges[me].node, SIZE_MAX, g->order,
+	       "an edge's export of node");
+	FORGED(m->gpl_only ^= 1, m->gpl_only ^= 1, SIZE_MAX, g->order, "an edge's class of node");
+	FORGED(none->kind = KP_PROV_VMLINUX, none->kind = KP_PROV_NONE, SIZE_MAX, g->order,
+	       "an edge's base record of node");
+	FORGED(v->kind = KP_PROV_BASE_MODULE, v->kind = KP_PROV_VMLINUX, SIZE_MAX, g->order,
+	       "an edge's base record of node");
+	FORGED(none->kind = KP_PROV_LOADER, none->kind = KP_PROV_NONE, SIZE_MAX, g->order,
+	       "an edge the loader resolves of node");
+	FORGED(none->weak ^= 1, none->weak ^= 1, u, g->order, "an edge's import of node");
+	FORGED(s.nodes[u].nedges--, s.nodes[u].nedges++, u, g->order, "the edge count of node");
+	FORGED(s.nodes[u].in_cycle ^= 1, s.nodes[u].in_cycle ^= 1, SIZE_MAX, g->order,
+	       "the node flags of node");
+	FORGED(s.nodes[u].duplicate_name ^= 1, s.nodes[u].duplicate_name ^= 1, SIZE_MAX, g->order,
+	       "the node flags of node");
+#undef FORGED
+	memcpy(order, g->order, g->n * sizeof(*order));
+	order[0] = g->order[1];
+	order[1] = g->order[0];
+	snprintf(want, sizeof(want), "not rebuilt: stored graph: the load order at 0");
+	tap_is_str(t, rebuilt_from(&s, g, order, SIZE_MAX, buf, sizeof(buf)), want,
+		   "forged: the load order: not rebuilt");
+	/* the store is trusted for what it says: an edge dropped is a graph the oracle tells */
+	m->kind = KP_PROV_NONE;
+	m->gpl_only = false;
+	tap_is_str(t, rebuilt_from(&s, g, g->order, SIZE_MAX, buf, sizeof(buf)), "an edge of user",
+		   "forged: a module edge made an edge to nobody: the comparison");
+	kp_graph_stored_release(&s);
+	free(order);
 }
 
 /* The store of @g, then each stored field changed in @g: the comparison names it. */
@@ -189,7 +273,7 @@ static void changes(struct tap *t, struct tb_world *w, const char *user, const c
 	const char *ns;
 	char buf[256], want[256];
 	unsigned char *p;
-	size_t len;
+	size_t len, flen, at;
 
 	if (!me || !ve || pm->nexports < 2)
 		abort();
@@ -199,14 +283,24 @@ static void changes(struct tap *t, struct tb_world *w, const char *user, const c
 		   "built: rebuilt from the store, every node a stub: the graph");
 	tap_is_str(t, rebuilt_vs(p, len, g, pv, buf, sizeof(buf)), "",
 		   "built: rebuilt from the store, the provider's module as it is: the graph");
+	tap_ok(t, kp_graph_store_compare(p, len, g, &flen, &at) == 0 && flen == len && at == len,
+	       "built: the store copied is a fresh encoding, byte for byte (%zu bytes)", len);
+	tap_ok(t,
+	       kp_graph_store_compare(p, len - 1, g, &flen, &at) == 1 && flen == len &&
+		       at == len - 1,
+	       "built: the store cut by a byte: differs at its end");
 	damage(t, p, len, 1, g, "built");
-#define CHANGED(field, expr, restore, who)                                  \
-	do {                                                                \
-		expr;                                                       \
-		snprintf(want, sizeof(want), "%s of %s", field, who);       \
-		tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), want, \
-			   "built: " #expr " is a difference");             \
-		restore;                                                    \
+#define CHANGED(field, expr, restore, who)                                               \
+	do {                                                                             \
+		expr;                                                                    \
+		snprintf(want, sizeof(want), "%s of %s", field, who);                    \
+		tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), want,              \
+			   "built: " #expr " is a difference");                          \
+		tap_ok(t,                                                                \
+		       kp_graph_store_compare(p, len, g, &flen, &at) == 1 && at < len && \
+			       at < flen,                                                \
+		       "built: " #expr ": the store copied differs (at byte %zu)", at);  \
+		restore;                                                                 \
 	} while (0)
 	CHANGED("node flags", g->nodes[u].in_cycle ^= 1, g->nodes[u].in_cycle ^= 1, user);
 	CHANGED("node flags", g->nodes[pv].walked ^= 1, g->nodes[pv].walked ^= 1, prov);
@@ -230,6 +324,10 @@ static void changes(struct tap *t, struct tb_world *w, const char *user, const c
 		me->exp = was_exp, user);
 #undef CHANGED
 	tap_is_str(t, stored_vs(p, len, g, buf, sizeof(buf)), "", "built: restored, the same");
+	tap_ok(t, kp_graph_store_compare(p, len, g, &flen, &at) == 0,
+	       "built: restored, the store copied is a fresh encoding");
+	forged_rebuild(t, g, p, len, u, (size_t)(me - g->nodes[u].edges),
+		       (size_t)(ve - g->nodes[u].edges));
 	free(p);
 }
 
@@ -282,7 +380,7 @@ static void fixtures(struct tap *t)
 	struct tb_world w;
 	char buf[256], *dir;
 	unsigned char *p;
-	size_t len, medges = 0;
+	size_t len, medges = 0, flen, at;
 
 	tb_init_distro(&w, "6.1.192", KP_DISTRO_DEBIAN);
 	w.facts.modversions = true;
@@ -309,6 +407,9 @@ static void fixtures(struct tap *t)
 		"6.1 fixtures: rebuilt from the store over the base, every node a stub: the graph");
 	tap_is_str(t, rebuilt_vs(p, len, &w.g, 3, buf, sizeof(buf)), "",
 		   "6.1 fixtures: rebuilt, node 3's module as it is: the graph");
+	tap_ok(t, kp_graph_store_compare(p, len, &w.g, &flen, &at) == 0 && flen == len,
+	       "6.1 fixtures: the store copied is a fresh encoding, byte for byte (%zu bytes)",
+	       len);
 	damage(t, p, len, 13, &w.g, "6.1 fixtures");
 	free(p);
 	tb_free(&w);
