@@ -17,6 +17,7 @@
  * Pending layout: one __ksymtab plus __kflagstab (u8 per entry, bit 0 GPL-only).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "module-internal.h"
@@ -81,6 +82,36 @@ static bool wild_name(struct kp_elf *e, size_t tab, uint64_t field, unsigned f, 
 		return false;
 	*offset = (int64_t)nm->offset;
 	return true;
+}
+
+/*
+ * Where @w's name field (@field bytes into section @tab) is relocated in apply_relocations()'
+ * order: the first relocation section for @tab by index, the first entry there at @field.
+ * kp_elf_relocs() sorted them by offset across the sections and lost both.
+ */
+static int wild_reloc_position(struct kp_elf *e, size_t tab, uint64_t field,
+			       struct kp_wild_export *w, struct kp_err *err)
+{
+	for (size_t i = 1; i < e->nsections; i++) {
+		struct kp_reloc *r = NULL;
+		size_t n = 0, k;
+
+		if ((e->sections[i].type != SHT_REL && e->sections[i].type != SHT_RELA) ||
+		    e->sections[i].info != tab)
+			continue;
+		if (kp_elf_reloc_section(e, i, &r, &n, err) < 0)
+			return -1;
+		for (k = 0; k < n && r[k].offset != field; k++)
+			;
+		free(r);
+		if (k < n) {
+			w->rel_shndx = (uint32_t)i;
+			w->rel_index = (uint32_t)k;
+			return 0;
+		}
+	}
+	return kp_err_set(err, "internal error: no relocation of %s+0x%llx", e->sections[tab].name,
+			  (unsigned long long)field);
 }
 
 /*
@@ -288,8 +319,11 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 		nent = s->size / (f * k);
 		ok = try_layout(e, tab, strs, f, k, dec, nent, &n, &w) && w.present;
 		/* the first in the order verify_exported_symbols() reads: __ksymtab first */
-		if (ok && !m->wild_export.present)
+		if (ok && !m->wild_export.present) {
+			if (wild_reloc_position(e, tab, (uint64_t)w.index * f * k + f, &w, err) < 0)
+				goto out;
 			m->wild_export = w;
+		}
 	}
 	if (!ok) {
 		const struct kp_reloc *rel;

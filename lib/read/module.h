@@ -153,6 +153,7 @@ struct kp_reloc_use {
 	bool rela;	     /* from an SHT_RELA section (apply_relocate_add()) */
 	bool percpu;	     /* applies to .data..percpu (relocated only by KP_F_PERCPU_RELOCS) */
 	const char *section; /* the first relocation section that holds it, e.g. ".rela.text" */
+	uint32_t shndx;	     /* that section's index (apply_relocations() walks them in order) */
 	uint32_t index;	     /* the entry's index in that section */
 	uint32_t count;	     /* how many entries of the module's relocated sections use it */
 };
@@ -207,6 +208,9 @@ struct kp_wild_export {
 	enum kp_export_table table;
 	uint32_t index; /* the entry's index in its table */
 	int64_t offset; /* the name's address - __ksymtab_strings' address */
+	/* the name field's relocation: its section's index and its index there (the order
+	 * apply_relocations() applies it in) */
+	uint32_t rel_shndx, rel_index;
 };
 
 struct kp_module {

@@ -7,7 +7,8 @@
 # CRCs and __kflagstab bytes of the other entries, matched by their index in the table. Made by
 # tests/lib/ksymtab-wild-arch.py (only relocation addends change). Before, the reader refused
 # all of these but the x86-64 single entry ("fits no struct kernel_symbol layout", exit 2) and
-# gave the entry after a wild one the wild one's CRC.
+# gave the entry after a wild one the wild one's CRC; arm64's overflow was reported only when
+# no relocation of an unsupported type came anywhere (the kernel stops at the first refused one).
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -86,6 +87,45 @@ and ids == ['relocation-overflow'] and m['findings'][0]['severity'] == 'error' a
 'the name of __ksymtab entry 1 points 0x90000000 bytes before' in m['findings'][0]['message'] \
 and m['messages'][-1] == '$line'"
 ok "arm64: entry 1 0x90000000 before: relocation-overflow, ENOEXEC, arm64's line" $?
+
+# apply_relocate_add() stops at the first relocation it refuses, of a type or a value, in
+# apply_relocations()' order (relocation sections by index, entries in order): arm64's
+# R_AARCH64_COPY (1024) is an unsupported type. Before, the overflow came after every type check.
+retype() { # IN OUT RELSECTION INDEX TYPE: entry INDEX of the ELF64 LE RELA section gets TYPE
+	python3 - "$@" <<'PY'
+import struct, sys
+src, dst, sec, idx, typ = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+d = bytearray(open(src, "rb").read())
+shoff, = struct.unpack_from("<Q", d, 0x28)
+ent, num, strndx = struct.unpack_from("<HHH", d, 0x3A)
+secs = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * ent) for i in range(num)]
+names = secs[strndx][4]
+s = [s for s in secs if d[names + s[0]:d.index(b"\0", names + s[0])] == sec.encode()][0]
+off = s[4] + 24 * idx + 8
+info, = struct.unpack_from("<Q", d, off)
+struct.pack_into("<Q", d, off, (info >> 32) << 32 | typ)
+open(dst, "wb").write(d)
+PY
+}
+unsup="Modules: module libarc4: unsupported RELA relocation: 1024"
+retype "$tmp/b1.ko" "$tmp/o1.ko" .rela__patchable_function_entries 0 1024
+check_arm "$tmp/o1.json" "$tmp/o1.ko"
+verdict "$tmp/o1.json" libarc4 "not m['loads'] and m['errno'] == 'ENOEXEC' \
+and ids == ['relocation-overflow'] and m['messages'][-1] == '$line'"
+ok "arm64: an unsupported type in a later relocation section: the name's overflow decides" $?
+
+retype "$tmp/b1.ko" "$tmp/o2.ko" .rela__ksymtab 5 1024
+check_arm "$tmp/o2.json" "$tmp/o2.ko"
+verdict "$tmp/o2.json" libarc4 "not m['loads'] and m['errno'] == 'ENOEXEC' \
+and ids == ['relocation-overflow'] and m['messages'][-1] == '$line'"
+ok "arm64: an unsupported type after the name's relocation in .rela__ksymtab: the overflow" $?
+
+retype "$tmp/b1.ko" "$tmp/o3.ko" .rela__ksymtab 3 1024
+check_arm "$tmp/o3.json" "$tmp/o3.ko"
+verdict "$tmp/o3.json" libarc4 "not m['loads'] and m['errno'] == 'ENOEXEC' \
+and ids == ['unsupported-relocation'] and m['messages'][-1] == '$unsup' \
+and 'entry 3 of .rela__ksymtab' in m['findings'][0]['message']"
+ok "arm64: an unsupported type before the name's relocation: unsupported-relocation, its line" $?
 
 # within 2 GiB +- the module's size of the limit: a warning that says it may overflow
 wild "$fx/libarc4.ko" "$tmp/b2.ko" __ksymtab 4=-0x80000000

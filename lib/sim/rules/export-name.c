@@ -126,7 +126,9 @@ int kp_rule_wild_export_name(struct kp_sim_ctx *c, struct kp_loading *ld)
  * -ERANGE: "module %s: overflow in relocation type %d val %Lx" (val: the name's address),
  * -ENOEXEC. The field and __ksymtab_strings lie in one allocation (the core image before 6.4,
  * MOD_RODATA from 6.4), less than the module's size apart, either way round: a name farther
- * than s32 plus that size from its string always overflows, a nearer one may not.
+ * than s32 plus that size from its string always overflows, a nearer one may not. Called by
+ * kp_rule_apply_relocations() where the name's relocation comes in apply_relocations()' order
+ * (the first refused relocation, of a type or this value, ends apply_relocate_add()).
  */
 int kp_rule_wild_export_reloc(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
