@@ -127,6 +127,24 @@ and ids == ['unsupported-relocation'] and m['messages'][-1] == '$unsup' \
 and 'entry 3 of .rela__ksymtab' in m['findings'][0]['message']"
 ok "arm64: an unsupported type before the name's relocation: unsupported-relocation, its line" $?
 
+# the same from the facts cache (the positions are cached with the module's facts): copies
+# changed more than a second before the run (mtime and ctime), so that the first run stores
+# their facts and the second reads them back
+mkdir -p "$tmp/fc" && cp "$tmp/o2.ko" "$tmp/o3.ko" "$tmp/fc/" && touch -d @1700000000 "$tmp"/fc/*
+sleep 1.2
+fcr=0
+for o in o2 o3; do
+	KOPOLICY_CACHE_DIR=$tmp/fc/cache KOPOLICY_RUN_CACHE=off \
+		check_arm "$tmp/fc/$o.cold" "$tmp/fc/$o.ko" &&
+		KOPOLICY_CACHE_DIR=$tmp/fc/cache KOPOLICY_RUN_CACHE=off KOPOLICY_CACHE_STATS=1 \
+			check_arm "$tmp/fc/$o.warm" "$tmp/fc/$o.ko" &&
+		grep -q "^kopolicy: cache: 1 hits" "$tmp/fc/$o.warm.err" &&
+		cmp -s "$tmp/fc/$o.cold" "$tmp/fc/$o.warm" || fcr=1
+done
+verdict "$tmp/fc/o3.warm" libarc4 "ids == ['unsupported-relocation']" &&
+	verdict "$tmp/fc/o2.warm" libarc4 "ids == ['relocation-overflow']" || fcr=1
+ok "arm64: the same two verdicts with the facts read back from the cache" $fcr
+
 # within 2 GiB +- the module's size of the limit: a warning that says it may overflow
 wild "$fx/libarc4.ko" "$tmp/b2.ko" __ksymtab 4=-0x80000000
 check_arm "$tmp/b2.json" "$tmp/b2.ko"
