@@ -180,6 +180,7 @@ static int decode(struct rd *rp)
 	m->wild_export.table = get_enum(&r, KP_KSYMTAB_NTABLES - 1);
 	m->wild_export.index = get_u32(&r);
 	m->wild_export.offset = (int64_t)get_u64(&r);
+	m->wild_export.target = get_str(&r);
 	m->wild_export.rel_shndx = get_u32(&r);
 	m->wild_export.rel_index = get_u32(&r);
 

@@ -19,7 +19,7 @@
 #endif
 
 /* Sections whose SHF_ALLOC the loader clears before it relocates (all versions). */
-static bool loader_unallocs(const char *name)
+bool kp_loader_unallocs(const char *name)
 {
 	return !strcmp(name, ".modinfo") || !strcmp(name, "__versions") ||
 	       !strcmp(name, "__version_ext_crcs") || !strcmp(name, "__version_ext_names");
@@ -84,7 +84,7 @@ int kp_read_relocs(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
 			continue;
 		t = &e->sections[rs->info];
 		percpu = !strcmp(t->name, ".data..percpu");
-		if (!(t->flags & SHF_ALLOC) || loader_unallocs(t->name))
+		if (!(t->flags & SHF_ALLOC) || kp_loader_unallocs(t->name))
 			continue;
 		if (kp_elf_reloc_section(e, i, &r, &n, &rerr) < 0) {
 			if (!strcmp(rerr.msg, "out of memory"))

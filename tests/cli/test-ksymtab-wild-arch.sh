@@ -8,7 +8,8 @@
 # tests/lib/ksymtab-wild-arch.py (only relocation addends change). Before, the reader refused
 # all of these but the x86-64 single entry ("fits no struct kernel_symbol layout", exit 2) and
 # gave the entry after a wild one the wild one's CRC; arm64's overflow was reported only when
-# no relocation of an unsupported type came anywhere (the kernel stops at the first refused one).
+# no relocation of an unsupported type came anywhere (the kernel stops at the first refused one),
+# and a name relocated against another symbol (undefined, or in another section) was exit 2.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -64,6 +65,36 @@ ok "armhf: both entries wild: one warning, for entry 0 (read first), no exports"
 [ $? -eq 0 ] && [ ! -s "$tmp/a01.err" ] &&
 	grep -q "^  libarc4: W: kernel-oops: the name of __ksymtab entry 0 points" "$tmp/a01.txt"
 ok "armhf text: the warning, exit status 0, nothing on stderr (was exit 2)" $?
+
+# a name relocated against another symbol than __ksymtab_strings (symbol indices of the armhf
+# file's .symtab: 35 __this_module, 40 the undefined __gnu_mcount_nc, 5 a .modinfo string):
+# simplify_symbols() gives it that symbol's address, where verify_exported_symbols() and
+# later lookups read the name. Before, all three were exit 2 ("fits no struct kernel_symbol")
+wild "$fx/libarc4.ko" "$tmp/s0.ko" __ksymtab 4=12@35
+check_arm "$tmp/s0.json" "$tmp/s0.ko"
+[ ! -s "$tmp/s0.json.err" ] && verdict "$tmp/s0.json" libarc4 "m['loads'] and ids == []" &&
+	"$kp" info "$tmp/s0.ko" > "$tmp/s0.info" 2>&1 && grep -q "^  exports (2):" "$tmp/s0.info" &&
+	grep -q "^    libarc4  plain  crc 0xcd47fcc4$" "$tmp/s0.info" &&
+	grep -q "^    arc4_setkey  plain  crc 0x2bb32ad1$" "$tmp/s0.info"
+ok "armhf: entry 0's name in struct module's name (its own loaded bytes): export libarc4, loads" $?
+
+wild "$fx/libarc4.ko" "$tmp/s1.ko" __ksymtab 16=0@40
+check_arm "$tmp/s1.json" "$tmp/s1.ko"
+[ ! -s "$tmp/s1.json.err" ] && verdict "$tmp/s1.json" libarc4 "m['loads'] and not m['oops'] \
+and ids == ['kernel-oops'] and m['findings'][0]['severity'] == 'warning' and \
+'; not predicted' in m['findings'][0]['message'] and \
+'the name of __ksymtab entry 1 is relocated against the undefined symbol __gnu_mcount_nc, \
+not into __ksymtab_strings' in m['findings'][0]['message']" &&
+	"$kp" info "$tmp/s1.ko" | grep -q "^  exports (1):"
+ok "armhf: entry 1's name an undefined symbol: a not-predicted warning naming it, one export" $?
+
+wild "$fx/libarc4.ko" "$tmp/s2.ko" __ksymtab 4=0@5
+"$kp" check -k "$fx/Module.symvers" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
+	"$tmp/s2.ko" > "$tmp/s2.txt" 2> "$tmp/s2.err"
+[ $? -eq 0 ] && [ ! -s "$tmp/s2.err" ] && grep -q "^  libarc4: W: kernel-oops: the name of \
+__ksymtab entry 0 is relocated against __UNIQUE_ID_license326 in .modinfo+0x0 (not copied \
+into the module: read in the load-time copy, freed after the load)" "$tmp/s2.txt"
+ok "armhf text: entry 0's name in .modinfo (not copied): the warning, exit status 0" $?
 
 # --- arm64 6.12: PREL32 (R_AARCH64_PREL32), reloc_data()'s s32 check in apply_relocate_add()
 fx=$top/tests/data/ksymtab-wild/arm64-6.12

@@ -43,6 +43,7 @@ static inline bool kp_same_module(const struct kp_module *a, const struct kp_mod
 	    a->wild_export.table != b->wild_export.table ||
 	    a->wild_export.index != b->wild_export.index ||
 	    a->wild_export.offset != b->wild_export.offset ||
+	    !kp_same_str(a->wild_export.target, b->wild_export.target) ||
 	    a->wild_export.rel_shndx != b->wild_export.rel_shndx ||
 	    a->wild_export.rel_index != b->wild_export.rel_index)
 		return false;
