@@ -100,7 +100,8 @@ static bool wild_name(struct kp_elf *e, size_t tab, uint64_t field, unsigned f, 
  * in the file, kept after init) and they hold a string there that no relocation rewrites:
  * that string, its length in @len. Else NULL, @why saying what the reader cannot tell: an
  * undefined symbol (resolved to the kernel's or another module's symbol of that name), an
- * absolute one, or a section the loader does not keep as the file has it.
+ * absolute one, a section the loader does not keep as the file has it, or one the reader
+ * does not load (only struct module and the export tables are read from every file).
  */
 static const char *foreign_name(struct kp_elf *e, const struct kp_target *nm, size_t *len,
 				const char **why)
@@ -129,6 +130,12 @@ static const char *foreign_name(struct kp_elf *e, const struct kp_target *nm, si
 	    !strncmp(s->name, ".exit", 5)) {
 		*why = s->type == SHT_NOBITS ? "no bytes in the file: zeroed memory"
 					     : "freed after init or not loaded";
+		return NULL;
+	}
+	/* module.c's reader_wants(): a sparse image holds only these, every read the same */
+	if (strcmp(s->name, ".gnu.linkonce.this_module") && strncmp(s->name, "__ksymtab", 9) &&
+	    strncmp(s->name, "__kcrctab", 9) && strcmp(s->name, "__kflagstab")) {
+		*why = "a section kopolicy does not read";
 		return NULL;
 	}
 	str = kp_elf_string_at(e, nm->shndx, nm->offset, len);

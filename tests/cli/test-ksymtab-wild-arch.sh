@@ -96,6 +96,20 @@ __ksymtab entry 0 is relocated against __UNIQUE_ID_license326 in .modinfo+0x0 (n
 into the module: read in the load-time copy, freed after the load)" "$tmp/s2.txt"
 ok "armhf text: entry 0's name in .modinfo (not copied): the warning, exit status 0" $?
 
+# a name in .text, which kopolicy does not read from every file (an uncompressed module is
+# read sparse, a compressed one whole): the same warning both ways (was an export named by
+# the code bytes when compressed)
+wild "$fx/libarc4.ko" "$tmp/s3.ko" __ksymtab 4=0x40@1
+xz -C crc32 -c "$tmp/s3.ko" > "$tmp/s3x.ko.xz"
+sr=0
+for f in s3.ko s3x.ko.xz; do
+	check_arm "$tmp/$f.json" "$tmp/$f" && verdict "$tmp/$f.json" libarc4 "m['loads'] and \
+ids == ['kernel-oops'] and m['findings'][0]['severity'] == 'warning' and 'the name of \
+__ksymtab entry 0 is relocated against .text+0x40 (a section kopolicy does not read)' in \
+m['findings'][0]['message']" && "$kp" info "$tmp/$f" | grep -q "^  exports (1):" || sr=1
+done
+ok "armhf: entry 0's name in .text: the same warning read sparse (.ko) and whole (.ko.xz)" $sr
+
 # --- arm64 6.12: PREL32 (R_AARCH64_PREL32), reloc_data()'s s32 check in apply_relocate_add()
 fx=$top/tests/data/ksymtab-wild/arm64-6.12
 rel=6.12.117+deb13-arm64
