@@ -35,7 +35,7 @@
  * field): old entries then live in another directory and are never read. A new release
  * (PACKAGE_VERSION) also never trusts an older one's entries (the header's build tag).
  */
-#define KP_FACTS_FORMAT 6
+#define KP_FACTS_FORMAT 7
 
 #define KP_FACTS_DEFAULT_MAX ((uint64_t)256 << 20)
 

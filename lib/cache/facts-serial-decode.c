@@ -180,6 +180,9 @@ static int decode(struct rd *rp)
 	m->wild_export.table = get_enum(&r, KP_KSYMTAB_NTABLES - 1);
 	m->wild_export.index = get_u32(&r);
 	m->wild_export.offset = (int64_t)get_u64(&r);
+	m->wild_export.target = get_str(&r);
+	m->wild_export.rel_shndx = get_u32(&r);
+	m->wild_export.rel_index = get_u32(&r);
 
 	m->imports = kp_facts_get_array(&r, m->nimports, sizeof(*m->imports));
 	for (size_t i = 0; i < m->nimports && !r.bad; i++) {
@@ -267,6 +270,7 @@ static int decode(struct rd *rp)
 		u->rela = get_bool(&r);
 		u->percpu = get_bool(&r);
 		u->section = get_str(&r);
+		u->shndx = get_u32(&r);
 		u->index = get_u32(&r);
 		u->count = get_u32(&r);
 	}

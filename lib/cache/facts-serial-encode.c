@@ -239,6 +239,9 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 	put_u8(b, m->wild_export.table);
 	put_u32(b, m->wild_export.index);
 	put_u64(b, (uint64_t)m->wild_export.offset);
+	put_str(b, m->wild_export.target);
+	put_u32(b, m->wild_export.rel_shndx);
+	put_u32(b, m->wild_export.rel_index);
 
 	for (size_t i = 0; i < m->nimports; i++) {
 		put_sym(b, m->imports[i].name);
@@ -308,6 +311,7 @@ int kp_facts_encode(const struct kp_module *m, struct kp_facts_buf *b)
 		put_u8(b, u->rela);
 		put_u8(b, u->percpu);
 		put_str(b, u->section);
+		put_u32(b, u->shndx);
 		put_u32(b, u->index);
 		put_u32(b, u->count);
 	}

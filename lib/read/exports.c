@@ -17,6 +17,8 @@
  * Pending layout: one __ksymtab plus __kflagstab (u8 per entry, bit 0 GPL-only).
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "module-internal.h"
@@ -58,6 +60,19 @@ static bool name_reloc(uint16_t machine, uint32_t type, unsigned f)
 	}
 }
 
+/* The name field at @field of @tab carries the relocation name_reloc() expects there. */
+static bool name_field_relocated(struct kp_elf *e, size_t tab, uint64_t field, unsigned f)
+{
+	const struct kp_reloc *rel;
+	size_t nrel, k;
+	struct kp_err ignored;
+
+	if (kp_elf_relocs(e, tab, &rel, &nrel, &ignored) < 0)
+		return false;
+	k = kp_reloc_lower(rel, nrel, field);
+	return k < nrel && rel[k].offset == field && name_reloc(e->machine, rel[k].type, f);
+}
+
 /*
  * A name field relocated (name_reloc()) to before the start or past the end of
  * __ksymtab_strings: the loader reads its name at that address (offset_to_ptr(&name_offset) or
@@ -66,30 +81,127 @@ static bool name_reloc(uint16_t machine, uint32_t type, unsigned f)
 static bool wild_name(struct kp_elf *e, size_t tab, uint64_t field, unsigned f, size_t strs,
 		      const struct kp_target *nm, int64_t *offset)
 {
-	const struct kp_reloc *rel;
-	size_t nrel, k;
-	struct kp_err ignored;
-
 	if (!nm->relocated || !nm->in_section || nm->shndx != strs)
 		return false;
 	if ((int64_t)nm->offset >= 0 && nm->offset < e->sections[strs].size)
 		return false;
-	if (kp_elf_relocs(e, tab, &rel, &nrel, &ignored) < 0)
-		return false;
-	k = kp_reloc_lower(rel, nrel, field);
-	if (k == nrel || rel[k].offset != field || !name_reloc(e->machine, rel[k].type, f))
+	if (!name_field_relocated(e, tab, field, f))
 		return false;
 	*offset = (int64_t)nm->offset;
 	return true;
 }
 
 /*
+ * A name field relocated (name_reloc()) against a symbol outside __ksymtab_strings: the name
+ * is that symbol's address + the addend, as simplify_symbols() and apply_relocate[_add]() make
+ * it (kernel/module/main.c, kernel/module.c before 5.17; 5.10 ... 7.2), and
+ * verify_exported_symbols() and every later lookup read it there. The module's own bytes when
+ * the symbol lies in a section layout_and_allocate() copies into the module (SHF_ALLOC, bytes
+ * in the file, kept after init) and they hold a string there that no relocation rewrites:
+ * that string, its length in @len. Else NULL, @why saying what the reader cannot tell: an
+ * undefined symbol (resolved to the kernel's or another module's symbol of that name), an
+ * absolute one, a section the loader does not keep as the file has it, or one the reader
+ * does not load (only struct module and the export tables are read from every file).
+ */
+static const char *foreign_name(struct kp_elf *e, const struct kp_target *nm, size_t *len,
+				const char **why)
+{
+	const struct kp_section *s;
+	const struct kp_reloc *rel;
+	struct kp_err ignored;
+	const char *str;
+	size_t nrel, k;
+
+	if (!nm->sym || nm->sym->shndx == SHN_UNDEF) {
+		*why = "undefined";
+		return NULL;
+	}
+	if (!nm->in_section) {
+		*why = "absolute";
+		return NULL;
+	}
+	s = &e->sections[nm->shndx];
+	if (!(s->flags & SHF_ALLOC) || kp_loader_unallocs(s->name)) {
+		*why = "not copied into the module: read in the load-time copy, freed after the "
+		       "load";
+		return NULL;
+	}
+	if (s->type == SHT_NOBITS || !strncmp(s->name, ".init", 5) ||
+	    !strncmp(s->name, ".exit", 5)) {
+		*why = s->type == SHT_NOBITS ? "no bytes in the file: zeroed memory"
+					     : "freed after init or not loaded";
+		return NULL;
+	}
+	/* module.c's reader_wants(): a sparse image holds only these, every read the same */
+	if (strcmp(s->name, ".gnu.linkonce.this_module") && strncmp(s->name, "__ksymtab", 9) &&
+	    strncmp(s->name, "__kcrctab", 9) && strcmp(s->name, "__kflagstab")) {
+		*why = "a section kopolicy does not read";
+		return NULL;
+	}
+	str = kp_elf_string_at(e, nm->shndx, nm->offset, len);
+	if (!str || !*len) {
+		*why = "no string there";
+		return NULL;
+	}
+	/* a relocation of up to 8 bytes that starts 7 bytes before the string reaches into it */
+	if (kp_elf_relocs(e, nm->shndx, &rel, &nrel, &ignored) < 0) {
+		*why = "relocations unread";
+		return NULL;
+	}
+	k = kp_reloc_lower(rel, nrel, nm->offset > 7 ? nm->offset - 7 : 0);
+	if (k < nrel && rel[k].offset <= nm->offset + *len) {
+		*why = "relocated by the loader";
+		return NULL;
+	}
+	return str;
+}
+
+/*
+ * Where @w's name field (@field bytes into section @tab) is relocated in apply_relocations()'
+ * order: the first relocation section for @tab by index, the first entry there at @field.
+ * kp_elf_relocs() sorted them by offset across the sections and lost both.
+ */
+static int wild_reloc_position(struct kp_elf *e, size_t tab, uint64_t field,
+			       struct kp_wild_export *w, struct kp_err *err)
+{
+	for (size_t i = 1; i < e->nsections; i++) {
+		struct kp_reloc *r = NULL;
+		size_t n = 0, k;
+
+		if ((e->sections[i].type != SHT_REL && e->sections[i].type != SHT_RELA) ||
+		    e->sections[i].info != tab)
+			continue;
+		if (kp_elf_reloc_section(e, i, &r, &n, err) < 0)
+			return -1;
+		for (k = 0; k < n && r[k].offset != field; k++)
+			;
+		free(r);
+		if (k < n) {
+			w->rel_shndx = (uint32_t)i;
+			w->rel_index = (uint32_t)k;
+			return 0;
+		}
+	}
+	return kp_err_set(err, "internal error: no relocation of %s+0x%llx", e->sections[tab].name,
+			  (unsigned long long)field);
+}
+
+/* try_layout()'s entries beyond __ksymtab_strings: the first left out, how many read. */
+struct loose {
+	struct kp_wild_export w; /* the first entry left out: wild_name()'s or foreign_name()'s */
+	struct kp_target nm;	 /* foreign_name()'s: where its name field is relocated */
+	const char *why;	 /* foreign_name()'s: why not read, else NULL */
+	size_t nforeign;	 /* names read with foreign_name() */
+};
+
+/*
  * Decodes @n entries of @k fields of @f bytes into @out; false if this layout does not fit.
- * With @wild, entries whose name is wild_name()'s are left out of @out, the first recorded
- * there (verify_exported_symbols() reads the entries in order).
+ * With @loose, names outside __ksymtab_strings are accepted: foreign_name()'s strings read,
+ * the entries of the others left out of @out, the first recorded there
+ * (verify_exported_symbols() reads the entries in order).
  */
 static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, unsigned k,
-		       struct decoded *out, size_t n, size_t *nout, struct kp_wild_export *wild)
+		       struct decoded *out, size_t n, size_t *nout, struct loose *loose)
 {
 	size_t j = 0;
 
@@ -97,18 +209,35 @@ static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, un
 		uint64_t base = (uint64_t)i * f * k;
 		struct kp_target v, nm, ns;
 		struct kp_err ignored;
-		int64_t off;
+		const char *why = NULL;
+		int64_t off = 0;
+		bool left_out;
 
 		if (kp_elf_field_target(e, tab, base, f, &v, &ignored) < 0 ||
 		    kp_elf_field_target(e, tab, base + f, f, &nm, &ignored) < 0)
 			return false;
 		if (v.in_section && v.shndx == strs)
 			return false;
-		if (wild && wild_name(e, tab, base + f, f, strs, &nm, &off)) {
-			if (!wild->present) {
-				wild->present = true;
-				wild->index = (uint32_t)i;
-				wild->offset = off;
+		left_out = loose && wild_name(e, tab, base + f, f, strs, &nm, &off);
+		out[j].name = NULL;
+		if (left_out || (nm.in_section && nm.shndx == strs)) {
+			if (!left_out)
+				out[j].name =
+					kp_elf_string_at(e, strs, nm.offset, &out[j].name_len);
+		} else if (loose && nm.relocated && name_field_relocated(e, tab, base + f, f)) {
+			out[j].name = foreign_name(e, &nm, &out[j].name_len, &why);
+			left_out = !out[j].name;
+			loose->nforeign += !left_out;
+		} else {
+			return false;
+		}
+		if (left_out) {
+			if (!loose->w.present) {
+				loose->w.present = true;
+				loose->w.index = (uint32_t)i;
+				loose->w.offset = off;
+				loose->nm = nm;
+				loose->why = why;
 			}
 			if (k < 3)
 				continue;
@@ -118,9 +247,6 @@ static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, un
 				return false;
 			continue;
 		}
-		if (!nm.in_section || nm.shndx != strs)
-			return false;
-		out[j].name = kp_elf_string_at(e, strs, nm.offset, &out[j].name_len);
 		if (!out[j].name || !out[j].name_len)
 			return false;
 		out[j].ns = NULL;
@@ -142,6 +268,29 @@ static bool try_layout(struct kp_elf *e, size_t tab, size_t strs, unsigned f, un
 	}
 	*nout = j;
 	return true;
+}
+
+/*
+ * foreign_name()'s reason for @l's entry, as kp_wild_export's target: "the undefined symbol
+ * x", "x in .bss+0x0 (no bytes in the file)"; NULL when out of memory.
+ */
+static const char *foreign_target(struct kp_module *m, const struct kp_elf *e,
+				  const struct loose *l)
+{
+	const struct kp_sym *sym = l->nm.sym;
+	const char *name = sym && sym->name && *sym->name ? sym->name : NULL;
+	char buf[256];
+
+	if (!strcmp(l->why, "undefined"))
+		snprintf(buf, sizeof(buf), "the undefined symbol %s", name ? name : "0");
+	else if (!strcmp(l->why, "absolute"))
+		snprintf(buf, sizeof(buf), "the absolute symbol %s (0x%llx)", name ? name : "",
+			 (unsigned long long)l->nm.value);
+	else
+		snprintf(buf, sizeof(buf), "%s%s%s+0x%llx (%s)", name ? name : "",
+			 name ? " in " : "", e->sections[l->nm.shndx].name,
+			 (unsigned long long)l->nm.offset, l->why);
+	return kp_arena_strdup(&m->arena, buf);
 }
 
 /*
@@ -280,16 +429,25 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 	for (size_t l = 0;
 	     l < KP_ARRAY_SIZE(layouts) && strs && !ok && (t == KP_KSYMTAB || t == KP_KSYMTAB_GPL);
 	     l++) {
-		struct kp_wild_export w = { .table = t };
+		struct loose lo = { .w = { .table = t } };
 		unsigned f = layouts[l][0], k = layouts[l][1];
 
 		if ((f == 8 && !e->is64) || s->size % (f * k))
 			continue;
 		nent = s->size / (f * k);
-		ok = try_layout(e, tab, strs, f, k, dec, nent, &n, &w) && w.present;
+		ok = try_layout(e, tab, strs, f, k, dec, nent, &n, &lo) &&
+		     (lo.w.present || lo.nforeign);
 		/* the first in the order verify_exported_symbols() reads: __ksymtab first */
-		if (ok && !m->wild_export.present)
-			m->wild_export = w;
+		if (ok && lo.w.present && !m->wild_export.present) {
+			if (wild_reloc_position(e, tab, (uint64_t)lo.w.index * f * k + f, &lo.w,
+						err) < 0)
+				goto out;
+			if (lo.why && !(lo.w.target = foreign_target(m, e, &lo))) {
+				kp_err_set(err, "out of memory");
+				goto out;
+			}
+			m->wild_export = lo.w;
+		}
 	}
 	if (!ok) {
 		const struct kp_reloc *rel;

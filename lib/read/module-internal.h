@@ -32,6 +32,8 @@ int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed
 		  size_t file_len, unsigned want_digest, struct kp_whole_sha256 *whole);
 /* relocs.c: the relocation types of the sections apply_relocations() relocates. */
 int kp_read_relocs(struct kp_module *m, struct kp_elf *e, struct kp_err *err);
+/* relocs.c: a section whose SHF_ALLOC the loader clears before it lays the module out. */
+bool kp_loader_unallocs(const char *name);
 /* symbol-get.c: targets of symbol_get()/symbol_request() call sites. */
 int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err);
 

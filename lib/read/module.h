@@ -153,6 +153,7 @@ struct kp_reloc_use {
 	bool rela;	     /* from an SHT_RELA section (apply_relocate_add()) */
 	bool percpu;	     /* applies to .data..percpu (relocated only by KP_F_PERCPU_RELOCS) */
 	const char *section; /* the first relocation section that holds it, e.g. ".rela.text" */
+	uint32_t shndx;	     /* that section's index (apply_relocations() walks them in order) */
 	uint32_t index;	     /* the entry's index in that section */
 	uint32_t count;	     /* how many entries of the module's relocated sections use it */
 };
@@ -198,15 +199,23 @@ const char *kp_symget_when_name(enum kp_symget_when w);
 char *kp_symget_when_text(enum kp_symget_when w, const char *path, const char *function);
 
 /*
- * An export whose name field is relocated outside the section it names (exports.c): x86-64's
- * PREL32 __ksymtab entry, R_X86_64_PC32/PLT32 against __ksymtab_strings with a target before
- * its start or past its end. The loader's name is that address, not a string of the file.
+ * An export whose name field is relocated outside the module's strings (exports.c): against
+ * __ksymtab_strings with a target before its start or past its end (x86 and arm64 PREL32,
+ * absolute pointers elsewhere), or against a symbol whose bytes at load time the file does not
+ * give (undefined, absolute, a section the loader does not copy). The loader's name is that
+ * address, not a string of the file.
  */
 struct kp_wild_export {
 	bool present;
 	enum kp_export_table table;
 	uint32_t index; /* the entry's index in its table */
-	int64_t offset; /* the name's address - __ksymtab_strings' address */
+	int64_t offset; /* the name's address - __ksymtab_strings' address (target NULL) */
+	/* NULL: the name points outside __ksymtab_strings; else it is relocated against a
+	 * symbol whose bytes the reader cannot tell, described here ("the undefined symbol x") */
+	const char *target;
+	/* the name field's relocation: its section's index and its index there (the order
+	 * apply_relocations() applies it in) */
+	uint32_t rel_shndx, rel_index;
 };
 
 struct kp_module {

@@ -19,7 +19,7 @@
 #endif
 
 /* Sections whose SHF_ALLOC the loader clears before it relocates (all versions). */
-static bool loader_unallocs(const char *name)
+bool kp_loader_unallocs(const char *name)
 {
 	return !strcmp(name, ".modinfo") || !strcmp(name, "__versions") ||
 	       !strcmp(name, "__version_ext_crcs") || !strcmp(name, "__version_ext_names");
@@ -34,9 +34,10 @@ static struct kp_reloc_use *find_use(struct kp_module *m, uint32_t type, bool re
 	return NULL;
 }
 
-static int note_types(struct kp_module *m, const struct kp_section *rs, bool percpu,
+static int note_types(struct kp_module *m, const struct kp_elf *e, size_t ridx, bool percpu,
 		      const struct kp_reloc *r, size_t n, size_t *cap, struct kp_err *err)
 {
+	const struct kp_section *rs = &e->sections[ridx];
 	const char *name = NULL;
 
 	for (size_t i = 0; i < n; i++) {
@@ -57,6 +58,7 @@ static int note_types(struct kp_module *m, const struct kp_section *rs, bool per
 		u->rela = rela;
 		u->percpu = percpu;
 		u->section = name;
+		u->shndx = (uint32_t)ridx;
 		u->index = (uint32_t)i;
 		u->count = 1;
 	}
@@ -82,7 +84,7 @@ int kp_read_relocs(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
 			continue;
 		t = &e->sections[rs->info];
 		percpu = !strcmp(t->name, ".data..percpu");
-		if (!(t->flags & SHF_ALLOC) || loader_unallocs(t->name))
+		if (!(t->flags & SHF_ALLOC) || kp_loader_unallocs(t->name))
 			continue;
 		if (kp_elf_reloc_section(e, i, &r, &n, &rerr) < 0) {
 			if (!strcmp(rerr.msg, "out of memory"))
@@ -93,7 +95,7 @@ int kp_read_relocs(struct kp_module *m, struct kp_elf *e, struct kp_err *err)
 				return kp_err_set(err, "out of memory");
 			continue;
 		}
-		ret = note_types(m, rs, percpu, r, n, &cap, err);
+		ret = note_types(m, e, i, percpu, r, n, &cap, err);
 		free(r);
 		if (ret < 0)
 			return -1;

@@ -105,7 +105,7 @@ if $root; then
 	like entry-owned
 	ok "root: a forged entry owned by another user in root's directory: not replayed" $?
 	# a pack of facts owned by another user: not used (counted as a miss, not a hit)
-	rm -rf "$c2" && fill "$c2" && chown "$other" "$c2"/facts-v6/packs/*.pack
+	rm -rf "$c2" && fill "$c2" && chown "$other" "$c2"/facts-v7/packs/*.pack
 	s=$(KOPOLICY_CACHE_DIR=$c2 KOPOLICY_RUN_CACHE=off KOPOLICY_CACHE_STATS=1 "$kp" "${C[@]}" \
 		2>&1 >/dev/null | sed -n 's/^kopolicy: cache: //p')
 	case $s in "0 hits"*) true ;; *) false ;; esac
@@ -206,31 +206,31 @@ ok "a link to the cache directory, the user's own: followed (a hit)" $?
 # 3. links planted inside the cache: nothing is created through them
 c=$tmp/planted && mkdir -p "$c" "$tmp/victim" "$tmp/victim2"
 ln -s "$tmp/victim" "$c/runs-v1"
-ln -s "$tmp/victim2" "$c/facts-v6"
+ln -s "$tmp/victim2" "$c/facts-v7"
 KOPOLICY_CACHE_DIR=$c run planted "${C[@]}"
 like planted && [ -z "$(ls -A "$tmp/victim")" ] && [ -z "$(ls -A "$tmp/victim2")" ]
-ok "runs-v1 and facts-v6 planted as links: the real answer, nothing created where they point" $?
+ok "runs-v1 and facts-v7 planted as links: the real answer, nothing created where they point" $?
 # cache clear: links removed as links, never followed
 echo keep >"$tmp/victim/0123456789abcdef.run"
 mkdir -p "$tmp/victim2/packs" && echo keep >"$tmp/victim2/packs/1-2-0.pack"
 KOPOLICY_CACHE_DIR=$c run clear1 cache clear
 [ "$(cat "$tmp/clear1.rc")" = 0 ] && [ -f "$tmp/victim/0123456789abcdef.run" ] &&
-	[ -f "$tmp/victim2/packs/1-2-0.pack" ] && [ ! -L "$c/runs-v1" ] && [ ! -L "$c/facts-v6" ]
-ok "cache clear: runs-v1 and facts-v6 links removed as links, what they point to kept" $?
+	[ -f "$tmp/victim2/packs/1-2-0.pack" ] && [ ! -L "$c/runs-v1" ] && [ ! -L "$c/facts-v7" ]
+ok "cache clear: runs-v1 and facts-v7 links removed as links, what they point to kept" $?
 c=$tmp/planted2 && fill "$c"
-ln -s "$tmp/victim2/packs" "$c/facts-v6/packs.old" # not a name the cache uses: left alone
-rm -rf "$c/facts-v6/packs" && ln -s "$tmp/victim2/packs" "$c/facts-v6/packs"
+ln -s "$tmp/victim2/packs" "$c/facts-v7/packs.old" # not a name the cache uses: left alone
+rm -rf "$c/facts-v7/packs" && ln -s "$tmp/victim2/packs" "$c/facts-v7/packs"
 ln -s "$tmp/victim/0123456789abcdef.run" "$c/runs-v1/fedcba9876543210.run"
 KOPOLICY_CACHE_DIR=$c run prune1 cache prune --max-size 1K
 [ "$(cat "$tmp/prune1.rc")" = 0 ] && [ -f "$tmp/victim/0123456789abcdef.run" ] &&
-	[ -f "$tmp/victim2/packs/1-2-0.pack" ] && [ ! -e "$c/facts-v6/packs" ] &&
+	[ -f "$tmp/victim2/packs/1-2-0.pack" ] && [ ! -e "$c/facts-v7/packs" ] &&
 	[ ! -L "$c/runs-v1/fedcba9876543210.run" ]
 ok "cache prune: a packs link and an entry link removed as links, their targets kept" $?
-mkdir -p "$c/facts-v6/packs" && ln -s "$tmp/victim2/packs/1-2-0.pack" "$c/facts-v6/packs/9-9-0.pack"
+mkdir -p "$c/facts-v7/packs" && ln -s "$tmp/victim2/packs/1-2-0.pack" "$c/facts-v7/packs/9-9-0.pack"
 ln -s "$tmp/victim/0123456789abcdef.run" "$c/runs-v1/fedcba9876543210.run"
 KOPOLICY_CACHE_DIR=$c run clear2 cache clear
 [ "$(cat "$tmp/clear2.rc")" = 0 ] && [ -f "$tmp/victim/0123456789abcdef.run" ] &&
-	[ -f "$tmp/victim2/packs/1-2-0.pack" ] && [ ! -e "$c/runs-v1" ] && [ ! -e "$c/facts-v6/packs" ]
+	[ -f "$tmp/victim2/packs/1-2-0.pack" ] && [ ! -e "$c/runs-v1" ] && [ ! -e "$c/facts-v7/packs" ]
 ok "cache clear: pack and entry links removed as links, their targets kept" $?
 
 # 4. a run that failed for lack of file descriptors is not stored (nor replayed later)

@@ -16,7 +16,7 @@ tap_tmpdir
 export KOPOLICY_CACHE_DIR=$tmp/cache
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE
 export KOPOLICY_RUN_CACHE=off
-cdir=$tmp/cache/facts-v6
+cdir=$tmp/cache/facts-v7
 
 kern() { # version: the fixture kernel's options
 	local fx=$top/fixtures/ko/$1
@@ -199,7 +199,7 @@ ok "cache clear removes an older release's facts-v1 (4 files, a symlink not foll
 ok "cache clear with nothing obsolete says nothing of it" $?
 "$kp" cache frobnicate 2>/dev/null
 ok "cache with an unknown action exits 2" $(($? == 2 ? 0 : 1))
-XDG_CACHE_HOME=$tmp/xdg KOPOLICY_CACHE_DIR= "$kp" cache show | grep -q "^directory: $tmp/xdg/kopolicy/facts-v6$"
+XDG_CACHE_HOME=$tmp/xdg KOPOLICY_CACHE_DIR= "$kp" cache show | grep -q "^directory: $tmp/xdg/kopolicy/facts-v7$"
 ok "the user cache is under \$XDG_CACHE_HOME/kopolicy" $?
 
 # 7. the result cache: a run replays only while every input is unchanged

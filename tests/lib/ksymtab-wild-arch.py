@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""ksymtab-wild-arch.py IN.ko OUT.ko TABLE OFFSET=ADDEND...
+"""ksymtab-wild-arch.py IN.ko OUT.ko TABLE OFFSET=ADDEND[@SYM]...
 
 A copy of IN.ko (any ELF class and byte order, REL or RELA) whose export name fields point
 outside __ksymtab_strings: for each OFFSET (the byte offset of a name field in section TABLE,
 e.g. __ksymtab), the relocation applied there keeps its type and symbol and gets the addend
 ADDEND (RELA: r_addend; REL: the implicit addend, the field's bytes). The name is then the
 symbol's address + ADDEND, as struct kernel_symbol's name after apply_relocate[_add]().
-The file keeps its size; only the addends change.
+With @SYM (a .symtab index) the relocation names that symbol instead. The file keeps its
+size; only the addends (and those symbols) change.
 """
 import struct
 import sys
@@ -20,7 +21,8 @@ def main():
     edits = {}
     for a in sys.argv[4:]:
         off, _, add = a.partition("=")
-        edits[int(off, 0)] = int(add, 0)
+        add, _, sym = add.partition("@")
+        edits[int(off, 0)] = (int(add, 0), int(sym, 0) if sym else None)
     data = bytearray(open(src, "rb").read())
     if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
         sys.exit(f"{src}: not an ELF file")
@@ -55,13 +57,18 @@ def main():
         r_offset = struct.unpack_from(bo + relafmt[0], data, off)[0]
         if r_offset not in edits:
             continue
-        add = edits.pop(r_offset)
+        add, sym = edits.pop(r_offset)
+        if sym is not None:
+            info = struct.unpack_from(bo + relafmt[1], data, off + width)[0]
+            info = (sym << 32 | (info & 0xffffffff)) if is64 else (sym << 8 | (info & 0xff))
+            struct.pack_into(bo + relafmt[1], data, off + width, info)
         if rela:
             struct.pack_into(bo + relafmt[2], data, off + 2 * width, add)
         else:
             field = secs[tab[0]][4] + r_offset
             struct.pack_into(bo + "i", data, field, add)
-        print(f"{dst}: {table}+{r_offset:#x} relocated with addend {add:+#x}")
+        print(f"{dst}: {table}+{r_offset:#x} relocated with addend {add:+#x}" +
+              (f" against symbol {sym}" if sym is not None else ""))
     if edits:
         sys.exit(f"{src}: no relocation of {table} at " +
                  ", ".join(f"{o:#x}" for o in sorted(edits)))

@@ -38,12 +38,20 @@ static inline bool kp_same_module(const struct kp_module *a, const struct kp_mod
 	    a->kept_name_past_end != b->kept_name_past_end ||
 	    a->import_name_outside != b->import_name_outside ||
 	    a->import_name_outside_off != b->import_name_outside_off ||
-	    !kp_same_str(a->relocs_problem, b->relocs_problem))
+	    !kp_same_str(a->relocs_problem, b->relocs_problem) ||
+	    a->wild_export.present != b->wild_export.present ||
+	    a->wild_export.table != b->wild_export.table ||
+	    a->wild_export.index != b->wild_export.index ||
+	    a->wild_export.offset != b->wild_export.offset ||
+	    !kp_same_str(a->wild_export.target, b->wild_export.target) ||
+	    a->wild_export.rel_shndx != b->wild_export.rel_shndx ||
+	    a->wild_export.rel_index != b->wild_export.rel_index)
 		return false;
 	for (size_t i = 0; i < a->nrelocs; i++)
 		if (a->relocs[i].type != b->relocs[i].type ||
 		    a->relocs[i].rela != b->relocs[i].rela ||
 		    a->relocs[i].percpu != b->relocs[i].percpu ||
+		    a->relocs[i].shndx != b->relocs[i].shndx ||
 		    a->relocs[i].index != b->relocs[i].index ||
 		    a->relocs[i].count != b->relocs[i].count ||
 		    !kp_same_str(a->relocs[i].section, b->relocs[i].section))

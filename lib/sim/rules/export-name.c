@@ -18,6 +18,10 @@
  * kernel faults. A name farther than s32 from its field wraps (truncated): not known here.
  * Elsewhere (nearer or above) the byte is module, kernel or unmapped memory, not known here.
  *
+ * A name relocated against another symbol (exports.c's foreign_name(): undefined, absolute, in
+ * a section the loader does not keep as the file has it) is read at that symbol's address, on
+ * every arch: a warning. One in the module's own loaded strings is an export of that name.
+ *
  * Other arches: i386 (config X86 selects HAVE_ARCH_PREL32_RELOCATIONS too, R_386_PC32:
  * apply_relocate() adds without an overflow check) and arm64 (R_AARCH64_PREL32: reloc_data()
  * refuses a value outside s32, kp_rule_wild_export_reloc() below) keep PREL32 names; armhf
@@ -77,6 +81,17 @@ int kp_rule_wild_export_name(struct kp_sim_ctx *c, struct kp_loading *ld)
 	const char *table = kp_export_table_section(w->table);
 	char where[48];
 
+	if (w->target) {
+		/* exports.c's foreign_name(): a symbol whose bytes at load time are not known */
+		kp_finding(ld->v, "kernel-oops", KP_SEV_WARNING, KP_CONS_WARN, NULL,
+			   "the name of %s entry %" PRIu32 " is relocated against %s, not into "
+			   "__ksymtab_strings: verify_exported_symbols() reads the name at that "
+			   "symbol's address (as simplify_symbols() resolved it) holding "
+			   "module_mutex; what lies there is not known here (some other name, or "
+			   "an oops that leaves the lock held); not predicted",
+			   table, w->index, w->target);
+		return 0;
+	}
 	wild_where(w->offset, where, sizeof(where));
 	if (m->machine != EM_X86_64) {
 		/* arm64: kp_rule_wild_export_reloc() refused the surely out-of-range values */
@@ -126,7 +141,9 @@ int kp_rule_wild_export_name(struct kp_sim_ctx *c, struct kp_loading *ld)
  * -ERANGE: "module %s: overflow in relocation type %d val %Lx" (val: the name's address),
  * -ENOEXEC. The field and __ksymtab_strings lie in one allocation (the core image before 6.4,
  * MOD_RODATA from 6.4), less than the module's size apart, either way round: a name farther
- * than s32 plus that size from its string always overflows, a nearer one may not.
+ * than s32 plus that size from its string always overflows, a nearer one may not. Called by
+ * kp_rule_apply_relocations() where the name's relocation comes in apply_relocations()' order
+ * (the first refused relocation, of a type or this value, ends apply_relocate_add()).
  */
 int kp_rule_wild_export_reloc(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
@@ -137,7 +154,7 @@ int kp_rule_wild_export_reloc(struct kp_sim_ctx *c, struct kp_loading *ld)
 	struct kp_reloc_verdict rv;
 	char where[48];
 
-	if (!w->present || m->machine != EM_AARCH64 ||
+	if (!w->present || w->target || m->machine != EM_AARCH64 ||
 	    (w->offset + size >= INT32_MIN && w->offset - size <= INT32_MAX))
 		return 0;
 	wild_where(w->offset, where, sizeof(where));

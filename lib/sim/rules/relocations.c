@@ -10,8 +10,18 @@
  * apply_relocate() / apply_relocate_add() (arch/<arch>/kernel/module*.c, the tables of
  * lib/sim/arch-relocs.c): the first relocation of a type the architecture does not apply
  * stops the load with its line and errno. The relocations of .data..percpu are applied only
- * by KP_F_PERCPU_RELOCS kernels. Overflow and range checks on the values are not modelled.
+ * by KP_F_PERCPU_RELOCS kernels. Overflow and range checks on the values are not modelled,
+ * but for a wild export name's (export-name.c), in its place in that order: arm64's
+ * apply_relocate_add() returns at the first relocation it refuses, of a type or a value.
  */
+
+/* @w's name field is relocated before @u's first use (in apply_relocations()' order). */
+static bool wild_reloc_before(const struct kp_wild_export *w, const struct kp_reloc_use *u)
+{
+	return w->present &&
+	       (w->rel_shndx < u->shndx || (w->rel_shndx == u->shndx && w->rel_index < u->index));
+}
+
 int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld)
 {
 	const struct kp_module *m = ld->m;
@@ -60,6 +70,12 @@ int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld)
 		case KP_RELOC_REFUSED:
 			break;
 		}
+		if (wild_reloc_before(&m->wild_export, u)) {
+			int r = kp_rule_wild_export_reloc(c, ld);
+
+			if (r)
+				return r;
+		}
 		if (rv.line_fmt) {
 			char line[256];
 
@@ -77,6 +93,6 @@ int kp_rule_apply_relocations(struct kp_sim_ctx *c, struct kp_loading *ld)
 			   rv.function);
 		return rv.err;
 	}
-	/* the types applied: a wild export name's value (export-name.c) */
+	/* every type applied: a wild export name's value (export-name.c), wherever it lies */
 	return kp_rule_wild_export_reloc(c, ld);
 }
