@@ -16,6 +16,7 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 . "$top/tests/lib/tap.sh"
 tap_tmpdir
+tap_own_cache
 
 wild() { python3 "$top/tests/lib/ksymtab-wild-arch.py" "$@" > /dev/null; }
 . "$top/tests/lib/fixture-check.sh"
