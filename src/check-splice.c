@@ -16,7 +16,10 @@
  * both: check-splice.h) is written again over the spliced verdicts and compared with the
  * recompute's, byte for byte, and the exit status with it. The graph's interface stored with
  * them (graph/graph-store.h: what a splice would rebuild the kept modules' graph from) is
- * compared with this run's graph, field for field ("graph stored: the same").
+ * compared with this run's graph, field for field ("graph stored: the same"). When the splice
+ * ran, the entry's manifest is carried over as a used splice would store it, only the
+ * changed files' states and content keys replaced, and compared with the one this run
+ * stored (run-cache.h kp_run_cache_carry(): "manifest carried: the same").
  */
 #include "config.h"
 
@@ -247,9 +250,10 @@ static void compare_graph(const struct kp_graph_stored *gs, const struct kp_grap
  * The stored simulation @was against this run's (@a, its interface digests @now indexed
  * like the nodes, @ch the inputs of the stored entry that changed): why a splice falls
  * back, else the splice run (splice_run()) and the count of verdicts it kept, those it
- * simulated again and those that differ from the recompute, in @note.
+ * simulated again and those that differ from the recompute, in @note; true when the splice
+ * ran (then its entry's manifest is carried over too: kp_run_cache_carry()).
  */
-static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
+static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		    const struct kp_graph_stored *gs, const struct kp_splice_report *rep,
 		    const struct kp_splice_ask *ask, const unsigned char (*now)[KP_SIM_IFACE_LEN],
 		    const struct kp_inputs_changed *ch, char *note, size_t len)
@@ -265,11 +269,11 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 	const char **mnames = NULL, **mpaths = NULL, *what;
 	const struct kp_module **real = NULL;
 	struct kp_err err;
-	bool *changed;
+	bool *changed, ran = false;
 
 	if (was->n != g->n) {
 		snprintf(note, len, "splice: falls back: %zu modules, %zu stored", g->n, was->n);
-		return;
+		return false;
 	}
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->order[k];
@@ -280,12 +284,12 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		    strcmp(was->mods[i].name, nd->mod->name)) {
 			snprintf(note, len,
 				 "splice: falls back: the module set or load order changed");
-			return;
+			return false;
 		}
 		if (memcmp(was->mods[i].iface, now[i], KP_SIM_IFACE_LEN)) {
 			snprintf(note, len, "splice: falls back: the interface of %.160s changed",
 				 nd->mod->name);
-			return;
+			return false;
 		}
 	}
 	s.rb = &rb;
@@ -357,6 +361,7 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		 "changed: %s; %zu spliced and differing: %s; %s; %s); not used yet, recomputed",
 		 g->n - again, g->n, again, nchanged, nchanged ? cnames : "none", differ,
 		 differ ? names : "none", graph, report);
+	ran = true;
 out:
 	for (size_t i = 0; s.again && s.ones && i < g->n; i++)
 		if (s.again[i])
@@ -372,6 +377,7 @@ out:
 	free(s.ones);
 	free(s.again);
 	free(s.states);
+	return ran;
 }
 
 /*
@@ -495,10 +501,10 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	if (prev) {
 		if (decode(prev, plen, &was, &gs, &rep, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
-		else
-			measure(a, &was, &gs, &rep, ask,
-				(const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
-				kp_run_cache_changes(cli->runs), note, sizeof(note));
+		else if (measure(a, &was, &gs, &rep, ask,
+				 (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
+				 kp_run_cache_changes(cli->runs), note, sizeof(note)))
+			kp_run_cache_carry(cli->runs);
 		kp_splice_report_release(&rep);
 		kp_graph_stored_release(&gs);
 		kp_sim_stored_release(&was);
