@@ -157,6 +157,13 @@ int kp_inputs_carry(struct kp_inputs *in, const unsigned char *m, size_t len,
 		*why = "the changed inputs are not all known";
 		return -1;
 	}
+	if (ch->stale) {
+		*why = "an input held by its bytes has a new state that may not be stored";
+		return -1;
+	}
+	/* the same entries, those that held by their bytes in their new states */
+	if (ch->fresh)
+		m = ch->fresh;
 	clock_gettime(CLOCK_REALTIME, &c.start);
 	/* the head (magic, count) as stored: the entries are as many */
 	if (len < 16 || !put(&c, m, 16) || kp_inputs_walk(m, len, carry_one, &c) < 0) {

@@ -231,16 +231,18 @@ static bool list_failing(void *arg, const struct entry *e)
 
 int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_changed *changed)
 {
-	/* no new state is kept: the entry is not stored again from here */
-	struct check c = {
-		.m = m, .len = len, .euid = geteuid(), .no_refresh = true, .changed = changed
-	};
+	/* the new states of those that held by their bytes: a manifest carried over's */
+	struct check c = { .m = m, .len = len, .euid = geteuid(), .changed = changed };
 
 	memset(changed, 0, sizeof(*changed));
 	memset(&c.devs, 0, sizeof(c.devs));
 	clock_gettime(CLOCK_REALTIME, &c.start);
 	changed->whole = kp_inputs_walk(m, len, list_failing, &c) >= 0;
-	free(c.fresh);
+	changed->stale = c.by_digest && c.no_refresh;
+	if (changed->stale)
+		free(c.fresh);
+	else
+		changed->fresh = c.fresh;
 	return changed->whole ? 0 : -1;
 }
 
@@ -251,6 +253,7 @@ void kp_inputs_changed_release(struct kp_inputs_changed *changed)
 	for (size_t i = 0; i < changed->npaths; i++)
 		free(changed->paths[i]);
 	free(changed->paths);
+	free(changed->fresh);
 	memset(changed, 0, sizeof(*changed));
 }
 
