@@ -19,7 +19,10 @@
  * compared with this run's graph, field for field ("graph stored: the same"). After a splice
  * ran (no interface digest changed, the same module set), the new store's graph part is the
  * previous store's bytes copied, not encoded again, while a fresh encoding says they are the
- * same ("graph copied: the same"; else the fresh one is stored).
+ * same ("graph copied: the same"; else the fresh one is stored). When the splice ran, the
+ * entry's manifest is carried over as a used splice would store it, only the changed files'
+ * states and content keys replaced, and compared with the one this run stored (run-cache.h
+ * kp_run_cache_carry(): "manifest carried: the same").
  */
 #include "config.h"
 
@@ -275,9 +278,11 @@ static void compare_copy(const unsigned char *gp, size_t glen, const struct kp_g
  * like the nodes, @ch the inputs of the stored entry that changed): why a splice falls
  * back, else the splice run (splice_run()) and the count of verdicts it kept, those it
  * simulated again and those that differ from the recompute, in @note; after a splice run,
- * *@copy set when the stored graph part @gp (@glen bytes) is the new store's (compare_copy()).
+ * *@copy set when the stored graph part @gp (@glen bytes) is the new store's (compare_copy());
+ * true when the splice ran (then its entry's manifest is carried over too:
+ * kp_run_cache_carry()).
  */
-static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
+static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		    const struct kp_graph_stored *gs, const struct kp_splice_report *rep,
 		    const struct kp_splice_ask *ask, const unsigned char (*now)[KP_SIM_IFACE_LEN],
 		    const struct kp_inputs_changed *ch, const unsigned char *gp, size_t glen,
@@ -294,11 +299,11 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 	const char **mnames = NULL, **mpaths = NULL, *what;
 	const struct kp_module **real = NULL;
 	struct kp_err err;
-	bool *changed;
+	bool *changed, ran = false;
 
 	if (was->n != g->n) {
 		snprintf(note, len, "splice: falls back: %zu modules, %zu stored", g->n, was->n);
-		return;
+		return false;
 	}
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->order[k];
@@ -309,12 +314,12 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		    strcmp(was->mods[i].name, nd->mod->name)) {
 			snprintf(note, len,
 				 "splice: falls back: the module set or load order changed");
-			return;
+			return false;
 		}
 		if (memcmp(was->mods[i].iface, now[i], KP_SIM_IFACE_LEN)) {
 			snprintf(note, len, "splice: falls back: the interface of %.160s changed",
 				 nd->mod->name);
-			return;
+			return false;
 		}
 	}
 	s.rb = &rb;
@@ -388,6 +393,7 @@ static void measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		 "recomputed",
 		 g->n - again, g->n, again, nchanged, nchanged ? cnames : "none", differ,
 		 differ ? names : "none", graph, copied, report);
+	ran = true;
 out:
 	for (size_t i = 0; s.again && s.ones && i < g->n; i++)
 		if (s.again[i])
@@ -403,6 +409,7 @@ out:
 	free(s.ones);
 	free(s.again);
 	free(s.states);
+	return ran;
 }
 
 /*
@@ -538,11 +545,11 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	if (prev) {
 		if (decode(prev, plen, &was, &gs, &rep, &gp, &glen, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
-		else
-			measure(a, &was, &gs, &rep, ask,
-				(const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
-				kp_run_cache_changes(cli->runs), gp, glen, &copy, note,
-				sizeof(note));
+		else if (measure(a, &was, &gs, &rep, ask,
+				 (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
+				 kp_run_cache_changes(cli->runs), gp, glen, &copy, note,
+				 sizeof(note)))
+			kp_run_cache_carry(cli->runs);
 		kp_splice_report_release(&rep);
 		kp_graph_stored_release(&gs);
 		kp_sim_stored_release(&was);

@@ -378,7 +378,7 @@ int main(int argc, char **argv)
 	struct kp_cli_cache cache = { 0 };
 	struct kp_run_cache *runs;
 	bool stats = getenv("KOPOLICY_CACHE_STATS") != NULL;
-	char note[320], off[320], splice[512];
+	char note[320], off[320], splice[512], carry[256];
 	int all_argc = argc - 1;
 	char **all_argv = argv + 1;
 	struct kp_cli cli = { .prog = "kopolicy", .progress = progress_wanted(), .cache = &cache };
@@ -454,11 +454,13 @@ int main(int argc, char **argv)
 			kp_facts_cache_wait_stored(cache.cache);
 		snprintf(splice, sizeof(splice), "%s", kp_run_cache_command_note(runs));
 		/* stdout and stderr as they were: the lines below are not part of the result */
-		kp_run_cache_finish(runs, rc, note, sizeof(note));
+		kp_run_cache_finish_carried(runs, rc, note, sizeof(note), carry, sizeof(carry));
 		if (stats && *note)
 			fprintf(stderr, "kopolicy: result cache: %s\n", note);
 		if (stats && *splice)
 			fprintf(stderr, "kopolicy: result cache: %s\n", splice);
+		if (stats && *carry)
+			fprintf(stderr, "kopolicy: result cache: %s\n", carry);
 		if (stats && *off)
 			fprintf(stderr, "kopolicy: result cache: off: %s\n", off);
 		if (cache.cache && stats) {

@@ -58,6 +58,16 @@ struct kp_run_cache {
 	/* the inputs of that entry that changed (kp_run_cache_changes()), when @prev is set */
 	struct kp_inputs_changed changed;
 	char keep_note[512]; /* the command's addition to the note */
+	/* the manifest of that entry, when @prev is set (kp_run_cache_carry()) */
+	unsigned char *prev_m;
+	size_t nprev_m;
+	/* that manifest carried over (kp_inputs_carry()), compared when this run's is stored */
+	bool carry_asked;
+	unsigned char *carried; /* NULL: not carried, @carry_why says why */
+	size_t ncarried_len;	/* its bytes */
+	size_t ncarried;	/* its entries replaced */
+	const char *carry_why;
+	struct kbuf fresh_m; /* this run's manifest as stored, when @carry_asked */
 };
 
 /* Appends @len bytes as one field (32-bit length, bytes); 0 or -1. */

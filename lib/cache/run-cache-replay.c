@@ -3,7 +3,7 @@
  * Replaying a result cache entry (run-cache.h): the entry mapped and checked (trusted, whole,
  * ours, the same key, its CRC, its inputs unchanged), its output written again, an entry
  * whose inputs were rewritten with the same bytes stored again with their new states, and a
- * miss's store and changed inputs kept for the command.
+ * miss's store, manifest and changed inputs kept for the command.
  */
 #include "run-cache.h"
 
@@ -155,6 +155,12 @@ static int copy_store(void *arg)
 
 	memcpy(rc->prev, r->m + HDR_LEN + r->olen + r->klen + r->mlen, (size_t)r->slen);
 	kp_inputs_changes(r->m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen, &rc->changed);
+	/* for a manifest carried over (kp_run_cache_carry()); without memory, none */
+	rc->prev_m = malloc(r->mlen ? (size_t)r->mlen : 1);
+	if (rc->prev_m) {
+		memcpy(rc->prev_m, r->m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen);
+		rc->nprev_m = (size_t)r->mlen;
+	}
 	return 0;
 }
 
@@ -206,6 +212,9 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 				free(rc->prev);
 				rc->prev = NULL;
 				rc->nprev = 0;
+				free(rc->prev_m);
+				rc->prev_m = NULL;
+				rc->nprev_m = 0;
 			}
 		}
 		goto out;

@@ -213,7 +213,63 @@ static int put_manifest(void *arg, const void *p, size_t len)
 	struct kp_run_cache *rc = arg;
 
 	tappend(rc, p, len);
+	/* kept whole only for the comparison with a manifest carried over */
+	if (rc->carried && !rc->broken) {
+		if (kp_grow(&rc->fresh_m.p, &rc->fresh_m.cap, rc->fresh_m.len + len, 1) < 0) {
+			free(rc->carried);
+			rc->carried = NULL;
+			rc->carry_why = "out of memory";
+		} else {
+			memcpy(rc->fresh_m.p + rc->fresh_m.len, p, len);
+			rc->fresh_m.len += len;
+		}
+	}
 	return rc->broken ? -1 : 0;
+}
+
+void kp_run_cache_carry(struct kp_run_cache *rc)
+{
+	rc->carry_asked = true;
+}
+
+/*
+ * The entry's manifest carried over (kp_run_cache_carry()), when this run's is about to be
+ * streamed: the module digests the run was told of are all in (kp_in_note_bytes()).
+ */
+static void carry(struct kp_run_cache *rc)
+{
+	if (!rc->prev_m) {
+		rc->carry_why = "the stored manifest was not kept";
+		return;
+	}
+	kp_inputs_carry(rc->in, rc->prev_m, rc->nprev_m, &rc->changed, &rc->carried,
+			&rc->ncarried_len, &rc->ncarried, &rc->carry_why);
+}
+
+/* The manifest carried over against the one this run stored, in @note (@len bytes). */
+static void compare_carried(struct kp_run_cache *rc, bool stored, char *note, size_t len)
+{
+	char what[200];
+	int r;
+
+	if (!rc->carry_asked)
+		return;
+	if (!stored) {
+		snprintf(note, len, "manifest not compared: this run's was not stored");
+		return;
+	}
+	if (!rc->carried) {
+		snprintf(note, len, "manifest not carried: %s",
+			 rc->carry_why ? rc->carry_why : "out of memory");
+		return;
+	}
+	r = kp_inputs_differ(rc->carried, rc->ncarried_len, rc->fresh_m.p, rc->fresh_m.len, what,
+			     sizeof(what));
+	if (r == 0)
+		snprintf(note, len, "manifest carried: the same (%zu inputs, %zu replaced)",
+			 kp_inputs_count(rc->carried, rc->ncarried_len), rc->ncarried);
+	else
+		snprintf(note, len, "manifest carried: differs (%s)", what);
 }
 
 /* Writes key, manifest and header and names the entry; 0, or -1 with @why. */
@@ -229,6 +285,8 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 		return -1;
 	}
 	tappend(rc, rc->key.p, rc->key.len);
+	if (rc->carry_asked)
+		carry(rc);
 	if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
 		return -1;
 	if (rc->nkeep) /* no store: nothing appended, no NULL buffer hashed */
@@ -260,11 +318,20 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 
 void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t len)
 {
+	kp_run_cache_finish_carried(rc, status, note, len, NULL, 0);
+}
+
+void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note, size_t len,
+				 char *carry, size_t clen)
+{
 	const char *why = "the output could not be written";
 	char over[96] = "";
+	bool stored = false;
 
 	if (len)
 		note[0] = '\0';
+	if (clen)
+		carry[0] = '\0';
 	if (!rc)
 		return;
 	if (len)
@@ -281,10 +348,13 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 			snprintf(over, sizeof(over),
 				 "; not replayed: more than %llu MiB of modules to hash again",
 				 (unsigned long long)(KP_INPUTS_REHASH_MAX >> 20));
-		if (!rc->broken && status >= 0 && status < 256 && store(rc, status, &why) == 0)
+		stored = !rc->broken && status >= 0 && status < 256 && store(rc, status, &why) == 0;
+		if (stored)
 			snprintf(note, len, "miss, stored (%zu inputs%s)", rc->ninputs, over);
 		else
 			snprintf(note, len, "miss, not stored: %s", why);
+		if (clen)
+			compare_carried(rc, stored, carry, clen);
 	}
 	if (rc->out)
 		fclose(rc->out);
@@ -300,6 +370,9 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 	free(rc->key.p);
 	free(rc->keep);
 	free(rc->prev);
+	free(rc->prev_m);
+	free(rc->carried);
+	free(rc->fresh_m.p);
 	kp_inputs_changed_release(&rc->changed);
 	pthread_mutex_destroy(&rc->lock);
 	free(rc);

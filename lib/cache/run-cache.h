@@ -67,6 +67,15 @@ int kp_run_cache_record(struct kp_run_cache *rc);
 void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t len);
 
 /*
+ * kp_run_cache_finish() that also says, in @carry (@clen bytes; "" when not asked), how the
+ * manifest carried over (kp_run_cache_carry()) compares with the one this run stored:
+ * "manifest carried: the same (N inputs, M replaced)", "manifest carried: differs (WHAT)",
+ * "manifest not carried: WHY", "manifest not compared: this run's was not stored".
+ */
+void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note, size_t len,
+				 char *carry, size_t clen);
+
+/*
  * What the command keeps beside its output for a later run that misses (a splice's
  * store, sim/sim-store.h): @p (malloc()ed, NULL: nothing) is @rc's now, stored at the end
  * of the entry when the result is. Opaque here: its reader checks it.
@@ -84,6 +93,14 @@ const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t
  * too many changed), owned by @rc; NULL when there is no store.
  */
 const struct kp_inputs_changed *kp_run_cache_changes(const struct kp_run_cache *rc);
+/*
+ * With kp_run_cache_previous()'s store: that entry's manifest to be carried over, as the
+ * new entry of a run that read again only the inputs that changed would store it
+ * (file/inputs.h kp_inputs_carry(), with this run's module digests), when this run's
+ * manifest is stored; measured only: the two are compared (kp_run_cache_finish_carried()),
+ * and this run's is the one stored.
+ */
+void kp_run_cache_carry(struct kp_run_cache *rc);
 /* @rc (may be NULL) records this run's output (kp_run_cache_record() succeeded). */
 bool kp_run_cache_recording(const struct kp_run_cache *rc);
 /*

@@ -15,12 +15,8 @@
 #include "util/io.h"
 #include "util/util.h"
 
-/*
- * Walks @m: calls @fn(@arg, entry) on each decoded entry; the number of entries, or -1 when
- * malformed or @fn said no.
- */
-static long walk(const unsigned char *m, size_t len, bool (*fn)(void *arg, const struct entry *e),
-		 void *arg)
+long kp_inputs_walk(const unsigned char *m, size_t len,
+		    bool (*fn)(void *arg, const struct entry *e), void *arg)
 {
 	char path[4096];
 	uint64_t n;
@@ -235,16 +231,18 @@ static bool list_failing(void *arg, const struct entry *e)
 
 int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_changed *changed)
 {
-	/* no new state is kept: the entry is not stored again from here */
-	struct check c = {
-		.m = m, .len = len, .euid = geteuid(), .no_refresh = true, .changed = changed
-	};
+	/* the new states of those that held by their bytes: a manifest carried over's */
+	struct check c = { .m = m, .len = len, .euid = geteuid(), .changed = changed };
 
 	memset(changed, 0, sizeof(*changed));
 	memset(&c.devs, 0, sizeof(c.devs));
 	clock_gettime(CLOCK_REALTIME, &c.start);
-	changed->whole = walk(m, len, list_failing, &c) >= 0;
-	free(c.fresh);
+	changed->whole = kp_inputs_walk(m, len, list_failing, &c) >= 0;
+	changed->stale = c.by_digest && c.no_refresh;
+	if (changed->stale)
+		free(c.fresh);
+	else
+		changed->fresh = c.fresh;
 	return changed->whole ? 0 : -1;
 }
 
@@ -255,6 +253,7 @@ void kp_inputs_changed_release(struct kp_inputs_changed *changed)
 	for (size_t i = 0; i < changed->npaths; i++)
 		free(changed->paths[i]);
 	free(changed->paths);
+	free(changed->fresh);
 	memset(changed, 0, sizeof(*changed));
 }
 
@@ -274,7 +273,7 @@ int kp_inputs_recheck_counted(const unsigned char *m, size_t len, unsigned char 
 	/* no /dev entry: a state recorded as on a local file system is checked as one */
 	memset(&c.devs, 0, sizeof(c.devs));
 	clock_gettime(CLOCK_REALTIME, &c.start);
-	r = walk(m, len, holds, &c) < 0 ? 0 : c.by_digest ? 2 : 1;
+	r = kp_inputs_walk(m, len, holds, &c) < 0 ? 0 : c.by_digest ? 2 : 1;
 	if (rh)
 		*rh = c.rh;
 	if (r == 2 && fresh && !c.no_refresh)
@@ -291,7 +290,7 @@ int kp_inputs_unchanged(const unsigned char *m, size_t len)
 
 size_t kp_inputs_count(const unsigned char *m, size_t len)
 {
-	long n = walk(m, len, NULL, NULL);
+	long n = kp_inputs_walk(m, len, NULL, NULL);
 
 	return n < 0 ? 0 : (size_t)n;
 }

@@ -108,6 +108,14 @@ struct kp_inputs {
 	struct evp_md_st *md;
 };
 
+/*
+ * Walks the manifest @m (@len bytes): calls @fn(@arg, entry) on each decoded entry (its
+ * path in a buffer of the walk's, valid during the call); the number of entries, or -1 when
+ * malformed or @fn said no (inputs-check.c).
+ */
+long kp_inputs_walk(const unsigned char *m, size_t len,
+		    bool (*fn)(void *arg, const struct entry *e), void *arg);
+
 /* Marks the run uncacheable for @why unless it is already (the first reason stays). */
 void kp_inputs_mark(struct kp_inputs *in, const char *why);
 

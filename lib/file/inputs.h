@@ -156,6 +156,13 @@ struct kp_inputs_changed {
 	size_t npaths; /* their distinct paths, in the manifest's order, in @paths */
 	char **paths;
 	bool whole; /* every entry was checked and every failing path is listed */
+	/*
+	 * The manifest with the new states of the entries that held only by their bytes or
+	 * listing (kp_inputs_recheck()'s refresh: what a run storing it would record), NULL
+	 * when none did; @stale when one did but its new state may not be stored.
+	 */
+	unsigned char *fresh;
+	bool stale;
 };
 /*
  * Every entry of the manifest @m (@len bytes) checked as kp_inputs_recheck() does, without
@@ -166,6 +173,27 @@ struct kp_inputs_changed {
  */
 int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_changed *changed);
 void kp_inputs_changed_release(struct kp_inputs_changed *changed);
+/*
+ * The manifest @m (@len bytes) carried over to a run that read again only the inputs
+ * @changed lists (a splice's: kp_inputs_changes() of @m; the entries that held by their
+ * bytes with the new states it found, -1 when one may not be stored), as @in, the recorder
+ * of that run, would record them: every entry of those paths with the state stat() gives now (a
+ * regular file still, on a file system of the same class, not changed within the last second), the
+ * digest of its bytes now when its kind keeps one for a state that does not name its bytes,
+ * and a module's state K_KEYED with the digest @in was told of (kp_in_note_bytes()), else
+ * by its state alone; the others kept as they are. 0 with *@out (*@olen bytes, the caller's
+ * to free) and the entries replaced in *@carried; -1 with @why (nothing in *@out).
+ */
+int kp_inputs_carry(struct kp_inputs *in, const unsigned char *m, size_t len,
+		    const struct kp_inputs_changed *changed, unsigned char **out, size_t *olen,
+		    size_t *carried, const char **why);
+/*
+ * The manifests @a and @b hold the same entries, in any order (a run records them in the
+ * order its threads read): 0; 1 when they differ, with the first difference (in the order
+ * of the entries' bytes) in @note; -1 when either is malformed or out of memory (@note).
+ */
+int kp_inputs_differ(const unsigned char *a, size_t alen, const unsigned char *b, size_t blen,
+		     char *note, size_t len);
 /* The number of entries of a manifest (0 when malformed). */
 size_t kp_inputs_count(const unsigned char *m, size_t len);
 

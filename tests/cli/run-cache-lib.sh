@@ -14,8 +14,9 @@ run() {
 	echo $? >"$tmp/$name.rc"
 	grep -v '^kopolicy: \(\(result \|base \)\?cache\|signatures\|module BTF\): ' \
 		"$tmp/$name.all" >"$tmp/$name.err"
-	# the line of check's splice measure (src/check-splice.c) is test-incremental.sh's
-	sed -n '/^kopolicy: result cache: splice: /d; s/^kopolicy: result cache: //p' \
+	# the lines of check's splice measure (src/check-splice.c: the splice, the manifest
+	# carried over) are test-incremental.sh's
+	sed -n '/^kopolicy: result cache: \(splice: \|manifest \)/d; s/^kopolicy: result cache: //p' \
 		"$tmp/$name.all" >"$tmp/$name.stats"
 	sed -n 's/^kopolicy: cache: //p' "$tmp/$name.all" >"$tmp/$name.facts"
 }

@@ -77,7 +77,7 @@ cached() {
 # one; MISSES: the modules changed since the last run (each restore counts), the only ones
 # read; SPLICE: the JSON run's splice line after "splice: " ("-": none, no entry before)
 step() {
-	local label=$1 misses=$2 splice=$3 f s
+	local label=$1 misses=$2 splice=$3 f s c
 	# a state changed less than a second before a run is neither trusted nor stored
 	sleep 1.1
 	for f in "${formats[@]}"; do
@@ -98,6 +98,16 @@ step() {
 			fi
 			ok "$label: splice: $splice" $?
 			[ -z "$s" ] || [ "$s" = "$splice" ] || echo "# got: $s" >&2
+			# a splice that ran: its entry's manifest carried over (only the
+			# changed files' states and content keys replaced) is the one the
+			# whole run stored, entry for entry
+			c=$(sed -n 's/^kopolicy: result cache: manifest //p' "$tmp/inc-$f.stats")
+			if [[ $s == *"verdicts kept"* ]]; then
+				[[ $c == "carried: the same ("*" inputs, "[1-9]*" replaced)" ]]
+			else
+				[ -z "$c" ]
+			fi
+			ok "$label: manifest ${c:-not carried (no splice ran)}" $?
 		fi
 		if [ "$f" = json ]; then
 			# --fail-on note: the exit status counts every finding; the report

@@ -138,6 +138,12 @@ if command -v zstd >/dev/null; then
 	expect "budget: both touched: more than 64 MiB to hash" r14 \
 		'miss, stored (* inputs; not replayed: more than 64 MiB of modules to hash again)' \
 		"${cmd[@]}"
+	# the splice's measure: kp_ns_ok held by its bytes (within the budget), kp_plain_prop
+	# past it, changed; the manifest carried over takes both new states (the first's from
+	# the check that held it), the one the run stored
+	grep -qx 'kopolicy: result cache: manifest carried: the same (13 inputs, 1 replaced)' \
+		"$tmp/r14.all"
+	ok "budget: the manifest carried over, one module held by its bytes: the run's" $?
 	touch "$t/extra/kp_ns_ok.ko.zst"
 	sleep 1.1
 	big=$(stat -c %s "$t/extra/kp_ns_ok.ko.zst")
