@@ -443,7 +443,7 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 {
 	struct kp_err why = { 0 };
 
-	if (kp_running_open_opts(&c->run, c->o.root, c->o.fo.release, 0, err) < 0)
+	if (kp_running_open_opts(&c->run, c->o.root, c->o.fo.release, 0, NULL, err) < 0)
 		return -1;
 	c->have_run = true;
 	{

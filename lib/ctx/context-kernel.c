@@ -129,7 +129,8 @@ static int kernel_from_running(struct kp_ctx *c, struct kp_err *err)
 {
 	struct kp_running *r = &c->run;
 
-	if (kp_running_open(r, c->o.root, err) < 0)
+	/* its tree reads the run's one copy for libkmod (system/modprobe-snapshot.h) */
+	if (kp_running_open_opts(r, c->o.root, NULL, KP_RUNNING_ALL, kp_ctx_kmod_copy(c), err) < 0)
 		return -1; /* its messages name the root or the file */
 	c->have_run = true;
 	if (!c->o.fo.release)

@@ -530,13 +530,13 @@ static int read_kallsyms(struct kp_running *r, struct kp_err *err)
 	return ret < 0 ? kp_err_set(err, "out of memory") : 0;
 }
 
-static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
+static int read_tree_and_config(struct kp_running *r, struct kp_kmod_copy *kc, struct kp_err *err)
 {
 	struct kp_err e = { 0 };
 	struct stat st;
 	char *procfg;
 
-	if (kp_tree_open(&r->tree, r->root, r->release, NULL, &e) == 0)
+	if (kp_tree_open(&r->tree, r->root, r->release, kc, &e) == 0)
 		r->have_tree = true;
 	else if (note(r, &r->tree_note, e.msg) < 0)
 		return kp_err_set(err, "out of memory");
@@ -566,7 +566,7 @@ static int read_tree_and_config(struct kp_running *r, struct kp_err *err)
 }
 
 int kp_running_open_opts(struct kp_running *r, const char *root, const char *release,
-			 unsigned flags, struct kp_err *err)
+			 unsigned flags, struct kp_kmod_copy *kc, struct kp_err *err)
 {
 	memset(r, 0, sizeof(*r));
 	kp_in_uncacheable("the running kernel");
@@ -594,7 +594,7 @@ int kp_running_open_opts(struct kp_running *r, const char *root, const char *rel
 	}
 	if (read_modules(r, err) < 0 || read_security(r, err) < 0 || read_cmdline(r, err) < 0 ||
 	    ((flags & KP_RUNNING_KALLSYMS) && read_kallsyms(r, err) < 0) ||
-	    ((flags & KP_RUNNING_TREE) && read_tree_and_config(r, err) < 0)) {
+	    ((flags & KP_RUNNING_TREE) && read_tree_and_config(r, kc, err) < 0)) {
 		kp_running_release(r);
 		return -1;
 	}
@@ -603,7 +603,7 @@ int kp_running_open_opts(struct kp_running *r, const char *root, const char *rel
 
 int kp_running_open(struct kp_running *r, const char *root, struct kp_err *err)
 {
-	return kp_running_open_opts(r, root, NULL, KP_RUNNING_ALL, err);
+	return kp_running_open_opts(r, root, NULL, KP_RUNNING_ALL, NULL, err);
 }
 
 void kp_running_release(struct kp_running *r)

@@ -87,10 +87,12 @@ enum {
 
 /*
  * Same, reading only what @flags asks for (the modprobe hook reads neither: it
- * opens the tree itself). @release, when not NULL, is taken instead of the live one.
+ * opens the tree itself). @release, when not NULL, is taken instead of the live one. @kc:
+ * libkmod's private copy of the run, shared with its other readers (kp_tree_open()), or
+ * NULL.
  */
 int kp_running_open_opts(struct kp_running *r, const char *root, const char *release,
-			 unsigned flags, struct kp_err *err);
+			 unsigned flags, struct kp_kmod_copy *kc, struct kp_err *err);
 void kp_running_release(struct kp_running *r);
 
 /* The loaded module @name ('-' and '_' alike), or NULL. */

@@ -173,9 +173,19 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A "$tmp/priv" | wc -l) $(grep -c '^kopolicy: kp_symget: kp_symget: loads' "$tmp/err")" \
 		"0 1 0 1"
 	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+	# check --running --root: the running kernel's tree and the names' chain, one copy too
+	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		"$kp" check --running --root "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	is "check --running --root ROOT NAME on an untrusted root: one copy, removed, the verdict" \
+		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A "$tmp/priv" | wc -l) $(grep -c '^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" \
+		"1 1 0 1"
+	[ "$rc" = 1 ] || sed 's/^/#   /' "$tmp/err"
 else
 	skip "check -b ROOT NAME on an untrusted root: one copy" "no strace (or no ptrace)"
 	skip "the hook's two passes (untraced, then traced): one copy" "as above"
+	skip "check --running --root ROOT NAME on an untrusted root: one copy" "as above"
 fi
 # the deadline: its answer first, then the copy removed (by a child of the hook's, so that
 # a stalled removal cannot stall the answer); strace holds the third link into the copy
