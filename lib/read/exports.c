@@ -398,6 +398,7 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 	size_t tab = kp_elf_find_section(e, kp_export_tables[t].ksymtab);
 	size_t strs = kp_elf_find_section(e, "__ksymtab_strings");
 	struct decoded *dec = NULL;
+	struct kp_export *got;
 	const struct kp_section *s;
 	size_t n = 0, nent = 0, first;
 	bool ok = false;
@@ -496,9 +497,11 @@ static int read_table(struct kp_module *m, struct kp_elf *e, enum kp_export_tabl
 		x->table = t;
 		x->gpl_only = kp_export_tables[t].gpl_only;
 	}
-	if (t == KP_KSYMTAB && read_flags(e, m->exports + first, dec, n, nent, err) < 0)
+	/* no export read (every entry left out): no array to point into */
+	got = m->exports ? m->exports + first : NULL;
+	if (t == KP_KSYMTAB && read_flags(e, got, dec, n, nent, err) < 0)
 		goto out;
-	r = read_crcs(m, e, t, m->exports + first, dec, n, nent, err);
+	r = read_crcs(m, e, t, got, dec, n, nent, err);
 out:
 	free(dec);
 	return r;
