@@ -24,6 +24,7 @@
 
 #include "cache/base-id.h"
 #include "file/bytes.h"
+#include "file/rootfs.h"
 #include "trusted-dir.h"
 #include "util/fs-trust.h"
 #include "util/io.h"
@@ -562,4 +563,28 @@ int kp_base_cache_prune(const char *root, uint64_t max_bytes, struct kp_base_usa
 			struct kp_err *err)
 {
 	return sweep_at(root, true, KP_BASE_CACHE_KEEP, max_bytes, u, err);
+}
+
+/* kp_boot_id(): base-cache.h. */
+int kp_boot_id(const struct kp_root_dir *root, char *buf, size_t size)
+{
+	struct kp_base_input in = { .fd = -1 };
+	struct kp_err why = { 0 };
+	char *path = kp_root_path(root ? root->path : NULL, "proc/sys/kernel/random/boot_id");
+	ssize_t n = -1;
+	size_t i;
+
+	if (path && kp_base_input_open_in(&in, root, path, &why) == 0 &&
+	    in.fs_class == KP_FS_KERNEL)
+		n = pread(in.fd, buf, size - 1, 0);
+	kp_base_input_close(&in);
+	free(path);
+	if (n < 32)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	for (i = 0; buf[i]; i++)
+		if (!strchr("0123456789abcdef-", buf[i]))
+			return -1;
+	return i >= 32 ? 0 : -1;
 }

@@ -76,6 +76,12 @@ int kp_base_input_open_in(struct kp_base_input *in, const struct kp_root_dir *ro
 int kp_base_input_read(struct kp_base_input *in, size_t max, struct kp_err *err);
 void kp_base_input_close(struct kp_base_input *in);
 /*
+ * This boot's id (random/boot_id: proc_do_uuid(), one per boot) from @root's (NULL: the
+ * host's) proc/sys/kernel/random/boot_id into @buf, only when that file is the kernel's own
+ * (procfs: nobody can write it). 0, or -1.
+ */
+int kp_boot_id(const struct kp_root_dir *root, char *buf, size_t size);
+/*
  * The caller knows what names the input's bytes: @id (at most 63 bytes), with its size,
  * device and inode. For a file of the running kernel (procfs/sysfs, KP_FS_KERNEL) whose
  * bytes cannot change while the kernel runs, @id is the boot's id (/proc/sys/kernel/random/

@@ -111,33 +111,6 @@ static int from_index(struct kp_kernel_facts *f, const unsigned char *data, size
 	return 0;
 }
 
-/*
- * The boot's id from @root's proc/sys/kernel/random/boot_id into @buf, only when that file is
- * the kernel's own (procfs: nobody can write it). 0, or -1.
- */
-static int boot_id(const struct kp_root_dir *root, char *buf, size_t size)
-{
-	struct kp_base_input in = { .fd = -1 };
-	struct kp_err why = { 0 };
-	char *path = kp_root_path(root ? root->path : NULL, "proc/sys/kernel/random/boot_id");
-	ssize_t n = -1;
-	size_t i;
-
-	if (path && kp_base_input_open_in(&in, root, path, &why) == 0 &&
-	    in.fs_class == KP_FS_KERNEL)
-		n = pread(in.fd, buf, size - 1, 0);
-	kp_base_input_close(&in);
-	free(path);
-	if (n < 32)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	for (i = 0; buf[i]; i++)
-		if (!strchr("0123456789abcdef-", buf[i]))
-			return -1;
-	return i >= 32 ? 0 : -1;
-}
-
 static bool raw_btf(const unsigned char *p, size_t len)
 {
 	return len >= 8 && ((p[0] == 0x9f && p[1] == 0xeb) || (p[0] == 0xeb && p[1] == 0x9f));
@@ -254,7 +227,7 @@ static int key_of(struct kp_kernel_facts *f, const char *path, const struct kp_r
 	snprintf(kind, sizeof(kind), "btf-%d%d%d", rules.layout_header, rules.relocate,
 		 rules.datasec_printable);
 	if (kp_base_input_open_in(in, root, path, &why) < 0 ||
-	    (!(in->fs_class == KP_FS_KERNEL && boot_id(root, boot, sizeof(boot)) == 0 &&
+	    (!(in->fs_class == KP_FS_KERNEL && kp_boot_id(root, boot, sizeof(boot)) == 0 &&
 	       kp_base_input_vouch(in, boot) == 0) &&
 	     !in->trusted) ||
 	    kp_base_key_make(key, kind, &inp, 1, 0, &why) < 0) {

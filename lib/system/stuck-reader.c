@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/base-cache.h"
 #include "cache/trusted-dir.h"
 #include "stuck-reader.h"
 
@@ -55,17 +56,14 @@ static ssize_t read_small(int dfd, const char *name, char *buf, size_t size, str
 	return n;
 }
 
-/* This boot's id (random/boot_id: proc_do_uuid(), one per boot) into @out; false if unknown. */
+/* This boot's id (cache/base-cache.h kp_boot_id()) into @out; false if unknown. */
 static bool boot_id(char out[BOOT_ID_LEN + 1])
 {
 	char buf[64];
 
-	if (read_small(AT_FDCWD, "/proc/sys/kernel/random/boot_id", buf, sizeof(buf), NULL) <
-		    BOOT_ID_LEN ||
-	    strspn(buf, "0123456789abcdef-") != BOOT_ID_LEN)
+	if (kp_boot_id(NULL, buf, sizeof(buf)) < 0 || strlen(buf) != BOOT_ID_LEN)
 		return false;
-	memcpy(out, buf, BOOT_ID_LEN);
-	out[BOOT_ID_LEN] = '\0';
+	memcpy(out, buf, BOOT_ID_LEN + 1);
 	return true;
 }
 
