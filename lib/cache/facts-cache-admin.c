@@ -14,6 +14,7 @@
 
 #include "cache/trusted-dir.h"
 #include "sig-memo.h"
+#include "util/io.h"
 
 /* Every file of DIR/packs, temporary ones removed as @mode says. */
 enum walk_mode {
@@ -38,7 +39,6 @@ static int walk_at(int dfd, enum walk_mode mode, struct walk *w, struct kp_err *
 	time_t now = time(NULL);
 	struct dirent *de;
 	DIR *d;
-	int fd;
 
 	memset(w, 0, sizeof(*w));
 	w->packs_fd =
@@ -47,13 +47,9 @@ static int walk_at(int dfd, enum walk_mode mode, struct walk *w, struct kp_err *
 		return kp_err_errnum(err) == ENOENT ? 0 : -1;
 	if (mode != WALK_LOOK)
 		kp_trusted_remove_links(w->packs_fd, &w->removed);
-	fd = openat(w->packs_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	d = kp_dir_list_at(w->packs_fd, ".");
+	if (!d)
 		return kp_err_set(err, "%s: %s", KP_FC_PACK_DIR, strerror(errno));
-	}
 	while ((de = readdir(d))) {
 		struct stat st;
 
@@ -241,7 +237,6 @@ static void remove_tree(int dfd, const char *name, dev_t dev, int depth, uint64_
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
-	int fd;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != dev)
 		return;
@@ -250,13 +245,9 @@ static void remove_tree(int dfd, const char *name, dev_t dev, int depth, uint64_
 			(*removed)++;
 		return;
 	}
-	fd = depth < 16 ? openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	d = depth < 16 ? kp_dir_list_at(dfd, name) : NULL;
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			remove_tree(dirfd(d), de->d_name, dev, depth + 1, removed);

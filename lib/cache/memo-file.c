@@ -121,15 +121,12 @@ void kp_memo_prune(int dfd, const char *prefix, size_t keep)
 {
 	size_t cap = 4 * keep, n = 0, pl = strlen(prefix);
 	struct old_file *files = calloc(cap ? cap : 1, sizeof(*files));
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = kp_dir_list_at(dfd, ".");
 	struct dirent *de;
 
 	if (!d || !files) {
 		if (d)
 			closedir(d);
-		else if (fd >= 0)
-			close(fd);
 		free(files);
 		return;
 	}

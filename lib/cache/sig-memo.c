@@ -70,16 +70,12 @@ static bool is_verdict_file(const char *name)
 /* Reads the verdict files of @dfd into @m (sorted, duplicates dropped). */
 static void load(struct kp_sig_memo *m, int dfd)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = kp_dir_list_at(dfd, ".");
 	struct dirent *de;
 	size_t cap = 0;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d)) && m->nfiles < MAX_FILES) {
 		unsigned char *buf;
 		char **files;
@@ -413,22 +409,18 @@ void kp_sig_memo_image_put(struct kp_sig_memo *m, enum kp_sig_memo_key by, const
 void kp_sig_memo_clear_at(int dirfd, uint64_t *removed)
 {
 	int dfd = kp_trusted_subdir_tidy(dirfd, KP_SIG_MEMO_DIR, true, removed, NULL);
-	int fd;
 	DIR *d;
 	struct dirent *de;
 
 	if (dfd < 0)
 		return;
-	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
+	d = kp_dir_list_at(dfd, ".");
 	if (d) {
 		while ((de = readdir(d)))
 			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
 			    unlinkat(dfd, de->d_name, 0) == 0)
 				(*removed)++;
 		closedir(d);
-	} else if (fd >= 0) {
-		close(fd);
 	}
 	close(dfd);
 	unlinkat(dirfd, KP_SIG_MEMO_DIR, AT_REMOVEDIR);

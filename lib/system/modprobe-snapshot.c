@@ -49,14 +49,13 @@ static bool dir_trusted(const char *dir, const char *const *names, size_t nnames
 	struct kp_err err = { 0 };
 	struct dirent *de;
 	DIR *d;
-	int dfd = kp_trusted_dir_open_local(dir, &err), fd;
+	int dfd = kp_trusted_dir_open_local(dir, &err);
 	bool ok = dfd >= 0;
 
 	for (size_t i = 0; ok && i < nnames; i++)
 		ok = kp_trusted_entry(dfd, dir, names[i], &err) == 0;
 	/* listed through the checked descriptor, never by name again */
-	fd = ok && !names ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	d = fd < 0 ? NULL : fdopendir(fd);
+	d = ok && !names ? kp_dir_list_at(dfd, ".") : NULL;
 	if (!names && !d)
 		ok = false;
 	while (d && ok && (de = readdir(d))) {
@@ -68,8 +67,6 @@ static bool dir_trusted(const char *dir, const char *const *names, size_t nnames
 	}
 	if (d)
 		closedir(d);
-	else if (fd >= 0)
-		close(fd);
 	if (dfd >= 0)
 		close(dfd);
 	return ok;

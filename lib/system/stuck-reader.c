@@ -15,6 +15,7 @@
 
 #include "cache/base-cache.h"
 #include "cache/trusted-dir.h"
+#include "util/io.h"
 #include "stuck-reader.h"
 
 #define BOOT_ID_LEN 36 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
@@ -152,18 +153,14 @@ int kp_reader_marks_find(struct kp_reader_marks *m, const char *kind, pid_t *pid
 	char prefix[64];
 	struct dirent *de;
 	size_t plen;
-	int fd, found = 0;
+	int found = 0;
 	DIR *d;
 
 	if (m->dfd < 0)
 		return 0;
-	fd = openat(m->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	d = kp_dir_list_at(m->dfd, ".");
+	if (!d)
 		return 0;
-	}
 	snprintf(prefix, sizeof(prefix), "%s-reader.", kind);
 	plen = strlen(prefix);
 	while (!found && (de = readdir(d))) {

@@ -97,6 +97,20 @@ static int cmp_newest(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+DIR *kp_dir_list_at(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
 int kp_dir_newest(int dfd,
 		  bool (*keep)(int dfd, const char *name, const struct stat *st, void *arg),
 		  void *arg, struct kp_dir_file **out, size_t *n)
@@ -104,18 +118,12 @@ int kp_dir_newest(int dfd,
 	struct kp_dir_file *v = NULL;
 	size_t cap = 0;
 	struct dirent *de;
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
+	DIR *d = kp_dir_list_at(dfd, ".");
 
 	*out = NULL;
 	*n = 0;
-	if (fd < 0)
+	if (!d)
 		return 0;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 0;
-	}
 	while ((de = readdir(d))) {
 		struct stat st;
 

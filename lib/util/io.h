@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -30,6 +31,12 @@ int kp_mkdir_p(const char *path);
  * mode, into @v[8].
  */
 void kp_file_state(const struct stat *st, uint64_t *v);
+
+/*
+ * The directory @name of @dfd ("." for @dfd itself; a link never followed) opened for
+ * readdir(): the stream, or NULL with errno set and nothing left open.
+ */
+DIR *kp_dir_list_at(int dfd, const char *name);
 
 /* A regular file of a cache directory, as kp_dir_newest() lists it. */
 struct kp_dir_file {

@@ -14,7 +14,7 @@ lib/cache/facts-cache.c 2
 lib/cache/facts-cache-keys.c 2
 lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
-lib/system/modprobe-snapshot.c 6
+lib/system/modprobe-snapshot.c 5
 lib/graph/module-set.c 2
 lib/util/io.c 2
 lib/file/rootopen.c 3
@@ -22,7 +22,7 @@ lib/util/fs-trust.c 3
 lib/system/depmod-config.c 1
 lib/system/out-of-tree.c 1
 lib/system/kernel-read.c 1
-lib/system/stuck-reader.c 3
+lib/system/stuck-reader.c 2
 src/cmd-check.c 2
 src/hook-deadline.c 1
 src/hook-rules.c 2
