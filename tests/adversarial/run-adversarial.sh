@@ -154,7 +154,7 @@ echo "   $cases cases so far, $bad failed (${SECONDS}s)"
 
 if [ -n "$fuzzdir" ]; then
 	echo "== 4. libFuzzer, $fuzz_secs s per target"
-	for t in reader base text; do
+	for t in reader base text store; do
 		mkdir -p "$tmp/corpus-$t"
 		timeout -k 5 $((fuzz_secs + 60)) "$fuzzdir/fuzz/fuzz-$t" -max_total_time="$fuzz_secs" \
 			-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus-$t" \
