@@ -66,11 +66,11 @@ static unsigned char *memo_blob(const struct found_certs *f, const enum img_role
  * @err (a read error, a payload that does not decode, headers saying that the file is cut
  * short: kp_image_layout()), -2 when it is to be read whole (image_certs(): a bzImage or zboot
  * image whose payload is not compressed, a file empty or over the cap, for kp_bytes_read() to
- * say so).
+ * say so). @opened: the state of the file opened (kp_file_state()).
  */
 #define IMAGE_HEAD 4096
 static int image_stream_certs(struct found_certs *f, const struct kp_root_dir *root,
-			      const char *path, size_t max, struct kp_err *err)
+			      const char *path, size_t max, uint64_t *opened, struct kp_err *err)
 {
 	unsigned char head[IMAGE_HEAD], magic[8];
 	size_t hlen, off, plen, flen;
@@ -81,6 +81,7 @@ static int image_stream_certs(struct found_certs *f, const struct kp_root_dir *r
 
 	if (fd < 0)
 		return -1;
+	kp_file_state(&st, opened);
 	/* empty or over the cap: kp_bytes_read() says so */
 	if (st.st_size == 0 || (uint64_t)st.st_size > (uint64_t)max)
 		goto out;
@@ -212,25 +213,44 @@ static int memo_get(struct kp_sig_memo *memo, const struct kp_root_dir *root, co
 	return r;
 }
 
+/* True when @b (kp_bytes_read_in()) was read from the file in the state @v (kp_file_state()). */
+static bool bytes_in_state(const struct kp_bytes *b, const uint64_t *v)
+{
+	struct stat st = { .st_dev = b->dev,
+			   .st_ino = b->ino,
+			   .st_size = b->size,
+			   .st_mtim = b->mtim,
+			   .st_ctim = b->ctim,
+			   .st_mode = b->mode };
+	uint64_t now[8];
+
+	kp_file_state(&st, now);
+	return !memcmp(now, v, sizeof(now));
+}
+
 /*
  * The certificates of the image @path into @f (not from the memo). 0, or -1 with @err; also
  * when no header said what the file is, it holds no certificate in plain sight and no xz or
  * zstd payload inside it decodes to its end: an s390 image or arm zImage cut before its
  * payload, or a file kopolicy cannot read certificates from (not "0 certificates").
+ * *@same: false unless every file read was in the state @keyed (what memo_get() hashed).
  */
 static int read_image(struct found_certs *f, const struct kp_root_dir *root, const char *path,
-		      size_t max, struct kp_err *err)
+		      size_t max, const uint64_t *keyed, bool *same, struct kp_err *err)
 {
 	struct kp_bytes b;
-	int n = image_stream_certs(f, root, path, max, err);
+	uint64_t opened[8] = { 0 };
+	int n = image_stream_certs(f, root, path, max, opened, err);
 	bool raw = n == 1;
 
+	*same = !memcmp(opened, keyed, sizeof(opened));
 	if (n == -1)
 		return -1;
 	if (n == -2 || f->n == 0) {
 		/* not streamed, or none found: the image whole (an xz payload inside: zImage) */
 		if (kp_bytes_read_in(root, path, max, &b, err) < 0)
 			return -1;
+		*same = *same && bytes_in_state(&b, keyed);
 		n = n == -2 ? image_certs(f, &b, max, err)
 			    : kp_image_embedded_certs(f, &b, max, err);
 		if (n == 0 && raw && f->n == 0)
@@ -246,6 +266,7 @@ int kp_image_certs_get(struct kp_sig_memo *memo, const struct kp_root_dir *root,
 {
 	struct image_keys k = { 0 };
 	unsigned char *der = NULL;
+	bool same;
 	size_t len;
 	uint32_t n;
 
@@ -259,17 +280,19 @@ int kp_image_certs_get(struct kp_sig_memo *memo, const struct kp_root_dir *root,
 		free(der);
 		return stored ? 0 : kp_err_set(err, "out of memory");
 	}
-	if (read_image(f, root, path, max, err) < 0)
+	if (read_image(f, root, path, max, k.v, &same, err) < 0)
 		return -1;
 	*role = calloc(f->n ? f->n : 1, sizeof(**role));
 	if (!*role || kp_image_certs_classify(f, *role) < 0)
 		return kp_err_set(err, "out of memory");
 	/*
-	 * The bytes hashed (memo_get()) and the bytes read (read_image()) come from two opens:
-	 * stored under either key only when the file is still in the state it was keyed in
-	 * (a write or rename in between moves its change time).
+	 * The bytes hashed (memo_get()) and the bytes read (read_image()) come from separate
+	 * opens: stored under either key only when each file read was the one hashed, in the
+	 * state it was keyed in, and still is (a write or rename of it moves its change time;
+	 * a directory on the way swapped and swapped back leaves it as it was, and only the
+	 * comparison of each open's state tells that another file was read meanwhile).
 	 */
-	if ((k.by_state || k.by_bytes) && !still_in_state(root, path, k.v))
+	if ((k.by_state || k.by_bytes) && (!same || !still_in_state(root, path, k.v)))
 		k.by_state = k.by_bytes = false;
 	der = k.by_state || k.by_bytes ? memo_blob(f, *role, &len) : NULL;
 	if (der && k.by_bytes)

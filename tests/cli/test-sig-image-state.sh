@@ -4,7 +4,8 @@
 # image; a changed or replaced image is still read again: new bytes of the same size and mtime
 # under an untrusted owner (or mode), new bytes with another mtime under root, new bytes of the
 # same size and mtime under root. Each answer is byte for byte the uncached run's.
-# An image changed between the opens that hash and read it is stored under neither key.
+# An image changed between the opens that hash and read it is stored under neither key, nor is
+# one whose directory was swapped for another one's and back meanwhile (the file as it was).
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -143,6 +144,55 @@ if command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null; t
 else
 	for k in 1 2 3 4 5 6; do
 		skip "the image changed between its opens ($k)" "no strace (or no ptrace)"
+	done
+fi
+
+# the image left as it is, its directory swapped for one with another image (other.der) while
+# the K-th open of the path is held and swapped back while the next one is: the file hashed and
+# the file in the end are the same, in the same state, but the certificates were read from the
+# other one. Nothing stored (a run with the image's bytes would take the other image's keys:
+# kp_sig_unknown_key.ko trusted, kp_sig_sha256.ko not).
+if command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null; then
+	held=0
+	mkdir -p "$r/boot-other"
+	cp "$r/boot/config-$rel" "$r/boot-other/"
+	{ head -c 4096 /dev/zero; cat "$tmp/other.der"; } > "$r/boot-other/vmlinux-$rel"
+	truncate -s 16384 "$r/boot-other/vmlinux-$rel"
+	opens() { # N: wait until the N-th open of the image's path has begun
+		for _ in $(seq 200); do
+			[ "$(grep -c 'open' "$tmp/opens")" -ge "$1" ] && return
+			sleep 0.05
+		done
+	}
+	swap() { # the two directories exchanged (two renames: never both missing for long)
+		mv "$r/boot" "$r/boot-swap" && mv "$r/boot-other" "$r/boot" &&
+			mv "$r/boot-swap" "$r/boot-other"
+	}
+	for k in 1 2 3 4; do
+		rm -rf "$tmp/cache"
+		image "$sd/test-cert.der" 4096
+		sleep 1.1
+		: > "$tmp/opens"
+		strace -f -qq -P "/boot/vmlinux-$rel" -e trace=openat2,openat \
+			-e inject=openat2:delay_enter=1500000:when=$((k + 1))..$((k + 2)) \
+			-o "$tmp/opens" "$kp" check -b "$r" > /dev/null 2>&1 &
+		pid=$!
+		opens $((k + 1))
+		sleep 0.3
+		swap
+		opens $((k + 2))
+		sleep 0.3
+		swap
+		wait "$pid"
+		[ "$(grep -c DELAYED "$tmp/opens")" -ge 1 ] && held=$((held + 1))
+		run "swap$k"
+		same "swap$k" && trusted "swap$k"
+		ok "image's directory swapped at its open $k and back at the next: the next run answers as uncached" $?
+	done
+	ok "... the opens were held (strace's inject)" $([ "$held" -ge 3 ]; echo $?)
+else
+	for k in 1 2 3 4 5; do
+		skip "the image's directory swapped at its opens ($k)" "no strace (or no ptrace)"
 	done
 fi
 
