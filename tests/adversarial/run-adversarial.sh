@@ -5,7 +5,7 @@
 # 2. file-system cases: FIFOs, devices and sockets for every file option and inside the
 #    directory walked; modules rewritten (shrunk) while they are read;
 # 3. corrupt depmod indexes (modules.dep/alias/symbols.bin) for the hook: a fail-open answer;
-# 4. a short libFuzzer run per target (reader, base, text) when FUZZ_BUILDDIR is given.
+# 4. a short libFuzzer run per target (reader, base, text, store) when FUZZ_BUILDDIR is given.
 # Every case runs under a hard timeout; a case fails on a timeout, a signal death, an exit
 # status other than 0/1/2, or any sanitizer report. Exit 0 when every case passed.
 set -uo pipefail
