@@ -240,6 +240,7 @@ int kp_stat_in(const struct kp_root_dir *root, const char *path, struct stat *st
 
 static int read_text_fd(int fd, const struct stat *st, size_t max, struct kp_bytes *out,
 			struct kp_err *err);
+static void set_state(struct kp_bytes *out, const struct stat *st);
 
 int kp_bytes_read_text(const char *path, size_t max, struct kp_bytes *out, struct kp_err *err)
 {
@@ -312,6 +313,8 @@ static int read_text_fd(int fd, const struct stat *stp, size_t max, struct kp_by
 	out->len = out->file_len = o.len;
 	o.data = NULL;
 out:
+	if (r == 0)
+		set_state(out, &st);
 	free(o.data);
 	close(fd);
 	return r;

@@ -43,7 +43,10 @@ struct kp_bytes {
 	 */
 	bool sparse;
 	bool borrowed; /* @data is @keeper's file buffer: release keeps it */
-	/* the file as it was opened (kp_bytes_read_elf(); st_mode 0: not opened) */
+	/*
+	 * the file as it was opened (kp_bytes_read_elf(), kp_bytes_read_in(),
+	 * kp_bytes_read_text_in(); st_mode 0: not opened)
+	 */
 	dev_t dev;
 	ino_t ino;
 	mode_t mode;

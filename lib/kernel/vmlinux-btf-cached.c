@@ -237,15 +237,33 @@ static int key_of(struct kp_kernel_facts *f, const char *path, const struct kp_r
 	return 0;
 }
 
-int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *data, size_t len,
+/*
+ * True when @b was read from the file @in opened for the key, in the state it has there: the
+ * path opened twice, a directory on the way swapped for one holding another BTF and back
+ * between the opens leaves the keyed file as it was, and only this comparison tells that the
+ * bytes are another file's (their index is then not stored under this file's key).
+ */
+static bool read_from(const struct kp_base_input *in, const struct kp_vmlinux_btf *b)
+{
+	const struct stat *a = &in->st, *r = &b->src;
+
+	return r->st_mode != 0 && r->st_dev == a->st_dev && r->st_ino == a->st_ino &&
+	       r->st_size == a->st_size && r->st_mtim.tv_sec == a->st_mtim.tv_sec &&
+	       r->st_mtim.tv_nsec == a->st_mtim.tv_nsec && r->st_ctim.tv_sec == a->st_ctim.tv_sec &&
+	       r->st_ctim.tv_nsec == a->st_ctim.tv_nsec;
+}
+
+int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const struct kp_vmlinux_btf *b,
 				const char *path, struct kp_base_cache *cache,
 				const struct kp_root_dir *root)
 {
+	const unsigned char *data = b ? b->data : NULL;
+	size_t len = b ? b->len : 0;
 	struct kp_base_input in = { .fd = -1 };
 	struct kp_base_key key;
 	struct kp_base_map m = { 0 };
 	struct entry e;
-	bool copy;
+	bool copy, same;
 	int r;
 
 	if (!cache || !f->btf_modules || !data || len > UINT32_MAX)
@@ -257,6 +275,7 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
 	if (key_of(f, path, root, &in, &key) < 0)
 		return kp_facts_vmlinux_btf(f, data, len, path, NULL);
 	copy = needs_copy(&in, data, len);
+	same = read_from(&in, b);
 	kp_base_input_close(&in);
 	if (kp_base_cache_get(cache, &key, &m) == 1) {
 		if (entry_of(&m, &e) == 0 && from_index(f, data, len, path, &e, &m) == 0)
@@ -266,7 +285,7 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const unsigned char *
 	}
 	kp_base_cache_note_miss(cache);
 	r = kp_facts_vmlinux_btf(f, data, len, path, NULL);
-	if (r == 0 && f->vmlinux_btf)
+	if (r == 0 && f->vmlinux_btf && same)
 		store_rules(cache, &key, f, data, len, copy, NULL);
 	return r;
 }
@@ -316,9 +335,7 @@ int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 	if (!cache || !f->btf_modules || key_of(f, path, root, &in, &key) < 0) {
 		if (kp_vmlinux_btf_read_in(root, path, out, err) < 0)
 			return -1;
-		return kp_facts_vmlinux_btf_cached(f, out->data, out->len, path, cache, root) < 0
-			       ? -2
-			       : 0;
+		return kp_facts_vmlinux_btf_cached(f, out, path, cache, root) < 0 ? -2 : 0;
 	}
 	if (kp_base_cache_get(cache, &key, &m) == 1) {
 		if (entry_of(&m, &e) == 0) {
@@ -350,7 +367,7 @@ int kp_vmlinux_btf_load_cached(struct kp_kernel_facts *f, const char *path,
 	}
 	copy = needs_copy(&in, out->data, out->len);
 	r = kp_facts_vmlinux_btf(f, out->data, out->len, path, NULL);
-	if (r == 0 && f->vmlinux_btf && out->len <= UINT32_MAX &&
+	if (r == 0 && f->vmlinux_btf && out->len <= UINT32_MAX && read_from(&in, out) &&
 	    store_rules(cache, &key, f, out->data, out->len, copy, out->scope) == 0)
 		out->has_scope = true;
 	kp_base_input_close(&in);

@@ -75,6 +75,13 @@ int kp_vmlinux_btf_read_in(const struct kp_root_dir *root, const char *path,
 		kp_err_errno(err, errnum, "%s: %s", path, why);
 		return -1;
 	}
+	out->src = (struct stat){ .st_dev = bytes.dev,
+				  .st_ino = bytes.ino,
+				  .st_mode = bytes.mode,
+				  .st_uid = bytes.uid,
+				  .st_size = bytes.size,
+				  .st_mtim = bytes.mtim,
+				  .st_ctim = bytes.ctim };
 	if (raw_btf(bytes.data, bytes.len)) {
 		out->data = bytes.data;
 		out->len = bytes.len;

@@ -8,6 +8,7 @@
 #define KP_VMLINUX_BTF_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "util/util.h"
 
@@ -19,6 +20,8 @@ struct kp_vmlinux_btf {
 	/* the module BTF memo's scope, when a base cache entry knew it (vmlinux-btf-cached.h) */
 	bool has_scope;
 	unsigned char scope[32];
+	/* the file read, as it was opened (kp_vmlinux_btf_read_in()); st_mode 0: not known */
+	struct stat src;
 };
 
 /*

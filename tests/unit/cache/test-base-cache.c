@@ -470,6 +470,45 @@ static bool same_btf(const struct kp_btf *a, const struct kp_btf *b)
 static void test_btf_load(struct tap *t, const char *root, const char *cfg, const char *raw,
 			  const char *xz, const struct kp_kernel_facts *want);
 
+/*
+ * BTF bytes that were not read from the file the key is made from (a directory on the way
+ * swapped between the read and the key's open): parsed, never stored under that file's key.
+ */
+static void test_btf_read_from(struct tap *t, const char *root, const char *cfg, const char *btf,
+			       const struct kp_kernel_facts *want)
+{
+	struct kp_kernel_facts got = { 0 };
+	struct kp_vmlinux_btf data = { 0 }, other;
+	struct kp_err err = { 0 };
+	struct kp_base_counts n;
+	struct kp_base_cache *c;
+	char dir[300];
+
+	snprintf(dir, sizeof(dir), "%s-read-from", root);
+	if (kp_vmlinux_btf_read(btf, &data, &err) < 0) {
+		tap_ok(t, 0, "the 6.12 vmlinux BTF read again (%s)", err.msg);
+		return;
+	}
+	tap_ok(t, data.src.st_mode != 0, "the BTF read says the state of the file it read");
+	other = data;
+	other.src.st_ino ^= 1;
+	for (int pass = 0; pass < 2; pass++) {
+		c = kp_base_cache_new(dir);
+		btf_facts(&got, cfg);
+		kp_facts_vmlinux_btf_cached(&got, pass ? &data : &other, btf, c, NULL);
+		kp_base_cache_counts(c, &n);
+		tap_ok(t,
+		       same_btf(got.vmlinux_btf, want->vmlinux_btf) && n.misses == 1 &&
+			       n.stored == (uint64_t)pass,
+		       "vmlinux BTF read from %s: parsed, %s",
+		       pass ? "the keyed file" : "another file",
+		       pass ? "stored" : "not stored under the keyed file's state");
+		kp_facts_release(&got);
+		kp_base_cache_free(c);
+	}
+	kp_vmlinux_btf_release(&data);
+}
+
 static void test_btf(struct tap *t, const char *root, const char *cfg, const char *btf,
 		     const char *raw, const char *load_root)
 {
@@ -490,7 +529,7 @@ static void test_btf(struct tap *t, const char *root, const char *cfg, const cha
 	for (int pass = 0; pass < 2; pass++) {
 		c = kp_base_cache_new(root);
 		btf_facts(&got, cfg);
-		kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
+		kp_facts_vmlinux_btf_cached(&got, &data, btf, c, NULL);
 		kp_base_cache_counts(c, &n);
 		tap_ok(t,
 		       same_btf(got.vmlinux_btf, want.vmlinux_btf) &&
@@ -508,7 +547,7 @@ static void test_btf(struct tap *t, const char *root, const char *cfg, const cha
 				break;
 			c = kp_base_cache_new(root);
 			btf_facts(&got, cfg);
-			kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
+			kp_facts_vmlinux_btf_cached(&got, &data, btf, c, NULL);
 			kp_base_cache_counts(c, &n);
 			wrong += !same_btf(got.vmlinux_btf, want.vmlinux_btf);
 			detected += n.hits == 0;
@@ -526,7 +565,7 @@ static void test_btf(struct tap *t, const char *root, const char *cfg, const cha
 	chmod(btf, 0664);
 	c = kp_base_cache_new(root);
 	btf_facts(&got, cfg);
-	kp_facts_vmlinux_btf_cached(&got, data.data, data.len, btf, c, NULL);
+	kp_facts_vmlinux_btf_cached(&got, &data, btf, c, NULL);
 	kp_base_cache_counts(c, &n);
 	tap_ok(t, same_btf(got.vmlinux_btf, want.vmlinux_btf) && n.hits == 0 && n.stored == 0,
 	       "group-writable BTF file: parsed, not cached");
@@ -535,6 +574,7 @@ static void test_btf(struct tap *t, const char *root, const char *cfg, const cha
 	chmod(btf, 0644);
 	/* the chmod()s moved its change time: trusted again (settled) only a second later */
 	sleep(2);
+	test_btf_read_from(t, root, cfg, btf, &want);
 	if (raw)
 		test_btf_load(t, load_root, cfg, raw, btf, &want);
 	kp_facts_release(&want);
