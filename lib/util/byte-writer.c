@@ -1,14 +1,34 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "byte-writer.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+/* Room for @need more bytes: the capacity doubled (not zeroed: every byte is written). */
+static int grow(struct kp_byte_writer *w, size_t need)
+{
+	size_t ncap = w->cap ? w->cap : 256;
+	unsigned char *p;
+
+	if (need > SIZE_MAX - w->len)
+		return -1;
+	while (ncap - w->len < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	p = realloc(w->p, ncap);
+	if (!p)
+		return -1;
+	w->p = p;
+	w->cap = ncap;
+	return 0;
+}
 
 void kp_bw_put(struct kp_byte_writer *w, const void *p, size_t len)
 {
-	/* kp_grow() only when full: a store is written a few bytes at a time */
-	if (w->failed || (len > w->cap - w->len && kp_grow(&w->p, &w->cap, w->len + len, 1) < 0)) {
+	if (w->failed || (len > w->cap - w->len && grow(w, len) < 0)) {
 		w->failed = true;
 		return;
 	}
@@ -17,39 +37,40 @@ void kp_bw_put(struct kp_byte_writer *w, const void *p, size_t len)
 	w->len += len;
 }
 
-void kp_bw_put8(struct kp_byte_writer *w, unsigned v)
+unsigned char *kp_bw_room(struct kp_byte_writer *w, size_t len)
 {
-	unsigned char b = (unsigned char)v;
+	unsigned char *q;
 
-	kp_bw_put(w, &b, 1);
-}
-
-void kp_bw_put32(struct kp_byte_writer *w, uint64_t v)
-{
-	unsigned char b[4];
-
-	if (v > UINT32_MAX)
+	if (w->failed || (len > w->cap - w->len && grow(w, len) < 0)) {
 		w->failed = true;
-	kp_store32(b, (uint32_t)v);
-	kp_bw_put(w, b, 4);
-}
-
-void kp_bw_put64(struct kp_byte_writer *w, uint64_t v)
-{
-	unsigned char b[8];
-
-	kp_store64(b, v);
-	kp_bw_put(w, b, 8);
+		return NULL;
+	}
+	q = w->p + w->len;
+	w->len += len;
+	return q;
 }
 
 void kp_bw_str(struct kp_byte_writer *w, const char *s)
 {
-	size_t len = s ? strlen(s) : 0;
+	size_t len;
+	unsigned char *q;
 
 	if (!s) {
 		kp_bw_put32(w, KP_BW_NONE);
 		return;
 	}
-	kp_bw_put32(w, len >= KP_BW_NONE ? UINT64_MAX : len);
-	kp_bw_put(w, s, len);
+	len = strlen(s);
+	if (len >= KP_BW_NONE) {
+		w->failed = true;
+		return;
+	}
+	/* the length and the bytes in one append: a store holds some 50,000 strings */
+	q = kp_bw_room(w, 4 + len);
+	if (!q)
+		return;
+	q[0] = (unsigned char)len;
+	q[1] = (unsigned char)(len >> 8);
+	q[2] = (unsigned char)(len >> 16);
+	q[3] = (unsigned char)(len >> 24);
+	memcpy(q + 4, s, len);
 }

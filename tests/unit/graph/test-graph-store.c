@@ -18,6 +18,7 @@
 #include "builder.h"
 #include "graph/graph-rebuild.h"
 #include "graph/graph-store.h"
+#include "util/symbol-index.h"
 
 /* @g's interface encoded into *@p of *@len bytes (aborts on failure). */
 static void encode(const struct kp_graph *g, unsigned char **p, size_t *len)
@@ -29,6 +30,100 @@ static void encode(const struct kp_graph *g, unsigned char **p, size_t *len)
 		abort();
 	*p = w.p;
 	*len = w.len;
+}
+
+/*
+ * The layout of graph-store.h written the plainest way, a name looked up by its string each
+ * time (the first encoder): the encoder's bytes must be these, however it finds a name.
+ */
+struct ref_names {
+	struct kp_symbol_index index;
+	struct kp_byte_writer table;
+	size_t n;
+};
+
+static uint32_t ref_name(struct ref_names *nm, const char *name)
+{
+	const struct kp_symbol_index_entry *e;
+
+	if (!name)
+		return KP_BW_NONE;
+	e = kp_symbol_index_find(&nm->index, name);
+	if (e)
+		return (uint32_t)((uintptr_t)e->value - 1);
+	if (kp_symbol_index_add(&nm->index, name, (void *)(uintptr_t)(nm->n + 1)) < 0)
+		abort();
+	kp_bw_str(&nm->table, name);
+	return (uint32_t)nm->n++;
+}
+
+static void ref_encode(const struct kp_graph *g, unsigned char **p, size_t *len)
+{
+	struct kp_byte_writer w = { 0 }, body = { 0 };
+	struct ref_names nm = { 0 };
+
+	if (kp_symbol_index_init(&nm.index, 64) < 0)
+		abort();
+	for (size_t i = 0; i < g->n; i++) {
+		const struct kp_node *nd = &g->nodes[i];
+		const struct kp_module *m = nd->mod;
+
+		kp_bw_put8(&body, (nd->in_cycle ? 1u : 0u) | (nd->duplicate_name ? 2u : 0u) |
+					  (nd->walked ? 4u : 0u) | (nd->provider ? 8u : 0u));
+		kp_bw_put8(&body, m->machine & 0xff);
+		kp_bw_put8(&body, m->machine >> 8);
+		kp_bw_put32(&body, m->nexports);
+		for (size_t x = 0; x < m->nexports; x++) {
+			const struct kp_export *e = &m->exports[x];
+
+			kp_bw_put32(&body, ref_name(&nm, e->name));
+			kp_bw_put32(&body, ref_name(&nm, e->ns));
+			kp_bw_put8(&body, (unsigned)e->table);
+			kp_bw_put8(&body, (e->gpl_only ? 1u : 0u) | (e->has_crc ? 2u : 0u));
+			kp_bw_put32(&body, e->crc);
+		}
+		kp_bw_put32(&body, nd->nedges);
+		for (size_t x = 0; x < nd->nedges; x++) {
+			const struct kp_edge *e = &nd->edges[x];
+			const struct kp_import *im = kp_edge_import(nd, e);
+
+			kp_bw_put32(&body, ref_name(&nm, im->name));
+			kp_bw_put8(&body, (unsigned)e->kind);
+			kp_bw_put8(&body, (e->gpl_only ? 1u : 0u) | (im->weak ? 2u : 0u));
+			if (e->kind == KP_PROV_MODULE) {
+				kp_bw_put32(&body, e->node);
+				kp_bw_put32(&body,
+					    (uint64_t)(e->exp - g->nodes[e->node].mod->exports));
+			}
+		}
+	}
+	kp_bw_put(&w, "KPGRST01", 8);
+	kp_bw_put32(&w, nm.n);
+	kp_bw_put(&w, nm.table.p, nm.table.len);
+	kp_bw_put32(&w, g->n);
+	kp_bw_put(&w, body.p, body.len);
+	if (w.failed || body.failed || nm.table.failed)
+		abort();
+	kp_symbol_index_release(&nm.index);
+	free(nm.table.p);
+	free(body.p);
+	*p = w.p;
+	*len = w.len;
+}
+
+/* Whether @p of @len bytes is ref_encode()'s bytes for @g; its name count in *@names. */
+static bool is_ref_encoding(const unsigned char *p, size_t len, const struct kp_graph *g,
+			    uint32_t *names)
+{
+	unsigned char *q;
+	size_t qlen;
+	bool same;
+
+	ref_encode(g, &q, &qlen);
+	same = qlen == len && !memcmp(p, q, len);
+	*names = len >= 12 ? kp_load32(p + 8, false) : 0;
+	free(q);
+	return same;
 }
 
 /* What the comparison of @g's store with @g says ("" for the same), "refused" when not read. */
@@ -335,6 +430,10 @@ static void built(struct tap *t)
 {
 	struct tb_world w;
 	struct kp_module *m;
+	unsigned char *p;
+	uint32_t names;
+	size_t len;
+	bool same;
 
 	tb_init(&w, "6.12.37");
 	tb_symvers(&w, "0x00000001\tprintk\tvmlinux\tEXPORT_SYMBOL\t\n"
@@ -359,7 +458,51 @@ static void built(struct tap *t)
 	tb_import(m, "kmalloc");
 	tb_export(m, "cyc_d", KP_KSYMTAB_GPL);
 	tb_graph(&w);
+	encode(&w.g, &p, &len);
+	/* printk, kmalloc, PROV, prov_a, prov_b, user_c, nobody_has_it, cyc_d: each once */
+	same = is_ref_encoding(p, len, &w.g, &names);
+	tap_ok(t, same && names == 8,
+	       "built: the plain encoder's bytes (%zu), each of the %u names once", len, names);
+	free(p);
 	changes(t, &w, "user", "prov");
+	tb_free(&w);
+}
+
+/*
+ * More name pointers than the encoder's first pointer table holds (7,980: 40 modules import
+ * 3,000 names, each name by two of them, 20 export 99 each): it grows, each name once.
+ */
+static void many_names(struct tap *t)
+{
+	/* the builder keeps the names' pointers: each import its own copy of the string */
+	static char strs[40 * 250][24];
+	struct tb_world w;
+	unsigned char *p;
+	uint32_t names;
+	size_t len, ns = 0;
+	bool same;
+
+	tb_init(&w, "6.12.37");
+	for (int k = 0; k < 40; k++) {
+		struct kp_module *m;
+
+		snprintf(strs[ns], sizeof(strs[ns]), "many_%d", k);
+		m = tb_module(&w, strs[ns++]);
+		for (int j = 0; j < 150; j++) {
+			snprintf(strs[ns], sizeof(strs[ns]), "nobody_%d", (k % 20) * 150 + j);
+			tb_import(m, strs[ns++]);
+		}
+		for (int j = 0; j < 99 && k < 20; j++) {
+			snprintf(strs[ns], sizeof(strs[ns]), "own_%d_%d", k, j);
+			tb_export(m, strs[ns++], KP_KSYMTAB);
+		}
+	}
+	tb_graph(&w);
+	encode(&w.g, &p, &len);
+	same = is_ref_encoding(p, len, &w.g, &names);
+	tap_is_intf(t, same ? (long)names : -1L, 3000 + 20 * 99,
+		    "many names: the plain encoder's bytes (%zu), %u names", len, names);
+	free(p);
 	tb_free(&w);
 }
 
@@ -381,6 +524,8 @@ static void fixtures(struct tap *t)
 	char buf[256], *dir;
 	unsigned char *p;
 	size_t len, medges = 0, flen, at;
+	uint32_t names;
+	bool same;
 
 	tb_init_distro(&w, "6.1.192", KP_DISTRO_DEBIAN);
 	w.facts.modversions = true;
@@ -410,6 +555,9 @@ static void fixtures(struct tap *t)
 	tap_ok(t, kp_graph_store_compare(p, len, &w.g, &flen, &at) == 0 && flen == len,
 	       "6.1 fixtures: the store copied is a fresh encoding, byte for byte (%zu bytes)",
 	       len);
+	same = is_ref_encoding(p, len, &w.g, &names);
+	tap_is_intf(t, same ? (long)names : -1L, 24,
+		    "6.1 fixtures: the plain encoder's bytes (%zu), %u names", len, names);
 	damage(t, p, len, 13, &w.g, "6.1 fixtures");
 	free(p);
 	tb_free(&w);
@@ -420,6 +568,7 @@ int main(void)
 	struct tap t = { 0 };
 
 	built(&t);
+	many_names(&t);
 	fixtures(&t);
 	return tap_done(&t);
 }
