@@ -138,14 +138,16 @@ step() {
 # the graph stored the run's and rebuilt from the store (stubs, kp_graph_build()) the
 # same, the stored graph's bytes (copied into the new store) a fresh encoding's, and the
 # report written from the store over the spliced verdicts byte for byte the recompute's
-# (BYTES: the size of the --no-cache JSON report, put in by step())
+# (BYTES: the size of the --no-cache JSON report, put in by step()); then the context-less
+# splice run on its own (src/check-splice-load.c: its own thin context, the kernel's facts
+# alone, the changed modules read) writes those bytes too, with the exit status
 kept() {
 	local k=$1 m=$2 s=$3
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
 		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
 		"same; graph copied: the same; report spliced: the same BYTES bytes); not used" \
-		"yet, recomputed"
+		"yet, recomputed; context-less: the same (BYTES bytes)"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
