@@ -323,7 +323,7 @@ static void compare_ctxless(const struct kp_ctx *a, const struct kp_splice_ask *
 	size_t wlen = 0, at = 0;
 
 	if (kp_check_splice_ctxless(in, &cl, why, sizeof(why)) < 0) {
-		snprintf(note, len, "context-less: falls back: %s", why);
+		snprintf(note, len, "context-less: falls back: %.180s", why);
 		return;
 	}
 	o.capture = NULL;
