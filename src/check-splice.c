@@ -22,7 +22,10 @@
  * same ("graph copied: the same"; else the fresh one is stored). When the splice ran, the
  * entry's manifest is carried over as a used splice would store it, only the changed files'
  * states and content keys replaced, and compared with the one this run stored (run-cache.h
- * kp_run_cache_carry(): "manifest carried: the same").
+ * kp_run_cache_carry(): "manifest carried: the same"). Then the splice is run again on its own,
+ * without this run's context (check-splice-load.h: the kernel's facts alone, only the changed
+ * modules read), and its whole report and exit status compared with the recompute's
+ * ("context-less: the same (N bytes)").
  */
 #include "config.h"
 
