@@ -22,7 +22,10 @@
  * same ("graph copied: the same"; else the fresh one is stored). When the splice ran, the
  * entry's manifest is carried over as a used splice would store it, only the changed files'
  * states and content keys replaced, and compared with the one this run stored (run-cache.h
- * kp_run_cache_carry(): "manifest carried: the same").
+ * kp_run_cache_carry(): "manifest carried: the same"). Then the splice is run again on its own,
+ * without this run's context (check-splice-load.h: the kernel's facts alone, only the changed
+ * modules read), and its whole report and exit status compared with the recompute's
+ * ("context-less: the same (N bytes)").
  */
 #include "config.h"
 
@@ -34,6 +37,8 @@
 #include "graph/graph-rebuild.h"
 #include "graph/graph-store.h"
 #include "check-splice.h"
+#include "check-splice-run.h"
+#include "check-splice-load.h"
 #include "json-out.h"
 #include "sim/sim-reads.h"
 #include "sim/sim-store.h"
@@ -78,106 +83,15 @@ static void add_name(char *names, size_t size, size_t *nlen, const char *name)
 		*nlen += (size_t)w;
 }
 
-/* A splice being run against the recompute (measure()). */
-struct splice {
-	const struct kp_ctx *a;
-	struct kp_graph_rebuilt *rb; /* the graph the splice runs over, rebuilt from the store */
-	const struct kp_sim_stored *was;
-	struct kp_verdict *sv;	     /* the spliced verdicts (borrowed or @ones'), like the nodes */
-	struct kp_simulation *ones;  /* the modules simulated alone (kp_simulate_one()) */
-	bool *again;		     /* node simulated alone */
-	struct kp_sim_state *states; /* the state before each place in load order */
-	struct kp_symbol_index live, unformed; /* names: live modules, left UNFORMED */
-};
-
-/* Module @k of the load order simulated alone in @s->states[k], its verdict spliced in. */
-static int simulate_alone(struct splice *s, size_t k, struct kp_err *err)
-{
-	const struct kp_ctx *a = s->a;
-	struct kp_graph *g = &s->rb->g;
-	size_t i = g->order[k];
-
-	if (s->again[i])
-		kp_simulation_release(&s->ones[i]);
-	s->again[i] = false;
-	/* its facts for its stub (the same interface: the digests were compared) */
-	g->nodes[i].mod = a->graph.nodes[i].mod;
-	if (kp_simulate_one(g, &a->facts, s->sv, k, &s->states[k], &s->ones[i], err) < 0)
-		return -1;
-	s->again[i] = true;
-	s->sv[i] = s->ones[i].v[i];
-	return 0;
-}
-
-/*
- * The loads in order, each verdict kept while its stored reads hold in the spliced state,
- * else (its file changed, @changed) simulated alone; the state carried with the record of
- * the verdict taken. Then symbol_get() of each: a kept verdict whose late reads no longer
- * hold is simulated alone again. 0, or -1 with @err.
- */
-static int splice_run(struct splice *s, const bool *changed, unsigned long *final_taint,
-		      struct kp_err *err)
-{
-	const struct kp_ctx *a = s->a;
-	const struct kp_graph *g = &s->rb->g;
-	struct kp_sim_state st = { .taint = a->facts.initial_taint };
-	size_t seq = 0;
-
-	for (size_t k = 0; k < g->n; k++) {
-		size_t i = g->order[k];
-		const char *name = g->nodes[i].mod->name;
-		const struct kp_sim_reads *r;
-
-		if (k == 0)
-			st.once = s->was->sim.rec[i].once_before;
-		st.name_live = kp_symbol_index_find(&s->live, name) != NULL;
-		st.name_unformed = !st.name_live && kp_symbol_index_find(&s->unformed, name);
-		s->states[k] = st;
-		if (!changed[i] && kp_sim_reads_hold(&s->was->sim, i, &st, s->sv)) {
-			r = &s->was->sim.rec[i];
-			s->sv[i] = s->was->sim.v[i];
-			/* derived from the state it is kept in, not stored values */
-			s->sv[i].global_added = r->taint_set & ~st.taint;
-			s->sv[i].global_after = (st.taint | r->taint_set) & ~a->facts.initial_taint;
-			s->sv[i].load_seq = s->sv[i].loads ? seq + 1 : 0;
-		} else {
-			if (simulate_alone(s, k, err) < 0)
-				return -1;
-			r = &s->ones[i].rec[i];
-		}
-		seq += s->sv[i].loads;
-		/* the D taint of an oops is in its record's taint_set (loader.c after_oops()) */
-		kp_sim_reads_apply(r, &st);
-		if ((s->sv[i].loads && kp_symbol_index_add(&s->live, name, NULL) < 0) ||
-		    (s->sv[i].left_unformed && kp_symbol_index_add(&s->unformed, name, NULL) < 0))
-			return kp_err_set(err, "out of memory");
-	}
-	*final_taint = st.taint;
-	for (size_t k = 0; k < g->n; k++) {
-		size_t i = g->order[k];
-
-		if (!s->again[i] && !kp_sim_late_reads_hold(&s->was->sim, i, st.taint, s->sv) &&
-		    simulate_alone(s, k, err) < 0)
-			return -1;
-		if (s->again[i]) {
-			if (kp_simulate_one_late(g, &a->facts, s->sv, st.taint, &s->ones[i], i,
-						 err) < 0)
-				return -1;
-			s->sv[i] = s->ones[i].v[i];
-		}
-	}
-	return 0;
-}
-
 /*
  * The report written from the store @rep over the spliced verdicts of @s (the modules
  * simulated again rendered from their verdicts) against the recompute's, rendered again
  * for the comparison, and the two exit statuses: what, in @note.
  */
-static void compare_report(const struct splice *s, const struct kp_splice_report *rep,
-			   const struct kp_splice_ask *ask, char *note, size_t len)
+static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s,
+			   const struct kp_splice_report *rep, const struct kp_splice_ask *ask,
+			   char *note, size_t len)
 {
-	const struct kp_ctx *a = s->a;
 	struct kp_check_out o = *ask->out;
 	struct kp_check_block *fresh = calloc(a->graph.n ? a->graph.n : 1, sizeof(*fresh));
 	struct kp_jtext t = { 0 };
@@ -290,7 +204,7 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 {
 	char report[160], graph[200], copied[160];
 	const struct kp_graph *g = &a->graph;
-	struct splice s = { .a = a, .was = was };
+	struct kp_splice_run s = { .facts = &a->facts };
 	size_t n = g->n ? g->n : 1, again = 0, differ = 0, nchanged = 0;
 	char names[160] = "", cnames[160] = "";
 	size_t nlen = 0, clen = 0, node;
@@ -327,21 +241,11 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 	mnames = calloc(n, sizeof(*mnames));
 	mpaths = calloc(n, sizeof(*mpaths));
 	real = calloc(n, sizeof(*real));
-	s.sv = calloc(n, sizeof(*s.sv));
-	s.ones = calloc(n, sizeof(*s.ones));
-	s.again = calloc(n, sizeof(*s.again));
-	s.states = calloc(n, sizeof(*s.states));
-	if (!changed || !mnames || !mpaths || !real || !s.sv || !s.ones || !s.again || !s.states ||
-	    kp_symbol_index_init(&s.live, g->n + a->facts.nloaded) < 0 ||
-	    kp_symbol_index_init(&s.unformed, 4) < 0) {
+	if (!changed || !mnames || !mpaths || !real ||
+	    kp_splice_run_init(&s, was, a->facts.loaded, a->facts.nloaded) < 0) {
 		snprintf(note, len, "splice: falls back: out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < a->facts.nloaded; i++)
-		if (kp_symbol_index_add(&s.live, a->facts.loaded[i], NULL) < 0) {
-			snprintf(note, len, "splice: falls back: out of memory");
-			goto out;
-		}
 	if (mark_changed(g, ch, changed, note, len))
 		goto out;
 	/* the graph from the store, the changed modules' facts in it: the one the splice uses */
@@ -350,6 +254,8 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		mpaths[i] = was->mods[i].path;
 		real[i] = changed[i] ? g->nodes[i].mod : NULL;
 	}
+	/* a module simulated again: this run's read of it (the same interface) */
+	s.mods = real;
 	if (kp_graph_rebuild(&rb, gs, mnames, mpaths, real, was->order, g->base, &err) < 0) {
 		snprintf(note, len, "splice: falls back: rebuilding the graph: %.200s", err.msg);
 		goto out;
@@ -362,7 +268,9 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 			 what, node < g->n ? g->nodes[node].mod->name : "(none)");
 		goto out;
 	}
-	if (splice_run(&s, changed, &final_taint, &err) < 0) {
+	for (size_t i = 0; i < g->n; i++)
+		real[i] = g->nodes[i].mod;
+	if (kp_splice_run(&s, changed, &final_taint, &err) < 0) {
 		snprintf(note, len, "splice: falls back: %.200s", err.msg);
 		goto out;
 	}
@@ -384,7 +292,7 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		differ++;
 		add_name(names, sizeof(names), &nlen, "(the global taint)");
 	}
-	compare_report(&s, rep, ask, report, sizeof(report));
+	compare_report(a, &s, rep, ask, report, sizeof(report));
 	compare_graph(gs, g, graph, sizeof(graph));
 	compare_copy(gp, glen, g, copy, copied, sizeof(copied));
 	snprintf(note, len,
@@ -395,21 +303,49 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		 differ ? names : "none", graph, copied, report);
 	ran = true;
 out:
-	for (size_t i = 0; s.again && s.ones && i < g->n; i++)
-		if (s.again[i])
-			kp_simulation_release(&s.ones[i]);
-	kp_symbol_index_release(&s.live);
-	kp_symbol_index_release(&s.unformed);
+	kp_splice_run_release(&s);
 	kp_graph_rebuilt_release(&rb);
 	free(mnames);
 	free(mpaths);
 	free(real);
 	free(changed);
-	free(s.sv);
-	free(s.ones);
-	free(s.again);
-	free(s.states);
 	return ran;
+}
+
+/*
+ * The context-less splice (check-splice-load.h) run on its own beside this recompute @a:
+ * its whole report's bytes and exit status against the recompute's, rendered again, in
+ * @note: "context-less: the same (N bytes)", "differs (...)" or "falls back: WHY".
+ */
+static void compare_ctxless(const struct kp_ctx *a, const struct kp_splice_ask *ask,
+			    const struct kp_ctxless_in *in, char *note, size_t len)
+{
+	struct kp_check_out o = *ask->out;
+	struct kp_ctxless_out cl;
+	char why[240], *want = NULL;
+	size_t wlen = 0, at = 0;
+
+	if (kp_check_splice_ctxless(in, &cl, why, sizeof(why)) < 0) {
+		snprintf(note, len, "context-less: falls back: %.180s", why);
+		return;
+	}
+	o.capture = NULL;
+	o.f = open_memstream(&want, &wlen);
+	if (!o.f || kp_check_print_json(&o, a, NULL) < 0 || fclose(o.f) != 0) {
+		snprintf(note, len, "context-less: not compared: out of memory");
+	} else {
+		while (at < cl.t.len && at < wlen && cl.t.buf[at] == want[at])
+			at++;
+		if (at == cl.t.len && at == wlen && cl.rc == ask->rc)
+			snprintf(note, len, "context-less: the same (%zu bytes)", wlen);
+		else
+			snprintf(note, len,
+				 "context-less: differs (%zu bytes, the recompute's %zu, from byte "
+				 "%zu; exit status %d, the recompute's %d)",
+				 cl.t.len, wlen, at, cl.rc, ask->rc);
+	}
+	free(want);
+	free(cl.t.buf);
 }
 
 /*
@@ -520,7 +456,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	struct kp_err err;
 	size_t len, simlen, plen, glen = 0;
 	bool copy = false;
-	char note[512];
+	char note[1024], ctxless[400];
 
 	if (!kp_run_cache_recording(cli->runs) || !a->sim.rec)
 		return;
@@ -548,8 +484,22 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 		else if (measure(a, &was, &gs, &rep, ask,
 				 (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
 				 kp_run_cache_changes(cli->runs), gp, glen, &copy, note,
-				 sizeof(note)))
+				 sizeof(note))) {
+			struct kp_ctxless_in in = { .cli = cli,
+						    .opts = ask->opts,
+						    .was = &was,
+						    .gs = &gs,
+						    .rep = &rep,
+						    .ch = kp_run_cache_changes(cli->runs),
+						    .uncached = true };
+
 			kp_run_cache_carry(cli->runs);
+			if (ask->opts) {
+				compare_ctxless(a, ask, &in, ctxless, sizeof(ctxless));
+				snprintf(note + strlen(note), sizeof(note) - strlen(note), "; %s",
+					 ctxless);
+			}
+		}
 		kp_splice_report_release(&rep);
 		kp_graph_stored_release(&gs);
 		kp_sim_stored_release(&was);

@@ -52,6 +52,7 @@ int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 /* What `check` hands the splice's store after its JSON report (cmd-check.c). */
 struct kp_splice_ask {
 	const struct kp_check_out *out; /* the report's options */
+	const struct kp_ctx_opts *opts; /* the target's options as given (the context-less path) */
 	struct kp_check_capture *cap;	/* its bytes, kept while written; NULL: not kept */
 	bool strict_ran;		/* the strict-rules pass ran (its verdicts feed findings) */
 	bool waivers;			/* --waivers marked findings */

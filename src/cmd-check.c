@@ -326,6 +326,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	}
 	if (flags & KP_CTX_RECORD) {
 		struct kp_splice_ask ask = { .out = &out,
+					     .opts = &o,
 					     .cap = out.capture,
 					     .strict_ran = strict_ran,
 					     .waivers = waivers != NULL,

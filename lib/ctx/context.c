@@ -355,6 +355,21 @@ int kp_ctx_load(struct kp_ctx *c, char **paths, int npaths, unsigned flags, stru
 	return r;
 }
 
+int kp_ctx_load_kernel_facts(struct kp_ctx *c, struct kp_err *err)
+{
+	struct kp_err ierr = { 0 };
+	int r = kp_ctx_load_kernel(c, err);
+
+	if (r == 0)
+		r = load_facts(c, err);
+	/* the tree's image read on its thread: its keys are part of the facts */
+	if (kp_ctx_image_settle(c, &ierr) < 0) {
+		*err = ierr;
+		return -1;
+	}
+	return r;
+}
+
 static int load_named(struct kp_ctx *c, char **paths, int npaths, unsigned flags,
 		      struct kp_err *err)
 {

@@ -216,6 +216,13 @@ enum {
 };
 
 /*
+ * The target kernel alone, as kp_ctx_load() makes it before it reads a module: its files,
+ * keys (the tree's image read to the end), facts through the base cache, BTF and machine
+ * facts; no walk, no module read (the context-less splice, issue 28). What is said goes to
+ * the log as kp_ctx_load() would say it. 0, or -1 with @err.
+ */
+int kp_ctx_load_kernel_facts(struct kp_ctx *c, struct kp_err *err);
+/*
  * Finds the kernel (o.kernels, o.running, o.basedir, else the running kernel's installed
  * files), builds its facts, reads the modules (@paths, anything already added to c->set,
  * or the whole tree as depmod sees it when -b or --running name no file), builds the graph

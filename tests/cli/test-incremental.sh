@@ -21,7 +21,9 @@
 # back when an interface changed or an input other than a stored module file did, else
 # simulate the changed modules again alone at their places (named) and keep the others'
 # verdicts by their reads: the spliced verdicts, none of them differing from the recompute. A forged store is not read (CRC wrong, entry
-# writable by others) or refused by its reader (the user's own entry).
+# writable by others) or refused by its reader (the user's own entry). Each splice is run
+# again without the run's context (src/check-splice-load.c): its whole report the same bytes
+# as the recompute's; a line said by its own kernel load makes it fall back.
 # Then a tree where an oops stalls the loads after it (kp_strtab_guard.ko, kp_strtab_gap.ko,
 # kp_strtab_page.ko): the stalled verdicts are kept while the same oops stalls them, not
 # once it is gone, and a load waiting for a module left UNFORMED keeps its verdict.
@@ -138,14 +140,16 @@ step() {
 # the graph stored the run's and rebuilt from the store (stubs, kp_graph_build()) the
 # same, the stored graph's bytes (copied into the new store) a fresh encoding's, and the
 # report written from the store over the spliced verdicts byte for byte the recompute's
-# (BYTES: the size of the --no-cache JSON report, put in by step())
+# (BYTES: the size of the --no-cache JSON report, put in by step()); then the context-less
+# splice run on its own (src/check-splice-load.c: its own thin context, the kernel's facts
+# alone, the changed modules read) writes those bytes too, with the exit status
 kept() {
 	local k=$1 m=$2 s=$3
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
 		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
 		"same; graph copied: the same; report spliced: the same BYTES bytes); not used" \
-		"yet, recomputed"
+		"yet, recomputed; context-less: the same (BYTES bytes)"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
@@ -413,5 +417,26 @@ cached waived check -f json --waivers "$tmp/waivers" "${kargs[@]}" "$t"
 grep -qx 'kopolicy: result cache: splice: not stored: --waivers marks the findings' \
 	"$tmp/waived.stats"
 ok "--waivers: no store, said" $?
+
+# A kernel beyond the model is said on stderr by the recompute and by the context-less
+# splice's own kernel load: a line said there is a fall back (a stored run's diagnostics are
+# not in its store), the splice measured beside the recompute still the same
+bt=$tmp/beyond
+mkdir -p "$bt"
+cp "$fx/kp_plain.ko" "$fx/kp_gpl_prov.ko" "$bt/"
+bargs=("${kargs[@]}" --kernel-version 99.1.0)
+sleep 1.1
+cached beyond0 check -f json --fail-on never "${bargs[@]}" "$bt"
+python3 "$edit" "$bt/kp_plain.ko" --set description=beyond >/dev/null
+sleep 1.1
+run ref-beyond check -f json --fail-on never --no-cache "${bargs[@]}" "$bt"
+cached beyond1 check -f json --fail-on never "${bargs[@]}" "$bt"
+s=$(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/beyond1.stats")
+w1="1 of 2 verdicts kept, 1 simulated again (1 module files changed: kp_plain; "
+w2="; context-less: falls back: the kernel's load said: warning: kernel 99.1 is newer than"
+same ref-beyond beyond1 && grep -q 'unverified-kernel' "$tmp/ref-beyond.err" &&
+	[[ $s == "$w1"*"report spliced: the same "*"$w2"* ]]
+ok "beyond the model: the context-less splice falls back on the kernel's warning, the output --no-cache's" $?
+[[ $s == *"context-less: falls back: the kernel's load said"* ]] || echo "# got: $s" >&2
 
 tap_done
