@@ -324,6 +324,49 @@ static unsigned release_page_shift(const char *release)
 	return 0;
 }
 
+/*
+ * What a System.map or kallsyms cannot say of vmlinux exports it alone names (system-map.c):
+ * their CRCs, which check_version() compares (kernel/module/version.c, v5.10 .. v7.2; with
+ * none the check passes, so a CRC mismatch or Debian's rejected missing __versions entry
+ * goes unseen), and, v5.5+, their namespaces, which verify_namespace_is_imported()
+ * checks (kernel/module/main.c, v5.4 .. v7.2). Said as assumptions, never guessed absent.
+ */
+static int note_label_base(struct kp_kernel_facts *f, const struct kp_kernel_base *base)
+{
+	const unsigned labels = KP_SRC_SYSTEM_MAP | KP_SRC_KALLSYMS;
+	const unsigned known = KP_SRC_SYMVERS | KP_SRC_VMLINUX;
+	size_t nocrc = 0, nons = 0, n = base ? kp_base_count(base) : 0;
+	char msg[400];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct kp_ksym *k = kp_base_at(base, i);
+
+		if (!k->vmlinux || !(k->sources & labels) || (k->sources & known))
+			continue;
+		nocrc += !k->has_crc;
+		nons += !k->ns_known;
+	}
+	if (f->modversions && nocrc) {
+		snprintf(msg, sizeof(msg),
+			 "%zu vmlinux exports known only from a System.map or kallsyms have no "
+			 "CRC: their symbol versions are not checked (a CRC mismatch or a missing "
+			 "__versions entry is not predicted; give Module.symvers or the vmlinux)",
+			 nocrc);
+		if (kp_facts_assume(f, msg) < 0)
+			return -1;
+	}
+	if (f->profile.has[KP_F_NAMESPACES] && nons) {
+		snprintf(msg, sizeof(msg),
+			 "%zu vmlinux exports known only from a System.map or kallsyms have no "
+			 "namespace: a missing MODULE_IMPORT_NS() for them is not predicted (give "
+			 "Module.symvers or the vmlinux)",
+			 nons);
+		if (kp_facts_assume(f, msg) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 		 const struct kp_kernel_base *base, const struct kp_kconfig *c, const char *release,
 		 const char *version, struct kp_err *err)
@@ -432,6 +475,8 @@ static int build(struct kp_kernel_facts *f, const struct kp_facts_opts *o,
 	if (!f->vermagic)
 		kp_facts_assume(f, "the kernel's vermagic is unknown: vermagic not checked (give "
 				   "--kernel-release with --kernel-config, or --vermagic)");
+	if (note_label_base(f, base) < 0)
+		return kp_err_set(err, "out of memory");
 	return 0;
 }
 

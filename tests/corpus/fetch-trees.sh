@@ -24,7 +24,9 @@
 #         mips64el-octeon-6.1 i386-686-6.1 (bookworm loongson-3 with 16K pages,
 #         octeon, 686 without PAE), armhf-rt-5.10 i386-rt-5.10 (bullseye rt-armmp,
 #         rt-686-pae), amd64-6.1b (bullseye-security's linux-6.1 backport,
-#         6.1.0-0.deb11.N) (all not default)
+#         6.1.0-0.deb11.N), amd64-7.3x arm64-7.3x (experimental's 7.3 release
+#         candidates, split as sid; ABI 7.3-<flavour>), amd64-6.12ts (trixie with
+#         trixie-security: its newest 6.12.x) (all not default)
 #         (default: all but amd64-5.10s and the non-amd64 -6.12t trees)
 #         or a derived tree BASE-zst / BASE-gz (e.g. amd64-6.1-zst): BASE's
 #         modules decompressed and recompressed as `make modules_install` with
@@ -62,7 +64,7 @@ KNOWN_TREES=("${ALL_TREES[@]}" amd64-5.10s armhf-6.12t arm64-6.12t riscv64-6.12t
 	amd64-rt-6.1 arm64-rt-6.12t riscv64-7.2 s390x-7.2 loong64-7.2 armhf-7.2 i386-5.10
 	armel-6.12t amd64-rt-7.2 amd64-cloud-7.2 arm64-16k-7.2 ppc64el-64k-7.2 mips64el-ls3-6.1
 	mips64el-octeon-6.1 amd64-6.1b ppc64el-64k-6.12t armhf-lpae-7.2 i386-rt-5.10 armhf-rt-5.10
-	i386-686-6.1 arm64-16k-6.12t armhf-rt-6.12t arm64-rt-7.2)
+	i386-686-6.1 arm64-16k-6.12t armhf-rt-6.12t arm64-rt-7.2 amd64-7.3x arm64-7.3x amd64-6.12ts)
 MAX_LIST_AGE_MIN=${KOPOLICY_APT_MAX_AGE_MIN:-360}
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -123,6 +125,9 @@ tree_spec() {
 	amd64-cloud-7.2) echo 'amd64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-cloud-amd64)$' ;;
 	arm64-16k-7.2) echo 'arm64 sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-arm64-16k)$' ;;
 	ppc64el-64k-7.2) echo 'ppc64el sid split ^linux-modules-(7\.2\.[0-9]+\+deb14-powerpc64le-64k)$' ;;
+	amd64-7.3x)  echo 'amd64 experimental split ^linux-modules-(7\.3(\.[0-9]+)?(\+deb14)?-amd64)$' ;;
+	arm64-7.3x)  echo 'arm64 experimental split ^linux-modules-(7\.3(\.[0-9]+)?(\+deb14)?-arm64)$' ;;
+	amd64-6.12ts) echo 'amd64 trixie-security image ^linux-image-(6\.12\.[0-9]+\+deb13-amd64)$' ;;
 	*) return 1 ;;
 	esac
 }
@@ -143,6 +148,8 @@ apt_sources() {
 	bullseye-security) s=(bullseye bullseye-updates) ss=(bullseye-security) ;;
 	trixie) s=(trixie trixie-updates) ;;
 	sid) s=(sid) ;;
+	experimental) s=(experimental) ;;
+	trixie-security) s=(trixie trixie-updates) ss=(trixie-security) ;;
 	*) die "internal: unknown suite set $suites" ;;
 	esac
 	printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\n' "$main" "${s[*]}"
