@@ -9,6 +9,7 @@
  * else it reads a copy made through the root's pinned directory. Either way the files are
  * checked (modprobe-index.c) before kmod_new(): the copy is what is checked.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +19,11 @@
 #include <linux/magic.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "file/bytes.h"
@@ -239,6 +242,91 @@ static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 	return r;
 }
 
+/* A copy's name in its parent: mkdtemp()'s six letters or digits after the prefix. */
+#define COPY_PREFIX "kopolicy-kmod."
+/*
+ * How long a copy no run holds is left alone (seconds since its directory last changed):
+ * the few instructions between its mkdtemp() and its lock, and a run of a kopolicy before
+ * the lock that is still reading its copy (the hook's wall-clock cap is a minute or more).
+ */
+#define COPY_STALE_AFTER 600
+
+static void clear_dir(int fd, int depth);
+
+static bool copy_name(const char *name)
+{
+	size_t n = sizeof(COPY_PREFIX) - 1;
+
+	if (strncmp(name, COPY_PREFIX, n))
+		return false;
+	for (size_t i = n; i < n + 6; i++)
+		if (!isalnum((unsigned char)name[i]))
+			return false;
+	return name[n + 6] == '\0';
+}
+
+/*
+ * The copies in the directory @parentfd that runs killed before they removed them left
+ * (SIGKILL, a fault, a signal the run does not catch), @self's aside: each entry named as a
+ * copy that is a directory of the caller's own (opened without following a link), mode 0700,
+ * unchanged for COPY_STALE_AFTER seconds, whose lock no run holds. Its owner holds that lock
+ * (flock(2) on its own descriptor of the copy) from the copy's first moments until it removed
+ * it; the kernel drops it when the owner dies, however it dies, so a pid that was reused,
+ * another pid namespace sharing the directory or a boot since cannot make a live copy look
+ * dead. A child forked by the owner holds it too while it lives: its copy stays meanwhile.
+ * Removed with what it holds ("mod", "conf.N": files and links), as the owner would have.
+ */
+static void sweep_stale(int parentfd, const char *self)
+{
+	uid_t uid = geteuid();
+	struct timespec now;
+	struct dirent *de;
+	DIR *d;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || !(d = kp_dir_list_at(parentfd, ".")))
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (!copy_name(de->d_name) || !strcmp(de->d_name, self))
+			continue;
+		fd = openat(parentfd, de->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid &&
+		    (st.st_mode & 07777) == 0700 &&
+		    now.tv_sec - st.st_mtim.tv_sec >= COPY_STALE_AFTER &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			clear_dir(fd, 1);
+			unlinkat(parentfd, de->d_name, AT_REMOVEDIR);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/*
+ * @k's copy locked as live (sweep_stale()) through its own descriptor, held until
+ * kp_kmod_copy_remove(); then the copies that killed runs left beside it removed. Where the
+ * file system takes no lock, a later run cannot take one either and leaves the copy.
+ */
+static void lock_and_sweep(struct kp_kmod_copy *k)
+{
+	const char *self = strrchr(k->snapdir, '/');
+	int parentfd;
+
+	k->lockfd = openat(k->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (k->lockfd < 0 || flock(k->lockfd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	parentfd = openat(k->snapfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parentfd < 0)
+		return;
+	sweep_stale(parentfd, self ? self + 1 : k->snapdir);
+	close(parentfd);
+}
+
 /*
  * @k's copy directory made under @parent: a 0700 directory that passes the caches' trust walk
  * (cache/trusted-dir.h: nobody but root or the caller can change the way to it). 0, or -1
@@ -252,7 +340,7 @@ static int make_snapdir(struct kp_kmod_copy *k, const char *parent, bool *refuse
 	int fd;
 
 	*refused = false;
-	if (asprintf(&tmpl, "%s/kopolicy-kmod.XXXXXX", parent) < 0)
+	if (asprintf(&tmpl, "%s/" COPY_PREFIX "XXXXXX", parent) < 0)
 		return kp_err_set(why, "out of memory");
 	dir = kp_arena_strdup(&k->arena, tmpl);
 	free(tmpl);
@@ -271,6 +359,7 @@ static int make_snapdir(struct kp_kmod_copy *k, const char *parent, bool *refuse
 		return -1;
 	}
 	k->snapfd = fd;
+	lock_and_sweep(k);
 	return 0;
 }
 
@@ -334,7 +423,7 @@ static int make_snapdir_default(struct kp_kmod_copy *k, struct kp_err *err)
 static int copy_source(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir,
 		       const char *moddir, struct kp_err *err)
 {
-	k->snapfd = k->modfd = -1;
+	k->snapfd = k->modfd = k->lockfd = -1;
 	k->rootdir.fd = -1;
 	k->rootdir.path = rootdir->path ? kp_arena_strdup(&k->arena, rootdir->path) : NULL;
 	k->moddir = kp_arena_strdup(&k->arena, moddir);
@@ -470,6 +559,8 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 			close(k->modfd);
 		if (k->snapfd >= 0)
 			close(k->snapfd);
+		if (k->lockfd >= 0)
+			close(k->lockfd); /* the copy is gone: nothing left to sweep */
 	}
 	kp_root_dir_unpin(&k->rootdir);
 	kp_arena_release(&k->arena);

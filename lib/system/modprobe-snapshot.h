@@ -34,6 +34,7 @@ struct kp_kmod_copy {
 	const char *snapdir;	    /* with @active: the copy */
 	const char *kmoddir;	    /* with @active: its "mod", given to kmod_new() */
 	int snapfd, modfd;	    /* with @active: @snapdir and @kmoddir, O_PATH */
+	int lockfd;		    /* with @active: @snapdir, flock()ed while the copy lives */
 	/* with @active: the conf.N copies given to kmod_new(), NULL-terminated */
 	const char *kpaths[KP_KMOD_CONF_DIRS + 1];
 };
@@ -70,6 +71,9 @@ bool kp_kmod_trusted(const char *moddir, const char *const *paths);
  * modules.weakdep, and a link to the root's own entry for each other name of @moddir
  * (libkmod only stat()s the modules). The indexes are copied by kp_kmod_copy_file() when
  * checked. 0, or -1 with @err; kp_kmod_copy_remove() removes it (also after a failure).
+ * The copy is named "kopolicy-kmod.XXXXXX" and flock()ed by its owner while it lives; the
+ * copies of the caller's own that runs killed before removing theirs left in the same place
+ * (no lock held, unchanged for ten minutes) are removed when it is made.
  */
 int kp_kmod_copy_open(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir, const char *moddir,
 		      const char *const *paths, struct kp_err *err);
