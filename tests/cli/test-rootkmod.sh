@@ -265,10 +265,46 @@ if command -v strace >/dev/null &&
 	TMPDIR=$tmp/priv hook kp_use_prop
 	is "... the next run removes it" "$rc $(ls -A "$tmp/priv" | wc -l)" "0 0"
 	rm -rf "${tmp:?}/priv/"*
+	# SIGTERM, SIGINT, SIGHUP while the copy is made: the hook dies of it, its copy removed
+	# first (by a child of its own; strace holds the tracee 2 s after the third link); a
+	# background job starts with SIGINT ignored: the default put back for the hook, then
+	# (IGN) left ignored: the hook answers
+	dfl='import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])'
+	for sig in TERM INT HUP IGN; do
+		launch=(python3 -c "$dfl")
+		want=$((128 + $(kill -l "${sig/IGN/INT}")))
+		if [ "$sig" = IGN ]; then
+			launch=(env)
+			want=0
+		fi
+		TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+			"${launch[@]}" strace -qq -o /dev/null -e trace=symlinkat \
+			-e inject=symlinkat:delay_exit=2000000:when=3 \
+			"$kp" hook -v --timeout 0 --root "$root" kp_use_prop >/dev/null 2>&1 &
+		spid=$!
+		live=
+		for _ in $(seq 100); do
+			live=$(find "$tmp/priv" -mindepth 3 -maxdepth 3 -type l 2>/dev/null | head -n 1)
+			[ -n "$live" ] && break
+			sleep 0.1
+		done
+		kpid=$(ps -o pid= --ppid "$spid" | tr -d ' ')
+		[ -n "$kpid" ] && kill -"${sig/IGN/INT}" "$kpid"
+		wait "$spid"
+		rc=$?
+		for _ in $(seq 50); do [ -z "$(ls -A "$tmp/priv")" ] && break; sleep 0.1; done
+		is "SIG$sig while the copy is made: the hook dies of it (ignored: answers), copy removed" \
+			"$rc ${live:+made} $(ls -A "$tmp/priv" | wc -l)" "$want made 0"
+		rm -rf "${tmp:?}/priv/"*
+	done
 else
 	skip "a live run's copy: kept by the next run" "no strace fault injection"
 	skip "... that run killed with SIGKILL: its copy left" "as above"
 	skip "... the next run removes it" "as above"
+	for sig in TERM INT HUP IGN; do
+		skip "SIG$sig while the copy is made: its copy removed" "as above"
+	done
 fi
 # libkmod stat()s a module's dependencies by name on the host: extra/ swapped for a link to
 # a host path ($tmp/probe; inside the root, ROOT$tmp/probe holds the modules) must not let
