@@ -18,6 +18,8 @@
 
 /* modprobe.d directories libkmod reads under a root (KP_CHAIN_CONF_DIRS) */
 #define KP_KMOD_CONF_DIRS 5
+/* The name of a copy in its directory: this, then mkdtemp()'s six letters and digits. */
+#define KP_KMOD_COPY_PREFIX "kopolicy-kmod."
 
 /*
  * What libkmod reads of a release directory: the root's files, or a private copy. One per
@@ -93,5 +95,11 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k);
  * mkdtemp() and the copy's @active.
  */
 void kp_kmod_copy_unlink(const struct kp_kmod_copy *k);
+/*
+ * The copies that runs killed before they removed them left in the directory @parentfd, the
+ * one named @self aside (modprobe-snapshot-remove.c): those of the caller's own user whose
+ * lock no run holds and that have not changed for ten minutes.
+ */
+void kp_kmod_copy_sweep(int parentfd, const char *self);
 
 #endif

@@ -228,7 +228,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	stale "$tmp/priv/kopolicy-kmod.Other1"
 	chown -R 65534 "$tmp/priv/kopolicy-kmod.Other1"
 	touch -d '1 hour ago' "$tmp/priv/kopolicy-kmod.Other1"
-	kept="kopolicy-kmod.Link01 kopolicy-kmod.Long012 kopolicy-kmod.Open01 kopolicy-kmod.Other1 kopolicy-kmod.young1"
+	kept="kopolicy-kmod.Link01 kopolicy-kmod.Long012 kopolicy-kmod.Open01"
+	kept="$kept kopolicy-kmod.Other1 kopolicy-kmod.young1"
 fi
 TMPDIR=$tmp/priv hook kp_use_prop
 is "a copy left by a killed run, unchanged for an hour: removed by the next run's copy" \
