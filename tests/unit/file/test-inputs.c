@@ -493,70 +493,6 @@ static void changes(struct tap *t, const struct man *mem, const struct man *sp, 
 	kp_inputs_changed_release(&c);
 }
 
-/*
- * kp_inputs_carry() with every one of the NFILES inputs changed (each path looked up among
- * as many changed paths): each of their entries replaced, the others kept, and the manifest
- * carried over is the one a whole run records now.
- */
-static void carry_many(struct tap *t)
-{
-	struct kp_inputs_changed c;
-	struct man before, now;
-	struct kp_inputs *in;
-	unsigned char *out = NULL;
-	size_t olen = 0, carried = 0;
-	uint64_t n = 0;
-	const char *why = NULL;
-	char p[256], note[256] = "";
-	int fd, r, ok = 1;
-
-	/* changes() appended to an input just now: not recorded before a second has passed */
-	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
-	fd = spill_file();
-	r = record(&before, read_all, fd, (size_t)1 << 20, 1, &n, &why);
-	if (fd >= 0)
-		close(fd);
-	tap_ok(t, r == 0, "carry: recorded (%s)", why ? why : "ok");
-	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
-	for (int i = 0; i < NFILES; i++) {
-		path_of(p, sizeof(p), i);
-		fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
-		ok &= fd >= 0 && write(fd, "z", 1) == 1;
-		if (fd >= 0)
-			close(fd);
-	}
-	tap_ok(t, ok, "carry: the %d inputs appended to", NFILES);
-	/* not changed within the last second: their new states may be carried */
-	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
-	r = kp_inputs_changes(before.p, before.len, &c);
-	tap_ok(t, r == 0 && c.whole && c.npaths == NFILES && c.n == NFILES,
-	       "carry: %zu paths changed, %zu entries (%d each)", c.npaths, c.n, NFILES);
-	fd = spill_file();
-	in = kp_inputs_new(fd, (size_t)1 << 20);
-	r = in ? kp_inputs_carry(in, before.p, before.len, &c, &out, &olen, &carried, &why) : -1;
-	tap_ok(t, r == 0 && carried == c.n, "carry: %zu entries replaced, %zu wanted (%s)", carried,
-	       c.n, r == 0 ? "ok" : why);
-	kp_inputs_free(in);
-	if (fd >= 0)
-		close(fd);
-	fd = spill_file();
-	r = record(&now, read_all, fd, (size_t)1 << 20, 1, &n, &why);
-	if (fd >= 0)
-		close(fd);
-	r = r == 0 && out ? kp_inputs_differ(out, olen, now.p, now.len, note, sizeof(note)) : -1;
-	tap_is_intf(t, r, 0, "carry: the manifest carried over is the one recorded now%s%s",
-		    *note ? ": " : "", note);
-	tap_ok(t,
-	       out && kp_inputs_count(out, olen) == NFILES + 4 &&
-		       kp_inputs_count(before.p, before.len) == NFILES + 4,
-	       "carry: as many entries as stored (%zu, %zu, %d)", kp_inputs_count(out, olen),
-	       kp_inputs_count(before.p, before.len), NFILES + 4);
-	kp_inputs_changed_release(&c);
-	free(out);
-	free(before.p);
-	free(now.p);
-}
-
 int main(void)
 {
 	/* NFILES files, the directory, "absent" stat()ed and lstat()ed, the long absent path */
@@ -664,7 +600,6 @@ int main(void)
 	tap_is_int(&t, kp_inputs_unchanged(sp.p, sp.len), 0, "spilled: a changed first input seen");
 	tap_is_int(&t, kp_inputs_unchanged(mem.p, mem.len), 0, "in memory: the same");
 	changes(&t, &mem, &sp, p);
-	carry_many(&t);
 
 	rewritten(&t, "other-writable", 0646, 0);
 	rewritten(&t, "group-writable", 0664, 0);
