@@ -237,23 +237,30 @@ is "a copy left by a killed run, unchanged for an hour: removed by the next run'
 is "... a link named as a copy: not followed" "$(ls -A "$tmp/elsewhere" | tr '\n' ' ')" \
 	"conf.0 mod "
 rm -rf "${tmp:?}/priv/"* "$tmp/elsewhere"
-# a real run killed with SIGKILL while its copy is made (strace holds its third link): its
-# copy is left; while it lived, its copy aged by hand was kept by the next run (its lock)
-if command -v strace >/dev/null &&
-	strace -qq -o /dev/null -e inject=getpid:delay_exit=1 true 2>/dev/null; then
+# held DELAY [LAUNCHER...]: a hook run in the background (started by LAUNCHER) whose third
+# link into its copy strace holds DELAY microseconds: $spid (strace), $kpid (the hook),
+# $live (its copy, once it holds a link; empty if none appeared)
+held() {
+	local delay=$1 link=
+	shift
 	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -qq -o /dev/null -e trace=symlinkat \
-		-e inject=symlinkat:delay_exit=20000000:when=3 \
+		"$@" strace -qq -o /dev/null -e trace=symlinkat \
+		-e inject=symlinkat:delay_exit="$delay":when=3 \
 		"$kp" hook -v --timeout 0 --root "$root" kp_use_prop >/dev/null 2>&1 &
 	spid=$!
-	live=
 	for _ in $(seq 100); do
-		live=$(find "$tmp/priv" -mindepth 3 -maxdepth 3 -type l 2>/dev/null | head -n 1)
-		[ -n "$live" ] && break
+		link=$(find "$tmp/priv" -mindepth 3 -maxdepth 3 -type l 2>/dev/null | head -n 1)
+		[ -n "$link" ] && break
 		sleep 0.1
 	done
-	live=${live%/mod/*}
+	live=${link%/mod/*}
 	kpid=$(ps -o pid= --ppid "$spid" | tr -d ' ')
+}
+# a real run killed with SIGKILL while its copy is made: its copy is left; while it lived,
+# its copy aged by hand was kept by the next run (its lock)
+if command -v strace >/dev/null &&
+	strace -qq -o /dev/null -e inject=getpid:delay_exit=1 true 2>/dev/null; then
+	held 20000000 env
 	if [ -n "$live" ]; then touch -d '1 hour ago' "$live"; fi
 	TMPDIR=$tmp/priv hook kp_use_prop
 	is "a live run's copy, unchanged for an hour by its clock: kept by the next run" \
@@ -279,18 +286,7 @@ os.execvp(sys.argv[1], sys.argv[1:])'
 			launch=(env)
 			want=0
 		fi
-		TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-			"${launch[@]}" strace -qq -o /dev/null -e trace=symlinkat \
-			-e inject=symlinkat:delay_exit=2000000:when=3 \
-			"$kp" hook -v --timeout 0 --root "$root" kp_use_prop >/dev/null 2>&1 &
-		spid=$!
-		live=
-		for _ in $(seq 100); do
-			live=$(find "$tmp/priv" -mindepth 3 -maxdepth 3 -type l 2>/dev/null | head -n 1)
-			[ -n "$live" ] && break
-			sleep 0.1
-		done
-		kpid=$(ps -o pid= --ppid "$spid" | tr -d ' ')
+		held 2000000 "${launch[@]}"
 		[ -n "$kpid" ] && kill -"${sig/IGN/INT}" "$kpid"
 		wait "$spid"
 		rc=$?
