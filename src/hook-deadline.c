@@ -2,7 +2,8 @@
 /*
  * kopolicy hook's deadline (cmd-hook.c): --timeout counts the time the hook ran or was
  * blocked, not the time it waited for a CPU; the undecided verdict written from a signal
- * handler when that time passes, when the wall-clock cap passes, or when a fatal signal comes.
+ * handler when that time passes, when the wall-clock cap passes, or when a fatal signal comes;
+ * libkmod's private copy removed before the hook dies of SIGTERM, SIGINT or SIGHUP.
  */
 #include "config.h"
 
@@ -72,7 +73,13 @@ static struct {
 	uint64_t budget;		 /* --timeout, ns */
 	uint64_t cap;			 /* wall-clock ns after which the load is blocked */
 	const struct kp_kmod_copy *copy; /* libkmod's private copy: removed at the deadline */
+	pid_t pid, tid;			 /* the hook and its arming thread (stop_signal()) */
+	bool stops;			 /* stop_signal() installed, @stop_prev to put back */
+	struct sigaction stop_prev[3];
 } deadline = { .schedstat = -1 };
+
+/* The signals that stop a hook, whose handler removes libkmod's copy first. */
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
 
 /*
  * libkmod's private copy removed by a child of its own after the answer (a raw fork, then
@@ -120,6 +127,52 @@ static void fatal_signal(int sig)
 	 * load whatever the on-error mode)
 	 */
 	say_and_exit(deadline.fault, deadline.fault_len, deadline.code, false);
+}
+
+/*
+ * SIGTERM, SIGINT, SIGHUP: the hook dies of it as before, libkmod's copy removed first (by a
+ * detached child, as at the deadline; a copy still left is removed by a later run's,
+ * system/modprobe-snapshot.h). On the arming thread only, where the copy is made and freed
+ * (kp_kmod_copy_remove() clears @active before it frees what the removal reads): another
+ * thread of the hook hands the signal to it. A child forked by the hook dies of it at once.
+ * Async-signal-safe: getpid(), gettid(), tgkill(), fork(), unlinkat() and sigaction() only.
+ */
+static void stop_signal(int sig)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	int saved = errno;
+	pid_t pid = (pid_t)syscall(SYS_getpid);
+
+	if (pid == deadline.pid && (pid_t)syscall(SYS_gettid) != deadline.tid) {
+		syscall(SYS_tgkill, deadline.pid, deadline.tid, sig);
+		errno = saved;
+		return;
+	}
+	if (pid == deadline.pid)
+		remove_copy_detached();
+	/* blocked while this handler runs: delivered, with its default action, on return */
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+	errno = saved;
+}
+
+/* stop_signal() for each stop signal the hook was not started ignoring. */
+static void catch_stops(void)
+{
+	struct sigaction sa = { .sa_handler = stop_signal, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	deadline.pid = (pid_t)syscall(SYS_getpid);
+	deadline.tid = (pid_t)syscall(SYS_gettid);
+	for (size_t i = 0; i < KP_ARRAY_SIZE(stop_signals); i++) {
+		/* ignored by whoever started the hook (nohup): left ignored */
+		if (sigaction(stop_signals[i], NULL, &deadline.stop_prev[i]) < 0 ||
+		    deadline.stop_prev[i].sa_handler == SIG_IGN)
+			continue;
+		sigaction(stop_signals[i], &sa, NULL);
+	}
+	deadline.stops = true;
 }
 
 /* Nanoseconds since deadline.start on CLOCK_MONOTONIC; async-signal-safe. */
@@ -278,6 +331,7 @@ void hook_arm_deadline(struct hook *h)
 
 	deadline.code = mode == KP_HOOK_FAIL_CLOSED ? KP_EXIT_ERROR : KP_EXIT_OK;
 	deadline.copy = &h->kmod_copy; /* made, if at all, while the timer runs */
+	catch_stops();
 	snprintf(answer, sizeof(answer), "%s (on-error %s, %s)",
 		 mode == KP_HOOK_FAIL_CLOSED ? "blocking the load" : "letting the load go on",
 		 kp_hook_on_error_name(mode), from);
@@ -329,6 +383,11 @@ void hook_arm_deadline(struct hook *h)
 void hook_disarm_deadline(struct hook *h)
 {
 	(void)h;
+	/* the copy is removed after this (cmd-hook.c hook_free()): a stop meanwhile leaves it */
+	for (size_t i = 0; deadline.stops && i < KP_ARRAY_SIZE(stop_signals); i++)
+		if (deadline.stop_prev[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &deadline.stop_prev[i], NULL);
+	deadline.stops = false;
 	if (deadline.armed) {
 		/* discards an expiry still pending (kernel/time/posix-timers.c) */
 		timer_delete(deadline.timer);

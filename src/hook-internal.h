@@ -45,7 +45,8 @@ enum kp_hook_on_error hook_on_error_mode(const struct hook *h, char *from, size_
 int hook_decide(struct hook *h);
 /*
  * The answer once the hook has run or been blocked for @h->timeout seconds (time spent waiting
- * for a CPU not counted, up to a wall-clock cap) and on a fatal signal (hook-deadline.c).
+ * for a CPU not counted, up to a wall-clock cap) and on a fatal signal (hook-deadline.c);
+ * libkmod's copy removed on SIGTERM, SIGINT and SIGHUP until hook_disarm_deadline().
  */
 void hook_arm_deadline(struct hook *h);
 /*

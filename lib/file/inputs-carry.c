@@ -26,14 +26,35 @@ struct carry {
 	uid_t euid;
 	size_t carried; /* entries replaced */
 	const char *why;
+	const char **sorted; /* @ch's paths in strcmp() order: each entry looked up in log n */
 };
 
-static bool listed(const struct kp_inputs_changed *ch, const char *path)
+static int cmp_path(const void *a, const void *b)
 {
-	for (size_t i = 0; i < ch->npaths; i++)
-		if (!strcmp(ch->paths[i], path))
-			return true;
-	return false;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* @c->ch's paths sorted into @c->sorted; false when out of memory. */
+static bool index_paths(struct carry *c)
+{
+	size_t n = c->ch->npaths;
+
+	if (!n)
+		return true;
+	c->sorted = malloc(n * sizeof(*c->sorted));
+	if (!c->sorted) {
+		c->why = "out of memory";
+		return false;
+	}
+	memcpy(c->sorted, c->ch->paths, n * sizeof(*c->sorted));
+	qsort(c->sorted, n, sizeof(*c->sorted), cmp_path);
+	return true;
+}
+
+static bool listed(const struct carry *c, const char *path)
+{
+	return c->ch->npaths &&
+	       bsearch(&path, c->sorted, c->ch->npaths, sizeof(*c->sorted), cmp_path);
 }
 
 /* Appends @len bytes to @c->out; false when out of memory. */
@@ -139,7 +160,7 @@ static bool carry_one(void *arg, const struct entry *e)
 {
 	struct carry *c = arg;
 
-	if (listed(c->ch, e->path))
+	if (listed(c, e->path))
 		return replace(c, e);
 	return put(c, e->rec, REC_HEAD + strlen(e->path) + e->clen);
 }
@@ -166,11 +187,14 @@ int kp_inputs_carry(struct kp_inputs *in, const unsigned char *m, size_t len,
 		m = ch->fresh;
 	clock_gettime(CLOCK_REALTIME, &c.start);
 	/* the head (magic, count) as stored: the entries are as many */
-	if (len < 16 || !put(&c, m, 16) || kp_inputs_walk(m, len, carry_one, &c) < 0) {
+	if (!index_paths(&c) || len < 16 || !put(&c, m, 16) ||
+	    kp_inputs_walk(m, len, carry_one, &c) < 0) {
 		*why = c.why ? c.why : "the stored manifest is malformed";
+		free(c.sorted);
 		free(c.out);
 		return -1;
 	}
+	free(c.sorted);
 	*out = c.out;
 	*olen = c.len;
 	*carried = c.carried;

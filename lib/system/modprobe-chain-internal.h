@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What the modprobe chain, its index checks (modprobe-index.c) and out-of-tree.c share. */
+/*
+ * What the modprobe chain, its text fallback (modprobe-chain-text.c), its index checks
+ * (modprobe-index.c) and out-of-tree.c share.
+ */
 #ifndef KP_MODPROBE_CHAIN_INTERNAL_H
 #define KP_MODPROBE_CHAIN_INTERNAL_H
 
@@ -49,6 +52,25 @@ int kp_chain_check_lookup(struct kp_chain *c, const char *name, struct kp_err *e
  * copy's), NULL-terminated. 0, or -1 with @err.
  */
 int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **kpaths,
+			  struct kp_err *err);
+
+/* modprobe-chain.c, for the text fallback: whether @name is built in, blacklisted. */
+bool kp_chain_is_builtin(const struct kp_chain *c, const char *name);
+bool kp_chain_is_blacklisted(const struct kp_chain *c, const char *name);
+/* Appends module @name (file @file, NULL for none) unless it is there already. */
+int kp_chain_add(struct kp_chain *c, size_t *cap, const char *name, const char *file, bool target,
+		 struct kp_err *err);
+/* The dependencies of a modules.dep line (@list, cut in place) prepended to the chain. */
+int kp_chain_add_deps(struct kp_chain *c, size_t *cap, const char *norm, char *list,
+		      struct kp_err *err);
+
+/* modprobe-chain-text.c: the modules.dep line of @norm, cut (NUL at ':'); NULL if none. */
+char *kp_chain_dep_line(struct kp_chain *c, const char *norm, char **deps_out, size_t *deps_len);
+/* The text index @name of @c's release directory read whole into @b: 1; absent: 0; else -1. */
+int kp_chain_read_index(struct kp_chain *c, const char *name, struct kp_bytes *b,
+			struct kp_err *err);
+/* @name resolved from the text indexes (modules.dep, modules.alias, built-in aliases). */
+int kp_chain_resolve_text(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
 			  struct kp_err *err);
 
 #endif

@@ -3,12 +3,10 @@
  * The chain modprobe would load, for `kopolicy hook`. libkmod does the resolving when
  * depmod's .bin indexes exist (kmod_new() on the release directory inside the root, the
  * root's modprobe.d directories as configuration), after modprobe-index.c has checked what
- * it will read; the text fallback reads modules.dep lines "path: dep dep ..." the way
- * kmod_module_parse_depline() does (dependencies prepended: the last one listed is loaded
- * first).
+ * it will read; without them, the text fallback (modprobe-chain-text.c) reads modules.dep
+ * lines "path: dep dep ..." the way kmod_module_parse_depline() does.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <libkmod.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -130,12 +128,12 @@ void kp_chain_close(struct kp_chain *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static bool is_builtin(const struct kp_chain *c, const char *name)
+bool kp_chain_is_builtin(const struct kp_chain *c, const char *name)
 {
 	return kp_sorted_contains(c->builtin, c->nbuiltin, name);
 }
 
-static bool is_blacklisted(const struct kp_chain *c, const char *name)
+bool kp_chain_is_blacklisted(const struct kp_chain *c, const char *name)
 {
 	for (size_t i = 0; i < c->nblacklist; i++)
 		if (kp_modname_eq(c->blacklist[i], name))
@@ -181,8 +179,8 @@ static struct kp_chain_module *chain_find(struct kp_chain *c, const char *name)
 }
 
 /* Appends module @name (file @file, NULL for none) unless it is there already. */
-static int chain_add(struct kp_chain *c, size_t *cap, const char *name, const char *file,
-		     bool target, struct kp_err *err)
+int kp_chain_add(struct kp_chain *c, size_t *cap, const char *name, const char *file, bool target,
+		 struct kp_err *err)
 {
 	char norm[256];
 	struct kp_chain_module *m;
@@ -204,11 +202,11 @@ static int chain_add(struct kp_chain *c, size_t *cap, const char *name, const ch
 	if (!m->name)
 		return kp_err_set(err, "out of memory");
 	m->target = target;
-	m->blacklisted = is_blacklisted(c, norm);
+	m->blacklisted = kp_chain_is_blacklisted(c, norm);
 	if (file) {
 		if (set_paths(c, m, file, err) < 0)
 			return -1;
-	} else if (is_builtin(c, norm)) {
+	} else if (kp_chain_is_builtin(c, norm)) {
 		m->builtin = true;
 	} else {
 		return kp_err_set(err, "%s: module %s has no file and is not built in", c->moddir,
@@ -222,8 +220,8 @@ static int chain_add(struct kp_chain *c, size_t *cap, const char *name, const ch
  * The dependencies of a modules.dep line (@list: "DEP DEP ...", cut in place) added to the
  * chain as kmod_module_parse_depline() lists them: prepended, the last one listed first.
  */
-static int add_deps(struct kp_chain *c, size_t *cap, const char *norm, char *list,
-		    struct kp_err *err)
+int kp_chain_add_deps(struct kp_chain *c, size_t *cap, const char *norm, char *list,
+		      struct kp_err *err)
 {
 	char *toks[KP_CHAIN_MAX_MODULES];
 	char *save = NULL;
@@ -239,7 +237,7 @@ static int add_deps(struct kp_chain *c, size_t *cap, const char *norm, char *lis
 		char name[256];
 
 		kp_modname_from_path(name, sizeof(name), toks[nt], KP_MODNAME_KO);
-		if (chain_add(c, cap, name, toks[nt], false, err) < 0)
+		if (kp_chain_add(c, cap, name, toks[nt], false, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -276,7 +274,7 @@ static int deps_from_index(struct kp_chain *c, size_t *cap, const char *mname, c
 
 	if (kp_chain_depbin_line(c, mname, line, sizeof(line)) != 1 || !(colon = strchr(line, ':')))
 		return kp_err_set(err, "%s: dependencies of %s: %s", c->moddir, mname, why);
-	if (add_deps(c, cap, mname, colon + 1, err) < 0)
+	if (kp_chain_add_deps(c, cap, mname, colon + 1, err) < 0)
 		return -1;
 	for (size_t i = first; i < c->n; i++)
 		if (!file_in_root(c, &c->mods[i]))
@@ -327,7 +325,7 @@ static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, 
 			continue;
 		}
 		c->via_alias |= alias;
-		if (alias && is_blacklisted(c, mname)) {
+		if (alias && kp_chain_is_blacklisted(c, mname)) {
 			c->nblacklisted++;
 			kmod_module_unref(mod);
 			continue;
@@ -341,182 +339,20 @@ static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, 
 			struct kmod_module *dm = kmod_module_get_module(d);
 
 			if (r == 0)
-				r = chain_add(c, cap, kmod_module_get_name(dm),
-					      kmod_module_get_path(dm), false, err);
+				r = kp_chain_add(c, cap, kmod_module_get_name(dm),
+						 kmod_module_get_path(dm), false, err);
 			if (r == 0)
 				r = dep_in_root(c, kmod_module_get_name(dm), mname, err);
 			kmod_module_unref(dm);
 		}
 		kmod_module_unref_list(deps);
 		if (r == 0)
-			r = chain_add(c, cap, mname, kmod_module_get_path(mod), true, err);
+			r = kp_chain_add(c, cap, mname, kmod_module_get_path(mod), true, err);
 		kmod_module_unref(mod);
 	}
 	kmod_module_unref_list(list);
 	kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
 	return r;
-}
-
-/* The modules.dep line of module @norm, cut out of the text (NUL at ':'); NULL if none. */
-static char *dep_line(struct kp_chain *c, const char *norm, char **deps_out, size_t *deps_len)
-{
-	char *pos = c->dep_text, *end = c->dep_text + c->dep_len;
-
-	while (pos < end) {
-		char *nl = memchr(pos, '\n', (size_t)(end - pos));
-		char *lend = nl ? nl : end;
-		char *colon = memchr(pos, ':', (size_t)(lend - pos));
-
-		if (colon && colon > pos) {
-			char name[256], key[512];
-			size_t kl = (size_t)(colon - pos);
-
-			if (kl < sizeof(key)) {
-				memcpy(key, pos, kl);
-				key[kl] = '\0';
-				kp_modname_from_path(name, sizeof(name), key, KP_MODNAME_KO);
-				if (!strcmp(name, norm)) {
-					*deps_out = colon + 1;
-					*deps_len = (size_t)(lend - colon - 1);
-					return pos;
-				}
-			}
-		}
-		pos = nl ? nl + 1 : end;
-	}
-	return NULL;
-}
-
-static int text_add_with_deps(struct kp_chain *c, const char *norm, size_t *cap, bool target,
-			      struct kp_err *err)
-{
-	char *deps, *line, key[512], list[65536];
-	size_t dl;
-
-	line = dep_line(c, norm, &deps, &dl);
-	if (!line)
-		return kp_err_set(err, "%s/modules.dep: no line for %s", c->moddir, norm);
-	if ((size_t)(deps - 1 - line) >= sizeof(key) || dl >= sizeof(list))
-		return kp_err_set(err, "%s/modules.dep: the line of %s is too long", c->moddir,
-				  norm);
-	memcpy(key, line, (size_t)(deps - 1 - line));
-	key[deps - 1 - line] = '\0';
-	memcpy(list, deps, dl);
-	list[dl] = '\0';
-	if (add_deps(c, cap, norm, list, err) < 0)
-		return -1;
-	return chain_add(c, cap, norm, key, target, err);
-}
-
-/* modules.alias lines "alias PATTERN MODULE": every module whose pattern matches @name. */
-static int text_aliases(struct kp_chain *c, const char *name, size_t *cap, bool *found,
-			struct kp_err *err)
-{
-	struct kp_bytes b;
-	const char *pos, *end;
-	int r = kp_chain_read_text_index(&c->rootdir, c->moddir, "modules.alias", &b, err);
-
-	*found = false;
-	if (r < 0 && kp_err_errnum(err) == ENOENT)
-		return 0;
-	if (r < 0)
-		return -1;
-	pos = (const char *)b.data;
-	end = pos + b.len;
-	r = 0;
-	while (pos < end && r == 0) {
-		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
-		size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
-		char line[1024], *save = NULL, *kw, *pat, *mod;
-
-		if (n < sizeof(line)) {
-			memcpy(line, pos, n);
-			line[n] = '\0';
-			kw = strtok_r(line, " \t", &save);
-			pat = kw ? strtok_r(NULL, " \t", &save) : NULL;
-			mod = pat ? strtok_r(NULL, " \t\r", &save) : NULL;
-			if (mod && !strcmp(kw, "alias") && !fnmatch(pat, name, 0)) {
-				char norm[256];
-
-				kp_modname_copy(norm, sizeof(norm), mod, SIZE_MAX);
-				*found = true;
-				c->via_alias = true;
-				if (is_blacklisted(c, norm))
-					c->nblacklisted++;
-				else
-					r = text_add_with_deps(c, norm, cap, true, err);
-			}
-		}
-		pos = nl ? nl + 1 : end;
-	}
-	kp_bytes_release(&b);
-	return r;
-}
-
-/*
- * The aliases of built-in drivers: "MODULE.alias=PATTERN" records of modules.builtin.modinfo
- * (NUL-separated; from 6.18 modpost writes the device-table aliases of built-in code there and
- * depmod indexes them in modules.builtin.alias.bin, which libkmod's lookup reads last). The
- * first built-in whose pattern matches @name is the target: modprobe has nothing to load.
- */
-static int text_builtin_aliases(struct kp_chain *c, const char *name, size_t *cap, bool *found,
-				struct kp_err *err)
-{
-	struct kp_bytes b;
-	const char *pos, *end;
-	int r = kp_chain_read_text_index(&c->rootdir, c->moddir, "modules.builtin.modinfo", &b,
-					 err);
-
-	*found = false;
-	if (r < 0 && kp_err_errnum(err) == ENOENT)
-		return 0;
-	if (r < 0)
-		return -1;
-	pos = (const char *)b.data;
-	end = pos + b.len;
-	r = 0;
-	while (pos < end && !*found) {
-		const char *nul = memchr(pos, '\0', (size_t)(end - pos));
-		size_t n = nul ? (size_t)(nul - pos) : (size_t)(end - pos);
-		const char *dot = memchr(pos, '.', n);
-		char rec[1024];
-
-		if (dot && n < sizeof(rec) && (size_t)(pos + n - dot) > 7 &&
-		    !memcmp(dot, ".alias=", 7)) {
-			char mod[256];
-
-			memcpy(rec, pos, n);
-			rec[n] = '\0';
-			rec[dot - pos] = '\0';
-			kp_modname_copy(mod, sizeof(mod), rec, SIZE_MAX);
-			if (is_builtin(c, mod) && !fnmatch(rec + (dot - pos) + 7, name, 0)) {
-				*found = true;
-				c->via_alias = true;
-				r = chain_add(c, cap, mod, NULL, true, err);
-			}
-		}
-		pos += n + 1;
-	}
-	kp_bytes_release(&b);
-	return r;
-}
-
-static int resolve_text(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
-			struct kp_err *err)
-{
-	char *deps;
-	size_t dl;
-	bool found;
-
-	if (dep_line(c, norm, &deps, &dl))
-		return text_add_with_deps(c, norm, cap, true, err);
-	if (text_aliases(c, name, cap, &found, err) < 0)
-		return -1;
-	if (!found && is_builtin(c, norm))
-		return chain_add(c, cap, norm, NULL, true, err);
-	if (!found && text_builtin_aliases(c, name, cap, &found, err) < 0)
-		return -1;
-	return 0;
 }
 
 int kp_chain_resolve(struct kp_chain *c, const char *name, struct kp_err *err)
@@ -536,7 +372,7 @@ int kp_chain_resolve(struct kp_chain *c, const char *name, struct kp_err *err)
 	if (c->source == KP_CHAIN_LIBKMOD)
 		r = resolve_kmod(c, name, norm, &cap, err);
 	else
-		r = resolve_text(c, name, norm, &cap, err);
+		r = kp_chain_resolve_text(c, name, norm, &cap, err);
 	if (r < 0)
 		return -1;
 	if (!c->n && !c->nblacklisted)
@@ -570,7 +406,7 @@ int kp_chain_module_path(struct kp_chain *c, const char *name, const char **path
 		char *deps, *line = NULL;
 		size_t dl;
 
-		line = dep_line(c, norm, &deps, &dl);
+		line = kp_chain_dep_line(c, norm, &deps, &dl);
 		if (line) {
 			char key[512];
 			size_t kl = (size_t)(deps - 1 - line);
@@ -617,12 +453,11 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 	} else {
 		struct kp_bytes b;
 		const char *pos, *end;
-		int r = kp_chain_read_text_index(&c->rootdir, c->moddir, "modules.symbols", &b,
-						 err);
+		int r = kp_chain_read_index(c, "modules.symbols", &b, err);
 		size_t kl = strlen(key);
 
-		if (r < 0)
-			return kp_err_errnum(err) == ENOENT ? 0 : -1;
+		if (r <= 0)
+			return r;
 		pos = (const char *)b.data;
 		end = pos + b.len;
 		while (pos < end && !*name) {

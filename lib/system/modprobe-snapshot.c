@@ -18,9 +18,9 @@
 #include <linux/magic.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "file/bytes.h"
@@ -240,6 +240,26 @@ static int snapshot_links(struct kp_kmod_copy *k, struct kp_err *err)
 }
 
 /*
+ * @k's copy locked as live (kp_kmod_copy_sweep()) through its own descriptor, held until
+ * kp_kmod_copy_remove(); then the copies that killed runs left beside it removed. Where the
+ * file system takes no lock, a later run cannot take one either and leaves the copy.
+ */
+static void lock_and_sweep(struct kp_kmod_copy *k)
+{
+	const char *self = strrchr(k->snapdir, '/');
+	int parentfd;
+
+	k->lockfd = openat(k->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (k->lockfd < 0 || flock(k->lockfd, LOCK_EX | LOCK_NB) < 0)
+		return;
+	parentfd = openat(k->snapfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parentfd < 0)
+		return;
+	kp_kmod_copy_sweep(parentfd, self ? self + 1 : k->snapdir);
+	close(parentfd);
+}
+
+/*
  * @k's copy directory made under @parent: a 0700 directory that passes the caches' trust walk
  * (cache/trusted-dir.h: nobody but root or the caller can change the way to it). 0, or -1
  * with @why (the reason alone, nothing left behind); @refused set when the trust walk refused
@@ -252,7 +272,7 @@ static int make_snapdir(struct kp_kmod_copy *k, const char *parent, bool *refuse
 	int fd;
 
 	*refused = false;
-	if (asprintf(&tmpl, "%s/kopolicy-kmod.XXXXXX", parent) < 0)
+	if (asprintf(&tmpl, "%s/" KP_KMOD_COPY_PREFIX "XXXXXX", parent) < 0)
 		return kp_err_set(why, "out of memory");
 	dir = kp_arena_strdup(&k->arena, tmpl);
 	free(tmpl);
@@ -271,6 +291,7 @@ static int make_snapdir(struct kp_kmod_copy *k, const char *parent, bool *refuse
 		return -1;
 	}
 	k->snapfd = fd;
+	lock_and_sweep(k);
 	return 0;
 }
 
@@ -334,7 +355,7 @@ static int make_snapdir_default(struct kp_kmod_copy *k, struct kp_err *err)
 static int copy_source(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir,
 		       const char *moddir, struct kp_err *err)
 {
-	k->snapfd = k->modfd = -1;
+	k->snapfd = k->modfd = k->lockfd = -1;
 	k->rootdir.fd = -1;
 	k->rootdir.path = rootdir->path ? kp_arena_strdup(&k->arena, rootdir->path) : NULL;
 	k->moddir = kp_arena_strdup(&k->arena, moddir);
@@ -399,66 +420,6 @@ bool kp_kmod_copy_of(const struct kp_kmod_copy *k, const char *moddir)
 	return k->active && !strcmp(k->moddir, moddir);
 }
 
-/*
- * The entries of the directory @fd (read from its start) removed, and those of its
- * subdirectories @depth levels down, with system calls only (getdents64(2), unlinkat(),
- * openat()): async-signal-safe. Two sweeps: a file system may skip entries past the ones
- * removed while it is read.
- */
-static void clear_dir(int fd, int depth)
-{
-	struct dirent64_raw { /* getdents64(2)'s struct linux_dirent64 */
-		uint64_t d_ino;
-		int64_t d_off;
-		unsigned short d_reclen;
-		unsigned char d_type;
-		char d_name[];
-	};
-	_Alignas(8) char buf[4096];
-
-	for (int sweep = 0; sweep < 2; sweep++) {
-		long n;
-
-		if (lseek(fd, 0, SEEK_SET) < 0)
-			return;
-		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-			for (long i = 0; i < n;) {
-				const struct dirent64_raw *e = (const void *)(buf + i);
-				const char *name = e->d_name;
-				int sub;
-
-				i += e->d_reclen;
-				if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-					continue;
-				if (unlinkat(fd, name, 0) == 0 || errno != EISDIR || depth <= 0)
-					continue;
-				sub = openat(fd, name,
-					     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-				if (sub >= 0) {
-					clear_dir(sub, depth - 1);
-					close(sub);
-				}
-				unlinkat(fd, name, AT_REMOVEDIR);
-			}
-		}
-	}
-}
-
-void kp_kmod_copy_unlink(const struct kp_kmod_copy *k)
-{
-	int fd;
-
-	if (!k || !k->active)
-		return;
-	/* the copy holds "mod" and "conf.N", each only files and links */
-	fd = k->snapfd < 0 ? -1 : openat(k->snapfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		clear_dir(fd, 1);
-		close(fd);
-	}
-	rmdir(k->snapdir);
-}
-
 void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 {
 	if (k->active) {
@@ -470,6 +431,8 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 			close(k->modfd);
 		if (k->snapfd >= 0)
 			close(k->snapfd);
+		if (k->lockfd >= 0)
+			close(k->lockfd); /* the copy is gone: nothing left to sweep */
 	}
 	kp_root_dir_unpin(&k->rootdir);
 	kp_arena_release(&k->arena);

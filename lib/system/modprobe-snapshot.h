@@ -18,6 +18,8 @@
 
 /* modprobe.d directories libkmod reads under a root (KP_CHAIN_CONF_DIRS) */
 #define KP_KMOD_CONF_DIRS 5
+/* The name of a copy in its directory: this, then mkdtemp()'s six letters and digits. */
+#define KP_KMOD_COPY_PREFIX "kopolicy-kmod."
 
 /*
  * What libkmod reads of a release directory: the root's files, or a private copy. One per
@@ -34,6 +36,7 @@ struct kp_kmod_copy {
 	const char *snapdir;	    /* with @active: the copy */
 	const char *kmoddir;	    /* with @active: its "mod", given to kmod_new() */
 	int snapfd, modfd;	    /* with @active: @snapdir and @kmoddir, O_PATH */
+	int lockfd;		    /* with @active: @snapdir, flock()ed while the copy lives */
 	/* with @active: the conf.N copies given to kmod_new(), NULL-terminated */
 	const char *kpaths[KP_KMOD_CONF_DIRS + 1];
 };
@@ -70,6 +73,9 @@ bool kp_kmod_trusted(const char *moddir, const char *const *paths);
  * modules.weakdep, and a link to the root's own entry for each other name of @moddir
  * (libkmod only stat()s the modules). The indexes are copied by kp_kmod_copy_file() when
  * checked. 0, or -1 with @err; kp_kmod_copy_remove() removes it (also after a failure).
+ * The copy is named "kopolicy-kmod.XXXXXX" and flock()ed by its owner while it lives; the
+ * copies of the caller's own that runs killed before removing theirs left in the same place
+ * (no lock held, unchanged for ten minutes) are removed when it is made.
  */
 int kp_kmod_copy_open(struct kp_kmod_copy *k, const struct kp_root_dir *rootdir, const char *moddir,
 		      const char *const *paths, struct kp_err *err);
@@ -89,5 +95,11 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k);
  * mkdtemp() and the copy's @active.
  */
 void kp_kmod_copy_unlink(const struct kp_kmod_copy *k);
+/*
+ * The copies that runs killed before they removed them left in the directory @parentfd, the
+ * one named @self aside (modprobe-snapshot-remove.c): those of the caller's own user whose
+ * lock no run holds and that have not changed for ten minutes.
+ */
+void kp_kmod_copy_sweep(int parentfd, const char *self);
 
 #endif

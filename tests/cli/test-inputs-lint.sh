@@ -15,6 +15,7 @@ lib/cache/facts-cache-keys.c 2
 lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
 lib/system/modprobe-snapshot.c 5
+lib/system/modprobe-snapshot-remove.c 3
 lib/graph/module-set.c 2
 lib/util/io.c 2
 lib/file/rootopen.c 3
@@ -59,7 +60,9 @@ src/kopolicy.c 1
 # swap the files libkmod reads, which chooses by name or a copy, never the answer; the files
 # recorded by kp_in_note_kmod()) and makes, fills and removes its own private copy (read from the root through
 # kp_open_regular_in() and kp_opendir_in(), which record; a run that read a copy or could not
-# make one is not stored, kp_in_uncacheable()); stuck-reader.c reads, writes and lists the
+# make one is not stored, kp_in_uncacheable()), and modprobe-snapshot-remove.c removes it and
+# the copies killed runs left beside it (kopolicy's own directories, never an input; only a run
+# that makes a copy, not stored); stuck-reader.c reads, writes and lists the
 # hook's own marks of EFI readers left behind, through its trusted state directory's dirfd
 # (only the hook's reads of EFI variables, on the running system, never cached).
 pat='(^|[^_[:alnum:]])(open|openat|fopen|opendir|stat|lstat|fstatat|access|readlink)\('

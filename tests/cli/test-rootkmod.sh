@@ -205,6 +205,104 @@ if command -v strace >/dev/null &&
 else
 	skip "the deadline while the copy is made: the copy removed" "no strace fault injection"
 fi
+# copies that killed runs left: the next run that makes a copy removes those of its user
+# that no run holds (flock(2), dropped by the kernel when the owner dies) and that have not
+# changed for ten minutes; a live run's copy is kept, and what is not a copy of the user's own
+stale() { # DIR: a copy as a run leaves it, unchanged for an hour
+	mkdir -m 0700 "$1" "$1/mod" "$1/conf.0"
+	echo x >"$1/mod/modules.dep.bin"
+	ln -s /nonexistent "$1/mod/kernel"
+	echo x >"$1/conf.0/a.conf"
+	touch -d '1 hour ago' "$1"
+}
+stale "$tmp/priv/kopolicy-kmod.Stale1"
+stale "$tmp/priv/kopolicy-kmod.young1"
+touch "$tmp/priv/kopolicy-kmod.young1"
+stale "$tmp/priv/kopolicy-kmod.Open01"
+chmod 0755 "$tmp/priv/kopolicy-kmod.Open01"
+stale "$tmp/priv/kopolicy-kmod.Long012"
+stale "$tmp/elsewhere"
+ln -s "$tmp/elsewhere" "$tmp/priv/kopolicy-kmod.Link01"
+kept="kopolicy-kmod.Link01 kopolicy-kmod.Long012 kopolicy-kmod.Open01 kopolicy-kmod.young1"
+if [ "$(id -u)" -eq 0 ]; then
+	stale "$tmp/priv/kopolicy-kmod.Other1"
+	chown -R 65534 "$tmp/priv/kopolicy-kmod.Other1"
+	touch -d '1 hour ago' "$tmp/priv/kopolicy-kmod.Other1"
+	kept="kopolicy-kmod.Link01 kopolicy-kmod.Long012 kopolicy-kmod.Open01"
+	kept="$kept kopolicy-kmod.Other1 kopolicy-kmod.young1"
+fi
+TMPDIR=$tmp/priv hook kp_use_prop
+is "a copy left by a killed run, unchanged for an hour: removed by the next run's copy" \
+	"$rc $(ls -A "$tmp/priv" | sort | tr '\n' ' ')" "0 $kept "
+is "... a link named as a copy: not followed" "$(ls -A "$tmp/elsewhere" | tr '\n' ' ')" \
+	"conf.0 mod "
+rm -rf "${tmp:?}/priv/"* "$tmp/elsewhere"
+# held DELAY [LAUNCHER...]: a hook run in the background (started by LAUNCHER) whose third
+# link into its copy strace holds DELAY microseconds: $spid (strace), $kpid (the hook),
+# $live (its copy, once it holds a link; empty if none appeared)
+held() {
+	local delay=$1 link=
+	shift
+	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		"$@" strace -qq -o /dev/null -e trace=symlinkat \
+		-e inject=symlinkat:delay_exit="$delay":when=3 \
+		"$kp" hook -v --timeout 0 --root "$root" kp_use_prop >/dev/null 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do
+		link=$(find "$tmp/priv" -mindepth 3 -maxdepth 3 -type l 2>/dev/null | head -n 1)
+		[ -n "$link" ] && break
+		sleep 0.1
+	done
+	live=${link%/mod/*}
+	kpid=$(ps -o pid= --ppid "$spid" | tr -d ' ')
+}
+# a real run killed with SIGKILL while its copy is made: its copy is left; while it lived,
+# its copy aged by hand was kept by the next run (its lock)
+if command -v strace >/dev/null &&
+	strace -qq -o /dev/null -e inject=getpid:delay_exit=1 true 2>/dev/null; then
+	held 20000000 env
+	if [ -n "$live" ]; then touch -d '1 hour ago' "$live"; fi
+	TMPDIR=$tmp/priv hook kp_use_prop
+	is "a live run's copy, unchanged for an hour by its clock: kept by the next run" \
+		"$rc $(ls -A "$tmp/priv" | wc -l) ${live:+found}" "0 1 found"
+	[ -n "$kpid" ] && kill -KILL "$kpid"
+	wait "$spid" 2>/dev/null
+	is "... that run killed with SIGKILL: its copy left" \
+		"$(ls -A "$tmp/priv" | wc -l) $([ -n "$live" ] && [ -d "$live" ] && echo there)" \
+		"1 there"
+	TMPDIR=$tmp/priv hook kp_use_prop
+	is "... the next run removes it" "$rc $(ls -A "$tmp/priv" | wc -l)" "0 0"
+	rm -rf "${tmp:?}/priv/"*
+	# SIGTERM, SIGINT, SIGHUP while the copy is made: the hook dies of it, its copy removed
+	# first (by a child of its own; strace holds the tracee 2 s after the third link); a
+	# background job starts with SIGINT ignored: the default put back for the hook, then
+	# (IGN) left ignored: the hook answers
+	dfl='import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])'
+	for sig in TERM INT HUP IGN; do
+		launch=(python3 -c "$dfl")
+		want=$((128 + $(kill -l "${sig/IGN/INT}")))
+		if [ "$sig" = IGN ]; then
+			launch=(env)
+			want=0
+		fi
+		held 2000000 "${launch[@]}"
+		[ -n "$kpid" ] && kill -"${sig/IGN/INT}" "$kpid"
+		wait "$spid"
+		rc=$?
+		for _ in $(seq 50); do [ -z "$(ls -A "$tmp/priv")" ] && break; sleep 0.1; done
+		is "SIG$sig while the copy is made: the hook dies of it (ignored: answers), copy removed" \
+			"$rc ${live:+made} $(ls -A "$tmp/priv" | wc -l)" "$want made 0"
+		rm -rf "${tmp:?}/priv/"*
+	done
+else
+	skip "a live run's copy: kept by the next run" "no strace fault injection"
+	skip "... that run killed with SIGKILL: its copy left" "as above"
+	skip "... the next run removes it" "as above"
+	for sig in TERM INT HUP IGN; do
+		skip "SIG$sig while the copy is made: its copy removed" "as above"
+	done
+fi
 # libkmod stat()s a module's dependencies by name on the host: extra/ swapped for a link to
 # a host path ($tmp/probe; inside the root, ROOT$tmp/probe holds the modules) must not let
 # the answer tell whether that host path exists

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kp_inputs_carry() (lib/file/inputs-carry.c) with many changed paths: NFILES inputs
+ * recorded, then some or all of them changed; each entry of a changed path is replaced
+ * (looked up among as many changed paths), the others are kept as stored, and the manifest
+ * carried over holds the same entries as one a whole run records now (kp_inputs_differ()).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "file/inputs.h"
+#include "tap.h"
+
+#define NFILES 2000
+
+static char dir[64];
+
+/* A manifest streamed into memory. */
+struct man {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static int put(void *arg, const void *p, size_t len)
+{
+	struct man *m = arg;
+
+	if (m->len + len > m->cap) {
+		size_t cap = (m->len + len) * 2;
+		unsigned char *q = realloc(m->p, cap);
+
+		if (!q)
+			return -1;
+		m->p = q;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->len, p, len);
+	m->len += len;
+	return 0;
+}
+
+static void path_of(char *buf, size_t len, int i)
+{
+	snprintf(buf, len, "%s/input-%04d", dir, i);
+}
+
+/* An empty unnamed file for the recorder to spill to; -1 when none can be made. */
+static int spill_file(void)
+{
+	char tmpl[96];
+	int fd;
+
+	snprintf(tmpl, sizeof(tmpl), "%s/spill-XXXXXX", dir);
+	fd = mkstemp(tmpl);
+	if (fd >= 0)
+		unlink(tmpl);
+	return fd;
+}
+
+/* What a run reads: each input stat()ed and opened, an absent path stat()ed. */
+static void read_all(void)
+{
+	struct stat st;
+	char p[128];
+
+	for (int i = 0; i < NFILES; i++) {
+		int fd;
+
+		path_of(p, sizeof(p), i);
+		kp_in_stat(p, &st);
+		fd = kp_in_open(p, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+	}
+	snprintf(p, sizeof(p), "%s/absent", dir);
+	kp_in_stat(p, &st);
+}
+
+/* A run recorded into @m: 0, or -1 with @why. */
+static int record(struct man *m, const char **why)
+{
+	int spill = spill_file();
+	struct kp_inputs *in = spill >= 0 ? kp_inputs_new(spill, 0) : NULL;
+	uint64_t len = 0, count = 0;
+	int r = -1;
+
+	memset(m, 0, sizeof(*m));
+	*why = "no recorder";
+	if (in) {
+		kp_inputs_attach(in);
+		read_all();
+		kp_inputs_attach(NULL);
+		r = kp_inputs_stream(in, put, m, &len, &count, why);
+		kp_inputs_free(in);
+	}
+	if (spill >= 0)
+		close(spill);
+	return r == 0 && len == m->len ? 0 : -1;
+}
+
+static void wait_past_a_second(void)
+{
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
+}
+
+/* Every @step-th input appended to: how many; -1 when one could not be. */
+static int change(int step)
+{
+	int n = 0;
+
+	for (int i = 0; i < NFILES; i += step) {
+		char p[128];
+		int fd;
+		bool ok;
+
+		path_of(p, sizeof(p), i);
+		fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+		ok = fd >= 0 && write(fd, "z", 1) == 1;
+		if (fd >= 0)
+			close(fd);
+		if (!ok)
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* Every @step-th input changed, then the stored manifest carried over and compared. */
+static void carry(struct tap *t, int step)
+{
+	struct kp_inputs_changed c = { 0 };
+	struct man before, now;
+	struct kp_inputs *in;
+	unsigned char *out = NULL;
+	size_t olen = 0, carried = 0;
+	const char *why = NULL;
+	char note[256] = "";
+	int n, r, spill;
+
+	r = record(&before, &why);
+	tap_ok(t, r == 0, "every %d: recorded (%s)", step, r == 0 ? "ok" : why);
+	wait_past_a_second();
+	n = change(step);
+	/* not changed within the last second: their new states may be carried */
+	wait_past_a_second();
+	r = kp_inputs_changes(before.p, before.len, &c);
+	tap_ok(t, r == 0 && c.whole && n > 0 && c.npaths == (size_t)n && c.n == (size_t)n,
+	       "every %d: %zu paths changed, %zu entries (%d wanted)", step, c.npaths, c.n, n);
+	spill = spill_file();
+	in = spill >= 0 ? kp_inputs_new(spill, 0) : NULL;
+	r = in ? kp_inputs_carry(in, before.p, before.len, &c, &out, &olen, &carried, &why) : -1;
+	tap_ok(t, r == 0 && carried == (size_t)n, "every %d: %zu entries replaced (%d) (%s)", step,
+	       carried, n, r == 0 ? "ok" : why);
+	kp_inputs_free(in);
+	if (spill >= 0)
+		close(spill);
+	r = record(&now, &why) == 0 && out
+		    ? kp_inputs_differ(out, olen, now.p, now.len, note, sizeof(note))
+		    : -1;
+	tap_is_intf(t, r, 0, "every %d: the manifest carried over is the one recorded now%s%s",
+		    step, *note ? ": " : "", note);
+	tap_ok(t, r == 0 && kp_inputs_count(out, olen) == NFILES + 1, "every %d: %zu entries (%d)",
+	       step, kp_inputs_count(out, olen), NFILES + 1);
+	kp_inputs_changed_release(&c);
+	free(out);
+	free(before.p);
+	free(now.p);
+}
+
+int main(void)
+{
+	struct tap t = { 0 };
+	char p[128];
+
+	snprintf(dir, sizeof(dir), "/tmp/kp-carry-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	for (int i = 0; i < NFILES; i++) {
+		FILE *f;
+
+		path_of(p, sizeof(p), i);
+		f = fopen(p, "w");
+		if (!f)
+			return 1;
+		fprintf(f, "%d\n", i);
+		fclose(f);
+	}
+	/* an input changed less than a second before the run is not trusted */
+	wait_past_a_second();
+	carry(&t, 7); /* some of them: the others kept */
+	carry(&t, 1); /* all of them */
+	for (int i = 0; i < NFILES; i++) {
+		path_of(p, sizeof(p), i);
+		unlink(p);
+	}
+	rmdir(dir);
+	return tap_done(&t);
+}
