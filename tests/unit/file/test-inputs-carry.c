@@ -14,52 +14,16 @@
 #include <unistd.h>
 
 #include "file/inputs.h"
+#include "manifest-sink.h"
 #include "tap.h"
 
 #define NFILES 2000
 
 static char dir[64];
 
-/* A manifest streamed into memory. */
-struct man {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static int put(void *arg, const void *p, size_t len)
-{
-	struct man *m = arg;
-
-	if (m->len + len > m->cap) {
-		size_t cap = (m->len + len) * 2;
-		unsigned char *q = realloc(m->p, cap);
-
-		if (!q)
-			return -1;
-		m->p = q;
-		m->cap = cap;
-	}
-	memcpy(m->p + m->len, p, len);
-	m->len += len;
-	return 0;
-}
-
 static void path_of(char *buf, size_t len, int i)
 {
 	snprintf(buf, len, "%s/input-%04d", dir, i);
-}
-
-/* An empty unnamed file for the recorder to spill to; -1 when none can be made. */
-static int spill_file(void)
-{
-	char tmpl[96];
-	int fd;
-
-	snprintf(tmpl, sizeof(tmpl), "%s/spill-XXXXXX", dir);
-	fd = mkstemp(tmpl);
-	if (fd >= 0)
-		unlink(tmpl);
-	return fd;
 }
 
 /* What a run reads: each input stat()ed and opened, an absent path stat()ed. */
@@ -82,9 +46,9 @@ static void read_all(void)
 }
 
 /* A run recorded into @m: 0, or -1 with @why. */
-static int record(struct man *m, const char **why)
+static int record(struct kp_test_manifest *m, const char **why)
 {
-	int spill = spill_file();
+	int spill = kp_test_spill_file(dir);
 	struct kp_inputs *in = spill >= 0 ? kp_inputs_new(spill, 0) : NULL;
 	uint64_t len = 0, count = 0;
 	int r = -1;
@@ -95,7 +59,7 @@ static int record(struct man *m, const char **why)
 		kp_inputs_attach(in);
 		read_all();
 		kp_inputs_attach(NULL);
-		r = kp_inputs_stream(in, put, m, &len, &count, why);
+		r = kp_inputs_stream(in, kp_test_manifest_put, m, &len, &count, why);
 		kp_inputs_free(in);
 	}
 	if (spill >= 0)
@@ -134,7 +98,7 @@ static int change(int step)
 static void carry(struct tap *t, int step)
 {
 	struct kp_inputs_changed c = { 0 };
-	struct man before, now;
+	struct kp_test_manifest before, now;
 	struct kp_inputs *in;
 	unsigned char *out = NULL;
 	size_t olen = 0, carried = 0;
@@ -151,7 +115,7 @@ static void carry(struct tap *t, int step)
 	r = kp_inputs_changes(before.p, before.len, &c);
 	tap_ok(t, r == 0 && c.whole && n > 0 && c.npaths == (size_t)n && c.n == (size_t)n,
 	       "every %d: %zu paths changed, %zu entries (%d wanted)", step, c.npaths, c.n, n);
-	spill = spill_file();
+	spill = kp_test_spill_file(dir);
 	in = spill >= 0 ? kp_inputs_new(spill, 0) : NULL;
 	r = in ? kp_inputs_carry(in, before.p, before.len, &c, &out, &olen, &carried, &why) : -1;
 	tap_ok(t, r == 0 && carried == (size_t)n, "every %d: %zu entries replaced (%d) (%s)", step,

@@ -24,6 +24,7 @@
 #include "file/inputs.h"
 #include "util/content-hash.h"
 #include "util/io.h"
+#include "manifest-sink.h"
 #include "tap.h"
 
 #define NFILES 200
@@ -31,51 +32,10 @@
 
 static char dir[64], spilldir[64]; /* the inputs; the spill files (not to change @dir) */
 
-/* A manifest streamed into memory. */
-struct man {
-	unsigned char *p;
-	size_t len, cap;
-	size_t pieces, largest;
-};
-
-static int put(void *arg, const void *p, size_t len)
-{
-	struct man *m = arg;
-
-	if (m->len + len > m->cap) {
-		size_t cap = (m->len + len) * 2;
-		unsigned char *q = realloc(m->p, cap);
-
-		if (!q)
-			return -1;
-		m->p = q;
-		m->cap = cap;
-	}
-	memcpy(m->p + m->len, p, len);
-	m->len += len;
-	m->pieces++;
-	if (len > m->largest)
-		m->largest = len;
-	return 0;
-}
-
 static void path_of(char *buf, size_t len, int i)
 {
 	/* long names: ~150-byte records, a few per buffer */
 	snprintf(buf, len, "%s/input-%03d-padding-padding-padding-padding-padding-padding", dir, i);
-}
-
-/* An empty unnamed file for the recorder to spill to; -1 when none can be made. */
-static int spill_file(void)
-{
-	char tmpl[96];
-	int fd;
-
-	snprintf(tmpl, sizeof(tmpl), "%s/spill-XXXXXX", spilldir);
-	fd = mkstemp(tmpl);
-	if (fd >= 0)
-		unlink(tmpl);
-	return fd;
 }
 
 /* What a run over the fixture reads: each file stat()ed then opened (the same state twice),
@@ -156,8 +116,8 @@ static void *read_absent(void *arg)
 }
 
 /* Records @fn from @threads threads with the spill file @spill and a @size buffer. */
-static int record(struct man *m, void *(*fn)(void *), int spill, size_t size, int threads,
-		  uint64_t *count, const char **why)
+static int record(struct kp_test_manifest *m, void *(*fn)(void *), int spill, size_t size,
+		  int threads, uint64_t *count, const char **why)
 {
 	struct kp_inputs *in = kp_inputs_new(spill, size);
 	pthread_t t[4];
@@ -173,7 +133,7 @@ static int record(struct man *m, void *(*fn)(void *), int spill, size_t size, in
 	for (int i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
 	kp_inputs_attach(NULL);
-	r = kp_inputs_stream(in, put, m, &len, count, why);
+	r = kp_inputs_stream(in, kp_test_manifest_put, m, &len, count, why);
 	kp_inputs_free(in);
 	if (r == 0 && len != m->len)
 		return -1;
@@ -203,7 +163,7 @@ static void rewritten(struct tap *t, const char *name, mode_t mode, int want)
 	char path[128];
 	struct stat pre, post;
 	const char *why = NULL;
-	struct man m = { 0 };
+	struct kp_test_manifest m = { 0 };
 	unsigned char *map;
 	uint64_t n = 0;
 	int fd, spill, r;
@@ -224,7 +184,7 @@ static void rewritten(struct tap *t, const char *name, mode_t mode, int want)
 	map[0] = 'l'; /* the page dirty now: its timestamps move now, not at the rewrite */
 	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
 	one_path = path;
-	spill = spill_file();
+	spill = kp_test_spill_file(spilldir);
 	r = record(&m, read_one, spill, 0, 1, &n, &why);
 	tap_ok(t, r == 0 && n == 1, "%s: recorded (%s)", name, why ? why : "ok");
 	tap_is_int(t, kp_inputs_unchanged(m.p, m.len), 1, "unchanged bytes hold");
@@ -250,9 +210,9 @@ static void rewritten(struct tap *t, const char *name, mode_t mode, int want)
 static void kernel_fs(struct tap *t, const char *path)
 {
 	const char *why = NULL;
-	struct man m = { 0 };
+	struct kp_test_manifest m = { 0 };
 	uint64_t n = 0;
-	int spill = spill_file(), r;
+	int spill = kp_test_spill_file(spilldir), r;
 
 	one_path = path;
 	r = record(&m, read_one, spill, 0, 1, &n, &why);
@@ -309,7 +269,7 @@ static void *read_fb_changing(void *arg)
  */
 static void digest_fallback(struct tap *t)
 {
-	struct man m = { 0 }, m2 = { 0 };
+	struct kp_test_manifest m = { 0 }, m2 = { 0 };
 	unsigned char *fresh = NULL, *fresh2 = NULL;
 	const char *why = NULL;
 	uint64_t n = 0;
@@ -322,7 +282,7 @@ static void digest_fallback(struct tap *t)
 		return;
 	}
 	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
-	spill = spill_file();
+	spill = kp_test_spill_file(spilldir);
 	r = record(&m, read_fb, spill, 0, 1, &n, &why);
 	tap_ok(t, r == 0 && n == 2, "fallback: recorded (%s)", why ? why : "ok");
 	tap_is_int(t, kp_inputs_recheck(m.p, m.len, &fresh), 1, "fallback: unchanged: by stat()");
@@ -341,7 +301,7 @@ static void digest_fallback(struct tap *t)
 	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
 	if (spill >= 0)
 		close(spill);
-	spill = spill_file();
+	spill = kp_test_spill_file(spilldir);
 	r = record(&m2, read_fb_changing, spill, 0, 1, &n, &why);
 	tap_ok(t, r < 0 && why && !strcmp(why, "an input changed during the run"),
 	       "fallback: changed after its digest: not stored (%s)", why ? why : "stored");
@@ -391,7 +351,7 @@ static int write_km(const char *text, const struct timespec *mtime)
  */
 static void keyed_module(struct tap *t, size_t buf)
 {
-	struct man m = { 0 }, plain = { 0 };
+	struct kp_test_manifest m = { 0 }, plain = { 0 };
 	struct kp_inputs_rehash rh = { 0 };
 	unsigned char *fresh = NULL;
 	const char *why = NULL;
@@ -408,12 +368,12 @@ static void keyed_module(struct tap *t, size_t buf)
 	close(fd);
 	tap_ok(t, r == 0, "keyed (buffer %zu): hashed", buf);
 	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
-	spill = spill_file();
+	spill = kp_test_spill_file(spilldir);
 	r = record(&m, read_keyed, spill, buf, 1, &n, &why);
 	tap_ok(t, r == 0, "keyed: streamed (%s)", why ? why : "ok");
 	if (spill >= 0)
 		close(spill);
-	spill = spill_file();
+	spill = kp_test_spill_file(spilldir);
 	r = record(&plain, read_all, spill, buf, 1, &n2, &why);
 	if (spill >= 0)
 		close(spill);
@@ -447,7 +407,7 @@ static void keyed_module(struct tap *t, size_t buf)
 	write_km("module bytes\n", &st.st_mtim);
 	memset(km_sha, 0, sizeof(km_sha));
 	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);
-	spill = spill_file();
+	spill = kp_test_spill_file(spilldir);
 	free(m.p);
 	r = record(&m, read_keyed, spill, buf, 1, &n, &why);
 	if (spill >= 0)
@@ -466,7 +426,8 @@ static void keyed_module(struct tap *t, size_t buf)
  * listed, once each (stat()ed and opened: one path), in the manifest's order, the others
  * held; a manifest cut short is not whole.
  */
-static void changes(struct tap *t, const struct man *mem, const struct man *sp, const char *first)
+static void changes(struct tap *t, const struct kp_test_manifest *mem,
+		    const struct kp_test_manifest *sp, const char *first)
 {
 	struct kp_inputs_changed c;
 	char p[256];
@@ -497,7 +458,7 @@ int main(void)
 {
 	/* NFILES files, the directory, "absent" stat()ed and lstat()ed, the long absent path */
 	const uint64_t want = NFILES + 4;
-	struct man mem, sp, mt;
+	struct kp_test_manifest mem, sp, mt;
 	struct tap t = { 0 };
 	uint64_t n = 0, nsp = 0, nmt = 0;
 	const char *why = NULL;
@@ -522,7 +483,7 @@ int main(void)
 	usleep(1100000);
 
 	/* a buffer larger than every record together: nothing spills */
-	fd = spill_file();
+	fd = kp_test_spill_file(spilldir);
 	r = record(&mem, read_all, fd, (size_t)1 << 20, 1, &n, &why);
 	tap_ok(&t, fd >= 0 && lseek(fd, 0, SEEK_END) == 0, "in memory: nothing spilled");
 	if (fd >= 0)
@@ -530,7 +491,7 @@ int main(void)
 	tap_ok(&t, r == 0, "in memory: streamed (%s)", why ? why : "ok");
 	tap_is_int(&t, n, want, "in memory: duplicates dropped");
 
-	fd = spill_file();
+	fd = kp_test_spill_file(spilldir);
 	r = record(&sp, read_all, fd, SMALL, 1, &nsp, &why);
 	tap_ok(&t, r == 0, "spilled: streamed (%s)", why ? why : "ok");
 	tap_is_int(&t, nsp, want, "spilled: the same duplicates dropped");
@@ -545,7 +506,7 @@ int main(void)
 	if (fd >= 0)
 		close(fd);
 
-	fd = spill_file();
+	fd = kp_test_spill_file(spilldir);
 	r = record(&mt, read_all, fd, SMALL, 4, &nmt, &why);
 	tap_ok(&t, r == 0, "four threads: streamed (%s)", why ? why : "ok");
 	tap_is_int(&t, nmt, want, "four threads: each input once");
@@ -555,7 +516,7 @@ int main(void)
 		close(fd);
 
 	/* fragments that collide: each record kept (compared by its bytes) */
-	fd = spill_file();
+	fd = kp_test_spill_file(spilldir);
 	free(mt.p);
 	r = record(&mt, read_absent, fd, 0, 1, &nmt, &why);
 	tap_ok(&t, r == 0, "absent paths: streamed (%s)", why ? why : "ok");

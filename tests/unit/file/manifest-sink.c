@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* What the inputs tests share (manifest-sink.h). */
+#include "manifest-sink.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int kp_test_manifest_put(void *arg, const void *p, size_t len)
+{
+	struct kp_test_manifest *m = arg;
+
+	if (m->len + len > m->cap) {
+		size_t cap = (m->len + len) * 2;
+		unsigned char *q = realloc(m->p, cap);
+
+		if (!q)
+			return -1;
+		m->p = q;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->len, p, len);
+	m->len += len;
+	m->pieces++;
+	if (len > m->largest)
+		m->largest = len;
+	return 0;
+}
+
+int kp_test_spill_file(const char *dir)
+{
+	char tmpl[256];
+	int fd;
+
+	snprintf(tmpl, sizeof(tmpl), "%s/spill-XXXXXX", dir);
+	fd = mkstemp(tmpl);
+	if (fd >= 0)
+		unlink(tmpl);
+	return fd;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the inputs tests share: a manifest streamed into memory, a file to spill to. */
+#ifndef KP_TEST_MANIFEST_SINK_H
+#define KP_TEST_MANIFEST_SINK_H
+
+#include <stddef.h>
+
+/* A manifest streamed into memory (kp_inputs_stream()'s writer: kp_test_manifest_put()). */
+struct kp_test_manifest {
+	unsigned char *p;
+	size_t len, cap;
+	size_t pieces, largest; /* the writes, the largest one */
+};
+
+/* Appends @len bytes of @p to the kp_test_manifest @arg: 0, or -1 out of memory. */
+int kp_test_manifest_put(void *arg, const void *p, size_t len);
+/* An empty unnamed file in @dir for the recorder to spill to; -1 when none can be made. */
+int kp_test_spill_file(const char *dir);
+
+#endif
