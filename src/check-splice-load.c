@@ -173,6 +173,11 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 		snprintf(why, len, "the kernel's load said: %.200s", th->first);
 		goto out;
 	}
+	/* the report is stdout's bytes alone: a stored run's stderr lines are not in the store */
+	if (!in->quiet) {
+		snprintf(why, len, "the stored run wrote to stderr");
+		goto out;
+	}
 	/* the strict-rules pass would add findings of its own: not in the store */
 	if (!th->c.facts.profile.has[KP_F_INHERIT_TAINT] ||
 	    !th->c.facts.profile.has[KP_F_SYMBOL_GET_GPL]) {

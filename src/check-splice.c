@@ -491,6 +491,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 						    .gs = &gs,
 						    .rep = &rep,
 						    .ch = kp_run_cache_changes(cli->runs),
+						    .quiet = kp_run_cache_previous_quiet(cli->runs),
 						    .uncached = true };
 
 			kp_run_cache_carry(cli->runs);
