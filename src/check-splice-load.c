@@ -214,7 +214,8 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 	view->graph = rb.g;
 	view->facts = th->c.facts;
 	if (render_again(view, &s, fresh) < 0 ||
-	    kp_splice_report_write(&out->t, in->rep, &rb.g, s.sv, fresh, &out->rc, &err) < 0 ||
+	    kp_splice_report_write(&out->t, in->rep, &rb.g, s.sv, fresh, NULL, &out->rc, &err) <
+		    0 ||
 	    out->t.failed) {
 		snprintf(why, len, "the report: out of memory");
 		goto out;

@@ -120,7 +120,7 @@ step() {
 			cached inc-note check -f json --fail-on note "${kargs[@]}" "$t"
 			s=$(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/inc-note.stats")
 			same ref-note inc-note && { [[ $s != *"report spliced"* ]] ||
-				[[ $s == *"report spliced: the same $(wc -c <"$tmp/ref-note.out") bytes)"* ]]; }
+				[[ $s == *"report spliced: the same $(wc -c <"$tmp/ref-note.out") bytes, its store the same)"* ]]; }
 			ok "$label: check -f json --fail-on note through the caches = --no-cache, its spliced report too (exit $(cat "$tmp/ref-note.rc"))" $?
 			[[ $s != *"report spliced"* ]] || [[ $s == *"the same"*")"* ]] ||
 				echo "# got: $s" >&2
@@ -141,16 +141,18 @@ step() {
 # the graph stored the run's and rebuilt from the store (stubs, kp_graph_build()) the
 # same, the stored graph's bytes (copied into the new store) a fresh encoding's, and the
 # report written from the store over the spliced verdicts byte for byte the recompute's
-# (BYTES: the size of the --no-cache JSON report, put in by step()); then the context-less
-# splice run on its own (src/check-splice-load.c: its own thin context, the kernel's facts
-# alone, the changed modules read) writes those bytes too, with the exit status
+# (BYTES: the size of the --no-cache JSON report, put in by step()), and the report store
+# made from what it wrote (the kept blocks' marks moved) the one the run stored; then the
+# context-less splice run on its own (src/check-splice-load.c: its own thin context, the
+# kernel's facts alone, the changed modules read) writes those bytes too, with the exit
+# status
 kept() {
 	local k=$1 m=$2 s=$3
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
 		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
-		"same; graph copied: the same; report spliced: the same BYTES bytes); not used" \
-		"yet, recomputed; context-less: the same (BYTES bytes)"
+		"same; graph copied: the same; report spliced: the same BYTES bytes, its store the" \
+		"same); not used yet, recomputed; context-less: the same (BYTES bytes)"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
