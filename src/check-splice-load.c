@@ -173,6 +173,11 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 		snprintf(why, len, "the kernel's load said: %.200s", th->first);
 		goto out;
 	}
+	/* the report is stdout's bytes alone: a stored run's stderr lines are not in the store */
+	if (!in->quiet) {
+		snprintf(why, len, "the stored run wrote to stderr");
+		goto out;
+	}
 	/* the strict-rules pass would add findings of its own: not in the store */
 	if (!th->c.facts.profile.has[KP_F_INHERIT_TAINT] ||
 	    !th->c.facts.profile.has[KP_F_SYMBOL_GET_GPL]) {
@@ -209,7 +214,8 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 	view->graph = rb.g;
 	view->facts = th->c.facts;
 	if (render_again(view, &s, fresh) < 0 ||
-	    kp_splice_report_write(&out->t, in->rep, &rb.g, s.sv, fresh, &out->rc, &err) < 0 ||
+	    kp_splice_report_write(&out->t, in->rep, &rb.g, s.sv, fresh, NULL, &out->rc, &err) <
+		    0 ||
 	    out->t.failed) {
 		snprintf(why, len, "the report: out of memory");
 		goto out;

@@ -12,9 +12,9 @@
  *
  * Anything unexpected is a fall back (-1 with why), never a wrong answer: a changed input that
  * is not a module file of the stored set, a read error or any line said while loading the
- * kernel or reading a module, a name or interface that changed, a graph that does not
- * rebuild, a target without the 2020 and 2023 rules (the strict pass's findings are not
- * stored).
+ * kernel or reading a module, a stored run that wrote to stderr (only stdout's bytes are
+ * written again), a name or interface that changed, a graph that does not rebuild, a target
+ * without the 2020 and 2023 rules (the strict pass's findings are not stored).
  */
 #ifndef KP_CHECK_SPLICE_LOAD_H
 #define KP_CHECK_SPLICE_LOAD_H
@@ -34,6 +34,7 @@ struct kp_ctxless_in {
 	const struct kp_graph_stored *gs;
 	const struct kp_splice_report *rep;
 	const struct kp_inputs_changed *ch; /* the stored entry's inputs that changed */
+	bool quiet; /* the stored entry's run wrote nothing to stderr (run-cache.h) */
 	/*
 	 * the modules read from their files, the facts cache not asked (the measure beside the
 	 * recompute: the cache's counters stay the recompute's)

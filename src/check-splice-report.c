@@ -67,19 +67,41 @@ static void bridge_json(struct kp_jtext *t, const struct bridge *br)
 	free(f.message);
 }
 
-/* Block @b of verdict @v with its splice points written: @open, the bridges from @first. */
+/* Where @t is now, from @base (a block's first byte), as a mark of @m (when kept). */
+static void mark(const struct kp_jtext *t, size_t base, uint32_t *m)
+{
+	*m = (uint32_t)(t->len - base);
+}
+
+/*
+ * Block @b of verdict @v with its splice points written: @open, the bridges from @first.
+ * @nb (NULL: not kept) gets the marks of the block as written (its text set by the caller):
+ * those of check-json.c's capture of a report that wrote these bytes.
+ */
 static void write_block(struct kp_jtext *t, const struct kp_check_block *b,
 			const struct kp_verdict *v, const char *open, const struct bridges *bs,
-			size_t first)
+			size_t first, struct kp_check_block *nb)
 {
+	struct kp_check_block dummy;
 	const char *x = b->text;
 	bool any = b->fsim > b->start[KP_MARK_FINDINGS] + 1;
+	size_t base = t->len;
 
+	if (!nb)
+		nb = &dummy;
 	kp_jtext_put(t, x, b->start[KP_MARK_ADDED]);
+	mark(t, base, &nb->start[KP_MARK_ADDED]);
 	kp_check_jtext_letters(t, v->global_added);
+	mark(t, base, &nb->end[KP_MARK_ADDED]);
 	kp_jtext_put(t, x + b->end[KP_MARK_ADDED], b->start[KP_MARK_OPEN] - b->end[KP_MARK_ADDED]);
+	mark(t, base, &nb->start[KP_MARK_OPEN]);
 	kp_check_jtext_open(t, open, v);
+	mark(t, base, &nb->end[KP_MARK_OPEN]);
+	/* the findings' "[" lies in the bytes copied next */
+	nb->start[KP_MARK_FINDINGS] =
+		nb->end[KP_MARK_OPEN] + b->start[KP_MARK_FINDINGS] - b->end[KP_MARK_OPEN];
 	kp_jtext_put(t, x + b->end[KP_MARK_OPEN], b->fsim - b->end[KP_MARK_OPEN]);
+	mark(t, base, &nb->fsim);
 	for (size_t k = first; k != SIZE_MAX; k = bs->b[k].next) {
 		if (any)
 			kp_jtext_lit(t, ",");
@@ -87,10 +109,24 @@ static void write_block(struct kp_jtext *t, const struct kp_check_block *b,
 		any = true;
 	}
 	kp_jtext_lit(t, "]");
+	mark(t, base, &nb->end[KP_MARK_FINDINGS]);
 	kp_jtext_put(t, x + b->end[KP_MARK_FINDINGS],
 		     b->start[KP_MARK_AFTER] - b->end[KP_MARK_FINDINGS]);
+	mark(t, base, &nb->start[KP_MARK_AFTER]);
 	kp_check_jtext_letters(t, v->global_after);
+	mark(t, base, &nb->end[KP_MARK_AFTER]);
 	kp_jtext_put(t, x + b->end[KP_MARK_AFTER], b->len - b->end[KP_MARK_AFTER]);
+	nb->len = t->len - base;
+	nb->policy_last = true; /* the bridges, the only policy findings, come last */
+}
+
+/* A copy of the @len bytes at @p into *@to: 0, or -1 (out of memory). */
+static int keep(char **to, const char *p, size_t len)
+{
+	if (!(*to = malloc(len ? len : 1)))
+		return -1;
+	memcpy(*to, p, len);
+	return 0;
 }
 
 /* The exit status @v's findings ask for (cmd-check.c): 1 for one at or over @fail_on. */
@@ -107,11 +143,13 @@ static int findings_rc(const struct kp_verdict *v, bool bridged, enum kp_severit
 
 int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 			   const struct kp_graph *g, const struct kp_verdict *sv,
-			   const struct kp_check_block *fresh, int *rc, struct kp_err *err)
+			   const struct kp_check_block *fresh, struct kp_check_capture *cap,
+			   int *rc, struct kp_err *err)
 {
 	struct bridges bs = { 0 };
 	const struct kp_verdict *last = NULL; /* the latest load that printed */
 	bool first = true;
+	size_t base;
 	int ret = 0;
 
 	*rc = r->base_rc;
@@ -123,6 +161,14 @@ int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 		bs.first[i] = SIZE_MAX;
 	if (kp_policy_bridges(g, sv, add_bridge, &bs) < 0)
 		goto oom;
+	if (cap && (!(cap->blocks = calloc(g->n ? g->n : 1, sizeof(*cap->blocks))) ||
+		    keep(&cap->head, r->head, r->headlen) < 0 ||
+		    keep(&cap->tail, r->tail, r->taillen) < 0))
+		goto oom;
+	if (cap) {
+		cap->headlen = r->headlen;
+		cap->taillen = r->taillen;
+	}
 	kp_jtext_put(t, r->head, r->headlen);
 	for (size_t k = 0; k < g->n; k++) {
 		size_t i = g->order[k];
@@ -141,7 +187,11 @@ int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 		/* kp_json_stream(): "\n" before the first item, ",\n" before the others */
 		kp_jtext_lit(t, first ? "\n" : ",\n");
 		first = false;
-		write_block(t, b, v, open, &bs, bs.first[i]);
+		base = t->len;
+		write_block(t, b, v, open, &bs, bs.first[i], cap ? &cap->blocks[i] : NULL);
+		if (cap && (t->failed ||
+			    keep(&cap->blocks[i].text, t->buf + base, cap->blocks[i].len) < 0))
+			goto oom;
 		if (*rc != 2 && findings_rc(v, bs.first[i] != SIZE_MAX, r->fail_on))
 			*rc = 1;
 	}

@@ -14,7 +14,9 @@
  * differs from the recompute's (policy findings aside: the report recomputes them) would be
  * a wrong splice and is listed. Then the JSON report kept with the simulation (the store is
  * both: check-splice.h) is written again over the spliced verdicts and compared with the
- * recompute's, byte for byte, and the exit status with it. The graph's interface stored with
+ * recompute's, byte for byte, and the exit status with it; the report store made from what
+ * it wrote (the kept blocks' marks moved: what a used splice would store) is compared with
+ * the one this run stores ("its store the same"). The graph's interface stored with
  * them (graph/graph-store.h: what a splice would rebuild the kept modules' graph from) is
  * compared with this run's graph, field for field ("graph stored: the same"). After a splice
  * ran (no interface digest changed, the same module set), the new store's graph part is the
@@ -84,9 +86,43 @@ static void add_name(char *names, size_t size, size_t *nlen, const char *name)
 }
 
 /*
+ * The report store's part encoded from the report the splice wrote (@ncap, cut as it was
+ * written: kp_splice_report_write()) with @rep's exit status and --fail-on, against the one
+ * this run stores (@ask's capture): ", its store the same" or how it differs, appended to
+ * @note (what a used splice would store for the next one to splice from).
+ */
+static void compare_report_store(const struct kp_check_capture *ncap,
+				 const struct kp_splice_report *rep,
+				 const struct kp_splice_ask *ask, size_t n, char *note, size_t len)
+{
+	struct kp_byte_writer mine = { 0 }, theirs = { 0 };
+	const char *why = NULL;
+	size_t at = 0, used = strlen(note);
+
+	if (kp_splice_report_encode(&mine, ncap, n, rep->base_rc, rep->fail_on, &why) < 0 ||
+	    kp_splice_report_encode(&theirs, ask->cap, n, ask->base_rc, ask->out->fail_on, &why) <
+		    0) {
+		snprintf(note + used, len - used, ", its store not made: %.120s", why);
+	} else {
+		while (at < mine.len && at < theirs.len && mine.p[at] == theirs.p[at])
+			at++;
+		if (at == mine.len && at == theirs.len)
+			snprintf(note + used, len - used, ", its store the same");
+		else
+			snprintf(note + used, len - used,
+				 ", its store differs (%zu bytes, the recompute's %zu, from byte "
+				 "%zu)",
+				 mine.len, theirs.len, at);
+	}
+	free(mine.p);
+	free(theirs.p);
+}
+
+/*
  * The report written from the store @rep over the spliced verdicts of @s (the modules
  * simulated again rendered from their verdicts) against the recompute's, rendered again
- * for the comparison, and the two exit statuses: what, in @note.
+ * for the comparison, and the two exit statuses, and the report store made from what it
+ * wrote against this run's (compare_report_store()): what, in @note.
  */
 static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s,
 			   const struct kp_splice_report *rep, const struct kp_splice_ask *ask,
@@ -94,6 +130,7 @@ static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s
 {
 	struct kp_check_out o = *ask->out;
 	struct kp_check_block *fresh = calloc(a->graph.n ? a->graph.n : 1, sizeof(*fresh));
+	struct kp_check_capture ncap = { 0 };
 	struct kp_jtext t = { 0 };
 	char *want = NULL;
 	size_t wlen = 0, at = 0;
@@ -120,7 +157,7 @@ static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s
 	if (o.f && kp_check_print_json(&o, a, NULL) < 0)
 		t.failed = true;
 	if ((o.f && fclose(o.f) != 0) || !o.f || t.failed ||
-	    kp_splice_report_write(&t, rep, &s->rb->g, s->sv, fresh, &rc, &err) < 0) {
+	    kp_splice_report_write(&t, rep, &s->rb->g, s->sv, fresh, &ncap, &rc, &err) < 0) {
 		snprintf(note, len, "report not spliced: out of memory");
 	} else {
 		while (at < t.len && at < wlen && t.buf[at] == want[at])
@@ -135,7 +172,9 @@ static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s
 		if (rc != ask->rc)
 			snprintf(note + strlen(note), len - strlen(note),
 				 ", exit status %d where the recompute's is %d", rc, ask->rc);
+		compare_report_store(&ncap, rep, ask, a->graph.n, note, len);
 	}
+	kp_check_capture_release(&ncap, a->graph.n);
 	for (size_t i = 0; i < a->graph.n; i++)
 		free(fresh[i].text);
 	free(fresh);
@@ -202,7 +241,7 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		    const struct kp_inputs_changed *ch, const unsigned char *gp, size_t glen,
 		    bool *copy, char *note, size_t len)
 {
-	char report[160], graph[200], copied[160];
+	char report[320], graph[200], copied[160];
 	const struct kp_graph *g = &a->graph;
 	struct kp_splice_run s = { .facts = &a->facts };
 	size_t n = g->n ? g->n : 1, again = 0, differ = 0, nchanged = 0;
@@ -491,6 +530,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 						    .gs = &gs,
 						    .rep = &rep,
 						    .ch = kp_run_cache_changes(cli->runs),
+						    .quiet = kp_run_cache_previous_quiet(cli->runs),
 						    .uncached = true };
 
 			kp_run_cache_carry(cli->runs);

@@ -43,11 +43,15 @@ void kp_splice_report_release(struct kp_splice_report *r);
  * simulated again, its block rendered with no policy finding; else @r's), with its global
  * taint added and after, the open record before its messages and its bridge findings
  * (kp_policy_bridges() over @sv) written from @sv; then @r's tail. *@rc gets the exit status
- * of those verdicts. 0, or -1 with @err (out of memory).
+ * of those verdicts. @cap (NULL: not kept; else zeroed, kp_check_capture_release() it with
+ * @g->n blocks, failed or not) gets the report as written, cut at its splice points as
+ * check-json.c's capture cuts a report of these bytes (a new store's report part: the kept
+ * blocks' marks moved). 0, or -1 with @err (out of memory).
  */
 int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 			   const struct kp_graph *g, const struct kp_verdict *sv,
-			   const struct kp_check_block *fresh, int *rc, struct kp_err *err);
+			   const struct kp_check_block *fresh, struct kp_check_capture *cap,
+			   int *rc, struct kp_err *err);
 
 /* What `check` hands the splice's store after its JSON report (cmd-check.c). */
 struct kp_splice_ask {

@@ -55,6 +55,7 @@ struct kp_run_cache {
 	size_t nkeep;
 	unsigned char *prev; /* the store of the entry a miss found (kp_run_cache_previous()) */
 	size_t nprev;
+	bool prev_quiet; /* its run wrote nothing to stderr (kp_run_cache_previous_quiet()) */
 	/* the inputs of that entry that changed (kp_run_cache_changes()), when @prev is set */
 	struct kp_inputs_changed changed;
 	char keep_note[512]; /* the command's addition to the note */

@@ -54,6 +54,15 @@ static bool chunks(const unsigned char *p, uint64_t len, bool write)
 	return true;
 }
 
+/* The output chunks of @p (@len bytes, well formed: chunks()) hold no byte for stderr. */
+static bool quiet(const unsigned char *p, uint64_t len)
+{
+	for (uint64_t off = 0; off < len; off += 5 + (uint64_t)kp_load32(p + off + 1, false))
+		if (p[off] == 2 && kp_load32(p + off + 1, false))
+			return false;
+	return true;
+}
+
 /* An entry mapped for a replay. */
 struct replay {
 	const struct kp_run_cache *rc;
@@ -154,6 +163,7 @@ static int copy_store(void *arg)
 	struct kp_run_cache *rc = (struct kp_run_cache *)r->rc;
 
 	memcpy(rc->prev, r->m + HDR_LEN + r->olen + r->klen + r->mlen, (size_t)r->slen);
+	rc->prev_quiet = quiet(r->m + HDR_LEN, r->olen);
 	kp_inputs_changes(r->m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen, &rc->changed);
 	/* for a manifest carried over (kp_run_cache_carry()); without memory, none */
 	rc->prev_m = malloc(r->mlen ? (size_t)r->mlen : 1);

@@ -391,6 +391,11 @@ const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t
 	return rc->prev;
 }
 
+bool kp_run_cache_previous_quiet(const struct kp_run_cache *rc)
+{
+	return rc->prev && rc->prev_quiet;
+}
+
 const struct kp_inputs_changed *kp_run_cache_changes(const struct kp_run_cache *rc)
 {
 	return rc->prev ? &rc->changed : NULL;

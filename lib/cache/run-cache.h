@@ -88,6 +88,12 @@ void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len);
  */
 const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t *len);
 /*
+ * With kp_run_cache_previous()'s store: that entry's run wrote nothing to stderr (its output
+ * is stdout's bytes alone, so a run that writes them again from the store writes all of it);
+ * false when there is no store.
+ */
+bool kp_run_cache_previous_quiet(const struct kp_run_cache *rc);
+/*
  * With kp_run_cache_previous()'s store: the inputs of its entry that no longer hold, every
  * one checked (file/inputs.h; not @whole when the manifest could not be walked whole or
  * too many changed), owned by @rc; NULL when there is no store.

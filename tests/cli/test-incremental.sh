@@ -23,7 +23,8 @@
 # verdicts by their reads: the spliced verdicts, none of them differing from the recompute. A forged store is not read (CRC wrong, entry
 # writable by others) or refused by its reader (the user's own entry). Each splice is run
 # again without the run's context (src/check-splice-load.c): its whole report the same bytes
-# as the recompute's; a line said by its own kernel load makes it fall back.
+# as the recompute's; a line said by its own kernel load, or by the stored run on stderr,
+# makes it fall back.
 # Then a tree where an oops stalls the loads after it (kp_strtab_guard.ko, kp_strtab_gap.ko,
 # kp_strtab_page.ko): the stalled verdicts are kept while the same oops stalls them, not
 # once it is gone, and a load waiting for a module left UNFORMED keeps its verdict.
@@ -119,7 +120,7 @@ step() {
 			cached inc-note check -f json --fail-on note "${kargs[@]}" "$t"
 			s=$(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/inc-note.stats")
 			same ref-note inc-note && { [[ $s != *"report spliced"* ]] ||
-				[[ $s == *"report spliced: the same $(wc -c <"$tmp/ref-note.out") bytes)"* ]]; }
+				[[ $s == *"report spliced: the same $(wc -c <"$tmp/ref-note.out") bytes, its store the same)"* ]]; }
 			ok "$label: check -f json --fail-on note through the caches = --no-cache, its spliced report too (exit $(cat "$tmp/ref-note.rc"))" $?
 			[[ $s != *"report spliced"* ]] || [[ $s == *"the same"*")"* ]] ||
 				echo "# got: $s" >&2
@@ -140,16 +141,18 @@ step() {
 # the graph stored the run's and rebuilt from the store (stubs, kp_graph_build()) the
 # same, the stored graph's bytes (copied into the new store) a fresh encoding's, and the
 # report written from the store over the spliced verdicts byte for byte the recompute's
-# (BYTES: the size of the --no-cache JSON report, put in by step()); then the context-less
-# splice run on its own (src/check-splice-load.c: its own thin context, the kernel's facts
-# alone, the changed modules read) writes those bytes too, with the exit status
+# (BYTES: the size of the --no-cache JSON report, put in by step()), and the report store
+# made from what it wrote (the kept blocks' marks moved) the one the run stored; then the
+# context-less splice run on its own (src/check-splice-load.c: its own thin context, the
+# kernel's facts alone, the changed modules read) writes those bytes too, with the exit
+# status
 kept() {
 	local k=$1 m=$2 s=$3
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
 		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
-		"same; graph copied: the same; report spliced: the same BYTES bytes); not used" \
-		"yet, recomputed; context-less: the same (BYTES bytes)"
+		"same; graph copied: the same; report spliced: the same BYTES bytes, its store the" \
+		"same); not used yet, recomputed; context-less: the same (BYTES bytes)"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
@@ -438,5 +441,27 @@ same ref-beyond beyond1 && grep -q 'unverified-kernel' "$tmp/ref-beyond.err" &&
 	[[ $s == "$w1"*"report spliced: the same "*"$w2"* ]]
 ok "beyond the model: the context-less splice falls back on the kernel's warning, the output --no-cache's" $?
 [[ $s == *"context-less: falls back: the kernel's load said"* ]] || echo "# got: $s" >&2
+
+# A stored run that wrote to stderr (a file of the tree that is no module: an error line,
+# exit 2) while the context-less splice's own kernel load says nothing: its report alone
+# would be stdout's bytes without that line, so it falls back (run-cache.h
+# kp_run_cache_previous_quiet()); the splice measured beside the recompute still the same
+et=$tmp/stderr
+mkdir -p "$et"
+cp "$fx/kp_plain.ko" "$fx/kp_gpl_prov.ko" "$et/"
+printf 'junk' >"$et/junk.ko"
+sleep 1.1
+cached said0 check -f json --fail-on never "${kargs[@]}" "$et"
+python3 "$edit" "$et/kp_plain.ko" --set description=said >/dev/null
+sleep 1.1
+run ref-said check -f json --fail-on never --no-cache "${kargs[@]}" "$et"
+cached said1 check -f json --fail-on never "${kargs[@]}" "$et"
+s=$(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/said1.stats")
+w2="; context-less: falls back: the stored run wrote to stderr"
+same ref-said said1 && [ "$(cat "$tmp/ref-said.rc")" = 2 ] &&
+	grep -qx "kopolicy: $et/junk.ko: not an ELF file" "$tmp/ref-said.err" &&
+	[[ $s == "$w1"*"report spliced: the same "*"$w2" ]]
+ok "a stored run with stderr lines: the context-less splice falls back, the output --no-cache's" $?
+[[ $s == *"$w2" ]] || echo "# got: $s" >&2
 
 tap_done
