@@ -172,6 +172,14 @@ step "touched" 1 "$(kept 8 9 1 kp_gpl_prov)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "touched: same answer as before" $?
 
+# a dependent simulated again: its read of kp_use_prop's verdict goes into the new store's pool
+# after the earlier loads' reads (kp_use_prop's of kp_prop_prov), not where its own run's
+# pool started (src/check-splice-sim.c)
+touch "$t/extra/kp_use_prop_chain.ko"
+step "touched a dependent" 1 "$(kept 8 9 1 kp_use_prop_chain)"
+cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
+ok "touched a dependent: same answer as before" $?
+
 python3 "$poke" "$t/extra/kp_gpl_prov.ko" replace kp_gpl_prov_plain kp_absent_early
 step "new export" 1 "falls back: the interface of kp_gpl_prov changed"
 cp "$tmp/ref-json.out" "$tmp/v1.json"
