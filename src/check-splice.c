@@ -21,7 +21,10 @@
  * compared with this run's graph, field for field ("graph stored: the same"). After a splice
  * ran (no interface digest changed, the same module set), the new store's graph part is the
  * previous store's bytes copied, not encoded again, while a fresh encoding says they are the
- * same ("graph copied: the same"; else the fresh one is stored). When the splice ran, the
+ * same ("graph copied: the same"; else the fresh one is stored). The simulation part a used
+ * splice would store, made from the spliced verdicts (check-splice-sim.h: their bridges
+ * added, their records' reads rebased into one pool), is compared with the one this run
+ * stores, byte for byte ("simulation stored: the same"). When the splice ran, the
  * entry's manifest is carried over as a used splice would store it, only the changed files'
  * states and content keys replaced, and compared with the one this run stored (run-cache.h
  * kp_run_cache_carry(): "manifest carried: the same"). Then the splice is run again on its own,
@@ -262,6 +265,7 @@ static void compare_sim(const struct kp_graph *g, const struct kp_splice_run *s,
  * back, else the splice run (splice_run()) and the count of verdicts it kept, those it
  * simulated again and those that differ from the recompute, in @note; after a splice run,
  * *@copy set when the stored graph part @gp (@glen bytes) is the new store's (compare_copy());
+ * the simulation part made from the splice compared with this run's @sim (@simlen bytes);
  * true when the splice ran (then its entry's manifest is carried over too:
  * kp_run_cache_carry()).
  */
