@@ -21,7 +21,10 @@
  * compared with this run's graph, field for field ("graph stored: the same"). After a splice
  * ran (no interface digest changed, the same module set), the new store's graph part is the
  * previous store's bytes copied, not encoded again, while a fresh encoding says they are the
- * same ("graph copied: the same"; else the fresh one is stored). When the splice ran, the
+ * same ("graph copied: the same"; else the fresh one is stored). The simulation part a used
+ * splice would store, made from the spliced verdicts (check-splice-sim.h: their bridges
+ * added, their records' reads rebased into one pool), is compared with the one this run
+ * stores, byte for byte ("simulation stored: the same"). When the splice ran, the
  * entry's manifest is carried over as a used splice would store it, only the changed files'
  * states and content keys replaced, and compared with the one this run stored (run-cache.h
  * kp_run_cache_carry(): "manifest carried: the same"). Then the splice is run again on its own,
@@ -40,6 +43,7 @@
 #include "graph/graph-store.h"
 #include "check-splice.h"
 #include "check-splice-run.h"
+#include "check-splice-sim.h"
 #include "check-splice-load.h"
 #include "json-out.h"
 #include "sim/sim-reads.h"
@@ -227,11 +231,41 @@ static void compare_copy(const unsigned char *gp, size_t glen, const struct kp_g
 }
 
 /*
+ * The simulation part of the store made from the splice run @s (check-splice-sim.h) against
+ * the one this run stores (@sim of @simlen bytes), in @note: "simulation stored: the same",
+ * or where it differs.
+ */
+static void compare_sim(const struct kp_graph *g, const struct kp_splice_run *s,
+			unsigned long final_taint, const unsigned char *sim, size_t simlen,
+			char *note, size_t len)
+{
+	unsigned char *p = NULL;
+	size_t plen = 0, at = 0;
+	struct kp_err err;
+
+	if (kp_splice_sim_encode(g, s, final_taint, &p, &plen, &err) < 0) {
+		snprintf(note, len, "simulation stored: not made: %.120s", err.msg);
+		return;
+	}
+	while (at < plen && at < simlen && p[at] == sim[at])
+		at++;
+	if (at == plen && at == simlen)
+		snprintf(note, len, "simulation stored: the same");
+	else
+		snprintf(note, len,
+			 "simulation stored: differs (%zu bytes, the recompute's %zu, from byte "
+			 "%zu)",
+			 plen, simlen, at);
+	free(p);
+}
+
+/*
  * The stored simulation @was against this run's (@a, its interface digests @now indexed
  * like the nodes, @ch the inputs of the stored entry that changed): why a splice falls
  * back, else the splice run (splice_run()) and the count of verdicts it kept, those it
  * simulated again and those that differ from the recompute, in @note; after a splice run,
  * *@copy set when the stored graph part @gp (@glen bytes) is the new store's (compare_copy());
+ * the simulation part made from the splice compared with this run's @sim (@simlen bytes);
  * true when the splice ran (then its entry's manifest is carried over too:
  * kp_run_cache_carry()).
  */
@@ -239,9 +273,9 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		    const struct kp_graph_stored *gs, const struct kp_splice_report *rep,
 		    const struct kp_splice_ask *ask, const unsigned char (*now)[KP_SIM_IFACE_LEN],
 		    const struct kp_inputs_changed *ch, const unsigned char *gp, size_t glen,
-		    bool *copy, char *note, size_t len)
+		    const unsigned char *sim, size_t simlen, bool *copy, char *note, size_t len)
 {
-	char report[320], graph[200], copied[160];
+	char report[320], graph[200], copied[160], simst[200];
 	const struct kp_graph *g = &a->graph;
 	struct kp_splice_run s = { .facts = &a->facts };
 	size_t n = g->n ? g->n : 1, again = 0, differ = 0, nchanged = 0;
@@ -334,12 +368,13 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 	compare_report(a, &s, rep, ask, report, sizeof(report));
 	compare_graph(gs, g, graph, sizeof(graph));
 	compare_copy(gp, glen, g, copy, copied, sizeof(copied));
+	compare_sim(g, &s, final_taint, sim, simlen, simst, sizeof(simst));
 	snprintf(note, len,
 		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu module files "
-		 "changed: %s; %zu spliced and differing: %s; %s; %s; %s); not used yet, "
+		 "changed: %s; %zu spliced and differing: %s; %s; %s; %s; %s); not used yet, "
 		 "recomputed",
 		 g->n - again, g->n, again, nchanged, nchanged ? cnames : "none", differ,
-		 differ ? names : "none", graph, copied, report);
+		 differ ? names : "none", graph, copied, simst, report);
 	ran = true;
 out:
 	kp_splice_run_release(&s);
@@ -522,8 +557,8 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
 		else if (measure(a, &was, &gs, &rep, ask,
 				 (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
-				 kp_run_cache_changes(cli->runs), gp, glen, &copy, note,
-				 sizeof(note))) {
+				 kp_run_cache_changes(cli->runs), gp, glen, sim, simlen, &copy,
+				 note, sizeof(note))) {
 			struct kp_ctxless_in in = { .cli = cli,
 						    .opts = ask->opts,
 						    .was = &was,

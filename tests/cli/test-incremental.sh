@@ -139,7 +139,9 @@ step() {
 # modules whose files changed (NAMES, in load order; none: "") among those, no kept
 # verdict differing from the recompute (a kept one that differs would be a wrong splice),
 # the graph stored the run's and rebuilt from the store (stubs, kp_graph_build()) the
-# same, the stored graph's bytes (copied into the new store) a fresh encoding's, and the
+# same, the stored graph's bytes (copied into the new store) a fresh encoding's, the
+# simulation part made from the spliced verdicts (their bridges added, their reads rebased
+# into one pool: src/check-splice-sim.c) byte for byte the one the run stored, and the
 # report written from the store over the spliced verdicts byte for byte the recompute's
 # (BYTES: the size of the --no-cache JSON report, put in by step()), and the report store
 # made from what it wrote (the kept blocks' marks moved) the one the run stored; then the
@@ -151,7 +153,8 @@ kept() {
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
 		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
-		"same; graph copied: the same; report spliced: the same BYTES bytes, its store the" \
+		"same; graph copied: the same; simulation stored: the same; report spliced: the" \
+		"same BYTES bytes, its store the" \
 		"same); not used yet, recomputed; context-less: the same (BYTES bytes)"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
@@ -168,6 +171,14 @@ touch "$t/extra/kp_gpl_prov.ko"
 step "touched" 1 "$(kept 8 9 1 kp_gpl_prov)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "touched: same answer as before" $?
+
+# a dependent simulated again: its read of kp_use_prop's verdict goes into the new store's pool
+# after the earlier loads' reads (kp_use_prop's of kp_prop_prov), not where its own run's
+# pool started (src/check-splice-sim.c)
+touch "$t/extra/kp_use_prop_chain.ko"
+step "touched a dependent" 1 "$(kept 8 9 1 kp_use_prop_chain)"
+cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
+ok "touched a dependent: same answer as before" $?
 
 python3 "$poke" "$t/extra/kp_gpl_prov.ko" replace kp_gpl_prov_plain kp_absent_early
 step "new export" 1 "falls back: the interface of kp_gpl_prov changed"
