@@ -104,7 +104,9 @@ step() {
 		run "ref-$fo" check -f json --fail-on "$fo" --no-cache "${kargs[@]}" "$t"
 		cached "inc-$fo" check -f json --fail-on "$fo" "${kargs[@]}" "$t"
 		same "ref-$fo" "inc-$fo"
-		ok "$label: check -f json --fail-on $fo through the caches = --no-cache (exit $(cat "$tmp/ref-$fo.rc"))" $?
+		s=$?
+		ok "$label: check -f json --fail-on $fo through the caches = --no-cache (exit $(
+			cat "$tmp/ref-$fo.rc"))" $s
 		# the note run follows the never run: every module's facts cached by then
 		s=$(sed -n 's/^kopolicy: cache: //p' "$tmp/inc-$fo.stats")
 		[[ $s == *", $([ $fo = never ] && echo "$misses" || echo 0) misses,"* ]]
