@@ -13,13 +13,14 @@
 #                      finding on kp_use_prop
 # Then modules changed in turn, each step's JSON report through the caches byte for byte the
 # --no-cache one, its splice line the one asked for (the report spliced from the store, its
-# store, the context-less run: the same), replayed, and (--fail-on note) the exit status
-# counting the bridge:
+# store, the context-less run: the same), replayed, with --fail-on never and note (the
+# note run's exit status 1 already from the importer's license-taint note):
 #   touched            kp_use_prop_chain's change time: kp_use_prop's bridge kept and spliced
 #   bridge gone        kp_use_prop_chain's license "GPL": the kept kp_use_prop loses its
 #                      bridge finding (its block's findings end moves)
 #   bridge back        "MIT" again: the bridge written into the kept block once more
-#   C moved            kp_plain (loaded before kp_use_prop) staging too: kp_use_prop, kept,
+#   C moved            kp_plain (loaded before kp_use_prop) staging too (its description
+#                      string made staging=Y): kp_use_prop, kept,
 #                      no longer adds C (its block shorter before its findings); its bridge
 #                      gone and back while it is so
 #   dummy signed       dummy.ko signed by the trusted key: the E taint and its line move to
@@ -27,8 +28,9 @@
 #   first P moved      kp_gpl_prov's license "MIT": kp_gpl_prov is the first P module
 #   GPL-only use gone  kp_use_prop's fixture bytes again (imports kp_prop_plain: inherits P,
 #                      no bridge; its interface changed: a fall-back) and back
-# Two splices in a row over the same kept bridge block (each step's store is the one the
-# next splice reads): a mark stored wrong shows in the next report.
+# After most changes a "nudged" step (kp_plain's description changed, or its bytes again)
+# splices over the store the step before wrote, the bridge's block kept: a mark stored wrong
+# shows in the store comparison of the splice line or in the next report.
 set -uo pipefail
 
 top=${srcdir:-.}
