@@ -486,6 +486,11 @@ size_t kp_base_count(const struct kp_kernel_base *b)
 	return b->n;
 }
 
+unsigned kp_base_sources(const struct kp_kernel_base *b)
+{
+	return b->sources;
+}
+
 const struct kp_ksym *kp_base_at(const struct kp_kernel_base *b, size_t i)
 {
 	return i < b->n ? &b->entries[i]->k : NULL;

@@ -165,6 +165,8 @@ size_t kp_base_count(const struct kp_kernel_base *b);
 const struct kp_ksym *kp_base_at(const struct kp_kernel_base *b, size_t i);
 
 void kp_base_stats(const struct kp_kernel_base *b, struct kp_base_stats *st);
+/* The KP_SRC_* mask of every source loaded into @b (kp_base_begin_load()). */
+unsigned kp_base_sources(const struct kp_kernel_base *b);
 
 /* The kernel release (from a vmlinux banner or set by the caller), or NULL if unknown. */
 const char *kp_base_release(const struct kp_kernel_base *b);

@@ -338,6 +338,10 @@ static int note_label_base(struct kp_kernel_facts *f, const struct kp_kernel_bas
 	size_t nocrc = 0, nons = 0, n = base ? kp_base_count(base) : 0;
 	char msg[400];
 
+	/* no label source loaded (a Module.symvers or vmlinux base): nothing to scan */
+	if (!base || !(kp_base_sources(base) & labels))
+		return 0;
+
 	for (size_t i = 0; i < n; i++) {
 		const struct kp_ksym *k = kp_base_at(base, i);
 
