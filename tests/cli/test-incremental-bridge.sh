@@ -92,8 +92,9 @@ kept() {
 	shift 3
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
 		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
-		"same; graph copied: the same; report spliced: the same BYTES bytes, its store the" \
-		"same); not used yet, recomputed; context-less: the same (BYTES bytes)"
+		"same; graph copied: the same; simulation stored: the same; report spliced: the" \
+		"same BYTES bytes, its store the same); not used yet, recomputed; context-less:" \
+		"the same (BYTES bytes)"
 }
 
 # step LABEL MISSES SPLICE: the JSON check (--fail-on never, then note) through the caches
