@@ -89,6 +89,48 @@ static void add_name(char *names, size_t size, size_t *nlen, const char *name)
 		*nlen += (size_t)w;
 }
 
+/* How many leading bytes @a (@alen bytes) and @b (@blen) share: both lengths when the same. */
+static size_t same_prefix(const void *a, size_t alen, const void *b, size_t blen)
+{
+	const unsigned char *x = a, *y = b;
+	size_t at = 0;
+
+	while (at < alen && at < blen && x[at] == y[at])
+		at++;
+	return at;
+}
+
+/* The recompute's JSON report rendered again, once per measure for every comparison with it. */
+struct recomputed {
+	char *p; /* NULL until rendered */
+	size_t len;
+	bool failed; /* it could not be rendered (out of memory) */
+};
+
+/* @r's bytes, rendered from @a as @ask's output on the first call; NULL when they cannot be. */
+static const char *recomputed_report(const struct kp_ctx *a, const struct kp_splice_ask *ask,
+				     struct recomputed *r)
+{
+	struct kp_check_out o = *ask->out;
+	bool bad;
+
+	if (r->p || r->failed)
+		return r->p;
+	o.capture = NULL;
+	o.f = open_memstream(&r->p, &r->len);
+	if (!o.f) {
+		r->failed = true;
+		return NULL;
+	}
+	bad = kp_check_print_json(&o, a, NULL) < 0;
+	if (fclose(o.f) != 0 || bad) {
+		free(r->p);
+		r->p = NULL;
+		r->failed = true;
+	}
+	return r->p;
+}
+
 /*
  * The report store's part encoded from the report the splice wrote (@ncap, cut as it was
  * written: kp_splice_report_write()) with @rep's exit status and --fail-on, against the one
@@ -108,8 +150,7 @@ static void compare_report_store(const struct kp_check_capture *ncap,
 		    0) {
 		snprintf(note + used, len - used, ", its store not made: %.120s", why);
 	} else {
-		while (at < mine.len && at < theirs.len && mine.p[at] == theirs.p[at])
-			at++;
+		at = same_prefix(mine.p, mine.len, theirs.p, theirs.len);
 		if (at == mine.len && at == theirs.len)
 			snprintf(note + used, len - used, ", its store the same");
 		else
@@ -124,20 +165,19 @@ static void compare_report_store(const struct kp_check_capture *ncap,
 
 /*
  * The report written from the store @rep over the spliced verdicts of @s (the modules
- * simulated again rendered from their verdicts) against the recompute's, rendered again
+ * simulated again rendered from their verdicts) against the recompute's (@rr)
  * for the comparison, and the two exit statuses, and the report store made from what it
  * wrote against this run's (compare_report_store()): what, in @note.
  */
 static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s,
 			   const struct kp_splice_report *rep, const struct kp_splice_ask *ask,
-			   char *note, size_t len)
+			   struct recomputed *rr, char *note, size_t len)
 {
-	struct kp_check_out o = *ask->out;
 	struct kp_check_block *fresh = calloc(a->graph.n ? a->graph.n : 1, sizeof(*fresh));
 	struct kp_check_capture ncap = { 0 };
 	struct kp_jtext t = { 0 };
-	char *want = NULL;
-	size_t wlen = 0, at = 0;
+	const char *want = NULL;
+	size_t at;
 	struct kp_err err;
 	int rc = 0;
 
@@ -156,23 +196,20 @@ static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s
 		if (b.failed || !fresh[i].policy_last)
 			t.failed = true;
 	}
-	o.capture = NULL;
-	o.f = t.failed ? NULL : open_memstream(&want, &wlen);
-	if (o.f && kp_check_print_json(&o, a, NULL) < 0)
-		t.failed = true;
-	if ((o.f && fclose(o.f) != 0) || !o.f || t.failed ||
+	if (!t.failed)
+		want = recomputed_report(a, ask, rr);
+	if (!want ||
 	    kp_splice_report_write(&t, rep, &s->rb->g, s->sv, fresh, &ncap, &rc, &err) < 0) {
 		snprintf(note, len, "report not spliced: out of memory");
 	} else {
-		while (at < t.len && at < wlen && t.buf[at] == want[at])
-			at++;
-		if (at == t.len && at == wlen)
-			snprintf(note, len, "report spliced: the same %zu bytes", wlen);
+		at = same_prefix(t.buf, t.len, want, rr->len);
+		if (at == t.len && at == rr->len)
+			snprintf(note, len, "report spliced: the same %zu bytes", rr->len);
 		else
 			snprintf(note, len,
 				 "report spliced: %zu bytes, differs from the recompute's %zu at "
 				 "byte %zu",
-				 t.len, wlen, at);
+				 t.len, rr->len, at);
 		if (rc != ask->rc)
 			snprintf(note + strlen(note), len - strlen(note),
 				 ", exit status %d where the recompute's is %d", rc, ask->rc);
@@ -183,7 +220,6 @@ static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s
 		free(fresh[i].text);
 	free(fresh);
 	free(t.buf);
-	free(want);
 }
 
 /*
@@ -240,15 +276,14 @@ static void compare_sim(const struct kp_graph *g, const struct kp_splice_run *s,
 			char *note, size_t len)
 {
 	unsigned char *p = NULL;
-	size_t plen = 0, at = 0;
+	size_t plen = 0, at;
 	struct kp_err err;
 
 	if (kp_splice_sim_encode(g, s, final_taint, &p, &plen, &err) < 0) {
 		snprintf(note, len, "simulation stored: not made: %.120s", err.msg);
 		return;
 	}
-	while (at < plen && at < simlen && p[at] == sim[at])
-		at++;
+	at = same_prefix(p, plen, sim, simlen);
 	if (at == plen && at == simlen)
 		snprintf(note, len, "simulation stored: the same");
 	else
@@ -261,7 +296,8 @@ static void compare_sim(const struct kp_graph *g, const struct kp_splice_run *s,
 
 /*
  * The stored simulation @was against this run's (@a, its interface digests @now indexed
- * like the nodes, @ch the inputs of the stored entry that changed): why a splice falls
+ * like the nodes, @ch the inputs of the stored entry that changed; @rr its report rendered
+ * again, on first use, for every comparison with it): why a splice falls
  * back, else the splice run (splice_run()) and the count of verdicts it kept, those it
  * simulated again and those that differ from the recompute, in @note; after a splice run,
  * *@copy set when the stored graph part @gp (@glen bytes) is the new store's (compare_copy());
@@ -273,7 +309,8 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		    const struct kp_graph_stored *gs, const struct kp_splice_report *rep,
 		    const struct kp_splice_ask *ask, const unsigned char (*now)[KP_SIM_IFACE_LEN],
 		    const struct kp_inputs_changed *ch, const unsigned char *gp, size_t glen,
-		    const unsigned char *sim, size_t simlen, bool *copy, char *note, size_t len)
+		    const unsigned char *sim, size_t simlen, struct recomputed *rr, bool *copy,
+		    char *note, size_t len)
 {
 	char report[320], graph[200], copied[160], simst[200];
 	const struct kp_graph *g = &a->graph;
@@ -365,7 +402,7 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		differ++;
 		add_name(names, sizeof(names), &nlen, "(the global taint)");
 	}
-	compare_report(a, &s, rep, ask, report, sizeof(report));
+	compare_report(a, &s, rep, ask, rr, report, sizeof(report));
 	compare_graph(gs, g, graph, sizeof(graph));
 	compare_copy(gp, glen, g, copy, copied, sizeof(copied));
 	compare_sim(g, &s, final_taint, sim, simlen, simst, sizeof(simst));
@@ -388,37 +425,35 @@ out:
 
 /*
  * The context-less splice (check-splice-load.h) run on its own beside this recompute @a:
- * its whole report's bytes and exit status against the recompute's, rendered again, in
+ * its whole report's bytes and exit status against the recompute's (@rr), in
  * @note: "context-less: the same (N bytes)", "differs (...)" or "falls back: WHY".
  */
 static void compare_ctxless(const struct kp_ctx *a, const struct kp_splice_ask *ask,
-			    const struct kp_ctxless_in *in, char *note, size_t len)
+			    const struct kp_ctxless_in *in, struct recomputed *rr, char *note,
+			    size_t len)
 {
-	struct kp_check_out o = *ask->out;
 	struct kp_ctxless_out cl;
-	char why[240], *want = NULL;
-	size_t wlen = 0, at = 0;
+	const char *want;
+	char why[240];
+	size_t at;
 
 	if (kp_check_splice_ctxless(in, &cl, why, sizeof(why)) < 0) {
 		snprintf(note, len, "context-less: falls back: %.180s", why);
 		return;
 	}
-	o.capture = NULL;
-	o.f = open_memstream(&want, &wlen);
-	if (!o.f || kp_check_print_json(&o, a, NULL) < 0 || fclose(o.f) != 0) {
+	want = recomputed_report(a, ask, rr);
+	if (!want) {
 		snprintf(note, len, "context-less: not compared: out of memory");
 	} else {
-		while (at < cl.t.len && at < wlen && cl.t.buf[at] == want[at])
-			at++;
-		if (at == cl.t.len && at == wlen && cl.rc == ask->rc)
-			snprintf(note, len, "context-less: the same (%zu bytes)", wlen);
+		at = same_prefix(cl.t.buf, cl.t.len, want, rr->len);
+		if (at == cl.t.len && at == rr->len && cl.rc == ask->rc)
+			snprintf(note, len, "context-less: the same (%zu bytes)", rr->len);
 		else
 			snprintf(note, len,
 				 "context-less: differs (%zu bytes, the recompute's %zu, from byte "
 				 "%zu; exit status %d, the recompute's %d)",
-				 cl.t.len, wlen, at, cl.rc, ask->rc);
+				 cl.t.len, rr->len, at, cl.rc, ask->rc);
 	}
-	free(want);
 	free(cl.t.buf);
 }
 
@@ -529,6 +564,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	const char *why = NULL;
 	struct kp_err err;
 	size_t len, simlen, plen, glen = 0;
+	struct recomputed rr = { 0 };
 	bool copy = false;
 	char note[1024], ctxless[400];
 
@@ -557,7 +593,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
 		else if (measure(a, &was, &gs, &rep, ask,
 				 (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
-				 kp_run_cache_changes(cli->runs), gp, glen, sim, simlen, &copy,
+				 kp_run_cache_changes(cli->runs), gp, glen, sim, simlen, &rr, &copy,
 				 note, sizeof(note))) {
 			struct kp_ctxless_in in = { .cli = cli,
 						    .opts = ask->opts,
@@ -570,7 +606,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 
 			kp_run_cache_carry(cli->runs);
 			if (ask->opts) {
-				compare_ctxless(a, ask, &in, ctxless, sizeof(ctxless));
+				compare_ctxless(a, ask, &in, &rr, ctxless, sizeof(ctxless));
 				snprintf(note + strlen(note), sizeof(note) - strlen(note), "; %s",
 					 ctxless);
 			}
@@ -579,6 +615,7 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 		kp_graph_stored_release(&gs);
 		kp_sim_stored_release(&was);
 		kp_run_cache_note(cli->runs, note);
+		free(rr.p);
 	}
 	/*
 	 * A splice that ran kept the graph: the previous store's part, copied (compare_copy()).
