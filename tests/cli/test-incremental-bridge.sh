@@ -65,26 +65,7 @@ rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 kargs=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel"
 	--trusted-cert "$fx/sig/kernel-certs.pem")
 
-# run NAME ARGS...: stdout, stderr and status of one run in $tmp/NAME.{out,err,rc}
-run() {
-	local name=$1
-	shift
-	"$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-	echo $? >"$tmp/$name.rc"
-}
-same() { # a b: identical runs
-	cmp -s "$tmp/$1.out" "$tmp/$2.out" && cmp -s "$tmp/$1.err" "$tmp/$2.err" &&
-		cmp -s "$tmp/$1.rc" "$tmp/$2.rc"
-}
-# cached NAME ARGS...: a run through both caches; $tmp/NAME.stats gets its cache lines
-cached() {
-	local name=$1
-	shift
-	KOPOLICY_CACHE_STATS=1 "$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.all"
-	echo $? >"$tmp/$name.rc"
-	grep -v '^kopolicy: \(\(result \|base \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.err"
-	grep '^kopolicy: \(\(result \|base \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.stats"
-}
+. "$top/tests/cli/splice-lib.sh"
 # kept K M S NAMES...: the splice line of K of M verdicts kept, S simulated again, NAMES the
 # changed module files; BYTES: the --no-cache report's size, put in by step()
 kept() {
