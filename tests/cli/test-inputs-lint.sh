@@ -16,7 +16,8 @@ lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
 lib/system/modprobe-snapshot.c 5
 lib/system/modprobe-snapshot-remove.c 3
-lib/graph/module-set.c 2
+lib/graph/module-set.c 1
+lib/graph/module-set-read.c 1
 lib/util/io.c 2
 lib/file/rootopen.c 3
 lib/util/fs-trust.c 3
@@ -44,9 +45,9 @@ src/kopolicy.c 1
 # kp_fc_still_in_state() stat()s a module the reader recorded already in that very state (before a
 # deferred store's hash, and after the reader hashed it whole), and kp_fc_content_key_at() opens
 # it; facts-cache.c fstatat()s and opens its own last-prune file through the cache directory's
-# dirfd; module-set.c stat()s each module for its size, which only orders the reading, and
-# fstatat()s an entry of a directory it listed (kp_opendir_in(): the listing records the entries'
-# types) whose type readdir() does not give; out-of-tree.c fstatat()s an entry of a directory it
+# dirfd; module-set-read.c stat()s each module for its size, which only orders the reading, and
+# module-set.c fstatat()s an entry of a directory it listed (kp_opendir_in(): the listing records
+# the entries' types) whose type readdir() does not give; out-of-tree.c fstatat()s an entry of a directory it
 # listed (kp_opendir_in()) right after recording that entry's kp_in_lstat(); io.c's kp_dir_newest() lists the caches' own directories
 # for pruning; fs-trust.c stat()s / and /dev (which device is the devtmpfs) and again a path the
 # caller recorded, after its statfs(); rootopen.c opens a root and the files under it by
