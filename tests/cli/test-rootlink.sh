@@ -199,7 +199,8 @@ is "kernel files in place: the unsigned module loads, OE" "$(kcheck kctl2)" \
 # the config: the host's forces signatures (the unsigned module would be refused)
 kfile kcfg kp_sig_unsigned
 moveout kcfg "boot/config-$rel"
-{ cat "$tmp/kcfg$host/k-kcfg/config-$rel"; echo CONFIG_MODULE_SIG_FORCE=y; } >"$host/k-kcfg/config-$rel"
+{ cat "$tmp/kcfg$host/k-kcfg/config-$rel"; echo CONFIG_MODULE_SIG_FORCE=y; } \
+	>"$host/k-kcfg/config-$rel"
 is "boot/config-* as an absolute link: the root's config (no CONFIG_MODULE_SIG_FORCE)" \
 	"$(kcheck kcfg)" "exit 0: kp_sig_unsigned.ko:True:OE"
 # Module.symvers: every CRC of the host's differs (each import would disagree)
@@ -293,7 +294,8 @@ if command -v depmod >/dev/null; then
 	ok "hook --root: modules.dep.bin linked out of the root: refused, said" "$st"
 	[ "$st" = 0 ] || sed 's/^/#   /' "$tmp/hook.err"
 else
-	skip "hook --root: a module file linked to an absolute path" "depmod (kmod) is not installed"
+	skip "hook --root: a module file linked to an absolute path" \
+		"depmod (kmod) is not installed"
 	skip "hook --root: modules.dep.bin linked out of the root" "depmod (kmod) is not installed"
 fi
 
