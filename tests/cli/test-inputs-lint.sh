@@ -51,9 +51,10 @@ src/kopolicy.c 1
 # directory it listed (kp_opendir_in()) right after recording that entry's kp_in_lstat(); io.c's
 # kp_dir_newest() lists the caches' own directories for pruning; fs-trust.c stat()s / and /dev
 # (which device is the devtmpfs) and again a path the caller recorded, after its statfs();
-# rootopen.c opens a root and the files under it by descriptors (an O_PATH one opened again through
-# /proc/self/fd, kp_fd_reopen()) for kp_open_regular_in() and kp_stat_in() (bytes.c), which record
-# the path's state and the opened file's fstat() (kp_in_stat(), kp_in_note_fd()); kernel-read.c
+# rootopen.c opens a root and the files under it by descriptors (an O_PATH one opened again
+# through /proc/self/fd, kp_fd_reopen()) for kp_open_regular_in() and kp_stat_in()
+# (bytes-open.c), which record the path's state and the opened file's fstat() (kp_in_stat(),
+# kp_in_note_fd()); kernel-read.c
 # opens the running system's procfs and sysfs files (/proc/modules, sig_enforce) on the host to read
 # them by a child (under a root: kp_open_readable_in()): only kp_running_open*(), which marks the
 # run uncacheable (kp_in_uncacheable()) first; modprobe-snapshot.c lists a configuration directory
