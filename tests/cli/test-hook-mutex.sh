@@ -13,9 +13,9 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
-skel=$top/tests/unit/policy/root
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 
 if ! command -v depmod > /dev/null; then
 	echo "1..0 # SKIP depmod is not installed"
@@ -25,16 +25,7 @@ tap_tmpdir
 trap 'exec 3>&- 2> /dev/null; rm -rf "$tmp"' EXIT
 
 root=$tmp/root
-mkdir -p "$root"
-cp -R "$skel/." "$root/"
-mkdir -p "$root/lib/modules/$rel/extra" "$root/boot"
-for m in kp_prop_prov kp_use_prop kp_plain; do cp "$fx/$m.ko" "$root/lib/modules/$rel/extra/"; done
-: > "$root/lib/modules/$rel/modules.builtin"
-: > "$root/lib/modules/$rel/modules.builtin.modinfo"
-cp "$fx/Module.symvers.gz" "$root/boot/symvers-$rel.gz"
-cp "$fx/config.gz" "$root/boot/config-$rel"
-echo "$rel" > "$root/proc/sys/kernel/osrelease"
-depmod -b "$root" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+hook_root "$root" kp_prop_prov kp_use_prop kp_plain
 printf 'block proprietary\n' > "$tmp/policy.conf"
 
 # the policy's answer with a readable proc/modules (kp_prop_prov not loaded)

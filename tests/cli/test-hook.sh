@@ -15,6 +15,7 @@ fx=$top/fixtures/ko/6.12
 skel=$top/tests/unit/policy/root
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 
 if ! command -v depmod >/dev/null; then
 	echo "1..0 # SKIP depmod (kmod) is not installed"
@@ -46,16 +47,7 @@ mkroot() {
 	mods=("$@")
 	[ ${#mods[@]} -gt 0 ] || mods=(kp_gpl_prov kp_prop_prov kp_use_prop kp_use_prop_chain
 		kp_gplonly_then_prop kp_symget kp_plain kp_nolicense kp_ns_ok)
-	mkdir -p "$r"
-	cp -R "$skel/." "$r/"
-	mkdir -p "$r/lib/modules/$rel/extra" "$r/boot"
-	for m in "${mods[@]}"; do cp "$fx/$m.ko" "$r/lib/modules/$rel/extra/"; done
-	: > "$r/lib/modules/$rel/modules.builtin"
-	: > "$r/lib/modules/$rel/modules.builtin.modinfo"
-	cp "$fx/Module.symvers.gz" "$r/boot/symvers-$rel.gz"
-	cp "$fx/config.gz" "$r/boot/config-$rel"
-	echo "$rel" > "$r/proc/sys/kernel/osrelease"
-	depmod -b "$r" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+	hook_root "$r" "${mods[@]}"
 }
 # loaded DIR NAME:TAINT...: proc/modules and sys/module/NAME/taint; TAINT '-' = no sysfs file,
 # NAME:SYSFS/PROC gives different letters to each.

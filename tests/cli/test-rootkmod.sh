@@ -13,6 +13,7 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 if ! command -v depmod >/dev/null || ! command -v python3 >/dev/null; then
 	echo "1..0 # SKIP depmod (kmod) or python3 is not installed"
 	exit 0
@@ -22,25 +23,10 @@ export KOPOLICY_CACHE_DIR=$tmp/cache
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS
 export KOPOLICY_RUN_CACHE=off
 
-# mkroot DIR MODULE...: a fake root with MODULEs in extra/, depmod run
-mkroot() {
-	local r=$1 m
-	shift
-	mkdir -p "$r"
-	cp -R "$top/tests/unit/policy/root/." "$r/"
-	mkdir -p "$r/lib/modules/$rel/extra" "$r/boot"
-	for m in "$@"; do cp "$fx/$m.ko" "$r/lib/modules/$rel/extra/"; done
-	: >"$r/lib/modules/$rel/modules.builtin"
-	: >"$r/lib/modules/$rel/modules.builtin.modinfo"
-	cp "$fx/Module.symvers.gz" "$r/boot/symvers-$rel.gz"
-	cp "$fx/config.gz" "$r/boot/config-$rel"
-	echo "$rel" >"$r/proc/sys/kernel/osrelease"
-	depmod -b "$r" "$rel" 2>/dev/null
-}
 root=$tmp/root
 md=$root/lib/modules/$rel
-mkroot "$root" kp_prop_prov kp_use_prop kp_plain kp_nolicense kp_symget
-mkroot "$tmp/other" kp_use_prop
+hook_root "$root" kp_prop_prov kp_use_prop kp_plain kp_nolicense kp_symget
+hook_root "$tmp/other" kp_use_prop
 for i in $(seq 3000); do echo "# $i" >"$root/etc/modprobe.d/pad-$i.conf"; done
 chmod 0755 "$root" "$md"
 mkdir -m 0777 "$tmp/shared" # a TMPDIR others can change: no copy may be made there
