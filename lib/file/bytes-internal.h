@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the files of the one file reader share (bytes.c: files opened, read, mapped and
- * loaded; bytes-decompress.c: compression detected and decoded, within the memory budget).
+ * What the files of the one file reader share (bytes-open.c: files opened; bytes.c: read,
+ * mapped and loaded; bytes-decompress.c: compression detected and decoded, within the memory
+ * budget).
  * Private to lib/file/.
  */
 #ifndef KP_FILE_BYTES_INTERNAL_H

@@ -34,6 +34,12 @@ int kp_read_pkcs7(struct kp_module *m, const unsigned char *image, size_t signed
 int kp_read_relocs(struct kp_module *m, struct kp_elf *e, struct kp_err *err);
 /* relocs.c: a section whose SHF_ALLOC the loader clears before it lays the module out. */
 bool kp_loader_unallocs(const char *name);
+/*
+ * module-btf.c: .BTF and .BTF.base as find_module_sections() takes them
+ * (any_section_objs(), v5.11+): kept in the arena with @keep, or judged in place by @judge.
+ */
+int kp_read_btf(struct kp_module *m, const struct kp_elf *e, bool keep,
+		const struct kp_btf_judge *judge, struct kp_err *err);
 /* symbol-get.c: targets of symbol_get()/symbol_request() call sites. */
 int kp_read_symbol_get(struct kp_module *m, struct kp_elf *e, struct kp_err *err);
 

@@ -21,14 +21,16 @@ rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 kern=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
 cases=0
 bad=0
 
 # verdict NAME: judges the last run ($rc, $tmp/err)
 verdict() {
 	cases=$((cases + 1))
-	if [ "$rc" -gt 2 ] || grep -qE "AddressSanitizer|runtime error:|LeakSanitizer" "$tmp/err"; then
+	if [ "$rc" -gt 2 ] || grep -qE \
+		"AddressSanitizer|runtime error:|LeakSanitizer" "$tmp/err"; then
 		bad=$((bad + 1))
 		echo "FAIL ($rc): $1"
 		head -5 "$tmp/err" | sed 's/^/    /'
@@ -88,8 +90,10 @@ for f in "$tmp/fifo" "$tmp/fifo.ko" "$tmp/sock.ko" /dev/zero /dev/null "$tmp"; d
 	[ $rc = 2 ] || { bad=$((bad + 1)); echo "FAIL: --waivers $f: exit $rc"; }
 	run "$kp" check -k "$f" --kernel-release "$rel" "$fx/kp_plain.ko"; verdict "-k $f"
 	[ $rc = 2 ] || { bad=$((bad + 1)); echo "FAIL: -k $f: exit $rc"; }
-	run "$kp" check -k "$fx/Module.symvers.gz" --kernel-config "$f" --kernel-release "$rel" "$fx/kp_plain.ko"
-	verdict "--kernel-config $f"; [ $rc = 2 ] || { bad=$((bad + 1)); echo "FAIL: --kernel-config $f: exit $rc"; }
+	run "$kp" check -k "$fx/Module.symvers.gz" --kernel-config "$f" --kernel-release \
+		"$rel" "$fx/kp_plain.ko"
+	verdict "--kernel-config $f"; [ $rc = 2 ] ||
+		{ bad=$((bad + 1)); echo "FAIL: --kernel-config $f: exit $rc"; }
 done
 mkdir -p "$tmp/walk"; cp "$fx/kp_plain.ko" "$tmp/walk/"; mkfifo "$tmp/walk/p.ko"
 run "$kp" info "$tmp/walk"; verdict "FIFO in a directory walked"
@@ -100,7 +104,8 @@ import sys
 d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(d + b'\0' * (2400 << 10))
 PY
 cp "$tmp/big.ko" "$tmp/big.orig"
-( for i in $(seq 300); do head -c 1000 "$tmp/big.orig" > "$tmp/big.ko"; cp "$tmp/big.orig" "$tmp/big.ko"; done ) &
+( for i in $(seq 300); do head -c 1000 "$tmp/big.orig" > "$tmp/big.ko"; cp \
+	"$tmp/big.orig" "$tmp/big.ko"; done ) &
 writer=$!
 deaths=0
 # detect_leaks=0 here: recovering from SIGBUS leaves libelf's handle of that file (a few KiB,
@@ -111,7 +116,8 @@ for i in $(seq 150); do
 	cases=$((cases + 1))
 done
 kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
-[ $deaths = 0 ] || { bad=$((bad + 1)); echo "FAIL: $deaths of 150 reads of a shrinking module died"; }
+[ $deaths = 0 ] || { bad=$((bad + 1)); echo \
+	"FAIL: $deaths of 150 reads of a shrinking module died"; }
 echo "   $cases cases so far, $bad failed (${SECONDS}s)"
 
 echo "== 3. corrupt depmod indexes for the hook"
@@ -139,8 +145,10 @@ else:
     for k in range(min(16, len(d) - o)): d[o + k] ^= r.randrange(1, 256)
 open(sys.argv[1], 'wb').write(d)
 PY
-			run "$kp" hook --root "$root" --timeout 10 kp_plain; verdict "hook $idx seed $seed"
-			[ $rc = 0 ] || { bad=$((bad + 1)); echo "FAIL: hook $idx seed $seed: exit $rc"; }
+			run "$kp" hook --root "$root" --timeout 10 \
+				kp_plain; verdict "hook $idx seed $seed"
+			[ $rc = 0 ] || { bad=$((bad + 1)); echo \
+				"FAIL: hook $idx seed $seed: exit $rc"; }
 			cp "$tmp/good" "$p"
 		done
 	done
@@ -156,15 +164,18 @@ if [ -n "$fuzzdir" ]; then
 	echo "== 4. libFuzzer, $fuzz_secs s per target"
 	for t in reader base text store; do
 		mkdir -p "$tmp/corpus-$t"
-		timeout -k 5 $((fuzz_secs + 60)) "$fuzzdir/fuzz/fuzz-$t" -max_total_time="$fuzz_secs" \
+		timeout -k 5 $((fuzz_secs + 60)) "$fuzzdir/fuzz/fuzz-$t" \
+			-max_total_time="$fuzz_secs" \
 			-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus-$t" \
 			"$top/fuzz/corpus/$t" > "$tmp/fuzz-$t.log" 2>&1
 		rc=$?
 		cases=$((cases + 1))
 		if [ $rc != 0 ]; then
-			bad=$((bad + 1)); echo "FAIL: fuzz-$t (exit $rc)"; tail -30 "$tmp/fuzz-$t.log"
+			bad=$((bad + 1)); echo \
+				"FAIL: fuzz-$t (exit $rc)"; tail -30 "$tmp/fuzz-$t.log"
 		else
-			grep -E "stat::number_of_executed_units" "$tmp/fuzz-$t.log" | sed "s/^/   fuzz-$t: /"
+			grep -E "stat::number_of_executed_units" "$tmp/fuzz-$t.log" |
+				sed "s/^/   fuzz-$t: /"
 		fi
 	done
 fi

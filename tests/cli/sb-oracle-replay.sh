@@ -11,7 +11,8 @@ kp=${KOPOLICY:-./src/kopolicy}
 sd=$top/tests/data/sig
 . "$top/tests/lib/tap.sh"
 tap_tmpdir
-python3 -c "import cryptography" 2> /dev/null || { echo "1..0 # SKIP python3 cryptography missing"; exit 0; }
+python3 -c "import cryptography" 2> /dev/null || { echo \
+	"1..0 # SKIP python3 cryptography missing"; exit 0; }
 
 for o in "$top"/tests/oracle/secureboot/observed/*/*.json; do
 	[ -f "$o" ] || continue
@@ -80,8 +81,10 @@ PY
 			echo "ok $n - $s $m # SKIP EEXIST: the same module loaded by an earlier step"
 			continue
 		fi
-		args=(check -f json --fail-on never -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz"
-			--kernel-release "$rel" --trusted-cert "$fx/sig/kernel-certs.pem" --efi-vars "$tmp/$s")
+		args=(check -f json --fail-on never -k "$fx/Module.symvers.gz" \
+			--kernel-config "$fx/config.gz"
+			--kernel-release "$rel" --trusted-cert \
+				"$fx/sig/kernel-certs.pem" --efi-vars "$tmp/$s")
 		[ -n "$extra" ] && args+=(--kernel-cmdline "$extra")
 		"$kp" "${args[@]}" "$fx/sig/$m.ko" > "$tmp/p.json" 2> "$tmp/e.txt"
 		if python3 - "$tmp/p.json" "$errno" "$lines" "$taint" <<'PY'

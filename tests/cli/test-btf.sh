@@ -41,7 +41,8 @@ ok "vmlinux.btf.xz: nothing assumed about BTF" $?
 
 check "$tmp/raw.json" "$fx/config.gz" --vmlinux-btf "$tmp/vmlinux.btf" "$bx/btf_veth_shift.ko" \
 	"$bx/btf_dummy_shift.ko"
-verdict "$tmp/raw.json" "not m['loads'] and [x for x in d['modules'] if x['name'] == 'dummy'][0]['loads']"
+verdict "$tmp/raw.json" \
+	"not m['loads'] and [x for x in d['modules'] if x['name'] == 'dummy'][0]['loads']"
 ok "raw BTF: veth fails, dummy (its shifted names still valid) loads" $?
 
 # a vmlinux ELF holding the BTF in .BTF (as Debian's headers' vmlinux)
@@ -68,7 +69,8 @@ else
 fi
 
 check "$tmp/none.json" "$fx/config.gz" "$bx/btf_veth_shift.ko"
-verdict "$tmp/none.json" "m['loads'] and any('assumed to match the kernel' in a for a in d['kernel']['assumptions'])"
+verdict "$tmp/none.json" \
+	"m['loads'] and any('assumed to match the kernel' in a for a in d['kernel']['assumptions'])"
 ok "no vmlinux BTF: loads, the match is an assumption" $?
 
 check "$tmp/bad.json" "$fx/config.gz" --vmlinux-btf "$tmp/missing" "$bx/btf_veth_shift.ko"
@@ -84,14 +86,17 @@ ok "a --vmlinux-btf that is neither BTF nor ELF: a one-line error" $?
 # a vmlinux BTF the kernel would not parse: an assumption, not a verdict
 printf '\x9f\xeb\x01\x00\x18\x00\x00\x00' > "$tmp/short.btf"
 check "$tmp/short.json" "$fx/config.gz" --vmlinux-btf "$tmp/short.btf" "$bx/btf_veth_shift.ko"
-verdict "$tmp/short.json" "m['loads'] and any('does not parse' in a for a in d['kernel']['assumptions'])"
+verdict "$tmp/short.json" \
+	"m['loads'] and any('does not parse' in a for a in d['kernel']['assumptions'])"
 ok "a vmlinux BTF that does not parse: loads, assumed" $?
 
 # MODULE_ALLOW_BTF_MISMATCH=y: a warning, the module loads
 zcat "$fx/config.gz" > "$tmp/config-allow"
 echo CONFIG_MODULE_ALLOW_BTF_MISMATCH=y >> "$tmp/config-allow"
-check "$tmp/allow.json" "$tmp/config-allow" --vmlinux-btf "$bx/vmlinux.btf.xz" "$bx/btf_veth_shift.ko"
-verdict "$tmp/allow.json" "m['loads'] and ids == ['btf-mismatch'] and m['findings'][0]['severity'] == 'warning'
+check "$tmp/allow.json" "$tmp/config-allow" --vmlinux-btf \
+	"$bx/vmlinux.btf.xz" "$bx/btf_veth_shift.ko"
+verdict "$tmp/allow.json" \
+	"m['loads'] and ids == ['btf-mismatch'] and m['findings'][0]['severity'] == 'warning'
 	and 'Kernel module BTF mismatch detected, BTF debug info may be unavailable for some modules' in m['messages']"
 ok "MODULE_ALLOW_BTF_MISMATCH: a warning, loads" $?
 
@@ -125,7 +130,8 @@ verdict "$tmp/c6.json" "m['loads'] and ids == []"
 ok "BTF verdict memo: a verdict in the memo is what the run reports (the forgery test's control)" $?
 if [ "$(id -u)" -eq 0 ]; then
 	chown 65534:65534 "$memo"
-	check "$tmp/c7.json" "$fx/config.gz" --vmlinux-btf "$bx/vmlinux.btf.xz" "$bx/btf_veth_shift.ko"
+	check "$tmp/c7.json" "$fx/config.gz" --vmlinux-btf \
+		"$bx/vmlinux.btf.xz" "$bx/btf_veth_shift.ko"
 	cmp -s "$tmp/c2.json" "$tmp/c7.json"
 	ok "BTF verdict memo owned by another user: ignored, the module checked again" $?
 else
@@ -154,7 +160,8 @@ zcat "$fx/config.gz" > "$r/lib/modules/$rel/config"
 zcat "$fx/Module.symvers.gz" > "$r/lib/modules/$rel/build/Module.symvers"
 "$kp" check -f json --fail-on never --running --root "$r" "$bx/btf_veth_shift.ko" \
 	> "$tmp/live.json" 2> "$tmp/live.err"
-verdict "$tmp/live.json" "not m['loads'] and ids == ['btf-mismatch'] and '/sys/kernel/btf/vmlinux' in m['findings'][0]['message']"
+verdict "$tmp/live.json" \
+	"not m['loads'] and ids == ['btf-mismatch'] and '/sys/kernel/btf/vmlinux' in m['findings'][0]['message']"
 ok "--running: the running kernel's /sys/kernel/btf/vmlinux" $?
 if command -v depmod >/dev/null || [ -x /sbin/depmod ]; then
 	cp "$bx/btf_veth_shift.ko" "$r/lib/modules/$rel/kernel/drivers/net/veth.ko"

@@ -85,7 +85,8 @@ if $root; then
 	chown -R "$other" "$c"
 	files "$c" >"$tmp/before.list"
 	KOPOLICY_CACHE_DIR=$c run forged "${C[@]}"
-	like forged "kopolicy: cache directory $c not used: $c is owned by uid $other, not by root; running without the cache"
+	like forged \
+		"kopolicy: cache directory $c not used: $c is owned by uid $other, not by root; running without the cache"
 	ok "root: KOPOLICY_CACHE_DIR owned by another user: ignored with one line, the real answer" $?
 	files "$c" | cmp -s - "$tmp/before.list"
 	ok "root: nothing written into the other user's cache directory" $?
@@ -93,7 +94,8 @@ if $root; then
 	h=$tmp/home
 	mkdir -p "$h/.cache" && cp -a "$c" "$h/.cache/kopolicy" && chown -R "$other" "$h"
 	(unset KOPOLICY_CACHE_DIR && HOME=$h run home "${C[@]}")
-	like home "kopolicy: cache directory $h/.cache/kopolicy not used: $h is owned by uid $other, not by root; running without the cache"
+	like home \
+		"kopolicy: cache directory $h/.cache/kopolicy not used: $h is owned by uid $other, not by root; running without the cache"
 	ok "root: HOME owned by another user: ignored with one line, the real answer" $?
 	(unset KOPOLICY_CACHE_DIR && HOME=/nonexistent XDG_CACHE_HOME=$h/.cache run xdg "${C[@]}")
 	like xdg "kopolicy: cache directory $h/.cache/kopolicy not used: $h is owned by uid $other, not by root; running without the cache"
@@ -112,7 +114,8 @@ if $root; then
 	ok "root: a pack owned by another user is not used ($s)" $?
 	# cache show/clear as root on the user's directory: refused, nothing removed
 	KOPOLICY_CACHE_DIR=$c run show cache show
-	[ "$(cat "$tmp/show.rc")" = 2 ] && grep -q "not used: $c is owned by uid $other" "$tmp/show.err"
+	[ "$(cat "$tmp/show.rc")" = 2 ] && grep -q \
+		"not used: $c is owned by uid $other" "$tmp/show.err"
 	ok "root: cache show refuses another user's directory (exit 2)" $?
 	KOPOLICY_CACHE_DIR=$c run clear cache clear
 	[ "$(cat "$tmp/clear.rc")" = 2 ] && files "$c" | cmp -s - "$tmp/before.list"
@@ -154,8 +157,10 @@ if $root; then
 		KOPOLICY_CACHE=off run hook-ref hook --root "$r" kp_use_prop
 		KOPOLICY_CACHE_DIR=$c run hook hook --root "$r" kp_use_prop
 		{ echo "kopolicy: cache directory $c not used: $c is owned by uid $other, not by root; running without the cache"; cat "$tmp/hook-ref.err"; } >"$tmp/hook-want.err"
-		cmp -s "$tmp/hook.err" "$tmp/hook-want.err" && cmp -s "$tmp/hook.rc" "$tmp/hook-ref.rc" &&
-			grep -q "kp_use_prop" "$tmp/hook.err" && files "$c" | cmp -s - "$tmp/before.list"
+		cmp -s "$tmp/hook.err" "$tmp/hook-want.err" &&
+			cmp -s "$tmp/hook.rc" "$tmp/hook-ref.rc" &&
+			grep -q "kp_use_prop" "$tmp/hook.err" && files "$c" |
+				cmp -s - "$tmp/before.list"
 		ok "root: the hook ignores a user's KOPOLICY_CACHE_DIR with one line, same verdict" $?
 	else
 		skip "root: the hook ignores a user's KOPOLICY_CACHE_DIR with one line, same verdict" \
@@ -182,7 +187,8 @@ fi
 # 2. any user: directories others can write, and group-writable or foreign-looking entries
 c=$tmp/open && mkdir -p "$c" && chmod 777 "$c"
 KOPOLICY_CACHE_DIR=$c run open "${C[@]}"
-like open "kopolicy: cache directory $c not used: $c is writable by others; running without the cache" &&
+like open \
+	"kopolicy: cache directory $c not used: $c is writable by others; running without the cache" &&
 	[ -z "$(ls -A "$c")" ]
 ok "a cache directory writable by others: not used, nothing written" $?
 c=$tmp/grp && mkdir -p "$c/cache" && chmod 775 "$c"
@@ -191,7 +197,8 @@ like grp "kopolicy: cache directory $c/cache not used: $c is writable by its gro
 ok "a group-writable directory above the cache: not used" $?
 c=$tmp/sticky-self && mkdir -p "$c" && chmod 1777 "$c"
 KOPOLICY_CACHE_DIR=$c run sticky-self "${C[@]}"
-like sticky-self "kopolicy: cache directory $c not used: $c is writable by others; running without the cache"
+like sticky-self \
+	"kopolicy: cache directory $c not used: $c is writable by others; running without the cache"
 ok "a sticky world-writable directory as the cache directory itself: not used" $?
 c=$tmp/gw && fill "$c" && forge "$c" && chmod g+w "$c"/runs-v1/*.run
 KOPOLICY_CACHE_DIR=$c run gw "${C[@]}"
@@ -230,7 +237,8 @@ mkdir -p "$c/facts-v7/packs" && ln -s "$tmp/victim2/packs/1-2-0.pack" "$c/facts-
 ln -s "$tmp/victim/0123456789abcdef.run" "$c/runs-v1/fedcba9876543210.run"
 KOPOLICY_CACHE_DIR=$c run clear2 cache clear
 [ "$(cat "$tmp/clear2.rc")" = 0 ] && [ -f "$tmp/victim/0123456789abcdef.run" ] &&
-	[ -f "$tmp/victim2/packs/1-2-0.pack" ] && [ ! -e "$c/runs-v1" ] && [ ! -e "$c/facts-v7/packs" ]
+	[ -f "$tmp/victim2/packs/1-2-0.pack" ] && [ ! -e "$c/runs-v1" ] &&
+		[ ! -e "$c/facts-v7/packs" ]
 ok "cache clear: pack and entry links removed as links, their targets kept" $?
 
 # 4. a run that failed for lack of file descriptors is not stored (nor replayed later)
@@ -238,7 +246,8 @@ c=$tmp/emfile
 found=
 for lim in $(seq 4 40); do
 	rm -rf "$c"
-	(cd "$tmp" && ulimit -n "$lim" && KOPOLICY_CACHE_DIR=$c KOPOLICY_CACHE_STATS=1 "$kp" "${C[@]}") \
+	(cd "$tmp" && ulimit -n "$lim" && KOPOLICY_CACHE_DIR=$c \
+		KOPOLICY_CACHE_STATS=1 "$kp" "${C[@]}") \
 		>"$tmp/emfile.out" 2>"$tmp/emfile.err"
 	if grep -q "Too many open files" "$tmp/emfile.err" &&
 		grep -q "result cache: miss" "$tmp/emfile.err"; then
@@ -246,7 +255,8 @@ for lim in $(seq 4 40); do
 		break
 	fi
 done
-[ -n "$found" ] && grep -q "result cache: miss, not stored: an environmental failure" "$tmp/emfile.err"
+[ -n "$found" ] && grep -q \
+	"result cache: miss, not stored: an environmental failure" "$tmp/emfile.err"
 ok "a run short of file descriptors (ulimit -n ${found:-?}) is not stored" $?
 KOPOLICY_CACHE_DIR=$c KOPOLICY_CACHE_STATS=1 run after "${C[@]}"
 grep -q "result cache: miss, stored" "$tmp/after.err" && cmp -s "$tmp/after.out" "$tmp/ref.out" &&
@@ -260,9 +270,11 @@ c=$tmp/oom
 found=
 for lim in $(seq 40000 -500 6000); do
 	rm -rf "$c"
-	(cd "$tmp" && ulimit -v "$lim" && KOPOLICY_CACHE_DIR=$c KOPOLICY_CACHE_STATS=1 "$kp" "${C[@]}") \
+	(cd "$tmp" && ulimit -v "$lim" && KOPOLICY_CACHE_DIR=$c \
+		KOPOLICY_CACHE_STATS=1 "$kp" "${C[@]}") \
 		>"$tmp/oom.out" 2>"$tmp/oom.err"
-	if grep -q "out of memory" "$tmp/oom.err" && grep -q "result cache: miss" "$tmp/oom.err"; then
+	if grep -q "out of memory" "$tmp/oom.err" &&
+		grep -q "result cache: miss" "$tmp/oom.err"; then
 		found=$lim
 		break
 	fi
@@ -272,10 +284,12 @@ if [ -n "$found" ]; then
 	ok "a run out of memory (ulimit -v $found) is not stored" $?
 	KOPOLICY_CACHE_DIR=$c KOPOLICY_CACHE_STATS=1 run after-oom "${C[@]}"
 	grep -q "result cache: miss, stored" "$tmp/after-oom.err" &&
-		cmp -s "$tmp/after-oom.out" "$tmp/ref.out" && cmp -s "$tmp/after-oom.rc" "$tmp/ref.rc"
+		cmp -s "$tmp/after-oom.out" "$tmp/ref.out" &&
+			cmp -s "$tmp/after-oom.rc" "$tmp/ref.rc"
 	ok "the next run with the memory answers anew (not the failure)" $?
 else
-	skip "a run out of memory (ulimit -v) is not stored" "no limit starts the binary and then fails it"
+	skip "a run out of memory (ulimit -v) is not stored" \
+		"no limit starts the binary and then fails it"
 	skip "the next run with the memory answers anew (not the failure)" "as above"
 fi
 

@@ -98,7 +98,8 @@ if command -v python3 >/dev/null; then
 		s=$(stats check -f json --fail-on never $k612 "$d")
 		chk after
 		ok "$how: refused ($s), then the same answer" \
-			$([ "$s" = "0 hits (0 by stat), $nko misses, $nko stored, $refused refused" ] &&
+			$([ "$s" = \
+				"0 hits (0 by stat), $nko misses, $nko stored, $refused refused" ] &&
 				same ref after && echo 0 || echo 1)
 	done
 else
@@ -166,7 +167,8 @@ chk p0
 "$kp" info --json "${mods[0]}" "$tmp/m.ko" >/dev/null # a 2nd pack (info's read options)
 "$kp" cache show >"$tmp/show.txt"
 grep -q "^directory: $cdir$" "$tmp/show.txt" && grep -q "^entries: $((nko + 2))$" "$tmp/show.txt" &&
-	grep -q "^packs: 2$" "$tmp/show.txt" && grep -q "^disk use: [1-9][0-9]* bytes" "$tmp/show.txt"
+	grep -q "^packs: 2$" "$tmp/show.txt" && grep -q \
+		"^disk use: [1-9][0-9]* bytes" "$tmp/show.txt"
 ok "cache show: directory, entries, packs, disk use" $?
 "$kp" cache prune --max-size 1G >"$tmp/prune.txt"
 grep -q "^removed: 0 files$" "$tmp/prune.txt" && [ "$(packs)" -eq 2 ]
@@ -199,7 +201,8 @@ ok "cache clear removes an older release's facts-v1 (4 files, a symlink not foll
 ok "cache clear with nothing obsolete says nothing of it" $?
 "$kp" cache frobnicate 2>/dev/null
 ok "cache with an unknown action exits 2" $(($? == 2 ? 0 : 1))
-XDG_CACHE_HOME=$tmp/xdg KOPOLICY_CACHE_DIR= "$kp" cache show | grep -q "^directory: $tmp/xdg/kopolicy/facts-v7$"
+XDG_CACHE_HOME=$tmp/xdg KOPOLICY_CACHE_DIR= "$kp" cache show |
+	grep -q "^directory: $tmp/xdg/kopolicy/facts-v7$"
 ok "the user cache is under \$XDG_CACHE_HOME/kopolicy" $?
 
 # 7. the result cache: a run replays only while every input is unchanged
@@ -337,7 +340,8 @@ ok "result cache: stdout and stderr in one file: same bytes and order, recorded 
 grep -qx "results: 2" "$tmp/show.txt"
 ok "cache show counts the results (2: the root's check, the mixed directory's)" $?
 "$kp" cache prune --max-size 4K >"$tmp/prune.txt"
-grep -qx "results: 0" "$tmp/prune.txt" && grep -qx "results disk use: 0 bytes (0 bytes)" "$tmp/prune.txt"
+grep -qx "results: 0" "$tmp/prune.txt" && grep -qx \
+	"results disk use: 0 bytes (0 bytes)" "$tmp/prune.txt"
 ok "cache prune --max-size 4K removes the results" $?
 rc p1 "${B[@]}" >/dev/null
 "$kp" cache clear >"$tmp/clear.txt"

@@ -68,7 +68,8 @@ ok "one entry for the symvers (kind symvers-any), one for the config" $?
 run warm "${C[@]}"
 same warm ref
 ok "warm: the reference's answer byte for byte" $?
-is "warm: both from the cache, nothing parsed" "$(base warm)" "2 hits, 0 misses, 0 stored, 0 refused"
+is "warm: both from the cache, nothing parsed" "$(base warm)" \
+	"2 hits, 0 misses, 0 stored, 0 refused"
 
 KOPOLICY_BASE_CACHE=off run off "${C[@]}"
 same off ref && [ ! -s "$tmp/off.base" ]

@@ -68,7 +68,7 @@ ok "--pretty: -j 1 and -j 2 the same bytes" $?
 
 # json-c's plain layout of a parsed document: "," and ":" without spaces, '/' as is (the
 # output's JSON_C_TO_STRING_NOSLASHESCAPE), the control bytes json-c escapes, other text
-# as UTF-8, and an invalid byte's lone surrogate as "\udcHH" (json-out.c)
+# as UTF-8, and an invalid byte's lone surrogate as "\udcHH" (json-string.c)
 python3 - "$tmp/plain.out" "$tmp/pretty.out" <<'PY'
 import json, re, sys
 

@@ -22,7 +22,8 @@ tree() {
 }
 # used ROOT: the module files kopolicy reads, relative to the module directory, sorted
 used() {
-	"$kp" check -f json --fail-on never -b "$1" -k "$fx/Module.symvers.gz" > "$1.json" 2>/dev/null
+	"$kp" check -f json --fail-on never -b "$1" -k \
+		"$fx/Module.symvers.gz" > "$1.json" 2>/dev/null
 	python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -57,11 +58,13 @@ same_as_depmod "updates/dkms before kernel/" "$r"
 ok "no false already-loaded failure (exit 0)" $?
 grep -q "^  kp_gpl_prov: $r/lib/modules/$rel/kernel/drivers/misc/kp_gpl_prov.ko: depmod uses $r/lib/modules/$rel/updates/dkms/kp_gpl_prov.ko$" "$r.txt"
 ok "the shadowed in-tree file is reported with the file depmod uses" $?
-python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['shadowed']; sys.exit(0 if len(s)==1 and s[0]['name']=='kp_gpl_prov' and s[0]['used'].endswith('/updates/dkms/kp_gpl_prov.ko') and not s[0]['order_decides'] else 1)" "$r.json"
+python3 -c \
+	"import json,sys; s=json.load(open(sys.argv[1]))['shadowed']; sys.exit(0 if len(s)==1 and s[0]['name']=='kp_gpl_prov' and s[0]['used'].endswith('/updates/dkms/kp_gpl_prov.ko') and not s[0]['order_decides'] else 1)" "$r.json"
 ok "JSON shadowed[] names the file used" $?
 
 # 2. depmod.d: search order puts extra/ first, then updates, then the rest.
-r=$(tree search kp_plain:kernel/a kp_plain:extra kp_plain:updates kp_ns_ok:updates kp_ns_ok:kernel/b)
+r=$(tree search kp_plain:kernel/a kp_plain:extra kp_plain:updates \
+	kp_ns_ok:updates kp_ns_ok:kernel/b)
 mkdir -p "$r/etc/depmod.d"
 printf 'search extra updates built-in\n' > "$r/etc/depmod.d/10-order.conf"
 same_as_depmod "search extra updates built-in" "$r"
@@ -69,7 +72,8 @@ same_as_depmod "search extra updates built-in" "$r"
 # 3. override: a module pinned to a directory, whatever the search order says.
 r=$(tree override kp_plain:kernel/a kp_plain:updates kp_gpl_prov:updates kp_gpl_prov:kernel/b)
 mkdir -p "$r/etc/depmod.d"
-printf '# pin\noverride kp_plain * kernel/a\noverride kp_gpl_prov 9.9.* kernel/b\n' > "$r/etc/depmod.d/pin.conf"
+printf '# pin\noverride kp_plain * kernel/a\noverride kp_gpl_prov 9.9.* kernel/b\n' \
+	> "$r/etc/depmod.d/pin.conf"
 same_as_depmod "override (matching and non-matching kernel patterns)" "$r"
 
 # 4. exclude: a directory depmod never enters.
@@ -83,7 +87,8 @@ r=$tmp/all
 for k in "$rel" 7.2.13+deb14-amd64; do
 	m=$r/lib/modules/$k
 	mkdir -p "$m/updates/dkms" "$m/kernel/drivers" "$m/build"
-	cp "$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" "$fx/kp_gplonly_then_prop.ko" "$m/updates/dkms/"
+	cp "$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" \
+		"$fx/kp_gplonly_then_prop.ko" "$m/updates/dkms/"
 	cp "$fx/kp_plain.ko" "$m/kernel/drivers/"
 	zcat "$fx/Module.symvers.gz" > "$m/build/Module.symvers"
 done
@@ -117,7 +122,8 @@ grep -q "^  kp_gpl_prov: fails: loads now, fails with ENOEXEC: exports 2 symbols
 ok "--upgrade-to names each module that loads now and fails then, with the reason" $?
 "$kp" check -b "$r" --kernel-release "$rel" --upgrade-to "$rel" -f json > "$r.up.json"
 ok "--upgrade-to the same kernel exits 0" $?
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['changes']==[] and d['to']==sys.argv[2] else 1)" "$r.up.json" "$rel"
+python3 -c \
+	"import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['changes']==[] and d['to']==sys.argv[2] else 1)" "$r.up.json" "$rel"
 ok "--upgrade-to -f json: no changes" $?
 
 # 7. --running uses depmod's view too: the running kernel's tree (a fake root) with an in-tree
@@ -147,11 +153,14 @@ sys.exit(0 if ok else 1)" "$r.json" "$r/lib/modules/$rel"
 ok "--running: depmod's file under each name, the shadowed one reported, the loader's verdicts" $?
 [ "$(depmod_used "$r" | tr '\n' ' ')" = "updates/dkms/kp_gpl_prov.ko updates/dkms/kp_ns_ok.ko " ]
 ok "--running: depmod -b agrees" $?
-"$kp" check --running --root "$r" -f json --fail-on never "$r/lib/modules/$rel" > "$r.dir.json" 2>/dev/null
+"$kp" check --running --root "$r" -f json --fail-on never "$r/lib/modules/$rel" \
+	> "$r.dir.json" 2>/dev/null
 cmp -s "$r.json" "$r.dir.json"
 ok "--running naming lib/modules/<release> is the same as no FILE" $?
-"$kp" check --running --root "$r" -f json --fail-on never "$r/lib/modules/$rel/kernel" > "$r.sub.json" 2>/dev/null
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d['modules'])==1 and not d.get('shadowed') else 1)" "$r.sub.json"
+"$kp" check --running --root "$r" -f json --fail-on never "$r/lib/modules/$rel/kernel" \
+	> "$r.sub.json" 2>/dev/null
+python3 -c \
+	"import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d['modules'])==1 and not d.get('shadowed') else 1)" "$r.sub.json"
 ok "--running naming a subdirectory checks the files there as given" $?
 rm -rf "$r/lib/modules/$rel"
 cp "$top/tests/unit/system/root/proc/kallsyms" "$r/proc/kallsyms"

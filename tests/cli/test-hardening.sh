@@ -44,7 +44,8 @@ for opt in --waivers; do
 	for f in "$tmp/fifo" /dev/zero; do
 		run 10 "$kp" check "${kern[@]}" "$opt" "$f" "$fx/kp_plain.ko"
 		is "check $opt $f: exit 2 at once" "$rc" 2
-		grep -q "^kopolicy: $f: is a \(FIFO\|character device\), not a regular file$" "$tmp/err"
+		grep -q "^kopolicy: $f: is a \(FIFO\|character device\), not a regular file$" \
+			"$tmp/err"
 		ok "check $opt $f: says what it is" $?
 	done
 done
@@ -63,7 +64,8 @@ cp "$fx/kp_plain.ko" "$tmp/walk/"
 mkfifo "$tmp/walk/pipe.ko"
 run 10 "$kp" info "$tmp/walk"
 is "directory with a FIFO *.ko: exit 2" "$rc" 2
-errline "directory with a FIFO *.ko: named" "kopolicy: $tmp/walk/pipe.ko: is a FIFO, not a regular file"
+errline "directory with a FIFO *.ko: named" \
+	"kopolicy: $tmp/walk/pipe.ko: is a FIFO, not a regular file"
 grep -q "name: *kp_plain" "$tmp/out"
 ok "directory with a FIFO *.ko: the good module still read" $?
 
@@ -105,15 +107,20 @@ ok "info text: the path line escaped" $?
 gzip -dc "$fx/Module.symvers.gz" > "$tmp/sv"
 zstd -q -c < "$tmp/sv" > "$tmp/sv.zst" 2>/dev/null
 if [ -s "$tmp/sv.zst" ]; then
-	run 20 "$kp" check -k "$tmp/sv.zst" --kernel-config "$fx/config.gz" --kernel-release "$rel" "$fx/kp_plain.ko"
+	run 20 "$kp" check -k "$tmp/sv.zst" --kernel-config "$fx/config.gz" --kernel-release \
+		"$rel" "$fx/kp_plain.ko"
 	is "zstd Module.symvers without a content size" "$rc" 0
 fi
 head -c 20000 "$tmp/sv" | gzip > "$tmp/sv2.gz"
 tail -c +20001 "$tmp/sv" | gzip >> "$tmp/sv2.gz"
-run 20 "$kp" check -k "$tmp/sv2.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel" "$fx/kp_plain.ko"
+run 20 "$kp" check -k "$tmp/sv2.gz" --kernel-config "$fx/config.gz" --kernel-release \
+	"$rel" "$fx/kp_plain.ko"
 is "two-member gzip Module.symvers" "$rc" 0
-python3 -c "import gzip,sys; sys.stdout.buffer.write(gzip.compress(b'CONFIG_MODULES=y\n'*(5<<20)))" > "$tmp/big.config.gz"
-run 20 "$kp" check -k "$fx/Module.symvers.gz" --kernel-config "$tmp/big.config.gz" --kernel-release "$rel" "$fx/kp_plain.ko"
+python3 -c \
+	"import gzip,sys; sys.stdout.buffer.write(gzip.compress(b'CONFIG_MODULES=y\n'*(5<<20)))" \
+	> "$tmp/big.config.gz"
+run 20 "$kp" check -k "$fx/Module.symvers.gz" --kernel-config "$tmp/big.config.gz" \
+	--kernel-release "$rel" "$fx/kp_plain.ko"
 errline "over-cap config.gz: a clear error" \
 	"kopolicy: $tmp/big.config.gz: decompressed size exceeds the limit of 64 MiB"
 
@@ -122,11 +129,14 @@ python3 -c "
 import sys
 sys.stdout.write(''.join('0x1234\tfoo\tdrivers/m%d\tEXPORT_SYMBOL\t\n' % i for i in range(80000)))" > "$tmp/dup.symvers"
 python3 -c "import sys; sys.stdout.write('CONFIG_MODULES=y\n' * 320000)" > "$tmp/dup.config"
-run 15 "$kp" check -k "$tmp/dup.symvers" --kernel-config "$tmp/dup.config" --kernel-release "$rel" "$fx/kp_plain.ko"
-ok "80k duplicate Module.symvers names, 320k duplicate .config lines: well under 15 s" $(( rc == 124 ? 1 : 0 ))
+run 15 "$kp" check -k "$tmp/dup.symvers" --kernel-config "$tmp/dup.config" --kernel-release \
+	"$rel" "$fx/kp_plain.ko"
+ok "80k duplicate Module.symvers names, 320k duplicate .config lines: well under 15 s" \
+	$(( rc == 124 ? 1 : 0 ))
 # 80k /proc/modules lines of one name: its sysfs taint is read once, not 80k times
 cp -r "$top/tests/unit/system/root" "$tmp/dupproc"
-python3 -c "import sys; sys.stdout.write('vboxdrv 634880 0 - Live 0x0000000000000000 (OE)\n' * 80000)" \
+python3 -c \
+	"import sys; sys.stdout.write('vboxdrv 634880 0 - Live 0x0000000000000000 (OE)\n' * 80000)" \
 	> "$tmp/dupproc/proc/modules"
 run 15 "$kp" check --format json --running --root "$tmp/dupproc" "$fx/kp_plain.ko"
 ok "80k duplicate /proc/modules lines: well under 15 s" $(( rc == 124 || rc == 2 ? 1 : 0 ))
@@ -201,7 +211,8 @@ for k in range(16): d[o + k] ^= random.randrange(1, 256)
 open(sys.argv[1], 'wb').write(d)
 PY
 		run 10 "$kp" hook --root "$root" kp_plain
-		ok "hook: 16-byte flip (seed $seed): fail-open answer, exit $rc" $(( rc == 0 ? 0 : 1 ))
+		ok "hook: 16-byte flip (seed $seed): fail-open answer, exit $rc" \
+			$(( rc == 0 ? 0 : 1 ))
 	done
 	cp "$tmp/dep.good" "$dep"
 	# modules.alias.bin is checked when a lookup can reach it (a name not in modules.dep.bin)
@@ -224,7 +235,8 @@ PY
 	mkfifo "$root/etc/modprobe.d/evil.conf"
 	run 10 "$kp" hook --root "$root" kp_plain
 	is "hook: FIFO in modprobe.d: fail-open answer, no hang" "$rc" 0
-	grep -q "etc/modprobe.d/evil.conf: not a regular file: refused as modprobe configuration" "$tmp/err"
+	grep -q "etc/modprobe.d/evil.conf: not a regular file: refused as modprobe configuration" \
+		"$tmp/err"
 	ok "hook: ... names it" $?
 	run 10 "$kp" check -b "$root" --kernel-release "$rel" "$root/lib/modules/$rel/extra"
 	is "check -b: FIFO in modprobe.d: exit 2, no hang" "$rc" 2
@@ -255,7 +267,8 @@ C
 		end=$(date +%s)
 		is "hook: stalled lookup, --timeout 1, fail-closed: exit 2" "$rc" 2
 		ok "hook: ... within 3 s" $(( end - start <= 3 ? 0 : 1 ))
-		errline "hook: ... one line" "kopolicy: kp_plain: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
+		errline "hook: ... one line" \
+			"kopolicy: kp_plain: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
 		LD_PRELOAD=$tmp/stall.so ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 \
 			run 20 "$kp" hook --root "$root" --timeout 1 kp_plain
 		is "hook: stalled lookup, fail-open: exit 0" "$rc" 0
@@ -274,7 +287,8 @@ C
 		LD_PRELOAD=$tmp/bus.so ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 \
 			run 20 "$kp" hook --root "$root" kp_plain
 		is "hook: SIGBUS in libkmod, fail-open: exit 0, not a signal death" "$rc" 0
-		errline "hook: ... one line" "kopolicy: kp_plain: cannot decide: kopolicy crashed or a file changed under it (fatal signal); letting the load go on (on-error fail-open, default)"
+		errline "hook: ... one line" \
+			"kopolicy: kp_plain: cannot decide: kopolicy crashed or a file changed under it (fatal signal); letting the load go on (on-error fail-open, default)"
 	fi
 	run 5 "$kp" hook --root "$root" --timeout -1 kp_plain
 	is "hook: --timeout -1 is a usage error" "$rc" 2
@@ -301,12 +315,14 @@ C
 	mkdir -p "$root/lib/modules/$rel/updates"
 	cp "$fx/kp_plain.ko" "$root/lib/modules/$rel/updates/kp_upd.ko"
 	depmod -b "$root" "$rel" 2>/dev/null
-	(cd "$tmp" && "$kp" hook --root "$root" --print-install-rules --config rel/policy.conf) > "$tmp/rules" 2> "$tmp/err"
+	(cd "$tmp" && "$kp" hook --root "$root" --print-install-rules --config rel/policy.conf) \
+		> "$tmp/rules" 2> "$tmp/err"
 	grep -q -- "--config $tmp/rel/policy.conf " "$tmp/rules"
 	ok "print-install-rules: a relative --config made absolute" $?
 	mkdir -p "$tmp/with space"
 	cp "$kp" "$tmp/with space/kopolicy"
-	"$tmp/with space/kopolicy" hook --root "$root" --print-install-rules > "$tmp/rules" 2> "$tmp/err"
+	"$tmp/with space/kopolicy" hook --root "$root" --print-install-rules \
+		> "$tmp/rules" 2> "$tmp/err"
 	grep -q "^install kp_plain '$tmp/with space/kopolicy' hook " "$tmp/rules"
 	ok "print-install-rules: a binary path with a space is quoted, not replaced" $?
 fi

@@ -28,7 +28,8 @@ hook() {
 	shift
 	KOPOLICY_CACHE_STATS=1 "$kp" hook "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"
 	echo $? > "$tmp/$name.rc"
-	grep -v '^kopolicy: \(cache\|signatures\|base cache\|module BTF\)' "$tmp/$name.err" > "$tmp/$name.msg"
+	grep -v '^kopolicy: \(cache\|signatures\|base cache\|module BTF\)' \
+		"$tmp/$name.err" > "$tmp/$name.msg"
 }
 same() { # NAME NAME: the same status, stdout and messages
 	cmp -s "$tmp/$1.rc" "$tmp/$2.rc" && cmp -s "$tmp/$1.out" "$tmp/$2.out" &&
@@ -176,7 +177,8 @@ fi
 KOPOLICY_CACHE_DIR=$tmp/ucache hook forged-dir --root "$r" veth
 cmp -s "$tmp/btf-off.rc" "$tmp/forged-dir.rc" && cmp -s "$tmp/btf-off.out" "$tmp/forged-dir.out" &&
 	grep -q "would fail to load with EINVAL: the module's .BTF does not validate" \
-		"$tmp/forged-dir.err" && ! grep -q 'from the cache (1 searched' "$tmp/forged-dir.err"
+		"$tmp/forged-dir.err" && ! grep -q \
+			'from the cache (1 searched' "$tmp/forged-dir.err"
 ok "... in a directory not trusted (another user's cache, or writable by others): not read" $?
 if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
 	chown nobody "$memo"

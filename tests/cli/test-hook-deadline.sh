@@ -11,9 +11,9 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
-skel=$top/tests/unit/policy/root
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 
 cc=${CC:-cc}
 for t in depmod taskset "$cc"; do
@@ -47,16 +47,7 @@ spin() { # N: N busy loops on $cpu, at this script's nice
 }
 
 root=$tmp/root
-mkdir -p "$root"
-cp -R "$skel/." "$root/"
-mkdir -p "$root/lib/modules/$rel/extra" "$root/boot"
-for m in kp_prop_prov kp_use_prop kp_plain; do cp "$fx/$m.ko" "$root/lib/modules/$rel/extra/"; done
-: > "$root/lib/modules/$rel/modules.builtin"
-: > "$root/lib/modules/$rel/modules.builtin.modinfo"
-cp "$fx/Module.symvers.gz" "$root/boot/symvers-$rel.gz"
-cp "$fx/config.gz" "$root/boot/config-$rel"
-echo "$rel" > "$root/proc/sys/kernel/osrelease"
-depmod -b "$root" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+hook_root "$root" kp_prop_prov kp_use_prop kp_plain
 printf 'block proprietary\n' > "$tmp/policy.conf"
 mkfifo "$tmp/fifo"
 
@@ -100,7 +91,8 @@ hook() {
 	[ -n "${idle:-}" ] && limit=150 # its SIGALRM handler waits for the CPU too
 	t0=$(date +%s%N)
 	LD_PRELOAD=$tmp/$so.so ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 \
-		timeout -k 2 "$limit" ${idle:+chrt -i 0} taskset -c "$cpu" "$kp" --no-cache hook --root "$root" \
+		timeout -k 2 "$limit" ${idle:+chrt -i 0} taskset -c "$cpu" "$kp" \
+			--no-cache hook --root "$root" \
 		--config "$tmp/policy.conf" "$@" > /dev/null 2> "$tmp/err"
 	rc=$?
 	t1=$(date +%s%N)
@@ -141,10 +133,12 @@ hasnt "... no timeout" "cannot decide|timeout"
 hook stall --timeout 1 --on-error fail-closed kp_use_prop
 is "starved stall, --timeout 1, fail-closed: exit 2" "$rc" 2
 within "... within 10 s" 10
-is "... one line" "$(cat "$tmp/err")" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
+is "... one line" "$(cat "$tmp/err")" \
+	"kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
 hook stall --timeout 1 kp_use_prop
 is "starved stall, fail-open: exit 0" "$rc" 0
-has "... saying so" "^kopolicy: kp_use_prop: cannot decide: no answer within 1 s \(timeout\); letting the load go on \(on-error fail-open, default\)$"
+has "... saying so" \
+	"^kopolicy: kp_use_prop: cannot decide: no answer within 1 s \(timeout\); letting the load go on \(on-error fail-open, default\)$"
 
 # --- the wall-clock cap: a hook that loops, starved (an eighth of the CPU: its second of CPU
 # time would take 8 s), is stopped by the cap first, and blocks the load whatever the on-error
@@ -170,7 +164,8 @@ if [ "${KP_SLOW_TESTS:-0}" = 1 ] && command -v chrt > /dev/null; then
 	# of 15, 2026-12-06)
 	within "... and within 140 s" 140
 else
-	for t in 1 2 3 4; do skip "the default 60 s cap" "KP_SLOW_TESTS=1 (and chrt) wait for it"; done
+	for t in 1 2 3 4; do skip "the default 60 s cap" \
+		"KP_SLOW_TESTS=1 (and chrt) wait for it"; done
 fi
 stop_spinners
 
@@ -181,7 +176,8 @@ for args in "--timeout 1 --wall-cap 61" "--timeout 10 --wall-cap 101" "--timeout
 	"$kp" --no-cache hook --root "$root" --config "$tmp/policy.conf" $args kp_use_prop \
 		> /dev/null 2> "$tmp/err"
 	is "$args: refused (exit 2)" "$?" 2
-	has "... saying why" "^kopolicy: --wall-cap (takes seconds above --timeout|needs a deadline)"
+	has "... saying why" \
+		"^kopolicy: --wall-cap (takes seconds above --timeout|needs a deadline)"
 done
 
 # --- not starved: a stall and a loop in about --timeout
@@ -208,7 +204,8 @@ if unshare -m sh -c "$nosched" sh "$tmp/schedstat" true 2> /dev/null; then
 		hook --root "$root" --config "$tmp/policy.conf" --timeout 1 kp_use_prop \
 		> /dev/null 2> "$tmp/err"
 	is "no run_delay, stall, fail-open: blocked all the same (exit 2)" "$?" 2
-	is "... one line" "$(cat "$tmp/err")" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s, and the time spent waiting for a CPU is unknown (no run_delay in /proc/thread-self/schedstat); blocking the load (whatever the on-error mode: any user can starve the hook)"
+	is "... one line" "$(cat "$tmp/err")" \
+		"kopolicy: kp_use_prop: cannot decide: no answer within 1 s, and the time spent waiting for a CPU is unknown (no run_delay in /proc/thread-self/schedstat); blocking the load (whatever the on-error mode: any user can starve the hook)"
 	LD_PRELOAD=$tmp/burn.so ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 \
 		timeout -k 2 30 unshare -m sh -c "$nosched" sh "$tmp/schedstat" "$kp" --no-cache \
 		hook --root "$root" --config "$tmp/policy.conf" --timeout 10 kp_use_prop \
@@ -216,7 +213,8 @@ if unshare -m sh -c "$nosched" sh "$tmp/schedstat" true 2> /dev/null; then
 	is "no run_delay, an answer in time: the policy's (exit 1)" "$?" 1
 	has "... saying why" "$blocked"
 else
-	for t in 1 2 3 4; do skip "no run_delay" "cannot bind-mount in a private mount namespace"; done
+	for t in 1 2 3 4; do skip "no run_delay" \
+		"cannot bind-mount in a private mount namespace"; done
 fi
 
 tap_done

@@ -13,9 +13,9 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
-skel=$top/tests/unit/policy/root
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 
 if ! command -v depmod > /dev/null; then
 	echo "1..0 # SKIP depmod is not installed"
@@ -25,16 +25,7 @@ tap_tmpdir
 trap 'exec 3>&- 2> /dev/null; rm -rf "$tmp"' EXIT
 
 root=$tmp/root
-mkdir -p "$root"
-cp -R "$skel/." "$root/"
-mkdir -p "$root/lib/modules/$rel/extra" "$root/boot"
-for m in kp_prop_prov kp_use_prop kp_plain; do cp "$fx/$m.ko" "$root/lib/modules/$rel/extra/"; done
-: > "$root/lib/modules/$rel/modules.builtin"
-: > "$root/lib/modules/$rel/modules.builtin.modinfo"
-cp "$fx/Module.symvers.gz" "$root/boot/symvers-$rel.gz"
-cp "$fx/config.gz" "$root/boot/config-$rel"
-echo "$rel" > "$root/proc/sys/kernel/osrelease"
-depmod -b "$root" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+hook_root "$root" kp_prop_prov kp_use_prop kp_plain
 printf 'block proprietary\n' > "$tmp/policy.conf"
 
 # the policy's answer with a readable proc/modules (kp_prop_prov not loaded)
@@ -115,11 +106,13 @@ hook --timeout 1 --on-error fail-closed kp_use_prop
 is "read blocked, fail-closed: the stdout/stderr pipe reaches EOF" "$done" 1
 is "... exit 2" "$rc" 2
 ok "... within 30 s" $((wall < 30 ? 0 : 1))
-is "... one line" "$out" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
+is "... one line" "$out" \
+	"kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
 left=$(readers)
 ok "... its reader is left behind, still reading the FIFO" "$([ -n "$left" ] && echo 0 || echo 1)"
 for p in $left; do
-	ok "... reader $p is no child of this shell's hook any more (ppid $(cut -d' ' -f4 /proc/"$p"/stat))" \
+	ok "... reader $p is no child of this shell's hook any more (ppid $(cut -d' ' \
+		-f4 /proc/"$p"/stat))" \
 		"$([ "$(cut -d' ' -f4 /proc/"$p"/stat)" != "$$" ] && echo 0 || echo 1)"
 	is "... and holds two descriptors: the FIFO and its pipe" \
 		"$(fds_of "$p" | tr '\n' ' ')" "$fifo pipe "
@@ -128,7 +121,8 @@ done
 hook --timeout 1 kp_use_prop
 is "read blocked, fail-open: the pipe reaches EOF" "$done" 1
 is "... exit 0" "$rc" 0
-is "... one line" "$out" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); letting the load go on (on-error fail-open, default)"
+is "... one line" "$out" \
+	"kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); letting the load go on (on-error fail-open, default)"
 
 # the FIFO's last writer gone: the readers read its end and exit
 exec 3>&-
@@ -173,7 +167,8 @@ state=$tmp/state # --state-dir: where the reader left behind is marked
 hook --timeout 1 --on-error fail-closed --state-dir "$state" kp_use_prop
 is "SecureBoot's read blocked, fail-closed: the pipe reaches EOF" "$done" 1
 is "... exit 2" "$rc" 2
-is "... one line" "$out" "kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
+is "... one line" "$out" \
+	"kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); blocking the load (on-error fail-closed, --on-error)"
 left=$(readers)
 ok "... its reader is left behind, still reading the FIFO" "$([ -n "$left" ] && echo 0 || echo 1)"
 mark=$(cat "$state"/efi-reader.* 2> /dev/null)

@@ -15,6 +15,7 @@ fx=$top/fixtures/ko/6.12
 skel=$top/tests/unit/policy/root
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 
 if ! command -v depmod >/dev/null; then
 	echo "1..0 # SKIP depmod (kmod) is not installed"
@@ -23,10 +24,20 @@ fi
 tap_tmpdir
 
 has() { # description, pattern (grep -E) that stderr of the last run must contain
-	if grep -qE -- "$2" "$tmp/err"; then ok "$1" 0; else ok "$1" 1; sed 's/^/#   /' "$tmp/err"; fi
+	if grep -qE -- "$2" "$tmp/err"; then
+		ok "$1" 0
+	else
+		ok "$1" 1
+		sed 's/^/#   /' "$tmp/err"
+	fi
 }
 hasnt() {
-	if grep -qE -- "$2" "$tmp/err"; then ok "$1" 1; sed 's/^/#   /' "$tmp/err"; else ok "$1" 0; fi
+	if grep -qE -- "$2" "$tmp/err"; then
+		ok "$1" 1
+		sed 's/^/#   /' "$tmp/err"
+	else
+		ok "$1" 0
+	fi
 }
 
 # mkroot DIR [MODULE...]: a fake root with the fixtures in extra/ (default: the usual set).
@@ -36,16 +47,7 @@ mkroot() {
 	mods=("$@")
 	[ ${#mods[@]} -gt 0 ] || mods=(kp_gpl_prov kp_prop_prov kp_use_prop kp_use_prop_chain
 		kp_gplonly_then_prop kp_symget kp_plain kp_nolicense kp_ns_ok)
-	mkdir -p "$r"
-	cp -R "$skel/." "$r/"
-	mkdir -p "$r/lib/modules/$rel/extra" "$r/boot"
-	for m in "${mods[@]}"; do cp "$fx/$m.ko" "$r/lib/modules/$rel/extra/"; done
-	: > "$r/lib/modules/$rel/modules.builtin"
-	: > "$r/lib/modules/$rel/modules.builtin.modinfo"
-	cp "$fx/Module.symvers.gz" "$r/boot/symvers-$rel.gz"
-	cp "$fx/config.gz" "$r/boot/config-$rel"
-	echo "$rel" > "$r/proc/sys/kernel/osrelease"
-	depmod -b "$r" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
+	hook_root "$r" "${mods[@]}"
 }
 # loaded DIR NAME:TAINT...: proc/modules and sys/module/NAME/taint; TAINT '-' = no sysfs file,
 # NAME:SYSFS/PROC gives different letters to each.
@@ -58,7 +60,8 @@ loaded() {
 		t=${spec#*:}
 		sys=${t%%/*}
 		procl=${t#*/}
-		echo "$name 16384 0 - Live 0xffffffffc0a00000${procl:+ ($procl)}" | sed 's/ (-)$//' \
+		echo "$name 16384 0 - Live 0xffffffffc0a00000${procl:+ ($procl)}" |
+			sed 's/ (-)$//' \
 			>> "$r/proc/modules"
 		mkdir -p "$r/sys/module/$name"
 		rm -f "$r/sys/module/$name/taint"
@@ -77,7 +80,8 @@ hook() { # ROOT ARGS... -> $rc, stderr in $tmp/err, stdout in $tmp/out
 	"$kp" hook --root "$r" "$@" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	nbase=$((nbase + 1))
-	if [ "$rc" != "$rc0" ] || ! cmp -s "$tmp/out" "$tmp/out0" || ! cmp -s "$tmp/err" "$tmp/err0"; then
+	if [ "$rc" != "$rc0" ] || ! cmp -s "$tmp/out" "$tmp/out0" ||
+		! cmp -s "$tmp/err" "$tmp/err0"; then
 		basediff=$((basediff + 1))
 		echo "# base cache changes hook $*: status $rc0 -> $rc"
 		diff "$tmp/err0" "$tmp/err" | sed 's/^/#   /'
@@ -98,17 +102,21 @@ is "module parameters after MODULE are passed over" "$rc" 0
 # --- P: own license, inheritance from the chain, from a loaded module
 hook "$root" kp_use_prop
 is "P inheritance warns under the default policy" "$rc" 0
-has "the chain's proprietary dependency is named" "^kopolicy: kp_use_prop: warning: dependency kp_prop_prov is proprietary: .*\[proprietary, default policy\]$"
-has "inheritance is explained" "^kopolicy: kp_use_prop: warning: would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov .*\[inherit-taint, default policy\]$"
+has "the chain's proprietary dependency is named" \
+	"^kopolicy: kp_use_prop: warning: dependency kp_prop_prov is proprietary: .*\[proprietary, default policy\]$"
+has "inheritance is explained" \
+	"^kopolicy: kp_use_prop: warning: would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov .*\[inherit-taint, default policy\]$"
 loaded "$root" kp_prop_prov:POE/POE
 hook "$root" kp_use_prop
-has "P inherited from a loaded module (sysfs taint POE)" "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov"
+has "P inherited from a loaded module (sysfs taint POE)" \
+	"would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov"
 hasnt "a loaded dependency is not judged again" "is proprietary"
 # 7.1+: sys/module/NAME/import_ns says what the live module imports; the file read for its
 # exports importing something else is another build
 echo USB_STORAGE > "$root/sys/module/kp_prop_prov/import_ns"
 hook "$root" kp_use_prop
-has "a loaded module whose file imports other namespaces is named" "warning: the loaded kp_prop_prov imports namespaces \{USB_STORAGE\} \(sys/module/kp_prop_prov/import_ns\), this file \{\}: it is not the build that is loaded"
+has "a loaded module whose file imports other namespaces is named" \
+	"warning: the loaded kp_prop_prov imports namespaces \{USB_STORAGE\} \(sys/module/kp_prop_prov/import_ns\), this file \{\}: it is not the build that is loaded"
 rm "$root/sys/module/kp_prop_prov/import_ns"
 hook "$root" kp_use_prop
 hasnt "... not when the live module imports what the file does" "imports namespaces"
@@ -122,15 +130,19 @@ loaded "$root" kp_prop_prov:POE/POE
 policy 'block inherit-taint\n'
 hook "$root" --config "$tmp/policy.conf" kp_use_prop
 is "block inherit-taint exits 1" "$rc" 1
-has "blocked line names the policy line" "^kopolicy: kp_use_prop: load blocked: would inherit P: .*\[inherit-taint, $tmp/policy.conf:1\]$"
+has "blocked line names the policy line" \
+	"^kopolicy: kp_use_prop: load blocked: would inherit P: .*\[inherit-taint, $tmp/policy.conf:1\]$"
 hook "$root" kp_use_prop_chain
-has "transitive inheritance through a chain module" "warning: dependency kp_use_prop would inherit P"
-has "... and the target inherits from it" "kp_use_prop_chain: warning: would inherit P: imports kp_use_prop_fn from proprietary module kp_use_prop"
+has "transitive inheritance through a chain module" \
+	"warning: dependency kp_use_prop would inherit P"
+has "... and the target inherits from it" \
+	"kp_use_prop_chain: warning: would inherit P: imports kp_use_prop_fn from proprietary module kp_use_prop"
 
 # --- load failure: the 2020 rule (GPL-only user imports from a P module)
 hook "$root" kp_gplonly_then_prop
 is "a load failure warns by default" "$rc" 0
-has "the failure, errno and rule" "warning: would fail to load with ENOENT: uses GPL-only symbols and imports kp_prop_plain from proprietary module kp_prop_prov: the import is refused \(2020 rule\) \[load-failure, default policy\]"
+has "the failure, errno and rule" \
+	"warning: would fail to load with ENOENT: uses GPL-only symbols and imports kp_prop_plain from proprietary module kp_prop_prov: the import is refused \(2020 rule\) \[load-failure, default policy\]"
 policy '# strict\nblock load-failure\n'
 hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "block load-failure exits 1" "$rc" 1
@@ -148,7 +160,8 @@ hasnt "... and no indecision" "cannot decide"
 mv "$tmp/alias.keep" "$root/lib/modules/$rel/modules.builtin.alias.bin"
 mv "$tmp/builtin.keep" "$root/lib/modules/$rel/modules.builtin.bin"
 hook "$root" --config "$tmp/policy.conf" -v kp_gplonly_then_prop
-has "-v shows the kernel's predicted lines" "kernel: kp_gplonly_then_prop: module using GPL-only symbols uses symbols kp_prop_plain from proprietary module kp_prop_prov\.$"
+has "-v shows the kernel's predicted lines" \
+	"kernel: kp_gplonly_then_prop: module using GPL-only symbols uses symbols kp_prop_plain from proprietary module kp_prop_prov\.$"
 has "-v shows the chain" "kp_prop_prov extra/kp_prop_prov.ko, loaded, taint POE \(dependency\)"
 loaded "$root"
 hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
@@ -170,7 +183,8 @@ is "ignore all: silent" "$(wc -c < "$tmp/err")" 0
 # --- symbol_get() under the 2023 rule: providers loaded but not on the chain
 loaded "$root" kp_gpl_prov:OE/OE kp_prop_prov:POE/POE
 hook "$root" kp_symget
-has "symbol_get of a loaded module's EXPORT_SYMBOL" "warning: symbol_get\(kp_gpl_prov_plain\) returns NULL: kp_gpl_prov exports it with EXPORT_SYMBOL"
+has "symbol_get of a loaded module's EXPORT_SYMBOL" \
+	"warning: symbol_get\(kp_gpl_prov_plain\) returns NULL: kp_gpl_prov exports it with EXPORT_SYMBOL"
 has "symbol_get of a P module's EXPORT_SYMBOL" "symbol_get\(kp_prop_plain\) returns NULL"
 has "symbol_get of vmlinux's EXPORT_SYMBOL" "symbol_get\(msleep\) returns NULL: vmlinux"
 hasnt "a GPL-only target is fine" "symbol_get\(kp_gpl_prov_gplonly\)"
@@ -199,7 +213,8 @@ is "block proprietary blocks the budget-exhausting module" "$rc" 1
 has "... as proprietary" "^kopolicy: kp_symget_bomb: load blocked: is proprietary"
 hasnt "... not by a deadline" "cannot decide|timeout"
 hook "$bomb" --config "$tmp/policy.conf" -v kp_symget_bomb
-has "... decided before any call site is traced (no deadline can intervene)" "^kopolicy: kp_symget_bomb:   symbol_get\(\) call sites not traced: the load is blocked on what needs no tracing$"
+has "... decided before any call site is traced (no deadline can intervene)" \
+	"^kopolicy: kp_symget_bomb:   symbol_get\(\) call sites not traced: the load is blocked on what needs no tracing$"
 # the same module GPL-licensed (the proprietary one fails to load: __symbol_get is GPL-only,
 # and a module that does not load calls nothing), so that its symbol_get() calls would run
 xz -dc "$top/fixtures/bad/symget-bomb.ko.xz" > "$bx/kp_symget_bomb.ko"
@@ -209,20 +224,24 @@ python3 "$top/tests/cli/elf-poke.py" "$bx/kp_symget_bomb.ko" replace "license=Pr
 depmod -b "$bomb" "$rel61" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
 hook "$bomb" --timeout 10 kp_symget_bomb
 is "default policy: the GPL copy loads" "$rc" 0
-has "... with a warning counting the call sites not analysed" "^kopolicy: kp_symget_bomb: warning: [0-9]+ symbol_get\(\) call site\(s\) not analysed: the module's analysis budget ran out.*\[symbol-get, default policy\]$"
+has "... with a warning counting the call sites not analysed" \
+	"^kopolicy: kp_symget_bomb: warning: [0-9]+ symbol_get\(\) call site\(s\) not analysed: the module's analysis budget ran out.*\[symbol-get, default policy\]$"
 hasnt "... not by a deadline" "cannot decide|timeout"
 policy 'block symbol-get\non-error fail-closed\n'
 hook "$bomb" --config "$tmp/policy.conf" kp_symget_bomb
 is "block symbol-get, fail-closed: not analysed is undecided, blocked (2)" "$rc" 2
-has "... saying so" "^kopolicy: kp_symget_bomb: cannot decide symbol-get for kp_symget_bomb: [0-9]+ symbol_get\(\) call site\(s\) not analysed.*blocking the load \(on-error fail-closed, $tmp/policy.conf:2\)$"
+has "... saying so" \
+	"^kopolicy: kp_symget_bomb: cannot decide symbol-get for kp_symget_bomb: [0-9]+ symbol_get\(\) call site\(s\) not analysed.*blocking the load \(on-error fail-closed, $tmp/policy.conf:2\)$"
 policy 'block symbol-get\n'
 hook "$bomb" --config "$tmp/policy.conf" kp_symget_bomb
 is "block symbol-get, fail-open: the load goes on" "$rc" 0
-has "... saying so" "cannot decide symbol-get for kp_symget_bomb: .*letting the load go on \(on-error fail-open, default\)$"
+has "... saying so" \
+	"cannot decide symbol-get for kp_symget_bomb: .*letting the load go on \(on-error fail-open, default\)$"
 policy 'ignore symbol-get\n'
 hook "$bomb" --config "$tmp/policy.conf" -v kp_symget_bomb
 is "ignore symbol-get: the load goes on" "$rc" 0
-has "... its call sites not traced at all" "^kopolicy: kp_symget_bomb:   symbol_get\(\) call sites not traced: the policy ignores symbol-get$"
+has "... its call sites not traced at all" \
+	"^kopolicy: kp_symget_bomb:   symbol_get\(\) call sites not traced: the policy ignores symbol-get$"
 hasnt "... nothing said of them" "not analysed"
 policy 'ignore symbol-get\nmodule kp_symget warn symbol-get\n'
 hook "$root" --config "$tmp/policy.conf" -v kp_symget
@@ -246,13 +265,15 @@ hook "$root" --config "$tmp/policy.conf" kp_plain
 has "module_blacklist= on the command line" "would fail to load with EPERM"
 echo "root=/dev/vda1 ima_policy=secure_boot" > "$root/proc/cmdline"
 hook "$root" --config "$tmp/policy.conf" kp_plain
-has "ima_policy=secure_boot on the command line: IMA refuses (no security.ima)" "would fail to load with EACCES"
+has "ima_policy=secure_boot on the command line: IMA refuses (no security.ima)" \
+	"would fail to load with EACCES"
 cp "$skel/proc/cmdline" "$root/proc/cmdline"
 mkdir -p "$root/sys/kernel/security/ima"
 printf 'measure func=MODULE_CHECK\nappraise func=MODULE_CHECK appraise_type=imasig\n' \
 	> "$root/sys/kernel/security/ima/policy"
 hook "$root" --config "$tmp/policy.conf" kp_plain
-has "the active IMA policy read from sys/kernel/security/ima/policy" "would fail to load with EACCES: .*sys/kernel/security/ima/policy"
+has "the active IMA policy read from sys/kernel/security/ima/policy" \
+	"would fail to load with EACCES: .*sys/kernel/security/ima/policy"
 rm -r "$root/sys/kernel/security/ima"
 
 # --- what modprobe would do with names
@@ -262,7 +283,8 @@ has "... to its module" "kp_plain extra/kp_plain.ko$"
 hook "$root" -v kp-bl-alias
 has "a blacklisted module behind an alias is skipped like modprobe does" "nothing to load"
 hook "$root" kp_nolicense
-has "a blacklisted module named directly is judged (modprobe loads it)" "warning: is proprietary: license 'unspecified'"
+has "a blacklisted module named directly is judged (modprobe loads it)" \
+	"warning: is proprietary: license 'unspecified'"
 loaded "$root" kp_plain:OE/OE
 hook "$root" -v kp_plain
 is "an already loaded module: exit 0" "$rc" 0
@@ -272,7 +294,8 @@ loaded "$root"
 # --- fail-open and fail-closed
 hook "$root" kp_missing
 is "an unknown module: fail open by default" "$rc" 0
-has "... saying why" "kp_missing: cannot decide: module kp_missing not found in .*; letting the load go on \(on-error fail-open, default\)"
+has "... saying why" \
+	"kp_missing: cannot decide: module kp_missing not found in .*; letting the load go on \(on-error fail-open, default\)"
 policy 'on-error fail-closed\n'
 hook "$root" --config "$tmp/policy.conf" kp_missing
 is "on-error fail-closed exits 2" "$rc" 2
@@ -289,7 +312,8 @@ is "the policy file's on-error wins over --on-error" "$rc" 0
 policy 'block load-failure\nallow everything\n'
 hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "a malformed policy is refused: fail open" "$rc" 0
-has "... naming file and line" "cannot decide: policy refused: $tmp/policy.conf:2: unknown directive 'allow'"
+has "... naming file and line" \
+	"cannot decide: policy refused: $tmp/policy.conf:2: unknown directive 'allow'"
 hook "$root" --on-error fail-closed --config "$tmp/policy.conf" kp_plain
 is "... or closed with --on-error" "$rc" 2
 policy 'block load-failure\n'
@@ -298,7 +322,8 @@ hook "$root" --config "$tmp/policy.conf" kp_plain
 has "a world-writable policy is refused" "writable by every user: refused"
 chmod o-w "$tmp/policy.conf"
 hook "$root" --config "$tmp/nonexistent.conf" kp_plain
-has "an explicit --config that does not exist is an error" "cannot decide: policy refused: .*nonexistent.conf: cannot open"
+has "an explicit --config that does not exist is an error" \
+	"cannot decide: policy refused: .*nonexistent.conf: cannot open"
 mkdir -p "$root$KP_SYSCONFDIR/kopolicy"
 printf 'block load-failure\n' > "$root$KP_SYSCONFDIR/kopolicy/hook.conf"
 hook "$root" kp_gplonly_then_prop
@@ -308,7 +333,8 @@ rm -r "$root$KP_SYSCONFDIR/kopolicy"
 
 echo 9.9.9-other > "$root/proc/sys/kernel/osrelease"
 hook "$root" kp_plain
-has "an unknown kernel (no tree for the release) cannot be decided" "cannot decide: unknown kernel: .*9.9.9-other: no such directory"
+has "an unknown kernel (no tree for the release) cannot be decided" \
+	"cannot decide: unknown kernel: .*9.9.9-other: no such directory"
 echo "$rel" > "$root/proc/sys/kernel/osrelease"
 cp "$root/proc/modules" "$tmp/modules.saved"
 echo "kp_plain 16384 0 - Live" > "$root/proc/modules"
@@ -325,7 +351,8 @@ hook "$text" -v --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "text modules.dep: same verdict" "$rc" 1
 has "... read from the text index" "chain from modules.dep \(text\)"
 hook "$text" kp_symget
-has "text modules.symbols finds symbol_get providers" "symbol_get\(kp_prop_plain\) returns NULL: kp_prop_prov exports it"
+has "text modules.symbols finds symbol_get providers" \
+	"symbol_get\(kp_prop_plain\) returns NULL: kp_prop_prov exports it"
 hook "$text" kp-test-alias
 is "no alias from modprobe.d without libkmod: not found, fail open" "$rc" 0
 # 6.18+: modules.builtin.modinfo carries the device-table aliases of built-in drivers
@@ -339,7 +366,8 @@ hook "$text" -v pci:v00004321d00005678sv00000000
 hasnt "... an alias no built-in matches is not taken for one" "built in"
 depmod -b "$text" "$rel" 2> "$tmp/depmod.err" || cat "$tmp/depmod.err" >&2
 hook "$text" -v pci:v00001234d00005678sv00000000
-has "libkmod: the same alias through modules.builtin.alias.bin" "nothing to load: already loaded or built in"
+has "libkmod: the same alias through modules.builtin.alias.bin" \
+	"nothing to load: already loaded or built in"
 rm -f "$text/lib/modules/$rel"/*.bin
 : > "$text/lib/modules/$rel/modules.builtin"
 : > "$text/lib/modules/$rel/modules.builtin.modinfo"
@@ -349,7 +377,8 @@ hook "$text" --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "an absolute modules.dep path is taken inside the root" "$rc" 1
 rm "$text/lib/modules/$rel"/modules.dep
 hook "$text" kp_plain
-has "no depmod index at all: said so" "cannot decide: .*: no depmod indexes \(neither modules.dep.bin nor modules.dep\): run depmod"
+has "no depmod index at all: said so" \
+	"cannot decide: .*: no depmod indexes \(neither modules.dep.bin nor modules.dep\): run depmod"
 
 # --- kernel exports: /proc/kallsyms when there is no Module.symvers
 ks=$tmp/ks
@@ -361,10 +390,12 @@ hook "$ks" -v --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "kallsyms: the 2020 rule still predicted (GPL-only from the table bounds)" "$rc" 1
 has "... from /proc/kallsyms" "exports from /proc/kallsyms"
 hook "$ks" kp_use_prop
-has "kallsyms: a loaded provider's exports come from its .ko" "would inherit P: imports kp_prop_plain"
+has "kallsyms: a loaded provider's exports come from its .ko" \
+	"would inherit P: imports kp_prop_plain"
 python3 "$top/tests/unit/policy/gen-kallsyms.py" "$fx/Module.symvers.gz" zero > "$ks/proc/kallsyms"
 hook "$ks" kp_plain
-has "kallsyms without addresses (kptr_restrict) cannot be decided" "cannot decide: no kernel exports: no Module.symvers"
+has "kallsyms without addresses (kptr_restrict) cannot be decided" \
+	"cannot decide: no kernel exports: no Module.symvers"
 rm "$ks/proc/kallsyms"
 hook "$ks" --on-error fail-closed kp_plain
 is "no exports at all: fail closed when asked" "$rc" 2
@@ -387,7 +418,8 @@ grep -q "^install kp_use_prop [^ ]*kopolicy hook \$MODPROBE_MODULE \$CMDLINE_OPT
 ok "the documented line shape" $?
 hook "$it" --print-install-rules --on-error fail-closed --config /etc/kopolicy/strict.conf
 is "kernel/ modules get no rule" "$(grep -c '^install ' "$tmp/out")" 2
-grep -q " hook --config /etc/kopolicy/strict.conf --on-error fail-closed \$MODPROBE_MODULE" "$tmp/out"
+grep -q " hook --config /etc/kopolicy/strict.conf --on-error fail-closed \$MODPROBE_MODULE" \
+	"$tmp/out"
 ok "options are carried into the lines" $?
 rm "$it/lib/modules/$rel/modules.dep"
 hook "$it" --print-install-rules
@@ -417,12 +449,15 @@ if command -v modprobe >/dev/null; then
 	policy 'block load-failure\n'
 	printf 'install * %s hook --root %s --config %s $MODPROBE_MODULE $CMDLINE_OPTS && echo "LOAD $MODPROBE_MODULE [$CMDLINE_OPTS]"\n' \
 		"$kp" "$root" "$tmp/policy.conf" > "$tmp/modprobe.conf"
-	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_gplonly_then_prop > "$tmp/out" 2> "$tmp/err"
+	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_gplonly_then_prop \
+		> "$tmp/out" 2> "$tmp/err"
 	is "modprobe: a blocked hook fails the load" "$?" 1
-	has "modprobe: kopolicy's message comes through" "^kopolicy: kp_gplonly_then_prop: load blocked: would fail to load with ENOENT"
+	has "modprobe: kopolicy's message comes through" \
+		"^kopolicy: kp_gplonly_then_prop: load blocked: would fail to load with ENOENT"
 	grep -q "LOAD kp_gplonly_then_prop" "$tmp/out"
 	ok "modprobe: the blocked module is not loaded" $(( $? == 0 ? 1 : 0 ))
-	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_use_prop opt=1 > "$tmp/out" 2> "$tmp/err"
+	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_use_prop opt=1 \
+		> "$tmp/out" 2> "$tmp/err"
 	is "modprobe: an inheriting module goes on" "$?" 0
 	has "modprobe: with the warning" "kp_use_prop: warning: would inherit P"
 	grep -q "^LOAD kp_use_prop \[opt=1\]$" "$tmp/out"

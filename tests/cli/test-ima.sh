@@ -36,13 +36,16 @@ cp "$fx/kp_plain.ko" "$tmp/m/"
 audit="'op=appraise_data cause=IMA-signature-required' in ' '.join(msgs)"
 
 check "$tmp/none.json"
-verdict "$tmp/none.json" "m['loads'] and 'ima-appraisal' not in ids and not any('IMA' in a for a in d['kernel']['assumptions'])"
+verdict "$tmp/none.json" \
+	"m['loads'] and 'ima-appraisal' not in ids and not any('IMA' in a for a in d['kernel']['assumptions'])"
 ok "no ima_policy=: nothing appraised, nothing assumed about IMA" $?
 
 check "$tmp/sb.json" --kernel-cmdline "quiet ima_policy=secure_boot"
-verdict "$tmp/sb.json" "not m['loads'] and m['errno'] == 'EACCES' and ids == ['ima-appraisal'] and $audit"
+verdict "$tmp/sb.json" \
+	"not m['loads'] and m['errno'] == 'EACCES' and ids == ['ima-appraisal'] and $audit"
 ok "ima_policy=secure_boot: EACCES, the audit record" $?
-verdict "$tmp/sb.json" "any('built-in policy is taken as the active one' in a for a in d['kernel']['assumptions'])"
+verdict "$tmp/sb.json" \
+	"any('built-in policy is taken as the active one' in a for a in d['kernel']['assumptions'])"
 ok "... the policy loaded after boot is an assumption" $?
 
 check "$tmp/log.json" --kernel-cmdline "ima_policy=secure_boot ima_appraise=log"
@@ -56,7 +59,8 @@ ok "Secure Boot ignores ima_appraise=log: EACCES before the signature check" $?
 printf '# a policy as written to securityfs\nmeasure func=MODULE_CHECK\n\nappraise func=MODULE_CHECK appraise_type=imasig\n' \
 	> "$tmp/policy"
 check "$tmp/pol.json" --ima-policy "$tmp/policy"
-verdict "$tmp/pol.json" "not m['loads'] and m['errno'] == 'EACCES' and any('$tmp/policy' in f['message'] for f in m['findings']) and not any('IMA' in a for a in d['kernel']['assumptions'])"
+verdict "$tmp/pol.json" \
+	"not m['loads'] and m['errno'] == 'EACCES' and any('$tmp/policy' in f['message'] for f in m['findings']) and not any('IMA' in a for a in d['kernel']['assumptions'])"
 ok "--ima-policy: its rule refuses, the file is named, nothing assumed" $?
 
 printf 'appraise func=MODULE_CHECK\nappraise fsmagic=zz\n' > "$tmp/bad"
@@ -71,7 +75,8 @@ ok "--ima-policy that cannot be read: exit 2, named" $?
 
 # security.ima on the file: needs CAP_SYS_ADMIN and a file system that keeps it
 sha=$(sha256sum "$tmp/m/kp_plain.ko" | cut -c1-64)
-if python3 -c "import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex('0404' + sys.argv[2]))" \
+if python3 -c \
+	"import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex('0404' + sys.argv[2]))" \
 	"$tmp/m/kp_plain.ko" "$sha" 2> /dev/null; then
 	printf 'appraise func=MODULE_CHECK\n' > "$tmp/hash"
 	check "$tmp/h.json" --ima-policy "$tmp/hash"
@@ -80,19 +85,23 @@ if python3 -c "import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fro
 	check "$tmp/hsb.json" --kernel-cmdline "ima_policy=secure_boot"
 	verdict "$tmp/hsb.json" "not m['loads'] and $audit"
 	ok "... a digest where secure_boot wants a signature: IMA-signature-required" $?
-	python3 -c "import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex('0404' + '00' * 32))" \
+	python3 -c \
+		"import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex('0404' + '00' * 32))" \
 		"$tmp/m/kp_plain.ko"
 	check "$tmp/hbad.json" --ima-policy "$tmp/hash"
 	verdict "$tmp/hbad.json" "not m['loads'] and 'cause=invalid-hash' in ' '.join(msgs)"
 	ok "... another digest: invalid-hash" $?
-	python3 -c "import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex('0302040102030401000100'))" \
+	python3 -c \
+		"import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex('0302040102030401000100'))" \
 		"$tmp/m/kp_plain.ko"
 	check "$tmp/sig.json" --kernel-cmdline "ima_policy=secure_boot"
 	verdict "$tmp/sig.json" "m['loads'] and 'ima-signature-assumed' in ids"
 	ok "... an IMA signature: assumed to verify against .ima" $?
 else
-	for t in "a hash rule passes" "IMA-signature-required" "invalid-hash" "signature assumed"; do
-		skip "security.ima: $t" "cannot set security.ima here (not root, or no xattr support)"
+	for t in "a hash rule passes" "IMA-signature-required" \
+		"invalid-hash" "signature assumed"; do
+		skip "security.ima: $t" \
+			"cannot set security.ima here (not root, or no xattr support)"
 	done
 fi
 

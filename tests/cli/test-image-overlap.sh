@@ -106,7 +106,8 @@ for mode in nocache cold warm; do
 	setup lists "$tmp/config"
 	[ "$mode" = warm ] && run 1
 	both "$mode, system and revocation lists" "${C[@]}"
-	json "$tmp/j2.out" "d['kernel']['key_sources']==['kernel image $img: 2 certificates, 1 in its revocation list'] and {m['path'].split('/')[-1]:(m['loads'],m['errno']) for m in d['modules']}=={'kp_sig_sha256.ko':(True,None),'kp_sig_unknown_key.ko':(False,'EKEYREJECTED'),'kp_sig_unsigned.ko':(False,'EEXIST'),'kp_sig_sha512_skid.ko':(False,'EEXIST')}"
+	json "$tmp/j2.out" \
+		"d['kernel']['key_sources']==['kernel image $img: 2 certificates, 1 in its revocation list'] and {m['path'].split('/')[-1]:(m['loads'],m['errno']) for m in d['modules']}=={'kp_sig_sha256.ko':(True,None),'kp_sig_unknown_key.ko':(False,'EKEYREJECTED'),'kp_sig_unsigned.ko':(False,'EEXIST'),'kp_sig_sha512_skid.ko':(False,'EEXIST')}"
 	# (every fixture module is named kp_plain: the ones after the first are already loaded)
 	ok "... the image's keys and revocation used: sha256 verifies, the revoked signer refused" $?
 	grep -q "kp_broken.ko: " "$tmp/j2.err" && [ "$(cat "$tmp/j2.rc")" = 2 ]
@@ -115,21 +116,26 @@ for mode in nocache cold warm; do
 	setup later "$tmp/config"
 	[ "$mode" = warm ] && run 1
 	both "$mode, a certificate 16 MiB after the lists" "${C[@]}"
-	json "$tmp/j2.out" "d['kernel']['key_sources']==['kernel image $img: 2 certificates, 1 in its revocation list, 1 outside its certificate lists (not trusted)']"
+	json "$tmp/j2.out" \
+		"d['kernel']['key_sources']==['kernel image $img: 2 certificates, 1 in its revocation list, 1 outside its certificate lists (not trusted)']"
 	ok "... found at the end of the payload: outside the lists" $?
 
 	setup loose "$tmp/config-revoke"
 	[ "$mode" = warm ] && run 1
 	both "$mode, certificates outside the lists" "${C[@]}"
-	[ "$(grep -c "warning: 2 certificates of the kernel image outside its system certificate list" "$tmp/j2.err")" = 1 ]
+	[ "$(grep -c \
+		"warning: 2 certificates of the kernel image outside its system certificate list" \
+		"$tmp/j2.err")" = 1 ]
 	ok "... the warning said once" $?
-	[ "$(head -n 1 "$tmp/j2.err")" = "kopolicy: $img: warning: 2 certificates of the kernel image outside its system certificate list (the kernel may have a revocation list): not trusted; give a trusted one with --trusted-cert" ]
+	[ "$(head -n 1 "$tmp/j2.err")" = \
+		"kopolicy: $img: warning: 2 certificates of the kernel image outside its system certificate list (the kernel may have a revocation list): not trusted; give a trusted one with --trusted-cert" ]
 	ok "... first, before the modules' errors, as with the image read first" $?
 
 	setup none "$tmp/config"
 	[ "$mode" = warm ] && run 1
 	both "$mode, no certificate" "${C[@]}"
-	json "$tmp/j2.out" "d['kernel']['key_sources']==['kernel image $img: 0 certificates'] and any(a.startswith('no key source (kernel image, /proc/keys, --trusted-cert)') for a in d['kernel']['assumptions'])"
+	json "$tmp/j2.out" \
+		"d['kernel']['key_sources']==['kernel image $img: 0 certificates'] and any(a.startswith('no key source (kernel image, /proc/keys, --trusted-cert)') for a in d['kernel']['assumptions'])"
 	ok "... '0 certificates' and the no-key-source assumption" $?
 done
 

@@ -16,7 +16,8 @@ lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
 lib/system/modprobe-snapshot.c 5
 lib/system/modprobe-snapshot-remove.c 3
-lib/graph/module-set.c 2
+lib/graph/module-set.c 1
+lib/graph/module-set-read.c 1
 lib/util/io.c 2
 lib/file/rootopen.c 3
 lib/util/fs-trust.c 3
@@ -44,24 +45,25 @@ src/kopolicy.c 1
 # kp_fc_still_in_state() stat()s a module the reader recorded already in that very state (before a
 # deferred store's hash, and after the reader hashed it whole), and kp_fc_content_key_at() opens
 # it; facts-cache.c fstatat()s and opens its own last-prune file through the cache directory's
-# dirfd; module-set.c stat()s each module for its size, which only orders the reading, and
-# fstatat()s an entry of a directory it listed (kp_opendir_in(): the listing records the entries'
-# types) whose type readdir() does not give; out-of-tree.c fstatat()s an entry of a directory it
-# listed (kp_opendir_in()) right after recording that entry's kp_in_lstat(); io.c's kp_dir_newest() lists the caches' own directories
-# for pruning; fs-trust.c stat()s / and /dev (which device is the devtmpfs) and again a path the
-# caller recorded, after its statfs(); rootopen.c opens a root and the files under it by
-# descriptors (an O_PATH one opened again through /proc/self/fd, kp_fd_reopen()) for
-# kp_open_regular_in() and kp_stat_in() (bytes.c), which record the path's state
-# and the opened file's fstat() (kp_in_stat(), kp_in_note_fd()); kernel-read.c opens the running
-# system's procfs and sysfs files (/proc/modules, sig_enforce) on the host to read them by a
-# child (under a root: kp_open_readable_in()): only kp_running_open*(), which marks the run
-# uncacheable (kp_in_uncacheable()) first; modprobe-snapshot.c lists a configuration directory
+# dirfd; module-set-read.c stat()s each module for its size, which only orders the reading, and
+# module-set.c fstatat()s an entry of a directory it listed (kp_opendir_in(): the listing records
+# the entries' types) whose type readdir() does not give; out-of-tree.c fstatat()s an entry of a
+# directory it listed (kp_opendir_in()) right after recording that entry's kp_in_lstat(); io.c's
+# kp_dir_newest() lists the caches' own directories for pruning; fs-trust.c stat()s / and /dev
+# (which device is the devtmpfs) and again a path the caller recorded, after its statfs();
+# rootopen.c opens a root and the files under it by descriptors (an O_PATH one opened again
+# through /proc/self/fd, kp_fd_reopen()) for kp_open_regular_in() and kp_stat_in()
+# (bytes-open.c), which record the path's state and the opened file's fstat() (kp_in_stat(),
+# kp_in_note_fd()); kernel-read.c
+# opens the running system's procfs and sysfs files (/proc/modules, sig_enforce) on the host to read
+# them by a child (under a root: kp_open_readable_in()): only kp_running_open*(), which marks the
+# run uncacheable (kp_in_uncacheable()) first; modprobe-snapshot.c lists a configuration directory
 # through the descriptor of the caches' trust walk (cache/trusted-dir.c: whether others could
 # swap the files libkmod reads, which chooses by name or a copy, never the answer; the files
-# recorded by kp_in_note_kmod()) and makes, fills and removes its own private copy (read from the root through
-# kp_open_regular_in() and kp_opendir_in(), which record; a run that read a copy or could not
-# make one is not stored, kp_in_uncacheable()), and modprobe-snapshot-remove.c removes it and
-# the copies killed runs left beside it (kopolicy's own directories, never an input; only a run
+# recorded by kp_in_note_kmod()) and makes, fills and removes its own private copy (read from the
+# root through kp_open_regular_in() and kp_opendir_in(), which record; a run that read a copy or
+# could not make one is not stored, kp_in_uncacheable()), and modprobe-snapshot-remove.c removes it
+# and the copies killed runs left beside it (kopolicy's own directories, never an input; only a run
 # that makes a copy, not stored); stuck-reader.c reads, writes and lists the
 # hook's own marks of EFI readers left behind, through its trusted state directory's dirfd
 # (only the hook's reads of EFI variables, on the running system, never cached).

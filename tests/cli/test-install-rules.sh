@@ -74,7 +74,8 @@ is "out-of-tree modules of both releases and the in-tree module using one" "$(li
 	"kp_dkms_only kp_gpl_prov kp_prop_prov kp_use_prop "
 has "the dependent module says why" "$tmp/rules" \
 	"^# kp_use_prop: $relre kernel/drivers/misc/kp_use_prop.ko, depends on kp_prop_prov\$"
-has "an out-of-tree module names its file" "$tmp/rules" "^# kp_dkms_only: $rel61 updates/dkms/kp_dkms_only.ko\$"
+has "an out-of-tree module names its file" "$tmp/rules" \
+	"^# kp_dkms_only: $rel61 updates/dkms/kp_dkms_only.ko\$"
 has "the header names each release covered" "$tmp/rules" "^#   $relre: modules.dep\$"
 has "... the other one" "$tmp/rules" "^#   $rel61: modules.dep\$"
 has "... and the empty one, skipped" "$tmp/rules" "^#   5.10.0-empty: no modules: skipped\$"
@@ -96,7 +97,8 @@ if command -v modprobe >/dev/null; then
 fi
 
 # the kopolicy path the lines name, for a root that is not this system (an image)
-bindir=$(sed -n 's|^KOPOLICY=${KOPOLICY:-\(.*\)/kopolicy}$|\1|p' "$bd/contrib/scripts/update-install-rules")
+bindir=$(sed -n 's|^KOPOLICY=${KOPOLICY:-\(.*\)/kopolicy}$|\1|p' \
+	"$bd/contrib/scripts/update-install-rules")
 for w in own bindir none; do
 	x=$tmp/root-$w
 	mkdir -p "$x/lib/modules/$rel/updates"
@@ -105,7 +107,8 @@ for w in own bindir none; do
 	"$kp" hook --root "$x" --print-install-rules > "$tmp/rules-$w" 2> "$tmp/err-$w"
 	is "root with kopolicy at $w: exit 0" $? 0
 done
-has "... its own path, when the root has it there" "$tmp/rules-own" "^install kp_prop_prov $self hook "
+has "... its own path, when the root has it there" "$tmp/rules-own" \
+	"^install kp_prop_prov $self hook "
 is "... silently" "$(cat "$tmp/err-own")" ""
 has "... else the installed path (bindir), when the root has it" "$tmp/rules-bindir" \
 	"^install kp_prop_prov $bindir/kopolicy hook "
@@ -191,10 +194,12 @@ is "a module removed, no options given: exit 0" $? 0
 is "... its line is gone, the others stay" "$(lines "$f")" \
 	"kp_chain kp_dkms_only kp_gpl_prov kp_prop_prov kp_shadowed kp_use_prop kp_user "
 is "... every line keeps the file's --config and --on-error" \
-	"$(grep -c ' hook --config /etc/kopolicy/strict.conf --on-error fail-closed \$MODPROBE_MODULE ' "$f")" 7
+	"$(grep -c \
+		' hook --config /etc/kopolicy/strict.conf --on-error fail-closed \$MODPROBE_MODULE ' "$f")" 7
 "$kp" hook --root "$r" --update-install-rules --on-error fail-open "$f" > /dev/null 2>&1
 is "--on-error given: it replaces the file's, --config is kept" \
-	"$(grep -c ' hook --config /etc/kopolicy/strict.conf --on-error fail-open \$MODPROBE_MODULE ' "$f")" 7
+	"$(grep -c \
+		' hook --config /etc/kopolicy/strict.conf --on-error fail-open \$MODPROBE_MODULE ' "$f")" 7
 
 # files kopolicy did not write are left alone
 cp "$f" "$tmp/saved"
@@ -236,7 +241,8 @@ stub "$e" "$self"
 "$kp" hook --root "$e" --update-install-rules > /dev/null 2> "$tmp/err"
 is "no module at all: exit 0" $? 0
 is "... the header keeps --on-error for the lines to come" \
-	"$(grep '^# options: ' "$e/etc/modprobe.d/zz-kopolicy.conf")" "# options: --on-error fail-closed"
+	"$(grep '^# options: ' "$e/etc/modprobe.d/zz-kopolicy.conf")" \
+		"# options: --on-error fail-closed"
 sed -i 's/^# options: .*/# options: --on-error fail-open/' "$f"
 cp "$f" "$tmp/edited"
 "$kp" hook --root "$r" --update-install-rules "$f" > /dev/null 2> "$tmp/err"
@@ -316,7 +322,8 @@ grep -q "^install kp_uir " "$f"
 ok "... after the update" $?
 
 # the kernel hooks, pointed at the build tree's update-install-rules
-libexec=$(sed -n 's|^exec \(.*\)/update-install-rules .*|\1|p' "$bd/contrib/kernel/postrm.d/zz-kopolicy")
+libexec=$(sed -n 's|^exec \(.*\)/update-install-rules .*|\1|p' \
+	"$bd/contrib/kernel/postrm.d/zz-kopolicy")
 sed "s|$libexec/|$bd/contrib/scripts/|g" "$bd/contrib/kernel/postrm.d/zz-kopolicy" > "$tmp/postrm"
 sed "s|$libexec/|$bd/contrib/scripts/|g" "$bd/contrib/kernel/90-kopolicy.install" > "$tmp/ki"
 chmod +x "$tmp/postrm" "$tmp/ki"
@@ -352,7 +359,8 @@ KOPOLICY_RULES_HOOK=$uir bash -c '
 pi=$(sed -n 1p "$tmp/dkmsvars")
 pr=$(sed -n 2p "$tmp/dkmsvars")
 case $pi in
-*/update-install-rules\ dkms-post-install\ --\ post.sh\ x) ok "DKMS: POST_INSTALL runs update-install-rules, then the package's own" 0 ;;
+*/update-install-rules\ dkms-post-install\ --\ post.sh\ x) ok \
+	"DKMS: POST_INSTALL runs update-install-rules, then the package's own" 0 ;;
 *) ok "DKMS: POST_INSTALL runs update-install-rules, then the package's own" 1; echo "#   $pi" ;;
 esac
 case $pr in
@@ -365,7 +373,8 @@ touch "$m61/updates/dkms/kp_from_dkms.ko"
 is "DKMS: POST_INSTALL run as dkms runs it: exit 0" $? 0
 grep -q "^install kp_from_dkms " "$f"
 ok "... the rules have the module dkms installed (before depmod)" $?
-is "... and the package's own POST_INSTALL ran" "$(cat "$tmp/pkg-post" 2> /dev/null)" "post-install x"
+is "... and the package's own POST_INSTALL ran" "$(cat "$tmp/pkg-post" \
+	2> /dev/null)" "post-install x"
 rm "$m61/updates/dkms/kp_from_dkms.ko"
 # shellcheck disable=SC2086
 (cd "$dt/kp_dkms/1.0/source" && exec $dt/kp_dkms/1.0/source/$pr) > /dev/null 2>&1

@@ -22,7 +22,8 @@ json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2
 
 mods() { # DIR: three modules of the fixtures, one of which fails to load
 	mkdir -p "$1/kernel/extra"
-	cp "$fx"/kp_prop_prov.ko "$fx"/kp_use_prop.ko "$fx"/kp_gplonly_then_prop.ko "$1/kernel/extra/"
+	cp "$fx"/kp_prop_prov.ko "$fx"/kp_use_prop.ko \
+		"$fx"/kp_gplonly_then_prop.ko "$1/kernel/extra/"
 }
 symvers() { mkdir -p "$(dirname "$1")" && gzip -dc "$fx/Module.symvers.gz" > "$1"; }
 config() { mkdir -p "$(dirname "$1")" && gzip -dc "$fx/config.gz" > "$1"; }
@@ -93,17 +94,21 @@ for layout in classic merged sid split abslib loop; do
 	[ ! -s "$tmp/$layout.err" ]
 	ok "$layout: nothing on stderr" $?
 	"$kp" graph --format json -b "$r" > "$tmp/$layout.graph.json"
-	json "$tmp/$layout.graph.json" "[m['depends'] for m in d['modules'] if m['name']=='kp_use_prop']==[['kp_prop_prov']]"
+	json "$tmp/$layout.graph.json" \
+		"[m['depends'] for m in d['modules'] if m['name']=='kp_use_prop']==[['kp_prop_prov']]"
 	ok "$layout: graph -b has the dependency" $?
 	"$kp" explain -b "$r" kp_use_prop > "$tmp/$layout.explain"
-	grep -q "kp_use_prop inherits P: imports kp_prop_plain from kp_prop_prov" "$tmp/$layout.explain"
+	grep -q "kp_use_prop inherits P: imports kp_prop_plain from kp_prop_prov" \
+		"$tmp/$layout.explain"
 	ok "$layout: explain -b gives the inheritance" $?
 done
 
 # modules are reported under the path as written (ROOT/lib/modules through the relative link)
-json "$tmp/merged.json" "all(m['path'].startswith('$tmp/merged/lib/modules/$rel/') for m in d['modules'])"
+json "$tmp/merged.json" \
+	"all(m['path'].startswith('$tmp/merged/lib/modules/$rel/') for m in d['modules'])"
 ok "merged: module paths keep ROOT/lib/modules" $?
-json "$tmp/abslib.json" "all(m['path'].startswith('$tmp/abslib/usr/lib/modules/$rel/') for m in d['modules'])"
+json "$tmp/abslib.json" \
+	"all(m['path'].startswith('$tmp/abslib/usr/lib/modules/$rel/') for m in d['modules'])"
 ok "abslib: module paths are inside ROOT" $?
 
 # -k overrides the tree's exports; the tree still gives config and modules
@@ -118,7 +123,8 @@ mk_root sid "$r"
 rm -rf "$r/usr/src" "$r/usr/lib/modules/$rel/build"
 "$kp" check -b "$r" > /dev/null 2> "$tmp/stubonly.err"
 ok "stub only: check -b exits 2" $(( $? == 2 ? 0 : 1 ))
-[ "$(wc -l < "$tmp/stubonly.err")" -eq 1 ] && grep -q "no kernel exports for $rel" "$tmp/stubonly.err" &&
+[ "$(wc -l < "$tmp/stubonly.err")" -eq 1 ] && grep -q \
+	"no kernel exports for $rel" "$tmp/stubonly.err" &&
 	grep -q "only Debian's stub System.map" "$tmp/stubonly.err"
 ok "stub only: one error line naming the stub" $?
 r=$tmp/emptymap
@@ -152,7 +158,8 @@ and not any('no kernel config' in s or 'System.map' in s for s in d['kernel']['a
 and d['modules'][0]['errno']=='EKEYREJECTED'"
 ok "--running, sid layout: release, config, sig_enforce" $?
 rm -rf "$r/usr/src"
-"$kp" check --format json --running --root "$r" "$fx/kp_plain.ko" > "$tmp/run-stub.json" 2> "$tmp/run-stub.err"
+"$kp" check --format json --running --root "$r" "$fx/kp_plain.ko" \
+	> "$tmp/run-stub.json" 2> "$tmp/run-stub.err"
 ok "--running without Module.symvers falls back to kallsyms" $(( $? == 1 ? 0 : 1 ))
 json "$tmp/run-stub.json" "d['kernel']['modversions'] and \
 sum('System.map' in s and 'not used as a symbol source' in s for s in d['kernel']['assumptions'])==1"

@@ -64,10 +64,12 @@ for what in info check; do
 	fi
 	run "$what-none" "" "${cmd[@]}"
 	if [ $what = info ]; then
-		json "$tmp/info-none.out" "d['modules'][0]['signature']['verification']['result']=='verified'"
+		json "$tmp/info-none.out" \
+			"d['modules'][0]['signature']['verification']['result']=='verified'"
 		ok "info: the module's signature verifies (no configuration)" $?
 	else
-		json "$tmp/check-none.out" "[(m['loads'],m['errno'],m['taint']) for m in d['modules']]==[(True,None,'O')]"
+		json "$tmp/check-none.out" \
+			"[(m['loads'],m['errno'],m['taint']) for m in d['modules']]==[(True,None,'O')]"
 		ok "check: loads without E (no configuration)" $?
 	fi
 	for conf in fips garbage; do
@@ -82,7 +84,8 @@ done
 # the signature fixtures (tests/data/sig: sha256, sha512, md5, corrupted, unknown key, ...)
 mods=("$sd"/6.12/*.ko)
 run fx-none "" "$kp" info --json --trusted-cert "$sd/test-cert.pem" "${mods[@]}"
-json "$tmp/fx-none.out" "[m['signature']['verification']['result'] for m in d['modules'] if m['path'].endswith('/kp_sig_sha256.ko')]==['verified']"
+json "$tmp/fx-none.out" \
+	"[m['signature']['verification']['result'] for m in d['modules'] if m['path'].endswith('/kp_sig_sha256.ko')]==['verified']"
 ok "info: kp_sig_sha256 verifies with test-cert.pem (no configuration)" $?
 run fx-fips "OPENSSL_CONF=$tmp/fips.cnf" "$kp" info --json --trusted-cert "$sd/test-cert.pem" \
 	"${mods[@]}"

@@ -34,13 +34,15 @@ ok "a unique name is shown without its path" $?
 "$kp" graph -f dot "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_use_prop.ko" "$fx/kp_plain.ko" \
 	"$fx/kp_plain_prop.ko" > "$tmp/g.dot"
 grep -q "^	\"file:$fx/kp_plain.ko\" \[label=\"kp_plain\\\\n$fx/kp_plain.ko\"" "$tmp/g.dot" &&
-	grep -q "^	\"file:$fx/kp_plain_prop.ko\" \[label=\"kp_plain\\\\n$fx/kp_plain_prop.ko" "$tmp/g.dot"
+	grep -q "^	\"file:$fx/kp_plain_prop.ko\" \[label=\"kp_plain\\\\n$fx/kp_plain_prop.ko" \
+		"$tmp/g.dot"
 ok "DOT: nodes keyed by file, same-named modules distinct and labelled with their paths" $?
 grep -q "^	\"file:$fx/kp_use_prop.ko\" \[label=\"kp_use_prop\\\\nP inherited\", fillcolor=\"#fde2b8\", color=darkorange\]" "$tmp/g.dot"
 ok "DOT: the P-inherited module is coloured" $?
 grep -q "^	\"file:$fx/kp_prop_prov.ko\" \[label=\"kp_prop_prov\", fillcolor=\"#f4c7c3\", color=red\]" "$tmp/g.dot"
 ok "DOT: the proprietary module is red" $?
-grep -q "subgraph cluster_legend" "$tmp/g.dot" && grep -q '"legend:inh" \[label="P inherited (2020 rule)"' "$tmp/g.dot"
+grep -q "subgraph cluster_legend" "$tmp/g.dot" && grep -q \
+	'"legend:inh" \[label="P inherited (2020 rule)"' "$tmp/g.dot"
 ok "DOT: a legend in the picture" $?
 if command -v dot >/dev/null; then
 	dot -Tsvg "$tmp/g.dot" > /dev/null 2>&1
@@ -51,7 +53,8 @@ fi
 # script(1) gives kopolicy a terminal; --color auto colours there unless NO_COLOR / TERM=dumb
 if command -v script >/dev/null; then
 	tty_run() { # ENV... -> output of check on a terminal (exit status 1: findings)
-		env "$@" script -qec "$kp check ${kern[*]} $fx/kp_prop_prov.ko $fx/kp_prop_then_gplonly.ko" \
+		env "$@" script -qec \
+			"$kp check ${kern[*]} $fx/kp_prop_prov.ko $fx/kp_prop_then_gplonly.ko" \
 			/dev/null > "$tmp/tty.out" 2>&1
 	}
 	tty_run TERM=xterm
@@ -64,7 +67,8 @@ if command -v script >/dev/null; then
 	! grep -q $'\033\\[' "$tmp/tty.out"
 	ok "TERM=dumb: no colour" $?
 fi
-NO_COLOR=1 "$kp" check --color always "${kern[@]}" "$fx/kp_prop_prov.ko" "$fx/kp_prop_then_gplonly.ko" \
+NO_COLOR=1 "$kp" check --color always "${kern[@]}" "$fx/kp_prop_prov.ko" \
+	"$fx/kp_prop_then_gplonly.ko" \
 	> "$tmp/always.out"
 grep -q $'\033\\[1;31m' "$tmp/always.out"
 ok "--color always wins over NO_COLOR" $?
@@ -80,7 +84,8 @@ ok "unknown option: 'kopolicy: check: ...' and 'Try ...', exit 2" $?
 Try 'kopolicy --help' for more information." ]
 ok "unknown global option" $?
 "$kp" graph --format 2> "$tmp/o3.err"
-[ $? -eq 2 ] && head -n1 "$tmp/o3.err" | grep -qx "kopolicy: graph: option '--format' requires an argument"
+[ $? -eq 2 ] && head -n1 "$tmp/o3.err" | grep -qx \
+	"kopolicy: graph: option '--format' requires an argument"
 ok "missing argument of a long option" $?
 "$kp" info -Z 2> "$tmp/o4.err"
 [ $? -eq 2 ] && head -n1 "$tmp/o4.err" | grep -qx "kopolicy: info: invalid option -- 'Z'"
@@ -111,7 +116,8 @@ ok "a mistyped command: did you mean" $?
 ! grep -q "Did you mean" "$tmp/o7.err"
 ok "... and no guess for a word far from every command" $?
 "$kp" check "${kern[@]}" -o "$tmp/no/such/dir/r.txt" "$fx/kp_plain.ko" 2> "$tmp/o8.err"
-[ $? -eq 2 ] && grep -qx "kopolicy: $tmp/no/such/dir/r.txt: cannot write: No such file or directory" \
+[ $? -eq 2 ] && grep -qx \
+	"kopolicy: $tmp/no/such/dir/r.txt: cannot write: No such file or directory" \
 	"$tmp/o8.err"
 ok "-o into a missing directory names the reason" $?
 sd=$top/tests/data/sig
@@ -126,7 +132,8 @@ ok "a module tainted only E is under 'Loads, tainted (E)', not '(P, E)'" $?
 grep -q "^	\"file:$fx/kp_gplonly_then_prop.ko\" \[label=\"kp_gplonly_then_prop\\\\nfails: ENOENT\", color=red, peripheries=2\]" "$tmp/f.dot"
 ok "DOT: a failing module is drawn with a double red border, as the legend says" $?
 # notes: one line per rule and module with a count; -v lists each
-"$kp" check "${kern[@]}" --rules 2020 "$fx/kp_symget.ko" "$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" \
+"$kp" check "${kern[@]}" --rules 2020 "$fx/kp_symget.ko" \
+	"$fx/kp_gpl_prov.ko" "$fx/kp_prop_prov.ko" \
 	> "$tmp/n.txt"
 [ "$(grep -c 'latent-breakage' "$tmp/n.txt")" = 1 ] &&
 	grep -q "^  kp_symget: I: latent-breakage: symbol_get(kp_gpl_prov_plain) returns NULL under the 2023 rules (and 2 more latent-breakage notes: -v lists them)$" "$tmp/n.txt"
@@ -159,7 +166,8 @@ PY
 ok "explain --json: deciding facts and fixes; a file name is accepted for the module" $?
 "$kp" check -f json "${kern[@]}" "${set3[@]}" > "$tmp/x4.json"
 json() { python3 -c "import json,sys; d=json.load(open('$1')); sys.exit(0 if ($2) else 1)"; }
-json "$tmp/x4.json" "[f['fix'][:38] for m in d['modules'] for f in m['findings'] if f['id']=='gpl-proprietary-mix']==['stop importing kp_prop_plain from prop']"
+json "$tmp/x4.json" \
+	"[f['fix'][:38] for m in d['modules'] for f in m['findings'] if f['id']=='gpl-proprietary-mix']==['stop importing kp_prop_plain from prop']"
 ok "check -f json: each finding carries its fix" $?
 # -b ROOT: the names modprobe users type, through the tree's own indexes (modprobe.d alias)
 root=$tmp/root
@@ -178,7 +186,8 @@ ok "explain -b ROOT: a modprobe.d alias is resolved to its module" $?
 "$kp" explain -b "$root" --kernel-release "$rel" kp-use-prop > /dev/null 2>&1
 ok "explain -b ROOT: '-' and '_' alike" $?
 "$kp" explain -b "$root" --kernel-release "$rel" nosuch 2> "$tmp/x6.err"
-[ $? -eq 2 ] && grep -q "explain: no module nosuch in $md (by module name, file name or what modprobe resolves it to)" "$tmp/x6.err"
+[ $? -eq 2 ] && grep -q \
+	"explain: no module nosuch in $md (by module name, file name or what modprobe resolves it to)" "$tmp/x6.err"
 ok "explain -b ROOT: an unknown name names the tree, not 'the files given'" $?
 # --- load order: modprobe's (issue 26) ------------------------------------------------------
 # named files: `modprobe -a` in the order named; a directory: what a boot asks for (the modules
@@ -190,11 +199,13 @@ cp "$fx/kp_use_prop.ko" "$tmp/ord/m.ko"
 cp "$fx/kp_prop_prov.ko" "$tmp/ord/n.ko"
 cp "$fx/kp_ns_ok.ko" "$tmp/ord/z.ko"
 "$kp" check -f json "${kern[@]}" "$tmp/ord" > "$tmp/o1.json"
-json "$tmp/o1.json" "[m['name'] for m in d['modules']]==['kp_prop_prov','kp_use_prop','kp_gpl_prov','kp_ns_ok'] and d['modules'][0]['messages'][0]=='kp_prop_prov: loading out-of-tree module taints kernel.'"
+json "$tmp/o1.json" \
+	"[m['name'] for m in d['modules']]==['kp_prop_prov','kp_use_prop','kp_gpl_prov','kp_ns_ok'] and d['modules'][0]['messages'][0]=='kp_prop_prov: loading out-of-tree module taints kernel.'"
 ok "a directory loads as a boot would: the modules nothing uses, each after its providers" $?
 "$kp" check -f json "${kern[@]}" "$tmp/ord/a.ko" "$tmp/ord/m.ko" "$tmp/ord/n.ko" "$tmp/ord/z.ko" \
 	> "$tmp/o2.json"
-json "$tmp/o2.json" "[m['name'] for m in d['modules']]==['kp_gpl_prov','kp_prop_prov','kp_use_prop','kp_ns_ok']"
+json "$tmp/o2.json" \
+	"[m['name'] for m in d['modules']]==['kp_gpl_prov','kp_prop_prov','kp_use_prop','kp_ns_ok']"
 ok "named files load as modprobe -a in the order named" $?
 # progress on a terminal only when it understands \r\033[K (script(1) gives a terminal)
 if command -v script >/dev/null; then

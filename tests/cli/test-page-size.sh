@@ -40,15 +40,18 @@ done
 for sz in 16k 64k; do
 	# kp_strtab_page (8192 bytes): kp_name_page ends in the zeroed rest of the page
 	check_cfg "$tmp/page-$sz.json" "$tmp/config-$sz" "$st/kp_strtab_page.ko"
-	verdict "$tmp/page-$sz.json" kp_plain "not m['loads'] and not m['oops'] and m['errno'] == 'ENOENT' and ids == ['bad-symbol-strtab', 'unknown-symbol'] and 'into the rest of the last page' in m['findings'][0]['message'] and m['findings'][1]['symbol'] == 'kp_name_page'"
+	verdict "$tmp/page-$sz.json" kp_plain \
+		"not m['loads'] and not m['oops'] and m['errno'] == 'ENOENT' and ids == ['bad-symbol-strtab', 'unknown-symbol'] and 'into the rest of the last page' in m['findings'][0]['message'] and m['findings'][1]['symbol'] == 'kp_name_page'"
 	ok "$sz pages: kp_strtab_page: leftover bytes, no oops: Unknown symbol kp_name_page, ENOENT" $?
 	# kp_strtab_defpage (8192 bytes): the kept name ends there too: it loads
 	check_cfg "$tmp/defpage-$sz.json" "$tmp/config-$sz" "$st/kp_strtab_defpage.ko"
-	verdict "$tmp/defpage-$sz.json" kp_plain "m['loads'] and not m['oops'] and m['taint'] == 'OE' and ids == ['bad-symbol-strtab']"
+	verdict "$tmp/defpage-$sz.json" kp_plain \
+		"m['loads'] and not m['oops'] and m['taint'] == 'OE' and ids == ['bad-symbol-strtab']"
 	ok "$sz pages: kp_strtab_defpage: no oops in layout_symtab(), loads OE" $?
 	# kp_strtab_guard (5128 bytes, a name starting at byte 8208): an empty name, ENOENT
 	check_cfg "$tmp/guard-$sz.json" "$tmp/config-$sz" "$st/kp_strtab_guard.ko"
-	verdict "$tmp/guard-$sz.json" kp_plain "not m['loads'] and not m['oops'] and m['errno'] == 'ENOENT' and 'kernel-oops' not in ids and m['messages'][-1] == 'kp_plain: Unknown symbol  (err -2)'"
+	verdict "$tmp/guard-$sz.json" kp_plain \
+		"not m['loads'] and not m['oops'] and m['errno'] == 'ENOENT' and 'kernel-oops' not in ids and m['messages'][-1] == 'kp_plain: Unknown symbol  (err -2)'"
 	ok "$sz pages: kp_strtab_guard: the name starts in the zeroed page: empty, ENOENT" $?
 done
 
@@ -66,7 +69,8 @@ ok "no config, release -arm64, an x86 module: 4 KiB, the oops" $?
 # text output: the finding names the leftover bytes, exit status 1 (a load fails)
 "$kp" check -k "$fx/Module.symvers.gz" --kernel-config "$tmp/config-64k" --kernel-release "$rel" \
 	"$st/kp_strtab_page.ko" > "$tmp/page-64k.txt" 2>&1
-[ $? -eq 1 ] && grep -q "^  kp_plain: E: unknown-symbol: kp_name_page is not exported" "$tmp/page-64k.txt" &&
+[ $? -eq 1 ] && grep -q \
+	"^  kp_plain: E: unknown-symbol: kp_name_page is not exported" "$tmp/page-64k.txt" &&
 	! grep -q "kernel-oops" "$tmp/page-64k.txt"
 ok "64k pages, text: unknown-symbol kp_name_page, no kernel-oops, exit status 1" $?
 

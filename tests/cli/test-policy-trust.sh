@@ -11,9 +11,9 @@ set -uo pipefail
 top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
-skel=$top/tests/unit/policy/root
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 
 if ! command -v depmod > /dev/null; then
 	echo "1..0 # SKIP depmod (kmod) is not installed"
@@ -29,16 +29,8 @@ has() { # description, fixed string stderr of the last run must contain
 
 # a fake root with a proprietary module: "block proprietary" blocks it (1), no policy warns (0)
 root=$tmp/root
-mkdir -p "$root/lib/modules/$rel/extra" "$root/boot"
-cp -R "$skel/." "$root/"
-cp "$fx/kp_prop_prov.ko" "$root/lib/modules/$rel/extra/"
-: > "$root/lib/modules/$rel/modules.builtin"
-: > "$root/lib/modules/$rel/modules.builtin.modinfo"
-cp "$fx/Module.symvers.gz" "$root/boot/symvers-$rel.gz"
-cp "$fx/config.gz" "$root/boot/config-$rel"
-echo "$rel" > "$root/proc/sys/kernel/osrelease"
+hook_root "$root" kp_prop_prov
 : > "$root/proc/modules"
-depmod -b "$root" "$rel" 2> /dev/null
 chmod -R go-w "$root"
 cp "$kp" "$tmp/kopolicy"
 chmod 0755 "$tmp/kopolicy"

@@ -70,7 +70,8 @@ is "same name: the checked file is used, the provider dropped" "$(cat "$tmp/same
 	"kp_gpl_prov.ko.zst kp_ns_ok.ko"
 
 # 5. a failing provider: its dependent fails, the provider itself is not reported
-is "a failing provider nothing imports from: exit 0" "$(check "$tmp/crc" --provider "$fx/kp_gpl_prov.ko" \
+is "a failing provider nothing imports from: exit 0" "$(check "$tmp/crc" \
+	--provider "$fx/kp_gpl_prov.ko" \
 	--provider "$fx/kp_crc_bad.ko" "$fx/kp_ns_ok.ko")" 0
 is "a provider's own failure is not reported" "$(grep -c kp_crc_bad "$tmp/crc")" 0
 is "checking kp_crc_bad against its provider: exit 1" \

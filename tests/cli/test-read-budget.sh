@@ -3,8 +3,8 @@
 # hold together stay within --max-size whatever --jobs says, measured on the real sizes (the
 # size a zstd frame declares, and growth while decoding when it declares none). 16 small
 # .ko.zst bombs (tests/cli/zstd-bomb.py: an ELF header and 40 MiB of zeros, ~1.4 KB each) at
-# -j16 (and 16 .ko.xz of the same content) must peak near one of them, not near 16 of them; a module larger than the cap is one
-# error line and the others are still read.
+# -j16 (and 16 .ko.xz of the same content) must peak near one of them, not near 16 of them; a module
+# larger than the cap is one error line and the others are still read.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -31,7 +31,8 @@ PY
 mkdir -p "$tmp/declared" "$tmp/undeclared" "$tmp/xz" "$tmp/one"
 for i in $(seq 1 16); do
 	python3 "$top/tests/cli/zstd-bomb.py" "$fx/kp_plain.ko" "$tmp/declared/b$i.ko.zst" 40
-	python3 "$top/tests/cli/zstd-bomb.py" "$fx/kp_plain.ko" "$tmp/undeclared/b$i.ko.zst" 40 nosize
+	python3 "$top/tests/cli/zstd-bomb.py" "$fx/kp_plain.ko" \
+		"$tmp/undeclared/b$i.ko.zst" 40 nosize
 done
 # xz (a 64 MiB dictionary, the size in the index): ~6 KB each
 { head -c 64 "$fx/kp_plain.ko"; head -c $((40 << 20)) /dev/zero; } |
@@ -50,7 +51,8 @@ for kind in declared undeclared xz; do
 	ok "$kind size: 16 bombs at -j16 peak within 128 MiB of one bomb ($rss vs $one KiB)" \
 		$(( rss < one + 128 * 1024 ? 0 : 1 ))
 	ok "$kind size: each bomb is one error line" \
-		$(( $(grep -c "^kopolicy: $tmp/$kind/b[0-9]*\.ko\.\(zst\|xz\): " "$tmp/err") == 16 ? 0 : 1 ))
+		$(( $(grep -c "^kopolicy: $tmp/$kind/b[0-9]*\.ko\.\(zst\|xz\): " \
+			"$tmp/err") == 16 ? 0 : 1 ))
 	grep -q "out of memory" "$tmp/err"
 	ok "$kind size: no file fails for memory" $(( $? == 0 ? 1 : 0 ))
 done
@@ -62,7 +64,8 @@ cp "$fx/kp_gpl_prov.ko.zst" "$tmp/one/"
 rc=$?
 grep -qx "kopolicy: $tmp/one/big.ko.zst: decompressed size exceeds the limit of 64 MiB (decompression bomb? see --max-size)" "$tmp/err"
 ok "a module past the cap: one error line" $?
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if [m["name"] for m in d["modules"]] == ["kp_gpl_prov"] else 1)' "$tmp/out.json"
+python3 -c \
+	'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if [m["name"] for m in d["modules"]] == ["kp_gpl_prov"] else 1)' "$tmp/out.json"
 ok "... the good module beside it is read (exit $rc)" $?
 [ "$rc" -eq 2 ]
 ok "... and the exit status says a file could not be read (2)" $?

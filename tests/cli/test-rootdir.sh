@@ -32,11 +32,6 @@ gpl=$fx/kp_gpl_prov.ko
 prop=$fx/kp_prop_prov.ko
 host=$tmp/host
 
-kernel() {
-	mkdir -p "$1/boot" "$1/usr/src/linux-headers-$rel"
-	gzip -dc "$fx/config.gz" >"$1/boot/config-$rel"
-	gzip -dc "$fx/Module.symvers.gz" >"$1/usr/src/linux-headers-$rel/Module.symvers"
-}
 # summary FILE: "PATH LICENSE" per module judged (PATH under the release directory),
 # "PATH: ERROR" per input error, sorted
 summary() {
@@ -54,7 +49,7 @@ root=$tmp/root
 mods=$root/lib/modules/$rel
 mkdir -p "$mods/kernel/extra" "$root/data/lrel" "$root/data/nest" "$root$host/labs" "$host/labs" \
 	"$tmp/hostonly"
-kernel "$root"
+tap_kernel_files "$root"
 cp "$gpl" "$mods/kernel/extra/plain.ko"
 cp "$gpl" "$root/data/lrel/m_rel.ko"
 cp "$gpl" "$root/data/nest/m_nest.ko"
@@ -104,7 +99,7 @@ is "text: the loop is one line" "$(grep -c "$mods/kernel/up" "$tmp/r.txt")" 1
 root=$tmp/dep
 mods=$root/lib/modules/$rel
 mkdir -p "$mods/kernel/extra" "$root/data/lrel" "$root/data/nest" "$root/data/other"
-kernel "$root"
+tap_kernel_files "$root"
 cp "$gpl" "$mods/kernel/extra/plain.ko"
 cp "$gpl" "$root/data/lrel/m_rel.ko"
 cp "$gpl" "$root/data/nest/m_nest.ko"
@@ -131,7 +126,7 @@ fi
 root=$tmp/swap
 mods=$root/lib/modules/$rel
 mkdir -p "$mods/kernel" "$root/data/x" "$root$host/x" "$host/x"
-kernel "$root"
+tap_kernel_files "$root"
 cp "$gpl" "$root$host/x/m_swap.ko"
 cp "$prop" "$host/x/m_swap.ko"
 ln -s "$host/x" "$mods/kernel/x"

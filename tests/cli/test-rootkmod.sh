@@ -13,6 +13,7 @@ kp=${KOPOLICY:-./src/kopolicy}
 fx=$top/fixtures/ko/6.12
 rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 if ! command -v depmod >/dev/null || ! command -v python3 >/dev/null; then
 	echo "1..0 # SKIP depmod (kmod) or python3 is not installed"
 	exit 0
@@ -22,25 +23,10 @@ export KOPOLICY_CACHE_DIR=$tmp/cache
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS
 export KOPOLICY_RUN_CACHE=off
 
-# mkroot DIR MODULE...: a fake root with MODULEs in extra/, depmod run
-mkroot() {
-	local r=$1 m
-	shift
-	mkdir -p "$r"
-	cp -R "$top/tests/unit/policy/root/." "$r/"
-	mkdir -p "$r/lib/modules/$rel/extra" "$r/boot"
-	for m in "$@"; do cp "$fx/$m.ko" "$r/lib/modules/$rel/extra/"; done
-	: >"$r/lib/modules/$rel/modules.builtin"
-	: >"$r/lib/modules/$rel/modules.builtin.modinfo"
-	cp "$fx/Module.symvers.gz" "$r/boot/symvers-$rel.gz"
-	cp "$fx/config.gz" "$r/boot/config-$rel"
-	echo "$rel" >"$r/proc/sys/kernel/osrelease"
-	depmod -b "$r" "$rel" 2>/dev/null
-}
 root=$tmp/root
 md=$root/lib/modules/$rel
-mkroot "$root" kp_prop_prov kp_use_prop kp_plain kp_nolicense kp_symget
-mkroot "$tmp/other" kp_use_prop
+hook_root "$root" kp_prop_prov kp_use_prop kp_plain kp_nolicense kp_symget
+hook_root "$tmp/other" kp_use_prop
 for i in $(seq 3000); do echo "# $i" >"$root/etc/modprobe.d/pad-$i.conf"; done
 chmod 0755 "$root" "$md"
 mkdir -m 0777 "$tmp/shared" # a TMPDIR others can change: no copy may be made there
@@ -75,7 +61,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	chown -h 65534 "$link"
 	TMPDIR=$tmp/shared hook kp_use_prop
 	is "a link of another user's in the root's modprobe.d: not read by name (a copy)" \
-		"$rc $(grep -c "libkmod's copy of $md refused: TMPDIR=$tmp/shared" "$tmp/err")" "0 1"
+		"$rc $(grep -c \
+			"libkmod's copy of $md refused: TMPDIR=$tmp/shared" "$tmp/err")" "0 1"
 	chown -h 0 "$link"
 else
 	skip "a link of another user's in the root's modprobe.d: not read by name" "not root"
@@ -90,7 +77,8 @@ rm -f "$link" "$root/etc/kp-linked.conf"
 chmod 0777 "$md"
 TMPDIR=$tmp/shared hook kp_use_prop
 is "an untrusted root with a TMPDIR others can change: refused, exit 0 (fail open)" \
-	"$rc $(grep -c "libkmod's copy of $md refused: TMPDIR=$tmp/shared: $tmp/shared is writable by others (set TMPDIR to a directory only root can change); letting the load go on" "$tmp/err")" "0 1"
+	"$rc $(grep -c \
+		"libkmod's copy of $md refused: TMPDIR=$tmp/shared: $tmp/shared is writable by others (set TMPDIR to a directory only root can change); letting the load go on" "$tmp/err")" "0 1"
 is "... the message says what happened, not an unknown kernel" \
 	"$(grep -c 'unknown kernel' "$tmp/err") $(ls -A "$tmp/shared" | wc -l)" "0 0"
 mkdir -m 0700 "$tmp/priv"
@@ -114,13 +102,15 @@ if [ -d /mnt ] && unshare -m --propagation private sh -c "$nowhere" sh "$tmp" tr
 	why=${why:+not a tmpfs}
 	why=${why:-/mnt/shared is writable by others}
 	is "TMPDIR unset, /run, /dev/shm and /tmp refused: each named with why, exit 0 (fail open)" \
-		"$rc $(grep -c "libkmod's copy of /mnt/root/lib/modules/$rel refused: TMPDIR unset, tried /run ($why), /dev/shm ($why), then /tmp: /tmp is writable by others (set TMPDIR" "$tmp/err")" "0 1"
+		"$rc $(grep -c \
+			"libkmod's copy of /mnt/root/lib/modules/$rel refused: TMPDIR unset, tried /run ($why), /dev/shm ($why), then /tmp: /tmp is writable by others (set TMPDIR" "$tmp/err")" "0 1"
 	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
 	# mount(8) itself leaves /run/mount (its utab): only the copy's name counts
 	is "... nothing left behind" "$(ls -A "$tmp/shared" | grep -c kopolicy-kmod)" 0
 	rm -rf "$tmp/shared/mount"
 else
-	skip "TMPDIR unset, /run, /dev/shm and /tmp refused: each named" "no private mount namespace"
+	skip "TMPDIR unset, /run, /dev/shm and /tmp refused: each named" \
+		"no private mount namespace"
 	skip "... nothing left behind" "as above"
 fi
 # without TMPDIR the copy goes to a tmpfs: /run (root's), else /dev/shm, before /tmp
@@ -148,7 +138,8 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null &&
 		"$rc $same $made $there" "0 0 1 1"
 	is "... and removed" "$(ls -d "$want"/kopolicy-kmod.* 2>/dev/null | wc -l)" 0
 else
-	skip "without TMPDIR: one copy a run, made in a tmpfs" "no strace (or no ptrace), or no tmpfs at /run or /dev/shm"
+	skip "without TMPDIR: one copy a run, made in a tmpfs" \
+		"no strace (or no ptrace), or no tmpfs at /run or /dev/shm"
 	skip "... and removed" "as above"
 fi
 # check -b ROOT NAME: the tree's blacklist and the names' chain read one copy too
@@ -158,7 +149,9 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 		"$kp" check -b "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	is "check -b ROOT NAME on an untrusted root: one copy, removed, the same verdict" \
-		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\." "$tmp/strace") $(ls -A "$tmp/priv" | wc -l) $(grep -c '^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" \
+		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\." "$tmp/strace") $(ls -A \
+			"$tmp/priv" | wc -l) $(grep -c \
+			'^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" \
 		"1 1 0 1"
 	[ "$rc" = 1 ] || sed 's/^/#   /' "$tmp/err"
 	# a policy that blocks more than symbol-get, a chain that calls symbol_get(): the hook
@@ -170,7 +163,9 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 		>"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	is "the hook's two passes (untraced, then traced): one copy, removed" \
-		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A "$tmp/priv" | wc -l) $(grep -c '^kopolicy: kp_symget: kp_symget: loads' "$tmp/err")" \
+		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A \
+			"$tmp/priv" | wc -l) $(grep -c \
+			'^kopolicy: kp_symget: kp_symget: loads' "$tmp/err")" \
 		"0 1 0 1"
 	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
 	# check --running --root: the running kernel's tree and the names' chain, one copy too
@@ -179,7 +174,9 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 		"$kp" check --running --root "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	is "check --running --root ROOT NAME on an untrusted root: one copy, removed, the verdict" \
-		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A "$tmp/priv" | wc -l) $(grep -c '^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" \
+		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A \
+			"$tmp/priv" | wc -l) $(grep -c \
+			'^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" \
 		"1 1 0 1"
 	[ "$rc" = 1 ] || sed 's/^/#   /' "$tmp/err"
 else
@@ -199,7 +196,8 @@ if command -v strace >/dev/null &&
 	rc=$?
 	for _ in $(seq 50); do [ -z "$(ls -A "$tmp/priv")" ] && break; sleep 0.1; done
 	is "the deadline while the copy is made: the on-error answer, the copy removed" \
-		"$rc $(grep -c '^kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); letting the load go on (on-error fail-open, default)$' "$tmp/err") $(ls -A "$tmp/priv" | wc -l)" \
+		"$rc $(grep -c \
+			'^kopolicy: kp_use_prop: cannot decide: no answer within 1 s (timeout); letting the load go on (on-error fail-open, default)$' "$tmp/err") $(ls -A "$tmp/priv" | wc -l)" \
 		"0 1 0"
 	rm -rf "${tmp:?}/priv/"*
 else
@@ -311,10 +309,12 @@ cp -R "$md/extra/." "$root$tmp/probe/"
 mv "$md/extra" "$tmp/extra.real"
 ln -s "$tmp/probe" "$md/extra"
 TMPDIR=$tmp/priv hook kp_use_prop
-a=$rc:$(grep -c "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" "$tmp/err"):$(grep -c 'cannot decide' "$tmp/err")
+a=$rc:$(grep -c "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" \
+	"$tmp/err"):$(grep -c 'cannot decide' "$tmp/err")
 cp "$root$tmp/probe/kp_prop_prov.ko" "$tmp/probe/"
 TMPDIR=$tmp/priv hook kp_use_prop
-b=$rc:$(grep -c "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" "$tmp/err"):$(grep -c 'cannot decide' "$tmp/err")
+b=$rc:$(grep -c "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" \
+	"$tmp/err"):$(grep -c 'cannot decide' "$tmp/err")
 is "a link below the release directory to a host path: the root's answer, host file absent or there" \
 	"$a $b" "0:1:0 0:1:0"
 [ "$a" = 0:1:0 ] || sed 's/^/#   /' "$tmp/err"

@@ -30,12 +30,6 @@ gpl=$fx/kp_gpl_prov.ko
 prop=$fx/kp_prop_prov.ko
 host=$tmp/host
 
-# kernel ROOT: the kernel's config and Module.symvers under ROOT
-kernel() {
-	mkdir -p "$1/boot" "$1/usr/src/linux-headers-$rel"
-	gzip -dc "$fx/config.gz" >"$1/boot/config-$rel"
-	gzip -dc "$fx/Module.symvers.gz" >"$1/usr/src/linux-headers-$rel/Module.symvers"
-}
 # twice PATH: PATH on the host holds the proprietary module, ROOT/PATH the GPL one
 twice() {
 	mkdir -p "$(dirname "$1")" "$(dirname "$root$1")"
@@ -59,7 +53,7 @@ line() { summary "$1" | grep "^$2.ko[: ]"; }
 root=$tmp/root
 ext=$root/lib/modules/$rel/kernel/extra
 mkdir -p "$ext" "$host"
-kernel "$root"
+tap_kernel_files "$root"
 cp "$gpl" "$ext/plain.ko" # no link: the control
 twice "$host/abs.ko"
 ln -s "$host/abs.ko" "$ext/abs.ko"
@@ -110,7 +104,7 @@ ok "the loop is one line naming the link" $?
 # run or change the answer
 # one ROOT: the kernel, and kp_one.ko (GPL) in lib/modules/<release>/kernel/extra
 one() {
-	kernel "$1"
+	tap_kernel_files "$1"
 	mkdir -p "$1/lib/modules/$rel/kernel/extra"
 	cp "$gpl" "$1/lib/modules/$rel/kernel/extra/kp_one.ko"
 }
@@ -121,7 +115,7 @@ beside() {
 }
 # the release directory: a link to the host's, which holds the proprietary module
 root=$tmp/rdir
-kernel "$root"
+tap_kernel_files "$root"
 mkdir -p "$root/lib/modules" "$host/modules/$rel/kernel/extra"
 cp "$prop" "$host/modules/$rel/kernel/extra/kp_one.ko"
 mkdir -p "$root$host/modules/$rel/kernel/extra"
@@ -167,7 +161,7 @@ for pem, name in ((sys.argv[1], 'root'), (sys.argv[2], 'host')):
 PY
 # kfile NAME MODULE: ROOT $tmp/NAME with MODULE.ko (one: the two export the same symbols)
 kfile() {
-	kernel "$tmp/$1"
+	tap_kernel_files "$tmp/$1"
 	mkdir -p "$tmp/$1/lib/modules/$rel/kernel/extra" "$tmp/$1$host/k-$1" "$host/k-$1"
 	cp "$sd/6.12/$2.ko" "$tmp/$1/lib/modules/$rel/kernel/extra/"
 	cp "$tmp/vmlinux-root" "$tmp/$1/boot/vmlinuz-$rel"
@@ -199,7 +193,8 @@ is "kernel files in place: the unsigned module loads, OE" "$(kcheck kctl2)" \
 # the config: the host's forces signatures (the unsigned module would be refused)
 kfile kcfg kp_sig_unsigned
 moveout kcfg "boot/config-$rel"
-{ cat "$tmp/kcfg$host/k-kcfg/config-$rel"; echo CONFIG_MODULE_SIG_FORCE=y; } >"$host/k-kcfg/config-$rel"
+{ cat "$tmp/kcfg$host/k-kcfg/config-$rel"; echo CONFIG_MODULE_SIG_FORCE=y; } \
+	>"$host/k-kcfg/config-$rel"
 is "boot/config-* as an absolute link: the root's config (no CONFIG_MODULE_SIG_FORCE)" \
 	"$(kcheck kcfg)" "exit 0: kp_sig_unsigned.ko:True:OE"
 # Module.symvers: every CRC of the host's differs (each import would disagree)
@@ -269,7 +264,7 @@ if command -v depmod >/dev/null; then
 	root=$tmp/hook
 	mkdir -p "$root/lib/modules/$rel/extra" "$root$host"
 	cp -R "$top/tests/unit/policy/root/." "$root/"
-	kernel "$root"
+	tap_kernel_files "$root"
 	echo "$rel" >"$root/proc/sys/kernel/osrelease"
 	: >"$root/lib/modules/$rel/modules.builtin"
 	: >"$root/lib/modules/$rel/modules.builtin.modinfo"
@@ -293,7 +288,8 @@ if command -v depmod >/dev/null; then
 	ok "hook --root: modules.dep.bin linked out of the root: refused, said" "$st"
 	[ "$st" = 0 ] || sed 's/^/#   /' "$tmp/hook.err"
 else
-	skip "hook --root: a module file linked to an absolute path" "depmod (kmod) is not installed"
+	skip "hook --root: a module file linked to an absolute path" \
+		"depmod (kmod) is not installed"
 	skip "hook --root: modules.dep.bin linked out of the root" "depmod (kmod) is not installed"
 fi
 

@@ -50,7 +50,8 @@ cmd_g=(graph --format json -k "$fx/Module.symvers.gz" "$t")
 . "$top/tests/cli/run-cache-lib.sh"
 size_m=$(stat -c %s "$m")
 size_x=$(stat -c %s "$x")
-again1() { echo "hit, replayed (inputs rewritten with the same bytes; entry refreshed; 1 module hashed again, $1 bytes)"; }
+again1() { echo \
+	"hit, replayed (inputs rewritten with the same bytes; entry refreshed; 1 module hashed again, $1 bytes)"; }
 
 # a state changed less than a second before a run is not stored: every wait below is that
 sleep 1.1
@@ -186,7 +187,9 @@ cp "$f12/kp_plain.ko" "$im"
 cmd_i=(check -f json --fail-on never -k "$f12/Module.symvers.gz" --kernel-config
 	"$f12/config.gz" --kernel-release "$(sed -n 's/^release=//p' "$f12/kernel.txt")"
 	--kernel-cmdline ima_policy=secure_boot "$im")
-setx() { python3 -c "import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex(sys.argv[2]))" "$im" "$1" 2>/dev/null; }
+setx() { python3 -c \
+	"import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex(sys.argv[2]))" \
+	"$im" "$1" 2>/dev/null; }
 if setx "0404$(sha256sum "$im" | cut -c1-64)"; then
 	sleep 1.1
 	expect "ima: a digest in security.ima" i0 'miss, stored (*' "${cmd_i[@]}"
@@ -238,7 +241,8 @@ mkdir -p "$tmp/ima-xz"
 xz -c --check=crc32 "$f12/kp_plain.ko" >"$ix"
 cmd_ix=("${cmd_i[@]}")
 cmd_ix[${#cmd_ix[@]} - 1]=$ix
-if python3 -c "import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex(sys.argv[2]))" \
+if python3 -c \
+	"import os,sys; os.setxattr(sys.argv[1], 'security.ima', bytes.fromhex(sys.argv[2]))" \
 	"$ix" "0404$(sha256sum "$ix" | cut -c1-64)" 2>/dev/null; then
 	export KOPOLICY_CACHE_DIR=$tmp/cold-ima
 	sleep 1.1

@@ -34,7 +34,8 @@ chk() {
 	"$kp" check -f json --fail-on never $(kern "$v") --kernel-image "$tmp/vmlinux" "$@" \
 		"$sd/$v/$m.ko" > "$tmp/c.json"
 }
-is() { json "$tmp/c.json" "[(m['loads'],m['errno'],m['taint'],[f['id'] for f in m['findings']]) for m in d['modules']]==[$1]"; }
+is() { json "$tmp/c.json" \
+	"[(m['loads'],m['errno'],m['taint'],[f['id'] for f in m['findings']]) for m in d['modules']]==[$1]"; }
 msg() { json "$tmp/c.json" "any($1 in f['message'] for f in d['modules'][0]['findings'])"; }
 
 # efivars DIR VAR=SPEC...: an efivarfs directory. SPEC: on/off (a one-byte flag), x509:CERT,
@@ -92,7 +93,8 @@ efivars "$tmp/sb" SecureBoot=on SetupMode=off
 chk 6.12 kp_sig_unsigned --efi-vars "$tmp/sb"
 is "(False,'EKEYREJECTED','',['signature-required'])"
 ok "6.12, Secure Boot: an unsigned module is refused with EKEYREJECTED (not lockdown's EPERM)" $?
-json "$tmp/c.json" "d['modules'][0]['messages']==['Loading of unsigned module is rejected'] and 'Secure Boot' in d['modules'][0]['findings'][0]['message'] and d['kernel']['sig_enforce']"
+json "$tmp/c.json" \
+	"d['modules'][0]['messages']==['Loading of unsigned module is rejected'] and 'Secure Boot' in d['modules'][0]['findings'][0]['message'] and d['kernel']['sig_enforce']"
 ok "... with the kernel's line, Secure Boot named as the reason" $?
 chk 6.12 kp_sig_unsigned --efi-vars "$tmp/sb" --kernel-cmdline "module.sig_enforce=0"
 is "(False,'EKEYREJECTED','',['signature-required'])"
@@ -121,7 +123,8 @@ ok "... 'loads now: no (EKEYREJECTED)'" $?
 efivars "$tmp/mok" SecureBoot=on SetupMode=off "MokListRT=x509:$T"
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/mok"; is "(True,None,'O',[])"
 ok "6.12, Secure Boot, the signer in MokListRT: loads, no E" $?
-json "$tmp/c.json" "any(s.startswith('$tmp/mok/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23: 1 certificate') for s in d['kernel']['key_sources'])"
+json "$tmp/c.json" \
+	"any(s.startswith('$tmp/mok/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23: 1 certificate') for s in d['kernel']['key_sources'])"
 ok "... MokListRT named as a key source" $?
 chk 6.1 kp_sig_sha256 --efi-vars "$tmp/mok"; is "(True,None,'O',[])"
 ok "6.1: the same" $?
@@ -190,7 +193,8 @@ efivars "$tmp/dbxcert" SecureBoot=on SetupMode=off "db=x509:$T" "dbx=x509:$T"
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/dbxcert"; is "(True,None,'O',[])"
 ok "Debian (no SYSTEM_REVOCATION_LIST): a db key also in dbx still verifies (as observed)" $?
 zcat "$top/fixtures/ko/6.12/config.gz" |
-	sed 's/^# CONFIG_SYSTEM_REVOCATION_LIST is not set$/CONFIG_SYSTEM_REVOCATION_LIST=y/' > "$tmp/config-revoke"
+	sed 's/^# CONFIG_SYSTEM_REVOCATION_LIST is not set$/CONFIG_SYSTEM_REVOCATION_LIST=y/' \
+		> "$tmp/config-revoke"
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/dbxcert" --kernel-config "$tmp/config-revoke"
 is "(False,'EKEYREJECTED','',['bad-signature'])"
 ok "SYSTEM_REVOCATION_LIST=y: the db key revoked by dbx: EKEYREJECTED, fatal" $?
@@ -215,7 +219,8 @@ ok "... and after the reboot too (no MokListTrustedRT): said" $?
 chk 6.12 kp_sig_sha256 --secure-boot on --mok "$T" --kernel-version 7.2.13 --distro upstream
 is "(True,None,'O',[])"
 ok "upstream 7.2, --mok without EFI variables: MokListTrustedRT taken as set (shim's default)" $?
-json "$tmp/c.json" "any('MokListTrustedRT unknown: taken as set' in a for a in d['kernel']['assumptions'])"
+json "$tmp/c.json" \
+	"any('MokListTrustedRT unknown: taken as set' in a for a in d['kernel']['assumptions'])"
 ok "... and said" $?
 chk 6.12 kp_sig_sha256 --secure-boot on --dkms-key "$sd/test-cert.der"
 is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
@@ -232,7 +237,8 @@ efivars "$tmp/bad" SecureBoot=on SetupMode=off "MokListRT=x509:$T+trunc:$O"
 mkdir "$tmp/bad/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f"
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/bad"; is "(True,None,'O',[])"
 ok "a list cut short: the certificates before it are kept (as the kernel does)" $?
-json "$tmp/c.json" "any('MokListRT' in a and 'malformed signature list' in a and 'runs past the end' in a for a in d['kernel']['assumptions']) and any('db-d719b2cb' in a and 'cannot read' in a for a in d['kernel']['assumptions'])"
+json "$tmp/c.json" \
+	"any('MokListRT' in a and 'malformed signature list' in a and 'runs past the end' in a for a in d['kernel']['assumptions']) and any('db-d719b2cb' in a and 'cannot read' in a for a in d['kernel']['assumptions'])"
 ok "... the malformed list and the unreadable db are said" $?
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/none" 2> "$tmp/e.txt"
 ok "--efi-vars naming no directory exits 2" $(( $? == 2 ? 0 : 1 ))
@@ -265,7 +271,8 @@ echo "none [integrity] confidentiality" > "$r/sys/kernel/security/lockdown"
 cp "$sd/test-cert.der" "$r/var/lib/dkms/mok.pub"
 efivars "$r/sys/firmware/efi/efivars" SecureBoot=on SetupMode=off "MokNew=x509:$T"
 # shellcheck disable=SC2046
-run() { "$kp" check -f json --fail-on never $(kern 6.12) --kernel-image "$tmp/vmlinux" --running --root "$r" "$@" > "$tmp/c.json"; }
+run() { "$kp" check -f json --fail-on never $(kern 6.12) --kernel-image "$tmp/vmlinux" --running \
+	--root "$r" "$@" > "$tmp/c.json"; }
 run "$sd/6.12/kp_sig_sha256.ko"; is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
 ok "--running: the pending MokNew read from efivarfs: refused now" $?
 msg "'after reboot with the pending MOK enrolment: yes'"
@@ -293,10 +300,12 @@ echo 6.12.118+deb12-amd64 > "$tmp/root2/proc/sys/kernel/osrelease"
 is "(True,None,'OE',[])"
 ok "--running without /sys/firmware/efi: no Secure Boot, unsigned loads with E" $?
 
-json "$tmp/c.json" "d['kernel']['secure_boot'] is False and d['kernel']['module_keyrings']==['.builtin_trusted_keys','.secondary_trusted_keys','.platform']"
+json "$tmp/c.json" \
+	"d['kernel']['secure_boot'] is False and d['kernel']['module_keyrings']==['.builtin_trusted_keys','.secondary_trusted_keys','.platform']"
 ok "JSON: secure_boot false, the keyrings modules are checked against (6.12: platform retry)" $?
 chk 6.12 kp_sig_sha256 --efi-vars "$tmp/moktrust" --kernel-version 7.2.13 --distro upstream
-json "$tmp/c.json" "d['kernel']['secure_boot'] is True and d['kernel']['lockdown'] and d['kernel']['module_keyrings']==['.builtin_trusted_keys','.secondary_trusted_keys','.machine']"
+json "$tmp/c.json" \
+	"d['kernel']['secure_boot'] is True and d['kernel']['lockdown'] and d['kernel']['module_keyrings']==['.builtin_trusted_keys','.secondary_trusted_keys','.machine']"
 ok "JSON: upstream 7.2 with MokListTrustedRT under Secure Boot: .machine, no .platform" $?
 # --this-machine (the DKMS hook): file mode reading the machine's variables and DKMS key
 # shellcheck disable=SC2046
@@ -309,7 +318,8 @@ rm "$r/sys/firmware/efi/mok-variables/MokListRT"
 "$kp" check -f json --fail-on never $(kern 6.12) --kernel-image "$tmp/vmlinux" --this-machine \
 	--root "$r" "$sd/6.12/kp_sig_sha256.ko" > "$tmp/c.json"
 is "(False,'EKEYREJECTED','',['signature-untrusted-key'])"
-msg "'after reboot with the pending MOK enrolment: yes'" && msg "'the DKMS key $r/var/lib/dkms/mok.pub'"
+msg "'after reboot with the pending MOK enrolment: yes'" &&
+	msg "'the DKMS key $r/var/lib/dkms/mok.pub'"
 ok "--this-machine: pending in MokNew, the DKMS key named: the same facts as --running" $?
 
 # what --running cannot read is said: /proc/keys of mode 0 (root reads it anyway)
@@ -319,7 +329,8 @@ run "$sd/6.12/kp_sig_sha256.ko"
 n=$((n + 1))
 if [ "$(id -u)" = 0 ]; then
 	echo "ok $n - an unreadable /proc/keys is said # SKIP root reads it"
-elif json "$tmp/c.json" "any(s=='$r/proc/keys: cannot read (Permission denied): the running kernel\\'s keys are unknown' for s in d['kernel']['key_sources'])"; then
+elif json "$tmp/c.json" \
+	"any(s=='$r/proc/keys: cannot read (Permission denied): the running kernel\\'s keys are unknown' for s in d['kernel']['key_sources'])"; then
 	echo "ok $n - an unreadable /proc/keys is said"
 else
 	echo "not ok $n - an unreadable /proc/keys is said"
@@ -360,7 +371,8 @@ ok "hook: enrolled in MokListRT (not untrusted any more), the same module goes o
 
 # -b ROOT (the kernel postinst hook): the root's sys/firmware/efi and DKMS key, the same facts
 "$kp" check -f json --fail-on never -b "$h" --kernel-image "$tmp/vmlinux" > "$tmp/c.json"
-json "$tmp/c.json" "[(m['name'],m['loads'],m['taint']) for m in d['modules']]==[('kp_plain',True,'O')] and d['kernel']['secure_boot'] is True"
+json "$tmp/c.json" \
+	"[(m['name'],m['loads'],m['taint']) for m in d['modules']]==[('kp_plain',True,'O')] and d['kernel']['secure_boot'] is True"
 ok "-b ROOT: the MOK enrolled in ROOT's efivarfs verifies the DKMS module (kernel hook = hook)" $?
 mv "$h/sys/firmware/efi/efivars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23" \
 	"$h/sys/firmware/efi/efivars/MokNew-605dab50-e046-4300-abb6-3dd810dd8b23"

@@ -43,18 +43,22 @@ grep -q "trusted keys: kernel image $r/boot/vmlinux-$rel: 1 certificate" "$tmp/n
 ok "without a cache: the key from the image, the good module clean, the corrupted one rejected" $?
 
 run cold
-sigline cold | grep -q '^kopolicy: signatures: [1-9][0-9]* verified, .* [1-9][0-9]* to store; 0 kernel image(s) from the cache$'
+sigline cold | grep -q \
+	'^kopolicy: signatures: [1-9][0-9]* verified, .* [1-9][0-9]* to store; 0 kernel image(s) from the cache$'
 ok "cold: signatures verified with the key, verdicts to store ($(sigline cold))" $?
 run warm
-sigline warm | grep -q '^kopolicy: signatures: 1 verified, [1-9][0-9]* from the cache, 0 to store; 1 kernel image(s) from the cache$'
-ok "warm: only the bad signature verified again, the image's key from the cache ($(sigline warm))" $?
+sigline warm | grep -q \
+	'^kopolicy: signatures: 1 verified, [1-9][0-9]* from the cache, 0 to store; 1 kernel image(s) from the cache$'
+ok "warm: only the bad signature verified again, the image's key from the cache ($(sigline \
+	warm))" $?
 grep -q "^kopolicy: cache: 6 hits" "$tmp/warm.err"
 ok "warm: every module's facts from the cache" $?
 cmp -s "$tmp/nocache.out" "$tmp/cold.out" && cmp -s "$tmp/nocache.out" "$tmp/warm.out" &&
 	[ "$(cat "$tmp/nocache.rc")" = "$(cat "$tmp/warm.rc")" ] &&
 	[ "$(cat "$tmp/nocache.rc")" = "$(cat "$tmp/cold.rc")" ]
 ok "cold and warm output byte-identical to the uncached run, same exit status" $?
-ls "$tmp/cache"/facts-v*/sigs/verdicts-*.memo "$tmp/cache"/facts-v*/sigs/image-*.certs > /dev/null 2>&1
+ls "$tmp/cache"/facts-v*/sigs/verdicts-*.memo \
+	"$tmp/cache"/facts-v*/sigs/image-*.certs > /dev/null 2>&1
 ok "verdicts and the image's certificates live in the facts directory" $?
 
 # a changed kernel key: another certificate in the image verifies again (and fails)

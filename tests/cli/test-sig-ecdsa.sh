@@ -49,14 +49,17 @@ PY
 chk() { # cert, module
 	"$kp" check -f json --fail-on never "${kern[@]}" --trusted-cert "$1" "$2" > "$tmp/c.json"
 }
-is() { json "$tmp/c.json" "[(m['loads'],m['errno'],m['taint'],[f['id'] for f in m['findings']]) for m in d['modules']]==[$1]"; }
+is() { json "$tmp/c.json" \
+	"[(m['loads'],m['errno'],m['taint'],[f['id'] for f in m['findings']]) for m in d['modules']]==[$1]"; }
 verification() { # cert, module, result, pkey_algo, hash
 	"$kp" info --json --trusted-cert "$1" "$2" > "$tmp/i.json" &&
-	json "$tmp/i.json" "(lambda s: (s['verification']['result'],s['pkey_algo'],s['hash_algo']))(d['modules'][0]['signature'])==('$3','ecdsa','$4')"
+	json "$tmp/i.json" \
+		"(lambda s: (s['verification']['result'],s['pkey_algo'],s['hash_algo']))(d['modules'][0]['signature'])==('$3','ecdsa','$4')"
 }
 
 for curve in P-256 P-384; do
-	newkey "$curve" "$curve" 7 && newkey "$curve-other" "$curve" 7 && newkey "$curve-unknown" "$curve" 8
+	newkey "$curve" "$curve" 7 && newkey "$curve-other" "$curve" 7 &&
+		newkey "$curve-unknown" "$curve" 8
 	ok "$curve: throwaway keys made" $?
 	for md in sha256 sha384 sha512; do
 		m=$tmp/$curve-$md.ko
@@ -77,7 +80,8 @@ open(sys.argv[2], 'wb').write(d)
 PY
 	verification "$tmp/$curve-cert.pem" "$tmp/changed.ko" bad-signature sha384
 	ok "$curve: the module changed after signing: bad-signature" $?
-	chk "$tmp/$curve-cert.pem" "$tmp/changed.ko"; is "(False,'EKEYREJECTED','',['bad-signature'])"
+	chk "$tmp/$curve-cert.pem" "$tmp/changed.ko"; is \
+		"(False,'EKEYREJECTED','',['bad-signature'])"
 	ok "$curve: ... EKEYREJECTED even unenforced" $?
 	# the signature value's last byte (s's last byte), just before the 40-byte trailer
 	flip "$m" 41 "$tmp/flipped.ko"

@@ -37,14 +37,17 @@ chk() { # dir config [options...]: $tmp/c.json
 		"$tmp/$d/kp_gpl_prov.ko" > "$tmp/c.json"
 }
 # the one module's outcome: loads, errno, finding ids, the kernel's PKCS7 lines
-is() { json "$tmp/c.json" "[(m['loads'],m['errno'],[f['id'] for f in m['findings']],[l for l in m['messages'] if l.startswith('PKCS7')]) for m in d['modules']]==[$1]"; }
+is() { json "$tmp/c.json" \
+	"[(m['loads'],m['errno'],[f['id'] for f in m['findings']],[l for l in m['messages'] if l.startswith('PKCS7')]) for m in d['modules']]==[$1]"; }
 has() { json "$tmp/c.json" "'$1' in d['modules'][0]['findings'][0]['message']"; }
 
 "$kp" info --json "$tmp/aa512/kp_gpl_prov.ko" > "$tmp/i.json"
-json "$tmp/i.json" "(lambda s: (s['hash_algo'],s['pkey_algo'],s['signer'],s['pkcs7_error'],s['pkcs7_note']))(d['modules'][0]['signature'])==('sha512','mldsa65','kopolicy ML-DSA test','EKEYREJECTED','Invalid module sig (has authattrs)')"
+json "$tmp/i.json" \
+	"(lambda s: (s['hash_algo'],s['pkey_algo'],s['signer'],s['pkcs7_error'],s['pkcs7_note']))(d['modules'][0]['signature'])==('sha512','mldsa65','kopolicy ML-DSA test','EKEYREJECTED','Invalid module sig (has authattrs)')"
 ok "info: the ML-DSA signer's key algorithm from the FIPS 204 OID (kernel name mldsa65), sha512, the signed attributes" $?
 "$kp" info --json "$tmp/aa512_87/kp_gpl_prov.ko" "$tmp/noaa/kp_gpl_prov.ko" > "$tmp/i.json"
-json "$tmp/i.json" "[(m['signature']['pkey_algo'],m['signature']['pkcs7_error']) for m in d['modules']]==[('mldsa87','EKEYREJECTED'),('mldsa65',None)]"
+json "$tmp/i.json" \
+	"[(m['signature']['pkey_algo'],m['signature']['pkcs7_error']) for m in d['modules']]==[('mldsa87','EKEYREJECTED'),('mldsa65',None)]"
 ok "info: mldsa87; without signed attributes no objection" $?
 
 chk aa512 plain
@@ -61,7 +64,8 @@ ok "7.2 with the waiver: sha256 with signed attributes is refused (only sha512)"
 has "software_key_determine_akcipher()"
 ok "7.2 sha256 with signed attributes: the finding names the kernel function" $?
 chk noaa plain
-json "$tmp/c.json" "(lambda m: (m['loads'],m['errno'],m['taint'],[f['id'] for f in m['findings']]))(d['modules'][0])==(True,None,'OE',['signature-untrusted-key'])"
+json "$tmp/c.json" \
+	"(lambda m: (m['loads'],m['errno'],m['taint'],[f['id'] for f in m['findings']]))(d['modules'][0])==(True,None,'OE',['signature-untrusted-key'])"
 ok "7.2 without CONFIG_CRYPTO_MLDSA: the ML-DSA key cannot load, ENOKEY, loads with E" $?
 has "lacks CONFIG_CRYPTO_MLDSA"
 ok "... and the finding says so" $?
@@ -76,7 +80,8 @@ chk aa512 waive --sig-enforce
 is "(True,None,[],['PKCS7: Waived invalid module sig (has authattrs)'])"
 ok "7.2 with the waiver, enforced: loads (the key assumed trusted)" $?
 chk aa256 waive --trusted-cert "$top/tests/data/sig/test-cert.pem"
-json "$tmp/c.json" "(lambda m: (m['loads'],m['errno'],[f['id'] for f in m['findings']]))(d['modules'][0])==(True,None,['signature-untrusted-key'])"
+json "$tmp/c.json" \
+	"(lambda m: (m['loads'],m['errno'],[f['id'] for f in m['findings']]))(d['modules'][0])==(True,None,['signature-untrusted-key'])"
 ok "7.2 sha256 with signed attributes and a key source without the signer: ENOKEY first, loads with E" $?
 
 tap_done

@@ -27,7 +27,8 @@ chk() { # version module extra options...: $tmp/c.json, stderr in $tmp/e.txt
 	"$kp" check -f json --fail-on never --no-cache $(kern "$v") "$@" "$sd/$v/$m.ko" \
 		> "$tmp/c.json" 2> "$tmp/e.txt"
 }
-is() { json "$tmp/c.json" "[(m['loads'],m['errno'],m['taint'],[f['id'] for f in m['findings']]) for m in d['modules']]==[$1]"; }
+is() { json "$tmp/c.json" \
+	"[(m['loads'],m['errno'],m['taint'],[f['id'] for f in m['findings']]) for m in d['modules']]==[$1]"; }
 msg() { json "$tmp/c.json" "any($1 in f['message'] for f in d['modules'][0]['findings'])"; }
 dmesg() { json "$tmp/c.json" "$1 in d['modules'][0]['messages']"; }
 
@@ -56,7 +57,8 @@ I=(--kernel-image "$tmp/vmlinux")
 # 6.12 (is_key_on_revocation_list() before every keyring)
 chk 6.12 kp_sig_sha256 "${I[@]}" --sig-enforce; is "(True,None,'O',[])"
 ok "6.12: the system list's key verifies" $?
-json "$tmp/c.json" "d['kernel']['key_sources']==['kernel image $tmp/vmlinux: 1 certificate, 1 in its revocation list']"
+json "$tmp/c.json" \
+	"d['kernel']['key_sources']==['kernel image $tmp/vmlinux: 1 certificate, 1 in its revocation list']"
 ok "... the key source counts the revocation list" $?
 chk 6.12 kp_sig_unknown_key "${I[@]}"; is "(False,'EKEYREJECTED','',['bad-signature'])"
 ok "6.12: signed by a revoked key: EKEYREJECTED even unenforced (was: trusted)" $?
@@ -64,9 +66,11 @@ msg "'the signer (kopolicy unknown test key) is on the kernel\\'s revocation lis
 ok "... said as the image's revocation list" $?
 json "$tmp/c.json" "d['modules'][0]['messages']==[]"
 ok "... and no kernel line (verify_pkcs7_message_sig()'s is pr_devel(); module_sig_check() returns it)" $?
-chk 6.12 kp_sig_unknown_key "${I[@]}" --sig-enforce; is "(False,'EKEYREJECTED','',['bad-signature'])"
+chk 6.12 kp_sig_unknown_key "${I[@]}" --sig-enforce; is \
+	"(False,'EKEYREJECTED','',['bad-signature'])"
 ok "6.12 enforced: the same" $?
-chk 6.12 kp_sig_unknown_key "${I[@]}" --distro upstream; is "(False,'EKEYREJECTED','',['bad-signature'])"
+chk 6.12 kp_sig_unknown_key "${I[@]}" --distro upstream; is \
+	"(False,'EKEYREJECTED','',['bad-signature'])"
 ok "6.12 upstream (no platform retry): the same" $?
 # a revoked key that is also a trusted one: the revocation decides (6.7+)
 chk 6.12 kp_sig_unknown_key "${I[@]}" --trusted-cert "$sd/other-cert.pem"
@@ -78,7 +82,8 @@ chk 6.1 kp_sig_unknown_key "${I[@]}"; is "(False,'EKEYREJECTED','',['bad-signatu
 ok "6.1 Debian (platform retry asks the revocation list): EKEYREJECTED" $?
 chk 6.1 kp_sig_unknown_key "${I[@]}" --trusted-cert "$sd/other-cert.pem"; is "(True,None,'O',[])"
 ok "6.1: revoked but in the builtin keys: verified (no revocation check before the keyring)" $?
-chk 6.1 kp_sig_unknown_key "${I[@]}" --distro upstream; is "(True,None,'OE',['signature-untrusted-key'])"
+chk 6.1 kp_sig_unknown_key "${I[@]}" --distro upstream; is \
+	"(True,None,'OE',['signature-untrusted-key'])"
 ok "6.1 upstream (no retry): only no key: loads with E unenforced" $?
 dmesg "'kp_plain: module verification failed: signature and/or required key missing - tainting kernel'"
 ok "... with the kernel's E line" $?
@@ -102,9 +107,11 @@ hdr[0x248:0x250] = struct.pack('<II', 0, len(payload))
 open(sys.argv[2], 'wb').write(bytes(hdr) + payload)
 PY
 for img in "$sd/revoke/vmlinux" "$tmp/bzImage"; do
-	chk 6.12 kp_sig_unknown_key --kernel-image "$img"; is "(False,'EKEYREJECTED','',['bad-signature'])"
+	chk 6.12 kp_sig_unknown_key --kernel-image "$img"; is \
+		"(False,'EKEYREJECTED','',['bad-signature'])"
 	ok "kbuild-linked lists ($(basename "$img")): the revoked signer refused" $?
-	json "$tmp/c.json" "d['kernel']['key_sources']==['kernel image $img: 2 certificates, 1 in its revocation list']"
+	json "$tmp/c.json" \
+		"d['kernel']['key_sources']==['kernel image $img: 2 certificates, 1 in its revocation list']"
 	ok "... 2 system certificates, 1 revocation" $?
 	chk 6.12 kp_sig_sha256 --kernel-image "$img" --sig-enforce; is "(True,None,'O',[])"
 	ok "... the signing key (signing_key.x509) verifies" $?
@@ -133,8 +140,10 @@ is "(True,None,'O',['signature-assumed'])"
 ok "... without the image, the description is all there is: assumed (as before)" $?
 
 # info: no kernel version: the revocation list first (as 6.7+)
-"$kp" info --json "${I[@]}" "$sd/6.12/kp_sig_unknown_key.ko" "$sd/6.12/kp_sig_sha256.ko" > "$tmp/i.json"
-json "$tmp/i.json" "[m['signature']['verification']['result'] for m in d['modules']]==['revoked','verified'] and d['key_sources']==['kernel image $tmp/vmlinux: 1 certificate, 1 in its revocation list']"
+"$kp" info --json "${I[@]}" "$sd/6.12/kp_sig_unknown_key.ko" \
+	"$sd/6.12/kp_sig_sha256.ko" > "$tmp/i.json"
+json "$tmp/i.json" \
+	"[m['signature']['verification']['result'] for m in d['modules']]==['revoked','verified'] and d['key_sources']==['kernel image $tmp/vmlinux: 1 certificate, 1 in its revocation list']"
 ok "info: revoked, verified; the key source line" $?
 "$kp" info "${I[@]}" "$sd/6.12/kp_sig_unknown_key.ko" > "$tmp/i.txt"
 grep -qx "  verifies:        no: the signer is on the revocation list ($tmp/vmlinux's revocation_certificate_list) (-EKEYREJECTED)" "$tmp/i.txt"
@@ -147,13 +156,16 @@ ok "no list found, no SYSTEM_REVOCATION_LIST: the image's certificates are trust
 [ ! -s "$tmp/e.txt" ]
 ok "... nothing on stderr" $?
 zcat "$top/fixtures/ko/6.12/config.gz" |
-	sed 's/^# CONFIG_SYSTEM_REVOCATION_LIST is not set$/CONFIG_SYSTEM_REVOCATION_LIST=y/' > "$tmp/config-revoke"
+	sed 's/^# CONFIG_SYSTEM_REVOCATION_LIST is not set$/CONFIG_SYSTEM_REVOCATION_LIST=y/' \
+		> "$tmp/config-revoke"
 chk 6.12 kp_sig_sha256 "${L[@]}" --kernel-config "$tmp/config-revoke"
 is "(True,None,'OE',['signature-untrusted-key'])"
 ok "SYSTEM_REVOCATION_LIST=y, no list found: not trusted (it may be revoked): E" $?
-[ "$(cat "$tmp/e.txt")" = "kopolicy: $tmp/vmlinux.loose: warning: 2 certificates of the kernel image outside its system certificate list (the kernel may have a revocation list): not trusted; give a trusted one with --trusted-cert" ]
+[ "$(cat "$tmp/e.txt")" = \
+	"kopolicy: $tmp/vmlinux.loose: warning: 2 certificates of the kernel image outside its system certificate list (the kernel may have a revocation list): not trusted; give a trusted one with --trusted-cert" ]
 ok "... said once on stderr" $?
-chk 6.12 kp_sig_sha256 "${L[@]}" --kernel-config "$tmp/config-revoke" --trusted-cert "$sd/test-cert.pem"
+chk 6.12 kp_sig_sha256 "${L[@]}" --kernel-config "$tmp/config-revoke" \
+	--trusted-cert "$sd/test-cert.pem"
 is "(True,None,'O',[])"
 ok "... --trusted-cert trusts it" $?
 
@@ -162,12 +174,15 @@ export KOPOLICY_CACHE_DIR=$tmp/cache
 for run in cold warm; do
 	# shellcheck disable=SC2046
 	KOPOLICY_CACHE_STATS=1 "$kp" check -f json --fail-on never $(kern 6.12) "${I[@]}" \
-		"$sd/6.12/kp_sig_unknown_key.ko" "$sd/6.12/kp_sig_sha256.ko" > "$tmp/$run.json" 2> "$tmp/$run.err"
+		"$sd/6.12/kp_sig_unknown_key.ko" "$sd/6.12/kp_sig_sha256.ko" \
+			> "$tmp/$run.json" 2> "$tmp/$run.err"
 done
 cmp -s "$tmp/cold.json" "$tmp/warm.json" &&
-	json "$tmp/warm.json" "[(m['loads'],m['errno']) for m in d['modules']]==[(False,'EKEYREJECTED'),(True,None)]"
+	json "$tmp/warm.json" \
+		"[(m['loads'],m['errno']) for m in d['modules']]==[(False,'EKEYREJECTED'),(True,None)]"
 ok "cached image certificates: the warm run refuses the revoked signer too (byte-identical)" $?
 grep -q "1 kernel image(s) from the cache" "$tmp/warm.err"
-ok "... the image's certificates came from the cache ($(grep -o '[0-9]* kernel image(s) from the cache' "$tmp/warm.err"))" $?
+ok "... the image's certificates came from the cache ($(grep -o \
+	'[0-9]* kernel image(s) from the cache' "$tmp/warm.err"))" $?
 
 tap_done

@@ -22,11 +22,13 @@ st=$fx/strtab
 ok "the 5.10 fixtures are for 5.10.0-46-amd64" $?
 
 check "$tmp/page.json" "$st/kp_strtab_page.ko"
-verdict "$tmp/page.json" kp_plain "not m['loads'] and m['oops'] and m['hang'] and m['errno'] is None and m['errno_value'] == 0 and ids == ['bad-symbol-strtab', 'kernel-hang'] and m['findings'][1]['severity'] == 'error' and m['findings'][1]['consequence'] == 'load-fail' and m['findings'][1]['symbol'] == 'kp_name_page' and 'logbuf_lock' in m['findings'][1]['message'] and m['messages'] == o and m['global_taint_added'] == 'DOE'"
+verdict "$tmp/page.json" kp_plain \
+	"not m['loads'] and m['oops'] and m['hang'] and m['errno'] is None and m['errno_value'] == 0 and ids == ['bad-symbol-strtab', 'kernel-hang'] and m['findings'][1]['severity'] == 'error' and m['findings'][1]['consequence'] == 'load-fail' and m['findings'][1]['symbol'] == 'kp_name_page' and 'logbuf_lock' in m['findings'][1]['message'] and m['messages'] == o and m['global_taint_added'] == 'DOE'"
 ok "5.10 kp_strtab_page: oops and hang, kernel-hang (error), only the taint lines logged, D" $?
 "$kp" check -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
 	"$st/kp_strtab_page.ko" > "$tmp/page.txt" 2>&1
-[ $? -eq 1 ] && grep -q "^  kp_plain: E: kernel-hang: the name of undefined symbol 32 (kp_name_page...) runs to the end of the file, which fills its last page" "$tmp/page.txt" &&
+[ $? -eq 1 ] && grep -q \
+	"^  kp_plain: E: kernel-hang: the name of undefined symbol 32 (kp_name_page...) runs to the end of the file, which fills its last page" "$tmp/page.txt" &&
 	! grep -q "kernel-oops" "$tmp/page.txt"
 ok "5.10 kp_strtab_page: text output names the symbol, no kernel-oops, exit status 1" $?
 "$kp" check -v -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
@@ -40,21 +42,25 @@ grep -A1 "^  - kernel-hang: the name of undefined symbol 32" "$tmp/page-explain.
 ok "5.10 kp_strtab_page: explain gives kernel-hang a fix (rebuild with kbuild)" $?
 # the same binary judged as 5.13 (no logbuf_lock): the 6.1 oops, the fault line, no hang
 check "$tmp/page13.json" --kernel-version 5.13.0 "$st/kp_strtab_page.ko"
-verdict "$tmp/page13.json" kp_plain "not m['loads'] and m['oops'] and not m['hang'] and 'kernel-oops' in ids and 'kernel-hang' not in ids and m['messages'][-1] == 'BUG: unable to handle page fault for address: (past the module image)'"
+verdict "$tmp/page13.json" kp_plain \
+	"not m['loads'] and m['oops'] and not m['hang'] and 'kernel-oops' in ids and 'kernel-hang' not in ids and m['messages'][-1] == 'BUG: unable to handle page fault for address: (past the module image)'"
 ok "5.13 on kp_strtab_page: an oops without the hang" $?
 # kp_strtab_defpage.ko: kp_plain_exit (.exit.text, kallsyms keeps it) named to the page end:
 # layout_symtab()'s strlen() oopses in layout_and_allocate(), after check_modinfo()'s O and
 # before the E taint (strtab_defpage on 5.10.262: the O notice, the fault, global O + D)
 check "$tmp/defpage.json" "$st/kp_strtab_defpage.ko"
-verdict "$tmp/defpage.json" kp_plain "not m['loads'] and m['oops'] and not m['hang'] and ids == ['bad-symbol-strtab', 'kernel-oops'] and 'layout_symtab()' in m['findings'][1]['message'] and m['findings'][1]['symbol'] is None and m['messages'] == o[:1] + ['BUG: unable to handle page fault for address: (past the module image)'] and m['global_taint_added'] == 'DO'"
+verdict "$tmp/defpage.json" kp_plain \
+	"not m['loads'] and m['oops'] and not m['hang'] and ids == ['bad-symbol-strtab', 'kernel-oops'] and 'layout_symtab()' in m['findings'][1]['message'] and m['findings'][1]['symbol'] is None and m['messages'] == o[:1] + ['BUG: unable to handle page fault for address: (past the module image)'] and m['global_taint_added'] == 'DO'"
 ok "5.10 kp_strtab_defpage: layout_symtab() oopses after O, before E (kernel-oops, D)" $?
 # kp_strtab_gap.ko: msleep's name starts 16 bytes past the file, in its zeroed last page: ""
 check "$tmp/gap.json" "$st/kp_strtab_gap.ko"
-verdict "$tmp/gap.json" kp_plain "not m['loads'] and m['errno'] == 'ENOENT' and not m['oops'] and m['messages'] == o + ['kp_plain: Unknown symbol  (err -2)']"
+verdict "$tmp/gap.json" kp_plain \
+	"not m['loads'] and m['errno'] == 'ENOENT' and not m['oops'] and m['messages'] == o + ['kp_plain: Unknown symbol  (err -2)']"
 ok "5.10 kp_strtab_gap: the empty name, Unknown symbol (err -2), ENOENT" $?
 # kp_strtab_sig.ko: "msl" ends the ELF image, the trailer (id_type 0) begins "eep\0": msleep
 check "$tmp/sig.json" "$st/kp_strtab_sig.ko"
-verdict "$tmp/sig.json" kp_plain "m['loads'] and not m['oops'] and not m['hang'] and m['taint'] == 'OE' and 'kernel-oops' not in ids and 'unknown-symbol' not in ids and m['messages'] == ['module: not signed with expected PKCS#7 message'] + o"
+verdict "$tmp/sig.json" kp_plain \
+	"m['loads'] and not m['oops'] and not m['hang'] and m['taint'] == 'OE' and 'kernel-oops' not in ids and 'unknown-symbol' not in ids and m['messages'] == ['module: not signed with expected PKCS#7 message'] + o"
 ok "5.10 kp_strtab_sig: the name runs on into the signature trailer: msleep, loads OE" $?
 
 tap_done

@@ -41,17 +41,21 @@ for s in 6.1 6.12 5.10; do
 	# strtab-modules.py: 16 bytes into the page after the file's last page
 	size=$(stat -c %s "$st/kp_strtab_guard.ko")
 	at="starts at byte $(((size + 4095) / 4096 * 4096 + 16)) of a $size-byte file"
-	verdict "$tmp/g$s.json" kp_plain "not m['loads'] and m['oops'] and not m['hang'] and m['errno'] is None and ids == ['bad-symbol-strtab', 'kernel-oops'] and m['findings'][1]['severity'] == 'error' and '$at' in m['findings'][1]['message'] and 'module_mutex' in m['findings'][1]['message'] and m['messages'] == o + ['$fault']"
+	verdict "$tmp/g$s.json" kp_plain \
+		"not m['loads'] and m['oops'] and not m['hang'] and m['errno'] is None and ids == ['bad-symbol-strtab', 'kernel-oops'] and m['findings'][1]['severity'] == 'error' and '$at' in m['findings'][1]['message'] and 'module_mutex' in m['findings'][1]['message'] and m['messages'] == o + ['$fault']"
 	ok "$s kp_strtab_guard: kernel-oops holding module_mutex ($at), the O and E lines, the fault" $?
 	case $s in 6.12) where='early_mod_check()' ;; *) where='add_unformed_module()' ;; esac
-	verdict "$tmp/g$s.json" kp_gpl_prov "not m['loads'] and m['blocked'] and not m['not_run'] and not m['oops'] and m['stalled_by'] == 'kp_plain' and m['errno'] is None and m['errno_value'] == 0 and ids == ['loader-blocked'] and '$where' in m['findings'][0]['message'] and m['messages'] == [] and m['global_taint_added'] == ''"
+	verdict "$tmp/g$s.json" kp_gpl_prov \
+		"not m['loads'] and m['blocked'] and not m['not_run'] and not m['oops'] and m['stalled_by'] == 'kp_plain' and m['errno'] is None and m['errno_value'] == 0 and ids == ['loader-blocked'] and '$where' in m['findings'][0]['message'] and m['messages'] == [] and m['global_taint_added'] == ''"
 	ok "$s kp_gpl_prov after it: blocked in $where, no line, stalled_by kp_plain" $?
 done
 
 use 7.2
 check "$tmp/g7.2.json" "$st/kp_strtab_guard.ko" "$fx/kp_gpl_prov.ko"
-verdict "$tmp/g7.2.json" kp_plain "m['errno'] == 'ENOEXEC' and not m['oops'] and ids == ['bad-symbol-strtab']" &&
-	verdict "$tmp/g7.2.json" kp_gpl_prov "m['loads'] and not m['blocked'] and m['stalled_by'] is None"
+verdict "$tmp/g7.2.json" kp_plain \
+	"m['errno'] == 'ENOEXEC' and not m['oops'] and ids == ['bad-symbol-strtab']" &&
+	verdict "$tmp/g7.2.json" kp_gpl_prov \
+		"m['loads'] and not m['blocked'] and m['stalled_by'] is None"
 ok "7.2: kp_strtab_guard refused (ENOEXEC), kp_gpl_prov loads" $?
 
 # the other formats, on 6.1
@@ -63,7 +67,8 @@ args=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-releas
 	grep -q "^  kp_gpl_prov: E: loader-blocked: never loaded: the oops loading kp_plain killed its task holding module_mutex" "$tmp/g.txt"
 ok "6.1 text: loader-blocked under Fails to load, exit status 1" $?
 "$kp" check -v "${args[@]}" > "$tmp/gv.txt"
-grep -qx "kp_gpl_prov: blocks for ever (the loader is stuck since kp_plain's oops), taint O" "$tmp/gv.txt" &&
+grep -qx "kp_gpl_prov: blocks for ever (the loader is stuck since kp_plain's oops), taint O" \
+	"$tmp/gv.txt" &&
 	grep -q "^kp_plain: the kernel oopses holding module_mutex" "$tmp/gv.txt"
 ok "6.1 -v: the load order says who oopses holding module_mutex and who blocks" $?
 "$kp" check -f sarif "${args[@]}" > "$tmp/g.sarif"
@@ -90,9 +95,11 @@ ok "6.1 explain: BLOCKED, no errno number; loader-blocked's fix names kp_plain" 
 for s in 6.1 6.12; do
 	use $s
 	check "$tmp/p$s.json" "$st/kp_strtab_page.ko" "$fx/kp_plain.ko"
-	case $s in 6.12) where='module_patient_check_exists()' ;; *) where='add_unformed_module()' ;; esac
+	case $s in 6.12) where='module_patient_check_exists()' ;; *) \
+		where='add_unformed_module()' ;; esac
 	nth "$tmp/p$s.json" kp_plain 0 "m['oops'] and not m['blocked']" &&
-		nth "$tmp/p$s.json" kp_plain 1 "m['blocked'] and m['stalled_by'] == 'kp_plain' and ids == ['loader-blocked'] and 'MODULE_STATE_UNFORMED' in m['findings'][0]['message'] and '$where' in m['findings'][0]['message'] and m['messages'] == []"
+		nth "$tmp/p$s.json" kp_plain 1 \
+			"m['blocked'] and m['stalled_by'] == 'kp_plain' and ids == ['loader-blocked'] and 'MODULE_STATE_UNFORMED' in m['findings'][0]['message'] and '$where' in m['findings'][0]['message'] and m['messages'] == []"
 	ok "$s kp_strtab_page then kp_plain: the second waits for the UNFORMED first ($where)" $?
 	check "$tmp/d$s.json" "$st/kp_strtab_defpage.ko" "$fx/kp_plain.ko"
 	nth "$tmp/d$s.json" kp_plain 0 "m['oops']" && nth "$tmp/d$s.json" kp_plain 1 "m['loads']"
@@ -103,7 +110,8 @@ done
 use 5.10
 check "$tmp/h.json" "$st/kp_strtab_page.ko" "$fx/kp_gpl_prov.ko"
 verdict "$tmp/h.json" kp_plain "m['hang']" &&
-	verdict "$tmp/h.json" kp_gpl_prov "not m['loads'] and m['not_run'] and not m['blocked'] and m['stalled_by'] == 'kp_plain' and ids == ['machine-hung'] and m['messages'] == [] and m['taint'] == '' and m['global_taint_added'] == '' and m['errno'] is None"
+	verdict "$tmp/h.json" kp_gpl_prov \
+		"not m['loads'] and m['not_run'] and not m['blocked'] and m['stalled_by'] == 'kp_plain' and ids == ['machine-hung'] and m['messages'] == [] and m['taint'] == '' and m['global_taint_added'] == '' and m['errno'] is None"
 ok "5.10 after kp_strtab_page's hang: kp_gpl_prov never runs (machine-hung), no line, no taint" $?
 "$kp" check -v -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
 	"$st/kp_strtab_page.ko" "$fx/kp_gpl_prov.ko" > "$tmp/h.txt"

@@ -29,7 +29,8 @@ grep -qx "    msleep  at .text+0x1c in kp_lazy_trigger \[exact\], runs when call
 	grep -qx "    ktime_get  at .text+0xcc in kp_lazy_probe_clock \[exact\], runs at load (kp_symget_lazy_init -> kp_lazy_setup -> kp_lazy_probe_clock)" "$tmp/i.txt"
 ok "info: the same in text" $?
 # every call of kp_symget runs in its init (.init.text); the other architectures' back ends
-"$kp" info --json "$fx/kp_symget.ko" "$top"/fixtures/ko/{6.12-arm64,6.1-i386,6.1-s390x}/kp_symget_multi.ko \
+"$kp" info --json "$fx/kp_symget.ko" \
+	"$top"/fixtures/ko/{6.12-arm64,6.1-i386,6.1-s390x}/kp_symget_multi.ko \
 	> "$tmp/i2.json"
 py "$tmp/i2.json" <<'PY'
 import json, sys
@@ -116,7 +117,8 @@ ok "check -f sarif: symbolGetWhen/Path/Function and the message" $?
 "$kp" explain "${kern[@]}" kp_symget_lazy "${set[@]}" > "$tmp/x.txt"
 grep -qx "  symbol_get(msleep) = NULL: not an EXPORT_SYMBOL_GPL export, owner vmlinux; runs when called (from kp_lazy_trigger, not reached from init by direct calls)" "$tmp/x.txt" &&
 	grep -qx "  symbol_get(ktime_get) = ok: EXPORT_SYMBOL_GPL export, owner vmlinux; runs at load (kp_symget_lazy_init -> kp_lazy_setup -> kp_lazy_probe_clock)" "$tmp/x.txt" &&
-	grep -qx "  when called (not at load):" "$tmp/x.txt" && ! grep -q "^  dmesg: failing" "$tmp/x.txt"
+	grep -qx "  when called (not at load):" "$tmp/x.txt" &&
+		! grep -q "^  dmesg: failing" "$tmp/x.txt"
 ok "explain: which function and path, the line under 'when called'" $?
 "$kp" explain --json "${kern[@]}" kp_symget_lazy "${set[@]}" > "$tmp/x.json"
 py "$tmp/x.json" <<'PY'
@@ -162,31 +164,39 @@ assert [(m["name"], m["path"]) for m in d["modules"]] == [
 PY
 ok "check -b ROOT NAME...: module names ('-' and '_' alike) are the tree's files" $?
 "$kp" check -f json "${b[@]}" lazy-dev > "$tmp/n2.json" 2> "$tmp/n2.err"
-[ $? -eq 0 ] && json_name=$(python3 -c "import json,sys; print(' '.join(m['name'] for m in json.load(open(sys.argv[1]))['modules']))" "$tmp/n2.json") &&
+[ $? -eq 0 ] && json_name=$(python3 -c \
+	"import json,sys; print(' '.join(m['name'] for m in json.load(open(sys.argv[1]))['modules']))" "$tmp/n2.json") &&
 	[ "$json_name" = kp_symget_lazy ]
 ok "check -b ROOT: a modprobe.d alias is resolved to its module" $?
 "$kp" check -f json "${b[@]}" nosuch kp_gpl_prov > "$tmp/n3.json" 2> "$tmp/n3.err"
 st=$?
-[ $st -eq 2 ] && [ "$(cat "$tmp/n3.err")" = "kopolicy: nosuch: no such file, and no module of that name in $md (module name, alias or modprobe.d alias, as modprobe resolves it)" ] &&
+[ $st -eq 2 ] && [ "$(cat "$tmp/n3.err")" = \
+	"kopolicy: nosuch: no such file, and no module of that name in $md (module name, alias or modprobe.d alias, as modprobe resolves it)" ] &&
 	py "$tmp/n3.json" <<'PY'
 import json, sys
 assert [m["name"] for m in json.load(open(sys.argv[1]))["modules"]] == ["kp_gpl_prov"]
 PY
 ok "check -b ROOT: an unknown name is an input error (exit 2), the others still checked" $?
 "$kp" check "${b[@]}" nosuch > /dev/null 2> "$tmp/n4.err"
-[ $? -eq 2 ] && grep -qx "kopolicy: no module to check: the name matched no file and no module" "$tmp/n4.err"
+[ $? -eq 2 ] && grep -qx \
+	"kopolicy: no module to check: the name matched no file and no module" "$tmp/n4.err"
 ok "check -b ROOT: only unknown names: exit 2, not the whole tree" $?
 "$kp" check "${b[@]}" ext4 kp_gpl_prov > /dev/null 2> "$tmp/n5.err"
-[ $? -eq 2 ] && grep -qx "kopolicy: ext4: built into the kernel (modules.builtin): no module file to check" "$tmp/n5.err"
+[ $? -eq 2 ] && grep -qx \
+	"kopolicy: ext4: built into the kernel (modules.builtin): no module file to check" \
+	"$tmp/n5.err"
 ok "check -b ROOT: a built-in module is said" $?
 "$kp" check "${b[@]}" prop-dev > /dev/null 2> "$tmp/n6.err"
-[ $? -eq 2 ] && grep -qx "kopolicy: prop-dev: modprobe resolves it to no module file (every target blacklisted)" "$tmp/n6.err"
+[ $? -eq 2 ] && grep -qx \
+	"kopolicy: prop-dev: modprobe resolves it to no module file (every target blacklisted)" \
+	"$tmp/n6.err"
 ok "check -b ROOT: an alias whose targets are all blacklisted resolves to nothing" $?
 # a file that exists stays a path, even with a module's name
 mkdir -p "$tmp/cwd" && echo "not a module" > "$tmp/cwd/kp_gpl_prov"
 kpabs=$(cd "$(dirname "$kp")" && pwd)/$(basename "$kp")
 (cd "$tmp/cwd" && "$kpabs" check "${b[@]}" kp_gpl_prov > /dev/null 2> "$tmp/n7.err")
-[ $? -eq 2 ] && grep -q "^kopolicy: kp_gpl_prov: " "$tmp/n7.err" && ! grep -q "no such file" "$tmp/n7.err"
+[ $? -eq 2 ] && grep -q "^kopolicy: kp_gpl_prov: " "$tmp/n7.err" &&
+	! grep -q "no such file" "$tmp/n7.err"
 ok "check -b ROOT: an existing file named like a module stays a path" $?
 # without a modules tree a name is a path: the usual error
 "$kp" check "${kern[@]}" kp_gpl_prov > /dev/null 2> "$tmp/n8.err"

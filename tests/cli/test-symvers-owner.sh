@@ -15,7 +15,8 @@ tap_fixture 6.1
 run() {
 	gzip -dc "$fx/Module.symvers.gz" > "$tmp/Module.symvers"
 	printf '0x4939de36\tkp_gpl_prov_plain\t%s\tEXPORT_SYMBOL\t\n' "$1" >> "$tmp/Module.symvers"
-	"$kp" check -k "$tmp/Module.symvers" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
+	"$kp" check -k "$tmp/Module.symvers" --kernel-config "$fx/config.gz" \
+		--kernel-release "$rel" \
 		--color never "$fx/kp_gpl_prov.ko" > "$tmp/out" 2>&1
 	echo $?
 }

@@ -35,7 +35,11 @@ log() { echo "build-dkms: $*" >&2; }
 [ $# -ge 1 ] || { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
-if [ $# -gt 0 ]; then PKGS=("$@"); else mapfile -t PKGS < <(sed 's/#.*//' "$HERE/packages.txt" | awk 'NF {print $1}'); fi
+if [ $# -gt 0 ]; then
+	PKGS=("$@")
+else
+	mapfile -t PKGS < <(sed 's/#.*//' "$HERE/packages.txt" | awk 'NF {print $1}')
+fi
 
 eval "$("$ROOT/tests/kernel/fetch-kernel.sh" "$SERIES")"
 DK=$CACHE/dkms
@@ -75,10 +79,13 @@ for pkg in "${PKGS[@]}"; do
 	ver=$(dpkg-deb -f "$deb" Version)
 	x=$WORK/x/$base
 	if [ ! -d "$x" ]; then mkdir -p "$x" && dpkg -x "$deb" "$x"; fi
-	srcdir=$(find "$x/usr/src" -mindepth 2 -maxdepth 2 -name dkms.conf -printf '%h\n' | head -n1)
+	srcdir=$(find "$x/usr/src" -mindepth 2 -maxdepth 2 -name dkms.conf \
+		-printf '%h\n' | head -n1)
 	[ -n "$srcdir" ] || { record "$pkg" "$ver" failed "no dkms.conf in the package"; continue; }
-	name=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$srcdir/dkms.conf" | head -n1)
-	mver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$srcdir/dkms.conf" | head -n1)
+	name=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' \
+		"$srcdir/dkms.conf" | head -n1)
+	mver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' \
+		"$srcdir/dkms.conf" | head -n1)
 	stamp=$WORK/built/$pkg
 	# one build of a package (all its variants) at a time: they share its dkms and source trees
 	exec 7>"$WORK/.build-lock-$base"
@@ -92,30 +99,38 @@ for pkg in "${PKGS[@]}"; do
 		if [ -n "$variant" ]; then
 			p=$HERE/patches/$base/$variant.patch
 			[ -f "$p" ] || die "$pkg: no patch $p"
-			patch -s -d "$WORK/src/$name-$mver" -p1 <"$p" || { record "$pkg" "$ver" failed "patch $variant does not apply"; flock -u 7; continue; }
+			patch -s -d "$WORK/src/$name-$mver" -p1 <"$p" ||
+				{ record "$pkg" "$ver" failed \
+				"patch $variant does not apply"; flock -u 7; continue; }
 		fi
 		log "$pkg: dkms build $name/$mver for $KP_ABI"
 		t0=$(date +%s)
 		rc=0
 		# -ffile-prefix-map: the private tree's path must not end up in the modules
-		# Some packages' Makefiles look for /lib/modules/<abi>/build, which this host does not
-		# have: their own variables point them at the headers instead (make command-line
+		# Some packages' Makefiles look for /lib/modules/<abi>/build, which this host does
+		# not have: their own variables point them at the headers instead (make command-line
 		# variables in MAKEFLAGS reach every sub-make).
 		mkdir -p "$WORK/lib-modules/$KP_ABI"
 		ln -sfn "$KP_KDIR" "$WORK/lib-modules/$KP_ABI/build"
 		KCFLAGS="-ffile-prefix-map=$WORK/=" \
 		MAKEFLAGS="-j2 LIB_MODULES_PATH=$WORK/lib-modules KSRC=$KP_KDIR KERNEL_SRC=$KP_KDIR" timeout -k 10 "$TIMEOUT" nice -n 10 \
-			"$DKMS" build -m "$name" -v "$mver" -k "$KP_ABI" --kernelsourcedir "$KP_KDIR" \
-			--dkmstree "$WORK/tree" --sourcetree "$WORK/src" --installtree "$WORK/install" \
+			"$DKMS" build -m "$name" -v "$mver" -k "$KP_ABI" \
+				--kernelsourcedir "$KP_KDIR" \
+			--dkmstree "$WORK/tree" --sourcetree "$WORK/src" \
+				--installtree "$WORK/install" \
 			>"$stamp/dkms.log" 2>&1 || rc=$?
 		t1=$(date +%s)
 		mlog=$(find "$WORK/tree/$name/$mver" -name make.log 2>/dev/null | head -n1)
 		[ -z "$mlog" ] || cp "$mlog" "$stamp/make.log"
 		kos=$(find "$WORK/tree/$name/$mver/$KP_ABI" -name '*.ko*' 2>/dev/null || true)
 		if [ $rc != 0 ] || [ -z "$kos" ]; then
-			why=$(grep -m1 -E 'error:|Error|BUILD_EXCLUSIVE|not supported|does not meet' "$stamp/make.log" "$stamp/dkms.log" 2>/dev/null | sed 's/^[^:]*://' | cut -c1-160 || true)
+			why=$(grep -m1 -E \
+				'error:|Error|BUILD_EXCLUSIVE|not supported|does not meet' \
+				"$stamp/make.log" "$stamp/dkms.log" 2>/dev/null |
+				sed 's/^[^:]*://' | cut -c1-160 || true)
 			[ $rc = 124 ] && why="timed out after ${TIMEOUT}s"
-			record "$pkg" "$ver" failed "dkms rc=$rc ($((t1 - t0))s): ${why:-see $stamp/dkms.log}"
+			record "$pkg" "$ver" failed \
+				"dkms rc=$rc ($((t1 - t0))s): ${why:-see $stamp/dkms.log}"
 			log "$pkg: FAILED rc=$rc: $why"
 			flock -u 7
 			continue

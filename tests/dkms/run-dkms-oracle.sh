@@ -48,7 +48,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 OUTDIR=${OUTDIR:-$HERE/observed/$SERIES}
-command -v depmod >/dev/null && command -v modprobe >/dev/null || die "depmod/modprobe missing (apt-get install kmod)"
+command -v depmod >/dev/null && command -v modprobe >/dev/null ||
+	die "depmod/modprobe missing (apt-get install kmod)"
 
 eval "$("$ROOT/tests/kernel/fetch-kernel.sh" "$SERIES")"
 WORK=$CACHE/dkms/$KP_ABI
@@ -102,7 +103,8 @@ while IFS= read -r line || [ -n "$line" ]; do
 		continue
 	fi
 	list=()
-	have() { local x; for x in "${list[@]+"${list[@]}"}"; do [ "$x" = "$1" ] && return 0; done; return 1; }
+	have() { local x; for x in "${list[@]+"${list[@]}"}"; do [ "$x" = "$1" ] &&
+		return 0; done; return 1; }
 	for t in $mods; do
 		modname=${t%%+*}
 		deps=$(modprobe -d "$SYSROOT" -S "$KP_ABI" --show-depends "$modname") ||
@@ -114,7 +116,8 @@ while IFS= read -r line || [ -n "$line" ]; do
 			*/updates/dkms/*)
 				# another dkms module: the scenario names it (or a variant) itself
 				[ "$b" = "$modname" ] && continue
-				have "$b" || [ -n "$(for x in "${list[@]+"${list[@]}"}"; do [ "${x%%+*}" = "$b" ] && echo y; done)" ] ||
+				have "$b" || [ -n "$(for x in "${list[@]+"${list[@]}"}"; do [ \
+					"${x%%+*}" = "$b" ] && echo y; done)" ] ||
 					die "scenario $(echo $name): $t needs $b, load it first"
 				;;
 			*)
@@ -152,9 +155,12 @@ if [ $PREPARE_ONLY = 1 ]; then
 fi
 export KP_ORACLE_SCENARIOS=$GEN
 if [ -z "$CHECK" ]; then
-	exec "$ROOT/tests/oracle/run-oracle.sh" -j "${KP_DKMS_JOBS:-2}" --fixtures "dir:$KODIR" -o "$OUTDIR" "$SERIES" "$@"
+	exec "$ROOT/tests/oracle/run-oracle.sh" -j "${KP_DKMS_JOBS:-2}" --fixtures "dir:$KODIR" -o \
+		"$OUTDIR" "$SERIES" "$@"
 fi
 if [ $OBSERVED = 1 ]; then
-	exec "$ROOT/tests/oracle/check-oracle.sh" --fixtures "dir:$KODIR" --observed "$OUTDIR" "$SERIES" "$CHECK" "$@"
+	exec "$ROOT/tests/oracle/check-oracle.sh" --fixtures "dir:$KODIR" --observed \
+		"$OUTDIR" "$SERIES" "$CHECK" "$@"
 fi
-exec "$ROOT/tests/oracle/check-oracle.sh" -j "${KP_DKMS_JOBS:-2}" --fixtures "dir:$KODIR" "$SERIES" "$CHECK" "$@"
+exec "$ROOT/tests/oracle/check-oracle.sh" -j "${KP_DKMS_JOBS:-2}" --fixtures \
+	"dir:$KODIR" "$SERIES" "$CHECK" "$@"

@@ -31,8 +31,9 @@ debian_mirror() { # KIND (main|security) -> URI without a trailing slash
 		done
 		for f in /etc/apt/sources.list.d/*.sources; do
 			[ -r "$f" ] || continue
-			# deb822 stanzas: only those whose Types include deb and that are not disabled
-			# (comment lines are dropped, not blanked: a blank line ends a stanza)
+			# deb822 stanzas: only those whose Types include deb and that are not
+			# disabled (comment lines are dropped, not blanked: a blank line ends a
+			# stanza)
 			sed -e '/^[ \t]*#/d' "$f" | awk '
 				function flush() {
 					if (types ~ /(^|[ \t])deb([ \t]|$)/ && enabled !~ /^[ \t]*no/)
@@ -45,7 +46,8 @@ debian_mirror() { # KIND (main|security) -> URI without a trailing slash
 				tolower($1) == "enabled:" { sub(/^[^:]*:/, ""); enabled = tolower($0); next }
 				END { flush() }' | tr ' \t' '\n\n'
 		done
-	} | sed -e 's|/*$||' | grep -E "^(https?|file)://.*${want}\$" | head -n1 | grep . && return 0
+	} | sed -e 's|/*$||' | grep -E "^(https?|file)://.*${want}\$" | head -n1 |
+		grep . && return 0
 	echo "debian-mirror: no '$kind' Debian source (URI ending in $want) in /etc/apt/sources.list(.d)" >&2
 	return 1
 }

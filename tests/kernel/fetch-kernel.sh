@@ -77,7 +77,8 @@ CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
 MAX_AGE=${KOPOLICY_APT_MAX_AGE:-21600}
 OFFLINE=${KOPOLICY_OFFLINE:-0}
 
-mkdir -p "$CACHE/debs" "$CACHE/kernels" "$CACHE/apt" || die "cannot create cache directories under $CACHE"
+mkdir -p "$CACHE/debs" "$CACHE/kernels" "$CACHE/apt" ||
+	die "cannot create cache directories under $CACHE"
 CACHE=$(cd "$CACHE" && pwd -P)
 
 LOG=$(mktemp "${TMPDIR:-/tmp}/fetch-kernel.XXXXXX")
@@ -110,7 +111,8 @@ done
 # shellcheck source=debian-mirror.sh
 . "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
 MIRROR=$(debian_mirror main) || die "cannot find the Debian mirror in this machine's apt sources"
-SECURITY_MIRROR=$(debian_mirror security 2>/dev/null) || SECURITY_MIRROR=${MIRROR%/debian}/debian-security
+SECURITY_MIRROR=$(debian_mirror security 2>/dev/null) ||
+	SECURITY_MIRROR=${MIRROR%/debian}/debian-security
 
 apt_dir() { echo "$CACHE/apt/$1/fetch-kernel-$SUITE"; }
 
@@ -191,7 +193,8 @@ EOF
 		touch "$stamp"
 	elif [ -e "$stamp" ]; then
 		# Keep working from the previous lists (offline machine); say so.
-		echo "$prog: warning: apt-get update for $a failed, using cached lists from $(date -r "$stamp")" >&2
+		echo "$prog: warning: apt-get update for $a failed, using cached lists from $(date \
+			-r "$stamp")" >&2
 	else
 		cat "$LOG" >&2
 		die "apt-get update for $a failed"
@@ -249,7 +252,8 @@ mapfile -t candidates < <(
 		sed -n "s/^linux-headers-\(.*\)-${FLAVOUR}\$/\1/p" |
 		grep -E "$abi_re" | sort -Vr -u || true
 )
-[ "${#candidates[@]}" -gt 0 ] || die "no linux-headers-<abi>-$FLAVOUR of series $SERIES in the $ARCH archive"
+[ "${#candidates[@]}" -gt 0 ] || die \
+	"no linux-headers-<abi>-$FLAVOUR of series $SERIES in the $ARCH archive"
 
 ABI_BASE=""
 for base in "${candidates[@]}"; do
@@ -267,7 +271,8 @@ for base in "${candidates[@]}"; do
 	VERSION=$hver
 	break
 done
-[ -n "$ABI_BASE" ] || die "series $SERIES/$ARCH: no ABI with both a $([ "$NEED_SIGNED" = 1 ] && echo signed) image and headers (candidates: ${candidates[*]})"
+[ -n "$ABI_BASE" ] || die "series $SERIES/$ARCH: no ABI with both a $([ "$NEED_SIGNED" = 1 ] &&
+	echo signed) image and headers (candidates: ${candidates[*]})"
 
 ABI=$ABI_BASE-$FLAVOUR
 IMG_PKG=linux-image-$ABI
@@ -280,7 +285,8 @@ KBUILD_PKG=$(grep -E '^linux-kbuild-' <<<"$deps" | head -n1 || true)
 [ -n "$COMMON_PKG" ] || die "$HDR_PKG=$VERSION: no linux-headers-*-common dependency"
 [ -n "$KBUILD_PKG" ] || die "$HDR_PKG=$VERSION: no linux-kbuild-* dependency"
 COMMON_VER=$VERSION
-[ -n "$(field "$COMMON_PKG=$COMMON_VER" Version "$ARCH")" ] || die "$COMMON_PKG=$COMMON_VER not in the archive"
+[ -n "$(field "$COMMON_PKG=$COMMON_VER" Version "$ARCH")" ] ||
+	die "$COMMON_PKG=$COMMON_VER not in the archive"
 # host tools: amd64 kbuild, same version if available
 KBUILD_VER=$VERSION
 if [ -z "$(field "$KBUILD_PKG=$KBUILD_VER" Version "$HOST_ARCH")" ]; then
@@ -316,8 +322,10 @@ for d in "${BOOT_DEBS[@]}"; do BOOT_NAMES+="${d##*/}"$'\n'; done
 # ---- unpack -------------------------------------------------------------------------------
 DEST=$CACHE/kernels/$ABI
 # (the first line is the layout of the unpacked tree: bump it when the unpacking changes)
-STAMP_WANT=$(printf '%s\n' "layout 2" "${HDR_DEB##*/}" "${COMMON_DEB##*/}" "${KBUILD_DEB##*/}" $BOOT_NAMES)
-if [ ! -f "$DEST/.kopolicy-unpacked" ] || [ "$(cat "$DEST/.kopolicy-unpacked")" != "$STAMP_WANT" ]; then
+STAMP_WANT=$(printf '%s\n' "layout 2" "${HDR_DEB##*/}" "${COMMON_DEB##*/}" \
+	"${KBUILD_DEB##*/}" $BOOT_NAMES)
+if [ ! -f "$DEST/.kopolicy-unpacked" ] || [ "$(cat "$DEST/.kopolicy-unpacked")" \
+	!= "$STAMP_WANT" ]; then
 	TMPD=$(mktemp -d "$CACHE/kernels/.unpack.XXXXXX")
 	logged dpkg -x "$HDR_DEB" "$TMPD"
 	logged dpkg -x "$COMMON_DEB" "$TMPD"
@@ -329,7 +337,8 @@ if [ ! -f "$DEST/.kopolicy-unpacked" ] || [ "$(cat "$DEST/.kopolicy-unpacked")" 
 		mapfile -t members < <(dpkg-deb --fsys-tarfile "$d" | tar -t 2>>"$LOG" |
 			grep -E "^\./(boot/[^/]+|usr/lib/modules/[^/]+/(vmlinuz|config|System\.map))\$" || true)
 		[ ${#members[@]} -gt 0 ] || continue
-		if ! dpkg-deb --fsys-tarfile "$d" | tar -x -C "$TMPD" "${members[@]}" 2>>"$LOG"; then
+		if ! dpkg-deb --fsys-tarfile "$d" |
+			tar -x -C "$TMPD" "${members[@]}" 2>>"$LOG"; then
 			cat "$LOG" >&2
 			die "cannot unpack the kernel image from $d"
 		fi
@@ -340,7 +349,8 @@ if [ ! -f "$DEST/.kopolicy-unpacked" ] || [ "$(cat "$DEST/.kopolicy-unpacked")" 
 	# 7.x also names its own location as KBUILD_OUTPUT.
 	sed -i -e "s|^include /usr/src/|include $DEST/usr/src/|" \
 		-e "s|^KBUILD_OUTPUT=/usr/src/|KBUILD_OUTPUT=$DEST/usr/src/|" "$mk"
-	grep -q "^include $DEST/usr/src/" "$mk" || die "$mk: unexpected content, cannot fix the include path"
+	grep -q "^include $DEST/usr/src/" "$mk" ||
+		die "$mk: unexpected content, cannot fix the include path"
 	! grep -q "^KBUILD_OUTPUT=/usr/src/" "$mk" || die "$mk: cannot fix the KBUILD_OUTPUT path"
 	printf '%s\n' "$STAMP_WANT" >"$TMPD/.kopolicy-unpacked"
 	rm -rf "$DEST"
@@ -353,7 +363,8 @@ KDIR=$DEST/usr/src/$HDR_PKG
 [ -e "$KDIR/scripts/Makefile.build" ] || die "$KDIR/scripts is dangling (kbuild not unpacked?)"
 # UTS_RELEASE is what `uname -r` prints and what vermagic starts with (Debian's
 # include/config/kernel.release holds the upstream version, e.g. 6.1.192, on 6.1).
-RELEASE=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$KDIR/include/generated/utsrelease.h" 2>/dev/null || true)
+RELEASE=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+	"$KDIR/include/generated/utsrelease.h" 2>/dev/null || true)
 if [ -z "$RELEASE" ] && [ -f "$KDIR/.kernelvariables" ]; then
 	RELEASE=$(sed -n 's/^override KERNELRELEASE = //p' "$KDIR/.kernelvariables")
 fi
@@ -367,7 +378,8 @@ for f in "$DEST/boot/vmlinuz-$RELEASE" "$DEST/boot/vmlinux-$RELEASE" "$DEST/boot
 		break
 	fi
 done
-[ -n "$VMLINUZ" ] || die "no kernel image for $RELEASE in $DEST/boot or $DEST/usr/lib/modules/$RELEASE"
+[ -n "$VMLINUZ" ] || die \
+	"no kernel image for $RELEASE in $DEST/boot or $DEST/usr/lib/modules/$RELEASE"
 CONFIG=$DEST/boot/config-$RELEASE
 SYSTEMMAP=$DEST/boot/System.map-$RELEASE
 if [ ! -f "$CONFIG" ]; then

@@ -51,6 +51,14 @@ tap_fixture() { # series: 6.1, 6.12, 7.2, 5.10 (fixtures/ko/SERIES)
 	tap_tmpdir
 }
 
+# tap_kernel_files ROOT: the fixture kernel's config (boot/config-$rel) and Module.symvers
+# (usr/src/linux-headers-$rel) under ROOT, uncompressed (after tap_fixture)
+tap_kernel_files() {
+	mkdir -p "$1/boot" "$1/usr/src/linux-headers-$rel"
+	gzip -dc "$fx/config.gz" >"$1/boot/config-$rel"
+	gzip -dc "$fx/Module.symvers.gz" >"$1/usr/src/linux-headers-$rel/Module.symvers"
+}
+
 tap_own_cache() {
 	export KOPOLICY_CACHE_DIR=$tmp/cache
 	unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS

@@ -5,9 +5,9 @@
 # kernel (installed linux-headers-* with Module.symvers) and the module sources.
 #
 # Environment: PKGROOT (DESTDIR of a `make install`), PKG_BINDIR, PKG_LIBEXECDIR,
-# PKG_DEBHELPERDIR, PKG_RPMMACRODIR, PKG_POSTINSTDIR, PKG_POSTRMDIR, PKG_KERNELINSTALLDIR, PKG_PKGDATADIR,
-# PKG_SBINDIR (the configured directories; defaults: those a plain ./configure picks on
-# Debian 12), PKG_DIST (the release tarball, for test-own-*.sh), srcdir (the source tree),
+# PKG_DEBHELPERDIR, PKG_RPMMACRODIR, PKG_POSTINSTDIR, PKG_POSTRMDIR, PKG_KERNELINSTALLDIR,
+# PKG_PKGDATADIR, PKG_SBINDIR (the configured directories; defaults: those a plain ./configure picks
+# on Debian 12), PKG_DIST (the release tarball, for test-own-*.sh), srcdir (the source tree),
 # KREL (kernel release; default: the first /lib/modules/*/build with Module.symvers, else
 # /usr/src/linux-headers-*).
 n=0

@@ -58,7 +58,8 @@ st=$?
 ok "postinst.d (mode=fail): run-parts fails (status $st), so the kernel postinst does" $?
 rm "$tmp/hook.conf"
 
-KOPOLICY_RUNNING_RELEASE=5.10.0-99-amd64 "$tmp/postinst.d/zz-kopolicy" "$new" > "$tmp/chroot.log" 2>&1
+KOPOLICY_RUNNING_RELEASE=5.10.0-99-amd64 "$tmp/postinst.d/zz-kopolicy" "$new" \
+	> "$tmp/chroot.log" 2>&1
 is "running kernel not installed (chroot): exits 0" $? 0
 grep -q "^kopolicy: out-of-tree modules of the installed kernels (new: $new):" "$tmp/chroot.log" &&
 	grep -q "^$new  *kp_gpl_prov  *fails" "$tmp/chroot.log"
@@ -72,7 +73,8 @@ if command -v kernel-install >/dev/null; then
 	mkdir -p "$tmp/boot"
 	: > "$tmp/vmlinuz"
 	KERNEL_INSTALL_PLUGINS="$tmp/install.d/90-kopolicy.install" \
-		KERNEL_INSTALL_BOOT_ROOT=$tmp/boot KERNEL_INSTALL_MACHINE_ID=0123456789abcdef0123456789abcdef \
+		KERNEL_INSTALL_BOOT_ROOT=$tmp/boot \
+			KERNEL_INSTALL_MACHINE_ID=0123456789abcdef0123456789abcdef \
 		KERNEL_INSTALL_LAYOUT=other \
 		kernel-install add "$new" "$tmp/vmlinuz" > "$tmp/ki.log" 2>&1
 	is "kernel-install add with the plugin exits 0" $? 0
@@ -84,7 +86,8 @@ fi
 # /etc/modprobe.d/zz-kopolicy.conf current once it exists, and never create it
 rules=$r/etc/modprobe.d/zz-kopolicy.conf
 mkdir -p "$r/etc/modprobe.d" "$tmp/postrm.d"
-sed "s|$PKG_LIBEXECDIR|$libexec|g" "$PKGROOT$PKG_POSTRMDIR/zz-kopolicy" > "$tmp/postrm.d/zz-kopolicy"
+sed "s|$PKG_LIBEXECDIR|$libexec|g" "$PKGROOT$PKG_POSTRMDIR/zz-kopolicy" \
+	> "$tmp/postrm.d/zz-kopolicy"
 chmod +x "$tmp/postrm.d/zz-kopolicy"
 export KOPOLICY_RULES_HOOK=$libexec/update-install-rules
 run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \

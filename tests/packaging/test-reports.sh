@@ -55,13 +55,15 @@ check("fingerprints are stable across runs",
 check("distinct findings have distinct fingerprints",
       len(set(fps)) == len({(r["ruleId"], r["message"]["text"]) for r in res}))
 PY
-while read -r st name; do ok "SARIF: $name" "$([ "$st" = ok ] && echo 0 || echo 1)"; done < sarif.out
+while read -r st name; do ok "SARIF: $name" "$([ "$st" = ok ] && echo 0 ||
+	echo 1)"; done < sarif.out
 
 npmdir=${KOPOLICY_NPM_CACHE:-$HOME/.cache/kopolicy/npm}
 if [ ! -d "$npmdir/node_modules/ajv-draft-04" ] && command -v npm >/dev/null; then
 	mkdir -p "$npmdir"
 	timeout 600 npm install --no-audit --no-fund --prefix "$npmdir" ajv@8.17.1 \
-		ajv-draft-04@1.0.0 ajv-formats@3.0.1 @microsoft/jest-sarif@1.0.0-beta.0 > npm.log 2>&1
+		ajv-draft-04@1.0.0 ajv-formats@3.0.1 \
+			@microsoft/jest-sarif@1.0.0-beta.0 > npm.log 2>&1
 fi
 schema=$npmdir/node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json
 if command -v node >/dev/null && [ -d "$npmdir/node_modules/ajv-draft-04" ] && [ -f "$schema" ]
@@ -137,7 +139,8 @@ check("same-named modules (kp_plain) stay distinct: classname is the directory",
 check("the control character in a file name is escaped", any("ctl\\x01name.ko" == c.get("name") for c in cases))
 check("every testcase has time", all(c.get("time") is not None for c in cases))
 PY
-while read -r st name; do ok "JUnit: $name" "$([ "$st" = ok ] && echo 0 || echo 1)"; done < junit.out
+while read -r st name; do ok "JUnit: $name" "$([ "$st" = ok ] && echo 0 ||
+	echo 1)"; done < junit.out
 printf 'gpl-proprietary-mix\nunknown-symbol\ndependency-failed\nlicense-taint\n' > w2
 "$KOPOLICY" check -f junit --fail-on note --waivers w2 "${kern[@]}" "$fx/kp_prop_prov.ko" \
 	"$fx/kp_gplonly_then_prop.ko" > waived.xml 2>/dev/null

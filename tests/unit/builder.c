@@ -235,6 +235,25 @@ void tb_import_weak(struct kp_module *m, const char *name)
 	add_import(m, name, true);
 }
 
+void tb_import_name_past_end(struct kp_module *m, uint64_t image_size, const char *name)
+{
+	m->image_size = image_size;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	add_import(m, name, false);
+	m->import_name_past_end = m->imports[m->nimports - 1].symidx;
+}
+
+void tb_import_name_outside(struct kp_module *m, uint64_t image_size, uint64_t off, bool weak)
+{
+	m->image_size = image_size;
+	m->symstr_state = KP_SYMSTR_NAME_OOB;
+	m->symname_past_end = 1;
+	add_import(m, "", weak);
+	m->import_name_outside = m->imports[m->nimports - 1].symidx;
+	m->import_name_outside_off = off;
+}
+
 void tb_special(struct kp_module *m, const char *name, uint32_t shndx)
 {
 	struct kp_special_sym *s;

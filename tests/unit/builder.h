@@ -74,6 +74,13 @@ void tb_export_crc(struct kp_module *m, uint32_t crc);
 /* An undefined symbol, the next .symtab index. */
 void tb_import(struct kp_module *m, const char *name);
 void tb_import_weak(struct kp_module *m, const char *name);
+/*
+ * The strtab fixtures' shapes (an @image_size-byte file, its symbol names out of bounds): an
+ * import @name whose name runs to the file's end (strtab_page), or an import whose name starts
+ * at file offset @off, past the image (strtab_guard; weak when @weak).
+ */
+void tb_import_name_past_end(struct kp_module *m, uint64_t image_size, const char *name);
+void tb_import_name_outside(struct kp_module *m, uint64_t image_size, uint64_t off, bool weak);
 /* A defined symbol with a special st_shndx (SHN_COMMON, SHN_LIVEPATCH, >= e_shnum). */
 void tb_special(struct kp_module *m, const char *name, uint32_t shndx);
 /* A __versions entry (the module gets an SHF_ALLOC __versions); ext: __version_ext_*. */

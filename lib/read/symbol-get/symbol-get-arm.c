@@ -37,15 +37,6 @@ enum {
 	R_THM_JUMP19 = 51,
 };
 
-static void set_target(struct sg_insn *in, uint64_t off, int64_t rel, int adj)
-{
-	in->has_target = true;
-	in->target = (uint32_t)(off + (uint64_t)rel);
-	in->reloc_target = true;
-	in->reloc_off = (uint32_t)off;
-	in->reloc_adj = (int16_t)adj; /* the PC bias: target = S + A + 8 (ARM) or 4 (Thumb) */
-}
-
 static void def(struct sg_insn *in, unsigned rd, enum sg_def d)
 {
 	in->def_reg = (int8_t)rd;
@@ -88,7 +79,7 @@ static bool decode_a32(const struct sg_code *c, uint64_t off, struct sg_insn *in
 	if (cond == 15) {
 		if ((i & 0x0e000000) == 0x0a000000) { /* blx imm */
 			in->flow = SG_CALL;
-			set_target(in, off, kp_sext(i, 24) * 4 + ((i >> 23) & 2), 8);
+			sg_set_target(in, off, kp_sext(i, 24) * 4 + ((i >> 23) & 2), 8);
 			return true;
 		}
 		return (i & 0x0e500000) != 0x08100000; /* rfe: not followed */
@@ -101,7 +92,7 @@ static bool decode_a32(const struct sg_code *c, uint64_t off, struct sg_insn *in
 		return true;		      /* msr #imm, hints (nop, yield, ...) */
 	if ((i & 0x0e000000) == 0x0a000000) { /* b, bl */
 		in->flow = (i & 0x01000000) ? SG_CALL : SG_JUMP;
-		set_target(in, off, kp_sext(i, 24) * 4 + 8, 8);
+		sg_set_target(in, off, kp_sext(i, 24) * 4 + 8, 8);
 	} else if ((i & 0x0ffffff0) == 0x012fff10) { /* bx rM */
 		in->flow = SG_STOP;
 	} else if ((i & 0x0ffffff0) == 0x012fff30) { /* blx rM */
@@ -329,13 +320,13 @@ static bool decode_t32(uint64_t off, uint32_t h1, uint32_t h2, struct sg_insn *i
 	if ((h1 & 0xf800) == 0xf000 && (h2 & 0x8000)) { /* branches, misc control */
 		if ((h2 & 0x5000) == 0x5000 || (h2 & 0x5000) == 0x4000) { /* bl, blx */
 			in->flow = SG_CALL;
-			set_target(in, off, 4 + t32_branch_imm(h1, h2, false), 4);
+			sg_set_target(in, off, 4 + t32_branch_imm(h1, h2, false), 4);
 		} else if ((h2 & 0x5000) == 0x1000) { /* b.w */
 			in->flow = SG_JUMP;
-			set_target(in, off, 4 + t32_branch_imm(h1, h2, false), 4);
+			sg_set_target(in, off, 4 + t32_branch_imm(h1, h2, false), 4);
 		} else if (((h1 >> 6) & 15) < 14) { /* b<cond>.w */
 			in->flow = SG_CJUMP;
-			set_target(in, off, 4 + t32_branch_imm(h1, h2, true), 4);
+			sg_set_target(in, off, 4 + t32_branch_imm(h1, h2, true), 4);
 		} else if ((h1 & 0xfff0) == 0xf7f0 && (h2 & 0xf000) == 0xa000) {
 			in->flow = SG_STOP; /* udf.w */
 		} else {

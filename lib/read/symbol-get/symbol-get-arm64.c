@@ -15,15 +15,6 @@
 #include "symbol-get-internal.h"
 #include "util/util.h"
 
-static void set_target(struct sg_insn *in, uint64_t off, int64_t rel)
-{
-	in->has_target = true;
-	in->target = off + (uint64_t)rel;
-	in->reloc_target = true;
-	in->reloc_off = off;
-	in->reloc_adj = 0;
-}
-
 static uint64_t gpr(unsigned r)
 {
 	return r < 31 ? SG_REG(r) : 0;
@@ -43,24 +34,24 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	/* branches, exceptions, system */
 	if ((i & 0x7c000000) == 0x14000000) { /* b / bl */
 		in->flow = (i & 0x80000000) ? SG_CALL : SG_JUMP;
-		set_target(in, off, kp_sext(i, 26) * 4);
+		sg_set_target(in, off, kp_sext(i, 26) * 4, 0);
 		if (in->flow == SG_CALL)
 			in->clobbers |= SG_REG(30);
 		return true;
 	}
 	if ((i & 0xff000010) == 0x54000000) { /* b.cond */
 		in->flow = (i & 15) == 14 ? SG_JUMP : SG_CJUMP;
-		set_target(in, off, kp_sext(i >> 5, 19) * 4);
+		sg_set_target(in, off, kp_sext(i >> 5, 19) * 4, 0);
 		return true;
 	}
 	if ((i & 0x7e000000) == 0x34000000) { /* cbz / cbnz */
 		in->flow = SG_CJUMP;
-		set_target(in, off, kp_sext(i >> 5, 19) * 4);
+		sg_set_target(in, off, kp_sext(i >> 5, 19) * 4, 0);
 		return true;
 	}
 	if ((i & 0x7e000000) == 0x36000000) { /* tbz / tbnz */
 		in->flow = SG_CJUMP;
-		set_target(in, off, kp_sext(i >> 5, 14) * 4);
+		sg_set_target(in, off, kp_sext(i >> 5, 14) * 4, 0);
 		return true;
 	}
 	if ((i & 0xfe000000) == 0xd6000000) { /* br, blr, ret, eret (and PAC forms) */

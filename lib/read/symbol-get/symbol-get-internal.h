@@ -82,6 +82,20 @@ struct sg_insn {
 	bool cond : 1;	       /* def_reg may keep its older value (ARM conditional execution) */
 };
 
+/*
+ * @in branches or calls to @off + @rel in its own section, unless the relocation at @off
+ * gives the target (when present, it decides); the relocated address is S + A + @adj (@adj:
+ * ARM's PC bias, 8 for ARM and 4 for Thumb; 0 elsewhere).
+ */
+static inline void sg_set_target(struct sg_insn *in, uint64_t off, int64_t rel, int adj)
+{
+	in->has_target = true;
+	in->target = (uint32_t)(off + (uint64_t)rel);
+	in->reloc_target = true;
+	in->reloc_off = (uint32_t)off;
+	in->reloc_adj = (int16_t)adj;
+}
+
 /* What a decoder sees: one executable section's bytes. */
 struct sg_code {
 	const unsigned char *data;

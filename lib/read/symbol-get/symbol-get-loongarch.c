@@ -32,15 +32,6 @@ enum {
 	R_LARCH_ALIGN_ = 102,
 };
 
-static void set_target(struct sg_insn *in, uint64_t off, int64_t rel)
-{
-	in->has_target = true;
-	in->target = off + (uint64_t)rel;
-	in->reloc_target = true;
-	in->reloc_off = off;
-	in->reloc_adj = 0;
-}
-
 static uint32_t gpr(unsigned r)
 {
 	return r ? SG_REG(r) : 0;
@@ -127,7 +118,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	case 0x11: /* bnez */
 	case 0x12: /* bceqz / bcnez */
 		in->flow = SG_CJUMP;
-		set_target(in, off, offs21(i));
+		sg_set_target(in, off, offs21(i), 0);
 		return true;
 	case 0x13: /* jirl rd, rj, offs16 */
 		if (rd == 0) {
@@ -140,7 +131,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	case 0x14: /* b offs26 */
 	case 0x15: /* bl offs26 */
 		in->flow = (i >> 26) == 0x15 ? SG_CALL : SG_JUMP;
-		set_target(in, off, offs26(i));
+		sg_set_target(in, off, offs26(i), 0);
 		if (in->flow == SG_CALL)
 			in->clobbers |= SG_REG(RA);
 		return true;
@@ -151,7 +142,7 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 	case 0x1a: /* bltu */
 	case 0x1b: /* bgeu */
 		in->flow = SG_CJUMP;
-		set_target(in, off, offs16(i));
+		sg_set_target(in, off, offs16(i), 0);
 		return true;
 	}
 	if ((i & 0xffff8000) == 0x002a0000) { /* break: BUG() */

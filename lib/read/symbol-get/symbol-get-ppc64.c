@@ -35,15 +35,6 @@ enum {
 	R_TOC16_LO_DS = 64,
 };
 
-static void set_target(struct sg_insn *in, uint64_t off, int64_t rel)
-{
-	in->has_target = true;
-	in->target = (uint32_t)(off + (uint64_t)rel);
-	in->reloc_target = true;
-	in->reloc_off = (uint32_t)off;
-	in->reloc_adj = 0;
-}
-
 /* bc/bclr/bcctr: whether BO says "branch always". */
 static bool bo_always(uint32_t i)
 {
@@ -68,13 +59,13 @@ static bool decode(const struct sg_code *c, uint64_t off, struct sg_insn *in)
 		in->flow = (i & 1) ? SG_CALL : SG_JUMP;
 		if (i & 2)
 			return false; /* absolute */
-		set_target(in, off, kp_sext(i & 0x03fffffc, 26));
+		sg_set_target(in, off, kp_sext(i & 0x03fffffc, 26), 0);
 		return true;
 	case 16: /* bc */
 		if (i & 3)
 			return false; /* absolute or linking */
 		in->flow = bo_always(i) ? SG_JUMP : SG_CJUMP;
-		set_target(in, off, kp_sext(i & 0xfffc, 16));
+		sg_set_target(in, off, kp_sext(i & 0xfffc, 16), 0);
 		return true;
 	case 19:
 		if (xo == 16 || xo == 528 || xo == 560) { /* bclr, bcctr, bctar */

@@ -41,15 +41,6 @@ static uint32_t xreg(unsigned r)
 	return r ? SG_REG(r) : 0;
 }
 
-static void set_target(struct sg_insn *in, uint64_t off, int64_t rel)
-{
-	in->has_target = true;
-	in->target = (uint32_t)(off + (uint64_t)rel);
-	in->reloc_target = true; /* R_RISCV_BRANCH/JAL/RVC_*: when present, it decides */
-	in->reloc_off = (uint32_t)off;
-	in->reloc_adj = 0;
-}
-
 static void def(struct sg_insn *in, unsigned rd, enum sg_def d)
 {
 	if (rd == 0)
@@ -87,7 +78,7 @@ static bool call_pair(const struct sg_code *c, uint64_t off, uint32_t i, struct 
 	in->len = 8;
 	in->flow = rd == 0 ? SG_JUMP : SG_CALL;
 	in->clobbers = xreg(rx) | xreg(rd);
-	set_target(in, off, (int64_t)(int32_t)(i & 0xfffff000) + kp_sext(j >> 20, 12));
+	sg_set_target(in, off, (int64_t)(int32_t)(i & 0xfffff000) + kp_sext(j >> 20, 12), 0);
 	return true;
 }
 
@@ -108,7 +99,7 @@ static bool decode32(const struct sg_code *c, uint64_t off, uint32_t i, struct s
 	case 0x6f: /* jal */
 		in->flow = rd == 0 ? SG_JUMP : SG_CALL;
 		in->clobbers = xreg(rd);
-		set_target(in, off, imm_j(i));
+		sg_set_target(in, off, imm_j(i), 0);
 		return true;
 	case 0x67: /* jalr */
 		if (f3)
@@ -124,7 +115,7 @@ static bool decode32(const struct sg_code *c, uint64_t off, uint32_t i, struct s
 		if (f3 == 2 || f3 == 3)
 			return false;
 		in->flow = SG_CJUMP;
-		set_target(in, off, imm_b(i));
+		sg_set_target(in, off, imm_b(i), 0);
 		return true;
 	case 0x13:	       /* op-imm */
 		if (f3 == 0) { /* addi */
@@ -215,20 +206,22 @@ static bool decode16(const struct sg_code *c, uint64_t off, uint32_t i, struct s
 			return true;
 		case 5: /* c.j */
 			in->flow = SG_JUMP;
-			set_target(in, off,
-				   kp_sext(((i >> 12) & 1) << 11 | ((i >> 11) & 1) << 4 |
-						   ((i >> 9) & 3) << 8 | ((i >> 8) & 1) << 10 |
-						   ((i >> 7) & 1) << 6 | ((i >> 6) & 1) << 7 |
-						   ((i >> 3) & 7) << 1 | ((i >> 2) & 1) << 5,
-					   12));
+			sg_set_target(in, off,
+				      kp_sext(((i >> 12) & 1) << 11 | ((i >> 11) & 1) << 4 |
+						      ((i >> 9) & 3) << 8 | ((i >> 8) & 1) << 10 |
+						      ((i >> 7) & 1) << 6 | ((i >> 6) & 1) << 7 |
+						      ((i >> 3) & 7) << 1 | ((i >> 2) & 1) << 5,
+					      12),
+				      0);
 			return true;
 		default: /* c.beqz, c.bnez */
 			in->flow = SG_CJUMP;
-			set_target(in, off,
-				   kp_sext(((i >> 12) & 1) << 8 | ((i >> 10) & 3) << 3 |
-						   ((i >> 5) & 3) << 6 | ((i >> 3) & 3) << 1 |
-						   ((i >> 2) & 1) << 5,
-					   9));
+			sg_set_target(in, off,
+				      kp_sext(((i >> 12) & 1) << 8 | ((i >> 10) & 3) << 3 |
+						      ((i >> 5) & 3) << 6 | ((i >> 3) & 3) << 1 |
+						      ((i >> 2) & 1) << 5,
+					      9),
+				      0);
 			return true;
 		}
 	case 2:

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base-cache-fixture.h"
 #include "cache/facts-cache.h"
 #include "read/module.h"
 #include "same-module.h"
@@ -29,23 +30,6 @@ static const char *at(const char *name)
 	i = (i + 1) % 4;
 	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
 	return buf[i];
-}
-
-static int copy(const char *from, const char *to)
-{
-	char buf[65536];
-	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-	size_t n;
-	int r = in && out ? 0 : -1;
-
-	while (r == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			r = -1;
-	if (in)
-		fclose(in);
-	if (out && fclose(out))
-		r = -1;
-	return r;
 }
 
 static struct kp_module *open_with(struct tap *t, struct kp_facts_cache *c, const char *name,
@@ -103,12 +87,16 @@ int main(void)
 	}
 	snprintf(cdir, sizeof(cdir), "%s/cache", dir);
 	tap_ok(&t,
-	       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko"), at("a.ko")) &&
-		       !copy(tap_srcpath("fixtures/ko/6.12/kp_symget.ko"), at("b.ko")) &&
-		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.xz"), at("x.ko.xz")) &&
-		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.zst"), at("z.ko.zst")) &&
-		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.zst"), at("z2.ko.zst")) &&
-		       !copy(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.xz"), at("x2.ko.xz")),
+	       !copy_file(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko"), at("a.ko")) &&
+		       !copy_file(tap_srcpath("fixtures/ko/6.12/kp_symget.ko"), at("b.ko")) &&
+		       !copy_file(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.xz"),
+				  at("x.ko.xz")) &&
+		       !copy_file(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.zst"),
+				  at("z.ko.zst")) &&
+		       !copy_file(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.zst"),
+				  at("z2.ko.zst")) &&
+		       !copy_file(tap_srcpath("fixtures/ko/6.12/kp_gpl_prov.ko.xz"),
+				  at("x2.ko.xz")),
 	       "fixtures copied (z2, x2: the copies read later)");
 	/* states changed less than a second before they are read are not stored ("racy") */
 	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100000000 }, NULL);

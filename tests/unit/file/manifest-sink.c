@@ -39,3 +39,21 @@ int kp_test_spill_file(const char *dir)
 		unlink(tmpl);
 	return fd;
 }
+
+int kp_test_write_inputs(int n, void (*path_of)(char *buf, size_t len, int i))
+{
+	char p[256];
+
+	for (int i = 0; i < n; i++) {
+		FILE *f;
+
+		path_of(p, sizeof(p), i);
+		f = fopen(p, "w");
+		if (!f)
+			return -1;
+		fprintf(f, "%d\n", i);
+		if (fclose(f) != 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What the inputs tests share: a manifest streamed into memory, a file to spill to. */
+/* What the inputs tests share: a manifest streamed into memory, a file to spill to, inputs. */
 #ifndef KP_TEST_MANIFEST_SINK_H
 #define KP_TEST_MANIFEST_SINK_H
 
@@ -14,6 +14,9 @@ struct kp_test_manifest {
 
 /* Appends @len bytes of @p to the kp_test_manifest @arg: 0, or -1 out of memory. */
 int kp_test_manifest_put(void *arg, const void *p, size_t len);
+/* Files 0 to @n - 1 named by @path_of, file i holding "i\n": 0, or -1 when one cannot be written.
+ */
+int kp_test_write_inputs(int n, void (*path_of)(char *buf, size_t len, int i));
 /* An empty unnamed file in @dir for the recorder to spill to; -1 when none can be made. */
 int kp_test_spill_file(const char *dir);
 

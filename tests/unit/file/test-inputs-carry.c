@@ -144,16 +144,8 @@ int main(void)
 	snprintf(dir, sizeof(dir), "/tmp/kp-carry-XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
-	for (int i = 0; i < NFILES; i++) {
-		FILE *f;
-
-		path_of(p, sizeof(p), i);
-		f = fopen(p, "w");
-		if (!f)
-			return 1;
-		fprintf(f, "%d\n", i);
-		fclose(f);
-	}
+	if (kp_test_write_inputs(NFILES, path_of) < 0)
+		return 1;
 	/* an input changed less than a second before the run is not trusted */
 	wait_past_a_second();
 	carry(&t, 7); /* some of them: the others kept */

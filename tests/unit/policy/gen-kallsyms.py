@@ -23,8 +23,20 @@ def addr(a):
 
 
 out = [addr(0xFFFFFFFF81000000) + " T _stext", addr(0xFFFFFFFF82000000) + " R __start___ksymtab"]
-out += ["%s r __ksymtab_%s" % (addr(0xFFFFFFFF82000000 + 12 * (i + 1)), s) for i, s in enumerate(plain)]
-out += [addr(0xFFFFFFFF83000000) + " R __stop___ksymtab", addr(0xFFFFFFFF83000000) + " R __start___ksymtab_gpl"]
-out += ["%s r __ksymtab_%s" % (addr(0xFFFFFFFF83000000 + 12 * (i + 1)), s) for i, s in enumerate(gpl)]
-out += [addr(0xFFFFFFFF84000000) + " R __stop___ksymtab_gpl", addr(0xFFFFFFFFC0A00000) + " t kp_prop_plain\t[kp_prop_prov]"]
+out += [
+    "%s r __ksymtab_%s" % (addr(0xFFFFFFFF82000000 + 12 * (i + 1)), s)
+    for i, s in enumerate(plain)
+]
+out += [
+    addr(0xFFFFFFFF83000000) + " R __stop___ksymtab",
+    addr(0xFFFFFFFF83000000) + " R __start___ksymtab_gpl",
+]
+out += [
+    "%s r __ksymtab_%s" % (addr(0xFFFFFFFF83000000 + 12 * (i + 1)), s)
+    for i, s in enumerate(gpl)
+]
+out += [
+    addr(0xFFFFFFFF84000000) + " R __stop___ksymtab_gpl",
+    addr(0xFFFFFFFFC0A00000) + " t kp_prop_plain\t[kp_prop_prov]",
+]
 print("\n".join(out))

@@ -465,13 +465,7 @@ static void built(struct tap *t)
 /* Module "x" of 8192 bytes whose import's name runs to its end: an oops leaves it UNFORMED. */
 static void page_x(struct tb_world *w)
 {
-	struct kp_module *m = tb_module(w, "x");
-
-	m->image_size = 8192;
-	m->symstr_state = KP_SYMSTR_NAME_OOB;
-	m->symname_past_end = 1;
-	tb_import(m, "kp_name_page");
-	m->import_name_past_end = m->imports[0].symidx;
+	tb_import_name_past_end(tb_module(w, "x"), 8192, "kp_name_page");
 }
 
 /*

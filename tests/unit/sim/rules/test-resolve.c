@@ -25,13 +25,9 @@ static struct kp_module *name_page_module(struct tb_world *w, const char *releas
 {
 	struct kp_module *m = one(w, release);
 
-	m->image_size = image_size;
-	m->symstr_state = KP_SYMSTR_NAME_OOB;
-	m->symname_past_end = 1;
 	if (early)
 		tb_import(m, "early_missing");
-	tb_import(m, "kp_name_page");
-	m->import_name_past_end = m->imports[early].symidx;
+	tb_import_name_past_end(m, image_size, "kp_name_page");
 	return m;
 }
 
@@ -402,11 +398,7 @@ static void name_prefix(struct tap *t, const char *release, const char *name, bo
 	}
 	m = tb_module(&w, "m");
 	tb_modinfo(m, "license", prop ? "Proprietary" : "GPL");
-	m->image_size = 8192;
-	m->symstr_state = KP_SYMSTR_NAME_OOB;
-	m->symname_past_end = 1;
-	tb_import(m, name);
-	m->import_name_past_end = m->imports[0].symidx;
+	tb_import_name_past_end(m, 8192, name);
 	tb_run(&w);
 	f = tb_finding(&w, "m", hang ? "kernel-hang" : "kernel-oops");
 	tap_ok(t, tb_v(&w, "m")->err == KP_ERR_OOPS && f && f->severity == KP_SEV_ERROR,
@@ -516,12 +508,7 @@ static void name_start_page_size(struct tap *t)
 		struct kp_module *m = one(&w, "6.1.129");
 
 		m->machine = EM_AARCH64;
-		m->image_size = 5128;
-		m->symstr_state = KP_SYMSTR_NAME_OOB;
-		m->symname_past_end = 1;
-		tb_import(m, "");
-		m->import_name_outside = m->imports[0].symidx;
-		m->import_name_outside_off = 8208;
+		tb_import_name_outside(m, 5128, 8208, false);
 		w.facts.page_shift = shifts[i];
 		tb_run(&w);
 		f = tb_finding(&w, "m", "kernel-oops");

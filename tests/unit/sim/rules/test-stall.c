@@ -24,15 +24,7 @@ static struct kp_module *guard_module(struct tb_world *w, const char *release, u
 	tb_init(w, release);
 	tb_std_kernel(w);
 	m = tb_module(w, "m");
-	m->image_size = 5128;
-	m->symstr_state = KP_SYMSTR_NAME_OOB;
-	m->symname_past_end = 1;
-	if (weak)
-		tb_import_weak(m, "");
-	else
-		tb_import(m, "");
-	m->import_name_outside = m->imports[0].symidx;
-	m->import_name_outside_off = off;
+	tb_import_name_outside(m, 5128, off, weak);
 	return m;
 }
 
@@ -123,16 +115,9 @@ static void guard_other(struct tap *t)
 /* "m" of an 8192-byte file whose import's name runs to its end (the strtab_page shape) */
 static void page_module(struct tb_world *w, const char *release)
 {
-	struct kp_module *m;
-
 	tb_init(w, release);
 	tb_std_kernel(w);
-	m = tb_module(w, "m");
-	m->image_size = 8192;
-	m->symstr_state = KP_SYMSTR_NAME_OOB;
-	m->symname_past_end = 1;
-	tb_import(m, "kp_name_page");
-	m->import_name_past_end = m->imports[0].symidx;
+	tb_import_name_past_end(tb_module(w, "m"), 8192, "kp_name_page");
 }
 
 static void unformed(struct tap *t, const char *release, const char *where)
