@@ -184,11 +184,11 @@ static struct kp_run_cache *run_cache(const struct kp_cli *cli, const char *cmd,
 	char dir[4096], root[4096];
 
 	why[0] = '\0';
-	if (cli->no_cache ||
+	/* wanted first: a command without it (the hook) neither walks nor reports the directory */
+	if (cli->no_cache || !kp_run_cache_wanted(cmd, argc, argv) ||
 	    kp_facts_cache_dir_own(dir, sizeof(dir), cli->cache->moved,
 				   sizeof(cli->cache->moved)) != 0 ||
-	    cache_root(dir, root, sizeof(root)) < 0 || !kp_run_cache_wanted(cmd, argc, argv) ||
-	    !cache_usable(cli->cache, root))
+	    cache_root(dir, root, sizeof(root)) < 0 || !cache_usable(cli->cache, root))
 		return NULL;
 	return kp_run_cache_new(root, cmd, argc, argv, why, wlen);
 }

@@ -20,12 +20,16 @@ cases=("HOME another user's: root's own cache used, no line, the real answer"
 	"... root's own cache filled, and the next run replays from it"
 	"... KOPOLICY_CACHE_STATS says which directory was not used and why"
 	"XDG_CACHE_HOME another user's: the same"
-	"cache show: root's own directory, with a note on the user's")
-rh=$tmp/roothome
-mkdir -m 700 "$rh"
-# inroot CMD...: CMD with $rh as /root (root's home in the password database)
+	"cache show: root's own directory, with a note on the user's"
+	"the hook (the system's cache): no word of the user's directory, the same verdict")
+rh=$tmp/roothome vc=$tmp/varcache
+mkdir -m 700 "$rh" && mkdir -m 755 "$vc"
+# inroot CMD...: CMD with $rh as /root (root's home in the password database) and $vc as
+# /var/cache/kopolicy (the hook's), neither of the machine's own touched
 inroot() {
-	unshare -m --propagation private sh -c 'mount --bind "$0" /root && exec "$@"' "$rh" "$@"
+	unshare -m --propagation private sh -c 'mount --bind "$0" /root && mkdir -p \
+		/var/cache/kopolicy && mount --bind "$1" /var/cache/kopolicy && shift &&
+		exec "$@"' "$rh" "$vc" "$@"
 }
 if [ "$(id -u)" -ne 0 ] || ! inroot true 2>/dev/null ||
 	[ "$(getent passwd 0 | cut -d: -f6)" != /root ]; then
@@ -84,5 +88,31 @@ echo $? >"$tmp/show.rc"
 	grep -qx "directory: /root/.cache/kopolicy/facts-v[0-9]*" "$tmp/show.out" &&
 	grep -qx "results: 1" "$tmp/show.out"
 ok "${cases[5]}" $?
+# the hook as root uses /var/cache/kopolicy: the user's HOME is no reason for a note
+if command -v depmod >/dev/null; then
+	fx12=$(cd "$top/fixtures/ko/6.12" && pwd)
+	rel12=$(sed -n 's/^release=//p' "$fx12/kernel.txt")
+	r=$tmp/hookroot
+	mkdir -p "$r" && cp -R "$top/tests/unit/policy/root/." "$r/"
+	mkdir -p "$r/lib/modules/$rel12/extra" "$r/boot"
+	cp "$fx12/kp_gpl_prov.ko" "$fx12/kp_prop_prov.ko" "$fx12/kp_use_prop.ko" \
+		"$r/lib/modules/$rel12/extra/"
+	: >"$r/lib/modules/$rel12/modules.builtin"
+	: >"$r/lib/modules/$rel12/modules.builtin.modinfo"
+	cp "$fx12/Module.symvers.gz" "$r/boot/symvers-$rel12.gz"
+	cp "$fx12/config.gz" "$r/boot/config-$rel12"
+	echo "$rel12" >"$r/proc/sys/kernel/osrelease"
+	depmod -b "$r" "$rel12" 2>/dev/null
+	C=(hook --root "$r" kp_use_prop)
+	run hook-ref KOPOLICY_CACHE=off
+	run hook HOME="$h" KOPOLICY_CACHE_STATS=1
+	grep -v '^kopolicy: \(base \)\?cache: [0-9]' "$tmp/hook.err" >"$tmp/hook.rest"
+	cmp -s "$tmp/hook.rest" "$tmp/hook-ref.err" && cmp -s "$tmp/hook.rc" "$tmp/hook-ref.rc" &&
+		grep -q kp_use_prop "$tmp/hook.err" && ls "$vc"/base-v1/*.base >/dev/null 2>&1 &&
+		files "$h" | cmp -s - "$tmp/user.before"
+	ok "${cases[6]}" $?
+else
+	skip "${cases[6]}" "depmod (kmod) is not installed"
+fi
 
 tap_done
