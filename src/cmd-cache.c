@@ -47,7 +47,10 @@ static void cache_usage(FILE *f)
 		"without the result cache only.\n"
 		"A directory that anyone but you or root could write (it, or one above it) is\n"
 		"not used: one line says why and the run goes on without the cache; this command\n"
-		"refuses it (exit 2). prune and clear remove links as links, never following\n"
+		"refuses it (exit 2). One that HOME or XDG_CACHE_HOME names (sudo -E) is replaced\n"
+		"by your own, ~/.cache/kopolicy of your home in the password database (root:\n"
+		"/root/.cache/kopolicy): this command says so, other commands under\n"
+		"KOPOLICY_CACHE_STATS. prune and clear remove links as links, never following\n"
 		"them. See kopolicy(1), CACHE TRUST.\n",
 		KP_RUNS_FORMAT, KP_FACTS_FORMAT, KP_FACTS_FORMAT, KP_RUNS_FORMAT);
 }
@@ -88,7 +91,7 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	uint64_t base_removed = 0;
 	struct kp_err err = { 0 };
 	const char *action = "show";
-	char dir[4096], root[4096], *slash;
+	char dir[4096], root[4096], moved[1024] = "", *slash;
 	int c, r, fd;
 
 	(void)cli;
@@ -124,7 +127,8 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 	}
 	/* KOPOLICY_CACHE=off turns reading through the cache off, not its management */
 	unsetenv("KOPOLICY_CACHE");
-	if (kp_facts_cache_dir(scope, dir, sizeof(dir)) != 0) {
+	if ((scope == KP_CACHE_USER ? kp_facts_cache_dir_own(dir, sizeof(dir), moved, sizeof(moved))
+				    : kp_facts_cache_dir(scope, dir, sizeof(dir))) != 0) {
 		kp_cli_error(NULL, "cache: no cache directory (set HOME or KOPOLICY_CACHE_DIR)");
 		return KP_EXIT_ERROR;
 	}
@@ -169,6 +173,8 @@ int cmd_cache(struct kp_cli *cli, int argc, char **argv)
 		if (*names)
 			printf("removed obsolete: %s (%" PRIu64 " files)\n", names, old);
 	}
+	if (*moved)
+		printf("note: %s\n", moved);
 	if (strcmp(action, "show"))
 		printf("removed: %" PRIu64 " files\n",
 		       u.removed + ru.removed + base_removed + bu.removed);

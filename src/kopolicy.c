@@ -138,9 +138,10 @@ void kp_cli_progress(size_t done, size_t total, void *data)
  * The cache root @root (the directory holding facts-vN/ and runs-vN/) passes the trust test
  * (lib/cache/trusted-dir.h), or does not exist yet (the caches make it under the same test,
  * or go without). Else one line says why it is not used, once, and the run goes on without
- * the cache: as root with a user's HOME, XDG_CACHE_HOME or KOPOLICY_CACHE_DIR (sudo -E), a
- * directory that user can write is neither read nor written, and root's own cache is not
- * substituted for it (the environment named this one).
+ * the cache: as root with a user's KOPOLICY_CACHE_DIR (sudo -E), a directory that user can
+ * write is neither read nor written, and root's own cache is not substituted for it (the
+ * environment named this one on purpose). A user's HOME or XDG_CACHE_HOME does not get here:
+ * root's own cache is used instead (kp_facts_cache_dir_own(), said under KOPOLICY_CACHE_STATS).
  */
 static bool cache_usable(struct kp_cli_cache *cc, const char *root)
 {
@@ -183,9 +184,11 @@ static struct kp_run_cache *run_cache(const struct kp_cli *cli, const char *cmd,
 	char dir[4096], root[4096];
 
 	why[0] = '\0';
-	if (cli->no_cache || kp_facts_cache_dir(KP_CACHE_USER, dir, sizeof(dir)) != 0 ||
-	    cache_root(dir, root, sizeof(root)) < 0 || !kp_run_cache_wanted(cmd, argc, argv) ||
-	    !cache_usable(cli->cache, root))
+	/* wanted first: a command without it (the hook) neither walks nor reports the directory */
+	if (cli->no_cache || !kp_run_cache_wanted(cmd, argc, argv) ||
+	    kp_facts_cache_dir_own(dir, sizeof(dir), cli->cache->moved,
+				   sizeof(cli->cache->moved)) != 0 ||
+	    cache_root(dir, root, sizeof(root)) < 0 || !cache_usable(cli->cache, root))
 		return NULL;
 	return kp_run_cache_new(root, cmd, argc, argv, why, wlen);
 }
@@ -217,14 +220,15 @@ static void usage(FILE *f)
 /*
  * The facts directory (@dir, ROOT/facts-vN) and the cache root (@root) both caches use: the
  * system's (/var/cache/kopolicy) for the hook when root may create it or it can be read,
- * else the user's. 0, or -1 (off, none, refused by the trust test).
+ * else the user's (the effective user's own when the environment's is another user's:
+ * kp_facts_cache_dir_own()). 0, or -1 (off, none, refused by the trust test).
  */
 static int pick_root(struct kp_cli_cache *cc, char dir[4096], char root[4096])
 {
 	int r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, 4096);
 
 	if (r == 0 && !(cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0)))
-		r = kp_facts_cache_dir(KP_CACHE_USER, dir, 4096);
+		r = kp_facts_cache_dir_own(dir, 4096, cc->moved, sizeof(cc->moved));
 	if (r != 0 || cache_root(dir, root, 4096) < 0 || !cache_usable(cc, root))
 		return -1;
 	return 0;
@@ -439,6 +443,8 @@ int main(int argc, char **argv)
 			kp_run_cache_finish(runs, -1, note, sizeof(note));
 			if (stats)
 				fprintf(stderr, "kopolicy: result cache: %s\n", note);
+			if (stats && *cache.moved)
+				fprintf(stderr, "kopolicy: cache: %s\n", cache.moved);
 			return rc;
 		}
 		cli.progress_f = stderr;
@@ -463,6 +469,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "kopolicy: result cache: %s\n", carry);
 		if (stats && *off)
 			fprintf(stderr, "kopolicy: result cache: off: %s\n", off);
+		if (stats && *cache.moved)
+			fprintf(stderr, "kopolicy: cache: %s\n", cache.moved);
 		if (cache.cache && stats) {
 			struct kp_cache_counts n;
 

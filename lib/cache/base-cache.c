@@ -52,15 +52,16 @@ static uint32_t build_tag(void)
 
 /* ------------------------------------------------------------------ inputs */
 
-/* The state was last changed at least a second ago: a later write changes the times. */
+/* The state settled (kp_state_settled()) before now, the input opened and not read yet. */
 static bool settled(const struct stat *st)
 {
 	struct timespec now;
+	uint64_t v[8];
 
 	if (clock_gettime(CLOCK_REALTIME, &now) < 0)
 		return false;
-	return st->st_ctim.tv_sec + 1 < now.tv_sec ||
-	       (st->st_ctim.tv_sec + 1 == now.tv_sec && st->st_ctim.tv_nsec <= now.tv_nsec);
+	kp_file_state(st, v);
+	return kp_state_settled(v, &now);
 }
 
 int kp_base_input_open(struct kp_base_input *in, const char *path, struct kp_err *err)

@@ -10,8 +10,9 @@
  * build (PACKAGE_VERSION and a digest of the parsers' sources, base-id.h) and each input
  * file's identity, with the facts cache's trust rules (util/fs-trust.h):
  *   - an input whose stat() state names its bytes (a local file system, owned by root or
- *     the effective user, not group/other-writable) and did not change in the last second
- *     is known by its state (device, inode, size, mtime, ctime, mode): a hit costs a stat;
+ *     the effective user, not group/other-writable) and settled when it was opened, before
+ *     it was read (kp_state_settled(): not changed within a second before) is known by its
+ *     state (device, inode, size, mtime, ctime, mode): a hit costs a stat;
  *   - any other input is read whole and known by the SHA-256 of those bytes, and a miss
  *     parses exactly the bytes that were hashed: what another user can write is never
  *     trusted by its state, and an entry always describes the bytes of its key.

@@ -10,7 +10,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -130,22 +129,6 @@ bool kp_fc_trusted(struct kp_facts_cache *c, const char *path, const struct stat
 		pthread_mutex_unlock(&c->lock);
 	}
 	return kp_state_trusted(st, (enum kp_fs_class)cls, c->euid);
-}
-
-/*
- * The state @v (kp_file_state()) changed less than a second before now: a write later in the
- * same timestamp tick would leave it as it is (ext4 before 6.13 ticks every few ms, ext3's
- * small inodes every second), so it does not name the bytes just read.
- */
-bool kp_fc_racy(const uint64_t *v)
-{
-	struct timespec now;
-	int64_t edge;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	edge = ((int64_t)now.tv_sec - 1) * 1000000000 + now.tv_nsec;
-	return (int64_t)v[5] * 1000000000 + (int64_t)v[6] >= edge ||
-	       (int64_t)v[3] * 1000000000 + (int64_t)v[4] >= edge;
 }
 
 /*

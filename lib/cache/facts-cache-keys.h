@@ -24,8 +24,6 @@ int kp_fc_content_key_at(struct kp_facts_cache *c, const char *path, const uint6
 			 unsigned char *key);
 /* The state @st of @path names its bytes (fs-trust.h): a stat() lookup or store is sound. */
 bool kp_fc_trusted(struct kp_facts_cache *c, const char *path, const struct stat *st);
-/* The state @v (kp_file_state()) changed less than a second before now. */
-bool kp_fc_racy(const uint64_t *v);
 /* The module in the state @st holds the bytes whose SHA-256 is @key (file/inputs.h). */
 void kp_fc_note_bytes(const struct kp_open_opts *opts, const uint64_t *st,
 		      const unsigned char *key);

@@ -10,12 +10,12 @@
  * direct mode give it) -- except after a store through a shared writable mapping, or a
  * write in the same timestamp tick. So a state is looked up or stored only when
  * util/fs-trust.h trusts it (a local file system, owned by root or the effective user, not
- * group/other-writable) and it is not "racy" (changed less than a second before it was
- * read, as git's racy-clean rule); any other compressed module is looked up only by the
- * SHA-256 of its bytes (entries with one come from trusted states) and what was read from any
- * other module is never stored: a hash made before the read may not name the bytes read.
- * A warm run only stat()s each trusted module. Compressed modules are also
- * keyed by the SHA-256 of their bytes as they are on disk, so a copy of a module (another
+ * group/other-writable) and it is settled (not changed less than a second before a time
+ * taken before it was read, as git's racy-clean rule: kp_state_settled()); any other
+ * compressed module is looked up only by the SHA-256 of its bytes (entries with one come from
+ * trusted states) and what was read from any other module is never stored: a hash made before the
+ * read may not name the bytes read. A warm run only stat()s each trusted module. Compressed modules
+ * are also keyed by the SHA-256 of their bytes as they are on disk, so a copy of a module (another
  * tree, a point release that did not change it) is not decompressed again either; the key
  * decides which facts a run trusts, so it must not collide even for files made to collide
  * (a non-cryptographic hash would let a crafted module borrow another module's verdict).
@@ -54,6 +54,7 @@
 #include "facts-pack.h"
 #include "facts-cache-keys.h"
 #include "util/content-hash.h"
+#include "util/fs-trust.h"
 #include "util/io.h"
 #include "facts-serial.h"
 #include "sig-memo.h"
@@ -307,9 +308,11 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 {
 	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(direct) };
 	struct kp_whole_sha256 whole = { .set = false };
+	struct timespec before;
 	struct stat st;
 	int ret;
 
+	clock_gettime(CLOCK_REALTIME, &before); /* the settle rule's time: before the read */
 	direct->state = &st;
 	direct->whole = &whole;
 	ret = kp_module_open_with(path, direct, dec, out, err);
@@ -321,7 +324,7 @@ static int read_and_store(struct kp_facts_cache *c, const char *path,
 	if (ret < 0)
 		return ret;
 	kp_file_state(&st, r.st);
-	if (!kp_fc_trusted(c, path, &st) || kp_fc_racy(r.st))
+	if (!kp_fc_trusted(c, path, &st) || !kp_state_settled(r.st, &before))
 		return 0; /* the state does not name the bytes read: not stored */
 	r.hash = kp_fc_state_hash(r.st);
 	/*
@@ -357,6 +360,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	struct kp_open_opts direct = *opts;
 	struct kp_fc_rec r = { .flags = kp_fc_entry_flags(opts) }, hit;
 	struct stat pre, post, got_st, *got;
+	struct timespec before;
 	struct kp_module *m;
 	bool trust;
 
@@ -390,6 +394,8 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 		*out = m;
 		return 0;
 	}
+	/* the settle rule's time (kp_state_settled()): before the file is hashed or read */
+	clock_gettime(CLOCK_REALTIME, &before);
 	/*
 	 * Compressed: looked up by content too (also when the state is not trusted: entries
 	 * with content keys are made only from trusted states). An uncompressed module has no
@@ -404,7 +410,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 		if (m) {
 			/* the same entry under this file's state: a stat hit next time */
 			count(&c->n.hits);
-			if (trust && !kp_fc_racy(r.st)) {
+			if (trust && kp_state_settled(r.st, &before)) {
 				add_entry(c, &r, raw,
 					  kp_load64(raw + 56, false) + KP_FC_HEADER_LEN);
 				kp_fc_note_bytes(opts, r.st, r.key);
@@ -419,7 +425,7 @@ int kp_facts_cache_open_stat(struct kp_facts_cache *c, const char *path, const s
 	direct.state = got;
 	if (kp_module_open_with(path, &direct, dec, out, err) < 0)
 		return -1;
-	if (!trust || kp_fc_racy(r.st))
+	if (!trust || !kp_state_settled(r.st, &before))
 		return 0; /* the state does not name the bytes read (see the top): not stored */
 	/* the file read is not the one looked up (replaced since, or a link on the way) */
 	if (!kp_fc_same_state(&pre, got))

@@ -50,6 +50,15 @@ enum kp_cache_scope {
  * directory can be named (no $HOME) or it does not fit @len.
  */
 int kp_facts_cache_dir(enum kp_cache_scope scope, char *buf, size_t len);
+/*
+ * kp_facts_cache_dir(KP_CACHE_USER) for the effective user (cache-home.c): when the directory
+ * comes from XDG_CACHE_HOME or HOME (not KOPOLICY_CACHE_DIR, which names one on purpose) and
+ * the trust test refuses its cache root (trusted-dir.h: another user's, as under sudo -E,
+ * sudo keeping HOME or su without -), the effective user's own, under the home directory the
+ * password database gives (root: /root/.cache/kopolicy), never the environment's. @why then
+ * says which directory was not used and why (else ""). Same returns.
+ */
+int kp_facts_cache_dir_own(char *buf, size_t len, char *why, size_t wlen);
 
 struct kp_facts_cache;
 /* A cache over @dir (created on the first store); NULL when out of memory. */

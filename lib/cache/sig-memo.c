@@ -15,7 +15,6 @@
 
 #include <openssl/evp.h>
 
-#include "cache/facts-cache-keys.h"
 #include "cache/memo-file.h"
 #include "cache/trusted-dir.h"
 #include "util/fs-trust.h"
@@ -360,13 +359,16 @@ int kp_sig_memo_image_state_key(int fd, const struct stat *st, uid_t euid,
 {
 	unsigned char buf[sizeof(IMAGE_STATE_TAG) + 8 * 8];
 	unsigned int klen = 0;
+	struct timespec now;
 	uint64_t v[8];
 	int cls = kp_fs_class_of_fd(fd);
 
 	if (cls < 0 || !S_ISREG(st->st_mode) || !kp_state_trusted(st, (enum kp_fs_class)cls, euid))
 		return -1;
 	kp_file_state(st, v);
-	if (kp_fc_racy(v))
+	/* the image is read after this (memo_get(), image-certs.c): now is before its read */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!kp_state_settled(v, &now))
 		return -1;
 	memcpy(buf, IMAGE_STATE_TAG, sizeof(IMAGE_STATE_TAG));
 	for (size_t i = 0; i < 8; i++)

@@ -21,9 +21,11 @@
  * decompressed image in memory): of the image file's state (device, inode, size, mtime,
  * ctime, mode) when that state names its bytes as the facts cache takes it (util/fs-trust.h:
  * a local file system, owned by root or the effective user, not group/other-writable; and
- * not changed within the last second), so a warm run only fstat()s the image; else of the
- * image's bytes (8 MB: ~5 ms a run). A changed or replaced image has another state (its
- * change time moves with any write, chown or rename over it), one that names no bytes is
+ * settled: kp_state_settled()), so a warm run only fstat()s the image; else of the image's
+ * bytes (8 MB: ~5 ms a run; stored under that key only for an image whose state names its
+ * bytes too: the bytes hashed and the bytes read are two reads, and only such a state proves
+ * that they are the same bytes). A changed or replaced image has another state (its change
+ * time moves with any write, chown or rename over it), one that names no bytes is
  * hashed. Each with the list it was found in (system, revocation, neither) in the two top
  * bits of its length: the files of the first format (KPIMGC1, every certificate taken as
  * trusted) are not read.

@@ -294,6 +294,15 @@ int kp_image_certs_get(struct kp_sig_memo *memo, const struct kp_root_dir *root,
 	 */
 	if ((k.by_state || k.by_bytes) && (!same || !still_in_state(root, path, k.v)))
 		k.by_state = k.by_bytes = false;
+	/*
+	 * Keyed by its bytes only when its state named them as well (trusted and settled, the
+	 * same before and after): the bytes hashed and the bytes read come from two reads, and
+	 * for a file whose state does not name its bytes (another user's, group-writable, FUSE)
+	 * an equal state proves nothing: rewritten between them, its certificates would be
+	 * stored under the digest of other bytes, and found for those bytes in any later run.
+	 */
+	if (!k.by_state)
+		k.by_bytes = false;
 	der = k.by_state || k.by_bytes ? memo_blob(f, *role, &len) : NULL;
 	if (der && k.by_bytes)
 		kp_sig_memo_image_put(memo, KP_SIG_MEMO_BY_BYTES, k.bytes, der, len,

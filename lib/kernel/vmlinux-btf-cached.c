@@ -26,6 +26,7 @@
 #include "read/btf.h"
 #include "read/reader-id.h"
 #include "util/fs-trust.h"
+#include "util/io.h"
 
 #define MAGIC	  "KPBTFIX4"
 #define HEAD_LEN  128
@@ -246,11 +247,21 @@ static int key_of(struct kp_kernel_facts *f, const char *path, const struct kp_r
 static bool read_from(const struct kp_base_input *in, const struct kp_vmlinux_btf *b)
 {
 	const struct stat *a = &in->st, *r = &b->src;
+	uint64_t v[8];
 
-	return r->st_mode != 0 && r->st_dev == a->st_dev && r->st_ino == a->st_ino &&
-	       r->st_size == a->st_size && r->st_mtim.tv_sec == a->st_mtim.tv_sec &&
-	       r->st_mtim.tv_nsec == a->st_mtim.tv_nsec && r->st_ctim.tv_sec == a->st_ctim.tv_sec &&
-	       r->st_ctim.tv_nsec == a->st_ctim.tv_nsec;
+	if (r->st_mode == 0 || r->st_dev != a->st_dev || r->st_ino != a->st_ino ||
+	    r->st_size != a->st_size || r->st_mtim.tv_sec != a->st_mtim.tv_sec ||
+	    r->st_mtim.tv_nsec != a->st_mtim.tv_nsec || r->st_ctim.tv_sec != a->st_ctim.tv_sec ||
+	    r->st_ctim.tv_nsec != a->st_ctim.tv_nsec)
+		return false;
+	/*
+	 * @in was opened after @b was read, and its state settled before that open: a file
+	 * written just before the read and again within the same tick while it was read
+	 * passes that test a second later. Settled before the read began, its state names
+	 * the bytes read (kp_state_settled()). The running kernel's file is keyed by the boot.
+	 */
+	kp_file_state(a, v);
+	return in->fs_class == KP_FS_KERNEL || kp_state_settled(v, &b->read_at);
 }
 
 int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const struct kp_vmlinux_btf *b,
@@ -277,6 +288,11 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const struct kp_vmlin
 	copy = needs_copy(&in, data, len);
 	same = read_from(&in, b);
 	kp_base_input_close(&in);
+	/* the key names another file or other bytes than @b's: its entry is not theirs either */
+	if (!same) {
+		kp_base_cache_note_miss(cache);
+		return kp_facts_vmlinux_btf(f, data, len, path, NULL);
+	}
 	if (kp_base_cache_get(cache, &key, &m) == 1) {
 		if (entry_of(&m, &e) == 0 && from_index(f, data, len, path, &e, &m) == 0)
 			return 0;
@@ -285,7 +301,7 @@ int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const struct kp_vmlin
 	}
 	kp_base_cache_note_miss(cache);
 	r = kp_facts_vmlinux_btf(f, data, len, path, NULL);
-	if (r == 0 && f->vmlinux_btf && same)
+	if (r == 0 && f->vmlinux_btf)
 		store_rules(cache, &key, f, data, len, copy, NULL);
 	return r;
 }

@@ -17,13 +17,14 @@
 
 /*
  * kp_facts_vmlinux_btf(@f, @b's data and length, @path, NULL) for the BTF @b just read from
- * @path (kp_vmlinux_btf_read_in()), through @cache (NULL: that function). The index is found by @path's file state when it is trusted
- * and settled, or, for a file of the running kernel (/sys/kernel/btf/vmlinux, on sysfs: it
- * cannot change while the kernel runs), by the boot's id (@root's proc/sys/kernel/random/
- * boot_id, used only when it is on procfs; @root NULL: /) with its size, device and inode;
- * under @root (NULL: none), @path is opened inside it (kp_open_regular_in());
- * any other file is parsed every time. Only a base that parses is stored, and only when @b
- * was read from the file the key was made from, in that state (@b->src). Returns what
+ * @path (kp_vmlinux_btf_read_in()), through @cache (NULL: that function). The index is found by
+ * @path's file state when it is trusted and settled, or, for a file of the running kernel
+ * (/sys/kernel/btf/vmlinux, on sysfs: it cannot change while the kernel runs), by the boot's id
+ * (@root's proc/sys/kernel/random/ boot_id, used only when it is on procfs; @root NULL: /) with its
+ * size, device and inode; under @root (NULL: none), @path is opened inside it
+ * (kp_open_regular_in()); any other file is parsed every time. An entry is used or stored only when
+ * @b was read from the file the key was made from, in that state (@b->src), settled before the read
+ * began (@b->read_at, kp_state_settled()); only a base that parses is stored. Returns what
  * kp_facts_vmlinux_btf() returns.
  */
 int kp_facts_vmlinux_btf_cached(struct kp_kernel_facts *f, const struct kp_vmlinux_btf *b,

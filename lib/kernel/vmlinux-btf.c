@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "file/bytes.h"
 #include "read/elf-file.h"
@@ -66,6 +67,7 @@ int kp_vmlinux_btf_read_in(const struct kp_root_dir *root, const char *path,
 	int r;
 
 	memset(out, 0, sizeof(*out));
+	clock_gettime(CLOCK_REALTIME, &out->read_at);
 	/* read_text: sysfs reports a size the read need not match; compressed files decoded */
 	if (kp_bytes_read_text_in(root, path, VMLINUX_MAX, &bytes, err) < 0) {
 		char why[sizeof(err->msg)];

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "util/util.h"
 
@@ -22,6 +23,8 @@ struct kp_vmlinux_btf {
 	unsigned char scope[32];
 	/* the file read, as it was opened (kp_vmlinux_btf_read_in()); st_mode 0: not known */
 	struct stat src;
+	/* a time taken before the file was read (the settle rule's, kp_state_settled()) */
+	struct timespec read_at;
 };
 
 /*

@@ -4,6 +4,7 @@
 
 #include <linux/magic.h>
 #include <string.h>
+#include <time.h>
 #include <sys/statfs.h>
 #include <sys/vfs.h>
 
@@ -149,6 +150,16 @@ int kp_fs_class_of_fd(int fd)
 	if (fstatfs(fd, &fs) < 0)
 		return -1;
 	return kp_fs_class_of_type((int64_t)fs.f_type);
+}
+
+bool kp_state_settled(const uint64_t *v, const struct timespec *before)
+{
+	/* nanoseconds since the epoch: KP_SETTLE_SECONDS before @before */
+	int64_t edge = ((int64_t)before->tv_sec - KP_SETTLE_SECONDS) * 1000000000 + before->tv_nsec;
+
+	/* mtime can be set back by hand, ctime cannot: ctime says when the file last changed */
+	return (int64_t)v[5] * 1000000000 + (int64_t)v[6] < edge &&
+	       (int64_t)v[3] * 1000000000 + (int64_t)v[4] < edge;
 }
 
 bool kp_state_trusted(const struct stat *st, enum kp_fs_class cls, uid_t euid)

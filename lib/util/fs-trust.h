@@ -79,4 +79,20 @@ int kp_fs_class_of_fd(int fd);
  */
 bool kp_state_trusted(const struct stat *st, enum kp_fs_class cls, uid_t euid);
 
+/*
+ * The settle rule of every memo that keys a file by its state (the facts cache, the base
+ * cache, the image certificates; the result cache's manifest applies the same margin to the
+ * run's start, file/inputs-state.c): the state @v (kp_file_state()) last changed, by its
+ * change and modification times, at least KP_SETTLE_SECONDS before @before, a time taken
+ * before the file's bytes were read. A write in the same timestamp tick as the state leaves
+ * the state as it was (ext4 before 6.13 ticks every few ms, ext3's small inodes every
+ * second); a write after @before cannot fall in that tick, so the state names the bytes read
+ * after @before. Judged against the time of the check instead, a file written just before
+ * its read and again within the same tick while it was read would pass once the check came
+ * a second after the first write.
+ */
+#define KP_SETTLE_SECONDS 1
+struct timespec;
+bool kp_state_settled(const uint64_t *v, const struct timespec *before);
+
 #endif

@@ -154,7 +154,7 @@ static void test_btf_read_from(struct tap *t, const char *root, const char *cfg,
 			       const struct kp_kernel_facts *want)
 {
 	struct kp_kernel_facts got = { 0 };
-	struct kp_vmlinux_btf data = { 0 }, other;
+	struct kp_vmlinux_btf data = { 0 }, other, fresh;
 	struct kp_err err = { 0 };
 	struct kp_base_counts n;
 	struct kp_base_cache *c;
@@ -182,6 +182,29 @@ static void test_btf_read_from(struct tap *t, const char *root, const char *cfg,
 		kp_facts_release(&got);
 		kp_base_cache_free(c);
 	}
+	/*
+	 * The same file and state, but read starting half a second after the state's change (a
+	 * write in the same tick during the read would have left it): the entry stored above is
+	 * not used for these bytes, and nothing is stored (kp_state_settled())
+	 */
+	fresh = data;
+	fresh.read_at = data.src.st_ctim;
+	fresh.read_at.tv_nsec += 500000000;
+	if (fresh.read_at.tv_nsec >= 1000000000) {
+		fresh.read_at.tv_sec++;
+		fresh.read_at.tv_nsec -= 1000000000;
+	}
+	c = kp_base_cache_new(dir);
+	btf_facts(&got, cfg);
+	kp_facts_vmlinux_btf_cached(&got, &fresh, btf, c, NULL);
+	kp_base_cache_counts(c, &n);
+	tap_ok(t,
+	       same_btf(got.vmlinux_btf, want->vmlinux_btf) && n.hits == 0 && n.misses == 1 &&
+		       n.stored == 0,
+	       "vmlinux BTF read within a second of its state's change: parsed, entry not used, "
+	       "not stored");
+	kp_facts_release(&got);
+	kp_base_cache_free(c);
 	kp_vmlinux_btf_release(&data);
 }
 

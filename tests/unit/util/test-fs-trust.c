@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "tap.h"
 #include "util/content-hash.h"
@@ -167,6 +168,32 @@ static void hashes(struct tap *t)
 	unlink(path);
 }
 
+/*
+ * The settle rule (kp_state_settled()): a state changed at least a second before a time taken
+ * before the read is settled, one changed within that second is not, by its change time or
+ * by its modification time; the time of the check plays no part.
+ */
+static void settle(struct tap *t)
+{
+	const struct timespec before = { .tv_sec = 1000000, .tv_nsec = 500000000 };
+	/* kp_file_state(): mtime in [3] and [4], ctime in [5] and [6] */
+	uint64_t v[8] = { 1, 2, 3, 999999, 0, 999999, 0, 0100644 };
+
+	tap_ok(t, kp_state_settled(v, &before), "changed 1.5 s before the read: settled");
+	v[5] = 999999, v[6] = 499999999;
+	tap_ok(t, kp_state_settled(v, &before), "ctime a second and 1 ns before the read: settled");
+	v[6] = 500000000;
+	tap_ok(t, !kp_state_settled(v, &before), "ctime exactly a second before the read: not");
+	v[5] = 1000000, v[6] = 0;
+	tap_ok(t, !kp_state_settled(v, &before), "ctime half a second before the read: not");
+	v[5] = 999999, v[6] = 0, v[3] = 1000001;
+	tap_ok(t, !kp_state_settled(v, &before), "mtime set after the read: not");
+	v[3] = 1000000;
+	tap_ok(t, !kp_state_settled(v, &before), "mtime half a second before the read: not");
+	v[3] = 0;
+	tap_ok(t, kp_state_settled(v, &before), "mtime set back to 1970, ctime old: settled");
+}
+
 int main(void)
 {
 	struct tap t = { 0 };
@@ -177,5 +204,6 @@ int main(void)
 	devs(&t);
 	paths(&t);
 	hashes(&t);
+	settle(&t);
 	return tap_done(&t);
 }
