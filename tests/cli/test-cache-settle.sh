@@ -39,7 +39,8 @@ memos() { # cache-dir prefix: how many files of sigs/ start with prefix
 touch "$m"/kernel/sig/* "$img"
 run fresh "$tmp/c1"
 cacheline fresh | grep -q '^kopolicy: cache: 0 hits (0 by stat), 2 misses, 0 stored, 0 refused$'
-ok "modules changed just before the run: read, not stored ($(cacheline fresh))" $?
+_st=$?
+ok "modules changed just before the run: read, not stored ($(cacheline fresh))" $_st
 is "kernel image changed just before the run: no certificates stored by its state" \
 	"$(memos "$tmp/c1" istate-)" 0
 grep -q "trusted keys: kernel image $img: 1 certificate" "$tmp/fresh.out"
@@ -49,7 +50,8 @@ ok "... its certificate still found" $?
 sleep 1.1
 run settled "$tmp/c1"
 cacheline settled | grep -q '^kopolicy: cache: 0 hits (0 by stat), 2 misses, 2 stored, 0 refused$'
-ok "the same modules a second later: stored ($(cacheline settled))" $?
+_st=$?
+ok "the same modules a second later: stored ($(cacheline settled))" $_st
 is "... the image's certificates stored by its state" "$(memos "$tmp/c1" istate-)" 1
 is "... and by its bytes" "$(memos "$tmp/c1" image-)" 1
 run warm "$tmp/c1"

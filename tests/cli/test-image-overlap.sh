@@ -145,7 +145,8 @@ for bad in corrupt cut; do
 	both "$bad xz payload" --no-cache
 	[ "$(cat "$tmp/j2.rc")" = 2 ] && [ "$(wc -l < "$tmp/j2.err")" = 1 ] &&
 		grep -q "^kopolicy: .*xz: " "$tmp/j2.err" && [ ! -s "$tmp/j2.out" ]
-	ok "... one line, the xz error, exit 2, nothing on stdout ($(cat "$tmp/j2.err"))" $?
+	_st=$?
+	ok "... one line, the xz error, exit 2, nothing on stdout ($(cat "$tmp/j2.err"))" $_st
 	grep -q "^kopolicy: $img: xz: " "$tmp/j2.err"
 	ok "... the line names the image" $?
 	both "$bad xz payload, cold cache"

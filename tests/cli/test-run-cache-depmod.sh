@@ -219,7 +219,8 @@ EOF
 	want='^kopolicy: result cache: off: the executable /memfd:kopolicy (deleted) cannot'
 	want+=' be stat()ed (No such file or directory)'
 	[ $st -le 1 ] && grep -q "$want" "$tmp/memfd.err"
-	ok "executable not stat()able: $(grep 'result cache' "$tmp/memfd.err")" $?
+	_st=$?
+	ok "executable not stat()able: $(grep 'result cache' "$tmp/memfd.err")" $_st
 else
 	n=$((n + 1))
 	echo "ok $n # SKIP python3 missing"

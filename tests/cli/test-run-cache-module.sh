@@ -65,7 +65,8 @@ touch "$m"
 sleep 1.1
 expect "touched, never hashed" r2 'miss, stored (*' "${cmd[@]}"
 grep -q ' 1 misses,' "$tmp/r2.facts"
-ok "touched, never hashed: that module alone read ($(cat "$tmp/r2.facts"))" $?
+_st=$?
+ok "touched, never hashed: that module alone read ($(cat "$tmp/r2.facts"))" $_st
 cmp -s "$tmp/r2.out" "$tmp/v0.json"
 ok "touched: the same answer" $?
 expect "then replayed" r3 'hit, replayed' "${cmd[@]}"
@@ -217,7 +218,8 @@ for c in check graph; do
 	sleep 1.1
 	expect "cold fill, $c" c0$c 'miss, stored (*' "${cc[@]}"
 	grep -q '^0 hits (0 by stat), 6 misses, 6 stored,' "$tmp/c0$c.facts"
-	ok "cold fill, $c: every module read and stored ($(cat "$tmp/c0$c.facts"))" $?
+	_st=$?
+	ok "cold fill, $c: every module read and stored ($(cat "$tmp/c0$c.facts"))" $_st
 	touch "$x"
 	sleep 1.1
 	expect "cold fill, $c: the compressed module touched first" c1$c "$(again1 "$size_x")" \
@@ -230,7 +232,8 @@ for c in check graph; do
 	expect "cold fill, $c: an uncompressed module touched first" c2$c 'miss, stored (*' \
 		"${cc[@]}"
 	grep -q ' 1 misses,' "$tmp/c2$c.facts"
-	ok "cold fill, $c: ... that module alone read ($(cat "$tmp/c2$c.facts"))" $?
+	_st=$?
+	ok "cold fill, $c: ... that module alone read ($(cat "$tmp/c2$c.facts"))" $_st
 done
 export KOPOLICY_CACHE_DIR=$tmp/cache
 

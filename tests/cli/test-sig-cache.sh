@@ -45,7 +45,8 @@ ok "without a cache: the key from the image, the good module clean, the corrupte
 run cold
 sigline cold | grep -q \
 	'^kopolicy: signatures: [1-9][0-9]* verified, .* [1-9][0-9]* to store; 0 kernel image(s) from the cache$'
-ok "cold: signatures verified with the key, verdicts to store ($(sigline cold))" $?
+_st=$?
+ok "cold: signatures verified with the key, verdicts to store ($(sigline cold))" $_st
 run warm
 sigline warm | grep -q \
 	'^kopolicy: signatures: 1 verified, [1-9][0-9]* from the cache, 0 to store; 1 kernel image(s) from the cache$'
@@ -79,7 +80,8 @@ image "$sd/test-cert.der"
 run back
 sigline back | grep -q '^kopolicy: signatures: 1 verified, .* 1 kernel image(s) from the cache$' &&
 	cmp -s "$tmp/nocache.out" "$tmp/back.out"
-ok "the old key back: nothing verified again but the bad signature ($(sigline back))" $?
+_st=$?
+ok "the old key back: nothing verified again but the bad signature ($(sigline back))" $_st
 
 # `cache clear` removes them with the packs
 "$kp" cache clear > /dev/null 2>&1

@@ -109,7 +109,8 @@ PY
 for img in "$sd/revoke/vmlinux" "$tmp/bzImage"; do
 	chk 6.12 kp_sig_unknown_key --kernel-image "$img"; is \
 		"(False,'EKEYREJECTED','',['bad-signature'])"
-	ok "kbuild-linked lists ($(basename "$img")): the revoked signer refused" $?
+	_st=$?
+	ok "kbuild-linked lists ($(basename "$img")): the revoked signer refused" $_st
 	json "$tmp/c.json" \
 		"d['kernel']['key_sources']==['kernel image $img: 2 certificates, 1 in its revocation list']"
 	ok "... 2 system certificates, 1 revocation" $?

@@ -229,7 +229,8 @@ PY
 	ok "a corrupt zstd bzImage exits 2" $(( $? == 2 ? 0 : 1 ))
 	[ "$(wc -l < "$tmp/e.txt")" = 1 ] && grep -q \
 		"^kopolicy: $tmp/vmlinuz.zst.bad: zstd: " "$tmp/e.txt"
-	ok "... one line naming the file and the problem ($(cat "$tmp/e.txt"))" $?
+	_st=$?
+	ok "... one line naming the file and the problem ($(cat "$tmp/e.txt"))" $_st
 else
 	for i in 1 2 3 4; do echo "ok $((n + i)) # SKIP no zstd command"; done
 	n=$((n + 4))
