@@ -18,8 +18,10 @@
 #   kp_symget_multi, kp_gpl_prov unchanged
 # Node order: kp_gpl_prov kp_prop_prov kp_symget kp_symget_multi kp_use_prop; load order:
 # kp_gpl_prov kp_symget_multi kp_prop_prov kp_symget kp_use_prop. Steps: kp_gpl_prov's
-# description changed and back (both symbol_get() modules kept), then each symbol_get()
-# module changed in turn (its reads from its own simulation) and back.
+# description changed and back (both symbol_get() modules kept); it fails to load and
+# loads again (their loads kept, their symbol_get()s simulated again: the reads after the
+# loads checked, check-splice-run.c); then each symbol_get() module changed in turn (its
+# reads from its own simulation) and back.
 #
 # open: the open record (6.13+'s unterminated loader lines, lib/sim/open-record.c) written at
 # the head of the next printing load's messages in a spliced report (check-splice-report.c).
@@ -137,6 +139,22 @@ python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set description=late >/dev/null
 step "late: kp_gpl_prov changed" 1 "$(kept 4 5 1 kp_gpl_prov)"
 cp "$tmp/orig-late/kp_gpl_prov.ko" "$t/extra/"
 step "late: kp_gpl_prov back" 1 "$(kept 4 5 1 kp_gpl_prov)"
+# its vermagic's SMP made smp: it fails, every symbol_get() of its symbols finds none; the
+# symbol_get() modules' loads kept, their late reads (its verdict) simulated again
+python3 "$poke" "$t/extra/kp_gpl_prov.ko" replace \
+	"vermagic=6.1.0-57-amd64 SMP preempt mod_unload modversions " \
+	"vermagic=6.1.0-57-amd64 smp preempt mod_unload modversions "
+step "late: kp_gpl_prov fails" 1 "$(kept 2 5 3 kp_gpl_prov)"
+is "late: kp_gpl_prov fails: each module's symbol_get() symbols" \
+	"$(report ref-never.out symget)" "kp_gpl_prov:
+kp_symget_multi:kp_prop_gplonly,msleep,kp_gpl_prov_gplonly,kp_gpl_prov_plain,kp_gpl_prov_ns
+kp_prop_prov:
+kp_symget:kp_gpl_prov_plain,kp_gpl_prov_gplonly,kp_prop_plain,kp_prop_gplonly,msleep,kp_gpl_prov_ns
+kp_use_prop:"
+cp "$tmp/orig-late/kp_gpl_prov.ko" "$t/extra/"
+step "late: kp_gpl_prov loads again" 1 "$(kept 2 5 3 kp_gpl_prov)"
+cmp -s "$tmp/ref-never.out" "$tmp/late0.json"
+ok "late: kp_gpl_prov loads again: the first report again" $?
 python3 "$edit" "$t/extra/kp_symget.ko" --set description=late >/dev/null
 step "late: kp_symget changed" 1 "$(kept 4 5 1 kp_symget)"
 python3 "$edit" "$t/extra/kp_symget_multi.ko" --set description=late >/dev/null
