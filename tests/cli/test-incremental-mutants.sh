@@ -23,6 +23,13 @@
 # loads checked, check-splice-run.c); then each symbol_get() module changed in turn (its
 # reads from its own simulation) and back.
 #
+# taints: a kept load's read of an earlier verdict's module taint (lib/sim/sim-reads.c
+# same_verdict(): find_symbol() reads whether its exporter is P). 6.1 fixtures driverloader
+# (proprietary by its name: the global P set first), kp_prop_prov, kp_use_prop (imports
+# kp_prop_plain: inherits P). Steps: kp_prop_prov's license GPL (no module inherits P; the
+# global taint keeps P: kp_use_prop simulated again by its read of kp_prop_prov's verdict
+# alone) and Proprietary again.
+#
 # open: the open record (6.13+'s unterminated loader lines, lib/sim/open-record.c) written at
 # the head of the next printing load's messages in a spliced report (check-splice-report.c).
 # 7.2 fixtures kp_plain, kp_strtab_oob (its "symbol name out of bounds in string table" has
@@ -99,6 +106,16 @@ for m in json.load(open(sys.argv[1]))["modules"]:
 EOF
 }
 
+# taint FILE MODULE: MODULE's taint in the report
+taint() {
+	python3 - "$tmp/$1" "$2" <<'EOF'
+import json, sys
+for m in json.load(open(sys.argv[1]))["modules"]:
+    if m["name"] == sys.argv[2]:
+        print(m["taint"])
+EOF
+}
+
 # late
 fx=$top/fixtures/ko/6.1
 t=$tmp/late
@@ -165,6 +182,29 @@ cp "$tmp/orig-late/kp_symget_multi.ko" "$t/extra/"
 step "late: kp_symget_multi back" 1 "$(kept 4 5 1 kp_symget_multi)"
 cmp -s "$tmp/ref-never.out" "$tmp/late0.json"
 ok "late: kp_symget_multi back: the first report again" $?
+
+# taints
+fx=$top/fixtures/ko/6.1
+t=$tmp/taints
+mkdir -p "$t/extra" "$tmp/orig-taints"
+for m in driverloader kp_prop_prov kp_use_prop; do
+	cp "$fx/$m.ko" "$t/extra/"
+	cp "$fx/$m.ko" "$tmp/orig-taints/"
+done
+kargs=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release
+	"$(sed -n 's/^release=//p' "$fx/kernel.txt")" --trusted-cert "$fx/sig/kernel-certs.pem")
+
+step "taints: cold" 3 -
+cp "$tmp/ref-never.out" "$tmp/taints0.json"
+is "taints: kp_use_prop inherits P" "$(taint taints0.json kp_use_prop)" POE
+python3 "$edit" "$t/extra/kp_prop_prov.ko" --set license=GPL >/dev/null
+step "taints: kp_prop_prov GPL" 1 "$(kept 1 3 2 kp_prop_prov)"
+is "taints: kp_prop_prov GPL: kp_use_prop inherits nothing" \
+	"$(taint ref-never.out kp_use_prop)" OE
+cp "$tmp/orig-taints/kp_prop_prov.ko" "$t/extra/"
+step "taints: kp_prop_prov proprietary again" 1 "$(kept 1 3 2 kp_prop_prov)"
+cmp -s "$tmp/ref-never.out" "$tmp/taints0.json"
+ok "taints: kp_prop_prov proprietary again: the first report again" $?
 
 # open
 fx=$top/fixtures/ko/7.2
