@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The splice (src/check-splice*.c) in the two places no other fixture step reaches, each
+# The splice (src/check-splice*.c) in three places no other fixture step reaches, each
 # step's JSON report through the caches byte for byte the --no-cache one and its splice line
 # the one asked for (simulation stored, report spliced, its store, the context-less run: the
 # same), with KOPOLICY_SPLICE=measure. The mutants these steps catch are listed in
