@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The splice (src/check-splice*.c) in three places no other fixture step reaches, each
+# The splice (src/check-splice*.c) in four places no other fixture step reaches, each
 # step's JSON report through the caches byte for byte the --no-cache one and its splice line
 # the one asked for (simulation stored, report spliced, its store, the context-less run: the
 # same), with KOPOLICY_SPLICE=measure. The mutants these steps catch are listed in
@@ -29,6 +29,12 @@
 # kp_prop_plain: inherits P). Steps: kp_prop_prov's license GPL (no module inherits P; the
 # global taint keeps P: kp_use_prop simulated again by its read of kp_prop_prov's verdict
 # alone) and Proprietary again.
+#
+# name: a kept load's read of its own name among the live modules (duplicate.c, -EEXIST;
+# sim-reads.c kp_sim_reads_hold()). 6.1 fixtures kp_gpl_prov (the first out-of-tree load:
+# O and E set before the others), kp_plain and kp_plain_prop (the kernel name kp_plain too).
+# Steps: kp_plain.ko's vermagic made smp (it fails; the global taint the same, so
+# kp_plain_prop.ko is simulated again by its name read alone, and loads) and back.
 #
 # open: the open record (6.13+'s unterminated loader lines, lib/sim/open-record.c) written at
 # the head of the next printing load's messages in a spliced report (check-splice-report.c).
@@ -116,6 +122,14 @@ for m in json.load(open(sys.argv[1]))["modules"]:
 EOF
 }
 
+# loads FILE: per module of the report "FILE:LOADS:ERRNO", space-separated
+loads() {
+	python3 - "$tmp/$1" <<'EOF'
+import json, os, sys
+print(" ".join("%s:%s:%s" % (os.path.basename(m["path"]), m["loads"], m["errno"])
+               for m in json.load(open(sys.argv[1]))["modules"]))
+EOF
+}
 # late
 fx=$top/fixtures/ko/6.1
 t=$tmp/late
@@ -205,6 +219,29 @@ cp "$tmp/orig-taints/kp_prop_prov.ko" "$t/extra/"
 step "taints: kp_prop_prov proprietary again" 1 "$(kept 1 3 2 kp_prop_prov)"
 cmp -s "$tmp/ref-never.out" "$tmp/taints0.json"
 ok "taints: kp_prop_prov proprietary again: the first report again" $?
+
+# name
+t=$tmp/name
+mkdir -p "$t/extra" "$tmp/orig-name"
+for m in kp_gpl_prov kp_plain kp_plain_prop; do
+	cp "$fx/$m.ko" "$t/extra/"
+	cp "$fx/$m.ko" "$tmp/orig-name/"
+done
+
+step "name: cold" 3 -
+cp "$tmp/ref-never.out" "$tmp/name0.json"
+is "name: kp_plain_prop.ko's load finds kp_plain live" "$(loads name0.json)" \
+	"kp_gpl_prov.ko:True:None kp_plain.ko:True:None kp_plain_prop.ko:False:EEXIST"
+python3 "$poke" "$t/extra/kp_plain.ko" replace \
+	"vermagic=6.1.0-57-amd64 SMP preempt mod_unload modversions " \
+	"vermagic=6.1.0-57-amd64 smp preempt mod_unload modversions "
+step "name: kp_plain.ko fails" 1 "$(kept 1 3 2 kp_plain)"
+is "name: kp_plain.ko fails: kp_plain_prop.ko loads" "$(loads ref-never.out)" \
+	"kp_gpl_prov.ko:True:None kp_plain.ko:False:ENOEXEC kp_plain_prop.ko:True:None"
+cp "$tmp/orig-name/kp_plain.ko" "$t/extra/"
+step "name: kp_plain.ko loads again" 1 "$(kept 1 3 2 kp_plain)"
+cmp -s "$tmp/ref-never.out" "$tmp/name0.json"
+ok "name: kp_plain.ko loads again: the first report again" $?
 
 # open
 fx=$top/fixtures/ko/7.2
