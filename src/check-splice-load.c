@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "check-splice-load.h"
+#include "cache/run-cache.h"
 #include "check-splice-run.h"
+#include "check-splice-sim.h"
 #include "graph/graph-rebuild.h"
 
 /* The thin context and what the splice borrows from it. */
@@ -130,7 +132,11 @@ static int render_again(const struct kp_ctx *view, const struct kp_splice_run *s
 int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_out *out, char *why,
 			    size_t len)
 {
-	const struct kp_sim_stored *was = in->was;
+	const struct kp_sim_stored *was = &in->st->was;
+	struct kp_check_capture ncap = { 0 }, *cap = NULL;
+	unsigned char *sim = NULL;
+	size_t simlen = 0, nlen = 0;
+	const char *nwhy = NULL;
 	size_t n = was->n ? was->n : 1, nidx = 0;
 	struct thin *th = calloc(1, sizeof(*th));
 	struct kp_ctx *view = calloc(1, sizeof(*view));
@@ -165,10 +171,16 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 	th->c.env.progress = NULL;
 	if (in->uncached)
 		th->c.env.cache = NULL;
-	if (kp_ctx_load_kernel_facts(&th->c, &err) < 0) {
+	/* its reads are the stored entry's, carried over: not recorded nor hashed again */
+	kp_run_cache_pause(in->cli->runs, true);
+	r = kp_ctx_load_kernel_facts(&th->c, &err);
+	kp_run_cache_pause(in->cli->runs, false);
+	if (r < 0) {
+		r = -1;
 		snprintf(why, len, "the kernel: %.200s", err.msg);
 		goto out;
 	}
+	r = -1;
 	if (th->said) {
 		snprintf(why, len, "the kernel's load said: %.200s", th->first);
 		goto out;
@@ -192,8 +204,8 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 		mnames[i] = was->mods[i].name;
 		mpaths[i] = was->mods[i].path;
 	}
-	if (kp_graph_rebuild(&rb, in->gs, mnames, mpaths, mods, was->order, kp_ctx_base(&th->c),
-			     &err) < 0) {
+	if (kp_graph_rebuild(&rb, &in->st->gs, mnames, mpaths, mods, was->order,
+			     kp_ctx_base(&th->c), &err) < 0) {
 		snprintf(why, len, "rebuilding the graph: %.200s", err.msg);
 		goto out;
 	}
@@ -213,13 +225,44 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 	/* a view, not a context: the rebuilt graph and the thin facts, released by their owners */
 	view->graph = rb.g;
 	view->facts = th->c.facts;
+	if (in->keep) {
+		cap = &ncap;
+		ncap.blocks = calloc(n, sizeof(*ncap.blocks));
+		if (!ncap.blocks) {
+			snprintf(why, len, "out of memory");
+			goto out;
+		}
+	}
 	if (render_again(view, &s, fresh) < 0 ||
-	    kp_splice_report_write(&out->t, in->rep, &rb.g, s.sv, fresh, NULL, &out->rc, &err) <
+	    kp_splice_report_write(&out->t, &in->st->rep, &rb.g, s.sv, fresh, cap, &out->rc, &err) <
 		    0 ||
 	    out->t.failed) {
 		snprintf(why, len, "the report: out of memory");
 		goto out;
 	}
+	if (in->keep) {
+		/* the kept nodes' stubs hash as the modules they stand for (stored digests) */
+		for (size_t i = 0; i < was->n; i++)
+			kp_graph_rebuilt_digest(&rb, i, was->mods[i].iface);
+		if (kp_splice_sim_encode(&rb.g, &s, final_taint, &sim, &simlen, &err) < 0) {
+			snprintf(why, len, "the new store: %.200s", err.msg);
+			goto out;
+		}
+		if (kp_splice_store_encode(&rb.g, sim, simlen, in->st->gp, in->st->glen, &ncap,
+					   in->st->rep.base_rc, in->st->rep.fail_on, &out->store,
+					   &out->storelen, &nwhy) < 0) {
+			snprintf(why, len, "the new store: %.200s", nwhy);
+			goto out;
+		}
+	}
+	for (size_t k = 0; k < nidx; k++) {
+		int w = snprintf(out->names + nlen, sizeof(out->names) - nlen, "%s%s",
+				 nlen ? " " : "", was->mods[idx[k]].name);
+
+		if (w > 0 && (size_t)w < sizeof(out->names) - nlen)
+			nlen += (size_t)w;
+	}
+	out->n = was->n;
 	for (size_t i = 0; i < was->n; i++)
 		out->again += s.again[i];
 	out->changed = nidx;
@@ -228,7 +271,12 @@ out:
 	if (r < 0) {
 		free(out->t.buf);
 		memset(&out->t, 0, sizeof(out->t));
+		free(out->store);
+		out->store = NULL;
+		out->storelen = 0;
 	}
+	free(sim);
+	kp_check_capture_release(&ncap, was->n);
 	for (size_t i = 0; fresh && i < was->n; i++)
 		free(fresh[i].text);
 	kp_splice_run_release(&s);

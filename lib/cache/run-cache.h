@@ -107,11 +107,28 @@ const struct kp_inputs_changed *kp_run_cache_changes(const struct kp_run_cache *
  * and this run's is the one stored.
  */
 void kp_run_cache_carry(struct kp_run_cache *rc);
+/*
+ * This run did not read everything its entry depends on (a used splice: check-splice-use.c
+ * read only the changed modules): at kp_run_cache_finish() the entry is stored with the
+ * previous entry's manifest carried over (kp_run_cache_carry()'s, with the changed modules'
+ * digests this run noted) in place of the recorder's, after the recorder's own checks (not
+ * marked uncacheable, its digested inputs held). When it cannot be carried (a changed input
+ * changed within the last second, is no longer a regular file, ...) nothing is stored:
+ * "miss, not stored: the manifest not carried: WHY". The output is never affected.
+ */
+void kp_run_cache_use_carried(struct kp_run_cache *rc);
+/*
+ * The inputs recorder detached (@paused) or attached again: reads the entry carries over
+ * anyway (a used splice's kernel load) are not recorded nor hashed. Nothing when @rc is NULL
+ * or does not record.
+ */
+void kp_run_cache_pause(struct kp_run_cache *rc, bool paused);
 /* @rc (may be NULL) records this run's output (kp_run_cache_record() succeeded). */
 bool kp_run_cache_recording(const struct kp_run_cache *rc);
 /*
  * What the command says of its use of the entry for KOPOLICY_CACHE_STATS (@note, a line of
- * its own beside kp_run_cache_finish()'s), and that line back ("" when none; @rc NULL too).
+ * its own beside kp_run_cache_finish()'s; a second note is appended after "; "), and that
+ * line back ("" when none; @rc NULL too).
  */
 void kp_run_cache_note(struct kp_run_cache *rc, const char *note);
 const char *kp_run_cache_command_note(const struct kp_run_cache *rc);
