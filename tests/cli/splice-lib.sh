@@ -24,7 +24,7 @@ cached() {
 }
 
 # entries_same A B: two result-cache entries (lib/cache/run-cache.c's layout) hold the same
-# output, key and store bytes and the same manifest records in any order (a run records
+# output (stdout's and stderr's bytes in their order), key and store bytes and the same manifest records in any order (a run records
 # them in its threads' order: inputs.h); says what differs on stderr otherwise
 entries_same() {
 	python3 - "$1" "$2" <<'PY'
@@ -34,7 +34,16 @@ def parts(path):
     b = open(path, 'rb').read()
     olen, klen, mlen, slen = struct.unpack_from('<4Q', b, 16)
     at = 64
-    out = b[at:at + olen]; at += olen
+    # the output as each stream's bytes in order (its chunks cut where the buffer was flushed)
+    out, o = [], at
+    while o < at + olen:
+        stream, n = b[o], struct.unpack_from('<I', b, o + 1)[0]
+        if out and out[-1][0] == stream:
+            out[-1][1] += b[o + 5:o + 5 + n]
+        else:
+            out.append([stream, bytearray(b[o + 5:o + 5 + n])])
+        o += 5 + n
+    at += olen
     key = b[at:at + klen]; at += klen
     man = b[at:at + mlen]; at += mlen
     store = b[at:at + slen]

@@ -47,7 +47,7 @@ runs=$KOPOLICY_CACHE_DIR/runs-v1
 # against the uncached one, its splice line (after "splice: ") SPLICE; a used splice's entry
 # against a recompute's of the same change, then a replay
 use() {
-	local label=$1 want=$2 dir=${3:-$t} s
+	local label=$1 want=$2 dir=${3:-$t} s r
 	# a state changed less than a second before a run is neither trusted nor stored
 	sleep 1.1
 	rm -rf "$tmp/before"
@@ -55,7 +55,9 @@ use() {
 	run ref check -f json "${kargs[@]}" --no-cache "$dir"
 	cached inc check -f json "${kargs[@]}" "$dir"
 	same ref inc
-	ok "$label: stdout, stderr and exit status ($(cat "$tmp/ref.rc")) = --no-cache" $?
+	# the status kept first: a $(...) in the description would set $? again
+	r=$?
+	ok "$label: stdout, stderr and exit status ($(cat "$tmp/ref.rc")) = --no-cache" $r
 	# a recompute under KOPOLICY_CACHE_STATS measures the splice after it: its part cut
 	s=$(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/inc.stats")
 	s=${s%%; splice: *}
