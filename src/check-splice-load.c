@@ -129,14 +129,58 @@ static int render_again(const struct kp_ctx *view, const struct kp_splice_run *s
 	return 0;
 }
 
+/*
+ * The kernel's facts into @th's context, the result cache's recorder detached meanwhile:
+ * those reads are the stored entry's, carried over unchanged when the splice is used (the
+ * changed modules, read after, are recorded with their digests). 0, or -1 with @err.
+ */
+static int load_kernel(struct thin *th, const struct kp_ctxless_in *in, struct kp_err *err)
+{
+	int r;
+
+	kp_run_cache_pause(in->cli->runs, true);
+	r = kp_ctx_load_kernel_facts(&th->c, err);
+	kp_run_cache_pause(in->cli->runs, false);
+	return r;
+}
+
+/*
+ * The store the next run splices from (@in's keep) into @out: the simulation part of the
+ * splice @s over @rb (its stubs given the stored interface digests, so that it hashes as
+ * the modules they stand for: a recompute's bytes), the previous store's graph part, the
+ * report part from what was written (@cap). 0, or -1 with why (@why, @len bytes).
+ */
+static int make_store(const struct kp_splice_stored *st, struct kp_graph_rebuilt *rb,
+		      const struct kp_splice_run *s, unsigned long final_taint,
+		      const struct kp_check_capture *cap, struct kp_ctxless_out *out, char *why,
+		      size_t len)
+{
+	unsigned char *sim = NULL;
+	const char *no = NULL;
+	struct kp_err err;
+	size_t simlen = 0;
+	int r;
+
+	for (size_t i = 0; i < st->was.n; i++)
+		kp_graph_rebuilt_digest(rb, i, st->was.mods[i].iface);
+	if (kp_splice_sim_encode(&rb->g, s, final_taint, &sim, &simlen, &err) < 0) {
+		snprintf(why, len, "the new store: %.200s", err.msg);
+		return -1;
+	}
+	r = kp_splice_store_encode(&rb->g, sim, simlen, st->gp, st->glen, cap, st->rep.base_rc,
+				   st->rep.fail_on, &out->store, &out->storelen, &no);
+	if (r < 0)
+		snprintf(why, len, "the new store: %.200s", no);
+	free(sim);
+	return r;
+}
+
 int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_out *out, char *why,
 			    size_t len)
 {
 	const struct kp_sim_stored *was = &in->st->was;
 	struct kp_check_capture ncap = { 0 }, *cap = NULL;
-	unsigned char *sim = NULL;
-	size_t simlen = 0, nlen = 0;
-	const char *nwhy = NULL;
+	size_t nlen = 0;
 	size_t n = was->n ? was->n : 1, nidx = 0;
 	struct thin *th = calloc(1, sizeof(*th));
 	struct kp_ctx *view = calloc(1, sizeof(*view));
@@ -171,16 +215,10 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 	th->c.env.progress = NULL;
 	if (in->uncached)
 		th->c.env.cache = NULL;
-	/* its reads are the stored entry's, carried over: not recorded nor hashed again */
-	kp_run_cache_pause(in->cli->runs, true);
-	r = kp_ctx_load_kernel_facts(&th->c, &err);
-	kp_run_cache_pause(in->cli->runs, false);
-	if (r < 0) {
-		r = -1;
+	if (load_kernel(th, in, &err) < 0) {
 		snprintf(why, len, "the kernel: %.200s", err.msg);
 		goto out;
 	}
-	r = -1;
 	if (th->said) {
 		snprintf(why, len, "the kernel's load said: %.200s", th->first);
 		goto out;
@@ -240,21 +278,8 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 		snprintf(why, len, "the report: out of memory");
 		goto out;
 	}
-	if (in->keep) {
-		/* the kept nodes' stubs hash as the modules they stand for (stored digests) */
-		for (size_t i = 0; i < was->n; i++)
-			kp_graph_rebuilt_digest(&rb, i, was->mods[i].iface);
-		if (kp_splice_sim_encode(&rb.g, &s, final_taint, &sim, &simlen, &err) < 0) {
-			snprintf(why, len, "the new store: %.200s", err.msg);
-			goto out;
-		}
-		if (kp_splice_store_encode(&rb.g, sim, simlen, in->st->gp, in->st->glen, &ncap,
-					   in->st->rep.base_rc, in->st->rep.fail_on, &out->store,
-					   &out->storelen, &nwhy) < 0) {
-			snprintf(why, len, "the new store: %.200s", nwhy);
-			goto out;
-		}
-	}
+	if (in->keep && make_store(in->st, &rb, &s, final_taint, &ncap, out, why, len) < 0)
+		goto out;
 	for (size_t k = 0; k < nidx; k++) {
 		int w = snprintf(out->names + nlen, sizeof(out->names) - nlen, "%s%s",
 				 nlen ? " " : "", was->mods[idx[k]].name);
@@ -275,7 +300,6 @@ out:
 		out->store = NULL;
 		out->storelen = 0;
 	}
-	free(sim);
 	kp_check_capture_release(&ncap, was->n);
 	for (size_t i = 0; fresh && i < was->n; i++)
 		free(fresh[i].text);

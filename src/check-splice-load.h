@@ -2,7 +2,8 @@
 /*
  * The context-less splice (check-splice-load.c, issue 28 layer 5): a plain `check --format
  * json` report written from the previous entry's store without the walk and without reading
- * the modules that did not change. The kernel's facts alone (lib/ctx
+ * the modules that did not change; used in place of the recompute (check-splice-use.c) or
+ * measured beside it (check-splice.c). The kernel's facts alone (lib/ctx
  * kp_ctx_load_kernel_facts(), through the base cache), the changed modules read as the set
  * reader reads them (the facts cache, else the file), their names and interface digests the
  * stored ones, the graph rebuilt from the store with them (graph/graph-rebuild.h), the splice

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * `check --format json` through the result cache: the recorded simulation stored beside the
- * output (sim/sim-store.h), and, on a miss that found the entry of the same command with
- * changed inputs, a splice of that stored simulation run beside the recompute and compared
- * with it (the KOPOLICY_CACHE_STATS line "splice: ..."); nothing here changes an output.
+ * `check --format json` through the result cache, recomputed: the recorded simulation stored
+ * beside the output (sim/sim-store.h, check-splice-store.h), and, under KOPOLICY_CACHE_STATS
+ * on a miss that found the entry of the same command with changed inputs (the splice not
+ * used: check-splice-use.c, or KOPOLICY_SPLICE=measure), a splice of that stored simulation
+ * run beside the recompute and compared with it (the line "splice: ..."); nothing here
+ * changes an output.
  * A candidate only when every input of the stored entry that changed is a module file of
  * the stored set (run-cache.h kp_run_cache_changes()) and no interface digest changed.
  * The loads in order: a module whose file changed is simulated alone at its place

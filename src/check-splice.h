@@ -65,10 +65,11 @@ struct kp_splice_ask {
 
 /*
  * After a `check --format json` report recorded by the result cache (@a simulated with
- * KP_CTX_RECORD): its simulation and report kept with the entry (not after the strict pass,
- * with --waivers or --pretty) and, on a miss, what a splice of the stored ones would keep,
- * and whether the report written from the store over the spliced verdicts is the
- * recompute's (KOPOLICY_CACHE_STATS). No output changes.
+ * KP_CTX_RECORD): its simulation, graph and report kept with the entry (check-splice-store.h;
+ * not after the strict pass, with --waivers or --pretty) and, on a miss under
+ * KOPOLICY_CACHE_STATS (cli->measure_splice), what a splice of the stored ones would keep and
+ * whether the report written from the store over the spliced verdicts is the recompute's.
+ * No output changes.
  */
 void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 			   const struct kp_splice_ask *ask);
