@@ -253,8 +253,10 @@ static void carry(struct kp_run_cache *rc)
 		rc->carry_why = "the stored manifest was not kept";
 		return;
 	}
-	kp_inputs_carry(rc->in, rc->prev_m, rc->nprev_m, &rc->changed, &rc->carried,
-			&rc->ncarried_len, &rc->ncarried, &rc->carry_why);
+	/* stored (a used splice): only in the states whose bytes the run read */
+	(rc->use_carried ? kp_inputs_carry_noted : kp_inputs_carry)(
+		rc->in, rc->prev_m, rc->nprev_m, &rc->changed, &rc->carried, &rc->ncarried_len,
+		&rc->ncarried, &rc->carry_why);
 }
 
 /* The manifest carried over against the one this run stored, in @note (@len bytes). */

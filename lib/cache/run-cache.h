@@ -110,11 +110,12 @@ void kp_run_cache_carry(struct kp_run_cache *rc);
 /*
  * This run did not read everything its entry depends on (a used splice: check-splice-use.c
  * read only the changed modules): at kp_run_cache_finish() the entry is stored with the
- * previous entry's manifest carried over (kp_run_cache_carry()'s, with the changed modules'
- * digests this run noted) in place of the recorder's, after the recorder's own checks (not
- * marked uncacheable, its digested inputs held). When it cannot be carried (a changed input
- * changed within the last second, is no longer a regular file, ...) nothing is stored:
- * "miss, not stored: the manifest not carried: WHY". The output is never affected.
+ * previous entry's manifest carried over (file/inputs.h kp_inputs_carry_noted(): each changed
+ * module in the state whose bytes this run read and noted) in place of the recorder's, after the
+ * recorder's own checks (not marked uncacheable, its digested inputs held). When it cannot be
+ * carried (a changed input changed within the last second, is no longer a regular file, ...)
+ * nothing is stored: "miss, not stored: the manifest not carried: WHY". The output is never
+ * affected.
  */
 void kp_run_cache_use_carried(struct kp_run_cache *rc);
 /*
