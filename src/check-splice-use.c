@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/facts-cache.h"
 #include "cache/run-cache.h"
 #include "check-splice.h"
 #include "check-splice-load.h"
@@ -24,6 +25,22 @@ static bool not_used(const struct kp_cli *cli, const char *why)
 	snprintf(note, sizeof(note), "splice: not used: %.260s", why);
 	kp_run_cache_note(cli->runs, note);
 	return false;
+}
+
+/*
+ * The previous entry's manifest carried over for this run's entry (run-cache.h
+ * kp_run_cache_use_carried()), once the facts cache noted the changed modules' bytes (its
+ * stores may run on): 0, or -1 with why (the entry could not be stored: a recompute's is).
+ */
+static int carry(const struct kp_cli *cli, char *why, size_t len)
+{
+	const char *no = NULL;
+
+	kp_facts_cache_wait_stored(kp_cli_facts_cache(cli));
+	if (kp_run_cache_use_carried(cli->runs, &no) == 0)
+		return 0;
+	snprintf(why, len, "the manifest not carried: %.200s", no);
+	return -1;
 }
 
 bool kp_check_splice_use(const struct kp_cli *cli, const struct kp_ctx_opts *opts, int *rc)
@@ -56,6 +73,8 @@ bool kp_check_splice_use(const struct kp_cli *cli, const struct kp_ctx_opts *opt
 
 		if (kp_check_splice_ctxless(&in, &cl, why, sizeof(why)) < 0) {
 			not_used(cli, why);
+		} else if (carry(cli, why, sizeof(why)) < 0) {
+			not_used(cli, why);
 		} else {
 			used = true;
 			/* a short write marks the entry broken (not stored); the caller flushes */
@@ -63,7 +82,6 @@ bool kp_check_splice_use(const struct kp_cli *cli, const struct kp_ctx_opts *opt
 			*rc = cl.rc;
 			kp_run_cache_keep(cli->runs, cl.store, cl.storelen);
 			cl.store = NULL;
-			kp_run_cache_use_carried(cli->runs);
 			snprintf(note, sizeof(note),
 				 "splice: used (%zu of %zu verdicts kept, %zu simulated again, %zu "
 				 "module files changed: %s)",

@@ -71,7 +71,6 @@ struct kp_run_cache {
 	struct kbuf fresh_m; /* this run's manifest as stored, when @carry_asked */
 	/* the carried manifest is the one stored (kp_run_cache_use_carried()) */
 	bool use_carried;
-	char carry_note[240]; /* why it was not, when it was not */
 };
 
 /* Appends @len bytes as one field (32-bit length, bytes); 0 or -1. */

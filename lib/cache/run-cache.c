@@ -232,9 +232,22 @@ void kp_run_cache_carry(struct kp_run_cache *rc)
 	rc->carry_asked = true;
 }
 
-void kp_run_cache_use_carried(struct kp_run_cache *rc)
+int kp_run_cache_use_carried(struct kp_run_cache *rc, const char **why)
 {
+	free(rc->carried);
+	rc->carried = NULL;
+	rc->carry_why = NULL;
+	if (!rc->prev_m) {
+		*why = "the stored manifest was not kept";
+		return -1;
+	}
+	if (kp_inputs_carry_noted(rc->in, rc->prev_m, rc->nprev_m, &rc->changed, &rc->carried,
+				  &rc->ncarried_len, &rc->ncarried, &rc->carry_why) < 0) {
+		*why = rc->carry_why ? rc->carry_why : "out of memory";
+		return -1;
+	}
 	rc->use_carried = true;
+	return 0;
 }
 
 void kp_run_cache_pause(struct kp_run_cache *rc, bool paused)
@@ -253,10 +266,8 @@ static void carry(struct kp_run_cache *rc)
 		rc->carry_why = "the stored manifest was not kept";
 		return;
 	}
-	/* stored (a used splice): only in the states whose bytes the run read */
-	(rc->use_carried ? kp_inputs_carry_noted : kp_inputs_carry)(
-		rc->in, rc->prev_m, rc->nprev_m, &rc->changed, &rc->carried, &rc->ncarried_len,
-		&rc->ncarried, &rc->carry_why);
+	kp_inputs_carry(rc->in, rc->prev_m, rc->nprev_m, &rc->changed, &rc->carried,
+			&rc->ncarried_len, &rc->ncarried, &rc->carry_why);
 }
 
 /* The manifest carried over against the one this run stored, in @note (@len bytes). */
@@ -304,13 +315,6 @@ static int store_carried(struct kp_run_cache *rc, uint64_t *mlen, uint64_t *coun
 {
 	if (kp_inputs_stream(rc->in, put_none, NULL, mlen, count, why) < 0)
 		return -1;
-	carry(rc);
-	if (!rc->carried) {
-		snprintf(rc->carry_note, sizeof(rc->carry_note), "the manifest not carried: %s",
-			 rc->carry_why ? rc->carry_why : "out of memory");
-		*why = rc->carry_note;
-		return -1;
-	}
 	tappend(rc, rc->carried, rc->ncarried_len);
 	*mlen = rc->ncarried_len;
 	*count = kp_inputs_count(rc->carried, rc->ncarried_len);

@@ -109,15 +109,15 @@ const struct kp_inputs_changed *kp_run_cache_changes(const struct kp_run_cache *
 void kp_run_cache_carry(struct kp_run_cache *rc);
 /*
  * This run did not read everything its entry depends on (a used splice: check-splice-use.c
- * read only the changed modules): at kp_run_cache_finish() the entry is stored with the
- * previous entry's manifest carried over (file/inputs.h kp_inputs_carry_noted(): each changed
- * module in the state whose bytes this run read and noted) in place of the recorder's, after the
- * recorder's own checks (not marked uncacheable, its digested inputs held). When it cannot be
- * carried (a changed input changed within the last second, is no longer a regular file, ...)
- * nothing is stored: "miss, not stored: the manifest not carried: WHY". The output is never
- * affected.
+ * read only the changed modules): the previous entry's manifest carried over now
+ * (file/inputs.h kp_inputs_carry_noted(): each changed module in the state whose bytes this
+ * run read and noted), stored at kp_run_cache_finish() in place of the recorder's, after
+ * the recorder's own checks (not marked uncacheable, its digested inputs held). 0; or -1
+ * with @why when it cannot be carried (a changed file changed within the last second, is
+ * recorded by its bytes, is not in a state whose bytes the run read, ...): nothing is
+ * changed, the caller recomputes and the recorder's manifest is stored as before.
  */
-void kp_run_cache_use_carried(struct kp_run_cache *rc);
+int kp_run_cache_use_carried(struct kp_run_cache *rc, const char **why);
 /*
  * The inputs recorder detached (@paused) or attached again: reads the entry carries over
  * anyway (a used splice's kernel load) are not recorded nor hashed. Nothing when @rc is NULL
