@@ -263,14 +263,9 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 	/* a view, not a context: the rebuilt graph and the thin facts, released by their owners */
 	view->graph = rb.g;
 	view->facts = th->c.facts;
-	if (in->keep) {
+	/* the new store's report part: kp_splice_report_write() fills the capture */
+	if (in->keep)
 		cap = &ncap;
-		ncap.blocks = calloc(n, sizeof(*ncap.blocks));
-		if (!ncap.blocks) {
-			snprintf(why, len, "out of memory");
-			goto out;
-		}
-	}
 	if (render_again(view, &s, fresh) < 0 ||
 	    kp_splice_report_write(&out->t, &in->st->rep, &rb.g, s.sv, fresh, cap, &out->rc, &err) <
 		    0 ||
