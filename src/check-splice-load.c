@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "check-splice-load.h"
+#include "cache/run-cache.h"
 #include "check-splice-run.h"
+#include "check-splice-sim.h"
 #include "graph/graph-rebuild.h"
 
 /* The thin context and what the splice borrows from it. */
@@ -127,10 +129,58 @@ static int render_again(const struct kp_ctx *view, const struct kp_splice_run *s
 	return 0;
 }
 
+/*
+ * The kernel's facts into @th's context, the result cache's recorder detached meanwhile:
+ * those reads are the stored entry's, carried over unchanged when the splice is used (the
+ * changed modules, read after, are recorded with their digests). 0, or -1 with @err.
+ */
+static int load_kernel(struct thin *th, const struct kp_ctxless_in *in, struct kp_err *err)
+{
+	int r;
+
+	kp_run_cache_pause(in->cli->runs, true);
+	r = kp_ctx_load_kernel_facts(&th->c, err);
+	kp_run_cache_pause(in->cli->runs, false);
+	return r;
+}
+
+/*
+ * The store the next run splices from (@in's keep) into @out: the simulation part of the
+ * splice @s over @rb (its stubs given the stored interface digests, so that it hashes as
+ * the modules they stand for: a recompute's bytes), the previous store's graph part, the
+ * report part from what was written (@cap). 0, or -1 with why (@why, @len bytes).
+ */
+static int make_store(const struct kp_splice_stored *st, struct kp_graph_rebuilt *rb,
+		      const struct kp_splice_run *s, unsigned long final_taint,
+		      const struct kp_check_capture *cap, struct kp_ctxless_out *out, char *why,
+		      size_t len)
+{
+	unsigned char *sim = NULL;
+	const char *no = NULL;
+	struct kp_err err;
+	size_t simlen = 0;
+	int r;
+
+	for (size_t i = 0; i < st->was.n; i++)
+		kp_graph_rebuilt_digest(rb, i, st->was.mods[i].iface);
+	if (kp_splice_sim_encode(&rb->g, s, final_taint, &sim, &simlen, &err) < 0) {
+		snprintf(why, len, "the new store: %.200s", err.msg);
+		return -1;
+	}
+	r = kp_splice_store_encode(&rb->g, sim, simlen, st->gp, st->glen, cap, st->rep.base_rc,
+				   st->rep.fail_on, &out->store, &out->storelen, &no);
+	if (r < 0)
+		snprintf(why, len, "the new store: %.200s", no);
+	free(sim);
+	return r;
+}
+
 int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_out *out, char *why,
 			    size_t len)
 {
-	const struct kp_sim_stored *was = in->was;
+	const struct kp_sim_stored *was = &in->st->was;
+	struct kp_check_capture ncap = { 0 }, *cap = NULL;
+	size_t nlen = 0;
 	size_t n = was->n ? was->n : 1, nidx = 0;
 	struct thin *th = calloc(1, sizeof(*th));
 	struct kp_ctx *view = calloc(1, sizeof(*view));
@@ -165,7 +215,7 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 	th->c.env.progress = NULL;
 	if (in->uncached)
 		th->c.env.cache = NULL;
-	if (kp_ctx_load_kernel_facts(&th->c, &err) < 0) {
+	if (load_kernel(th, in, &err) < 0) {
 		snprintf(why, len, "the kernel: %.200s", err.msg);
 		goto out;
 	}
@@ -192,8 +242,8 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 		mnames[i] = was->mods[i].name;
 		mpaths[i] = was->mods[i].path;
 	}
-	if (kp_graph_rebuild(&rb, in->gs, mnames, mpaths, mods, was->order, kp_ctx_base(&th->c),
-			     &err) < 0) {
+	if (kp_graph_rebuild(&rb, &in->st->gs, mnames, mpaths, mods, was->order,
+			     kp_ctx_base(&th->c), &err) < 0) {
 		snprintf(why, len, "rebuilding the graph: %.200s", err.msg);
 		goto out;
 	}
@@ -213,13 +263,26 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 	/* a view, not a context: the rebuilt graph and the thin facts, released by their owners */
 	view->graph = rb.g;
 	view->facts = th->c.facts;
+	/* the new store's report part: kp_splice_report_write() fills the capture */
+	if (in->keep)
+		cap = &ncap;
 	if (render_again(view, &s, fresh) < 0 ||
-	    kp_splice_report_write(&out->t, in->rep, &rb.g, s.sv, fresh, NULL, &out->rc, &err) <
+	    kp_splice_report_write(&out->t, &in->st->rep, &rb.g, s.sv, fresh, cap, &out->rc, &err) <
 		    0 ||
 	    out->t.failed) {
 		snprintf(why, len, "the report: out of memory");
 		goto out;
 	}
+	if (in->keep && make_store(in->st, &rb, &s, final_taint, &ncap, out, why, len) < 0)
+		goto out;
+	for (size_t k = 0; k < nidx; k++) {
+		int w = snprintf(out->names + nlen, sizeof(out->names) - nlen, "%s%s",
+				 nlen ? " " : "", was->mods[idx[k]].name);
+
+		if (w > 0 && (size_t)w < sizeof(out->names) - nlen)
+			nlen += (size_t)w;
+	}
+	out->n = was->n;
 	for (size_t i = 0; i < was->n; i++)
 		out->again += s.again[i];
 	out->changed = nidx;
@@ -228,7 +291,11 @@ out:
 	if (r < 0) {
 		free(out->t.buf);
 		memset(&out->t, 0, sizeof(out->t));
+		free(out->store);
+		out->store = NULL;
+		out->storelen = 0;
 	}
+	kp_check_capture_release(&ncap, was->n);
 	for (size_t i = 0; fresh && i < was->n; i++)
 		free(fresh[i].text);
 	kp_splice_run_release(&s);

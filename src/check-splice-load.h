@@ -2,7 +2,8 @@
 /*
  * The context-less splice (check-splice-load.c, issue 28 layer 5): a plain `check --format
  * json` report written from the previous entry's store without the walk and without reading
- * the modules that did not change. The kernel's facts alone (lib/ctx
+ * the modules that did not change; used in place of the recompute (check-splice-use.c) or
+ * measured beside it (check-splice.c). The kernel's facts alone (lib/ctx
  * kp_ctx_load_kernel_facts(), through the base cache), the changed modules read as the set
  * reader reads them (the facts cache, else the file), their names and interface digests the
  * stored ones, the graph rebuilt from the store with them (graph/graph-rebuild.h), the splice
@@ -21,6 +22,7 @@
 
 #include "ctx-options.h"
 #include "check-splice.h"
+#include "check-splice-store.h"
 #include "file/inputs.h"
 #include "graph/graph-store.h"
 #include "json-out.h"
@@ -29,10 +31,8 @@
 /* What the context-less splice is given: the options and the previous entry's store. */
 struct kp_ctxless_in {
 	const struct kp_cli *cli;
-	const struct kp_ctx_opts *opts; /* the command line's, as given */
-	const struct kp_sim_stored *was;
-	const struct kp_graph_stored *gs;
-	const struct kp_splice_report *rep;
+	const struct kp_ctx_opts *opts;	    /* the command line's, as given */
+	const struct kp_splice_stored *st;  /* the previous entry's store, decoded */
 	const struct kp_inputs_changed *ch; /* the stored entry's inputs that changed */
 	bool quiet; /* the stored entry's run wrote nothing to stderr (run-cache.h) */
 	/*
@@ -40,6 +40,12 @@ struct kp_ctxless_in {
 	 * recompute: the cache's counters stay the recompute's)
 	 */
 	bool uncached;
+	/*
+	 * the store the next run splices from made too (a used splice: check-splice-use.c): the
+	 * simulation part over the spliced verdicts (check-splice-sim.h, the stubs carrying the
+	 * stored interface digests), the graph part copied, the report part from what was written
+	 */
+	bool keep;
 };
 
 /* What it made: the report's bytes, the exit status, the counts for a note. */
@@ -47,6 +53,10 @@ struct kp_ctxless_out {
 	struct kp_jtext t; /* the report (t.buf malloc()ed, the caller's) */
 	int rc;
 	size_t changed, again; /* module files changed; modules simulated again */
+	size_t n;	       /* modules */
+	char names[160];       /* the changed modules' names, as many as fit */
+	unsigned char *store;  /* @keep: the new store (malloc()ed, the caller's) */
+	size_t storelen;
 };
 
 /*

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * `check --format json` through the result cache: the recorded simulation stored beside the
- * output (sim/sim-store.h), and, on a miss that found the entry of the same command with
- * changed inputs, a splice of that stored simulation run beside the recompute and compared
- * with it (the KOPOLICY_CACHE_STATS line "splice: ..."); nothing here changes an output.
+ * `check --format json` through the result cache, recomputed: the recorded simulation stored
+ * beside the output (sim/sim-store.h, check-splice-store.h), and, under KOPOLICY_CACHE_STATS
+ * on a miss that found the entry of the same command with changed inputs (the splice not
+ * used: check-splice-use.c, or KOPOLICY_SPLICE=measure), a splice of that stored simulation
+ * run beside the recompute and compared with it (the line "splice: ..."); nothing here
+ * changes an output.
  * A candidate only when every input of the stored entry that changed is a module file of
  * the stored set (run-cache.h kp_run_cache_changes()) and no interface digest changed.
  * The loads in order: a module whose file changed is simulated alone at its place
@@ -45,6 +47,7 @@
 #include "check-splice-run.h"
 #include "check-splice-sim.h"
 #include "check-splice-load.h"
+#include "check-splice-store.h"
 #include "json-out.h"
 #include "sim/sim-reads.h"
 #include "sim/sim-store.h"
@@ -457,113 +460,16 @@ static void compare_ctxless(const struct kp_ctx *a, const struct kp_splice_ask *
 	free(cl.t.buf);
 }
 
-/*
- * The store: "KPSPLIC2", the simulation's length (64) and the simulation, the graph's
- * interface's length (64) and the interface (graph/graph-store.h), the report store.
- * KPSPLIC1 had no graph.
- */
-#define MAGIC "KPSPLIC2"
-
-/*
- * The store of the simulation @sim (of @simlen bytes), the graph part @gp of @glen bytes (an
- * earlier store's, copied) or, @gp NULL, @a's graph encoded, and the report @ask kept, in
- * *@p of *@len. 0, or -1 with @why.
- */
-static int encode(const struct kp_ctx *a, const struct kp_splice_ask *ask, const unsigned char *sim,
-		  size_t simlen, const unsigned char *gp, size_t glen, unsigned char **p,
-		  size_t *len, const char **why)
-{
-	struct kp_byte_writer w = { 0 };
-	size_t at;
-
-	kp_bw_put(&w, MAGIC, 8);
-	kp_bw_put64(&w, simlen);
-	kp_bw_put(&w, sim, simlen);
-	at = w.len;
-	kp_bw_put64(&w, 0);
-	if (gp)
-		kp_bw_put(&w, gp, glen);
-	else
-		kp_graph_store_encode(&w, &a->graph);
-	if (!w.failed)
-		kp_store64(w.p + at, w.len - at - 8);
-	if (w.failed) {
-		*why = "the graph: out of memory, or a count over 32 bits";
-		free(w.p);
-		return -1;
-	}
-	if (kp_splice_report_encode(&w, ask->cap, a->graph.n, ask->base_rc, ask->out->fail_on,
-				    why) < 0) {
-		free(w.p);
-		return -1;
-	}
-	if (w.failed) {
-		*why = "the report: out of memory";
-		free(w.p);
-		return -1;
-	}
-	*p = w.p;
-	*len = w.len;
-	return 0;
-}
-
-/* A length (64) at @off in @p of @len bytes, and that many bytes after it: 0, or -1. */
-static int take_part(const unsigned char *p, size_t len, size_t *off, size_t *plen)
-{
-	uint64_t n;
-
-	if (len - *off < 8)
-		return -1;
-	n = kp_load64(p + *off, false);
-	*off += 8;
-	if (n > len - *off)
-		return -1;
-	*plen = (size_t)n;
-	return 0;
-}
-
-/*
- * The store @p of @len bytes into @was, @gs and @rep, its graph part's bytes in *@gp and
- * *@gplen: 0, or -1 with @err.
- */
-static int decode(const unsigned char *p, size_t len, struct kp_sim_stored *was,
-		  struct kp_graph_stored *gs, struct kp_splice_report *rep,
-		  const unsigned char **gp, size_t *gplen, struct kp_err *err)
-{
-	size_t off = 8, simlen, glen;
-
-	memset(was, 0, sizeof(*was));
-	memset(gs, 0, sizeof(*gs));
-	memset(rep, 0, sizeof(*rep));
-	if (len < 8 || memcmp(p, MAGIC, 8))
-		return kp_err_set(err, "the store: its magic");
-	if (take_part(p, len, &off, &simlen) < 0)
-		return kp_err_set(err, "the store: the simulation's length");
-	if (kp_sim_store_decode(p + off, simlen, was, err) < 0)
-		return -1;
-	off += simlen;
-	if (take_part(p, len, &off, &glen) < 0)
-		return kp_err_set(err, "the store: the graph's length");
-	if (kp_graph_store_decode(p + off, glen, gs, err) < 0)
-		return -1;
-	*gp = p + off;
-	*gplen = glen;
-	off += glen;
-	return kp_splice_report_decode(p + off, len - off, was->n, rep, err);
-}
-
 void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 			   const struct kp_splice_ask *ask)
 {
 	unsigned char(*digests)[KP_SIM_IFACE_LEN];
-	struct kp_splice_report rep;
-	struct kp_graph_stored gs;
-	struct kp_sim_stored was;
-	const unsigned char *prev, *gp = NULL;
+	struct kp_splice_stored st;
+	const unsigned char *prev;
 	unsigned char *sim, *p = NULL;
 	const char *why = NULL;
 	struct kp_err err;
-	size_t len, simlen, plen, glen = 0;
+	size_t len, simlen, plen;
 	struct recomputed rr = { 0 };
 	bool copy = false;
 	char note[1024], ctxless[400];
@@ -587,19 +493,19 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 		free(digests);
 		return;
 	}
-	prev = kp_run_cache_previous(cli->runs, &plen);
+	/* the measure beside the recompute: KOPOLICY_CACHE_STATS only */
+	prev = cli->measure_splice ? kp_run_cache_previous(cli->runs, &plen) : NULL;
+	memset(&st, 0, sizeof(st));
 	if (prev) {
-		if (decode(prev, plen, &was, &gs, &rep, &gp, &glen, &err) < 0)
+		if (kp_splice_store_decode(prev, plen, &st, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
-		else if (measure(a, &was, &gs, &rep, ask,
+		else if (measure(a, &st.was, &st.gs, &st.rep, ask,
 				 (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,
-				 kp_run_cache_changes(cli->runs), gp, glen, sim, simlen, &rr, &copy,
-				 note, sizeof(note))) {
+				 kp_run_cache_changes(cli->runs), st.gp, st.glen, sim, simlen, &rr,
+				 &copy, note, sizeof(note))) {
 			struct kp_ctxless_in in = { .cli = cli,
 						    .opts = ask->opts,
-						    .was = &was,
-						    .gs = &gs,
-						    .rep = &rep,
+						    .st = &st,
 						    .ch = kp_run_cache_changes(cli->runs),
 						    .quiet = kp_run_cache_previous_quiet(cli->runs),
 						    .uncached = true };
@@ -611,9 +517,6 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 					 ctxless);
 			}
 		}
-		kp_splice_report_release(&rep);
-		kp_graph_stored_release(&gs);
-		kp_sim_stored_release(&was);
 		kp_run_cache_note(cli->runs, note);
 		free(rr.p);
 	}
@@ -621,13 +524,14 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	 * A splice that ran kept the graph: the previous store's part, copied (compare_copy()).
 	 * A store that cannot be made says so in place of the measure's line.
 	 */
-	if (encode(a, ask, sim, simlen, copy ? gp : NULL, glen, &p, &len, &why) < 0) {
+	if (kp_splice_store_encode(&a->graph, sim, simlen, copy ? st.gp : NULL, st.glen, ask->cap,
+				   ask->base_rc, ask->out->fail_on, &p, &len, &why) < 0) {
 		snprintf(note, sizeof(note), "splice: not stored: %.200s", why);
 		kp_run_cache_note(cli->runs, note);
-		goto out;
+	} else {
+		kp_run_cache_keep(cli->runs, p, len);
 	}
-	kp_run_cache_keep(cli->runs, p, len);
-out:
+	kp_splice_stored_release(&st);
 	free(sim);
 	free(digests);
 }

@@ -65,12 +65,24 @@ struct kp_splice_ask {
 
 /*
  * After a `check --format json` report recorded by the result cache (@a simulated with
- * KP_CTX_RECORD): its simulation and report kept with the entry (not after the strict pass,
- * with --waivers or --pretty) and, on a miss, what a splice of the stored ones would keep,
- * and whether the report written from the store over the spliced verdicts is the
- * recompute's (KOPOLICY_CACHE_STATS). No output changes.
+ * KP_CTX_RECORD): its simulation, graph and report kept with the entry (check-splice-store.h;
+ * not after the strict pass, with --waivers or --pretty) and, on a miss under
+ * KOPOLICY_CACHE_STATS (cli->measure_splice), what a splice of the stored ones would keep and
+ * whether the report written from the store over the spliced verdicts is the recompute's.
+ * No output changes.
  */
 void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 			   const struct kp_splice_ask *ask);
+
+/*
+ * On a result-cache miss of a plain `check --format json` (the caller checks the options: no
+ * -o, --compare, --waivers, --pretty, --provider): the report spliced from the previous
+ * entry's store without the recompute (check-splice-use.c), when that entry has a store, its
+ * run wrote nothing to stderr, and the context-less splice (check-splice-load.h, the facts
+ * cache asked) holds: true, the report's bytes written to stdout, *@rc its exit status, the
+ * entry to be stored with the store the splice made and the manifest carried over. False:
+ * nothing written (the caller recomputes), KOPOLICY_CACHE_STATS's note says why.
+ */
+bool kp_check_splice_use(const struct kp_cli *cli, const struct kp_ctx_opts *opts, int *rc);
 
 #endif

@@ -39,7 +39,8 @@ struct kp_cli {
 	FILE *progress_f;    /* where progress goes: stderr as it was before the result cache */
 	bool full_modinfo;   /* keep every .modinfo tag (info) */
 	bool no_cache;	     /* --no-cache */
-	bool measure_splice; /* KOPOLICY_CACHE_STATS: store the simulation, measure a splice */
+	bool measure_splice; /* KOPOLICY_CACHE_STATS: a recompute measures a splice beside it */
+	bool use_splice;     /* a one-module change spliced (not KOPOLICY_SPLICE=measure) */
 	struct kp_cli_cache *cache;
 	struct kp_run_cache *runs; /* the result cache recording this run, or NULL */
 };

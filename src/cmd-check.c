@@ -269,13 +269,22 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		}
 	}
 	out.jobs = cli->jobs;
-	kp_cli_ctx_init(&a, cli, &o);
 	/*
-	 * a JSON report through the result cache keeps its simulation (check-splice.c) when
-	 * KOPOLICY_CACHE_STATS asks for the splice's measure
+	 * a one-module change of a plain JSON report: spliced from the previous entry's store
+	 * (check-splice-use.c), else recomputed as below (nothing written yet)
 	 */
-	if (cli->measure_splice && kp_run_cache_recording(cli->runs) && !strcmp(format, "json") &&
-	    !cmp && !output)
+	if (cli->use_splice && kp_run_cache_recording(cli->runs) && !strcmp(format, "json") &&
+	    !cmp && !output && !waivers && !out.pretty && !o.nprovider_paths &&
+	    kp_check_splice_use(cli, &o, &rc)) {
+		if (fflush(stdout) != 0) {
+			kp_cli_error(NULL, "write error on standard output");
+			rc = KP_EXIT_ERROR;
+		}
+		return rc;
+	}
+	kp_cli_ctx_init(&a, cli, &o);
+	/* a JSON report through the result cache keeps its simulation (check-splice.c) */
+	if (kp_run_cache_recording(cli->runs) && !strcmp(format, "json") && !cmp && !output)
 		flags |= KP_CTX_RECORD;
 	rc = kp_cli_ctx_load(&a, argv + optind, argc - optind, flags);
 	if (rc)

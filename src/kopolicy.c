@@ -382,13 +382,19 @@ int main(int argc, char **argv)
 	struct kp_cli_cache cache = { 0 };
 	struct kp_run_cache *runs;
 	bool stats = getenv("KOPOLICY_CACHE_STATS") != NULL;
-	char note[320], off[320], splice[512], carry[256];
+	char note[320], off[320], splice[1536], carry[256];
 	int all_argc = argc - 1;
 	char **all_argv = argv + 1;
 	struct kp_cli cli = { .prog = "kopolicy", .progress = progress_wanted(), .cache = &cache };
 
-	/* the splice is not used yet: only a run asking for the cache's counts pays its measure */
+	/*
+	 * a recompute measures the splice beside it only for a run asking for the cache's
+	 * counts; KOPOLICY_SPLICE=measure (read only then) recomputes in place of a splice
+	 */
+	const char *splice_env = stats ? getenv("KOPOLICY_SPLICE") : NULL;
+
 	cli.measure_splice = stats;
+	cli.use_splice = !(splice_env && !strcmp(splice_env, "measure"));
 	int c, rc;
 
 	/*

@@ -58,7 +58,7 @@ struct kp_run_cache {
 	bool prev_quiet; /* its run wrote nothing to stderr (kp_run_cache_previous_quiet()) */
 	/* the inputs of that entry that changed (kp_run_cache_changes()), when @prev is set */
 	struct kp_inputs_changed changed;
-	char keep_note[512]; /* the command's addition to the note */
+	char keep_note[1536]; /* the command's addition to the note */
 	/* the manifest of that entry, when @prev is set (kp_run_cache_carry()) */
 	unsigned char *prev_m;
 	size_t nprev_m;
@@ -69,6 +69,8 @@ struct kp_run_cache {
 	size_t ncarried;	/* its entries replaced */
 	const char *carry_why;
 	struct kbuf fresh_m; /* this run's manifest as stored, when @carry_asked */
+	/* the carried manifest is the one stored (kp_run_cache_use_carried()) */
+	bool use_carried;
 };
 
 /* Appends @len bytes as one field (32-bit length, bytes); 0 or -1. */

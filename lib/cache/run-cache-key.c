@@ -68,9 +68,13 @@ static int add_lib(struct dl_phdr_info *info, size_t size, void *arg)
 /* The environment variables that can change what a command prints. */
 static bool env_counts(const char *e)
 {
-	/* the caches' own settings: where and how big, and the statistics line (not captured) */
+	/*
+	 * the caches' own settings: where and how big, the statistics line (not captured), and
+	 * whether a miss splices or recomputes (KOPOLICY_SPLICE=measure: the same output)
+	 */
 	static const char *const not [] = { "KOPOLICY_CACHE_DIR=", "KOPOLICY_CACHE_MAX_SIZE=",
-					    "KOPOLICY_CACHE_STATS=", "KOPOLICY_RUN_CACHE=" };
+					    "KOPOLICY_CACHE_STATS=", "KOPOLICY_RUN_CACHE=",
+					    "KOPOLICY_SPLICE=" };
 	static const char *const pre[] = { "KOPOLICY_", "NO_COLOR=", "TERM=",	"MODPROBE_",
 					   "OPENSSL_",	"LD_",	     "LANG=",	"LC_",
 					   "KMOD_",	"TZ=",	     "MALLOC_", "GLIBC_" };

@@ -232,6 +232,30 @@ void kp_run_cache_carry(struct kp_run_cache *rc)
 	rc->carry_asked = true;
 }
 
+int kp_run_cache_use_carried(struct kp_run_cache *rc, const char **why)
+{
+	free(rc->carried);
+	rc->carried = NULL;
+	rc->carry_why = NULL;
+	if (!rc->prev_m) {
+		*why = "the stored manifest was not kept";
+		return -1;
+	}
+	if (kp_inputs_carry_noted(rc->in, rc->prev_m, rc->nprev_m, &rc->changed, &rc->carried,
+				  &rc->ncarried_len, &rc->ncarried, &rc->carry_why) < 0) {
+		*why = rc->carry_why ? rc->carry_why : "out of memory";
+		return -1;
+	}
+	rc->use_carried = true;
+	return 0;
+}
+
+void kp_run_cache_pause(struct kp_run_cache *rc, bool paused)
+{
+	if (rc && rc->orig_out)
+		kp_inputs_attach(paused ? NULL : rc->in);
+}
+
 /*
  * The entry's manifest carried over (kp_run_cache_carry()), when this run's is about to be
  * streamed: the module digests the run was told of are all in (kp_in_note_bytes()).
@@ -272,6 +296,31 @@ static void compare_carried(struct kp_run_cache *rc, bool stored, char *note, si
 		snprintf(note, len, "manifest carried: differs (%s)", what);
 }
 
+/* kp_inputs_stream()'s writer that keeps nothing: the recorder's checks alone. */
+static int put_none(void *arg, const void *p, size_t len)
+{
+	(void)arg;
+	(void)p;
+	(void)len;
+	return 0;
+}
+
+/*
+ * The previous entry's manifest carried over (kp_run_cache_use_carried()) appended as the
+ * entry's, its length in *@mlen and its entries in *@count, after the recorder's own checks
+ * of what this run read (kp_inputs_stream(): not uncacheable, its digested inputs held).
+ * 0, or -1 with @why.
+ */
+static int store_carried(struct kp_run_cache *rc, uint64_t *mlen, uint64_t *count, const char **why)
+{
+	if (kp_inputs_stream(rc->in, put_none, NULL, mlen, count, why) < 0)
+		return -1;
+	tappend(rc, rc->carried, rc->ncarried_len);
+	*mlen = rc->ncarried_len;
+	*count = kp_inputs_count(rc->carried, rc->ncarried_len);
+	return 0;
+}
+
 /* Writes key, manifest and header and names the entry; 0, or -1 with @why. */
 static int store(struct kp_run_cache *rc, int status, const char **why)
 {
@@ -285,10 +334,15 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 		return -1;
 	}
 	tappend(rc, rc->key.p, rc->key.len);
-	if (rc->carry_asked)
-		carry(rc);
-	if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
-		return -1;
+	if (rc->use_carried) {
+		if (store_carried(rc, &mlen, &count, why) < 0)
+			return -1;
+	} else {
+		if (rc->carry_asked)
+			carry(rc);
+		if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
+			return -1;
+	}
 	if (rc->nkeep) /* no store: nothing appended, no NULL buffer hashed */
 		tappend(rc, rc->keep, rc->nkeep);
 	*why = "cannot write the entry";
@@ -408,7 +462,10 @@ bool kp_run_cache_recording(const struct kp_run_cache *rc)
 
 void kp_run_cache_note(struct kp_run_cache *rc, const char *note)
 {
-	snprintf(rc->keep_note, sizeof(rc->keep_note), "%s", note);
+	size_t used = strlen(rc->keep_note);
+
+	snprintf(rc->keep_note + used, sizeof(rc->keep_note) - used, "%s%s", used ? "; " : "",
+		 note);
 }
 
 const char *kp_run_cache_command_note(const struct kp_run_cache *rc)

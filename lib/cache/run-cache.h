@@ -107,11 +107,29 @@ const struct kp_inputs_changed *kp_run_cache_changes(const struct kp_run_cache *
  * and this run's is the one stored.
  */
 void kp_run_cache_carry(struct kp_run_cache *rc);
+/*
+ * This run did not read everything its entry depends on (a used splice: check-splice-use.c
+ * read only the changed modules): the previous entry's manifest carried over now
+ * (file/inputs.h kp_inputs_carry_noted(): each changed module in the state whose bytes this
+ * run read and noted), stored at kp_run_cache_finish() in place of the recorder's, after
+ * the recorder's own checks (not marked uncacheable, its digested inputs held). 0; or -1
+ * with @why when it cannot be carried (a changed file changed within the last second, is
+ * recorded by its bytes, is not in a state whose bytes the run read, ...): nothing is
+ * changed, the caller recomputes and the recorder's manifest is stored as before.
+ */
+int kp_run_cache_use_carried(struct kp_run_cache *rc, const char **why);
+/*
+ * The inputs recorder detached (@paused) or attached again: reads the entry carries over
+ * anyway (a used splice's kernel load) are not recorded nor hashed. Nothing when @rc is NULL
+ * or does not record.
+ */
+void kp_run_cache_pause(struct kp_run_cache *rc, bool paused);
 /* @rc (may be NULL) records this run's output (kp_run_cache_record() succeeded). */
 bool kp_run_cache_recording(const struct kp_run_cache *rc);
 /*
  * What the command says of its use of the entry for KOPOLICY_CACHE_STATS (@note, a line of
- * its own beside kp_run_cache_finish()'s), and that line back ("" when none; @rc NULL too).
+ * its own beside kp_run_cache_finish()'s; a second note is appended after "; "), and that
+ * line back ("" when none; @rc NULL too).
  */
 void kp_run_cache_note(struct kp_run_cache *rc, const char *note);
 const char *kp_run_cache_command_note(const struct kp_run_cache *rc);

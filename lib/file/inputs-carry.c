@@ -27,6 +27,11 @@ struct carry {
 	size_t carried; /* entries replaced */
 	const char *why;
 	const char **sorted; /* @ch's paths in strcmp() order: each entry looked up in log n */
+	/*
+	 * every changed path a module whose state now is the one whose bytes the run noted
+	 * (kp_inputs_carry_noted()): the bytes the run read, not bytes written after
+	 */
+	bool noted;
 };
 
 static int cmp_path(const void *a, const void *b)
@@ -108,6 +113,11 @@ static bool replace(struct carry *c, const struct entry *e)
 		c->why = "a changed input is not a file recorded by its state";
 		return false;
 	}
+	/* a digest made now would be of the bytes now, maybe not those the run read */
+	if (c->noted && kind != K_STATE) {
+		c->why = "a changed input is recorded by its bytes, not its state";
+		return false;
+	}
 	r = (e->flags & F_FOLLOW) ? stat(e->path, &st) : lstat(e->path, &st);
 	if (r < 0 || !S_ISREG(st.st_mode) || (st.st_mode & S_IFMT) != (e->st[7] & S_IFMT)) {
 		c->why = "a changed input is no longer a regular file";
@@ -143,6 +153,9 @@ static bool replace(struct carry *c, const struct entry *e)
 	} else if ((e->flags & F_LOCAL) && keyed(c, v, h)) {
 		kind = K_KEYED;
 		digest = true;
+	} else if (c->noted) {
+		c->why = "a changed module is not in the state whose bytes the run read";
+		return false;
 	}
 	memcpy(head, e->rec, REC_HEAD);
 	head[0] = kind;
@@ -165,11 +178,12 @@ static bool carry_one(void *arg, const struct entry *e)
 	return put(c, e->rec, REC_HEAD + strlen(e->path) + e->clen);
 }
 
-int kp_inputs_carry(struct kp_inputs *in, const unsigned char *m, size_t len,
-		    const struct kp_inputs_changed *ch, unsigned char **out, size_t *olen,
-		    size_t *carried, const char **why)
+/* kp_inputs_carry() and kp_inputs_carry_noted() (@noted). */
+static int carry_over(struct kp_inputs *in, const unsigned char *m, size_t len,
+		      const struct kp_inputs_changed *ch, bool noted, unsigned char **out,
+		      size_t *olen, size_t *carried, const char **why)
 {
-	struct carry c = { .in = in, .ch = ch, .euid = geteuid() };
+	struct carry c = { .in = in, .ch = ch, .euid = geteuid(), .noted = noted };
 
 	*out = NULL;
 	*olen = 0;
@@ -199,6 +213,20 @@ int kp_inputs_carry(struct kp_inputs *in, const unsigned char *m, size_t len,
 	*olen = c.len;
 	*carried = c.carried;
 	return 0;
+}
+
+int kp_inputs_carry(struct kp_inputs *in, const unsigned char *m, size_t len,
+		    const struct kp_inputs_changed *ch, unsigned char **out, size_t *olen,
+		    size_t *carried, const char **why)
+{
+	return carry_over(in, m, len, ch, false, out, olen, carried, why);
+}
+
+int kp_inputs_carry_noted(struct kp_inputs *in, const unsigned char *m, size_t len,
+			  const struct kp_inputs_changed *ch, unsigned char **out, size_t *olen,
+			  size_t *carried, const char **why)
+{
+	return carry_over(in, m, len, ch, true, out, olen, carried, why);
 }
 
 /* A record of a manifest: its bytes (kp_inputs_differ()). */

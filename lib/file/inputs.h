@@ -188,6 +188,16 @@ int kp_inputs_carry(struct kp_inputs *in, const unsigned char *m, size_t len,
 		    const struct kp_inputs_changed *changed, unsigned char **out, size_t *olen,
 		    size_t *carried, const char **why);
 /*
+ * kp_inputs_carry() for an entry stored with the carried manifest (a used splice, whose output
+ * was made from the bytes it read of the changed files): every changed path must be a file
+ * recorded by its state whose state now is one @in was told the bytes of (kp_in_note_bytes():
+ * the bytes the run read), else -1 (@why): a file written after the run read it is not
+ * recorded in its new state beside an output made from its old bytes.
+ */
+int kp_inputs_carry_noted(struct kp_inputs *in, const unsigned char *m, size_t len,
+			  const struct kp_inputs_changed *changed, unsigned char **out,
+			  size_t *olen, size_t *carried, const char **why);
+/*
  * The manifests @a and @b hold the same entries, in any order (a run records them in the
  * order its threads read): 0; 1 when they differ, with the first difference (in the order
  * of the entries' bytes) in @note; -1 when either is malformed or out of memory (@note).

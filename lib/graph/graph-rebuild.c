@@ -35,6 +35,17 @@ static int stub(struct kp_graph_rebuilt *out, size_t i, const struct kp_graph_st
 	return 0;
 }
 
+void kp_graph_rebuilt_digest(struct kp_graph_rebuilt *r, size_t i, const unsigned char *iface)
+{
+	_Static_assert(sizeof(r->stubs->iface_sha256) == KP_GRAPH_IFACE_LEN, "a SHA-256");
+
+	/* a real module keeps its own (the caller checked it is the stored one) */
+	if (i >= r->g.n || r->entries[i].mod != &r->stubs[i])
+		return;
+	memcpy(r->stubs[i].iface_sha256, iface, KP_GRAPH_IFACE_LEN);
+	r->stubs[i].iface_digested = true;
+}
+
 static bool str_same(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));

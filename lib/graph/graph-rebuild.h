@@ -37,6 +37,15 @@ int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored 
 void kp_graph_rebuilt_release(struct kp_graph_rebuilt *r);
 
 /*
+ * The stub of node @i of @r (when it is one, not a real module) carries the interface digest
+ * @iface (KP_GRAPH_IFACE_LEN bytes: the stored one), as a module read carries its own
+ * (kp_module.iface_sha256): a simulation store encoded over @r->g (sim/sim-store.h) then
+ * holds the digests a recompute's holds, not a hash of the stub's fields.
+ */
+#define KP_GRAPH_IFACE_LEN 32
+void kp_graph_rebuilt_digest(struct kp_graph_rebuilt *r, size_t i, const unsigned char *iface);
+
+/*
  * Whether @a and @b are the same graph over the same base: node names, paths and flags,
  * exports, every edge (kind, class, provider node and export, base record), dependencies,
  * base dependencies, load order and cycles; NULL, or what first differs (a static string)

@@ -22,3 +22,43 @@ cached() {
 	grep -v '^kopolicy: \(\(result \|base \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.err"
 	grep '^kopolicy: \(\(result \|base \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.stats"
 }
+
+# entries_same A B: two result-cache entries (lib/cache/run-cache.c's layout) hold the same
+# output (stdout's and stderr's bytes in their order), key and store bytes and the same manifest records in any order (a run records
+# them in its threads' order: inputs.h); says what differs on stderr otherwise
+entries_same() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+
+def parts(path):
+    b = open(path, 'rb').read()
+    olen, klen, mlen, slen = struct.unpack_from('<4Q', b, 16)
+    at = 64
+    # the output as each stream's bytes in order (its chunks cut where the buffer was flushed)
+    out, o = [], at
+    while o < at + olen:
+        stream, n = b[o], struct.unpack_from('<I', b, o + 1)[0]
+        if out and out[-1][0] == stream:
+            out[-1][1] += b[o + 5:o + 5 + n]
+        else:
+            out.append([stream, bytearray(b[o + 5:o + 5 + n])])
+        o += 5 + n
+    at += olen
+    key = b[at:at + klen]; at += klen
+    man = b[at:at + mlen]; at += mlen
+    store = b[at:at + slen]
+    recs, off = [], 16  # magic, count
+    while off < len(man):
+        pl, = struct.unpack_from('<Q', man, off + 2)
+        cl, = struct.unpack_from('<Q', man, off + 82)
+        recs.append(man[off:off + 90 + pl + cl]); off += 90 + pl + cl
+    return {'output': out, 'key': key, 'manifest head': man[:16],
+            'manifest records': sorted(recs), 'store': store}
+
+a, b = parts(sys.argv[1]), parts(sys.argv[2])
+bad = [k for k in a if a[k] != b[k]]
+for k in bad:
+    print('# entries differ: %s' % k, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}

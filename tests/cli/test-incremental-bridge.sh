@@ -39,6 +39,8 @@ kp=${KOPOLICY:-./src/kopolicy}
 tap_tmpdir
 export KOPOLICY_CACHE_DIR=$tmp/cache
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_CACHE
+# the splice measured beside the recompute, not used in its place (test-incremental-use.sh)
+export KOPOLICY_SPLICE=measure
 fx=$top/fixtures/ko/6.1
 poke=$top/tests/cli/elf-poke.py
 edit=$top/fixtures/edit-ko.py

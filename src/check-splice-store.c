@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The splice's store in the result cache's entry: its parts put together and taken apart. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "check-splice-store.h"
+#include "util/byte-writer.h"
+
+#define MAGIC "KPSPLIC2"
+
+int kp_splice_store_encode(const struct kp_graph *g, const unsigned char *sim, size_t simlen,
+			   const unsigned char *gp, size_t glen, const struct kp_check_capture *cap,
+			   int base_rc, enum kp_severity fail_on, unsigned char **p, size_t *len,
+			   const char **why)
+{
+	struct kp_byte_writer w = { 0 };
+	size_t at;
+
+	kp_bw_put(&w, MAGIC, 8);
+	kp_bw_put64(&w, simlen);
+	kp_bw_put(&w, sim, simlen);
+	at = w.len;
+	kp_bw_put64(&w, 0);
+	if (gp)
+		kp_bw_put(&w, gp, glen);
+	else
+		kp_graph_store_encode(&w, g);
+	if (!w.failed)
+		kp_store64(w.p + at, w.len - at - 8);
+	if (w.failed) {
+		*why = "the graph: out of memory, or a count over 32 bits";
+		free(w.p);
+		return -1;
+	}
+	if (kp_splice_report_encode(&w, cap, g->n, base_rc, fail_on, why) < 0) {
+		free(w.p);
+		return -1;
+	}
+	if (w.failed) {
+		*why = "the report: out of memory";
+		free(w.p);
+		return -1;
+	}
+	*p = w.p;
+	*len = w.len;
+	return 0;
+}
+
+/* A length (64) at @off in @p of @len bytes, and that many bytes after it: 0, or -1. */
+static int take_part(const unsigned char *p, size_t len, size_t *off, size_t *plen)
+{
+	uint64_t n;
+
+	if (len - *off < 8)
+		return -1;
+	n = kp_load64(p + *off, false);
+	*off += 8;
+	if (n > len - *off)
+		return -1;
+	*plen = (size_t)n;
+	return 0;
+}
+
+int kp_splice_store_decode(const unsigned char *p, size_t len, struct kp_splice_stored *out,
+			   struct kp_err *err)
+{
+	size_t off = 8, simlen, glen;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 8 || memcmp(p, MAGIC, 8))
+		return kp_err_set(err, "the store: its magic");
+	if (take_part(p, len, &off, &simlen) < 0)
+		return kp_err_set(err, "the store: the simulation's length");
+	if (kp_sim_store_decode(p + off, simlen, &out->was, err) < 0)
+		return -1;
+	off += simlen;
+	if (take_part(p, len, &off, &glen) < 0)
+		return kp_err_set(err, "the store: the graph's length");
+	if (kp_graph_store_decode(p + off, glen, &out->gs, err) < 0)
+		return -1;
+	out->gp = p + off;
+	out->glen = glen;
+	off += glen;
+	return kp_splice_report_decode(p + off, len - off, out->was.n, &out->rep, err);
+}
+
+void kp_splice_stored_release(struct kp_splice_stored *s)
+{
+	kp_splice_report_release(&s->rep);
+	kp_graph_stored_release(&s->gs);
+	kp_sim_stored_release(&s->was);
+	s->gp = NULL;
+	s->glen = 0;
+}

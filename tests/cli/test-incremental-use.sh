@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# The splice used (issue 28, layer 5: src/check-splice-use.c): on a result-cache miss of a
+# plain `check --format json` whose previous entry has a store, a run that changed only
+# module files of the stored set is answered from that store, the changed modules read
+# alone, and its entry stored with the store the splice made and the previous manifest
+# carried over. Each step: stdout, stderr and exit status byte for byte those of a run
+# without any cache, and the KOPOLICY_CACHE_STATS line "splice: used (...)" or "splice: not
+# used: WHY". After a used splice, its entry (output, key, manifest entries in any order,
+# store bytes) is the one a recompute of the same change stores (KOPOLICY_SPLICE=measure
+# from the entry before it), and the next run replays it. Changes, on the fixture tree of
+# test-incremental.sh: one module, two modules, the same module twice in a row (the second
+# splice from the first splice's store), a license making its importers inherit P (its
+# dependents simulated again); not used: a module renamed, replaced by a directory (and
+# unreadable, as a user other than root), with a new interface, a store byte flipped, a
+# stored run that wrote to stderr, a changed module writable by others.
+set -uo pipefail
+
+top=${srcdir:-.}
+kp=${KOPOLICY:-./src/kopolicy}
+. "$top/tests/lib/tap.sh"
+tap_tmpdir
+export KOPOLICY_CACHE_DIR=$tmp/cache
+unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_CACHE \
+	KOPOLICY_SPLICE
+fx=$top/fixtures/ko/6.1
+poke=$top/tests/cli/elf-poke.py
+edit=$top/fixtures/edit-ko.py
+
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
+
+t=$tmp/tree
+mkdir -p "$t/extra" "$tmp/orig"
+for m in kp_prop_prov kp_use_prop kp_use_prop_chain kp_gpl_prov kp_missing_then_ns \
+	kp_prop_uses_gpl kp_plain kp_use_prop_gplonly; do
+	cp "$fx/$m.ko" "$t/extra/"
+done
+cp "$fx/sig/sig_dummy_unsigned.ko" "$t/extra/dummy.ko"
+cp "$t"/extra/*.ko "$tmp/orig/"
+rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+kargs=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel"
+	--trusted-cert "$fx/sig/kernel-certs.pem")
+runs=$KOPOLICY_CACHE_DIR/runs-v1
+
+. "$top/tests/cli/splice-lib.sh"
+
+# use LABEL SPLICE [DIR]: after a change, the cached JSON check of DIR (default the tree)
+# against the uncached one, its splice line (after "splice: ") SPLICE; a used splice's entry
+# against a recompute's of the same change, then a replay
+use() {
+	local label=$1 want=$2 dir=${3:-$t} s r
+	# a state changed less than a second before a run is neither trusted nor stored
+	sleep 1.1
+	rm -rf "$tmp/before"
+	[ ! -d "$runs" ] || cp -a "$runs" "$tmp/before"
+	run ref check -f json "${kargs[@]}" --no-cache "$dir"
+	cached inc check -f json "${kargs[@]}" "$dir"
+	same ref inc
+	# the status kept first: a $(...) in the description would set $? again
+	r=$?
+	ok "$label: stdout, stderr and exit status ($(cat "$tmp/ref.rc")) = --no-cache" $r
+	# a recompute under KOPOLICY_CACHE_STATS measures the splice after it: its part cut
+	s=$(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/inc.stats")
+	s=${s%%; splice: *}
+	[[ $s == $want ]]
+	ok "$label: splice: $want" $?
+	[[ $s == $want ]] || echo "# got: $s" >&2
+	grep -qx 'kopolicy: result cache: miss, stored ([0-9]* inputs)' "$tmp/inc.stats"
+	ok "$label: the entry stored" $?
+	if [[ $want == "used "* ]]; then
+		rm -rf "$tmp/used"
+		cp -a "$runs" "$tmp/used"
+		# the same change recomputed from the entry before it
+		rm -rf "$runs"
+		cp -a "$tmp/before" "$runs"
+		KOPOLICY_SPLICE=measure cached full check -f json "${kargs[@]}" "$dir"
+		same ref full && entries_same "$tmp"/used/*.run "$runs"/*.run
+		ok "$label: the used splice's entry = a recompute's (output, key, manifest, store)" $?
+		rm -rf "$runs"
+		cp -a "$tmp/used" "$runs"
+	fi
+	cached rep check -f json "${kargs[@]}" "$dir"
+	same ref rep && grep -q '^kopolicy: result cache: hit' "$tmp/rep.stats"
+	ok "$label: the next run replays it" $?
+}
+# used K M S NAMES...: the line of a used splice: K of M verdicts kept, S simulated again,
+# the modules whose files changed (NAMES, in load order of the note: changed inputs' order)
+used() {
+	local k=$1 m=$2 s=$3
+	shift 3
+	echo "used ($k of $m verdicts kept, $s simulated again, $# module files changed: $*)"
+}
+
+use "cold" ""
+cp "$tmp/ref.out" "$tmp/v0.json"
+
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=one >/dev/null
+use "one module changed" "$(used 8 9 1 kp_plain)"
+
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=two >/dev/null
+use "the same module again: spliced from the splice's store" "$(used 8 9 1 kp_plain)"
+
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=xyz >/dev/null
+python3 "$edit" "$t/extra/kp_use_prop_chain.ko" --set description=xyz >/dev/null
+use "two modules changed" \
+	"used (7 of 9 verdicts kept, 2 simulated again, 2 module files changed: *)"
+[[ $(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/inc.stats") == *kp_plain* ]] &&
+	[[ $(sed -n 's/^kopolicy: result cache: splice: //p' "$tmp/inc.stats") == *kp_use_prop_chain* ]]
+ok "two modules changed: both named" $?
+
+# P inherited by kp_gpl_prov's importers (2023 rule): its dependents simulated again
+python3 "$edit" "$t/extra/kp_gpl_prov.ko" --set license=MIT >/dev/null
+use "a license making importers inherit P" "$(used 5 9 4 kp_gpl_prov)"
+! cmp -s "$tmp/ref.out" "$tmp/v0.json" && python3 - "$tmp/ref.out" <<'EOF'
+import json, sys
+mods = {m["name"]: m for m in json.load(open(sys.argv[1]))["modules"]}
+sys.exit(0 if "P" in mods["kp_gpl_prov"]["taint"] else 1)
+EOF
+ok "a license making importers inherit P: the answer changed" $?
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+use "the license restored" "$(used 5 9 4 kp_gpl_prov)"
+
+# a signature: the E taint of the first unsigned module moves (later loads' global taint)
+cp "$fx/sig/sig_dummy_debian.ko" "$t/extra/dummy.ko"
+use "dummy signed" "used (7 of 9 verdicts kept, 2 simulated again, 1 module files changed: dummy)"
+cp "$tmp/orig/dummy.ko" "$tmp/orig/kp_plain.ko" "$tmp/orig/kp_use_prop_chain.ko" "$t/extra/"
+use "restored" "used (* of 9 verdicts kept, * simulated again, 3 module files changed: *)"
+cmp -s "$tmp/ref.out" "$tmp/v0.json"
+ok "restored: the first answer again" $?
+
+# Not used: the recompute answers, the same bytes
+python3 "$poke" "$t/extra/kp_gpl_prov.ko" replace kp_gpl_prov_plain kp_absent_early
+use "a new interface (an export renamed)" "not used: the interface of kp_gpl_prov changed"
+cp "$tmp/orig/kp_gpl_prov.ko" "$t/extra/"
+use "its old interface back" "not used: the interface of kp_gpl_prov changed"
+
+mv "$t/extra/kp_plain.ko" "$t/extra/kp_plain2.ko"
+use "a module renamed" "not used: * changed, not a module of the stored set"
+mv "$t/extra/kp_plain2.ko" "$t/extra/kp_plain.ko"
+use "renamed back" "not used: * changed, not a module of the stored set"
+
+# its name in .modinfo and .gnu.linkonce.this_module changed, the file's path kept
+# (every NUL-terminated "kp_plain" shortened: .modinfo, .gnu.linkonce.this_module, .strtab)
+while python3 "$poke" "$t/extra/kp_plain.ko" replace kp_plain kp_plai 2>/dev/null; do :; done
+use "a module's name changed" "not used: $t/extra/kp_plain.ko: its name changed"
+grep -q '"name":"kp_plai"' "$tmp/ref.out"
+ok "a module's name changed: the report names kp_plai" $?
+cp "$tmp/orig/kp_plain.ko" "$t/extra/"
+use "its name back" "not used: $t/extra/kp_plain.ko: its name changed"
+
+rm "$t/extra/kp_plain.ko"
+mkdir "$t/extra/kp_plain.ko"
+use "a module replaced by a directory" "not used: *"
+rmdir "$t/extra/kp_plain.ko"
+cp "$tmp/orig/kp_plain.ko" "$t/extra/"
+use "the module back" "not used: *"
+
+if [ "$(id -u)" != 0 ]; then
+	chmod 000 "$t/extra/kp_plain.ko"
+	use "a module unreadable" "not used: *kp_plain.ko*"
+	chmod 644 "$t/extra/kp_plain.ko"
+	use "readable again" "not used: *"
+else
+	skip "a module unreadable (chmod 000)" "root reads it"
+fi
+
+# A changed module another user can write: its state does not name its bytes, so the run
+# noted none (kp_in_note_bytes()) and its entry could not be stored with the manifest carried
+# over (which records a changed file only in a state whose bytes the run read: never a state
+# written after the read beside an output made from the bytes before): not used, recomputed
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=writable-by-others >/dev/null
+chmod o+w "$t/extra/kp_plain.ko"
+use "a changed module writable by others" \
+	"not used: the manifest not carried: a changed module is not in the state whose bytes the run read"
+chmod o-w "$t/extra/kp_plain.ko"
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=own-again >/dev/null
+# the entry before recorded it by its bytes: a digest made now would be of the bytes now
+use "the module the user's own again" \
+	"not used: the manifest not carried: a changed input is recorded by its bytes, not its state"
+
+# a byte of the store flipped, the entry's CRC made right (the user's own entry: trusted,
+# its store checked by its reader)
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=flip >/dev/null
+python3 - "$runs" <<'EOF'
+import glob, os, struct, sys, zlib
+for f in glob.glob(os.path.join(sys.argv[1], "*.run")):
+    m = bytearray(open(f, "rb").read())
+    slen = struct.unpack_from("<Q", m, 40)[0]
+    m[len(m) - slen] ^= 0xff
+    h = bytes(m[:48]) + b"\0\0\0\0" + bytes(m[52:64])
+    struct.pack_into("<I", m, 48, zlib.crc32(bytes(m[64:]), zlib.crc32(h)))
+    open(f, "r+b").write(m)
+EOF
+use "a store byte flipped" "not used: the store: its magic"
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=back >/dev/null
+use "after the flipped store" "$(used 8 9 1 kp_plain)"
+
+# A stored run that wrote to stderr (a file of the tree that is no module: an error line,
+# exit 2): the store holds stdout's bytes alone
+et=$tmp/stderr
+mkdir -p "$et"
+cp "$fx/kp_plain.ko" "$fx/kp_gpl_prov.ko" "$et/"
+printf 'junk' >"$et/junk.ko"
+use "stderr: cold" "" "$et"
+python3 "$edit" "$et/kp_plain.ko" --set description=said >/dev/null
+use "a stored run with stderr lines" "not used: the stored run wrote to stderr" "$et"
+[ "$(cat "$tmp/ref.rc")" = 2 ] && grep -qx "kopolicy: $et/junk.ko: not an ELF file" "$tmp/ref.err"
+ok "a stored run with stderr lines: the error line and exit status 2" $?
+
+# A kernel beyond the model: its load's warning (on stderr) is a fall back
+bt=$tmp/beyond
+mkdir -p "$bt"
+cp "$fx/kp_plain.ko" "$fx/kp_gpl_prov.ko" "$bt/"
+kargs+=(--kernel-version 99.1.0)
+use "beyond the model: cold" "" "$bt"
+python3 "$edit" "$bt/kp_plain.ko" --set description=beyond >/dev/null
+use "beyond the model" "not used: *" "$bt"
+
+tap_done
