@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for the splice store a result-cache entry carries (src/check-splice.c):
+ * libFuzzer target for the splice store a result-cache entry carries (src/check-splice-store.c):
  * "KPSPLIC2", the simulation's part (sim/sim-store.c), the graph's part (graph/graph-store.c),
  * each after its 64-bit length, then the report's part (src/check-splice-report.c) to the end.
- * The input is split as check-splice.c decode() splits it, and each part given to its decoder
- * whatever the others said, so a damaged simulation part does not hide the graph's decoder.
+ * The input is split as kp_splice_store_decode() splits it and each part given to its decoder
+ * whatever the others said, so a damaged simulation part does not hide the graph's decoder;
+ * then the whole input goes through kp_splice_store_decode() itself.
  * Seeds: stores cut from the entries of `check --format json` runs (fuzz/corpus/store).
  */
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "check-splice.h"
+#include "check-splice-store.h"
 #include "graph/graph-store.h"
 #include "sim/sim-store.h"
 #include "util/util.h"
@@ -67,5 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n = data[7] & 7;
 	if (kp_splice_report_decode(data + off, size - off, n, &rep, &err) == 0)
 		kp_splice_report_release(&rep);
+	/* and the whole input through the store's own framing, as a splice reads an entry's */
+	{
+		struct kp_splice_stored st;
+
+		kp_splice_store_decode(data, size, &st, &err);
+		kp_splice_stored_release(&st);
+	}
 	return 0;
 }
