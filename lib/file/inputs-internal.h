@@ -143,7 +143,7 @@ void kp_inputs_note(struct kp_inputs *in, const char *path, bool follow, int r, 
 /* The slot of the state @v in @tab (@cap slots): its own, else the free one where it goes. */
 size_t kp_inputs_keyed_slot(const struct keyed *tab, size_t cap, const uint64_t *v);
 
-/* The state @st (kp_file_state()) changed less than NEW_MARGIN before @start. */
+/* The state @st (kp_file_state()) changed less than KP_SETTLE_SECONDS before @start. */
 bool kp_inputs_state_too_new(const uint64_t *st, const struct timespec *start);
 
 /*

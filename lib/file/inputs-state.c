@@ -12,20 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fs-trust.h"
 #include "util/io.h"
 #include "util/util.h"
 
-#define NEW_MARGIN 1 /* seconds: a file changed this close to the run's start is too new */
-
-/* The state @st (kp_file_state()) changed less than NEW_MARGIN before @start. */
+/* The state @st (kp_file_state()) changed less than KP_SETTLE_SECONDS before @start. */
 bool kp_inputs_state_too_new(const uint64_t *st, const struct timespec *start)
 {
-	/* nanoseconds since the epoch: a second before the run's start */
-	int64_t edge = ((int64_t)start->tv_sec - NEW_MARGIN) * 1000000000 + start->tv_nsec;
-
-	/* mtime can be set back by hand, ctime cannot: ctime says when the file last changed */
-	return (int64_t)st[5] * 1000000000 + (int64_t)st[6] >= edge ||
-	       (int64_t)st[3] * 1000000000 + (int64_t)st[4] >= edge;
+	/* the caches' one settle rule (util/fs-trust.h), against the run's start */
+	return !kp_state_settled(st, start);
 }
 
 static int cmp_listed(const void *a, const void *b)
