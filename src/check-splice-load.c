@@ -275,13 +275,8 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 	}
 	if (in->keep && make_store(in->st, &rb, &s, final_taint, &ncap, out, why, len) < 0)
 		goto out;
-	for (size_t k = 0; k < nidx; k++) {
-		int w = snprintf(out->names + nlen, sizeof(out->names) - nlen, "%s%s",
-				 nlen ? " " : "", was->mods[idx[k]].name);
-
-		if (w > 0 && (size_t)w < sizeof(out->names) - nlen)
-			nlen += (size_t)w;
-	}
+	for (size_t k = 0; k < nidx; k++)
+		kp_splice_add_name(out->names, sizeof(out->names), &nlen, was->mods[idx[k]].name);
 	out->n = was->n;
 	for (size_t i = 0; i < was->n; i++)
 		out->again += s.again[i];

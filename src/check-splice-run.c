@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,4 +123,12 @@ int kp_splice_run(struct kp_splice_run *s, const bool *changed, unsigned long *f
 		}
 	}
 	return 0;
+}
+
+void kp_splice_add_name(char *names, size_t size, size_t *nlen, const char *name)
+{
+	int w = snprintf(names + *nlen, size - *nlen, "%s%s", *nlen ? " " : "", name);
+
+	if (w > 0 && (size_t)w < size - *nlen)
+		*nlen += (size_t)w;
 }

@@ -47,4 +47,7 @@ void kp_splice_run_release(struct kp_splice_run *s);
 int kp_splice_run(struct kp_splice_run *s, const bool *changed, unsigned long *final_taint,
 		  struct kp_err *err);
 
+/* Appends @name to the list @names (@size bytes, @nlen used), after a space, while it fits. */
+void kp_splice_add_name(char *names, size_t size, size_t *nlen, const char *name);
+
 #endif

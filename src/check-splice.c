@@ -83,15 +83,6 @@ static const char *mark_changed(const struct kp_graph *g, const struct kp_inputs
 	return NULL;
 }
 
-/* Appends @name to the list @names (@size bytes, @nlen used) while it fits. */
-static void add_name(char *names, size_t size, size_t *nlen, const char *name)
-{
-	int w = snprintf(names + *nlen, size - *nlen, "%s%s", *nlen ? " " : "", name);
-
-	if (w > 0 && (size_t)w < size - *nlen)
-		*nlen += (size_t)w;
-}
-
 /* How many leading bytes @a (@alen bytes) and @b (@blen) share: both lengths when the same. */
 static size_t same_prefix(const void *a, size_t alen, const void *b, size_t blen)
 {
@@ -393,17 +384,17 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 		again += s.again[i];
 		if (changed[i]) {
 			nchanged++;
-			add_name(cnames, sizeof(cnames), &clen, g->nodes[i].mod->name);
+			kp_splice_add_name(cnames, sizeof(cnames), &clen, g->nodes[i].mod->name);
 		}
 		/* a spliced verdict that differs is a wrong splice: listed, never expected */
 		if (!kp_verdict_same_simulated(&s.sv[i], &a->sim.v[i])) {
 			differ++;
-			add_name(names, sizeof(names), &nlen, g->nodes[i].mod->name);
+			kp_splice_add_name(names, sizeof(names), &nlen, g->nodes[i].mod->name);
 		}
 	}
 	if (final_taint != a->sim.global_taint) {
 		differ++;
-		add_name(names, sizeof(names), &nlen, "(the global taint)");
+		kp_splice_add_name(names, sizeof(names), &nlen, "(the global taint)");
 	}
 	compare_report(a, &s, rep, ask, rr, report, sizeof(report));
 	compare_graph(gs, g, graph, sizeof(graph));
