@@ -1,6 +1,22 @@
 # shellcheck shell=bash
-# Helpers of the splice tests (sourced by test-incremental.sh and test-incremental-bridge.sh):
-# runs kept in $tmp, compared, and the splice line expected. Needs $kp and $tmp.
+# Helpers of the splice tests (sourced by test-incremental*.sh): runs kept in $tmp, compared,
+# and the splice line expected. Needs $kp and $tmp.
+
+# splice_tree_61: the 6.1 fixture tree of test-incremental.sh and test-incremental-use.sh in
+# $t/extra (a pristine copy in $tmp/orig), $rel and the kernel's arguments in kargs. Needs $fx.
+splice_tree_61() {
+	t=$tmp/tree
+	mkdir -p "$t/extra" "$tmp/orig"
+	for m in kp_prop_prov kp_use_prop kp_use_prop_chain kp_gpl_prov kp_missing_then_ns \
+		kp_prop_uses_gpl kp_plain kp_use_prop_gplonly; do
+		cp "$fx/$m.ko" "$t/extra/"
+	done
+	cp "$fx/sig/sig_dummy_unsigned.ko" "$t/extra/dummy.ko"
+	cp "$t"/extra/*.ko "$tmp/orig/"
+	rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
+	kargs=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel"
+		--trusted-cert "$fx/sig/kernel-certs.pem")
+}
 
 # run NAME ARGS...: stdout, stderr and status of one run in $tmp/NAME.{out,err,rc}
 run() {

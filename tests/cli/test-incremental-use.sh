@@ -28,20 +28,9 @@ edit=$top/fixtures/edit-ko.py
 
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
 
-t=$tmp/tree
-mkdir -p "$t/extra" "$tmp/orig"
-for m in kp_prop_prov kp_use_prop kp_use_prop_chain kp_gpl_prov kp_missing_then_ns \
-	kp_prop_uses_gpl kp_plain kp_use_prop_gplonly; do
-	cp "$fx/$m.ko" "$t/extra/"
-done
-cp "$fx/sig/sig_dummy_unsigned.ko" "$t/extra/dummy.ko"
-cp "$t"/extra/*.ko "$tmp/orig/"
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-kargs=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel"
-	--trusted-cert "$fx/sig/kernel-certs.pem")
-runs=$KOPOLICY_CACHE_DIR/runs-v1
-
 . "$top/tests/cli/splice-lib.sh"
+splice_tree_61
+runs=$KOPOLICY_CACHE_DIR/runs-v1
 
 # use LABEL SPLICE [DIR]: after a change, the cached JSON check of DIR (default the tree)
 # against the uncached one, its splice line (after "splice: ") SPLICE; a used splice's entry

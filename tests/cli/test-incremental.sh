@@ -44,20 +44,9 @@ edit=$top/fixtures/edit-ko.py
 
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
 
-t=$tmp/tree
-mkdir -p "$t/extra" "$tmp/orig"
-for m in kp_prop_prov kp_use_prop kp_use_prop_chain kp_gpl_prov kp_missing_then_ns \
-	kp_prop_uses_gpl kp_plain kp_use_prop_gplonly; do
-	cp "$fx/$m.ko" "$t/extra/"
-done
-cp "$fx/sig/sig_dummy_unsigned.ko" "$t/extra/dummy.ko"
-cp "$t"/extra/*.ko "$tmp/orig/"
-rel=$(sed -n 's/^release=//p' "$fx/kernel.txt")
-kargs=(-k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel"
-	--trusted-cert "$fx/sig/kernel-certs.pem")
-formats=(json text sarif junit)
-
 . "$top/tests/cli/splice-lib.sh"
+splice_tree_61
+formats=(json text sarif junit)
 
 # step LABEL MISSES SPLICE: after a change, every format's cached run against the uncached
 # one; MISSES: the modules changed since the last run (each restore counts), the only ones
