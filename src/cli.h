@@ -29,6 +29,10 @@ struct kp_cli_cache {
 	char refused[4096]; /* a cache directory the trust test refused (said once), or "" */
 	/* the environment's cache directory replaced by the user's own, and why (stats), or "" */
 	char moved[1024];
+	/* the user's facts directory, picked once (kp_facts_cache_dir_own(): a trust walk) */
+	bool user_picked;
+	int user_r; /* its answer: 0, or not 0 (none) */
+	char user_dir[4096];
 };
 
 struct kp_cli {

@@ -174,6 +174,22 @@ static int cache_root(const char *dir, char *root, size_t len)
 }
 
 /*
+ * The user's facts directory (kp_facts_cache_dir_own()) into @dir, picked on the first call
+ * and kept in @cc for the result cache and the facts and base caches: 0, or not 0 (none).
+ */
+static int user_dir(struct kp_cli_cache *cc, char dir[4096])
+{
+	if (!cc->user_picked) {
+		cc->user_r = kp_facts_cache_dir_own(cc->user_dir, sizeof(cc->user_dir), cc->moved,
+						    sizeof(cc->moved));
+		cc->user_picked = true;
+	}
+	if (cc->user_r == 0)
+		memcpy(dir, cc->user_dir, sizeof(cc->user_dir));
+	return cc->user_r;
+}
+
+/*
  * The result cache for this command, or NULL: under the user's cache directory (the one
  * holding facts-vN/), not for --no-cache or KOPOLICY_CACHE=off, nor when the trust test
  * refuses that directory.
@@ -186,9 +202,8 @@ static struct kp_run_cache *run_cache(const struct kp_cli *cli, const char *cmd,
 	why[0] = '\0';
 	/* wanted first: a command without it (the hook) neither walks nor reports the directory */
 	if (cli->no_cache || !kp_run_cache_wanted(cmd, argc, argv) ||
-	    kp_facts_cache_dir_own(dir, sizeof(dir), cli->cache->moved,
-				   sizeof(cli->cache->moved)) != 0 ||
-	    cache_root(dir, root, sizeof(root)) < 0 || !cache_usable(cli->cache, root))
+	    user_dir(cli->cache, dir) != 0 || cache_root(dir, root, sizeof(root)) < 0 ||
+	    !cache_usable(cli->cache, root))
 		return NULL;
 	return kp_run_cache_new(root, cmd, argc, argv, why, wlen);
 }
@@ -228,7 +243,7 @@ static int pick_root(struct kp_cli_cache *cc, char dir[4096], char root[4096])
 	int r = kp_facts_cache_dir(KP_CACHE_SYSTEM, dir, 4096);
 
 	if (r == 0 && !(cc->system && (geteuid() == 0 || access(dir, R_OK | X_OK) == 0)))
-		r = kp_facts_cache_dir_own(dir, 4096, cc->moved, sizeof(cc->moved));
+		r = user_dir(cc, dir);
 	if (r != 0 || cache_root(dir, root, 4096) < 0 || !cache_usable(cc, root))
 		return -1;
 	return 0;
