@@ -202,7 +202,11 @@ static int follow(struct walk *w, const char *name, const char *left, struct kp_
 	return target[0] == '/' ? walk_root(w, err) : 0;
 }
 
-static int dir_open(const char *path, bool create, bool local, struct kp_err *err)
+/*
+ * The walk of @path (created when @create, every directory local when @local); its last
+ * component may be a sticky one writable by others when @sticky_last. The descriptor, or -1.
+ */
+static int dir_open(const char *path, bool create, bool local, bool sticky_last, struct kp_err *err)
 {
 	struct walk w; /* not zeroed whole (8 KiB): rest is set below, shown by walk_root() */
 	char name[NAME_MAX + 1], cwd[PATH_MAX];
@@ -251,7 +255,8 @@ static int dir_open(const char *path, bool create, bool local, struct kp_err *er
 		close(w.fd);
 		w.fd = fd;
 		show_step(&w, name);
-		if (check_dir(w.fd, w.shown[0] ? w.shown : "/", last, local, err) < 0)
+		if (check_dir(w.fd, w.shown[0] ? w.shown : "/", last && !sticky_last, local, err) <
+		    0)
 			goto fail;
 	}
 	if (r < 0) {
@@ -267,12 +272,17 @@ fail:
 
 int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err)
 {
-	return dir_open(path, create, false, err);
+	return dir_open(path, create, false, false, err);
 }
 
 int kp_trusted_dir_open_local(const char *path, struct kp_err *err)
 {
-	return dir_open(path, false, true, err);
+	return dir_open(path, false, true, false, err);
+}
+
+int kp_trusted_parent_open_local(const char *path, struct kp_err *err)
+{
+	return dir_open(path, false, true, true, err);
 }
 
 int kp_trusted_subdir_tidy(int dfd, const char *name, bool tidy, uint64_t *removed,

@@ -52,6 +52,12 @@ int kp_trusted_dir_open(const char *path, bool create, struct kp_err *err);
  */
 int kp_trusted_dir_open_local(const char *path, struct kp_err *err);
 /*
+ * kp_trusted_dir_open_local() for a directory a run makes its own directory in (a TMPDIR):
+ * the directory itself may also be writable by others when it is sticky (/tmp), since what
+ * the run makes in it must then pass the test alone (kp_trusted_subdir()).
+ */
+int kp_trusted_parent_open_local(const char *path, struct kp_err *err);
+/*
  * The directory @name (one component, never a link) of the trusted directory @dfd, under the
  * same test, made (0755) when missing and @create. O_PATH descriptor, or -1 as above.
  */

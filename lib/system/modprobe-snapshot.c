@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -260,36 +261,78 @@ static void lock_and_sweep(struct kp_kmod_copy *k)
 }
 
 /*
- * @k's copy directory made under @parent: a 0700 directory that passes the caches' trust walk
- * (cache/trusted-dir.h: nobody but root or the caller can change the way to it). 0, or -1
- * with @why (the reason alone, nothing left behind); @refused set when the trust walk refused
- * it (else making it failed).
+ * A new directory of mode 0700 with a random name (KP_KMOD_COPY_PREFIX and 6 letters or digits,
+ * into @name) made in the directory @pfd: 0, or -1 with errno.
+ */
+static int make_unique(int pfd, char *name, size_t len)
+{
+	static const char chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[6];
+
+	for (int tries = 0; tries < 100; tries++) {
+		size_t n = (size_t)snprintf(name, len, "%s", KP_KMOD_COPY_PREFIX);
+
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -1;
+		for (size_t i = 0; i < sizeof(r) && n + 1 < len; i++)
+			name[n++] = chars[r[i] % (sizeof(chars) - 1)];
+		name[n] = '\0';
+		if (mkdirat(pfd, name, 0700) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * @k's copy directory made under @parent: @parent first walked under the caches' trust test
+ * (cache/trusted-dir.h: nobody but root or the caller can change the way to it; a sticky
+ * @parent such as /tmp may be writable by others), then a 0700 directory made in what was
+ * walked and checked alone. Nothing is made where the walk refuses. 0, or -1 with @why (the
+ * reason alone, nothing left behind); @refused set when the trust test refused it (else
+ * making it failed).
  */
 static int make_snapdir(struct kp_kmod_copy *k, const char *parent, bool *refused,
 			struct kp_err *why)
 {
-	char *dir, *tmpl;
-	int fd;
+	char name[sizeof(KP_KMOD_COPY_PREFIX) + 8], *dir;
+	int pfd, fd;
 
 	*refused = false;
-	if (asprintf(&tmpl, "%s/" KP_KMOD_COPY_PREFIX "XXXXXX", parent) < 0)
+	pfd = kp_trusted_parent_open_local(parent, why);
+	if (pfd < 0) {
+		*refused = why->errnum == EPERM;
+		if (!*refused)
+			kp_err_errno(why, why->errnum, "%s", strerror(why->errnum));
+		return -1;
+	}
+	if (make_unique(pfd, name, sizeof(name)) < 0) {
+		kp_err_errno(why, errno, "%s", strerror(errno));
+		close(pfd);
+		return -1;
+	}
+	if (asprintf(&dir, "%s/%s", parent, name) < 0)
+		dir = NULL;
+	k->snapdir = dir ? kp_arena_strdup(&k->arena, dir) : NULL;
+	free(dir);
+	if (!k->snapdir) {
+		unlinkat(pfd, name, AT_REMOVEDIR);
+		close(pfd);
 		return kp_err_set(why, "out of memory");
-	dir = kp_arena_strdup(&k->arena, tmpl);
-	free(tmpl);
-	if (!dir)
-		return kp_err_set(why, "out of memory");
-	if (!mkdtemp(dir))
-		return kp_err_errno(why, errno, "%s", strerror(errno));
-	k->snapdir = dir;
+	}
 	/* from here kp_kmod_copy_remove() removes it, and kp_kmod_copy_unlink() at a deadline */
 	k->active = true;
-	fd = kp_trusted_dir_open_local(dir, why);
+	fd = kp_trusted_subdir(pfd, name, false, why);
 	if (fd < 0) {
-		rmdir(dir);
+		unlinkat(pfd, name, AT_REMOVEDIR);
+		close(pfd);
 		k->active = false;
 		*refused = true;
 		return -1;
 	}
+	close(pfd);
 	k->snapfd = fd;
 	lock_and_sweep(k);
 	return 0;

@@ -75,12 +75,15 @@ rm -f "$link" "$root/etc/kp-linked.conf"
 
 # untrusted: the copy, the same answers, nothing left behind
 chmod 0777 "$md"
+touch -d @1000000000 "$tmp/shared" # a directory made and removed in it would move its mtime
 TMPDIR=$tmp/shared hook kp_use_prop
 is "an untrusted root with a TMPDIR others can change: refused, exit 0 (fail open)" \
 	"$rc $(grep -c \
 		"libkmod's copy of $md refused: TMPDIR=$tmp/shared: $tmp/shared is writable by others (set TMPDIR to a directory only root can change); letting the load go on" "$tmp/err")" "0 1"
 is "... the message says what happened, not an unknown kernel" \
 	"$(grep -c 'unknown kernel' "$tmp/err") $(ls -A "$tmp/shared" | wc -l)" "0 0"
+is "... TMPDIR walked before anything is made in it: nothing made there even for a moment" \
+	"$(stat -c %Y "$tmp/shared")" 1000000000
 mkdir -m 0700 "$tmp/priv"
 TMPDIR=$tmp/priv hook kp_use_prop
 cmp -s "$tmp/err" "$tmp/err.trusted"
@@ -121,18 +124,24 @@ if tmpfs /run && [ "$(id -u)" -eq 0 ] && [ "$(stat -c %u:%a /run)" = 0:755 ]; th
 elif tmpfs /dev/shm && [ "$(stat -c %u:%a /dev/shm)" = 0:1777 ]; then
 	want=/dev/shm
 fi
+# made_in DIR: the copy directories the traced run ($tmp/strace, strace -y) made in DIR (by
+# path, or in a descriptor of DIR); DIR "" counts them wherever they were made
+made_in() {
+	grep -cE "^[0-9]+ +mkdir(at)?\(([0-9]+<$1[^>]*>, \"|\"$1[^\"]*/)kopolicy-kmod\.[^/\"]*\"" \
+		"$tmp/strace"
+}
 # strace may be there and still refused ptrace (a container's seccomp profile)
 if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null &&
 	[ "$want" != /tmp ]; then
 	# LeakSanitizer (the sanitizer build) refuses to run under ptrace: leaks off here only
 	env -u TMPDIR ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		strace -f -qq -y -e trace=mkdir,mkdirat -o "$tmp/strace" \
 		"$kp" hook -v --root "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	cmp -s "$tmp/err" "$tmp/err.trusted"
 	same=$?
-	made=$(grep -c 'mkdir(".*/kopolicy-kmod\.' "$tmp/strace")
-	there=$(grep -c "mkdir(\"$want/kopolicy-kmod\\." "$tmp/strace")
+	made=$(made_in "")
+	there=$(made_in "$want")
 	# one copy a run: the tree's blacklist and the chain read the same (two before)
 	is "without TMPDIR: one copy a run, made in $want (a tmpfs), the same answer" \
 		"$rc $same $made $there" "0 0 1 1"
@@ -145,11 +154,11 @@ fi
 # check -b ROOT NAME: the tree's blacklist and the names' chain read one copy too
 if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
 	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		strace -f -qq -y -e trace=mkdir,mkdirat -o "$tmp/strace" \
 		"$kp" check -b "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	is "check -b ROOT NAME on an untrusted root: one copy, removed, the same verdict" \
-		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\." "$tmp/strace") $(ls -A \
+		"$rc $(made_in "$tmp/priv") $(ls -A \
 			"$tmp/priv" | wc -l) $(grep -c \
 			'^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" \
 		"1 1 0 1"
@@ -158,23 +167,23 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 	# decides without tracing first, then traces in a second pass; both read the one copy
 	printf 'block inherit-taint\n' >"$tmp/policy.conf"
 	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		strace -f -qq -y -e trace=mkdir,mkdirat -o "$tmp/strace" \
 		"$kp" hook -v --timeout 0 --config "$tmp/policy.conf" --root "$root" kp_symget \
 		>"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	is "the hook's two passes (untraced, then traced): one copy, removed" \
-		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A \
+		"$rc $(made_in "$tmp/priv") $(ls -A \
 			"$tmp/priv" | wc -l) $(grep -c \
 			'^kopolicy: kp_symget: kp_symget: loads' "$tmp/err")" \
 		"0 1 0 1"
 	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
 	# check --running --root: the running kernel's tree and the names' chain, one copy too
 	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -qq -e trace=mkdir -o "$tmp/strace" \
+		strace -f -qq -y -e trace=mkdir,mkdirat -o "$tmp/strace" \
 		"$kp" check --running --root "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	is "check --running --root ROOT NAME on an untrusted root: one copy, removed, the verdict" \
-		"$rc $(grep -c "mkdir(\"$tmp/priv/kopolicy-kmod\\.[^/]*\"" "$tmp/strace") $(ls -A \
+		"$rc $(made_in "$tmp/priv") $(ls -A \
 			"$tmp/priv" | wc -l) $(grep -c \
 			'^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" \
 		"1 1 0 1"
