@@ -27,6 +27,7 @@ struct kp_cli_cache {
 	bool base_tried;
 	struct kp_base_cache *base; /* the base cache, beside the facts cache */
 	char refused[4096]; /* a cache directory the trust test refused (said once), or "" */
+	char usable[4096];  /* the last one it passed (or that did not exist yet), or "" */
 	/* the environment's cache directory replaced by the user's own, and why (stats), or "" */
 	char moved[1024];
 	/* the user's facts directory, picked once (kp_facts_cache_dir_own(): a trust walk) */

@@ -150,11 +150,17 @@ static bool cache_usable(struct kp_cli_cache *cc, const char *root)
 
 	if (*cc->refused && !strcmp(cc->refused, root))
 		return false;
+	/* walked once a run: the caches walk it again as they open it (the result cache and the
+	 * facts cache share one root) */
+	if (*cc->usable && !strcmp(cc->usable, root))
+		return true;
 	fd = kp_trusted_dir_open(root, false, &err);
 	if (fd >= 0)
 		close(fd);
-	if (fd >= 0 || kp_err_errnum(&err) != EPERM)
+	if (fd >= 0 || kp_err_errnum(&err) != EPERM) {
+		snprintf(cc->usable, sizeof(cc->usable), "%s", root);
 		return true;
+	}
 	kp_cli_error(NULL, "cache directory %s not used: %s; running without the cache", root,
 		     err.msg);
 	snprintf(cc->refused, sizeof(cc->refused), "%s", root);
