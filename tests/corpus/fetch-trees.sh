@@ -8,8 +8,9 @@
 #         amd64-5.10 (bullseye point release), amd64-5.10s (newest bullseye-security),
 #         amd64-6.12t armhf-6.12t arm64-6.12t riscv64-6.12t ppc64el-6.12t s390x-6.12t
 #         (trixie, the same 6.12.x on every architecture; the newest ABI the mirror
-#         serves: the index can list packages whose files are gone, as ppc64el's and
-#         s390x's 6.12.117 images are on 2026-12-03..06, HTTP 404, when 6.12.107 is there),
+#         serves: the index can list packages whose files are gone, as ppc64el's,
+#         s390x's and armel's 6.12.117 images are on 2026-12-03..07, HTTP 404, when
+#         6.12.107 is there),
 #         amd64-7.2 (sid, split linux-modules/linux-base/linux-binary packages),
 #         mips64el-6.1 armel-6.1 (bookworm mips64r2el and marvell/ARMv5; not default),
 #         arm64-7.2 ppc64el-7.2 riscv64-7.2 s390x-7.2 loong64-7.2 armhf-7.2
