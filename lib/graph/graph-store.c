@@ -286,8 +286,8 @@ struct name_table {
 };
 
 /* A name of @nm by its index (NULL for none, and when @need, an error), its hash in *@hash. */
-static const char *get_name(struct kp_byte_reader *r, const struct name_table *nm, bool need,
-			    uint32_t *hash, const char *what)
+static inline const char *get_name_at(struct kp_byte_reader *r, const struct name_table *nm,
+				      bool need, uint32_t *hash, uint32_t *idx, const char *what)
 {
 	uint32_t i = kp_br_get32(r, what);
 
@@ -297,7 +297,15 @@ static const char *get_name(struct kp_byte_reader *r, const struct name_table *n
 		return NULL;
 	if (hash)
 		*hash = nm->hash[i];
+	if (idx)
+		*idx = i;
 	return nm->v[i];
+}
+
+static inline const char *get_name(struct kp_byte_reader *r, const struct name_table *nm, bool need,
+				   uint32_t *hash, const char *what)
+{
+	return get_name_at(r, nm, need, hash, NULL, what);
 }
 
 /* A string into @arena; no NUL inside. */
@@ -377,9 +385,9 @@ static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const st
 		struct kp_graph_stored_edge *e = &sn->edges[x];
 		const char *name;
 		unsigned kind, flags;
-		uint32_t hash = 0, node = 0, exp = 0;
+		uint32_t hash = 0, idx = 0, node = 0, exp = 0;
 
-		name = get_name(r, nm, true, &hash, "import name");
+		name = get_name_at(r, nm, true, &hash, &idx, "import name");
 		kind = kp_br_get8(r, "edge kind");
 		flags = kp_br_get8(r, "edge flags");
 		if (!r->bad && (kind > KP_PROV_LOADER || (flags & ~3u)))
@@ -394,6 +402,7 @@ static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const st
 		}
 		*e = (struct kp_graph_stored_edge){ .name = name,
 						    .hash = hash,
+						    .name_idx = idx,
 						    .kind = (enum kp_provider_kind)kind,
 						    .gpl_only = flags & EDGE_GPL_ONLY,
 						    .weak = flags & EDGE_WEAK,
@@ -422,6 +431,7 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 		nm.v[i] = get_str(&r, &out->arena, "name");
 		nm.hash[i] = nm.v[i] ? kp_hash_string(nm.v[i]) : 0;
 	}
+	out->nnames = r.bad ? 0 : nm.n;
 	/* a node takes at least 11 bytes */
 	n = get_count(&r, 11, "node count");
 	out->nodes = get_array(&r, &out->arena, n, sizeof(*out->nodes));
