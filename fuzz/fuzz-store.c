@@ -52,13 +52,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kp_sim_stored_release(&was);
 	}
 	if (graph && kp_graph_store_decode(graph, glen, &gs, &err) == 0) {
-		/* the decoder's references hold: every edge's node and export exist */
+		/*
+		 * the decoder's references hold: every edge's node and export exist, its name is
+		 * one of the name table's (what graph-rebuild.c's lookups are kept by)
+		 */
 		for (size_t i = 0; i < gs.n; i++)
 			for (size_t x = 0; x < gs.nodes[i].nedges; x++) {
 				const struct kp_graph_stored_edge *e = &gs.nodes[i].edges[x];
 
 				if (e->kind == KP_PROV_MODULE &&
 				    (e->node >= gs.n || e->exp >= gs.nodes[e->node].nexports))
+					__builtin_trap();
+				if (e->name_idx >= gs.nnames || !e->name)
 					__builtin_trap();
 			}
 		kp_graph_stored_release(&gs);

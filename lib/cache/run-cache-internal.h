@@ -53,8 +53,11 @@ struct kp_run_cache {
 	char note[256];	     /* what a replay did, for KOPOLICY_CACHE_STATS */
 	unsigned char *keep; /* the store for this run's entry (kp_run_cache_keep()) */
 	size_t nkeep;
-	unsigned char *prev; /* the store of the entry a miss found (kp_run_cache_previous()) */
+	/* the store of the entry a miss found (kp_run_cache_previous()), read in @prev_map */
+	const unsigned char *prev;
 	size_t nprev;
+	void *prev_map; /* that entry mapped for the run (kp_run_cache_free() unmaps it) */
+	size_t nprev_map;
 	bool prev_quiet; /* its run wrote nothing to stderr (kp_run_cache_previous_quiet()) */
 	/* the inputs of that entry that changed (kp_run_cache_changes()), when @prev is set */
 	struct kp_inputs_changed changed;

@@ -153,16 +153,15 @@ static const char *refresh(struct kp_run_cache *rc, struct replay *r, struct kp_
 }
 
 /*
- * Under kp_bytes_guard(): the store of an intact entry copied for the miss, with the
- * entries of its manifest that changed (every one checked: a splice is only a candidate
- * when it knows all of them).
+ * Under kp_bytes_guard(): what the miss keeps of an intact entry, its store read in the
+ * mapping (kept_store()), with the entries of its manifest that changed (every one checked:
+ * a splice is only a candidate when it knows all of them).
  */
-static int copy_store(void *arg)
+static int keep_store(void *arg)
 {
 	const struct replay *r = arg;
 	struct kp_run_cache *rc = (struct kp_run_cache *)r->rc;
 
-	memcpy(rc->prev, r->m + HDR_LEN + r->olen + r->klen + r->mlen, (size_t)r->slen);
 	rc->prev_quiet = quiet(r->m + HDR_LEN, r->olen);
 	kp_inputs_changes(r->m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen, &rc->changed);
 	/* for a manifest carried over (kp_run_cache_carry()); without memory, none */
@@ -172,6 +171,34 @@ static int copy_store(void *arg)
 		rc->nprev_m = (size_t)r->mlen;
 	}
 	return 0;
+}
+
+/*
+ * The store of the intact entry @r (mapped at @m) for the miss, read where it is mapped:
+ * the mapping is @rc's for the run (kp_run_cache_free() unmaps it), so the entry's ~7 MB on
+ * a large tree are not copied and touched again.
+ *
+ * Its readers (the splice: src/check-splice-use.c, src/check-splice.c) read it without
+ * kp_bytes_guard(): they read module files under their own guards (one per thread, not
+ * nested) and cannot be jumped out of. A SIGBUS cannot come from kopolicy itself: an entry
+ * is never written in place, it is published by rename() (kp_rc_publish()) and removed by
+ * unlink(), both of which leave this mapping's file whole. The entry and its directory are
+ * trusted (kp_trusted_file(), kp_trusted_dir_open(): owned by the user or root, writable by
+ * nobody else), so only they could truncate it under the run, by hand, as they could kill
+ * it; a truncation before the checks (entry_holds(), under the guard) is a miss.
+ */
+static void kept_store(struct kp_run_cache *rc, const struct replay *r, unsigned char *m)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t head = HDR_LEN + r->olen + r->klen + r->mlen;
+
+	/* the pages before the store out of the run's RSS (read from the file again if touched) */
+	if (page > 0 && head >= (uint64_t)page)
+		madvise(m, (size_t)(head - head % (uint64_t)page), MADV_DONTNEED);
+	rc->prev = m + HDR_LEN + r->olen + r->klen + r->mlen;
+	rc->nprev = (size_t)r->slen;
+	rc->prev_map = m;
+	rc->nprev_map = (size_t)r->size;
 }
 
 static int emit(void *arg)
@@ -215,16 +242,15 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 	if (kp_bytes_guard(&b, entry_holds, &r, &err) != 1) {
 		rc->rehash_over = r.rh.over;
 		/* a miss through changed inputs: what the command kept, for it to use */
-		if (r.intact && r.slen && (rc->prev = malloc((size_t)r.slen))) {
-			rc->nprev = (size_t)r.slen;
-			if (kp_bytes_guard(&b, copy_store, &r, &err) < 0) {
+		if (r.intact && r.slen) {
+			if (kp_bytes_guard(&b, keep_store, &r, &err) < 0) {
 				kp_inputs_changed_release(&rc->changed);
-				free(rc->prev);
-				rc->prev = NULL;
-				rc->nprev = 0;
 				free(rc->prev_m);
 				rc->prev_m = NULL;
 				rc->nprev_m = 0;
+			} else {
+				kept_store(rc, &r, m);
+				m = NULL; /* @rc's now */
 			}
 		}
 		goto out;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <zlib.h> /* crc32_combine() */
@@ -423,7 +424,8 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
 	free(rc->buf);
 	free(rc->key.p);
 	free(rc->keep);
-	free(rc->prev);
+	if (rc->prev_map)
+		munmap(rc->prev_map, rc->nprev_map);
 	free(rc->prev_m);
 	free(rc->carried);
 	free(rc->fresh_m.p);

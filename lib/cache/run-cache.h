@@ -83,8 +83,9 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
 void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len);
 /*
  * On a miss (kp_run_cache_replay() gave 0): the store of the entry of the same key whose
- * inputs changed (whole, trusted, its CRC right), *@len bytes owned by @rc; NULL when there
- * was none.
+ * inputs changed (whole, trusted, its CRC right), *@len bytes of that entry's mapping, owned
+ * by @rc for the run (unguarded reads: run-cache-replay.c kept_store()); NULL when there was
+ * none.
  */
 const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t *len);
 /*

@@ -51,6 +51,47 @@ static bool str_same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+/* A base record looked up by a stored name, for every other edge that imports that name. */
+struct memo {
+	const char *name; /* the stored name (NULL: not looked up yet) */
+	const struct kp_ksym *k;
+};
+
+/* Per stored name (kp_graph_stored.nnames), a lookup each in vmlinux and the base modules. */
+struct lookups {
+	struct memo *vmlinux, *base_module;
+	size_t n;
+};
+
+/*
+ * The base record of @se's name (@se->kind KP_PROV_VMLINUX or KP_PROV_BASE_MODULE), looked up
+ * once per stored name: a tree imports the same few thousand names some 140,000 times. A
+ * name is one pointer per index in a decoded store; any other (an edge changed by hand) is
+ * looked up each time.
+ */
+static const struct kp_ksym *base_record(const struct kp_graph *g, struct lookups *lk,
+					 const struct kp_graph_stored_edge *se)
+{
+	struct memo *m = NULL;
+	const struct kp_ksym *k;
+
+	if (se->name_idx < lk->n) {
+		m = se->kind == KP_PROV_BASE_MODULE ? &lk->base_module[se->name_idx]
+						    : &lk->vmlinux[se->name_idx];
+		if (m->name == se->name)
+			return m->k;
+	}
+	if (se->kind == KP_PROV_BASE_MODULE)
+		k = kp_graph_base_module_export(g, se->name, se->hash);
+	else
+		k = g->base ? kp_base_lookup_hashed(g->base, se->name, se->hash) : NULL;
+	if (m) {
+		m->name = se->name;
+		m->k = k;
+	}
+	return k;
+}
+
 /*
  * The stored edge @se of node @i's import @im into @e, taken as it is: only a record of
  * the base (vmlinux, a module known from the base alone) looked up by its name (resolve_edge()
@@ -58,8 +99,9 @@ static bool str_same(const char *a, const char *b)
  * provider module's export of that name, a record found, a symbol the loader defines, the
  * class its provider says. NULL, or what does not hold.
  */
-static const char *take_edge(const struct kp_graph *g, size_t i, const struct kp_import *im,
-			     const struct kp_graph_stored_edge *se, struct kp_edge *e)
+static const char *take_edge(const struct kp_graph *g, struct lookups *lk, size_t i,
+			     const struct kp_import *im, const struct kp_graph_stored_edge *se,
+			     struct kp_edge *e)
 {
 	const struct kp_module *pm;
 	const struct kp_ksym *k = NULL;
@@ -79,10 +121,7 @@ static const char *take_edge(const struct kp_graph *g, size_t i, const struct kp
 		break;
 	case KP_PROV_VMLINUX:
 	case KP_PROV_BASE_MODULE:
-		if (se->kind == KP_PROV_BASE_MODULE)
-			k = kp_graph_base_module_export(g, se->name, se->hash);
-		else if (g->base)
-			k = kp_base_lookup_hashed(g->base, se->name, se->hash);
+		k = base_record(g, lk, se);
 		if (!k)
 			return "an edge's base record";
 		e->ksym = k;
@@ -98,9 +137,9 @@ static const char *take_edge(const struct kp_graph *g, size_t i, const struct kp
 	return e->gpl_only == se->gpl_only ? NULL : "an edge's class";
 }
 
-/* @g's edges taken from @s, then its dependencies, load order and cycles: 0, or -1 with @err. */
-static int take_edges(struct kp_graph *g, const struct kp_graph_stored *s, const size_t *order,
-		      struct kp_err *err)
+/* take_edges() with its base records looked up through @lk. */
+static int take_all(struct kp_graph *g, const struct kp_graph_stored *s, struct lookups *lk,
+		    const size_t *order, struct kp_err *err)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		const struct kp_graph_stored_node *sn = &s->nodes[i];
@@ -113,7 +152,8 @@ static int take_edges(struct kp_graph *g, const struct kp_graph_stored *s, const
 		if (sn->nedges && !(nd->edges = kp_calloc(sn->nedges, sizeof(*nd->edges))))
 			return kp_err_set(err, "out of memory");
 		for (size_t x = 0; x < sn->nedges && !why; x++)
-			why = take_edge(g, i, &nd->mod->imports[x], &sn->edges[x], &nd->edges[x]);
+			why = take_edge(g, lk, i, &nd->mod->imports[x], &sn->edges[x],
+					&nd->edges[x]);
 		if (why)
 			return kp_err_set(err, "stored graph: %s of node %zu", why, i);
 		if (kp_graph_node_deps(nd) < 0)
@@ -130,6 +170,25 @@ static int take_edges(struct kp_graph *g, const struct kp_graph_stored *s, const
 		if (g->order[k] != order[k])
 			return kp_err_set(err, "stored graph: the load order at %zu", k);
 	return 0;
+}
+
+/* @g's edges taken from @s, then its dependencies, load order and cycles: 0, or -1 with @err. */
+static int take_edges(struct kp_graph *g, const struct kp_graph_stored *s, const size_t *order,
+		      struct kp_err *err)
+{
+	struct lookups lk = { .n = s->nnames };
+	int r = -1;
+
+	/* large: fresh zeroed pages, only those touched faulted in */
+	lk.vmlinux = kp_calloc(lk.n, sizeof(*lk.vmlinux));
+	lk.base_module = kp_calloc(lk.n, sizeof(*lk.base_module));
+	if (lk.n && (!lk.vmlinux || !lk.base_module))
+		kp_err_set(err, "out of memory");
+	else
+		r = take_all(g, s, &lk, order, err);
+	free(lk.vmlinux);
+	free(lk.base_module);
+	return r;
 }
 
 int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored *s,

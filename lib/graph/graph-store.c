@@ -286,8 +286,8 @@ struct name_table {
 };
 
 /* A name of @nm by its index (NULL for none, and when @need, an error), its hash in *@hash. */
-static const char *get_name(struct kp_byte_reader *r, const struct name_table *nm, bool need,
-			    uint32_t *hash, const char *what)
+static inline const char *get_name_at(struct kp_byte_reader *r, const struct name_table *nm,
+				      bool need, uint32_t *hash, uint32_t *idx, const char *what)
 {
 	uint32_t i = kp_br_get32(r, what);
 
@@ -297,7 +297,15 @@ static const char *get_name(struct kp_byte_reader *r, const struct name_table *n
 		return NULL;
 	if (hash)
 		*hash = nm->hash[i];
+	if (idx)
+		*idx = i;
 	return nm->v[i];
+}
+
+static inline const char *get_name(struct kp_byte_reader *r, const struct name_table *nm, bool need,
+				   uint32_t *hash, const char *what)
+{
+	return get_name_at(r, nm, need, hash, NULL, what);
 }
 
 /* A string into @arena; no NUL inside. */
@@ -324,6 +332,7 @@ static const char *get_str(struct kp_byte_reader *r, struct kp_arena *arena, con
 	return s;
 }
 
+/* @n items of @size, not zeroed: the decoder writes each whole before it is read. */
 static void *get_array(struct kp_byte_reader *r, struct kp_arena *arena, size_t n, size_t size)
 {
 	void *a;
@@ -333,8 +342,6 @@ static void *get_array(struct kp_byte_reader *r, struct kp_arena *arena, size_t 
 	a = kp_arena_alloc(arena, n * size);
 	if (!a)
 		r->bad = "out of memory";
-	else
-		memset(a, 0, n * size);
 	return a;
 }
 
@@ -345,21 +352,26 @@ static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
 	sn->nexports = get_count(r, 14, "export count");
 	sn->exports = get_array(r, arena, sn->nexports, sizeof(*sn->exports));
 	for (size_t x = 0; x < sn->nexports && !r->bad; x++) {
-		struct kp_export *e = &sn->exports[x];
+		const char *name, *ns;
 		unsigned table, flags;
+		uint32_t hash = 0, crc;
 
-		e->name = get_name(r, nm, true, &e->hash, "export name");
-		e->ns = get_name(r, nm, false, NULL, "export namespace");
+		name = get_name(r, nm, true, &hash, "export name");
+		ns = get_name(r, nm, false, NULL, "export namespace");
 		table = kp_br_get8(r, "export table");
 		flags = kp_br_get8(r, "export flags");
-		e->crc = kp_br_get32(r, "export CRC");
+		crc = kp_br_get32(r, "export CRC");
 		if (!r->bad && (table >= KP_KSYMTAB_NTABLES || (flags & ~3u)))
 			r->bad = "export table or flags";
 		if (r->bad)
 			return;
-		e->table = (enum kp_export_table)table;
-		e->gpl_only = flags & EXP_GPL_ONLY;
-		e->has_crc = flags & EXP_HAS_CRC;
+		sn->exports[x] = (struct kp_export){ .name = name,
+						     .ns = ns,
+						     .table = (enum kp_export_table)table,
+						     .gpl_only = flags & EXP_GPL_ONLY,
+						     .has_crc = flags & EXP_HAS_CRC,
+						     .crc = crc,
+						     .hash = hash };
 	}
 }
 
@@ -371,24 +383,31 @@ static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const st
 	sn->edges = get_array(r, arena, sn->nedges, sizeof(*sn->edges));
 	for (size_t x = 0; x < sn->nedges && !r->bad; x++) {
 		struct kp_graph_stored_edge *e = &sn->edges[x];
+		const char *name;
 		unsigned kind, flags;
+		uint32_t hash = 0, idx = 0, node = 0, exp = 0;
 
-		e->name = get_name(r, nm, true, &e->hash, "import name");
+		name = get_name_at(r, nm, true, &hash, &idx, "import name");
 		kind = kp_br_get8(r, "edge kind");
 		flags = kp_br_get8(r, "edge flags");
 		if (!r->bad && (kind > KP_PROV_LOADER || (flags & ~3u)))
 			r->bad = "edge kind or flags";
 		if (r->bad)
 			return;
-		e->kind = (enum kp_provider_kind)kind;
-		e->gpl_only = flags & EDGE_GPL_ONLY;
-		e->weak = flags & EDGE_WEAK;
-		if (e->kind != KP_PROV_MODULE)
-			continue;
-		e->node = kp_br_get32(r, "edge node");
-		e->exp = kp_br_get32(r, "edge export");
-		if (!r->bad && e->node >= n)
-			r->bad = "edge node";
+		if (kind == KP_PROV_MODULE) {
+			node = kp_br_get32(r, "edge node");
+			exp = kp_br_get32(r, "edge export");
+			if (!r->bad && node >= n)
+				r->bad = "edge node";
+		}
+		*e = (struct kp_graph_stored_edge){ .name = name,
+						    .hash = hash,
+						    .name_idx = idx,
+						    .kind = (enum kp_provider_kind)kind,
+						    .gpl_only = flags & EDGE_GPL_ONLY,
+						    .weak = flags & EDGE_WEAK,
+						    .node = node,
+						    .exp = exp };
 	}
 }
 
@@ -412,6 +431,7 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 		nm.v[i] = get_str(&r, &out->arena, "name");
 		nm.hash[i] = nm.v[i] ? kp_hash_string(nm.v[i]) : 0;
 	}
+	out->nnames = r.bad ? 0 : nm.n;
 	/* a node takes at least 11 bytes */
 	n = get_count(&r, 11, "node count");
 	out->nodes = get_array(&r, &out->arena, n, sizeof(*out->nodes));
@@ -422,6 +442,7 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 
 		if (!r.bad && (flags & ~15u))
 			r.bad = "node flags";
+		*sn = (struct kp_graph_stored_node){ 0 };
 		sn->in_cycle = flags & NODE_IN_CYCLE;
 		sn->duplicate_name = flags & NODE_DUPLICATE_NAME;
 		sn->walked = flags & NODE_WALKED;

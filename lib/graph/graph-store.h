@@ -35,8 +35,9 @@
 #include "util/util.h"
 
 struct kp_graph_stored_edge {
-	const char *name; /* the import's */
-	uint32_t hash;	  /* kp_hash_string(name) */
+	const char *name;  /* the import's */
+	uint32_t hash;	   /* kp_hash_string(name) */
+	uint32_t name_idx; /* @name's index in the store's name table (kp_graph_stored.nnames) */
 	enum kp_provider_kind kind;
 	bool gpl_only, weak;
 	uint32_t node, exp; /* KP_PROV_MODULE: the provider's node and its export's index */
@@ -54,6 +55,7 @@ struct kp_graph_stored_node {
 /* A decoded store: everything in its arena, released in one call. */
 struct kp_graph_stored {
 	size_t n;
+	size_t nnames; /* the name table's: one pointer per name, the same for each use */
 	struct kp_graph_stored_node *nodes; /* indexed like the graph's nodes */
 	struct kp_arena arena;
 };
