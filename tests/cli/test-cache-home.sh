@@ -12,6 +12,7 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 kp=$(cd "$(dirname "$kp")" && pwd)/$(basename "$kp")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 tap_tmpdir
 unset KOPOLICY_CACHE KOPOLICY_CACHE_DIR KOPOLICY_CACHE_STATS KOPOLICY_RUN_CACHE XDG_CACHE_HOME
 other=65534 # nobody
@@ -90,19 +91,10 @@ echo $? >"$tmp/show.rc"
 ok "${cases[5]}" $?
 # the hook as root uses /var/cache/kopolicy: the user's HOME is no reason for a note
 if command -v depmod >/dev/null; then
-	fx12=$(cd "$top/fixtures/ko/6.12" && pwd)
-	rel12=$(sed -n 's/^release=//p' "$fx12/kernel.txt")
 	r=$tmp/hookroot
-	mkdir -p "$r" && cp -R "$top/tests/unit/policy/root/." "$r/"
-	mkdir -p "$r/lib/modules/$rel12/extra" "$r/boot"
-	cp "$fx12/kp_gpl_prov.ko" "$fx12/kp_prop_prov.ko" "$fx12/kp_use_prop.ko" \
-		"$r/lib/modules/$rel12/extra/"
-	: >"$r/lib/modules/$rel12/modules.builtin"
-	: >"$r/lib/modules/$rel12/modules.builtin.modinfo"
-	cp "$fx12/Module.symvers.gz" "$r/boot/symvers-$rel12.gz"
-	cp "$fx12/config.gz" "$r/boot/config-$rel12"
-	echo "$rel12" >"$r/proc/sys/kernel/osrelease"
-	depmod -b "$r" "$rel12" 2>/dev/null
+	(fx=$(cd "$top/fixtures/ko/6.12" && pwd) &&
+		rel=$(sed -n 's/^release=//p' "$fx/kernel.txt") &&
+		hook_root "$r" kp_gpl_prov kp_prop_prov kp_use_prop 2>/dev/null)
 	C=(hook --root "$r" kp_use_prop)
 	run hook-ref KOPOLICY_CACHE=off
 	run hook HOME="$h" KOPOLICY_CACHE_STATS=1

@@ -13,6 +13,7 @@ top=${srcdir:-.}
 kp=${KOPOLICY:-./src/kopolicy}
 kp=$(cd "$(dirname "$kp")" && pwd)/$(basename "$kp")
 . "$top/tests/lib/tap.sh"
+. "$top/tests/lib/hook-root.sh"
 tap_tmpdir
 chmod 755 "$tmp" # nobody walks down to its caches
 unset KOPOLICY_CACHE KOPOLICY_CACHE_STATS KOPOLICY_CACHE_MAX_SIZE KOPOLICY_RUN_CACHE XDG_CACHE_HOME
@@ -133,19 +134,10 @@ if $root; then
 	# the hook (modprobe as root, sudo -E): the user's directory ignored with one line, the
 	# answer the one without any cache gives
 	if command -v depmod >/dev/null; then
-		fx12=$(cd "$top/fixtures/ko/6.12" && pwd)
-		rel12=$(sed -n 's/^release=//p' "$fx12/kernel.txt")
 		r=$tmp/hookroot
-		mkdir -p "$r" && cp -R "$top/tests/unit/policy/root/." "$r/"
-		mkdir -p "$r/lib/modules/$rel12/extra" "$r/boot"
-		cp "$fx12/kp_gpl_prov.ko" "$fx12/kp_prop_prov.ko" "$fx12/kp_use_prop.ko" \
-			"$r/lib/modules/$rel12/extra/"
-		: >"$r/lib/modules/$rel12/modules.builtin"
-		: >"$r/lib/modules/$rel12/modules.builtin.modinfo"
-		cp "$fx12/Module.symvers.gz" "$r/boot/symvers-$rel12.gz"
-		cp "$fx12/config.gz" "$r/boot/config-$rel12"
-		echo "$rel12" >"$r/proc/sys/kernel/osrelease"
-		depmod -b "$r" "$rel12" 2>/dev/null
+		(fx=$(cd "$top/fixtures/ko/6.12" && pwd) &&
+			rel=$(sed -n 's/^release=//p' "$fx/kernel.txt") &&
+			hook_root "$r" kp_gpl_prov kp_prop_prov kp_use_prop 2>/dev/null)
 		KOPOLICY_CACHE=off run hook-ref hook --root "$r" kp_use_prop
 		KOPOLICY_CACHE_DIR=$c run hook hook --root "$r" kp_use_prop
 		{ echo "kopolicy: cache directory $c not used: $c is owned by uid $other, not by root; running without the cache"; cat "$tmp/hook-ref.err"; } >"$tmp/hook-want.err"
