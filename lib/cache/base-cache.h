@@ -23,10 +23,11 @@
  * is used only when the directory passes the trust test (trusted-dir.h), the file is regular, owned
  * by the effective user or root and not writable by others, and its header (magic, format, build,
  * the whole key, length) and the header's CRC-32 match; anything else is a miss and the inputs are
- * parsed as without the cache. The payload is not checksummed whole (2 MB of CRC-32 would cost the
- * hook a sixth of its time): each table checks what a lookup touches (its index, each record it
- * reads, base-symtab.h, base-kvtab.h), and a damaged table is dropped (kp_base_cache_drop()) and
- * parsed again. A CRC is no authentication: the permissions are (see man kopolicy, CACHE TRUST).
+ * parsed as without the cache. The payload is not checksummed by the entry (2 MB of CRC-32 would
+ * cost the hook a sixth of its time): each table checks what a lookup touches (its index, each
+ * record it reads, base-symtab.h, base-kvtab.h; a reader of the whole symvers table its one CRC
+ * instead), and a damaged table is dropped (kp_base_cache_drop()) and parsed again. A CRC is no
+ * authentication: the permissions are (see man kopolicy, CACHE TRUST).
  */
 #ifndef KP_BASE_CACHE_H
 #define KP_BASE_CACHE_H

@@ -10,9 +10,9 @@
 #include "util/symbol-index.h"
 #include "util/util.h"
 
-#define MAGIC	   "KPSYMTB1"
-#define HEAD_LEN   24
-#define REC_LEN	   32
+#define MAGIC	   "KPSYMTB2"
+#define HEAD_LEN   28
+#define REC_LEN	   36
 #define NO_NS	   UINT32_MAX
 #define F_GPL	   1
 #define F_HAS_CRC  2
@@ -115,6 +115,7 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 		int64_t name = put_string(&st, s->name, false);
 		int64_t owner = put_string(&st, s->owner, true);
 		int64_t ns = s->ns ? put_string(&st, s->ns, true) : NO_NS;
+		uint32_t hash = kp_hash_string(s->name);
 		size_t mask = nslots - 1, j;
 
 		if (name < 0 || owner < 0 || ns < 0)
@@ -128,7 +129,8 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 		p[24] = s->table;
 		p[25] = (uint8_t)((s->gpl_only ? F_GPL : 0) | (s->has_crc ? F_HAS_CRC : 0) |
 				  (s->ns_known ? F_NS_KNOWN : 0));
-		for (j = kp_hash_string(s->name) & mask; slots[j]; j = (j + 1) & mask)
+		kp_store32(p + 28, hash);
+		for (j = hash & mask; slots[j]; j = (j + 1) & mask)
 			if (!strcmp(st.buf + kp_load32(recbuf + (size_t)(slots[j] - 1) * REC_LEN,
 						       false),
 				    s->name))
@@ -158,6 +160,7 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 	kp_store32(buf + 12, (uint32_t)nslots);
 	kp_store32(buf + 16, (uint32_t)st.len);
 	kp_store32(buf + 20, (uint32_t)crc32(0, (const Bytef *)slots, (uInt)(nslots * 4)));
+	kp_store32(buf + 24, kp_crc32(kp_crc32(0, recbuf, n * REC_LEN), st.buf, st.len));
 	memcpy(buf + HEAD_LEN, recbuf, n * REC_LEN);
 	memcpy(buf + HEAD_LEN + n * REC_LEN, slots, nslots * 4);
 	memcpy(buf + HEAD_LEN + n * REC_LEN + nslots * 4, st.buf, st.len);
@@ -187,6 +190,7 @@ int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
 	t->nrec = kp_load32(b + 8, false);
 	t->nslots = kp_load32(b + 12, false);
 	t->nstr = kp_load32(b + 16, false);
+	t->body_crc = kp_load32(b + 24, false);
 	need = HEAD_LEN + (uint64_t)t->nrec * REC_LEN + (uint64_t)t->nslots * 4 + t->nstr;
 	if (need != len || !t->nslots || (t->nslots & (t->nslots - 1)) || t->nslots < t->nrec ||
 	    !t->nstr)
@@ -242,9 +246,17 @@ int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, bool checked, struct 
 	out->gpl_only = p[25] & F_GPL;
 	out->has_crc = p[25] & F_HAS_CRC;
 	out->ns_known = p[25] & F_NS_KNOWN;
-	if (!out->name || !out->owner || (ns != NO_NS && !out->ns) || p[25] & ~7u)
+	out->hash = kp_load32(p + 28, false);
+	if (!out->name || !out->owner || (ns != NO_NS && !out->ns) || p[25] & ~7u || p[26] || p[27])
 		return -1;
 	return 0;
+}
+
+int kp_bsymtab_check_all(const struct kp_bsymtab *t)
+{
+	uint32_t crc = kp_crc32(kp_crc32(0, t->recs, (size_t)t->nrec * REC_LEN), t->str, t->nstr);
+
+	return crc == t->body_crc ? 0 : -1;
 }
 
 int64_t kp_bsymtab_find(const struct kp_bsymtab *t, const char *name, size_t len)

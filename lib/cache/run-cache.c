@@ -318,7 +318,8 @@ static int store_carried(struct kp_run_cache *rc, uint64_t *mlen, uint64_t *coun
 		return -1;
 	tappend(rc, rc->carried, rc->ncarried_len);
 	*mlen = rc->ncarried_len;
-	*count = kp_inputs_count(rc->carried, rc->ncarried_len);
+	/* kp_inputs_carry_noted() wrote the stored head and as many entries as it counts */
+	*count = kp_load64(rc->carried + 8, false);
 	return 0;
 }
 

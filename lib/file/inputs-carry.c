@@ -200,6 +200,14 @@ static int carry_over(struct kp_inputs *in, const unsigned char *m, size_t len,
 	if (ch->fresh)
 		m = ch->fresh;
 	clock_gettime(CLOCK_REALTIME, &c.start);
+	/*
+	 * sized once for as many bytes as the stored manifest (a replaced entry differs by a
+	 * digest at most): no doubling and copy of a megabyte, nor zeroing of what is written
+	 */
+	if (len) {
+		c.out = malloc(len);
+		c.cap = c.out ? len : 0;
+	}
 	/* the head (magic, count) as stored: the entries are as many */
 	if (!index_paths(&c) || len < 16 || !put(&c, m, 16) ||
 	    kp_inputs_walk(m, len, carry_one, &c) < 0) {

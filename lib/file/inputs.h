@@ -181,8 +181,9 @@ void kp_inputs_changed_release(struct kp_inputs_changed *changed);
  * regular file still, on a file system of the same class, not changed within the last second), the
  * digest of its bytes now when its kind keeps one for a state that does not name its bytes,
  * and a module's state K_KEYED with the digest @in was told of (kp_in_note_bytes()), else
- * by its state alone; the others kept as they are. 0 with *@out (*@olen bytes, the caller's
- * to free) and the entries replaced in *@carried; -1 with @why (nothing in *@out).
+ * by its state alone; the others kept as they are. 0 with *@out (*@olen bytes: @m's head, its
+ * magic and entry count, then as many entries; the caller's to free) and the entries replaced
+ * in *@carried; -1 with @why (nothing in *@out).
  */
 int kp_inputs_carry(struct kp_inputs *in, const unsigned char *m, size_t len,
 		    const struct kp_inputs_changed *changed, unsigned char **out, size_t *olen,

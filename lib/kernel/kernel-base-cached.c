@@ -161,9 +161,15 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 		free(sel);
 		return kp_err_set(err, "out of memory");
 	}
-	/* checked whole before anything is added: a damaged table adds nothing */
+	/*
+	 * checked whole before anything is added: a damaged table adds nothing. A whole table by
+	 * its one CRC (kp_bsymtab_check_all()), the records of @wanted's names by theirs, which
+	 * kp_bsymtab_find() and kp_bsymtab_next() checked.
+	 */
+	if (!wanted && kp_bsymtab_check_all(t) < 0)
+		r = 1;
 	for (size_t i = 0; i < nsel && r == 0; i++)
-		if (kp_bsymtab_get(t, sel[i], wanted != NULL, &recs[i]) < 0 ||
+		if (kp_bsymtab_get(t, sel[i], true, &recs[i]) < 0 ||
 		    recs[i].table > KP_KSYMTAB_UNUSED_GPL)
 			r = 1;
 	/*
@@ -188,7 +194,7 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 					     .has_crc = recs[i].has_crc,
 					     .crc = recs[i].crc };
 
-			r = kp_base_add(b, &k, err);
+			r = kp_base_add_hashed(b, &k, recs[i].hash, err);
 			dups += recs[i].repeats;
 		}
 		kp_base_borrow_strings(b, false);

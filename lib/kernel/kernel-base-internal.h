@@ -20,6 +20,9 @@ void kp_base_begin_load(struct kp_kernel_base *b, unsigned source);
  * NULL means vmlinux). @in->sources is ignored: the current load's source is used.
  */
 int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_err *err);
+/* The same with @hash == kp_hash_string(@in->name) (a cached table stores it). */
+int kp_base_add_hashed(struct kp_kernel_base *b, const struct kp_ksym *in, uint32_t hash,
+		       struct kp_err *err);
 
 /*
  * Makes room for @n more entries and names (one rehash at most, not one per doubling):

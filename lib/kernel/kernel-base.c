@@ -48,8 +48,9 @@ struct kp_kernel_base {
 	unsigned source; /* KP_SRC_* of the current load */
 	unsigned sources;
 	const char *vmlinux_owner;
-	const char *last_owner; /* interning cache: owners come in runs */
-	bool borrow;		/* kp_base_borrow_strings(): added strings are not copied */
+	const char *last_owner;	      /* interning cache: owners come in runs */
+	const char *borrowed_vmlinux; /* "vmlinux" of kp_base_borrow_strings(): in the arena */
+	bool borrow;		      /* kp_base_borrow_strings(): added strings are not copied */
 	const char *release;
 	size_t nduplicates;
 	size_t nconflicts;
@@ -253,9 +254,17 @@ static int merge(struct kp_kernel_base *b, struct entry *e, const struct kp_ksym
 
 static const char *intern_owner(struct kp_kernel_base *b, const char *owner)
 {
-	if (!owner || !strcmp(owner, "vmlinux"))
+	/* the same string again (a cached table's owners are each stored once): no compare */
+	if (owner && owner == b->last_owner)
+		return owner;
+	if (owner && owner == b->borrowed_vmlinux)
 		return b->vmlinux_owner;
-	if (b->last_owner && (b->last_owner == owner || !strcmp(b->last_owner, owner)))
+	if (!owner || !strcmp(owner, "vmlinux")) {
+		if (owner && b->borrow)
+			b->borrowed_vmlinux = owner;
+		return b->vmlinux_owner;
+	}
+	if (b->last_owner && !strcmp(b->last_owner, owner))
 		return b->last_owner;
 	b->last_owner = b->borrow ? owner : kp_arena_strdup(&b->arena, owner);
 	return b->last_owner;
@@ -310,10 +319,16 @@ static int grow_pairs(struct kp_kernel_base *b)
 
 int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_err *err)
 {
-	uint32_t h = kp_hash_string(in->name);
+	return kp_base_add_hashed(b, in, kp_hash_string(in->name), err);
+}
+
+int kp_base_add_hashed(struct kp_kernel_base *b, const struct kp_ksym *in, uint32_t h,
+		       struct kp_err *err)
+{
 	const char *owner = intern_owner(b, in->owner);
 	struct entry **pair = NULL;
-	struct slot *slot;
+	/* the name's slot, found once: the chain walked for the owner, then the entry added */
+	struct slot *slot = b->nslots ? find_slot(b->slots, b->nslots, in->name, h) : NULL;
 	struct entry *e;
 
 	if (!owner)
@@ -321,7 +336,7 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 	if (!b->pairs) {
 		unsigned steps = 0;
 
-		for (e = find_head(b, in->name, h); e && steps < PAIRS_AFTER; e = e->next, steps++)
+		for (e = slot ? slot->head : NULL; e && steps < PAIRS_AFTER; e = e->next, steps++)
 			if (e->k.owner == owner || !strcmp(e->k.owner, owner))
 				return merge(b, e, in, err);
 		if (e && grow_pairs(b) < 0) /* a long chain: the pair table from now on */
@@ -337,8 +352,11 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 			return merge(b, *pair, in, err);
 	}
 
-	if ((b->nnames + 1) * 2 > b->nslots && rehash(b) < 0)
-		return kp_err_set(err, "out of memory");
+	if ((b->nnames + 1) * 2 > b->nslots) {
+		if (rehash(b) < 0)
+			return kp_err_set(err, "out of memory");
+		slot = NULL; /* the slots moved */
+	}
 	if (kp_grow(&b->entries, &b->cap, b->n + 1, sizeof(*b->entries)) < 0)
 		return kp_err_set(err, "out of memory");
 	e = kp_arena_alloc(&b->arena, sizeof(*e));
@@ -363,7 +381,8 @@ int kp_base_add(struct kp_kernel_base *b, const struct kp_ksym *in, struct kp_er
 	e->hash = h;
 	e->gen = b->gen;
 
-	slot = find_slot(b->slots, b->nslots, in->name, h);
+	if (!slot)
+		slot = find_slot(b->slots, b->nslots, in->name, h);
 	if (!slot->head) {
 		slot->head = e;
 		slot->name = e->k.name;

@@ -111,6 +111,50 @@ ok "a damaged symvers entry: the reference's answer" $?
 grep -qE '^kopolicy: base cache: 1 hits, 1 misses, 1 stored, 1 refused$' "$tmp/damaged.base"
 ok "... refused, parsed and stored again" $?
 
+# the symvers table's own damage and format (base-symtab.h: KPSYMTB2 after the 384-byte entry
+# header): EDIT on the entry, then the reference's answer and the entry refused and stored anew
+# symtab EDIT: edits $sym's table in place (python3; t: the table's bytes, n/s: record and slot
+# counts, R: the records' start, S: the slots' start, crc32: zlib's)
+symtab() {
+	python3 - "$sym" "$1" <<'EOF2'
+import struct, sys, zlib
+p, edit = sys.argv[1], sys.argv[2]
+b = bytearray(open(p, 'rb').read())
+t = memoryview(b)[384:]
+assert bytes(t[:8]) == b'KPSYMTB2'
+n, s = struct.unpack_from('=II', t, 8)
+R, S = 28, 28 + 36 * n
+exec(edit)
+open(p, 'wb').write(b)
+EOF2
+}
+refused() { # NAME WHAT: the reference's answer, the symvers entry refused and stored again
+	run "$1" "${C[@]}"
+	same "$1" ref
+	ok "$2: the reference's answer" $?
+	is "... refused, parsed and stored again" "$(base "$1")" \
+		"1 hits, 1 misses, 1 stored, 1 refused"
+}
+symtab 'struct.pack_into("=I", t, R + 36 * (n // 2) + 12, 0x12345678)'
+refused rec-crc "a record's CRC field changed (the whole table's CRC catches it)"
+symtab 't[R + 36 * 7 + 28] ^= 1'
+refused rec-hash "a record's stored name hash changed"
+symtab 't[0:8] = b"KPSYMTB1"'
+refused old-magic "a table of the previous format (KPSYMTB1)"
+python3 -c 'import os, sys; os.truncate(sys.argv[1], os.path.getsize(sys.argv[1]) - 100)' "$sym"
+refused truncated "a truncated entry"
+symtab 'i = next(j for j in range(s) if struct.unpack_from("=I", t, S + 4 * j)[0])
+struct.pack_into("=I", t, S + 4 * i, n + 5)'
+refused slot-out "a slot pointing past the records (its CRC not fixed)"
+# the same with the slots' CRC made to match: a whole load reads no slot, so nothing it
+# answers depends on one; the answer is the reference's either way
+symtab 'i = next(j for j in range(s) if struct.unpack_from("=I", t, S + 4 * j)[0])
+struct.pack_into("=I", t, S + 4 * i, n + 5)
+struct.pack_into("=I", t, 20, zlib.crc32(bytes(t[S:S + 4 * s])))'
+run slot-out2 "${C[@]}"
+same slot-out2 ref
+ok "a slot pointing past the records, its CRC fixed: the reference's answer" $?
+
 # a stale base: Module.symvers changed (msleep's CRC), the old entry renamed to the new key
 zcat "$fx/Module.symvers.gz" | sed 's/^0x[0-9a-f]*\tmsleep\t/0x12345678\tmsleep\t/' |
 	gzip -n >"$fx/new.gz"

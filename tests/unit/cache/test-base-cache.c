@@ -57,6 +57,12 @@ static bool same_base(const struct kp_kernel_base *a, const struct kp_kernel_bas
 			snprintf(why, len, "entry %zu: %s (%s) differs", i, x->name, x->owner);
 			return false;
 		}
+		/* found by its name (the index built from a cached table's stored hashes) */
+		if (kp_base_lookup_owner(a, x->name, x->owner) != x) {
+			snprintf(why, len, "entry %zu: %s (%s) not found by its name", i, x->name,
+				 x->owner);
+			return false;
+		}
 	}
 	return true;
 }
@@ -105,7 +111,7 @@ static void test_symvers(struct tap *t, const char *root, const char *sv)
 	struct kp_base_counts n;
 	char why[256], entry[512];
 	struct stat st;
-	int wrong = 0, detected = 0;
+	int wrong = 0, detected = 0, undetected = 0, flips = 0;
 
 	tap_ok(t, want && kp_base_count(want) == 26772, "Module.symvers parses: 26772 exports");
 	/* a filtered load as the hook makes it: names with several owners, one absent */
@@ -139,6 +145,37 @@ static void test_symvers(struct tap *t, const char *root, const char *sv)
 	       wanted.n, want_f ? kp_base_count(want_f) : 0);
 	tap_ok(t, n.hits == 1, "filtered: a hit");
 	kp_base_free(got);
+
+	/*
+	 * a whole load (check, graph) checks the table by its one CRC of the records and strings
+	 * (kp_bsymtab_check_all()) and the slots by theirs: every byte flipped anywhere in the
+	 * entry (the header densely, then 64 spread over the tables) is a miss, never an answer
+	 */
+	for (off_t off = 0; off < st.st_size; off += off < 512 ? 7 : st.st_size / 64 + 1) {
+		struct kp_base_counts m;
+
+		if (flip(entry, off) < 0)
+			break;
+		got = cached(root, sv, NULL, &m);
+		if (!got || !want || !same_base(got, want, why, sizeof(why))) {
+			if (wrong++ < 3)
+				printf("# byte %lld flipped: %s\n", (long long)off,
+				       got ? why : "failed");
+		}
+		kp_base_free(got);
+		flips++;
+		if (m.hits) {
+			if (undetected++ < 3)
+				printf("# byte %lld flipped: a hit\n", (long long)off);
+			flip(entry, off);
+		} else if (!only_entry(root, entry, sizeof(entry))) {
+			break;
+		}
+	}
+	tap_is_int(t, wrong, 0, "whole loads of a damaged entry: wrong answers");
+	tap_ok(t, undetected == 0 && flips > 100, "whole loads: every flipped byte detected (%d)",
+	       flips);
+	wrong = 0;
 
 	/* bytes of the entry flipped one at a time (the header densely, then 64 spread over the
 	 * tables): never a wrong answer */
