@@ -5,7 +5,7 @@
 # module on the same scratch root, in the same run: what modprobe waits for on each hooked
 # load, and what it would cost anyway. TREE_ROOT is an extracted Debian kernel, as for
 # bench-hook.sh (lib/modules/<release>/kernel, boot/config-<release>, the headers'
-# Module.symvers); the scratch root is made the same way (the tree's kernel/ linked, depmod
+# Module.symvers); the scratch root is made the same way (bench/hook-root.sh: the tree's kernel/ hard-linked, depmod
 # run, a fake proc/ and sys/ with nothing loaded: every module in the "cold" state, its
 # in-tree dependencies described by Module.symvers).
 #
@@ -22,7 +22,8 @@
 # Each process is timed by python3 (posix_spawn, wait4): wall time and CPU time (user + system
 # of the child). Reported per pass: p50/p90/p99/max of each command's wall and CPU times, the
 # ratio of the hook's percentile to modprobe's, the distribution of the per-module ratio
-# hook/modprobe (wall), how many hook runs exited 2 (undecided) and the slowest modules, with
+# hook/modprobe (wall), how many hook runs exited 2 (undecided: run with --on-error fail-closed)
+# and the slowest modules, with
 # the load average before and after. KOPOLICY_BASE_CACHE=off (or KOPOLICY_CACHE=off) in the
 # environment times the hook without the base cache (or without both caches). BENCH_BTF=FILE:
 # the kernel's raw BTF (e.g. objcopy -O binary --only-section=.BTF of the headers' vmlinux)
@@ -46,22 +47,8 @@ rel=$(ls "$tree/lib/modules" | head -1)
 root=$(mktemp -d "${TMPDIR:-/tmp}/bench-hook-all.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 md=$root/lib/modules/$rel
-mkdir -p "$md" "$root/boot" "$root/proc/sys/kernel" "$root/sys/module/module/parameters"
-ln -s "$(cd "$tree/lib/modules/$rel/kernel" && pwd)" "$md/kernel"
-for f in modules.builtin modules.builtin.modinfo modules.order; do
-	[ -e "$tree/lib/modules/$rel/$f" ] && cp "$tree/lib/modules/$rel/$f" "$md/"
-done
-[ -e "$tree/boot/config-$rel" ] && cp "$tree/boot/config-$rel" "$root/boot/"
-hdr=$tree/usr/src/linux-headers-$rel
-if [ -e "$hdr/Module.symvers" ]; then
-	mkdir -p "$root/usr/src/linux-headers-$rel"
-	cp "$hdr/Module.symvers" "$root/usr/src/linux-headers-$rel/"
-fi
-echo "$rel" > "$root/proc/sys/kernel/osrelease"
-echo N > "$root/sys/module/module/parameters/sig_enforce"
-echo 0 > "$root/proc/sys/kernel/tainted"
-echo "BOOT_IMAGE=/boot/vmlinuz-$rel root=/dev/vda1 ro quiet" > "$root/proc/cmdline"
-: > "$root/proc/modules"
+. "$(cd "$(dirname "$0")" && pwd)/hook-root.sh"
+bench_root "$tree" "$root" "$rel" || exit 2
 if [ -n "${BENCH_BTF:-}" ]; then
 	mkdir -p "$root/sys/kernel/btf"
 	cp "$BENCH_BTF" "$root/sys/kernel/btf/vmlinux"
@@ -95,7 +82,9 @@ def run(argv):
             os.waitstatus_to_exitcode(status))
 
 def cmds(m):
-    return ([kp, "hook", "--root", root, m],
+    # fail-closed: a module the hook cannot decide exits 2 and is counted, never timed as a
+    # quiet pass (the default fail-open exits 0)
+    return ([kp, "hook", "--on-error", "fail-closed", "--root", root, m],
             ["modprobe", "-d", root, "-S", rel, "--dry-run", m])
 
 def one(i, m):

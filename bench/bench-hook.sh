@@ -5,9 +5,11 @@
 # `modprobe --dry-run MODULE` on the same tree, in the same run, alternating. TREE_ROOT is an
 # extracted Debian kernel (linux-image + linux-headers, e.g. the full 6.12 tree that
 # tests/corpus/fetch-trees.sh unpacks: lib/modules/<release>/kernel, boot/config-<release>,
-# usr/src/linux-headers-<release>/Module.symvers). A scratch root is made in $TMPDIR: the
-# tree's kernel/ linked, the fixtures of fixtures/ko/<series>/ copied to extra/ when they
-# were built for that release, depmod run, and a fake proc/ and sys/. Each MODULE is timed
+# usr/src/linux-headers-<release>/Module.symvers). A scratch root is made in $TMPDIR
+# (bench/hook-root.sh): the tree's kernel/ hard-linked (or copied), the fixtures of
+# fixtures/ko/<series>/ copied to extra/ when they were built for that release, depmod run,
+# and a fake proc/ and sys/. The bench stops (exit 2) when the hook cannot decide a module
+# there: that answer is not what it times. Each MODULE is timed
 #   cold:   nothing loaded: the chain's out-of-tree modules and the target are read, in-tree
 #           dependencies come from Module.symvers
 #   loaded: every dependency already loaded (proc/modules, sys/module/<m>/taint)
@@ -42,19 +44,8 @@ rel=$(ls "$tree/lib/modules" | head -1)
 root=$(mktemp -d "${TMPDIR:-/tmp}/bench-hook.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 md=$root/lib/modules/$rel
-mkdir -p "$md/extra" "$root/boot" "$root/usr/src" "$root/proc/sys/kernel" \
-	"$root/sys/module/module/parameters"
-ln -s "$(cd "$tree/lib/modules/$rel/kernel" && pwd)" "$md/kernel"
-for f in modules.builtin modules.builtin.modinfo modules.order; do
-	[ -e "$tree/lib/modules/$rel/$f" ] && cp "$tree/lib/modules/$rel/$f" "$md/"
-done
-[ -e "$tree/boot/config-$rel" ] && cp "$tree/boot/config-$rel" "$root/boot/"
-hdr=$tree/usr/src/linux-headers-$rel
-# copied: the hook resolves paths inside --root, where a link out of it leads nowhere
-if [ -e "$hdr/Module.symvers" ]; then
-	mkdir -p "$root/usr/src/linux-headers-$rel"
-	cp "$hdr/Module.symvers" "$root/usr/src/linux-headers-$rel/"
-fi
+. "$top/bench/hook-root.sh"
+bench_root "$tree" "$root" "$rel" || exit 2
 export KOPOLICY_CACHE_DIR=$root/cache
 fixtures=""
 for d in "$top"/fixtures/ko/*/; do
@@ -63,10 +54,6 @@ for d in "$top"/fixtures/ko/*/; do
 		fixtures=$d
 	fi
 done
-echo "$rel" > "$root/proc/sys/kernel/osrelease"
-echo N > "$root/sys/module/module/parameters/sig_enforce"
-echo 0 > "$root/proc/sys/kernel/tainted"
-echo "BOOT_IMAGE=/boot/vmlinuz-$rel root=/dev/vda1 ro quiet" > "$root/proc/cmdline"
 depmod -b "$root" "$rel"
 
 mods=("$@")
@@ -143,6 +130,7 @@ for m in "${mods[@]}"; do
 		over=0 worst=0 worst_m=""
 		set_loaded
 		for s in "${set[@]}"; do
+			bench_decides "$kp" "$root" "$s" || exit 2
 			read -r hw hc pw pc < <(timing "$kp" hook --root "$root" "$s" -- \
 				modprobe -d "$root" -S "$rel" --dry-run "$s")
 			printf '%-20s %-6s %4s | %8s %8s | %8s %8s | %6.1f\n' "$s" cold "-" \
@@ -155,6 +143,8 @@ for m in "${mods[@]}"; do
 		echo "$m: ${#set[@]} modules, $over over 20 ms (median wall), slowest $worst_m $worst ms"
 		continue
 	fi
+	set_loaded
+	bench_decides "$kp" "$root" "$m" || exit 2
 	mapfile -t deps < <(deps_of "$m")
 	for state in cold loaded full; do
 		hook_args=()
