@@ -20,7 +20,6 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "cache/base-id.h"
 #include "file/bytes.h"
@@ -28,6 +27,7 @@
 #include "trusted-dir.h"
 #include "util/fs-trust.h"
 #include "util/io.h"
+#include "util/crc32.h"
 
 #define MAGIC	    "KPBASE\r\n"
 #define HEADER_LEN  384
@@ -45,9 +45,9 @@ struct kp_base_cache {
 
 static uint32_t build_tag(void)
 {
-	uint32_t b = (uint32_t)crc32(0, (const Bytef *)PACKAGE_VERSION, strlen(PACKAGE_VERSION));
+	uint32_t b = kp_crc32(0, PACKAGE_VERSION, strlen(PACKAGE_VERSION));
 
-	return (uint32_t)crc32(b, (const Bytef *)KP_BASE_ID, strlen(KP_BASE_ID));
+	return kp_crc32(b, KP_BASE_ID, strlen(KP_BASE_ID));
 }
 
 /* ------------------------------------------------------------------ inputs */
@@ -300,7 +300,7 @@ static void header(const struct kp_base_cache *c, const struct kp_base_key *k, u
 	memcpy(h + 12, &c->build, 4);
 	memcpy(h + 16, &len, 8);
 	memcpy(h + 24, k->material, sizeof(k->material));
-	crc = (uint32_t)crc32(0, h, HEADER_LEN - 4);
+	crc = kp_crc32(0, h, HEADER_LEN - 4);
 	memcpy(h + HEADER_LEN - 4, &crc, 4);
 }
 

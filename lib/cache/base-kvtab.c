@@ -4,9 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "util/util.h"
+#include "util/crc32.h"
 
 #define MAGIC	 "KPKVTAB1"
 #define HEAD_LEN 24
@@ -17,14 +17,14 @@
 /* CRC-32 of a pair's fields and its two strings; false when one does not fit @nstr. */
 static bool pair_crc(const unsigned char *p, const char *str, size_t nstr, uint32_t *out)
 {
-	uLong crc = crc32(0, p, PAIR_LEN - 4);
+	uint32_t crc = kp_crc32(0, p, PAIR_LEN - 4);
 
 	for (int f = 0; f < 2; f++) {
 		uint32_t off = kp_load32(p + 4 * f, false);
 
 		if (off >= nstr)
 			return false;
-		crc = crc32(crc, (const Bytef *)str + off, (uInt)strlen(str + off) + 1);
+		crc = kp_crc32(crc, str + off, strlen(str + off) + 1);
 	}
 	*out = (uint32_t)crc;
 	return true;
@@ -112,8 +112,7 @@ int kp_kvtab_encode(const struct kp_kv *pairs, size_t n, const struct kp_kv *att
 		pair_crc(p, (const char *)o.buf + o.str, o.len - o.str, &crc);
 		kp_store32(p + 12, crc);
 	}
-	kp_store32(o.buf + 20,
-		   (uint32_t)crc32(0, o.buf + HEAD_LEN + n * PAIR_LEN, (uInt)(nattrs * ATTR_LEN)));
+	kp_store32(o.buf + 20, kp_crc32(0, o.buf + HEAD_LEN + n * PAIR_LEN, (nattrs * ATTR_LEN)));
 	free(sorted);
 	*out = o.buf;
 	*len = o.len;
@@ -138,7 +137,7 @@ int kp_kvtab_open(struct kp_kvtab *t, const void *p, size_t len)
 	t->attrs = t->pairs + (size_t)t->n * PAIR_LEN;
 	t->str = (const char *)(t->attrs + (size_t)t->nattrs * ATTR_LEN);
 	if (t->str[t->nstr - 1] != '\0' ||
-	    kp_load32(b + 20, false) != (uint32_t)crc32(0, t->attrs, (uInt)(t->nattrs * ATTR_LEN)))
+	    kp_load32(b + 20, false) != kp_crc32(0, t->attrs, (t->nattrs * ATTR_LEN)))
 		return -1;
 	return 0;
 }

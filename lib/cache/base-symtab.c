@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "util/crc32.h"
 #include "util/symbol-index.h"
@@ -159,7 +158,7 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 	kp_store32(buf + 8, (uint32_t)n);
 	kp_store32(buf + 12, (uint32_t)nslots);
 	kp_store32(buf + 16, (uint32_t)st.len);
-	kp_store32(buf + 20, (uint32_t)crc32(0, (const Bytef *)slots, (uInt)(nslots * 4)));
+	kp_store32(buf + 20, kp_crc32(0, slots, (nslots * 4)));
 	kp_store32(buf + 24, kp_crc32(kp_crc32(0, recbuf, n * REC_LEN), st.buf, st.len));
 	memcpy(buf + HEAD_LEN, recbuf, n * REC_LEN);
 	memcpy(buf + HEAD_LEN + n * REC_LEN, slots, nslots * 4);
@@ -202,10 +201,7 @@ int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
 	if (t->str[t->nstr - 1] != '\0')
 		return -1;
 	/* the index, whole (256 KiB for 27,000 exports): a damaged slot could hide a name */
-	return kp_load32(b + 20, false) ==
-			       (uint32_t)crc32(0, (const Bytef *)t->slots, t->nslots * 4)
-		       ? 0
-		       : -1;
+	return kp_load32(b + 20, false) == kp_crc32(0, t->slots, t->nslots * 4) ? 0 : -1;
 }
 
 /* Record @i (index) when its CRC holds, else NULL. */

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
 
 #include "cache/memo-file.h"
 #include "read/btf.h"
 #include "util/io.h"
 #include "util/util.h"
+#include "util/crc32.h"
 
 #define MAGIC	    "KPBTFV2\n"
 #define SCOPE_OFF   KP_MEMO_HEADER_LEN
@@ -161,10 +161,10 @@ static int reason_of(const unsigned char *r, uint32_t text_len, uint32_t *off, u
 static int take_record(const struct kp_btf_memo *m, const unsigned char *r,
 		       const unsigned char *why, uint32_t wl, struct kp_btf_verdict *v)
 {
-	uLong crc = crc32(m->scope_crc, r, REC_CRC);
+	uint32_t crc = kp_crc32(m->scope_crc, r, REC_CRC);
 
 	if (wl)
-		crc = crc32(crc, why, wl);
+		crc = kp_crc32(crc, why, wl);
 	if ((uint32_t)crc != kp_load32(r + REC_CRC, false))
 		return -1;
 	v->err = (int32_t)kp_load32(r + 32, false);
@@ -243,7 +243,7 @@ static struct kp_btf_memo *memo_new(int dirfd, const unsigned char *scope)
 	m->dirfd = dirfd;
 	m->fd = -1;
 	memcpy(m->scope, scope, KP_BTF_MEMO_ID_LEN);
-	m->scope_crc = (uint32_t)crc32(0, scope, KP_BTF_MEMO_ID_LEN);
+	m->scope_crc = kp_crc32(0, scope, KP_BTF_MEMO_ID_LEN);
 	return m;
 }
 
@@ -410,7 +410,7 @@ static unsigned char *encode(const struct kp_btf_memo *m, const struct entry **e
 	why = rec + n * REC_LEN;
 	for (size_t i = 0; i < n; i++, rec += REC_LEN) {
 		size_t wl = e[i]->why ? strlen(e[i]->why) : 0;
-		uLong crc;
+		uint32_t crc;
 
 		memcpy(rec, e[i]->id, KP_BTF_MEMO_ID_LEN);
 		kp_store32(rec + 32, (uint32_t)e[i]->err);
@@ -418,7 +418,7 @@ static unsigned char *encode(const struct kp_btf_memo *m, const struct entry **e
 		rec[40] = (unsigned char)wl;
 		rec[41] = (unsigned char)(wl >> 8);
 		memcpy(why + at, e[i]->why ? e[i]->why : "", wl);
-		crc = crc32(crc32(m->scope_crc, rec, REC_CRC), why + at, (uInt)wl);
+		crc = kp_crc32(kp_crc32(m->scope_crc, rec, REC_CRC), why + at, wl);
 		kp_store32(rec + REC_CRC, (uint32_t)crc);
 		at += wl;
 		count[e[i]->id[0]]++;

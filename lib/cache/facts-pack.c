@@ -34,8 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "file/bytes.h"
 #include "cache/trusted-dir.h"
 #include "read/reader-id.h"
@@ -44,9 +42,9 @@
 
 uint32_t kp_fc_build_tag(void)
 {
-	uint32_t b = (uint32_t)crc32(0, (const Bytef *)PACKAGE_VERSION, strlen(PACKAGE_VERSION));
+	uint32_t b = kp_crc32(0, PACKAGE_VERSION, strlen(PACKAGE_VERSION));
 
-	return (uint32_t)crc32(b, (const Bytef *)KP_READER_ID, strlen(KP_READER_ID));
+	return kp_crc32(b, KP_READER_ID, strlen(KP_READER_ID));
 }
 
 /* A 64-bit hash of the state, to sort and search records by (the fields are compared too). */
@@ -164,7 +162,7 @@ void kp_fc_footer_put(const struct kp_facts_cache *c, unsigned char *f, uint64_t
 	kp_store64(f + 16, nrec);
 	kp_store64(f + 24, index_off);
 	kp_store64(f + 32, nkeys);
-	kp_store32(f + 60, (uint32_t)crc32(0, f, KP_FC_FOOTER_LEN - 4));
+	kp_store32(f + 60, kp_crc32(0, f, KP_FC_FOOTER_LEN - 4));
 }
 
 /* The footer of a pack of @size bytes: 0 and the counts, or -1 (not a pack of this build). */
@@ -173,7 +171,7 @@ static int footer_get(const struct kp_facts_cache *c, const unsigned char *f, ui
 {
 	if (memcmp(f, KP_FC_PACK_MAGIC, 8) || kp_load32(f + 8, false) != KP_FACTS_FORMAT ||
 	    kp_load32(f + 12, false) != c->build ||
-	    kp_load32(f + 60, false) != (uint32_t)crc32(0, f, KP_FC_FOOTER_LEN - 4))
+	    kp_load32(f + 60, false) != kp_crc32(0, f, KP_FC_FOOTER_LEN - 4))
 		return -1;
 	*nrec = kp_load64(f + 16, false);
 	*index_off = kp_load64(f + 24, false);

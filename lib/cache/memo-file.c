@@ -10,24 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
 
 #include "cache/trusted-dir.h"
 #include "util/io.h"
 #include "util/util.h"
+#include "util/crc32.h"
 
 uint32_t kp_memo_crc(const unsigned char *p, size_t len)
 {
-	uLong c = crc32(0, Z_NULL, 0);
-
-	while (len) {
-		uInt n = len > (1u << 30) ? 1u << 30 : (uInt)len;
-
-		c = crc32(c, p, n);
-		p += n;
-		len -= n;
-	}
-	return (uint32_t)c;
+	return kp_crc32(0, p, len);
 }
 
 int kp_memo_dir(int dirfd, bool create)

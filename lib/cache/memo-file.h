@@ -17,7 +17,7 @@
 #define KP_MEMO_HEADER_LEN 16
 #define KP_MEMO_MAX_FILE   ((uint64_t)64 << 20)
 
-/* CRC-32 (zlib) of @len bytes. */
+/* CRC-32 (zlib's values: util/crc32.h) of @len bytes. */
 uint32_t kp_memo_crc(const unsigned char *p, size_t len);
 /* The memo directory of the facts directory @dirfd (O_PATH), made when @create; or -1. */
 int kp_memo_dir(int dirfd, bool create);
