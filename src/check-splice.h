@@ -56,7 +56,9 @@ void kp_splice_report_release(struct kp_splice_report *r);
  * of those verdicts. @cap (NULL: not kept; else zeroed, kp_check_capture_release() it with
  * @g->n blocks, failed or not) gets the report as written, cut at its splice points as
  * check-json.c's capture cuts a report of these bytes (a new store's report part: the kept
- * blocks' marks moved). 0, or -1 with @err (out of memory).
+ * blocks' marks moved), its blocks' texts borrowed from @t's bytes (@cap->borrowed: valid
+ * while @t's buffer is, set once the whole report is written). 0, or -1 with @err (out of
+ * memory).
  */
 int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 			   const struct kp_graph *g, const struct kp_verdict *sv,
