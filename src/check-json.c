@@ -411,7 +411,7 @@ static void print_tail(FILE *f, const struct kp_check_out *o, const struct kp_ct
 
 void kp_check_capture_release(struct kp_check_capture *cap, size_t n)
 {
-	for (size_t i = 0; cap->blocks && i < n; i++)
+	for (size_t i = 0; cap->blocks && !cap->borrowed && i < n; i++)
 		free(cap->blocks[i].text);
 	free(cap->blocks);
 	free(cap->head);

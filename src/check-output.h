@@ -31,6 +31,7 @@ struct kp_check_capture {
 	char *head, *tail; /* up to the first module's block, after the last one */
 	size_t headlen, taillen;
 	struct kp_check_block *blocks; /* indexed like the nodes, zeroed by the caller */
+	bool borrowed; /* the blocks' texts point into the report written (not freed) */
 };
 
 /* Frees what @cap holds (@n blocks) and leaves it zeroed. */

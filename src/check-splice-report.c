@@ -147,6 +147,7 @@ int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 			   int *rc, struct kp_err *err)
 {
 	struct bridges bs = { 0 };
+	size_t *at = NULL;		      /* with @cap: each kept block's offset in @t */
 	const struct kp_verdict *last = NULL; /* the latest load that printed */
 	bool first = true;
 	size_t base;
@@ -162,12 +163,14 @@ int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 	if (kp_policy_bridges(g, sv, add_bridge, &bs) < 0)
 		goto oom;
 	if (cap && (!(cap->blocks = calloc(g->n ? g->n : 1, sizeof(*cap->blocks))) ||
+		    !(at = calloc(g->n ? g->n : 1, sizeof(*at))) ||
 		    keep(&cap->head, r->head, r->headlen) < 0 ||
 		    keep(&cap->tail, r->tail, r->taillen) < 0))
 		goto oom;
 	if (cap) {
 		cap->headlen = r->headlen;
 		cap->taillen = r->taillen;
+		cap->borrowed = true;
 	}
 	kp_jtext_put(t, r->head, r->headlen);
 	for (size_t k = 0; k < g->n; k++) {
@@ -189,16 +192,20 @@ int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 		first = false;
 		base = t->len;
 		write_block(t, b, v, open, &bs, bs.first[i], cap ? &cap->blocks[i] : NULL);
-		if (cap && (t->failed ||
-			    keep(&cap->blocks[i].text, t->buf + base, cap->blocks[i].len) < 0))
-			goto oom;
+		if (cap)
+			at[i] = base;
 		if (*rc != 2 && findings_rc(v, bs.first[i] != SIZE_MAX, r->fail_on))
 			*rc = 1;
 	}
 	kp_jtext_put(t, r->tail, r->taillen);
 	if (t->failed)
 		goto oom;
+	/* the kept blocks' texts in @t's bytes, now that they no longer move */
+	for (size_t i = 0; cap && i < g->n; i++)
+		if (cap->blocks[i].len) /* written: never empty */
+			cap->blocks[i].text = t->buf + at[i];
 out:
+	free(at);
 	free(bs.b);
 	free(bs.first);
 	free(bs.last);

@@ -8,7 +8,7 @@
 #include "check-splice-store.h"
 #include "util/byte-writer.h"
 
-#define MAGIC "KPSPLIC2"
+#define MAGIC "KPSPLIC3"
 
 int kp_splice_store_encode(const struct kp_graph *g, const unsigned char *sim, size_t simlen,
 			   const unsigned char *gp, size_t glen, const struct kp_check_capture *cap,
@@ -34,7 +34,7 @@ int kp_splice_store_encode(const struct kp_graph *g, const unsigned char *sim, s
 		free(w.p);
 		return -1;
 	}
-	if (kp_splice_report_encode(&w, cap, g->n, base_rc, fail_on, why) < 0) {
+	if (kp_splice_report_encode(&w, cap, g, base_rc, fail_on, why) < 0) {
 		free(w.p);
 		return -1;
 	}
@@ -63,8 +63,8 @@ static int take_part(const unsigned char *p, size_t len, size_t *off, size_t *pl
 	return 0;
 }
 
-int kp_splice_store_decode(const unsigned char *p, size_t len, struct kp_splice_stored *out,
-			   struct kp_err *err)
+int kp_splice_store_decode(const unsigned char *p, size_t len, const unsigned char *op, size_t olen,
+			   struct kp_splice_stored *out, struct kp_err *err)
 {
 	size_t off = 8, simlen, glen;
 
@@ -83,7 +83,8 @@ int kp_splice_store_decode(const unsigned char *p, size_t len, struct kp_splice_
 	out->gp = p + off;
 	out->glen = glen;
 	off += glen;
-	return kp_splice_report_decode(p + off, len - off, out->was.n, &out->rep, err);
+	return kp_splice_report_decode(p + off, len - off, out->was.n, out->was.order, op, olen,
+				       &out->rep, err);
 }
 
 void kp_splice_stored_release(struct kp_splice_stored *s)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The splice's store as the result cache keeps it (check-splice-store.c): "KPSPLIC2", the
+ * The splice's store as the result cache keeps it (check-splice-store.c): "KPSPLIC3", the
  * simulation's length (64) and the simulation (sim/sim-store.h), the graph's interface's
- * length (64) and the interface (graph/graph-store.h), the report store (check-splice.h).
- * KPSPLIC1 had no graph. Written by a recompute (check-splice.c) and by a used splice
- * (check-splice-use.c: its graph part the previous store's, copied), read by both.
+ * length (64) and the interface (graph/graph-store.h), the report store (check-splice.h:
+ * where the report's blocks lie in the entry's output, read with that output).
+ * KPSPLIC1 had no graph; KPSPLIC2 held the report's bytes again. Written by a recompute
+ * (check-splice.c) and by a used splice (check-splice-use.c: its graph part the previous store's,
+ * copied), read by both.
  */
 #ifndef KP_CHECK_SPLICE_STORE_H
 #define KP_CHECK_SPLICE_STORE_H
@@ -32,11 +34,12 @@ int kp_splice_store_encode(const struct kp_graph *g, const unsigned char *sim, s
 			   int base_rc, enum kp_severity fail_on, unsigned char **p, size_t *len,
 			   const char **why);
 /*
- * The store @p of @len bytes into @out (zeroed first; its parts borrow @p): 0, or -1 with
- * @err (kp_splice_stored_release() it either way).
+ * The store @p of @len bytes, of an entry whose output (stdout's bytes) is the @olen bytes
+ * at @op, into @out (zeroed first; its parts borrow @p and @op): 0, or -1 with @err
+ * (kp_splice_stored_release() it either way).
  */
-int kp_splice_store_decode(const unsigned char *p, size_t len, struct kp_splice_stored *out,
-			   struct kp_err *err);
+int kp_splice_store_decode(const unsigned char *p, size_t len, const unsigned char *op, size_t olen,
+			   struct kp_splice_stored *out, struct kp_err *err);
 void kp_splice_stored_release(struct kp_splice_stored *s);
 
 #endif

@@ -47,10 +47,10 @@ bool kp_check_splice_use(const struct kp_cli *cli, const struct kp_ctx_opts *opt
 {
 	struct kp_ctxless_out cl = { 0 };
 	struct kp_splice_stored st;
-	const unsigned char *prev;
+	const unsigned char *prev, *out;
 	struct kp_err err = { 0 };
 	char why[240], note[400];
-	size_t plen;
+	size_t plen, olen;
 	bool used = false;
 
 	if (!kp_run_cache_recording(cli->runs))
@@ -61,7 +61,11 @@ bool kp_check_splice_use(const struct kp_cli *cli, const struct kp_ctx_opts *opt
 	/* the report is stdout's bytes alone: a stored run's stderr lines are not in the store */
 	if (!kp_run_cache_previous_quiet(cli->runs))
 		return not_used(cli, "the stored run wrote to stderr");
-	if (kp_splice_store_decode(prev, plen, &st, &err) < 0) {
+	/* the report's blocks are read in that entry's output */
+	out = kp_run_cache_previous_output(cli->runs, &olen);
+	if (!out)
+		return not_used(cli, "the stored output: out of memory");
+	if (kp_splice_store_decode(prev, plen, out, olen, &st, &err) < 0) {
 		not_used(cli, err.msg);
 	} else {
 		struct kp_ctxless_in in = { .cli = cli,

@@ -131,16 +131,17 @@ static const char *recomputed_report(const struct kp_ctx *a, const struct kp_spl
  * this run stores (@ask's capture): ", its store the same" or how it differs, appended to
  * @note (what a used splice would store for the next one to splice from).
  */
-static void compare_report_store(const struct kp_check_capture *ncap,
+static void compare_report_store(const struct kp_check_capture *ncap, const struct kp_graph *ng,
 				 const struct kp_splice_report *rep,
-				 const struct kp_splice_ask *ask, size_t n, char *note, size_t len)
+				 const struct kp_splice_ask *ask, const struct kp_graph *g,
+				 char *note, size_t len)
 {
 	struct kp_byte_writer mine = { 0 }, theirs = { 0 };
 	const char *why = NULL;
 	size_t at = 0, used = strlen(note);
 
-	if (kp_splice_report_encode(&mine, ncap, n, rep->base_rc, rep->fail_on, &why) < 0 ||
-	    kp_splice_report_encode(&theirs, ask->cap, n, ask->base_rc, ask->out->fail_on, &why) <
+	if (kp_splice_report_encode(&mine, ncap, ng, rep->base_rc, rep->fail_on, &why) < 0 ||
+	    kp_splice_report_encode(&theirs, ask->cap, g, ask->base_rc, ask->out->fail_on, &why) <
 		    0) {
 		snprintf(note + used, len - used, ", its store not made: %.120s", why);
 	} else {
@@ -207,7 +208,7 @@ static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s
 		if (rc != ask->rc)
 			snprintf(note + strlen(note), len - strlen(note),
 				 ", exit status %d where the recompute's is %d", rc, ask->rc);
-		compare_report_store(&ncap, rep, ask, a->graph.n, note, len);
+		compare_report_store(&ncap, &s->rb->g, rep, ask, &a->graph, note, len);
 	}
 	kp_check_capture_release(&ncap, a->graph.n);
 	for (size_t i = 0; i < a->graph.n; i++)
@@ -402,8 +403,8 @@ static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
 	compare_sim(g, &s, final_taint, sim, simlen, simst, sizeof(simst));
 	snprintf(note, len,
 		 "splice: %zu of %zu verdicts kept, %zu simulated again (%zu module files "
-		 "changed: %s; %zu spliced and differing: %s; %s; %s; %s; %s); not used yet, "
-		 "recomputed",
+		 "changed: %s; %zu spliced and differing: %s; %s; %s; %s; %s); measured only, "
+		 "the recompute answers",
 		 g->n - again, g->n, again, nchanged, nchanged ? cnames : "none", differ,
 		 differ ? names : "none", graph, copied, simst, report);
 	ran = true;
@@ -456,11 +457,11 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 {
 	unsigned char(*digests)[KP_SIM_IFACE_LEN];
 	struct kp_splice_stored st;
-	const unsigned char *prev;
+	const unsigned char *prev, *out;
 	unsigned char *sim, *p = NULL;
 	const char *why = NULL;
 	struct kp_err err;
-	size_t len, simlen, plen;
+	size_t len, simlen, plen, olen;
 	struct recomputed rr = { 0 };
 	bool copy = false;
 	char note[1024], ctxless[400];
@@ -486,9 +487,13 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	}
 	/* the measure beside the recompute: KOPOLICY_CACHE_STATS only */
 	prev = cli->measure_splice ? kp_run_cache_previous(cli->runs, &plen) : NULL;
+	out = prev ? kp_run_cache_previous_output(cli->runs, &olen) : NULL;
 	memset(&st, 0, sizeof(st));
 	if (prev) {
-		if (kp_splice_store_decode(prev, plen, &st, &err) < 0)
+		if (!out)
+			snprintf(note, sizeof(note), "splice: falls back: %s",
+				 "the stored output: out of memory");
+		else if (kp_splice_store_decode(prev, plen, out, olen, &st, &err) < 0)
 			snprintf(note, sizeof(note), "splice: falls back: %.200s", err.msg);
 		else if (measure(a, &st.was, &st.gs, &st.rep, ask,
 				 (const unsigned char(*)[KP_SIM_IFACE_LEN])digests,

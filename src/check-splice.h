@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The splice's report store (check-splice-report.c): a plain `check --format json` report's
- * bytes kept with the simulation (sim/sim-store.h) in the result cache's entry, cut at the
- * points that depend on the other modules' verdicts (struct kp_check_block), and the report
- * written again from them and a spliced simulation's verdicts.
+ * The splice's report store (check-splice-report.c): a plain `check --format json` report
+ * kept with the simulation (sim/sim-store.h) in the result cache's entry, its bytes those of
+ * the entry's output (not stored again), cut at the points that depend on the other modules'
+ * verdicts (struct kp_check_block), and the report written again from them and a spliced
+ * simulation's verdicts.
  *
- * Layout (little-endian): "KPSPLRP1"; the exit status without findings (8), --fail-on (8);
- * the head and the tail (32-bit length, bytes); the node count (32); per node: reported (8),
- * and when it is, its block (32-bit length, bytes), the start and end of each mark (32 each,
- * in enum order) and the end of its simulated findings (32). The decoder checks every length
- * and that the marks are in order inside the block, and nothing follows the end.
+ * Layout (little-endian): "KPSPLRP2"; the exit status without findings (8), --fail-on (8);
+ * the head's and the tail's lengths (32 each: the output's first and last bytes); the node
+ * count (32); per node: reported (8), and when it is, its block's offset in the output (64)
+ * and length (32), the start and end of each mark (32 each, in enum order) and the end of its
+ * simulated findings (32). The decoder checks that the head, the blocks in load order each
+ * after its separator ("\n", then ",\n") and the tail make up the output exactly, that the
+ * marks are in order inside each block, and that nothing follows the end.
  */
 #ifndef KP_CHECK_SPLICE_H
 #define KP_CHECK_SPLICE_H
@@ -20,21 +23,28 @@
 struct kp_splice_report {
 	int base_rc; /* the exit status without the findings: 0, 1 (a kernel beyond the model), 2 */
 	enum kp_severity fail_on;
-	const char *head, *tail; /* borrowed from the store's bytes */
+	const char *head, *tail; /* borrowed from the output's bytes */
 	size_t headlen, taillen;
 	size_t n;
-	struct kp_check_block *blocks; /* indexed like the nodes; text borrowed, NULL: a provider */
+	struct kp_check_block *blocks; /* like the nodes; text in the output, NULL: a provider */
 };
 
 /*
- * The report @cap kept (@n blocks, indexed like the nodes) appended to @w with @base_rc and
- * @fail_on. 0, or -1 with @why (a block not kept, a policy finding before a simulated one).
+ * The report @cap kept (@g->n blocks, indexed like @g's nodes, written in @g's load order)
+ * appended to @w with @base_rc and @fail_on. 0, or -1 with @why (a block not kept, a policy
+ * finding before a simulated one, out of memory).
  */
-int kp_splice_report_encode(struct kp_byte_writer *w, const struct kp_check_capture *cap, size_t n,
-			    int base_rc, enum kp_severity fail_on, const char **why);
-/* @len bytes at @p, a store of @n nodes, into @out (zeroed first): 0, or -1 with @err. */
-int kp_splice_report_decode(const unsigned char *p, size_t len, size_t n,
-			    struct kp_splice_report *out, struct kp_err *err);
+int kp_splice_report_encode(struct kp_byte_writer *w, const struct kp_check_capture *cap,
+			    const struct kp_graph *g, int base_rc, enum kp_severity fail_on,
+			    const char **why);
+/*
+ * @len bytes at @p, a store of @n nodes loaded in @order (node indices), over the report's
+ * @olen bytes at @op (the entry's output, which the blocks borrow) into @out (zeroed first):
+ * 0, or -1 with @err.
+ */
+int kp_splice_report_decode(const unsigned char *p, size_t len, size_t n, const size_t *order,
+			    const unsigned char *op, size_t olen, struct kp_splice_report *out,
+			    struct kp_err *err);
 void kp_splice_report_release(struct kp_splice_report *r);
 
 /*
@@ -46,7 +56,9 @@ void kp_splice_report_release(struct kp_splice_report *r);
  * of those verdicts. @cap (NULL: not kept; else zeroed, kp_check_capture_release() it with
  * @g->n blocks, failed or not) gets the report as written, cut at its splice points as
  * check-json.c's capture cuts a report of these bytes (a new store's report part: the kept
- * blocks' marks moved). 0, or -1 with @err (out of memory).
+ * blocks' marks moved), its blocks' texts borrowed from @t's bytes (@cap->borrowed: valid
+ * while @t's buffer is, set once the whole report is written). 0, or -1 with @err (out of
+ * memory).
  */
 int kp_splice_report_write(struct kp_jtext *t, const struct kp_splice_report *r,
 			   const struct kp_graph *g, const struct kp_verdict *sv,

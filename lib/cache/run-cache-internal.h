@@ -59,6 +59,13 @@ struct kp_run_cache {
 	void *prev_map; /* that entry mapped for the run (kp_run_cache_free() unmaps it) */
 	size_t nprev_map;
 	bool prev_quiet; /* its run wrote nothing to stderr (kp_run_cache_previous_quiet()) */
+	/* its output chunks in @prev_map, and their stdout bytes joined when asked for */
+	const unsigned char *prev_out;
+	size_t nprev_out;
+	const unsigned char *prev_stdout; /* kp_run_cache_previous_output()'s answer */
+	size_t nprev_stdout;
+	unsigned char *prev_joined; /* its copy when the chunks were many, or NULL */
+	bool prev_joined_done;	    /* asked once */
 	/* the inputs of that entry that changed (kp_run_cache_changes()), when @prev is set */
 	struct kp_inputs_changed changed;
 	char keep_note[1536]; /* the command's addition to the note */

@@ -199,6 +199,8 @@ static void kept_store(struct kp_run_cache *rc, const struct replay *r, unsigned
 	rc->nprev = (size_t)r->slen;
 	rc->prev_map = m;
 	rc->nprev_map = (size_t)r->size;
+	rc->prev_out = m + HDR_LEN;
+	rc->nprev_out = (size_t)r->olen;
 }
 
 static int emit(void *arg)

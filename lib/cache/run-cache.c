@@ -428,6 +428,7 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
 	if (rc->prev_map)
 		munmap(rc->prev_map, rc->nprev_map);
 	free(rc->prev_m);
+	free(rc->prev_joined);
 	free(rc->carried);
 	free(rc->fresh_m.p);
 	kp_inputs_changed_release(&rc->changed);
@@ -446,6 +447,47 @@ const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t
 {
 	*len = rc->nprev;
 	return rc->prev;
+}
+
+/* The stdout chunks of @p (@len bytes, well formed: run-cache-replay.c) copied to @to, if
+ * set; their byte count, and in *@one the only non-empty one when there is exactly one. */
+static size_t stdout_bytes(const unsigned char *p, size_t len, unsigned char *to,
+			   const unsigned char **one)
+{
+	size_t n = 0, chunks = 0;
+
+	*one = NULL;
+	for (size_t off = 0; len - off >= 5; off += 5 + (size_t)kp_load32(p + off + 1, false)) {
+		size_t c = kp_load32(p + off + 1, false);
+
+		if (p[off] != 1 || !c)
+			continue;
+		if (to)
+			memcpy(to + n, p + off + 5, c);
+		*one = ++chunks == 1 ? p + off + 5 : NULL;
+		n += c;
+	}
+	return n;
+}
+
+const unsigned char *kp_run_cache_previous_output(struct kp_run_cache *rc, size_t *len)
+{
+	const unsigned char *one;
+	size_t n;
+
+	if (rc->prev && !rc->prev_joined_done) {
+		rc->prev_joined_done = true;
+		n = stdout_bytes(rc->prev_out, rc->nprev_out, NULL, &one);
+		if (one || !n) {
+			rc->prev_stdout = one ? one : rc->prev; /* no byte: any address */
+		} else if ((rc->prev_joined = malloc(n))) {
+			stdout_bytes(rc->prev_out, rc->nprev_out, rc->prev_joined, &one);
+			rc->prev_stdout = rc->prev_joined;
+		}
+		rc->nprev_stdout = rc->prev_stdout ? n : 0;
+	}
+	*len = rc->nprev_stdout;
+	return rc->prev_stdout;
 }
 
 bool kp_run_cache_previous_quiet(const struct kp_run_cache *rc)

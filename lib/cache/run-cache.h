@@ -89,6 +89,12 @@ void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len);
  */
 const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t *len);
 /*
+ * With kp_run_cache_previous()'s store: that entry's stdout bytes, *@len of them, in order
+ * (its output chunks joined: read in the mapping when they are one chunk, else copied once
+ * into memory @rc owns for the run); NULL when there is no store or no memory.
+ */
+const unsigned char *kp_run_cache_previous_output(struct kp_run_cache *rc, size_t *len);
+/*
  * With kp_run_cache_previous()'s store: that entry's run wrote nothing to stderr (its output
  * is stdout's bytes alone, so a run that writes them again from the store writes all of it);
  * false when there is no store.

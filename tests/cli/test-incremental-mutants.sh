@@ -65,7 +65,7 @@ kept() {
 	echo "$k of $m verdicts kept, $s simulated again ($# module files changed:" \
 		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
 		"same; graph copied: the same; simulation stored: the same; report spliced: the" \
-		"same BYTES bytes, its store the same); not used yet, recomputed; context-less:" \
+		"same BYTES bytes, its store the same); measured only, the recompute answers; context-less:" \
 		"the same (BYTES bytes)"
 }
 

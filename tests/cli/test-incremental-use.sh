@@ -12,7 +12,8 @@
 # splice from the first splice's store), a license making its importers inherit P (its
 # dependents simulated again); not used: a module renamed, replaced by a directory (and
 # unreadable, as a user other than root), with a new interface, a store byte flipped, a
-# stored run that wrote to stderr, a changed module writable by others.
+# report part's block offset outside the output or its lengths not adding up, an entry of
+# the KPSPLIC2 store, a stored run that wrote to stderr, a changed module writable by others.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -182,6 +183,71 @@ EOF
 use "a store byte flipped" "not used: the store: its magic"
 python3 "$edit" "$t/extra/kp_plain.ko" --set description=back >/dev/null
 use "after the flipped store" "$(used 8 9 1 kp_plain)"
+
+# The report part points into the entry's output (check-splice.h): damaged, or an entry of the
+# store before it (KPSPLIC2: the report's bytes held again), it is not used
+# damage HOW: each entry's store edited (the user's own entry: its CRC made right): "offset",
+# the first reported block's offset past the output's end; "tail", the tail's length one less
+# (the lengths no longer adding up to the output's); "old", the store written back in the
+# KPSPLIC2 format (the report part "KPSPLRP1" with the head's, the tail's and each block's
+# bytes from the output)
+damage() {
+	python3 - "$runs" "$1" <<'EOF2'
+import glob, os, struct, sys, zlib
+for f in glob.glob(os.path.join(sys.argv[1], "*.run")):
+    m = bytearray(open(f, "rb").read())
+    olen, klen, mlen, slen = struct.unpack_from("<QQQQ", m, 16)
+    if not slen:
+        continue
+    out, at = b"", 64
+    while at < 64 + olen:
+        n = struct.unpack_from("<I", m, at + 1)[0]
+        out += m[at + 5:at + 5 + n] if m[at] == 1 else b""
+        at += 5 + n
+    st = len(m) - slen
+    sim = struct.unpack_from("<Q", m, st + 8)[0]
+    glen = struct.unpack_from("<Q", m, st + 16 + sim)[0]
+    rp = st + 16 + sim + 8 + glen
+    assert m[st:st + 8] == b"KPSPLIC3" and m[rp:rp + 8] == b"KPSPLRP2"
+    hl, tl, cnt = struct.unpack_from("<III", m, rp + 10)
+    if sys.argv[2] == "tail":
+        struct.pack_into("<I", m, rp + 14, tl - 1)
+    at = rp + 22
+    old = m[rp + 8:rp + 10] + struct.pack("<I", hl) + out[:hl]
+    old += struct.pack("<I", tl) + out[len(out) - tl:] + struct.pack("<I", cnt)
+    first = True
+    for _ in range(cnt):
+        old += m[at:at + 1]
+        if not m[at]:
+            at += 1
+            continue
+        off, ln = struct.unpack_from("<QI", m, at + 1)
+        if sys.argv[2] == "offset" and first:
+            struct.pack_into("<Q", m, at + 1, len(out) + 1)
+        first = False
+        old += struct.pack("<I", ln) + out[off:off + ln] + m[at + 13:at + 49]
+        at += 49
+    if sys.argv[2] == "old":
+        m[st:st + 8] = b"KPSPLIC2"
+        m[rp:] = b"KPSPLRP1" + old
+        struct.pack_into("<Q", m, 40, len(m) - st)
+    h = bytes(m[:48]) + b"\0\0\0\0" + bytes(m[52:64])
+    struct.pack_into("<I", m, 48, zlib.crc32(bytes(m[64:]), zlib.crc32(h)))
+    open(f, "wb").write(m)
+EOF2
+}
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=offs >/dev/null
+damage offset
+use "a block's offset outside the output" "not used: the report store: a block's offset"
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=tail >/dev/null
+damage tail
+use "the tail one byte shorter" \
+	"not used: the report store: the lengths do not add up to the output's"
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=olds >/dev/null
+damage old
+use "an entry of the KPSPLIC2 store" "not used: the store: its magic"
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=back >/dev/null
+use "after the damaged stores" "$(used 8 9 1 kp_plain)"
 
 # A stored run that wrote to stderr (a file of the tree that is no module: an error line,
 # exit 2): the store holds stdout's bytes alone

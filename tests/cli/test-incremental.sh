@@ -129,7 +129,7 @@ kept() {
 		"${*:-none}; 0 spliced and differing: none; graph stored and rebuilt: the" \
 		"same; graph copied: the same; simulation stored: the same; report spliced: the" \
 		"same BYTES bytes, its store the" \
-		"same); not used yet, recomputed; context-less: the same (BYTES bytes)"
+		"same); measured only, the recompute answers; context-less: the same (BYTES bytes)"
 }
 # differs LABEL A B: the change is visible (the test is not comparing constant output)
 differs() {
