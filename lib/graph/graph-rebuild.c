@@ -141,16 +141,24 @@ static const char *take_edge(const struct kp_graph *g, struct lookups *lk, size_
 static int take_all(struct kp_graph *g, const struct kp_graph_stored *s, struct lookups *lk,
 		    const size_t *order, struct kp_err *err)
 {
+	size_t total = 0, at = 0;
+
+	/* every node's edges in one allocation (kp_graph.edge_block): the store's edge count */
+	for (size_t i = 0; i < g->n; i++) {
+		if (g->nodes[i].mod->nimports != s->nodes[i].nedges)
+			return kp_err_set(err, "stored graph: the edge count of node %zu", i);
+		total += s->nodes[i].nedges;
+	}
+	if (total && !(g->edge_block = kp_calloc(total, sizeof(*g->edge_block))))
+		return kp_err_set(err, "out of memory");
 	for (size_t i = 0; i < g->n; i++) {
 		const struct kp_graph_stored_node *sn = &s->nodes[i];
 		struct kp_node *nd = &g->nodes[i];
 		const char *why = NULL;
 
-		if (nd->mod->nimports != sn->nedges)
-			return kp_err_set(err, "stored graph: the edge count of node %zu", i);
 		nd->nedges = sn->nedges;
-		if (sn->nedges && !(nd->edges = kp_calloc(sn->nedges, sizeof(*nd->edges))))
-			return kp_err_set(err, "out of memory");
+		nd->edges = sn->nedges ? g->edge_block + at : NULL;
+		at += sn->nedges;
 		for (size_t x = 0; x < sn->nedges && !why; x++)
 			why = take_edge(g, lk, i, &nd->mod->imports[x], &sn->edges[x],
 					&nd->edges[x]);
