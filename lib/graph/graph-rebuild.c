@@ -13,10 +13,9 @@ static int stub(struct kp_graph_rebuilt *out, size_t i, const struct kp_graph_st
 {
 	struct kp_module *m = &out->stubs[i];
 
-	m->name = kp_arena_strdup(&out->arena, name);
-	m->path = kp_arena_strdup(&out->arena, path);
-	if (!m->name || !m->path)
-		return -1;
+	/* borrowed: the caller's names and paths outlive @out (graph-rebuild.h) */
+	m->name = name;
+	m->path = path;
 	m->machine = sn->machine;
 	m->exports = sn->exports;
 	m->nexports = sn->nexports;
@@ -224,9 +223,8 @@ int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored 
 			/* read only: the graph takes the set's modules as const */
 			e->mod = (struct kp_module *)real[i];
 		}
-		e->path = (char *)out->stubs[i].path;
-		if (!e->path && !(e->path = kp_arena_strdup(&out->arena, paths[i])))
-			goto oom;
+		/* borrowed, as the stub's (read only: the graph takes the set's paths as const) */
+		e->path = (char *)paths[i];
 		e->walked = sn->walked;
 		e->provider = sn->provider;
 	}
