@@ -13,10 +13,9 @@ static int stub(struct kp_graph_rebuilt *out, size_t i, const struct kp_graph_st
 {
 	struct kp_module *m = &out->stubs[i];
 
-	m->name = kp_arena_strdup(&out->arena, name);
-	m->path = kp_arena_strdup(&out->arena, path);
-	if (!m->name || !m->path)
-		return -1;
+	/* borrowed: the caller's names and paths outlive @out (graph-rebuild.h) */
+	m->name = name;
+	m->path = path;
 	m->machine = sn->machine;
 	m->exports = sn->exports;
 	m->nexports = sn->nexports;
@@ -141,16 +140,24 @@ static const char *take_edge(const struct kp_graph *g, struct lookups *lk, size_
 static int take_all(struct kp_graph *g, const struct kp_graph_stored *s, struct lookups *lk,
 		    const size_t *order, struct kp_err *err)
 {
+	size_t total = 0, at = 0;
+
+	/* every node's edges in one allocation (kp_graph.edge_block): the store's edge count */
+	for (size_t i = 0; i < g->n; i++) {
+		if (g->nodes[i].mod->nimports != s->nodes[i].nedges)
+			return kp_err_set(err, "stored graph: the edge count of node %zu", i);
+		total += s->nodes[i].nedges;
+	}
+	if (total && !(g->edge_block = kp_calloc(total, sizeof(*g->edge_block))))
+		return kp_err_set(err, "out of memory");
 	for (size_t i = 0; i < g->n; i++) {
 		const struct kp_graph_stored_node *sn = &s->nodes[i];
 		struct kp_node *nd = &g->nodes[i];
 		const char *why = NULL;
 
-		if (nd->mod->nimports != sn->nedges)
-			return kp_err_set(err, "stored graph: the edge count of node %zu", i);
 		nd->nedges = sn->nedges;
-		if (sn->nedges && !(nd->edges = kp_calloc(sn->nedges, sizeof(*nd->edges))))
-			return kp_err_set(err, "out of memory");
+		nd->edges = sn->nedges ? g->edge_block + at : NULL;
+		at += sn->nedges;
 		for (size_t x = 0; x < sn->nedges && !why; x++)
 			why = take_edge(g, lk, i, &nd->mod->imports[x], &sn->edges[x],
 					&nd->edges[x]);
@@ -216,9 +223,8 @@ int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored 
 			/* read only: the graph takes the set's modules as const */
 			e->mod = (struct kp_module *)real[i];
 		}
-		e->path = (char *)out->stubs[i].path;
-		if (!e->path && !(e->path = kp_arena_strdup(&out->arena, paths[i])))
-			goto oom;
+		/* borrowed, as the stub's (read only: the graph takes the set's paths as const) */
+		e->path = (char *)paths[i];
 		e->walked = sn->walked;
 		e->provider = sn->provider;
 	}

@@ -21,14 +21,15 @@ struct kp_graph_rebuilt {
 	struct kp_graph g;
 	struct kp_module *stubs;      /* indexed like the nodes */
 	struct kp_set_entry *entries; /* the set the graph is begun from */
-	struct kp_arena arena;	      /* the stubs' imports and strings */
+	struct kp_arena arena;	      /* the stubs' imports */
 };
 
 /*
  * @out (zeroed first) rebuilt from @s over @base (may be NULL), node i named @names[i] at
- * @paths[i]; @real (NULL, or NULL entries) gives the modules to use as they are; @order
- * (NULL: not checked) the stored load order. 0, or -1 with @err (out of memory, or a stored
- * edge, cycle, duplicate name or load order that does not hold: the graph not built).
+ * @paths[i] (borrowed, not copied: they outlive @out, as @s does); @real (NULL, or NULL entries)
+ * gives the modules to use as they are; @order (NULL: not checked) the stored load order. 0, or -1
+ * with @err (out of memory, or a stored edge, cycle, duplicate name or load order that does not
+ * hold: the graph not built).
  */
 int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored *s,
 		     const char *const *names, const char *const *paths,

@@ -285,29 +285,6 @@ struct name_table {
 	size_t n;
 };
 
-/* A name of @nm by its index (NULL for none, and when @need, an error), its hash in *@hash. */
-static inline const char *get_name_at(struct kp_byte_reader *r, const struct name_table *nm,
-				      bool need, uint32_t *hash, uint32_t *idx, const char *what)
-{
-	uint32_t i = kp_br_get32(r, what);
-
-	if (!r->bad && ((i == NONE && need) || (i != NONE && i >= nm->n)))
-		r->bad = what;
-	if (r->bad || i == NONE)
-		return NULL;
-	if (hash)
-		*hash = nm->hash[i];
-	if (idx)
-		*idx = i;
-	return nm->v[i];
-}
-
-static inline const char *get_name(struct kp_byte_reader *r, const struct name_table *nm, bool need,
-				   uint32_t *hash, const char *what)
-{
-	return get_name_at(r, nm, need, hash, NULL, what);
-}
-
 /* A string into @arena; no NUL inside. */
 static const char *get_str(struct kp_byte_reader *r, struct kp_arena *arena, const char *what)
 {
@@ -345,22 +322,48 @@ static void *get_array(struct kp_byte_reader *r, struct kp_arena *arena, size_t 
 	return a;
 }
 
+/*
+ * The index at @q of a name of @nm: NULL for none (an error when @need), else the name, its
+ * hash in *@hash and its index in *@idx. Sets @r->bad to @what when out of the table.
+ */
+static inline const char *name_at(struct kp_byte_reader *r, const struct name_table *nm,
+				  const unsigned char *q, bool need, uint32_t *hash, uint32_t *idx,
+				  const char *what)
+{
+	uint32_t i = kp_load32(q, false);
+
+	if (i == NONE && !need)
+		return NULL;
+	if (i == NONE || i >= nm->n) {
+		r->bad = what;
+		return NULL;
+	}
+	*hash = nm->hash[i];
+	*idx = i;
+	return nm->v[i];
+}
+
+/*
+ * A node's exports: their bytes taken at once (get_count() knows each is 14), then read
+ * through a cursor, every name index and enum checked.
+ */
 static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
 			const struct name_table *nm, struct kp_graph_stored_node *sn)
 {
-	/* an export takes 14 bytes */
+	const unsigned char *q;
+
 	sn->nexports = get_count(r, 14, "export count");
 	sn->exports = get_array(r, arena, sn->nexports, sizeof(*sn->exports));
-	for (size_t x = 0; x < sn->nexports && !r->bad; x++) {
+	if (r->bad || !sn->nexports || !(q = kp_br_take(r, sn->nexports * 14, "export")))
+		return;
+	for (size_t x = 0; x < sn->nexports; x++, q += 14) {
 		const char *name, *ns;
-		unsigned table, flags;
-		uint32_t hash = 0, crc;
+		unsigned table = q[8], flags = q[9];
+		uint32_t hash = 0, idx, nshash;
 
-		name = get_name(r, nm, true, &hash, "export name");
-		ns = get_name(r, nm, false, NULL, "export namespace");
-		table = kp_br_get8(r, "export table");
-		flags = kp_br_get8(r, "export flags");
-		crc = kp_br_get32(r, "export CRC");
+		name = name_at(r, nm, q, true, &hash, &idx, "export name");
+		ns = r->bad ? NULL
+			    : name_at(r, nm, q + 4, false, &nshash, &idx, "export namespace");
 		if (!r->bad && (table >= KP_KSYMTAB_NTABLES || (flags & ~3u)))
 			r->bad = "export table or flags";
 		if (r->bad)
@@ -370,11 +373,15 @@ static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
 						     .table = (enum kp_export_table)table,
 						     .gpl_only = flags & EXP_GPL_ONLY,
 						     .has_crc = flags & EXP_HAS_CRC,
-						     .crc = crc,
+						     .crc = kp_load32(q + 10, false),
 						     .hash = hash };
 	}
 }
 
+/*
+ * A node's edges: each one's 6 bytes (and a module provider's 8 more) bounds-checked once,
+ * then read through a cursor.
+ */
 static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const struct name_table *nm,
 		      struct kp_graph_stored_node *sn, size_t n)
 {
@@ -383,22 +390,30 @@ static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const st
 	sn->edges = get_array(r, arena, sn->nedges, sizeof(*sn->edges));
 	for (size_t x = 0; x < sn->nedges && !r->bad; x++) {
 		struct kp_graph_stored_edge *e = &sn->edges[x];
+		const unsigned char *q = kp_br_take(r, 6, "import name");
 		const char *name;
 		unsigned kind, flags;
 		uint32_t hash = 0, idx = 0, node = 0, exp = 0;
 
-		name = get_name_at(r, nm, true, &hash, &idx, "import name");
-		kind = kp_br_get8(r, "edge kind");
-		flags = kp_br_get8(r, "edge flags");
+		if (!q)
+			return;
+		name = name_at(r, nm, q, true, &hash, &idx, "import name");
+		kind = q[4];
+		flags = q[5];
 		if (!r->bad && (kind > KP_PROV_LOADER || (flags & ~3u)))
 			r->bad = "edge kind or flags";
 		if (r->bad)
 			return;
 		if (kind == KP_PROV_MODULE) {
-			node = kp_br_get32(r, "edge node");
-			exp = kp_br_get32(r, "edge export");
-			if (!r->bad && node >= n)
+			q = kp_br_take(r, 8, "edge node");
+			if (!q)
+				return;
+			node = kp_load32(q, false);
+			exp = kp_load32(q + 4, false);
+			if (node >= n) {
 				r->bad = "edge node";
+				return;
+			}
 		}
 		*e = (struct kp_graph_stored_edge){ .name = name,
 						    .hash = hash,

@@ -525,7 +525,8 @@ fail:
 void kp_graph_release(struct kp_graph *g)
 {
 	for (size_t i = 0; i < g->n; i++) {
-		free(g->nodes[i].edges);
+		if (!g->edge_block)
+			free(g->nodes[i].edges);
 		free(g->nodes[i].deps);
 		free(g->nodes[i].base_deps);
 	}
@@ -537,5 +538,6 @@ void kp_graph_release(struct kp_graph *g)
 	for (size_t i = 0; i < g->ncycles; i++)
 		free(g->cycles[i].nodes);
 	free(g->cycles);
+	free(g->edge_block);
 	memset(g, 0, sizeof(*g));
 }

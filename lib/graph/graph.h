@@ -119,6 +119,11 @@ struct kp_graph {
 	size_t *order;			   /* load order: modprobe's (graph.c, load_order()) */
 	struct kp_cycle *cycles;	   /* dependency cycles (strongly connected components) */
 	size_t ncycles;
+	/*
+	 * NULL: each node owns its edges (kp_graph_build()); else every node's edges are slices
+	 * of this one allocation, owned here (graph-rebuild.c) and freed once.
+	 */
+	struct kp_edge *edge_block;
 };
 
 struct kp_cycle {
