@@ -58,15 +58,15 @@ int kp_index_memo_key(const struct kp_index_memo *m, int fd, const struct stat *
 /* True when an index in the state of @key passed the check (a stored memo file says so). */
 bool kp_index_memo_passed(struct kp_index_memo *m, const unsigned char *key);
 /*
- * An index was walked now and passed: counted, and stored under @key (NULL: its state names
- * no bytes, counted only).
+ * An index was walked now: counted, and stored under @key when it passed (NULL: it failed,
+ * or its state names no bytes: counted only).
  */
 void kp_index_memo_put(struct kp_index_memo *m, const unsigned char *key);
 
 struct kp_index_memo_counts {
 	uint64_t hits;	  /* indexes not walked: the memo said they passed */
-	uint64_t checked; /* indexes walked (and passed) this run */
-	uint64_t stored;  /* of @checked, stored for the next runs */
+	uint64_t checked; /* indexes walked this run (passed or not) */
+	uint64_t stored;  /* of @checked, passed and stored for the next runs */
 };
 void kp_index_memo_counts(const struct kp_index_memo *m, struct kp_index_memo_counts *out);
 

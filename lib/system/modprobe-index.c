@@ -269,9 +269,8 @@ static int check_open_index(struct kp_chain *c, int fd, const struct stat *st, b
 
 		r = kp_bytes_guard(&b, index_check_cb, &ic, err);
 	}
-	/* stored only when nothing wrote to the file while it was walked */
-	if (r == 0)
-		kp_index_memo_put(c->memo, keyed && same_state(fd, st) ? key : NULL);
+	/* counted; stored only when it passed and nothing wrote to the file while it was walked */
+	kp_index_memo_put(c->memo, r == 0 && keyed && same_state(fd, st) ? key : NULL);
 	if (r == 0 && keep)
 		c->depbin = b;
 	else
