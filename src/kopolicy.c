@@ -14,6 +14,7 @@
 
 #include "cache/run-cache.h"
 #include "cache/btf-memo.h"
+#include "cache/index-memo.h"
 #include "cache/sig-memo.h"
 #include "cache/trusted-dir.h"
 #include "cli.h"
@@ -392,6 +393,20 @@ static void btf_stats(struct kp_facts_cache *c)
 			(unsigned long long)n.checked, (unsigned long long)n.hits);
 }
 
+/* KOPOLICY_CACHE_STATS: how the depmod indexes were checked (cache/index-memo.h). */
+static void index_stats(struct kp_facts_cache *c)
+{
+	struct kp_index_memo_counts n;
+
+	kp_facts_cache_index_counts(c, &n);
+	if (n.hits || n.checked)
+		fprintf(stderr,
+			"kopolicy: depmod indexes: %llu checked (%llu to the cache), %llu from "
+			"the cache\n",
+			(unsigned long long)n.checked, (unsigned long long)n.stored,
+			(unsigned long long)n.hits);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "jobs", required_argument, NULL, 'j' },
@@ -511,6 +526,7 @@ int main(int argc, char **argv)
 				(unsigned long long)n.rejected);
 			sig_stats(cache.cache);
 			btf_stats(cache.cache);
+			index_stats(cache.cache);
 		}
 		if (cache.base && stats) {
 			struct kp_base_counts n;

@@ -37,7 +37,8 @@ static size_t by_modprobe(const struct kp_ctx *a, const char *asked, const char 
 	size_t found = SIZE_MAX;
 
 	if (!a->have_tree || !a->tree.moddir ||
-	    kp_chain_open(&chain, a->tree.root, a->tree.moddir, NULL, 0, NULL, 0, NULL, &err) < 0)
+	    kp_chain_open(&chain, a->tree.root, a->tree.moddir, NULL, 0, NULL, 0, NULL, NULL,
+			  &err) < 0)
 		return SIZE_MAX;
 	if (kp_chain_resolve(&chain, asked, &err) == 0)
 		for (size_t i = 0; i < chain.n && found == SIZE_MAX; i++)

@@ -59,6 +59,7 @@
 #include "facts-serial.h"
 #include "sig-memo.h"
 #include "btf-memo.h"
+#include "index-memo.h"
 
 static bool is_off(const char *v)
 {
@@ -162,6 +163,27 @@ void kp_facts_cache_btf_counts(struct kp_facts_cache *c, struct kp_btf_memo_coun
 	pthread_mutex_lock(&c->lock);
 	if (c->btf_memo)
 		kp_btf_memo_counts(c->btf_memo, out);
+	pthread_mutex_unlock(&c->lock);
+}
+
+struct kp_index_memo *kp_facts_cache_index_memo(struct kp_facts_cache *c)
+{
+	struct kp_index_memo *m;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->index_memo)
+		c->index_memo = kp_index_memo_new(c->dirfd);
+	m = c->index_memo;
+	pthread_mutex_unlock(&c->lock);
+	return m;
+}
+
+void kp_facts_cache_index_counts(struct kp_facts_cache *c, struct kp_index_memo_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&c->lock);
+	if (c->index_memo)
+		kp_index_memo_counts(c->index_memo, out);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -500,6 +522,7 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 	}
 	kp_sig_memo_free(c->memo); /* what this run verified, for the next ones */
 	kp_btf_memo_free(c->btf_memo);
+	kp_index_memo_free(c->index_memo);
 	if (c->dirfd >= 0)
 		close(c->dirfd);
 	pthread_mutex_destroy(&c->lock);

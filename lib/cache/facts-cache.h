@@ -134,6 +134,16 @@ struct kp_btf_memo *kp_facts_cache_btf_memo(struct kp_facts_cache *c, const unsi
 /* For KOPOLICY_CACHE_STATS: the counts of the BTF memo, zero when there is none. */
 struct kp_btf_memo_counts;
 void kp_facts_cache_btf_counts(struct kp_facts_cache *c, struct kp_btf_memo_counts *out);
+struct kp_index_memo;
+/*
+ * The depmod indexes that passed the hook's check, kept in @c's directory
+ * (cache/index-memo.h), made on the first call; NULL when out of memory. Without a trusted
+ * directory it remembers nothing.
+ */
+struct kp_index_memo *kp_facts_cache_index_memo(struct kp_facts_cache *c);
+/* For KOPOLICY_CACHE_STATS: the counts of the index memo, zero when there is none. */
+struct kp_index_memo_counts;
+void kp_facts_cache_index_counts(struct kp_facts_cache *c, struct kp_index_memo_counts *out);
 
 struct kp_cache_counts {
 	uint64_t hits;	    /* facts from an entry */

@@ -129,7 +129,8 @@ struct kp_facts_cache {
 	uid_t euid;		  /* whose files' states are trusted besides root's (fs-trust.h) */
 	struct kp_fs_devs devs;	  /* the file systems seen (under @lock) */
 	struct kp_sig_memo *memo; /* kp_facts_cache_sig_memo(), made under @lock */
-	struct kp_btf_memo *btf_memo; /* kp_facts_cache_btf_memo(), made under @lock */
+	struct kp_btf_memo *btf_memo;	  /* kp_facts_cache_btf_memo(), made under @lock */
+	struct kp_index_memo *index_memo; /* kp_facts_cache_index_memo(), made under @lock */
 	/* bytes of uncompressed modules hashed on misses (atomic) */
 	uint64_t plain_hashed;
 };

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/facts-cache.h"
 #include "context.h"
 #include "context-chain.h"
 #include "context-machine.h"
@@ -169,14 +170,17 @@ static int needed_deps(struct kp_ctx *c, bool *added, struct kp_err *err)
 
 int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 {
+	struct kp_facts_cache *fc = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
 	bool added = true;
 
 	if (!c->have_run && kp_ctx_open_live(c, err) < 0)
 		return -1;
+	/* the indexes whose state passed the check before are not walked again */
 	if (kp_chain_open(&c->hook.chain, c->o.root, c->tree.moddir,
 			  (const char *const *)c->tree.builtin, c->tree.nbuiltin,
 			  (const char *const *)c->tree.modprobe_blacklist,
-			  c->tree.nmodprobe_blacklist, kp_ctx_kmod_copy(c), err) < 0)
+			  c->tree.nmodprobe_blacklist, kp_ctx_kmod_copy(c),
+			  fc ? kp_facts_cache_index_memo(fc) : NULL, err) < 0)
 		return -1;
 	c->hook.have_chain = true;
 	if (kp_chain_resolve(&c->hook.chain, name, err) < 0)

@@ -145,10 +145,10 @@ int kp_ctx_resolve_names(struct kp_ctx *c, char **paths, int npaths, struct kp_c
 			continue;
 		}
 		if (!opened) {
-			if (kp_chain_open(&chain, t->root, t->moddir,
-					  (const char *const *)t->builtin, t->nbuiltin,
-					  (const char *const *)t->modprobe_blacklist,
-					  t->nmodprobe_blacklist, kp_ctx_kmod_copy(c), err) < 0)
+			if (kp_chain_open(
+				    &chain, t->root, t->moddir, (const char *const *)t->builtin,
+				    t->nbuiltin, (const char *const *)t->modprobe_blacklist,
+				    t->nmodprobe_blacklist, kp_ctx_kmod_copy(c), NULL, err) < 0)
 				goto out;
 			opened = true;
 		}

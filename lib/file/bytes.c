@@ -147,33 +147,37 @@ int kp_bytes_map_in(const struct kp_root_dir *root, const char *path, size_t max
 		    struct kp_bytes *out, struct kp_err *err)
 {
 	struct stat st;
-	char sz[32];
-	void *p;
-	int fd;
+	int fd, r;
 
 	memset(out, 0, sizeof(*out));
 	fd = kp_open_regular_in(root, path, &st, err);
 	if (fd < 0)
 		return -1;
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
+	r = kp_bytes_map_fd(fd, &st, max, out, err);
+	close(fd);
+	return r;
+}
+
+int kp_bytes_map_fd(int fd, const struct stat *st, size_t max, struct kp_bytes *out,
+		    struct kp_err *err)
+{
+	char sz[32];
+	void *p;
+
+	memset(out, 0, sizeof(*out));
+	if ((uint64_t)st->st_size > max)
 		return kp_err_errno(err, EFBIG, "larger than the limit of %s",
 				    kp_format_size(max, sz, sizeof(sz)));
-	}
-	if (st.st_size == 0) {
-		close(fd);
+	if (st->st_size == 0)
 		return kp_err_set(err, "empty file");
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED) {
 		int e = errno;
 
-		close(fd);
 		return kp_err_errno(err, e, "cannot map: %s", strerror(e));
 	}
-	close(fd);
 	out->data = p;
-	out->len = out->file_len = (size_t)st.st_size;
+	out->len = out->file_len = (size_t)st->st_size;
 	out->mapped = true;
 	return 0;
 }

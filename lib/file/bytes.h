@@ -130,6 +130,12 @@ int kp_bytes_map(const char *path, size_t max, struct kp_bytes *out, struct kp_e
 /* The same for @path under @root, opened as kp_open_regular_in(). */
 int kp_bytes_map_in(const struct kp_root_dir *root, const char *path, size_t max,
 		    struct kp_bytes *out, struct kp_err *err);
+/*
+ * The same for the regular file open as @fd whose fstat() gave @st (the caller keeps @fd and
+ * closes it): the bytes of that very file, whatever its name now names.
+ */
+int kp_bytes_map_fd(int fd, const struct stat *st, size_t max, struct kp_bytes *out,
+		    struct kp_err *err);
 
 /*
  * Hands each line of the text file @path (without its newline) to @fn, reading through one

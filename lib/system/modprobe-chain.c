@@ -43,7 +43,8 @@ static void kmod_log_fn(void *data, int priority, const char *file, int line, co
 
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
-		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_err *err)
+		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_index_memo *memo,
+		  struct kp_err *err)
 {
 	const char *paths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
 	const char *kpaths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
@@ -55,6 +56,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	c->moddir = kp_arena_strdup(&c->arena, moddir);
 	/* the run's copy, unless it holds another release directory's */
 	c->kc = kc && (!kc->active || kp_kmod_copy_of(kc, moddir)) ? kc : &c->own_kc;
+	c->memo = memo;
 	/* opened once: the text indexes are opened under this directory */
 	kp_root_dir_pin(&c->rootdir, c->root);
 	c->builtin = builtin;

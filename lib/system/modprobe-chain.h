@@ -45,6 +45,7 @@ struct kp_chain_module {
 };
 
 struct kmod_ctx;
+struct kp_index_memo;
 
 struct kp_chain {
 	const char *root;
@@ -52,6 +53,7 @@ struct kp_chain {
 	const char *moddir;	    /* ROOT/lib/modules/<release> */
 	struct kp_kmod_copy *kc;    /* what libkmod reads: the root's files or a copy */
 	struct kp_kmod_copy own_kc; /* @kc when kp_chain_open() was given none */
+	struct kp_index_memo *memo; /* the indexes that passed before (borrowed), or NULL */
 	enum kp_chain_source source;
 	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
@@ -77,10 +79,13 @@ struct kp_chain {
  * @kc: the run's private copy for libkmod (borrowed; read when it has one, made there when
  * libkmod needs one and it has none, removed by its owner after kp_chain_close()); NULL:
  * the chain makes its own when needed and kp_chain_close() removes it.
+ * @memo: the .bin indexes whose file state passed the check before (cache/index-memo.h;
+ * borrowed, NULL: every index walked), not walked again (modprobe-index.c).
  */
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
-		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_err *err);
+		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_index_memo *memo,
+		  struct kp_err *err);
 void kp_chain_close(struct kp_chain *c);
 
 /*

@@ -10,13 +10,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "cache/index-memo.h"
 #include "file/bytes.h"
 #include "file/inputs.h"
 #include "file/rootfs.h"
 #include "modprobe-chain-internal.h"
 #include "modprobe-index.h"
 #include "modprobe-snapshot.h"
+#include "util/io.h"
 #include "util/module-name.h"
 
 int kp_chain_read_text_index(const struct kp_root_dir *root, const char *moddir, const char *name,
@@ -193,7 +197,8 @@ int kp_chain_index_check(const unsigned char *d, size_t len, struct kp_err *err)
  * Checks the .bin index @name of @c's release directory before libkmod may read it:
  * absent is fine (libkmod does without it), anything else must be a regular file that
  * passes kp_chain_index_check(). With @keep, the bytes stay in @c (modules.dep.bin, for
- * depbin_has()). Each index is checked once per chain.
+ * depbin_has()). Each index is checked once per chain, and not at all when @c's memo says
+ * that the file in this very state passed before (cache/index-memo.h).
  */
 struct index_call {
 	const struct kp_bytes *b;
@@ -207,12 +212,77 @@ static int index_check_cb(void *arg)
 	return kp_chain_index_check(ic->b->data, ic->b->len, ic->err);
 }
 
+/* Whether @fd is still in the state @st (nothing wrote to it, nothing replaced it). */
+static bool same_state(int fd, const struct stat *st)
+{
+	struct stat now;
+	uint64_t a[8], b[8];
+
+	if (fstat(fd, &now) < 0)
+		return false;
+	kp_file_state(st, a);
+	kp_file_state(&now, b);
+	return !memcmp(a, b, sizeof(a));
+}
+
+/*
+ * The index open as @fd (state @st) checked, mapped and walked, unless the memo knows its
+ * state passed; with @keep, its mapping kept in @c. 0, or -1 with @err.
+ *
+ * The memo is asked only about the descriptor's own state (never a name), and only for the
+ * root's own files: a private copy (a root that others could change, modprobe-snapshot.c)
+ * is made anew by every run, so it is walked every time; keying it by its bytes would cost
+ * a SHA-256 of the same bytes the walk reads once.
+ */
+static int check_open_index(struct kp_chain *c, int fd, const struct stat *st, bool keep,
+			    struct kp_err *err)
+{
+	unsigned char key[KP_INDEX_MEMO_KEY_LEN];
+	struct timespec before;
+	struct kp_bytes b;
+	bool keyed = false;
+	int r;
+
+	if (c->memo && !c->kc->active) {
+		/* before any of its bytes are read: the settle rule's reference */
+		clock_gettime(CLOCK_REALTIME, &before);
+		keyed = kp_index_memo_key(c->memo, fd, st, &before, key) == 0;
+	}
+	if (keyed && kp_index_memo_passed(c->memo, key)) {
+		/* passed in this state: mapped only for depbin_has(), and still that state */
+		if (!keep)
+			return 0;
+		if (kp_bytes_map_fd(fd, st, IDX_MAX_SIZE, &b, err) < 0)
+			return -1;
+		if (same_state(fd, st)) {
+			c->depbin = b;
+			return 0;
+		}
+		kp_bytes_release(&b); /* changed meanwhile: walked as any other */
+		keyed = false;
+	}
+	/* mapped (no copy: the hook's budget), checked under the SIGBUS guard */
+	if (kp_bytes_map_fd(fd, st, IDX_MAX_SIZE, &b, err) < 0)
+		return -1;
+	{
+		struct index_call ic = { .b = &b, .err = err };
+
+		r = kp_bytes_guard(&b, index_check_cb, &ic, err);
+	}
+	/* counted; stored only when it passed and nothing wrote to the file while it was walked */
+	kp_index_memo_put(c->memo, r == 0 && keyed && same_state(fd, st) ? key : NULL);
+	if (r == 0 && keep)
+		c->depbin = b;
+	else
+		kp_bytes_release(&b);
+	return r;
+}
+
 int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct kp_err *err)
 {
-	struct kp_bytes b;
 	struct stat st;
 	char *path, *shown;
-	int r;
+	int fd, r;
 
 	if (asprintf(&path, "%s/%s", kp_kmod_dir(c->kc, c->moddir), name) < 0)
 		return kp_err_set(err, "out of memory");
@@ -230,34 +300,22 @@ int kp_chain_check_index(struct kp_chain *c, const char *name, bool keep, struct
 		free(path);
 		return -1;
 	}
+	/* opened once: what is walked or mapped is this file, and its state keys the memo */
+	fd = kp_open_regular(path, &st, err);
+	if (fd < 0) {
+		r = kp_in_lstat(path, &st) < 0 && errno == ENOENT ? 0 : kp_err_prefix(err, shown);
+		free(shown);
+		free(path);
+		return r;
+	}
 	/*
 	 * depmod creates every optional index and leaves it empty when it has nothing to write
 	 * (kmod's output_builtin_bin()/output_builtin_alias_bin() without modules.builtin or
 	 * modules.builtin.modinfo); libkmod's index_file_open() then fails exactly as for a
 	 * missing file, so an empty optional index is no index, not an error.
 	 */
-	if (!keep && kp_in_stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
-		free(shown);
-		free(path);
-		return 0;
-	}
-	/* mapped (no copy: the hook's budget), checked under the SIGBUS guard */
-	r = kp_bytes_map(path, IDX_MAX_SIZE, &b, err);
-	if (r < 0) {
-		r = kp_in_lstat(path, &st) < 0 && errno == ENOENT ? 0 : kp_err_prefix(err, shown);
-		free(shown);
-		free(path);
-		return r;
-	}
-	{
-		struct index_call ic = { .b = &b, .err = err };
-
-		r = kp_bytes_guard(&b, index_check_cb, &ic, err);
-	}
-	if (r == 0 && keep)
-		c->depbin = b;
-	else
-		kp_bytes_release(&b);
+	r = !keep && st.st_size == 0 ? 0 : check_open_index(c, fd, &st, keep, err);
+	close(fd);
 	if (r < 0)
 		kp_err_prefix(err, shown);
 	free(shown);
