@@ -73,6 +73,8 @@ struct replay {
 	unsigned char *fresh; /* the manifest with new states, when they are to be stored */
 	/* the modules hashed again */
 	struct kp_inputs_rehash rh;
+	bool listed;			  /* the recheck listed what changed: @changed */
+	struct kp_inputs_changed changed; /* until keep_store() hands it to the run cache */
 };
 
 /* Under kp_bytes_guard() (a file truncated under the mapping): 1 when the entry is whole,
@@ -90,8 +92,16 @@ static int entry_holds(void *arg)
 	      chunks(m + HDR_LEN, r->olen, false)))
 		return 0;
 	r->intact = true;
-	r->how = kp_inputs_recheck_counted(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
-					   &r->fresh, &r->rh);
+	/* a miss keeps an entry with a store and every input that changed (keep_store()): one
+	 * walk lists them, going on past the first instead of starting again */
+	if (r->slen) {
+		r->listed = true;
+		r->how = kp_inputs_recheck_listed(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
+						  &r->fresh, &r->rh, &r->changed);
+	} else {
+		r->how = kp_inputs_recheck_counted(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
+						   &r->fresh, &r->rh);
+	}
 	return r->how != 0;
 }
 
@@ -159,11 +169,17 @@ static const char *refresh(struct kp_run_cache *rc, struct replay *r, struct kp_
  */
 static int keep_store(void *arg)
 {
-	const struct replay *r = arg;
+	struct replay *r = arg;
 	struct kp_run_cache *rc = (struct kp_run_cache *)r->rc;
 
 	rc->prev_quiet = quiet(r->m + HDR_LEN, r->olen);
-	kp_inputs_changes(r->m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen, &rc->changed);
+	if (r->listed) {
+		rc->changed = r->changed; /* @rc's now */
+		memset(&r->changed, 0, sizeof(r->changed));
+	} else {
+		kp_inputs_changes(r->m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
+				  &rc->changed);
+	}
 	/* for a manifest carried over (kp_run_cache_carry()); without memory, none */
 	rc->prev_m = malloc(r->mlen ? (size_t)r->mlen : 1);
 	if (rc->prev_m) {
@@ -281,6 +297,7 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 		futimens(fd, NULL);
 out:
 	free(r.fresh);
+	kp_inputs_changed_release(&r.changed); /* what keep_store() did not take */
 	if (m)
 		munmap(m, (size_t)st.st_size);
 	close(fd);

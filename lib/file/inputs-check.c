@@ -246,6 +246,40 @@ int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_chang
 	return changed->whole ? 0 : -1;
 }
 
+int kp_inputs_recheck_listed(const unsigned char *m, size_t len, unsigned char **fresh,
+			     struct kp_inputs_rehash *rh, struct kp_inputs_changed *changed)
+{
+	struct check c = { .m = m, .len = len, .euid = geteuid(), .changed = changed };
+	bool whole;
+	int r;
+
+	if (fresh)
+		*fresh = NULL;
+	memset(changed, 0, sizeof(*changed));
+	memset(&c.devs, 0, sizeof(c.devs));
+	clock_gettime(CLOCK_REALTIME, &c.start);
+	whole = kp_inputs_walk(m, len, list_failing, &c) >= 0;
+	if (rh)
+		*rh = c.rh;
+	if (whole && !changed->n) {
+		/* every entry held: kp_inputs_recheck()'s answer, nothing listed */
+		r = c.by_digest ? 2 : 1;
+		if (r == 2 && fresh && !c.no_refresh)
+			*fresh = c.fresh;
+		else
+			free(c.fresh);
+		return r;
+	}
+	/* kp_inputs_changes()'s */
+	changed->whole = whole;
+	changed->stale = c.by_digest && c.no_refresh;
+	if (changed->stale)
+		free(c.fresh);
+	else
+		changed->fresh = c.fresh;
+	return 0;
+}
+
 void kp_inputs_changed_release(struct kp_inputs_changed *changed)
 {
 	if (!changed)

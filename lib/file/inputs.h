@@ -172,6 +172,14 @@ struct kp_inputs_changed {
  * what is listed is not all that changed).
  */
 int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_changed *changed);
+/*
+ * kp_inputs_recheck_counted() and, when an entry fails, kp_inputs_changes() in one walk: 1 or
+ * 2 (and *@fresh) as the first when every entry holds, @changed then empty; else 0 with
+ * @changed as the second fills it (to release). For a caller that needs the changed list on
+ * a miss: the walk goes on past the first entry that fails, not again from the start.
+ */
+int kp_inputs_recheck_listed(const unsigned char *m, size_t len, unsigned char **fresh,
+			     struct kp_inputs_rehash *rh, struct kp_inputs_changed *changed);
 void kp_inputs_changed_release(struct kp_inputs_changed *changed);
 /*
  * The manifest @m (@len bytes) carried over to a run that read again only the inputs
