@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cache/facts-cache.h"
@@ -240,6 +241,19 @@ int kp_rc_publish(int dfd, int fd, const char *tmp, const char *name, uint64_t s
 	/* links are for prune and clear: a store pays for no second pass over the directory */
 	prune_fd(dfd, kp_rc_budget(), SWEEP_STALE, &u, &err);
 	return 0;
+}
+
+void kp_rc_drop_pages(const unsigned char *p, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+
+	if (page <= 0)
+		return;
+	lo = (lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	hi &= ~((uintptr_t)page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 void kp_rc_tmp_drop(int dfd, int fd, const char *tmp)

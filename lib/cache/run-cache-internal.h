@@ -105,6 +105,9 @@ int kp_rc_publish(int dfd, int fd, const char *tmp, const char *name, uint64_t s
 uint64_t kp_rc_budget(void);
 /* Closes @fd and removes its temporary name (in @dfd) when it has one. */
 void kp_rc_tmp_drop(int dfd, int fd, const char *tmp);
+/* The whole pages of @p (@len bytes of an entry's read-only mapping) out of the run's RSS: read
+ * from the file again if touched. */
+void kp_rc_drop_pages(const unsigned char *p, size_t len);
 /* The name of the result cache's directory under the cache root: runs-vN. */
 #define KP_RC_STR_(x)  #x
 #define KP_RC_STR(x)   KP_RC_STR_(x)

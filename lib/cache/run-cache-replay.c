@@ -205,12 +205,10 @@ static int keep_store(void *arg)
  */
 static void kept_store(struct kp_run_cache *rc, const struct replay *r, unsigned char *m)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t head = HDR_LEN + r->olen + r->klen + r->mlen;
-
-	/* the pages before the store out of the run's RSS (read from the file again if touched) */
-	if (page > 0 && head >= (uint64_t)page)
-		madvise(m, (size_t)(head - head % (uint64_t)page), MADV_DONTNEED);
+	/* the key's and the manifest's pages out of the run's RSS (the manifest was copied); the
+	 * output's stay: the splice reads it (kp_run_cache_previous_output() drops them once it
+	 * has joined them into a copy) */
+	kp_rc_drop_pages(m + HDR_LEN + r->olen, (size_t)(r->klen + r->mlen));
 	rc->prev = m + HDR_LEN + r->olen + r->klen + r->mlen;
 	rc->nprev = (size_t)r->slen;
 	rc->prev_map = m;

@@ -483,6 +483,7 @@ const unsigned char *kp_run_cache_previous_output(struct kp_run_cache *rc, size_
 		} else if ((rc->prev_joined = malloc(n))) {
 			stdout_bytes(rc->prev_out, rc->nprev_out, rc->prev_joined, &one);
 			rc->prev_stdout = rc->prev_joined;
+			kp_rc_drop_pages(rc->prev_out, rc->nprev_out); /* read from the copy now */
 		}
 		rc->nprev_stdout = rc->prev_stdout ? n : 0;
 	}
