@@ -242,8 +242,9 @@ int kp_check_splice_ctxless(const struct kp_ctxless_in *in, struct kp_ctxless_ou
 		mnames[i] = was->mods[i].name;
 		mpaths[i] = was->mods[i].path;
 	}
-	if (kp_graph_rebuild(&rb, &in->st->gs, mnames, mpaths, mods, was->order,
-			     kp_ctx_base(&th->c), &err) < 0) {
+	/* lazily: only the nodes the run simulates again and what it walks get their edges */
+	if (kp_graph_rebuild_lazy(&rb, &in->st->gs, mnames, mpaths, mods, was->order,
+				  kp_ctx_base(&th->c), &err) < 0) {
 		snprintf(why, len, "rebuilding the graph: %.200s", err.msg);
 		goto out;
 	}

@@ -6,8 +6,9 @@
  * measured beside it (check-splice.c). The kernel's facts alone (lib/ctx
  * kp_ctx_load_kernel_facts(), through the base cache), the changed modules read as the set
  * reader reads them (the facts cache, else the file), their names and interface digests the
- * stored ones, the graph rebuilt from the store with them (graph/graph-rebuild.h), the splice
- * run over it (check-splice-run.h; a kept module whose reads no longer hold read lazily by its
+ * stored ones, the graph rebuilt from the store with them (graph/graph-rebuild.h, lazily: the
+ * load order and cycle flags the store's, a node's edges taken when the run first needs them),
+ * the splice run over it (check-splice-run.h; a kept module whose reads no longer hold read lazily by its
  * stored path), the re-simulated modules' blocks written over a thin view of that graph and
  * those facts, the report written from the store (kp_splice_report_write()).
  *
@@ -32,7 +33,7 @@
 struct kp_ctxless_in {
 	const struct kp_cli *cli;
 	const struct kp_ctx_opts *opts;	    /* the command line's, as given */
-	const struct kp_splice_stored *st;  /* the previous entry's store, decoded */
+	struct kp_splice_stored *st; /* the previous entry's store, decoded (its graph read as needed) */
 	const struct kp_inputs_changed *ch; /* the stored entry's inputs that changed */
 	bool quiet; /* the stored entry's run wrote nothing to stderr (run-cache.h) */
 	/*

@@ -2,7 +2,9 @@
 /*
  * The splice's run (check-splice-run.h): the loads of the stored simulation replayed in load
  * order over the rebuilt graph, each kept verdict's global taint and load sequence derived
- * from the state it is kept in, the others simulated alone (loader.c kp_simulate_one()).
+ * from the state it is kept in, the others simulated alone (loader.c kp_simulate_one()), each
+ * one's edges taken first (graph-rebuild.h kp_graph_rebuilt_need()), then those of what the
+ * bridge findings walk (need_bridges()).
  */
 #include "config.h"
 
@@ -64,10 +66,37 @@ static int simulate_alone(struct kp_splice_run *s, size_t k, struct kp_err *err)
 		return s->fetch ? -1 : kp_err_set(err, "no facts for %s", g->nodes[i].path);
 	/* its facts for its stub (the same interface: the digests were compared) */
 	g->nodes[i].mod = m;
+	/* its edges, checked against its own imports (a lazy graph takes them now) */
+	if (kp_graph_rebuilt_need(s->rb, i, err) < 0)
+		return -1;
 	if (kp_simulate_one(g, s->facts, s->sv, k, &s->states[k], &s->ones[i], err) < 0)
 		return -1;
 	s->again[i] = true;
 	s->sv[i] = s->ones[i].v[i];
+	return 0;
+}
+
+/*
+ * What kp_policy_bridges() walks once the run is done (the report's bridge findings and the new
+ * store's, over the spliced verdicts): the edges of every module that loads tainted
+ * proprietary, and of each module of the set it imports from. 0, or -1 with @err.
+ */
+static int need_bridges(struct kp_splice_run *s, struct kp_err *err)
+{
+	const struct kp_graph *g = &s->rb->g;
+
+	for (size_t p = 0; p < g->n; p++) {
+		const struct kp_node *nd = &g->nodes[p];
+
+		if (!s->sv[p].loads || !(s->sv[p].taints & (1UL << KP_TAINT_PROPRIETARY_MODULE)))
+			continue;
+		if (kp_graph_rebuilt_need(s->rb, p, err) < 0)
+			return -1;
+		for (size_t e = 0; e < nd->nedges; e++)
+			if (nd->edges[e].kind == KP_PROV_MODULE &&
+			    kp_graph_rebuilt_need(s->rb, nd->edges[e].node, err) < 0)
+				return -1;
+	}
 	return 0;
 }
 
@@ -122,7 +151,7 @@ int kp_splice_run(struct kp_splice_run *s, const bool *changed, unsigned long *f
 			s->sv[i] = s->ones[i].v[i];
 		}
 	}
-	return 0;
+	return need_bridges(s, err);
 }
 
 void kp_splice_add_name(char *names, size_t size, size_t *nlen, const char *name)

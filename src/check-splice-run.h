@@ -2,7 +2,7 @@
 /*
  * The splice's run (check-splice-run.c): the stored simulation's verdicts kept in load order
  * while their reads hold in the spliced state, the others simulated alone at their place,
- * over a graph rebuilt from the store (graph/graph-rebuild.h). Shared by the measure beside
+ * over a graph rebuilt from the store (graph/graph-rebuild.h, lazily or whole). Shared by the measure beside
  * the recompute (check-splice.c) and the context-less path (check-splice-load.c): neither
  * lends the other its context. A module simulated alone needs its facts: @mods[i] when the
  * caller has them, else @fetch() by its stored path.
@@ -41,8 +41,12 @@ void kp_splice_run_release(struct kp_splice_run *s);
 
 /*
  * The loads in order over @s->rb->g, each verdict kept while its stored reads hold in the
- * spliced state, else (its file changed, @changed) simulated alone; then symbol_get() of
- * each. The global taint after the loads in *@final_taint. 0, or -1 with @err.
+ * spliced state, else (its file changed, @changed) simulated alone, its node's edges taken
+ * first (kp_graph_rebuilt_need(): a lazily rebuilt graph); then symbol_get() of each; then the
+ * edges of what kp_policy_bridges() walks over the spliced verdicts (the modules that load
+ * tainted proprietary and the modules they import from): every node a later reader of
+ * @s->rb->g walks has its edges. The global taint after the loads in *@final_taint. 0, or -1
+ * with @err.
  */
 int kp_splice_run(struct kp_splice_run *s, const bool *changed, unsigned long *final_taint,
 		  struct kp_err *err);

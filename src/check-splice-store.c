@@ -78,7 +78,7 @@ int kp_splice_store_decode(const unsigned char *p, size_t len, const unsigned ch
 	off += simlen;
 	if (take_part(p, len, &off, &glen) < 0)
 		return kp_err_set(err, "the store: the graph's length");
-	if (kp_graph_store_decode(p + off, glen, &out->gs, err) < 0)
+	if (kp_graph_store_open(p + off, glen, &out->gs, err) < 0)
 		return -1;
 	out->gp = p + off;
 	out->glen = glen;

@@ -2,7 +2,8 @@
 /*
  * The splice's store as the result cache keeps it (check-splice-store.c): "KPSPLIC3", the
  * simulation's length (64) and the simulation (sim/sim-store.h), the graph's interface's
- * length (64) and the interface (graph/graph-store.h), the report store (check-splice.h:
+ * length (64) and the interface (graph/graph-store.h: opened, each node's edges decoded when
+ * a reader asks for them; a KPGRST01 graph part is refused), the report store (check-splice.h:
  * where the report's blocks lie in the entry's output, read with that output).
  * KPSPLIC1 had no graph; KPSPLIC2 held the report's bytes again. Written by a recompute
  * (check-splice.c) and by a used splice (check-splice-use.c: its graph part the previous store's,
@@ -15,7 +16,10 @@
 #include "graph/graph-store.h"
 #include "sim/sim-store.h"
 
-/* A store decoded: its three parts, and the graph part's bytes (to be copied). */
+/*
+ * A store decoded (the graph part opened: kp_graph_store_open()): its three parts, and the graph
+ * part's bytes (to be copied).
+ */
 struct kp_splice_stored {
 	struct kp_sim_stored was;
 	struct kp_graph_stored gs;

@@ -223,7 +223,7 @@ static void compare_report(const struct kp_ctx *a, const struct kp_splice_run *s
  * differs. The stored run's graph: its modules whose files changed are compared too, so a
  * difference there is one the interface digest let through.
  */
-static void compare_graph(const struct kp_graph_stored *gs, const struct kp_graph *g, char *note,
+static void compare_graph(struct kp_graph_stored *gs, const struct kp_graph *g, char *note,
 			  size_t len)
 {
 	size_t node;
@@ -301,7 +301,7 @@ static void compare_sim(const struct kp_graph *g, const struct kp_splice_run *s,
  * kp_run_cache_carry()).
  */
 static bool measure(const struct kp_ctx *a, const struct kp_sim_stored *was,
-		    const struct kp_graph_stored *gs, const struct kp_splice_report *rep,
+		    struct kp_graph_stored *gs, const struct kp_splice_report *rep,
 		    const struct kp_splice_ask *ask, const unsigned char (*now)[KP_SIM_IFACE_LEN],
 		    const struct kp_inputs_changed *ch, const unsigned char *gp, size_t glen,
 		    const unsigned char *sim, size_t simlen, struct recomputed *rr, bool *copy,

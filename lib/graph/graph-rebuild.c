@@ -7,9 +7,9 @@
 
 #include "graph-rebuild.h"
 
-/* Stub module @i from @sn: name, path, machine, exports (the store's), imports. */
-static int stub(struct kp_graph_rebuilt *out, size_t i, const struct kp_graph_stored_node *sn,
-		const char *name, const char *path)
+/* Stub module @i from @sn: name, path, machine, exports (the store's); its imports later. */
+static void stub(struct kp_graph_rebuilt *out, size_t i, const struct kp_graph_stored_node *sn,
+		 const char *name, const char *path)
 {
 	struct kp_module *m = &out->stubs[i];
 
@@ -19,18 +19,27 @@ static int stub(struct kp_graph_rebuilt *out, size_t i, const struct kp_graph_st
 	m->machine = sn->machine;
 	m->exports = sn->exports;
 	m->nexports = sn->nexports;
-	m->nimports = sn->nedges;
+}
+
+/* Stub @m's imports from @sn's decoded edges: 0, or -1 (out of memory). */
+static int stub_imports(struct kp_graph_rebuilt *r, struct kp_module *m,
+			const struct kp_graph_stored_node *sn)
+{
+	struct kp_import *im;
+
 	if (!sn->nedges)
 		return 0;
-	m->imports = kp_arena_alloc(&out->arena, sn->nedges * sizeof(*m->imports));
-	if (!m->imports)
+	im = kp_arena_alloc(&r->arena, sn->nedges * sizeof(*im));
+	if (!im)
 		return -1;
 	for (size_t x = 0; x < sn->nedges; x++) {
-		m->imports[x] = (struct kp_import){ .name = sn->edges[x].name,
-						    .hash = sn->edges[x].hash,
-						    .symidx = (uint32_t)x + 1,
-						    .weak = sn->edges[x].weak };
+		im[x] = (struct kp_import){ .name = sn->edges[x].name,
+					    .hash = sn->edges[x].hash,
+					    .symidx = (uint32_t)x + 1,
+					    .weak = sn->edges[x].weak };
 	}
+	m->imports = im;
+	m->nimports = sn->nedges;
 	return 0;
 }
 
@@ -57,24 +66,24 @@ struct memo {
 };
 
 /* Per stored name (kp_graph_stored.nnames), a lookup each in vmlinux and the base modules. */
-struct lookups {
+struct kp_rebuild_lookups {
 	struct memo *vmlinux, *base_module;
 	size_t n;
 };
 
 /*
- * The base record of @se's name (@se->kind KP_PROV_VMLINUX or KP_PROV_BASE_MODULE), looked up
- * once per stored name: a tree imports the same few thousand names some 140,000 times. A
- * name is one pointer per index in a decoded store; any other (an edge changed by hand) is
- * looked up each time.
+ * The base record of @se's name (@se->kind KP_PROV_VMLINUX or KP_PROV_BASE_MODULE); with
+ * @lk (a whole graph taken), looked up once per stored name: a tree imports the same few
+ * thousand names some 140,000 times. A name is one pointer per index in a decoded store; any
+ * other (an edge changed by hand) is looked up each time.
  */
-static const struct kp_ksym *base_record(const struct kp_graph *g, struct lookups *lk,
+static const struct kp_ksym *base_record(const struct kp_graph *g, struct kp_rebuild_lookups *lk,
 					 const struct kp_graph_stored_edge *se)
 {
 	struct memo *m = NULL;
 	const struct kp_ksym *k;
 
-	if (se->name_idx < lk->n) {
+	if (lk && se->name_idx < lk->n) {
 		m = se->kind == KP_PROV_BASE_MODULE ? &lk->base_module[se->name_idx]
 						    : &lk->vmlinux[se->name_idx];
 		if (m->name == se->name)
@@ -98,7 +107,7 @@ static const struct kp_ksym *base_record(const struct kp_graph *g, struct lookup
  * provider module's export of that name, a record found, a symbol the loader defines, the
  * class its provider says. NULL, or what does not hold.
  */
-static const char *take_edge(const struct kp_graph *g, struct lookups *lk, size_t i,
+static const char *take_edge(const struct kp_graph *g, struct kp_rebuild_lookups *lk, size_t i,
 			     const struct kp_import *im, const struct kp_graph_stored_edge *se,
 			     struct kp_edge *e)
 {
@@ -136,42 +145,58 @@ static const char *take_edge(const struct kp_graph *g, struct lookups *lk, size_
 	return e->gpl_only == se->gpl_only ? NULL : "an edge's class";
 }
 
-/* take_edges() with its base records looked up through @lk. */
-static int take_all(struct kp_graph *g, const struct kp_graph_stored *s, struct lookups *lk,
-		    const size_t *order, struct kp_err *err)
+int kp_graph_rebuilt_need(struct kp_graph_rebuilt *r, size_t i, struct kp_err *err)
 {
-	size_t total = 0, at = 0;
+	struct kp_graph *g = &r->g;
+	const struct kp_graph_stored_node *sn;
+	struct kp_node *nd;
+	struct kp_edge *edges = NULL;
+	const char *why = NULL;
 
-	/* every node's edges in one allocation (kp_graph.edge_block): the store's edge count */
-	for (size_t i = 0; i < g->n; i++) {
-		if (g->nodes[i].mod->nimports != s->nodes[i].nedges)
-			return kp_err_set(err, "stored graph: the edge count of node %zu", i);
-		total += s->nodes[i].nedges;
-	}
-	if (total && !(g->edge_block = kp_calloc(total, sizeof(*g->edge_block))))
+	if (i >= g->n)
+		return kp_err_set(err, "stored graph: no node %zu", i);
+	if (r->ready[i])
+		return 0;
+	if (kp_graph_stored_edges(r->s, i, err) < 0)
+		return -1;
+	sn = &r->s->nodes[i];
+	nd = &g->nodes[i];
+	/* a stub gets its imports now; a real module has its own (the stored interface) */
+	if (nd->mod == &r->stubs[i] && !r->stubs[i].imports &&
+	    stub_imports(r, &r->stubs[i], sn) < 0)
 		return kp_err_set(err, "out of memory");
-	for (size_t i = 0; i < g->n; i++) {
-		const struct kp_graph_stored_node *sn = &s->nodes[i];
-		struct kp_node *nd = &g->nodes[i];
-		const char *why = NULL;
-
-		nd->nedges = sn->nedges;
-		nd->edges = sn->nedges ? g->edge_block + at : NULL;
-		at += sn->nedges;
-		for (size_t x = 0; x < sn->nedges && !why; x++)
-			why = take_edge(g, lk, i, &nd->mod->imports[x], &sn->edges[x],
-					&nd->edges[x]);
-		if (why)
-			return kp_err_set(err, "stored graph: %s of node %zu", why, i);
-		if (kp_graph_node_deps(nd) < 0)
-			return kp_err_set(err, "out of memory");
+	if (nd->mod->nimports != sn->nedges)
+		return kp_err_set(err, "stored graph: the edge count of node %zu", i);
+	if (sn->nedges && !(edges = kp_calloc(sn->nedges, sizeof(*edges))))
+		return kp_err_set(err, "out of memory");
+	for (size_t x = 0; x < sn->nedges && !why; x++)
+		why = take_edge(g, r->lk, i, &nd->mod->imports[x], &sn->edges[x], &edges[x]);
+	if (why) {
+		free(edges);
+		return kp_err_set(err, "stored graph: %s of node %zu", why, i);
 	}
+	nd->edges = edges;
+	nd->nedges = sn->nedges;
+	if (kp_graph_node_deps(nd) < 0)
+		return kp_err_set(err, "out of memory");
+	r->ready[i] = true;
+	return 0;
+}
+
+/* Every node's edges taken, then the dependencies, load order and cycles checked. */
+static int take_all(struct kp_graph_rebuilt *r, const size_t *order, struct kp_err *err)
+{
+	struct kp_graph *g = &r->g;
+	const struct kp_graph_stored *s = r->s;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (kp_graph_rebuilt_need(r, i, err) < 0)
+			return -1;
 	if (kp_graph_finish(g, err) < 0)
 		return -1;
-	/* what the stored run's graph had: its cycles, duplicate names and load order */
+	/* what the stored run's graph had: its cycles and load order */
 	for (size_t i = 0; i < g->n; i++)
-		if (g->nodes[i].in_cycle != s->nodes[i].in_cycle ||
-		    g->nodes[i].duplicate_name != s->nodes[i].duplicate_name)
+		if (g->nodes[i].in_cycle != s->nodes[i].in_cycle)
 			return kp_err_set(err, "stored graph: the node flags of node %zu", i);
 	for (size_t k = 0; order && k < g->n; k++)
 		if (g->order[k] != order[k])
@@ -179,45 +204,34 @@ static int take_all(struct kp_graph *g, const struct kp_graph_stored *s, struct 
 	return 0;
 }
 
-/* @g's edges taken from @s, then its dependencies, load order and cycles: 0, or -1 with @err. */
-static int take_edges(struct kp_graph *g, const struct kp_graph_stored *s, const size_t *order,
-		      struct kp_err *err)
-{
-	struct lookups lk = { .n = s->nnames };
-	int r = -1;
-
-	/* large: fresh zeroed pages, only those touched faulted in */
-	lk.vmlinux = kp_calloc(lk.n, sizeof(*lk.vmlinux));
-	lk.base_module = kp_calloc(lk.n, sizeof(*lk.base_module));
-	if (lk.n && (!lk.vmlinux || !lk.base_module))
-		kp_err_set(err, "out of memory");
-	else
-		r = take_all(g, s, &lk, order, err);
-	free(lk.vmlinux);
-	free(lk.base_module);
-	return r;
-}
-
-int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored *s,
-		     const char *const *names, const char *const *paths,
-		     const struct kp_module *const *real, const size_t *order,
-		     const struct kp_kernel_base *base, struct kp_err *err)
+/*
+ * The nodes of @s into @out (zeroed first): stubs or @real modules, the graph begun over them
+ * (their names and exports indexed), the duplicate names checked against the store's. 0, or
+ * -1 with @err and @out released.
+ */
+static int begin(struct kp_graph_rebuilt *out, struct kp_graph_stored *s,
+		 const char *const *names, const char *const *paths,
+		 const struct kp_module *const *real, const struct kp_kernel_base *base,
+		 struct kp_err *err)
 {
 	struct kp_module_set set = { 0 };
 	size_t n = s->n ? s->n : 1;
 
 	memset(out, 0, sizeof(*out));
+	out->s = s;
 	out->stubs = calloc(n, sizeof(*out->stubs));
 	out->entries = calloc(n, sizeof(*out->entries));
-	if (!out->stubs || !out->entries)
-		goto oom;
+	out->ready = calloc(n, sizeof(*out->ready));
+	if (!out->stubs || !out->entries || !out->ready) {
+		kp_graph_rebuilt_release(out);
+		return kp_err_set(err, "out of memory");
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct kp_graph_stored_node *sn = &s->nodes[i];
 		struct kp_set_entry *e = &out->entries[i];
 
 		if (!real || !real[i]) {
-			if (stub(out, i, sn, names[i], paths[i]) < 0)
-				goto oom;
+			stub(out, i, sn, names[i], paths[i]);
 			e->mod = &out->stubs[i];
 		} else {
 			/* read only: the graph takes the set's modules as const */
@@ -230,15 +244,77 @@ int kp_graph_rebuild(struct kp_graph_rebuilt *out, const struct kp_graph_stored 
 	}
 	set.entries = out->entries;
 	set.n = set.cap = s->n;
-	if (kp_graph_begin(&out->g, &set, base, err) < 0 ||
-	    take_edges(&out->g, s, order, err) < 0) {
+	if (kp_graph_begin(&out->g, &set, base, err) < 0) {
+		kp_graph_rebuilt_release(out);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (out->g.nodes[i].duplicate_name != s->nodes[i].duplicate_name) {
+			kp_graph_rebuilt_release(out);
+			return kp_err_set(err, "stored graph: the node flags of node %zu", i);
+		}
+	return 0;
+}
+
+int kp_graph_rebuild(struct kp_graph_rebuilt *out, struct kp_graph_stored *s,
+		     const char *const *names, const char *const *paths,
+		     const struct kp_module *const *real, const size_t *order,
+		     const struct kp_kernel_base *base, struct kp_err *err)
+{
+	struct kp_rebuild_lookups *lk;
+
+	if (begin(out, s, names, paths, real, base, err) < 0)
+		return -1;
+	/* large: fresh zeroed pages, only those touched faulted in */
+	lk = calloc(1, sizeof(*lk));
+	if (lk) {
+		out->lk = lk;
+		lk->n = s->nnames;
+		lk->vmlinux = kp_calloc(lk->n, sizeof(*lk->vmlinux));
+		lk->base_module = kp_calloc(lk->n, sizeof(*lk->base_module));
+	}
+	if (!lk || (lk->n && (!lk->vmlinux || !lk->base_module))) {
+		kp_graph_rebuilt_release(out);
+		return kp_err_set(err, "out of memory");
+	}
+	if (take_all(out, order, err) < 0) {
 		kp_graph_rebuilt_release(out);
 		return -1;
 	}
 	return 0;
-oom:
-	kp_graph_rebuilt_release(out);
-	return kp_err_set(err, "out of memory");
+}
+
+int kp_graph_rebuild_lazy(struct kp_graph_rebuilt *out, struct kp_graph_stored *s,
+			  const char *const *names, const char *const *paths,
+			  const struct kp_module *const *real, const size_t *order,
+			  const struct kp_kernel_base *base, struct kp_err *err)
+{
+	struct kp_graph *g = &out->g;
+	bool *seen;
+
+	if (begin(out, s, names, paths, real, base, err) < 0)
+		return -1;
+	/* the stored order, a permutation of the nodes (sim-store.c checked it: again, cheaply) */
+	seen = calloc(g->n ? g->n : 1, sizeof(*seen));
+	g->order = kp_calloc(g->n ? g->n : 1, sizeof(*g->order));
+	if (!seen || !g->order) {
+		free(seen);
+		kp_graph_rebuilt_release(out);
+		return kp_err_set(err, "out of memory");
+	}
+	for (size_t k = 0; k < g->n; k++) {
+		if (!order || order[k] >= g->n || seen[order[k]]) {
+			free(seen);
+			kp_graph_rebuilt_release(out);
+			return kp_err_set(err, "stored graph: the load order at %zu", k);
+		}
+		seen[order[k]] = true;
+		g->order[k] = order[k];
+	}
+	free(seen);
+	for (size_t i = 0; i < g->n; i++)
+		g->nodes[i].in_cycle = s->nodes[i].in_cycle;
+	return 0;
 }
 
 void kp_graph_rebuilt_release(struct kp_graph_rebuilt *r)
@@ -246,6 +322,12 @@ void kp_graph_rebuilt_release(struct kp_graph_rebuilt *r)
 	kp_graph_release(&r->g);
 	free(r->stubs);
 	free(r->entries);
+	free(r->ready);
+	if (r->lk) {
+		free(r->lk->vmlinux);
+		free(r->lk->base_module);
+		free(r->lk);
+	}
 	kp_arena_release(&r->arena);
 	memset(r, 0, sizeof(*r));
 }

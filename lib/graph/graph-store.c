@@ -8,7 +8,7 @@
 #include "graph-store.h"
 #include "util/byte-reader.h"
 
-#define MAGIC "KPGRST01"
+#define MAGIC "KPGRST02"
 #define NONE  KP_BW_NONE
 
 enum {
@@ -113,7 +113,9 @@ static uint64_t name_new(struct names *nm, struct kp_byte_writer *w, const char 
 			w->failed = true;
 			return NONE;
 		}
+		/* NUL-terminated: a decoded store borrows it in place */
 		kp_bw_str(&nm->table, name);
+		kp_bw_put8(&nm->table, 0);
 		ref = nm->n++;
 	}
 	s = ptr_slot_of(nm, name);
@@ -158,9 +160,11 @@ static size_t body_size(const struct kp_graph *g, size_t *nexports)
 
 		if (nd->mod->nexports > NONE || nd->nedges > NONE)
 			return 0;
-		/* flags, machine, the two counts; 14 bytes an export, 6 an edge, 8 more a module's
+		/*
+		 * flags, machine, the two counts, the edges' length; 14 bytes an export, 6 an
+		 * edge, 8 more a module's
 		 */
-		size += 11 + (uint64_t)nd->mod->nexports * 14 + (uint64_t)nd->nedges * 6;
+		size += 15 + (uint64_t)nd->mod->nexports * 14 + (uint64_t)nd->nedges * 6;
 		*nexports += nd->mod->nexports;
 		for (size_t x = 0; x < nd->nedges; x++)
 			if (nd->edges[x].kind == KP_PROV_MODULE)
@@ -198,6 +202,7 @@ void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 	for (size_t i = 0; i < g->n && q && !body.failed; i++) {
 		const struct kp_node *nd = &g->nodes[i];
 		const struct kp_module *m = nd->mod;
+		unsigned char *elen;
 
 		*q++ = (unsigned char)((nd->in_cycle ? NODE_IN_CYCLE : 0u) |
 				       (nd->duplicate_name ? NODE_DUPLICATE_NAME : 0u) |
@@ -217,6 +222,8 @@ void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 			q = put32(q, e->crc);
 		}
 		q = put32(q, nd->nedges);
+		elen = q;
+		q += 4;
 		for (size_t x = 0; x < nd->nedges; x++) {
 			const struct kp_edge *e = &nd->edges[x];
 			const struct kp_import *im = kp_edge_import(nd, e);
@@ -230,6 +237,7 @@ void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 				q = put32(q, (uint64_t)(e->exp - g->nodes[e->node].mod->exports));
 			}
 		}
+		put32(elen, (uint64_t)(q - elen - 4));
 	}
 	if (q != end)
 		body.failed = true;
@@ -278,35 +286,24 @@ static size_t get_count(struct kp_byte_reader *r, size_t min, const char *what)
 	return r->bad ? 0 : n;
 }
 
-/* The stored names, decoded and hashed once: exports and imports refer to them by index. */
-struct name_table {
-	const char **v;
-	uint32_t *hash; /* kp_hash_string() of each */
-	size_t n;
-};
-
-/* A string into @arena; no NUL inside. */
-static const char *get_str(struct kp_byte_reader *r, struct kp_arena *arena, const char *what)
+/* A string borrowed in place: its length, its bytes without a NUL, then the NUL. */
+static const char *get_str(struct kp_byte_reader *r, const char *what)
 {
 	uint32_t n = kp_br_get32(r, what);
 	const unsigned char *q;
-	char *s;
 
 	if (!r->bad && n == NONE)
 		r->bad = what;
 	if (r->bad)
 		return NULL;
-	q = kp_br_take(r, n, what);
+	q = kp_br_take(r, (size_t)n + 1, what);
 	if (!q)
 		return NULL;
-	if (memchr(q, '\0', n)) {
+	if (q[n] || memchr(q, '\0', n)) {
 		r->bad = what;
 		return NULL;
 	}
-	s = kp_arena_strndup(arena, (const char *)q, n);
-	if (!s)
-		r->bad = "out of memory";
-	return s;
+	return (const char *)q;
 }
 
 /* @n items of @size, not zeroed: the decoder writes each whole before it is read. */
@@ -323,10 +320,11 @@ static void *get_array(struct kp_byte_reader *r, struct kp_arena *arena, size_t 
 }
 
 /*
- * The index at @q of a name of @nm: NULL for none (an error when @need), else the name, its
- * hash in *@hash and its index in *@idx. Sets @r->bad to @what when out of the table.
+ * The index at @q of a name of @s: NULL for none (an error when @need), else the name, its
+ * hash in *@hash (computed on first use: most names are only an import's, read when that
+ * import's node is) and its index in *@idx. Sets @r->bad to @what when out of the table.
  */
-static inline const char *name_at(struct kp_byte_reader *r, const struct name_table *nm,
+static inline const char *name_at(struct kp_byte_reader *r, const struct kp_graph_stored *s,
 				  const unsigned char *q, bool need, uint32_t *hash, uint32_t *idx,
 				  const char *what)
 {
@@ -334,21 +332,25 @@ static inline const char *name_at(struct kp_byte_reader *r, const struct name_ta
 
 	if (i == NONE && !need)
 		return NULL;
-	if (i == NONE || i >= nm->n) {
+	if (i == NONE || i >= s->nnames) {
 		r->bad = what;
 		return NULL;
 	}
-	*hash = nm->hash[i];
+	if (!s->hashed[i]) {
+		s->hashes[i] = kp_hash_string(s->names[i]);
+		s->hashed[i] = true;
+	}
+	*hash = s->hashes[i];
 	*idx = i;
-	return nm->v[i];
+	return s->names[i];
 }
 
 /*
  * A node's exports: their bytes taken at once (get_count() knows each is 14), then read
  * through a cursor, every name index and enum checked.
  */
-static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
-			const struct name_table *nm, struct kp_graph_stored_node *sn)
+static void get_exports(struct kp_byte_reader *r, const struct kp_graph_stored *s,
+			struct kp_arena *arena, struct kp_graph_stored_node *sn)
 {
 	const unsigned char *q;
 
@@ -361,9 +363,8 @@ static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
 		unsigned table = q[8], flags = q[9];
 		uint32_t hash = 0, idx, nshash;
 
-		name = name_at(r, nm, q, true, &hash, &idx, "export name");
-		ns = r->bad ? NULL
-			    : name_at(r, nm, q + 4, false, &nshash, &idx, "export namespace");
+		name = name_at(r, s, q, true, &hash, &idx, "export name");
+		ns = r->bad ? NULL : name_at(r, s, q + 4, false, &nshash, &idx, "export namespace");
 		if (!r->bad && (table >= KP_KSYMTAB_NTABLES || (flags & ~3u)))
 			r->bad = "export table or flags";
 		if (r->bad)
@@ -379,17 +380,32 @@ static void get_exports(struct kp_byte_reader *r, struct kp_arena *arena,
 }
 
 /*
- * A node's edges: each one's 6 bytes (and a module provider's 8 more) bounds-checked once,
- * then read through a cursor.
+ * A node's edges located, not decoded: their count (each at least 6 bytes) and their bytes'
+ * length, those bytes kept for kp_graph_stored_edges().
  */
-static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const struct name_table *nm,
-		      struct kp_graph_stored_node *sn, size_t n)
+static void skip_edges(struct kp_byte_reader *r, struct kp_graph_stored_node *sn)
 {
-	/* an edge takes at least 6 bytes */
+	uint32_t elen;
+
 	sn->nedges = get_count(r, 6, "edge count");
-	sn->edges = get_array(r, arena, sn->nedges, sizeof(*sn->edges));
-	for (size_t x = 0; x < sn->nedges && !r->bad; x++) {
-		struct kp_graph_stored_edge *e = &sn->edges[x];
+	elen = kp_br_get32(r, "edges' length");
+	if (!r->bad && ((size_t)elen < sn->nedges * 6 || (size_t)elen > sn->nedges * 14))
+		r->bad = "edges' length";
+	sn->ebytes = kp_br_take(r, elen, "edges");
+	sn->elen = r->bad ? 0 : elen;
+	sn->edges_read = !sn->nedges;
+}
+
+/*
+ * Node @sn's edges decoded from their bytes: each one's 6 bytes (and a module provider's 8
+ * more) bounds-checked, its name, kind, flags, provider node and export checked; the bytes
+ * used up exactly.
+ */
+static void get_edges(struct kp_byte_reader *r, const struct kp_graph_stored *s,
+		      struct kp_graph_stored_edge *edges, size_t nedges)
+{
+	for (size_t x = 0; x < nedges && !r->bad; x++) {
+		struct kp_graph_stored_edge *e = &edges[x];
 		const unsigned char *q = kp_br_take(r, 6, "import name");
 		const char *name;
 		unsigned kind, flags;
@@ -397,7 +413,7 @@ static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const st
 
 		if (!q)
 			return;
-		name = name_at(r, nm, q, true, &hash, &idx, "import name");
+		name = name_at(r, s, q, true, &hash, &idx, "import name");
 		kind = q[4];
 		flags = q[5];
 		if (!r->bad && (kind > KP_PROV_LOADER || (flags & ~3u)))
@@ -410,8 +426,13 @@ static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const st
 				return;
 			node = kp_load32(q, false);
 			exp = kp_load32(q + 4, false);
-			if (node >= n) {
+			if (node >= s->n) {
 				r->bad = "edge node";
+				return;
+			}
+			/* an edge's export is one of its provider's */
+			if (exp >= s->nodes[node].nexports) {
+				r->bad = "edge export";
 				return;
 			}
 		}
@@ -424,31 +445,55 @@ static void get_edges(struct kp_byte_reader *r, struct kp_arena *arena, const st
 						    .node = node,
 						    .exp = exp };
 	}
+	if (!r->bad && r->off != r->len)
+		r->bad = "edges' length";
 }
 
-int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_stored *out,
-			  struct kp_err *err)
+int kp_graph_stored_edges(struct kp_graph_stored *s, size_t i, struct kp_err *err)
+{
+	struct kp_graph_stored_node *sn;
+	struct kp_graph_stored_edge *edges;
+	struct kp_byte_reader r;
+
+	if (i >= s->n)
+		return kp_err_set(err, "stored graph: no node %zu", i);
+	sn = &s->nodes[i];
+	if (sn->edges_read)
+		return 0;
+	r = (struct kp_byte_reader){ .p = sn->ebytes, .len = sn->elen };
+	edges = get_array(&r, &s->arena, sn->nedges, sizeof(*edges));
+	if (!r.bad)
+		get_edges(&r, s, edges, sn->nedges);
+	if (r.bad)
+		return kp_err_set(err, "stored graph: %s of node %zu", r.bad, i);
+	sn->edges = edges;
+	sn->edges_read = true;
+	return 0;
+}
+
+int kp_graph_store_open(const unsigned char *p, size_t len, struct kp_graph_stored *out,
+			struct kp_err *err)
 {
 	struct kp_byte_reader r = { .p = p, .len = len };
 	const unsigned char *magic;
-	struct name_table nm = { 0 };
-	size_t n;
+	size_t n, nn;
 
 	memset(out, 0, sizeof(*out));
 	magic = kp_br_take(&r, 8, "header");
 	if (magic && memcmp(magic, MAGIC, 8))
 		r.bad = "magic";
-	/* a name takes at least 4 bytes */
-	nm.n = get_count(&r, 4, "name count");
-	nm.v = get_array(&r, &out->arena, nm.n, sizeof(*nm.v));
-	nm.hash = get_array(&r, &out->arena, nm.n, sizeof(*nm.hash));
-	for (size_t i = 0; i < nm.n && !r.bad; i++) {
-		nm.v[i] = get_str(&r, &out->arena, "name");
-		nm.hash[i] = nm.v[i] ? kp_hash_string(nm.v[i]) : 0;
-	}
-	out->nnames = r.bad ? 0 : nm.n;
-	/* a node takes at least 11 bytes */
-	n = get_count(&r, 11, "node count");
+	/* a name takes at least 5 bytes */
+	nn = get_count(&r, 5, "name count");
+	out->names = get_array(&r, &out->arena, nn, sizeof(*out->names));
+	out->hashes = get_array(&r, &out->arena, nn, sizeof(*out->hashes));
+	out->hashed = get_array(&r, &out->arena, nn, sizeof(*out->hashed));
+	if (!r.bad && nn)
+		memset(out->hashed, 0, nn * sizeof(*out->hashed));
+	for (size_t i = 0; i < nn && !r.bad; i++)
+		out->names[i] = get_str(&r, "name");
+	out->nnames = r.bad ? 0 : nn;
+	/* a node takes at least 15 bytes */
+	n = get_count(&r, 15, "node count");
 	out->nodes = get_array(&r, &out->arena, n, sizeof(*out->nodes));
 	out->n = r.bad ? 0 : n;
 	for (size_t i = 0; i < out->n && !r.bad; i++) {
@@ -464,23 +509,28 @@ int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_st
 		sn->provider = flags & NODE_PROVIDER;
 		sn->machine = (uint16_t)kp_br_get8(&r, "machine");
 		sn->machine |= (uint16_t)(kp_br_get8(&r, "machine") << 8);
-		get_exports(&r, &out->arena, &nm, sn);
-		get_edges(&r, &out->arena, &nm, sn, out->n);
+		get_exports(&r, out, &out->arena, sn);
+		skip_edges(&r, sn);
 	}
-	/* an edge's export is one of its provider's: known once every node is read */
-	for (size_t i = 0; i < out->n && !r.bad; i++)
-		for (size_t x = 0; x < out->nodes[i].nedges && !r.bad; x++) {
-			const struct kp_graph_stored_edge *e = &out->nodes[i].edges[x];
-
-			if (e->kind == KP_PROV_MODULE && e->exp >= out->nodes[e->node].nexports)
-				r.bad = "edge export";
-		}
 	if (!r.bad && r.off != len)
 		r.bad = "bytes after the end";
 	if (r.bad) {
 		kp_graph_stored_release(out);
 		return kp_err_set(err, "stored graph: %s", r.bad);
 	}
+	return 0;
+}
+
+int kp_graph_store_decode(const unsigned char *p, size_t len, struct kp_graph_stored *out,
+			  struct kp_err *err)
+{
+	if (kp_graph_store_open(p, len, out, err) < 0)
+		return -1;
+	for (size_t i = 0; i < out->n; i++)
+		if (kp_graph_stored_edges(out, i, err) < 0) {
+			kp_graph_stored_release(out);
+			return -1;
+		}
 	return 0;
 }
 
@@ -533,10 +583,11 @@ static const char *edges_differ(const struct kp_graph_stored_node *sn, const str
 	return NULL;
 }
 
-const char *kp_graph_stored_differs(const struct kp_graph_stored *s, const struct kp_graph *g,
+const char *kp_graph_stored_differs(struct kp_graph_stored *s, const struct kp_graph *g,
 				    size_t *node)
 {
 	const char *what = NULL;
+	struct kp_err err;
 
 	*node = 0;
 	if (s->n != g->n)
@@ -546,7 +597,9 @@ const char *kp_graph_stored_differs(const struct kp_graph_stored *s, const struc
 		const struct kp_node *nd = &g->nodes[i];
 
 		*node = i;
-		if (sn->in_cycle != nd->in_cycle || sn->duplicate_name != nd->duplicate_name ||
+		if (kp_graph_stored_edges(s, i, &err) < 0)
+			what = "edges that do not decode";
+		else if (sn->in_cycle != nd->in_cycle || sn->duplicate_name != nd->duplicate_name ||
 		    sn->walked != nd->walked || sn->provider != nd->provider ||
 		    sn->machine != nd->mod->machine)
 			what = "node flags";

@@ -13,7 +13,9 @@
 # dependents simulated again); not used: a module renamed, replaced by a directory (and
 # unreadable, as a user other than root), with a new interface, a store byte flipped, a
 # report part's block offset outside the output or its lengths not adding up, an entry of
-# the KPSPLIC2 store, a stored run that wrote to stderr, a changed module writable by others.
+# the KPSPLIC2 store or of the KPGRST01 graph, the changed module's stored edges damaged (a node's
+# edges are read when first needed), a stored run that wrote to stderr, a changed module
+# writable by others.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -186,7 +188,9 @@ use "after the flipped store" "$(used 8 9 1 kp_plain)"
 
 # The report part points into the entry's output (check-splice.h): damaged, or an entry of the
 # store before it (KPSPLIC2: the report's bytes held again), it is not used
-# damage HOW: each entry's store edited (the user's own entry: its CRC made right): "offset",
+# damage HOW: each entry's store edited (the user's own entry: its CRC made right): "graph01",
+# the graph part's magic the one before (KPGRST01); "edges", every stored node's first edge
+# given a kind past the last; "offset",
 # the first reported block's offset past the output's end; "tail", the tail's length one less
 # (the lengths no longer adding up to the output's); "old", the store written back in the
 # KPSPLIC2 format (the report part "KPSPLRP1" with the head's, the tail's and each block's
@@ -227,6 +231,24 @@ for f in glob.glob(os.path.join(sys.argv[1], "*.run")):
         first = False
         old += struct.pack("<I", ln) + out[off:off + ln] + m[at + 13:at + 49]
         at += 49
+    g = st + 16 + sim + 8
+    assert m[g:g + 8] == b"KPGRST02"
+    if sys.argv[2] == "graph01":
+        m[g:g + 8] = b"KPGRST01"
+    if sys.argv[2] == "edges":
+        # every node's first edge: its kind past the last (graph-store.h's layout)
+        at = g + 12
+        for _ in range(struct.unpack_from("<I", m, g + 8)[0]):
+            at += 4 + struct.unpack_from("<I", m, at)[0] + 1
+        nodes, at = struct.unpack_from("<I", m, at)[0], at + 4
+        for _ in range(nodes):
+            at += 3
+            at += 4 + 14 * struct.unpack_from("<I", m, at)[0]
+            ne, el = struct.unpack_from("<II", m, at)
+            if ne:
+                m[at + 8 + 4] = 9
+            at += 8 + el
+        assert at == g + glen
     if sys.argv[2] == "old":
         m[st:st + 8] = b"KPSPLIC2"
         m[rp:] = b"KPSPLRP1" + old
@@ -246,6 +268,16 @@ use "the tail one byte shorter" \
 python3 "$edit" "$t/extra/kp_plain.ko" --set description=olds >/dev/null
 damage old
 use "an entry of the KPSPLIC2 store" "not used: the store: its magic"
+# the graph part before it (KPGRST01: its names without a NUL, its edges without their length,
+# so not read lazily): not used, the recompute's answer
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=gr01 >/dev/null
+damage graph01
+use "an entry of the KPGRST01 graph" "not used: stored graph: magic"
+# a node's edges are decoded when the splice first needs them (graph-store.h): the changed
+# module's, damaged, are refused then
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=edge >/dev/null
+damage edges
+use "every node's first edge damaged" "not used: stored graph: edge kind or flags of node *"
 python3 "$edit" "$t/extra/kp_plain.ko" --set description=back >/dev/null
 use "after the damaged stores" "$(used 8 9 1 kp_plain)"
 

@@ -234,9 +234,9 @@ for f in glob.glob(os.path.join(sys.argv[1], "runs-v*", "*.run")):
         continue
     # report: the last byte instead, the high byte of the last block's last mark
     at = len(m) - 1 if sys.argv[2] == "report" else len(m) - slen
-    # the store: "KPSPLIC2", the simulation's length and bytes, the graph's length and
-    # bytes ("KPGRST01", the name table: its count and strings, the node count, the first
-    # node's flags)
+    # the store: "KPSPLIC3", the simulation's length and bytes, the graph's length and
+    # bytes ("KPGRST02", the name table: its count and strings, each NUL-terminated, the node
+    # count, the first node's flags)
     if sys.argv[2] == "name":
         sim = struct.unpack_from("<Q", m, at + 8)[0]
         glen_at = at + 16 + sim
@@ -245,17 +245,17 @@ for f in glob.glob(os.path.join(sys.argv[1], "runs-v*", "*.run")):
         struct.pack_into("<I", m, at, names + 1)
         at += 4
         for _ in range(names):
-            at += 4 + struct.unpack_from("<I", m, at)[0]
-        m[at:at] = struct.pack("<I", 3) + b"zzz"
-        struct.pack_into("<Q", m, glen_at, struct.unpack_from("<Q", m, glen_at)[0] + 7)
-        struct.pack_into("<Q", m, 40, slen + 7)
+            at += 4 + struct.unpack_from("<I", m, at)[0] + 1
+        m[at:at] = struct.pack("<I", 3) + b"zzz\0"
+        struct.pack_into("<Q", m, glen_at, struct.unpack_from("<Q", m, glen_at)[0] + 8)
+        struct.pack_into("<Q", m, 40, slen + 8)
     elif sys.argv[2] in ("graph", "cycle"):
         sim = struct.unpack_from("<Q", m, at + 8)[0]
         at += 16 + sim + 8 + 8
         names = struct.unpack_from("<I", m, at)[0]
         at += 4
         for _ in range(names):
-            at += 4 + struct.unpack_from("<I", m, at)[0]
+            at += 4 + struct.unpack_from("<I", m, at)[0] + 1
         at += 4
         m[at] ^= 0x10 if sys.argv[2] == "graph" else 0x01
     else:

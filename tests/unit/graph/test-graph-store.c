@@ -54,6 +54,7 @@ static uint32_t ref_name(struct ref_names *nm, const char *name)
 	if (kp_symbol_index_add(&nm->index, name, (void *)(uintptr_t)(nm->n + 1)) < 0)
 		abort();
 	kp_bw_str(&nm->table, name);
+	kp_bw_put8(&nm->table, 0);
 	return (uint32_t)nm->n++;
 }
 
@@ -67,6 +68,7 @@ static void ref_encode(const struct kp_graph *g, unsigned char **p, size_t *len)
 	for (size_t i = 0; i < g->n; i++) {
 		const struct kp_node *nd = &g->nodes[i];
 		const struct kp_module *m = nd->mod;
+		size_t at;
 
 		kp_bw_put8(&body, (nd->in_cycle ? 1u : 0u) | (nd->duplicate_name ? 2u : 0u) |
 					  (nd->walked ? 4u : 0u) | (nd->provider ? 8u : 0u));
@@ -83,6 +85,8 @@ static void ref_encode(const struct kp_graph *g, unsigned char **p, size_t *len)
 			kp_bw_put32(&body, e->crc);
 		}
 		kp_bw_put32(&body, nd->nedges);
+		at = body.len;
+		kp_bw_put32(&body, 0);
 		for (size_t x = 0; x < nd->nedges; x++) {
 			const struct kp_edge *e = &nd->edges[x];
 			const struct kp_import *im = kp_edge_import(nd, e);
@@ -96,8 +100,10 @@ static void ref_encode(const struct kp_graph *g, unsigned char **p, size_t *len)
 					    (uint64_t)(e->exp - g->nodes[e->node].mod->exports));
 			}
 		}
+		if (!body.failed)
+			kp_store32(body.p + at, (uint32_t)(body.len - at - 4));
 	}
-	kp_bw_put(&w, "KPGRST01", 8);
+	kp_bw_put(&w, "KPGRST02", 8);
 	kp_bw_put32(&w, nm.n);
 	kp_bw_put(&w, nm.table.p, nm.table.len);
 	kp_bw_put32(&w, g->n);
@@ -151,7 +157,7 @@ static const char *stored_vs(const unsigned char *p, size_t len, const struct kp
  * module of node @keep (SIZE_MAX: none) used as it is and the others stubs: what
  * kp_graph_differs() says against @g ("" for the same), or "not rebuilt: why".
  */
-static const char *rebuilt_from(const struct kp_graph_stored *s, const struct kp_graph *g,
+static const char *rebuilt_from(struct kp_graph_stored *s, const struct kp_graph *g,
 				const size_t *order, size_t keep, char *buf, size_t size)
 {
 	const char **names = calloc(g->n + 1, sizeof(*names));
@@ -355,6 +361,101 @@ static void forged_rebuild(struct tap *t, const struct kp_graph *g, const unsign
 	free(order);
 }
 
+/* Whether node @i of @a (rebuilt) has node @i of @b's edges and dependencies. */
+static bool same_node(const struct kp_graph *a, const struct kp_graph *b, size_t i)
+{
+	const struct kp_node *p = &a->nodes[i], *q = &b->nodes[i];
+
+	if (p->nedges != q->nedges || p->ndeps != q->ndeps || p->nbase_deps != q->nbase_deps)
+		return false;
+	for (size_t x = 0; x < p->nedges; x++) {
+		const struct kp_edge *e = &p->edges[x], *f = &q->edges[x];
+
+		if (e->kind != f->kind || e->gpl_only != f->gpl_only ||
+		    strcmp(kp_edge_import(p, e)->name, kp_edge_import(q, f)->name) ||
+		    (e->kind == KP_PROV_MODULE &&
+		     (e->node != f->node || strcmp(e->exp->name, f->exp->name))) ||
+		    ((e->kind == KP_PROV_VMLINUX || e->kind == KP_PROV_BASE_MODULE) &&
+		     e->ksym != f->ksym))
+			return false;
+	}
+	for (size_t d = 0; d < p->ndeps; d++)
+		if (p->deps[d] != q->deps[d])
+			return false;
+	return true;
+}
+
+/*
+ * @g's store @p (@len bytes) opened and rebuilt lazily (graph-rebuild.h): its load order and
+ * cycle flags @g's, no node with an edge; node @u asked for: its edges and dependencies are
+ * @g's, asked again nothing changes, every other node still without. Then @u's edge bytes
+ * damaged (its first edge's kind past the last): the store opens and rebuilds lazily, another
+ * node is taken, @u is refused. A KPGRST01 store: refused.
+ */
+static void lazy(struct tap *t, const struct kp_graph *g, const unsigned char *p, size_t len,
+		 size_t u, const char *what)
+{
+	const char **names = calloc(g->n + 1, sizeof(*names));
+	const char **paths = calloc(g->n + 1, sizeof(*paths));
+	unsigned char *q = malloc(len);
+	struct kp_graph_stored s;
+	struct kp_graph_rebuilt rb;
+	struct kp_err err = { 0 };
+	size_t with = 0, other = u ? 0 : 1, at;
+	bool order = true, cyc = true;
+	char want[160];
+
+	if (!names || !paths || !q || g->n < 2)
+		abort();
+	for (size_t i = 0; i < g->n; i++) {
+		names[i] = g->nodes[i].mod->name;
+		paths[i] = g->nodes[i].path;
+	}
+	if (kp_graph_store_open(p, len, &s, &err) < 0 ||
+	    kp_graph_rebuild_lazy(&rb, &s, names, paths, NULL, g->order, g->base, &err) < 0)
+		abort();
+	for (size_t i = 0; i < g->n; i++) {
+		order &= rb.g.order[i] == g->order[i];
+		cyc &= rb.g.nodes[i].in_cycle == g->nodes[i].in_cycle;
+		with += rb.g.nodes[i].nedges || rb.g.nodes[i].ndeps;
+	}
+	tap_ok(t, order && cyc && !with && !rb.g.ncycles,
+	       "%s: rebuilt lazily: the load order and cycle flags the store's, no edge", what);
+	tap_ok(t,
+	       kp_graph_rebuilt_need(&rb, u, &err) == 0 && same_node(&rb.g, g, u) &&
+		       kp_graph_rebuilt_need(&rb, u, &err) == 0 && same_node(&rb.g, g, u),
+	       "%s: node %zu asked for (twice): its %zu edges and %zu dependencies the graph's",
+	       what, u, g->nodes[u].nedges, g->nodes[u].ndeps);
+	with = 0;
+	for (size_t i = 0; i < g->n; i++)
+		with += i != u && (rb.g.nodes[i].nedges || s.nodes[i].edges_read != !s.nodes[i].nedges);
+	tap_is_intf(t, (long)with, 0, "%s: the other nodes' edges not decoded, none taken", what);
+	kp_graph_rebuilt_release(&rb);
+	at = (size_t)(s.nodes[u].ebytes - p);
+	kp_graph_stored_release(&s);
+	memcpy(q, p, len);
+	q[at + 4] = KP_PROV_LOADER + 1;
+	if (kp_graph_store_open(q, len, &s, &err) < 0 ||
+	    kp_graph_rebuild_lazy(&rb, &s, names, paths, NULL, g->order, g->base, &err) < 0)
+		abort();
+	tap_ok(t, kp_graph_rebuilt_need(&rb, other, &err) == 0 && same_node(&rb.g, g, other),
+	       "%s: node %zu's edges damaged: node %zu is taken", what, u, other);
+	snprintf(want, sizeof(want), "stored graph: edge kind or flags of node %zu", u);
+	err.msg[0] = '\0';
+	tap_ok(t, kp_graph_rebuilt_need(&rb, u, &err) < 0 && !strcmp(err.msg, want),
+	       "%s: node %zu's edges damaged: refused when asked for (%s)", what, u, err.msg);
+	kp_graph_rebuilt_release(&rb);
+	kp_graph_stored_release(&s);
+	memcpy(q, p, len);
+	q[7] = '1';
+	err.msg[0] = '\0';
+	tap_ok(t, kp_graph_store_open(q, len, &s, &err) < 0 && !strcmp(err.msg, "stored graph: magic"),
+	       "%s: a KPGRST01 store refused (%s)", what, err.msg);
+	free(q);
+	free(names);
+	free(paths);
+}
+
 /* The store of @g, then each stored field changed in @g: the comparison names it. */
 static void changes(struct tap *t, struct tb_world *w, const char *user, const char *prov)
 {
@@ -423,6 +524,7 @@ static void changes(struct tap *t, struct tb_world *w, const char *user, const c
 	       "built: restored, the store copied is a fresh encoding");
 	forged_rebuild(t, g, p, len, u, (size_t)(me - g->nodes[u].edges),
 		       (size_t)(ve - g->nodes[u].edges));
+	lazy(t, g, p, len, u, "built");
 	free(p);
 }
 
@@ -559,6 +661,11 @@ static void fixtures(struct tap *t)
 	tap_is_intf(t, same ? (long)names : -1L, 24,
 		    "6.1 fixtures: the plain encoder's bytes (%zu), %u names", len, names);
 	damage(t, p, len, 13, &w.g, "6.1 fixtures");
+	for (size_t i = 0; i < w.g.n; i++)
+		if (w.g.nodes[i].ndeps) {
+			lazy(t, &w.g, p, len, i, "6.1 fixtures");
+			break;
+		}
 	free(p);
 	tb_free(&w);
 }
