@@ -8,7 +8,10 @@
  * and provider); a damaged store (every truncation, every byte of a small store flipped,
  * every 32-bit field set to extremes) decodes to an error or to a store whose every edge
  * names a node and an export that exist, and comparing it reads nothing past it (the
- * sanitizer build checks that).
+ * sanitizer build checks that). Read lazily (kp_graph_store_open(), kp_graph_rebuild_lazy()):
+ * the stored load order and cycle flags, no edge until a node is asked for, then that node's
+ * edges and dependencies the graph's and no other's; a node's damaged edges refused only when
+ * it is asked for; a KPGRST01 store refused.
  */
 #include <ftw.h>
 #include <stdarg.h>
