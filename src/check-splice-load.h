@@ -8,8 +8,8 @@
  * reader reads them (the facts cache, else the file), their names and interface digests the
  * stored ones, the graph rebuilt from the store with them (graph/graph-rebuild.h, lazily: the
  * load order and cycle flags the store's, a node's edges taken when the run first needs them),
- * the splice run over it (check-splice-run.h; a kept module whose reads no longer hold read lazily by its
- * stored path), the re-simulated modules' blocks written over a thin view of that graph and
+ * the splice run over it (check-splice-run.h; a kept module whose reads no longer hold read lazily
+ * by its stored path), the re-simulated modules' blocks written over a thin view of that graph and
  * those facts, the report written from the store (kp_splice_report_write()).
  *
  * Anything unexpected is a fall back (-1 with why), never a wrong answer: a changed input that
@@ -33,7 +33,7 @@
 struct kp_ctxless_in {
 	const struct kp_cli *cli;
 	const struct kp_ctx_opts *opts;	    /* the command line's, as given */
-	struct kp_splice_stored *st; /* the previous entry's store, decoded (its graph read as needed) */
+	struct kp_splice_stored *st;	    /* the previous entry's store (its graph read lazily) */
 	const struct kp_inputs_changed *ch; /* the stored entry's inputs that changed */
 	bool quiet; /* the stored entry's run wrote nothing to stderr (run-cache.h) */
 	/*

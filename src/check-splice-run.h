@@ -2,9 +2,9 @@
 /*
  * The splice's run (check-splice-run.c): the stored simulation's verdicts kept in load order
  * while their reads hold in the spliced state, the others simulated alone at their place,
- * over a graph rebuilt from the store (graph/graph-rebuild.h, lazily or whole). Shared by the measure beside
- * the recompute (check-splice.c) and the context-less path (check-splice-load.c): neither
- * lends the other its context. A module simulated alone needs its facts: @mods[i] when the
+ * over a graph rebuilt from the store (graph/graph-rebuild.h, lazily or whole). Shared by the
+ * measure beside the recompute (check-splice.c) and the context-less path (check-splice-load.c):
+ * neither lends the other its context. A module simulated alone needs its facts: @mods[i] when the
  * caller has them, else @fetch() by its stored path.
  */
 #ifndef KP_CHECK_SPLICE_RUN_H

@@ -209,10 +209,9 @@ static int take_all(struct kp_graph_rebuilt *r, const size_t *order, struct kp_e
  * (their names and exports indexed), the duplicate names checked against the store's. 0, or
  * -1 with @err and @out released.
  */
-static int begin(struct kp_graph_rebuilt *out, struct kp_graph_stored *s,
-		 const char *const *names, const char *const *paths,
-		 const struct kp_module *const *real, const struct kp_kernel_base *base,
-		 struct kp_err *err)
+static int begin(struct kp_graph_rebuilt *out, struct kp_graph_stored *s, const char *const *names,
+		 const char *const *paths, const struct kp_module *const *real,
+		 const struct kp_kernel_base *base, struct kp_err *err)
 {
 	struct kp_module_set set = { 0 };
 	size_t n = s->n ? s->n : 1;

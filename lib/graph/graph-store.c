@@ -600,8 +600,8 @@ const char *kp_graph_stored_differs(struct kp_graph_stored *s, const struct kp_g
 		if (kp_graph_stored_edges(s, i, &err) < 0)
 			what = "edges that do not decode";
 		else if (sn->in_cycle != nd->in_cycle || sn->duplicate_name != nd->duplicate_name ||
-		    sn->walked != nd->walked || sn->provider != nd->provider ||
-		    sn->machine != nd->mod->machine)
+			 sn->walked != nd->walked || sn->provider != nd->provider ||
+			 sn->machine != nd->mod->machine)
 			what = "node flags";
 		else if (!(what = kp_exports_differ(sn->exports, sn->nexports, nd->mod->exports,
 						    nd->mod->nexports)))

@@ -431,7 +431,8 @@ static void lazy(struct tap *t, const struct kp_graph *g, const unsigned char *p
 	       what, u, g->nodes[u].nedges, g->nodes[u].ndeps);
 	with = 0;
 	for (size_t i = 0; i < g->n; i++)
-		with += i != u && (rb.g.nodes[i].nedges || s.nodes[i].edges_read != !s.nodes[i].nedges);
+		with += i != u &&
+			(rb.g.nodes[i].nedges || s.nodes[i].edges_read != !s.nodes[i].nedges);
 	tap_is_intf(t, (long)with, 0, "%s: the other nodes' edges not decoded, none taken", what);
 	kp_graph_rebuilt_release(&rb);
 	at = (size_t)(s.nodes[u].ebytes - p);
@@ -452,7 +453,8 @@ static void lazy(struct tap *t, const struct kp_graph *g, const unsigned char *p
 	memcpy(q, p, len);
 	q[7] = '1';
 	err.msg[0] = '\0';
-	tap_ok(t, kp_graph_store_open(q, len, &s, &err) < 0 && !strcmp(err.msg, "stored graph: magic"),
+	tap_ok(t,
+	       kp_graph_store_open(q, len, &s, &err) < 0 && !strcmp(err.msg, "stored graph: magic"),
 	       "%s: a KPGRST01 store refused (%s)", what, err.msg);
 	free(q);
 	free(names);
