@@ -18,8 +18,12 @@ enum {
 	NODE_PROVIDER = 8,
 	EXP_GPL_ONLY = 1,
 	EXP_HAS_CRC = 2,
-	EDGE_GPL_ONLY = 1,
-	EDGE_WEAK = 2,
+	/* an edge's first byte: its kind in the low 3 bits, then these */
+	EDGE_KIND = 7,
+	EDGE_GPL_ONLY = 8,
+	EDGE_WEAK = 16,
+	/* a number's bytes: 7 bits each, low first, more to come while the top bit is set */
+	VAR_MAX = 5,
 };
 
 /*
@@ -113,9 +117,8 @@ static uint64_t name_new(struct names *nm, struct kp_byte_writer *w, const char 
 			w->failed = true;
 			return NONE;
 		}
-		/* NUL-terminated: a decoded store borrows it in place */
-		kp_bw_str(&nm->table, name);
-		kp_bw_put8(&nm->table, 0);
+		/* NUL-terminated, no length: a decoded store borrows it in place */
+		kp_bw_put(&nm->table, name, strlen(name) + 1);
 		ref = nm->n++;
 	}
 	s = ptr_slot_of(nm, name);
@@ -147,8 +150,9 @@ static inline uint64_t name_ref(struct names *nm, struct kp_byte_writer *w, cons
 }
 
 /*
- * The bytes of @g's nodes (the layout after the node count) and its exports' count in
- * *@nexports, or 0 for a count over 32 bits or a size over SIZE_MAX.
+ * The most bytes @g's nodes take (the layout after the node count: an edge's numbers at their
+ * longest) and its exports' count in *@nexports, or 0 for a count over 32 bits or a size over
+ * SIZE_MAX.
  */
 static size_t body_size(const struct kp_graph *g, size_t *nexports)
 {
@@ -161,14 +165,12 @@ static size_t body_size(const struct kp_graph *g, size_t *nexports)
 		if (nd->mod->nexports > NONE || nd->nedges > NONE)
 			return 0;
 		/*
-		 * flags, machine, the two counts, the edges' length; 14 bytes an export, 6 an
-		 * edge, 8 more a module's
+		 * flags, machine, the two counts, the edges' length; 14 bytes an export; an edge
+		 * its first byte and three numbers at most
 		 */
-		size += 15 + (uint64_t)nd->mod->nexports * 14 + (uint64_t)nd->nedges * 6;
+		size += 15 + (uint64_t)nd->mod->nexports * 14 +
+			(uint64_t)nd->nedges * (1 + 3 * VAR_MAX);
 		*nexports += nd->mod->nexports;
-		for (size_t x = 0; x < nd->nedges; x++)
-			if (nd->edges[x].kind == KP_PROV_MODULE)
-				size += 8;
 		if (size > SIZE_MAX)
 			return 0;
 	}
@@ -179,6 +181,18 @@ static unsigned char *put32(unsigned char *q, uint64_t v)
 {
 	kp_store32(q, (uint32_t)v);
 	return q + 4;
+}
+
+/* @v (32 bits) in as few bytes as hold it, 7 bits each, low first (VAR_MAX at most). */
+static unsigned char *put_var(unsigned char *q, uint64_t v)
+{
+	v &= 0xffffffffu;
+	while (v >= 0x80) {
+		*q++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*q++ = (unsigned char)v;
+	return q;
 }
 
 void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
@@ -193,7 +207,10 @@ void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 	 * more), at most half the slots
 	 */
 	nm.hint = nexports < SIZE_MAX / 8 ? nexports * 4 : 0;
-	/* the body's size is known: it is written through a cursor, each name's index looked up */
+	/*
+	 * the body's size is bounded: it is written through a cursor, each name's index looked
+	 * up, and cut to what was written
+	 */
 	if (g->n > NONE || (g->n && !size) || kp_symbol_index_init(&nm.index, g->n * 16) < 0)
 		body.failed = true;
 	else if (size)
@@ -228,19 +245,21 @@ void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 			const struct kp_edge *e = &nd->edges[x];
 			const struct kp_import *im = kp_edge_import(nd, e);
 
-			q = put32(q, name_ref(&nm, &body, im->name, im->hash, true));
-			*q++ = (unsigned char)e->kind;
-			*q++ = (unsigned char)((e->gpl_only ? EDGE_GPL_ONLY : 0u) |
+			*q++ = (unsigned char)((unsigned)e->kind |
+					       (e->gpl_only ? EDGE_GPL_ONLY : 0u) |
 					       (im->weak ? EDGE_WEAK : 0u));
+			q = put_var(q, name_ref(&nm, &body, im->name, im->hash, true));
 			if (e->kind == KP_PROV_MODULE) {
-				q = put32(q, e->node);
-				q = put32(q, (uint64_t)(e->exp - g->nodes[e->node].mod->exports));
+				q = put_var(q, e->node);
+				q = put_var(q, (uint64_t)(e->exp - g->nodes[e->node].mod->exports));
 			}
 		}
 		put32(elen, (uint64_t)(q - elen - 4));
 	}
-	if (q != end)
+	if (size && (!q || q > end))
 		body.failed = true;
+	else if (q)
+		body.len = (size_t)(q - body.p);
 	kp_bw_put(w, MAGIC, 8);
 	kp_bw_put32(w, nm.n);
 	kp_bw_put(w, nm.table.p, nm.table.len);
@@ -286,24 +305,46 @@ static size_t get_count(struct kp_byte_reader *r, size_t min, const char *what)
 	return r->bad ? 0 : n;
 }
 
-/* A string borrowed in place: its length, its bytes without a NUL, then the NUL. */
+/* A string borrowed in place: its bytes up to its NUL, which must be there. */
 static const char *get_str(struct kp_byte_reader *r, const char *what)
 {
-	uint32_t n = kp_br_get32(r, what);
-	const unsigned char *q;
+	const unsigned char *q, *nul;
 
-	if (!r->bad && n == NONE)
-		r->bad = what;
 	if (r->bad)
 		return NULL;
-	q = kp_br_take(r, (size_t)n + 1, what);
-	if (!q)
-		return NULL;
-	if (q[n] || memchr(q, '\0', n)) {
+	q = r->p + r->off;
+	nul = memchr(q, '\0', r->len - r->off);
+	if (!nul) {
 		r->bad = what;
 		return NULL;
 	}
+	r->off += (size_t)(nul - q) + 1;
 	return (const char *)q;
+}
+
+/*
+ * A number put_var() wrote: at most VAR_MAX bytes, 32 bits, in its fewest bytes (a store
+ * byte for byte a fresh encoding's); sets @r->bad to @what otherwise.
+ */
+static uint32_t get_var(struct kp_byte_reader *r, const char *what)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < VAR_MAX && !r->bad; k++) {
+		const unsigned char *q = kp_br_take(r, 1, what);
+
+		if (!q)
+			break;
+		v |= (uint64_t)(*q & 0x7f) << (7 * k);
+		if (!(*q & 0x80)) {
+			if ((k && !*q) || v > 0xffffffffu)
+				break;
+			return (uint32_t)v;
+		}
+	}
+	if (!r->bad)
+		r->bad = what;
+	return 0;
 }
 
 /* @n items of @size, not zeroed: the decoder writes each whole before it is read. */
@@ -320,16 +361,14 @@ static void *get_array(struct kp_byte_reader *r, struct kp_arena *arena, size_t 
 }
 
 /*
- * The index at @q of a name of @s: NULL for none (an error when @need), else the name, its
- * hash in *@hash (computed on first use: most names are only an import's, read when that
- * import's node is) and its index in *@idx. Sets @r->bad to @what when out of the table.
+ * The name of index @i of @s: NULL for none (an error when @need), else the name, its hash in
+ * *@hash (computed on first use: most names are only an import's, read when that import's
+ * node is) and its index in *@idx. Sets @r->bad to @what when out of the table.
  */
 static inline const char *name_at(struct kp_byte_reader *r, const struct kp_graph_stored *s,
-				  const unsigned char *q, bool need, uint32_t *hash, uint32_t *idx,
+				  uint32_t i, bool need, uint32_t *hash, uint32_t *idx,
 				  const char *what)
 {
-	uint32_t i = kp_load32(q, false);
-
 	if (i == NONE && !need)
 		return NULL;
 	if (i == NONE || i >= s->nnames) {
@@ -363,8 +402,10 @@ static void get_exports(struct kp_byte_reader *r, const struct kp_graph_stored *
 		unsigned table = q[8], flags = q[9];
 		uint32_t hash = 0, idx, nshash;
 
-		name = name_at(r, s, q, true, &hash, &idx, "export name");
-		ns = r->bad ? NULL : name_at(r, s, q + 4, false, &nshash, &idx, "export namespace");
+		name = name_at(r, s, kp_load32(q, false), true, &hash, &idx, "export name");
+		ns = r->bad ? NULL
+			    : name_at(r, s, kp_load32(q + 4, false), false, &nshash, &idx,
+				      "export namespace");
 		if (!r->bad && (table >= KP_KSYMTAB_NTABLES || (flags & ~3u)))
 			r->bad = "export table or flags";
 		if (r->bad)
@@ -380,16 +421,17 @@ static void get_exports(struct kp_byte_reader *r, const struct kp_graph_stored *
 }
 
 /*
- * A node's edges located, not decoded: their count (each at least 6 bytes) and their bytes'
+ * A node's edges located, not decoded: their count (each at least 2 bytes) and their bytes'
  * length, those bytes kept for kp_graph_stored_edges().
  */
 static void skip_edges(struct kp_byte_reader *r, struct kp_graph_stored_node *sn)
 {
 	uint32_t elen;
 
-	sn->nedges = get_count(r, 6, "edge count");
+	sn->nedges = get_count(r, 2, "edge count");
 	elen = kp_br_get32(r, "edges' length");
-	if (!r->bad && ((size_t)elen < sn->nedges * 6 || (size_t)elen > sn->nedges * 14))
+	if (!r->bad &&
+	    ((size_t)elen < sn->nedges * 2 || (size_t)elen > sn->nedges * (1 + 3 * VAR_MAX)))
 		r->bad = "edges' length";
 	sn->ebytes = kp_br_take(r, elen, "edges");
 	sn->elen = r->bad ? 0 : elen;
@@ -397,35 +439,31 @@ static void skip_edges(struct kp_byte_reader *r, struct kp_graph_stored_node *sn
 }
 
 /*
- * Node @sn's edges decoded from their bytes: each one's 6 bytes (and a module provider's 8
- * more) bounds-checked, its name, kind, flags, provider node and export checked; the bytes
- * used up exactly.
+ * Node @sn's edges decoded from their bytes: each one's first byte and numbers bounds-checked,
+ * its name, kind, flags, provider node and export checked; the bytes used up exactly.
  */
 static void get_edges(struct kp_byte_reader *r, const struct kp_graph_stored *s,
 		      struct kp_graph_stored_edge *edges, size_t nedges)
 {
 	for (size_t x = 0; x < nedges && !r->bad; x++) {
 		struct kp_graph_stored_edge *e = &edges[x];
-		const unsigned char *q = kp_br_take(r, 6, "import name");
+		unsigned flags = kp_br_get8(r, "edge kind or flags"), kind = flags & EDGE_KIND;
 		const char *name;
-		unsigned kind, flags;
-		uint32_t hash = 0, idx = 0, node = 0, exp = 0;
+		uint32_t hash = 0, idx = 0, node = 0, exp = 0, ni;
 
-		if (!q)
-			return;
-		name = name_at(r, s, q, true, &hash, &idx, "import name");
-		kind = q[4];
-		flags = q[5];
-		if (!r->bad && (kind > KP_PROV_LOADER || (flags & ~3u)))
+		if (!r->bad && (kind > KP_PROV_LOADER || (flags & ~31u)))
 			r->bad = "edge kind or flags";
+		ni = get_var(r, "import name");
+		if (r->bad)
+			return;
+		name = name_at(r, s, ni, true, &hash, &idx, "import name");
 		if (r->bad)
 			return;
 		if (kind == KP_PROV_MODULE) {
-			q = kp_br_take(r, 8, "edge node");
-			if (!q)
+			node = get_var(r, "edge node");
+			exp = get_var(r, "edge export");
+			if (r->bad)
 				return;
-			node = kp_load32(q, false);
-			exp = kp_load32(q + 4, false);
 			if (node >= s->n) {
 				r->bad = "edge node";
 				return;
@@ -482,8 +520,8 @@ int kp_graph_store_open(const unsigned char *p, size_t len, struct kp_graph_stor
 	magic = kp_br_take(&r, 8, "header");
 	if (magic && memcmp(magic, MAGIC, 8))
 		r.bad = "magic";
-	/* a name takes at least 5 bytes */
-	nn = get_count(&r, 5, "name count");
+	/* a name takes at least its NUL */
+	nn = get_count(&r, 1, "name count");
 	out->names = get_array(&r, &out->arena, nn, sizeof(*out->names));
 	out->hashes = get_array(&r, &out->arena, nn, sizeof(*out->hashes));
 	out->hashed = get_array(&r, &out->arena, nn, sizeof(*out->hashed));

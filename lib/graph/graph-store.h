@@ -7,25 +7,27 @@
  * and its imports with their resolved edges (provider kind, class, and for a module of the
  * set its node and export). The load order is the simulation store's (sim/sim-store.h).
  *
- * Layout, little-endian; a string is its length (32 bits), its bytes and a NUL (none inside),
- * so that a decoded store borrows it in place; a name is the index (32 bits, 0xffffffff for
- * none) of a string of the name table, where each distinct export, namespace and import name
- * is once (a tree imports the same few thousand names some 185,000 times):
+ * Layout, little-endian; a string is its bytes and a NUL (none inside), so that a decoded
+ * store borrows it in place; a name is the index (32 bits, 0xffffffff for none) of a string
+ * of the name table, where each distinct export, namespace and import name is once (a tree
+ * imports the same few thousand names some 185,000 times); a number (var) is 7 bits a byte,
+ * low first, the top bit set while more follow, in its fewest bytes (5 at most, 32 bits):
  *
  *   magic "KPGRST02", name count (32), the names (strings), node count (32)
  *   per node, in node order:
  *     flags (8: in_cycle, duplicate_name, walked, provider), the module's ELF machine (16)
  *     exports: count (32), each: name, namespace (names), table (8),
  *              flags (8: gpl_only, has_crc), crc (32)
- *     edges: count (32), their bytes' length (32), each: import name (a name), kind (8),
- *            flags (8: gpl_only, weak), and for a module of the set: its node (32) and
- *            export index (32)
+ *     edges: count (32), their bytes' length (32), each: kind and flags (8: the kind in the
+ *            low 3 bits, then gpl_only, weak), the import's name index (var), and for a
+ *            module of the set its node and export index (vars)
  *
  * The edges' length lets a reader skip them: kp_graph_store_open() reads the names, the
  * nodes' flags and exports and no edge; a node's edges are decoded when asked for
  * (kp_graph_stored_edges(): a used splice asks for the few nodes it simulates again and what
- * they read, graph-rebuild.h). KPGRST01 (strings without their NUL, no edges' length) is
- * refused: the splice falls back to the recompute.
+ * they read, graph-rebuild.h). KPGRST01 (each string its length and bytes, each edge 6 or 14
+ * bytes, no edges' length) is refused: the splice falls back to the recompute. amd64-6.1's
+ * part: 1.37 MB (its names 0.44 MB, its 184,890 edges 0.67 MB), KPGRST01's 2.19 MB.
  *
  * The decoder trusts nothing: every length, enum and index is bounds-checked (an edge's
  * export must be one of its provider's, a node's edges must fill their length exactly), and

@@ -239,14 +239,14 @@ for f in glob.glob(os.path.join(sys.argv[1], "*.run")):
         # every node's first edge: its kind past the last (graph-store.h's layout)
         at = g + 12
         for _ in range(struct.unpack_from("<I", m, g + 8)[0]):
-            at += 4 + struct.unpack_from("<I", m, at)[0] + 1
+            at = m.index(b"\0", at) + 1
         nodes, at = struct.unpack_from("<I", m, at)[0], at + 4
         for _ in range(nodes):
             at += 3
             at += 4 + 14 * struct.unpack_from("<I", m, at)[0]
             ne, el = struct.unpack_from("<II", m, at)
             if ne:
-                m[at + 8 + 4] = 9
+                m[at + 8] = 0xff
             at += 8 + el
         assert at == g + glen
     if sys.argv[2] == "old":

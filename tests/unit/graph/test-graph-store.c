@@ -56,9 +56,18 @@ static uint32_t ref_name(struct ref_names *nm, const char *name)
 		return (uint32_t)((uintptr_t)e->value - 1);
 	if (kp_symbol_index_add(&nm->index, name, (void *)(uintptr_t)(nm->n + 1)) < 0)
 		abort();
-	kp_bw_str(&nm->table, name);
-	kp_bw_put8(&nm->table, 0);
+	kp_bw_put(&nm->table, name, strlen(name) + 1);
 	return (uint32_t)nm->n++;
+}
+
+/* @v in 7-bit groups, low first, the top bit set while more follow. */
+static void ref_var(struct kp_byte_writer *w, uint32_t v)
+{
+	while (v >= 0x80) {
+		kp_bw_put8(w, (v & 0x7f) | 0x80);
+		v >>= 7;
+	}
+	kp_bw_put8(w, v);
 }
 
 static void ref_encode(const struct kp_graph *g, unsigned char **p, size_t *len)
@@ -94,13 +103,12 @@ static void ref_encode(const struct kp_graph *g, unsigned char **p, size_t *len)
 			const struct kp_edge *e = &nd->edges[x];
 			const struct kp_import *im = kp_edge_import(nd, e);
 
-			kp_bw_put32(&body, ref_name(&nm, im->name));
-			kp_bw_put8(&body, (unsigned)e->kind);
-			kp_bw_put8(&body, (e->gpl_only ? 1u : 0u) | (im->weak ? 2u : 0u));
+			kp_bw_put8(&body, (unsigned)e->kind | (e->gpl_only ? 8u : 0u) |
+						  (im->weak ? 16u : 0u));
+			ref_var(&body, ref_name(&nm, im->name));
 			if (e->kind == KP_PROV_MODULE) {
-				kp_bw_put32(&body, e->node);
-				kp_bw_put32(&body,
-					    (uint64_t)(e->exp - g->nodes[e->node].mod->exports));
+				ref_var(&body, e->node);
+				ref_var(&body, (uint32_t)(e->exp - g->nodes[e->node].mod->exports));
 			}
 		}
 		if (!body.failed)
@@ -438,7 +446,7 @@ static void lazy(struct tap *t, const struct kp_graph *g, const unsigned char *p
 	at = (size_t)(s.nodes[u].ebytes - p);
 	kp_graph_stored_release(&s);
 	memcpy(q, p, len);
-	q[at + 4] = KP_PROV_LOADER + 1;
+	q[at] = KP_PROV_LOADER + 1;
 	if (kp_graph_store_open(q, len, &s, &err) < 0 ||
 	    kp_graph_rebuild_lazy(&rb, &s, names, paths, NULL, g->order, g->base, &err) < 0)
 		abort();
