@@ -365,9 +365,8 @@ static void *get_array(struct kp_byte_reader *r, struct kp_arena *arena, size_t 
  * *@hash (computed on first use: most names are only an import's, read when that import's
  * node is) and its index in *@idx. Sets @r->bad to @what when out of the table.
  */
-static inline const char *name_at(struct kp_byte_reader *r, const struct kp_graph_stored *s,
-				  uint32_t i, bool need, uint32_t *hash, uint32_t *idx,
-				  const char *what)
+static inline const char *name_at(struct kp_byte_reader *r, struct kp_graph_stored *s, uint32_t i,
+				  bool need, uint32_t *hash, uint32_t *idx, const char *what)
 {
 	if (i == NONE && !need)
 		return NULL;
@@ -388,13 +387,13 @@ static inline const char *name_at(struct kp_byte_reader *r, const struct kp_grap
  * A node's exports: their bytes taken at once (get_count() knows each is 14), then read
  * through a cursor, every name index and enum checked.
  */
-static void get_exports(struct kp_byte_reader *r, const struct kp_graph_stored *s,
-			struct kp_arena *arena, struct kp_graph_stored_node *sn)
+static void get_exports(struct kp_byte_reader *r, struct kp_graph_stored *s,
+			struct kp_graph_stored_node *sn)
 {
 	const unsigned char *q;
 
 	sn->nexports = get_count(r, 14, "export count");
-	sn->exports = get_array(r, arena, sn->nexports, sizeof(*sn->exports));
+	sn->exports = get_array(r, &s->arena, sn->nexports, sizeof(*sn->exports));
 	if (r->bad || !sn->nexports || !(q = kp_br_take(r, sn->nexports * 14, "export")))
 		return;
 	for (size_t x = 0; x < sn->nexports; x++, q += 14) {
@@ -442,7 +441,7 @@ static void skip_edges(struct kp_byte_reader *r, struct kp_graph_stored_node *sn
  * Node @sn's edges decoded from their bytes: each one's first byte and numbers bounds-checked,
  * its name, kind, flags, provider node and export checked; the bytes used up exactly.
  */
-static void get_edges(struct kp_byte_reader *r, const struct kp_graph_stored *s,
+static void get_edges(struct kp_byte_reader *r, struct kp_graph_stored *s,
 		      struct kp_graph_stored_edge *edges, size_t nedges)
 {
 	for (size_t x = 0; x < nedges && !r->bad; x++) {
@@ -547,7 +546,7 @@ int kp_graph_store_open(const unsigned char *p, size_t len, struct kp_graph_stor
 		sn->provider = flags & NODE_PROVIDER;
 		sn->machine = (uint16_t)kp_br_get8(&r, "machine");
 		sn->machine |= (uint16_t)(kp_br_get8(&r, "machine") << 8);
-		get_exports(&r, out, &out->arena, sn);
+		get_exports(&r, out, sn);
 		skip_edges(&r, sn);
 	}
 	if (!r.bad && r.off != len)
