@@ -176,14 +176,20 @@ static void built(struct tap *t)
 		w.sim.v[tb_node(&w, "late_fail")].findings[0].waived = true;
 	round_trip(t, &w, "built", &p, &len);
 	damage(t, p, len, 1, "built");
-	/* a store of the first layout (no stall state): refused, not read as this one */
-	memcpy(p, "KPSIMST1", 8);
-	{
+	copied_again(t, p, len, "built");
+	/*
+	 * stores of the earlier layouts (KPSIMST1: no stall state; KPSIMST2: one pool of reads,
+	 * offsets into it): refused, not read as this one
+	 */
+	for (int k = 1; k <= 2; k++) {
 		struct kp_sim_stored s;
 		struct kp_err err = { 0 };
+		char what[64];
 
-		tap_ok(t, kp_sim_store_decode(p, len, &s, &err) < 0, "built: KPSIMST1 refused");
-		tap_is_str(t, err.msg, "stored simulation: magic", "built: KPSIMST1's error");
+		memcpy(p, k == 1 ? "KPSIMST1" : "KPSIMST2", 8);
+		tap_ok(t, kp_sim_store_decode(p, len, &s, &err) < 0, "built: KPSIMST%d refused", k);
+		snprintf(what, sizeof(what), "built: KPSIMST%d's error", k);
+		tap_is_str(t, err.msg, "stored simulation: magic", what);
 	}
 	free(p);
 	tb_free(&w);
@@ -368,6 +374,7 @@ int main(int argc, char **argv)
 		&t, (long)facts_digests(&w), 0,
 		"6.1 fixtures: the digests read = computed = through the facts cache's encoding");
 	round_trip(&t, &w, "6.1 fixtures", &p, &len);
+	copied_again(&t, p, len, "6.1 fixtures");
 	damage(&t, p, len, 7, "6.1 fixtures");
 	free(p);
 	tb_free(&w);
