@@ -195,6 +195,48 @@ static void built(struct tap *t)
 	tb_free(&w);
 }
 
+/*
+ * A bridge (policy.c: a GPL module using GPL-only symbols exporting to a proprietary one):
+ * its finding, added after the simulation, stored apart from the body and back in place.
+ */
+static void bridged(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	struct kp_sim_stored s;
+	struct kp_err err = { 0 };
+	const struct kp_verdict *v;
+	unsigned char *p;
+	size_t len;
+
+	tb_init(&w, "6.12.37");
+	tb_std_kernel(&w);
+	m = tb_module(&w, "gpl_bridge");
+	tb_import(m, "gpl_fn");
+	tb_export(m, "bridge_fn", KP_KSYMTAB);
+	tb_symget(m, "printk", KP_SYMGET_EXACT, false);
+	m = tb_module(&w, "prop");
+	tb_modinfo(m, "license", "Proprietary");
+	tb_import(m, "bridge_fn");
+	run_recorded(&w);
+	tap_is_int(t, kp_add_policy_findings(&w.sim, NULL, &err), 0, "bridged: policy findings");
+	v = tb_v(&w, "gpl_bridge");
+	tap_ok(t, v->nfindings && !strcmp(v->findings[v->nfindings - 1].id, "bridge"),
+	       "bridged: gpl_bridge's last finding is its bridge");
+	round_trip(t, &w, "bridged", &p, &len);
+	copied_again(t, p, len, "bridged");
+	if (kp_sim_store_decode(p, len, &s, &err) < 0)
+		abort();
+	v = &s.sim.v[tb_node(&w, "gpl_bridge")];
+	tap_ok(t, v->nfindings && !strcmp(v->findings[v->nfindings - 1].id, "bridge") &&
+			  !strcmp(v->findings[v->nfindings - 1].symbol, "bridge_fn"),
+	       "bridged: decoded, the bridge is gpl_bridge's last finding again");
+	kp_sim_stored_release(&s);
+	damage(t, p, len, 1, "bridged");
+	free(p);
+	tb_free(&w);
+}
+
 /* The interface digest of module @m after @edit, against @before. */
 static bool digest_moves(struct kp_module *m, const unsigned char *before)
 {
@@ -363,6 +405,7 @@ int main(int argc, char **argv)
 	fields(&t);
 	digests(&t);
 	built(&t);
+	bridged(&t);
 	/* tap_srcpath() gives one buffer: the directory copied first */
 	dir = strdup(tap_srcpath("fixtures/ko/6.1"));
 	if (!dir)
