@@ -54,7 +54,10 @@
 #define FIXED_LEN 105	/* a body's fixed-size fields */
 #define NREADS_AT 20	/* the header's count of verdicts read */
 
-/* An index or SIZE_MAX (none), as 32 bits. */
+/*
+ * An index or SIZE_MAX (none), as 32 bits: every index is a node's, below a count the
+ * header holds in 32 bits (kp_sim_store_begin() fails the store otherwise).
+ */
 static uint32_t index32(size_t v)
 {
 	return v == SIZE_MAX || v >= NONE ? NONE : (uint32_t)v;
@@ -151,7 +154,7 @@ static void put_fixed(unsigned char *q, const unsigned char *digest, const struc
 	kp_store32(q + 61, index32(r->stall_set.by));
 	kp_store32(q + 65, r->nmessages_load);
 	kp_store32(q + 69, r->nfindings_load);
-	/* KP_SIM_IFACE_LEN + 73 == FIXED_LEN */
+	_Static_assert(KP_SIM_IFACE_LEN + 73 == FIXED_LEN, "the fixed fields' length");
 }
 
 /* The verdicts record @r read, from @pool: each range's count and nodes. */
@@ -174,7 +177,8 @@ void kp_sim_store_begin(struct kp_sim_store_writer *sw, size_t n, unsigned long 
 	if (hint && (sw->w.p = malloc(hint)))
 		sw->w.cap = hint;
 	kp_bw_put(&sw->w, MAGIC, 8);
-	kp_bw_put32(&sw->w, n);
+	/* fails the writer past 32 bits; NONE itself would read as no node */
+	kp_bw_put32(&sw->w, n == NONE ? (uint64_t)NONE + 1 : n);
 	kp_bw_put64(&sw->w, global_taint);
 	kp_bw_put32(&sw->w, 0); /* the verdicts read, once counted (kp_sim_store_finish()) */
 }
@@ -196,7 +200,7 @@ void kp_sim_store_put_state(struct kp_sim_store_writer *sw, size_t node,
 	kp_store32(q + 32, r->once_before);
 	q[36] = (unsigned char)r->stall_before.kind;
 	kp_store32(q + 37, index32(r->stall_before.by));
-	/* 41 == STATE_LEN */
+	_Static_assert(41 == STATE_LEN, "the state's length");
 }
 
 void kp_sim_store_put_body(struct kp_sim_store_writer *sw, const struct kp_node *nd,
