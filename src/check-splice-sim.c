@@ -59,8 +59,7 @@ static int add_bridge(void *data, size_t node, const char *sym, const char *impo
 }
 
 /* The record of kept node @i at load place @k, as the recompute's load records it. */
-static void kept_record(const struct kp_splice_run *s, size_t i, size_t k,
-			struct kp_sim_reads *r)
+static void kept_record(const struct kp_splice_run *s, size_t i, size_t k, struct kp_sim_reads *r)
 {
 	*r = s->was->sim.rec[i];
 	/* what the load read of them held (kp_sim_reads_hold()); the rest is recorded whole */

@@ -50,9 +50,9 @@
 #define MAGIC "KPSIMST3"
 #define NONE  KP_BW_NONE
 
-#define STATE_LEN 41	/* node and state */
-#define FIXED_LEN 105	/* a body's fixed-size fields */
-#define NREADS_AT 20	/* the header's count of verdicts read */
+#define STATE_LEN 41  /* node and state */
+#define FIXED_LEN 105 /* a body's fixed-size fields */
+#define NREADS_AT 20  /* the header's count of verdicts read */
 
 /*
  * An index or SIZE_MAX (none), as 32 bits: every index is a node's, below a count the
@@ -158,8 +158,7 @@ static void put_fixed(unsigned char *q, const unsigned char *digest, const struc
 }
 
 /* The verdicts record @r read, from @pool: each range's count and nodes. */
-static void put_ranges(struct kp_byte_writer *w, const struct kp_sim_reads *r,
-		       const uint32_t *pool)
+static void put_ranges(struct kp_byte_writer *w, const struct kp_sim_reads *r, const uint32_t *pool)
 {
 	kp_bw_put32(w, r->nverdicts);
 	for (uint32_t i = 0; i < r->nverdicts; i++)
@@ -183,8 +182,8 @@ void kp_sim_store_begin(struct kp_sim_store_writer *sw, size_t n, unsigned long 
 	kp_bw_put32(&sw->w, 0); /* the verdicts read, once counted (kp_sim_store_finish()) */
 }
 
-void kp_sim_store_put_state(struct kp_sim_store_writer *sw, size_t node,
-			    const struct kp_verdict *v, const struct kp_sim_reads *r)
+void kp_sim_store_put_state(struct kp_sim_store_writer *sw, size_t node, const struct kp_verdict *v,
+			    const struct kp_sim_reads *r)
 {
 	unsigned char *q = kp_bw_room(&sw->w, STATE_LEN);
 
@@ -386,8 +385,8 @@ static void get_finding(struct rbuf *r, struct kp_finding *f)
 	f->symbol = get_str(r, "finding symbol");
 	waived = kp_br_get8(&r->br, "finding waived");
 	f->waived = waived;
-	if (!r->br.bad && (!f->id || f->severity > KP_SEV_ERROR || f->consequence > KP_CONS_WARN ||
-			   waived > 1))
+	if (!r->br.bad &&
+	    (!f->id || f->severity > KP_SEV_ERROR || f->consequence > KP_CONS_WARN || waived > 1))
 		r->br.bad = "finding";
 }
 
@@ -497,8 +496,7 @@ static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t npolicy)
 }
 
 /* @count verdicts read (each below @n) appended to the pool: their first place in *@first. */
-static void get_range(struct rbuf *r, size_t n, uint32_t *first, uint32_t *count,
-		      const char *what)
+static void get_range(struct rbuf *r, size_t n, uint32_t *first, uint32_t *count, const char *what)
 {
 	size_t c = get_count(r, 4, what);
 	const unsigned char *q;

@@ -70,8 +70,8 @@ struct kp_sim_store_writer {
 void kp_sim_store_begin(struct kp_sim_store_writer *sw, size_t n, unsigned long global_taint,
 			size_t hint);
 /* Node @node's place: the state of verdict @v and record @r (sim-store.c: which fields). */
-void kp_sim_store_put_state(struct kp_sim_store_writer *sw, size_t node,
-			    const struct kp_verdict *v, const struct kp_sim_reads *r);
+void kp_sim_store_put_state(struct kp_sim_store_writer *sw, size_t node, const struct kp_verdict *v,
+			    const struct kp_sim_reads *r);
 /*
  * The body of node @nd with verdict @v and record @r, whose verdicts read are in @pool;
  * @digest gets the interface digest stored.

@@ -35,8 +35,8 @@ static bool same_reads(const struct kp_sim_reads *a, const struct kp_sim_reads *
 	       a->stall_asked == b->stall_asked && a->stall_before.kind == b->stall_before.kind &&
 	       a->stall_before.by == b->stall_before.by && a->stall_set.kind == b->stall_set.kind &&
 	       a->stall_set.by == b->stall_set.by && a->nverdicts == b->nverdicts &&
-	       a->nlate == b->nlate &&
-	       a->nmessages_load == b->nmessages_load && a->nfindings_load == b->nfindings_load;
+	       a->nlate == b->nlate && a->nmessages_load == b->nmessages_load &&
+	       a->nfindings_load == b->nfindings_load;
 }
 
 void run_recorded(struct tb_world *w)

@@ -228,8 +228,9 @@ static void bridged(struct tap *t)
 	if (kp_sim_store_decode(p, len, &s, &err) < 0)
 		abort();
 	v = &s.sim.v[tb_node(&w, "gpl_bridge")];
-	tap_ok(t, v->nfindings && !strcmp(v->findings[v->nfindings - 1].id, "bridge") &&
-			  !strcmp(v->findings[v->nfindings - 1].symbol, "bridge_fn"),
+	tap_ok(t,
+	       v->nfindings && !strcmp(v->findings[v->nfindings - 1].id, "bridge") &&
+		       !strcmp(v->findings[v->nfindings - 1].symbol, "bridge_fn"),
 	       "bridged: decoded, the bridge is gpl_bridge's last finding again");
 	kp_sim_stored_release(&s);
 	damage(t, p, len, 1, "bridged");
