@@ -470,8 +470,12 @@ static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t npolicy)
 	nf = get_count(r, 16, "findings");
 	v->nfindings = nf + npolicy;
 	v->findings = get_array(r, v->nfindings, sizeof(*v->findings));
-	for (size_t i = 0; i < nf && !r->br.bad; i++)
+	for (size_t i = 0; i < nf && !r->br.bad; i++) {
 		get_finding(r, &v->findings[i]);
+		/* a body is copied as kept: what a splice derives again is never in it */
+		if (!r->br.bad && kp_finding_is_policy(&v->findings[i]))
+			r->br.bad = "a policy finding in a body";
+	}
 	v->nsymget = get_count(r, 22, "symbol_get results");
 	v->symget = get_array(r, v->nsymget, sizeof(*v->symget));
 	for (size_t i = 0; i < v->nsymget && !r->br.bad; i++) {

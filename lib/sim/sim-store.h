@@ -4,16 +4,17 @@
  * keeps beside a run's output so that a later run where one module changed can keep the
  * verdicts whose reads hold (sim-reads.h) instead of simulating the tree again (a splice).
  *
- * Per module, in load order: its state (what the loads before it left and what it derived
+ * A header (the module count, the global taint, the count of verdicts read), then per
+ * module, in load order: its state (what the loads before it left and what it derived
  * from that: the global masks, the load sequence, the taint, once-only flags and stall before
  * it), its body (its graph node's path and name, its interface digest: what the graph and
  * the other modules' loads read of its facts; its verdict but for the state and the policy
  * findings: errno, taints, messages, findings, symbol_get() results, the P evidence, the
  * failed dependency; what its load read of the state (struct kp_sim_reads) and the verdicts
- * it read), then its policy findings (bridges); then nothing. A body holds no offset into
- * the rest of the store: a splice that keeps a verdict copies its body's bytes into the new
- * store (kp_sim_store_copy_body()) and writes its state and policy findings again, the bytes
- * a full run's kp_sim_store_encode() writes.
+ * it read), then its policy findings (bridges); nothing after the last. A body holds no
+ * offset into the rest of the store (nor a policy finding): a splice that keeps a verdict
+ * copies its body's bytes into the new store (kp_sim_store_copy_body()) and writes its state
+ * and policy findings again, the bytes a full run's kp_sim_store_encode() writes.
  *
  * The decoder trusts nothing: every length, index and enum is bounds-checked, the nodes must
  * be a permutation, every verdict read must be a node, and no byte may follow the end.

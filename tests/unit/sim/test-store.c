@@ -141,6 +141,47 @@ static void fields(struct tap *t)
 		    "struct kp_symget_result (%zu bytes): every field stored", g.size);
 }
 
+/*
+ * The store @p (@len bytes) with the first finding of a verdict's body renamed "bridge" (its
+ * string's and its body's lengths made right): refused, a body being copied as kept.
+ */
+static void policy_in_body(struct tap *t, const unsigned char *p, size_t len)
+{
+	struct kp_sim_stored s;
+	struct kp_err err = { 0 };
+	size_t node = SIZE_MAX, at, old, body_at, qlen;
+	unsigned char *q;
+
+	if (kp_sim_store_decode(p, len, &s, &err) < 0)
+		abort();
+	for (size_t i = 0; i < s.n && node == SIZE_MAX; i++)
+		if (s.sim.v[i].nfindings && !kp_finding_is_policy(&s.sim.v[i].findings[0]))
+			node = i;
+	tap_ok(t, node != SIZE_MAX, "built: a verdict with a finding in its body");
+	if (node == SIZE_MAX) {
+		kp_sim_stored_release(&s);
+		return;
+	}
+	/* the decoded strings are the store's bytes: the id's place is its offset in @p */
+	at = (size_t)((const unsigned char *)s.sim.v[node].findings[0].id - p) - 4;
+	old = strlen(s.sim.v[node].findings[0].id);
+	body_at = (size_t)(s.mods[node].body - p) - 4;
+	qlen = len - old + 6;
+	q = malloc(qlen);
+	if (!q)
+		abort();
+	memcpy(q, p, at);
+	kp_store32(q + at, 6);
+	memcpy(q + at + 4, "bridge", 7);
+	memcpy(q + at + 11, p + at + 4 + old + 1, len - (at + 4 + old + 1));
+	kp_store32(q + body_at, (uint32_t)(s.mods[node].bodylen - old + 6));
+	kp_sim_stored_release(&s);
+	tap_ok(t, kp_sim_store_decode(q, qlen, &s, &err) < 0, "built: a bridge in a body refused");
+	tap_is_str(t, err.msg, "stored simulation: a policy finding in a body",
+		   "built: a bridge in a body's error");
+	free(q);
+}
+
 static void built(struct tap *t)
 {
 	struct tb_world w;
@@ -177,6 +218,7 @@ static void built(struct tap *t)
 	round_trip(t, &w, "built", &p, &len);
 	damage(t, p, len, 1, "built");
 	copied_again(t, p, len, "built");
+	policy_in_body(t, p, len);
 	/*
 	 * stores of the earlier layouts (KPSIMST1: no stall state; KPSIMST2: one pool of reads,
 	 * offsets into it): refused, not read as this one
