@@ -25,8 +25,8 @@
  * previous store's bytes copied, not encoded again, while a fresh encoding says they are the
  * same ("graph copied: the same"; else the fresh one is stored). The simulation part a used
  * splice would store, made from the spliced verdicts (check-splice-sim.h: their bridges
- * added, their records' reads rebased into one pool), is compared with the one this run
- * stores, byte for byte ("simulation stored: the same"). When the splice ran, the
+ * added, the kept verdicts' bodies copied from the stored bytes), is compared with the one
+ * this run stores, byte for byte ("simulation stored: the same"). When the splice ran, the
  * entry's manifest is carried over as a used splice would store it, only the changed files'
  * states and content keys replaced, and compared with the one this run stored (run-cache.h
  * kp_run_cache_carry(): "manifest carried: the same"). Then the splice is run again on its own,

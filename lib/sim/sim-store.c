@@ -1,28 +1,41 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A recorded simulation as bytes and back (sim-store.h). Layout, little-endian; a string is
- * its length (32 bits, 0xffffffff for NULL) and its bytes, no NUL:
+ * its length (32 bits, 0xffffffff for NULL) and its bytes and a NUL (none for NULL):
  *
- *   magic "KPSIMST2", module count (32), global taint (64), pool length (32)
+ *   magic "KPSIMST3", module count (32), global taint (64), verdicts read in all (32)
  *   per module in load order:
- *     node (32), path, name, interface digest (32 bytes)
- *     flags (8: attempted, loads, hangs, holds_module_mutex, left_unformed), err (32),
- *     taints, global_added, global_after (64)
- *     p_reason (8), p_from (32), p_symbol, failed_dep (32), load_seq (32), stalled_by (32)
- *     (an index of 0xffffffff: none)
- *     messages: count (32), strings
- *     findings: count (32), each: id, severity (8), consequence (8), message, symbol,
- *               waived (8)
- *     symbol_get: count (32), each: symbol, flags (8: ok, gpl_only, heuristic, dynamic,
- *                 kernel_logs), reason, owner, when (8), path, function
- *     reads: taint_before, taint_tested, taint_set, taint_late (64), once_before,
- *            once_read, once_set (32), name bits (8: read, live, unformed),
- *            stall_asked (8), stall_before and stall_set: kind (8), by (32),
- *            verdicts, nverdicts, late, nlate, nmessages_load, nfindings_load (32)
- *   pool: the verdict indices (32 each)
+ *     node (32)
+ *     its state (what the loads before it left, and what it derived from that):
+ *       global_added, global_after (64), load_seq (32), taint_before (64),
+ *       once_before (32), stall_before: kind (8), by (32)
+ *     its body's length (32), its body:
+ *       path, name
+ *       interface digest (32 bytes), flags (8: attempted, loads, hangs, holds_module_mutex,
+ *       left_unformed), err (32), taints (64), p_reason (8), p_from, failed_dep,
+ *       stalled_by (32: an index of 0xffffffff is none)
+ *       reads: taint_tested, taint_set, taint_late (64), once_read, once_set (32), name bits
+ *              (8: read, live, unformed), stall_asked (8), stall_set: kind (8), by (32),
+ *              nmessages_load, nfindings_load (32)
+ *       p_symbol
+ *       messages: count (32), strings
+ *       findings but the policy ones: count (32), each: id, severity (8), consequence (8),
+ *                 message, symbol, waived (8)
+ *       symbol_get: count (32), each: symbol, flags (8: ok, gpl_only, heuristic, dynamic,
+ *                   kernel_logs), reason, owner, when (8), path, function
+ *       verdicts read: count (32), each a node (32); verdicts read late: the same
+ *     its policy findings (kp_finding_is_policy(), after the others): count, each a finding
  *
- * The magic names the layout: a store of another layout (KPSIMST1 had no stall state) is
- * refused, never read as this one.
+ * A body holds what a splice keeps of a verdict whose reads hold (check-splice-run.c): no
+ * offset into the rest of the store, so that a later store of the same verdict copies its
+ * bytes (kp_sim_store_copy_body()); the state and the policy findings (bridges read every
+ * verdict) are what a splice derives again, written beside it. Strings end in a NUL so that a
+ * decoded store's strings are its own bytes, not copies; the fixed-size fields come in
+ * blocks, each bounds-checked once.
+ *
+ * The magic names the layout: a store of another layout (KPSIMST1 had no stall state,
+ * KPSIMST2 one pool of reads for every record, offsets into it) is refused, never read as
+ * this one.
  */
 #include <string.h>
 
@@ -30,17 +43,42 @@
 
 #include "sim-store.h"
 #include "sim-reads.h"
+#include "loader.h"
 #include "read/module-iface.h"
 #include "util/byte-reader.h"
-#include "util/byte-writer.h"
 
-#define MAGIC "KPSIMST2"
+#define MAGIC "KPSIMST3"
 #define NONE  KP_BW_NONE
 
-/* An index or SIZE_MAX (none). */
-static void put_index(struct kp_byte_writer *w, size_t v)
+#define STATE_LEN 41  /* node and state */
+#define FIXED_LEN 105 /* a body's fixed-size fields */
+#define NREADS_AT 20  /* the header's count of verdicts read */
+
+/*
+ * An index or SIZE_MAX (none), as 32 bits: every index is a node's, below a count the
+ * header holds in 32 bits (kp_sim_store_begin() fails the store otherwise).
+ */
+static uint32_t index32(size_t v)
 {
-	kp_bw_put32(w, v == SIZE_MAX ? NONE : (uint64_t)v);
+	return v == SIZE_MAX || v >= NONE ? NONE : (uint32_t)v;
+}
+
+/* A string and its NUL (the decoder lends the stored bytes as the string). */
+static void put_str(struct kp_byte_writer *w, const char *s)
+{
+	size_t len;
+
+	if (!s) {
+		kp_bw_put32(w, NONE);
+		return;
+	}
+	len = strlen(s);
+	if (len >= NONE) {
+		w->failed = true;
+		return;
+	}
+	kp_bw_put32(w, len);
+	kp_bw_put(w, s, len + 1);
 }
 
 int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFACE_LEN])
@@ -48,136 +86,236 @@ int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFAC
 	return kp_module_iface_digest(m, NULL, out);
 }
 
+static void put_finding(struct kp_byte_writer *w, const struct kp_finding *f)
+{
+	put_str(w, f->id);
+	kp_bw_put8(w, (unsigned)f->severity);
+	kp_bw_put8(w, (unsigned)f->consequence);
+	put_str(w, f->message);
+	put_str(w, f->symbol);
+	kp_bw_put8(w, f->waived);
+}
+
+/* The variable-size part of a verdict's body: all of it but the policy findings. */
 static void put_verdict(struct kp_byte_writer *w, const struct kp_verdict *v)
 {
-	kp_bw_put8(w, (v->attempted ? 1u : 0u) | (v->loads ? 2u : 0u) | (v->hangs ? 4u : 0u) |
-			      (v->holds_module_mutex ? 8u : 0u) | (v->left_unformed ? 16u : 0u));
-	kp_bw_put32(w, (uint32_t)v->err);
-	kp_bw_put64(w, v->taints);
-	kp_bw_put64(w, v->global_added);
-	kp_bw_put64(w, v->global_after);
-	kp_bw_put8(w, (unsigned)v->p_reason);
-	put_index(w, v->p_from);
-	kp_bw_str(w, v->p_symbol);
-	put_index(w, v->failed_dep);
-	kp_bw_put32(w, v->load_seq);
-	put_index(w, v->stalled_by);
+	size_t nf = 0;
+
+	put_str(w, v->p_symbol);
 	kp_bw_put32(w, v->nmessages);
 	for (size_t i = 0; i < v->nmessages; i++)
-		kp_bw_str(w, v->messages[i]);
-	kp_bw_put32(w, v->nfindings);
-	for (size_t i = 0; i < v->nfindings; i++) {
-		const struct kp_finding *f = &v->findings[i];
-
-		kp_bw_str(w, f->id);
-		kp_bw_put8(w, (unsigned)f->severity);
-		kp_bw_put8(w, (unsigned)f->consequence);
-		kp_bw_str(w, f->message);
-		kp_bw_str(w, f->symbol);
-		kp_bw_put8(w, f->waived);
-	}
+		put_str(w, v->messages[i]);
+	for (size_t i = 0; i < v->nfindings; i++)
+		nf += !kp_finding_is_policy(&v->findings[i]);
+	kp_bw_put32(w, nf);
+	for (size_t i = 0; i < v->nfindings && nf; i++)
+		if (!kp_finding_is_policy(&v->findings[i]))
+			put_finding(w, &v->findings[i]);
 	kp_bw_put32(w, v->nsymget);
 	for (size_t i = 0; i < v->nsymget; i++) {
 		const struct kp_symget_result *r = &v->symget[i];
 
-		kp_bw_str(w, r->symbol);
+		put_str(w, r->symbol);
 		kp_bw_put8(w, (r->ok ? 1u : 0u) | (r->gpl_only ? 2u : 0u) |
 				      (r->method_heuristic ? 4u : 0u) | (r->dynamic ? 8u : 0u) |
 				      (r->kernel_logs ? 16u : 0u));
-		kp_bw_str(w, r->reason);
-		kp_bw_str(w, r->owner);
+		put_str(w, r->reason);
+		put_str(w, r->owner);
 		kp_bw_put8(w, (unsigned)r->when);
-		kp_bw_str(w, r->path);
-		kp_bw_str(w, r->function);
+		put_str(w, r->path);
+		put_str(w, r->function);
 	}
 }
 
-static void put_stall(struct kp_byte_writer *w, const struct kp_stall *st)
+/* The body's fixed-size fields of verdict @v and record @r into @q (FIXED_LEN bytes). */
+static void put_fixed(unsigned char *q, const unsigned char *digest, const struct kp_verdict *v,
+		      const struct kp_sim_reads *r)
 {
-	kp_bw_put8(w, (unsigned)st->kind);
-	put_index(w, st->by);
+	memcpy(q, digest, KP_SIM_IFACE_LEN);
+	q += KP_SIM_IFACE_LEN;
+	q[0] = (unsigned char)((v->attempted ? 1u : 0u) | (v->loads ? 2u : 0u) |
+			       (v->hangs ? 4u : 0u) | (v->holds_module_mutex ? 8u : 0u) |
+			       (v->left_unformed ? 16u : 0u));
+	kp_store32(q + 1, (uint32_t)v->err);
+	kp_store64(q + 5, v->taints);
+	q[13] = (unsigned char)v->p_reason;
+	kp_store32(q + 14, index32(v->p_from));
+	kp_store32(q + 18, index32(v->failed_dep));
+	kp_store32(q + 22, index32(v->stalled_by));
+	kp_store64(q + 26, r->taint_tested);
+	kp_store64(q + 34, r->taint_set);
+	kp_store64(q + 42, r->taint_late);
+	kp_store32(q + 50, r->once_read);
+	kp_store32(q + 54, r->once_set);
+	q[58] = (unsigned char)((r->name_read ? 1u : 0u) | (r->name_live ? 2u : 0u) |
+				(r->name_unformed ? 4u : 0u));
+	q[59] = (unsigned char)r->stall_asked;
+	q[60] = (unsigned char)r->stall_set.kind;
+	kp_store32(q + 61, index32(r->stall_set.by));
+	kp_store32(q + 65, r->nmessages_load);
+	kp_store32(q + 69, r->nfindings_load);
+	_Static_assert(KP_SIM_IFACE_LEN + 73 == FIXED_LEN, "the fixed fields' length");
 }
 
-static void put_reads(struct kp_byte_writer *w, const struct kp_sim_reads *r)
+/* The verdicts record @r read, from @pool: each range's count and nodes. */
+static void put_ranges(struct kp_byte_writer *w, const struct kp_sim_reads *r, const uint32_t *pool)
 {
-	kp_bw_put64(w, r->taint_before);
-	kp_bw_put64(w, r->taint_tested);
-	kp_bw_put64(w, r->taint_set);
-	kp_bw_put64(w, r->taint_late);
-	kp_bw_put32(w, r->once_before);
-	kp_bw_put32(w, r->once_read);
-	kp_bw_put32(w, r->once_set);
-	kp_bw_put8(w, (r->name_read ? 1u : 0u) | (r->name_live ? 2u : 0u) |
-			      (r->name_unformed ? 4u : 0u));
-	kp_bw_put8(w, r->stall_asked);
-	put_stall(w, &r->stall_before);
-	put_stall(w, &r->stall_set);
-	kp_bw_put32(w, r->verdicts);
 	kp_bw_put32(w, r->nverdicts);
-	kp_bw_put32(w, r->late);
+	for (uint32_t i = 0; i < r->nverdicts; i++)
+		kp_bw_put32(w, pool[r->verdicts + i]);
 	kp_bw_put32(w, r->nlate);
-	kp_bw_put32(w, r->nmessages_load);
-	kp_bw_put32(w, r->nfindings_load);
+	for (uint32_t i = 0; i < r->nlate; i++)
+		kp_bw_put32(w, pool[r->late + i]);
+}
+
+void kp_sim_store_begin(struct kp_sim_store_writer *sw, size_t n, unsigned long global_taint,
+			size_t hint)
+{
+	memset(sw, 0, sizeof(*sw));
+	/* a store about @hint bytes long grows in one allocation, not some twenty copies */
+	if (hint && (sw->w.p = malloc(hint)))
+		sw->w.cap = hint;
+	kp_bw_put(&sw->w, MAGIC, 8);
+	/* fails the writer past 32 bits; NONE itself would read as no node */
+	kp_bw_put32(&sw->w, n == NONE ? (uint64_t)NONE + 1 : n);
+	kp_bw_put64(&sw->w, global_taint);
+	kp_bw_put32(&sw->w, 0); /* the verdicts read, once counted (kp_sim_store_finish()) */
+}
+
+void kp_sim_store_put_state(struct kp_sim_store_writer *sw, size_t node, const struct kp_verdict *v,
+			    const struct kp_sim_reads *r)
+{
+	unsigned char *q = kp_bw_room(&sw->w, STATE_LEN);
+
+	if (!q)
+		return;
+	if (node >= NONE || v->load_seq > UINT32_MAX)
+		sw->w.failed = true;
+	kp_store32(q, (uint32_t)node);
+	kp_store64(q + 4, v->global_added);
+	kp_store64(q + 12, v->global_after);
+	kp_store32(q + 20, (uint32_t)v->load_seq);
+	kp_store64(q + 24, r->taint_before);
+	kp_store32(q + 32, r->once_before);
+	q[36] = (unsigned char)r->stall_before.kind;
+	kp_store32(q + 37, index32(r->stall_before.by));
+	_Static_assert(41 == STATE_LEN, "the state's length");
+}
+
+void kp_sim_store_put_body(struct kp_sim_store_writer *sw, const struct kp_node *nd,
+			   const struct kp_verdict *v, const struct kp_sim_reads *r,
+			   const uint32_t *pool, unsigned char digest[KP_SIM_IFACE_LEN])
+{
+	struct kp_byte_writer *w = &sw->w;
+	size_t at = w->len;
+	unsigned char *q;
+
+	if (sw->bad)
+		return;
+	/*
+	 * A module read (or its facts decoded) carries its digest; one built otherwise is
+	 * hashed here, with SHA-256 fetched once (EVP_sha256() is looked up on every use).
+	 */
+	if (!nd->mod->iface_digested && !sw->md)
+		sw->md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (kp_module_iface(nd->mod, sw->md, digest) < 0) {
+		sw->bad = "cannot hash a module's interface";
+		return;
+	}
+	kp_bw_put32(w, 0); /* the body's length, once written */
+	put_str(w, nd->path);
+	put_str(w, nd->mod->name);
+	q = kp_bw_room(w, FIXED_LEN);
+	if (q)
+		put_fixed(q, digest, v, r);
+	put_verdict(w, v);
+	put_ranges(w, r, pool);
+	sw->nreads += (uint64_t)r->nverdicts + r->nlate;
+	if (!w->failed) {
+		if (w->len - at - 4 > UINT32_MAX)
+			w->failed = true;
+		else
+			kp_store32(w->p + at, (uint32_t)(w->len - at - 4));
+	}
+}
+
+void kp_sim_store_copy_body(struct kp_sim_store_writer *sw, const struct kp_sim_stored_module *m)
+{
+	kp_bw_put32(&sw->w, m->bodylen);
+	kp_bw_put(&sw->w, m->body, m->bodylen);
+	sw->nreads += m->nreads;
+}
+
+void kp_sim_store_put_policy(struct kp_sim_store_writer *sw, const struct kp_verdict *v)
+{
+	size_t np = 0;
+
+	for (size_t i = 0; i < v->nfindings; i++)
+		np += kp_finding_is_policy(&v->findings[i]);
+	kp_bw_put32(&sw->w, np);
+	for (size_t i = 0; i < v->nfindings && np; i++)
+		if (kp_finding_is_policy(&v->findings[i]))
+			put_finding(&sw->w, &v->findings[i]);
+}
+
+int kp_sim_store_finish(struct kp_sim_store_writer *sw, unsigned char **out, size_t *len,
+			struct kp_err *err)
+{
+	const char *bad = sw->bad;
+
+	EVP_MD_free(sw->md);
+	sw->md = NULL;
+	*out = NULL;
+	*len = 0;
+	if (!bad && !sw->w.failed && sw->nreads > UINT32_MAX)
+		sw->w.failed = true;
+	if (!bad && sw->w.failed)
+		bad = "out of memory, or a count over 32 bits";
+	else if (!bad)
+		kp_store32(sw->w.p + NREADS_AT, (uint32_t)sw->nreads);
+	if (bad) {
+		free(sw->w.p);
+		memset(sw, 0, sizeof(*sw));
+		return kp_err_set(err, "storing the simulation: %s", bad);
+	}
+	*out = sw->w.p;
+	*len = sw->w.len;
+	memset(sw, 0, sizeof(*sw));
+	return 0;
 }
 
 int kp_sim_store_encode(const struct kp_graph *g, const struct kp_simulation *sim,
 			unsigned char **out, size_t *len,
 			unsigned char (*digests)[KP_SIM_IFACE_LEN], struct kp_err *err)
 {
-	struct kp_byte_writer w = { 0 };
+	struct kp_sim_store_writer sw;
 	unsigned char digest[KP_SIM_IFACE_LEN];
-	/*
-	 * A module read (or its facts decoded) carries its digest; one built otherwise is
-	 * hashed here, with SHA-256 fetched once (EVP_sha256() is looked up on every use).
-	 */
-	EVP_MD *md = NULL;
-	const char *bad = NULL;
 
-	*out = NULL;
-	*len = 0;
+	kp_sim_store_begin(&sw, g->n, sim->global_taint, 0);
 	if (!sim->rec || sim->reads_incomplete || sim->n != g->n)
-		bad = "the simulation's reads were not recorded";
-	kp_bw_put(&w, MAGIC, 8);
-	kp_bw_put32(&w, g->n);
-	kp_bw_put64(&w, sim->global_taint);
-	kp_bw_put32(&w, sim->nreads);
-	for (size_t i = 0; i < g->n && !w.failed && !bad; i++) {
-		size_t node = g->order[i];
-		const struct kp_node *nd = &g->nodes[node];
+		sw.bad = "the simulation's reads were not recorded";
+	for (size_t k = 0; k < g->n && !sw.w.failed && !sw.bad; k++) {
+		size_t node = g->order[k];
 
-		if (!nd->mod->iface_digested && !md)
-			md = EVP_MD_fetch(NULL, "SHA256", NULL);
-		if (kp_module_iface(nd->mod, md, digest) < 0) {
-			bad = "cannot hash a module's interface";
-			break;
-		}
-		kp_bw_put32(&w, node);
-		kp_bw_str(&w, nd->path);
-		kp_bw_str(&w, nd->mod->name);
-		kp_bw_put(&w, digest, sizeof(digest));
-		if (digests)
+		kp_sim_store_put_state(&sw, node, &sim->v[node], &sim->rec[node]);
+		kp_sim_store_put_body(&sw, &g->nodes[node], &sim->v[node], &sim->rec[node],
+				      sim->reads, digest);
+		if (digests && !sw.bad)
 			memcpy(digests[node], digest, sizeof(digest));
-		put_verdict(&w, &sim->v[node]);
-		put_reads(&w, &sim->rec[node]);
+		kp_sim_store_put_policy(&sw, &sim->v[node]);
 	}
-	for (size_t i = 0; i < sim->nreads && !bad; i++)
-		kp_bw_put32(&w, sim->reads[i]);
-	EVP_MD_free(md);
-	if (!bad && w.failed)
-		bad = "out of memory, or a count over 32 bits";
-	if (bad) {
-		free(w.p);
-		return kp_err_set(err, "storing the simulation: %s", bad);
-	}
-	*out = w.p;
-	*len = w.len;
-	return 0;
+	return kp_sim_store_finish(&sw, out, len, err);
 }
 
-/* Reading (util/byte-reader.h: bounds-checked), with the arena the decoded data go to. */
+/*
+ * Reading (util/byte-reader.h: bounds-checked), with the arena the decoded arrays go to and
+ * the pool the verdicts read are gathered in (@npool of the header's @cpool).
+ */
 struct rbuf {
 	struct kp_byte_reader br;
 	struct kp_arena *arena;
+	uint32_t *pool;
+	size_t npool, cpool;
 };
 
 /* A count of items each at least @min bytes long: no more than the bytes left allow. */
@@ -192,40 +330,38 @@ static size_t get_count(struct rbuf *r, size_t min, const char *what)
 	return r->br.bad ? 0 : n;
 }
 
-/* An index below @n, or SIZE_MAX for none. */
-static size_t get_index(struct rbuf *r, size_t n, const char *what)
+/* The stored index @v: below @n, or SIZE_MAX for none (else @what is wrong). */
+static size_t to_index(struct rbuf *r, uint32_t v, size_t n, const char *what)
 {
-	uint32_t v = kp_br_get32(&r->br, what);
-
 	if (v == NONE)
 		return SIZE_MAX;
 	if (v >= n && !r->br.bad)
 		r->br.bad = what;
-	return r->br.bad ? SIZE_MAX : v;
+	return v;
 }
 
-/* A string into the arena (NULL for none); no NUL inside. */
+/*
+ * A string (NULL for none): the stored bytes themselves, NUL-terminated there and without a
+ * NUL inside. Lent as char * for the verdict's fields; nothing writes through it.
+ */
 static char *get_str(struct rbuf *r, const char *what)
 {
 	uint32_t n = kp_br_get32(&r->br, what);
 	const unsigned char *q;
-	char *s;
 
 	if (r->br.bad || n == NONE)
 		return NULL;
-	q = kp_br_take(&r->br, n, what);
+	q = kp_br_take(&r->br, (size_t)n + 1, what);
 	if (!q)
 		return NULL;
-	if (memchr(q, '\0', n)) {
+	if (q[n] || memchr(q, '\0', n)) {
 		r->br.bad = what;
 		return NULL;
 	}
-	s = kp_arena_strndup(r->arena, (const char *)q, n);
-	if (!s)
-		r->br.bad = "out of memory";
-	return s;
+	return (char *)q;
 }
 
+/* @n items of @size bytes from the arena, each filled by the caller (no zeroing). */
 static void *get_array(struct rbuf *r, size_t n, size_t size)
 {
 	void *a;
@@ -235,61 +371,110 @@ static void *get_array(struct rbuf *r, size_t n, size_t size)
 	a = kp_arena_alloc(r->arena, n * size);
 	if (!a)
 		r->br.bad = "out of memory";
-	else
-		memset(a, 0, n * size);
 	return a;
 }
 
-static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t n)
+static void get_finding(struct rbuf *r, struct kp_finding *f)
 {
-	unsigned flags = kp_br_get8(&r->br, "verdict flags");
+	unsigned waived;
 
+	f->id = get_str(r, "finding id");
+	f->severity = (enum kp_severity)kp_br_get8(&r->br, "finding severity");
+	f->consequence = (enum kp_consequence)kp_br_get8(&r->br, "finding consequence");
+	f->message = get_str(r, "finding message");
+	f->symbol = get_str(r, "finding symbol");
+	waived = kp_br_get8(&r->br, "finding waived");
+	f->waived = waived;
+	if (!r->br.bad &&
+	    (!f->id || f->severity > KP_SEV_ERROR || f->consequence > KP_CONS_WARN || waived > 1))
+		r->br.bad = "finding";
+}
+
+/* A stall (what an oops left of the loader): a kind, and the verdict of the load behind it. */
+static void to_stall(struct rbuf *r, struct kp_stall *st, unsigned kind, uint32_t by, size_t n,
+		     const char *what)
+{
+	st->by = to_index(r, by, n, what);
+	st->kind = (enum kp_stall_kind)kind;
+	if (!r->br.bad && (kind > KP_STALL_HUNG || (kind != KP_STALL_NONE && st->by == SIZE_MAX)))
+		r->br.bad = what;
+}
+
+/* The body's fixed-size fields (put_fixed()) into @m, @v and @rd. */
+static void get_fixed(struct rbuf *r, struct kp_sim_stored_module *m, struct kp_verdict *v,
+		      struct kp_sim_reads *rd, size_t n)
+{
+	const unsigned char *q = kp_br_take(&r->br, FIXED_LEN, "verdict");
+	unsigned flags, nb;
+
+	if (!q)
+		return;
+	memcpy(m->iface, q, KP_SIM_IFACE_LEN);
+	q += KP_SIM_IFACE_LEN;
+	flags = q[0];
 	v->attempted = flags & 1;
 	v->loads = flags & 2;
 	v->hangs = flags & 4;
 	v->holds_module_mutex = flags & 8;
 	v->left_unformed = flags & 16;
+	v->err = (int)kp_load32(q + 1, false);
+	v->taints = (unsigned long)kp_load64(q + 5, false);
+	v->p_reason = (enum kp_p_reason)q[13];
+	v->p_from = to_index(r, kp_load32(q + 14, false), n, "P owner");
+	v->failed_dep = to_index(r, kp_load32(q + 18, false), n, "failed dependency");
+	v->stalled_by = to_index(r, kp_load32(q + 22, false), n, "stalled by");
+	rd->taint_tested = (unsigned long)kp_load64(q + 26, false);
+	rd->taint_set = (unsigned long)kp_load64(q + 34, false);
+	rd->taint_late = (unsigned long)kp_load64(q + 42, false);
+	rd->once_read = kp_load32(q + 50, false);
+	rd->once_set = kp_load32(q + 54, false);
+	nb = q[58];
+	rd->name_read = nb & 1;
+	rd->name_live = nb & 2;
+	rd->name_unformed = nb & 4;
+	rd->stall_asked = q[59];
+	to_stall(r, &rd->stall_set, q[60], kp_load32(q + 61, false), n, "stall set");
+	rd->nmessages_load = kp_load32(q + 65, false);
+	rd->nfindings_load = kp_load32(q + 69, false);
+	if (r->br.bad)
+		return;
 	if (flags & ~31u)
-		r->br.bad = r->br.bad ? r->br.bad : "verdict flags";
-	v->err = (int)kp_br_get32(&r->br, "errno");
-	v->taints = (unsigned long)kp_br_get64(&r->br, "taints");
-	v->global_added = (unsigned long)kp_br_get64(&r->br, "global taint added");
-	v->global_after = (unsigned long)kp_br_get64(&r->br, "global taint after");
-	v->p_reason = (enum kp_p_reason)kp_br_get8(&r->br, "P reason");
-	if (v->p_reason > KP_P_PRELOADED)
-		r->br.bad = r->br.bad ? r->br.bad : "P reason";
-	v->p_from = get_index(r, n, "P owner");
-	v->p_symbol = get_str(r, "P symbol");
-	v->failed_dep = get_index(r, n, "failed dependency");
-	v->load_seq = kp_br_get32(&r->br, "load sequence");
-	v->stalled_by = get_index(r, n, "stalled by");
+		r->br.bad = "verdict flags";
+	else if (v->p_reason > KP_P_PRELOADED)
+		r->br.bad = "P reason";
 	/* the verdict of the load that stalled this one: a blocked or not-run load's only */
-	if (!r->br.bad &&
-	    (v->stalled_by != SIZE_MAX) != (v->err == KP_ERR_BLOCKED || v->err == KP_ERR_NOT_RUN))
+	else if ((v->stalled_by != SIZE_MAX) !=
+		 (v->err == KP_ERR_BLOCKED || v->err == KP_ERR_NOT_RUN))
 		r->br.bad = "stalled by";
-	v->nmessages = get_count(r, 4, "messages");
+	else if ((nb & ~7u) || ((rd->once_before | rd->once_read | rd->once_set) >> KP_ONCE_N) ||
+		 (rd->stall_asked >> (KP_STALL_HUNG + 1)))
+		r->br.bad = "read record flags";
+}
+
+/*
+ * A body's variable-size verdict fields; @npolicy findings (read after the body, no more
+ * than the bytes after it allow) get their room after the body's.
+ */
+static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t npolicy)
+{
+	size_t nf;
+
+	v->p_symbol = get_str(r, "P symbol");
+	v->nmessages = get_count(r, 5, "messages");
 	v->messages = get_array(r, v->nmessages, sizeof(*v->messages));
 	for (size_t i = 0; i < v->nmessages && !r->br.bad; i++) {
 		v->messages[i] = get_str(r, "message");
 		if (!v->messages[i])
 			r->br.bad = r->br.bad ? r->br.bad : "message";
 	}
-	v->nfindings = get_count(r, 15, "findings");
+	nf = get_count(r, 16, "findings");
+	v->nfindings = nf + npolicy;
 	v->findings = get_array(r, v->nfindings, sizeof(*v->findings));
-	for (size_t i = 0; i < v->nfindings && !r->br.bad; i++) {
-		struct kp_finding *f = &v->findings[i];
-		unsigned waived;
-
-		f->id = get_str(r, "finding id");
-		f->severity = (enum kp_severity)kp_br_get8(&r->br, "finding severity");
-		f->consequence = (enum kp_consequence)kp_br_get8(&r->br, "finding consequence");
-		f->message = get_str(r, "finding message");
-		f->symbol = get_str(r, "finding symbol");
-		waived = kp_br_get8(&r->br, "finding waived");
-		f->waived = waived;
-		if (!r->br.bad && (!f->id || f->severity > KP_SEV_ERROR ||
-				   f->consequence > KP_CONS_WARN || waived > 1))
-			r->br.bad = "finding";
+	for (size_t i = 0; i < nf && !r->br.bad; i++) {
+		get_finding(r, &v->findings[i]);
+		/* a body is copied as kept: what a splice derives again is never in it */
+		if (!r->br.bad && kp_finding_is_policy(&v->findings[i]))
+			r->br.bad = "a policy finding in a body";
 	}
 	v->nsymget = get_count(r, 22, "symbol_get results");
 	v->symget = get_array(r, v->nsymget, sizeof(*v->symget));
@@ -314,52 +499,80 @@ static void get_verdict(struct rbuf *r, struct kp_verdict *v, size_t n)
 	}
 }
 
-/* A stall (what an oops left of the loader): a kind, and the verdict of the load behind it. */
-static void get_stall(struct rbuf *r, struct kp_stall *st, size_t n, const char *what)
+/* @count verdicts read (each below @n) appended to the pool: their first place in *@first. */
+static void get_range(struct rbuf *r, size_t n, uint32_t *first, uint32_t *count, const char *what)
 {
-	unsigned kind = kp_br_get8(&r->br, what);
+	size_t c = get_count(r, 4, what);
+	const unsigned char *q;
 
-	st->by = get_index(r, n, what);
-	st->kind = (enum kp_stall_kind)kind;
-	if (!r->br.bad && (kind > KP_STALL_HUNG || (kind != KP_STALL_NONE && st->by == SIZE_MAX)))
-		r->br.bad = what;
+	*first = (uint32_t)r->npool;
+	*count = (uint32_t)c;
+	if (r->br.bad || !c)
+		return;
+	if (c > r->cpool - r->npool) {
+		r->br.bad = "more verdicts read than counted";
+		return;
+	}
+	q = kp_br_take(&r->br, c * 4, what);
+	for (size_t i = 0; q && i < c; i++) {
+		uint32_t v = kp_load32(q + 4 * i, false);
+
+		if (v >= n) {
+			r->br.bad = "a verdict read past the modules";
+			return;
+		}
+		r->pool[r->npool++] = v;
+	}
 }
 
-static void get_reads(struct rbuf *r, struct kp_sim_reads *rd, const struct kp_verdict *v, size_t n,
-		      size_t npool)
+/* Module @node's state (after its node: @q), body and policy findings, at the reader's place. */
+static void get_module(struct rbuf *r, struct kp_sim_stored *out, size_t node,
+		       const unsigned char *q)
 {
-	unsigned nb;
+	struct kp_verdict *v = &out->sim.v[node];
+	struct kp_sim_reads *rd = &out->sim.rec[node];
+	struct kp_sim_stored_module *m = &out->mods[node];
+	size_t n = out->n, body, npolicy, first = r->npool;
 
-	rd->taint_before = (unsigned long)kp_br_get64(&r->br, "taint before");
-	rd->taint_tested = (unsigned long)kp_br_get64(&r->br, "taint tested");
-	rd->taint_set = (unsigned long)kp_br_get64(&r->br, "taint set");
-	rd->taint_late = (unsigned long)kp_br_get64(&r->br, "taint tested late");
-	rd->once_before = kp_br_get32(&r->br, "once flags before");
-	rd->once_read = kp_br_get32(&r->br, "once flags read");
-	rd->once_set = kp_br_get32(&r->br, "once flags set");
-	nb = kp_br_get8(&r->br, "name bits");
-	rd->name_read = nb & 1;
-	rd->name_live = nb & 2;
-	rd->name_unformed = nb & 4;
-	rd->stall_asked = kp_br_get8(&r->br, "stall kinds asked");
-	get_stall(r, &rd->stall_before, n, "stall before");
-	get_stall(r, &rd->stall_set, n, "stall set");
-	rd->verdicts = kp_br_get32(&r->br, "verdicts read");
-	rd->nverdicts = kp_br_get32(&r->br, "verdicts read");
-	rd->late = kp_br_get32(&r->br, "verdicts read late");
-	rd->nlate = kp_br_get32(&r->br, "verdicts read late");
-	rd->nmessages_load = kp_br_get32(&r->br, "load messages");
-	rd->nfindings_load = kp_br_get32(&r->br, "load findings");
-	if (r->br.bad)
-		return;
-	if ((nb & ~7u) || ((rd->once_before | rd->once_read | rd->once_set) >> KP_ONCE_N) ||
-	    (rd->stall_asked >> (KP_STALL_HUNG + 1)))
-		r->br.bad = "read record flags";
-	else if (rd->nverdicts > npool || rd->verdicts > npool - rd->nverdicts ||
-		 rd->nlate > npool || rd->late > npool - rd->nlate)
-		r->br.bad = "read range past the pool";
-	else if (rd->nmessages_load > v->nmessages || rd->nfindings_load > v->nfindings)
+	memset(v, 0, sizeof(*v));
+	memset(rd, 0, sizeof(*rd));
+	v->node = node;
+	v->global_added = (unsigned long)kp_load64(q + 4, false);
+	v->global_after = (unsigned long)kp_load64(q + 12, false);
+	v->load_seq = kp_load32(q + 20, false);
+	rd->taint_before = (unsigned long)kp_load64(q + 24, false);
+	rd->once_before = kp_load32(q + 32, false);
+	to_stall(r, &rd->stall_before, q[36], kp_load32(q + 37, false), n, "stall before");
+	m->bodylen = get_count(r, 1, "body length");
+	body = r->br.off;
+	m->body = r->br.p + body;
+	/* the policy findings' count, after the body: their room is made with the others' */
+	npolicy = 0;
+	if (!r->br.bad && r->br.len - body - m->bodylen >= 4)
+		npolicy = kp_load32(m->body + m->bodylen, false);
+	if (npolicy > (r->br.len - body - m->bodylen) / 16)
+		npolicy = 0; /* refused below, when read */
+	m->path = get_str(r, "path");
+	m->name = get_str(r, "name");
+	if (!r->br.bad && (!m->path || !m->name))
+		r->br.bad = "path or name";
+	get_fixed(r, m, v, rd, n);
+	get_verdict(r, v, npolicy);
+	if (!r->br.bad &&
+	    (rd->nmessages_load > v->nmessages || rd->nfindings_load > v->nfindings - npolicy))
 		r->br.bad = "load messages or findings past the verdict's";
+	get_range(r, n, &rd->verdicts, &rd->nverdicts, "verdicts read");
+	get_range(r, n, &rd->late, &rd->nlate, "verdicts read late");
+	m->nreads = r->npool - first;
+	if (!r->br.bad && r->br.off - body != m->bodylen)
+		r->br.bad = "body length";
+	if (get_count(r, 16, "policy findings") != npolicy && !r->br.bad)
+		r->br.bad = "policy findings";
+	for (size_t i = v->nfindings - npolicy; i < v->nfindings && !r->br.bad; i++) {
+		get_finding(r, &v->findings[i]);
+		if (!r->br.bad && !kp_finding_is_policy(&v->findings[i]))
+			r->br.bad = "policy findings";
+	}
 }
 
 int kp_sim_store_decode(const unsigned char *p, size_t len, struct kp_sim_stored *out,
@@ -375,23 +588,26 @@ int kp_sim_store_decode(const unsigned char *p, size_t len, struct kp_sim_stored
 	magic = kp_br_take(&r.br, 8, "header");
 	if (magic && memcmp(magic, MAGIC, 8))
 		r.br.bad = "magic";
-	/* a module takes at least 180 bytes, a pool entry 4 */
-	n = get_count(&r, 180, "module count");
+	/* a module takes at least 188 bytes, a verdict read 4 */
+	n = get_count(&r, 188, "module count");
 	sim->global_taint = (unsigned long)kp_br_get64(&r.br, "global taint");
-	sim->nreads = get_count(&r, 4, "pool length");
+	r.cpool = get_count(&r, 4, "verdicts read");
 	if (!r.br.bad && n) {
-		out->order = calloc(n, sizeof(*out->order));
-		out->mods = calloc(n, sizeof(*out->mods));
-		sim->v = calloc(n, sizeof(*sim->v));
-		sim->rec = calloc(n, sizeof(*sim->rec));
+		/* every entry is written whole by get_module() */
+		out->order = malloc(n * sizeof(*out->order));
+		out->mods = malloc(n * sizeof(*out->mods));
+		sim->v = malloc(n * sizeof(*sim->v));
+		sim->rec = malloc(n * sizeof(*sim->rec));
 		seen = calloc(n, sizeof(*seen));
 		if (!out->order || !out->mods || !sim->v || !sim->rec || !seen)
 			r.br.bad = "out of memory";
 	}
+	if (!r.br.bad && r.cpool && !(r.pool = malloc(r.cpool * sizeof(*r.pool))))
+		r.br.bad = "out of memory";
 	out->n = sim->n = n;
 	for (size_t i = 0; i < n && !r.br.bad; i++) {
-		size_t node = get_index(&r, n, "node");
-		const unsigned char *d;
+		const unsigned char *q = kp_br_take(&r.br, STATE_LEN, "module");
+		size_t node = q ? to_index(&r, kp_load32(q, false), n, "node") : SIZE_MAX;
 
 		if (r.br.bad || node == SIZE_MAX || seen[node]) {
 			r.br.bad = r.br.bad ? r.br.bad : "node twice or none";
@@ -399,25 +615,13 @@ int kp_sim_store_decode(const unsigned char *p, size_t len, struct kp_sim_stored
 		}
 		seen[node] = true;
 		out->order[i] = node;
-		out->mods[node].path = get_str(&r, "path");
-		out->mods[node].name = get_str(&r, "name");
-		d = kp_br_take(&r.br, KP_SIM_IFACE_LEN, "interface digest");
-		if (d)
-			memcpy(out->mods[node].iface, d, KP_SIM_IFACE_LEN);
-		if (!r.br.bad && (!out->mods[node].path || !out->mods[node].name))
-			r.br.bad = "path or name";
-		sim->v[node].node = node;
-		get_verdict(&r, &sim->v[node], n);
-		get_reads(&r, &sim->rec[node], &sim->v[node], n, sim->nreads);
+		get_module(&r, out, node, q);
 	}
-	if (!r.br.bad && sim->nreads && !(sim->reads = calloc(sim->nreads, sizeof(*sim->reads))))
-		r.br.bad = "out of memory";
-	sim->creads = sim->nreads;
-	for (size_t i = 0; i < sim->nreads && !r.br.bad; i++) {
-		sim->reads[i] = kp_br_get32(&r.br, "pool");
-		if (!r.br.bad && sim->reads[i] >= n)
-			r.br.bad = "pool entry past the modules";
-	}
+	sim->reads = r.pool;
+	sim->nreads = r.npool;
+	sim->creads = r.cpool;
+	if (!r.br.bad && r.npool != r.cpool)
+		r.br.bad = "fewer verdicts read than counted";
 	if (!r.br.bad && r.br.off != len)
 		r.br.bad = "bytes after the end";
 	free(seen);
@@ -425,6 +629,7 @@ int kp_sim_store_decode(const unsigned char *p, size_t len, struct kp_sim_stored
 		kp_sim_stored_release(out);
 		return kp_err_set(err, "stored simulation: %s", r.br.bad);
 	}
+	out->len = len;
 	return 0;
 }
 

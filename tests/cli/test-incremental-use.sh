@@ -13,9 +13,9 @@
 # dependents simulated again); not used: a module renamed, replaced by a directory (and
 # unreadable, as a user other than root), with a new interface, a store byte flipped, a
 # report part's block offset outside the output or its lengths not adding up, an entry of
-# the KPSPLIC2 store or of the KPGRST01 graph, the changed module's stored edges damaged (a node's
-# edges are read when first needed), a stored run that wrote to stderr, a changed module
-# writable by others.
+# the KPSPLIC2 store, of the KPGRST01 graph or of a KPSIMST2 simulation part, the changed
+# module's stored edges damaged (a node's edges are read when first needed), a stored run that
+# wrote to stderr, a changed module writable by others.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -194,7 +194,8 @@ use "after the flipped store" "$(used 8 9 1 kp_plain)"
 # the first reported block's offset past the output's end; "tail", the tail's length one less
 # (the lengths no longer adding up to the output's); "old", the store written back in the
 # KPSPLIC2 format (the report part "KPSPLRP1" with the head's, the tail's and each block's
-# bytes from the output)
+# bytes from the output); "sim", the simulation part's magic that of the layout before it
+# (KPSIMST2: one pool of verdicts read, offsets into it)
 damage() {
 	python3 - "$runs" "$1" <<'EOF2'
 import glob, os, struct, sys, zlib
@@ -249,6 +250,9 @@ for f in glob.glob(os.path.join(sys.argv[1], "*.run")):
                 m[at + 8] = 0xff
             at += 8 + el
         assert at == g + glen
+    if sys.argv[2] == "sim":
+        assert m[st + 16:st + 24] == b"KPSIMST3"
+        m[st + 16:st + 24] = b"KPSIMST2"
     if sys.argv[2] == "old":
         m[st:st + 8] = b"KPSPLIC2"
         m[rp:] = b"KPSPLRP1" + old
@@ -278,6 +282,9 @@ use "an entry of the KPGRST01 graph" "not used: stored graph: magic"
 python3 "$edit" "$t/extra/kp_plain.ko" --set description=edge >/dev/null
 damage edges
 use "every node's first edge damaged" "not used: stored graph: edge kind or flags of node *"
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=sims >/dev/null
+damage sim
+use "a simulation part of the KPSIMST2 layout" "not used: stored simulation: magic"
 python3 "$edit" "$t/extra/kp_plain.ko" --set description=back >/dev/null
 use "after the damaged stores" "$(used 8 9 1 kp_plain)"
 

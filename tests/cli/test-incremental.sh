@@ -114,8 +114,9 @@ step() {
 # verdict differing from the recompute (a kept one that differs would be a wrong splice),
 # the graph stored the run's and rebuilt from the store (stubs, kp_graph_build()) the
 # same, the stored graph's bytes (copied into the new store) a fresh encoding's, the
-# simulation part made from the spliced verdicts (their bridges added, their reads rebased
-# into one pool: src/check-splice-sim.c) byte for byte the one the run stored, and the
+# simulation part made from the spliced verdicts (their bridges added, the kept ones'
+# bodies copied from the stored bytes: src/check-splice-sim.c) byte for byte the one the
+# run stored, and the
 # report written from the store over the spliced verdicts byte for byte the recompute's
 # (BYTES: the size of the --no-cache JSON report, put in by step()), and the report store
 # made from what it wrote (the kept blocks' marks moved) the one the run stored; then the
@@ -146,9 +147,8 @@ step "touched" 1 "$(kept 8 9 1 kp_gpl_prov)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"
 ok "touched: same answer as before" $?
 
-# a dependent simulated again: its read of kp_use_prop's verdict goes into the new store's pool
-# after the earlier loads' reads (kp_use_prop's of kp_prop_prov), not where its own run's
-# pool started (src/check-splice-sim.c)
+# a dependent simulated again: its read of kp_use_prop's verdict is stored with its own body
+# (the range of its own run's pool), beside the kept bodies copied (src/check-splice-sim.c)
 touch "$t/extra/kp_use_prop_chain.ko"
 step "touched a dependent" 1 "$(kept 8 9 1 kp_use_prop_chain)"
 cmp -s "$tmp/ref-json.out" "$tmp/v0.json"

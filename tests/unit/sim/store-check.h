@@ -23,6 +23,12 @@ void round_trip(struct tap *t, struct tb_world *w, const char *what, unsigned ch
  * Every truncation of @p refused; every byte flipped (every @step-th) and every 32-bit word
  * set to 0, 1, 0x7fffffff and ~0: refused or in bounds.
  */
+/*
+ * The store @p (@len bytes) decoded and written again with every module's body copied
+ * (kp_sim_store_copy_body()), its state and policy findings from the decoded verdicts: the
+ * same bytes (what a splice that keeps a verdict relies on).
+ */
+void copied_again(struct tap *t, const unsigned char *p, size_t len, const char *what);
 void damage(struct tap *t, const unsigned char *p, size_t len, size_t step, const char *what);
 
 #endif

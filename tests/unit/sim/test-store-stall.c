@@ -139,6 +139,7 @@ static void stalled(struct tap *t, struct tb_world *w, size_t blocked, const cha
 	if (by >= w->g.n)
 		return;
 	round_trip(t, w, what, &p, &len);
+	copied_again(t, p, len, what);
 	damage(t, p, len, 1, what);
 	free(p);
 	forged_stalls(t, w, blocked, by, what);

@@ -141,6 +141,47 @@ static void fields(struct tap *t)
 		    "struct kp_symget_result (%zu bytes): every field stored", g.size);
 }
 
+/*
+ * The store @p (@len bytes) with the first finding of a verdict's body renamed "bridge" (its
+ * string's and its body's lengths made right): refused, a body being copied as kept.
+ */
+static void policy_in_body(struct tap *t, const unsigned char *p, size_t len)
+{
+	struct kp_sim_stored s;
+	struct kp_err err = { 0 };
+	size_t node = SIZE_MAX, at, old, body_at, qlen;
+	unsigned char *q;
+
+	if (kp_sim_store_decode(p, len, &s, &err) < 0)
+		abort();
+	for (size_t i = 0; i < s.n && node == SIZE_MAX; i++)
+		if (s.sim.v[i].nfindings && !kp_finding_is_policy(&s.sim.v[i].findings[0]))
+			node = i;
+	tap_ok(t, node != SIZE_MAX, "built: a verdict with a finding in its body");
+	if (node == SIZE_MAX) {
+		kp_sim_stored_release(&s);
+		return;
+	}
+	/* the decoded strings are the store's bytes: the id's place is its offset in @p */
+	at = (size_t)((const unsigned char *)s.sim.v[node].findings[0].id - p) - 4;
+	old = strlen(s.sim.v[node].findings[0].id);
+	body_at = (size_t)(s.mods[node].body - p) - 4;
+	qlen = len - old + 6;
+	q = malloc(qlen);
+	if (!q)
+		abort();
+	memcpy(q, p, at);
+	kp_store32(q + at, 6);
+	memcpy(q + at + 4, "bridge", 7);
+	memcpy(q + at + 11, p + at + 4 + old + 1, len - (at + 4 + old + 1));
+	kp_store32(q + body_at, (uint32_t)(s.mods[node].bodylen - old + 6));
+	kp_sim_stored_release(&s);
+	tap_ok(t, kp_sim_store_decode(q, qlen, &s, &err) < 0, "built: a bridge in a body refused");
+	tap_is_str(t, err.msg, "stored simulation: a policy finding in a body",
+		   "built: a bridge in a body's error");
+	free(q);
+}
+
 static void built(struct tap *t)
 {
 	struct tb_world w;
@@ -176,15 +217,65 @@ static void built(struct tap *t)
 		w.sim.v[tb_node(&w, "late_fail")].findings[0].waived = true;
 	round_trip(t, &w, "built", &p, &len);
 	damage(t, p, len, 1, "built");
-	/* a store of the first layout (no stall state): refused, not read as this one */
-	memcpy(p, "KPSIMST1", 8);
-	{
+	copied_again(t, p, len, "built");
+	policy_in_body(t, p, len);
+	/*
+	 * stores of the earlier layouts (KPSIMST1: no stall state; KPSIMST2: one pool of reads,
+	 * offsets into it): refused, not read as this one
+	 */
+	for (int k = 1; k <= 2; k++) {
 		struct kp_sim_stored s;
 		struct kp_err err = { 0 };
+		char what[64];
 
-		tap_ok(t, kp_sim_store_decode(p, len, &s, &err) < 0, "built: KPSIMST1 refused");
-		tap_is_str(t, err.msg, "stored simulation: magic", "built: KPSIMST1's error");
+		memcpy(p, k == 1 ? "KPSIMST1" : "KPSIMST2", 8);
+		tap_ok(t, kp_sim_store_decode(p, len, &s, &err) < 0, "built: KPSIMST%d refused", k);
+		snprintf(what, sizeof(what), "built: KPSIMST%d's error", k);
+		tap_is_str(t, err.msg, "stored simulation: magic", what);
 	}
+	free(p);
+	tb_free(&w);
+}
+
+/*
+ * A bridge (policy.c: a GPL module using GPL-only symbols exporting to a proprietary one):
+ * its finding, added after the simulation, stored apart from the body and back in place.
+ */
+static void bridged(struct tap *t)
+{
+	struct tb_world w;
+	struct kp_module *m;
+	struct kp_sim_stored s;
+	struct kp_err err = { 0 };
+	const struct kp_verdict *v;
+	unsigned char *p;
+	size_t len;
+
+	tb_init(&w, "6.12.37");
+	tb_std_kernel(&w);
+	m = tb_module(&w, "gpl_bridge");
+	tb_import(m, "gpl_fn");
+	tb_export(m, "bridge_fn", KP_KSYMTAB);
+	tb_symget(m, "printk", KP_SYMGET_EXACT, false);
+	m = tb_module(&w, "prop");
+	tb_modinfo(m, "license", "Proprietary");
+	tb_import(m, "bridge_fn");
+	run_recorded(&w);
+	tap_is_int(t, kp_add_policy_findings(&w.sim, NULL, &err), 0, "bridged: policy findings");
+	v = tb_v(&w, "gpl_bridge");
+	tap_ok(t, v->nfindings && !strcmp(v->findings[v->nfindings - 1].id, "bridge"),
+	       "bridged: gpl_bridge's last finding is its bridge");
+	round_trip(t, &w, "bridged", &p, &len);
+	copied_again(t, p, len, "bridged");
+	if (kp_sim_store_decode(p, len, &s, &err) < 0)
+		abort();
+	v = &s.sim.v[tb_node(&w, "gpl_bridge")];
+	tap_ok(t,
+	       v->nfindings && !strcmp(v->findings[v->nfindings - 1].id, "bridge") &&
+		       !strcmp(v->findings[v->nfindings - 1].symbol, "bridge_fn"),
+	       "bridged: decoded, the bridge is gpl_bridge's last finding again");
+	kp_sim_stored_release(&s);
+	damage(t, p, len, 1, "bridged");
 	free(p);
 	tb_free(&w);
 }
@@ -357,6 +448,7 @@ int main(int argc, char **argv)
 	fields(&t);
 	digests(&t);
 	built(&t);
+	bridged(&t);
 	/* tap_srcpath() gives one buffer: the directory copied first */
 	dir = strdup(tap_srcpath("fixtures/ko/6.1"));
 	if (!dir)
@@ -368,6 +460,7 @@ int main(int argc, char **argv)
 		&t, (long)facts_digests(&w), 0,
 		"6.1 fixtures: the digests read = computed = through the facts cache's encoding");
 	round_trip(&t, &w, "6.1 fixtures", &p, &len);
+	copied_again(&t, p, len, "6.1 fixtures");
 	damage(&t, p, len, 7, "6.1 fixtures");
 	free(p);
 	tb_free(&w);
