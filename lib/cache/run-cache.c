@@ -8,7 +8,9 @@
  *              length, store length (0: none; entries before it have 0 there), CRC-32 of
  *              the whole file (its own field 0)
  *   output     chunks in the order they were written: stream (1 stdout, 2 stderr), length
- *              (32 bits), bytes
+ *              (32 bits), bytes; a stream's consecutive writes are one chunk (its length
+ *              written into its head once closed), so that a run that wrote only to stdout
+ *              leaves one chunk, which a splice reads in place (kp_run_cache_previous_output())
  *   key        the bytes kp_rc_build_key() made (compared whole: the file name is only its hash)
  *   manifest   inputs.h's
  *   store      what the command kept for a later run's miss (kp_run_cache_keep()), opaque
@@ -116,41 +118,91 @@ struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int arg
 	return rc;
 }
 
-/* Appends @len bytes to the entry being written (buffered); the CRC follows. */
-static void tappend(struct kp_run_cache *rc, const void *p, size_t len)
+/* Writes @len bytes of the entry (buffered: a piece larger than the buffer straight from @p). */
+static void twrite(struct kp_run_cache *rc, const void *p, size_t len)
 {
 	if (rc->broken)
 		return;
-	rc->crc = kp_crc32(rc->crc, p, len);
 	if (rc->blen + len > CAP_BUF) {
 		if (kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
 			rc->broken = true;
+		rc->flushed += rc->blen;
 		rc->blen = 0;
 	}
 	if (len > CAP_BUF) {
 		if (kp_write_all(rc->tfd, p, len) < 0)
 			rc->broken = true;
+		rc->flushed += len;
 		return;
 	}
 	memcpy(rc->buf + rc->blen, p, len);
 	rc->blen += len;
 }
 
+/* Appends @len bytes to the entry being written, after the output's chunks; the CRC follows. */
+static void tappend(struct kp_run_cache *rc, const void *p, size_t len)
+{
+	rc->crc = kp_crc32(rc->crc, p, len);
+	twrite(rc, p, len);
+}
+
+/*
+ * The open output chunk closed: its length into its head, in the buffer or, once written
+ * out, in the file; the CRC of head and bytes combined into @rc->crc (the bytes were
+ * hashed as they came).
+ */
+static void close_chunk(struct kp_run_cache *rc)
+{
+	unsigned char h[5];
+
+	if (!rc->ostream)
+		return;
+	h[0] = rc->ostream;
+	kp_store32(h + 1, rc->onbytes);
+	rc->ostream = 0;
+	rc->crc = (uint32_t)crc32_combine(kp_crc32(rc->crc, h, 5), rc->ocrc, (z_off_t)rc->onbytes);
+	if (rc->broken)
+		return;
+	if (rc->ohead >= rc->flushed)
+		memcpy(rc->buf + (rc->ohead - rc->flushed), h, 5);
+	else if (pwrite(rc->tfd, h, 5, (off_t)rc->ohead) != 5)
+		rc->broken = true;
+}
+
+/* @len output bytes of @stream (1 stdout, 2 stderr) appended to the open chunk, or to a new
+ * one when the last was the other stream's or would pass 32 bits of length. */
+static void tappend_output(struct kp_run_cache *rc, unsigned char stream, const char *p,
+			   size_t len)
+{
+	static const unsigned char head[5]; /* its length written when closed */
+
+	if (!len)
+		return;
+	if (rc->ostream != stream || len > UINT32_MAX - rc->onbytes) {
+		close_chunk(rc);
+		twrite(rc, head, sizeof(head)); /* into the buffer, whole: 5 < CAP_BUF */
+		rc->ohead = rc->flushed + rc->blen - sizeof(head);
+		rc->ostream = stream;
+		rc->onbytes = 0;
+		rc->ocrc = 0;
+		rc->olen += sizeof(head);
+	}
+	rc->ocrc = kp_crc32(rc->ocrc, p, len);
+	twrite(rc, p, len);
+	rc->onbytes += (uint32_t)len;
+	rc->olen += len;
+}
+
 static ssize_t cap_write(void *cookie, const char *buf, size_t size)
 {
 	struct cap *c = cookie;
-	unsigned char h[5];
 
 	if (kp_write_all(c->fd, buf, size) < 0 || size > UINT32_MAX) {
 		__atomic_store_n(&c->rc->broken, true, __ATOMIC_RELAXED);
 		return size > UINT32_MAX ? (ssize_t)size : -1;
 	}
-	h[0] = c->stream;
-	kp_store32(h + 1, (uint32_t)size);
 	pthread_mutex_lock(&c->rc->lock);
-	tappend(c->rc, h, 5);
-	tappend(c->rc, buf, size);
-	c->rc->olen += 5 + size;
+	tappend_output(c->rc, c->stream, buf, size);
 	pthread_mutex_unlock(&c->rc->lock);
 	return (ssize_t)size;
 }
@@ -335,6 +387,7 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 		*why = "an environmental failure during the run";
 		return -1;
 	}
+	close_chunk(rc);
 	tappend(rc, rc->key.p, rc->key.len);
 	if (rc->use_carried) {
 		if (store_carried(rc, &mlen, &count, why) < 0)
@@ -351,6 +404,7 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 	rc->ninputs = (size_t)count;
 	if (rc->broken || kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
 		return -1;
+	rc->flushed += rc->blen;
 	rc->blen = 0;
 	memset(h, 0, HDR_LEN);
 	memcpy(h, MAGIC, 8);
