@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "file/inputs.h"
+#include "run-cache.h"
 
 #define MAGIC	"KPRUNS1"
 #define HDR_LEN 64
@@ -61,7 +62,11 @@ struct kp_run_cache {
 	size_t ninputs;
 	bool rehash_over;    /* the replay gave up: more than KP_INPUTS_REHASH_MAX to hash */
 	char note[256];	     /* what a replay did, for KOPOLICY_CACHE_STATS */
-	unsigned char *keep; /* the store for this run's entry (kp_run_cache_keep()) */
+	/* the store for this run's entry (kp_run_cache_keep_pieces()), @nkeep bytes in all */
+	struct kp_rc_piece keepv[KP_RC_PIECES];
+	size_t nkeepv;
+	unsigned char *keep_own[KP_RC_PIECES]; /* the buffers they lie in, but the previous store */
+	size_t nkeep_own;
 	size_t nkeep;
 	/* the store of the entry a miss found (kp_run_cache_previous()), read in @prev_map */
 	const unsigned char *prev;

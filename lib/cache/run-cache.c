@@ -17,11 +17,13 @@
  */
 #include "run-cache.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <zlib.h> /* crc32_combine() */
@@ -167,6 +169,65 @@ static void close_chunk(struct kp_run_cache *rc)
 		memcpy(rc->buf + (rc->ohead - rc->flushed), h, 5);
 	else if (pwrite(rc->tfd, h, 5, (off_t)rc->ohead) != 5)
 		rc->broken = true;
+}
+
+/* Writes the @n buffers of @iov (at most IOV_MAX) whole, retrying interrupted and short
+ * writes: 0, or -1 (EIO when writev() makes no progress). */
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Appends the @n pieces @v (at most 2 + KP_RC_PIECES) after what is buffered, written with
+ * it in one writev() from where they lie (a store's megabytes are not copied into the
+ * buffer, nor written in as many calls as pieces); the CRC follows.
+ */
+static void tappend_pieces(struct kp_run_cache *rc, const struct kp_rc_piece *v, size_t n)
+{
+	struct iovec iov[3 + KP_RC_PIECES];
+	uint64_t total = rc->blen;
+	int k = 0;
+
+	if (rc->broken)
+		return;
+	if (rc->blen)
+		iov[k++] = (struct iovec){ .iov_base = rc->buf, .iov_len = rc->blen };
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].len)
+			continue;
+		rc->crc = kp_crc32(rc->crc, v[i].p, v[i].len);
+		iov[k++] = (struct iovec){ .iov_base = (void *)v[i].p, .iov_len = v[i].len };
+		total += v[i].len;
+	}
+	if (writev_all(rc->tfd, iov, k) < 0)
+		rc->broken = true;
+	rc->flushed += total;
+	rc->blen = 0;
+}
+
+/* The store kept (kp_run_cache_keep_pieces()) let go: its buffers freed. */
+static void keep_release(struct kp_run_cache *rc)
+{
+	for (size_t i = 0; i < rc->nkeep_own; i++)
+		free(rc->keep_own[i]);
+	rc->nkeep_own = 0;
+	rc->nkeepv = 0;
+	rc->nkeep = 0;
 }
 
 /* @len output bytes of @stream (1 stdout, 2 stderr) appended to the open chunk, or to a new
@@ -366,9 +427,15 @@ static int put_none(void *arg, const void *p, size_t len)
  */
 static int store_carried(struct kp_run_cache *rc, uint64_t *mlen, uint64_t *count, const char **why)
 {
+	struct kp_rc_piece v[2 + KP_RC_PIECES];
+
 	if (kp_inputs_stream(rc->in, put_none, NULL, mlen, count, why) < 0)
 		return -1;
-	tappend(rc, rc->carried, rc->ncarried_len);
+	/* key, manifest and store in one write */
+	v[0] = (struct kp_rc_piece){ rc->key.p, rc->key.len };
+	v[1] = (struct kp_rc_piece){ rc->carried, rc->ncarried_len };
+	memcpy(v + 2, rc->keepv, rc->nkeepv * sizeof(*v));
+	tappend_pieces(rc, v, 2 + rc->nkeepv);
 	*mlen = rc->ncarried_len;
 	/* kp_inputs_carry_noted() wrote the stored head and as many entries as it counts */
 	*count = kp_load64(rc->carried + 8, false);
@@ -388,18 +455,17 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 		return -1;
 	}
 	close_chunk(rc);
-	tappend(rc, rc->key.p, rc->key.len);
 	if (rc->use_carried) {
 		if (store_carried(rc, &mlen, &count, why) < 0)
 			return -1;
 	} else {
+		tappend(rc, rc->key.p, rc->key.len);
 		if (rc->carry_asked)
 			carry(rc);
 		if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
 			return -1;
+		tappend_pieces(rc, rc->keepv, rc->nkeepv);
 	}
-	if (rc->nkeep) /* no store: nothing appended, no NULL buffer hashed */
-		tappend(rc, rc->keep, rc->nkeep);
 	*why = "cannot write the entry";
 	rc->ninputs = (size_t)count;
 	if (rc->broken || kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
@@ -478,7 +544,7 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
 	close(rc->dfd);
 	free(rc->buf);
 	free(rc->key.p);
-	free(rc->keep);
+	keep_release(rc);
 	if (rc->prev_map)
 		munmap(rc->prev_map, rc->nprev_map);
 	free(rc->prev_m);
@@ -490,11 +556,31 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
 	free(rc);
 }
 
+int kp_run_cache_keep_pieces(struct kp_run_cache *rc, const struct kp_rc_piece *v, size_t n,
+			     unsigned char *const *own, size_t nown)
+{
+	keep_release(rc);
+	if (n > KP_RC_PIECES || nown > KP_RC_PIECES) {
+		for (size_t i = 0; i < nown; i++)
+			free(own[i]);
+		return -1;
+	}
+	memcpy(rc->keep_own, own, nown * sizeof(*own));
+	rc->nkeep_own = nown;
+	for (size_t i = 0; i < n; i++) {
+		rc->keepv[i] = v[i];
+		rc->nkeep += v[i].len;
+	}
+	rc->nkeepv = n;
+	return 0;
+}
+
 void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len)
 {
-	free(rc->keep);
-	rc->keep = p;
-	rc->nkeep = p ? len : 0;
+	const struct kp_rc_piece v = { p, len };
+
+	/* one piece, in its own buffer: never more than KP_RC_PIECES */
+	kp_run_cache_keep_pieces(rc, &v, p ? 1 : 0, &p, p ? 1 : 0);
 }
 
 const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t *len)
