@@ -13,7 +13,11 @@
  *              leaves one chunk, which a splice reads in place (kp_run_cache_previous_output())
  *   key        the bytes kp_rc_build_key() made (compared whole: the file name is only its hash)
  *   manifest   inputs.h's
- *   store      what the command kept for a later run's miss (kp_run_cache_keep()), opaque
+ *   store      what the command kept for a later run's miss (kp_run_cache_keep()), opaque;
+ *              kept as pieces (kp_run_cache_keep_pieces()), written from where they lie
+ *
+ * After the output, what is left is written in one writev(): the buffer, then (a manifest
+ * carried over) key, manifest and the store's pieces, none copied into the buffer.
  */
 #include "run-cache.h"
 
