@@ -55,8 +55,8 @@ _Static_assert(KP_SPLICE_STORE_PIECES <= KP_RC_PIECES, "a store's pieces are kep
 
 int kp_splice_store_pieces(const struct kp_graph *g, unsigned char *sim, size_t simlen,
 			   const unsigned char *gp, size_t glen, const struct kp_check_capture *cap,
-			   int base_rc, enum kp_severity fail_on, struct kp_splice_store_pieces *out,
-			   const char **why)
+			   int base_rc, enum kp_severity fail_on,
+			   struct kp_splice_store_pieces *out, const char **why)
 {
 	struct kp_byte_writer gw = { 0 }, rw = { 0 };
 	unsigned char *head = malloc(24); /* the head (16 bytes), the graph part's length */

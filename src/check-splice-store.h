@@ -55,8 +55,8 @@ struct kp_splice_store_pieces {
  */
 int kp_splice_store_pieces(const struct kp_graph *g, unsigned char *sim, size_t simlen,
 			   const unsigned char *gp, size_t glen, const struct kp_check_capture *cap,
-			   int base_rc, enum kp_severity fail_on, struct kp_splice_store_pieces *out,
-			   const char **why);
+			   int base_rc, enum kp_severity fail_on,
+			   struct kp_splice_store_pieces *out, const char **why);
 /* Frees the buffers @s owns (none once handed to the result cache: @s->nown 0). */
 void kp_splice_store_pieces_release(struct kp_splice_store_pieces *s);
 

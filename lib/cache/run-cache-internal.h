@@ -57,11 +57,11 @@ struct kp_run_cache {
 	uint64_t ohead;	       /* its head's offset in the entry */
 	uint32_t onbytes;      /* its bytes so far */
 	uint32_t ocrc;	       /* their CRC */
-	pthread_mutex_t lock; /* stdout and stderr may be written from two threads at once */
-	bool broken;	      /* a write failed: nothing is stored */
+	pthread_mutex_t lock;  /* stdout and stderr may be written from two threads at once */
+	bool broken;	       /* a write failed: nothing is stored */
 	size_t ninputs;
-	bool rehash_over;    /* the replay gave up: more than KP_INPUTS_REHASH_MAX to hash */
-	char note[256];	     /* what a replay did, for KOPOLICY_CACHE_STATS */
+	bool rehash_over; /* the replay gave up: more than KP_INPUTS_REHASH_MAX to hash */
+	char note[256];	  /* what a replay did, for KOPOLICY_CACHE_STATS */
 	/* the store for this run's entry (kp_run_cache_keep_pieces()), @nkeep bytes in all */
 	struct kp_rc_piece keepv[KP_RC_PIECES];
 	size_t nkeepv;

@@ -236,8 +236,7 @@ static void keep_release(struct kp_run_cache *rc)
 
 /* @len output bytes of @stream (1 stdout, 2 stderr) appended to the open chunk, or to a new
  * one when the last was the other stream's or would pass 32 bits of length. */
-static void tappend_output(struct kp_run_cache *rc, unsigned char stream, const char *p,
-			   size_t len)
+static void tappend_output(struct kp_run_cache *rc, unsigned char stream, const char *p, size_t len)
 {
 	static const unsigned char head[5]; /* its length written when closed */
 
