@@ -167,11 +167,11 @@ static int make_store(const struct kp_splice_stored *st, struct kp_graph_rebuilt
 		snprintf(why, len, "the new store: %.200s", err.msg);
 		return -1;
 	}
-	r = kp_splice_store_encode(&rb->g, sim, simlen, st->gp, st->glen, cap, st->rep.base_rc,
-				   st->rep.fail_on, &out->store, &out->storelen, &no);
+	/* @sim is the pieces' now */
+	r = kp_splice_store_pieces(&rb->g, sim, simlen, st->gp, st->glen, cap, st->rep.base_rc,
+				   st->rep.fail_on, &out->store, &no);
 	if (r < 0)
 		snprintf(why, len, "the new store: %.200s", no);
-	free(sim);
 	return r;
 }
 
@@ -287,9 +287,7 @@ out:
 	if (r < 0) {
 		free(out->t.buf);
 		memset(&out->t, 0, sizeof(out->t));
-		free(out->store);
-		out->store = NULL;
-		out->storelen = 0;
+		kp_splice_store_pieces_release(&out->store);
 	}
 	kp_check_capture_release(&ncap, was->n);
 	for (size_t i = 0; fresh && i < was->n; i++)

@@ -56,8 +56,8 @@ struct kp_ctxless_out {
 	size_t changed, again; /* module files changed; modules simulated again */
 	size_t n;	       /* modules */
 	char names[160];       /* the changed modules' names, as many as fit */
-	unsigned char *store;  /* @keep: the new store (malloc()ed, the caller's) */
-	size_t storelen;
+	/* @keep: the new store, the caller's (kp_splice_store_pieces_release()) */
+	struct kp_splice_store_pieces store;
 };
 
 /*

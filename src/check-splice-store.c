@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The splice's store in the result cache's entry: its parts put together and taken apart. */
+/*
+ * The splice's store in the result cache's entry: its parts put together (in one buffer, or
+ * as the pieces a used splice's entry is written from) and taken apart.
+ */
 #include "config.h"
 
 #include <stdlib.h>
@@ -46,6 +49,63 @@ int kp_splice_store_encode(const struct kp_graph *g, const unsigned char *sim, s
 	*p = w.p;
 	*len = w.len;
 	return 0;
+}
+
+_Static_assert(KP_SPLICE_STORE_PIECES <= KP_RC_PIECES, "a store's pieces are kept whole");
+
+int kp_splice_store_pieces(const struct kp_graph *g, unsigned char *sim, size_t simlen,
+			   const unsigned char *gp, size_t glen, const struct kp_check_capture *cap,
+			   int base_rc, enum kp_severity fail_on,
+			   struct kp_splice_store_pieces *out, const char **why)
+{
+	struct kp_byte_writer gw = { 0 }, rw = { 0 };
+	unsigned char *head = malloc(24); /* the head (16 bytes), the graph part's length */
+
+	memset(out, 0, sizeof(*out));
+	out->own[out->nown++] = sim;
+	*why = "out of memory";
+	if (!head)
+		goto fail;
+	out->own[out->nown++] = head;
+	if (!gp) {
+		kp_graph_store_encode(&gw, g);
+		out->own[out->nown++] = gw.p;
+		*why = "the graph: out of memory, or a count over 32 bits";
+		if (gw.failed)
+			goto fail;
+		gp = gw.p;
+		glen = gw.len;
+	}
+	if (kp_splice_report_encode(&rw, cap, g, base_rc, fail_on, why) < 0) {
+		free(rw.p);
+		goto fail;
+	}
+	out->own[out->nown++] = rw.p;
+	if (rw.failed) {
+		*why = "the report: out of memory";
+		goto fail;
+	}
+	memcpy(head, MAGIC, 8);
+	kp_store64(head + 8, simlen);
+	kp_store64(head + 16, glen);
+	out->v[0] = (struct kp_rc_piece){ head, 16 };
+	out->v[1] = (struct kp_rc_piece){ sim, simlen };
+	out->v[2] = (struct kp_rc_piece){ head + 16, 8 };
+	out->v[3] = (struct kp_rc_piece){ gp, glen };
+	out->v[4] = (struct kp_rc_piece){ rw.p, rw.len };
+	out->n = KP_SPLICE_STORE_PIECES;
+	out->len = 24 + simlen + glen + rw.len;
+	return 0;
+fail:
+	kp_splice_store_pieces_release(out);
+	return -1;
+}
+
+void kp_splice_store_pieces_release(struct kp_splice_store_pieces *s)
+{
+	for (size_t i = 0; i < s->nown; i++)
+		free(s->own[i]);
+	memset(s, 0, sizeof(*s));
 }
 
 /* A length (64) at @off in @p of @len bytes, and that many bytes after it: 0, or -1. */

@@ -7,11 +7,12 @@
  * where the report's blocks lie in the entry's output, read with that output).
  * KPSPLIC1 had no graph; KPSPLIC2 held the report's bytes again. Written by a recompute
  * (check-splice.c) and by a used splice (check-splice-use.c: its graph part the previous store's,
- * copied), read by both.
+ * written from where it lies: kp_splice_store_pieces()), read by both.
  */
 #ifndef KP_CHECK_SPLICE_STORE_H
 #define KP_CHECK_SPLICE_STORE_H
 
+#include "cache/run-cache.h"
 #include "check-splice.h"
 #include "graph/graph-store.h"
 #include "sim/sim-store.h"
@@ -37,6 +38,32 @@ int kp_splice_store_encode(const struct kp_graph *g, const unsigned char *sim, s
 			   const unsigned char *gp, size_t glen, const struct kp_check_capture *cap,
 			   int base_rc, enum kp_severity fail_on, unsigned char **p, size_t *len,
 			   const char **why);
+/*
+ * The store kp_splice_store_encode() makes, as the pieces a used splice's entry is written
+ * from (run-cache.h kp_run_cache_keep_pieces()): its head, the simulation part, the graph
+ * part's length, the graph part where it lies (an earlier store's in that entry's mapping:
+ * its 2 MB on amd64-6.1 neither copied nor faulted into a new buffer), the report part.
+ */
+#define KP_SPLICE_STORE_PIECES 5
+struct kp_splice_store_pieces {
+	struct kp_rc_piece v[KP_SPLICE_STORE_PIECES];
+	size_t n, len; /* pieces, bytes */
+	/* the malloc()ed buffers they lie in: the head, the simulation, the graph part when
+	 * encoded, the report part */
+	unsigned char *own[KP_SPLICE_STORE_PIECES];
+	size_t nown;
+};
+/*
+ * kp_splice_store_encode() into @out (zeroed first), @sim (malloc()ed) taken: freed with the
+ * pieces, whatever the answer. 0, or -1 with @why (the pieces released).
+ */
+int kp_splice_store_pieces(const struct kp_graph *g, unsigned char *sim, size_t simlen,
+			   const unsigned char *gp, size_t glen, const struct kp_check_capture *cap,
+			   int base_rc, enum kp_severity fail_on,
+			   struct kp_splice_store_pieces *out, const char **why);
+/* Frees the buffers @s owns (none once handed to the result cache: @s->nown 0). */
+void kp_splice_store_pieces_release(struct kp_splice_store_pieces *s);
+
 /*
  * The store @p of @len bytes, of an entry whose output (stdout's bytes) is the @olen bytes
  * at @op, into @out (zeroed first; its parts borrow @p and @op): 0, or -1 with @err

@@ -2,9 +2,10 @@
 /*
  * The splice used (issue 28, layer 5): a result-cache miss of a plain `check --format json`
  * answered from the previous entry's store by the context-less splice (check-splice-load.h)
- * in place of the recompute, and the entry stored with the store that splice made and the
- * previous manifest carried over (run-cache.h kp_run_cache_use_carried()). Every condition
- * the recompute could answer otherwise is a fall back before a byte is written.
+ * in place of the recompute, and the entry stored with the store that splice made (written
+ * from its pieces: check-splice-store.h) and the previous manifest carried over (run-cache.h
+ * kp_run_cache_use_carried()). Every condition the recompute could answer otherwise is a
+ * fall back before a byte is written.
  */
 #include "config.h"
 
@@ -84,8 +85,10 @@ bool kp_check_splice_use(const struct kp_cli *cli, const struct kp_ctx_opts *opt
 			/* a short write marks the entry broken (not stored); the caller flushes */
 			fwrite(cl.t.buf, 1, cl.t.len, stdout);
 			*rc = cl.rc;
-			kp_run_cache_keep(cli->runs, cl.store, cl.storelen);
-			cl.store = NULL;
+			/* written from where its pieces lie (never more than the cache keeps) */
+			kp_run_cache_keep_pieces(cli->runs, cl.store.v, cl.store.n, cl.store.own,
+						 cl.store.nown);
+			cl.store.nown = 0; /* the result cache's now */
 			snprintf(note, sizeof(note),
 				 "splice: used (%zu of %zu verdicts kept, %zu simulated again, %zu "
 				 "module files changed: %s)",
@@ -95,7 +98,7 @@ bool kp_check_splice_use(const struct kp_cli *cli, const struct kp_ctx_opts *opt
 		}
 	}
 	free(cl.t.buf);
-	free(cl.store);
+	kp_splice_store_pieces_release(&cl.store);
 	kp_splice_stored_release(&st);
 	return used;
 }

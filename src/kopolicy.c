@@ -436,9 +436,14 @@ int main(int argc, char **argv)
 	/*
 	 * Decompressed modules are large, short-lived buffers: keep them in their own
 	 * mappings so they go back to the system when freed (a fixed threshold also stops
-	 * glibc from raising it after the first large free), and keep arenas few.
+	 * glibc from raising it after the first large free), and keep arenas few. A run is
+	 * short: the heap's free top is kept for its later allocations, not given back with
+	 * brk() to be faulted in again (a used splice on amd64-6.1: 110 -> 97 brk(), 110 fewer
+	 * page faults). A larger top pad was measured and not taken: calloc() clears what the
+	 * padded top serves (a used splice ran 8.5 M more instructions for 700 fewer faults).
 	 */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	mallopt(M_ARENA_MAX, 4);
 	/*
 	 * Signatures are judged as the kernel judges them, not by this host's OpenSSL policy:

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "file/inputs.h"
+#include "run-cache.h"
 
 #define MAGIC	"KPRUNS1"
 #define HDR_LEN 64
@@ -43,15 +44,29 @@ struct kp_run_cache {
 	int ifd;       /* the inputs recorder's spill file (unnamed), or -1 */
 	char itmp[64]; /* its temporary name when O_TMPFILE is refused */
 	uint64_t olen; /* output bytes (chunks) so far */
-	uint32_t crc;
+	uint32_t crc;  /* of what follows the header, up to the open chunk's head */
 	unsigned char *buf;
 	size_t blen;
-	pthread_mutex_t lock; /* stdout and stderr may be written from two threads at once */
-	bool broken;	      /* a write failed: nothing is stored */
+	uint64_t flushed; /* bytes of the entry written out of @buf or past it */
+	/*
+	 * The output chunk still growing: a stream's consecutive writes are one chunk (a
+	 * splice reads the stdout bytes of a one-chunk output in the mapping, not joined into
+	 * a copy), its length written into its head (at @ohead) once it is closed.
+	 */
+	unsigned char ostream; /* 1 stdout, 2 stderr, 0 none open */
+	uint64_t ohead;	       /* its head's offset in the entry */
+	uint32_t onbytes;      /* its bytes so far */
+	uint32_t ocrc;	       /* their CRC */
+	pthread_mutex_t lock;  /* stdout and stderr may be written from two threads at once */
+	bool broken;	       /* a write failed: nothing is stored */
 	size_t ninputs;
-	bool rehash_over;    /* the replay gave up: more than KP_INPUTS_REHASH_MAX to hash */
-	char note[256];	     /* what a replay did, for KOPOLICY_CACHE_STATS */
-	unsigned char *keep; /* the store for this run's entry (kp_run_cache_keep()) */
+	bool rehash_over; /* the replay gave up: more than KP_INPUTS_REHASH_MAX to hash */
+	char note[256];	  /* what a replay did, for KOPOLICY_CACHE_STATS */
+	/* the store for this run's entry (kp_run_cache_keep_pieces()), @nkeep bytes in all */
+	struct kp_rc_piece keepv[KP_RC_PIECES];
+	size_t nkeepv;
+	unsigned char *keep_own[KP_RC_PIECES]; /* the buffers they lie in, but the previous store */
+	size_t nkeep_own;
 	size_t nkeep;
 	/* the store of the entry a miss found (kp_run_cache_previous()), read in @prev_map */
 	const unsigned char *prev;

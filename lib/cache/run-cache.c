@@ -8,18 +8,26 @@
  *              length, store length (0: none; entries before it have 0 there), CRC-32 of
  *              the whole file (its own field 0)
  *   output     chunks in the order they were written: stream (1 stdout, 2 stderr), length
- *              (32 bits), bytes
+ *              (32 bits), bytes; a stream's consecutive writes are one chunk (its length
+ *              written into its head once closed), so that a run that wrote only to stdout
+ *              leaves one chunk, which a splice reads in place (kp_run_cache_previous_output())
  *   key        the bytes kp_rc_build_key() made (compared whole: the file name is only its hash)
  *   manifest   inputs.h's
- *   store      what the command kept for a later run's miss (kp_run_cache_keep()), opaque
+ *   store      what the command kept for a later run's miss (kp_run_cache_keep()), opaque;
+ *              kept as pieces (kp_run_cache_keep_pieces()), written from where they lie
+ *
+ * After the output, what is left is written in one writev(): the buffer, then (a manifest
+ * carried over) key, manifest and the store's pieces, none copied into the buffer.
  */
 #include "run-cache.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <zlib.h> /* crc32_combine() */
@@ -116,41 +124,149 @@ struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int arg
 	return rc;
 }
 
-/* Appends @len bytes to the entry being written (buffered); the CRC follows. */
-static void tappend(struct kp_run_cache *rc, const void *p, size_t len)
+/* Writes @len bytes of the entry (buffered: a piece larger than the buffer straight from @p). */
+static void twrite(struct kp_run_cache *rc, const void *p, size_t len)
 {
 	if (rc->broken)
 		return;
-	rc->crc = kp_crc32(rc->crc, p, len);
 	if (rc->blen + len > CAP_BUF) {
 		if (kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
 			rc->broken = true;
+		rc->flushed += rc->blen;
 		rc->blen = 0;
 	}
 	if (len > CAP_BUF) {
 		if (kp_write_all(rc->tfd, p, len) < 0)
 			rc->broken = true;
+		rc->flushed += len;
 		return;
 	}
 	memcpy(rc->buf + rc->blen, p, len);
 	rc->blen += len;
 }
 
+/* Appends @len bytes to the entry being written, after the output's chunks; the CRC follows. */
+static void tappend(struct kp_run_cache *rc, const void *p, size_t len)
+{
+	rc->crc = kp_crc32(rc->crc, p, len);
+	twrite(rc, p, len);
+}
+
+/*
+ * The open output chunk closed: its length into its head, in the buffer or, once written
+ * out, in the file; the CRC of head and bytes combined into @rc->crc (the bytes were
+ * hashed as they came).
+ */
+static void close_chunk(struct kp_run_cache *rc)
+{
+	unsigned char h[5];
+
+	if (!rc->ostream)
+		return;
+	h[0] = rc->ostream;
+	kp_store32(h + 1, rc->onbytes);
+	rc->ostream = 0;
+	rc->crc = (uint32_t)crc32_combine(kp_crc32(rc->crc, h, 5), rc->ocrc, (z_off_t)rc->onbytes);
+	if (rc->broken)
+		return;
+	if (rc->ohead >= rc->flushed)
+		memcpy(rc->buf + (rc->ohead - rc->flushed), h, 5);
+	else if (pwrite(rc->tfd, h, 5, (off_t)rc->ohead) != 5)
+		rc->broken = true;
+}
+
+/* Writes the @n buffers of @iov (at most IOV_MAX) whole, retrying interrupted and short
+ * writes: 0, or -1 (EIO when writev() makes no progress). */
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Appends the @n pieces @v (at most 2 + KP_RC_PIECES) after what is buffered, written with
+ * it in one writev() from where they lie (a store's megabytes are not copied into the
+ * buffer, nor written in as many calls as pieces); the CRC follows.
+ */
+static void tappend_pieces(struct kp_run_cache *rc, const struct kp_rc_piece *v, size_t n)
+{
+	struct iovec iov[3 + KP_RC_PIECES];
+	uint64_t total = rc->blen;
+	int k = 0;
+
+	if (rc->broken)
+		return;
+	if (rc->blen)
+		iov[k++] = (struct iovec){ .iov_base = rc->buf, .iov_len = rc->blen };
+	for (size_t i = 0; i < n; i++) {
+		if (!v[i].len)
+			continue;
+		rc->crc = kp_crc32(rc->crc, v[i].p, v[i].len);
+		iov[k++] = (struct iovec){ .iov_base = (void *)v[i].p, .iov_len = v[i].len };
+		total += v[i].len;
+	}
+	if (writev_all(rc->tfd, iov, k) < 0)
+		rc->broken = true;
+	rc->flushed += total;
+	rc->blen = 0;
+}
+
+/* The store kept (kp_run_cache_keep_pieces()) let go: its buffers freed. */
+static void keep_release(struct kp_run_cache *rc)
+{
+	for (size_t i = 0; i < rc->nkeep_own; i++)
+		free(rc->keep_own[i]);
+	rc->nkeep_own = 0;
+	rc->nkeepv = 0;
+	rc->nkeep = 0;
+}
+
+/* @len output bytes of @stream (1 stdout, 2 stderr) appended to the open chunk, or to a new
+ * one when the last was the other stream's or would pass 32 bits of length. */
+static void tappend_output(struct kp_run_cache *rc, unsigned char stream, const char *p, size_t len)
+{
+	static const unsigned char head[5]; /* its length written when closed */
+
+	if (!len)
+		return;
+	if (rc->ostream != stream || len > UINT32_MAX - rc->onbytes) {
+		close_chunk(rc);
+		twrite(rc, head, sizeof(head)); /* into the buffer, whole: 5 < CAP_BUF */
+		rc->ohead = rc->flushed + rc->blen - sizeof(head);
+		rc->ostream = stream;
+		rc->onbytes = 0;
+		rc->ocrc = 0;
+		rc->olen += sizeof(head);
+	}
+	rc->ocrc = kp_crc32(rc->ocrc, p, len);
+	twrite(rc, p, len);
+	rc->onbytes += (uint32_t)len;
+	rc->olen += len;
+}
+
 static ssize_t cap_write(void *cookie, const char *buf, size_t size)
 {
 	struct cap *c = cookie;
-	unsigned char h[5];
 
 	if (kp_write_all(c->fd, buf, size) < 0 || size > UINT32_MAX) {
 		__atomic_store_n(&c->rc->broken, true, __ATOMIC_RELAXED);
 		return size > UINT32_MAX ? (ssize_t)size : -1;
 	}
-	h[0] = c->stream;
-	kp_store32(h + 1, (uint32_t)size);
 	pthread_mutex_lock(&c->rc->lock);
-	tappend(c->rc, h, 5);
-	tappend(c->rc, buf, size);
-	c->rc->olen += 5 + size;
+	tappend_output(c->rc, c->stream, buf, size);
 	pthread_mutex_unlock(&c->rc->lock);
 	return (ssize_t)size;
 }
@@ -314,9 +430,15 @@ static int put_none(void *arg, const void *p, size_t len)
  */
 static int store_carried(struct kp_run_cache *rc, uint64_t *mlen, uint64_t *count, const char **why)
 {
+	struct kp_rc_piece v[2 + KP_RC_PIECES];
+
 	if (kp_inputs_stream(rc->in, put_none, NULL, mlen, count, why) < 0)
 		return -1;
-	tappend(rc, rc->carried, rc->ncarried_len);
+	/* key, manifest and store in one write */
+	v[0] = (struct kp_rc_piece){ rc->key.p, rc->key.len };
+	v[1] = (struct kp_rc_piece){ rc->carried, rc->ncarried_len };
+	memcpy(v + 2, rc->keepv, rc->nkeepv * sizeof(*v));
+	tappend_pieces(rc, v, 2 + rc->nkeepv);
 	*mlen = rc->ncarried_len;
 	/* kp_inputs_carry_noted() wrote the stored head and as many entries as it counts */
 	*count = kp_load64(rc->carried + 8, false);
@@ -335,22 +457,23 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 		*why = "an environmental failure during the run";
 		return -1;
 	}
-	tappend(rc, rc->key.p, rc->key.len);
+	close_chunk(rc);
 	if (rc->use_carried) {
 		if (store_carried(rc, &mlen, &count, why) < 0)
 			return -1;
 	} else {
+		tappend(rc, rc->key.p, rc->key.len);
 		if (rc->carry_asked)
 			carry(rc);
 		if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
 			return -1;
+		tappend_pieces(rc, rc->keepv, rc->nkeepv);
 	}
-	if (rc->nkeep) /* no store: nothing appended, no NULL buffer hashed */
-		tappend(rc, rc->keep, rc->nkeep);
 	*why = "cannot write the entry";
 	rc->ninputs = (size_t)count;
 	if (rc->broken || kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
 		return -1;
+	rc->flushed += rc->blen;
 	rc->blen = 0;
 	memset(h, 0, HDR_LEN);
 	memcpy(h, MAGIC, 8);
@@ -424,7 +547,7 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
 	close(rc->dfd);
 	free(rc->buf);
 	free(rc->key.p);
-	free(rc->keep);
+	keep_release(rc);
 	if (rc->prev_map)
 		munmap(rc->prev_map, rc->nprev_map);
 	free(rc->prev_m);
@@ -436,11 +559,31 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
 	free(rc);
 }
 
+int kp_run_cache_keep_pieces(struct kp_run_cache *rc, const struct kp_rc_piece *v, size_t n,
+			     unsigned char *const *own, size_t nown)
+{
+	keep_release(rc);
+	if (n > KP_RC_PIECES || nown > KP_RC_PIECES) {
+		for (size_t i = 0; i < nown; i++)
+			free(own[i]);
+		return -1;
+	}
+	memcpy(rc->keep_own, own, nown * sizeof(*own));
+	rc->nkeep_own = nown;
+	for (size_t i = 0; i < n; i++) {
+		rc->keepv[i] = v[i];
+		rc->nkeep += v[i].len;
+	}
+	rc->nkeepv = n;
+	return 0;
+}
+
 void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len)
 {
-	free(rc->keep);
-	rc->keep = p;
-	rc->nkeep = p ? len : 0;
+	const struct kp_rc_piece v = { p, len };
+
+	/* one piece, in its own buffer: never more than KP_RC_PIECES */
+	kp_run_cache_keep_pieces(rc, &v, p ? 1 : 0, &p, p ? 1 : 0);
 }
 
 const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t *len)

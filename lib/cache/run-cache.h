@@ -81,6 +81,21 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
  * of the entry when the result is. Opaque here: its reader checks it.
  */
 void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len);
+
+/* A piece of a store: @len bytes at @p. */
+struct kp_rc_piece {
+	const unsigned char *p;
+	size_t len;
+};
+#define KP_RC_PIECES 8 /* the most pieces a store is kept in */
+/*
+ * kp_run_cache_keep() of a store made of the @n pieces @v, one after another, written from
+ * where they lie (nothing is copied into one buffer): each in one of the @nown buffers
+ * @own (malloc()ed, @rc's now) or in the store of kp_run_cache_previous() (mapped until
+ * @rc is freed). 0, or -1 when they are more than KP_RC_PIECES (nothing kept, @own freed).
+ */
+int kp_run_cache_keep_pieces(struct kp_run_cache *rc, const struct kp_rc_piece *v, size_t n,
+			     unsigned char *const *own, size_t nown);
 /*
  * On a miss (kp_run_cache_replay() gave 0): the store of the entry of the same key whose
  * inputs changed (whole, trusted, its CRC right), *@len bytes of that entry's mapping, owned

@@ -288,6 +288,47 @@ use "a simulation part of the KPSIMST2 layout" "not used: stored simulation: mag
 python3 "$edit" "$t/extra/kp_plain.ko" --set description=back >/dev/null
 use "after the damaged stores" "$(used 8 9 1 kp_plain)"
 
+# The used splice's entry holds its output as one stdout chunk of stdout's bytes (a stream's
+# consecutive writes are one chunk: lib/cache/run-cache.c), which the next splice reads in
+# place; an entry whose output is cut in chunks (as entries were written before, one chunk
+# per flush of stdout's buffer) is still spliced from, its chunks joined
+chunks() { # the output chunks of each entry: "STREAM:LENGTH ..."
+	python3 - "$runs" <<'EOF2'
+import glob, os, struct, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.run"))):
+    m = open(f, "rb").read()
+    olen, at, c = struct.unpack_from("<Q", m, 16)[0], 64, []
+    while at < 64 + olen:
+        n = struct.unpack_from("<I", m, at + 1)[0]
+        c.append("%d:%d" % (m[at], n))
+        at += 5 + n
+    print(" ".join(c))
+EOF2
+}
+is "the used splice's entry: one stdout chunk of stdout's bytes" "$(chunks)" \
+	"1:$(stat -c %s "$tmp/inc.out")"
+[ "$(stat -c %s "$tmp/inc.out")" -gt 4096 ]
+ok "that output is longer than stdout's buffer (4096 bytes to a file)" $?
+python3 - "$runs" <<'EOF2'
+import glob, os, struct, sys, zlib
+for f in glob.glob(os.path.join(sys.argv[1], "*.run")):
+    m = bytearray(open(f, "rb").read())
+    olen = struct.unpack_from("<Q", m, 16)[0]
+    assert m[64] == 1 and struct.unpack_from("<I", m, 65)[0] == olen - 5
+    out = bytes(m[69:64 + olen])
+    cut = b"".join(b"\1" + struct.pack("<I", len(p)) + p
+                   for p in (out[:1000], out[1000:4096], out[4096:]))
+    m[64:64 + olen] = cut
+    struct.pack_into("<Q", m, 16, len(cut))
+    h = bytes(m[:48]) + b"\0\0\0\0" + bytes(m[52:64])
+    struct.pack_into("<I", m, 48, zlib.crc32(bytes(m[64:]), zlib.crc32(h)))
+    open(f, "wb").write(m)
+EOF2
+is "an entry cut in chunks" "$(chunks)" "1:1000 1:3096 1:$(($(stat -c %s "$tmp/inc.out") - 4096))"
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=cuts >/dev/null
+use "from an entry whose output is three chunks" "$(used 8 9 1 kp_plain)"
+is "its entry: one stdout chunk again" "$(chunks)" "1:$(stat -c %s "$tmp/inc.out")"
+
 # A stored run that wrote to stderr (a file of the tree that is no module: an error line,
 # exit 2): the store holds stdout's bytes alone
 et=$tmp/stderr
