@@ -5,22 +5,28 @@
  * them to a kernel base (kernel/kernel-base.h), in load order, one per (name, owner), with
  * how many more times the source repeated that pair; a hash index on the name finds the
  * records of one name, in load order, without touching the others. So a caller that needs
- * a few hundred of 27,000 exports (the hook) reads a few pages.
+ * a few hundred of 27,000 exports (the hook) reads a few pages, and a kernel base that takes
+ * the whole table answers its lookups from it without building an index of its own
+ * (kp_bsymtab_check_index(), kp_bsymtab_head()).
  *
  * Layout (host byte order, 32-bit fields):
- *   header   magic "KPSYMTB2", record count, slot count (a power of two), string bytes,
- *            CRC-32 of the slots, CRC-32 of the records and the strings (one after the other)
+ *   header   magic "KPSYMTB3", record count, slot count (a power of two, above the record
+ *            count), string bytes, CRC-32 of the slots, CRC-32 of the records and the
+ *            strings (one after the other)
  *   records  name, owner, namespace (UINT32_MAX: none) as string offsets, CRC, next
  *            record of the same name (index + 1, 0: last), repeats, table, flags (two bytes,
  *            then two zero bytes), kp_hash_string() of the name, and the CRC-32 of these
  *            fields and of the strings they name
- *   slots    first record of a name (index + 1, 0: empty), by kp_hash_string(name)
+ *   slots    first record of a name (index + 1, 0: empty) and that name's hash, by
+ *            kp_hash_string(name), linear probing
  *   strings  NUL-terminated, the last byte NUL
  * The slots are checked whole when the table is opened, and each record (with its strings)
  * when it is read or compared: whatever a lookup relies on is checked, and a damaged table
  * says so (-1) instead of answering; every offset and index is bounds-checked. A reader of
  * every record (check, graph) checks the records and strings by their one CRC instead
- * (kp_bsymtab_check_all()): one pass over 1.4 MB, not 27,000 record CRCs.
+ * (kp_bsymtab_check_all()) and the index's structure once (kp_bsymtab_check_index()), then
+ * reads without further checks.
+ * KPSYMTB2 (slots without the hash, no vmlinux flag) is refused: its entry is parsed again.
  */
 #ifndef KP_BASE_SYMTAB_H
 #define KP_BASE_SYMTAB_H
@@ -38,6 +44,7 @@ struct kp_bsym {
 	uint32_t repeats; /* further lines of the same name and owner in the same source */
 	uint32_t hash;	  /* kp_hash_string(name) (kp_bsymtab_get(); ignored by the encoder) */
 	uint8_t table;	  /* enum kp_export_table */
+	bool vmlinux;	  /* owned by vmlinux */
 	bool gpl_only;
 	bool has_crc;
 	bool ns_known;
@@ -48,7 +55,7 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 
 struct kp_bsymtab {
 	const unsigned char *recs;
-	const uint32_t *slots;
+	const uint32_t *slots; /* two words a slot: record (index + 1), hash */
 	const char *str;
 	uint32_t nrec, nslots, nstr;
 	uint32_t body_crc; /* of the records and the strings, as stored */
@@ -78,5 +85,31 @@ int64_t kp_bsymtab_find(const struct kp_bsymtab *t, const char *name, size_t len
  * returned by the next call), 0 at the end, -1 damaged.
  */
 int64_t kp_bsymtab_next(const struct kp_bsymtab *t, uint32_t i);
+
+/*
+ * For a reader of the whole table, after kp_bsymtab_check_all(): checks the structure of
+ * every record and of the index, so that the unchecked reads below stay in bounds and find
+ * every record: offsets inside the strings (a namespace never empty), flags and table known
+ * (at most @max_table), every chain going forward, every slot's record and hash those of a
+ * chain's first record, found from its hash before an empty slot, and each record reached
+ * once (from one slot or one chain). 0 with the sum of the records' repeats in *@repeats,
+ * or -1 (damaged or forged: refuse the table).
+ */
+int kp_bsymtab_check_index(const struct kp_bsymtab *t, unsigned max_table, uint64_t *repeats);
+
+/* Reads of a table that passed kp_bsymtab_check_index(): no check, no failure. */
+/* The first record (index + 1) of the NUL-terminated @name whose hash is @hash, 0 when none. */
+uint32_t kp_bsymtab_head(const struct kp_bsymtab *t, const char *name, uint32_t hash);
+/* The same for the @len bytes at @name (not terminated). */
+uint32_t kp_bsymtab_head_bytes(const struct kp_bsymtab *t, const char *name, size_t len,
+			       uint32_t hash);
+/* Record @i into @out, as kp_bsymtab_get() reads it. */
+void kp_bsymtab_read(const struct kp_bsymtab *t, uint32_t i, struct kp_bsym *out);
+/* Record @i's next record of the same name (index + 1, 0: the last). */
+uint32_t kp_bsymtab_link(const struct kp_bsymtab *t, uint32_t i);
+/* Record @i's name. */
+const char *kp_bsymtab_name(const struct kp_bsymtab *t, uint32_t i);
+/* Record @i's owner is vmlinux. */
+bool kp_bsymtab_vmlinux(const struct kp_bsymtab *t, uint32_t i);
 
 #endif
