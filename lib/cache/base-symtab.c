@@ -106,7 +106,7 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 	while (nslots < 2 * n)
 		nslots *= 2;
 	recbuf = calloc(n ? n : 1, REC_LEN);
-	slots = calloc(nslots, 2 * sizeof(*slots));
+	slots = calloc(nslots, sizeof(*slots));
 	last = calloc(nslots, sizeof(*last)); /* the last record of each slot's name */
 	if (!recbuf || !slots || !last || kp_symbol_index_init(&st.seen, 4096) < 0)
 		goto out;
@@ -131,23 +131,21 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 		p[25] = (uint8_t)((s->gpl_only ? F_GPL : 0) | (s->has_crc ? F_HAS_CRC : 0) |
 				  (s->ns_known ? F_NS_KNOWN : 0) | (s->vmlinux ? F_VMLINUX : 0));
 		kp_store32(p + 28, hash);
-		for (j = hash & mask; slots[2 * j]; j = (j + 1) & mask)
-			if (slots[2 * j + 1] == hash &&
-			    !strcmp(st.buf + kp_load32(recbuf + (size_t)(slots[2 * j] - 1) * REC_LEN,
+		for (j = hash & mask; slots[j]; j = (j + 1) & mask)
+			if (!strcmp(st.buf + kp_load32(recbuf + (size_t)(slots[j] - 1) * REC_LEN,
 						       false),
 				    s->name))
 				break;
-		if (!slots[2 * j]) {
-			slots[2 * j] = (uint32_t)i + 1;
-			slots[2 * j + 1] = hash;
-		} else /* chained after the name's last record: load order */
+		if (!slots[j])
+			slots[j] = (uint32_t)i + 1;
+		else /* chained after the name's last record: load order */
 			kp_store32(recbuf + (size_t)(last[j] - 1) * REC_LEN + 16, (uint32_t)i + 1);
 		last[j] = (uint32_t)i + 1;
 	}
 	if (kp_grow(&st.buf, &st.cap, st.len + 1, 1) < 0)
 		goto out;
 	st.buf[st.len++] = '\0'; /* the region ends with a NUL: every string is terminated */
-	total = HEAD_LEN + n * REC_LEN + nslots * 8 + st.len;
+	total = HEAD_LEN + n * REC_LEN + nslots * 4 + st.len;
 	buf = malloc(total);
 	if (!buf)
 		goto out;
@@ -162,11 +160,11 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 	kp_store32(buf + 8, (uint32_t)n);
 	kp_store32(buf + 12, (uint32_t)nslots);
 	kp_store32(buf + 16, (uint32_t)st.len);
-	kp_store32(buf + 20, kp_crc32(0, slots, nslots * 8));
+	kp_store32(buf + 20, kp_crc32(0, slots, nslots * 4));
 	kp_store32(buf + 24, kp_crc32(kp_crc32(0, recbuf, n * REC_LEN), st.buf, st.len));
 	memcpy(buf + HEAD_LEN, recbuf, n * REC_LEN);
-	memcpy(buf + HEAD_LEN + n * REC_LEN, slots, nslots * 8);
-	memcpy(buf + HEAD_LEN + n * REC_LEN + nslots * 8, st.buf, st.len);
+	memcpy(buf + HEAD_LEN + n * REC_LEN, slots, nslots * 4);
+	memcpy(buf + HEAD_LEN + n * REC_LEN + nslots * 4, st.buf, st.len);
 	*out = buf;
 	*len = total;
 	r = 0;
@@ -194,19 +192,19 @@ int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
 	t->nslots = kp_load32(b + 12, false);
 	t->nstr = kp_load32(b + 16, false);
 	t->body_crc = kp_load32(b + 24, false);
-	need = HEAD_LEN + (uint64_t)t->nrec * REC_LEN + (uint64_t)t->nslots * 8 + t->nstr;
-	/* more slots than records: a probe always ends at an empty one */
-	if (need != len || !t->nslots || (t->nslots & (t->nslots - 1)) || t->nslots <= t->nrec ||
+	need = HEAD_LEN + (uint64_t)t->nrec * REC_LEN + (uint64_t)t->nslots * 4 + t->nstr;
+	/* more slots than records (an encoded table has empty ones), at least 16 */
+	if (need != len || t->nslots < 16 || (t->nslots & (t->nslots - 1)) || t->nslots <= t->nrec ||
 	    !t->nstr)
 		return -1;
 	t->recs = b + HEAD_LEN;
 	/* HEAD_LEN and REC_LEN keep the slots 4-byte aligned in a page-aligned mapping */
 	t->slots = (const uint32_t *)(const void *)(t->recs + (size_t)t->nrec * REC_LEN);
-	t->str = (const char *)(t->slots + 2 * (size_t)t->nslots);
+	t->str = (const char *)(t->slots + t->nslots);
 	if (t->str[t->nstr - 1] != '\0')
 		return -1;
-	/* the index, whole (512 KiB for 27,000 exports): a damaged slot could hide a name */
-	return kp_load32(b + 20, false) == kp_crc32(0, t->slots, (size_t)t->nslots * 8) ? 0 : -1;
+	/* the index, whole (256 KiB for 27,000 exports): a damaged slot could hide a name */
+	return kp_load32(b + 20, false) == kp_crc32(0, t->slots, (size_t)t->nslots * 4) ? 0 : -1;
 }
 
 /* Record @i (index) when its CRC holds, else NULL. */
@@ -263,17 +261,15 @@ int kp_bsymtab_check_all(const struct kp_bsymtab *t)
 
 int64_t kp_bsymtab_find(const struct kp_bsymtab *t, const char *name, size_t len)
 {
-	uint32_t h = kp_hash_bytes(name, len), mask = t->nslots - 1, i = h & mask;
+	uint32_t mask = t->nslots - 1, i = kp_hash_bytes(name, len) & mask;
 
 	for (uint32_t probes = 0; probes < t->nslots; probes++, i = (i + 1) & mask) {
-		uint32_t r = t->slots[2 * i];
+		uint32_t r = t->slots[i];
 		const unsigned char *p;
 		const char *s;
 
 		if (!r)
 			return 0;
-		if (t->slots[2 * i + 1] != h)
-			continue;
 		p = r <= t->nrec ? record(t, r - 1) : NULL;
 		if (!p)
 			return -1;
@@ -299,84 +295,99 @@ int64_t kp_bsymtab_next(const struct kp_bsymtab *t, uint32_t i)
 }
 
 /*
- * Slots @from .. @to - 1 of a run that has @*run full slots before @from: each full one's
- * record reached (counted in @seen), its hash the record's, that hash leading into the run
- * at or before it. false when one fails.
+ * Whether the first record @i of a name (hash @h) is found from @h: its slot reached before an
+ * empty one (there is one: fewer full slots than slots), no slot on the way holding another
+ * first record of that name.
  */
-static bool check_slots(const struct kp_bsymtab *t, uint32_t from, uint32_t to, uint32_t *run,
-			uint8_t *seen)
+static bool head_found(const struct kp_bsymtab *t, uint32_t i, uint32_t h)
 {
 	const uint32_t mask = t->nslots - 1, nrec = t->nrec;
-	const uint32_t *s = t->slots;
-	uint32_t n = *run, j = from;
+	const char *name = t->str + kp_load32(t->recs + (size_t)i * REC_LEN, false);
 
-	while (j < to) {
-		uint32_t rec = s[2 * j], h = s[2 * j + 1];
+	for (uint32_t j = h & mask;; j = (j + 1) & mask) {
+		uint32_t rec = t->slots[j];
+		const unsigned char *p;
 
-		if (!rec) {
-			/* most slots are empty: skipped in a tight loop */
-			n = 0;
-			do
-				j++;
-			while (j < to && !s[2 * j]);
-			continue;
-		}
-		if (rec > nrec || seen[rec - 1]++ ||
-		    h != kp_load32(t->recs + (size_t)(rec - 1) * REC_LEN + 28, false) ||
-		    ((j - h) & mask) > n)
+		if (rec == i + 1)
+			return true;
+		if (!rec || rec > nrec)
 			return false;
-		n++;
-		j++;
+		/* a record of the same hash: its name another (rare: the hash is 32 bits) */
+		p = t->recs + (size_t)(rec - 1) * REC_LEN;
+		if (kp_load32(p + 28, false) == h &&
+		    (kp_load32(p, false) >= t->nstr || !strcmp(t->str + kp_load32(p, false), name)))
+			return false;
 	}
-	*run = n;
-	return true;
+}
+
+/*
+ * The full slots (nslots a power of two, at least 16), four at a time: 65,536 slots for
+ * 27,000 exports, the one pass over all of them a whole load makes.
+ */
+static uint32_t full_slots(const struct kp_bsymtab *t)
+{
+	typedef uint32_t v4 __attribute__((vector_size(16)));
+	v4 acc = { 0 }, zero = { 0 };
+	uint32_t full;
+
+	for (uint32_t j = 0; j < t->nslots; j += 4) {
+		v4 x;
+
+		memcpy(&x, t->slots + j, sizeof(x)); /* 4-byte aligned only */
+		acc -= (v4)(x != zero); /* a true lane is all ones: -1 */
+	}
+	full = acc[0] + acc[1] + acc[2] + acc[3];
+	return full;
 }
 
 int kp_bsymtab_check_index(const struct kp_bsymtab *t, unsigned max_table, uint64_t *repeats)
 {
 	const uint32_t nstr = t->nstr, nrec = t->nrec;
-	uint8_t *seen = calloc(nrec ? nrec : 1, 1); /* how many times each record is reached */
-	uint32_t empty = 0, run = 0, bad = 0;
+	/* whether a chain reaches a record: final when the loop gets there (chains go forward) */
+	uint8_t *linked = calloc(nrec ? nrec : 1, 1);
+	uint32_t bad = 0, heads = 0, full = full_slots(t);
 	uint64_t sum = 0;
 	int r = -1;
 
-	if (!seen)
+	if (!linked)
 		return -1;
+	/* an empty slot ends every probe (kp_bsymtab_open(): more slots than records) */
+	if (full > nrec)
+		goto out;
 	for (uint32_t i = 0; i < nrec; i++) {
 		const unsigned char *p = t->recs + (size_t)i * REC_LEN;
-		uint32_t ns = kp_load32(p + 8, false), next = kp_load32(p + 16, false);
+		uint32_t name = kp_load32(p, false), ns = kp_load32(p + 8, false);
+		uint32_t next = kp_load32(p + 16, false);
 		uint32_t w = kp_load32(p + 24, false); /* table, flags, two zero bytes */
 
-		bad |= (uint32_t)(kp_load32(p, false) >= nstr) |
-		       (uint32_t)(kp_load32(p + 4, false) >= nstr) |
+		bad |= (uint32_t)(name >= nstr) | (uint32_t)(kp_load32(p + 4, false) >= nstr) |
 		       (uint32_t)((w & 0xff) > max_table) | ((w >> 8) & ~(uint32_t)F_ALL);
-		if (ns != NO_NS && (ns >= nstr || !t->str[ns]))
+		if (bad || (ns != NO_NS && (ns >= nstr || !t->str[ns])))
 			goto out;
-		/* forward only: no chain loops */
-		if (next && (next <= i + 1 || next > nrec || seen[next - 1]++))
+		/* forward only (no loop), to a record of the same name, reached once */
+		if (next &&
+		    (next <= i + 1 || next > nrec || linked[next - 1]++ ||
+		     kp_load32(t->recs + (size_t)(next - 1) * REC_LEN, false) >= nstr ||
+		     strcmp(t->str + name,
+			    t->str + kp_load32(t->recs + (size_t)(next - 1) * REC_LEN, false))))
 			goto out;
+		if (!linked[i]) {
+			if (!head_found(t, i, kp_load32(p + 28, false)))
+				goto out;
+			heads++;
+		}
 		sum += kp_load32(p + 20, false);
 	}
-	if (bad)
-		goto out;
 	/*
-	 * The slots from just after an empty one (there is one: more slots than records), so
-	 * that every run of full slots is seen from its start.
+	 * Each first record was found in a slot of its own: when no other slot is full, every
+	 * slot holds one of them (no slot points elsewhere, none twice).
 	 */
-	while (empty < t->nslots && t->slots[2 * empty])
-		empty++;
-	if (empty == t->nslots)
+	if (full != heads)
 		goto out;
-	if (!check_slots(t, empty + 1, t->nslots, &run, seen) ||
-	    !check_slots(t, 0, empty, &run, seen))
-		goto out;
-	for (uint32_t i = 0; i < nrec; i++)
-		if (!seen[i])
-			goto out;
 	*repeats = sum;
 	r = 0;
 out:
-	free(seen);
+	free(linked);
 	return r;
 }
 
@@ -390,12 +401,14 @@ uint32_t kp_bsymtab_head(const struct kp_bsymtab *t, const char *name, uint32_t 
 	const uint32_t mask = t->nslots - 1;
 
 	for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
-		uint32_t rec = t->slots[2 * i];
+		uint32_t rec = t->slots[i];
+		const unsigned char *p;
 
 		if (!rec)
 			return 0;
-		if (t->slots[2 * i + 1] == hash) {
-			const char *s = name_of(t, rec);
+		p = t->recs + (size_t)(rec - 1) * REC_LEN;
+		if (kp_load32(p + 28, false) == hash) {
+			const char *s = t->str + kp_load32(p, false);
 
 			/* interned names (kp_bsymtab_head_bytes()) are the table's own */
 			if (s == name || !strcmp(s, name))
@@ -410,12 +423,14 @@ uint32_t kp_bsymtab_head_bytes(const struct kp_bsymtab *t, const char *name, siz
 	const uint32_t mask = t->nslots - 1;
 
 	for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
-		uint32_t rec = t->slots[2 * i];
+		uint32_t rec = t->slots[i];
+		const unsigned char *p;
 
 		if (!rec)
 			return 0;
-		if (t->slots[2 * i + 1] == hash) {
-			const char *s = name_of(t, rec);
+		p = t->recs + (size_t)(rec - 1) * REC_LEN;
+		if (kp_load32(p + 28, false) == hash) {
+			const char *s = t->str + kp_load32(p, false);
 
 			if (!strncmp(s, name, len) && s[len] == '\0')
 				return rec;

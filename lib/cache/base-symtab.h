@@ -10,15 +10,15 @@
  * (kp_bsymtab_check_index(), kp_bsymtab_head()).
  *
  * Layout (host byte order, 32-bit fields):
- *   header   magic "KPSYMTB3", record count, slot count (a power of two, above the record
- *            count), string bytes, CRC-32 of the slots, CRC-32 of the records and the
- *            strings (one after the other)
+ *   header   magic "KPSYMTB3", record count, slot count (a power of two, at least 16 and
+ *            above the record count), string bytes, CRC-32 of the slots, CRC-32 of the
+ *            records and the strings (one after the other)
  *   records  name, owner, namespace (UINT32_MAX: none) as string offsets, CRC, next
  *            record of the same name (index + 1, 0: last), repeats, table, flags (two bytes,
  *            then two zero bytes), kp_hash_string() of the name, and the CRC-32 of these
  *            fields and of the strings they name
- *   slots    first record of a name (index + 1, 0: empty) and that name's hash, by
- *            kp_hash_string(name), linear probing
+ *   slots    first record of a name (index + 1, 0: empty), by kp_hash_string(name), linear
+ *            probing
  *   strings  NUL-terminated, the last byte NUL
  * The slots are checked whole when the table is opened, and each record (with its strings)
  * when it is read or compared: whatever a lookup relies on is checked, and a damaged table
@@ -26,7 +26,7 @@
  * every record (check, graph) checks the records and strings by their one CRC instead
  * (kp_bsymtab_check_all()) and the index's structure once (kp_bsymtab_check_index()), then
  * reads without further checks.
- * KPSYMTB2 (slots without the hash, no vmlinux flag) is refused: its entry is parsed again.
+ * KPSYMTB2 (no vmlinux flag, slots not checked whole before use) is refused: parsed again.
  */
 #ifndef KP_BASE_SYMTAB_H
 #define KP_BASE_SYMTAB_H
@@ -55,7 +55,7 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 
 struct kp_bsymtab {
 	const unsigned char *recs;
-	const uint32_t *slots; /* two words a slot: record (index + 1), hash */
+	const uint32_t *slots;
 	const char *str;
 	uint32_t nrec, nslots, nstr;
 	uint32_t body_crc; /* of the records and the strings, as stored */
@@ -90,10 +90,13 @@ int64_t kp_bsymtab_next(const struct kp_bsymtab *t, uint32_t i);
  * For a reader of the whole table, after kp_bsymtab_check_all(): checks the structure of
  * every record and of the index, so that the unchecked reads below stay in bounds and find
  * every record: offsets inside the strings (a namespace never empty), flags and table known
- * (at most @max_table), every chain going forward, every slot's record and hash those of a
- * chain's first record, found from its hash before an empty slot, and each record reached
- * once (from one slot or one chain). 0 with the sum of the records' repeats in *@repeats,
- * or -1 (damaged or forged: refuse the table).
+ * (at most @max_table), every chain going forward to a record of the same name, each record
+ * reached once, each first record of a name from its own slot, found from its hash before an
+ * empty slot and after no other first record of that name, and no other
+ * slot full. One pass over the records (a probe for each first one) and one over the slots.
+ * The names' hashes are not computed again: like every other field, they are what the
+ * CRC-checked entry says. 0 with the sum of the records' repeats in *@repeats, or -1
+ * (damaged or forged: refuse the table).
  */
 int kp_bsymtab_check_index(const struct kp_bsymtab *t, unsigned max_table, uint64_t *repeats);
 

@@ -115,8 +115,8 @@ ok "... refused, parsed and stored again" $?
 # the symvers table's own damage and format (base-symtab.h: KPSYMTB3 after the 384-byte entry
 # header): EDIT on the entry, then the reference's answer and the entry refused and stored anew
 # symtab EDIT: edits $sym's table in place (python3; t: the table's bytes, n/s: record and slot
-# counts, R: the records' start, S: the slots' start (8 bytes each: record + 1, name hash),
-# crc32: zlib's, fix(): the slots' CRC stored anew)
+# counts, R: the records' start, S: the slots' start, crc32: zlib's, fix(): the slots' CRC
+# stored anew)
 symtab() {
 	python3 - "$sym" "$1" <<'EOF2'
 import struct, sys, zlib
@@ -127,7 +127,7 @@ assert bytes(t[:8]) == b'KPSYMTB3'
 n, s = struct.unpack_from('=II', t, 8)
 R, S = 28, 28 + 36 * n
 def fix():
-    struct.pack_into("=I", t, 20, zlib.crc32(bytes(t[S:S + 8 * s])))
+    struct.pack_into("=I", t, 20, zlib.crc32(bytes(t[S:S + 4 * s])))
 exec(edit)
 open(p, 'wb').write(b)
 EOF2
@@ -147,27 +147,27 @@ symtab 't[0:8] = b"KPSYMTB2"'
 refused old-magic "a table of the previous format (KPSYMTB2)"
 python3 -c 'import os, sys; os.truncate(sys.argv[1], os.path.getsize(sys.argv[1]) - 100)' "$sym"
 refused truncated "a truncated entry"
-symtab 'i = next(j for j in range(s) if struct.unpack_from("=I", t, S + 8 * j)[0])
-struct.pack_into("=I", t, S + 8 * i, n + 5)'
+symtab 'i = next(j for j in range(s) if struct.unpack_from("=I", t, S + 4 * j)[0])
+struct.pack_into("=I", t, S + 4 * i, n + 5)'
 refused slot-out "a slot pointing past the records (its CRC not fixed)"
 # a forged index, the slots' CRC made to match: a whole load answers its lookups from the
 # table's index, so the index's structure is checked whole first (kp_bsymtab_check_index())
-symtab 'i = next(j for j in range(s) if struct.unpack_from("=I", t, S + 8 * j)[0])
-struct.pack_into("=I", t, S + 8 * i, n + 5)
+symtab 'i = next(j for j in range(s) if struct.unpack_from("=I", t, S + 4 * j)[0])
+struct.pack_into("=I", t, S + 4 * i, n + 5)
 fix()'
 refused slot-out2 "a slot pointing past the records, its CRC fixed"
 # msleep's slot moved to an empty slot two runs on (its CRC fixed): msleep would be unknown
-symtab 'def slot(j): return struct.unpack_from("=II", t, S + 8 * j)
+symtab 'def slot(j): return struct.unpack_from("=I", t, S + 4 * j)
 def name(r):
-    o = S + 8 * s + struct.unpack_from("=I", t, R + 36 * (r - 1))[0]
+    o = S + 4 * s + struct.unpack_from("=I", t, R + 36 * (r - 1))[0]
     return bytes(t[o:o + 7])
 i = next(j for j in range(s) if slot(j)[0] and name(slot(j)[0]) == b"msleep\0")
 k = (i + 1) % s
 while slot(k)[0]: k = (k + 1) % s
 k = (k + 1) % s
 while slot(k)[0]: k = (k + 1) % s
-t[S + 8 * k:S + 8 * k + 8] = bytes(t[S + 8 * i:S + 8 * i + 8])
-t[S + 8 * i:S + 8 * i + 8] = bytes(8)
+t[S + 4 * k:S + 4 * k + 4] = bytes(t[S + 4 * i:S + 4 * i + 4])
+t[S + 4 * i:S + 4 * i + 4] = bytes(4)
 fix()'
 refused slot-moved "msleep's slot moved past an empty slot, its CRC fixed"
 

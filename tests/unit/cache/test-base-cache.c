@@ -231,7 +231,7 @@ static void test_mixed(struct tap *t, const char *root, const char *sv)
 	kp_base_free(got);
 }
 
-/* Region offsets of an encoded table: records at R, slots (8 bytes each) at S. */
+/* An encoded table: its records (T_REC bytes each) after the header, then its slots. */
 #define T_HEAD 28
 #define T_REC  36
 
@@ -239,9 +239,9 @@ static void test_mixed(struct tap *t, const char *root, const char *sv)
 static void fix_crcs(unsigned char *tab, size_t len)
 {
 	uint32_t nrec = kp_load32(tab + 8, false), nslots = kp_load32(tab + 12, false);
-	size_t slots = T_HEAD + (size_t)nrec * T_REC, str = slots + (size_t)nslots * 8;
+	size_t slots = T_HEAD + (size_t)nrec * T_REC, str = slots + (size_t)nslots * 4;
 
-	kp_store32(tab + 20, kp_crc32(0, tab + slots, (size_t)nslots * 8));
+	kp_store32(tab + 20, kp_crc32(0, tab + slots, (size_t)nslots * 4));
 	kp_store32(tab + 24, kp_crc32(kp_crc32(0, tab + T_HEAD, (size_t)nrec * T_REC),
 				      tab + str, len - str));
 }
@@ -264,7 +264,7 @@ static long slot_of(const unsigned char *tab, uint32_t rec)
 	const unsigned char *s = tab + T_HEAD + (size_t)nrec * T_REC;
 
 	for (uint32_t j = 0; j < nslots; j++)
-		if (kp_load32(s + 8 * j, false) == rec)
+		if (kp_load32(s + 4 * j, false) == rec)
 			return j;
 	return -1;
 }
@@ -272,8 +272,9 @@ static long slot_of(const unsigned char *tab, uint32_t rec)
 /*
  * The index of a table, forged with its CRCs made to match: a slot past the records, one
  * moved where its hash does not lead, two slots for one record, a record no slot or chain
- * reaches, a chain going back, a slot's hash not its record's, a string offset past the
- * strings, an empty namespace: each refused by kp_bsymtab_check_index(), which a whole load
+ * reaches, a chain going back, a record's hash leading past its slot, a string offset past the
+ * strings, an empty namespace, a name's records in two chains, a chain into another name:
+ * each refused by kp_bsymtab_check_index(), which a whole load
  * runs before answering from the table.
  */
 static void test_forged_index(struct tap *t)
@@ -293,10 +294,12 @@ static void test_forged_index(struct tap *t)
 		{ "two slots for one record", 2 },
 		{ "a record no slot reaches", 3 },
 		{ "a chain going back (a loop)", 4 },
-		{ "a slot's hash not its record's", 5 },
+		{ "a record's hash leading past its slot", 5 },
 		{ "a name's offset past the strings", 6 },
 		{ "an empty namespace", 7 },
 		{ "an unknown flag", 8 },
+		{ "a name's chain split in two, both found from one hash", 9 },
+		{ "a chain into another name", 10 },
 	};
 	unsigned char *tab = NULL, *copy;
 	size_t len = 0;
@@ -319,29 +322,31 @@ static void test_forged_index(struct tap *t)
 		memcpy(copy, tab, len);
 		switch (forged[f].kind) {
 		case 0:
-			kp_store32(s + 8 * a, nrec + 1);
+			kp_store32(s + 4 * a, nrec + 1);
 			break;
 		case 1: /* to the empty slot after the next empty one: a gap between */
-			for (j = (uint32_t)(a + 1) % nslots; kp_load32(s + 8 * j, false);)
+			for (j = (uint32_t)(a + 1) % nslots; kp_load32(s + 4 * j, false);)
 				j = (j + 1) % nslots;
-			for (j = (j + 1) % nslots; kp_load32(s + 8 * j, false);)
+			for (j = (j + 1) % nslots; kp_load32(s + 4 * j, false);)
 				j = (j + 1) % nslots;
-			memcpy(s + 8 * j, s + 8 * a, 8);
-			memset(s + 8 * a, 0, 8);
+			memcpy(s + 4 * j, s + 4 * a, 4);
+			memset(s + 4 * a, 0, 4);
 			break;
 		case 2:
-			for (j = 0; kp_load32(s + 8 * j, false);)
+			for (j = 0; kp_load32(s + 4 * j, false);)
 				j++;
-			memcpy(s + 8 * j, s + 8 * d, 8);
+			memcpy(s + 4 * j, s + 4 * d, 4);
 			break;
 		case 3:
-			memset(s + 8 * d, 0, 8);
+			memset(s + 4 * d, 0, 4);
 			break;
 		case 4: /* record 3 (a_sym's second) chained back to record 1 */
 			kp_store32(r + 2 * T_REC + 16, 1);
 			break;
-		case 5:
-			kp_store32(s + 8 * d + 4, kp_load32(s + 8 * d + 4, false) ^ 1);
+		case 5: /* d_sym's hash now leads to the slot after its own */
+			kp_store32(r + 3 * T_REC + 28,
+				   (kp_load32(r + 3 * T_REC + 28, false) & ~(nslots - 1)) |
+					   ((uint32_t)(d + 1) & (nslots - 1)));
 			break;
 		case 6:
 			kp_store32(r + T_REC, kp_load32(tab + 16, false));
@@ -351,6 +356,17 @@ static void test_forged_index(struct tap *t)
 			break;
 		case 8:
 			r[25] |= 0x10;
+			break;
+		case 9: /* a_sym's second record (3) a first one too, in the slot after a_sym's */
+			kp_store32(r + 16, 0);
+			for (j = (uint32_t)(a + 1) % nslots; kp_load32(s + 4 * j, false);)
+				j = (j + 1) % nslots;
+			kp_store32(s + 4 * j, 3);
+			break;
+		case 10: /* a_sym's chain to d_sym (record 4), whose slot is emptied */
+			kp_store32(r + 16, 4);
+			kp_store32(r + 2 * T_REC + 16, 0);
+			memset(s + 4 * d, 0, 4);
 			break;
 		}
 		tap_ok(t, a >= 0 && d >= 0 && check_forged(copy, len, &repeats) < 0,
