@@ -11,12 +11,12 @@
 
 #define MAGIC	   "KPSYMTB3"
 #define HEAD_LEN   28
-#define REC_LEN	   36
+#define REC_LEN	   KP_BSYMTAB_REC_LEN
 #define NO_NS	   UINT32_MAX
 #define F_GPL	   1
 #define F_HAS_CRC  2
 #define F_NS_KNOWN 4
-#define F_VMLINUX  8
+#define F_VMLINUX  KP_BSYMTAB_F_VMLINUX
 #define F_ALL	   15
 
 struct strings {
@@ -391,53 +391,6 @@ out:
 	return r;
 }
 
-static const char *name_of(const struct kp_bsymtab *t, uint32_t rec)
-{
-	return t->str + kp_load32(t->recs + (size_t)(rec - 1) * REC_LEN, false);
-}
-
-uint32_t kp_bsymtab_head(const struct kp_bsymtab *t, const char *name, uint32_t hash)
-{
-	const uint32_t mask = t->nslots - 1;
-
-	for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
-		uint32_t rec = t->slots[i];
-		const unsigned char *p;
-
-		if (!rec)
-			return 0;
-		p = t->recs + (size_t)(rec - 1) * REC_LEN;
-		if (kp_load32(p + 28, false) == hash) {
-			const char *s = t->str + kp_load32(p, false);
-
-			/* interned names (kp_bsymtab_head_bytes()) are the table's own */
-			if (s == name || !strcmp(s, name))
-				return rec;
-		}
-	}
-}
-
-uint32_t kp_bsymtab_head_bytes(const struct kp_bsymtab *t, const char *name, size_t len,
-			       uint32_t hash)
-{
-	const uint32_t mask = t->nslots - 1;
-
-	for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
-		uint32_t rec = t->slots[i];
-		const unsigned char *p;
-
-		if (!rec)
-			return 0;
-		p = t->recs + (size_t)(rec - 1) * REC_LEN;
-		if (kp_load32(p + 28, false) == hash) {
-			const char *s = t->str + kp_load32(p, false);
-
-			if (!strncmp(s, name, len) && s[len] == '\0')
-				return rec;
-		}
-	}
-}
-
 void kp_bsymtab_read(const struct kp_bsymtab *t, uint32_t i, struct kp_bsym *out)
 {
 	const unsigned char *p = t->recs + (size_t)i * REC_LEN;
@@ -454,19 +407,4 @@ void kp_bsymtab_read(const struct kp_bsymtab *t, uint32_t i, struct kp_bsym *out
 	out->has_crc = p[25] & F_HAS_CRC;
 	out->ns_known = p[25] & F_NS_KNOWN;
 	out->vmlinux = p[25] & F_VMLINUX;
-}
-
-uint32_t kp_bsymtab_link(const struct kp_bsymtab *t, uint32_t i)
-{
-	return kp_load32(t->recs + (size_t)i * REC_LEN + 16, false);
-}
-
-const char *kp_bsymtab_name(const struct kp_bsymtab *t, uint32_t i)
-{
-	return name_of(t, i + 1);
-}
-
-bool kp_bsymtab_vmlinux(const struct kp_bsymtab *t, uint32_t i)
-{
-	return t->recs[(size_t)i * REC_LEN + 25] & F_VMLINUX;
 }

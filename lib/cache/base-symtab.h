@@ -34,6 +34,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "util/util.h"
 
 /* One export as a loader added it (the fields of struct kp_ksym it depends on). */
 struct kp_bsym {
@@ -100,19 +103,85 @@ int64_t kp_bsymtab_next(const struct kp_bsymtab *t, uint32_t i);
  */
 int kp_bsymtab_check_index(const struct kp_bsymtab *t, unsigned max_table, uint64_t *repeats);
 
-/* Reads of a table that passed kp_bsymtab_check_index(): no check, no failure. */
-/* The first record (index + 1) of the NUL-terminated @name whose hash is @hash, 0 when none. */
-uint32_t kp_bsymtab_head(const struct kp_bsymtab *t, const char *name, uint32_t hash);
-/* The same for the @len bytes at @name (not terminated). */
-uint32_t kp_bsymtab_head_bytes(const struct kp_bsymtab *t, const char *name, size_t len,
-			       uint32_t hash);
-/* Record @i into @out, as kp_bsymtab_get() reads it. */
+/*
+ * Reads of a table that passed kp_bsymtab_check_index(): no check, no failure. Inline: a
+ * kernel base answers every lookup and interning of a check with them (400,000 on a tree).
+ */
+#define KP_BSYMTAB_REC_LEN   36
+#define KP_BSYMTAB_F_VMLINUX 8
+
+/* Record @i (index) into @out, as kp_bsymtab_get() reads it. */
 void kp_bsymtab_read(const struct kp_bsymtab *t, uint32_t i, struct kp_bsym *out);
+
+static inline const unsigned char *kp_bsymtab_rec(const struct kp_bsymtab *t, uint32_t i)
+{
+	return t->recs + (size_t)i * KP_BSYMTAB_REC_LEN;
+}
+
+/*
+ * The first record (index + 1) of the NUL-terminated @name whose hash is @hash, 0 when none
+ * (a name interned by kp_bsymtab_find_bytes() is the table's own: no compare).
+ */
+static inline uint32_t kp_bsymtab_head(const struct kp_bsymtab *t, const char *name,
+				       uint32_t hash)
+{
+	const uint32_t mask = t->nslots - 1;
+
+	for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
+		uint32_t rec = t->slots[i];
+		const unsigned char *p;
+		const char *s;
+
+		if (!rec)
+			return 0;
+		p = kp_bsymtab_rec(t, rec - 1);
+		if (kp_load32(p + 28, false) != hash)
+			continue;
+		s = t->str + kp_load32(p, false);
+		if (s == name || !strcmp(s, name))
+			return rec;
+	}
+}
+
+/* The table's copy of the @len bytes at @name (not terminated) if a record has that name. */
+static inline const char *kp_bsymtab_find_bytes(const struct kp_bsymtab *t, const char *name,
+						size_t len, uint32_t hash)
+{
+	const uint32_t mask = t->nslots - 1;
+
+	for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
+		uint32_t rec = t->slots[i], off;
+		const unsigned char *p;
+
+		if (!rec)
+			return NULL;
+		p = kp_bsymtab_rec(t, rec - 1);
+		if (kp_load32(p + 28, false) != hash)
+			continue;
+		off = kp_load32(p, false);
+		/* the name's end inside the strings: then its bytes are too */
+		if (len < t->nstr - off && t->str[off + len] == '\0' &&
+		    !memcmp(t->str + off, name, len))
+			return t->str + off;
+	}
+}
+
 /* Record @i's next record of the same name (index + 1, 0: the last). */
-uint32_t kp_bsymtab_link(const struct kp_bsymtab *t, uint32_t i);
+static inline uint32_t kp_bsymtab_link(const struct kp_bsymtab *t, uint32_t i)
+{
+	return kp_load32(kp_bsymtab_rec(t, i) + 16, false);
+}
+
 /* Record @i's name. */
-const char *kp_bsymtab_name(const struct kp_bsymtab *t, uint32_t i);
+static inline const char *kp_bsymtab_name(const struct kp_bsymtab *t, uint32_t i)
+{
+	return t->str + kp_load32(kp_bsymtab_rec(t, i), false);
+}
+
 /* Record @i's owner is vmlinux. */
-bool kp_bsymtab_vmlinux(const struct kp_bsymtab *t, uint32_t i);
+static inline bool kp_bsymtab_vmlinux(const struct kp_bsymtab *t, uint32_t i)
+{
+	return kp_bsymtab_rec(t, i)[25] & KP_BSYMTAB_F_VMLINUX;
+}
 
 #endif

@@ -184,17 +184,15 @@ static void tab_fill(const struct kp_kernel_base *b, size_t i, struct entry *e)
 }
 
 /*
- * Entry @i (< ntab) of the adopted table, made once: the first caller fills it, a concurrent
- * one waits for that (a few dozen instructions), later ones read it.
+ * Entry @i of the adopted table not made yet (tab_entry()): the first caller fills it, a
+ * concurrent one waits for that (a few dozen instructions). Out of line: lookups inline the
+ * check only.
  */
-static struct entry *tab_entry(const struct kp_kernel_base *b, size_t i)
+static __attribute__((noinline)) struct entry *tab_make(const struct kp_kernel_base *b, size_t i)
 {
 	struct lazy *l = &b->lazy[i];
-	unsigned char st = atomic_load_explicit(&l->state, memory_order_acquire);
+	unsigned char st = LAZY_EMPTY;
 
-	if (st == LAZY_READY)
-		return &l->e;
-	st = LAZY_EMPTY;
 	if (atomic_compare_exchange_strong_explicit(&l->state, &st, LAZY_BUSY,
 						    memory_order_acquire, memory_order_acquire)) {
 		tab_fill(b, i, &l->e);
@@ -204,6 +202,16 @@ static struct entry *tab_entry(const struct kp_kernel_base *b, size_t i)
 			sched_yield();
 	}
 	return &l->e;
+}
+
+/* Entry @i (< ntab) of the adopted table, made once (tab_make()), then read. */
+static inline struct entry *tab_entry(const struct kp_kernel_base *b, size_t i)
+{
+	struct lazy *l = &b->lazy[i];
+
+	if (atomic_load_explicit(&l->state, memory_order_acquire) == LAZY_READY)
+		return &l->e;
+	return tab_make(b, i);
 }
 
 /* True when @e is an entry of the adopted table. */
@@ -286,17 +294,12 @@ const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, siz
 				    : NULL;
 }
 
-const char *kp_base_intern_hashed(const struct kp_kernel_base *b, const char *name, size_t len,
-				  uint32_t h)
+/* kp_base_intern_hashed() in the base's own index (out of line: the table's path stays lean). */
+static __attribute__((noinline)) const char *own_intern(const struct kp_kernel_base *b,
+							const char *name, size_t len, uint32_t h)
 {
 	size_t mask;
 
-	if (b->ntab) {
-		uint32_t r = kp_bsymtab_head_bytes(&b->tab, name, len, h);
-
-		if (r)
-			return kp_bsymtab_name(&b->tab, r - 1);
-	}
 	if (!b->nslots)
 		return NULL;
 	mask = b->nslots - 1;
@@ -308,6 +311,14 @@ const char *kp_base_intern_hashed(const struct kp_kernel_base *b, const char *na
 		if (s->hash == h && s->len == len && !memcmp(s->name, name, len))
 			return s->name;
 	}
+}
+
+const char *kp_base_intern_hashed(const struct kp_kernel_base *b, const char *name, size_t len,
+				  uint32_t h)
+{
+	const char *s = b->ntab ? kp_bsymtab_find_bytes(&b->tab, name, len, h) : NULL;
+
+	return s ? s : own_intern(b, name, len, h);
 }
 
 static const char *pool_find(const void *ctx, const char *name, size_t len)
