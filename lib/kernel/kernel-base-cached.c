@@ -174,8 +174,9 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 		    recs[i].table > KP_KSYMTAB_UNUSED_GPL)
 			r = 1;
 	/*
-	 * A whole table (check, graph): its strings copied into the base at once and used there,
-	 * the base's index sized once, instead of a copy per string and a rehash per doubling.
+	 * A whole table into a base that holds entries already (add_whole() adopts it into an
+	 * empty one): its strings copied into the base at once and used there, the base's index
+	 * sized once, instead of a copy per string and a rehash per doubling.
 	 */
 	if (r == 0 && !wanted) {
 		str = kp_base_arena_copy(b, t->str, t->nstr);
