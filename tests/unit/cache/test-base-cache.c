@@ -513,6 +513,61 @@ static int write_file(const char *path, const char *data)
 	return fclose(f);
 }
 
+/*
+ * A name exported by 20 owners in the table (more than the base walks before it builds its
+ * (name, owner) index), then a load naming it again for old and new owners: the same entries,
+ * duplicates and chain as parsing, from the miss's table and from the mapped one.
+ */
+static void test_many_owners(struct tap *t, const char *root)
+{
+	static const char more[] = "0x5\tshared\tdrivers/m/m7\tEXPORT_SYMBOL\t\n"
+				   "0x6\tshared\tdrivers/n/new\tEXPORT_SYMBOL\t\n"
+				   "0x7\tshared\tvmlinux\tEXPORT_SYMBOL\t\n"
+				   "0x7\tshared\tvmlinux\tEXPORT_SYMBOL\t\n";
+	char sv[256], why[256] = "", *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	at(sv, sizeof(sv), "many.symvers");
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	for (int i = 0; i < 20; i++)
+		fprintf(f, "0x%x\tshared\tdrivers/m/m%d\tEXPORT_SYMBOL\t\n", i + 1, i);
+	fprintf(f, "0x99\tother\tvmlinux\tEXPORT_SYMBOL_GPL\t\n");
+	fclose(f);
+	write_file(sv, text);
+	free(text);
+	for (int pass = 0; pass < 2; pass++) {
+		struct kp_kernel_base *want = plain(sv, NULL), *got;
+		struct kp_base_counts n;
+		struct kp_err err = { 0 };
+		const struct kp_ksym *x, *y;
+		bool same = true;
+
+		got = cached(root, sv, NULL, &n);
+		if (got && want)
+			same = kp_base_load_symvers_buffer(want, "more", (const unsigned char *)more,
+							   sizeof(more) - 1, &err) == 0 &&
+			       kp_base_load_symvers_buffer(got, "more", (const unsigned char *)more,
+							   sizeof(more) - 1, &err) == 0 &&
+			       same_base(got, want, why, sizeof(why));
+		x = want ? kp_base_lookup_owner(want, "shared", NULL) : NULL;
+		y = got ? kp_base_lookup_owner(got, "shared", NULL) : NULL;
+		for (; same && x && y; x = kp_base_next_same_name(want, x),
+				       y = kp_base_next_same_name(got, y))
+			same = !strcmp(x->owner, y->owner) && x->crc == y->crc;
+		same = same && !x && !y && kp_base_lookup(got, "shared") &&
+		       kp_base_lookup(got, "shared")->crc == 7 &&
+		       kp_base_lookup_owner(got, "shared", "drivers/m/m7")->crc == 8;
+		tap_ok(t, got && want && same && (pass ? n.hits == 1 : n.stored == 1),
+		       "20 owners of one name, then more (%s): as parsing (%s)",
+		       pass ? "mapped" : "the miss's table", why);
+		kp_base_free(want);
+		kp_base_free(got);
+	}
+}
+
 static void test_inputs(struct tap *t, const char *root)
 {
 	char sv[256], why[256];
@@ -722,6 +777,7 @@ int main(void)
 	test_mixed(&t, root, sv);
 	test_forged_index(&t);
 	test_kconfig(&t, root2, cfg);
+	test_many_owners(&t, root3);
 	test_inputs(&t, root3);
 	{
 		uint64_t removed = 0;
