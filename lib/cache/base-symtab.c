@@ -194,8 +194,8 @@ int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
 	t->body_crc = kp_load32(b + 24, false);
 	need = HEAD_LEN + (uint64_t)t->nrec * REC_LEN + (uint64_t)t->nslots * 4 + t->nstr;
 	/* more slots than records (an encoded table has empty ones), at least 16 */
-	if (need != len || t->nslots < 16 || (t->nslots & (t->nslots - 1)) || t->nslots <= t->nrec ||
-	    !t->nstr)
+	if (need != len || t->nslots < 16 || (t->nslots & (t->nslots - 1)) ||
+	    t->nslots <= t->nrec || !t->nstr)
 		return -1;
 	t->recs = b + HEAD_LEN;
 	/* HEAD_LEN and REC_LEN keep the slots 4-byte aligned in a page-aligned mapping */
@@ -247,7 +247,8 @@ int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, bool checked, struct 
 	out->ns_known = p[25] & F_NS_KNOWN;
 	out->vmlinux = p[25] & F_VMLINUX;
 	out->hash = kp_load32(p + 28, false);
-	if (!out->name || !out->owner || (ns != NO_NS && !out->ns) || p[25] & ~(unsigned)F_ALL || p[26] || p[27])
+	if (!out->name || !out->owner || (ns != NO_NS && !out->ns) || p[25] & ~(unsigned)F_ALL ||
+	    p[26] || p[27])
 		return -1;
 	return 0;
 }
@@ -334,7 +335,7 @@ static uint32_t full_slots(const struct kp_bsymtab *t)
 		v4 x;
 
 		memcpy(&x, t->slots + j, sizeof(x)); /* 4-byte aligned only */
-		acc -= (v4)(x != zero); /* a true lane is all ones: -1 */
+		acc -= (v4)(x != zero);		     /* a true lane is all ones: -1 */
 	}
 	full = acc[0] + acc[1] + acc[2] + acc[3];
 	return full;

@@ -122,8 +122,7 @@ static inline const unsigned char *kp_bsymtab_rec(const struct kp_bsymtab *t, ui
  * The first record (index + 1) of the NUL-terminated @name whose hash is @hash, 0 when none
  * (a name interned by kp_bsymtab_find_bytes() is the table's own: no compare).
  */
-static inline uint32_t kp_bsymtab_head(const struct kp_bsymtab *t, const char *name,
-				       uint32_t hash)
+static inline uint32_t kp_bsymtab_head(const struct kp_bsymtab *t, const char *name, uint32_t hash)
 {
 	const uint32_t mask = t->nslots - 1;
 

@@ -222,8 +222,8 @@ static int add_whole(struct kp_kernel_base *b, const struct kp_bsymtab *t, struc
 	*taken = false;
 	if (kp_base_count(b))
 		return add_from(b, t, NULL, err);
-	if (kp_bsymtab_check_all(t) < 0 || kp_bsymtab_check_index(t, KP_KSYMTAB_UNUSED_GPL,
-								  &repeats) < 0)
+	if (kp_bsymtab_check_all(t) < 0 ||
+	    kp_bsymtab_check_index(t, KP_KSYMTAB_UNUSED_GPL, &repeats) < 0)
 		return 1;
 	r = kp_base_adopt_table(b, t, repeats, map, heap);
 	if (r < 0)
@@ -280,7 +280,8 @@ static int load_cached(struct kp_kernel_base *b, const struct kp_root_dir *root,
 		if (kp_bsymtab_open(&t, map.data, map.len) == 0)
 			r = wanted ? add_from(b, &t, wanted, err)
 				   : add_whole(b, &t, &map, NULL, &taken, err);
-		kp_base_map_release(&map); /* unless the base took it (emptied then) */
+		/* unless the base took it (emptied then) */
+		kp_base_map_release(&map);
 		if (r == 1) /* damaged: parsed and stored again */
 			kp_base_cache_drop(cache, &key);
 	}

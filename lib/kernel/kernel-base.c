@@ -55,10 +55,10 @@ struct kp_kernel_base {
 	size_t ntab;
 	struct lazy *lazy; /* ntab of them, mmap()ed: zero pages until used */
 	size_t lazylen;
-	unsigned tab_gen;	 /* the load that adopted it */
+	unsigned tab_gen;	    /* the load that adopted it */
 	struct kp_base_map tab_map; /* where the table lies: mapped, or ... */
 	void *tab_heap;		    /* ... malloc()ed */
-	struct entry **entries; /* load order */
+	struct entry **entries;	    /* load order */
 	size_t n;
 	size_t cap;
 	struct slot *slots; /* hash index: heads of same-name chains, head NULL = empty */
@@ -193,8 +193,8 @@ static __attribute__((noinline)) struct entry *tab_make(const struct kp_kernel_b
 	struct lazy *l = &b->lazy[i];
 	unsigned char st = LAZY_EMPTY;
 
-	if (atomic_compare_exchange_strong_explicit(&l->state, &st, LAZY_BUSY,
-						    memory_order_acquire, memory_order_acquire)) {
+	if (atomic_compare_exchange_strong_explicit(&l->state, &st, LAZY_BUSY, memory_order_acquire,
+						    memory_order_acquire)) {
 		tab_fill(b, i, &l->e);
 		atomic_store_explicit(&l->state, LAZY_READY, memory_order_release);
 	} else {
@@ -267,8 +267,8 @@ int kp_base_adopt_table(struct kp_kernel_base *b, const struct kp_bsymtab *t, ui
 	if (t->nrec) {
 		len = (size_t)t->nrec * sizeof(struct lazy); /* < 2^32 records of 72 bytes */
 		/* anonymous pages read as zero (LAZY_EMPTY) and cost nothing until touched */
-		b->lazy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			       0);
+		b->lazy =
+			mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (b->lazy == MAP_FAILED) {
 			b->lazy = NULL;
 			return -1;

@@ -9,9 +9,10 @@
  * turn. A base that took a whole table as it lies answers what a parsed one does after
  * further loads too (vmlinux, System.map, another Module.symvers: merges, conflicts, chains
  * of one name from the table into the base's own entries), and a table whose index is
- * forged (its CRCs made to match) is refused. Real inputs: fixtures/ko/6.12's Module.symvers.gz (26,772 exports) and config.gz;
- * the kernel's vmlinux BTF through the cache: test-base-cache-btf.c.
- * Runs as any user: the cache and inputs are the test's own, in a fresh directory of /tmp.
+ * forged (its CRCs made to match) is refused. Real inputs: fixtures/ko/6.12's Module.symvers.gz
+ * (26,772 exports) and config.gz; the kernel's vmlinux BTF through the cache:
+ * test-base-cache-btf.c. Runs as any user: the cache and inputs are the test's own, in a fresh
+ * directory of /tmp.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -137,8 +138,8 @@ static int more_loads(struct kp_kernel_base *b)
 }
 
 /* The same answers from both bases: every name's chain, lookups, interning, counts. */
-static bool same_answers(const struct kp_kernel_base *a, const struct kp_kernel_base *b,
-			 char *why, size_t len)
+static bool same_answers(const struct kp_kernel_base *a, const struct kp_kernel_base *b, char *why,
+			 size_t len)
 {
 	static const char *const absent[] = { "no_such_symbol_anywhere", "msleep_", "" };
 	struct kp_base_stats sa, sb;
@@ -162,17 +163,20 @@ static bool same_answers(const struct kp_kernel_base *a, const struct kp_kernel_
 		const char *ia = kp_base_intern(a, name, strlen(name));
 
 		for (; x && y; x = kp_base_next_same_name(a, x), y = kp_base_next_same_name(b, y))
-			if (strcmp(x->owner, y->owner) || x->crc != y->crc || x->sources != y->sources)
+			if (strcmp(x->owner, y->owner) || x->crc != y->crc ||
+			    x->sources != y->sources)
 				break;
-		if (x || y || !vx != !vy || (vx && (vx->crc != vy->crc || vx->table != vy->table ||
-						    vx->sources != vy->sources)) ||
+		if (x || y || !vx != !vy ||
+		    (vx && (vx->crc != vy->crc || vx->table != vy->table ||
+			    vx->sources != vy->sources)) ||
 		    !ia || strcmp(ia, name) || !kp_base_intern(b, name, strlen(name))) {
 			snprintf(why, len, "%s: another chain, lookup or interning", name);
 			return false;
 		}
 	}
 	for (size_t i = 0; i < KP_ARRAY_SIZE(absent); i++)
-		if (kp_base_lookup(b, absent[i]) || kp_base_intern(b, absent[i], strlen(absent[i]))) {
+		if (kp_base_lookup(b, absent[i]) ||
+		    kp_base_intern(b, absent[i], strlen(absent[i]))) {
 			snprintf(why, len, "'%s' found", absent[i]);
 			return false;
 		}
@@ -204,9 +208,7 @@ static void test_mixed(struct tap *t, const char *root, const char *sv)
 	tap_ok(t, want && got && same_answers(want, got, why, sizeof(why)),
 	       "mixed: the same chains, lookups, interning and counts (%s)", why);
 	k = got ? kp_base_lookup(got, "msleep") : NULL;
-	tap_ok(t,
-	       k && k->crc == 0xf9a482f9 &&
-		       k->sources == (KP_SRC_SYMVERS | KP_SRC_SYSTEM_MAP),
+	tap_ok(t, k && k->crc == 0xf9a482f9 && k->sources == (KP_SRC_SYMVERS | KP_SRC_SYSTEM_MAP),
 	       "mixed: msleep keeps the table's CRC 0xf9a482f9, merged with System.map's label");
 	k = got ? kp_base_lookup_owner(got, "usb_register_driver", NULL) : NULL;
 	tap_ok(t,
@@ -242,8 +244,8 @@ static void fix_crcs(unsigned char *tab, size_t len)
 	size_t slots = T_HEAD + (size_t)nrec * T_REC, str = slots + (size_t)nslots * 4;
 
 	kp_store32(tab + 20, kp_crc32(0, tab + slots, (size_t)nslots * 4));
-	kp_store32(tab + 24, kp_crc32(kp_crc32(0, tab + T_HEAD, (size_t)nrec * T_REC),
-				      tab + str, len - str));
+	kp_store32(tab + 24,
+		   kp_crc32(kp_crc32(0, tab + T_HEAD, (size_t)nrec * T_REC), tab + str, len - str));
 }
 
 /* Opens @tab (CRCs made to match) and checks its index: 0, or -1 refused. */
@@ -547,15 +549,16 @@ static void test_many_owners(struct tap *t, const char *root)
 
 		got = cached(root, sv, NULL, &n);
 		if (got && want)
-			same = kp_base_load_symvers_buffer(want, "more", (const unsigned char *)more,
+			same = kp_base_load_symvers_buffer(want, "more",
+							   (const unsigned char *)more,
 							   sizeof(more) - 1, &err) == 0 &&
 			       kp_base_load_symvers_buffer(got, "more", (const unsigned char *)more,
 							   sizeof(more) - 1, &err) == 0 &&
 			       same_base(got, want, why, sizeof(why));
 		x = want ? kp_base_lookup_owner(want, "shared", NULL) : NULL;
 		y = got ? kp_base_lookup_owner(got, "shared", NULL) : NULL;
-		for (; same && x && y; x = kp_base_next_same_name(want, x),
-				       y = kp_base_next_same_name(got, y))
+		for (; same && x && y;
+		     x = kp_base_next_same_name(want, x), y = kp_base_next_same_name(got, y))
 			same = !strcmp(x->owner, y->owner) && x->crc == y->crc;
 		same = same && !x && !y && kp_base_lookup(got, "shared") &&
 		       kp_base_lookup(got, "shared")->crc == 7 &&
