@@ -300,10 +300,9 @@ int64_t kp_bsymtab_next(const struct kp_bsymtab *t, uint32_t i)
  * empty one (there is one: fewer full slots than slots), no slot on the way holding another
  * first record of that name.
  */
-static bool head_found(const struct kp_bsymtab *t, uint32_t i, uint32_t h)
+static bool head_found(const struct kp_bsymtab *t, uint32_t i, uint32_t name, uint32_t h)
 {
 	const uint32_t mask = t->nslots - 1, nrec = t->nrec;
-	const char *name = t->str + kp_load32(t->recs + (size_t)i * REC_LEN, false);
 
 	for (uint32_t j = h & mask;; j = (j + 1) & mask) {
 		uint32_t rec = t->slots[j];
@@ -316,9 +315,25 @@ static bool head_found(const struct kp_bsymtab *t, uint32_t i, uint32_t h)
 		/* a record of the same hash: its name another (rare: the hash is 32 bits) */
 		p = t->recs + (size_t)(rec - 1) * REC_LEN;
 		if (kp_load32(p + 28, false) == h &&
-		    (kp_load32(p, false) >= t->nstr || !strcmp(t->str + kp_load32(p, false), name)))
+		    (kp_load32(p, false) >= t->nstr || name >= t->nstr ||
+		     !strcmp(t->str + kp_load32(p, false), t->str + name)))
 			return false;
 	}
+}
+
+/*
+ * Whether record @i (name at @name) may chain to @next (index + 1): forward (no loop), to a
+ * record of the same name, that no other record chains to (@linked counts them).
+ */
+static bool chain_ok(const struct kp_bsymtab *t, uint32_t i, uint32_t name, uint32_t next,
+		     uint8_t *linked)
+{
+	uint32_t other;
+
+	if (next <= i + 1 || next > t->nrec || linked[next - 1]++)
+		return false;
+	other = kp_load32(t->recs + (size_t)(next - 1) * REC_LEN, false);
+	return name < t->nstr && other < t->nstr && !strcmp(t->str + name, t->str + other);
 }
 
 /*
@@ -361,24 +376,22 @@ int kp_bsymtab_check_index(const struct kp_bsymtab *t, unsigned max_table, uint6
 		uint32_t next = kp_load32(p + 16, false);
 		uint32_t w = kp_load32(p + 24, false); /* table, flags, two zero bytes */
 
+		/* told after the loop: what reads a name on the way checks its offset itself */
 		bad |= (uint32_t)(name >= nstr) | (uint32_t)(kp_load32(p + 4, false) >= nstr) |
 		       (uint32_t)((w & 0xff) > max_table) | ((w >> 8) & ~(uint32_t)F_ALL);
-		if (bad || (ns != NO_NS && (ns >= nstr || !t->str[ns])))
+		if (ns != NO_NS && (ns >= nstr || !t->str[ns]))
 			goto out;
-		/* forward only (no loop), to a record of the same name, reached once */
-		if (next &&
-		    (next <= i + 1 || next > nrec || linked[next - 1]++ ||
-		     kp_load32(t->recs + (size_t)(next - 1) * REC_LEN, false) >= nstr ||
-		     strcmp(t->str + name,
-			    t->str + kp_load32(t->recs + (size_t)(next - 1) * REC_LEN, false))))
+		if (next && !chain_ok(t, i, name, next, linked))
 			goto out;
 		if (!linked[i]) {
-			if (!head_found(t, i, kp_load32(p + 28, false)))
+			if (!head_found(t, i, name, kp_load32(p + 28, false)))
 				goto out;
 			heads++;
 		}
 		sum += kp_load32(p + 20, false);
 	}
+	if (bad)
+		goto out;
 	/*
 	 * Each first record was found in a slot of its own: when no other slot is full, every
 	 * slot holds one of them (no slot points elsewhere, none twice).
