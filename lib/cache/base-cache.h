@@ -26,8 +26,9 @@
  * parsed as without the cache. The payload is not checksummed by the entry (2 MB of CRC-32 would
  * cost the hook a sixth of its time): each table checks what a lookup touches (its index, each
  * record it reads, base-symtab.h, base-kvtab.h; a reader of the whole symvers table its one CRC
- * instead), and a damaged table is dropped (kp_base_cache_drop()) and parsed again. A CRC is no
- * authentication: the permissions are (see man kopolicy, CACHE TRUST).
+ * and its index's structure instead, then keeps the mapping as its kernel base), and a damaged
+ * table is dropped (kp_base_cache_drop()) and parsed again. A CRC is no authentication: the
+ * permissions are (see man kopolicy, CACHE TRUST).
  */
 #ifndef KP_BASE_CACHE_H
 #define KP_BASE_CACHE_H

@@ -9,13 +9,15 @@
 #include "util/symbol-index.h"
 #include "util/util.h"
 
-#define MAGIC	   "KPSYMTB2"
+#define MAGIC	   "KPSYMTB3"
 #define HEAD_LEN   28
-#define REC_LEN	   36
+#define REC_LEN	   KP_BSYMTAB_REC_LEN
 #define NO_NS	   UINT32_MAX
 #define F_GPL	   1
 #define F_HAS_CRC  2
 #define F_NS_KNOWN 4
+#define F_VMLINUX  KP_BSYMTAB_F_VMLINUX
+#define F_ALL	   15
 
 struct strings {
 	char *buf;
@@ -127,7 +129,7 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 		kp_store32(p + 20, s->repeats);
 		p[24] = s->table;
 		p[25] = (uint8_t)((s->gpl_only ? F_GPL : 0) | (s->has_crc ? F_HAS_CRC : 0) |
-				  (s->ns_known ? F_NS_KNOWN : 0));
+				  (s->ns_known ? F_NS_KNOWN : 0) | (s->vmlinux ? F_VMLINUX : 0));
 		kp_store32(p + 28, hash);
 		for (j = hash & mask; slots[j]; j = (j + 1) & mask)
 			if (!strcmp(st.buf + kp_load32(recbuf + (size_t)(slots[j] - 1) * REC_LEN,
@@ -158,7 +160,7 @@ int kp_bsymtab_encode(const struct kp_bsym *recs, size_t n, unsigned char **out,
 	kp_store32(buf + 8, (uint32_t)n);
 	kp_store32(buf + 12, (uint32_t)nslots);
 	kp_store32(buf + 16, (uint32_t)st.len);
-	kp_store32(buf + 20, kp_crc32(0, slots, (nslots * 4)));
+	kp_store32(buf + 20, kp_crc32(0, slots, nslots * 4));
 	kp_store32(buf + 24, kp_crc32(kp_crc32(0, recbuf, n * REC_LEN), st.buf, st.len));
 	memcpy(buf + HEAD_LEN, recbuf, n * REC_LEN);
 	memcpy(buf + HEAD_LEN + n * REC_LEN, slots, nslots * 4);
@@ -191,8 +193,9 @@ int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
 	t->nstr = kp_load32(b + 16, false);
 	t->body_crc = kp_load32(b + 24, false);
 	need = HEAD_LEN + (uint64_t)t->nrec * REC_LEN + (uint64_t)t->nslots * 4 + t->nstr;
-	if (need != len || !t->nslots || (t->nslots & (t->nslots - 1)) || t->nslots < t->nrec ||
-	    !t->nstr)
+	/* more slots than records (an encoded table has empty ones), at least 16 */
+	if (need != len || t->nslots < 16 || (t->nslots & (t->nslots - 1)) ||
+	    t->nslots <= t->nrec || !t->nstr)
 		return -1;
 	t->recs = b + HEAD_LEN;
 	/* HEAD_LEN and REC_LEN keep the slots 4-byte aligned in a page-aligned mapping */
@@ -201,7 +204,7 @@ int kp_bsymtab_open(struct kp_bsymtab *t, const void *p, size_t len)
 	if (t->str[t->nstr - 1] != '\0')
 		return -1;
 	/* the index, whole (256 KiB for 27,000 exports): a damaged slot could hide a name */
-	return kp_load32(b + 20, false) == kp_crc32(0, t->slots, t->nslots * 4) ? 0 : -1;
+	return kp_load32(b + 20, false) == kp_crc32(0, t->slots, (size_t)t->nslots * 4) ? 0 : -1;
 }
 
 /* Record @i (index) when its CRC holds, else NULL. */
@@ -242,8 +245,10 @@ int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, bool checked, struct 
 	out->gpl_only = p[25] & F_GPL;
 	out->has_crc = p[25] & F_HAS_CRC;
 	out->ns_known = p[25] & F_NS_KNOWN;
+	out->vmlinux = p[25] & F_VMLINUX;
 	out->hash = kp_load32(p + 28, false);
-	if (!out->name || !out->owner || (ns != NO_NS && !out->ns) || p[25] & ~7u || p[26] || p[27])
+	if (!out->name || !out->owner || (ns != NO_NS && !out->ns) || p[25] & ~(unsigned)F_ALL ||
+	    p[26] || p[27])
 		return -1;
 	return 0;
 }
@@ -288,4 +293,132 @@ int64_t kp_bsymtab_next(const struct kp_bsymtab *t, uint32_t i)
 	if (r > t->nrec || (r && r <= i + 1))
 		return -1;
 	return r;
+}
+
+/*
+ * Whether the first record @i of a name (hash @h) is found from @h: its slot reached before an
+ * empty one (there is one: fewer full slots than slots), no slot on the way holding another
+ * first record of that name.
+ */
+static bool head_found(const struct kp_bsymtab *t, uint32_t i, uint32_t name, uint32_t h)
+{
+	const uint32_t mask = t->nslots - 1, nrec = t->nrec;
+
+	for (uint32_t j = h & mask;; j = (j + 1) & mask) {
+		uint32_t rec = t->slots[j];
+		const unsigned char *p;
+
+		if (rec == i + 1)
+			return true;
+		if (!rec || rec > nrec)
+			return false;
+		/* a record of the same hash: its name another (rare: the hash is 32 bits) */
+		p = t->recs + (size_t)(rec - 1) * REC_LEN;
+		if (kp_load32(p + 28, false) == h &&
+		    (kp_load32(p, false) >= t->nstr || name >= t->nstr ||
+		     !strcmp(t->str + kp_load32(p, false), t->str + name)))
+			return false;
+	}
+}
+
+/*
+ * Whether record @i (name at @name) may chain to @next (index + 1): forward (no loop), to a
+ * record of the same name, that no other record chains to (@linked counts them).
+ */
+static bool chain_ok(const struct kp_bsymtab *t, uint32_t i, uint32_t name, uint32_t next,
+		     uint8_t *linked)
+{
+	uint32_t other;
+
+	if (next <= i + 1 || next > t->nrec || linked[next - 1]++)
+		return false;
+	other = kp_load32(t->recs + (size_t)(next - 1) * REC_LEN, false);
+	return name < t->nstr && other < t->nstr && !strcmp(t->str + name, t->str + other);
+}
+
+/*
+ * The full slots (nslots a power of two, at least 16), four at a time: 65,536 slots for
+ * 27,000 exports, the one pass over all of them a whole load makes.
+ */
+static uint32_t full_slots(const struct kp_bsymtab *t)
+{
+	typedef uint32_t v4 __attribute__((vector_size(16)));
+	v4 acc = { 0 }, zero = { 0 };
+	uint32_t full;
+
+	for (uint32_t j = 0; j < t->nslots; j += 4) {
+		v4 x;
+
+		memcpy(&x, t->slots + j, sizeof(x)); /* 4-byte aligned only */
+		acc -= (v4)(x != zero);		     /* a true lane is all ones: -1 */
+	}
+	full = acc[0] + acc[1] + acc[2] + acc[3];
+	return full;
+}
+
+int kp_bsymtab_check_index(const struct kp_bsymtab *t, unsigned max_table, uint64_t *repeats)
+{
+	const uint32_t nstr = t->nstr, nrec = t->nrec;
+	/* whether a chain reaches a record: final when the loop gets there (chains go forward) */
+	uint8_t *linked = calloc(nrec ? nrec : 1, 1);
+	uint32_t bad = 0, heads = 0, full = full_slots(t);
+	uint64_t sum = 0;
+	int r = -1;
+
+	if (!linked)
+		return -1;
+	/* an empty slot ends every probe (kp_bsymtab_open(): more slots than records) */
+	if (full > nrec)
+		goto out;
+	for (uint32_t i = 0; i < nrec; i++) {
+		const unsigned char *p = t->recs + (size_t)i * REC_LEN;
+		uint32_t name = kp_load32(p, false), ns = kp_load32(p + 8, false);
+		uint32_t next = kp_load32(p + 16, false);
+		uint32_t w = kp_load32(p + 24, false); /* table, flags, two zero bytes */
+
+		/* told after the loop: what reads a name on the way checks its offset itself */
+		bad |= (uint32_t)(name >= nstr) | (uint32_t)(kp_load32(p + 4, false) >= nstr) |
+		       (uint32_t)((w & 0xff) > max_table) | ((w >> 8) & ~(uint32_t)F_ALL);
+		if (ns != NO_NS && (ns >= nstr || !t->str[ns]))
+			goto out;
+		if (next && !chain_ok(t, i, name, next, linked))
+			goto out;
+		if (!linked[i]) {
+			if (!head_found(t, i, name, kp_load32(p + 28, false)))
+				goto out;
+			heads++;
+		}
+		sum += kp_load32(p + 20, false);
+	}
+	if (bad)
+		goto out;
+	/*
+	 * Each first record was found in a slot of its own: when no other slot is full, every
+	 * slot holds one of them (no slot points elsewhere, none twice).
+	 */
+	if (full != heads)
+		goto out;
+	*repeats = sum;
+	r = 0;
+out:
+	free(linked);
+	return r;
+}
+
+void kp_bsymtab_read(const struct kp_bsymtab *t, uint32_t i, struct kp_bsym *out)
+{
+	const unsigned char *p = t->recs + (size_t)i * REC_LEN;
+	uint32_t ns = kp_load32(p + 8, false);
+
+	out->name = t->str + kp_load32(p, false);
+	out->owner = t->str + kp_load32(p + 4, false);
+	out->ns = ns == NO_NS ? NULL : t->str + ns;
+	out->crc = kp_load32(p + 12, false);
+	out->repeats = kp_load32(p + 20, false);
+	out->hash = kp_load32(p + 28, false);
+	out->table = p[24];
+	out->gpl_only = p[25] & F_GPL;
+	out->has_crc = p[25] & F_HAS_CRC;
+	out->ns_known = p[25] & F_NS_KNOWN;
+	out->vmlinux = p[25] & F_VMLINUX;
 }

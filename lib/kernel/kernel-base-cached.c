@@ -70,6 +70,7 @@ static int encode(const unsigned char *raw, size_t len, bool sniff, unsigned cha
 					    .crc = k->crc,
 					    .repeats = kp_base_repeats_at(full, i),
 					    .table = (uint8_t)k->table,
+					    .vmlinux = k->vmlinux,
 					    .gpl_only = k->gpl_only,
 					    .has_crc = k->has_crc,
 					    .ns_known = k->ns_known };
@@ -173,8 +174,9 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 		    recs[i].table > KP_KSYMTAB_UNUSED_GPL)
 			r = 1;
 	/*
-	 * A whole table (check, graph): its strings copied into the base at once and used there,
-	 * the base's index sized once, instead of a copy per string and a rehash per doubling.
+	 * A whole table into a base that holds entries already (add_whole() adopts it into an
+	 * empty one): its strings copied into the base at once and used there, the base's index
+	 * sized once, instead of a copy per string and a rehash per doubling.
 	 */
 	if (r == 0 && !wanted) {
 		str = kp_base_arena_copy(b, t->str, t->nstr);
@@ -203,6 +205,33 @@ static int add_from(struct kp_kernel_base *b, const struct kp_bsymtab *t,
 	free(recs);
 	free(sel);
 	return r;
+}
+
+/*
+ * The whole table @t (Module.symvers, lying in @map or in the malloc()ed @heap) into @b as
+ * one load: taken as it lies when @b is empty (kp_base_adopt_table(): @b then owns @map or
+ * @heap, *@taken set), else added record by record. 0, 1 when the table is damaged or
+ * forged (nothing added), -1 with @err.
+ */
+static int add_whole(struct kp_kernel_base *b, const struct kp_bsymtab *t, struct kp_base_map *map,
+		     void *heap, bool *taken, struct kp_err *err)
+{
+	uint64_t repeats;
+	int r;
+
+	*taken = false;
+	if (kp_base_count(b))
+		return add_from(b, t, NULL, err);
+	if (kp_bsymtab_check_all(t) < 0 ||
+	    kp_bsymtab_check_index(t, KP_KSYMTAB_UNUSED_GPL, &repeats) < 0)
+		return 1;
+	r = kp_base_adopt_table(b, t, repeats, map, heap);
+	if (r < 0)
+		return kp_err_set(err, "out of memory");
+	if (r == 1) /* not empty after all (a load that added nothing is still one) */
+		return add_from(b, t, NULL, err);
+	*taken = true;
+	return 0;
 }
 
 /*
@@ -239,6 +268,7 @@ static int load_cached(struct kp_kernel_base *b, const struct kp_root_dir *root,
 	struct kp_bsymtab t;
 	unsigned char *tab = NULL;
 	size_t tlen = 0;
+	bool taken = false;
 	int r = 1;
 
 	if (kp_base_input_open_in(&in, root, path, &why) < 0 || (sniff && !may_be_symvers(&in)) ||
@@ -248,7 +278,9 @@ static int load_cached(struct kp_kernel_base *b, const struct kp_root_dir *root,
 	}
 	if (kp_base_cache_get(cache, &key, &map) == 1) {
 		if (kp_bsymtab_open(&t, map.data, map.len) == 0)
-			r = add_from(b, &t, wanted, err);
+			r = wanted ? add_from(b, &t, wanted, err)
+				   : add_whole(b, &t, &map, NULL, &taken, err);
+		/* unless the base took it (emptied then) */
 		kp_base_map_release(&map);
 		if (r == 1) /* damaged: parsed and stored again */
 			kp_base_cache_drop(cache, &key);
@@ -260,9 +292,11 @@ static int load_cached(struct kp_kernel_base *b, const struct kp_root_dir *root,
 		    kp_bsymtab_open(&t, tab, tlen) == 0) {
 			key.storable = key.storable && !in.changed;
 			kp_base_cache_put(cache, &key, tab, tlen);
-			r = add_from(b, &t, wanted, err);
+			r = wanted ? add_from(b, &t, wanted, err)
+				   : add_whole(b, &t, NULL, tab, &taken, err);
 		}
-		free(tab);
+		if (!taken)
+			free(tab);
 	}
 	kp_base_input_close(&in);
 	return r;

@@ -6,7 +6,9 @@
  * the whole file is parsed and stored, and what is added to the base comes from the same
  * table either way, in the file's order; whatever the cache cannot serve (a file that does
  * not parse whole, an input that cannot be read) is loaded by the plain loader, with its
- * messages.
+ * messages. A whole table loaded into an empty base (check, graph) is not copied: once its
+ * CRC and its index's structure are checked, the base keeps it (mapped, or the miss's
+ * buffer) and answers from it (kernel-base.c); a table that fails a check is parsed again.
  */
 #ifndef KP_KERNEL_BASE_CACHED_H
 #define KP_KERNEL_BASE_CACHED_H

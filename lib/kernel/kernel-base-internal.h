@@ -3,6 +3,8 @@
 #ifndef KP_KERNEL_BASE_INTERNAL_H
 #define KP_KERNEL_BASE_INTERNAL_H
 
+#include "cache/base-cache.h"
+#include "cache/base-symtab.h"
 #include "kernel-base.h"
 
 /* Largest text file (after decompression) a loader accepts: System.map is ~10 MiB. */
@@ -29,6 +31,16 @@ int kp_base_add_hashed(struct kp_kernel_base *b, const struct kp_ksym *in, uint3
  * nothing else changes. 0, or -1 when out of memory.
  */
 int kp_base_reserve(struct kp_kernel_base *b, size_t n);
+/*
+ * The whole table @t (checked: kp_bsymtab_check_all() and kp_bsymtab_check_index(), which
+ * gave @repeats) as one Module.symvers load into the empty base @b: its records become the
+ * first entries, in their order, answered from the table where it lies (kernel-base.c). @b
+ * takes the table's memory: the mapping @map (emptied; NULL: none) or the malloc()ed @heap
+ * (NULL: none), both kept until kp_base_free(). 0; 1 when @b is not empty (nothing taken:
+ * add the records one by one); -1 out of memory (nothing taken).
+ */
+int kp_base_adopt_table(struct kp_kernel_base *b, const struct kp_bsymtab *t, uint64_t repeats,
+			struct kp_base_map *map, void *heap);
 /* A copy of @len bytes at @p in the base's arena (lives as long as the base), or NULL. */
 void *kp_base_arena_copy(struct kp_kernel_base *b, const void *p, size_t len);
 /*

@@ -4,9 +4,21 @@
  * and an open-addressing hash index on the name (one slot per distinct name;
  * entries of the same name from other owners are chained). Format detection for
  * kp_base_load() is kernel-base-load.c's; each format has its own file.
+ *
+ * A first load may instead be a whole table of the base cache (kp_base_adopt_table(),
+ * cache/base-symtab.h), kept where it lies: its records are the first entries, its index
+ * answers their names, and an entry's struct kp_ksym is made from its record the first time
+ * it is asked for (lazy[], zero pages until then), under a per-record atomic state, so that
+ * lookups from several threads stay safe. Loading 27,000 exports so costs the table's checks,
+ * not a copy and an insertion of each. What later loads add goes to the base's own index;
+ * a name's chain is the table's records of it, then the base's own entries of it: the order
+ * in which they were loaded, as without the table.
  */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "kernel-base-internal.h"
 #include "util/module-name.h"
@@ -28,9 +40,25 @@ struct slot {
 	uint32_t len; /* strlen(name), saturated */
 };
 
+/* The entry of an adopted table's record, made on first use (state: LAZY_*). */
+struct lazy {
+	struct entry e; /* first: &lazy[i].e is entry i */
+	atomic_uchar state;
+};
+
+enum { LAZY_EMPTY, LAZY_BUSY, LAZY_READY };
+
 struct kp_kernel_base {
 	struct kp_arena arena;
-	struct entry **entries; /* load order */
+	/* an adopted table: entries 0 .. ntab - 1, before the base's own */
+	struct kp_bsymtab tab;
+	size_t ntab;
+	struct lazy *lazy; /* ntab of them, mmap()ed: zero pages until used */
+	size_t lazylen;
+	unsigned tab_gen;	    /* the load that adopted it */
+	struct kp_base_map tab_map; /* where the table lies: mapped, or ... */
+	void *tab_heap;		    /* ... malloc()ed */
+	struct entry **entries;	    /* load order */
 	size_t n;
 	size_t cap;
 	struct slot *slots; /* hash index: heads of same-name chains, head NULL = empty */
@@ -80,6 +108,10 @@ void kp_base_free(struct kp_kernel_base *b)
 	free(b->entries);
 	free(b->slots);
 	free(b->pairs);
+	if (b->lazy)
+		munmap(b->lazy, b->lazylen);
+	kp_base_map_release(&b->tab_map);
+	free(b->tab_heap);
 	kp_arena_release(&b->arena);
 	free(b);
 }
@@ -129,13 +161,142 @@ static struct entry *find_head(const struct kp_kernel_base *b, const char *name,
 	return find_slot(b->slots, b->nslots, name, h)->head;
 }
 
-const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, size_t len)
+/* Record @i of the adopted table as an entry (its sources: the adopting load). */
+static void tab_fill(const struct kp_kernel_base *b, size_t i, struct entry *e)
 {
-	return b->nslots ? kp_base_intern_hashed(b, name, len, kp_hash_bytes(name, len)) : NULL;
+	struct kp_bsym r;
+
+	kp_bsymtab_read(&b->tab, (uint32_t)i, &r); /* kp_bsymtab_check_index() held */
+	e->k.name = r.name;
+	e->k.owner = r.vmlinux ? b->vmlinux_owner : r.owner;
+	e->k.ns = r.ns;
+	e->k.table = (enum kp_export_table)r.table;
+	e->k.gpl_only = r.gpl_only;
+	e->k.vmlinux = r.vmlinux;
+	e->k.ns_known = r.ns_known;
+	e->k.has_crc = r.has_crc;
+	e->k.crc = r.has_crc ? r.crc : 0;
+	e->k.sources = KP_SRC_SYMVERS;
+	e->next = NULL; /* unused: chain_next() follows the table's links */
+	e->hash = r.hash;
+	e->gen = b->tab_gen;
+	e->repeats = r.repeats;
 }
 
-const char *kp_base_intern_hashed(const struct kp_kernel_base *b, const char *name, size_t len,
-				  uint32_t h)
+/*
+ * Entry @i of the adopted table not made yet (tab_entry()): the first caller fills it, a
+ * concurrent one waits for that (a few dozen instructions). Out of line: lookups inline the
+ * check only.
+ */
+static __attribute__((noinline)) struct entry *tab_make(const struct kp_kernel_base *b, size_t i)
+{
+	struct lazy *l = &b->lazy[i];
+	unsigned char st = LAZY_EMPTY;
+
+	if (atomic_compare_exchange_strong_explicit(&l->state, &st, LAZY_BUSY, memory_order_acquire,
+						    memory_order_acquire)) {
+		tab_fill(b, i, &l->e);
+		atomic_store_explicit(&l->state, LAZY_READY, memory_order_release);
+	} else {
+		while (atomic_load_explicit(&l->state, memory_order_acquire) != LAZY_READY)
+			sched_yield();
+	}
+	return &l->e;
+}
+
+/* Entry @i (< ntab) of the adopted table, made once (tab_make()), then read. */
+static inline struct entry *tab_entry(const struct kp_kernel_base *b, size_t i)
+{
+	struct lazy *l = &b->lazy[i];
+
+	if (atomic_load_explicit(&l->state, memory_order_acquire) == LAZY_READY)
+		return &l->e;
+	return tab_make(b, i);
+}
+
+/* True when @e is an entry of the adopted table. */
+static bool is_tab(const struct kp_kernel_base *b, const struct entry *e)
+{
+	uintptr_t p = (uintptr_t)e, lo = (uintptr_t)b->lazy;
+
+	return b->ntab && p >= lo && p < lo + b->ntab * sizeof(struct lazy);
+}
+
+/* The first entry of the name @name: the table's first record of it, else the base's own. */
+static struct entry *chain_head(const struct kp_kernel_base *b, const char *name, uint32_t h)
+{
+	if (b->ntab) {
+		uint32_t r = kp_bsymtab_head(&b->tab, name, h);
+
+		if (r)
+			return tab_entry(b, r - 1);
+	}
+	return find_head(b, name, h);
+}
+
+/* The next entry of @e's name: in the table's chain, then in the base's own. */
+static struct entry *chain_next(const struct kp_kernel_base *b, const struct entry *e)
+{
+	if (is_tab(b, e)) {
+		size_t i = (size_t)((uintptr_t)e - (uintptr_t)b->lazy) / sizeof(struct lazy);
+		uint32_t r = kp_bsymtab_link(&b->tab, (uint32_t)i);
+
+		return r ? tab_entry(b, r - 1) : find_head(b, e->k.name, e->hash);
+	}
+	return e->next;
+}
+
+/* Entry @i (load order) as it is now, without making a table's entry: @tmp holds it then. */
+static const struct kp_ksym *view(const struct kp_kernel_base *b, size_t i, struct entry *tmp)
+{
+	if (i >= b->ntab)
+		return &b->entries[i - b->ntab]->k;
+	if (atomic_load_explicit(&b->lazy[i].state, memory_order_acquire) == LAZY_READY)
+		return &b->lazy[i].e.k;
+	tab_fill(b, i, tmp);
+	return &tmp->k;
+}
+
+int kp_base_adopt_table(struct kp_kernel_base *b, const struct kp_bsymtab *t, uint64_t repeats,
+			struct kp_base_map *map, void *heap)
+{
+	size_t len;
+
+	if (kp_base_count(b) || b->tab.recs)
+		return 1;
+	if (t->nrec) {
+		len = (size_t)t->nrec * sizeof(struct lazy); /* < 2^32 records of 72 bytes */
+		/* anonymous pages read as zero (LAZY_EMPTY) and cost nothing until touched */
+		b->lazy =
+			mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b->lazy == MAP_FAILED) {
+			b->lazy = NULL;
+			return -1;
+		}
+		b->lazylen = len;
+	}
+	kp_base_begin_load(b, KP_SRC_SYMVERS);
+	b->tab = *t;
+	b->ntab = t->nrec;
+	b->tab_gen = b->gen;
+	b->nduplicates += repeats;
+	if (map) {
+		b->tab_map = *map;
+		memset(map, 0, sizeof(*map));
+	}
+	b->tab_heap = heap;
+	return 0;
+}
+
+const char *kp_base_intern(const struct kp_kernel_base *b, const char *name, size_t len)
+{
+	return b->nslots || b->ntab ? kp_base_intern_hashed(b, name, len, kp_hash_bytes(name, len))
+				    : NULL;
+}
+
+/* kp_base_intern_hashed() in the base's own index (out of line: the table's path stays lean). */
+static __attribute__((noinline)) const char *own_intern(const struct kp_kernel_base *b,
+							const char *name, size_t len, uint32_t h)
 {
 	size_t mask;
 
@@ -150,6 +311,14 @@ const char *kp_base_intern_hashed(const struct kp_kernel_base *b, const char *na
 		if (s->hash == h && s->len == len && !memcmp(s->name, name, len))
 			return s->name;
 	}
+}
+
+const char *kp_base_intern_hashed(const struct kp_kernel_base *b, const char *name, size_t len,
+				  uint32_t h)
+{
+	const char *s = b->ntab ? kp_bsymtab_find_bytes(&b->tab, name, len, h) : NULL;
+
+	return s ? s : own_intern(b, name, len, h);
 }
 
 static const char *pool_find(const void *ctx, const char *name, size_t len)
@@ -297,23 +466,26 @@ static int grow_pairs(struct kp_kernel_base *b)
 	size_t n = b->npairs ? b->npairs * 2 : 1024;
 	struct entry **pairs;
 
-	while (n < 2 * (b->n + 1))
+	while (n < 2 * (b->ntab + b->n + 1))
 		n *= 2;
 	if (n > SIZE_MAX / sizeof(*pairs))
 		return -1;
 	pairs = calloc(n, sizeof(*pairs));
 	if (!pairs)
 		return -1;
-	/* from the entries (load order), so that the first build takes in everything */
-	for (size_t i = 0; i < b->n; i++) {
-		struct entry *e = b->entries[i];
+	/*
+	 * from the entries (load order), so that the first build takes in everything: an adopted
+	 * table's too (each made now: a name of more than PAIRS_AFTER owners is a hostile file's)
+	 */
+	for (size_t i = 0; i < b->ntab + b->n; i++) {
+		struct entry *e = i < b->ntab ? tab_entry(b, i) : b->entries[i - b->ntab];
 
 		*find_pair(pairs, n, e->k.name, e->k.owner, pair_hash(e->hash, e->k.owner)) = e;
 	}
 	free(b->pairs);
 	b->pairs = pairs;
 	b->npairs = n;
-	b->npaired = b->n;
+	b->npaired = b->ntab + b->n;
 	return 0;
 }
 
@@ -336,7 +508,8 @@ int kp_base_add_hashed(struct kp_kernel_base *b, const struct kp_ksym *in, uint3
 	if (!b->pairs) {
 		unsigned steps = 0;
 
-		for (e = slot ? slot->head : NULL; e && steps < PAIRS_AFTER; e = e->next, steps++)
+		e = b->ntab ? chain_head(b, in->name, h) : slot ? slot->head : NULL;
+		for (; e && steps < PAIRS_AFTER; e = chain_next(b, e), steps++)
 			if (e->k.owner == owner || !strcmp(e->k.owner, owner))
 				return merge(b, e, in, err);
 		if (e && grow_pairs(b) < 0) /* a long chain: the pair table from now on */
@@ -444,7 +617,7 @@ void kp_base_borrow_strings(struct kp_kernel_base *b, bool on)
 
 struct kp_ksym *kp_base_find_mutable(struct kp_kernel_base *b, const char *name)
 {
-	for (struct entry *e = find_head(b, name, kp_hash_string(name)); e; e = e->next)
+	for (struct entry *e = chain_head(b, name, kp_hash_string(name)); e; e = chain_next(b, e))
 		if (e->k.vmlinux)
 			return &e->k;
 	return NULL;
@@ -458,6 +631,12 @@ const struct kp_ksym *kp_base_lookup(const struct kp_kernel_base *b, const char 
 const struct kp_ksym *kp_base_lookup_hashed(const struct kp_kernel_base *b, const char *name,
 					    uint32_t hash)
 {
+	/* the table's chain by its records' flags: only the entry answered is made */
+	if (b->ntab)
+		for (uint32_t r = kp_bsymtab_head(&b->tab, name, hash); r;
+		     r = kp_bsymtab_link(&b->tab, r - 1))
+			if (kp_bsymtab_vmlinux(&b->tab, r - 1))
+				return &tab_entry(b, r - 1)->k;
 	for (const struct entry *e = find_head(b, name, hash); e; e = e->next)
 		if (e->k.vmlinux)
 			return &e->k;
@@ -473,9 +652,9 @@ const struct kp_ksym *kp_base_lookup_owner(const struct kp_kernel_base *b, const
 const struct kp_ksym *kp_base_lookup_owner_hashed(const struct kp_kernel_base *b, const char *name,
 						  uint32_t hash, const char *owner)
 {
-	const struct entry *e = find_head(b, name, hash);
+	const struct entry *e = chain_head(b, name, hash);
 
-	for (; e; e = e->next)
+	for (; e; e = chain_next(b, e))
 		if (!owner || !strcmp(e->k.owner, owner))
 			return &e->k;
 	return NULL;
@@ -484,15 +663,16 @@ const struct kp_ksym *kp_base_lookup_owner_hashed(const struct kp_kernel_base *b
 const struct kp_ksym *kp_base_next_same_name(const struct kp_kernel_base *b,
 					     const struct kp_ksym *k)
 {
-	const struct entry *e = (const struct entry *)k; /* k is the first member */
+	const struct entry *e = chain_next(b, (const struct entry *)k); /* k: the first member */
 
-	(void)b;
-	return e->next ? &e->next->k : NULL;
+	return e ? &e->k : NULL;
 }
 
 uint32_t kp_base_repeats_at(const struct kp_kernel_base *b, size_t i)
 {
-	return i < b->n ? b->entries[i]->repeats : 0;
+	if (i < b->ntab)
+		return tab_entry(b, i)->repeats;
+	return i - b->ntab < b->n ? b->entries[i - b->ntab]->repeats : 0;
 }
 
 void kp_base_note_duplicates(struct kp_kernel_base *b, size_t n)
@@ -502,7 +682,7 @@ void kp_base_note_duplicates(struct kp_kernel_base *b, size_t n)
 
 size_t kp_base_count(const struct kp_kernel_base *b)
 {
-	return b->n;
+	return b->ntab + b->n;
 }
 
 unsigned kp_base_sources(const struct kp_kernel_base *b)
@@ -512,15 +692,18 @@ unsigned kp_base_sources(const struct kp_kernel_base *b)
 
 const struct kp_ksym *kp_base_at(const struct kp_kernel_base *b, size_t i)
 {
-	return i < b->n ? &b->entries[i]->k : NULL;
+	if (i < b->ntab)
+		return &tab_entry(b, i)->k;
+	return i - b->ntab < b->n ? &b->entries[i - b->ntab]->k : NULL;
 }
 
 void kp_base_stats(const struct kp_kernel_base *b, struct kp_base_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->nsyms = b->n;
-	for (size_t i = 0; i < b->n; i++) {
-		const struct kp_ksym *k = &b->entries[i]->k;
+	st->nsyms = kp_base_count(b);
+	for (size_t i = 0; i < st->nsyms; i++) {
+		struct entry tmp;
+		const struct kp_ksym *k = view(b, i, &tmp);
 
 		if (!k->vmlinux) {
 			st->nmodule++;
@@ -576,7 +759,8 @@ const char *kp_base_module_owner(const struct kp_kernel_base *b, const char *nam
 	const char *last = NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct kp_ksym *k = kp_base_at(b, i);
+		struct entry tmp;
+		const struct kp_ksym *k = view(b, i, &tmp);
 		char mod[64]; /* a longer owner is cut, so no loaded name (< 56 bytes) equals it */
 
 		if (k->vmlinux || (last && !strcmp(k->owner, last)))

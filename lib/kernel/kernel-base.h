@@ -8,9 +8,10 @@
  * Several sources may be loaded into one base: facts are merged per symbol and
  * disagreements are counted (kp_base_stats()).
  *
- * Everything a base points to lives in its arena and goes with kp_base_free().
- * A base is not modified by lookups: once loaded it may be shared read-only
- * between threads.
+ * Everything a base points to lives in its arena (or in the cached table it was
+ * loaded from, kept mapped) and goes with kp_base_free(). Once loaded, a base may be
+ * shared between threads for lookups: the only thing they change is the entry of a
+ * cached table's record made on its first use, once, under an atomic flag.
  *
  * Error messages of the loaders name the file they are about ("FILE:LINE: why"
  * for text formats), so callers print them as they are. A load that fails may

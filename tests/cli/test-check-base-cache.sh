@@ -2,7 +2,8 @@
 # check's kernel base through the base cache (lib/kernel/kernel-base-cached.h, issue 28): the
 # -k Module.symvers and the --kernel-config parsed once, then mapped; the answer is the one
 # --no-cache gives, byte for byte; an entry another user could have written, a damaged one, one
-# renamed to another key and one of a file that changed since are refused or missed, never used.
+# whose index is forged (its CRC made to match), one renamed to another key and one of a file
+# that changed since are refused or missed, never used.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -111,19 +112,22 @@ ok "a damaged symvers entry: the reference's answer" $?
 grep -qE '^kopolicy: base cache: 1 hits, 1 misses, 1 stored, 1 refused$' "$tmp/damaged.base"
 ok "... refused, parsed and stored again" $?
 
-# the symvers table's own damage and format (base-symtab.h: KPSYMTB2 after the 384-byte entry
+# the symvers table's own damage and format (base-symtab.h: KPSYMTB3 after the 384-byte entry
 # header): EDIT on the entry, then the reference's answer and the entry refused and stored anew
 # symtab EDIT: edits $sym's table in place (python3; t: the table's bytes, n/s: record and slot
-# counts, R: the records' start, S: the slots' start, crc32: zlib's)
+# counts, R: the records' start, S: the slots' start, crc32: zlib's, fix(): the slots' CRC
+# stored anew)
 symtab() {
 	python3 - "$sym" "$1" <<'EOF2'
 import struct, sys, zlib
 p, edit = sys.argv[1], sys.argv[2]
 b = bytearray(open(p, 'rb').read())
 t = memoryview(b)[384:]
-assert bytes(t[:8]) == b'KPSYMTB2'
+assert bytes(t[:8]) == b'KPSYMTB3'
 n, s = struct.unpack_from('=II', t, 8)
 R, S = 28, 28 + 36 * n
+def fix():
+    struct.pack_into("=I", t, 20, zlib.crc32(bytes(t[S:S + 4 * s])))
 exec(edit)
 open(p, 'wb').write(b)
 EOF2
@@ -139,21 +143,33 @@ symtab 'struct.pack_into("=I", t, R + 36 * (n // 2) + 12, 0x12345678)'
 refused rec-crc "a record's CRC field changed (the whole table's CRC catches it)"
 symtab 't[R + 36 * 7 + 28] ^= 1'
 refused rec-hash "a record's stored name hash changed"
-symtab 't[0:8] = b"KPSYMTB1"'
-refused old-magic "a table of the previous format (KPSYMTB1)"
+symtab 't[0:8] = b"KPSYMTB2"'
+refused old-magic "a table of the previous format (KPSYMTB2)"
 python3 -c 'import os, sys; os.truncate(sys.argv[1], os.path.getsize(sys.argv[1]) - 100)' "$sym"
 refused truncated "a truncated entry"
 symtab 'i = next(j for j in range(s) if struct.unpack_from("=I", t, S + 4 * j)[0])
 struct.pack_into("=I", t, S + 4 * i, n + 5)'
 refused slot-out "a slot pointing past the records (its CRC not fixed)"
-# the same with the slots' CRC made to match: a whole load reads no slot, so nothing it
-# answers depends on one; the answer is the reference's either way
+# a forged index, the slots' CRC made to match: a whole load answers its lookups from the
+# table's index, so the index's structure is checked whole first (kp_bsymtab_check_index())
 symtab 'i = next(j for j in range(s) if struct.unpack_from("=I", t, S + 4 * j)[0])
 struct.pack_into("=I", t, S + 4 * i, n + 5)
-struct.pack_into("=I", t, 20, zlib.crc32(bytes(t[S:S + 4 * s])))'
-run slot-out2 "${C[@]}"
-same slot-out2 ref
-ok "a slot pointing past the records, its CRC fixed: the reference's answer" $?
+fix()'
+refused slot-out2 "a slot pointing past the records, its CRC fixed"
+# msleep's slot moved to an empty slot two runs on (its CRC fixed): msleep would be unknown
+symtab 'def slot(j): return struct.unpack_from("=I", t, S + 4 * j)
+def name(r):
+    o = S + 4 * s + struct.unpack_from("=I", t, R + 36 * (r - 1))[0]
+    return bytes(t[o:o + 7])
+i = next(j for j in range(s) if slot(j)[0] and name(slot(j)[0]) == b"msleep\0")
+k = (i + 1) % s
+while slot(k)[0]: k = (k + 1) % s
+k = (k + 1) % s
+while slot(k)[0]: k = (k + 1) % s
+t[S + 4 * k:S + 4 * k + 4] = bytes(t[S + 4 * i:S + 4 * i + 4])
+t[S + 4 * i:S + 4 * i + 4] = bytes(4)
+fix()'
+refused slot-moved "msleep's slot moved past an empty slot, its CRC fixed"
 
 # a stale base: Module.symvers changed (msleep's CRC), the old entry renamed to the new key
 zcat "$fx/Module.symvers.gz" | sed 's/^0x[0-9a-f]*\tmsleep\t/0x12345678\tmsleep\t/' |
