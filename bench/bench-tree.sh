@@ -62,7 +62,8 @@ die() { echo "bench: $*" >&2; exit 2; }
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number"
 [ -x "$kp" ] || die "$kp is not executable"
 command -v depmod >/dev/null || die "depmod (kmod) is not installed"
-[ -x /usr/bin/time ] || die "/usr/bin/time is needed (apt-get install time)"
+command -v python3 >/dev/null || die "python3 is needed (bench/run-timed.py times each run)"
+here=$(cd "$(dirname "$0")" && pwd)
 rels=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null || true)
 if [ -z "$rels" ] || [ "$(printf '%s\n' "$rels" | wc -l)" != 1 ]; then
 	die "expected exactly one release directory in $root/lib/modules"
@@ -95,7 +96,7 @@ declare -A wall cpu rss
 measure() {
 	local name=$1 ok=$2 st=0 w u s m
 	shift 2
-	/usr/bin/time -o "$tmp/time" -f '%e %U %S %M' "$@" >/dev/null 2>"$tmp/stderr" || st=$?
+	python3 "$here/run-timed.py" "$tmp/time" "$@" >/dev/null 2>"$tmp/stderr" || st=$?
 	if [ "$st" -gt "$ok" ]; then
 		echo "bench: $name exited $st:" >&2
 		head -n 5 "$tmp/stderr" >&2
@@ -103,12 +104,12 @@ measure() {
 	fi
 	read -r w u s m <"$tmp/time" || die "no timing for $name"
 	[ -n "$name" ] || return 0 # warm-up
-	wall[$name]+="$w "
-	cpu[$name]+="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }') "
+	wall[$name]+="$(awk -v w="$w" 'BEGIN { printf "%.4f", w }') "
+	cpu[$name]+="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.4f", u + s }') "
 	rss[$name]+="$m "
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 
 want() { [ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]; }
 round_b() { # prefix: check -b ROOT, with the kernel's keys and without, cold then warm
