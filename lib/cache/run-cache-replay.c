@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Replaying a result cache entry (run-cache.h): the entry mapped and checked (trusted, whole,
- * ours, the same key, its CRC, its inputs unchanged), its output written again, an entry
- * whose inputs were rewritten with the same bytes stored again with their new states, and a
- * miss's store, manifest and changed inputs kept for the command.
+ * ours, the same key, its CRC, its inputs unchanged: looked up from several threads for a
+ * large manifest), its output written again, an entry whose inputs were rewritten with the
+ * same bytes stored again with their new states, and a miss's store, manifest and changed
+ * inputs kept for the command.
  */
 #include "run-cache.h"
 
@@ -66,6 +67,7 @@ static bool quiet(const unsigned char *p, uint64_t len)
 /* An entry mapped for a replay. */
 struct replay {
 	const struct kp_run_cache *rc;
+	unsigned jobs; /* threads looking up the manifest's entries (file/inputs.h) */
 	const unsigned char *m;
 	uint64_t size, olen, klen, mlen, slen;
 	bool intact;	      /* whole, ours, the same key: only its inputs may have changed */
@@ -97,10 +99,10 @@ static int entry_holds(void *arg)
 	if (r->slen) {
 		r->listed = true;
 		r->how = kp_inputs_recheck_listed(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
-						  &r->fresh, &r->rh, &r->changed);
+						  &r->fresh, &r->rh, &r->changed, r->jobs);
 	} else {
 		r->how = kp_inputs_recheck_counted(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
-						   &r->fresh, &r->rh);
+						   &r->fresh, &r->rh, r->jobs);
 	}
 	return r->how != 0;
 }
@@ -225,9 +227,9 @@ static int emit(void *arg)
 	return 0;
 }
 
-int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
+int kp_run_cache_replay(struct kp_run_cache *rc, unsigned jobs, int *status)
 {
-	struct replay r = { .rc = rc };
+	struct replay r = { .rc = rc, .jobs = jobs };
 	struct kp_bytes b = { 0 };
 	unsigned char *m = NULL;
 	struct kp_err err;
