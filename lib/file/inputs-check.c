@@ -38,10 +38,12 @@ long kp_inputs_decode(const unsigned char *m, size_t len, size_t off, char *path
 	    (e->kind >= K_HASHED && cl != KP_CONTENT_HASH_LEN) ||
 	    (e->kind >= K_SUMMED && !(e->flags & F_LOCAL)))
 		return -1;
-	memcpy(path, m + off + REC_HEAD, pl);
-	path[pl] = '\0';
-	if (memchr(path, '\0', pl))
+	if (memchr(m + off + REC_HEAD, '\0', pl))
 		return -1;
+	if (path) {
+		memcpy(path, m + off + REC_HEAD, pl);
+		path[pl] = '\0';
+	}
 	e->rec = m + off;
 	e->content = m + off + REC_HEAD + pl;
 	e->clen = cl;
@@ -69,6 +71,29 @@ long kp_inputs_walk(const unsigned char *m, size_t len,
 		off += (size_t)rl;
 	}
 	return off == len ? (long)n : -1;
+}
+
+long kp_inputs_offsets(const unsigned char *m, size_t len, size_t *off, size_t *n)
+{
+	uint64_t count;
+	size_t at = 16;
+
+	*n = 0;
+	if (len < 16 || memcmp(m, MAGIC, 8))
+		return -1;
+	count = kp_load64(m + 8, false);
+	if (count > len / REC_HEAD)
+		return -1;
+	for (uint64_t i = 0; i < count; i++) {
+		struct entry e;
+		long rl = kp_inputs_decode(m, len, at, NULL, &e);
+
+		if (rl < 0)
+			return -1;
+		off[(*n)++] = at;
+		at += (size_t)rl;
+	}
+	return at == len ? (long)count : -1;
 }
 
 /* The bytes of the regular file @path, still in the state @v, still hash to @hash. */

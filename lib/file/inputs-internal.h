@@ -121,10 +121,18 @@ long kp_inputs_walk(const unsigned char *m, size_t len,
 
 /*
  * The entry of the manifest @m (@len bytes) at @off decoded into @e, its path copied into
- * @path (KP_INPUTS_PATH_MAX bytes); the record's length, or -1 when it is malformed
- * (inputs-check.c).
+ * @path (KP_INPUTS_PATH_MAX bytes; NULL: only checked, @e->path is NULL); the record's
+ * length, or -1 when it is malformed (inputs-check.c).
  */
 long kp_inputs_decode(const unsigned char *m, size_t len, size_t off, char *path, struct entry *e);
+
+/*
+ * The offsets of the entries of the manifest @m (@len bytes) into @off (room for the count
+ * its head says), *@n of them: those before the first malformed one. As kp_inputs_walk()
+ * without a callback, without copying the paths: the number of entries, or -1 when @m is
+ * malformed (inputs-check.c).
+ */
+long kp_inputs_offsets(const unsigned char *m, size_t len, size_t *off, size_t *n);
 
 /* What looking up an entry says (kp_inputs_check_entry()). */
 enum kp_inputs_verdict {

@@ -108,15 +108,6 @@ static bool run_slice(void *ctx, void *state, size_t job)
 	return false;
 }
 
-/* The offsets of the entries, in the order kp_inputs_walk() meets them (@arg: the look-up). */
-static bool note_offset(void *arg, const struct entry *e)
-{
-	struct precheck *p = arg;
-
-	p->off[p->n++] = (size_t)(e->rec - p->m);
-	return true;
-}
-
 int kp_inputs_precheck(const unsigned char *m, size_t len, unsigned jobs, bool stop,
 		       struct kp_inputs_prechecked *pc)
 {
@@ -140,7 +131,7 @@ int kp_inputs_precheck(const unsigned char *m, size_t len, unsigned jobs, bool s
 	if (!p.off)
 		return -1;
 	/* malformed further on: the entries before it looked up, as the walk checks them */
-	pc->whole = kp_inputs_walk(m, len, note_offset, &p) >= 0;
+	pc->whole = kp_inputs_offsets(m, len, p.off, &p.n) >= 0;
 	p.head = stop ? (p.n < HEAD ? p.n : HEAD) : 0;
 	nslices = (p.n - p.head + SLICE - 1) / SLICE;
 	p.verdict = calloc(p.n ? p.n : 1, 1);
