@@ -427,7 +427,6 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
 	free(rc->keep);
 	if (rc->prev_map)
 		munmap(rc->prev_map, rc->nprev_map);
-	free(rc->prev_m);
 	free(rc->prev_joined);
 	free(rc->carried);
 	free(rc->fresh_m.p);
