@@ -23,7 +23,7 @@ long kp_inputs_decode(const unsigned char *m, size_t len, size_t off, char *path
 
 	if (off > len || len - off < REC_HEAD)
 		return -1;
-	memset(e, 0, sizeof(*e));
+	/* every field is set below when the record is well formed: no memset() per entry */
 	e->path = path;
 	e->kind = m[off];
 	e->flags = m[off + 1];
