@@ -32,6 +32,11 @@
  * hashes at most KP_INPUTS_REHASH_MAX bytes of modules so: more, and it gives up (the run
  * reads them through the facts cache, which costs no more).
  *
+ * A replay's ~5,000 stat()s by full path are most of its time: a manifest of
+ * KP_INPUTS_CHECK_PARALLEL entries or more is looked up from several threads first (-j),
+ * and only what did not plainly hold is checked again in the manifest's order, so that the
+ * answer, the first entry that fails and the list of those that do are one thread's.
+ *
  * Anything on one of the running kernel's file systems (procfs, sysfs, debugfs, the
  * devtmpfs at /dev, ...: told by statfs() of what was opened or stat()ed, or of an absent
  * path's nearest existing directory, never by the path's spelling), a directory, link or
