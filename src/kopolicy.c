@@ -486,7 +486,8 @@ int main(int argc, char **argv)
 		cache.system = !strcmp(commands[i].name, "hook");
 		/* every input unchanged since a run with the same key: its result, replayed */
 		runs = run_cache(&cli, commands[i].name, all_argc, all_argv, off, sizeof(off));
-		if (runs && kp_run_cache_replay(runs, &rc)) {
+		/* -j before the command sets the replay's threads; after it, the command's */
+		if (runs && kp_run_cache_replay(runs, cli.jobs, &rc)) {
 			kp_run_cache_finish(runs, -1, note, sizeof(note));
 			if (stats)
 				fprintf(stderr, "kopolicy: result cache: %s\n", note);

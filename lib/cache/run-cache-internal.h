@@ -84,8 +84,8 @@ struct kp_run_cache {
 	/* the inputs of that entry that changed (kp_run_cache_changes()), when @prev is set */
 	struct kp_inputs_changed changed;
 	char keep_note[1536]; /* the command's addition to the note */
-	/* the manifest of that entry, when @prev is set (kp_run_cache_carry()) */
-	unsigned char *prev_m;
+	/* the manifest of that entry, when @prev is set (kp_run_cache_carry()), in @prev_map */
+	const unsigned char *prev_m;
 	size_t nprev_m;
 	/* that manifest carried over (kp_inputs_carry()), compared when this run's is stored */
 	bool carry_asked;

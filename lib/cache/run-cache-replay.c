@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Replaying a result cache entry (run-cache.h): the entry mapped and checked (trusted, whole,
- * ours, the same key, its CRC, its inputs unchanged), its output written again, an entry
- * whose inputs were rewritten with the same bytes stored again with their new states, and a
- * miss's store, manifest and changed inputs kept for the command.
+ * ours, the same key, its CRC, its inputs unchanged: looked up from several threads for a
+ * large manifest), its output written again, an entry whose inputs were rewritten with the
+ * same bytes stored again with their new states, and a miss's store and manifest (in the
+ * mapping) and changed inputs kept for the command.
  */
 #include "run-cache.h"
 
@@ -66,6 +67,7 @@ static bool quiet(const unsigned char *p, uint64_t len)
 /* An entry mapped for a replay. */
 struct replay {
 	const struct kp_run_cache *rc;
+	unsigned jobs; /* threads looking up the manifest's entries (file/inputs.h) */
 	const unsigned char *m;
 	uint64_t size, olen, klen, mlen, slen;
 	bool intact;	      /* whole, ours, the same key: only its inputs may have changed */
@@ -97,10 +99,10 @@ static int entry_holds(void *arg)
 	if (r->slen) {
 		r->listed = true;
 		r->how = kp_inputs_recheck_listed(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
-						  &r->fresh, &r->rh, &r->changed);
+						  &r->fresh, &r->rh, &r->changed, r->jobs);
 	} else {
 		r->how = kp_inputs_recheck_counted(m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
-						   &r->fresh, &r->rh);
+						   &r->fresh, &r->rh, r->jobs);
 	}
 	return r->how != 0;
 }
@@ -163,9 +165,9 @@ static const char *refresh(struct kp_run_cache *rc, struct replay *r, struct kp_
 }
 
 /*
- * Under kp_bytes_guard(): what the miss keeps of an intact entry, its store read in the
- * mapping (kept_store()), with the entries of its manifest that changed (every one checked:
- * a splice is only a candidate when it knows all of them).
+ * Under kp_bytes_guard(): what the miss keeps of an intact entry, its store and manifest read
+ * in the mapping (kept_store()), with the entries of its manifest that changed (every one
+ * checked: a splice is only a candidate when it knows all of them).
  */
 static int keep_store(void *arg)
 {
@@ -180,19 +182,16 @@ static int keep_store(void *arg)
 		kp_inputs_changes(r->m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen,
 				  &rc->changed);
 	}
-	/* for a manifest carried over (kp_run_cache_carry()); without memory, none */
-	rc->prev_m = malloc(r->mlen ? (size_t)r->mlen : 1);
-	if (rc->prev_m) {
-		memcpy(rc->prev_m, r->m + HDR_LEN + r->olen + r->klen, (size_t)r->mlen);
-		rc->nprev_m = (size_t)r->mlen;
-	}
+	/* for a manifest carried over (kp_run_cache_carry()): not copied, as the store */
+	rc->prev_m = r->m + HDR_LEN + r->olen + r->klen;
+	rc->nprev_m = (size_t)r->mlen;
 	return 0;
 }
 
 /*
- * The store of the intact entry @r (mapped at @m) for the miss, read where it is mapped:
- * the mapping is @rc's for the run (kp_run_cache_free() unmaps it), so the entry's ~7 MB on
- * a large tree are not copied and touched again.
+ * The store and manifest of the intact entry @r (mapped at @m) for the miss, read where they
+ * are mapped: the mapping is @rc's for the run (kp_run_cache_free() unmaps it), so the
+ * entry's ~7 MB on a large tree are not copied and touched again.
  *
  * Its readers (the splice: src/check-splice-use.c, src/check-splice.c) read it without
  * kp_bytes_guard(): they read module files under their own guards (one per thread, not
@@ -205,10 +204,10 @@ static int keep_store(void *arg)
  */
 static void kept_store(struct kp_run_cache *rc, const struct replay *r, unsigned char *m)
 {
-	/* the key's and the manifest's pages out of the run's RSS (the manifest was copied); the
-	 * output's stay: the splice reads it (kp_run_cache_previous_output() drops them once it
-	 * has joined them into a copy) */
-	kp_rc_drop_pages(m + HDR_LEN + r->olen, (size_t)(r->klen + r->mlen));
+	/* the key's pages out of the run's RSS; the manifest's stay (the carry reads it at the
+	 * end of the run), and the output's: the splice reads it
+	 * (kp_run_cache_previous_output() drops them once it has joined them into a copy) */
+	kp_rc_drop_pages(m + HDR_LEN + r->olen, (size_t)r->klen);
 	rc->prev = m + HDR_LEN + r->olen + r->klen + r->mlen;
 	rc->nprev = (size_t)r->slen;
 	rc->prev_map = m;
@@ -225,9 +224,9 @@ static int emit(void *arg)
 	return 0;
 }
 
-int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
+int kp_run_cache_replay(struct kp_run_cache *rc, unsigned jobs, int *status)
 {
-	struct replay r = { .rc = rc };
+	struct replay r = { .rc = rc, .jobs = jobs };
 	struct kp_bytes b = { 0 };
 	unsigned char *m = NULL;
 	struct kp_err err;
@@ -261,7 +260,6 @@ int kp_run_cache_replay(struct kp_run_cache *rc, int *status)
 		if (r.intact && r.slen) {
 			if (kp_bytes_guard(&b, keep_store, &r, &err) < 0) {
 				kp_inputs_changed_release(&rc->changed);
-				free(rc->prev_m);
 				rc->prev_m = NULL;
 				rc->nprev_m = 0;
 			} else {

@@ -550,7 +550,6 @@ void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note
 	keep_release(rc);
 	if (rc->prev_map)
 		munmap(rc->prev_map, rc->nprev_map);
-	free(rc->prev_m);
 	free(rc->prev_joined);
 	free(rc->carried);
 	free(rc->fresh_m.p);

@@ -49,9 +49,11 @@ bool kp_run_cache_wanted(const char *cmd, int argc, char **argv);
 /*
  * A stored result replayed: 1 with *@status (its output written), else 0 (run normally).
  * Inputs whose states changed but whose bytes (directories: names) did not still hold
- * (inputs.h); the entry is then stored again with their new states.
+ * (inputs.h); the entry is then stored again with their new states. The inputs are looked
+ * up from up to @jobs threads (0: one per online CPU; file/inputs.h
+ * kp_inputs_check_threads()).
  */
-int kp_run_cache_replay(struct kp_run_cache *rc, int *status);
+int kp_run_cache_replay(struct kp_run_cache *rc, unsigned jobs, int *status);
 /*
  * Records this run: stdout and stderr are swapped for streams that write through and keep a
  * copy (same buffering as the originals); the inputs recorder is attached. 0 or -1 (then

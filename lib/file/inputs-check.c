@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A stored manifest checked against the files as they are now (kp_inputs_recheck(),
- * inputs.h): every entry's state, else the digest that stands for it.
+ * inputs.h): every entry's state, else the digest that stands for it. A large manifest's
+ * entries are looked up from several threads first (inputs-precheck.c); the walk here then
+ * checks in order only those that did not plainly hold.
  */
 #include "inputs.h"
 #include "inputs-internal.h"
@@ -15,10 +17,43 @@
 #include "util/io.h"
 #include "util/util.h"
 
+long kp_inputs_decode(const unsigned char *m, size_t len, size_t off, char *path, struct entry *e)
+{
+	uint64_t pl, cl;
+
+	if (off > len || len - off < REC_HEAD)
+		return -1;
+	/* every field is set below when the record is well formed: no memset() per entry */
+	e->path = path;
+	e->kind = m[off];
+	e->flags = m[off + 1];
+	pl = kp_load64(m + off + 2, false);
+	e->err = (int)(int64_t)kp_load64(m + off + 10, false);
+	for (int k = 0; k < 8; k++)
+		e->st[k] = kp_load64(m + off + 18 + 8 * k, false);
+	cl = kp_load64(m + off + 82, false);
+	if (pl == 0 || pl >= KP_INPUTS_PATH_MAX || cl > CONTENT_MAX ||
+	    len - off - REC_HEAD < pl + cl || e->kind < K_STATE || e->kind > K_KEYED ||
+	    (e->flags & ~(F_FOLLOW | F_LOCAL)) ||
+	    (e->kind >= K_HASHED && cl != KP_CONTENT_HASH_LEN) ||
+	    (e->kind >= K_SUMMED && !(e->flags & F_LOCAL)))
+		return -1;
+	if (memchr(m + off + REC_HEAD, '\0', pl))
+		return -1;
+	if (path) {
+		memcpy(path, m + off + REC_HEAD, pl);
+		path[pl] = '\0';
+	}
+	e->rec = m + off;
+	e->content = m + off + REC_HEAD + pl;
+	e->clen = cl;
+	return (long)(REC_HEAD + pl + cl);
+}
+
 long kp_inputs_walk(const unsigned char *m, size_t len,
 		    bool (*fn)(void *arg, const struct entry *e), void *arg)
 {
-	char path[4096];
+	char path[KP_INPUTS_PATH_MAX];
 	uint64_t n;
 	size_t off = 16;
 
@@ -28,36 +63,37 @@ long kp_inputs_walk(const unsigned char *m, size_t len,
 	if (n > len / REC_HEAD)
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
-		struct entry e = { .path = path };
-		uint64_t pl, cl;
+		struct entry e;
+		long rl = kp_inputs_decode(m, len, off, path, &e);
 
-		if (len - off < REC_HEAD)
+		if (rl < 0 || (fn && !fn(arg, &e)))
 			return -1;
-		e.kind = m[off];
-		e.flags = m[off + 1];
-		pl = kp_load64(m + off + 2, false);
-		e.err = (int)(int64_t)kp_load64(m + off + 10, false);
-		for (int k = 0; k < 8; k++)
-			e.st[k] = kp_load64(m + off + 18 + 8 * k, false);
-		cl = kp_load64(m + off + 82, false);
-		if (pl == 0 || pl >= sizeof(path) || cl > CONTENT_MAX ||
-		    len - off - REC_HEAD < pl + cl || e.kind < K_STATE || e.kind > K_KEYED ||
-		    (e.flags & ~(F_FOLLOW | F_LOCAL)) ||
-		    (e.kind >= K_HASHED && cl != KP_CONTENT_HASH_LEN) ||
-		    (e.kind >= K_SUMMED && !(e.flags & F_LOCAL)))
-			return -1;
-		memcpy(path, m + off + REC_HEAD, pl);
-		path[pl] = '\0';
-		if (memchr(path, '\0', pl))
-			return -1;
-		e.rec = m + off;
-		e.content = (unsigned char *)m + off + REC_HEAD + pl;
-		e.clen = cl;
-		if (fn && !fn(arg, &e))
-			return -1;
-		off += REC_HEAD + pl + cl;
+		off += (size_t)rl;
 	}
 	return off == len ? (long)n : -1;
+}
+
+long kp_inputs_offsets(const unsigned char *m, size_t len, size_t *off, size_t *n)
+{
+	uint64_t count;
+	size_t at = 16;
+
+	*n = 0;
+	if (len < 16 || memcmp(m, MAGIC, 8))
+		return -1;
+	count = kp_load64(m + 8, false);
+	if (count > len / REC_HEAD)
+		return -1;
+	for (uint64_t i = 0; i < count; i++) {
+		struct entry e;
+		long rl = kp_inputs_decode(m, len, at, NULL, &e);
+
+		if (rl < 0)
+			return -1;
+		off[(*n)++] = at;
+		at += (size_t)rl;
+	}
+	return at == len ? (long)count : -1;
 }
 
 /* The bytes of the regular file @path, still in the state @v, still hash to @hash. */
@@ -99,11 +135,12 @@ struct check {
 };
 
 /*
- * The entry @e of a K_HASHED, K_SUMMED or K_LISTED kind whose state changed to @v (@st: the
- * stat() that gave it) still holds by its digest: the same type and permissions (and size
- * for a file), on a file system whose stat() is the kernel's, the same bytes or listing. Its
- * new state then goes into @c's fresh manifest when it may be stored (a K_HASHED entry
- * stays one: its bytes are compared on every check).
+ * The entry @e of a K_HASHED, K_SUMMED, K_LISTED or K_KEYED kind whose state changed to @v
+ * (@st: the stat() that gave it) but kept its type and permissions (and size for a file:
+ * kp_inputs_check_entry()'s V_DIGEST) still holds by its digest: on a file system whose
+ * stat() is the kernel's, the same bytes or listing. Its new state then goes into @c's fresh
+ * manifest when it may be stored (a K_HASHED entry stays one: its bytes are compared on
+ * every check).
  */
 static bool holds_by_digest(struct check *c, const struct entry *e, const struct stat *st,
 			    const uint64_t *v)
@@ -113,8 +150,6 @@ static bool holds_by_digest(struct check *c, const struct entry *e, const struct
 	bool same;
 	int fd;
 
-	if (v[7] != e->st[7] || (e->kind != K_LISTED && v[2] != e->st[2]))
-		return false;
 	if (e->kind == K_KEYED) {
 		/* a module another user can write is not taken by its bytes (fs-trust.h) */
 		if (!kp_state_trusted(st, KP_FS_LOCAL, c->euid))
@@ -154,17 +189,9 @@ static bool holds_by_digest(struct check *c, const struct entry *e, const struct
 	return true;
 }
 
-/*
- * The entry still holds (@arg: the check). A state recorded on a file system whose stat()
- * the kernel keeps must still be on one: a device number reused by a FUSE mount would
- * report any state.
- */
-static bool holds(void *arg, const struct entry *e)
+enum kp_inputs_verdict kp_inputs_check_entry(const struct entry *e, struct kp_fs_devs *devs,
+					     struct stat *st, uint64_t v[8])
 {
-	struct check *chk = arg;
-	struct kp_fs_devs *devs = &chk->devs;
-	struct stat st;
-	uint64_t v[8];
 	int r;
 
 	if (e->kind == K_CONTENT) {
@@ -174,29 +201,62 @@ static bool holds(void *arg, const struct entry *e)
 
 		if (fd >= 0)
 			close(fd);
-		return n >= 0 && (size_t)n == e->clen && !memcmp(buf, e->content, e->clen);
+		return n >= 0 && (size_t)n == e->clen && !memcmp(buf, e->content, e->clen)
+			       ? V_HOLDS
+			       : V_FAILS;
 	}
-	r = (e->flags & F_FOLLOW) ? stat(e->path, &st) : lstat(e->path, &st);
+	r = (e->flags & F_FOLLOW) ? stat(e->path, st) : lstat(e->path, st);
 	if (e->kind == K_ABSENT)
-		return r < 0 && errno == e->err;
+		return r < 0 && errno == e->err ? V_HOLDS : V_FAILS;
 	if (r < 0)
-		return false;
-	kp_file_state(&st, v);
-	if (memcmp(v, e->st, sizeof(v)))
-		return e->kind >= K_HASHED && holds_by_digest(chk, e, &st, v);
+		return V_FAILS;
+	kp_file_state(st, v);
+	/*
+	 * A digest stands for the bytes (a directory's: the names) of the same type and
+	 * permissions, and for a file the same size: anything else fails without reading
+	 */
+	if (memcmp(v, e->st, 8 * sizeof(*v)))
+		return e->kind >= K_HASHED && v[7] == e->st[7] &&
+				       (e->kind == K_LISTED || v[2] == e->st[2])
+			       ? V_DIGEST
+			       : V_FAILS;
+	/*
+	 * A state recorded on a file system whose stat() the kernel keeps must still be on
+	 * one: a device number reused by a FUSE mount would report any state.
+	 */
 	if (e->flags & F_LOCAL) {
-		int c = kp_fs_devs_find(devs, (uint64_t)st.st_dev);
+		int c = kp_fs_devs_find(devs, (uint64_t)st->st_dev);
 
 		if (c < 0) {
-			c = kp_fs_class_of_path(e->path, &st, e->flags & F_FOLLOW);
+			c = kp_fs_class_of_path(e->path, st, e->flags & F_FOLLOW);
 			if (c < 0)
-				return false;
-			kp_fs_devs_add(devs, (uint64_t)st.st_dev, (enum kp_fs_class)c);
+				return V_FAILS;
+			kp_fs_devs_add(devs, (uint64_t)st->st_dev, (enum kp_fs_class)c);
 		}
 		if (c != KP_FS_LOCAL)
-			return false;
+			return V_FAILS;
 	}
-	return e->kind != K_HASHED || same_bytes(e->path, e->st, e->content);
+	return e->kind != K_HASHED || same_bytes(e->path, e->st, e->content) ? V_HOLDS : V_FAILS;
+}
+
+/*
+ * The entry still holds (@arg: the check): by its look-up, else by its digest, which may
+ * store its new state in the check's fresh manifest and counts what was hashed again.
+ */
+static bool holds(void *arg, const struct entry *e)
+{
+	struct check *chk = arg;
+	struct stat st;
+	uint64_t v[8];
+
+	switch (kp_inputs_check_entry(e, &chk->devs, &st, v)) {
+	case V_HOLDS:
+		return true;
+	case V_DIGEST:
+		return holds_by_digest(chk, e, &st, v);
+	default:
+		return false;
+	}
 }
 
 /*
@@ -229,6 +289,39 @@ static bool list_failing(void *arg, const struct entry *e)
 	return true;
 }
 
+/*
+ * kp_inputs_walk() with @fn, the entries of a large manifest looked up from several threads
+ * first (kp_inputs_precheck(); @stop: @fn stops the walk at the first entry that fails):
+ * @fn is then called only on those that did not plainly hold, still from this thread in the
+ * manifest's order, so that what depends on the entries before (the first that fails, the
+ * order of those listed, the budget of modules hashed again, the fresh manifest) is the
+ * one-thread walk's. An entry that failed is looked up again: the answer is the one of that
+ * look-up, as it would be in a walk that reached it then.
+ */
+static long walk_checked(const unsigned char *m, size_t len, unsigned jobs, bool stop,
+			 bool (*fn)(void *arg, const struct entry *e), void *arg)
+{
+	struct kp_inputs_prechecked pc;
+	char path[KP_INPUTS_PATH_MAX];
+	long r;
+
+	if (kp_inputs_precheck(m, len, jobs, stop, &pc) < 0)
+		return kp_inputs_walk(m, len, fn, arg);
+	r = pc.whole ? (long)pc.n : -1;
+	for (size_t i = 0; i < pc.n; i++) {
+		struct entry e;
+
+		if (pc.verdict[i] == V_HOLDS)
+			continue;
+		if (kp_inputs_decode(m, len, pc.off[i], path, &e) < 0 || !fn(arg, &e)) {
+			r = -1;
+			break;
+		}
+	}
+	kp_inputs_prechecked_release(&pc);
+	return r;
+}
+
 int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_changed *changed)
 {
 	/* the new states of those that held by their bytes: a manifest carried over's */
@@ -247,7 +340,8 @@ int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_chang
 }
 
 int kp_inputs_recheck_listed(const unsigned char *m, size_t len, unsigned char **fresh,
-			     struct kp_inputs_rehash *rh, struct kp_inputs_changed *changed)
+			     struct kp_inputs_rehash *rh, struct kp_inputs_changed *changed,
+			     unsigned jobs)
 {
 	struct check c = { .m = m, .len = len, .euid = geteuid(), .changed = changed };
 	bool whole;
@@ -258,7 +352,7 @@ int kp_inputs_recheck_listed(const unsigned char *m, size_t len, unsigned char *
 	memset(changed, 0, sizeof(*changed));
 	memset(&c.devs, 0, sizeof(c.devs));
 	clock_gettime(CLOCK_REALTIME, &c.start);
-	whole = kp_inputs_walk(m, len, list_failing, &c) >= 0;
+	whole = walk_checked(m, len, jobs, false, list_failing, &c) >= 0;
 	if (rh)
 		*rh = c.rh;
 	if (whole && !changed->n) {
@@ -293,11 +387,11 @@ void kp_inputs_changed_release(struct kp_inputs_changed *changed)
 
 int kp_inputs_recheck(const unsigned char *m, size_t len, unsigned char **fresh)
 {
-	return kp_inputs_recheck_counted(m, len, fresh, NULL);
+	return kp_inputs_recheck_counted(m, len, fresh, NULL, 1);
 }
 
 int kp_inputs_recheck_counted(const unsigned char *m, size_t len, unsigned char **fresh,
-			      struct kp_inputs_rehash *rh)
+			      struct kp_inputs_rehash *rh, unsigned jobs)
 {
 	struct check c = { .m = m, .len = len, .euid = geteuid() };
 	int r;
@@ -307,7 +401,7 @@ int kp_inputs_recheck_counted(const unsigned char *m, size_t len, unsigned char 
 	/* no /dev entry: a state recorded as on a local file system is checked as one */
 	memset(&c.devs, 0, sizeof(c.devs));
 	clock_gettime(CLOCK_REALTIME, &c.start);
-	r = kp_inputs_walk(m, len, holds, &c) < 0 ? 0 : c.by_digest ? 2 : 1;
+	r = walk_checked(m, len, jobs, true, holds, &c) < 0 ? 0 : c.by_digest ? 2 : 1;
 	if (rh)
 		*rh = c.rh;
 	if (r == 2 && fresh && !c.no_refresh)

@@ -3,8 +3,9 @@
  * The inputs manifest's shared parts: its record encoding and the recorder's state
  * (inputs.c has the recorder and the wrappers, inputs-note.c tells what a look-up says,
  * inputs-record.c keeps the records, inputs-stream.c hands them to the result cache,
- * inputs-check.c checks a stored manifest, inputs-state.c tells states and the digests that
- * stand for them).
+ * inputs-check.c checks a stored manifest, inputs-precheck.c looks up a large one's entries
+ * from several threads first, inputs-state.c tells states and the digests that stand for
+ * them).
  * Internal to lib/file/inputs*.c.
  */
 #ifndef KP_FILE_INPUTS_INTERNAL_H
@@ -67,6 +68,8 @@ struct entry {
 
 #define REC_HEAD 90 /* kind, flags, path length, err, 8 state fields, content length */
 
+#define KP_INPUTS_PATH_MAX 4096 /* a recorded path's length is below this */
+
 /* A module's state and the SHA-256 of its bytes (kp_in_note_bytes()). */
 struct keyed {
 	uint64_t st[8];
@@ -115,6 +118,60 @@ struct kp_inputs {
  */
 long kp_inputs_walk(const unsigned char *m, size_t len,
 		    bool (*fn)(void *arg, const struct entry *e), void *arg);
+
+/*
+ * The entry of the manifest @m (@len bytes) at @off decoded into @e, its path copied into
+ * @path (KP_INPUTS_PATH_MAX bytes; NULL: only checked, @e->path is NULL); the record's
+ * length, or -1 when it is malformed (inputs-check.c).
+ */
+long kp_inputs_decode(const unsigned char *m, size_t len, size_t off, char *path, struct entry *e);
+
+/*
+ * The offsets of the entries of the manifest @m (@len bytes) into @off (room for the count
+ * its head says), *@n of them: those before the first malformed one. As kp_inputs_walk()
+ * without a callback, without copying the paths: the number of entries, or -1 when @m is
+ * malformed (inputs-check.c).
+ */
+long kp_inputs_offsets(const unsigned char *m, size_t len, size_t *off, size_t *n);
+
+/* What looking up an entry says (kp_inputs_check_entry()). */
+enum kp_inputs_verdict {
+	V_UNCHECKED = 0, /* not looked up */
+	V_HOLDS = 1,
+	V_FAILS = 2,
+	/* its state changed, not its type, permissions or size: its digest may still hold */
+	V_DIGEST = 3
+};
+
+/*
+ * The entry @e looked up as it is now (its bytes for K_CONTENT, else its stat() into *@st
+ * and @v; the file system's class for F_LOCAL, through @devs; the bytes of a K_HASHED
+ * entry whose state held). Nothing but @devs is written: several threads may look up
+ * entries at once, each with its own @devs (inputs-check.c).
+ */
+enum kp_inputs_verdict kp_inputs_check_entry(const struct entry *e, struct kp_fs_devs *devs,
+					     struct stat *st, uint64_t v[8]);
+
+/* A manifest's entries looked up beforehand (kp_inputs_precheck()). */
+struct kp_inputs_prechecked {
+	size_t n;		/* entries, up to the first malformed one */
+	size_t *off;		/* each one's offset in the manifest */
+	unsigned char *verdict; /* each one's enum kp_inputs_verdict */
+	bool whole;		/* the manifest is well formed: kp_inputs_walk() would say @n */
+};
+
+/*
+ * The entries of the manifest @m (@len bytes) looked up from kp_inputs_check_threads(@jobs)
+ * threads (kp_inputs_check_entry(), each thread with its own table of file systems, empty
+ * at its start), in slices handed out in the manifest's order, into *@pc (released with
+ * kp_inputs_prechecked_release()). With @stop, an entry after one that fails may be left
+ * V_UNCHECKED (the threads stop past it). 0, or -1 when nothing was looked up (a small
+ * manifest, one thread, a malformed head, no memory; nothing to release): the caller looks up
+ * every entry itself (inputs-precheck.c).
+ */
+int kp_inputs_precheck(const unsigned char *m, size_t len, unsigned jobs, bool stop,
+		       struct kp_inputs_prechecked *pc);
+void kp_inputs_prechecked_release(struct kp_inputs_prechecked *pc);
 
 /* Marks the run uncacheable for @why unless it is already (the first reason stays). */
 void kp_inputs_mark(struct kp_inputs *in, const char *why);

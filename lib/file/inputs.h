@@ -32,6 +32,11 @@
  * hashes at most KP_INPUTS_REHASH_MAX bytes of modules so: more, and it gives up (the run
  * reads them through the facts cache, which costs no more).
  *
+ * A replay's ~5,000 stat()s by full path are most of its time: a manifest of
+ * KP_INPUTS_CHECK_PARALLEL entries or more is looked up from several threads first (-j),
+ * and only what did not plainly hold is checked again in the manifest's order, so that the
+ * answer, the first entry that fails and the list of those that do are one thread's.
+ *
  * Anything on one of the running kernel's file systems (procfs, sysfs, debugfs, the
  * devtmpfs at /dev, ...: told by statfs() of what was opened or stat()ed, or of an absent
  * path's nearest existing directory, never by the path's spelling), a directory, link or
@@ -145,9 +150,24 @@ struct kp_inputs_rehash {
 	uint64_t files, bytes; /* modules whose state changed and bytes did not */
 	bool over;	       /* one more would have passed KP_INPUTS_REHASH_MAX: given up */
 };
-/* kp_inputs_recheck() that also counts into @rh (NULL: not counted). */
+/* Threads that look up a manifest's entries at most, and the entries that need a second. */
+#define KP_INPUTS_CHECK_THREADS	 8
+#define KP_INPUTS_CHECK_PARALLEL 512
+/*
+ * The threads that look up the @n entries of a manifest for @jobs (0: one per online CPU;
+ * -j): 1 below KP_INPUTS_CHECK_PARALLEL entries (starting a thread costs more than the
+ * stat()s it takes over), at most KP_INPUTS_CHECK_THREADS.
+ */
+unsigned kp_inputs_check_threads(size_t n, unsigned jobs);
+/*
+ * kp_inputs_recheck() that also counts into @rh (NULL: not counted), the entries looked up
+ * from kp_inputs_check_threads(@jobs) threads. The answer is the one-thread walk's: the
+ * threads only look up; whatever did not plainly hold is checked again in the manifest's
+ * order by the calling thread, which alone hashes again, counts and stores new states. The
+ * threads stop past an entry that fails.
+ */
 int kp_inputs_recheck_counted(const unsigned char *m, size_t len, unsigned char **fresh,
-			      struct kp_inputs_rehash *rh);
+			      struct kp_inputs_rehash *rh, unsigned jobs);
 /* Paths kp_inputs_changes() lists at most (more: the list is not whole). */
 #define KP_INPUTS_CHANGED_MAX 4096
 /* The entries of a manifest that no longer hold (kp_inputs_changes()). */
@@ -176,10 +196,13 @@ int kp_inputs_changes(const unsigned char *m, size_t len, struct kp_inputs_chang
  * kp_inputs_recheck_counted() and, when an entry fails, kp_inputs_changes() in one walk: 1 or
  * 2 (and *@fresh) as the first when every entry holds, @changed then empty; else 0 with
  * @changed as the second fills it (to release). For a caller that needs the changed list on
- * a miss: the walk goes on past the first entry that fails, not again from the start.
+ * a miss: the walk goes on past the first entry that fails, not again from the start. The
+ * entries are looked up from kp_inputs_check_threads(@jobs) threads, every one of them (as
+ * kp_inputs_recheck_counted(), with the one-thread walk's answer and list order).
  */
 int kp_inputs_recheck_listed(const unsigned char *m, size_t len, unsigned char **fresh,
-			     struct kp_inputs_rehash *rh, struct kp_inputs_changed *changed);
+			     struct kp_inputs_rehash *rh, struct kp_inputs_changed *changed,
+			     unsigned jobs);
 void kp_inputs_changed_release(struct kp_inputs_changed *changed);
 /*
  * The manifest @m (@len bytes) carried over to a run that read again only the inputs
