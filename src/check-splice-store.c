@@ -140,6 +140,10 @@ int kp_splice_store_decode(const unsigned char *p, size_t len, const unsigned ch
 		return kp_err_set(err, "the store: the graph's length");
 	if (kp_graph_store_open(p + off, glen, &out->gs, err) < 0)
 		return -1;
+	/* every reader sizes its per-module arrays by one count and indexes them by the other */
+	if (out->gs.n != out->was.n)
+		return kp_err_set(err, "the store: %zu graph nodes for %zu simulated modules",
+				  out->gs.n, out->was.n);
 	out->gp = p + off;
 	out->glen = glen;
 	off += glen;

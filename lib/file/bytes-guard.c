@@ -44,7 +44,13 @@ static void bus_install(void)
 
 int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struct kp_err *err)
 {
-	sigjmp_buf env;
+	/*
+	 * A guard may run inside another of the same thread (the replay's, around the look-up
+	 * of its manifest, whose threads include the caller: inputs-precheck.c): the outer
+	 * one's jump buffer and range are put back when this one ends, either way.
+	 */
+	sigjmp_buf env, *const outer_env = bus_env;
+	const unsigned char *const outer_lo = bus_lo, *const outer_hi = bus_hi;
 	int r;
 
 	if (!b->mapped)
@@ -58,7 +64,9 @@ int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struc
 	if (sigsetjmp(env, 0)) {
 		sigset_t bus;
 
-		bus_env = NULL;
+		bus_env = outer_env;
+		bus_lo = outer_lo;
+		bus_hi = outer_hi;
 		sigemptyset(&bus);
 		sigaddset(&bus, SIGBUS);
 		pthread_sigmask(SIG_UNBLOCK, &bus, NULL);
@@ -68,6 +76,8 @@ int kp_bytes_guard(const struct kp_bytes *b, int (*fn)(void *), void *arg, struc
 	bus_hi = b->data + b->len;
 	bus_env = &env;
 	r = fn(arg);
-	bus_env = NULL;
+	bus_env = outer_env;
+	bus_lo = outer_lo;
+	bus_hi = outer_hi;
 	return r;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "util/parallel.h"
 #include "util/util.h"
 
@@ -96,6 +97,37 @@ static void look_up(struct precheck *p, struct kp_fs_devs *devs, size_t begin, s
 	}
 }
 
+/* look_up()'s arguments through kp_bytes_guard() */
+struct range {
+	struct precheck *p;
+	struct kp_fs_devs *devs;
+	size_t begin, end;
+};
+
+static int look_up_range(void *arg)
+{
+	const struct range *r = arg;
+
+	look_up(r->p, r->devs, r->begin, r->end);
+	return 0;
+}
+
+/*
+ * look_up() under the SIGBUS guard of the manifest's bytes (bytes.h): they may lie in a
+ * result-cache entry's mapping, which a truncation of that file makes fault. The guard is
+ * each thread's own; a jump leaves the rest of the range unchecked, and the walk that
+ * follows, under the replay's guard, meets the fault itself and refuses the entry.
+ */
+static void look_up_guarded(struct precheck *p, struct kp_fs_devs *devs, size_t begin, size_t end)
+{
+	/* only the range is read from it: nothing is written through @data */
+	const struct kp_bytes b = { .data = (unsigned char *)p->m, .len = p->len, .mapped = true };
+	struct range r = { .p = p, .devs = devs, .begin = begin, .end = end };
+	struct kp_err err;
+
+	kp_bytes_guard(&b, look_up_range, &r, &err);
+}
+
 /* Looks up the entries of slice @job (kp_pool_run()'s run: never fails). */
 static bool run_slice(void *ctx, void *state, size_t job)
 {
@@ -104,7 +136,7 @@ static bool run_slice(void *ctx, void *state, size_t job)
 
 	/* no table (cannot happen: one per thread): the walk looks these up itself */
 	if (state)
-		look_up(p, state, begin, p->n - begin < SLICE ? p->n : begin + SLICE);
+		look_up_guarded(p, state, begin, p->n - begin < SLICE ? p->n : begin + SLICE);
 	return false;
 }
 
@@ -148,7 +180,7 @@ int kp_inputs_precheck(const unsigned char *m, size_t len, unsigned jobs, bool s
 	p.ndevs = threads;
 	atomic_init(&p.first_fail, p.n);
 	atomic_init(&p.taken, 0);
-	look_up(&p, &p.devs[threads], 0, p.head);
+	look_up_guarded(&p, &p.devs[threads], 0, p.head);
 	/* every slice of cost 0: kp_pool_run() hands them out in the manifest's order */
 	for (size_t i = 0; i < nslices; i++)
 		q[i] = (struct kp_job){ .index = i, .cost = 0 };

@@ -13,7 +13,8 @@
 # dependents simulated again); not used: a module renamed, replaced by a directory (and
 # unreadable, as a user other than root), with a new interface, a store byte flipped, a
 # report part's block offset outside the output or its lengths not adding up, an entry of
-# the KPSPLIC2 store, of the KPGRST01 graph or of a KPSIMST2 simulation part, the changed
+# the KPSPLIC2 store, of the KPGRST01 graph or of a KPSIMST2 simulation part, a graph part of
+# more nodes than the simulation part's modules, the changed
 # module's stored edges damaged (a node's edges are read when first needed), a stored run that
 # wrote to stderr, a changed module writable by others.
 set -uo pipefail
@@ -195,7 +196,8 @@ use "after the flipped store" "$(used 8 9 1 kp_plain)"
 # (the lengths no longer adding up to the output's); "old", the store written back in the
 # KPSPLIC2 format (the report part "KPSPLRP1" with the head's, the tail's and each block's
 # bytes from the output); "sim", the simulation part's magic that of the layout before it
-# (KPSIMST2: one pool of verdicts read, offsets into it)
+# (KPSIMST2: one pool of verdicts read, offsets into it); "nodes", a node appended to the
+# graph part (its count one over the simulation part's)
 damage() {
 	python3 - "$runs" "$1" <<'EOF2'
 import glob, os, struct, sys, zlib
@@ -250,6 +252,18 @@ for f in glob.glob(os.path.join(sys.argv[1], "*.run")):
                 m[at + 8] = 0xff
             at += 8 + el
         assert at == g + glen
+    if sys.argv[2] == "nodes":
+        # one node more in the graph part than modules in the simulation part: a node with
+        # the first one's machine, no export, no edge, appended, the lengths made to agree
+        at = g + 12
+        for _ in range(struct.unpack_from("<I", m, g + 8)[0]):
+            at = m.index(b"\0", at) + 1
+        nodes = struct.unpack_from("<I", m, at)[0]
+        struct.pack_into("<I", m, at, nodes + 1)
+        node = b"\0" + m[at + 5:at + 7] + struct.pack("<III", 0, 0, 0)
+        m[g + glen:g + glen] = node
+        struct.pack_into("<Q", m, g - 8, glen + len(node))
+        struct.pack_into("<Q", m, 40, slen + len(node))
     if sys.argv[2] == "sim":
         assert m[st + 16:st + 24] == b"KPSIMST3"
         m[st + 16:st + 24] = b"KPSIMST2"
@@ -282,6 +296,12 @@ use "an entry of the KPGRST01 graph" "not used: stored graph: magic"
 python3 "$edit" "$t/extra/kp_plain.ko" --set description=edge >/dev/null
 damage edges
 use "every node's first edge damaged" "not used: stored graph: edge kind or flags of node *"
+# a graph part of more nodes than the simulation part's modules (each reader sizes its
+# arrays by one count and indexes them by the other): refused before anything is read
+python3 "$edit" "$t/extra/kp_plain.ko" --set description=node >/dev/null
+damage nodes
+use "a graph node more than the simulated modules" \
+	"not used: the store: * graph nodes for * simulated modules"
 python3 "$edit" "$t/extra/kp_plain.ko" --set description=sims >/dev/null
 damage sim
 use "a simulation part of the KPSIMST2 layout" "not used: stored simulation: magic"

@@ -57,6 +57,23 @@ static int touch_start(void *arg)
 	return 0;
 }
 
+/* A guard inside a guard (the replay's, around its manifest's threaded look-up). */
+struct nest {
+	const struct kp_bytes *b;
+	struct touch *tc;
+	int inner;
+	struct kp_err err;
+};
+
+static int nested(void *arg)
+{
+	struct nest *n = arg;
+
+	n->inner = kp_bytes_guard(n->b, touch_start, n->tc, &n->err);
+	/* the inner guard has ended: the outer one must still catch this */
+	return touch_end(n->tc);
+}
+
 /* A 2.4 MiB "module" (ELF magic, then filler) shrunk to 100 bytes after it was opened. */
 static void shrink(struct tap *t, bool with_decoders)
 {
@@ -82,6 +99,15 @@ static void shrink(struct tap *t, bool with_decoders)
 		       "mapped: reading the lost part is an error: %s", err.msg);
 		r = kp_bytes_guard(&b, touch_start, &tc, &err);
 		tap_ok(t, r == 0 && tc.first == 0x7f, "mapped: what is left still reads");
+		{
+			/* before the fix: the inner guard's end unarmed the outer one: SIGBUS */
+			struct nest n = { .b = &b, .tc = &tc, .inner = -1 };
+
+			r = kp_bytes_guard(&b, nested, &n, &err);
+			tap_ok(t, n.inner == 0 && r < 0 && strstr(err.msg, "shrank"),
+			       "mapped: a guard inside a guard, ended: the outer one still catches "
+			       "the lost part");
+		}
 		kp_bytes_release(&b);
 	} else if (r == 0) {
 		r = kp_bytes_load(&b, len - 4096, 4096, &err);
