@@ -134,24 +134,29 @@ round_depmod() {
 	local dw=(depmod -C "$tmp/depmod.d" -E "$sv" -b "$scratch" "$rel")
 	local kc=(check --format json -k "$sv" --kernel-config "$scratch/boot/config-$rel"
 		--kernel-release "$rel" "$scratch/lib/modules/$rel")
-	want check-b-after-depmod || want check-after-depmod || return 0
+	local dwname=${p:+depmod-write} # the first depmod of the round is the row's
+	want check-b-after-depmod || want check-after-depmod || want depmod-write || return 0
 	# each: the result stored (or its entry's states refreshed) more than a second after
 	# the last depmod, depmod again, the timed check
 	if want check-b-after-depmod; then
 		sleep 1.1
 		KOPOLICY_CACHE_DIR=$tmp/cache-depmod measure "" 1 "$kp" check --format json \
 			-b "$scratch"
-		measure "${p:+depmod-write}" 0 "${dw[@]}"
+		measure "$dwname" 0 "${dw[@]}"
+		dwname=
 		KOPOLICY_CACHE_DIR=$tmp/cache-depmod measure "${p:+check-b-after-depmod}" 1 "$kp" \
 			check --format json -b "$scratch"
 	fi
 	if want check-after-depmod; then
 		sleep 1.1
 		KOPOLICY_CACHE_DIR=$tmp/cache-depmod measure "" 1 "$kp" "${kc[@]}"
-		measure "" 0 "${dw[@]}"
+		measure "$dwname" 0 "${dw[@]}"
+		dwname=
 		KOPOLICY_CACHE_DIR=$tmp/cache-depmod measure "${p:+check-after-depmod}" 1 "$kp" \
 			"${kc[@]}"
 	fi
+	# depmod-write asked for alone (BENCH_ONLY)
+	[ -z "$dwname" ] || measure "$dwname" 0 "${dw[@]}"
 }
 round() { # prefix ("" for the warm-up)
 	local p=$1
@@ -225,7 +230,7 @@ head -c $((rawsize - 40 - siglen)) "$tmp/one.raw" | pack "$one" >"$tmp/one.unsig
 # from here on the tree's module is put back however the script ends
 trap 'cp -p "$tmp/one.signed" "$one"; rm -rf "$tmp"' EXIT
 scratch=$tmp/scratch # the after-depmod rows' copy of the tree
-if want check-b-after-depmod || want check-after-depmod; then
+if want check-b-after-depmod || want check-after-depmod || want depmod-write; then
 	cp -a "$root/." "$scratch/" || die "cannot copy $root to $scratch"
 fi
 echo "tree: $root ($rel, $nmods modules), $runs runs each, alternating after a warm-up round"
