@@ -2,10 +2,13 @@
 /* What the inputs tests share (manifest-sink.h). */
 #include "manifest-sink.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "file/inputs.h"
 
 int kp_test_manifest_put(void *arg, const void *p, size_t len)
 {
@@ -56,4 +59,30 @@ int kp_test_write_inputs(int n, void (*path_of)(char *buf, size_t len, int i))
 			return -1;
 	}
 	return 0;
+}
+
+int kp_test_record(struct kp_test_manifest *m, const char *spill_dir, void (*reads)(void),
+		   const char **why)
+{
+	int spill = kp_test_spill_file(spill_dir);
+	struct kp_inputs *in = spill >= 0 ? kp_inputs_new(spill, 0) : NULL;
+	uint64_t len = 0, count = 0;
+	int r = -1;
+
+	memset(m, 0, sizeof(*m));
+	*why = "no recorder";
+	if (in) {
+		kp_inputs_attach(in);
+		reads();
+		kp_inputs_attach(NULL);
+		r = kp_inputs_stream(in, kp_test_manifest_put, m, &len, &count, why);
+		kp_inputs_free(in);
+	}
+	if (spill >= 0)
+		close(spill);
+	if (r == 0 && len != m->len) {
+		*why = "the stream's length is not what was written";
+		r = -1;
+	}
+	return r;
 }

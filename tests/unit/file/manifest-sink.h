@@ -19,5 +19,11 @@ int kp_test_manifest_put(void *arg, const void *p, size_t len);
 int kp_test_write_inputs(int n, void (*path_of)(char *buf, size_t len, int i));
 /* An empty unnamed file in @dir for the recorder to spill to; -1 when none can be made. */
 int kp_test_spill_file(const char *dir);
+/*
+ * What @reads looks up, recorded by an inputs recorder spilling to a file in @spill_dir and
+ * streamed into @m: 0, or -1 with @why (also when the stream's length is not @m's).
+ */
+int kp_test_record(struct kp_test_manifest *m, const char *spill_dir, void (*reads)(void),
+		   const char **why);
 
 #endif

@@ -57,26 +57,10 @@ static void read_all(void)
 	kp_in_stat(p, &st);
 }
 
-/* A run recorded into @m: 0, or -1 with @why. */
+/* A run recorded into @m (its spill file not in @dir: that listing is recorded). */
 static int record(struct kp_test_manifest *m, const char **why)
 {
-	int spill = kp_test_spill_file("/tmp"); /* not in @dir: its listing is recorded */
-	struct kp_inputs *in = spill >= 0 ? kp_inputs_new(spill, 0) : NULL;
-	uint64_t len = 0, count = 0;
-	int r = -1;
-
-	memset(m, 0, sizeof(*m));
-	*why = "no recorder";
-	if (in) {
-		kp_inputs_attach(in);
-		read_all();
-		kp_inputs_attach(NULL);
-		r = kp_inputs_stream(in, kp_test_manifest_put, m, &len, &count, why);
-		kp_inputs_free(in);
-	}
-	if (spill >= 0)
-		close(spill);
-	return r;
+	return kp_test_record(m, "/tmp", read_all, why);
 }
 
 static void settle(void)
