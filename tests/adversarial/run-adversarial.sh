@@ -162,7 +162,7 @@ echo "   $cases cases so far, $bad failed (${SECONDS}s)"
 
 if [ -n "$fuzzdir" ]; then
 	echo "== 4. libFuzzer, $fuzz_secs s per target"
-	for t in reader base text store; do
+	for t in reader base text store symtab; do
 		mkdir -p "$tmp/corpus-$t"
 		timeout -k 5 $((fuzz_secs + 60)) "$fuzzdir/fuzz/fuzz-$t" \
 			-max_total_time="$fuzz_secs" \
