@@ -82,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	find_each(&t);
 	if (kp_bsymtab_check_all(&t) < 0 ||
-	    kp_bsymtab_check_index(&t, KP_KSYMTAB_UNUSED_GPL, &repeats) < 0 || kp_base_new(&b) < 0) {
+	    kp_bsymtab_check_index(&t, KP_KSYMTAB_UNUSED_GPL, &repeats) < 0 ||
+	    kp_base_new(&b) < 0) {
 		free(p);
 		return 0;
 	}
