@@ -235,21 +235,12 @@ int kp_bsymtab_get(const struct kp_bsymtab *t, uint32_t i, bool checked, struct 
 	p = checked ? t->recs + (size_t)i * REC_LEN : record(t, i);
 	if (!p)
 		return -1;
-	out->name = string_at(t, kp_load32(p, false));
-	out->owner = string_at(t, kp_load32(p + 4, false));
+	/* its string offsets and flags in bounds, it reads as kp_bsymtab_read() reads it */
 	ns = kp_load32(p + 8, false);
-	out->ns = ns == NO_NS ? NULL : string_at(t, ns);
-	out->crc = kp_load32(p + 12, false);
-	out->repeats = kp_load32(p + 20, false);
-	out->table = p[24];
-	out->gpl_only = p[25] & F_GPL;
-	out->has_crc = p[25] & F_HAS_CRC;
-	out->ns_known = p[25] & F_NS_KNOWN;
-	out->vmlinux = p[25] & F_VMLINUX;
-	out->hash = kp_load32(p + 28, false);
-	if (!out->name || !out->owner || (ns != NO_NS && !out->ns) || p[25] & ~(unsigned)F_ALL ||
-	    p[26] || p[27])
+	if (!string_at(t, kp_load32(p, false)) || !string_at(t, kp_load32(p + 4, false)) ||
+	    (ns != NO_NS && !string_at(t, ns)) || p[25] & ~(unsigned)F_ALL || p[26] || p[27])
 		return -1;
+	kp_bsymtab_read(t, i, out);
 	return 0;
 }
 

@@ -21,7 +21,6 @@
  */
 #include "run-cache.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,27 +174,6 @@ static void close_chunk(struct kp_run_cache *rc)
 		rc->broken = true;
 }
 
-/* Writes the @n buffers of @iov (at most IOV_MAX) whole, retrying interrupted and short
- * writes: 0, or -1 (EIO when writev() makes no progress). */
-static int writev_all(int fd, struct iovec *iov, int n)
-{
-	while (n > 0) {
-		ssize_t w = writev(fd, iov, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
-			w -= (ssize_t)iov->iov_len;
-		if (n > 0) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
-	}
-	return 0;
-}
-
 /*
  * Appends the @n pieces @v (at most 2 + KP_RC_PIECES) after what is buffered, written with
  * it in one writev() from where they lie (a store's megabytes are not copied into the
@@ -218,7 +196,7 @@ static void tappend_pieces(struct kp_run_cache *rc, const struct kp_rc_piece *v,
 		iov[k++] = (struct iovec){ .iov_base = (void *)v[i].p, .iov_len = v[i].len };
 		total += v[i].len;
 	}
-	if (writev_all(rc->tfd, iov, k) < 0)
+	if (kp_writev_all(rc->tfd, iov, k) < 0)
 		rc->broken = true;
 	rc->flushed += total;
 	rc->blen = 0;

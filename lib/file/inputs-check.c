@@ -50,17 +50,23 @@ long kp_inputs_decode(const unsigned char *m, size_t len, size_t off, char *path
 	return (long)(REC_HEAD + pl + cl);
 }
 
-long kp_inputs_walk(const unsigned char *m, size_t len,
-		    bool (*fn)(void *arg, const struct entry *e), void *arg)
+int kp_inputs_head_count(const unsigned char *m, size_t len, uint64_t *count)
 {
-	char path[KP_INPUTS_PATH_MAX];
+	if (len < 16 || memcmp(m, MAGIC, 8))
+		return -1;
+	*count = kp_load64(m + 8, false);
+	/* a count the records cannot hold: malformed, said at once */
+	return *count > len / REC_HEAD ? -1 : 0;
+}
+
+/* kp_inputs_walk() with the paths copied into @path, or not at all (NULL). */
+static long walk_records(const unsigned char *m, size_t len, char *path,
+			 bool (*fn)(void *arg, const struct entry *e), void *arg)
+{
 	uint64_t n;
 	size_t off = 16;
 
-	if (len < 16 || memcmp(m, MAGIC, 8))
-		return -1;
-	n = kp_load64(m + 8, false);
-	if (n > len / REC_HEAD)
+	if (kp_inputs_head_count(m, len, &n) < 0)
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
 		struct entry e;
@@ -73,27 +79,36 @@ long kp_inputs_walk(const unsigned char *m, size_t len,
 	return off == len ? (long)n : -1;
 }
 
+long kp_inputs_walk(const unsigned char *m, size_t len,
+		    bool (*fn)(void *arg, const struct entry *e), void *arg)
+{
+	char path[KP_INPUTS_PATH_MAX];
+
+	return walk_records(m, len, path, fn, arg);
+}
+
+/* kp_inputs_offsets()'s walk: each entry's offset noted. */
+struct offsets {
+	const unsigned char *m;
+	size_t *off;
+	size_t n;
+};
+
+static bool note_offset(void *arg, const struct entry *e)
+{
+	struct offsets *o = arg;
+
+	o->off[o->n++] = (size_t)(e->rec - o->m);
+	return true;
+}
+
 long kp_inputs_offsets(const unsigned char *m, size_t len, size_t *off, size_t *n)
 {
-	uint64_t count;
-	size_t at = 16;
+	struct offsets o = { .m = m, .off = off };
+	long r = walk_records(m, len, NULL, note_offset, &o);
 
-	*n = 0;
-	if (len < 16 || memcmp(m, MAGIC, 8))
-		return -1;
-	count = kp_load64(m + 8, false);
-	if (count > len / REC_HEAD)
-		return -1;
-	for (uint64_t i = 0; i < count; i++) {
-		struct entry e;
-		long rl = kp_inputs_decode(m, len, at, NULL, &e);
-
-		if (rl < 0)
-			return -1;
-		off[(*n)++] = at;
-		at += (size_t)rl;
-	}
-	return at == len ? (long)count : -1;
+	*n = o.n;
+	return r;
 }
 
 /* The bytes of the regular file @path, still in the state @v, still hash to @hash. */

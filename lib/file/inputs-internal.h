@@ -127,6 +127,12 @@ long kp_inputs_walk(const unsigned char *m, size_t len,
 long kp_inputs_decode(const unsigned char *m, size_t len, size_t off, char *path, struct entry *e);
 
 /*
+ * The entry count the head of the manifest @m (@len bytes) says, into *@count: 0, or -1 when
+ * that is no manifest's head or a count its bytes cannot hold (inputs-check.c).
+ */
+int kp_inputs_head_count(const unsigned char *m, size_t len, uint64_t *count);
+
+/*
  * The offsets of the entries of the manifest @m (@len bytes) into @off (room for the count
  * its head says), *@n of them: those before the first malformed one. As kp_inputs_walk()
  * without a callback, without copying the paths: the number of entries, or -1 when @m is

@@ -146,20 +146,18 @@ int kp_inputs_precheck(const unsigned char *m, size_t len, unsigned jobs, bool s
 	static const struct kp_pool_ops ops = { .thread_start = thread_start, .run = run_slice };
 	struct precheck p = { .m = m, .len = len, .stop = stop };
 	struct kp_job *q;
-	size_t count, nslices;
+	uint64_t count;
+	size_t nslices;
 	unsigned threads;
 
 	memset(pc, 0, sizeof(*pc));
-	if (len < 16 || memcmp(m, MAGIC, 8))
+	/* malformed at its head: the walk says so at once */
+	if (kp_inputs_head_count(m, len, &count) < 0)
 		return -1;
-	count = (size_t)kp_load64(m + 8, false);
-	/* a count the records cannot hold: malformed, the walk says so at once */
-	if (count > len / REC_HEAD)
-		return -1;
-	threads = kp_inputs_check_threads(count, jobs);
+	threads = kp_inputs_check_threads((size_t)count, jobs);
 	if (threads < 2)
 		return -1;
-	p.off = malloc(count * sizeof(*p.off));
+	p.off = malloc((size_t)count * sizeof(*p.off));
 	if (!p.off)
 		return -1;
 	/* malformed further on: the entries before it looked up, as the walk checks them */

@@ -63,24 +63,6 @@ static uint32_t index32(size_t v)
 	return v == SIZE_MAX || v >= NONE ? NONE : (uint32_t)v;
 }
 
-/* A string and its NUL (the decoder lends the stored bytes as the string). */
-static void put_str(struct kp_byte_writer *w, const char *s)
-{
-	size_t len;
-
-	if (!s) {
-		kp_bw_put32(w, NONE);
-		return;
-	}
-	len = strlen(s);
-	if (len >= NONE) {
-		w->failed = true;
-		return;
-	}
-	kp_bw_put32(w, len);
-	kp_bw_put(w, s, len + 1);
-}
-
 int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFACE_LEN])
 {
 	return kp_module_iface_digest(m, NULL, out);
@@ -88,11 +70,11 @@ int kp_sim_iface_digest(const struct kp_module *m, unsigned char out[KP_SIM_IFAC
 
 static void put_finding(struct kp_byte_writer *w, const struct kp_finding *f)
 {
-	put_str(w, f->id);
+	kp_bw_str(w, f->id);
 	kp_bw_put8(w, (unsigned)f->severity);
 	kp_bw_put8(w, (unsigned)f->consequence);
-	put_str(w, f->message);
-	put_str(w, f->symbol);
+	kp_bw_str(w, f->message);
+	kp_bw_str(w, f->symbol);
 	kp_bw_put8(w, f->waived);
 }
 
@@ -101,10 +83,10 @@ static void put_verdict(struct kp_byte_writer *w, const struct kp_verdict *v)
 {
 	size_t nf = 0;
 
-	put_str(w, v->p_symbol);
+	kp_bw_str(w, v->p_symbol);
 	kp_bw_put32(w, v->nmessages);
 	for (size_t i = 0; i < v->nmessages; i++)
-		put_str(w, v->messages[i]);
+		kp_bw_str(w, v->messages[i]);
 	for (size_t i = 0; i < v->nfindings; i++)
 		nf += !kp_finding_is_policy(&v->findings[i]);
 	kp_bw_put32(w, nf);
@@ -115,15 +97,15 @@ static void put_verdict(struct kp_byte_writer *w, const struct kp_verdict *v)
 	for (size_t i = 0; i < v->nsymget; i++) {
 		const struct kp_symget_result *r = &v->symget[i];
 
-		put_str(w, r->symbol);
+		kp_bw_str(w, r->symbol);
 		kp_bw_put8(w, (r->ok ? 1u : 0u) | (r->gpl_only ? 2u : 0u) |
 				      (r->method_heuristic ? 4u : 0u) | (r->dynamic ? 8u : 0u) |
 				      (r->kernel_logs ? 16u : 0u));
-		put_str(w, r->reason);
-		put_str(w, r->owner);
+		kp_bw_str(w, r->reason);
+		kp_bw_str(w, r->owner);
 		kp_bw_put8(w, (unsigned)r->when);
-		put_str(w, r->path);
-		put_str(w, r->function);
+		kp_bw_str(w, r->path);
+		kp_bw_str(w, r->function);
 	}
 }
 
@@ -223,8 +205,8 @@ void kp_sim_store_put_body(struct kp_sim_store_writer *sw, const struct kp_node 
 		return;
 	}
 	kp_bw_put32(w, 0); /* the body's length, once written */
-	put_str(w, nd->path);
-	put_str(w, nd->mod->name);
+	kp_bw_str(w, nd->path);
+	kp_bw_str(w, nd->mod->name);
 	q = kp_bw_room(w, FIXED_LEN);
 	if (q)
 		put_fixed(q, digest, v, r);

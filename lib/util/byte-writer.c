@@ -64,13 +64,13 @@ void kp_bw_str(struct kp_byte_writer *w, const char *s)
 		w->failed = true;
 		return;
 	}
-	/* the length and the bytes in one append: a store holds some 50,000 strings */
-	q = kp_bw_room(w, 4 + len);
+	/* the length, the bytes and the NUL in one append: a store holds some 50,000 strings */
+	q = kp_bw_room(w, 4 + len + 1);
 	if (!q)
 		return;
 	q[0] = (unsigned char)len;
 	q[1] = (unsigned char)(len >> 8);
 	q[2] = (unsigned char)(len >> 16);
 	q[3] = (unsigned char)(len >> 24);
-	memcpy(q + 4, s, len);
+	memcpy(q + 4, s, len + 1);
 }

@@ -70,7 +70,10 @@ static inline void kp_bw_put64(struct kp_byte_writer *w, uint64_t v)
 	kp_bw_put32(w, v >> 32);
 }
 
-/* Its length (32 bits) and bytes, or KP_BW_NONE alone for NULL. */
+/*
+ * Its length (32 bits), bytes and NUL (so that a decoder can lend the stored bytes as the
+ * string: sim/sim-store.c), or KP_BW_NONE alone for NULL.
+ */
 void kp_bw_str(struct kp_byte_writer *w, const char *s);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -52,6 +53,32 @@ int kp_write_all(int fd, const void *buf, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+	}
+	errno = saved;
+	return 0;
+}
+
+int kp_writev_all(int fd, struct iovec *iov, int n)
+{
+	int saved = errno;
+
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
 	errno = saved;
 	return 0;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <dirent.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <time.h>
 
 /*
@@ -23,6 +24,11 @@ ssize_t kp_pread_all(int fd, void *buf, size_t len, uint64_t off);
  * was when the call succeeds.
  */
 int kp_write_all(int fd, const void *buf, size_t len);
+/*
+ * kp_write_all() of the @n buffers of @iov (at most IOV_MAX) in writev() calls; @iov is
+ * consumed (its entries advanced past what was written).
+ */
+int kp_writev_all(int fd, struct iovec *iov, int n);
 
 /* mkdir -p @path (0755): 0, or -1 with errno. */
 int kp_mkdir_p(const char *path);

@@ -17,6 +17,8 @@ int kp_test_manifest_put(void *arg, const void *p, size_t len);
 /* Files 0 to @n - 1 named by @path_of, file i holding "i\n": 0, or -1 when one cannot be written.
  */
 int kp_test_write_inputs(int n, void (*path_of)(char *buf, size_t len, int i));
+/* Files 0 to @n - 1 named by @path_of each stat()ed then opened through the inputs recorder. */
+void kp_test_read_inputs(int n, void (*path_of)(char *buf, size_t len, int i));
 /* An empty unnamed file in @dir for the recorder to spill to; -1 when none can be made. */
 int kp_test_spill_file(const char *dir);
 /*

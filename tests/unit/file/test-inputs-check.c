@@ -41,15 +41,7 @@ static void read_all(void)
 	char p[128];
 	DIR *d;
 
-	for (int i = 0; i < NFILES; i++) {
-		int fd;
-
-		path_of(p, sizeof(p), i);
-		kp_in_stat(p, &st);
-		fd = kp_in_open(p, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
-			close(fd);
-	}
+	kp_test_read_inputs(NFILES, path_of);
 	d = kp_in_opendir(dir);
 	if (d)
 		closedir(d);
