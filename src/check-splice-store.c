@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The splice's store in the result cache's entry: its parts put together (in one buffer, or
- * as the pieces a used splice's entry is written from) and taken apart.
+ * The splice's store in the result cache's entry: its parts put together as the pieces the
+ * entry is written from (nothing copied into one buffer) and taken apart.
  */
 #include "config.h"
 
@@ -13,44 +13,6 @@
 
 #define MAGIC "KPSPLIC3"
 
-int kp_splice_store_encode(const struct kp_graph *g, const unsigned char *sim, size_t simlen,
-			   const unsigned char *gp, size_t glen, const struct kp_check_capture *cap,
-			   int base_rc, enum kp_severity fail_on, unsigned char **p, size_t *len,
-			   const char **why)
-{
-	struct kp_byte_writer w = { 0 };
-	size_t at;
-
-	kp_bw_put(&w, MAGIC, 8);
-	kp_bw_put64(&w, simlen);
-	kp_bw_put(&w, sim, simlen);
-	at = w.len;
-	kp_bw_put64(&w, 0);
-	if (gp)
-		kp_bw_put(&w, gp, glen);
-	else
-		kp_graph_store_encode(&w, g);
-	if (!w.failed)
-		kp_store64(w.p + at, w.len - at - 8);
-	if (w.failed) {
-		*why = "the graph: out of memory, or a count over 32 bits";
-		free(w.p);
-		return -1;
-	}
-	if (kp_splice_report_encode(&w, cap, g, base_rc, fail_on, why) < 0) {
-		free(w.p);
-		return -1;
-	}
-	if (w.failed) {
-		*why = "the report: out of memory";
-		free(w.p);
-		return -1;
-	}
-	*p = w.p;
-	*len = w.len;
-	return 0;
-}
-
 _Static_assert(KP_SPLICE_STORE_PIECES <= KP_RC_PIECES, "a store's pieces are kept whole");
 
 int kp_splice_store_pieces(const struct kp_graph *g, unsigned char *sim, size_t simlen,
@@ -58,8 +20,11 @@ int kp_splice_store_pieces(const struct kp_graph *g, unsigned char *sim, size_t 
 			   int base_rc, enum kp_severity fail_on,
 			   struct kp_splice_store_pieces *out, const char **why)
 {
-	struct kp_byte_writer gw = { 0 }, rw = { 0 };
-	unsigned char *head = malloc(24); /* the head (16 bytes), the graph part's length */
+	struct kp_graph_store_parts parts = { 0 };
+	struct kp_byte_writer rw = { 0 };
+	/* the head (16 bytes), the graph part's length (8), the graph part's head and mid (16) */
+	unsigned char *head = malloc(40);
+	size_t n = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->own[out->nown++] = sim;
@@ -68,13 +33,13 @@ int kp_splice_store_pieces(const struct kp_graph *g, unsigned char *sim, size_t 
 		goto fail;
 	out->own[out->nown++] = head;
 	if (!gp) {
-		kp_graph_store_encode(&gw, g);
-		out->own[out->nown++] = gw.p;
-		*why = "the graph: out of memory, or a count over 32 bits";
-		if (gw.failed)
+		if (kp_graph_store_encode_parts(g, &parts) < 0) {
+			*why = "the graph: out of memory, or a count over 32 bits";
 			goto fail;
-		gp = gw.p;
-		glen = gw.len;
+		}
+		out->own[out->nown++] = parts.table;
+		out->own[out->nown++] = parts.body;
+		glen = parts.len;
 	}
 	if (kp_splice_report_encode(&rw, cap, g, base_rc, fail_on, why) < 0) {
 		free(rw.p);
@@ -88,12 +53,21 @@ int kp_splice_store_pieces(const struct kp_graph *g, unsigned char *sim, size_t 
 	memcpy(head, MAGIC, 8);
 	kp_store64(head + 8, simlen);
 	kp_store64(head + 16, glen);
-	out->v[0] = (struct kp_rc_piece){ head, 16 };
-	out->v[1] = (struct kp_rc_piece){ sim, simlen };
-	out->v[2] = (struct kp_rc_piece){ head + 16, 8 };
-	out->v[3] = (struct kp_rc_piece){ gp, glen };
-	out->v[4] = (struct kp_rc_piece){ rw.p, rw.len };
-	out->n = KP_SPLICE_STORE_PIECES;
+	out->v[n++] = (struct kp_rc_piece){ head, 16 };
+	out->v[n++] = (struct kp_rc_piece){ sim, simlen };
+	out->v[n++] = (struct kp_rc_piece){ head + 16, 8 };
+	if (gp) {
+		out->v[n++] = (struct kp_rc_piece){ gp, glen };
+	} else {
+		memcpy(head + 24, parts.head, sizeof(parts.head));
+		memcpy(head + 36, parts.mid, sizeof(parts.mid));
+		out->v[n++] = (struct kp_rc_piece){ head + 24, sizeof(parts.head) };
+		out->v[n++] = (struct kp_rc_piece){ parts.table, parts.tlen };
+		out->v[n++] = (struct kp_rc_piece){ head + 36, sizeof(parts.mid) };
+		out->v[n++] = (struct kp_rc_piece){ parts.body, parts.blen };
+	}
+	out->v[n++] = (struct kp_rc_piece){ rw.p, rw.len };
+	out->n = n;
 	out->len = 24 + simlen + glen + rw.len;
 	return 0;
 fail:

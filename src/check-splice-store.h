@@ -32,29 +32,24 @@ struct kp_splice_stored {
 /*
  * The store of the simulation part @sim (@simlen bytes), the graph part @gp of @glen bytes
  * (an earlier store's, copied) or, @gp NULL, @g encoded, and the report @cap kept (@g->n
- * blocks) with @base_rc and @fail_on, in *@p (malloc()ed) of *@len. 0, or -1 with @why.
+ * blocks) with @base_rc and @fail_on, as the pieces the entry is written from
+ * (run-cache.h kp_run_cache_keep_pieces()): its head, the simulation part, the graph part's
+ * length, the graph part where it lies (an earlier store's in that entry's mapping: its
+ * 1.4 MB on amd64-6.1 neither copied nor faulted into a new buffer) or as the four parts
+ * kp_graph_store_encode_parts() made, the report part. "KPSPLIC3", the simulation part and
+ * the graph part each after its 64-bit length, then the report part to the end.
  */
-int kp_splice_store_encode(const struct kp_graph *g, const unsigned char *sim, size_t simlen,
-			   const unsigned char *gp, size_t glen, const struct kp_check_capture *cap,
-			   int base_rc, enum kp_severity fail_on, unsigned char **p, size_t *len,
-			   const char **why);
-/*
- * The store kp_splice_store_encode() makes, as the pieces a used splice's entry is written
- * from (run-cache.h kp_run_cache_keep_pieces()): its head, the simulation part, the graph
- * part's length, the graph part where it lies (an earlier store's in that entry's mapping:
- * its 2 MB on amd64-6.1 neither copied nor faulted into a new buffer), the report part.
- */
-#define KP_SPLICE_STORE_PIECES 5
+#define KP_SPLICE_STORE_PIECES 8
 struct kp_splice_store_pieces {
 	struct kp_rc_piece v[KP_SPLICE_STORE_PIECES];
 	size_t n, len; /* pieces, bytes */
-	/* the malloc()ed buffers they lie in: the head, the simulation, the graph part when
-	 * encoded, the report part */
+	/* the malloc()ed buffers they lie in: the head, the simulation, the graph part's table
+	 * and body when encoded, the report part */
 	unsigned char *own[KP_SPLICE_STORE_PIECES];
 	size_t nown;
 };
 /*
- * kp_splice_store_encode() into @out (zeroed first), @sim (malloc()ed) taken: freed with the
+ * The store's pieces into @out (zeroed first), @sim (malloc()ed) taken: freed with the
  * pieces, whatever the answer. 0, or -1 with @why (the pieces released).
  */
 int kp_splice_store_pieces(const struct kp_graph *g, unsigned char *sim, size_t simlen,

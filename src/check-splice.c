@@ -458,10 +458,11 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	unsigned char(*digests)[KP_SIM_IFACE_LEN];
 	struct kp_splice_stored st;
 	const unsigned char *prev, *out;
-	unsigned char *sim, *p = NULL;
+	struct kp_splice_store_pieces pieces;
+	unsigned char *sim;
 	const char *why = NULL;
 	struct kp_err err;
-	size_t len, simlen, plen, olen;
+	size_t simlen, plen, olen;
 	struct recomputed rr = { 0 };
 	bool copy = false;
 	char note[1024], ctxless[400];
@@ -520,14 +521,14 @@ void kp_check_splice_store(const struct kp_cli *cli, const struct kp_ctx *a,
 	 * A splice that ran kept the graph: the previous store's part, copied (compare_copy()).
 	 * A store that cannot be made says so in place of the measure's line.
 	 */
-	if (kp_splice_store_encode(&a->graph, sim, simlen, copy ? st.gp : NULL, st.glen, ask->cap,
-				   ask->base_rc, ask->out->fail_on, &p, &len, &why) < 0) {
+	if (kp_splice_store_pieces(&a->graph, sim, simlen, copy ? st.gp : NULL, st.glen, ask->cap,
+				   ask->base_rc, ask->out->fail_on, &pieces, &why) < 0) {
 		snprintf(note, sizeof(note), "splice: not stored: %.200s", why);
 		kp_run_cache_note(cli->runs, note);
 	} else {
-		kp_run_cache_keep(cli->runs, p, len);
+		/* written from where its pieces lie: the copied graph part in the previous store */
+		kp_run_cache_keep_pieces(cli->runs, pieces.v, pieces.n, pieces.own, pieces.nown);
 	}
 	kp_splice_stored_release(&st);
-	free(sim);
 	free(digests);
 }

@@ -195,7 +195,7 @@ static unsigned char *put_var(unsigned char *q, uint64_t v)
 	return q;
 }
 
-void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
+int kp_graph_store_encode_parts(const struct kp_graph *g, struct kp_graph_store_parts *out)
 {
 	struct kp_byte_writer body = { 0 };
 	struct names nm = { 0 };
@@ -260,17 +260,45 @@ void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
 		body.failed = true;
 	else if (q)
 		body.len = (size_t)(q - body.p);
-	kp_bw_put(w, MAGIC, 8);
-	kp_bw_put32(w, nm.n);
-	kp_bw_put(w, nm.table.p, nm.table.len);
-	kp_bw_put32(w, g->n);
-	kp_bw_put(w, body.p, body.len);
-	if (body.failed || nm.table.failed)
-		w->failed = true;
 	kp_symbol_index_release(&nm.index);
 	free(nm.slots);
-	free(nm.table.p);
-	free(body.p);
+	memset(out, 0, sizeof(*out));
+	if (body.failed || nm.table.failed || nm.n > UINT32_MAX) {
+		free(nm.table.p);
+		free(body.p);
+		return -1;
+	}
+	memcpy(out->head, MAGIC, 8);
+	kp_store32(out->head + 8, (uint32_t)nm.n);
+	kp_store32(out->mid, (uint32_t)g->n);
+	out->table = nm.table.p;
+	out->tlen = nm.table.len;
+	out->body = body.p;
+	out->blen = body.len;
+	out->len = sizeof(out->head) + out->tlen + sizeof(out->mid) + out->blen;
+	return 0;
+}
+
+void kp_graph_store_parts_release(struct kp_graph_store_parts *parts)
+{
+	free(parts->table);
+	free(parts->body);
+	memset(parts, 0, sizeof(*parts));
+}
+
+void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g)
+{
+	struct kp_graph_store_parts parts;
+
+	if (kp_graph_store_encode_parts(g, &parts) < 0) {
+		w->failed = true;
+		return;
+	}
+	kp_bw_put(w, parts.head, sizeof(parts.head));
+	kp_bw_put(w, parts.table, parts.tlen);
+	kp_bw_put(w, parts.mid, sizeof(parts.mid));
+	kp_bw_put(w, parts.body, parts.blen);
+	kp_graph_store_parts_release(&parts);
 }
 
 int kp_graph_store_compare(const unsigned char *p, size_t len, const struct kp_graph *g,

@@ -82,6 +82,20 @@ struct kp_graph_stored {
 /* @g's interface appended to @w (a failure sets @w->failed). */
 void kp_graph_store_encode(struct kp_byte_writer *w, const struct kp_graph *g);
 /*
+ * The same bytes as the four parts they are made of, for a writer that writes them from where
+ * they lie (a cold run's store: no copy of the table and the body into one buffer): the head
+ * (magic, name count), the name table, the node count, the body; @len in all.
+ */
+struct kp_graph_store_parts {
+	unsigned char head[12], mid[4];
+	unsigned char *table, *body; /* malloc()ed, owned */
+	size_t tlen, blen, len;
+};
+/* @g's interface as @out's parts (zeroed first): 0; -1 out of memory or a count over 32 bits. */
+int kp_graph_store_encode_parts(const struct kp_graph *g, struct kp_graph_store_parts *out);
+/* Frees what @parts owns (not @parts); zeroes it. */
+void kp_graph_store_parts_release(struct kp_graph_store_parts *parts);
+/*
  * Whether @p of @len bytes (an interface copied from an earlier store) is byte for byte what
  * kp_graph_store_encode() writes for @g: 0; 1, the fresh encoding's length in *@flen and the
  * first byte that differs in *@at; or -1 (out of memory, or a count over 32 bits).

@@ -11,7 +11,8 @@
  * sanitizer build checks that). Read lazily (kp_graph_store_open(), kp_graph_rebuild_lazy()):
  * the stored load order and cycle flags, no edge until a node is asked for, then that node's
  * edges and dependencies the graph's and no other's; a node's damaged edges refused only when
- * it is asked for; a KPGRST01 store refused.
+ * it is asked for; a KPGRST01 store refused. The encoder's parts (a cold run's store is
+ * written from them) joined are its bytes.
  */
 #include <ftw.h>
 #include <stdarg.h>
@@ -140,6 +141,28 @@ static bool is_ref_encoding(const unsigned char *p, size_t len, const struct kp_
 	same = qlen == len && !memcmp(p, q, len);
 	*names = len >= 12 ? kp_load32(p + 8, false) : 0;
 	free(q);
+	return same;
+}
+
+/*
+ * Whether kp_graph_store_encode_parts()'s four parts, one after another, are @p of @len bytes
+ * (kp_graph_store_encode()'s): the bytes a cold run's store is written from.
+ */
+static bool parts_join(const unsigned char *p, size_t len, const struct kp_graph *g)
+{
+	struct kp_graph_store_parts parts;
+	struct kp_byte_writer w = { 0 };
+	bool same;
+
+	if (kp_graph_store_encode_parts(g, &parts) < 0)
+		return false;
+	kp_bw_put(&w, parts.head, sizeof(parts.head));
+	kp_bw_put(&w, parts.table, parts.tlen);
+	kp_bw_put(&w, parts.mid, sizeof(parts.mid));
+	kp_bw_put(&w, parts.body, parts.blen);
+	same = !w.failed && parts.len == len && w.len == len && !memcmp(w.p, p, len);
+	kp_graph_store_parts_release(&parts);
+	free(w.p);
 	return same;
 }
 
@@ -578,6 +601,7 @@ static void built(struct tap *t)
 	same = is_ref_encoding(p, len, &w.g, &names);
 	tap_ok(t, same && names == 8,
 	       "built: the plain encoder's bytes (%zu), each of the %u names once", len, names);
+	tap_ok(t, parts_join(p, len, &w.g), "built: the encoder's parts joined are its bytes");
 	free(p);
 	changes(t, &w, "user", "prov");
 	tb_free(&w);
@@ -673,6 +697,8 @@ static void fixtures(struct tap *t)
 	same = is_ref_encoding(p, len, &w.g, &names);
 	tap_is_intf(t, same ? (long)names : -1L, 24,
 		    "6.1 fixtures: the plain encoder's bytes (%zu), %u names", len, names);
+	tap_ok(t, parts_join(p, len, &w.g),
+	       "6.1 fixtures: the encoder's parts joined are its bytes (%zu)", len);
 	damage(t, p, len, 13, &w.g, "6.1 fixtures");
 	for (size_t i = 0; i < w.g.n; i++)
 		if (w.g.nodes[i].ndeps) {
