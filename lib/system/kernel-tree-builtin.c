@@ -2,11 +2,11 @@
 /*
  * The built-in modules of a kernel tree under a root. What depmod reads is read
  * the same way here: modules.builtin (one "kernel/<path>.ko" per line, written by
- * modules_install) and modules.builtin.modinfo ("name.key=value\0" records).
- * libkmod reads the modprobe.d configuration; its public API offers no way to
- * list built-in modules, and its lookups need the .bin indexes that depmod
- * writes at install time (missing in unpacked packages), so the text files
- * are parsed here.
+ * modules_install). libkmod reads the modprobe.d configuration; its public API offers
+ * no way to list built-in modules, and its lookups need the .bin indexes that depmod
+ * writes at install time (missing in unpacked packages), so the text file is parsed
+ * here. modules.builtin.modinfo is read only where its records are used: the aliases
+ * of built-in drivers when there are no .bin indexes (modprobe-chain-text.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -121,75 +121,10 @@ int kp_tree_read_builtin(struct kp_tree *t, struct kp_err *err)
 	return 0;
 }
 
-int kp_tree_read_builtin_modinfo(struct kp_tree *t, struct kp_err *err)
-{
-	struct kp_bytes b;
-	char *path;
-	size_t cap = 0, off = 0;
-	int r;
-
-	r = read_moddir_file(t, "modules.builtin.modinfo", &b, &path, err);
-	if (r <= 0)
-		return r;
-	r = 0;
-	while (off < b.len && r == 0) {
-		const char *rec = (const char *)b.data + off;
-		const char *nul = memchr(rec, '\0', b.len - off);
-		size_t l = nul ? (size_t)(nul - rec) : b.len - off;
-		const char *dot, *eq;
-		struct kp_builtin_info *bi;
-
-		off += l + 1;
-		if (!l)
-			continue; /* padding */
-		dot = memchr(rec, '.', l);
-		eq = dot ? memchr(dot, '=', l - (size_t)(dot - rec)) : NULL;
-		if (!dot || dot == rec || !eq || eq == dot + 1) {
-			r = kp_err_set(err, "%s: record at offset %zu is not module.key=value",
-				       path, off - l - 1);
-			break;
-		}
-		if (kp_grow(&t->builtin_info, &cap, t->nbuiltin_info + 1,
-			    sizeof(*t->builtin_info)) < 0) {
-			r = kp_err_set(err, "out of memory");
-			break;
-		}
-		bi = &t->builtin_info[t->nbuiltin_info];
-		bi->module = kp_arena_strndup(&t->arena, rec, (size_t)(dot - rec));
-		bi->key = kp_arena_strndup(&t->arena, dot + 1, (size_t)(eq - dot - 1));
-		bi->value = kp_arena_strndup(&t->arena, eq + 1, l - (size_t)(eq + 1 - rec));
-		if (!bi->module || !bi->key || !bi->value) {
-			r = kp_err_set(err, "out of memory");
-			break;
-		}
-		t->nbuiltin_info++;
-	}
-	kp_bytes_release(&b);
-	free(path);
-	return r;
-}
-
 bool kp_tree_is_builtin(const struct kp_tree *t, const char *name)
 {
 	char key[256];
 
 	kp_modname_from_path(key, sizeof(key), name, KP_MODNAME_KO);
 	return kp_sorted_contains((const char *const *)t->builtin, t->nbuiltin, key);
-}
-
-const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, const char *key)
-{
-	char mod[256];
-
-	kp_modname_from_path(mod, sizeof(mod), name, KP_MODNAME_KO);
-	for (size_t i = 0; i < t->nbuiltin_info; i++) {
-		char have[256];
-
-		if (strcmp(t->builtin_info[i].key, key))
-			continue;
-		kp_modname_from_path(have, sizeof(have), t->builtin_info[i].module, KP_MODNAME_KO);
-		if (!strcmp(have, mod))
-			return t->builtin_info[i].value;
-	}
-	return NULL;
 }

@@ -15,7 +15,5 @@ void kp_tree_find_files(struct kp_tree *t);
 
 /* modules.builtin of t->moddir (none: 0); -1 with @err when unreadable or malformed. */
 int kp_tree_read_builtin(struct kp_tree *t, struct kp_err *err);
-/* modules.builtin.modinfo of t->moddir (none: 0); -1 with @err when unreadable or malformed. */
-int kp_tree_read_builtin_modinfo(struct kp_tree *t, struct kp_err *err);
 
 #endif

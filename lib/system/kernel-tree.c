@@ -360,8 +360,7 @@ int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struc
 	}
 	bases_release(&mb);
 	kp_tree_find_files(t);
-	if (kp_tree_read_builtin(t, err) < 0 || kp_tree_read_builtin_modinfo(t, err) < 0 ||
-	    read_modprobe_config(t, kc, err) < 0)
+	if (kp_tree_read_builtin(t, err) < 0 || read_modprobe_config(t, kc, err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -404,7 +403,6 @@ void kp_tree_release(struct kp_tree *t)
 	free(t->vmlinux_path);
 	free(t->builtin);
 	free(t->builtin_paths);
-	free(t->builtin_info);
 	free(t->modprobe_blacklist);
 	kp_arena_release(&t->arena);
 	memset(t, 0, sizeof(*t));

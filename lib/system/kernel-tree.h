@@ -19,13 +19,6 @@
 #include "modprobe-snapshot.h"
 #include "util/util.h"
 
-/* One "module.key=value" record of modules.builtin.modinfo. */
-struct kp_builtin_info {
-	const char *module; /* as written (KBUILD_MODNAME: '_' not '-') */
-	const char *key;
-	const char *value;
-};
-
 struct kp_tree {
 	char *root; /* as given; "/" when NULL was given */
 	/*
@@ -48,9 +41,6 @@ struct kp_tree {
 	char **builtin_paths; /* same index: "kernel/fs/ext4/ext4.ko" */
 	size_t nbuiltin;
 	bool have_builtin_list; /* modules.builtin was present */
-
-	struct kp_builtin_info *builtin_info; /* modules.builtin.modinfo, file order */
-	size_t nbuiltin_info;
 
 	/* "blacklist" commands of modprobe.d under the root (read with libkmod). */
 	char **modprobe_blacklist;
@@ -97,8 +87,6 @@ char *kp_tree_btf_vmlinux(const struct kp_tree *t);
 
 /* True if module @name ("-" and "_" alike) is built into the kernel. */
 bool kp_tree_is_builtin(const struct kp_tree *t, const char *name);
-/* The first value of @key for built-in module @name, or NULL. */
-const char *kp_tree_builtin_modinfo(const struct kp_tree *t, const char *name, const char *key);
 
 /*
  * Loads the tree's kernel exports into @b: Module.symvers when found (it has

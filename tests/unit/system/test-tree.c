@@ -54,20 +54,6 @@ static void test_tree(struct tap *t)
 	       "usb-storage built in ('-' and '_')");
 	tap_ok(t, kp_tree_is_builtin(&tr, "ext4") && !kp_tree_is_builtin(&tr, "nvidia"),
 	       "ext4 built in, nvidia not");
-	tap_is_str(t, kp_tree_builtin_modinfo(&tr, "usb-storage", "import_ns"), "USB_STORAGE",
-		   "builtin modinfo import_ns");
-	tap_is_str(t, kp_tree_builtin_modinfo(&tr, "ext4", "description"),
-		   "Fourth Extended Filesystem", "builtin modinfo description");
-	tap_ok(t, kp_tree_builtin_modinfo(&tr, "ext4", "author") == NULL, "absent key: NULL");
-	tap_is_int(t, tr.nbuiltin_info, 6, "modules.builtin.modinfo records");
-	tap_is_str(t,
-		   kp_tree_builtin_modinfo(&tr, "kernel/drivers/usb/storage/usb-storage.ko",
-					   "parmtype"),
-		   "delay_use:uint", "a key given twice: the file's first value, by path");
-	tap_ok(t, kp_tree_builtin_modinfo(&tr, "usb_storage", "description") == NULL,
-	       "a key of another module only: NULL");
-	tap_ok(t, kp_tree_builtin_modinfo(&tr, "nvidia", "license") == NULL,
-	       "a module not built in: NULL");
 	tap_is_int(t, tr.nmodprobe_blacklist, 2, "modprobe.d blacklist entries (libkmod)");
 	tap_ok(t,
 	       tr.nmodprobe_blacklist == 2 && ((!strcmp(tr.modprobe_blacklist[0], "pcspkr") &&
