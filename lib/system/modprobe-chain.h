@@ -46,6 +46,7 @@ struct kp_chain_module {
 
 struct kmod_ctx;
 struct kp_index_memo;
+struct kp_kmod_memo;
 
 struct kp_chain {
 	const char *root;
@@ -55,7 +56,10 @@ struct kp_chain {
 	struct kp_kmod_copy own_kc; /* @kc when kp_chain_open() was given none */
 	struct kp_index_memo *memo; /* the indexes that passed before (borrowed), or NULL */
 	enum kp_chain_source source;
-	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
+	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD, once a question needs libkmod */
+	/* KP_CHAIN_LIBKMOD: the configuration directories kmod_new() is given, NULL-terminated */
+	const char *kpaths[KP_CHAIN_CONF_DIRS + 1];
+	struct kp_kmod_memo *kmemo; /* libkmod's answers (borrowed), or NULL */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
 	bool alias_checked, symbols_checked; /* checked when a lookup can reach them */
 	char *dep_text;			     /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
@@ -81,11 +85,14 @@ struct kp_chain {
  * the chain makes its own when needed and kp_chain_close() removes it.
  * @memo: the .bin indexes whose file state passed the check before (cache/index-memo.h;
  * borrowed, NULL: every index walked), not walked again (modprobe-index.c).
+ * @kmemo: libkmod's answers for the same inputs (cache/kmod-memo.h; borrowed, NULL: libkmod
+ * answers every question): replayed, and libkmod opened only for a question it cannot
+ * answer, whose answer it records; never when libkmod reads a private copy.
  */
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
 		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_index_memo *memo,
-		  struct kp_err *err);
+		  struct kp_kmod_memo *kmemo, struct kp_err *err);
 void kp_chain_close(struct kp_chain *c);
 
 /*
