@@ -263,10 +263,11 @@ static bool has_null(const char *const *s, size_t n)
 /*
  * libkmod's blacklist (kmod_config_get_blacklists(): the modprobe.d "blacklist" lines and the
  * command line's modprobe.blacklist=) of kmod_new(@kmoddir, @kpaths) into @t, and into
- * @kmemo (NULL: none). 0, or -1 with @err.
+ * @kmemo (NULL: none); the kmod_new() counted in @counts (NULL: not). 0, or -1 with @err.
  */
 static int kmod_blacklist(struct kp_tree *t, const char *kmoddir, const char *const *kpaths,
-			  struct kp_kmod_memo *kmemo, struct kp_err *err)
+			  struct kp_kmod_memo *kmemo, struct kp_kmod_memo *counts,
+			  struct kp_err *err)
 {
 	struct kmod_config_iter *it;
 	struct kmod_ctx *ctx;
@@ -274,7 +275,7 @@ static int kmod_blacklist(struct kp_tree *t, const char *kmoddir, const char *co
 	int r = 0;
 
 	ctx = kmod_new(kmoddir, kpaths);
-	kp_kmod_memo_opened(kmemo);
+	kp_kmod_memo_opened(counts);
 	if (!ctx)
 		return kp_err_set(err, "%s: libkmod cannot read the modprobe configuration",
 				  t->moddir);
@@ -311,6 +312,7 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared,
 	char *owned[KP_ARRAY_SIZE(dirs)] = { NULL };
 	struct kp_kmod_copy own = { .active = false };
 	struct kp_kmod_copy *kc = &own;
+	struct kp_kmod_memo *counts;
 	struct kp_kmod_answer a;
 	size_t n = 0, cap = 0;
 	int r = 0;
@@ -342,13 +344,14 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared,
 			goto out;
 	}
 	kp_in_note_kmod(t->moddir, paths);
+	counts = kmemo;
 	if (kc->active || !kp_kmod_memo_bind(kmemo, t->moddir, paths))
 		kmemo = NULL;
 	if (kp_kmod_memo_get(kmemo, 'B', "", &a) && a.code == 0 && !has_null(a.s, a.n))
 		r = add_blacklist(t, &cap, a.s, a.n, err);
 	else
 		r = kmod_blacklist(t, kp_kmod_dir(kc, t->moddir), kp_kmod_paths(kc, paths), kmemo,
-				   err);
+				   counts, err);
 out:
 	kp_kmod_copy_remove(&own); /* @shared is its owner's */
 	for (size_t i = 0; i < KP_ARRAY_SIZE(dirs); i++)

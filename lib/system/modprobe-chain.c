@@ -65,7 +65,7 @@ static struct kmod_ctx *chain_ctx(struct kp_chain *c, struct kp_err *err)
 	if (c->ctx)
 		return c->ctx;
 	c->ctx = kmod_new(kp_kmod_dir(c->kc, c->moddir), c->kpaths);
-	kp_kmod_memo_opened(c->kmemo);
+	kp_kmod_memo_opened(c->kmemo_counts);
 	if (!c->ctx) {
 		kp_err_set(err, "%s: libkmod cannot open the indexes", c->moddir);
 		return NULL;
@@ -142,6 +142,7 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	memcpy(c->kpaths, kpaths, sizeof(c->kpaths));
 	c->source = KP_CHAIN_LIBKMOD;
 	/* answers replayed while what libkmod reads is the same: kmod_new() only on a miss */
+	c->kmemo_counts = kmemo;
 	if (kmemo && !c->kc->active && kp_kmod_memo_bind(kmemo, moddir, paths))
 		c->kmemo = kmemo;
 	else if (!chain_ctx(c, err)) {

@@ -60,6 +60,7 @@ struct kp_chain {
 	/* KP_CHAIN_LIBKMOD: the configuration directories kmod_new() is given, NULL-terminated */
 	const char *kpaths[KP_CHAIN_CONF_DIRS + 1];
 	struct kp_kmod_memo *kmemo; /* libkmod's answers (borrowed), or NULL */
+	struct kp_kmod_memo *kmemo_counts; /* the memo given, bound or not: kmod_new() counted */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
 	bool alias_checked, symbols_checked; /* checked when a lookup can reach them */
 	char *dep_text;			     /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
