@@ -14,6 +14,7 @@
 
 #include "cache/kmod-memo.h"
 #include "file/inputs.h"
+#include "modprobe-chain.h"
 #include "modprobe-index.h"
 #include "modprobe-snapshot.h"
 #include "kernel-tree.h"
@@ -272,10 +273,15 @@ static int kmod_blacklist(struct kp_tree *t, const char *kmoddir, const char *co
 	struct kmod_config_iter *it;
 	struct kmod_ctx *ctx;
 	size_t first = t->nmodprobe_blacklist, cap = 0;
+	char *said = NULL;
 	int r = 0;
 
-	ctx = kmod_new(kmoddir, kpaths);
+	ctx = kp_kmod_new_said(kmoddir, kpaths, true, &said);
 	kp_kmod_memo_opened(counts);
+	/* what it printed, for a replay to print: without it, no replay */
+	if (said)
+		kp_kmod_memo_put(kmemo, 'O', "tree", 0, 1, (const char *const *)&said);
+	free(said);
 	if (!ctx)
 		return kp_err_set(err, "%s: libkmod cannot read the modprobe configuration",
 				  t->moddir);
@@ -313,7 +319,7 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared,
 	struct kp_kmod_copy own = { .active = false };
 	struct kp_kmod_copy *kc = &own;
 	struct kp_kmod_memo *counts;
-	struct kp_kmod_answer a;
+	struct kp_kmod_answer a, said;
 	size_t n = 0, cap = 0;
 	int r = 0;
 
@@ -347,9 +353,12 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared,
 	counts = kmemo;
 	if (kc->active || !kp_kmod_memo_bind(kmemo, t->moddir, paths))
 		kmemo = NULL;
-	if (kp_kmod_memo_get(kmemo, 'B', "", &a) && a.code == 0 && !has_null(a.s, a.n))
+	if (kp_kmod_memo_get(kmemo, 'O', "tree", &said) && said.code == 0 && said.n == 1 &&
+	    said.s[0] && kp_kmod_memo_get(kmemo, 'B', "", &a) && a.code == 0 &&
+	    !has_null(a.s, a.n)) {
+		fputs(said.s[0], stderr); /* what libkmod printed when it parsed them */
 		r = add_blacklist(t, &cap, a.s, a.n, err);
-	else
+	} else
 		r = kmod_blacklist(t, kp_kmod_dir(kc, t->moddir), kp_kmod_paths(kc, paths), kmemo,
 				   counts, err);
 out:

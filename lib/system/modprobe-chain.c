@@ -59,13 +59,79 @@ static void kmod_log_fn(void *data, int priority, const char *file, int line, co
 	log->set = true;
 }
 
+static void kmod_silent(void *data, int priority, const char *file, int line, const char *fn,
+			const char *format, va_list args)
+{
+}
+
+struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, bool echo,
+				  char **said)
+{
+	FILE *real = stderr, *mem;
+	struct kmod_ctx *ctx;
+	char *buf = NULL;
+	size_t len = 0;
+
+	*said = NULL;
+	fflush(stderr);
+	/*
+	 * libkmod logs to the FILE that stderr is when kmod_new() runs (its log_data), not to
+	 * descriptor 2: a stream swapped in for that call alone gets its messages, and a signal
+	 * handler's write(2) still reaches the terminal. Written on at once, as before.
+	 */
+	mem = open_memstream(&buf, &len);
+	if (mem)
+		stderr = mem;
+	ctx = kmod_new(dir, paths);
+	if (ctx)
+		kmod_set_log_fn(ctx, kmod_silent, NULL); /* never to @mem once it is closed */
+	stderr = real;
+	if (!mem)
+		return ctx;
+	if (fclose(mem) == 0 && buf) {
+		if (echo)
+			fwrite(buf, 1, len, stderr);
+		if (!memchr(buf, '\0', len))
+			*said = buf; /* kept only when it is one string, whole */
+		else
+			free(buf);
+	} else {
+		free(buf);
+	}
+	return ctx;
+}
+
+/*
+ * What libkmod printed when kp_chain_open() or the tree opened it, printed again on replay
+ * in its place; true when the memo holds it (else libkmod is to be opened).
+ */
+static bool replay_said(struct kp_chain *c)
+{
+	struct kp_kmod_answer a;
+
+	if (c->said)
+		return true;
+	if (!kp_kmod_memo_get(c->kmemo, 'O', "chain", &a) || a.code != 0 || a.n != 1 || !a.s[0])
+		return false;
+	fputs(a.s[0], stderr);
+	c->said = true;
+	return true;
+}
+
 /* libkmod's context, made on the first question the memo (if any) could not answer. */
 static struct kmod_ctx *chain_ctx(struct kp_chain *c, struct kp_err *err)
 {
+	char *said = NULL;
+
 	if (c->ctx)
 		return c->ctx;
-	c->ctx = kmod_new(kp_kmod_dir(c->kc, c->moddir), c->kpaths);
+	/* said once already (replayed at open): the same text, not printed twice */
+	c->ctx = kp_kmod_new_said(kp_kmod_dir(c->kc, c->moddir), c->kpaths, !c->said, &said);
 	kp_kmod_memo_opened(c->kmemo_counts);
+	if (said)
+		kp_kmod_memo_put(c->kmemo, 'O', "chain", 0, 1, (const char *const *)&said);
+	c->said = true;
+	free(said);
 	if (!c->ctx) {
 		kp_err_set(err, "%s: libkmod cannot open the indexes", c->moddir);
 		return NULL;
@@ -145,7 +211,8 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	c->kmemo_counts = kmemo;
 	if (kmemo && !c->kc->active && kp_kmod_memo_bind(kmemo, moddir, paths))
 		c->kmemo = kmemo;
-	else if (!chain_ctx(c, err)) {
+	/* what libkmod printed when opened, printed here as when it opens here */
+	if (!replay_said(c) && !chain_ctx(c, err)) {
 		kp_chain_close(c);
 		return -1;
 	}

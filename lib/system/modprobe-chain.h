@@ -61,6 +61,7 @@ struct kp_chain {
 	const char *kpaths[KP_CHAIN_CONF_DIRS + 1];
 	struct kp_kmod_memo *kmemo; /* libkmod's answers (borrowed), or NULL */
 	struct kp_kmod_memo *kmemo_counts; /* the memo given, bound or not: kmod_new() counted */
+	bool said; /* what libkmod printed when opened was printed (or replayed) */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
 	bool alias_checked, symbols_checked; /* checked when a lookup can reach them */
 	char *dep_text;			     /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
@@ -95,6 +96,17 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_index_memo *memo,
 		  struct kp_kmod_memo *kmemo, struct kp_err *err);
 void kp_chain_close(struct kp_chain *c);
+
+/*
+ * kmod_new(@dir, @paths) as the chain and the kernel tree call it: what libkmod prints while
+ * it parses the configuration (to stderr, its log until one is set: a bad line, a directory
+ * among the files, a bad option on the command line) printed as before when @echo, and kept
+ * in *@said (malloc'ed, "" when it printed nothing; NULL when it could not be kept) so that a
+ * replay of libkmod's answers (cache/kmod-memo.h) prints the same. The context's log is
+ * silenced: the caller sets its own. The context, or NULL.
+ */
+struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, bool echo,
+				  char **said);
 
 /*
  * Resolves @name as modprobe would: the modules it names (an alias may name

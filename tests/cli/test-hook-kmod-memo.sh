@@ -72,12 +72,30 @@ grep -q "kp_nolicense.*blacklisted in modprobe.d" "$tmp/warm-kp_nolicense.err" &
 	grep -q "kp_plain kp-test-alias\|kp_plain extra/kp_plain.ko" "$tmp/warm-kp-test-alias.err"
 ok "... replayed: the blacklist, an alias, an install command, a name that resolves to nothing" $?
 # the blacklist, the chain, five symbols' owners, one owner's path (one owner asked twice)
+# (and what kmod_new() printed, for the tree and the chain)
 is "kp_symget: its symbols' owners and a path asked of libkmod" "$(kmod cold-kp_symget)" \
-	"1 answer(s) from the cache, 8 asked, opened 2 time(s); 1 stored, 0 refused"
+	"1 answer(s) from the cache, 10 asked, opened 2 time(s); 1 stored, 0 refused"
 is "... and replayed" "$(kmod warm-kp_symget)" \
-	"9 answer(s) from the cache, 0 asked, opened 0 time(s); 0 stored, 0 refused"
+	"11 answer(s) from the cache, 0 asked, opened 0 time(s); 0 stored, 0 refused"
 [ "$(memos | wc -l)" = 8 ] && [ "$(stat -c %a "$(memos | head -1)")" = 644 ]
 ok "one memo file per name asked, mode 0644" $?
+
+# what libkmod prints when it parses modprobe.d (a bad line: once for the tree, once for the
+# chain) printed on replay too
+echo 'frobnicate kp_plain' >"$conf/bad.conf"
+sleep 1.1
+ref ref-bad --root "$r" kp_plain
+hook cold-bad --root "$r" kp_plain
+hook warm-bad --root "$r" kp_plain
+[ "$(opened warm-bad)" = 0 ] && same ref-bad cold-bad && same ref-bad warm-bad &&
+	[ "$(grep -c "bad.conf line 1: ignoring bad line starting with 'frobnicate'" \
+		"$tmp/warm-bad.err")" = 2 ]
+ok "libkmod's messages about a bad modprobe.d line: printed on replay as libkmod prints them" $?
+rm "$conf/bad.conf"
+# KMOD_LOG raises libkmod's log level (its info lines print pointers): never replayed
+KMOD_LOG=info hook klog --root "$r" kp_plain
+[ "$(opened klog)" -ge 1 ] && grep -q "^libkmod: .*ctx 0x" "$tmp/klog.err"
+ok "KMOD_LOG set: libkmod asked, its own messages as it prints them" $?
 
 # changed inputs: each a miss, libkmod's new answer, stored for the next call
 # change NAME: after a change, libkmod asked again (cold) and the answer its own (ref), then
