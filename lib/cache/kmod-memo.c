@@ -23,7 +23,7 @@
 
 #define MAGIC	  "KPKMODA1"
 #define PREFIX	  "kmod-"
-#define MAX_FILES 64 /* the oldest beyond go when one is stored */
+#define MAX_FILES 256 /* the oldest beyond go when one is stored: one per name hooked */
 #define TAG	  "kopolicy libkmod answers 1 " PACKAGE_VERSION
 /* bounds on what a memo file may hold: a hook asks a handful of questions */
 #define MAX_RECORDS 4096

@@ -43,7 +43,8 @@
  * question as a counted string, i32 code, u32 count, the counted strings; byte-writer.h).
  * Believed only when kp_trusted_file() passes, the magic and CRC match, every length is in
  * bounds, every string NUL-free, and the key is byte for byte the one computed now; anything
- * else is a miss. A new state of the same tag replaces it; the oldest beyond 64 go.
+ * else is a miss. A new state of the same tag replaces it; the oldest beyond 256 go (one
+ * file per name the hook is asked about: the modules the install rules hook).
  *
  * One thread uses a memo.
  */

@@ -21,7 +21,9 @@
  * the dependencies and deps_from_index() gives the same list from the checked index, if
  * each is a file inside the root; dep_in_root() requires that of every dependency libkmod
  * lists. On replay both run again: either way the chain is the list recorded, each of its
- * files inside the root now, else the error libkmod's path would give.
+ * files inside the root now, else the error libkmod's path would give. What libkmod prints
+ * while kmod_new() parses modprobe.d (kp_kmod_new_said()) is part of its answer: printed
+ * again on replay where kmod_new() would have run.
  */
 #include <errno.h>
 #include <libkmod.h>
