@@ -20,8 +20,9 @@
  * modules.dep.bin line (kmod_module_parse_depline()). When one is missing, libkmod fails
  * the dependencies and deps_from_index() gives the same list from the checked index, if
  * each is a file inside the root; dep_in_root() requires that of every dependency libkmod
- * lists. On replay both run again: either way the chain is the list recorded, each of its
- * files inside the root now, else the error libkmod's path would give. What libkmod prints
+ * lists. So a replay takes a recorded list only while each of its files is a file inside
+ * the root (then libkmod, listing them or failing on one's stat(), gives that same chain),
+ * and never a recorded failure: either way libkmod is asked again. What libkmod prints
  * while kmod_new() parses modprobe.d (kp_kmod_new_said()) is part of its answer: printed
  * again on replay where kmod_new() would have run.
  */
@@ -508,12 +509,21 @@ static int take_lookup(struct lookup *lk, const char *norm, size_t *cap, struct 
 			continue;
 		}
 		r = deps_of(lk, f, err);
+		/*
+		 * libkmod failed on a dependency's file (it stat()s them, by name on the host:
+		 * not in the memo's key), or one it listed is no file inside the root now: on
+		 * replay, libkmod is asked again, for its own answer and message
+		 */
+		if (r == 0 && f->deps == 'f' && !f->mod)
+			return MISS;
 		if (r == 0 && f->deps == 'f')
 			r = deps_from_index(c, cap, f->name, f->msg, err);
 		for (size_t j = 0; r == 0 && j < f->ndep; j++) {
 			r = kp_chain_add(c, cap, f->dep[2 * j], f->dep[2 * j + 1], false, err);
 			if (r == 0)
 				r = dep_in_root(c, f->dep[2 * j], f->name, err);
+			if (r < 0 && !f->mod)
+				return MISS;
 		}
 		if (r == 0)
 			r = path_of(lk, f, err);

@@ -129,6 +129,26 @@ mv "$conf/install.conf" "$conf/install.conf.off"
 change rename
 ok "a modprobe.d file renamed away: a miss" $?
 mv "$conf/install.conf.off" "$conf/install.conf"
+# a dependency's file gone without depmod (libkmod stat()s it by name: not in the key): the
+# replay is refused, libkmod asked (its message names its context's address: masked)
+sleep 1.1
+hook dep-warm --root "$r" kp_use_prop
+hook dep-warm2 --root "$r" kp_use_prop
+mv "$md/extra/kp_prop_prov.ko" "$tmp/"
+ref ref-gone --root "$r" kp_use_prop
+hook gone --root "$r" kp_use_prop
+mask() { sed 's/0x[0-9a-f]*/0x/g' "$tmp/$1.msg"; }
+[ "$(opened dep-warm2)" = 0 ] && [ "$(opened gone)" -ge 1 ] &&
+	cmp -s "$tmp/ref-gone.rc" "$tmp/gone.rc" && [ "$(mask ref-gone)" = "$(mask gone)" ] &&
+	grep -q "dependencies of kp_use_prop" "$tmp/gone.err"
+st=$?
+ok "a dependency's file removed without depmod: not replayed, libkmod's answer ($(cat "$tmp/gone.rc"))" $st
+mv "$tmp/kp_prop_prov.ko" "$md/extra/"
+hook back --root "$r" kp_use_prop
+hook back2 --root "$r" kp_use_prop
+[ "$(opened back)" -ge 1 ] && [ "$(opened back2)" = 0 ] && same dep-warm2 back &&
+	same dep-warm2 back2
+ok "... and back: libkmod asked (a failure recorded is never replayed), then replayed" $?
 # depmod again: modules.dep.bin and modules.alias.bin replaced (a new module listed)
 cp "$fx/kp_test.ko" "$md/extra/"
 depmod -b "$r" "$rel" 2>/dev/null
