@@ -51,16 +51,16 @@ struct record {
 };
 
 struct kp_kmod_memo {
-	int dirfd;	 /* the facts directory (borrowed); -1: nothing read or written */
-	char *question;	 /* the name the hook was asked about */
-	char *moddir;	 /* after the first kp_kmod_memo_bind() */
-	char **paths;	 /* its modprobe.d directories, NULL-terminated */
-	bool bound;	 /* the key was computed whole and every state is trusted and settled */
-	bool gone;	 /* unbound for good (a bind with other directories, or a failed key) */
-	bool added;	 /* records libkmod answered this run */
+	int dirfd;	    /* the facts directory (borrowed); -1: nothing read or written */
+	char *question;	    /* the name the hook was asked about */
+	char *moddir;	    /* after the first kp_kmod_memo_bind() */
+	char **paths;	    /* its modprobe.d directories, NULL-terminated */
+	bool bound;	    /* the key was computed whole and every state is trusted and settled */
+	bool gone;	    /* unbound for good (a bind with other directories, or a failed key) */
+	bool added;	    /* records libkmod answered this run */
 	unsigned char *key; /* with @bound: the key (tag and states) */
 	size_t keylen;
-	char name[64]; /* the memo file */
+	char name[64];		/* the memo file */
 	struct timespec before; /* the settle rule's reference, taken before libkmod reads */
 	uid_t euid;
 	struct kp_fs_devs devs;
@@ -185,7 +185,8 @@ static char **conf_names(int dfd, size_t *n)
 		size_t len = strlen(de->d_name);
 
 		if (de->d_name[0] == '.' || len < 6 ||
-		    (strcmp(de->d_name + len - 5, ".conf") && strcmp(de->d_name + len - 6, ".alias")))
+		    (strcmp(de->d_name + len - 5, ".conf") &&
+		     strcmp(de->d_name + len - 6, ".alias")))
 			continue;
 		if (kp_grow(&v, &cap, *n + 1, sizeof(*v)) < 0 || !(v[*n] = strdup(de->d_name)))
 			fail = true;

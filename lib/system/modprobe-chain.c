@@ -67,8 +67,7 @@ static void kmod_silent(void *data, int priority, const char *file, int line, co
 {
 }
 
-struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, bool echo,
-				  char **said)
+struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, bool echo, char **said)
 {
 	FILE *real = stderr, *mem;
 	struct kmod_ctx *ctx;
@@ -458,7 +457,9 @@ static int deps_of(struct lookup *lk, struct found *f, struct kp_err *err)
 	}
 	f->deps = 'd';
 	kmod_list_foreach(d, deps)
+	{
 		f->ndep++;
+	}
 	f->dep = kp_arena_alloc(&lk->arena, (2 * f->ndep + 1) * sizeof(*f->dep));
 	oom = !f->dep;
 	kmod_list_foreach(d, deps)
@@ -570,7 +571,7 @@ static const char **encode_lookup(struct lookup *lk, size_t *n)
 	return s;
 }
 
-/* The memo's answer @a (code 0) decoded into @lk: false when it is not one encode_lookup() wrote. */
+/* The memo's answer @a (code 0) into @lk: false when it is not one encode_lookup() wrote. */
 static bool decode_lookup(struct lookup *lk, const struct kp_kmod_answer *a)
 {
 	size_t k = 0, n = 0;
@@ -682,7 +683,9 @@ static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, 
 		return lookup_failed(c, name, r, msg, err);
 	}
 	kmod_list_foreach(l, list)
+	{
 		lk.n++;
+	}
 	lk.f = kp_arena_alloc(&lk.arena, (lk.n + 1) * sizeof(*lk.f));
 	oom = !lk.f;
 	lk.n = 0;

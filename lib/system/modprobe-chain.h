@@ -56,12 +56,12 @@ struct kp_chain {
 	struct kp_kmod_copy own_kc; /* @kc when kp_chain_open() was given none */
 	struct kp_index_memo *memo; /* the indexes that passed before (borrowed), or NULL */
 	enum kp_chain_source source;
-	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD, once a question needs libkmod */
+	struct kmod_ctx *ctx; /* KP_CHAIN_LIBKMOD, once a question needs libkmod */
 	/* KP_CHAIN_LIBKMOD: the configuration directories kmod_new() is given, NULL-terminated */
 	const char *kpaths[KP_CHAIN_CONF_DIRS + 1];
-	struct kp_kmod_memo *kmemo; /* libkmod's answers (borrowed), or NULL */
+	struct kp_kmod_memo *kmemo;	   /* libkmod's answers (borrowed), or NULL */
 	struct kp_kmod_memo *kmemo_counts; /* the memo given, bound or not: kmod_new() counted */
-	bool said; /* what libkmod printed when opened was printed (or replayed) */
+	bool said;		/* what libkmod printed when opened was printed (or replayed) */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
 	bool alias_checked, symbols_checked; /* checked when a lookup can reach them */
 	char *dep_text;			     /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
