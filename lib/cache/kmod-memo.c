@@ -394,6 +394,60 @@ static void load(struct kp_kmod_memo *m)
 	free(buf);
 }
 
+/* The state of the file @path as the library record holds it; false when not settled. */
+static bool library_state(const struct kp_kmod_memo *m, const char *path, char *buf, size_t len)
+{
+	struct stat st;
+	uint64_t v[8];
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	kp_file_state(&st, v);
+	if (!kp_state_settled(v, &m->before))
+		return false; /* replaced just now: perhaps after it was loaded */
+	snprintf(buf, len, "%llx:%llx:%llx:%llx:%llx:%llx:%llx:%llx", (unsigned long long)v[0],
+		 (unsigned long long)v[1], (unsigned long long)v[2], (unsigned long long)v[3],
+		 (unsigned long long)v[4], (unsigned long long)v[5], (unsigned long long)v[6],
+		 (unsigned long long)v[7]);
+	return true;
+}
+
+/*
+ * The stored answers are libkmod's whose file is in the state recorded with them (an
+ * upgraded libkmod may answer otherwise): else, or without that record, none is kept.
+ */
+static void check_library(struct kp_kmod_memo *m)
+{
+	struct record *rec = NULL;
+	char now[200];
+
+	for (size_t i = 0; i < m->nrecs && !rec; i++)
+		if (m->recs[i].type == 'L')
+			rec = &m->recs[i];
+	if (rec && rec->n == 2 && rec->s[0] && rec->s[1] &&
+	    library_state(m, rec->s[0], now, sizeof(now)) && !strcmp(now, rec->s[1]))
+		return;
+	free_records(m);
+}
+
+void kp_kmod_memo_library(struct kp_kmod_memo *m, const char *path)
+{
+	char state[200];
+	const char *s[2] = { path, state };
+
+	if (!m || !m->bound)
+		return;
+	if (!path || !library_state(m, path, state, sizeof(state))) {
+		/* answers of a libkmod not known: nothing replayed, nothing stored */
+		m->bound = false;
+		m->gone = true;
+		free_records(m);
+		return;
+	}
+	kp_kmod_memo_put(m, 'L', "", 0, 2, s);
+	m->counts.asked--; /* not a question */
+}
+
 bool kp_kmod_memo_bind(struct kp_kmod_memo *m, const char *moddir, const char *const *paths)
 {
 	struct kp_byte_writer w = { 0 };
@@ -457,6 +511,7 @@ bool kp_kmod_memo_bind(struct kp_kmod_memo *m, const char *moddir, const char *c
 		free(t.p);
 	}
 	load(m);
+	check_library(m);
 	return true;
 }
 

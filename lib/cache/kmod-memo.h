@@ -28,7 +28,8 @@
  *
  * The value: records, each a question (a type and a string: the caller's, opaque here) and
  * libkmod's answer to it as the caller took it (a code and a list of strings, each may be
- * NULL). A question not recorded (or whose answer ends before what is asked now) is asked of
+ * NULL), and the libkmod that answered: its shared object's path and file state
+ * (kp_kmod_memo_library()), without which, or in another state now, nothing is replayed. A question not recorded (or whose answer ends before what is asked now) is asked of
  * libkmod and its answer added; when a pass of the hook is done (kp_kmod_memo_flush()) the
  * records are stored when the states taken again are the key's (no input changed while
  * libkmod read it). A key not computed whole (an input that cannot be
@@ -94,6 +95,13 @@ void kp_kmod_memo_put(struct kp_kmod_memo *m, char type, const char *q, int32_t 
 		      const char *const *s);
 /* A kmod_new() made for a question @m could not answer (NULL is fine): counted. */
 void kp_kmod_memo_opened(struct kp_kmod_memo *m);
+/*
+ * libkmod answered from the shared object @path (as loaded; NULL: not known): its file's
+ * state recorded with the answers, which are replayed only while that file is in that state
+ * (an upgraded libkmod may answer otherwise). A state not settled against the bind (the
+ * file replaced a moment ago: perhaps after it was loaded) or no @path unbinds @m for good.
+ */
+void kp_kmod_memo_library(struct kp_kmod_memo *m, const char *path);
 
 struct kp_kmod_memo_counts {
 	uint64_t replayed; /* questions answered by the memo */

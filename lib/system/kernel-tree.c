@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libkmod.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -273,11 +274,12 @@ static int kmod_blacklist(struct kp_tree *t, const char *kmoddir, const char *co
 	struct kmod_config_iter *it;
 	struct kmod_ctx *ctx;
 	size_t first = t->nmodprobe_blacklist, cap = 0;
-	char *said = NULL;
+	char *said = NULL, lib[PATH_MAX];
 	int r = 0;
 
 	ctx = kp_kmod_new_said(kmoddir, kpaths, true, &said);
 	kp_kmod_memo_opened(counts);
+	kp_kmod_memo_library(kmemo, kp_kmod_library(lib, sizeof(lib)));
 	/* what it printed, for a replay to print: without it, no replay */
 	if (said)
 		kp_kmod_memo_put(kmemo, 'O', "tree", 0, 1, (const char *const *)&said);

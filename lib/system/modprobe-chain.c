@@ -28,6 +28,8 @@
  */
 #include <errno.h>
 #include <libkmod.h>
+#include <limits.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,6 +105,32 @@ struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, boo
 	return ctx;
 }
 
+struct lib_find {
+	char *buf;
+	size_t len;
+	bool found;
+};
+
+static int lib_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct lib_find *lf = data;
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+
+	(void)size;
+	if (!base || strncmp(base + 1, "libkmod.so", 10) || info->dlpi_name[0] != '/')
+		return 0;
+	lf->found = snprintf(lf->buf, lf->len, "%s", info->dlpi_name) < (int)lf->len;
+	return 1;
+}
+
+const char *kp_kmod_library(char *buf, size_t len)
+{
+	struct lib_find lf = { .buf = buf, .len = len };
+
+	dl_iterate_phdr(lib_cb, &lf);
+	return lf.found ? buf : NULL;
+}
+
 /*
  * What libkmod printed when kp_chain_open() or the tree opened it, printed again on replay
  * in its place; true when the memo holds it (else libkmod is to be opened).
@@ -123,13 +151,14 @@ static bool replay_said(struct kp_chain *c)
 /* libkmod's context, made on the first question the memo (if any) could not answer. */
 static struct kmod_ctx *chain_ctx(struct kp_chain *c, struct kp_err *err)
 {
-	char *said = NULL;
+	char *said = NULL, lib[PATH_MAX];
 
 	if (c->ctx)
 		return c->ctx;
 	/* said once already (replayed at open): the same text, not printed twice */
 	c->ctx = kp_kmod_new_said(kp_kmod_dir(c->kc, c->moddir), c->kpaths, !c->said, &said);
 	kp_kmod_memo_opened(c->kmemo_counts);
+	kp_kmod_memo_library(c->kmemo, kp_kmod_library(lib, sizeof(lib)));
 	if (said)
 		kp_kmod_memo_put(c->kmemo, 'O', "chain", 0, 1, (const char *const *)&said);
 	c->said = true;

@@ -109,6 +109,12 @@ struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, boo
 				  char **said);
 
 /*
+ * The path of the libkmod shared object loaded in this process (dl_iterate_phdr()) into
+ * @buf (@len bytes): @buf, or NULL when none is (or its name does not fit).
+ */
+const char *kp_kmod_library(char *buf, size_t len);
+
+/*
  * Resolves @name as modprobe would: the modules it names (an alias may name
  * several; modprobe drops blacklisted ones then), each after its dependencies
  * (modules.dep order), no module twice. Returns 0, or -1 with @err (errnum ENOENT

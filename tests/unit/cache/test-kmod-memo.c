@@ -3,7 +3,8 @@
  * libkmod's answers kept for the hook (cache/kmod-memo.h): an answer stored by one run comes
  * back to the next whole (its code, its strings, a NULL among them) while every input is in
  * the same state; a modprobe.d file written, any file added there, an index appearing,
- * another question, a group-writable memo file give nothing; every byte of the memo file flipped
+ * another question, a group-writable memo file, another libkmod (its file's state) give
+ * nothing; every byte of the memo file flipped
  * and every truncation is refused or (a flip the format cannot see, none expected) gives the same
  * answer, never another one.
  */
@@ -18,7 +19,7 @@
 #include "cache/trusted-dir.h"
 #include "tap.h"
 
-static char top[64], moddir[128], conf[128], cache[128];
+static char top[64], moddir[128], conf[128], cache[128], lib[128];
 
 static void write_file(const char *dir, const char *name, const char *text)
 {
@@ -113,6 +114,7 @@ int main(void)
 	snprintf(moddir, sizeof(moddir), "%s/mod", top);
 	snprintf(conf, sizeof(conf), "%s/modprobe.d", top);
 	snprintf(cache, sizeof(cache), "%s/cache", top);
+	snprintf(lib, sizeof(lib), "%s/libkmod.so.2", top);
 	mkdir(moddir, 0755);
 	mkdir(conf, 0755);
 	mkdir(cache, 0755);
@@ -120,6 +122,7 @@ int main(void)
 	write_file(moddir, "modules.alias.bin", "alias");
 	write_file(conf, "a.conf", "blacklist pcspkr\n");
 	write_file(conf, "ignored.txt", "not a name libkmod reads\n");
+	write_file(top, "libkmod.so.2", "the libkmod that answered");
 	sleep(2); /* settled (fs-trust.h): changed at least a second before the run */
 	dfd = kp_trusted_dir_open(cache, false, NULL);
 	tap_ok(&t, dfd >= 0, "a trusted cache directory");
@@ -130,6 +133,7 @@ int main(void)
 	tap_ok(&t, m && kp_kmod_memo_bind(m, moddir, paths), "bound: every input trusted, settled");
 	tap_ok(&t, !kp_kmod_memo_get(m, 'R', "uas", &a), "cold: nothing known");
 	kp_kmod_memo_put(m, 'R', "uas", -2, 3, strs);
+	kp_kmod_memo_library(m, lib);
 	tap_ok(&t, kp_kmod_memo_get(m, 'R', "uas", &a) && a.code == -2 && a.n == 3,
 	       "this run's answer");
 	tap_ok(&t, !kp_kmod_memo_get(m, 'S', "uas", &a), "... another type of question: nothing");
@@ -192,6 +196,7 @@ int main(void)
 	m = kp_kmod_memo_new(dfd, "uas");
 	kp_kmod_memo_bind(m, moddir, paths);
 	kp_kmod_memo_put(m, 'R', "uas", -2, 3, strs);
+	kp_kmod_memo_library(m, lib);
 	kp_kmod_memo_free(m);
 	tap_is_intf(&t, lookup(dfd, "uas"), 1, "... stored again");
 	write_file(conf, "b.alias", "alias x uas\n");
@@ -200,10 +205,27 @@ int main(void)
 	m = kp_kmod_memo_new(dfd, "uas");
 	kp_kmod_memo_bind(m, moddir, paths);
 	kp_kmod_memo_put(m, 'R', "uas", -2, 3, strs);
+	kp_kmod_memo_library(m, lib);
 	kp_kmod_memo_free(m);
 	write_file(moddir, "modules.symbols.bin", "new");
 	sleep(2);
 	tap_is_intf(&t, lookup(dfd, "uas"), 0, "an index that was absent now present: a miss");
+	m = kp_kmod_memo_new(dfd, "uas");
+	kp_kmod_memo_bind(m, moddir, paths);
+	kp_kmod_memo_put(m, 'R', "uas", -2, 3, strs);
+	kp_kmod_memo_free(m);
+	tap_is_intf(&t, lookup(dfd, "uas"), 0,
+		    "answers stored without the libkmod that gave them: none");
+	m = kp_kmod_memo_new(dfd, "uas");
+	kp_kmod_memo_bind(m, moddir, paths);
+	kp_kmod_memo_put(m, 'R', "uas", -2, 3, strs);
+	kp_kmod_memo_library(m, lib);
+	kp_kmod_memo_free(m);
+	tap_is_intf(&t, lookup(dfd, "uas"), 1, "... with it: replayed");
+	write_file(top, "libkmod.so.2", "an upgraded libkmod");
+	sleep(2);
+	tap_is_intf(&t, lookup(dfd, "uas"), 0,
+		    "libkmod's file replaced (an upgrade): none replayed");
 	{
 		char cmd[200];
 
