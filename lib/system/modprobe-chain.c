@@ -81,7 +81,10 @@ struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, boo
 	/*
 	 * libkmod logs to the FILE that stderr is when kmod_new() runs (its log_data), not to
 	 * descriptor 2: a stream swapped in for that call alone gets its messages, and a signal
-	 * handler's write(2) still reaches the terminal. Written on at once, as before.
+	 * handler's write(2) still reaches the terminal. Written on at once, as before. No other
+	 * thread prints meanwhile: the tree and the chain are opened before the module reads'
+	 * pool, and the threads that may run (the facts cache's writer, the kernel-image
+	 * reader) print nothing.
 	 */
 	mem = open_memstream(&buf, &len);
 	if (mem)
