@@ -15,6 +15,7 @@
 #include "cache/run-cache.h"
 #include "cache/btf-memo.h"
 #include "cache/index-memo.h"
+#include "cache/kmod-memo.h"
 #include "cache/sig-memo.h"
 #include "cache/trusted-dir.h"
 #include "cli.h"
@@ -408,6 +409,21 @@ static void index_stats(struct kp_facts_cache *c)
 			(unsigned long long)n.hits);
 }
 
+/* KOPOLICY_CACHE_STATS: how libkmod's answers were had (cache/kmod-memo.h). */
+static void kmod_stats(struct kp_facts_cache *c)
+{
+	struct kp_kmod_memo_counts n;
+
+	kp_facts_cache_kmod_counts(c, &n);
+	if (n.replayed || n.asked || n.opened)
+		fprintf(stderr,
+			"kopolicy: libkmod: %llu answer(s) from the cache, %llu asked, opened %llu "
+			"time(s); %llu stored, %llu refused\n",
+			(unsigned long long)n.replayed, (unsigned long long)n.asked,
+			(unsigned long long)n.opened, (unsigned long long)n.stored,
+			(unsigned long long)n.refused);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "jobs", required_argument, NULL, 'j' },
@@ -534,6 +550,7 @@ int main(int argc, char **argv)
 			sig_stats(cache.cache);
 			btf_stats(cache.cache);
 			index_stats(cache.cache);
+			kmod_stats(cache.cache);
 		}
 		if (cache.base && stats) {
 			struct kp_base_counts n;

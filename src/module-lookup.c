@@ -37,7 +37,7 @@ static size_t by_modprobe(const struct kp_ctx *a, const char *asked, const char 
 	size_t found = SIZE_MAX;
 
 	if (!a->have_tree || !a->tree.moddir ||
-	    kp_chain_open(&chain, a->tree.root, a->tree.moddir, NULL, 0, NULL, 0, NULL, NULL,
+	    kp_chain_open(&chain, a->tree.root, a->tree.moddir, NULL, 0, NULL, 0, NULL, NULL, NULL,
 			  &err) < 0)
 		return SIZE_MAX;
 	if (kp_chain_resolve(&chain, asked, &err) == 0)

@@ -60,6 +60,7 @@
 #include "sig-memo.h"
 #include "btf-memo.h"
 #include "index-memo.h"
+#include "kmod-memo.h"
 
 static bool is_off(const char *v)
 {
@@ -184,6 +185,25 @@ void kp_facts_cache_index_counts(struct kp_facts_cache *c, struct kp_index_memo_
 	pthread_mutex_lock(&c->lock);
 	if (c->index_memo)
 		kp_index_memo_counts(c->index_memo, out);
+	pthread_mutex_unlock(&c->lock);
+}
+
+struct kp_kmod_memo *kp_facts_cache_kmod_memo(struct kp_facts_cache *c, const char *question)
+{
+	struct kp_kmod_memo *m;
+
+	pthread_mutex_lock(&c->lock);
+	if (!c->kmod_memo)
+		c->kmod_memo = kp_kmod_memo_new(c->dirfd, question);
+	m = kp_kmod_memo_is_for(c->kmod_memo, question) ? c->kmod_memo : NULL;
+	pthread_mutex_unlock(&c->lock);
+	return m;
+}
+
+void kp_facts_cache_kmod_counts(struct kp_facts_cache *c, struct kp_kmod_memo_counts *out)
+{
+	pthread_mutex_lock(&c->lock);
+	kp_kmod_memo_counts(c->kmod_memo, out);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -523,6 +543,7 @@ void kp_facts_cache_free(struct kp_facts_cache *c)
 	kp_sig_memo_free(c->memo); /* what this run verified, for the next ones */
 	kp_btf_memo_free(c->btf_memo);
 	kp_index_memo_free(c->index_memo);
+	kp_kmod_memo_free(c->kmod_memo); /* libkmod's answers of this run, for the next ones */
 	if (c->dirfd >= 0)
 		close(c->dirfd);
 	pthread_mutex_destroy(&c->lock);

@@ -144,6 +144,17 @@ struct kp_index_memo *kp_facts_cache_index_memo(struct kp_facts_cache *c);
 /* For KOPOLICY_CACHE_STATS: the counts of the index memo, zero when there is none. */
 struct kp_index_memo_counts;
 void kp_facts_cache_index_counts(struct kp_facts_cache *c, struct kp_index_memo_counts *out);
+struct kp_kmod_memo;
+/*
+ * libkmod's answers to the hook asked about @question (the module name), kept in @c's
+ * directory (cache/kmod-memo.h), made on the first call and stored when @c is freed; NULL
+ * when out of memory or when this cache's memo is another question's (one per run). Without
+ * a trusted directory it remembers for this run only.
+ */
+struct kp_kmod_memo *kp_facts_cache_kmod_memo(struct kp_facts_cache *c, const char *question);
+/* For KOPOLICY_CACHE_STATS: the counts of the libkmod memo, zero when there is none. */
+struct kp_kmod_memo_counts;
+void kp_facts_cache_kmod_counts(struct kp_facts_cache *c, struct kp_kmod_memo_counts *out);
 
 struct kp_cache_counts {
 	uint64_t hits;	    /* facts from an entry */

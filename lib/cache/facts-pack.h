@@ -131,6 +131,7 @@ struct kp_facts_cache {
 	struct kp_sig_memo *memo; /* kp_facts_cache_sig_memo(), made under @lock */
 	struct kp_btf_memo *btf_memo;	  /* kp_facts_cache_btf_memo(), made under @lock */
 	struct kp_index_memo *index_memo; /* kp_facts_cache_index_memo(), made under @lock */
+	struct kp_kmod_memo *kmod_memo;	  /* kp_facts_cache_kmod_memo(), made under @lock */
 	/* bytes of uncompressed modules hashed on misses (atomic) */
 	uint64_t plain_hashed;
 };

@@ -7,7 +7,10 @@
  * they can look up (context-chain-exports.c), the loaded providers they need
  * (context-chain-providers.c), never kallsyms unless nothing else describes the kernel; then
  * the running kernel's facts and the set's BTF verdicts (context-chain-facts.c). This file:
- * the running system opened, the chain resolved and its modules read into the set.
+ * the running system opened, the chain resolved and its modules read into the set. libkmod's
+ * answers for the name (the blacklist, the chain, symbols' owners, modules' paths) come from
+ * the facts cache's memo of them while everything libkmod reads is the same
+ * (cache/kmod-memo.h): a warm hook makes no libkmod call.
  */
 #include "config.h"
 
@@ -43,7 +46,8 @@ int kp_ctx_open_live(struct kp_ctx *c, struct kp_err *err)
 		free(sys);
 	}
 	/* no tree for the running release: an unknown kernel; else what failed in it */
-	if (kp_tree_open(&c->tree, c->o.root, c->run.release, kp_ctx_kmod_copy(c), &why) < 0)
+	if (kp_tree_open_memo(&c->tree, c->o.root, c->run.release, kp_ctx_kmod_copy(c),
+			      c->hook.kmemo, &why) < 0)
 		return kp_err_errno(err, why.errnum, "%s%s",
 				    why.errnum == ENOENT ? "unknown kernel: " : "", why.msg);
 	c->have_tree = true;
@@ -173,6 +177,8 @@ int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 	struct kp_facts_cache *fc = c->env.cache ? c->env.cache(c->env.cache_data) : NULL;
 	bool added = true;
 
+	/* libkmod's answers for @name, replayed while everything it reads is the same */
+	c->hook.kmemo = fc ? kp_facts_cache_kmod_memo(fc, name) : NULL;
 	if (!c->have_run && kp_ctx_open_live(c, err) < 0)
 		return -1;
 	/* the indexes whose state passed the check before are not walked again */
@@ -180,7 +186,7 @@ int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err)
 			  (const char *const *)c->tree.builtin, c->tree.nbuiltin,
 			  (const char *const *)c->tree.modprobe_blacklist,
 			  c->tree.nmodprobe_blacklist, kp_ctx_kmod_copy(c),
-			  fc ? kp_facts_cache_index_memo(fc) : NULL, err) < 0)
+			  fc ? kp_facts_cache_index_memo(fc) : NULL, c->hook.kmemo, err) < 0)
 		return -1;
 	c->hook.have_chain = true;
 	if (kp_chain_resolve(&c->hook.chain, name, err) < 0)

@@ -148,7 +148,7 @@ int kp_ctx_resolve_names(struct kp_ctx *c, char **paths, int npaths, struct kp_c
 			if (kp_chain_open(
 				    &chain, t->root, t->moddir, (const char *const *)t->builtin,
 				    t->nbuiltin, (const char *const *)t->modprobe_blacklist,
-				    t->nmodprobe_blacklist, kp_ctx_kmod_copy(c), NULL, err) < 0)
+				    t->nmodprobe_blacklist, kp_ctx_kmod_copy(c), NULL, NULL, err) < 0)
 				goto out;
 			opened = true;
 		}

@@ -18,6 +18,7 @@
 #include "kernel/btf-judge.h"
 #include "cache/facts-cache.h"
 #include "cache/sig-memo.h"
+#include "cache/kmod-memo.h"
 #include "context.h"
 #include "context-image.h"
 #include "context-internal.h"
@@ -487,6 +488,7 @@ void kp_ctx_release(struct kp_ctx *c)
 	kp_base_free(c->base);
 	if (c->hook.have_chain)
 		kp_chain_close(&c->hook.chain);
+	kp_kmod_memo_flush(c->hook.kmemo); /* what libkmod answered, for the next runs */
 	/* after the tree and the chain that read it; env.kmod_copy is its owner's */
 	kp_kmod_copy_remove(&c->own_kmod_copy);
 	if (c->have_tree)

@@ -113,6 +113,8 @@ struct kp_ctx_env {
 struct kp_ctx_hook {
 	struct kp_chain chain;
 	bool have_chain;
+	/* libkmod's answers for the name asked (cache/kmod-memo.h; the facts cache's), or NULL */
+	struct kp_kmod_memo *kmemo;
 	struct kp_symset wanted; /* every symbol the chain can look up */
 	/*
 	 * a chain module's import name may run into the guard page: find_symbol()'s prefix

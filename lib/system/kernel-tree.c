@@ -8,11 +8,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libkmod.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cache/kmod-memo.h"
 #include "file/inputs.h"
+#include "modprobe-chain.h"
 #include "modprobe-index.h"
 #include "modprobe-snapshot.h"
 #include "kernel-tree.h"
@@ -236,11 +239,78 @@ static void quiet_log(void *data, int priority, const char *file, int line, cons
 {
 }
 
+/* @n blacklist names (@names) kept in @t (*@cap: its room). 0, or -1 with @err. */
+static int add_blacklist(struct kp_tree *t, size_t *cap, const char *const *names, size_t n,
+			 struct kp_err *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *name = kp_arena_strdup(&t->arena, names[i]);
+
+		if (!name || kp_grow(&t->modprobe_blacklist, cap, t->nmodprobe_blacklist + 1,
+				     sizeof(*t->modprobe_blacklist)) < 0)
+			return kp_err_set(err, "out of memory");
+		t->modprobe_blacklist[t->nmodprobe_blacklist++] = name;
+	}
+	return 0;
+}
+
+static bool has_null(const char *const *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!s[i])
+			return true;
+	return false;
+}
+
+/*
+ * libkmod's blacklist (kmod_config_get_blacklists(): the modprobe.d "blacklist" lines and the
+ * command line's modprobe.blacklist=) of kmod_new(@kmoddir, @kpaths) into @t, and into
+ * @kmemo (NULL: none); the kmod_new() counted in @counts (NULL: not). 0, or -1 with @err.
+ */
+static int kmod_blacklist(struct kp_tree *t, const char *kmoddir, const char *const *kpaths,
+			  struct kp_kmod_memo *kmemo, struct kp_kmod_memo *counts,
+			  struct kp_err *err)
+{
+	struct kmod_config_iter *it;
+	struct kmod_ctx *ctx;
+	size_t first = t->nmodprobe_blacklist, cap = 0;
+	char *said = NULL, lib[PATH_MAX];
+	int r = 0;
+
+	ctx = kp_kmod_new_said(kmoddir, kpaths, true, &said);
+	kp_kmod_memo_opened(counts);
+	kp_kmod_memo_library(kmemo, kp_kmod_library(lib, sizeof(lib)));
+	/* what it printed, for a replay to print: without it, no replay */
+	if (said)
+		kp_kmod_memo_put(kmemo, 'O', "tree", 0, 1, (const char *const *)&said);
+	free(said);
+	if (!ctx)
+		return kp_err_set(err, "%s: libkmod cannot read the modprobe configuration",
+				  t->moddir);
+	kmod_set_log_fn(ctx, quiet_log, NULL);
+	it = kmod_config_get_blacklists(ctx);
+	while (it && kmod_config_iter_next(it) && r == 0) {
+		const char *name = kmod_config_iter_get_key(it);
+
+		r = add_blacklist(t, &cap, &name, 1, err);
+	}
+	if (it)
+		kmod_config_iter_free_iter(it);
+	kmod_unref(ctx);
+	if (r == 0)
+		kp_kmod_memo_put(kmemo, 'B', "", 0, t->nmodprobe_blacklist - first,
+				 (const char *const *)t->modprobe_blacklist + first);
+	return r;
+}
+
 /*
  * modprobe.d "blacklist" lines, in the directories kmod reads, under the root; a private
  * copy for libkmod made in @shared when it has none (NULL: one of its own, removed here).
+ * With @kmemo (not NULL), libkmod's answer is taken from it, or recorded there, unless
+ * libkmod reads a private copy (made anew by every run: never memoized).
  */
-static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared, struct kp_err *err)
+static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared,
+				struct kp_kmod_memo *kmemo, struct kp_err *err)
 {
 	static const char *const dirs[] = {
 		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
@@ -250,8 +320,8 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared, 
 	char *owned[KP_ARRAY_SIZE(dirs)] = { NULL };
 	struct kp_kmod_copy own = { .active = false };
 	struct kp_kmod_copy *kc = &own;
-	struct kmod_config_iter *it;
-	struct kmod_ctx *ctx;
+	struct kp_kmod_memo *counts;
+	struct kp_kmod_answer a, said;
 	size_t n = 0, cap = 0;
 	int r = 0;
 
@@ -282,26 +352,17 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared, 
 			goto out;
 	}
 	kp_in_note_kmod(t->moddir, paths);
-	ctx = kmod_new(kp_kmod_dir(kc, t->moddir), kp_kmod_paths(kc, paths));
-	if (!ctx) {
-		r = kp_err_set(err, "%s: libkmod cannot read the modprobe configuration",
-			       t->moddir);
-		goto out;
-	}
-	kmod_set_log_fn(ctx, quiet_log, NULL);
-	it = kmod_config_get_blacklists(ctx);
-	while (it && kmod_config_iter_next(it) && r == 0) {
-		char *name = kp_arena_strdup(&t->arena, kmod_config_iter_get_key(it));
-
-		if (!name || kp_grow(&t->modprobe_blacklist, &cap, t->nmodprobe_blacklist + 1,
-				     sizeof(*t->modprobe_blacklist)) < 0)
-			r = kp_err_set(err, "out of memory");
-		else
-			t->modprobe_blacklist[t->nmodprobe_blacklist++] = name;
-	}
-	if (it)
-		kmod_config_iter_free_iter(it);
-	kmod_unref(ctx);
+	counts = kmemo;
+	if (kc->active || !kp_kmod_memo_bind(kmemo, t->moddir, paths))
+		kmemo = NULL;
+	if (kp_kmod_memo_get(kmemo, 'O', "tree", &said) && said.code == 0 && said.n == 1 &&
+	    said.s[0] && kp_kmod_memo_get(kmemo, 'B', "", &a) && a.code == 0 &&
+	    !has_null(a.s, a.n)) {
+		fputs(said.s[0], stderr); /* what libkmod printed when it parsed them */
+		r = add_blacklist(t, &cap, a.s, a.n, err);
+	} else
+		r = kmod_blacklist(t, kp_kmod_dir(kc, t->moddir), kp_kmod_paths(kc, paths), kmemo,
+				   counts, err);
 out:
 	kp_kmod_copy_remove(&own); /* @shared is its owner's */
 	for (size_t i = 0; i < KP_ARRAY_SIZE(dirs); i++)
@@ -311,6 +372,12 @@ out:
 
 int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_kmod_copy *kc,
 		 struct kp_err *err)
+{
+	return kp_tree_open_memo(t, root, release, kc, NULL, err);
+}
+
+int kp_tree_open_memo(struct kp_tree *t, const char *root, const char *release,
+		      struct kp_kmod_copy *kc, struct kp_kmod_memo *kmemo, struct kp_err *err)
 {
 	struct mod_bases mb = { .n = 0 };
 
@@ -360,7 +427,7 @@ int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struc
 	}
 	bases_release(&mb);
 	kp_tree_find_files(t);
-	if (kp_tree_read_builtin(t, err) < 0 || read_modprobe_config(t, kc, err) < 0)
+	if (kp_tree_read_builtin(t, err) < 0 || read_modprobe_config(t, kc, kmemo, err) < 0)
 		goto fail;
 	return 0;
 fail:

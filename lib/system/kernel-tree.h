@@ -61,6 +61,14 @@ struct kp_tree {
  */
 int kp_tree_open(struct kp_tree *t, const char *root, const char *release, struct kp_kmod_copy *kc,
 		 struct kp_err *err);
+struct kp_kmod_memo;
+/*
+ * kp_tree_open() for the hook: the modprobe.d blacklist libkmod gives replayed from @kmemo
+ * (cache/kmod-memo.h; borrowed, NULL: none) when it holds it for the same inputs, else asked
+ * of libkmod and recorded there.
+ */
+int kp_tree_open_memo(struct kp_tree *t, const char *root, const char *release,
+		      struct kp_kmod_copy *kc, struct kp_kmod_memo *kmemo, struct kp_err *err);
 void kp_tree_release(struct kp_tree *t);
 
 /*

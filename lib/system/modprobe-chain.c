@@ -5,15 +5,38 @@
  * root's modprobe.d directories as configuration), after modprobe-index.c has checked what
  * it will read; without them, the text fallback (modprobe-chain-text.c) reads modules.dep
  * lines "path: dep dep ..." the way kmod_module_parse_depline() does.
+ *
+ * For the hook, libkmod's answers (a lookup with the dependencies asked of it, a symbol's
+ * owner, a module's path) are taken from its memo (cache/kmod-memo.h, given to
+ * kp_chain_open()) while everything libkmod reads for them is the same, and kmod_new() is
+ * then never called; a question the memo cannot answer opens libkmod then, and its answer
+ * is recorded. Only what libkmod answered is replayed: every check of kopolicy's own still
+ * runs on replay (the modprobe.d entries and the indexes checked by kp_chain_kmod_prepare()
+ * and kp_chain_check_lookup(), through their own memo; each file of the chain inside the
+ * root: dep_in_root(), deps_from_index(); the blacklist, the built-ins, the paths made
+ * inside the root: kp_chain_add()). A private copy for libkmod (modprobe-snapshot.h) is
+ * never memoized: made anew by every run, and only for roots whose files others could swap.
+ * One thing libkmod reads is not in the memo's key: the module files it stat()s through a
+ * modules.dep.bin line (kmod_module_parse_depline()). When one is missing, libkmod fails
+ * the dependencies and deps_from_index() gives the same list from the checked index, if
+ * each is a file inside the root; dep_in_root() requires that of every dependency libkmod
+ * lists. So a replay takes a recorded list only while each of its files is a file inside
+ * the root (then libkmod, listing them or failing on one's stat(), gives that same chain),
+ * and never a recorded failure: either way libkmod is asked again. What libkmod prints
+ * while kmod_new() parses modprobe.d (kp_kmod_new_said()) is part of its answer: printed
+ * again on replay where kmod_new() would have run.
  */
 #include <errno.h>
 #include <libkmod.h>
+#include <limits.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
 
+#include "cache/kmod-memo.h"
 #include "file/bytes.h"
 #include "file/inputs.h"
 #include "file/rootfs.h"
@@ -41,10 +64,121 @@ static void kmod_log_fn(void *data, int priority, const char *file, int line, co
 	log->set = true;
 }
 
+static void kmod_silent(void *data, int priority, const char *file, int line, const char *fn,
+			const char *format, va_list args)
+{
+}
+
+struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, bool echo, char **said)
+{
+	FILE *real = stderr, *mem;
+	struct kmod_ctx *ctx;
+	char *buf = NULL;
+	size_t len = 0;
+
+	*said = NULL;
+	fflush(stderr);
+	/*
+	 * libkmod logs to the FILE that stderr is when kmod_new() runs (its log_data), not to
+	 * descriptor 2: a stream swapped in for that call alone gets its messages, and a signal
+	 * handler's write(2) still reaches the terminal. Written on at once, as before. No other
+	 * thread prints meanwhile: the tree and the chain are opened before the module reads'
+	 * pool, and the threads that may run (the facts cache's writer, the kernel-image
+	 * reader) print nothing.
+	 */
+	mem = open_memstream(&buf, &len);
+	if (mem)
+		stderr = mem;
+	ctx = kmod_new(dir, paths);
+	if (ctx)
+		kmod_set_log_fn(ctx, kmod_silent, NULL); /* never to @mem once it is closed */
+	stderr = real;
+	if (!mem)
+		return ctx;
+	if (fclose(mem) == 0 && buf) {
+		if (echo)
+			fwrite(buf, 1, len, stderr);
+		if (!memchr(buf, '\0', len))
+			*said = buf; /* kept only when it is one string, whole */
+		else
+			free(buf);
+	} else {
+		free(buf);
+	}
+	return ctx;
+}
+
+struct lib_find {
+	char *buf;
+	size_t len;
+	bool found;
+};
+
+static int lib_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct lib_find *lf = data;
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+
+	(void)size;
+	if (!base || strncmp(base + 1, "libkmod.so", 10) || info->dlpi_name[0] != '/')
+		return 0;
+	lf->found = snprintf(lf->buf, lf->len, "%s", info->dlpi_name) < (int)lf->len;
+	return 1;
+}
+
+const char *kp_kmod_library(char *buf, size_t len)
+{
+	struct lib_find lf = { .buf = buf, .len = len };
+
+	dl_iterate_phdr(lib_cb, &lf);
+	return lf.found ? buf : NULL;
+}
+
+/*
+ * What libkmod printed when kp_chain_open() or the tree opened it, printed again on replay
+ * in its place; true when the memo holds it (else libkmod is to be opened).
+ */
+static bool replay_said(struct kp_chain *c)
+{
+	struct kp_kmod_answer a;
+
+	if (c->said)
+		return true;
+	if (!kp_kmod_memo_get(c->kmemo, 'O', "chain", &a) || a.code != 0 || a.n != 1 || !a.s[0])
+		return false;
+	fputs(a.s[0], stderr);
+	c->said = true;
+	return true;
+}
+
+/* libkmod's context, made on the first question the memo (if any) could not answer. */
+static struct kmod_ctx *chain_ctx(struct kp_chain *c, struct kp_err *err)
+{
+	char *said = NULL, lib[PATH_MAX];
+
+	if (c->ctx)
+		return c->ctx;
+	/* said once already (replayed at open): the same text, not printed twice */
+	c->ctx = kp_kmod_new_said(kp_kmod_dir(c->kc, c->moddir), c->kpaths, !c->said, &said);
+	kp_kmod_memo_opened(c->kmemo_counts);
+	kp_kmod_memo_library(c->kmemo, kp_kmod_library(lib, sizeof(lib)));
+	if (said)
+		kp_kmod_memo_put(c->kmemo, 'O', "chain", 0, 1, (const char *const *)&said);
+	c->said = true;
+	free(said);
+	if (!c->ctx) {
+		kp_err_set(err, "%s: libkmod cannot open the indexes", c->moddir);
+		return NULL;
+	}
+	kmod_set_log_priority(c->ctx, LOG_ERR);
+	kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+	return c->ctx;
+}
+
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
 		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_index_memo *memo,
-		  struct kp_err *err)
+		  struct kp_kmod_memo *kmemo, struct kp_err *err)
 {
 	const char *paths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
 	const char *kpaths[KP_CHAIN_CONF_DIRS + 1] = { NULL };
@@ -105,14 +239,17 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	}
 	/* An empty list (not NULL): never the host's own /etc/modprobe.d. */
 	kp_in_note_kmod(moddir, paths); /* the root's files, whichever libkmod reads */
-	c->ctx = kmod_new(kp_kmod_dir(c->kc, moddir), kpaths);
-	if (!c->ctx) {
-		kp_chain_close(c);
-		return kp_err_set(err, "%s: libkmod cannot open the indexes", moddir);
-	}
-	kmod_set_log_priority(c->ctx, LOG_ERR);
-	kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+	memcpy(c->kpaths, kpaths, sizeof(c->kpaths));
 	c->source = KP_CHAIN_LIBKMOD;
+	/* answers replayed while what libkmod reads is the same: kmod_new() only on a miss */
+	c->kmemo_counts = kmemo;
+	if (kmemo && !c->kc->active && kp_kmod_memo_bind(kmemo, moddir, paths))
+		c->kmemo = kmemo;
+	/* what libkmod printed when opened, printed here as when it opens here */
+	if (!replay_said(c) && !chain_ctx(c, err)) {
+		kp_chain_close(c);
+		return -1;
+	}
 	return 0;
 }
 
@@ -298,62 +435,319 @@ static int dep_in_root(struct kp_chain *c, const char *dname, const char *mname,
 			  c->moddir, mname, m->path);
 }
 
+/*
+ * One module of libkmod's answer to a lookup, as the chain took it: its name; its path and
+ * its dependencies once asked (in the order resolve_kmod() asks, never more: libkmod's
+ * answers are the same then).
+ */
+struct found {
+	const char *name;
+	bool have_path;
+	const char *path;
+	char deps; /* 0: not asked; 'd': @dep listed; 'f': libkmod failed saying @msg */
+	const char *msg;
+	size_t ndep;
+	const char **dep;	 /* @ndep pairs: name, path */
+	struct kmod_module *mod; /* asking libkmod; NULL on replay */
+};
+
+struct lookup {
+	struct kp_chain *c;
+	struct kmod_log *log; /* asking libkmod */
+	struct found *f;
+	size_t n;
+	struct kp_arena arena; /* what libkmod said, copied; or the replayed answer decoded */
+};
+
+#define MISS 1 /* the memo's answer ends before what is asked of it: ask libkmod */
+
+static const char *lk_dup(struct lookup *lk, const char *s, bool *oom)
+{
+	const char *d = s ? kp_arena_strdup(&lk->arena, s) : NULL;
+
+	*oom |= s && !d;
+	return d;
+}
+
+/* The dependencies of @f, as libkmod lists them (or fails), asked when the chain needs them. */
+static int deps_of(struct lookup *lk, struct found *f, struct kp_err *err)
+{
+	struct kmod_list *deps, *d;
+	bool oom = false;
+	size_t i = 0;
+
+	if (f->deps)
+		return 0;
+	if (!f->mod)
+		return MISS;
+	lk->log->set = false;
+	deps = kmod_module_get_dependencies(f->mod);
+	if (!deps && lk->log->set) {
+		f->deps = 'f';
+		f->msg = lk_dup(lk, lk->log->msg, &oom);
+		return oom ? kp_err_set(err, "out of memory") : 0;
+	}
+	f->deps = 'd';
+	kmod_list_foreach(d, deps)
+	{
+		f->ndep++;
+	}
+	f->dep = kp_arena_alloc(&lk->arena, (2 * f->ndep + 1) * sizeof(*f->dep));
+	oom = !f->dep;
+	kmod_list_foreach(d, deps)
+	{
+		struct kmod_module *dm = kmod_module_get_module(d);
+
+		if (!oom) {
+			f->dep[i++] = lk_dup(lk, kmod_module_get_name(dm), &oom);
+			f->dep[i++] = lk_dup(lk, kmod_module_get_path(dm), &oom);
+			oom |= !f->dep[i - 2];
+		}
+		kmod_module_unref(dm);
+	}
+	kmod_module_unref_list(deps);
+	return oom ? kp_err_set(err, "out of memory") : 0;
+}
+
+/* The path of @f, asked where the chain takes it (after its dependencies). */
+static int path_of(struct lookup *lk, struct found *f, struct kp_err *err)
+{
+	bool oom = false;
+
+	if (f->have_path)
+		return 0;
+	if (!f->mod)
+		return MISS;
+	f->path = lk_dup(lk, kmod_module_get_path(f->mod), &oom);
+	f->have_path = true;
+	return oom ? kp_err_set(err, "out of memory") : 0;
+}
+
+/*
+ * The chain from libkmod's answer @lk to a lookup of @norm: 0, -1 with @err, or MISS (a
+ * replayed answer that lacks what is asked now).
+ */
+static int take_lookup(struct lookup *lk, const char *norm, size_t *cap, struct kp_err *err)
+{
+	struct kp_chain *c = lk->c;
+	int r = 0;
+
+	for (size_t i = 0; i < lk->n && r == 0; i++) {
+		struct found *f = &lk->f[i];
+		bool alias = strcmp(f->name, norm) != 0;
+
+		c->via_alias |= alias;
+		if (alias && kp_chain_is_blacklisted(c, f->name)) {
+			c->nblacklisted++;
+			continue;
+		}
+		r = deps_of(lk, f, err);
+		/*
+		 * libkmod failed on a dependency's file (it stat()s them, by name on the host:
+		 * not in the memo's key), or one it listed is no file inside the root now: on
+		 * replay, libkmod is asked again, for its own answer and message
+		 */
+		if (r == 0 && f->deps == 'f' && !f->mod)
+			return MISS;
+		if (r == 0 && f->deps == 'f')
+			r = deps_from_index(c, cap, f->name, f->msg, err);
+		for (size_t j = 0; r == 0 && j < f->ndep; j++) {
+			r = kp_chain_add(c, cap, f->dep[2 * j], f->dep[2 * j + 1], false, err);
+			if (r == 0)
+				r = dep_in_root(c, f->dep[2 * j], f->name, err);
+			if (r < 0 && !f->mod)
+				return MISS;
+		}
+		if (r == 0)
+			r = path_of(lk, f, err);
+		if (r == 0)
+			r = kp_chain_add(c, cap, f->name, f->path, true, err);
+	}
+	return r;
+}
+
+/*
+ * The memo's strings of a lookup's answer @lk (code 0): per module its name, path, "PD"
+ * (P: 'p' the path asked, else '-'; D: the dependencies' 0 as '-', 'd' or 'f'), libkmod's
+ * message, the number of dependencies, then each one's name and path. NULL when out of
+ * memory.
+ */
+static const char **encode_lookup(struct lookup *lk, size_t *n)
+{
+	size_t k = 0, total = 0;
+	const char **s;
+
+	for (size_t i = 0; i < lk->n; i++)
+		total += 5 + 2 * lk->f[i].ndep;
+	s = kp_arena_alloc(&lk->arena, (total + 1) * sizeof(*s));
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < lk->n; i++) {
+		const struct found *f = &lk->f[i];
+		char flags[3] = { f->have_path ? 'p' : '-', f->deps ? f->deps : '-', '\0' };
+		char num[24];
+		bool oom = false;
+
+		snprintf(num, sizeof(num), "%zu", f->ndep);
+		s[k++] = f->name;
+		s[k++] = f->path;
+		s[k++] = lk_dup(lk, flags, &oom);
+		s[k++] = f->msg;
+		s[k++] = lk_dup(lk, num, &oom);
+		if (oom)
+			return NULL;
+		for (size_t j = 0; j < 2 * f->ndep; j++)
+			s[k++] = f->dep[j];
+	}
+	*n = k;
+	return s;
+}
+
+/* The memo's answer @a (code 0) into @lk: false when it is not one encode_lookup() wrote. */
+static bool decode_lookup(struct lookup *lk, const struct kp_kmod_answer *a)
+{
+	size_t k = 0, n = 0;
+
+	/* at most one module per five strings */
+	lk->f = kp_arena_alloc(&lk->arena, (a->n / 5 + 1) * sizeof(*lk->f));
+	if (!lk->f)
+		return false;
+	while (k < a->n) {
+		struct found *f = &lk->f[n];
+		const char *flags, *num;
+		char *end;
+		unsigned long nd;
+
+		if (a->n - k < 5 || !a->s[k] || !(flags = a->s[k + 2]) || !(num = a->s[k + 4]))
+			return false;
+		if (strlen(flags) != 2 || !strchr("p-", flags[0]) || !strchr("-df", flags[1]))
+			return false;
+		errno = 0;
+		nd = strtoul(num, &end, 10);
+		if (errno || end == num || *end || num[0] == '-' || nd > (a->n - k - 5) / 2 ||
+		    (flags[1] != 'd' && nd) || (flags[1] == 'f' && !a->s[k + 3]))
+			return false;
+		memset(f, 0, sizeof(*f));
+		f->name = a->s[k];
+		f->have_path = flags[0] == 'p';
+		f->path = a->s[k + 1];
+		f->deps = flags[1] == '-' ? 0 : flags[1];
+		f->msg = a->s[k + 3];
+		f->ndep = nd;
+		f->dep = (const char **)a->s + k + 5;
+		for (size_t j = 0; j < nd; j++)
+			if (!f->dep[2 * j])
+				return false;
+		k += 5 + 2 * nd;
+		n++;
+	}
+	lk->n = n;
+	return true;
+}
+
+/* The error of a lookup libkmod refused (@code, its message @msg or NULL). */
+static int lookup_failed(struct kp_chain *c, const char *name, int code, const char *msg,
+			 struct kp_err *err)
+{
+	return kp_err_set(err, "%s: libkmod cannot look up '%s': %s", c->moddir, name,
+			  msg ? msg : strerror(-code));
+}
+
+/* Empties the chain's list (a replay that fell short, before libkmod is asked). */
+static void chain_reset(struct kp_chain *c, size_t *cap)
+{
+	free(c->mods);
+	c->mods = NULL;
+	c->n = 0;
+	*cap = 0;
+	c->via_alias = false;
+	c->nblacklisted = 0;
+}
+
+/* @name resolved from the memo's answer: 0, -1 with @err, or MISS (nothing changed in @c). */
+static int replay_kmod(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
+		       struct kp_err *err)
+{
+	struct lookup lk = { .c = c };
+	struct kp_kmod_answer a;
+	int r;
+
+	if (!kp_kmod_memo_get(c->kmemo, 'R', name, &a))
+		return MISS;
+	if (a.code < 0)
+		return lookup_failed(c, name, a.code, a.n ? a.s[0] : NULL, err);
+	if (!decode_lookup(&lk, &a)) {
+		kp_arena_release(&lk.arena);
+		return MISS;
+	}
+	r = take_lookup(&lk, norm, cap, err);
+	kp_arena_release(&lk.arena);
+	if (r == MISS)
+		chain_reset(c, cap);
+	return r;
+}
+
 static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
 			struct kp_err *err)
 {
 	struct kmod_log log = { "", false };
+	struct lookup lk = { .c = c, .log = &log };
 	struct kmod_list *list = NULL, *l;
+	struct kmod_ctx *ctx;
+	bool oom = false;
 	int r;
 
 	if (kp_chain_check_lookup(c, name, err) < 0)
 		return -1;
-	kmod_set_log_fn(c->ctx, kmod_log_fn, &log);
-	r = kmod_module_new_from_lookup(c->ctx, name, &list);
+	r = replay_kmod(c, name, norm, cap, err);
+	if (r != MISS)
+		return r;
+	ctx = chain_ctx(c, err);
+	if (!ctx)
+		return -1;
+	kmod_set_log_fn(ctx, kmod_log_fn, &log);
+	r = kmod_module_new_from_lookup(ctx, name, &list);
 	if (r < 0) {
-		kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
-		return kp_err_set(err, "%s: libkmod cannot look up '%s': %s", c->moddir, name,
-				  log.set ? log.msg : strerror(-r));
+		const char *msg = log.set ? log.msg : NULL;
+
+		kmod_set_log_fn(ctx, kmod_log_fn, NULL);
+		kp_kmod_memo_put(c->kmemo, 'R', name, r, 1, &msg);
+		return lookup_failed(c, name, r, msg, err);
 	}
-	r = 0;
+	kmod_list_foreach(l, list)
+	{
+		lk.n++;
+	}
+	lk.f = kp_arena_alloc(&lk.arena, (lk.n + 1) * sizeof(*lk.f));
+	oom = !lk.f;
+	lk.n = 0;
 	kmod_list_foreach(l, list)
 	{
 		struct kmod_module *mod = kmod_module_get_module(l);
-		const char *mname = kmod_module_get_name(mod);
-		struct kmod_list *deps, *d;
-		bool alias = strcmp(mname, norm) != 0;
 
-		if (r < 0) {
+		if (oom) {
 			kmod_module_unref(mod);
 			continue;
 		}
-		c->via_alias |= alias;
-		if (alias && kp_chain_is_blacklisted(c, mname)) {
-			c->nblacklisted++;
-			kmod_module_unref(mod);
-			continue;
-		}
-		log.set = false;
-		deps = kmod_module_get_dependencies(mod);
-		if (!deps && log.set)
-			r = deps_from_index(c, cap, mname, log.msg, err);
-		kmod_list_foreach(d, deps)
-		{
-			struct kmod_module *dm = kmod_module_get_module(d);
-
-			if (r == 0)
-				r = kp_chain_add(c, cap, kmod_module_get_name(dm),
-						 kmod_module_get_path(dm), false, err);
-			if (r == 0)
-				r = dep_in_root(c, kmod_module_get_name(dm), mname, err);
-			kmod_module_unref(dm);
-		}
-		kmod_module_unref_list(deps);
-		if (r == 0)
-			r = kp_chain_add(c, cap, mname, kmod_module_get_path(mod), true, err);
-		kmod_module_unref(mod);
+		memset(&lk.f[lk.n], 0, sizeof(lk.f[lk.n]));
+		lk.f[lk.n].mod = mod;
+		lk.f[lk.n].name = lk_dup(&lk, kmod_module_get_name(mod), &oom);
+		oom |= !lk.f[lk.n++].name;
 	}
 	kmod_module_unref_list(list);
-	kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+	r = oom ? kp_err_set(err, "out of memory") : take_lookup(&lk, norm, cap, err);
+	if (!oom) {
+		size_t ns = 0;
+		const char **s = encode_lookup(&lk, &ns);
+
+		/* what libkmod was asked and said, whatever the chain made of it */
+		if (s)
+			kp_kmod_memo_put(c->kmemo, 'R', name, 0, ns, s);
+	}
+	for (size_t i = 0; i < lk.n; i++)
+		kmod_module_unref(lk.f[i].mod);
+	kmod_set_log_fn(ctx, kmod_log_fn, NULL);
+	kp_arena_release(&lk.arena);
 	return r;
 }
 
@@ -393,17 +787,26 @@ int kp_chain_module_path(struct kp_chain *c, const char *name, const char **path
 	*path = *relpath = NULL;
 	kp_modname_copy(norm, sizeof(norm), name, SIZE_MAX);
 	if (c->source == KP_CHAIN_LIBKMOD) {
+		struct kp_kmod_answer a;
 		struct kmod_module *mod = NULL;
 		const char *file;
+		int r;
 
-		if (kmod_module_new_from_name(c->ctx, norm, &mod) < 0 || !mod)
-			return kp_err_set(err, "out of memory");
-		file = kmod_module_get_path(mod);
-		if (file && set_paths(c, &m, file, err) < 0) {
+		if (kp_kmod_memo_get(c->kmemo, 'P', norm, &a) && a.code == 0 && a.n == 1) {
+			if (a.s[0] && set_paths(c, &m, a.s[0], err) < 0)
+				return -1;
+		} else {
+			if (!chain_ctx(c, err))
+				return -1;
+			if (kmod_module_new_from_name(c->ctx, norm, &mod) < 0 || !mod)
+				return kp_err_set(err, "out of memory");
+			file = kmod_module_get_path(mod);
+			kp_kmod_memo_put(c->kmemo, 'P', norm, 0, 1, &file);
+			r = file ? set_paths(c, &m, file, err) : 0;
 			kmod_module_unref(mod);
-			return -1;
+			if (r < 0)
+				return -1;
 		}
-		kmod_module_unref(mod);
 	} else {
 		char *deps, *line = NULL;
 		size_t dl;
@@ -437,12 +840,27 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 	if (snprintf(key, sizeof(key), "symbol:%s", symbol) >= (int)sizeof(key))
 		return 0;
 	if (c->source == KP_CHAIN_LIBKMOD) {
+		struct kp_kmod_answer a;
 		struct kmod_list *list = NULL;
+		const char *owner = NULL;
 
 		if (kp_chain_check_lookup(c, key, err) < 0)
 			return -1;
-		if (kmod_module_new_from_lookup(c->ctx, key, &list) < 0)
+		if (kp_kmod_memo_get(c->kmemo, 'S', key, &a) && a.n == 1 && a.code <= 0) {
+			if (a.code < 0)
+				return kp_err_set(err, "%s: libkmod cannot look up %s", c->moddir,
+						  key);
+			*name = a.s[0] ? kp_arena_strdup(&c->arena, a.s[0]) : NULL;
+			if (a.s[0] && !*name)
+				return kp_err_set(err, "out of memory");
+			return 0;
+		}
+		if (!chain_ctx(c, err))
+			return -1;
+		if (kmod_module_new_from_lookup(c->ctx, key, &list) < 0) {
+			kp_kmod_memo_put(c->kmemo, 'S', key, -1, 1, &owner);
 			return kp_err_set(err, "%s: libkmod cannot look up %s", c->moddir, key);
+		}
 		if (list) {
 			struct kmod_module *mod = kmod_module_get_module(list);
 
@@ -452,6 +870,8 @@ int kp_chain_symbol_owner(struct kp_chain *c, const char *symbol, const char **n
 			if (!*name)
 				return kp_err_set(err, "out of memory");
 		}
+		owner = *name;
+		kp_kmod_memo_put(c->kmemo, 'S', key, 0, 1, &owner);
 	} else {
 		struct kp_bytes b;
 		const char *pos, *end;

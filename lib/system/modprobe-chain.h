@@ -46,6 +46,7 @@ struct kp_chain_module {
 
 struct kmod_ctx;
 struct kp_index_memo;
+struct kp_kmod_memo;
 
 struct kp_chain {
 	const char *root;
@@ -55,7 +56,12 @@ struct kp_chain {
 	struct kp_kmod_copy own_kc; /* @kc when kp_chain_open() was given none */
 	struct kp_index_memo *memo; /* the indexes that passed before (borrowed), or NULL */
 	enum kp_chain_source source;
-	struct kmod_ctx *ctx;	/* KP_CHAIN_LIBKMOD */
+	struct kmod_ctx *ctx; /* KP_CHAIN_LIBKMOD, once a question needs libkmod */
+	/* KP_CHAIN_LIBKMOD: the configuration directories kmod_new() is given, NULL-terminated */
+	const char *kpaths[KP_CHAIN_CONF_DIRS + 1];
+	struct kp_kmod_memo *kmemo;	   /* libkmod's answers (borrowed), or NULL */
+	struct kp_kmod_memo *kmemo_counts; /* the memo given, bound or not: kmod_new() counted */
+	bool said;		/* what libkmod printed when opened was printed (or replayed) */
 	struct kp_bytes depbin; /* modules.dep.bin (mapped), checked before libkmod reads it */
 	bool alias_checked, symbols_checked; /* checked when a lookup can reach them */
 	char *dep_text;			     /* KP_CHAIN_TEXT: modules.dep, NUL-terminated */
@@ -81,12 +87,32 @@ struct kp_chain {
  * the chain makes its own when needed and kp_chain_close() removes it.
  * @memo: the .bin indexes whose file state passed the check before (cache/index-memo.h;
  * borrowed, NULL: every index walked), not walked again (modprobe-index.c).
+ * @kmemo: libkmod's answers for the same inputs (cache/kmod-memo.h; borrowed, NULL: libkmod
+ * answers every question): replayed, and libkmod opened only for a question it cannot
+ * answer, whose answer it records; never when libkmod reads a private copy.
  */
 int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 		  const char *const *builtin, size_t nbuiltin, const char *const *blacklist,
 		  size_t nblacklist, struct kp_kmod_copy *kc, struct kp_index_memo *memo,
-		  struct kp_err *err);
+		  struct kp_kmod_memo *kmemo, struct kp_err *err);
 void kp_chain_close(struct kp_chain *c);
+
+/*
+ * kmod_new(@dir, @paths) as the chain and the kernel tree call it: what libkmod prints while
+ * it parses the configuration (to stderr, its log until one is set: a bad line, a directory
+ * among the files, a bad option on the command line) printed as before when @echo, and kept
+ * in *@said (malloc'ed, "" when it printed nothing; NULL when it could not be kept) so that a
+ * replay of libkmod's answers (cache/kmod-memo.h) prints the same. The context's log is
+ * silenced: the caller sets its own. The context, or NULL.
+ */
+struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, bool echo,
+				  char **said);
+
+/*
+ * The path of the libkmod shared object loaded in this process (dl_iterate_phdr()) into
+ * @buf (@len bytes): @buf, or NULL when none is (or its name does not fit).
+ */
+const char *kp_kmod_library(char *buf, size_t len);
 
 /*
  * Resolves @name as modprobe would: the modules it names (an alias may name

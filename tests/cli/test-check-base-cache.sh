@@ -28,7 +28,7 @@ run() {
 	shift
 	"$kp" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	echo $? >"$tmp/$name.rc"
-	grep -v '^kopolicy: \(cache\|signatures\|base cache\|module BTF\|depmod indexes\)' "$tmp/$name.err" \
+	grep -v '^kopolicy: \(cache\|signatures\|base cache\|module BTF\|depmod indexes\|libkmod\)' "$tmp/$name.err" \
 		>"$tmp/$name.msg"
 	grep '^kopolicy: base cache:' "$tmp/$name.err" >"$tmp/$name.base"
 }
