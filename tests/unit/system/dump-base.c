@@ -28,14 +28,13 @@ static void show_tree(const struct kp_tree *t)
 {
 	fprintf(stderr,
 		"tree: release %s\n  moddir %s\n  symvers %s\n  config %s\n"
-		"  System.map %s%s%s\n  vmlinux %s\n  built-in modules %zu, modinfo records %zu, "
-		"modprobe blacklist %zu\n",
+		"  System.map %s%s%s\n  vmlinux %s\n  built-in modules %zu, modprobe blacklist "
+		"%zu\n",
 		t->release, t->moddir, t->symvers_path ? t->symvers_path : "-",
 		t->config_path ? t->config_path : "-",
 		t->system_map_path ? t->system_map_path : "-", t->system_map_stub ? " stub " : "",
 		t->system_map_stub ? t->system_map_stub : "",
-		t->vmlinux_path ? t->vmlinux_path : "-", t->nbuiltin, t->nbuiltin_info,
-		t->nmodprobe_blacklist);
+		t->vmlinux_path ? t->vmlinux_path : "-", t->nbuiltin, t->nmodprobe_blacklist);
 }
 
 static int print_base(const struct kp_kernel_base *b, bool all)
