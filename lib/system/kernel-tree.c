@@ -3,7 +3,7 @@
  * A kernel tree under a root: its modules directories (lib/modules, usr/lib/modules) and
  * release directories, the release chosen, and the tree opened: the kernel-side files found
  * (kernel-tree-files.c), modules.builtin read (kernel-tree-builtin.c) and the modprobe.d
- * blacklist read with libkmod.
+ * blacklist read with libkmod (loaded then, dl/lazy-lib.h: one that cannot be is an error).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dl/lazy-lib.h"
 #include "file/inputs.h"
 #include "modprobe-index.h"
 #include "modprobe-snapshot.h"
@@ -281,6 +282,10 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared, 
 		if (r < 0)
 			goto out;
 	}
+	/* libkmod loaded on first use (dl/lazy-lib.h): a broken install is an error here */
+	r = kp_lazy_require(kp_lazy_libkmod(), err);
+	if (r < 0)
+		goto out;
 	kp_in_note_kmod(t->moddir, paths);
 	ctx = kmod_new(kp_kmod_dir(kc, t->moddir), kp_kmod_paths(kc, paths));
 	if (!ctx) {

@@ -4,7 +4,8 @@
  * depmod's .bin indexes exist (kmod_new() on the release directory inside the root, the
  * root's modprobe.d directories as configuration), after modprobe-index.c has checked what
  * it will read; without them, the text fallback (modprobe-chain-text.c) reads modules.dep
- * lines "path: dep dep ..." the way kmod_module_parse_depline() does.
+ * lines "path: dep dep ..." the way kmod_module_parse_depline() does. libkmod is loaded
+ * only then (dl/lazy-lib.h): one that cannot be is the chain's error, not a crash.
  */
 #include <errno.h>
 #include <libkmod.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "dl/lazy-lib.h"
 #include "file/bytes.h"
 #include "file/inputs.h"
 #include "file/rootfs.h"
@@ -100,6 +102,11 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 	free(bin);
 	/* what libkmod reads checked first: the root's files, or a copy of them */
 	if (kp_chain_kmod_prepare(c, paths, kpaths, err) < 0) {
+		kp_chain_close(c);
+		return -1;
+	}
+	/* libkmod loaded on first use (dl/lazy-lib.h): a broken install is an error here */
+	if (kp_lazy_require(kp_lazy_libkmod(), err) < 0) {
 		kp_chain_close(c);
 		return -1;
 	}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The loader behind the stubs of lazy-lib.h: a library dlopen()ed by its SONAME with
+ * RTLD_NOW | RTLD_LOCAL (every symbol bound now, none of them lent to later libraries), every
+ * symbol its stubs call looked up at once, so that a library that loaded has them all and a
+ * stub never fails half-way through a run.
+ *
+ * Global mutable state, which lib/ otherwise has none of: each stub file's table of addresses
+ * and its outcome (struct kp_lazy_lib), written once under its pthread_once() and only read
+ * after. It cannot be otherwise: a stub has the library's own
+ * prototype, no context argument to carry a handle in, and is called from the read pool's
+ * threads. The handles are never closed: the addresses stay in use until the process ends.
+ */
+#include "lazy-lib.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+void kp_lazy_load(struct kp_lazy_lib *lib)
+{
+	const char *e, *why;
+	void *h;
+
+	lib->ok = false;
+	/* "" would be the program itself, a path whatever file is there */
+	if (!lib->soname[0] || strchr(lib->soname, '/')) {
+		snprintf(lib->why, sizeof(lib->why), "%s: no SONAME to load it by ('%s')",
+			 lib->label, lib->soname);
+		return;
+	}
+	h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		e = dlerror();
+		snprintf(lib->why, sizeof(lib->why), "%s cannot be loaded: %s", lib->label,
+			 e ? e : lib->soname);
+		return;
+	}
+	for (size_t i = 0; i < lib->n; i++) {
+		/* dlerror() tells a symbol whose value is NULL from a missing one */
+		dlerror();
+		lib->fns[i] = dlsym(h, lib->names[i]);
+		e = dlerror();
+		if (e || !lib->fns[i]) {
+			snprintf(lib->why, sizeof(lib->why), "%s (%s) has no %s: %s", lib->label,
+				 lib->soname, lib->names[i], e ? e : "NULL");
+			dlclose(h);
+			return;
+		}
+	}
+	why = lib->ready ? lib->ready(lib->fns) : NULL;
+	if (why) {
+		snprintf(lib->why, sizeof(lib->why), "%s (%s): %s", lib->label, lib->soname, why);
+		return; /* kept mapped: its initialisation may have registered handlers */
+	}
+	lib->ok = true;
+}
+
+int kp_lazy_require(struct kp_lazy_lib *lib, struct kp_err *err)
+{
+	pthread_once(&lib->once, lib->load_once);
+	return lib->ok ? 0 : kp_err_set(err, "%s", lib->why);
+}
+
+_Noreturn void kp_lazy_die(const struct kp_lazy_lib *lib, const char *name)
+{
+	/* one write: the line is not interleaved with another thread's */
+	char line[sizeof(lib->why) + 128];
+	int n = snprintf(line, sizeof(line), "kopolicy: error: %s (needed for %s)\n", lib->why,
+			 name);
+
+	if (n > 0)
+		(void)!write(STDERR_FILENO, line,
+			     (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	_exit(2);
+}
