@@ -3,7 +3,8 @@
  * The loader behind the stubs of lazy-lib.h: a library dlopen()ed by its SONAME with
  * RTLD_NOW | RTLD_LOCAL (every symbol bound now, none of them lent to later libraries), every
  * symbol its stubs call looked up at once, so that a library that loaded has them all and a
- * stub never fails half-way through a run.
+ * stub never fails half-way through a run. A definition preloaded into the global scope
+ * (LD_PRELOAD) is taken first, as it would have been for the linked library.
  *
  * Global mutable state, which lib/ otherwise has none of: each stub file's table of addresses
  * and its outcome (struct kp_lazy_lib), written once under its pthread_once() and only read
@@ -19,6 +20,26 @@
 #include <unistd.h>
 
 #include "util/util.h"
+
+/*
+ * @name's address: a definition in the global scope first, as the dynamic linker would have
+ * bound a linked library's (a library preloaded with LD_PRELOAD interposes on it, as the tests
+ * stall libkmod), never the program's own (a stub exported by mistake would call itself);
+ * else @h's own. NULL with dlerror() set when @h has none.
+ */
+static void *lookup(void *h, const char *name)
+{
+	void *p;
+	Dl_info self, di;
+
+	dlerror(); /* no earlier error read as this look-up's */
+	p = dlsym(RTLD_DEFAULT, name);
+	if (p && dladdr((void *)lookup, &self) && dladdr(p, &di) &&
+	    di.dli_fbase != self.dli_fbase)
+		return p;
+	dlerror();
+	return dlsym(h, name);
+}
 
 void kp_lazy_load(struct kp_lazy_lib *lib)
 {
@@ -41,8 +62,7 @@ void kp_lazy_load(struct kp_lazy_lib *lib)
 	}
 	for (size_t i = 0; i < lib->n; i++) {
 		/* dlerror() tells a symbol whose value is NULL from a missing one */
-		dlerror();
-		lib->fns[i] = dlsym(h, lib->names[i]);
+		lib->fns[i] = lookup(h, lib->names[i]);
 		e = dlerror();
 		if (e || !lib->fns[i]) {
 			snprintf(lib->why, sizeof(lib->why), "%s (%s) has no %s: %s", lib->label,
