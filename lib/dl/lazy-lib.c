@@ -34,8 +34,7 @@ static void *lookup(void *h, const char *name)
 
 	dlerror(); /* no earlier error read as this look-up's */
 	p = dlsym(RTLD_DEFAULT, name);
-	if (p && dladdr((void *)lookup, &self) && dladdr(p, &di) &&
-	    di.dli_fbase != self.dli_fbase)
+	if (p && dladdr((void *)lookup, &self) && dladdr(p, &di) && di.dli_fbase != self.dli_fbase)
 		return p;
 	dlerror();
 	return dlsym(h, name);
