@@ -30,10 +30,10 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 
-#define KP_LAZY_FNS(F, V) \
+#define KP_LAZY_FNS(F, V, Z, VZ) \
 	F(const unsigned char *, ASN1_STRING_get0_data, (const ASN1_STRING *a), (a)) \
 	F(int, ASN1_STRING_length, (const ASN1_STRING *a), (a)) \
-	F(int, BIO_free, (BIO *a), (a)) \
+	Z(int, BIO_free, (BIO *a), (a), 0) \
 	F(BIO *, BIO_new_mem_buf, (const void *a, int b), (a, b)) \
 	F(int, BN_add, (BIGNUM *a, const BIGNUM *b, const BIGNUM *c), (a, b, c)) \
 	F(BIGNUM *, BN_bin2bn, (const unsigned char *a, int b, BIGNUM *c), (a, b, c)) \
@@ -43,7 +43,7 @@
 	F(int, BN_cmp, (const BIGNUM *a, const BIGNUM *b), (a, b)) \
 	F(BIGNUM *, BN_copy, (BIGNUM *a, const BIGNUM *b), (a, b)) \
 	F(BIGNUM *, BN_dup, (const BIGNUM *a), (a)) \
-	V(BN_free, (BIGNUM *a), (a)) \
+	VZ(BN_free, (BIGNUM *a), (a)) \
 	F(int, BN_is_bit_set, (const BIGNUM *a, int b), (a, b)) \
 	F(int, BN_is_negative, (const BIGNUM *a), (a)) \
 	F(int, BN_is_zero, (const BIGNUM *a), (a)) \
@@ -54,7 +54,7 @@
 	F(int, BN_sub, (BIGNUM *a, const BIGNUM *b, const BIGNUM *c), (a, b, c)) \
 	F(int, BN_sub_word, (BIGNUM *a, unsigned long b), (a, b)) \
 	V(BN_zero_ex, (BIGNUM *a), (a)) \
-	V(CMS_ContentInfo_free, (CMS_ContentInfo *a), (a)) \
+	VZ(CMS_ContentInfo_free, (CMS_ContentInfo *a), (a)) \
 	F(ASN1_OCTET_STRING **, CMS_get0_content, (CMS_ContentInfo *a), (a)) \
 	F(const ASN1_OBJECT *, CMS_get0_eContentType, (CMS_ContentInfo *a), (a)) \
 	F(struct stack_st_CMS_SignerInfo *, CMS_get0_SignerInfos, (CMS_ContentInfo *a), (a)) \
@@ -66,22 +66,22 @@
 	F(ASN1_OCTET_STRING *, CMS_SignerInfo_get0_signature, (CMS_SignerInfo *a), (a)) \
 	F(int, CMS_SignerInfo_get0_signer_id, (CMS_SignerInfo *a, ASN1_OCTET_STRING **b, \
 		X509_NAME **c, ASN1_INTEGER **d), (a, b, c, d)) \
-	V(CRYPTO_free, (void *a, const char *b, int c), (a, b, c)) \
+	VZ(CRYPTO_free, (void *a, const char *b, int c), (a, b, c)) \
 	F(CMS_ContentInfo *, d2i_CMS_ContentInfo, (CMS_ContentInfo **a, const unsigned char **b, \
 		long c), (a, b, c)) \
 	F(ECDSA_SIG *, d2i_ECDSA_SIG, (ECDSA_SIG **a, const unsigned char **b, long c), (a, \
 		b, c)) \
 	F(X509 *, d2i_X509, (X509 **a, const unsigned char **b, long c), (a, b, c)) \
 	F(int, EC_curve_nist2nid, (const char *a), (a)) \
-	V(EC_GROUP_free, (EC_GROUP *a), (a)) \
+	VZ(EC_GROUP_free, (EC_GROUP *a), (a)) \
 	F(const BIGNUM *, EC_GROUP_get0_field, (const EC_GROUP *a), (a)) \
 	F(const BIGNUM *, EC_GROUP_get0_order, (const EC_GROUP *a), (a)) \
 	F(EC_GROUP *, EC_GROUP_new_by_curve_name, (int a), (a)) \
-	V(EC_POINT_free, (EC_POINT *a), (a)) \
+	VZ(EC_POINT_free, (EC_POINT *a), (a)) \
 	F(EC_POINT *, EC_POINT_new, (const EC_GROUP *a), (a)) \
 	F(int, EC_POINT_set_affine_coordinates, (const EC_GROUP *a, EC_POINT *b, const BIGNUM *c, \
 		const BIGNUM *d, BN_CTX *e), (a, b, c, d, e)) \
-	V(ECDSA_SIG_free, (ECDSA_SIG *a), (a)) \
+	VZ(ECDSA_SIG_free, (ECDSA_SIG *a), (a)) \
 	V(ECDSA_SIG_get0, (const ECDSA_SIG *a, const BIGNUM **b, const BIGNUM **c), (a, b, c)) \
 	F(ECDSA_SIG *, ECDSA_SIG_new, (void), ()) \
 	F(int, ECDSA_SIG_set0, (ECDSA_SIG *a, BIGNUM *b, BIGNUM *c), (a, b, c)) \
@@ -94,13 +94,13 @@
 	F(int, EVP_DigestUpdate, (EVP_MD_CTX *a, const void *b, size_t c), (a, b, c)) \
 	F(const EVP_MD *, EVP_get_digestbyname, (const char *a), (a)) \
 	F(int, EVP_MD_CTX_copy_ex, (EVP_MD_CTX *a, const EVP_MD_CTX *b), (a, b)) \
-	V(EVP_MD_CTX_free, (EVP_MD_CTX *a), (a)) \
+	VZ(EVP_MD_CTX_free, (EVP_MD_CTX *a), (a)) \
 	F(EVP_MD_CTX *, EVP_MD_CTX_new, (void), ()) \
 	F(EVP_MD *, EVP_MD_fetch, (OSSL_LIB_CTX *a, const char *b, const char *c), (a, b, c)) \
-	V(EVP_MD_free, (EVP_MD *a), (a)) \
+	VZ(EVP_MD_free, (EVP_MD *a), (a)) \
 	F(int, EVP_MD_get_size, (const EVP_MD *a), (a)) \
 	F(int, EVP_MD_get_type, (const EVP_MD *a), (a)) \
-	V(EVP_PKEY_CTX_free, (EVP_PKEY_CTX *a), (a)) \
+	VZ(EVP_PKEY_CTX_free, (EVP_PKEY_CTX *a), (a)) \
 	F(EVP_PKEY_CTX *, EVP_PKEY_CTX_new, (EVP_PKEY *a, ENGINE *b), (a, b)) \
 	F(EVP_PKEY_CTX *, EVP_PKEY_CTX_new_from_name, (OSSL_LIB_CTX *a, const char *b, \
 		const char *c), (a, b, c)) \
@@ -108,7 +108,7 @@
 	F(int, EVP_PKEY_CTX_set_rsa_keygen_bits, (EVP_PKEY_CTX *a, int b), (a, b)) \
 	F(int, EVP_PKEY_CTX_set_rsa_padding, (EVP_PKEY_CTX *a, int b), (a, b)) \
 	F(int, EVP_PKEY_CTX_set_signature_md, (EVP_PKEY_CTX *a, const EVP_MD *b), (a, b)) \
-	V(EVP_PKEY_free, (EVP_PKEY *a), (a)) \
+	VZ(EVP_PKEY_free, (EVP_PKEY *a), (a)) \
 	F(int, EVP_PKEY_fromdata, (EVP_PKEY_CTX *a, EVP_PKEY **b, int c, OSSL_PARAM *d), (a, b, \
 		c, d)) \
 	F(int, EVP_PKEY_fromdata_init, (EVP_PKEY_CTX *a), (a)) \
@@ -141,14 +141,14 @@
 	F(int, OPENSSL_init_crypto, (uint64_t a, const OPENSSL_INIT_SETTINGS *b), (a, b)) \
 	F(int, OPENSSL_sk_num, (const OPENSSL_STACK *a), (a)) \
 	F(void *, OPENSSL_sk_value, (const OPENSSL_STACK *a, int b), (a, b)) \
-	V(OSSL_PARAM_BLD_free, (OSSL_PARAM_BLD *a), (a)) \
+	VZ(OSSL_PARAM_BLD_free, (OSSL_PARAM_BLD *a), (a)) \
 	F(OSSL_PARAM_BLD *, OSSL_PARAM_BLD_new, (void), ()) \
 	F(int, OSSL_PARAM_BLD_push_octet_string, (OSSL_PARAM_BLD *a, const char *b, \
 		const void *c, size_t d), (a, b, c, d)) \
 	F(int, OSSL_PARAM_BLD_push_utf8_string, (OSSL_PARAM_BLD *a, const char *b, const char *c, \
 		size_t d), (a, b, c, d)) \
 	F(OSSL_PARAM *, OSSL_PARAM_BLD_to_param, (OSSL_PARAM_BLD *a), (a)) \
-	V(OSSL_PARAM_free, (OSSL_PARAM *a), (a)) \
+	VZ(OSSL_PARAM_free, (OSSL_PARAM *a), (a)) \
 	F(X509 *, PEM_read_bio_X509, (BIO *a, X509 **b, pem_password_cb *c, void *d), (a, b, c, \
 		d)) \
 	F(EVP_PKEY *, PEM_read_PrivateKey, (FILE *a, EVP_PKEY **b, pem_password_cb *c, \
@@ -159,7 +159,7 @@
 	V(X509_ALGOR_get0, (const ASN1_OBJECT **a, int *b, const void **c, const X509_ALGOR *d), \
 		(a, b, c, d)) \
 	F(int, X509_cmp, (const X509 *a, const X509 *b), (a, b)) \
-	V(X509_free, (X509 *a), (a)) \
+	VZ(X509_free, (X509 *a), (a)) \
 	F(EVP_PKEY *, X509_get0_pubkey, (const X509 *a), (a)) \
 	F(const ASN1_INTEGER *, X509_get0_serialNumber, (const X509 *a), (a)) \
 	F(const ASN1_OCTET_STRING *, X509_get0_subject_key_id, (X509 *a), (a)) \

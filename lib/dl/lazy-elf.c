@@ -8,9 +8,9 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#define KP_LAZY_FNS(F, V) \
+#define KP_LAZY_FNS(F, V, Z, VZ) \
 	F(Elf *, elf_begin, (int a, Elf_Cmd b, Elf *c), (a, b, c)) \
-	F(int, elf_end, (Elf *a), (a)) \
+	Z(int, elf_end, (Elf *a), (a), 0) \
 	F(const char *, elf_errmsg, (int a), (a)) \
 	F(int, elf_errno, (void), ()) \
 	F(Elf_Data *, elf_getdata, (Elf_Scn *a, Elf_Data *b), (a, b)) \

@@ -8,7 +8,7 @@
 
 #include <json-c/json.h>
 
-#define KP_LAZY_FNS(F, V) \
+#define KP_LAZY_FNS(F, V, Z, VZ) \
 	F(int, json_object_array_add, (struct json_object *a, struct json_object *b), (a, b)) \
 	V(json_object_free_userdata, (struct json_object *a, void *b), (a, b)) \
 	F(struct json_object *, json_object_get, (struct json_object *a), (a)) \
@@ -25,7 +25,7 @@
 		struct json_object *const c, const unsigned int d), (a, b, c, d)) \
 	F(json_bool, json_object_object_get_ex, (const struct json_object *a, const char *b, \
 		struct json_object **c), (a, b, c)) \
-	F(int, json_object_put, (struct json_object *a), (a)) \
+	Z(int, json_object_put, (struct json_object *a), (a), 0) \
 	V(json_object_set_serializer, (json_object *a, json_object_to_json_string_fn *b, \
 		void *c, json_object_delete_fn *d), (a, b, c, d)) \
 	F(const char *, json_object_to_json_string_ext, (struct json_object *a, int b), (a, b)) \

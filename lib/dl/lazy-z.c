@@ -7,7 +7,7 @@
 
 #include <zlib.h>
 
-#define KP_LAZY_FNS(F, V) \
+#define KP_LAZY_FNS(F, V, Z, VZ) \
 	F(uLong, crc32_combine, (uLong a, uLong b, off_t c), (a, b, c)) \
 	F(uLong, crc32_z, (uLong a, const Bytef *b, z_size_t c), (a, b, c)) \
 	F(int, deflate, (z_streamp a, int b), (a, b)) \

@@ -12,7 +12,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#define KP_LAZY_FNS(F, V) \
+#define KP_LAZY_FNS(F, V, Z, VZ) \
 	F(size_t, ZSTD_CCtx_reset, (ZSTD_CCtx *a, ZSTD_ResetDirective b), (a, b)) \
 	F(size_t, ZSTD_CCtx_setParameter, (ZSTD_CCtx *a, ZSTD_cParameter b, int c), (a, b, c)) \
 	F(size_t, ZSTD_compress, (void *a, size_t b, const void *c, size_t d, int e), (a, b, c, \
@@ -27,8 +27,8 @@
 	F(size_t, ZSTD_decompressStream, (ZSTD_DStream *a, ZSTD_outBuffer *b, ZSTD_inBuffer *c), \
 		(a, b, c)) \
 	F(size_t, ZSTD_DStreamInSize, (void), ()) \
-	F(size_t, ZSTD_freeCCtx, (ZSTD_CCtx *a), (a)) \
-	F(size_t, ZSTD_freeDCtx, (ZSTD_DCtx *a), (a)) \
+	Z(size_t, ZSTD_freeCCtx, (ZSTD_CCtx *a), (a), 0) \
+	Z(size_t, ZSTD_freeDCtx, (ZSTD_DCtx *a), (a), 0) \
 	F(ZSTD_ErrorCode, ZSTD_getErrorCode, (size_t a), (a)) \
 	F(const char *, ZSTD_getErrorName, (size_t a), (a)) \
 	F(unsigned long long, ZSTD_getFrameContentSize, (const void *a, size_t b), (a, b)) \

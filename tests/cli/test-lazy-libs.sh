@@ -26,9 +26,9 @@ for l in libdeflate libc; do
 	is "NEEDED keeps $l" "$?" 0
 done
 
-# every function a stub file lists (F(RET, NAME, ...) and V(NAME, ...)), and the hand-written
-# CRYPTO_set_mem_functions()
-sed -n -E 's/^\s*F\([^,]*, ([A-Za-z_0-9]+),.*/\1/p; s/^\s*V\(([A-Za-z_0-9]+),.*/\1/p' \
+# every function a stub file lists (F(RET, NAME, ...), V(NAME, ...), Z(RET, NAME, ...),
+# VZ(NAME, ...)), and the hand-written CRYPTO_set_mem_functions()
+sed -n -E 's/^\s*(F|Z)\([^,]*, ([A-Za-z_0-9]+),.*/\2/p; s/^\s*(V|VZ)\(([A-Za-z_0-9]+),.*/\2/p' \
 	"$top"/lib/dl/lazy-*.c >"$tmp/stubs"
 echo CRYPTO_set_mem_functions >>"$tmp/stubs"
 is "the stub files list 215 functions" "$(sort -u "$tmp/stubs" | wc -l)" 215
