@@ -3,6 +3,7 @@
  * The result cache's key (run-cache.h): everything besides the inputs that decides a
  * command's output (the binary and its libraries, the arguments, the working directory, the
  * environment variables that count, the system, the terminals), as length-prefixed fields.
+ * The libraries loaded on first use (dl/lazy-lib.h) are loaded for it: their files count.
  */
 #include "run-cache.h"
 
@@ -16,6 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "dl/lazy-lib.h"
 #include "run-cache-internal.h"
 #include "util/io.h"
 
@@ -135,6 +137,12 @@ int kp_rc_build_key(struct kp_run_cache *rc, int argc, char **argv, char *why, s
 			exe, strerror(errno));
 		return -1;
 	}
+	/*
+	 * the libraries loaded on first use (dl/lazy-lib.h) loaded now, for the walk to find
+	 * their files as when they were linked: an upgraded libelf, libkmod or json-c is
+	 * another key
+	 */
+	kp_lazy_load_all();
 	if (dl_iterate_phdr(add_lib, k) != 0) {
 		snprintf(why, wlen, "a loaded library cannot be stat()ed (%s)", strerror(errno));
 		return -1;

@@ -52,6 +52,12 @@ struct kp_lazy_lib *kp_lazy_libjsonc(void);
 /* @lib loaded (the first call loads it): 0, or -1 with @err saying what failed. */
 int kp_lazy_require(struct kp_lazy_lib *lib, struct kp_err *err);
 
+/*
+ * Every library above loaded now, whichever can be: for what must see them all mapped as when
+ * they were linked (the result cache's key takes the file of every loaded library).
+ */
+void kp_lazy_load_all(void);
+
 /* The load, run once by @lib->load_once: dlopen(), dlsym() of every name, @lib->ready. */
 void kp_lazy_load(struct kp_lazy_lib *lib);
 

@@ -3,7 +3,8 @@
 # libcrypto, libkmod, libelf, liblzma, libzstd, libz or libjson-c (libdeflate and libc it
 # keeps), exports none of the functions its stubs define (a library loaded later would bind
 # its own calls to them), and a run that calls none of them maps none of them (LD_DEBUG=files:
-# what the dynamic loader opened), while one that reads a module loads the ones it uses.
+# what the dynamic loader opened), while one that reads a module loads the ones it uses, and
+# one through the result cache all of them (its key takes their files).
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -68,5 +69,11 @@ else
 		"$(grep -x -e libelf -e libcrypto "$tmp/info" | tr '\n' ' ')" "libcrypto libelf "
 	is "... and neither libkmod nor libjson-c" \
 		"$(grep -x -e libkmod -e libjson-c "$tmp/info")" ""
+	# the result cache's key takes every loaded library's file: all seven loaded for it, as
+	# when they were linked (an upgraded one is another key)
+	unset KOPOLICY_RUN_CACHE
+	opened "$tmp/keyed" "$kp" info "$fx/kp_common.ko"
+	is "kopolicy info through the result cache maps all seven" \
+		"$(for l in $lazy; do grep -x "$l" "$tmp/keyed"; done | tr '\n' ' ')" "$lazy "
 fi
 tap_done
