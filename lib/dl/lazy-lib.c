@@ -4,7 +4,8 @@
  * RTLD_NOW | RTLD_LOCAL (every symbol bound now, none of them lent to later libraries), every
  * symbol its stubs call looked up at once, so that a library that loaded has them all and a
  * stub never fails half-way through a run. A definition preloaded into the global scope
- * (LD_PRELOAD) is taken first, as it would have been for the linked library.
+ * (LD_PRELOAD) is taken first, as it would have been for the linked library, and the library
+ * is then made global for the interposer to reach it.
  *
  * Global mutable state, which lib/ otherwise has none of: each stub file's table of addresses
  * and its outcome (struct kp_lazy_lib), written once under its pthread_once() and only read
@@ -24,18 +25,21 @@
 /*
  * @name's address: a definition in the global scope first, as the dynamic linker would have
  * bound a linked library's (a library preloaded with LD_PRELOAD interposes on it, as the tests
- * stall libkmod), never the program's own (a stub exported by mistake would call itself);
- * else @h's own. NULL with dlerror() set when @h has none.
+ * stall libkmod; *@interposed set), never the program's own (a stub exported by mistake
+ * would call itself); else @h's own. NULL with dlerror() set when @h has none.
  */
-static void *lookup(void *h, const char *name)
+static void *lookup(void *h, const char *name, bool *interposed)
 {
 	void *p;
 	Dl_info self, di;
 
 	dlerror(); /* no earlier error read as this look-up's */
 	p = dlsym(RTLD_DEFAULT, name);
-	if (p && dladdr((void *)lookup, &self) && dladdr(p, &di) && di.dli_fbase != self.dli_fbase)
+	if (p && dladdr((void *)lookup, &self) && dladdr(p, &di) &&
+	    di.dli_fbase != self.dli_fbase) {
+		*interposed = true;
 		return p;
+	}
 	dlerror();
 	return dlsym(h, name);
 }
@@ -43,6 +47,7 @@ static void *lookup(void *h, const char *name)
 void kp_lazy_load(struct kp_lazy_lib *lib)
 {
 	const char *e, *why;
+	bool interposed = false;
 	void *h;
 
 	lib->ok = false;
@@ -61,7 +66,7 @@ void kp_lazy_load(struct kp_lazy_lib *lib)
 	}
 	for (size_t i = 0; i < lib->n; i++) {
 		/* dlerror() tells a symbol whose value is NULL from a missing one */
-		lib->fns[i] = lookup(h, lib->names[i]);
+		lib->fns[i] = lookup(h, lib->names[i], &interposed);
 		e = dlerror();
 		if (e || !lib->fns[i]) {
 			snprintf(lib->why, sizeof(lib->why), "%s (%s) has no %s: %s", lib->label,
@@ -70,6 +75,13 @@ void kp_lazy_load(struct kp_lazy_lib *lib)
 			return;
 		}
 	}
+	/*
+	 * An interposer finds the library's own definition with dlsym(RTLD_NEXT), in the
+	 * global scope, as it would a linked library's: made global then (RTLD_NOLOAD: the
+	 * same object), and only then.
+	 */
+	if (interposed && !dlopen(lib->soname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL))
+		dlerror();
 	why = lib->ready ? lib->ready(lib->fns) : NULL;
 	if (why) {
 		snprintf(lib->why, sizeof(lib->why), "%s (%s): %s", lib->label, lib->soname, why);
@@ -87,8 +99,8 @@ int kp_lazy_require(struct kp_lazy_lib *lib, struct kp_err *err)
 void kp_lazy_load_all(void)
 {
 	struct kp_lazy_lib *const all[] = {
-		kp_lazy_libcrypto(), kp_lazy_libkmod(), kp_lazy_libelf(),  kp_lazy_liblzma(),
-		kp_lazy_libzstd(),   kp_lazy_libz(),    kp_lazy_libjsonc(),
+		kp_lazy_libcrypto(), kp_lazy_libkmod(), kp_lazy_libelf(),   kp_lazy_liblzma(),
+		kp_lazy_libzstd(),   kp_lazy_libz(),	kp_lazy_libjsonc(),
 	};
 
 	/* one that cannot be loaded is left out: a run that needs it fails with its error */
