@@ -96,18 +96,6 @@ int kp_lazy_require(struct kp_lazy_lib *lib, struct kp_err *err)
 	return lib->ok ? 0 : kp_err_set(err, "%s", lib->why);
 }
 
-void kp_lazy_load_all(void)
-{
-	struct kp_lazy_lib *const all[] = {
-		kp_lazy_libcrypto(), kp_lazy_libkmod(), kp_lazy_libelf(),   kp_lazy_liblzma(),
-		kp_lazy_libzstd(),   kp_lazy_libz(),	kp_lazy_libjsonc(),
-	};
-
-	/* one that cannot be loaded is left out: a run that needs it fails with its error */
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		kp_lazy_require(all[i], NULL);
-}
-
 _Noreturn void kp_lazy_die(const struct kp_lazy_lib *lib, const char *name)
 {
 	/* one write: the line is not interleaved with another thread's */

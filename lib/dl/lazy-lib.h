@@ -53,10 +53,12 @@ struct kp_lazy_lib *kp_lazy_libjsonc(void);
 int kp_lazy_require(struct kp_lazy_lib *lib, struct kp_err *err);
 
 /*
- * Every library above loaded now, whichever can be: for what must see them all mapped as when
- * they were linked (the result cache's key takes the file of every loaded library).
+ * @fn(path, @arg) for each file the dynamic linker would load one of the libraries above from,
+ * as /etc/ld.so.cache names them, without loading them (lazy-files.c); a library the cache
+ * cannot tell is loaded instead (dl_iterate_phdr() then finds its file). 0, or the first
+ * nonzero @fn returned.
  */
-void kp_lazy_load_all(void);
+int kp_lazy_files(int (*fn)(const char *path, void *arg), void *arg);
 
 /* The load, run once by @lib->load_once: dlopen(), dlsym() of every name, @lib->ready. */
 void kp_lazy_load(struct kp_lazy_lib *lib);

@@ -3,8 +3,8 @@
 # libcrypto, libkmod, libelf, liblzma, libzstd, libz or libjson-c (libdeflate and libc it
 # keeps), exports none of the functions its stubs define (a library loaded later would bind
 # its own calls to them), and a run that calls none of them maps none of them (LD_DEBUG=files:
-# what the dynamic loader opened), while one that reads a module loads the ones it uses, and
-# one through the result cache all of them (its key takes their files).
+# what the dynamic loader opened), while one that reads a module loads the ones it uses; a
+# result cache replay maps none (its key takes their files from ld.so.cache, lazy-files.c).
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -43,12 +43,14 @@ else
 	skip "the binary defines them (EVP_sha256)" "stripped"
 fi
 
-# which of the seven the dynamic loader opened in a run (LD_DEBUG=files, to a file per pid)
+# which of the seven the dynamic loader opened in a run (LD_DEBUG=files, to a file per pid);
+# its stderr in $tmp/stderr (with the caches' statistics)
 opened() { # OUT, COMMAND...
 	local out=$1
 	shift
 	rm -f "$tmp"/ld.*
-	LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld" "$@" >/dev/null 2>&1
+	KOPOLICY_CACHE_STATS=1 LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld" "$@" >/dev/null \
+		2>"$tmp/stderr"
 	cat "$tmp"/ld.* 2>/dev/null |
 		sed -n -E 's/.*file=([^ ;]+)( \[[0-9]+\])?; +generating link map.*/\1/p' |
 		sed -E 's/\.so.*//' | sort -u >"$out"
@@ -69,11 +71,18 @@ else
 		"$(grep -x -e libelf -e libcrypto "$tmp/info" | tr '\n' ' ')" "libcrypto libelf "
 	is "... and neither libkmod nor libjson-c" \
 		"$(grep -x -e libkmod -e libjson-c "$tmp/info")" ""
-	# the result cache's key takes every loaded library's file: all seven loaded for it, as
-	# when they were linked (an upgraded one is another key)
+	# the result cache's key takes the files of the seven as the dynamic linker's cache names
+	# them (an upgraded one is another key), without loading them: a replay maps none
 	unset KOPOLICY_RUN_CACHE
-	opened "$tmp/keyed" "$kp" info "$fx/kp_common.ko"
-	is "kopolicy info through the result cache maps all seven" \
-		"$(for l in $lazy; do grep -x "$l" "$tmp/keyed"; done | tr '\n' ' ')" "$lazy "
+	opened "$tmp/stored" "$kp" info "$fx/kp_gpl_prov.ko"
+	is "kopolicy info through the result cache maps libelf and libcrypto" \
+		"$(grep -x -e libelf -e libcrypto "$tmp/stored" | tr '\n' ' ')" "libcrypto libelf "
+	is "... and neither libkmod nor libjson-c" \
+		"$(grep -x -e libkmod -e libjson-c "$tmp/stored")" ""
+	opened "$tmp/replayed" "$kp" info "$fx/kp_gpl_prov.ko"
+	grep -q '^kopolicy: result cache: hit' "$tmp/stderr"
+	is "... the same run again: replayed" "$?" 0
+	is "... mapping none of them" \
+		"$(for l in $lazy; do grep -x "$l" "$tmp/replayed"; done)" ""
 fi
 tap_done

@@ -5,10 +5,13 @@
  * kp_lazy_require() an error naming them, the same on a second call (one load); a stub called
  * on such a library writes one line naming the library, the symbol and dlerror()'s text and
  * exits with status 2; zlib by its SONAME resolves crc32() and its value is the known one; the
- * program's own zlib stub (lib/dl/lazy-z.c) gives it too.
+ * program's own zlib stub (lib/dl/lazy-z.c) gives it too. kp_lazy_files() (lazy-files.c) names
+ * the file zlib was loaded from, as ld.so.cache names it, and with LD_LIBRARY_PATH set none.
  */
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,6 +79,16 @@ static void load_z(void)
 static void load_missing(void)
 {
 	kp_lazy_load(&missing);
+}
+
+/* kp_lazy_files()'s callback: the paths, one a line, into the 8 KiB at @arg. */
+static int collect(const char *path, void *arg)
+{
+	char *out = arg;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 8192 - n, "%s\n", path);
+	return 0;
 }
 
 /* A stub's call on @lib in a child: its exit status (-1: not exited) and its stderr. */
@@ -157,5 +170,23 @@ int main(void)
 	tap_is_int(&t, r, 0, "the program's zlib: loaded");
 	tap_is_int(&t, crc32_z(0, (const Bytef *)"123456789", 9), 0xcbf43926u,
 		   "its crc32_z() stub: the check value");
+
+	{
+		static char files[8192], want[4096];
+		Dl_info di;
+
+		unsetenv("LD_LIBRARY_PATH");
+		r = kp_lazy_files(collect, files);
+		tap_ok(&t, r == 0 && dladdr(z.fns[0], &di) && di.dli_fname,
+		       "kp_lazy_files(): the files of the seven");
+		snprintf(want, sizeof(want), "%s\n", di.dli_fname ? di.dli_fname : "?");
+		tap_ok(&t, strstr(files, want) != NULL,
+		       "... among them the one zlib was loaded from (%s)",
+		       di.dli_fname ? di.dli_fname : "?");
+		files[0] = '\0';
+		setenv("LD_LIBRARY_PATH", "/nonexistent", 1);
+		r = kp_lazy_files(collect, files);
+		tap_ok(&t, r == 0 && !files[0], "with LD_LIBRARY_PATH set: none (they are loaded)");
+	}
 	return tap_done(&t);
 }
