@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* kopolicy check: predict loads, taints and symbol_get() results for a module set. */
+/*
+ * kopolicy check: predict loads, taints and symbol_get() results for a module set. The
+ * libraries it needs (libcrypto; json-c for JSON) are loaded before any work, or it fails.
+ */
 #include "config.h"
 
 #include <stdlib.h>
@@ -7,6 +10,7 @@
 #include <unistd.h>
 
 #include "cache/run-cache.h"
+#include "dl/lazy-lib.h"
 #include "file/inputs.h"
 #include "ctx-options.h"
 #include "check-splice.h"
@@ -218,6 +222,20 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 	    strcmp(format, "junit")) {
 		kp_cli_error(NULL, "unknown format '%s' (text, json, sarif or junit)", format);
 		return KP_EXIT_ERROR;
+	}
+	/*
+	 * The libraries every check needs (the caches' keys and the signatures: libcrypto; the
+	 * JSON report: json-c), loaded on first use (dl/lazy-lib.h): a broken install is said
+	 * here, before any work, as an error.
+	 */
+	{
+		struct kp_err err = { 0 };
+
+		if (kp_lazy_require(kp_lazy_libcrypto(), &err) < 0 ||
+		    (!strcmp(format, "json") && kp_lazy_require(kp_lazy_libjsonc(), &err) < 0)) {
+			kp_cli_error(NULL, "%s", err.msg);
+			return KP_EXIT_ERROR;
+		}
 	}
 	if (o.nprovider_paths && (upgrade_to || all_kernels || optind >= argc)) {
 		kp_cli_error(NULL, "--provider takes module FILEs to check (not --all-kernels, "

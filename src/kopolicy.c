@@ -10,8 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "cache/run-cache.h"
 #include "cache/btf-memo.h"
 #include "cache/index-memo.h"
@@ -463,15 +461,9 @@ int main(int argc, char **argv)
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	mallopt(M_ARENA_MAX, 4);
 	/*
-	 * Signatures are judged as the kernel judges them, not by this host's OpenSSL policy:
-	 * no openssl.cnf (a system crypto policy may forbid SHA-1 or fetch only FIPS
-	 * implementations) and no $OPENSSL_CONF (a root run must not load the providers or
-	 * engines a file named by its environment asks for).
+	 * OpenSSL is initialised without openssl.cnf nor $OPENSSL_CONF when libcrypto is loaded,
+	 * on first use (lib/dl/lazy-crypto.c).
 	 */
-	if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1) {
-		fprintf(stderr, "kopolicy: error: OpenSSL cannot be initialised\n");
-		return 2;
-	}
 
 	/* Our own messages for bad options (kp_cli_bad_option()), not getopt's. */
 	opterr = 0;

@@ -3,6 +3,8 @@
  * The result cache's key (run-cache.h): everything besides the inputs that decides a
  * command's output (the binary and its libraries, the arguments, the working directory, the
  * environment variables that count, the system, the terminals), as length-prefixed fields.
+ * The libraries loaded on first use (dl/lazy-lib.h) count by the files the dynamic linker's
+ * cache names for them, not loaded for it (dl/lazy-files.c).
  */
 #include "run-cache.h"
 
@@ -16,6 +18,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "dl/lazy-lib.h"
 #include "run-cache-internal.h"
 #include "util/io.h"
 
@@ -63,6 +66,17 @@ static int add_lib(struct dl_phdr_info *info, size_t size, void *arg)
 	if (info->dlpi_name && info->dlpi_name[0] == '/')
 		return add_state(arg, info->dlpi_name) < 0 ? 1 : 0;
 	return 0;
+}
+
+/* A file a library loaded on first use would come from (kp_lazy_files()): its state. */
+static int add_lazy_file(const char *path, void *arg)
+{
+	struct kbuf *k = arg;
+
+	if (add_state(k, path) == 0)
+		return 0;
+	/* named by the dynamic linker's cache, but absent: so is the key */
+	return add_str(k, path) < 0 || add_str(k, "absent") < 0 ? -1 : 0;
 }
 
 /* The environment variables that can change what a command prints. */
@@ -133,6 +147,15 @@ int kp_rc_build_key(struct kp_run_cache *rc, int argc, char **argv, char *why, s
 			"the executable %s cannot be stat()ed (%s): a replaced binary would not be "
 			"told from this one",
 			exe, strerror(errno));
+		return -1;
+	}
+	/*
+	 * the files of the libraries loaded on first use (dl/lazy-lib.h), as when they were
+	 * linked: an upgraded libelf, libkmod or json-c is another key (one the dynamic
+	 * linker's cache does not tell is loaded: the walk below finds it)
+	 */
+	if (kp_lazy_files(add_lazy_file, k) != 0) {
+		snprintf(why, wlen, "out of memory");
 		return -1;
 	}
 	if (dl_iterate_phdr(add_lib, k) != 0) {

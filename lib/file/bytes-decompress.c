@@ -3,7 +3,8 @@
  * The one file reader's decompression (bytes.h): compression detected by magic, the
  * per-thread decoders and output buffers within the read's memory budget, and bytes in
  * memory or from a file descriptor decompressed or streamed (the decompressors are behind
- * decompress.h). Files are opened and read by bytes.c.
+ * decompress.h; their library loaded first, dl/lazy-lib.h, or the read fails saying why).
+ * Files are opened and read by bytes.c.
  */
 #include "bytes-internal.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "decompress.h"
+#include "dl/lazy-lib.h"
 #include "mem-budget.h"
 
 static const unsigned char magic_xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
@@ -163,6 +165,24 @@ int kp_outbuf_reserve(struct kp_outbuf *o, size_t extra, struct kp_err *err)
 	return 0;
 }
 
+/*
+ * The library that decodes @comp loaded (dl/lazy-lib.h: on first use), before any of its
+ * functions is called: 0, or -1 with @err saying why it cannot be (a broken install).
+ */
+static int decoder_loaded(enum kp_compression comp, struct kp_err *err)
+{
+	switch (comp) {
+	case KP_COMP_XZ:
+		return kp_lazy_require(kp_lazy_liblzma(), err);
+	case KP_COMP_ZSTD:
+		return kp_lazy_require(kp_lazy_libzstd(), err);
+	case KP_COMP_GZIP:
+		return kp_lazy_require(kp_lazy_libz(), err);
+	default:
+		return 0;
+	}
+}
+
 /* One decoding of @in into @o (reserved already). */
 static int decode(const unsigned char *in, size_t len, enum kp_compression comp,
 		  struct kp_outbuf *o, struct kp_decoders *dec, struct kp_err *err)
@@ -191,9 +211,13 @@ int kp_bytes_decompress(const unsigned char *in, size_t len, enum kp_compression
 {
 	struct kp_mem_budget *budget = dec ? dec->budget : NULL;
 	char sz[32], lim[32];
-	size_t want = comp == KP_COMP_XZ     ? kp_xz_size_hint(in, len)
-		      : comp == KP_COMP_ZSTD ? kp_zstd_size_hint(in, len)
-					     : kp_gzip_size_hint(in, len);
+	size_t want;
+
+	if (decoder_loaded(comp, err) < 0)
+		return -1;
+	want = comp == KP_COMP_XZ     ? kp_xz_size_hint(in, len)
+	       : comp == KP_COMP_ZSTD ? kp_zstd_size_hint(in, len)
+				      : kp_gzip_size_hint(in, len);
 
 	/*
 	 * Allocate what the stream declares (one allocation, no copies), else the usual ratio
@@ -277,6 +301,8 @@ static int stream_mem(const unsigned char *in, size_t len, size_t max, bool firs
 
 	if (comp == KP_COMP_NONE)
 		return kp_err_set(err, "not compressed (xz, zstd or gzip)");
+	if (decoder_loaded(comp, err) < 0)
+		return -1;
 	o.data = malloc(o.cap);
 	if (!o.data)
 		return kp_err_set(err, "out of memory");
@@ -327,6 +353,8 @@ int kp_bytes_stream_fd(int fd, uint64_t off, size_t len, size_t max,
 	if (kp_bytes_pread(fd, head, nhead, off, err) < 0)
 		return -1;
 	comp = kp_detect_compression(head, nhead);
+	if (decoder_loaded(comp, err) < 0)
+		return -1;
 	if (comp == KP_COMP_GZIP) {
 		/* gzip: read whole (its window is 32 KiB; the input is what it costs) */
 		in = malloc(len ? len : 1);

@@ -21,7 +21,9 @@ size_t kp_zstd_size_hint(const unsigned char *in, size_t len)
 
 void kp_zstd_state_free(void *state)
 {
-	ZSTD_freeDCtx(state);
+	/* none made, none freed: libzstd is loaded on first use, not to free nothing */
+	if (state)
+		ZSTD_freeDCtx(state);
 }
 
 int kp_decompress_zstd(const unsigned char *in, size_t len, struct kp_outbuf *o, void **state,

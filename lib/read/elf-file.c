@@ -3,7 +3,7 @@
  * Opening an ELF image: libelf over the bytes, the header's identification and section header
  * table checked, the sections (of a sparse image, the wanted ones loaded), then the symbols
  * (elf-symbols.c); the section lookups and the bounded field and string reads. Relocations
- * are in elf-relocs.c.
+ * are in elf-relocs.c. libelf is loaded on the first image opened (dl/lazy-lib.h).
  */
 #include "elf-file.h"
 
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl/lazy-lib.h"
 #include "elf-file-internal.h"
 
 static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
@@ -227,6 +228,9 @@ static int open_image(struct kp_elf *e, const unsigned char *image, size_t len, 
 	size_t shstrndx;
 
 	memset(e, 0, sizeof(*e));
+	/* libelf loaded on first use (dl/lazy-lib.h): a broken install is this file's error */
+	if (kp_lazy_require(kp_lazy_libelf(), err) < 0)
+		return -1;
 	pthread_once(&libelf_once, libelf_init);
 	if (!libelf_ok)
 		return kp_err_set(err, "libelf initialisation failed");

@@ -2,11 +2,13 @@
 /*
  * Opening a module: bytes -> signature trailer -> ELF -> each reader in turn.
  * The image is released before returning; the facts stay in the module's arena.
- * Its BTF read, digested and judged: module-btf.c.
+ * Its BTF read, digested and judged: module-btf.c. libcrypto is loaded before the first
+ * module is read (dl/lazy-lib.h): one that cannot be is that module's error.
  */
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dl/lazy-lib.h"
 #include "module-iface.h"
 #include "module-internal.h"
 
@@ -371,9 +373,18 @@ static struct kp_module *module_new(const char *path)
 static int from_bytes(const char *path, struct kp_bytes *b, const struct kp_open_opts *opts,
 		      struct kp_module **out, struct kp_err *err)
 {
-	struct kp_module *m = module_new(path);
+	struct kp_module *m;
 	int r;
 
+	/*
+	 * libcrypto (the signature, its digests) loaded on first use (dl/lazy-lib.h): a broken
+	 * install is this module's error; libelf is the ELF reader's (elf-file.c).
+	 */
+	if (kp_lazy_require(kp_lazy_libcrypto(), err) < 0) {
+		kp_bytes_release(b);
+		return -1;
+	}
+	m = module_new(path);
 	if (!m) {
 		kp_bytes_release(b);
 		return kp_err_set(err, "out of memory");

@@ -3,7 +3,7 @@
  * A kernel tree under a root: its modules directories (lib/modules, usr/lib/modules) and
  * release directories, the release chosen, and the tree opened: the kernel-side files found
  * (kernel-tree-files.c), modules.builtin read (kernel-tree-builtin.c) and the modprobe.d
- * blacklist read with libkmod.
+ * blacklist read with libkmod (loaded then, dl/lazy-lib.h: one that cannot be is an error).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cache/kmod-memo.h"
+#include "dl/lazy-lib.h"
 #include "file/inputs.h"
 #include "modprobe-chain.h"
 #include "modprobe-index.h"
@@ -277,6 +278,9 @@ static int kmod_blacklist(struct kp_tree *t, const char *kmoddir, const char *co
 	char *said = NULL, lib[PATH_MAX];
 	int r = 0;
 
+	/* libkmod loaded on first use (dl/lazy-lib.h): a broken install is an error here */
+	if (kp_lazy_require(kp_lazy_libkmod(), err) < 0)
+		return -1;
 	ctx = kp_kmod_new_said(kmoddir, kpaths, true, &said);
 	kp_kmod_memo_opened(counts);
 	kp_kmod_memo_library(kmemo, kp_kmod_library(lib, sizeof(lib)));

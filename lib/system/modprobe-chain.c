@@ -24,7 +24,8 @@
  * the root (then libkmod, listing them or failing on one's stat(), gives that same chain),
  * and never a recorded failure: either way libkmod is asked again. What libkmod prints
  * while kmod_new() parses modprobe.d (kp_kmod_new_said()) is part of its answer: printed
- * again on replay where kmod_new() would have run.
+ * again on replay where kmod_new() would have run. libkmod is loaded only when it is asked
+ * (dl/lazy-lib.h): one that cannot be is the chain's error, not a crash.
  */
 #include <errno.h>
 #include <libkmod.h>
@@ -37,6 +38,7 @@
 #include <syslog.h>
 
 #include "cache/kmod-memo.h"
+#include "dl/lazy-lib.h"
 #include "file/bytes.h"
 #include "file/inputs.h"
 #include "file/rootfs.h"
@@ -158,6 +160,9 @@ static struct kmod_ctx *chain_ctx(struct kp_chain *c, struct kp_err *err)
 
 	if (c->ctx)
 		return c->ctx;
+	/* libkmod loaded on first use (dl/lazy-lib.h): a broken install is an error here */
+	if (kp_lazy_require(kp_lazy_libkmod(), err) < 0)
+		return NULL;
 	/* said once already (replayed at open): the same text, not printed twice */
 	c->ctx = kp_kmod_new_said(kp_kmod_dir(c->kc, c->moddir), c->kpaths, !c->said, &said);
 	kp_kmod_memo_opened(c->kmemo_counts);

@@ -21,6 +21,7 @@ lib/graph/module-set-read.c 1
 lib/util/io.c 2
 lib/file/rootopen.c 3
 lib/util/fs-trust.c 3
+lib/dl/lazy-files.c 1
 lib/system/depmod-config.c 1
 lib/system/out-of-tree.c 1
 lib/system/kernel-read.c 1
@@ -66,7 +67,9 @@ src/kopolicy.c 1
 # and the copies killed runs left beside it (kopolicy's own directories, never an input; only a run
 # that makes a copy, not stored); stuck-reader.c reads, writes and lists the
 # hook's own marks of EFI readers left behind, through its trusted state directory's dirfd
-# (only the hook's reads of EFI variables, on the running system, never cached).
+# (only the hook's reads of EFI variables, on the running system, never cached); lazy-files.c
+# reads the dynamic linker's cache for the result cache's key (the files of the libraries
+# loaded on first use), part of the key, not an input.
 pat='(^|[^_[:alnum:]])(open|openat|fopen|opendir|stat|lstat|fstatat|access|readlink)\('
 
 code() { # FILE: its lines, comments left out

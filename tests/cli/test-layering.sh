@@ -13,16 +13,17 @@ top=${srcdir:-.}
 # subfolder (read/symbol-get/, sim/rules/) belongs to its folder
 allowed='
 util:
-file: util
-read: util file
-cache: util file read
-kernel: util file read cache
-graph: util file read cache kernel
-system: util file read cache kernel graph
-sim: util file read kernel graph
-policy: util file read cache kernel
-ctx: util file read cache kernel graph system sim
-src: util file read cache kernel graph system sim policy ctx
+dl: util
+file: util dl
+read: util dl file
+cache: util dl file read
+kernel: util dl file read cache
+graph: util dl file read cache kernel
+system: util dl file read cache kernel graph
+sim: util dl file read kernel graph
+policy: util dl file read cache kernel
+ctx: util dl file read cache kernel graph system sim
+src: util dl file read cache kernel graph system sim policy ctx
 '
 
 # FILE INCLUDE: includes against the layering that the code still needs, each with why.

@@ -75,6 +75,13 @@ is "dh-kopolicy Depends on kopolicy" \
 is "kopolicy Depends on libhogweed6t64 | libhogweed6" \
 	"$(dpkg-deb -f "$deb" Depends | grep -o 'libhogweed6t64 | libhogweed6 (>= [^)]*)')" \
 	"libhogweed6t64 | libhogweed6 (>= 3.7.2)"
+# ... and so are the libraries loaded on first use (lib/dl/lazy-lib.h)
+for dep in 'libssl3t64 | libssl3 (>= 3.0.0)' 'libkmod2 (>= 25)' \
+	'libelf1t64 | libelf1 (>= 0.170)' 'liblzma5 (>= 5.2)' 'libzstd1 (>= 1.4)' \
+	'zlib1g (>= 1:1.2.8)' 'libjson-c5 (>= 0.13)'; do
+	dpkg-deb -f "$deb" Depends | tr '\n' ' ' | grep -qF "$dep"
+	ok "kopolicy Depends on $dep" $?
+done
 
 # dpkg -i into a test root (the host's libraries run the binary; dependencies not installed)
 root=$tmp/root

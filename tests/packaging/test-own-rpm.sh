@@ -55,6 +55,13 @@ is "config files" "$(rpm -qp --configfiles "$rpm" 2>/dev/null | tr '\n' ' ')" \
 # libhogweed is dlopen()ed (ECDSA), so rpm's automatic dependencies cannot see it
 is "Requires nettle" "$(rpm -qp --requires "$rpm" 2>/dev/null | grep -E '^nettle(\(|[[:space:]])' |
 	sed 's/([^)]*)//')" "nettle >= 3.7.2"
+# ... and so are the libraries loaded on first use (lib/dl/lazy-lib.h)
+rpm -qp --requires "$rpm" 2>/dev/null | sed 's/([^)]*)//' >"$tmp/requires"
+for dep in 'openssl-libs >= 3.0' 'kmod-libs >= 25' 'elfutils-libelf >= 0.170' \
+	'xz-libs >= 5.2' 'libzstd >= 1.4' 'zlib >= 1.2.8' 'json-c >= 0.13'; do
+	grep -qxF "$dep" "$tmp/requires"
+	ok "Requires $dep" $?
+done
 is "%__brp_kopolicy in the packaged macros" \
 	"$(rpm2cpio "$rpm" | cpio -i --quiet --to-stdout ".$macrodir/macros.kopolicy" |
 		sed -n 's/^%__brp_kopolicy //p')" "$libexec/brp-kopolicy"

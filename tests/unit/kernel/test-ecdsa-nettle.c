@@ -6,7 +6,7 @@
  * DER that is not canonical or has bytes after it; a point not on the curve; another key,
  * another curve, a digest of the wrong length), the fast path says "verifies" exactly when
  * OpenSSL's EVP_PKEY_verify() does, and each verdict is the expected one. Keys are generated
- * at each run (the verdicts do not depend on them).
+ * at each run (the verdicts do not depend on them), by EVP_PKEY_generate() (gen_key()).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -166,10 +166,34 @@ static void sign(EVP_PKEY *pk, const EVP_MD *md, const unsigned char *dg, size_t
 	EVP_PKEY_CTX_free(c);
 }
 
+/*
+ * A new key of @type: "EC" on @curve, "RSA" of @bits. Made with the calls ec_gen() and
+ * EVP_RSA_gen() stand for: those are macros for the variadic EVP_PKEY_Q_keygen(), which the
+ * program's libcrypto stubs (lib/dl/lazy-crypto.c) leave out. NULL when it fails.
+ */
+static EVP_PKEY *gen_key(const char *type, const char *curve, int bits)
+{
+	EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
+	EVP_PKEY *pk = NULL;
+
+	if (c && EVP_PKEY_keygen_init(c) == 1 &&
+	    (curve ? EVP_PKEY_CTX_set_group_name(c, curve)
+		   : EVP_PKEY_CTX_set_rsa_keygen_bits(c, bits)) == 1 &&
+	    EVP_PKEY_generate(c, &pk) != 1)
+		pk = NULL;
+	EVP_PKEY_CTX_free(c);
+	return pk;
+}
+
+static EVP_PKEY *ec_gen(const char *curve)
+{
+	return gen_key("EC", curve, 0);
+}
+
 static void one(struct tap *t, const char *curve, const EVP_MD *md, const char *mdname)
 {
-	EVP_PKEY *pk = EVP_EC_gen(curve), *other = EVP_EC_gen(curve);
-	EVP_PKEY *wrong_curve = EVP_EC_gen(strcmp(curve, "P-384") ? "P-384" : "P-256");
+	EVP_PKEY *pk = ec_gen(curve), *other = ec_gen(curve);
+	EVP_PKEY *wrong_curve = ec_gen(strcmp(curve, "P-384") ? "P-384" : "P-256");
 	struct kp_ecdsa_pub pub, opub, wpub, bad;
 	EC_GROUP *g = EC_GROUP_new_by_curve_name(strcmp(curve, "P-384") ? NID_X9_62_prime256v1
 									: NID_secp384r1);
@@ -360,7 +384,7 @@ static void one(struct tap *t, const char *curve, const EVP_MD *md, const char *
  */
 static void oom(struct tap *t)
 {
-	EVP_PKEY *pk = EVP_EC_gen("P-384");
+	EVP_PKEY *pk = ec_gen("P-384");
 	struct kp_ecdsa_pub pub;
 	unsigned char dg[48] = { 1, 2, 3 };
 	struct sig sg, bad;
@@ -403,7 +427,7 @@ static void oom(struct tap *t)
  */
 static void unloadable(struct tap *t)
 {
-	EVP_PKEY *pk = EVP_EC_gen("P-384");
+	EVP_PKEY *pk = ec_gen("P-384");
 	const char *names[] = { "libkopolicy-no-such-hogweed.so.6", "libc.so.6",
 				"/usr/lib/x86_64-linux-gnu/" KP_HOGWEED_SONAME, "" };
 	unsigned char dg[48] = { 4, 5, 6 };
@@ -443,8 +467,8 @@ static void unloadable(struct tap *t)
 static void not_mine(struct tap *t)
 {
 	struct kp_ecdsa_pub pub;
-	EVP_PKEY *k521 = EVP_EC_gen("P-521"), *k256k1 = EVP_EC_gen("secp256k1");
-	EVP_PKEY *rsa = EVP_RSA_gen(2048);
+	EVP_PKEY *k521 = ec_gen("P-521"), *k256k1 = ec_gen("secp256k1");
+	EVP_PKEY *rsa = gen_key("RSA", NULL, 2048);
 
 	tap_ok(t, k521 && !kp_ecdsa_pub_from_pkey(k521, &pub), "P-521: OpenSSL's");
 	tap_ok(t, k256k1 && !kp_ecdsa_pub_from_pkey(k256k1, &pub), "secp256k1: OpenSSL's");
