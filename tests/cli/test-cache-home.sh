@@ -98,7 +98,7 @@ if command -v depmod >/dev/null; then
 	C=(hook --root "$r" kp_use_prop)
 	run hook-ref KOPOLICY_CACHE=off
 	run hook HOME="$h" KOPOLICY_CACHE_STATS=1
-	grep -v '^kopolicy: \(\(base \)\?cache\|depmod indexes\): [0-9]' "$tmp/hook.err" \
+	grep -v '^kopolicy: \(\(base \)\?cache\|depmod indexes\|libkmod\): [0-9]' "$tmp/hook.err" \
 		>"$tmp/hook.rest"
 	cmp -s "$tmp/hook.rest" "$tmp/hook-ref.err" && cmp -s "$tmp/hook.rc" "$tmp/hook-ref.rc" &&
 		grep -q kp_use_prop "$tmp/hook.err" && ls "$vc"/base-v1/*.base >/dev/null 2>&1 &&
