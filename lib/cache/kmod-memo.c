@@ -15,16 +15,29 @@
 #include <unistd.h>
 
 #include "cache/memo-file.h"
+#include "cache/trusted-dir.h"
 #include "util/byte-reader.h"
 #include "util/byte-writer.h"
 #include "util/fs-trust.h"
 #include "util/io.h"
 #include "util/util.h"
 
-#define MAGIC	  "KPKMODA1"
-#define PREFIX	  "kmod-"
-#define MAX_FILES 256 /* the oldest beyond go when one is stored: one per name hooked */
-#define TAG	  "kopolicy libkmod answers 1 " PACKAGE_VERSION
+/*
+ * DIR/facts-vN/sigs/kmod/ (KP_KMOD_MEMO_DIR): a directory of their own, so that the thousands
+ * of files a tree's worth of hooks leaves are not listed by what lists sigs/ on every run
+ * (sig-memo.c's load()).
+ */
+#define MAGIC  "KPKMODA1"
+#define PREFIX "kmod-"
+/*
+ * One file per name hooked: a whole tree's worth (Debian's 6.12 amd64 has 4,230 modules), so
+ * that hooking every module keeps every answer; the oldest beyond go. The directory is listed
+ * (each file stat()ed) on one store in PRUNE_EVERY, chosen by the clock, so that a tree's
+ * first hooks do not list it thousands of times.
+ */
+#define MAX_FILES   8192
+#define PRUNE_EVERY 32
+#define TAG	    "kopolicy libkmod answers 1 " PACKAGE_VERSION
 /* bounds on what a memo file may hold: a hook asks a handful of questions */
 #define MAX_RECORDS 4096
 #define MAX_STRINGS 65536
@@ -359,6 +372,18 @@ static bool parse_records(struct kp_kmod_memo *m, struct kp_byte_reader *r, uint
 	return r->off == r->len;
 }
 
+/* The memo files' directory (KP_KMOD_MEMO_DIR), made when missing and @create: O_PATH, or -1. */
+static int kmod_dir(const struct kp_kmod_memo *m, bool create)
+{
+	int sfd = m->dirfd >= 0 ? kp_memo_dir(m->dirfd, create) : -1, dfd;
+
+	if (sfd < 0)
+		return -1;
+	dfd = kp_trusted_subdir(sfd, KP_KMOD_MEMO_DIR, create, NULL);
+	close(sfd);
+	return dfd;
+}
+
 /* The stored records whose key is @m->key, read into @m; a damaged file counted, dropped. */
 static void load(struct kp_kmod_memo *m)
 {
@@ -367,7 +392,7 @@ static void load(struct kp_kmod_memo *m)
 	size_t len = 0, kl;
 	const char *key;
 	struct stat st;
-	int dfd = m->dirfd >= 0 ? kp_memo_dir(m->dirfd, false) : -1;
+	int dfd = kmod_dir(m, false);
 
 	if (dfd < 0)
 		return;
@@ -591,6 +616,7 @@ static void store(struct kp_kmod_memo *m)
 {
 	struct kp_byte_writer w = { 0 }, now = { 0 };
 	unsigned char *hdr;
+	struct timespec ts;
 	int dfd, r;
 
 	/* nothing changed while libkmod read it: the states taken again are the key's */
@@ -612,7 +638,7 @@ static void store(struct kp_kmod_memo *m)
 		for (size_t j = 0; j < m->recs[i].n; j++)
 			kp_bw_str(&w, m->recs[i].s[j]);
 	}
-	if (w.failed || w.len > KP_MEMO_MAX_FILE || (dfd = kp_memo_dir(m->dirfd, true)) < 0) {
+	if (w.failed || w.len > KP_MEMO_MAX_FILE || (dfd = kmod_dir(m, true)) < 0) {
 		free(w.p);
 		return;
 	}
@@ -627,7 +653,8 @@ static void store(struct kp_kmod_memo *m)
 	}
 	if (r == 0)
 		m->counts.stored++;
-	kp_memo_prune(dfd, PREFIX, MAX_FILES);
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && (ts.tv_nsec >> 10) % PRUNE_EVERY == 0)
+		kp_memo_prune(dfd, PREFIX, MAX_FILES);
 	close(dfd);
 	free(w.p);
 }

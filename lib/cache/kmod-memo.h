@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libkmod's answers to the hook, kept beside the facts cache in DIR/facts-vN/sigs/
- * (memo-file.h; the same trust model: cache/trusted-dir.h, man CACHE TRUST), so that a warm
+ * libkmod's answers to the hook, kept beside the facts cache in DIR/facts-vN/sigs/kmod/ (a
+ * directory of their own: a tree's worth of files is not listed with sig-memo.c's; memo-file.h;
+ * the same trust model: cache/trusted-dir.h, man CACHE TRUST), so that a warm
  * `kopolicy hook` makes no libkmod call at all: kmod_new() alone parses every modprobe.d file
  * and, with its libraries (Debian's libkmod NEEDs libcrypto), was over half of a warm hook's
  * instructions. libkmod stays the judge: a miss asks it exactly as before, and its answers are
@@ -29,7 +30,8 @@
  * The value: records, each a question (a type and a string: the caller's, opaque here) and
  * libkmod's answer to it as the caller took it (a code and a list of strings, each may be
  * NULL), and the libkmod that answered: its shared object's path and file state
- * (kp_kmod_memo_library()), without which, or in another state now, nothing is replayed. A question not recorded (or whose answer ends before what is asked now) is asked of
+ * (kp_kmod_memo_library()), without which, or in another state now, nothing is replayed. A
+ * question not recorded (or whose answer ends before what is asked now) is asked of
  * libkmod and its answer added; when a pass of the hook is done (kp_kmod_memo_flush()) the
  * records are stored when the states taken again are the key's (no input changed while
  * libkmod read it). A key not computed whole (an input that cannot be
@@ -44,8 +46,9 @@
  * question as a counted string, i32 code, u32 count, the counted strings; byte-writer.h).
  * Believed only when kp_trusted_file() passes, the magic and CRC match, every length is in
  * bounds, every string NUL-free, and the key is byte for byte the one computed now; anything
- * else is a miss. A new state of the same tag replaces it; the oldest beyond 256 go (one
- * file per name the hook is asked about: the modules the install rules hook).
+ * else is a miss. A new state of the same tag replaces it; the oldest beyond 8,192 go (one
+ * file per name the hook is asked about: a whole tree's modules fit), looked for on one
+ * store in 32.
  *
  * One thread uses a memo.
  */
@@ -55,6 +58,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The memo files' directory in sigs/ (sig-memo.c's cache show/prune/clear go into it). */
+#define KP_KMOD_MEMO_DIR "kmod"
 
 struct kp_kmod_memo;
 

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 #include "cache/trusted-dir.h"
 #include "util/io.h"
 #include "util/util.h"
@@ -110,24 +109,23 @@ static int cmp_age(const void *a, const void *b)
 
 void kp_memo_prune(int dfd, const char *prefix, size_t keep)
 {
-	size_t cap = 4 * keep, n = 0, pl = strlen(prefix);
-	struct old_file *files = calloc(cap ? cap : 1, sizeof(*files));
+	size_t cap = 0, n = 0, pl = strlen(prefix);
+	struct old_file *files = NULL;
 	DIR *d = kp_dir_list_at(dfd, ".");
 	struct dirent *de;
 
-	if (!d || !files) {
-		if (d)
-			closedir(d);
-		free(files);
+	if (!d)
 		return;
-	}
-	while ((de = readdir(d)) && n < cap) {
+	/* at most 4 * @keep looked at; the array grows with what is found */
+	while ((de = readdir(d)) && n < 4 * keep) {
 		struct stat st;
 
 		if (strncmp(de->d_name, prefix, pl) ||
 		    strlen(de->d_name) >= sizeof(files[0].name) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		if (kp_grow(&files, &cap, n + 1, sizeof(*files)) < 0)
+			break;
 		snprintf(files[n].name, sizeof(files[n].name), "%s", de->d_name);
 		files[n++].mtime = st.st_mtim;
 	}

@@ -15,6 +15,7 @@
 
 #include <openssl/evp.h>
 
+#include "cache/kmod-memo.h"
 #include "cache/memo-file.h"
 #include "cache/trusted-dir.h"
 #include "util/fs-trust.h"
@@ -408,6 +409,27 @@ void kp_sig_memo_image_put(struct kp_sig_memo *m, enum kp_sig_memo_key by, const
 	close(dfd);
 }
 
+/* The memo directory @name of @dfd (kmod-memo.c's kmod/) emptied, then removed: one level. */
+static void clear_subdir(int dfd, const char *name, uint64_t *removed)
+{
+	int sfd = kp_trusted_subdir(dfd, name, false, NULL);
+	struct dirent *de;
+	DIR *d;
+
+	if (sfd < 0)
+		return;
+	d = kp_dir_list_at(sfd, ".");
+	if (d) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+			    unlinkat(sfd, de->d_name, 0) == 0)
+				(*removed)++;
+		closedir(d);
+	}
+	close(sfd);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
 void kp_sig_memo_clear_at(int dirfd, uint64_t *removed)
 {
 	int dfd = kp_trusted_subdir_tidy(dirfd, KP_SIG_MEMO_DIR, true, removed, NULL);
@@ -418,10 +440,14 @@ void kp_sig_memo_clear_at(int dirfd, uint64_t *removed)
 		return;
 	d = kp_dir_list_at(dfd, ".");
 	if (d) {
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-			    unlinkat(dfd, de->d_name, 0) == 0)
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (unlinkat(dfd, de->d_name, 0) == 0)
 				(*removed)++;
+			else if (errno == EISDIR)
+				clear_subdir(dfd, de->d_name, removed);
+		}
 		closedir(d);
 	}
 	close(dfd);
@@ -466,6 +492,37 @@ static void usage_of(int dfd, const struct kp_dir_file *files, size_t n,
 	}
 }
 
+/*
+ * libkmod's answers (kmod-memo.c's KP_KMOD_MEMO_DIR): kept the most recent first within
+ * @max_bytes (what sigs/'s own files left), counted as files; the directory removed once
+ * empty.
+ */
+static void prune_kmod(int dfd, uint64_t max_bytes, struct kp_sig_memo_usage *u)
+{
+	int sfd = kp_trusted_subdir(dfd, KP_KMOD_MEMO_DIR, false, NULL);
+	struct kp_dir_file *files = NULL;
+	uint64_t total = 0;
+	size_t n = 0, k = 0;
+
+	if (sfd < 0)
+		return;
+	if (kp_dir_newest(sfd, memo_file, NULL, &files, &n) == 0) {
+		while (k < n && total + files[k].bytes <= max_bytes)
+			total += files[k++].bytes;
+		for (size_t i = k; i < n; i++)
+			if (unlinkat(sfd, files[i].name, 0) == 0)
+				u->removed++;
+		for (size_t i = 0; i < k; i++) {
+			u->files++;
+			u->bytes += files[i].bytes;
+		}
+	}
+	free(files);
+	close(sfd);
+	if (!k)
+		unlinkat(dfd, KP_KMOD_MEMO_DIR, AT_REMOVEDIR);
+}
+
 void kp_sig_memo_prune_at(int dirfd, uint64_t max_bytes, struct kp_sig_memo_usage *u)
 {
 	struct kp_dir_file *files = NULL;
@@ -484,6 +541,7 @@ void kp_sig_memo_prune_at(int dirfd, uint64_t max_bytes, struct kp_sig_memo_usag
 			if (unlinkat(dfd, files[i].name, 0) == 0)
 				u->removed++;
 		usage_of(dfd, files, k, u);
+		prune_kmod(dfd, max_bytes - total, u);
 	}
 	free(files);
 	close(dfd);

@@ -71,6 +71,11 @@ grep -q "kp_nolicense.*blacklisted in modprobe.d" "$tmp/warm-kp_nolicense.err" &
 	[ "$(cat "$tmp/warm-nothing-here.rc")" = 2 ] &&
 	grep -q "kp_plain kp-test-alias\|kp_plain extra/kp_plain.ko" "$tmp/warm-kp-test-alias.err"
 ok "... replayed: the blacklist, an alias, an install command, a name that resolves to nothing" $?
+# in a directory of their own (sigs/kmod/): what lists sigs/ on every run does not list them;
+# `cache prune --max-size` and `cache clear` reach them there
+[ -n "$(memos)" ] && [ -z "$(find "$sigs" -maxdepth 1 -name 'kmod-*.memo')" ] &&
+	[ "$(memos | wc -l)" = "$(find "$sigs/kmod" -maxdepth 1 -name 'kmod-*.memo' | wc -l)" ]
+ok "the memo files in sigs/kmod/, none beside the verdict files ($(memos | wc -l))" $?
 # the blacklist, the chain, five symbols' owners, one owner's path (one owner asked twice)
 # (and what kmod_new() printed, for the tree and the chain)
 is "kp_symget: its symbols' owners and a path asked of libkmod" "$(kmod cold-kp_symget)" \

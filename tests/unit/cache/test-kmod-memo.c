@@ -41,7 +41,7 @@ static size_t read_memo(char *path, size_t plen, unsigned char *buf, size_t size
 	size_t n = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "ls %s/sigs/kmod-*.memo 2>/dev/null | head -1", cache);
+	snprintf(cmd, sizeof(cmd), "ls %s/sigs/kmod/kmod-*.memo 2>/dev/null | head -1", cache);
 	p = popen(cmd, "r");
 	path[0] = '\0';
 	if (p) {
