@@ -16,7 +16,7 @@
 #include "cache/kmod-memo.h"
 #include "dl/lazy-lib.h"
 #include "file/inputs.h"
-#include "modprobe-chain.h"
+#include "modprobe-kmod.h"
 #include "modprobe-index.h"
 #include "modprobe-snapshot.h"
 #include "kernel-tree.h"

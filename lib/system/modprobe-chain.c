@@ -30,7 +30,6 @@
 #include <errno.h>
 #include <libkmod.h>
 #include <limits.h>
-#include <link.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,96 +44,9 @@
 #include "modprobe-chain-internal.h"
 #include "modprobe-chain.h"
 #include "modprobe-index.h"
+#include "modprobe-kmod.h"
 #include "modprobe-snapshot.h"
 #include "util/module-name.h"
-
-/* The first libkmod error of a call, kept so that silent empty results can be told apart. */
-struct kmod_log {
-	char msg[256];
-	bool set;
-};
-
-static void kmod_log_fn(void *data, int priority, const char *file, int line, const char *fn,
-			const char *format, va_list args)
-{
-	struct kmod_log *log = data;
-
-	if (!log || priority > LOG_ERR || log->set)
-		return;
-	vsnprintf(log->msg, sizeof(log->msg), format, args);
-	log->msg[strcspn(log->msg, "\n")] = '\0';
-	log->set = true;
-}
-
-static void kmod_silent(void *data, int priority, const char *file, int line, const char *fn,
-			const char *format, va_list args)
-{
-}
-
-struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, bool echo, char **said)
-{
-	FILE *real = stderr, *mem;
-	struct kmod_ctx *ctx;
-	char *buf = NULL;
-	size_t len = 0;
-
-	*said = NULL;
-	fflush(stderr);
-	/*
-	 * libkmod logs to the FILE that stderr is when kmod_new() runs (its log_data), not to
-	 * descriptor 2: a stream swapped in for that call alone gets its messages, and a signal
-	 * handler's write(2) still reaches the terminal. Written on at once, as before. No other
-	 * thread prints meanwhile: the tree and the chain are opened before the module reads'
-	 * pool, and the threads that may run (the facts cache's writer, the kernel-image
-	 * reader) print nothing.
-	 */
-	mem = open_memstream(&buf, &len);
-	if (mem)
-		stderr = mem;
-	ctx = kmod_new(dir, paths);
-	if (ctx)
-		kmod_set_log_fn(ctx, kmod_silent, NULL); /* never to @mem once it is closed */
-	stderr = real;
-	if (!mem)
-		return ctx;
-	if (fclose(mem) == 0 && buf) {
-		if (echo)
-			fwrite(buf, 1, len, stderr);
-		if (!memchr(buf, '\0', len))
-			*said = buf; /* kept only when it is one string, whole */
-		else
-			free(buf);
-	} else {
-		free(buf);
-	}
-	return ctx;
-}
-
-struct lib_find {
-	char *buf;
-	size_t len;
-	bool found;
-};
-
-static int lib_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct lib_find *lf = data;
-	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-
-	(void)size;
-	if (!base || strncmp(base + 1, "libkmod.so", 10) || info->dlpi_name[0] != '/')
-		return 0;
-	lf->found = snprintf(lf->buf, lf->len, "%s", info->dlpi_name) < (int)lf->len;
-	return 1;
-}
-
-const char *kp_kmod_library(char *buf, size_t len)
-{
-	struct lib_find lf = { .buf = buf, .len = len };
-
-	dl_iterate_phdr(lib_cb, &lf);
-	return lf.found ? buf : NULL;
-}
 
 /*
  * What libkmod printed when kp_chain_open() or the tree opened it, printed again on replay
@@ -176,7 +88,7 @@ static struct kmod_ctx *chain_ctx(struct kp_chain *c, struct kp_err *err)
 		return NULL;
 	}
 	kmod_set_log_priority(c->ctx, LOG_ERR);
-	kmod_set_log_fn(c->ctx, kmod_log_fn, NULL);
+	kmod_set_log_fn(c->ctx, kp_kmod_log_fn, NULL);
 	return c->ctx;
 }
 
@@ -458,7 +370,7 @@ struct found {
 
 struct lookup {
 	struct kp_chain *c;
-	struct kmod_log *log; /* asking libkmod */
+	struct kp_kmod_log *log; /* asking libkmod */
 	struct found *f;
 	size_t n;
 	struct kp_arena arena; /* what libkmod said, copied; or the replayed answer decoded */
@@ -695,7 +607,7 @@ static int replay_kmod(struct kp_chain *c, const char *name, const char *norm, s
 static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
 			struct kp_err *err)
 {
-	struct kmod_log log = { "", false };
+	struct kp_kmod_log log = { "", false };
 	struct lookup lk = { .c = c, .log = &log };
 	struct kmod_list *list = NULL, *l;
 	struct kmod_ctx *ctx;
@@ -710,12 +622,12 @@ static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, 
 	ctx = chain_ctx(c, err);
 	if (!ctx)
 		return -1;
-	kmod_set_log_fn(ctx, kmod_log_fn, &log);
+	kmod_set_log_fn(ctx, kp_kmod_log_fn, &log);
 	r = kmod_module_new_from_lookup(ctx, name, &list);
 	if (r < 0) {
 		const char *msg = log.set ? log.msg : NULL;
 
-		kmod_set_log_fn(ctx, kmod_log_fn, NULL);
+		kmod_set_log_fn(ctx, kp_kmod_log_fn, NULL);
 		kp_kmod_memo_put(c->kmemo, 'R', name, r, 1, &msg);
 		return lookup_failed(c, name, r, msg, err);
 	}
@@ -751,7 +663,7 @@ static int resolve_kmod(struct kp_chain *c, const char *name, const char *norm, 
 	}
 	for (size_t i = 0; i < lk.n; i++)
 		kmod_module_unref(lk.f[i].mod);
-	kmod_set_log_fn(ctx, kmod_log_fn, NULL);
+	kmod_set_log_fn(ctx, kp_kmod_log_fn, NULL);
 	kp_arena_release(&lk.arena);
 	return r;
 }

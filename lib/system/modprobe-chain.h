@@ -98,23 +98,6 @@ int kp_chain_open(struct kp_chain *c, const char *root, const char *moddir,
 void kp_chain_close(struct kp_chain *c);
 
 /*
- * kmod_new(@dir, @paths) as the chain and the kernel tree call it: what libkmod prints while
- * it parses the configuration (to stderr, its log until one is set: a bad line, a directory
- * among the files, a bad option on the command line) printed as before when @echo, and kept
- * in *@said (malloc'ed, "" when it printed nothing; NULL when it could not be kept) so that a
- * replay of libkmod's answers (cache/kmod-memo.h) prints the same. The context's log is
- * silenced: the caller sets its own. The context, or NULL.
- */
-struct kmod_ctx *kp_kmod_new_said(const char *dir, const char *const *paths, bool echo,
-				  char **said);
-
-/*
- * The path of the libkmod shared object loaded in this process (dl_iterate_phdr()) into
- * @buf (@len bytes): @buf, or NULL when none is (or its name does not fit).
- */
-const char *kp_kmod_library(char *buf, size_t len);
-
-/*
  * Resolves @name as modprobe would: the modules it names (an alias may name
  * several; modprobe drops blacklisted ones then), each after its dependencies
  * (modules.dep order), no module twice. Returns 0, or -1 with @err (errnum ENOENT
