@@ -75,7 +75,8 @@ ok "... replayed: the blacklist, an alias, an install command, a name that resol
 # `cache prune --max-size` and `cache clear` reach them there
 [ -n "$(memos)" ] && [ -z "$(find "$sigs" -maxdepth 1 -name 'kmod-*.memo')" ] &&
 	[ "$(memos | wc -l)" = "$(find "$sigs/kmod" -maxdepth 1 -name 'kmod-*.memo' | wc -l)" ]
-ok "the memo files in sigs/kmod/, none beside the verdict files ($(memos | wc -l))" $?
+st=$?
+ok "the memo files in sigs/kmod/, none beside the verdict files ($(memos | wc -l))" $st
 # the blacklist, the chain, five symbols' owners, one owner's path (one owner asked twice)
 # (and what kmod_new() printed, for the tree and the chain)
 is "kp_symget: its symbols' owners and a path asked of libkmod" "$(kmod cold-kp_symget)" \
