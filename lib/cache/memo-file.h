@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The files of the verdict memos kept beside the facts cache, in DIR/facts-vN/sigs/
- * (sig-memo.h: signature verdicts and image certificates; btf-memo.h: module BTF verdicts):
+ * The files of the memos kept beside the facts cache, in DIR/facts-vN/sigs/ (sig-memo.h:
+ * signature verdicts and image certificates; btf-memo.h: module BTF verdicts; index-memo.h:
+ * depmod indexes that passed; kmod-memo.h: libkmod's answers, in sigs/kmod/):
  * each a header (8-byte magic, u32 count, u32 CRC-32 of what follows) and a body, believed
  * only when kp_trusted_file() passes and the magic and CRC match.
  */

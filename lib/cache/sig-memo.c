@@ -409,47 +409,41 @@ void kp_sig_memo_image_put(struct kp_sig_memo *m, enum kp_sig_memo_key by, const
 	close(dfd);
 }
 
-/* The memo directory @name of @dfd (kmod-memo.c's kmod/) emptied, then removed: one level. */
-static void clear_subdir(int dfd, const char *name, uint64_t *removed)
+/*
+ * Every entry of the directory @dfd removed and counted; with @subdirs, a directory among
+ * them (kmod-memo.c's kmod/) emptied the same way, one level, then removed.
+ */
+static void empty_dir(int dfd, bool subdirs, uint64_t *removed)
 {
-	int sfd = kp_trusted_subdir(dfd, name, false, NULL);
+	DIR *d = kp_dir_list_at(dfd, ".");
 	struct dirent *de;
-	DIR *d;
 
-	if (sfd < 0)
+	if (!d)
 		return;
-	d = kp_dir_list_at(sfd, ".");
-	if (d) {
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-			    unlinkat(sfd, de->d_name, 0) == 0)
-				(*removed)++;
-		closedir(d);
+	while ((de = readdir(d))) {
+		int sfd;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dfd, de->d_name, 0) == 0) {
+			(*removed)++;
+		} else if (subdirs && errno == EISDIR &&
+			   (sfd = kp_trusted_subdir(dfd, de->d_name, false, NULL)) >= 0) {
+			empty_dir(sfd, false, removed);
+			close(sfd);
+			unlinkat(dfd, de->d_name, AT_REMOVEDIR);
+		}
 	}
-	close(sfd);
-	unlinkat(dfd, name, AT_REMOVEDIR);
+	closedir(d);
 }
 
 void kp_sig_memo_clear_at(int dirfd, uint64_t *removed)
 {
 	int dfd = kp_trusted_subdir_tidy(dirfd, KP_SIG_MEMO_DIR, true, removed, NULL);
-	DIR *d;
-	struct dirent *de;
 
 	if (dfd < 0)
 		return;
-	d = kp_dir_list_at(dfd, ".");
-	if (d) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			if (unlinkat(dfd, de->d_name, 0) == 0)
-				(*removed)++;
-			else if (errno == EISDIR)
-				clear_subdir(dfd, de->d_name, removed);
-		}
-		closedir(d);
-	}
+	empty_dir(dfd, true, removed);
 	close(dfd);
 	unlinkat(dirfd, KP_SIG_MEMO_DIR, AT_REMOVEDIR);
 }
@@ -493,29 +487,43 @@ static void usage_of(int dfd, const struct kp_dir_file *files, size_t n,
 }
 
 /*
- * libkmod's answers (kmod-memo.c's KP_KMOD_MEMO_DIR): kept the most recent first within
- * @max_bytes (what sigs/'s own files left), counted as files; the directory removed once
- * empty.
+ * The memo files of @dfd kept the most recently written first (a run rewrites every verdict
+ * it knows) while they fit in @max_bytes, the others removed: into *@files (malloc'ed) and
+ * *@n, the kept ones first, *@k of them; their bytes returned. 0 kept when none is listed.
+ */
+static uint64_t keep_newest(int dfd, uint64_t max_bytes, struct kp_dir_file **files, size_t *n,
+			    size_t *k, struct kp_sig_memo_usage *u)
+{
+	uint64_t total = 0;
+
+	*files = NULL;
+	*n = *k = 0;
+	if (kp_dir_newest(dfd, memo_file, NULL, files, n) < 0)
+		return 0;
+	while (*k < *n && total + (*files)[*k].bytes <= max_bytes)
+		total += (*files)[(*k)++].bytes;
+	for (size_t i = *k; i < *n; i++)
+		if (unlinkat(dfd, (*files)[i].name, 0) == 0)
+			u->removed++;
+	return total;
+}
+
+/*
+ * libkmod's answers (kmod-memo.c's KP_KMOD_MEMO_DIR): kept within @max_bytes (what sigs/'s
+ * own files left), counted as files; the directory removed once empty.
  */
 static void prune_kmod(int dfd, uint64_t max_bytes, struct kp_sig_memo_usage *u)
 {
 	int sfd = kp_trusted_subdir(dfd, KP_KMOD_MEMO_DIR, false, NULL);
-	struct kp_dir_file *files = NULL;
-	uint64_t total = 0;
-	size_t n = 0, k = 0;
+	struct kp_dir_file *files;
+	size_t n, k;
 
 	if (sfd < 0)
 		return;
-	if (kp_dir_newest(sfd, memo_file, NULL, &files, &n) == 0) {
-		while (k < n && total + files[k].bytes <= max_bytes)
-			total += files[k++].bytes;
-		for (size_t i = k; i < n; i++)
-			if (unlinkat(sfd, files[i].name, 0) == 0)
-				u->removed++;
-		for (size_t i = 0; i < k; i++) {
-			u->files++;
-			u->bytes += files[i].bytes;
-		}
+	keep_newest(sfd, max_bytes, &files, &n, &k, u);
+	for (size_t i = 0; i < k; i++) {
+		u->files++;
+		u->bytes += files[i].bytes;
 	}
 	free(files);
 	close(sfd);
@@ -525,24 +533,17 @@ static void prune_kmod(int dfd, uint64_t max_bytes, struct kp_sig_memo_usage *u)
 
 void kp_sig_memo_prune_at(int dirfd, uint64_t max_bytes, struct kp_sig_memo_usage *u)
 {
-	struct kp_dir_file *files = NULL;
-	uint64_t total = 0;
-	size_t n = 0, k = 0;
+	struct kp_dir_file *files;
+	uint64_t total;
+	size_t n, k;
 	int dfd = kp_trusted_subdir_tidy(dirfd, KP_SIG_MEMO_DIR, max_bytes != UINT64_MAX,
 					 &u->removed, NULL);
 
 	if (dfd < 0)
 		return;
-	if (kp_dir_newest(dfd, memo_file, NULL, &files, &n) == 0) {
-		/* the most recently written first: a run rewrites every verdict it knows */
-		while (k < n && total + files[k].bytes <= max_bytes)
-			total += files[k++].bytes;
-		for (size_t i = k; i < n; i++)
-			if (unlinkat(dfd, files[i].name, 0) == 0)
-				u->removed++;
-		usage_of(dfd, files, k, u);
-		prune_kmod(dfd, max_bytes - total, u);
-	}
+	total = keep_newest(dfd, max_bytes, &files, &n, &k, u);
+	usage_of(dfd, files, k, u);
+	prune_kmod(dfd, max_bytes - total, u);
 	free(files);
 	close(dfd);
 }

@@ -10,9 +10,9 @@
 
 #include "kernel-base-index.h"
 
-static int rehash(struct kp_kernel_base *b)
+/* The name index moved into a table of @nslots slots (a power of two): 0, or -1 (no memory). */
+static int resize_slots(struct kp_kernel_base *b, size_t nslots)
 {
-	size_t nslots = b->nslots ? b->nslots * 2 : 1024;
 	struct kp_bslot *slots;
 
 	if (nslots > SIZE_MAX / sizeof(*slots))
@@ -28,6 +28,12 @@ static int rehash(struct kp_kernel_base *b)
 	b->slots = slots;
 	b->nslots = nslots;
 	return 0;
+}
+
+/* The name index doubled (1024 slots to begin with). */
+static int rehash(struct kp_kernel_base *b)
+{
+	return resize_slots(b, b->nslots ? b->nslots * 2 : 1024);
 }
 
 static const char *source_name(unsigned src)
@@ -269,26 +275,15 @@ int kp_base_add_hashed(struct kp_kernel_base *b, const struct kp_ksym *in, uint3
 int kp_base_reserve(struct kp_kernel_base *b, size_t n)
 {
 	size_t nslots = b->nslots ? b->nslots : 1024;
-	struct kp_bslot *slots;
 
 	/* as many doublings as kp_base_add() would make for @n new names, at once */
 	while ((b->nnames + n + 1) * 2 > nslots) {
-		if (nslots > SIZE_MAX / 2 / sizeof(*slots))
+		if (nslots > SIZE_MAX / 2 / sizeof(struct kp_bslot))
 			return -1;
 		nslots *= 2;
 	}
-	if (nslots != b->nslots) {
-		slots = calloc(nslots, sizeof(*slots));
-		if (!slots)
-			return -1;
-		for (size_t i = 0; i < b->nslots; i++)
-			if (b->slots[i].head)
-				*kp_bslot_find(slots, nslots, b->slots[i].name, b->slots[i].hash) =
-					b->slots[i];
-		free(b->slots);
-		b->slots = slots;
-		b->nslots = nslots;
-	}
+	if (nslots != b->nslots && resize_slots(b, nslots) < 0)
+		return -1;
 	return kp_grow(&b->entries, &b->cap, b->n + n, sizeof(*b->entries));
 }
 

@@ -37,25 +37,9 @@ ssize_t kp_pread_all(int fd, void *buf, size_t len, uint64_t off)
 
 int kp_write_all(int fd, const void *buf, size_t len)
 {
-	const unsigned char *p = buf;
-	int saved = errno;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	errno = saved;
-	return 0;
+	return kp_writev_all(fd, &iov, 1);
 }
 
 int kp_writev_all(int fd, struct iovec *iov, int n)
@@ -63,7 +47,14 @@ int kp_writev_all(int fd, struct iovec *iov, int n)
 	int saved = errno;
 
 	while (n > 0) {
-		ssize_t w = writev(fd, iov, n);
+		ssize_t w;
+
+		if (!iov->iov_len) { /* nothing to write: never a writev() that writes 0 */
+			iov++;
+			n--;
+			continue;
+		}
+		w = writev(fd, iov, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
