@@ -13,8 +13,8 @@
  *              leaves one chunk, which a splice reads in place (kp_run_cache_previous_output())
  *   key        the bytes kp_rc_build_key() made (compared whole: the file name is only its hash)
  *   manifest   inputs.h's
- *   store      what the command kept for a later run's miss (kp_run_cache_keep()), opaque;
- *              kept as pieces (kp_run_cache_keep_pieces()), written from where they lie
+ *   store      what the command kept for a later run's miss, opaque; kept as pieces
+ *              (kp_run_cache_keep_pieces()), written from where they lie
  *
  * After the output, what is left is written in one writev(): the buffer, then (a manifest
  * carried over) key, manifest and the store's pieces, none copied into the buffer.
@@ -553,14 +553,6 @@ int kp_run_cache_keep_pieces(struct kp_run_cache *rc, const struct kp_rc_piece *
 	}
 	rc->nkeepv = n;
 	return 0;
-}
-
-void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len)
-{
-	const struct kp_rc_piece v = { p, len };
-
-	/* one piece, in its own buffer: never more than KP_RC_PIECES */
-	kp_run_cache_keep_pieces(rc, &v, p ? 1 : 0, &p, p ? 1 : 0);
 }
 
 const unsigned char *kp_run_cache_previous(const struct kp_run_cache *rc, size_t *len)

@@ -77,13 +77,6 @@ void kp_run_cache_finish(struct kp_run_cache *rc, int status, char *note, size_t
 void kp_run_cache_finish_carried(struct kp_run_cache *rc, int status, char *note, size_t len,
 				 char *carry, size_t clen);
 
-/*
- * What the command keeps beside its output for a later run that misses (a splice's
- * store, sim/sim-store.h): @p (malloc()ed, NULL: nothing) is @rc's now, stored at the end
- * of the entry when the result is. Opaque here: its reader checks it.
- */
-void kp_run_cache_keep(struct kp_run_cache *rc, unsigned char *p, size_t len);
-
 /* A piece of a store: @len bytes at @p. */
 struct kp_rc_piece {
 	const unsigned char *p;
@@ -91,8 +84,10 @@ struct kp_rc_piece {
 };
 #define KP_RC_PIECES 8 /* the most pieces a store is kept in */
 /*
- * kp_run_cache_keep() of a store made of the @n pieces @v, one after another, written from
- * where they lie (nothing is copied into one buffer): each in one of the @nown buffers
+ * What the command keeps beside its output for a later run that misses (a splice's store,
+ * src/check-splice-store.h), stored at the end of the entry when the result is; opaque here:
+ * its reader checks it. The @n pieces @v, one after another, are written from where they
+ * lie (nothing is copied into one buffer): each in one of the @nown buffers
  * @own (malloc()ed, @rc's now) or in the store of kp_run_cache_previous() (mapped until
  * @rc is freed). 0, or -1 when they are more than KP_RC_PIECES (nothing kept, @own freed).
  */
