@@ -195,6 +195,12 @@ else
 	chmod 755 "$root/usr/bin/kopolicy"
 	missing=$(chroot "$root" /usr/bin/ldd /usr/bin/kopolicy 2>&1 | grep 'not found' || true)
 	[ -z "$missing" ] || die "kopolicy's libraries are missing in the root: $missing"
+	# ... and those it dlopen()s on first use, which ldd does not see (its .note.dlopen)
+	cached=$(chroot "$root" /sbin/ldconfig -p)
+	for so in $("$top/tests/lib/dlopen-sonames.py" "$kp"); do
+		grep -q "^[[:space:]]*$so " <<<"$cached" ||
+			die "kopolicy dlopen()s $so: not in the root's ld.so.cache"
+	done
 	chroot "$root" /usr/bin/kopolicy --version >/dev/null ||
 		die "kopolicy does not run in the root"
 	mkdir -p "$root/etc/kopolicy" "$root/usr/local/lib/kpbench" "$root/var/cache/kopolicy"

@@ -27,6 +27,31 @@ for l in libdeflate libc; do
 	is "NEEDED keeps $l" "$?" 0
 done
 
+# the ELF note naming them for tools that copy a program with its libraries (lib/dl/dlopen-note.c:
+# the UAPI group's dlopen metadata, .note.dlopen): the SONAMEs configure found, libhogweed's too,
+# in a note of owner FDO and type 0x407c0c0a that strip keeps
+if [ -f config.h ]; then
+	sed -n -E 's/^#define KP_(LIB)?(KMOD|ELF|CRYPTO|LZMA|ZSTD|Z|JSONC|HOGWEED)_SONAME "(.*)"$/\3/p' \
+		config.h | sort >"$tmp/sonames"
+	is "configure found 8 SONAMEs" "$(wc -l <"$tmp/sonames")" 8
+	"$top/tests/lib/dlopen-sonames.py" "$kp" | sort >"$tmp/noted"
+	is "the binary's dlopen note names each of them" "$(cat "$tmp/noted")" "$(cat "$tmp/sonames")"
+else
+	skip "configure found 8 SONAMEs" "no config.h in the build directory"
+	skip "the binary's dlopen note names each of them" "no config.h in the build directory"
+fi
+"$top/tests/lib/dlopen-sonames.py" --json "$kp" >"$tmp/note.json"
+is "... each required but libhogweed (OpenSSL verifies without it)" \
+	"$(python3 -c 'import json, sys
+print(" ".join(e["feature"] + "=" + e["priority"] for e in json.load(open(sys.argv[1]))))' \
+		"$tmp/note.json")" \
+	"kmod=required elf=required crypto=required lzma=required zstd=required zlib=required json-c=required hogweed=recommended"
+readelf -n "$kp" >"$tmp/notes" 2>/dev/null
+grep -A2 'notes found in: .note.dlopen' "$tmp/notes" | grep -q 'FDO .*0x407c0c0a'
+is "readelf shows it: section .note.dlopen, owner FDO, type 0x407c0c0a" "$?" 0
+strip -o "$tmp/stripped" "$kp" 2>/dev/null
+is "a stripped copy keeps it" "$("$top/tests/lib/dlopen-sonames.py" "$tmp/stripped" | wc -l)" 8
+
 # every function a stub file lists (F(RET, NAME, ...), V(NAME, ...), Z(RET, NAME, ...),
 # VZ(NAME, ...)), and the hand-written CRYPTO_set_mem_functions()
 sed -n -E 's/^\s*(F|Z)\([^,]*, ([A-Za-z_0-9]+),.*/\2/p; s/^\s*(V|VZ)\(([A-Za-z_0-9]+),.*/\2/p' \

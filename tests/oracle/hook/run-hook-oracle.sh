@@ -110,8 +110,19 @@ done
 cp "$KMOD" "$stage/bin/kmod"
 for t in modprobe insmod lsmod depmod; do ln -s /bin/kmod "$stage/sbin/$t"; done
 cp "$KP" "$stage/usr/bin/kopolicy"
-# the shared libraries of both and the dynamic loader, at the paths ldd names
-for lib in $(ldd "$KMOD" "$KP" | awk '/=> \// { print $3 } /^\t\/[^ ]* \(/ { print $1 }' | sort -u); do
+# the shared libraries of both and the dynamic loader, at the paths ldd names, with those
+# kopolicy dlopen()s on first use (no NEEDED entry: its .note.dlopen names them, lib/dl/) and
+# theirs, where the host's dynamic linker cache has them
+LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)
+lazy=()
+for so in $("$ROOT/tests/lib/dlopen-sonames.py" "$KP"); do
+	p=$("$LDCONFIG" -p | awk -v so="$so" '$1 == so && /x86-64/ { print $NF; exit }')
+	[ -n "$p" ] || die "kopolicy dlopen()s $so: not in the host's ld.so.cache"
+	lazy+=("$p")
+done
+[ ${#lazy[@]} -gt 0 ] || die "no .note.dlopen in $KP (tests/lib/dlopen-sonames.py)"
+for lib in $(ldd "$KMOD" "$KP" "${lazy[@]}" |
+	awk '/=> \// { print $3 } /^\t\/[^ ]* \(/ { print $1 }' | sort -u) "${lazy[@]}"; do
 	mkdir -p "$stage$(dirname "$lib")"
 	cp -L "$lib" "$stage$lib"
 done
