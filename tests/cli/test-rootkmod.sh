@@ -284,7 +284,10 @@ if command -v strace >/dev/null &&
 	# first (by a child of its own; strace holds the tracee 2 s after the third link); a
 	# background job starts with SIGINT ignored: the default put back for the hook, then
 	# (IGN) left ignored: the hook answers
-	dfl='import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL)
+	# (and SIGHUP, SIGTERM defaulted too: a test run under nohup has SIGHUP ignored)
+	dfl='import os, signal, sys
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+    signal.signal(s, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])'
 	for sig in TERM INT HUP IGN; do
 		launch=(python3 -c "$dfl")

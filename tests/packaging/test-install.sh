@@ -89,6 +89,18 @@ check_layout() {
 	m="if \\[ -x $pl/update-install-rules \\]; then $pl/update-install-rules apt || true; fi"
 	grep -q "^DPkg::Post-Invoke { \"$m\"; };\$" "$root/etc/apt/apt.conf.d/80kopolicy"
 	ok "80kopolicy runs libexec's update-install-rules and never fails apt" $?
+	for m in retire-install-rules initramfs-rules; do
+		[ -x "$root$pl/$m" ]
+		ok "libexec: $pl/$m (executable)" $?
+	done
+	has_file "initramfs-tools hook (mkinitramfs runs its hooks)" \
+		/usr/share/initramfs-tools/hooks/kopolicy
+	[ -x "$root/usr/share/initramfs-tools/hooks/kopolicy" ]
+	ok "the initramfs-tools hook is executable" $?
+	baked "the initramfs-tools hook runs libexec's initramfs-rules" \
+		/usr/share/initramfs-tools/hooks/kopolicy '^exec \([^ ]*\) .*' "$pl/initramfs-rules"
+	m=$(pkg-config --variable=dracutmodulesdir dracut 2>/dev/null)
+	has_file "dracut module" "${m:-/usr/lib/dracut/modules.d}/99kopolicy/module-setup.sh"
 	has_file "kernel-install plugin" /usr/lib/kernel/install.d/90-kopolicy.install
 	if command -v kernel-install >/dev/null &&
 		head -c2 "$(command -v kernel-install)" | grep -q '^#!'; then

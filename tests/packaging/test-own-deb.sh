@@ -52,7 +52,9 @@ for f in /usr/bin/kopolicy /usr/libexec/kopolicy/check-built /usr/libexec/kopoli
 	/usr/libexec/kopolicy/dkms-pre-install /usr/sbin/kopolicy-dkms \
 	/usr/share/kopolicy/dkms-hook.conf /usr/share/man/man8/kopolicy-dkms.8.gz \
 	/usr/libexec/kopolicy/update-install-rules /etc/kernel/postrm.d/zz-kopolicy \
-	/etc/apt/apt.conf.d/80kopolicy; do
+	/etc/apt/apt.conf.d/80kopolicy /usr/libexec/kopolicy/retire-install-rules \
+	/usr/libexec/kopolicy/initramfs-rules /usr/share/initramfs-tools/hooks/kopolicy \
+	/usr/lib/dracut/modules.d/99kopolicy/module-setup.sh; do
 	echo "$k" | grep -qxF "$f"
 	ok "kopolicy.deb has $f" $?
 done
