@@ -166,7 +166,8 @@ check_layout() {
 	paths_resolve /etc/kernel/postinst.d/zz-kopolicy /etc/kernel/postrm.d/zz-kopolicy \
 		/etc/apt/apt.conf.d/80kopolicy "$pl/update-install-rules" \
 		/usr/lib/kernel/install.d/90-kopolicy.install "$pl/kernel-postinst" "$pl/check-built" \
-		"$pl/dkms-post-build" "$pl/brp-kopolicy" \
+		"$pl/dkms-post-build" "$pl/brp-kopolicy" "$pl/retire-install-rules" \
+		/usr/share/initramfs-tools/hooks/kopolicy \
 		"$prefix/bin/dh_kopolicy" "$m"
 }
 
@@ -212,8 +213,8 @@ elif [ -d /usr/share/zsh/vendor-completions ]; then
 fi
 check_layout
 # nothing lands outside the standard places
-std='^/usr/(bin|sbin|libexec/kopolicy|lib/(rpm|kernel)|'
-std+='share/(man|doc/kopolicy|kopolicy|bash-completion|zsh|perl5))/'
+std='^/usr/(bin|sbin|libexec/kopolicy|lib/(rpm|kernel|dracut/modules\.d/99kopolicy)|'
+std+='share/(man|doc/kopolicy|kopolicy|bash-completion|zsh|perl5|initramfs-tools/hooks))/'
 stray=$(cd "$root" && find . -type f | sed 's|^\.||' |
 	grep -v -E "$std|^/etc/(dkms|kernel/postinst\\.d|kernel/postrm\\.d|apt/apt\\.conf\\.d)/")
 is "a system install puts nothing elsewhere" "$stray" ""
@@ -222,11 +223,12 @@ is "a system install puts nothing elsewhere" "$stray" ""
 mkdir -p "$tmp/without"
 (cd "$tmp/system/build" && "$srcdir/configure" --prefix=/usr --sysconfdir=/etc \
 	--without-debhelperdir --without-rpmmacrodir --without-kernelpostinstdir \
-	--without-dkmsdir --without-kernelpostrmdir --without-aptconfdir &&
+	--without-dkmsdir --without-kernelpostrmdir --without-aptconfdir \
+	--without-initramfstoolsdir --without-dracutmoduledir &&
 	make install DESTDIR="$tmp/without") > "$tmp/without.log" 2>&1
 is "--without-*dir: configure and install" $? 0
 left=$(cd "$tmp/without" && find . -type f |
-	grep -E 'perl5|dh_kopolicy|rpm/macros|postinst\.d|postrm\.d|apt\.conf\.d|etc/dkms')
+	grep -E 'perl5|dh_kopolicy|rpm/macros|postinst\.d|postrm\.d|apt\.conf\.d|etc/dkms|initramfs-tools|dracut')
 is "--without-*dir: those integrations are not installed" "$left" ""
 grep -q '^conf=${KOPOLICY_DKMS_CONF:-/etc/dkms/kopolicy.conf}$' \
 	"$tmp/without/usr/libexec/kopolicy/dkms-post-build"

@@ -69,6 +69,14 @@ ok "kopolicy.deb does not carry the debhelper addon" $?
 cf="/etc/apt/apt.conf.d/80kopolicy /etc/dkms/kopolicy.conf /etc/kernel/postinst.d/zz-kopolicy"
 is "conffiles of kopolicy" "$(dpkg-deb -I "$deb" conffiles | sort | tr '\n' ' ')" \
 	"$cf /etc/kernel/postrm.d/zz-kopolicy "
+# the initramfs-tools hook: initramfs images rebuilt when it comes or goes (dh_installinitramfs)
+is "kopolicy triggers update-initramfs" \
+	"$(dpkg-deb -I "$deb" triggers 2>/dev/null | grep -v '^#')" "activate-noawait update-initramfs"
+# removal drops the generated install lines (retire-install-rules), purge the file
+dpkg-deb -I "$deb" prerm 2>/dev/null | grep -q '^		/usr/libexec/kopolicy/retire-install-rules "dpkg remove"'
+ok "kopolicy's prerm runs retire-install-rules on remove" $?
+dpkg-deb -I "$deb" postrm 2>/dev/null | grep -q '^	rm -rf /var/cache/kopolicy$'
+ok "kopolicy's postrm purges the caches" $?
 is "dh-kopolicy Provides" "$(dpkg-deb -f "$dhdeb" Provides)" "dh-sequence-kopolicy"
 is "dh-kopolicy Depends on kopolicy" \
 	"$(dpkg-deb -f "$dhdeb" Depends | grep -o 'kopolicy (>= [^)]*)')" "kopolicy (>= $ver)"
