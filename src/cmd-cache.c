@@ -72,6 +72,13 @@ static void print_usage(const char *dir, const struct kp_cache_usage *u,
 	       u->sig_verdicts, u->sig_files, u->sig_images);
 	printf("signature verdicts disk use: %" PRIu64 " bytes (%s)\n", u->sig_bytes,
 	       kp_format_size((size_t)u->sig_bytes, sz, sizeof(sz)));
+	/* those files by kind: what each memo beside the facts keeps */
+	printf("memo files by kind: verdicts %" PRIu64 ", kernel images %" PRIu64
+	       ", image states %" PRIu64 ", module BTF %" PRIu64 ", depmod indexes %" PRIu64
+	       ", libkmod answers %" PRIu64 "\n",
+	       u->sig_files - u->sig_images - u->sig_states - u->sig_btf - u->sig_indexes -
+		       u->sig_kmod,
+	       u->sig_images, u->sig_states, u->sig_btf, u->sig_indexes, u->sig_kmod);
 	printf("kernel bases: %" PRIu64 "\n", bu->entries);
 	printf("kernel bases disk use: %" PRIu64 " bytes (%s)\n", bu->bytes,
 	       kp_format_size((size_t)bu->bytes, sz, sizeof(sz)));

@@ -140,6 +140,10 @@ static void sig_usage(int dfd, uint64_t max_bytes, struct kp_cache_usage *u)
 	u->sig_bytes = s.bytes;
 	u->sig_verdicts = s.verdicts;
 	u->sig_images = s.images;
+	u->sig_states = s.states;
+	u->sig_btf = s.btf;
+	u->sig_indexes = s.indexes;
+	u->sig_kmod = s.kmod;
 	u->removed += s.removed;
 }
 

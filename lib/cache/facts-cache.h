@@ -172,6 +172,8 @@ struct kp_cache_usage {
 	uint64_t removed; /* prune/clear: files removed */
 	/* the signature memo in @dir's sigs/ (sig-memo.h): files, bytes, verdicts, images */
 	uint64_t sig_files, sig_bytes, sig_verdicts, sig_images;
+	/* sig_files by kind (sig-memo.h): image states, module BTF, depmod indexes, libkmod */
+	uint64_t sig_states, sig_btf, sig_indexes, sig_kmod;
 };
 /* Counts what @dir holds. 0, or -1 with @err (a missing directory is an empty cache). */
 int kp_facts_cache_usage(const char *dir, struct kp_cache_usage *u, struct kp_err *err);

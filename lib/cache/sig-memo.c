@@ -475,6 +475,12 @@ static void usage_of(int dfd, const struct kp_dir_file *files, size_t n,
 		u->bytes += files[i].bytes;
 		if (!strncmp(files[i].name, IMAGE_PREFIX, strlen(IMAGE_PREFIX)))
 			u->images++;
+		else if (!strncmp(files[i].name, STATE_PREFIX, strlen(STATE_PREFIX)))
+			u->states++;
+		else if (!strncmp(files[i].name, "btf-", 4))
+			u->btf++;
+		else if (!strncmp(files[i].name, "index-", 6))
+			u->indexes++;
 		if (!is_verdict_file(files[i].name))
 			continue;
 		fd = openat(dfd, files[i].name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -523,6 +529,7 @@ static void prune_kmod(int dfd, uint64_t max_bytes, struct kp_sig_memo_usage *u)
 	keep_newest(sfd, max_bytes, &files, &n, &k, u);
 	for (size_t i = 0; i < k; i++) {
 		u->files++;
+		u->kmod++;
 		u->bytes += files[i].bytes;
 	}
 	free(files);

@@ -278,9 +278,10 @@ ok "--root ../../live from a subdirectory: the modules found" $?
 grep -qE '^signature verdicts: [1-9][0-9]* \([1-9][0-9]* files, [1-9] kernel image\(s\)\)$' \
 	"$tmp/show.out" &&
 	grep -qE '^signature verdicts disk use: [1-9][0-9]* bytes' "$tmp/show.out" &&
+	grep -qE '^memo files by kind: verdicts [1-9][0-9]*, kernel images [1-9][0-9]*, image states [0-9]+, module BTF [0-9]+, depmod indexes [1-9][0-9]*, libkmod answers [1-9][0-9]*$' "$tmp/show.out" &&
 	grep -qE '^kernel bases: ([4-9]|[1-9][0-9]+)$' "$tmp/show.out" &&
 	grep -qE '^kernel bases disk use: [1-9][0-9]{6,} bytes' "$tmp/show.out"
-ok "cache show: the signature verdicts and kernel bases, counted with their disk use" $?
+ok "cache show: the signature verdicts, the memo files by kind and kernel bases, counted with their disk use" $?
 sed 's/^/#   /' "$tmp/show.out"
 # a hit refreshes an entry's time (hourly at most): an entry used now outlives an older one
 for e in "$tmp/cache"/base-v1/*.base; do touch -d '-3 hours' "$e"; done
