@@ -210,7 +210,8 @@ static const char *rebuilt_from(struct kp_graph_stored *s, const struct kp_graph
 		real[i] = i == keep ? g->nodes[i].mod : NULL;
 	}
 	if (kp_graph_rebuild(&rb, s, names, paths, real, order, g->base, &err) < 0) {
-		snprintf(buf, size, "not rebuilt: %s", err.msg);
+		/* the message cut to the caller's buffer (%.*s: no truncation warning) */
+		snprintf(buf, size, "not rebuilt: %.*s", (int)(size > 14 ? size - 14 : 0), err.msg);
 	} else {
 		what = kp_graph_differs(&rb.g, g, &node);
 		snprintf(buf, size, "%s%s%s", what ? what : "", what ? " of " : "",
