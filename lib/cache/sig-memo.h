@@ -114,10 +114,10 @@ struct kp_sig_memo_usage {
 	uint64_t images;   /* kernel images' certificate files keyed by their bytes */
 	uint64_t removed;  /* prune: files removed */
 	/* the files among @files, by kind (the others: verdict files) */
-	uint64_t states;   /* istate-*: a kernel image's certificates keyed by its file state */
-	uint64_t btf;	   /* btf-*.memo: module BTF verdicts (btf-memo.c) */
-	uint64_t indexes;  /* index-*.memo: depmod indexes checked (index-memo.c) */
-	uint64_t kmod;	   /* kmod/kmod-*.memo: libkmod's answers (kmod-memo.c) */
+	uint64_t states;  /* istate-*: a kernel image's certificates keyed by its file state */
+	uint64_t btf;	  /* btf-*.memo: module BTF verdicts (btf-memo.c) */
+	uint64_t indexes; /* index-*.memo: depmod indexes checked (index-memo.c) */
+	uint64_t kmod;	  /* kmod/kmod-*.memo: libkmod's answers (kmod-memo.c) */
 };
 /* Adds what the sigs/ directory of the trusted facts directory @dirfd holds to @u. */
 void kp_sig_memo_usage_at(int dirfd, struct kp_sig_memo_usage *u);

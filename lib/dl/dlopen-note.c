@@ -12,14 +12,18 @@
  */
 #include <stdint.h>
 
-#define KP_NOTE_OWNER "FDO"
+#define KP_NOTE_OWNER	    "FDO"
 #define KP_NOTE_TYPE_DLOPEN UINT32_C(0x407c0c0a)
 
-#define KP_DLOPEN_ENTRY(feature, description, priority, soname)                                  \
-	"{\"feature\":\"" feature "\",\"description\":\"" description "\",\"priority\":\""      \
-	priority "\",\"soname\":[\"" soname "\"]}"
+#define KP_DLOPEN_ENTRY(feature, description, priority, soname)       \
+	"{\"feature\":\"" feature "\",\"description\":\"" description \
+	"\",\"priority\":\"" priority "\",\"soname\":[\"" soname "\"]}"
 
-/* One entry per library, each SONAME the one configure found (KP_SONAME in configure.ac). */
+/*
+ * One entry per library, each SONAME the one configure found (KP_SONAME in configure.ac);
+ * laid out by hand (clang-format would cut the strings).
+ */
+/* clang-format off */
 #define KP_DLOPEN_JSON                                                                             \
 	"[" KP_DLOPEN_ENTRY("kmod", "modprobe's configuration and indexes", "required",             \
 			    KP_LIBKMOD_SONAME) ","                                                 \
@@ -36,6 +40,7 @@
 			KP_LIBJSONC_SONAME) ","                                                    \
 	KP_DLOPEN_ENTRY("hogweed", "faster ECDSA signatures (OpenSSL without)", "recommended",     \
 			KP_HOGWEED_SONAME) "]"
+/* clang-format on */
 
 /* An ELF note: header, owner padded to 4 bytes, then the description (the JSON, with its NUL). */
 struct kp_dlopen_note {
@@ -46,11 +51,11 @@ struct kp_dlopen_note {
 	_Alignas(4) char json[sizeof(KP_DLOPEN_JSON)];
 };
 
-__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const struct kp_dlopen_note
-	kp_dlopen_note = {
+__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const
+	struct kp_dlopen_note kp_dlopen_note = {
 		.namesz = sizeof(KP_NOTE_OWNER),
 		.descsz = sizeof(KP_DLOPEN_JSON),
 		.type = KP_NOTE_TYPE_DLOPEN,
 		.owner = KP_NOTE_OWNER,
 		.json = KP_DLOPEN_JSON,
-};
+	};

@@ -12,6 +12,8 @@
 #include "modprobe-chain.h"
 #include "util/util.h"
 
+struct kmod_ctx;
+
 /*
  * @moddir/@name (a text index such as modules.dep) read whole, within KP_CHAIN_MAX_INDEX; a
  * symlink followed inside @root (file/rootfs.h), never on the host, the file opened inside
@@ -63,6 +65,21 @@ int kp_chain_add(struct kp_chain *c, size_t *cap, const char *name, const char *
 /* The dependencies of a modules.dep line (@list, cut in place) prepended to the chain. */
 int kp_chain_add_deps(struct kp_chain *c, size_t *cap, const char *norm, char *list,
 		      struct kp_err *err);
+
+/*
+ * modprobe-chain.c: libkmod's context for @c, made on the first question the memo (if any)
+ * could not answer (libkmod loaded then); NULL with @err.
+ */
+struct kmod_ctx *kp_chain_ctx(struct kp_chain *c, struct kp_err *err);
+/* The module @name ('_' name) of @c's chain, or NULL. */
+struct kp_chain_module *kp_chain_find(struct kp_chain *c, const char *name);
+
+/*
+ * modprobe-lookup.c: @name (@norm its '_' name) resolved by libkmod, or from the kmod memo
+ * while it holds libkmod's answer, into @c's chain (@cap its capacity). 0, or -1 with @err.
+ */
+int kp_chain_resolve_kmod(struct kp_chain *c, const char *name, const char *norm, size_t *cap,
+			  struct kp_err *err);
 
 /* modprobe-chain-text.c: the modules.dep line of @norm, cut (NUL at ':'); NULL if none. */
 char *kp_chain_dep_line(struct kp_chain *c, const char *norm, char **deps_out, size_t *deps_len);
