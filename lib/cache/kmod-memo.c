@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "kmod-memo.h"
+#include "kmod-memo-internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -37,50 +38,9 @@
  */
 #define MAX_FILES   8192
 #define PRUNE_EVERY 32
-#define TAG	    "kopolicy libkmod answers 1 " PACKAGE_VERSION
 /* bounds on what a memo file may hold: a hook asks a handful of questions */
 #define MAX_RECORDS 4096
 #define MAX_STRINGS 65536
-/* kmod 30 reads at most 4095 bytes of it (KCMD_LINE_SIZE); more is compared all the same */
-#define CMDLINE_MAX 8192
-#define ABSENT	    0xffffffffu
-
-/*
- * What libkmod 30 opens in the release directory for the hook's questions: libkmod.c's
- * index_files[] with ".bin" (lookups, dependencies, built-ins), kmod_config_new()'s
- * modules.softdep.
- */
-static const char *const moddir_files[] = {
-	"modules.dep.bin",	     "modules.alias.bin",   "modules.symbols.bin",
-	"modules.builtin.alias.bin", "modules.builtin.bin", "modules.softdep",
-};
-
-struct record {
-	char type;
-	char *q;
-	int32_t code;
-	size_t n;
-	char **s;
-};
-
-struct kp_kmod_memo {
-	int dirfd;	    /* the facts directory (borrowed); -1: nothing read or written */
-	char *question;	    /* the name the hook was asked about */
-	char *moddir;	    /* after the first kp_kmod_memo_bind() */
-	char **paths;	    /* its modprobe.d directories, NULL-terminated */
-	bool bound;	    /* the key was computed whole and every state is trusted and settled */
-	bool gone;	    /* unbound for good (a bind with other directories, or a failed key) */
-	bool added;	    /* records libkmod answered this run */
-	unsigned char *key; /* with @bound: the key (tag and states) */
-	size_t keylen;
-	char name[64];		/* the memo file */
-	struct timespec before; /* the settle rule's reference, taken before libkmod reads */
-	uid_t euid;
-	struct kp_fs_devs devs;
-	struct record *recs;
-	size_t nrecs, cap;
-	struct kp_kmod_memo_counts counts;
-};
 
 struct kp_kmod_memo *kp_kmod_memo_new(int dirfd, const char *question)
 {
@@ -117,188 +77,6 @@ static void free_records(struct kp_kmod_memo *m)
 	m->nrecs = m->cap = 0;
 }
 
-/* The tag: this format, the directories kmod_new() is given, the question. */
-static void put_tag(struct kp_byte_writer *w, const struct kp_kmod_memo *m)
-{
-	kp_bw_str(w, TAG);
-	kp_bw_str(w, m->moddir);
-	for (size_t i = 0; m->paths[i]; i++)
-		kp_bw_str(w, m->paths[i]);
-	kp_bw_str(w, NULL);
-	kp_bw_str(w, m->question);
-}
-
-/*
- * A state into @w: "absent", or the eight values of kp_file_state(). False when it cannot
- * key a memo: not trusted (for a directory: one others can write names into), not settled.
- */
-static bool put_state(struct kp_kmod_memo *m, struct kp_byte_writer *w, int fd,
-		      const struct stat *st)
-{
-	uint64_t v[8];
-	int cls = kp_fs_devs_find(&m->devs, (uint64_t)st->st_dev);
-
-	if (cls < 0) {
-		cls = kp_fs_class_of_fd(fd);
-		if (cls < 0)
-			return false;
-		kp_fs_devs_add(&m->devs, (uint64_t)st->st_dev, (enum kp_fs_class)cls);
-	}
-	if (!kp_state_trusted(st, (enum kp_fs_class)cls, m->euid) ||
-	    (S_ISDIR(st->st_mode) && (st->st_mode & (S_IWGRP | S_IWOTH))))
-		return false;
-	kp_file_state(st, v);
-	if (!kp_state_settled(v, &m->before))
-		return false;
-	kp_bw_put32(w, 8);
-	for (size_t i = 0; i < 8; i++)
-		kp_bw_put64(w, v[i]);
-	return true;
-}
-
-/* @name of @dfd as libkmod reaches it (links followed): its state or "absent". */
-static bool put_entry(struct kp_kmod_memo *m, struct kp_byte_writer *w, int dfd, const char *name)
-{
-	struct stat st, st2;
-	int fd = openat(dfd, name, O_PATH | O_CLOEXEC);
-	bool ok;
-
-	if (fd < 0) {
-		if (errno != ENOENT)
-			return false;
-		kp_bw_put32(w, ABSENT);
-		return true;
-	}
-	ok = fstat(fd, &st) == 0 && put_state(m, w, fd, &st);
-	/* the name still reaches that file (its class was judged by that descriptor) */
-	ok = ok && fstatat(dfd, name, &st2, 0) == 0 && st2.st_dev == st.st_dev &&
-	     st2.st_ino == st.st_ino;
-	close(fd);
-	return ok;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names of @dfd that kmod 30's conf_files_filter_out() keeps, sorted; NULL on failure. */
-static char **conf_names(int dfd, size_t *n)
-{
-	DIR *d = kp_dir_list_at(dfd, ".");
-	struct dirent *de;
-	char **v = NULL;
-	size_t cap = 0;
-	bool fail = false;
-
-	*n = 0;
-	if (!d)
-		return NULL;
-	while (!fail && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (de->d_name[0] == '.' || len < 6 ||
-		    (strcmp(de->d_name + len - 5, ".conf") &&
-		     strcmp(de->d_name + len - 6, ".alias")))
-			continue;
-		if (kp_grow(&v, &cap, *n + 1, sizeof(*v)) < 0 || !(v[*n] = strdup(de->d_name)))
-			fail = true;
-		else
-			(*n)++;
-	}
-	closedir(d);
-	if (!fail && !v)
-		v = calloc(1, sizeof(*v));
-	if (fail || !v) {
-		for (size_t i = 0; i < *n; i++)
-			free(v[i]);
-		free(v);
-		return NULL;
-	}
-	qsort(v, *n, sizeof(*v), cmp_names);
-	return v;
-}
-
-/* A modprobe.d directory given to kmod_new(): its state, then its entries'. */
-static bool put_conf_dir(struct kp_kmod_memo *m, struct kp_byte_writer *w, const char *path)
-{
-	struct stat st;
-	char **names;
-	size_t n = 0;
-	bool ok;
-	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (dfd < 0)
-		return false;
-	ok = fstat(dfd, &st) == 0 && put_state(m, w, dfd, &st);
-	names = ok ? conf_names(dfd, &n) : NULL;
-	ok = ok && names;
-	if (ok)
-		kp_bw_put32(w, n);
-	for (size_t i = 0; i < n; i++) {
-		if (ok) {
-			kp_bw_str(w, names[i]);
-			ok = put_entry(m, w, dfd, names[i]);
-		}
-		free(names[i]);
-	}
-	free(names);
-	close(dfd);
-	return ok;
-}
-
-/* The host's /proc/cmdline, which kmod 30 parses whatever the root: its bytes, whole. */
-static bool put_cmdline(struct kp_byte_writer *w)
-{
-	char buf[CMDLINE_MAX];
-	size_t len = 0;
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		kp_bw_put32(w, ABSENT); /* libkmod parses nothing then */
-		return true;
-	}
-	while (len < sizeof(buf)) {
-		ssize_t r = read(fd, buf + len, sizeof(buf) - len);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			close(fd);
-			return false;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	kp_bw_put32(w, len);
-	kp_bw_put(w, buf, len);
-	return true;
-}
-
-/* The key as things are now into @w: false when some input cannot key a memo. */
-static bool make_key(struct kp_kmod_memo *m, struct kp_byte_writer *w)
-{
-	int dfd = open(m->moddir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct stat st;
-	bool ok;
-
-	put_tag(w, m);
-	if (dfd < 0)
-		return false;
-	/* the release directory: names looked up in it nobody else can swap */
-	ok = fstat(dfd, &st) == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH)) &&
-	     (st.st_uid == 0 || st.st_uid == m->euid);
-	for (size_t i = 0; ok && i < KP_ARRAY_SIZE(moddir_files); i++)
-		ok = put_entry(m, w, dfd, moddir_files[i]);
-	close(dfd);
-	for (size_t i = 0; ok && m->paths[i]; i++)
-		ok = put_conf_dir(m, w, m->paths[i]);
-	ok = ok && put_cmdline(w);
-	return ok && !w->failed;
-}
-
 static uint64_t fnv1a(const unsigned char *p, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -332,7 +110,7 @@ static bool parse_records(struct kp_kmod_memo *m, struct kp_byte_reader *r, uint
 	if (count > MAX_RECORDS)
 		return false;
 	for (uint32_t i = 0; i < count; i++) {
-		struct record rec = { 0 };
+		struct kp_kmod_rec rec = { 0 };
 		size_t ql;
 		const char *q;
 		uint32_t n;
@@ -443,7 +221,7 @@ static bool library_state(const struct kp_kmod_memo *m, const char *path, char *
  */
 static void check_library(struct kp_kmod_memo *m)
 {
-	struct record *rec = NULL;
+	struct kp_kmod_rec *rec = NULL;
 	char now[200];
 
 	for (size_t i = 0; i < m->nrecs && !rec; i++)
@@ -511,7 +289,7 @@ bool kp_kmod_memo_bind(struct kp_kmod_memo *m, const char *moddir, const char *c
 		return false;
 	/* before libkmod reads anything: what it reads after this is named by the states */
 	clock_gettime(CLOCK_REALTIME, &m->before);
-	if (!make_key(m, &w)) {
+	if (!kp_kmod_memo_make_key(m, &w)) {
 		free(w.p);
 		m->gone = true;
 		return false;
@@ -522,7 +300,7 @@ bool kp_kmod_memo_bind(struct kp_kmod_memo *m, const char *moddir, const char *c
 	{
 		struct kp_byte_writer t = { 0 };
 
-		put_tag(&t, m);
+		kp_kmod_memo_put_tag(&t, m);
 		if (t.failed) {
 			free(t.p);
 			free(m->key);
@@ -540,7 +318,7 @@ bool kp_kmod_memo_bind(struct kp_kmod_memo *m, const char *moddir, const char *c
 	return true;
 }
 
-static struct record *find(struct kp_kmod_memo *m, char type, const char *q)
+static struct kp_kmod_rec *find(struct kp_kmod_memo *m, char type, const char *q)
 {
 	for (size_t i = 0; i < m->nrecs; i++)
 		if (m->recs[i].type == type && !strcmp(m->recs[i].q, q))
@@ -550,7 +328,7 @@ static struct record *find(struct kp_kmod_memo *m, char type, const char *q)
 
 bool kp_kmod_memo_get(struct kp_kmod_memo *m, char type, const char *q, struct kp_kmod_answer *a)
 {
-	const struct record *rec = m && m->bound ? find(m, type, q) : NULL;
+	const struct kp_kmod_rec *rec = m && m->bound ? find(m, type, q) : NULL;
 
 	if (!rec)
 		return false;
@@ -564,7 +342,7 @@ bool kp_kmod_memo_get(struct kp_kmod_memo *m, char type, const char *q, struct k
 void kp_kmod_memo_put(struct kp_kmod_memo *m, char type, const char *q, int32_t code, size_t n,
 		      const char *const *s)
 {
-	struct record rec = { .type = type, .code = code }, *old;
+	struct kp_kmod_rec rec = { .type = type, .code = code }, *old;
 
 	if (!m)
 		return;
@@ -620,7 +398,8 @@ static void store(struct kp_kmod_memo *m)
 	int dfd, r;
 
 	/* nothing changed while libkmod read it: the states taken again are the key's */
-	if (!make_key(m, &now) || now.len != m->keylen || memcmp(now.p, m->key, m->keylen)) {
+	if (!kp_kmod_memo_make_key(m, &now) || now.len != m->keylen ||
+	    memcmp(now.p, m->key, m->keylen)) {
 		free(now.p);
 		return;
 	}
