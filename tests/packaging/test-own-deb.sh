@@ -127,6 +127,45 @@ else
 ($(grep -c '^ok' "$log") ok, $(grep -c '^not ok' "$log") not ok)" "$st" 0
 fi
 
+# removal and purge in the test root, the maintainer scripts run by dpkg (chrooted there, with
+# a static busybox as their shell and tools): the install rules the packaged kopolicy wrote
+# lose their lines on removal, keeping the file and its options; purge removes it
+bb=$(command -v busybox || true)
+if [ "$(id -u)" != 0 ] || [ -z "$bb" ] || ! LC_ALL=C ldd "$bb" 2>&1 | grep -q 'not a dynamic'
+then
+	ok "# SKIP dpkg -r and -P in the test root: root and busybox-static needed" 0
+else
+	mkdir -p "$root/bin"
+	cp "$bb" "$root/bin/busybox"
+	for a in sh head grep ls id dirname mv chmod rm cat sed tr; do
+		ln -sf busybox "$root/bin/$a"
+	done
+	frel=$(sed -n 's/^release=//p' "$srcdir/fixtures/ko/6.12/kernel.txt")
+	mkdir -p "$root/lib/modules/$frel/updates" "$root/etc/modprobe.d"
+	cp "$srcdir/fixtures/ko/6.12/kp_prop_prov.ko" "$root/lib/modules/$frel/updates/"
+	depmod -b "$root" "$frel" 2>/dev/null
+	rules=$root/etc/modprobe.d/zz-kopolicy.conf
+	"$root/usr/bin/kopolicy" hook --root "$root" --on-error fail-closed \
+		--update-install-rules > "$tmp/rules.log" 2>&1
+	is "the packaged kopolicy writes install rules naming /usr/bin/kopolicy" \
+		"$(sed -n 's/^install \([^ ]*\) \([^ ]*\) .*/\1 \2/p' "$rules")" \
+		"kp_prop_prov /usr/bin/kopolicy"
+	dpkg --root="$root" --force-depends --log=/dev/null -r dh-kopolicy kopolicy \
+		> "$tmp/remove.log" 2>&1
+	is "dpkg --root -r kopolicy" $? 0
+	grep -q "its 1 install lines dropped" "$tmp/remove.log"
+	ok "... its prerm said it dropped the install lines" $?
+	is "... the rules file kept, without install lines, with its options" \
+		"$(grep -c '^install ' "$rules"):$(grep -c '^# options: --on-error fail-closed$' "$rules")" \
+		"0:1"
+	[ ! -e "$root/usr/bin/kopolicy" ]
+	ok "... /usr/bin/kopolicy removed" $?
+	dpkg --root="$root" --force-depends --log=/dev/null -P kopolicy > "$tmp/purge.log" 2>&1
+	is "dpkg --root -P kopolicy" $? 0
+	[ ! -e "$rules" ]
+	ok "... the rules file removed with the purge" $?
+fi
+
 if [ "$failed" -ne 0 ]; then
 	for l in "$tmp"/*.log; do echo "# --- $l"; tail -30 "$l" | sed 's/^/# /'; done
 fi
