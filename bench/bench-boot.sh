@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] [-G] [-K KINDS] KOPOLICY_BIN [BOOTS]
+# bench/bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] [-G] [-P] [-K KINDS] KOPOLICY_BIN [BOOTS]
 #
 # Boot storm: what `kopolicy hook` costs a real boot. Debian's stock 6.12 kernel boots under
 # QEMU (TCG) a Debian 12 root file system on a virtio disk — systemd, udev, kmod, the 6.12
@@ -23,6 +23,13 @@
 # zz-rules.conf; the lines as printed are in OUTDIR/print-install-rules.conf).
 # -K KINDS picks the kinds of measured boot instead, a comma list of off, rules, null and
 # on (`install *`), e.g. -K off,rules; -N and -G add null and rules to the default off,on.
+# -P (kinds off and rules only) deploys the rules as kopolicy recommends, persistent: the
+# image's /etc/modprobe.d/zz-kopolicy.conf holds them (an off boot bind-mounts zz-off.conf
+# over it), and the warm-up is a rules boot with the measured rules boots' very kernel command
+# line; without -P the rules are copied into /run/modprobe.d at every boot and the warm-up
+# has another command line, so that libkmod's answers (kopolicy's kmod memo, keyed by the
+# state of every modprobe.d directory and by /proc/cmdline) are never replayed in a measured
+# boot, as on no installed system.
 # Each round boots the kinds in the order off, rules, null, on, the next round backwards.
 # Every kind runs the same setup service before systemd-modules-load (kpbench-off, -rules,
 # -nullhook, -hook.service: mkdir and a copy into /run/modprobe.d; zz-off.conf has no rule).
@@ -49,7 +56,7 @@ set -euo pipefail
 
 die() { echo "bench-boot: $*" >&2; exit 2; }
 usage() {
-	echo "usage: bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] [-G] [-K KINDS]" \
+	echo "usage: bench-boot.sh [-o OUTDIR] [-w WORKDIR [-R]] [-N] [-G] [-P] [-K KINDS]" \
 		"KOPOLICY_BIN [BOOTS]" >&2
 	echo "  KINDS: a comma list of off (no install rules), rules (kopolicy hook" \
 		"--print-install-rules)," >&2
@@ -58,14 +65,15 @@ usage() {
 	exit 2
 }
 
-outdir="" work="" reuse=0 kinds="" null=0 rules=0
-while getopts "o:w:RNGK:h" opt; do
+outdir="" work="" reuse=0 kinds="" null=0 rules=0 persist=0
+while getopts "o:w:RNGPK:h" opt; do
 	case $opt in
 	o) outdir=$OPTARG ;;
 	w) work=$OPTARG ;;
 	R) reuse=1 ;;
 	N) null=1 ;;
 	G) rules=1 ;;
+	P) persist=1 ;;
 	K) kinds=$OPTARG ;;
 	*) usage ;;
 	esac
@@ -83,6 +91,8 @@ for k in ${kinds//,/ }; do
 	[[ $k =~ ^(off|rules|null|on)$ ]] || die "-K: unknown kind of boot '$k' (off, rules, null, on)"
 done
 [ ${#order[@]} -ge 1 ] || die "-K: no kind of boot"
+[ "$persist" = 0 ] || [ "${order[*]}" = "off rules" ] ||
+	die "-P: kinds off and rules only (-K off,rules), not ${order[*]}"
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 kp=$1
 boots=${2:-3}
@@ -137,15 +147,19 @@ if [ "$reuse" = 1 ]; then
 		die "-R: no root.img and initrd.cpio of an earlier run in $work"
 	[[ " ${order[*]} " != *" rules "* ]] || [ -s "$work/print-install-rules.conf" ] ||
 		die "-R: the image in $work has no out-of-tree modules or rules (built before -G)"
+	[ "$persist" = "$([ -e "$work/persistent" ] && echo 1 || echo 0)" ] ||
+		die "-R: the image in $work was built $([ "$persist" = 1 ] && echo without ||
+			echo with) -P"
 	[ -e "$work/off-service" ] || echo "bench-boot: warning: the image in $work predates" \
 		"kpbench-off.service: its boots without a hook skip the setup service" >&2
 	nmods=$(($(grep -cv '^#' "$here/modules-load.conf") +
 		$(cat "$work/oot.list" 2>/dev/null | wc -l)))
 else
 	# 1. The Debian 12 root, built once. The packages: systemd as init, udev, kmod, and
-	# kopolicy's runtime libraries (the host build is for the same userland).
+	# kopolicy's runtime libraries, linked or dlopen()ed (the host build is for the same
+	# userland).
 	pkgs=systemd,systemd-sysv,udev,kmod
-	pkgs+=,libelf1,libkmod2,libzstd1,liblzma5,zlib1g,libjson-c5,libssl3
+	pkgs+=,libelf1,libkmod2,libzstd1,liblzma5,zlib1g,libjson-c5,libssl3,libdeflate0,libhogweed6
 	# shellcheck source=../tests/kernel/debian-mirror.sh
 	. "$top/tests/kernel/debian-mirror.sh"
 	main_uri=$(debian_mirror main) || die "no Debian mirror in this machine's apt sources"
@@ -256,6 +270,23 @@ else
 		die "kopolicy hook --print-install-rules printed $nrules install lines, not all of" \
 			"the form 'install M /usr/bin/kopolicy hook ...': $work/print-install-rules.conf"
 	cp "$work/print-install-rules.conf" "$root/usr/local/lib/kpbench/print-install-rules.conf"
+	rm -f "$work/persistent"
+	if [ "$persist" = 1 ]; then
+		# -P: the rules where an installed system keeps them; the services only make
+		# /run/kpbench (hook-timer's log), an off boot hides the rules under zz-off.conf
+		install -m 644 "$root/usr/local/lib/kpbench/zz-rules.conf" \
+			"$root/etc/modprobe.d/zz-kopolicy.conf"
+		for unit in kpbench-rules kpbench-off; do
+			mkdir -p "$root/etc/systemd/system/$unit.service.d"
+			{
+				printf '[Service]\nExecStart=\nExecStart=/bin/mkdir -p /run/kpbench\n'
+				[ "$unit" = kpbench-rules ] || printf '%s %s %s\n' \
+					'ExecStart=/bin/mount --bind' /usr/local/lib/kpbench/zz-off.conf \
+					/etc/modprobe.d/zz-kopolicy.conf
+			} >"$root/etc/systemd/system/$unit.service.d/persistent.conf"
+		done
+		: >"$work/persistent"
+	fi
 	: >"$work/off-service"
 	# kopolicy's prediction for the out-of-tree modules loaded in the list's order into a
 	# kernel with nothing of them loaded (the guest's hook judges each load against what is
@@ -341,7 +372,11 @@ boot() { # NAME HOOK(0|1|null|rules) SNAPSHOT(on|off) [KERNEL ARGUMENT]
 
 if [ "$reuse" = 0 ] || [ ! -e "$work/warmed" ]; then
 	rm -f "$work/warmed"
-	boot warmup 1 off kpbench.warmup=1
+	if [ "$persist" = 1 ]; then
+		boot warmup rules off # the measured rules boots' command line, byte for byte
+	else
+		boot warmup 1 off kpbench.warmup=1
+	fi
 	[ "$failed" = 0 ] || die "the warm-up boot failed: $outdir/serial-warmup.log"
 	: >"$work/warmed"
 fi

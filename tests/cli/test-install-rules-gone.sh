@@ -103,7 +103,8 @@ mkdir -p "$d/opt/kp" && printf '#!/bin/sh\n' >"$d/opt/kp/kopolicy" && chmod 755 
 sum=$(sha256sum "$rules")
 "$strip" "$d" 2>"$tmp/err"
 is "initramfs-rules exits 0" $? 0
-is "... the initramfs's rules have no install line left" "$(lines "$d/etc/modprobe.d/zz-kopolicy.conf")" ""
+is "... the initramfs's rules have no install line left" \
+	"$(lines "$d/etc/modprobe.d/zz-kopolicy.conf")" ""
 is "... the host's are as they were" "$(sha256sum "$rules")" "$sum"
 is "... an admin's line running kopolicy (continued) goes, the others stay" \
 	"$(cat "$d/usr/lib/modprobe.d/admin.conf")" "options kp_plain x=1
