@@ -20,15 +20,10 @@ if ! command -v depmod >/dev/null; then
 	tap_done
 	exit
 fi
-lines() { sed -n 's/^install \([^ ]*\) .*/\1/p' "$1" | tr '\n' ' '; }
+. "$top/tests/lib/rules-root.sh"
 
 r=$tmp/root
-m=$r/lib/modules/$rel
-mkdir -p "$m/updates" "$m/extra" "$m/kernel/drivers/misc" "$r/etc/modprobe.d"
-cp "$fx/kp_prop_prov.ko" "$m/updates/"
-cp "$fx/kp_gpl_prov.ko" "$m/extra/"
-cp "$fx/kp_use_prop.ko" "$fx/kp_plain.ko" "$m/kernel/drivers/misc/"
-depmod -b "$r" "$rel" 2>/dev/null
+rules_root "$r"
 self=$(readlink -f "$kp")
 mkdir -p "$r$(dirname "$self")" && printf '#!/bin/sh\n' >"$r$self" && chmod 755 "$r$self"
 rules=$r/etc/modprobe.d/zz-kopolicy.conf

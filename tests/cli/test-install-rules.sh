@@ -33,17 +33,12 @@ has() { # description, file, pattern (grep -E)
 hasnt() {
 	if grep -qE -- "$3" "$2"; then ok "$1" 1; sed 's/^/#   /' "$2"; else ok "$1" 0; fi
 }
-# the modules with an install line, one line
-lines() { sed -n 's/^install \([^ ]*\) .*/\1/p' "$1" | tr '\n' ' '; }
+. "$top/tests/lib/rules-root.sh"
 state() { stat -c '%i %Y %a' "$1"; }
 
 r=$tmp/root
 m=$r/lib/modules/$rel
-mkdir -p "$m/updates" "$m/extra" "$m/kernel/drivers/misc" "$r/etc/modprobe.d"
-cp "$fx/kp_prop_prov.ko" "$m/updates/"
-cp "$fx/kp_gpl_prov.ko" "$m/extra/"
-cp "$fx/kp_use_prop.ko" "$fx/kp_plain.ko" "$m/kernel/drivers/misc/"
-depmod -b "$r" "$rel" 2> /dev/null
+rules_root "$r"
 m61=$r/lib/modules/$rel61
 mkdir -p "$m61/updates/dkms" "$m61/kernel/x"
 touch "$m61/updates/dkms/kp_dkms_only.ko" "$m61/kernel/x/kp_shadowed.ko" \
