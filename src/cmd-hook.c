@@ -28,6 +28,7 @@ enum {
 	OPT_ON_ERROR = 0x300,
 	OPT_PRINT_RULES,
 	OPT_UPDATE_RULES,
+	OPT_RETIRE_RULES,
 	OPT_READ_IN_TREE,
 	OPT_TIMEOUT,
 	OPT_WALL_CAP,
@@ -49,6 +50,7 @@ static void hook_usage(FILE *f)
 	fputs("Usage: kopolicy hook [OPTIONS] MODULE [MODULE-PARAMETERS...]\n"
 	      "       kopolicy hook --print-install-rules [OPTIONS]\n"
 	      "       kopolicy hook --update-install-rules [OPTIONS] [FILE]\n"
+	      "       kopolicy hook --retire-install-rules [--root DIR] [FILE]\n"
 	      "Judge the load modprobe is about to do: resolve MODULE and its dependencies like\n"
 	      "modprobe, predict the load against the running kernel and the modules already\n"
 	      "loaded, print the verdict to stderr and exit non-zero if the policy blocks it.\n"
@@ -89,12 +91,16 @@ static void hook_usage(FILE *f)
 	      "                       in a directory no other user can write, naming a kopolicy\n"
 	      "                       no other user can replace; keeps the file's\n"
 	      "                       --config and --on-error unless given\n"
+	      "      --retire-install-rules  drop the install lines of that FILE, same\n"
+	      "                       conditions, keeping its header and options (kopolicy's\n"
+	      "                       packages run it when they remove kopolicy)\n"
 	      "\n" KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_REST "\n"
 	      "Exit status: 0 let the load go on, 1 blocked by the policy, 2 kopolicy could not\n"
 	      "decide and the policy fails closed (or it starved, see --timeout), or a usage\n"
-	      "error. --update-install-rules:\n"
-	      "0 the file is current, 1 refused (not kopolicy's file, an unsafe file or\n"
-	      "directory), 2 an error (a release not read fully: the rest is written).\n",
+	      "error. --update-install-rules and --retire-install-rules:\n"
+	      "0 the file is current (or has no install line left), 1 refused (not kopolicy's\n"
+	      "file, an unsafe file or directory), 2 an error (a release not read fully: the\n"
+	      "rest is written).\n",
 	      f);
 }
 
@@ -280,6 +286,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		{ "on-error", required_argument, NULL, OPT_ON_ERROR },
 		{ "print-install-rules", no_argument, NULL, OPT_PRINT_RULES },
 		{ "update-install-rules", no_argument, NULL, OPT_UPDATE_RULES },
+		{ "retire-install-rules", no_argument, NULL, OPT_RETIRE_RULES },
 		{ "read-in-tree", no_argument, NULL, OPT_READ_IN_TREE },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "wall-cap", required_argument, NULL, OPT_WALL_CAP },
@@ -291,7 +298,7 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		{}
 	};
 	struct hook h = { .cli = cli, .timeout = DEFAULT_TIMEOUT };
-	bool rules = false, update = false;
+	bool rules = false, update = false, retire = false;
 	const char *state_dir = NULL;
 	struct kp_err err = { 0 };
 	char *policy_path = NULL;
@@ -319,6 +326,9 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 			break;
 		case OPT_UPDATE_RULES:
 			update = true;
+			break;
+		case OPT_RETIRE_RULES:
+			retire = true;
 			break;
 		case OPT_READ_IN_TREE:
 			h.o.read_in_tree = true;
@@ -385,21 +395,30 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		free(h.root_abs);
 		return KP_EXIT_ERROR;
 	}
-	if (rules || update) {
+	if (rules || update || retire) {
 		struct kp_rules_opts ro = { .root = h.root,
 					    .config = h.config,
 					    .on_error_given = h.on_error_given,
 					    .on_error = h.on_error_cli,
 					    .verbose = h.verbose };
+		const char *file = optind < argc ? argv[optind] : NULL;
 
-		if ((rules && update) || argc - optind > (update ? 1 : 0)) {
+		if (rules + update + retire > 1 || argc - optind > (rules ? 0 : 1)) {
 			kp_cli_error(NULL, "hook: --print-install-rules takes no operand, "
-					   "--update-install-rules one FILE, not both");
+					   "--update-install-rules and --retire-install-rules one "
+					   "FILE; one of them");
 			free(h.root_abs);
 			return KP_EXIT_ERROR;
 		}
-		rc = rules ? kp_hook_print_rules(&ro)
-			   : kp_hook_update_rules(&ro, optind < argc ? argv[optind] : NULL);
+		if (retire && (h.config || h.on_error_given)) {
+			kp_cli_error(NULL, "hook: --retire-install-rules keeps the file's options: "
+					   "--config and --on-error do not apply");
+			free(h.root_abs);
+			return KP_EXIT_ERROR;
+		}
+		rc = rules    ? kp_hook_print_rules(&ro)
+		     : update ? kp_hook_update_rules(&ro, file)
+			      : kp_hook_retire_rules(&ro, file);
 		free(h.root_abs);
 		return rc;
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The hook's install rules file (hook-rules.h, --update-install-rules): read through its
- * trusted directory, recognised as kopolicy's own, and replaced atomically when its rules
- * changed.
+ * The hook's install rules file (hook-rules.h, --update-install-rules and
+ * --retire-install-rules): read through its trusted directory, recognised as kopolicy's own,
+ * and replaced atomically when its rules changed or when they are retired.
  */
 #include "config.h"
 
@@ -148,107 +148,182 @@ static int new_options(const struct kp_rules_opts *o, const struct line_opts *lo
 	return 0;
 }
 
-int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
-{
-	char dir[PATH_MAX], why[128], *path = NULL, *config = NULL, *old = NULL, *text = NULL;
-	char self[PATH_MAX], why_self[PATH_MAX + 64];
-	const char *base, *on_error;
-	struct kp_err err = { 0 };
-	struct line_opts lo;
-	struct kp_gated g = { 0 };
-	bool collected = false;
-	size_t oldlen = 0, len = 0;
-	int dfd = -1, dirfd = -1, rc = KP_EXIT_ERROR, r;
+/* The rules file opened in its trusted directory, locked, read and known as kopolicy's own. */
+struct rules_file {
+	const char *file; /* as named (or @path) */
+	char *path;	  /* ROOT/etc/modprobe.d/zz-kopolicy.conf when none was named */
+	char dir[PATH_MAX];
+	const char *base;
+	int dfd;   /* the directory, trusted (kp_trusted_dir_open()) */
+	int dirfd; /* the same, locked (flock) until rules_file_close() */
+	char *old; /* its bytes, NULL when absent */
+	size_t oldlen;
+	struct line_opts lo; /* the options of its lines */
+};
 
+static void rules_file_close(struct rules_file *rf)
+{
+	if (rf->dirfd >= 0)
+		close(rf->dirfd); /* releases the lock */
+	if (rf->dfd >= 0)
+		close(rf->dfd);
+	free(rf->old);
+	free(rf->path);
+}
+
+/*
+ * Opens @file (NULL: the default under @o->root) into @rf: its directory trusted and locked,
+ * its content read and recognised as kopolicy's (else left alone, @advice said). KP_EXIT_OK,
+ * KP_EXIT_FINDINGS refused, KP_EXIT_ERROR; rules_file_close() in every case.
+ */
+static int rules_file_open(struct rules_file *rf, const struct kp_rules_opts *o, const char *file,
+			   const char *advice)
+{
+	struct kp_err err = { 0 };
+	char why[128];
+	int r;
+
+	memset(rf, 0, sizeof(*rf));
+	rf->dfd = rf->dirfd = -1;
 	if (!file) {
-		path = kp_root_path(o->root, KP_RULES_DEFAULT_FILE);
-		if (!path) {
+		rf->path = kp_root_path(o->root, KP_RULES_DEFAULT_FILE);
+		if (!rf->path) {
 			kp_cli_error(NULL, "out of memory");
 			return KP_EXIT_ERROR;
 		}
-		file = path;
+		file = rf->path;
 	}
+	rf->file = file;
 	if (!strchr(file, '/')) {
-		snprintf(dir, sizeof(dir), ".");
-		base = file;
-	} else if (kp_trusted_split(file, dir, sizeof(dir), &base) < 0) {
+		snprintf(rf->dir, sizeof(rf->dir), ".");
+		rf->base = file;
+	} else if (kp_trusted_split(file, rf->dir, sizeof(rf->dir), &rf->base) < 0) {
 		kp_cli_error(file, "not a file name");
-		goto out;
+		return KP_EXIT_ERROR;
 	}
-	if (!strcmp(base, ".") || !strcmp(base, "..")) {
+	if (!strcmp(rf->base, ".") || !strcmp(rf->base, "..")) {
 		kp_cli_error(file, "not a file name");
-		goto out;
+		return KP_EXIT_ERROR;
 	}
+	rf->dfd = kp_trusted_dir_open(rf->dir, false, &err);
+	if (rf->dfd < 0) {
+		kp_cli_error(file, "%s%s", err.msg,
+			     kp_err_errnum(&err) == EPERM ? ": refused (an unsafe directory)" : "");
+		return kp_err_errnum(&err) == EPERM ? KP_EXIT_FINDINGS : KP_EXIT_ERROR;
+	}
+	rf->dirfd = openat(rf->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rf->dirfd < 0 || flock(rf->dirfd, LOCK_EX) < 0) {
+		kp_cli_error(rf->dir, "cannot open and lock the directory: %s", strerror(errno));
+		return KP_EXIT_ERROR;
+	}
+	r = read_current(rf->dfd, file, rf->base, &rf->old, &rf->oldlen);
+	if (r != 0)
+		return r > 0 ? KP_EXIT_FINDINGS : KP_EXIT_ERROR;
+	if (rf->old && !kp_rules_is_own(rf->old, rf->oldlen, &rf->lo, why, sizeof(why))) {
+		kp_cli_error(file, "not written by kopolicy (%s): left alone; %s", why, advice);
+		return KP_EXIT_FINDINGS;
+	}
+	if (!rf->old)
+		memset(&rf->lo, 0, sizeof(rf->lo));
+	return KP_EXIT_OK;
+}
+
+/* Standard output flushed: @rc, or KP_EXIT_ERROR having said why. */
+static int flushed(int rc)
+{
+	if (fflush(stdout) != 0) {
+		kp_cli_error(NULL, "write error on standard output");
+		return KP_EXIT_ERROR;
+	}
+	return rc;
+}
+
+int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
+{
+	char *config = NULL, *text = NULL;
+	char self[PATH_MAX], why_self[PATH_MAX + 64];
+	const char *on_error;
+	struct rules_file rf;
+	struct kp_gated g = { 0 };
+	bool collected = false;
+	size_t len = 0;
+	int rc;
+
+	rc = rules_file_open(&rf, o, file,
+			     "remove or rename it to let kopolicy write its rules there");
+	if (rc != KP_EXIT_OK)
+		goto out;
+	rc = KP_EXIT_ERROR;
 	if (kp_rules_self(self, sizeof(self)) < 0)
 		goto out;
 	if (kp_rules_self_unsafe(o->root, self, why_self, sizeof(why_self))) {
-		kp_cli_error(
-			file,
-			"refused: the lines would name %s, which %s: root would run it at every "
-			"load of a module they name (run the installed kopolicy, or install this "
-			"one where only root can write)",
-			self, why_self);
+		kp_cli_error(rf.file,
+			     "refused: the lines would name %s, which %s: root would run it at "
+			     "every load of a module they name (run the installed kopolicy, or "
+			     "install this one where only root can write)",
+			     self, why_self);
 		rc = KP_EXIT_FINDINGS;
 		goto out;
 	}
-	dfd = kp_trusted_dir_open(dir, false, &err);
-	if (dfd < 0) {
-		kp_cli_error(file, "%s%s", err.msg,
-			     kp_err_errnum(&err) == EPERM ? ": refused (an unsafe directory)" : "");
-		rc = kp_err_errnum(&err) == EPERM ? KP_EXIT_FINDINGS : KP_EXIT_ERROR;
-		goto out;
-	}
-	dirfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0 || flock(dirfd, LOCK_EX) < 0) {
-		kp_cli_error(dir, "cannot open and lock the directory: %s", strerror(errno));
-		goto out;
-	}
-	r = read_current(dfd, file, base, &old, &oldlen);
-	if (r != 0) {
-		rc = r > 0 ? KP_EXIT_FINDINGS : KP_EXIT_ERROR;
-		goto out;
-	}
-	if (old && !kp_rules_is_own(old, oldlen, &lo, why, sizeof(why))) {
-		kp_cli_error(file,
-			     "not written by kopolicy (%s): left alone; remove or rename it "
-			     "to let kopolicy write its rules there",
-			     why);
-		rc = KP_EXIT_FINDINGS;
-		goto out;
-	}
-	if (!old)
-		memset(&lo, 0, sizeof(lo));
-	if (new_options(o, &lo, &config, &on_error) < 0 || kp_rules_collect(o, &g) < 0)
+	if (new_options(o, &rf.lo, &config, &on_error) < 0 || kp_rules_collect(o, &g) < 0)
 		goto out;
 	collected = true;
 	if (kp_rules_render(&g, o->root, self, config, on_error, &text, &len) < 0)
 		goto out;
-	if (old && len == oldlen && !memcmp(text, old, len)) {
+	if (rf.old && len == rf.oldlen && !memcmp(text, rf.old, len)) {
 		if (o->verbose)
-			kp_escaped_fprintf(stdout, "kopolicy: %s: up to date (%zu modules)\n", file,
-					   g.nnames);
+			kp_escaped_fprintf(stdout, "kopolicy: %s: up to date (%zu modules)\n",
+					   rf.file, g.nnames);
 	} else {
-		if (replace(dfd, dirfd, file, base, text, len) < 0)
+		if (replace(rf.dfd, rf.dirfd, rf.file, rf.base, text, len) < 0)
 			goto out;
-		kp_escaped_fprintf(stdout, "kopolicy: %s: %s (%zu module%s, %zu release%s)\n", file,
-				   old ? "updated" : "written", g.nnames, g.nnames == 1 ? "" : "s",
-				   g.nreleases, g.nreleases == 1 ? "" : "s");
+		kp_escaped_fprintf(stdout, "kopolicy: %s: %s (%zu module%s, %zu release%s)\n",
+				   rf.file, rf.old ? "updated" : "written", g.nnames,
+				   g.nnames == 1 ? "" : "s", g.nreleases,
+				   g.nreleases == 1 ? "" : "s");
 	}
-	rc = kp_rules_say_failed(&g) ? KP_EXIT_ERROR : KP_EXIT_OK;
-	if (fflush(stdout) != 0) {
-		kp_cli_error(NULL, "write error on standard output");
-		rc = KP_EXIT_ERROR;
-	}
+	rc = flushed(kp_rules_say_failed(&g) ? KP_EXIT_ERROR : KP_EXIT_OK);
 out:
-	if (dirfd >= 0)
-		close(dirfd); /* releases the lock */
-	if (dfd >= 0)
-		close(dfd);
+	rules_file_close(&rf);
 	if (collected)
 		kp_gated_release(&g);
 	free(text);
-	free(old);
 	free(config);
-	free(path);
+	return rc;
+}
+
+int kp_hook_retire_rules(const struct kp_rules_opts *o, const char *file)
+{
+	struct rules_file rf;
+	char *text = NULL;
+	size_t len = 0, dropped = 0;
+	int rc;
+
+	rc = rules_file_open(&rf, o, file,
+			     "if its install lines run kopolicy, remove them: "
+			     "modprobe cannot run them once kopolicy is removed");
+	if (rc != KP_EXIT_OK)
+		goto out;
+	rc = KP_EXIT_ERROR;
+	if (rf.old && kp_rules_retire(rf.old, rf.oldlen, &rf.lo, &text, &len, &dropped) < 0)
+		goto out;
+	if (!dropped) {
+		if (o->verbose)
+			kp_escaped_fprintf(stdout, "kopolicy: %s: %s\n", rf.file,
+					   rf.old ? "no install line" : "absent");
+	} else {
+		if (replace(rf.dfd, rf.dirfd, rf.file, rf.base, text, len) < 0)
+			goto out;
+		kp_escaped_fprintf(stdout,
+				   "kopolicy: %s: %zu install line%s dropped (%s kopolicy); the "
+				   "file and its options are kept for a later "
+				   "--update-install-rules\n",
+				   rf.file, dropped, dropped == 1 ? "" : "s",
+				   dropped == 1 ? "it runs" : "they run");
+	}
+	rc = flushed(KP_EXIT_OK);
+out:
+	rules_file_close(&rf);
+	free(text);
 	return rc;
 }

@@ -46,6 +46,14 @@ int kp_rules_self_unsafe(const char *root, const char *exe, char *why, size_t wl
  */
 int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe, const char *config,
 		    const char *on_error, char **text, size_t *len);
+/*
+ * @old (@len bytes, kopolicy's own file: kp_rules_is_own(), its options @lo) without its
+ * install lines, its header and comments kept (and its options, in a header line if it had
+ * none), with a note saying why, into *@text (malloc'ed, *@tlen bytes); the lines dropped
+ * into *@dropped (0: none, *@text NULL). 0, or -1 having said why.
+ */
+int kp_rules_retire(const char *old, size_t len, const struct line_opts *lo, char **text,
+		    size_t *tlen, size_t *dropped);
 /* Says on stderr which releases could not be read fully; their number. */
 size_t kp_rules_say_failed(const struct kp_gated *g);
 /* The gated modules of every release of @o->root into @g. 0, or -1 having said why. */

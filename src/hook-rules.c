@@ -385,6 +385,29 @@ static const char *source_text(const struct kp_gated_release *r)
 }
 
 /*
+ * The options of the lines, " --config FILE --on-error MODE" (either, both or none: ""), into
+ * @opts (@olen bytes). 0, or -1 having said why.
+ */
+static int opts_words(const char *config, const char *on_error, char *opts, size_t olen)
+{
+	opts[0] = '\0';
+	if (config) {
+		char *word = shell_word(config);
+
+		if (!word) {
+			kp_cli_error(config, "the policy path cannot be written in an install line "
+					     "(control characters)");
+			return -1;
+		}
+		snprintf(opts, olen, " --config %s", word);
+		free(word);
+	}
+	if (on_error)
+		snprintf(opts + strlen(opts), olen - strlen(opts), " --on-error %s", on_error);
+	return 0;
+}
+
+/*
  * The rules of @g naming kopolicy's own path @exe (kp_rules_self()), with the options
  * @config (absolute, or NULL) and @on_error (or NULL), into *@text (malloc'ed, *@len bytes).
  * 0, or -1 having said why.
@@ -399,21 +422,10 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
 	*text = NULL;
 	if (!self)
 		return -1;
-	if (config) {
-		char *word = shell_word(config);
-
-		if (!word) {
-			kp_cli_error(config, "the policy path cannot be written in an install line "
-					     "(control characters)");
-			free(self);
-			return -1;
-		}
-		snprintf(opts, sizeof(opts), " --config %s", word);
-		free(word);
+	if (opts_words(config, on_error, opts, sizeof(opts)) < 0) {
+		free(self);
+		return -1;
 	}
-	if (on_error)
-		snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), " --on-error %s",
-			 on_error);
 	f = open_memstream(text, len);
 	if (!f) {
 		free(self);
@@ -467,6 +479,67 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
 		*text = NULL;
 		kp_cli_error(NULL, "out of memory");
 		return -1;
+	}
+	return 0;
+}
+
+int kp_rules_retire(const char *old, size_t len, const struct line_opts *lo, char **text,
+		    size_t *tlen, size_t *dropped)
+{
+	const char *pos = old, *end = old + len;
+	char opts[4 * PATH_MAX + 64];
+	bool have_hdr = false;
+	FILE *f;
+
+	*text = NULL;
+	*tlen = 0;
+	*dropped = 0;
+	f = open_memstream(text, tlen);
+	if (!f) {
+		kp_cli_error(NULL, "out of memory");
+		return -1;
+	}
+	while (pos < end) {
+		const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+		size_t n = nl ? (size_t)(nl - pos) : (size_t)(end - pos);
+
+		/* kp_rules_is_own(): every line not a comment or blank is an install line */
+		if (n >= 8 && !strncmp(pos, "install ", 8))
+			(*dropped)++;
+		else
+			fprintf(f, "%.*s\n", (int)n, pos);
+		have_hdr |= n > strlen(OPTIONS) && !strncmp(pos, OPTIONS, strlen(OPTIONS));
+		pos = nl ? nl + 1 : end;
+	}
+	/* the options stay for the lines written again (a 0.x file had no header line) */
+	if (!have_hdr) {
+		if (opts_words(lo->config[0] ? lo->config : NULL,
+			       lo->on_error[0] ? lo->on_error : NULL, opts, sizeof(opts)) < 0) {
+			fclose(f);
+			free(*text);
+			*text = NULL;
+			return -1;
+		}
+		fprintf(f, OPTIONS "%s\n", opts[0] ? opts + 1 : "(none)");
+	}
+	fprintf(f,
+		"# Retired by `kopolicy hook --retire-install-rules` (kopolicy being removed): "
+		"its\n"
+		"# %zu install line%s dropped, since modprobe could not run %s without kopolicy.\n"
+		"# Installed again, its hooks (or `kopolicy hook --update-install-rules`) write\n"
+		"# %s again with the options above.\n",
+		*dropped, *dropped == 1 ? " was" : "s were", *dropped == 1 ? "it" : "them",
+		*dropped == 1 ? "it" : "them");
+	if (fclose(f) != 0 || !*text) {
+		free(*text);
+		*text = NULL;
+		kp_cli_error(NULL, "out of memory");
+		return -1;
+	}
+	if (!*dropped) {
+		free(*text);
+		*text = NULL;
+		*tlen = 0;
 	}
 	return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * The hook's install rules: the modprobe.d lines that make modprobe run `kopolicy hook` before
  * it loads a gated module (system/gated-modules.h says which), printed
- * (--print-install-rules) or kept current in a file (--update-install-rules).
+ * (--print-install-rules), kept current in a file (--update-install-rules) or dropped from it
+ * when kopolicy is removed (--retire-install-rules).
  */
 #ifndef KP_HOOK_RULES_H
 #define KP_HOOK_RULES_H
@@ -31,5 +32,13 @@ int kp_hook_print_rules(const struct kp_rules_opts *o);
  * 1 refused (not kopolicy's file, unsafe file or directory), 2 an error.
  */
 int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file);
+
+/*
+ * Drops the install lines of @file (as kp_hook_update_rules()) when it is kopolicy's, for
+ * kopolicy being removed: modprobe could not run them. Its header, comments and options stay,
+ * so that kp_hook_update_rules() writes the same lines again. Exit status: 0 done or nothing to
+ * do (no file, no line), 1 refused (as kp_hook_update_rules()), 2 an error.
+ */
+int kp_hook_retire_rules(const struct kp_rules_opts *o, const char *file);
 
 #endif

@@ -93,6 +93,8 @@ check_layout() {
 		[ -x "$root$pl/$m" ]
 		ok "libexec: $pl/$m (executable)" $?
 	done
+	baked "retire-install-rules: the binary" "$pl/retire-install-rules" \
+		'^KOPOLICY=${KOPOLICY:-\(.*\)}$' "$prefix/bin/kopolicy"
 	has_file "initramfs-tools hook (mkinitramfs runs its hooks)" \
 		/usr/share/initramfs-tools/hooks/kopolicy
 	[ -x "$root/usr/share/initramfs-tools/hooks/kopolicy" ]
