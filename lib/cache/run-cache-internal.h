@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Inside the result cache: the command's state shared by run-cache.c (made, recording,
- * storing), run-cache-key.c (the key) and run-cache-replay.c (replaying an entry), and the
- * files of runs-vN/ (run-cache-files.c).
+ * Inside the result cache: the entry's layout and the command's state shared by run-cache.c
+ * (made, storing, the previous entry read back), run-cache-capture.c (recording the output
+ * and writing the entry), run-cache-key.c (the key) and run-cache-replay.c (replaying an
+ * entry), and the files of runs-vN/ (run-cache-files.c).
  */
 #ifndef KP_RUN_CACHE_INTERNAL_H
 #define KP_RUN_CACHE_INTERNAL_H
@@ -16,6 +17,22 @@
 #include "file/inputs.h"
 #include "run-cache.h"
 
+/*
+ * An entry, little-endian: its output written by run-cache-capture.c, the rest by run-cache.c,
+ * read back by run-cache-replay.c.
+ *
+ *   header     64 bytes: magic, format, exit status, output length, key length, manifest
+ *              length, store length (0: none; entries before it have 0 there), CRC-32 of
+ *              the whole file (its own field 0)
+ *   output     chunks in the order they were written: stream (1 stdout, 2 stderr), length
+ *              (32 bits), bytes; a stream's consecutive writes are one chunk (its length
+ *              written into its head once closed), so that a run that wrote only to stdout
+ *              leaves one chunk, which a splice reads in place (kp_run_cache_previous_output())
+ *   key        the bytes kp_rc_build_key() made (compared whole: the file name is only its hash)
+ *   manifest   inputs.h's
+ *   store      what the command kept for a later run's miss, opaque; kept as pieces
+ *              (kp_run_cache_keep_pieces()), written from where they lie
+ */
 #define MAGIC	"KPRUNS1"
 #define HDR_LEN 64
 
@@ -105,6 +122,24 @@ int kp_kbuf_add(struct kbuf *k, const void *p, size_t len);
 int kp_rc_build_key(struct kp_run_cache *rc, int argc, char **argv, char *why, size_t wlen);
 /* The buffer glibc gives stdout (_IO_file_doallocate()): st_blksize when below BUFSIZ. */
 size_t kp_rc_out_buffer_size(void);
+
+/*
+ * The entry being written (run-cache-capture.c), after its output: @len bytes appended,
+ * buffered (a piece larger than the buffer written straight from @p); the CRC follows.
+ */
+void kp_rc_append(struct kp_run_cache *rc, const void *p, size_t len);
+/*
+ * The @n pieces @v (at most 2 + KP_RC_PIECES) appended after what is buffered, written with
+ * it in one writev() from where they lie; the CRC follows.
+ */
+void kp_rc_append_pieces(struct kp_run_cache *rc, const struct kp_rc_piece *v, size_t n);
+/*
+ * The open output chunk, if any, closed: its length written into its head, the CRC of head
+ * and bytes combined into @rc->crc.
+ */
+void kp_rc_close_chunk(struct kp_run_cache *rc);
+/* What is buffered written out; 0, or -1 when that or an earlier write failed (@rc->broken). */
+int kp_rc_flush(struct kp_run_cache *rc);
 
 /* An unnamed file in @dfd, else a named temporary one (@tmp gets its name); fd or -1. */
 int kp_rc_tmpfile(int dfd, char *tmp, size_t len);

@@ -1,20 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The result cache (run-cache.h): made for a command, recording a run's output and storing
- * it; the key is run-cache-key.c's, replaying an entry run-cache-replay.c's, the files of
- * runs-vN run-cache-files.c's. Entry layout, little-endian:
- *
- *   header     64 bytes: magic, format, exit status, output length, key length, manifest
- *              length, store length (0: none; entries before it have 0 there), CRC-32 of
- *              the whole file (its own field 0)
- *   output     chunks in the order they were written: stream (1 stdout, 2 stderr), length
- *              (32 bits), bytes; a stream's consecutive writes are one chunk (its length
- *              written into its head once closed), so that a run that wrote only to stdout
- *              leaves one chunk, which a splice reads in place (kp_run_cache_previous_output())
- *   key        the bytes kp_rc_build_key() made (compared whole: the file name is only its hash)
- *   manifest   inputs.h's
- *   store      what the command kept for a later run's miss, opaque; kept as pieces
- *              (kp_run_cache_keep_pieces()), written from where they lie
+ * The result cache (run-cache.h): made for a command, its entry stored after the output
+ * (key, manifest: this run's or the previous entry's carried over, the store kept for a
+ * later miss, then the header) and named, and the previous entry's store and stdout read
+ * back for the command. Recording the output is run-cache-capture.c's, the key
+ * run-cache-key.c's, replaying an entry run-cache-replay.c's, the files of runs-vN
+ * run-cache-files.c's; the entry's layout is in run-cache-internal.h.
  *
  * After the output, what is left is written in one writev(): the buffer, then (a manifest
  * carried over) key, manifest and the store's pieces, none copied into the buffer.
@@ -26,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <zlib.h> /* crc32_combine() */
@@ -37,9 +27,6 @@
 #include "run-cache-internal.h"
 #include "trusted-dir.h"
 #include "util/crc32.h"
-#include "util/io.h"
-
-#define CAP_BUF ((size_t)64 << 10)
 
 int kp_run_cache_dir(const char *root, char *buf, size_t len)
 {
@@ -123,85 +110,6 @@ struct kp_run_cache *kp_run_cache_new(const char *root, const char *cmd, int arg
 	return rc;
 }
 
-/* Writes @len bytes of the entry (buffered: a piece larger than the buffer straight from @p). */
-static void twrite(struct kp_run_cache *rc, const void *p, size_t len)
-{
-	if (rc->broken)
-		return;
-	if (rc->blen + len > CAP_BUF) {
-		if (kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
-			rc->broken = true;
-		rc->flushed += rc->blen;
-		rc->blen = 0;
-	}
-	if (len > CAP_BUF) {
-		if (kp_write_all(rc->tfd, p, len) < 0)
-			rc->broken = true;
-		rc->flushed += len;
-		return;
-	}
-	memcpy(rc->buf + rc->blen, p, len);
-	rc->blen += len;
-}
-
-/* Appends @len bytes to the entry being written, after the output's chunks; the CRC follows. */
-static void tappend(struct kp_run_cache *rc, const void *p, size_t len)
-{
-	rc->crc = kp_crc32(rc->crc, p, len);
-	twrite(rc, p, len);
-}
-
-/*
- * The open output chunk closed: its length into its head, in the buffer or, once written
- * out, in the file; the CRC of head and bytes combined into @rc->crc (the bytes were
- * hashed as they came).
- */
-static void close_chunk(struct kp_run_cache *rc)
-{
-	unsigned char h[5];
-
-	if (!rc->ostream)
-		return;
-	h[0] = rc->ostream;
-	kp_store32(h + 1, rc->onbytes);
-	rc->ostream = 0;
-	rc->crc = (uint32_t)crc32_combine(kp_crc32(rc->crc, h, 5), rc->ocrc, (z_off_t)rc->onbytes);
-	if (rc->broken)
-		return;
-	if (rc->ohead >= rc->flushed)
-		memcpy(rc->buf + (rc->ohead - rc->flushed), h, 5);
-	else if (pwrite(rc->tfd, h, 5, (off_t)rc->ohead) != 5)
-		rc->broken = true;
-}
-
-/*
- * Appends the @n pieces @v (at most 2 + KP_RC_PIECES) after what is buffered, written with
- * it in one writev() from where they lie (a store's megabytes are not copied into the
- * buffer, nor written in as many calls as pieces); the CRC follows.
- */
-static void tappend_pieces(struct kp_run_cache *rc, const struct kp_rc_piece *v, size_t n)
-{
-	struct iovec iov[3 + KP_RC_PIECES];
-	uint64_t total = rc->blen;
-	int k = 0;
-
-	if (rc->broken)
-		return;
-	if (rc->blen)
-		iov[k++] = (struct iovec){ .iov_base = rc->buf, .iov_len = rc->blen };
-	for (size_t i = 0; i < n; i++) {
-		if (!v[i].len)
-			continue;
-		rc->crc = kp_crc32(rc->crc, v[i].p, v[i].len);
-		iov[k++] = (struct iovec){ .iov_base = (void *)v[i].p, .iov_len = v[i].len };
-		total += v[i].len;
-	}
-	if (kp_writev_all(rc->tfd, iov, k) < 0)
-		rc->broken = true;
-	rc->flushed += total;
-	rc->blen = 0;
-}
-
 /* The store kept (kp_run_cache_keep_pieces()) let go: its buffers freed. */
 static void keep_release(struct kp_run_cache *rc)
 {
@@ -212,102 +120,12 @@ static void keep_release(struct kp_run_cache *rc)
 	rc->nkeep = 0;
 }
 
-/* @len output bytes of @stream (1 stdout, 2 stderr) appended to the open chunk, or to a new
- * one when the last was the other stream's or would pass 32 bits of length. */
-static void tappend_output(struct kp_run_cache *rc, unsigned char stream, const char *p, size_t len)
-{
-	static const unsigned char head[5]; /* its length written when closed */
-
-	if (!len)
-		return;
-	if (rc->ostream != stream || len > UINT32_MAX - rc->onbytes) {
-		close_chunk(rc);
-		twrite(rc, head, sizeof(head)); /* into the buffer, whole: 5 < CAP_BUF */
-		rc->ohead = rc->flushed + rc->blen - sizeof(head);
-		rc->ostream = stream;
-		rc->onbytes = 0;
-		rc->ocrc = 0;
-		rc->olen += sizeof(head);
-	}
-	rc->ocrc = kp_crc32(rc->ocrc, p, len);
-	twrite(rc, p, len);
-	rc->onbytes += (uint32_t)len;
-	rc->olen += len;
-}
-
-static ssize_t cap_write(void *cookie, const char *buf, size_t size)
-{
-	struct cap *c = cookie;
-
-	if (kp_write_all(c->fd, buf, size) < 0 || size > UINT32_MAX) {
-		__atomic_store_n(&c->rc->broken, true, __ATOMIC_RELAXED);
-		return size > UINT32_MAX ? (ssize_t)size : -1;
-	}
-	pthread_mutex_lock(&c->rc->lock);
-	tappend_output(c->rc, c->stream, buf, size);
-	pthread_mutex_unlock(&c->rc->lock);
-	return (ssize_t)size;
-}
-
-/* A stream over @c buffered as glibc would buffer the original (line for a terminal). */
-static FILE *cap_stream(struct cap *c, bool unbuffered)
-{
-	static const cookie_io_functions_t io = { .write = cap_write };
-	FILE *f = fopencookie(c, "w", io);
-
-	size_t size = kp_rc_out_buffer_size();
-
-	if (!f)
-		return NULL;
-	if (unbuffered) {
-		setvbuf(f, NULL, _IONBF, 0);
-		return f;
-	}
-	c->vbuf = malloc(size);
-	if (!c->vbuf) {
-		fclose(f);
-		return NULL;
-	}
-	setvbuf(f, c->vbuf, isatty(c->fd) ? _IOLBF : _IOFBF, size);
-	return f;
-}
-
-int kp_run_cache_record(struct kp_run_cache *rc)
-{
-	rc->tfd = kp_rc_tmpfile(rc->dfd, rc->tmp, sizeof(rc->tmp));
-	/* the manifest goes there as it grows: the recorder keeps a buffer and a table */
-	rc->ifd = kp_rc_tmpfile(rc->dfd, rc->itmp, sizeof(rc->itmp));
-	if (rc->tfd < 0 || rc->ifd < 0)
-		return -1;
-	rc->buf = malloc(CAP_BUF);
-	rc->in = kp_inputs_new(rc->ifd, 0);
-	if (!rc->buf || !rc->in)
-		return -1;
-	/* room for the header, written last */
-	rc->blen = HDR_LEN; /* not in @rc->crc */
-	memset(rc->buf, 0, HDR_LEN);
-	fflush(stdout);
-	fflush(stderr);
-	rc->cap_out = (struct cap){ .rc = rc, .fd = STDOUT_FILENO, .stream = 1 };
-	rc->cap_err = (struct cap){ .rc = rc, .fd = STDERR_FILENO, .stream = 2 };
-	rc->out = cap_stream(&rc->cap_out, false);
-	rc->err = cap_stream(&rc->cap_err, true);
-	if (!rc->out || !rc->err)
-		return -1;
-	rc->orig_out = stdout;
-	rc->orig_err = stderr;
-	stdout = rc->out;
-	stderr = rc->err;
-	kp_inputs_attach(rc->in);
-	return 0;
-}
-
 /* kp_inputs_stream()'s writer: the manifest's bytes into the entry. */
 static int put_manifest(void *arg, const void *p, size_t len)
 {
 	struct kp_run_cache *rc = arg;
 
-	tappend(rc, p, len);
+	kp_rc_append(rc, p, len);
 	/* kept whole only for the comparison with a manifest carried over */
 	if (rc->carried && !rc->broken) {
 		if (kp_grow(&rc->fresh_m.p, &rc->fresh_m.cap, rc->fresh_m.len + len, 1) < 0) {
@@ -343,12 +161,6 @@ int kp_run_cache_use_carried(struct kp_run_cache *rc, const char **why)
 	}
 	rc->use_carried = true;
 	return 0;
-}
-
-void kp_run_cache_pause(struct kp_run_cache *rc, bool paused)
-{
-	if (rc && rc->orig_out)
-		kp_inputs_attach(paused ? NULL : rc->in);
 }
 
 /*
@@ -416,7 +228,7 @@ static int store_carried(struct kp_run_cache *rc, uint64_t *mlen, uint64_t *coun
 	v[0] = (struct kp_rc_piece){ rc->key.p, rc->key.len };
 	v[1] = (struct kp_rc_piece){ rc->carried, rc->ncarried_len };
 	memcpy(v + 2, rc->keepv, rc->nkeepv * sizeof(*v));
-	tappend_pieces(rc, v, 2 + rc->nkeepv);
+	kp_rc_append_pieces(rc, v, 2 + rc->nkeepv);
 	*mlen = rc->ncarried_len;
 	/* kp_inputs_carry_noted() wrote the stored head and as many entries as it counts */
 	*count = kp_load64(rc->carried + 8, false);
@@ -435,24 +247,22 @@ static int store(struct kp_run_cache *rc, int status, const char **why)
 		*why = "an environmental failure during the run";
 		return -1;
 	}
-	close_chunk(rc);
+	kp_rc_close_chunk(rc);
 	if (rc->use_carried) {
 		if (store_carried(rc, &mlen, &count, why) < 0)
 			return -1;
 	} else {
-		tappend(rc, rc->key.p, rc->key.len);
+		kp_rc_append(rc, rc->key.p, rc->key.len);
 		if (rc->carry_asked)
 			carry(rc);
 		if (kp_inputs_stream(rc->in, put_manifest, rc, &mlen, &count, why) < 0)
 			return -1;
-		tappend_pieces(rc, rc->keepv, rc->nkeepv);
+		kp_rc_append_pieces(rc, rc->keepv, rc->nkeepv);
 	}
 	*why = "cannot write the entry";
 	rc->ninputs = (size_t)count;
-	if (rc->broken || kp_write_all(rc->tfd, rc->buf, rc->blen) < 0)
+	if (kp_rc_flush(rc) < 0)
 		return -1;
-	rc->flushed += rc->blen;
-	rc->blen = 0;
 	memset(h, 0, HDR_LEN);
 	memcpy(h, MAGIC, 8);
 	kp_store32(h + 8, KP_RUNS_FORMAT);
@@ -611,11 +421,6 @@ bool kp_run_cache_previous_quiet(const struct kp_run_cache *rc)
 const struct kp_inputs_changed *kp_run_cache_changes(const struct kp_run_cache *rc)
 {
 	return rc->prev ? &rc->changed : NULL;
-}
-
-bool kp_run_cache_recording(const struct kp_run_cache *rc)
-{
-	return rc && rc->orig_out;
 }
 
 void kp_run_cache_note(struct kp_run_cache *rc, const char *note)

@@ -39,9 +39,10 @@ cached() {
 	grep '^kopolicy: \(\(result \|base \)\?cache\|signatures\): ' "$tmp/$name.all" >"$tmp/$name.stats"
 }
 
-# entries_same A B: two result-cache entries (lib/cache/run-cache.c's layout) hold the same
-# output (stdout's and stderr's bytes in their order), key and store bytes and the same manifest records in any order (a run records
-# them in its threads' order: inputs.h); says what differs on stderr otherwise
+# entries_same A B: two result-cache entries (lib/cache/run-cache-internal.h's layout) hold
+# the same output (stdout's and stderr's bytes in their order), key and store bytes and the
+# same manifest records in any order (a run records them in its threads' order: inputs.h);
+# says what differs on stderr otherwise
 entries_same() {
 	python3 - "$1" "$2" <<'PY'
 import struct, sys

@@ -309,7 +309,7 @@ python3 "$edit" "$t/extra/kp_plain.ko" --set description=back >/dev/null
 use "after the damaged stores" "$(used 8 9 1 kp_plain)"
 
 # The used splice's entry holds its output as one stdout chunk of stdout's bytes (a stream's
-# consecutive writes are one chunk: lib/cache/run-cache.c), which the next splice reads in
+# consecutive writes are one chunk: lib/cache/run-cache-capture.c), which the next splice reads in
 # place; an entry whose output is cut in chunks (as entries were written before, one chunk
 # per flush of stdout's buffer) is still spliced from, its chunks joined
 chunks() { # the output chunks of each entry: "STREAM:LENGTH ..."
