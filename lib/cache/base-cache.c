@@ -32,7 +32,7 @@
 #define MAGIC	    "KPBASE\r\n"
 #define HEADER_LEN  384
 #define TMP_MAX_AGE 3600 /* a temporary file older than this was left by a crash */
-#define TOUCH_EVERY 3600 /* a hit refreshes its entry's mtime when older (as run-cache.c) */
+#define TOUCH_EVERY 3600 /* a hit refreshes its entry's mtime when older (as run-cache-replay.c) */
 
 struct kp_base_cache {
 	char *root;

@@ -22,8 +22,6 @@
 #include <zlib.h> /* crc32_combine() */
 
 #include "file/inputs.h"
-#include "file/bytes.h"
-#include "cache/facts-cache.h"
 #include "run-cache-internal.h"
 #include "trusted-dir.h"
 #include "util/crc32.h"
