@@ -58,6 +58,17 @@ has "... the other-vermagic module's failure reported" \
 	"kp_gplonly_then_prop: E: unknown-symbol: kp_prop_plain"
 if grep -qF "not checked" "$tmp/out"; then ok "... none skipped" 1; else ok "... none skipped" 0; fi
 
+# a check that cannot run does not let mode=fail install: check-built missing refused the
+# installation as its exit 2 does (before: "not checked" and exit 0); mode=warn goes on
+KOPOLICY_CHECK_BUILT=$tmp/no-check-built sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode=fail, check-built missing: refused (1)" "$?" 1
+has "... said" "no-check-built not found: refusing the installation (mode=fail)"
+KOPOLICY_CHECK_BUILT=$tmp/no-check-built sh "$build/contrib/dkms/dkms-pre-install" \
+	--mode warn --headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "... mode=warn: installed (0)" "$?" 0
+has "... said" "no-check-built not found: not checked (mode=warn)"
+
 sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --one-kernel --headers "$hdr" -- "$mod" \
 	> "$tmp/out" 2>&1
 is "check-built --one-kernel: the findings' status (1)" "$?" 1
