@@ -58,6 +58,22 @@ has "... the other-vermagic module's failure reported" \
 	"kp_gplonly_then_prop: E: unknown-symbol: kp_prop_plain"
 if grep -qF "not checked" "$tmp/out"; then ok "... none skipped" 1; else ok "... none skipped" 0; fi
 
+# a quoted mode is the same mode (read as [a-z]*, mode="fail" was warn, without a word); a
+# value neither warn nor fail is said
+printf 'mode=warn\nmode.kpvm="fail"\n' > "$tmp/quoted.conf"
+KOPOLICY_DKMS_CONF=$tmp/quoted.conf sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode.kpvm=\"fail\": refused (1)" "$?" 1
+printf "mode='fail'\n" > "$tmp/quoted.conf"
+KOPOLICY_DKMS_CONF=$tmp/quoted.conf sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode='fail': refused (1)" "$?" 1
+printf 'mode=Fail\n' > "$tmp/quoted.conf"
+KOPOLICY_DKMS_CONF=$tmp/quoted.conf sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode=Fail: warn, installed (0)" "$?" 0
+has "... said" "mode must be warn or fail, not 'Fail'"
+
 # a check that cannot run does not let mode=fail install: check-built missing refused the
 # installation as its exit 2 does (before: "not checked" and exit 0); mode=warn goes on
 KOPOLICY_CHECK_BUILT=$tmp/no-check-built sh "$build/contrib/dkms/dkms-pre-install" \

@@ -322,6 +322,11 @@ make_dkms "${id}per" --no-hook kp_prop_prov kp_prop_then_gplonly
 "$kpdkms" status "${id}per" > "$tmp/per-status.log" 2>&1
 grep -q "^${id}per: enabled, mode fail" "$tmp/per-status.log"
 ok "mode.NAME=fail in kopolicy.conf: status says fail" $?
+# a quoted value is the same mode (read as [a-z]*, "fail" was an empty mode: warn)
+printf 'mode=warn\nmode.%s="fail"\n' "${id}per" > "$KOPOLICY_DKMS_CONF"
+"$kpdkms" status "${id}per" > "$tmp/per-status.log" 2>&1
+grep -q "^${id}per: enabled, mode fail" "$tmp/per-status.log"
+ok "mode.NAME=\"fail\" (quoted): status says fail" $?
 install_log "${id}per" per
 is "mode.NAME=fail (mode=warn for the others): dkms install exits 101" $? 101
 forget "${id}per"
