@@ -85,6 +85,19 @@ KOPOLICY_CHECK_BUILT=$tmp/no-check-built sh "$build/contrib/dkms/dkms-pre-instal
 is "... mode=warn: installed (0)" "$?" 0
 has "... said" "no-check-built not found: not checked (mode=warn)"
 
+# a "tmp" in the environment is not the hook's temporary directory: it was removed (rm -rf)
+# when the hook ended before making its own (no build for the kernel, check-built missing)
+# and ran the package's PRE_INSTALL
+mkdir -p "$tmp/inherited"
+printf '#!/bin/sh\necho "package pre_install $*"\n' > "$tmp/pkg-pre-install"
+chmod +x "$tmp/pkg-pre-install"
+tmp=$tmp/inherited sh "$build/contrib/dkms/dkms-pre-install" "$mdir" 0.0-none x86_64 \
+	-- "$tmp/pkg-pre-install" 0.0-none > "$tmp/out" 2>&1
+is "dkms-pre-install, no build for the kernel: exits 0" "$?" 0
+has "... the package's PRE_INSTALL ran" "package pre_install 0.0-none"
+[ -d "$tmp/inherited" ]
+ok "... an inherited \$tmp is left alone" $?
+
 sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --one-kernel --headers "$hdr" -- "$mod" \
 	> "$tmp/out" 2>&1
 is "check-built --one-kernel: the findings' status (1)" "$?" 1
