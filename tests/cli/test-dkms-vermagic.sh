@@ -98,6 +98,24 @@ has "... the package's PRE_INSTALL ran" "package pre_install 0.0-none"
 [ -d "$tmp/inherited" ]
 ok "... an inherited \$tmp is left alone" $?
 
+# a module whose name holds a newline is not read as other paths: "a<NL>b.ko" (failing) was
+# read as the clean a beside it and a clean b.ko in the working directory (dkms's: the
+# package's source tree): exit 0, the failing module never checked
+nlmod=$tmp/nl/1.0/$rel/x86_64/module
+mkdir -p "$nlmod" "$tmp/nl/1.0/source"
+cp "$fx/kp_plain.ko" "$nlmod/a"
+cp "$fx/kp_gplonly_then_prop.ko" "$nlmod/a
+b.ko"
+cp "$fx/kp_gpl_prov.ko" "$tmp/nl/1.0/source/b.ko"
+(cd "$tmp/nl/1.0/source" && sh "$build/contrib/dkms/dkms-pre-install" --headers "$hdr" \
+	"$tmp/nl/1.0" "$rel" x86_64) > "$tmp/out" 2>&1
+is "dkms-pre-install, mode=fail, a module named a<NL>b.ko: refused (1)" "$?" 1
+has "... said" "1 module(s) whose path holds a newline: not checked"
+(cd "$tmp/nl/1.0/source" && sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --one-kernel \
+	--headers "$hdr" --mode warn -- "$nlmod") > "$tmp/out" 2>&1
+is "check-built --mode warn: goes on (0)" "$?" 0
+has "... said" "1 module(s) whose path holds a newline: not checked"
+
 sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --one-kernel --headers "$hdr" -- "$mod" \
 	> "$tmp/out" 2>&1
 is "check-built --one-kernel: the findings' status (1)" "$?" 1
