@@ -85,6 +85,16 @@ KOPOLICY_CHECK_BUILT=$tmp/no-check-built sh "$build/contrib/dkms/dkms-pre-instal
 is "... mode=warn: installed (0)" "$?" 0
 has "... said" "no-check-built not found: not checked (mode=warn)"
 
+# no temporary directory: mode=warn goes on (it exited 1: dkms refused the installation in
+# any mode), mode=fail refuses
+TMPDIR=$tmp/no-such-dir sh "$build/contrib/dkms/dkms-pre-install" --mode warn \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode=warn, no temporary directory: installed (0)" "$?" 0
+has "... said" "cannot make a temporary directory: not checked (mode=warn)"
+TMPDIR=$tmp/no-such-dir sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "... mode=fail: refused (1)" "$?" 1
+
 # a "tmp" in the environment is not the hook's temporary directory: it was removed (rm -rf)
 # when the hook ended before making its own (no build for the kernel, check-built missing)
 # and ran the package's PRE_INSTALL
