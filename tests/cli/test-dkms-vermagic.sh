@@ -58,6 +58,74 @@ has "... the other-vermagic module's failure reported" \
 	"kp_gplonly_then_prop: E: unknown-symbol: kp_prop_plain"
 if grep -qF "not checked" "$tmp/out"; then ok "... none skipped" 1; else ok "... none skipped" 0; fi
 
+# a quoted mode is the same mode (read as [a-z]*, mode="fail" was warn, without a word); a
+# value neither warn nor fail is said
+printf 'mode=warn\nmode.kpvm="fail"\n' > "$tmp/quoted.conf"
+KOPOLICY_DKMS_CONF=$tmp/quoted.conf sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode.kpvm=\"fail\": refused (1)" "$?" 1
+printf "mode='fail'\n" > "$tmp/quoted.conf"
+KOPOLICY_DKMS_CONF=$tmp/quoted.conf sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode='fail': refused (1)" "$?" 1
+printf 'mode=Fail\n' > "$tmp/quoted.conf"
+KOPOLICY_DKMS_CONF=$tmp/quoted.conf sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode=Fail: warn, installed (0)" "$?" 0
+has "... said" "mode must be warn or fail, not 'Fail'"
+
+# a check that cannot run does not let mode=fail install: check-built missing refused the
+# installation as its exit 2 does (before: "not checked" and exit 0); mode=warn goes on
+KOPOLICY_CHECK_BUILT=$tmp/no-check-built sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode=fail, check-built missing: refused (1)" "$?" 1
+has "... said" "no-check-built not found: refusing the installation (mode=fail)"
+KOPOLICY_CHECK_BUILT=$tmp/no-check-built sh "$build/contrib/dkms/dkms-pre-install" \
+	--mode warn --headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "... mode=warn: installed (0)" "$?" 0
+has "... said" "no-check-built not found: not checked (mode=warn)"
+
+# no temporary directory: mode=warn goes on (it exited 1: dkms refused the installation in
+# any mode), mode=fail refuses
+TMPDIR=$tmp/no-such-dir sh "$build/contrib/dkms/dkms-pre-install" --mode warn \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "dkms-pre-install, mode=warn, no temporary directory: installed (0)" "$?" 0
+has "... said" "cannot make a temporary directory: not checked (mode=warn)"
+TMPDIR=$tmp/no-such-dir sh "$build/contrib/dkms/dkms-pre-install" \
+	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+is "... mode=fail: refused (1)" "$?" 1
+
+# a "tmp" in the environment is not the hook's temporary directory: it was removed (rm -rf)
+# when the hook ended before making its own (no build for the kernel, check-built missing)
+# and ran the package's PRE_INSTALL
+mkdir -p "$tmp/inherited"
+printf '#!/bin/sh\necho "package pre_install $*"\n' > "$tmp/pkg-pre-install"
+chmod +x "$tmp/pkg-pre-install"
+tmp=$tmp/inherited sh "$build/contrib/dkms/dkms-pre-install" "$mdir" 0.0-none x86_64 \
+	-- "$tmp/pkg-pre-install" 0.0-none > "$tmp/out" 2>&1
+is "dkms-pre-install, no build for the kernel: exits 0" "$?" 0
+has "... the package's PRE_INSTALL ran" "package pre_install 0.0-none"
+[ -d "$tmp/inherited" ]
+ok "... an inherited \$tmp is left alone" $?
+
+# a module whose name holds a newline is not read as other paths: "a<NL>b.ko" (failing) was
+# read as the clean a beside it and a clean b.ko in the working directory (dkms's: the
+# package's source tree): exit 0, the failing module never checked
+nlmod=$tmp/nl/1.0/$rel/x86_64/module
+mkdir -p "$nlmod" "$tmp/nl/1.0/source"
+cp "$fx/kp_plain.ko" "$nlmod/a"
+cp "$fx/kp_gplonly_then_prop.ko" "$nlmod/a
+b.ko"
+cp "$fx/kp_gpl_prov.ko" "$tmp/nl/1.0/source/b.ko"
+(cd "$tmp/nl/1.0/source" && sh "$build/contrib/dkms/dkms-pre-install" --headers "$hdr" \
+	"$tmp/nl/1.0" "$rel" x86_64) > "$tmp/out" 2>&1
+is "dkms-pre-install, mode=fail, a module named a<NL>b.ko: refused (1)" "$?" 1
+has "... said" "1 module(s) whose path holds a newline: not checked"
+(cd "$tmp/nl/1.0/source" && sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --one-kernel \
+	--headers "$hdr" --mode warn -- "$nlmod") > "$tmp/out" 2>&1
+is "check-built --mode warn: goes on (0)" "$?" 0
+has "... said" "1 module(s) whose path holds a newline: not checked"
+
 sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --one-kernel --headers "$hdr" -- "$mod" \
 	> "$tmp/out" 2>&1
 is "check-built --one-kernel: the findings' status (1)" "$?" 1

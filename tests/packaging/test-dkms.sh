@@ -322,9 +322,24 @@ make_dkms "${id}per" --no-hook kp_prop_prov kp_prop_then_gplonly
 "$kpdkms" status "${id}per" > "$tmp/per-status.log" 2>&1
 grep -q "^${id}per: enabled, mode fail" "$tmp/per-status.log"
 ok "mode.NAME=fail in kopolicy.conf: status says fail" $?
+# a quoted value is the same mode (read as [a-z]*, "fail" was an empty mode: warn)
+printf 'mode=warn\nmode.%s="fail"\n' "${id}per" > "$KOPOLICY_DKMS_CONF"
+"$kpdkms" status "${id}per" > "$tmp/per-status.log" 2>&1
+grep -q "^${id}per: enabled, mode fail" "$tmp/per-status.log"
+ok "mode.NAME=\"fail\" (quoted): status says fail" $?
 install_log "${id}per" per
 is "mode.NAME=fail (mode=warn for the others): dkms install exits 101" $? 101
 forget "${id}per"
+# a package whose dkms.conf sources the fragment, then `enable --mode fail`: the block's mode
+# is used (it was dropped as "hooked already": the hook ran in warn, status said fail)
+mode warn
+make_dkms "${id}both" kp_prop_prov kp_prop_then_gplonly
+"$kpdkms" enable --mode fail "${id}both" > /dev/null 2>&1
+install_log "${id}both" both
+is "dkms.conf's hook and enable --mode fail (kopolicy.conf: warn): dkms install exits 101" $? 101
+is "... the hook ran once" "$(grep -c "kopolicy-dkms: dkms ${id}both/1.0 $KREL: checking" \
+	"$tmp/both.log")" 1
+forget "${id}both"
 "$kpdkms" frobnicate > /dev/null 2>&1
 is "an unknown command: exit 2" $? 2
 "$kpdkms" enable ../evil > "$tmp/bad.log" 2>&1

@@ -56,6 +56,19 @@ run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp
 st=$?
 [ $st -ne 0 ]
 ok "postinst.d (mode=fail): run-parts fails (status $st), so the kernel postinst does" $?
+# a quoted value is the same mode (read as [a-z]*, mode="fail" was warn, without a word)
+echo 'mode="fail"' > "$tmp/hook.conf"
+run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
+	> "$tmp/fail-quoted.log" 2>&1
+st=$?
+[ $st -ne 0 ]
+ok "postinst.d (mode=\"fail\"): run-parts fails (status $st)" $?
+echo 'mode=Fail' > "$tmp/hook.conf"
+run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
+	> "$tmp/fail-bad.log" 2>&1
+is "postinst.d (mode=Fail): warn, the installation goes on" $? 0
+grep -q "kopolicy: kernel hook: mode must be warn or fail, not 'Fail'" "$tmp/fail-bad.log"
+ok "... and says so" $?
 rm "$tmp/hook.conf"
 
 KOPOLICY_RUNNING_RELEASE=5.10.0-99-amd64 "$tmp/postinst.d/zz-kopolicy" "$new" \
