@@ -185,6 +185,20 @@ mkdir -p "$d2$(dirname "$self")" && cp "$r$self" "$d2$self"
 is "with kopolicy in the initramfs at the lines' path, they stay" \
 	"$?:$(lines "$d2/etc/modprobe.d/zz-kopolicy.conf")" "0:kp_gpl_prov kp_prop_prov kp_use_prop "
 
+# glob characters in a line's module name and kopolicy path: taken as they are, never as
+# file names of the working directory or of other modules
+d5=$tmp/initramfs5
+mkdir -p "$d5/etc/modprobe.d" "$d5/usr/lib/modules/$rel/extra" "$tmp/cwd/vboxdrv" "$tmp/cwd/vboxnet"
+: >"$d5/usr/lib/modules/$rel/extra/vboxdrv.ko"
+printf 'install vbox* %s hook vbox && /sbin/modprobe --ignore-install vbox\n' "$self" \
+	>"$d5/etc/modprobe.d/glob.conf"
+(cd "$tmp/cwd" && "$strip" "$d5" 2>"$tmp/err")
+is "a module name with a glob character: its line left out" \
+	"$?:$(grep -c '^install' "$d5/etc/modprobe.d/glob.conf")" "0:0"
+is "... one line, not a name of the working directory, not another module's" \
+	"$(cat "$tmp/err")" "kopolicy: initramfs: 1 install line(s) left out (no kopolicy in it); \
+none of their modules is in it"
+
 # a modprobe.d leading out of the initramfs (an absolute link): the host's files not touched
 d3=$tmp/initramfs3
 mkdir -p "$d3/etc" "$tmp/host-modprobe.d"
