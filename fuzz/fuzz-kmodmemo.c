@@ -12,13 +12,17 @@
  *   - its CRC made again: the key's length and comparison reached;
  *   - rebased: this run's header, key and library record (the state of /proc/self/exe, as
  *     the libkmod that answered), then the input's records (what follows its own key), the
- *     count the input's plus one: the record parser and the lookups reached.
- * The first two carry another key (this run's holds its temporary directory): refused, no
- * lookup succeeds. The rebased memo's records are walked here as kmod-memo.h lays them out:
- * found damaged (a string cut short or holding a NUL, bytes left over, another count), no
- * lookup succeeds; found as the hook writes a memo (a few records of a few strings), every
- * lookup succeeds; a lookup that succeeds gives the code and the strings of the first record
- * of that question, each NUL-terminated, none other.
+ *     count the input's plus one: the record parser and the lookups reached. When the
+ *     input's magic does not end in '1', without this run's library record: the input's
+ *     first one judges its records (kp_kmod_memo_bind()'s library check reached).
+ * The first two carry another key (this run's holds its temporary directory; unless the
+ * fuzzer learnt it, then nothing is asserted): refused, no lookup succeeds. The rebased
+ * memo's records are walked here as kmod-memo.h lays them out: found damaged (a string cut
+ * short or holding a NUL, bytes left over, another count), no lookup succeeds; found as the
+ * hook writes a memo (a few records of a few strings) with this run's library record,
+ * every lookup succeeds; a lookup that succeeds gives the code and the strings of the first
+ * record of that question, each NUL-terminated, none other, and the first library record
+ * names a file in the state it gives (no answer replayed for another libkmod).
  * Seeds: the memo files of `kopolicy hook` on a fake root with the 6.12 fixtures
  * (tests/lib/hook-root.sh; fuzz/corpus/kmodmemo).
  * Build: ./configure CC=clang --enable-fuzzing && make fuzz/fuzz-kmodmemo
@@ -320,15 +324,60 @@ static void read_foreign(const uint8_t *data, size_t size, bool crc)
 	kp_kmod_memo_free(m);
 }
 
-/* This run's header, key and library record, then the input's records. */
-static void read_rebased(const uint8_t *data, size_t size)
+/*
+ * Whether the file @path is now in the state @state as kmod-memo.c records a library's
+ * (kp_file_state()'s eight values in hex, between colons).
+ */
+static bool in_state(const char *path, const char *state)
+{
+	struct stat st;
+	uint64_t v[8];
+	char now[200];
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	kp_file_state(&st, v);
+	snprintf(now, sizeof(now), "%llx:%llx:%llx:%llx:%llx:%llx:%llx:%llx",
+		 (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2],
+		 (unsigned long long)v[3], (unsigned long long)v[4], (unsigned long long)v[5],
+		 (unsigned long long)v[6], (unsigned long long)v[7]);
+	return !strcmp(now, state);
+}
+
+/*
+ * Whether the first library record of the walked @w (@nw, @walked in all) names a file in
+ * the state it gives, as the reader needs to believe the records: or it was not walked.
+ */
+static bool library_named(const struct walked *w, size_t nw, long walked, const unsigned char *p,
+			  size_t len)
+{
+	for (size_t i = 0; i < nw; i++) {
+		size_t off = w[i].strings;
+		const char *path = (const char *)p + off + 4, *state;
+
+		if (w[i].type != 'L')
+			continue;
+		if (w[i].n != 2 || walk_str(p, len, &off, false) < 0)
+			return false;
+		state = (const char *)p + off + 4;
+		return walk_str(p, len, &off, false) >= 0 && in_state(path, state);
+	}
+	return walked < 0 || (size_t)walked > nw;
+}
+
+/*
+ * This run's header and key, then (@ours) this run's library record, then the input's
+ * records; without @ours, the input's own library record (its first) judges them.
+ */
+static void read_rebased(const uint8_t *data, size_t size, bool ours)
 {
 	struct walked w[FEW_RECORDS];
 	struct kp_kmod_memo_counts n;
 	struct kp_kmod_memo *m;
 	struct kp_kmod_answer a;
-	size_t off = size < KP_MEMO_HEADER_LEN ? size : KP_MEMO_HEADER_LEN, len, nw, got = 0;
-	uint32_t count = size >= 12 ? kp_load32(data + 8, false) + 1 : 1;
+	size_t off = size < KP_MEMO_HEADER_LEN ? size : KP_MEMO_HEADER_LEN, len, rlen, nw, got = 0;
+	size_t head = ours ? fz.headlen : fz.keypart;
+	uint32_t count = (size >= 12 ? kp_load32(data + 8, false) : 0) + (ours ? 1 : 0);
 	const unsigned char *recs;
 	bool clean, few;
 	long walked;
@@ -339,15 +388,16 @@ static void read_rebased(const uint8_t *data, size_t size)
 
 		off += kl < size - off ? kl : size - off;
 	}
-	len = KP_MEMO_HEADER_LEN + fz.headlen + (size - off);
+	len = KP_MEMO_HEADER_LEN + head + (size - off);
 	memcpy(fz.buf, "KPKMODA1", 8);
 	kp_store32(fz.buf + 8, count);
-	memcpy(fz.buf + KP_MEMO_HEADER_LEN, fz.head, fz.headlen);
-	memcpy(fz.buf + KP_MEMO_HEADER_LEN + fz.headlen, data + off, size - off);
+	memcpy(fz.buf + KP_MEMO_HEADER_LEN, fz.head, head);
+	memcpy(fz.buf + KP_MEMO_HEADER_LEN + head, data + off, size - off);
 	kp_store32(fz.buf + 12, kp_memo_crc(fz.buf + KP_MEMO_HEADER_LEN, len - KP_MEMO_HEADER_LEN));
 	m = bind_file(len);
 	recs = fz.buf + KP_MEMO_HEADER_LEN + fz.keypart;
-	walked = walk(recs, len - KP_MEMO_HEADER_LEN - fz.keypart, w, &nw, &few);
+	rlen = len - KP_MEMO_HEADER_LEN - fz.keypart;
+	walked = walk(recs, rlen, w, &nw, &few);
 	clean = walked >= 0 && (uint64_t)walked == count;
 	for (size_t i = 0; i < nw; i++) {
 		size_t first = 0;
@@ -355,16 +405,18 @@ static void read_rebased(const uint8_t *data, size_t size)
 		while (w[first].type != w[i].type || strcmp(w[first].q, w[i].q))
 			first++;
 		if (!kp_kmod_memo_get(m, w[i].type, w[i].q, &a)) {
-			if (clean && few)
+			if (ours && clean && few)
 				__builtin_trap(); /* a memo as the hook writes one not believed */
 			continue;
 		}
 		got++;
 		if (!clean)
 			__builtin_trap(); /* a damaged memo believed */
-		if (!same_answer(&a, &w[first], recs, len - KP_MEMO_HEADER_LEN - fz.keypart))
+		if (!same_answer(&a, &w[first], recs, rlen))
 			__builtin_trap(); /* an answer the file does not hold */
 	}
+	if (got && !library_named(w, nw, walked, recs, rlen))
+		__builtin_trap(); /* believed without the libkmod that answered, as it was */
 	/* (clean, not few: the reader's own bounds may refuse it) */
 	kp_kmod_memo_counts(m, &n);
 	if (n.replayed != got || n.refused > 1 || (!clean && !n.refused) ||
@@ -387,6 +439,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	read_foreign(data, size, false);
 	read_foreign(data, size, true);
-	read_rebased(data, size);
+	/* the magic's last byte (never read but here) chooses whose library record judges */
+	read_rebased(data, size, size < 8 || data[7] == '1');
 	return 0;
 }
