@@ -70,7 +70,7 @@ struct walked {
 
 /* Made once (libFuzzer's callbacks take no context): what every input is read against. */
 static struct {
-	char top[128], moddir[160];
+	char top[256], moddir[280];
 	int dirfd;	     /* the facts directory */
 	int fd;		     /* the memo file, written again for each input */
 	unsigned char *head; /* this run's key (its length, its bytes), then the library record */
@@ -127,7 +127,7 @@ static void wait_settled(const char *path)
 /* The one memo file the facts directory holds, opened to be written; its bytes in *@len. */
 static unsigned char *read_stored(size_t *len)
 {
-	char dir[200], path[300] = "";
+	char dir[320], path[600] = "";
 	unsigned char *p = NULL;
 	struct dirent *de;
 	struct stat st;
@@ -156,14 +156,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	const char *tmp = getenv("TMPDIR");
 	struct kp_kmod_memo_counts n;
 	struct kp_kmod_memo *m;
-	char facts[200];
+	char facts[280];
 	unsigned char *file;
 	size_t len;
 
 	(void)argc;
 	(void)argv;
-	snprintf(fz.top, sizeof(fz.top), "%s/kp-fuzz-kmodmemo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(fz.top))
+	if (snprintf(fz.top, sizeof(fz.top), "%s/kp-fuzz-kmodmemo-XXXXXX",
+		     tmp && *tmp ? tmp : "/tmp") >= (int)sizeof(fz.top) ||
+	    !mkdtemp(fz.top))
 		die("no temporary directory");
 	atexit(cleanup);
 	snprintf(fz.moddir, sizeof(fz.moddir), "%s/mod", fz.top);

@@ -167,7 +167,9 @@ if [ -n "$fuzzdir" ]; then
 	echo "== 4. libFuzzer, $fuzz_secs s per target"
 	for t in reader base text store symtab kmodmemo; do
 		mkdir -p "$tmp/corpus-$t"
-		timeout -k 5 $((fuzz_secs + 60)) "$fuzzdir/fuzz/fuzz-$t" \
+		# TMPDIR: what a target makes there (fuzz-kmodmemo's facts directory) goes with
+		# $tmp even when the target dies
+		TMPDIR=$tmp timeout -k 5 $((fuzz_secs + 60)) "$fuzzdir/fuzz/fuzz-$t" \
 			-max_total_time="$fuzz_secs" \
 			-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus-$t" \
 			"$top/fuzz/corpus/$t" > "$tmp/fuzz-$t.log" 2>&1
