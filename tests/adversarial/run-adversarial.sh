@@ -5,7 +5,8 @@
 # 2. file-system cases: FIFOs, devices and sockets for every file option and inside the
 #    directory walked; modules rewritten (shrunk) while they are read;
 # 3. corrupt depmod indexes (modules.dep/alias/symbols.bin) for the hook: a fail-open answer;
-# 4. a short libFuzzer run per target (reader, base, text, store) when FUZZ_BUILDDIR is given.
+# 4. a short libFuzzer run per target (reader, base, text, store, symtab, kmodmemo) when
+#    FUZZ_BUILDDIR is given.
 # Every case runs under a hard timeout; a case fails on a timeout, a signal death, an exit
 # status other than 0/1/2, or any sanitizer report. Exit 0 when every case passed.
 set -uo pipefail
@@ -164,9 +165,11 @@ echo "   $cases cases so far, $bad failed (${SECONDS}s)"
 
 if [ -n "$fuzzdir" ]; then
 	echo "== 4. libFuzzer, $fuzz_secs s per target"
-	for t in reader base text store symtab; do
+	for t in reader base text store symtab kmodmemo; do
 		mkdir -p "$tmp/corpus-$t"
-		timeout -k 5 $((fuzz_secs + 60)) "$fuzzdir/fuzz/fuzz-$t" \
+		# TMPDIR: what a target makes there (fuzz-kmodmemo's facts directory) goes with
+		# $tmp even when the target dies
+		TMPDIR=$tmp timeout -k 5 $((fuzz_secs + 60)) "$fuzzdir/fuzz/fuzz-$t" \
 			-max_total_time="$fuzz_secs" \
 			-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$tmp/corpus-$t" \
 			"$top/fuzz/corpus/$t" > "$tmp/fuzz-$t.log" 2>&1
