@@ -41,6 +41,12 @@
 /* bounds on what a memo file may hold: a hook asks a handful of questions */
 #define MAX_RECORDS 4096
 #define MAX_STRINGS 65536
+/*
+ * A hook's answers take a few KiB (amdgpu's on Debian's 6.12: 3,069 bytes): a file of the
+ * shared memo bound (64 MiB) would be millions of strings to copy at every load it is read
+ * for, so neither written nor read beyond this.
+ */
+#define MAX_FILE ((uint64_t)1 << 20)
 
 struct kp_kmod_memo *kp_kmod_memo_new(int dirfd, const char *question)
 {
@@ -174,7 +180,7 @@ static void load(struct kp_kmod_memo *m)
 
 	if (dfd < 0)
 		return;
-	buf = kp_memo_read(dfd, m->name, MAGIC, &len);
+	buf = kp_memo_read_max(dfd, m->name, MAGIC, MAX_FILE, &len);
 	if (!buf) {
 		if (fstatat(dfd, m->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			m->counts.refused++; /* not believed: damaged, another's, unsafe */
@@ -417,7 +423,7 @@ static void store(struct kp_kmod_memo *m)
 		for (size_t j = 0; j < m->recs[i].n; j++)
 			kp_bw_str(&w, m->recs[i].s[j]);
 	}
-	if (w.failed || w.len > KP_MEMO_MAX_FILE || (dfd = kmod_dir(m, true)) < 0) {
+	if (w.failed || w.len > MAX_FILE || (dfd = kmod_dir(m, true)) < 0) {
 		free(w.p);
 		return;
 	}

@@ -43,12 +43,20 @@ int kp_memo_open(int dfd, const char *name, size_t *len)
 
 unsigned char *kp_memo_read(int dfd, const char *name, const char *magic, size_t *len)
 {
+	return kp_memo_read_max(dfd, name, magic, KP_MEMO_MAX_FILE, len);
+}
+
+unsigned char *kp_memo_read_max(int dfd, const char *name, const char *magic, uint64_t max,
+				size_t *len)
+{
 	unsigned char *buf = NULL;
 	size_t n;
 	int fd = kp_memo_open(dfd, name, &n);
 
 	if (fd < 0)
 		return NULL;
+	if ((uint64_t)n > max)
+		goto out;
 	buf = malloc(n);
 	if (!buf)
 		goto out;

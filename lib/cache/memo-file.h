@@ -34,6 +34,9 @@ int kp_memo_open(int dfd, const char *name, size_t *len);
  * and length, or NULL.
  */
 unsigned char *kp_memo_read(int dfd, const char *name, const char *magic, size_t *len);
+/* kp_memo_read() of a kind whose files are at most @max bytes: a larger one is not read. */
+unsigned char *kp_memo_read_max(int dfd, const char *name, const char *magic, uint64_t max,
+				size_t *len);
 /*
  * Writes @len bytes as a new file of @dfd named @name (an unnamed file linked in, else a
  * temporary name renamed), mode 0644 whatever the umask. 0 or -1 (EEXIST: @name exists).

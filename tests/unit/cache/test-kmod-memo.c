@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cache/kmod-memo.h"
+#include "cache/memo-file.h"
 #include "cache/trusted-dir.h"
 #include "tap.h"
 
@@ -74,6 +75,46 @@ static void put_file(const char *path, const unsigned char *buf, size_t len)
 	chmod(path, 0644);
 }
 
+static void le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * @good (@len bytes, a memo file) with one more record, well formed ('S' "big", code 0, @k
+ * strings of 100 bytes), its count and CRC made again, as @path. Its length.
+ */
+static size_t put_with_record(const char *path, const unsigned char *good, size_t len, size_t k)
+{
+	size_t n = len + 1 + 8 + 4 + 4 + k * 105, off = len;
+	unsigned char *buf = malloc(n);
+	uint32_t count;
+
+	if (!buf)
+		return 0;
+	memcpy(buf, good, len);
+	buf[off++] = 'S';
+	le32(buf + off, 3);
+	memcpy(buf + off + 4, "big", 4);
+	off += 8;
+	le32(buf + off, 0);
+	le32(buf + off + 4, (uint32_t)k);
+	off += 8;
+	for (size_t i = 0; i < k; i++, off += 105) {
+		le32(buf + off, 100);
+		memset(buf + off + 4, 'x', 100);
+		buf[off + 104] = '\0';
+	}
+	count = (uint32_t)good[8] | (uint32_t)good[9] << 8 | (uint32_t)good[10] << 16 |
+		(uint32_t)good[11] << 24;
+	le32(buf + 8, count + 1);
+	le32(buf + 12, kp_memo_crc(buf + KP_MEMO_HEADER_LEN, n - KP_MEMO_HEADER_LEN));
+	put_file(path, buf, n);
+	free(buf);
+	return n;
+}
+
 /* 1: the answer of a fresh run is the one stored; 0: nothing; -1: another answer. */
 static int lookup(int dfd, const char *question)
 {
@@ -103,7 +144,7 @@ int main(void)
 	struct kp_kmod_answer a;
 	bool other = false, flips_ok = true, cuts_ok = true;
 	char path[256];
-	size_t len;
+	size_t len, big;
 	int dfd;
 
 	snprintf(top, sizeof(top), "/tmp/kp-kmod-memo-XXXXXX");
@@ -179,6 +220,14 @@ int main(void)
 	tap_ok(&t, cuts_ok, "every truncation refused");
 	put_file(path, good, len);
 	tap_is_intf(&t, lookup(dfd, "uas"), 1, "the good file again: believed");
+	big = put_with_record(path, good, len, 100);
+	tap_is_intf(&t, lookup(dfd, "uas"), 1, "one more record, well formed (%zu bytes): believed",
+		    big);
+	big = put_with_record(path, good, len, 10000);
+	tap_is_intf(&t, lookup(dfd, "uas"), 0,
+		    "... with 10,000 strings, over 1 MiB (%zu bytes): not read (a hook's are KiB)",
+		    big);
+	put_file(path, good, len);
 	chmod(path, 0664);
 	tap_is_intf(&t, lookup(dfd, "uas"), 0, "group-writable: not believed");
 	chmod(path, 0644);
