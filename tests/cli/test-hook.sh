@@ -98,6 +98,15 @@ is "a clean module passes" "$rc" 0
 is "a clean module prints nothing" "$(wc -c < "$tmp/err")" 0
 hook "$root" kp_plain foo=1 bar
 is "module parameters after MODULE are passed over" "$rc" 0
+# ... but the install line hands them to `modprobe --ignore-install`, which reads a word
+# beginning with '-' as its own option ("-a NAME" loads NAME too, unjudged): a usage error,
+# whatever the on-error mode; kmod quotes a value holding a blank, "opt=\"a -b\""
+hook "$root" --on-error fail-open kp_plain foo=1 -a kp_prop_prov
+is "a parameter beginning with '-' stops the load, even failing open" "$rc" 2
+has "... and says why" \
+	"^kopolicy: hook: kp_plain: module parameter '-a' begins with '-': the modprobe of the install line would read it as its own option"
+hook "$root" kp_plain 'opt=a -b' x=-1
+is "a '-' inside a parameter is a parameter" "$rc" 0
 
 # --- P: own license, inheritance from the chain, from a loaded module
 hook "$root" kp_use_prop
@@ -465,6 +474,12 @@ if command -v modprobe >/dev/null; then
 	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_gpl_prov > "$tmp/out" 2> "$tmp/err"
 	is "modprobe: a clean module goes on" "$?" 0
 	is "modprobe: silently" "$(wc -c < "$tmp/err")" 0
+	# "modprobe CLEAN -- -a BLOCKED": the second modprobe would load BLOCKED too
+	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_gpl_prov -- -a \
+		kp_gplonly_then_prop > "$tmp/out" 2> "$tmp/err"
+	is "modprobe: a parameter that is an option of modprobe fails the load" "$?" 1
+	grep -q "LOAD" "$tmp/out"
+	ok "modprobe: ... and nothing is loaded" $(( $? == 0 ? 1 : 0 ))
 	loaded "$root"
 fi
 
