@@ -184,6 +184,25 @@ has "... and says which line" "warning: would inherit P: .*\[inherit-taint, $tmp
 hasnt "an ignored consequence prints nothing ('-' matches '_')" "is proprietary"
 hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "the exception is only for its module" "$rc" 1
+# a file whose struct module names another module (evil.ko built as kp_prop_prov) is judged
+# under its file's name, the one the install line and modprobe use, and under that one too:
+# the stricter action; never the other module's exception alone
+spoof=$tmp/spoof
+mkroot "$spoof" kp_gpl_prov
+cp "$fx/kp_prop_prov.ko" "$spoof/lib/modules/$rel/extra/evil.ko"
+depmod -b "$spoof" "$rel" 2> /dev/null
+policy 'block proprietary\nmodule kp_prop_prov warn proprietary\n'
+hook "$spoof" --config "$tmp/policy.conf" evil
+is "a file naming itself after an excepted module does not get the exception" "$rc" 1
+has "... judged under its own name, saying the other" \
+	"^kopolicy: evil: load blocked: evil \(struct module names it kp_prop_prov\) is proprietary: .*\[proprietary, $tmp/policy.conf:1\]$"
+policy 'block proprietary\nmodule evil warn proprietary\n'
+hook "$spoof" --config "$tmp/policy.conf" evil
+is "... nor one for its file's name alone" "$rc" 1
+policy 'block proprietary\nmodule evil warn proprietary\nmodule kp_prop_prov warn proprietary\n'
+hook "$spoof" --config "$tmp/policy.conf" evil
+is "... an exception for both names applies" "$rc" 0
+rm -rf "$spoof"
 policy 'ignore all\n'
 hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "ignore all: exit 0" "$rc" 0
