@@ -4,7 +4,8 @@
  * about to do against the running kernel and the modules already loaded, print
  * the verdict to stderr and, by policy (kopolicy.conf(5)), exit non-zero to
  * block it. Module parameters after MODULE are passed over, but one that modprobe would read
- * as an option (a word beginning with '-') stops the load, whatever the on-error mode.
+ * as an option (a word beginning with '-') stops the load, whatever the on-error mode, and
+ * so does a MODULE that is not the $MODPROBE_MODULE modprobe runs the line for.
  * Reads only the chain's modules and the indexes; never writes. Here the
  * command line, the policy and the passes; the verdict is hook-verdict.c's, the deadline
  * hook-deadline.c's.
@@ -25,6 +26,7 @@
 #include "policy/hook-policy.h"
 #include "system/kernel-tree.h"
 #include "file/rootfs.h"
+#include "util/module-name.h"
 
 enum {
 	OPT_ON_ERROR = 0x300,
@@ -100,7 +102,8 @@ static void hook_usage(FILE *f)
 	      "Exit status: 0 let the load go on, 1 blocked by the policy, 2 kopolicy could not\n"
 	      "decide and the policy fails closed (or it starved, see --timeout), or a usage\n"
 	      "error (a MODULE-PARAMETER beginning with '-', which the install line's modprobe\n"
-	      "would read as an option, included). --update-install-rules and --retire-install-rules:\n"
+	      "would read as an option, or a MODULE that is not $MODPROBE_MODULE when that is\n"
+	      "set, included). --update-install-rules and --retire-install-rules:\n"
 	      "0 the file is current (or has no install line left), 1 refused (not kopolicy's\n"
 	      "file, an unsafe file or directory), 2 an error (a release not read fully: the\n"
 	      "rest is written).\n",
@@ -452,9 +455,24 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		hook_usage(stderr);
 		return KP_EXIT_ERROR;
 	}
-	/* a usage error whatever the on-error mode: a fail-open answer would be a pass for it */
+	/* usage errors whatever the on-error mode: a fail-open answer would be a pass for them */
 	if (optind < argc) {
 		const char *opt = option_in_parameters(argc, argv, optind + 1);
+		const char *env = getenv("MODPROBE_MODULE");
+
+		/*
+		 * Run by modprobe (libkmod's command_do() sets $MODPROBE_MODULE for the install
+		 * command): MODULE is that module. Another name is a line that hands the hook
+		 * something else, such as "hook $CMDLINE_OPTS" taking a parameter "x=1" for
+		 * MODULE: a module not found, failing open, while modprobe loads its module.
+		 */
+		if (env && *env && !kp_modname_eq(env, h.asked)) {
+			kp_cli_error(NULL,
+				     "hook: MODULE '%s' is not $MODPROBE_MODULE '%s', the module "
+				     "modprobe runs the install line for; blocked",
+				     h.asked, env);
+			return KP_EXIT_ERROR;
+		}
 
 		if (opt) {
 			kp_cli_error(NULL,

@@ -107,6 +107,16 @@ has "... and says why" \
 	"^kopolicy: hook: kp_plain: module parameter '-a' begins with '-': the modprobe of the install line would read it as its own option"
 hook "$root" kp_plain 'opt=a -b' x=-1
 is "a '-' inside a parameter is a parameter" "$rc" 0
+# run by modprobe, MODULE is $MODPROBE_MODULE: "hook $CMDLINE_OPTS" took "x=1" for it (not
+# found, fail open) while modprobe went on to load kp_prop_prov
+policy 'block proprietary\n'
+MODPROBE_MODULE=kp_prop_prov hook "$root" --config "$tmp/policy.conf" x=1
+is "a MODULE that is not \$MODPROBE_MODULE stops the load" "$rc" 2
+has "... and says why" "^kopolicy: hook: MODULE 'x=1' is not \\\$MODPROBE_MODULE 'kp_prop_prov'"
+MODPROBE_MODULE=kp_prop_prov hook "$root" --config "$tmp/policy.conf" kp-prop-prov
+is "... the same module spelt with '-' is judged" "$rc" 1
+MODPROBE_MODULE=kp_prop_prov hook "$root" --config "$tmp/policy.conf"
+is "... as it is without MODULE" "$rc" 1
 
 # --- P: own license, inheritance from the chain, from a loaded module
 hook "$root" kp_use_prop
