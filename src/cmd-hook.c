@@ -475,11 +475,12 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 		}
 
 		if (opt) {
-			kp_cli_error(NULL,
-				     "hook: %s: module parameter '%s' begins with '-': the modprobe "
-				     "of the install line would read it as its own option (another "
-				     "module, tree or configuration than the one judged); blocked",
-				     h.asked, opt);
+			kp_cli_error(
+				NULL,
+				"hook: %s: module parameter '%s' begins with '-': the modprobe "
+				"of the install line would read it as its own option (another "
+				"module, tree or configuration than the one judged); blocked",
+				h.asked, opt);
 			return KP_EXIT_ERROR;
 		}
 	}

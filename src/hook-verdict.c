@@ -54,7 +54,7 @@ static bool is_target(const struct hook *h, const char *name)
 /* The names a module of the graph is judged under (names_of()). */
 struct names {
 	const char *modprobe; /* the chain's, from its file name; a module off the chain: its own */
-	const char *own;      /* struct module's when it differs (whoever built the file chose it) */
+	const char *own; /* struct module's when it differs (whoever built the file chose it) */
 };
 
 /*
@@ -101,7 +101,8 @@ static enum kp_hook_action policy_action(const struct hook *h, const struct name
 }
 
 static enum kp_hook_action consider(struct hook *h, const struct names *n,
-				    enum kp_hook_consequence c, const char *what, const char *detail)
+				    enum kp_hook_consequence c, const char *what,
+				    const char *detail)
 {
 	char from[PATH_MAX + 32], subject[640] = "";
 	size_t line;
@@ -225,8 +226,7 @@ int hook_decide(struct hook *h)
 			worst = act > worst ? act : worst;
 		}
 		if ((f = finding(v, "inherit-taint"))) {
-			act = consider(h, &n, KP_HOOK_INHERIT_TAINT, "would inherit P",
-				       f->message);
+			act = consider(h, &n, KP_HOOK_INHERIT_TAINT, "would inherit P", f->message);
 			worst = act > worst ? act : worst;
 		}
 		for (size_t j = 0; j < v->nfindings; j++) {
