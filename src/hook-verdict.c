@@ -17,7 +17,6 @@
 #include "hook-internal.h"
 #include "system/modprobe-chain.h"
 #include "system/running.h"
-#include "util/module-name.h"
 
 static const struct kp_finding *finding(const struct kp_verdict *v, const char *id)
 {
@@ -58,6 +57,23 @@ struct names {
 };
 
 /*
+ * Whether struct module's name @own is kbuild's for the file name @file: KBUILD_MODNAME is
+ * the file's name with '-' and ',' as '_' (riscv64's thead,th1520-aon.ko is
+ * thead_th1520_aon), which names no other module.
+ */
+static bool kbuild_name_of(const char *file, const char *own)
+{
+	for (; *file && *own; file++, own++) {
+		char f = *file == '-' || *file == ',' ? '_' : *file;
+		char o = *own == '-' ? '_' : *own;
+
+		if (f != o)
+			return false;
+	}
+	return !*file && !*own;
+}
+
+/*
  * @m's names: the chain module read into its set entry (same path) gives the modprobe name;
  * a module read for another reason (a loaded provider) has its own only.
  */
@@ -75,7 +91,7 @@ static struct names names_of(const struct hook *h, const struct kp_module *m)
 		if (!h->a.hook.in_set[i] || !cm->path || strcmp(cm->path, path))
 			continue;
 		n.modprobe = cm->name;
-		if (!kp_modname_eq(cm->name, m->name))
+		if (!kbuild_name_of(cm->name, m->name))
 			n.own = m->name;
 		break;
 	}

@@ -212,6 +212,14 @@ is "... nor one for its file's name alone" "$rc" 1
 policy 'block proprietary\nmodule evil warn proprietary\nmodule kp_prop_prov warn proprietary\n'
 hook "$spoof" --config "$tmp/policy.conf" evil
 is "... an exception for both names applies" "$rc" 0
+# kbuild's own name for a file with ',' (thead,th1520-aon.ko: thead_th1520_aon) is no other
+# module's: judged under the file's name alone, as before
+cp "$fx/kp_prop_prov.ko" "$spoof/lib/modules/$rel/extra/kp,prop,prov.ko"
+depmod -b "$spoof" "$rel" 2> /dev/null
+policy 'block proprietary\nmodule kp,prop,prov warn proprietary\n'
+hook "$spoof" --config "$tmp/policy.conf" kp,prop,prov
+is "a file whose ',' kbuild made '_' keeps its exception" "$rc" 0
+hasnt "... and struct module's name is not said" "struct module names it"
 rm -rf "$spoof"
 policy 'ignore all\n'
 hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
