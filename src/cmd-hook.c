@@ -3,7 +3,10 @@
  * kopolicy hook: run from a modprobe.d install line, judge the load modprobe is
  * about to do against the running kernel and the modules already loaded, print
  * the verdict to stderr and, by policy (kopolicy.conf(5)), exit non-zero to
- * block it. Reads only the chain's modules and the indexes; never writes. Here the
+ * block it. Module parameters after MODULE are passed over, but one that modprobe would read
+ * as an option (a word beginning with '-') stops the load, whatever the on-error mode, and
+ * so does a MODULE that is not the $MODPROBE_MODULE modprobe runs the line for.
+ * Reads only the chain's modules and the indexes; never writes. Here the
  * command line, the policy and the passes; the verdict is hook-verdict.c's, the deadline
  * hook-deadline.c's.
  */
@@ -23,6 +26,7 @@
 #include "policy/hook-policy.h"
 #include "system/kernel-tree.h"
 #include "file/rootfs.h"
+#include "util/module-name.h"
 
 enum {
 	OPT_ON_ERROR = 0x300,
@@ -97,7 +101,9 @@ static void hook_usage(FILE *f)
 	      "\n" KP_ANALYSIS_HELP_KERNEL KP_ANALYSIS_HELP_REST "\n"
 	      "Exit status: 0 let the load go on, 1 blocked by the policy, 2 kopolicy could not\n"
 	      "decide and the policy fails closed (or it starved, see --timeout), or a usage\n"
-	      "error. --update-install-rules and --retire-install-rules:\n"
+	      "error (a MODULE-PARAMETER beginning with '-', which the install line's modprobe\n"
+	      "would read as an option, or a MODULE that is not $MODPROBE_MODULE when that is\n"
+	      "set, included). --update-install-rules and --retire-install-rules:\n"
 	      "0 the file is current (or has no install line left), 1 refused (not kopolicy's\n"
 	      "file, an unsafe file or directory), 2 an error (a release not read fully: the\n"
 	      "rest is written).\n",
@@ -244,6 +250,24 @@ static bool valid_module_arg(const char *s)
 		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f || *s == '/')
 			return false;
 	return true;
+}
+
+/*
+ * The module parameters, $CMDLINE_OPTS of the install line, are passed over, but the line
+ * hands the same words to `modprobe --ignore-install $MODPROBE_MODULE $CMDLINE_OPTS` after
+ * the hook lets the load go on, and that modprobe (getopt_long(), which permutes) reads a
+ * word beginning with '-' as its own option wherever it stands: "-a evil" loads evil too,
+ * "-d DIR" or "-C FILE" another tree or configuration, none of it judged. kmod quotes a
+ * parameter holding a blank ("opt=\"a -b\""), and a kernel parameter name never begins
+ * with '-', so such a word is never a parameter: the load that would follow is not the one
+ * judged. The first such word, or NULL.
+ */
+static const char *option_in_parameters(int argc, char **argv, int first)
+{
+	for (int i = first; i < argc; i++)
+		if (argv[i][0] == '-')
+			return argv[i];
+	return NULL;
 }
 
 static void hook_free(struct hook *h)
@@ -430,6 +454,35 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 					   : "hook: no module given (and no $MODPROBE_MODULE)");
 		hook_usage(stderr);
 		return KP_EXIT_ERROR;
+	}
+	/* usage errors whatever the on-error mode: a fail-open answer would be a pass for them */
+	if (optind < argc) {
+		const char *opt = option_in_parameters(argc, argv, optind + 1);
+		const char *env = getenv("MODPROBE_MODULE");
+
+		/*
+		 * Run by modprobe (libkmod's command_do() sets $MODPROBE_MODULE for the install
+		 * command): MODULE is that module. Another name is a line that hands the hook
+		 * something else, such as "hook $CMDLINE_OPTS" taking a parameter "x=1" for
+		 * MODULE: a module not found, failing open, while modprobe loads its module.
+		 */
+		if (env && *env && !kp_modname_eq(env, h.asked)) {
+			kp_cli_error(NULL,
+				     "hook: MODULE '%s' is not $MODPROBE_MODULE '%s', the module "
+				     "modprobe runs the install line for; blocked",
+				     h.asked, env);
+			return KP_EXIT_ERROR;
+		}
+
+		if (opt) {
+			kp_cli_error(
+				NULL,
+				"hook: %s: module parameter '%s' begins with '-': the modprobe "
+				"of the install line would read it as its own option (another "
+				"module, tree or configuration than the one judged); blocked",
+				h.asked, opt);
+			return KP_EXIT_ERROR;
+		}
 	}
 	policy_path = h.config ? strdup(h.config) : kp_root_path(h.root, DEFAULT_POLICY);
 	if (!policy_path) {

@@ -98,6 +98,25 @@ is "a clean module passes" "$rc" 0
 is "a clean module prints nothing" "$(wc -c < "$tmp/err")" 0
 hook "$root" kp_plain foo=1 bar
 is "module parameters after MODULE are passed over" "$rc" 0
+# ... but the install line hands them to `modprobe --ignore-install`, which reads a word
+# beginning with '-' as its own option ("-a NAME" loads NAME too, unjudged): a usage error,
+# whatever the on-error mode; kmod quotes a value holding a blank, "opt=\"a -b\""
+hook "$root" --on-error fail-open kp_plain foo=1 -a kp_prop_prov
+is "a parameter beginning with '-' stops the load, even failing open" "$rc" 2
+has "... and says why" \
+	"^kopolicy: hook: kp_plain: module parameter '-a' begins with '-': the modprobe of the install line would read it as its own option"
+hook "$root" kp_plain 'opt=a -b' x=-1
+is "a '-' inside a parameter is a parameter" "$rc" 0
+# run by modprobe, MODULE is $MODPROBE_MODULE: "hook $CMDLINE_OPTS" took "x=1" for it (not
+# found, fail open) while modprobe went on to load kp_prop_prov
+policy 'block proprietary\n'
+MODPROBE_MODULE=kp_prop_prov hook "$root" --config "$tmp/policy.conf" x=1
+is "a MODULE that is not \$MODPROBE_MODULE stops the load" "$rc" 2
+has "... and says why" "^kopolicy: hook: MODULE 'x=1' is not \\\$MODPROBE_MODULE 'kp_prop_prov'"
+MODPROBE_MODULE=kp_prop_prov hook "$root" --config "$tmp/policy.conf" kp-prop-prov
+is "... the same module spelt with '-' is judged" "$rc" 1
+MODPROBE_MODULE=kp_prop_prov hook "$root" --config "$tmp/policy.conf"
+is "... as it is without MODULE" "$rc" 1
 
 # --- P: own license, inheritance from the chain, from a loaded module
 hook "$root" kp_use_prop
@@ -175,6 +194,33 @@ has "... and says which line" "warning: would inherit P: .*\[inherit-taint, $tmp
 hasnt "an ignored consequence prints nothing ('-' matches '_')" "is proprietary"
 hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "the exception is only for its module" "$rc" 1
+# a file whose struct module names another module (evil.ko built as kp_prop_prov) is judged
+# under its file's name, the one the install line and modprobe use, and under that one too:
+# the stricter action; never the other module's exception alone
+spoof=$tmp/spoof
+mkroot "$spoof" kp_gpl_prov
+cp "$fx/kp_prop_prov.ko" "$spoof/lib/modules/$rel/extra/evil.ko"
+depmod -b "$spoof" "$rel" 2> /dev/null
+policy 'block proprietary\nmodule kp_prop_prov warn proprietary\n'
+hook "$spoof" --config "$tmp/policy.conf" evil
+is "a file naming itself after an excepted module does not get the exception" "$rc" 1
+has "... judged under its own name, saying the other" \
+	"^kopolicy: evil: load blocked: evil \(struct module names it kp_prop_prov\) is proprietary: .*\[proprietary, $tmp/policy.conf:1\]$"
+policy 'block proprietary\nmodule evil warn proprietary\n'
+hook "$spoof" --config "$tmp/policy.conf" evil
+is "... nor one for its file's name alone" "$rc" 1
+policy 'block proprietary\nmodule evil warn proprietary\nmodule kp_prop_prov warn proprietary\n'
+hook "$spoof" --config "$tmp/policy.conf" evil
+is "... an exception for both names applies" "$rc" 0
+# kbuild's own name for a file with ',' (thead,th1520-aon.ko: thead_th1520_aon) is no other
+# module's: judged under the file's name alone, as before
+cp "$fx/kp_prop_prov.ko" "$spoof/lib/modules/$rel/extra/kp,prop,prov.ko"
+depmod -b "$spoof" "$rel" 2> /dev/null
+policy 'block proprietary\nmodule kp,prop,prov warn proprietary\n'
+hook "$spoof" --config "$tmp/policy.conf" kp,prop,prov
+is "a file whose ',' kbuild made '_' keeps its exception" "$rc" 0
+hasnt "... and struct module's name is not said" "struct module names it"
+rm -rf "$spoof"
 policy 'ignore all\n'
 hook "$root" --config "$tmp/policy.conf" kp_gplonly_then_prop
 is "ignore all: exit 0" "$rc" 0
@@ -465,6 +511,12 @@ if command -v modprobe >/dev/null; then
 	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_gpl_prov > "$tmp/out" 2> "$tmp/err"
 	is "modprobe: a clean module goes on" "$?" 0
 	is "modprobe: silently" "$(wc -c < "$tmp/err")" 0
+	# "modprobe CLEAN -- -a BLOCKED": the second modprobe would load BLOCKED too
+	modprobe -d "$root" -S "$rel" -C "$tmp/modprobe.conf" kp_gpl_prov -- -a \
+		kp_gplonly_then_prop > "$tmp/out" 2> "$tmp/err"
+	is "modprobe: a parameter that is an option of modprobe fails the load" "$?" 1
+	grep -q "LOAD" "$tmp/out"
+	ok "modprobe: ... and nothing is loaded" $(( $? == 0 ? 1 : 0 ))
 	loaded "$root"
 fi
 
