@@ -271,12 +271,15 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 	if (kp_rules_render(&g, o->root, self, config, on_error, &text, &len) < 0)
 		goto out;
 	if (rf.old && len == rf.oldlen && !memcmp(text, rf.old, len)) {
-		if (o->verbose)
+		if (o->verbose) {
+			kp_rules_say_softdeps(&g);
 			kp_escaped_fprintf(stdout, "kopolicy: %s: up to date (%zu modules)\n",
 					   rf.file, g.nnames);
+		}
 	} else {
 		if (replace(rf.dfd, rf.dirfd, rf.file, rf.base, text, len) < 0)
 			goto out;
+		kp_rules_say_softdeps(&g); /* said when written: the file's comments keep it */
 		kp_escaped_fprintf(stdout, "kopolicy: %s: %s (%zu module%s, %zu release%s)\n",
 				   rf.file, rf.old ? "updated" : "written", g.nnames,
 				   g.nnames == 1 ? "" : "s", g.nreleases,

@@ -56,7 +56,15 @@ int kp_rules_retire(const char *old, size_t len, const struct line_opts *lo, cha
 		    size_t *tlen, size_t *dropped);
 /* Says on stderr which releases could not be read fully; their number. */
 size_t kp_rules_say_failed(const struct kp_gated *g);
-/* The gated modules of every release of @o->root into @g. 0, or -1 having said why. */
+/*
+ * Says on stderr which modules have soft dependencies (modprobe never runs their install
+ * line); their number.
+ */
+size_t kp_rules_say_softdeps(const struct kp_gated *g);
+/*
+ * The gated modules of every release of @o->root into @g, with their soft dependencies. 0, or
+ * -1 having said why (@g released).
+ */
 int kp_rules_collect(const struct kp_rules_opts *o, struct kp_gated *g);
 
 #endif

@@ -470,6 +470,11 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
 		/* a comment stays one line (kp_escaped_fprintf()) */
 		kp_escaped_fprintf(f, "# %s: %s %s%s%s\n", m->name, m->release, m->relpath,
 				   m->via ? ", depends on " : "", m->via ? m->via : "");
+		if (m->softdep)
+			kp_escaped_fprintf(f,
+					   "#   NOT JUDGED: soft dependencies (%s): modprobe never "
+					   "runs its install line\n",
+					   m->softdep);
 		if (last)
 			fprintf(f, "install %s %s hook%s" TAIL "\n", m->name, self, opts);
 	}
@@ -554,12 +559,37 @@ size_t kp_rules_say_failed(const struct kp_gated *g)
 	return kp_gated_nfailed(g);
 }
 
+size_t kp_rules_say_softdeps(const struct kp_gated *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct kp_gated_module *m = &g->mods[i];
+
+		if (!m->softdep)
+			continue;
+		n++;
+		kp_cli_error(
+			NULL,
+			"warning: %s (%s): it has soft dependencies (%s), so modprobe never "
+			"runs its install line: `modprobe %s` loads it unjudged (kopolicy.conf(5), "
+			"NOT COVERED)",
+			m->name, m->release, m->softdep, m->name);
+	}
+	return n;
+}
+
 int kp_rules_collect(const struct kp_rules_opts *o, struct kp_gated *g)
 {
 	struct kp_err err = { 0 };
 
 	if (kp_gated_collect(g, o->root, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
+		return -1;
+	}
+	if (kp_gated_softdeps(g, o->root, &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		kp_gated_release(g);
 		return -1;
 	}
 	return 0;
@@ -589,6 +619,7 @@ int kp_hook_print_rules(const struct kp_rules_opts *o)
 		return KP_EXIT_ERROR;
 	}
 	failed = kp_rules_say_failed(&g);
+	kp_rules_say_softdeps(&g);
 	if (kp_rules_render(&g, o->root, exe, config,
 			    o->on_error_given ? kp_hook_on_error_name(o->on_error) : NULL, &text,
 			    &len) == 0) {

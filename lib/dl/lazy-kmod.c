@@ -15,6 +15,8 @@
 	F(struct kmod_list *, kmod_list_next, (const struct kmod_list *a, \
 		const struct kmod_list *b), (a, b)) \
 	F(struct kmod_list *, kmod_module_get_dependencies, (const struct kmod_module *a), (a)) \
+	F(int, kmod_module_get_softdeps, (const struct kmod_module *a, struct kmod_list **b, \
+		struct kmod_list **c), (a, b, c)) \
 	F(struct kmod_module *, kmod_module_get_module, (const struct kmod_list *a), (a)) \
 	F(const char *, kmod_module_get_name, (const struct kmod_module *a), (a)) \
 	F(const char *, kmod_module_get_path, (const struct kmod_module *a), (a)) \

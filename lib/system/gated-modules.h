@@ -28,6 +28,7 @@ struct kp_gated_module {
 	const char *release; /* the release directory's name */
 	const char *relpath; /* the file, relative to the release directory */
 	const char *via;     /* NULL: out of tree; else the gated modules it depends on, "a, b" */
+	const char *softdep; /* its soft dependencies (kp_gated_softdeps()), "a b": NULL none */
 };
 
 enum kp_gated_source {
@@ -61,6 +62,16 @@ struct kp_gated {
  */
 int kp_gated_collect(struct kp_gated *g, const char *root, struct kp_err *err);
 void kp_gated_release(struct kp_gated *g);
+
+/*
+ * The soft dependencies of each module of @g (its softdep field) as modprobe finds them under
+ * @root (NULL: "/"): libkmod's kmod_module_get_softdeps(), from the release's modules.softdep
+ * (depmod's, of the modules' own softdep= modinfo) and the modprobe.d softdep lines. libkmod
+ * never runs the install line of a module that has some (kmod_module_probe_insert_module():
+ * its probe list marks it ignorecmd), so such a module's loads are not judged. 0, or -1 with
+ * @err (libkmod missing, out of memory); a release libkmod cannot read is left as it is.
+ */
+int kp_gated_softdeps(struct kp_gated *g, const char *root, struct kp_err *err);
 
 /* The number of releases whose reading failed in part or fully (their error is set). */
 size_t kp_gated_nfailed(const struct kp_gated *g);

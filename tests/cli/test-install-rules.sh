@@ -407,4 +407,42 @@ is "... entered inside the root: the root's module gated, the host's never, no l
 has "... named under the link's path" "$tmp/rules-linked" \
 	"^# kp_linked: 6\.1\.0-98-amd64 updates/dkms/kp_linked\.ko\$"
 
+
+# soft dependencies: libkmod never runs the install line of a module that has some (its probe
+# list marks it ignorecmd), whether from a modprobe.d softdep line or from the module's own
+# softdep= (depmod's modules.softdep; NVIDIA's nvidia.ko has "pre: ecdh_generic,ecdsa_generic")
+sd=$tmp/root-softdep
+rules_root "$sd"
+stub "$sd" "$self"
+echo "softdep kp_prop_prov pre: kp_plain" >"$sd/etc/modprobe.d/sd.conf"
+echo "softdep kp_gpl_prov post: kp_plain" >"$sd/lib/modules/$rel/modules.softdep"
+"$kp" hook --root "$sd" --print-install-rules >"$tmp/rules-sd" 2>"$tmp/err-sd"
+is "modules with soft dependencies: still exit 0, their lines still written" \
+	"$?:$(lines "$tmp/rules-sd")" "0:kp_gpl_prov kp_prop_prov kp_use_prop "
+has "... the rules say which one modprobe never hooks (a modprobe.d softdep line)" \
+	"$tmp/rules-sd" "^#   NOT JUDGED: soft dependencies \(kp_plain\): modprobe never runs its install line\$"
+is "... one comment a module: both sources, not kp_use_prop (none)" \
+	"$(grep -B1 '^#   NOT JUDGED' "$tmp/rules-sd" | sed -n 's/^# \([a-z_]*\): .*/\1/p' | tr '\n' ' ')" \
+	"kp_gpl_prov kp_prop_prov "
+is "... and a warning a module names it on stderr" "$(grep -c 'warning: kp_' "$tmp/err-sd")" 2
+has "... saying what it means" "$tmp/err-sd" \
+	"^kopolicy: warning: kp_prop_prov \($relre\): it has soft dependencies \(kp_plain\), so modprobe never runs its install line: \`modprobe kp_prop_prov\` loads it unjudged"
+"$kp" hook --root "$r" --print-install-rules 2>&1 >/dev/null | grep -q "soft dependencies"
+is "... none said where there is none" $? 1
+if command -v modprobe >/dev/null; then
+	cp "$tmp/rules-sd" "$sd/etc/modprobe.d/zz-kopolicy.conf"
+	modprobe -d "$sd" -S "$rel" -C "$sd/etc/modprobe.d" --show-depends kp_prop_prov \
+		>"$tmp/sd" 2>&1
+	is "modprobe (kmod) agrees: kp_prop_prov inserted without its install line" \
+		"$(grep -c '^install' "$tmp/sd"):$(grep -c '^insmod .*/kp_prop_prov\.ko' "$tmp/sd")" "0:1"
+	modprobe -d "$sd" -S "$rel" -C "$sd/etc/modprobe.d" --show-depends kp_gpl_prov \
+		>"$tmp/sd" 2>&1
+	is "... and kp_gpl_prov (modules.softdep)" \
+		"$(grep -c '^install' "$tmp/sd"):$(grep -c '^insmod .*/kp_gpl_prov\.ko' "$tmp/sd")" "0:1"
+	modprobe -d "$sd" -S "$rel" -C "$sd/etc/modprobe.d" --show-depends kp_use_prop \
+		>"$tmp/sd" 2>&1
+	has "... while kp_use_prop's own line runs (the hook judges its chain)" "$tmp/sd" \
+		"^install .*kopolicy hook"
+fi
+
 tap_done
