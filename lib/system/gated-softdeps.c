@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +20,7 @@
 #include "gated-modules.h"
 #include "kernel-tree.h"
 #include "modprobe-kmod.h"
-
-/* The directories kmod reads its configuration from, under the root. */
-static const char *const conf_dirs[] = {
-	"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
-	"lib/modprobe.d", "usr/lib/modprobe.d",
-};
-
-static void quiet_log(void *data, int priority, const char *file, int line, const char *fn,
-		      const char *format, va_list args)
-{
-}
+#include "modprobe-snapshot.h"
 
 /* The names of @list appended to *@out (malloc'ed, *@len bytes, " " between). 0, or -1. */
 static int append_names(char **out, size_t *len, const struct kmod_list *list)
@@ -98,8 +89,8 @@ static int release_softdeps(struct kp_gated *g, struct kmod_ctx *ctx, const char
 
 int kp_gated_softdeps(struct kp_gated *g, const char *root, struct kp_err *err)
 {
-	const char *paths[KP_ARRAY_SIZE(conf_dirs) + 1] = { NULL };
-	char *owned[KP_ARRAY_SIZE(conf_dirs)] = { NULL };
+	const char *paths[KP_KMOD_CONF_DIRS + 1] = { NULL };
+	char *owned[KP_KMOD_CONF_DIRS] = { NULL };
 	size_t n = 0;
 	int rc = 0;
 
@@ -107,9 +98,12 @@ int kp_gated_softdeps(struct kp_gated *g, const char *root, struct kp_err *err)
 		return 0;
 	if (kp_lazy_require(kp_lazy_libkmod(), err) < 0)
 		return -1;
-	for (size_t i = 0; i < KP_ARRAY_SIZE(conf_dirs); i++) {
-		owned[i] = kp_root_resolve_dir(root, conf_dirs[i]);
-		if (owned[i] && kp_is_dir(owned[i]))
+	for (size_t i = 0; i < KP_KMOD_CONF_DIRS && rc == 0; i++) {
+		/* inside the root: ROOT/etc -> /etc is the root's etc, not the host's */
+		owned[i] = kp_root_resolve_dir(root, kp_kmod_conf_dirs[i]);
+		if (!owned[i] && errno != ELOOP)
+			rc = kp_err_set(err, "out of memory");
+		else if (owned[i] && kp_is_dir(owned[i]))
 			paths[n++] = owned[i];
 	}
 	for (size_t i = 0; i < g->nreleases && rc == 0; i++) {
@@ -123,18 +117,17 @@ int kp_gated_softdeps(struct kp_gated *g, const char *root, struct kp_err *err)
 		moddir = kp_tree_release_dir(root, r->release, &e);
 		if (!moddir)
 			continue;
-		/* what libkmod says of the configuration: the hook and modprobe say it too */
+		/* its log off: what it says of the configuration, the hook and modprobe say */
 		kp_in_note_kmod(moddir, paths);
 		ctx = kp_kmod_new_said(moddir, paths, false, &said);
 		free(said);
 		free(moddir);
 		if (!ctx)
 			continue;
-		kmod_set_log_fn(ctx, quiet_log, NULL);
 		rc = release_softdeps(g, ctx, r->release, err);
 		kmod_unref(ctx);
 	}
-	for (size_t i = 0; i < KP_ARRAY_SIZE(conf_dirs); i++)
+	for (size_t i = 0; i < KP_KMOD_CONF_DIRS; i++)
 		free(owned[i]);
 	return rc;
 }

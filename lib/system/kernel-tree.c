@@ -316,12 +316,8 @@ static int kmod_blacklist(struct kp_tree *t, const char *kmoddir, const char *co
 static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared,
 				struct kp_kmod_memo *kmemo, struct kp_err *err)
 {
-	static const char *const dirs[] = {
-		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
-		"lib/modprobe.d", "usr/lib/modprobe.d",
-	};
-	const char *paths[KP_ARRAY_SIZE(dirs) + 1] = { NULL };
-	char *owned[KP_ARRAY_SIZE(dirs)] = { NULL };
+	const char *paths[KP_KMOD_CONF_DIRS + 1] = { NULL };
+	char *owned[KP_KMOD_CONF_DIRS] = { NULL };
 	struct kp_kmod_copy own = { .active = false };
 	struct kp_kmod_copy *kc = &own;
 	struct kp_kmod_memo *counts;
@@ -329,9 +325,9 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared,
 	size_t n = 0, cap = 0;
 	int r = 0;
 
-	for (size_t i = 0; i < KP_ARRAY_SIZE(dirs); i++) {
+	for (size_t i = 0; i < KP_KMOD_CONF_DIRS; i++) {
 		/* inside the root: ROOT/etc -> /etc is the root's etc, not the host's */
-		owned[i] = kp_root_resolve_dir(t->root, dirs[i]);
+		owned[i] = kp_root_resolve_dir(t->root, kp_kmod_conf_dirs[i]);
 		if (!owned[i] && errno == ELOOP)
 			continue;
 		if (!owned[i]) {
@@ -369,7 +365,7 @@ static int read_modprobe_config(struct kp_tree *t, struct kp_kmod_copy *shared,
 				   counts, err);
 out:
 	kp_kmod_copy_remove(&own); /* @shared is its owner's */
-	for (size_t i = 0; i < KP_ARRAY_SIZE(dirs); i++)
+	for (size_t i = 0; i < KP_KMOD_CONF_DIRS; i++)
 		free(owned[i]);
 	return r;
 }

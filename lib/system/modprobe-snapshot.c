@@ -482,19 +482,20 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 	memset(k, 0, sizeof(*k));
 }
 
+const char *const kp_kmod_conf_dirs[KP_KMOD_CONF_DIRS] = {
+	"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
+	"lib/modprobe.d", "usr/lib/modprobe.d",
+};
+
 int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **kpaths,
 			  struct kp_err *err)
 {
-	static const char *const conf_dirs[KP_CHAIN_CONF_DIRS] = {
-		"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
-		"lib/modprobe.d", "usr/lib/modprobe.d",
-	};
 	size_t np = 0;
 
 	paths[0] = NULL;
 	for (size_t i = 0; i < KP_CHAIN_CONF_DIRS; i++) {
 		/* inside the root: ROOT/etc -> /etc is the root's etc, not the host's */
-		char *d = kp_root_resolve_dir(c->root, conf_dirs[i]);
+		char *d = kp_root_resolve_dir(c->root, kp_kmod_conf_dirs[i]);
 		const char *kept = NULL;
 
 		if (!d && errno == ELOOP)

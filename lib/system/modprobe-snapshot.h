@@ -18,6 +18,8 @@
 
 /* modprobe.d directories libkmod reads under a root (KP_CHAIN_CONF_DIRS) */
 #define KP_KMOD_CONF_DIRS 5
+/* Those directories, relative to the root, in libkmod 30's order (its default config paths). */
+extern const char *const kp_kmod_conf_dirs[KP_KMOD_CONF_DIRS];
 /* The name of a copy in its directory: this, then mkdtemp()'s six letters and digits. */
 #define KP_KMOD_COPY_PREFIX "kopolicy-kmod."
 
