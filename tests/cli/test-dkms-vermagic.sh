@@ -49,9 +49,13 @@ export KOPOLICY=$kp KOPOLICY_ROOT=$tmp/root KOPOLICY_DKMS_CONF=$tmp/kopolicy.con
 export KOPOLICY_CHECK_BUILT=$build/contrib/scripts/check-built
 # the runs stay out of the user's caches
 export KOPOLICY_CHECK_ARGS=--no-cache
+# pre_install [OPTION...]: the hook on the module directory for $rel, its output in $tmp/out
+pre_install() {
+	sh "$build/contrib/dkms/dkms-pre-install" "$@" --headers "$hdr" "$mdir" "$rel" x86_64 \
+		> "$tmp/out" 2>&1
+}
 
-sh "$build/contrib/dkms/dkms-pre-install" --headers "$hdr" "$mdir" "$rel" x86_64 \
-	> "$tmp/out" 2>&1
+pre_install
 is "dkms-pre-install, mode=fail: refused (1)" "$?" 1
 has "... both modules checked as $rel" "checking 2 module(s) against kernel $rel"
 has "... the other-vermagic module's failure reported" \
@@ -61,38 +65,31 @@ if grep -qF "not checked" "$tmp/out"; then ok "... none skipped" 1; else ok "...
 # a quoted mode is the same mode (read as [a-z]*, mode="fail" was warn, without a word); a
 # value neither warn nor fail is said
 printf 'mode=warn\nmode.kpvm="fail"\n' > "$tmp/quoted.conf"
-KOPOLICY_DKMS_CONF=$tmp/quoted.conf sh "$build/contrib/dkms/dkms-pre-install" \
-	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+KOPOLICY_DKMS_CONF=$tmp/quoted.conf pre_install
 is "dkms-pre-install, mode.kpvm=\"fail\": refused (1)" "$?" 1
 printf "mode='fail'\n" > "$tmp/quoted.conf"
-KOPOLICY_DKMS_CONF=$tmp/quoted.conf sh "$build/contrib/dkms/dkms-pre-install" \
-	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+KOPOLICY_DKMS_CONF=$tmp/quoted.conf pre_install
 is "dkms-pre-install, mode='fail': refused (1)" "$?" 1
 printf 'mode=Fail\n' > "$tmp/quoted.conf"
-KOPOLICY_DKMS_CONF=$tmp/quoted.conf sh "$build/contrib/dkms/dkms-pre-install" \
-	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+KOPOLICY_DKMS_CONF=$tmp/quoted.conf pre_install
 is "dkms-pre-install, mode=Fail: warn, installed (0)" "$?" 0
 has "... said" "mode must be warn or fail, not 'Fail'"
 
 # a check that cannot run does not let mode=fail install: check-built missing refused the
 # installation as its exit 2 does (before: "not checked" and exit 0); mode=warn goes on
-KOPOLICY_CHECK_BUILT=$tmp/no-check-built sh "$build/contrib/dkms/dkms-pre-install" \
-	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+KOPOLICY_CHECK_BUILT=$tmp/no-check-built pre_install
 is "dkms-pre-install, mode=fail, check-built missing: refused (1)" "$?" 1
 has "... said" "no-check-built not found: refusing the installation (mode=fail)"
-KOPOLICY_CHECK_BUILT=$tmp/no-check-built sh "$build/contrib/dkms/dkms-pre-install" \
-	--mode warn --headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+KOPOLICY_CHECK_BUILT=$tmp/no-check-built pre_install --mode warn
 is "... mode=warn: installed (0)" "$?" 0
 has "... said" "no-check-built not found: not checked (mode=warn)"
 
 # no temporary directory: mode=warn goes on (it exited 1: dkms refused the installation in
 # any mode), mode=fail refuses
-TMPDIR=$tmp/no-such-dir sh "$build/contrib/dkms/dkms-pre-install" --mode warn \
-	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+TMPDIR=$tmp/no-such-dir pre_install --mode warn
 is "dkms-pre-install, mode=warn, no temporary directory: installed (0)" "$?" 0
 has "... said" "cannot make a temporary directory: not checked (mode=warn)"
-TMPDIR=$tmp/no-such-dir sh "$build/contrib/dkms/dkms-pre-install" \
-	--headers "$hdr" "$mdir" "$rel" x86_64 > "$tmp/out" 2>&1
+TMPDIR=$tmp/no-such-dir pre_install
 is "... mode=fail: refused (1)" "$?" 1
 
 # a "tmp" in the environment is not the hook's temporary directory: it was removed (rm -rf)

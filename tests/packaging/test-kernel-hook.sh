@@ -35,8 +35,12 @@ sed "s|$PKG_LIBEXECDIR|$libexec|g" \
 chmod +x "$tmp/postinst.d/zz-kopolicy" "$tmp/install.d/90-kopolicy.install"
 export KOPOLICY_ROOT=$r KOPOLICY_RUNNING_RELEASE=$old KOPOLICY_KERNEL_HOOK_CONF=$tmp/hook.conf
 
-run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
-	> "$tmp/warn.log" 2>&1
+# postinst NAME: the kernel's postinst.d run for $new as its postinst runs it, into $tmp/NAME.log
+postinst() {
+	run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
+		> "$tmp/$1.log" 2>&1
+}
+postinst warn
 is "postinst.d (mode=warn): the kernel installation goes on" $? 0
 grep -q "^kopolicy: out-of-tree modules of $old on the new kernel $new:" "$tmp/warn.log"
 ok "compares the running kernel's out-of-tree modules with $new" $?
@@ -51,21 +55,18 @@ grep -q "kopolicy: some out-of-tree modules break on $new" "$tmp/warn.log"
 ok "a summary line on stderr" $?
 
 echo mode=fail > "$tmp/hook.conf"
-run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
-	> "$tmp/fail.log" 2>&1
+postinst fail
 st=$?
 [ $st -ne 0 ]
 ok "postinst.d (mode=fail): run-parts fails (status $st), so the kernel postinst does" $?
 # a quoted value is the same mode (read as [a-z]*, mode="fail" was warn, without a word)
 echo 'mode="fail"' > "$tmp/hook.conf"
-run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
-	> "$tmp/fail-quoted.log" 2>&1
+postinst fail-quoted
 st=$?
 [ $st -ne 0 ]
 ok "postinst.d (mode=\"fail\"): run-parts fails (status $st)" $?
 echo 'mode=Fail' > "$tmp/hook.conf"
-run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
-	> "$tmp/fail-bad.log" 2>&1
+postinst fail-bad
 is "postinst.d (mode=Fail): warn, the installation goes on" $? 0
 grep -q "kopolicy: kernel hook: mode must be warn or fail, not 'Fail'" "$tmp/fail-bad.log"
 ok "... and says so" $?
@@ -103,15 +104,13 @@ sed "s|$PKG_LIBEXECDIR|$libexec|g" "$PKGROOT$PKG_POSTRMDIR/zz-kopolicy" \
 	> "$tmp/postrm.d/zz-kopolicy"
 chmod +x "$tmp/postrm.d/zz-kopolicy"
 export KOPOLICY_RULES_HOOK=$libexec/update-install-rules
-run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
-	> "$tmp/rules0.log" 2>&1
+postinst rules0
 [ ! -e "$rules" ]
 ok "install rules: postinst.d creates no rules file" $?
 "$KOPOLICY" hook --root "$r" --update-install-rules > "$tmp/rules1.log" 2>&1
 is "install rules: the admin writes them (exit 0)" $? 0
 cp "$fx/kp_plain_prop.ko" "$r/lib/modules/$new/updates/dkms/kp_new_build.ko"
-run-parts --report --exit-on-error --arg="$new" --arg="/boot/vmlinuz-$new" "$tmp/postinst.d" \
-	> "$tmp/rules2.log" 2>&1
+postinst rules2
 is "install rules: postinst.d still exits 0" $? 0
 grep -q "^install kp_new_build " "$rules"
 ok "install rules: postinst.d added the new kernel's module" $?
