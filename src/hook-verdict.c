@@ -17,6 +17,7 @@
 #include "hook-internal.h"
 #include "system/modprobe-chain.h"
 #include "system/running.h"
+#include "util/module-name.h"
 
 static const struct kp_finding *finding(const struct kp_verdict *v, const char *id)
 {
@@ -57,20 +58,16 @@ struct names {
 };
 
 /*
- * Whether struct module's name @own is kbuild's for the file name @file: KBUILD_MODNAME is
- * the file's name with '-' and ',' as '_' (riscv64's thead,th1520-aon.ko is
- * thead_th1520_aon), which names no other module.
+ * Whether struct module's name @own is kbuild's for the file's name @file: KBUILD_MODNAME,
+ * the file's name with '-' and ',' as '_' (util/module-name.h; riscv64's thead,th1520-aon.ko
+ * is thead_th1520_aon), which names no other module.
  */
 static bool kbuild_name_of(const char *file, const char *own)
 {
-	for (; *file && *own; file++, own++) {
-		char f = *file == '-' || *file == ',' ? '_' : *file;
-		char o = *own == '-' ? '_' : *own;
+	char fixed[256];
 
-		if (f != o)
-			return false;
-	}
-	return !*file && !*own;
+	kp_modname_from_path(fixed, sizeof(fixed), file, KP_MODNAME_WHOLE);
+	return strlen(file) < sizeof(fixed) && kp_modname_eq(fixed, own);
 }
 
 /*
