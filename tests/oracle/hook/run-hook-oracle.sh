@@ -39,6 +39,8 @@ FIXTURES=(kp_gpl_prov kp_prop_prov kp_use_prop kp_gplonly_then_prop kp_symget)
 
 die() { echo "run-hook-oracle: error: $*" >&2; exit 2; }
 log() { echo "run-hook-oracle: $*" >&2; }
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "run-hook-oracle: error: line $LINENO: exit status $?" >&2' ERR
 
 [ -x "$KP" ] || die "$KP is not an executable kopolicy"
 for tool in qemu-system-x86_64 cpio depmod ldd gzip python3 timeout sha256sum; do
@@ -113,10 +115,13 @@ cp "$KP" "$stage/usr/bin/kopolicy"
 # the shared libraries of both and the dynamic loader, at the paths ldd names, with those
 # kopolicy dlopen()s on first use (no NEEDED entry: its .note.dlopen names them, lib/dl/) and
 # theirs, where the host's dynamic linker cache has them
+# (the cache read once, whole: under pipefail, awk leaving early would kill a writer with more
+# than a pipe's worth left, SIGPIPE, and set -e this script without a word)
 LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)
+ldcache=$("$LDCONFIG" -p) || die "$LDCONFIG -p failed"
 lazy=()
 for so in $("$ROOT/tests/lib/dlopen-sonames.py" "$KP"); do
-	p=$("$LDCONFIG" -p | awk -v so="$so" '$1 == so && /x86-64/ { print $NF; exit }')
+	p=$(awk -v so="$so" '$1 == so && /x86-64/ && !p { p = $NF } END { print p }' <<<"$ldcache")
 	[ -n "$p" ] || die "kopolicy dlopen()s $so: not in the host's ld.so.cache"
 	lazy+=("$p")
 done
