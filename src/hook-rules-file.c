@@ -2,7 +2,9 @@
 /*
  * The hook's install rules file (hook-rules.h, --update-install-rules and
  * --retire-install-rules): read through its trusted directory, recognised as kopolicy's own,
- * and replaced atomically when its rules changed or when they are retired.
+ * and replaced atomically when its rules changed or when they are retired; with it, under the
+ * same lock, the softdep overrides beside it (hook-softdeps.c), written, removed when no
+ * module needs one or when the rules are retired.
  */
 #include "config.h"
 
@@ -228,6 +230,115 @@ static int rules_file_open(struct rules_file *rf, const struct kp_rules_opts *o,
 	return KP_EXIT_OK;
 }
 
+/* The softdep overrides' path beside the rules file of @rf, for messages, into @buf. */
+static void softdeps_path(const struct rules_file *rf, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", rf->dir, KP_SOFTDEPS_BASE);
+}
+
+/*
+ * The softdep overrides beside the rules file of @rf (hook-softdeps.c) read and known as
+ * kopolicy's own: their bytes into *@old (NULL: absent). KP_EXIT_OK, KP_EXIT_FINDINGS
+ * refused (not kopolicy's, unsafe; said), KP_EXIT_ERROR.
+ */
+static int softdeps_open(const struct rules_file *rf, char **old, size_t *len)
+{
+	char path[PATH_MAX + NAME_MAX + 2], why[128];
+	int r;
+
+	softdeps_path(rf, path, sizeof(path));
+	r = read_current(rf->dfd, path, KP_SOFTDEPS_BASE, old, len);
+	if (r != 0)
+		return r > 0 ? KP_EXIT_FINDINGS : KP_EXIT_ERROR;
+	if (*old && !kp_softdeps_is_own(*old, *len, why, sizeof(why))) {
+		kp_cli_error(path, "not written by kopolicy (%s): left alone", why);
+		free(*old);
+		*old = NULL;
+		return KP_EXIT_FINDINGS;
+	}
+	return KP_EXIT_OK;
+}
+
+/*
+ * The softdep overrides of @g written beside the rules file of @rf, or removed when none is
+ * needed, and @g's softdep fields read again when they changed (libkmod's answer with them).
+ * KP_EXIT_OK, KP_EXIT_FINDINGS refused (left alone: those modules stay unjudged, their
+ * comments say), KP_EXIT_ERROR.
+ */
+static int softdeps_update(const struct rules_file *rf, const struct kp_rules_opts *o,
+			   struct kp_gated *g)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+	char *old = NULL, *text = NULL;
+	size_t oldlen = 0, len = 0, count = 0;
+	struct kp_err err = { 0 };
+	int rc;
+
+	softdeps_path(rf, path, sizeof(path));
+	rc = softdeps_open(rf, &old, &oldlen);
+	if (rc != KP_EXIT_OK)
+		return rc;
+	rc = KP_EXIT_ERROR;
+	if (kp_softdeps_render(g, &text, &len, &count) < 0)
+		goto out;
+	if ((!text && !old) || (text && old && len == oldlen && !memcmp(text, old, len))) {
+		rc = KP_EXIT_OK;
+		goto out;
+	}
+	if (text) {
+		if (replace(rf->dfd, rf->dirfd, path, KP_SOFTDEPS_BASE, text, len) < 0)
+			goto out;
+		kp_escaped_fprintf(stdout, "kopolicy: %s: %s (%zu module%s)\n", path,
+				   old ? "updated" : "written", count, count == 1 ? "" : "s");
+	} else {
+		if (unlinkat(rf->dfd, KP_SOFTDEPS_BASE, 0) < 0 && errno != ENOENT) {
+			kp_cli_error(path, "cannot remove it: %s", strerror(errno));
+			goto out;
+		}
+		kp_escaped_fprintf(stdout, "kopolicy: %s: removed (no module needs it)\n", path);
+	}
+	/* libkmod's answer with the new overrides: which modules' lines modprobe now runs */
+	if (kp_gated_softdeps(g, o->root, &err) < 0) {
+		kp_cli_error(NULL, "%s", err.msg);
+		goto out;
+	}
+	rc = KP_EXIT_OK;
+out:
+	free(old);
+	free(text);
+	return rc;
+}
+
+/* Removes the softdep overrides beside the rules file of @rf when they are kopolicy's. */
+static int softdeps_retire(const struct rules_file *rf)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+	char *old = NULL;
+	size_t oldlen = 0;
+	int rc;
+
+	softdeps_path(rf, path, sizeof(path));
+	rc = softdeps_open(rf, &old, &oldlen);
+	if (rc != KP_EXIT_OK || !old)
+		return rc;
+	free(old);
+	if (unlinkat(rf->dfd, KP_SOFTDEPS_BASE, 0) < 0 && errno != ENOENT) {
+		kp_cli_error(path, "cannot remove it: %s", strerror(errno));
+		return KP_EXIT_ERROR;
+	}
+	kp_escaped_fprintf(stdout,
+			   "kopolicy: %s: removed (without kopolicy's install lines, its "
+			   "overrides would drop those modules' soft dependencies)\n",
+			   path);
+	return KP_EXIT_OK;
+}
+
+/* The worse of two exit statuses: an error over a refusal over success. */
+static int worse(int a, int b)
+{
+	return a == KP_EXIT_ERROR || b == KP_EXIT_ERROR ? KP_EXIT_ERROR : a > b ? a : b;
+}
+
 /* Standard output flushed: @rc, or KP_EXIT_ERROR having said why. */
 static int flushed(int rc)
 {
@@ -247,7 +358,7 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 	struct kp_gated g = { 0 };
 	bool collected = false;
 	size_t len = 0;
-	int rc;
+	int rc, sd;
 
 	rc = rules_file_open(&rf, o, file,
 			     "remove or rename it to let kopolicy write its rules there");
@@ -268,6 +379,10 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 	if (new_options(o, &rf.lo, &config, &on_error) < 0 || kp_rules_collect(o, &g) < 0)
 		goto out;
 	collected = true;
+	/* the overrides first: the rules' comments say which lines modprobe runs with them */
+	sd = softdeps_update(&rf, o, &g);
+	if (sd == KP_EXIT_ERROR)
+		goto out;
 	if (kp_rules_render(&g, o->root, self, config, on_error, &text, &len) < 0)
 		goto out;
 	if (rf.old && len == rf.oldlen && !memcmp(text, rf.old, len)) {
@@ -285,7 +400,7 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 				   g.nnames == 1 ? "" : "s", g.nreleases,
 				   g.nreleases == 1 ? "" : "s");
 	}
-	rc = flushed(kp_rules_say_failed(&g) ? KP_EXIT_ERROR : KP_EXIT_OK);
+	rc = flushed(worse(kp_rules_say_failed(&g) ? KP_EXIT_ERROR : KP_EXIT_OK, sd));
 out:
 	rules_file_close(&rf);
 	if (collected)
@@ -324,7 +439,7 @@ int kp_hook_retire_rules(const struct kp_rules_opts *o, const char *file)
 				   rf.file, dropped, dropped == 1 ? "" : "s",
 				   dropped == 1 ? "it runs" : "they run");
 	}
-	rc = flushed(KP_EXIT_OK);
+	rc = flushed(softdeps_retire(&rf));
 out:
 	rules_file_close(&rf);
 	free(text);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the hook's install rules share between their lines (hook-rules.c: rendered, printed
- * and read back) and the file kept current (hook-rules-file.c). Private to these two.
+ * and read back), their softdep overrides (hook-softdeps.c) and the files kept current
+ * (hook-rules-file.c). Private to these three.
  */
 #ifndef KP_HOOK_RULES_INTERNAL_H
 #define KP_HOOK_RULES_INTERNAL_H
@@ -54,6 +55,24 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
  */
 int kp_rules_retire(const char *old, size_t len, const struct line_opts *lo, char **text,
 		    size_t *tlen, size_t *dropped);
+/*
+ * The soft dependencies @names ("a b", gated-modules.h) can all be named in an install line
+ * (plain words, none an option): only then does the line load them and kopolicy lift them.
+ */
+bool kp_rules_softdeps_writable(const char *names);
+/*
+ * @m's soft dependencies are lifted by kopolicy's override and loaded by its install line:
+ * they are writable and its name plain ([A-Za-z0-9_-]).
+ */
+bool kp_rules_softdep_lifted(const struct kp_gated_module *m);
+/*
+ * The softdep overrides of @g (hook-softdeps.c): one "softdep [n]ame pre:" line per module
+ * name whose install line loads its soft dependencies, into *@text (malloc'ed, *@len bytes),
+ * their number into *@count (0: *@text NULL, no file is needed). 0, or -1 having said why.
+ */
+int kp_softdeps_render(const struct kp_gated *g, char **text, size_t *len, size_t *count);
+/* @text (@len bytes) is a softdep override file kopolicy writes; else false, why into @why. */
+bool kp_softdeps_is_own(const char *text, size_t len, char *why, size_t wlen);
 /* Says on stderr which releases could not be read fully; their number. */
 size_t kp_rules_say_failed(const struct kp_gated *g);
 /*

@@ -28,10 +28,17 @@
 #define OLD_MARK2 "# written by `kopolicy hook --print-install-rules`"
 /* The header line naming the options of the lines, read back when there is no line. */
 #define OPTIONS "# options: "
-/* What follows the options on every line. */
-#define TAIL                                                                                   \
-	" $MODPROBE_MODULE $CMDLINE_OPTS && /sbin/modprobe --ignore-install $MODPROBE_MODULE " \
-	"$CMDLINE_OPTS"
+/* What follows the options on every line: the hook's words, then the load once it lets it. */
+#define HEAD " $MODPROBE_MODULE $CMDLINE_OPTS &&"
+#define LOAD "/sbin/modprobe --ignore-install $MODPROBE_MODULE $CMDLINE_OPTS"
+#define TAIL HEAD " " LOAD
+/*
+ * A module whose soft dependencies kopolicy's override lifts (hook-softdeps.c) has its line
+ * load them itself, as libkmod would have (errors ignored, __kmod_module_fill_softdep()):
+ * HEAD " {" [SOFT NAME " || :;"]... " " LOAD [" && {" [SOFT NAME " || :;"]... " }"] "; }"
+ */
+#define SOFT	 " /sbin/modprobe -q "
+#define SOFT_END " || :;"
 
 static bool shell_safe(const char *s)
 {
@@ -42,6 +49,44 @@ static bool shell_safe(const char *s)
 		      (*s >= '0' && *s <= '9') || strchr("_-./+:=@%", *s)))
 			return false;
 	return true;
+}
+
+/* @n bytes at @s are a soft dependency the lines can name: a plain word, never an option. */
+static bool softdep_word_ok(const char *s, size_t n)
+{
+	if (!n || s[0] == '-' || n > 255)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr("_-.+:=@%", s[i])))
+			return false;
+	return true;
+}
+
+bool kp_rules_softdeps_writable(const char *names)
+{
+	const char *p = names;
+
+	if (!names || !*names)
+		return false;
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (!softdep_word_ok(p, n))
+			return false;
+		p += n;
+		p += *p == ' ';
+	}
+	return true;
+}
+
+bool kp_rules_softdep_lifted(const struct kp_gated_module *m)
+{
+	for (const char *c = m->name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
+			return false;
+	return m->name[0] && kp_rules_softdeps_writable(m->softdep);
 }
 
 /*
@@ -151,15 +196,55 @@ static bool parse_opts(const char *p, struct line_opts *lo)
 	return true;
 }
 
+/* @p starts with @lit: *@p moved past it. */
+static bool skip(const char **p, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (strncmp(*p, lit, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+/* The SOFT NAME SOFT_END words at *@p (none or more; @min at least), *@p moved past them. */
+static bool parse_soft(const char **p, size_t min)
+{
+	size_t n = 0;
+
+	while (skip(p, SOFT)) {
+		size_t w = strcspn(*p, " ");
+
+		if (!softdep_word_ok(*p, w))
+			return false;
+		*p += w;
+		if (!skip(p, SOFT_END))
+			return false;
+		n++;
+	}
+	return n >= min;
+}
+
+/* @p is what follows HEAD in a line kopolicy writes: " " LOAD, or the soft dependencies' form. */
+static bool parse_load(const char *p)
+{
+	if (!strcmp(p, " " LOAD))
+		return true;
+	if (!skip(&p, " {") || !parse_soft(&p, 0) || !skip(&p, " " LOAD))
+		return false;
+	if (skip(&p, " && {") && !(parse_soft(&p, 1) && skip(&p, " }")))
+		return false;
+	return !strcmp(p, "; }");
+}
+
 /*
  * @line is an install line kopolicy writes: "install NAME KOPOLICY hook [--config FILE]
- * [--on-error MODE]" TAIL. Its options into @lo. false otherwise.
+ * [--on-error MODE]" HEAD and the load (parse_load()). Its options into @lo. false otherwise.
  */
 static bool parse_rule(const char *line, struct line_opts *lo)
 {
 	char word[PATH_MAX], name[256];
-	const char *p = line, *sp;
-	size_t n = strlen(line), tl = strlen(TAIL);
+	const char *p = line, *sp, *opts;
 	char body[4 * PATH_MAX];
 
 	memset(lo, 0, sizeof(*lo));
@@ -171,18 +256,29 @@ static bool parse_rule(const char *line, struct line_opts *lo)
 		return false;
 	memcpy(name, p, (size_t)(sp - p));
 	name[sp - p] = '\0';
-	if (!shell_safe(name) || n < tl || strcmp(line + n - tl, TAIL))
+	if (!shell_safe(name))
 		return false;
 	p = sp + 1;
-	if ((size_t)(line + n - tl - p) >= sizeof(body))
-		return false;
-	memcpy(body, p, (size_t)(line + n - tl - p));
-	body[line + n - tl - p] = '\0';
-	p = body;
 	if (!next_word(&p, word, sizeof(word)) || word[0] != '/' ||
 	    !next_word(&p, word, sizeof(word)) || strcmp(word, "hook"))
 		return false;
-	return parse_opts(p, lo);
+	/* the options' words, up to HEAD (a quoted word may hold its text) */
+	opts = p;
+	while (strncmp(p, HEAD + 1, strlen(HEAD) - 1))
+		if (!next_word(&p, word, sizeof(word)))
+			return false;
+	body[0] = '\0';
+	if (p != opts) { /* next_word() left p past the last word's blank */
+		size_t bl = (size_t)(p - opts - 1);
+
+		if (p[-1] != ' ' || bl >= sizeof(body))
+			return false;
+		memcpy(body, opts, bl);
+		body[bl] = '\0';
+	}
+	if (!parse_load(p + strlen(HEAD) - 1))
+		return false;
+	return parse_opts(body, lo);
 }
 
 /*
@@ -407,6 +503,88 @@ static int opts_words(const char *config, const char *on_error, char *opts, size
 	return 0;
 }
 
+/* The @n bytes at @w are one of the words of @list (@len bytes, " " between). */
+static bool has_word(const char *list, size_t len, const char *w, size_t n)
+{
+	for (size_t i = 0; i < len;) {
+		size_t k = strcspn(list + i, " ");
+
+		if (k == n && !strncmp(list + i, w, n))
+			return true;
+		i += k + 1;
+	}
+	return false;
+}
+
+/*
+ * The load commands of the soft dependencies, @post or not, of @g's modules @from to @to (one
+ * name's, of every release: modprobe.d is shared by them), each name once. 0, or -1.
+ */
+static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t to, bool post)
+{
+	char *seen = NULL;
+	size_t len = 0;
+
+	for (size_t i = from; i < to; i++) {
+		const struct kp_gated_module *m = &g->mods[i];
+		const char *p = post ? m->softdep_post : m->softdep_pre;
+
+		if (!kp_rules_softdep_lifted(m))
+			continue;
+		while (*p) {
+			size_t n = strcspn(p, " ");
+
+			if (!has_word(seen, len, p, n)) {
+				char *ns = realloc(seen, len + n + 1);
+
+				if (!ns) {
+					free(seen);
+					return -1;
+				}
+				seen = ns;
+				memcpy(seen + len, p, n);
+				seen[len + n] = ' ';
+				len += n + 1;
+				fprintf(f, SOFT "%.*s" SOFT_END, (int)n, p);
+			}
+			p += n;
+			p += *p == ' ';
+		}
+	}
+	free(seen);
+	return 0;
+}
+
+/* The install line of @g's modules @from to @to (one name): TAIL, or with their softdeps. */
+static int put_line(FILE *f, const struct kp_gated *g, size_t from, size_t to, const char *self,
+		    const char *opts)
+{
+	const char *name = g->mods[from].name;
+	bool soft = false, post = false;
+
+	for (size_t i = from; i < to; i++)
+		if (kp_rules_softdep_lifted(&g->mods[i])) {
+			soft = true;
+			post |= *g->mods[i].softdep_post != '\0';
+		}
+	if (!soft) {
+		fprintf(f, "install %s %s hook%s" TAIL "\n", name, self, opts);
+		return 0;
+	}
+	fprintf(f, "install %s %s hook%s" HEAD " {", name, self, opts);
+	if (put_softdeps(f, g, from, to, false) < 0)
+		return -1;
+	fputs(" " LOAD, f);
+	if (post) {
+		fputs(" && {", f);
+		if (put_softdeps(f, g, from, to, true) < 0)
+			return -1;
+		fputs(" }", f);
+	}
+	fputs("; }\n", f);
+	return 0;
+}
+
 /*
  * The rules of @g naming kopolicy's own path @exe (kp_rules_self()), with the options
  * @config (absolute, or NULL) and @on_error (or NULL), into *@text (malloc'ed, *@len bytes).
@@ -417,6 +595,7 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
 {
 	char opts[4 * PATH_MAX + 64] = "";
 	char *self = self_word(root, exe);
+	bool oom = false;
 	FILE *f;
 
 	*text = NULL;
@@ -458,10 +637,12 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
 		"# run that whenever this file exists. Not covered: insmod, modprobe -i, a module\n"
 		"# copied into /lib/modules by hand until one of them runs. See kopolicy(1).\n",
 		g->nnames, g->nnames == 1 ? "" : "s");
-	for (size_t i = 0; i < g->n; i++) {
+	for (size_t i = 0, first = 0; i < g->n; i++) {
 		const struct kp_gated_module *m = &g->mods[i];
 		bool last = i + 1 == g->n || strcmp(g->mods[i + 1].name, m->name);
 
+		if (i && strcmp(g->mods[i - 1].name, m->name))
+			first = i;
 		if (!shell_safe(m->name)) {
 			kp_escaped_fprintf(f, "# skipped %s (%s): unusual characters in its name\n",
 					   m->relpath, m->release);
@@ -470,16 +651,24 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
 		/* a comment stays one line (kp_escaped_fprintf()) */
 		kp_escaped_fprintf(f, "# %s: %s %s%s%s\n", m->name, m->release, m->relpath,
 				   m->via ? ", depends on " : "", m->via ? m->via : "");
-		if (m->softdep)
+		if (m->softdep && m->softdep_ignorecmd)
 			kp_escaped_fprintf(f,
 					   "#   NOT JUDGED: soft dependencies (%s): modprobe never "
 					   "runs its install line\n",
 					   m->softdep);
-		if (last)
-			fprintf(f, "install %s %s hook%s" TAIL "\n", m->name, self, opts);
+		else if (m->softdep && kp_rules_softdep_lifted(m))
+			kp_escaped_fprintf(f,
+					   "#   soft dependencies (%s): its install line loads "
+					   "them (" KP_SOFTDEPS_BASE ")\n",
+					   m->softdep);
+		else if (m->softdep)
+			kp_escaped_fprintf(f, "#   soft dependencies (%s): none modprobe finds\n",
+					   m->softdep);
+		if (last && put_line(f, g, first, i + 1, self, opts) < 0)
+			oom = true;
 	}
 	free(self);
-	if (fclose(f) != 0 || !*text) {
+	if (fclose(f) != 0 || !*text || oom) {
 		free(*text);
 		*text = NULL;
 		kp_cli_error(NULL, "out of memory");
@@ -566,7 +755,7 @@ size_t kp_rules_say_softdeps(const struct kp_gated *g)
 	for (size_t i = 0; i < g->n; i++) {
 		const struct kp_gated_module *m = &g->mods[i];
 
-		if (!m->softdep)
+		if (!m->softdep || !m->softdep_ignorecmd)
 			continue;
 		n++;
 		kp_cli_error(

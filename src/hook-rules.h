@@ -3,7 +3,8 @@
  * The hook's install rules: the modprobe.d lines that make modprobe run `kopolicy hook` before
  * it loads a gated module (system/gated-modules.h says which), printed
  * (--print-install-rules), kept current in a file (--update-install-rules) or dropped from it
- * when kopolicy is removed (--retire-install-rules).
+ * when kopolicy is removed (--retire-install-rules); with them, kept and removed alike, the
+ * softdep overrides that let modprobe run the line of a module with soft dependencies.
  */
 #ifndef KP_HOOK_RULES_H
 #define KP_HOOK_RULES_H
@@ -14,6 +15,11 @@
 
 /* Where the rules are kept by default, under the root: modprobe reads /etc/modprobe.d. */
 #define KP_RULES_DEFAULT_FILE "/etc/modprobe.d/zz-kopolicy.conf"
+/*
+ * Beside the rules file, kopolicy's softdep overrides (hook-softdeps.c): a name sorting before
+ * every other configuration file, modules.softdep included, as libkmod orders them.
+ */
+#define KP_SOFTDEPS_BASE "0-kopolicy-softdeps.conf"
 
 struct kp_rules_opts {
 	const char *root;   /* the system whose releases are covered; NULL: "/" */

@@ -9,8 +9,10 @@
 
 #define KP_LAZY_FNS(F, V, Z, VZ) \
 	F(struct kmod_config_iter *, kmod_config_get_blacklists, (const struct kmod_ctx *a), (a)) \
+	F(struct kmod_config_iter *, kmod_config_get_softdeps, (const struct kmod_ctx *a), (a)) \
 	V(kmod_config_iter_free_iter, (struct kmod_config_iter *a), (a)) \
 	F(const char *, kmod_config_iter_get_key, (const struct kmod_config_iter *a), (a)) \
+	F(const char *, kmod_config_iter_get_value, (const struct kmod_config_iter *a), (a)) \
 	F(bool, kmod_config_iter_next, (struct kmod_config_iter *a), (a)) \
 	F(struct kmod_list *, kmod_list_next, (const struct kmod_list *a, \
 		const struct kmod_list *b), (a, b)) \

@@ -18,6 +18,7 @@
 #ifndef KP_GATED_MODULES_H
 #define KP_GATED_MODULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/util.h"
@@ -28,7 +29,16 @@ struct kp_gated_module {
 	const char *release; /* the release directory's name */
 	const char *relpath; /* the file, relative to the release directory */
 	const char *via;     /* NULL: out of tree; else the gated modules it depends on, "a, b" */
-	const char *softdep; /* its soft dependencies (kp_gated_softdeps()), "a b": NULL none */
+	/*
+	 * Its soft dependencies (kp_gated_softdeps()): the names of the modprobe.d or
+	 * modules.softdep entry modprobe would use (the first that matches it, kopolicy's own
+	 * overrides skipped), as written there, " " between; NULL: none (or an entry naming none).
+	 */
+	const char *softdep;	  /* all of them, pre then post */
+	const char *softdep_pre;  /* loaded before it ("" none) */
+	const char *softdep_post; /* loaded after it ("" none) */
+	/* libkmod finds soft dependencies for it as configured now: it never runs its install line */
+	bool softdep_ignorecmd;
 };
 
 enum kp_gated_source {
@@ -64,14 +74,25 @@ int kp_gated_collect(struct kp_gated *g, const char *root, struct kp_err *err);
 void kp_gated_release(struct kp_gated *g);
 
 /*
- * The soft dependencies of each module of @g (its softdep field) as modprobe finds them under
- * @root (NULL: "/"): libkmod's kmod_module_get_softdeps(), from the release's modules.softdep
- * (depmod's, of the modules' own softdep= modinfo) and the modprobe.d softdep lines. libkmod
- * never runs the install line of a module that has some (kmod_module_probe_insert_module():
- * its probe list marks it ignorecmd), so such a module's loads are not judged. 0, or -1 with
- * @err (libkmod missing, out of memory); a release libkmod cannot read is left as it is.
+ * The soft dependencies of each module of @g (its softdep fields) as modprobe finds them under
+ * @root (NULL: "/"), from the release's modules.softdep (depmod's, of the modules' own
+ * softdep= modinfo) and the modprobe.d softdep lines. libkmod never runs the install line of a
+ * module that has some (kmod_module_probe_insert_module(): its probe list marks it ignorecmd),
+ * so such a module's loads are not judged, unless an entry naming none matches it first:
+ * kopolicy's own override (kp_gated_softdep_key()), whose module's install line then loads
+ * them. softdep, softdep_pre and softdep_post: the entry modprobe would use without kopolicy's
+ * overrides; softdep_ignorecmd: libkmod's own answer with everything as it is now
+ * (kmod_module_get_softdeps()). Every field left as it is before the call is reset. 0, or -1
+ * with @err (libkmod missing, out of memory); a release libkmod cannot read is left as it is.
  */
 int kp_gated_softdeps(struct kp_gated *g, const char *root, struct kp_err *err);
+
+/*
+ * The modprobe.d name kopolicy's softdep override of module @name is written under into @buf
+ * (@len bytes): its first character in brackets ("[n]vidia"), the same module to libkmod's
+ * fnmatch() and a name no one else writes. false when it does not fit or @name is empty.
+ */
+bool kp_gated_softdep_key(const char *name, char *buf, size_t len);
 
 /* The number of releases whose reading failed in part or fully (their error is set). */
 size_t kp_gated_nfailed(const struct kp_gated *g);

@@ -2,14 +2,20 @@
 /*
  * The soft dependencies of the gated modules (gated-modules.h, kp_gated_softdeps()): asked of
  * libkmod with the root's modprobe.d directories and release directory, as modprobe would.
- * libkmod 30's probe list (__kmod_module_fill_softdep()) sets ignorecmd on a module whose
- * first matching softdep entry names a module, pre or post, and then never runs its install
- * line: such a module (NVIDIA's nvidia.ko declares "pre: ecdh_generic,ecdsa_generic") is
- * inserted without the hook, and its rules must say so.
+ * libkmod 30 to 34's probe list (__kmod_module_fill_softdep()) sets ignorecmd on a module
+ * whose first matching softdep entry (kmod_module_get_softdeps(): config files in order of
+ * their names, modules.softdep among them) names a module, pre or post, and then never runs
+ * its install line: such a module (NVIDIA's nvidia.ko declares "pre: ecdh_generic,
+ * ecdsa_generic") is inserted without the hook, unless kopolicy's own override (an entry
+ * naming none, "softdep [n]vidia pre:", in a file sorting first) matches it first. The entry
+ * modprobe would use without that override is read from the configuration's softdep entries
+ * (kmod_config_get_softdeps()), in the same order, the override skipped, so that the
+ * module's install line can load those modules itself.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,68 +28,191 @@
 #include "modprobe-kmod.h"
 #include "modprobe-snapshot.h"
 
-/* The names of @list appended to *@out (malloc'ed, *@len bytes, " " between). 0, or -1. */
-static int append_names(char **out, size_t *len, const struct kmod_list *list)
+/* One softdep entry of libkmod's configuration, in its order (first match wins). */
+struct entry {
+	char *key;   /* the module name or fnmatch() pattern */
+	char *value; /* "pre: a b post: c", as kmod_config_iter_get_value() gives it */
+};
+
+struct entries {
+	struct entry *v;
+	size_t n;
+};
+
+static void entries_free(struct entries *e)
 {
-	const struct kmod_list *l;
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->v[i].key);
+		free(e->v[i].value);
+	}
+	free(e->v);
+	e->v = NULL;
+	e->n = 0;
+}
 
-	kmod_list_foreach(l, list)
-	{
-		struct kmod_module *m = kmod_module_get_module(l);
-		const char *name = m ? kmod_module_get_name(m) : NULL;
-		size_t n = name ? strlen(name) : 0;
-		char *p;
+/* The softdep entries of @ctx, in libkmod's order, into @e. 0, or -1 out of memory. */
+static int entries_read(struct kmod_ctx *ctx, struct entries *e)
+{
+	struct kmod_config_iter *it = kmod_config_get_softdeps(ctx);
+	int r = 0;
 
-		if (!name) {
-			kmod_module_unref(m);
+	while (it && r == 0 && kmod_config_iter_next(it)) {
+		const char *k = kmod_config_iter_get_key(it);
+		const char *v = kmod_config_iter_get_value(it);
+		struct entry *nv;
+
+		if (!k)
 			continue;
+		nv = realloc(e->v, (e->n + 1) * sizeof(*nv));
+		if (!nv) {
+			r = -1;
+			break;
 		}
-		p = realloc(*out, *len + n + 2);
-		if (!p) {
-			kmod_module_unref(m);
-			return -1;
+		e->v = nv;
+		nv[e->n].key = strdup(k);
+		nv[e->n].value = strdup(v ? v : "");
+		if (!nv[e->n].key || !nv[e->n].value) {
+			free(nv[e->n].key);
+			free(nv[e->n].value);
+			r = -1;
+			break;
 		}
-		*out = p;
-		if (*len)
-			(*out)[(*len)++] = ' ';
-		memcpy(*out + *len, name, n + 1);
-		*len += n;
-		kmod_module_unref(m);
+		e->n++;
+	}
+	if (it)
+		kmod_config_iter_free_iter(it);
+	return r;
+}
+
+bool kp_gated_softdep_key(const char *name, char *buf, size_t len)
+{
+	int n;
+
+	if (!name[0])
+		return false;
+	n = snprintf(buf, len, "[%c]%s", name[0], name + 1);
+	return n > 0 && (size_t)n < len;
+}
+
+/* @key is kopolicy's own override of @name (kp_gated_softdep_key()). */
+static bool own_key(const char *key, const char *name)
+{
+	return key[0] == '[' && name[0] && key[1] == name[0] && key[2] == ']' &&
+	       !strcmp(key + 3, name + 1);
+}
+
+/* @word appended to the names *@out (malloc'ed, *@len bytes, " " between). 0, or -1. */
+static int add_name(char **out, size_t *len, const char *word, size_t n)
+{
+	char *p = realloc(*out, *len + n + 2);
+
+	if (!p)
+		return -1;
+	*out = p;
+	if (*len)
+		p[(*len)++] = ' ';
+	memcpy(p + *len, word, n);
+	*len += n;
+	p[*len] = '\0';
+	return 0;
+}
+
+/*
+ * @value (kmod_config_iter_get_value(): "pre: a b post: c"; libkmod 30 to 34 write no blank
+ * before "post:", "pre: a bpost: c", and a module name holds no ':') into its pre and post
+ * names, each " " between (malloc'ed, NULL none). 0, or -1 out of memory.
+ */
+static int parse_value(const char *value, char **pre, size_t *prelen, char **post, size_t *postlen)
+{
+	enum { NONE, PRE, POST } mode = NONE;
+	const char *p = value;
+
+	while (*p) {
+		size_t n;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		n = strcspn(p, " \t");
+		if (!n)
+			break;
+		if (n == 4 && !strncmp(p, "pre:", 4)) {
+			mode = PRE;
+		} else if (n == 5 && !strncmp(p, "post:", 5)) {
+			mode = POST;
+		} else {
+			size_t w = n > 5 && !strncmp(p + n - 5, "post:", 5) ? n - 5 : n;
+
+			if (mode == PRE && add_name(pre, prelen, p, w) < 0)
+				return -1;
+			if (mode == POST && add_name(post, postlen, p, w) < 0)
+				return -1;
+			if (w != n)
+				mode = POST;
+		}
+		p += n;
 	}
 	return 0;
+}
+
+/* @m's fields from the first entry of @e matching it that is not kopolicy's own. 0 or -1. */
+static int entry_softdeps(struct kp_gated *g, struct kp_gated_module *m, const struct entries *e)
+{
+	char *pre = NULL, *post = NULL, *all = NULL;
+	size_t prelen = 0, postlen = 0, alen = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < e->n; i++) {
+		if (own_key(e->v[i].key, m->name) || fnmatch(e->v[i].key, m->name, 0) != 0)
+			continue;
+		r = parse_value(e->v[i].value, &pre, &prelen, &post, &postlen);
+		break;
+	}
+	if (r == 0 && (prelen || postlen)) {
+		if ((prelen && add_name(&all, &alen, pre, prelen) < 0) ||
+		    (postlen && add_name(&all, &alen, post, postlen) < 0))
+			r = -1;
+		else if (!(m->softdep = kp_arena_strdup(&g->arena, all)) ||
+			 !(m->softdep_pre = kp_arena_strdup(&g->arena, pre ? pre : "")) ||
+			 !(m->softdep_post = kp_arena_strdup(&g->arena, post ? post : "")))
+			r = -1;
+	}
+	free(pre);
+	free(post);
+	free(all);
+	return r;
 }
 
 /* The soft dependencies of each module of @g in release @rel, asked of @ctx. 0 or -1. */
 static int release_softdeps(struct kp_gated *g, struct kmod_ctx *ctx, const char *rel,
 			    struct kp_err *err)
 {
+	struct entries e = { 0 };
+
+	if (entries_read(ctx, &e) < 0) {
+		entries_free(&e);
+		return kp_err_set(err, "out of memory");
+	}
 	for (size_t i = 0; i < g->n; i++) {
 		struct kp_gated_module *m = &g->mods[i];
 		struct kmod_list *pre = NULL, *post = NULL;
 		struct kmod_module *mod = NULL;
-		char *names = NULL;
-		size_t len = 0;
-		int r = 0;
 
-		if (strcmp(m->release, rel) || kmod_module_new_from_name(ctx, m->name, &mod) < 0 ||
-		    !mod)
+		if (strcmp(m->release, rel))
 			continue;
-		if (kmod_module_get_softdeps(mod, &pre, &post) == 0 && (pre || post)) {
-			r = append_names(&names, &len, pre);
-			if (r == 0)
-				r = append_names(&names, &len, post);
-			if (r == 0)
-				m->softdep = kp_arena_strdup(&g->arena, names ? names : "");
-			if (r < 0 || !m->softdep)
-				r = kp_err_set(err, "out of memory");
+		if (entry_softdeps(g, m, &e) < 0) {
+			entries_free(&e);
+			return kp_err_set(err, "out of memory");
 		}
+		/* libkmod's own answer: __kmod_module_fill_softdep() sets ignorecmd on it */
+		if (kmod_module_new_from_name(ctx, m->name, &mod) < 0 || !mod)
+			continue;
+		if (kmod_module_get_softdeps(mod, &pre, &post) == 0)
+			m->softdep_ignorecmd = pre || post;
 		kmod_module_unref_list(pre);
 		kmod_module_unref_list(post);
 		kmod_module_unref(mod);
-		free(names);
-		if (r < 0)
-			return -1;
 	}
+	entries_free(&e);
 	return 0;
 }
 
@@ -94,6 +223,10 @@ int kp_gated_softdeps(struct kp_gated *g, const char *root, struct kp_err *err)
 	size_t n = 0;
 	int rc = 0;
 
+	for (size_t i = 0; i < g->n; i++) {
+		g->mods[i].softdep = g->mods[i].softdep_pre = g->mods[i].softdep_post = NULL;
+		g->mods[i].softdep_ignorecmd = false;
+	}
 	if (!g->n)
 		return 0;
 	if (kp_lazy_require(kp_lazy_libkmod(), err) < 0)

@@ -445,4 +445,97 @@ if command -v modprobe >/dev/null; then
 		"^install .*kopolicy hook"
 fi
 
+# --update-install-rules lifts them: an empty softdep entry for each such module, in a file
+# whose name sorts before every other (0-kopolicy-softdeps.conf, modules.softdep included),
+# makes libkmod run its install line, which loads its soft dependencies itself
+sdf=$sd/etc/modprobe.d/0-kopolicy-softdeps.conf
+rm -f "$sd/etc/modprobe.d/zz-kopolicy.conf"
+"$kp" hook --root "$sd" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "update with soft dependencies: exit 0, no warning" "$?:$(grep -c warning "$tmp/err")" "0:0"
+is "... the overrides written, one a module, the first letter in brackets" \
+	"$(grep -v '^#' "$sdf" | tr '\n' ' ')" "softdep [k]p_gpl_prov pre: softdep [k]p_prop_prov pre: "
+has "... said" "$tmp/out" "^kopolicy: .*/etc/modprobe\.d/0-kopolicy-softdeps\.conf: written \(2 modules\)\$"
+sdr=$sd/etc/modprobe.d/zz-kopolicy.conf
+hasnt "... the rules no longer say NOT JUDGED" "$sdr" "NOT JUDGED"
+has "... but that the line loads them" "$sdr" \
+	"^#   soft dependencies \(kp_plain\): its install line loads them \(0-kopolicy-softdeps\.conf\)\$"
+has "... a pre dependency loaded before the module, its error ignored" "$sdr" \
+	"^install kp_prop_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_plain \|\| :; /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS; \}\$"
+has "... a post dependency after it, only when it loaded" "$sdr" \
+	"^install kp_gpl_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_plain \|\| :; \}; \}\$"
+has "... a module without any keeps the plain line" "$sdr" \
+	"^install kp_use_prop [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS\$"
+before="$(state "$sdf") $(state "$sdr")"
+"$kp" hook --root "$sd" --update-install-rules >"$tmp/out" 2>&1
+is "... run again: exit 0, both files read back as kopolicy's, untouched, nothing said" \
+	"$?:$(state "$sdf") $(state "$sdr"):$(wc -c <"$tmp/out")" "0:$before:0"
+# the lines as /bin/sh runs them (libkmod's command_do(): sh -c, $MODPROBE_MODULE set), with a
+# stand-in modprobe and kopolicy that log their words
+run_line() { # module, hook status, modprobe --ignore-install status
+	line=$(sed -n "s|^install $1 [^ ]* hook|$tmp/fake-kp hook|p" "$sdr" |
+		sed "s|/sbin/modprobe|$tmp/fake-mp|g")
+	: >"$tmp/calls"
+	FAKE_HOOK=$2 FAKE_LOAD=$3 MODPROBE_MODULE=$1 CMDLINE_OPTS="x=1" sh -c "$line"
+	echo "rc=$?" >>"$tmp/calls"
+	tr '\n' '|' <"$tmp/calls"
+}
+printf '#!/bin/sh\necho "kp $*" >>%s\nexit $FAKE_HOOK\n' "$tmp/calls" >"$tmp/fake-kp"
+printf '#!/bin/sh\necho "mp $*" >>%s\ncase $1 in --ignore-install) exit $FAKE_LOAD ;; esac\nexit 1\n' \
+	"$tmp/calls" >"$tmp/fake-mp"
+chmod 755 "$tmp/fake-kp" "$tmp/fake-mp"
+is "the pre line run: the hook, its soft dependency (failing: ignored), the module" \
+	"$(run_line kp_prop_prov 0 0)" \
+	"kp hook kp_prop_prov x=1|mp -q kp_plain|mp --ignore-install kp_prop_prov x=1|rc=0|"
+is "... the hook refusing: nothing loaded, its status" \
+	"$(run_line kp_prop_prov 1 0)" "kp hook kp_prop_prov x=1|rc=1|"
+is "... the module failing: its status" \
+	"$(run_line kp_prop_prov 0 3)" \
+	"kp hook kp_prop_prov x=1|mp -q kp_plain|mp --ignore-install kp_prop_prov x=1|rc=3|"
+is "the post line run: the module, then its soft dependency (failing: ignored)" \
+	"$(run_line kp_gpl_prov 0 0)" \
+	"kp hook kp_gpl_prov x=1|mp --ignore-install kp_gpl_prov x=1|mp -q kp_plain|rc=0|"
+is "... the module failing: no soft dependency after it, its status" \
+	"$(run_line kp_gpl_prov 0 1)" "kp hook kp_gpl_prov x=1|mp --ignore-install kp_gpl_prov x=1|rc=1|"
+if command -v modprobe >/dev/null; then
+	for mod in kp_prop_prov kp_gpl_prov; do
+		modprobe -d "$sd" -S "$rel" -C "$sd/etc/modprobe.d" --show-depends $mod >"$tmp/sd" 2>&1
+		is "modprobe (kmod) with the overrides: $mod's install line runs, nothing inserted first" \
+			"$(grep -c "^install .*kopolicy hook" "$tmp/sd"):$(grep -c '^insmod' "$tmp/sd")" "1:0"
+	done
+	modprobe -d "$sd" -S "$rel" -C "$sd/etc/modprobe.d" --show-depends --ignore-install \
+		kp_prop_prov >"$tmp/sd" 2>&1
+	is "... and the line's own modprobe --ignore-install inserts the module alone" \
+		"$(grep -c '^insmod' "$tmp/sd"):$(grep -c 'kp_plain' "$tmp/sd")" "1:0"
+fi
+# an admin's softdep entry in a file sorting before kopolicy's wins: said, as before
+echo "softdep kp_prop_prov pre: kp_plain" >"$sd/etc/modprobe.d/0-a.conf"
+"$kp" hook --root "$sd" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "an admin's entry read first: exit 0, kp_prop_prov still unjudged, said" \
+	"$?:$(grep -c 'warning: kp_prop_prov' "$tmp/err"):$(grep -c 'NOT JUDGED' "$sdr")" "0:1:1"
+rm -f "$sd/etc/modprobe.d/0-a.conf"
+# a file of that name kopolicy did not write: left alone, the rules still written
+cp "$sdf" "$tmp/sdf-own"
+echo "softdep kp_prop_prov pre: kp_plain" >"$sdf"
+"$kp" hook --root "$sd" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "a foreign 0-kopolicy-softdeps.conf: exit 1, untouched" \
+	"$?:$(cat "$sdf")" "1:softdep kp_prop_prov pre: kp_plain"
+has "... said" "$tmp/err" "0-kopolicy-softdeps\.conf: not written by kopolicy \(its first line is not kopolicy's header\): left alone"
+cp "$tmp/sdf-own" "$sdf"
+# no module with soft dependencies left: the file goes
+mv "$sd/etc/modprobe.d/sd.conf" "$tmp/sd.conf"
+mv "$sd/lib/modules/$rel/modules.softdep" "$tmp/modules.softdep"
+"$kp" hook --root "$sd" --update-install-rules >"$tmp/out" 2>&1
+is "no soft dependency left: exit 0, the overrides removed" \
+	"$?:$([ -e "$sdf" ] && echo there || echo gone)" "0:gone"
+has "... said" "$tmp/out" "0-kopolicy-softdeps\.conf: removed \(no module needs it\)\$"
+mv "$tmp/sd.conf" "$sd/etc/modprobe.d/sd.conf"
+mv "$tmp/modules.softdep" "$sd/lib/modules/$rel/modules.softdep"
+"$kp" hook --root "$sd" --update-install-rules >/dev/null 2>&1
+# retired with kopolicy: the overrides would leave those modules without their soft
+# dependencies once the install lines are gone
+"$kp" hook --root "$sd" --retire-install-rules >"$tmp/out" 2>&1
+is "--retire-install-rules: exit 0, the overrides removed with the lines" \
+	"$?:$([ -e "$sdf" ] && echo there || echo gone):$(grep -c '^install' "$sdr")" "0:gone:0"
+has "... said" "$tmp/out" "0-kopolicy-softdeps\.conf: removed \(without kopolicy's install lines"
+
 tap_done

@@ -65,6 +65,32 @@ ok "symget: ... and the lookups the module saw return NULL" "$([ "$warned" = "$n
 [ "$warned" = "$failed" ] && [ "$warned" = "$nulls" ] ||
 	echo "# kopolicy: $(echo $warned); kernel: $(echo $failed); module null: $(echo $nulls)"
 
+# soft dependencies (the hook with 0-kopolicy-softdeps.conf; logs recorded from 2026-12-07):
+# libkmod runs the install line of a module whose softdeps kopolicy's override lifts, and the
+# line loads them once the hook let the module load
+if grep -q '^KPSTEP-BEGIN softdep' "$serial"; then
+	ok "softdep: --update-install-rules wrote the override of kp_gplonly_then_prop" \
+		"$(grep -qx 'KPSDFILE softdep \[k\]p_gplonly_then_prop pre:' "$serial"; echo $?)"
+	ok "softdep: ... and its line loads kp_plain after the hook, before the module" \
+		"$(grep -q '^KPSDLINE install kp_gplonly_then_prop .* hook \$MODPROBE_MODULE \$CMDLINE_OPTS && { /sbin/modprobe -q kp_plain || :; /sbin/modprobe --ignore-install \$MODPROBE_MODULE \$CMDLINE_OPTS; }$' "$serial"; echo $?)"
+	ok "softdep: modprobe fails" "$([ "$(rc_of softdep)" = 1 ]; echo $?)"
+	ok "softdep: the hook ran: kopolicy's message" \
+		"$(has "$(lines KPERR softdep)" "^kopolicy: kp_gplonly_then_prop: load blocked: would fail to load with ENOENT"; echo $?)"
+	ok "softdep: ... before its soft dependency: kp_plain not loaded" \
+		"$(! grep -q '^KPTAINT softdep kp_plain' "$serial"; echo $?)"
+	ok "softdep: the kernel never saw kp_gplonly_then_prop" \
+		"$([ -z "$(lines KPDMESG softdep | grep kp_gplonly_then_prop)" ]; echo $?)"
+	ok "softload: kp_symget removed, then loaded through its line: modprobe succeeds" \
+		"$([ "$(sed -n 's/^KPSDRM //p' "$serial")" = 0 ] && [ "$(rc_of softload)" = 0 ]; echo $?)"
+	ok "softload: the hook judged it (its symbol_get() warnings)" \
+		"$(has "$(lines KPERR softload)" "warning: symbol_get\([a-z_]*\) returns NULL"; echo $?)"
+	ok "softload: its soft dependency kp_plain loaded, before it (/proc/modules: newest first)" \
+		"$([ "$(sed -n 's/^KPORDER //p' "$serial")" = "kp_symget kp_plain " ] &&
+			grep -q '^KPTAINT softload kp_plain' "$serial"; echo $?)"
+	ok "softload: no softdep line left: the overrides removed" \
+		"$(grep -qx 'KPSDAFTER gone' "$serial"; echo $?)"
+fi
+
 # the hook with module_mutex held (6.12.118, 2026-12-06): /proc/modules' m_start() takes
 # module_mutex, where a task sleeps in D and no signal reaches it; the hook reads the file
 # through a child (lib/system/kernel-read.c) and waits on a pipe, where its --timeout fires:

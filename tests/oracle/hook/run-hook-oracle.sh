@@ -20,6 +20,12 @@
 #                                           the module with the lines kopolicy predicted (-v)
 #   symget   modprobe kp_symget             loads with kopolicy's symbol_get() warnings, which
 #                                           must be exactly the kernel's "failing symbol_get"
+#   softdep  modprobe kp_gplonly_then_prop  with a softdep line (pre: kp_plain) and the
+#                                           overrides --update-install-rules writes: the hook
+#                                           runs and blocks it before kp_plain loads
+#   softload modprobe kp_symget             (removed first) with a softdep line: judged, its
+#                                           soft dependency loaded before it; the overrides
+#                                           removed once no softdep line is left
 #   mutex    (last) an oops leaves module_mutex held; modprobe kp_gplonly_then_prop, failing
 #            closed: the hook answers at --timeout, its /proc/modules reader left in D
 #
@@ -36,6 +42,9 @@ KP=${2:-$ROOT/src/kopolicy}
 CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
 TIMEOUT=${KP_ORACLE_TIMEOUT:-300}
 FIXTURES=(kp_gpl_prov kp_prop_prov kp_use_prop kp_gplonly_then_prop kp_symget)
+# in kernel/ (in tree to kopolicy: no install line of its own), a soft dependency of the softdep
+# steps
+SOFT=kp_plain
 
 die() { echo "run-hook-oracle: error: $*" >&2; exit 2; }
 log() { echo "run-hook-oracle: $*" >&2; }
@@ -58,7 +67,7 @@ eval "$KENV"
 REL=$KP_RELEASE
 WORK=$CACHE/oracle/$KP_ABI
 mkdir -p "$WORK"
-hash=$( { for f in "${FIXTURES[@]}"; do find "$ROOT/fixtures/src/$f" -type f -print0; done \
+hash=$( { for f in "${FIXTURES[@]}" "$SOFT"; do find "$ROOT/fixtures/src/$f" -type f -print0; done \
 	| LC_ALL=C sort -z | xargs -0 sha256sum | sed "s@$ROOT/@@"
 	sha256sum "$ROOT/fixtures/build.sh" "$ROOT/fixtures/edit-ko.py" | sed "s@$ROOT/@@"
 	echo "$KP_ABI"; } | sha256sum | cut -c1-16)
@@ -68,14 +77,14 @@ FIX=$WORK/hook-fixtures-$hash
 # compiler than the host's
 committed=$ROOT/fixtures/ko/$SERIES
 if grep -qx "abi=$KP_ABI" "$committed/kernel.txt" 2>/dev/null &&
-	(for f in "${FIXTURES[@]}"; do [ -f "$committed/$f.ko" ] || exit 1; done); then
+	(for f in "${FIXTURES[@]}" "$SOFT"; do [ -f "$committed/$f.ko" ] || exit 1; done); then
 	FIX=$committed
 	log "the committed fixtures of $committed (built for $KP_ABI)"
 elif [ ! -f "$FIX/.complete" ]; then
-	log "building ${FIXTURES[*]} for $KP_ABI into $FIX"
+	log "building ${FIXTURES[*]} $SOFT for $KP_ABI into $FIX"
 	rm -rf "$FIX"
 	mkdir -p "$FIX"
-	"$ROOT/fixtures/build.sh" "$KP_KDIR" "$FIX" "${FIXTURES[@]}" >"$FIX.build.log" 2>&1 ||
+	"$ROOT/fixtures/build.sh" "$KP_KDIR" "$FIX" "${FIXTURES[@]}" "$SOFT" >"$FIX.build.log" 2>&1 ||
 		{ tail -n 30 "$FIX.build.log" >&2; die "fixtures/build.sh failed (log: $FIX.build.log)"; }
 	touch "$FIX/.complete"
 fi
@@ -132,6 +141,8 @@ for lib in $(ldd "$KMOD" "$KP" "${lazy[@]}" |
 	cp -L "$lib" "$stage$lib"
 done
 for f in "${FIXTURES[@]}"; do cp "$FIX/$f.ko" "$stage/lib/modules/$REL/extra/"; done
+mkdir -p "$stage/lib/modules/$REL/kernel/misc"
+cp "$FIX/$SOFT.ko" "$stage/lib/modules/$REL/kernel/misc/"
 : >"$stage/lib/modules/$REL/modules.builtin"
 : >"$stage/lib/modules/$REL/modules.order"
 depmod -b "$stage" "$REL" 2>/dev/null
@@ -194,6 +205,28 @@ kopolicy hook -v kp_gplonly_then_prop 2>&1 | sed 's/^/KPPRED /'
 step blocked kp_gplonly_then_prop
 step bypass --ignore-install kp_gplonly_then_prop
 step symget kp_symget
+# Soft dependencies: libkmod never runs the install line of a module that has some; the
+# overrides --update-install-rules writes (0-kopolicy-softdeps.conf) make it run it, and the
+# line loads them itself once the hook let the module load. kp_gplonly_then_prop with a pre
+# kp_plain: the hook blocks it before kp_plain loads (without the override: kp_plain loaded,
+# then the kernel refused the module). kp_symget (removed first) with a pre kp_plain: judged
+# (its symbol_get() warnings), kp_plain loaded before it. Then no softdep line: the overrides go.
+echo "softdep kp_gplonly_then_prop pre: kp_plain" >/etc/modprobe.d/sd.conf
+kopolicy hook --update-install-rules 2>&1 | sed 's/^/KPSDUPD /'
+sed 's/^/KPSDFILE /' /etc/modprobe.d/0-kopolicy-softdeps.conf
+grep '^install kp_gplonly_then_prop ' /etc/modprobe.d/zz-kopolicy.conf | sed 's/^/KPSDLINE /'
+step softdep kp_gplonly_then_prop
+/sbin/modprobe -r kp_symget
+echo "KPSDRM $?"
+echo "softdep kp_symget pre: kp_plain" >/etc/modprobe.d/sd.conf
+kopolicy hook --update-install-rules 2>&1 | sed 's/^/KPSDUPD /'
+step softload kp_symget
+echo "KPORDER $(cut -d' ' -f1 /proc/modules | grep -E '^kp_(plain|symget)$' | tr '\n' ' ')"
+# kp_plain goes again: the mutex step's kp_strtab_guard.ko is named kp_plain to the kernel
+/sbin/modprobe -r kp_plain
+rm /etc/modprobe.d/sd.conf
+kopolicy hook --update-install-rules 2>&1 | sed 's/^/KPSDUPD /'
+[ -e /etc/modprobe.d/0-kopolicy-softdeps.conf ] && echo "KPSDAFTER there" || echo "KPSDAFTER gone"
 # Last (nothing loads after it): the hook on a machine whose module_mutex an oops left held.
 # kp_strtab_guard's import name starts in the guard page (resolve_symbol()), or kp_absent_prov's
 # export name is a wild pointer (complete_formation()): find_symbol() faults holding the lock
