@@ -3,8 +3,8 @@
  * The hook's softdep overrides (hook-rules-internal.h), the file KP_SOFTDEPS_BASE beside the
  * install rules. libkmod never runs the install line of a module with soft dependencies
  * (libkmod 30 to 34, __kmod_module_fill_softdep(): its probe list marks it ignorecmd), so
- * modprobe would load such a module (NVIDIA's nvidia.ko: "pre: ecdh_generic,ecdsa_generic")
- * without the hook. libkmod uses the first softdep entry that matches a module (config files
+ * modprobe would load such a module without the hook (nvidia under the "softdep nvidia pre:
+ * vfio-pci" GPU passthrough setups write). libkmod uses the first softdep entry that matches a module (config files
  * in the order of their names, modules.softdep among them): an entry naming no module, in a
  * file whose name sorts first, leaves it none, and modprobe runs its install line, which loads
  * the soft dependencies itself (hook-rules.c). Each entry names its module with its first

@@ -4,13 +4,15 @@
  * libkmod with the root's modprobe.d directories and release directory, as modprobe would.
  * libkmod 30 to 34's probe list (__kmod_module_fill_softdep()) sets ignorecmd on a module
  * whose first matching softdep entry (kmod_module_get_softdeps(): config files in order of
- * their names, modules.softdep among them) names a module, pre or post, and then never runs
- * its install line: such a module (NVIDIA's nvidia.ko declares "pre: ecdh_generic,
- * ecdsa_generic") is inserted without the hook, unless kopolicy's own override (an entry
+ * their names, modules.softdep among them) names a module it finds, pre or post, and then
+ * never runs its install line: such a module (nvidia under the "softdep nvidia pre: vfio-pci"
+ * GPU passthrough setups write) is inserted without the hook, unless kopolicy's own override (an entry
  * naming none, "softdep [n]vidia pre:", in a file sorting first) matches it first. The entry
  * modprobe would use without that override is read from the configuration's softdep entries
  * (kmod_config_get_softdeps()), in the same order, the override skipped, so that the
- * module's install line can load those modules itself.
+ * module's install line can load those modules itself. Names are words between blanks:
+ * nvidia.ko's own softdep= "pre: ecdh_generic,ecdsa_generic" is one name, which libkmod
+ * finds no module for, so its install line runs (checked with kmod 30's modprobe).
  */
 #include "config.h"
 

@@ -410,7 +410,7 @@ has "... named under the link's path" "$tmp/rules-linked" \
 
 # soft dependencies: libkmod never runs the install line of a module that has some (its probe
 # list marks it ignorecmd), whether from a modprobe.d softdep line or from the module's own
-# softdep= (depmod's modules.softdep; NVIDIA's nvidia.ko has "pre: ecdh_generic,ecdsa_generic")
+# softdep= (depmod's modules.softdep); GPU passthrough setups write "softdep nvidia pre: vfio-pci"
 sd=$tmp/root-softdep
 rules_root "$sd"
 stub "$sd" "$self"
@@ -537,5 +537,21 @@ mv "$tmp/modules.softdep" "$sd/lib/modules/$rel/modules.softdep"
 is "--retire-install-rules: exit 0, the overrides removed with the lines" \
 	"$?:$([ -e "$sdf" ] && echo there || echo gone):$(grep -c '^install' "$sdr")" "0:gone:0"
 has "... said" "$tmp/out" "0-kopolicy-softdeps\.conf: removed \(without kopolicy's install lines"
+
+# nvidia.ko's own softdep= ("pre: ecdh_generic,ecdsa_generic"): one comma-joined name, for
+# which libkmod finds no module, so modprobe runs its line as it is
+echo "softdep kp_gpl_prov pre: kp_plain,kp_use_prop" >"$sd/lib/modules/$rel/modules.softdep"
+rm -f "$sd/etc/modprobe.d/sd.conf"
+"$kp" hook --root "$sd" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "a comma-joined softdep (nvidia.ko's own): exit 0, no override, no warning" \
+	"$?:$([ -e "$sdf" ] && echo there || echo none):$(grep -c warning "$tmp/err")" "0:none:0"
+has "... the rules say modprobe finds none" "$sdr" \
+	"^#   soft dependencies \(kp_plain,kp_use_prop\): none modprobe finds\$"
+has "... and keep the plain line" "$sdr" \
+	"^install kp_gpl_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS\$"
+if command -v modprobe >/dev/null; then
+	modprobe -d "$sd" -S "$rel" -C "$sd/etc/modprobe.d" --show-depends kp_gpl_prov >"$tmp/sd" 2>&1
+	is "... which modprobe (kmod) runs" "$(grep -c "^install .*kopolicy hook" "$tmp/sd")" 1
+fi
 
 tap_done
