@@ -5,6 +5,7 @@
 # set -e ends the script without a word, or an if/&&/|| takes the wrong branch: the fresh CI
 # machine's silent hook oracle (3c9a2ae, 'ldconfig -p | awk ... exit'). Every script of the
 # tree CI and users run is read: tests, bench, fixtures, contrib, .ci/run.
+# shellcheck disable=SC2016 # the probes are shell text, written as it is
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -86,5 +87,14 @@ python3 "$lint" "$tmp/fixed.sh" "$tmp/plain.sh" >"$tmp/fixed.out"
 _st=$?
 is "the fixed forms pass" "$(cat "$tmp/fixed.out")" ""
 is "... with status 0" $_st 0
+
+# a file sourced by a script with pipefail runs under it: judged with that script, not alone
+printf '%s\n' 'first() { ls "$1" | head -n 1; }' >"$tmp/lib.sh"
+printf '%s\n' '#!/bin/bash' 'set -eo pipefail' '. "$(dirname "$0")/lib.sh"' >"$tmp/main.sh"
+python3 "$lint" "$tmp/lib.sh" >"$tmp/lib.out"
+is "a library alone is not judged" "$(cat "$tmp/lib.out")" ""
+python3 "$lint" "$tmp/main.sh" "$tmp/lib.sh" >"$tmp/lib.out"
+is "... sourced by a pipefail script, it is" "$(sed 's/  \[.*//; s#^.*/lib.sh:##' "$tmp/lib.out")" \
+	'1: ls "$1" | head -n 1'
 
 tap_done

@@ -14,7 +14,8 @@ is false: the wrong branch, silently. The output was small on the machine the sc
 written on and larger on the next one (ldconfig -p, a module tree's find, vmlinux's symbols):
 the fresh CI machine's silent hook oracle (3c9a2ae).
 
-Each such pipeline in a script that sets pipefail is printed as "PATH:LINE: WRITER | READER"
+Each such pipeline in a script that sets pipefail, or in a file such a script sources (by
+a name among the SCRIPTs), is printed as "PATH:LINE: WRITER | READER"
 and the exit status is 1, unless the writer just before the reader is bounded by itself (the
 BOUNDED patterns below: a head/tail/sed of a fixed number of lines, a --version) or an
 allow-list line names it: "PATH<TAB>REGEX<TAB>WHY", REGEX searched in the pipeline's text, for
@@ -324,13 +325,20 @@ def main(argv):
                 p, rx, _why = ln.split('\t', 2)
                 allow.append((p, re.compile(rx)))
         argv = argv[2:]
-    found = 0
+    texts = {}
     for path in argv[1:]:
         with open(path, encoding='utf-8', errors='replace') as f:
-            text = f.read()
-        if not sets_pipefail(text):
+            texts[path] = f.read()
+    # the scripts that set pipefail, and the files they source: those run under it too
+    judged = {p for p, t in texts.items() if sets_pipefail(t)}
+    sourced = {m.group(1) for p in judged for m in re.finditer(
+        r'^\s*(?:\.|source)\s+\S.*/([A-Za-z0-9_.-]+\.sh)"?\s*$', texts[p], re.M)}
+    judged |= {p for p in texts if p.rsplit('/', 1)[-1] in sourced}
+    found = 0
+    for path in argv[1:]:
+        if path not in judged:
             continue
-        for line, pipe, writer, why in scan(text):
+        for line, pipe, writer, why in scan(texts[path]):
             if any(path.endswith(p) and rx.search(pipe) for p, rx in allow):
                 continue
             print(f'{path}:{line}: {pipe}  [{why} behind: {writer}]')
