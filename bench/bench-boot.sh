@@ -53,6 +53,8 @@
 # out-of-tree modules) and raw.txt (all of it with every boot's report, the file to keep).
 # Exit status: 0 done, 1 a boot failed or gave no report, 2 usage or setup error.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "bench-boot: error: line $LINENO: exit status $?" >&2' ERR
 
 die() { echo "bench-boot: $*" >&2; exit 2; }
 usage() {
@@ -110,7 +112,7 @@ done
 [ -x /usr/bin/time ] || die "GNU time is not installed (apt-get install time)"
 BUSYBOX=/bin/busybox
 if ! "$BUSYBOX" --list >/dev/null 2>&1 ||
-	readelf -l "$BUSYBOX" | grep -q 'program interpreter'; then
+	readelf -l "$BUSYBOX" | grep 'program interpreter' >/dev/null; then
 	die "$BUSYBOX is not a static busybox (apt-get install busybox-static)"
 fi
 TIMEOUT=${KPBENCH_BOOT_TIMEOUT:-1200}

@@ -30,6 +30,8 @@
 # as the root's sys/kernel/btf/vmlinux, as on a running Debian kernel (DEBUG_INFO_BTF_MODULES:
 # the hook then checks each module's .BTF against it).
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "bench-hook-all: error: line $LINENO: exit status $?" >&2' ERR
 
 usage() { echo "usage: bench-hook-all.sh KOPOLICY_BIN TREE_ROOT [CONCURRENCY] [LIMIT]" >&2; exit 2; }
 kp=${1:-}
@@ -41,7 +43,7 @@ every=${4:-1}
 for t in depmod modprobe python3; do
 	command -v $t >/dev/null || { echo "bench-hook-all: $t is needed" >&2; exit 2; }
 done
-rel=$(ls "$tree/lib/modules" | head -1)
+rel=$(ls "$tree/lib/modules" | sed -n 1p)
 [ -d "$tree/lib/modules/$rel/kernel" ] || { echo "bench-hook-all: no $tree/lib/modules/<release>/kernel" >&2; exit 2; }
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/bench-hook-all.XXXXXX")

@@ -25,6 +25,8 @@
 # filled by each cell's warm-up run: the numbers are warm-cache ones. KOPOLICY_CACHE=off in
 # the environment times the hook without it.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "bench-hook: error: line $LINENO: exit status $?" >&2' ERR
 
 usage() { echo "usage: bench-hook.sh KOPOLICY_BIN TREE_ROOT [RUNS] [MODULE...]" >&2; exit 2; }
 kp=${1:-}
@@ -38,7 +40,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 command -v depmod >/dev/null || { echo "bench-hook: depmod (kmod) is not installed" >&2; exit 2; }
 command -v modprobe >/dev/null || { echo "bench-hook: modprobe (kmod) is not installed" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "bench-hook: python3 is needed" >&2; exit 2; }
-rel=$(ls "$tree/lib/modules" | head -1)
+rel=$(ls "$tree/lib/modules" | sed -n 1p)
 [ -d "$tree/lib/modules/$rel/kernel" ] || { echo "bench-hook: no $tree/lib/modules/<release>/kernel" >&2; exit 2; }
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/bench-hook.XXXXXX")
@@ -68,13 +70,13 @@ expand_set() {
 	local all
 	case $1 in
 	@largest:*) find -L "$md/kernel" -name '*.ko*' -type f -printf '%s %p\n' | sort -rn |
-		head -n "${1#@largest:}" | while read -r _ f; do modname "$f"; done ;;
+		sed -n "1,${1#@largest:}p" | while read -r _ f; do modname "$f"; done ;;
 	@sample:*)
 		mapfile -t all < <(find -L "$md/kernel" -name '*.ko*' -type f | sort)
 		local step=$(( ${#all[@]} / ${1#@sample:} ))
 		[ "$step" -ge 1 ] || step=1
 		for ((i = 0; i < ${#all[@]}; i += step)); do modname "${all[$i]}"; done |
-			head -n "${1#@sample:}" ;;
+			sed -n "1,${1#@sample:}p" ;;
 	@all) find -L "$md/kernel" -name '*.ko*' -type f | sort | while read -r f; do modname "$f"; done ;;
 	*) echo "bench-hook: unknown set $1 (@largest:N, @sample:N, @all)" >&2; exit 2 ;;
 	esac

@@ -52,6 +52,8 @@
 # TREE_ROOT is an extracted linux-image package (tests/corpus/fetch-trees.sh makes them).
 # Exit: 0 measured, 2 setup error or a tool failed.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "bench-tree: error: line $LINENO: exit status $?" >&2' ERR
 
 usage="usage: bench-tree.sh KOPOLICY_BIN TREE_ROOT [RUNS]"
 kp=${1:?$usage}
@@ -234,7 +236,7 @@ if want check-b-after-depmod || want check-after-depmod || want depmod-write; th
 	cp -a "$root/." "$scratch/" || die "cannot copy $root to $scratch"
 fi
 echo "tree: $root ($rel, $nmods modules), $runs runs each, alternating after a warm-up round"
-echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sed -n 1p)"
 echo "depmod: $(depmod --version | tr '\n' ' ')"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); load before: $(cut -d ' ' -f 1-3 /proc/loadavg)"
 round ""

@@ -43,7 +43,7 @@ bench_decides() {
 	case $out in
 	*"cannot decide"*)
 		echo "bench: the hook cannot decide $3 on the scratch root:" >&2
-		grep 'cannot decide' <<<"$out" | head -n 1 >&2
+		grep -m 1 'cannot decide' <<<"$out" >&2
 		return 2
 		;;
 	esac

@@ -41,7 +41,7 @@ chk=(check --format json -k "$symvers" --kernel-config "$config" --kernel-releas
 n=$(find "$moddir" -name '*.ko' -type f | wc -l)
 [ "$n" -ge "$count" ] || die "fewer than $count plain .ko files in $moddir"
 mapfile -t mods < <(find "$moddir" -name '*.ko' -type f | sort |
-	awk -v n="$n" -v c="$count" 'NR % int(n / c) == 7' | head -n "$count")
+	awk -v n="$n" -v c="$count" 'NR % int(n / c) == 7' | sed -n "1,${count}p")
 cur= # the module being changed: put back by the trap
 trap '[ -z "$cur" ] || cp -p "$tmp/signed.ko" "$cur"; rm -rf "$tmp"' EXIT
 same=0 differ=0

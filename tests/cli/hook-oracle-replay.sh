@@ -16,7 +16,7 @@ tap_tmpdir
 for log in "$top"/tests/oracle/hook/testdata/serial-{mutex,ksymtab}-*.serial; do
 	series=${log##*/serial-*-}
 	series=${series%.serial}
-	rel=$(grep -o 'KPHOOK-BEGIN [^ ]*$' "$log" | head -1 | cut -d' ' -f2)
+	rel=$(grep -o 'KPHOOK-BEGIN [^ ]*$' "$log" | sed -n 1p | cut -d' ' -f2)
 	# each check of that log as one of this script's, its series in front
 	while IFS= read -r line; do
 		case $line in
@@ -36,7 +36,7 @@ for log in "$top"/tests/oracle/hook/testdata/serial-{mutex,ksymtab}-*.serial; do
 		"$fx/config.gz" --kernel-release "$rel" "$wild" "$fx/kp_gplonly_then_prop.ko" \
 		> "$tmp/$series.json" 2> /dev/null
 	bug='^\[ *[0-9.]*\] BUG: unable to handle page fault for address: \([0-9a-f]*\)$'
-	addr=$(sed -n "s/$bug/\\1/p" "$log" | head -1)
+	addr=$(sed -n "s/$bug/\\1/p" "$log" | sed -n 1p)
 	python3 - "$tmp/$series.json" "${addr:-0}" <<'PY'
 import json, sys
 d = {m["name"]: m for m in json.load(open(sys.argv[1]))["modules"]}

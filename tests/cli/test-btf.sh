@@ -116,7 +116,7 @@ KOPOLICY_CACHE_STATS=1 check "$tmp/c4.json" "$fx/config.gz" --vmlinux-btf "$bx/v
 cmp -s "$tmp/c2.json" "$tmp/c4.json" &&
 	grep -q "module BTF: 0 checked, 1 from the cache" "$tmp/c4.json.err"
 ok "BTF verdict memo: a cached read takes the verdict, checks nothing" $?
-memo=$(ls "$KOPOLICY_CACHE_DIR"/facts-v*/sigs/btf-*.memo 2>/dev/null | head -n1)
+memo=$(ls "$KOPOLICY_CACHE_DIR"/facts-v*/sigs/btf-*.memo 2>/dev/null | sed -n 1p)
 [ -n "$memo" ] && rm -f "$memo"
 KOPOLICY_CACHE_STATS=1 check "$tmp/c5.json" "$fx/config.gz" --vmlinux-btf "$bx/vmlinux.btf.xz" \
 	"$bx/btf_veth_shift.ko"

@@ -108,7 +108,7 @@ fi
 
 # 4. a module rewritten in place (same path) gets its new facts
 mods=()
-while IFS= read -r f; do mods+=("$f"); done < <(find "$d" -name '*.ko' -type f | sort | head -n 2)
+while IFS= read -r f; do mods+=("$f"); done < <(find "$d" -name '*.ko' -type f | sort | sed -n 1,2p)
 cp "${mods[0]}" "$tmp/m.ko"
 run m1 info --json "$tmp/m.ko"
 cat "${mods[1]}" >"$tmp/m.ko"
@@ -125,11 +125,11 @@ wait
 chk p3
 same ref p1 && same ref p2 && same ref p3
 ok "two runs writing at once, then a warm run: identical" $?
-ok "no temporary file left" $(find "$cdir" -name '.tmp-*' | grep -q . && echo 1 || echo 0)
+ok "no temporary file left" $(find "$cdir" -name '.tmp-*' | grep . >/dev/null && echo 1 || echo 0)
 
 # a compressed module copied elsewhere is found by its content (no decompression)
 suffix() { local b=${1##*/}; echo "${b#*.}"; } # ko, ko.xz, ...
-comp=$(find "$d" -name '*.ko.*' -type f | sort | head -n 1)
+comp=$(find "$d" -name '*.ko.*' -type f | sort | sed -n 1p)
 copy=$tmp/copy.$(suffix "$comp")
 "$kp" info --json "$d" >/dev/null # entries with info's read options (every modinfo tag)
 cp "$comp" "$copy"
@@ -144,7 +144,7 @@ ok "then a hit by state ($s)" \
 # many small packs (one per run) are merged into few, with the same answers
 rm -rf "$tmp/cache"
 i=0
-for f in $(find "$d" -name '*.ko*' -type f | sort | head -n 20); do
+for f in $(find "$d" -name '*.ko*' -type f | sort | sed -n 1,20p); do
 	cp "$f" "$tmp/many-$i.$(suffix "$f")"
 	i=$((i + 1))
 done
@@ -173,7 +173,7 @@ ok "cache show: directory, entries, packs, disk use" $?
 "$kp" cache prune --max-size 1G >"$tmp/prune.txt"
 grep -q "^removed: 0 files$" "$tmp/prune.txt" && [ "$(packs)" -eq 2 ]
 ok "cache prune under the limit removes nothing" $?
-old=$(ls -S "$cdir"/packs/*.pack | head -n 1) # the check's
+old=$(ls -S "$cdir"/packs/*.pack | sed -n 1p) # the check's
 touch -d '2 days ago' "$old"
 used=$(sed -n 's/^disk use: \([0-9]*\) bytes.*/\1/p' "$tmp/show.txt")
 "$kp" cache prune --max-size $((used - 1)) >"$tmp/prune.txt"
@@ -202,7 +202,7 @@ ok "cache clear with nothing obsolete says nothing of it" $?
 "$kp" cache frobnicate 2>/dev/null
 ok "cache with an unknown action exits 2" $(($? == 2 ? 0 : 1))
 XDG_CACHE_HOME=$tmp/xdg KOPOLICY_CACHE_DIR= "$kp" cache show |
-	grep -q "^directory: $tmp/xdg/kopolicy/facts-v7$"
+	grep "^directory: $tmp/xdg/kopolicy/facts-v7$" >/dev/null
 ok "the user cache is under \$XDG_CACHE_HOME/kopolicy" $?
 
 # 7. the result cache: a run replays only while every input is unchanged
@@ -213,7 +213,7 @@ root=$tmp/root
 mdir=$root/lib/modules/$rel/kernel/a
 mkdir -p "$mdir" "$root/usr/src/linux-headers-$rel" "$root/boot"
 for f in "${mods[@]}"; do cp "$f" "$mdir/"; done
-find "$d" -name 'kp_*.ko' -type f | sort | head -n 12 | while read -r f; do cp "$f" "$mdir/"; done
+find "$d" -name 'kp_*.ko' -type f | sort | sed -n 1,12p | while read -r f; do cp "$f" "$mdir/"; done
 gzip -dc "$d/Module.symvers.gz" >"$root/usr/src/linux-headers-$rel/Module.symvers"
 gzip -dc "$d/config.gz" >"$root/boot/config-$rel"
 sleep 1.1 # an input changed less than a second before a run is not trusted (not stored)
@@ -283,7 +283,7 @@ expect r12 "hit, replayed" "that option's run replayed" "${B[@]}" --format json
 NO_COLOR=1 expect r13 "miss, stored*" "an environment variable changed: a miss" "${B[@]}"
 expect r14 "hit, replayed" "the first environment's entry still replayed" "${B[@]}"
 # damaged, truncated and foreign entries are misses with the right answer
-ent=$(grep -l "" "$tmp"/cache/runs-v1/*.run | head -n 1)
+ent=$(grep -l "" "$tmp"/cache/runs-v1/*.run | sed -n 1p)
 for how in flip truncate foreign; do
 	for e in "$tmp"/cache/runs-v1/*.run; do
 		case $how in
@@ -311,7 +311,7 @@ rc c2 "${B[@]}" >/dev/null &
 wait
 expect c3 "hit, replayed" "two runs stored at once, then replayed" "${B[@]}"
 ok "result cache: no temporary file left" \
-	$(find "$tmp/cache/runs-v1" -name '.tmp-*' | grep -q . && echo 1 || echo 0)
+	$(find "$tmp/cache/runs-v1" -name '.tmp-*' | grep . >/dev/null && echo 1 || echo 0)
 # stdout and stderr into one file: the same bytes in the same order, recorded and replayed
 mix=$tmp/mix
 mkdir -p "$mix"
@@ -367,7 +367,7 @@ expect s2 "hit, replayed" "the spilled manifest replayed" "${B[@]}"
 early=$root/etc/depmod.d/000-a-long-name-so-that-the-manifest-spills-sooner.conf
 ent=$(echo "$tmp"/cache/runs-v1/*.run)
 mlen=$(od -An -t u8 -j 32 -N 8 "$ent" | tr -d ' ')
-at=$(grep -boa -- "$early" "$ent" | head -n 1 | cut -d: -f1)
+at=$(grep -boa -- "$early" "$ent" | sed -n 1p | cut -d: -f1)
 [ -n "$at" ] && [ $((at - ($(stat -c %s "$ent") - mlen))) -lt 60000 ] && [ "$mlen" -gt 65536 ]
 ok "result cache: $early is in the spilled part of a $mlen-byte manifest" $?
 echo "# changed" >>"$early"

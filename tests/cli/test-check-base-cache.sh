@@ -184,7 +184,7 @@ run stale "${C[@]}"
 same stale ref2
 ok "the changed Module.symvers: a miss, the new answer" $?
 is "... parsed and stored" "$(base stale)" "1 hits, 1 misses, 1 stored, 0 refused"
-new=$(entry symvers-any | grep -v "^$sym\$" | head -1)
+new=$(entry symvers-any | grep -v "^$sym\$" | sed -n 1p)
 [ -n "$new" ] && cp "$tmp/old.base" "$new"
 ok "the old entry copied over the new key's file" $?
 run renamed "${C[@]}"

@@ -75,7 +75,7 @@ while IFS= read -r f; do
 		if ! private "$path"; then
 			case " $may " in *" $to "*) continue ;; esac
 		fi
-		if echo "$exceptions" | grep -qxF "$rel $name"; then
+		if grep -qxF "$rel $name" <<<"$exceptions"; then
 			used="$used$rel $name"$'\n'
 			continue
 		fi
@@ -93,7 +93,7 @@ ok "every #include of lib/ and src/ goes down the layers, private headers only i
 stale=0
 while IFS= read -r e; do
 	[ -n "$e" ] || continue
-	if ! printf '%s' "$used" | grep -qxF "$e"; then
+	if ! grep -qxF "$e" <<<"$used"; then
 		echo "# exception no longer needed, delete it: $e" >&2
 		stale=1
 	fi

@@ -256,7 +256,7 @@ held() {
 		"$kp" hook -v --timeout 0 --root "$root" kp_use_prop >/dev/null 2>&1 &
 	spid=$!
 	for _ in $(seq 100); do
-		link=$(find "$tmp/priv" -mindepth 3 -maxdepth 3 -type l 2>/dev/null | head -n 1)
+		link=$(find "$tmp/priv" -mindepth 3 -maxdepth 3 -type l 2>/dev/null | sed -n 1p)
 		[ -n "$link" ] && break
 		sleep 0.1
 	done

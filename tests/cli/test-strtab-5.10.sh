@@ -38,7 +38,7 @@ ok "5.10 kp_strtab_page: -v's load order says the machine hangs" $?
 "$kp" explain -k "$fx/Module.symvers.gz" --kernel-config "$fx/config.gz" --kernel-release "$rel" \
 	kp_plain "$st/kp_strtab_page.ko" > "$tmp/page-explain.txt" 2>&1
 grep -A1 "^  - kernel-hang: the name of undefined symbol 32" "$tmp/page-explain.txt" |
-	grep -q "^    fix: rebuild the module with kbuild against 5.10.0-46-amd64's headers"
+	grep "^    fix: rebuild the module with kbuild against 5.10.0-46-amd64's headers" >/dev/null
 ok "5.10 kp_strtab_page: explain gives kernel-hang a fix (rebuild with kbuild)" $?
 # the same binary judged as 5.13 (no logbuf_lock): the 6.1 oops, the fault line, no hang
 check "$tmp/page13.json" --kernel-version 5.13.0 "$st/kp_strtab_page.ko"

@@ -18,6 +18,8 @@
 # default: the source tree). Prints one line per check and a closing
 # "N passed, N failed". Exit: 0 all passed, 1 a check failed, 2 setup error.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "check-base: error: line $LINENO: exit status $?" >&2' ERR
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=$(cd "$HERE/../.." && pwd)
@@ -94,9 +96,9 @@ fetch_dbg() { # tree arch apt-dir release
 	[ "$offline" = 0 ] || die "$tree: --offline but $pkg is not extracted in $out"
 	apt_opts "$arch" "$aptdir"
 	file=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$pkg" 2>/dev/null |
-		sed -n 's/^Filename: //p' | head -n 1)
+		sed -n 's/^Filename: //p' | sed -n 1p)
 	sha=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$pkg" 2>/dev/null |
-		sed -n 's/^SHA256: //p' | head -n 1)
+		sed -n 's/^SHA256: //p' | sed -n 1p)
 	if [ -z "$file" ] || [ -z "$sha" ]; then die "$tree: no candidate for $pkg"; fi
 	deb="$CACHE/debs/$arch/${file##*/}"
 	mkdir -p "$CACHE/debs/$arch"
@@ -134,7 +136,7 @@ refused() { # map log: dump-base fails on it, naming the reason
 
 same() { # file-a file-b label: identical, else show the start of the difference
 	if cmp -s "$1" "$2"; then return 0; fi
-	diff "$1" "$2" | head -n 10 | sed "s/^/  $3: /"
+	diff "$1" "$2" | sed -n "1,10s/^/  $3: /p"
 	return 1
 }
 
@@ -193,4 +195,4 @@ for tree in "${trees[@]}"; do
 done
 
 printf '%d passed, %d failed\n' "$passed" "$failed"
-[ "$failed" = 0 ]
+[ "$failed" = 0 ] || exit 1 # a failed count, not an error: no ERR trap line

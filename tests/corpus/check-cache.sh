@@ -58,13 +58,13 @@ touched_ok() {
 }
 
 for root in "${trees[@]}"; do
-	rel=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | head -n 1)
+	rel=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sed -n 1p)
 	md=$root/lib/modules/$rel
 	symvers=$root/usr/src/linux-headers-$rel/Module.symvers
-	config=$(ls "$root/boot/config-$rel" "$md/config" 2>/dev/null | head -n 1)
+	config=$(ls "$root/boot/config-$rel" "$md/config" 2>/dev/null | sed -n 1p)
 	[ -f "$symvers" ] || { echo "check-cache: $root: no Module.symvers, skipped" >&2; continue; }
 	nko=$(find "$md" -name '*.ko*' -type f | wc -l)
-	one=$(find "$md" -name '*.ko*' -type f | sort | head -n 1)
+	one=$(find "$md" -name '*.ko*' -type f | sort | sed -n 1p)
 	for cmd in check graph info; do
 		case $cmd in
 		check) args=(check --format json --fail-on never -k "$symvers" --kernel-release "$rel"
@@ -95,7 +95,7 @@ for root in "${trees[@]}"; do
 		else
 			echo "not ok $n - ${root##*/}: $cmd differs with the cache (replay: '$h1'; touched: '$h2', then '$h3')"
 			for r in cold warm facts damaged touched; do
-				same ref $r || echo "#   $r differs: $(cmp "$tmp/ref.out" "$tmp/$r.out" 2>&1 | head -n 1)"
+				same ref $r || echo "#   $r differs: $(cmp "$tmp/ref.out" "$tmp/$r.out" 2>&1 | sed -n 1p)"
 			done
 			fail=$((fail + 1))
 		fi

@@ -11,6 +11,8 @@
 # Prints each tree's report and a closing "N passed, N failed" (sum over trees).
 # Exit: 0 all passed, 1 any mismatch, 2 setup error (fetch or compare setup).
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "check-corpus: error: line $LINENO: exit status $?" >&2' ERR
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -50,10 +52,9 @@ while IFS= read -r line; do
 	symvers=$(field "$line" symvers)
 	echo "== $tree: $root ($release)"
 	out=$(mktemp)
-	set +e
-	python3 "$here/compare-info.py" --label "$tree" "$root" "$release" "$symvers" "$bin" | tee "$out"
-	st=${PIPESTATUS[0]}
-	set -e
+	# compare-info.py's own status, a failure kept (no set -e exit, no ERR trap line)
+	python3 "$here/compare-info.py" --label "$tree" "$root" "$release" "$symvers" "$bin" |
+		tee "$out" && st=0 || st=${PIPESTATUS[0]}
 	last=$(tail -n 1 "$out"); rm -f "$out"
 	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
 		passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))

@@ -36,6 +36,8 @@
 # "N passed, N failed" (sum over trees).
 # Exit: 0 all passed, 1 any mismatch, 2 setup error.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "check-graph: error: line $LINENO: exit status $?" >&2' ERR
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
@@ -206,7 +208,7 @@ while IFS= read -r line; do
 	dm symvers -e -E "$symvers" || setup_error "$tree: depmod -E failed"
 	if ! cmp -s "$dmdir/modules.dep" "$t/plain.dep"; then
 		echo "   note: depmod -E Module.symvers writes a different modules.dep than plain depmod:"
-		diff "$t/plain.dep" "$dmdir/modules.dep" | head -n 10 | sed 's/^/     /'
+		diff "$t/plain.dep" "$dmdir/modules.dep" | sed -n '1,10s/^/     /p'
 	fi
 	cp "$dmdir/modules.symbols" "$t/modules.symbols"
 	dm thin-symvers -n -e -E "$t/thin.symvers" || setup_error "$tree: depmod -E (thinned) failed"

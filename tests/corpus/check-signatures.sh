@@ -26,6 +26,8 @@
 # unsigned, resigned and resigned-enf a load without E or signature finding.
 # Exit: 0 all passed, 1 any failure, 2 setup error.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "check-signatures: error: line $LINENO: exit status $?" >&2' ERR
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -143,8 +145,8 @@ PY
 )
 	result "$tree" enforced "${out%% *}" "${out#* }"
 	# resigned: one module, a throwaway key
-	mod=$(find "$moddir/kernel/drivers/net" -name 'dummy.ko*' | head -1)
-	[ -n "$mod" ] || mod=$(find "$moddir/kernel" -name '*.ko*' | sort | head -1)
+	mod=$(find "$moddir/kernel/drivers/net" -name 'dummy.ko*' | sed -n 1p)
+	[ -n "$mod" ] || mod=$(find "$moddir/kernel" -name '*.ko*' | sort | sed -n 1p)
 	case $mod in
 	*.xz) xz -dc "$mod" > "$work/m.ko" ;;
 	*.zst) zstd -qdc "$mod" > "$work/m.ko" ;;
@@ -162,7 +164,7 @@ if d.endswith(m):
 open(p, 'wb').write(d)
 PY
 	signfile=$(find "$root/usr/lib" /usr/lib -maxdepth 3 -path '*linux-kbuild-*/scripts/sign-file' \
-		-type f 2>/dev/null | head -1 || true)
+		-type f 2>/dev/null | sed -n 1p || true)
 	how=openssl-cms
 	if [ -n "$signfile" ] && "$signfile" sha256 "$work/key.pem" "$work/cert.pem" "$work/m.ko" 2>/dev/null; then
 		how=sign-file
@@ -201,4 +203,4 @@ print(m['loads'], m['errno'], m['taint'], ','.join(f['id'] for f in m['findings'
 done < "$work/trees"
 
 echo "$pass passed, $failn failed"
-[ "$failn" -eq 0 ]
+[ "$failn" -eq 0 ] || exit 1 # a failed count, not an error: no ERR trap line

@@ -57,6 +57,8 @@
 # cache is shared with other scripts and users that may pin older versions.
 # Exit: 0 ok, 2 setup error.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "fetch-trees: error: line $LINENO: exit status $?" >&2' ERR
 
 CACHE=${KOPOLICY_CACHE:-$HOME/.cache/kopolicy}
 ALL_TREES=(amd64-6.12 amd64-6.1 arm64 i386 s390x amd64-5.10 amd64-6.12t amd64-7.2)
@@ -253,7 +255,7 @@ apt_setup() {
 
 pkg_field() { # pkg field -> value of the candidate version ("" when there is none)
 	{ apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null || true; } |
-		sed -n "s/^$2: //p" | head -n 1
+		sed -n "s/^$2: //p" | sed -n 1p
 }
 
 # fetch one package into $CACHE/debs/<arch>/, verified; prints the .deb path (1: not on the mirror)
@@ -364,7 +366,7 @@ do_tree() {
 		local listed="" have=none
 		for i in "${!cands[@]}"; do listed+="${listed:+,}${cands[$i]}=${vers[$i]}"; done
 		if [ -n "$got" ]; then
-			have=$(printf '%s\n' "$got" | head -n 1 |
+			have=$(printf '%s\n' "$got" | sed -n 1p |
 				sed -E 's/^[a-z]+ linux-[a-z]+-([^ ]+) (.*)$/\1=\2/')
 		fi
 		printf 'list=%s\tabis=%s\textracted=%s\n' "$tree" "$listed" "$have"

@@ -22,6 +22,8 @@
 # Builds run under nice -n 10 with -j2 at most; each package is time-boxed
 # ($KP_DKMS_TIMEOUT seconds, default 900).
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "build-dkms: error: line $LINENO: exit status $?" >&2' ERR
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -80,12 +82,12 @@ for pkg in "${PKGS[@]}"; do
 	x=$WORK/x/$base
 	if [ ! -d "$x" ]; then mkdir -p "$x" && dpkg -x "$deb" "$x"; fi
 	srcdir=$(find "$x/usr/src" -mindepth 2 -maxdepth 2 -name dkms.conf \
-		-printf '%h\n' | head -n1)
+		-printf '%h\n' | sed -n 1p)
 	[ -n "$srcdir" ] || { record "$pkg" "$ver" failed "no dkms.conf in the package"; continue; }
 	name=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' \
-		"$srcdir/dkms.conf" | head -n1)
+		"$srcdir/dkms.conf" | sed -n 1p)
 	mver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' \
-		"$srcdir/dkms.conf" | head -n1)
+		"$srcdir/dkms.conf" | sed -n 1p)
 	stamp=$WORK/built/$pkg
 	# one build of a package (all its variants) at a time: they share its dkms and source trees
 	exec 7>"$WORK/.build-lock-$base"
@@ -120,7 +122,7 @@ for pkg in "${PKGS[@]}"; do
 				--installtree "$WORK/install" \
 			>"$stamp/dkms.log" 2>&1 || rc=$?
 		t1=$(date +%s)
-		mlog=$(find "$WORK/tree/$name/$mver" -name make.log 2>/dev/null | head -n1)
+		mlog=$(find "$WORK/tree/$name/$mver" -name make.log 2>/dev/null | sed -n 1p)
 		[ -z "$mlog" ] || cp "$mlog" "$stamp/make.log"
 		kos=$(find "$WORK/tree/$name/$mver/$KP_ABI" -name '*.ko*' 2>/dev/null || true)
 		if [ $rc != 0 ] || [ -z "$kos" ]; then

@@ -7,6 +7,8 @@
 # usage: tests/dkms/check-depmod.sh KOPOLICY_BIN
 # The root is made by tests/dkms/run-dkms-oracle.sh --prepare-only (cached builds).
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "check-depmod: error: line $LINENO: exit status $?" >&2' ERR
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# = 1 ] && [ -x "$1" ] || { echo "usage: $0 KOPOLICY_BIN" >&2; exit 2; }
 KP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")

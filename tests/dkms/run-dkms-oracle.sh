@@ -23,6 +23,8 @@
 # scenario), resolved in a copy of the kernel's tree with the dkms modules in updates/dkms/
 # and depmod run on it (what `dkms install` leaves on a system).
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "run-dkms-oracle: error: line $LINENO: exit status $?" >&2' ERR
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)

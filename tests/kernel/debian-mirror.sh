@@ -46,7 +46,7 @@ debian_mirror() { # KIND (main|security) -> URI without a trailing slash
 				tolower($1) == "enabled:" { sub(/^[^:]*:/, ""); enabled = tolower($0); next }
 				END { flush() }' | tr ' \t' '\n\n'
 		done
-	} | sed -e 's|/*$||' | grep -E "^(https?|file)://.*${want}\$" | head -n1 |
+	} | sed -e 's|/*$||' | grep -E "^(https?|file)://.*${want}\$" | sed -n 1p |
 		grep . && return 0
 	echo "debian-mirror: no '$kind' Debian source (URI ending in $want) in /etc/apt/sources.list(.d)" >&2
 	return 1

@@ -39,6 +39,8 @@
 #
 # Exit status: 0 on success, 1 on any failure or usage error (message on stderr).
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "fetch-kernel: error: line $LINENO: exit status $?" >&2' ERR
 
 prog=${0##*/}
 
@@ -205,7 +207,7 @@ EOF
 # field PKG[=VER] FIELD ARCH -> value of FIELD of the candidate (or given) version
 field() {
 	kp_apt_cache "$3" show --no-all-versions "$1" 2>/dev/null |
-		sed -n "s/^$2: //p" | head -n1
+		sed -n "s/^$2: //p" | sed -n 1p
 }
 
 # deb_fetch ARCH PKG VER -> prints the cached .deb path (downloads if missing or corrupt)
@@ -280,8 +282,8 @@ HDR_PKG=linux-headers-$ABI
 
 # Dependencies of the per-flavour headers: the -common tree and linux-kbuild.
 deps=$(field "$HDR_PKG=$VERSION" Depends "$ARCH" | tr ',|' '\n' | sed 's/^ *//; s/ .*//')
-COMMON_PKG=$(grep -E '^linux-headers-.*-common$' <<<"$deps" | head -n1 || true)
-KBUILD_PKG=$(grep -E '^linux-kbuild-' <<<"$deps" | head -n1 || true)
+COMMON_PKG=$(grep -E '^linux-headers-.*-common$' <<<"$deps" | sed -n 1p || true)
+KBUILD_PKG=$(grep -E '^linux-kbuild-' <<<"$deps" | sed -n 1p || true)
 [ -n "$COMMON_PKG" ] || die "$HDR_PKG=$VERSION: no linux-headers-*-common dependency"
 [ -n "$KBUILD_PKG" ] || die "$HDR_PKG=$VERSION: no linux-kbuild-* dependency"
 COMMON_VER=$VERSION

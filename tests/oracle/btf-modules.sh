@@ -21,6 +21,8 @@
 #
 # Needs dpkg-deb, tar, xz, zstd, objcopy, python3.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "btf-modules: error: line $LINENO: exit status $?" >&2' ERR
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "btf-modules: error: $*" >&2; exit 1; }

@@ -29,6 +29,8 @@
 # prints compare.py's mismatch lines and a total `N passed, N failed, N skipped`.
 # Exit status: 0 all passed, 1 any mismatch or harness failure, 2 usage / no kopolicy binary.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "check-oracle: error: line $LINENO: exit status $?" >&2' ERR
 
 ORACLE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 

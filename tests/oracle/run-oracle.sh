@@ -31,6 +31,8 @@
 # file); the overrides serve bring-up and tests.
 # See tests/oracle/README.md.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "run-oracle: error: line $LINENO: exit status $?" >&2' ERR
 
 ORACLE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$ORACLE_DIR/../.." && pwd)
@@ -79,7 +81,7 @@ for tool in qemu-system-x86_64 cpio gcc strip readelf python3 timeout sha256sum 
 	command -v "$tool" >/dev/null || die "$tool not found (apt-get install qemu-system-x86 cpio gcc python3 coreutils)"
 done
 BUSYBOX=/bin/busybox
-if ! "$BUSYBOX" --list >/dev/null 2>&1 || readelf -l "$BUSYBOX" | grep -q 'program interpreter'; then
+if ! "$BUSYBOX" --list >/dev/null 2>&1 || readelf -l "$BUSYBOX" | grep 'program interpreter' >/dev/null; then
 	die "$BUSYBOX is not a static busybox (apt-get install busybox-static)"
 fi
 [ "$(id -u)" = 0 ] || die "must run as root (the initramfs needs a dev/console device node)"

@@ -33,6 +33,8 @@
 # signatures are deterministic, so the output is byte-for-byte reproducible from the package.
 # Needs dpkg-deb, tar, xz, zstd, openssl, python3.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "sig-modules: error: line $LINENO: exit status $?" >&2' ERR
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 keys=$(cd "$here/../data/sig" && pwd)
@@ -48,7 +50,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 member=$(dpkg-deb --fsys-tarfile "$DEB" | tar -t |
 	grep -E "^\./(usr/)?lib/modules/$(printf '%s' "$ABI" | sed 's/[.+]/\\&/g')/kernel/drivers/net/dummy\.ko(\.xz|\.zst)?\$" |
-	head -n 1) || true
+	sed -n 1p) || true
 [ -n "$member" ] || die "$DEB: no kernel/drivers/net/dummy.ko for $ABI"
 dpkg-deb --fsys-tarfile "$DEB" | tar -x -C "$tmp" "$member"
 case $member in

@@ -11,6 +11,8 @@
 # testdata/serial-*.serial           serial console logs for parse-serial.py (run-oracle.sh's
 #                                    kept logs, KP_ORACLE_KEEP=1; .serial, as git ignores *.log)
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "test-compare: error: line $LINENO: exit status $?" >&2' ERR
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 T=$HERE/testdata
@@ -141,4 +143,4 @@ expect "parse-serial KPSTACK without KPLOADBLOCKED" 1 - \
 
 echo "1..$((pass + fail))" # the TAP plan, last: make check runs this through tap-driver.sh
 echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+[ $fail = 0 ] || exit 1 # a failed count, not an error: no ERR trap line

@@ -12,6 +12,8 @@
 #
 # usage: tests/data/sig/gen.sh [--new-keys]
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "sig/gen: error: line $LINENO: exit status $?" >&2' ERR
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 tmp=$(mktemp -d)

@@ -6,6 +6,8 @@
 # run-hook-oracle.sh calls it after each boot; make check replays the committed log
 # (testdata/serial-mutex-*.serial and serial-ksymtab-*.serial, tests/cli/hook-oracle-replay.sh).
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "check-hook-serial: error: line $LINENO: exit status $?" >&2' ERR
 
 serial=$1
 REL=$2
@@ -113,8 +115,8 @@ if grep -q '^KPSTEP-BEGIN mutex' "$serial"; then
 		"$(has "$(lines KPERR mutex)" "Error running install command .* for module kp_gplonly_then_prop: retcode 2"; echo $?)"
 	# its wchan, or the top of its kernel stack where wchan says 0 (5.10.262: get_wchan()
 	# gives 0 for a task that is not running under the ORC unwinder)
-	reader=$(sed -n 's/^KPPROC mutex \([0-9]*\) kopolicy D \(m_start\|0\)$/\1 \2/p' "$serial" | head -1)
-	top=$(sed -n "s/^KPSTACK mutex ${reader%% *} //p" "$serial" | head -1)
+	reader=$(sed -n 's/^KPPROC mutex \([0-9]*\) kopolicy D \(m_start\|0\)$/\1 \2/p' "$serial" | sed -n 1p)
+	top=$(sed -n "s/^KPSTACK mutex ${reader%% *} //p" "$serial" | sed -n 1p)
 	ok "mutex: the hook's reader, left behind, sleeps in state D in /proc/modules' m_start()" \
 		"$([ -n "$reader" ] && { [ "${reader#* }" = m_start ] || [ "${top%%+*}" = m_start ]; }; echo $?)"
 	ok "mutex: ... the one kopolicy process left; no modprobe left" \
@@ -123,4 +125,4 @@ if grep -q '^KPSTEP-BEGIN mutex' "$serial"; then
 fi
 
 echo "1..$n"
-[ $fail = 0 ]
+[ $fail = 0 ] || exit 1 # a failed count, not an error: no ERR trap line

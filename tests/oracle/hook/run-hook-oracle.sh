@@ -56,7 +56,7 @@ for tool in qemu-system-x86_64 cpio depmod ldd gzip python3 timeout sha256sum; d
 	command -v "$tool" >/dev/null || die "$tool not found"
 done
 BUSYBOX=/bin/busybox
-if ! "$BUSYBOX" --list >/dev/null 2>&1 || readelf -l "$BUSYBOX" | grep -q 'program interpreter'; then
+if ! "$BUSYBOX" --list >/dev/null 2>&1 || readelf -l "$BUSYBOX" | grep 'program interpreter' >/dev/null; then
 	die "$BUSYBOX is not a static busybox (apt-get install busybox-static)"
 fi
 [ "$(id -u)" = 0 ] || die "must run as root (the initramfs needs a dev/console device node)"
@@ -92,14 +92,14 @@ fi
 # ---- kmod's modprobe: the binary of Debian's kmod package ----------------------------------------
 KMOD=""
 for c in /usr/bin/kmod /bin/kmod; do
-	if [ -x "$c" ] && dpkg -S "$c" 2>/dev/null | grep -q '^kmod:'; then KMOD=$c; break; fi
+	if [ -x "$c" ] && dpkg -S "$c" 2>/dev/null | grep '^kmod:' >/dev/null; then KMOD=$c; break; fi
 done
 if [ -z "$KMOD" ]; then
 	mkdir -p "$CACHE/hook-kmod"
 	(cd "$CACHE/hook-kmod" && apt-get download kmod >/dev/null) || die "apt-get download kmod failed"
 	rm -rf "$CACHE/hook-kmod/x"
-	dpkg -x "$(ls -t "$CACHE"/hook-kmod/kmod_*.deb | head -1)" "$CACHE/hook-kmod/x"
-	KMOD=$(ls "$CACHE"/hook-kmod/x/{usr/,}bin/kmod 2>/dev/null | head -1)
+	dpkg -x "$(ls -t "$CACHE"/hook-kmod/kmod_*.deb | sed -n 1p)" "$CACHE/hook-kmod/x"
+	KMOD=$(ls "$CACHE"/hook-kmod/x/{usr/,}bin/kmod 2>/dev/null | sed -n 1p)
 	[ -x "$KMOD" ] || die "no kmod binary in Debian's kmod package"
 fi
 KMOD_VERSION=$(dpkg-query -W -f '${Version}' kmod 2>/dev/null || echo "?")

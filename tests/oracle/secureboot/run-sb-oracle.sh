@@ -21,6 +21,8 @@
 # $VIRT_FW_VARS may name the script, $VIRT_FW_PYTHONPATH its library when only extracted).
 # One TCG boot takes about a minute.
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "run-sb-oracle: error: line $LINENO: exit status $?" >&2' ERR
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)

@@ -10,6 +10,8 @@
 # usage: gen.sh LINUX_SOURCE_DIR HEADERS_COMMON_DIR HEADERS_FLAVOUR_DIR
 #   e.g. gen.sh linux-source-6.1 /usr/src/linux-headers-6.1.0-57-{common,amd64}
 set -euo pipefail
+# set -e ends the script at a failing command: say where, never silently
+trap 'echo "revoke/gen: error: line $LINENO: exit status $?" >&2' ERR
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$1" && pwd)
 hdr=$(cd "$2" && pwd)
