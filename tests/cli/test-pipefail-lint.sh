@@ -33,8 +33,9 @@ for d in tests bench fixtures contrib .ci; do
 			esac
 		done >>"$tmp/scripts"
 done
-[ "$(wc -l <"$tmp/scripts")" -gt 50 ]
-ok "the scripts found ($(wc -l <"$tmp/scripts"))" $?
+nscripts=$(wc -l <"$tmp/scripts")
+[ "$nscripts" -gt 50 ]
+ok "the scripts found ($nscripts)" $?
 
 mapfile -t scripts <"$tmp/scripts"
 python3 "$lint" --allow "$top/tests/lib/pipefail-allow.tsv" "${scripts[@]}" >"$tmp/found" 2>&1
