@@ -2,7 +2,9 @@
 /*
  * The hook's install rules (hook-rules.h): one modprobe.d install line per gated module of
  * every installed release, printed, or written into a file that only kopolicy writes
- * (hook-rules-file.c); here the lines, rendered and read back.
+ * (hook-rules-file.c); here the lines, rendered and read back. The line of a module whose soft
+ * dependencies kopolicy's override lifts loads them itself: those of every release, the
+ * releases where the name is in tree and not gated included (modprobe.d is shared by them).
  */
 #include "config.h"
 
@@ -86,7 +88,9 @@ bool kp_rules_softdep_lifted(const struct kp_gated_module *m)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
 			return false;
-	return m->name[0] && kp_rules_softdeps_writable(m->softdep);
+	return m->name[0] && kp_rules_softdeps_writable(m->softdep) &&
+	       (!m->softdep_else_pre || kp_rules_softdeps_writable(m->softdep_else_pre)) &&
+	       (!m->softdep_else_post || kp_rules_softdeps_writable(m->softdep_else_post));
 }
 
 /*
@@ -518,18 +522,22 @@ static bool has_word(const char *list, size_t len, const char *w, size_t n)
 
 /*
  * The load commands of the soft dependencies, @post or not, of @g's modules @from to @to (one
- * name's, of every release: modprobe.d is shared by them), each name once. 0, or -1.
+ * name's, of every release: modprobe.d is shared by them, those of the releases where the name
+ * is not gated included), each name once. 0, or -1.
  */
 static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t to, bool post)
 {
 	char *seen = NULL;
 	size_t len = 0;
 
-	for (size_t i = from; i < to; i++) {
-		const struct kp_gated_module *m = &g->mods[i];
-		const char *p = post ? m->softdep_post : m->softdep_pre;
+	for (size_t i = from; i <= to; i++) {
+		/* @to: the releases where it is not gated (the same on each of its modules) */
+		const struct kp_gated_module *m = &g->mods[i < to ? i : from];
+		const char *p = i < to ? (post ? m->softdep_post : m->softdep_pre)
+				       : (post ? m->softdep_else_post : m->softdep_else_pre);
 
-		if (!kp_rules_softdep_lifted(m))
+		/* put_line() calls it only when one of them is lifted */
+		if (!p || (i < to && !kp_rules_softdep_lifted(m)))
 			continue;
 		while (*p) {
 			size_t n = strcspn(p, " ");
@@ -555,18 +563,25 @@ static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t t
 	return 0;
 }
 
+/* One of @g's modules @from to @to (one name) is lifted (kp_rules_softdep_lifted()). */
+static bool name_lifted(const struct kp_gated *g, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (kp_rules_softdep_lifted(&g->mods[i]))
+			return true;
+	return false;
+}
+
 /* The install line of @g's modules @from to @to (one name): TAIL, or with their softdeps. */
 static int put_line(FILE *f, const struct kp_gated *g, size_t from, size_t to, const char *self,
 		    const char *opts)
 {
 	const char *name = g->mods[from].name;
-	bool soft = false, post = false;
+	bool soft = name_lifted(g, from, to), post = g->mods[from].softdep_else_post != NULL;
 
 	for (size_t i = from; i < to; i++)
-		if (kp_rules_softdep_lifted(&g->mods[i])) {
-			soft = true;
+		if (kp_rules_softdep_lifted(&g->mods[i]))
 			post |= *g->mods[i].softdep_post != '\0';
-		}
 	if (!soft) {
 		fprintf(f, "install %s %s hook%s" TAIL "\n", name, self, opts);
 		return 0;
@@ -664,6 +679,15 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
 		else if (m->softdep)
 			kp_escaped_fprintf(f, "#   soft dependencies (%s): none modprobe finds\n",
 					   m->softdep);
+		if (last && (m->softdep_else_pre || m->softdep_else_post) &&
+		    name_lifted(g, first, i + 1))
+			kp_escaped_fprintf(
+				f,
+				"#   soft dependencies where it is not gated (%s%s%s): its "
+				"install line loads them too\n",
+				m->softdep_else_pre ? m->softdep_else_pre : "",
+				m->softdep_else_pre && m->softdep_else_post ? " " : "",
+				m->softdep_else_post ? m->softdep_else_post : "");
 		if (last && put_line(f, g, first, i + 1, self, opts) < 0)
 			oom = true;
 	}

@@ -37,6 +37,14 @@ struct kp_gated_module {
 	const char *softdep;	  /* all of them, pre then post */
 	const char *softdep_pre;  /* loaded before it ("" none) */
 	const char *softdep_post; /* loaded after it ("" none) */
+	/*
+	 * The names of the entries modprobe would use for a module of this name in the releases
+	 * where none is gated (in tree there: their own modules.softdep), the same on every module
+	 * of the name, " " between; NULL: none. modprobe.d is shared by the releases: kopolicy's
+	 * override and install line of the name apply there too, and the line loads these as well.
+	 */
+	const char *softdep_else_pre;
+	const char *softdep_else_post;
 	/* libkmod finds soft dependencies for it as configured now: it never runs its install line */
 	bool softdep_ignorecmd;
 };
@@ -81,7 +89,8 @@ void kp_gated_release(struct kp_gated *g);
  * so such a module's loads are not judged, unless an entry naming none matches it first:
  * kopolicy's own override (kp_gated_softdep_key()), whose module's install line then loads
  * them. softdep, softdep_pre and softdep_post: the entry modprobe would use without kopolicy's
- * overrides; softdep_ignorecmd: libkmod's own answer with everything as it is now
+ * overrides; softdep_else_pre and softdep_else_post: the same of the releases where no module of
+ * that name is gated; softdep_ignorecmd: libkmod's own answer with everything as it is now
  * (kmod_module_get_softdeps()). Every field left as it is before the call is reset. 0, or -1
  * with @err (libkmod missing, out of memory); a release libkmod cannot read is left as it is.
  */

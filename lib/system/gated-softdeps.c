@@ -10,7 +10,9 @@
  * naming none, "softdep [n]vidia pre:", in a file sorting first) matches it first. The entry
  * modprobe would use without that override is read from the configuration's softdep entries
  * (kmod_config_get_softdeps()), in the same order, the override skipped, so that the
- * module's install line can load those modules itself. Names are words between blanks:
+ * module's install line can load those modules itself; in every release, those of the releases
+ * where no module of its name is gated too (modprobe.d, so the override and the line, is shared
+ * by all of them: an in-tree module of that name keeps its own). Names are words between blanks:
  * nvidia.ko's own softdep= "pre: ecdh_generic,ecdsa_generic" is one name, which libkmod
  * finds no module for, so its install line runs (checked with kmod 30's modprobe).
  */
@@ -156,19 +158,29 @@ static int parse_value(const char *value, char **pre, size_t *prelen, char **pos
 	return 0;
 }
 
+/*
+ * The names of the first entry of @e matching module @name that is not kopolicy's own
+ * (parse_value(): malloc'ed, NULL none). 0, or -1 out of memory.
+ */
+static int entry_names(const struct entries *e, const char *name, char **pre, size_t *prelen,
+		       char **post, size_t *postlen)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		if (own_key(e->v[i].key, name) || fnmatch(e->v[i].key, name, 0) != 0)
+			continue;
+		return parse_value(e->v[i].value, pre, prelen, post, postlen);
+	}
+	return 0;
+}
+
 /* @m's fields from the first entry of @e matching it that is not kopolicy's own. 0 or -1. */
 static int entry_softdeps(struct kp_gated *g, struct kp_gated_module *m, const struct entries *e)
 {
 	char *pre = NULL, *post = NULL, *all = NULL;
 	size_t prelen = 0, postlen = 0, alen = 0;
-	int r = 0;
+	int r;
 
-	for (size_t i = 0; i < e->n; i++) {
-		if (own_key(e->v[i].key, m->name) || fnmatch(e->v[i].key, m->name, 0) != 0)
-			continue;
-		r = parse_value(e->v[i].value, &pre, &prelen, &post, &postlen);
-		break;
-	}
+	r = entry_names(e, m->name, &pre, &prelen, &post, &postlen);
 	if (r == 0 && (prelen || postlen)) {
 		if ((prelen && add_name(&all, &alen, pre, prelen) < 0) ||
 		    (postlen && add_name(&all, &alen, post, postlen) < 0))
@@ -184,13 +196,64 @@ static int entry_softdeps(struct kp_gated *g, struct kp_gated_module *m, const s
 	return r;
 }
 
+/* *@field (arena, NULL none) with the @n names at @add after it. 0, or -1 out of memory. */
+static int else_add(struct kp_gated *g, const char **field, const char *add, size_t n)
+{
+	size_t old = *field ? strlen(*field) : 0;
+	char *s = kp_arena_alloc(&g->arena, old + n + 2);
+
+	if (!s)
+		return -1;
+	if (old) {
+		memcpy(s, *field, old);
+		s[old++] = ' ';
+	}
+	memcpy(s + old, add, n);
+	s[old + n] = '\0';
+	*field = s;
+	return 0;
+}
+
+/*
+ * The soft dependencies in release @rel (its entries @e) of each name of @g none of whose
+ * modules is of @rel, added to the softdep_else fields of its modules. 0, or -1.
+ */
+static int else_softdeps(struct kp_gated *g, const struct entries *e, const char *rel)
+{
+	for (size_t from = 0, to; from < g->n; from = to) {
+		char *pre = NULL, *post = NULL;
+		size_t prelen = 0, postlen = 0;
+		bool here = false;
+		int r;
+
+		for (to = from; to < g->n && !strcmp(g->mods[to].name, g->mods[from].name); to++)
+			here |= !strcmp(g->mods[to].release, rel);
+		if (here)
+			continue;
+		r = entry_names(e, g->mods[from].name, &pre, &prelen, &post, &postlen);
+		if (r == 0 && prelen)
+			r = else_add(g, &g->mods[from].softdep_else_pre, pre, prelen);
+		if (r == 0 && postlen)
+			r = else_add(g, &g->mods[from].softdep_else_post, post, postlen);
+		for (size_t i = from + 1; i < to && r == 0; i++) {
+			g->mods[i].softdep_else_pre = g->mods[from].softdep_else_pre;
+			g->mods[i].softdep_else_post = g->mods[from].softdep_else_post;
+		}
+		free(pre);
+		free(post);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The soft dependencies of each module of @g in release @rel, asked of @ctx. 0 or -1. */
 static int release_softdeps(struct kp_gated *g, struct kmod_ctx *ctx, const char *rel,
 			    struct kp_err *err)
 {
 	struct entries e = { 0 };
 
-	if (entries_read(ctx, &e) < 0) {
+	if (entries_read(ctx, &e) < 0 || else_softdeps(g, &e, rel) < 0) {
 		entries_free(&e);
 		return kp_err_set(err, "out of memory");
 	}
@@ -227,6 +290,7 @@ int kp_gated_softdeps(struct kp_gated *g, const char *root, struct kp_err *err)
 
 	for (size_t i = 0; i < g->n; i++) {
 		g->mods[i].softdep = g->mods[i].softdep_pre = g->mods[i].softdep_post = NULL;
+		g->mods[i].softdep_else_pre = g->mods[i].softdep_else_post = NULL;
 		g->mods[i].softdep_ignorecmd = false;
 	}
 	if (!g->n)

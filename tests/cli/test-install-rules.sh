@@ -554,4 +554,26 @@ if command -v modprobe >/dev/null; then
 	is "... which modprobe (kmod) runs" "$(grep -c "^install .*kopolicy hook" "$tmp/sd")" 1
 fi
 
+# modprobe.d is shared by every release: the override and the line of a module gated in one
+# release apply to the module of that name in another, where it is in tree and not gated; its
+# soft dependencies there (that release's modules.softdep) must be loaded by the line too
+sm=$tmp/root-softdep-multi
+rules_root "$sm"
+stub "$sm" "$self"
+relB=6.12.0-77-amd64
+mkdir -p "$sm/lib/modules/$relB/kernel/x"
+cp "$fx/kp_gpl_prov.ko" "$fx/kp_plain.ko" "$fx/kp_use_prop.ko" "$sm/lib/modules/$relB/kernel/x/"
+depmod -b "$sm" "$relB" 2>/dev/null
+echo "softdep kp_gpl_prov post: kp_plain" >"$sm/lib/modules/$rel/modules.softdep"
+echo "softdep kp_gpl_prov pre: kp_use_prop" >"$sm/lib/modules/$relB/modules.softdep"
+smr=$sm/etc/modprobe.d/zz-kopolicy.conf
+"$kp" hook --root "$sm" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "a release where the module is in tree with other soft dependencies: exit 0, overridden" \
+	"$?:$(grep -v '^#' "$sm/etc/modprobe.d/0-kopolicy-softdeps.conf")" \
+	"0:softdep [k]p_gpl_prov pre:"
+has "... its line loads that release's soft dependencies too" "$smr" \
+	"^install kp_gpl_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_use_prop \|\| :; /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_plain \|\| :; \}; \}\$"
+has "... and the rules say so" "$smr" \
+	"^#   soft dependencies where it is not gated \(kp_use_prop\): its install line loads them too\$"
+
 tap_done
