@@ -4,7 +4,9 @@
  * --retire-install-rules): read through its trusted directory, recognised as kopolicy's own,
  * and replaced atomically when its rules changed or when they are retired; with it, under the
  * same lock, the softdep overrides beside it (hook-softdeps.c), written, removed when no
- * module needs one or when the rules are retired.
+ * module needs one or when the rules are retired, and put back as they were when the rules
+ * written after them fail (an override without its module's new line drops its soft
+ * dependencies).
  */
 #include "config.h"
 
@@ -259,14 +261,21 @@ static int softdeps_open(const struct rules_file *rf, char **old, size_t *len)
 	return KP_EXIT_OK;
 }
 
+/* What the softdep overrides were before softdeps_update() changed them. */
+struct softdeps_prev {
+	bool changed; /* they were written or removed */
+	char *text;   /* their bytes before (malloc'ed), NULL: there was no file */
+	size_t len;
+};
+
 /*
  * The softdep overrides of @g written beside the rules file of @rf, or removed when none is
- * needed, and @g's softdep fields read again when they changed (libkmod's answer with them).
- * KP_EXIT_OK, KP_EXIT_FINDINGS refused (left alone: those modules stay unjudged, their
- * comments say), KP_EXIT_ERROR.
+ * needed, and @g's softdep fields read again when they changed (libkmod's answer with them);
+ * what they were into @prev when they changed (softdeps_undo()). KP_EXIT_OK, KP_EXIT_FINDINGS
+ * refused (left alone: those modules stay unjudged, their comments say), KP_EXIT_ERROR.
  */
 static int softdeps_update(const struct rules_file *rf, const struct kp_rules_opts *o,
-			   struct kp_gated *g)
+			   struct kp_gated *g, struct softdeps_prev *prev)
 {
 	char path[PATH_MAX + NAME_MAX + 2];
 	char *old = NULL, *text = NULL;
@@ -297,6 +306,10 @@ static int softdeps_update(const struct rules_file *rf, const struct kp_rules_op
 		}
 		kp_escaped_fprintf(stdout, "kopolicy: %s: removed (no module needs it)\n", path);
 	}
+	prev->changed = true;
+	prev->text = old;
+	prev->len = oldlen;
+	old = NULL;
 	/* libkmod's answer with the new overrides: which modules' lines modprobe now runs */
 	if (kp_gated_softdeps(g, o->root, &err) < 0) {
 		kp_cli_error(NULL, "%s", err.msg);
@@ -307,6 +320,37 @@ out:
 	free(old);
 	free(text);
 	return rc;
+}
+
+/*
+ * The softdep overrides beside the rules file of @rf put back as @prev says they were, when the
+ * rules that go with them could not be written: an override left without its module's new
+ * install line (an old plain line, or none) would have modprobe load that module without its
+ * soft dependencies. @prev's text freed.
+ */
+static void softdeps_undo(const struct rules_file *rf, struct softdeps_prev *prev)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+	int r;
+
+	if (!prev->changed)
+		return;
+	softdeps_path(rf, path, sizeof(path));
+	if (prev->text)
+		r = replace(rf->dfd, rf->dirfd, path, KP_SOFTDEPS_BASE, prev->text, prev->len);
+	else
+		r = unlinkat(rf->dfd, KP_SOFTDEPS_BASE, 0) < 0 && errno != ENOENT ? -1 : 0;
+	if (r == 0)
+		kp_cli_error(path, "%s (the rules were not written)",
+			     prev->text ? "put back as it was" : "removed again");
+	else
+		kp_cli_error(path,
+			     "cannot put it back as it was%s%s: modules it names may load without "
+			     "their soft dependencies until an update succeeds",
+			     prev->text ? "" : " (absent): ", prev->text ? "" : strerror(errno));
+	free(prev->text);
+	prev->text = NULL;
+	prev->changed = false;
 }
 
 /* Removes the softdep overrides beside the rules file of @rf when they are kopolicy's. */
@@ -356,6 +400,7 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 	const char *on_error;
 	struct rules_file rf;
 	struct kp_gated g = { 0 };
+	struct softdeps_prev prev = { 0 };
 	bool collected = false;
 	size_t len = 0;
 	int rc, sd;
@@ -380,7 +425,7 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 		goto out;
 	collected = true;
 	/* the overrides first: the rules' comments say which lines modprobe runs with them */
-	sd = softdeps_update(&rf, o, &g);
+	sd = softdeps_update(&rf, o, &g, &prev);
 	if (sd == KP_EXIT_ERROR)
 		goto out;
 	if (kp_rules_render(&g, o->root, self, config, on_error, &text, &len) < 0)
@@ -400,8 +445,12 @@ int kp_hook_update_rules(const struct kp_rules_opts *o, const char *file)
 				   g.nnames == 1 ? "" : "s", g.nreleases,
 				   g.nreleases == 1 ? "" : "s");
 	}
+	free(prev.text);
+	prev = (struct softdeps_prev){ 0 };
 	rc = flushed(worse(kp_rules_say_failed(&g) ? KP_EXIT_ERROR : KP_EXIT_OK, sd));
 out:
+	/* the rules not written: the overrides as they were, which their old lines go with */
+	softdeps_undo(&rf, &prev);
 	rules_file_close(&rf);
 	if (collected)
 		kp_gated_release(&g);

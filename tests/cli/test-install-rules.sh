@@ -530,6 +530,24 @@ is "no soft dependency left: exit 0, the overrides removed" \
 has "... said" "$tmp/out" "0-kopolicy-softdeps\.conf: removed \(no module needs it\)\$"
 mv "$tmp/sd.conf" "$sd/etc/modprobe.d/sd.conf"
 mv "$tmp/modules.softdep" "$sd/lib/modules/$rel/modules.softdep"
+# the overrides written, then the rules failing (a file size limit that the small overrides
+# fit under, the rules not: write() says EFBIG): the overrides must not stay, or modprobe would
+# run the old plain lines and the modules load without their soft dependencies
+before=$(state "$sdr")
+(
+	trap '' XFSZ
+	ulimit -f 1
+	exec "$kp" hook --root "$sd" --update-install-rules
+) >"$tmp/out" 2>"$tmp/err"
+is "the rules cannot be written after the overrides: exit 2, the overrides taken back" \
+	"$?:$([ -e "$sdf" ] && echo there || echo gone):$(state "$sdr")" "2:gone:$before"
+has "... said" "$tmp/err" "0-kopolicy-softdeps\.conf: removed again \(the rules were not written\)\$"
+hasnt "... the rules still have their plain lines" "$sdr" "modprobe -q"
+if command -v modprobe >/dev/null; then
+	modprobe -d "$sd" -S "$rel" -C "$sd/etc/modprobe.d" --show-depends kp_prop_prov >"$tmp/sd" 2>&1
+	is "... with which modprobe (kmod) still loads kp_prop_prov's soft dependency" \
+		"$(grep -c '^insmod .*/kp_plain\.ko' "$tmp/sd")" 1
+fi
 "$kp" hook --root "$sd" --update-install-rules >/dev/null 2>&1
 # retired with kopolicy: the overrides would leave those modules without their soft
 # dependencies once the install lines are gone
