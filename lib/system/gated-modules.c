@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The modules the hook's install rules gate, over every installed release (gated-modules.h). */
+/*
+ * The modules the hook's install rules gate, over every installed release (gated-modules.h),
+ * each out-of-tree one marked when depmod has not indexed it yet.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +137,7 @@ static int add_module(struct kp_gated *g, size_t *cap, const char *name, const c
 	m->release = release;
 	m->relpath = kp_arena_strdup(&g->arena, rel);
 	m->via = via ? kp_arena_strdup(&g->arena, via) : NULL;
+	m->unindexed = false;
 	if (!m->name || !m->relpath || (via && !m->via))
 		return kp_err_set(err, "out of memory");
 	g->n++;
@@ -261,6 +265,12 @@ static int collect_release(struct kp_gated *g, size_t *cap, const char *root,
 			kp_err_set(err, "out of memory");
 			goto out;
 		}
+	}
+	/* the walk's modules depmod has not indexed yet: their softdep= is not read yet either */
+	for (size_t i = first; i < first + n; i++) {
+		g->mods[i].unindexed = true;
+		for (size_t j = 0; j < w.nlines && g->mods[i].unindexed; j++)
+			g->mods[i].unindexed = strcmp(w.lines[j].rel, g->mods[i].relpath) != 0;
 	}
 	for (size_t i = 0; i < w.nlines; i++) {
 		struct dep_line *l = &w.lines[i];

@@ -30,9 +30,16 @@ struct kp_gated_module {
 	const char *relpath; /* the file, relative to the release directory */
 	const char *via;     /* NULL: out of tree; else the gated modules it depends on, "a, b" */
 	/*
+	 * Out of tree and not in modules.dep yet (or no modules.dep): depmod has not indexed it,
+	 * so its own softdep= is not in modules.softdep yet (DKMS runs its POST_INSTALL first).
+	 */
+	bool unindexed;
+	/*
 	 * Its soft dependencies (kp_gated_softdeps()): the names of the modprobe.d or
 	 * modules.softdep entry modprobe would use (the first that matches it, kopolicy's own
 	 * overrides skipped), as written there, " " between; NULL: none (or an entry naming none).
+	 * An unindexed module no entry matches: those of its own softdep=, the entry depmod is
+	 * about to write.
 	 */
 	const char *softdep;	  /* all of them, pre then post */
 	const char *softdep_pre;  /* loaded before it ("" none) */

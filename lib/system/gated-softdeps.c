@@ -12,7 +12,10 @@
  * (kmod_config_get_softdeps()), in the same order, the override skipped, so that the
  * module's install line can load those modules itself; in every release, those of the releases
  * where no module of its name is gated too (modprobe.d, so the override and the line, is shared
- * by all of them: an in-tree module of that name keeps its own). Names are words between blanks:
+ * by all of them: an in-tree module of that name keeps its own). An out-of-tree module depmod
+ * has not indexed yet (DKMS runs its POST_INSTALL first) that no entry matches has its own
+ * softdep= read from its file: depmod is about to write it into modules.softdep, and libkmod
+ * would then never run the line written now. Names are words between blanks:
  * nvidia.ko's own softdep= "pre: ecdh_generic,ecdsa_generic" is one name, which libkmod
  * finds no module for, so its install line runs (checked with kmod 30's modprobe).
  */
@@ -31,6 +34,7 @@
 #include "kernel-tree.h"
 #include "modprobe-kmod.h"
 #include "modprobe-snapshot.h"
+#include "read/module.h"
 
 /* One softdep entry of libkmod's configuration, in its order (first match wins). */
 struct entry {
@@ -121,6 +125,9 @@ static int add_name(char **out, size_t *len, const char *word, size_t n)
 	return 0;
 }
 
+/* The blanks between names: isspace(), as libkmod's kmod_config_add_softdep() splits them. */
+#define SPACE " \t\n\v\f\r"
+
 /*
  * @value (kmod_config_iter_get_value(): "pre: a b post: c"; libkmod 30 to 34 write no blank
  * before "post:", "pre: a bpost: c", and a module name holds no ':') into its pre and post
@@ -134,9 +141,9 @@ static int parse_value(const char *value, char **pre, size_t *prelen, char **pos
 	while (*p) {
 		size_t n;
 
-		while (*p == ' ' || *p == '\t')
+		while (*p && strchr(SPACE, *p))
 			p++;
-		n = strcspn(p, " \t");
+		n = strcspn(p, SPACE);
 		if (!n)
 			break;
 		if (n == 4 && !strncmp(p, "pre:", 4)) {
@@ -160,27 +167,67 @@ static int parse_value(const char *value, char **pre, size_t *prelen, char **pos
 
 /*
  * The names of the first entry of @e matching module @name that is not kopolicy's own
- * (parse_value(): malloc'ed, NULL none). 0, or -1 out of memory.
+ * (parse_value(): malloc'ed, NULL none), *@matched set when there is one. 0, or -1 out of
+ * memory.
  */
 static int entry_names(const struct entries *e, const char *name, char **pre, size_t *prelen,
-		       char **post, size_t *postlen)
+		       char **post, size_t *postlen, bool *matched)
 {
 	for (size_t i = 0; i < e->n; i++) {
 		if (own_key(e->v[i].key, name) || fnmatch(e->v[i].key, name, 0) != 0)
 			continue;
+		*matched = true;
 		return parse_value(e->v[i].value, pre, prelen, post, postlen);
 	}
 	return 0;
 }
 
-/* @m's fields from the first entry of @e matching it that is not kopolicy's own. 0 or -1. */
-static int entry_softdeps(struct kp_gated *g, struct kp_gated_module *m, const struct entries *e)
+/*
+ * The value of the first softdep= of module file @relpath in @moddir under @root (malloc'ed),
+ * NULL: none, or it cannot be read (the hook judges such a file; here it has no softdep).
+ */
+static char *own_softdep(const char *root, const char *moddir, const char *relpath)
+{
+	const struct kp_open_opts opts = { .full_modinfo = true };
+	struct kp_module *mod = NULL;
+	struct kp_err err = { 0 };
+	char *path, *real, *v = NULL;
+	const char *s;
+
+	if (asprintf(&path, "%s/%s", moddir, relpath) < 0)
+		return NULL;
+	real = kp_root_resolve_path(root, path);
+	free(path);
+	if (!real)
+		return NULL;
+	if (kp_module_open(real, &opts, &mod, &err) == 0 && mod &&
+	    (s = kp_module_modinfo(mod, "softdep")))
+		v = strdup(s);
+	kp_module_free(mod);
+	free(real);
+	return v;
+}
+
+/*
+ * @m's fields from the first entry of @e matching it that is not kopolicy's own; with none, for
+ * a module depmod has not indexed yet, from its own softdep= (in @moddir under @root): the
+ * modules.softdep entry depmod is about to write, then the first that matches it. 0 or -1.
+ */
+static int entry_softdeps(struct kp_gated *g, struct kp_gated_module *m, const struct entries *e,
+			  const char *root, const char *moddir)
 {
 	char *pre = NULL, *post = NULL, *all = NULL;
 	size_t prelen = 0, postlen = 0, alen = 0;
+	bool matched = false;
 	int r;
 
-	r = entry_names(e, m->name, &pre, &prelen, &post, &postlen);
+	r = entry_names(e, m->name, &pre, &prelen, &post, &postlen, &matched);
+	if (r == 0 && !matched && m->unindexed) {
+		char *v = own_softdep(root, moddir, m->relpath);
+
+		r = v ? parse_value(v, &pre, &prelen, &post, &postlen) : 0;
+		free(v);
+	}
 	if (r == 0 && (prelen || postlen)) {
 		if ((prelen && add_name(&all, &alen, pre, prelen) < 0) ||
 		    (postlen && add_name(&all, &alen, post, postlen) < 0))
@@ -223,14 +270,14 @@ static int else_softdeps(struct kp_gated *g, const struct entries *e, const char
 	for (size_t from = 0, to; from < g->n; from = to) {
 		char *pre = NULL, *post = NULL;
 		size_t prelen = 0, postlen = 0;
-		bool here = false;
+		bool here = false, matched = false;
 		int r;
 
 		for (to = from; to < g->n && !strcmp(g->mods[to].name, g->mods[from].name); to++)
 			here |= !strcmp(g->mods[to].release, rel);
 		if (here)
 			continue;
-		r = entry_names(e, g->mods[from].name, &pre, &prelen, &post, &postlen);
+		r = entry_names(e, g->mods[from].name, &pre, &prelen, &post, &postlen, &matched);
 		if (r == 0 && prelen)
 			r = else_add(g, &g->mods[from].softdep_else_pre, pre, prelen);
 		if (r == 0 && postlen)
@@ -247,9 +294,12 @@ static int else_softdeps(struct kp_gated *g, const struct entries *e, const char
 	return 0;
 }
 
-/* The soft dependencies of each module of @g in release @rel, asked of @ctx. 0 or -1. */
-static int release_softdeps(struct kp_gated *g, struct kmod_ctx *ctx, const char *rel,
-			    struct kp_err *err)
+/*
+ * The soft dependencies of each module of @g in release @rel (its directory @moddir under
+ * @root), asked of @ctx. 0 or -1.
+ */
+static int release_softdeps(struct kp_gated *g, struct kmod_ctx *ctx, const char *root,
+			    const char *moddir, const char *rel, struct kp_err *err)
 {
 	struct entries e = { 0 };
 
@@ -264,7 +314,7 @@ static int release_softdeps(struct kp_gated *g, struct kmod_ctx *ctx, const char
 
 		if (strcmp(m->release, rel))
 			continue;
-		if (entry_softdeps(g, m, &e) < 0) {
+		if (entry_softdeps(g, m, &e, root, moddir) < 0) {
 			entries_free(&e);
 			return kp_err_set(err, "out of memory");
 		}
@@ -320,11 +370,11 @@ int kp_gated_softdeps(struct kp_gated *g, const char *root, struct kp_err *err)
 		kp_in_note_kmod(moddir, paths);
 		ctx = kp_kmod_new_said(moddir, paths, false, &said);
 		free(said);
+		if (ctx)
+			rc = release_softdeps(g, ctx, root, moddir, r->release, err);
+		if (ctx)
+			kmod_unref(ctx);
 		free(moddir);
-		if (!ctx)
-			continue;
-		rc = release_softdeps(g, ctx, r->release, err);
-		kmod_unref(ctx);
 	}
 	for (size_t i = 0; i < KP_KMOD_CONF_DIRS; i++)
 		free(owned[i]);

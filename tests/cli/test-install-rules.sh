@@ -594,4 +594,35 @@ has "... its line loads that release's soft dependencies too" "$smr" \
 has "... and the rules say so" "$smr" \
 	"^#   soft dependencies where it is not gated \(kp_use_prop\): its install line loads them too\$"
 
+# DKMS runs its POST_INSTALL (update-install-rules) before depmod: a new module's own softdep=
+# is not in modules.softdep yet, and once depmod writes it libkmod never runs the module's line.
+# Its softdep= is read from the file while depmod has not indexed it
+su=$tmp/root-softdep-unindexed
+rules_root "$su"
+stub "$su" "$self"
+rm "$su/lib/modules/$rel/extra/kp_gpl_prov.ko"
+depmod -b "$su" "$rel" 2>/dev/null
+cp "$fx/kp_gpl_prov.ko" "$su/lib/modules/$rel/extra/"
+python3 "$top/tests/cli/elf-poke.py" "$su/lib/modules/$rel/extra/kp_gpl_prov.ko" replace \
+	"description=kopolicy test fixture kp_gpl_prov" "softdep=pre: kp_plain" >/dev/null
+sur=$su/etc/modprobe.d/zz-kopolicy.conf
+"$kp" hook --root "$su" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "a module depmod has not indexed yet, with its own softdep=: exit 0, overridden" \
+	"$?:$(grep -v '^#' "$su/etc/modprobe.d/0-kopolicy-softdeps.conf" 2>&1)" \
+	"0:softdep [k]p_gpl_prov pre:"
+has "... its line loads them" "$sur" \
+	"^install kp_gpl_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_plain \|\| :; /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS; \}\$"
+depmod -b "$su" "$rel" 2>/dev/null
+is "... the entry depmod then writes" "$(grep -v '^#' "$su/lib/modules/$rel/modules.softdep")" \
+	"softdep kp_gpl_prov pre: kp_plain"
+if command -v modprobe >/dev/null; then
+	modprobe -d "$su" -S "$rel" -C "$su/etc/modprobe.d" --show-depends kp_gpl_prov >"$tmp/sd" 2>&1
+	is "... with which modprobe (kmod) still runs its install line" \
+		"$(grep -c "^install .*kopolicy hook" "$tmp/sd"):$(grep -c '^insmod' "$tmp/sd")" "1:0"
+fi
+cp "$sur" "$tmp/sur"
+"$kp" hook --root "$su" --update-install-rules >"$tmp/out" 2>&1
+is "... and an update after depmod changes nothing" "$?:$(cmp "$sur" "$tmp/sur" && wc -c <"$tmp/out")" \
+	"0:0"
+
 tap_done
