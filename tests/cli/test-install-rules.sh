@@ -549,6 +549,19 @@ if command -v modprobe >/dev/null; then
 		"$(grep -c '^insmod .*/kp_plain\.ko' "$tmp/sd")" 1
 fi
 "$kp" hook --root "$sd" --update-install-rules >/dev/null 2>&1
+# ... and one more module lifted, the rules failing: the overrides put back with their old bytes
+sum=$(sha256sum <"$sdf")
+before=$(state "$sdr")
+echo "softdep kp_use_prop pre: kp_plain" >"$sd/etc/modprobe.d/sd2.conf"
+(
+	trap '' XFSZ
+	ulimit -f 1
+	exec "$kp" hook --root "$sd" --update-install-rules
+) >"$tmp/out" 2>"$tmp/err"
+is "an override added, the rules failing: exit 2, the overrides as they were, the rules too" \
+	"$?:$(sha256sum <"$sdf"):$(state "$sdr")" "2:$sum:$before"
+has "... said" "$tmp/err" "0-kopolicy-softdeps\.conf: put back as it was \(the rules were not written\)\$"
+rm -f "$sd/etc/modprobe.d/sd2.conf"
 # retired with kopolicy: the overrides would leave those modules without their soft
 # dependencies once the install lines are gone
 "$kp" hook --root "$sd" --retire-install-rules >"$tmp/out" 2>&1
