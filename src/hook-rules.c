@@ -4,7 +4,8 @@
  * every installed release, printed, or written into a file that only kopolicy writes
  * (hook-rules-file.c); here the lines, rendered and read back. The line of a module whose soft
  * dependencies kopolicy's override lifts loads them itself: those of every release, the
- * releases where the name is in tree and not gated included (modprobe.d is shared by them).
+ * releases where the name is in tree and not gated included (modprobe.d is shared by them),
+ * the module itself left out (its modprobe would run the same line again, without end).
  */
 #include "config.h"
 
@@ -520,15 +521,30 @@ static bool has_word(const char *list, size_t len, const char *w, size_t n)
 	return false;
 }
 
+/* The @n bytes at @w name module @name ('-' and '_' alike, as modprobe names modules). */
+static bool same_module(const char *w, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n && name[i]; i++)
+		if (w[i] != name[i] && !((w[i] == '-' || w[i] == '_') && name[i] == '_'))
+			return false;
+	return i == n && !name[i];
+}
+
 /*
  * The load commands of the soft dependencies, @post or not, of @g's modules @from to @to (one
  * name's, of every release: modprobe.d is shared by them, those of the releases where the name
- * is not gated included), each name once. 0, or -1.
+ * is not gated included), each name once, into @f (NULL: only counted). The module itself is
+ * left out: libkmod's probe list skips a module it has visited, while the line's modprobe of it
+ * would run this same line again, and again. Their number, or -1.
  */
 static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t to, bool post)
 {
+	const char *name = g->mods[from].name;
 	char *seen = NULL;
 	size_t len = 0;
+	int count = 0;
 
 	for (size_t i = from; i <= to; i++) {
 		/* @to: the releases where it is not gated (the same on each of its modules) */
@@ -542,7 +558,7 @@ static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t t
 		while (*p) {
 			size_t n = strcspn(p, " ");
 
-			if (!has_word(seen, len, p, n)) {
+			if (!has_word(seen, len, p, n) && !same_module(p, n, name)) {
 				char *ns = realloc(seen, len + n + 1);
 
 				if (!ns) {
@@ -553,14 +569,16 @@ static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t t
 				memcpy(seen + len, p, n);
 				seen[len + n] = ' ';
 				len += n + 1;
-				fprintf(f, SOFT "%.*s" SOFT_END, (int)n, p);
+				if (f)
+					fprintf(f, SOFT "%.*s" SOFT_END, (int)n, p);
+				count++;
 			}
 			p += n;
 			p += *p == ' ';
 		}
 	}
 	free(seen);
-	return 0;
+	return count;
 }
 
 /* One of @g's modules @from to @to (one name) is lifted (kp_rules_softdep_lifted()). */
@@ -577,11 +595,11 @@ static int put_line(FILE *f, const struct kp_gated *g, size_t from, size_t to, c
 		    const char *opts)
 {
 	const char *name = g->mods[from].name;
-	bool soft = name_lifted(g, from, to), post = g->mods[from].softdep_else_post != NULL;
+	bool soft = name_lifted(g, from, to);
+	int post = soft ? put_softdeps(NULL, g, from, to, true) : 0;
 
-	for (size_t i = from; i < to; i++)
-		if (kp_rules_softdep_lifted(&g->mods[i]))
-			post |= *g->mods[i].softdep_post != '\0';
+	if (post < 0)
+		return -1;
 	if (!soft) {
 		fprintf(f, "install %s %s hook%s" TAIL "\n", name, self, opts);
 		return 0;

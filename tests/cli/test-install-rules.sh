@@ -638,4 +638,21 @@ cp "$sur" "$tmp/sur"
 is "... and an update after depmod changes nothing" "$?:$(cmp "$sur" "$tmp/sur" && wc -c <"$tmp/out")" \
 	"0:0"
 
+# a module among its own soft dependencies: libkmod's probe list skips it (visited), while a line
+# running `modprobe -q` of it would run that same line again, without end
+ss=$tmp/root-softdep-self
+rules_root "$ss"
+stub "$ss" "$self"
+echo "softdep kp_prop_prov pre: kp-prop-prov kp-plain post: kp_prop_prov" >"$ss/etc/modprobe.d/sd.conf"
+ssr=$ss/etc/modprobe.d/zz-kopolicy.conf
+"$kp" hook --root "$ss" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "a module its own soft dependency: exit 0, overridden" \
+	"$?:$(grep -v '^#' "$ss/etc/modprobe.d/0-kopolicy-softdeps.conf")" "0:softdep [k]p_prop_prov pre:"
+has "... its line loads the others only, and nothing after it" "$ssr" \
+	"^install kp_prop_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp-plain \|\| :; /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS; \}\$"
+cp "$ssr" "$tmp/ssr"
+"$kp" hook --root "$ss" --update-install-rules >"$tmp/out" 2>&1
+is "... read back as kopolicy's: run again, nothing changed" \
+	"$?:$(cmp "$ssr" "$tmp/ssr" && wc -c <"$tmp/out")" "0:0"
+
 tap_done
