@@ -243,21 +243,49 @@ static int entry_softdeps(struct kp_gated *g, struct kp_gated_module *m, const s
 	return r;
 }
 
-/* *@field (arena, NULL none) with the @n names at @add after it. 0, or -1 out of memory. */
+/* The @n bytes at @w are one of the words of @list (NULL: none; " " between). */
+static bool has_name(const char *list, const char *w, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		size_t k = strcspn(p, " ");
+
+		if (k == n && !strncmp(p, w, n))
+			return true;
+		p += k;
+		p += *p == ' ';
+	}
+	return false;
+}
+
+/*
+ * *@field (arena, NULL none) with those of the names at @add (@n bytes, " " between) it does not
+ * hold yet after it (another release's modprobe.d entry is the same one). 0, or -1.
+ */
 static int else_add(struct kp_gated *g, const char **field, const char *add, size_t n)
 {
-	size_t old = *field ? strlen(*field) : 0;
+	size_t old = *field ? strlen(*field) : 0, used;
 	char *s = kp_arena_alloc(&g->arena, old + n + 2);
 
 	if (!s)
 		return -1;
-	if (old) {
-		memcpy(s, *field, old);
-		s[old++] = ' ';
+	memcpy(s, old ? *field : "", old);
+	used = old;
+	for (size_t i = 0; i < n;) {
+		size_t k = strcspn(add + i, " ");
+
+		if (k > n - i)
+			k = n - i;
+		s[used] = '\0';
+		if (k && !has_name(s, add + i, k)) {
+			if (used)
+				s[used++] = ' ';
+			memcpy(s + used, add + i, k);
+			used += k;
+		}
+		i += k + 1;
 	}
-	memcpy(s + old, add, n);
-	s[old + n] = '\0';
-	*field = s;
+	s[used] = '\0';
+	*field = used ? s : NULL;
 	return 0;
 }
 

@@ -597,9 +597,11 @@ cp "$fx/kp_gpl_prov.ko" "$fx/kp_plain.ko" "$fx/kp_use_prop.ko" "$sm/lib/modules/
 depmod -b "$sm" "$relB" 2>/dev/null
 echo "softdep kp_gpl_prov post: kp_plain" >"$sm/lib/modules/$rel/modules.softdep"
 echo "softdep kp_gpl_prov pre: kp_use_prop" >"$sm/lib/modules/$relB/modules.softdep"
+# a third release like the second: its names said and loaded once
+cp -a "$sm/lib/modules/$relB" "$sm/lib/modules/6.12.0-78-amd64"
 smr=$sm/etc/modprobe.d/zz-kopolicy.conf
 "$kp" hook --root "$sm" --update-install-rules >"$tmp/out" 2>"$tmp/err"
-is "a release where the module is in tree with other soft dependencies: exit 0, overridden" \
+is "releases where the module is in tree with other soft dependencies: exit 0, overridden" \
 	"$?:$(grep -v '^#' "$sm/etc/modprobe.d/0-kopolicy-softdeps.conf")" \
 	"0:softdep [k]p_gpl_prov pre:"
 has "... its line loads that release's soft dependencies too" "$smr" \
