@@ -61,10 +61,11 @@ int kp_rules_retire(const char *old, size_t len, const struct line_opts *lo, cha
  */
 bool kp_rules_softdeps_writable(const char *names);
 /*
- * @m's soft dependencies are lifted by kopolicy's override and loaded by its install line:
- * they are writable and its name plain ([A-Za-z0-9_-]).
+ * The soft dependencies of @g's module @i are lifted by kopolicy's override and loaded by its
+ * install line: they are writable, its name plain ([A-Za-z0-9_-]) and its pre ones do not lead
+ * back to it through other gated modules' (their lines would run each other without end).
  */
-bool kp_rules_softdep_lifted(const struct kp_gated_module *m);
+bool kp_rules_softdep_lifted(const struct kp_gated *g, size_t i);
 /*
  * The softdep overrides of @g (hook-softdeps.c): one "softdep [n]ame pre:" line per module
  * name whose install line loads its soft dependencies, into *@text (malloc'ed, *@len bytes),

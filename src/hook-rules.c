@@ -5,7 +5,8 @@
  * (hook-rules-file.c); here the lines, rendered and read back. The line of a module whose soft
  * dependencies kopolicy's override lifts loads them itself: those of every release, the
  * releases where the name is in tree and not gated included (modprobe.d is shared by them),
- * the module itself left out (its modprobe would run the same line again, without end).
+ * the module itself left out (its modprobe would run the same line again, without end); a
+ * module whose pre soft dependencies lead back to it through other gated modules' is not lifted.
  */
 #include "config.h"
 
@@ -83,7 +84,8 @@ bool kp_rules_softdeps_writable(const char *names)
 	return true;
 }
 
-bool kp_rules_softdep_lifted(const struct kp_gated_module *m)
+/* @m's own conditions for a lift: its name plain, every soft dependency writable. */
+static bool lift_ok(const struct kp_gated_module *m)
 {
 	for (const char *c = m->name; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
@@ -92,6 +94,88 @@ bool kp_rules_softdep_lifted(const struct kp_gated_module *m)
 	return m->name[0] && kp_rules_softdeps_writable(m->softdep) &&
 	       (!m->softdep_else_pre || kp_rules_softdeps_writable(m->softdep_else_pre)) &&
 	       (!m->softdep_else_post || kp_rules_softdeps_writable(m->softdep_else_post));
+}
+
+/* The @n bytes at @w name module @name ('-' and '_' alike, as modprobe names modules). */
+static bool same_module(const char *w, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n && name[i]; i++)
+		if (w[i] != name[i] && !((w[i] == '-' || w[i] == '_') && name[i] == '_'))
+			return false;
+	return i == n && !name[i];
+}
+
+/* The first of @g's modules named @w (@n bytes, '-' and '_' alike), or @g->n. */
+static size_t name_at(const struct kp_gated *g, const char *w, size_t n)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if ((!i || strcmp(g->mods[i - 1].name, g->mods[i].name)) &&
+		    same_module(w, n, g->mods[i].name))
+			return i;
+	return g->n;
+}
+
+/*
+ * The pre soft dependencies of the name whose first module is @first lead back to it through
+ * those of other gated names (every release's, lifted or not: libkmod runs a lifted module's
+ * line among another's soft dependencies). Lifted, each line would run the next one's modprobe
+ * before any of them loads, without end, where libkmod's probe list visits a module once. Only
+ * pre ones: a post one runs once its module is in. True too out of memory (not lifted, said).
+ */
+static bool pre_cycle(const struct kp_gated *g, size_t first)
+{
+	size_t *queue = calloc(g->n, sizeof(*queue)), head = 0, tail = 0;
+	bool *seen = calloc(g->n, sizeof(*seen)), cycle = false;
+
+	if (!queue || !seen) {
+		free(queue);
+		free(seen);
+		return true;
+	}
+	queue[tail++] = first;
+	seen[first] = true;
+	while (head < tail && !cycle) {
+		size_t from = queue[head++], to;
+
+		for (to = from; to < g->n && !strcmp(g->mods[to].name, g->mods[from].name); to++)
+			;
+		for (size_t i = from; i <= to && !cycle; i++) {
+			/* @to: the releases where it is not gated */
+			const char *p =
+				i < to ? g->mods[i].softdep_pre : g->mods[from].softdep_else_pre;
+
+			while (p && *p && !cycle) {
+				size_t n = strcspn(p, " "), at;
+
+				if (!same_module(p, n, g->mods[from].name) &&
+				    (at = name_at(g, p, n)) < g->n) {
+					cycle = at == first;
+					if (!seen[at]) {
+						seen[at] = true;
+						queue[tail++] = at;
+					}
+				}
+				p += n;
+				p += *p == ' ';
+			}
+		}
+	}
+	free(queue);
+	free(seen);
+	return cycle;
+}
+
+bool kp_rules_softdep_lifted(const struct kp_gated *g, size_t i)
+{
+	size_t first = i;
+
+	if (!lift_ok(&g->mods[i]))
+		return false;
+	while (first > 0 && !strcmp(g->mods[first - 1].name, g->mods[i].name))
+		first--;
+	return !pre_cycle(g, first);
 }
 
 /*
@@ -521,17 +605,6 @@ static bool has_word(const char *list, size_t len, const char *w, size_t n)
 	return false;
 }
 
-/* The @n bytes at @w name module @name ('-' and '_' alike, as modprobe names modules). */
-static bool same_module(const char *w, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n && name[i]; i++)
-		if (w[i] != name[i] && !((w[i] == '-' || w[i] == '_') && name[i] == '_'))
-			return false;
-	return i == n && !name[i];
-}
-
 /*
  * The load commands of the soft dependencies, @post or not, of @g's modules @from to @to (one
  * name's, of every release: modprobe.d is shared by them, those of the releases where the name
@@ -553,7 +626,7 @@ static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t t
 				       : (post ? m->softdep_else_post : m->softdep_else_pre);
 
 		/* put_line() calls it only when one of them is lifted */
-		if (!p || (i < to && !kp_rules_softdep_lifted(m)))
+		if (!p || (i < to && !kp_rules_softdep_lifted(g, i)))
 			continue;
 		while (*p) {
 			size_t n = strcspn(p, " ");
@@ -585,7 +658,7 @@ static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t t
 static bool name_lifted(const struct kp_gated *g, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++)
-		if (kp_rules_softdep_lifted(&g->mods[i]))
+		if (kp_rules_softdep_lifted(g, i))
 			return true;
 	return false;
 }
@@ -689,7 +762,7 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
 					   "#   NOT JUDGED: soft dependencies (%s): modprobe never "
 					   "runs its install line\n",
 					   m->softdep);
-		else if (m->softdep && kp_rules_softdep_lifted(m))
+		else if (m->softdep && kp_rules_softdep_lifted(g, i))
 			kp_escaped_fprintf(f,
 					   "#   soft dependencies (%s): its install line loads "
 					   "them (" KP_SOFTDEPS_BASE ")\n",

@@ -53,11 +53,11 @@ int kp_softdeps_render(const struct kp_gated *g, char **text, size_t *len, size_
 		char key[260];
 		bool dup = false;
 
-		if (!kp_rules_softdep_lifted(m))
+		if (!kp_rules_softdep_lifted(g, i))
 			continue;
 		/* one line a name: an earlier release of the same name wrote it */
 		for (size_t j = i; j > 0 && !strcmp(g->mods[j - 1].name, m->name) && !dup; j--)
-			dup = kp_rules_softdep_lifted(&g->mods[j - 1]);
+			dup = kp_rules_softdep_lifted(g, j - 1);
 		if (dup || !kp_gated_softdep_key(m->name, key, sizeof(key)))
 			continue;
 		fprintf(f, "softdep %s pre:\n", key);

@@ -657,4 +657,25 @@ cp "$ssr" "$tmp/ssr"
 is "... read back as kopolicy's: run again, nothing changed" \
 	"$?:$(cmp "$ssr" "$tmp/ssr" && wc -c <"$tmp/out")" "0:0"
 
+# two modules each the other's pre soft dependency: libkmod's probe list visits each once, but
+# their lines would run each other's modprobe before either loads, without end; neither is
+# lifted, both stay NOT JUDGED, said
+sc=$tmp/root-softdep-cycle
+rules_root "$sc"
+stub "$sc" "$self"
+printf 'softdep kp_prop_prov pre: kp_gpl_prov kp_plain\nsoftdep kp_gpl_prov pre: kp-prop-prov\n' \
+	>"$sc/etc/modprobe.d/sd.conf"
+scr=$sc/etc/modprobe.d/zz-kopolicy.conf
+"$kp" hook --root "$sc" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "a cycle of pre soft dependencies: exit 0, no override, both NOT JUDGED, both said" \
+	"$?:$([ -e "$sc/etc/modprobe.d/0-kopolicy-softdeps.conf" ] && echo there || echo none):$(grep -c 'NOT JUDGED' "$scr"):$(grep -c 'warning: kp_' "$tmp/err")" \
+	"0:none:2:2"
+hasnt "... no line loads the other" "$scr" "modprobe -q"
+if command -v modprobe >/dev/null; then
+	modprobe -d "$sc" -S "$rel" -C "$sc/etc/modprobe.d" --show-depends kp_prop_prov >"$tmp/sd" 2>&1
+	is "... as modprobe (kmod) has it: each inserted once, no line run" \
+		"$(grep -c '^install' "$tmp/sd"):$(grep -c '^insmod .*/kp_gpl_prov\.ko' "$tmp/sd"):$(grep -c '^insmod .*/kp_prop_prov\.ko' "$tmp/sd")" \
+		"0:1:1"
+fi
+
 tap_done
