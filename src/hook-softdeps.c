@@ -4,11 +4,11 @@
  * install rules. libkmod never runs the install line of a module with soft dependencies
  * (libkmod 30 to 34, __kmod_module_fill_softdep(): its probe list marks it ignorecmd), so
  * modprobe would load such a module without the hook (nvidia under the "softdep nvidia pre:
- * vfio-pci" GPU passthrough setups write). libkmod uses the first softdep entry that matches a module (config files
- * in the order of their names, modules.softdep among them): an entry naming no module, in a
- * file whose name sorts first, leaves it none, and modprobe runs its install line, which loads
- * the soft dependencies itself (hook-rules.c). Each entry names its module with its first
- * character in brackets ("softdep [n]vidia pre:"), the same module to libkmod's fnmatch(), so
+ * vfio-pci" GPU passthrough setups write). libkmod uses the first softdep entry that matches a
+ * module (config files in the order of their names, modules.softdep among them): an entry naming no
+ * module, in a file whose name sorts first, leaves it none, and modprobe runs its install line,
+ * which loads the soft dependencies itself (hook-rules.c). Each entry names its module with its
+ * first character in brackets ("softdep [n]vidia pre:"), the same module to libkmod's fnmatch(), so
  * that kopolicy tells its own entries from an admin's (gated-modules.h). Rendered here, read
  * back and written with the rules (hook-rules-file.c).
  */

@@ -52,7 +52,7 @@ struct kp_gated_module {
 	 */
 	const char *softdep_else_pre;
 	const char *softdep_else_post;
-	/* libkmod finds soft dependencies for it as configured now: it never runs its install line */
+	/* libkmod finds soft dependencies for it as now configured: never runs its install line */
 	bool softdep_ignorecmd;
 };
 

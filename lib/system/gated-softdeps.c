@@ -6,8 +6,8 @@
  * whose first matching softdep entry (kmod_module_get_softdeps(): config files in order of
  * their names, modules.softdep among them) names a module it finds, pre or post, and then
  * never runs its install line: such a module (nvidia under the "softdep nvidia pre: vfio-pci"
- * GPU passthrough setups write) is inserted without the hook, unless kopolicy's own override (an entry
- * naming none, "softdep [n]vidia pre:", in a file sorting first) matches it first. The entry
+ * GPU passthrough setups write) is inserted without the hook, unless kopolicy's own override (an
+ * entry naming none, "softdep [n]vidia pre:", in a file sorting first) matches it first. The entry
  * modprobe would use without that override is read from the configuration's softdep entries
  * (kmod_config_get_softdeps()), in the same order, the override skipped, so that the
  * module's install line can load those modules itself; in every release, those of the releases
