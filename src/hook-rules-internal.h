@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "hook-rules.h"
 #include "system/gated-modules.h"
@@ -74,6 +75,12 @@ bool kp_rules_softdep_lifted(const struct kp_gated *g, size_t i);
 int kp_softdeps_render(const struct kp_gated *g, char **text, size_t *len, size_t *count);
 /* @text (@len bytes) is a softdep override file kopolicy writes; else false, why into @why. */
 bool kp_softdeps_is_own(const char *text, size_t len, char *why, size_t wlen);
+/*
+ * Ends the text @f writes into *@text (open_memstream(), *@len bytes): 0 with it kept, or with
+ * it dropped (*@text NULL, *@len 0) when @keep is false; -1 having said "out of memory" when
+ * @f failed or @failed (*@text NULL).
+ */
+int kp_rules_text_close(FILE *f, char **text, size_t *len, bool failed, bool keep);
 /* Says on stderr which releases could not be read fully; their number. */
 size_t kp_rules_say_failed(const struct kp_gated *g);
 /*

@@ -783,13 +783,20 @@ int kp_rules_render(const struct kp_gated *g, const char *root, const char *exe,
 			oom = true;
 	}
 	free(self);
-	if (fclose(f) != 0 || !*text || oom) {
+	return kp_rules_text_close(f, text, len, oom, true);
+}
+
+int kp_rules_text_close(FILE *f, char **text, size_t *len, bool failed, bool keep)
+{
+	failed |= fclose(f) != 0 || !*text;
+	if (failed || !keep) {
 		free(*text);
 		*text = NULL;
-		kp_cli_error(NULL, "out of memory");
-		return -1;
+		*len = 0;
 	}
-	return 0;
+	if (failed)
+		kp_cli_error(NULL, "out of memory");
+	return failed ? -1 : 0;
 }
 
 int kp_rules_retire(const char *old, size_t len, const struct line_opts *lo, char **text,
@@ -839,18 +846,7 @@ int kp_rules_retire(const char *old, size_t len, const struct line_opts *lo, cha
 		"# %s again with the options above.\n",
 		*dropped, *dropped == 1 ? " was" : "s were", *dropped == 1 ? "it" : "them",
 		*dropped == 1 ? "it" : "them");
-	if (fclose(f) != 0 || !*text) {
-		free(*text);
-		*text = NULL;
-		kp_cli_error(NULL, "out of memory");
-		return -1;
-	}
-	if (!*dropped) {
-		free(*text);
-		*text = NULL;
-		*tlen = 0;
-	}
-	return 0;
+	return kp_rules_text_close(f, text, tlen, false, *dropped != 0);
 }
 
 /* Says on stderr which releases could not be read fully; their number. */

@@ -63,18 +63,7 @@ int kp_softdeps_render(const struct kp_gated *g, char **text, size_t *len, size_
 		fprintf(f, "softdep %s pre:\n", key);
 		(*count)++;
 	}
-	if (fclose(f) != 0 || !*text) {
-		free(*text);
-		*text = NULL;
-		kp_cli_error(NULL, "out of memory");
-		return -1;
-	}
-	if (!*count) {
-		free(*text);
-		*text = NULL;
-		*len = 0;
-	}
-	return 0;
+	return kp_rules_text_close(f, text, len, false, *count != 0);
 }
 
 bool kp_softdeps_is_own(const char *text, size_t len, char *why, size_t wlen)

@@ -534,11 +534,14 @@ mv "$tmp/modules.softdep" "$sd/lib/modules/$rel/modules.softdep"
 # fit under, the rules not: write() says EFBIG): the overrides must not stay, or modprobe would
 # run the old plain lines and the modules load without their soft dependencies
 before=$(state "$sdr")
-(
-	trap '' XFSZ
-	ulimit -f 1
-	exec "$kp" hook --root "$sd" --update-install-rules
-) >"$tmp/out" 2>"$tmp/err"
+update_capped() { # --update-install-rules under a 1-block file size limit
+	(
+		trap '' XFSZ
+		ulimit -f 1
+		exec "$kp" hook --root "$sd" --update-install-rules
+	) >"$tmp/out" 2>"$tmp/err"
+}
+update_capped
 is "the rules cannot be written after the overrides: exit 2, the overrides taken back" \
 	"$?:$([ -e "$sdf" ] && echo there || echo gone):$(state "$sdr")" "2:gone:$before"
 has "... said" "$tmp/err" "0-kopolicy-softdeps\.conf: removed again \(the rules were not written\)\$"
@@ -553,11 +556,7 @@ fi
 sum=$(sha256sum <"$sdf")
 before=$(state "$sdr")
 echo "softdep kp_use_prop pre: kp_plain" >"$sd/etc/modprobe.d/sd2.conf"
-(
-	trap '' XFSZ
-	ulimit -f 1
-	exec "$kp" hook --root "$sd" --update-install-rules
-) >"$tmp/out" 2>"$tmp/err"
+update_capped
 is "an override added, the rules failing: exit 2, the overrides as they were, the rules too" \
 	"$?:$(sha256sum <"$sdf"):$(state "$sdr")" "2:$sum:$before"
 has "... said" "$tmp/err" "0-kopolicy-softdeps\.conf: put back as it was \(the rules were not written\)\$"
