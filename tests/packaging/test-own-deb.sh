@@ -148,28 +148,48 @@ else
 	frel=$(sed -n 's/^release=//p' "$srcdir/fixtures/ko/6.12/kernel.txt")
 	mkdir -p "$root/lib/modules/$frel/updates" "$root/etc/modprobe.d"
 	cp "$srcdir/fixtures/ko/6.12/kp_prop_prov.ko" "$root/lib/modules/$frel/updates/"
+	# a soft dependency on a module of the kernel's own tree (the GPU passthrough shape,
+	# softdep nvidia pre: vfio-pci): the rules come with their softdep overrides
+	# (0-kopolicy-softdeps.conf), which removal must take away with the lines (left alone,
+	# modprobe would load kp_prop_prov without kp_plain), and a purge after a failed removal
+	mkdir -p "$root/lib/modules/$frel/kernel"
+	cp "$srcdir/fixtures/ko/6.12/kp_plain.ko" "$root/lib/modules/$frel/kernel/"
+	echo "softdep kp_prop_prov pre: kp_plain" > "$root/etc/modprobe.d/gpu.conf"
 	depmod -b "$root" "$frel" 2>/dev/null
 	rules=$root/etc/modprobe.d/zz-kopolicy.conf
+	sdo=$root/etc/modprobe.d/0-kopolicy-softdeps.conf
 	"$root/usr/bin/kopolicy" hook --root "$root" --on-error fail-closed \
 		--update-install-rules > "$tmp/rules.log" 2>&1
 	is "the packaged kopolicy writes install rules naming /usr/bin/kopolicy" \
-		"$(sed -n 's/^install \([^ ]*\) \([^ ]*\) .*/\1 \2/p' "$rules")" \
-		"kp_prop_prov /usr/bin/kopolicy"
+		"$(sed -n 's/^install \([^ ]*\) \([^ ]*\) .*/\1 \2/p' "$rules" | tr '\n' ' ')" \
+		"kp_prop_prov /usr/bin/kopolicy "
+	is "... and the softdep override of kp_prop_prov" "$(grep -v '^#' "$sdo" 2>&1)" \
+		"softdep [k]p_prop_prov pre:"
+	cp "$sdo" "$tmp/sdo.kept"
 	# (lib.sh's KOPOLICY, the build's, must not reach the maintainer scripts)
 	env -u KOPOLICY dpkg --root="$root" --force-depends --log=/dev/null -r dh-kopolicy kopolicy \
 		> "$tmp/remove.log" 2>&1
 	is "dpkg --root -r kopolicy" $? 0
 	grep -q "zz-kopolicy.conf: 1 install line dropped (it runs kopolicy)" "$tmp/remove.log"
 	ok "... its prerm said it dropped the install lines" $?
+	[ ! -e "$sdo" ]
+	ok "... and removed the softdep overrides" $?
 	is "... the rules file kept, without install lines, with its options" \
 		"$(grep -c '^install ' "$rules"):$(grep -c '^# options: --on-error fail-closed$' "$rules")" \
 		"0:1"
 	[ ! -e "$root/usr/bin/kopolicy" ]
 	ok "... /usr/bin/kopolicy removed" $?
+	# overrides a removal could not take away (its kopolicy killed, say) go with the purge:
+	# the file as kopolicy wrote it, taken from the rules' first run
+	cp "$tmp/sdo.kept" "$sdo"
 	dpkg --root="$root" --force-depends --log=/dev/null -P kopolicy > "$tmp/purge.log" 2>&1
 	is "dpkg --root -P kopolicy" $? 0
 	[ ! -e "$rules" ]
 	ok "... the rules file removed with the purge" $?
+	[ ! -e "$sdo" ]
+	ok "... the softdep overrides left by a failed removal, too" $?
+	is "... the admin's softdep entry kept" "$(cat "$root/etc/modprobe.d/gpu.conf")" \
+		"softdep kp_prop_prov pre: kp_plain"
 fi
 
 if [ "$failed" -ne 0 ]; then
