@@ -484,7 +484,7 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 
 const char *const kp_kmod_conf_dirs[KP_KMOD_CONF_DIRS] = {
 	"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
-	"lib/modprobe.d", "usr/lib/modprobe.d",
+	"usr/lib/modprobe.d", "lib/modprobe.d",
 };
 
 int kp_chain_kmod_prepare(struct kp_chain *c, const char **paths, const char **kpaths,

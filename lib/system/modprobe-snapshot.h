@@ -18,7 +18,11 @@
 
 /* modprobe.d directories libkmod reads under a root (KP_CHAIN_CONF_DIRS) */
 #define KP_KMOD_CONF_DIRS 5
-/* Those directories, relative to the root, in libkmod 30's order (its default config paths). */
+/*
+ * Those directories, relative to the root, in the order of kmod 32 to 34's default config
+ * paths: the first of them holding a file of a name hides the others' (conf_files_list()).
+ * kmod 30 and 31 read no usr/lib/modprobe.d; on a merged /usr it is lib/modprobe.d anyway.
+ */
 extern const char *const kp_kmod_conf_dirs[KP_KMOD_CONF_DIRS];
 /* The name of a copy in its directory: this, then mkdtemp()'s six letters and digits. */
 #define KP_KMOD_COPY_PREFIX "kopolicy-kmod."
