@@ -5,8 +5,11 @@
  * (hook-rules-file.c); here the lines, rendered and read back. The line of a module whose soft
  * dependencies kopolicy's override lifts loads them itself: those of every release, the
  * releases where the name is in tree and not gated included (modprobe.d is shared by them),
- * the module itself left out (its modprobe would run the same line again, without end); a
- * module whose pre soft dependencies lead back to it through other gated modules' is not lifted.
+ * the module itself left out (its modprobe would run the same line again, without end). The
+ * line names its module in KOPOLICY_CHAIN for the modprobe calls it makes: run again in that
+ * chain (soft dependencies leading back to it through an in-tree module, an alias or another
+ * lifted module), it loads the module alone, and it skips a lifted soft dependency whose line
+ * is up the chain, as libkmod's probe list visits each module once.
  */
 #include "config.h"
 
