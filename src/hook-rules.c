@@ -48,10 +48,10 @@
  *   [SOFT...] " " LOAD [" && {" [SOFT...] " }"] ";; esac"
  * where libkmod's probe list visits each module once, a line of kopolicy's running `modprobe -q`
  * of a module whose soft dependencies lead back to it would run itself again, without end (a
- * module that is not gated, or an alias, between them). SOFT is SOFT_CMD WORD SOFT_END, or for a
- * soft dependency that is another lifted module's name, whose line is running further up the
- * chain when it is named there, skipped as libkmod skips a module it has visited:
- *   IN GATED IS " ;; *)" SOFT_CMD WORD SOFT_END "; esac;"
+ * module that is not gated, or an alias, between them). Each of [SOFT...] is SOFT WORD SOFT_END,
+ * or for a soft dependency that names another lifted module GATED, whose line is running
+ * further up the chain when CHAIN names it, skipped as libkmod skips a module it has visited:
+ *   IN GATED IS " ;; *)" SOFT WORD SOFT_END "; esac;"
  * Only names kopolicy wrote are patterns; the variable's value is only compared: a stale or
  * hostile one drops soft dependencies at worst, never the hook or the load.
  */
@@ -262,8 +262,8 @@ static bool skip(const char **p, const char *lit)
 
 /*
  * The SOFT words at *@p (none or more; @min at least), *@p moved past them; @chain: those of a
- * line with CHAIN, which guards a lifted module's name, else those of kopolicy 0.x's lines
- * (session 28: no CHAIN, never a guard).
+ * line with CHAIN, where a word may be guarded by the module name it is, else those of the
+ * lines kopolicy wrote before CHAIN (never guarded).
  */
 static bool parse_soft(const char **p, size_t min, bool chain)
 {
@@ -271,12 +271,15 @@ static bool parse_soft(const char **p, size_t min, bool chain)
 
 	for (;;) {
 		bool guarded = chain && skip(p, IN);
+		char gated[256];
 		size_t w;
 
 		if (guarded) {
 			w = strcspn(*p, " ");
-			if (!plain_name(*p, w))
+			if (!plain_name(*p, w) || w >= sizeof(gated))
 				return false;
+			memcpy(gated, *p, w);
+			gated[w] = '\0';
 			*p += w;
 			if (!skip(p, IS " ;; *)"))
 				return false;
@@ -287,7 +290,7 @@ static bool parse_soft(const char **p, size_t min, bool chain)
 			break;
 		}
 		w = strcspn(*p, " ");
-		if (!softdep_word_ok(*p, w))
+		if (!softdep_word_ok(*p, w) || (guarded && !same_module(*p, w, gated)))
 			return false;
 		*p += w;
 		if (!skip(p, SOFT_END) || (guarded && !skip(p, "; esac;")))

@@ -848,6 +848,17 @@ cp "$scr" "$tmp/scr"
 "$kp" hook --root "$sc" --update-install-rules >"$tmp/out" 2>&1
 is "... read back as kopolicy's: run again, nothing changed" \
 	"$?:$(cmp "$scr" "$tmp/scr" && wc -c <"$tmp/out")" "0:0"
+# kp_rules_is_own() reads the chain's words exactly: a line edited to evaluate the variable, or
+# a guard naming another module than the word it guards, is not kopolicy's
+for edit in 's/export KOPOLICY_CHAIN="\$KOPOLICY_CHAIN kp_prop_prov"/eval "$KOPOLICY_CHAIN"/' \
+	's/in \*" kp_gpl_prov "\*) ;;/in *" kp_plain "*) ;;/'; do
+	sed "$edit" "$tmp/scr" >"$scr"
+	"$kp" hook --root "$sc" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+	is "... edited ($edit): not kopolicy's, exit 1, left alone" \
+		"$?:$(cmp -s "$scr" "$tmp/scr" && echo same || echo edited):$(grep -c 'is not an install line kopolicy writes' "$tmp/err")" \
+		"1:edited:1"
+done
+cp "$tmp/scr" "$scr"
 "$kp" hook --root "$sc" --retire-install-rules >"$tmp/out" 2>&1
 is "... retired: exit 0, both lines and the overrides gone" \
 	"$?:$(grep -c '^install' "$scr"):$([ -e "$scf" ] && echo there || echo gone)" "0:0:gone"
