@@ -664,7 +664,8 @@ static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t t
 				seen[len + n] = ' ';
 				len += n + 1;
 				if (f && gated)
-					fprintf(f, IN "%s" IS " ;; *)" SOFT "%.*s" SOFT_END "; esac;",
+					fprintf(f,
+						IN "%s" IS " ;; *)" SOFT "%.*s" SOFT_END "; esac;",
 						gated, (int)n, p);
 				else if (f)
 					fprintf(f, SOFT "%.*s" SOFT_END, (int)n, p);
