@@ -63,8 +63,8 @@ int kp_rules_retire(const char *old, size_t len, const struct line_opts *lo, cha
 bool kp_rules_softdeps_writable(const char *names);
 /*
  * The soft dependencies of @g's module @i are lifted by kopolicy's override and loaded by its
- * install line: they are writable, its name plain ([A-Za-z0-9_-]) and its pre ones do not lead
- * back to it through other gated modules' (their lines would run each other without end).
+ * install line: they are writable and its name plain ([A-Za-z0-9_-]: the line names it in
+ * KOPOLICY_CHAIN, which ends soft dependencies that lead back to it, hook-rules.c).
  */
 bool kp_rules_softdep_lifted(const struct kp_gated *g, size_t i);
 /*

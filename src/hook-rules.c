@@ -5,8 +5,11 @@
  * (hook-rules-file.c); here the lines, rendered and read back. The line of a module whose soft
  * dependencies kopolicy's override lifts loads them itself: those of every release, the
  * releases where the name is in tree and not gated included (modprobe.d is shared by them),
- * the module itself left out (its modprobe would run the same line again, without end); a
- * module whose pre soft dependencies lead back to it through other gated modules' is not lifted.
+ * the module itself left out (its modprobe would run the same line again, without end). The
+ * line names its module in KOPOLICY_CHAIN for the modprobe calls it makes: run again in that
+ * chain (soft dependencies leading back to it through an in-tree module, an alias or another
+ * lifted module), it loads the module alone, and it skips a lifted soft dependency whose line
+ * is up the chain, as libkmod's probe list visits each module once.
  */
 #include "config.h"
 
@@ -38,9 +41,24 @@
 #define TAIL HEAD " " LOAD
 /*
  * A module whose soft dependencies kopolicy's override lifts (hook-softdeps.c) has its line
- * load them itself, as libkmod would have (errors ignored, __kmod_module_fill_softdep()):
- * HEAD " {" [SOFT NAME " || :;"]... " " LOAD [" && {" [SOFT NAME " || :;"]... " }"] "; }"
+ * load them itself, as libkmod would have (errors ignored, __kmod_module_fill_softdep()), unless
+ * a line of the same name is already loading them in this chain of modprobe calls, named in the
+ * environment variable CHAIN (" NAME" each); then it loads the module alone, after the hook:
+ *   HEAD IN NAME IS " " LOAD ";; *) export " CHAIN "=\"$" CHAIN " NAME\";"
+ *   [SOFT...] " " LOAD [" && {" [SOFT...] " }"] ";; esac"
+ * where libkmod's probe list visits each module once, a line of kopolicy's running `modprobe -q`
+ * of a module whose soft dependencies lead back to it would run itself again, without end (a
+ * module that is not gated, or an alias, between them). Each of [SOFT...] is SOFT WORD SOFT_END,
+ * or for a soft dependency that names another lifted module GATED, whose line is running
+ * further up the chain when CHAIN names it, skipped as libkmod skips a module it has visited:
+ *   IN GATED IS " ;; *)" SOFT WORD SOFT_END "; esac;"
+ * Only names kopolicy wrote are patterns; the variable's value is only compared: a stale or
+ * hostile one drops soft dependencies at worst, never the hook or the load.
  */
+#define CHAIN	 "KOPOLICY_CHAIN"
+#define IN	 " case \" $" CHAIN " \" in *\" "
+#define IS	 " \"*)"
+#define PUSH	 ";; *) export " CHAIN "=\"$" CHAIN " "
 #define SOFT	 " /sbin/modprobe -q "
 #define SOFT_END " || :;"
 
@@ -84,14 +102,21 @@ bool kp_rules_softdeps_writable(const char *names)
 	return true;
 }
 
-/* @m's own conditions for a lift: its name plain, every soft dependency writable. */
-static bool lift_ok(const struct kp_gated_module *m)
+/* The @n bytes at @s are a plain module name ([A-Za-z0-9_-]), as a CHAIN pattern may hold. */
+static bool plain_name(const char *s, size_t n)
 {
-	for (const char *c = m->name; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
 			return false;
-	return m->name[0] && kp_rules_softdeps_writable(m->softdep) &&
+	return n != 0;
+}
+
+bool kp_rules_softdep_lifted(const struct kp_gated *g, size_t i)
+{
+	const struct kp_gated_module *m = &g->mods[i];
+
+	return plain_name(m->name, strlen(m->name)) && kp_rules_softdeps_writable(m->softdep) &&
 	       (!m->softdep_else_pre || kp_rules_softdeps_writable(m->softdep_else_pre)) &&
 	       (!m->softdep_else_post || kp_rules_softdeps_writable(m->softdep_else_post));
 }
@@ -115,67 +140,6 @@ static size_t name_at(const struct kp_gated *g, const char *w, size_t n)
 		    same_module(w, n, g->mods[i].name))
 			return i;
 	return g->n;
-}
-
-/*
- * The pre soft dependencies of the name whose first module is @first lead back to it through
- * those of other gated names (every release's, lifted or not: libkmod runs a lifted module's
- * line among another's soft dependencies). Lifted, each line would run the next one's modprobe
- * before any of them loads, without end, where libkmod's probe list visits a module once. Only
- * pre ones: a post one runs once its module is in. True too out of memory (not lifted, said).
- */
-static bool pre_cycle(const struct kp_gated *g, size_t first)
-{
-	size_t *queue = calloc(g->n, sizeof(*queue)), head = 0, tail = 0;
-	bool *seen = calloc(g->n, sizeof(*seen)), cycle = false;
-
-	if (!queue || !seen) {
-		free(queue);
-		free(seen);
-		return true;
-	}
-	queue[tail++] = first;
-	seen[first] = true;
-	while (head < tail && !cycle) {
-		size_t from = queue[head++], to;
-
-		for (to = from; to < g->n && !strcmp(g->mods[to].name, g->mods[from].name); to++)
-			;
-		for (size_t i = from; i <= to && !cycle; i++) {
-			/* @to: the releases where it is not gated */
-			const char *p =
-				i < to ? g->mods[i].softdep_pre : g->mods[from].softdep_else_pre;
-
-			while (p && *p && !cycle) {
-				size_t n = strcspn(p, " "), at;
-
-				if (!same_module(p, n, g->mods[from].name) &&
-				    (at = name_at(g, p, n)) < g->n) {
-					cycle = at == first;
-					if (!seen[at]) {
-						seen[at] = true;
-						queue[tail++] = at;
-					}
-				}
-				p += n;
-				p += *p == ' ';
-			}
-		}
-	}
-	free(queue);
-	free(seen);
-	return cycle;
-}
-
-bool kp_rules_softdep_lifted(const struct kp_gated *g, size_t i)
-{
-	size_t first = i;
-
-	if (!lift_ok(&g->mods[i]))
-		return false;
-	while (first > 0 && !strcmp(g->mods[first - 1].name, g->mods[i].name))
-		first--;
-	return !pre_cycle(g, first);
 }
 
 /*
@@ -296,34 +260,66 @@ static bool skip(const char **p, const char *lit)
 	return true;
 }
 
-/* The SOFT NAME SOFT_END words at *@p (none or more; @min at least), *@p moved past them. */
-static bool parse_soft(const char **p, size_t min)
+/*
+ * The SOFT words at *@p (none or more; @min at least), *@p moved past them; @chain: those of a
+ * line with CHAIN, where a word may be guarded by the module name it is, else those of the
+ * lines kopolicy wrote before CHAIN (never guarded).
+ */
+static bool parse_soft(const char **p, size_t min, bool chain)
 {
 	size_t n = 0;
 
-	while (skip(p, SOFT)) {
-		size_t w = strcspn(*p, " ");
+	for (;;) {
+		bool guarded = chain && skip(p, IN);
+		char gated[256];
+		size_t w;
 
-		if (!softdep_word_ok(*p, w))
+		if (guarded) {
+			w = strcspn(*p, " ");
+			if (!plain_name(*p, w) || w >= sizeof(gated))
+				return false;
+			memcpy(gated, *p, w);
+			gated[w] = '\0';
+			*p += w;
+			if (!skip(p, IS " ;; *)"))
+				return false;
+		}
+		if (!skip(p, SOFT)) {
+			if (guarded)
+				return false;
+			break;
+		}
+		w = strcspn(*p, " ");
+		if (!softdep_word_ok(*p, w) || (guarded && !same_module(*p, w, gated)))
 			return false;
 		*p += w;
-		if (!skip(p, SOFT_END))
+		if (!skip(p, SOFT_END) || (guarded && !skip(p, "; esac;")))
 			return false;
 		n++;
 	}
 	return n >= min;
 }
 
-/* @p is what follows HEAD in a line kopolicy writes: " " LOAD, or the soft dependencies' form. */
-static bool parse_load(const char *p)
+/*
+ * @p is what follows HEAD in the line of module @name that kopolicy writes: " " LOAD, the soft
+ * dependencies' form with CHAIN, or the one without it kopolicy wrote before CHAIN (read back
+ * as its own, so that an update rewrites it and a retirement drops it).
+ */
+static bool parse_load(const char *p, const char *name)
 {
+	bool chain;
+
 	if (!strcmp(p, " " LOAD))
 		return true;
-	if (!skip(&p, " {") || !parse_soft(&p, 0) || !skip(&p, " " LOAD))
+	chain = !skip(&p, " {");
+	if (chain && !(skip(&p, IN) && plain_name(name, strlen(name)) && skip(&p, name) &&
+		       skip(&p, IS " " LOAD PUSH) && skip(&p, name) && skip(&p, "\";")))
 		return false;
-	if (skip(&p, " && {") && !(parse_soft(&p, 1) && skip(&p, " }")))
+	if (!parse_soft(&p, 0, chain) || !skip(&p, " " LOAD))
 		return false;
-	return !strcmp(p, "; }");
+	if (skip(&p, " && {") && !(parse_soft(&p, 1, chain) && skip(&p, " }")))
+		return false;
+	return !strcmp(p, chain ? ";; esac" : "; }");
 }
 
 /*
@@ -365,7 +361,7 @@ static bool parse_rule(const char *line, struct line_opts *lo)
 		memcpy(body, opts, bl);
 		body[bl] = '\0';
 	}
-	if (!parse_load(p + strlen(HEAD) - 1))
+	if (!parse_load(p + strlen(HEAD) - 1, name))
 		return false;
 	return parse_opts(body, lo);
 }
@@ -605,6 +601,30 @@ static bool has_word(const char *list, size_t len, const char *w, size_t n)
 	return false;
 }
 
+/* One of @g's modules @from to @to (one name) is lifted (kp_rules_softdep_lifted()). */
+static bool name_lifted(const struct kp_gated *g, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (kp_rules_softdep_lifted(g, i))
+			return true;
+	return false;
+}
+
+/*
+ * The name of @g's modules that the @n bytes at @w name ('-' and '_' alike), when its line loads
+ * its soft dependencies (and so names itself in CHAIN), else NULL.
+ */
+static const char *lifted_name(const struct kp_gated *g, const char *w, size_t n)
+{
+	size_t from = name_at(g, w, n), to = from;
+
+	if (from == g->n)
+		return NULL;
+	while (to < g->n && !strcmp(g->mods[to].name, g->mods[from].name))
+		to++;
+	return name_lifted(g, from, to) ? g->mods[from].name : NULL;
+}
+
 /*
  * The load commands of the soft dependencies, @post or not, of @g's modules @from to @to (one
  * name's, of every release: modprobe.d is shared by them, those of the releases where the name
@@ -632,6 +652,7 @@ static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t t
 			size_t n = strcspn(p, " ");
 
 			if (!has_word(seen, len, p, n) && !same_module(p, n, name)) {
+				const char *gated = lifted_name(g, p, n);
 				char *ns = realloc(seen, len + n + 1);
 
 				if (!ns) {
@@ -642,7 +663,11 @@ static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t t
 				memcpy(seen + len, p, n);
 				seen[len + n] = ' ';
 				len += n + 1;
-				if (f)
+				if (f && gated)
+					fprintf(f,
+						IN "%s" IS " ;; *)" SOFT "%.*s" SOFT_END "; esac;",
+						gated, (int)n, p);
+				else if (f)
 					fprintf(f, SOFT "%.*s" SOFT_END, (int)n, p);
 				count++;
 			}
@@ -652,15 +677,6 @@ static int put_softdeps(FILE *f, const struct kp_gated *g, size_t from, size_t t
 	}
 	free(seen);
 	return count;
-}
-
-/* One of @g's modules @from to @to (one name) is lifted (kp_rules_softdep_lifted()). */
-static bool name_lifted(const struct kp_gated *g, size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++)
-		if (kp_rules_softdep_lifted(g, i))
-			return true;
-	return false;
 }
 
 /* The install line of @g's modules @from to @to (one name): TAIL, or with their softdeps. */
@@ -677,7 +693,8 @@ static int put_line(FILE *f, const struct kp_gated *g, size_t from, size_t to, c
 		fprintf(f, "install %s %s hook%s" TAIL "\n", name, self, opts);
 		return 0;
 	}
-	fprintf(f, "install %s %s hook%s" HEAD " {", name, self, opts);
+	fprintf(f, "install %s %s hook%s" HEAD IN "%s" IS " " LOAD PUSH "%s\";", name, self, opts,
+		name, name);
 	if (put_softdeps(f, g, from, to, false) < 0)
 		return -1;
 	fputs(" " LOAD, f);
@@ -687,7 +704,7 @@ static int put_line(FILE *f, const struct kp_gated *g, size_t from, size_t to, c
 			return -1;
 		fputs(" }", f);
 	}
-	fputs("; }\n", f);
+	fputs(";; esac\n", f);
 	return 0;
 }
 

@@ -185,6 +185,26 @@ these modules in it load unjudged: kp_prop_prov"
 "$strip" "$d" 2>"$tmp/err"
 is "... again: nothing to do, nothing said" "$?:$(cat "$tmp/err")" "0:"
 
+# a lifted module's line (its soft dependencies and KOPOLICY_CHAIN): left out as the others,
+# its override with it
+rs=$tmp/root-softdep
+rules_root "$rs"
+mkdir -p "$rs$(dirname "$self")" && printf '#!/bin/sh\n' >"$rs$self" && chmod 755 "$rs$self"
+echo "softdep kp_prop_prov pre: kp_plain" >"$rs/etc/modprobe.d/sd.conf"
+"$kp" hook --root "$rs" --update-install-rules >/dev/null 2>&1
+d6=$tmp/initramfs6
+mkdir -p "$d6/etc/modprobe.d"
+cp "$rs/etc/modprobe.d/zz-kopolicy.conf" "$rs/etc/modprobe.d/0-kopolicy-softdeps.conf" \
+	"$d6/etc/modprobe.d/"
+is "a lifted module's line, with KOPOLICY_CHAIN" \
+	"$(grep -c '^install kp_prop_prov .*KOPOLICY_CHAIN' "$d6/etc/modprobe.d/zz-kopolicy.conf")" 1
+"$strip" "$d6" 2>"$tmp/err"
+is "... initramfs-rules leaves it out with the others, and its override" \
+	"$?:$(lines "$d6/etc/modprobe.d/zz-kopolicy.conf"):$(grep -v '^#' "$d6/etc/modprobe.d/0-kopolicy-softdeps.conf")" \
+	"0::"
+grep -q '^kopolicy: initramfs: 3 install line(s) left out' "$tmp/err"
+is "... said" $? 0
+
 # kopolicy put into the initramfs on purpose: its lines stay
 d2=$tmp/initramfs2
 mkdir -p "$d2/etc/modprobe.d"

@@ -456,13 +456,21 @@ is "... the overrides written, one a module, the first letter in brackets" \
 	"$(grep -v '^#' "$sdf" | tr '\n' ' ')" "softdep [k]p_gpl_prov pre: softdep [k]p_prop_prov pre: "
 has "... said" "$tmp/out" "^kopolicy: .*/etc/modprobe\.d/0-kopolicy-softdeps\.conf: written \(2 modules\)\$"
 sdr=$sd/etc/modprobe.d/zz-kopolicy.conf
+# the line of a lifted module (grep -E): the hook, then the module alone when a line of its name
+# is already loading its soft dependencies in this chain of modprobe calls (KOPOLICY_CHAIN),
+# else its name added to the chain and what it runs (the second argument)
+ldre='/sbin/modprobe --ignore-install \$MODPROBE_MODULE \$CMDLINE_OPTS'
+sd_line() { # module, what its line runs once it names itself in KOPOLICY_CHAIN (grep -E)
+	printf '^install %s [^ ]* hook \\$MODPROBE_MODULE \\$CMDLINE_OPTS && case " \\$KOPOLICY_CHAIN " in \\*" %s "\\*\\) %s;; \\*\\) export KOPOLICY_CHAIN="\\$KOPOLICY_CHAIN %s"; %s;; esac$' \
+		"$1" "$1" "$ldre" "$1" "$2"
+}
 hasnt "... the rules no longer say NOT JUDGED" "$sdr" "NOT JUDGED"
 has "... but that the line loads them" "$sdr" \
 	"^#   soft dependencies \(kp_plain\): its install line loads them \(0-kopolicy-softdeps\.conf\)\$"
 has "... a pre dependency loaded before the module, its error ignored" "$sdr" \
-	"^install kp_prop_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_plain \|\| :; /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS; \}\$"
+	"$(sd_line kp_prop_prov "/sbin/modprobe -q kp_plain \|\| :; $ldre")"
 has "... a post dependency after it, only when it loaded" "$sdr" \
-	"^install kp_gpl_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_plain \|\| :; \}; \}\$"
+	"$(sd_line kp_gpl_prov "$ldre && \{ /sbin/modprobe -q kp_plain \|\| :; \}")"
 has "... a module without any keeps the plain line" "$sdr" \
 	"^install kp_use_prop [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS\$"
 before="$(state "$sdf") $(state "$sdr")"
@@ -496,6 +504,18 @@ is "the post line run: the module, then its soft dependency (failing: ignored)" 
 	"kp hook kp_gpl_prov x=1|mp --ignore-install kp_gpl_prov x=1|mp -q kp_plain|rc=0|"
 is "... the module failing: no soft dependency after it, its status" \
 	"$(run_line kp_gpl_prov 0 1)" "kp hook kp_gpl_prov x=1|mp --ignore-install kp_gpl_prov x=1|rc=1|"
+# KOPOLICY_CHAIN as root's environment may hold it, stale or hostile: compared, never run; at
+# worst the soft dependencies dropped, never the hook or the load
+is "a stale KOPOLICY_CHAIN naming the module: the hook and the module, no soft dependency" \
+	"$(export KOPOLICY_CHAIN=' kp_plain kp_prop_prov' && run_line kp_prop_prov 0 0)" \
+	"kp hook kp_prop_prov x=1|mp --ignore-install kp_prop_prov x=1|rc=0|"
+is "... the hook refusing: still its status, nothing loaded" \
+	"$(export KOPOLICY_CHAIN=' kp_prop_prov' && run_line kp_prop_prov 1 0)" \
+	"kp hook kp_prop_prov x=1|rc=1|"
+hostile="* \" kp_prop_prov_x \$(touch $tmp/pwned) \`touch $tmp/pwned\` ';touch $tmp/pwned;'"
+is "... a hostile one (quotes, \$( ), globs, a longer name): compared only, nothing dropped" \
+	"$(export KOPOLICY_CHAIN="$hostile" && run_line kp_prop_prov 0 0):$([ -e "$tmp/pwned" ] && echo pwned || echo clean)" \
+	"kp hook kp_prop_prov x=1|mp -q kp_plain|mp --ignore-install kp_prop_prov x=1|rc=0|:clean"
 if command -v modprobe >/dev/null; then
 	for mod in kp_prop_prov kp_gpl_prov; do
 		modprobe -d "$sd" -S "$rel" -C "$sd/etc/modprobe.d" --show-depends $mod >"$tmp/sd" 2>&1
@@ -604,7 +624,7 @@ is "releases where the module is in tree with other soft dependencies: exit 0, o
 	"$?:$(grep -v '^#' "$sm/etc/modprobe.d/0-kopolicy-softdeps.conf")" \
 	"0:softdep [k]p_gpl_prov pre:"
 has "... its line loads that release's soft dependencies too" "$smr" \
-	"^install kp_gpl_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_use_prop \|\| :; /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_plain \|\| :; \}; \}\$"
+	"$(sd_line kp_gpl_prov "/sbin/modprobe -q kp_use_prop \|\| :; $ldre && \{ /sbin/modprobe -q kp_plain \|\| :; \}")"
 has "... and the rules say so" "$smr" \
 	"^#   soft dependencies where it is not gated \(kp_use_prop\): its install line loads them too\$"
 
@@ -625,7 +645,7 @@ is "a module depmod has not indexed yet, with its own softdep=: exit 0, overridd
 	"$?:$(grep -v '^#' "$su/etc/modprobe.d/0-kopolicy-softdeps.conf" 2>&1)" \
 	"0:softdep [k]p_gpl_prov pre:"
 has "... its line loads them" "$sur" \
-	"^install kp_gpl_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp_plain \|\| :; /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS; \}\$"
+	"$(sd_line kp_gpl_prov "/sbin/modprobe -q kp_plain \|\| :; $ldre")"
 depmod -b "$su" "$rel" 2>/dev/null
 is "... the entry depmod then writes" "$(grep -v '^#' "$su/lib/modules/$rel/modules.softdep")" \
 	"softdep kp_gpl_prov pre: kp_plain"
@@ -650,31 +670,214 @@ ssr=$ss/etc/modprobe.d/zz-kopolicy.conf
 is "a module its own soft dependency: exit 0, overridden" \
 	"$?:$(grep -v '^#' "$ss/etc/modprobe.d/0-kopolicy-softdeps.conf")" "0:softdep [k]p_prop_prov pre:"
 has "... its line loads the others only, and nothing after it" "$ssr" \
-	"^install kp_prop_prov [^ ]* hook \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS && \{ /sbin/modprobe -q kp-plain \|\| :; /sbin/modprobe --ignore-install \\\$MODPROBE_MODULE \\\$CMDLINE_OPTS; \}\$"
+	"$(sd_line kp_prop_prov "/sbin/modprobe -q kp-plain \|\| :; $ldre")"
 cp "$ssr" "$tmp/ssr"
 "$kp" hook --root "$ss" --update-install-rules >"$tmp/out" 2>&1
 is "... read back as kopolicy's: run again, nothing changed" \
 	"$?:$(cmp "$ssr" "$tmp/ssr" && wc -c <"$tmp/out")" "0:0"
 
-# two modules each the other's pre soft dependency: libkmod's probe list visits each once, but
-# their lines would run each other's modprobe before either loads, without end; neither is
-# lifted, both stay NOT JUDGED, said
+# Soft dependencies that lead back to a lifted module. libkmod's probe list visits each module
+# once (kmod 30: __kmod_module_get_probe_list()'s visited marks), but a line's `modprobe -q`
+# starts a new probe list, which runs the lifted module's line again (it has an install command
+# and, overridden, no soft dependency): without KOPOLICY_CHAIN, without end. The lines as /bin/sh
+# (dash) runs them, with a stand-in modprobe that does what libkmod does with their words: a
+# probe list (pre soft dependencies, the module, post ones; each module once; names and aliases
+# resolved, '-' as '_'), then each module not loaded yet inserted, or its install line run when
+# it has one and libkmod finds no soft dependency for it. Its 31st call stops the chain (LOOP).
+rec=$tmp/rec
+mkdir -p "$rec"
+printf '#!/bin/sh\nR=%s\n' "$rec" >"$tmp/rec-mp"
+cat >>"$tmp/rec-mp" <<'STANDIN'
+n=$(($(cat "$R/count") + 1))
+echo "$n" >"$R/count"
+if [ "$n" -gt 30 ]; then
+	echo LOOP >>"$R/calls"
+	exit 99
+fi
+resolve() { # a name or an alias, as libkmod finds its module
+	m=$(printf '%s' "$1" | tr - _)
+	a=$(awk -v n="$m" '$1 == n { print $2 }' "$R/aliases")
+	echo "${a:-$m}"
+}
+deps() { # module, pre or post: its soft dependencies as libkmod finds them (the overrides read)
+	awk -v m="$1" -v k="$2:" '$1 == m {
+		for (i = 2; i <= NF; i++) if ($i ~ /:$/) on = $i == k; else if (on) print $i }' "$R/softdeps"
+}
+visit() {
+	case " $visited " in *" $1 "*) return ;; esac
+	visited="$visited $1"
+	for d in $(deps "$1" pre); do visit "$(resolve "$d")"; done
+	list="$list $1"
+	for d in $(deps "$1" post); do visit "$(resolve "$d")"; done
+}
+insert() {
+	grep -qx "$1" "$R/loaded" && return 0
+	echo "insmod $1" >>"$R/calls"
+	echo "$1" >>"$R/loaded"
+}
+case $1 in
+--ignore-install) insert "$(resolve "$2")"; exit 0 ;;
+-q) shift ;;
+esac
+visited= list=
+visit "$(resolve "$1")"
+for m in $list; do
+	grep -qx "$m" "$R/loaded" && continue
+	line=$(awk -v m="$m" '$1 == m { sub(/^[^ ]* /, ""); print }' "$R/lines")
+	if [ -n "$line" ] && [ -z "$(deps "$m" pre)$(deps "$m" post)" ]; then
+		MODPROBE_MODULE=$m CMDLINE_OPTS= /bin/sh -c "$line"
+	else
+		insert "$m"
+	fi
+done
+STANDIN
+printf '#!/bin/sh\necho "hook $1" >>%s\n' "$rec/calls" >"$tmp/rec-kp"
+chmod 755 "$tmp/rec-mp" "$tmp/rec-kp"
+rec_setup() { # root, softdeps, aliases: ROOT's rules as the stand-ins run them, libkmod's view
+	# of the soft dependencies with the overrides read ("module pre: ... post: ..." a line)
+	# and its aliases ("alias module" a line)
+	sed -n "s|^install \([^ ]*\) [^ ]* hook|\1 $tmp/rec-kp|p" "$1/etc/modprobe.d/zz-kopolicy.conf" |
+		sed "s|/sbin/modprobe|$tmp/rec-mp|g" >"$rec/lines"
+	printf '%s' "$2" >"$rec/softdeps"
+	printf '%s' "$3" >"$rec/aliases"
+}
+rec_run() { # module [KOPOLICY_CHAIN]: what `modprobe MODULE` does, on one line
+	echo 0 >"$rec/count"
+	: >"$rec/calls"
+	: >"$rec/loaded"
+	KOPOLICY_CHAIN=${2-} "$tmp/rec-mp" "$1"
+	echo "rc=$?" >>"$rec/calls"
+	tr '\n' '|' <"$rec/calls"
+}
+kmod_order() { # root, module: what kmod 30 inserts, in order (modprobe --show-depends)
+	modprobe -d "$1" -S "$rel" -C "$1/etc/modprobe.d" --show-depends "$2" 2>&1 |
+		sed -n 's|^install .*kopolicy hook .*|line|p; s|^insmod .*/\(kp_[a-z_]*\)\.ko.*|\1|p' |
+		tr '\n' ' '
+}
+
+# a lifted module's soft dependency that is not gated (in tree: no line of kopolicy's) and has
+# it among its own, pre or post, by name or by alias
+sn=$tmp/root-softdep-nongated
+rules_root "$sn"
+stub "$sn" "$self"
+snr=$sn/etc/modprobe.d/zz-kopolicy.conf
+snf=$sn/etc/modprobe.d/0-kopolicy-softdeps.conf
+printf 'softdep kp_prop_prov pre: kp_plain\nsoftdep kp_plain pre: kp-prop-prov\n' \
+	>"$sn/etc/modprobe.d/sd.conf"
+if command -v modprobe >/dev/null; then
+	is "kp_prop_prov's soft dependency kp_plain (in tree) has it among its own: kmod 30 inserts kp_plain, kp_prop_prov" \
+		"$(kmod_order "$sn" kp_prop_prov)" "kp_plain kp_prop_prov "
+	is "... and from kp_plain: kp_prop_prov, kp_plain" "$(kmod_order "$sn" kp_plain)" \
+		"kp_prop_prov kp_plain "
+fi
+"$kp" hook --root "$sn" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "... lifted: exit 0, kp_prop_prov's override" "$?:$(grep -v '^#' "$snf")" \
+	"0:softdep [k]p_prop_prov pre:"
+rec_setup "$sn" 'kp_plain pre: kp-prop-prov
+' ''
+# (kmod 30 inserts kp_plain first: its one probe list visits kp_prop_prov first; the line cannot
+# tell its own chain from a stale KOPOLICY_CHAIN, so it never skips the load, and kp_prop_prov
+# goes first)
+is "... modprobe kp_prop_prov: its line; kp_plain's probe list runs it again, which loads it alone; kp_plain; no loop" \
+	"$(rec_run kp_prop_prov)" \
+	"hook kp_prop_prov|hook kp_prop_prov|insmod kp_prop_prov|insmod kp_plain|rc=0|"
+is "... modprobe kp_plain: kp_prop_prov, kp_plain, as kmod 30 orders them" \
+	"$(rec_run kp_plain)" "hook kp_prop_prov|hook kp_prop_prov|insmod kp_prop_prov|insmod kp_plain|rc=0|"
+if command -v modprobe >/dev/null; then
+	is "... kmod 30 itself: kp_plain's probe list runs kp_prop_prov's line, then inserts kp_plain" \
+		"$(kmod_order "$sn" kp_plain)" "line kp_plain "
+fi
+printf 'softdep kp_prop_prov pre: kp_plain\nsoftdep kp_plain post: kp_prop_prov\n' \
+	>"$sn/etc/modprobe.d/sd.conf"
+if command -v modprobe >/dev/null; then
+	rm -f "$snf" "$snr"
+	is "... a post one back: kmod 30 inserts kp_plain, kp_prop_prov" \
+		"$(kmod_order "$sn" kp_prop_prov)" "kp_plain kp_prop_prov "
+fi
+"$kp" hook --root "$sn" --update-install-rules >/dev/null 2>&1
+rec_setup "$sn" 'kp_plain post: kp_prop_prov
+' ''
+is "... the lines: kp_plain, then kp_prop_prov's line again loading it alone, no loop" \
+	"$(rec_run kp_prop_prov)" \
+	"hook kp_prop_prov|insmod kp_plain|hook kp_prop_prov|insmod kp_prop_prov|rc=0|"
+printf '%s\n' 'alias kp_pp_alias kp_prop_prov' 'softdep kp_prop_prov pre: kp_plain' \
+	'softdep kp_plain pre: kp_pp_alias' >"$sn/etc/modprobe.d/sd.conf"
+"$kp" hook --root "$sn" --update-install-rules >/dev/null 2>&1
+rec_setup "$sn" 'kp_plain pre: kp_pp_alias
+' 'kp_pp_alias kp_prop_prov
+'
+is "... back through an alias: the same, no loop" \
+	"$(rec_run kp_prop_prov)" \
+	"hook kp_prop_prov|hook kp_prop_prov|insmod kp_prop_prov|insmod kp_plain|rc=0|"
+if command -v modprobe >/dev/null; then
+	is "... kmod 30 resolves the alias to kp_prop_prov's line" \
+		"$(kmod_order "$sn" kp_plain)" "line kp_plain "
+fi
+
+# two lifted modules each the other's pre soft dependency (kopolicy's own cycle): a line skips
+# a soft dependency whose line is running further up the chain, as libkmod skips a module it
+# has visited, so the lines load what kmod 30 would, in its order
 sc=$tmp/root-softdep-cycle
 rules_root "$sc"
 stub "$sc" "$self"
 printf 'softdep kp_prop_prov pre: kp_gpl_prov kp_plain\nsoftdep kp_gpl_prov pre: kp-prop-prov\n' \
 	>"$sc/etc/modprobe.d/sd.conf"
 scr=$sc/etc/modprobe.d/zz-kopolicy.conf
-"$kp" hook --root "$sc" --update-install-rules >"$tmp/out" 2>"$tmp/err"
-is "a cycle of pre soft dependencies: exit 0, no override, both NOT JUDGED, both said" \
-	"$?:$([ -e "$sc/etc/modprobe.d/0-kopolicy-softdeps.conf" ] && echo there || echo none):$(grep -c 'NOT JUDGED' "$scr"):$(grep -c 'warning: kp_' "$tmp/err")" \
-	"0:none:2:2"
-hasnt "... no line loads the other" "$scr" "modprobe -q"
+scf=$sc/etc/modprobe.d/0-kopolicy-softdeps.conf
 if command -v modprobe >/dev/null; then
-	modprobe -d "$sc" -S "$rel" -C "$sc/etc/modprobe.d" --show-depends kp_prop_prov >"$tmp/sd" 2>&1
-	is "... as modprobe (kmod) has it: each inserted once, no line run" \
-		"$(grep -c '^install' "$tmp/sd"):$(grep -c '^insmod .*/kp_gpl_prov\.ko' "$tmp/sd"):$(grep -c '^insmod .*/kp_prop_prov\.ko' "$tmp/sd")" \
-		"0:1:1"
+	is "a cycle of pre soft dependencies: kmod 30 inserts kp_gpl_prov, kp_plain, kp_prop_prov" \
+		"$(kmod_order "$sc" kp_prop_prov)" "kp_gpl_prov kp_plain kp_prop_prov "
+	is "... and from kp_gpl_prov: kp_plain, kp_prop_prov, kp_gpl_prov" \
+		"$(kmod_order "$sc" kp_gpl_prov)" "kp_plain kp_prop_prov kp_gpl_prov "
 fi
+"$kp" hook --root "$sc" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "... lifted: exit 0, both overrides, nothing NOT JUDGED, no warning" \
+	"$?:$(grep -v '^#' "$scf" | tr '\n' ' '):$(grep -c 'NOT JUDGED' "$scr"):$(grep -c 'warning' "$tmp/err")" \
+	"0:softdep [k]p_gpl_prov pre: softdep [k]p_prop_prov pre: :0:0"
+guard='case " \$KOPOLICY_CHAIN " in \*" kp_gpl_prov "\*\) ;; \*\) /sbin/modprobe -q kp_gpl_prov \|\| :;; esac;'
+has "... a line skips the other when the other's line is up the chain" "$scr" \
+	"$(sd_line kp_prop_prov "$guard /sbin/modprobe -q kp_plain \|\| :; $ldre")"
+rec_setup "$sc" '' ''
+is "... the lines from kp_prop_prov: kp_gpl_prov, kp_plain, kp_prop_prov, as kmod 30" \
+	"$(rec_run kp_prop_prov)" \
+	"hook kp_prop_prov|hook kp_gpl_prov|insmod kp_gpl_prov|insmod kp_plain|insmod kp_prop_prov|rc=0|"
+is "... from kp_gpl_prov: kp_plain, kp_prop_prov, kp_gpl_prov, as kmod 30" \
+	"$(rec_run kp_gpl_prov)" \
+	"hook kp_gpl_prov|hook kp_prop_prov|insmod kp_plain|insmod kp_prop_prov|insmod kp_gpl_prov|rc=0|"
+cp "$scr" "$tmp/scr"
+"$kp" hook --root "$sc" --update-install-rules >"$tmp/out" 2>&1
+is "... read back as kopolicy's: run again, nothing changed" \
+	"$?:$(cmp "$scr" "$tmp/scr" && wc -c <"$tmp/out")" "0:0"
+# kp_rules_is_own() reads the chain's words exactly: a line edited to evaluate the variable, or
+# a guard naming another module than the word it guards, is not kopolicy's
+for edit in 's/export KOPOLICY_CHAIN="\$KOPOLICY_CHAIN kp_prop_prov"/eval "$KOPOLICY_CHAIN"/' \
+	's/in \*" kp_gpl_prov "\*) ;;/in *" kp_plain "*) ;;/'; do
+	sed "$edit" "$tmp/scr" >"$scr"
+	"$kp" hook --root "$sc" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+	is "... edited ($edit): not kopolicy's, exit 1, left alone" \
+		"$?:$(cmp -s "$scr" "$tmp/scr" && echo same || echo edited):$(grep -c 'is not an install line kopolicy writes' "$tmp/err")" \
+		"1:edited:1"
+done
+cp "$tmp/scr" "$scr"
+"$kp" hook --root "$sc" --retire-install-rules >"$tmp/out" 2>&1
+is "... retired: exit 0, both lines and the overrides gone" \
+	"$?:$(grep -c '^install' "$scr"):$([ -e "$scf" ] && echo there || echo gone)" "0:0:gone"
+
+# a file kopolicy wrote before KOPOLICY_CHAIN (a soft dependencies' line without it): still its
+# own, rewritten with the chain
+so=$tmp/root-softdep-old
+rules_root "$so"
+stub "$so" "$self"
+echo "softdep kp_prop_prov pre: kp_plain" >"$so/etc/modprobe.d/sd.conf"
+sor=$so/etc/modprobe.d/zz-kopolicy.conf
+"$kp" hook --root "$so" --update-install-rules >/dev/null 2>&1
+old_body='$MODPROBE_MODULE $CMDLINE_OPTS \&\& { /sbin/modprobe -q kp_plain || :; /sbin/modprobe --ignore-install $MODPROBE_MODULE $CMDLINE_OPTS; }'
+sed -i "s#^install kp_prop_prov \([^ ]*\) hook .*#install kp_prop_prov \1 hook $old_body#" "$sor"
+has "a line kopolicy wrote before KOPOLICY_CHAIN" "$sor" \
+	"^install kp_prop_prov [^ ]* hook [^ ]* [^ ]* && \{ /sbin/modprobe -q kp_plain \|\| :; $ldre; \}\$"
+"$kp" hook --root "$so" --update-install-rules >"$tmp/out" 2>"$tmp/err"
+is "... read as kopolicy's own: exit 0" "$?:$(grep -c 'not written by kopolicy' "$tmp/err")" "0:0"
+has "... rewritten with the chain" "$sor" \
+	"$(sd_line kp_prop_prov "/sbin/modprobe -q kp_plain \|\| :; $ldre")"
 
 tap_done

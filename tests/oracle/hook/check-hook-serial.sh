@@ -69,12 +69,15 @@ ok "symget: ... and the lookups the module saw return NULL" "$([ "$warned" = "$n
 
 # soft dependencies (the hook with 0-kopolicy-softdeps.conf; logs recorded from 2026-12-07):
 # libkmod runs the install line of a module whose softdeps kopolicy's override lifts, and the
-# line loads them once the hook let the module load
+# line loads them once the hook let the module load (the logs of 2026-12-07 hold the line
+# without KOPOLICY_CHAIN, later ones the line with it)
+sd_old='^KPSDLINE install kp_gplonly_then_prop .* hook \$MODPROBE_MODULE \$CMDLINE_OPTS && { /sbin/modprobe -q kp_plain || :; /sbin/modprobe --ignore-install \$MODPROBE_MODULE \$CMDLINE_OPTS; }$'
+sd_new='^KPSDLINE install kp_gplonly_then_prop .* hook \$MODPROBE_MODULE \$CMDLINE_OPTS && case " \$KOPOLICY_CHAIN " in \*" kp_gplonly_then_prop "\*) /sbin/modprobe --ignore-install \$MODPROBE_MODULE \$CMDLINE_OPTS;; \*) export KOPOLICY_CHAIN="\$KOPOLICY_CHAIN kp_gplonly_then_prop"; /sbin/modprobe -q kp_plain || :; /sbin/modprobe --ignore-install \$MODPROBE_MODULE \$CMDLINE_OPTS;; esac$'
 if grep -q '^KPSTEP-BEGIN softdep' "$serial"; then
 	ok "softdep: --update-install-rules wrote the override of kp_gplonly_then_prop" \
 		"$(grep -qx 'KPSDFILE softdep \[k\]p_gplonly_then_prop pre:' "$serial"; echo $?)"
 	ok "softdep: ... and its line loads kp_plain after the hook, before the module" \
-		"$(grep -q '^KPSDLINE install kp_gplonly_then_prop .* hook \$MODPROBE_MODULE \$CMDLINE_OPTS && { /sbin/modprobe -q kp_plain || :; /sbin/modprobe --ignore-install \$MODPROBE_MODULE \$CMDLINE_OPTS; }$' "$serial"; echo $?)"
+		"$(grep -q -e "$sd_old" -e "$sd_new" "$serial"; echo $?)"
 	ok "softdep: modprobe fails" "$([ "$(rc_of softdep)" = 1 ]; echo $?)"
 	ok "softdep: the hook ran: kopolicy's message" \
 		"$(has "$(lines KPERR softdep)" "^kopolicy: kp_gplonly_then_prop: load blocked: would fail to load with ENOENT"; echo $?)"
