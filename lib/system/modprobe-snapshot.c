@@ -483,7 +483,7 @@ void kp_kmod_copy_remove(struct kp_kmod_copy *k)
 }
 
 const char *const kp_kmod_conf_dirs[KP_KMOD_CONF_DIRS] = {
-	"etc/modprobe.d", "run/modprobe.d",	"usr/local/lib/modprobe.d",
+	"etc/modprobe.d",     "run/modprobe.d", "usr/local/lib/modprobe.d",
 	"usr/lib/modprobe.d", "lib/modprobe.d",
 };
 
