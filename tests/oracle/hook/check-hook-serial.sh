@@ -95,6 +95,19 @@ if grep -q '^KPSTEP-BEGIN softdep' "$serial"; then
 	ok "softload: no softdep line left: the overrides removed" \
 		"$(grep -qx 'KPSDAFTER gone' "$serial"; echo $?)"
 fi
+# soft dependencies leading back through an in-tree module (logs recorded from 2026-12-08):
+# kp_symget's line, run again from kp_plain's probe list, loads kp_symget alone
+# (KOPOLICY_CHAIN) where it would run kp_plain's modprobe again, without end
+if grep -q '^KPSTEP-BEGIN softcycle' "$serial"; then
+	ok "softcycle: both removed, then modprobe kp_symget (pre kp_plain, kp_plain pre kp_symget) ends: exit 0 within 60 s" \
+		"$([ "$(sed -n 's/^KPCYRM //p' "$serial")" = 0 ] && [ "$(rc_of softcycle)" = 0 ]; echo $?)"
+	ok "softcycle: the hook judged kp_symget (its symbol_get() warnings)" \
+		"$(has "$(lines KPERR softcycle)" "warning: symbol_get\([a-z_]*\) returns NULL"; echo $?)"
+	ok "softcycle: both loaded, kp_symget first (/proc/modules: newest first; kmod alone: kp_plain first)" \
+		"$([ "$(sed -n 's/^KPCYORDER //p' "$serial")" = "kp_plain kp_symget " ] &&
+			grep -q '^KPTAINT softcycle kp_plain' "$serial" &&
+			grep -q '^KPTAINT softcycle kp_symget' "$serial"; echo $?)"
+fi
 
 # the hook with module_mutex held (6.12.118, 2026-12-06): /proc/modules' m_start() takes
 # module_mutex, where a task sleeps in D and no signal reaches it; the hook reads the file

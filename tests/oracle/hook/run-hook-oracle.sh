@@ -24,8 +24,11 @@
 #                                           overrides --update-install-rules writes: the hook
 #                                           runs and blocks it before kp_plain loads
 #   softload modprobe kp_symget             (removed first) with a softdep line: judged, its
-#                                           soft dependency loaded before it; the overrides
-#                                           removed once no softdep line is left
+#                                           soft dependency loaded before it
+#   softcycle modprobe kp_symget            (both removed first) kp_symget pre: kp_plain and
+#                                           kp_plain (in tree) pre: kp_symget: modprobe ends,
+#                                           both loaded, the hook judged kp_symget; then the
+#                                           overrides removed once no softdep line is left
 #   mutex    (last) an oops leaves module_mutex held; modprobe kp_gplonly_then_prop, failing
 #            closed: the hook answers at --timeout, its /proc/modules reader left in D
 #
@@ -189,7 +192,8 @@ step() { # name, modprobe arguments
 	n=$1
 	shift
 	echo "KPSTEP-BEGIN $n"
-	/sbin/modprobe "$@" >/tmp/out 2>/tmp/err # a bare "modprobe" would be busybox's applet
+	# a bare "modprobe" would be busybox's applet; $KPT: seconds at most, when set
+	${KPT:+timeout "$KPT"} /sbin/modprobe "$@" >/tmp/out 2>/tmp/err
 	echo "KPRC $n $?"
 	sed "s/^/KPERR $n /" /tmp/err
 	sed "s/^/KPOUT $n /" /tmp/out
@@ -222,6 +226,20 @@ echo "softdep kp_symget pre: kp_plain" >/etc/modprobe.d/sd.conf
 kopolicy hook --update-install-rules 2>&1 | sed 's/^/KPSDUPD /'
 step softload kp_symget
 echo "KPORDER $(cut -d' ' -f1 /proc/modules | grep -E '^kp_(plain|symget)$' | tr '\n' ' ')"
+# Soft dependencies that lead back through a module kopolicy does not gate: kp_plain (in tree)
+# with a pre kp_symget, kp_symget with a pre kp_plain. kp_symget's line names it in
+# KOPOLICY_CHAIN; run again from kp_plain's probe list, it loads kp_symget alone, after the
+# hook, and modprobe ends (lines without that guard ran each other without end). Both removed
+# first, both loaded after, as before; the timeout only bounds a regression.
+/sbin/modprobe -r kp_symget && /sbin/modprobe -r kp_plain
+echo "KPCYRM $?"
+printf 'softdep kp_symget pre: kp_plain\nsoftdep kp_plain pre: kp_symget\n' >/etc/modprobe.d/sd.conf
+kopolicy hook --update-install-rules 2>&1 | sed 's/^/KPSDUPD /'
+KPT=60
+step softcycle kp_symget
+KPT=
+echo "KPCYORDER $(cut -d' ' -f1 /proc/modules | grep -E '^kp_(plain|symget)$' | tr '\n' ' ')"
+echo "softdep kp_symget pre: kp_plain" >/etc/modprobe.d/sd.conf
 # kp_plain goes again: the mutex step's kp_strtab_guard.ko is named kp_plain to the kernel
 /sbin/modprobe -r kp_plain
 rm /etc/modprobe.d/sd.conf
