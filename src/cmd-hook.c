@@ -81,7 +81,9 @@ static void hook_usage(FILE *f)
 	      "      --state-dir DIR  where a reader of EFI variables left behind at the\n"
 	      "                       deadline is marked, so that later hooks of the boot do\n"
 	      "                       not wait for it (default " DEFAULT_STATE_DIR ", none with\n"
-	      "                       --root; only a directory no other user can write)\n"
+	      "                       --root; only a directory no other user can write), and\n"
+	      "                       the lock of --update-install-rules and\n"
+	      "                       --retire-install-rules (with --root too)\n"
 	      "      --read-in-tree   also read in-tree dependencies that are not loaded yet\n"
 	      "                       (default: Module.symvers describes them; slower)\n"
 	      "  -v, --verbose        also show the chain, each module's outcome and the\n"
@@ -428,7 +430,8 @@ int cmd_hook(struct kp_cli *cli, int argc, char **argv)
 					    .config = h.config,
 					    .on_error_given = h.on_error_given,
 					    .on_error = h.on_error_cli,
-					    .verbose = h.verbose };
+					    .verbose = h.verbose,
+					    .lock_dir = state_dir ? state_dir : DEFAULT_STATE_DIR };
 		const char *file = optind < argc ? argv[optind] : NULL;
 
 		if (rules + update + retire > 1 || argc - optind > (rules ? 0 : 1)) {

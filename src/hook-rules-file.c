@@ -2,8 +2,9 @@
 /*
  * The hook's install rules file (hook-rules.h, --update-install-rules and
  * --retire-install-rules): read through its trusted directory, recognised as kopolicy's own,
- * and replaced atomically when its rules changed or when they are retired; with it, under the
- * same lock, the softdep overrides beside it (hook-softdeps.c), written, removed when no
+ * and replaced atomically when its rules changed or when they are retired, under a lock no
+ * other user can hold (rules_lock(): a 0600 file of the hook's state directory); with it, under
+ * the same lock, the softdep overrides beside it (hook-softdeps.c), written, removed when no
  * module needs one or when the rules are retired, and put back as they were when the rules
  * written after them fail (an override without its module's new line drops its soft
  * dependencies).
@@ -158,21 +159,53 @@ struct rules_file {
 	char *path;	  /* ROOT/etc/modprobe.d/zz-kopolicy.conf when none was named */
 	char dir[PATH_MAX];
 	const char *base;
-	int dfd;   /* the directory, trusted (kp_trusted_dir_open()) */
-	int dirfd; /* the same, locked (flock) until rules_file_close() */
-	char *old; /* its bytes, NULL when absent */
+	int dfd;    /* the directory, trusted (kp_trusted_dir_open()) */
+	int dirfd;  /* the same, for reading (synced after a rename) */
+	int lockfd; /* rules_lock()'s file, flock()ed until rules_file_close(); -1: @dirfd is */
+	char *old;  /* its bytes, NULL when absent */
 	size_t oldlen;
 	struct line_opts lo; /* the options of its lines */
 };
 
 static void rules_file_close(struct rules_file *rf)
 {
+	if (rf->lockfd >= 0)
+		close(rf->lockfd); /* releases the lock */
 	if (rf->dirfd >= 0)
-		close(rf->dirfd); /* releases the lock */
+		close(rf->dirfd); /* releases the lock when it held it */
 	if (rf->dfd >= 0)
 		close(rf->dfd);
 	free(rf->old);
 	free(rf->path);
+}
+
+/*
+ * The lock of every --update-install-rules and --retire-install-rules run of this machine, a
+ * file of @dir (the hook's state directory, made when missing under the trust test:
+ * cache/trusted-dir.h) that nobody but root or the user running can open. flock() needs no
+ * more than a descriptor open for reading: a lock on the rules file's directory, readable by
+ * every user as /etc/modprobe.d is, could be taken and held for ever by any of them, and the
+ * run (dkms, apt, the kernel's postinst) waited for it for ever. The descriptor, or -1 (no
+ * @dir, refused, or a file others could open).
+ */
+static int rules_lock(const char *dir)
+{
+	struct stat st;
+	int dfd, fd;
+
+	if (!dir)
+		return -1;
+	dfd = kp_trusted_dir_open(dir, true, NULL);
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, KP_RULES_LOCK,
+		    O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	close(dfd);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !kp_trusted_file(&st) || (st.st_mode & 077))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /*
@@ -188,7 +221,7 @@ static int rules_file_open(struct rules_file *rf, const struct kp_rules_opts *o,
 	int r;
 
 	memset(rf, 0, sizeof(*rf));
-	rf->dfd = rf->dirfd = -1;
+	rf->dfd = rf->dirfd = rf->lockfd = -1;
 	if (!file) {
 		rf->path = kp_root_path(o->root, KP_RULES_DEFAULT_FILE);
 		if (!rf->path) {
@@ -216,8 +249,14 @@ static int rules_file_open(struct rules_file *rf, const struct kp_rules_opts *o,
 		return kp_err_errnum(&err) == EPERM ? KP_EXIT_FINDINGS : KP_EXIT_ERROR;
 	}
 	rf->dirfd = openat(rf->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rf->dirfd < 0 || flock(rf->dirfd, LOCK_EX) < 0) {
-		kp_cli_error(rf->dir, "cannot open and lock the directory: %s", strerror(errno));
+	if (rf->dirfd < 0) {
+		kp_cli_error(rf->dir, "cannot open the directory: %s", strerror(errno));
+		return KP_EXIT_ERROR;
+	}
+	/* without a state directory of its own (a user's run, no /run to write): the directory */
+	rf->lockfd = rules_lock(o->lock_dir);
+	if (flock(rf->lockfd >= 0 ? rf->lockfd : rf->dirfd, LOCK_EX) < 0) {
+		kp_cli_error(rf->dir, "cannot take the install rules' lock: %s", strerror(errno));
 		return KP_EXIT_ERROR;
 	}
 	r = read_current(rf->dfd, file, rf->base, &rf->old, &rf->oldlen);

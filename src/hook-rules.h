@@ -20,6 +20,12 @@
  * every other configuration file, modules.softdep included, as libkmod orders them.
  */
 #define KP_SOFTDEPS_BASE "0-kopolicy-softdeps.conf"
+/*
+ * In the hook's state directory (--state-dir, /run/kopolicy by default, whatever --root: the
+ * runs it serialises are this machine's), the lock of the rewrites, 0600: none another user
+ * can hold (hook-rules-file.c).
+ */
+#define KP_RULES_LOCK "install-rules.lock"
 
 struct kp_rules_opts {
 	const char *root;   /* the system whose releases are covered; NULL: "/" */
@@ -27,6 +33,8 @@ struct kp_rules_opts {
 	bool on_error_given;
 	enum kp_hook_on_error on_error; /* --on-error carried into the lines, when given */
 	bool verbose;			/* --update-install-rules: also say "up to date" */
+	/* the state directory holding KP_RULES_LOCK (--state-dir); NULL: the file's directory */
+	const char *lock_dir;
 };
 
 /* Prints the rules on stdout. Exit status (KP_EXIT_*). */

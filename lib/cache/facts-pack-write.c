@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The facts cache's pack writer (facts-pack.h): a run's entries appended to an unnamed file,
- * the index and footer written when it ends, the file named once whole; merging packs.
+ * the index and footer written when it ends, the file named once whole; merging packs, under a
+ * lock file no other user can open.
  */
 #include "facts-pack.h"
 
@@ -17,6 +18,7 @@
 
 #include <zlib.h>
 
+#include "cache/trusted-dir.h"
 #include "util/io.h"
 
 /* A name for a temporary file in the packs directory, unique across processes and threads. */
@@ -284,9 +286,36 @@ static int cmp_smallest(const void *a, const void *b)
 }
 
 /*
+ * The merge's lock file of the cache directory @dirfd, one nobody but root or the user running
+ * can open: flock() takes any descriptor open for reading, so a lock file others can read
+ * (0644, as made before) could be held by any of them for ever and no run would merge again.
+ * Such a file is replaced (a run holding the old one merges beside ours: packs are written
+ * whole and named once, the worst is one merge too many). The descriptor, or -1.
+ */
+static int merge_lock(int dirfd)
+{
+	const int flags = O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	struct stat st;
+	int fd = openat(dirfd, "lock", flags, 0600);
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && kp_trusted_file(&st) && !(st.st_mode & 077))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (unlinkat(dirfd, "lock", 0) < 0 && errno != ENOENT)
+		return -1;
+	fd = openat(dirfd, "lock", flags | O_EXCL, 0600);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !kp_trusted_file(&st) || (st.st_mode & 077))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * More than KP_FC_MAX_PACKS packs: the smallest ones (all but KP_FC_MAX_PACKS / 2 - 1) become one,
- * so lookups open few files. One process at a time (a lock file); a run that finds it taken leaves
- * the merging to the holder.
+ * so lookups open few files. One process at a time (merge_lock()); a run that finds it taken
+ * leaves the merging to the holder.
  */
 void kp_fc_merge_packs(struct kp_facts_cache *c)
 {
@@ -295,7 +324,7 @@ void kp_fc_merge_packs(struct kp_facts_cache *c)
 	size_t n, merge;
 	int lock, dfd = -1;
 
-	lock = openat(c->dirfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	lock = merge_lock(c->dirfd);
 	if (lock < 0)
 		return;
 	if (flock(lock, LOCK_EX | LOCK_NB) < 0)

@@ -10,6 +10,9 @@
  * CONSEQUENCE: load-failure, inherit-taint, symbol-get, proprietary or all.
  * The whole file is refused on the first bad line (the caller falls back to
  * its on-error mode), so a typo never silently weakens or tightens a rule.
+ * So is a file another user could change (open_policy(), check_owner()): in a directory
+ * others can write, owned by another user, writable by others, by a group other than root's
+ * or the user's, or by anyone its access ACL names.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cache/trusted-dir.h"
@@ -275,9 +279,17 @@ int kp_hook_policy_parse(struct kp_hook_policy *p, const char *label, const char
 	return r;
 }
 
-/* The policy's owner and mode (@st, regular): only root or the user running can change it. */
-static int check_owner(const struct stat *st, const char *path, struct kp_err *err)
+/*
+ * The policy's owner and mode (@st, regular, opened as @fd): only root or the user running can
+ * change it. Group-writable is allowed for root's group or the user's only without an access
+ * ACL: with one, the group bits are the ACL's mask (acl(5)), so they also show the write
+ * access of its named users and groups (setfacl -m u:nobody:rw) and say nothing of the owning
+ * group.
+ */
+static int check_owner(int fd, const struct stat *st, const char *path, struct kp_err *err)
 {
+	ssize_t acl;
+
 	if (st->st_mode & S_IWOTH)
 		return kp_err_errno(err, EPERM, "%s: writable by every user: refused", path);
 	if (!kp_trusted_owner(st))
@@ -285,10 +297,19 @@ static int check_owner(const struct stat *st, const char *path, struct kp_err *e
 			err, EPERM,
 			"%s: owned by uid %u, neither root nor the user running: refused", path,
 			(unsigned)st->st_uid);
-	if ((st->st_mode & S_IWGRP) && st->st_gid != 0 && st->st_gid != getegid())
+	if (!(st->st_mode & S_IWGRP))
+		return 0;
+	if (st->st_gid != 0 && st->st_gid != getegid())
 		return kp_err_errno(err, EPERM, "%s: writable by group %u: refused", path,
 				    (unsigned)st->st_gid);
-	return 0;
+	/* the xattr exists only for an ACL beyond the mode's three classes */
+	acl = fgetxattr(fd, "system.posix_acl_access", NULL, 0);
+	if (acl < 0 && (errno == ENODATA || errno == EOPNOTSUPP))
+		return 0;
+	return kp_err_errno(err, EPERM,
+			    "%s: group-writable with an access ACL (its named users or groups "
+			    "may write it): refused",
+			    path);
 }
 
 static int not_regular(const char *path, mode_t m, struct kp_err *err)
@@ -395,7 +416,7 @@ static int open_policy(const char *path, struct stat *st, struct kp_err *err)
 			close(fd);
 			return kp_err_errno(err, EINVAL, "%s: replaced while opened", path);
 		}
-		if (check_owner(st, path, err) < 0) {
+		if (check_owner(fd, st, path, err) < 0) {
 			close(fd);
 			return -1;
 		}

@@ -158,6 +158,33 @@ ok "20 runs leave at most 16 packs ($p), every entry kept ($s)" \
 	$([ "$p" -le 16 ] && [ "$s" = "20 hits (20 by stat), 0 misses, 0 stored, 0 refused" ] &&
 		same mref mwarm && echo 0 || echo 1)
 
+# the merge's lock: a file no other user can open. flock() takes any descriptor open for
+# reading: a lock file others can read (0644, as made before) could be held by any user for
+# ever, and no run merged again (packs without end, every lookup opening each of them).
+# An older one of that mode is replaced.
+if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	rm -rf "$tmp/cache"
+	chmod 0755 "$tmp"
+	for f in "$tmp"/many-*; do "$kp" info --json "$f" >/dev/null; break; done
+	chmod 0644 "$cdir/lock"
+	setpriv --reuid=65534 --regid=65534 --clear-groups flock -x "$cdir/lock" sleep 60 &
+	holder=$!
+	for _ in $(seq 50); do flock -n -x "$cdir/lock" true 2>/dev/null || break; sleep 0.1; done
+	flock -n -x "$cdir/lock" true 2>/dev/null
+	is "as root: nobody holds a 0644 merge lock of the cache" $? 1
+	for f in "$tmp"/many-*; do "$kp" info --json "$f" >/dev/null; done
+	p=$(packs)
+	ok "... 20 runs all the same leave at most 16 packs ($p)" "$([ "$p" -le 16 ]; echo $?)"
+	is "... the lock replaced by a 0600 file" "$(stat -c '%a %u' "$cdir/lock")" "600 0"
+	setpriv --reuid=65534 --regid=65534 --clear-groups cat "$cdir/lock" 2>/dev/null
+	is "... which nobody cannot open" $? 1
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	chmod 0700 "$tmp"
+else
+	skip "a merge lock another user holds" "needs root and setpriv"
+fi
+
 # 6. kopolicy cache show / prune / clear (of the facts: the kernel bases check stored are
 # tests/cli/test-check-base-cache.sh's, removed here so that prune's counts are the packs')
 rm -rf "$tmp/cache/base-v1"

@@ -29,7 +29,7 @@ lib/system/stuck-reader.c 2
 src/cmd-check.c 2
 src/hook-deadline.c 1
 src/hook-rules.c 2
-src/hook-rules-file.c 3
+src/hook-rules-file.c 4
 src/kopolicy.c 1
 '
 # why: lib/file/inputs.c and inputs-*.c are the recorder; lib/cache/ the caches' own files (their
@@ -38,7 +38,8 @@ src/kopolicy.c 1
 # facts-defer.c, facts-serial-*.c);
 # hook-policy.c serves only the hook (never cached); hook-rules*.c the hook's install
 # rules (never cached: kopolicy's own path, read once, and its state through its trusted
-# directory's dirfd, the rules file through its trusted directory's dirfd); hook-deadline.c
+# directory's dirfd, the rules file through its trusted directory's dirfd, and the rewrites' lock
+# through the hook's trusted state directory's); hook-deadline.c
 # the hook's own thread's /proc/thread-self/schedstat (its waits for a CPU, not an input);
 # modprobe-index.c and depmod-config.c fstatat() the entries of a directory already recorded whole
 # (kp_in_opendir, kp_in_note_kmod); cmd-check.c opens -o FILE for writing (kp_in_uncacheable()

@@ -283,6 +283,33 @@ if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
 	"$kp" hook --root "$r" --update-install-rules "$f" > /dev/null 2> "$tmp/err"
 	is "as root: a file owned by another user: refused, exit 1" $? 1
 	chown 0 "$f"
+
+	# the rewrites' lock: flock() takes any descriptor open for reading, so another user
+	# holding the rules file's directory (readable by all, as /etc/modprobe.d) must not stall
+	# the run (dkms, apt, the kernel's postinst) for ever; the lock is a 0600 file of the
+	# state directory instead
+	chmod 0755 "$tmp"
+	setpriv --reuid=65534 --regid=65534 --clear-groups flock -x "$d" sleep 60 &
+	holder=$!
+	for _ in $(seq 50); do flock -n -x "$d" true 2> /dev/null || break; sleep 0.1; done
+	flock -n -x "$d" true 2> /dev/null
+	is "as root: nobody holds a lock on the rules file's directory" $? 1
+	timeout -k 2 20 "$kp" hook --root "$r" --state-dir "$tmp/state" \
+		--update-install-rules "$f" > "$tmp/out" 2> "$tmp/err"
+	is "... --update-install-rules does not wait for it (exit 0, not 124)" $? 0
+	is "... its lock: a 0600 file of the state directory" \
+		"$(stat -c '%a %u' "$tmp/state/install-rules.lock")" "600 0"
+	setpriv --reuid=65534 --regid=65534 --clear-groups cat "$tmp/state/install-rules.lock" \
+		2> /dev/null
+	is "... which nobody cannot open" $? 1
+	cp "$f" "$tmp/before-retire"
+	timeout -k 2 20 "$kp" hook --root "$r" --state-dir "$tmp/state" \
+		--retire-install-rules "$f" > "$tmp/out" 2> "$tmp/err"
+	is "... nor does --retire-install-rules (exit 0, not 124)" $? 0
+	cp "$tmp/before-retire" "$f"
+	kill "$holder" 2> /dev/null
+	wait "$holder" 2> /dev/null
+	chmod 0700 "$tmp"
 fi
 
 # --- the integrations: each updates the file only when it exists, and never fails

@@ -5,7 +5,8 @@
 # (its target walked the same way), the file opened without following a link and checked on
 # what was opened. Before, only the file was checked, by stat() and then opened again by name:
 # a user owning the policy's directory could swap in any root-owned file (an empty one blocks
-# nothing) or race the check. Run as root (then also as nobody) and as a user.
+# nothing) or race the check. A file group-writable by root's group is believed only without an
+# access ACL, whose mask its group bits then are. Run as root (then also as nobody) and as a user.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -135,6 +136,40 @@ if [ "$(id -u)" = 0 ]; then
 	chown 65534 "$tmp/good/nobody.conf"
 	hook "$tmp/good/nobody.conf"
 	is "as root: a policy file owned by another user: refused (2)" "$rc" 2
+
+	# group-writable by root's group: believed, but not when the group bits are an ACL's mask
+	block "$tmp/good/gw.conf"
+	chmod 0664 "$tmp/good/gw.conf"
+	hook "$tmp/good/gw.conf"
+	is "as root: a policy group-writable by root's group (no ACL) applies (1)" "$rc" 1
+	block "$tmp/good/acl.conf"
+	# an access ACL giving nobody read-write (acl(5)'s xattr: the mode's group bits become
+	# the mask, rw); python, as setfacl may not be installed
+	if python3 - "$tmp/good/acl.conf" 65534 <<-'PY' 2> /dev/null; then
+		import os, struct, sys
+		path, uid, none = sys.argv[1], int(sys.argv[2]), 0xffffffff
+		ents = [(0x01, 6, none), (0x02, 6, uid), (0x04, 4, none), (0x10, 6, none),
+		        (0x20, 4, none)]
+		os.setxattr(path, "system.posix_acl_access", struct.pack("<I", 2) +
+		            b"".join(struct.pack("<HHI", *e) for e in ents))
+	PY
+		is "as root: the ACL shows as group-writable by root's group" \
+			"$(stat -c '%a %g' "$tmp/good/acl.conf")" "664 0"
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			sh -c 'printf "ignore all\n" > "$1"' sh "$tmp/good/acl.conf"
+		is "as root: nobody rewrote the policy through the ACL" \
+			"$(cat "$tmp/good/acl.conf")" "ignore all"
+		hook "$tmp/good/acl.conf"
+		is "as root: a policy a named user can write through its ACL: refused (2)" "$rc" 2
+		has "... said" "$tmp/good/acl.conf: group-writable with an access ACL"
+		chmod 0644 "$tmp/good/acl.conf"
+		printf 'block proprietary\n' > "$tmp/good/acl.conf"
+		hook "$tmp/good/acl.conf"
+		is "as root: the same ACL without write (mask r): applies (1)" "$rc" 1
+	else
+		skip "as root: a policy writable through an ACL" "no POSIX ACLs on $tmp"
+	fi
 
 	# as nobody: its own directory is trusted, another user's is not
 	if setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null; then
