@@ -70,7 +70,17 @@ postinst fail-bad
 is "postinst.d (mode=Fail): warn, the installation goes on" $? 0
 grep -q "kopolicy: kernel hook: mode must be warn or fail, not 'Fail'" "$tmp/fail-bad.log"
 ok "... and says so" $?
+# kopolicy missing: mode=fail refuses (it exited 0, the gate open), mode=warn goes on
+echo mode=fail > "$tmp/hook.conf"
+KOPOLICY=$tmp/no-kopolicy postinst fail-missing
+st=$?
+[ $st -ne 0 ] && grep -q "no-kopolicy not found: refusing $new (mode=fail)" "$tmp/fail-missing.log"
+ok "postinst.d (mode=fail), kopolicy missing: run-parts fails (status $st) and says why" $?
 rm "$tmp/hook.conf"
+KOPOLICY=$tmp/no-kopolicy postinst warn-missing
+is "postinst.d (mode=warn), kopolicy missing: the installation goes on" $? 0
+grep -q "no-kopolicy not found: $new not checked (mode=warn)" "$tmp/warn-missing.log"
+ok "... and says the new kernel was not checked" $?
 
 KOPOLICY_RUNNING_RELEASE=5.10.0-99-amd64 "$tmp/postinst.d/zz-kopolicy" "$new" \
 	> "$tmp/chroot.log" 2>&1
