@@ -154,6 +154,41 @@ ok "no provider: unknown-symbol in the log" $?
 build_pkg "$tmp/user" kp-user "" "--provider $tmp/provbuild/Module.symvers"
 is "dh_kopolicy --provider Module.symvers: the package builds" $? 0
 
+# 6. a directory of the package the build cannot read (built as a user: a mode 000 directory):
+# File::Find only warned, the package had no modules and dh_kopolicy exited 0 with a failing
+# module in it unchecked. dh_kopolicy run directly (as nobody when root), with the built
+# check-built
+ur=$tmp/unreadable
+mkdir -p "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden"
+sed -n '1,/^$/p' "$tmp/good/debian/control" > "$ur/debian/control"
+printf '\nPackage: kp-ur\nArchitecture: any\nDescription: x\n x\n' >> "$ur/debian/control"
+sed 's/^kp-good/kp-ur/' "$tmp/good/debian/changelog" > "$ur/debian/changelog"
+cp "$tmp/bad/src/kp_prop_then_gplonly.ko" "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden/"
+as_user() {
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent "$@"
+	else
+		env "$@"
+	fi
+}
+chmod 755 "$tmp"
+chmod -R a+rX "$ur"
+chmod 777 "$ur/debian"
+chmod 000 "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden"
+if as_user test -x "$PKGROOT$PKG_BINDIR/dh_kopolicy" &&
+	! as_user test -r "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden"; then
+	(cd "$ur" && as_user KOPOLICY_CHECK_BUILT="$PKGROOT$PKG_LIBEXECDIR/check-built" \
+		KOPOLICY_CHECK_ARGS=--no-cache dh_kopolicy) > "$tmp/unreadable.log" 2>&1
+	st=$?
+	[ $st -ne 0 ]
+	ok "a package directory dh_kopolicy cannot read: dh_kopolicy fails ($st)" $?
+	grep -q "cannot read all of it" "$tmp/unreadable.log"
+	ok "... check-built says it could not read it" $?
+else
+	echo "# no user that cannot read a mode 000 directory: unreadable case skipped"
+fi
+chmod 755 "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden"
+
 if [ "$failed" -ne 0 ]; then
 	for l in "$tmp"/*.log; do echo "# --- $l"; tail -30 "$l" | sed 's/^/# /'; done
 fi
