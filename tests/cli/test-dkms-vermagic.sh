@@ -6,7 +6,8 @@
 # skipped the group "not for a --release kernel" with a line on stderr: mode=fail let such a
 # module be installed unchecked. The DKMS hooks now pass --one-kernel: every module is
 # checked as KERNELVER. Runs the built dkms-pre-install and check-built on a dkms tree laid
-# out as dkms lays it out (no dkms needed), as root or as a user.
+# out as dkms lays it out (no dkms needed), as root or as a user. Also check-built's other
+# ways of leaving a module unchecked: a path with a newline, a directory find cannot read.
 set -uo pipefail
 
 top=${srcdir:-.}

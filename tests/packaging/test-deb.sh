@@ -11,7 +11,8 @@
 #  4. a package holding modules for two kernels (built for $KREL, and prebuilt fixtures of a
 #     second kernel; dh_kopolicy --headers for its headers tree): each group is checked
 #     against its own kernel and the package builds;
-#  5. a module importing from a module of another package: dh_kopolicy --provider.
+#  5. a module importing from a module of another package: dh_kopolicy --provider;
+#  6. a package directory the build cannot read (as a user): dh_kopolicy fails.
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v dpkg-buildpackage >/dev/null || skip_all "no dpkg-buildpackage (dpkg-dev)"

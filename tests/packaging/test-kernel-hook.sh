@@ -5,7 +5,9 @@
 # --arg=RELEASE --arg=IMAGE), and the kernel-install(8) plugin run by the real kernel-install.
 # The root holds the running kernel (6.12 fixtures) and a new 7.2 kernel: kp_gpl_prov (no
 # __kflagstab) fails on 7.2, kp_plain (kp_plain_prop.ko) has no 7.2 build (DKMS did not
-# rebuild it).
+# rebuild it). mode=fail refuses a kernel whose modules break, and when kopolicy is missing;
+# with the running kernel not installed (chroot) or installed again, it judges the new kernel's
+# modules only.
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v run-parts >/dev/null || skip_all "no run-parts (debianutils)"
