@@ -3,7 +3,9 @@
  * kopolicy check -b ROOT --all-kernels: every kernel installed in ROOT, and for each the
  * out-of-tree modules depmod would use for it (updates/, extra/, DKMS builds: everything
  * outside kernel/), predicted against that kernel. One table, like `dkms status` with the
- * loader's verdicts.
+ * loader's verdicts. With --kernel-release R, the one kernel R (the kernel install hook's
+ * report when the running kernel is not installed: another kernel's broken modules made
+ * mode=fail refuse a kernel whose modules all load).
  */
 #include "config.h"
 
@@ -276,7 +278,7 @@ out:
 	return rc;
 }
 
-int kp_check_all_kernels(struct kp_cli *cli, const struct kp_ctx_opts *tmpl,
+int kp_check_all_kernels(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, const char *only,
 			 const struct kp_check_out *o, bool json)
 {
 	struct json_object *kernels = json ? json_object_new_array() : NULL;
@@ -293,10 +295,26 @@ int kp_check_all_kernels(struct kp_cli *cli, const struct kp_ctx_opts *tmpl,
 		kp_cli_error(tmpl->basedir, "no installed kernel (no lib/modules/<release>)");
 		return KP_EXIT_ERROR;
 	}
+	if (only) {
+		size_t i = 0;
+
+		while (i < n && strcmp(names[i], only))
+			i++;
+		if (i == n) {
+			kp_cli_error(tmpl->basedir, "%s: not installed (no lib/modules/%s)", only,
+				     only);
+			kp_tree_releases_free(names, n);
+			return KP_EXIT_ERROR;
+		}
+	}
 	if (!json)
 		fprintf(o->f, "%-28s %-24s %-40s %s\n", "KERNEL", "MODULE", "RESULT", "FILE");
 	for (size_t i = 0; i < n; i++) {
-		int r = check_release(cli, tmpl, tmpl->basedir, names[i], o, kernels);
+		int r;
+
+		if (only && strcmp(names[i], only))
+			continue;
+		r = check_release(cli, tmpl, tmpl->basedir, names[i], o, kernels);
 
 		if (r > rc)
 			rc = r;

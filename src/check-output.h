@@ -132,8 +132,11 @@ void kp_check_print_sarif(const struct kp_check_out *o, const struct kp_ctx *a,
 void kp_check_print_junit(const struct kp_check_out *o, const struct kp_ctx *a,
 			  const struct kp_comparison *cmp);
 
-/* check -b ROOT --all-kernels: the out-of-tree modules of every installed kernel. */
-int kp_check_all_kernels(struct kp_cli *cli, const struct kp_ctx_opts *tmpl,
+/*
+ * check -b ROOT --all-kernels: the out-of-tree modules of every installed kernel, or of the
+ * installed kernel ONLY when not NULL (--kernel-release; exit 2 when it is not installed).
+ */
+int kp_check_all_kernels(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, const char *only,
 			 const struct kp_check_out *o, bool json);
 /* check -b ROOT --kernel-release FROM --upgrade-to TO: what breaks for the out-of-tree modules. */
 int kp_check_upgrade(struct kp_cli *cli, const struct kp_ctx_opts *tmpl, const char *from,

@@ -37,7 +37,8 @@ static void check_usage(FILE *f)
 	      "                     unused lines are reported)\n"
 	      "      --compare A,B  report what changes between rule sets A and B\n"
 	      "      --all-kernels  with -b ROOT: the out-of-tree modules of every kernel\n"
-	      "                     installed in ROOT, each against its kernel (text, json)\n"
+	      "                     installed in ROOT (--kernel-release R: kernel R only),\n"
+	      "                     each against its kernel (text, json)\n"
 	      "      --upgrade-to R with -b ROOT and --kernel-release CUR: what changes for\n"
 	      "                     CUR's out-of-tree modules on kernel R (text, json)\n"
 	      "      --provider P   modules the FILEs may import from, resolved against but not\n"
@@ -254,10 +255,10 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 				     "no --kernel, and --format text or json");
 			return KP_EXIT_ERROR;
 		}
-		if (all_kernels && (!o.basedir || optind < argc || o.nkernels || o.fo.release ||
+		if (all_kernels && (!o.basedir || optind < argc || o.nkernels ||
 				    (!json && strcmp(format, "text")))) {
-			kp_cli_error(NULL, "--all-kernels takes -b ROOT, no FILE, no --kernel or "
-					   "--kernel-release, and --format text or json");
+			kp_cli_error(NULL, "--all-kernels takes -b ROOT, no FILE, no --kernel, "
+					   "and --format text or json");
 			return KP_EXIT_ERROR;
 		}
 		if (output)
@@ -268,7 +269,7 @@ int cmd_check(struct kp_cli *cli, int argc, char **argv)
 		}
 		o.fo.release = NULL;
 		rc = upgrade_to ? kp_check_upgrade(cli, &o, from, upgrade_to, &out, json)
-				: kp_check_all_kernels(cli, &o, &out, json);
+				: kp_check_all_kernels(cli, &o, from, &out, json);
 		if (out.f != stdout && fclose(out.f) != 0 && rc != KP_EXIT_ERROR)
 			rc = KP_EXIT_ERROR;
 		return rc;

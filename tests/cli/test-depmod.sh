@@ -113,6 +113,15 @@ k = {x['release']: {m['name']: m for m in x['modules']} for x in d['kernels']}
 ok = sorted(k) == sorted([sys.argv[2], '7.2.13+deb14-amd64']) and k[sys.argv[2]]['kp_prop_prov']['taint'] == 'POE' and not k[sys.argv[2]]['kp_gplonly_then_prop']['loads']
 sys.exit(0 if ok else 1)" "$r.json" "$rel"
 ok "--all-kernels -f json: one entry per kernel with its modules" $?
+# --kernel-release R: kernel R's alone (the kernel install hook judges the new kernel only)
+"$kp" check -b "$r" --all-kernels --kernel-release 7.2.13+deb14-amd64 > "$r.one" 2>&1
+ok "--all-kernels --kernel-release 7.2: exits 1 (kp_gpl_prov fails there)" $(( $? == 1 ? 0 : 1 ))
+[ "$(grep -c '^7\.2\.13+deb14-amd64 ' "$r.one")" -eq 3 ] && ! grep -q "^$rel " "$r.one"
+ok "--all-kernels --kernel-release 7.2: its 3 out-of-tree modules, none of $rel" $?
+"$kp" check -b "$r" --all-kernels --kernel-release 9.9.9 > "$r.none" 2>&1
+ok "--all-kernels --kernel-release of a kernel not installed: exit 2" $(( $? == 2 ? 0 : 1 ))
+grep -q "9.9.9: not installed" "$r.none"
+ok "... and says so" $?
 
 # 6. --upgrade-to: what changes for the current kernel's out-of-tree modules on another one.
 "$kp" check -b "$r" --kernel-release "$rel" --upgrade-to 7.2.13+deb14-amd64 > "$r.up" 2>&1

@@ -6,7 +6,8 @@
 # skipped the group "not for a --release kernel" with a line on stderr: mode=fail let such a
 # module be installed unchecked. The DKMS hooks now pass --one-kernel: every module is
 # checked as KERNELVER. Runs the built dkms-pre-install and check-built on a dkms tree laid
-# out as dkms lays it out (no dkms needed), as root or as a user.
+# out as dkms lays it out (no dkms needed), as root or as a user. Also check-built's other
+# ways of leaving a module unchecked: a path with a newline, a directory find cannot read.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -122,6 +123,37 @@ has "... said" "1 module(s) whose path holds a newline: not checked"
 	--headers "$hdr" --mode warn -- "$nlmod") > "$tmp/out" 2>&1
 is "check-built --mode warn: goes on (0)" "$?" 0
 has "... said" "1 module(s) whose path holds a newline: not checked"
+
+# a directory find cannot read (a build root's mode 000 directory, built as a user: rpmbuild,
+# dpkg-buildpackage): find's status was lost in its pipeline, the failing module there was
+# never seen, and "no kernel modules" exited 0 in mode=fail. As root the check runs as nobody.
+ur=$tmp/unreadable
+mkdir -p "$ur/lib/modules/$rel/extra/hidden"
+cp "$fx/kp_gplonly_then_prop.ko" "$ur/lib/modules/$rel/extra/hidden/"
+as_user() {
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	else
+		"$@"
+	fi
+}
+chmod 755 "$tmp"
+chmod -R go+rX "$hdr" "$ur"
+chmod 000 "$ur/lib/modules/$rel/extra/hidden"
+if ! as_user test -x "$kp" || ! as_user test -r "$KOPOLICY_CHECK_BUILT" ||
+	as_user test -r "$ur/lib/modules/$rel/extra/hidden"; then
+	skip "check-built, an unreadable directory: refused (2)" "no user that cannot read it"
+	skip "... said" "no user that cannot read it"
+	skip "check-built --mode warn, an unreadable directory: goes on (0)" "no such user"
+else
+	as_user sh "$KOPOLICY_CHECK_BUILT" --headers "$hdr" -- "$ur" > "$tmp/out" 2>&1
+	is "check-built, an unreadable directory: refused (2)" "$?" 2
+	has "... said" "$ur: cannot read all of it (see above): modules there may be left unchecked"
+	as_user sh "$KOPOLICY_CHECK_BUILT" --headers "$hdr" --mode warn -- "$ur" > "$tmp/out" 2>&1
+	is "check-built --mode warn, an unreadable directory: goes on (0)" "$?" 0
+fi
+chmod 755 "$ur/lib/modules/$rel/extra/hidden"
+chmod 700 "$tmp"
 
 sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --one-kernel --headers "$hdr" -- "$mod" \
 	> "$tmp/out" 2>&1

@@ -11,7 +11,8 @@
 #  4. a package holding modules for two kernels (built for $KREL, and prebuilt fixtures of a
 #     second kernel; dh_kopolicy --headers for its headers tree): each group is checked
 #     against its own kernel and the package builds;
-#  5. a module importing from a module of another package: dh_kopolicy --provider.
+#  5. a module importing from a module of another package: dh_kopolicy --provider;
+#  6. a package directory the build cannot read (as a user): dh_kopolicy fails.
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v dpkg-buildpackage >/dev/null || skip_all "no dpkg-buildpackage (dpkg-dev)"
@@ -153,6 +154,41 @@ grep -q "kp_ns_ok: E: unknown-symbol: kp_gpl_prov_ns" "$tmp/user.log"
 ok "no provider: unknown-symbol in the log" $?
 build_pkg "$tmp/user" kp-user "" "--provider $tmp/provbuild/Module.symvers"
 is "dh_kopolicy --provider Module.symvers: the package builds" $? 0
+
+# 6. a directory of the package the build cannot read (built as a user: a mode 000 directory):
+# File::Find only warned, the package had no modules and dh_kopolicy exited 0 with a failing
+# module in it unchecked. dh_kopolicy run directly (as nobody when root), with the built
+# check-built
+ur=$tmp/unreadable
+mkdir -p "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden"
+sed -n '1,/^$/p' "$tmp/good/debian/control" > "$ur/debian/control"
+printf '\nPackage: kp-ur\nArchitecture: any\nDescription: x\n x\n' >> "$ur/debian/control"
+sed 's/^kp-good/kp-ur/' "$tmp/good/debian/changelog" > "$ur/debian/changelog"
+cp "$tmp/bad/src/kp_prop_then_gplonly.ko" "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden/"
+as_user() {
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent "$@"
+	else
+		env "$@"
+	fi
+}
+chmod 755 "$tmp"
+chmod -R a+rX "$ur"
+chmod 777 "$ur/debian"
+chmod 000 "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden"
+if as_user test -x "$PKGROOT$PKG_BINDIR/dh_kopolicy" &&
+	! as_user test -r "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden"; then
+	(cd "$ur" && as_user KOPOLICY_CHECK_BUILT="$PKGROOT$PKG_LIBEXECDIR/check-built" \
+		KOPOLICY_CHECK_ARGS=--no-cache dh_kopolicy) > "$tmp/unreadable.log" 2>&1
+	st=$?
+	[ $st -ne 0 ]
+	ok "a package directory dh_kopolicy cannot read: dh_kopolicy fails ($st)" $?
+	grep -q "cannot read all of it" "$tmp/unreadable.log"
+	ok "... check-built says it could not read it" $?
+else
+	echo "# no user that cannot read a mode 000 directory: unreadable case skipped"
+fi
+chmod 755 "$ur/debian/kp-ur/lib/modules/$KREL/updates/hidden"
 
 if [ "$failed" -ne 0 ]; then
 	for l in "$tmp"/*.log; do echo "# --- $l"; tail -30 "$l" | sed 's/^/# /'; done

@@ -5,7 +5,9 @@
 # --arg=RELEASE --arg=IMAGE), and the kernel-install(8) plugin run by the real kernel-install.
 # The root holds the running kernel (6.12 fixtures) and a new 7.2 kernel: kp_gpl_prov (no
 # __kflagstab) fails on 7.2, kp_plain (kp_plain_prop.ko) has no 7.2 build (DKMS did not
-# rebuild it).
+# rebuild it). mode=fail refuses a kernel whose modules break, and when kopolicy is missing;
+# with the running kernel not installed (chroot) or installed again, it judges the new kernel's
+# modules only.
 set -u
 . "$(dirname "$0")/lib.sh"
 command -v run-parts >/dev/null || skip_all "no run-parts (debianutils)"
@@ -70,14 +72,47 @@ postinst fail-bad
 is "postinst.d (mode=Fail): warn, the installation goes on" $? 0
 grep -q "kopolicy: kernel hook: mode must be warn or fail, not 'Fail'" "$tmp/fail-bad.log"
 ok "... and says so" $?
+# kopolicy missing: mode=fail refuses (it exited 0, the gate open), mode=warn goes on
+echo mode=fail > "$tmp/hook.conf"
+KOPOLICY=$tmp/no-kopolicy postinst fail-missing
+st=$?
+[ $st -ne 0 ] && grep -q "no-kopolicy not found: refusing $new (mode=fail)" "$tmp/fail-missing.log"
+ok "postinst.d (mode=fail), kopolicy missing: run-parts fails (status $st) and says why" $?
 rm "$tmp/hook.conf"
+KOPOLICY=$tmp/no-kopolicy postinst warn-missing
+is "postinst.d (mode=warn), kopolicy missing: the installation goes on" $? 0
+grep -q "no-kopolicy not found: $new not checked (mode=warn)" "$tmp/warn-missing.log"
+ok "... and says the new kernel was not checked" $?
 
 KOPOLICY_RUNNING_RELEASE=5.10.0-99-amd64 "$tmp/postinst.d/zz-kopolicy" "$new" \
 	> "$tmp/chroot.log" 2>&1
 is "running kernel not installed (chroot): exits 0" $? 0
-grep -q "^kopolicy: out-of-tree modules of the installed kernels (new: $new):" "$tmp/chroot.log" &&
+grep -q "^kopolicy: out-of-tree modules of the new kernel $new:" "$tmp/chroot.log" &&
 	grep -q "^$new  *kp_gpl_prov  *fails" "$tmp/chroot.log"
-ok "then every installed kernel's out-of-tree modules (--all-kernels)" $?
+ok "then the new kernel's out-of-tree modules (--all-kernels --kernel-release NEW)" $?
+# mode=fail there judges the new kernel only: with every installed kernel's modules (before),
+# 7.2's broken kp_gpl_prov refused the installation of 6.12, whose modules all load, and the
+# hook said they broke on 6.12
+echo mode=fail > "$tmp/hook.conf"
+KOPOLICY_RUNNING_RELEASE=5.10.0-99-amd64 "$tmp/postinst.d/zz-kopolicy" "$old" \
+	> "$tmp/chroot-fail.log" 2>&1
+is "running kernel not installed, mode=fail: 6.12 (all load) is installed" $? 0
+! grep -q "^$new " "$tmp/chroot-fail.log" && grep -q "^$old  *kp_gpl_prov  *loads" \
+	"$tmp/chroot-fail.log"
+ok "... and only 6.12's modules are reported, not 7.2's" $?
+KOPOLICY_RUNNING_RELEASE=$old "$tmp/postinst.d/zz-kopolicy" "$old" > "$tmp/again.log" 2>&1
+is "the running kernel installed again, mode=fail: goes on (7.2's modules not judged)" $? 0
+KOPOLICY_RUNNING_RELEASE=5.10.0-99-amd64 "$tmp/postinst.d/zz-kopolicy" "$new" \
+	> "$tmp/chroot-fail2.log" 2>&1
+st=$?
+[ $st -ne 0 ]
+ok "running kernel not installed, mode=fail: 7.2 (kp_gpl_prov fails) refused (status $st)" $?
+KOPOLICY_RUNNING_RELEASE=5.10.0-99-amd64 "$tmp/postinst.d/zz-kopolicy" 7.9.0-1-amd64 \
+	> "$tmp/nomods.log" 2>&1
+is "a new kernel with no modules directory, mode=fail: nothing to check, exit 0" $? 0
+grep -q "no modules installed for 7.9.0-1-amd64" "$tmp/nomods.log"
+ok "... and says so" $?
+rm "$tmp/hook.conf"
 
 KOPOLICY_RUNNING_RELEASE=$new "$tmp/postinst.d/zz-kopolicy" "$old" > "$tmp/down.log" 2>&1
 grep -q "^  kp_gpl_prov: loads: fails now, loads on the new kernel" "$tmp/down.log"
