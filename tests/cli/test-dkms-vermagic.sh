@@ -158,6 +158,29 @@ chmod 700 "$tmp"
 sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --one-kernel --headers "$hdr" -- "$mod" \
 	> "$tmp/out" 2>&1
 is "check-built --one-kernel: the findings' status (1)" "$?" 1
+
+# killed while kopolicy runs (a kopolicy that waits for the signal): the temporary directory
+# goes (dash runs no EXIT trap for a signal) and the status says so, never 0 (not SIGINT: a
+# command started in the background by a script ignores it, and so would its trap)
+mkdir -p "$tmp/sigtmp"
+printf '#!/bin/sh
+touch "%s/started"
+exec sleep 30
+' "$tmp" > "$tmp/slow-kopolicy"
+chmod +x "$tmp/slow-kopolicy"
+for sig in TERM HUP; do
+	rm -f "$tmp/started"
+	TMPDIR=$tmp/sigtmp KOPOLICY=$tmp/slow-kopolicy sh "$KOPOLICY_CHECK_BUILT" --release "$rel" \
+		--one-kernel --headers "$hdr" -- "$mod" > "$tmp/out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do [ -e "$tmp/started" ] && break; sleep 0.1; done
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	st=$?
+	is "check-built killed (SIG$sig) during the check: non-zero, its temporary directory gone" \
+		"$([ "$st" -ne 0 ] && echo failed):$(ls "$tmp/sigtmp")" "failed:"
+	pkill -f "sleep 30" 2>/dev/null
+done
 sh "$KOPOLICY_CHECK_BUILT" --release "$rel" --release 6.12.999 --one-kernel -- "$mod" \
 	> "$tmp/out" 2>&1
 is "check-built --one-kernel with two --release: a usage error (2)" "$?" 2
