@@ -19,7 +19,8 @@
 #      autoinstall, the old kernel's modules stay; overrides then autoinstall: 0;
 #   8. the POST_BUILD hook only reports: it never removes built modules.
 #  B. `kopolicy-dkms enable` (a block in /etc/dkms/NAME.conf; the package's files untouched):
-#   9. enable --mode fail refuses; status; disable; other lines of the file kept; bad names.
+#   9. enable --mode fail refuses; status; disable; other lines of the file kept; a block
+#      without its END line left alone; bad names.
 # /etc/dkms is dkms's fixed path: part B writes /etc/dkms/kpt<PID>*.conf, removed on exit.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -315,6 +316,20 @@ ok "disabled: no kopolicy check" $?
 "$kpdkms" enable "${id}new" > /dev/null 2>&1 && "$kpdkms" disable "${id}new" > /dev/null 2>&1
 [ ! -e "/etc/dkms/${id}new.conf" ]
 ok "enable then disable of a file kopolicy created: the file is removed" $?
+# a BEGIN line whose END line an edit removed: where the block ends is not known, so neither
+# disable nor enable touches the file (they cut everything after BEGIN, the admin's lines too)
+printf '# BEGIN kopolicy (kopolicy-dkms enable)\nkopolicy_mode=fail\nADMIN_LINE=1\n' \
+	> "/etc/dkms/${id}cut.conf"
+cp "/etc/dkms/${id}cut.conf" "$tmp/cut.orig"
+"$kpdkms" disable "${id}cut" > "$tmp/cut.log" 2>&1
+is "disable, a BEGIN line without its END line: exits 1" $? 1
+cmp -s "$tmp/cut.orig" "/etc/dkms/${id}cut.conf" &&
+	grep -q "without its '# END kopolicy' line after it: left alone" "$tmp/cut.log"
+ok "... the file left alone (the admin's line after it kept), and said" $?
+"$kpdkms" enable "${id}cut" > "$tmp/cut.log" 2>&1
+is "... enable on it: exits 1" $? 1
+cmp -s "$tmp/cut.orig" "/etc/dkms/${id}cut.conf"
+ok "... the file left alone" $?
 forget "${id}en"
 printf 'mode=warn\nmode.%s=fail\n' "${id}per" > "$KOPOLICY_DKMS_CONF"
 make_dkms "${id}per" --no-hook kp_prop_prov kp_prop_then_gplonly
