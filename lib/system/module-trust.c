@@ -19,7 +19,7 @@ int kp_module_trust_init(struct kp_module_trust *t, const struct kp_root_dir *ro
 			 struct kp_err *err)
 {
 	t->root = root && !kp_root_is_host(root->path) ? root->path : NULL;
-	t->dirfd = -1;
+	t->depth = 0;
 	t->dir[0] = '\0';
 	t->own_root = !root || root->fd < 0;
 	t->rootfd = t->own_root ? (t->root ? kp_root_dir_open(t->root)
@@ -31,13 +31,18 @@ int kp_module_trust_init(struct kp_module_trust *t, const struct kp_root_dir *ro
 	return 0;
 }
 
+/* The kept directories from @keep down closed. */
+static void drop_from(struct kp_module_trust *t, size_t keep)
+{
+	while (t->depth > keep)
+		close(t->fds[--t->depth]);
+}
+
 void kp_module_trust_release(struct kp_module_trust *t)
 {
-	if (t->dirfd >= 0)
-		close(t->dirfd);
+	drop_from(t, 0);
 	if (t->own_root && t->rootfd >= 0)
 		close(t->rootfd);
-	t->dirfd = -1;
 	t->rootfd = -1;
 }
 
@@ -72,18 +77,32 @@ static int link_at(const struct kp_module_trust *t, int dfd, const char *name, c
 
 /*
  * The directories of @rel (under the root, no leading '/') up to its last '/' (@dlen bytes)
- * walked from the root, each checked; the last one kept in @t. WALK_* or -1 with @err.
+ * walked from the deepest kept one it shares, each checked and kept (KP_MODULE_TRUST_DEPTH
+ * at most). WALK_TRUSTED with the last one in *@dirfd (closed by the caller when *@transient:
+ * deeper than what is kept), another WALK_* or -1 with @err.
  */
-static int walk_dirs(struct kp_module_trust *t, const char *rel, size_t dlen,
-		     struct kp_untrusted *bad, struct kp_err *err)
+static int walk_dirs(struct kp_module_trust *t, const char *rel, size_t dlen, int *dirfd,
+		     bool *transient, struct kp_untrusted *bad, struct kp_err *err)
 {
 	char name[NAME_MAX + 1];
-	size_t pos = 0;
-	int fd = t->rootfd;
+	size_t keep = 0, pos;
+	int fd;
 
-	if (t->dirfd >= 0)
-		close(t->dirfd);
-	t->dirfd = -1;
+	if (dlen >= sizeof(t->dir))
+		return kp_err_errno(err, ENAMETOOLONG, "%.*s: path too long", (int)dlen, rel);
+	while (keep < t->depth) {
+		size_t e = t->ends[keep];
+
+		if (e > dlen || strncmp(t->dir, rel, e) || (e < dlen && rel[e] != '/'))
+			break;
+		keep++;
+	}
+	drop_from(t, keep);
+	memcpy(t->dir, rel, dlen); /* the kept part is the same */
+	t->dir[dlen] = '\0';
+	fd = keep ? t->fds[keep - 1] : t->rootfd;
+	pos = keep ? t->ends[keep - 1] + 1 : 0;
+	*transient = false;
 	while (pos < dlen) {
 		size_t n = strcspn(rel + pos, "/");
 		struct stat st;
@@ -104,7 +123,7 @@ static int walk_dirs(struct kp_module_trust *t, const char *rel, size_t dlen,
 		name[n] = '\0';
 		if (!strcmp(name, "..")) {
 			/* never climbed from a descriptor: out of the root; resolved instead */
-			if (fd != t->rootfd)
+			if (*transient)
 				close(fd);
 			return WALK_LINK;
 		}
@@ -112,7 +131,7 @@ static int walk_dirs(struct kp_module_trust *t, const char *rel, size_t dlen,
 		if (next < 0 && (errno == ELOOP || errno == ENOTDIR)) {
 			int r = link_at(t, fd, name, rel, pos + n, bad, err);
 
-			if (fd != t->rootfd)
+			if (*transient)
 				close(fd);
 			return r;
 		}
@@ -120,31 +139,29 @@ static int walk_dirs(struct kp_module_trust *t, const char *rel, size_t dlen,
 			kp_err_errno(err, errno, "%.*s: %s", (int)(pos + n), rel, strerror(errno));
 			goto fail;
 		}
-		if (fd != t->rootfd)
+		if (*transient)
 			close(fd);
 		fd = next;
+		*transient = t->depth == KP_MODULE_TRUST_DEPTH;
 		if (fstat(fd, &st) < 0) {
 			kp_err_errno(err, errno, "%.*s: %s", (int)(pos + n), rel, strerror(errno));
+			*transient = true;
 			goto fail;
 		}
 		if (!kp_trusted_owner(&st) || !kp_trusted_dir_mode(&st, true)) {
 			close(fd);
 			return refuse(t, rel, pos + n, &st, bad);
 		}
+		if (!*transient) {
+			t->fds[t->depth] = fd;
+			t->ends[t->depth++] = pos + n;
+		}
 		pos += n + 1;
 	}
-	if (dlen >= sizeof(t->dir)) {
-		kp_err_errno(err, ENAMETOOLONG, "%.*s: path too long", (int)dlen, rel);
-		goto fail;
-	}
-	t->dirfd = fd == t->rootfd ? dup(fd) : fd;
-	if (t->dirfd < 0)
-		return kp_err_errno(err, errno, "%.*s: %s", (int)dlen, rel, strerror(errno));
-	memcpy(t->dir, rel, dlen);
-	t->dir[dlen] = '\0';
+	*dirfd = fd;
 	return WALK_TRUSTED;
 fail:
-	if (fd != t->rootfd)
+	if (*transient)
 		close(fd);
 	return -1;
 }
@@ -156,24 +173,24 @@ static int walk(struct kp_module_trust *t, const char *rel, struct kp_untrusted 
 	const char *slash = strrchr(rel, '/');
 	size_t dlen = slash ? (size_t)(slash - rel) : 0;
 	const char *base = slash ? slash + 1 : rel;
+	bool transient = false;
 	struct stat st;
-	int r;
+	int r, dirfd = -1;
 
 	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
 		return kp_err_errno(err, EISDIR, "%s: not a module file", rel);
-	/* the files of one directory share its walk: nobody else could change it meanwhile */
-	if (t->dirfd < 0 || strlen(t->dir) != dlen || strncmp(t->dir, rel, dlen)) {
-		r = walk_dirs(t, rel, dlen, bad, err);
-		if (r != WALK_TRUSTED)
-			return r;
-	}
-	if (fstatat(t->dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return kp_err_errno(err, errno, "%s: %s", rel, strerror(errno));
-	if (S_ISLNK(st.st_mode))
-		return kp_trusted_owner(&st) ? WALK_LINK : refuse(t, rel, strlen(rel), &st, bad);
-	if (!kp_trusted_file(&st))
-		return refuse(t, rel, strlen(rel), &st, bad);
-	return WALK_TRUSTED;
+	r = walk_dirs(t, rel, dlen, &dirfd, &transient, bad, err);
+	if (r != WALK_TRUSTED)
+		return r;
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		r = kp_err_errno(err, errno, "%s: %s", rel, strerror(errno));
+	else if (S_ISLNK(st.st_mode))
+		r = kp_trusted_owner(&st) ? WALK_LINK : refuse(t, rel, strlen(rel), &st, bad);
+	else if (!kp_trusted_file(&st))
+		r = refuse(t, rel, strlen(rel), &st, bad);
+	if (transient)
+		close(dirfd);
+	return r;
 }
 
 int kp_module_trust_check(struct kp_module_trust *t, const char *path, struct kp_untrusted *bad,

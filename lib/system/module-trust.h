@@ -12,8 +12,8 @@
  * the root (kp_root_resolve()) and the resolved path walked the same way.
  *
  * Every directory is opened with openat(O_PATH | O_NOFOLLOW) from the one above it, from the
- * root's pinned directory, and checked with fstat() on what was opened; the files of one
- * directory (a chain in extra/ or updates/dkms/) share its walk.
+ * root's pinned directory, and checked with fstat() on what was opened; the files of a chain
+ * share the directories their paths share (one walk for extra/ or updates/dkms/).
  */
 #ifndef KP_MODULE_TRUST_H
 #define KP_MODULE_TRUST_H
@@ -33,13 +33,22 @@ struct kp_untrusted {
 	bool owner_trusted; /* root's or ours: its mode lets others change it */
 };
 
-/* One run of checks under a root; the last directory that passed is kept for the next file. */
+/* Directories of the last walk kept open: a deeper one is walked again for each file. */
+#define KP_MODULE_TRUST_DEPTH 16
+
+/*
+ * One run of checks under a root. The directories of the last file's walk that passed stay
+ * open, so the next file walks only what its path does not share with it (a chain's modules
+ * share lib/modules/REL/kernel/drivers/...): nobody else could change those meanwhile.
+ */
 struct kp_module_trust {
 	const char *root; /* NULL, "" or "/": the host's */
 	int rootfd;	  /* the root's directory (borrowed when @own_root is false) */
 	bool own_root;
-	int dirfd;	    /* the last directory that passed, -1 none */
-	char dir[PATH_MAX]; /* its path under the root, without a leading '/' */
+	size_t depth;			    /* directories kept in @fds */
+	int fds[KP_MODULE_TRUST_DEPTH];	    /* each one that passed, from the root down */
+	size_t ends[KP_MODULE_TRUST_DEPTH]; /* where its name ends in @dir */
+	char dir[PATH_MAX]; /* the kept directories' path under the root, no leading '/' */
 };
 
 /*
