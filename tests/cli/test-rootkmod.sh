@@ -135,11 +135,33 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	TMPDIR=$tmp/shared hook kp_use_prop
 	cmp -s "$tmp/err" "$tmp/err.trusted"
 	ok "... all back to root's 0755: the same answer as before" $?
+	# a module file that is root's link: followed inside the root, its target walked too
+	mkdir -p "$root/opt/kp"
+	mv "$ext/kp_prop_prov.ko" "$root/opt/kp/"
+	ln -s /opt/kp/kp_prop_prov.ko "$ext/kp_prop_prov.ko"
+	TMPDIR=$tmp/shared hook kp_use_prop
+	cmp -s "$tmp/err" "$tmp/err.trusted"
+	ok "a dependency that is root's link to a trusted file inside the root: the same answer" $?
+	chmod 0777 "$root/opt/kp"
+	TMPDIR=$tmp/shared hook --on-error fail-closed kp_use_prop
+	is "... its target's directory 0777: exit 2 (fail-closed), one line naming it" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $root/opt/kp can be changed by users other than uid 0 (mode 0777); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
+		"2 1"
+	chmod 0755 "$root/opt/kp"
+	chown -h 65534 "$ext/kp_prop_prov.ko"
+	TMPDIR=$tmp/shared hook --on-error fail-closed kp_use_prop
+	is "... the link nobody's: exit 2 (fail-closed), one line naming it" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode 0777); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
+		"2 1"
+	rm "$ext/kp_prop_prov.ko"
+	mv "$root/opt/kp/kp_prop_prov.ko" "$ext/"
+	rm -r "$root/opt/kp"
 	chmod 0700 "$tmp"
 else
 	for t in "a dependency's file of uid 65534" "... fail-closed" "extra/ 0777" \
 		"extra/ sticky (1777)" "... a file nobody made there" "lib/modules 0777" \
-		"... all back"; do
+		"... all back" "a dependency that is root's link" "... its target's directory 0777" \
+		"... the link nobody's"; do
 		skip "$t" "not root, or no setpriv"
 	done
 fi
