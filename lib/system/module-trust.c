@@ -23,11 +23,10 @@ int kp_module_trust_init(struct kp_module_trust *t, const struct kp_root_dir *ro
 	t->dir[0] = '\0';
 	t->own_root = !root || root->fd < 0;
 	t->rootfd = t->own_root ? (t->root ? kp_root_dir_open(t->root)
-					    : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC))
+					   : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC))
 				: root->fd;
 	if (t->rootfd < 0)
-		return kp_err_errno(err, errno, "%s: %s", t->root ? t->root : "/",
-				    strerror(errno));
+		return kp_err_errno(err, errno, "%s: %s", t->root ? t->root : "/", strerror(errno));
 	return 0;
 }
 
@@ -115,8 +114,8 @@ static int walk_dirs(struct kp_module_trust *t, const char *rel, size_t dlen, in
 			continue;
 		}
 		if (n > NAME_MAX) {
-			kp_err_errno(err, ENAMETOOLONG, "%.*s: a component is too long",
-				     (int)dlen, rel);
+			kp_err_errno(err, ENAMETOOLONG, "%.*s: a component is too long", (int)dlen,
+				     rel);
 			goto fail;
 		}
 		memcpy(name, rel + pos, n);
