@@ -6,6 +6,8 @@
  * block it. Module parameters after MODULE are passed over, but one that modprobe would read
  * as an option (a word beginning with '-') stops the load, whatever the on-error mode, and
  * so does a MODULE that is not the $MODPROBE_MODULE modprobe runs the line for.
+ * A chain whose files (or a directory on their way) another user can change gets the on-error
+ * answer: kmod opens them by name after the hook, which cannot vouch for what it will read.
  * Reads only the chain's modules and the indexes; never writes. Here the
  * command line, the policy and the passes; the verdict is hook-verdict.c's, the deadline
  * hook-deadline.c's.
@@ -176,6 +178,29 @@ static int undecided(struct hook *h, const char *fmt, ...)
 	return mode == KP_HOOK_FAIL_CLOSED ? KP_EXIT_ERROR : KP_EXIT_OK;
 }
 
+/*
+ * kmod opens the chain's files by name once the hook answers: one that another user can
+ * change (or a directory on its way) may be swapped after the verdict, so the verdict stands
+ * only when nobody can (system/module-trust.h). -1 when it stands, else the on-error answer,
+ * said.
+ */
+static int untrusted_files(struct hook *h)
+{
+	struct kp_untrusted bad;
+	struct kp_err err = { 0 };
+	int r = kp_ctx_chain_trusted(&h->a, &bad, &err);
+
+	if (r < 0)
+		return undecided(h, "%s", err.msg);
+	if (r == 0 && bad.owner_trusted)
+		return undecided(h, "%s can be changed by users other than uid %u (mode %04o)",
+				 bad.path, bad.uid, bad.mode);
+	if (r == 0)
+		return undecided(h, "%s can be changed by uid %u (mode %04o)", bad.path, bad.uid,
+				 bad.mode);
+	return -1;
+}
+
 /* @h->a ready for a pass: every pass reads the one private copy for libkmod the hook keeps. */
 static void hook_ctx_init(struct hook *h)
 {
@@ -203,6 +228,9 @@ static int untraced_pass(struct hook *h)
 		hook_ctx_init(h);
 		return -1; /* the full pass says why, or that there is nothing to load */
 	}
+	rc = untrusted_files(h);
+	if (rc >= 0)
+		return rc;
 	for (size_t i = 0; i < h->a.set.n; i++)
 		skipped = skipped ||
 			  (h->a.set.entries[i].mod && h->a.set.entries[i].mod->symget_skipped);
@@ -222,11 +250,11 @@ static int untraced_pass(struct hook *h)
 static int judge(struct hook *h)
 {
 	struct kp_err err = { 0 };
+	int rc;
 
 	if (!h->a.o.no_symbol_get &&
 	    kp_hook_policy_blocks(&h->policy, ~(1U << KP_HOOK_SYMBOL_GET))) {
-		int rc = untraced_pass(h);
-
+		rc = untraced_pass(h);
 		if (rc >= 0)
 			return rc;
 	}
@@ -243,6 +271,9 @@ static int judge(struct hook *h)
 	if (h->verbose && h->a.hook.chain.via_alias && h->a.hook.chain.nblacklisted)
 		hook_say(h, "%zu module(s) of this alias are blacklisted: modprobe skips them",
 			 h->a.hook.chain.nblacklisted);
+	rc = untrusted_files(h);
+	if (rc >= 0)
+		return rc;
 	return hook_decide(h);
 }
 

@@ -25,6 +25,11 @@ bool kp_trusted_file(const struct stat *st)
 	return S_ISREG(st->st_mode) && kp_trusted_owner(st) && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
+bool kp_trusted_dir_mode(const struct stat *st, bool sticky_ok)
+{
+	return !(st->st_mode & (S_IWGRP | S_IWOTH)) || (sticky_ok && (st->st_mode & S_ISVTX));
+}
+
 /*
  * The directory @fd (shown as @shown) passes the test: owned by us or root, not writable by
  * group or others (a sticky one above the cache directory, @last false, excepted), and on a
@@ -44,7 +49,7 @@ static int check_dir(int fd, const char *shown, bool last, bool local, struct kp
 	if (!kp_trusted_owner(&st))
 		return kp_err_errno(err, EPERM, "%s is owned by uid %u, not by uid %u or root",
 				    shown, (unsigned)st.st_uid, (unsigned)geteuid());
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (last || !(st.st_mode & S_ISVTX)))
+	if (!kp_trusted_dir_mode(&st, !last))
 		return kp_err_errno(err, EPERM, "%s is writable by %s", shown,
 				    st.st_mode & S_IWOTH ? "others" : "its group");
 	if (local && kp_fs_class_of_fd(fd) != KP_FS_LOCAL)

@@ -26,6 +26,10 @@
  * the name absent (nobody else can create it), a directory, a regular file in a
  * trusted state (kp_state_trusted(): root's or ours, on a local file system, writable by
  * nobody else) or a link owned by us or root whose target passes the same test from /.
+ *
+ * The hook asks the same of the module files kmod opens by name after its answer
+ * (system/module-trust.h): kp_trusted_owner(), kp_trusted_dir_mode() and kp_trusted_file()
+ * on what it opens under the root.
  */
 #ifndef KP_TRUSTED_DIR_H
 #define KP_TRUSTED_DIR_H
@@ -74,6 +78,12 @@ int kp_trusted_entry(int dfd, const char *dir, const char *name, struct kp_err *
 bool kp_trusted_file(const struct stat *st);
 /* The owner of @st is the effective user or root. */
 bool kp_trusted_owner(const struct stat *st);
+/*
+ * The directory @st, its owner trusted, lets nobody else change it: not writable by group or
+ * others, or, when @sticky_ok, sticky (then nobody but its owner and root can rename or remove
+ * an entry another user owns: that entry must pass the test itself).
+ */
+bool kp_trusted_dir_mode(const struct stat *st, bool sticky_ok);
 
 /*
  * For show, prune and clear: the directory @name of the trusted @dfd (O_PATH descriptor),

@@ -35,6 +35,7 @@
 #include "kernel/kernel-facts.h"
 #include "system/kernel-tree.h"
 #include "system/modprobe-chain.h"
+#include "system/module-trust.h"
 #include "util/symbol-set.h"
 #include "system/running.h"
 #include "kernel/sig-keys.h"
@@ -288,5 +289,14 @@ int kp_ctx_load_chain(struct kp_ctx *c, const char *name, struct kp_err *err);
  * their classes are there, and in-tree modules are never proprietary by license.
  */
 bool kp_ctx_chain_described(const struct kp_ctx *c, const struct kp_chain_module *cm);
+
+/*
+ * After kp_ctx_load_chain(): every module file of the chain kmod opens by name once the hook
+ * answers (neither built in nor loaded), and every directory from the root down to it, can
+ * be changed by nobody but root and the effective user (system/module-trust.h): 1; 0 when
+ * one can (*@bad says which, its owner and mode); -1 with @err when one cannot be checked
+ * (context-chain-trust.c).
+ */
+int kp_ctx_chain_trusted(const struct kp_ctx *c, struct kp_untrusted *bad, struct kp_err *err);
 
 #endif

@@ -16,6 +16,7 @@ lib/policy/hook-policy.c 2
 lib/system/modprobe-index.c 1
 lib/system/modprobe-snapshot.c 5
 lib/system/modprobe-snapshot-remove.c 3
+lib/system/module-trust.c 4
 lib/graph/module-set.c 1
 lib/graph/module-set-read.c 1
 lib/util/io.c 2
@@ -36,7 +37,8 @@ src/kopolicy.c 1
 # directories, not inputs: cache-dir files are opened through its dirfd or by name), checked
 # only where the facts cache meets the modules it reads (facts-cache.c, facts-cache-keys.c,
 # facts-defer.c, facts-serial-*.c);
-# hook-policy.c serves only the hook (never cached); hook-rules*.c the hook's install
+# hook-policy.c serves only the hook (never cached); module-trust.c too (the hook's test of the
+# module files kmod opens by name after it, walked by descriptors from the pinned root); hook-rules*.c the hook's install
 # rules (never cached: kopolicy's own path, read once, and its state through its trusted
 # directory's dirfd, the rules file through its trusted directory's dirfd, and the rewrites' lock
 # through the hook's trusted state directory's); hook-deadline.c

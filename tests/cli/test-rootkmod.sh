@@ -2,10 +2,13 @@
 # libkmod's reads under `hook --root`: libkmod opens depmod's indexes and modprobe.d by name,
 # after kopolicy checked them. A root whose release directory others can write (0777) has
 # libkmod read a private copy made through the pinned root; a trusted root is read by name.
-# The race: a watcher (inotify, python3) swaps modules.dep.bin for a link to another
-# system's index (where kp_use_prop has no dependency) as soon as kopolicy opens it; 3000
-# modprobe.d files widen the window before libkmod opens it. The answer must stay the root's:
-# kp_use_prop inherits P from kp_prop_prov on its chain.
+# The hook itself answers such a root with its on-error answer: kmod opens the module files
+# by name after it (system/module-trust.h); `check -b` still reads it, through the copy, and
+# a root whose modprobe.d others can write (its module files trusted) has the hook read a
+# copy and answer. The race: a watcher (inotify, python3) swaps modules.dep.bin for a link
+# to another system's index (where kp_use_prop has no dependency) as soon as kopolicy opens
+# it; 3000 modprobe.d files widen the window before libkmod opens it. The answer (check -b)
+# must stay the root's: kp_use_prop's chain is the root's.
 set -uo pipefail
 
 top=${srcdir:-.}
@@ -42,6 +45,14 @@ cp "$tmp/err" "$tmp/err.trusted"
 is "a trusted root: read by name (no copy in TMPDIR)" "$rc $(ls -A "$tmp/shared" | wc -l)" "0 0"
 grep -q "would inherit P: imports kp_prop_plain from proprietary module kp_prop_prov" "$tmp/err"
 ok "... kp_use_prop inherits P from kp_prop_prov on its chain" $?
+# check -b on the trusted root: what the copy must reproduce once others can write it
+check_b() { # NAME -> $rc, $tmp/out, $tmp/err
+	TMPDIR=$tmp/priv "$kp" check -b "$root" "$1" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+mkdir -m 0700 "$tmp/priv"
+check_b kp_use_prop
+cp "$tmp/out" "$tmp/out.trusted"
 hook kp-test-alias
 is "... a modprobe.d alias of the root resolves" \
 	"$rc $(grep -c '^kopolicy: kp-test-alias:   kp_plain extra/kp_plain.ko$' "$tmp/err")" "0 1"
@@ -73,6 +84,88 @@ is "... root's own link to a trusted file: read by name (no copy), the same answ
 	"$? $(ls -A "$tmp/shared" | wc -l)" "0 0"
 rm -f "$link" "$root/etc/kp-linked.conf"
 
+# the module files kmod opens by name after the hook (system/module-trust.h): a file or a
+# directory another user can change gets the on-error answer; a sticky directory whose files
+# are root's is accepted (what nobody cannot rename or remove there cannot be swapped)
+ext=$md/extra
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	chmod 0711 "$tmp" # nobody walks to the root's files
+	chown 65534 "$ext/kp_prop_prov.ko"
+	TMPDIR=$tmp/shared hook kp_use_prop
+	is "a dependency's file of uid 65534: exit 0 (fail open), one line naming it" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode 0644); letting the load go on (on-error fail-open, default)" "$tmp/err") $(grep -c 'inherit P' "$tmp/err")" \
+		"0 1 0"
+	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+	TMPDIR=$tmp/shared hook --on-error fail-closed kp_use_prop
+	is "... fail-closed: exit 2, the load blocked" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode 0644); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
+		"2 1"
+	chown 0 "$ext/kp_prop_prov.ko"
+	chmod 0777 "$ext"
+	TMPDIR=$tmp/shared hook --on-error fail-closed kp_use_prop
+	a=$rc:$(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext can be changed by users other than uid 0 (mode 0777); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")
+	nobody mv "$ext/kp_prop_prov.ko" "$ext/swapped.ko" 2>/dev/null
+	b=$?
+	mv "$ext/swapped.ko" "$ext/kp_prop_prov.ko" 2>/dev/null
+	is "extra/ 0777 (nobody renames root's files there): exit 2 (fail-closed), one line" \
+		"$a $b" "2:1 0"
+	chmod 1777 "$ext"
+	TMPDIR=$tmp/shared hook kp_use_prop
+	cmp -s "$tmp/err" "$tmp/err.trusted"
+	a=$rc:$?
+	nobody mv "$ext/kp_prop_prov.ko" "$ext/swapped.ko" 2>/dev/null
+	is "extra/ sticky (1777), root's files (nobody cannot rename them): the same answer" \
+		"$a $?" "0:0 1"
+	[ "$a" = 0:0 ] || sed 's/^/#   /' "$tmp/err"
+	mv "$ext/kp_prop_prov.ko" "$tmp/prov.ko"
+	nobody cp "$tmp/prov.ko" "$ext/kp_prop_prov.ko"
+	TMPDIR=$tmp/shared hook --on-error fail-closed kp_use_prop
+	is "... a file nobody made there: exit 2 (fail-closed), one line naming it" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode 0644); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
+		"2 1"
+	mv -f "$tmp/prov.ko" "$ext/kp_prop_prov.ko"
+	chmod 0755 "$ext"
+	chmod 0777 "$root/lib/modules" # libkmod reads a copy (in $tmp/priv), the hook refuses
+	TMPDIR=$tmp/priv hook --on-error fail-closed kp_use_prop
+	is "lib/modules 0777 (above the release directory): exit 2 (fail-closed), one line" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $root/lib/modules can be changed by users other than uid 0 (mode 0777); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
+		"2 1"
+	chmod 0755 "$root/lib/modules"
+	TMPDIR=$tmp/shared hook kp_use_prop
+	cmp -s "$tmp/err" "$tmp/err.trusted"
+	ok "... all back to root's 0755: the same answer as before" $?
+	# a module file that is root's link: followed inside the root, its target walked too
+	mkdir -p "$root/opt/kp"
+	mv "$ext/kp_prop_prov.ko" "$root/opt/kp/"
+	ln -s /opt/kp/kp_prop_prov.ko "$ext/kp_prop_prov.ko"
+	TMPDIR=$tmp/shared hook kp_use_prop
+	cmp -s "$tmp/err" "$tmp/err.trusted"
+	ok "a dependency that is root's link to a trusted file inside the root: the same answer" $?
+	chmod 0777 "$root/opt/kp"
+	TMPDIR=$tmp/shared hook --on-error fail-closed kp_use_prop
+	is "... its target's directory 0777: exit 2 (fail-closed), one line naming it" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $root/opt/kp can be changed by users other than uid 0 (mode 0777); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
+		"2 1"
+	chmod 0755 "$root/opt/kp"
+	chown -h 65534 "$ext/kp_prop_prov.ko"
+	TMPDIR=$tmp/shared hook --on-error fail-closed kp_use_prop
+	is "... the link nobody's: exit 2 (fail-closed), one line naming it" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode 0777); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
+		"2 1"
+	rm "$ext/kp_prop_prov.ko"
+	mv "$root/opt/kp/kp_prop_prov.ko" "$ext/"
+	rm -r "$root/opt/kp"
+	chmod 0700 "$tmp"
+else
+	for t in "a dependency's file of uid 65534" "... fail-closed" "extra/ 0777" \
+		"extra/ sticky (1777)" "... a file nobody made there" "lib/modules 0777" \
+		"... all back" "a dependency that is root's link" "... its target's directory 0777" \
+		"... the link nobody's"; do
+		skip "$t" "not root, or no setpriv"
+	done
+fi
+
 # untrusted: the copy, the same answers, nothing left behind
 chmod 0777 "$md"
 touch -d @1000000000 "$tmp/shared" # a directory made and removed in it would move its mtime
@@ -84,12 +177,21 @@ is "... the message says what happened, not an unknown kernel" \
 	"$(grep -c 'unknown kernel' "$tmp/err") $(ls -A "$tmp/shared" | wc -l)" "0 0"
 is "... TMPDIR walked before anything is made in it: nothing made there even for a moment" \
 	"$(stat -c %Y "$tmp/shared")" 1000000000
-mkdir -m 0700 "$tmp/priv"
-TMPDIR=$tmp/priv hook kp_use_prop
-cmp -s "$tmp/err" "$tmp/err.trusted"
-ok "an untrusted root read from the copy: the same answer as by name" $?
-[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+check_b kp_use_prop
+cmp -s "$tmp/out" "$tmp/out.trusted"
+is "check -b on an untrusted root read from the copy: the same report as by name" \
+	"$? $(grep -c '^  kp_use_prop: E: unknown-symbol: kp_prop_plain ' "$tmp/out")" "0 1"
 is "... the copy removed" "$(ls -A "$tmp/priv" | wc -l)" 0
+# the hook: kmod would open the chain's files by name in a directory others can change
+open_line="kopolicy: kp_use_prop: cannot decide: $md can be changed by users other than uid 0 (mode 0777); letting the load go on (on-error fail-open, default)"
+TMPDIR=$tmp/priv hook kp_use_prop
+is "the hook on a release directory others can write: exit 0 (fail open) and one line" \
+	"$rc $(grep -cxF "$open_line" "$tmp/err") $(grep -c 'inherit P' "$tmp/err")" "0 1 0"
+[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+TMPDIR=$tmp/priv hook --on-error fail-closed kp_use_prop
+is "... fail-closed: exit 2, the load blocked, the copy removed" \
+	"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $md can be changed by users other than uid 0 (mode 0777); blocking the load (on-error fail-closed, --on-error)" "$tmp/err") $(ls -A "$tmp/priv" | wc -l)" \
+	"2 1 0"
 # without TMPDIR, nowhere to go: the line says what was tried and why the last was refused
 # (a private mount namespace: /run and /dev/shm a directory others can write, /tmp a tmpfs
 # others can write without the sticky bit, the test directory seen at /mnt)
@@ -138,13 +240,12 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null &&
 		strace -f -qq -y -e trace=mkdir,mkdirat -o "$tmp/strace" \
 		"$kp" hook -v --root "$root" kp_use_prop >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	cmp -s "$tmp/err" "$tmp/err.trusted"
-	same=$?
+	same=$(grep -cxF "$open_line" "$tmp/err")
 	made=$(made_in "")
 	there=$(made_in "$want")
 	# one copy a run: the tree's blacklist and the chain read the same (two before)
-	is "without TMPDIR: one copy a run, made in $want (a tmpfs), the same answer" \
-		"$rc $same $made $there" "0 0 1 1"
+	is "without TMPDIR: one copy a run, made in $want (a tmpfs), the on-error answer" \
+		"$rc $same $made $there" "0 1 1 1"
 	is "... and removed" "$(ls -d "$want"/kopolicy-kmod.* 2>/dev/null | wc -l)" 0
 else
 	skip "without TMPDIR: one copy a run, made in a tmpfs" \
@@ -165,7 +266,10 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 	[ "$rc" = 1 ] || sed 's/^/#   /' "$tmp/err"
 	# a policy that blocks more than symbol-get, a chain that calls symbol_get(): the hook
 	# decides without tracing first, then traces in a second pass; both read the one copy
+	# (made for a modprobe.d others can write: the module files trusted, the hook answers)
 	printf 'block inherit-taint\n' >"$tmp/policy.conf"
+	chmod 0755 "$md"
+	chmod 0777 "$root/etc/modprobe.d"
 	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		strace -f -qq -y -e trace=mkdir,mkdirat -o "$tmp/strace" \
 		"$kp" hook -v --timeout 0 --config "$tmp/policy.conf" --root "$root" kp_symget \
@@ -177,6 +281,8 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 			'^kopolicy: kp_symget: kp_symget: loads' "$tmp/err")" \
 		"0 1 0 1"
 	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
+	chmod 0755 "$root/etc/modprobe.d"
+	chmod 0777 "$md"
 	# check --running --root: the running kernel's tree and the names' chain, one copy too
 	TMPDIR=$tmp/priv ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 		strace -f -qq -y -e trace=mkdir,mkdirat -o "$tmp/strace" \
@@ -315,7 +421,10 @@ else
 fi
 # libkmod stat()s a module's dependencies by name on the host: extra/ swapped for a link to
 # a host path ($tmp/probe; inside the root, ROOT$tmp/probe holds the modules) must not let
-# the answer tell whether that host path exists
+# the answer tell whether that host path exists (a copy for a modprobe.d others can write;
+# the module files, the link and what it leads to inside the root trusted: the hook answers)
+chmod 0755 "$md"
+chmod 0777 "$root/etc/modprobe.d"
 mkdir -p "$root$tmp/probe" "$tmp/probe"
 cp -R "$md/extra/." "$root$tmp/probe/"
 mv "$md/extra" "$tmp/extra.real"
@@ -339,6 +448,8 @@ is "... the root's modprobe.d copied: its alias resolves" \
 TMPDIR=$tmp/priv hook kp-bl-alias
 cmp -s "$tmp/err" "$tmp/err.bl"
 ok "... the blacklist read from the copy (the tree's libkmod too): the same answer" $?
+chmod 0755 "$root/etc/modprobe.d"
+chmod 0777 "$md"
 
 # the race: modules.dep.bin swapped for a link to another system's index once opened
 ln -s "$tmp/other/lib/modules/$rel/modules.dep.bin" "$md/.swap"
@@ -364,15 +475,15 @@ PY
 python3 "$tmp/watch.py" "$md" modules.dep.bin "$md/.swap" >"$tmp/watch.out" 2>&1 &
 wpid=$!
 for _ in $(seq 100); do grep -q ready "$tmp/watch.out" && break; sleep 0.05; done
-TMPDIR=$tmp/priv hook kp_use_prop
+check_b kp_use_prop
 kill "$wpid" 2>/dev/null
 wait "$wpid" 2>/dev/null
 is "the race: the index was swapped once opened" \
 	"$(grep -c swapped "$tmp/watch.out") $(readlink "$md/modules.dep.bin")" \
 	"1 $tmp/other/lib/modules/$rel/modules.dep.bin"
-cmp -s "$tmp/err" "$tmp/err.trusted"
-ok "... libkmod read the checked copy: the root's chain, kp_use_prop inherits P" $?
-[ "$rc" = 0 ] && cmp -s "$tmp/err" "$tmp/err.trusted" || sed 's/^/#   /' "$tmp/err"
+cmp -s "$tmp/out" "$tmp/out.trusted"
+ok "... libkmod read the checked copy (check -b): the root's chain, the same report" $?
+cmp -s "$tmp/out" "$tmp/out.trusted" || sed 's/^/#   /' "$tmp/out" "$tmp/err"
 # afterwards the link out of the root is refused, as before
 TMPDIR=$tmp/priv hook kp_use_prop
 grep -q "modules.dep.bin: a symlink that leads out of $root (or loops): refused as a depmod index" \

@@ -158,6 +158,16 @@ int main(void)
 	st.st_uid = geteuid();
 	st.st_mode = S_IFLNK | 0777;
 	tap_ok(&t, !kp_trusted_file(&st), "a link: not");
+	/* a directory's mode (the hook's module paths too): sticky only where the caller allows */
+	st.st_mode = S_IFDIR | 0755;
+	tap_ok(&t, kp_trusted_dir_mode(&st, false), "a 0755 directory: trusted");
+	st.st_mode = S_IFDIR | 0775;
+	tap_ok(&t, !kp_trusted_dir_mode(&st, true), "a group-writable one: not, even sticky allowed");
+	st.st_mode = S_IFDIR | 01777;
+	tap_ok(&t, kp_trusted_dir_mode(&st, true) && !kp_trusted_dir_mode(&st, false),
+	       "a sticky 1777 one: only where sticky is allowed");
+	st.st_mode = S_IFDIR | 0777;
+	tap_ok(&t, !kp_trusted_dir_mode(&st, true), "a 0777 one without the sticky bit: not");
 
 	/* environmental failures: the errnos, a message, the first one kept */
 	tap_ok(&t,
