@@ -49,16 +49,29 @@ static bool file_in_root(const struct kp_chain *c, const struct kp_chain_module 
 static int deps_from_index(struct kp_chain *c, size_t *cap, const char *mname, const char *why,
 			   struct kp_err *err)
 {
-	char line[65536], *colon;
+	char line[65536], said[1024], *colon, *ctx;
 	size_t first = c->n;
 
+	/* libkmod's line without its "ctx=0x... " (an address: another in every run) */
+	snprintf(said, sizeof(said), "%s", why ? why : "libkmod failed");
+	ctx = strstr(said, "ctx=0x");
+	if (ctx) {
+		size_t n = strcspn(ctx, " ");
+
+		memmove(ctx, ctx + n + (ctx[n] == ' '), strlen(ctx + n + (ctx[n] == ' ')) + 1);
+	}
 	if (kp_chain_depbin_line(c, mname, line, sizeof(line)) != 1 || !(colon = strchr(line, ':')))
-		return kp_err_set(err, "%s: dependencies of %s: %s", c->moddir, mname, why);
+		return kp_err_set(err, "%s: dependencies of %s: %s", c->moddir, mname, said);
 	if (kp_chain_add_deps(c, cap, mname, colon + 1, err) < 0)
 		return -1;
+	/* the one libkmod failed on, named: a file modules.dep lists that is not there */
 	for (size_t i = first; i < c->n; i++)
 		if (!file_in_root(c, &c->mods[i]))
-			return kp_err_set(err, "%s: dependencies of %s: %s", c->moddir, mname, why);
+			return kp_err_set(
+				err,
+				"%s: dependencies of %s: %s: no such module file inside the "
+				"root (modules.dep names it; depmod again?)",
+				c->moddir, mname, c->mods[i].path);
 	return 0;
 }
 

@@ -149,6 +149,11 @@ mask() { sed 's/0x[0-9a-f]*/0x/g' "$tmp/$1.msg"; }
 	grep -q "dependencies of kp_use_prop" "$tmp/gone.err"
 st=$?
 ok "a dependency's file removed without depmod: not replayed, libkmod's answer ($(cat "$tmp/gone.rc"))" $st
+# said as the missing file, without libkmod's "ctx=0x..." (an address, another every run)
+gone="dependencies of kp_use_prop: $md/extra/kp_prop_prov.ko: no such module file inside"
+gone="$gone the root (modules.dep names it; depmod again?)"
+grep -qF "$gone" "$tmp/gone.err" && ! grep -q "ctx=0x" "$tmp/gone.err"
+ok "... the line names the missing file, not libkmod's context address" $?
 mv "$tmp/kp_prop_prov.ko" "$md/extra/"
 hook back --root "$r" kp_use_prop
 hook back2 --root "$r" kp_use_prop
