@@ -92,14 +92,16 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	chmod 0711 "$tmp" # nobody walks to the root's files
 	chown 65534 "$ext/kp_prop_prov.ko"
+	# its mode as copied (0644; 0444 from distcheck's read-only source tree)
+	fmode=$(stat -c %04a "$ext/kp_prop_prov.ko")
 	TMPDIR=$tmp/shared hook kp_use_prop
 	is "a dependency's file of uid 65534: exit 0 (fail open), one line naming it" \
-		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode 0644); letting the load go on (on-error fail-open, default)" "$tmp/err") $(grep -c 'inherit P' "$tmp/err")" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode $fmode); letting the load go on (on-error fail-open, default)" "$tmp/err") $(grep -c 'inherit P' "$tmp/err")" \
 		"0 1 0"
 	[ "$rc" = 0 ] || sed 's/^/#   /' "$tmp/err"
 	TMPDIR=$tmp/shared hook --on-error fail-closed kp_use_prop
 	is "... fail-closed: exit 2, the load blocked" \
-		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode 0644); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode $fmode); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
 		"2 1"
 	chown 0 "$ext/kp_prop_prov.ko"
 	chmod 0777 "$ext"
@@ -120,9 +122,10 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	[ "$a" = 0:0 ] || sed 's/^/#   /' "$tmp/err"
 	mv "$ext/kp_prop_prov.ko" "$tmp/prov.ko"
 	nobody cp "$tmp/prov.ko" "$ext/kp_prop_prov.ko"
+	fmode=$(stat -c %04a "$ext/kp_prop_prov.ko")
 	TMPDIR=$tmp/shared hook --on-error fail-closed kp_use_prop
 	is "... a file nobody made there: exit 2 (fail-closed), one line naming it" \
-		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode 0644); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
+		"$rc $(grep -cxF "kopolicy: kp_use_prop: cannot decide: $ext/kp_prop_prov.ko can be changed by uid 65534 (mode $fmode); blocking the load (on-error fail-closed, --on-error)" "$tmp/err")" \
 		"2 1"
 	mv -f "$tmp/prov.ko" "$ext/kp_prop_prov.ko"
 	chmod 0755 "$ext"
