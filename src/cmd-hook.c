@@ -182,14 +182,18 @@ static int undecided(struct hook *h, const char *fmt, ...)
  * kmod opens the chain's files by name once the hook answers: one that another user can
  * change (or a directory on its way) may be swapped after the verdict, so the verdict stands
  * only when nobody can (system/module-trust.h). -1 when it stands, else the on-error answer,
- * said.
+ * said. The full pass after the untraced one loads the same chain: walked once.
  */
 static int untrusted_files(struct hook *h)
 {
 	struct kp_untrusted bad;
 	struct kp_err err = { 0 };
-	int r = kp_ctx_chain_trusted(&h->a, &bad, &err);
+	int r;
 
+	if (h->files_trusted)
+		return -1;
+	r = kp_ctx_chain_trusted(&h->a, &bad, &err);
+	h->files_trusted = r == 1;
 	if (r < 0)
 		return undecided(h, "%s", err.msg);
 	if (r == 0 && bad.owner_trusted)

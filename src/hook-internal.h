@@ -22,6 +22,7 @@ struct hook {
 	bool verbose;
 	bool quiet; /* say() prints nothing: the first pass, without symbol_get() tracing */
 	const char *untraced; /* why symbol_get() call sites were not traced, for -v */
+	bool files_trusted;   /* the chain's files passed untrusted_files(): not walked again */
 	bool on_error_given;
 	enum kp_hook_on_error on_error_cli;
 	unsigned timeout;  /* seconds, 0: none */
