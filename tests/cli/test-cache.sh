@@ -167,10 +167,7 @@ if [ "$(id -u)" = 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups true
 	chmod 0755 "$tmp"
 	for f in "$tmp"/many-*; do "$kp" info --json "$f" >/dev/null; break; done
 	chmod 0644 "$cdir/lock"
-	setpriv --reuid=65534 --regid=65534 --clear-groups flock -x "$cdir/lock" sleep 60 &
-	holder=$!
-	for _ in $(seq 50); do flock -n -x "$cdir/lock" true 2>/dev/null || break; sleep 0.1; done
-	flock -n -x "$cdir/lock" true 2>/dev/null
+	hold_as_nobody "$cdir/lock"
 	is "as root: nobody holds a 0644 merge lock of the cache" $? 1
 	for f in "$tmp"/many-*; do "$kp" info --json "$f" >/dev/null; done
 	p=$(packs)

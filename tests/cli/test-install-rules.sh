@@ -289,10 +289,7 @@ if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
 	# the run (dkms, apt, the kernel's postinst) for ever; the lock is a 0600 file of the
 	# state directory instead
 	chmod 0755 "$tmp"
-	setpriv --reuid=65534 --regid=65534 --clear-groups flock -x "$d" sleep 60 &
-	holder=$!
-	for _ in $(seq 50); do flock -n -x "$d" true 2> /dev/null || break; sleep 0.1; done
-	flock -n -x "$d" true 2> /dev/null
+	hold_as_nobody "$d"
 	is "as root: nobody holds a lock on the rules file's directory" $? 1
 	timeout -k 2 20 "$kp" hook --root "$r" --state-dir "$tmp/state" \
 		--update-install-rules "$f" > "$tmp/out" 2> "$tmp/err"

@@ -39,6 +39,16 @@ tap_tmpdir() {
 	trap 'rm -rf "$tmp"' EXIT
 }
 
+# hold_as_nobody FILE: the unprivileged user 65534 takes FILE's flock() and keeps it for 60 s
+# (its pid in $holder); once it holds it (5 s at most), the status of a try to take it here
+# (1: held by nobody)
+hold_as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups flock -x "$1" sleep 60 &
+	holder=$!
+	for _ in $(seq 50); do flock -n -x "$1" true 2>/dev/null || break; sleep 0.1; done
+	flock -n -x "$1" true 2>/dev/null
+}
+
 tap_done() {
 	echo "1..$n"
 	[ "$fail" -eq 0 ]
